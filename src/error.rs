@@ -1,0 +1,155 @@
+//! Errors a user can act on, and the exit codes they map to.
+//!
+//! Every problem with an input file becomes one [`InputError`] that names the file, the line and
+//! column where TOML (or JSON/YAML) gives one, the field, what is wrong and what is allowed. The
+//! binary prints it as a single line, `error: FILE:LINE:COL: field: message`, and exits with
+//! [`ExitStatus::Error`] (2).
+
+use std::fmt;
+
+/// How `fallcost` ends. The numeric values are the process exit codes and part of the CLI
+/// contract (README, "Exit codes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// 0: the command did what was asked; `check` found nothing above the limits.
+    Success,
+    /// 1: `check` ran and found at least one finding (or a warning under `--deny-warnings`).
+    Findings,
+    /// 2: bad input or usage: an unreadable or invalid file, an unknown model, a bad flag.
+    Error,
+}
+
+impl ExitStatus {
+    /// The process exit code: 0, 1 or 2.
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Findings => 1,
+            ExitStatus::Error => 2,
+        }
+    }
+}
+
+/// What kind of input problem an [`InputError`] is, for callers and tests that match on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputErrorKind {
+    /// The file could not be read (missing, a directory, not UTF-8, permissions).
+    Read,
+    /// The file is not valid TOML/JSON/YAML.
+    Syntax,
+    /// A field is unknown, missing, or of the wrong type.
+    Schema,
+    /// A value is out of its allowed range or inconsistent with another.
+    Invalid,
+    /// A model has no price in the table in use (unknown prices fail closed, never priced as 0).
+    UnknownModel,
+}
+
+/// A 1-based line and column in an input file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    /// Line, counting from 1.
+    pub line: usize,
+    /// Column in characters, counting from 1.
+    pub col: usize,
+}
+
+impl Location {
+    /// The line and column of byte `offset` in `text` (clamped to the end of the text).
+    pub fn of_offset(text: &str, offset: usize) -> Location {
+        let offset = offset.min(text.len());
+        let before = &text[..floor_char_boundary(text, offset)];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = before[line_start..].chars().count() + 1;
+        Location { line, col }
+    }
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// One problem with one input file, printed as `FILE:LINE:COL: field: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// The file as the user named it (or `<bundled NAME>` for a bundled price table).
+    pub file: String,
+    /// Where in the file, when the parser or the field lookup could tell.
+    pub location: Option<Location>,
+    /// The field path, e.g. `chain[1].models[0]` or `steady.failure_rate`.
+    pub field: Option<String>,
+    /// What is wrong and what is allowed.
+    pub message: String,
+    /// The kind of problem.
+    pub kind: InputErrorKind,
+}
+
+impl InputError {
+    /// An error about the whole file (no line, no field).
+    pub fn file(kind: InputErrorKind, file: impl Into<String>, message: impl Into<String>) -> Self {
+        InputError {
+            file: file.into(),
+            location: None,
+            field: None,
+            message: message.into(),
+            kind,
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(loc) = self.location {
+            write!(f, ":{}:{}", loc.line, loc.col)?;
+        }
+        write!(f, ": ")?;
+        if let Some(field) = &self.field {
+            write!(f, "{field}: ")?;
+        }
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_are_the_documented_ones() {
+        assert_eq!(ExitStatus::Success.code(), 0);
+        assert_eq!(ExitStatus::Findings.code(), 1);
+        assert_eq!(ExitStatus::Error.code(), 2);
+    }
+
+    #[test]
+    fn location_counts_lines_and_characters_from_one() {
+        let text = "a = 1\nbé = 2\n";
+        assert_eq!(Location::of_offset(text, 0), Location { line: 1, col: 1 });
+        assert_eq!(Location::of_offset(text, 6), Location { line: 2, col: 1 });
+        // byte 9 is the space after "bé" (é is two bytes): the third character
+        assert_eq!(Location::of_offset(text, 9), Location { line: 2, col: 3 });
+        assert_eq!(Location::of_offset(text, 999), Location { line: 3, col: 1 });
+    }
+
+    #[test]
+    fn display_is_one_line_with_file_location_and_field() {
+        let e = InputError {
+            file: "s.toml".into(),
+            location: Some(Location { line: 3, col: 5 }),
+            field: Some("steady.failure_rate".into()),
+            message: "must be in [0, 1]; got 1.5".into(),
+            kind: InputErrorKind::Invalid,
+        };
+        assert_eq!(
+            e.to_string(),
+            "s.toml:3:5: steady.failure_rate: must be in [0, 1]; got 1.5"
+        );
+    }
+}

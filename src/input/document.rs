@@ -1,0 +1,290 @@
+//! A parsed TOML input file that remembers where every value came from.
+//!
+//! Price tables and scenarios are deserialized through [`Document`], so that every error, from
+//! the TOML parser, from serde (unknown field, wrong type) or from our own validation after
+//! deserializing, names the file, line, column and field path.
+
+use serde::de::DeserializeOwned;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::error::{InputError, InputErrorKind, Location};
+
+/// One segment of a field path: a table key or an array index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    /// A key in a table, e.g. `steady`.
+    Key(String),
+    /// An index into an array, e.g. the `1` of `chain[1]`.
+    Index(usize),
+}
+
+/// Render a path as `chain[1].models[0]`.
+pub fn path_string(path: &[Segment]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Segment::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                if k.is_empty() || k.contains(['.', ' ', '"', '[', ']']) {
+                    out.push_str(&format!("{k:?}"));
+                } else {
+                    out.push_str(k);
+                }
+            }
+            Segment::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// A TOML file parsed with spans. `'a` is the lifetime of the file's text.
+pub struct Document<'a> {
+    file: String,
+    text: &'a str,
+    root: Spanned<DeTable<'a>>,
+}
+
+impl<'a> Document<'a> {
+    /// Parse `text` (the contents of `file`, which is only used in messages).
+    ///
+    /// Errors: [`InputErrorKind::Syntax`] with the parser's line and column.
+    pub fn parse(file: &str, text: &'a str) -> Result<Self, InputError> {
+        let root = DeTable::parse(text).map_err(|e| {
+            let location = e.span().map(|s| Location::of_offset(text, s.start));
+            InputError {
+                file: file.to_string(),
+                location,
+                field: None,
+                message: format!("invalid TOML: {}", one_line(e.message())),
+                kind: InputErrorKind::Syntax,
+            }
+        })?;
+        Ok(Document {
+            file: file.to_string(),
+            text,
+            root,
+        })
+    }
+
+    /// The file name used in messages.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// Deserialize the whole document into `T`.
+    ///
+    /// Errors: [`InputErrorKind::Schema`] naming the field path (for an unknown field, the
+    /// misspelled key itself) and its line and column.
+    pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, InputError> {
+        let de = toml::de::Deserializer::from(self.root.clone());
+        serde_path_to_error::deserialize(de).map_err(|err| {
+            let mut path: Vec<Segment> = err
+                .path()
+                .iter()
+                .filter_map(|s| match s {
+                    serde_path_to_error::Segment::Seq { index } => Some(Segment::Index(*index)),
+                    serde_path_to_error::Segment::Map { key } => Some(Segment::Key(key.clone())),
+                    serde_path_to_error::Segment::Enum { variant } => {
+                        Some(Segment::Key(variant.clone()))
+                    }
+                    serde_path_to_error::Segment::Unknown => None,
+                })
+                .collect();
+            let inner = err.inner();
+            let raw = one_line(inner.message());
+            let message = match unknown_field(&raw) {
+                Some((name, rest)) => {
+                    let key = Segment::Key(name.to_string());
+                    if path.last() != Some(&key) {
+                        path.push(key);
+                    }
+                    format!("unknown field{rest}")
+                }
+                None => raw,
+            };
+            let location = inner
+                .span()
+                .map(|s| Location::of_offset(self.text, s.start))
+                .or_else(|| self.locate(&path));
+            InputError {
+                file: self.file.clone(),
+                location,
+                field: (!path.is_empty()).then(|| path_string(&path)),
+                message,
+                kind: InputErrorKind::Schema,
+            }
+        })
+    }
+
+    /// An [`InputErrorKind::Invalid`] (or other `kind`) error about the field at `path`, with the
+    /// line and column of its value when the field is in the file.
+    pub fn error_at(
+        &self,
+        kind: InputErrorKind,
+        path: &[Segment],
+        message: impl Into<String>,
+    ) -> InputError {
+        InputError {
+            file: self.file.clone(),
+            location: self.locate(path),
+            field: (!path.is_empty()).then(|| path_string(path)),
+            message: message.into(),
+            kind,
+        }
+    }
+
+    /// The location of the value at `path`, or of its nearest ancestor that is in the file.
+    pub fn locate(&self, path: &[Segment]) -> Option<Location> {
+        let mut span = None;
+        let mut value: Option<&DeValue<'a>> = None;
+        let mut table: Option<&DeTable<'a>> = Some(self.root.get_ref());
+        for seg in path {
+            let next: Option<&Spanned<DeValue<'a>>> = match (seg, table, value) {
+                (Segment::Key(k), Some(t), _) => t.get(k.as_str()),
+                (Segment::Index(i), _, Some(DeValue::Array(a))) => a.iter().nth(*i),
+                _ => None,
+            };
+            let Some(next) = next else { break };
+            span = Some(next.span());
+            value = Some(next.get_ref());
+            table = match next.get_ref() {
+                DeValue::Table(t) => Some(t),
+                _ => None,
+            };
+        }
+        span.map(|s| Location::of_offset(self.text, s.start))
+    }
+
+    /// Override the value at a dotted key path (`steady.failure_rate`, `incident.failure`), as
+    /// `--set KEY=VALUE` does, creating missing tables on the way. `value` is read as a TOML
+    /// value (`0.01`, `"3h"`, `[0.1, 0]`); a bare word that is not TOML is taken as a string.
+    ///
+    /// Errors: [`InputErrorKind::Schema`] when the path runs through a value that is not a
+    /// table, or names an array of tables (`chain`).
+    pub fn set(&mut self, key: &str, value: &'a str) -> Result<(), InputError> {
+        let bad = |message: String| InputError {
+            file: format!("--set {key}"),
+            location: None,
+            field: None,
+            message,
+            kind: InputErrorKind::Schema,
+        };
+        let parts: Vec<&str> = key.split('.').map(str::trim).collect();
+        if parts.iter().any(|p| p.is_empty()) {
+            return Err(bad("expected a dotted key such as `steady.failure_rate`".into()));
+        }
+        let parsed = match DeValue::parse(value) {
+            Ok(v) => v.into_inner(),
+            Err(_) => DeValue::String(value.trim().into()),
+        };
+        let (last, parents) = parts.split_last().expect("non-empty");
+        let mut anchor = self.root.span();
+        let mut table: &mut DeTable<'a> = self.root.get_mut();
+        for p in parents {
+            let owned: Spanned<std::borrow::Cow<'a, str>> =
+                Spanned::new(anchor.clone(), std::borrow::Cow::Owned(p.to_string()));
+            let entry = table
+                .entry(owned)
+                .or_insert_with(|| Spanned::new(anchor.clone(), DeValue::Table(DeTable::new())));
+            anchor = entry.span();
+            table = match entry.get_mut() {
+                DeValue::Table(t) => t,
+                _ => {
+                    return Err(bad(format!(
+                        "`{p}` is not a table; use --set with a table field such as steady.failure_rate"
+                    )));
+                }
+            };
+        }
+        let span = table.get(*last).map_or(anchor, |v| v.span());
+        table.insert(
+            Spanned::new(span.clone(), std::borrow::Cow::Owned(last.to_string())),
+            Spanned::new(span, parsed),
+        );
+        Ok(())
+    }
+}
+
+/// Split `unknown field `x`, expected ...` into (`x`, `, expected ...`).
+fn unknown_field(message: &str) -> Option<(&str, &str)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let end = rest.find('`')?;
+    Some((&rest[..end], &rest[end + 1..]))
+}
+
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Doc {
+        steady: Steady,
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Steady {
+        failure_rate: f64,
+    }
+
+    #[test]
+    fn unknown_field_names_the_key_and_its_line() {
+        let text = "[steady]\nfailure_rate = 0.1\nfailur_rate = 0.2\n";
+        let doc = Document::parse("s.toml", text).unwrap();
+        let err = doc.deserialize::<Doc>().unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("steady.failur_rate"));
+        assert_eq!(err.location, Some(Location { line: 3, col: 1 }));
+        assert!(err.message.starts_with("unknown field"), "{}", err.message);
+    }
+
+    #[test]
+    fn syntax_error_has_a_line() {
+        let err = Document::parse("s.toml", "[steady\n").err().unwrap();
+        assert_eq!(err.kind, InputErrorKind::Syntax);
+        assert_eq!(err.location.map(|l| l.line), Some(1));
+    }
+
+    #[test]
+    fn wrong_type_names_the_field() {
+        let doc = Document::parse("s.toml", "[steady]\nfailure_rate = \"x\"\n").unwrap();
+        let err = doc.deserialize::<Doc>().unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("steady.failure_rate"));
+        assert_eq!(err.location.map(|l| l.line), Some(2));
+    }
+
+    #[test]
+    fn set_overrides_and_creates_values() {
+        let text = "[steady]\nfailure_rate = 0.1\n";
+        let mut doc = Document::parse("s.toml", text).unwrap();
+        doc.set("steady.failure_rate", "0").unwrap();
+        let d: Doc = doc.deserialize().unwrap();
+        assert_eq!(d.steady.failure_rate, 0.0);
+
+        let mut doc = Document::parse("s.toml", "").unwrap();
+        doc.set("steady.failure_rate", "0.25").unwrap();
+        let d: Doc = doc.deserialize().unwrap();
+        assert_eq!(d.steady.failure_rate, 0.25);
+    }
+
+    #[test]
+    fn locate_finds_array_elements() {
+        let text = "[[chain]]\nmodels = [\"a\", \"b\"]\n";
+        let doc = Document::parse("s.toml", text).unwrap();
+        let path = [
+            Segment::Key("chain".into()),
+            Segment::Index(0),
+            Segment::Key("models".into()),
+            Segment::Index(1),
+        ];
+        assert_eq!(doc.locate(&path), Some(Location { line: 2, col: 16 }));
+        assert_eq!(path_string(&path), "chain[0].models[1]");
+    }
+}

@@ -1,0 +1,4 @@
+//! fallcost: prices the resilience decisions teams make around LLM APIs.
+pub mod error;
+pub mod input;
+pub mod model;

@@ -1,0 +1,191 @@
+//! The cost of one attempt (MODEL.md §3).
+//!
+//! A request has fresh input tokens I (never cached), output tokens O, a stable cacheable prefix
+//! of P tokens and a cache hit rate h. With prices (in, rd, wr, out) in $/MTok, one successful
+//! attempt costs, in USD:
+//!
+//! ```text
+//! warm:  (P·(h·rd + (1−h)·in) + I·in + O·out) / 1e6
+//! cold:  (P·in + I·in + O·out) / 1e6          prefix not cached, no write
+//! write: (P·wr + I·in + O·out) / 1e6          the write REPLACES the input charge
+//! ```
+
+use serde::Serialize;
+
+use super::prices::{Caching, ModelPrice};
+
+/// Tokens per million: prices are $/MTok.
+const MTOK: f64 = 1e6;
+
+/// The token profile of one request (MODEL.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Request {
+    /// Fresh input tokens, never cached.
+    pub input_tokens: f64,
+    /// Output tokens (including reasoning tokens billed as output).
+    pub output_tokens: f64,
+    /// Stable, cacheable prefix tokens.
+    pub prefix_tokens: f64,
+    /// Share of the prefix read from cache when the cache is warm, in [0, 1].
+    pub cache_hit_rate: f64,
+}
+
+/// The state of a model's prompt cache for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheState {
+    /// The prefix is cached: a share h is read at `cached_input`.
+    Warm,
+    /// The prefix is not cached and this request does not write it: all at `input`.
+    Cold,
+    /// This request writes the prefix at `cache_write` (instead of `input`).
+    Write,
+}
+
+/// The state the first request of a session is billed in on a model whose cache is cold:
+/// a write for `explicit` caching (when the policy warms it), plain cold otherwise.
+pub fn first_state(price: &ModelPrice) -> CacheState {
+    match price.caching {
+        Caching::Explicit => CacheState::Write,
+        Caching::Automatic | Caching::None => CacheState::Cold,
+    }
+}
+
+/// The state of requests after the first on a model whose cache the session has warmed:
+/// warm, except for a model without caching, which is always cold.
+pub fn warm_state(price: &ModelPrice) -> CacheState {
+    match price.caching {
+        Caching::None => CacheState::Cold,
+        Caching::Automatic | Caching::Explicit => CacheState::Warm,
+    }
+}
+
+impl Request {
+    /// USD of the input side (prefix and fresh input) in `state`.
+    pub fn input_cost(&self, price: &ModelPrice, state: CacheState) -> f64 {
+        let prefix_rate = match state {
+            CacheState::Warm => {
+                let h = self.cache_hit_rate;
+                h * price.read_price() + (1.0 - h) * price.input
+            }
+            CacheState::Cold => price.input,
+            CacheState::Write => price.write_price(),
+        };
+        (self.prefix_tokens * prefix_rate + self.input_tokens * price.input) / MTOK
+    }
+
+    /// USD of the full output.
+    pub fn output_cost(&self, price: &ModelPrice) -> f64 {
+        self.output_tokens * price.output / MTOK
+    }
+
+    /// USD of one successful attempt in `state` (MODEL.md §3).
+    pub fn success_cost(&self, price: &ModelPrice, state: CacheState) -> f64 {
+        self.input_cost(price, state) + self.output_cost(price)
+    }
+
+    /// USD of an attempt billed for its input side and `output_fraction` of its output: a gray
+    /// failure (`gray_output_fraction`), a partially billed timeout trip, or a cancelled hedge
+    /// loser (`cancel_output_fraction`).
+    pub fn partial_cost(&self, price: &ModelPrice, state: CacheState, output_fraction: f64) -> f64 {
+        self.input_cost(price, state) + output_fraction * self.output_cost(price)
+    }
+
+    /// Whether the request has a cacheable prefix (the failover cache table of MODEL.md §5 is
+    /// shown only then).
+    pub fn has_prefix(&self) -> bool {
+        self.prefix_tokens > 0.0
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A model priced like the bundled table's entry for `id` (MODEL.md §2).
+    pub(crate) fn july(id: &str) -> ModelPrice {
+        let (input, cached, write, output, caching) = match id {
+            "openai/gpt-5.6-sol" => (5.00, Some(0.50), None, 30.00, Caching::Automatic),
+            "anthropic/claude-sonnet-5" => (2.00, Some(0.20), Some(2.50), 10.00, Caching::Explicit),
+            "anthropic/claude-haiku-4-5" => (1.00, Some(0.10), Some(1.25), 5.00, Caching::Explicit),
+            "anthropic/claude-opus-5" => (5.00, Some(0.50), Some(6.25), 25.00, Caching::Explicit),
+            "deepseek/deepseek-v4-flash" => (0.14, None, None, 0.28, Caching::Automatic),
+            "openai/gpt-6-luna" => (0.10, Some(0.01), None, 0.50, Caching::Automatic),
+            "openai/gpt-6-sol" => (2.00, Some(0.20), None, 10.00, Caching::Automatic),
+            "openai/gpt-6-astra" => (10.00, Some(1.00), None, 50.00, Caching::Automatic),
+            other => panic!("no July price for {other}"),
+        };
+        ModelPrice {
+            id: id.into(),
+            provider: id.split('/').next().unwrap().into(),
+            input,
+            output,
+            cached_input: cached,
+            cache_write: write,
+            caching,
+            cache_ttl_s: caching.default_ttl_s(),
+        }
+    }
+
+    pub(crate) fn req(input: f64, output: f64, prefix: f64, h: f64) -> Request {
+        Request {
+            input_tokens: input,
+            output_tokens: output,
+            prefix_tokens: prefix,
+            cache_hit_rate: h,
+        }
+    }
+
+    fn per_1k(x: f64) -> f64 {
+        x * 1000.0
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * b.abs().max(1.0)
+    }
+
+    /// MODEL.md §4: cost/1k of Sol, Sonnet 5, Haiku 4.5 and DeepSeek at 2,000 in / 500 out.
+    #[test]
+    fn failover_chains_post_per_model_costs() {
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        for (id, want) in [
+            ("openai/gpt-5.6-sol", 25.00),
+            ("anthropic/claude-sonnet-5", 9.00),
+            ("anthropic/claude-haiku-4-5", 4.50),
+            ("deepseek/deepseek-v4-flash", 0.42),
+        ] {
+            let got = per_1k(r.success_cost(&july(id), CacheState::Warm));
+            assert!(close(got, want), "{id}: {got} != {want}");
+        }
+    }
+
+    /// MODEL.md §5: the failover cache table, 15,000-token prefix, h = 1.
+    #[test]
+    fn failover_cache_table_states() {
+        let r = req(2000.0, 500.0, 15000.0, 1.0);
+        let sol = july("openai/gpt-5.6-sol");
+        let sonnet = july("anthropic/claude-sonnet-5");
+        assert!(close(per_1k(r.success_cost(&sol, CacheState::Warm)), 32.50));
+        assert!(close(per_1k(r.success_cost(&sonnet, CacheState::Cold)), 39.00));
+        // The write replaces the input charge: 46.50, not the post's 76.50.
+        assert!(close(per_1k(r.success_cost(&sonnet, CacheState::Write)), 46.50));
+        assert!(close(per_1k(r.success_cost(&sonnet, CacheState::Warm)), 12.00));
+    }
+
+    /// MODEL.md §3: a gray failure on Sol bills input plus half the output: $17.50 per 1k.
+    #[test]
+    fn gray_failure_bills_input_and_half_the_output() {
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let sol = july("openai/gpt-5.6-sol");
+        assert!(close(per_1k(r.partial_cost(&sol, CacheState::Warm, 0.5)), 17.50));
+        assert!(close(per_1k(r.partial_cost(&sol, CacheState::Warm, 0.0)), 10.00));
+    }
+
+    #[test]
+    fn cache_states_by_caching_mode() {
+        assert_eq!(first_state(&july("anthropic/claude-sonnet-5")), CacheState::Write);
+        assert_eq!(first_state(&july("openai/gpt-6-sol")), CacheState::Cold);
+        let mut none = july("openai/gpt-6-sol");
+        none.caching = Caching::None;
+        assert_eq!(warm_state(&none), CacheState::Cold);
+    }
+}

@@ -1,0 +1,381 @@
+//! An outage window on the primary's provider (MODEL.md §6).
+//!
+//! N = λ·D requests arrive in the window, in S = ⌈N / L⌉ sessions of L requests (the last may be
+//! shorter). Every model of the primary's provider is down; other links keep their steady-state
+//! failure rates. With instant detection and healthy fallbacks this reduces to MODEL.md §6:
+//!
+//! ```text
+//! normal   = N · warm(primary)
+//! window   = N · warm(fallback)                       (+ N · W(primary) for gray failures)
+//! cold     = S · (first(fallback) − warm(fallback))   first = write or cold per caching mode
+//! failback = S · (first(primary) − warm(primary))     only if D > the primary's cache TTL
+//! total    = window + cold + failback;   multiplier = total / normal
+//! ```
+//!
+//! In general a session's cache on a model is cold until that model first answers one of the
+//! session's requests. A request reaching link i succeeds there with probability s_i, so the
+//! expected number of sessions that pay a cold start on link i is Σ_sessions 1 − (1 − s_i)^len,
+//! and the expected number of requests that reach it while cold is
+//! r_i · Σ_sessions (1 − (1 − s_i)^len) / s_i. Failed attempts made while cold are billed in
+//! the cold (or write) state, as a success would have been.
+//!
+//! Hedged patterns: both legs fire on every request. The second leg has been receiving every
+//! request all along, so it is warm (no cold starts). The dead primary's leg fails fast (billed
+//! 0) or hangs until the fallback answers and is then cancelled (take-first: the input side, X;
+//! no-cancel: it hangs to the timeout and bills as a gray attempt, W).
+
+use serde::Serialize;
+
+use super::cost::{CacheState, Request, first_state, warm_state};
+use super::steady::{Leg, Outcome, hedged};
+use super::{Caching, Chain, FailureMode, Incident, ModelPrice, Pattern};
+
+/// Expected figures of one pattern over the whole incident window. Money in USD.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct IncidentOutcome {
+    /// N: requests in the window.
+    pub requests: u64,
+    /// S: sessions in the window.
+    pub sessions: u64,
+    /// The primary-alone bill for the same requests, healthy and warm.
+    pub normal: f64,
+    /// Spend on the window's requests at warm prices, failed attempts included.
+    pub window: f64,
+    /// The premium of sessions' first requests on a cold fallback (cold or write over warm).
+    pub cold_start: f64,
+    /// The premium of rewriting the primary's cache when sessions fail back.
+    pub failback: f64,
+    /// window + cold_start + failback.
+    pub total: f64,
+    /// total / normal; `None` when the normal bill is 0 (a free primary).
+    pub multiplier: Option<f64>,
+    /// Expected requests that failed on every link.
+    pub failed_requests: f64,
+    /// Expected attempts that did not produce the answer (failed attempts, hedge losers).
+    pub wasted_attempts: f64,
+    /// Expected USD spent on those attempts.
+    pub wasted: f64,
+    /// Expected sessions that started cold on a fallback (summed over fallback links).
+    pub cold_starts: f64,
+    /// Sessions that rewrite the primary's cache on the way back.
+    pub failback_writes: f64,
+}
+
+/// The window's sessions: `full` sessions of `length` requests and one of `last` (0: none).
+#[derive(Debug, Clone, Copy)]
+struct Sessions {
+    full: u64,
+    length: u64,
+    last: u64,
+}
+
+impl Sessions {
+    fn new(requests: u64, length: u64) -> Sessions {
+        Sessions {
+            full: requests / length,
+            length,
+            last: requests % length,
+        }
+    }
+
+    fn count(&self) -> u64 {
+        self.full + u64::from(self.last > 0)
+    }
+
+    /// Σ over sessions of g(session length).
+    fn sum(&self, g: impl Fn(f64) -> f64) -> f64 {
+        let last = if self.last > 0 {
+            g(self.last as f64)
+        } else {
+            0.0
+        };
+        self.full as f64 * g(self.length as f64) + last
+    }
+}
+
+/// One link as the window sees it.
+struct WindowLink<'a> {
+    price: &'a ModelPrice,
+    index: usize,
+    /// On the provider that is down.
+    dead: bool,
+    /// Warm from the start (the primary; the second hedge leg), so no cold starts.
+    starts_warm: bool,
+}
+
+/// Totals over the window for links tried in sequence, reached with probability `reach`.
+#[derive(Debug, Default)]
+struct Totals {
+    window: f64,
+    cold_start: f64,
+    cold_starts: f64,
+    wasted_attempts: f64,
+    wasted: f64,
+    failed: f64,
+}
+
+fn dead_cost(request: &Request, price: &ModelPrice, state: CacheState, chain: &Chain, mode: FailureMode) -> f64 {
+    match mode {
+        FailureMode::Fast => 0.0,
+        FailureMode::Gray => request.partial_cost(price, state, chain.steady.gray_output_fraction),
+    }
+}
+
+fn in_sequence(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    links: &[WindowLink],
+    mut reach: f64,
+    sessions: Sessions,
+) -> Totals {
+    let n = incident.requests() as f64;
+    let mut t = Totals::default();
+    for link in links {
+        let price = link.price;
+        if link.dead {
+            let state = if link.starts_warm { warm_state(price) } else { CacheState::Cold };
+            let w = dead_cost(request, price, state, chain, incident.failure);
+            t.window += n * reach * w;
+            t.wasted += n * reach * w;
+            t.wasted_attempts += n * reach;
+            continue;
+        }
+        let warm = Leg::steady(request, price, warm_state(price), &chain.steady, link.index);
+        let q = warm.q;
+        let s = reach * (1.0 - q);
+        if link.starts_warm {
+            t.window += n * reach * ((1.0 - q) * warm.c + q * warm.w);
+            t.wasted += n * reach * q * warm.w;
+        } else {
+            let first = Leg::steady(request, price, first_state(price), &chain.steady, link.index);
+            let cold_starts = sessions.sum(|len| 1.0 - (1.0 - s).powf(len));
+            let reach_cold = if s > 0.0 {
+                reach * sessions.sum(|len| (1.0 - (1.0 - s).powf(len)) / s)
+            } else {
+                reach * n
+            };
+            let fail_cold = q * reach_cold;
+            let fail_warm = n * reach * q - fail_cold;
+            t.window += n * s * warm.c + fail_warm * warm.w + fail_cold * first.w;
+            t.wasted += fail_warm * warm.w + fail_cold * first.w;
+            t.cold_start += cold_starts * (first.c - warm.c);
+            t.cold_starts += cold_starts;
+        }
+        t.wasted_attempts += n * reach * q;
+        reach *= q;
+    }
+    t.failed = n * reach;
+    t
+}
+
+/// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
+pub fn evaluate(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+) -> Option<IncidentOutcome> {
+    if pattern.is_hedged() && chain.links.len() < 2 {
+        return None;
+    }
+    let primary = &chain.links[0];
+    let down = primary.provider.as_str();
+    let n = incident.requests();
+    let sessions = Sessions::new(n, incident.session_length.max(1));
+    let links: Vec<WindowLink> = chain
+        .links
+        .iter()
+        .enumerate()
+        .map(|(index, price)| WindowLink {
+            price,
+            index,
+            dead: price.provider == down,
+            starts_warm: index == 0 || (index == 1 && pattern.is_hedged()),
+        })
+        .collect();
+
+    let totals = match pattern {
+        Pattern::NoFallback => in_sequence(request, chain, incident, &links[..1], 1.0, sessions),
+        Pattern::Sequential => in_sequence(request, chain, incident, &links, 1.0, sessions),
+        Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
+            let cancel = pattern == Pattern::HedgedTakeFirst;
+            let leg = |l: &WindowLink| -> Leg {
+                let state = warm_state(l.price);
+                if l.dead {
+                    let w = dead_cost(request, l.price, state, chain, incident.failure);
+                    let lost = match (incident.failure, cancel) {
+                        (FailureMode::Gray, true) => request.partial_cost(
+                            l.price,
+                            state,
+                            chain.steady.cancel_output_fraction,
+                        ),
+                        _ => w,
+                    };
+                    Leg { q: 1.0, c: 0.0, w, w_lost: lost, x: 0.0 }
+                } else {
+                    Leg::steady(request, l.price, state, &chain.steady, l.index)
+                }
+            };
+            let (l0, l1) = (leg(&links[0]), leg(&links[1]));
+            let none = Outcome { cost: 0.0, failed: 1.0, wasted_attempts: 0.0, wasted_cost: 0.0 };
+            let head = hedged(&l0, &l1, &none, chain.steady.primary_win_rate, cancel);
+            let mut tail = in_sequence(request, chain, incident, &links[2..], l0.q * l1.q, sessions);
+            let nf = n as f64;
+            tail.window += nf * head.cost;
+            tail.wasted += nf * head.wasted_cost;
+            tail.wasted_attempts += nf * head.wasted_attempts;
+            tail
+        }
+    };
+
+    let warm_primary = request.success_cost(primary, warm_state(primary));
+    let normal = n as f64 * warm_primary;
+    let fails_back = pattern != Pattern::NoFallback
+        && primary.caching != Caching::None
+        && incident.duration_s > primary.cache_ttl_s;
+    let (failback, failback_writes) = if fails_back {
+        let s = sessions.count() as f64;
+        let premium = request.success_cost(primary, first_state(primary)) - warm_primary;
+        (s * premium, s)
+    } else {
+        (0.0, 0.0)
+    };
+    let total = totals.window + totals.cold_start + failback;
+    Some(IncidentOutcome {
+        requests: n,
+        sessions: sessions.count(),
+        normal,
+        window: totals.window,
+        cold_start: totals.cold_start,
+        failback,
+        total,
+        multiplier: (normal > 0.0).then(|| total / normal),
+        failed_requests: totals.failed,
+        wasted_attempts: totals.wasted_attempts,
+        wasted: totals.wasted,
+        cold_starts: totals.cold_starts,
+        failback_writes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Steady;
+    use crate::model::cost::tests::{july, req};
+
+    fn sept3(fallback: &str) -> (Request, Chain, Incident) {
+        let chain = Chain {
+            name: "c".into(),
+            links: vec![july("anthropic/claude-sonnet-5"), july(fallback)],
+            steady: Steady::default(),
+        };
+        let incident = Incident {
+            duration_s: 3.0 * 3600.0 + 6.0 * 60.0,
+            requests_per_second: 1.0,
+            session_length: 20,
+            failure: FailureMode::Fast,
+        };
+        (req(0.0, 1200.0, 60000.0, 0.9), chain, incident)
+    }
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    /// MODEL.md §6, price-matched: 388.37 normal and window, 54.24 cold, 70.98 failback,
+    /// 513.58 total, 1.32x.
+    #[test]
+    fn sept3_price_matched() {
+        let (r, c, i) = sept3("openai/gpt-6-sol");
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert_eq!((o.requests, o.sessions), (11160, 558));
+        assert!(close(o.normal, 388.368, 1e-9));
+        assert!(close(o.window, 388.368, 1e-9));
+        assert!(close(o.cold_start, 558.0 * 0.0972, 1e-9)); // 54.2376
+        assert!(close(o.failback, 558.0 * 0.1272, 1e-9)); // 70.9776
+        assert!(close(o.total, 513.5832, 1e-9));
+        assert_eq!(format!("{:.2}", o.multiplier.unwrap()), "1.32");
+        assert_eq!(o.failed_requests, 0.0);
+        assert!(close(o.cold_starts, 558.0, 1e-9));
+        assert_eq!(o.failback_writes, 558.0);
+    }
+
+    /// MODEL.md §6, best available: 1941.84 window, 271.19 cold, 2284.01 total, 5.88x.
+    #[test]
+    fn sept3_best_available() {
+        let (r, c, i) = sept3("openai/gpt-6-astra");
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(o.window, 1941.84, 1e-9));
+        assert!(close(o.cold_start, 271.188, 1e-9));
+        assert!(close(o.failback, 70.9776, 1e-9));
+        assert!(close(o.total, 2284.0056, 1e-9));
+        assert_eq!(format!("{:.2}", o.multiplier.unwrap()), "5.88");
+    }
+
+    /// MODEL.md §6: no fallback costs 0 and fails all 11,160 requests.
+    #[test]
+    fn sept3_no_fallback() {
+        let (r, c, i) = sept3("openai/gpt-6-sol");
+        let o = evaluate(&r, &c, &i, Pattern::NoFallback).unwrap();
+        assert_eq!(o.total, 0.0);
+        assert_eq!(o.failed_requests, 11160.0);
+        assert_eq!(o.multiplier, Some(0.0));
+    }
+
+    /// Gray failures add N · W(primary): the primary's warm input side plus half its output.
+    #[test]
+    fn gray_failures_add_one_wasted_attempt_per_request() {
+        let (r, c, mut i) = sept3("openai/gpt-6-sol");
+        i.failure = FailureMode::Gray;
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        let w0 = (60000.0 * 0.38 + 0.5 * 1200.0 * 10.0) / 1e6;
+        assert!(close(o.total, 513.5832 + 11160.0 * w0, 1e-9));
+        assert!(close(o.wasted, 11160.0 * w0, 1e-9));
+        assert_eq!(o.wasted_attempts, 11160.0);
+    }
+
+    /// Hedged in the window: the fallback leg is warm (no cold starts). Fast: the dead leg
+    /// costs 0. Gray: take-first pays its input side (X), no-cancel a gray attempt (W).
+    #[test]
+    fn hedged_in_the_window() {
+        let (r, c, mut i) = sept3("openai/gpt-6-sol");
+        let tf = evaluate(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
+        assert_eq!(tf.cold_start, 0.0);
+        assert!(close(tf.total, 388.368 + 70.9776, 1e-9));
+        i.failure = FailureMode::Gray;
+        let x0 = 60000.0 * 0.38 / 1e6;
+        let w0 = x0 + 0.5 * 1200.0 * 10.0 / 1e6;
+        let tf = evaluate(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
+        assert!(close(tf.window, 388.368 + 11160.0 * x0, 1e-9));
+        let nc = evaluate(&r, &c, &i, Pattern::HedgedNoCancel).unwrap();
+        assert!(close(nc.window, 388.368 + 11160.0 * w0, 1e-9));
+    }
+
+    /// A short outage (within the primary's 5-minute TTL) writes nothing on the way back, and a
+    /// partial last session still pays its cold start.
+    #[test]
+    fn short_outage_has_no_failback() {
+        let (r, c, mut i) = sept3("openai/gpt-6-sol");
+        i.duration_s = 250.0; // 250 requests: 12 sessions of 20 and one of 10
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert_eq!(o.sessions, 13);
+        assert_eq!(o.failback, 0.0);
+        assert!(close(o.cold_start, 13.0 * 0.0972, 1e-12));
+    }
+
+    /// With a failing fallback, the cold-start count follows 1 − (1 − s)^L per session.
+    #[test]
+    fn failing_fallback_cold_starts_follow_the_closed_form() {
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        c.steady.failure_rates = vec![0.0, 0.5];
+        c.steady.gray_fraction = 0.0;
+        i.duration_s = 40.0; // two sessions of 20
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        let per_session = 1.0 - 0.5f64.powi(20);
+        assert!(close(o.cold_starts, 2.0 * per_session, 1e-12));
+        assert!(close(o.failed_requests, 20.0, 1e-12));
+        assert!(close(o.window, 20.0 * 0.0348, 1e-12));
+    }
+}

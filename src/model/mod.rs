@@ -1,0 +1,159 @@
+//! The cost model of MODEL.md: what a fallback chain costs, in steady state and in an outage.
+//!
+//! The types here are the resolved, validated form of a scenario (the file format lives in
+//! [`crate::input`]); the engines are pure functions over them:
+//!
+//! - [`cost`]: the cost of one attempt in a cache state (§3);
+//! - [`steady`]: the four patterns per request in steady state (§4);
+//! - [`cache`]: the failover cache table and its break-even (§5);
+//! - [`incident`]: an outage window with sessions, cold starts and fail-back writes (§6).
+
+pub mod cache;
+pub mod cost;
+pub mod incident;
+pub mod prices;
+pub mod steady;
+
+use serde::Serialize;
+
+pub use cost::{CacheState, Request};
+pub use prices::{Caching, ModelPrice, PriceTable};
+
+/// The four resilience patterns (MODEL.md §1). The identifiers are stable CSV/JSON values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    /// The primary alone: a failure is a failed request.
+    NoFallback,
+    /// Try each link in turn; a fallback is called only when the one before it failed.
+    Sequential,
+    /// Call the first two links at once, answer with the first success, cancel the loser.
+    HedgedTakeFirst,
+    /// Call the first two links at once and let both run to completion (both billed in full).
+    HedgedNoCancel,
+}
+
+impl Pattern {
+    /// Every pattern, in table order.
+    pub const ALL: [Pattern; 4] = [
+        Pattern::NoFallback,
+        Pattern::Sequential,
+        Pattern::HedgedTakeFirst,
+        Pattern::HedgedNoCancel,
+    ];
+
+    /// The stable identifier: `no-fallback`, `sequential`, `hedged-take-first`,
+    /// `hedged-no-cancel`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pattern::NoFallback => "no-fallback",
+            Pattern::Sequential => "sequential",
+            Pattern::HedgedTakeFirst => "hedged-take-first",
+            Pattern::HedgedNoCancel => "hedged-no-cancel",
+        }
+    }
+
+    /// Whether the pattern fires two legs at once (needs a chain of two or more links).
+    pub fn is_hedged(self) -> bool {
+        matches!(self, Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel)
+    }
+}
+
+/// How a healthy attempt abandoned at the client timeout is billed (MODEL.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AbandonedBilling {
+    /// Like a gray failure: the input side plus `gray_output_fraction` of the output (default).
+    Partial,
+    /// The provider finishes the request and bills all of it.
+    Full,
+}
+
+/// How the primary's provider fails during an incident (MODEL.md §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailureMode {
+    /// Errors before inference (5xx, 429, 529): billed 0, detected at once.
+    Fast,
+    /// Hangs until the client timeout: billed like a gray failure (MODEL.md §3).
+    Gray,
+}
+
+/// Steady-state failure and billing parameters of one chain (MODEL.md §3, §4).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Steady {
+    /// Per link, the probability an attempt fails (fast or gray), in [0, 1].
+    pub failure_rates: Vec<f64>,
+    /// Per link, the share of healthy attempts abandoned at the client timeout, in [0, 1].
+    pub trip_rates: Vec<f64>,
+    /// Share of failures that are gray (hang until the timeout, billed), in [0, 1].
+    pub gray_fraction: f64,
+    /// Share of the output billed for a gray failure or a partially billed trip, in [0, 1].
+    pub gray_output_fraction: f64,
+    /// Share of the output billed for a cancelled hedge loser, in [0, 1] (default 0).
+    pub cancel_output_fraction: f64,
+    /// How a timeout trip is billed.
+    pub abandoned_billing: AbandonedBilling,
+    /// w: the probability the primary answers first when both hedge legs succeed, in [0, 1].
+    pub primary_win_rate: f64,
+}
+
+impl Default for Steady {
+    fn default() -> Self {
+        Steady {
+            failure_rates: Vec::new(),
+            trip_rates: Vec::new(),
+            gray_fraction: 1.0,
+            gray_output_fraction: 0.5,
+            cancel_output_fraction: 0.0,
+            abandoned_billing: AbandonedBilling::Partial,
+            primary_win_rate: 1.0,
+        }
+    }
+}
+
+/// An outage of the primary's provider (MODEL.md §6).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Incident {
+    /// D: how long the provider is down, in seconds.
+    pub duration_s: f64,
+    /// λ: requests per second.
+    pub requests_per_second: f64,
+    /// L: requests per session (each session has its own cache state per model).
+    pub session_length: u64,
+    /// How the dead provider fails.
+    pub failure: FailureMode,
+}
+
+impl Incident {
+    /// N = λ·D rounded to whole requests.
+    pub fn requests(&self) -> u64 {
+        (self.requests_per_second * self.duration_s).round() as u64
+    }
+}
+
+/// A fallback chain: links in order, the primary first, with its steady-state parameters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Chain {
+    /// The chain's name, unique in its scenario.
+    pub name: String,
+    /// The models, primary first, with their prices.
+    pub links: Vec<ModelPrice>,
+    /// Failure and billing parameters (the scenario's `[steady]`, with the chain's overrides).
+    pub steady: Steady,
+}
+
+/// A validated scenario: the request, the chains and the optional incident.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    /// A human name for the scenario.
+    pub name: String,
+    /// The price table in use: bundled name or path.
+    pub pricing: String,
+    /// The request profile every chain serves.
+    pub request: Request,
+    /// The chains to compare.
+    pub chains: Vec<Chain>,
+    /// The outage to price, if the scenario has an `[incident]`.
+    pub incident: Option<Incident>,
+}
