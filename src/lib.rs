@@ -2,3 +2,4 @@
 pub mod error;
 pub mod input;
 pub mod model;
+pub mod output;

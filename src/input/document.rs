@@ -28,7 +28,10 @@ pub fn path_string(path: &[Segment]) -> String {
                 if !out.is_empty() {
                     out.push('.');
                 }
-                if k.is_empty() || k.contains(['.', ' ', '"', '[', ']']) {
+                let bare = k
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                if k.is_empty() || !bare {
                     out.push_str(&format!("{k:?}"));
                 } else {
                     out.push_str(k);
@@ -101,7 +104,7 @@ impl<'a> Document<'a> {
                     if path.last() != Some(&key) {
                         path.push(key);
                     }
-                    format!("unknown field{rest}")
+                    unknown_field_message(name, rest)
                 }
                 None => raw,
             };
@@ -215,6 +218,19 @@ fn unknown_field(message: &str) -> Option<(&str, &str)> {
     Some((&rest[..end], &rest[end + 1..]))
 }
 
+/// "unknown field; did you mean `x`? allowed: a, b" from serde's "expected one of `a`, `b`".
+fn unknown_field_message(name: &str, expected: &str) -> String {
+    let allowed: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    if allowed.is_empty() {
+        return "unknown field; this table takes no fields".to_string();
+    }
+    let hint = match super::suggest::nearest(name, allowed.iter().copied()) {
+        Some(near) => format!(" (did you mean `{near}`?)"),
+        None => String::new(),
+    };
+    format!("unknown field{hint}; allowed: {}", allowed.join(", "))
+}
+
 fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -242,7 +258,10 @@ mod tests {
         let err = doc.deserialize::<Doc>().unwrap_err();
         assert_eq!(err.field.as_deref(), Some("steady.failur_rate"));
         assert_eq!(err.location, Some(Location { line: 3, col: 1 }));
-        assert!(err.message.starts_with("unknown field"), "{}", err.message);
+        assert_eq!(
+            err.message,
+            "unknown field (did you mean `failure_rate`?); allowed: failure_rate"
+        );
     }
 
     #[test]

@@ -1,2 +1,59 @@
-//! Input formats: price tables and scenarios, parsed strictly with file:line:col errors.
+//! Input formats: price tables and scenarios, read strictly.
+//!
+//! Every loader returns a validated model type or one [`InputError`] naming the file, line,
+//! column and field. Unknown fields are errors (with the nearest valid name), and an unknown
+//! price is unknown, never zero.
+
 pub mod document;
+pub mod duration;
+pub mod pricing;
+pub mod scenario;
+pub mod suggest;
+
+use std::path::Path;
+
+use crate::error::{InputError, InputErrorKind};
+
+/// Read a whole input file as UTF-8 text.
+///
+/// Errors: [`InputErrorKind::Read`] for a missing file, a directory, a file that is not UTF-8
+/// text, or any other I/O failure, with the path as given.
+pub fn read_text(path: &Path) -> Result<String, InputError> {
+    let label = path.display().to_string();
+    if path.is_dir() {
+        return Err(InputError::file(
+            InputErrorKind::Read,
+            label,
+            "is a directory; expected a file",
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        let message = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            _ => format!("cannot read: {e}"),
+        };
+        InputError::file(InputErrorKind::Read, label.clone(), message)
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        InputError::file(
+            InputErrorKind::Read,
+            label,
+            format!(
+                "not UTF-8 text (invalid byte at offset {}); expected a text file",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+/// Check that `value` is a finite number in `[lo, hi]`; the error says what is allowed.
+pub(crate) fn check_range(value: f64, lo: f64, hi: f64) -> Result<(), String> {
+    if value.is_finite() && value >= lo && value <= hi {
+        Ok(())
+    } else if hi.is_infinite() {
+        Err(format!("must be a finite number >= {lo}; got {value}"))
+    } else {
+        Err(format!("must be in [{lo}, {hi}]; got {value}"))
+    }
+}

@@ -1,0 +1,100 @@
+//! Humane durations: `90s`, `45m`, `3h6m`, `1.5h`, `2d`, `250ms`.
+
+/// Parse a duration into seconds. A duration is one or more `NUMBER UNIT` parts with units
+/// `d`, `h`, `m`, `s` or `ms`, largest first, optionally separated by spaces.
+///
+/// Errors: a message saying what is allowed, for a missing unit, an unknown unit, a zero or
+/// non-finite total.
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    const ALLOWED: &str = "a duration with units such as 90s, 45m, 3h6m or 1.5h (units d, h, m, s, ms)";
+    let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if s.is_empty() {
+        return Err(format!("empty duration; expected {ALLOWED}"));
+    }
+    let mut total = 0.0;
+    let mut rest = s.as_str();
+    let mut last_unit = f64::INFINITY;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let (num, tail) = rest.split_at(num_len);
+        let value: f64 = num
+            .parse()
+            .map_err(|_| format!("`{text}` is not a duration; expected {ALLOWED}"))?;
+        let unit_len = tail
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(tail.len());
+        let (unit, next) = tail.split_at(unit_len);
+        let scale = match unit {
+            "d" => 86_400.0,
+            "h" => 3_600.0,
+            "m" | "min" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            "" => return Err(format!("`{text}` has no unit; expected {ALLOWED}")),
+            other => {
+                return Err(format!("unknown unit `{other}` in `{text}`; expected {ALLOWED}"));
+            }
+        };
+        if scale >= last_unit {
+            return Err(format!("units in `{text}` must go from largest to smallest, each once"));
+        }
+        last_unit = scale;
+        total += value * scale;
+        rest = next;
+    }
+    if !(total.is_finite() && total > 0.0) {
+        return Err(format!("`{text}` must be a positive duration; expected {ALLOWED}"));
+    }
+    Ok(total)
+}
+
+/// Render seconds as a humane duration, e.g. `3h6m`, `90s` → `1m30s`, `0.5s`.
+pub fn format_seconds(seconds: f64) -> String {
+    if !(seconds.is_finite() && seconds >= 1.0) || seconds.fract() != 0.0 {
+        return format!("{}s", crate::output::number::trim(seconds, 3));
+    }
+    let mut s = seconds as u64;
+    let mut out = String::new();
+    for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)] {
+        if s >= size {
+            out.push_str(&format!("{}{unit}", s / size));
+            s %= size;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_forms() {
+        assert_eq!(parse_seconds("90s"), Ok(90.0));
+        assert_eq!(parse_seconds("45m"), Ok(2700.0));
+        assert_eq!(parse_seconds("3h6m"), Ok(11160.0));
+        assert_eq!(parse_seconds("3h 6m"), Ok(11160.0));
+        assert_eq!(parse_seconds("1.5h"), Ok(5400.0));
+        assert_eq!(parse_seconds("2d"), Ok(172_800.0));
+        assert_eq!(parse_seconds("250ms"), Ok(0.25));
+        assert_eq!(parse_seconds("365d"), Ok(365.0 * 86_400.0));
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_duration() {
+        for bad in ["", "90", "3x", "h", "0s", "6m3h", "1h1h", "1..5h", "-5m"] {
+            let err = parse_seconds(bad).unwrap_err();
+            assert!(err.contains("duration") || err.contains("unit"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        assert_eq!(format_seconds(11160.0), "3h6m");
+        assert_eq!(format_seconds(90.0), "1m30s");
+        assert_eq!(format_seconds(0.5), "0.5s");
+        assert_eq!(parse_seconds(&format_seconds(93784.0)), Ok(93784.0));
+    }
+}

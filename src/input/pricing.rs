@@ -1,0 +1,277 @@
+//! Price tables in fallcost's TOML format (MODEL.md §10), and the tables bundled into the binary.
+//!
+//! ```toml
+//! verified = "2026-07-18"
+//! source = "public price pages"
+//!
+//! [models."anthropic/claude-sonnet-5"]
+//! provider = "anthropic"      # optional: defaults to the part before '/'
+//! input = 2.00                # $/MTok
+//! output = 10.00
+//! cached_input = 0.20         # optional: absent = no cache-read discount
+//! cache_write = 2.50          # optional: absent = writes cost `input`
+//! caching = "explicit"        # automatic | explicit | none
+//! cache_ttl_s = 300           # optional: 300 explicit, 600 automatic
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::document::{Document, Segment};
+use super::{check_range, read_text};
+use crate::error::{InputError, InputErrorKind};
+use crate::model::{Caching, ModelPrice, PriceTable};
+
+/// The price tables compiled into the binary: (name, TOML text). The newest is last.
+pub const BUNDLED: &[(&str, &str)] = &[("2026-07", include_str!("../../pricing/2026-07.toml"))];
+
+/// The name of the newest bundled table, used when a scenario names none.
+pub fn default_name() -> &'static str {
+    BUNDLED.last().expect("at least one bundled table").0
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriceFile {
+    verified: Option<String>,
+    source: Option<String>,
+    models: BTreeMap<String, ModelEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelEntry {
+    provider: Option<String>,
+    input: f64,
+    output: f64,
+    cached_input: Option<f64>,
+    cache_write: Option<f64>,
+    caching: Option<Caching>,
+    cache_ttl_s: Option<f64>,
+}
+
+/// Parse a price table from TOML `text`. `name` labels the table and its errors.
+///
+/// Errors: syntax, unknown or mistyped fields, prices that are negative or not finite, a
+/// `cache_write` on a model whose caching is not `explicit`, an empty table.
+pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
+    let doc = Document::parse(name, text)?;
+    let file: PriceFile = doc.deserialize()?;
+    if file.models.is_empty() {
+        return Err(doc.error_at(
+            InputErrorKind::Invalid,
+            &[Segment::Key("models".into())],
+            "the table has no models; add at least one [models.\"provider/model\"] table",
+        ));
+    }
+    let mut models = BTreeMap::new();
+    for (id, e) in file.models {
+        let at = |field: &str| -> Vec<Segment> {
+            vec![
+                Segment::Key("models".into()),
+                Segment::Key(id.clone()),
+                Segment::Key(field.into()),
+            ]
+        };
+        let invalid = |field: &str, msg: String| doc.error_at(InputErrorKind::Invalid, &at(field), msg);
+        for (field, value) in [
+            ("input", Some(e.input)),
+            ("output", Some(e.output)),
+            ("cached_input", e.cached_input),
+            ("cache_write", e.cache_write),
+        ] {
+            if let Some(v) = value {
+                check_range(v, 0.0, f64::INFINITY)
+                    .map_err(|m| invalid(field, format!("price in $/MTok {m}")))?;
+            }
+        }
+        let provider = match e.provider {
+            Some(p) => p,
+            None => match id.split_once('/') {
+                Some((p, _)) if !p.is_empty() => p.to_string(),
+                _ => {
+                    return Err(doc.error_at(
+                        InputErrorKind::Invalid,
+                        &at("provider")[..2],
+                        format!("`{id}` has no `provider/` prefix; name it `provider/model` or set provider"),
+                    ));
+                }
+            },
+        };
+        if provider.trim().is_empty() {
+            return Err(invalid("provider", "must not be empty".into()));
+        }
+        let caching = e.caching.unwrap_or(if e.cache_write.is_some() {
+            Caching::Explicit
+        } else if e.cached_input.is_some() {
+            Caching::Automatic
+        } else {
+            Caching::None
+        });
+        if e.cache_write.is_some() && caching != Caching::Explicit {
+            return Err(invalid(
+                "cache_write",
+                format!(
+                    "a cache-write price needs caching = \"explicit\" (this model has \"{}\")",
+                    caching.as_str()
+                ),
+            ));
+        }
+        if e.cached_input.is_some() && caching == Caching::None {
+            return Err(invalid(
+                "cached_input",
+                "a cache-read price needs caching = \"automatic\" or \"explicit\" (this model has \"none\")"
+                    .into(),
+            ));
+        }
+        let cache_ttl_s = e.cache_ttl_s.unwrap_or(caching.default_ttl_s());
+        if e.cache_ttl_s.is_some() {
+            check_range(cache_ttl_s, f64::MIN_POSITIVE, f64::INFINITY)
+                .map_err(|m| invalid("cache_ttl_s", format!("seconds {m}")))?;
+        }
+        models.insert(
+            id.clone(),
+            ModelPrice {
+                id,
+                provider,
+                input: e.input,
+                output: e.output,
+                cached_input: e.cached_input,
+                cache_write: e.cache_write,
+                caching,
+                cache_ttl_s,
+            },
+        );
+    }
+    Ok(PriceTable {
+        name: name.to_string(),
+        verified: file.verified,
+        source: file.source,
+        models,
+    })
+}
+
+/// The bundled table `name`, if there is one.
+pub fn bundled(name: &str) -> Option<PriceTable> {
+    BUNDLED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, text)| parse(n, text).expect("bundled price tables are valid"))
+}
+
+/// Read a price table file: fallcost TOML, or LiteLLM's JSON for a `.json` path.
+pub fn load_path(path: &Path) -> Result<PriceTable, InputError> {
+    let text = read_text(path)?;
+    parse(&path.display().to_string(), &text)
+}
+
+/// Where a price table comes from: a bundled name, or a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PricingRef {
+    /// A table compiled into the binary, e.g. `2026-07`.
+    Bundled(String),
+    /// A file path.
+    Path(PathBuf),
+}
+
+impl PricingRef {
+    /// Interpret `spec`: a bundled name when it is one, otherwise a path (relative paths are
+    /// taken relative to `base`, the folder of the file that names the table).
+    pub fn parse(spec: &str, base: Option<&Path>) -> PricingRef {
+        if BUNDLED.iter().any(|(n, _)| *n == spec) {
+            return PricingRef::Bundled(spec.to_string());
+        }
+        let path = Path::new(spec);
+        match base {
+            Some(b) if path.is_relative() => PricingRef::Path(b.join(path)),
+            _ => PricingRef::Path(path.to_path_buf()),
+        }
+    }
+
+    /// Load the table.
+    ///
+    /// Errors: those of [`load_path`]; a missing path that looks like a table name (no `/`, no
+    /// extension) says which names are bundled.
+    pub fn load(&self) -> Result<PriceTable, InputError> {
+        match self {
+            PricingRef::Bundled(name) => Ok(bundled(name).expect("checked in parse")),
+            PricingRef::Path(path) => {
+                let looks_like_name = path.extension().is_none() && !path.exists();
+                load_path(path).map_err(|mut e| {
+                    if looks_like_name {
+                        let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
+                        e.message = format!(
+                            "no such file, and not a bundled price table (bundled: {})",
+                            names.join(", ")
+                        );
+                    }
+                    e
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_table_has_the_eight_models_of_model_md() {
+        let t = bundled("2026-07").unwrap();
+        assert_eq!(t.models.len(), 8);
+        assert_eq!(t.verified.as_deref(), Some("2026-07-18"));
+        let sonnet = &t.models["anthropic/claude-sonnet-5"];
+        assert_eq!(
+            (sonnet.input, sonnet.output, sonnet.cached_input, sonnet.cache_write),
+            (2.0, 10.0, Some(0.2), Some(2.5))
+        );
+        assert_eq!(sonnet.caching, Caching::Explicit);
+        assert_eq!(sonnet.cache_ttl_s, 300.0);
+        let astra = &t.models["openai/gpt-6-astra"];
+        assert_eq!((astra.input, astra.output, astra.cached_input), (10.0, 50.0, Some(1.0)));
+        assert_eq!(astra.cache_ttl_s, 600.0);
+        let ds = &t.models["deepseek/deepseek-v4-flash"];
+        assert_eq!((ds.input, ds.output, ds.cached_input), (0.14, 0.28, None));
+    }
+
+    #[test]
+    fn negative_and_nan_prices_are_refused_with_the_field() {
+        for (value, line) in [("-1.0", 3), ("nan", 3), ("inf", 3)] {
+            let text = format!("[models.\"a/b\"]\noutput = 1\ninput = {value}\n");
+            let e = parse("p.toml", &text).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("models.\"a/b\".input"), "{e}");
+            assert_eq!(e.location.unwrap().line, line);
+            assert!(e.message.contains("finite number >= 0"), "{e}");
+        }
+    }
+
+    #[test]
+    fn write_price_needs_explicit_caching() {
+        let text = "[models.\"a/b\"]\ninput = 1\noutput = 1\ncache_write = 2\ncaching = \"automatic\"\n";
+        let e = parse("p.toml", text).unwrap_err();
+        assert!(e.message.contains("explicit"), "{e}");
+    }
+
+    #[test]
+    fn caching_is_inferred_from_the_prices_given() {
+        let text = "[models.\"a/b\"]\ninput = 1\noutput = 1\ncached_input = 0.1\n[models.\"c/d\"]\ninput = 1\noutput = 1\n";
+        let t = parse("p.toml", text).unwrap();
+        assert_eq!(t.models["a/b"].caching, Caching::Automatic);
+        assert_eq!(t.models["c/d"].caching, Caching::None);
+        assert_eq!(t.models["c/d"].provider, "c");
+    }
+
+    #[test]
+    fn names_resolve_before_paths() {
+        assert_eq!(PricingRef::parse("2026-07", None), PricingRef::Bundled("2026-07".into()));
+        assert_eq!(
+            PricingRef::parse("p.toml", Some(Path::new("/s"))),
+            PricingRef::Path(PathBuf::from("/s/p.toml"))
+        );
+        let e = PricingRef::parse("2025-01", Some(Path::new("/nonexistent"))).load().unwrap_err();
+        assert!(e.message.contains("bundled: 2026-07"), "{e}");
+    }
+}

@@ -1,0 +1,461 @@
+//! Scenario files (MODEL.md §10): the request, the chains to compare, steady-state failure
+//! rates and an optional incident.
+//!
+//! ```toml
+//! name = "Three providers down at once, 2026-09-03"
+//! pricing = "2026-07"          # bundled name or path relative to this file
+//!
+//! [request]
+//! input_tokens = 0             # fresh input tokens (default 0)
+//! output_tokens = 1200
+//! prefix_tokens = 60000        # cacheable prefix (default 0)
+//! cache_hit_rate = 0.9         # share of the prefix read from cache when warm (default 1)
+//!
+//! [[chain]]
+//! name = "price-matched"
+//! models = ["anthropic/claude-sonnet-5", "openai/gpt-6-sol"]
+//! steady = { failure_rate = 0.01 }   # optional: overrides [steady] for this chain
+//!
+//! [steady]                     # optional
+//! failure_rate = 0.005         # every link; failure_rates = [..] per link overrides
+//! gray_fraction = 1.0          # share of failures that hang until the timeout
+//! gray_output_fraction = 0.5   # share of the output a gray failure bills
+//! timeout_trip_rate = 0.0      # share of the primary's healthy requests the timeout abandons
+//! abandoned_billing = "partial"  # partial | full
+//!
+//! [incident]                   # optional
+//! duration = "3h6m"
+//! requests_per_second = 1.0
+//! session_length = 20
+//! failure = "fast"             # fast | gray
+//! ```
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::document::{Document, Segment};
+use super::duration::parse_seconds;
+use super::pricing::{PricingRef, default_name};
+use super::{check_range, read_text, suggest};
+use crate::error::{InputError, InputErrorKind};
+use crate::model::{
+    AbandonedBilling, Chain, FailureMode, Incident, PriceTable, Request, Scenario, Steady,
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    name: Option<String>,
+    description: Option<String>,
+    pricing: Option<String>,
+    request: RequestSpec,
+    #[serde(rename = "chain")]
+    chains: Vec<ChainSpec>,
+    #[serde(default)]
+    steady: SteadySpec,
+    incident: Option<IncidentSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestSpec {
+    #[serde(default)]
+    input_tokens: u64,
+    output_tokens: u64,
+    #[serde(default)]
+    prefix_tokens: u64,
+    cache_hit_rate: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChainSpec {
+    name: String,
+    models: Vec<String>,
+    #[serde(default)]
+    steady: SteadySpec,
+}
+
+/// The `[steady]` fields, all optional, so a chain can override any of them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SteadySpec {
+    failure_rate: Option<f64>,
+    failure_rates: Option<Vec<f64>>,
+    gray_fraction: Option<f64>,
+    gray_output_fraction: Option<f64>,
+    cancel_output_fraction: Option<f64>,
+    timeout_trip_rate: Option<f64>,
+    timeout_trip_rates: Option<Vec<f64>>,
+    abandoned_billing: Option<AbandonedBilling>,
+    primary_win_rate: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IncidentSpec {
+    duration: String,
+    requests_per_second: f64,
+    session_length: u64,
+    #[serde(default = "fast")]
+    failure: FailureMode,
+}
+
+fn fast() -> FailureMode {
+    FailureMode::Fast
+}
+
+fn key(k: &str) -> Segment {
+    Segment::Key(k.to_string())
+}
+
+/// Load and validate the scenario at `path`, applying `overrides` (`--set KEY=VALUE`, dotted
+/// keys as in the file) first.
+///
+/// Errors: an unreadable file; TOML syntax; unknown, missing or mistyped fields; values out of
+/// range; duplicate chain names; a model not in the price table; a price table that cannot be
+/// loaded. Each names the file, line and field.
+pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, InputError> {
+    let text = read_text(path)?;
+    let label = path.display().to_string();
+    let mut doc = Document::parse(&label, &text)?;
+    for (k, v) in overrides {
+        doc.set(k, v)?;
+    }
+    let file: ScenarioFile = doc.deserialize()?;
+    let base = path.parent();
+    let pricing_ref = PricingRef::parse(
+        file.pricing.as_deref().unwrap_or(default_name()),
+        base.filter(|b| !b.as_os_str().is_empty()).or(Some(Path::new("."))),
+    );
+    let prices = pricing_ref.load()?;
+    let default_name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    resolve(&doc, file, prices, default_name)
+}
+
+fn resolve(
+    doc: &Document,
+    file: ScenarioFile,
+    prices: PriceTable,
+    default_name: String,
+) -> Result<Scenario, InputError> {
+    let invalid = |path: &[Segment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
+    let _ = file.description;
+
+    // [request]
+    let r = &file.request;
+    let h = r.cache_hit_rate.unwrap_or(1.0);
+    check_range(h, 0.0, 1.0).map_err(|m| invalid(&[key("request"), key("cache_hit_rate")], m))?;
+    for (field, v) in [
+        ("input_tokens", r.input_tokens),
+        ("output_tokens", r.output_tokens),
+        ("prefix_tokens", r.prefix_tokens),
+    ] {
+        // f64 holds every integer up to 2^53 exactly; far above any real request.
+        if v > (1u64 << 53) {
+            return Err(invalid(
+                &[key("request"), key(field)],
+                format!("{v} tokens is beyond what fallcost prices exactly; at most 2^53"),
+            ));
+        }
+    }
+    let request = Request {
+        input_tokens: r.input_tokens as f64,
+        output_tokens: r.output_tokens as f64,
+        prefix_tokens: r.prefix_tokens as f64,
+        cache_hit_rate: h,
+    };
+
+    // [[chain]]
+    if file.chains.is_empty() {
+        return Err(invalid(
+            &[key("chain")],
+            "no chains; add at least one [[chain]] with a name and models".into(),
+        ));
+    }
+    let mut names = BTreeSet::new();
+    let mut chains = Vec::new();
+    for (ci, spec) in file.chains.iter().enumerate() {
+        let at = |rest: &[Segment]| -> Vec<Segment> {
+            let mut p = vec![key("chain"), Segment::Index(ci)];
+            p.extend_from_slice(rest);
+            p
+        };
+        if spec.name.trim().is_empty() {
+            return Err(invalid(&at(&[key("name")]), "must not be empty".into()));
+        }
+        if !names.insert(spec.name.as_str()) {
+            return Err(invalid(
+                &at(&[key("name")]),
+                format!("duplicate chain name `{}`; chain names must be unique", spec.name),
+            ));
+        }
+        if spec.models.is_empty() {
+            return Err(invalid(
+                &at(&[key("models")]),
+                "empty chain; list at least the primary model".into(),
+            ));
+        }
+        let mut links = Vec::new();
+        for (mi, id) in spec.models.iter().enumerate() {
+            let Some(price) = prices.get(id) else {
+                let hint = suggest::nearest(id, prices.models.keys().map(String::as_str))
+                    .map(|n| format!(" (did you mean `{n}`?)"))
+                    .unwrap_or_default();
+                return Err(doc.error_at(
+                    InputErrorKind::UnknownModel,
+                    &at(&[key("models"), Segment::Index(mi)]),
+                    format!(
+                        "unknown model `{id}`{hint}: price table {} has no price for it, and an unknown price is never taken as zero; run `fallcost prices --pricing {}` to list its models",
+                        prices.name, prices.name
+                    ),
+                ));
+            };
+            links.push(price.clone());
+        }
+        let steady = resolve_steady(doc, &file.steady, &spec.steady, links.len(), ci)?;
+        chains.push(Chain {
+            name: spec.name.clone(),
+            links,
+            steady,
+        });
+    }
+
+    // [incident]
+    let incident = match &file.incident {
+        None => None,
+        Some(i) => {
+            let at = |f: &str| [key("incident"), key(f)];
+            let duration_s = parse_seconds(&i.duration).map_err(|m| invalid(&at("duration"), m))?;
+            check_range(i.requests_per_second, f64::MIN_POSITIVE, 1e9).map_err(|_| {
+                invalid(
+                    &at("requests_per_second"),
+                    format!("must be > 0 and at most 1e9; got {}", i.requests_per_second),
+                )
+            })?;
+            if i.session_length == 0 {
+                return Err(invalid(&at("session_length"), "must be at least 1 request".into()));
+            }
+            let n = i.requests_per_second * duration_s;
+            if n > 1e15 {
+                return Err(invalid(
+                    &at("duration"),
+                    format!("the window holds {n:.3e} requests; fallcost prices at most 1e15"),
+                ));
+            }
+            Some(Incident {
+                duration_s,
+                requests_per_second: i.requests_per_second,
+                session_length: i.session_length,
+                failure: i.failure,
+            })
+        }
+    };
+
+    Ok(Scenario {
+        name: file.name.unwrap_or(default_name),
+        pricing: prices.name.clone(),
+        request,
+        chains,
+        incident,
+    })
+}
+
+/// The chain's steady parameters: its own `steady` fields, then the scenario's, then defaults.
+fn resolve_steady(
+    doc: &Document,
+    top: &SteadySpec,
+    own: &SteadySpec,
+    links: usize,
+    chain_index: usize,
+) -> Result<Steady, InputError> {
+    let d = Steady::default();
+    // The path of a field as the user wrote it: in the chain's table if set there.
+    let path = |field: &str, in_chain: bool| -> Vec<Segment> {
+        if in_chain {
+            vec![key("chain"), Segment::Index(chain_index), key("steady"), key(field)]
+        } else {
+            vec![key("steady"), key(field)]
+        }
+    };
+    let rate = |field: &str, own_v: Option<f64>, top_v: Option<f64>, default: f64| {
+        let v = own_v.or(top_v).unwrap_or(default);
+        check_range(v, 0.0, 1.0)
+            .map(|_| v)
+            .map_err(|m| doc.error_at(InputErrorKind::Invalid, &path(field, own_v.is_some()), m))
+    };
+    // A per-link list wins over a scalar at the same level; the chain's level wins over the
+    // scenario's. `scalar_all` says whether the scalar applies to every link or the primary.
+    let per_link = |list: &str,
+                    scalar: &str,
+                    own_l: &Option<Vec<f64>>,
+                    own_s: Option<f64>,
+                    top_l: &Option<Vec<f64>>,
+                    top_s: Option<f64>,
+                    scalar_all: bool|
+     -> Result<Vec<f64>, InputError> {
+        let from_scalar = |v: f64, in_chain: bool| -> Result<Vec<f64>, InputError> {
+            check_range(v, 0.0, 1.0)
+                .map_err(|m| doc.error_at(InputErrorKind::Invalid, &path(scalar, in_chain), m))?;
+            Ok(if scalar_all {
+                vec![v; links]
+            } else {
+                let mut out = vec![0.0; links];
+                out[0] = v;
+                out
+            })
+        };
+        let from_list = |l: &Vec<f64>, in_chain: bool| -> Result<Vec<f64>, InputError> {
+            if l.len() != links {
+                return Err(doc.error_at(
+                    InputErrorKind::Invalid,
+                    &path(list, in_chain),
+                    format!("has {} values for a chain of {links} models; give one per model", l.len()),
+                ));
+            }
+            for (i, v) in l.iter().enumerate() {
+                check_range(*v, 0.0, 1.0).map_err(|m| {
+                    let mut p = path(list, in_chain);
+                    p.push(Segment::Index(i));
+                    doc.error_at(InputErrorKind::Invalid, &p, m)
+                })?;
+            }
+            Ok(l.clone())
+        };
+        match (own_l, own_s, top_l, top_s) {
+            (Some(l), _, _, _) => from_list(l, true),
+            (None, Some(v), _, _) => from_scalar(v, true),
+            (None, None, Some(l), _) => from_list(l, false),
+            (None, None, None, Some(v)) => from_scalar(v, false),
+            (None, None, None, None) => Ok(vec![0.0; links]),
+        }
+    };
+    Ok(Steady {
+        failure_rates: per_link(
+            "failure_rates",
+            "failure_rate",
+            &own.failure_rates,
+            own.failure_rate,
+            &top.failure_rates,
+            top.failure_rate,
+            true,
+        )?,
+        trip_rates: per_link(
+            "timeout_trip_rates",
+            "timeout_trip_rate",
+            &own.timeout_trip_rates,
+            own.timeout_trip_rate,
+            &top.timeout_trip_rates,
+            top.timeout_trip_rate,
+            false,
+        )?,
+        gray_fraction: rate("gray_fraction", own.gray_fraction, top.gray_fraction, d.gray_fraction)?,
+        gray_output_fraction: rate(
+            "gray_output_fraction",
+            own.gray_output_fraction,
+            top.gray_output_fraction,
+            d.gray_output_fraction,
+        )?,
+        cancel_output_fraction: rate(
+            "cancel_output_fraction",
+            own.cancel_output_fraction,
+            top.cancel_output_fraction,
+            d.cancel_output_fraction,
+        )?,
+        abandoned_billing: own
+            .abandoned_billing
+            .or(top.abandoned_billing)
+            .unwrap_or(d.abandoned_billing),
+        primary_win_rate: rate(
+            "primary_win_rate",
+            own.primary_win_rate,
+            top.primary_win_rate,
+            d.primary_win_rate,
+        )?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::pricing::bundled;
+
+    fn load_str(text: &str) -> Result<Scenario, InputError> {
+        let doc = Document::parse("s.toml", text)?;
+        let file: ScenarioFile = doc.deserialize()?;
+        resolve(&doc, file, bundled("2026-07").unwrap(), "s".into())
+    }
+
+    const HEAD: &str = "[request]\noutput_tokens = 500\ninput_tokens = 2000\n";
+
+    #[test]
+    fn chain_overrides_win_over_the_scenario_and_lists_over_scalars() {
+        let text = format!(
+            "{HEAD}[steady]\nfailure_rate = 0.1\ntimeout_trip_rate = 0.05\n\
+             [[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\"]\n\
+             [[chain]]\nname = \"b\"\nmodels = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\"]\n\
+             steady = {{ failure_rates = [0.2, 0.0], gray_fraction = 0.5 }}\n"
+        );
+        let s = load_str(&text).unwrap();
+        assert_eq!(s.chains[0].steady.failure_rates, vec![0.1, 0.1]);
+        assert_eq!(s.chains[0].steady.trip_rates, vec![0.05, 0.0]);
+        assert_eq!(s.chains[1].steady.failure_rates, vec![0.2, 0.0]);
+        assert_eq!(s.chains[1].steady.gray_fraction, 0.5);
+        assert_eq!(s.chains[1].steady.trip_rates, vec![0.05, 0.0]);
+        assert_eq!(s.request.cache_hit_rate, 1.0);
+    }
+
+    #[test]
+    fn unknown_model_is_an_error_at_its_line_with_a_suggestion() {
+        let text = format!("{HEAD}[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\", \"openai/gpt-6-astro\"]\n");
+        let e = load_str(&text).unwrap_err();
+        assert_eq!(e.kind, InputErrorKind::UnknownModel);
+        assert_eq!(e.field.as_deref(), Some("chain[0].models[1]"));
+        assert_eq!(e.location.unwrap().line, 6);
+        assert!(e.message.contains("did you mean `openai/gpt-6-astra`"), "{e}");
+    }
+
+    #[test]
+    fn out_of_range_values_name_their_field() {
+        let cases = [
+            ("[steady]\nfailure_rate = 1.5\n", "steady.failure_rate"),
+            ("[steady]\nfailure_rates = [0.1]\n", "steady.failure_rates"),
+            ("[steady]\ngray_fraction = nan\n", "steady.gray_fraction"),
+            (
+                "[incident]\nduration = \"3\"\nrequests_per_second = 1\nsession_length = 2\n",
+                "incident.duration",
+            ),
+            (
+                "[incident]\nduration = \"3h\"\nrequests_per_second = 0\nsession_length = 2\n",
+                "incident.requests_per_second",
+            ),
+            (
+                "[incident]\nduration = \"3h\"\nrequests_per_second = 1\nsession_length = 0\n",
+                "incident.session_length",
+            ),
+        ];
+        for (extra, field) in cases {
+            let text = format!(
+                "{HEAD}[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\", \"openai/gpt-6-luna\"]\n{extra}"
+            );
+            let e = load_str(&text).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(field), "{e}");
+            assert!(e.location.is_some(), "{e}");
+        }
+    }
+
+    #[test]
+    fn duplicate_chain_names_are_refused() {
+        let text = format!(
+            "{HEAD}[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\"]\n[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\"]\n"
+        );
+        let e = load_str(&text).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("chain[1].name"));
+        assert!(e.message.contains("duplicate"));
+    }
+}

@@ -1,0 +1,2 @@
+//! Outputs: tables, CSV, JSON and Markdown.
+pub mod number;
