@@ -1,5 +1,38 @@
-//! fallcost: prices the resilience decisions teams make around LLM APIs.
+//! fallcost prices the resilience decisions teams make around LLM APIs: fallback chains,
+//! hedged requests, cold prompt caches, gray failures and outages.
+//!
+//! Layout:
+//! - [`input`]: the file formats (price tables, scenarios), parsed strictly;
+//! - [`model`]: the cost model of MODEL.md (analytic engine);
+//! - [`report`]: the result shape every output renders;
+//! - [`output`]: table, Markdown, CSV and JSON;
+//! - [`cmd`]: one module per subcommand; [`cli`]: the command-line declaration.
+
+pub mod cli;
+pub mod cmd;
 pub mod error;
 pub mod input;
 pub mod model;
 pub mod output;
+pub mod report;
+
+use error::ExitStatus;
+
+/// Run one parsed command line.
+///
+/// Errors: whatever the subcommand reports; `main` prints it on one line and exits 2.
+pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
+    match &cli.command {
+        cli::Command::Compare(args) => cmd::compare::run(args),
+        cli::Command::Prices(args) => cmd::prices::run(args),
+    }
+}
+
+/// Whether `err` is a write to a closed pipe (`fallcost … | head -1`), which is not an error.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

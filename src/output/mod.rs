@@ -1,2 +1,106 @@
-//! Outputs: tables, CSV, JSON and Markdown.
+//! Outputs: a human table, Markdown, CSV and JSON, written to stdout or atomically to a file.
+//!
+//! Every format is rendered to bytes first ([`render`]), so each can be snapshot-tested without
+//! I/O, and a failed run never leaves a half-written file ([`write_atomic`]).
+
+pub mod csv;
+pub mod json;
+pub mod layout;
 pub mod number;
+pub mod table;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::report::Report;
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned tables for a terminal.
+    Table,
+    /// One header line, one row per (section, chain, pattern), plain numbers.
+    Csv,
+    /// One pretty-printed object with the keys of MODEL.md §10.
+    Json,
+    /// GitHub-flavoured Markdown tables, for issues and pull requests.
+    Markdown,
+}
+
+/// Where output goes: standard output, or a file written atomically.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Standard output (`--output -`, the default).
+    Stdout,
+    /// A file path.
+    File(PathBuf),
+}
+
+impl Target {
+    /// `-` is standard output; anything else a path.
+    pub fn parse(spec: &str) -> Target {
+        if spec == "-" {
+            Target::Stdout
+        } else {
+            Target::File(PathBuf::from(spec))
+        }
+    }
+}
+
+/// Render a compare report in `format`.
+pub fn render(report: &Report, format: Format) -> anyhow::Result<Vec<u8>> {
+    Ok(match format {
+        Format::Table => table::render(&layout::compare(report), table::Style::Terminal).into_bytes(),
+        Format::Markdown => {
+            table::render(&layout::compare(report), table::Style::Markdown).into_bytes()
+        }
+        Format::Csv => csv::compare(report)?,
+        Format::Json => json::render(report)?,
+    })
+}
+
+/// Write `bytes` to `target`. A file is written to a temporary file beside it and renamed into
+/// place, so a failed run never leaves a truncated file.
+///
+/// Errors: the file cannot be created, written or renamed (with the path); writing to a closed
+/// standard output returns the `BrokenPipe` I/O error for the caller to treat as success.
+pub fn write(target: &Target, bytes: &[u8]) -> anyhow::Result<()> {
+    match target {
+        Target::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()?;
+            Ok(())
+        }
+        Target::File(path) => write_atomic(path, bytes),
+    }
+}
+
+/// Write `bytes` to `path` through a temporary file in the same folder and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .with_context(|| format!("--output {}: not a file path", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.fallcost-{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("--output {}: cannot write", path.display()));
+    }
+    Ok(())
+}

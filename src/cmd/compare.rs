@@ -1,0 +1,20 @@
+//! `fallcost compare`: the four patterns on every chain of a scenario.
+
+use crate::cli::CompareArgs;
+use crate::error::ExitStatus;
+use crate::input::scenario;
+use crate::output;
+use crate::report::Report;
+
+/// Load the scenario, run the analytic engine, print or write the report.
+///
+/// Errors: an invalid scenario or price table ([`crate::error::InputError`]); an output that
+/// cannot be written.
+pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
+    let (format, target) = super::output_of(&args.output);
+    let scenario = scenario::load(&args.scenario, &args.set)?;
+    let report = Report::analytic(&scenario);
+    let bytes = output::render(&report, format)?;
+    output::write(&target, &bytes)?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,18 @@
+//! One module per subcommand. Each takes its parsed arguments and returns an [`ExitStatus`].
+
+pub mod compare;
+pub mod prices;
+
+use crate::cli::{OutputArgs, OutputFormat};
+use crate::output::{Format, Target};
+
+/// The output format and target of `args`.
+pub(crate) fn output_of(args: &OutputArgs) -> (Format, Target) {
+    let format = match args.format {
+        OutputFormat::Table => Format::Table,
+        OutputFormat::Csv => Format::Csv,
+        OutputFormat::Json => Format::Json,
+        OutputFormat::Markdown => Format::Markdown,
+    };
+    (format, Target::parse(&args.output))
+}

@@ -1,0 +1,339 @@
+//! What the human formats (table, Markdown) show: sections of titled tables with their cells
+//! already formatted. The terminal and Markdown renderers share this layout.
+
+use crate::input::duration::format_seconds;
+use crate::model::{AbandonedBilling, Chain, FailureMode, ModelPrice, PriceTable};
+use crate::report::Report;
+
+use super::number::{change, count, group, money, multiplier, trim};
+
+/// One titled table with notes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// A heading line, e.g. `Chain price-matched: a → b`.
+    pub heading: Option<String>,
+    /// The table's title, e.g. `Steady state`.
+    pub title: String,
+    /// Lines printed between the title and the table.
+    pub notes: Vec<String>,
+    /// Column headers.
+    pub header: Vec<String>,
+    /// Per column: align right (numbers) or left (text).
+    pub numeric: Vec<bool>,
+    /// Formatted cells.
+    pub rows: Vec<Vec<String>>,
+    /// Lines printed after the table.
+    pub footer: Vec<String>,
+}
+
+/// A document: a preamble and its sections.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// Lines at the top.
+    pub preamble: Vec<String>,
+    /// The sections, in order.
+    pub sections: Vec<Section>,
+}
+
+fn pct(x: f64) -> String {
+    format!("{}%", trim(x * 100.0, 2))
+}
+
+fn chain_line(chain: &Chain) -> String {
+    let ids: Vec<&str> = chain.links.iter().map(|l| l.id.as_str()).collect();
+    format!("Chain {}: {}", chain.name, ids.join(" → "))
+}
+
+fn steady_note(chain: &Chain) -> String {
+    let s = &chain.steady;
+    let rates: Vec<String> = s.failure_rates.iter().map(|r| pct(*r)).collect();
+    let mut note = if s.failure_rates.iter().all(|r| *r == 0.0) {
+        "no failures".to_string()
+    } else {
+        format!(
+            "failure rate per link {} ({} gray, billed input + {} of output)",
+            rates.join(" / "),
+            pct(s.gray_fraction),
+            pct(s.gray_output_fraction)
+        )
+    };
+    if s.trip_rates.iter().any(|t| *t > 0.0) {
+        let trips: Vec<String> = s.trip_rates.iter().map(|r| pct(*r)).collect();
+        let billing = match s.abandoned_billing {
+            AbandonedBilling::Partial => "partial",
+            AbandonedBilling::Full => "full",
+        };
+        note.push_str(&format!(
+            "; timeout trips {} of healthy requests ({billing} billing)",
+            trips.join(" / ")
+        ));
+    }
+    note
+}
+
+/// Split `total` into cents so the rounded `parts` add up to the rounded total (largest
+/// remainder), for tables whose rows must add up as printed.
+pub fn cents_adding_up(parts: &[f64], total: f64) -> Vec<f64> {
+    let total_cents = (total * 100.0).round();
+    let mut floors: Vec<(f64, f64, usize)> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ((p * 100.0).floor(), p * 100.0 - (p * 100.0).floor(), i))
+        .collect();
+    let mut short = total_cents - floors.iter().map(|f| f.0).sum::<f64>();
+    let mut order: Vec<usize> = (0..floors.len()).collect();
+    order.sort_by(|a, b| floors[*b].1.total_cmp(&floors[*a].1).then(a.cmp(b)));
+    for i in order {
+        if short < 0.5 {
+            break;
+        }
+        floors[i].0 += 1.0;
+        short -= 1.0;
+    }
+    floors.iter().map(|f| f.0 / 100.0).collect()
+}
+
+fn cents(x: f64) -> String {
+    group(&format!("{:.2}", x))
+}
+
+/// The layout of a compare report.
+pub fn compare(report: &Report) -> Document {
+    let scenario = &report.input;
+    let r = &scenario.request;
+    let mut preamble = vec![format!(
+        "{} (prices: {})",
+        report.scenario, report.pricing
+    )];
+    let mut req = format!("Request: {} input tokens", group(&format!("{}", r.input_tokens)));
+    if r.prefix_tokens > 0.0 {
+        req.push_str(&format!(
+            " + {}-token cacheable prefix ({} cache hits when warm)",
+            group(&format!("{}", r.prefix_tokens)),
+            pct(r.cache_hit_rate)
+        ));
+    }
+    req.push_str(&format!(" + {} output tokens", group(&format!("{}", r.output_tokens))));
+    preamble.push(req);
+
+    let mut sections = Vec::new();
+    for chain in &scenario.chains {
+        let rows: Vec<Vec<String>> = report
+            .steady
+            .iter()
+            .filter(|row| row.chain == chain.name)
+            .map(|row| {
+                vec![
+                    row.pattern.as_str().to_string(),
+                    money(row.cost_per_1k_usd),
+                    row.vs_baseline.map_or("–".into(), change),
+                    count(row.failed_per_1k),
+                ]
+            })
+            .collect();
+        let base = report
+            .steady
+            .iter()
+            .find(|row| row.chain == chain.name)
+            .map(|row| row.baseline_per_1k_usd)
+            .unwrap_or(0.0);
+        sections.push(Section {
+            heading: Some(chain_line(chain)),
+            title: "Steady state, per 1,000 requests".into(),
+            notes: vec![
+                steady_note(chain),
+                format!("healthy primary alone: ${} per 1,000 requests", money(base)),
+            ],
+            header: ["pattern", "$/1k req", "vs primary", "failed/1k"].map(String::from).to_vec(),
+            numeric: vec![false, true, true, true],
+            rows,
+            footer: vec![],
+        });
+
+        if let Some(w) = &report.incident_window {
+            let rows: Vec<Vec<String>> = report
+                .incident
+                .iter()
+                .filter(|row| row.chain == chain.name)
+                .map(|row| {
+                    let parts = cents_adding_up(
+                        &[row.window_usd, row.cold_start_usd, row.failback_usd],
+                        row.total_usd,
+                    );
+                    vec![
+                        row.pattern.as_str().to_string(),
+                        cents(row.total_usd),
+                        row.multiplier.map_or("–".into(), multiplier),
+                        cents(parts[0]),
+                        cents(parts[1]),
+                        cents(parts[2]),
+                        count(row.failed_requests),
+                    ]
+                })
+                .collect();
+            let failure = match w.failure {
+                FailureMode::Fast => "fast failures (billed 0)",
+                FailureMode::Gray => "gray failures (each hangs to the timeout, billed)",
+            };
+            let normal = report
+                .incident
+                .iter()
+                .find(|row| row.chain == chain.name)
+                .map(|row| row.normal_usd)
+                .unwrap_or(0.0);
+            sections.push(Section {
+                heading: None,
+                title: format!(
+                    "Incident: {} down for {}, USD",
+                    chain.links[0].provider,
+                    format_seconds(w.duration_s)
+                ),
+                notes: vec![
+                    format!(
+                        "{} requests in {} sessions of {}, {failure}",
+                        group(&w.requests.to_string()),
+                        group(&w.sessions.to_string()),
+                        w.session_length
+                    ),
+                    format!("normal bill for the same requests: ${}", cents(normal)),
+                ],
+                header: [
+                    "pattern",
+                    "total USD",
+                    "x normal",
+                    "window",
+                    "cold starts",
+                    "fail-back writes",
+                    "failed requests",
+                ]
+                .map(String::from)
+                .to_vec(),
+                numeric: vec![false, true, true, true, true, true, true],
+                rows,
+                footer: vec![],
+            });
+        }
+
+        if let Some(cache) = report.failover_cache.iter().find(|c| c.chain == chain.name) {
+            let label = |kind: &str, model: &str| match kind {
+                "primary-warm" => format!("primary, warm ({model})"),
+                "failover-cold" => format!("first failover, cold, no write ({model})"),
+                "failover-write" => format!("first failover, writes the cache ({model})"),
+                "failover-warm" => format!("later failovers, warm ({model})"),
+                other => other.to_string(),
+            };
+            let rows = cache
+                .rows
+                .iter()
+                .map(|row| {
+                    vec![
+                        label(row.request, &row.model),
+                        money(row.cost_usd * 1000.0),
+                        row.vs_primary.map_or("–".into(), |v| format!("{:.1}x", v)),
+                    ]
+                })
+                .collect();
+            let footer = match cache.break_even_requests {
+                Some(1) => vec!["Break-even: writing the cache costs no more than a cold request; write on the first failover.".into()],
+                Some(n) => vec![format!(
+                    "Break-even: writing the cache on the first failover pays for itself once a session makes {n} failover requests."
+                )],
+                None => vec![],
+            };
+            sections.push(Section {
+                heading: None,
+                title: "Failover cache, per 1,000 requests".into(),
+                notes: vec![],
+                header: ["request", "$/1k req", "vs warm primary"].map(String::from).to_vec(),
+                numeric: vec![false, true, true],
+                rows,
+                footer,
+            });
+        }
+    }
+    preamble.retain(|l| !l.is_empty());
+    Document { preamble, sections }
+}
+
+fn opt_price(p: Option<f64>) -> String {
+    p.map_or("–".into(), price)
+}
+
+fn price(p: f64) -> String {
+    let s = trim(p, 6);
+    if s.contains('.') && s.split('.').nth(1).is_some_and(|f| f.len() == 1) {
+        format!("{s}0")
+    } else if !s.contains('.') {
+        format!("{s}.00")
+    } else {
+        s
+    }
+}
+
+/// The layout of `fallcost prices`.
+pub fn prices(table: &PriceTable) -> Document {
+    let mut preamble = vec![format!("Price table {}", table.name)];
+    if let Some(v) = &table.verified {
+        preamble.push(format!("verified {v}"));
+    }
+    if let Some(s) = &table.source {
+        preamble.push(format!("source: {s}"));
+    }
+    let rows = table
+        .models
+        .values()
+        .map(|m: &ModelPrice| {
+            vec![
+                m.id.clone(),
+                m.provider.clone(),
+                price(m.input),
+                opt_price(m.cached_input),
+                opt_price(m.cache_write),
+                price(m.output),
+                m.caching.as_str().to_string(),
+                if m.caching == crate::model::Caching::None {
+                    "–".into()
+                } else {
+                    format_seconds(m.cache_ttl_s)
+                },
+            ]
+        })
+        .collect();
+    Document {
+        preamble,
+        sections: vec![Section {
+            heading: None,
+            title: "USD per 1,000,000 tokens ($/MTok)".into(),
+            notes: vec![],
+            header: ["model", "provider", "input", "cache read", "cache write", "output", "caching", "TTL"]
+                .map(String::from)
+                .to_vec(),
+            numeric: vec![false, false, true, true, true, true, false, true],
+            rows,
+            footer: vec![],
+        }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounded_parts_add_up_to_the_rounded_total() {
+        // 388.368 + 54.2376 + 70.9776 = 513.5832: naive rounding prints 388.37 + 54.24 + 70.98
+        // = 513.59 against a total of 513.58.
+        let parts = cents_adding_up(&[388.368, 54.2376, 70.9776], 513.5832);
+        let sum: f64 = parts.iter().sum();
+        assert!((sum - 513.58).abs() < 1e-9, "{parts:?}");
+        assert!(parts.iter().zip([388.368, 54.2376, 70.9776]).all(|(r, p)| (r - p).abs() < 0.01));
+    }
+
+    #[test]
+    fn prices_print_with_at_least_two_decimals() {
+        assert_eq!(price(2.0), "2.00");
+        assert_eq!(price(0.14), "0.14");
+        assert_eq!(price(2.5), "2.50");
+        assert_eq!(price(0.000001), "0.000001");
+    }
+}
