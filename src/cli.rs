@@ -97,7 +97,9 @@ pub enum OutputFormat {
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
-        _ => Err(format!("expected KEY=VALUE, e.g. steady.failure_rate=0; got `{s}`")),
+        _ => Err(format!(
+            "expected KEY=VALUE, e.g. steady.failure_rate=0; got `{s}`"
+        )),
     }
 }
 

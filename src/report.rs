@@ -133,24 +133,24 @@ impl Report {
                         wasted_per_1k_usd: clean(o.wasted_cost * 1000.0),
                     });
                 }
-                if let Some(i) = &scenario.incident {
-                    if let Some(o) = incident::evaluate(req, chain, i, pattern) {
-                        incident_rows.push(IncidentRow {
-                            chain: chain.name.clone(),
-                            pattern,
-                            total_usd: clean(o.total),
-                            normal_usd: clean(o.normal),
-                            multiplier: o.multiplier.map(clean),
-                            window_usd: clean(o.window),
-                            cold_start_usd: clean(o.cold_start),
-                            failback_usd: clean(o.failback),
-                            failed_requests: clean(o.failed_requests),
-                            wasted_attempts: clean(o.wasted_attempts),
-                            wasted_usd: clean(o.wasted),
-                            cold_starts: clean(o.cold_starts),
-                            failback_writes: clean(o.failback_writes),
-                        });
-                    }
+                if let Some(i) = &scenario.incident
+                    && let Some(o) = incident::evaluate(req, chain, i, pattern)
+                {
+                    incident_rows.push(IncidentRow {
+                        chain: chain.name.clone(),
+                        pattern,
+                        total_usd: clean(o.total),
+                        normal_usd: clean(o.normal),
+                        multiplier: o.multiplier.map(clean),
+                        window_usd: clean(o.window),
+                        cold_start_usd: clean(o.cold_start),
+                        failback_usd: clean(o.failback),
+                        failed_requests: clean(o.failed_requests),
+                        wasted_attempts: clean(o.wasted_attempts),
+                        wasted_usd: clean(o.wasted),
+                        cold_starts: clean(o.cold_starts),
+                        failback_writes: clean(o.failback_writes),
+                    });
                 }
             }
             if let Some(mut c) = failover_cache(req, chain) {

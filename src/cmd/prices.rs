@@ -13,7 +13,9 @@ pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
     let spec = args.pricing.as_deref().unwrap_or(default_name());
     let prices = PricingRef::parse(spec, None).load()?;
     let bytes = match format {
-        Format::Table => table::render(&layout::prices(&prices), table::Style::Terminal).into_bytes(),
+        Format::Table => {
+            table::render(&layout::prices(&prices), table::Style::Terminal).into_bytes()
+        }
         Format::Markdown => {
             table::render(&layout::prices(&prices), table::Style::Markdown).into_bytes()
         }

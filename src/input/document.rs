@@ -147,7 +147,7 @@ impl<'a> Document<'a> {
         for seg in path {
             let next: Option<&Spanned<DeValue<'a>>> = match (seg, table, value) {
                 (Segment::Key(k), Some(t), _) => t.get(k.as_str()),
-                (Segment::Index(i), _, Some(DeValue::Array(a))) => a.iter().nth(*i),
+                (Segment::Index(i), _, Some(DeValue::Array(a))) => a.get(*i),
                 _ => None,
             };
             let Some(next) = next else { break };
@@ -177,7 +177,9 @@ impl<'a> Document<'a> {
         };
         let parts: Vec<&str> = key.split('.').map(str::trim).collect();
         if parts.iter().any(|p| p.is_empty()) {
-            return Err(bad("expected a dotted key such as `steady.failure_rate`".into()));
+            return Err(bad(
+                "expected a dotted key such as `steady.failure_rate`".into()
+            ));
         }
         let parsed = match DeValue::parse(value) {
             Ok(v) => v.into_inner(),

@@ -6,7 +6,8 @@
 /// Errors: a message saying what is allowed, for a missing unit, an unknown unit, a zero or
 /// non-finite total.
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
-    const ALLOWED: &str = "a duration with units such as 90s, 45m, 3h6m or 1.5h (units d, h, m, s, ms)";
+    const ALLOWED: &str =
+        "a duration with units such as 90s, 45m, 3h6m or 1.5h (units d, h, m, s, ms)";
     let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     if s.is_empty() {
         return Err(format!("empty duration; expected {ALLOWED}"));
@@ -34,18 +35,24 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
             "ms" => 0.001,
             "" => return Err(format!("`{text}` has no unit; expected {ALLOWED}")),
             other => {
-                return Err(format!("unknown unit `{other}` in `{text}`; expected {ALLOWED}"));
+                return Err(format!(
+                    "unknown unit `{other}` in `{text}`; expected {ALLOWED}"
+                ));
             }
         };
         if scale >= last_unit {
-            return Err(format!("units in `{text}` must go from largest to smallest, each once"));
+            return Err(format!(
+                "units in `{text}` must go from largest to smallest, each once"
+            ));
         }
         last_unit = scale;
         total += value * scale;
         rest = next;
     }
     if !(total.is_finite() && total > 0.0) {
-        return Err(format!("`{text}` must be a positive duration; expected {ALLOWED}"));
+        return Err(format!(
+            "`{text}` must be a positive duration; expected {ALLOWED}"
+        ));
     }
     Ok(total)
 }
@@ -86,7 +93,10 @@ mod tests {
     fn rejects_what_is_not_a_duration() {
         for bad in ["", "90", "3x", "h", "0s", "6m3h", "1h1h", "1..5h", "-5m"] {
             let err = parse_seconds(bad).unwrap_err();
-            assert!(err.contains("duration") || err.contains("unit"), "{bad}: {err}");
+            assert!(
+                err.contains("duration") || err.contains("unit"),
+                "{bad}: {err}"
+            );
         }
     }
 

@@ -75,7 +75,8 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
                 Segment::Key(field.into()),
             ]
         };
-        let invalid = |field: &str, msg: String| doc.error_at(InputErrorKind::Invalid, &at(field), msg);
+        let invalid =
+            |field: &str, msg: String| doc.error_at(InputErrorKind::Invalid, &at(field), msg);
         for (field, value) in [
             ("input", Some(e.input)),
             ("output", Some(e.output)),
@@ -225,13 +226,21 @@ mod tests {
         assert_eq!(t.verified.as_deref(), Some("2026-07-18"));
         let sonnet = &t.models["anthropic/claude-sonnet-5"];
         assert_eq!(
-            (sonnet.input, sonnet.output, sonnet.cached_input, sonnet.cache_write),
+            (
+                sonnet.input,
+                sonnet.output,
+                sonnet.cached_input,
+                sonnet.cache_write
+            ),
             (2.0, 10.0, Some(0.2), Some(2.5))
         );
         assert_eq!(sonnet.caching, Caching::Explicit);
         assert_eq!(sonnet.cache_ttl_s, 300.0);
         let astra = &t.models["openai/gpt-6-astra"];
-        assert_eq!((astra.input, astra.output, astra.cached_input), (10.0, 50.0, Some(1.0)));
+        assert_eq!(
+            (astra.input, astra.output, astra.cached_input),
+            (10.0, 50.0, Some(1.0))
+        );
         assert_eq!(astra.cache_ttl_s, 600.0);
         let ds = &t.models["deepseek/deepseek-v4-flash"];
         assert_eq!((ds.input, ds.output, ds.cached_input), (0.14, 0.28, None));
@@ -250,7 +259,8 @@ mod tests {
 
     #[test]
     fn write_price_needs_explicit_caching() {
-        let text = "[models.\"a/b\"]\ninput = 1\noutput = 1\ncache_write = 2\ncaching = \"automatic\"\n";
+        let text =
+            "[models.\"a/b\"]\ninput = 1\noutput = 1\ncache_write = 2\ncaching = \"automatic\"\n";
         let e = parse("p.toml", text).unwrap_err();
         assert!(e.message.contains("explicit"), "{e}");
     }
@@ -266,12 +276,17 @@ mod tests {
 
     #[test]
     fn names_resolve_before_paths() {
-        assert_eq!(PricingRef::parse("2026-07", None), PricingRef::Bundled("2026-07".into()));
+        assert_eq!(
+            PricingRef::parse("2026-07", None),
+            PricingRef::Bundled("2026-07".into())
+        );
         assert_eq!(
             PricingRef::parse("p.toml", Some(Path::new("/s"))),
             PricingRef::Path(PathBuf::from("/s/p.toml"))
         );
-        let e = PricingRef::parse("2025-01", Some(Path::new("/nonexistent"))).load().unwrap_err();
+        let e = PricingRef::parse("2025-01", Some(Path::new("/nonexistent")))
+            .load()
+            .unwrap_err();
         assert!(e.message.contains("bundled: 2026-07"), "{e}");
     }
 }

@@ -128,7 +128,8 @@ pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, Inp
     let base = path.parent();
     let pricing_ref = PricingRef::parse(
         file.pricing.as_deref().unwrap_or(default_name()),
-        base.filter(|b| !b.as_os_str().is_empty()).or(Some(Path::new("."))),
+        base.filter(|b| !b.as_os_str().is_empty())
+            .or(Some(Path::new("."))),
     );
     let prices = pricing_ref.load()?;
     let default_name = path
@@ -192,7 +193,10 @@ fn resolve(
         if !names.insert(spec.name.as_str()) {
             return Err(invalid(
                 &at(&[key("name")]),
-                format!("duplicate chain name `{}`; chain names must be unique", spec.name),
+                format!(
+                    "duplicate chain name `{}`; chain names must be unique",
+                    spec.name
+                ),
             ));
         }
         if spec.models.is_empty() {
@@ -239,7 +243,10 @@ fn resolve(
                 )
             })?;
             if i.session_length == 0 {
-                return Err(invalid(&at("session_length"), "must be at least 1 request".into()));
+                return Err(invalid(
+                    &at("session_length"),
+                    "must be at least 1 request".into(),
+                ));
             }
             let n = i.requests_per_second * duration_s;
             if n > 1e15 {
@@ -278,7 +285,12 @@ fn resolve_steady(
     // The path of a field as the user wrote it: in the chain's table if set there.
     let path = |field: &str, in_chain: bool| -> Vec<Segment> {
         if in_chain {
-            vec![key("chain"), Segment::Index(chain_index), key("steady"), key(field)]
+            vec![
+                key("chain"),
+                Segment::Index(chain_index),
+                key("steady"),
+                key(field),
+            ]
         } else {
             vec![key("steady"), key(field)]
         }
@@ -315,7 +327,10 @@ fn resolve_steady(
                 return Err(doc.error_at(
                     InputErrorKind::Invalid,
                     &path(list, in_chain),
-                    format!("has {} values for a chain of {links} models; give one per model", l.len()),
+                    format!(
+                        "has {} values for a chain of {links} models; give one per model",
+                        l.len()
+                    ),
                 ));
             }
             for (i, v) in l.iter().enumerate() {
@@ -354,7 +369,12 @@ fn resolve_steady(
             top.timeout_trip_rate,
             false,
         )?,
-        gray_fraction: rate("gray_fraction", own.gray_fraction, top.gray_fraction, d.gray_fraction)?,
+        gray_fraction: rate(
+            "gray_fraction",
+            own.gray_fraction,
+            top.gray_fraction,
+            d.gray_fraction,
+        )?,
         gray_output_fraction: rate(
             "gray_output_fraction",
             own.gray_output_fraction,
@@ -412,12 +432,17 @@ mod tests {
 
     #[test]
     fn unknown_model_is_an_error_at_its_line_with_a_suggestion() {
-        let text = format!("{HEAD}[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\", \"openai/gpt-6-astro\"]\n");
+        let text = format!(
+            "{HEAD}[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\", \"openai/gpt-6-astro\"]\n"
+        );
         let e = load_str(&text).unwrap_err();
         assert_eq!(e.kind, InputErrorKind::UnknownModel);
         assert_eq!(e.field.as_deref(), Some("chain[0].models[1]"));
         assert_eq!(e.location.unwrap().line, 6);
-        assert!(e.message.contains("did you mean `openai/gpt-6-astra`"), "{e}");
+        assert!(
+            e.message.contains("did you mean `openai/gpt-6-astra`"),
+            "{e}"
+        );
     }
 
     #[test]

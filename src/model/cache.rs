@@ -106,7 +106,10 @@ mod tests {
     fn failover_cache_post_table() {
         let chain = Chain {
             name: "c".into(),
-            links: vec![july("openai/gpt-5.6-sol"), july("anthropic/claude-sonnet-5")],
+            links: vec![
+                july("openai/gpt-5.6-sol"),
+                july("anthropic/claude-sonnet-5"),
+            ],
             steady: Steady::default(),
         };
         let t = failover_cache(&req(2000.0, 500.0, 15000.0, 1.0), &chain).unwrap();

@@ -165,10 +165,19 @@ pub(crate) mod tests {
         let sol = july("openai/gpt-5.6-sol");
         let sonnet = july("anthropic/claude-sonnet-5");
         assert!(close(per_1k(r.success_cost(&sol, CacheState::Warm)), 32.50));
-        assert!(close(per_1k(r.success_cost(&sonnet, CacheState::Cold)), 39.00));
+        assert!(close(
+            per_1k(r.success_cost(&sonnet, CacheState::Cold)),
+            39.00
+        ));
         // The write replaces the input charge: 46.50, not the post's 76.50.
-        assert!(close(per_1k(r.success_cost(&sonnet, CacheState::Write)), 46.50));
-        assert!(close(per_1k(r.success_cost(&sonnet, CacheState::Warm)), 12.00));
+        assert!(close(
+            per_1k(r.success_cost(&sonnet, CacheState::Write)),
+            46.50
+        ));
+        assert!(close(
+            per_1k(r.success_cost(&sonnet, CacheState::Warm)),
+            12.00
+        ));
     }
 
     /// MODEL.md §3: a gray failure on Sol bills input plus half the output: $17.50 per 1k.
@@ -176,13 +185,22 @@ pub(crate) mod tests {
     fn gray_failure_bills_input_and_half_the_output() {
         let r = req(2000.0, 500.0, 0.0, 0.0);
         let sol = july("openai/gpt-5.6-sol");
-        assert!(close(per_1k(r.partial_cost(&sol, CacheState::Warm, 0.5)), 17.50));
-        assert!(close(per_1k(r.partial_cost(&sol, CacheState::Warm, 0.0)), 10.00));
+        assert!(close(
+            per_1k(r.partial_cost(&sol, CacheState::Warm, 0.5)),
+            17.50
+        ));
+        assert!(close(
+            per_1k(r.partial_cost(&sol, CacheState::Warm, 0.0)),
+            10.00
+        ));
     }
 
     #[test]
     fn cache_states_by_caching_mode() {
-        assert_eq!(first_state(&july("anthropic/claude-sonnet-5")), CacheState::Write);
+        assert_eq!(
+            first_state(&july("anthropic/claude-sonnet-5")),
+            CacheState::Write
+        );
         assert_eq!(first_state(&july("openai/gpt-6-sol")), CacheState::Cold);
         let mut none = july("openai/gpt-6-sol");
         none.caching = Caching::None;

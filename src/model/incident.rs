@@ -114,7 +114,13 @@ struct Totals {
     failed: f64,
 }
 
-fn dead_cost(request: &Request, price: &ModelPrice, state: CacheState, chain: &Chain, mode: FailureMode) -> f64 {
+fn dead_cost(
+    request: &Request,
+    price: &ModelPrice,
+    state: CacheState,
+    chain: &Chain,
+    mode: FailureMode,
+) -> f64 {
     match mode {
         FailureMode::Fast => 0.0,
         FailureMode::Gray => request.partial_cost(price, state, chain.steady.gray_output_fraction),
@@ -134,7 +140,11 @@ fn in_sequence(
     for link in links {
         let price = link.price;
         if link.dead {
-            let state = if link.starts_warm { warm_state(price) } else { CacheState::Cold };
+            let state = if link.starts_warm {
+                warm_state(price)
+            } else {
+                CacheState::Cold
+            };
             let w = dead_cost(request, price, state, chain, incident.failure);
             t.window += n * reach * w;
             t.wasted += n * reach * w;
@@ -148,7 +158,13 @@ fn in_sequence(
             t.window += n * reach * ((1.0 - q) * warm.c + q * warm.w);
             t.wasted += n * reach * q * warm.w;
         } else {
-            let first = Leg::steady(request, price, first_state(price), &chain.steady, link.index);
+            let first = Leg::steady(
+                request,
+                price,
+                first_state(price),
+                &chain.steady,
+                link.index,
+            );
             let cold_starts = sessions.sum(|len| 1.0 - (1.0 - s).powf(len));
             let reach_cold = if s > 0.0 {
                 reach * sessions.sum(|len| (1.0 - (1.0 - s).powf(len)) / s)
@@ -212,15 +228,27 @@ pub fn evaluate(
                         ),
                         _ => w,
                     };
-                    Leg { q: 1.0, c: 0.0, w, w_lost: lost, x: 0.0 }
+                    Leg {
+                        q: 1.0,
+                        c: 0.0,
+                        w,
+                        w_lost: lost,
+                        x: 0.0,
+                    }
                 } else {
                     Leg::steady(request, l.price, state, &chain.steady, l.index)
                 }
             };
             let (l0, l1) = (leg(&links[0]), leg(&links[1]));
-            let none = Outcome { cost: 0.0, failed: 1.0, wasted_attempts: 0.0, wasted_cost: 0.0 };
+            let none = Outcome {
+                cost: 0.0,
+                failed: 1.0,
+                wasted_attempts: 0.0,
+                wasted_cost: 0.0,
+            };
             let head = hedged(&l0, &l1, &none, chain.steady.primary_win_rate, cancel);
-            let mut tail = in_sequence(request, chain, incident, &links[2..], l0.q * l1.q, sessions);
+            let mut tail =
+                in_sequence(request, chain, incident, &links[2..], l0.q * l1.q, sessions);
             let nf = n as f64;
             tail.window += nf * head.cost;
             tail.wasted += nf * head.wasted_cost;

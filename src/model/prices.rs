@@ -96,10 +96,10 @@ impl PriceTable {
         if let Some(p) = self.models.get(id) {
             return Some(p);
         }
-        if let Some((_, bare)) = id.split_once('/') {
-            if let Some(p) = self.models.get(bare) {
-                return Some(p);
-            }
+        if let Some((_, bare)) = id.split_once('/')
+            && let Some(p) = self.models.get(bare)
+        {
+            return Some(p);
         }
         let mut suffixed = self
             .models

@@ -148,7 +148,13 @@ pub fn evaluate(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Ou
             }
             let tail = sequential(&legs[2..]);
             let cancel = pattern == Pattern::HedgedTakeFirst;
-            Some(hedged(&legs[0], &legs[1], &tail, s.primary_win_rate, cancel))
+            Some(hedged(
+                &legs[0],
+                &legs[1],
+                &tail,
+                s.primary_win_rate,
+                cancel,
+            ))
         }
     }
 }
@@ -283,7 +289,10 @@ mod tests {
         let mut c = chain(&[SOL, SONNET], &[0.0, 0.0], 0.0);
         c.steady.primary_win_rate = 0.25;
         // C0+X1 = 29, C1+X0 = 9 + 10 = 19
-        assert_close(per_1k(Pattern::HedgedTakeFirst, &c).cost, 0.25 * 29.0 + 0.75 * 19.0);
+        assert_close(
+            per_1k(Pattern::HedgedTakeFirst, &c).cost,
+            0.25 * 29.0 + 0.75 * 19.0,
+        );
         assert_close(per_1k(Pattern::HedgedNoCancel, &c).cost, 34.0);
     }
 }

@@ -101,11 +101,11 @@ fn cents(x: f64) -> String {
 pub fn compare(report: &Report) -> Document {
     let scenario = &report.input;
     let r = &scenario.request;
-    let mut preamble = vec![format!(
-        "{} (prices: {})",
-        report.scenario, report.pricing
-    )];
-    let mut req = format!("Request: {} input tokens", group(&format!("{}", r.input_tokens)));
+    let mut preamble = vec![format!("{} (prices: {})", report.scenario, report.pricing)];
+    let mut req = format!(
+        "Request: {} input tokens",
+        group(&format!("{}", r.input_tokens))
+    );
     if r.prefix_tokens > 0.0 {
         req.push_str(&format!(
             " + {}-token cacheable prefix ({} cache hits when warm)",
@@ -113,7 +113,10 @@ pub fn compare(report: &Report) -> Document {
             pct(r.cache_hit_rate)
         ));
     }
-    req.push_str(&format!(" + {} output tokens", group(&format!("{}", r.output_tokens))));
+    req.push_str(&format!(
+        " + {} output tokens",
+        group(&format!("{}", r.output_tokens))
+    ));
     preamble.push(req);
 
     let mut sections = Vec::new();
@@ -144,7 +147,9 @@ pub fn compare(report: &Report) -> Document {
                 steady_note(chain),
                 format!("healthy primary alone: ${} per 1,000 requests", money(base)),
             ],
-            header: ["pattern", "$/1k req", "vs primary", "failed/1k"].map(String::from).to_vec(),
+            header: ["pattern", "$/1k req", "vs primary", "failed/1k"]
+                .map(String::from)
+                .to_vec(),
             numeric: vec![false, true, true, true],
             rows,
             footer: vec![],
@@ -244,7 +249,9 @@ pub fn compare(report: &Report) -> Document {
                 heading: None,
                 title: "Failover cache, per 1,000 requests".into(),
                 notes: vec![],
-                header: ["request", "$/1k req", "vs warm primary"].map(String::from).to_vec(),
+                header: ["request", "$/1k req", "vs warm primary"]
+                    .map(String::from)
+                    .to_vec(),
                 numeric: vec![false, true, true],
                 rows,
                 footer,
@@ -305,9 +312,18 @@ pub fn prices(table: &PriceTable) -> Document {
             heading: None,
             title: "USD per 1,000,000 tokens ($/MTok)".into(),
             notes: vec![],
-            header: ["model", "provider", "input", "cache read", "cache write", "output", "caching", "TTL"]
-                .map(String::from)
-                .to_vec(),
+            header: [
+                "model",
+                "provider",
+                "input",
+                "cache read",
+                "cache write",
+                "output",
+                "caching",
+                "TTL",
+            ]
+            .map(String::from)
+            .to_vec(),
             numeric: vec![false, false, true, true, true, true, false, true],
             rows,
             footer: vec![],
@@ -326,7 +342,12 @@ mod tests {
         let parts = cents_adding_up(&[388.368, 54.2376, 70.9776], 513.5832);
         let sum: f64 = parts.iter().sum();
         assert!((sum - 513.58).abs() < 1e-9, "{parts:?}");
-        assert!(parts.iter().zip([388.368, 54.2376, 70.9776]).all(|(r, p)| (r - p).abs() < 0.01));
+        assert!(
+            parts
+                .iter()
+                .zip([388.368, 54.2376, 70.9776])
+                .all(|(r, p)| (r - p).abs() < 0.01)
+        );
     }
 
     #[test]

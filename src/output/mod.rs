@@ -52,7 +52,9 @@ impl Target {
 /// Render a compare report in `format`.
 pub fn render(report: &Report, format: Format) -> anyhow::Result<Vec<u8>> {
     Ok(match format {
-        Format::Table => table::render(&layout::compare(report), table::Style::Terminal).into_bytes(),
+        Format::Table => {
+            table::render(&layout::compare(report), table::Style::Terminal).into_bytes()
+        }
         Format::Markdown => {
             table::render(&layout::compare(report), table::Style::Markdown).into_bytes()
         }

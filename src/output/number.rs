@@ -60,7 +60,11 @@ pub fn money(usd: f64) -> String {
 pub fn change(ratio: f64) -> String {
     let pct = ratio * 100.0;
     let s = format!("{:+.2}%", pct);
-    if s == "-0.00%" { "+0.00%".to_string() } else { s }
+    if s == "-0.00%" {
+        "+0.00%".to_string()
+    } else {
+        s
+    }
 }
 
 /// A multiplier with two decimals: `1.32x`.

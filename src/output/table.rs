@@ -45,7 +45,11 @@ pub fn render(doc: &Document, style: Style) -> String {
         }
         let mut table = Table::new();
         table
-            .load_preset(if md { presets::ASCII_MARKDOWN } else { presets::UTF8_FULL_CONDENSED })
+            .load_preset(if md {
+                presets::ASCII_MARKDOWN
+            } else {
+                presets::UTF8_FULL_CONDENSED
+            })
             .set_content_arrangement(ContentArrangement::Disabled)
             .set_header(&section.header);
         for row in &section.rows {
