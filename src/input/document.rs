@@ -48,6 +48,8 @@ pub struct Document<'a> {
     file: String,
     text: &'a str,
     root: Spanned<DeTable<'a>>,
+    /// Key paths set by [`Document::set`]; errors under them name `--set KEY`, not the file.
+    overridden: Vec<Vec<Segment>>,
 }
 
 impl<'a> Document<'a> {
@@ -69,6 +71,7 @@ impl<'a> Document<'a> {
             file: file.to_string(),
             text,
             root,
+            overridden: Vec::new(),
         })
     }
 
@@ -97,28 +100,27 @@ impl<'a> Document<'a> {
                 })
                 .collect();
             let inner = err.inner();
-            let raw = one_line(inner.message());
-            let message = match unknown_field(&raw) {
-                Some((name, rest)) => {
-                    let key = Segment::Key(name.to_string());
-                    if path.last() != Some(&key) {
-                        path.push(key);
-                    }
-                    unknown_field_message(name, rest)
+            let raw = plain_types(&one_line(inner.message()));
+            let message = if let Some(name) = missing_field(&raw) {
+                path.push(Segment::Key(name.to_string()));
+                "required field is missing".to_string()
+            } else if let Some((name, rest)) = unknown_field(&raw) {
+                let key = Segment::Key(name.to_string());
+                if path.last() != Some(&key) {
+                    path.push(key);
                 }
-                None => raw,
+                unknown_field_message(name, rest)
+            } else {
+                raw.clone()
             };
-            let location = inner
-                .span()
-                .map(|s| Location::of_offset(self.text, s.start))
-                .or_else(|| self.locate(&path));
-            InputError {
-                file: self.file.clone(),
-                location,
-                field: (!path.is_empty()).then(|| path_string(&path)),
-                message,
-                kind: InputErrorKind::Schema,
+            let mut e = self.error_at(InputErrorKind::Schema, &path, message);
+            if e.location.is_some()
+                && let Some(span) = inner.span()
+                && !self.is_overridden(&path)
+            {
+                e.location = Some(Location::of_offset(self.text, span.start));
             }
+            e
         })
     }
 
@@ -130,6 +132,15 @@ impl<'a> Document<'a> {
         path: &[Segment],
         message: impl Into<String>,
     ) -> InputError {
+        if self.is_overridden(path) {
+            return InputError {
+                file: format!("--set {}", path_string(path)),
+                location: None,
+                field: None,
+                message: format!("{} (in {})", message.into(), self.file),
+                kind,
+            };
+        }
         InputError {
             file: self.file.clone(),
             location: self.locate(path),
@@ -137,6 +148,13 @@ impl<'a> Document<'a> {
             message: message.into(),
             kind,
         }
+    }
+
+    /// Whether the value at `path` (or a table containing it) came from [`Document::set`].
+    fn is_overridden(&self, path: &[Segment]) -> bool {
+        self.overridden
+            .iter()
+            .any(|o| path.len() >= o.len() && path[..o.len()] == o[..])
     }
 
     /// The location of the value at `path`, or of its nearest ancestor that is in the file.
@@ -205,12 +223,30 @@ impl<'a> Document<'a> {
             };
         }
         let span = table.get(*last).map_or(anchor, |v| v.span());
+        self.overridden
+            .push(parts.iter().map(|p| Segment::Key(p.to_string())).collect());
         table.insert(
             Spanned::new(span.clone(), std::borrow::Cow::Owned(last.to_string())),
             Spanned::new(span, parsed),
         );
         Ok(())
     }
+}
+
+/// The field named by serde's "missing field `x`".
+fn missing_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("missing field `")?;
+    rest.split('`').next()
+}
+
+/// serde's type names in words a user knows.
+fn plain_types(message: &str) -> String {
+    message
+        .replace("expected u64", "expected a whole number >= 0")
+        .replace("expected i64", "expected a whole number")
+        .replace("expected f64", "expected a number")
+        .replace("a sequence", "an array")
+        .replace("expected a map", "expected a table")
 }
 
 /// Split `unknown field `x`, expected ...` into (`x`, `, expected ...`).

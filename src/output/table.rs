@@ -26,7 +26,9 @@ pub fn render(doc: &Document, style: Style) -> String {
         }
     }
     for section in &doc.sections {
-        out.push('\n');
+        if !out.ends_with("\n\n") {
+            out.push('\n');
+        }
         if let Some(h) = &section.heading {
             if md {
                 out.push_str(&format!("## {h}\n\n"));

@@ -1,0 +1,284 @@
+//! End to end: exit codes, error messages, output files and formats.
+
+mod common;
+
+use common::{close, fails, fallcost, json, num, ok, root, row};
+
+#[test]
+fn hand_checked_fixture_scenario() {
+    // Primary $2.00/1k, fallback $4.00/1k, 10% fast primary failures:
+    // sequential = 0.9·2 + 0.1·4 = 2.20; no-fallback = 1.80 with 100 failed per 1,000.
+    let r = json(&[
+        "compare",
+        "--scenario",
+        "tests/fixtures/scenarios/tiny.toml",
+    ]);
+    assert_eq!(
+        r["pricing"].as_str().unwrap().ends_with("tiny-prices.toml"),
+        true
+    );
+    close(
+        num(row(&r, "steady", "a-b", "sequential"), "cost_per_1k_usd"),
+        2.2,
+        1e-12,
+    );
+    let nf = row(&r, "steady", "a-b", "no-fallback");
+    close(num(nf, "cost_per_1k_usd"), 1.8, 1e-12);
+    close(num(nf, "failed_per_1k"), 100.0, 1e-9);
+    close(num(nf, "vs_baseline"), -0.1, 1e-12);
+    // Hedged take-first: both legs answer 90% of the time: C0 + X1 = 2 + 2 = 4 (X1 is b's input
+    // side, $2 per 1k); primary fails 10%: C1 = 4 (fast failure billed 0).
+    close(
+        num(
+            row(&r, "steady", "a-b", "hedged-take-first"),
+            "cost_per_1k_usd",
+        ),
+        0.9 * 4.0 + 0.1 * 4.0,
+        1e-12,
+    );
+    assert!(r["incident"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn missing_scenario_file() {
+    let e = fails(&["compare", "--scenario", "no/such/scenario.toml"]);
+    assert!(e.contains("no/such/scenario.toml: no such file"), "{e}");
+}
+
+#[test]
+fn directory_instead_of_a_file() {
+    let e = fails(&["compare", "--scenario", "scenarios"]);
+    assert!(e.contains("scenarios: is a directory"), "{e}");
+}
+
+#[test]
+fn toml_syntax_error_names_the_line() {
+    let e = fails(&["compare", "--scenario", "tests/fixtures/bad/syntax.toml"]);
+    assert!(e.contains("tests/fixtures/bad/syntax.toml:2:"), "{e}");
+    assert!(e.contains("invalid TOML"), "{e}");
+}
+
+#[test]
+fn unknown_field_names_the_key_and_suggests_the_right_one() {
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "tests/fixtures/bad/unknown-field.toml",
+    ]);
+    assert!(
+        e.contains("unknown-field.toml:8:1: steady.failur_rate: unknown field"),
+        "{e}"
+    );
+    assert!(e.contains("did you mean `failure_rate`?"), "{e}");
+}
+
+#[test]
+fn unknown_model_is_never_priced_as_zero() {
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "tests/fixtures/bad/unknown-model.toml",
+    ]);
+    assert!(e.contains("unknown-model.toml:9:"), "{e}");
+    assert!(
+        e.contains("chain[0].models[1]: unknown model `openai/gpt-7-ultra`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn out_of_range_rate() {
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "tests/fixtures/bad/rate-out-of-range.toml",
+    ]);
+    assert!(
+        e.contains("rate-out-of-range.toml:7:16: steady.failure_rate: must be in [0, 1]; got 1.5"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_price_table_file() {
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "tests/fixtures/bad/missing-pricing.toml",
+    ]);
+    assert!(e.contains("no-such-prices.toml: no such file"), "{e}");
+}
+
+#[test]
+fn negative_token_count() {
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "tests/fixtures/bad/negative-tokens.toml",
+    ]);
+    assert!(e.contains("request.output_tokens"), "{e}");
+}
+
+#[test]
+fn scenario_without_chains() {
+    let e = fails(&["compare", "--scenario", "tests/fixtures/bad/no-chain.toml"]);
+    assert!(e.contains("chain"), "{e}");
+}
+
+#[test]
+fn invalid_price_table() {
+    let e = fails(&[
+        "prices",
+        "--pricing",
+        "tests/fixtures/bad/prices-negative.toml",
+    ]);
+    assert!(
+        e.contains("prices-negative.toml:2:9: models.\"a/b\".input"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_bundled_table_lists_the_bundled_ones() {
+    let e = fails(&["prices", "--pricing", "2019-01"]);
+    assert!(e.contains("bundled: 2026-07"), "{e}");
+}
+
+#[test]
+fn bad_set_override() {
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--set",
+        "incident.failure=slow",
+    ]);
+    assert!(e.contains("incident.failure"), "{e}");
+    assert!(e.contains("fast") && e.contains("gray"), "{e}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = fallcost(&["compare"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = fallcost(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--format",
+        "xml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn prices_lists_the_bundled_table() {
+    let out = ok(&["prices"]);
+    for id in [
+        "openai/gpt-5.6-sol",
+        "anthropic/claude-sonnet-5",
+        "anthropic/claude-haiku-4-5",
+        "anthropic/claude-opus-5",
+        "deepseek/deepseek-v4-flash",
+        "openai/gpt-6-luna",
+        "openai/gpt-6-sol",
+        "openai/gpt-6-astra",
+    ] {
+        assert!(out.contains(id), "{id} missing:\n{out}");
+    }
+    assert!(out.contains("2026-07-18"));
+    let csv = ok(&["prices", "--format", "csv"]);
+    assert!(
+        csv.starts_with(
+            "model,provider,input,cached_input,cache_write,output,caching,cache_ttl_s\n"
+        )
+    );
+    assert!(
+        csv.contains("anthropic/claude-sonnet-5,anthropic,2,0.2,2.5,10,explicit,300\n"),
+        "{csv}"
+    );
+}
+
+/// The bundled table is compiled in: a scenario outside the repository, naming `2026-07`, works
+/// from any directory.
+#[test]
+fn bundled_prices_work_from_any_directory() {
+    let dir = std::env::temp_dir().join(format!("fallcost-anywhere-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(root().join("scenarios/sept3.toml"), dir.join("s.toml")).unwrap();
+    let out = common::fallcost_in(
+        &dir,
+        &["compare", "--scenario", "s.toml", "--format", "json"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("513.5832"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn output_file_is_written_whole() {
+    let dir = std::env::temp_dir().join(format!("fallcost-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sept3.csv");
+    let p = path.to_str().unwrap();
+    let stdout = ok(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "-f",
+        "csv",
+        "-o",
+        p,
+    ]);
+    assert!(stdout.is_empty());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(&headers[0], "scenario");
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 16, "8 steady + 8 incident rows");
+    let idx = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let pm = rows
+        .iter()
+        .find(|r| {
+            &r[idx("section")] == "incident"
+                && &r[idx("chain")] == "price-matched"
+                && &r[idx("pattern")] == "sequential"
+        })
+        .unwrap();
+    assert_eq!(&pm[idx("total_usd")], "513.5832");
+    // No leftover temporary files.
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    // A failing run leaves an existing output untouched.
+    let out = fallcost(&[
+        "compare",
+        "--scenario",
+        "tests/fixtures/bad/syntax.toml",
+        "-o",
+        p,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn markdown_output_is_pipe_tables() {
+    let md = ok(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--format",
+        "markdown",
+    ]);
+    assert!(md.starts_with("# Three providers down at once"), "{md}");
+    assert!(md.contains("| sequential        |    513.58 |"), "{md}");
+}

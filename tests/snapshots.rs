@@ -1,0 +1,54 @@
+//! Snapshot tests of the human and CSV outputs on the shipped scenarios. A change to the
+//! output format shows up here as a diff to review (`tests/snapshots/*.snap`).
+
+mod common;
+
+use common::ok;
+
+/// The main job: the three-down post's incident, as a terminal table.
+#[test]
+fn sept3_table() {
+    insta::assert_snapshot!(ok(&["compare", "--scenario", "scenarios/sept3.toml"]));
+}
+
+/// The same as CSV: one header line, plain numbers, one row per section, chain and pattern.
+#[test]
+fn sept3_csv() {
+    insta::assert_snapshot!(ok(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "-f",
+        "csv"
+    ]));
+}
+
+/// The failover cache table with its break-even, as Markdown.
+#[test]
+fn failover_cache_markdown() {
+    insta::assert_snapshot!(ok(&[
+        "compare",
+        "--scenario",
+        "scenarios/failover-cache.toml",
+        "-f",
+        "markdown"
+    ]));
+}
+
+/// The failover-chains post: steady state with gray failures and timeout trips, as CSV.
+#[test]
+fn failover_chains_csv() {
+    insta::assert_snapshot!(ok(&[
+        "compare",
+        "--scenario",
+        "scenarios/failover-chains.toml",
+        "-f",
+        "csv"
+    ]));
+}
+
+/// The bundled price table.
+#[test]
+fn prices_table() {
+    insta::assert_snapshot!(ok(&["prices"]));
+}
