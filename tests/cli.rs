@@ -13,10 +13,7 @@ fn hand_checked_fixture_scenario() {
         "--scenario",
         "tests/fixtures/scenarios/tiny.toml",
     ]);
-    assert_eq!(
-        r["pricing"].as_str().unwrap().ends_with("tiny-prices.toml"),
-        true
-    );
+    assert!(r["pricing"].as_str().unwrap().ends_with("tiny-prices.toml"));
     close(
         num(row(&r, "steady", "a-b", "sequential"), "cost_per_1k_usd"),
         2.2,
