@@ -1,5 +1,44 @@
 //! Humane durations: `90s`, `45m`, `3h6m`, `1.5h`, `2d`, `250ms`.
 
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+/// A duration as written in a file: a string with units, parsed by [`parse_seconds`] during
+/// validation. A bare number is refused while deserializing, with a message asking for units.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DurationText(pub String);
+
+impl<'de> Deserialize<'de> for DurationText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        fn no_unit<E: de::Error>(v: impl fmt::Display) -> E {
+            E::custom(format!(
+                "`{v}` has no unit; write a string with units, e.g. \"{v}s\", \"{v}m\" or \"3h6m\""
+            ))
+        }
+        impl Visitor<'_> for V {
+            type Value = DurationText;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration with units such as \"90s\", \"45m\" or \"3h6m\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DurationText, E> {
+                Ok(DurationText(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DurationText, E> {
+                Err(no_unit(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DurationText, E> {
+                Err(no_unit(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<DurationText, E> {
+                Err(no_unit(v))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
 /// Parse a duration into seconds. A duration is one or more `NUMBER UNIT` parts with units
 /// `d`, `h`, `m`, `s` or `ms`, largest first, optionally separated by spaces.
 ///

@@ -49,11 +49,28 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
 
 /// Check that `value` is a finite number in `[lo, hi]`; the error says what is allowed.
 pub(crate) fn check_range(value: f64, lo: f64, hi: f64) -> Result<(), String> {
+    let got = show(value);
     if value.is_finite() && value >= lo && value <= hi {
         Ok(())
     } else if hi.is_infinite() {
-        Err(format!("must be a finite number >= {lo}; got {value}"))
+        Err(format!(
+            "must be a finite number >= {}; got {got}",
+            show(lo)
+        ))
     } else {
-        Err(format!("must be in [{lo}, {hi}]; got {value}"))
+        Err(format!(
+            "must be in [{}, {}]; got {got}",
+            show(lo),
+            show(hi)
+        ))
+    }
+}
+
+/// A number for an error message: plain, or in exponent form when very large or small.
+pub(crate) fn show(value: f64) -> String {
+    if value != 0.0 && value.is_finite() && !(1e-6..1e9).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
     }
 }

@@ -27,6 +27,9 @@ use crate::model::{Caching, ModelPrice, PriceTable};
 /// The price tables compiled into the binary: (name, TOML text). The newest is last.
 pub const BUNDLED: &[(&str, &str)] = &[("2026-07", include_str!("../../pricing/2026-07.toml"))];
 
+/// The highest price accepted, in $/MTok (a dollar per token).
+pub const MAX_PRICE: f64 = 1e6;
+
 /// The name of the newest bundled table, used when a scenario names none.
 pub fn default_name() -> &'static str {
     BUNDLED.last().expect("at least one bundled table").0
@@ -84,7 +87,9 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
             ("cache_write", e.cache_write),
         ] {
             if let Some(v) = value {
-                check_range(v, 0.0, f64::INFINITY)
+                // $1,000,000 per MTok is a dollar a token: far above any real price, and low
+                // enough that no bill overflows.
+                check_range(v, 0.0, MAX_PRICE)
                     .map_err(|m| invalid(field, format!("price in $/MTok {m}")))?;
             }
         }
@@ -128,9 +133,13 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
             ));
         }
         let cache_ttl_s = e.cache_ttl_s.unwrap_or(caching.default_ttl_s());
-        if e.cache_ttl_s.is_some() {
-            check_range(cache_ttl_s, f64::MIN_POSITIVE, f64::INFINITY)
-                .map_err(|m| invalid("cache_ttl_s", format!("seconds {m}")))?;
+        if !(cache_ttl_s.is_finite() && cache_ttl_s > 0.0 || e.cache_ttl_s.is_none()) {
+            return Err(invalid(
+                "cache_ttl_s",
+                format!(
+                    "must be a positive number of seconds (300 for a 5-minute cache); got {cache_ttl_s}"
+                ),
+            ));
         }
         models.insert(
             id.clone(),
@@ -253,7 +262,7 @@ mod tests {
             let e = parse("p.toml", &text).unwrap_err();
             assert_eq!(e.field.as_deref(), Some("models.\"a/b\".input"), "{e}");
             assert_eq!(e.location.unwrap().line, line);
-            assert!(e.message.contains("finite number >= 0"), "{e}");
+            assert!(e.message.contains("must be in [0, 1000000]"), "{e}");
         }
     }
 

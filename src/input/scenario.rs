@@ -36,7 +36,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::document::{Document, Segment};
-use super::duration::parse_seconds;
+use super::duration::{DurationText, parse_seconds};
 use super::pricing::{PricingRef, default_name};
 use super::{check_range, read_text, suggest};
 use crate::error::{InputError, InputErrorKind};
@@ -96,7 +96,7 @@ struct SteadySpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct IncidentSpec {
-    duration: String,
+    duration: DurationText,
     requests_per_second: f64,
     session_length: u64,
     #[serde(default = "fast")]
@@ -131,7 +131,19 @@ pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, Inp
         base.filter(|b| !b.as_os_str().is_empty())
             .or(Some(Path::new("."))),
     );
-    let prices = pricing_ref.load()?;
+    let prices = pricing_ref.load().map_err(|e| {
+        // A table that cannot be found or read is this file's `pricing` field's problem; an
+        // error inside a table names the table's own file and line.
+        if e.kind == InputErrorKind::Read {
+            doc.error_at(
+                InputErrorKind::Read,
+                &[key("pricing")],
+                format!("{}: {}", e.file, e.message),
+            )
+        } else {
+            e
+        }
+    })?;
     let default_name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -235,7 +247,8 @@ fn resolve(
         None => None,
         Some(i) => {
             let at = |f: &str| [key("incident"), key(f)];
-            let duration_s = parse_seconds(&i.duration).map_err(|m| invalid(&at("duration"), m))?;
+            let duration_s =
+                parse_seconds(&i.duration.0).map_err(|m| invalid(&at("duration"), m))?;
             check_range(i.requests_per_second, f64::MIN_POSITIVE, 1e9).map_err(|_| {
                 invalid(
                     &at("requests_per_second"),

@@ -1,0 +1,333 @@
+//! The bad-input corpus: every file in `tests/fixtures/bad/` must be refused with exit code 2
+//! and one line `error: FILE[:LINE:COL]: field: message` that names the file and the field, and
+//! never a panic. Adding a fixture without an expectation here fails `every_fixture_is_listed`.
+
+mod common;
+
+use common::fails;
+
+/// (fixture, subcommand, text the error must contain: the field or what is wrong)
+const CASES: &[(&str, &str, &str)] = &[
+    // scenario files: syntax and encoding
+    ("syntax.toml", "compare", "syntax.toml:2:9: invalid TOML"),
+    (
+        "duplicate-key.toml",
+        "compare",
+        "duplicate-key.toml:8:1: invalid TOML: duplicate key",
+    ),
+    (
+        "empty.toml",
+        "compare",
+        "empty.toml: request: required field is missing",
+    ),
+    (
+        "only-comment.toml",
+        "compare",
+        "only-comment.toml: request: required field is missing",
+    ),
+    (
+        "binary-garbage.toml",
+        "compare",
+        "binary-garbage.toml: not UTF-8 text",
+    ),
+    // scenario files: schema
+    (
+        "unknown-field.toml",
+        "compare",
+        "steady.failur_rate: unknown field (did you mean `failure_rate`?)",
+    ),
+    (
+        "top-unknown-field.toml",
+        "compare",
+        "nme: unknown field (did you mean `name`?)",
+    ),
+    (
+        "request-unknown-field.toml",
+        "compare",
+        "request.prefx_tokens: unknown field (did you mean `prefix_tokens`?)",
+    ),
+    (
+        "chain-unknown-field.toml",
+        "compare",
+        "chain[0].model: unknown field (did you mean `models`?)",
+    ),
+    (
+        "chain-steady-typo.toml",
+        "compare",
+        "chain[0].steady.gray_fractoin: unknown field (did you mean `gray_fraction`?)",
+    ),
+    (
+        "request-missing.toml",
+        "compare",
+        "request: required field is missing",
+    ),
+    (
+        "output-tokens-missing.toml",
+        "compare",
+        "request.output_tokens: required field is missing",
+    ),
+    (
+        "no-chain.toml",
+        "compare",
+        "chain: required field is missing",
+    ),
+    (
+        "chain-not-array.toml",
+        "compare",
+        "chain: invalid type: string",
+    ),
+    (
+        "chain-models-not-strings.toml",
+        "compare",
+        "chain[0].models[0]: invalid type: integer `1`, expected a string",
+    ),
+    (
+        "tokens-float.toml",
+        "compare",
+        "request.output_tokens: invalid type: floating point `500.5`, expected a whole number >= 0",
+    ),
+    (
+        "tokens-string.toml",
+        "compare",
+        "request.output_tokens: invalid type: string",
+    ),
+    (
+        "negative-tokens.toml",
+        "compare",
+        "request.output_tokens: invalid value: integer `-5`, expected a whole number >= 0",
+    ),
+    (
+        "pricing-not-string.toml",
+        "compare",
+        "pricing: invalid type: integer `2026`, expected a string",
+    ),
+    (
+        "abandoned-billing-bad.toml",
+        "compare",
+        "steady.abandoned_billing: unknown variant `half`, expected `partial` or `full`",
+    ),
+    (
+        "incident-failure-bad.toml",
+        "compare",
+        "incident.failure: unknown variant `slow`, expected `fast` or `gray`",
+    ),
+    (
+        "incident-missing-rps.toml",
+        "compare",
+        "incident.requests_per_second: required field is missing",
+    ),
+    (
+        "incident-duration-number.toml",
+        "compare",
+        "incident.duration: `90` has no unit",
+    ),
+    // scenario files: values
+    (
+        "tokens-too-large.toml",
+        "compare",
+        "request.output_tokens: 9007199254740993 tokens is beyond",
+    ),
+    (
+        "hit-rate-above-one.toml",
+        "compare",
+        "request.cache_hit_rate: must be in [0, 1]; got 1.1",
+    ),
+    (
+        "hit-rate-negative.toml",
+        "compare",
+        "request.cache_hit_rate: must be in [0, 1]; got -0.1",
+    ),
+    (
+        "rate-out-of-range.toml",
+        "compare",
+        "steady.failure_rate: must be in [0, 1]; got 1.5",
+    ),
+    (
+        "failure-rate-nan.toml",
+        "compare",
+        "steady.failure_rate: must be in [0, 1]; got NaN",
+    ),
+    (
+        "failure-rate-inf.toml",
+        "compare",
+        "steady.failure_rate: must be in [0, 1]; got inf",
+    ),
+    (
+        "failure-rate-negative.toml",
+        "compare",
+        "steady.failure_rate: must be in [0, 1]; got -0.01",
+    ),
+    (
+        "failure-rates-wrong-length.toml",
+        "compare",
+        "steady.failure_rates: has 3 values for a chain of 2 models",
+    ),
+    (
+        "failure-rates-element-bad.toml",
+        "compare",
+        "steady.failure_rates[1]: must be in [0, 1]; got 2",
+    ),
+    (
+        "gray-fraction-bad.toml",
+        "compare",
+        "steady.gray_fraction: must be in [0, 1]; got 3",
+    ),
+    (
+        "trip-rate-bad.toml",
+        "compare",
+        "steady.timeout_trip_rate: must be in [0, 1]; got 1.01",
+    ),
+    (
+        "chain-steady-bad.toml",
+        "compare",
+        "chain[0].steady.failure_rate: must be in [0, 1]; got 7",
+    ),
+    (
+        "chain-empty-models.toml",
+        "compare",
+        "chain[0].models: empty chain",
+    ),
+    (
+        "chain-empty-name.toml",
+        "compare",
+        "chain[0].name: must not be empty",
+    ),
+    (
+        "unknown-model.toml",
+        "compare",
+        "chain[0].models[1]: unknown model `openai/gpt-7-ultra`",
+    ),
+    (
+        "incident-duration-no-unit.toml",
+        "compare",
+        "incident.duration: `90` has no unit",
+    ),
+    (
+        "incident-duration-zero.toml",
+        "compare",
+        "incident.duration: `0s` must be a positive duration",
+    ),
+    (
+        "incident-rps-negative.toml",
+        "compare",
+        "incident.requests_per_second: must be > 0",
+    ),
+    (
+        "incident-session-zero.toml",
+        "compare",
+        "incident.session_length: must be at least 1",
+    ),
+    (
+        "incident-too-many-requests.toml",
+        "compare",
+        "incident.duration: the window holds 3.154e17 requests",
+    ),
+    // scenario files: the price table they name
+    (
+        "missing-pricing.toml",
+        "compare",
+        "missing-pricing.toml:2:11: pricing: tests/fixtures/bad/no-such-prices.toml: no such file",
+    ),
+    (
+        "pricing-unknown-name.toml",
+        "compare",
+        "pricing: tests/fixtures/bad/2024-01: no such file, and not a bundled price table (bundled: 2026-07)",
+    ),
+    (
+        "pricing-is-directory.toml",
+        "compare",
+        "pricing: tests/fixtures/bad/.: is a directory",
+    ),
+    (
+        "pricing-bad-file.toml",
+        "compare",
+        "prices-negative.toml:2:9: models.\"a/b\".input",
+    ),
+    // price tables
+    (
+        "prices-negative.toml",
+        "prices",
+        "models.\"a/b\".input: price in $/MTok must be in [0, 1000000]; got -1",
+    ),
+    (
+        "prices-nan.toml",
+        "prices",
+        "models.\"a/b\".input: price in $/MTok must be in [0, 1000000]; got NaN",
+    ),
+    (
+        "prices-huge.toml",
+        "prices",
+        "models.\"a/b\".input: price in $/MTok must be in [0, 1000000]; got 1e300",
+    ),
+    (
+        "prices-unknown-field.toml",
+        "prices",
+        "models.\"a/b\".ouput: unknown field (did you mean `output`?)",
+    ),
+    (
+        "prices-missing-output.toml",
+        "prices",
+        "models.\"a/b\".output: required field is missing",
+    ),
+    (
+        "prices-no-provider.toml",
+        "prices",
+        "models.gpt: `gpt` has no `provider/` prefix",
+    ),
+    (
+        "prices-bad-caching.toml",
+        "prices",
+        "models.\"a/b\".caching: unknown variant `sometimes`",
+    ),
+    (
+        "prices-write-without-explicit.toml",
+        "prices",
+        "models.\"a/b\".cache_write: a cache-write price needs caching = \"explicit\"",
+    ),
+    (
+        "prices-ttl-zero.toml",
+        "prices",
+        "models.\"a/b\".cache_ttl_s: must be a positive number of seconds",
+    ),
+    (
+        "prices-empty-models.toml",
+        "prices",
+        "models: the table has no models",
+    ),
+];
+
+fn run(file: &str, command: &str) -> String {
+    let path = format!("tests/fixtures/bad/{file}");
+    match command {
+        "compare" => fails(&["compare", "--scenario", &path]),
+        "prices" => fails(&["prices", "--pricing", &path]),
+        other => panic!("no such command in the corpus: {other}"),
+    }
+}
+
+#[test]
+fn every_bad_input_is_refused_with_file_field_and_exit_2() {
+    assert!(CASES.len() >= 40, "the corpus must hold at least 40 inputs");
+    let mut failures = Vec::new();
+    for (file, command, want) in CASES {
+        let stderr = run(file, command);
+        let stem = file.trim_end_matches(".toml");
+        if !stderr.contains(want) || !(stderr.contains(stem) || stderr.contains("prices-negative"))
+        {
+            failures.push(format!("{file}: want `{want}`\n  got {stderr}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_fixture_is_listed() {
+    let dir = common::root().join("tests/fixtures/bad");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            CASES.iter().any(|(f, _, _)| *f == name),
+            "tests/fixtures/bad/{name} has no expectation in tests/bad_inputs.rs"
+        );
+    }
+}
