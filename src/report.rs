@@ -185,6 +185,70 @@ impl Report {
     }
 }
 
+impl Report {
+    /// The first number in the report that is not finite, named `section/chain/pattern/field`;
+    /// `None` when every number is finite. Inputs are bounded so this never happens; `compare`
+    /// refuses to print a report for which it would.
+    pub fn first_non_finite(&self) -> Option<String> {
+        let mut bad = None;
+        let mut check = |section: &str, chain: &str, what: &str, field: &str, v: Option<f64>| {
+            if bad.is_none() && v.is_some_and(|x| !x.is_finite()) {
+                bad = Some(format!("{section}/{chain}/{what}/{field}"));
+            }
+        };
+        for r in &self.steady {
+            let p = r.pattern.as_str();
+            for (field, v) in [
+                ("cost_per_1k_usd", Some(r.cost_per_1k_usd)),
+                ("baseline_per_1k_usd", Some(r.baseline_per_1k_usd)),
+                ("vs_baseline", r.vs_baseline),
+                ("failed_per_1k", Some(r.failed_per_1k)),
+                ("wasted_attempts_per_1k", Some(r.wasted_attempts_per_1k)),
+                ("wasted_per_1k_usd", Some(r.wasted_per_1k_usd)),
+            ] {
+                check("steady", &r.chain, p, field, v);
+            }
+        }
+        for r in &self.incident {
+            let p = r.pattern.as_str();
+            for (field, v) in [
+                ("total_usd", Some(r.total_usd)),
+                ("normal_usd", Some(r.normal_usd)),
+                ("multiplier", r.multiplier),
+                ("window_usd", Some(r.window_usd)),
+                ("cold_start_usd", Some(r.cold_start_usd)),
+                ("failback_usd", Some(r.failback_usd)),
+                ("failed_requests", Some(r.failed_requests)),
+                ("wasted_attempts", Some(r.wasted_attempts)),
+                ("wasted_usd", Some(r.wasted_usd)),
+                ("cold_starts", Some(r.cold_starts)),
+                ("failback_writes", Some(r.failback_writes)),
+            ] {
+                check("incident", &r.chain, p, field, v);
+            }
+        }
+        for c in &self.failover_cache {
+            for r in &c.rows {
+                check(
+                    "failover_cache",
+                    &c.chain,
+                    r.request,
+                    "cost_usd",
+                    Some(r.cost_usd),
+                );
+                check(
+                    "failover_cache",
+                    &c.chain,
+                    r.request,
+                    "vs_primary",
+                    r.vs_primary,
+                );
+            }
+        }
+        bad
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -294,6 +294,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "prices",
         "models: the table has no models",
     ),
+    (
+        "prices-read-above-input.toml",
+        "prices",
+        "models.\"a/b\".cached_input: a cache read (2) above the input price (1) is not a discount",
+    ),
+    (
+        "prices-write-below-input.toml",
+        "prices",
+        "models.\"a/b\".cache_write: a cache write (0.5) below the input price (1)",
+    ),
 ];
 
 fn run(file: &str, command: &str) -> String {

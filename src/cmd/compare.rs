@@ -14,6 +14,12 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
     let scenario = scenario::load(&args.scenario, &args.set)?;
     let report = Report::analytic(&scenario);
+    if let Some(field) = report.first_non_finite() {
+        anyhow::bail!(
+            "{}: {field} is not a finite number; the scenario's values are too large to price",
+            args.scenario.display()
+        );
+    }
     let bytes = output::render(&report, format)?;
     output::write(&target, &bytes)?;
     Ok(ExitStatus::Success)

@@ -132,6 +132,28 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
                     .into(),
             ));
         }
+        if let Some(read) = e.cached_input
+            && read > e.input
+        {
+            return Err(invalid(
+                "cached_input",
+                format!(
+                    "a cache read ({read}) above the input price ({}) is not a discount; cached_input must be <= input",
+                    e.input
+                ),
+            ));
+        }
+        if let Some(write) = e.cache_write
+            && write < e.input
+        {
+            return Err(invalid(
+                "cache_write",
+                format!(
+                    "a cache write ({write}) below the input price ({}) is not how providers bill; cache_write must be >= input",
+                    e.input
+                ),
+            ));
+        }
         let cache_ttl_s = e.cache_ttl_s.unwrap_or(caching.default_ttl_s());
         if !(cache_ttl_s.is_finite() && cache_ttl_s > 0.0 || e.cache_ttl_s.is_none()) {
             return Err(invalid(

@@ -119,17 +119,29 @@ fn key(k: &str) -> Segment {
 /// loaded. Each names the file, line and field.
 pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, InputError> {
     let text = read_text(path)?;
-    let label = path.display().to_string();
-    let mut doc = Document::parse(&label, &text)?;
+    let base = match path.parent() {
+        Some(b) if !b.as_os_str().is_empty() => b,
+        _ => Path::new("."),
+    };
+    parse(&path.display().to_string(), &text, base, overrides)
+}
+
+/// Parse and validate scenario `text` (the contents of the file labelled `label`); a relative
+/// `pricing` path is taken relative to `base`. Errors as for [`load`].
+pub fn parse(
+    label: &str,
+    text: &str,
+    base: &Path,
+    overrides: &[(String, String)],
+) -> Result<Scenario, InputError> {
+    let mut doc = Document::parse(label, text)?;
     for (k, v) in overrides {
         doc.set(k, v)?;
     }
     let file: ScenarioFile = doc.deserialize()?;
-    let base = path.parent();
     let pricing_ref = PricingRef::parse(
         file.pricing.as_deref().unwrap_or(default_name()),
-        base.filter(|b| !b.as_os_str().is_empty())
-            .or(Some(Path::new("."))),
+        Some(base),
     );
     let prices = pricing_ref.load().map_err(|e| {
         // A table that cannot be found or read is this file's `pricing` field's problem; an
@@ -144,7 +156,7 @@ pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, Inp
             e
         }
     })?;
-    let default_name = path
+    let default_name = Path::new(label)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();

@@ -63,14 +63,27 @@ impl Request {
     /// USD of the input side (prefix and fresh input) in `state`.
     pub fn input_cost(&self, price: &ModelPrice, state: CacheState) -> f64 {
         let prefix_rate = match state {
+            // h·rd + (1−h)·in, written so that it is exactly `in` when reads are not discounted
             CacheState::Warm => {
-                let h = self.cache_hit_rate;
-                h * price.read_price() + (1.0 - h) * price.input
+                price.input - self.cache_hit_rate * (price.input - price.read_price())
             }
             CacheState::Cold => price.input,
             CacheState::Write => price.write_price(),
         };
         (self.prefix_tokens * prefix_rate + self.input_tokens * price.input) / MTOK
+    }
+
+    /// USD by which an attempt in `state` costs more than the same attempt warm: a cold start
+    /// or a cache write's premium. Computed from the price differences, so rounding never makes
+    /// it negative (with `cached_input <= input <= cache_write`, which price tables enforce).
+    pub fn premium_over_warm(&self, price: &ModelPrice, state: CacheState) -> f64 {
+        let discount = self.cache_hit_rate * (price.input - price.read_price());
+        let rate = match state {
+            CacheState::Warm => 0.0,
+            CacheState::Cold => discount,
+            CacheState::Write => (price.write_price() - price.input) + discount,
+        };
+        self.prefix_tokens * rate / MTOK
     }
 
     /// USD of the full output.

@@ -175,7 +175,7 @@ fn in_sequence(
             let fail_warm = n * reach * q - fail_cold;
             t.window += n * s * warm.c + fail_warm * warm.w + fail_cold * first.w;
             t.wasted += fail_warm * warm.w + fail_cold * first.w;
-            t.cold_start += cold_starts * (first.c - warm.c);
+            t.cold_start += cold_starts * request.premium_over_warm(price, first_state(price));
             t.cold_starts += cold_starts;
         }
         t.wasted_attempts += n * reach * q;
@@ -264,7 +264,7 @@ pub fn evaluate(
         && incident.duration_s > primary.cache_ttl_s;
     let (failback, failback_writes) = if fails_back {
         let s = sessions.count() as f64;
-        let premium = request.success_cost(primary, first_state(primary)) - warm_primary;
+        let premium = request.premium_over_warm(primary, first_state(primary));
         (s * premium, s)
     } else {
         (0.0, 0.0)
