@@ -43,6 +43,12 @@ pub enum Command {
   fallcost prices
   fallcost prices --pricing pricing/2026-07.toml --format csv")]
     Prices(PricesArgs),
+    /// Recompute a scenario over a grid of parameter values, and plot cost against one.
+    #[command(after_help = "Examples:
+  fallcost sweep --scenario scenarios/failover-chains.toml --param steady.failure_rate=0:0.05:0.005
+  fallcost sweep --scenario scenarios/failover-cache.toml --param incident.duration=30s:1h:5m --format csv
+  fallcost sweep --scenario scenarios/failover-chains.toml --param steady.failure_rate=0:0.2:0.01 --plot cost.svg")]
+    Sweep(SweepArgs),
 }
 
 /// Output flags shared by every subcommand that prints a report.
@@ -67,6 +73,9 @@ pub struct CompareArgs {
     /// `incident.duration=45m`, `incident.failure=gray`. Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub set: Vec<(String, String)>,
+    /// Only these chains (by name; repeatable). Default: every chain of the scenario.
+    #[arg(long = "chain", value_name = "NAME")]
+    pub chains: Vec<String>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -77,6 +86,29 @@ pub struct PricesArgs {
     /// A bundled table name (`2026-07`) or a price table file. Default: the newest bundled.
     #[arg(long, short = 'p', value_name = "NAME|PATH")]
     pub pricing: Option<String>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `fallcost sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The scenario file (TOML).
+    #[arg(long, short = 's', value_name = "PATH")]
+    pub scenario: PathBuf,
+    /// A parameter and its range, `KEY=FROM:TO:STEP` (both ends included), e.g.
+    /// `steady.failure_rate=0:0.05:0.005` or `incident.duration=30s:3h:15m`. Repeat for a grid.
+    #[arg(long, value_name = "KEY=FROM:TO:STEP", required = true)]
+    pub param: Vec<String>,
+    /// Override a scenario value at every point, as in `compare --set`.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub set: Vec<(String, String)>,
+    /// Only these chains (by name; repeatable). Default: every chain of the scenario.
+    #[arg(long = "chain", value_name = "NAME")]
+    pub chains: Vec<String>,
+    /// Also draw USD per 1,000 requests against the (single) parameter, as an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

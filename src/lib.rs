@@ -25,6 +25,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
         cli::Command::Compare(args) => cmd::compare::run(args),
         cli::Command::Prices(args) => cmd::prices::run(args),
+        cli::Command::Sweep(args) => cmd::sweep::run(args),
     }
 }
 
@@ -36,3 +37,4 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
+pub mod sweep;

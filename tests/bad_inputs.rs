@@ -222,6 +222,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "compare",
         "incident.duration: the window holds 3.154e17 requests",
     ),
+    (
+        "rate-and-rates.toml",
+        "compare",
+        "rate-and-rates.toml:5:16: steady.failure_rate: give either failure_rate (one value) or failure_rates (one per link), not both",
+    ),
     // scenario files: the price table they name
     (
         "missing-pricing.toml",

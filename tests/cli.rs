@@ -279,3 +279,62 @@ fn markdown_output_is_pipe_tables() {
     assert!(md.starts_with("# Three providers down at once"), "{md}");
     assert!(md.contains("| sequential        |    513.58 |"), "{md}");
 }
+
+/// A closed pipe (`fallcost … | head -1`) is not an error: exit 0, nothing on stderr.
+#[test]
+fn closed_pipe_exits_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!("fallcost-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 400 chains: far more output than a pipe buffers.
+    let mut text = String::from("[request]\noutput_tokens = 500\ninput_tokens = 2000\n");
+    for i in 0..400 {
+        text.push_str(&format!(
+            "[[chain]]\nname = \"c{i}\"\nmodels = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\"]\n"
+        ));
+    }
+    std::fs::write(dir.join("big.toml"), text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args(["compare", "--scenario", "big.toml"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // the reader is dropped here: the pipe is closed after one line
+    let out = child.wait_with_output().unwrap();
+    assert!(first.starts_with("big"), "{first}");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Names with commas, quotes and newlines survive a CSV round trip; a name a spreadsheet would
+/// run as a formula is neutralised with a leading `'`.
+#[test]
+fn csv_names_round_trip_and_formulas_are_neutralised() {
+    let dir = std::env::temp_dir().join(format!("fallcost-csvnames-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "name = \"=HYPERLINK(\\\"http://x\\\")\"\n[request]\noutput_tokens = 5\n\
+                [[chain]]\nname = \"a, \\\"quoted\\\"\\nname\"\nmodels = [\"openai/gpt-6-sol\"]\n\
+                [[chain]]\nname = \"@SUM(1)\"\nmodels = [\"openai/gpt-6-sol\"]\n";
+    std::fs::write(dir.join("names.toml"), text).unwrap();
+    let out = common::fallcost_in(&dir, &["compare", "--scenario", "names.toml", "-f", "csv"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(&rows[0][0], "'=HYPERLINK(\"http://x\")");
+    assert_eq!(&rows[0][2], "a, \"quoted\"\nname");
+    assert!(rows.iter().any(|r| &r[2] == "'@SUM(1)"));
+    // numbers are not guarded: a negative change stays a number
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -76,7 +76,7 @@ fn failover_chains_without_failures() {
         "--scenario",
         "scenarios/failover-chains.toml",
         "--set",
-        "steady.failure_rates=[0, 0, 0]",
+        "steady.failure_rate=0",
     ];
     let r = json(&args);
     let tf = row(&r, "steady", "sol-sonnet-haiku", "hedged-take-first");

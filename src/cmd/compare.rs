@@ -12,7 +12,8 @@ use crate::report::Report;
 /// cannot be written.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
-    let scenario = scenario::load(&args.scenario, &args.set)?;
+    let mut scenario = scenario::load(&args.scenario, &args.set)?;
+    scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
     let report = Report::analytic(&scenario);
     if let Some(field) = report.first_non_finite() {
         anyhow::bail!(

@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod prices;
+pub mod sweep;
 
 use crate::cli::{OutputArgs, OutputFormat};
 use crate::output::{Format, Target};

@@ -233,6 +233,25 @@ impl<'a> Document<'a> {
     }
 }
 
+impl Document<'_> {
+    /// Remove the value at a dotted key path, if it is there (used when an override replaces
+    /// a setting that has an alternative spelling, e.g. a scalar and its per-link list).
+    pub fn remove(&mut self, key: &str) {
+        let parts: Vec<&str> = key.split('.').collect();
+        let Some((last, parents)) = parts.split_last() else {
+            return;
+        };
+        let mut table = self.root.get_mut();
+        for p in parents {
+            match table.get_mut(*p).map(|v| v.get_mut()) {
+                Some(DeValue::Table(t)) => table = t,
+                _ => return,
+            }
+        }
+        table.remove(*last);
+    }
+}
+
 /// The field named by serde's "missing field `x`".
 fn missing_field(message: &str) -> Option<&str> {
     let rest = message.strip_prefix("missing field `")?;

@@ -107,6 +107,12 @@ fn fast() -> FailureMode {
     FailureMode::Fast
 }
 
+/// Settings given either as one value for the chain or as a list with one value per link.
+const ALTERNATIVES: [(&str, &str); 2] = [
+    ("failure_rate", "failure_rates"),
+    ("timeout_trip_rate", "timeout_trip_rates"),
+];
+
 fn key(k: &str) -> Segment {
     Segment::Key(k.to_string())
 }
@@ -136,6 +142,14 @@ pub fn parse(
 ) -> Result<Scenario, InputError> {
     let mut doc = Document::parse(label, text)?;
     for (k, v) in overrides {
+        // A scalar and its per-link list are one setting: overriding either replaces both.
+        for (scalar, list) in ALTERNATIVES {
+            if let Some(prefix) = k.strip_suffix(scalar) {
+                doc.remove(&format!("{prefix}{list}"));
+            } else if let Some(prefix) = k.strip_suffix(list) {
+                doc.remove(&format!("{prefix}{scalar}"));
+            }
+        }
         doc.set(k, v)?;
     }
     let file: ScenarioFile = doc.deserialize()?;
@@ -161,6 +175,27 @@ pub fn parse(
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     resolve(&doc, file, prices, default_name)
+}
+
+/// Keep only the chains named in `names` (all of them when `names` is empty), in file order.
+///
+/// Errors: a name that is not a chain of the scenario, with the names it has.
+pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<(), String> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    for n in names {
+        if !scenario.chains.iter().any(|c| &c.name == n) {
+            let have: Vec<&str> = scenario.chains.iter().map(|c| c.name.as_str()).collect();
+            return Err(format!(
+                "--chain {n}: no such chain in scenario `{}`; it has: {}",
+                scenario.name,
+                have.join(", ")
+            ));
+        }
+    }
+    scenario.chains.retain(|c| names.contains(&c.name));
+    Ok(())
 }
 
 fn resolve(
@@ -367,6 +402,15 @@ fn resolve_steady(
             }
             Ok(l.clone())
         };
+        for (l, v, in_chain) in [(own_l, own_s, true), (top_l, top_s, false)] {
+            if l.is_some() && v.is_some() {
+                return Err(doc.error_at(
+                    InputErrorKind::Invalid,
+                    &path(scalar, in_chain),
+                    format!("give either {scalar} (one value) or {list} (one per link), not both"),
+                ));
+            }
+        }
         match (own_l, own_s, top_l, top_s) {
             (Some(l), _, _, _) => from_list(l, true),
             (None, Some(v), _, _) => from_scalar(v, true),

@@ -7,6 +7,7 @@ pub mod csv;
 pub mod json;
 pub mod layout;
 pub mod number;
+pub mod plot;
 pub mod table;
 
 use std::io::Write;

@@ -1,0 +1,128 @@
+//! `fallcost sweep`: a scenario recomputed over a grid of parameter values.
+
+use std::path::Path;
+
+use crate::cli::SweepArgs;
+use crate::error::ExitStatus;
+use crate::input::read_text;
+use crate::output::layout::{Document, Section};
+use crate::output::number::{change, count, money, multiplier, trim};
+use crate::output::{self, Format, Target, csv::guard, csv::num, table};
+use crate::sweep::{self, Param, Sweep};
+
+/// Parse the ranges, run the sweep, print or write it, and draw `--plot`.
+///
+/// Errors: a bad range, an invalid scenario at any grid point, an unwritable output.
+pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
+    let (format, target) = super::output_of(&args.output);
+    let params: Vec<Param> = args
+        .param
+        .iter()
+        .map(|p| Param::parse(p).map_err(|e| anyhow::anyhow!("--param {e}")))
+        .collect::<Result<_, _>>()?;
+    let text = read_text(&args.scenario)?;
+    let base = match args.scenario.parent() {
+        Some(b) if !b.as_os_str().is_empty() => b,
+        _ => Path::new("."),
+    };
+    let label = args.scenario.display().to_string();
+    // Fail before computing if the plot is impossible.
+    if args.plot.is_some() && params.len() != 1 {
+        anyhow::bail!(
+            "--plot draws cost against one parameter; got {}",
+            params.len()
+        );
+    }
+    let result = sweep::run(&label, &text, base, &args.set, &params, &args.chains)?;
+    let bytes = match format {
+        Format::Table => table::render(&layout(&result), table::Style::Terminal).into_bytes(),
+        Format::Markdown => table::render(&layout(&result), table::Style::Markdown).into_bytes(),
+        Format::Json => output::json::render(&result)?,
+        Format::Csv => csv(&result)?,
+    };
+    if let Some(path) = &args.plot {
+        let svg = output::plot::cost_chart(&result)?;
+        output::write(&Target::File(path.clone()), svg.as_bytes())?;
+    }
+    output::write(&target, &bytes)?;
+    Ok(ExitStatus::Success)
+}
+
+fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = sweep.params.iter().map(|p| guard(p)).collect();
+    header.extend(
+        [
+            "chain",
+            "pattern",
+            "cost_per_1k_usd",
+            "vs_baseline",
+            "failed_per_1k",
+            "incident_total_usd",
+            "incident_multiplier",
+        ]
+        .map(String::from),
+    );
+    w.write_record(&header)?;
+    for r in &sweep.rows {
+        let mut rec: Vec<String> = sweep.params.iter().map(|p| num(Some(r.point[p]))).collect();
+        rec.extend([
+            guard(&r.chain),
+            r.pattern.as_str().to_string(),
+            num(Some(r.cost_per_1k_usd)),
+            num(r.vs_baseline),
+            num(Some(r.failed_per_1k)),
+            num(r.incident_total_usd),
+            num(r.incident_multiplier),
+        ]);
+        w.write_record(&rec)?;
+    }
+    Ok(w.into_inner()?)
+}
+
+fn layout(sweep: &Sweep) -> Document {
+    let has_incident = sweep.rows.iter().any(|r| r.incident_total_usd.is_some());
+    let mut header: Vec<String> = sweep.params.clone();
+    header.extend(["chain", "pattern", "$/1k req", "vs primary", "failed/1k"].map(String::from));
+    if has_incident {
+        header.extend(["incident USD", "x normal"].map(String::from));
+    }
+    let mut numeric = vec![true; sweep.params.len()];
+    numeric.extend([false, false, true, true, true, true, true]);
+    numeric.truncate(header.len());
+    let rows = sweep
+        .rows
+        .iter()
+        .map(|r| {
+            let mut cells: Vec<String> = sweep.params.iter().map(|p| trim(r.point[p], 9)).collect();
+            cells.extend([
+                r.chain.clone(),
+                r.pattern.as_str().to_string(),
+                money(r.cost_per_1k_usd),
+                r.vs_baseline.map_or("–".into(), change),
+                count(r.failed_per_1k),
+            ]);
+            if has_incident {
+                cells.push(r.incident_total_usd.map_or("–".into(), money));
+                cells.push(r.incident_multiplier.map_or("–".into(), multiplier));
+            }
+            cells
+        })
+        .collect();
+    Document {
+        preamble: vec![format!(
+            "{} (sweep of {})",
+            sweep.scenario,
+            sweep.params.join(", ")
+        )],
+        sections: vec![Section {
+            heading: None,
+            title: "Steady state per 1,000 requests, and the incident, at each point".into(),
+            notes: vec![],
+            header,
+            numeric,
+            rows,
+            footer: vec![],
+        }],
+    }
+}

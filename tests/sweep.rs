@@ -1,0 +1,141 @@
+//! End to end: `fallcost sweep` over the shipped scenarios.
+
+mod common;
+
+use common::{close, fails, ok, root};
+
+fn csv_rows(text: &str) -> (csv::StringRecord, Vec<csv::StringRecord>) {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let h = r.headers().unwrap().clone();
+    (h, r.records().map(|x| x.unwrap()).collect())
+}
+
+/// Sweeping `steady.failure_rate` on the failover-chains scenario sets every link's rate (the
+/// scalar replaces the file's per-link list). Per 1,000, with gray attempts of $17.50 (Sol),
+/// $6.50 (cold Sonnet) and $3.25 (cold Haiku), sequential costs
+/// (1−q)·25 + q·(17.50 + (1−q)·9 + q·(6.50 + (1−q)·4.50 + q·3.25)).
+/// Chains with their own `failure_rates` keep them: chain overrides win.
+#[test]
+fn failure_rate_sweep_matches_the_closed_form() {
+    let out = ok(&[
+        "sweep",
+        "--scenario",
+        "scenarios/failover-chains.toml",
+        "--param",
+        "steady.failure_rate=0:0.1:0.05",
+        "--format",
+        "csv",
+    ]);
+    let (h, rows) = csv_rows(&out);
+    assert_eq!(&h[0], "steady.failure_rate");
+    assert_eq!(rows.len(), 3 * 4 * 4);
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let mut checked = 0;
+    for r in &rows {
+        let q: f64 = r[0].parse().unwrap();
+        let cost: f64 = r[col("cost_per_1k_usd")].parse().unwrap();
+        match (&r[col("chain")], &r[col("pattern")]) {
+            ("sol-sonnet-haiku", "sequential") => {
+                let want = (1.0 - q) * 25.0
+                    + q * (17.5 + (1.0 - q) * 9.0 + q * (6.5 + (1.0 - q) * 4.5 + q * 3.25));
+                close(cost, want, 1e-9);
+                checked += 1;
+            }
+            ("timeout-4s-partial", "sequential") => {
+                close(cost, 25.075, 1e-9);
+                checked += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(checked, 6);
+}
+
+/// Two parameters make a grid, the last varying fastest; durations step in seconds.
+#[test]
+fn grid_of_two_parameters() {
+    let out = ok(&[
+        "sweep",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--param",
+        "incident.duration=1h:3h:1h",
+        "--param",
+        "request.cache_hit_rate=0.8:0.9:0.1",
+        "-f",
+        "csv",
+    ]);
+    let (h, rows) = csv_rows(&out);
+    assert_eq!(&h[0], "incident.duration");
+    assert_eq!(&h[1], "request.cache_hit_rate");
+    assert_eq!(rows.len(), 3 * 2 * 2 * 4);
+    assert_eq!((&rows[0][0], &rows[0][1]), ("3600", "0.8"));
+    assert_eq!((&rows[8][0], &rows[8][1]), ("3600", "0.9"));
+    assert_eq!(&rows[16][0], "7200");
+}
+
+#[test]
+fn plot_writes_an_svg() {
+    let dir = std::env::temp_dir().join(format!("fallcost-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("cost.svg");
+    ok(&[
+        "sweep",
+        "--scenario",
+        "scenarios/failover-chains.toml",
+        "--param",
+        "steady.failure_rate=0:0.2:0.05",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..100.min(text.len())]);
+    for label in [
+        "sol-sonnet-haiku / sequential",
+        "hedged-no-cancel",
+        "steady.failure_rate",
+    ] {
+        assert!(text.contains(label), "{label} missing from the plot");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_sweeps_exit_2_with_one_line() {
+    let e = fails(&[
+        "sweep",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--param",
+        "x=1:0:1",
+    ]);
+    assert!(
+        e.contains("--param `x=1:0:1`: TO must not be below FROM"),
+        "{e}"
+    );
+    let e = fails(&[
+        "sweep",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--param",
+        "steady.failure_rate=0:2:1",
+    ]);
+    assert!(
+        e.contains("steady.failure_rate: must be in [0, 1]; got 2"),
+        "{e}"
+    );
+    assert!(e.contains("(at steady.failure_rate=2)"), "{e}");
+    let e = fails(&[
+        "sweep",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--param",
+        "steady.failure_rate=0:1:1",
+        "--param",
+        "incident.duration=1h:2h:1h",
+        "--plot",
+        root().join("never.svg").to_str().unwrap(),
+    ]);
+    assert!(e.contains("--plot draws cost against one parameter"), "{e}");
+    assert!(!root().join("never.svg").exists());
+}
