@@ -6,6 +6,7 @@
 
 pub mod document;
 pub mod duration;
+pub mod litellm_prices;
 pub mod pricing;
 pub mod scenario;
 pub mod suggest;
