@@ -547,6 +547,7 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
         price_override,
         note,
         line: model_node.line,
+        col: model_node.col,
     })
 }
 

@@ -241,6 +241,8 @@ pub struct Endpoint {
     pub note: Option<String>,
     /// Line of the model in the file.
     pub line: usize,
+    /// Column of the model in the file.
+    pub col: usize,
 }
 
 /// A named set of endpoints one step of a chain may use: a LiteLLM `model_name` group (one or
