@@ -213,7 +213,13 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
                 }
             };
             if items.is_empty() {
-                notice(&mut config, list.line, Notice::Empty { what: field.clone() });
+                notice(
+                    &mut config,
+                    list.line,
+                    Notice::Empty {
+                        what: field.clone(),
+                    },
+                );
             }
             for (i, item) in items.iter().enumerate() {
                 let Value::Map(entries) = &item.value else {
@@ -289,7 +295,14 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
                 let mut path = vec![primary.clone()];
                 let mut events = Vec::new();
                 let is_group = |g: &str| group_of(g).is_some();
-                walk(&edges, primary, &mut path, &mut seen, &is_group, &mut events);
+                walk(
+                    &edges,
+                    primary,
+                    &mut path,
+                    &mut seen,
+                    &is_group,
+                    &mut events,
+                );
                 for event in events {
                     match event {
                         Event::Reached {
@@ -527,7 +540,10 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
     for (key, slot) in [
         ("input_cost_per_token", &mut price_override.input),
         ("output_cost_per_token", &mut price_override.output),
-        ("cache_read_input_token_cost", &mut price_override.cached_input),
+        (
+            "cache_read_input_token_cost",
+            &mut price_override.cached_input,
+        ),
         (
             "cache_creation_input_token_cost",
             &mut price_override.cache_write,
@@ -622,12 +638,14 @@ mod tests {
 
     #[test]
     fn python_keyword_syntax_is_an_error_at_its_line() {
-        let text = format!(
-            "{LIST}litellm_settings:\n  content_policy_fallbacks=[{{\"a\": [\"b\"]}}]\n"
-        );
+        let text =
+            format!("{LIST}litellm_settings:\n  content_policy_fallbacks=[{{\"a\": [\"b\"]}}]\n");
         let e = read_str(&text).unwrap_err();
         assert_eq!(e.location.unwrap().line, 9);
-        assert!(e.message.contains("write `content_policy_fallbacks: [...]`"));
+        assert!(
+            e.message
+                .contains("write `content_policy_fallbacks: [...]`")
+        );
     }
 
     #[test]
