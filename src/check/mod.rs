@@ -186,7 +186,7 @@ pub enum Finding {
         /// The steps between the primary and this fallback.
         via: Vec<String>,
     },
-    /// A chain whose fallbacks all run on the primary's provider(s) (a warning): it survives a
+    /// A chain whose primary and fallbacks all run on one provider (a warning): it survives a
     /// deprecation, not an outage.
     SameProvider {
         /// File.
@@ -330,8 +330,10 @@ impl fmt::Display for Finding {
     }
 }
 
-/// Judge one chain: a finding for every link above the ratio, and a warning when no fallback
-/// leaves the primary's provider(s).
+/// Judge one chain: a finding for every link above the ratio, and a warning when the primary and
+/// every fallback run on one provider (one outage takes out the whole chain). A primary spread
+/// over several providers (a LiteLLM group of deployments on two providers) already survives a
+/// single provider's outage, so it is not warned about.
 pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
     let mut out = Vec::new();
     for (fallback, line, via) in &chain.links {
@@ -350,18 +352,16 @@ pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
         }
     }
     if !chain.links.is_empty() {
-        let primary = chain.primary.providers();
-        let fallbacks: BTreeSet<&str> = chain
-            .links
-            .iter()
-            .flat_map(|(s, _, _)| s.providers())
-            .collect();
-        if fallbacks.is_subset(&primary) {
+        let mut all = chain.primary.providers();
+        for (s, _, _) in &chain.links {
+            all.extend(s.providers());
+        }
+        if all.len() == 1 {
             out.push(Finding::SameProvider {
                 file: chain.file.clone(),
                 line: chain.line,
                 chain: chain.name.clone(),
-                providers: primary.iter().map(|p| p.to_string()).collect(),
+                providers: all.iter().map(|p| p.to_string()).collect(),
             });
         }
     }
@@ -381,7 +381,14 @@ pub fn price_endpoint(
     request: &Request,
 ) -> Result<(PricedModel, Option<String>), InputError> {
     let o = &ep.price_override;
-    let entry = table.get(&ep.model);
+    // `provider/model` resolves as the table resolves it, then by the bare model id (a Portkey
+    // `@openai-prod/gpt-4o`, a LiteLLM `azure/gpt-4o` priced from `gpt-4o`); the note below
+    // says whose price was used when the providers differ.
+    let entry = table.get(&ep.model).or_else(|| {
+        ep.model
+            .split_once('/')
+            .and_then(|(_, bare)| table.get(bare))
+    });
     let (price, priced_as) = match (entry, o.input, o.output) {
         (_, Some(input), Some(output)) => {
             let base = entry.cloned();
@@ -665,12 +672,14 @@ mod tests {
 
     #[test]
     fn exactly_at_the_ratio_is_not_above_whatever_the_floats_say() {
-        // 1.1 / 0.1 is 11.000000000000002 in binary floating point; 11 * 0.1 is
-        // 1.1000000000000001: the tolerance keeps both on the right side.
-        assert!(1.1 / 0.1 > 11.0);
-        assert!(!above(1.1, 0.1, 11.0));
+        // $2.10 against $0.70 is exactly 3x, but 2.1 / 0.7 is 3.0000000000000004 and 3 * 0.7
+        // is 2.0999999999999996 in binary floating point: both naive tests call it above 3.
+        let (f, p) = (std::hint::black_box(2.1_f64), std::hint::black_box(0.7_f64));
+        assert!(f / p > 3.0 && f > 3.0 * p, "the naive tests are above 3");
+        assert!(!above(2.1, 0.7, 3.0));
+        assert!(!above(1.05, 0.7, 1.5));
         assert!(!above(0.3, 0.1, 3.0));
-        assert!(above(1.1, 0.1, 10.99));
+        assert!(above(2.1, 0.7, 2.99));
         assert!(above(2.000001, 1.0, 2.0));
         assert!(!above(2.0, 1.0, 2.0));
         // Free primaries: no division, any paid fallback is above, two free models are not.
@@ -729,14 +738,27 @@ mod tests {
         );
         assert_eq!(fb.price(), "$7.00–$9.00");
         let f = judge(&chain(primary, vec![fb]), 2.0);
-        assert_eq!(f.len(), 2, "{f:?}");
         let Finding::AboveRatio { ratio, .. } = &f[0] else {
             panic!("{f:?}")
         };
         assert_eq!(*ratio, Some(2.25));
         assert!(f[0].to_string().contains("worst case"), "{}", f[0]);
-        assert_eq!(f[1].kind(), "same-provider");
-        assert_eq!(f[1].severity(), Severity::Warning);
+        // Two providers in the chain: no same-provider warning.
+        assert_eq!(f.len(), 1, "{f:?}");
+        let one = judge(
+            &chain(
+                Side::new("sol", vec![model("openai/gpt-6-sol", "openai", 9.0)]),
+                vec![Side::new(
+                    "luna",
+                    vec![model("openai/gpt-6-luna", "openai", 0.45)],
+                )],
+            ),
+            2.0,
+        );
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].kind(), "same-provider");
+        assert_eq!(one[0].severity(), Severity::Warning);
+        assert!(one[0].to_string().contains("(openai)"), "{}", one[0]);
     }
 
     #[test]

@@ -170,6 +170,7 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
 
     let mut config = Config::default();
     let mut said: BTreeSet<(usize, String)> = BTreeSet::new();
+    let mut loops_said: BTreeSet<Vec<String>> = BTreeSet::new();
     let mut notice = |config: &mut Config, line: usize, n: Notice| {
         if said.insert((line, n.to_string())) {
             config.notices.push((line, n));
@@ -330,7 +331,23 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
                             }
                         },
                         Event::Cycle { line, cycle } => {
-                            notice(&mut config, line, Notice::Loop { cycle })
+                            // One notice per loop, whichever group the walk started from:
+                            // rotate it to start at its smallest name.
+                            let ring = &cycle[..cycle.len() - 1];
+                            let start = ring
+                                .iter()
+                                .enumerate()
+                                .min_by_key(|(_, g)| g.as_str())
+                                .map_or(0, |(i, _)| i);
+                            let mut cycle: Vec<String> = ring[start..]
+                                .iter()
+                                .chain(&ring[..start])
+                                .cloned()
+                                .collect();
+                            cycle.push(cycle[0].clone());
+                            if loops_said.insert(cycle.clone()) {
+                                notice(&mut config, line, Notice::Loop { cycle })
+                            }
                         }
                     }
                 }
