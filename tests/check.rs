@@ -314,7 +314,7 @@ fn clean_configs_pass_and_other_files_are_skipped() {
 fn deny_warnings_makes_warnings_fail() {
     let path = format!("{FIX}/scenario/chains.toml");
     let doc = check_json(&[&path, "--max-ratio", "10"], 0);
-    assert_eq!(doc["summary"]["warnings"], 1);
+    assert_eq!(doc["summary"]["warnings"], 2);
     let out = fallcost(&["check", &path, "--max-ratio", "10", "--deny-warnings"]);
     assert_eq!(out.status.code(), Some(1));
 }
@@ -330,8 +330,24 @@ fn scenario_fixture() {
     assert!((num(&above[0]["primary"]["max_per_1k_usd"]) - 9.0).abs() < 1e-9);
     assert!((num(&above[0]["fallback"]["max_per_1k_usd"]) - 45.0).abs() < 1e-9);
     let same = findings(&doc, "same-provider");
+    assert_eq!(
+        same.len(),
+        1,
+        "a self-fallback is not judged as a link: {doc:#}"
+    );
     assert_eq!(same[0]["chain"], "same-provider");
     assert_eq!(same[0]["line"], 19);
+    let selfs = findings(&doc, "self-fallback");
+    assert_eq!(selfs.len(), 1);
+    assert_eq!(selfs[0]["line"], 24);
+    assert!(
+        selfs[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("`openai/gpt-6-sol` falls back to itself")
+    );
+    assert_eq!(doc["files"][0]["chains"], 4);
+    assert_eq!(doc["files"][0]["links"], 4);
 }
 
 /// `--format github`: workflow annotations with file and line.

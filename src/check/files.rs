@@ -266,12 +266,8 @@ fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) 
         report.errors.push(e);
         return;
     }
-    let root = match gateway::parse_yaml(file, text) {
-        Ok(Some(root)) => root,
-        Ok(None) => {
-            skip(report, file, "empty YAML");
-            return;
-        }
+    let docs = match gateway::parse_yaml_documents(file, text) {
+        Ok(docs) => docs,
         Err(e) if mentions => {
             report.errors.push(e);
             return;
@@ -281,14 +277,15 @@ fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) 
             return;
         }
     };
-    if !litellm::recognise(&root) {
+    // The first document that is a LiteLLM config (a file may hold several `---` documents).
+    let Some(root) = docs.into_iter().find(litellm::recognise) else {
         skip(
             report,
             file,
             "YAML, not a LiteLLM proxy config (no model_list, no fallbacks under router_settings or litellm_settings)",
         );
         return;
-    }
+    };
     match litellm::read(file, &root, &opts.prices) {
         Ok(config) => gateway_chains(file, FileKind::Litellm, config, opts, report),
         Err(e) => report.errors.push(e),

@@ -24,12 +24,15 @@ pub enum CheckFormat {
     Github,
 }
 
+/// `1 chain`, `2 chains`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The one-line summary: files, chains, links, and counts by severity.
 pub fn summary(report: &CheckReport) -> String {
     let chains: usize = report.checked.iter().map(|c| c.chains).sum();
     let links: usize = report.checked.iter().map(|c| c.links).sum();
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut s = format!(
         "fallcost check: {}, {}, {} at --max-ratio {}: {}, {}, {}",
         plural(report.checked.len(), "file", "files"),
@@ -81,14 +84,14 @@ fn text(report: &CheckReport, verbose: bool) -> String {
     if verbose {
         for c in &report.checked {
             out.push_str(&format!(
-                "checked {} ({}): {} chains, {} fallback links\n",
+                "checked {} ({}): {}, {}\n",
                 c.path,
                 serde_json::to_value(c.format)
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default(),
-                c.chains,
-                c.links
+                plural(c.chains, "chain", "chains"),
+                plural(c.links, "fallback link", "fallback links"),
             ));
         }
         for s in &report.skipped {

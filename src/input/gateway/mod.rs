@@ -94,6 +94,17 @@ impl Node {
         }
     }
 
+    /// The value for messages: a scalar as written (`-1`, `"x"`), else its kind.
+    pub fn describe(&self) -> String {
+        match &self.value {
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => f.to_string(),
+            Value::Str(s) => format!("{s:?}"),
+            Value::Bool(b) => b.to_string(),
+            _ => self.kind().to_string(),
+        }
+    }
+
     /// The location of this value.
     pub fn location(&self) -> Location {
         Location {
@@ -135,6 +146,13 @@ fn scalar(s: &Scalar) -> Value {
 ///
 /// Errors: [`InputErrorKind::Syntax`] with the parser's line and column.
 pub fn parse_yaml(file: &str, text: &str) -> Result<Option<Node>, InputError> {
+    Ok(parse_yaml_documents(file, text)?.into_iter().next())
+}
+
+/// Parse every document of a YAML file (`---` separated), in order.
+///
+/// Errors: [`InputErrorKind::Syntax`] with the parser's line and column.
+pub fn parse_yaml_documents(file: &str, text: &str) -> Result<Vec<Node>, InputError> {
     let docs = MarkedYaml::load_from_str(text).map_err(|e| InputError {
         file: file.to_string(),
         location: Some(Location {
@@ -145,7 +163,7 @@ pub fn parse_yaml(file: &str, text: &str) -> Result<Option<Node>, InputError> {
         message: format!("invalid YAML: {}", e.info()),
         kind: InputErrorKind::Syntax,
     })?;
-    Ok(docs.first().map(Node::from_marked))
+    Ok(docs.iter().map(Node::from_marked).collect())
 }
 
 /// Parse a JSON file.
@@ -425,7 +443,7 @@ pub(crate) fn per_token_price(
             field: Some(format!("{field}.{key}")),
             message: format!(
                 "USD per token must be a finite number >= 0; got {}",
-                v.kind()
+                v.describe()
             ),
             kind: InputErrorKind::Invalid,
         }),
@@ -454,5 +472,30 @@ mod tests {
         assert_eq!(e.location.unwrap().line, 2);
         let e = parse_yaml("c.yaml", "a: [\n").unwrap_err();
         assert_eq!(e.kind, InputErrorKind::Syntax);
+        let docs = parse_yaml_documents("c.yaml", "---\nfoo: 1\n---\nmodel_list: []\n").unwrap();
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[1].get("model_list").unwrap().line, 4);
+        assert!(parse_yaml("c.yaml", "").unwrap().is_none());
+    }
+
+    #[test]
+    fn bad_per_token_prices_show_the_value() {
+        let n = parse_yaml("c.yaml", "a: -1\nb: 2.5e-06\nc: \"3e-06\"\nd: [1]\n")
+            .unwrap()
+            .unwrap();
+        let e = per_token_price("c.yaml", &n, "a", "x").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:1:4: x.a: USD per token must be a finite number >= 0; got -1"
+        );
+        assert_eq!(per_token_price("c.yaml", &n, "b", "x").unwrap(), Some(2.5));
+        assert_eq!(per_token_price("c.yaml", &n, "c", "x").unwrap(), Some(3.0));
+        assert!(
+            per_token_price("c.yaml", &n, "d", "x")
+                .unwrap_err()
+                .message
+                .ends_with("got a list")
+        );
+        assert_eq!(per_token_price("c.yaml", &n, "zz", "x").unwrap(), None);
     }
 }
