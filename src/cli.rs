@@ -78,7 +78,7 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
-    /// Make warnings (fallbacks on the primary's provider, fallbacks that never fire, loops)
+    /// Make warnings (chains on one provider, fallbacks that never fire, self-fallbacks)
     /// fail the run.
     #[arg(long)]
     pub deny_warnings: bool,

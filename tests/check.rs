@@ -222,6 +222,7 @@ fn litellm_flow_config_loops_defaults_and_providers() {
             .unwrap()
             .contains("`haiku` -> `sonnet` -> `haiku`")
     );
+    assert_eq!(loops[0]["severity"], "note");
     // haiku -> sonnet is exactly 2x ($4.50 -> $9.00): not above 2.
     let above = findings(&doc, "above-ratio");
     assert_eq!(above.len(), 1);
@@ -254,6 +255,30 @@ fn portkey_nested_targets() {
     let notes = findings(&doc, "no-model");
     assert_eq!((notes.len(), &notes[0]["line"]), (1, &Value::from(13)));
     assert_eq!(doc["files"][0]["format"], "portkey");
+}
+
+/// Azure deployments: `model_info.base_model` prices them (with a note saying whose list price
+/// was used); without it, or prices in the config, the deployment name is unknown: exit 2.
+#[test]
+fn azure_deployments_and_base_model() {
+    let doc = check_json(&[&format!("{FIX}/azure")], 0);
+    let src = findings(&doc, "price-source");
+    assert_eq!(src.len(), 1);
+    assert_eq!(src[0]["line"], 5);
+    assert_eq!(
+        src[0]["message"],
+        "`gpt-6-sol` on provider `azure` is priced from openai's entry `openai/gpt-6-sol` in 2026-07"
+    );
+    // Mutual fallbacks: one loop note, both links judged (Sol and Sonnet 5 both $9.00).
+    assert_eq!(findings(&doc, "loop").len(), 1);
+    assert_eq!(doc["summary"]["links"], 2);
+    assert_eq!(doc["summary"]["warnings"], 0);
+    let err = fails(&["check", &format!("{FIX}/errors/azure-no-base")]);
+    assert!(
+        err.starts_with("error: tests/fixtures/check/errors/azure-no-base/config.yaml:4:14: unknown model `azure/acme-prod-sol`"),
+        "{err}"
+    );
+    assert!(err.contains("base_model"), "{err}");
 }
 
 /// The profile changes gateway prices: at 0 in / 1,000 out, Sonnet 5 costs $10.00 and GPT-6 Astra

@@ -22,7 +22,7 @@
 //! - a group with several deployments is priced as the range of their prices;
 //! - a fallback naming a model id or a missing group, a primary that is not a group: warnings
 //!   (LiteLLM never fires them), not priced;
-//! - loops and self-fallbacks: warnings; `fallbacks: []`: a note; comments are not read;
+//! - a self-fallback: a warning; a loop and `fallbacks: []`: notes; comments are not read;
 //! - `content_policy_fallbacks=[...]` (Python syntax from LiteLLM's docs): an error at its line.
 
 use std::collections::{BTreeSet, HashMap};

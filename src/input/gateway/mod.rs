@@ -335,12 +335,11 @@ pub enum Notice {
 }
 
 impl Notice {
-    /// Warnings fail the run under `--deny-warnings`; notes never fail it.
+    /// Warnings fail the run under `--deny-warnings`; notes never fail it. A loop is a note:
+    /// mutual fallbacks (`a: [b]`, `b: [a]`) are common and LiteLLM bounds them with
+    /// `max_fallbacks`; every link in them is still judged.
     pub fn is_warning(&self) -> bool {
-        matches!(
-            self,
-            Notice::NotAGroup { .. } | Notice::Loop { .. } | Notice::SelfFallback { .. }
-        )
+        matches!(self, Notice::NotAGroup { .. } | Notice::SelfFallback { .. })
     }
 
     /// A stable kebab-case identifier for JSON output.
@@ -385,7 +384,7 @@ impl fmt::Display for Notice {
             ),
             Notice::Loop { cycle } => write!(
                 f,
-                "fallbacks loop: {}; LiteLLM stops after max_fallbacks attempts, each billed if it fails slowly",
+                "fallbacks loop: {}; LiteLLM bounds the loop with max_fallbacks (default 5), and each link is judged once here",
                 cycle
                     .iter()
                     .map(|g| format!("`{g}`"))
