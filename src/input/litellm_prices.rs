@@ -11,6 +11,10 @@
 //! | `cache_creation_input_token_cost` | `cache_write` |
 //! | `litellm_provider` | `provider` (else the part of the key before `/`, else `unknown`) |
 //!
+//! A cache-read price above the input price, or a cache-write price below it (LiteLLM has `0`
+//! write prices for providers that charge none), is not read, so the table keeps fallcost's rule
+//! `cached_input <= input <= cache_write`; the `source` line counts them.
+//!
 //! USD per token becomes $/MTok by an exact decimal shift (`3.3e-06` → `3.3`, not
 //! `3.3000000000000003`). Caching is `explicit` when the entry has a cache-write price,
 //! `automatic` when it has only a cache-read price, `none` otherwise; TTLs take their defaults.
@@ -26,6 +30,9 @@ use serde_json::Value;
 
 use crate::error::{InputError, InputErrorKind, Location};
 use crate::model::{Caching, ModelPrice, PriceTable};
+
+/// The largest price read, USD per token ($1,000,000 per MTok): anything above is a typo.
+pub const MAX_PER_TOKEN: f64 = 1.0;
 
 /// The key of LiteLLM's documentation entry, which describes the fields and is not a model.
 pub const SAMPLE_SPEC: &str = "sample_spec";
@@ -90,6 +97,7 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
     };
     let mut models = BTreeMap::new();
     let mut unpriced = 0usize;
+    let mut ignored = 0usize;
     for (key, entry) in obj {
         if key == SAMPLE_SPEC {
             continue;
@@ -109,10 +117,14 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
             match fields.get(field) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::Number(n)) => match n.as_f64() {
-                    Some(v) if v.is_finite() && v >= 0.0 => Ok(Some(per_token_to_per_mtok(v))),
+                    Some(v) if (0.0..=MAX_PER_TOKEN).contains(&v) => {
+                        Ok(Some(per_token_to_per_mtok(v)))
+                    }
                     _ => Err(error(
                         field,
-                        format!("USD per token must be a finite number >= 0; got {n}"),
+                        format!(
+                            "USD per token must be a finite number in [0, {MAX_PER_TOKEN}]; got {n}"
+                        ),
                     )),
                 },
                 Some(other) => Err(error(
@@ -129,6 +141,19 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
             unpriced += 1;
             continue;
         };
+        // fallcost's price tables keep cached_input <= input <= cache_write (a read is a
+        // discount, a write a fee). LiteLLM has entries that break it (a `0` write price where
+        // the provider charges none, a write below input): such a cache price is not read.
+        let mut cached_input = cached_input;
+        let mut cache_write = cache_write;
+        if cached_input.is_some_and(|r| r > input) {
+            cached_input = None;
+            ignored += 1;
+        }
+        if cache_write.is_some_and(|w| w < input) {
+            cache_write = None;
+            ignored += 1;
+        }
         let provider = match fields.get("litellm_provider").and_then(Value::as_str) {
             Some(p) if !p.trim().is_empty() => p.to_string(),
             _ => match key.split_once('/') {
@@ -164,11 +189,16 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
             "no entry has both input_cost_per_token and output_cost_per_token; is this LiteLLM's model_prices_and_context_window.json?",
         ));
     }
-    let source = format!(
+    let mut source = format!(
         "LiteLLM model_prices_and_context_window.json (USD per token, shown in $/MTok): {} models with per-token prices; {} entries without both prices left out (unknown, never free)",
         models.len(),
         unpriced
     );
+    if ignored > 0 {
+        source.push_str(&format!(
+            "; {ignored} cache prices ignored (a cache read above input or a cache write below it)"
+        ));
+    }
     Ok(PriceTable {
         name: name.to_string(),
         verified: None,
@@ -206,7 +236,10 @@ mod tests {
   "ollama/llama3": {"input_cost_per_token": 0, "output_cost_per_token": 0, "litellm_provider": "ollama"},
   "dall-e-3": {"input_cost_per_pixel": 1e-08, "litellm_provider": "openai"},
   "half-priced": {"input_cost_per_token": 1e-06, "litellm_provider": "x"},
-  "vertex_ai/claude-x": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06}
+  "vertex_ai/claude-x": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06},
+  "deepseek-x": {"input_cost_per_token": 2.8e-07, "output_cost_per_token": 4.2e-07,
+             "cache_read_input_token_cost": 2.8e-08, "cache_creation_input_token_cost": 0.0,
+             "litellm_provider": "deepseek"}
 }"#;
 
     #[test]
@@ -244,6 +277,13 @@ mod tests {
         assert_eq!(t.get("ollama/llama3").unwrap().input, 0.0);
         // No provider field: the key's prefix.
         assert_eq!(t.get("vertex_ai/claude-x").unwrap().provider, "vertex_ai");
+        // A 0 write price is not a write fee: ignored, and the model caches automatically.
+        let ds = t.get("deepseek-x").unwrap();
+        assert_eq!((ds.cached_input, ds.cache_write), (Some(0.028), None));
+        assert_eq!(ds.caching, Caching::Automatic);
+        assert!(t.source.unwrap().ends_with(
+            "; 1 cache prices ignored (a cache read above input or a cache write below it)"
+        ));
     }
 
     #[test]
@@ -251,9 +291,9 @@ mod tests {
         let t = parse("p.json", SMALL).unwrap();
         assert!(t.get("dall-e-3").is_none());
         assert!(t.get("half-priced").is_none());
-        assert_eq!(t.models.len(), 4);
+        assert_eq!(t.models.len(), 5);
         let source = t.source.unwrap();
-        assert!(source.contains("4 models"), "{source}");
+        assert!(source.contains("5 models"), "{source}");
         assert!(source.contains("2 entries without both prices"), "{source}");
     }
 
@@ -263,7 +303,13 @@ mod tests {
         let e = parse("p.json", text).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("\"b\".input_cost_per_token"));
         assert_eq!(e.location.unwrap().line, 3);
-        assert!(e.message.contains(">= 0"), "{e}");
+        assert!(e.message.contains("in [0, 1]"), "{e}");
+        let e = parse(
+            "p.json",
+            "{\"a\": {\"input_cost_per_token\": 2, \"output_cost_per_token\": 1}}",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("got 2"), "{e}");
         let e = parse("p.json", "{\"a\": {\"input_cost_per_token\": \"1\"}}").unwrap_err();
         assert!(e.message.contains("must be a number"), "{e}");
         let e = parse("p.json", "{\"a\": \n[").unwrap_err();

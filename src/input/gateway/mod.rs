@@ -433,7 +433,10 @@ pub(crate) fn per_token_price(
         .as_f64()
         .or_else(|| v.as_str().and_then(|s| s.trim().parse::<f64>().ok()));
     match number {
-        Some(x) if x.is_finite() && x >= 0.0 => {
+        Some(x)
+            if x.is_finite()
+                && (0.0..=crate::input::litellm_prices::MAX_PER_TOKEN).contains(&x) =>
+        {
             Ok(Some(crate::input::litellm_prices::per_token_to_per_mtok(x)))
         }
         _ => Err(InputError {
@@ -441,7 +444,7 @@ pub(crate) fn per_token_price(
             location: Some(v.location()),
             field: Some(format!("{field}.{key}")),
             message: format!(
-                "USD per token must be a finite number >= 0; got {}",
+                "USD per token must be a finite number in [0, 1]; got {}",
                 v.describe()
             ),
             kind: InputErrorKind::Invalid,
@@ -485,7 +488,7 @@ mod tests {
         let e = per_token_price("c.yaml", &n, "a", "x").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "c.yaml:1:4: x.a: USD per token must be a finite number >= 0; got -1"
+            "c.yaml:1:4: x.a: USD per token must be a finite number in [0, 1]; got -1"
         );
         assert_eq!(per_token_price("c.yaml", &n, "b", "x").unwrap(), Some(2.5));
         assert_eq!(per_token_price("c.yaml", &n, "c", "x").unwrap(), Some(3.0));
