@@ -18,6 +18,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   fallcost compare --scenario scenarios/failover-chains.toml --set steady.failure_rate=0
   fallcost compare --scenario scenarios/sept3.toml --format csv --output sept3.csv
   fallcost prices
+  fallcost check scenarios/ gateway/ --max-ratio 2 --format github
 
 Exit codes: 0 success, 1 findings (check), 2 bad input or usage."
 )]
@@ -49,6 +50,58 @@ pub enum Command {
   fallcost sweep --scenario scenarios/failover-cache.toml --param incident.duration=30s:1h:5m --format csv
   fallcost sweep --scenario scenarios/failover-chains.toml --param steady.failure_rate=0:0.2:0.01 --plot cost.svg")]
     Sweep(SweepArgs),
+    /// CI gate: find every fallback chain (fallcost scenarios, LiteLLM proxy configs, Portkey
+    /// configs) and flag each fallback priced above --max-ratio times its primary.
+    #[command(after_help = "Examples:
+  fallcost check
+  fallcost check scenarios/ litellm/config.yaml portkey/ --max-ratio 2
+  fallcost check . --pricing model_prices_and_context_window.json --profile 2000/500
+  fallcost check . --format github --deny-warnings
+
+Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 input error
+(an unreadable or invalid file, a model with no known price).")]
+    Check(CheckArgs),
+}
+
+/// `fallcost check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or folders to check (folders recursively). Default: the current folder.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Flag a fallback whose like-for-like price per request is above this multiple of its
+    /// primary's. Exactly at the ratio passes.
+    #[arg(long, value_name = "RATIO", default_value_t = 2.0, value_parser = parse_ratio)]
+    pub max_ratio: f64,
+    /// Prices for gateway configs: a bundled table name (`2026-07`), a fallcost TOML table, or
+    /// LiteLLM's model_prices_and_context_window.json. Default: the newest bundled table.
+    /// Scenarios use their own `pricing`.
+    #[arg(long, short = 'p', value_name = "NAME|PATH")]
+    pub pricing: Option<String>,
+    /// The request gateway configs are priced with: input and output tokens.
+    #[arg(long, value_name = "IN/OUT", default_value = "2000/500", value_parser = parse_profile)]
+    pub profile: (u64, u64),
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+    /// Make warnings (chains on one provider, fallbacks that never fire, self-fallbacks)
+    /// fail the run.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Also list the files checked and the files skipped, with the reason.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+/// Output formats of `fallcost check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// `FILE:LINE: severity: message` lines and a summary line.
+    Text,
+    /// One JSON document for tooling.
+    Json,
+    /// GitHub Actions workflow annotations (`::error file=F,line=L::message`).
+    Github,
 }
 
 /// Output flags shared by every subcommand that prints a report.
@@ -126,6 +179,27 @@ pub enum OutputFormat {
     Markdown,
 }
 
+fn parse_ratio(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("expected a number > 0, e.g. 2 or 1.5; got `{s}`")),
+    }
+}
+
+fn parse_profile(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("expected INPUT/OUTPUT tokens, e.g. 2000/500; got `{s}`");
+    let (i, o) = s.split_once('/').ok_or_else(bad)?;
+    let i: u64 = i.trim().parse().map_err(|_| bad())?;
+    let o: u64 = o.trim().parse().map_err(|_| bad())?;
+    if i > 1 << 40 || o > 1 << 40 {
+        return Err(format!("{s}: token counts above 2^40 are not a request"));
+    }
+    if i == 0 && o == 0 {
+        return Err("a request of 0 tokens costs nothing anywhere; give a real profile".into());
+    }
+    Ok((i, o))
+}
+
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
@@ -153,5 +227,19 @@ mod tests {
         );
         assert!(parse_key_value("nokey").is_err());
         assert!(parse_key_value("=1").is_err());
+    }
+
+    #[test]
+    fn check_flags_parse_ratios_and_profiles() {
+        assert_eq!(parse_ratio("2"), Ok(2.0));
+        assert_eq!(parse_ratio("1.5"), Ok(1.5));
+        for bad in ["0", "-1", "nan", "inf", "x"] {
+            assert!(parse_ratio(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_profile("2000/500"), Ok((2000, 500)));
+        assert_eq!(parse_profile(" 0 / 1200 "), Ok((0, 1200)));
+        for bad in ["2000", "a/b", "0/0", "-1/5", "2000/500/1"] {
+            assert!(parse_profile(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -6,8 +6,11 @@
 //! - [`model`]: the cost model of MODEL.md (analytic engine);
 //! - [`report`]: the result shape every output renders;
 //! - [`output`]: table, Markdown, CSV and JSON;
+//! - [`check`]: `fallcost check`, the CI gate over every fallback chain (scenarios, LiteLLM and
+//!   Portkey configs under [`input::gateway`]);
 //! - [`cmd`]: one module per subcommand; [`cli`]: the command-line declaration.
 
+pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod error;
@@ -26,6 +29,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Compare(args) => cmd::compare::run(args),
         cli::Command::Prices(args) => cmd::prices::run(args),
         cli::Command::Sweep(args) => cmd::sweep::run(args),
+        cli::Command::Check(args) => cmd::check::run(args),
     }
 }
 

@@ -6,6 +6,8 @@
 
 pub mod document;
 pub mod duration;
+pub mod gateway;
+pub mod litellm_prices;
 pub mod pricing;
 pub mod scenario;
 pub mod suggest;

@@ -194,9 +194,22 @@ pub fn bundled(name: &str) -> Option<PriceTable> {
 }
 
 /// Read a price table file: fallcost TOML, or LiteLLM's JSON for a `.json` path.
+///
+/// A path ending in `.json` is read as LiteLLM's `model_prices_and_context_window.json`
+/// ([`super::litellm_prices`]); anything else as a fallcost TOML table ([`parse`]).
+///
+/// Errors: an unreadable file; those of [`parse`] or [`super::litellm_prices::parse`].
 pub fn load_path(path: &Path) -> Result<PriceTable, InputError> {
     let text = read_text(path)?;
-    parse(&path.display().to_string(), &text)
+    let name = path.display().to_string();
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if is_json {
+        super::litellm_prices::parse(&name, &text)
+    } else {
+        parse(&name, &text)
+    }
 }
 
 /// Where a price table comes from: a bundled name, or a file.

@@ -1,0 +1,810 @@
+//! `fallcost check`: the three-down post's audit as a CI gate. Find every fallback chain (fallcost
+//! scenarios, LiteLLM proxy configs, Portkey configs), flag every fallback priced above
+//! `max_ratio` times its primary, and warn about chains that never leave the primary's provider.
+//!
+//! The price compared is the **like-for-like price per request**: the same request priced for
+//! the primary and for the fallback in the warm cache state, with the same token counts
+//! (MODEL.md §3, `Request::success_cost(price, CacheState::Warm)`), shown in USD per 1,000
+//! requests. The request is the scenario's `[request]`, or the `--profile` for gateway configs.
+//!
+//! A link is *above* the limit when `fallback > max_ratio × primary × (1 + REL_TOL)` ([`above`]):
+//! a link at exactly the ratio passes whatever binary floating point does with the products, and
+//! a free primary (price 0) with a paid fallback is above any ratio, without a division. A group
+//! of several deployments is judged in its worst case: the cheapest primary deployment against the
+//! dearest fallback deployment.
+//!
+//! This module returns [`Finding`]s and input errors; the exit code is decided once, by
+//! [`CheckReport::exit_status`].
+
+pub mod files;
+pub mod render;
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::error::{ExitStatus, InputError, InputErrorKind, Location};
+use crate::input::gateway::{Config, Endpoint, Group, Notice};
+use crate::model::{CacheState, Caching, ModelPrice, PriceTable, Request};
+
+/// Relative tolerance of the ratio comparison: a fallback must cost more than
+/// `max_ratio × primary × (1 + 1e-9)` to be above the limit. Prices and token counts are short
+/// decimals, so a real difference is many orders of magnitude larger; float rounding (about
+/// 1e-16 relative) is many orders smaller.
+pub const REL_TOL: f64 = 1e-9;
+
+/// Whether a fallback costing `fallback` is above `max_ratio` times a primary costing `primary`
+/// (any consistent unit, e.g. USD per 1,000 requests). Exactly at the ratio is not above. A free
+/// primary makes any paid fallback above; two free models are not.
+pub fn above(fallback: f64, primary: f64, max_ratio: f64) -> bool {
+    fallback > max_ratio * primary * (1.0 + REL_TOL)
+}
+
+/// The like-for-like price of `request` on `price`, in USD per 1,000 requests (warm cache).
+pub fn per_1k(request: &Request, price: &ModelPrice) -> f64 {
+    1000.0 * request.success_cost(price, CacheState::Warm)
+}
+
+/// What `fallcost check` is asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// A fallback above this multiple of its primary's price is a finding (default 2.0).
+    pub max_ratio: f64,
+    /// The request gateway configs are priced with (`--profile IN/OUT`; default 2,000 input and
+    /// 500 output tokens, no cached prefix). Scenarios use their own `[request]`.
+    pub profile: Request,
+    /// The price table for gateway configs (`--pricing`; default the newest bundled table).
+    /// Scenarios use their own `pricing`, as `fallcost compare` does.
+    pub prices: PriceTable,
+}
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails the run (exit 1).
+    Error,
+    /// Fails the run only under `--deny-warnings`.
+    Warning,
+    /// Information; never fails the run.
+    Note,
+}
+
+impl Severity {
+    /// `error`, `warning` or `note`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// One model of one chain step, priced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PricedModel {
+    /// The model as the file names it.
+    pub model: String,
+    /// Where the price comes from: the price table's key, or `config` for prices the gateway
+    /// config sets itself.
+    pub priced_as: String,
+    /// The failure domain (provider) the chain check uses.
+    pub provider: String,
+    /// Like-for-like price, USD per 1,000 requests.
+    pub per_1k_usd: f64,
+}
+
+/// One step of a chain (a model, a LiteLLM group, a Portkey target), priced: a range when it has
+/// several models.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Side {
+    /// The step's name: a model id, a group name, a target.
+    pub name: String,
+    /// The cheapest model's price, USD per 1,000 requests.
+    pub min_per_1k_usd: f64,
+    /// The dearest model's price, USD per 1,000 requests.
+    pub max_per_1k_usd: f64,
+    /// Every model, priced.
+    pub models: Vec<PricedModel>,
+}
+
+impl Side {
+    /// A step of `models` (at least one).
+    pub fn new(name: impl Into<String>, models: Vec<PricedModel>) -> Side {
+        let min = models
+            .iter()
+            .map(|m| m.per_1k_usd)
+            .fold(f64::INFINITY, f64::min);
+        let max = models
+            .iter()
+            .map(|m| m.per_1k_usd)
+            .fold(f64::NEG_INFINITY, f64::max);
+        Side {
+            name: name.into(),
+            min_per_1k_usd: min,
+            max_per_1k_usd: max,
+            models,
+        }
+    }
+
+    /// The price as shown: `$9.00`, or `$4.50–$25.00` for a range.
+    pub fn price(&self) -> String {
+        use crate::output::number::money;
+        if self.min_per_1k_usd == self.max_per_1k_usd {
+            format!("${}", money(self.min_per_1k_usd))
+        } else {
+            format!(
+                "${}–${}",
+                money(self.min_per_1k_usd),
+                money(self.max_per_1k_usd)
+            )
+        }
+    }
+
+    fn providers(&self) -> BTreeSet<&str> {
+        self.models.iter().map(|m| m.provider.as_str()).collect()
+    }
+}
+
+/// A chain ready to judge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PricedChain {
+    /// The file, as named on the command line.
+    pub file: String,
+    /// The chain's name.
+    pub name: String,
+    /// Line of the chain's declaration.
+    pub line: usize,
+    /// The primary.
+    pub primary: Side,
+    /// The fallbacks: each with its line and the steps passed through to reach it.
+    pub links: Vec<(Side, usize, Vec<String>)>,
+}
+
+/// Something `fallcost check` reports about a file. `Display` is the message, without the file
+/// and line (renderers add them).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finding {
+    /// A fallback priced above `max_ratio` times its primary (an error).
+    AboveRatio {
+        /// File.
+        file: String,
+        /// Line of the fallback.
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The primary, priced.
+        primary: Side,
+        /// The fallback, priced.
+        fallback: Side,
+        /// Worst-case ratio (dearest fallback / cheapest primary); `None` for a free primary.
+        ratio: Option<f64>,
+        /// The limit.
+        max_ratio: f64,
+        /// The steps between the primary and this fallback.
+        via: Vec<String>,
+    },
+    /// A chain whose primary and fallbacks all run on one provider (a warning): it survives a
+    /// deprecation, not an outage.
+    SameProvider {
+        /// File.
+        file: String,
+        /// Line of the chain.
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The providers.
+        providers: Vec<String>,
+    },
+    /// Something about a gateway config's structure (warning or note, see [`Notice`]).
+    Config {
+        /// File.
+        file: String,
+        /// Line.
+        line: usize,
+        /// What.
+        notice: Notice,
+    },
+    /// Where a price was taken from, when it may not be what the config's provider bills (a
+    /// note): an OpenAI-compatible model served through another `api_base`, or a provider whose
+    /// model is priced from another provider's entry.
+    PriceSource {
+        /// File.
+        file: String,
+        /// Line of the model.
+        line: usize,
+        /// What was priced and from where.
+        message: String,
+    },
+}
+
+impl Finding {
+    /// Error, warning or note.
+    pub fn severity(&self) -> Severity {
+        match self {
+            Finding::AboveRatio { .. } => Severity::Error,
+            Finding::SameProvider { .. } => Severity::Warning,
+            Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
+            Finding::Config { .. } | Finding::PriceSource { .. } => Severity::Note,
+        }
+    }
+
+    /// A stable kebab-case identifier: `above-ratio`, `same-provider`, `price-source`, or the
+    /// notice's kind (`not-a-group`, `loop`, `self-fallback`, `empty-fallbacks`, `no-model`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Finding::AboveRatio { .. } => "above-ratio",
+            Finding::SameProvider { .. } => "same-provider",
+            Finding::Config { notice, .. } => notice.kind(),
+            Finding::PriceSource { .. } => "price-source",
+        }
+    }
+
+    /// The file the finding is about.
+    pub fn file(&self) -> &str {
+        match self {
+            Finding::AboveRatio { file, .. }
+            | Finding::SameProvider { file, .. }
+            | Finding::Config { file, .. }
+            | Finding::PriceSource { file, .. } => file,
+        }
+    }
+
+    /// The line the finding is about.
+    pub fn line(&self) -> usize {
+        match self {
+            Finding::AboveRatio { line, .. }
+            | Finding::SameProvider { line, .. }
+            | Finding::Config { line, .. }
+            | Finding::PriceSource { line, .. } => *line,
+        }
+    }
+}
+
+/// `5.00x`, `2.00x`.
+pub fn format_ratio(r: f64) -> String {
+    format!("{r:.2}x")
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::AboveRatio {
+                chain,
+                primary,
+                fallback,
+                ratio,
+                max_ratio,
+                via,
+                ..
+            } => {
+                let via = if via.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (reached via {})",
+                        via.iter()
+                            .map(|v| format!("`{v}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                let worst = if primary.models.len() > 1 || fallback.models.len() > 1 {
+                    " (worst case: dearest fallback model against cheapest primary model)"
+                } else {
+                    ""
+                };
+                let limit = crate::output::number::trim(*max_ratio, 6);
+                match ratio {
+                    Some(r) => write!(
+                        f,
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {} its primary `{}` at {}{worst}; above --max-ratio {limit}{via}",
+                        fallback.name,
+                        fallback.price(),
+                        format_ratio(*r),
+                        primary.name,
+                        primary.price(),
+                    ),
+                    None => write!(
+                        f,
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` is free ({}): any paid fallback is above --max-ratio {limit}{via}",
+                        fallback.name,
+                        fallback.price(),
+                        primary.name,
+                        primary.price(),
+                    ),
+                }
+            }
+            Finding::SameProvider {
+                chain, providers, ..
+            } => write!(
+                f,
+                "chain `{chain}`: every fallback runs on the primary's provider ({}); it survives a deprecation, not an outage",
+                providers.join(", ")
+            ),
+            Finding::Config { notice, .. } => write!(f, "{notice}"),
+            Finding::PriceSource { message, .. } => write!(f, "{message}"),
+        }
+    }
+}
+
+/// Judge one chain: a finding for every link above the ratio, and a warning when the primary and
+/// every fallback run on one provider (one outage takes out the whole chain). A primary spread
+/// over several providers (a LiteLLM group of deployments on two providers) already survives a
+/// single provider's outage, so it is not warned about.
+pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (fallback, line, via) in &chain.links {
+        let (p, fb) = (chain.primary.min_per_1k_usd, fallback.max_per_1k_usd);
+        if above(fb, p, max_ratio) {
+            out.push(Finding::AboveRatio {
+                file: chain.file.clone(),
+                line: *line,
+                chain: chain.name.clone(),
+                primary: chain.primary.clone(),
+                fallback: fallback.clone(),
+                ratio: (p > 0.0).then(|| fb / p),
+                max_ratio,
+                via: via.clone(),
+            });
+        }
+    }
+    if !chain.links.is_empty() {
+        let mut all = chain.primary.providers();
+        for (s, _, _) in &chain.links {
+            all.extend(s.providers());
+        }
+        if all.len() == 1 {
+            out.push(Finding::SameProvider {
+                file: chain.file.clone(),
+                line: chain.line,
+                chain: chain.name.clone(),
+                providers: all.iter().map(|p| p.to_string()).collect(),
+            });
+        }
+    }
+    out
+}
+
+/// Price one gateway endpoint: the table's entry for its model, with the config's own prices
+/// winning field by field. Returns the priced model and, when the price may not be what the
+/// config's provider bills, a note saying where it came from.
+///
+/// Errors: [`InputErrorKind::UnknownModel`] when the table has no price for the model and the
+/// config does not set both input and output prices (an unknown price is never taken as zero).
+pub fn price_endpoint(
+    file: &str,
+    ep: &Endpoint,
+    table: &PriceTable,
+    request: &Request,
+) -> Result<(PricedModel, Option<String>), InputError> {
+    let o = &ep.price_override;
+    // `provider/model` resolves as the table resolves it, then by the bare model id (a Portkey
+    // `@openai-prod/gpt-4o`, a LiteLLM `azure/gpt-4o` priced from `gpt-4o`); the note below
+    // says whose price was used when the providers differ.
+    let entry = table.get(&ep.model).or_else(|| {
+        ep.model
+            .split_once('/')
+            .and_then(|(_, bare)| table.get(bare))
+    });
+    let (price, priced_as) = match (entry, o.input, o.output) {
+        (_, Some(input), Some(output)) => {
+            let base = entry.cloned();
+            let cached_input = o
+                .cached_input
+                .or(base.as_ref().and_then(|b| b.cached_input));
+            let cache_write = o.cache_write.or(base.as_ref().and_then(|b| b.cache_write));
+            let caching = if cache_write.is_some() {
+                Caching::Explicit
+            } else if cached_input.is_some() {
+                Caching::Automatic
+            } else {
+                Caching::None
+            };
+            (
+                ModelPrice {
+                    id: ep.model.clone(),
+                    provider: base.as_ref().map_or_else(
+                        || {
+                            ep.provider.clone().unwrap_or_else(|| {
+                                ep.model.split('/').next().unwrap_or("unknown").to_string()
+                            })
+                        },
+                        |b| b.provider.clone(),
+                    ),
+                    input,
+                    output,
+                    cached_input,
+                    cache_write,
+                    caching,
+                    cache_ttl_s: caching.default_ttl_s(),
+                },
+                "config".to_string(),
+            )
+        }
+        (Some(e), _, _) => {
+            let mut p = e.clone();
+            p.input = o.input.unwrap_or(p.input);
+            p.output = o.output.unwrap_or(p.output);
+            p.cached_input = o.cached_input.or(p.cached_input);
+            p.cache_write = o.cache_write.or(p.cache_write);
+            let label = if o.is_empty() {
+                e.id.clone()
+            } else {
+                format!("{} + config", e.id)
+            };
+            (p, label)
+        }
+        (None, input, output) => {
+            let missing = match (input, output) {
+                (Some(_), None) => {
+                    " (the config sets input_cost_per_token but not output_cost_per_token)"
+                }
+                (None, Some(_)) => {
+                    " (the config sets output_cost_per_token but not input_cost_per_token)"
+                }
+                _ => "",
+            };
+            return Err(InputError {
+                file: file.to_string(),
+                location: Some(Location {
+                    line: ep.line,
+                    col: ep.col,
+                }),
+                field: None,
+                message: format!(
+                    "unknown model `{}`{missing}: price table {} has no price for it, and an unknown price is never taken as zero; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it",
+                    ep.model, table.name
+                ),
+                kind: InputErrorKind::UnknownModel,
+            });
+        }
+    };
+    let provider = ep
+        .provider
+        .clone()
+        .unwrap_or_else(|| price.provider.clone());
+    let source = if priced_as == "config" {
+        "the config's own prices".to_string()
+    } else {
+        format!(
+            "{}'s entry `{}` in {}",
+            entry.map_or("?", |e| e.provider.as_str()),
+            entry.map_or("?", |e| e.id.as_str()),
+            table.name
+        )
+    };
+    let note = match (&ep.note, entry) {
+        (Some(n), _) => Some(format!("{n}; priced from {source}")),
+        (None, Some(e))
+            if priced_as != "config"
+                && !provider.starts_with(e.provider.as_str())
+                && !e.provider.starts_with(provider.as_str()) =>
+        {
+            Some(format!(
+                "`{}` on provider `{provider}` is priced from {source}",
+                ep.model
+            ))
+        }
+        _ => None,
+    };
+    Ok((
+        PricedModel {
+            model: ep.model.clone(),
+            priced_as,
+            provider,
+            per_1k_usd: per_1k(request, &price),
+        },
+        note,
+    ))
+}
+
+/// Price a gateway config's chains with `table` and `request`.
+///
+/// Returns the chains that could be priced, the notes on price sources, and an input error for
+/// every model with no known price (a step that cannot be fully priced is left out of its chain,
+/// and the run exits 2).
+pub fn price_config(
+    file: &str,
+    config: &Config,
+    table: &PriceTable,
+    request: &Request,
+) -> (Vec<PricedChain>, Vec<Finding>, Vec<InputError>) {
+    let mut notes = Vec::new();
+    let mut errors: Vec<InputError> = Vec::new();
+    let mut noted = BTreeSet::new();
+    let mut side =
+        |group: &Group, notes: &mut Vec<Finding>, errors: &mut Vec<InputError>| -> Option<Side> {
+            if group.endpoints.is_empty() {
+                return None;
+            }
+            let mut models = Vec::new();
+            let mut ok = true;
+            for ep in &group.endpoints {
+                match price_endpoint(file, ep, table, request) {
+                    Ok((m, note)) => {
+                        if let Some(message) = note
+                            && noted.insert(ep.line)
+                        {
+                            notes.push(Finding::PriceSource {
+                                file: file.to_string(),
+                                line: ep.line,
+                                message,
+                            });
+                        }
+                        models.push(m);
+                    }
+                    Err(e) => {
+                        if !errors.contains(&e) {
+                            errors.push(e);
+                        }
+                        ok = false;
+                    }
+                }
+            }
+            ok.then(|| Side::new(group.label.clone(), models))
+        };
+    let mut chains = Vec::new();
+    for chain in &config.chains {
+        let primary = side(&chain.primary, &mut notes, &mut errors);
+        let links: Vec<(Side, usize, Vec<String>)> = chain
+            .links
+            .iter()
+            .filter_map(|l| {
+                side(&l.fallback, &mut notes, &mut errors).map(|s| (s, l.line, l.via.clone()))
+            })
+            .collect();
+        if let Some(primary) = primary {
+            chains.push(PricedChain {
+                file: file.to_string(),
+                name: chain.name.clone(),
+                line: chain.line,
+                primary,
+                links,
+            });
+        }
+    }
+    (chains, notes, errors)
+}
+
+/// What kind of file was checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileKind {
+    /// A fallcost scenario (`[[chain]]`).
+    Scenario,
+    /// A LiteLLM proxy config.
+    Litellm,
+    /// A Portkey config.
+    Portkey,
+}
+
+/// A file that was checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Checked {
+    /// The path.
+    pub path: String,
+    /// What it is.
+    pub format: FileKind,
+    /// Chains judged.
+    pub chains: usize,
+    /// Fallback links judged.
+    pub links: usize,
+}
+
+/// A file that was not checked, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    /// The path.
+    pub path: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// Everything one run of `fallcost check` found.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    /// The limit used.
+    pub max_ratio: f64,
+    /// The gateway request profile used.
+    pub profile: Request,
+    /// The name of the price table used for gateway configs.
+    pub pricing: String,
+    /// Files checked, in path order.
+    pub checked: Vec<Checked>,
+    /// Files skipped, in path order.
+    pub skipped: Vec<Skipped>,
+    /// Findings, by file then line.
+    pub findings: Vec<Finding>,
+    /// Input errors (unreadable or invalid files, models with no known price).
+    pub errors: Vec<InputError>,
+}
+
+impl CheckReport {
+    /// Count of findings of `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity() == severity)
+            .count()
+    }
+
+    /// The exit status: 2 if any input error, else 1 if any error finding (or any warning under
+    /// `deny_warnings`), else 0.
+    pub fn exit_status(&self, deny_warnings: bool) -> ExitStatus {
+        if !self.errors.is_empty() {
+            ExitStatus::Error
+        } else if self.count(Severity::Error) > 0
+            || (deny_warnings && self.count(Severity::Warning) > 0)
+        {
+            ExitStatus::Findings
+        } else {
+            ExitStatus::Success
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::pricing::bundled;
+
+    fn model(id: &str, provider: &str, per_1k: f64) -> PricedModel {
+        PricedModel {
+            model: id.into(),
+            priced_as: id.into(),
+            provider: provider.into(),
+            per_1k_usd: per_1k,
+        }
+    }
+
+    fn chain(primary: Side, links: Vec<Side>) -> PricedChain {
+        PricedChain {
+            file: "f".into(),
+            name: "c".into(),
+            line: 1,
+            primary,
+            links: links.into_iter().map(|s| (s, 2, vec![])).collect(),
+        }
+    }
+
+    #[test]
+    fn exactly_at_the_ratio_is_not_above_whatever_the_floats_say() {
+        // $2.10 against $0.70 is exactly 3x, but 2.1 / 0.7 is 3.0000000000000004 and 3 * 0.7
+        // is 2.0999999999999996 in binary floating point: both naive tests call it above 3.
+        let (f, p) = (std::hint::black_box(2.1_f64), std::hint::black_box(0.7_f64));
+        assert!(f / p > 3.0 && f > 3.0 * p, "the naive tests are above 3");
+        assert!(!above(2.1, 0.7, 3.0));
+        assert!(!above(1.05, 0.7, 1.5));
+        assert!(!above(0.3, 0.1, 3.0));
+        assert!(above(2.1, 0.7, 2.99));
+        assert!(above(2.000001, 1.0, 2.0));
+        assert!(!above(2.0, 1.0, 2.0));
+        // Free primaries: no division, any paid fallback is above, two free models are not.
+        assert!(above(0.01, 0.0, 1000.0));
+        assert!(!above(0.0, 0.0, 2.0));
+    }
+
+    #[test]
+    fn opus_to_astra_is_exactly_2x_in_every_profile() {
+        let t = bundled("2026-07").unwrap();
+        let (opus, astra) = (
+            t.get("anthropic/claude-opus-5").unwrap(),
+            t.get("openai/gpt-6-astra").unwrap(),
+        );
+        let profiles = [
+            Request {
+                input_tokens: 2000.0,
+                output_tokens: 500.0,
+                prefix_tokens: 0.0,
+                cache_hit_rate: 1.0,
+            },
+            Request {
+                input_tokens: 0.0,
+                output_tokens: 1200.0,
+                prefix_tokens: 60000.0,
+                cache_hit_rate: 0.9,
+            },
+            Request {
+                input_tokens: 333.0,
+                output_tokens: 777.0,
+                prefix_tokens: 12345.0,
+                cache_hit_rate: 0.37,
+            },
+        ];
+        for r in profiles {
+            let (p, f) = (per_1k(&r, opus), per_1k(&r, astra));
+            assert!(!above(f, p, 2.0), "{f} vs {p}");
+            assert!(above(f, p, 1.5), "{f} vs {p}");
+            assert!(above(f, p, 1.999));
+        }
+        // 2,000 in / 500 out: Opus $22.50 per 1,000, Astra $45.00.
+        let r = profiles[0];
+        assert_eq!(per_1k(&r, opus), 22.5);
+        assert_eq!(per_1k(&r, astra), 45.0);
+    }
+
+    #[test]
+    fn ranges_are_judged_worst_case_and_same_provider_warns() {
+        let primary = Side::new(
+            "fast",
+            vec![model("a", "openai", 10.0), model("b", "azure", 4.0)],
+        );
+        let fb = Side::new(
+            "backup",
+            vec![model("c", "openai", 7.0), model("d", "azure", 9.0)],
+        );
+        assert_eq!(fb.price(), "$7.00–$9.00");
+        let f = judge(&chain(primary, vec![fb]), 2.0);
+        let Finding::AboveRatio { ratio, .. } = &f[0] else {
+            panic!("{f:?}")
+        };
+        assert_eq!(*ratio, Some(2.25));
+        assert!(f[0].to_string().contains("worst case"), "{}", f[0]);
+        // Two providers in the chain: no same-provider warning.
+        assert_eq!(f.len(), 1, "{f:?}");
+        let one = judge(
+            &chain(
+                Side::new("sol", vec![model("openai/gpt-6-sol", "openai", 9.0)]),
+                vec![Side::new(
+                    "luna",
+                    vec![model("openai/gpt-6-luna", "openai", 0.45)],
+                )],
+            ),
+            2.0,
+        );
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].kind(), "same-provider");
+        assert_eq!(one[0].severity(), Severity::Warning);
+        assert!(one[0].to_string().contains("(openai)"), "{}", one[0]);
+    }
+
+    #[test]
+    fn a_free_primary_is_flagged_without_a_ratio() {
+        let f = judge(
+            &chain(
+                Side::new("local", vec![model("ollama/x", "ollama", 0.0)]),
+                vec![Side::new("paid", vec![model("gpt", "openai", 1.0)])],
+            ),
+            2.0,
+        );
+        assert_eq!(f.len(), 1);
+        let Finding::AboveRatio { ratio, .. } = &f[0] else {
+            panic!()
+        };
+        assert_eq!(*ratio, None);
+        assert!(f[0].to_string().contains("is free ($0.00)"), "{}", f[0]);
+    }
+
+    #[test]
+    fn exit_status_orders_input_errors_findings_and_warnings() {
+        let mut r = CheckReport {
+            max_ratio: 2.0,
+            profile: Request {
+                input_tokens: 1.0,
+                output_tokens: 1.0,
+                prefix_tokens: 0.0,
+                cache_hit_rate: 1.0,
+            },
+            pricing: "t".into(),
+            checked: vec![],
+            skipped: vec![],
+            findings: vec![],
+            errors: vec![],
+        };
+        assert_eq!(r.exit_status(true), ExitStatus::Success);
+        r.findings.push(Finding::SameProvider {
+            file: "f".into(),
+            line: 1,
+            chain: "c".into(),
+            providers: vec!["openai".into()],
+        });
+        assert_eq!(r.exit_status(false), ExitStatus::Success);
+        assert_eq!(r.exit_status(true), ExitStatus::Findings);
+        r.errors
+            .push(InputError::file(InputErrorKind::Read, "f", "no such file"));
+        assert_eq!(r.exit_status(false), ExitStatus::Error);
+    }
+}

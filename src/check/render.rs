@@ -1,0 +1,282 @@
+//! `fallcost check` output: text for people, GitHub workflow annotations, and a stable JSON
+//! document for tooling.
+//!
+//! Findings go to standard output in every format. Input errors go to standard error as
+//! `error: FILE:LINE:COL: field: message` lines (the caller prints them); `github` also emits them
+//! as `::error` annotations on standard output so they show on the pull request, and `json` lists
+//! them under `errors`.
+//!
+//! NOTE: the JSON keys are a contract (README, "fallcost check in CI"); add keys, never rename.
+
+use serde_json::{Value, json};
+
+use super::{CheckReport, Finding, Severity, Side};
+use crate::error::InputError;
+
+/// The output formats of `fallcost check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckFormat {
+    /// `FILE:LINE: severity: message` lines and a summary.
+    Text,
+    /// One JSON document.
+    Json,
+    /// GitHub Actions workflow commands (`::error file=F,line=L::message`).
+    Github,
+}
+
+/// `1 chain`, `2 chains`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The one-line summary: files, chains, links, and counts by severity.
+pub fn summary(report: &CheckReport) -> String {
+    let chains: usize = report.checked.iter().map(|c| c.chains).sum();
+    let links: usize = report.checked.iter().map(|c| c.links).sum();
+    let mut s = format!(
+        "fallcost check: {}, {}, {} at --max-ratio {}: {}, {}, {}",
+        plural(report.checked.len(), "file", "files"),
+        plural(chains, "chain", "chains"),
+        plural(links, "fallback link", "fallback links"),
+        crate::output::number::trim(report.max_ratio, 6),
+        plural(report.count(Severity::Error), "error", "errors"),
+        plural(report.count(Severity::Warning), "warning", "warnings"),
+        plural(report.count(Severity::Note), "note", "notes"),
+    );
+    if !report.errors.is_empty() {
+        s.push_str(&format!(
+            ", {}",
+            plural(report.errors.len(), "input error", "input errors")
+        ));
+    }
+    if !report.skipped.is_empty() {
+        s.push_str(&format!(
+            "; {} skipped (--verbose lists them)",
+            plural(report.skipped.len(), "file", "files")
+        ));
+    }
+    s
+}
+
+/// Render `report`. `verbose` lists skipped files (text and github; json always lists them).
+pub fn render(report: &CheckReport, format: CheckFormat, verbose: bool) -> String {
+    match format {
+        CheckFormat::Text => text(report, verbose),
+        CheckFormat::Github => github(report, verbose),
+        CheckFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&to_json(report)).expect("JSON values");
+            s.push('\n');
+            s
+        }
+    }
+}
+
+fn text(report: &CheckReport, verbose: bool) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        out.push_str(&format!(
+            "{}:{}: {}: {f}\n",
+            f.file(),
+            f.line(),
+            f.severity().as_str()
+        ));
+    }
+    if verbose {
+        for c in &report.checked {
+            out.push_str(&format!(
+                "checked {} ({}): {}, {}\n",
+                c.path,
+                serde_json::to_value(c.format)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                plural(c.chains, "chain", "chains"),
+                plural(c.links, "fallback link", "fallback links"),
+            ));
+        }
+        for s in &report.skipped {
+            out.push_str(&format!("skipped {}: {}\n", s.path, s.reason));
+        }
+    }
+    out.push_str(&summary(report));
+    out.push('\n');
+    out
+}
+
+/// Escape workflow-command data (`%`, CR, LF) per GitHub's toolkit.
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a workflow-command property value (also `:` and `,`).
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn annotation(level: &str, file: &str, line: Option<usize>, message: &str) -> String {
+    let mut props = format!("file={}", escape_property(file));
+    if let Some(l) = line {
+        props.push_str(&format!(",line={l}"));
+    }
+    format!(
+        "::{level} {props},title=fallcost check::{}\n",
+        escape_data(message)
+    )
+}
+
+fn github(report: &CheckReport, verbose: bool) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        let level = match f.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "notice",
+        };
+        out.push_str(&annotation(level, f.file(), Some(f.line()), &f.to_string()));
+    }
+    for e in &report.errors {
+        let mut message = String::new();
+        if let Some(field) = &e.field {
+            message.push_str(&format!("{field}: "));
+        }
+        message.push_str(&e.message);
+        out.push_str(&annotation(
+            "error",
+            &e.file,
+            e.location.map(|l| l.line),
+            &message,
+        ));
+    }
+    if verbose {
+        for s in &report.skipped {
+            out.push_str(&format!("skipped {}: {}\n", s.path, s.reason));
+        }
+    }
+    out.push_str(&summary(report));
+    out.push('\n');
+    out
+}
+
+/// `x` rounded to 12 significant digits, so JSON shows `0.45`, not `0.45000000000000007`.
+pub fn round12(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    format!("{x:.11e}").parse().unwrap_or(x)
+}
+
+fn side(s: &Side) -> Value {
+    json!({
+        "name": s.name,
+        "min_per_1k_usd": round12(s.min_per_1k_usd),
+        "max_per_1k_usd": round12(s.max_per_1k_usd),
+        "models": s.models.iter().map(|m| json!({
+            "model": m.model,
+            "priced_as": m.priced_as,
+            "provider": m.provider,
+            "per_1k_usd": round12(m.per_1k_usd),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn finding(f: &Finding) -> Value {
+    let mut v = json!({
+        "severity": f.severity().as_str(),
+        "kind": f.kind(),
+        "file": f.file(),
+        "line": f.line(),
+        "message": f.to_string(),
+    });
+    let obj = v.as_object_mut().expect("an object");
+    match f {
+        Finding::AboveRatio {
+            chain,
+            primary,
+            fallback,
+            ratio,
+            max_ratio,
+            via,
+            ..
+        } => {
+            obj.insert("chain".into(), json!(chain));
+            obj.insert("primary".into(), side(primary));
+            obj.insert("fallback".into(), side(fallback));
+            obj.insert("ratio".into(), json!(ratio.map(round12)));
+            obj.insert("max_ratio".into(), json!(max_ratio));
+            obj.insert("via".into(), json!(via));
+        }
+        Finding::SameProvider {
+            chain, providers, ..
+        } => {
+            obj.insert("chain".into(), json!(chain));
+            obj.insert("providers".into(), json!(providers));
+        }
+        Finding::Config { .. } | Finding::PriceSource { .. } => {}
+    }
+    v
+}
+
+/// One input error as JSON: `file`, `line`, `column`, `field`, `message`, `kind`.
+pub fn error_json(e: &InputError) -> Value {
+    json!({
+        "file": e.file,
+        "line": e.location.map(|l| l.line),
+        "column": e.location.map(|l| l.col),
+        "field": e.field,
+        "message": e.message,
+        "kind": format!("{:?}", e.kind).to_lowercase(),
+        "text": e.to_string(),
+    })
+}
+
+/// The JSON document: `fallcost_version`, `max_ratio`, `profile`, `pricing`, `files`,
+/// `skipped`, `findings`, `errors`, `summary`.
+pub fn to_json(report: &CheckReport) -> Value {
+    let chains: usize = report.checked.iter().map(|c| c.chains).sum();
+    let links: usize = report.checked.iter().map(|c| c.links).sum();
+    json!({
+        "fallcost_version": env!("CARGO_PKG_VERSION"),
+        "max_ratio": report.max_ratio,
+        "profile": {
+            "input_tokens": report.profile.input_tokens,
+            "output_tokens": report.profile.output_tokens,
+        },
+        "pricing": report.pricing,
+        "files": report.checked,
+        "skipped": report.skipped,
+        "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
+        "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
+        "summary": {
+            "files": report.checked.len(),
+            "chains": chains,
+            "links": links,
+            "errors": report.count(Severity::Error),
+            "warnings": report.count(Severity::Warning),
+            "notes": report.count(Severity::Note),
+            "input_errors": report.errors.len(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_numbers_drop_float_noise() {
+        assert_eq!(round12(0.45000000000000007), 0.45);
+        assert_eq!(round12(174.00000000000003), 174.0);
+        assert_eq!(round12(0.0), 0.0);
+        assert_eq!(round12(2.0 / 3.0), 0.666666666667);
+    }
+
+    #[test]
+    fn annotations_escape_their_data_and_properties() {
+        assert_eq!(
+            annotation("error", "a,b:c.yaml", Some(3), "50% more\nthan"),
+            "::error file=a%2Cb%3Ac.yaml,line=3,title=fallcost check::50%25 more%0Athan\n"
+        );
+    }
+}
