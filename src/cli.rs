@@ -200,6 +200,19 @@ fn parse_profile(s: &str) -> Result<(u64, u64), String> {
     Ok((i, o))
 }
 
+/// clap's multi-line usage error as one line: the message up to the usage block, its lines
+/// joined, then a pointer to `--help`.
+pub fn one_line_usage_error(rendered: &str) -> String {
+    let body = rendered.trim_start_matches("error:").trim();
+    let body = body.split("\n\nUsage:").next().unwrap_or(body);
+    let body = body
+        .split("\n\nFor more information")
+        .next()
+        .unwrap_or(body);
+    let joined = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!("{joined} (see `fallcost --help`)")
+}
+
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
@@ -217,6 +230,14 @@ mod tests {
     #[test]
     fn cli_declaration_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn usage_errors_become_one_line() {
+        let err = Cli::try_parse_from(["fallcost", "compare"]).unwrap_err();
+        let line = one_line_usage_error(&err.to_string());
+        assert!(!line.contains('\n'), "{line}");
+        assert!(line.contains("--scenario <PATH>"), "{line}");
     }
 
     #[test]

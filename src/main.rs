@@ -1,10 +1,30 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 use fallcost::error::ExitStatus;
 
 fn main() -> ExitCode {
-    let cli = fallcost::cli::Cli::parse();
+    let cli = match fallcost::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => match err.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                let _ = err.print();
+                return ExitCode::SUCCESS;
+            }
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                let _ = err.print();
+                return ExitCode::from(ExitStatus::Error.code());
+            }
+            _ => {
+                eprintln!(
+                    "error: {}",
+                    fallcost::cli::one_line_usage_error(&err.to_string())
+                );
+                return ExitCode::from(ExitStatus::Error.code());
+            }
+        },
+    };
     match fallcost::run(cli) {
         Ok(status) => ExitCode::from(status.code()),
         Err(err) if fallcost::is_broken_pipe(&err) => ExitCode::SUCCESS,

@@ -155,7 +155,7 @@ impl Report {
             }
             if let Some(mut c) = failover_cache(req, chain) {
                 for r in &mut c.rows {
-                    r.cost_usd = clean(r.cost_usd);
+                    r.cost_per_1k_usd = clean(r.cost_per_1k_usd);
                     r.vs_primary = r.vs_primary.map(clean);
                 }
                 caches.push(c);
@@ -233,8 +233,8 @@ impl Report {
                     "failover_cache",
                     &c.chain,
                     r.request,
-                    "cost_usd",
-                    Some(r.cost_usd),
+                    "cost_per_1k_usd",
+                    Some(r.cost_per_1k_usd),
                 );
                 check(
                     "failover_cache",

@@ -44,9 +44,12 @@ impl Param {
         let [from, to, step] = parts[..] else {
             return Err(format!("`{spec}`: {usage}"));
         };
-        let duration = [from, to, step]
-            .iter()
-            .any(|p| p.ends_with(|c: char| c.is_ascii_alphabetic()));
+        // A bound like `30s` or `1h30m` is a duration; `nan` or `1e-3` is not.
+        let duration = [from, to, step].iter().any(|p| {
+            p.starts_with(|c: char| c.is_ascii_digit())
+                && p.ends_with(['s', 'm', 'h', 'd'])
+                && !p.contains('e')
+        });
         let num = |p: &str| -> Result<f64, String> {
             let v = if duration {
                 parse_seconds(p)

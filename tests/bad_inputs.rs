@@ -227,6 +227,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "compare",
         "rate-and-rates.toml:5:16: steady.failure_rate: give either failure_rate (one value) or failure_rates (one per link), not both",
     ),
+    (
+        "name-with-control-char.toml",
+        "compare",
+        "name-with-control-char.toml:1:8: name: \"bell \\u{7} here\" contains a control character",
+    ),
+    (
+        "chain-name-padded.toml",
+        "compare",
+        "chain[0].name: \" padded\" has leading or trailing spaces",
+    ),
+    (
+        "incident-no-requests.toml",
+        "compare",
+        "incident.duration: the window holds no requests (requests_per_second × duration = 0.001)",
+    ),
     // scenario files: the price table they name
     (
         "missing-pricing.toml",
@@ -298,6 +313,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "prices-empty-models.toml",
         "prices",
         "models: the table has no models",
+    ),
+    (
+        "prices-control-char.toml",
+        "prices",
+        "model id \"a/b\\u{1b}[31m\" contains a control character",
     ),
     (
         "prices-read-above-input.toml",

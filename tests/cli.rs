@@ -338,3 +338,70 @@ fn csv_names_round_trip_and_formulas_are_neutralised() {
     // numbers are not guarded: a negative change stays a number
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--output` through a symbolic link replaces the link's target and keeps the link; a device
+/// such as /dev/null is written straight through, never replaced by a regular file.
+#[test]
+fn output_follows_links_and_writes_through_devices() {
+    let dir = std::env::temp_dir().join(format!("fallcost-links-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("target.txt");
+    let link = dir.join("link.txt");
+    std::fs::write(&target, "old").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    ok(&["prices", "-f", "csv", "-o", link.to_str().unwrap()]);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&target)
+            .unwrap()
+            .starts_with("model,provider")
+    );
+    ok(&["prices", "-o", "/dev/null"]);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--set` takes one value: a whole table would silently drop the fields it does not name.
+#[test]
+fn set_refuses_a_table_value() {
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--set",
+        "request={output_tokens=5}",
+    ]);
+    assert!(
+        e.contains("--set request: takes one value, not a table"),
+        "{e}"
+    );
+}
+
+/// Usage errors from the argument parser are one line too.
+#[test]
+fn usage_errors_are_one_line() {
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--format",
+        "xml",
+    ]);
+    assert!(
+        e.contains("invalid value 'xml' for '--format <FORMAT>'"),
+        "{e}"
+    );
+    let e = fails(&["compare"]);
+    assert!(e.contains("--scenario <PATH>"), "{e}");
+}

@@ -138,7 +138,7 @@ fn failover_cache_table() {
         .map(|x| {
             (
                 x["request"].as_str().unwrap().to_string(),
-                num(x, "cost_usd") * 1000.0,
+                num(x, "cost_per_1k_usd"),
             )
         })
         .collect();

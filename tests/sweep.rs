@@ -139,3 +139,43 @@ fn bad_sweeps_exit_2_with_one_line() {
     assert!(e.contains("--plot draws cost against one parameter"), "{e}");
     assert!(!root().join("never.svg").exists());
 }
+
+#[test]
+fn repeated_keys_and_clashing_files_are_refused() {
+    let e = fails(&[
+        "sweep",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--param",
+        "steady.failure_rate=0:0.1:0.05",
+        "--param",
+        "steady.failure_rate=0.2:0.3:0.1",
+    ]);
+    assert!(
+        e.contains("--param steady.failure_rate is given twice"),
+        "{e}"
+    );
+    let e = fails(&[
+        "sweep",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--param",
+        "steady.failure_rate=0:0.1:0.05",
+        "--plot",
+        "x.svg",
+        "--output",
+        "x.svg",
+    ]);
+    assert!(e.contains("--plot and --output both name x.svg"), "{e}");
+    let e = fails(&[
+        "sweep",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--param",
+        "x=0:nan:0.1",
+    ]);
+    assert!(
+        e.contains("`nan` is not a number") || e.contains("STEP must be"),
+        "{e}"
+    );
+}

@@ -33,6 +33,19 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
             params.len()
         );
     }
+    if let (Some(plot), Target::File(out)) = (&args.plot, &target)
+        && plot == out
+    {
+        anyhow::bail!(
+            "--plot and --output both name {}; give them different files",
+            plot.display()
+        );
+    }
+    for (i, p) in params.iter().enumerate() {
+        if params[..i].iter().any(|q| q.key == p.key) {
+            anyhow::bail!("--param {} is given twice; give each key one range", p.key);
+        }
+    }
     let result = sweep::run(&label, &text, base, &args.set, &params, &args.chains)?;
     let bytes = match format {
         Format::Table => table::render(&layout(&result), table::Style::Terminal).into_bytes(),
@@ -42,7 +55,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
     };
     if let Some(path) = &args.plot {
         let svg = output::plot::cost_chart(&result)?;
-        output::write(&Target::File(path.clone()), svg.as_bytes())?;
+        output::write_file(path, svg.as_bytes(), "--plot")?;
     }
     output::write(&target, &bytes)?;
     Ok(ExitStatus::Success)

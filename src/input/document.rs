@@ -203,6 +203,11 @@ impl<'a> Document<'a> {
             Ok(v) => v.into_inner(),
             Err(_) => DeValue::String(value.trim().into()),
         };
+        if let DeValue::Table(_) = parsed {
+            return Err(bad(format!(
+                "takes one value, not a table (it would replace the whole table); set its fields one at a time, e.g. --set {key}.FIELD=VALUE"
+            )));
+        }
         let (last, parents) = parts.split_last().expect("non-empty");
         let mut anchor = self.root.span();
         let mut table: &mut DeTable<'a> = self.root.get_mut();

@@ -49,6 +49,29 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
     })
 }
 
+/// Check a name (scenario, chain, model id, provider): not empty, no leading or trailing
+/// spaces, and no control characters other than newline and tab (escape sequences, bells and
+/// carriage returns would corrupt terminals; newlines survive CSV and are flattened in
+/// Markdown).
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        Err("must not be empty".into())
+    } else if name.trim() != name {
+        Err(format!(
+            "{name:?} has leading or trailing spaces; remove them"
+        ))
+    } else if name
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        Err(format!(
+            "{name:?} contains a control character (escape, bell, carriage return…); use printable text"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// Check that `value` is a finite number in `[lo, hi]`; the error says what is allowed.
 pub(crate) fn check_range(value: f64, lo: f64, hi: f64) -> Result<(), String> {
     let got = show(value);

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::document::{Document, Segment};
-use super::{check_range, read_text};
+use super::{check_name, check_range, read_text};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::{Caching, ModelPrice, PriceTable};
 
@@ -106,9 +106,14 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
                 }
             },
         };
-        if provider.trim().is_empty() {
-            return Err(invalid("provider", "must not be empty".into()));
-        }
+        check_name(&provider).map_err(|m| invalid("provider", m))?;
+        check_name(&id).map_err(|m| {
+            doc.error_at(
+                InputErrorKind::Invalid,
+                &at("provider")[..2],
+                format!("model id {m}"),
+            )
+        })?;
         let caching = e.caching.unwrap_or(if e.cache_write.is_some() {
             Caching::Explicit
         } else if e.cached_input.is_some() {

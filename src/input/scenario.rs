@@ -38,7 +38,7 @@ use serde::Deserialize;
 use super::document::{Document, Segment};
 use super::duration::{DurationText, parse_seconds};
 use super::pricing::{PricingRef, default_name};
-use super::{check_range, read_text, suggest};
+use super::{check_name, check_range, read_text, show, suggest};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::{
     AbandonedBilling, Chain, FailureMode, Incident, PriceTable, Request, Scenario, Steady,
@@ -246,9 +246,7 @@ fn resolve(
             p.extend_from_slice(rest);
             p
         };
-        if spec.name.trim().is_empty() {
-            return Err(invalid(&at(&[key("name")]), "must not be empty".into()));
-        }
+        check_name(&spec.name).map_err(|m| invalid(&at(&[key("name")]), m))?;
         if !names.insert(spec.name.as_str()) {
             return Err(invalid(
                 &at(&[key("name")]),
@@ -299,7 +297,10 @@ fn resolve(
             check_range(i.requests_per_second, f64::MIN_POSITIVE, 1e9).map_err(|_| {
                 invalid(
                     &at("requests_per_second"),
-                    format!("must be > 0 and at most 1e9; got {}", i.requests_per_second),
+                    format!(
+                        "must be > 0 and at most 1e9; got {}",
+                        show(i.requests_per_second)
+                    ),
                 )
             })?;
             if i.session_length == 0 {
@@ -309,6 +310,15 @@ fn resolve(
                 ));
             }
             let n = i.requests_per_second * duration_s;
+            if n.round() < 1.0 {
+                return Err(invalid(
+                    &at("duration"),
+                    format!(
+                        "the window holds no requests (requests_per_second × duration = {}); lengthen the outage or raise the rate",
+                        show(n)
+                    ),
+                ));
+            }
             if n > 1e15 {
                 return Err(invalid(
                     &at("duration"),
@@ -325,7 +335,13 @@ fn resolve(
     };
 
     Ok(Scenario {
-        name: file.name.unwrap_or(default_name),
+        name: match file.name {
+            Some(n) => {
+                check_name(&n).map_err(|m| invalid(&[key("name")], m))?;
+                n
+            }
+            None => default_name,
+        },
         pricing: prices.name.clone(),
         request,
         chains,

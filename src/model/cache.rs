@@ -17,8 +17,8 @@ pub struct CacheRow {
     pub request: &'static str,
     /// The model that serves the request.
     pub model: String,
-    /// USD per request.
-    pub cost_usd: f64,
+    /// USD per 1,000 requests, like the steady-state table.
+    pub cost_per_1k_usd: f64,
     /// The cost over the warm primary's, a ratio (1.2 for 1.2x); `None` for a free primary.
     pub vs_primary: Option<f64>,
 }
@@ -49,7 +49,7 @@ pub fn failover_cache(request: &Request, chain: &Chain) -> Option<FailoverCache>
     let row = |request_kind: &'static str, model: &str, cost: f64| CacheRow {
         request: request_kind,
         model: model.to_string(),
-        cost_usd: cost,
+        cost_per_1k_usd: cost * 1000.0,
         vs_primary: (base > 0.0).then(|| cost / base),
     };
     let cold = request.success_cost(fallback, CacheState::Cold);
@@ -116,7 +116,7 @@ mod tests {
         let got: Vec<(&str, f64, Option<f64>)> = t
             .rows
             .iter()
-            .map(|r| (r.request, r.cost_usd * 1000.0, r.vs_primary))
+            .map(|r| (r.request, r.cost_per_1k_usd, r.vs_primary))
             .collect();
         let want = [
             ("primary-warm", 32.50, Some(1.0)),

@@ -233,7 +233,7 @@ pub fn compare(report: &Report) -> Document {
                 .map(|row| {
                     vec![
                         label(row.request, &row.model),
-                        money(row.cost_usd * 1000.0),
+                        money(row.cost_per_1k_usd),
                         row.vs_primary.map_or("–".into(), |v| format!("{:.1}x", v)),
                     ]
                 })

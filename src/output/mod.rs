@@ -77,19 +77,47 @@ pub fn write(target: &Target, bytes: &[u8]) -> anyhow::Result<()> {
             out.flush()?;
             Ok(())
         }
-        Target::File(path) => write_atomic(path, bytes),
+        Target::File(path) => write_file(path, bytes, "--output"),
     }
 }
 
-/// Write `bytes` to `path` through a temporary file in the same folder and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+/// Write `bytes` to the file at `path`, named `flag` in errors (`--output`, `--plot`).
+///
+/// A regular file (or a new one) is written through a temporary file in the same folder and a
+/// rename, so it is replaced whole or not at all. A symbolic link is followed and its target
+/// replaced the same way. Anything else that already exists and is not a folder (a FIFO,
+/// `/dev/stdout`, a device) is written straight through: it cannot be replaced atomically,
+/// and replacing it would break it for everyone else.
+///
+/// Errors: a folder, a dangling link, or a file that cannot be created, written or renamed.
+pub fn write_file(path: &Path, bytes: &[u8], flag: &str) -> anyhow::Result<()> {
+    let shown = path.display();
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let real = std::fs::canonicalize(path)
+                .with_context(|| format!("{flag} {shown}: a link to nothing"))?;
+            return write_file(&real, bytes, flag);
+        }
+        Ok(m) if m.is_dir() => anyhow::bail!("{flag} {shown}: is a directory; expected a file"),
+        Ok(m) if !m.is_file() => {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("{flag} {shown}: cannot open"))?;
+            f.write_all(bytes)
+                .and_then(|_| f.flush())
+                .with_context(|| format!("{flag} {shown}: cannot write"))?;
+            return Ok(());
+        }
+        _ => {}
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let name = path
         .file_name()
-        .with_context(|| format!("--output {}: not a file path", path.display()))?;
+        .with_context(|| format!("{flag} {shown}: not a file path"))?;
     let tmp = dir.join(format!(
         ".{}.fallcost-{}.tmp",
         name.to_string_lossy(),
@@ -103,7 +131,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("--output {}: cannot write", path.display()));
+        return Err(e).with_context(|| format!("{flag} {shown}: cannot write"));
     }
     Ok(())
 }

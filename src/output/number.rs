@@ -42,6 +42,10 @@ pub fn money(usd: f64) -> String {
     if usd == 0.0 {
         return "0.00".to_string();
     }
+    if usd.abs() >= 1e15 {
+        // Beyond a quadrillion dollars, cents are float noise: show three significant decimals.
+        return format!("{usd:.3e}");
+    }
     if usd.abs() >= 1.0 {
         // Round first, so 0.999996 does not print as 1.00 in one place and 0.99999 in another.
         return group(&format!("{:.2}", usd));

@@ -13,13 +13,18 @@ pub enum Style {
     Markdown,
 }
 
+/// A Markdown table cell: `|` escaped, newlines flattened to spaces.
+fn md_cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\t'], " ")
+}
+
 /// Render `doc`. Column widths follow the content (never the terminal), so output is stable.
 pub fn render(doc: &Document, style: Style) -> String {
     let mut out = String::new();
     let md = style == Style::Markdown;
     for line in &doc.preamble {
         if md && out.is_empty() {
-            out.push_str(&format!("# {line}\n\n"));
+            out.push_str(&format!("# {}\n\n", md_cell(line)));
         } else {
             out.push_str(line);
             out.push_str(if md { "\n\n" } else { "\n" });
@@ -31,7 +36,7 @@ pub fn render(doc: &Document, style: Style) -> String {
         }
         if let Some(h) = &section.heading {
             if md {
-                out.push_str(&format!("## {h}\n\n"));
+                out.push_str(&format!("## {}\n\n", md_cell(h)));
             } else {
                 out.push_str(&format!("{h}\n\n"));
             }
@@ -55,7 +60,12 @@ pub fn render(doc: &Document, style: Style) -> String {
             .set_content_arrangement(ContentArrangement::Disabled)
             .set_header(&section.header);
         for row in &section.rows {
-            table.add_row(row);
+            if md {
+                // A `|` in a name would open a new Markdown column.
+                table.add_row(row.iter().map(|c| md_cell(c)));
+            } else {
+                table.add_row(row);
+            }
         }
         for (i, numeric) in section.numeric.iter().enumerate() {
             if let Some(col) = table.column_mut(i) {
@@ -77,4 +87,30 @@ pub fn render(doc: &Document, style: Style) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::layout::Section;
+
+    #[test]
+    fn markdown_escapes_pipes_in_cells() {
+        let doc = Document {
+            preamble: vec!["t".into()],
+            sections: vec![Section {
+                heading: None,
+                title: "s".into(),
+                notes: vec![],
+                header: vec!["model".into(), "x".into()],
+                numeric: vec![false, true],
+                rows: vec![vec!["a|b".into(), "1".into()]],
+                footer: vec![],
+            }],
+        };
+        let md = render(&doc, Style::Markdown);
+        assert!(md.contains("| a\\|b  | 1 |"), "{md}");
+        let term = render(&doc, Style::Terminal);
+        assert!(term.contains("a|b"), "{term}");
+    }
 }
