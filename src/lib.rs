@@ -15,6 +15,7 @@ pub mod input;
 pub mod model;
 pub mod output;
 pub mod report;
+pub mod sim;
 
 use error::ExitStatus;
 

@@ -1,0 +1,121 @@
+//! Mergeable sample statistics: counts, sums and sums of squares, merged in a fixed order.
+
+use serde::Serialize;
+
+/// z₀.₉₇₅: a 95% two-sided normal interval is mean ± 1.959964·SE.
+pub const Z95: f64 = 1.959_963_984_540_054;
+/// z₀.₉₉₅: a 99% two-sided normal interval is mean ± 2.575829·SE.
+pub const Z99: f64 = 2.575_829_303_548_901;
+
+/// Running sums of one per-sample quantity (USD, counts…): n, Σx, Σx².
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Sum {
+    /// Samples.
+    pub n: u64,
+    /// Σx.
+    pub sum: f64,
+    /// Σx².
+    pub sumsq: f64,
+}
+
+impl Sum {
+    /// Add one sample.
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum += x;
+        self.sumsq += x * x;
+    }
+
+    /// Add `count` samples all equal to `x` (exact for the counted common outcomes).
+    pub fn add_many(&mut self, x: f64, count: u64) {
+        let c = count as f64;
+        self.n += count;
+        self.sum += c * x;
+        self.sumsq += c * x * x;
+    }
+
+    /// Merge `other` into `self`. Float addition is not associative: merge in a fixed order.
+    pub fn merge(&mut self, other: &Sum) {
+        self.n += other.n;
+        self.sum += other.sum;
+        self.sumsq += other.sumsq;
+    }
+
+    /// The sample mean (0 without samples).
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum / self.n as f64
+        }
+    }
+
+    /// The standard error of the mean, √(s² / n) with the unbiased sample variance s².
+    pub fn std_error(&self) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        let n = self.n as f64;
+        let mean = self.sum / n;
+        let var = ((self.sumsq - n * mean * mean) / (n - 1.0)).max(0.0);
+        (var / n).sqrt()
+    }
+
+    /// The mean with its two-sided normal interval at `z` standard errors, scaled by `scale`
+    /// (e.g. 1,000 for per-1k figures).
+    pub fn estimate(&self, z: f64, scale: f64) -> Estimate {
+        let m = self.mean();
+        let h = z * self.std_error();
+        Estimate {
+            mean: m * scale,
+            lo: (m - h) * scale,
+            hi: (m + h) * scale,
+        }
+    }
+}
+
+/// A Monte Carlo mean and its confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The sample mean.
+    pub mean: f64,
+    /// Lower end of the interval.
+    pub lo: f64,
+    /// Upper end of the interval.
+    pub hi: f64,
+}
+
+impl Estimate {
+    /// Whether `x` lies in [lo, hi], allowing for float rounding (1e-12 relative) so that a
+    /// zero-variance estimate contains its exact value.
+    pub fn contains(&self, x: f64) -> bool {
+        let slack = 1e-12 * x.abs().max(self.mean.abs()).max(1e-300);
+        x >= self.lo - slack && x <= self.hi + slack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_standard_error_by_hand() {
+        let mut s = Sum::default();
+        for x in [1.0, 2.0, 3.0, 4.0] {
+            s.add(x);
+        }
+        assert_eq!(s.mean(), 2.5);
+        // s² = 5/3, SE = √(5/12)
+        assert!((s.std_error() - (5.0f64 / 12.0).sqrt()).abs() < 1e-15);
+        let mut t = Sum::default();
+        t.add_many(2.5, 4);
+        s.merge(&t);
+        assert_eq!(s.n, 8);
+        assert_eq!(s.mean(), 2.5);
+        let e = s.estimate(Z95, 1000.0);
+        assert_eq!(e.mean, 2500.0);
+        assert!(e.lo < 2500.0 && e.hi > 2500.0);
+        assert!(e.contains(2500.0) && !e.contains(5000.0));
+    }
+}
