@@ -7,6 +7,17 @@ pub const Z95: f64 = 1.959_963_984_540_054;
 /// z₀.₉₉₅: a 99% two-sided normal interval is mean ± 2.575829·SE.
 pub const Z99: f64 = 2.575_829_303_548_901;
 
+/// z₀.₉₉₉₅: a 99.9% two-sided normal interval is mean ± 3.290527·SE.
+pub const Z999: f64 = 3.290_526_731_491_926;
+
+/// Whether the analytic value `exact` agrees with the Monte Carlo estimate `e`: inside its
+/// interval, or within 1e-9 relative of its mean. The second clause covers figures whose
+/// variation is too rare to be seen in the sample (a zero-width interval around a mean that
+/// differs from the exact value by a 1e-10 probability event).
+pub fn agrees(e: &Estimate, exact: f64) -> bool {
+    e.contains(exact) || (e.mean - exact).abs() <= 1e-9 * exact.abs().max(e.mean.abs())
+}
+
 /// Running sums of one per-sample quantity (USD, counts…): n, Σx, Σx².
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Sum {
