@@ -4,6 +4,7 @@
 //! Layout:
 //! - [`input`]: the file formats (price tables, scenarios), parsed strictly;
 //! - [`model`]: the cost model of MODEL.md (analytic engine);
+//! - [`sim`]: the Monte Carlo engine (MODEL.md §9), which simulates the same model;
 //! - [`report`]: the result shape every output renders;
 //! - [`output`]: table, Markdown, CSV and JSON;
 //! - [`cmd`]: one module per subcommand; [`cli`]: the command-line declaration.
@@ -26,6 +27,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
         cli::Command::Compare(args) => cmd::compare::run(args),
         cli::Command::Prices(args) => cmd::prices::run(args),
+        cli::Command::Bench(args) => cmd::bench::run(args),
     }
 }
 

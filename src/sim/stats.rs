@@ -18,15 +18,18 @@ pub fn agrees(e: &Estimate, exact: f64) -> bool {
     e.contains(exact) || (e.mean - exact).abs() <= 1e-9 * exact.abs().max(e.mean.abs())
 }
 
-/// Running sums of one per-sample quantity (USD, counts…): n, Σx, Σx².
+/// Running statistics of one per-sample quantity (USD, counts…): the count, the mean and the
+/// sum of squared deviations M₂, updated with Welford's method and merged with Chan et al.'s
+/// formula. Unlike Σx and Σx², this keeps M₂ exactly 0 for a constant quantity and loses no
+/// precision to cancellation, so an interval is never float noise.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Sum {
     /// Samples.
     pub n: u64,
-    /// Σx.
-    pub sum: f64,
-    /// Σx².
-    pub sumsq: f64,
+    /// Their mean.
+    mean: f64,
+    /// Σ (x − mean)².
+    m2: f64,
 }
 
 impl Sum {
@@ -34,32 +37,40 @@ impl Sum {
     #[inline]
     pub fn add(&mut self, x: f64) {
         self.n += 1;
-        self.sum += x;
-        self.sumsq += x * x;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
     }
 
-    /// Add `count` samples all equal to `x` (exact for the counted common outcomes).
+    /// Add `count` samples all equal to `x` (the counted common outcomes).
     pub fn add_many(&mut self, x: f64, count: u64) {
-        let c = count as f64;
-        self.n += count;
-        self.sum += c * x;
-        self.sumsq += c * x * x;
+        self.merge(&Sum {
+            n: count,
+            mean: x,
+            m2: 0.0,
+        });
     }
 
     /// Merge `other` into `self`. Float addition is not associative: merge in a fixed order.
     pub fn merge(&mut self, other: &Sum) {
+        if other.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = *other;
+            return;
+        }
+        let (na, nb) = (self.n as f64, other.n as f64);
+        let n = na + nb;
+        let d = other.mean - self.mean;
+        self.mean += d * nb / n;
+        self.m2 += other.m2 + d * d * na * nb / n;
         self.n += other.n;
-        self.sum += other.sum;
-        self.sumsq += other.sumsq;
     }
 
     /// The sample mean (0 without samples).
     pub fn mean(&self) -> f64 {
-        if self.n == 0 {
-            0.0
-        } else {
-            self.sum / self.n as f64
-        }
+        self.mean
     }
 
     /// The standard error of the mean, √(s² / n) with the unbiased sample variance s².
@@ -68,9 +79,7 @@ impl Sum {
             return 0.0;
         }
         let n = self.n as f64;
-        let mean = self.sum / n;
-        let var = ((self.sumsq - n * mean * mean) / (n - 1.0)).max(0.0);
-        (var / n).sqrt()
+        ((self.m2 / (n - 1.0)).max(0.0) / n).sqrt()
     }
 
     /// The mean with its two-sided normal interval at `z` standard errors, scaled by `scale`
@@ -122,6 +131,14 @@ mod tests {
         let mut t = Sum::default();
         t.add_many(2.5, 4);
         s.merge(&t);
+        // a constant quantity has no spread at all
+        let mut c = Sum::default();
+        for _ in 0..1000 {
+            c.add(0.025);
+        }
+        c.add_many(0.025, 1_000_000);
+        assert_eq!(c.std_error(), 0.0);
+        assert_eq!(c.mean(), 0.025);
         assert_eq!(s.n, 8);
         assert_eq!(s.mean(), 2.5);
         let e = s.estimate(Z95, 1000.0);
