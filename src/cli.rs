@@ -17,8 +17,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
   fallcost compare --scenario scenarios/sept3.toml
   fallcost compare --scenario scenarios/failover-chains.toml --set steady.failure_rate=0
   fallcost compare --scenario scenarios/sept3.toml --format csv --output sept3.csv
+  fallcost compare --scenario scenarios/sept3.toml --mc --seed 42
   fallcost prices
   fallcost check scenarios/ gateway/ --max-ratio 2 --format github
+  fallcost bench
 
 Exit codes: 0 success, 1 findings (check), 2 bad input or usage."
 )]
@@ -37,7 +39,9 @@ pub enum Command {
   fallcost compare --scenario scenarios/sept3.toml
   fallcost compare --scenario scenarios/failover-chains.toml --set steady.failure_rate=0
   fallcost compare --scenario scenarios/failover-chains.toml --set incident.failure=fast
-  fallcost compare --scenario scenarios/sept3.toml --format json --output sept3.json")]
+  fallcost compare --scenario scenarios/sept3.toml --format json --output sept3.json
+  fallcost compare --scenario scenarios/failover-chains.toml --mc 1e7 --seed 42
+  fallcost compare --scenario scenarios/sept3.toml --mc --mc-runs 1000 --format json")]
     Compare(CompareArgs),
     /// Print a price table: the bundled one by default, or a file.
     #[command(after_help = "Examples:
@@ -61,6 +65,13 @@ pub enum Command {
 Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 input error
 (an unreadable or invalid file, a model with no known price).")]
     Check(CheckArgs),
+    /// Measure the Monte Carlo engine: simulated requests per second for the steady-state
+    /// model (all four patterns at once) and for the floor (the same random draws, nothing
+    /// else).
+    #[command(after_help = "Examples:
+  fallcost bench
+  RAYON_NUM_THREADS=1 fallcost bench --requests 5e7")]
+    Bench(BenchArgs),
 }
 
 /// `fallcost check`.
@@ -104,6 +115,17 @@ pub enum CheckFormat {
     Github,
 }
 
+/// `fallcost bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Requests per measured loop (`1e8` and `100_000_000` are accepted).
+    #[arg(long, value_name = "N", default_value = "100000000", value_parser = parse_count)]
+    pub requests: u64,
+    /// Times each loop is run; the best run of each is reported.
+    #[arg(long, value_name = "R", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+}
+
 /// Output flags shared by every subcommand that prints a report.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
@@ -129,6 +151,18 @@ pub struct CompareArgs {
     /// Only these chains (by name; repeatable). Default: every chain of the scenario.
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
+    /// Also run the Monte Carlo engine, simulating N requests per chain in steady state
+    /// (default 1,000,000; `1e7` and `10_000_000` are accepted). Adds means with 95% intervals
+    /// and latency percentiles beside the analytic figures.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000000", value_parser = parse_count)]
+    pub mc: Option<u64>,
+    /// The Monte Carlo seed: the same seed prints the same output, whatever the thread count.
+    /// Without it a seed is drawn and printed on standard error.
+    #[arg(long, value_name = "S", requires = "mc")]
+    pub seed: Option<u64>,
+    /// Incident windows to simulate per chain and pattern (default 200).
+    #[arg(long = "mc-runs", value_name = "K", requires = "mc", value_parser = parse_count)]
+    pub mc_runs: Option<u64>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -213,6 +247,32 @@ pub fn one_line_usage_error(rendered: &str) -> String {
     format!("{joined} (see `fallcost --help`)")
 }
 
+/// A count of at least 2: digits with optional `_` separators, or a power of ten such as
+/// `1e6` or `2.5e7` that is a whole number.
+fn parse_count(s: &str) -> Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    let n = if t.chars().all(|c| c.is_ascii_digit()) && !t.is_empty() {
+        t.parse::<u64>()
+            .map_err(|_| format!("`{s}` is too large"))?
+    } else {
+        let x: f64 = t
+            .parse()
+            .map_err(|_| format!("expected a whole number such as 1000000 or 1e6; got `{s}`"))?;
+        if !(x.is_finite() && x.fract() == 0.0 && (0.0..1.8e19).contains(&x)) {
+            return Err(format!(
+                "expected a whole number such as 1000000 or 1e6; got `{s}`"
+            ));
+        }
+        x as u64
+    };
+    if n < 2 {
+        return Err(format!(
+            "at least 2 are needed for a confidence interval; got {n}"
+        ));
+    }
+    Ok(n)
+}
+
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
@@ -238,6 +298,39 @@ mod tests {
         let line = one_line_usage_error(&err.to_string());
         assert!(!line.contains('\n'), "{line}");
         assert!(line.contains("--scenario <PATH>"), "{line}");
+    }
+
+    #[test]
+    fn counts_take_digits_separators_and_powers_of_ten() {
+        assert_eq!(parse_count("1000000"), Ok(1_000_000));
+        assert_eq!(parse_count("1_000_000"), Ok(1_000_000));
+        assert_eq!(parse_count("1e6"), Ok(1_000_000));
+        assert_eq!(parse_count("2.5e7"), Ok(25_000_000));
+        assert!(parse_count("1.5").is_err());
+        assert!(parse_count("1").is_err());
+        assert!(parse_count("-5").is_err());
+        assert!(parse_count("many").is_err());
+    }
+
+    #[test]
+    fn mc_takes_an_optional_count() {
+        let cli =
+            Cli::try_parse_from(["fallcost", "compare", "--mc", "--scenario", "s.toml"]).unwrap();
+        let Command::Compare(a) = cli.command else {
+            panic!("not compare")
+        };
+        assert_eq!(a.mc, Some(1_000_000));
+        let cli = Cli::try_parse_from([
+            "fallcost", "compare", "-s", "s.toml", "--mc", "1e5", "--seed", "7",
+        ])
+        .unwrap();
+        let Command::Compare(a) = cli.command else {
+            panic!("not compare")
+        };
+        assert_eq!((a.mc, a.seed), (Some(100_000), Some(7)));
+        assert!(
+            Cli::try_parse_from(["fallcost", "compare", "-s", "s.toml", "--seed", "7"]).is_err()
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! Layout:
 //! - [`input`]: the file formats (price tables, scenarios), parsed strictly;
 //! - [`model`]: the cost model of MODEL.md (analytic engine);
+//! - [`sim`]: the Monte Carlo engine (MODEL.md §9), which simulates the same model;
 //! - [`report`]: the result shape every output renders;
 //! - [`output`]: table, Markdown, CSV and JSON;
 //! - [`check`]: `fallcost check`, the CI gate over every fallback chain (scenarios, LiteLLM and
@@ -18,6 +19,7 @@ pub mod input;
 pub mod model;
 pub mod output;
 pub mod report;
+pub mod sim;
 
 use error::ExitStatus;
 
@@ -30,6 +32,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Prices(args) => cmd::prices::run(args),
         cli::Command::Sweep(args) => cmd::sweep::run(args),
         cli::Command::Check(args) => cmd::check::run(args),
+        cli::Command::Bench(args) => cmd::bench::run(args),
     }
 }
 

@@ -8,6 +8,9 @@ use serde::Serialize;
 
 use crate::model::cache::{FailoverCache, failover_cache};
 use crate::model::{FailureMode, Pattern, Scenario, incident, steady};
+use crate::sim::histogram::relative_error_bound;
+use crate::sim::stats::{Estimate, Sum, Z95};
+use crate::sim::{self, McOptions};
 
 /// Round to 12 significant digits: far below a cent on any bill, and free of binary float
 /// noise, so 25.0075 prints as `25.0075` and not `25.007499999999997`.
@@ -37,6 +40,50 @@ pub struct SteadyRow {
     pub wasted_attempts_per_1k: f64,
     /// USD per 1,000 requests spent on those attempts.
     pub wasted_per_1k_usd: f64,
+    /// The Monte Carlo figures, with `--mc`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mc: Option<SteadyMc>,
+}
+
+/// A 95% confidence interval `[lo, hi]`, in the unit of its figure.
+pub type Ci = [f64; 2];
+
+fn ci(e: &Estimate) -> Ci {
+    [clean(e.lo), clean(e.hi)]
+}
+
+/// The Monte Carlo figures of a steady-state row: the row's keys with simulated means, each with
+/// its 95% interval as `KEY_ci95`, and the latency percentiles (MODEL.md §9, §10).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SteadyMc {
+    /// Requests simulated.
+    pub requests: u64,
+    /// Mean USD per 1,000 requests.
+    pub cost_per_1k_usd: f64,
+    /// Its 95% interval.
+    pub cost_per_1k_usd_ci95: Ci,
+    /// Mean cost / baseline − 1, a ratio; `null` for a free primary.
+    pub vs_baseline: Option<f64>,
+    /// Its 95% interval.
+    pub vs_baseline_ci95: Option<Ci>,
+    /// Failed requests per 1,000.
+    pub failed_per_1k: f64,
+    /// Its 95% interval.
+    pub failed_per_1k_ci95: Ci,
+    /// Wasted attempts per 1,000 requests.
+    pub wasted_attempts_per_1k: f64,
+    /// Its 95% interval.
+    pub wasted_attempts_per_1k_ci95: Ci,
+    /// USD per 1,000 requests spent on wasted attempts.
+    pub wasted_per_1k_usd: f64,
+    /// Its 95% interval.
+    pub wasted_per_1k_usd_ci95: Ci,
+    /// Median latency the user sees (to the answer, or to the error of a failed request), s.
+    pub latency_p50_s: f64,
+    /// 95th-percentile latency, seconds.
+    pub latency_p95_s: f64,
+    /// 99th-percentile latency, seconds.
+    pub latency_p99_s: f64,
 }
 
 /// One incident row: one pattern on one chain over the outage window, in USD.
@@ -68,7 +115,81 @@ pub struct IncidentRow {
     pub cold_starts: f64,
     /// Sessions that rewrite the primary's cache on the way back.
     pub failback_writes: f64,
+    /// The Monte Carlo figures, with `--mc`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mc: Option<IncidentMc>,
 }
+
+/// The Monte Carlo figures of an incident row: means over the simulated windows with their
+/// 95% intervals as `KEY_ci95` (MODEL.md §9, §10). USD per window unless stated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncidentMc {
+    /// Windows simulated.
+    pub runs: u64,
+    /// Mean total USD.
+    pub total_usd: f64,
+    /// Its 95% interval.
+    pub total_usd_ci95: Ci,
+    /// The primary-alone bill (not random).
+    pub normal_usd: f64,
+    /// Mean total / normal; `null` for a free primary.
+    pub multiplier: Option<f64>,
+    /// Its 95% interval.
+    pub multiplier_ci95: Option<Ci>,
+    /// Mean window USD.
+    pub window_usd: f64,
+    /// Its 95% interval.
+    pub window_usd_ci95: Ci,
+    /// Mean cold-start premium USD.
+    pub cold_start_usd: f64,
+    /// Its 95% interval.
+    pub cold_start_usd_ci95: Ci,
+    /// Mean fail-back premium USD.
+    pub failback_usd: f64,
+    /// Its 95% interval.
+    pub failback_usd_ci95: Ci,
+    /// Mean failed requests.
+    pub failed_requests: f64,
+    /// Its 95% interval.
+    pub failed_requests_ci95: Ci,
+    /// Mean wasted attempts.
+    pub wasted_attempts: f64,
+    /// Its 95% interval.
+    pub wasted_attempts_ci95: Ci,
+    /// Mean USD of wasted attempts.
+    pub wasted_usd: f64,
+    /// Its 95% interval.
+    pub wasted_usd_ci95: Ci,
+    /// Mean cold starts.
+    pub cold_starts: f64,
+    /// Its 95% interval.
+    pub cold_starts_ci95: Ci,
+    /// Mean fail-back writes.
+    pub failback_writes: f64,
+    /// Its 95% interval.
+    pub failback_writes_ci95: Ci,
+}
+
+/// How the Monte Carlo figures of a report were made: enough to repeat them exactly.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct McMeta {
+    /// The seed (`--seed`, or drawn and printed).
+    pub seed: u64,
+    /// Requests simulated per chain in steady state.
+    pub requests: u64,
+    /// Incident windows simulated per chain and pattern.
+    pub runs: u64,
+    /// The random number generator and how it is seeded.
+    pub rng: &'static str,
+    /// Largest relative error of a latency percentile from the histogram's bins.
+    pub percentile_relative_error: f64,
+    /// Why incident windows were not simulated, if they were not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incident_skipped: Option<String>,
+}
+
+/// Largest N·K (requests per window × windows × patterns) the incident simulation takes on.
+pub const MAX_INCIDENT_WORK: f64 = 2e9;
 
 /// The outage a report's incident rows price.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -109,6 +230,9 @@ pub struct Report {
     /// The failover cache table per chain (MODEL.md §5), when the request has a prefix.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failover_cache: Vec<FailoverCache>,
+    /// With `--mc`: how the Monte Carlo figures were made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mc: Option<McMeta>,
 }
 
 impl Report {
@@ -131,6 +255,7 @@ impl Report {
                         failed_per_1k: clean(o.failed * 1000.0),
                         wasted_attempts_per_1k: clean(o.wasted_attempts * 1000.0),
                         wasted_per_1k_usd: clean(o.wasted_cost * 1000.0),
+                        mc: None,
                     });
                 }
                 if let Some(i) = &scenario.incident
@@ -150,6 +275,7 @@ impl Report {
                         wasted_usd: clean(o.wasted),
                         cold_starts: clean(o.cold_starts),
                         failback_writes: clean(o.failback_writes),
+                        mc: None,
                     });
                 }
             }
@@ -181,7 +307,149 @@ impl Report {
             incident_window,
             incident: incident_rows,
             failover_cache: caches,
+            mc: None,
         }
+    }
+
+    /// Simulated work [`Report::simulate`] will do, in simulated requests (for a progress
+    /// bar), and whether the incident windows are within [`MAX_INCIDENT_WORK`].
+    pub fn mc_work(&self, opts: &McOptions) -> (u64, bool) {
+        let chains = self.input.chains.len() as u64;
+        let steady = chains.saturating_mul(opts.requests);
+        let incident = match &self.input.incident {
+            Some(i) => {
+                let work = i.requests() as f64 * opts.runs as f64 * 4.0 * chains as f64;
+                if work > MAX_INCIDENT_WORK {
+                    return (steady, false);
+                }
+                work as u64
+            }
+            None => 0,
+        };
+        (steady + incident, true)
+    }
+
+    /// Run the Monte Carlo engine and add its figures to every row (MODEL.md §9). `tick(n)`
+    /// reports n more simulated requests done.
+    pub fn simulate(&mut self, opts: &McOptions, tick: &mut dyn FnMut(u64)) {
+        let scenario = self.input.clone();
+        let req = &scenario.request;
+        let (_, incident_ok) = self.mc_work(opts);
+        for (ci_, chain) in scenario.chains.iter().enumerate() {
+            let base = steady::baseline(req, chain);
+            for p in sim::steady::simulate(req, chain, ci_ as u64, opts, tick) {
+                let Some(row) = self
+                    .steady
+                    .iter_mut()
+                    .find(|r| r.chain == chain.name && r.pattern == p.pattern)
+                else {
+                    continue;
+                };
+                let per1k = |s: &Sum| s.estimate(Z95, 1000.0);
+                let cost = per1k(&p.cost);
+                let vs = (base > 0.0).then(|| {
+                    let e = p.cost.estimate(Z95, 1.0);
+                    Estimate {
+                        mean: e.mean / base - 1.0,
+                        lo: e.lo / base - 1.0,
+                        hi: e.hi / base - 1.0,
+                    }
+                });
+                let (failed, wa, wc) = (
+                    per1k(&p.failed),
+                    per1k(&p.wasted_attempts),
+                    per1k(&p.wasted_cost),
+                );
+                let q = |x: f64| clean(p.latency.quantile(x).unwrap_or(0.0));
+                row.mc = Some(SteadyMc {
+                    requests: p.cost.n,
+                    cost_per_1k_usd: clean(cost.mean),
+                    cost_per_1k_usd_ci95: ci(&cost),
+                    vs_baseline: vs.map(|e| clean(e.mean)),
+                    vs_baseline_ci95: vs.as_ref().map(ci),
+                    failed_per_1k: clean(failed.mean),
+                    failed_per_1k_ci95: ci(&failed),
+                    wasted_attempts_per_1k: clean(wa.mean),
+                    wasted_attempts_per_1k_ci95: ci(&wa),
+                    wasted_per_1k_usd: clean(wc.mean),
+                    wasted_per_1k_usd_ci95: ci(&wc),
+                    latency_p50_s: q(0.50),
+                    latency_p95_s: q(0.95),
+                    latency_p99_s: q(0.99),
+                });
+            }
+            let Some(incident) = scenario.incident.as_ref().filter(|_| incident_ok) else {
+                continue;
+            };
+            let n = incident.requests();
+            for pattern in Pattern::ALL {
+                let Some(m) = sim::incident::simulate(
+                    req,
+                    chain,
+                    incident,
+                    pattern,
+                    ci_ as u64,
+                    opts,
+                    &mut |k| tick(k * n),
+                ) else {
+                    continue;
+                };
+                let Some(row) = self
+                    .incident
+                    .iter_mut()
+                    .find(|r| r.chain == chain.name && r.pattern == pattern)
+                else {
+                    continue;
+                };
+                let e = |s: &Sum| s.estimate(Z95, 1.0);
+                let (total, window, cold, fb) =
+                    (e(&m.total), e(&m.window), e(&m.cold_start), e(&m.failback));
+                let (failed, wa, wu, cs, fw) = (
+                    e(&m.failed_requests),
+                    e(&m.wasted_attempts),
+                    e(&m.wasted),
+                    e(&m.cold_starts),
+                    e(&m.failback_writes),
+                );
+                let mult = (m.normal > 0.0).then(|| e(&m.multiplier));
+                row.mc = Some(IncidentMc {
+                    runs: m.total.n,
+                    total_usd: clean(total.mean),
+                    total_usd_ci95: ci(&total),
+                    normal_usd: clean(m.normal),
+                    multiplier: mult.map(|x| clean(x.mean)),
+                    multiplier_ci95: mult.as_ref().map(ci),
+                    window_usd: clean(window.mean),
+                    window_usd_ci95: ci(&window),
+                    cold_start_usd: clean(cold.mean),
+                    cold_start_usd_ci95: ci(&cold),
+                    failback_usd: clean(fb.mean),
+                    failback_usd_ci95: ci(&fb),
+                    failed_requests: clean(failed.mean),
+                    failed_requests_ci95: ci(&failed),
+                    wasted_attempts: clean(wa.mean),
+                    wasted_attempts_ci95: ci(&wa),
+                    wasted_usd: clean(wu.mean),
+                    wasted_usd_ci95: ci(&wu),
+                    cold_starts: clean(cs.mean),
+                    cold_starts_ci95: ci(&cs),
+                    failback_writes: clean(fw.mean),
+                    failback_writes_ci95: ci(&fw),
+                });
+            }
+        }
+        self.mc = Some(McMeta {
+            seed: opts.seed,
+            requests: opts.requests,
+            runs: opts.runs,
+            rng: sim::rng::ALGORITHM,
+            percentile_relative_error: clean(relative_error_bound()),
+            incident_skipped: (!incident_ok && scenario.incident.is_some()).then(|| {
+                format!(
+                    "the window's requests times --mc-runs times 4 patterns exceed {MAX_INCIDENT_WORK:e} simulated requests; lower --mc-runs"
+                )
+            }),
+        });
     }
 }
 

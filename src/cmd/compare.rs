@@ -1,12 +1,20 @@
-//! `fallcost compare`: the four patterns on every chain of a scenario.
+//! `fallcost compare`: the four patterns on every chain of a scenario, analytic and, with
+//! `--mc`, simulated.
+
+use std::io::IsTerminal;
 
 use crate::cli::CompareArgs;
 use crate::error::ExitStatus;
 use crate::input::scenario;
 use crate::output;
 use crate::report::Report;
+use crate::sim::{self, McOptions};
 
-/// Load the scenario, run the analytic engine, print or write the report.
+/// Simulated requests above which a progress bar is worth showing (about a second of work).
+const PROGRESS_ABOVE: u64 = 30_000_000;
+
+/// Load the scenario, run the analytic engine (and the Monte Carlo engine with `--mc`), print
+/// or write the report.
 ///
 /// Errors: an invalid scenario or price table ([`crate::error::InputError`]); an output that
 /// cannot be written.
@@ -14,12 +22,53 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
     let mut scenario = scenario::load(&args.scenario, &args.set)?;
     scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
-    let report = Report::analytic(&scenario);
+    let mut report = Report::analytic(&scenario);
     if let Some(field) = report.first_non_finite() {
         anyhow::bail!(
             "{}: {field} is not a finite number; the scenario's values are too large to price",
             args.scenario.display()
         );
+    }
+    if let Some(requests) = args.mc {
+        let seed = match args.seed {
+            Some(s) => s,
+            None => {
+                let s = sim::rng::fresh_seed();
+                eprintln!("fallcost: Monte Carlo seed {s} (repeat this run with --seed {s})");
+                s
+            }
+        };
+        let opts = McOptions {
+            requests,
+            runs: args.mc_runs.unwrap_or(sim::DEFAULT_RUNS),
+            seed,
+        };
+        let (work, incident_ok) = report.mc_work(&opts);
+        if !incident_ok {
+            eprintln!(
+                "fallcost: incident windows not simulated: {} requests per window x {} runs is too many; lower --mc-runs",
+                scenario.incident.as_ref().map_or(0, |i| i.requests()),
+                opts.runs
+            );
+        }
+        let bar = (work > PROGRESS_ABOVE && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(work);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "simulating {bar:40} {percent:>3}% {human_pos}/{human_len} requests, eta {eta}",
+                )
+                .expect("a valid template"),
+            );
+            bar
+        });
+        report.simulate(&opts, &mut |n| {
+            if let Some(b) = &bar {
+                b.inc(n);
+            }
+        });
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
     }
     let bytes = output::render(&report, format)?;
     output::write(&target, &bytes)?;

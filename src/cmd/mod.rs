@@ -1,5 +1,6 @@
 //! One module per subcommand. Each takes its parsed arguments and returns an [`ExitStatus`].
 
+pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod prices;

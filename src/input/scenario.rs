@@ -22,6 +22,14 @@
 //! gray_output_fraction = 0.5   # share of the output a gray failure bills
 //! timeout_trip_rate = 0.0      # share of the primary's healthy requests the timeout abandons
 //! abandoned_billing = "partial"  # partial | full
+//! fast_fail_s = 0.5            # seconds a fast failure takes
+//!
+//! [policy]                     # optional; a chain overrides it with policy = { .. }
+//! timeout_s = 30               # client timeout per attempt, seconds
+//!
+//! [latency."openai/gpt-6-sol"] # optional, per model: lognormal from a median and a p99
+//! p50_s = 2.0
+//! p99_s = 12.0
 //!
 //! [incident]                   # optional
 //! duration = "3h6m"
@@ -29,8 +37,14 @@
 //! session_length = 20
 //! failure = "fast"             # fast | gray
 //! ```
+//!
+//! When a link's model has a `[latency]` entry and no `timeout_trip_rate(s)` is given, its trip
+//! rate is P(L > T) from the latency model; when both hedge legs have one and no
+//! `primary_win_rate` is given, w is P(L₀ < L₁ | both ≤ T) ([`crate::model::latency`]). Models
+//! without an entry time their attempts with the defaults (p50 2 s, p99 12 s) in the Monte
+//! Carlo engine, and their trip rates and w stay as given (0 and 1 by default).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::Deserialize;
@@ -40,8 +54,9 @@ use super::duration::{DurationText, parse_seconds};
 use super::pricing::{PricingRef, default_name};
 use super::{check_name, check_range, read_text, show, suggest};
 use crate::error::{InputError, InputErrorKind};
+use crate::model::latency::{Latency, primary_win_rate};
 use crate::model::{
-    AbandonedBilling, Chain, FailureMode, Incident, PriceTable, Request, Scenario, Steady,
+    AbandonedBilling, Chain, FailureMode, Incident, Policy, PriceTable, Request, Scenario, Steady,
 };
 
 #[derive(Debug, Deserialize)]
@@ -56,6 +71,25 @@ struct ScenarioFile {
     #[serde(default)]
     steady: SteadySpec,
     incident: Option<IncidentSpec>,
+    #[serde(default)]
+    policy: PolicySpec,
+    #[serde(default)]
+    latency: BTreeMap<String, LatencySpec>,
+}
+
+/// `[policy]`: client policy, every field optional so a chain can override any of them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicySpec {
+    timeout_s: Option<f64>,
+}
+
+/// `[latency."provider/model"]`: a lognormal from a median and a 99th percentile, seconds.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LatencySpec {
+    p50_s: f64,
+    p99_s: f64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -76,6 +110,8 @@ struct ChainSpec {
     models: Vec<String>,
     #[serde(default)]
     steady: SteadySpec,
+    #[serde(default)]
+    policy: PolicySpec,
 }
 
 /// The `[steady]` fields, all optional, so a chain can override any of them.
@@ -91,6 +127,7 @@ struct SteadySpec {
     timeout_trip_rates: Option<Vec<f64>>,
     abandoned_billing: Option<AbandonedBilling>,
     primary_win_rate: Option<f64>,
+    fast_fail_s: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -231,6 +268,51 @@ fn resolve(
         cache_hit_rate: h,
     };
 
+    // [latency]
+    let mut latency = BTreeMap::new();
+    for (id, spec) in &file.latency {
+        let at = |f: &str| vec![key("latency"), key(id), key(f)];
+        if prices.get(id).is_none() {
+            let hint = suggest::nearest(id, prices.models.keys().map(String::as_str))
+                .map(|n| format!(" (did you mean `{n}`?)"))
+                .unwrap_or_default();
+            return Err(doc.error_at(
+                InputErrorKind::UnknownModel,
+                &[key("latency"), key(id)],
+                format!(
+                    "unknown model `{id}`{hint}: price table {} has no price for it",
+                    prices.name
+                ),
+            ));
+        }
+        if !(spec.p50_s.is_finite() && spec.p50_s > 0.0 && spec.p50_s <= 1e6) {
+            return Err(invalid(
+                &at("p50_s"),
+                format!(
+                    "must be a number of seconds > 0 and at most 1e6; got {}",
+                    spec.p50_s
+                ),
+            ));
+        }
+        if !(spec.p99_s.is_finite() && spec.p99_s >= spec.p50_s && spec.p99_s <= 1e6) {
+            return Err(invalid(
+                &at("p99_s"),
+                format!(
+                    "must be at least p50_s ({}) and at most 1e6 seconds; got {}",
+                    spec.p50_s, spec.p99_s
+                ),
+            ));
+        }
+        latency.insert(
+            id.clone(),
+            Latency {
+                p50_s: spec.p50_s,
+                p99_s: spec.p99_s,
+                given: true,
+            },
+        );
+    }
+
     // [[chain]]
     if file.chains.is_empty() {
         return Err(invalid(
@@ -279,11 +361,19 @@ fn resolve(
             };
             links.push(price.clone());
         }
-        let steady = resolve_steady(doc, &file.steady, &spec.steady, links.len(), ci)?;
+        let mut steady = resolve_steady(doc, &file.steady, &spec.steady, links.len(), ci)?;
+        let policy = resolve_policy(doc, &file.policy, &spec.policy, ci)?;
+        let latency: Vec<Latency> = links
+            .iter()
+            .map(|l| latency.get(&l.id).copied().unwrap_or_default())
+            .collect();
+        derive_from_latency(&mut steady, &spec.steady, &file.steady, &policy, &latency);
         chains.push(Chain {
             name: spec.name.clone(),
             links,
             steady,
+            policy,
+            latency,
         });
     }
 
@@ -347,6 +437,62 @@ fn resolve(
         chains,
         incident,
     })
+}
+
+/// The chain's policy: its own `policy` fields, then the scenario's, then defaults.
+fn resolve_policy(
+    doc: &Document,
+    top: &PolicySpec,
+    own: &PolicySpec,
+    chain_index: usize,
+) -> Result<Policy, InputError> {
+    let d = Policy::default();
+    let timeout_s = own.timeout_s.or(top.timeout_s).unwrap_or(d.timeout_s);
+    if !(timeout_s.is_finite() && timeout_s > 0.0 && timeout_s <= 1e6) {
+        let path = if own.timeout_s.is_some() {
+            vec![
+                key("chain"),
+                Segment::Index(chain_index),
+                key("policy"),
+                key("timeout_s"),
+            ]
+        } else {
+            vec![key("policy"), key("timeout_s")]
+        };
+        return Err(doc.error_at(
+            InputErrorKind::Invalid,
+            &path,
+            format!("must be a number of seconds > 0 and at most 1e6; got {timeout_s}"),
+        ));
+    }
+    Ok(Policy { timeout_s })
+}
+
+/// Where the latency model applies and the scenario leaves them out, derive the trip rates
+/// (P(L > T) per link) and the hedge win share w (MODEL.md §7) with the closed forms the Monte
+/// Carlo engine's draws converge to.
+fn derive_from_latency(
+    steady: &mut Steady,
+    own: &SteadySpec,
+    top: &SteadySpec,
+    policy: &Policy,
+    latency: &[Latency],
+) {
+    let trips_given = own.timeout_trip_rate.is_some()
+        || own.timeout_trip_rates.is_some()
+        || top.timeout_trip_rate.is_some()
+        || top.timeout_trip_rates.is_some();
+    steady.trips_from_latency = latency.iter().map(|l| l.given && !trips_given).collect();
+    for (i, l) in latency.iter().enumerate() {
+        if steady.trips_from_latency[i] {
+            steady.trip_rates[i] = l.trip_rate(policy.timeout_s);
+        }
+    }
+    let win_given = own.primary_win_rate.is_some() || top.primary_win_rate.is_some();
+    if !win_given && latency.len() >= 2 && latency[0].given && latency[1].given {
+        steady.primary_win_rate = primary_win_rate(&latency[0], &latency[1], policy.timeout_s);
+        steady.win_from_latency = true;
+    }
 }
 
 /// The chain's steady parameters: its own `steady` fields, then the scenario's, then defaults.
@@ -482,6 +628,19 @@ fn resolve_steady(
             top.primary_win_rate,
             d.primary_win_rate,
         )?,
+        fast_fail_s: {
+            let v = own.fast_fail_s.or(top.fast_fail_s).unwrap_or(d.fast_fail_s);
+            check_range(v, 0.0, 1e6).map_err(|m| {
+                doc.error_at(
+                    InputErrorKind::Invalid,
+                    &path("fast_fail_s", own.fast_fail_s.is_some()),
+                    m,
+                )
+            })?;
+            v
+        },
+        trips_from_latency: vec![false; links],
+        win_from_latency: false,
     })
 }
 
@@ -567,5 +726,79 @@ mod tests {
         let e = load_str(&text).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("chain[1].name"));
         assert!(e.message.contains("duplicate"));
+    }
+
+    const TWO: &str =
+        "[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\", \"anthropic/claude-sonnet-5\"]\n";
+
+    /// A given latency model derives the trip rates (P(L > T)) and w; defaults derive nothing.
+    #[test]
+    fn latency_entries_derive_trips_and_the_win_share() {
+        let text = format!(
+            "{HEAD}{TWO}policy = {{ timeout_s = 12 }}\n\
+             [latency.\"openai/gpt-6-sol\"]\np50_s = 2.0\np99_s = 12.0\n\
+             [latency.\"anthropic/claude-sonnet-5\"]\np50_s = 2.0\np99_s = 12.0\n"
+        );
+        let s = load_str(&text).unwrap();
+        let c = &s.chains[0];
+        assert_eq!(c.policy.timeout_s, 12.0);
+        assert!((c.steady.trip_rates[0] - 0.01).abs() < 1e-12);
+        assert!((c.steady.trip_rates[1] - 0.01).abs() < 1e-12);
+        assert_eq!(c.steady.trips_from_latency, vec![true, true]);
+        assert!(c.steady.win_from_latency);
+        assert!((c.steady.primary_win_rate - 0.5).abs() < 1e-9);
+
+        // Given trip rates and w win over the latency model.
+        let text = format!(
+            "{HEAD}{TWO}[steady]\ntimeout_trip_rate = 0.05\nprimary_win_rate = 0.9\n\
+             [latency.\"openai/gpt-6-sol\"]\np50_s = 2.0\np99_s = 12.0\n\
+             [latency.\"anthropic/claude-sonnet-5\"]\np50_s = 2.0\np99_s = 12.0\n"
+        );
+        let c = &load_str(&text).unwrap().chains[0];
+        assert_eq!(c.steady.trip_rates, vec![0.05, 0.0]);
+        assert_eq!(c.steady.primary_win_rate, 0.9);
+        assert!(!c.steady.win_from_latency);
+
+        // No [latency]: the worked examples' trips (0) and w (1) are kept, default timing.
+        let c = &load_str(&format!("{HEAD}{TWO}")).unwrap().chains[0];
+        assert_eq!(c.steady.trip_rates, vec![0.0, 0.0]);
+        assert_eq!(c.steady.primary_win_rate, 1.0);
+        assert_eq!(c.policy.timeout_s, 30.0);
+        assert!(!c.latency[0].given);
+    }
+
+    #[test]
+    fn bad_latency_and_policy_values_name_their_field() {
+        let cases = [
+            (
+                "[latency.\"openai/gpt-6-sol\"]\np50_s = 0\np99_s = 1\n",
+                "latency.\"openai/gpt-6-sol\".p50_s",
+                8,
+            ),
+            (
+                "[latency.\"openai/gpt-6-sol\"]\np50_s = 2\np99_s = 1\n",
+                "latency.\"openai/gpt-6-sol\".p99_s",
+                9,
+            ),
+            (
+                "[latency.\"openai/gpt-6-sol\"]\np50_s = 2\np99_s = 3\np90_s = 1\n",
+                "latency.\"openai/gpt-6-sol\".p90_s",
+                10,
+            ),
+            (
+                "[latency.\"openai/gpt-6-solo\"]\np50_s = 2\np99_s = 3\n",
+                "latency.\"openai/gpt-6-solo\"",
+                7,
+            ),
+            ("[policy]\ntimeout_s = -1\n", "policy.timeout_s", 8),
+            ("[policy]\nretries = 2\n", "policy.retries", 8),
+            ("[steady]\nfast_fail_s = -1\n", "steady.fast_fail_s", 8),
+        ];
+        for (extra, field, line) in cases {
+            let text = format!("{HEAD}{TWO}{extra}");
+            let e = load_str(&text).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(field), "{e}");
+            assert_eq!(e.location.map(|l| l.line), Some(line), "{e}");
+        }
     }
 }

@@ -111,6 +111,8 @@ mod tests {
                 july("anthropic/claude-sonnet-5"),
             ],
             steady: Steady::default(),
+            policy: Default::default(),
+            latency: Vec::new(),
         };
         let t = failover_cache(&req(2000.0, 500.0, 15000.0, 1.0), &chain).unwrap();
         let got: Vec<(&str, f64, Option<f64>)> = t
@@ -149,6 +151,8 @@ mod tests {
             name: "c".into(),
             links: vec![july("openai/gpt-5.6-sol")],
             steady: Steady::default(),
+            policy: Default::default(),
+            latency: Vec::new(),
         };
         assert!(failover_cache(&req(1.0, 1.0, 100.0, 1.0), &chain).is_none());
     }

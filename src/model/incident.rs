@@ -298,6 +298,8 @@ mod tests {
             name: "c".into(),
             links: vec![july("anthropic/claude-sonnet-5"), july(fallback)],
             steady: Steady::default(),
+            policy: Default::default(),
+            latency: Vec::new(),
         };
         let incident = Incident {
             duration_s: 3.0 * 3600.0 + 6.0 * 60.0,

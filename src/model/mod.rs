@@ -6,17 +6,21 @@
 //! - [`cost`]: the cost of one attempt in a cache state (§3);
 //! - [`steady`]: the four patterns per request in steady state (§4);
 //! - [`cache`]: the failover cache table and its break-even (§5);
-//! - [`incident`]: an outage window with sessions, cold starts and fail-back writes (§6).
+//! - [`incident`]: an outage window with sessions, cold starts and fail-back writes (§6);
+//! - [`latency`]: the lognormal latency model and its closed forms (trip rate, hedge win
+//!   share) (§7), used by both engines.
 
 pub mod cache;
 pub mod cost;
 pub mod incident;
+pub mod latency;
 pub mod prices;
 pub mod steady;
 
 use serde::Serialize;
 
 pub use cost::{CacheState, Request};
+pub use latency::Latency;
 pub use prices::{Caching, ModelPrice, PriceTable};
 
 /// The four resilience patterns (MODEL.md §1). The identifiers are stable CSV/JSON values.
@@ -96,6 +100,15 @@ pub struct Steady {
     pub abandoned_billing: AbandonedBilling,
     /// w: the probability the primary answers first when both hedge legs succeed, in [0, 1].
     pub primary_win_rate: f64,
+    /// Seconds a fast failure takes before the client sees it (MODEL.md §3; default 0.5 s).
+    pub fast_fail_s: f64,
+    /// Per link: whether its trip rate was derived from its latency model, P(L > T), rather
+    /// than given. The Monte Carlo engine then trips exactly the attempts slower than T.
+    pub trips_from_latency: Vec<bool>,
+    /// Whether `primary_win_rate` was derived from the first two links' latency models. The
+    /// Monte Carlo engine then lets the faster leg win; otherwise it draws the winner with
+    /// probability w.
+    pub win_from_latency: bool,
 }
 
 impl Default for Steady {
@@ -108,6 +121,29 @@ impl Default for Steady {
             cancel_output_fraction: 0.0,
             abandoned_billing: AbandonedBilling::Partial,
             primary_win_rate: 1.0,
+            fast_fail_s: 0.5,
+            trips_from_latency: Vec::new(),
+            win_from_latency: false,
+        }
+    }
+}
+
+/// Client policy of one chain: the scenario's `[policy]` with the chain's `policy = {..}`
+/// overrides. Other policies of MODEL.md §8 will join it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Policy {
+    /// T: the client timeout per attempt, seconds (default 30 s). A gray failure takes T; a
+    /// healthy attempt slower than T is abandoned (a timeout trip).
+    pub timeout_s: f64,
+}
+
+/// The default client timeout, seconds (the three-down post's client).
+pub const DEFAULT_TIMEOUT_S: f64 = 30.0;
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            timeout_s: DEFAULT_TIMEOUT_S,
         }
     }
 }
@@ -141,6 +177,18 @@ pub struct Chain {
     pub links: Vec<ModelPrice>,
     /// Failure and billing parameters (the scenario's `[steady]`, with the chain's overrides).
     pub steady: Steady,
+    /// Client policy (the scenario's `[policy]`, with the chain's overrides).
+    pub policy: Policy,
+    /// Per link, the model's latency distribution (`[latency."provider/model"]` or the
+    /// defaults). May be shorter than `links` (in hand-built chains); see [`Chain::latency`].
+    pub latency: Vec<Latency>,
+}
+
+impl Chain {
+    /// The latency model of link `i`: as resolved, or the defaults.
+    pub fn latency(&self, i: usize) -> Latency {
+        self.latency.get(i).copied().unwrap_or_default()
+    }
 }
 
 /// A validated scenario: the request, the chains and the optional incident.

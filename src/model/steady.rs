@@ -179,6 +179,8 @@ mod tests {
                 trip_rates: vec![trip],
                 ..Steady::default()
             },
+            policy: Default::default(),
+            latency: Vec::new(),
         }
     }
 

@@ -35,6 +35,35 @@ pub struct Document {
     pub sections: Vec<Section>,
 }
 
+/// A Monte Carlo mean with its 95% interval as `mean ± half-width`, money-style.
+fn pm(mean: f64, ci: [f64; 2], money_like: fn(f64) -> String) -> String {
+    let half = (ci[1] - ci[0]) / 2.0;
+    format!("{} ± {}", money_like(mean), two_significant(half))
+}
+
+/// Two significant digits (`0.0031`, `1.2`, `340`).
+fn two_significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return "0".into();
+    }
+    let digits = (1 - x.abs().log10().floor() as i32).max(0) as usize;
+    group(&trim(x, digits))
+}
+
+/// Seconds with three significant digits at most (`0.512`, `2.01`, `30.5`, `120`).
+fn seconds(x: f64) -> String {
+    let d = if x >= 100.0 {
+        0
+    } else if x >= 10.0 {
+        1
+    } else if x >= 1.0 {
+        2
+    } else {
+        3
+    };
+    group(&format!("{x:.d$}"))
+}
+
 fn pct(x: f64) -> String {
     format!("{}%", trim(x * 100.0, 2))
 }
@@ -118,22 +147,58 @@ pub fn compare(report: &Report) -> Document {
         group(&format!("{}", r.output_tokens))
     ));
     preamble.push(req);
+    if let Some(m) = &report.mc {
+        preamble.push(format!(
+            "Monte Carlo: {} requests per chain, {} incident windows, seed {}; ± is the 95% interval; latency percentiles within {}%",
+            group(&m.requests.to_string()),
+            group(&m.runs.to_string()),
+            m.seed,
+            trim(m.percentile_relative_error * 100.0, 2)
+        ));
+        if let Some(why) = &m.incident_skipped {
+            preamble.push(format!("Incident windows not simulated: {why}"));
+        }
+    }
 
     let mut sections = Vec::new();
     for chain in &scenario.chains {
+        let with_mc = report.mc.is_some();
         let rows: Vec<Vec<String>> = report
             .steady
             .iter()
             .filter(|row| row.chain == chain.name)
             .map(|row| {
-                vec![
+                let mut cells = vec![
                     row.pattern.as_str().to_string(),
                     money(row.cost_per_1k_usd),
                     row.vs_baseline.map_or("–".into(), change),
                     count(row.failed_per_1k),
-                ]
+                ];
+                if with_mc {
+                    match &row.mc {
+                        Some(m) => cells.extend([
+                            pm(m.cost_per_1k_usd, m.cost_per_1k_usd_ci95, money),
+                            pm(m.failed_per_1k, m.failed_per_1k_ci95, count),
+                            seconds(m.latency_p50_s),
+                            seconds(m.latency_p95_s),
+                            seconds(m.latency_p99_s),
+                        ]),
+                        None => cells.extend(std::iter::repeat_n("–".to_string(), 5)),
+                    }
+                }
+                cells
             })
             .collect();
+        let mut header: Vec<String> = ["pattern", "$/1k req", "vs primary", "failed/1k"]
+            .map(String::from)
+            .to_vec();
+        let mut numeric = vec![false, true, true, true];
+        if with_mc {
+            header.extend(
+                ["MC $/1k ± 95%", "MC failed/1k", "p50 s", "p95 s", "p99 s"].map(String::from),
+            );
+            numeric.extend([true; 5]);
+        }
         let base = report
             .steady
             .iter()
@@ -147,10 +212,8 @@ pub fn compare(report: &Report) -> Document {
                 steady_note(chain),
                 format!("healthy primary alone: ${} per 1,000 requests", money(base)),
             ],
-            header: ["pattern", "$/1k req", "vs primary", "failed/1k"]
-                .map(String::from)
-                .to_vec(),
-            numeric: vec![false, true, true, true],
+            header,
+            numeric,
             rows,
             footer: vec![],
         });
@@ -165,7 +228,7 @@ pub fn compare(report: &Report) -> Document {
                         &[row.window_usd, row.cold_start_usd, row.failback_usd],
                         row.total_usd,
                     );
-                    vec![
+                    let mut cells = vec![
                         row.pattern.as_str().to_string(),
                         cents(row.total_usd),
                         row.multiplier.map_or("–".into(), multiplier),
@@ -173,9 +236,20 @@ pub fn compare(report: &Report) -> Document {
                         cents(parts[1]),
                         cents(parts[2]),
                         count(row.failed_requests),
-                    ]
+                    ];
+                    if let Some(m) = &row.mc {
+                        cells.extend([
+                            pm(m.total_usd, m.total_usd_ci95, cents),
+                            pm(m.failed_requests, m.failed_requests_ci95, count),
+                        ]);
+                    }
+                    cells
                 })
                 .collect();
+            let incident_mc = report
+                .incident
+                .iter()
+                .any(|row| row.chain == chain.name && row.mc.is_some());
             let failure = match w.failure {
                 FailureMode::Fast => "fast failures (billed 0)",
                 FailureMode::Gray => "gray failures (each hangs to the timeout, billed)",
@@ -202,18 +276,30 @@ pub fn compare(report: &Report) -> Document {
                     ),
                     format!("normal bill for the same requests: ${}", cents(normal)),
                 ],
-                header: [
-                    "pattern",
-                    "total USD",
-                    "x normal",
-                    "window",
-                    "cold starts",
-                    "fail-back writes",
-                    "failed requests",
-                ]
-                .map(String::from)
-                .to_vec(),
-                numeric: vec![false, true, true, true, true, true, true],
+                header: {
+                    let mut h: Vec<String> = [
+                        "pattern",
+                        "total USD",
+                        "x normal",
+                        "window",
+                        "cold starts",
+                        "fail-back writes",
+                        "failed requests",
+                    ]
+                    .map(String::from)
+                    .to_vec();
+                    if incident_mc {
+                        h.extend(["MC total ± 95%", "MC failed"].map(String::from));
+                    }
+                    h
+                },
+                numeric: {
+                    let mut n = vec![false, true, true, true, true, true, true];
+                    if incident_mc {
+                        n.extend([true, true]);
+                    }
+                    n
+                },
                 rows,
                 footer: vec![],
             });

@@ -1,0 +1,145 @@
+//! The speed benchmark behind `fallcost bench`: simulated requests per second for the
+//! steady-state model (all four patterns at once) and for the floor, a bare loop drawing the
+//! same random numbers (per request two uniforms and two standard normals from the same
+//! Xoshiro256++ streams) and nothing else. Both use the same chunks, threads and merge.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use crate::model::cost::Request;
+use crate::model::latency::{Latency, primary_win_rate};
+use crate::model::{Chain, Policy, PriceTable, Steady};
+
+use super::rng::{chunk_rng, normal, uniform};
+use super::steady::{Acc, ChainSim, chunk, finish};
+use super::{CHUNK, ordered};
+
+/// One benchmark run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BenchResult {
+    /// Requests simulated by each loop.
+    pub requests: u64,
+    /// rayon threads used.
+    pub threads: usize,
+    /// Floor: requests per second drawing the random numbers only.
+    pub floor_per_s: f64,
+    /// The steady-state model, all four patterns: requests per second.
+    pub model_per_s: f64,
+}
+
+/// The benchmark chain: the failover-chains post's Sol → Sonnet 5 → Haiku 4.5 at 2,000 in /
+/// 500 out, 0.5% failures on every link (half gray), latencies Sol p50 2 s / p99 12 s, Sonnet
+/// 1.5 s / 10 s, Haiku 0.8 s / 5 s, a 10 s timeout (trips and the hedge winner from latency).
+/// `benches/steady_numpy.py` implements the same model.
+pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
+    let ids = [
+        "openai/gpt-5.6-sol",
+        "anthropic/claude-sonnet-5",
+        "anthropic/claude-haiku-4-5",
+    ];
+    let links = ids
+        .iter()
+        .map(|id| {
+            prices
+                .get(id)
+                .cloned()
+                .ok_or_else(|| anyhow::anyhow!("the bundled price table lacks {id}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let latency = vec![
+        Latency {
+            p50_s: 2.0,
+            p99_s: 12.0,
+            given: true,
+        },
+        Latency {
+            p50_s: 1.5,
+            p99_s: 10.0,
+            given: true,
+        },
+        Latency {
+            p50_s: 0.8,
+            p99_s: 5.0,
+            given: true,
+        },
+    ];
+    let timeout_s = 10.0;
+    let steady = Steady {
+        failure_rates: vec![0.005; 3],
+        trip_rates: latency.iter().map(|l| l.trip_rate(timeout_s)).collect(),
+        gray_fraction: 0.5,
+        trips_from_latency: vec![true; 3],
+        primary_win_rate: primary_win_rate(&latency[0], &latency[1], timeout_s),
+        win_from_latency: true,
+        ..Steady::default()
+    };
+    let request = Request {
+        input_tokens: 2000.0,
+        output_tokens: 500.0,
+        prefix_tokens: 0.0,
+        cache_hit_rate: 1.0,
+    };
+    Ok((
+        request,
+        Chain {
+            name: "bench".into(),
+            links,
+            steady,
+            policy: Policy { timeout_s },
+            latency,
+        },
+    ))
+}
+
+/// The floor's chunk: the model's draws per request (u, z, u, z) and nothing else.
+fn floor_chunk(seed: u64, c: u64, count: u64) -> f64 {
+    let mut rng = chunk_rng(seed, 0, c);
+    let mut acc = 0.0;
+    for _ in 0..count {
+        acc += uniform(&mut rng) + normal(&mut rng) + uniform(&mut rng) + normal(&mut rng);
+    }
+    acc
+}
+
+/// Seconds (wall clock) to draw the floor's random numbers for `requests` requests.
+pub fn time_floor(requests: u64, seed: u64) -> f64 {
+    let chunks = requests.div_ceil(CHUNK);
+    let start = Instant::now();
+    let mut total = 0.0;
+    ordered(
+        chunks,
+        |c| floor_chunk(seed, c, CHUNK.min(requests - c * CHUNK)),
+        |x| total += x,
+        &mut |_| {},
+    );
+    black_box(total);
+    start.elapsed().as_secs_f64()
+}
+
+/// Seconds (wall clock) to simulate `requests` requests of `chain`, all four patterns.
+pub fn time_model(request: &Request, chain: &Chain, requests: u64, seed: u64) -> f64 {
+    let chunks = requests.div_ceil(CHUNK);
+    let sim = ChainSim::new(request, chain);
+    let start = Instant::now();
+    let mut acc = Acc::default();
+    ordered(
+        chunks,
+        |c| chunk(&sim, seed, 0, c, CHUNK.min(requests - c * CHUNK)),
+        |a| acc.merge(&a),
+        &mut |_| {},
+    );
+    black_box(finish(&sim, &acc));
+    start.elapsed().as_secs_f64()
+}
+
+/// Time `requests` requests of the floor and of the model on the current rayon pool.
+pub fn run(request: &Request, chain: &Chain, requests: u64, seed: u64) -> BenchResult {
+    let floor_s = time_floor(requests, seed);
+    let model_s = time_model(request, chain, requests, seed);
+    BenchResult {
+        requests,
+        threads: rayon::current_num_threads(),
+        floor_per_s: requests as f64 / floor_s,
+        model_per_s: requests as f64 / model_s,
+    }
+}

@@ -1,0 +1,452 @@
+//! An outage window, simulated in time (MODEL.md §6, §9).
+//!
+//! Each run replays one window: N = round(λ·D) requests (the analytic contract), arriving as a
+//! Poisson process at λ (exponential gaps), grouped into sessions of L consecutive arrivals
+//! (S = ⌈N / L⌉, the last one shorter). Every model of the primary's provider is down (fast:
+//! billed 0; gray: billed as a gray failure in the link's cache state); the other links keep
+//! their steady failure and trip rates (trip rates as resolved: given, or P(L > T) from the
+//! latency model). Per session and model the simulation keeps the cache state:
+//!
+//! - the primary, and in the hedged patterns the second link, are warm throughout (they have
+//!   been receiving every request), as in the analytic engine;
+//! - any other link is cold until it answers a request of the session; attempts made while
+//!   cold are billed in the first-request state (a cache write for `explicit` caching, plain
+//!   cold otherwise), and the success that warms it is counted as a cold start;
+//! - a warmed cache expires when the session's next request on that model comes more than the
+//!   model's `cache_ttl_s` later (it is then cold again). The analytic engine assumes no expiry
+//!   inside a session (gaps between a session's requests are far below the TTL: at λ = 1 /s
+//!   and a 300 s TTL an expiry has probability e⁻³⁰⁰); at very low traffic the Monte Carlo
+//!   engine shows the extra cold starts and the two engines part.
+//! - fail-back: every session last used the primary when the outage began and resumes on it
+//!   when it ends, a gap of D, so each session rewrites the primary's cache when D exceeds its
+//!   TTL (the analytic engine's rule; deterministic given D).
+//!
+//! The cost split follows the analytic engine: `window` holds every attempt at warm prices
+//! (failed attempts at the price of the state they were made in); `cold_start` the premium of
+//! the successes that warmed a cold cache (first − warm).
+
+use crate::model::cost::{CacheState, Request, first_state, warm_state};
+use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
+
+use super::rng::{SimRng, chunk_rng, uniform};
+use super::stats::Sum;
+use super::steady::{Attempt, Prices};
+use super::{McOptions, ordered};
+
+/// One link as the window sees it.
+#[derive(Debug, Clone)]
+struct Link {
+    dead: bool,
+    starts_warm: bool,
+    gray_below: f64,
+    fail_below: f64,
+    trip_below: f64,
+    warm: Prices,
+    first: Prices,
+    /// USD of an attempt on the dead provider (0 for fast failures).
+    dead_cost: f64,
+    /// USD of the dead leg of a take-first hedge when the other leg answered (cancelled).
+    dead_lost: f64,
+    /// TTL of a warmed cache, seconds (infinite without caching: nothing to expire).
+    ttl_s: f64,
+}
+
+/// Per-run totals, in the order of [`IncidentMc`]'s fields.
+#[derive(Debug, Clone, Copy, Default)]
+struct Run {
+    window: f64,
+    cold_start: f64,
+    failed: f64,
+    wasted_attempts: f64,
+    wasted: f64,
+    cold_starts: f64,
+}
+
+/// The simulated figures of one pattern on one chain over K windows (per-run sums).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncidentMc {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// The primary-alone bill for the same requests, USD (deterministic).
+    pub normal: f64,
+    /// Total USD per window.
+    pub total: Sum,
+    /// total / normal per window (empty when the normal bill is 0).
+    pub multiplier: Sum,
+    /// Window USD (warm prices, failed attempts included) per window.
+    pub window: Sum,
+    /// Cold-start premium USD per window.
+    pub cold_start: Sum,
+    /// Fail-back write premium USD per window.
+    pub failback: Sum,
+    /// Failed requests per window.
+    pub failed_requests: Sum,
+    /// Wasted attempts per window.
+    pub wasted_attempts: Sum,
+    /// USD of wasted attempts per window.
+    pub wasted: Sum,
+    /// Cold starts per window.
+    pub cold_starts: Sum,
+    /// Fail-back writes per window.
+    pub failback_writes: Sum,
+}
+
+struct Window<'a> {
+    links: Vec<Link>,
+    incident: &'a Incident,
+    pattern: Pattern,
+    win_rate: f64,
+}
+
+impl Window<'_> {
+    fn draw(&self, l: &Link, rng: &mut SimRng) -> Attempt {
+        let u = uniform(rng);
+        if u < l.gray_below {
+            Attempt::Gray
+        } else if u < l.fail_below {
+            Attempt::Fast
+        } else if u < l.trip_below {
+            Attempt::Trip
+        } else {
+            Attempt::Ok
+        }
+    }
+
+    /// Links `from..` tried in sequence for one request at time `t`; `warm_at[i]` is when link
+    /// i last answered in this session. Returns whether a link answered.
+    fn in_sequence(
+        &self,
+        from: usize,
+        t: f64,
+        warm_at: &mut [Option<f64>],
+        run: &mut Run,
+        rng: &mut SimRng,
+    ) -> bool {
+        for (i, l) in self.links.iter().enumerate().skip(from) {
+            if l.dead {
+                run.window += l.dead_cost;
+                run.wasted += l.dead_cost;
+                run.wasted_attempts += 1.0;
+                continue;
+            }
+            let warm = l.starts_warm || warm_at[i].is_some_and(|t0| t - t0 <= l.ttl_s);
+            let a = self.draw(l, rng);
+            if a == Attempt::Ok {
+                run.window += l.warm.success;
+                if !warm {
+                    run.cold_start += l.first.success - l.warm.success;
+                    run.cold_starts += 1.0;
+                }
+                warm_at[i] = Some(t);
+                return true;
+            }
+            let c = if warm { &l.warm } else { &l.first }.failed(a);
+            run.window += c;
+            run.wasted += c;
+            run.wasted_attempts += 1.0;
+        }
+        false
+    }
+
+    /// One hedged request: links 0 and 1 at once (both warm), then links 2.. in sequence.
+    fn hedged(&self, t: f64, warm_at: &mut [Option<f64>], run: &mut Run, rng: &mut SimRng) {
+        let cancel = self.pattern == Pattern::HedgedTakeFirst;
+        // (answered, USD if it failed and the other answered, USD if both failed)
+        let leg = |l: &Link, rng: &mut SimRng| -> (bool, f64, f64, f64) {
+            if l.dead {
+                let lost = if cancel { l.dead_lost } else { l.dead_cost };
+                return (false, lost, l.dead_cost, 0.0);
+            }
+            let a = self.draw(l, rng);
+            let w = l.warm.failed(a);
+            (a == Attempt::Ok, w, w, l.warm.success)
+        };
+        let (ok0, lost0, w0, c0) = leg(&self.links[0], rng);
+        let (ok1, lost1, w1, c1) = leg(&self.links[1], rng);
+        let (x0, x1) = (self.links[0].warm.cancel, self.links[1].warm.cancel);
+        let (cost, wasted) = match (ok0, ok1) {
+            (true, true) => {
+                let primary_wins = uniform(rng) < self.win_rate;
+                match (cancel, primary_wins) {
+                    (true, true) => (c0 + x1, x1),
+                    (true, false) => (c1 + x0, x0),
+                    (false, true) => (c0 + c1, c1),
+                    (false, false) => (c0 + c1, c0),
+                }
+            }
+            (true, false) => (c0 + lost1, lost1),
+            (false, true) => (lost0 + c1, lost0),
+            (false, false) => (w0 + w1, w0 + w1),
+        };
+        run.window += cost;
+        run.wasted += wasted;
+        if ok0 || ok1 {
+            run.wasted_attempts += 1.0;
+            return;
+        }
+        run.wasted_attempts += 2.0;
+        if !self.in_sequence(2, t, warm_at, run, rng) {
+            run.failed += 1.0;
+        }
+    }
+
+    fn run(&self, rng: &mut SimRng) -> Run {
+        let n = self.incident.requests();
+        let length = self.incident.session_length.max(1);
+        let lambda = self.incident.requests_per_second;
+        let mut warm_at = vec![None; self.links.len()];
+        let mut run = Run::default();
+        let mut t = 0.0;
+        for k in 0..n {
+            if k % length == 0 {
+                warm_at.iter_mut().for_each(|w| *w = None);
+            }
+            t += -(1.0 - uniform(rng)).ln() / lambda;
+            match self.pattern {
+                Pattern::NoFallback | Pattern::Sequential => {
+                    if !self.in_sequence(0, t, &mut warm_at, &mut run, rng) {
+                        run.failed += 1.0;
+                    }
+                }
+                Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
+                    self.hedged(t, &mut warm_at, &mut run, rng)
+                }
+            }
+        }
+        run
+    }
+}
+
+/// Simulate `opts.runs` windows of `pattern` on chain number `index` of a scenario. `None` for a
+/// hedged pattern on a one-link chain. `tick(n)` is called as windows finish.
+pub fn simulate(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+    index: u64,
+    opts: &McOptions,
+    tick: &mut dyn FnMut(u64),
+) -> Option<IncidentMc> {
+    if pattern.is_hedged() && chain.links.len() < 2 {
+        return None;
+    }
+    let s = &chain.steady;
+    let primary = &chain.links[0];
+    let used = if pattern == Pattern::NoFallback {
+        1
+    } else {
+        chain.links.len()
+    };
+    let links = chain.links[..used]
+        .iter()
+        .enumerate()
+        .map(|(i, price)| {
+            let dead = price.provider == primary.provider;
+            let starts_warm = i == 0 || (i == 1 && pattern.is_hedged());
+            let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
+            let trip = s.trip_rates.get(i).copied().unwrap_or(0.0);
+            let dead_state = if starts_warm {
+                warm_state(price)
+            } else {
+                CacheState::Cold
+            };
+            let dead_cost = match incident.failure {
+                FailureMode::Fast => 0.0,
+                FailureMode::Gray => {
+                    request.partial_cost(price, dead_state, s.gray_output_fraction)
+                }
+            };
+            let dead_lost = match incident.failure {
+                FailureMode::Fast => 0.0,
+                FailureMode::Gray => {
+                    request.partial_cost(price, dead_state, s.cancel_output_fraction)
+                }
+            };
+            Link {
+                dead,
+                starts_warm,
+                gray_below: f * s.gray_fraction,
+                fail_below: f,
+                trip_below: f + (1.0 - f) * trip,
+                warm: Prices::new(request, chain, i, warm_state(price)),
+                first: Prices::new(request, chain, i, first_state(price)),
+                dead_cost,
+                dead_lost,
+                ttl_s: if price.caching == Caching::None {
+                    f64::INFINITY
+                } else {
+                    price.cache_ttl_s
+                },
+            }
+        })
+        .collect();
+    let window = Window {
+        links,
+        incident,
+        pattern,
+        win_rate: s.primary_win_rate,
+    };
+
+    let n = incident.requests();
+    let sessions = n.div_ceil(incident.session_length.max(1)) as f64;
+    let warm_primary = request.success_cost(primary, warm_state(primary));
+    let normal = n as f64 * warm_primary;
+    // Fail-back: each session resumes on the primary D seconds after it last used it.
+    let rewrites = pattern != Pattern::NoFallback
+        && primary.caching != Caching::None
+        && incident.duration_s > primary.cache_ttl_s;
+    let (failback, failback_writes) = if rewrites {
+        let premium = request.success_cost(primary, first_state(primary)) - warm_primary;
+        (sessions * premium, sessions)
+    } else {
+        (0.0, 0.0)
+    };
+
+    let stream =
+        1 << 32 | index << 3 | Pattern::ALL.iter().position(|p| *p == pattern).unwrap_or(0) as u64;
+    let mut out = IncidentMc {
+        pattern,
+        normal,
+        total: Sum::default(),
+        multiplier: Sum::default(),
+        window: Sum::default(),
+        cold_start: Sum::default(),
+        failback: Sum::default(),
+        failed_requests: Sum::default(),
+        wasted_attempts: Sum::default(),
+        wasted: Sum::default(),
+        cold_starts: Sum::default(),
+        failback_writes: Sum::default(),
+    };
+    ordered(
+        opts.runs,
+        |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
+        |run| {
+            let total = run.window + run.cold_start + failback;
+            out.total.add(total);
+            if normal > 0.0 {
+                out.multiplier.add(total / normal);
+            }
+            out.window.add(run.window);
+            out.cold_start.add(run.cold_start);
+            out.failback.add(failback);
+            out.failed_requests.add(run.failed);
+            out.wasted_attempts.add(run.wasted_attempts);
+            out.wasted.add(run.wasted);
+            out.cold_starts.add(run.cold_starts);
+            out.failback_writes.add(failback_writes);
+        },
+        tick,
+    );
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Steady;
+    use crate::model::cost::tests::{july, req};
+    use crate::model::incident::evaluate;
+    use crate::sim::stats::{Z99, Z999, agrees};
+
+    /// The MC mean total of every pattern lies within its 99% interval of the analytic total,
+    /// and every other figure within its 99.9% interval (many figures are checked at once; at
+    /// 99% each, one in a hundred would miss by chance alone).
+    pub(crate) fn assert_agrees(request: &Request, chain: &Chain, incident: &Incident, runs: u64) {
+        let opts = McOptions {
+            requests: 0,
+            runs,
+            seed: 11,
+        };
+        for pattern in Pattern::ALL {
+            let Some(mc) = simulate(request, chain, incident, pattern, 0, &opts, &mut |_| {})
+            else {
+                continue;
+            };
+            let a = evaluate(request, chain, incident, pattern).unwrap();
+            for (name, sum, want) in [
+                ("total", &mc.total, a.total),
+                ("window", &mc.window, a.window),
+                ("cold_start", &mc.cold_start, a.cold_start),
+                ("failback", &mc.failback, a.failback),
+                ("failed", &mc.failed_requests, a.failed_requests),
+                ("wasted_attempts", &mc.wasted_attempts, a.wasted_attempts),
+                ("wasted", &mc.wasted, a.wasted),
+                ("cold_starts", &mc.cold_starts, a.cold_starts),
+                ("failback_writes", &mc.failback_writes, a.failback_writes),
+            ] {
+                let z = if name == "total" { Z99 } else { Z999 };
+                let e = sum.estimate(z, 1.0);
+                assert!(
+                    agrees(&e, want),
+                    "{} {name}: analytic {want} outside MC 99% [{}, {}]",
+                    pattern.as_str(),
+                    e.lo,
+                    e.hi
+                );
+            }
+        }
+    }
+
+    fn chain(models: &[&str], steady: Steady) -> Chain {
+        Chain {
+            name: "c".into(),
+            links: models.iter().map(|m| july(m)).collect(),
+            steady,
+            policy: Default::default(),
+            latency: vec![],
+        }
+    }
+
+    /// A failing fallback (so cold starts are random), a third link, gray failures, a short
+    /// window with a partial last session.
+    #[test]
+    fn agrees_with_failing_fallbacks() {
+        let s = Steady {
+            failure_rates: vec![0.0, 0.3, 0.2],
+            trip_rates: vec![0.0, 0.1, 0.0],
+            gray_fraction: 0.5,
+            primary_win_rate: 0.6,
+            ..Steady::default()
+        };
+        let c = chain(
+            &[
+                "anthropic/claude-sonnet-5",
+                "openai/gpt-6-sol",
+                "deepseek/deepseek-v4-flash",
+            ],
+            s,
+        );
+        let mut i = Incident {
+            duration_s: 250.0,
+            requests_per_second: 1.0,
+            session_length: 7,
+            failure: FailureMode::Gray,
+        };
+        assert_agrees(&req(500.0, 1200.0, 60000.0, 0.9), &c, &i, 400);
+        i.failure = FailureMode::Fast;
+        i.duration_s = 900.0;
+        assert_agrees(&req(500.0, 1200.0, 60000.0, 0.9), &c, &i, 200);
+    }
+
+    /// An explicit-caching fallback on the same provider as... a different one: Sonnet as
+    /// the fallback writes its cache on each session's first failover.
+    #[test]
+    fn agrees_with_an_explicit_caching_fallback() {
+        let s = Steady {
+            failure_rates: vec![0.0, 0.1],
+            trip_rates: vec![0.0, 0.0],
+            gray_fraction: 0.0,
+            ..Steady::default()
+        };
+        let c = chain(&["openai/gpt-5.6-sol", "anthropic/claude-sonnet-5"], s);
+        let i = Incident {
+            duration_s: 2700.0,
+            requests_per_second: 2.0,
+            session_length: 10,
+            failure: FailureMode::Fast,
+        };
+        assert_agrees(&req(2000.0, 500.0, 15000.0, 1.0), &c, &i, 200);
+    }
+}

@@ -1,0 +1,149 @@
+//! Mergeable sample statistics: counts, sums and sums of squares, merged in a fixed order.
+
+use serde::Serialize;
+
+/// z₀.₉₇₅: a 95% two-sided normal interval is mean ± 1.959964·SE.
+pub const Z95: f64 = 1.959_963_984_540_054;
+/// z₀.₉₉₅: a 99% two-sided normal interval is mean ± 2.575829·SE.
+pub const Z99: f64 = 2.575_829_303_548_901;
+
+/// z₀.₉₉₉₅: a 99.9% two-sided normal interval is mean ± 3.290527·SE.
+pub const Z999: f64 = 3.290_526_731_491_926;
+
+/// Whether the analytic value `exact` agrees with the Monte Carlo estimate `e`: inside its
+/// interval, or within 1e-9 relative of its mean. The second clause covers figures whose
+/// variation is too rare to be seen in the sample (a zero-width interval around a mean that
+/// differs from the exact value by a 1e-10 probability event).
+pub fn agrees(e: &Estimate, exact: f64) -> bool {
+    e.contains(exact) || (e.mean - exact).abs() <= 1e-9 * exact.abs().max(e.mean.abs())
+}
+
+/// Running statistics of one per-sample quantity (USD, counts…): the count, the mean and the
+/// sum of squared deviations M₂, updated with Welford's method and merged with Chan et al.'s
+/// formula. Unlike Σx and Σx², this keeps M₂ exactly 0 for a constant quantity and loses no
+/// precision to cancellation, so an interval is never float noise.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Sum {
+    /// Samples.
+    pub n: u64,
+    /// Their mean.
+    mean: f64,
+    /// Σ (x − mean)².
+    m2: f64,
+}
+
+impl Sum {
+    /// Add one sample.
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+
+    /// Add `count` samples all equal to `x` (the counted common outcomes).
+    pub fn add_many(&mut self, x: f64, count: u64) {
+        self.merge(&Sum {
+            n: count,
+            mean: x,
+            m2: 0.0,
+        });
+    }
+
+    /// Merge `other` into `self`. Float addition is not associative: merge in a fixed order.
+    pub fn merge(&mut self, other: &Sum) {
+        if other.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = *other;
+            return;
+        }
+        let (na, nb) = (self.n as f64, other.n as f64);
+        let n = na + nb;
+        let d = other.mean - self.mean;
+        self.mean += d * nb / n;
+        self.m2 += other.m2 + d * d * na * nb / n;
+        self.n += other.n;
+    }
+
+    /// The sample mean (0 without samples).
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// The standard error of the mean, √(s² / n) with the unbiased sample variance s².
+    pub fn std_error(&self) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        let n = self.n as f64;
+        ((self.m2 / (n - 1.0)).max(0.0) / n).sqrt()
+    }
+
+    /// The mean with its two-sided normal interval at `z` standard errors, scaled by `scale`
+    /// (e.g. 1,000 for per-1k figures).
+    pub fn estimate(&self, z: f64, scale: f64) -> Estimate {
+        let m = self.mean();
+        let h = z * self.std_error();
+        Estimate {
+            mean: m * scale,
+            lo: (m - h) * scale,
+            hi: (m + h) * scale,
+        }
+    }
+}
+
+/// A Monte Carlo mean and its confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The sample mean.
+    pub mean: f64,
+    /// Lower end of the interval.
+    pub lo: f64,
+    /// Upper end of the interval.
+    pub hi: f64,
+}
+
+impl Estimate {
+    /// Whether `x` lies in [lo, hi], allowing for float rounding (1e-12 relative) so that a
+    /// zero-variance estimate contains its exact value.
+    pub fn contains(&self, x: f64) -> bool {
+        let slack = 1e-12 * x.abs().max(self.mean.abs()).max(1e-300);
+        x >= self.lo - slack && x <= self.hi + slack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_standard_error_by_hand() {
+        let mut s = Sum::default();
+        for x in [1.0, 2.0, 3.0, 4.0] {
+            s.add(x);
+        }
+        assert_eq!(s.mean(), 2.5);
+        // s² = 5/3, SE = √(5/12)
+        assert!((s.std_error() - (5.0f64 / 12.0).sqrt()).abs() < 1e-15);
+        let mut t = Sum::default();
+        t.add_many(2.5, 4);
+        s.merge(&t);
+        // a constant quantity has no spread at all
+        let mut c = Sum::default();
+        for _ in 0..1000 {
+            c.add(0.025);
+        }
+        c.add_many(0.025, 1_000_000);
+        assert_eq!(c.std_error(), 0.0);
+        assert_eq!(c.mean(), 0.025);
+        assert_eq!(s.n, 8);
+        assert_eq!(s.mean(), 2.5);
+        let e = s.estimate(Z95, 1000.0);
+        assert_eq!(e.mean, 2500.0);
+        assert!(e.lo < 2500.0 && e.hi > 2500.0);
+        assert!(e.contains(2500.0) && !e.contains(5000.0));
+    }
+}

@@ -1,0 +1,718 @@
+//! Steady state, simulated (MODEL.md §3, §4, §7, §9): every request draws each link's outcome
+//! and latency, and all four patterns are evaluated on the same draws.
+//!
+//! Per attempt on link i, one uniform u and one standard normal z:
+//! - u < f·g: a gray failure (billed the input side and `gray_output_fraction` of the output,
+//!   takes the timeout T); u < f: a fast failure (billed 0, takes `fast_fail_s`);
+//! - otherwise healthy, with latency ln L = μ + σ·z (log domain: ln L is compared with ln T
+//!   and binned directly; `exp` only where seconds are added). When the trip rate comes from
+//!   the latency model, the attempt trips exactly when ln L > ln T. When it is given, the
+//!   attempt trips when u < f + (1 − f)·t, and an attempt that does not trip redraws its
+//!   latency below T (the lognormal truncated at T), so latency and trips stay consistent.
+//! - A trip is billed per `abandoned_billing` and takes T.
+//!
+//! Patterns: `no-fallback` is link 0 alone; `sequential` adds the times and costs of failed
+//! attempts until a success (links after the primary priced cold); the hedged patterns fire
+//! links 0 and 1 (both warm): when both succeed the winner is the faster one (w from the
+//! latency model) or drawn with probability w (a given w); take-first bills the loser's input
+//! side (X), no-cancel bills both in full; a failed leg is billed as its failure; when both
+//! fail, the links after them run in sequence, after the slower of the two failures.
+//! The user's latency is the time to the answer, or to the final error for a failed request.
+//!
+//! Speed: the common outcome (links 0 and 1 both succeed) costs the same every time, so it is
+//! only counted (by winner) and its latency binned into two shared histograms; the other
+//! outcomes are summed one by one.
+
+use crate::model::cost::{CacheState, Request, warm_state};
+use crate::model::{AbandonedBilling, Chain, Pattern};
+
+use super::histogram::{BINS, Histogram, bin};
+use super::rng::{SimRng, chunk_rng, normal, uniform};
+use super::stats::Sum;
+use super::{CHUNK, McOptions, ordered};
+
+/// How an attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attempt {
+    /// Answered.
+    Ok,
+    /// Failed before inference: billed 0, took `fast_fail_s`.
+    Fast,
+    /// Hung until the timeout: billed as a gray failure, took T.
+    Gray,
+    /// Healthy but slower than T: abandoned, billed per `abandoned_billing`, took T.
+    Trip,
+}
+
+/// USD of one attempt's outcomes on one link in one cache state.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Prices {
+    /// A success.
+    pub success: f64,
+    /// A gray failure.
+    pub gray: f64,
+    /// A timeout trip.
+    pub abandoned: f64,
+    /// A cancelled hedge loser.
+    pub cancel: f64,
+}
+
+impl Prices {
+    /// The prices of link `i` of `chain` in `state`, under the chain's steady billing terms.
+    pub fn new(request: &Request, chain: &Chain, i: usize, state: CacheState) -> Prices {
+        let price = &chain.links[i];
+        let s = &chain.steady;
+        let success = request.success_cost(price, state);
+        let gray = request.partial_cost(price, state, s.gray_output_fraction);
+        Prices {
+            success,
+            gray,
+            abandoned: match s.abandoned_billing {
+                AbandonedBilling::Partial => gray,
+                AbandonedBilling::Full => success,
+            },
+            cancel: request.partial_cost(price, state, s.cancel_output_fraction),
+        }
+    }
+
+    /// USD of a failed attempt.
+    #[inline]
+    pub fn failed(&self, a: Attempt) -> f64 {
+        match a {
+            Attempt::Ok | Attempt::Fast => 0.0,
+            Attempt::Gray => self.gray,
+            Attempt::Trip => self.abandoned,
+        }
+    }
+}
+
+/// One link as the simulation draws it.
+#[derive(Debug, Clone)]
+pub struct LinkSim {
+    /// u below this: gray failure.
+    pub gray_below: f64,
+    /// u below this (and not gray): fast failure.
+    pub fail_below: f64,
+    /// Given trip rate: u below this (and not failed) trips.
+    pub trip_below: f64,
+    /// Trips decided by the latency draw (ln L > ln T) rather than by u.
+    pub trip_by_latency: bool,
+    /// μ of ln L.
+    pub mu: f64,
+    /// σ of ln L.
+    pub sigma: f64,
+    /// Prices in `sequential`/`no-fallback` (primary warm, fallbacks cold).
+    pub seq: Prices,
+    /// Prices in the hedged patterns (links 0 and 1 warm, later links cold).
+    pub hedge: Prices,
+}
+
+/// A chain prepared for simulation.
+#[derive(Debug, Clone)]
+pub struct ChainSim {
+    /// The links, primary first.
+    pub links: Vec<LinkSim>,
+    /// ln T.
+    pub ln_t: f64,
+    /// T, seconds.
+    pub timeout_s: f64,
+    /// Seconds a fast failure takes.
+    pub fast_fail_s: f64,
+    /// w when drawn (not decided by latency).
+    pub win_rate: f64,
+    /// Whether the faster leg wins (w from the latency model).
+    pub win_by_latency: bool,
+}
+
+impl ChainSim {
+    /// Prepare `chain` serving `request`.
+    pub fn new(request: &Request, chain: &Chain) -> ChainSim {
+        let s = &chain.steady;
+        let t = chain.policy.timeout_s;
+        let links = (0..chain.links.len())
+            .map(|i| {
+                let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
+                let trip = s.trip_rates.get(i).copied().unwrap_or(0.0);
+                let lat = chain.latency(i);
+                let state = |warm: bool| {
+                    if warm {
+                        warm_state(&chain.links[i])
+                    } else {
+                        CacheState::Cold
+                    }
+                };
+                LinkSim {
+                    gray_below: f * s.gray_fraction,
+                    fail_below: f,
+                    trip_below: f + (1.0 - f) * trip,
+                    trip_by_latency: s.trips_from_latency.get(i).copied().unwrap_or(false),
+                    mu: lat.mu(),
+                    sigma: lat.sigma(),
+                    seq: Prices::new(request, chain, i, state(i == 0)),
+                    hedge: Prices::new(request, chain, i, state(i <= 1)),
+                }
+            })
+            .collect();
+        ChainSim {
+            links,
+            ln_t: t.ln(),
+            timeout_s: t,
+            fast_fail_s: s.fast_fail_s,
+            win_rate: s.primary_win_rate,
+            win_by_latency: s.win_from_latency,
+        }
+    }
+
+    /// One attempt on link `i` from the uniform `u` and normal `z` already drawn; returns the
+    /// outcome and ln L (meaningful for `Ok`).
+    #[inline(always)]
+    fn attempt(&self, i: usize, u: f64, z: f64, rng: &mut SimRng) -> (Attempt, f64) {
+        let l = &self.links[i];
+        let ln_l = l.mu + l.sigma * z;
+        if u < l.fail_below {
+            let a = if u < l.gray_below {
+                Attempt::Gray
+            } else {
+                Attempt::Fast
+            };
+            return (a, ln_l);
+        }
+        if l.trip_by_latency {
+            if ln_l > self.ln_t {
+                (Attempt::Trip, ln_l)
+            } else {
+                (Attempt::Ok, ln_l)
+            }
+        } else if u < l.trip_below {
+            (Attempt::Trip, ln_l)
+        } else if ln_l > self.ln_t {
+            (Attempt::Ok, self.redraw_below_timeout(l, rng))
+        } else {
+            (Attempt::Ok, ln_l)
+        }
+    }
+
+    /// A latency of a healthy attempt that did not trip when trips are given as a rate: the
+    /// lognormal truncated at T, by rejection (64 tries, then T itself).
+    #[cold]
+    fn redraw_below_timeout(&self, l: &LinkSim, rng: &mut SimRng) -> f64 {
+        for _ in 0..64 {
+            let ln_l = l.mu + l.sigma * normal(rng);
+            if ln_l <= self.ln_t {
+                return ln_l;
+            }
+        }
+        self.ln_t
+    }
+
+    /// A fresh attempt on link `i`.
+    fn draw(&self, i: usize, rng: &mut SimRng) -> (Attempt, f64) {
+        let u = uniform(rng);
+        let z = normal(rng);
+        self.attempt(i, u, z, rng)
+    }
+
+    /// Seconds an attempt took.
+    #[inline]
+    fn seconds(&self, a: Attempt, ln_l: f64) -> f64 {
+        match a {
+            Attempt::Ok => ln_l.exp(),
+            Attempt::Fast => self.fast_fail_s,
+            Attempt::Gray | Attempt::Trip => self.timeout_s,
+        }
+    }
+}
+
+/// One request's figures under one pattern.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sample {
+    cost: f64,
+    failed: f64,
+    wasted_attempts: f64,
+    wasted_cost: f64,
+    seconds: f64,
+}
+
+/// Per-pattern sums of one chunk (or of a whole run, once merged).
+#[derive(Debug, Clone, Default)]
+pub struct Acc {
+    /// Requests where links 0 and 1 (or the only link) both succeeded, by hedge winner
+    /// (0: primary, 1: second link).
+    pub common: [u64; 2],
+    /// Per pattern ([`Pattern::ALL`] order): cost, failed, wasted attempts, wasted cost of the
+    /// other requests.
+    pub sums: [[Sum; 4]; 4],
+    /// Per pattern: latencies of the other requests.
+    pub hist: [Histogram; 4],
+    /// Latencies of the common requests under `no-fallback` and `sequential` (link 0's).
+    pub common_seq: Histogram,
+    /// Latencies of the common requests under the hedged patterns (the winner's).
+    pub common_hedge: Histogram,
+}
+
+impl Acc {
+    /// Merge `other` into `self` (call in chunk order).
+    pub fn merge(&mut self, other: &Acc) {
+        self.common[0] += other.common[0];
+        self.common[1] += other.common[1];
+        for p in 0..4 {
+            for m in 0..4 {
+                self.sums[p][m].merge(&other.sums[p][m]);
+            }
+            self.hist[p].merge(&other.hist[p]);
+        }
+        self.common_seq.merge(&other.common_seq);
+        self.common_hedge.merge(&other.common_hedge);
+    }
+
+    fn add(&mut self, p: usize, s: Sample) {
+        self.sums[p][0].add(s.cost);
+        self.sums[p][1].add(s.failed);
+        self.sums[p][2].add(s.wasted_attempts);
+        self.sums[p][3].add(s.wasted_cost);
+        self.hist[p].add_seconds(s.seconds);
+    }
+}
+
+/// Requests whose draws are made in one go before they are evaluated: the draw loop and the
+/// evaluation loop each stay small and tight (8 KiB of buffers).
+const BUFFER: usize = 256;
+
+/// Simulate `count` requests of chunk `chunk` on `sim`.
+///
+/// Per request the draws are, in order: u₀, z₀ (and u₁, z₁ for chains of two or more links),
+/// made [`BUFFER`] requests at a time; draws needed only by rare outcomes (later links, a
+/// drawn winner, a latency redrawn below T) follow from the same stream as they occur.
+pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> Acc {
+    let mut rng = chunk_rng(seed, stream, chunk);
+    let mut acc = Acc::default();
+    let two = sim.links.len() >= 2;
+    let mut u = [[0.0f64; 2]; BUFFER];
+    let mut z = [[0.0f64; 2]; BUFFER];
+    // The common outcome's latencies, counted in small local bins (a chunk fits in u32), then
+    // added to the accumulator's histograms.
+    let mut seq_bins = vec![0u32; BINS];
+    let mut hedge_bins = vec![0u32; BINS];
+    let mut done = 0u64;
+    while done < count {
+        let m = (count - done).min(BUFFER as u64) as usize;
+        if two {
+            for k in 0..m {
+                u[k][0] = uniform(&mut rng);
+                z[k][0] = normal(&mut rng);
+                u[k][1] = uniform(&mut rng);
+                z[k][1] = normal(&mut rng);
+            }
+        } else {
+            for k in 0..m {
+                u[k][0] = uniform(&mut rng);
+                z[k][0] = normal(&mut rng);
+            }
+        }
+        for k in 0..m {
+            let (a0, ln0) = sim.attempt(0, u[k][0], z[k][0], &mut rng);
+            if !two {
+                if a0 == Attempt::Ok {
+                    acc.common[0] += 1;
+                    seq_bins[bin(ln0)] += 1;
+                } else {
+                    rare(sim, &mut acc, (a0, ln0), None, &mut rng);
+                }
+                continue;
+            }
+            let (a1, ln1) = sim.attempt(1, u[k][1], z[k][1], &mut rng);
+            if a0 == Attempt::Ok && a1 == Attempt::Ok {
+                let second_wins = if sim.win_by_latency {
+                    ln1 < ln0
+                } else {
+                    uniform(&mut rng) >= sim.win_rate
+                };
+                acc.common[second_wins as usize] += 1;
+                seq_bins[bin(ln0)] += 1;
+                hedge_bins[bin(if second_wins { ln1 } else { ln0 })] += 1;
+            } else {
+                rare(sim, &mut acc, (a0, ln0), Some((a1, ln1)), &mut rng);
+            }
+        }
+        done += m as u64;
+    }
+    for i in 0..BINS {
+        acc.common_seq.add_bin(i, u64::from(seq_bins[i]));
+        acc.common_hedge.add_bin(i, u64::from(hedge_bins[i]));
+    }
+    acc
+}
+
+/// A request where link 0 or link 1 failed: every pattern, one by one.
+#[cold]
+fn rare(
+    sim: &ChainSim,
+    acc: &mut Acc,
+    first: (Attempt, f64),
+    second: Option<(Attempt, f64)>,
+    rng: &mut SimRng,
+) {
+    let (a0, ln0) = first;
+    let l = &sim.links;
+    let t0 = sim.seconds(a0, ln0);
+    // no-fallback
+    let nf = if a0 == Attempt::Ok {
+        Sample {
+            cost: l[0].seq.success,
+            seconds: t0,
+            ..Sample::default()
+        }
+    } else {
+        let w = l[0].seq.failed(a0);
+        Sample {
+            cost: w,
+            failed: 1.0,
+            wasted_attempts: 1.0,
+            wasted_cost: w,
+            seconds: t0,
+        }
+    };
+    acc.add(0, nf);
+    let Some((a1, ln1)) = second else {
+        acc.add(1, nf);
+        return;
+    };
+    let t1 = sim.seconds(a1, ln1);
+    // The links after the first two are reached by both sequential and the hedges only when
+    // links 0 and 1 both failed: draw them once, price them cold in both.
+    let both_failed = a0 != Attempt::Ok && a1 != Attempt::Ok;
+    let mut tail = Sample::default();
+    if both_failed {
+        tail.failed = 1.0;
+        for (i, link) in l.iter().enumerate().skip(2) {
+            let (a, ln) = sim.draw(i, rng);
+            tail.seconds += sim.seconds(a, ln);
+            if a == Attempt::Ok {
+                tail.cost += link.seq.success;
+                tail.failed = 0.0;
+                break;
+            }
+            let w = link.seq.failed(a);
+            tail.cost += w;
+            tail.wasted_cost += w;
+            tail.wasted_attempts += 1.0;
+        }
+    }
+    // sequential
+    let seq = if a0 == Attempt::Ok {
+        nf
+    } else {
+        let w0 = l[0].seq.failed(a0);
+        let mut s = Sample {
+            cost: w0,
+            wasted_attempts: 1.0,
+            wasted_cost: w0,
+            seconds: t0 + t1,
+            ..Sample::default()
+        };
+        if a1 == Attempt::Ok {
+            s.cost += l[1].seq.success;
+        } else {
+            let w1 = l[1].seq.failed(a1);
+            s.cost += w1 + tail.cost;
+            s.wasted_cost += w1 + tail.wasted_cost;
+            s.wasted_attempts += 1.0 + tail.wasted_attempts;
+            s.failed = tail.failed;
+            s.seconds += tail.seconds;
+        }
+        s
+    };
+    acc.add(1, seq);
+    // hedged: links 0 and 1 at once; here at most one of them succeeded, and take-first and
+    // no-cancel differ only when both do
+    let (h0, h1) = (&l[0].hedge, &l[1].hedge);
+    {
+        let s = match (a0 == Attempt::Ok, a1 == Attempt::Ok) {
+            (true, false) => Sample {
+                cost: h0.success + h1.failed(a1),
+                wasted_attempts: 1.0,
+                wasted_cost: h1.failed(a1),
+                seconds: t0,
+                ..Sample::default()
+            },
+            (false, true) => Sample {
+                cost: h0.failed(a0) + h1.success,
+                wasted_attempts: 1.0,
+                wasted_cost: h0.failed(a0),
+                seconds: t1,
+                ..Sample::default()
+            },
+            _ => {
+                let w = h0.failed(a0) + h1.failed(a1);
+                Sample {
+                    cost: w + tail.cost,
+                    failed: tail.failed,
+                    wasted_attempts: 2.0 + tail.wasted_attempts,
+                    wasted_cost: w + tail.wasted_cost,
+                    seconds: t0.max(t1) + tail.seconds,
+                }
+            }
+        };
+        acc.add(2, s);
+        acc.add(3, s);
+    }
+}
+
+/// The simulated figures of one pattern on one chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternMc {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// USD per request.
+    pub cost: Sum,
+    /// Failed requests (0/1 per request).
+    pub failed: Sum,
+    /// Wasted attempts per request.
+    pub wasted_attempts: Sum,
+    /// USD per request spent on wasted attempts.
+    pub wasted_cost: Sum,
+    /// The user's latency, seconds.
+    pub latency: Histogram,
+}
+
+/// Turn a merged accumulator into per-pattern results (hedged ones only for 2+ links).
+pub fn finish(sim: &ChainSim, acc: &Acc) -> Vec<PatternMc> {
+    let l = &sim.links;
+    let mut out = Vec::new();
+    for (p, pattern) in Pattern::ALL.into_iter().enumerate() {
+        if pattern.is_hedged() && l.len() < 2 {
+            continue;
+        }
+        // (cost, wasted attempts, wasted cost) of the common outcome by winner
+        let common: [(f64, f64, f64); 2] = match pattern {
+            Pattern::NoFallback | Pattern::Sequential => {
+                [(l[0].seq.success, 0.0, 0.0), (l[0].seq.success, 0.0, 0.0)]
+            }
+            Pattern::HedgedTakeFirst => {
+                let (h0, h1) = (&l[0].hedge, &l[1].hedge);
+                [
+                    (h0.success + h1.cancel, 1.0, h1.cancel),
+                    (h1.success + h0.cancel, 1.0, h0.cancel),
+                ]
+            }
+            Pattern::HedgedNoCancel => {
+                let (h0, h1) = (&l[0].hedge, &l[1].hedge);
+                let both = h0.success + h1.success;
+                [(both, 1.0, h1.success), (both, 1.0, h0.success)]
+            }
+        };
+        let mut sums = acc.sums[p];
+        for (w, (cost, wa, wc)) in common.iter().enumerate() {
+            let n = acc.common[w];
+            sums[0].add_many(*cost, n);
+            sums[1].add_many(0.0, n);
+            sums[2].add_many(*wa, n);
+            sums[3].add_many(*wc, n);
+        }
+        let mut latency = acc.hist[p].clone();
+        latency.merge(if pattern.is_hedged() {
+            &acc.common_hedge
+        } else {
+            &acc.common_seq
+        });
+        out.push(PatternMc {
+            pattern,
+            cost: sums[0],
+            failed: sums[1],
+            wasted_attempts: sums[2],
+            wasted_cost: sums[3],
+            latency,
+        });
+    }
+    out
+}
+
+/// Simulate `opts.requests` requests of chain number `index` (its stream) of a scenario.
+/// `tick(n)` is called as chunks of n requests finish.
+pub fn simulate(
+    request: &Request,
+    chain: &Chain,
+    index: u64,
+    opts: &McOptions,
+    tick: &mut dyn FnMut(u64),
+) -> Vec<PatternMc> {
+    let sim = ChainSim::new(request, chain);
+    let n = opts.requests;
+    let chunks = n.div_ceil(CHUNK);
+    let mut total = Acc::default();
+    ordered(
+        chunks,
+        |c| {
+            let count = CHUNK.min(n - c * CHUNK);
+            chunk(&sim, opts.seed, index, c, count)
+        },
+        |a| total.merge(&a),
+        &mut |k| tick(k * CHUNK),
+    );
+    finish(&sim, &total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cost::tests::{july, req};
+    use crate::model::latency::{Latency, primary_win_rate};
+    use crate::model::steady::evaluate;
+    use crate::model::{Policy, Steady};
+    use crate::sim::stats::{Z99, Z999, agrees};
+
+    fn lat(p50: f64, p99: f64) -> Latency {
+        Latency {
+            p50_s: p50,
+            p99_s: p99,
+            given: true,
+        }
+    }
+
+    /// Every pattern's MC mean cost lies within its 99% interval of the analytic value, and
+    /// its failed share, wasted attempts and wasted cost within their 99.9% intervals.
+    pub(crate) fn assert_agrees(request: &Request, chain: &Chain, n: u64, seed: u64) {
+        let opts = McOptions {
+            requests: n,
+            runs: 0,
+            seed,
+        };
+        let mc = simulate(request, chain, 0, &opts, &mut |_| {});
+        for p in &mc {
+            let a = evaluate(request, chain, p.pattern).unwrap();
+            for (name, sum, want) in [
+                ("cost", &p.cost, a.cost),
+                ("failed", &p.failed, a.failed),
+                ("wasted_attempts", &p.wasted_attempts, a.wasted_attempts),
+                ("wasted_cost", &p.wasted_cost, a.wasted_cost),
+            ] {
+                assert_eq!(sum.n, n);
+                let z = if name == "cost" { Z99 } else { Z999 };
+                let e = sum.estimate(z, 1.0);
+                assert!(
+                    agrees(&e, want),
+                    "{} {name}: analytic {want} outside MC 99% [{}, {}] (mean {})",
+                    p.pattern.as_str(),
+                    e.lo,
+                    e.hi,
+                    e.mean
+                );
+            }
+        }
+    }
+
+    fn chain(models: &[&str], steady: Steady, latency: Vec<Latency>, timeout_s: f64) -> Chain {
+        Chain {
+            name: "c".into(),
+            links: models.iter().map(|m| july(m)).collect(),
+            steady,
+            policy: Policy { timeout_s },
+            latency,
+        }
+    }
+
+    const SOL: &str = "openai/gpt-5.6-sol";
+    const SONNET: &str = "anthropic/claude-sonnet-5";
+    const HAIKU: &str = "anthropic/claude-haiku-4-5";
+
+    /// Heavy failures on every link (so the rare paths are exercised), given trips and w.
+    #[test]
+    fn agrees_with_given_rates() {
+        let s = Steady {
+            failure_rates: vec![0.2, 0.3, 0.1],
+            trip_rates: vec![0.1, 0.05, 0.0],
+            gray_fraction: 0.6,
+            primary_win_rate: 0.7,
+            cancel_output_fraction: 0.2,
+            ..Steady::default()
+        };
+        let c = chain(&[SOL, SONNET, HAIKU], s, vec![], 30.0);
+        assert_agrees(&req(2000.0, 500.0, 1000.0, 0.5), &c, 200_000, 1);
+    }
+
+    /// Trips and the winner decided by latency, against the closed forms of MODEL.md §7.
+    #[test]
+    fn agrees_with_the_latency_model() {
+        let latency = vec![lat(2.0, 9.0), lat(1.5, 15.0), lat(3.0, 5.0)];
+        let t = 6.0;
+        let s = Steady {
+            failure_rates: vec![0.05, 0.05, 0.05],
+            trip_rates: latency.iter().map(|l| l.trip_rate(t)).collect(),
+            trips_from_latency: vec![true; 3],
+            primary_win_rate: primary_win_rate(&latency[0], &latency[1], t),
+            win_from_latency: true,
+            gray_fraction: 0.5,
+            abandoned_billing: AbandonedBilling::Full,
+            ..Steady::default()
+        };
+        let c = chain(&[SOL, SONNET, HAIKU], s, latency, t);
+        assert_agrees(&req(2000.0, 500.0, 0.0, 0.0), &c, 300_000, 2);
+    }
+
+    #[test]
+    fn one_link_chain_has_no_hedges() {
+        let s = Steady {
+            failure_rates: vec![0.1],
+            trip_rates: vec![0.0],
+            ..Steady::default()
+        };
+        let c = chain(&[SOL], s, vec![], 30.0);
+        let opts = McOptions {
+            requests: 10_000,
+            runs: 0,
+            seed: 3,
+        };
+        let mc = simulate(&req(2000.0, 500.0, 0.0, 0.0), &c, 0, &opts, &mut |_| {});
+        assert_eq!(mc.len(), 2);
+        assert_agrees(&req(2000.0, 500.0, 0.0, 0.0), &c, 10_000, 3);
+    }
+
+    /// Latency percentiles of a healthy primary alone are the lognormal's own: p50 and p99
+    /// within the histogram's bound plus sampling error.
+    #[test]
+    fn percentiles_follow_the_lognormal() {
+        let s = Steady {
+            failure_rates: vec![0.0, 0.0],
+            trip_rates: vec![0.0, 0.0],
+            primary_win_rate: 0.5,
+            win_from_latency: true,
+            ..Steady::default()
+        };
+        let c = chain(&[SOL, SONNET], s, vec![lat(2.0, 12.0), lat(2.0, 12.0)], 1e5);
+        let opts = McOptions {
+            requests: 400_000,
+            runs: 0,
+            seed: 4,
+        };
+        let mc = simulate(&req(2000.0, 500.0, 0.0, 0.0), &c, 0, &opts, &mut |_| {});
+        let seq = &mc[1].latency;
+        assert!((seq.quantile(0.5).unwrap() / 2.0 - 1.0).abs() < 0.012);
+        assert!((seq.quantile(0.99).unwrap() / 12.0 - 1.0).abs() < 0.03);
+        // the hedge takes the faster of two: its median is below either leg's
+        assert!(mc[2].latency.quantile(0.5).unwrap() < 1.7);
+    }
+
+    /// The same seed gives the same sums, whatever the number of threads.
+    #[test]
+    fn same_seed_same_result_on_one_or_two_threads() {
+        let s = Steady {
+            failure_rates: vec![0.05, 0.05],
+            trip_rates: vec![0.0, 0.0],
+            ..Steady::default()
+        };
+        let c = chain(&[SOL, SONNET], s, vec![], 30.0);
+        let opts = McOptions {
+            requests: 3 * CHUNK + 17,
+            runs: 0,
+            seed: 9,
+        };
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| simulate(&req(2000.0, 500.0, 0.0, 0.0), &c, 0, &opts, &mut |_| {}))
+        };
+        assert_eq!(run(1), run(2));
+    }
+}
