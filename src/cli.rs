@@ -133,18 +133,23 @@ pub enum OutputFormat {
 fn parse_count(s: &str) -> Result<u64, String> {
     let t = s.trim().replace('_', "");
     let n = if t.chars().all(|c| c.is_ascii_digit()) && !t.is_empty() {
-        t.parse::<u64>().map_err(|_| format!("`{s}` is too large"))?
+        t.parse::<u64>()
+            .map_err(|_| format!("`{s}` is too large"))?
     } else {
         let x: f64 = t
             .parse()
             .map_err(|_| format!("expected a whole number such as 1000000 or 1e6; got `{s}`"))?;
-        if !(x.is_finite() && x.fract() == 0.0 && x >= 0.0 && x < 1.8e19) {
-            return Err(format!("expected a whole number such as 1000000 or 1e6; got `{s}`"));
+        if !(x.is_finite() && x.fract() == 0.0 && (0.0..1.8e19).contains(&x)) {
+            return Err(format!(
+                "expected a whole number such as 1000000 or 1e6; got `{s}`"
+            ));
         }
         x as u64
     };
     if n < 2 {
-        return Err(format!("at least 2 are needed for a confidence interval; got {n}"));
+        return Err(format!(
+            "at least 2 are needed for a confidence interval; got {n}"
+        ));
     }
     Ok(n)
 }
@@ -182,19 +187,23 @@ mod tests {
 
     #[test]
     fn mc_takes_an_optional_count() {
-        let cli = Cli::try_parse_from(["fallcost", "compare", "--mc", "--scenario", "s.toml"]).unwrap();
+        let cli =
+            Cli::try_parse_from(["fallcost", "compare", "--mc", "--scenario", "s.toml"]).unwrap();
         let Command::Compare(a) = cli.command else {
             panic!("not compare")
         };
         assert_eq!(a.mc, Some(1_000_000));
-        let cli =
-            Cli::try_parse_from(["fallcost", "compare", "-s", "s.toml", "--mc", "1e5", "--seed", "7"])
-                .unwrap();
+        let cli = Cli::try_parse_from([
+            "fallcost", "compare", "-s", "s.toml", "--mc", "1e5", "--seed", "7",
+        ])
+        .unwrap();
         let Command::Compare(a) = cli.command else {
             panic!("not compare")
         };
         assert_eq!((a.mc, a.seed), (Some(100_000), Some(7)));
-        assert!(Cli::try_parse_from(["fallcost", "compare", "-s", "s.toml", "--seed", "7"]).is_err());
+        assert!(
+            Cli::try_parse_from(["fallcost", "compare", "-s", "s.toml", "--seed", "7"]).is_err()
+        );
     }
 
     #[test]

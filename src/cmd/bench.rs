@@ -11,7 +11,8 @@ use crate::sim::bench::{chain, time_floor, time_model};
 ///
 /// Errors: writing to standard output fails.
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitStatus> {
-    let prices = bundled("2026-07").ok_or_else(|| anyhow::anyhow!("no bundled price table 2026-07"))?;
+    let prices =
+        bundled("2026-07").ok_or_else(|| anyhow::anyhow!("no bundled price table 2026-07"))?;
     let (request, chain) = chain(&prices)?;
     let n = args.requests;
     let (mut floor, mut model) = (f64::INFINITY, f64::INFINITY);

@@ -74,11 +74,7 @@ fn mc_header() -> Vec<String> {
 }
 
 fn triple(mean: Option<f64>, ci: Option<[f64; 2]>) -> [String; 3] {
-    [
-        num(mean),
-        num(ci.map(|c| c[0])),
-        num(ci.map(|c| c[1])),
-    ]
+    [num(mean), num(ci.map(|c| c[0])), num(ci.map(|c| c[1]))]
 }
 
 /// Neutralise a text cell that a spreadsheet would read as a formula (OWASP, "CSV Injection"):
@@ -110,7 +106,11 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
     let blank = |n: usize| vec![String::new(); n];
     let meta = |rec: &mut Vec<String>| {
         if let Some(m) = mc {
-            rec.extend([m.seed.to_string(), m.requests.to_string(), m.runs.to_string()]);
+            rec.extend([
+                m.seed.to_string(),
+                m.requests.to_string(),
+                m.runs.to_string(),
+            ]);
         }
     };
     for r in &report.steady {
@@ -131,14 +131,20 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
         if mc.is_some() {
             match &r.mc {
                 Some(m) => {
-                    rec.extend(triple(Some(m.cost_per_1k_usd), Some(m.cost_per_1k_usd_ci95)));
+                    rec.extend(triple(
+                        Some(m.cost_per_1k_usd),
+                        Some(m.cost_per_1k_usd_ci95),
+                    ));
                     rec.extend(triple(m.vs_baseline, m.vs_baseline_ci95));
                     rec.extend(triple(Some(m.failed_per_1k), Some(m.failed_per_1k_ci95)));
                     rec.extend(triple(
                         Some(m.wasted_attempts_per_1k),
                         Some(m.wasted_attempts_per_1k_ci95),
                     ));
-                    rec.extend(triple(Some(m.wasted_per_1k_usd), Some(m.wasted_per_1k_usd_ci95)));
+                    rec.extend(triple(
+                        Some(m.wasted_per_1k_usd),
+                        Some(m.wasted_per_1k_usd_ci95),
+                    ));
                     rec.extend(blank(3 * MC_INCIDENT.len()));
                     rec.extend([
                         num(Some(m.latency_p50_s)),
