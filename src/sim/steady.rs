@@ -20,8 +20,9 @@
 //! The user's latency is the time to the answer, or to the final error for a failed request.
 //!
 //! Speed: the common outcome (links 0 and 1 both succeed) costs the same every time, so it is
-//! only counted (by winner) and its latency binned into two shared histograms; the other
-//! outcomes are summed one by one.
+//! only counted (by winner, in registers) and its latency binned into two shared histograms
+//! (the hedge's is the minimum of the two legs' logs); the other outcomes are summed one by
+//! one. Draws are made in buffers of [`BUFFER`] requests, then evaluated.
 
 use crate::model::cost::{CacheState, Request, warm_state};
 use crate::model::{AbandonedBilling, Chain, Pattern};
@@ -291,6 +292,7 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
     let mut z = [[0.0f64; 2]; BUFFER];
     // The common outcome's latencies, counted in small local bins (a chunk fits in u32), then
     // added to the accumulator's histograms.
+    let mut common = [0u64; 2];
     let mut seq_bins = vec![0u32; BINS];
     let mut hedge_bins = vec![0u32; BINS];
     let mut done = 0u64;
@@ -313,7 +315,7 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
             let (a0, ln0) = sim.attempt(0, u[k][0], z[k][0], &mut rng);
             if !two {
                 if a0 == Attempt::Ok {
-                    acc.common[0] += 1;
+                    common[0] += 1;
                     seq_bins[bin(ln0)] += 1;
                 } else {
                     rare(sim, &mut acc, (a0, ln0), None, &mut rng);
@@ -322,20 +324,24 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
             }
             let (a1, ln1) = sim.attempt(1, u[k][1], z[k][1], &mut rng);
             if a0 == Attempt::Ok && a1 == Attempt::Ok {
-                let second_wins = if sim.win_by_latency {
-                    ln1 < ln0
+                // The faster leg wins (the minimum of the logs), or a drawn winner.
+                let (second_wins, ln_win) = if sim.win_by_latency {
+                    (ln1 < ln0, ln0.min(ln1))
                 } else {
-                    uniform(&mut rng) >= sim.win_rate
+                    let second = uniform(&mut rng) >= sim.win_rate;
+                    (second, if second { ln1 } else { ln0 })
                 };
-                acc.common[second_wins as usize] += 1;
+                common[0] += u64::from(!second_wins);
+                common[1] += u64::from(second_wins);
                 seq_bins[bin(ln0)] += 1;
-                hedge_bins[bin(if second_wins { ln1 } else { ln0 })] += 1;
+                hedge_bins[bin(ln_win)] += 1;
             } else {
                 rare(sim, &mut acc, (a0, ln0), Some((a1, ln1)), &mut rng);
             }
         }
         done += m as u64;
     }
+    acc.common = common;
     for i in 0..BINS {
         acc.common_seq.add_bin(i, u64::from(seq_bins[i]));
         acc.common_hedge.add_bin(i, u64::from(hedge_bins[i]));
