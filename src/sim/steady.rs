@@ -22,7 +22,7 @@
 //! Speed: the common outcome (links 0 and 1 both succeed) costs the same every time, so it is
 //! only counted (by winner, in registers) and its latency binned into two shared histograms
 //! (the hedge's is the minimum of the two legs' logs); the other outcomes are summed one by
-//! one. Draws are made in buffers of [`BUFFER`] requests, then evaluated.
+//! one.
 
 use crate::model::cost::{CacheState, Request, warm_state};
 use crate::model::{AbandonedBilling, Chain, Pattern};
@@ -307,9 +307,11 @@ const BUFFER: usize = 256;
 
 /// Simulate `count` requests of chunk `chunk` on `sim`.
 ///
-/// Per request the draws are, in order: u₀, z₀ (and u₁, z₁ for chains of two or more links),
-/// made [`BUFFER`] requests at a time; draws needed only by rare outcomes (later links, a
-/// drawn winner, a latency redrawn below T) follow from the same stream as they occur.
+/// Per request the draws are, in order: u₀, z₀ (and u₁, z₁ for chains of two or more links);
+/// draws needed only by rare outcomes (later links, a drawn winner, a latency redrawn below T)
+/// follow from the same stream. When the faster leg wins (the common, latency-driven case) the
+/// draws and the evaluation share one loop; otherwise draws are made [`BUFFER`] requests at a
+/// time, then evaluated.
 pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> Acc {
     let mut rng = chunk_rng(seed, stream, chunk);
     let mut acc = Acc::default();
@@ -324,19 +326,6 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
     let mut done = 0u64;
     while done < count {
         let m = (count - done).min(BUFFER as u64) as usize;
-        if two {
-            for k in 0..m {
-                u[k][0] = uniform(&mut rng);
-                z[k][0] = normal(&mut rng);
-                u[k][1] = uniform(&mut rng);
-                z[k][1] = normal(&mut rng);
-            }
-        } else {
-            for k in 0..m {
-                u[k][0] = uniform(&mut rng);
-                z[k][0] = normal(&mut rng);
-            }
-        }
         if two && sim.win_by_latency {
             // The common case, branch-free until the one test: both legs healthy, under T.
             let (l0, l1) = (&sim.links[0], &sim.links[1]);
@@ -348,11 +337,14 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
                 }
             };
             let (thr0, thr1) = (thr(l0), thr(l1));
-            for k in 0..m {
-                let ln0 = l0.mu + l0.sigma * z[k][0];
-                let ln1 = l1.mu + l1.sigma * z[k][1];
-                let ok =
-                    (u[k][0] >= thr0) & (u[k][1] >= thr1) & (ln0 <= sim.ln_t) & (ln1 <= sim.ln_t);
+            for _ in 0..m {
+                let u0 = uniform(&mut rng);
+                let z0 = normal(&mut rng);
+                let u1 = uniform(&mut rng);
+                let z1 = normal(&mut rng);
+                let ln0 = l0.mu + l0.sigma * z0;
+                let ln1 = l1.mu + l1.sigma * z1;
+                let ok = (u0 >= thr0) & (u1 >= thr1) & (ln0 <= sim.ln_t) & (ln1 <= sim.ln_t);
                 if ok {
                     let second_wins = ln1 < ln0;
                     common[0] += u64::from(!second_wins);
@@ -360,8 +352,8 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
                     seq_bins[bin(ln0)] += 1;
                     hedge_bins[bin(ln0.min(ln1))] += 1;
                 } else {
-                    let (a0, ln0) = sim.attempt(0, u[k][0], z[k][0], &mut rng);
-                    let (a1, ln1) = sim.attempt(1, u[k][1], z[k][1], &mut rng);
+                    let (a0, ln0) = sim.attempt(0, u0, z0, &mut rng);
+                    let (a1, ln1) = sim.attempt(1, u1, z1, &mut rng);
                     if a0 == Attempt::Ok && a1 == Attempt::Ok {
                         // healthy legs whose latencies were redrawn below T (given trip rates)
                         let second_wins = ln1 < ln0;
@@ -375,6 +367,19 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
             }
             done += m as u64;
             continue;
+        }
+        if two {
+            for k in 0..m {
+                u[k][0] = uniform(&mut rng);
+                z[k][0] = normal(&mut rng);
+                u[k][1] = uniform(&mut rng);
+                z[k][1] = normal(&mut rng);
+            }
+        } else {
+            for k in 0..m {
+                u[k][0] = uniform(&mut rng);
+                z[k][0] = normal(&mut rng);
+            }
         }
         for k in 0..m {
             let (a0, ln0) = sim.attempt(0, u[k][0], z[k][0], &mut rng);
