@@ -263,6 +263,63 @@ const CASES: &[(&str, &str, &str)] = &[
         "compare",
         "prices-negative.toml:2:9: models.\"a/b\".input",
     ),
+    // gateway configs (fallcost check)
+    (
+        "litellm-price-typo.yaml",
+        "check",
+        "litellm-price-typo.yaml:6:7: model_list[0].model_info.input_cost_per_tokn: unknown field (did you mean `input_cost_per_token`?)",
+    ),
+    (
+        "litellm-fallback-typo.yaml",
+        "check",
+        "litellm-fallback-typo.yaml:9:3: router_settings.fallback: unknown field (did you mean `fallbacks`?)",
+    ),
+    (
+        "litellm-python-syntax.yaml",
+        "check",
+        "litellm-python-syntax.yaml:6:3: content_policy_fallbacks: `content_policy_fallbacks=[...]` is Python keyword syntax",
+    ),
+    (
+        "litellm-unknown-model.yaml",
+        "check",
+        "litellm-unknown-model.yaml:4:14: unknown model `openai/gpt-7-ultra`",
+    ),
+    (
+        "litellm-bad-yaml.yaml",
+        "check",
+        "litellm-bad-yaml.yaml:4:16: invalid YAML",
+    ),
+    (
+        "portkey-target-typo.json",
+        "check",
+        "portkey-target-typo.json:2:2: config.target: unknown field (did you mean `targets`?)",
+    ),
+    (
+        "portkey-mode-typo.json",
+        "check",
+        "portkey-mode-typo.json:1:15: config.strategy.mod: unknown field (did you mean `mode`?)",
+    ),
+    (
+        "portkey-bad-json.json",
+        "check",
+        "portkey-bad-json.json:2:0: invalid JSON",
+    ),
+    // price tables: LiteLLM's JSON
+    (
+        "litellm-prices-string.json",
+        "prices",
+        "litellm-prices-string.json:1:21: \"x/m\".input_cost_per_token: USD per token must be a number",
+    ),
+    (
+        "litellm-prices-array.json",
+        "prices",
+        "litellm-prices-array.json: expected LiteLLM's model_prices_and_context_window.json",
+    ),
+    (
+        "litellm-prices-negative.json",
+        "prices",
+        "\"x/m\".input_cost_per_token: USD per token must be a finite number in [0, 1]",
+    ),
     // price tables
     (
         "prices-negative.toml",
@@ -336,6 +393,7 @@ fn run(file: &str, command: &str) -> String {
     match command {
         "compare" => fails(&["compare", "--scenario", &path]),
         "prices" => fails(&["prices", "--pricing", &path]),
+        "check" => fails(&["check", &path]),
         other => panic!("no such command in the corpus: {other}"),
     }
 }
@@ -346,7 +404,10 @@ fn every_bad_input_is_refused_with_file_field_and_exit_2() {
     let mut failures = Vec::new();
     for (file, command, want) in CASES {
         let stderr = run(file, command);
-        let stem = file.trim_end_matches(".toml");
+        let stem = file
+            .trim_end_matches(".toml")
+            .trim_end_matches(".yaml")
+            .trim_end_matches(".json");
         if !stderr.contains(want) || !(stderr.contains(stem) || stderr.contains("prices-negative"))
         {
             failures.push(format!("{file}: want `{want}`\n  got {stderr}"));

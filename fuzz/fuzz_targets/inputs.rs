@@ -1,4 +1,5 @@
-//! Fuzz the input formats and the analytic engine: any bytes as a scenario or a price table
+//! Fuzz the input formats and the analytic engine: any bytes as a scenario, a price table
+//! (TOML or LiteLLM JSON) or a gateway config (LiteLLM YAML, Portkey JSON)
 //! must give an error or a value, never a panic; every accepted scenario must price to finite
 //! numbers.
 #![no_main]
@@ -16,4 +17,30 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(report.first_non_finite(), None, "non-finite output for {text:?}");
     }
     let _ = fallcost::input::pricing::parse("fuzz-prices.toml", text);
+    let _ = fallcost::input::litellm_prices::parse("fuzz-prices.json", text);
+    let opts = fallcost::check::Options {
+        max_ratio: 2.0,
+        profile: fallcost::model::Request {
+            input_tokens: 2000.0,
+            output_tokens: 500.0,
+            prefix_tokens: 0.0,
+            cache_hit_rate: 1.0,
+        },
+        prices: fallcost::input::pricing::bundled("2026-07").expect("bundled"),
+    };
+    for json in [false, true] {
+        let mut report = fallcost::check::CheckReport {
+            max_ratio: opts.max_ratio,
+            profile: opts.profile,
+            pricing: String::new(),
+            checked: Vec::new(),
+            skipped: Vec::new(),
+            findings: Vec::new(),
+            errors: Vec::new(),
+        };
+        fallcost::check::files::check_text("fuzz-config", json, text, &opts, &mut report);
+        for f in &report.findings {
+            let _ = f.to_string();
+        }
+    }
 });

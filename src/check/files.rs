@@ -143,6 +143,16 @@ pub fn check_file(path: &Path, opts: &Options, report: &mut CheckReport) {
     }
 }
 
+/// Check a gateway config given as text: `json` (Portkey) or `yaml` (LiteLLM), as
+/// [`check_file`] does for a file with that extension (used by the fuzz target).
+pub fn check_text(file: &str, json: bool, text: &str, opts: &Options, report: &mut CheckReport) {
+    if json {
+        check_json(file, text, opts, report);
+    } else {
+        check_yaml(file, text, opts, report);
+    }
+}
+
 fn record_chains(
     report: &mut CheckReport,
     file: &str,

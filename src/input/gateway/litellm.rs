@@ -38,6 +38,23 @@ pub const FALLBACK_KEYS: &[&str] = &[
     "content_policy_fallbacks",
 ];
 
+/// The per-token price keys fallcost reads from `model_info` or `litellm_params` (USD per token).
+pub const PRICE_KEYS: &[&str] = &[
+    "input_cost_per_token",
+    "output_cost_per_token",
+    "cache_read_input_token_cost",
+    "cache_creation_input_token_cost",
+];
+
+/// Every fallback setting LiteLLM has: a near miss of one of these is refused.
+pub const FALLBACK_SETTINGS: &[&str] = &[
+    "fallbacks",
+    "context_window_fallbacks",
+    "content_policy_fallbacks",
+    "default_fallbacks",
+    "max_fallbacks",
+];
+
 /// The sections that hold fallbacks.
 pub const SECTIONS: &[&str] = &["router_settings", "litellm_settings"];
 
@@ -101,6 +118,30 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
         message,
         kind: InputErrorKind::Schema,
     };
+
+    // A near miss of a key fallcost reads would silently drop prices or fallbacks.
+    root.refuse_near_misses(
+        file,
+        "",
+        &["model_list", "router_settings", "litellm_settings"],
+        2,
+    )?;
+    for section in SECTIONS {
+        if let Some(node) = root.get(section) {
+            node.refuse_near_misses(file, section, FALLBACK_SETTINGS, 2)?;
+        }
+    }
+    for item in match root.get("model_list").map(|n| &n.value) {
+        Some(Value::Seq(items)) => items.as_slice(),
+        _ => &[],
+    } {
+        item.refuse_near_misses(
+            file,
+            "model_list[]",
+            &["model_name", "litellm_params", "model_info"],
+            2,
+        )?;
+    }
 
     // model_list -> groups, in file order.
     let mut groups: Vec<(String, Vec<Endpoint>)> = Vec::new();
@@ -551,6 +592,11 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
             note = Some(format!(
                 "`{model}` is served through api_base {base}, not by OpenAI"
             ));
+        }
+    }
+    for (node, section) in [(info, "model_info"), (Some(params), "litellm_params")] {
+        if let Some(node) = node {
+            node.refuse_near_misses(file, &format!("{at}.{section}"), PRICE_KEYS, 2)?;
         }
     }
     let mut price_override = PriceOverride::default();

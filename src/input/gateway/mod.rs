@@ -105,6 +105,53 @@ impl Node {
         }
     }
 
+    /// Refuse a key of this mapping that is a near miss (at most `max_edits` edits, but not
+    /// equal) of one of `known`: in a third-party format fallcost ignores keys it does not
+    /// use, but a misspelling of one it does use would silently drop a price or a fallback.
+    /// A key that starts with a known key and `_` (LiteLLM's tiered and batch prices,
+    /// `input_cost_per_token_batches`) is a different key, not a misspelling.
+    ///
+    /// Errors: [`InputErrorKind::Schema`] at the key's line, naming the nearest known key.
+    pub fn refuse_near_misses(
+        &self,
+        file: &str,
+        path: &str,
+        known: &[&str],
+        max_edits: usize,
+    ) -> Result<(), InputError> {
+        let Value::Map(entries) = &self.value else {
+            return Ok(());
+        };
+        for (k, _) in entries {
+            let Some(key) = k.as_str() else { continue };
+            if known.contains(&key) || known.iter().any(|n| key.starts_with(&format!("{n}_"))) {
+                continue;
+            }
+            let nearest = known
+                .iter()
+                .map(|n| (crate::input::suggest::levenshtein(key, n), *n))
+                .filter(|(d, _)| *d <= max_edits)
+                .min_by_key(|(d, _)| *d);
+            if let Some((_, near)) = nearest {
+                return Err(InputError {
+                    file: file.to_string(),
+                    location: Some(k.location()),
+                    field: Some(if path.is_empty() {
+                        key.to_string()
+                    } else {
+                        format!("{path}.{key}")
+                    }),
+                    message: format!(
+                        "unknown field (did you mean `{near}`?); fallcost reads: {}",
+                        known.join(", ")
+                    ),
+                    kind: InputErrorKind::Schema,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The location of this value.
     pub fn location(&self) -> Location {
         Location {

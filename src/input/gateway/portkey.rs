@@ -97,8 +97,18 @@ fn mode<'n>(file: &str, node: &'n Node, path: &str) -> Result<Option<&'n str>, I
     }
 }
 
+/// The config and target keys fallcost reads: a near miss of one is refused.
+const KEYS: &[&str] = &["strategy", "targets", "override_params", "overrideParams"];
+
 fn visit(file: &str, node: &Node, path: &str, config: &mut Config) -> Result<(), InputError> {
+    node.refuse_near_misses(file, path, KEYS, 2)?;
+    if let Some(strategy) = node.get("strategy") {
+        strategy.refuse_near_misses(file, &format!("{path}.strategy"), &["mode"], 1)?;
+    }
     let items = targets(file, node, path)?;
+    for (i, t) in items.iter().enumerate() {
+        t.refuse_near_misses(file, &format!("{path}.targets[{i}]"), KEYS, 2)?;
+    }
     if mode(file, node, path)? == Some("fallback") {
         if items.is_empty() {
             config.notices.push((
