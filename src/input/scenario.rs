@@ -465,7 +465,10 @@ fn resolve_policy(
             format!("must be a number of seconds > 0 and at most 1e6; got {timeout_s}"),
         ));
     }
-    Ok(Policy { timeout_s })
+    Ok(Policy {
+        timeout_s,
+        ..Policy::default()
+    })
 }
 
 /// Where the latency model applies and the scenario leaves them out, derive the trip rates
@@ -582,6 +585,7 @@ fn resolve_steady(
         }
     };
     Ok(Steady {
+        error_mix: None,
         failure_rates: per_link(
             "failure_rates",
             "failure_rate",

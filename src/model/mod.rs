@@ -14,6 +14,7 @@ pub mod cache;
 pub mod cost;
 pub mod incident;
 pub mod latency;
+pub mod policy;
 pub mod prices;
 pub mod steady;
 
@@ -109,6 +110,9 @@ pub struct Steady {
     /// Monte Carlo engine then lets the faster leg win; otherwise it draws the winner with
     /// probability w.
     pub win_from_latency: bool,
+    /// The classes failures fall into (MODEL.md §8); `None`: `timeout` (gray) with the gray
+    /// fraction and `server_error` (fast) otherwise.
+    pub error_mix: Option<policy::ErrorMix>,
 }
 
 impl Default for Steady {
@@ -124,6 +128,7 @@ impl Default for Steady {
             fast_fail_s: 0.5,
             trips_from_latency: Vec::new(),
             win_from_latency: false,
+            error_mix: None,
         }
     }
 }
@@ -135,6 +140,17 @@ pub struct Policy {
     /// T: the client timeout per attempt, seconds (default 30 s). A gray failure takes T; a
     /// healthy attempt slower than T is abandoned (a timeout trip).
     pub timeout_s: f64,
+    /// Attempts after the first on the same link before failing over (LiteLLM's
+    /// `num_retries`, the OpenAI SDK's `max_retries`).
+    pub retries: u32,
+    /// The wait between retries on one link.
+    pub backoff: policy::Backoff,
+    /// The error classes that fail over to the next link (default: the provider-side ones).
+    pub failover_on: Vec<policy::ErrorClass>,
+    /// At most this many attempts per request, whatever the chain length and retries.
+    pub max_attempts: Option<u32>,
+    /// Skip a fallback whose like-for-like price is above this multiple of the primary's.
+    pub max_multiplier: Option<f64>,
 }
 
 /// The default client timeout, seconds (the three-down post's client).
@@ -144,6 +160,11 @@ impl Default for Policy {
     fn default() -> Self {
         Policy {
             timeout_s: DEFAULT_TIMEOUT_S,
+            retries: 0,
+            backoff: policy::Backoff::default(),
+            failover_on: policy::ErrorClass::PROVIDER.to_vec(),
+            max_attempts: None,
+            max_multiplier: None,
         }
     }
 }

@@ -139,9 +139,18 @@ pub fn evaluate(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Ou
     let legs: Vec<Leg> = (0..chain.links.len())
         .map(|i| Leg::steady(request, &chain.links[i], state(i), s, i))
         .collect();
+    let via_policy = |links: &[usize]| {
+        let o = super::policy::evaluate(request, chain, links, true);
+        Outcome {
+            cost: o.cost,
+            failed: o.failed,
+            wasted_attempts: o.attempts - (1.0 - o.failed),
+            wasted_cost: o.wasted_cost,
+        }
+    };
     match pattern {
-        Pattern::NoFallback => Some(sequential(&legs[..1])),
-        Pattern::Sequential => Some(sequential(&legs)),
+        Pattern::NoFallback => Some(via_policy(&[0])),
+        Pattern::Sequential => Some(via_policy(&super::policy::allowed_links(request, chain))),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
             if legs.len() < 2 {
                 return None;
