@@ -113,6 +113,7 @@ mod tests {
             steady: Steady::default(),
             policy: Default::default(),
             latency: Vec::new(),
+            traffic_share: None,
         };
         let t = failover_cache(&req(2000.0, 500.0, 15000.0, 1.0), &chain).unwrap();
         let got: Vec<(&str, f64, Option<f64>)> = t
@@ -153,6 +154,7 @@ mod tests {
             steady: Steady::default(),
             policy: Default::default(),
             latency: Vec::new(),
+            traffic_share: None,
         };
         assert!(failover_cache(&req(1.0, 1.0, 100.0, 1.0), &chain).is_none());
     }

@@ -300,6 +300,7 @@ mod tests {
             steady: Steady::default(),
             policy: Default::default(),
             latency: Vec::new(),
+            traffic_share: None,
         };
         let incident = Incident {
             duration_s: 3.0 * 3600.0 + 6.0 * 60.0,

@@ -151,6 +151,10 @@ pub struct Policy {
     pub max_attempts: Option<u32>,
     /// Skip a fallback whose like-for-like price is above this multiple of the primary's.
     pub max_multiplier: Option<f64>,
+    /// When an explicit-caching fallback's cache is written in a session.
+    pub warm_fallback: policy::WarmPolicy,
+    /// A circuit breaker per provider, if the client has one.
+    pub breaker: Option<policy::Breaker>,
 }
 
 /// The default client timeout, seconds (the three-down post's client).
@@ -165,6 +169,8 @@ impl Default for Policy {
             failover_on: policy::ErrorClass::PROVIDER.to_vec(),
             max_attempts: None,
             max_multiplier: None,
+            warm_fallback: policy::WarmPolicy::Always,
+            breaker: None,
         }
     }
 }
@@ -200,6 +206,9 @@ pub struct Chain {
     pub steady: Steady,
     /// Client policy (the scenario's `[policy]`, with the chain's overrides).
     pub policy: Policy,
+    /// The chain's share of the traffic, when the scenario splits traffic across chains
+    /// (tier-matched chains); `None` otherwise.
+    pub traffic_share: Option<f64>,
     /// Per link, the model's latency distribution (`[latency."provider/model"]` or the
     /// defaults). May be shorter than `links` (in hand-built chains); see [`Chain::latency`].
     pub latency: Vec<Latency>,

@@ -145,6 +145,30 @@ impl Backoff {
     }
 }
 
+/// When an `explicit`-caching fallback's cache is written during a session's failovers
+/// (MODEL.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WarmPolicy {
+    /// Write on the first failover request of a session (the default).
+    Always,
+    /// Never write: every failover request pays the prefix at the input price.
+    Never,
+    /// Write on failover request N + 1 of a session, once the outage looks sustained.
+    After(u32),
+}
+
+/// A circuit breaker per provider (MODEL.md §8; Fowler, "CircuitBreaker"): closed until
+/// `threshold` consecutive failures, then open (the provider is skipped) for `cooldown_s`,
+/// then half-open: one probe, which closes it on success and reopens it on failure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Breaker {
+    /// Consecutive failures that open the breaker.
+    pub threshold: u32,
+    /// Seconds the breaker stays open before its half-open probe.
+    pub cooldown_s: f64,
+}
+
 /// Expected figures of one request under a policy. Money in USD, time in seconds.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct PolicyOutcome {
@@ -355,6 +379,7 @@ mod tests {
             },
             policy,
             latency: vec![],
+            traffic_share: None,
         }
     }
 

@@ -190,6 +190,7 @@ mod tests {
             },
             policy: Default::default(),
             latency: Vec::new(),
+            traffic_share: None,
         }
     }
 

@@ -90,6 +90,7 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
                 ..Policy::default()
             },
             latency,
+            traffic_share: None,
         },
     ))
 }

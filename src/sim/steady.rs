@@ -611,6 +611,7 @@ mod tests {
                 ..Policy::default()
             },
             latency,
+            traffic_share: None,
         }
     }
 
