@@ -40,9 +40,31 @@ pub struct SteadyRow {
     pub wasted_attempts_per_1k: f64,
     /// USD per 1,000 requests spent on those attempts.
     pub wasted_per_1k_usd: f64,
+    /// Expected attempts per request (retries, failovers and hedge legs included).
+    pub attempts_per_request: f64,
+    /// The most attempts any request can make.
+    pub attempts_max: u32,
+    /// Expected seconds per request spent in failed attempts and backoff before the answer
+    /// (or the final error).
+    pub dead_time_mean_s: f64,
+    /// Share of requests answered by each model of the chain, in chain order (attribution).
+    pub answered_by: Vec<Answered>,
+    /// Requests per 1,000 stopped by the call cap (`max_attempts`).
+    pub call_cap_hits_per_1k: f64,
+    /// Requests per 1,000 that reached a fallback the cost cap (`max_multiplier`) skipped.
+    pub cost_cap_hits_per_1k: f64,
     /// The Monte Carlo figures, with `--mc`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<SteadyMc>,
+}
+
+/// The share of requests one model answered.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Answered {
+    /// The model, `provider/model`.
+    pub model: String,
+    /// Share of all requests, in [0, 1].
+    pub share: f64,
 }
 
 /// A 95% confidence interval `[lo, hi]`, in the unit of its figure.
@@ -245,7 +267,13 @@ impl Report {
         for chain in &scenario.chains {
             let base = steady::baseline(req, chain);
             for pattern in Pattern::ALL {
-                if let Some(o) = steady::evaluate(req, chain, pattern) {
+                if let Some(d) = steady::detailed(req, chain, pattern) {
+                    let o = steady::Outcome {
+                        cost: d.cost,
+                        failed: d.failed,
+                        wasted_attempts: d.attempts - (1.0 - d.failed),
+                        wasted_cost: d.wasted_cost,
+                    };
                     steady_rows.push(SteadyRow {
                         chain: chain.name.clone(),
                         pattern,
@@ -255,6 +283,20 @@ impl Report {
                         failed_per_1k: clean(o.failed * 1000.0),
                         wasted_attempts_per_1k: clean(o.wasted_attempts * 1000.0),
                         wasted_per_1k_usd: clean(o.wasted_cost * 1000.0),
+                        attempts_per_request: clean(d.attempts),
+                        attempts_max: d.attempts_max,
+                        dead_time_mean_s: clean(d.dead_time_s),
+                        answered_by: chain
+                            .links
+                            .iter()
+                            .zip(&d.answered_by)
+                            .map(|(l, a)| Answered {
+                                model: l.id.clone(),
+                                share: clean(*a),
+                            })
+                            .collect(),
+                        call_cap_hits_per_1k: clean(d.call_cap_hits * 1000.0),
+                        cost_cap_hits_per_1k: clean(d.cost_cap_hits * 1000.0),
                         mc: None,
                     });
                 }

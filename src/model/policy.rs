@@ -270,13 +270,17 @@ impl Mass {
 }
 
 /// The expected figures of a request tried on `links` (indices into `chain`, in order) under
-/// the chain's policy, starting with `budget` attempts left (`None`: the policy's
-/// `max_attempts`). `first_warm`: the first link is billed warm (the primary), the rest cold.
+/// the chain's policy. `first_warm`: the first link is billed warm (the primary), the rest
+/// cold. `used`: attempts the request has already made (a hedge's two legs), counted against
+/// `max_attempts`. `after`: the link tried before `links[0]`, if any, so that a link the cost
+/// cap skipped between them counts as a cost-cap hit.
 pub fn evaluate(
     request: &Request,
     chain: &Chain,
     links: &[usize],
     first_warm: bool,
+    used: u32,
+    after: Option<usize>,
 ) -> PolicyOutcome {
     let policy = &chain.policy;
     let mut out = PolicyOutcome {
@@ -286,8 +290,8 @@ pub fn evaluate(
     let allowed = allowed_links(request, chain);
     let fails_over = |c: ErrorClass| policy.failover_on.contains(&c);
     let mut entering = Mass::default();
-    entering.add((0, false), 1.0);
-    let mut previous: Option<usize> = None;
+    entering.add((used, false), 1.0);
+    let mut previous: Option<usize> = after;
     for (pos, &i) in links.iter().enumerate() {
         // Links between the previous one and this one that the cost cap skipped.
         let skipped = match previous {
@@ -398,7 +402,7 @@ mod tests {
         for f in [[0.005, 0.0, 0.0], [0.3, 0.2, 0.5], [1.0, 1.0, 1.0]] {
             let mut c = chain(&[SOL, SONNET, HAIKU], &f, Policy::default());
             c.steady.gray_fraction = 0.4;
-            let dp = evaluate(&r, &c, &all(&c), true);
+            let dp = evaluate(&r, &c, &all(&c), true, 0, None);
             let closed = steady::evaluate(&r, &c, Pattern::Sequential).unwrap();
             assert!((dp.cost - closed.cost).abs() < 1e-15, "{f:?}");
             assert!((dp.failed - closed.failed).abs() < 1e-15);
@@ -421,7 +425,7 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         });
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true);
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
         assert_eq!(o.attempts, 6.0);
         assert_eq!(o.attempts_max, 6);
         assert_eq!(o.failed, 1.0);
@@ -442,7 +446,7 @@ mod tests {
             ..Policy::default()
         };
         let c = chain(&[SONNET, "openai/gpt-6-sol"], &[1.0, 0.0], policy);
-        let o = evaluate(&req(0.0, 1200.0, 0.0, 0.0), &c, &all(&c), true);
+        let o = evaluate(&req(0.0, 1200.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
         // 3 × 30 s hung, plus 1 s and 2 s of backoff between them
         assert_eq!(o.dead_time_s, 90.0 + 3.0);
         assert_eq!(o.answered_by, vec![0.0, 1.0]);
@@ -466,10 +470,10 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
         });
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true);
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
         assert_eq!((o.attempts, o.failed), (1.0, 1.0));
         c.policy.failover_on.push(ErrorClass::Client);
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true);
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
         assert_eq!((o.attempts, o.failed), (3.0, 1.0));
         assert_eq!(o.cost, 0.0);
     }
@@ -488,7 +492,7 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
         });
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true);
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
         assert_eq!((o.attempts, o.failed), (1.0, 0.5));
         assert_eq!(o.answered_by, vec![0.5, 0.0]);
     }
@@ -508,7 +512,7 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         });
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true);
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
         assert_eq!(o.attempts, 4.0);
         assert_eq!(o.attempts_max, 4);
         assert_eq!(o.call_cap_hits, 1.0);
@@ -532,7 +536,7 @@ mod tests {
         );
         let r = req(0.0, 1200.0, 60000.0, 0.9);
         assert_eq!(allowed_links(&r, &c), vec![0, 2]);
-        let o = evaluate(&r, &c, &allowed_links(&r, &c), true);
+        let o = evaluate(&r, &c, &allowed_links(&r, &c), true, 0, None);
         assert_eq!(o.answered_by, vec![0.0, 0.0, 1.0]);
         assert_eq!(o.cost_cap_hits, 1.0);
         // at 2.0 Astra (exactly 2x) stays

@@ -19,6 +19,8 @@
 use serde::Serialize;
 
 use super::cost::{CacheState, Request};
+use super::latency;
+use super::policy::{self, PolicyOutcome};
 use super::{AbandonedBilling, Chain, ModelPrice, Pattern, Steady};
 
 /// The billing terms of one link in one cache state, all in USD per attempt.
@@ -127,43 +129,92 @@ pub fn hedged(l0: &Leg, l1: &Leg, tail: &Outcome, w: f64, cancel: bool) -> Outco
 ///
 /// A hedged pattern needs two links; on a one-link chain it returns `None`.
 pub fn evaluate(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Outcome> {
-    let s = &chain.steady;
-    let state = |i: usize| {
-        let warm = i == 0 || (i == 1 && pattern.is_hedged());
-        if warm {
-            super::cost::warm_state(&chain.links[i])
-        } else {
-            CacheState::Cold
-        }
-    };
-    let legs: Vec<Leg> = (0..chain.links.len())
-        .map(|i| Leg::steady(request, &chain.links[i], state(i), s, i))
-        .collect();
-    let via_policy = |links: &[usize]| {
-        let o = super::policy::evaluate(request, chain, links, true);
-        Outcome {
-            cost: o.cost,
-            failed: o.failed,
-            wasted_attempts: o.attempts - (1.0 - o.failed),
-            wasted_cost: o.wasted_cost,
-        }
-    };
+    detailed(request, chain, pattern).map(|o| Outcome {
+        cost: o.cost,
+        failed: o.failed,
+        wasted_attempts: o.attempts - (1.0 - o.failed),
+        wasted_cost: o.wasted_cost,
+    })
+}
+
+/// The steady-state figures of one pattern on one chain under the chain's policy (MODEL.md
+/// §4, §8): cost, attempts, dead time, attribution and cap hits, per request.
+///
+/// `no-fallback` and `sequential` follow the policy exactly ([`policy::evaluate`]). The hedged
+/// patterns fire the primary and the first fallback the cost cap allows once each (retries do
+/// not apply to hedge legs; a call cap below 2 leaves no hedge, `None`), then the remaining
+/// links in sequence under the policy with two attempts already spent.
+pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<PolicyOutcome> {
+    let allowed = policy::allowed_links(request, chain);
     match pattern {
-        Pattern::NoFallback => Some(via_policy(&[0])),
-        Pattern::Sequential => Some(via_policy(&super::policy::allowed_links(request, chain))),
+        Pattern::NoFallback => Some(policy::evaluate(request, chain, &[0], true, 0, None)),
+        Pattern::Sequential => Some(policy::evaluate(request, chain, &allowed, true, 0, None)),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
-            if legs.len() < 2 {
+            if allowed.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
                 return None;
             }
-            let tail = sequential(&legs[2..]);
+            let s = &chain.steady;
+            let p = allowed[1];
+            let warm = |i: usize| super::cost::warm_state(&chain.links[i]);
+            let l0 = Leg::steady(request, &chain.links[0], warm(0), s, 0);
+            let l1 = Leg::steady(request, &chain.links[p], warm(p), s, p);
+            let tail = policy::evaluate(request, chain, &allowed[2..], false, 2, Some(p));
+            let tail_outcome = Outcome {
+                cost: tail.cost,
+                failed: tail.failed,
+                wasted_attempts: tail.attempts - (1.0 - tail.failed),
+                wasted_cost: tail.wasted_cost,
+            };
+            let w = if p != 1 && s.win_from_latency {
+                latency::primary_win_rate(
+                    &chain.latency(0),
+                    &chain.latency(p),
+                    chain.policy.timeout_s,
+                )
+            } else {
+                s.primary_win_rate
+            };
             let cancel = pattern == Pattern::HedgedTakeFirst;
-            Some(hedged(
-                &legs[0],
-                &legs[1],
-                &tail,
-                s.primary_win_rate,
-                cancel,
-            ))
+            let h = hedged(&l0, &l1, &tail_outcome, w, cancel);
+            let both_ok = (1.0 - l0.q) * (1.0 - l1.q);
+            let none = l0.q * l1.q;
+            let mut answered_by: Vec<f64> = tail.answered_by.iter().map(|a| none * a).collect();
+            answered_by[0] += both_ok * w + (1.0 - l0.q) * l1.q;
+            answered_by[p] += both_ok * (1.0 - w) + l0.q * (1.0 - l1.q);
+            // When both legs fail, the answer (or the tail) waits for the slower failure: T
+            // unless both failed fast.
+            let long = |i: usize, q: f64| {
+                if q <= 0.0 {
+                    return 0.0;
+                }
+                let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
+                let t = s.trip_rates.get(i).copied().unwrap_or(0.0);
+                let timeout_share = s
+                    .error_mix
+                    .map_or(s.gray_fraction, |m| m.share(policy::ErrorClass::Timeout));
+                ((1.0 - f) * t + f * timeout_share) / q
+            };
+            let (t_s, fast_s) = (chain.policy.timeout_s, s.fast_fail_s);
+            let slower = t_s - (t_s - fast_s) * (1.0 - long(0, l0.q)) * (1.0 - long(p, l1.q));
+            Some(PolicyOutcome {
+                cost: h.cost,
+                failed: h.failed,
+                attempts: 2.0 + none * tail.attempts,
+                attempts_max: if none > 0.0 && allowed.len() > 2 {
+                    tail.attempts_max.max(2)
+                } else {
+                    2
+                },
+                wasted_cost: h.wasted_cost,
+                dead_time_s: none * (slower + tail.dead_time_s),
+                answered_by,
+                call_cap_hits: none * tail.call_cap_hits,
+                cost_cap_hits: if p != 1 {
+                    1.0
+                } else {
+                    none * tail.cost_cap_hits
+                },
+            })
         }
     }
 }

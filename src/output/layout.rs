@@ -126,6 +126,90 @@ fn cents(x: f64) -> String {
     group(&format!("{:.2}", x))
 }
 
+/// Whether a chain's client policy differs from the plain one (one attempt per link, every
+/// provider error fails over, no caps), so its retries, caps and attribution are worth a table.
+fn has_policy(chain: &Chain) -> bool {
+    let p = &chain.policy;
+    let d = crate::model::Policy::default();
+    p.retries > 0
+        || p.max_attempts.is_some()
+        || p.max_multiplier.is_some()
+        || p.failover_on != d.failover_on
+        || chain.steady.error_mix.is_some()
+}
+
+/// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
+fn policy_section(report: &Report, chain: &Chain) -> Section {
+    let short = |id: &str| id.split_once('/').map_or(id, |(_, m)| m).to_string();
+    let rows = report
+        .steady
+        .iter()
+        .filter(|row| row.chain == chain.name)
+        .map(|row| {
+            let answered: Vec<String> = row
+                .answered_by
+                .iter()
+                .filter(|a| a.share > 0.0)
+                .map(|a| format!("{} {}", short(&a.model), pct(a.share)))
+                .collect();
+            vec![
+                row.pattern.as_str().to_string(),
+                trim(row.attempts_per_request, 4),
+                row.attempts_max.to_string(),
+                trim(row.dead_time_mean_s, 3),
+                if answered.is_empty() {
+                    "–".into()
+                } else {
+                    answered.join(", ")
+                },
+                count(row.call_cap_hits_per_1k),
+                count(row.cost_cap_hits_per_1k),
+            ]
+        })
+        .collect();
+    let p = &chain.policy;
+    let mut note = format!(
+        "retries {} per link, backoff {}–{} s ({:?} jitter), fail over on {}",
+        p.retries,
+        trim(p.backoff.base_s, 3),
+        trim(p.backoff.cap_s, 3),
+        p.backoff.jitter,
+        p.failover_on
+            .iter()
+            .map(|c| format!("{c:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(a) = p.max_attempts {
+        note.push_str(&format!("; at most {a} attempts"));
+    }
+    if let Some(m) = p.max_multiplier {
+        note.push_str(&format!(
+            "; skip fallbacks above {}x the primary",
+            trim(m, 3)
+        ));
+    }
+    Section {
+        heading: None,
+        title: "Retries, caps and attribution, per request".into(),
+        notes: vec![note],
+        header: [
+            "pattern",
+            "attempts",
+            "max",
+            "dead time s",
+            "answered by",
+            "call-cap hits/1k",
+            "cost-cap hits/1k",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![false, true, true, true, false, true, true],
+        rows,
+        footer: vec![],
+    }
+}
+
 /// The layout of a compare report.
 pub fn compare(report: &Report) -> Document {
     let scenario = &report.input;
@@ -217,6 +301,10 @@ pub fn compare(report: &Report) -> Document {
             rows,
             footer: vec![],
         });
+
+        if has_policy(chain) {
+            sections.push(policy_section(report, chain));
+        }
 
         if let Some(w) = &report.incident_window {
             let rows: Vec<Vec<String>> = report
