@@ -268,12 +268,7 @@ impl Report {
             let base = steady::baseline(req, chain);
             for pattern in Pattern::ALL {
                 if let Some(d) = steady::detailed(req, chain, pattern) {
-                    let o = steady::Outcome {
-                        cost: d.cost,
-                        failed: d.failed,
-                        wasted_attempts: d.attempts - (1.0 - d.failed),
-                        wasted_cost: d.wasted_cost,
-                    };
+                    let o = d.summary();
                     steady_rows.push(SteadyRow {
                         chain: chain.name.clone(),
                         pattern,

@@ -27,6 +27,7 @@
 use serde::Serialize;
 
 use super::cost::{CacheState, Request, first_state, warm_state};
+use super::policy::{self, LinkPlan, PolicyOutcome, WarmPolicy};
 use super::steady::{Leg, Outcome, hedged};
 use super::{Caching, Chain, FailureMode, Incident, ModelPrice, Pattern};
 
@@ -59,6 +60,10 @@ pub struct IncidentOutcome {
     pub cold_starts: f64,
     /// Sessions that rewrite the primary's cache on the way back.
     pub failback_writes: f64,
+    /// Mean seconds per request spent in failed attempts and backoff (sequential patterns).
+    pub dead_time_mean_s: f64,
+    /// With a circuit breaker: what it did, from the closed-form bound (an approximation).
+    pub breaker: Option<BreakerFigures>,
 }
 
 /// The window's sessions: `full` sessions of `length` requests and one of `last` (0: none).
@@ -94,6 +99,7 @@ impl Sessions {
 }
 
 /// One link as the window sees it.
+#[derive(Debug, Clone, Copy)]
 struct WindowLink<'a> {
     price: &'a ModelPrice,
     index: usize,
@@ -106,6 +112,7 @@ struct WindowLink<'a> {
 /// Totals over the window for links tried in sequence, reached with probability `reach`.
 #[derive(Debug, Default)]
 struct Totals {
+    dead_time: f64,
     window: f64,
     cold_start: f64,
     cold_starts: f64,
@@ -127,62 +134,235 @@ fn dead_cost(
     }
 }
 
+/// The billing state of a live fallback's requests before its cache is warm in a session,
+/// under the warm policy: a write for an `explicit` fallback warmed at once, cold otherwise.
+fn unwarmed_state(price: &ModelPrice, warm: WarmPolicy) -> CacheState {
+    match (price.caching, warm) {
+        (Caching::Explicit, WarmPolicy::Always) => CacheState::Write,
+        (Caching::Explicit, _) => CacheState::Cold,
+        _ => first_state(price),
+    }
+}
+
+/// P(Bin(k, s) ≤ n) for k = 0, 1, … summed over k < len: the expected number of a session's
+/// requests made before its (n+1)-th success on a link that answers with probability s.
+fn requests_before_success(s: f64, n: u32, len: f64) -> f64 {
+    if s <= 0.0 {
+        return len;
+    }
+    if s >= 1.0 {
+        return len.min(f64::from(n) + 1.0);
+    }
+    // pmf[j] = P(Bin(k, s) = j) for j ≤ n, updated k by k; stop once the tail is negligible.
+    let mut pmf = vec![0.0; n as usize + 1];
+    pmf[0] = 1.0;
+    let mut total = 0.0;
+    let mut k = 0.0;
+    while k < len {
+        let cdf: f64 = pmf.iter().sum();
+        if cdf < 1e-18 {
+            break;
+        }
+        total += cdf;
+        for j in (0..pmf.len()).rev() {
+            pmf[j] = pmf[j] * (1.0 - s) + if j > 0 { pmf[j - 1] * s } else { 0.0 };
+        }
+        k += 1.0;
+    }
+    total
+}
+
+/// E[min(m, n)] and P(m > n) for m ~ Bin(len, s): the cold requests and the write of a session
+/// under `warm_fallback = { after = n }`.
+fn after_n_moments(s: f64, n: u32, len: f64) -> (f64, f64) {
+    if s >= 1.0 {
+        return (
+            len.min(f64::from(n)),
+            if len > f64::from(n) { 1.0 } else { 0.0 },
+        );
+    }
+    if s <= 0.0 {
+        return (0.0, 0.0);
+    }
+    // pmf of Bin(len, s) for j ≤ n by the recurrence pmf[j+1] = pmf[j]·(len−j)/(j+1)·s/(1−s).
+    let mut pmf = (1.0 - s).powf(len);
+    let mut cdf = 0.0;
+    let mut e_min = 0.0;
+    for j in 0..=n {
+        let jf = f64::from(j);
+        if jf > len {
+            break;
+        }
+        cdf += pmf;
+        e_min += jf * pmf;
+        pmf *= (len - jf) / (jf + 1.0) * s / (1.0 - s);
+    }
+    let above = (1.0 - cdf).max(0.0);
+    (e_min + f64::from(n) * above, above)
+}
+
+/// Totals over the window for `links` tried in sequence under the chain's policy, by requests
+/// that reach the first of them with probability `reach` having made `used` attempts.
+#[allow(clippy::too_many_arguments)]
 fn in_sequence(
     request: &Request,
     chain: &Chain,
     incident: &Incident,
     links: &[WindowLink],
-    mut reach: f64,
+    reach: f64,
     sessions: Sessions,
+    used: u32,
+    after: Option<usize>,
+    breaker: Option<(f64, f64)>,
 ) -> Totals {
     let n = incident.requests() as f64;
-    let mut t = Totals::default();
-    for link in links {
-        let price = link.price;
-        if link.dead {
-            let state = if link.starts_warm {
-                warm_state(price)
-            } else {
-                CacheState::Cold
-            };
-            let w = dead_cost(request, price, state, chain, incident.failure);
-            t.window += n * reach * w;
-            t.wasted += n * reach * w;
-            t.wasted_attempts += n * reach;
-            continue;
+    let warm_policy = chain.policy.warm_fallback;
+    let plans = |warm_billing: bool, skip_dead: bool| -> Vec<LinkPlan> {
+        links
+            .iter()
+            .filter(|l| !(skip_dead && l.dead))
+            .map(|l| LinkPlan {
+                index: l.index,
+                state: if l.starts_warm || (warm_billing && !l.dead) {
+                    warm_state(l.price)
+                } else if l.dead {
+                    CacheState::Cold
+                } else {
+                    unwarmed_state(l.price, warm_policy)
+                },
+                dead: l.dead.then_some(incident.failure),
+            })
+            .collect()
+    };
+    let run = |warm_billing: bool| -> PolicyOutcome {
+        let through =
+            policy::evaluate_plan(request, chain, &plans(warm_billing, false), used, after);
+        match breaker {
+            // (share of requests that try the dead provider in full, share that are probes)
+            Some((full, probes)) => {
+                let skip =
+                    policy::evaluate_plan(request, chain, &plans(warm_billing, true), used, after);
+                let mut probe_chain = chain.clone();
+                probe_chain.policy.retries = 0;
+                let probe = policy::evaluate_plan(
+                    request,
+                    &probe_chain,
+                    &plans(warm_billing, false),
+                    used,
+                    after,
+                );
+                policy::mix(&[
+                    (full, &through),
+                    (probes, &probe),
+                    (1.0 - full - probes, &skip),
+                ])
+            }
+            None => through,
         }
-        let warm = Leg::steady(request, price, warm_state(price), &chain.steady, link.index);
-        let q = warm.q;
-        let s = reach * (1.0 - q);
-        if link.starts_warm {
-            t.window += n * reach * ((1.0 - q) * warm.c + q * warm.w);
-            t.wasted += n * reach * q * warm.w;
-        } else {
-            let first = Leg::steady(
-                request,
-                price,
-                first_state(price),
-                &chain.steady,
-                link.index,
-            );
-            let cold_starts = sessions.sum(|len| 1.0 - (1.0 - s).powf(len));
-            let reach_cold = if s > 0.0 {
-                reach * sessions.sum(|len| (1.0 - (1.0 - s).powf(len)) / s)
-            } else {
-                reach * n
-            };
-            let fail_cold = q * reach_cold;
-            let fail_warm = n * reach * q - fail_cold;
-            t.window += n * s * warm.c + fail_warm * warm.w + fail_cold * first.w;
-            t.wasted += fail_warm * warm.w + fail_cold * first.w;
-            t.cold_start += cold_starts * request.premium_over_warm(price, first_state(price));
-            t.cold_starts += cold_starts;
+    };
+    let dw = run(true);
+    let df = run(false);
+    let mut t = Totals {
+        window: n * reach * dw.cost,
+        wasted: n * reach * dw.wasted_cost,
+        wasted_attempts: n * reach * (dw.attempts - (1.0 - dw.failed)),
+        failed: n * reach * dw.failed,
+        dead_time: n * reach * dw.dead_time_s,
+        ..Totals::default()
+    };
+    for l in links.iter().filter(|l| !l.dead && !l.starts_warm) {
+        let i = l.index;
+        let s = reach * dw.answered_by[i];
+        let extra_fail = reach * (df.failed_cost[i] - dw.failed_cost[i]);
+        let cold = |len: f64| 1.0 - (1.0 - s).powf(len);
+        match (l.price.caching, warm_policy) {
+            (Caching::Explicit, WarmPolicy::Never) => {
+                t.cold_start += n * s * request.premium_over_warm(l.price, CacheState::Cold);
+                t.cold_starts += sessions.sum(cold);
+                t.window += n * extra_fail;
+                t.wasted += n * extra_fail;
+            }
+            (Caching::Explicit, WarmPolicy::After(k)) => {
+                let cold_premium = request.premium_over_warm(l.price, CacheState::Cold);
+                let write_premium = request.premium_over_warm(l.price, CacheState::Write);
+                t.cold_start += sessions.sum(|len| {
+                    let (e_min, p_write) = after_n_moments(s, k, len);
+                    e_min * cold_premium + p_write * write_premium
+                });
+                t.cold_starts += sessions.sum(cold);
+                let unwarmed = sessions.sum(|len| requests_before_success(s, k, len));
+                t.window += unwarmed * extra_fail;
+                t.wasted += unwarmed * extra_fail;
+            }
+            _ => {
+                let cold_starts = sessions.sum(cold);
+                let unwarmed = if s > 0.0 {
+                    sessions.sum(|len| cold(len) / s)
+                } else {
+                    n
+                };
+                t.window += unwarmed * extra_fail;
+                t.wasted += unwarmed * extra_fail;
+                t.cold_start +=
+                    cold_starts * request.premium_over_warm(l.price, first_state(l.price));
+                t.cold_starts += cold_starts;
+            }
         }
-        t.wasted_attempts += n * reach * q;
-        reach *= q;
     }
-    t.failed = n * reach;
     t
+}
+
+/// The breaker's effect on the window, in closed form (an approximation: the Monte Carlo
+/// engine runs the breaker in time). With a failure taking d seconds on the dead provider,
+/// a = 1 + retries attempts per request before failing over, and m = ⌈threshold / a⌉:
+///
+/// ```text
+/// t_open = (m − 1)/λ + a·d + backoff     the m-th request's last failure is recorded
+/// R      = min(N, ⌊λ·t_open⌋ + 1)        requests that arrive while it is closed
+/// probes = ⌊(D − t_open) / (cooldown + d)⌋   one half-open probe per cooldown, each failing
+/// attempts on the dead provider = a·R + probes
+/// ```
+///
+/// Returns (R / N, probes / N) and the time the breaker spent open, seconds.
+pub fn breaker_bound(chain: &Chain, incident: &Incident) -> Option<((f64, f64), BreakerFigures)> {
+    let b = chain.policy.breaker?;
+    let n = incident.requests() as f64;
+    if n <= 0.0 {
+        return None;
+    }
+    let d = match incident.failure {
+        FailureMode::Fast => chain.steady.fast_fail_s,
+        FailureMode::Gray => chain.policy.timeout_s,
+    };
+    let r = chain.policy.retries;
+    let a = f64::from(r) + 1.0;
+    let backoff: f64 = (0..r).map(|k| chain.policy.backoff.mean_delay_s(k)).sum();
+    let m = (f64::from(b.threshold) / a).ceil();
+    let lambda = incident.requests_per_second;
+    let t_open = (m - 1.0) / lambda + a * d + backoff;
+    let before = n.min((lambda * t_open).floor() + 1.0);
+    let remaining = (incident.duration_s - t_open).max(0.0);
+    let probes = (remaining / (b.cooldown_s + d)).floor().min(n - before);
+    let open_s = remaining - probes * d;
+    Some((
+        (before / n, probes / n),
+        BreakerFigures {
+            dead_attempts: a * before + probes,
+            probes,
+            open_s,
+        },
+    ))
+}
+
+/// What a circuit breaker did during the window.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct BreakerFigures {
+    /// Attempts sent to the dead provider.
+    pub dead_attempts: f64,
+    /// Half-open probes sent.
+    pub probes: f64,
+    /// Seconds the breaker was open.
+    pub open_s: f64,
 }
 
 /// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
@@ -211,11 +391,48 @@ pub fn evaluate(
         })
         .collect();
 
+    let allowed = policy::allowed_links(request, chain);
+    // The hedge's second leg is the first fallback the cost cap allows: warm from the start.
+    let allowed_links: Vec<WindowLink> = allowed
+        .iter()
+        .enumerate()
+        .map(|(pos, &i)| WindowLink {
+            starts_warm: pos == 0 || (pos == 1 && pattern.is_hedged()),
+            ..links[i]
+        })
+        .collect();
+    let bound = breaker_bound(chain, incident);
+    let shares = bound.map(|(s, _)| s);
     let totals = match pattern {
-        Pattern::NoFallback => in_sequence(request, chain, incident, &links[..1], 1.0, sessions),
-        Pattern::Sequential => in_sequence(request, chain, incident, &links, 1.0, sessions),
+        Pattern::NoFallback => in_sequence(
+            request,
+            chain,
+            incident,
+            &allowed_links[..1],
+            1.0,
+            sessions,
+            0,
+            None,
+            shares,
+        ),
+        Pattern::Sequential => in_sequence(
+            request,
+            chain,
+            incident,
+            &allowed_links,
+            1.0,
+            sessions,
+            0,
+            None,
+            shares,
+        ),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
+            if allowed_links.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
+                return None;
+            }
             let cancel = pattern == Pattern::HedgedTakeFirst;
+            // With a breaker, only the requests it lets through try the dead leg.
+            let tried = shares.map_or(1.0, |(full, probes)| full + probes);
             let leg = |l: &WindowLink| -> Leg {
                 let state = warm_state(l.price);
                 if l.dead {
@@ -231,15 +448,15 @@ pub fn evaluate(
                     Leg {
                         q: 1.0,
                         c: 0.0,
-                        w,
-                        w_lost: lost,
+                        w: tried * w,
+                        w_lost: tried * lost,
                         x: 0.0,
                     }
                 } else {
                     Leg::steady(request, l.price, state, &chain.steady, l.index)
                 }
             };
-            let (l0, l1) = (leg(&links[0]), leg(&links[1]));
+            let (l0, l1) = (leg(&allowed_links[0]), leg(&allowed_links[1]));
             let none = Outcome {
                 cost: 0.0,
                 failed: 1.0,
@@ -247,12 +464,24 @@ pub fn evaluate(
                 wasted_cost: 0.0,
             };
             let head = hedged(&l0, &l1, &none, chain.steady.primary_win_rate, cancel);
-            let mut tail =
-                in_sequence(request, chain, incident, &links[2..], l0.q * l1.q, sessions);
+            let mut tail = in_sequence(
+                request,
+                chain,
+                incident,
+                &allowed_links[2..],
+                l0.q * l1.q,
+                sessions,
+                2,
+                Some(allowed_links[1].index),
+                shares,
+            );
             let nf = n as f64;
             tail.window += nf * head.cost;
             tail.wasted += nf * head.wasted_cost;
             tail.wasted_attempts += nf * head.wasted_attempts;
+            if allowed_links[2..].is_empty() {
+                tail.failed = nf * head.failed;
+            }
             tail
         }
     };
@@ -284,6 +513,12 @@ pub fn evaluate(
         wasted: totals.wasted,
         cold_starts: totals.cold_starts,
         failback_writes,
+        dead_time_mean_s: if n > 0 {
+            totals.dead_time / n as f64
+        } else {
+            0.0
+        },
+        breaker: bound.map(|(_, b)| b),
     })
 }
 

@@ -191,6 +191,69 @@ pub struct PolicyOutcome {
     pub call_cap_hits: f64,
     /// Share of requests that reached a link skipped by `max_multiplier`.
     pub cost_cap_hits: f64,
+    /// Per link of the chain: expected failed attempts per request.
+    pub failed_attempts: Vec<f64>,
+    /// Per link of the chain: expected USD per request of its failed attempts.
+    pub failed_cost: Vec<f64>,
+}
+
+impl PolicyOutcome {
+    /// The four figures of MODEL.md §4: cost, failed share, wasted attempts and their cost.
+    pub fn summary(&self) -> super::steady::Outcome {
+        super::steady::Outcome {
+            cost: self.cost,
+            failed: self.failed,
+            wasted_attempts: self.attempts - (1.0 - self.failed),
+            wasted_cost: self.wasted_cost,
+        }
+    }
+}
+
+/// The weighted average of outcomes (weights summing to 1): the expectation of a request that
+/// follows each path with its weight.
+pub fn mix(parts: &[(f64, &PolicyOutcome)]) -> PolicyOutcome {
+    let len = parts.first().map_or(0, |(_, o)| o.answered_by.len());
+    let mut out = PolicyOutcome {
+        answered_by: vec![0.0; len],
+        failed_attempts: vec![0.0; len],
+        failed_cost: vec![0.0; len],
+        ..PolicyOutcome::default()
+    };
+    for &(w, o) in parts {
+        if w <= 0.0 {
+            continue;
+        }
+        out.cost += w * o.cost;
+        out.failed += w * o.failed;
+        out.attempts += w * o.attempts;
+        out.attempts_max = out.attempts_max.max(o.attempts_max);
+        out.wasted_cost += w * o.wasted_cost;
+        out.dead_time_s += w * o.dead_time_s;
+        out.call_cap_hits += w * o.call_cap_hits;
+        out.cost_cap_hits += w * o.cost_cap_hits;
+        for (acc, v) in [
+            (&mut out.answered_by, &o.answered_by),
+            (&mut out.failed_attempts, &o.failed_attempts),
+            (&mut out.failed_cost, &o.failed_cost),
+        ] {
+            for (a, x) in acc.iter_mut().zip(v) {
+                *a += w * x;
+            }
+        }
+    }
+    out
+}
+
+/// How one link is tried: which link, the cache state its attempts are billed in, and whether
+/// it is down (in an incident: every attempt fails, fast or gray).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkPlan {
+    /// Index into the chain's links.
+    pub index: usize,
+    /// The cache state successes and failed attempts are billed in.
+    pub state: CacheState,
+    /// `Some` when the link's provider is down.
+    pub dead: Option<super::FailureMode>,
 }
 
 /// The links of `chain` a request may use under the cost cap: index, in order. A fallback whose
@@ -214,12 +277,27 @@ pub fn allowed_links(request: &Request, chain: &Chain) -> Vec<usize> {
 type Failure = (f64, ErrorClass, f64, f64);
 
 /// One attempt on link i: (probability of success, USD of a success, the ways it can fail).
-fn failures(
-    request: &Request,
-    chain: &Chain,
-    i: usize,
-    state: CacheState,
-) -> (f64, f64, Vec<Failure>) {
+fn failures(request: &Request, chain: &Chain, plan: &LinkPlan) -> (f64, f64, Vec<Failure>) {
+    let (i, state) = (plan.index, plan.state);
+    match plan.dead {
+        Some(super::FailureMode::Fast) => {
+            return (
+                0.0,
+                0.0,
+                vec![(1.0, ErrorClass::ServerError, 0.0, chain.steady.fast_fail_s)],
+            );
+        }
+        Some(super::FailureMode::Gray) => {
+            let gray =
+                request.partial_cost(&chain.links[i], state, chain.steady.gray_output_fraction);
+            return (
+                0.0,
+                0.0,
+                vec![(1.0, ErrorClass::Timeout, gray, chain.policy.timeout_s)],
+            );
+        }
+        None => {}
+    }
     let s = &chain.steady;
     let price = &chain.links[i];
     let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
@@ -282,9 +360,35 @@ pub fn evaluate(
     used: u32,
     after: Option<usize>,
 ) -> PolicyOutcome {
+    let plans: Vec<LinkPlan> = links
+        .iter()
+        .enumerate()
+        .map(|(pos, &index)| LinkPlan {
+            index,
+            state: if pos == 0 && first_warm {
+                warm_state(&chain.links[index])
+            } else {
+                CacheState::Cold
+            },
+            dead: None,
+        })
+        .collect();
+    evaluate_plan(request, chain, &plans, used, after)
+}
+
+/// As [`evaluate`], with each link's billing state and health given by `plans`.
+pub fn evaluate_plan(
+    request: &Request,
+    chain: &Chain,
+    plans: &[LinkPlan],
+    used: u32,
+    after: Option<usize>,
+) -> PolicyOutcome {
     let policy = &chain.policy;
     let mut out = PolicyOutcome {
         answered_by: vec![0.0; chain.links.len()],
+        failed_attempts: vec![0.0; chain.links.len()],
+        failed_cost: vec![0.0; chain.links.len()],
         ..PolicyOutcome::default()
     };
     let allowed = allowed_links(request, chain);
@@ -292,7 +396,8 @@ pub fn evaluate(
     let mut entering = Mass::default();
     entering.add((used, false), 1.0);
     let mut previous: Option<usize> = after;
-    for (pos, &i) in links.iter().enumerate() {
+    for plan in plans {
+        let i = plan.index;
         // Links between the previous one and this one that the cost cap skipped.
         let skipped = match previous {
             Some(p) => p + 1 < i && (p + 1..i).any(|j| !allowed.contains(&j)),
@@ -302,12 +407,7 @@ pub fn evaluate(
             out.cost_cap_hits += entering.total();
         }
         previous = Some(i);
-        let state = if pos == 0 && first_warm {
-            warm_state(&chain.links[i])
-        } else {
-            CacheState::Cold
-        };
-        let (p_ok, c_ok, fails) = failures(request, chain, i, state);
+        let (p_ok, c_ok, fails) = failures(request, chain, plan);
         let mut next = Mass::default();
         let mut current = std::mem::take(&mut entering);
         for k in 0..=policy.retries {
@@ -322,6 +422,7 @@ pub fn evaluate(
                 out.attempts_max = out.attempts_max.max(n + 1);
                 if bad {
                     // A bad request fails the same way everywhere, at once.
+                    out.failed_attempts[i] += m;
                     out.dead_time_s += m * chain.steady.fast_fail_s;
                     if fails_over(ErrorClass::Client) {
                         next.add((n + 1, true), m);
@@ -336,6 +437,8 @@ pub fn evaluate(
                     let mm = m * p;
                     out.cost += mm * usd;
                     out.wasted_cost += mm * usd;
+                    out.failed_attempts[i] += mm;
+                    out.failed_cost[i] += mm * usd;
                     out.dead_time_s += mm * secs;
                     match class {
                         ErrorClass::Quota => out.failed += mm,

@@ -129,12 +129,7 @@ pub fn hedged(l0: &Leg, l1: &Leg, tail: &Outcome, w: f64, cancel: bool) -> Outco
 ///
 /// A hedged pattern needs two links; on a one-link chain it returns `None`.
 pub fn evaluate(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Outcome> {
-    detailed(request, chain, pattern).map(|o| Outcome {
-        cost: o.cost,
-        failed: o.failed,
-        wasted_attempts: o.attempts - (1.0 - o.failed),
-        wasted_cost: o.wasted_cost,
-    })
+    detailed(request, chain, pattern).map(|o| o.summary())
 }
 
 /// The steady-state figures of one pattern on one chain under the chain's policy (MODEL.md
@@ -159,12 +154,7 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
             let l0 = Leg::steady(request, &chain.links[0], warm(0), s, 0);
             let l1 = Leg::steady(request, &chain.links[p], warm(p), s, p);
             let tail = policy::evaluate(request, chain, &allowed[2..], false, 2, Some(p));
-            let tail_outcome = Outcome {
-                cost: tail.cost,
-                failed: tail.failed,
-                wasted_attempts: tail.attempts - (1.0 - tail.failed),
-                wasted_cost: tail.wasted_cost,
-            };
+            let tail_outcome = tail.summary();
             let w = if p != 1 && s.win_from_latency {
                 latency::primary_win_rate(
                     &chain.latency(0),
@@ -213,6 +203,18 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
                     1.0
                 } else {
                     none * tail.cost_cap_hits
+                },
+                failed_attempts: {
+                    let mut v: Vec<f64> = tail.failed_attempts.iter().map(|a| none * a).collect();
+                    v[0] += l0.q;
+                    v[p] += l1.q;
+                    v
+                },
+                failed_cost: {
+                    let mut v: Vec<f64> = tail.failed_cost.iter().map(|a| none * a).collect();
+                    v[0] += (1.0 - l1.q) * l0.q * l0.w_lost + none * l0.w;
+                    v[p] += (1.0 - l0.q) * l1.q * l1.w_lost + none * l1.w;
+                    v
                 },
             })
         }
