@@ -644,4 +644,120 @@ mod tests {
         assert!(close(o.failed_requests, 20.0, 1e-12));
         assert!(close(o.window, 20.0 * 0.0348, 1e-12));
     }
+
+    /// The three-down post: a client that tries the dead provider three times (the first
+    /// attempt and 2 retries) at a 30 s timeout spends 90 s per request before the fallback,
+    /// plus backoff, and pays three gray attempts.
+    #[test]
+    fn naive_retries_against_the_dead_provider() {
+        use crate::model::policy::{Backoff, Jitter};
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        i.failure = FailureMode::Gray;
+        c.policy.retries = 2;
+        c.policy.backoff = Backoff {
+            base_s: 0.0,
+            cap_s: 0.0,
+            jitter: Jitter::None,
+        };
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(
+            close(o.dead_time_mean_s, 90.0, 1e-9),
+            "{}",
+            o.dead_time_mean_s
+        );
+        let w0 = (60000.0 * 0.38 + 0.5 * 1200.0 * 10.0) / 1e6;
+        assert!(close(o.wasted, 3.0 * 11160.0 * w0, 1e-9));
+        assert!(close(o.total, 513.5832 + 3.0 * 11160.0 * w0, 1e-9));
+        assert_eq!(o.wasted_attempts, 3.0 * 11160.0);
+        c.policy.backoff = Backoff {
+            base_s: 1.0,
+            cap_s: 8.0,
+            jitter: Jitter::None,
+        };
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(o.dead_time_mean_s, 93.0, 1e-9));
+    }
+
+    /// A breaker with threshold 5 and a 60 s cooldown during the 3h06m outage: with fast
+    /// failures (0.5 s) it opens at t = 4/λ + 0.5 = 4.5 s after 5 requests, then one probe per
+    /// 60.5 s: ⌊11,155.5 / 60.5⌋ = 184 probes, 189 attempts in all. With gray failures (30 s)
+    /// the requests keep arriving while the first hang: it opens at 34 s after 35 requests,
+    /// then ⌊11,126 / 90⌋ = 123 probes: 158 gray attempts instead of 11,160.
+    #[test]
+    fn breaker_bounds_the_attempts_on_the_dead_provider() {
+        use crate::model::policy::Breaker;
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        c.policy.breaker = Some(Breaker {
+            threshold: 5,
+            cooldown_s: 60.0,
+        });
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        let b = o.breaker.unwrap();
+        assert_eq!((b.dead_attempts, b.probes), (189.0, 184.0));
+        assert!(
+            close(o.wasted_attempts, 189.0, 1e-9),
+            "{}",
+            o.wasted_attempts
+        );
+        assert!(close(o.total, 513.5832, 1e-9));
+        i.failure = FailureMode::Gray;
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        let b = o.breaker.unwrap();
+        assert_eq!((b.dead_attempts, b.probes), (158.0, 123.0));
+        let w0 = (60000.0 * 0.38 + 0.5 * 1200.0 * 10.0) / 1e6;
+        assert!(close(o.wasted, 158.0 * w0, 1e-9));
+        assert!(close(o.dead_time_mean_s, 158.0 * 30.0 / 11160.0, 1e-9));
+        assert!(close(b.open_s, 11160.0 - 34.0 - 123.0 * 30.0, 1e-9));
+    }
+
+    /// warm_fallback for an explicit-caching fallback: `never` pays the cold prefix on every
+    /// failover request; `after = N` pays N cold requests, then one write, per session.
+    #[test]
+    fn warm_policies_for_an_explicit_fallback() {
+        use crate::model::policy::WarmPolicy;
+        let (r, mut c, i) = sept3("anthropic/claude-haiku-4-5");
+        // Haiku is on the dead provider: use an OpenAI primary instead.
+        c.links = vec![july("openai/gpt-6-sol"), july("anthropic/claude-haiku-4-5")];
+        let haiku = &c.links[1];
+        let cold = r.premium_over_warm(haiku, CacheState::Cold);
+        let write = r.premium_over_warm(haiku, CacheState::Write);
+        let always = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(always.cold_start, 558.0 * write, 1e-9));
+        c.policy.warm_fallback = WarmPolicy::Never;
+        let never = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(never.cold_start, 11160.0 * cold, 1e-9));
+        c.policy.warm_fallback = WarmPolicy::After(3);
+        let after = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(after.cold_start, 558.0 * (3.0 * cold + write), 1e-9));
+        // a session of 3 requests never writes under after = 3
+        assert_eq!(after_n_moments(1.0, 3, 3.0), (3.0, 0.0));
+        // binomial moments: Bin(2, 0.5) has P(m > 1) = 0.25, E[min(m, 1)] = 0.75
+        let (e, p) = after_n_moments(0.5, 1, 2.0);
+        assert!(close(e, 0.75, 1e-12) && close(p, 0.25, 1e-12));
+        // requests before the second success on a link answering half the time, sessions of 2:
+        // P(Bin(0, .5) ≤ 1) + P(Bin(1, .5) ≤ 1) = 2
+        assert!(close(requests_before_success(0.5, 1, 2.0), 2.0, 1e-12));
+        assert!(close(
+            requests_before_success(0.5, 0, 3.0),
+            1.0 + 0.5 + 0.25,
+            1e-12
+        ));
+    }
+
+    /// The cost cap in an incident: the complex tier at max_multiplier 1.5 skips Astra and
+    /// fails over to Sol.
+    #[test]
+    fn cost_cap_in_the_window() {
+        let (r, mut c, i) = sept3("openai/gpt-6-sol");
+        c.links = vec![
+            july("anthropic/claude-opus-5"),
+            july("openai/gpt-6-astra"),
+            july("openai/gpt-6-sol"),
+        ];
+        c.policy.max_multiplier = Some(1.5);
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        // Sol answers every request: 11,160 × $0.0348 warm, 558 cold starts at $0.0972
+        assert!(close(o.window, 388.368, 1e-9));
+        assert!(close(o.cold_start, 54.2376, 1e-9));
+    }
 }
