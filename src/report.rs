@@ -137,6 +137,12 @@ pub struct IncidentRow {
     pub cold_starts: f64,
     /// Sessions that rewrite the primary's cache on the way back.
     pub failback_writes: f64,
+    /// Mean seconds per request spent in failed attempts and backoff.
+    pub dead_time_mean_s: f64,
+    /// With a circuit breaker: attempts on the dead provider, probes and time open, from the
+    /// closed-form bound (an approximation; the Monte Carlo engine runs the breaker in time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker: Option<incident::BreakerFigures>,
     /// The Monte Carlo figures, with `--mc`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<IncidentMc>,
@@ -257,6 +263,115 @@ pub struct Report {
     pub mc: Option<McMeta>,
 }
 
+/// The chain name of the rows that blend tier-matched chains by their traffic shares.
+pub const BLENDED: &str = "all chains (by traffic_share)";
+
+/// Add, per pattern, a row weighting every chain by its traffic share (steady state) and
+/// summing their incident windows (each chain sees its share of the requests).
+fn blend(
+    scenario: &Scenario,
+    steady_rows: &mut Vec<SteadyRow>,
+    incident_rows: &mut Vec<IncidentRow>,
+) {
+    let share = |name: &str| {
+        scenario
+            .chains
+            .iter()
+            .find(|c| c.name == name)
+            .and_then(|c| c.traffic_share)
+            .unwrap_or(0.0)
+    };
+    let chains = scenario.chains.len();
+    for pattern in Pattern::ALL {
+        let rows: Vec<&SteadyRow> = steady_rows
+            .iter()
+            .filter(|r| r.pattern == pattern)
+            .collect();
+        if rows.len() == chains {
+            let sum = |f: &dyn Fn(&SteadyRow) -> f64| {
+                rows.iter().map(|r| share(&r.chain) * f(r)).sum::<f64>()
+            };
+            let cost = sum(&|r| r.cost_per_1k_usd);
+            let base = sum(&|r| r.baseline_per_1k_usd);
+            let mut answered: Vec<Answered> = Vec::new();
+            for r in &rows {
+                for a in &r.answered_by {
+                    let w = share(&r.chain) * a.share;
+                    match answered.iter_mut().find(|x| x.model == a.model) {
+                        Some(x) => x.share += w,
+                        None => answered.push(Answered {
+                            model: a.model.clone(),
+                            share: w,
+                        }),
+                    }
+                }
+            }
+            for a in &mut answered {
+                a.share = clean(a.share);
+            }
+            let row = SteadyRow {
+                chain: BLENDED.to_string(),
+                pattern,
+                cost_per_1k_usd: clean(cost),
+                baseline_per_1k_usd: clean(base),
+                vs_baseline: (base > 0.0).then(|| clean(cost / base - 1.0)),
+                failed_per_1k: clean(sum(&|r| r.failed_per_1k)),
+                wasted_attempts_per_1k: clean(sum(&|r| r.wasted_attempts_per_1k)),
+                wasted_per_1k_usd: clean(sum(&|r| r.wasted_per_1k_usd)),
+                attempts_per_request: clean(sum(&|r| r.attempts_per_request)),
+                attempts_max: rows.iter().map(|r| r.attempts_max).max().unwrap_or(0),
+                dead_time_mean_s: clean(sum(&|r| r.dead_time_mean_s)),
+                answered_by: answered,
+                call_cap_hits_per_1k: clean(sum(&|r| r.call_cap_hits_per_1k)),
+                cost_cap_hits_per_1k: clean(sum(&|r| r.cost_cap_hits_per_1k)),
+                mc: None,
+            };
+            steady_rows.push(row);
+        }
+        let rows: Vec<&IncidentRow> = incident_rows
+            .iter()
+            .filter(|r| r.pattern == pattern)
+            .collect();
+        if rows.len() == chains {
+            let sum = |f: &dyn Fn(&IncidentRow) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
+            let total = sum(&|r| r.total_usd);
+            let normal = sum(&|r| r.normal_usd);
+            let requests: f64 = scenario
+                .incident
+                .as_ref()
+                .map(|i| i.requests() as f64)
+                .unwrap_or(0.0);
+            let row = IncidentRow {
+                chain: BLENDED.to_string(),
+                pattern,
+                total_usd: clean(total),
+                normal_usd: clean(normal),
+                multiplier: (normal > 0.0).then(|| clean(total / normal)),
+                window_usd: clean(sum(&|r| r.window_usd)),
+                cold_start_usd: clean(sum(&|r| r.cold_start_usd)),
+                failback_usd: clean(sum(&|r| r.failback_usd)),
+                failed_requests: clean(sum(&|r| r.failed_requests)),
+                wasted_attempts: clean(sum(&|r| r.wasted_attempts)),
+                wasted_usd: clean(sum(&|r| r.wasted_usd)),
+                cold_starts: clean(sum(&|r| r.cold_starts)),
+                failback_writes: clean(sum(&|r| r.failback_writes)),
+                dead_time_mean_s: if requests > 0.0 {
+                    clean(
+                        rows.iter()
+                            .map(|r| r.dead_time_mean_s * share(&r.chain))
+                            .sum(),
+                    )
+                } else {
+                    0.0
+                },
+                breaker: None,
+                mc: None,
+            };
+            incident_rows.push(row);
+        }
+    }
+}
+
 impl Report {
     /// Run the analytic engine over every chain and pattern of `scenario`.
     pub fn analytic(scenario: &Scenario) -> Report {
@@ -296,7 +411,7 @@ impl Report {
                     });
                 }
                 if let Some(i) = &scenario.incident
-                    && let Some(o) = incident::evaluate(req, chain, i, pattern)
+                    && let Some(o) = incident::evaluate(req, chain, &i.for_chain(chain), pattern)
                 {
                     incident_rows.push(IncidentRow {
                         chain: chain.name.clone(),
@@ -312,6 +427,12 @@ impl Report {
                         wasted_usd: clean(o.wasted),
                         cold_starts: clean(o.cold_starts),
                         failback_writes: clean(o.failback_writes),
+                        dead_time_mean_s: clean(o.dead_time_mean_s),
+                        breaker: o.breaker.map(|b| incident::BreakerFigures {
+                            dead_attempts: clean(b.dead_attempts),
+                            probes: clean(b.probes),
+                            open_s: clean(b.open_s),
+                        }),
                         mc: None,
                     });
                 }
@@ -323,6 +444,9 @@ impl Report {
                 }
                 caches.push(c);
             }
+        }
+        if scenario.chains.iter().all(|c| c.traffic_share.is_some()) {
+            blend(scenario, &mut steady_rows, &mut incident_rows);
         }
         let incident_window = scenario.incident.as_ref().map(|i| {
             let n = i.requests();
@@ -415,7 +539,12 @@ impl Report {
                     latency_p99_s: q(0.99),
                 });
             }
-            let Some(incident) = scenario.incident.as_ref().filter(|_| incident_ok) else {
+            let Some(incident) = scenario
+                .incident
+                .as_ref()
+                .filter(|_| incident_ok)
+                .map(|i| i.for_chain(chain))
+            else {
                 continue;
             };
             let n = incident.requests();
@@ -423,7 +552,7 @@ impl Report {
                 let Some(m) = sim::incident::simulate(
                     req,
                     chain,
-                    incident,
+                    &incident,
                     pattern,
                     ci_ as u64,
                     opts,

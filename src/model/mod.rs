@@ -189,6 +189,15 @@ pub struct Incident {
 }
 
 impl Incident {
+    /// The incident as one chain sees it: with a `traffic_share`, the chain gets that share of
+    /// the requests (tier-matched chains split the traffic).
+    pub fn for_chain(&self, chain: &Chain) -> Incident {
+        Incident {
+            requests_per_second: self.requests_per_second * chain.traffic_share.unwrap_or(1.0),
+            ..self.clone()
+        }
+    }
+
     /// N = λ·D rounded to whole requests.
     pub fn requests(&self) -> u64 {
         (self.requests_per_second * self.duration_s).round() as u64

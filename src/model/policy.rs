@@ -64,6 +64,19 @@ impl ErrorClass {
         ErrorClass::Timeout,
     ];
 
+    /// The identifier used in files: `rate_limit`, `overload`, `server_error`, `timeout`,
+    /// `client`, `quota`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::RateLimit => "rate_limit",
+            ErrorClass::Overload => "overload",
+            ErrorClass::ServerError => "server_error",
+            ErrorClass::Timeout => "timeout",
+            ErrorClass::Client => "client",
+            ErrorClass::Quota => "quota",
+        }
+    }
+
     /// Whether an attempt that failed with this class is retried on the same link.
     pub fn retryable(self) -> bool {
         Self::PROVIDER.contains(&self)
@@ -104,6 +117,17 @@ pub enum Jitter {
     Full,
     /// delay / 2 plus uniform in [0, delay / 2] (mean 3/4 of the delay).
     Equal,
+}
+
+impl Jitter {
+    /// The identifier used in files: `none`, `full`, `equal`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Jitter::None => "none",
+            Jitter::Full => "full",
+            Jitter::Equal => "equal",
+        }
+    }
 }
 
 /// Exponential backoff between retries on the same link: before retry k (k = 0 for the first

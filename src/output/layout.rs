@@ -64,6 +64,11 @@ fn seconds(x: f64) -> String {
     group(&format!("{x:.d$}"))
 }
 
+/// A share that may be tiny, as a percentage with four significant digits: `99.9%`, `0.0099%`.
+fn share_pct(x: f64) -> String {
+    format!("{}%", count(x * 100.0))
+}
+
 fn pct(x: f64) -> String {
     format!("{}%", trim(x * 100.0, 2))
 }
@@ -78,6 +83,18 @@ fn steady_note(chain: &Chain) -> String {
     let rates: Vec<String> = s.failure_rates.iter().map(|r| pct(*r)).collect();
     let mut note = if s.failure_rates.iter().all(|r| *r == 0.0) {
         "no failures".to_string()
+    } else if let Some(mix) = s.error_mix {
+        let classes: Vec<String> = crate::model::policy::ErrorClass::ALL
+            .iter()
+            .filter(|c| mix.share(**c) > 0.0)
+            .map(|c| format!("{} {}", c.as_str(), pct(mix.share(*c))))
+            .collect();
+        format!(
+            "failure rate per link {} ({}; a timeout bills input + {} of output)",
+            rates.join(" / "),
+            classes.join(", "),
+            pct(s.gray_output_fraction)
+        )
     } else {
         format!(
             "failure rate per link {} ({} gray, billed input + {} of output)",
@@ -150,7 +167,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
                 .answered_by
                 .iter()
                 .filter(|a| a.share > 0.0)
-                .map(|a| format!("{} {}", short(&a.model), pct(a.share)))
+                .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
                 .collect();
             vec![
                 row.pattern.as_str().to_string(),
@@ -169,14 +186,14 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
         .collect();
     let p = &chain.policy;
     let mut note = format!(
-        "retries {} per link, backoff {}–{} s ({:?} jitter), fail over on {}",
+        "retries {} per link, backoff {}–{} s ({} jitter), fail over on {}",
         p.retries,
         trim(p.backoff.base_s, 3),
         trim(p.backoff.cap_s, 3),
-        p.backoff.jitter,
+        p.backoff.jitter.as_str(),
         p.failover_on
             .iter()
-            .map(|c| format!("{c:?}"))
+            .map(|c| c.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -355,15 +372,54 @@ pub fn compare(report: &Report) -> Document {
                     chain.links[0].provider,
                     format_seconds(w.duration_s)
                 ),
-                notes: vec![
-                    format!(
-                        "{} requests in {} sessions of {}, {failure}",
-                        group(&w.requests.to_string()),
-                        group(&w.sessions.to_string()),
-                        w.session_length
-                    ),
-                    format!("normal bill for the same requests: ${}", cents(normal)),
-                ],
+                notes: {
+                    // A chain with a traffic share sees its share of the window's requests.
+                    let mine = report
+                        .input
+                        .incident
+                        .as_ref()
+                        .map(|i| i.for_chain(chain).requests())
+                        .unwrap_or(w.requests);
+                    let share = chain
+                        .traffic_share
+                        .map(|s| format!(" ({} of the traffic)", pct(s)))
+                        .unwrap_or_default();
+                    let mut notes = vec![
+                        format!(
+                            "{} requests{share} in {} sessions of {}, {failure}",
+                            group(&mine.to_string()),
+                            group(&mine.div_ceil(w.session_length.max(1)).to_string()),
+                            w.session_length
+                        ),
+                        format!("normal bill for the same requests: ${}", cents(normal)),
+                    ];
+                    if let Some(b) = report
+                        .incident
+                        .iter()
+                        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+                        .and_then(|row| row.breaker)
+                    {
+                        notes.push(format!(
+                            "circuit breaker (≈, closed form): {} attempts on the dead provider, {} half-open probes, open {} of {}",
+                            count(b.dead_attempts),
+                            count(b.probes),
+                            format_seconds(b.open_s.round()),
+                            format_seconds(w.duration_s)
+                        ));
+                    }
+                    let dead = report
+                        .incident
+                        .iter()
+                        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+                        .map_or(0.0, |row| row.dead_time_mean_s);
+                    if dead > 0.0 {
+                        notes.push(format!(
+                            "sequential: {} s of dead time per request on average before the answer",
+                            trim(dead, 2)
+                        ));
+                    }
+                    notes
+                },
                 header: {
                     let mut h: Vec<String> = [
                         "pattern",
@@ -431,6 +487,55 @@ pub fn compare(report: &Report) -> Document {
                 footer,
             });
         }
+    }
+    if report
+        .steady
+        .iter()
+        .any(|r| r.chain == crate::report::BLENDED)
+    {
+        let rows = report
+            .steady
+            .iter()
+            .filter(|r| r.chain == crate::report::BLENDED)
+            .map(|r| {
+                let inc = report
+                    .incident
+                    .iter()
+                    .find(|i| i.chain == crate::report::BLENDED && i.pattern == r.pattern);
+                vec![
+                    r.pattern.as_str().to_string(),
+                    money(r.cost_per_1k_usd),
+                    r.vs_baseline.map_or("–".into(), change),
+                    count(r.failed_per_1k),
+                    inc.map_or("–".into(), |i| cents(i.total_usd)),
+                    inc.and_then(|i| i.multiplier)
+                        .map_or("–".into(), multiplier),
+                ]
+            })
+            .collect();
+        let shares: Vec<String> = scenario
+            .chains
+            .iter()
+            .map(|c| format!("{} {}", c.name, pct(c.traffic_share.unwrap_or(0.0))))
+            .collect();
+        sections.push(Section {
+            heading: Some("All chains, weighted by traffic share".into()),
+            title: "Steady state per 1,000 requests, and the incident, USD".into(),
+            notes: vec![format!("traffic: {}", shares.join(", "))],
+            header: [
+                "pattern",
+                "$/1k req",
+                "vs primaries",
+                "failed/1k",
+                "incident USD",
+                "x normal",
+            ]
+            .map(String::from)
+            .to_vec(),
+            numeric: vec![false, true, true, true, true, true],
+            rows,
+            footer: vec![],
+        });
     }
     preamble.retain(|l| !l.is_empty());
     Document { preamble, sections }
