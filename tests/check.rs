@@ -66,7 +66,7 @@ fn shipped_scenarios_flag_only_best_available() {
     assert!((num(&f["fallback"]["max_per_1k_usd"]) - 174.0).abs() < 1e-9);
     assert!((num(&f["ratio"]) - 5.0).abs() < 1e-12);
     assert_eq!(doc["summary"]["warnings"], 0);
-    assert_eq!(doc["summary"]["files"], 4);
+    assert_eq!(doc["summary"]["files"], 5);
 
     // Text: file:line, both prices per 1,000 requests and the ratio.
     let out = fallcost(&["check", "scenarios/"]);
