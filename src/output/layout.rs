@@ -468,13 +468,22 @@ pub fn compare(report: &Report) -> Document {
                     ]
                 })
                 .collect();
-            let footer = match cache.break_even_requests {
+            let mut footer = match cache.break_even_requests {
                 Some(1) => vec!["Break-even: writing the cache costs no more than a cold request; write on the first failover.".into()],
                 Some(n) => vec![format!(
                     "Break-even: writing the cache on the first failover pays for itself once a session makes {n} failover requests."
                 )],
                 None => vec![],
             };
+            match (cache.warm_policy, cache.policy_break_even_requests) {
+                (crate::model::policy::WarmPolicy::After(n), Some(b)) => footer.push(format!(
+                    "This chain writes only after {n} failovers in a session (warm_fallback after = {n}): it pays no write for a blip of up to {n} failover requests, and has paid for the write once a session makes {b}."
+                )),
+                (crate::model::policy::WarmPolicy::Never, _) if cache.break_even_requests.is_some() => footer.push(
+                    "This chain never writes the fallback's cache (warm_fallback = \"never\"): every failover request pays the cold price.".into(),
+                ),
+                _ => {}
+            }
             sections.push(Section {
                 heading: None,
                 title: "Failover cache, per 1,000 requests".into(),
