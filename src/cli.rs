@@ -193,6 +193,13 @@ pub struct SweepArgs {
     /// Only these chains (by name; repeatable). Default: every chain of the scenario.
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
+    /// Also run the Monte Carlo engine at every grid point (N requests per chain, steady state;
+    /// default 200,000), adding the simulated cost and the p50/p99 latency the user sees.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "200000", value_parser = parse_count)]
+    pub mc: Option<u64>,
+    /// The Monte Carlo seed (every grid point uses it). Without it one is drawn and printed.
+    #[arg(long, value_name = "S", requires = "mc")]
+    pub seed: Option<u64>,
     /// Also draw USD per 1,000 requests against the (single) parameter, as an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,

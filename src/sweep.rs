@@ -15,6 +15,7 @@ use crate::input::duration::parse_seconds;
 use crate::input::scenario;
 use crate::model::Pattern;
 use crate::report::{Report, clean};
+use crate::sim::McOptions;
 
 /// The most grid points a sweep computes.
 pub const MAX_POINTS: usize = 100_000;
@@ -111,6 +112,24 @@ pub struct SweepRow {
     pub incident_total_usd: Option<f64>,
     /// Incident total / normal.
     pub incident_multiplier: Option<f64>,
+    /// With `--mc`: the simulated cost, USD per 1,000 requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mc_cost_per_1k_usd: Option<f64>,
+    /// With `--mc`: the median latency the user sees, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_p50_s: Option<f64>,
+    /// With `--mc`: the 99th-percentile latency the user sees, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_p99_s: Option<f64>,
+}
+
+/// The Monte Carlo settings of a sweep, for the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct McOptionsOut {
+    /// Simulated requests per chain at each grid point.
+    pub requests: u64,
+    /// The seed (each grid point uses it as is: the same seed gives the same sweep).
+    pub seed: u64,
 }
 
 /// A whole sweep.
@@ -122,6 +141,9 @@ pub struct Sweep {
     pub scenario: String,
     /// The swept keys, in the order given.
     pub params: Vec<String>,
+    /// With `--mc`: simulated requests per chain and grid point, and the seed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mc: Option<McOptionsOut>,
     /// Rows, grid point by grid point (the last parameter varies fastest).
     pub rows: Vec<SweepRow>,
 }
@@ -137,6 +159,7 @@ pub fn run(
     fixed: &[(String, String)],
     params: &[Param],
     chains: &[String],
+    mc: Option<McOptions>,
 ) -> anyhow::Result<Sweep> {
     let total: usize = params.iter().map(|p| p.values.len()).product();
     if total > MAX_POINTS {
@@ -168,7 +191,12 @@ pub fn run(
             anyhow::anyhow!("{e} (at {})", at.join(", "))
         })?;
         scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
-        let report = Report::analytic(&scenario);
+        let mut report = Report::analytic(&scenario);
+        if let Some(opts) = &mc {
+            // Steady state only: the incident columns stay analytic.
+            report.input.incident = None;
+            report.simulate(opts, &mut |_| {});
+        }
         if let Some(field) = report.first_non_finite() {
             anyhow::bail!("{label}: {field} is not a finite number at this grid point");
         }
@@ -192,6 +220,9 @@ pub fn run(
                 failed_per_1k: s.failed_per_1k,
                 incident_total_usd: incident.map(|i| i.total_usd),
                 incident_multiplier: incident.and_then(|i| i.multiplier),
+                mc_cost_per_1k_usd: s.mc.as_ref().map(|m| m.cost_per_1k_usd),
+                latency_p50_s: s.mc.as_ref().map(|m| m.latency_p50_s),
+                latency_p99_s: s.mc.as_ref().map(|m| m.latency_p99_s),
             });
         }
     }
@@ -199,6 +230,10 @@ pub fn run(
         fallcost_version: env!("CARGO_PKG_VERSION"),
         scenario: name,
         params: params.iter().map(|p| p.key.clone()).collect(),
+        mc: mc.map(|o| McOptionsOut {
+            requests: o.requests,
+            seed: o.seed,
+        }),
         rows,
     })
 }
@@ -249,7 +284,7 @@ mod tests {
                     [[chain]]\nname = \"c\"\nmodels = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\"]\n";
         // A list-valued key cannot take a number: the error names the key and the grid point.
         let p = Param::parse("steady.failure_rates=0:0.1:0.05").unwrap();
-        let e = run("s.toml", text, Path::new("."), &[], &[p], &[])
+        let e = run("s.toml", text, Path::new("."), &[], &[p], &[], None)
             .unwrap_err()
             .to_string();
         assert!(
@@ -258,7 +293,7 @@ mod tests {
         );
         let fixed = vec![("steady.gray_fraction".to_string(), "1".to_string())];
         let q = Param::parse("steady.failure_rate=0:0.1:0.05").unwrap();
-        let sweep = run("s.toml", text, Path::new("."), &fixed, &[q], &[]).unwrap();
+        let sweep = run("s.toml", text, Path::new("."), &fixed, &[q], &[], None).unwrap();
         assert_eq!(sweep.rows.len(), 3 * 4);
         for row in sweep
             .rows

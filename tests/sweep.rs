@@ -179,3 +179,42 @@ fn repeated_keys_and_clashing_files_are_refused() {
         "{e}"
     );
 }
+
+/// `--mc` adds the simulated cost and the p50/p99 latency at every grid point; the same seed
+/// gives the same sweep. A tight timeout trips healthy requests (cost up, p99 down); near the
+/// primary's p99 the cost returns to the healthy figure.
+#[test]
+fn timeout_sweep_with_monte_carlo() {
+    let args = [
+        "sweep",
+        "--scenario",
+        "scenarios/timeout.toml",
+        "--param",
+        "policy.timeout_s=2:10:4",
+        "--mc",
+        "50000",
+        "--seed",
+        "7",
+        "-f",
+        "csv",
+    ];
+    let out = ok(&args);
+    assert_eq!(out, ok(&args), "same seed, same sweep");
+    let (h, rows) = csv_rows(&out);
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let seq: Vec<&csv::StringRecord> = rows
+        .iter()
+        .filter(|r| &r[col("pattern")] == "sequential")
+        .collect();
+    assert_eq!(seq.len(), 3);
+    let cost = |r: &csv::StringRecord| r[col("cost_per_1k_usd")].parse::<f64>().unwrap();
+    let p99 = |r: &csv::StringRecord| r[col("latency_p99_s")].parse::<f64>().unwrap();
+    assert!(cost(seq[0]) > cost(seq[1]) && cost(seq[1]) > cost(seq[2]));
+    assert!(p99(seq[0]) < p99(seq[2]));
+    // at a 10 s timeout, trips are rare: within a cent per 1,000 of the 0.5%-gray figure
+    close(cost(seq[2]), 25.0075, 0.01);
+    for r in &rows {
+        let mc: f64 = r[col("mc_cost_per_1k_usd")].parse().unwrap();
+        close(mc, r[col("cost_per_1k_usd")].parse().unwrap(), 0.5);
+    }
+}

@@ -46,7 +46,19 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
             anyhow::bail!("--param {} is given twice; give each key one range", p.key);
         }
     }
-    let result = sweep::run(&label, &text, base, &args.set, &params, &args.chains)?;
+    let mc = args.mc.map(|requests| {
+        let seed = args.seed.unwrap_or_else(|| {
+            let s = crate::sim::rng::fresh_seed();
+            eprintln!("fallcost: Monte Carlo seed {s} (repeat this run with --seed {s})");
+            s
+        });
+        crate::sim::McOptions {
+            requests,
+            runs: 0,
+            seed,
+        }
+    });
+    let result = sweep::run(&label, &text, base, &args.set, &params, &args.chains, mc)?;
     let bytes = match format {
         Format::Table => table::render(&layout(&result), table::Style::Terminal).into_bytes(),
         Format::Markdown => table::render(&layout(&result), table::Style::Markdown).into_bytes(),
@@ -76,6 +88,9 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
         ]
         .map(String::from),
     );
+    if sweep.mc.is_some() {
+        header.extend(["mc_cost_per_1k_usd", "latency_p50_s", "latency_p99_s"].map(String::from));
+    }
     w.write_record(&header)?;
     for r in &sweep.rows {
         let mut rec: Vec<String> = sweep.params.iter().map(|p| num(Some(r.point[p]))).collect();
@@ -88,6 +103,13 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
             num(r.incident_total_usd),
             num(r.incident_multiplier),
         ]);
+        if sweep.mc.is_some() {
+            rec.extend([
+                num(r.mc_cost_per_1k_usd),
+                num(r.latency_p50_s),
+                num(r.latency_p99_s),
+            ]);
+        }
         w.write_record(&rec)?;
     }
     Ok(w.into_inner()?)
@@ -100,8 +122,11 @@ fn layout(sweep: &Sweep) -> Document {
     if has_incident {
         header.extend(["incident USD", "x normal"].map(String::from));
     }
+    if sweep.mc.is_some() {
+        header.extend(["MC $/1k", "p50 s", "p99 s"].map(String::from));
+    }
     let mut numeric = vec![true; sweep.params.len()];
-    numeric.extend([false, false, true, true, true, true, true]);
+    numeric.extend([false, false, true, true, true, true, true, true, true, true]);
     numeric.truncate(header.len());
     let rows = sweep
         .rows
@@ -118,6 +143,11 @@ fn layout(sweep: &Sweep) -> Document {
             if has_incident {
                 cells.push(r.incident_total_usd.map_or("–".into(), money));
                 cells.push(r.incident_multiplier.map_or("–".into(), multiplier));
+            }
+            if sweep.mc.is_some() {
+                cells.push(r.mc_cost_per_1k_usd.map_or("–".into(), money));
+                cells.push(r.latency_p50_s.map_or("–".into(), |x| trim(x, 3)));
+                cells.push(r.latency_p99_s.map_or("–".into(), |x| trim(x, 3)));
             }
             cells
         })

@@ -147,3 +147,28 @@ pub fn run(request: &Request, chain: &Chain, requests: u64, seed: u64) -> BenchR
         model_per_s: requests as f64 / model_s,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::pricing::bundled;
+    use crate::model::steady::evaluate;
+
+    /// The benchmark chain derives its trips and w from the latency model, and both loops run.
+    #[test]
+    fn benchmark_chain_and_loops() {
+        let (r, c) = chain(&bundled("2026-07").unwrap()).unwrap();
+        assert!((c.steady.trip_rates[0] - c.latency[0].trip_rate(10.0)).abs() < 1e-15);
+        assert!(c.steady.primary_win_rate > 0.0 && c.steady.primary_win_rate < 0.5);
+        // Sol's 2,000 in / 500 out is $25 per 1,000; failures and trips move it a little.
+        let seq = evaluate(&r, &c, crate::model::Pattern::Sequential).unwrap();
+        assert!(
+            (seq.cost * 1000.0 - 25.0).abs() < 0.1,
+            "{}",
+            seq.cost * 1000.0
+        );
+        let b = run(&r, &c, 20_000, 1);
+        assert_eq!(b.requests, 20_000);
+        assert!(b.floor_per_s > 0.0 && b.model_per_s > 0.0);
+    }
+}

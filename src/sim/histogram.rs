@@ -40,8 +40,9 @@ impl Default for Histogram {
 /// The bin of a latency whose natural log (log-seconds) is `ln_s`.
 #[inline(always)]
 pub fn bin(ln_s: f64) -> usize {
-    // `as usize` saturates: below the range (and NaN) → 0.
-    (((ln_s - LN_LO) * INV_WIDTH) as usize).min(BINS - 1)
+    // Clamp in floating point (NaN → 0 through `max`), then a conversion that cannot overflow.
+    let x = ((ln_s - LN_LO) * INV_WIDTH).max(0.0).min((BINS - 1) as f64);
+    x as i32 as usize
 }
 
 impl Histogram {

@@ -15,6 +15,7 @@
 //! and merged sequentially, so the output is bit-identical for any thread count. Memory is flat
 //! in N: chunks are processed in batches of [`BATCH`] and nothing is stored per request.
 
+pub mod agree;
 pub mod bench;
 pub mod histogram;
 pub mod incident;

@@ -20,15 +20,16 @@
 //! The user's latency is the time to the answer, or to the final error for a failed request.
 //!
 //! Speed: the common outcome (links 0 and 1 both succeed) costs the same every time, so it is
-//! only counted (by winner) and its latency binned into two shared histograms; the other
-//! outcomes are summed one by one.
+//! only counted (by winner, in registers) and its latency binned into two shared histograms
+//! (the hedge's is the minimum of the two legs' logs); the other outcomes are summed one by
+//! one.
 
 use crate::model::cost::{CacheState, Request, warm_state};
 use crate::model::{AbandonedBilling, Chain, Pattern};
 
 use super::histogram::{BINS, Histogram, bin};
 use super::rng::{SimRng, chunk_rng, normal, uniform};
-use super::stats::Sum;
+use super::stats::{Shifted, Sum};
 use super::{CHUNK, McOptions, ordered};
 
 /// How an attempt ended.
@@ -118,6 +119,8 @@ pub struct ChainSim {
     pub timeout_s: f64,
     /// Seconds a fast failure takes.
     pub fast_fail_s: f64,
+    /// Its ln.
+    pub ln_fast_fail: f64,
     /// w when drawn (not decided by latency).
     pub win_rate: f64,
     /// Whether the faster leg wins (w from the latency model).
@@ -158,6 +161,7 @@ impl ChainSim {
             ln_t: t.ln(),
             timeout_s: t,
             fast_fail_s: s.fast_fail_s,
+            ln_fast_fail: s.fast_fail_s.ln(),
             win_rate: s.primary_win_rate,
             win_by_latency: s.win_from_latency,
         }
@@ -212,6 +216,16 @@ impl ChainSim {
         self.attempt(i, u, z, rng)
     }
 
+    /// ln of the seconds an attempt took (no `exp`/`ln` calls).
+    #[inline]
+    fn ln_seconds(&self, a: Attempt, ln_l: f64) -> f64 {
+        match a {
+            Attempt::Ok => ln_l,
+            Attempt::Fast => self.ln_fast_fail,
+            Attempt::Gray | Attempt::Trip => self.ln_t,
+        }
+    }
+
     /// Seconds an attempt took.
     #[inline]
     fn seconds(&self, a: Attempt, ln_l: f64) -> f64 {
@@ -230,7 +244,8 @@ struct Sample {
     failed: f64,
     wasted_attempts: f64,
     wasted_cost: f64,
-    seconds: f64,
+    /// ln of the latency in seconds.
+    ln_seconds: f64,
 }
 
 /// Per-pattern sums of one chunk (or of a whole run, once merged).
@@ -248,6 +263,8 @@ pub struct Acc {
     pub common_seq: Histogram,
     /// Latencies of the common requests under the hedged patterns (the winner's).
     pub common_hedge: Histogram,
+    /// The other requests' figures as they come, moved into `sums` by [`Acc::settle`].
+    raw: [[Shifted; 4]; 4],
 }
 
 impl Acc {
@@ -266,11 +283,21 @@ impl Acc {
     }
 
     fn add(&mut self, p: usize, s: Sample) {
-        self.sums[p][0].add(s.cost);
-        self.sums[p][1].add(s.failed);
-        self.sums[p][2].add(s.wasted_attempts);
-        self.sums[p][3].add(s.wasted_cost);
-        self.hist[p].add_seconds(s.seconds);
+        self.raw[p][0].add(s.cost);
+        self.raw[p][1].add(s.failed);
+        self.raw[p][2].add(s.wasted_attempts);
+        self.raw[p][3].add(s.wasted_cost);
+        self.hist[p].add_ln(s.ln_seconds);
+    }
+
+    /// Move the chunk's running sums into `sums`.
+    fn settle(&mut self) {
+        for p in 0..4 {
+            for m in 0..4 {
+                self.sums[p][m].merge(&self.raw[p][m].to_sum());
+                self.raw[p][m] = Shifted::default();
+            }
+        }
     }
 }
 
@@ -280,9 +307,11 @@ const BUFFER: usize = 256;
 
 /// Simulate `count` requests of chunk `chunk` on `sim`.
 ///
-/// Per request the draws are, in order: u₀, z₀ (and u₁, z₁ for chains of two or more links),
-/// made [`BUFFER`] requests at a time; draws needed only by rare outcomes (later links, a
-/// drawn winner, a latency redrawn below T) follow from the same stream as they occur.
+/// Per request the draws are, in order: u₀, z₀ (and u₁, z₁ for chains of two or more links);
+/// draws needed only by rare outcomes (later links, a drawn winner, a latency redrawn below T)
+/// follow from the same stream. When the faster leg wins (the common, latency-driven case) the
+/// draws and the evaluation share one loop; otherwise draws are made [`BUFFER`] requests at a
+/// time, then evaluated.
 pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> Acc {
     let mut rng = chunk_rng(seed, stream, chunk);
     let mut acc = Acc::default();
@@ -291,11 +320,54 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
     let mut z = [[0.0f64; 2]; BUFFER];
     // The common outcome's latencies, counted in small local bins (a chunk fits in u32), then
     // added to the accumulator's histograms.
+    let mut common = [0u64; 2];
     let mut seq_bins = vec![0u32; BINS];
     let mut hedge_bins = vec![0u32; BINS];
     let mut done = 0u64;
     while done < count {
         let m = (count - done).min(BUFFER as u64) as usize;
+        if two && sim.win_by_latency {
+            // The common case, branch-free until the one test: both legs healthy, under T.
+            let (l0, l1) = (&sim.links[0], &sim.links[1]);
+            let thr = |l: &LinkSim| {
+                if l.trip_by_latency {
+                    l.fail_below
+                } else {
+                    l.trip_below
+                }
+            };
+            let (thr0, thr1) = (thr(l0), thr(l1));
+            for _ in 0..m {
+                let u0 = uniform(&mut rng);
+                let z0 = normal(&mut rng);
+                let u1 = uniform(&mut rng);
+                let z1 = normal(&mut rng);
+                let ln0 = l0.mu + l0.sigma * z0;
+                let ln1 = l1.mu + l1.sigma * z1;
+                let ok = (u0 >= thr0) & (u1 >= thr1) & (ln0 <= sim.ln_t) & (ln1 <= sim.ln_t);
+                if ok {
+                    let second_wins = ln1 < ln0;
+                    common[0] += u64::from(!second_wins);
+                    common[1] += u64::from(second_wins);
+                    seq_bins[bin(ln0)] += 1;
+                    hedge_bins[bin(ln0.min(ln1))] += 1;
+                } else {
+                    let (a0, ln0) = sim.attempt(0, u0, z0, &mut rng);
+                    let (a1, ln1) = sim.attempt(1, u1, z1, &mut rng);
+                    if a0 == Attempt::Ok && a1 == Attempt::Ok {
+                        // healthy legs whose latencies were redrawn below T (given trip rates)
+                        let second_wins = ln1 < ln0;
+                        common[usize::from(second_wins)] += 1;
+                        seq_bins[bin(ln0)] += 1;
+                        hedge_bins[bin(ln0.min(ln1))] += 1;
+                    } else {
+                        rare(sim, &mut acc, (a0, ln0), Some((a1, ln1)), &mut rng);
+                    }
+                }
+            }
+            done += m as u64;
+            continue;
+        }
         if two {
             for k in 0..m {
                 u[k][0] = uniform(&mut rng);
@@ -313,7 +385,7 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
             let (a0, ln0) = sim.attempt(0, u[k][0], z[k][0], &mut rng);
             if !two {
                 if a0 == Attempt::Ok {
-                    acc.common[0] += 1;
+                    common[0] += 1;
                     seq_bins[bin(ln0)] += 1;
                 } else {
                     rare(sim, &mut acc, (a0, ln0), None, &mut rng);
@@ -322,20 +394,25 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
             }
             let (a1, ln1) = sim.attempt(1, u[k][1], z[k][1], &mut rng);
             if a0 == Attempt::Ok && a1 == Attempt::Ok {
-                let second_wins = if sim.win_by_latency {
-                    ln1 < ln0
+                // The faster leg wins (the minimum of the logs), or a drawn winner.
+                let (second_wins, ln_win) = if sim.win_by_latency {
+                    (ln1 < ln0, ln0.min(ln1))
                 } else {
-                    uniform(&mut rng) >= sim.win_rate
+                    let second = uniform(&mut rng) >= sim.win_rate;
+                    (second, if second { ln1 } else { ln0 })
                 };
-                acc.common[second_wins as usize] += 1;
+                common[0] += u64::from(!second_wins);
+                common[1] += u64::from(second_wins);
                 seq_bins[bin(ln0)] += 1;
-                hedge_bins[bin(if second_wins { ln1 } else { ln0 })] += 1;
+                hedge_bins[bin(ln_win)] += 1;
             } else {
                 rare(sim, &mut acc, (a0, ln0), Some((a1, ln1)), &mut rng);
             }
         }
         done += m as u64;
     }
+    acc.common = common;
+    acc.settle();
     for i in 0..BINS {
         acc.common_seq.add_bin(i, u64::from(seq_bins[i]));
         acc.common_hedge.add_bin(i, u64::from(hedge_bins[i]));
@@ -355,11 +432,12 @@ fn rare(
     let (a0, ln0) = first;
     let l = &sim.links;
     let t0 = sim.seconds(a0, ln0);
+    let lt0 = sim.ln_seconds(a0, ln0);
     // no-fallback
     let nf = if a0 == Attempt::Ok {
         Sample {
             cost: l[0].seq.success,
-            seconds: t0,
+            ln_seconds: lt0,
             ..Sample::default()
         }
     } else {
@@ -369,7 +447,7 @@ fn rare(
             failed: 1.0,
             wasted_attempts: 1.0,
             wasted_cost: w,
-            seconds: t0,
+            ln_seconds: lt0,
         }
     };
     acc.add(0, nf);
@@ -378,15 +456,18 @@ fn rare(
         return;
     };
     let t1 = sim.seconds(a1, ln1);
+    let lt1 = sim.ln_seconds(a1, ln1);
     // The links after the first two are reached by both sequential and the hedges only when
     // links 0 and 1 both failed: draw them once, price them cold in both.
     let both_failed = a0 != Attempt::Ok && a1 != Attempt::Ok;
     let mut tail = Sample::default();
+    // seconds spent in the links after the first two
+    let mut tail_s = 0.0;
     if both_failed {
         tail.failed = 1.0;
         for (i, link) in l.iter().enumerate().skip(2) {
             let (a, ln) = sim.draw(i, rng);
-            tail.seconds += sim.seconds(a, ln);
+            tail_s += sim.seconds(a, ln);
             if a == Attempt::Ok {
                 tail.cost += link.seq.success;
                 tail.failed = 0.0;
@@ -407,9 +488,9 @@ fn rare(
             cost: w0,
             wasted_attempts: 1.0,
             wasted_cost: w0,
-            seconds: t0 + t1,
             ..Sample::default()
         };
+        let mut secs = t0 + t1;
         if a1 == Attempt::Ok {
             s.cost += l[1].seq.success;
         } else {
@@ -418,8 +499,9 @@ fn rare(
             s.wasted_cost += w1 + tail.wasted_cost;
             s.wasted_attempts += 1.0 + tail.wasted_attempts;
             s.failed = tail.failed;
-            s.seconds += tail.seconds;
+            secs += tail_s;
         }
+        s.ln_seconds = secs.ln();
         s
     };
     acc.add(1, seq);
@@ -432,14 +514,14 @@ fn rare(
                 cost: h0.success + h1.failed(a1),
                 wasted_attempts: 1.0,
                 wasted_cost: h1.failed(a1),
-                seconds: t0,
+                ln_seconds: lt0,
                 ..Sample::default()
             },
             (false, true) => Sample {
                 cost: h0.failed(a0) + h1.success,
                 wasted_attempts: 1.0,
                 wasted_cost: h0.failed(a0),
-                seconds: t1,
+                ln_seconds: lt1,
                 ..Sample::default()
             },
             _ => {
@@ -449,7 +531,12 @@ fn rare(
                     failed: tail.failed,
                     wasted_attempts: 2.0 + tail.wasted_attempts,
                     wasted_cost: w + tail.wasted_cost,
-                    seconds: t0.max(t1) + tail.seconds,
+                    // after the slower of the two failures, then the later links
+                    ln_seconds: if tail_s > 0.0 {
+                        (t0.max(t1) + tail_s).ln()
+                    } else {
+                        lt0.max(lt1)
+                    },
                 }
             }
         };
