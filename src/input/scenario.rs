@@ -90,6 +90,7 @@ struct PolicySpec {
     max_multiplier: Option<f64>,
     warm_fallback: Option<WarmSpec>,
     breaker: Option<BreakerSpec>,
+    hedge_delay_s: Option<f64>,
 }
 
 /// `backoff = { base_s = 0.5, cap_s = 8, jitter = "full" }`.
@@ -673,7 +674,22 @@ fn resolve_policy(
             })
         }
     };
+    let hedge_delay_s = seconds("hedge_delay_s", own.hedge_delay_s, top.hedge_delay_s, false)?;
+    if let Some(d) = hedge_delay_s
+        && d >= timeout_s
+    {
+        return Err(bad(
+            "hedge_delay_s",
+            own.hedge_delay_s.is_some(),
+            format!(
+                "a hedge sent after {} s never races a primary that times out at {} s; use a delay below timeout_s (e.g. the primary's p95)",
+                show(d),
+                show(timeout_s)
+            ),
+        ));
+    }
     Ok(Policy {
+        hedge_delay_s,
         timeout_s,
         retries,
         backoff: Backoff {

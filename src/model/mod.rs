@@ -115,6 +115,15 @@ pub struct Steady {
     pub error_mix: Option<policy::ErrorMix>,
 }
 
+impl Steady {
+    /// The share of failures that hang until the timeout and bill (gray): the error mix's
+    /// `timeout` share when the scenario gives a mix, else `gray_fraction`.
+    pub fn gray_share(&self) -> f64 {
+        self.error_mix
+            .map_or(self.gray_fraction, |m| m.share(policy::ErrorClass::Timeout))
+    }
+}
+
 impl Default for Steady {
     fn default() -> Self {
         Steady {
@@ -155,6 +164,9 @@ pub struct Policy {
     pub warm_fallback: policy::WarmPolicy,
     /// A circuit breaker per provider, if the client has one.
     pub breaker: Option<policy::Breaker>,
+    /// A delayed hedge: send the hedge's second leg only if the primary has not answered (or
+    /// failed) after this many seconds, e.g. its p95; `None` sends both legs at once.
+    pub hedge_delay_s: Option<f64>,
 }
 
 /// The default client timeout, seconds (the three-down post's client).
@@ -171,6 +183,7 @@ impl Default for Policy {
             max_multiplier: None,
             warm_fallback: policy::WarmPolicy::Always,
             breaker: None,
+            hedge_delay_s: None,
         }
     }
 }
