@@ -56,7 +56,11 @@ impl Leg {
             AbandonedBilling::Full => success,
         };
         let q = f + (1.0 - f) * t;
-        let qw = f * steady.gray_fraction * gray + (1.0 - f) * t * abandoned;
+        // The share of failures that hang: the error mix's `timeout` share when there is one.
+        let g = steady.error_mix.map_or(steady.gray_fraction, |m| {
+            m.share(policy::ErrorClass::Timeout)
+        });
+        let qw = f * g * gray + (1.0 - f) * t * abandoned;
         let w = if q > 0.0 { qw / q } else { 0.0 };
         Leg {
             q,

@@ -18,6 +18,7 @@
 pub mod bench;
 pub mod histogram;
 pub mod incident;
+pub mod policy;
 pub mod rng;
 pub mod stats;
 pub mod steady;
