@@ -158,6 +158,7 @@ fn has_policy(chain: &Chain) -> bool {
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
 fn policy_section(report: &Report, chain: &Chain) -> Section {
     let short = |id: &str| id.split_once('/').map_or(id, |(_, m)| m).to_string();
+    let with_mc = report.mc.is_some();
     let rows = report
         .steady
         .iter()
@@ -169,7 +170,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
                 .filter(|a| a.share > 0.0)
                 .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
                 .collect();
-            vec![
+            let mut cells = vec![
                 row.pattern.as_str().to_string(),
                 trim(row.attempts_per_request, 4),
                 row.attempts_max.to_string(),
@@ -181,7 +182,20 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
                 },
                 count(row.call_cap_hits_per_1k),
                 count(row.cost_cap_hits_per_1k),
-            ]
+            ];
+            if with_mc {
+                cells.push(row.mc.as_ref().and_then(|m| m.policy.as_ref()).map_or(
+                    "–".into(),
+                    |p| {
+                        format!(
+                            "{} / {}",
+                            trim(p.dead_time_mean_s, 3),
+                            trim(p.dead_time_p99_s, 3)
+                        )
+                    },
+                ));
+            }
+            cells
         })
         .collect();
     let p = &chain.policy;
@@ -206,22 +220,28 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
             trim(m, 3)
         ));
     }
+    let mut header = [
+        "pattern",
+        "attempts",
+        "max",
+        "dead time s",
+        "answered by",
+        "call-cap hits/1k",
+        "cost-cap hits/1k",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut numeric = vec![false, true, true, true, false, true, true];
+    if with_mc {
+        header.push("MC dead time s mean / p99".into());
+        numeric.push(true);
+    }
     Section {
         heading: None,
         title: "Retries, caps and attribution, per request".into(),
         notes: vec![note],
-        header: [
-            "pattern",
-            "attempts",
-            "max",
-            "dead time s",
-            "answered by",
-            "call-cap hits/1k",
-            "cost-cap hits/1k",
-        ]
-        .map(String::from)
-        .to_vec(),
-        numeric: vec![false, true, true, true, false, true, true],
+        header,
+        numeric,
         rows,
         footer: vec![],
     }
