@@ -16,6 +16,7 @@
 //! in N: chunks are processed in batches of [`BATCH`] and nothing is stored per request.
 
 pub mod bench;
+pub mod breaker;
 pub mod histogram;
 pub mod incident;
 pub mod policy;

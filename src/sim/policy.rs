@@ -286,6 +286,16 @@ impl PolicySim {
         false
     }
 
+    /// Whether the faster hedge leg wins (w from the latency model).
+    pub fn win_by_latency(&self) -> bool {
+        self.win_by_latency
+    }
+
+    /// w, when drawn.
+    pub fn win_rate(&self) -> f64 {
+        self.win_rate
+    }
+
     /// Whether the hedged patterns exist on this chain under its policy.
     pub fn hedges(&self) -> bool {
         self.allowed.len() >= 2 && !self.policy.max_attempts.is_some_and(|a| a < 2)
