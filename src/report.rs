@@ -227,6 +227,37 @@ pub struct IncidentMc {
     pub failback_writes: f64,
     /// Its 95% interval.
     pub failback_writes_ci95: Ci,
+    /// Under a non-default policy: dead time, attempts on the dead provider and the breaker,
+    /// simulated in time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<IncidentPolicyMc>,
+}
+
+/// The Monte Carlo figures of an incident row under a policy, each with its 95% interval as
+/// `KEY_ci95`: per window unless stated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncidentPolicyMc {
+    /// Mean seconds per request in failed attempts and backoff (hedges: the slower failed leg
+    /// included).
+    pub dead_time_mean_s: f64,
+    /// Its 95% interval.
+    pub dead_time_mean_s_ci95: Ci,
+    /// Attempts sent to the dead provider.
+    pub dead_provider_attempts: f64,
+    /// Its 95% interval.
+    pub dead_provider_attempts_ci95: Ci,
+    /// With a circuit breaker: half-open probes sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_probes: Option<f64>,
+    /// Its 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_probes_ci95: Option<Ci>,
+    /// With a circuit breaker: seconds it was open within the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_open_s: Option<f64>,
+    /// Its 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_open_s_ci95: Option<Ci>,
 }
 
 /// How the Monte Carlo figures of a report were made: enough to repeat them exactly.
@@ -596,16 +627,50 @@ impl Report {
             };
             let n = incident.requests();
             for pattern in Pattern::ALL {
-                let Some(m) = sim::incident::simulate(
-                    req,
-                    chain,
-                    &incident,
-                    pattern,
-                    ci_ as u64,
-                    opts,
-                    &mut |k| tick(k * n),
-                ) else {
-                    continue;
+                let (m, policy) = if sim::policy::is_default(chain) {
+                    let Some(m) = sim::incident::simulate(
+                        req,
+                        chain,
+                        &incident,
+                        pattern,
+                        ci_ as u64,
+                        opts,
+                        &mut |k| tick(k * n),
+                    ) else {
+                        continue;
+                    };
+                    (m, None)
+                } else {
+                    let Some(m) = sim::breaker::simulate(
+                        req,
+                        chain,
+                        &incident,
+                        pattern,
+                        ci_ as u64,
+                        opts,
+                        &mut |k| tick(k * n),
+                    ) else {
+                        continue;
+                    };
+                    let e = |s: &Sum| s.estimate(Z95, 1.0);
+                    let (dead, attempts, probes, open) = (
+                        e(&m.dead_time_mean),
+                        e(&m.dead_attempts),
+                        e(&m.probes),
+                        e(&m.open_s),
+                    );
+                    let with = chain.policy.breaker.is_some();
+                    let figures = IncidentPolicyMc {
+                        dead_time_mean_s: clean(dead.mean),
+                        dead_time_mean_s_ci95: ci(&dead),
+                        dead_provider_attempts: clean(attempts.mean),
+                        dead_provider_attempts_ci95: ci(&attempts),
+                        breaker_probes: with.then(|| clean(probes.mean)),
+                        breaker_probes_ci95: with.then(|| ci(&probes)),
+                        breaker_open_s: with.then(|| clean(open.mean)),
+                        breaker_open_s_ci95: with.then(|| ci(&open)),
+                    };
+                    (m.base, Some(figures))
                 };
                 let Some(row) = self
                     .incident
@@ -648,6 +713,7 @@ impl Report {
                     cold_starts_ci95: ci(&cs),
                     failback_writes: clean(fw.mean),
                     failback_writes_ci95: ci(&fw),
+                    policy,
                 });
             }
         }

@@ -427,6 +427,30 @@ pub fn compare(report: &Report) -> Document {
                             format_seconds(w.duration_s)
                         ));
                     }
+                    if let Some(m) = report
+                        .incident
+                        .iter()
+                        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+                        .and_then(|row| row.mc.as_ref())
+                        .and_then(|mc| mc.policy.as_ref())
+                    {
+                        let mut note = format!(
+                            "Monte Carlo, sequential: {} attempts on the dead provider",
+                            trim(m.dead_provider_attempts, 4)
+                        );
+                        if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
+                            note.push_str(&format!(
+                                ", {} half-open probes, breaker open {}",
+                                trim(p, 4),
+                                format_seconds(o.round())
+                            ));
+                        }
+                        note.push_str(&format!(
+                            "; {} s of dead time per request",
+                            trim(m.dead_time_mean_s, 3)
+                        ));
+                        notes.push(note);
+                    }
                     let dead = report
                         .incident
                         .iter()

@@ -298,7 +298,7 @@ impl PolicySim {
 
     /// Whether the hedged patterns exist on this chain under its policy.
     pub fn hedges(&self) -> bool {
-        self.allowed.len() >= 2 && !self.policy.max_attempts.is_some_and(|a| a < 2)
+        self.allowed.len() >= 2 && self.policy.max_attempts.is_none_or(|a| a >= 2)
     }
 
     /// One request under `pattern`.
