@@ -733,6 +733,49 @@ mod tests {
         }
     }
 
+    /// With retries (a = 3 tries at d = 30 s, no backoff) the closed form is far above the
+    /// simulated breaker: it takes m = ⌈5/3⌉ = 2 requests, each making all 3 attempts, to open it
+    /// (t_open = 1 + 90 s, R = 92, 3·92 + 122 = 398 attempts). In time, the hanging first
+    /// attempts of 5 different requests reach the threshold at t_open ≈ 5/λ + d = 35 s; the
+    /// requests arriving before that make their first attempt, and those whose j-th retry
+    /// starts before t_open (arrival before t_open − j·d) make it too; every later retry
+    /// finds the breaker open. So E ≈ λ·t_open + λ·(t_open − d) + probes =
+    /// 35 + 5 + (D − 35)/(60 + 30 + 1) = 162.3. The MC must lie within 5% of that (the arrival
+    /// of the 5th request and the retry cut-off are taken at their means) and below the bound.
+    #[test]
+    fn breaker_with_retries_opens_on_first_attempts() {
+        let policy = Policy {
+            retries: 2,
+            backoff: Backoff {
+                base_s: 0.0,
+                cap_s: 0.0,
+                jitter: Jitter::None,
+            },
+            ..breaker_policy()
+        };
+        let (r, c, i) = sept3(&[SONNET, G6SOL], policy, FailureMode::Gray);
+        let (_, b) = breaker_bound(&c, &i).unwrap();
+        assert_eq!(b.dead_attempts, 398.0);
+        let m = simulate(
+            &r,
+            &c,
+            &i,
+            Pattern::Sequential,
+            0,
+            &opts(60, 2),
+            &mut |_| {},
+        )
+        .unwrap();
+        let t_open = 5.0 + 30.0;
+        let refined = t_open + (t_open - 30.0) + (i.duration_s - t_open) / 91.0;
+        let mc = m.dead_attempts.mean();
+        assert!(
+            (mc / refined - 1.0).abs() < 0.05,
+            "MC {mc}, refined {refined}"
+        );
+        assert!(mc < b.dead_attempts);
+    }
+
     fn assert_agrees(r: &Request, c: &Chain, i: &Incident, runs: u64) {
         for pattern in Pattern::ALL {
             let Some(mc) = simulate(r, c, i, pattern, 0, &opts(runs, 5), &mut |_| {}) else {
