@@ -106,6 +106,37 @@ pub struct SteadyMc {
     pub latency_p95_s: f64,
     /// 99th-percentile latency, seconds.
     pub latency_p99_s: f64,
+    /// Under a non-default policy: attempts, dead time, attribution and cap hits, simulated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyMcFigures>,
+}
+
+/// The Monte Carlo figures of a steady-state row under a policy (MODEL.md §8), each with its 95%
+/// interval as `KEY_ci95`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyMcFigures {
+    /// Mean attempts per request.
+    pub attempts_per_request: f64,
+    /// Its 95% interval.
+    pub attempts_per_request_ci95: Ci,
+    /// The most attempts any simulated request made.
+    pub attempts_max: u32,
+    /// Mean seconds per request in failed attempts and backoff before the answer (or error).
+    pub dead_time_mean_s: f64,
+    /// Its 95% interval.
+    pub dead_time_mean_s_ci95: Ci,
+    /// 99th-percentile dead time, seconds (0 when fewer than 1% of requests wait at all).
+    pub dead_time_p99_s: f64,
+    /// Share of requests answered by each model of the chain, in chain order.
+    pub answered_by: Vec<Answered>,
+    /// Requests per 1,000 stopped by the call cap.
+    pub call_cap_hits_per_1k: f64,
+    /// Its 95% interval.
+    pub call_cap_hits_per_1k_ci95: Ci,
+    /// Requests per 1,000 that reached a fallback after one the cost cap skipped.
+    pub cost_cap_hits_per_1k: f64,
+    /// Its 95% interval.
+    pub cost_cap_hits_per_1k_ci95: Ci,
 }
 
 /// One incident row: one pattern on one chain over the outage window, in USD.
@@ -139,6 +170,10 @@ pub struct IncidentRow {
     pub failback_writes: f64,
     /// Mean seconds per request spent in failed attempts and backoff.
     pub dead_time_mean_s: f64,
+    /// Whether the figures are an approximation (a circuit breaker's closed-form bound; the
+    /// Monte Carlo engine runs it in time). Shown as ≈ in tables.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub approximate: bool,
     /// With a circuit breaker: attempts on the dead provider, probes and time open, from the
     /// closed-form bound (an approximation; the Monte Carlo engine runs the breaker in time).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -196,6 +231,37 @@ pub struct IncidentMc {
     pub failback_writes: f64,
     /// Its 95% interval.
     pub failback_writes_ci95: Ci,
+    /// Under a non-default policy: dead time, attempts on the dead provider and the breaker,
+    /// simulated in time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<IncidentPolicyMc>,
+}
+
+/// The Monte Carlo figures of an incident row under a policy, each with its 95% interval as
+/// `KEY_ci95`: per window unless stated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncidentPolicyMc {
+    /// Mean seconds per request in failed attempts and backoff (hedges: the slower failed leg
+    /// included).
+    pub dead_time_mean_s: f64,
+    /// Its 95% interval.
+    pub dead_time_mean_s_ci95: Ci,
+    /// Attempts sent to the dead provider.
+    pub dead_provider_attempts: f64,
+    /// Its 95% interval.
+    pub dead_provider_attempts_ci95: Ci,
+    /// With a circuit breaker: half-open probes sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_probes: Option<f64>,
+    /// Its 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_probes_ci95: Option<Ci>,
+    /// With a circuit breaker: seconds it was open within the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_open_s: Option<f64>,
+    /// Its 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_open_s_ci95: Option<Ci>,
 }
 
 /// How the Monte Carlo figures of a report were made: enough to repeat them exactly.
@@ -365,6 +431,7 @@ fn blend(
                     0.0
                 },
                 breaker: None,
+                approximate: rows.iter().any(|r| r.approximate),
                 mc: None,
             };
             incident_rows.push(row);
@@ -428,6 +495,7 @@ impl Report {
                         cold_starts: clean(o.cold_starts),
                         failback_writes: clean(o.failback_writes),
                         dead_time_mean_s: clean(o.dead_time_mean_s),
+                        approximate: o.breaker.is_some(),
                         breaker: o.breaker.map(|b| incident::BreakerFigures {
                             dead_attempts: clean(b.dead_attempts),
                             probes: clean(b.probes),
@@ -498,7 +566,22 @@ impl Report {
         let (_, incident_ok) = self.mc_work(opts);
         for (ci_, chain) in scenario.chains.iter().enumerate() {
             let base = steady::baseline(req, chain);
-            for p in sim::steady::simulate(req, chain, ci_ as u64, opts, tick) {
+            let results: Vec<(sim::steady::PatternMc, Option<PolicyMcFigures>)> =
+                if sim::policy::is_default(chain) {
+                    sim::steady::simulate(req, chain, ci_ as u64, opts, tick)
+                        .into_iter()
+                        .map(|p| (p, None))
+                        .collect()
+                } else {
+                    sim::policy::simulate(req, chain, ci_ as u64, opts, tick)
+                        .into_iter()
+                        .map(|m| {
+                            let figures = policy_figures(chain, &m);
+                            (m.base, Some(figures))
+                        })
+                        .collect()
+                };
+            for (p, policy) in results {
                 let Some(row) = self
                     .steady
                     .iter_mut()
@@ -537,6 +620,7 @@ impl Report {
                     latency_p50_s: q(0.50),
                     latency_p95_s: q(0.95),
                     latency_p99_s: q(0.99),
+                    policy,
                 });
             }
             let Some(incident) = scenario
@@ -549,16 +633,50 @@ impl Report {
             };
             let n = incident.requests();
             for pattern in Pattern::ALL {
-                let Some(m) = sim::incident::simulate(
-                    req,
-                    chain,
-                    &incident,
-                    pattern,
-                    ci_ as u64,
-                    opts,
-                    &mut |k| tick(k * n),
-                ) else {
-                    continue;
+                let (m, policy) = if sim::policy::is_default(chain) {
+                    let Some(m) = sim::incident::simulate(
+                        req,
+                        chain,
+                        &incident,
+                        pattern,
+                        ci_ as u64,
+                        opts,
+                        &mut |k| tick(k * n),
+                    ) else {
+                        continue;
+                    };
+                    (m, None)
+                } else {
+                    let Some(m) = sim::breaker::simulate(
+                        req,
+                        chain,
+                        &incident,
+                        pattern,
+                        ci_ as u64,
+                        opts,
+                        &mut |k| tick(k * n),
+                    ) else {
+                        continue;
+                    };
+                    let e = |s: &Sum| s.estimate(Z95, 1.0);
+                    let (dead, attempts, probes, open) = (
+                        e(&m.dead_time_mean),
+                        e(&m.dead_attempts),
+                        e(&m.probes),
+                        e(&m.open_s),
+                    );
+                    let with = chain.policy.breaker.is_some();
+                    let figures = IncidentPolicyMc {
+                        dead_time_mean_s: clean(dead.mean),
+                        dead_time_mean_s_ci95: ci(&dead),
+                        dead_provider_attempts: clean(attempts.mean),
+                        dead_provider_attempts_ci95: ci(&attempts),
+                        breaker_probes: with.then(|| clean(probes.mean)),
+                        breaker_probes_ci95: with.then(|| ci(&probes)),
+                        breaker_open_s: with.then(|| clean(open.mean)),
+                        breaker_open_s_ci95: with.then(|| ci(&open)),
+                    };
+                    (m.base, Some(figures))
                 };
                 let Some(row) = self
                     .incident
@@ -601,6 +719,7 @@ impl Report {
                     cold_starts_ci95: ci(&cs),
                     failback_writes: clean(fw.mean),
                     failback_writes_ci95: ci(&fw),
+                    policy,
                 });
             }
         }
@@ -616,6 +735,39 @@ impl Report {
                 )
             }),
         });
+    }
+}
+
+/// The report figures of one pattern simulated under a policy.
+fn policy_figures(chain: &crate::model::Chain, m: &sim::policy::PolicyMc) -> PolicyMcFigures {
+    let (attempts, dead) = (
+        m.attempts.estimate(Z95, 1.0),
+        m.dead_time.estimate(Z95, 1.0),
+    );
+    let (call, cost) = (
+        m.call_cap_hits.estimate(Z95, 1000.0),
+        m.cost_cap_hits.estimate(Z95, 1000.0),
+    );
+    PolicyMcFigures {
+        attempts_per_request: clean(attempts.mean),
+        attempts_per_request_ci95: ci(&attempts),
+        attempts_max: m.attempts_max,
+        dead_time_mean_s: clean(dead.mean),
+        dead_time_mean_s_ci95: ci(&dead),
+        dead_time_p99_s: clean(m.dead_time_p99_s),
+        answered_by: chain
+            .links
+            .iter()
+            .zip(&m.answered_by)
+            .map(|(l, a)| Answered {
+                model: l.id.clone(),
+                share: clean(a.mean()),
+            })
+            .collect(),
+        call_cap_hits_per_1k: clean(call.mean),
+        call_cap_hits_per_1k_ci95: ci(&call),
+        cost_cap_hits_per_1k: clean(cost.mean),
+        cost_cap_hits_per_1k_ci95: ci(&cost),
     }
 }
 

@@ -238,26 +238,17 @@ fn in_sequence(
         let through =
             policy::evaluate_plan(request, chain, &plans(warm_billing, false), used, after);
         match breaker {
-            // (share of requests that try the dead provider in full, share that are probes)
-            Some((full, probes)) => {
+            // (share of requests that try the dead provider once, retries it lets through)
+            Some((tried, _)) if links.iter().any(|l| l.dead) => {
                 let skip =
                     policy::evaluate_plan(request, chain, &plans(warm_billing, true), used, after);
-                let mut probe_chain = chain.clone();
-                probe_chain.policy.retries = 0;
-                let probe = policy::evaluate_plan(
-                    request,
-                    &probe_chain,
-                    &plans(warm_billing, false),
-                    used,
-                    after,
-                );
-                policy::mix(&[
-                    (full, &through),
-                    (probes, &probe),
-                    (1.0 - full - probes, &skip),
-                ])
+                let mut once = chain.clone();
+                once.policy.retries = 0;
+                let probe =
+                    policy::evaluate_plan(request, &once, &plans(warm_billing, false), used, after);
+                policy::mix(&[(tried, &probe), (1.0 - tried, &skip)])
             }
-            None => through,
+            _ => through,
         }
     };
     let dw = run(true);
@@ -270,6 +261,23 @@ fn in_sequence(
         dead_time: n * reach * dw.dead_time_s,
         ..Totals::default()
     };
+    // The retries the breaker let through before it opened, on the first dead link.
+    if let (Some((_, extra)), Some(dead)) = (breaker, links.iter().find(|l| l.dead)) {
+        let state = if dead.starts_warm {
+            warm_state(dead.price)
+        } else {
+            CacheState::Cold
+        };
+        let w = dead_cost(request, dead.price, state, chain, incident.failure);
+        let d = match incident.failure {
+            FailureMode::Fast => chain.steady.fast_fail_s,
+            FailureMode::Gray => chain.policy.timeout_s,
+        };
+        t.window += extra * w;
+        t.wasted += extra * w;
+        t.wasted_attempts += extra;
+        t.dead_time += extra * (d + chain.policy.backoff.mean_delay_s(0));
+    }
     for l in links.iter().filter(|l| !l.dead && !l.starts_warm) {
         let i = l.index;
         let s = reach * dw.answered_by[i];
@@ -312,18 +320,25 @@ fn in_sequence(
     t
 }
 
-/// The breaker's effect on the window, in closed form (an approximation: the Monte Carlo
-/// engine runs the breaker in time). With a failure taking d seconds on the dead provider,
-/// a = 1 + retries attempts per request before failing over, and m = ⌈threshold / a⌉:
+/// The breaker's effect on the window, in closed form: an approximation, marked ≈ in the
+/// output (the Monte Carlo engine runs the breaker in time, attempt by attempt). A failure on
+/// the dead provider takes d seconds (the timeout for gray failures, `fast_fail_s` for fast
+/// ones) and is recorded when it ends; requests keep arriving at λ meanwhile:
 ///
 /// ```text
-/// t_open = (m − 1)/λ + a·d + backoff     the m-th request's last failure is recorded
-/// R      = min(N, ⌊λ·t_open⌋ + 1)        requests that arrive while it is closed
-/// probes = ⌊(D − t_open) / (cooldown + d)⌋   one half-open probe per cooldown, each failing
-/// attempts on the dead provider = a·R + probes
+/// t_open = threshold/λ + d             the threshold-th request's failure is recorded
+/// R      = λ·t_open                    requests that try the dead provider while it is closed
+/// extra  = threshold  (with retries)   their retries that start before it opens
+/// probes = (D − t_open) / (cooldown + d + 1/λ)   one half-open probe per cycle: the cooldown,
+///                                      the wait for the next request, the probe's failure
+/// attempts on the dead provider = R + extra + probes
 /// ```
 ///
-/// Returns (R / N, probes / N) and the time the breaker spent open, seconds.
+/// On the 2026-09-03 outage (λ = 1, threshold 5, cooldown 60 s): 5.5 + 181.4 = 186.9 attempts
+/// with fast failures, 35 + 122.3 = 157.3 with gray ones (the Monte Carlo gives 186.5 ± 0.3 and
+/// 157.4 ± 0.8).
+///
+/// Returns ((R + probes) / N, extra) and the figures.
 pub fn breaker_bound(chain: &Chain, incident: &Incident) -> Option<((f64, f64), BreakerFigures)> {
     let b = chain.policy.breaker?;
     let n = incident.requests() as f64;
@@ -334,22 +349,23 @@ pub fn breaker_bound(chain: &Chain, incident: &Incident) -> Option<((f64, f64), 
         FailureMode::Fast => chain.steady.fast_fail_s,
         FailureMode::Gray => chain.policy.timeout_s,
     };
-    let r = chain.policy.retries;
-    let a = f64::from(r) + 1.0;
-    let backoff: f64 = (0..r).map(|k| chain.policy.backoff.mean_delay_s(k)).sum();
-    let m = (f64::from(b.threshold) / a).ceil();
     let lambda = incident.requests_per_second;
-    let t_open = (m - 1.0) / lambda + a * d + backoff;
-    let before = n.min((lambda * t_open).floor() + 1.0);
+    let k = f64::from(b.threshold);
+    let t_open = k / lambda + d;
+    let before = n.min(lambda * t_open);
+    let extra = if chain.policy.retries > 0 {
+        k.min(before)
+    } else {
+        0.0
+    };
     let remaining = (incident.duration_s - t_open).max(0.0);
-    let probes = (remaining / (b.cooldown_s + d)).floor().min(n - before);
-    let open_s = remaining - probes * d;
+    let probes = (remaining / (b.cooldown_s + d + 1.0 / lambda)).min(n - before);
     Some((
-        (before / n, probes / n),
+        ((before + probes) / n, extra),
         BreakerFigures {
-            dead_attempts: a * before + probes,
+            dead_attempts: before + extra + probes,
             probes,
-            open_s,
+            open_s: (remaining - probes * (d + 1.0 / lambda)).max(0.0),
         },
     ))
 }
@@ -432,7 +448,7 @@ pub fn evaluate(
             }
             let cancel = pattern == Pattern::HedgedTakeFirst;
             // With a breaker, only the requests it lets through try the dead leg.
-            let tried = shares.map_or(1.0, |(full, probes)| full + probes);
+            let tried = shares.map_or(1.0, |(tried, _)| tried);
             let leg = |l: &WindowLink| -> Leg {
                 let state = warm_state(l.price);
                 if l.dead {
@@ -678,11 +694,11 @@ mod tests {
         assert!(close(o.dead_time_mean_s, 93.0, 1e-9));
     }
 
-    /// A breaker with threshold 5 and a 60 s cooldown during the 3h06m outage: with fast
-    /// failures (0.5 s) it opens at t = 4/λ + 0.5 = 4.5 s after 5 requests, then one probe per
-    /// 60.5 s: ⌊11,155.5 / 60.5⌋ = 184 probes, 189 attempts in all. With gray failures (30 s)
-    /// the requests keep arriving while the first hang: it opens at 34 s after 35 requests,
-    /// then ⌊11,126 / 90⌋ = 123 probes: 158 gray attempts instead of 11,160.
+    /// A breaker with threshold 5 and a 60 s cooldown during the 3h06m outage (λ = 1). Fast
+    /// failures (0.5 s): it opens at 5 + 0.5 = 5.5 s, after 5.5 requests on average, then one
+    /// probe per 60 + 0.5 + 1 s: 11,154.5 / 61.5 = 181.4 probes. Gray failures (30 s): the
+    /// requests keep coming while the first ones hang: it opens at 35 s after 35 requests, then
+    /// 11,125 / 91 = 122.3 probes: 157.3 gray attempts instead of 11,160.
     #[test]
     fn breaker_bounds_the_attempts_on_the_dead_provider() {
         use crate::model::policy::Breaker;
@@ -693,9 +709,11 @@ mod tests {
         });
         let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
         let b = o.breaker.unwrap();
-        assert_eq!((b.dead_attempts, b.probes), (189.0, 184.0));
+        let probes = 11154.5 / 61.5;
+        assert!(close(b.probes, probes, 1e-9));
+        assert!(close(b.dead_attempts, 5.5 + probes, 1e-9));
         assert!(
-            close(o.wasted_attempts, 189.0, 1e-9),
+            close(o.wasted_attempts, 5.5 + probes, 1e-9),
             "{}",
             o.wasted_attempts
         );
@@ -703,11 +721,26 @@ mod tests {
         i.failure = FailureMode::Gray;
         let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
         let b = o.breaker.unwrap();
-        assert_eq!((b.dead_attempts, b.probes), (158.0, 123.0));
+        let probes = 11125.0 / 91.0;
+        assert!(close(b.dead_attempts, 35.0 + probes, 1e-9));
         let w0 = (60000.0 * 0.38 + 0.5 * 1200.0 * 10.0) / 1e6;
-        assert!(close(o.wasted, 158.0 * w0, 1e-9));
-        assert!(close(o.dead_time_mean_s, 158.0 * 30.0 / 11160.0, 1e-9));
-        assert!(close(b.open_s, 11160.0 - 34.0 - 123.0 * 30.0, 1e-9));
+        assert!(close(o.wasted, (35.0 + probes) * w0, 1e-9));
+        assert!(close(
+            o.dead_time_mean_s,
+            (35.0 + probes) * 30.0 / 11160.0,
+            1e-9
+        ));
+        assert!(close(b.open_s, 11125.0 - probes * 31.0, 1e-9));
+        // With 2 retries, the 5 requests whose first hang ends before it opens retry once more.
+        c.policy.retries = 2;
+        c.policy.backoff.base_s = 0.0;
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(
+            o.breaker.unwrap().dead_attempts,
+            35.0 + 5.0 + probes,
+            1e-9
+        ));
+        assert!(close(o.wasted_attempts, 35.0 + 5.0 + probes, 1e-9));
     }
 
     /// warm_fallback for an explicit-caching fallback: `never` pays the cold prefix on every

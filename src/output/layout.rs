@@ -158,6 +158,7 @@ fn has_policy(chain: &Chain) -> bool {
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
 fn policy_section(report: &Report, chain: &Chain) -> Section {
     let short = |id: &str| id.split_once('/').map_or(id, |(_, m)| m).to_string();
+    let with_mc = report.mc.is_some();
     let rows = report
         .steady
         .iter()
@@ -169,7 +170,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
                 .filter(|a| a.share > 0.0)
                 .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
                 .collect();
-            vec![
+            let mut cells = vec![
                 row.pattern.as_str().to_string(),
                 trim(row.attempts_per_request, 4),
                 row.attempts_max.to_string(),
@@ -181,7 +182,20 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
                 },
                 count(row.call_cap_hits_per_1k),
                 count(row.cost_cap_hits_per_1k),
-            ]
+            ];
+            if with_mc {
+                cells.push(row.mc.as_ref().and_then(|m| m.policy.as_ref()).map_or(
+                    "–".into(),
+                    |p| {
+                        format!(
+                            "{} / {}",
+                            trim(p.dead_time_mean_s, 3),
+                            trim(p.dead_time_p99_s, 3)
+                        )
+                    },
+                ));
+            }
+            cells
         })
         .collect();
     let p = &chain.policy;
@@ -206,22 +220,28 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
             trim(m, 3)
         ));
     }
+    let mut header = [
+        "pattern",
+        "attempts",
+        "max",
+        "dead time s",
+        "answered by",
+        "call-cap hits/1k",
+        "cost-cap hits/1k",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut numeric = vec![false, true, true, true, false, true, true];
+    if with_mc {
+        header.push("MC dead time s mean / p99".into());
+        numeric.push(true);
+    }
     Section {
         heading: None,
         title: "Retries, caps and attribution, per request".into(),
         notes: vec![note],
-        header: [
-            "pattern",
-            "attempts",
-            "max",
-            "dead time s",
-            "answered by",
-            "call-cap hits/1k",
-            "cost-cap hits/1k",
-        ]
-        .map(String::from)
-        .to_vec(),
-        numeric: vec![false, true, true, true, false, true, true],
+        header,
+        numeric,
         rows,
         footer: vec![],
     }
@@ -333,9 +353,10 @@ pub fn compare(report: &Report) -> Document {
                         &[row.window_usd, row.cold_start_usd, row.failback_usd],
                         row.total_usd,
                     );
+                    let approx = if row.approximate { "≈ " } else { "" };
                     let mut cells = vec![
                         row.pattern.as_str().to_string(),
-                        cents(row.total_usd),
+                        format!("{approx}{}", cents(row.total_usd)),
                         row.multiplier.map_or("–".into(), multiplier),
                         cents(parts[0]),
                         cents(parts[1]),
@@ -406,6 +427,30 @@ pub fn compare(report: &Report) -> Document {
                             format_seconds(b.open_s.round()),
                             format_seconds(w.duration_s)
                         ));
+                    }
+                    if let Some(m) = report
+                        .incident
+                        .iter()
+                        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+                        .and_then(|row| row.mc.as_ref())
+                        .and_then(|mc| mc.policy.as_ref())
+                    {
+                        let mut note = format!(
+                            "Monte Carlo, sequential: {} attempts on the dead provider",
+                            trim(m.dead_provider_attempts, 4)
+                        );
+                        if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
+                            note.push_str(&format!(
+                                ", {} half-open probes, breaker open {}",
+                                trim(p, 4),
+                                format_seconds(o.round())
+                            ));
+                        }
+                        note.push_str(&format!(
+                            "; {} s of dead time per request",
+                            trim(m.dead_time_mean_s, 3)
+                        ));
+                        notes.push(note);
                     }
                     let dead = report
                         .incident
