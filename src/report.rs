@@ -40,9 +40,31 @@ pub struct SteadyRow {
     pub wasted_attempts_per_1k: f64,
     /// USD per 1,000 requests spent on those attempts.
     pub wasted_per_1k_usd: f64,
+    /// Expected attempts per request (retries, failovers and hedge legs included).
+    pub attempts_per_request: f64,
+    /// The most attempts any request can make.
+    pub attempts_max: u32,
+    /// Expected seconds per request spent in failed attempts and backoff before the answer
+    /// (or the final error).
+    pub dead_time_mean_s: f64,
+    /// Share of requests answered by each model of the chain, in chain order (attribution).
+    pub answered_by: Vec<Answered>,
+    /// Requests per 1,000 stopped by the call cap (`max_attempts`).
+    pub call_cap_hits_per_1k: f64,
+    /// Requests per 1,000 that reached a fallback the cost cap (`max_multiplier`) skipped.
+    pub cost_cap_hits_per_1k: f64,
     /// The Monte Carlo figures, with `--mc`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<SteadyMc>,
+}
+
+/// The share of requests one model answered.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Answered {
+    /// The model, `provider/model`.
+    pub model: String,
+    /// Share of all requests, in [0, 1].
+    pub share: f64,
 }
 
 /// A 95% confidence interval `[lo, hi]`, in the unit of its figure.
@@ -84,6 +106,37 @@ pub struct SteadyMc {
     pub latency_p95_s: f64,
     /// 99th-percentile latency, seconds.
     pub latency_p99_s: f64,
+    /// Under a non-default policy: attempts, dead time, attribution and cap hits, simulated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyMcFigures>,
+}
+
+/// The Monte Carlo figures of a steady-state row under a policy (MODEL.md §8), each with its 95%
+/// interval as `KEY_ci95`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyMcFigures {
+    /// Mean attempts per request.
+    pub attempts_per_request: f64,
+    /// Its 95% interval.
+    pub attempts_per_request_ci95: Ci,
+    /// The most attempts any simulated request made.
+    pub attempts_max: u32,
+    /// Mean seconds per request in failed attempts and backoff before the answer (or error).
+    pub dead_time_mean_s: f64,
+    /// Its 95% interval.
+    pub dead_time_mean_s_ci95: Ci,
+    /// 99th-percentile dead time, seconds (0 when fewer than 1% of requests wait at all).
+    pub dead_time_p99_s: f64,
+    /// Share of requests answered by each model of the chain, in chain order.
+    pub answered_by: Vec<Answered>,
+    /// Requests per 1,000 stopped by the call cap.
+    pub call_cap_hits_per_1k: f64,
+    /// Its 95% interval.
+    pub call_cap_hits_per_1k_ci95: Ci,
+    /// Requests per 1,000 that reached a fallback after one the cost cap skipped.
+    pub cost_cap_hits_per_1k: f64,
+    /// Its 95% interval.
+    pub cost_cap_hits_per_1k_ci95: Ci,
 }
 
 /// One incident row: one pattern on one chain over the outage window, in USD.
@@ -115,6 +168,16 @@ pub struct IncidentRow {
     pub cold_starts: f64,
     /// Sessions that rewrite the primary's cache on the way back.
     pub failback_writes: f64,
+    /// Mean seconds per request spent in failed attempts and backoff.
+    pub dead_time_mean_s: f64,
+    /// Whether the figures are an approximation (a circuit breaker's closed-form bound; the
+    /// Monte Carlo engine runs it in time). Shown as ≈ in tables.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub approximate: bool,
+    /// With a circuit breaker: attempts on the dead provider, probes and time open, from the
+    /// closed-form bound (an approximation; the Monte Carlo engine runs the breaker in time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker: Option<incident::BreakerFigures>,
     /// The Monte Carlo figures, with `--mc`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<IncidentMc>,
@@ -168,6 +231,37 @@ pub struct IncidentMc {
     pub failback_writes: f64,
     /// Its 95% interval.
     pub failback_writes_ci95: Ci,
+    /// Under a non-default policy: dead time, attempts on the dead provider and the breaker,
+    /// simulated in time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<IncidentPolicyMc>,
+}
+
+/// The Monte Carlo figures of an incident row under a policy, each with its 95% interval as
+/// `KEY_ci95`: per window unless stated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncidentPolicyMc {
+    /// Mean seconds per request in failed attempts and backoff (hedges: the slower failed leg
+    /// included).
+    pub dead_time_mean_s: f64,
+    /// Its 95% interval.
+    pub dead_time_mean_s_ci95: Ci,
+    /// Attempts sent to the dead provider.
+    pub dead_provider_attempts: f64,
+    /// Its 95% interval.
+    pub dead_provider_attempts_ci95: Ci,
+    /// With a circuit breaker: half-open probes sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_probes: Option<f64>,
+    /// Its 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_probes_ci95: Option<Ci>,
+    /// With a circuit breaker: seconds it was open within the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_open_s: Option<f64>,
+    /// Its 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_open_s_ci95: Option<Ci>,
 }
 
 /// How the Monte Carlo figures of a report were made: enough to repeat them exactly.
@@ -235,6 +329,116 @@ pub struct Report {
     pub mc: Option<McMeta>,
 }
 
+/// The chain name of the rows that blend tier-matched chains by their traffic shares.
+pub const BLENDED: &str = "all chains (by traffic_share)";
+
+/// Add, per pattern, a row weighting every chain by its traffic share (steady state) and
+/// summing their incident windows (each chain sees its share of the requests).
+fn blend(
+    scenario: &Scenario,
+    steady_rows: &mut Vec<SteadyRow>,
+    incident_rows: &mut Vec<IncidentRow>,
+) {
+    let share = |name: &str| {
+        scenario
+            .chains
+            .iter()
+            .find(|c| c.name == name)
+            .and_then(|c| c.traffic_share)
+            .unwrap_or(0.0)
+    };
+    let chains = scenario.chains.len();
+    for pattern in Pattern::ALL {
+        let rows: Vec<&SteadyRow> = steady_rows
+            .iter()
+            .filter(|r| r.pattern == pattern)
+            .collect();
+        if rows.len() == chains {
+            let sum = |f: &dyn Fn(&SteadyRow) -> f64| {
+                rows.iter().map(|r| share(&r.chain) * f(r)).sum::<f64>()
+            };
+            let cost = sum(&|r| r.cost_per_1k_usd);
+            let base = sum(&|r| r.baseline_per_1k_usd);
+            let mut answered: Vec<Answered> = Vec::new();
+            for r in &rows {
+                for a in &r.answered_by {
+                    let w = share(&r.chain) * a.share;
+                    match answered.iter_mut().find(|x| x.model == a.model) {
+                        Some(x) => x.share += w,
+                        None => answered.push(Answered {
+                            model: a.model.clone(),
+                            share: w,
+                        }),
+                    }
+                }
+            }
+            for a in &mut answered {
+                a.share = clean(a.share);
+            }
+            let row = SteadyRow {
+                chain: BLENDED.to_string(),
+                pattern,
+                cost_per_1k_usd: clean(cost),
+                baseline_per_1k_usd: clean(base),
+                vs_baseline: (base > 0.0).then(|| clean(cost / base - 1.0)),
+                failed_per_1k: clean(sum(&|r| r.failed_per_1k)),
+                wasted_attempts_per_1k: clean(sum(&|r| r.wasted_attempts_per_1k)),
+                wasted_per_1k_usd: clean(sum(&|r| r.wasted_per_1k_usd)),
+                attempts_per_request: clean(sum(&|r| r.attempts_per_request)),
+                attempts_max: rows.iter().map(|r| r.attempts_max).max().unwrap_or(0),
+                dead_time_mean_s: clean(sum(&|r| r.dead_time_mean_s)),
+                answered_by: answered,
+                call_cap_hits_per_1k: clean(sum(&|r| r.call_cap_hits_per_1k)),
+                cost_cap_hits_per_1k: clean(sum(&|r| r.cost_cap_hits_per_1k)),
+                mc: None,
+            };
+            steady_rows.push(row);
+        }
+        let rows: Vec<&IncidentRow> = incident_rows
+            .iter()
+            .filter(|r| r.pattern == pattern)
+            .collect();
+        if rows.len() == chains {
+            let sum = |f: &dyn Fn(&IncidentRow) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
+            let total = sum(&|r| r.total_usd);
+            let normal = sum(&|r| r.normal_usd);
+            let requests: f64 = scenario
+                .incident
+                .as_ref()
+                .map(|i| i.requests() as f64)
+                .unwrap_or(0.0);
+            let row = IncidentRow {
+                chain: BLENDED.to_string(),
+                pattern,
+                total_usd: clean(total),
+                normal_usd: clean(normal),
+                multiplier: (normal > 0.0).then(|| clean(total / normal)),
+                window_usd: clean(sum(&|r| r.window_usd)),
+                cold_start_usd: clean(sum(&|r| r.cold_start_usd)),
+                failback_usd: clean(sum(&|r| r.failback_usd)),
+                failed_requests: clean(sum(&|r| r.failed_requests)),
+                wasted_attempts: clean(sum(&|r| r.wasted_attempts)),
+                wasted_usd: clean(sum(&|r| r.wasted_usd)),
+                cold_starts: clean(sum(&|r| r.cold_starts)),
+                failback_writes: clean(sum(&|r| r.failback_writes)),
+                dead_time_mean_s: if requests > 0.0 {
+                    clean(
+                        rows.iter()
+                            .map(|r| r.dead_time_mean_s * share(&r.chain))
+                            .sum(),
+                    )
+                } else {
+                    0.0
+                },
+                breaker: None,
+                approximate: rows.iter().any(|r| r.approximate),
+                mc: None,
+            };
+            incident_rows.push(row);
+        }
+    }
+}
+
 impl Report {
     /// Run the analytic engine over every chain and pattern of `scenario`.
     pub fn analytic(scenario: &Scenario) -> Report {
@@ -245,7 +449,8 @@ impl Report {
         for chain in &scenario.chains {
             let base = steady::baseline(req, chain);
             for pattern in Pattern::ALL {
-                if let Some(o) = steady::evaluate(req, chain, pattern) {
+                if let Some(d) = steady::detailed(req, chain, pattern) {
+                    let o = d.summary();
                     steady_rows.push(SteadyRow {
                         chain: chain.name.clone(),
                         pattern,
@@ -255,11 +460,25 @@ impl Report {
                         failed_per_1k: clean(o.failed * 1000.0),
                         wasted_attempts_per_1k: clean(o.wasted_attempts * 1000.0),
                         wasted_per_1k_usd: clean(o.wasted_cost * 1000.0),
+                        attempts_per_request: clean(d.attempts),
+                        attempts_max: d.attempts_max,
+                        dead_time_mean_s: clean(d.dead_time_s),
+                        answered_by: chain
+                            .links
+                            .iter()
+                            .zip(&d.answered_by)
+                            .map(|(l, a)| Answered {
+                                model: l.id.clone(),
+                                share: clean(*a),
+                            })
+                            .collect(),
+                        call_cap_hits_per_1k: clean(d.call_cap_hits * 1000.0),
+                        cost_cap_hits_per_1k: clean(d.cost_cap_hits * 1000.0),
                         mc: None,
                     });
                 }
                 if let Some(i) = &scenario.incident
-                    && let Some(o) = incident::evaluate(req, chain, i, pattern)
+                    && let Some(o) = incident::evaluate(req, chain, &i.for_chain(chain), pattern)
                 {
                     incident_rows.push(IncidentRow {
                         chain: chain.name.clone(),
@@ -275,6 +494,13 @@ impl Report {
                         wasted_usd: clean(o.wasted),
                         cold_starts: clean(o.cold_starts),
                         failback_writes: clean(o.failback_writes),
+                        dead_time_mean_s: clean(o.dead_time_mean_s),
+                        approximate: o.breaker.is_some(),
+                        breaker: o.breaker.map(|b| incident::BreakerFigures {
+                            dead_attempts: clean(b.dead_attempts),
+                            probes: clean(b.probes),
+                            open_s: clean(b.open_s),
+                        }),
                         mc: None,
                     });
                 }
@@ -286,6 +512,9 @@ impl Report {
                 }
                 caches.push(c);
             }
+        }
+        if scenario.chains.iter().all(|c| c.traffic_share.is_some()) {
+            blend(scenario, &mut steady_rows, &mut incident_rows);
         }
         let incident_window = scenario.incident.as_ref().map(|i| {
             let n = i.requests();
@@ -337,7 +566,22 @@ impl Report {
         let (_, incident_ok) = self.mc_work(opts);
         for (ci_, chain) in scenario.chains.iter().enumerate() {
             let base = steady::baseline(req, chain);
-            for p in sim::steady::simulate(req, chain, ci_ as u64, opts, tick) {
+            let results: Vec<(sim::steady::PatternMc, Option<PolicyMcFigures>)> =
+                if sim::policy::is_default(chain) {
+                    sim::steady::simulate(req, chain, ci_ as u64, opts, tick)
+                        .into_iter()
+                        .map(|p| (p, None))
+                        .collect()
+                } else {
+                    sim::policy::simulate(req, chain, ci_ as u64, opts, tick)
+                        .into_iter()
+                        .map(|m| {
+                            let figures = policy_figures(chain, &m);
+                            (m.base, Some(figures))
+                        })
+                        .collect()
+                };
+            for (p, policy) in results {
                 let Some(row) = self
                     .steady
                     .iter_mut()
@@ -376,23 +620,63 @@ impl Report {
                     latency_p50_s: q(0.50),
                     latency_p95_s: q(0.95),
                     latency_p99_s: q(0.99),
+                    policy,
                 });
             }
-            let Some(incident) = scenario.incident.as_ref().filter(|_| incident_ok) else {
+            let Some(incident) = scenario
+                .incident
+                .as_ref()
+                .filter(|_| incident_ok)
+                .map(|i| i.for_chain(chain))
+            else {
                 continue;
             };
             let n = incident.requests();
             for pattern in Pattern::ALL {
-                let Some(m) = sim::incident::simulate(
-                    req,
-                    chain,
-                    incident,
-                    pattern,
-                    ci_ as u64,
-                    opts,
-                    &mut |k| tick(k * n),
-                ) else {
-                    continue;
+                let (m, policy) = if sim::policy::is_default(chain) {
+                    let Some(m) = sim::incident::simulate(
+                        req,
+                        chain,
+                        &incident,
+                        pattern,
+                        ci_ as u64,
+                        opts,
+                        &mut |k| tick(k * n),
+                    ) else {
+                        continue;
+                    };
+                    (m, None)
+                } else {
+                    let Some(m) = sim::breaker::simulate(
+                        req,
+                        chain,
+                        &incident,
+                        pattern,
+                        ci_ as u64,
+                        opts,
+                        &mut |k| tick(k * n),
+                    ) else {
+                        continue;
+                    };
+                    let e = |s: &Sum| s.estimate(Z95, 1.0);
+                    let (dead, attempts, probes, open) = (
+                        e(&m.dead_time_mean),
+                        e(&m.dead_attempts),
+                        e(&m.probes),
+                        e(&m.open_s),
+                    );
+                    let with = chain.policy.breaker.is_some();
+                    let figures = IncidentPolicyMc {
+                        dead_time_mean_s: clean(dead.mean),
+                        dead_time_mean_s_ci95: ci(&dead),
+                        dead_provider_attempts: clean(attempts.mean),
+                        dead_provider_attempts_ci95: ci(&attempts),
+                        breaker_probes: with.then(|| clean(probes.mean)),
+                        breaker_probes_ci95: with.then(|| ci(&probes)),
+                        breaker_open_s: with.then(|| clean(open.mean)),
+                        breaker_open_s_ci95: with.then(|| ci(&open)),
+                    };
+                    (m.base, Some(figures))
                 };
                 let Some(row) = self
                     .incident
@@ -435,6 +719,7 @@ impl Report {
                     cold_starts_ci95: ci(&cs),
                     failback_writes: clean(fw.mean),
                     failback_writes_ci95: ci(&fw),
+                    policy,
                 });
             }
         }
@@ -450,6 +735,39 @@ impl Report {
                 )
             }),
         });
+    }
+}
+
+/// The report figures of one pattern simulated under a policy.
+fn policy_figures(chain: &crate::model::Chain, m: &sim::policy::PolicyMc) -> PolicyMcFigures {
+    let (attempts, dead) = (
+        m.attempts.estimate(Z95, 1.0),
+        m.dead_time.estimate(Z95, 1.0),
+    );
+    let (call, cost) = (
+        m.call_cap_hits.estimate(Z95, 1000.0),
+        m.cost_cap_hits.estimate(Z95, 1000.0),
+    );
+    PolicyMcFigures {
+        attempts_per_request: clean(attempts.mean),
+        attempts_per_request_ci95: ci(&attempts),
+        attempts_max: m.attempts_max,
+        dead_time_mean_s: clean(dead.mean),
+        dead_time_mean_s_ci95: ci(&dead),
+        dead_time_p99_s: clean(m.dead_time_p99_s),
+        answered_by: chain
+            .links
+            .iter()
+            .zip(&m.answered_by)
+            .map(|(l, a)| Answered {
+                model: l.id.clone(),
+                share: clean(a.mean()),
+            })
+            .collect(),
+        call_cap_hits_per_1k: clean(call.mean),
+        call_cap_hits_per_1k_ci95: ci(&call),
+        cost_cap_hits_per_1k: clean(cost.mean),
+        cost_cap_hits_per_1k_ci95: ci(&cost),
     }
 }
 

@@ -174,9 +174,14 @@ fn build(
             fast_fail_s: 0.5,
             trips_from_latency,
             win_from_latency,
+            error_mix: None,
         },
-        policy: Policy { timeout_s },
+        policy: Policy {
+            timeout_s,
+            ..Policy::default()
+        },
         latency,
+        traffic_share: None,
     };
     Scenario {
         name: "random".into(),

@@ -223,7 +223,7 @@ fn csv_has_mc_columns() {
             assert!(at("mc_total_usd").parse::<f64>().is_ok(), "{rec:?}");
         }
     }
-    assert_eq!(rows, 8);
+    assert_eq!(rows, 16, "2 chains × 4 patterns × (steady, incident)");
 }
 
 /// The table shows the MC column with its interval and the percentiles.

@@ -154,6 +154,19 @@ fn failover_cache_table() {
         close(*gv, wv, 1e-9);
     }
     assert_eq!(cache["break_even_requests"], 2);
+    // Warming only after 3 failovers: no write for a blip of up to 3 failover requests, and
+    // the write has paid for itself once a session makes 5 (MODEL.md §5, issue 5).
+    let after = &r["failover_cache"][1];
+    assert_eq!(after["chain"], "sol-sonnet-warm-after-3");
+    assert_eq!(after["policy_break_even_requests"], 5);
+    // In the 45-minute outage (sessions of 10), each session pays 3 cold requests and a write
+    // on Sonnet instead of one write: 540 × (3 × $0.0270 + $0.0345) = $62.37 of cold starts.
+    let inc = row(&r, "incident", "sol-sonnet-warm-after-3", "sequential");
+    close(
+        num(inc, "cold_start_usd"),
+        540.0 * (3.0 * 0.027 + 0.0345),
+        1e-9,
+    );
     let table = ok(&["compare", "--scenario", "scenarios/failover-cache.toml"]);
     for want in [
         "32.50",

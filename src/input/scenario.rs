@@ -55,6 +55,7 @@ use super::pricing::{PricingRef, default_name};
 use super::{check_name, check_range, read_text, show, suggest};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::latency::{Latency, primary_win_rate};
+use crate::model::policy::{Backoff, Breaker, ErrorClass, ErrorMix, Jitter, WarmPolicy};
 use crate::model::{
     AbandonedBilling, Chain, FailureMode, Incident, Policy, PriceTable, Request, Scenario, Steady,
 };
@@ -82,6 +83,64 @@ struct ScenarioFile {
 #[serde(deny_unknown_fields)]
 struct PolicySpec {
     timeout_s: Option<f64>,
+    retries: Option<u32>,
+    backoff: Option<BackoffSpec>,
+    failover_on: Option<Vec<ErrorClass>>,
+    max_attempts: Option<u32>,
+    max_multiplier: Option<f64>,
+    warm_fallback: Option<WarmSpec>,
+    breaker: Option<BreakerSpec>,
+    hedge_delay_s: Option<f64>,
+}
+
+/// `backoff = { base_s = 0.5, cap_s = 8, jitter = "full" }`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BackoffSpec {
+    base_s: Option<f64>,
+    cap_s: Option<f64>,
+    jitter: Option<Jitter>,
+}
+
+/// `breaker = { threshold = 5, cooldown_s = 60 }`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BreakerSpec {
+    threshold: u32,
+    cooldown_s: f64,
+}
+
+/// `warm_fallback = "always"`, `"never"` or `{ after = 3 }`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(untagged, expecting = "\"always\", \"never\" or { after = N }")]
+enum WarmSpec {
+    Word(WarmWord),
+    After { after: u32 },
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum WarmWord {
+    Always,
+    Never,
+}
+
+/// `[steady] errors = { rate_limit = 0.4, ... }`: the share of failures in each class.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ErrorsSpec {
+    #[serde(default)]
+    rate_limit: f64,
+    #[serde(default)]
+    overload: f64,
+    #[serde(default)]
+    server_error: f64,
+    #[serde(default)]
+    timeout: f64,
+    #[serde(default)]
+    client: f64,
+    #[serde(default)]
+    quota: f64,
 }
 
 /// `[latency."provider/model"]`: a lognormal from a median and a 99th percentile, seconds.
@@ -112,6 +171,7 @@ struct ChainSpec {
     steady: SteadySpec,
     #[serde(default)]
     policy: PolicySpec,
+    traffic_share: Option<f64>,
 }
 
 /// The `[steady]` fields, all optional, so a chain can override any of them.
@@ -128,6 +188,7 @@ struct SteadySpec {
     abandoned_billing: Option<AbandonedBilling>,
     primary_win_rate: Option<f64>,
     fast_fail_s: Option<f64>,
+    errors: Option<ErrorsSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -368,13 +429,48 @@ fn resolve(
             .map(|l| latency.get(&l.id).copied().unwrap_or_default())
             .collect();
         derive_from_latency(&mut steady, &spec.steady, &file.steady, &policy, &latency);
+        if let Some(share) = spec.traffic_share
+            && !(share.is_finite() && share > 0.0 && share <= 1.0)
+        {
+            return Err(invalid(
+                &at(&[key("traffic_share")]),
+                format!("must be in (0, 1]; got {}", show(share)),
+            ));
+        }
         chains.push(Chain {
             name: spec.name.clone(),
             links,
             steady,
             policy,
             latency,
+            traffic_share: spec.traffic_share,
         });
+    }
+    // Traffic shares split the traffic across all the chains, or none.
+    let shared = file
+        .chains
+        .iter()
+        .filter(|c| c.traffic_share.is_some())
+        .count();
+    if shared > 0 {
+        let first_missing = file.chains.iter().position(|c| c.traffic_share.is_none());
+        if let Some(ci) = first_missing {
+            return Err(invalid(
+                &[key("chain"), Segment::Index(ci), key("name")],
+                "other chains give a traffic_share; give one for every chain, adding up to 1"
+                    .into(),
+            ));
+        }
+        let sum: f64 = file.chains.iter().filter_map(|c| c.traffic_share).sum();
+        if (sum - 1.0).abs() > 1e-9 {
+            return Err(invalid(
+                &[key("chain"), Segment::Index(0), key("traffic_share")],
+                format!(
+                    "the chains' traffic_share values add up to {}; they must add up to 1",
+                    show(sum)
+                ),
+            ));
+        }
     }
 
     // [incident]
@@ -447,25 +543,166 @@ fn resolve_policy(
     chain_index: usize,
 ) -> Result<Policy, InputError> {
     let d = Policy::default();
-    let timeout_s = own.timeout_s.or(top.timeout_s).unwrap_or(d.timeout_s);
-    if !(timeout_s.is_finite() && timeout_s > 0.0 && timeout_s <= 1e6) {
-        let path = if own.timeout_s.is_some() {
+    let path = |field: &str, in_chain: bool| -> Vec<Segment> {
+        if in_chain {
             vec![
                 key("chain"),
                 Segment::Index(chain_index),
                 key("policy"),
-                key("timeout_s"),
+                key(field),
             ]
         } else {
-            vec![key("policy"), key("timeout_s")]
-        };
-        return Err(doc.error_at(
-            InputErrorKind::Invalid,
-            &path,
-            format!("must be a number of seconds > 0 and at most 1e6; got {timeout_s}"),
+            vec![key("policy"), key(field)]
+        }
+    };
+    let bad = |field: &str, in_chain: bool, msg: String| {
+        doc.error_at(InputErrorKind::Invalid, &path(field, in_chain), msg)
+    };
+    let seconds = |field: &str, own_v: Option<f64>, top_v: Option<f64>, lo_exclusive: bool| {
+        let v = own_v.or(top_v);
+        if let Some(x) = v {
+            let ok = x.is_finite() && x <= 1e6 && if lo_exclusive { x > 0.0 } else { x >= 0.0 };
+            if !ok {
+                let lo = if lo_exclusive { "> 0" } else { ">= 0" };
+                return Err(bad(
+                    field,
+                    own_v.is_some(),
+                    format!(
+                        "must be a number of seconds {lo} and at most 1e6; got {}",
+                        show(x)
+                    ),
+                ));
+            }
+        }
+        Ok(v)
+    };
+    let timeout_s =
+        seconds("timeout_s", own.timeout_s, top.timeout_s, true)?.unwrap_or(d.timeout_s);
+    let retries = own.retries.or(top.retries).unwrap_or(d.retries);
+    if retries > 100 {
+        return Err(bad(
+            "retries",
+            own.retries.is_some(),
+            format!("{retries} retries is not a client policy; at most 100"),
         ));
     }
-    Ok(Policy { timeout_s })
+    let b_own = own.backoff;
+    let b_top = top.backoff;
+    let backoff_field = |f: fn(&BackoffSpec) -> Option<f64>| {
+        b_own.and_then(|b| f(&b)).or(b_top.and_then(|b| f(&b)))
+    };
+    let in_chain_backoff = b_own.is_some();
+    let base_s = backoff_field(|b| b.base_s).unwrap_or(d.backoff.base_s);
+    let cap_s = backoff_field(|b| b.cap_s).unwrap_or(d.backoff.cap_s);
+    for (name, v) in [("base_s", base_s), ("cap_s", cap_s)] {
+        if !(v.is_finite() && (0.0..=1e6).contains(&v)) {
+            return Err(doc.error_at(
+                InputErrorKind::Invalid,
+                &path("backoff", in_chain_backoff),
+                format!(
+                    "{name} must be a number of seconds in [0, 1e6]; got {}",
+                    show(v)
+                ),
+            ));
+        }
+    }
+    let jitter = b_own
+        .and_then(|b| b.jitter)
+        .or(b_top.and_then(|b| b.jitter))
+        .unwrap_or(d.backoff.jitter);
+    let failover_on = match (&own.failover_on, &top.failover_on) {
+        (Some(l), _) | (None, Some(l)) => {
+            if l.contains(&ErrorClass::Quota) {
+                return Err(bad(
+                    "failover_on",
+                    own.failover_on.is_some(),
+                    "quota and billing errors stop the chain; they never fail over (allowed: rate_limit, overload, server_error, timeout, client)".into(),
+                ));
+            }
+            l.clone()
+        }
+        (None, None) => d.failover_on.clone(),
+    };
+    let max_attempts = own.max_attempts.or(top.max_attempts);
+    if max_attempts == Some(0) {
+        return Err(bad(
+            "max_attempts",
+            own.max_attempts.is_some(),
+            "must be at least 1 attempt".into(),
+        ));
+    }
+    let max_multiplier = own.max_multiplier.or(top.max_multiplier);
+    if let Some(m) = max_multiplier
+        && !(m.is_finite() && m > 0.0 && m <= 1e6)
+    {
+        return Err(bad(
+            "max_multiplier",
+            own.max_multiplier.is_some(),
+            format!("must be a ratio > 0, e.g. 1.5; got {}", show(m)),
+        ));
+    }
+    let warm_fallback = match own.warm_fallback.or(top.warm_fallback) {
+        None => d.warm_fallback,
+        Some(WarmSpec::Word(WarmWord::Always)) => WarmPolicy::Always,
+        Some(WarmSpec::Word(WarmWord::Never)) => WarmPolicy::Never,
+        Some(WarmSpec::After { after }) => WarmPolicy::After(after),
+    };
+    let breaker = match own.breaker.or(top.breaker) {
+        None => None,
+        Some(b) => {
+            let in_chain = own.breaker.is_some();
+            if b.threshold == 0 {
+                return Err(bad(
+                    "breaker",
+                    in_chain,
+                    "threshold must be at least 1 failure".into(),
+                ));
+            }
+            if !(b.cooldown_s.is_finite() && b.cooldown_s > 0.0 && b.cooldown_s <= 1e6) {
+                return Err(bad(
+                    "breaker",
+                    in_chain,
+                    format!(
+                        "cooldown_s must be a number of seconds > 0; got {}",
+                        show(b.cooldown_s)
+                    ),
+                ));
+            }
+            Some(Breaker {
+                threshold: b.threshold,
+                cooldown_s: b.cooldown_s,
+            })
+        }
+    };
+    let hedge_delay_s = seconds("hedge_delay_s", own.hedge_delay_s, top.hedge_delay_s, false)?;
+    if let Some(d) = hedge_delay_s
+        && d >= timeout_s
+    {
+        return Err(bad(
+            "hedge_delay_s",
+            own.hedge_delay_s.is_some(),
+            format!(
+                "a hedge sent after {} s never races a primary that times out at {} s; use a delay below timeout_s (e.g. the primary's p95)",
+                show(d),
+                show(timeout_s)
+            ),
+        ));
+    }
+    Ok(Policy {
+        hedge_delay_s,
+        timeout_s,
+        retries,
+        backoff: Backoff {
+            base_s,
+            cap_s,
+            jitter,
+        },
+        failover_on,
+        max_attempts,
+        max_multiplier,
+        warm_fallback,
+        breaker,
+    })
 }
 
 /// Where the latency model applies and the scenario leaves them out, derive the trip rates
@@ -581,7 +818,47 @@ fn resolve_steady(
             (None, None, None, None) => Ok(vec![0.0; links]),
         }
     };
+    let error_mix = match (own.errors, top.errors) {
+        (Some(e), _) | (None, Some(e)) => {
+            let in_chain = own.errors.is_some();
+            let given_gray = if in_chain {
+                own.gray_fraction.is_some()
+            } else {
+                top.gray_fraction.is_some() || own.gray_fraction.is_some()
+            };
+            if given_gray {
+                return Err(doc.error_at(
+                    InputErrorKind::Invalid,
+                    &path("gray_fraction", own.gray_fraction.is_some()),
+                    "give either gray_fraction or errors (whose `timeout` share is the gray fraction), not both".to_string(),
+                ));
+            }
+            let shares = [
+                e.rate_limit,
+                e.overload,
+                e.server_error,
+                e.timeout,
+                e.client,
+                e.quota,
+            ];
+            let sum: f64 = shares.iter().sum();
+            if shares
+                .iter()
+                .any(|x| !(x.is_finite() && (0.0..=1.0).contains(x)))
+                || (sum - 1.0).abs() > 1e-9
+            {
+                return Err(doc.error_at(
+                    InputErrorKind::Invalid,
+                    &path("errors", in_chain),
+                    format!("shares of failures must each be in [0, 1] and add up to 1; they add up to {}", show(sum)),
+                ));
+            }
+            Some(ErrorMix { shares })
+        }
+        (None, None) => None,
+    };
     Ok(Steady {
+        error_mix,
         failure_rates: per_link(
             "failure_rates",
             "failure_rate",
@@ -791,7 +1068,33 @@ mod tests {
                 7,
             ),
             ("[policy]\ntimeout_s = -1\n", "policy.timeout_s", 8),
-            ("[policy]\nretries = 2\n", "policy.retries", 8),
+            ("[policy]\nretris = 2\n", "policy.retris", 8),
+            (
+                "[policy]\nfailover_on = [\"quota\"]\n",
+                "policy.failover_on",
+                8,
+            ),
+            ("[policy]\nmax_attempts = 0\n", "policy.max_attempts", 8),
+            (
+                "[policy]\nmax_multiplier = -1\n",
+                "policy.max_multiplier",
+                8,
+            ),
+            (
+                "[policy]\nbreaker = { threshold = 0, cooldown_s = 5 }\n",
+                "policy.breaker",
+                8,
+            ),
+            (
+                "[policy]\nwarm_fallback = \"sometimes\"\n",
+                "policy.warm_fallback",
+                8,
+            ),
+            (
+                "[steady]\nerrors = { rate_limit = 0.5 }\n",
+                "steady.errors",
+                8,
+            ),
             ("[steady]\nfast_fail_s = -1\n", "steady.fast_fail_s", 8),
         ];
         for (extra, field, line) in cases {

@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use super::cost::{CacheState, Request, warm_state};
+use super::policy::WarmPolicy;
 use super::{Caching, Chain};
 
 /// One row of the failover cache table.
@@ -35,6 +36,12 @@ pub struct FailoverCache {
     /// write + (n−1)·warm ≤ n·cold). `None` when the fallback has no write, or when a warm read
     /// is no cheaper than a cold one, so a write never pays.
     pub break_even_requests: Option<u64>,
+    /// The chain's `warm_fallback` policy.
+    pub warm_policy: WarmPolicy,
+    /// Under that policy: the number of failover requests in a session from which its cache
+    /// writes have paid for themselves against never writing. `always`: the break-even above;
+    /// `after = N`: N more (the first N failovers are cold, the (N+1)-th writes); `never`: none.
+    pub policy_break_even_requests: Option<u64>,
 }
 
 /// The table for `chain`'s first fallback, or `None` for a one-link chain or a request without
@@ -65,10 +72,18 @@ pub fn failover_cache(request: &Request, chain: &Chain) -> Option<FailoverCache>
         break_even_requests = break_even(write, cold, warm);
     }
     rows.push(row("failover-warm", &fallback.id, warm));
+    let warm_policy = chain.policy.warm_fallback;
+    let policy_break_even_requests = match warm_policy {
+        WarmPolicy::Always => break_even_requests,
+        WarmPolicy::Never => None,
+        WarmPolicy::After(n) => break_even_requests.map(|b| b + u64::from(n)),
+    };
     Some(FailoverCache {
         chain: chain.name.clone(),
         rows,
         break_even_requests,
+        warm_policy,
+        policy_break_even_requests,
     })
 }
 
@@ -113,6 +128,7 @@ mod tests {
             steady: Steady::default(),
             policy: Default::default(),
             latency: Vec::new(),
+            traffic_share: None,
         };
         let t = failover_cache(&req(2000.0, 500.0, 15000.0, 1.0), &chain).unwrap();
         let got: Vec<(&str, f64, Option<f64>)> = t
@@ -153,7 +169,42 @@ mod tests {
             steady: Steady::default(),
             policy: Default::default(),
             latency: Vec::new(),
+            traffic_share: None,
         };
         assert!(failover_cache(&req(1.0, 1.0, 100.0, 1.0), &chain).is_none());
+    }
+
+    /// Issue 5: warming after N failovers on the failover-cache scenario. Sessions cost
+    /// k·39.00 never writing; after = 3 they cost 3·39.00 + 46.50 + (k − 4)·12.00, which is no
+    /// more from k = 5 on: the break-even of `always` (2) plus the 3 cold failovers.
+    #[test]
+    fn warm_after_n_break_even() {
+        use crate::model::Policy;
+        let mut chain = Chain {
+            name: "c".into(),
+            links: vec![
+                july("openai/gpt-5.6-sol"),
+                july("anthropic/claude-sonnet-5"),
+            ],
+            steady: Steady::default(),
+            policy: Policy {
+                warm_fallback: WarmPolicy::After(3),
+                ..Policy::default()
+            },
+            latency: Vec::new(),
+            traffic_share: None,
+        };
+        let r = req(2000.0, 500.0, 15000.0, 1.0);
+        let t = failover_cache(&r, &chain).unwrap();
+        assert_eq!(t.policy_break_even_requests, Some(5));
+        let session = |k: f64| 3.0 * 39.0 + 46.5 + (k - 4.0) * 12.0;
+        assert!(session(5.0) <= 5.0 * 39.0 && session(4.0) > 4.0 * 39.0);
+        chain.policy.warm_fallback = WarmPolicy::Never;
+        assert_eq!(
+            failover_cache(&r, &chain)
+                .unwrap()
+                .policy_break_even_requests,
+            None
+        );
     }
 }

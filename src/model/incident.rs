@@ -27,6 +27,7 @@
 use serde::Serialize;
 
 use super::cost::{CacheState, Request, first_state, warm_state};
+use super::policy::{self, LinkPlan, PolicyOutcome, WarmPolicy};
 use super::steady::{Leg, Outcome, hedged};
 use super::{Caching, Chain, FailureMode, Incident, ModelPrice, Pattern};
 
@@ -59,6 +60,10 @@ pub struct IncidentOutcome {
     pub cold_starts: f64,
     /// Sessions that rewrite the primary's cache on the way back.
     pub failback_writes: f64,
+    /// Mean seconds per request spent in failed attempts and backoff (sequential patterns).
+    pub dead_time_mean_s: f64,
+    /// With a circuit breaker: what it did, from the closed-form bound (an approximation).
+    pub breaker: Option<BreakerFigures>,
 }
 
 /// The window's sessions: `full` sessions of `length` requests and one of `last` (0: none).
@@ -94,6 +99,7 @@ impl Sessions {
 }
 
 /// One link as the window sees it.
+#[derive(Debug, Clone, Copy)]
 struct WindowLink<'a> {
     price: &'a ModelPrice,
     index: usize,
@@ -106,6 +112,7 @@ struct WindowLink<'a> {
 /// Totals over the window for links tried in sequence, reached with probability `reach`.
 #[derive(Debug, Default)]
 struct Totals {
+    dead_time: f64,
     window: f64,
     cold_start: f64,
     cold_starts: f64,
@@ -127,62 +134,251 @@ fn dead_cost(
     }
 }
 
+/// The billing state of a live fallback's requests before its cache is warm in a session,
+/// under the warm policy: a write for an `explicit` fallback warmed at once, cold otherwise.
+fn unwarmed_state(price: &ModelPrice, warm: WarmPolicy) -> CacheState {
+    match (price.caching, warm) {
+        (Caching::Explicit, WarmPolicy::Always) => CacheState::Write,
+        (Caching::Explicit, _) => CacheState::Cold,
+        _ => first_state(price),
+    }
+}
+
+/// P(Bin(k, s) ≤ n) for k = 0, 1, … summed over k < len: the expected number of a session's
+/// requests made before its (n+1)-th success on a link that answers with probability s.
+fn requests_before_success(s: f64, n: u32, len: f64) -> f64 {
+    if s <= 0.0 {
+        return len;
+    }
+    if s >= 1.0 {
+        return len.min(f64::from(n) + 1.0);
+    }
+    // pmf[j] = P(Bin(k, s) = j) for j ≤ n, updated k by k; stop once the tail is negligible.
+    let mut pmf = vec![0.0; n as usize + 1];
+    pmf[0] = 1.0;
+    let mut total = 0.0;
+    let mut k = 0.0;
+    while k < len {
+        let cdf: f64 = pmf.iter().sum();
+        if cdf < 1e-18 {
+            break;
+        }
+        total += cdf;
+        for j in (0..pmf.len()).rev() {
+            pmf[j] = pmf[j] * (1.0 - s) + if j > 0 { pmf[j - 1] * s } else { 0.0 };
+        }
+        k += 1.0;
+    }
+    total
+}
+
+/// E[min(m, n)] and P(m > n) for m ~ Bin(len, s): the cold requests and the write of a session
+/// under `warm_fallback = { after = n }`.
+fn after_n_moments(s: f64, n: u32, len: f64) -> (f64, f64) {
+    if s >= 1.0 {
+        return (
+            len.min(f64::from(n)),
+            if len > f64::from(n) { 1.0 } else { 0.0 },
+        );
+    }
+    if s <= 0.0 {
+        return (0.0, 0.0);
+    }
+    // pmf of Bin(len, s) for j ≤ n by the recurrence pmf[j+1] = pmf[j]·(len−j)/(j+1)·s/(1−s).
+    let mut pmf = (1.0 - s).powf(len);
+    let mut cdf = 0.0;
+    let mut e_min = 0.0;
+    for j in 0..=n {
+        let jf = f64::from(j);
+        if jf > len {
+            break;
+        }
+        cdf += pmf;
+        e_min += jf * pmf;
+        pmf *= (len - jf) / (jf + 1.0) * s / (1.0 - s);
+    }
+    let above = (1.0 - cdf).max(0.0);
+    (e_min + f64::from(n) * above, above)
+}
+
+/// Totals over the window for `links` tried in sequence under the chain's policy, by requests
+/// that reach the first of them with probability `reach` having made `used` attempts.
+#[allow(clippy::too_many_arguments)]
 fn in_sequence(
     request: &Request,
     chain: &Chain,
     incident: &Incident,
     links: &[WindowLink],
-    mut reach: f64,
+    reach: f64,
     sessions: Sessions,
+    used: u32,
+    after: Option<usize>,
+    breaker: Option<(f64, f64)>,
 ) -> Totals {
     let n = incident.requests() as f64;
-    let mut t = Totals::default();
-    for link in links {
-        let price = link.price;
-        if link.dead {
-            let state = if link.starts_warm {
-                warm_state(price)
-            } else {
-                CacheState::Cold
-            };
-            let w = dead_cost(request, price, state, chain, incident.failure);
-            t.window += n * reach * w;
-            t.wasted += n * reach * w;
-            t.wasted_attempts += n * reach;
-            continue;
+    let warm_policy = chain.policy.warm_fallback;
+    let plans = |warm_billing: bool, skip_dead: bool| -> Vec<LinkPlan> {
+        links
+            .iter()
+            .filter(|l| !(skip_dead && l.dead))
+            .map(|l| LinkPlan {
+                index: l.index,
+                state: if l.starts_warm || (warm_billing && !l.dead) {
+                    warm_state(l.price)
+                } else if l.dead {
+                    CacheState::Cold
+                } else {
+                    unwarmed_state(l.price, warm_policy)
+                },
+                dead: l.dead.then_some(incident.failure),
+            })
+            .collect()
+    };
+    let run = |warm_billing: bool| -> PolicyOutcome {
+        let through =
+            policy::evaluate_plan(request, chain, &plans(warm_billing, false), used, after);
+        match breaker {
+            // (share of requests that try the dead provider once, retries it lets through)
+            Some((tried, _)) if links.iter().any(|l| l.dead) => {
+                let skip =
+                    policy::evaluate_plan(request, chain, &plans(warm_billing, true), used, after);
+                let mut once = chain.clone();
+                once.policy.retries = 0;
+                let probe =
+                    policy::evaluate_plan(request, &once, &plans(warm_billing, false), used, after);
+                policy::mix(&[(tried, &probe), (1.0 - tried, &skip)])
+            }
+            _ => through,
         }
-        let warm = Leg::steady(request, price, warm_state(price), &chain.steady, link.index);
-        let q = warm.q;
-        let s = reach * (1.0 - q);
-        if link.starts_warm {
-            t.window += n * reach * ((1.0 - q) * warm.c + q * warm.w);
-            t.wasted += n * reach * q * warm.w;
+    };
+    let dw = run(true);
+    let df = run(false);
+    let mut t = Totals {
+        window: n * reach * dw.cost,
+        wasted: n * reach * dw.wasted_cost,
+        wasted_attempts: n * reach * (dw.attempts - (1.0 - dw.failed)),
+        failed: n * reach * dw.failed,
+        dead_time: n * reach * dw.dead_time_s,
+        ..Totals::default()
+    };
+    // The retries the breaker let through before it opened, on the first dead link.
+    if let (Some((_, extra)), Some(dead)) = (breaker, links.iter().find(|l| l.dead)) {
+        let state = if dead.starts_warm {
+            warm_state(dead.price)
         } else {
-            let first = Leg::steady(
-                request,
-                price,
-                first_state(price),
-                &chain.steady,
-                link.index,
-            );
-            let cold_starts = sessions.sum(|len| 1.0 - (1.0 - s).powf(len));
-            let reach_cold = if s > 0.0 {
-                reach * sessions.sum(|len| (1.0 - (1.0 - s).powf(len)) / s)
-            } else {
-                reach * n
-            };
-            let fail_cold = q * reach_cold;
-            let fail_warm = n * reach * q - fail_cold;
-            t.window += n * s * warm.c + fail_warm * warm.w + fail_cold * first.w;
-            t.wasted += fail_warm * warm.w + fail_cold * first.w;
-            t.cold_start += cold_starts * request.premium_over_warm(price, first_state(price));
-            t.cold_starts += cold_starts;
-        }
-        t.wasted_attempts += n * reach * q;
-        reach *= q;
+            CacheState::Cold
+        };
+        let w = dead_cost(request, dead.price, state, chain, incident.failure);
+        let d = match incident.failure {
+            FailureMode::Fast => chain.steady.fast_fail_s,
+            FailureMode::Gray => chain.policy.timeout_s,
+        };
+        t.window += extra * w;
+        t.wasted += extra * w;
+        t.wasted_attempts += extra;
+        t.dead_time += extra * (d + chain.policy.backoff.mean_delay_s(0));
     }
-    t.failed = n * reach;
+    for l in links.iter().filter(|l| !l.dead && !l.starts_warm) {
+        let i = l.index;
+        let s = reach * dw.answered_by[i];
+        let extra_fail = reach * (df.failed_cost[i] - dw.failed_cost[i]);
+        let cold = |len: f64| 1.0 - (1.0 - s).powf(len);
+        match (l.price.caching, warm_policy) {
+            (Caching::Explicit, WarmPolicy::Never) => {
+                t.cold_start += n * s * request.premium_over_warm(l.price, CacheState::Cold);
+                t.cold_starts += sessions.sum(cold);
+                t.window += n * extra_fail;
+                t.wasted += n * extra_fail;
+            }
+            (Caching::Explicit, WarmPolicy::After(k)) => {
+                let cold_premium = request.premium_over_warm(l.price, CacheState::Cold);
+                let write_premium = request.premium_over_warm(l.price, CacheState::Write);
+                t.cold_start += sessions.sum(|len| {
+                    let (e_min, p_write) = after_n_moments(s, k, len);
+                    e_min * cold_premium + p_write * write_premium
+                });
+                t.cold_starts += sessions.sum(cold);
+                let unwarmed = sessions.sum(|len| requests_before_success(s, k, len));
+                t.window += unwarmed * extra_fail;
+                t.wasted += unwarmed * extra_fail;
+            }
+            _ => {
+                let cold_starts = sessions.sum(cold);
+                let unwarmed = if s > 0.0 {
+                    sessions.sum(|len| cold(len) / s)
+                } else {
+                    n
+                };
+                t.window += unwarmed * extra_fail;
+                t.wasted += unwarmed * extra_fail;
+                t.cold_start +=
+                    cold_starts * request.premium_over_warm(l.price, first_state(l.price));
+                t.cold_starts += cold_starts;
+            }
+        }
+    }
     t
+}
+
+/// The breaker's effect on the window, in closed form: an approximation, marked ≈ in the
+/// output (the Monte Carlo engine runs the breaker in time, attempt by attempt). A failure on
+/// the dead provider takes d seconds (the timeout for gray failures, `fast_fail_s` for fast
+/// ones) and is recorded when it ends; requests keep arriving at λ meanwhile:
+///
+/// ```text
+/// t_open = threshold/λ + d             the threshold-th request's failure is recorded
+/// R      = λ·t_open                    requests that try the dead provider while it is closed
+/// extra  = threshold  (with retries)   their retries that start before it opens
+/// probes = (D − t_open) / (cooldown + d + 1/λ)   one half-open probe per cycle: the cooldown,
+///                                      the wait for the next request, the probe's failure
+/// attempts on the dead provider = R + extra + probes
+/// ```
+///
+/// On the 2026-09-03 outage (λ = 1, threshold 5, cooldown 60 s): 5.5 + 181.4 = 186.9 attempts
+/// with fast failures, 35 + 122.3 = 157.3 with gray ones (the Monte Carlo gives 186.5 ± 0.3 and
+/// 157.4 ± 0.8).
+///
+/// Returns ((R + probes) / N, extra) and the figures.
+pub fn breaker_bound(chain: &Chain, incident: &Incident) -> Option<((f64, f64), BreakerFigures)> {
+    let b = chain.policy.breaker?;
+    let n = incident.requests() as f64;
+    if n <= 0.0 {
+        return None;
+    }
+    let d = match incident.failure {
+        FailureMode::Fast => chain.steady.fast_fail_s,
+        FailureMode::Gray => chain.policy.timeout_s,
+    };
+    let lambda = incident.requests_per_second;
+    let k = f64::from(b.threshold);
+    let t_open = k / lambda + d;
+    let before = n.min(lambda * t_open);
+    let extra = if chain.policy.retries > 0 {
+        k.min(before)
+    } else {
+        0.0
+    };
+    let remaining = (incident.duration_s - t_open).max(0.0);
+    let probes = (remaining / (b.cooldown_s + d + 1.0 / lambda)).min(n - before);
+    Some((
+        ((before + probes) / n, extra),
+        BreakerFigures {
+            dead_attempts: before + extra + probes,
+            probes,
+            open_s: (remaining - probes * (d + 1.0 / lambda)).max(0.0),
+        },
+    ))
+}
+
+/// What a circuit breaker did during the window.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct BreakerFigures {
+    /// Attempts sent to the dead provider.
+    pub dead_attempts: f64,
+    /// Half-open probes sent.
+    pub probes: f64,
+    /// Seconds the breaker was open.
+    pub open_s: f64,
 }
 
 /// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
@@ -211,11 +407,48 @@ pub fn evaluate(
         })
         .collect();
 
+    let allowed = policy::allowed_links(request, chain);
+    // The hedge's second leg is the first fallback the cost cap allows: warm from the start.
+    let allowed_links: Vec<WindowLink> = allowed
+        .iter()
+        .enumerate()
+        .map(|(pos, &i)| WindowLink {
+            starts_warm: pos == 0 || (pos == 1 && pattern.is_hedged()),
+            ..links[i]
+        })
+        .collect();
+    let bound = breaker_bound(chain, incident);
+    let shares = bound.map(|(s, _)| s);
     let totals = match pattern {
-        Pattern::NoFallback => in_sequence(request, chain, incident, &links[..1], 1.0, sessions),
-        Pattern::Sequential => in_sequence(request, chain, incident, &links, 1.0, sessions),
+        Pattern::NoFallback => in_sequence(
+            request,
+            chain,
+            incident,
+            &allowed_links[..1],
+            1.0,
+            sessions,
+            0,
+            None,
+            shares,
+        ),
+        Pattern::Sequential => in_sequence(
+            request,
+            chain,
+            incident,
+            &allowed_links,
+            1.0,
+            sessions,
+            0,
+            None,
+            shares,
+        ),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
+            if allowed_links.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
+                return None;
+            }
             let cancel = pattern == Pattern::HedgedTakeFirst;
+            // With a breaker, only the requests it lets through try the dead leg.
+            let tried = shares.map_or(1.0, |(tried, _)| tried);
             let leg = |l: &WindowLink| -> Leg {
                 let state = warm_state(l.price);
                 if l.dead {
@@ -231,15 +464,15 @@ pub fn evaluate(
                     Leg {
                         q: 1.0,
                         c: 0.0,
-                        w,
-                        w_lost: lost,
+                        w: tried * w,
+                        w_lost: tried * lost,
                         x: 0.0,
                     }
                 } else {
                     Leg::steady(request, l.price, state, &chain.steady, l.index)
                 }
             };
-            let (l0, l1) = (leg(&links[0]), leg(&links[1]));
+            let (l0, l1) = (leg(&allowed_links[0]), leg(&allowed_links[1]));
             let none = Outcome {
                 cost: 0.0,
                 failed: 1.0,
@@ -247,12 +480,24 @@ pub fn evaluate(
                 wasted_cost: 0.0,
             };
             let head = hedged(&l0, &l1, &none, chain.steady.primary_win_rate, cancel);
-            let mut tail =
-                in_sequence(request, chain, incident, &links[2..], l0.q * l1.q, sessions);
+            let mut tail = in_sequence(
+                request,
+                chain,
+                incident,
+                &allowed_links[2..],
+                l0.q * l1.q,
+                sessions,
+                2,
+                Some(allowed_links[1].index),
+                shares,
+            );
             let nf = n as f64;
             tail.window += nf * head.cost;
             tail.wasted += nf * head.wasted_cost;
             tail.wasted_attempts += nf * head.wasted_attempts;
+            if allowed_links[2..].is_empty() {
+                tail.failed = nf * head.failed;
+            }
             tail
         }
     };
@@ -284,6 +529,12 @@ pub fn evaluate(
         wasted: totals.wasted,
         cold_starts: totals.cold_starts,
         failback_writes,
+        dead_time_mean_s: if n > 0 {
+            totals.dead_time / n as f64
+        } else {
+            0.0
+        },
+        breaker: bound.map(|(_, b)| b),
     })
 }
 
@@ -300,6 +551,7 @@ mod tests {
             steady: Steady::default(),
             policy: Default::default(),
             latency: Vec::new(),
+            traffic_share: None,
         };
         let incident = Incident {
             duration_s: 3.0 * 3600.0 + 6.0 * 60.0,
@@ -407,5 +659,138 @@ mod tests {
         assert!(close(o.cold_starts, 2.0 * per_session, 1e-12));
         assert!(close(o.failed_requests, 20.0, 1e-12));
         assert!(close(o.window, 20.0 * 0.0348, 1e-12));
+    }
+
+    /// The three-down post: a client that tries the dead provider three times (the first
+    /// attempt and 2 retries) at a 30 s timeout spends 90 s per request before the fallback,
+    /// plus backoff, and pays three gray attempts.
+    #[test]
+    fn naive_retries_against_the_dead_provider() {
+        use crate::model::policy::{Backoff, Jitter};
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        i.failure = FailureMode::Gray;
+        c.policy.retries = 2;
+        c.policy.backoff = Backoff {
+            base_s: 0.0,
+            cap_s: 0.0,
+            jitter: Jitter::None,
+        };
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(
+            close(o.dead_time_mean_s, 90.0, 1e-9),
+            "{}",
+            o.dead_time_mean_s
+        );
+        let w0 = (60000.0 * 0.38 + 0.5 * 1200.0 * 10.0) / 1e6;
+        assert!(close(o.wasted, 3.0 * 11160.0 * w0, 1e-9));
+        assert!(close(o.total, 513.5832 + 3.0 * 11160.0 * w0, 1e-9));
+        assert_eq!(o.wasted_attempts, 3.0 * 11160.0);
+        c.policy.backoff = Backoff {
+            base_s: 1.0,
+            cap_s: 8.0,
+            jitter: Jitter::None,
+        };
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(o.dead_time_mean_s, 93.0, 1e-9));
+    }
+
+    /// A breaker with threshold 5 and a 60 s cooldown during the 3h06m outage (λ = 1). Fast
+    /// failures (0.5 s): it opens at 5 + 0.5 = 5.5 s, after 5.5 requests on average, then one
+    /// probe per 60 + 0.5 + 1 s: 11,154.5 / 61.5 = 181.4 probes. Gray failures (30 s): the
+    /// requests keep coming while the first ones hang: it opens at 35 s after 35 requests, then
+    /// 11,125 / 91 = 122.3 probes: 157.3 gray attempts instead of 11,160.
+    #[test]
+    fn breaker_bounds_the_attempts_on_the_dead_provider() {
+        use crate::model::policy::Breaker;
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        c.policy.breaker = Some(Breaker {
+            threshold: 5,
+            cooldown_s: 60.0,
+        });
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        let b = o.breaker.unwrap();
+        let probes = 11154.5 / 61.5;
+        assert!(close(b.probes, probes, 1e-9));
+        assert!(close(b.dead_attempts, 5.5 + probes, 1e-9));
+        assert!(
+            close(o.wasted_attempts, 5.5 + probes, 1e-9),
+            "{}",
+            o.wasted_attempts
+        );
+        assert!(close(o.total, 513.5832, 1e-9));
+        i.failure = FailureMode::Gray;
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        let b = o.breaker.unwrap();
+        let probes = 11125.0 / 91.0;
+        assert!(close(b.dead_attempts, 35.0 + probes, 1e-9));
+        let w0 = (60000.0 * 0.38 + 0.5 * 1200.0 * 10.0) / 1e6;
+        assert!(close(o.wasted, (35.0 + probes) * w0, 1e-9));
+        assert!(close(
+            o.dead_time_mean_s,
+            (35.0 + probes) * 30.0 / 11160.0,
+            1e-9
+        ));
+        assert!(close(b.open_s, 11125.0 - probes * 31.0, 1e-9));
+        // With 2 retries, the 5 requests whose first hang ends before it opens retry once more.
+        c.policy.retries = 2;
+        c.policy.backoff.base_s = 0.0;
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(
+            o.breaker.unwrap().dead_attempts,
+            35.0 + 5.0 + probes,
+            1e-9
+        ));
+        assert!(close(o.wasted_attempts, 35.0 + 5.0 + probes, 1e-9));
+    }
+
+    /// warm_fallback for an explicit-caching fallback: `never` pays the cold prefix on every
+    /// failover request; `after = N` pays N cold requests, then one write, per session.
+    #[test]
+    fn warm_policies_for_an_explicit_fallback() {
+        use crate::model::policy::WarmPolicy;
+        let (r, mut c, i) = sept3("anthropic/claude-haiku-4-5");
+        // Haiku is on the dead provider: use an OpenAI primary instead.
+        c.links = vec![july("openai/gpt-6-sol"), july("anthropic/claude-haiku-4-5")];
+        let haiku = &c.links[1];
+        let cold = r.premium_over_warm(haiku, CacheState::Cold);
+        let write = r.premium_over_warm(haiku, CacheState::Write);
+        let always = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(always.cold_start, 558.0 * write, 1e-9));
+        c.policy.warm_fallback = WarmPolicy::Never;
+        let never = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(never.cold_start, 11160.0 * cold, 1e-9));
+        c.policy.warm_fallback = WarmPolicy::After(3);
+        let after = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(after.cold_start, 558.0 * (3.0 * cold + write), 1e-9));
+        // a session of 3 requests never writes under after = 3
+        assert_eq!(after_n_moments(1.0, 3, 3.0), (3.0, 0.0));
+        // binomial moments: Bin(2, 0.5) has P(m > 1) = 0.25, E[min(m, 1)] = 0.75
+        let (e, p) = after_n_moments(0.5, 1, 2.0);
+        assert!(close(e, 0.75, 1e-12) && close(p, 0.25, 1e-12));
+        // requests before the second success on a link answering half the time, sessions of 2:
+        // P(Bin(0, .5) ≤ 1) + P(Bin(1, .5) ≤ 1) = 2
+        assert!(close(requests_before_success(0.5, 1, 2.0), 2.0, 1e-12));
+        assert!(close(
+            requests_before_success(0.5, 0, 3.0),
+            1.0 + 0.5 + 0.25,
+            1e-12
+        ));
+    }
+
+    /// The cost cap in an incident: the complex tier at max_multiplier 1.5 skips Astra and
+    /// fails over to Sol.
+    #[test]
+    fn cost_cap_in_the_window() {
+        let (r, mut c, i) = sept3("openai/gpt-6-sol");
+        c.links = vec![
+            july("anthropic/claude-opus-5"),
+            july("openai/gpt-6-astra"),
+            july("openai/gpt-6-sol"),
+        ];
+        c.policy.max_multiplier = Some(1.5);
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        // Sol answers every request: 11,160 × $0.0348 warm, 558 cold starts at $0.0972
+        assert!(close(o.window, 388.368, 1e-9));
+        assert!(close(o.cold_start, 54.2376, 1e-9));
     }
 }

@@ -14,6 +14,7 @@ pub mod cache;
 pub mod cost;
 pub mod incident;
 pub mod latency;
+pub mod policy;
 pub mod prices;
 pub mod steady;
 
@@ -109,6 +110,18 @@ pub struct Steady {
     /// Monte Carlo engine then lets the faster leg win; otherwise it draws the winner with
     /// probability w.
     pub win_from_latency: bool,
+    /// The classes failures fall into (MODEL.md §8); `None`: `timeout` (gray) with the gray
+    /// fraction and `server_error` (fast) otherwise.
+    pub error_mix: Option<policy::ErrorMix>,
+}
+
+impl Steady {
+    /// The share of failures that hang until the timeout and bill (gray): the error mix's
+    /// `timeout` share when the scenario gives a mix, else `gray_fraction`.
+    pub fn gray_share(&self) -> f64 {
+        self.error_mix
+            .map_or(self.gray_fraction, |m| m.share(policy::ErrorClass::Timeout))
+    }
 }
 
 impl Default for Steady {
@@ -124,6 +137,7 @@ impl Default for Steady {
             fast_fail_s: 0.5,
             trips_from_latency: Vec::new(),
             win_from_latency: false,
+            error_mix: None,
         }
     }
 }
@@ -135,6 +149,24 @@ pub struct Policy {
     /// T: the client timeout per attempt, seconds (default 30 s). A gray failure takes T; a
     /// healthy attempt slower than T is abandoned (a timeout trip).
     pub timeout_s: f64,
+    /// Attempts after the first on the same link before failing over (LiteLLM's
+    /// `num_retries`, the OpenAI SDK's `max_retries`).
+    pub retries: u32,
+    /// The wait between retries on one link.
+    pub backoff: policy::Backoff,
+    /// The error classes that fail over to the next link (default: the provider-side ones).
+    pub failover_on: Vec<policy::ErrorClass>,
+    /// At most this many attempts per request, whatever the chain length and retries.
+    pub max_attempts: Option<u32>,
+    /// Skip a fallback whose like-for-like price is above this multiple of the primary's.
+    pub max_multiplier: Option<f64>,
+    /// When an explicit-caching fallback's cache is written in a session.
+    pub warm_fallback: policy::WarmPolicy,
+    /// A circuit breaker per provider, if the client has one.
+    pub breaker: Option<policy::Breaker>,
+    /// A delayed hedge: send the hedge's second leg only if the primary has not answered (or
+    /// failed) after this many seconds, e.g. its p95; `None` sends both legs at once.
+    pub hedge_delay_s: Option<f64>,
 }
 
 /// The default client timeout, seconds (the three-down post's client).
@@ -144,6 +176,14 @@ impl Default for Policy {
     fn default() -> Self {
         Policy {
             timeout_s: DEFAULT_TIMEOUT_S,
+            retries: 0,
+            backoff: policy::Backoff::default(),
+            failover_on: policy::ErrorClass::PROVIDER.to_vec(),
+            max_attempts: None,
+            max_multiplier: None,
+            warm_fallback: policy::WarmPolicy::Always,
+            breaker: None,
+            hedge_delay_s: None,
         }
     }
 }
@@ -162,6 +202,15 @@ pub struct Incident {
 }
 
 impl Incident {
+    /// The incident as one chain sees it: with a `traffic_share`, the chain gets that share of
+    /// the requests (tier-matched chains split the traffic).
+    pub fn for_chain(&self, chain: &Chain) -> Incident {
+        Incident {
+            requests_per_second: self.requests_per_second * chain.traffic_share.unwrap_or(1.0),
+            ..self.clone()
+        }
+    }
+
     /// N = λ·D rounded to whole requests.
     pub fn requests(&self) -> u64 {
         (self.requests_per_second * self.duration_s).round() as u64
@@ -179,6 +228,9 @@ pub struct Chain {
     pub steady: Steady,
     /// Client policy (the scenario's `[policy]`, with the chain's overrides).
     pub policy: Policy,
+    /// The chain's share of the traffic, when the scenario splits traffic across chains
+    /// (tier-matched chains); `None` otherwise.
+    pub traffic_share: Option<f64>,
     /// Per link, the model's latency distribution (`[latency."provider/model"]` or the
     /// defaults). May be shorter than `links` (in hand-built chains); see [`Chain::latency`].
     pub latency: Vec<Latency>,

@@ -19,6 +19,8 @@
 use serde::Serialize;
 
 use super::cost::{CacheState, Request};
+use super::latency;
+use super::policy::{self, PolicyOutcome};
 use super::{AbandonedBilling, Chain, ModelPrice, Pattern, Steady};
 
 /// The billing terms of one link in one cache state, all in USD per attempt.
@@ -54,7 +56,7 @@ impl Leg {
             AbandonedBilling::Full => success,
         };
         let q = f + (1.0 - f) * t;
-        let qw = f * steady.gray_fraction * gray + (1.0 - f) * t * abandoned;
+        let qw = f * steady.gray_share() * gray + (1.0 - f) * t * abandoned;
         let w = if q > 0.0 { qw / q } else { 0.0 };
         Leg {
             q,
@@ -127,36 +129,237 @@ pub fn hedged(l0: &Leg, l1: &Leg, tail: &Outcome, w: f64, cancel: bool) -> Outco
 ///
 /// A hedged pattern needs two links; on a one-link chain it returns `None`.
 pub fn evaluate(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Outcome> {
-    let s = &chain.steady;
-    let state = |i: usize| {
-        let warm = i == 0 || (i == 1 && pattern.is_hedged());
-        if warm {
-            super::cost::warm_state(&chain.links[i])
-        } else {
-            CacheState::Cold
-        }
-    };
-    let legs: Vec<Leg> = (0..chain.links.len())
-        .map(|i| Leg::steady(request, &chain.links[i], state(i), s, i))
-        .collect();
+    detailed(request, chain, pattern).map(|o| o.summary())
+}
+
+/// The steady-state figures of one pattern on one chain under the chain's policy (MODEL.md
+/// §4, §8): cost, attempts, dead time, attribution and cap hits, per request.
+///
+/// `no-fallback` and `sequential` follow the policy exactly ([`policy::evaluate`]). The hedged
+/// patterns fire the primary and the first fallback the cost cap allows once each (retries do
+/// not apply to hedge legs; a call cap below 2 leaves no hedge, `None`), then the remaining
+/// links in sequence under the policy with two attempts already spent.
+pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<PolicyOutcome> {
+    let allowed = policy::allowed_links(request, chain);
+    if pattern.is_hedged()
+        && let Some(d) = chain.policy.hedge_delay_s
+    {
+        return delayed_hedge(
+            request,
+            chain,
+            &allowed,
+            d,
+            pattern == Pattern::HedgedTakeFirst,
+        );
+    }
     match pattern {
-        Pattern::NoFallback => Some(sequential(&legs[..1])),
-        Pattern::Sequential => Some(sequential(&legs)),
+        Pattern::NoFallback => Some(policy::evaluate(request, chain, &[0], true, 0, None)),
+        Pattern::Sequential => Some(policy::evaluate(request, chain, &allowed, true, 0, None)),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
-            if legs.len() < 2 {
+            if allowed.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
                 return None;
             }
-            let tail = sequential(&legs[2..]);
+            let s = &chain.steady;
+            let p = allowed[1];
+            let warm = |i: usize| super::cost::warm_state(&chain.links[i]);
+            let l0 = Leg::steady(request, &chain.links[0], warm(0), s, 0);
+            let l1 = Leg::steady(request, &chain.links[p], warm(p), s, p);
+            let tail = policy::evaluate(request, chain, &allowed[2..], false, 2, Some(p));
+            let tail_outcome = tail.summary();
+            let w = if p != 1 && s.win_from_latency {
+                latency::primary_win_rate(
+                    &chain.latency(0),
+                    &chain.latency(p),
+                    chain.policy.timeout_s,
+                )
+            } else {
+                s.primary_win_rate
+            };
             let cancel = pattern == Pattern::HedgedTakeFirst;
-            Some(hedged(
-                &legs[0],
-                &legs[1],
-                &tail,
-                s.primary_win_rate,
-                cancel,
-            ))
+            let h = hedged(&l0, &l1, &tail_outcome, w, cancel);
+            let both_ok = (1.0 - l0.q) * (1.0 - l1.q);
+            let none = l0.q * l1.q;
+            let mut answered_by: Vec<f64> = tail.answered_by.iter().map(|a| none * a).collect();
+            answered_by[0] += both_ok * w + (1.0 - l0.q) * l1.q;
+            answered_by[p] += both_ok * (1.0 - w) + l0.q * (1.0 - l1.q);
+            // When both legs fail, the answer (or the tail) waits for the slower failure: T
+            // unless both failed fast.
+            let long = |i: usize, q: f64| {
+                if q <= 0.0 {
+                    return 0.0;
+                }
+                let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
+                let t = s.trip_rates.get(i).copied().unwrap_or(0.0);
+                let timeout_share = s
+                    .error_mix
+                    .map_or(s.gray_fraction, |m| m.share(policy::ErrorClass::Timeout));
+                ((1.0 - f) * t + f * timeout_share) / q
+            };
+            let (t_s, fast_s) = (chain.policy.timeout_s, s.fast_fail_s);
+            let slower = t_s - (t_s - fast_s) * (1.0 - long(0, l0.q)) * (1.0 - long(p, l1.q));
+            Some(PolicyOutcome {
+                cost: h.cost,
+                failed: h.failed,
+                attempts: 2.0 + none * tail.attempts,
+                attempts_max: if none > 0.0 && allowed.len() > 2 {
+                    tail.attempts_max.max(2)
+                } else {
+                    2
+                },
+                wasted_cost: h.wasted_cost,
+                dead_time_s: none * (slower + tail.dead_time_s),
+                answered_by,
+                call_cap_hits: none * tail.call_cap_hits,
+                cost_cap_hits: if p != 1 {
+                    1.0
+                } else {
+                    none * tail.cost_cap_hits
+                },
+                failed_attempts: {
+                    let mut v: Vec<f64> = tail.failed_attempts.iter().map(|a| none * a).collect();
+                    v[0] += l0.q;
+                    v[p] += l1.q;
+                    v
+                },
+                failed_cost: {
+                    let mut v: Vec<f64> = tail.failed_cost.iter().map(|a| none * a).collect();
+                    v[0] += (1.0 - l1.q) * l0.q * l0.w_lost + none * l0.w;
+                    v[p] += (1.0 - l0.q) * l1.q * l1.w_lost + none * l1.w;
+                    v
+                },
+            })
         }
     }
+}
+
+/// A delayed hedge (MODEL.md §8, `hedge_delay_s` = d): the primary is sent alone; if it
+/// answers within d, that is all. If it fails fast within d, the backup (the first fallback
+/// the cost cap allows, warm) is sent at once, as a sequential failover. If it is still running
+/// at d (slow, hung, or about to trip), the backup is sent and the two race as in a hedge, the
+/// primary winning with w_d = P(L₀ < d + L₁ | d < L₀ ≤ T, L₁ ≤ T)
+/// ([`latency::delayed_win_rate`]). When both fail, the remaining links follow the policy.
+/// Latencies come from the links' latency models (or the defaults), as in the Monte Carlo.
+fn delayed_hedge(
+    request: &Request,
+    chain: &Chain,
+    allowed: &[usize],
+    d: f64,
+    cancel: bool,
+) -> Option<PolicyOutcome> {
+    if allowed.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
+        return None;
+    }
+    let s = &chain.steady;
+    let p = allowed[1];
+    let warm = |i: usize| super::cost::warm_state(&chain.links[i]);
+    let l0 = Leg::steady(request, &chain.links[0], warm(0), s, 0);
+    let l1 = Leg::steady(request, &chain.links[p], warm(p), s, p);
+    let tail = policy::evaluate(request, chain, &allowed[2..], false, 2, Some(p));
+    let t_s = chain.policy.timeout_s;
+    let fs = s.fast_fail_s;
+    // The primary: ok, slow failure (hang or trip, takes T), fast failure (takes fs).
+    let f0 = s.failure_rates.first().copied().unwrap_or(0.0);
+    let t0 = s.trip_rates.first().copied().unwrap_or(0.0);
+    let p_ok = (1.0 - f0) * (1.0 - t0);
+    let p_slow = (1.0 - f0) * t0 + f0 * s.gray_share();
+    let p_fast = f0 * (1.0 - s.gray_share());
+    let slow_cost = l0.q * l0.w; // fast failures bill 0
+    let lat0 = chain.latency(0);
+    let done_by_d = if lat0.cdf(t_s) > 0.0 {
+        (lat0.cdf(d) / lat0.cdf(t_s)).min(1.0)
+    } else {
+        0.0
+    };
+    let wd = latency::delayed_win_rate(&lat0, &chain.latency(p), d, t_s);
+    let p_a = p_ok * done_by_d;
+    let (p_b, p_c_fail) = if fs <= d {
+        (p_fast, p_slow)
+    } else {
+        (0.0, p_slow + p_fast)
+    };
+    let p_c_ok = p_ok * (1.0 - done_by_d);
+    let q1 = l1.q;
+    let backup_then_tail = (1.0 - q1) * l1.c + q1 * (l1.w + tail.cost);
+    let race_both_ok = if cancel {
+        wd * (l0.c + l1.x) + (1.0 - wd) * (l1.c + l0.x)
+    } else {
+        l0.c + l1.c
+    };
+    let race_wasted = if cancel {
+        wd * l1.x + (1.0 - wd) * l0.x
+    } else {
+        wd * l1.c + (1.0 - wd) * l0.c
+    };
+    let cost = p_a * l0.c
+        + p_b * backup_then_tail
+        + p_c_ok * ((1.0 - q1) * race_both_ok + q1 * (l0.c + l1.w_lost))
+        + slow_cost
+        + p_c_fail * backup_then_tail;
+    let reach_tail = (p_b + p_c_fail) * q1;
+    let mut answered_by: Vec<f64> = tail.answered_by.iter().map(|a| reach_tail * a).collect();
+    answered_by[0] += p_a + p_c_ok * ((1.0 - q1) * wd + q1);
+    answered_by[p] += (p_b + p_c_fail) * (1.0 - q1) + p_c_ok * (1.0 - q1) * (1.0 - wd);
+    let wasted_cost = p_c_ok * ((1.0 - q1) * race_wasted + q1 * l1.w_lost)
+        + slow_cost
+        + (p_b + p_c_fail) * q1 * (l1.w + tail.wasted_cost);
+    // Dead time: the failed primary's time before the backup is sent (fs), and, when the
+    // backup fails too, the slower failure of the two and the tail.
+    let l1_slow = {
+        let f1 = s.failure_rates.get(p).copied().unwrap_or(0.0);
+        let t1 = s.trip_rates.get(p).copied().unwrap_or(0.0);
+        if q1 > 0.0 {
+            ((1.0 - f1) * t1 + f1 * s.gray_share()) / q1
+        } else {
+            0.0
+        }
+    };
+    let backup_fail_s = l1_slow * t_s + (1.0 - l1_slow) * fs;
+    let c_fail_slow = if p_c_fail > 0.0 {
+        p_slow / p_c_fail
+    } else {
+        0.0
+    };
+    let both_c = c_fail_slow * (l1_slow * (d + t_s).max(t_s) + (1.0 - l1_slow) * (d + fs).max(t_s))
+        + (1.0 - c_fail_slow) * (l1_slow * (d + t_s).max(fs) + (1.0 - l1_slow) * (d + fs).max(fs));
+    let dead_time_s = p_b * (fs + q1 * (backup_fail_s + tail.dead_time_s))
+        + p_c_fail * q1 * (both_c + tail.dead_time_s);
+    let failed = reach_tail * tail.failed;
+    let attempts = p_a + (p_b + p_c_fail) * (2.0 + q1 * tail.attempts) + p_c_ok * 2.0;
+    Some(PolicyOutcome {
+        cost,
+        failed,
+        attempts,
+        attempts_max: if reach_tail > 0.0 && allowed.len() > 2 {
+            tail.attempts_max.max(2)
+        } else {
+            2
+        },
+        wasted_cost,
+        dead_time_s,
+        answered_by,
+        call_cap_hits: reach_tail * tail.call_cap_hits,
+        cost_cap_hits: if p != 1 {
+            1.0
+        } else {
+            reach_tail * tail.cost_cap_hits
+        },
+        failed_attempts: {
+            let mut v: Vec<f64> = tail
+                .failed_attempts
+                .iter()
+                .map(|a| reach_tail * a)
+                .collect();
+            v[0] += l0.q;
+            v[p] += (p_b + p_c_fail + p_c_ok) * q1;
+            v
+        },
+        failed_cost: {
+            let mut v: Vec<f64> = tail.failed_cost.iter().map(|a| reach_tail * a).collect();
+            v[0] += slow_cost;
+            v[p] += (p_b + p_c_fail) * q1 * l1.w + p_c_ok * q1 * l1.w_lost;
+            v
+        },
+    })
 }
 
 /// The baseline: the primary alone, healthy and warm, USD per request.
@@ -181,6 +384,7 @@ mod tests {
             },
             policy: Default::default(),
             latency: Vec::new(),
+            traffic_share: None,
         }
     }
 
@@ -296,5 +500,83 @@ mod tests {
             0.25 * 29.0 + 0.75 * 19.0,
         );
         assert_close(per_1k(Pattern::HedgedNoCancel, &c).cost, 34.0);
+    }
+
+    fn fixed(seconds: f64) -> crate::model::latency::Latency {
+        crate::model::latency::Latency {
+            p50_s: seconds,
+            p99_s: seconds,
+            ..Default::default()
+        }
+    }
+
+    /// A delayed hedge with fixed latencies: Sol takes 3 s, Sonnet 0.5 s. Sent at 2 s, Sonnet
+    /// answers at 2.5 s and wins (take-first pays Sonnet and Sol's input side: 9 + 10 = 19 per
+    /// 1k); sent at 2.8 s it would answer at 3.3 s, after Sol (25 + Sonnet's input side 4).
+    /// Sent at 3.5 s Sol has answered: Sol alone, 25.
+    #[test]
+    fn delayed_hedge_with_fixed_latencies() {
+        let mut c = chain(&[SOL, SONNET], &[0.0, 0.0], 0.0);
+        c.latency = vec![fixed(3.0), fixed(0.5)];
+        c.policy.timeout_s = 30.0;
+        for (d, want) in [(2.0, 19.0), (2.8, 29.0), (3.5, 25.0)] {
+            c.policy.hedge_delay_s = Some(d);
+            assert_close(per_1k(Pattern::HedgedTakeFirst, &c).cost, want);
+        }
+        // no-cancel: both run to the end once the backup is sent
+        c.policy.hedge_delay_s = Some(2.0);
+        assert_close(per_1k(Pattern::HedgedNoCancel, &c).cost, 34.0);
+    }
+
+    /// A primary that always fails fast, before the delay: the backup is sent at once, a plain
+    /// failover to a warm Sonnet (9 per 1k), with the fast failure's 0.5 s of dead time.
+    #[test]
+    fn delayed_hedge_fails_over_on_fast_errors() {
+        let mut c = chain(&[SOL, SONNET], &[1.0, 0.0], 0.0);
+        c.steady.gray_fraction = 0.0;
+        c.policy.hedge_delay_s = Some(2.0);
+        let d = detailed(&req(2000.0, 500.0, 0.0, 0.0), &c, Pattern::HedgedTakeFirst).unwrap();
+        assert_close(d.cost * 1000.0, 9.0);
+        assert_close(d.dead_time_s, 0.5);
+        assert_close(d.attempts, 2.0);
+        assert_eq!(d.answered_by, vec![0.0, 1.0]);
+    }
+
+    /// With no delay, the delayed hedge is the simultaneous hedge (w from the latency model).
+    #[test]
+    fn zero_delay_is_the_simultaneous_hedge() {
+        let mut c = chain(
+            &[SOL, SONNET, "anthropic/claude-haiku-4-5"],
+            &[0.02, 0.05, 0.1],
+            0.01,
+        );
+        c.latency = vec![
+            crate::model::latency::Latency {
+                p50_s: 2.0,
+                p99_s: 9.0,
+                ..Default::default()
+            },
+            crate::model::latency::Latency {
+                p50_s: 1.5,
+                p99_s: 6.0,
+                ..Default::default()
+            },
+        ];
+        c.policy.timeout_s = 10.0;
+        c.steady.primary_win_rate =
+            crate::model::latency::primary_win_rate(&c.latency[0], &c.latency[1], 10.0);
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        for pattern in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
+            let at_once = detailed(&r, &c, pattern).unwrap();
+            c.policy.hedge_delay_s = Some(0.0);
+            let delayed = detailed(&r, &c, pattern).unwrap();
+            c.policy.hedge_delay_s = None;
+            assert!((at_once.cost - delayed.cost).abs() < 1e-12, "{pattern:?}");
+            assert!((at_once.failed - delayed.failed).abs() < 1e-15);
+            assert!((at_once.wasted_cost - delayed.wasted_cost).abs() < 1e-12);
+            for (a, b) in at_once.answered_by.iter().zip(&delayed.answered_by) {
+                assert!((a - b).abs() < 1e-12);
+            }
+        }
     }
 }

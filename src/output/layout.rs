@@ -64,6 +64,11 @@ fn seconds(x: f64) -> String {
     group(&format!("{x:.d$}"))
 }
 
+/// A share that may be tiny, as a percentage with four significant digits: `99.9%`, `0.0099%`.
+fn share_pct(x: f64) -> String {
+    format!("{}%", count(x * 100.0))
+}
+
 fn pct(x: f64) -> String {
     format!("{}%", trim(x * 100.0, 2))
 }
@@ -78,6 +83,18 @@ fn steady_note(chain: &Chain) -> String {
     let rates: Vec<String> = s.failure_rates.iter().map(|r| pct(*r)).collect();
     let mut note = if s.failure_rates.iter().all(|r| *r == 0.0) {
         "no failures".to_string()
+    } else if let Some(mix) = s.error_mix {
+        let classes: Vec<String> = crate::model::policy::ErrorClass::ALL
+            .iter()
+            .filter(|c| mix.share(**c) > 0.0)
+            .map(|c| format!("{} {}", c.as_str(), pct(mix.share(*c))))
+            .collect();
+        format!(
+            "failure rate per link {} ({}; a timeout bills input + {} of output)",
+            rates.join(" / "),
+            classes.join(", "),
+            pct(s.gray_output_fraction)
+        )
     } else {
         format!(
             "failure rate per link {} ({} gray, billed input + {} of output)",
@@ -124,6 +141,110 @@ pub fn cents_adding_up(parts: &[f64], total: f64) -> Vec<f64> {
 
 fn cents(x: f64) -> String {
     group(&format!("{:.2}", x))
+}
+
+/// Whether a chain's client policy differs from the plain one (one attempt per link, every
+/// provider error fails over, no caps), so its retries, caps and attribution are worth a table.
+fn has_policy(chain: &Chain) -> bool {
+    let p = &chain.policy;
+    let d = crate::model::Policy::default();
+    p.retries > 0
+        || p.max_attempts.is_some()
+        || p.max_multiplier.is_some()
+        || p.failover_on != d.failover_on
+        || chain.steady.error_mix.is_some()
+}
+
+/// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
+fn policy_section(report: &Report, chain: &Chain) -> Section {
+    let short = |id: &str| id.split_once('/').map_or(id, |(_, m)| m).to_string();
+    let with_mc = report.mc.is_some();
+    let rows = report
+        .steady
+        .iter()
+        .filter(|row| row.chain == chain.name)
+        .map(|row| {
+            let answered: Vec<String> = row
+                .answered_by
+                .iter()
+                .filter(|a| a.share > 0.0)
+                .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
+                .collect();
+            let mut cells = vec![
+                row.pattern.as_str().to_string(),
+                trim(row.attempts_per_request, 4),
+                row.attempts_max.to_string(),
+                trim(row.dead_time_mean_s, 3),
+                if answered.is_empty() {
+                    "–".into()
+                } else {
+                    answered.join(", ")
+                },
+                count(row.call_cap_hits_per_1k),
+                count(row.cost_cap_hits_per_1k),
+            ];
+            if with_mc {
+                cells.push(row.mc.as_ref().and_then(|m| m.policy.as_ref()).map_or(
+                    "–".into(),
+                    |p| {
+                        format!(
+                            "{} / {}",
+                            trim(p.dead_time_mean_s, 3),
+                            trim(p.dead_time_p99_s, 3)
+                        )
+                    },
+                ));
+            }
+            cells
+        })
+        .collect();
+    let p = &chain.policy;
+    let mut note = format!(
+        "retries {} per link, backoff {}–{} s ({} jitter), fail over on {}",
+        p.retries,
+        trim(p.backoff.base_s, 3),
+        trim(p.backoff.cap_s, 3),
+        p.backoff.jitter.as_str(),
+        p.failover_on
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(a) = p.max_attempts {
+        note.push_str(&format!("; at most {a} attempts"));
+    }
+    if let Some(m) = p.max_multiplier {
+        note.push_str(&format!(
+            "; skip fallbacks above {}x the primary",
+            trim(m, 3)
+        ));
+    }
+    let mut header = [
+        "pattern",
+        "attempts",
+        "max",
+        "dead time s",
+        "answered by",
+        "call-cap hits/1k",
+        "cost-cap hits/1k",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut numeric = vec![false, true, true, true, false, true, true];
+    if with_mc {
+        header.push("MC dead time s mean / p99".into());
+        numeric.push(true);
+    }
+    Section {
+        heading: None,
+        title: "Retries, caps and attribution, per request".into(),
+        notes: vec![note],
+        header,
+        numeric,
+        rows,
+        footer: vec![],
+    }
 }
 
 /// The layout of a compare report.
@@ -218,6 +339,10 @@ pub fn compare(report: &Report) -> Document {
             footer: vec![],
         });
 
+        if has_policy(chain) {
+            sections.push(policy_section(report, chain));
+        }
+
         if let Some(w) = &report.incident_window {
             let rows: Vec<Vec<String>> = report
                 .incident
@@ -228,9 +353,10 @@ pub fn compare(report: &Report) -> Document {
                         &[row.window_usd, row.cold_start_usd, row.failback_usd],
                         row.total_usd,
                     );
+                    let approx = if row.approximate { "≈ " } else { "" };
                     let mut cells = vec![
                         row.pattern.as_str().to_string(),
-                        cents(row.total_usd),
+                        format!("{approx}{}", cents(row.total_usd)),
                         row.multiplier.map_or("–".into(), multiplier),
                         cents(parts[0]),
                         cents(parts[1]),
@@ -267,15 +393,78 @@ pub fn compare(report: &Report) -> Document {
                     chain.links[0].provider,
                     format_seconds(w.duration_s)
                 ),
-                notes: vec![
-                    format!(
-                        "{} requests in {} sessions of {}, {failure}",
-                        group(&w.requests.to_string()),
-                        group(&w.sessions.to_string()),
-                        w.session_length
-                    ),
-                    format!("normal bill for the same requests: ${}", cents(normal)),
-                ],
+                notes: {
+                    // A chain with a traffic share sees its share of the window's requests.
+                    let mine = report
+                        .input
+                        .incident
+                        .as_ref()
+                        .map(|i| i.for_chain(chain).requests())
+                        .unwrap_or(w.requests);
+                    let share = chain
+                        .traffic_share
+                        .map(|s| format!(" ({} of the traffic)", pct(s)))
+                        .unwrap_or_default();
+                    let mut notes = vec![
+                        format!(
+                            "{} requests{share} in {} sessions of {}, {failure}",
+                            group(&mine.to_string()),
+                            group(&mine.div_ceil(w.session_length.max(1)).to_string()),
+                            w.session_length
+                        ),
+                        format!("normal bill for the same requests: ${}", cents(normal)),
+                    ];
+                    if let Some(b) = report
+                        .incident
+                        .iter()
+                        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+                        .and_then(|row| row.breaker)
+                    {
+                        notes.push(format!(
+                            "circuit breaker (≈, closed form): {} attempts on the dead provider, {} half-open probes, open {} of {}",
+                            count(b.dead_attempts),
+                            count(b.probes),
+                            format_seconds(b.open_s.round()),
+                            format_seconds(w.duration_s)
+                        ));
+                    }
+                    if let Some(m) = report
+                        .incident
+                        .iter()
+                        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+                        .and_then(|row| row.mc.as_ref())
+                        .and_then(|mc| mc.policy.as_ref())
+                    {
+                        let mut note = format!(
+                            "Monte Carlo, sequential: {} attempts on the dead provider",
+                            trim(m.dead_provider_attempts, 4)
+                        );
+                        if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
+                            note.push_str(&format!(
+                                ", {} half-open probes, breaker open {}",
+                                trim(p, 4),
+                                format_seconds(o.round())
+                            ));
+                        }
+                        note.push_str(&format!(
+                            "; {} s of dead time per request",
+                            trim(m.dead_time_mean_s, 3)
+                        ));
+                        notes.push(note);
+                    }
+                    let dead = report
+                        .incident
+                        .iter()
+                        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+                        .map_or(0.0, |row| row.dead_time_mean_s);
+                    if dead > 0.0 {
+                        notes.push(format!(
+                            "sequential: {} s of dead time per request on average before the answer",
+                            trim(dead, 2)
+                        ));
+                    }
+                    notes
+                },
                 header: {
                     let mut h: Vec<String> = [
                         "pattern",
@@ -324,13 +513,22 @@ pub fn compare(report: &Report) -> Document {
                     ]
                 })
                 .collect();
-            let footer = match cache.break_even_requests {
+            let mut footer = match cache.break_even_requests {
                 Some(1) => vec!["Break-even: writing the cache costs no more than a cold request; write on the first failover.".into()],
                 Some(n) => vec![format!(
                     "Break-even: writing the cache on the first failover pays for itself once a session makes {n} failover requests."
                 )],
                 None => vec![],
             };
+            match (cache.warm_policy, cache.policy_break_even_requests) {
+                (crate::model::policy::WarmPolicy::After(n), Some(b)) => footer.push(format!(
+                    "This chain writes only after {n} failovers in a session (warm_fallback after = {n}): it pays no write for a blip of up to {n} failover requests, and has paid for the write once a session makes {b}."
+                )),
+                (crate::model::policy::WarmPolicy::Never, _) if cache.break_even_requests.is_some() => footer.push(
+                    "This chain never writes the fallback's cache (warm_fallback = \"never\"): every failover request pays the cold price.".into(),
+                ),
+                _ => {}
+            }
             sections.push(Section {
                 heading: None,
                 title: "Failover cache, per 1,000 requests".into(),
@@ -343,6 +541,55 @@ pub fn compare(report: &Report) -> Document {
                 footer,
             });
         }
+    }
+    if report
+        .steady
+        .iter()
+        .any(|r| r.chain == crate::report::BLENDED)
+    {
+        let rows = report
+            .steady
+            .iter()
+            .filter(|r| r.chain == crate::report::BLENDED)
+            .map(|r| {
+                let inc = report
+                    .incident
+                    .iter()
+                    .find(|i| i.chain == crate::report::BLENDED && i.pattern == r.pattern);
+                vec![
+                    r.pattern.as_str().to_string(),
+                    money(r.cost_per_1k_usd),
+                    r.vs_baseline.map_or("–".into(), change),
+                    count(r.failed_per_1k),
+                    inc.map_or("–".into(), |i| cents(i.total_usd)),
+                    inc.and_then(|i| i.multiplier)
+                        .map_or("–".into(), multiplier),
+                ]
+            })
+            .collect();
+        let shares: Vec<String> = scenario
+            .chains
+            .iter()
+            .map(|c| format!("{} {}", c.name, pct(c.traffic_share.unwrap_or(0.0))))
+            .collect();
+        sections.push(Section {
+            heading: Some("All chains, weighted by traffic share".into()),
+            title: "Steady state per 1,000 requests, and the incident, USD".into(),
+            notes: vec![format!("traffic: {}", shares.join(", "))],
+            header: [
+                "pattern",
+                "$/1k req",
+                "vs primaries",
+                "failed/1k",
+                "incident USD",
+                "x normal",
+            ]
+            .map(String::from)
+            .to_vec(),
+            numeric: vec![false, true, true, true, true, true],
+            rows,
+            footer: vec![],
+        });
     }
     preamble.retain(|l| !l.is_empty());
     Document { preamble, sections }

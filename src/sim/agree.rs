@@ -120,7 +120,17 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
     let req = &scenario.request;
     let mut out = Vec::new();
     for (i, chain) in scenario.chains.iter().enumerate() {
-        for p in super::steady::simulate(req, chain, i as u64, opts, &mut |_| {}) {
+        // The same dispatch as `Report::simulate`: policy chains run the policy simulators.
+        let default = super::policy::is_default(chain);
+        let steady_mc: Vec<super::steady::PatternMc> = if default {
+            super::steady::simulate(req, chain, i as u64, opts, &mut |_| {})
+        } else {
+            super::policy::simulate(req, chain, i as u64, opts, &mut |_| {})
+                .into_iter()
+                .map(|m| m.base)
+                .collect()
+        };
+        for p in steady_mc {
             let Some(a) = steady::evaluate(req, chain, p.pattern) else {
                 continue;
             };
@@ -149,12 +159,25 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
                 &p.wasted_cost,
             );
         }
-        let Some(inc) = &scenario.incident else {
+        // With a circuit breaker the analytic window is a closed-form approximation (marked ≈);
+        // `sim::breaker`'s tests hold the simulated breaker to it within a stated tolerance.
+        let Some(inc) = scenario
+            .incident
+            .as_ref()
+            .filter(|_| chain.policy.breaker.is_none())
+            .map(|i| i.for_chain(chain))
+        else {
             continue;
         };
+        let inc = &inc;
         for pattern in Pattern::ALL {
             let (Some(m), Some(a)) = (
-                super::incident::simulate(req, chain, inc, pattern, i as u64, opts, &mut |_| {}),
+                if default {
+                    super::incident::simulate(req, chain, inc, pattern, i as u64, opts, &mut |_| {})
+                } else {
+                    super::breaker::simulate(req, chain, inc, pattern, i as u64, opts, &mut |_| {})
+                        .map(|m| m.base)
+                },
                 incident::evaluate(req, chain, inc, pattern),
             ) else {
                 continue;

@@ -85,8 +85,12 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
             name: "bench".into(),
             links,
             steady,
-            policy: Policy { timeout_s },
+            policy: Policy {
+                timeout_s,
+                ..Policy::default()
+            },
             latency,
+            traffic_share: None,
         },
     ))
 }

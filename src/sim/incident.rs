@@ -396,6 +396,7 @@ mod tests {
             steady,
             policy: Default::default(),
             latency: vec![],
+            traffic_share: None,
         }
     }
 

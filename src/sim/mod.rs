@@ -17,8 +17,10 @@
 
 pub mod agree;
 pub mod bench;
+pub mod breaker;
 pub mod histogram;
 pub mod incident;
+pub mod policy;
 pub mod rng;
 pub mod stats;
 pub mod steady;

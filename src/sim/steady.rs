@@ -693,8 +693,12 @@ mod tests {
             name: "c".into(),
             links: models.iter().map(|m| july(m)).collect(),
             steady,
-            policy: Policy { timeout_s },
+            policy: Policy {
+                timeout_s,
+                ..Policy::default()
+            },
             latency,
+            traffic_share: None,
         }
     }
 

@@ -1,0 +1,697 @@
+//! Client policies of MODEL.md §8 for the sequential patterns: retries with backoff, error
+//! classes and which of them fail over, a per-request call cap and a cost cap.
+//!
+//! One request through `no-fallback` or `sequential` is a small Markov chain: on link i, each
+//! attempt succeeds, or fails with a class (rate limit, overload, 5xx, timeout, client 4xx,
+//! quota/billing) drawn from the link's failure rate and the scenario's error mix; a healthy
+//! attempt slower than the timeout trips (class timeout). What happens next depends on the
+//! class:
+//!
+//! - rate limit, overload, 5xx, timeout: retried on the same link up to `retries` times (after
+//!   a backoff), then the request fails over if the class is in `failover_on`, else it fails;
+//! - client 4xx: the request itself is bad, so it fails on every link: never retried; with
+//!   `client` in `failover_on` it is tried once on each remaining link, otherwise it stops;
+//! - quota/billing: a stop sign: the request fails at once (the bounded-chains post).
+//!
+//! `max_attempts` caps the attempts of one request, whatever the chain length and retries.
+//! [`evaluate`] propagates the probability mass of (attempts so far, request is bad) link by
+//! link and attempt by attempt, so its expected values are exact, not sampled. With the
+//! default policy (no retries, every provider error fails over, no caps) it reduces to
+//! MODEL.md §4's sequential formula.
+
+use serde::Serialize;
+
+use super::cost::{CacheState, Request, warm_state};
+use super::{AbandonedBilling, Chain};
+
+/// The error classes of MODEL.md §8, in the order of [`ErrorMix`].
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    /// 429: rate limited.
+    RateLimit,
+    /// 529 / overloaded.
+    Overload,
+    /// 500, 502, 503, 504.
+    ServerError,
+    /// The client timeout fired: a gray failure (hang) or a healthy attempt slower than T.
+    Timeout,
+    /// 400, 401, 403, 404, 422: the request is wrong and fails on every provider.
+    Client,
+    /// Quota exhausted, billing or plan errors: a stop sign, never retried or failed over.
+    Quota,
+}
+
+impl ErrorClass {
+    /// The classes, in mix order.
+    pub const ALL: [ErrorClass; 6] = [
+        ErrorClass::RateLimit,
+        ErrorClass::Overload,
+        ErrorClass::ServerError,
+        ErrorClass::Timeout,
+        ErrorClass::Client,
+        ErrorClass::Quota,
+    ];
+
+    /// The provider-side classes: the default of `failover_on` (the failover-chains post's
+    /// rule: timeouts, 429, 5xx and 529 fail over; 4xx client errors do not).
+    pub const PROVIDER: [ErrorClass; 4] = [
+        ErrorClass::RateLimit,
+        ErrorClass::Overload,
+        ErrorClass::ServerError,
+        ErrorClass::Timeout,
+    ];
+
+    /// The identifier used in files: `rate_limit`, `overload`, `server_error`, `timeout`,
+    /// `client`, `quota`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::RateLimit => "rate_limit",
+            ErrorClass::Overload => "overload",
+            ErrorClass::ServerError => "server_error",
+            ErrorClass::Timeout => "timeout",
+            ErrorClass::Client => "client",
+            ErrorClass::Quota => "quota",
+        }
+    }
+
+    /// Whether an attempt that failed with this class is retried on the same link.
+    pub fn retryable(self) -> bool {
+        Self::PROVIDER.contains(&self)
+    }
+}
+
+/// The share of failures in each class, summing to 1 (MODEL.md §8). Without a mix in the
+/// scenario, failures are `timeout` (gray) with the gray fraction and `server_error` (fast)
+/// otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ErrorMix {
+    /// Shares in [`ErrorClass::ALL`] order.
+    pub shares: [f64; 6],
+}
+
+impl ErrorMix {
+    /// The mix implied by a gray fraction: `timeout` g, `server_error` 1 − g.
+    pub fn from_gray_fraction(g: f64) -> ErrorMix {
+        ErrorMix {
+            shares: [0.0, 0.0, 1.0 - g, g, 0.0, 0.0],
+        }
+    }
+
+    /// The share of `class`.
+    pub fn share(&self, class: ErrorClass) -> f64 {
+        self.shares[class as usize]
+    }
+}
+
+/// Randomisation of a backoff delay (AWS Builders' Library, "Timeouts, retries and backoff
+/// with jitter").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Jitter {
+    /// The delay as computed.
+    None,
+    /// Uniform in [0, delay] (mean delay / 2).
+    Full,
+    /// delay / 2 plus uniform in [0, delay / 2] (mean 3/4 of the delay).
+    Equal,
+}
+
+impl Jitter {
+    /// The identifier used in files: `none`, `full`, `equal`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Jitter::None => "none",
+            Jitter::Full => "full",
+            Jitter::Equal => "equal",
+        }
+    }
+}
+
+/// Exponential backoff between retries on the same link: before retry k (k = 0 for the first
+/// retry) the client waits min(cap, base·2^k) seconds, jittered.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Backoff {
+    /// Base delay, seconds.
+    pub base_s: f64,
+    /// Largest delay, seconds.
+    pub cap_s: f64,
+    /// How the delay is randomised.
+    pub jitter: Jitter,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff {
+            base_s: 0.5,
+            cap_s: 8.0,
+            jitter: Jitter::Full,
+        }
+    }
+}
+
+impl Backoff {
+    /// The delay before retry k, before jitter, seconds.
+    pub fn delay_s(&self, k: u32) -> f64 {
+        (self.base_s * 2f64.powi(k.min(1000) as i32)).min(self.cap_s)
+    }
+
+    /// The mean delay before retry k, seconds.
+    pub fn mean_delay_s(&self, k: u32) -> f64 {
+        let d = self.delay_s(k);
+        match self.jitter {
+            Jitter::None => d,
+            Jitter::Full => d / 2.0,
+            Jitter::Equal => 0.75 * d,
+        }
+    }
+}
+
+/// When an `explicit`-caching fallback's cache is written during a session's failovers
+/// (MODEL.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WarmPolicy {
+    /// Write on the first failover request of a session (the default).
+    Always,
+    /// Never write: every failover request pays the prefix at the input price.
+    Never,
+    /// Write on failover request N + 1 of a session, once the outage looks sustained.
+    After(u32),
+}
+
+/// A circuit breaker per provider (MODEL.md §8; Fowler, "CircuitBreaker"): closed until
+/// `threshold` consecutive failures, then open (the provider is skipped) for `cooldown_s`,
+/// then half-open: one probe, which closes it on success and reopens it on failure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Breaker {
+    /// Consecutive failures that open the breaker.
+    pub threshold: u32,
+    /// Seconds the breaker stays open before its half-open probe.
+    pub cooldown_s: f64,
+}
+
+/// Expected figures of one request under a policy. Money in USD, time in seconds.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct PolicyOutcome {
+    /// Expected USD per request.
+    pub cost: f64,
+    /// Share of requests that fail.
+    pub failed: f64,
+    /// Expected attempts per request.
+    pub attempts: f64,
+    /// The most attempts any request can make.
+    pub attempts_max: u32,
+    /// Expected USD per request spent on failed attempts.
+    pub wasted_cost: f64,
+    /// Expected seconds per request spent in failed attempts and backoff (before the answer,
+    /// or before the final error).
+    pub dead_time_s: f64,
+    /// Per link of the chain (skipped links included, at 0): the share of requests it answered.
+    pub answered_by: Vec<f64>,
+    /// Share of requests stopped by `max_attempts`.
+    pub call_cap_hits: f64,
+    /// Share of requests that reached a link skipped by `max_multiplier`.
+    pub cost_cap_hits: f64,
+    /// Per link of the chain: expected failed attempts per request.
+    pub failed_attempts: Vec<f64>,
+    /// Per link of the chain: expected USD per request of its failed attempts.
+    pub failed_cost: Vec<f64>,
+}
+
+impl PolicyOutcome {
+    /// The four figures of MODEL.md §4: cost, failed share, wasted attempts and their cost.
+    pub fn summary(&self) -> super::steady::Outcome {
+        super::steady::Outcome {
+            cost: self.cost,
+            failed: self.failed,
+            wasted_attempts: self.attempts - (1.0 - self.failed),
+            wasted_cost: self.wasted_cost,
+        }
+    }
+}
+
+/// The weighted average of outcomes (weights summing to 1): the expectation of a request that
+/// follows each path with its weight.
+pub fn mix(parts: &[(f64, &PolicyOutcome)]) -> PolicyOutcome {
+    let len = parts.first().map_or(0, |(_, o)| o.answered_by.len());
+    let mut out = PolicyOutcome {
+        answered_by: vec![0.0; len],
+        failed_attempts: vec![0.0; len],
+        failed_cost: vec![0.0; len],
+        ..PolicyOutcome::default()
+    };
+    for &(w, o) in parts {
+        if w <= 0.0 {
+            continue;
+        }
+        out.cost += w * o.cost;
+        out.failed += w * o.failed;
+        out.attempts += w * o.attempts;
+        out.attempts_max = out.attempts_max.max(o.attempts_max);
+        out.wasted_cost += w * o.wasted_cost;
+        out.dead_time_s += w * o.dead_time_s;
+        out.call_cap_hits += w * o.call_cap_hits;
+        out.cost_cap_hits += w * o.cost_cap_hits;
+        for (acc, v) in [
+            (&mut out.answered_by, &o.answered_by),
+            (&mut out.failed_attempts, &o.failed_attempts),
+            (&mut out.failed_cost, &o.failed_cost),
+        ] {
+            for (a, x) in acc.iter_mut().zip(v) {
+                *a += w * x;
+            }
+        }
+    }
+    out
+}
+
+/// How one link is tried: which link, the cache state its attempts are billed in, and whether
+/// it is down (in an incident: every attempt fails, fast or gray).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkPlan {
+    /// Index into the chain's links.
+    pub index: usize,
+    /// The cache state successes and failed attempts are billed in.
+    pub state: CacheState,
+    /// `Some` when the link's provider is down.
+    pub dead: Option<super::FailureMode>,
+}
+
+/// The links of `chain` a request may use under the cost cap: index, in order. A fallback whose
+/// like-for-like price (the same request, warm, like the primary) is above
+/// `max_multiplier` × the primary's is skipped (the three-down post's cost cap).
+pub fn allowed_links(request: &Request, chain: &Chain) -> Vec<usize> {
+    let primary = &chain.links[0];
+    let base = request.success_cost(primary, warm_state(primary));
+    (0..chain.links.len())
+        .filter(|&i| {
+            i == 0
+                || chain.policy.max_multiplier.is_none_or(|m| {
+                    let p = &chain.links[i];
+                    request.success_cost(p, warm_state(p)) <= m * base * (1.0 + 1e-9)
+                })
+        })
+        .collect()
+}
+
+/// One way an attempt can fail: (probability, class, USD billed, seconds taken).
+type Failure = (f64, ErrorClass, f64, f64);
+
+/// One attempt on link i: (probability of success, USD of a success, the ways it can fail).
+fn failures(request: &Request, chain: &Chain, plan: &LinkPlan) -> (f64, f64, Vec<Failure>) {
+    let (i, state) = (plan.index, plan.state);
+    match plan.dead {
+        Some(super::FailureMode::Fast) => {
+            return (
+                0.0,
+                0.0,
+                vec![(1.0, ErrorClass::ServerError, 0.0, chain.steady.fast_fail_s)],
+            );
+        }
+        Some(super::FailureMode::Gray) => {
+            let gray =
+                request.partial_cost(&chain.links[i], state, chain.steady.gray_output_fraction);
+            return (
+                0.0,
+                0.0,
+                vec![(1.0, ErrorClass::Timeout, gray, chain.policy.timeout_s)],
+            );
+        }
+        None => {}
+    }
+    let s = &chain.steady;
+    let price = &chain.links[i];
+    let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
+    let t = s.trip_rates.get(i).copied().unwrap_or(0.0);
+    let success = request.success_cost(price, state);
+    let gray = request.partial_cost(price, state, s.gray_output_fraction);
+    let abandoned = match s.abandoned_billing {
+        AbandonedBilling::Partial => gray,
+        AbandonedBilling::Full => success,
+    };
+    let timeout = chain.policy.timeout_s;
+    let fast = s.fast_fail_s;
+    let mix = s
+        .error_mix
+        .unwrap_or(ErrorMix::from_gray_fraction(s.gray_fraction));
+    let mut out = vec![((1.0 - f) * t, ErrorClass::Timeout, abandoned, timeout)];
+    for class in ErrorClass::ALL {
+        let p = f * mix.share(class);
+        if p > 0.0 {
+            let (usd, secs) = match class {
+                ErrorClass::Timeout => (gray, timeout),
+                _ => (0.0, fast),
+            };
+            out.push((p, class, usd, secs));
+        }
+    }
+    ((1.0 - f) * (1.0 - t), success, out)
+}
+
+/// Probability mass by (attempts so far, request known bad). Attempts stay small (the call cap,
+/// or the chain length times 1 + retries), so a sorted vector is enough.
+#[derive(Debug, Default, Clone)]
+struct Mass(Vec<((u32, bool), f64)>);
+
+impl Mass {
+    fn add(&mut self, key: (u32, bool), m: f64) {
+        if m <= 0.0 {
+            return;
+        }
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => *v += m,
+            None => self.0.push((key, m)),
+        }
+    }
+    fn total(&self) -> f64 {
+        self.0.iter().map(|(_, m)| m).sum()
+    }
+}
+
+/// The expected figures of a request tried on `links` (indices into `chain`, in order) under
+/// the chain's policy. `first_warm`: the first link is billed warm (the primary), the rest
+/// cold. `used`: attempts the request has already made (a hedge's two legs), counted against
+/// `max_attempts`. `after`: the link tried before `links[0]`, if any, so that a link the cost
+/// cap skipped between them counts as a cost-cap hit.
+pub fn evaluate(
+    request: &Request,
+    chain: &Chain,
+    links: &[usize],
+    first_warm: bool,
+    used: u32,
+    after: Option<usize>,
+) -> PolicyOutcome {
+    let plans: Vec<LinkPlan> = links
+        .iter()
+        .enumerate()
+        .map(|(pos, &index)| LinkPlan {
+            index,
+            state: if pos == 0 && first_warm {
+                warm_state(&chain.links[index])
+            } else {
+                CacheState::Cold
+            },
+            dead: None,
+        })
+        .collect();
+    evaluate_plan(request, chain, &plans, used, after)
+}
+
+/// As [`evaluate`], with each link's billing state and health given by `plans`.
+pub fn evaluate_plan(
+    request: &Request,
+    chain: &Chain,
+    plans: &[LinkPlan],
+    used: u32,
+    after: Option<usize>,
+) -> PolicyOutcome {
+    let policy = &chain.policy;
+    let mut out = PolicyOutcome {
+        answered_by: vec![0.0; chain.links.len()],
+        failed_attempts: vec![0.0; chain.links.len()],
+        failed_cost: vec![0.0; chain.links.len()],
+        ..PolicyOutcome::default()
+    };
+    let allowed = allowed_links(request, chain);
+    let fails_over = |c: ErrorClass| policy.failover_on.contains(&c);
+    let mut entering = Mass::default();
+    entering.add((used, false), 1.0);
+    let mut previous: Option<usize> = after;
+    for plan in plans {
+        let i = plan.index;
+        // Links between the previous one and this one that the cost cap skipped.
+        let skipped = match previous {
+            Some(p) => p + 1 < i && (p + 1..i).any(|j| !allowed.contains(&j)),
+            None => false,
+        };
+        if skipped {
+            out.cost_cap_hits += entering.total();
+        }
+        previous = Some(i);
+        let (p_ok, c_ok, fails) = failures(request, chain, plan);
+        let mut next = Mass::default();
+        let mut current = std::mem::take(&mut entering);
+        for k in 0..=policy.retries {
+            let mut retry = Mass::default();
+            for &((n, bad), m) in &current.0 {
+                if policy.max_attempts.is_some_and(|a| n >= a) {
+                    out.failed += m;
+                    out.call_cap_hits += m;
+                    continue;
+                }
+                out.attempts += m;
+                out.attempts_max = out.attempts_max.max(n + 1);
+                if bad {
+                    // A bad request fails the same way everywhere, at once.
+                    out.failed_attempts[i] += m;
+                    out.dead_time_s += m * chain.steady.fast_fail_s;
+                    if fails_over(ErrorClass::Client) {
+                        next.add((n + 1, true), m);
+                    } else {
+                        out.failed += m;
+                    }
+                    continue;
+                }
+                out.cost += m * p_ok * c_ok;
+                out.answered_by[i] += m * p_ok;
+                for &(p, class, usd, secs) in &fails {
+                    let mm = m * p;
+                    out.cost += mm * usd;
+                    out.wasted_cost += mm * usd;
+                    out.failed_attempts[i] += mm;
+                    out.failed_cost[i] += mm * usd;
+                    out.dead_time_s += mm * secs;
+                    match class {
+                        ErrorClass::Quota => out.failed += mm,
+                        ErrorClass::Client => {
+                            if fails_over(ErrorClass::Client) {
+                                next.add((n + 1, true), mm);
+                            } else {
+                                out.failed += mm;
+                            }
+                        }
+                        _ if k < policy.retries => {
+                            out.dead_time_s += mm * policy.backoff.mean_delay_s(k);
+                            retry.add((n + 1, false), mm);
+                        }
+                        _ if fails_over(class) => next.add((n + 1, false), mm),
+                        _ => out.failed += mm,
+                    }
+                }
+            }
+            current = retry;
+            if current.0.is_empty() {
+                break;
+            }
+        }
+        entering = next;
+    }
+    out.failed += entering.total();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cost::tests::{july, req};
+    use crate::model::{Pattern, Policy, Steady, steady};
+
+    fn chain(models: &[&str], f: &[f64], policy: Policy) -> Chain {
+        Chain {
+            name: "c".into(),
+            links: models.iter().map(|m| july(m)).collect(),
+            steady: Steady {
+                failure_rates: f.to_vec(),
+                trip_rates: vec![0.0; models.len()],
+                ..Steady::default()
+            },
+            policy,
+            latency: vec![],
+            traffic_share: None,
+        }
+    }
+
+    const SOL: &str = "openai/gpt-5.6-sol";
+    const SONNET: &str = "anthropic/claude-sonnet-5";
+    const HAIKU: &str = "anthropic/claude-haiku-4-5";
+
+    fn all(c: &Chain) -> Vec<usize> {
+        (0..c.links.len()).collect()
+    }
+
+    /// With the default policy the Markov chain is MODEL.md §4's sequential formula.
+    #[test]
+    fn default_policy_is_the_sequential_formula() {
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        for f in [[0.005, 0.0, 0.0], [0.3, 0.2, 0.5], [1.0, 1.0, 1.0]] {
+            let mut c = chain(&[SOL, SONNET, HAIKU], &f, Policy::default());
+            c.steady.gray_fraction = 0.4;
+            let dp = evaluate(&r, &c, &all(&c), true, 0, None);
+            let closed = steady::evaluate(&r, &c, Pattern::Sequential).unwrap();
+            assert!((dp.cost - closed.cost).abs() < 1e-15, "{f:?}");
+            assert!((dp.failed - closed.failed).abs() < 1e-15);
+            assert!((dp.wasted_cost - closed.wasted_cost).abs() < 1e-15);
+            assert!((dp.attempts - closed.wasted_attempts - (1.0 - closed.failed)).abs() < 1e-12);
+        }
+    }
+
+    /// Issue 5: chain [A, B] with 2 retries and every attempt a 429 makes exactly 6 attempts.
+    #[test]
+    fn two_retries_on_two_links_make_six_attempts() {
+        let mut c = chain(
+            &[SOL, SONNET],
+            &[1.0, 1.0],
+            Policy {
+                retries: 2,
+                ..Policy::default()
+            },
+        );
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        });
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        assert_eq!(o.attempts, 6.0);
+        assert_eq!(o.attempts_max, 6);
+        assert_eq!(o.failed, 1.0);
+        assert_eq!(o.cost, 0.0);
+    }
+
+    /// MODEL.md §7 / the three-down post: trying a hanging provider three times (the first
+    /// attempt and 2 retries) at a 30 s timeout spends 90 s before the fallback, plus backoff.
+    #[test]
+    fn retries_against_a_hanging_primary_cost_ninety_seconds() {
+        let policy = Policy {
+            retries: 2,
+            backoff: Backoff {
+                base_s: 1.0,
+                cap_s: 8.0,
+                jitter: Jitter::None,
+            },
+            ..Policy::default()
+        };
+        let c = chain(&[SONNET, "openai/gpt-6-sol"], &[1.0, 0.0], policy);
+        let o = evaluate(&req(0.0, 1200.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        // 3 × 30 s hung, plus 1 s and 2 s of backoff between them
+        assert_eq!(o.dead_time_s, 90.0 + 3.0);
+        assert_eq!(o.answered_by, vec![0.0, 1.0]);
+        assert_eq!(o.attempts, 4.0);
+        // each hung attempt bills the input side and half the output: 3 × $0.006
+        assert!((o.wasted_cost - 3.0 * 0.006).abs() < 1e-15);
+    }
+
+    /// Issue 5: a 400 costs one attempt when only provider errors fail over, and one per link
+    /// when client errors fail over too.
+    #[test]
+    fn client_errors_fail_on_every_link() {
+        let mut c = chain(
+            &[SOL, SONNET, HAIKU],
+            &[1.0, 0.0, 0.0],
+            Policy {
+                retries: 3,
+                ..Policy::default()
+            },
+        );
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+        });
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        assert_eq!((o.attempts, o.failed), (1.0, 1.0));
+        c.policy.failover_on.push(ErrorClass::Client);
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        assert_eq!((o.attempts, o.failed), (3.0, 1.0));
+        assert_eq!(o.cost, 0.0);
+    }
+
+    /// Quota and billing errors stop the chain: no retry, no failover.
+    #[test]
+    fn quota_errors_stop_the_chain() {
+        let mut c = chain(
+            &[SOL, SONNET],
+            &[0.5, 0.0],
+            Policy {
+                retries: 2,
+                ..Policy::default()
+            },
+        );
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+        });
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        assert_eq!((o.attempts, o.failed), (1.0, 0.5));
+        assert_eq!(o.answered_by, vec![0.5, 0.0]);
+    }
+
+    /// The call cap bounds attempts whatever the chain length and retries.
+    #[test]
+    fn call_cap_bounds_attempts() {
+        let mut c = chain(
+            &[SOL, SONNET, HAIKU],
+            &[1.0, 1.0, 1.0],
+            Policy {
+                retries: 2,
+                max_attempts: Some(4),
+                ..Policy::default()
+            },
+        );
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        });
+        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        assert_eq!(o.attempts, 4.0);
+        assert_eq!(o.attempts_max, 4);
+        assert_eq!(o.call_cap_hits, 1.0);
+    }
+
+    /// The three-down post: with max_multiplier = 1.5 the complex tier skips GPT-6 Astra
+    /// (exactly 2x Opus 5) and lands on GPT-6 Sol.
+    #[test]
+    fn cost_cap_skips_astra_for_opus() {
+        let c = chain(
+            &[
+                "anthropic/claude-opus-5",
+                "openai/gpt-6-astra",
+                "openai/gpt-6-sol",
+            ],
+            &[1.0, 0.0, 0.0],
+            Policy {
+                max_multiplier: Some(1.5),
+                ..Policy::default()
+            },
+        );
+        let r = req(0.0, 1200.0, 60000.0, 0.9);
+        assert_eq!(allowed_links(&r, &c), vec![0, 2]);
+        let o = evaluate(&r, &c, &allowed_links(&r, &c), true, 0, None);
+        assert_eq!(o.answered_by, vec![0.0, 0.0, 1.0]);
+        assert_eq!(o.cost_cap_hits, 1.0);
+        // at 2.0 Astra (exactly 2x) stays
+        let mut c2 = c.clone();
+        c2.policy.max_multiplier = Some(2.0);
+        assert_eq!(allowed_links(&r, &c2), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn backoff_delays() {
+        let b = Backoff {
+            base_s: 0.5,
+            cap_s: 3.0,
+            jitter: Jitter::None,
+        };
+        assert_eq!(
+            [b.delay_s(0), b.delay_s(1), b.delay_s(2), b.delay_s(3)],
+            [0.5, 1.0, 2.0, 3.0]
+        );
+        let full = Backoff {
+            jitter: Jitter::Full,
+            ..b
+        };
+        assert_eq!(full.mean_delay_s(2), 1.0);
+        let equal = Backoff {
+            jitter: Jitter::Equal,
+            ..b
+        };
+        assert_eq!(equal.mean_delay_s(2), 1.5);
+    }
+}

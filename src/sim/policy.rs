@@ -1,0 +1,1025 @@
+//! Steady state under a client policy (MODEL.md §8), simulated request by request: the same
+//! process as [`crate::model::policy`]'s Markov chain, one draw at a time.
+//!
+//! Per attempt on link i, one uniform u: u < f is a failure whose class is drawn from the error
+//! mix (u / f against the cumulative shares; without a mix, `timeout` with the gray fraction,
+//! else `server_error`): a `timeout` failure hangs (billed gray, takes T), every other class is
+//! fast (billed 0, takes `fast_fail_s`). A healthy attempt draws its latency ln L = μ + σ·z;
+//! it trips (class timeout, billed per `abandoned_billing`, takes T) when ln L > ln T if the
+//! trip rate comes from the latency model, else with the given trip rate t (a second uniform),
+//! and an attempt that does not trip then has its latency redrawn below T.
+//!
+//! Retryable classes retry on the same link up to `retries` times after a backoff drawn with
+//! its jitter, then fail over if the class is in `failover_on`, else the request fails. A client
+//! error marks the request bad: never retried; with `client` in `failover_on` one fast failing
+//! attempt per remaining link, else it stops. Quota stops the request. A request whose next
+//! attempt would exceed `max_attempts` fails (a call-cap hit). The cost cap removes fallbacks
+//! ([`policy::allowed_links`]); reaching a link with a skipped one before it is a cost-cap hit.
+//!
+//! Hedged patterns: the primary and the first allowed fallback fire once each (both warm, no
+//! retries); when both fail, the answer waits for the slower failure, then the remaining
+//! allowed links run in sequence (cold) with two attempts already spent. The winner when both
+//! answer is the faster (w from the latency model) or drawn with probability w.
+//!
+//! This path is generic rather than fast (no counted common outcome): it runs only for chains
+//! whose policy is not the default ([`is_default`]); the default policy keeps
+//! [`super::steady`]'s fast path.
+
+use crate::model::cost::{CacheState, Request, warm_state};
+use crate::model::policy::{self, ErrorClass, ErrorMix, Jitter};
+use crate::model::{Chain, Pattern, Policy};
+
+use super::histogram::Histogram;
+use super::rng::{SimRng, chunk_rng, normal, uniform};
+use super::stats::Sum;
+use super::steady::{PatternMc, Prices};
+use super::{CHUNK, McOptions, ordered};
+
+/// Whether `chain` runs under the default policy (no retries, provider errors fail over, no
+/// caps, no error mix, warm fallbacks at once, no breaker): the fast paths then apply.
+pub fn is_default(chain: &Chain) -> bool {
+    let p = &chain.policy;
+    let d = Policy::default();
+    let mut on = p.failover_on.clone();
+    on.sort();
+    on.dedup();
+    let mut want = d.failover_on.clone();
+    want.sort();
+    p.retries == 0
+        && on == want
+        && p.max_attempts.is_none()
+        && p.max_multiplier.is_none()
+        && p.warm_fallback == d.warm_fallback
+        && p.breaker.is_none()
+        && p.hedge_delay_s.is_none()
+        && chain.steady.error_mix.is_none()
+}
+
+/// How one attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Outcome {
+    /// Answered, with ln of its latency.
+    Ok(f64),
+    /// Failed with a class, billing USD and taking seconds.
+    Fail(ErrorClass, f64, f64),
+}
+
+/// One link prepared for drawing.
+#[derive(Debug, Clone)]
+pub struct LinkDraw {
+    f: f64,
+    /// Cumulative class shares in [`ErrorClass::ALL`] order.
+    cum: [f64; 6],
+    trip: f64,
+    trip_by_latency: bool,
+    mu: f64,
+    sigma: f64,
+    /// Prices warm (the primary, hedge legs).
+    pub warm: Prices,
+    /// Prices cold (fallbacks in sequence).
+    pub cold: Prices,
+}
+
+/// A chain prepared for simulation under its policy.
+#[derive(Debug, Clone)]
+pub struct PolicySim {
+    /// The links, primary first.
+    pub links: Vec<LinkDraw>,
+    /// The chain's policy.
+    pub policy: Policy,
+    /// The links the cost cap allows, in order.
+    pub allowed: Vec<usize>,
+    ln_t: f64,
+    /// T, seconds.
+    pub timeout_s: f64,
+    /// Seconds a fast failure takes.
+    pub fast_fail_s: f64,
+    win_rate: f64,
+    win_by_latency: bool,
+}
+
+/// The figures of one request. Money in USD, time in seconds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReqOut {
+    /// USD billed.
+    pub cost: f64,
+    /// USD of attempts that did not produce the answer.
+    pub wasted_cost: f64,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Seconds in failed attempts and backoff before the answer (or the final error).
+    pub dead_s: f64,
+    /// Seconds to the answer or the final error.
+    pub latency_s: f64,
+    /// The link that answered.
+    pub answered: Option<usize>,
+    /// Stopped by `max_attempts`.
+    pub call_cap: bool,
+    /// Links reached with a cost-capped link skipped before them.
+    pub cost_cap_hits: u32,
+}
+
+impl PolicySim {
+    /// Prepare `chain` serving `request`.
+    pub fn new(request: &Request, chain: &Chain) -> PolicySim {
+        let s = &chain.steady;
+        let t = chain.policy.timeout_s;
+        let mix = s
+            .error_mix
+            .unwrap_or(ErrorMix::from_gray_fraction(s.gray_fraction));
+        let mut cum = [0.0; 6];
+        let mut acc = 0.0;
+        for (k, c) in cum.iter_mut().enumerate() {
+            acc += mix.shares[k];
+            *c = acc;
+        }
+        cum[5] = f64::INFINITY;
+        let links = (0..chain.links.len())
+            .map(|i| {
+                let lat = chain.latency(i);
+                LinkDraw {
+                    f: s.failure_rates.get(i).copied().unwrap_or(0.0),
+                    cum,
+                    trip: s.trip_rates.get(i).copied().unwrap_or(0.0),
+                    trip_by_latency: s.trips_from_latency.get(i).copied().unwrap_or(false),
+                    mu: lat.mu(),
+                    sigma: lat.sigma(),
+                    warm: Prices::new(request, chain, i, warm_state(&chain.links[i])),
+                    cold: Prices::new(request, chain, i, CacheState::Cold),
+                }
+            })
+            .collect();
+        PolicySim {
+            links,
+            policy: chain.policy.clone(),
+            allowed: policy::allowed_links(request, chain),
+            ln_t: t.ln(),
+            timeout_s: t,
+            fast_fail_s: s.fast_fail_s,
+            win_rate: s.primary_win_rate,
+            win_by_latency: s.win_from_latency,
+        }
+    }
+
+    /// One attempt on link `i` billed at `prices`.
+    pub fn draw(&self, i: usize, prices: &Prices, rng: &mut SimRng) -> Outcome {
+        let l = &self.links[i];
+        let u = uniform(rng);
+        if u < l.f {
+            let v = u / l.f;
+            let k = l.cum.iter().position(|&c| v < c).unwrap_or(5);
+            let class = ErrorClass::ALL[k];
+            return match class {
+                ErrorClass::Timeout => Outcome::Fail(class, prices.gray, self.timeout_s),
+                _ => Outcome::Fail(class, 0.0, self.fast_fail_s),
+            };
+        }
+        let ln_l = l.mu + l.sigma * normal(rng);
+        let trips = if l.trip_by_latency {
+            ln_l > self.ln_t
+        } else {
+            l.trip > 0.0 && uniform(rng) < l.trip
+        };
+        if trips {
+            return Outcome::Fail(ErrorClass::Timeout, prices.abandoned, self.timeout_s);
+        }
+        if ln_l > self.ln_t {
+            for _ in 0..64 {
+                let ln_l = l.mu + l.sigma * normal(rng);
+                if ln_l <= self.ln_t {
+                    return Outcome::Ok(ln_l);
+                }
+            }
+            return Outcome::Ok(self.ln_t);
+        }
+        Outcome::Ok(ln_l)
+    }
+
+    /// The backoff before retry `k`, jittered, seconds.
+    pub fn backoff(&self, k: u32, rng: &mut SimRng) -> f64 {
+        let b = &self.policy.backoff;
+        let d = b.delay_s(k);
+        match b.jitter {
+            Jitter::None => d,
+            Jitter::Full => uniform(rng) * d,
+            Jitter::Equal => d / 2.0 + uniform(rng) * d / 2.0,
+        }
+    }
+
+    fn fails_over(&self, c: ErrorClass) -> bool {
+        self.policy.failover_on.contains(&c)
+    }
+
+    /// Whether a link between `prev` and `i` was skipped by the cost cap.
+    fn skipped(&self, prev: Option<usize>, i: usize) -> bool {
+        prev.is_some_and(|p| p + 1 < i && (p + 1..i).any(|j| !self.allowed.contains(&j)))
+    }
+
+    /// `links` tried in sequence under the policy (the first warm if `first_warm`, the rest
+    /// cold), with `out.attempts` already made and `after` the link tried before. Adds to
+    /// `out`; returns whether a link answered (and sets `out.answered`, `out.latency_s`).
+    pub fn sequence(
+        &self,
+        links: &[usize],
+        first_warm: bool,
+        after: Option<usize>,
+        out: &mut ReqOut,
+        rng: &mut SimRng,
+    ) -> bool {
+        let p = &self.policy;
+        let mut bad = false;
+        let mut prev = after;
+        for (pos, &i) in links.iter().enumerate() {
+            if self.skipped(prev, i) {
+                out.cost_cap_hits += 1;
+            }
+            prev = Some(i);
+            let prices = if pos == 0 && first_warm {
+                &self.links[i].warm
+            } else {
+                &self.links[i].cold
+            };
+            let mut k = 0;
+            loop {
+                if p.max_attempts.is_some_and(|a| out.attempts >= a) {
+                    out.call_cap = true;
+                    return false;
+                }
+                out.attempts += 1;
+                if bad {
+                    out.dead_s += self.fast_fail_s;
+                    if self.fails_over(ErrorClass::Client) {
+                        break;
+                    }
+                    return false;
+                }
+                match self.draw(i, prices, rng) {
+                    Outcome::Ok(ln_l) => {
+                        out.cost += prices.success;
+                        out.answered = Some(i);
+                        out.latency_s = out.dead_s + ln_l.exp();
+                        return true;
+                    }
+                    Outcome::Fail(class, usd, secs) => {
+                        out.cost += usd;
+                        out.wasted_cost += usd;
+                        out.dead_s += secs;
+                        match class {
+                            ErrorClass::Quota => return false,
+                            ErrorClass::Client => {
+                                if self.fails_over(ErrorClass::Client) {
+                                    bad = true;
+                                    break;
+                                }
+                                return false;
+                            }
+                            _ if k < p.retries => {
+                                out.dead_s += self.backoff(k, rng);
+                                k += 1;
+                            }
+                            _ if self.fails_over(class) => break,
+                            _ => return false,
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether the faster hedge leg wins (w from the latency model).
+    pub fn win_by_latency(&self) -> bool {
+        self.win_by_latency
+    }
+
+    /// w, when drawn.
+    pub fn win_rate(&self) -> f64 {
+        self.win_rate
+    }
+
+    /// Whether the hedged patterns exist on this chain under its policy.
+    pub fn hedges(&self) -> bool {
+        self.allowed.len() >= 2 && self.policy.max_attempts.is_none_or(|a| a >= 2)
+    }
+
+    /// One request under `pattern`.
+    pub fn request(&self, pattern: Pattern, rng: &mut SimRng) -> ReqOut {
+        let mut out = ReqOut::default();
+        match pattern {
+            Pattern::NoFallback => {
+                self.sequence(&[0], true, None, &mut out, rng);
+            }
+            Pattern::Sequential => {
+                self.sequence(&self.allowed, true, None, &mut out, rng);
+            }
+            Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
+                self.hedged(pattern == Pattern::HedgedTakeFirst, &mut out, rng)
+            }
+        }
+        if out.answered.is_none() {
+            out.latency_s = out.dead_s;
+        }
+        out
+    }
+
+    /// A delayed hedge (`hedge_delay_s` = d): the primary alone; the backup at once if the
+    /// primary fails before d, or racing it from d if it is still running then (the same
+    /// process as [`crate::model::steady`]'s closed form).
+    fn delayed(&self, cancel: bool, d: f64, out: &mut ReqOut, rng: &mut SimRng) {
+        let p = self.allowed[1];
+        let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
+        let capped_away = p != 1;
+        if capped_away {
+            out.cost_cap_hits = 1;
+        }
+        let a0 = self.draw(0, w0, rng);
+        out.attempts = 1;
+        match a0 {
+            Outcome::Ok(l0) if l0.exp() <= d => {
+                out.cost = w0.success;
+                out.answered = Some(0);
+                out.latency_s = l0.exp();
+                return;
+            }
+            Outcome::Fail(_, u0, s0) if s0 <= d => {
+                // Failed before the delay: the backup goes at once, as a failover.
+                out.cost = u0;
+                out.wasted_cost = u0;
+                out.dead_s = s0;
+                out.attempts = 2;
+                match self.draw(p, w1, rng) {
+                    Outcome::Ok(l1) => {
+                        out.cost += w1.success;
+                        out.answered = Some(p);
+                        out.latency_s = s0 + l1.exp();
+                    }
+                    Outcome::Fail(_, u1, s1) => {
+                        out.cost += u1;
+                        out.wasted_cost += u1;
+                        out.dead_s += s1;
+                        let hits = out.cost_cap_hits;
+                        self.sequence(&self.allowed[2..], false, Some(p), out, rng);
+                        if capped_away {
+                            out.cost_cap_hits = hits;
+                        }
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
+        // Still running at d: the backup races it from d.
+        let a1 = self.draw(p, w1, rng);
+        out.attempts = 2;
+        match (a0, a1) {
+            (Outcome::Ok(l0), Outcome::Ok(l1)) => {
+                let (t0, t1) = (l0.exp(), d + l1.exp());
+                let primary_wins = t0 <= t1;
+                let (win, lose, at) = if primary_wins {
+                    ((0, w0), w1, t0)
+                } else {
+                    ((p, w1), w0, t1)
+                };
+                let lost = if cancel { lose.cancel } else { lose.success };
+                out.cost = win.1.success + lost;
+                out.wasted_cost = lost;
+                out.answered = Some(win.0);
+                out.latency_s = at;
+            }
+            (Outcome::Ok(l0), Outcome::Fail(_, u1, _)) => {
+                out.cost = w0.success + u1;
+                out.wasted_cost = u1;
+                out.answered = Some(0);
+                out.latency_s = l0.exp();
+            }
+            (Outcome::Fail(_, u0, _), Outcome::Ok(l1)) => {
+                out.cost = u0 + w1.success;
+                out.wasted_cost = u0;
+                out.answered = Some(p);
+                out.latency_s = d + l1.exp();
+            }
+            (Outcome::Fail(_, u0, s0), Outcome::Fail(_, u1, s1)) => {
+                out.cost = u0 + u1;
+                out.wasted_cost = u0 + u1;
+                out.dead_s = s0.max(d + s1);
+                let hits = out.cost_cap_hits;
+                self.sequence(&self.allowed[2..], false, Some(p), out, rng);
+                if capped_away {
+                    out.cost_cap_hits = hits;
+                }
+            }
+        }
+    }
+
+    fn hedged(&self, cancel: bool, out: &mut ReqOut, rng: &mut SimRng) {
+        if let Some(d) = self.policy.hedge_delay_s {
+            return self.delayed(cancel, d, out, rng);
+        }
+        let p = self.allowed[1];
+        let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
+        let a0 = self.draw(0, w0, rng);
+        let a1 = self.draw(p, w1, rng);
+        out.attempts = 2;
+        let capped_away = p != 1;
+        if capped_away {
+            out.cost_cap_hits = 1;
+        }
+        match (a0, a1) {
+            (Outcome::Ok(l0), Outcome::Ok(l1)) => {
+                let primary_wins = if self.win_by_latency {
+                    l0 <= l1
+                } else {
+                    uniform(rng) < self.win_rate
+                };
+                let (win, lose, win_ln) = if primary_wins {
+                    ((0, w0), w1, l0)
+                } else {
+                    ((p, w1), w0, l1)
+                };
+                let lost = if cancel { lose.cancel } else { lose.success };
+                out.cost = win.1.success + lost;
+                out.wasted_cost = lost;
+                out.answered = Some(win.0);
+                out.latency_s = win_ln.exp();
+            }
+            (Outcome::Ok(l), Outcome::Fail(_, usd, _)) => {
+                out.cost = w0.success + usd;
+                out.wasted_cost = usd;
+                out.answered = Some(0);
+                out.latency_s = l.exp();
+            }
+            (Outcome::Fail(_, usd, _), Outcome::Ok(l)) => {
+                out.cost = w1.success + usd;
+                out.wasted_cost = usd;
+                out.answered = Some(p);
+                out.latency_s = l.exp();
+            }
+            (Outcome::Fail(_, u0, s0), Outcome::Fail(_, u1, s1)) => {
+                out.cost = u0 + u1;
+                out.wasted_cost = u0 + u1;
+                out.dead_s = s0.max(s1);
+                let hits = out.cost_cap_hits;
+                self.sequence(&self.allowed[2..], false, Some(p), out, rng);
+                if capped_away {
+                    out.cost_cap_hits = hits;
+                }
+            }
+        }
+    }
+}
+
+/// Per-pattern sums of a chunk (or a run).
+#[derive(Debug, Clone, Default)]
+pub struct PolicyAcc {
+    /// USD, failed (0/1), wasted attempts, wasted USD per request.
+    pub base: [Sum; 4],
+    /// Attempts per request.
+    pub attempts: Sum,
+    /// The most attempts of any request.
+    pub attempts_max: u32,
+    /// Dead seconds per request.
+    pub dead: Sum,
+    /// Positive dead times (seconds).
+    pub dead_hist: Histogram,
+    /// Requests with no dead time.
+    pub dead_zero: u64,
+    /// Latency to the answer or the error.
+    pub latency: Histogram,
+    /// Requests answered per link.
+    pub answered: Vec<u64>,
+    /// Requests stopped by the call cap.
+    pub call_cap: u64,
+    /// Cost-cap hits per request.
+    pub cost_cap: Sum,
+}
+
+impl PolicyAcc {
+    fn new(links: usize) -> Self {
+        PolicyAcc {
+            answered: vec![0; links],
+            ..PolicyAcc::default()
+        }
+    }
+
+    /// Count one request.
+    pub fn add(&mut self, r: &ReqOut) {
+        let ok = r.answered.is_some();
+        self.base[0].add(r.cost);
+        self.base[1].add(if ok { 0.0 } else { 1.0 });
+        self.base[2].add(f64::from(r.attempts) - if ok { 1.0 } else { 0.0 });
+        self.base[3].add(r.wasted_cost);
+        self.attempts.add(f64::from(r.attempts));
+        self.attempts_max = self.attempts_max.max(r.attempts);
+        self.dead.add(r.dead_s);
+        if r.dead_s > 0.0 {
+            self.dead_hist.add_seconds(r.dead_s);
+        } else {
+            self.dead_zero += 1;
+        }
+        self.latency.add_seconds(r.latency_s);
+        if let Some(i) = r.answered {
+            self.answered[i] += 1;
+        }
+        self.call_cap += u64::from(r.call_cap);
+        self.cost_cap.add(f64::from(r.cost_cap_hits));
+    }
+
+    /// Merge `other` (in chunk order).
+    pub fn merge(&mut self, other: &PolicyAcc) {
+        for (a, b) in self.base.iter_mut().zip(&other.base) {
+            a.merge(b);
+        }
+        self.attempts.merge(&other.attempts);
+        self.attempts_max = self.attempts_max.max(other.attempts_max);
+        self.dead.merge(&other.dead);
+        self.dead_hist.merge(&other.dead_hist);
+        self.dead_zero += other.dead_zero;
+        self.latency.merge(&other.latency);
+        if self.answered.len() < other.answered.len() {
+            self.answered.resize(other.answered.len(), 0);
+        }
+        for (a, b) in self.answered.iter_mut().zip(&other.answered) {
+            *a += b;
+        }
+        self.call_cap += other.call_cap;
+        self.cost_cap.merge(&other.cost_cap);
+    }
+}
+
+/// A share as a [`Sum`] of 0/1 samples.
+pub fn share_sum(count: u64, n: u64) -> Sum {
+    let mut s = Sum::default();
+    s.add_many(1.0, count);
+    s.add_many(0.0, n - count);
+    s
+}
+
+/// The policy figures of one pattern, simulated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyMc {
+    /// Cost, failed, wasted and latency, as the default-policy engine gives them.
+    pub base: PatternMc,
+    /// Attempts per request.
+    pub attempts: Sum,
+    /// The most attempts any simulated request made.
+    pub attempts_max: u32,
+    /// Dead seconds per request.
+    pub dead_time: Sum,
+    /// Dead time p99, seconds (0 when fewer than 1% of requests had any).
+    pub dead_time_p99_s: f64,
+    /// Per link, the share of requests it answered (0/1 samples).
+    pub answered_by: Vec<Sum>,
+    /// Call-cap hits (0/1 per request).
+    pub call_cap_hits: Sum,
+    /// Cost-cap hits per request.
+    pub cost_cap_hits: Sum,
+}
+
+/// The p-quantile of dead time: 0 while the rank falls among the requests without any.
+pub fn dead_quantile(zero: u64, hist: &Histogram, p: f64) -> f64 {
+    let n = zero + hist.total();
+    if n == 0 {
+        return 0.0;
+    }
+    let rank = ((p * n as f64).ceil() as u64).clamp(1, n);
+    if rank <= zero {
+        return 0.0;
+    }
+    let pos = hist.total();
+    hist.quantile((rank - zero) as f64 / pos as f64)
+        .unwrap_or(0.0)
+}
+
+fn finish(pattern: Pattern, acc: &PolicyAcc) -> PolicyMc {
+    let n = acc.base[0].n;
+    PolicyMc {
+        base: PatternMc {
+            pattern,
+            cost: acc.base[0],
+            failed: acc.base[1],
+            wasted_attempts: acc.base[2],
+            wasted_cost: acc.base[3],
+            latency: acc.latency.clone(),
+        },
+        attempts: acc.attempts,
+        attempts_max: acc.attempts_max,
+        dead_time: acc.dead,
+        dead_time_p99_s: dead_quantile(acc.dead_zero, &acc.dead_hist, 0.99),
+        answered_by: acc.answered.iter().map(|&c| share_sum(c, n)).collect(),
+        call_cap_hits: share_sum(acc.call_cap, n),
+        cost_cap_hits: acc.cost_cap,
+    }
+}
+
+/// Simulate `opts.requests` requests of chain number `index` under its policy, every pattern
+/// that exists on it (hedges need two allowed links and a call cap of at least 2).
+pub fn simulate(
+    request: &Request,
+    chain: &Chain,
+    index: u64,
+    opts: &McOptions,
+    tick: &mut dyn FnMut(u64),
+) -> Vec<PolicyMc> {
+    let sim = PolicySim::new(request, chain);
+    let patterns: Vec<Pattern> = Pattern::ALL
+        .into_iter()
+        .filter(|p| !p.is_hedged() || sim.hedges())
+        .collect();
+    let n = opts.requests;
+    let chunks = n.div_ceil(CHUNK);
+    let links = chain.links.len();
+    let mut total: Vec<PolicyAcc> = patterns.iter().map(|_| PolicyAcc::new(links)).collect();
+    // A stream of its own, apart from the default-policy engine's.
+    let stream = 2 << 32 | index;
+    ordered(
+        chunks,
+        |c| {
+            let count = CHUNK.min(n - c * CHUNK);
+            let mut rng = chunk_rng(opts.seed, stream, c);
+            let mut accs: Vec<PolicyAcc> = patterns.iter().map(|_| PolicyAcc::new(links)).collect();
+            for _ in 0..count {
+                for (p, acc) in patterns.iter().zip(accs.iter_mut()) {
+                    acc.add(&sim.request(*p, &mut rng));
+                }
+            }
+            accs
+        },
+        |accs| {
+            for (t, a) in total.iter_mut().zip(&accs) {
+                t.merge(a);
+            }
+        },
+        &mut |k| tick(k * CHUNK),
+    );
+    patterns
+        .iter()
+        .zip(&total)
+        .map(|(p, acc)| finish(*p, acc))
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::model::cost::tests::{july, req};
+    use crate::model::policy::Backoff;
+    use crate::model::steady::detailed;
+    use crate::model::{AbandonedBilling, Steady};
+    use crate::sim::stats::{Z99, Z999};
+
+    pub(crate) fn chain(models: &[&str], f: &[f64], policy: Policy) -> Chain {
+        Chain {
+            name: "c".into(),
+            links: models.iter().map(|m| july(m)).collect(),
+            steady: Steady {
+                failure_rates: f.to_vec(),
+                trip_rates: vec![0.0; models.len()],
+                ..Steady::default()
+            },
+            policy,
+            latency: vec![],
+            traffic_share: None,
+        }
+    }
+
+    fn run(r: &Request, c: &Chain, n: u64, seed: u64) -> Vec<PolicyMc> {
+        let opts = McOptions {
+            requests: n,
+            runs: 0,
+            seed,
+        };
+        simulate(r, c, 0, &opts, &mut |_| {})
+    }
+
+    /// Whether the exact value lies within z standard errors of the MC mean. A figure that is
+    /// 0 on the common path and at most `unit` elsewhere is, in the rare regime (fewer than
+    /// 100 expected `unit`-sized events, events = exact·n / unit), a Poisson count: there the
+    /// tolerance adds unit·(z·√events + 1) / n, so a path a finite sample may not see at all
+    /// (a 4-attempt call-cap hit at f = 1%) does not fail the check. `unit` 0: no widening.
+    fn close(sum: &Sum, exact: f64, z: f64, unit: f64) -> bool {
+        let n = sum.n.max(1) as f64;
+        let mut tol = z * sum.std_error() + 1e-9 * exact.abs().max(sum.mean().abs());
+        if unit > 0.0 {
+            let events = exact.abs() * n / unit;
+            if events < 100.0 {
+                tol += unit * (z * events.sqrt() + 1.0) / n;
+            }
+        }
+        (sum.mean() - exact).abs() <= tol
+    }
+
+    /// Every figure of every pattern against [`detailed`]: cost within z₁ standard errors,
+    /// the rest within z₂ (many are checked at once).
+    pub(crate) fn assert_agrees(r: &Request, c: &Chain, n: u64, seed: u64, z1: f64, z2: f64) {
+        let mc = run(r, c, n, seed);
+        let sim = PolicySim::new(r, c);
+        let exists = Pattern::ALL
+            .iter()
+            .filter(|p| detailed(r, c, **p).is_some())
+            .count();
+        assert_eq!(mc.len(), exists);
+        for m in &mc {
+            let p = m.base.pattern;
+            let a = detailed(r, c, p).unwrap();
+            let s = a.summary();
+            let amax = f64::from(a.attempts_max.max(1));
+            let price = sim
+                .links
+                .iter()
+                .flat_map(|l| [l.warm.success, l.cold.success, l.warm.gray, l.cold.gray])
+                .fold(0.0, f64::max);
+            let backoff = c.policy.backoff.cap_s.max(c.policy.backoff.base_s);
+            let secs = (c.policy.timeout_s.max(c.steady.fast_fail_s) + backoff) * amax;
+            let mut checks = vec![
+                ("cost", m.base.cost, s.cost, 0.0, z1),
+                ("failed", m.base.failed, s.failed, 1.0, z2),
+                (
+                    "wasted_attempts",
+                    m.base.wasted_attempts,
+                    s.wasted_attempts,
+                    amax,
+                    z2,
+                ),
+                (
+                    "wasted_cost",
+                    m.base.wasted_cost,
+                    s.wasted_cost,
+                    price * amax,
+                    z2,
+                ),
+                ("attempts", m.attempts, a.attempts, amax, z2),
+                ("dead_time", m.dead_time, a.dead_time_s, secs, z2),
+                ("call_cap", m.call_cap_hits, a.call_cap_hits, 1.0, z2),
+                ("cost_cap", m.cost_cap_hits, a.cost_cap_hits, 3.0, z2),
+            ];
+            for (i, sh) in m.answered_by.iter().enumerate() {
+                checks.push(("answered_by", *sh, a.answered_by[i], 1.0, z2));
+            }
+            for (name, sum, want, unit, z) in checks {
+                assert!(
+                    close(&sum, want, z, unit),
+                    "{} {name}: analytic {want}, MC {} ± {} (n {})",
+                    p.as_str(),
+                    sum.mean(),
+                    z * sum.std_error(),
+                    sum.n
+                );
+            }
+            assert!(m.attempts_max <= a.attempts_max, "{}", p.as_str());
+        }
+    }
+
+    const SOL: &str = "openai/gpt-5.6-sol";
+    const SONNET: &str = "anthropic/claude-sonnet-5";
+    const HAIKU: &str = "anthropic/claude-haiku-4-5";
+    const G6SOL: &str = "openai/gpt-6-sol";
+
+    fn seq(mc: &[PolicyMc]) -> &PolicyMc {
+        mc.iter()
+            .find(|m| m.base.pattern == Pattern::Sequential)
+            .unwrap()
+    }
+
+    /// Issue 5: 3 tries at a 30 s timeout against a hanging primary: exactly 90 s of dead time
+    /// before the fallback answers (no backoff), on every simulated request.
+    #[test]
+    fn ninety_seconds_of_dead_time() {
+        let policy = Policy {
+            retries: 2,
+            backoff: Backoff {
+                base_s: 0.0,
+                cap_s: 0.0,
+                jitter: Jitter::None,
+            },
+            ..Policy::default()
+        };
+        let c = chain(&[SONNET, G6SOL], &[1.0, 0.0], policy);
+        let mc = run(&req(0.0, 1200.0, 0.0, 0.0), &c, 2000, 1);
+        let s = seq(&mc);
+        assert_eq!(s.dead_time.mean(), 90.0);
+        assert_eq!(s.dead_time.std_error(), 0.0);
+        assert!((s.dead_time_p99_s / 90.0 - 1.0).abs() < 0.006);
+        assert_eq!((s.attempts.mean(), s.attempts_max), (4.0, 4));
+        assert_eq!(s.answered_by[1].mean(), 1.0);
+        // every request's latency is 90 s plus GPT-6 Sol's answer
+        assert!(s.base.latency.quantile(0.01).unwrap() > 90.0);
+    }
+
+    /// Issue 5: chain [A, B], 2 retries, every attempt a 429: exactly 6 attempts, all failed.
+    #[test]
+    fn six_attempts() {
+        let mut c = chain(
+            &[SOL, SONNET],
+            &[1.0, 1.0],
+            Policy {
+                retries: 2,
+                ..Policy::default()
+            },
+        );
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        });
+        let mc = run(&req(2000.0, 500.0, 0.0, 0.0), &c, 1000, 2);
+        let s = seq(&mc);
+        assert_eq!((s.attempts.mean(), s.attempts_max), (6.0, 6));
+        assert_eq!(s.attempts.std_error(), 0.0);
+        assert_eq!(s.base.failed.mean(), 1.0);
+        assert_eq!(s.base.cost.mean(), 0.0);
+        // six fast failures and five backoffs (full jitter, mean 0.25, 0.5 per link)
+        assert!(s.dead_time.mean() > 3.0 && s.dead_time.mean() < 3.0 + 2.0 * 1.5);
+    }
+
+    /// Issue 5: a 400 costs one attempt when only provider errors fail over; one per link
+    /// when client errors fail over too.
+    #[test]
+    fn a_client_error_costs_one_attempt_or_one_per_link() {
+        let mut c = chain(
+            &[SOL, SONNET, HAIKU],
+            &[1.0, 0.0, 0.0],
+            Policy {
+                retries: 3,
+                ..Policy::default()
+            },
+        );
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+        });
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let s = run(&r, &c, 1000, 3);
+        let s = seq(&s);
+        assert_eq!((s.attempts.mean(), s.attempts_max), (1.0, 1));
+        assert_eq!(s.base.failed.mean(), 1.0);
+        c.policy.failover_on.push(ErrorClass::Client);
+        let s = run(&r, &c, 1000, 3);
+        let s = seq(&s);
+        assert_eq!((s.attempts.mean(), s.attempts_max), (3.0, 3));
+        assert_eq!((s.base.failed.mean(), s.base.cost.mean()), (1.0, 0.0));
+        // three fast failures, no backoff (client errors are not retried)
+        assert_eq!(s.dead_time.mean(), 1.5);
+    }
+
+    /// Issue 5: the complex tier with max_multiplier = 1.5 skips GPT-6 Astra and lands on
+    /// GPT-6 Sol.
+    #[test]
+    fn cost_cap_lands_on_sol() {
+        let c = chain(
+            &[
+                "anthropic/claude-opus-5",
+                "openai/gpt-6-astra",
+                "openai/gpt-6-sol",
+            ],
+            &[1.0, 0.0, 0.0],
+            Policy {
+                max_multiplier: Some(1.5),
+                ..Policy::default()
+            },
+        );
+        let r = req(0.0, 1200.0, 60000.0, 0.9);
+        let mc = run(&r, &c, 1000, 4);
+        let s = seq(&mc);
+        let shares: Vec<f64> = s.answered_by.iter().map(|a| a.mean()).collect();
+        assert_eq!(shares, vec![0.0, 0.0, 1.0]);
+        assert_eq!(s.cost_cap_hits.mean(), 1.0);
+        // the hedge pairs Opus with Sol, so every hedged request counts a cost-cap hit
+        let h = &mc[2];
+        assert_eq!(h.base.pattern, Pattern::HedgedTakeFirst);
+        assert_eq!(h.answered_by[1].mean(), 0.0);
+        assert_eq!(h.answered_by[2].mean(), 1.0);
+        assert_eq!(h.cost_cap_hits.mean(), 1.0);
+        assert_agrees(&r, &c, 2000, 4, Z99, Z999);
+    }
+
+    /// The call cap bounds attempts.
+    #[test]
+    fn call_cap_bounds_attempts() {
+        let mut c = chain(
+            &[SOL, SONNET, HAIKU],
+            &[1.0, 1.0, 1.0],
+            Policy {
+                retries: 2,
+                max_attempts: Some(4),
+                ..Policy::default()
+            },
+        );
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        });
+        let s = run(&req(2000.0, 500.0, 0.0, 0.0), &c, 1000, 5);
+        let s = seq(&s);
+        assert_eq!((s.attempts.mean(), s.attempts_max), (4.0, 4));
+        assert_eq!(s.call_cap_hits.mean(), 1.0);
+    }
+
+    /// A heavy mix of every class and every policy knob, against the Markov chain.
+    #[test]
+    fn agrees_with_the_markov_chain() {
+        let mut c = chain(
+            &[SOL, SONNET, HAIKU],
+            &[0.3, 0.4, 0.2],
+            Policy {
+                retries: 2,
+                backoff: Backoff {
+                    base_s: 0.5,
+                    cap_s: 1.5,
+                    jitter: Jitter::Equal,
+                },
+                max_attempts: Some(5),
+                ..Policy::default()
+            },
+        );
+        c.steady.trip_rates = vec![0.1, 0.05, 0.0];
+        c.steady.abandoned_billing = AbandonedBilling::Full;
+        c.steady.primary_win_rate = 0.7;
+        c.steady.cancel_output_fraction = 0.2;
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.3, 0.1, 0.2, 0.2, 0.1, 0.1],
+        });
+        c.policy.failover_on = vec![ErrorClass::RateLimit, ErrorClass::Timeout];
+        let r = req(2000.0, 500.0, 1000.0, 0.5);
+        assert_agrees(&r, &c, 100_000, 6, Z99, Z999);
+        c.policy.failover_on.push(ErrorClass::Client);
+        c.policy.failover_on.push(ErrorClass::ServerError);
+        c.policy.max_attempts = None;
+        c.policy.backoff.jitter = Jitter::Full;
+        assert_agrees(&r, &c, 100_000, 7, Z99, Z999);
+    }
+
+    /// The same seed gives the same sums on one or two threads.
+    #[test]
+    fn same_seed_same_result_on_one_or_two_threads() {
+        let c = chain(
+            &[SOL, SONNET],
+            &[0.2, 0.2],
+            Policy {
+                retries: 1,
+                ..Policy::default()
+            },
+        );
+        let opts = McOptions {
+            requests: 2 * CHUNK + 17,
+            runs: 0,
+            seed: 9,
+        };
+        let go = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| simulate(&req(2000.0, 500.0, 0.0, 0.0), &c, 0, &opts, &mut |_| {}))
+        };
+        assert_eq!(go(1), go(2));
+    }
+
+    mod random {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+            /// Random policies, rates and mixes: every figure of every pattern within 4.5
+            /// standard errors (about 12 × 4 × 12 checks per run; at 4.5 SE a false alarm has
+            /// probability 7e-6 each).
+            #[test]
+            fn random_policies_agree(
+                f in proptest::collection::vec(0.0f64..0.7, 3),
+                t in proptest::collection::vec(0.0f64..0.2, 3),
+                w in proptest::collection::vec(0.0f64..1.0, 6),
+                retries in 0u32..3,
+                on in proptest::collection::vec(any::<bool>(), 6),
+                cap in proptest::option::of(1u32..7),
+                mult in proptest::option::of(prop_oneof![Just(1.5), Just(3.0)]),
+                jitter in prop_oneof![Just(Jitter::None), Just(Jitter::Full), Just(Jitter::Equal)],
+                seed in 0u64..1000,
+                opus in any::<bool>(),
+            ) {
+                let models: &[&str] = if opus {
+                    &["anthropic/claude-opus-5", "openai/gpt-6-astra", G6SOL]
+                } else {
+                    &[SONNET, SOL, HAIKU]
+                };
+                let failover_on: Vec<ErrorClass> = ErrorClass::ALL
+                    .into_iter()
+                    .zip(&on)
+                    .filter(|(_, b)| **b)
+                    .map(|(c, _)| c)
+                    .collect();
+                let mut c = chain(models, &f, Policy {
+                    retries,
+                    backoff: Backoff { base_s: 0.3, cap_s: 2.0, jitter },
+                    failover_on,
+                    max_attempts: cap,
+                    max_multiplier: mult,
+                    ..Policy::default()
+                });
+                c.steady.trip_rates = t;
+                let sum: f64 = w.iter().sum::<f64>().max(1e-9);
+                let mut shares = [0.0; 6];
+                for (s, x) in shares.iter_mut().zip(&w) {
+                    *s = x / sum;
+                }
+                c.steady.error_mix = Some(ErrorMix { shares });
+                assert_agrees(&req(0.0, 1200.0, 60000.0, 0.9), &c, 20_000, seed, 4.5, 4.5);
+            }
+        }
+    }
+}
