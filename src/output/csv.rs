@@ -29,6 +29,12 @@ pub const COMPARE_COLUMNS: &[&str] = &[
     "wasted_usd",
     "cold_starts",
     "failback_writes",
+    "attempts_per_request",
+    "attempts_max",
+    "dead_time_mean_s",
+    "call_cap_hits_per_1k",
+    "cost_cap_hits_per_1k",
+    "answered_by",
 ];
 
 /// Columns added with `--mc`: the metadata to repeat the run, then per figure its mean and its
@@ -127,6 +133,19 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             num(Some(r.wasted_per_1k_usd)),
         ];
         rec.extend(blank(11));
+        let answered: Vec<String> = r
+            .answered_by
+            .iter()
+            .map(|a| format!("{}={}", a.model, a.share))
+            .collect();
+        rec.extend([
+            num(Some(r.attempts_per_request)),
+            r.attempts_max.to_string(),
+            num(Some(r.dead_time_mean_s)),
+            num(Some(r.call_cap_hits_per_1k)),
+            num(Some(r.cost_cap_hits_per_1k)),
+            guard(&answered.join(";")),
+        ]);
         meta(&mut rec);
         if mc.is_some() {
             match &r.mc {
@@ -177,6 +196,12 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             num(Some(r.wasted_usd)),
             num(Some(r.cold_starts)),
             num(Some(r.failback_writes)),
+            String::new(),
+            String::new(),
+            num(Some(r.dead_time_mean_s)),
+            String::new(),
+            String::new(),
+            String::new(),
         ]);
         meta(&mut rec);
         if mc.is_some() {
