@@ -5,8 +5,6 @@
 //! binary prints it as a single line, `error: FILE:LINE:COL: field: message`, and exits with
 //! [`ExitStatus::Error`] (2).
 
-use std::fmt;
-
 /// How `fallcost` ends. The numeric values are the process exit codes and part of the CLI
 /// contract (README, "Exit codes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +72,8 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
 }
 
 /// One problem with one input file, printed as `FILE:LINE:COL: field: message`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {}{message}", at(.location), field_prefix(.field))]
 pub struct InputError {
     /// The file as the user named it (or `<bundled NAME>` for a bundled price table).
     pub file: String,
@@ -101,21 +100,13 @@ impl InputError {
     }
 }
 
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(loc) = self.location {
-            write!(f, ":{}:{}", loc.line, loc.col)?;
-        }
-        write!(f, ": ")?;
-        if let Some(field) = &self.field {
-            write!(f, "{field}: ")?;
-        }
-        write!(f, "{}", self.message)
-    }
+fn at(location: &Option<Location>) -> String {
+    location.map_or(String::new(), |l| format!(":{}:{}", l.line, l.col))
 }
 
-impl std::error::Error for InputError {}
+fn field_prefix(field: &Option<String>) -> String {
+    field.as_ref().map_or(String::new(), |f| format!("{f}: "))
+}
 
 #[cfg(test)]
 mod tests {
