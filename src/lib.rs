@@ -2,10 +2,11 @@
 //! hedged requests, cold prompt caches, gray failures and outages.
 //!
 //! Layout:
-//! - [`input`]: the file formats (price tables, scenarios), parsed strictly;
-//! - [`model`]: the cost model of MODEL.md (analytic engine);
+//! - [`input`]: the file formats (price tables in TOML or LiteLLM's JSON, scenarios, gateway
+//!   configs), parsed strictly;
+//! - [`model`]: the cost model of MODEL.md (analytic engine), with the failover policies;
 //! - [`sim`]: the Monte Carlo engine (MODEL.md §9), which simulates the same model;
-//! - [`report`]: the result shape every output renders;
+//! - [`report`]: the result shape every output renders; [`sweep`]: a scenario over a grid;
 //! - [`output`]: table, Markdown, CSV and JSON;
 //! - [`check`]: `fallcost check`, the CI gate over every fallback chain (scenarios, LiteLLM and
 //!   Portkey configs under [`input::gateway`]);
@@ -20,6 +21,7 @@ pub mod model;
 pub mod output;
 pub mod report;
 pub mod sim;
+pub mod sweep;
 
 use error::ExitStatus;
 
@@ -44,4 +46,3 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
-pub mod sweep;
