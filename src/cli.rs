@@ -163,6 +163,7 @@ pub struct CompareArgs {
     /// Incident windows to simulate per chain and pattern (default 200).
     #[arg(long = "mc-runs", value_name = "K", requires = "mc", value_parser = parse_count)]
     pub mc_runs: Option<u64>,
+    /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -173,6 +174,7 @@ pub struct PricesArgs {
     /// A bundled table name (`2026-07`) or a price table file. Default: the newest bundled.
     #[arg(long, short = 'p', value_name = "NAME|PATH")]
     pub pricing: Option<String>,
+    /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -203,6 +205,7 @@ pub struct SweepArgs {
     /// Also draw USD per 1,000 requests against the (single) parameter, as an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -1,3 +1,6 @@
+//! The `fallcost` binary: parse the command line, run it, print any error on one line, and
+//! exit with the documented code (0 success, 1 findings, 2 bad input or usage).
+
 use std::process::ExitCode;
 
 use clap::Parser;
