@@ -44,14 +44,16 @@ pub struct FailoverCache {
     pub policy_break_even_requests: Option<u64>,
 }
 
-/// The table for `chain`'s first fallback, or `None` for a one-link chain or a request without
-/// a cacheable prefix.
+/// The table for `chain`'s first fallback (the first the cost cap allows), or `None` when there
+/// is none or the request has no cacheable prefix.
 pub fn failover_cache(request: &Request, chain: &Chain) -> Option<FailoverCache> {
-    if !request.has_prefix() || chain.links.len() < 2 {
+    // The first fallback the cost cap allows (MODEL.md §8): the one failovers really reach.
+    let allowed = super::policy::allowed_links(request, chain);
+    if !request.has_prefix() || allowed.len() < 2 {
         return None;
     }
     let primary = &chain.links[0];
-    let fallback = &chain.links[1];
+    let fallback = &chain.links[allowed[1]];
     let base = request.success_cost(primary, warm_state(primary));
     let row = |request_kind: &'static str, model: &str, cost: f64| CacheRow {
         request: request_kind,

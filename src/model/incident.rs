@@ -217,7 +217,7 @@ fn in_sequence(
 ) -> Totals {
     let n = incident.requests() as f64;
     let warm_policy = chain.policy.warm_fallback;
-    let plans = |warm_billing: bool, skip_dead: bool| -> Vec<LinkPlan> {
+    let plans = |warm_billing: bool, skip_dead: bool, once: bool| -> Vec<LinkPlan> {
         links
             .iter()
             .filter(|l| !(skip_dead && l.dead))
@@ -231,21 +231,37 @@ fn in_sequence(
                     unwarmed_state(l.price, warm_policy)
                 },
                 dead: l.dead.then_some(incident.failure),
+                single: once && l.dead,
             })
             .collect()
     };
     let run = |warm_billing: bool| -> PolicyOutcome {
-        let through =
-            policy::evaluate_plan(request, chain, &plans(warm_billing, false), used, after);
+        let through = policy::evaluate_plan(
+            request,
+            chain,
+            &plans(warm_billing, false, false),
+            used,
+            after,
+        );
         match breaker {
             // (share of requests that try the dead provider once, retries it lets through)
             Some((tried, _)) if links.iter().any(|l| l.dead) => {
-                let skip =
-                    policy::evaluate_plan(request, chain, &plans(warm_billing, true), used, after);
-                let mut once = chain.clone();
-                once.policy.retries = 0;
-                let probe =
-                    policy::evaluate_plan(request, &once, &plans(warm_billing, false), used, after);
+                let skip = policy::evaluate_plan(
+                    request,
+                    chain,
+                    &plans(warm_billing, true, false),
+                    used,
+                    after,
+                );
+                // Requests the breaker lets through try the dead provider once; their retries
+                // there find it open (the few that start before it opens are `extra`).
+                let probe = policy::evaluate_plan(
+                    request,
+                    chain,
+                    &plans(warm_billing, false, true),
+                    used,
+                    after,
+                );
                 policy::mix(&[(tried, &probe), (1.0 - tried, &skip)])
             }
             _ => through,
@@ -495,6 +511,12 @@ pub fn evaluate(
             tail.window += nf * head.cost;
             tail.wasted += nf * head.wasted_cost;
             tail.wasted_attempts += nf * head.wasted_attempts;
+            // A dead leg the breaker refuses is not an attempt.
+            for leg in &allowed_links[..2] {
+                if leg.dead {
+                    tail.wasted_attempts -= nf * (1.0 - tried);
+                }
+            }
             if allowed_links[2..].is_empty() {
                 tail.failed = nf * head.failed;
             }

@@ -278,6 +278,9 @@ pub struct LinkPlan {
     pub state: CacheState,
     /// `Some` when the link's provider is down.
     pub dead: Option<super::FailureMode>,
+    /// Tried once, without retries (a circuit breaker's half-open probe, or a request the
+    /// breaker lets through once).
+    pub single: bool,
 }
 
 /// The links of `chain` a request may use under the cost cap: index, in order. A fallback whose
@@ -395,6 +398,7 @@ pub fn evaluate(
                 CacheState::Cold
             },
             dead: None,
+            single: false,
         })
         .collect();
     evaluate_plan(request, chain, &plans, used, after)
@@ -434,7 +438,8 @@ pub fn evaluate_plan(
         let (p_ok, c_ok, fails) = failures(request, chain, plan);
         let mut next = Mass::default();
         let mut current = std::mem::take(&mut entering);
-        for k in 0..=policy.retries {
+        let retries = if plan.single { 0 } else { policy.retries };
+        for k in 0..=retries {
             let mut retry = Mass::default();
             for &((n, bad), m) in &current.0 {
                 if policy.max_attempts.is_some_and(|a| n >= a) {
@@ -473,7 +478,7 @@ pub fn evaluate_plan(
                                 out.failed += mm;
                             }
                         }
-                        _ if k < policy.retries => {
+                        _ if k < retries => {
                             out.dead_time_s += mm * policy.backoff.mean_delay_s(k);
                             retry.add((n + 1, false), mm);
                         }
@@ -488,6 +493,10 @@ pub fn evaluate_plan(
             }
         }
         entering = next;
+    }
+    // Requests that failed over past the last link, with fallbacks the cost cap skipped after it.
+    if previous.is_some_and(|p| (p + 1..chain.links.len()).any(|j| !allowed.contains(&j))) {
+        out.cost_cap_hits += entering.total();
     }
     out.failed += entering.total();
     out
@@ -693,5 +702,23 @@ mod tests {
             ..b
         };
         assert_eq!(equal.mean_delay_s(2), 1.5);
+    }
+
+    /// A cost cap that skips every fallback: each request that fails over past the primary
+    /// counts a cost-cap hit (and fails).
+    #[test]
+    fn cost_cap_hits_when_every_fallback_is_skipped() {
+        let c = chain(
+            &[SOL, SONNET],
+            &[0.5, 0.0],
+            Policy {
+                max_multiplier: Some(0.1),
+                ..Policy::default()
+            },
+        );
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        assert_eq!(allowed_links(&r, &c), vec![0]);
+        let o = evaluate(&r, &c, &allowed_links(&r, &c), true, 0, None);
+        assert_eq!((o.cost_cap_hits, o.failed), (0.5, 0.5));
     }
 }

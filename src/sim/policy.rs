@@ -284,6 +284,10 @@ impl PolicySim {
                 }
             }
         }
+        // Failed over past the last link, with fallbacks the cost cap skipped after it.
+        if prev.is_some_and(|p| (p + 1..self.links.len()).any(|j| !self.allowed.contains(&j))) {
+            out.cost_cap_hits += 1;
+        }
         false
     }
 
