@@ -245,7 +245,7 @@ fn in_sequence(
         );
         match breaker {
             // (share of requests that try the dead provider once, retries it lets through)
-            Some((tried, _)) if links.iter().any(|l| l.dead) => {
+            Some((tried, extra)) if links.iter().any(|l| l.dead) => {
                 let skip = policy::evaluate_plan(
                     request,
                     chain,
@@ -262,7 +262,21 @@ fn in_sequence(
                     used,
                     after,
                 );
-                policy::mix(&[(tried, &probe), (1.0 - tried, &skip)])
+                // The requests that also retried before it opened have spent one more attempt
+                // (which counts against `max_attempts`).
+                let retried = (extra / n).min(tried);
+                let probe_retried = policy::evaluate_plan(
+                    request,
+                    chain,
+                    &plans(warm_billing, false, true),
+                    used + 1,
+                    after,
+                );
+                policy::mix(&[
+                    (tried - retried, &probe),
+                    (retried, &probe_retried),
+                    (1.0 - tried, &skip),
+                ])
             }
             _ => through,
         }
