@@ -411,6 +411,29 @@ pub struct BreakerFigures {
     pub open_s: f64,
 }
 
+/// The fail-back writes of `pattern` after `incident`: (USD, sessions). Every session of the
+/// window rewrites the primary's cache on the way back when the outage outlasted its TTL
+/// (MODEL.md §6); with no fallback nothing fails back. Shared by both engines.
+pub fn failback(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+) -> (f64, f64) {
+    let primary = &chain.links[0];
+    let rewrites = pattern != Pattern::NoFallback
+        && primary.caching != Caching::None
+        && incident.duration_s > primary.cache_ttl_s;
+    if !rewrites {
+        return (0.0, 0.0);
+    }
+    let sessions = incident.requests().div_ceil(incident.session_length.max(1)) as f64;
+    (
+        sessions * request.premium_over_warm(primary, first_state(primary)),
+        sessions,
+    )
+}
+
 /// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
 pub fn evaluate(
     request: &Request,
@@ -540,16 +563,7 @@ pub fn evaluate(
 
     let warm_primary = request.success_cost(primary, warm_state(primary));
     let normal = n as f64 * warm_primary;
-    let fails_back = pattern != Pattern::NoFallback
-        && primary.caching != Caching::None
-        && incident.duration_s > primary.cache_ttl_s;
-    let (failback, failback_writes) = if fails_back {
-        let s = sessions.count() as f64;
-        let premium = request.premium_over_warm(primary, first_state(primary));
-        (s * premium, s)
-    } else {
-        (0.0, 0.0)
-    };
+    let (failback, failback_writes) = failback(request, chain, incident, pattern);
     let total = totals.window + totals.cold_start + failback;
     Some(IncidentOutcome {
         requests: n,

@@ -565,18 +565,11 @@ pub fn simulate(
     };
 
     let n = incident.requests();
-    let sessions = n.div_ceil(incident.session_length.max(1)) as f64;
     let warm_primary = request.success_cost(primary, warm_state(primary));
     let normal = n as f64 * warm_primary;
-    let rewrites = pattern != Pattern::NoFallback
-        && primary.caching != Caching::None
-        && incident.duration_s > primary.cache_ttl_s;
-    let (failback, failback_writes) = if rewrites {
-        let premium = request.success_cost(primary, first_state(primary)) - warm_primary;
-        (sessions * premium, sessions)
-    } else {
-        (0.0, 0.0)
-    };
+    // Fail-back: each session resumes on the primary D seconds after it last used it.
+    let (failback, failback_writes) =
+        crate::model::incident::failback(request, chain, incident, pattern);
     let stream =
         3 << 32 | index << 3 | Pattern::ALL.iter().position(|p| *p == pattern).unwrap_or(0) as u64;
     let mut out = PolicyIncidentMc {
