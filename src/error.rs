@@ -43,6 +43,20 @@ pub enum InputErrorKind {
     UnknownModel,
 }
 
+impl InputErrorKind {
+    /// The identifier used in JSON output: `read`, `syntax`, `schema`, `invalid`,
+    /// `unknown-model`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputErrorKind::Read => "read",
+            InputErrorKind::Syntax => "syntax",
+            InputErrorKind::Schema => "schema",
+            InputErrorKind::Invalid => "invalid",
+            InputErrorKind::UnknownModel => "unknown-model",
+        }
+    }
+}
+
 /// A 1-based line and column in an input file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {

@@ -242,6 +242,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "compare",
         "incident.duration: the window holds no requests (requests_per_second × duration = 0.001)",
     ),
+    (
+        "backoff-base-above-cap.toml",
+        "compare",
+        "policy.backoff: base_s (10) is above cap_s (1)",
+    ),
     // scenario files: the price table they name
     (
         "missing-pricing.toml",

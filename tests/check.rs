@@ -431,7 +431,7 @@ fn unknown_models_fail_closed() {
     // The same in the JSON document, and as a github annotation.
     let doc = check_json(&[&format!("{FIX}/errors/unknown-model")], 2);
     assert_eq!(doc["errors"][0]["line"], 7);
-    assert_eq!(doc["errors"][0]["kind"], "unknownmodel");
+    assert_eq!(doc["errors"][0]["kind"], "unknown-model");
     let out = fallcost(&[
         "check",
         &format!("{FIX}/errors/unknown-model"),

@@ -226,7 +226,7 @@ pub fn error_json(e: &InputError) -> Value {
         "column": e.location.map(|l| l.col),
         "field": e.field,
         "message": e.message,
-        "kind": format!("{:?}", e.kind).to_lowercase(),
+        "kind": e.kind.as_str(),
         "text": e.to_string(),
     })
 }

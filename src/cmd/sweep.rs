@@ -6,7 +6,7 @@ use crate::cli::SweepArgs;
 use crate::error::ExitStatus;
 use crate::input::read_text;
 use crate::output::layout::{Document, Section};
-use crate::output::number::{change, count, money, multiplier, trim};
+use crate::output::number::{change, count, group, money, multiplier, trim};
 use crate::output::{self, Format, Target, csv::guard, csv::num, table};
 use crate::sweep::{self, Param, Sweep};
 
@@ -153,11 +153,21 @@ fn layout(sweep: &Sweep) -> Document {
         })
         .collect();
     Document {
-        preamble: vec![format!(
-            "{} (sweep of {})",
-            sweep.scenario,
-            sweep.params.join(", ")
-        )],
+        preamble: {
+            let mut p = vec![format!(
+                "{} (sweep of {})",
+                sweep.scenario,
+                sweep.params.join(", ")
+            )];
+            if let Some(m) = sweep.mc {
+                p.push(format!(
+                    "Monte Carlo: {} requests per chain at each point, seed {}",
+                    group(&m.requests.to_string()),
+                    m.seed
+                ));
+            }
+            p
+        },
         sections: vec![Section {
             heading: None,
             title: "Steady state per 1,000 requests, and the incident, at each point".into(),

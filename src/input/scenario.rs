@@ -606,6 +606,17 @@ fn resolve_policy(
             ));
         }
     }
+    if base_s > cap_s {
+        return Err(doc.error_at(
+            InputErrorKind::Invalid,
+            &path("backoff", in_chain_backoff),
+            format!(
+                "base_s ({}) is above cap_s ({}): every delay would be the cap; use base_s <= cap_s",
+                show(base_s),
+                show(cap_s)
+            ),
+        ));
+    }
     let jitter = b_own
         .and_then(|b| b.jitter)
         .or(b_top.and_then(|b| b.jitter))

@@ -199,12 +199,19 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
         })
         .collect();
     let p = &chain.policy;
+    let backoff = if p.retries > 0 {
+        format!(
+            ", backoff {}–{} s ({} jitter)",
+            trim(p.backoff.base_s, 3),
+            trim(p.backoff.cap_s, 3),
+            p.backoff.jitter.as_str()
+        )
+    } else {
+        String::new()
+    };
     let mut note = format!(
-        "retries {} per link, backoff {}–{} s ({} jitter), fail over on {}",
+        "retries {} per link{backoff}, fail over on {}",
         p.retries,
-        trim(p.backoff.base_s, 3),
-        trim(p.backoff.cap_s, 3),
-        p.backoff.jitter.as_str(),
         p.failover_on
             .iter()
             .map(|c| c.as_str())
