@@ -321,8 +321,8 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
     // The common outcome's latencies, counted in small local bins (a chunk fits in u32), then
     // added to the accumulator's histograms.
     let mut common = [0u64; 2];
-    let mut seq_bins = vec![0u32; BINS];
-    let mut hedge_bins = vec![0u32; BINS];
+    let mut seq_bins = [0u32; BINS];
+    let mut hedge_bins = [0u32; BINS];
     let mut done = 0u64;
     while done < count {
         let m = (count - done).min(BUFFER as u64) as usize;
