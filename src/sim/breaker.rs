@@ -144,12 +144,8 @@ struct Cache {
 /// Per-run totals.
 #[derive(Debug, Clone, Copy, Default)]
 struct Run {
-    window: f64,
-    cold_start: f64,
-    failed: f64,
-    wasted_attempts: f64,
-    wasted: f64,
-    cold_starts: f64,
+    /// The figures every incident simulation keeps.
+    base: super::incident::Run,
     dead_time: f64,
     dead_attempts: f64,
     probes: f64,
@@ -267,12 +263,12 @@ impl Window<'_> {
                 match self.sim.draw(l.index, fail_prices, rng) {
                     Outcome::Ok(ln_l) => {
                         f.n += 1;
-                        run.window += l.warm.success;
+                        run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
                         if !l.starts_warm && !std::ptr::eq(prices, &l.warm) {
-                            run.cold_start += premium;
+                            run.base.cold_start += premium;
                             if cache.successes == 0 || !self.within_ttl(l, cache, t) {
-                                run.cold_starts += 1.0;
+                                run.base.cold_starts += 1.0;
                             }
                         }
                         if !self.within_ttl(l, cache, t) {
@@ -280,7 +276,7 @@ impl Window<'_> {
                         }
                         cache.successes += 1;
                         cache.last = t + ln_l.exp();
-                        run.wasted_attempts += f64::from(f.n) - 1.0;
+                        run.base.wasted_attempts += f64::from(f.n) - 1.0;
                         run.dead_time += f.dead_s;
                         return;
                     }
@@ -288,8 +284,8 @@ impl Window<'_> {
                 }
             };
             f.n += 1;
-            run.window += usd;
-            run.wasted += usd;
+            run.base.window += usd;
+            run.base.wasted += usd;
             f.dead_s += secs;
             match class {
                 ErrorClass::Quota => return self.fail(f, run),
@@ -331,8 +327,8 @@ impl Window<'_> {
     }
 
     fn fail(&self, f: &Flight, run: &mut Run) {
-        run.failed += 1.0;
-        run.wasted_attempts += f64::from(f.n);
+        run.base.failed += 1.0;
+        run.base.wasted_attempts += f64::from(f.n);
         run.dead_time += f.dead_s;
     }
 
@@ -389,19 +385,19 @@ impl Window<'_> {
                 } else {
                     lose.warm.success
                 };
-                run.window += win.warm.success + lost;
-                run.wasted += lost;
-                run.wasted_attempts += 1.0;
+                run.base.window += win.warm.success + lost;
+                run.base.wasted += lost;
+                run.base.wasted_attempts += 1.0;
             }
             (true, false) | (false, true) => {
                 let (win, lost) = if ok0 { (l0, lost1) } else { (l1, lost0) };
-                run.window += win.warm.success + lost;
-                run.wasted += lost;
-                run.wasted_attempts += f64::from(f.n) - 1.0;
+                run.base.window += win.warm.success + lost;
+                run.base.wasted += lost;
+                run.base.wasted_attempts += f64::from(f.n) - 1.0;
             }
             (false, false) => {
-                run.window += w0 + w1;
-                run.wasted += w0 + w1;
+                run.base.window += w0 + w1;
+                run.base.wasted += w0 + w1;
                 f.dead_s = s0.max(s1);
                 f.pos = 2;
                 sched.push(t + f.dead_s, STEP, r as u32);
@@ -596,20 +592,7 @@ pub fn simulate(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
         |run| {
-            let b = &mut out.base;
-            let total = run.window + run.cold_start + failback;
-            b.total.add(total);
-            if normal > 0.0 {
-                b.multiplier.add(total / normal);
-            }
-            b.window.add(run.window);
-            b.cold_start.add(run.cold_start);
-            b.failback.add(failback);
-            b.failed_requests.add(run.failed);
-            b.wasted_attempts.add(run.wasted_attempts);
-            b.wasted.add(run.wasted);
-            b.cold_starts.add(run.cold_starts);
-            b.failback_writes.add(failback_writes);
+            out.base.add_run(&run.base, failback, failback_writes);
             out.dead_time_mean
                 .add(if n > 0 { run.dead_time / n as f64 } else { 0.0 });
             out.dead_attempts.add(run.dead_attempts);

@@ -53,13 +53,13 @@ struct Link {
 
 /// Per-run totals, in the order of [`IncidentMc`]'s fields.
 #[derive(Debug, Clone, Copy, Default)]
-struct Run {
-    window: f64,
-    cold_start: f64,
-    failed: f64,
-    wasted_attempts: f64,
-    wasted: f64,
-    cold_starts: f64,
+pub(super) struct Run {
+    pub(super) window: f64,
+    pub(super) cold_start: f64,
+    pub(super) failed: f64,
+    pub(super) wasted_attempts: f64,
+    pub(super) wasted: f64,
+    pub(super) cold_starts: f64,
 }
 
 /// The simulated figures of one pattern on one chain over K windows (per-run sums).
@@ -217,6 +217,26 @@ impl Window<'_> {
     }
 }
 
+impl IncidentMc {
+    /// Add one simulated window's totals (USD and counts); the fail-back figures are the same
+    /// in every window.
+    pub(super) fn add_run(&mut self, run: &Run, failback: f64, failback_writes: f64) {
+        let total = run.window + run.cold_start + failback;
+        self.total.add(total);
+        if self.normal > 0.0 {
+            self.multiplier.add(total / self.normal);
+        }
+        self.window.add(run.window);
+        self.cold_start.add(run.cold_start);
+        self.failback.add(failback);
+        self.failed_requests.add(run.failed);
+        self.wasted_attempts.add(run.wasted_attempts);
+        self.wasted.add(run.wasted);
+        self.cold_starts.add(run.cold_starts);
+        self.failback_writes.add(failback_writes);
+    }
+}
+
 /// Simulate `opts.runs` windows of `pattern` on chain number `index` of a scenario. `None` for a
 /// hedged pattern on a one-link chain. `tick(n)` is called as windows finish.
 pub fn simulate(
@@ -314,21 +334,7 @@ pub fn simulate(
     ordered(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
-        |run| {
-            let total = run.window + run.cold_start + failback;
-            out.total.add(total);
-            if normal > 0.0 {
-                out.multiplier.add(total / normal);
-            }
-            out.window.add(run.window);
-            out.cold_start.add(run.cold_start);
-            out.failback.add(failback);
-            out.failed_requests.add(run.failed);
-            out.wasted_attempts.add(run.wasted_attempts);
-            out.wasted.add(run.wasted);
-            out.cold_starts.add(run.cold_starts);
-            out.failback_writes.add(failback_writes);
-        },
+        |run| out.add_run(&run, failback, failback_writes),
         tick,
     );
     Some(out)
