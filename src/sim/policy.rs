@@ -979,7 +979,13 @@ pub(crate) mod tests {
         use proptest::prelude::*;
 
         proptest! {
-            #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+            // A fixed seed: CI runs the same cases every time (change it to explore others).
+            #![proptest_config(ProptestConfig {
+                cases: 12,
+                rng_seed: proptest::test_runner::RngSeed::Fixed(20261130),
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            })]
             /// Random policies, rates and mixes: every figure of every pattern within 4.5
             /// standard errors (about 12 × 4 × 12 checks per run; at 4.5 SE a false alarm has
             /// probability 7e-6 each).

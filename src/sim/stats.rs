@@ -18,6 +18,20 @@ pub fn agrees(e: &Estimate, exact: f64) -> bool {
     e.contains(exact) || (e.mean - exact).abs() <= 1e-9 * exact.abs().max(e.mean.abs())
 }
 
+/// Whether a figure the Monte Carlo found constant is consistent with its analytic value
+/// through rare events it never saw: all `sum.n` samples were equal, and the figure moves by
+/// about `per_event` per event (1 for a count; the mean USD of one event for a cost), so the
+/// gap to `exact` is `n · |mean − exact| / per_event` events over the whole sample. A normal
+/// interval says nothing here (its width is 0); by Poisson, seeing none of them has
+/// probability e^(−events), at least 0.1% while the gap is at most ln 1000 ≈ 6.9 events.
+/// Examples: 150 windows without a failed request when 0.0079 are expected per window; 38
+/// cold starts in every window when 37.965 are expected (a session that rarely never reaches
+/// the fallback). Returns false for a non-positive `per_event`.
+pub fn rare_events_unseen(sum: &Sum, exact: f64, per_event: f64) -> bool {
+    let events = sum.n as f64 * (sum.mean() - exact).abs() / per_event;
+    sum.std_error() == 0.0 && per_event > 0.0 && events <= 1000f64.ln()
+}
+
 /// Running statistics of one per-sample quantity (USD, counts…): the count, the mean and the
 /// sum of squared deviations M₂, updated with Welford's method and merged with Chan et al.'s
 /// formula. Unlike Σx and Σx², this keeps M₂ exactly 0 for a constant quantity and loses no
@@ -198,6 +212,23 @@ mod tests {
         assert!((t.mean() - w.mean()).abs() < 1e-15);
         assert!((t.std_error() - w.std_error()).abs() < 1e-15);
         assert_eq!(s.n, 8);
+        // 150 windows without a failure: 0.0079 expected failures a window is 1.2 in all
+        // (P(none) = 30%); 0.05 a window is 7.5 (P(none) = 0.06%)
+        let mut none = Sum::default();
+        none.add_many(0.0, 150);
+        assert!(rare_events_unseen(&none, 0.0079, 1.0));
+        assert!(!rare_events_unseen(&none, 0.05, 1.0));
+        // 0.05 USD a window in events of 2 USD each: 3.75 events expected in all
+        assert!(rare_events_unseen(&none, 0.05, 2.0));
+        assert!(!rare_events_unseen(&none, 0.05, 0.5));
+        let mut always = Sum::default();
+        always.add_many(38.0, 150);
+        assert!(rare_events_unseen(&always, 37.965, 1.0));
+        assert!(!rare_events_unseen(&always, 37.9, 1.0));
+        let mut seen = Sum::default();
+        seen.add(1.0);
+        seen.add_many(0.0, 149);
+        assert!(!rare_events_unseen(&seen, 0.0079, 1.0));
         assert_eq!(s.mean(), 2.5);
         let e = s.estimate(Z95, 1000.0);
         assert_eq!(e.mean, 2500.0);
