@@ -45,6 +45,52 @@ pub fn bin(ln_s: f64) -> usize {
     (((ln_s - LN_LO) * INV_WIDTH) as u32 as usize).min(BINS - 1)
 }
 
+/// Bins straight from a standard normal draw z of a lognormal latency, ln L = μ + σ·z, for the
+/// simulation's hot loop. The position x = (ln L − [`LN_LO`]) / [`WIDTH`] − ½ = a + b·z is one
+/// multiply and one add; latencies compare by x as they do by ln L (x ≤ [`LogScale::at`] of
+/// ln T means L ≤ T, up to float rounding); and the bin is x rounded to the nearest integer
+/// ([`bin_at`]), which is ⌊(ln L − LN_LO)/WIDTH⌋: the same bin as [`bin`] except, up to float
+/// rounding, at a bin's very edge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogScale {
+    a: f64,
+    b: f64,
+}
+
+impl LogScale {
+    /// The scale of ln L = `mu` + `sigma`·z (`mu` in log-seconds).
+    pub fn new(mu: f64, sigma: f64) -> LogScale {
+        LogScale {
+            a: LogScale::at(mu),
+            b: sigma * INV_WIDTH,
+        }
+    }
+
+    /// The position x of the draw `z`.
+    #[inline(always)]
+    pub fn x(&self, z: f64) -> f64 {
+        self.a + self.b * z
+    }
+
+    /// The position x of a latency whose natural log is `ln_s` (e.g. the timeout's).
+    pub fn at(ln_s: f64) -> f64 {
+        (ln_s - LN_LO) * INV_WIDTH - 0.5
+    }
+}
+
+/// 1.5·2⁵²: adding it to an f64 x with |x| < 2⁵¹ rounds x to the nearest integer (ties to
+/// even), which then sits in the low bits of the sum.
+const ROUND: f64 = 6_755_399_441_055_744.0;
+
+/// The bin at position `x` ([`LogScale`]): x rounded to the nearest integer by adding 1.5·2⁵²
+/// and reading the bits (no float-to-int conversion), clamped to the range. Exact for
+/// |x| < 2⁵¹ (latencies within e^±10¹³ s); beyond, some bin in the range, never a panic.
+#[inline(always)]
+pub fn bin_at(x: f64) -> usize {
+    let k = (x + ROUND).to_bits() as i64 - ROUND.to_bits() as i64;
+    k.clamp(0, BINS as i64 - 1) as usize
+}
+
 impl Histogram {
     /// Count a latency given as its natural log (log-seconds).
     #[inline(always)]
@@ -97,6 +143,31 @@ impl Histogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Binning from a normal draw agrees with binning its log, away from the bins' edges, and
+    /// clamps out-of-range latencies to the end bins.
+    #[test]
+    fn scaled_bins_match_log_bins() {
+        let s = LogScale::new(0.7, 0.8);
+        let mut checked = 0;
+        for i in -4000..4000 {
+            let z = i as f64 * 0.002_7;
+            let ln = 0.7 + 0.8 * z;
+            let pos = (ln - LN_LO) * INV_WIDTH;
+            if (pos - pos.round()).abs() < 1e-9 {
+                continue;
+            }
+            assert_eq!(bin_at(s.x(z)), bin(ln), "z {z}");
+            checked += 1;
+        }
+        assert!(checked > 7900);
+        assert_eq!(bin_at(LogScale::at(-100.0)), 0);
+        assert_eq!(bin_at(LogScale::at(100.0)), BINS - 1);
+        assert!(bin_at(f64::NAN) < BINS && bin_at(f64::INFINITY) < BINS);
+        // comparing positions is comparing latencies
+        assert!(s.x(1.0) <= LogScale::at(0.7 + 0.8 * 1.0 + 1e-12));
+        assert!(s.x(1.0) > LogScale::at(0.7 + 0.8 * 1.0 - 1e-12));
+    }
 
     #[test]
     fn quantiles_are_within_the_bound() {

@@ -20,14 +20,17 @@
 //! The user's latency is the time to the answer, or to the final error for a failed request.
 //!
 //! Speed: the common outcome (links 0 and 1 both succeed) costs the same every time, so it is
-//! only counted (by winner, in registers) and its latency binned into two shared histograms
-//! (the hedge's is the minimum of the two legs' logs); the other outcomes are summed one by
-//! one.
+//! only counted (by winner) and its latency binned into two shared histograms (the hedge's is
+//! the minimum of the two legs'); in the latency-driven loop, latencies are compared and binned
+//! as positions on the histogram's scale ([`LogScale`]: one multiply-add, no float-to-int
+//! conversion). A request where exactly one of links 0 and 1 answered also has a bill fixed by
+//! the two outcomes: it is counted per outcome pair ([`Acc::single`]) and only its latencies
+//! are binned. Only requests where both failed are summed one by one ([`rare`]).
 
 use crate::model::cost::{CacheState, Request, warm_state};
 use crate::model::{AbandonedBilling, Chain, Pattern};
 
-use super::histogram::{BINS, Histogram, bin};
+use super::histogram::{BINS, Histogram, LogScale, bin, bin_at};
 use super::rng::{SimRng, chunk_rng, normal, uniform};
 use super::stats::{Shifted, Sum};
 use super::{CHUNK, McOptions, ordered};
@@ -43,6 +46,17 @@ pub enum Attempt {
     Gray,
     /// Healthy but slower than T: abandoned, billed per `abandoned_billing`, took T.
     Trip,
+}
+
+impl Attempt {
+    /// Every outcome, in index order.
+    pub const ALL: [Attempt; 4] = [Attempt::Ok, Attempt::Fast, Attempt::Gray, Attempt::Trip];
+
+    /// Its index in [`Attempt::ALL`].
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
 }
 
 /// USD of one attempt's outcomes on one link in one cache state.
@@ -248,12 +262,38 @@ struct Sample {
     ln_seconds: f64,
 }
 
+/// Where a request off the common path is summed and its latency binned ([`rare`],
+/// [`off_common`]): patterns that agree on it share one slot, so it is summed once per
+/// distinct figure, not once per pattern.
+mod slot {
+    /// `no-fallback` alone (its primary failed).
+    pub const NO_FALLBACK: usize = 0;
+    /// `sequential` alone (its primary failed).
+    pub const SEQUENTIAL: usize = 1;
+    /// `no-fallback` and `sequential` alike (the primary answered, or the only link).
+    pub const PRIMARY: usize = 2;
+    /// Both hedged patterns: they differ only when both legs answer, the common outcome.
+    pub const HEDGED: usize = 3;
+    /// The slots of each pattern, in [`crate::model::Pattern::ALL`] order.
+    pub const OF_PATTERN: [&[usize]; 4] = [
+        &[NO_FALLBACK, PRIMARY],
+        &[SEQUENTIAL, PRIMARY],
+        &[HEDGED],
+        &[HEDGED],
+    ];
+}
+
 /// Per-pattern sums of one chunk (or of a whole run, once merged).
 #[derive(Debug, Clone, Default)]
 pub struct Acc {
     /// Requests where links 0 and 1 (or the only link) both succeeded, by hedge winner
     /// (0: primary, 1: second link).
     pub common: [u64; 2],
+    /// Requests where exactly one of links 0 and 1 answered, by the two outcomes
+    /// (`[a₀][a₁]`, [`Attempt::index`]): every pattern's bill is fixed by them, so they are
+    /// counted, and summed per outcome pair by [`finish`] (their latencies are binned as they
+    /// come).
+    pub single: [[u64; 4]; 4],
     /// Per pattern ([`Pattern::ALL`] order): cost, failed, wasted attempts, wasted cost of the
     /// other requests.
     pub sums: [[Sum; 4]; 4],
@@ -263,8 +303,11 @@ pub struct Acc {
     pub common_seq: Histogram,
     /// Latencies of the common requests under the hedged patterns (the winner's).
     pub common_hedge: Histogram,
-    /// The other requests' figures as they come, moved into `sums` by [`Acc::settle`].
+    /// The other requests' figures as they come, per [`slot`], moved into `sums` and `hist`
+    /// by [`Acc::settle`].
     raw: [[Shifted; 4]; 4],
+    /// Their latencies, per [`slot`].
+    raw_hist: [Histogram; 4],
 }
 
 impl Acc {
@@ -272,6 +315,11 @@ impl Acc {
     pub fn merge(&mut self, other: &Acc) {
         self.common[0] += other.common[0];
         self.common[1] += other.common[1];
+        for (mine, theirs) in self.single.iter_mut().zip(&other.single) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
         for p in 0..4 {
             for m in 0..4 {
                 self.sums[p][m].merge(&other.sums[p][m]);
@@ -282,22 +330,27 @@ impl Acc {
         self.common_hedge.merge(&other.common_hedge);
     }
 
-    fn add(&mut self, p: usize, s: Sample) {
-        self.raw[p][0].add(s.cost);
-        self.raw[p][1].add(s.failed);
-        self.raw[p][2].add(s.wasted_attempts);
-        self.raw[p][3].add(s.wasted_cost);
-        self.hist[p].add_ln(s.ln_seconds);
+    /// Sum one request's figures in `slot`.
+    fn add(&mut self, slot: usize, s: Sample) {
+        self.raw[slot][0].add(s.cost);
+        self.raw[slot][1].add(s.failed);
+        self.raw[slot][2].add(s.wasted_attempts);
+        self.raw[slot][3].add(s.wasted_cost);
+        self.raw_hist[slot].add_ln(s.ln_seconds);
     }
 
-    /// Move the chunk's running sums into `sums`.
+    /// Move the chunk's running sums into each pattern's `sums` and `hist`.
     fn settle(&mut self) {
-        for p in 0..4 {
-            for m in 0..4 {
-                self.sums[p][m].merge(&self.raw[p][m].to_sum());
-                self.raw[p][m] = Shifted::default();
+        for (p, slots) in slot::OF_PATTERN.iter().enumerate() {
+            for &k in *slots {
+                for m in 0..4 {
+                    self.sums[p][m].merge(&self.raw[k][m].to_sum());
+                }
+                self.hist[p].merge(&self.raw_hist[k]);
             }
         }
+        self.raw = Default::default();
+        self.raw_hist = Default::default();
     }
 }
 
@@ -316,100 +369,16 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
     let mut rng = chunk_rng(seed, stream, chunk);
     let mut acc = Acc::default();
     let two = sim.links.len() >= 2;
-    let mut u = [[0.0f64; 2]; BUFFER];
-    let mut z = [[0.0f64; 2]; BUFFER];
     // The common outcome's latencies, counted in small local bins (a chunk fits in u32), then
     // added to the accumulator's histograms.
     let mut common = [0u64; 2];
     let mut seq_bins = [0u32; BINS];
     let mut hedge_bins = [0u32; BINS];
-    let mut done = 0u64;
-    while done < count {
-        let m = (count - done).min(BUFFER as u64) as usize;
-        if two && sim.win_by_latency {
-            // The common case, branch-free until the one test: both legs healthy, under T.
-            let (l0, l1) = (&sim.links[0], &sim.links[1]);
-            let thr = |l: &LinkSim| {
-                if l.trip_by_latency {
-                    l.fail_below
-                } else {
-                    l.trip_below
-                }
-            };
-            let (thr0, thr1) = (thr(l0), thr(l1));
-            for _ in 0..m {
-                let u0 = uniform(&mut rng);
-                let z0 = normal(&mut rng);
-                let u1 = uniform(&mut rng);
-                let z1 = normal(&mut rng);
-                let ln0 = l0.mu + l0.sigma * z0;
-                let ln1 = l1.mu + l1.sigma * z1;
-                let ok = (u0 >= thr0) & (u1 >= thr1) & (ln0 <= sim.ln_t) & (ln1 <= sim.ln_t);
-                if ok {
-                    let second_wins = ln1 < ln0;
-                    common[0] += u64::from(!second_wins);
-                    common[1] += u64::from(second_wins);
-                    seq_bins[bin(ln0)] += 1;
-                    hedge_bins[bin(ln0.min(ln1))] += 1;
-                } else {
-                    let (a0, ln0) = sim.attempt(0, u0, z0, &mut rng);
-                    let (a1, ln1) = sim.attempt(1, u1, z1, &mut rng);
-                    if a0 == Attempt::Ok && a1 == Attempt::Ok {
-                        // healthy legs whose latencies were redrawn below T (given trip rates)
-                        let second_wins = ln1 < ln0;
-                        common[usize::from(second_wins)] += 1;
-                        seq_bins[bin(ln0)] += 1;
-                        hedge_bins[bin(ln0.min(ln1))] += 1;
-                    } else {
-                        rare(sim, &mut acc, (a0, ln0), Some((a1, ln1)), &mut rng);
-                    }
-                }
-            }
-            done += m as u64;
-            continue;
-        }
-        if two {
-            for k in 0..m {
-                u[k][0] = uniform(&mut rng);
-                z[k][0] = normal(&mut rng);
-                u[k][1] = uniform(&mut rng);
-                z[k][1] = normal(&mut rng);
-            }
-        } else {
-            for k in 0..m {
-                u[k][0] = uniform(&mut rng);
-                z[k][0] = normal(&mut rng);
-            }
-        }
-        for k in 0..m {
-            let (a0, ln0) = sim.attempt(0, u[k][0], z[k][0], &mut rng);
-            if !two {
-                if a0 == Attempt::Ok {
-                    common[0] += 1;
-                    seq_bins[bin(ln0)] += 1;
-                } else {
-                    rare(sim, &mut acc, (a0, ln0), None, &mut rng);
-                }
-                continue;
-            }
-            let (a1, ln1) = sim.attempt(1, u[k][1], z[k][1], &mut rng);
-            if a0 == Attempt::Ok && a1 == Attempt::Ok {
-                // The faster leg wins (the minimum of the logs), or a drawn winner.
-                let (second_wins, ln_win) = if sim.win_by_latency {
-                    (ln1 < ln0, ln0.min(ln1))
-                } else {
-                    let second = uniform(&mut rng) >= sim.win_rate;
-                    (second, if second { ln1 } else { ln0 })
-                };
-                common[0] += u64::from(!second_wins);
-                common[1] += u64::from(second_wins);
-                seq_bins[bin(ln0)] += 1;
-                hedge_bins[bin(ln_win)] += 1;
-            } else {
-                rare(sim, &mut acc, (a0, ln0), Some((a1, ln1)), &mut rng);
-            }
-        }
-        done += m as u64;
+    let bins = (&mut common, &mut seq_bins, &mut hedge_bins);
+    if two && sim.win_by_latency {
+        by_latency(sim, &mut rng, &mut acc, count, bins);
+    } else {
+        buffered(sim, &mut rng, &mut acc, count, bins);
     }
     acc.common = common;
     acc.settle();
@@ -420,24 +389,215 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
     acc
 }
 
-/// A request where link 0 or link 1 failed: every pattern, one by one.
+/// The common outcome's counts by hedge winner and its latency bins under `no-fallback`/
+/// `sequential` and under the hedged patterns, for one chunk.
+type CommonBins<'a> = (&'a mut [u64; 2], &'a mut [u32; BINS], &'a mut [u32; BINS]);
+
+/// The loop of a one-link chain, or of a chain whose hedge winner is drawn with probability
+/// w: draws are made [`BUFFER`] requests at a time, then evaluated.
+fn buffered(sim: &ChainSim, rng: &mut SimRng, acc: &mut Acc, count: u64, bins: CommonBins) {
+    let (common, seq_bins, hedge_bins) = bins;
+    let two = sim.links.len() >= 2;
+    let mut u = [[0.0f64; 2]; BUFFER];
+    let mut z = [[0.0f64; 2]; BUFFER];
+    let mut done = 0u64;
+    while done < count {
+        let m = (count - done).min(BUFFER as u64) as usize;
+        if two {
+            for k in 0..m {
+                u[k][0] = uniform(rng);
+                z[k][0] = normal(rng);
+                u[k][1] = uniform(rng);
+                z[k][1] = normal(rng);
+            }
+        } else {
+            for k in 0..m {
+                u[k][0] = uniform(rng);
+                z[k][0] = normal(rng);
+            }
+        }
+        for k in 0..m {
+            let (a0, ln0) = sim.attempt(0, u[k][0], z[k][0], rng);
+            if !two {
+                if a0 == Attempt::Ok {
+                    common[0] += 1;
+                    seq_bins[bin(ln0)] += 1;
+                } else {
+                    rare(sim, acc, (a0, ln0), None, rng);
+                }
+                continue;
+            }
+            let (a1, ln1) = sim.attempt(1, u[k][1], z[k][1], rng);
+            if a0 == Attempt::Ok && a1 == Attempt::Ok {
+                // The faster leg wins (the minimum of the logs), or a drawn winner.
+                let (second_wins, ln_win) = if sim.win_by_latency {
+                    (ln1 < ln0, ln0.min(ln1))
+                } else {
+                    let second = uniform(rng) >= sim.win_rate;
+                    (second, if second { ln1 } else { ln0 })
+                };
+                common[0] += u64::from(!second_wins);
+                common[1] += u64::from(second_wins);
+                seq_bins[bin(ln0)] += 1;
+                hedge_bins[bin(ln_win)] += 1;
+            } else {
+                off_common(sim, acc, (a0, ln0), (a1, ln1), rng);
+            }
+        }
+        done += m as u64;
+    }
+}
+
+/// The loop of a chain of two or more links whose hedge winner is the faster leg (the common
+/// case): draws and evaluation in one loop, branch-free until the one test (both legs
+/// healthy and under T), latencies compared and binned as positions on the histogram's scale
+/// ([`LogScale`]). Only the second leg's wins are counted here; the primary's are the rest.
+#[inline(always)]
+fn by_latency(sim: &ChainSim, rng: &mut SimRng, acc: &mut Acc, count: u64, bins: CommonBins) {
+    let (common, seq_bins, hedge_bins) = bins;
+    let (l0, l1) = (&sim.links[0], &sim.links[1]);
+    let thr = |l: &LinkSim| {
+        if l.trip_by_latency {
+            l.fail_below
+        } else {
+            l.trip_below
+        }
+    };
+    let (thr0, thr1) = (thr(l0), thr(l1));
+    let (s0, s1) = (
+        LogScale::new(l0.mu, l0.sigma),
+        LogScale::new(l1.mu, l1.sigma),
+    );
+    let xt = LogScale::at(sim.ln_t);
+    // The generator's state stays in registers: a copy goes to the uncommon path and back.
+    let mut r = rng.clone();
+    let mut second = 0u64;
+    let mut off = 0u64;
+    for _ in 0..count {
+        let u0 = uniform(&mut r);
+        let z0 = normal(&mut r);
+        let u1 = uniform(&mut r);
+        let z1 = normal(&mut r);
+        let (x0, x1) = (s0.x(z0), s1.x(z1));
+        let ok = (u0 >= thr0) & (u1 >= thr1) & (x0 <= xt) & (x1 <= xt);
+        if ok {
+            second += u64::from(x1 < x0);
+            let (k0, k1) = (bin_at(x0), bin_at(x1));
+            seq_bins[k0] += 1;
+            hedge_bins[k0.min(k1)] += 1;
+        } else {
+            off += 1;
+            let mut spilled = r.clone();
+            uncommon(
+                sim,
+                acc,
+                [u0, z0, u1, z1],
+                common,
+                seq_bins,
+                hedge_bins,
+                &mut spilled,
+            );
+            r = spilled;
+        }
+    }
+    common[1] += second;
+    common[0] += count - off - second;
+    *rng = r;
+}
+
+/// A request off the latency-driven common path (a failure or a trip on link 0 or 1, or a
+/// latency redrawn below T): see [`off_common`].
 #[cold]
-fn rare(
+#[inline(never)]
+fn uncommon(
+    sim: &ChainSim,
+    acc: &mut Acc,
+    [u0, z0, u1, z1]: [f64; 4],
+    common: &mut [u64; 2],
+    seq_bins: &mut [u32; BINS],
+    hedge_bins: &mut [u32; BINS],
+    rng: &mut SimRng,
+) {
+    let first = sim.attempt(0, u0, z0, rng);
+    let second = sim.attempt(1, u1, z1, rng);
+    if first.0 == Attempt::Ok && second.0 == Attempt::Ok {
+        // healthy legs whose latencies were redrawn below T (given trip rates)
+        let (ln0, ln1) = (first.1, second.1);
+        common[usize::from(ln1 < ln0)] += 1;
+        seq_bins[bin(ln0)] += 1;
+        hedge_bins[bin(ln0.min(ln1))] += 1;
+    } else {
+        off_common(sim, acc, first, second, rng);
+    }
+}
+
+/// A request on a chain of two or more links where link 0 or link 1 failed. When exactly one
+/// of them answered, every pattern's bill is fixed by the two outcomes: the request is counted
+/// in [`Acc::single`] and only its latencies are binned. When both failed, [`rare`].
+#[inline]
+fn off_common(
     sim: &ChainSim,
     acc: &mut Acc,
     first: (Attempt, f64),
-    second: Option<(Attempt, f64)>,
+    second: (Attempt, f64),
     rng: &mut SimRng,
 ) {
-    let (a0, ln0) = first;
-    let l = &sim.links;
-    let t0 = sim.seconds(a0, ln0);
+    let (a0, a1) = (first.0, second.0);
+    if a0 != Attempt::Ok && a1 != Attempt::Ok {
+        rare(sim, acc, first, Some(second), rng);
+        return;
+    }
+    acc.single[a0.index()][a1.index()] += 1;
+    let [nf, seq, hedged] = latencies(sim, first, second, 0.0);
+    if a0 == Attempt::Ok {
+        acc.raw_hist[slot::PRIMARY].add_ln(nf);
+    } else {
+        acc.raw_hist[slot::NO_FALLBACK].add_ln(nf);
+        acc.raw_hist[slot::SEQUENTIAL].add_ln(seq);
+    }
+    acc.raw_hist[slot::HEDGED].add_ln(hedged);
+}
+
+/// The user's latency (ln seconds) under no-fallback, sequential and the hedged patterns, from
+/// the outcomes of links 0 and 1 and the seconds `tail_s` spent on later links (when both
+/// failed). `exp` and `ln` are called only where seconds are added.
+#[inline]
+fn latencies(
+    sim: &ChainSim,
+    first: (Attempt, f64),
+    second: (Attempt, f64),
+    tail_s: f64,
+) -> [f64; 3] {
+    let ((a0, ln0), (a1, ln1)) = (first, second);
     let lt0 = sim.ln_seconds(a0, ln0);
-    // no-fallback
+    let lt1 = sim.ln_seconds(a1, ln1);
+    let seq = if a0 == Attempt::Ok {
+        lt0
+    } else if a1 == Attempt::Ok {
+        (sim.seconds(a0, ln0) + sim.seconds(a1, ln1)).ln()
+    } else {
+        (sim.seconds(a0, ln0) + sim.seconds(a1, ln1) + tail_s).ln()
+    };
+    // the answering leg's, or, when both failed, the slower failure's and the later links'
+    let hedged = match (a0 == Attempt::Ok, a1 == Attempt::Ok) {
+        (true, _) => lt0,
+        (false, true) => lt1,
+        (false, false) if tail_s > 0.0 => {
+            (sim.seconds(a0, ln0).max(sim.seconds(a1, ln1)) + tail_s).ln()
+        }
+        (false, false) => lt0.max(lt1),
+    };
+    [lt0, seq, hedged]
+}
+
+/// Each pattern's bill (no-fallback, sequential, hedged) of a request where link 0 or link 1
+/// failed, from their outcomes and, when both failed, the later links' figures `tail` (its
+/// `failed` is 1 if none of them answered). Latencies are left 0 (see [`latencies`]).
+fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample) -> [Sample; 3] {
+    let l = &sim.links;
     let nf = if a0 == Attempt::Ok {
         Sample {
             cost: l[0].seq.success,
-            ln_seconds: lt0,
             ..Sample::default()
         }
     } else {
@@ -447,39 +607,10 @@ fn rare(
             failed: 1.0,
             wasted_attempts: 1.0,
             wasted_cost: w,
-            ln_seconds: lt0,
+            ln_seconds: 0.0,
         }
     };
-    acc.add(0, nf);
-    let Some((a1, ln1)) = second else {
-        acc.add(1, nf);
-        return;
-    };
-    let t1 = sim.seconds(a1, ln1);
-    let lt1 = sim.ln_seconds(a1, ln1);
-    // The links after the first two are reached by both sequential and the hedges only when
-    // links 0 and 1 both failed: draw them once, price them cold in both.
-    let both_failed = a0 != Attempt::Ok && a1 != Attempt::Ok;
-    let mut tail = Sample::default();
-    // seconds spent in the links after the first two
-    let mut tail_s = 0.0;
-    if both_failed {
-        tail.failed = 1.0;
-        for (i, link) in l.iter().enumerate().skip(2) {
-            let (a, ln) = sim.draw(i, rng);
-            tail_s += sim.seconds(a, ln);
-            if a == Attempt::Ok {
-                tail.cost += link.seq.success;
-                tail.failed = 0.0;
-                break;
-            }
-            let w = link.seq.failed(a);
-            tail.cost += w;
-            tail.wasted_cost += w;
-            tail.wasted_attempts += 1.0;
-        }
-    }
-    // sequential
+    // sequential: the same as no-fallback when the primary answered
     let seq = if a0 == Attempt::Ok {
         nf
     } else {
@@ -490,7 +621,6 @@ fn rare(
             wasted_cost: w0,
             ..Sample::default()
         };
-        let mut secs = t0 + t1;
         if a1 == Attempt::Ok {
             s.cost += l[1].seq.success;
         } else {
@@ -499,50 +629,96 @@ fn rare(
             s.wasted_cost += w1 + tail.wasted_cost;
             s.wasted_attempts += 1.0 + tail.wasted_attempts;
             s.failed = tail.failed;
-            secs += tail_s;
         }
-        s.ln_seconds = secs.ln();
         s
     };
-    acc.add(1, seq);
     // hedged: links 0 and 1 at once; here at most one of them succeeded, and take-first and
     // no-cancel differ only when both do
     let (h0, h1) = (&l[0].hedge, &l[1].hedge);
-    {
-        let s = match (a0 == Attempt::Ok, a1 == Attempt::Ok) {
-            (true, false) => Sample {
-                cost: h0.success + h1.failed(a1),
-                wasted_attempts: 1.0,
-                wasted_cost: h1.failed(a1),
-                ln_seconds: lt0,
+    let hedged = match (a0 == Attempt::Ok, a1 == Attempt::Ok) {
+        (true, _) => Sample {
+            cost: h0.success + h1.failed(a1),
+            wasted_attempts: 1.0,
+            wasted_cost: h1.failed(a1),
+            ..Sample::default()
+        },
+        (false, true) => Sample {
+            cost: h0.failed(a0) + h1.success,
+            wasted_attempts: 1.0,
+            wasted_cost: h0.failed(a0),
+            ..Sample::default()
+        },
+        (false, false) => {
+            let w = h0.failed(a0) + h1.failed(a1);
+            Sample {
+                cost: w + tail.cost,
+                failed: tail.failed,
+                wasted_attempts: 2.0 + tail.wasted_attempts,
+                wasted_cost: w + tail.wasted_cost,
+                ln_seconds: 0.0,
+            }
+        }
+    };
+    [nf, seq, hedged]
+}
+
+/// A request summed one by one: on a one-link chain, a failed primary; on longer chains, links
+/// 0 and 1 both failed, and the later links are tried in sequence (drawn once, priced cold,
+/// for sequential and the hedges alike).
+#[cold]
+fn rare(
+    sim: &ChainSim,
+    acc: &mut Acc,
+    first: (Attempt, f64),
+    second: Option<(Attempt, f64)>,
+    rng: &mut SimRng,
+) {
+    let (a0, ln0) = first;
+    let Some(second) = second else {
+        let l = &sim.links[0];
+        let w = l.seq.failed(a0);
+        let nf = if a0 == Attempt::Ok {
+            Sample {
+                cost: l.seq.success,
+                ln_seconds: ln0,
                 ..Sample::default()
-            },
-            (false, true) => Sample {
-                cost: h0.failed(a0) + h1.success,
+            }
+        } else {
+            Sample {
+                cost: w,
+                failed: 1.0,
                 wasted_attempts: 1.0,
-                wasted_cost: h0.failed(a0),
-                ln_seconds: lt1,
-                ..Sample::default()
-            },
-            _ => {
-                let w = h0.failed(a0) + h1.failed(a1);
-                Sample {
-                    cost: w + tail.cost,
-                    failed: tail.failed,
-                    wasted_attempts: 2.0 + tail.wasted_attempts,
-                    wasted_cost: w + tail.wasted_cost,
-                    // after the slower of the two failures, then the later links
-                    ln_seconds: if tail_s > 0.0 {
-                        (t0.max(t1) + tail_s).ln()
-                    } else {
-                        lt0.max(lt1)
-                    },
-                }
+                wasted_cost: w,
+                ln_seconds: sim.ln_seconds(a0, ln0),
             }
         };
-        acc.add(2, s);
-        acc.add(3, s);
+        acc.add(slot::PRIMARY, nf);
+        return;
+    };
+    let mut tail = Sample {
+        failed: 1.0,
+        ..Sample::default()
+    };
+    // seconds spent in the links after the first two
+    let mut tail_s = 0.0;
+    for (i, link) in sim.links.iter().enumerate().skip(2) {
+        let (a, ln) = sim.draw(i, rng);
+        tail_s += sim.seconds(a, ln);
+        if a == Attempt::Ok {
+            tail.cost += link.seq.success;
+            tail.failed = 0.0;
+            break;
+        }
+        let w = link.seq.failed(a);
+        tail.cost += w;
+        tail.wasted_cost += w;
+        tail.wasted_attempts += 1.0;
     }
+    let [mut nf, mut seq, mut hedged] = bills(sim, a0, second.0, tail);
+    [nf.ln_seconds, seq.ln_seconds, hedged.ln_seconds] = latencies(sim, first, second, tail_s);
+    acc.add(slot::NO_FALLBACK, nf);
+    acc.add(slot::SEQUENTIAL, seq);
+    acc.add(slot::HEDGED, hedged);
 }
 
 /// The simulated figures of one pattern on one chain.
@@ -595,6 +771,20 @@ pub fn finish(sim: &ChainSim, acc: &Acc) -> Vec<PatternMc> {
             sums[1].add_many(0.0, n);
             sums[2].add_many(*wa, n);
             sums[3].add_many(*wc, n);
+        }
+        // the requests where exactly one of links 0 and 1 answered, by outcome pair
+        for (i0, row) in acc.single.iter().enumerate() {
+            for (i1, &n) in row.iter().enumerate() {
+                if n == 0 {
+                    continue;
+                }
+                let b = bills(sim, Attempt::ALL[i0], Attempt::ALL[i1], Sample::default());
+                let s = b[p.min(2)];
+                sums[0].add_many(s.cost, n);
+                sums[1].add_many(s.failed, n);
+                sums[2].add_many(s.wasted_attempts, n);
+                sums[3].add_many(s.wasted_cost, n);
+            }
         }
         let mut latency = acc.hist[p].clone();
         latency.merge(if pattern.is_hedged() {
