@@ -177,3 +177,95 @@ fn same_json_on_one_or_two_threads() {
     let inc = &json["incident"][1]["mc"]["policy"];
     assert!(inc["breaker_probes"].as_f64().unwrap() > 50.0, "{inc}");
 }
+
+/// The blended traffic-share rows under policies: attempts, dead time and cap hits per request
+/// are the chains' figures weighted by traffic share, attribution is merged by model, and
+/// `attempts_max` is the largest; in the incident the attempts on the dead provider add up and
+/// dead time per request is weighted by share. Figures that describe one chain only (the
+/// dead-time p99, the breaker's probes and time open) are absent.
+#[test]
+fn blended_rows_carry_the_policy_figures() {
+    const BLENDED: &str = "all chains (by traffic_share)";
+    let r = common::json(&[
+        "compare",
+        "--scenario",
+        "scenarios/policies.toml",
+        "--mc",
+        "50000",
+        "--mc-runs",
+        "8",
+        "--seed",
+        "5",
+    ]);
+    let shares = [("simple", 0.6), ("medium", 0.3), ("complex", 0.1)];
+    let close = |what: &str, got: f64, want: f64| {
+        assert!(
+            (got - want).abs() <= 1e-9 * (1.0 + want.abs()),
+            "{what}: {got} vs {want}"
+        );
+    };
+    for pattern in ["sequential", "hedged-take-first"] {
+        let b = &common::row(&r, "steady", BLENDED, pattern)["mc"]["policy"];
+        let own = |chain: &str| &common::row(&r, "steady", chain, pattern)["mc"]["policy"];
+        for key in [
+            "attempts_per_request",
+            "dead_time_mean_s",
+            "call_cap_hits_per_1k",
+            "cost_cap_hits_per_1k",
+        ] {
+            let want: f64 = shares
+                .iter()
+                .map(|(c, s)| s * common::num(own(c), key))
+                .sum();
+            close(&format!("{pattern} {key}"), common::num(b, key), want);
+        }
+        let max = shares
+            .iter()
+            .map(|(c, _)| own(c)["attempts_max"].as_u64().unwrap())
+            .max();
+        assert_eq!(b["attempts_max"].as_u64(), max, "{pattern}");
+        assert!(b.get("dead_time_p99_s").is_none(), "{b}");
+        // GPT-6 Sol answers for the medium and the complex tier: one entry, both shares
+        let sol = |p: &serde_json::Value| -> f64 {
+            p["answered_by"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|a| a["model"] == "openai/gpt-6-sol")
+                .map(|a| a["share"].as_f64().unwrap())
+                .sum()
+        };
+        let answered = b["answered_by"].as_array().unwrap();
+        assert_eq!(
+            answered
+                .iter()
+                .filter(|a| a["model"] == "openai/gpt-6-sol")
+                .count(),
+            1
+        );
+        close(
+            &format!("{pattern} gpt-6-sol share"),
+            sol(b),
+            0.3 * sol(own("medium")) + 0.1 * sol(own("complex")),
+        );
+
+        let b = &common::row(&r, "incident", BLENDED, pattern)["mc"]["policy"];
+        let own = |chain: &str| &common::row(&r, "incident", chain, pattern)["mc"]["policy"];
+        let attempts: f64 = shares
+            .iter()
+            .map(|(c, _)| common::num(own(c), "dead_provider_attempts"))
+            .sum();
+        close(
+            "dead_provider_attempts",
+            common::num(b, "dead_provider_attempts"),
+            attempts,
+        );
+        let dead: f64 = shares
+            .iter()
+            .map(|(c, s)| s * common::num(own(c), "dead_time_mean_s"))
+            .sum();
+        close("dead_time_mean_s", common::num(b, "dead_time_mean_s"), dead);
+        assert!(own("simple")["breaker_probes"].is_number());
+        assert!(b.get("breaker_probes").is_none() && b.get("breaker_open_s").is_none());
+    }
+}
