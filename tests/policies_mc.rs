@@ -269,3 +269,107 @@ fn blended_rows_carry_the_policy_figures() {
         assert!(b.get("breaker_probes").is_none() && b.get("breaker_open_s").is_none());
     }
 }
+
+/// The compare CSV carries the Monte Carlo policy figures (the JSON's `mc.policy`) as `mc_KEY`
+/// columns with their `_ci95_lo` / `_ci95_hi`, after every earlier column, with the JSON's
+/// values on every row that has them and empty cells elsewhere.
+#[test]
+fn csv_carries_the_monte_carlo_policy_figures() {
+    let args = [
+        "compare",
+        "--scenario",
+        "scenarios/policies.toml",
+        "--mc",
+        "20000",
+        "--mc-runs",
+        "4",
+        "--seed",
+        "1",
+    ];
+    let json = common::json(&args);
+    let mut csv_args = args.to_vec();
+    csv_args.extend(["--format", "csv"]);
+    let out = common::ok(&csv_args);
+    let mut reader = csv::Reader::from_reader(out.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let policy_columns = [
+        "mc_attempts_per_request",
+        "mc_attempts_per_request_ci95_lo",
+        "mc_attempts_per_request_ci95_hi",
+        "mc_attempts_max",
+        "mc_dead_time_mean_s",
+        "mc_dead_time_mean_s_ci95_lo",
+        "mc_dead_time_mean_s_ci95_hi",
+        "mc_dead_time_p99_s",
+        "mc_call_cap_hits_per_1k",
+        "mc_call_cap_hits_per_1k_ci95_lo",
+        "mc_call_cap_hits_per_1k_ci95_hi",
+        "mc_cost_cap_hits_per_1k",
+        "mc_cost_cap_hits_per_1k_ci95_lo",
+        "mc_cost_cap_hits_per_1k_ci95_hi",
+        "mc_answered_by",
+        "mc_dead_provider_attempts",
+        "mc_dead_provider_attempts_ci95_lo",
+        "mc_dead_provider_attempts_ci95_hi",
+        "mc_breaker_probes",
+        "mc_breaker_probes_ci95_lo",
+        "mc_breaker_probes_ci95_hi",
+        "mc_breaker_open_s",
+        "mc_breaker_open_s_ci95_lo",
+        "mc_breaker_open_s_ci95_hi",
+    ];
+    // appended: the earlier columns keep their places, the latency percentiles come just before
+    let first = header.len() - policy_columns.len();
+    assert_eq!(&header[first..], policy_columns);
+    assert_eq!(header[first - 1], "mc_latency_p99_s");
+    let mut filled = 0;
+    for rec in reader.records() {
+        let rec = rec.unwrap();
+        assert_eq!(rec.len(), header.len(), "{rec:?}");
+        let at = |c: &str| &rec[header.iter().position(|h| h == c).unwrap()];
+        let row = common::row(&json, at("section"), at("chain"), at("pattern"));
+        let policy = &row["mc"]["policy"];
+        for key in policy_columns
+            .iter()
+            .filter(|k| !k.ends_with("_lo") && !k.ends_with("_hi"))
+        {
+            let name = key.trim_start_matches("mc_");
+            let cell = at(key);
+            match &policy[name] {
+                serde_json::Value::Null => assert_eq!(cell, "", "{key} on {rec:?}"),
+                serde_json::Value::Array(list) => {
+                    // answered_by: model=share;…
+                    let want: Vec<String> = list
+                        .iter()
+                        .map(|a| {
+                            format!(
+                                "{}={}",
+                                a["model"].as_str().unwrap(),
+                                a["share"].as_f64().unwrap()
+                            )
+                        })
+                        .collect();
+                    assert_eq!(cell, want.join(";"), "{key}");
+                }
+                v => {
+                    filled += 1;
+                    assert_eq!(cell.parse::<f64>().unwrap(), v.as_f64().unwrap(), "{key}");
+                    if let Some(ci) = policy[format!("{name}_ci95")].as_array() {
+                        for (end, i) in [("lo", 0), ("hi", 1)] {
+                            let c = at(&format!("{key}_ci95_{end}"));
+                            assert_eq!(
+                                c.parse::<f64>().unwrap(),
+                                ci[i].as_f64().unwrap(),
+                                "{key}_{end}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // every chain has a policy: steady rows fill 7 figures, incident rows 2 (+2 with a breaker)
+    assert!(filled > 100, "{filled}");
+    let seq = common::row(&json, "incident", "simple", "sequential");
+    assert!(seq["mc"]["policy"]["breaker_probes"].as_f64().unwrap() > 0.0);
+}
