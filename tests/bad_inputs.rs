@@ -247,6 +247,12 @@ const CASES: &[(&str, &str, &str)] = &[
         "compare",
         "policy.backoff: base_s (10) is above cap_s (1)",
     ),
+    // a table given a value names it a table, not an internal type
+    (
+        "breaker-not-table.toml",
+        "compare",
+        "breaker-not-table.toml:7:11: policy.breaker: invalid type: integer `5`, expected a table\n",
+    ),
     // scenario files: the price table they name
     (
         "missing-pricing.toml",

@@ -383,9 +383,79 @@ fn set_refuses_a_table_value() {
         "request={output_tokens=5}",
     ]);
     assert!(
-        e.contains("--set request: takes one value, not a table"),
+        e.contains("--set request={output_tokens=5}: takes one value, not a table"),
         "{e}"
     );
+}
+
+/// A `--set` that fails names the flag and the KEY=VALUE given, never a line of the file, and
+/// says what is allowed; exit code 2.
+#[test]
+fn set_errors_name_the_flag_and_what_is_allowed() {
+    let cases = [
+        (
+            "request=3",
+            "`request` is a table, not a value: set one field at a time, as --set request.FIELD=VALUE, FIELD one of: input_tokens, output_tokens, prefix_tokens, cache_hit_rate (in scenarios/sept3.toml)",
+        ),
+        (
+            "policy.breaker=1",
+            "`policy.breaker` is a table, not a value: set one field at a time, as --set policy.breaker.FIELD=VALUE, FIELD one of: threshold, cooldown_s (in scenarios/sept3.toml)",
+        ),
+        (
+            "nosuch.key=1",
+            "nosuch: unknown field; allowed: name, description, pricing, request, chain, steady, incident, policy, latency (in scenarios/sept3.toml)",
+        ),
+        (
+            "steady.failur_rate=0",
+            "unknown field (did you mean `failure_rate`?); allowed: failure_rate,",
+        ),
+        (
+            "chain.name=x",
+            "`chain` is an array of tables ([[chain]]), which --set cannot reach into; edit scenarios/sept3.toml",
+        ),
+        (
+            "request.output_tokens.x=1",
+            "`request.output_tokens` is a value, not a table: set it as --set request.output_tokens=VALUE",
+        ),
+        (
+            "policy.breaker.threshold=0",
+            "policy.breaker.cooldown_s: required field is missing",
+        ),
+        (
+            "incident.duration=soon",
+            "`soon` is not a duration; expected a duration with units",
+        ),
+    ];
+    for (set, want) in cases {
+        let e = fails(&[
+            "compare",
+            "--scenario",
+            "scenarios/sept3.toml",
+            "--set",
+            set,
+        ]);
+        assert!(e.starts_with(&format!("error: --set {set}: ")), "{e}");
+        assert!(e.contains(want), "--set {set}: want `{want}`\n got {e}");
+        assert!(
+            !e.contains("sept3.toml:"),
+            "a file line for --set {set}: {e}"
+        );
+    }
+    // A table of the file holding the override: the override first, the table's line after.
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/policies.toml",
+        "--set",
+        "policy.backoff.base_s=100",
+    ]);
+    assert!(
+        e.starts_with(
+            "error: --set policy.backoff.base_s=100: policy.backoff: base_s (100) is above cap_s (8)"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("(in scenarios/policies.toml:39:11)"), "{e}");
 }
 
 /// Usage errors from the argument parser are one line too.

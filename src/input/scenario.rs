@@ -112,7 +112,10 @@ struct BreakerSpec {
 
 /// `warm_fallback = "always"`, `"never"` or `{ after = 3 }`.
 #[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(untagged, expecting = "\"always\", \"never\" or { after = N }")]
+#[serde(
+    untagged,
+    expecting = "expected \"always\", \"never\" or { after = N }"
+)]
 enum WarmSpec {
     Word(WarmWord),
     After { after: u32 },
