@@ -422,6 +422,10 @@ fn set_errors_name_the_flag_and_what_is_allowed() {
             "policy.breaker.cooldown_s: required field is missing",
         ),
         (
+            "policy.failover_on=[\"quota\"]",
+            "policy.failover_on[0]: `quota`: quota and billing errors stop the chain, they never fail over; allowed: rate_limit, overload, server_error, timeout, client (in",
+        ),
+        (
             "incident.duration=soon",
             "`soon` is not a duration; expected a duration with units",
         ),
@@ -456,6 +460,56 @@ fn set_errors_name_the_flag_and_what_is_allowed() {
         "{e}"
     );
     assert!(e.contains("(in scenarios/policies.toml:39:11)"), "{e}");
+}
+
+/// `failover_on`'s error lists exactly the classes the loader accepts: each listed one loads,
+/// every other class (`quota`: quota errors stop the chain) is refused.
+#[test]
+fn failover_on_error_lists_exactly_what_the_loader_accepts() {
+    let set = |classes: &str| format!("policy.failover_on=[{classes}]");
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--set",
+        &set("\"nope\""),
+    ]);
+    let listed: Vec<String> = e
+        .split("allowed: ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (in ").next())
+        .unwrap_or_else(|| panic!("no allowed list: {e}"))
+        .split(", ")
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "rate_limit",
+            "overload",
+            "server_error",
+            "timeout",
+            "client"
+        ]
+    );
+    for class in fallcost::model::policy::ErrorClass::ALL {
+        let args = [
+            "compare",
+            "--scenario",
+            "scenarios/sept3.toml",
+            "--set",
+            &set(&format!("\"{}\"", class.as_str())),
+        ];
+        if listed.iter().any(|l| l == class.as_str()) {
+            ok(&args);
+        } else {
+            let e = fails(&args);
+            assert!(
+                e.contains("allowed: rate_limit, overload, server_error, timeout, client"),
+                "{e}"
+            );
+        }
+    }
 }
 
 /// Usage errors from the argument parser are one line too.
