@@ -299,7 +299,8 @@ pub struct McMeta {
     pub incident_skipped: Option<String>,
 }
 
-/// Largest N·K (requests per window × windows × patterns) the incident simulation takes on.
+/// Largest number of simulated requests the incident simulation takes on: the requests of a
+/// window (every chain's, each with its traffic share) × 4 patterns × `--mc-runs` windows.
 pub const MAX_INCIDENT_WORK: f64 = 2e9;
 
 /// The outage a report's incident rows price.
@@ -568,22 +569,45 @@ impl Report {
         }
     }
 
+    /// Simulated requests in one incident window across every chain and pattern: each chain's
+    /// requests (its traffic share of N = λ·D) × 4 patterns. `None` without an incident.
+    pub fn incident_window_work(&self) -> Option<u64> {
+        let incident = self.input.incident.as_ref()?;
+        let requests: u64 = self
+            .input
+            .chains
+            .iter()
+            .map(|c| incident.for_chain(c).requests())
+            .sum();
+        Some(requests.saturating_mul(Pattern::ALL.len() as u64))
+    }
+
+    /// The most incident windows (`--mc-runs`) the simulation takes on for this scenario,
+    /// [`MAX_INCIDENT_WORK`] / [`Report::incident_window_work`]; `None` without an incident
+    /// (any number will do: nothing is simulated).
+    pub fn max_incident_runs(&self) -> Option<u64> {
+        self.incident_window_work()
+            .map(|w| (MAX_INCIDENT_WORK / w.max(1) as f64).floor() as u64)
+    }
+
     /// Simulated work [`Report::simulate`] will do, in simulated requests (for a progress
-    /// bar), and whether the incident windows are within [`MAX_INCIDENT_WORK`].
+    /// bar), and whether the incident windows are within [`MAX_INCIDENT_WORK`]
+    /// ([`Report::max_incident_runs`]).
     pub fn mc_work(&self, opts: &McOptions) -> (u64, bool) {
         let chains = self.input.chains.len() as u64;
         let steady = chains.saturating_mul(opts.requests);
-        let incident = match &self.input.incident {
-            Some(i) => {
-                let work = i.requests() as f64 * opts.runs as f64 * 4.0 * chains as f64;
-                if work > MAX_INCIDENT_WORK {
+        match (self.incident_window_work(), self.max_incident_runs()) {
+            (Some(window), Some(max)) => {
+                if opts.runs > max {
                     return (steady, false);
                 }
-                work as u64
+                (
+                    steady.saturating_add(window.saturating_mul(opts.runs)),
+                    true,
+                )
             }
-            None => 0,
-        };
-        (steady + incident, true)
+            _ => (steady, true),
+        }
     }
 
     /// Run the Monte Carlo engine and add its figures to every row (MODEL.md §9), the blended
@@ -712,12 +736,26 @@ impl Report {
             runs: opts.runs,
             rng: sim::rng::ALGORITHM,
             percentile_relative_error: clean(relative_error_bound()),
-            incident_skipped: (!incident_ok && scenario.incident.is_some()).then(|| {
-                format!(
-                    "the window's requests times --mc-runs times 4 patterns exceed {MAX_INCIDENT_WORK:e} simulated requests; lower --mc-runs"
-                )
-            }),
+            incident_skipped: (!incident_ok && scenario.incident.is_some())
+                .then(|| self.too_many_runs(opts.runs)),
         });
+    }
+}
+
+impl Report {
+    /// Why `runs` incident windows (`--mc-runs`) are more than the simulation takes on for this
+    /// scenario, and what is allowed.
+    pub fn too_many_runs(&self, runs: u64) -> String {
+        let window = self.incident_window_work().unwrap_or(0);
+        let max = self.max_incident_runs().unwrap_or(u64::MAX);
+        let allowed = if max >= 2 {
+            format!("allowed: 2 to {max}")
+        } else {
+            "not even 2 windows fit (a shorter incident or less traffic would)".to_string()
+        };
+        format!(
+            "--mc-runs {runs} is too many for this scenario: each incident window is {window} simulated requests (the window's requests on every chain, 4 patterns) and the simulation takes at most {MAX_INCIDENT_WORK:e} in all; {allowed}"
+        )
     }
 }
 

@@ -512,6 +512,101 @@ fn failover_on_error_lists_exactly_what_the_loader_accepts() {
     }
 }
 
+/// `--mc-runs` beyond what the incident simulation takes on (2e9 simulated requests) is an
+/// error naming the flag and the allowed range, from the scenario's window (every chain's
+/// requests, split by traffic share where chains have one); the default that does not fit
+/// skips the incident windows with a warning. `--help` gives the same limit.
+#[test]
+fn mc_runs_that_cannot_run_are_an_error_with_the_allowed_range() {
+    use fallcost::report::{MAX_INCIDENT_WORK, Report};
+    let load = |path: &str| {
+        Report::analytic(&fallcost::input::scenario::load(&root().join(path), &[]).unwrap())
+    };
+    // sept3: two chains of 11,160 requests, 4 patterns; policies: three chains sharing them
+    let sept3 = load("scenarios/sept3.toml").max_incident_runs().unwrap();
+    assert_eq!(
+        sept3,
+        (MAX_INCIDENT_WORK / (4.0 * 2.0 * 11160.0)).floor() as u64
+    );
+    assert_eq!(sept3, 22401);
+    let policies = load("scenarios/policies.toml").max_incident_runs().unwrap();
+    assert_eq!(policies, 44802);
+    for (scenario, max) in [("sept3", sept3), ("policies", policies)] {
+        let runs = (max + 1).to_string();
+        let e = fails(&[
+            "compare",
+            "--scenario",
+            &format!("scenarios/{scenario}.toml"),
+            "--mc",
+            "1000",
+            "--seed",
+            "1",
+            "--mc-runs",
+            &runs,
+        ]);
+        assert!(
+            e.starts_with(&format!(
+                "error: --mc-runs {runs} is too many for this scenario: each incident window is"
+            )),
+            "{e}"
+        );
+        assert!(
+            e.contains(&format!("at most 2e9 in all; allowed: 2 to {max}\n")),
+            "{e}"
+        );
+    }
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--mc",
+        "1000",
+        "--mc-runs",
+        "1e19",
+    ]);
+    assert!(e.contains("allowed: 2 to 22401"), "{e}");
+    // the default, too many for a long busy outage: priced analytically, with a warning
+    let args = [
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--set",
+        "incident.requests_per_second=1000",
+        "--set",
+        "incident.duration=2d",
+        "--mc",
+        "1000",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ];
+    let out = fallcost(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("incident windows not simulated: --mc-runs 200 is too many")
+            && stderr.contains("not even 2 windows fit"),
+        "{stderr}"
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(r["incident"][0].get("mc").is_none());
+    assert!(
+        r["mc"]["incident_skipped"]
+            .as_str()
+            .unwrap()
+            .contains("too many")
+    );
+    // --help states the limit the code applies
+    let help = ok(&["compare", "--help"]);
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!("at most {MAX_INCIDENT_WORK:e} simulated requests")),
+        "{flat}"
+    );
+    assert!(flat.contains("22,401 for scenarios/sept3.toml"), "{flat}");
+}
+
 /// Usage errors from the argument parser are one line too.
 #[test]
 fn usage_errors_are_one_line() {
