@@ -166,7 +166,8 @@ pub struct CompareArgs {
     /// the window's requests on all chains together): 22,401 for scenarios/sept3.toml (two
     /// chains of 11,160 requests; chains with a traffic_share split them). A larger K is an
     /// error that gives the allowed range; when the default is too large the incident windows
-    /// are not simulated and a warning says so. Without an [incident], K is not used.
+    /// are not simulated and a warning says so. Without an incident in the scenario, K is not
+    /// used.
     #[arg(long = "mc-runs", value_name = "K", requires = "mc", value_parser = parse_count)]
     pub mc_runs: Option<u64>,
     /// Where and how to print.
