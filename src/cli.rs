@@ -160,7 +160,14 @@ pub struct CompareArgs {
     /// Without it a seed is drawn and printed on standard error.
     #[arg(long, value_name = "S", requires = "mc")]
     pub seed: Option<u64>,
-    /// Incident windows to simulate per chain and pattern (default 200).
+    /// Incident windows to simulate per chain and pattern (default 200; at least 2). Each
+    /// window replays every request of the incident on every chain in all 4 patterns, and the
+    /// simulation takes at most 2e9 simulated requests in all, so K may be at most 2e9 / (4 ×
+    /// the window's requests on all chains together): 22,401 for scenarios/sept3.toml (two
+    /// chains of 11,160 requests; chains with a traffic_share split them). A larger K is an
+    /// error that gives the allowed range; when the default is too large the incident windows
+    /// are not simulated and a warning says so. Without an incident in the scenario, K is not
+    /// used.
     #[arg(long = "mc-runs", value_name = "K", requires = "mc", value_parser = parse_count)]
     pub mc_runs: Option<u64>,
     /// Where and how to print.

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use crate::model::cache::{FailoverCache, failover_cache};
 use crate::model::{FailureMode, Pattern, Scenario, incident, steady};
-use crate::sim::histogram::relative_error_bound;
-use crate::sim::stats::{Estimate, Sum, Z95};
+use crate::sim::histogram::{Histogram, mixture_quantile, relative_error_bound};
+use crate::sim::stats::{Estimate, Sum, Z95, weighted_estimate};
 use crate::sim::{self, McOptions};
 
 /// Round to 12 significant digits: far below a cent on any bill, and free of binary float
@@ -76,9 +76,14 @@ fn ci(e: &Estimate) -> Ci {
 
 /// The Monte Carlo figures of a steady-state row: the row's keys with simulated means, each with
 /// its 95% interval as `KEY_ci95`, and the latency percentiles (MODEL.md §9, §10).
+///
+/// On a blended traffic-share row ([`BLENDED`]) every mean is Σ shareᵢ·meanᵢ over the chains'
+/// own Monte Carlo figures, and its interval comes from the combined standard error
+/// √(Σ shareᵢ²·SEᵢ²) (the chains are simulated on independent streams); the latency
+/// percentiles are those of the mixture (the chains' latency histograms weighted by share).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SteadyMc {
-    /// Requests simulated.
+    /// Requests simulated (a blended row: summed over its chains).
     pub requests: u64,
     /// Mean USD per 1,000 requests.
     pub cost_per_1k_usd: f64,
@@ -112,7 +117,9 @@ pub struct SteadyMc {
 }
 
 /// The Monte Carlo figures of a steady-state row under a policy (MODEL.md §8), each with its 95%
-/// interval as `KEY_ci95`.
+/// interval as `KEY_ci95`. A blended row has them when every chain has a policy: means and
+/// intervals as in [`SteadyMc`], `attempts_max` the largest of the chains', `answered_by`
+/// merged by model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PolicyMcFigures {
     /// Mean attempts per request.
@@ -126,7 +133,11 @@ pub struct PolicyMcFigures {
     /// Its 95% interval.
     pub dead_time_mean_s_ci95: Ci,
     /// 99th-percentile dead time, seconds (0 when fewer than 1% of requests wait at all).
-    pub dead_time_p99_s: f64,
+    /// `None` (absent in JSON) on the blended traffic-share rows: the policy simulator keeps
+    /// its dead-time histograms to itself, and a mixture's percentile is not the weighted mean
+    /// of the chains' percentiles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dead_time_p99_s: Option<f64>,
     /// Share of requests answered by each model of the chain, in chain order.
     pub answered_by: Vec<Answered>,
     /// Requests per 1,000 stopped by the call cap.
@@ -185,9 +196,13 @@ pub struct IncidentRow {
 
 /// The Monte Carlo figures of an incident row: means over the simulated windows with their
 /// 95% intervals as `KEY_ci95` (MODEL.md §9, §10). USD per window unless stated.
+///
+/// On a blended traffic-share row ([`BLENDED`]) the chains' windows (each holding its share of
+/// the requests) are added up: every mean is Σ meanᵢ, with the standard error √(Σ SEᵢ²), and the
+/// multiplier is Σ totalᵢ / Σ normalᵢ.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IncidentMc {
-    /// Windows simulated.
+    /// Windows simulated (per chain, on a blended row).
     pub runs: u64,
     /// Mean total USD.
     pub total_usd: f64,
@@ -238,7 +253,8 @@ pub struct IncidentMc {
 }
 
 /// The Monte Carlo figures of an incident row under a policy, each with its 95% interval as
-/// `KEY_ci95`: per window unless stated.
+/// `KEY_ci95`: per window unless stated. A blended row weights the dead time per request by
+/// traffic share, adds up the attempts on the dead provider, and has no breaker figures.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IncidentPolicyMc {
     /// Mean seconds per request in failed attempts and backoff (hedges: the slower failed leg
@@ -250,7 +266,8 @@ pub struct IncidentPolicyMc {
     pub dead_provider_attempts: f64,
     /// Its 95% interval.
     pub dead_provider_attempts_ci95: Ci,
-    /// With a circuit breaker: half-open probes sent.
+    /// With a circuit breaker: half-open probes sent. `None` on a blended row: each chain's
+    /// breaker is simulated apart, so their sum would describe no breaker.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub breaker_probes: Option<f64>,
     /// Its 95% interval.
@@ -282,7 +299,8 @@ pub struct McMeta {
     pub incident_skipped: Option<String>,
 }
 
-/// Largest N·K (requests per window × windows × patterns) the incident simulation takes on.
+/// Largest number of simulated requests the incident simulation takes on: the requests of a
+/// window (every chain's, each with its traffic share) × 4 patterns × `--mc-runs` windows.
 pub const MAX_INCIDENT_WORK: f64 = 2e9;
 
 /// The outage a report's incident rows price.
@@ -332,6 +350,29 @@ pub struct Report {
 /// The chain name of the rows that blend tier-matched chains by their traffic shares.
 pub const BLENDED: &str = "all chains (by traffic_share)";
 
+/// The share of all requests each model answered across chains weighted by their traffic
+/// shares: Σ shareᵢ · (share of chain i's requests the model answered), one entry per model in
+/// first-seen order (a model in several chains is added up).
+fn blend_answered<'a>(parts: impl IntoIterator<Item = (f64, &'a [Answered])>) -> Vec<Answered> {
+    let mut answered: Vec<Answered> = Vec::new();
+    for (weight, list) in parts {
+        for a in list {
+            let w = weight * a.share;
+            match answered.iter_mut().find(|x| x.model == a.model) {
+                Some(x) => x.share += w,
+                None => answered.push(Answered {
+                    model: a.model.clone(),
+                    share: w,
+                }),
+            }
+        }
+    }
+    for a in &mut answered {
+        a.share = clean(a.share);
+    }
+    answered
+}
+
 /// Add, per pattern, a row weighting every chain by its traffic share (steady state) and
 /// summing their incident windows (each chain sees its share of the requests).
 fn blend(
@@ -359,22 +400,10 @@ fn blend(
             };
             let cost = sum(&|r| r.cost_per_1k_usd);
             let base = sum(&|r| r.baseline_per_1k_usd);
-            let mut answered: Vec<Answered> = Vec::new();
-            for r in &rows {
-                for a in &r.answered_by {
-                    let w = share(&r.chain) * a.share;
-                    match answered.iter_mut().find(|x| x.model == a.model) {
-                        Some(x) => x.share += w,
-                        None => answered.push(Answered {
-                            model: a.model.clone(),
-                            share: w,
-                        }),
-                    }
-                }
-            }
-            for a in &mut answered {
-                a.share = clean(a.share);
-            }
+            let answered = blend_answered(
+                rows.iter()
+                    .map(|r| (share(&r.chain), r.answered_by.as_slice())),
+            );
             let row = SteadyRow {
                 chain: BLENDED.to_string(),
                 pattern,
@@ -540,187 +569,165 @@ impl Report {
         }
     }
 
+    /// Simulated requests in one incident window across every chain and pattern: each chain's
+    /// requests (its traffic share of N = λ·D) × 4 patterns. `None` without an incident.
+    pub fn incident_window_work(&self) -> Option<u64> {
+        let incident = self.input.incident.as_ref()?;
+        let requests: u64 = self
+            .input
+            .chains
+            .iter()
+            .map(|c| incident.for_chain(c).requests())
+            .sum();
+        Some(requests.saturating_mul(Pattern::ALL.len() as u64))
+    }
+
+    /// The most incident windows (`--mc-runs`) the simulation takes on for this scenario,
+    /// [`MAX_INCIDENT_WORK`] / [`Report::incident_window_work`]; `None` without an incident
+    /// (any number will do: nothing is simulated).
+    pub fn max_incident_runs(&self) -> Option<u64> {
+        self.incident_window_work()
+            .map(|w| (MAX_INCIDENT_WORK / w.max(1) as f64).floor() as u64)
+    }
+
     /// Simulated work [`Report::simulate`] will do, in simulated requests (for a progress
-    /// bar), and whether the incident windows are within [`MAX_INCIDENT_WORK`].
+    /// bar), and whether the incident windows are within [`MAX_INCIDENT_WORK`]
+    /// ([`Report::max_incident_runs`]).
     pub fn mc_work(&self, opts: &McOptions) -> (u64, bool) {
         let chains = self.input.chains.len() as u64;
         let steady = chains.saturating_mul(opts.requests);
-        let incident = match &self.input.incident {
-            Some(i) => {
-                let work = i.requests() as f64 * opts.runs as f64 * 4.0 * chains as f64;
-                if work > MAX_INCIDENT_WORK {
+        match (self.incident_window_work(), self.max_incident_runs()) {
+            (Some(window), Some(max)) => {
+                if opts.runs > max {
                     return (steady, false);
                 }
-                work as u64
+                (
+                    steady.saturating_add(window.saturating_mul(opts.runs)),
+                    true,
+                )
             }
-            None => 0,
-        };
-        (steady + incident, true)
+            _ => (steady, true),
+        }
     }
 
-    /// Run the Monte Carlo engine and add its figures to every row (MODEL.md §9). `tick(n)`
-    /// reports n more simulated requests done.
+    /// Run the Monte Carlo engine and add its figures to every row (MODEL.md §9), the blended
+    /// traffic-share rows included ([`BLENDED`]: the chains' figures combined, see
+    /// [`SteadyMc`] and [`IncidentMc`]). `tick(n)` reports n more simulated requests done.
     pub fn simulate(&mut self, opts: &McOptions, tick: &mut dyn FnMut(u64)) {
         let scenario = self.input.clone();
         let req = &scenario.request;
         let (_, incident_ok) = self.mc_work(opts);
+        // Per chain, in chain order: the simulated patterns, steady state and incident.
+        let mut steady_sims: Vec<Vec<SteadySim>> = Vec::new();
+        let mut incident_sims: Vec<Vec<IncidentSim>> = Vec::new();
         for (ci_, chain) in scenario.chains.iter().enumerate() {
-            let base = steady::baseline(req, chain);
-            let results: Vec<(sim::steady::PatternMc, Option<PolicyMcFigures>)> =
-                if sim::policy::is_default(chain) {
-                    sim::steady::simulate(req, chain, ci_ as u64, opts, tick)
-                        .into_iter()
-                        .map(|p| (p, None))
-                        .collect()
-                } else {
-                    sim::policy::simulate(req, chain, ci_ as u64, opts, tick)
-                        .into_iter()
-                        .map(|m| {
-                            let figures = policy_figures(chain, &m);
-                            (m.base, Some(figures))
-                        })
-                        .collect()
-                };
-            for (p, policy) in results {
-                let Some(row) = self
-                    .steady
-                    .iter_mut()
-                    .find(|r| r.chain == chain.name && r.pattern == p.pattern)
-                else {
-                    continue;
-                };
-                let per1k = |s: &Sum| s.estimate(Z95, 1000.0);
-                let cost = per1k(&p.cost);
-                let vs = (base > 0.0).then(|| {
-                    let e = p.cost.estimate(Z95, 1.0);
-                    Estimate {
-                        mean: e.mean / base - 1.0,
-                        lo: e.lo / base - 1.0,
-                        hi: e.hi / base - 1.0,
-                    }
-                });
-                let (failed, wa, wc) = (
-                    per1k(&p.failed),
-                    per1k(&p.wasted_attempts),
-                    per1k(&p.wasted_cost),
-                );
-                let q = |x: f64| clean(p.latency.quantile(x).unwrap_or(0.0));
-                row.mc = Some(SteadyMc {
-                    requests: p.cost.n,
-                    cost_per_1k_usd: clean(cost.mean),
-                    cost_per_1k_usd_ci95: ci(&cost),
-                    vs_baseline: vs.map(|e| clean(e.mean)),
-                    vs_baseline_ci95: vs.as_ref().map(ci),
-                    failed_per_1k: clean(failed.mean),
-                    failed_per_1k_ci95: ci(&failed),
-                    wasted_attempts_per_1k: clean(wa.mean),
-                    wasted_attempts_per_1k_ci95: ci(&wa),
-                    wasted_per_1k_usd: clean(wc.mean),
-                    wasted_per_1k_usd_ci95: ci(&wc),
-                    latency_p50_s: q(0.50),
-                    latency_p95_s: q(0.95),
-                    latency_p99_s: q(0.99),
-                    policy,
-                });
-            }
-            let Some(incident) = scenario
+            steady_sims.push(if sim::policy::is_default(chain) {
+                sim::steady::simulate(req, chain, ci_ as u64, opts, tick)
+                    .into_iter()
+                    .map(SteadySim::Plain)
+                    .collect()
+            } else {
+                sim::policy::simulate(req, chain, ci_ as u64, opts, tick)
+                    .into_iter()
+                    .map(SteadySim::Policy)
+                    .collect()
+            });
+            let mut sims = Vec::new();
+            if let Some(incident) = scenario
                 .incident
                 .as_ref()
                 .filter(|_| incident_ok)
                 .map(|i| i.for_chain(chain))
-            else {
-                continue;
-            };
-            let n = incident.requests();
-            for pattern in Pattern::ALL {
-                let (m, policy) = if sim::policy::is_default(chain) {
-                    let Some(m) = sim::incident::simulate(
-                        req,
-                        chain,
-                        &incident,
-                        pattern,
-                        ci_ as u64,
-                        opts,
-                        &mut |k| tick(k * n),
-                    ) else {
-                        continue;
+            {
+                let n = incident.requests();
+                for pattern in Pattern::ALL {
+                    let ticks = &mut |k| tick(k * n);
+                    let i_ = ci_ as u64;
+                    let simulated = if sim::policy::is_default(chain) {
+                        sim::incident::simulate(req, chain, &incident, pattern, i_, opts, ticks)
+                            .map(IncidentSim::Plain)
+                    } else {
+                        sim::breaker::simulate(req, chain, &incident, pattern, i_, opts, ticks)
+                            .map(IncidentSim::Policy)
                     };
-                    (m, None)
-                } else {
-                    let Some(m) = sim::breaker::simulate(
-                        req,
-                        chain,
-                        &incident,
-                        pattern,
-                        ci_ as u64,
-                        opts,
-                        &mut |k| tick(k * n),
-                    ) else {
-                        continue;
-                    };
-                    let e = |s: &Sum| s.estimate(Z95, 1.0);
-                    let (dead, attempts, probes, open) = (
-                        e(&m.dead_time_mean),
-                        e(&m.dead_attempts),
-                        e(&m.probes),
-                        e(&m.open_s),
-                    );
-                    let with = chain.policy.breaker.is_some();
-                    let figures = IncidentPolicyMc {
-                        dead_time_mean_s: clean(dead.mean),
-                        dead_time_mean_s_ci95: ci(&dead),
-                        dead_provider_attempts: clean(attempts.mean),
-                        dead_provider_attempts_ci95: ci(&attempts),
-                        breaker_probes: with.then(|| clean(probes.mean)),
-                        breaker_probes_ci95: with.then(|| ci(&probes)),
-                        breaker_open_s: with.then(|| clean(open.mean)),
-                        breaker_open_s_ci95: with.then(|| ci(&open)),
-                    };
-                    (m.base, Some(figures))
-                };
-                let Some(row) = self
+                    sims.extend(simulated);
+                }
+            }
+            incident_sims.push(sims);
+        }
+        // Each chain's own rows: one part of weight 1.
+        for (ci_, chain) in scenario.chains.iter().enumerate() {
+            let base = steady::baseline(req, chain);
+            for m in &steady_sims[ci_] {
+                let parts = [Part::own(chain, m)];
+                if let Some(row) = self
+                    .steady
+                    .iter_mut()
+                    .find(|r| r.chain == chain.name && r.pattern == m.base().pattern)
+                {
+                    row.mc = Some(steady_mc(&parts, base));
+                }
+            }
+            for m in &incident_sims[ci_] {
+                let parts = [Part::own(chain, m)];
+                if let Some(row) = self
                     .incident
                     .iter_mut()
-                    .find(|r| r.chain == chain.name && r.pattern == pattern)
-                else {
-                    continue;
-                };
-                let e = |s: &Sum| s.estimate(Z95, 1.0);
-                let (total, window, cold, fb) =
-                    (e(&m.total), e(&m.window), e(&m.cold_start), e(&m.failback));
-                let (failed, wa, wu, cs, fw) = (
-                    e(&m.failed_requests),
-                    e(&m.wasted_attempts),
-                    e(&m.wasted),
-                    e(&m.cold_starts),
-                    e(&m.failback_writes),
-                );
-                let mult = (m.normal > 0.0).then(|| e(&m.multiplier));
-                row.mc = Some(IncidentMc {
-                    runs: m.total.n,
-                    total_usd: clean(total.mean),
-                    total_usd_ci95: ci(&total),
-                    normal_usd: clean(m.normal),
-                    multiplier: mult.map(|x| clean(x.mean)),
-                    multiplier_ci95: mult.as_ref().map(ci),
-                    window_usd: clean(window.mean),
-                    window_usd_ci95: ci(&window),
-                    cold_start_usd: clean(cold.mean),
-                    cold_start_usd_ci95: ci(&cold),
-                    failback_usd: clean(fb.mean),
-                    failback_usd_ci95: ci(&fb),
-                    failed_requests: clean(failed.mean),
-                    failed_requests_ci95: ci(&failed),
-                    wasted_attempts: clean(wa.mean),
-                    wasted_attempts_ci95: ci(&wa),
-                    wasted_usd: clean(wu.mean),
-                    wasted_usd_ci95: ci(&wu),
-                    cold_starts: clean(cs.mean),
-                    cold_starts_ci95: ci(&cs),
-                    failback_writes: clean(fw.mean),
-                    failback_writes_ci95: ci(&fw),
-                    policy,
-                });
+                    .find(|r| r.chain == chain.name && r.pattern == m.base().pattern)
+                {
+                    row.mc = Some(incident_mc(&parts));
+                }
+            }
+        }
+        // The blended rows: every chain's part, weighted by its traffic share, when every
+        // chain has the pattern (as for the analytic blend).
+        let shares: Vec<f64> = scenario
+            .chains
+            .iter()
+            .map(|c| c.traffic_share.unwrap_or(0.0))
+            .collect();
+        for pattern in Pattern::ALL {
+            let steady_parts: Option<Vec<Part<'_, SteadySim>>> = scenario
+                .chains
+                .iter()
+                .zip(&steady_sims)
+                .zip(&shares)
+                .map(|((chain, sims), &share)| {
+                    sims.iter()
+                        .find(|m| m.base().pattern == pattern)
+                        .map(|sim| Part { chain, share, sim })
+                })
+                .collect();
+            if let (Some(parts), Some(row)) = (
+                steady_parts,
+                self.steady
+                    .iter_mut()
+                    .find(|r| r.chain == BLENDED && r.pattern == pattern),
+            ) {
+                let base = parts
+                    .iter()
+                    .map(|p| p.share * steady::baseline(req, p.chain))
+                    .sum();
+                row.mc = Some(steady_mc(&parts, base));
+            }
+            let incident_parts: Option<Vec<Part<'_, IncidentSim>>> = scenario
+                .chains
+                .iter()
+                .zip(&incident_sims)
+                .zip(&shares)
+                .map(|((chain, sims), &share)| {
+                    sims.iter()
+                        .find(|m| m.base().pattern == pattern)
+                        .map(|sim| Part { chain, share, sim })
+                })
+                .collect();
+            if let (Some(parts), Some(row)) = (
+                incident_parts,
+                self.incident
+                    .iter_mut()
+                    .find(|r| r.chain == BLENDED && r.pattern == pattern),
+            ) {
+                row.mc = Some(incident_mc(&parts));
             }
         }
         self.mc = Some(McMeta {
@@ -729,33 +736,159 @@ impl Report {
             runs: opts.runs,
             rng: sim::rng::ALGORITHM,
             percentile_relative_error: clean(relative_error_bound()),
-            incident_skipped: (!incident_ok && scenario.incident.is_some()).then(|| {
-                format!(
-                    "the window's requests times --mc-runs times 4 patterns exceed {MAX_INCIDENT_WORK:e} simulated requests; lower --mc-runs"
-                )
-            }),
+            incident_skipped: (!incident_ok && scenario.incident.is_some())
+                .then(|| self.too_many_runs(opts.runs)),
         });
     }
 }
 
-/// The report figures of one pattern simulated under a policy.
-fn policy_figures(chain: &crate::model::Chain, m: &sim::policy::PolicyMc) -> PolicyMcFigures {
-    let (attempts, dead) = (
-        m.attempts.estimate(Z95, 1.0),
-        m.dead_time.estimate(Z95, 1.0),
+impl Report {
+    /// Why `runs` incident windows (`--mc-runs`) are more than the simulation takes on for this
+    /// scenario, and what is allowed.
+    pub fn too_many_runs(&self, runs: u64) -> String {
+        let window = self.incident_window_work().unwrap_or(0);
+        let max = self.max_incident_runs().unwrap_or(u64::MAX);
+        let allowed = if max >= 2 {
+            format!("allowed: 2 to {max}")
+        } else {
+            "not even 2 windows fit (a shorter incident or less traffic would)".to_string()
+        };
+        format!(
+            "--mc-runs {runs} is too many for this scenario: each incident window is {window} simulated requests (the window's requests on every chain, 4 patterns) and the simulation takes at most {MAX_INCIDENT_WORK:e} in all; {allowed}"
+        )
+    }
+}
+
+/// One chain's simulated steady-state figures of one pattern.
+enum SteadySim {
+    /// From the default-policy engine ([`sim::steady`]).
+    Plain(sim::steady::PatternMc),
+    /// From the policy engine ([`sim::policy`]), with attempts, dead time and attribution.
+    Policy(sim::policy::PolicyMc),
+}
+
+impl SteadySim {
+    fn base(&self) -> &sim::steady::PatternMc {
+        match self {
+            SteadySim::Plain(m) => m,
+            SteadySim::Policy(m) => &m.base,
+        }
+    }
+
+    fn policy(&self) -> Option<&sim::policy::PolicyMc> {
+        match self {
+            SteadySim::Plain(_) => None,
+            SteadySim::Policy(m) => Some(m),
+        }
+    }
+}
+
+/// One chain's simulated incident windows of one pattern.
+enum IncidentSim {
+    /// From the default-policy engine ([`sim::incident`]).
+    Plain(sim::incident::IncidentMc),
+    /// From the policy engine ([`sim::breaker`]), with dead time and the breaker.
+    Policy(sim::breaker::PolicyIncidentMc),
+}
+
+impl IncidentSim {
+    fn base(&self) -> &sim::incident::IncidentMc {
+        match self {
+            IncidentSim::Plain(m) => m,
+            IncidentSim::Policy(m) => &m.base,
+        }
+    }
+
+    fn policy(&self) -> Option<&sim::breaker::PolicyIncidentMc> {
+        match self {
+            IncidentSim::Plain(_) => None,
+            IncidentSim::Policy(m) => Some(m),
+        }
+    }
+}
+
+/// One chain's part in a row's Monte Carlo figures: its own row (share 1), or a blended row
+/// (its traffic share). Chains are simulated on streams of their own, so parts are
+/// independent and their variances add ([`weighted_estimate`]).
+struct Part<'a, T> {
+    chain: &'a crate::model::Chain,
+    /// Weight of the chain's per-request figures: 1 for its own row, its traffic share in a
+    /// blend. Incident windows are added with weight 1 whatever the share (each chain's window
+    /// already holds its share of the requests).
+    share: f64,
+    sim: &'a T,
+}
+
+impl<'a, T> Part<'a, T> {
+    fn own(chain: &'a crate::model::Chain, sim: &'a T) -> Self {
+        Part {
+            chain,
+            share: 1.0,
+            sim,
+        }
+    }
+}
+
+/// The steady-state Monte Carlo figures of `parts` (one chain, or the chains of a blend)
+/// against `base`, the (blended) healthy-primary baseline in USD per request.
+fn steady_mc(parts: &[Part<'_, SteadySim>], base: f64) -> SteadyMc {
+    let est = |f: fn(&sim::steady::PatternMc) -> &Sum, scale: f64| {
+        weighted_estimate(parts.iter().map(|p| (p.share, f(p.sim.base()))), Z95, scale)
+    };
+    let cost = est(|m| &m.cost, 1000.0);
+    let vs = (base > 0.0).then(|| {
+        let e = est(|m| &m.cost, 1.0);
+        Estimate {
+            mean: e.mean / base - 1.0,
+            lo: e.lo / base - 1.0,
+            hi: e.hi / base - 1.0,
+        }
+    });
+    let (failed, wa, wc) = (
+        est(|m| &m.failed, 1000.0),
+        est(|m| &m.wasted_attempts, 1000.0),
+        est(|m| &m.wasted_cost, 1000.0),
     );
+    let latency: Vec<(&Histogram, f64)> = parts
+        .iter()
+        .map(|p| (&p.sim.base().latency, p.share))
+        .collect();
+    let q = |x: f64| clean(mixture_quantile(&latency, x).unwrap_or(0.0));
+    let policy: Option<Vec<(&Part<'_, SteadySim>, &sim::policy::PolicyMc)>> = parts
+        .iter()
+        .map(|p| p.sim.policy().map(|m| (p, m)))
+        .collect();
+    SteadyMc {
+        requests: parts.iter().map(|p| p.sim.base().cost.n).sum(),
+        cost_per_1k_usd: clean(cost.mean),
+        cost_per_1k_usd_ci95: ci(&cost),
+        vs_baseline: vs.map(|e| clean(e.mean)),
+        vs_baseline_ci95: vs.as_ref().map(ci),
+        failed_per_1k: clean(failed.mean),
+        failed_per_1k_ci95: ci(&failed),
+        wasted_attempts_per_1k: clean(wa.mean),
+        wasted_attempts_per_1k_ci95: ci(&wa),
+        wasted_per_1k_usd: clean(wc.mean),
+        wasted_per_1k_usd_ci95: ci(&wc),
+        latency_p50_s: q(0.50),
+        latency_p95_s: q(0.95),
+        latency_p99_s: q(0.99),
+        policy: policy.map(|ps| policy_figures(&ps)),
+    }
+}
+
+/// The policy figures of `parts` simulated under their policies (every part has them).
+fn policy_figures(parts: &[(&Part<'_, SteadySim>, &sim::policy::PolicyMc)]) -> PolicyMcFigures {
+    let est = |f: fn(&sim::policy::PolicyMc) -> &Sum, scale: f64| {
+        weighted_estimate(parts.iter().map(|(p, m)| (p.share, f(m))), Z95, scale)
+    };
+    let (attempts, dead) = (est(|m| &m.attempts, 1.0), est(|m| &m.dead_time, 1.0));
     let (call, cost) = (
-        m.call_cap_hits.estimate(Z95, 1000.0),
-        m.cost_cap_hits.estimate(Z95, 1000.0),
+        est(|m| &m.call_cap_hits, 1000.0),
+        est(|m| &m.cost_cap_hits, 1000.0),
     );
-    PolicyMcFigures {
-        attempts_per_request: clean(attempts.mean),
-        attempts_per_request_ci95: ci(&attempts),
-        attempts_max: m.attempts_max,
-        dead_time_mean_s: clean(dead.mean),
-        dead_time_mean_s_ci95: ci(&dead),
-        dead_time_p99_s: clean(m.dead_time_p99_s),
-        answered_by: chain
+    let answered = |p: &Part<'_, SteadySim>, m: &sim::policy::PolicyMc| -> Vec<Answered> {
+        p.chain
             .links
             .iter()
             .zip(&m.answered_by)
@@ -763,11 +896,138 @@ fn policy_figures(chain: &crate::model::Chain, m: &sim::policy::PolicyMc) -> Pol
                 model: l.id.clone(),
                 share: clean(a.mean()),
             })
-            .collect(),
+            .collect()
+    };
+    // A percentile of dead time and the chain's own attribution list are a chain's own; a
+    // blend merges the attribution by model and has no dead-time percentile (the simulators
+    // keep the dead-time histograms to themselves).
+    let (dead_time_p99_s, answered_by) = match parts {
+        [(p, m)] => (Some(clean(m.dead_time_p99_s)), answered(p, m)),
+        _ => {
+            let lists: Vec<(f64, Vec<Answered>)> = parts
+                .iter()
+                .map(|(p, m)| (p.share, answered(p, m)))
+                .collect();
+            (
+                None,
+                blend_answered(lists.iter().map(|(w, l)| (*w, l.as_slice()))),
+            )
+        }
+    };
+    PolicyMcFigures {
+        attempts_per_request: clean(attempts.mean),
+        attempts_per_request_ci95: ci(&attempts),
+        attempts_max: parts.iter().map(|(_, m)| m.attempts_max).max().unwrap_or(0),
+        dead_time_mean_s: clean(dead.mean),
+        dead_time_mean_s_ci95: ci(&dead),
+        dead_time_p99_s,
+        answered_by,
         call_cap_hits_per_1k: clean(call.mean),
         call_cap_hits_per_1k_ci95: ci(&call),
         cost_cap_hits_per_1k: clean(cost.mean),
         cost_cap_hits_per_1k_ci95: ci(&cost),
+    }
+}
+
+/// The incident Monte Carlo figures of `parts` (one chain, or the chains of a blend): the
+/// chains' windows added up.
+fn incident_mc(parts: &[Part<'_, IncidentSim>]) -> IncidentMc {
+    let e = |f: fn(&sim::incident::IncidentMc) -> &Sum| {
+        weighted_estimate(parts.iter().map(|p| (1.0, f(p.sim.base()))), Z95, 1.0)
+    };
+    let (total, window, cold, fb) = (
+        e(|m| &m.total),
+        e(|m| &m.window),
+        e(|m| &m.cold_start),
+        e(|m| &m.failback),
+    );
+    let (failed, wa, wu, cs, fw) = (
+        e(|m| &m.failed_requests),
+        e(|m| &m.wasted_attempts),
+        e(|m| &m.wasted),
+        e(|m| &m.cold_starts),
+        e(|m| &m.failback_writes),
+    );
+    let normal: f64 = parts.iter().map(|p| p.sim.base().normal).sum();
+    // Σ totalᵢ / Σ normalᵢ: each chain adds its total / Σ normal, taken from its own
+    // multiplier where it has one (weight normalᵢ / Σ normal; exactly 1 for a chain's own row).
+    let mult = (normal > 0.0).then(|| {
+        weighted_estimate(
+            parts.iter().map(|p| {
+                let m = p.sim.base();
+                if m.normal > 0.0 {
+                    (m.normal / normal, &m.multiplier)
+                } else {
+                    (1.0 / normal, &m.total)
+                }
+            }),
+            Z95,
+            1.0,
+        )
+    });
+    let policy: Option<Vec<(&Part<'_, IncidentSim>, &sim::breaker::PolicyIncidentMc)>> = parts
+        .iter()
+        .map(|p| p.sim.policy().map(|m| (p, m)))
+        .collect();
+    IncidentMc {
+        runs: parts
+            .iter()
+            .map(|p| p.sim.base().total.n)
+            .min()
+            .unwrap_or(0),
+        total_usd: clean(total.mean),
+        total_usd_ci95: ci(&total),
+        normal_usd: clean(normal),
+        multiplier: mult.map(|x| clean(x.mean)),
+        multiplier_ci95: mult.as_ref().map(ci),
+        window_usd: clean(window.mean),
+        window_usd_ci95: ci(&window),
+        cold_start_usd: clean(cold.mean),
+        cold_start_usd_ci95: ci(&cold),
+        failback_usd: clean(fb.mean),
+        failback_usd_ci95: ci(&fb),
+        failed_requests: clean(failed.mean),
+        failed_requests_ci95: ci(&failed),
+        wasted_attempts: clean(wa.mean),
+        wasted_attempts_ci95: ci(&wa),
+        wasted_usd: clean(wu.mean),
+        wasted_usd_ci95: ci(&wu),
+        cold_starts: clean(cs.mean),
+        cold_starts_ci95: ci(&cs),
+        failback_writes: clean(fw.mean),
+        failback_writes_ci95: ci(&fw),
+        policy: policy.map(|ps| incident_policy_figures(&ps)),
+    }
+}
+
+/// The incident policy figures of `parts` (every part has them): dead time per request
+/// weighted by traffic share, attempts on the dead provider added up, and the breaker's probes
+/// and time open for a chain's own row only (each chain's breaker is simulated apart, so their
+/// sum would describe no breaker).
+fn incident_policy_figures(
+    parts: &[(&Part<'_, IncidentSim>, &sim::breaker::PolicyIncidentMc)],
+) -> IncidentPolicyMc {
+    let dead = weighted_estimate(
+        parts.iter().map(|(p, m)| (p.share, &m.dead_time_mean)),
+        Z95,
+        1.0,
+    );
+    let attempts = weighted_estimate(parts.iter().map(|(_, m)| (1.0, &m.dead_attempts)), Z95, 1.0);
+    let breaker = match parts {
+        [(p, m)] if p.chain.policy.breaker.is_some() => {
+            Some((m.probes.estimate(Z95, 1.0), m.open_s.estimate(Z95, 1.0)))
+        }
+        _ => None,
+    };
+    IncidentPolicyMc {
+        dead_time_mean_s: clean(dead.mean),
+        dead_time_mean_s_ci95: ci(&dead),
+        dead_provider_attempts: clean(attempts.mean),
+        dead_provider_attempts_ci95: ci(&attempts),
+        breaker_probes: breaker.map(|(probes, _)| clean(probes.mean)),
+        breaker_probes_ci95: breaker.map(|(probes, _)| ci(&probes)),
+        breaker_open_s: breaker.map(|(_, open)| clean(open.mean)),
+        breaker_open_s_ci95: breaker.map(|(_, open)| ci(&open)),
     }
 }
 

@@ -182,7 +182,14 @@ pub fn run(
                 .zip(&point)
                 .map(|(p, v)| (p.key.clone(), p.setting(*v))),
         );
-        let mut scenario = scenario::parse(label, text, base, &overrides).map_err(|e| {
+        let mut scenario = scenario::parse(label, text, base, &overrides).map_err(|mut e| {
+            // A swept value came from its --param, not from a --set.
+            if params
+                .iter()
+                .any(|p| e.file.starts_with(&format!("--set {}=", p.key)))
+            {
+                e.file = e.file.replacen("--set", "--param", 1);
+            }
             let at: Vec<String> = params
                 .iter()
                 .zip(&point)

@@ -247,6 +247,23 @@ const CASES: &[(&str, &str, &str)] = &[
         "compare",
         "policy.backoff: base_s (10) is above cap_s (1)",
     ),
+    // failover_on lists exactly what the loader accepts: quota errors stop the chain
+    (
+        "failover-on-quota.toml",
+        "compare",
+        "failover-on-quota.toml:7:15: policy.failover_on[1]: `quota`: quota and billing errors stop the chain, they never fail over; allowed: rate_limit, overload, server_error, timeout, client\n",
+    ),
+    (
+        "failover-on-unknown.toml",
+        "compare",
+        "failover-on-unknown.toml:6:26: chain[0].policy.failover_on[0]: unknown error class `timout` (did you mean `timeout`?); allowed: rate_limit, overload, server_error, timeout, client\n",
+    ),
+    // a table given a value names it a table, not an internal type
+    (
+        "breaker-not-table.toml",
+        "compare",
+        "breaker-not-table.toml:7:11: policy.breaker: invalid type: integer `5`, expected a table\n",
+    ),
     // scenario files: the price table they name
     (
         "missing-pricing.toml",

@@ -383,9 +383,228 @@ fn set_refuses_a_table_value() {
         "request={output_tokens=5}",
     ]);
     assert!(
-        e.contains("--set request: takes one value, not a table"),
+        e.contains("--set request={output_tokens=5}: takes one value, not a table"),
         "{e}"
     );
+}
+
+/// A `--set` that fails names the flag and the KEY=VALUE given, never a line of the file, and
+/// says what is allowed; exit code 2.
+#[test]
+fn set_errors_name_the_flag_and_what_is_allowed() {
+    let cases = [
+        (
+            "request=3",
+            "`request` is a table, not a value: set one field at a time, as --set request.FIELD=VALUE, FIELD one of: input_tokens, output_tokens, prefix_tokens, cache_hit_rate (in scenarios/sept3.toml)",
+        ),
+        (
+            "policy.breaker=1",
+            "`policy.breaker` is a table, not a value: set one field at a time, as --set policy.breaker.FIELD=VALUE, FIELD one of: threshold, cooldown_s (in scenarios/sept3.toml)",
+        ),
+        (
+            "nosuch.key=1",
+            "nosuch: unknown field; allowed: name, description, pricing, request, chain, steady, incident, policy, latency (in scenarios/sept3.toml)",
+        ),
+        (
+            "steady.failur_rate=0",
+            "unknown field (did you mean `failure_rate`?); allowed: failure_rate,",
+        ),
+        (
+            "chain.name=x",
+            "`chain` is an array of tables ([[chain]]), which --set cannot reach into; edit scenarios/sept3.toml",
+        ),
+        (
+            "request.output_tokens.x=1",
+            "`request.output_tokens` is a value, not a table: set it as --set request.output_tokens=VALUE",
+        ),
+        (
+            "policy.breaker.threshold=0",
+            "policy.breaker.cooldown_s: required field is missing",
+        ),
+        (
+            "policy.failover_on=[\"quota\"]",
+            "policy.failover_on[0]: `quota`: quota and billing errors stop the chain, they never fail over; allowed: rate_limit, overload, server_error, timeout, client (in",
+        ),
+        (
+            "incident.duration=soon",
+            "`soon` is not a duration; expected a duration with units",
+        ),
+    ];
+    for (set, want) in cases {
+        let e = fails(&[
+            "compare",
+            "--scenario",
+            "scenarios/sept3.toml",
+            "--set",
+            set,
+        ]);
+        assert!(e.starts_with(&format!("error: --set {set}: ")), "{e}");
+        assert!(e.contains(want), "--set {set}: want `{want}`\n got {e}");
+        assert!(
+            !e.contains("sept3.toml:"),
+            "a file line for --set {set}: {e}"
+        );
+    }
+    // A table of the file holding the override: the override first, the table's line after.
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/policies.toml",
+        "--set",
+        "policy.backoff.base_s=100",
+    ]);
+    assert!(
+        e.starts_with(
+            "error: --set policy.backoff.base_s=100: policy.backoff: base_s (100) is above cap_s (8)"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("(in scenarios/policies.toml:39:11)"), "{e}");
+}
+
+/// `failover_on`'s error lists exactly the classes the loader accepts: each listed one loads,
+/// every other class (`quota`: quota errors stop the chain) is refused.
+#[test]
+fn failover_on_error_lists_exactly_what_the_loader_accepts() {
+    let set = |classes: &str| format!("policy.failover_on=[{classes}]");
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--set",
+        &set("\"nope\""),
+    ]);
+    let listed: Vec<String> = e
+        .split("allowed: ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (in ").next())
+        .unwrap_or_else(|| panic!("no allowed list: {e}"))
+        .split(", ")
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "rate_limit",
+            "overload",
+            "server_error",
+            "timeout",
+            "client"
+        ]
+    );
+    for class in fallcost::model::policy::ErrorClass::ALL {
+        let args = [
+            "compare",
+            "--scenario",
+            "scenarios/sept3.toml",
+            "--set",
+            &set(&format!("\"{}\"", class.as_str())),
+        ];
+        if listed.iter().any(|l| l == class.as_str()) {
+            ok(&args);
+        } else {
+            let e = fails(&args);
+            assert!(
+                e.contains("allowed: rate_limit, overload, server_error, timeout, client"),
+                "{e}"
+            );
+        }
+    }
+}
+
+/// `--mc-runs` beyond what the incident simulation takes on (2e9 simulated requests) is an
+/// error naming the flag and the allowed range, from the scenario's window (every chain's
+/// requests, split by traffic share where chains have one); the default that does not fit
+/// skips the incident windows with a warning. `--help` gives the same limit.
+#[test]
+fn mc_runs_that_cannot_run_are_an_error_with_the_allowed_range() {
+    use fallcost::report::{MAX_INCIDENT_WORK, Report};
+    let load = |path: &str| {
+        Report::analytic(&fallcost::input::scenario::load(&root().join(path), &[]).unwrap())
+    };
+    // sept3: two chains of 11,160 requests, 4 patterns; policies: three chains sharing them
+    let sept3 = load("scenarios/sept3.toml").max_incident_runs().unwrap();
+    assert_eq!(
+        sept3,
+        (MAX_INCIDENT_WORK / (4.0 * 2.0 * 11160.0)).floor() as u64
+    );
+    assert_eq!(sept3, 22401);
+    let policies = load("scenarios/policies.toml").max_incident_runs().unwrap();
+    assert_eq!(policies, 44802);
+    for (scenario, max) in [("sept3", sept3), ("policies", policies)] {
+        let runs = (max + 1).to_string();
+        let e = fails(&[
+            "compare",
+            "--scenario",
+            &format!("scenarios/{scenario}.toml"),
+            "--mc",
+            "1000",
+            "--seed",
+            "1",
+            "--mc-runs",
+            &runs,
+        ]);
+        assert!(
+            e.starts_with(&format!(
+                "error: --mc-runs {runs} is too many for this scenario: each incident window is"
+            )),
+            "{e}"
+        );
+        assert!(
+            e.contains(&format!("at most 2e9 in all; allowed: 2 to {max}\n")),
+            "{e}"
+        );
+    }
+    let e = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--mc",
+        "1000",
+        "--mc-runs",
+        "1e19",
+    ]);
+    assert!(e.contains("allowed: 2 to 22401"), "{e}");
+    // the default, too many for a long busy outage: priced analytically, with a warning
+    let args = [
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--set",
+        "incident.requests_per_second=1000",
+        "--set",
+        "incident.duration=2d",
+        "--mc",
+        "1000",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ];
+    let out = fallcost(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("incident windows not simulated: --mc-runs 200 is too many")
+            && stderr.contains("not even 2 windows fit"),
+        "{stderr}"
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(r["incident"][0].get("mc").is_none());
+    assert!(
+        r["mc"]["incident_skipped"]
+            .as_str()
+            .unwrap()
+            .contains("too many")
+    );
+    // --help states the limit the code applies
+    let help = ok(&["compare", "--help"]);
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!("at most {MAX_INCIDENT_WORK:e} simulated requests")),
+        "{flat}"
+    );
+    assert!(flat.contains("22,401 for scenarios/sept3.toml"), "{flat}");
 }
 
 /// Usage errors from the argument parser are one line too.

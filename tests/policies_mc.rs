@@ -177,3 +177,199 @@ fn same_json_on_one_or_two_threads() {
     let inc = &json["incident"][1]["mc"]["policy"];
     assert!(inc["breaker_probes"].as_f64().unwrap() > 50.0, "{inc}");
 }
+
+/// The blended traffic-share rows under policies: attempts, dead time and cap hits per request
+/// are the chains' figures weighted by traffic share, attribution is merged by model, and
+/// `attempts_max` is the largest; in the incident the attempts on the dead provider add up and
+/// dead time per request is weighted by share. Figures that describe one chain only (the
+/// dead-time p99, the breaker's probes and time open) are absent.
+#[test]
+fn blended_rows_carry_the_policy_figures() {
+    const BLENDED: &str = "all chains (by traffic_share)";
+    let r = common::json(&[
+        "compare",
+        "--scenario",
+        "scenarios/policies.toml",
+        "--mc",
+        "50000",
+        "--mc-runs",
+        "8",
+        "--seed",
+        "5",
+    ]);
+    let shares = [("simple", 0.6), ("medium", 0.3), ("complex", 0.1)];
+    let close = |what: &str, got: f64, want: f64| {
+        assert!(
+            (got - want).abs() <= 1e-9 * (1.0 + want.abs()),
+            "{what}: {got} vs {want}"
+        );
+    };
+    for pattern in ["sequential", "hedged-take-first"] {
+        let b = &common::row(&r, "steady", BLENDED, pattern)["mc"]["policy"];
+        let own = |chain: &str| &common::row(&r, "steady", chain, pattern)["mc"]["policy"];
+        for key in [
+            "attempts_per_request",
+            "dead_time_mean_s",
+            "call_cap_hits_per_1k",
+            "cost_cap_hits_per_1k",
+        ] {
+            let want: f64 = shares
+                .iter()
+                .map(|(c, s)| s * common::num(own(c), key))
+                .sum();
+            close(&format!("{pattern} {key}"), common::num(b, key), want);
+        }
+        let max = shares
+            .iter()
+            .map(|(c, _)| own(c)["attempts_max"].as_u64().unwrap())
+            .max();
+        assert_eq!(b["attempts_max"].as_u64(), max, "{pattern}");
+        assert!(b.get("dead_time_p99_s").is_none(), "{b}");
+        // GPT-6 Sol answers for the medium and the complex tier: one entry, both shares
+        let sol = |p: &serde_json::Value| -> f64 {
+            p["answered_by"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|a| a["model"] == "openai/gpt-6-sol")
+                .map(|a| a["share"].as_f64().unwrap())
+                .sum()
+        };
+        let answered = b["answered_by"].as_array().unwrap();
+        assert_eq!(
+            answered
+                .iter()
+                .filter(|a| a["model"] == "openai/gpt-6-sol")
+                .count(),
+            1
+        );
+        close(
+            &format!("{pattern} gpt-6-sol share"),
+            sol(b),
+            0.3 * sol(own("medium")) + 0.1 * sol(own("complex")),
+        );
+
+        let b = &common::row(&r, "incident", BLENDED, pattern)["mc"]["policy"];
+        let own = |chain: &str| &common::row(&r, "incident", chain, pattern)["mc"]["policy"];
+        let attempts: f64 = shares
+            .iter()
+            .map(|(c, _)| common::num(own(c), "dead_provider_attempts"))
+            .sum();
+        close(
+            "dead_provider_attempts",
+            common::num(b, "dead_provider_attempts"),
+            attempts,
+        );
+        let dead: f64 = shares
+            .iter()
+            .map(|(c, s)| s * common::num(own(c), "dead_time_mean_s"))
+            .sum();
+        close("dead_time_mean_s", common::num(b, "dead_time_mean_s"), dead);
+        assert!(own("simple")["breaker_probes"].is_number());
+        assert!(b.get("breaker_probes").is_none() && b.get("breaker_open_s").is_none());
+    }
+}
+
+/// The compare CSV carries the Monte Carlo policy figures (the JSON's `mc.policy`) as `mc_KEY`
+/// columns with their `_ci95_lo` / `_ci95_hi`, after every earlier column, with the JSON's
+/// values on every row that has them and empty cells elsewhere.
+#[test]
+fn csv_carries_the_monte_carlo_policy_figures() {
+    let args = [
+        "compare",
+        "--scenario",
+        "scenarios/policies.toml",
+        "--mc",
+        "20000",
+        "--mc-runs",
+        "4",
+        "--seed",
+        "1",
+    ];
+    let json = common::json(&args);
+    let mut csv_args = args.to_vec();
+    csv_args.extend(["--format", "csv"]);
+    let out = common::ok(&csv_args);
+    let mut reader = csv::Reader::from_reader(out.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let policy_columns = [
+        "mc_attempts_per_request",
+        "mc_attempts_per_request_ci95_lo",
+        "mc_attempts_per_request_ci95_hi",
+        "mc_attempts_max",
+        "mc_dead_time_mean_s",
+        "mc_dead_time_mean_s_ci95_lo",
+        "mc_dead_time_mean_s_ci95_hi",
+        "mc_dead_time_p99_s",
+        "mc_call_cap_hits_per_1k",
+        "mc_call_cap_hits_per_1k_ci95_lo",
+        "mc_call_cap_hits_per_1k_ci95_hi",
+        "mc_cost_cap_hits_per_1k",
+        "mc_cost_cap_hits_per_1k_ci95_lo",
+        "mc_cost_cap_hits_per_1k_ci95_hi",
+        "mc_answered_by",
+        "mc_dead_provider_attempts",
+        "mc_dead_provider_attempts_ci95_lo",
+        "mc_dead_provider_attempts_ci95_hi",
+        "mc_breaker_probes",
+        "mc_breaker_probes_ci95_lo",
+        "mc_breaker_probes_ci95_hi",
+        "mc_breaker_open_s",
+        "mc_breaker_open_s_ci95_lo",
+        "mc_breaker_open_s_ci95_hi",
+    ];
+    // appended: the earlier columns keep their places, the latency percentiles come just before
+    let first = header.len() - policy_columns.len();
+    assert_eq!(&header[first..], policy_columns);
+    assert_eq!(header[first - 1], "mc_latency_p99_s");
+    let mut filled = 0;
+    for rec in reader.records() {
+        let rec = rec.unwrap();
+        assert_eq!(rec.len(), header.len(), "{rec:?}");
+        let at = |c: &str| &rec[header.iter().position(|h| h == c).unwrap()];
+        let row = common::row(&json, at("section"), at("chain"), at("pattern"));
+        let policy = &row["mc"]["policy"];
+        for key in policy_columns
+            .iter()
+            .filter(|k| !k.ends_with("_lo") && !k.ends_with("_hi"))
+        {
+            let name = key.trim_start_matches("mc_");
+            let cell = at(key);
+            match &policy[name] {
+                serde_json::Value::Null => assert_eq!(cell, "", "{key} on {rec:?}"),
+                serde_json::Value::Array(list) => {
+                    // answered_by: model=share;…
+                    let want: Vec<String> = list
+                        .iter()
+                        .map(|a| {
+                            format!(
+                                "{}={}",
+                                a["model"].as_str().unwrap(),
+                                a["share"].as_f64().unwrap()
+                            )
+                        })
+                        .collect();
+                    assert_eq!(cell, want.join(";"), "{key}");
+                }
+                v => {
+                    filled += 1;
+                    assert_eq!(cell.parse::<f64>().unwrap(), v.as_f64().unwrap(), "{key}");
+                    if let Some(ci) = policy[format!("{name}_ci95")].as_array() {
+                        for (end, i) in [("lo", 0), ("hi", 1)] {
+                            let c = at(&format!("{key}_ci95_{end}"));
+                            assert_eq!(
+                                c.parse::<f64>().unwrap(),
+                                ci[i].as_f64().unwrap(),
+                                "{key}_{end}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // every chain has a policy: steady rows fill 7 figures, incident rows 2 (+2 with a breaker)
+    assert!(filled > 100, "{filled}");
+    let seq = common::row(&json, "incident", "simple", "sequential");
+    assert!(seq["mc"]["policy"]["breaker_probes"].as_f64().unwrap() > 0.0);
+}

@@ -52,3 +52,22 @@ fn failover_chains_csv() {
 fn prices_table() {
     insta::assert_snapshot!(ok(&["prices"]));
 }
+
+/// The CSV header with `--mc`: the analytic columns, then the Monte Carlo columns in a stable
+/// order (new ones are appended). Only the header: the simulated values move with the engine.
+#[test]
+fn mc_csv_header() {
+    let out = ok(&[
+        "compare",
+        "--scenario",
+        "tests/fixtures/scenarios/tiny.toml",
+        "--mc",
+        "1000",
+        "--seed",
+        "1",
+        "-f",
+        "csv",
+    ]);
+    let header = out.lines().next().unwrap_or_default().replace(',', "\n");
+    insta::assert_snapshot!(header);
+}

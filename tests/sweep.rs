@@ -121,7 +121,7 @@ fn bad_sweeps_exit_2_with_one_line() {
         "steady.failure_rate=0:2:1",
     ]);
     assert!(
-        e.contains("steady.failure_rate: must be in [0, 1]; got 2"),
+        e.contains("error: --param steady.failure_rate=2: must be in [0, 1]; got 2"),
         "{e}"
     );
     assert!(e.contains("(at steady.failure_rate=2)"), "{e}");

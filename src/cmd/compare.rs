@@ -30,7 +30,24 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
         );
     }
     if let Some(requests) = args.mc {
-        let seed = match args.seed {
+        let mut opts = McOptions {
+            requests,
+            runs: args.mc_runs.unwrap_or(sim::DEFAULT_RUNS),
+            seed: 0,
+        };
+        let (work, incident_ok) = report.mc_work(&opts);
+        if !incident_ok {
+            // Asked for: refuse what cannot be run. The default: price the rest and say why
+            // the incident windows are missing.
+            if args.mc_runs.is_some() {
+                anyhow::bail!("{}", report.too_many_runs(opts.runs));
+            }
+            eprintln!(
+                "fallcost: incident windows not simulated: {} (the default --mc-runs)",
+                report.too_many_runs(opts.runs)
+            );
+        }
+        opts.seed = match args.seed {
             Some(s) => s,
             None => {
                 let s = sim::rng::fresh_seed();
@@ -38,19 +55,6 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
                 s
             }
         };
-        let opts = McOptions {
-            requests,
-            runs: args.mc_runs.unwrap_or(sim::DEFAULT_RUNS),
-            seed,
-        };
-        let (work, incident_ok) = report.mc_work(&opts);
-        if !incident_ok {
-            eprintln!(
-                "fallcost: incident windows not simulated: {} requests per window x {} runs is too many; lower --mc-runs",
-                scenario.incident.as_ref().map_or(0, |i| i.requests()),
-                opts.runs
-            );
-        }
         let bar = (work > PROGRESS_ABOVE && std::io::stderr().is_terminal()).then(|| {
             let bar = indicatif::ProgressBar::new(work);
             bar.set_style(

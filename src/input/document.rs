@@ -48,9 +48,35 @@ pub struct Document<'a> {
     file: String,
     text: &'a str,
     root: Spanned<DeTable<'a>>,
-    /// Key paths set by [`Document::set`]; errors under them name `--set KEY`, not the file.
-    overridden: Vec<Vec<Segment>>,
+    /// Values set by [`Document::set`]; errors about them name `--set KEY=VALUE`, not the file.
+    overridden: Vec<Override>,
 }
+
+/// One value set by [`Document::set`] (`--set KEY=VALUE`).
+struct Override {
+    /// The key path.
+    path: Vec<Segment>,
+    /// `KEY=VALUE` as given, for messages.
+    given: String,
+    /// How many leading tables of `path` were in the file before the override; the others
+    /// were created by it.
+    in_file: usize,
+}
+
+/// Who an error about a field path is about.
+enum Blame<'o> {
+    /// An override: the path is the overridden value, inside it, or in a table it created.
+    Set(&'o Override),
+    /// A table of the file that holds an override (e.g. `policy.backoff` when `--set` gave its
+    /// `base_s`): the override, with the table's line in the file.
+    FileWith(&'o Override),
+    /// The file alone.
+    File,
+}
+
+/// What `Document::deserialize` puts in a table to learn the fields it takes: a key no
+/// scenario can have, so serde answers with its list of allowed fields.
+const PROBE: &str = "\u{1}fallcost-probe";
 
 impl<'a> Document<'a> {
     /// Parse `text` (the contents of `file`, which is only used in messages).
@@ -101,7 +127,23 @@ impl<'a> Document<'a> {
                 .collect();
             let inner = err.inner();
             let raw = plain_types(&one_line(inner.message()));
-            let message = if let Some(name) = missing_field(&raw) {
+            let message = if raw.starts_with("invalid type:")
+                && raw.ends_with("expected a table")
+                && let Blame::Set(o) = self.blame(&path)
+                && o.path == path
+            {
+                // `--set request=3`: the key names a table, and --set sets one value
+                let key = path_string(&path);
+                match self.table_fields::<T>(&path) {
+                    Some(fields) => format!(
+                        "`{key}` is a table, not a value: set one field at a time, as --set {key}.FIELD=VALUE, FIELD one of: {}",
+                        fields.join(", ")
+                    ),
+                    None => format!(
+                        "`{key}` is a table, not a value: set one entry at a time, as --set {key}.NAME=VALUE"
+                    ),
+                }
+            } else if let Some(name) = missing_field(&raw) {
                 path.push(Segment::Key(name.to_string()));
                 "required field is missing".to_string()
             } else if let Some((name, rest)) = unknown_field(&raw) {
@@ -116,7 +158,7 @@ impl<'a> Document<'a> {
             let mut e = self.error_at(InputErrorKind::Schema, &path, message);
             if e.location.is_some()
                 && let Some(span) = inner.span()
-                && !self.is_overridden(&path)
+                && matches!(self.blame(&path), Blame::File)
             {
                 e.location = Some(Location::of_offset(self.text, span.start));
             }
@@ -124,37 +166,108 @@ impl<'a> Document<'a> {
         })
     }
 
+    /// The fields the table at `path` takes in `T`, learnt by deserializing a copy of the
+    /// document with a [`PROBE`] key in that table: serde refuses it and lists the allowed
+    /// fields. `None` when the path runs through an array, or serde answers otherwise (a table
+    /// of free-form keys, or an earlier error elsewhere in the document).
+    fn table_fields<T: DeserializeOwned>(&self, path: &[Segment]) -> Option<Vec<String>> {
+        let mut root = self.root.clone();
+        let (last, parents) = path.split_last()?;
+        let mut table: &mut DeTable<'a> = root.get_mut();
+        for seg in parents {
+            let Segment::Key(k) = seg else { return None };
+            table = match table.get_mut(k.as_str()).map(|v| v.get_mut()) {
+                Some(DeValue::Table(t)) => t,
+                _ => return None,
+            };
+        }
+        let Segment::Key(last) = last else {
+            return None;
+        };
+        let span = self.root.span();
+        let mut probe = DeTable::new();
+        probe.insert(
+            Spanned::new(span.clone(), std::borrow::Cow::Borrowed(PROBE)),
+            Spanned::new(span.clone(), DeValue::Boolean(true)),
+        );
+        table.insert(
+            Spanned::new(span.clone(), std::borrow::Cow::Owned(last.clone())),
+            Spanned::new(span, DeValue::Table(probe)),
+        );
+        let de = toml::de::Deserializer::from(root);
+        let err = serde_path_to_error::deserialize::<_, T>(de).err()?;
+        let raw = one_line(err.inner().message());
+        match unknown_field(&raw) {
+            Some((name, rest)) if name == PROBE => {
+                let fields: Vec<String> = rest
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(String::from)
+                    .collect();
+                (!fields.is_empty()).then_some(fields)
+            }
+            _ => None,
+        }
+    }
+
     /// An [`InputErrorKind::Invalid`] (or other `kind`) error about the field at `path`, with the
-    /// line and column of its value when the field is in the file.
+    /// line and column of its value when the field is in the file. An error about a value set
+    /// by [`Document::set`], inside it, in a table it created or in a table holding it names
+    /// `--set KEY=VALUE` instead of the file's line (`--set KEY=VALUE: [field: ]message (in
+    /// FILE[:LINE:COL])`).
     pub fn error_at(
         &self,
         kind: InputErrorKind,
         path: &[Segment],
         message: impl Into<String>,
     ) -> InputError {
-        if self.is_overridden(path) {
-            return InputError {
-                file: format!("--set {}", path_string(path)),
+        let message = message.into();
+        let field = (!path.is_empty()).then(|| path_string(path));
+        match self.blame(path) {
+            Blame::Set(o) => InputError {
+                file: format!("--set {}", o.given),
                 location: None,
-                field: None,
-                message: format!("{} (in {})", message.into(), self.file),
+                field: field.filter(|_| path != o.path.as_slice()),
+                message: format!("{message} (in {})", self.file),
                 kind,
-            };
-        }
-        InputError {
-            file: self.file.clone(),
-            location: self.locate(path),
-            field: (!path.is_empty()).then(|| path_string(path)),
-            message: message.into(),
-            kind,
+            },
+            Blame::FileWith(o) => {
+                let at = self
+                    .locate(path)
+                    .map_or(String::new(), |l| format!(":{}:{}", l.line, l.col));
+                InputError {
+                    file: format!("--set {}", o.given),
+                    location: None,
+                    field,
+                    message: format!("{message} (in {}{at})", self.file),
+                    kind,
+                }
+            }
+            Blame::File => InputError {
+                file: self.file.clone(),
+                location: self.locate(path),
+                field,
+                message,
+                kind,
+            },
         }
     }
 
-    /// Whether the value at `path` (or a table containing it) came from [`Document::set`].
-    fn is_overridden(&self, path: &[Segment]) -> bool {
-        self.overridden
-            .iter()
-            .any(|o| path.len() >= o.len() && path[..o.len()] == o[..])
+    /// Who an error about the field at `path` is about: the latest override whose value holds
+    /// it, or that created a table holding it; else a table of the file holding an override;
+    /// else the file.
+    fn blame(&self, path: &[Segment]) -> Blame<'_> {
+        for o in self.overridden.iter().rev() {
+            let common = path.iter().zip(&o.path).take_while(|(a, b)| a == b).count();
+            if common > o.in_file {
+                return Blame::Set(o);
+            }
+            if common == path.len() && !path.is_empty() {
+                return Blame::FileWith(o);
+            }
+        }
+        Blame::File
     }
 
     /// The location of the value at `path`, or of its nearest ancestor that is in the file.
@@ -183,14 +296,16 @@ impl<'a> Document<'a> {
     /// `--set KEY=VALUE` does, creating missing tables on the way. `value` is read as a TOML
     /// value (`0.01`, `"3h"`, `[0.1, 0]`); a bare word that is not TOML is taken as a string.
     ///
-    /// Errors: [`InputErrorKind::Schema`] when the path runs through a value that is not a
-    /// table, or names an array of tables (`chain`).
+    /// Errors: [`InputErrorKind::Schema`], named `--set KEY=VALUE`, when the key is not a
+    /// dotted key, the value is a whole table, or the path runs through a value that is not a
+    /// table or through an array of tables (`chain`).
     pub fn set(&mut self, key: &str, value: &'a str) -> Result<(), InputError> {
+        let given = format!("{key}={value}");
         let bad = |message: String| InputError {
-            file: format!("--set {key}"),
+            file: format!("--set {given}"),
             location: None,
             field: None,
-            message,
+            message: format!("{message} (in {})", self.file),
             kind: InputErrorKind::Schema,
         };
         let parts: Vec<&str> = key.split('.').map(str::trim).collect();
@@ -209,27 +324,48 @@ impl<'a> Document<'a> {
             )));
         }
         let (last, parents) = parts.split_last().expect("non-empty");
+        let file = self.file.clone();
         let mut anchor = self.root.span();
+        let mut in_file = 0;
         let mut table: &mut DeTable<'a> = self.root.get_mut();
-        for p in parents {
+        for (i, p) in parents.iter().enumerate() {
             let owned: Spanned<std::borrow::Cow<'a, str>> =
                 Spanned::new(anchor.clone(), std::borrow::Cow::Owned(p.to_string()));
+            if table.get(*p).is_some() && in_file == i {
+                in_file = i + 1;
+            }
             let entry = table
                 .entry(owned)
                 .or_insert_with(|| Spanned::new(anchor.clone(), DeValue::Table(DeTable::new())));
             anchor = entry.span();
             table = match entry.get_mut() {
                 DeValue::Table(t) => t,
+                DeValue::Array(_) => {
+                    let here = parts[..=i].join(".");
+                    return Err(InputError {
+                        message: format!(
+                            "`{here}` is an array of tables ([[{here}]]), which --set cannot reach into; edit {file} (and pick chains with --chain)"
+                        ),
+                        ..bad(String::new())
+                    });
+                }
                 _ => {
-                    return Err(bad(format!(
-                        "`{p}` is not a table; use --set with a table field such as steady.failure_rate"
-                    )));
+                    let here = parts[..=i].join(".");
+                    return Err(InputError {
+                        message: format!(
+                            "`{here}` is a value, not a table: set it as --set {here}=VALUE; --set takes a dotted key of the file, such as steady.failure_rate (in {file})"
+                        ),
+                        ..bad(String::new())
+                    });
                 }
             };
         }
         let span = table.get(*last).map_or(anchor, |v| v.span());
-        self.overridden
-            .push(parts.iter().map(|p| Segment::Key(p.to_string())).collect());
+        self.overridden.push(Override {
+            path: parts.iter().map(|p| Segment::Key(p.to_string())).collect(),
+            given,
+            in_file,
+        });
         table.insert(
             Spanned::new(span.clone(), std::borrow::Cow::Owned(last.to_string())),
             Spanned::new(span, parsed),
@@ -263,14 +399,23 @@ fn missing_field(message: &str) -> Option<&str> {
     rest.split('`').next()
 }
 
-/// serde's type names in words a user knows.
+/// serde's type names in words a user knows (our own struct names, `expected struct
+/// RequestSpec`, are tables to the user).
 fn plain_types(message: &str) -> String {
-    message
+    let mut out = message
         .replace("expected u64", "expected a whole number >= 0")
         .replace("expected i64", "expected a whole number")
         .replace("expected f64", "expected a number")
         .replace("a sequence", "an array")
-        .replace("expected a map", "expected a table")
+        .replace("expected a map", "expected a table");
+    while let Some(at) = out.find("expected struct ") {
+        let name = &out[at + "expected struct ".len()..];
+        let len = name
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(name.len());
+        out.replace_range(at..at + "expected struct ".len() + len, "expected a table");
+    }
+    out
 }
 
 /// Split `unknown field `x`, expected ...` into (`x`, `, expected ...`).

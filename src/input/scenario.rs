@@ -85,12 +85,57 @@ struct PolicySpec {
     timeout_s: Option<f64>,
     retries: Option<u32>,
     backoff: Option<BackoffSpec>,
-    failover_on: Option<Vec<ErrorClass>>,
+    failover_on: Option<Vec<FailoverClass>>,
     max_attempts: Option<u32>,
     max_multiplier: Option<f64>,
     warm_fallback: Option<WarmSpec>,
     breaker: Option<BreakerSpec>,
     hedge_delay_s: Option<f64>,
+}
+
+/// One entry of `failover_on`: an error class that fails over to the next link. Quota and
+/// billing errors stop the chain (MODEL.md §8), so `quota` is refused here, and the error
+/// lists exactly the classes [`FailoverClass::accepts`].
+#[derive(Debug, Clone, Copy)]
+struct FailoverClass(ErrorClass);
+
+impl FailoverClass {
+    /// Whether `failover_on` may list `class`: every class but `quota`.
+    fn accepts(class: ErrorClass) -> bool {
+        class != ErrorClass::Quota
+    }
+
+    /// The identifiers `failover_on` accepts, in [`ErrorClass::ALL`] order.
+    fn allowed() -> Vec<&'static str> {
+        ErrorClass::ALL
+            .into_iter()
+            .filter(|c| Self::accepts(*c))
+            .map(ErrorClass::as_str)
+            .collect()
+    }
+}
+
+impl<'de> Deserialize<'de> for FailoverClass {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let word = String::deserialize(d)?;
+        let allowed = Self::allowed();
+        match ErrorClass::ALL.into_iter().find(|c| c.as_str() == word) {
+            Some(c) if Self::accepts(c) => Ok(FailoverClass(c)),
+            Some(_) => Err(D::Error::custom(format!(
+                "`{word}`: quota and billing errors stop the chain, they never fail over; allowed: {}",
+                allowed.join(", ")
+            ))),
+            None => {
+                let hint = suggest::nearest(&word, allowed.iter().copied())
+                    .map_or(String::new(), |n| format!(" (did you mean `{n}`?)"));
+                Err(D::Error::custom(format!(
+                    "unknown error class `{word}`{hint}; allowed: {}",
+                    allowed.join(", ")
+                )))
+            }
+        }
+    }
 }
 
 /// `backoff = { base_s = 0.5, cap_s = 8, jitter = "full" }`.
@@ -112,7 +157,10 @@ struct BreakerSpec {
 
 /// `warm_fallback = "always"`, `"never"` or `{ after = 3 }`.
 #[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(untagged, expecting = "\"always\", \"never\" or { after = N }")]
+#[serde(
+    untagged,
+    expecting = "expected \"always\", \"never\" or { after = N }"
+)]
 enum WarmSpec {
     Word(WarmWord),
     After { after: u32 },
@@ -622,16 +670,7 @@ fn resolve_policy(
         .or(b_top.and_then(|b| b.jitter))
         .unwrap_or(d.backoff.jitter);
     let failover_on = match (&own.failover_on, &top.failover_on) {
-        (Some(l), _) | (None, Some(l)) => {
-            if l.contains(&ErrorClass::Quota) {
-                return Err(bad(
-                    "failover_on",
-                    own.failover_on.is_some(),
-                    "quota and billing errors stop the chain; they never fail over (allowed: rate_limit, overload, server_error, timeout, client)".into(),
-                ));
-            }
-            l.clone()
-        }
+        (Some(l), _) | (None, Some(l)) => l.iter().map(|c| c.0).collect(),
         (None, None) => d.failover_on.clone(),
     };
     let max_attempts = own.max_attempts.or(top.max_attempts);
@@ -1081,8 +1120,8 @@ mod tests {
             ("[policy]\ntimeout_s = -1\n", "policy.timeout_s", 8),
             ("[policy]\nretris = 2\n", "policy.retris", 8),
             (
-                "[policy]\nfailover_on = [\"quota\"]\n",
-                "policy.failover_on",
+                "[policy]\nfailover_on = [\"timeout\", \"quota\"]\n",
+                "policy.failover_on[1]",
                 8,
             ),
             ("[policy]\nmax_attempts = 0\n", "policy.max_attempts", 8),

@@ -4,7 +4,7 @@
 //! [`crate::report::IncidentRow`]; keep them in step. Cells that do not apply to a row's
 //! section are empty. Text cells (names) are guarded against spreadsheet formula injection.
 
-use crate::report::Report;
+use crate::report::{Answered, IncidentPolicyMc, PolicyMcFigures, Report};
 
 /// The header of `fallcost compare --format csv`.
 pub const COMPARE_COLUMNS: &[&str] = &[
@@ -38,8 +38,8 @@ pub const COMPARE_COLUMNS: &[&str] = &[
 ];
 
 /// Columns added with `--mc`: the metadata to repeat the run, then per figure its mean and its
-/// 95% interval (`_ci95_lo`, `_ci95_hi`), then the latency percentiles. Steady rows fill the
-/// steady figures, incident rows the incident ones.
+/// 95% interval (`_ci95_lo`, `_ci95_hi`), then the latency percentiles, then the policy figures
+/// ([`MC_POLICY`]). Steady rows fill the steady figures, incident rows the incident ones.
 pub const MC_META_COLUMNS: &[&str] = &["mc_seed", "mc_requests", "mc_runs"];
 
 /// The steady-state figures with a 95% interval, as `mc_KEY`.
@@ -68,15 +68,105 @@ pub const MC_INCIDENT: &[&str] = &[
 /// The latency percentile columns (steady rows).
 pub const MC_LATENCY: &[&str] = &["mc_latency_p50_s", "mc_latency_p95_s", "mc_latency_p99_s"];
 
+/// The policy figures of MODEL.md §8 as the Monte Carlo engine simulates them (the JSON's
+/// `mc.policy`), appended after [`MC_LATENCY`] as `mc_KEY` and, for a figure marked `true`,
+/// `mc_KEY_ci95_lo` and `mc_KEY_ci95_hi`. They are filled on the rows of chains with a
+/// non-default policy (and on blended rows whose chains all have one) and empty elsewhere.
+/// Steady rows: `attempts_per_request` (attempts per request), `attempts_max` (attempts),
+/// `dead_time_mean_s` and `dead_time_p99_s` (seconds per request), `call_cap_hits_per_1k`,
+/// `cost_cap_hits_per_1k` (requests per 1,000) and `answered_by` (`model=share;…`, shares of
+/// all requests). Incident rows, per window: `dead_time_mean_s` (seconds per request),
+/// `dead_provider_attempts` (attempts) and, with a circuit breaker, `breaker_probes` (probes)
+/// and `breaker_open_s` (seconds).
+pub const MC_POLICY: &[(&str, bool)] = &[
+    ("attempts_per_request", true),
+    ("attempts_max", false),
+    ("dead_time_mean_s", true),
+    ("dead_time_p99_s", false),
+    ("call_cap_hits_per_1k", true),
+    ("cost_cap_hits_per_1k", true),
+    ("answered_by", false),
+    ("dead_provider_attempts", true),
+    ("breaker_probes", true),
+    ("breaker_open_s", true),
+];
+
 fn mc_header() -> Vec<String> {
     let mut h: Vec<String> = MC_META_COLUMNS.iter().map(|c| c.to_string()).collect();
-    for k in MC_STEADY.iter().chain(MC_INCIDENT) {
+    let with_ci = MC_STEADY
+        .iter()
+        .chain(MC_INCIDENT)
+        .map(|k| (*k, true))
+        .chain(
+            MC_LATENCY
+                .iter()
+                .map(|c| (c.trim_start_matches("mc_"), false)),
+        )
+        .chain(MC_POLICY.iter().copied());
+    for (k, ci) in with_ci {
         h.push(format!("mc_{k}"));
-        h.push(format!("mc_{k}_ci95_lo"));
-        h.push(format!("mc_{k}_ci95_hi"));
+        if ci {
+            h.push(format!("mc_{k}_ci95_lo"));
+            h.push(format!("mc_{k}_ci95_hi"));
+        }
     }
-    h.extend(MC_LATENCY.iter().map(|c| c.to_string()));
     h
+}
+
+/// The cells of the [`MC_POLICY`] columns of a steady row (`steady`) or an incident row
+/// (`incident`); empty cells for figures the row does not have.
+fn mc_policy_cells(
+    steady: Option<&PolicyMcFigures>,
+    incident: Option<&IncidentPolicyMc>,
+) -> Vec<String> {
+    let mut cells = Vec::new();
+    for (key, with_ci) in MC_POLICY {
+        let (value, ci): (String, Option<[f64; 2]>) = match (*key, steady, incident) {
+            ("attempts_per_request", Some(p), _) => (
+                num(Some(p.attempts_per_request)),
+                Some(p.attempts_per_request_ci95),
+            ),
+            ("attempts_max", Some(p), _) => (p.attempts_max.to_string(), None),
+            ("dead_time_mean_s", Some(p), _) => {
+                (num(Some(p.dead_time_mean_s)), Some(p.dead_time_mean_s_ci95))
+            }
+            ("dead_time_mean_s", _, Some(i)) => {
+                (num(Some(i.dead_time_mean_s)), Some(i.dead_time_mean_s_ci95))
+            }
+            ("dead_time_p99_s", Some(p), _) => (num(p.dead_time_p99_s), None),
+            ("call_cap_hits_per_1k", Some(p), _) => (
+                num(Some(p.call_cap_hits_per_1k)),
+                Some(p.call_cap_hits_per_1k_ci95),
+            ),
+            ("cost_cap_hits_per_1k", Some(p), _) => (
+                num(Some(p.cost_cap_hits_per_1k)),
+                Some(p.cost_cap_hits_per_1k_ci95),
+            ),
+            ("answered_by", Some(p), _) => (answered(&p.answered_by), None),
+            ("dead_provider_attempts", _, Some(i)) => (
+                num(Some(i.dead_provider_attempts)),
+                Some(i.dead_provider_attempts_ci95),
+            ),
+            ("breaker_probes", _, Some(i)) => (num(i.breaker_probes), i.breaker_probes_ci95),
+            ("breaker_open_s", _, Some(i)) => (num(i.breaker_open_s), i.breaker_open_s_ci95),
+            _ => (String::new(), None),
+        };
+        cells.push(value);
+        if *with_ci {
+            cells.push(num(ci.map(|c| c[0])));
+            cells.push(num(ci.map(|c| c[1])));
+        }
+    }
+    cells
+}
+
+/// An attribution cell: `model=share` per model, `;`-separated, guarded like any text cell.
+fn answered(list: &[Answered]) -> String {
+    let parts: Vec<String> = list
+        .iter()
+        .map(|a| format!("{}={}", a.model, a.share))
+        .collect();
+    guard(&parts.join(";"))
 }
 
 fn triple(mean: Option<f64>, ci: Option<[f64; 2]>) -> [String; 3] {
@@ -133,18 +223,13 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             num(Some(r.wasted_per_1k_usd)),
         ];
         rec.extend(blank(11));
-        let answered: Vec<String> = r
-            .answered_by
-            .iter()
-            .map(|a| format!("{}={}", a.model, a.share))
-            .collect();
         rec.extend([
             num(Some(r.attempts_per_request)),
             r.attempts_max.to_string(),
             num(Some(r.dead_time_mean_s)),
             num(Some(r.call_cap_hits_per_1k)),
             num(Some(r.cost_cap_hits_per_1k)),
-            guard(&answered.join(";")),
+            answered(&r.answered_by),
         ]);
         meta(&mut rec);
         if mc.is_some() {
@@ -171,8 +256,14 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
                         num(Some(m.latency_p99_s)),
                     ]);
                 }
-                None => rec.extend(blank(3 * (MC_STEADY.len() + MC_INCIDENT.len()) + 3)),
+                None => rec.extend(blank(
+                    3 * (MC_STEADY.len() + MC_INCIDENT.len()) + MC_LATENCY.len(),
+                )),
             }
+            rec.extend(mc_policy_cells(
+                r.mc.as_ref().and_then(|m| m.policy.as_ref()),
+                None,
+            ));
         }
         w.write_record(&rec)?;
     }
@@ -226,6 +317,10 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
                 None => rec.extend(blank(3 * MC_INCIDENT.len())),
             }
             rec.extend(blank(MC_LATENCY.len()));
+            rec.extend(mc_policy_cells(
+                None,
+                r.mc.as_ref().and_then(|m| m.policy.as_ref()),
+            ));
         }
         w.write_record(&rec)?;
     }

@@ -41,6 +41,24 @@ fn pm(mean: f64, ci: [f64; 2], money_like: fn(f64) -> String) -> String {
     format!("{} ± {}", money_like(mean), two_significant(half))
 }
 
+/// The Monte Carlo columns of a steady-state table (a chain's, or the blended one).
+const STEADY_MC_HEADER: [&str; 5] = ["MC $/1k ± 95%", "MC failed/1k", "p50 s", "p95 s", "p99 s"];
+
+/// The cells under [`STEADY_MC_HEADER`]: the simulated cost and failed requests with their
+/// intervals, and the latency percentiles; `–` for a row without Monte Carlo figures.
+fn steady_mc_cells(mc: Option<&crate::report::SteadyMc>) -> Vec<String> {
+    match mc {
+        Some(m) => vec![
+            pm(m.cost_per_1k_usd, m.cost_per_1k_usd_ci95, money),
+            pm(m.failed_per_1k, m.failed_per_1k_ci95, count),
+            seconds(m.latency_p50_s),
+            seconds(m.latency_p95_s),
+            seconds(m.latency_p99_s),
+        ],
+        None => vec!["–".to_string(); STEADY_MC_HEADER.len()],
+    }
+}
+
 /// Two significant digits (`0.0031`, `1.2`, `340`).
 fn two_significant(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
@@ -190,7 +208,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
                         format!(
                             "{} / {}",
                             trim(p.dead_time_mean_s, 3),
-                            trim(p.dead_time_p99_s, 3)
+                            p.dead_time_p99_s.map_or("–".into(), |x| trim(x, 3))
                         )
                     },
                 ));
@@ -303,16 +321,7 @@ pub fn compare(report: &Report) -> Document {
                     count(row.failed_per_1k),
                 ];
                 if with_mc {
-                    match &row.mc {
-                        Some(m) => cells.extend([
-                            pm(m.cost_per_1k_usd, m.cost_per_1k_usd_ci95, money),
-                            pm(m.failed_per_1k, m.failed_per_1k_ci95, count),
-                            seconds(m.latency_p50_s),
-                            seconds(m.latency_p95_s),
-                            seconds(m.latency_p99_s),
-                        ]),
-                        None => cells.extend(std::iter::repeat_n("–".to_string(), 5)),
-                    }
+                    cells.extend(steady_mc_cells(row.mc.as_ref()));
                 }
                 cells
             })
@@ -322,10 +331,8 @@ pub fn compare(report: &Report) -> Document {
             .to_vec();
         let mut numeric = vec![false, true, true, true];
         if with_mc {
-            header.extend(
-                ["MC $/1k ± 95%", "MC failed/1k", "p50 s", "p95 s", "p99 s"].map(String::from),
-            );
-            numeric.extend([true; 5]);
+            header.extend(STEADY_MC_HEADER.map(String::from));
+            numeric.extend([true; STEADY_MC_HEADER.len()]);
         }
         let base = report
             .steady
@@ -554,6 +561,11 @@ pub fn compare(report: &Report) -> Document {
         .iter()
         .any(|r| r.chain == crate::report::BLENDED)
     {
+        let with_mc = report.mc.is_some();
+        let incident_mc = report
+            .incident
+            .iter()
+            .any(|i| i.chain == crate::report::BLENDED && i.mc.is_some());
         let rows = report
             .steady
             .iter()
@@ -563,7 +575,7 @@ pub fn compare(report: &Report) -> Document {
                     .incident
                     .iter()
                     .find(|i| i.chain == crate::report::BLENDED && i.pattern == r.pattern);
-                vec![
+                let mut cells = vec![
                     r.pattern.as_str().to_string(),
                     money(r.cost_per_1k_usd),
                     r.vs_baseline.map_or("–".into(), change),
@@ -571,7 +583,17 @@ pub fn compare(report: &Report) -> Document {
                     inc.map_or("–".into(), |i| cents(i.total_usd)),
                     inc.and_then(|i| i.multiplier)
                         .map_or("–".into(), multiplier),
-                ]
+                ];
+                if with_mc {
+                    cells.extend(steady_mc_cells(r.mc.as_ref()));
+                }
+                if incident_mc {
+                    cells.push(
+                        inc.and_then(|i| i.mc.as_ref())
+                            .map_or("–".into(), |m| pm(m.total_usd, m.total_usd_ci95, cents)),
+                    );
+                }
+                cells
             })
             .collect();
         let shares: Vec<String> = scenario
@@ -579,21 +601,31 @@ pub fn compare(report: &Report) -> Document {
             .iter()
             .map(|c| format!("{} {}", c.name, pct(c.traffic_share.unwrap_or(0.0))))
             .collect();
+        let mut header: Vec<String> = [
+            "pattern",
+            "$/1k req",
+            "vs primaries",
+            "failed/1k",
+            "incident USD",
+            "x normal",
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut numeric = vec![false, true, true, true, true, true];
+        if with_mc {
+            header.extend(STEADY_MC_HEADER.map(String::from));
+            numeric.extend([true; STEADY_MC_HEADER.len()]);
+        }
+        if incident_mc {
+            header.push("MC incident ± 95%".into());
+            numeric.push(true);
+        }
         sections.push(Section {
             heading: Some("All chains, weighted by traffic share".into()),
             title: "Steady state per 1,000 requests, and the incident, USD".into(),
             notes: vec![format!("traffic: {}", shares.join(", "))],
-            header: [
-                "pattern",
-                "$/1k req",
-                "vs primaries",
-                "failed/1k",
-                "incident USD",
-                "x normal",
-            ]
-            .map(String::from)
-            .to_vec(),
-            numeric: vec![false, true, true, true, true, true],
+            header,
+            numeric,
             rows,
             footer: vec![],
         });

@@ -133,11 +133,62 @@ impl Histogram {
         for (i, c) in self.counts.iter().enumerate() {
             seen += c;
             if seen >= rank {
-                return Some((LN_LO + (i as f64 + 0.5) * WIDTH).exp());
+                return Some(midpoint(i));
             }
         }
         None
     }
+}
+
+/// The geometric midpoint of bin `i`, seconds: what a percentile in that bin is reported as.
+fn midpoint(i: usize) -> f64 {
+    (LN_LO + (i as f64 + 0.5) * WIDTH).exp()
+}
+
+/// The `p`-quantile (p in (0, 1]) in seconds of a mixture of samples: a request drawn from
+/// histogram `h` with probability `w / Σw` for each `(h, w)` of `parts` (e.g. chains weighted by
+/// their traffic shares). The mixture's distribution function is Σ wᵢ·Fᵢ / Σ wᵢ, each Fᵢ the
+/// share of its histogram's samples at or below a bin; the quantile is the geometric midpoint
+/// of the first bin where it reaches p, so the bound of [`relative_error_bound`] holds as for
+/// one histogram. A mixture's percentile is not the weighted mean of the parts' percentiles.
+/// One part is exactly [`Histogram::quantile`]. `None` when no part with a positive weight has
+/// samples.
+pub fn mixture_quantile(parts: &[(&Histogram, f64)], p: f64) -> Option<f64> {
+    if let [(h, _)] = parts {
+        return h.quantile(p);
+    }
+    // (counts, weight per sample) of the parts that carry any mass
+    let parts: Vec<(&[u64; BINS], f64)> = parts
+        .iter()
+        .filter_map(|(h, w)| {
+            let n = h.total();
+            (n > 0 && *w > 0.0).then(|| (&*h.counts, *w / n as f64))
+        })
+        .collect();
+    let total: f64 = parts
+        .iter()
+        .map(|(c, w)| w * c.iter().sum::<u64>() as f64)
+        .sum();
+    if parts.is_empty() || total <= 0.0 {
+        return None;
+    }
+    let target = p.clamp(0.0, 1.0) * total;
+    let mut seen = 0.0;
+    let mut last = None;
+    for i in 0..BINS {
+        let mass: f64 = parts.iter().map(|(c, w)| w * c[i] as f64).sum();
+        if mass == 0.0 {
+            continue;
+        }
+        seen += mass;
+        last = Some(i);
+        // a relative slack for the rounding of the running sum, so p = 1 ends in the last
+        // occupied bin and not past it
+        if seen >= target * (1.0 - 1e-12) {
+            return Some(midpoint(i));
+        }
+    }
+    last.map(midpoint)
 }
 
 #[cfg(test)]
@@ -184,6 +235,41 @@ mod tests {
             assert!((q / exact - 1.0).abs() <= bound, "p{p}: {q} vs {exact}");
         }
         assert_eq!(Histogram::default().quantile(0.5), None);
+    }
+
+    #[test]
+    fn mixture_quantiles_weight_the_parts_distributions() {
+        // a: 1,000 samples at 1 s; b: 10 samples at 100 s. Weighted 0.9 / 0.1, 10% of the
+        // mixture is at 100 s, so its p95 is 100 s, while the weighted p95s give 10.9 s and
+        // the pooled samples (b under 1%) give 1 s.
+        let (mut a, mut b) = (Histogram::default(), Histogram::default());
+        for _ in 0..1000 {
+            a.add_seconds(1.0);
+        }
+        for _ in 0..10 {
+            b.add_seconds(100.0);
+        }
+        let bound = relative_error_bound();
+        let q = |p: f64| mixture_quantile(&[(&a, 0.9), (&b, 0.1)], p).unwrap();
+        assert!((q(0.5) - 1.0).abs() <= bound, "{}", q(0.5));
+        assert!((q(0.89) - 1.0).abs() <= bound, "{}", q(0.89));
+        assert!((q(0.95) / 100.0 - 1.0).abs() <= bound, "{}", q(0.95));
+        assert!((q(1.0) / 100.0 - 1.0).abs() <= bound, "{}", q(1.0));
+        // weights need not add up to 1; zero weights and empty parts carry no mass
+        let empty = Histogram::default();
+        assert_eq!(
+            mixture_quantile(&[(&a, 9.0), (&b, 1.0), (&empty, 5.0)], 0.95),
+            Some(q(0.95))
+        );
+        assert_eq!(
+            mixture_quantile(&[(&a, 1.0), (&b, 0.0)], 0.99),
+            a.quantile(0.99)
+        );
+        assert_eq!(mixture_quantile(&[(&empty, 1.0), (&empty, 1.0)], 0.5), None);
+        // one part is the histogram's own quantile
+        for p in [0.001, 0.5, 0.99, 1.0] {
+            assert_eq!(mixture_quantile(&[(&b, 0.3)], p), b.quantile(p));
+        }
     }
 
     #[test]

@@ -108,14 +108,28 @@ impl Sum {
     /// The mean with its two-sided normal interval at `z` standard errors, scaled by `scale`
     /// (e.g. 1,000 for per-1k figures).
     pub fn estimate(&self, z: f64, scale: f64) -> Estimate {
-        let m = self.mean();
-        let h = z * self.std_error();
-        Estimate {
-            mean: m * scale,
-            lo: (m - h) * scale,
-            hi: (m + h) * scale,
-        }
+        Estimate::normal(self.mean(), self.std_error(), z, scale)
     }
+}
+
+/// The estimate of a weighted sum Σ wᵢ·μᵢ of the means of independent samples (chains
+/// simulated on streams of their own): mean Σ wᵢ·x̄ᵢ, standard error √(Σ wᵢ²·SEᵢ²), its
+/// two-sided normal interval at `z` standard errors, scaled by `scale` as in [`Sum::estimate`].
+/// Blended traffic-share rows weight each chain's per-request figure by its share, and add the
+/// chains' incident windows with weight 1. With one part of weight 1 it is exactly
+/// `sum.estimate(z, scale)` (√(SE²) = SE in binary floating point).
+pub fn weighted_estimate<'a>(
+    parts: impl IntoIterator<Item = (f64, &'a Sum)>,
+    z: f64,
+    scale: f64,
+) -> Estimate {
+    let (mut mean, mut var) = (0.0, 0.0);
+    for (w, s) in parts {
+        let se = w * s.std_error();
+        mean += w * s.mean();
+        var += se * se;
+    }
+    Estimate::normal(mean, var.sqrt(), z, scale)
 }
 
 /// Cheap running sums for a hot loop: Σ(x − K) and Σ(x − K)² around the first sample K, so a
@@ -168,6 +182,17 @@ pub struct Estimate {
 }
 
 impl Estimate {
+    /// `mean` ± `z`·`se`, every figure multiplied by `scale` (e.g. 1,000 for per-1k figures),
+    /// in the unit of the samples times `scale`.
+    pub fn normal(mean: f64, se: f64, z: f64, scale: f64) -> Estimate {
+        let h = z * se;
+        Estimate {
+            mean: mean * scale,
+            lo: (mean - h) * scale,
+            hi: (mean + h) * scale,
+        }
+    }
+
     /// Whether `x` lies in [lo, hi], allowing for float rounding (1e-12 relative) so that a
     /// zero-variance estimate contains its exact value.
     pub fn contains(&self, x: f64) -> bool {
@@ -234,5 +259,28 @@ mod tests {
         assert_eq!(e.mean, 2500.0);
         assert!(e.lo < 2500.0 && e.hi > 2500.0);
         assert!(e.contains(2500.0) && !e.contains(5000.0));
+    }
+
+    #[test]
+    fn weighted_estimates_add_independent_variances() {
+        // a: mean 2.5, SE √(5/12); b: mean 10, SE √(5/12)·2 (the same spread, doubled)
+        let (mut a, mut b) = (Sum::default(), Sum::default());
+        for x in [1.0, 2.0, 3.0, 4.0] {
+            a.add(x);
+            b.add(2.0 * x + 5.0);
+        }
+        let e = weighted_estimate([(0.75, &a), (0.25, &b)], Z95, 1000.0);
+        assert!((e.mean - (0.75 * 2500.0 + 0.25 * 10_000.0)).abs() < 1e-9);
+        // SE² = 0.75²·(5/12) + 0.25²·4·(5/12) = (0.5625 + 0.25)·5/12
+        let se = ((0.5625 + 0.25) * 5.0 / 12.0f64).sqrt();
+        assert!((e.hi - e.mean - Z95 * se * 1000.0).abs() < 1e-9, "{e:?}");
+        assert!((e.mean - e.lo - Z95 * se * 1000.0).abs() < 1e-9, "{e:?}");
+        // one part of weight 1 is the part's own estimate, to the bit
+        for s in [a, b] {
+            assert_eq!(
+                weighted_estimate([(1.0, &s)], Z95, 1000.0),
+                s.estimate(Z95, 1000.0)
+            );
+        }
     }
 }
