@@ -141,7 +141,7 @@ pub struct OutputArgs {
 /// `fallcost compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The scenario file (TOML): request, chains, [steady], [incident].
+    /// The scenario file (TOML): request, chains, `[steady]`, `[incident]`.
     #[arg(long, short = 's', value_name = "PATH")]
     pub scenario: PathBuf,
     /// Override a scenario value before validation, as in the file: `steady.failure_rate=0`,

@@ -1,4 +1,4 @@
-//! One module per subcommand. Each takes its parsed arguments and returns an [`ExitStatus`].
+//! One module per subcommand. Each takes its parsed arguments and returns an [`ExitStatus`](crate::error::ExitStatus).
 
 pub mod bench;
 pub mod check;

@@ -1,7 +1,7 @@
 //! Outputs: a human table, Markdown, CSV and JSON, written to stdout or atomically to a file.
 //!
 //! Every format is rendered to bytes first ([`render`]), so each can be snapshot-tested without
-//! I/O, and a failed run never leaves a half-written file ([`write_atomic`]).
+//! I/O, and a failed run never leaves a half-written file ([`write_file`]).
 
 pub mod csv;
 pub mod json;

@@ -7,7 +7,7 @@
 //!   per-session cache state;
 //! - [`histogram`]: the fixed-size log histogram behind the percentiles;
 //! - [`stats`]: mergeable sums and confidence intervals; [`rng`]: the seeded streams;
-//! - [`bench`]: the speed benchmark (`fallcost bench`).
+//! - [`bench`](mod@bench): the speed benchmark (`fallcost bench`).
 //!
 //! Determinism: work is cut into fixed-size chunks (steady state: [`CHUNK`] requests; incident:
 //! one window), each with its own generator seeded from (seed, stream, chunk index)

@@ -25,7 +25,7 @@
 //! as positions on the histogram's scale ([`LogScale`]: one multiply-add, no float-to-int
 //! conversion). A request where exactly one of links 0 and 1 answered also has a bill fixed by
 //! the two outcomes: it is counted per outcome pair ([`Acc::single`]) and only its latencies
-//! are binned. Only requests where both failed are summed one by one ([`rare`]).
+//! are binned. Only requests where both failed are summed one by one.
 
 use crate::model::cost::{CacheState, Request, warm_state};
 use crate::model::{AbandonedBilling, Chain, Pattern};
@@ -363,8 +363,8 @@ const BUFFER: usize = 256;
 /// Per request the draws are, in order: u₀, z₀ (and u₁, z₁ for chains of two or more links);
 /// draws needed only by rare outcomes (later links, a drawn winner, a latency redrawn below T)
 /// follow from the same stream. When the faster leg wins (the common, latency-driven case) the
-/// draws and the evaluation share one loop; otherwise draws are made [`BUFFER`] requests at a
-/// time, then evaluated.
+/// draws and the evaluation share one loop; otherwise draws are made 256 requests at a time,
+/// then evaluated.
 pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> Acc {
     let mut rng = chunk_rng(seed, stream, chunk);
     let mut acc = Acc::default();
