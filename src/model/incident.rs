@@ -27,7 +27,7 @@
 use serde::Serialize;
 
 use super::cost::{CacheState, Request, first_state, warm_state};
-use super::policy::{self, LinkPlan, PolicyOutcome, WarmPolicy};
+use super::policy::{self, Entry, LinkPlan, PolicyOutcome, WarmPolicy};
 use super::steady::{Leg, Outcome, hedged};
 use super::{Caching, Chain, FailureMode, Incident, ModelPrice, Pattern};
 
@@ -202,7 +202,8 @@ fn after_n_moments(s: f64, n: u32, len: f64) -> (f64, f64) {
 }
 
 /// Totals over the window for `links` tried in sequence under the chain's policy, by requests
-/// that reach the first of them with probability `reach` having made `used` attempts.
+/// that reach the first of them with probability `reach` as `entry` says (attempts made, known
+/// bad).
 #[allow(clippy::too_many_arguments)]
 fn in_sequence(
     request: &Request,
@@ -211,7 +212,7 @@ fn in_sequence(
     links: &[WindowLink],
     reach: f64,
     sessions: Sessions,
-    used: u32,
+    entry: Entry,
     after: Option<usize>,
     breaker: Option<(f64, f64)>,
 ) -> Totals {
@@ -240,7 +241,7 @@ fn in_sequence(
             request,
             chain,
             &plans(warm_billing, false, false),
-            used,
+            entry,
             after,
         );
         match breaker {
@@ -250,7 +251,7 @@ fn in_sequence(
                     request,
                     chain,
                     &plans(warm_billing, true, false),
-                    used,
+                    entry,
                     after,
                 );
                 // Requests the breaker lets through try the dead provider once; their retries
@@ -259,7 +260,7 @@ fn in_sequence(
                     request,
                     chain,
                     &plans(warm_billing, false, true),
-                    used,
+                    entry,
                     after,
                 );
                 // The requests that also retried before it opened have spent one more attempt
@@ -269,7 +270,10 @@ fn in_sequence(
                     request,
                     chain,
                     &plans(warm_billing, false, true),
-                    used + 1,
+                    Entry {
+                        attempts: entry.attempts + 1,
+                        ..entry
+                    },
                     after,
                 );
                 policy::mix(&[
@@ -480,7 +484,7 @@ pub fn evaluate(
             &allowed_links[..1],
             1.0,
             sessions,
-            0,
+            Entry::FRESH,
             None,
             shares,
         ),
@@ -491,7 +495,7 @@ pub fn evaluate(
             &allowed_links,
             1.0,
             sessions,
-            0,
+            Entry::FRESH,
             None,
             shares,
         ),
@@ -540,7 +544,10 @@ pub fn evaluate(
                 &allowed_links[2..],
                 l0.q * l1.q,
                 sessions,
-                2,
+                Entry {
+                    attempts: 2,
+                    bad: false,
+                },
                 Some(allowed_links[1].index),
                 shares,
             );

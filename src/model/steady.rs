@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::cost::{CacheState, Request};
 use super::latency;
-use super::policy::{self, PolicyOutcome};
+use super::policy::{self, Entry, PolicyOutcome};
 use super::{AbandonedBilling, Chain, ModelPrice, Pattern, Steady};
 
 /// The billing terms of one link in one cache state, all in USD per attempt.
@@ -125,6 +125,12 @@ pub fn hedged(l0: &Leg, l1: &Leg, tail: &Outcome, w: f64, cancel: bool) -> Outco
     }
 }
 
+/// How a hedge's requests reach the links after its two legs.
+const LEGS: Entry = Entry {
+    attempts: 2,
+    bad: false,
+};
+
 /// The steady-state figures of one pattern on one chain, per request.
 ///
 /// A hedged pattern needs two links; on a one-link chain it returns `None`.
@@ -153,8 +159,22 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
         );
     }
     match pattern {
-        Pattern::NoFallback => Some(policy::evaluate(request, chain, &[0], true, 0, None)),
-        Pattern::Sequential => Some(policy::evaluate(request, chain, &allowed, true, 0, None)),
+        Pattern::NoFallback => Some(policy::evaluate(
+            request,
+            chain,
+            &[0],
+            true,
+            Entry::FRESH,
+            None,
+        )),
+        Pattern::Sequential => Some(policy::evaluate(
+            request,
+            chain,
+            &allowed,
+            true,
+            Entry::FRESH,
+            None,
+        )),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
             if allowed.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
                 return None;
@@ -164,7 +184,7 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
             let warm = |i: usize| super::cost::warm_state(&chain.links[i]);
             let l0 = Leg::steady(request, &chain.links[0], warm(0), s, 0);
             let l1 = Leg::steady(request, &chain.links[p], warm(p), s, p);
-            let tail = policy::evaluate(request, chain, &allowed[2..], false, 2, Some(p));
+            let tail = policy::evaluate(request, chain, &allowed[2..], false, LEGS, Some(p));
             let tail_outcome = tail.summary();
             let w = if p != 1 && s.win_from_latency {
                 latency::primary_win_rate(
@@ -254,7 +274,7 @@ fn delayed_hedge(
     let warm = |i: usize| super::cost::warm_state(&chain.links[i]);
     let l0 = Leg::steady(request, &chain.links[0], warm(0), s, 0);
     let l1 = Leg::steady(request, &chain.links[p], warm(p), s, p);
-    let tail = policy::evaluate(request, chain, &allowed[2..], false, 2, Some(p));
+    let tail = policy::evaluate(request, chain, &allowed[2..], false, LEGS, Some(p));
     let t_s = chain.policy.timeout_s;
     let fs = s.fast_fail_s;
     // The primary: ok, slow failure (hang or trip, takes T), fast failure (takes fs).
