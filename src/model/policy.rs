@@ -17,7 +17,8 @@
 //! [`evaluate`] propagates the probability mass of (attempts so far, request is bad) link by
 //! link and attempt by attempt, so its expected values are exact, not sampled. With the
 //! default policy (no retries, every provider error fails over, no caps) it reduces to
-//! MODEL.md §4's sequential formula.
+//! MODEL.md §4's sequential formula. The hedged patterns race their first two links under the
+//! same classes ([`super::hedge`]), then continue here.
 
 use serde::Serialize;
 
@@ -206,8 +207,9 @@ pub struct PolicyOutcome {
     pub attempts_max: u32,
     /// Expected USD per request spent on failed attempts.
     pub wasted_cost: f64,
-    /// Expected seconds per request spent in failed attempts and backoff (before the answer,
-    /// or before the final error).
+    /// Expected dead time per request, seconds: from the request's start until the answering
+    /// attempt starts (for a failed request, until its final error): failed attempts and
+    /// backoff, and in a hedge the wait for its legs ([`super::hedge`]).
     pub dead_time_s: f64,
     /// Per link of the chain (skipped links included, at 0): the share of requests it answered.
     pub answered_by: Vec<f64>,
@@ -233,8 +235,9 @@ impl PolicyOutcome {
     }
 }
 
-/// The weighted average of outcomes (weights summing to 1): the expectation of a request that
-/// follows each path with its weight.
+/// The weighted sum of outcomes: with weights summing to 1, the expectation of a request that
+/// follows each path with its weight; a path's weight may also be the share of requests that
+/// take it after a common head (a hedge's legs, weight 1, then the links after them).
 pub fn mix(parts: &[(f64, &PolicyOutcome)]) -> PolicyOutcome {
     let len = parts.first().map_or(0, |(_, o)| o.answered_by.len());
     let mut out = PolicyOutcome {
