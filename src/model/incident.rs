@@ -19,16 +19,19 @@
 //! r_i · Σ_sessions (1 − (1 − s_i)^len) / s_i. Failed attempts made while cold are billed in
 //! the cold (or write) state, as a success would have been.
 //!
-//! Hedged patterns: both legs fire on every request. The second leg has been receiving every
-//! request all along, so it is warm (no cold starts). The dead primary's leg fails fast (billed
-//! 0) or hangs until the fallback answers and is then cancelled (take-first: the input side, X;
-//! no-cancel: it hangs to the timeout and bills as a gray attempt, W).
+//! Hedged patterns: both legs fire on every request (a delayed hedge sends the backup when the
+//! dead primary fails, or at `hedge_delay_s` if it still hangs then). The second leg has been
+//! receiving every request all along, so it is warm (no cold starts). The dead primary's leg
+//! fails fast (billed 0) or hangs until the fallback answers and is then cancelled (take-first:
+//! the input side, X; no-cancel: it hangs to the timeout and bills as a gray attempt, W). The
+//! legs' error classes and timing are [`super::hedge`]'s, as in steady state; the dead time
+//! counts a delayed backup's wait.
 
 use serde::Serialize;
 
 use super::cost::{CacheState, Request, first_state, warm_state};
-use super::policy::{self, LinkPlan, PolicyOutcome, WarmPolicy};
-use super::steady::{Leg, Outcome, hedged};
+use super::hedge::{Hedge, HedgeLeg};
+use super::policy::{self, Entry, LinkPlan, PolicyOutcome, WarmPolicy};
 use super::{Caching, Chain, FailureMode, Incident, ModelPrice, Pattern};
 
 /// Expected figures of one pattern over the whole incident window. Money in USD.
@@ -60,7 +63,9 @@ pub struct IncidentOutcome {
     pub cold_starts: f64,
     /// Sessions that rewrite the primary's cache on the way back.
     pub failback_writes: f64,
-    /// Mean seconds per request spent in failed attempts and backoff (sequential patterns).
+    /// Mean seconds per request from its start until the answering attempt starts (for a
+    /// failed request, until its final error): failed attempts, backoff, and a hedge's wait
+    /// for its legs (a delayed backup's delay, the slower failure of two legs).
     pub dead_time_mean_s: f64,
     /// With a circuit breaker: what it did, from the closed-form bound (an approximation).
     pub breaker: Option<BreakerFigures>,
@@ -109,7 +114,7 @@ struct WindowLink<'a> {
     starts_warm: bool,
 }
 
-/// Totals over the window for links tried in sequence, reached with probability `reach`.
+/// Totals over the window (USD, requests, attempts, seconds) of the requests' attempts.
 #[derive(Debug, Default)]
 struct Totals {
     dead_time: f64,
@@ -201,20 +206,23 @@ fn after_n_moments(s: f64, n: u32, len: f64) -> (f64, f64) {
     (e_min + f64::from(n) * above, above)
 }
 
-/// Totals over the window for `links` tried in sequence under the chain's policy, by requests
-/// that reach the first of them with probability `reach` having made `used` attempts.
+/// Totals over the window for `links` tried in sequence under the chain's policy, by the
+/// requests that reach the first of them: per way of entering them (attempts already made,
+/// known bad), the share of the window's requests that enter so.
 #[allow(clippy::too_many_arguments)]
 fn in_sequence(
     request: &Request,
     chain: &Chain,
     incident: &Incident,
     links: &[WindowLink],
-    reach: f64,
+    entries: &[(Entry, f64)],
     sessions: Sessions,
-    used: u32,
     after: Option<usize>,
     breaker: Option<(f64, f64)>,
 ) -> Totals {
+    if entries.is_empty() {
+        return Totals::default();
+    }
     let n = incident.requests() as f64;
     let warm_policy = chain.policy.warm_fallback;
     let plans = |warm_billing: bool, skip_dead: bool, once: bool| -> Vec<LinkPlan> {
@@ -235,12 +243,12 @@ fn in_sequence(
             })
             .collect()
     };
-    let run = |warm_billing: bool| -> PolicyOutcome {
+    let run = |warm_billing: bool, entry: Entry| -> PolicyOutcome {
         let through = policy::evaluate_plan(
             request,
             chain,
             &plans(warm_billing, false, false),
-            used,
+            entry,
             after,
         );
         match breaker {
@@ -250,7 +258,7 @@ fn in_sequence(
                     request,
                     chain,
                     &plans(warm_billing, true, false),
-                    used,
+                    entry,
                     after,
                 );
                 // Requests the breaker lets through try the dead provider once; their retries
@@ -259,7 +267,7 @@ fn in_sequence(
                     request,
                     chain,
                     &plans(warm_billing, false, true),
-                    used,
+                    entry,
                     after,
                 );
                 // The requests that also retried before it opened have spent one more attempt
@@ -269,7 +277,10 @@ fn in_sequence(
                     request,
                     chain,
                     &plans(warm_billing, false, true),
-                    used + 1,
+                    Entry {
+                        attempts: entry.attempts + 1,
+                        ..entry
+                    },
                     after,
                 );
                 policy::mix(&[
@@ -281,14 +292,23 @@ fn in_sequence(
             _ => through,
         }
     };
-    let dw = run(true);
-    let df = run(false);
+    // Every way in, weighted by its share: the expectation over all the window's requests.
+    let over_entries = |warm_billing: bool| -> PolicyOutcome {
+        let runs: Vec<(f64, PolicyOutcome)> = entries
+            .iter()
+            .map(|&(entry, reach)| (reach, run(warm_billing, entry)))
+            .collect();
+        let parts: Vec<(f64, &PolicyOutcome)> = runs.iter().map(|(r, o)| (*r, o)).collect();
+        policy::mix(&parts)
+    };
+    let dw = over_entries(true);
+    let df = over_entries(false);
     let mut t = Totals {
-        window: n * reach * dw.cost,
-        wasted: n * reach * dw.wasted_cost,
-        wasted_attempts: n * reach * (dw.attempts - (1.0 - dw.failed)),
-        failed: n * reach * dw.failed,
-        dead_time: n * reach * dw.dead_time_s,
+        window: n * dw.cost,
+        wasted: n * dw.wasted_cost,
+        wasted_attempts: n * (dw.attempts - dw.answered_by.iter().sum::<f64>()),
+        failed: n * dw.failed,
+        dead_time: n * dw.dead_time_s,
         ..Totals::default()
     };
     // The retries the breaker let through before it opened, on the first dead link.
@@ -310,8 +330,8 @@ fn in_sequence(
     }
     for l in links.iter().filter(|l| !l.dead && !l.starts_warm) {
         let i = l.index;
-        let s = reach * dw.answered_by[i];
-        let extra_fail = reach * (df.failed_cost[i] - dw.failed_cost[i]);
+        let s = dw.answered_by[i];
+        let extra_fail = df.failed_cost[i] - dw.failed_cost[i];
         let cold = |len: f64| 1.0 - (1.0 - s).powf(len);
         match (l.price.caching, warm_policy) {
             (Caching::Explicit, WarmPolicy::Never) => {
@@ -478,9 +498,8 @@ pub fn evaluate(
             chain,
             incident,
             &allowed_links[..1],
-            1.0,
+            &[(Entry::FRESH, 1.0)],
             sessions,
-            0,
             None,
             shares,
         ),
@@ -489,9 +508,8 @@ pub fn evaluate(
             chain,
             incident,
             &allowed_links,
-            1.0,
+            &[(Entry::FRESH, 1.0)],
             sessions,
-            0,
             None,
             shares,
         ),
@@ -502,62 +520,52 @@ pub fn evaluate(
             let cancel = pattern == Pattern::HedgedTakeFirst;
             // With a breaker, only the requests it lets through try the dead leg.
             let tried = shares.map_or(1.0, |(tried, _)| tried);
-            let leg = |l: &WindowLink| -> Leg {
+            let leg = |l: &WindowLink| -> HedgeLeg {
                 let state = warm_state(l.price);
-                if l.dead {
-                    let w = dead_cost(request, l.price, state, chain, incident.failure);
-                    let lost = match (incident.failure, cancel) {
-                        (FailureMode::Gray, true) => request.partial_cost(
-                            l.price,
-                            state,
-                            chain.steady.cancel_output_fraction,
-                        ),
-                        _ => w,
-                    };
-                    Leg {
-                        q: 1.0,
-                        c: 0.0,
-                        w: tried * w,
-                        w_lost: tried * lost,
-                        x: 0.0,
-                    }
-                } else {
-                    Leg::steady(request, l.price, state, &chain.steady, l.index)
+                if !l.dead {
+                    return HedgeLeg::steady(request, chain, l.index, state);
                 }
+                let w = dead_cost(request, l.price, state, chain, incident.failure);
+                let lost = match (incident.failure, cancel) {
+                    (FailureMode::Gray, true) => {
+                        request.partial_cost(l.price, state, chain.steady.cancel_output_fraction)
+                    }
+                    _ => w,
+                };
+                HedgeLeg::dead(
+                    l.index,
+                    incident.failure == FailureMode::Gray,
+                    w,
+                    lost,
+                    tried,
+                )
             };
-            let (l0, l1) = (leg(&allowed_links[0]), leg(&allowed_links[1]));
-            let none = Outcome {
-                cost: 0.0,
-                failed: 1.0,
-                wasted_attempts: 0.0,
-                wasted_cost: 0.0,
-            };
-            let head = hedged(&l0, &l1, &none, chain.steady.primary_win_rate, cancel);
-            let mut tail = in_sequence(
+            let backup = allowed_links[1].index;
+            let race = Hedge::new(
+                chain,
+                pattern,
+                leg(&allowed_links[0]),
+                leg(&allowed_links[1]),
+            )
+            .race(chain.links.len());
+            let head = &race.head;
+            let nf = n as f64;
+            let mut t = in_sequence(
                 request,
                 chain,
                 incident,
                 &allowed_links[2..],
-                l0.q * l1.q,
+                &race.tail,
                 sessions,
-                2,
-                Some(allowed_links[1].index),
+                Some(backup),
                 shares,
             );
-            let nf = n as f64;
-            tail.window += nf * head.cost;
-            tail.wasted += nf * head.wasted_cost;
-            tail.wasted_attempts += nf * head.wasted_attempts;
-            // A dead leg the breaker refuses is not an attempt.
-            for leg in &allowed_links[..2] {
-                if leg.dead {
-                    tail.wasted_attempts -= nf * (1.0 - tried);
-                }
-            }
-            if allowed_links[2..].is_empty() {
-                tail.failed = nf * head.failed;
-            }
-            tail
+            t.window += nf * head.cost;
+            t.wasted += nf * head.wasted_cost;
+            t.wasted_attempts += nf * (head.attempts - head.answered_by.iter().sum::<f64>());
+            t.failed += nf * head.failed;
+            t.dead_time += nf * head.dead_time_s;
+            t
         }
     };
 
@@ -683,6 +691,96 @@ mod tests {
         assert!(close(tf.window, 388.368 + 11160.0 * x0, 1e-9));
         let nc = evaluate(&r, &c, &i, Pattern::HedgedNoCancel).unwrap();
         assert!(close(nc.window, 388.368 + 11160.0 * w0, 1e-9));
+    }
+
+    /// Sonnet's warm input side (X, a cancelled leg) and its gray attempt (W), and GPT-6 Sol's
+    /// warm answer (C), on the sept3 request, USD.
+    const X0: f64 = 60000.0 * 0.38 / 1e6;
+    const W0: f64 = X0 + 0.5 * 1200.0 * 10.0 / 1e6;
+    const C1: f64 = 0.0348;
+
+    fn mixed(c: &mut Chain, f: &[f64], shares: [f64; 6]) {
+        c.steady.failure_rates = f.to_vec();
+        c.steady.trip_rates = vec![0.0; f.len()];
+        c.steady.error_mix = Some(crate::model::policy::ErrorMix { shares });
+    }
+
+    /// A delayed hedge in the window waits for its backup: with the dead primary hanging
+    /// (gray), until d = 7 s on every request; failing fast (0.5 s), until the failure when it
+    /// comes before d, else until d. The bill is the simultaneous hedge's: take-first cancels
+    /// the hung leg (X), no-cancel pays its gray attempt (W).
+    #[test]
+    fn a_delayed_hedge_waits_in_the_window() {
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        i.failure = FailureMode::Gray;
+        let at_once = evaluate(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
+        assert_eq!(at_once.dead_time_mean_s, 0.0);
+        c.policy.hedge_delay_s = Some(7.0);
+        let tf = evaluate(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
+        assert!(close(tf.dead_time_mean_s, 7.0, 1e-12));
+        assert!(close(tf.window, 11160.0 * (C1 + X0), 1e-9)); // 642.816
+        assert_eq!(tf.window, at_once.window);
+        let nc = evaluate(&r, &c, &i, Pattern::HedgedNoCancel).unwrap();
+        assert!(close(nc.dead_time_mean_s, 7.0, 1e-12));
+        assert!(close(nc.window, 11160.0 * (C1 + W0), 1e-9)); // 709.776
+        i.failure = FailureMode::Fast;
+        for (d, dead) in [(7.0, 0.5), (0.2, 0.2)] {
+            c.policy.hedge_delay_s = Some(d);
+            let o = evaluate(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
+            assert!(close(o.dead_time_mean_s, dead, 1e-12), "{d}");
+            assert!(close(o.window, 388.368, 1e-9));
+            assert_eq!((o.failed_requests, o.wasted_attempts), (0.0, 11160.0));
+        }
+    }
+
+    /// A 400 on the live backup (10% of requests) in a hedge against the hanging primary: the
+    /// request is bad and fails at 0.5 s. Take-first cancels the hung leg then (X); no-cancel
+    /// lets it hang and pays W. With `client` in `failover_on` the bad requests try GPT-6
+    /// Astra once, fast and billed 0: no cold start, 0.05 s more dead time per request.
+    #[test]
+    fn a_client_error_on_the_backup_fails_the_request_in_the_window() {
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        i.failure = FailureMode::Gray;
+        mixed(&mut c, &[0.0, 0.1], [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+        let tf = evaluate(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
+        assert!(close(tf.window, 11160.0 * (X0 + 0.9 * C1), 1e-9)); // 603.9792
+        assert!(close(tf.failed_requests, 1116.0, 1e-9));
+        assert!(close(tf.wasted_attempts, 11160.0 * 1.1, 1e-9));
+        assert!(close(tf.dead_time_mean_s, 0.05, 1e-12));
+        let nc = evaluate(&r, &c, &i, Pattern::HedgedNoCancel).unwrap();
+        assert!(close(nc.window, 11160.0 * (W0 + 0.9 * C1), 1e-9)); // 670.9392
+        c.links.push(july("openai/gpt-6-astra"));
+        mixed(&mut c, &[0.0, 0.1, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+        c.policy
+            .failover_on
+            .push(crate::model::policy::ErrorClass::Client);
+        let o = evaluate(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
+        assert!(close(o.window, tf.window, 1e-9));
+        assert!(close(o.failed_requests, 1116.0, 1e-9));
+        assert!(close(o.wasted_attempts, 11160.0 * 1.2, 1e-9));
+        assert!(close(o.dead_time_mean_s, 0.1, 1e-12));
+        assert_eq!((o.cold_start, o.cold_starts), (0.0, 0.0));
+    }
+
+    /// A quota error on the live backup (10%) stops the chain: GPT-6 Astra after it is never
+    /// tried. Those requests wait for the hung primary (30 s, W) and fail; the rest are
+    /// answered by GPT-6 Sol, the primary cancelled (X).
+    #[test]
+    fn a_quota_error_on_the_backup_stops_the_chain_in_the_window() {
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        i.failure = FailureMode::Gray;
+        c.links.push(july("openai/gpt-6-astra"));
+        mixed(&mut c, &[0.0, 0.1, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+        let o = evaluate(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
+        assert!(close(
+            o.window,
+            11160.0 * (0.9 * (C1 + X0) + 0.1 * W0),
+            1e-9
+        )); // 610.6752
+        assert!(close(o.failed_requests, 1116.0, 1e-9));
+        assert!(close(o.wasted_attempts, 11160.0 * 1.1, 1e-9));
+        assert!(close(o.dead_time_mean_s, 0.1 * 30.0, 1e-12));
+        assert_eq!((o.cold_start, o.cold_starts), (0.0, 0.0));
     }
 
     /// A short outage (within the primary's 5-minute TTL) writes nothing on the way back, and a

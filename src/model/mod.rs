@@ -5,6 +5,8 @@
 //!
 //! - [`cost`]: the cost of one attempt in a cache state (§3);
 //! - [`steady`]: the four patterns per request in steady state (§4);
+//! - [`hedge`]: the two legs of a hedge under a policy (§4, §8), shared by [`steady`] and
+//!   [`incident`];
 //! - [`cache`]: the failover cache table and its break-even (§5);
 //! - [`incident`]: an outage window with sessions, cold starts and fail-back writes (§6);
 //! - [`latency`]: the lognormal latency model and its closed forms (trip rate, hedge win
@@ -12,6 +14,7 @@
 
 pub mod cache;
 pub mod cost;
+pub mod hedge;
 pub mod incident;
 pub mod latency;
 pub mod policy;

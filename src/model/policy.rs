@@ -17,7 +17,8 @@
 //! [`evaluate`] propagates the probability mass of (attempts so far, request is bad) link by
 //! link and attempt by attempt, so its expected values are exact, not sampled. With the
 //! default policy (no retries, every provider error fails over, no caps) it reduces to
-//! MODEL.md §4's sequential formula.
+//! MODEL.md §4's sequential formula. The hedged patterns race their first two links under the
+//! same classes ([`super::hedge`]), then continue here.
 
 use serde::Serialize;
 
@@ -206,8 +207,9 @@ pub struct PolicyOutcome {
     pub attempts_max: u32,
     /// Expected USD per request spent on failed attempts.
     pub wasted_cost: f64,
-    /// Expected seconds per request spent in failed attempts and backoff (before the answer,
-    /// or before the final error).
+    /// Expected dead time per request, seconds: from the request's start until the answering
+    /// attempt starts (for a failed request, until its final error): failed attempts and
+    /// backoff, and in a hedge the wait for its legs ([`super::hedge`]).
     pub dead_time_s: f64,
     /// Per link of the chain (skipped links included, at 0): the share of requests it answered.
     pub answered_by: Vec<f64>,
@@ -233,8 +235,9 @@ impl PolicyOutcome {
     }
 }
 
-/// The weighted average of outcomes (weights summing to 1): the expectation of a request that
-/// follows each path with its weight.
+/// The weighted sum of outcomes: with weights summing to 1, the expectation of a request that
+/// follows each path with its weight; a path's weight may also be the share of requests that
+/// take it after a common head (a hedge's legs, weight 1, then the links after them).
 pub fn mix(parts: &[(f64, &PolicyOutcome)]) -> PolicyOutcome {
     let len = parts.first().map_or(0, |(_, o)| o.answered_by.len());
     let mut out = PolicyOutcome {
@@ -374,17 +377,37 @@ impl Mass {
     }
 }
 
+/// How a request reaches the first link of a plan: the attempts it has already made (a hedge's
+/// legs), counted against `max_attempts`, and whether it is known bad (a client error: it
+/// fails with the same error, fast and billed 0, on every link it tries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Entry {
+    /// Attempts made before the plan's first link.
+    pub attempts: u32,
+    /// A client error has shown the request is bad (only then with `client` in `failover_on`:
+    /// otherwise a bad request stops where the error came back).
+    pub bad: bool,
+}
+
+impl Entry {
+    /// A new request: no attempt yet, not known bad.
+    pub const FRESH: Entry = Entry {
+        attempts: 0,
+        bad: false,
+    };
+}
+
 /// The expected figures of a request tried on `links` (indices into `chain`, in order) under
 /// the chain's policy. `first_warm`: the first link is billed warm (the primary), the rest
-/// cold. `used`: attempts the request has already made (a hedge's two legs), counted against
-/// `max_attempts`. `after`: the link tried before `links[0]`, if any, so that a link the cost
-/// cap skipped between them counts as a cost-cap hit.
+/// cold. `entry`: the attempts the request has already made and whether it is known bad.
+/// `after`: the link tried before `links[0]`, if any, so that a link the cost cap skipped
+/// between them counts as a cost-cap hit.
 pub fn evaluate(
     request: &Request,
     chain: &Chain,
     links: &[usize],
     first_warm: bool,
-    used: u32,
+    entry: Entry,
     after: Option<usize>,
 ) -> PolicyOutcome {
     let plans: Vec<LinkPlan> = links
@@ -401,7 +424,7 @@ pub fn evaluate(
             single: false,
         })
         .collect();
-    evaluate_plan(request, chain, &plans, used, after)
+    evaluate_plan(request, chain, &plans, entry, after)
 }
 
 /// As [`evaluate`], with each link's billing state and health given by `plans`.
@@ -409,7 +432,7 @@ pub fn evaluate_plan(
     request: &Request,
     chain: &Chain,
     plans: &[LinkPlan],
-    used: u32,
+    entry: Entry,
     after: Option<usize>,
 ) -> PolicyOutcome {
     let policy = &chain.policy;
@@ -422,7 +445,7 @@ pub fn evaluate_plan(
     let allowed = allowed_links(request, chain);
     let fails_over = |c: ErrorClass| policy.failover_on.contains(&c);
     let mut entering = Mass::default();
-    entering.add((used, false), 1.0);
+    entering.add((entry.attempts, entry.bad), 1.0);
     let mut previous: Option<usize> = after;
     for plan in plans {
         let i = plan.index;
@@ -538,7 +561,7 @@ mod tests {
         for f in [[0.005, 0.0, 0.0], [0.3, 0.2, 0.5], [1.0, 1.0, 1.0]] {
             let mut c = chain(&[SOL, SONNET, HAIKU], &f, Policy::default());
             c.steady.gray_fraction = 0.4;
-            let dp = evaluate(&r, &c, &all(&c), true, 0, None);
+            let dp = evaluate(&r, &c, &all(&c), true, Entry::FRESH, None);
             let closed = steady::evaluate(&r, &c, Pattern::Sequential).unwrap();
             assert!((dp.cost - closed.cost).abs() < 1e-15, "{f:?}");
             assert!((dp.failed - closed.failed).abs() < 1e-15);
@@ -561,7 +584,14 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         });
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        let o = evaluate(
+            &req(2000.0, 500.0, 0.0, 0.0),
+            &c,
+            &all(&c),
+            true,
+            Entry::FRESH,
+            None,
+        );
         assert_eq!(o.attempts, 6.0);
         assert_eq!(o.attempts_max, 6);
         assert_eq!(o.failed, 1.0);
@@ -582,7 +612,14 @@ mod tests {
             ..Policy::default()
         };
         let c = chain(&[SONNET, "openai/gpt-6-sol"], &[1.0, 0.0], policy);
-        let o = evaluate(&req(0.0, 1200.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        let o = evaluate(
+            &req(0.0, 1200.0, 0.0, 0.0),
+            &c,
+            &all(&c),
+            true,
+            Entry::FRESH,
+            None,
+        );
         // 3 × 30 s hung, plus 1 s and 2 s of backoff between them
         assert_eq!(o.dead_time_s, 90.0 + 3.0);
         assert_eq!(o.answered_by, vec![0.0, 1.0]);
@@ -606,10 +643,24 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
         });
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        let o = evaluate(
+            &req(2000.0, 500.0, 0.0, 0.0),
+            &c,
+            &all(&c),
+            true,
+            Entry::FRESH,
+            None,
+        );
         assert_eq!((o.attempts, o.failed), (1.0, 1.0));
         c.policy.failover_on.push(ErrorClass::Client);
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        let o = evaluate(
+            &req(2000.0, 500.0, 0.0, 0.0),
+            &c,
+            &all(&c),
+            true,
+            Entry::FRESH,
+            None,
+        );
         assert_eq!((o.attempts, o.failed), (3.0, 1.0));
         assert_eq!(o.cost, 0.0);
     }
@@ -628,7 +679,14 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
         });
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        let o = evaluate(
+            &req(2000.0, 500.0, 0.0, 0.0),
+            &c,
+            &all(&c),
+            true,
+            Entry::FRESH,
+            None,
+        );
         assert_eq!((o.attempts, o.failed), (1.0, 0.5));
         assert_eq!(o.answered_by, vec![0.5, 0.0]);
     }
@@ -648,7 +706,14 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         });
-        let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), &c, &all(&c), true, 0, None);
+        let o = evaluate(
+            &req(2000.0, 500.0, 0.0, 0.0),
+            &c,
+            &all(&c),
+            true,
+            Entry::FRESH,
+            None,
+        );
         assert_eq!(o.attempts, 4.0);
         assert_eq!(o.attempts_max, 4);
         assert_eq!(o.call_cap_hits, 1.0);
@@ -672,7 +737,7 @@ mod tests {
         );
         let r = req(0.0, 1200.0, 60000.0, 0.9);
         assert_eq!(allowed_links(&r, &c), vec![0, 2]);
-        let o = evaluate(&r, &c, &allowed_links(&r, &c), true, 0, None);
+        let o = evaluate(&r, &c, &allowed_links(&r, &c), true, Entry::FRESH, None);
         assert_eq!(o.answered_by, vec![0.0, 0.0, 1.0]);
         assert_eq!(o.cost_cap_hits, 1.0);
         // at 2.0 Astra (exactly 2x) stays
@@ -718,7 +783,7 @@ mod tests {
         );
         let r = req(2000.0, 500.0, 0.0, 0.0);
         assert_eq!(allowed_links(&r, &c), vec![0]);
-        let o = evaluate(&r, &c, &allowed_links(&r, &c), true, 0, None);
+        let o = evaluate(&r, &c, &allowed_links(&r, &c), true, Entry::FRESH, None);
         assert_eq!((o.cost_cap_hits, o.failed), (0.5, 0.5));
     }
 }

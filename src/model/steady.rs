@@ -15,58 +15,15 @@
 //! Cache state: the primary is warm. In `no-fallback` and `sequential` fallbacks are reached by
 //! rare single failovers, so they are cold (prefix at base input, no write). In the hedged
 //! patterns the second link receives every request and is warm; links after it are cold.
+//! The hedged legs under the policy (client and quota errors, a delayed backup, their timing)
+//! are [`super::hedge`]'s, shared with the incident window.
 
 use serde::Serialize;
 
-use super::cost::{CacheState, Request};
-use super::latency;
-use super::policy::{self, PolicyOutcome};
-use super::{AbandonedBilling, Chain, ModelPrice, Pattern, Steady};
-
-/// The billing terms of one link in one cache state, all in USD per attempt.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Leg {
-    /// q: probability the attempt fails (failure or timeout trip).
-    pub q: f64,
-    /// C: cost of a success.
-    pub c: f64,
-    /// W: expected cost of a failed attempt (0 for fast failures).
-    pub w: f64,
-    /// The cost of a failed hedge leg when the other leg answered. MODEL.md §4 bills it as W.
-    pub w_lost: f64,
-    /// X: cost of a successful hedge leg cancelled because the other answered first.
-    pub x: f64,
-}
-
-impl Leg {
-    /// The terms of `price` in `state` under the steady parameters of link `index`.
-    pub fn steady(
-        request: &Request,
-        price: &ModelPrice,
-        state: CacheState,
-        steady: &Steady,
-        index: usize,
-    ) -> Leg {
-        let f = steady.failure_rates.get(index).copied().unwrap_or(0.0);
-        let t = steady.trip_rates.get(index).copied().unwrap_or(0.0);
-        let success = request.success_cost(price, state);
-        let gray = request.partial_cost(price, state, steady.gray_output_fraction);
-        let abandoned = match steady.abandoned_billing {
-            AbandonedBilling::Partial => gray,
-            AbandonedBilling::Full => success,
-        };
-        let q = f + (1.0 - f) * t;
-        let qw = f * steady.gray_share() * gray + (1.0 - f) * t * abandoned;
-        let w = if q > 0.0 { qw / q } else { 0.0 };
-        Leg {
-            q,
-            c: success,
-            w,
-            w_lost: w,
-            x: request.partial_cost(price, state, steady.cancel_output_fraction),
-        }
-    }
-}
+use super::cost::{Request, warm_state};
+use super::hedge::{Hedge, HedgeLeg};
+use super::policy::{self, Entry, PolicyOutcome};
+use super::{Chain, Pattern};
 
 /// Expected figures per request for one pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
@@ -82,49 +39,6 @@ pub struct Outcome {
     pub wasted_cost: f64,
 }
 
-/// Sequential failover over `legs` (MODEL.md §4).
-pub fn sequential(legs: &[Leg]) -> Outcome {
-    let mut out = Outcome::default();
-    let mut reach = 1.0;
-    for leg in legs {
-        out.cost += reach * ((1.0 - leg.q) * leg.c + leg.q * leg.w);
-        out.wasted_cost += reach * leg.q * leg.w;
-        out.wasted_attempts += reach * leg.q;
-        reach *= leg.q;
-    }
-    out.failed = reach;
-    out
-}
-
-/// A hedge of `l0` and `l1` with `tail` tried in sequence when both fail (MODEL.md §4).
-/// `w` is the probability the primary answers first when both succeed.
-pub fn hedged(l0: &Leg, l1: &Leg, tail: &Outcome, w: f64, cancel: bool) -> Outcome {
-    let both_ok = (1.0 - l0.q) * (1.0 - l1.q);
-    let only0 = (1.0 - l0.q) * l1.q;
-    let only1 = l0.q * (1.0 - l1.q);
-    let none = l0.q * l1.q;
-    let (both_cost, both_wasted) = if cancel {
-        (
-            w * (l0.c + l1.x) + (1.0 - w) * (l1.c + l0.x),
-            w * l1.x + (1.0 - w) * l0.x,
-        )
-    } else {
-        (l0.c + l1.c, w * l1.c + (1.0 - w) * l0.c)
-    };
-    Outcome {
-        cost: both_ok * both_cost
-            + only0 * (l0.c + l1.w_lost)
-            + only1 * (l0.w_lost + l1.c)
-            + none * (l0.w + l1.w + tail.cost),
-        failed: none * tail.failed,
-        wasted_attempts: both_ok + only0 + only1 + none * (2.0 + tail.wasted_attempts),
-        wasted_cost: both_ok * both_wasted
-            + only0 * l1.w_lost
-            + only1 * l0.w_lost
-            + none * (l0.w + l1.w + tail.wasted_cost),
-    }
-}
-
 /// The steady-state figures of one pattern on one chain, per request.
 ///
 /// A hedged pattern needs two links; on a one-link chain it returns `None`.
@@ -136,242 +50,68 @@ pub fn evaluate(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Ou
 /// §4, §8): cost, attempts, dead time, attribution and cap hits, per request.
 ///
 /// `no-fallback` and `sequential` follow the policy exactly ([`policy::evaluate`]). The hedged
-/// patterns fire the primary and the first fallback the cost cap allows once each (retries do
-/// not apply to hedge legs; a call cap below 2 leaves no hedge, `None`), then the remaining
-/// links in sequence under the policy with two attempts already spent.
+/// patterns fire the primary and the first fallback the cost cap allows once each, both warm
+/// (retries do not apply to hedge legs; a call cap below 2 leaves no hedge, `None`), at once or
+/// after `hedge_delay_s`, with the error classes of MODEL.md §8 ([`super::hedge`]); requests
+/// that go on try the remaining links in sequence (cold) under the policy, with the legs'
+/// attempts already spent.
 pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<PolicyOutcome> {
     let allowed = policy::allowed_links(request, chain);
-    if pattern.is_hedged()
-        && let Some(d) = chain.policy.hedge_delay_s
-    {
-        return delayed_hedge(
+    match pattern {
+        Pattern::NoFallback => Some(policy::evaluate(
+            request,
+            chain,
+            &[0],
+            true,
+            Entry::FRESH,
+            None,
+        )),
+        Pattern::Sequential => Some(policy::evaluate(
             request,
             chain,
             &allowed,
-            d,
-            pattern == Pattern::HedgedTakeFirst,
-        );
-    }
-    match pattern {
-        Pattern::NoFallback => Some(policy::evaluate(request, chain, &[0], true, 0, None)),
-        Pattern::Sequential => Some(policy::evaluate(request, chain, &allowed, true, 0, None)),
+            true,
+            Entry::FRESH,
+            None,
+        )),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
             if allowed.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
                 return None;
             }
-            let s = &chain.steady;
             let p = allowed[1];
-            let warm = |i: usize| super::cost::warm_state(&chain.links[i]);
-            let l0 = Leg::steady(request, &chain.links[0], warm(0), s, 0);
-            let l1 = Leg::steady(request, &chain.links[p], warm(p), s, p);
-            let tail = policy::evaluate(request, chain, &allowed[2..], false, 2, Some(p));
-            let tail_outcome = tail.summary();
-            let w = if p != 1 && s.win_from_latency {
-                latency::primary_win_rate(
-                    &chain.latency(0),
-                    &chain.latency(p),
-                    chain.policy.timeout_s,
-                )
-            } else {
-                s.primary_win_rate
-            };
-            let cancel = pattern == Pattern::HedgedTakeFirst;
-            let h = hedged(&l0, &l1, &tail_outcome, w, cancel);
-            let both_ok = (1.0 - l0.q) * (1.0 - l1.q);
-            let none = l0.q * l1.q;
-            let mut answered_by: Vec<f64> = tail.answered_by.iter().map(|a| none * a).collect();
-            answered_by[0] += both_ok * w + (1.0 - l0.q) * l1.q;
-            answered_by[p] += both_ok * (1.0 - w) + l0.q * (1.0 - l1.q);
-            // When both legs fail, the answer (or the tail) waits for the slower failure: T
-            // unless both failed fast.
-            let long = |i: usize, q: f64| {
-                if q <= 0.0 {
-                    return 0.0;
-                }
-                let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
-                let t = s.trip_rates.get(i).copied().unwrap_or(0.0);
-                let timeout_share = s
-                    .error_mix
-                    .map_or(s.gray_fraction, |m| m.share(policy::ErrorClass::Timeout));
-                ((1.0 - f) * t + f * timeout_share) / q
-            };
-            let (t_s, fast_s) = (chain.policy.timeout_s, s.fast_fail_s);
-            let slower = t_s - (t_s - fast_s) * (1.0 - long(0, l0.q)) * (1.0 - long(p, l1.q));
-            Some(PolicyOutcome {
-                cost: h.cost,
-                failed: h.failed,
-                attempts: 2.0 + none * tail.attempts,
-                attempts_max: if none > 0.0 && allowed.len() > 2 {
-                    tail.attempts_max.max(2)
-                } else {
-                    2
-                },
-                wasted_cost: h.wasted_cost,
-                dead_time_s: none * (slower + tail.dead_time_s),
-                answered_by,
-                call_cap_hits: none * tail.call_cap_hits,
-                cost_cap_hits: if p != 1 {
-                    1.0
-                } else {
-                    none * tail.cost_cap_hits
-                },
-                failed_attempts: {
-                    let mut v: Vec<f64> = tail.failed_attempts.iter().map(|a| none * a).collect();
-                    v[0] += l0.q;
-                    v[p] += l1.q;
-                    v
-                },
-                failed_cost: {
-                    let mut v: Vec<f64> = tail.failed_cost.iter().map(|a| none * a).collect();
-                    v[0] += (1.0 - l1.q) * l0.q * l0.w_lost + none * l0.w;
-                    v[p] += (1.0 - l0.q) * l1.q * l1.w_lost + none * l1.w;
-                    v
-                },
-            })
-        }
-    }
-}
-
-/// A delayed hedge (MODEL.md §8, `hedge_delay_s` = d): the primary is sent alone; if it
-/// answers within d, that is all. If it fails fast within d, the backup (the first fallback
-/// the cost cap allows, warm) is sent at once, as a sequential failover. If it is still running
-/// at d (slow, hung, or about to trip), the backup is sent and the two race as in a hedge, the
-/// primary winning with w_d = P(L₀ < d + L₁ | d < L₀ ≤ T, L₁ ≤ T)
-/// ([`latency::delayed_win_rate`]). When both fail, the remaining links follow the policy.
-/// Latencies come from the links' latency models (or the defaults), as in the Monte Carlo.
-fn delayed_hedge(
-    request: &Request,
-    chain: &Chain,
-    allowed: &[usize],
-    d: f64,
-    cancel: bool,
-) -> Option<PolicyOutcome> {
-    if allowed.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
-        return None;
-    }
-    let s = &chain.steady;
-    let p = allowed[1];
-    let warm = |i: usize| super::cost::warm_state(&chain.links[i]);
-    let l0 = Leg::steady(request, &chain.links[0], warm(0), s, 0);
-    let l1 = Leg::steady(request, &chain.links[p], warm(p), s, p);
-    let tail = policy::evaluate(request, chain, &allowed[2..], false, 2, Some(p));
-    let t_s = chain.policy.timeout_s;
-    let fs = s.fast_fail_s;
-    // The primary: ok, slow failure (hang or trip, takes T), fast failure (takes fs).
-    let f0 = s.failure_rates.first().copied().unwrap_or(0.0);
-    let t0 = s.trip_rates.first().copied().unwrap_or(0.0);
-    let p_ok = (1.0 - f0) * (1.0 - t0);
-    let p_slow = (1.0 - f0) * t0 + f0 * s.gray_share();
-    let p_fast = f0 * (1.0 - s.gray_share());
-    let slow_cost = l0.q * l0.w; // fast failures bill 0
-    let lat0 = chain.latency(0);
-    let done_by_d = if lat0.cdf(t_s) > 0.0 {
-        (lat0.cdf(d) / lat0.cdf(t_s)).min(1.0)
-    } else {
-        0.0
-    };
-    let wd = latency::delayed_win_rate(&lat0, &chain.latency(p), d, t_s);
-    let p_a = p_ok * done_by_d;
-    let (p_b, p_c_fail) = if fs <= d {
-        (p_fast, p_slow)
-    } else {
-        (0.0, p_slow + p_fast)
-    };
-    let p_c_ok = p_ok * (1.0 - done_by_d);
-    let q1 = l1.q;
-    let backup_then_tail = (1.0 - q1) * l1.c + q1 * (l1.w + tail.cost);
-    let race_both_ok = if cancel {
-        wd * (l0.c + l1.x) + (1.0 - wd) * (l1.c + l0.x)
-    } else {
-        l0.c + l1.c
-    };
-    let race_wasted = if cancel {
-        wd * l1.x + (1.0 - wd) * l0.x
-    } else {
-        wd * l1.c + (1.0 - wd) * l0.c
-    };
-    let cost = p_a * l0.c
-        + p_b * backup_then_tail
-        + p_c_ok * ((1.0 - q1) * race_both_ok + q1 * (l0.c + l1.w_lost))
-        + slow_cost
-        + p_c_fail * backup_then_tail;
-    let reach_tail = (p_b + p_c_fail) * q1;
-    let mut answered_by: Vec<f64> = tail.answered_by.iter().map(|a| reach_tail * a).collect();
-    answered_by[0] += p_a + p_c_ok * ((1.0 - q1) * wd + q1);
-    answered_by[p] += (p_b + p_c_fail) * (1.0 - q1) + p_c_ok * (1.0 - q1) * (1.0 - wd);
-    let wasted_cost = p_c_ok * ((1.0 - q1) * race_wasted + q1 * l1.w_lost)
-        + slow_cost
-        + (p_b + p_c_fail) * q1 * (l1.w + tail.wasted_cost);
-    // Dead time: the failed primary's time before the backup is sent (fs), and, when the
-    // backup fails too, the slower failure of the two and the tail.
-    let l1_slow = {
-        let f1 = s.failure_rates.get(p).copied().unwrap_or(0.0);
-        let t1 = s.trip_rates.get(p).copied().unwrap_or(0.0);
-        if q1 > 0.0 {
-            ((1.0 - f1) * t1 + f1 * s.gray_share()) / q1
-        } else {
-            0.0
-        }
-    };
-    let backup_fail_s = l1_slow * t_s + (1.0 - l1_slow) * fs;
-    let c_fail_slow = if p_c_fail > 0.0 {
-        p_slow / p_c_fail
-    } else {
-        0.0
-    };
-    let both_c = c_fail_slow * (l1_slow * (d + t_s).max(t_s) + (1.0 - l1_slow) * (d + fs).max(t_s))
-        + (1.0 - c_fail_slow) * (l1_slow * (d + t_s).max(fs) + (1.0 - l1_slow) * (d + fs).max(fs));
-    let dead_time_s = p_b * (fs + q1 * (backup_fail_s + tail.dead_time_s))
-        + p_c_fail * q1 * (both_c + tail.dead_time_s);
-    let failed = reach_tail * tail.failed;
-    let attempts = p_a + (p_b + p_c_fail) * (2.0 + q1 * tail.attempts) + p_c_ok * 2.0;
-    Some(PolicyOutcome {
-        cost,
-        failed,
-        attempts,
-        attempts_max: if reach_tail > 0.0 && allowed.len() > 2 {
-            tail.attempts_max.max(2)
-        } else {
-            2
-        },
-        wasted_cost,
-        dead_time_s,
-        answered_by,
-        call_cap_hits: reach_tail * tail.call_cap_hits,
-        cost_cap_hits: if p != 1 {
-            1.0
-        } else {
-            reach_tail * tail.cost_cap_hits
-        },
-        failed_attempts: {
-            let mut v: Vec<f64> = tail
-                .failed_attempts
+            let leg = |i: usize| HedgeLeg::steady(request, chain, i, warm_state(&chain.links[i]));
+            let race = Hedge::new(chain, pattern, leg(0), leg(p)).race(chain.links.len());
+            let tails: Vec<PolicyOutcome> = race
+                .tail
                 .iter()
-                .map(|a| reach_tail * a)
+                .map(|&(entry, _)| {
+                    policy::evaluate(request, chain, &allowed[2..], false, entry, Some(p))
+                })
                 .collect();
-            v[0] += l0.q;
-            v[p] += (p_b + p_c_fail + p_c_ok) * q1;
-            v
-        },
-        failed_cost: {
-            let mut v: Vec<f64> = tail.failed_cost.iter().map(|a| reach_tail * a).collect();
-            v[0] += slow_cost;
-            v[p] += (p_b + p_c_fail) * q1 * l1.w + p_c_ok * q1 * l1.w_lost;
-            v
-        },
-    })
+            let mut parts = vec![(1.0, &race.head)];
+            parts.extend(race.tail.iter().zip(&tails).map(|(&(_, r), t)| (r, t)));
+            let mut out = policy::mix(&parts);
+            // A hedge past a skipped first fallback passes the cost cap on every request.
+            if p != 1 {
+                out.cost_cap_hits = 1.0;
+            }
+            Some(out)
+        }
+    }
 }
 
 /// The baseline: the primary alone, healthy and warm, USD per request.
 pub fn baseline(request: &Request, chain: &Chain) -> f64 {
     let primary = &chain.links[0];
-    request.success_cost(primary, super::cost::warm_state(primary))
+    request.success_cost(primary, warm_state(primary))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::cost::tests::{july, req};
+    use crate::model::policy::ErrorClass;
+    use crate::model::{AbandonedBilling, Steady};
 
     fn chain(models: &[&str], failure_rates: &[f64], trip: f64) -> Chain {
         Chain {
@@ -519,9 +259,17 @@ mod tests {
         let mut c = chain(&[SOL, SONNET], &[0.0, 0.0], 0.0);
         c.latency = vec![fixed(3.0), fixed(0.5)];
         c.policy.timeout_s = 30.0;
-        for (d, want) in [(2.0, 19.0), (2.8, 29.0), (3.5, 25.0)] {
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        // dead time: until the answering attempt starts, Sonnet's at d when it wins
+        for (d, want, dead) in [(2.0, 19.0, 2.0), (2.8, 29.0, 0.0), (3.5, 25.0, 0.0)] {
             c.policy.hedge_delay_s = Some(d);
             assert_close(per_1k(Pattern::HedgedTakeFirst, &c).cost, want);
+            assert_close(
+                detailed(&r, &c, Pattern::HedgedTakeFirst)
+                    .unwrap()
+                    .dead_time_s,
+                dead,
+            );
         }
         // no-cancel: both run to the end once the backup is sent
         c.policy.hedge_delay_s = Some(2.0);
@@ -540,6 +288,126 @@ mod tests {
         assert_close(d.dead_time_s, 0.5);
         assert_close(d.attempts, 2.0);
         assert_eq!(d.answered_by, vec![0.0, 1.0]);
+    }
+
+    fn mixed(models: &[&str], f: &[f64], shares: [f64; 6]) -> Chain {
+        let mut c = chain(models, f, 0.0);
+        c.steady.error_mix = Some(policy::ErrorMix { shares });
+        c
+    }
+
+    /// Every failure a client error (400) / a quota error.
+    const CLIENT: [f64; 6] = [0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    const QUOTA: [f64; 6] = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+    const HAIKU: &str = "anthropic/claude-haiku-4-5";
+
+    /// MODEL.md §8 in a hedge: a client error is the request's fault. Sol → Sonnet hedged,
+    /// Haiku after them, every failure a 400, f = 20% on Sol and 10% on Sonnet: a request is bad
+    /// when either leg draws the 400 (1 − 0.8·0.9 = 28%), and then both legs return it, billed
+    /// 0, after 0.5 s; the other 72% are answered by Sol (w = 1): 0.72 × (25 + 4) = 20.88 per
+    /// 1k take-first, 0.72 × (25 + 9) = 24.48 no-cancel. Only with `client` in `failover_on`
+    /// does a bad request go on to Haiku, once: 0.28 more attempts and 0.5 s more dead time.
+    #[test]
+    fn a_client_error_on_either_hedge_leg_fails_the_request() {
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let mut c = mixed(&[SOL, SONNET, HAIKU], &[0.2, 0.1, 0.3], CLIENT);
+        for (pattern, cost) in [
+            (Pattern::HedgedTakeFirst, 20.88),
+            (Pattern::HedgedNoCancel, 24.48),
+        ] {
+            let d = detailed(&r, &c, pattern).unwrap();
+            assert_close(d.cost * 1000.0, cost);
+            assert_close(d.failed, 0.28);
+            assert_close(d.attempts, 2.0);
+            assert_eq!(d.attempts_max, 2);
+            assert_close(d.dead_time_s, 0.28 * 0.5);
+            assert_close(d.answered_by[0], 0.72);
+            assert_eq!(&d.answered_by[1..], &[0.0, 0.0]);
+            assert_close(d.failed_attempts[0], 0.28);
+            assert_close(d.failed_attempts[1], 0.28);
+        }
+        c.policy.failover_on.push(ErrorClass::Client);
+        let d = detailed(&r, &c, Pattern::HedgedTakeFirst).unwrap();
+        assert_close(d.cost * 1000.0, 20.88);
+        assert_close(d.failed, 0.28);
+        assert_close(d.attempts, 2.28);
+        assert_eq!(d.attempts_max, 3);
+        assert_close(d.dead_time_s, 0.28 * 1.0);
+        assert_close(d.failed_attempts[2], 0.28);
+        assert_close(d.answered_by[2], 0.0);
+    }
+
+    /// A quota error stops the chain after the race. Sol always out of quota: Sonnet, in
+    /// flight, still answers (9 per 1k, nothing failed, 2 attempts). Both legs failing, half of
+    /// their failures quota and half 5xx: only the 25% with two 5xx go on to Haiku (cold, 4.5
+    /// per 1k); the 75% with a quota error fail after 0.5 s without trying it.
+    #[test]
+    fn a_quota_error_on_a_hedge_leg_stops_the_chain() {
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let c = mixed(&[SOL, SONNET, HAIKU], &[1.0, 0.0, 0.0], QUOTA);
+        for pattern in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
+            let d = detailed(&r, &c, pattern).unwrap();
+            assert_close(d.cost * 1000.0, 9.0);
+            assert_close(d.failed, 0.0);
+            assert_close(d.attempts, 2.0);
+            assert_eq!(d.answered_by, vec![0.0, 1.0, 0.0]);
+            assert_close(d.dead_time_s, 0.0);
+        }
+        let c = mixed(
+            &[SOL, SONNET, HAIKU],
+            &[1.0, 1.0, 0.0],
+            [0.0, 0.0, 0.5, 0.0, 0.0, 0.5],
+        );
+        let d = detailed(&r, &c, Pattern::HedgedTakeFirst).unwrap();
+        assert_close(d.cost * 1000.0, 0.25 * 4.5);
+        assert_close(d.failed, 0.75);
+        assert_close(d.attempts, 2.25);
+        assert_eq!(d.attempts_max, 3);
+        assert_eq!(d.answered_by, vec![0.0, 0.0, 0.25]);
+        // every request waits for both legs' fast failures; Haiku then answers at once
+        assert_close(d.dead_time_s, 0.5);
+    }
+
+    /// A delayed hedge (d = 2 s) whose primary fails fast (0.5 s) before d follows the
+    /// sequential rules: a quota error stops the request there, the backup never sent (1
+    /// attempt); so does a 400, unless `client` fails over: then Sonnet and Haiku are tried
+    /// once each, failing the same way (3 attempts, 1.5 s).
+    #[test]
+    fn a_delayed_hedge_stops_on_quota_and_client_errors_before_the_delay() {
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        for shares in [QUOTA, CLIENT] {
+            let mut c = mixed(&[SOL, SONNET, HAIKU], &[1.0, 0.0, 0.0], shares);
+            c.policy.hedge_delay_s = Some(2.0);
+            let d = detailed(&r, &c, Pattern::HedgedTakeFirst).unwrap();
+            assert_eq!(
+                (d.cost, d.failed, d.attempts, d.attempts_max),
+                (0.0, 1.0, 1.0, 1)
+            );
+            assert_close(d.dead_time_s, 0.5);
+            assert_eq!(d.answered_by, vec![0.0; 3]);
+        }
+        let mut c = mixed(&[SOL, SONNET, HAIKU], &[1.0, 0.0, 0.0], CLIENT);
+        c.policy.hedge_delay_s = Some(2.0);
+        c.policy.failover_on.push(ErrorClass::Client);
+        let d = detailed(&r, &c, Pattern::HedgedTakeFirst).unwrap();
+        assert_eq!(
+            (d.cost, d.failed, d.attempts, d.attempts_max),
+            (0.0, 1.0, 3.0, 3)
+        );
+        assert_close(d.dead_time_s, 1.5);
+    }
+
+    /// In a delayed race a 400 on the backup makes the request bad: Sol (3 s, still running
+    /// at d = 2 s) returns the same error and bills 0; the request fails when the backup's
+    /// error comes back, at 2.5 s.
+    #[test]
+    fn a_client_error_on_a_delayed_backup_fails_both_legs() {
+        let mut c = mixed(&[SOL, SONNET], &[0.0, 1.0], CLIENT);
+        c.latency = vec![fixed(3.0), fixed(0.5)];
+        c.policy.hedge_delay_s = Some(2.0);
+        let d = detailed(&req(2000.0, 500.0, 0.0, 0.0), &c, Pattern::HedgedNoCancel).unwrap();
+        assert_eq!((d.cost, d.failed, d.attempts), (0.0, 1.0, 2.0));
+        assert_close(d.dead_time_s, 2.5);
     }
 
     /// With no delay, the delayed hedge is the simultaneous hedge (w from the latency model).

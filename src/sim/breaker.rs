@@ -22,7 +22,13 @@
 //!
 //! Hedged patterns: the dead leg fires only if the breaker admits it (its failure is recorded
 //! d seconds later even when a take-first hedge cancels it earlier); a refused leg is no
-//! attempt. When both legs fail the remaining allowed links run after the slower failure.
+//! attempt. A delayed hedge (`hedge_delay_s`) sends the backup, as an event of its own, when
+//! the primary fails (or is refused) if that is before the delay, else at the delay; its wait
+//! is dead time when the backup answers. Client and quota errors follow
+//! [`crate::model::hedge`]: a client error on a live leg makes the request bad (a live other
+//! leg returns it too; the dead one is settled as when the backup answers), a quota error
+//! stops the request after the race. When both legs fail otherwise the remaining allowed links
+//! run after the slower failure.
 //!
 //! Cache state per session and live fallback, by `warm_fallback` (explicit caching only;
 //! other caching modes always behave as `always`): `always`: billed in the first-request state
@@ -132,6 +138,62 @@ struct Flight {
     n: u32,
     bad: bool,
     dead_s: f64,
+    /// Where a hedged request is: its legs, its backup, or the links after them.
+    phase: Phase,
+    /// A hedged request's arrival time (its clock for the backup and the race).
+    start: f64,
+    /// A hedge's primary leg, once sent (or refused).
+    leg0: Option<LegEnd>,
+    /// The backup races the primary (rather than following its failure).
+    racing: bool,
+}
+
+/// What a hedged request's next step is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Phase {
+    /// Its arrival: the primary goes out (and the backup, unless delayed).
+    #[default]
+    Legs,
+    /// A delayed backup goes out.
+    Backup,
+    /// The links after the legs, in sequence (every step of the sequential patterns).
+    Chain,
+}
+
+/// How one hedge leg ends.
+#[derive(Debug, Clone, Copy)]
+enum LegEnd {
+    /// Not sent: the breaker refused it.
+    Refused,
+    /// Answered, with ln of its latency.
+    Ok(f64),
+    /// Failed with a class after `secs` seconds: `usd` if it runs to its end, `lost` if the
+    /// race is settled first; `dead`: on the provider that is down.
+    Fail {
+        class: ErrorClass,
+        usd: f64,
+        lost: f64,
+        secs: f64,
+        dead: bool,
+    },
+}
+
+impl LegEnd {
+    fn sent(self) -> u32 {
+        u32::from(!matches!(self, LegEnd::Refused))
+    }
+
+    /// When a client error comes back, seconds after `at`.
+    fn client_at(self, at: f64) -> Option<f64> {
+        match self {
+            LegEnd::Fail {
+                class: ErrorClass::Client,
+                secs,
+                ..
+            } => Some(at + secs),
+            _ => None,
+        }
+    }
 }
 
 /// A session's cache on one link: successes so far and when it last answered.
@@ -332,7 +394,73 @@ impl Window<'_> {
         run.dead_time += f.dead_s;
     }
 
-    /// The two legs of a hedged request at `t`; schedules the tail if both fail.
+    /// One hedge leg on `l`, sent at `t`: a dead one only if the breaker admits it (its
+    /// failure is recorded when it would end, even when a take-first hedge cancels it
+    /// earlier); a live one drawn warm.
+    fn leg(
+        &self,
+        l: &Link,
+        t: f64,
+        breaker: &mut Option<Breaker>,
+        sched: &mut Sched,
+        run: &mut Run,
+        rng: &mut SimRng,
+    ) -> LegEnd {
+        if l.dead {
+            let admitted = match breaker.as_mut() {
+                Some(b) => b.admit(t),
+                None => Some(false),
+            };
+            let Some(probe) = admitted else {
+                return LegEnd::Refused;
+            };
+            run.dead_attempts += 1.0;
+            if breaker.is_some() {
+                sched.push(t + self.dead_s, RECORD, u32::from(probe));
+            }
+            let cancel = self.pattern == Pattern::HedgedTakeFirst;
+            return LegEnd::Fail {
+                class: self.dead_class,
+                usd: l.dead_cost,
+                lost: if cancel { l.dead_lost } else { l.dead_cost },
+                secs: self.dead_s,
+                dead: true,
+            };
+        }
+        match self.sim.draw(l.index, &l.warm, rng) {
+            Outcome::Ok(ln) => LegEnd::Ok(ln),
+            Outcome::Fail(class, usd, secs) => LegEnd::Fail {
+                class,
+                usd,
+                lost: usd,
+                secs,
+                dead: false,
+            },
+        }
+    }
+
+    /// The request answered on hedge leg `leg` after `dead_s` seconds of dead time, the other
+    /// leg costing `lost` USD.
+    fn hedge_answered(&self, leg: usize, lost: f64, dead_s: f64, f: &Flight, run: &mut Run) {
+        run.base.window += self.links[leg].warm.success + lost;
+        run.base.wasted += lost;
+        run.base.wasted_attempts += f64::from(f.n) - 1.0;
+        run.dead_time += dead_s;
+    }
+
+    /// Go on to the links after the legs at `at`.
+    fn after_legs(&self, r: usize, at: f64, bad: bool, f: &mut Flight, sched: &mut Sched) {
+        f.phase = Phase::Chain;
+        f.pos = 2;
+        f.k = 0;
+        f.bad = bad;
+        sched.push(at, STEP, r as u32);
+    }
+
+    /// A hedged request arriving at `t` (the same process as [`super::policy`]'s hedges and
+    /// [`crate::model::hedge`]): the primary goes out; the backup at once, or with
+    /// `hedge_delay_s` = d when the primary fails (or is refused) if that is before d, else at
+    /// d.
     #[allow(clippy::too_many_arguments)]
     fn hedge(
         &self,
@@ -344,63 +472,169 @@ impl Window<'_> {
         run: &mut Run,
         rng: &mut SimRng,
     ) {
-        let cancel = self.pattern == Pattern::HedgedTakeFirst;
-        // (answered, ln latency, USD if it failed and the other answered, USD if both failed,
-        // seconds, attempted)
-        let mut leg = |l: &Link, rng: &mut SimRng, run: &mut Run| {
-            if l.dead {
-                let admitted = match breaker.as_mut() {
-                    Some(b) => b.admit(t),
-                    None => Some(false),
-                };
-                let Some(probe) = admitted else {
-                    return (false, 0.0, 0.0, 0.0, 0.0, false);
-                };
-                run.dead_attempts += 1.0;
-                if breaker.is_some() {
-                    sched.push(t + self.dead_s, RECORD, u32::from(probe));
+        let a0 = self.leg(&self.links[0], t, breaker, sched, run, rng);
+        f.start = t;
+        f.leg0 = Some(a0);
+        f.n = a0.sent();
+        let delay = self.sim.policy.hedge_delay_s;
+        let (s1, racing) = match (delay, a0) {
+            (Some(d), LegEnd::Ok(ln)) if ln.exp() <= d => {
+                return self.hedge_answered(0, 0.0, 0.0, f, run);
+            }
+            (_, LegEnd::Refused) => (0.0, false),
+            (
+                Some(d),
+                LegEnd::Fail {
+                    class, usd, secs, ..
+                },
+            ) if secs <= d => {
+                // Failed before the delay: billed in full; the backup follows as a failover.
+                run.base.window += usd;
+                run.base.wasted += usd;
+                f.dead_s = secs;
+                let fails_over = self.sim.policy.failover_on.contains(&ErrorClass::Client);
+                match class {
+                    ErrorClass::Quota => return self.fail(f, run),
+                    ErrorClass::Client if fails_over => {
+                        // The backup is the bad request's next link, tried once.
+                        f.phase = Phase::Chain;
+                        f.pos = 1;
+                        f.bad = true;
+                        sched.push(t + secs, STEP, r as u32);
+                        return;
+                    }
+                    ErrorClass::Client => return self.fail(f, run),
+                    _ => (secs, false),
                 }
-                let lost = if cancel { l.dead_lost } else { l.dead_cost };
-                return (false, 0.0, lost, l.dead_cost, self.dead_s, true);
             }
-            match self.sim.draw(l.index, &l.warm, rng) {
-                Outcome::Ok(ln) => (true, ln, 0.0, 0.0, 0.0, true),
-                Outcome::Fail(_, usd, secs) => (false, 0.0, usd, usd, secs, true),
-            }
+            (Some(d), _) => (d, true),
+            (None, _) => (0.0, true),
         };
-        let (ok0, ln0, lost0, w0, s0, tried0) = leg(&self.links[0], rng, run);
-        let (ok1, ln1, lost1, w1, s1, tried1) = leg(&self.links[1], rng, run);
-        f.n = u32::from(tried0) + u32::from(tried1);
-        let (l0, l1) = (&self.links[0], &self.links[1]);
-        match (ok0, ok1) {
-            (true, true) => {
-                let primary_wins = if self.sim.win_by_latency() {
-                    ln0 <= ln1
-                } else {
-                    uniform(rng) < self.sim.win_rate()
-                };
-                let (win, lose) = if primary_wins { (l0, l1) } else { (l1, l0) };
-                let lost = if cancel {
-                    lose.warm.cancel
-                } else {
-                    lose.warm.success
-                };
-                run.base.window += win.warm.success + lost;
-                run.base.wasted += lost;
-                run.base.wasted_attempts += 1.0;
+        f.racing = racing;
+        if s1 > 0.0 {
+            f.phase = Phase::Backup;
+            sched.push(t + s1, STEP, r as u32);
+        } else {
+            self.backup(r, t, f, breaker, sched, run, rng);
+        }
+    }
+
+    /// A hedge's backup going out at `t`, and the outcome of the legs.
+    #[allow(clippy::too_many_arguments)]
+    fn backup(
+        &self,
+        r: usize,
+        t: f64,
+        f: &mut Flight,
+        breaker: &mut Option<Breaker>,
+        sched: &mut Sched,
+        run: &mut Run,
+        rng: &mut SimRng,
+    ) {
+        let a1 = self.leg(&self.links[1], t, breaker, sched, run, rng);
+        f.n += a1.sent();
+        let fails_over = self.sim.policy.failover_on.contains(&ErrorClass::Client);
+        if !f.racing {
+            // A failover: the primary's failure is billed and timed already.
+            match a1 {
+                LegEnd::Ok(_) => self.hedge_answered(1, 0.0, f.dead_s, f, run),
+                LegEnd::Refused => self.after_legs(r, t, false, f, sched),
+                LegEnd::Fail {
+                    class, usd, secs, ..
+                } => {
+                    run.base.window += usd;
+                    run.base.wasted += usd;
+                    f.dead_s += secs;
+                    match class {
+                        ErrorClass::Quota => self.fail(f, run),
+                        ErrorClass::Client if !fails_over => self.fail(f, run),
+                        _ => self.after_legs(r, t + secs, class == ErrorClass::Client, f, sched),
+                    }
+                }
             }
-            (true, false) | (false, true) => {
-                let (win, lost) = if ok0 { (l0, lost1) } else { (l1, lost0) };
-                run.base.window += win.warm.success + lost;
-                run.base.wasted += lost;
-                run.base.wasted_attempts += f64::from(f.n) - 1.0;
+            return;
+        }
+        // In a race the backup went out at d (a delayed hedge) or with the primary.
+        let s1 = self.sim.policy.hedge_delay_s.unwrap_or(0.0);
+        let a0 = f.leg0.unwrap_or(LegEnd::Refused);
+        // What a failed leg bills when the race is settled first (`settled`) or not.
+        let bill = |a: LegEnd, settled: bool| match a {
+            LegEnd::Fail { usd, lost, .. } => {
+                if settled {
+                    lost
+                } else {
+                    usd
+                }
             }
-            (false, false) => {
-                run.base.window += w0 + w1;
-                run.base.wasted += w0 + w1;
-                f.dead_s = s0.max(s1);
-                f.pos = 2;
-                sched.push(t + f.dead_s, STEP, r as u32);
+            _ => 0.0,
+        };
+        let (c0, c1) = (a0.client_at(0.0), a1.client_at(s1));
+        if c0.is_some() || c1.is_some() {
+            // A bad request: a live leg returns the same client error (billed 0); a dead one
+            // fails as the outage makes it fail, settled by the first client error.
+            let dead_bill = |a: LegEnd| match a {
+                LegEnd::Fail {
+                    dead: true, lost, ..
+                } => lost,
+                _ => 0.0,
+            };
+            let usd = dead_bill(a0) + dead_bill(a1);
+            run.base.window += usd;
+            run.base.wasted += usd;
+            f.dead_s = c0.unwrap_or(f64::INFINITY).min(c1.unwrap_or(f64::INFINITY));
+            if fails_over {
+                self.after_legs(r, f.start + f.dead_s, true, f, sched);
+            } else {
+                self.fail(f, run);
+            }
+            return;
+        }
+        match (a0, a1) {
+            (LegEnd::Ok(ln0), LegEnd::Ok(ln1)) => {
+                let primary_wins = match self.sim.policy.hedge_delay_s {
+                    Some(_) => ln0.exp() <= s1 + ln1.exp(),
+                    None if self.sim.win_by_latency() => ln0 <= ln1,
+                    None => uniform(rng) < self.sim.win_rate(),
+                };
+                let cancel = self.pattern == Pattern::HedgedTakeFirst;
+                let lost = |l: &Link| {
+                    if cancel {
+                        l.warm.cancel
+                    } else {
+                        l.warm.success
+                    }
+                };
+                if primary_wins {
+                    self.hedge_answered(0, lost(&self.links[1]), 0.0, f, run);
+                } else {
+                    self.hedge_answered(1, lost(&self.links[0]), s1, f, run);
+                }
+            }
+            (LegEnd::Ok(_), other) => self.hedge_answered(0, bill(other, true), 0.0, f, run),
+            (other, LegEnd::Ok(_)) => self.hedge_answered(1, bill(other, true), s1, f, run),
+            (a0, a1) => {
+                let usd = bill(a0, false) + bill(a1, false);
+                run.base.window += usd;
+                run.base.wasted += usd;
+                let end = |a: LegEnd, at: f64| match a {
+                    LegEnd::Fail { secs, .. } => at + secs,
+                    _ => 0.0,
+                };
+                f.dead_s = end(a0, 0.0).max(end(a1, s1));
+                let quota = |a: LegEnd| {
+                    matches!(
+                        a,
+                        LegEnd::Fail {
+                            class: ErrorClass::Quota,
+                            ..
+                        }
+                    )
+                };
+                if quota(a0) || quota(a1) {
+                    self.fail(f, run);
+                } else {
+                    self.after_legs(r, f.start + f.dead_s, false, f, sched);
+                }
             }
         }
     }
@@ -432,7 +666,6 @@ impl Window<'_> {
             sched.push(t, STEP, k as u32);
         }
         let mut run = Run::default();
-        let mut started = vec![false; n];
         while let Some(Reverse((bits, _, kind, payload))) = sched.queue.pop() {
             let now = f64::from_bits(bits);
             if kind == RECORD {
@@ -443,11 +676,11 @@ impl Window<'_> {
             }
             let r = payload as usize;
             let mut f = flights[r];
-            if self.pattern.is_hedged() && !started[r] {
-                started[r] = true;
+            if self.pattern.is_hedged() && f.phase == Phase::Legs {
                 self.hedge(r, now, &mut f, &mut breaker, &mut sched, &mut run, rng);
+            } else if f.phase == Phase::Backup {
+                self.backup(r, now, &mut f, &mut breaker, &mut sched, &mut run, rng);
             } else {
-                started[r] = true;
                 self.step(
                     r,
                     now,
@@ -751,7 +984,7 @@ mod tests {
                 .iter()
                 .flat_map(|l| [l.warm.success, l.cold.success, l.warm.gray, l.cold.gray])
                 .fold(0.0, f64::max);
-            let mut checks = vec![
+            let checks = vec![
                 ("total", &b.total, a.total, 0.0),
                 ("window", &b.window, a.window, 0.0),
                 (
@@ -769,10 +1002,8 @@ mod tests {
                 ),
                 ("wasted", &b.wasted, a.wasted, dearest),
                 ("cold_starts", &b.cold_starts, a.cold_starts, 1.0),
+                ("dead_time", &mc.dead_time_mean, a.dead_time_mean_s, 0.0),
             ];
-            if !pattern.is_hedged() {
-                checks.push(("dead_time", &mc.dead_time_mean, a.dead_time_mean_s, 0.0));
-            }
             for (name, sum, want, per_event) in checks {
                 let z = if name == "total" { z1 } else { z2 };
                 let e = sum.estimate(z, 1.0);
@@ -849,6 +1080,88 @@ mod tests {
         assert_eq!(m.base.failed_requests.mean(), 0.0);
     }
 
+    /// Sonnet's warm input side (X, a cancelled leg) and its gray attempt (W) on the sept3
+    /// request, USD.
+    const X0: f64 = 60000.0 * 0.38 / 1e6;
+    const W0: f64 = X0 + 0.5 * 1200.0 * 10.0 / 1e6;
+    const HEDGES: [Pattern; 2] = [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel];
+
+    /// A delayed hedge in time: the backup waits for d = 7 s on every request while the dead
+    /// primary hangs; for the primary's 0.5 s fast failure when that comes before d; for d =
+    /// 0.2 s when it comes after. Every request alike: the analytic window's dead time
+    /// (`model::incident`'s test) exactly, and its bill.
+    #[test]
+    fn a_delayed_hedge_waits_in_the_window() {
+        let (r, mut c, mut i) = sept3(&[SONNET, G6SOL], Policy::default(), FailureMode::Gray);
+        i.duration_s = 300.0;
+        for (failure, d, dead) in [
+            (FailureMode::Gray, 7.0, 7.0),
+            (FailureMode::Fast, 7.0, 0.5),
+            (FailureMode::Fast, 0.2, 0.2),
+        ] {
+            i.failure = failure;
+            c.policy.hedge_delay_s = Some(d);
+            for pattern in HEDGES {
+                let m = simulate(&r, &c, &i, pattern, 0, &opts(4, 1), &mut |_| {}).unwrap();
+                let a = evaluate(&r, &c, &i, pattern).unwrap();
+                assert!(
+                    (m.dead_time_mean.mean() - dead).abs() < 1e-12,
+                    "{failure:?} {d}"
+                );
+                assert!((a.dead_time_mean_s - dead).abs() < 1e-12);
+                assert!((m.base.window.mean() / a.window - 1.0).abs() < 1e-12);
+                assert_eq!(m.base.failed_requests.mean(), 0.0);
+                assert_eq!(m.dead_attempts.mean(), 300.0);
+            }
+        }
+    }
+
+    /// Client and quota errors on the live backup in time, on every request (f = 1). A 400
+    /// fails the request at 0.5 s: take-first cancels the hung primary (X), no-cancel lets it
+    /// hang (W); with `client` failing over, GPT-6 Astra is tried once more, fast. A quota
+    /// error fails it once the primary's 30 s hang ends, Astra never tried.
+    #[test]
+    fn client_and_quota_errors_on_the_backup_in_the_window() {
+        let models = [SONNET, G6SOL, "openai/gpt-6-astra"];
+        let (r, mut c, mut i) = sept3(&models, Policy::default(), FailureMode::Gray);
+        i.duration_s = 300.0;
+        c.steady.failure_rates = vec![0.0, 1.0, 0.0];
+        c.steady.trip_rates = vec![0.0; 3];
+        let run =
+            |c: &Chain, pattern| simulate(&r, c, &i, pattern, 0, &opts(4, 2), &mut |_| {}).unwrap();
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+        });
+        for (pattern, usd) in [
+            (Pattern::HedgedTakeFirst, X0),
+            (Pattern::HedgedNoCancel, W0),
+        ] {
+            let m = run(&c, pattern);
+            assert!((m.base.window.mean() - 300.0 * usd).abs() < 1e-9);
+            assert_eq!(m.base.failed_requests.mean(), 300.0);
+            assert_eq!(m.base.wasted_attempts.mean(), 600.0);
+            assert!((m.dead_time_mean.mean() - 0.5).abs() < 1e-12);
+        }
+        c.policy.failover_on.push(ErrorClass::Client);
+        let m = run(&c, Pattern::HedgedTakeFirst);
+        assert_eq!(m.base.wasted_attempts.mean(), 900.0);
+        assert!((m.dead_time_mean.mean() - 1.0).abs() < 1e-12);
+        assert_eq!(m.base.cold_starts.mean(), 0.0);
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+        });
+        for pattern in HEDGES {
+            let m = run(&c, pattern);
+            assert!((m.base.window.mean() - 300.0 * W0).abs() < 1e-9);
+            assert_eq!(m.base.failed_requests.mean(), 300.0);
+            assert_eq!(m.base.wasted_attempts.mean(), 600.0);
+            assert!((m.dead_time_mean.mean() - 30.0).abs() < 1e-12);
+            let a = evaluate(&r, &c, &i, pattern).unwrap();
+            assert!((a.window - 300.0 * W0).abs() < 1e-9);
+            assert!((a.dead_time_mean_s - 30.0).abs() < 1e-12);
+        }
+    }
+
     /// The same seed gives the same windows on one or two threads.
     #[test]
     fn same_seed_same_result_on_one_or_two_threads() {
@@ -886,9 +1199,10 @@ mod tests {
                 failure_persistence: None,
                 ..ProptestConfig::default()
             })]
-            /// Random policies without a breaker (where the analytic window is exact): every
-            /// pattern's figures within 4.5 standard errors (about 8 × 4 × 8 checks a run), or
-            /// constant within 1e-6.
+            /// Random policies without a breaker (where the analytic window is exact), error
+            /// mixes with client and quota shares, simultaneous and delayed hedges: every
+            /// pattern's figures, dead time included, within 4.5 standard errors (about
+            /// 8 × 4 × 9 checks a run), or constant within 1e-6.
 
             #[test]
             fn random_policies_agree_in_the_window(
@@ -903,6 +1217,9 @@ mod tests {
                 warm in prop_oneof![Just(WarmPolicy::Always), Just(WarmPolicy::Never), Just(WarmPolicy::After(2))],
                 gray in any::<bool>(),
                 explicit_fallback in any::<bool>(),
+                // a delay of 0 (the simultaneous hedge by another road) or one by which the
+                // primary has answered often enough to be seen (P(L ≤ 0.5 s) = 3.6%)
+                delay in proptest::option::of(prop_oneof![Just(0.0), 0.5f64..10.0]),
             ) {
                 let models: &[&str] = if explicit_fallback {
                     &["openai/gpt-5.6-sol", SONNET, "anthropic/claude-haiku-4-5"]
@@ -914,6 +1231,7 @@ mod tests {
                     max_attempts: cap,
                     max_multiplier: mult,
                     warm_fallback: warm,
+                    hedge_delay_s: delay,
                     ..Policy::default()
                 };
                 if client {
