@@ -148,7 +148,9 @@ pub struct CompareArgs {
     /// `incident.duration=45m`, `incident.failure=gray`. Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub set: Vec<(String, String)>,
-    /// Only these chains (by name; repeatable). Default: every chain of the scenario.
+    /// Only these chains (by name; repeatable). Default: every chain of the scenario. Keeping
+    /// only some chains of a scenario with traffic shares leaves out the blended rows (they
+    /// need every chain's share), with a note on standard error.
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
     /// Also run the Monte Carlo engine, simulating N requests per chain in steady state
@@ -199,7 +201,9 @@ pub struct SweepArgs {
     /// Override a scenario value at every point, as in `compare --set`.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub set: Vec<(String, String)>,
-    /// Only these chains (by name; repeatable). Default: every chain of the scenario.
+    /// Only these chains (by name; repeatable). Default: every chain of the scenario. Keeping
+    /// only some chains of a scenario with traffic shares leaves out the blended rows (they
+    /// need every chain's share), with a note on standard error.
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
     /// Also run the Monte Carlo engine at every grid point (N requests per chain, steady state;

@@ -146,6 +146,10 @@ pub struct Sweep {
     pub mc: Option<McOptionsOut>,
     /// Rows, grid point by grid point (the last parameter varies fastest).
     pub rows: Vec<SweepRow>,
+    /// Why the blended traffic-share rows are left out, when `--chain` kept only some of a
+    /// traffic-share scenario's chains (for standard error; not part of the output).
+    #[serde(skip)]
+    pub note: Option<String>,
 }
 
 /// Run the sweep of `params` over the scenario `text` (labelled `label`, its price table
@@ -167,6 +171,7 @@ pub fn run(
     }
     let mut rows = Vec::new();
     let mut name = String::new();
+    let mut note = None;
     for index in 0..total {
         // Mixed-radix digits: the last parameter varies fastest.
         let mut rest = index;
@@ -197,8 +202,12 @@ pub fn run(
                 .collect();
             anyhow::anyhow!("{e} (at {})", at.join(", "))
         })?;
-        scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
+        let partial = scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
         let mut report = Report::analytic(&scenario);
+        if partial.is_some() {
+            report.omit_blended();
+            note = partial;
+        }
         if let Some(opts) = &mc {
             // Steady state only: the incident columns stay analytic.
             report.input.incident = None;
@@ -242,6 +251,7 @@ pub fn run(
             seed: o.seed,
         }),
         rows,
+        note,
     })
 }
 

@@ -624,3 +624,111 @@ fn usage_errors_are_one_line() {
     let e = fails(&["compare"]);
     assert!(e.contains("--scenario <PATH>"), "{e}");
 }
+
+/// `--chain` keeping some of a traffic-share scenario's chains leaves out the blended rows in
+/// every format (they weight every chain by its share: 10% of one chain is no blend) and says
+/// why, once, on standard error; the chains' own rows are unchanged. Keeping every chain keeps
+/// the blend.
+#[test]
+fn chain_subset_of_a_traffic_share_scenario_drops_the_blend() {
+    let scenario = "scenarios/policies.toml";
+    let note = |selected: usize| {
+        format!(
+            "fallcost: note: the blended rows (all chains, weighted by traffic share) are left out: the blend needs every chain's traffic_share, and --chain selected {selected} of the 3 chains\n"
+        )
+    };
+    for (chains, selected) in [(&["complex"][..], 1), (&["medium", "complex"][..], 2)] {
+        for format in ["table", "csv", "json", "markdown"] {
+            let mut args = vec!["compare", "--scenario", scenario, "--format", format];
+            for c in chains {
+                args.extend(["--chain", c]);
+            }
+            let out = fallcost(&args);
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(stderr, note(selected), "{args:?}");
+            for blended in ["All chains, weighted by traffic share", "all chains (by"] {
+                assert!(!stdout.contains(blended), "{args:?}: {blended}\n{stdout}");
+            }
+            assert!(stdout.contains("complex"), "{args:?}");
+        }
+        let mut args = vec!["compare", "--scenario", scenario];
+        for c in chains {
+            args.extend(["--chain", c]);
+        }
+        let r = json(&args);
+        // the complex chain's own figures: Opus 5 at $87.00 per 1,000 less its failures
+        close(
+            num(
+                row(&r, "steady", "complex", "no-fallback"),
+                "cost_per_1k_usd",
+            ),
+            86.984800362,
+            1e-9,
+        );
+        close(
+            num(row(&r, "incident", "complex", "sequential"), "total_usd"),
+            71.0002990987,
+            1e-9,
+        );
+        let steady = r["steady"].as_array().unwrap();
+        assert_eq!(steady.len(), 4 * selected);
+        assert_eq!(r["incident"].as_array().unwrap().len(), 4 * selected);
+    }
+    // With --mc: no blended rows to simulate, the chain's own rows simulated.
+    let out = fallcost(&[
+        "compare",
+        "-s",
+        scenario,
+        "--chain",
+        "complex",
+        "--mc",
+        "1000",
+        "--mc-runs",
+        "2",
+        "--seed",
+        "1",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), note(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["steady"].as_array().unwrap().len(), 4);
+    assert!(row(&r, "steady", "complex", "sequential")["mc"].is_object());
+    // Every chain named: the blend, weighted 60/30/10, and no note.
+    let out = fallcost(&[
+        "compare", "-s", scenario, "--chain", "simple", "--chain", "medium", "--chain", "complex",
+        "-f", "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    close(
+        num(
+            row(&r, "steady", "all chains (by traffic_share)", "no-fallback"),
+            "cost_per_1k_usd",
+        ),
+        0.6 * 17.3969600724 + 0.3 * 34.7939201448 + 0.1 * 86.984800362,
+        1e-8,
+    );
+    // A scenario without traffic shares has no blend to leave out: no note.
+    let out = fallcost(&[
+        "compare",
+        "-s",
+        "scenarios/sept3.toml",
+        "--chain",
+        "price-matched",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

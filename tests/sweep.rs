@@ -218,3 +218,29 @@ fn timeout_sweep_with_monte_carlo() {
         close(mc, r[col("cost_per_1k_usd")].parse().unwrap(), 0.5);
     }
 }
+
+/// A sweep over some of a traffic-share scenario's chains has no blended rows either, and says
+/// so once (not once per grid point).
+#[test]
+fn chain_subset_sweep_drops_the_blend() {
+    let out = common::fallcost(&[
+        "sweep",
+        "--scenario",
+        "scenarios/policies.toml",
+        "--chain",
+        "complex",
+        "--param",
+        "steady.failure_rate=0:0.02:0.01",
+        "-f",
+        "csv",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "fallcost: note: the blended rows (all chains, weighted by traffic share) are left out: the blend needs every chain's traffic_share, and --chain selected 1 of the 3 chains\n"
+    );
+    let (h, rows) = csv_rows(&String::from_utf8(out.stdout).unwrap());
+    let col = h.iter().position(|x| x == "chain").unwrap();
+    assert_eq!(rows.len(), 3 * 4);
+    assert!(rows.iter().all(|r| &r[col] == "complex"));
+}

@@ -59,6 +59,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
         }
     });
     let result = sweep::run(&label, &text, base, &args.set, &params, &args.chains, mc)?;
+    if let Some(note) = &result.note {
+        eprintln!("fallcost: note: {note}");
+    }
     let bytes = match format {
         Format::Table => table::render(&layout(&result), table::Style::Terminal).into_bytes(),
         Format::Markdown => table::render(&layout(&result), table::Style::Markdown).into_bytes(),

@@ -325,10 +325,15 @@ pub fn parse(
 
 /// Keep only the chains named in `names` (all of them when `names` is empty), in file order.
 ///
+/// Returns a note when the scenario splits its traffic between its chains (`traffic_share`) and
+/// `names` keeps only some of them: the blended rows weight every chain by its share, so they
+/// cannot be computed from a part of the chains. The caller leaves them out
+/// ([`Report::omit_blended`](crate::report::Report::omit_blended)) and prints the note.
+///
 /// Errors: a name that is not a chain of the scenario, with the names it has.
-pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<(), String> {
+pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<Option<String>, String> {
     if names.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     for n in names {
         if !scenario.chains.iter().any(|c| &c.name == n) {
@@ -340,8 +345,15 @@ pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<(), St
             ));
         }
     }
+    let all = scenario.chains.len();
+    let shared = scenario.chains.iter().any(|c| c.traffic_share.is_some());
     scenario.chains.retain(|c| names.contains(&c.name));
-    Ok(())
+    let kept = scenario.chains.len();
+    Ok((shared && kept < all).then(|| {
+        format!(
+            "the blended rows (all chains, weighted by traffic share) are left out: the blend needs every chain's traffic_share, and --chain selected {kept} of the {all} chains"
+        )
+    }))
 }
 
 fn resolve(
