@@ -118,8 +118,8 @@ pub enum CheckFormat {
 /// `fallcost bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Requests per measured loop (`1e8` and `100_000_000` are accepted).
-    #[arg(long, value_name = "N", default_value = "100000000", value_parser = parse_count)]
+    /// Requests per measured loop (`1e8` and `100_000_000` are accepted; at most 1e12).
+    #[arg(long, value_name = "N", default_value = "100000000", value_parser = parse_mc_requests)]
     pub requests: u64,
     /// Times each loop is run; the best run of each is reported.
     #[arg(long, value_name = "R", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -154,9 +154,10 @@ pub struct CompareArgs {
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
     /// Also run the Monte Carlo engine, simulating N requests per chain in steady state
-    /// (default 1,000,000; `1e7` and `10_000_000` are accepted). Adds means with 95% intervals
-    /// and latency percentiles beside the analytic figures.
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000000", value_parser = parse_count)]
+    /// (default 1,000,000; at most 1e12, hours of simulation; `1e7` and `10_000_000` are
+    /// accepted). Adds means with 95% intervals and latency percentiles beside the analytic
+    /// figures.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000000", value_parser = parse_mc_requests)]
     pub mc: Option<u64>,
     /// The Monte Carlo seed: the same seed prints the same output, whatever the thread count.
     /// Without it a seed is drawn and printed on standard error.
@@ -207,8 +208,9 @@ pub struct SweepArgs {
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
     /// Also run the Monte Carlo engine at every grid point (N requests per chain, steady state;
-    /// default 200,000), adding the simulated cost and the p50/p99 latency the user sees.
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "200000", value_parser = parse_count)]
+    /// default 200,000; at most 1e12, hours of simulation), adding the simulated cost with its
+    /// 95% interval and the latency percentiles the user sees.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "200000", value_parser = parse_mc_requests)]
     pub mc: Option<u64>,
     /// The Monte Carlo seed (every grid point uses it). Without it one is drawn and printed.
     #[arg(long, value_name = "S", requires = "mc")]
@@ -268,28 +270,51 @@ pub fn one_line_usage_error(rendered: &str) -> String {
     format!("{joined} (see `fallcost --help`)")
 }
 
+/// The most requests per chain `--mc` simulates (and `bench --requests` times): 1e12, hours of
+/// simulation at about 120 million requests per second.
+pub const MAX_MC_REQUESTS: u64 = 1_000_000_000_000;
+
 /// A count of at least 2: digits with optional `_` separators, or a power of ten such as
 /// `1e6` or `2.5e7` that is a whole number.
 fn parse_count(s: &str) -> Result<u64, String> {
+    parse_count_up_to(
+        s,
+        u64::MAX,
+        &format!("2 to {} (2 for a confidence interval)", u64::MAX),
+    )
+}
+
+/// `--mc N`: a count (as [`parse_count`]) from 2 to [`MAX_MC_REQUESTS`].
+fn parse_mc_requests(s: &str) -> Result<u64, String> {
+    parse_count_up_to(
+        s,
+        MAX_MC_REQUESTS,
+        "2 to 1e12 requests per chain (2 for a confidence interval; 1e12 is hours of simulation)",
+    )
+}
+
+/// A count (as [`parse_count`]) from 2 to `max`. A whole number outside that range, however
+/// large, is refused with `allowed`, the range in words.
+fn parse_count_up_to(s: &str, max: u64, allowed: &str) -> Result<u64, String> {
     let t = s.trim().replace('_', "");
+    let out_of_range = || format!("`{s}` is out of range; allowed: {allowed}");
     let n = if t.chars().all(|c| c.is_ascii_digit()) && !t.is_empty() {
-        t.parse::<u64>()
-            .map_err(|_| format!("`{s}` is too large"))?
+        // only a number above u64::MAX fails here
+        t.parse::<u64>().map_err(|_| out_of_range())?
     } else {
+        // `1e400` reads as infinity: out of range too
         let x: f64 = t
             .parse()
-            .map_err(|_| format!("expected a whole number such as 1000000 or 1e6; got `{s}`"))?;
-        if !(x.is_finite() && x.fract() == 0.0 && (0.0..1.8e19).contains(&x)) {
-            return Err(format!(
-                "expected a whole number such as 1000000 or 1e6; got `{s}`"
-            ));
+            .ok()
+            .filter(|x: &f64| x.is_infinite() || x.fract() == 0.0)
+            .ok_or_else(|| format!("expected a whole number such as 1000000 or 1e6; got `{s}`"))?;
+        if !(2.0..=max as f64).contains(&x) {
+            return Err(out_of_range());
         }
         x as u64
     };
-    if n < 2 {
-        return Err(format!(
-            "at least 2 are needed for a confidence interval; got {n}"
-        ));
+    if !(2..=max).contains(&n) {
+        return Err(out_of_range());
     }
     Ok(n)
 }
@@ -319,6 +344,44 @@ mod tests {
         let line = one_line_usage_error(&err.to_string());
         assert!(!line.contains('\n'), "{line}");
         assert!(line.contains("--scenario <PATH>"), "{line}");
+    }
+
+    #[test]
+    fn mc_counts_are_bounded_by_the_documented_maximum() {
+        assert_eq!(MAX_MC_REQUESTS as f64, 1e12);
+        assert_eq!(parse_mc_requests("1e12"), Ok(MAX_MC_REQUESTS));
+        assert_eq!(parse_mc_requests("1_000_000_000_000"), Ok(MAX_MC_REQUESTS));
+        assert_eq!(parse_mc_requests("2"), Ok(2));
+        let range = "is out of range; allowed: 2 to 1e12 requests per chain (2 for a confidence interval; 1e12 is hours of simulation)";
+        for big in [
+            "1000000000001",
+            "1.1e12",
+            "1e18",
+            "1e20",
+            "100000000000000000000",
+            "1e400",
+            "1",
+            "0",
+            "-5",
+        ] {
+            assert_eq!(
+                parse_mc_requests(big),
+                Err(format!("`{big}` {range}")),
+                "{big}"
+            );
+        }
+        assert_eq!(
+            parse_mc_requests("1.5"),
+            Err("expected a whole number such as 1000000 or 1e6; got `1.5`".into())
+        );
+        // the generic count: a number too large for u64 is a range error too
+        assert_eq!(
+            parse_count("1e20"),
+            Err(format!(
+                "`1e20` is out of range; allowed: 2 to {} (2 for a confidence interval)",
+                u64::MAX
+            ))
+        );
     }
 
     #[test]

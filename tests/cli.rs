@@ -732,3 +732,49 @@ fn chain_subset_of_a_traffic_share_scenario_drops_the_blend() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `--mc N` takes at most 1e12 requests per chain (hours of simulation), in compare and sweep
+/// (and `bench --requests`): a larger N, even one beyond u64, is refused at once (exit 2) with
+/// the flag, the value and the allowed range; `--help` states the limit.
+#[test]
+fn mc_requests_have_a_documented_maximum() {
+    let range = "is out of range; allowed: 2 to 1e12 requests per chain (2 for a confidence interval; 1e12 is hours of simulation)";
+    for n in ["1e18", "1e20", "100000000000000000000", "1000000000001"] {
+        for args in [
+            &["compare", "-s", "scenarios/sept3.toml", "--mc", n][..],
+            &[
+                "sweep",
+                "-s",
+                "scenarios/sept3.toml",
+                "--param",
+                "steady.failure_rate=0:0.1:0.1",
+                "--mc",
+                n,
+            ][..],
+        ] {
+            let e = fails(args);
+            assert_eq!(
+                e,
+                format!(
+                    "error: invalid value '{n}' for '--mc [<N>]': `{n}` {range} (see `fallcost --help`)\n"
+                ),
+                "{args:?}"
+            );
+        }
+    }
+    let e = fails(&["bench", "--requests", "1e13"]);
+    assert!(
+        e.contains(
+            "invalid value '1e13' for '--requests <N>': `1e13` is out of range; allowed: 2 to 1e12"
+        ),
+        "{e}"
+    );
+    for cmd in ["compare", "sweep"] {
+        let help = ok(&[cmd, "--help"]);
+        let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("at most 1e12, hours of simulation"),
+            "{cmd}: {flat}"
+        );
+    }
+}
