@@ -145,7 +145,10 @@ pub struct CompareArgs {
     #[arg(long, short = 's', value_name = "PATH")]
     pub scenario: PathBuf,
     /// Override a scenario value before validation, as in the file: `steady.failure_rate=0`,
-    /// `incident.duration=45m`, `incident.failure=gray`. Repeatable.
+    /// `incident.duration=45m`, `incident.failure=gray`. Repeatable. KEY is a TOML dotted key:
+    /// a key holding a dot is double-quoted, as in the file, `--set
+    /// 'latency."openai/gpt-5.6-sol".p50_s=1.5'` (single quotes keep the shell off the double
+    /// ones); a key without dots needs none (`latency.anthropic/claude-sonnet-5.p50_s=1`).
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub set: Vec<(String, String)>,
     /// Only these chains (by name; repeatable). Default: every chain of the scenario. Keeping
@@ -197,6 +200,7 @@ pub struct SweepArgs {
     pub scenario: PathBuf,
     /// A parameter and its range, `KEY=FROM:TO:STEP` (both ends included), e.g.
     /// `steady.failure_rate=0:0.05:0.005` or `incident.duration=30s:3h:15m`. Repeat for a grid.
+    /// KEY is a dotted key as `--set` takes it (`'latency."openai/gpt-5.6-sol".p50_s=1:3:0.5'`).
     #[arg(long, value_name = "KEY=FROM:TO:STEP", required = true)]
     pub param: Vec<String>,
     /// Override a scenario value at every point, as in `compare --set`.

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::input::document::split_dotted_key;
 use crate::input::duration::parse_seconds;
 use crate::input::scenario;
 use crate::model::Pattern;
@@ -23,7 +24,8 @@ pub const MAX_POINTS: usize = 100_000;
 /// One swept parameter: a scenario key and its values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
-    /// The dotted scenario key, e.g. `steady.failure_rate`.
+    /// The dotted scenario key as given, e.g. `steady.failure_rate` or
+    /// `latency."openai/gpt-5.6-sol".p50_s` (TOML's dotted-key syntax, as `--set` reads it).
     pub key: String,
     /// The values, in order (seconds for a duration).
     pub values: Vec<f64>,
@@ -32,6 +34,11 @@ pub struct Param {
 }
 
 impl Param {
+    /// Whether `self` and `other` set the same key, however spelled (`a.b` is `"a".b`).
+    pub fn same_key(&self, other: &Param) -> bool {
+        split_dotted_key(&self.key).ok() == split_dotted_key(&other.key).ok()
+    }
+
     /// Parse `KEY=FROM:TO:STEP`.
     ///
     /// Errors: a missing `=` or `:`, a bound that is not a number (or a duration), a step that
@@ -76,8 +83,10 @@ impl Param {
         let values = (0..n as usize)
             .map(|i| clean(from + i as f64 * step))
             .collect();
+        let key = key.trim();
+        split_dotted_key(key).map_err(|e| format!("`{spec}`: {e}"))?;
         Ok(Param {
-            key: key.trim().to_string(),
+            key: key.to_string(),
             values,
             duration,
         })

@@ -778,3 +778,100 @@ fn mc_requests_have_a_documented_maximum() {
         );
     }
 }
+
+/// `--set` KEY follows TOML's dotted keys: a double-quoted key holding dots reaches
+/// `[latency."openai/gpt-5.6-sol"]` exactly as editing the file does; a key without dots works
+/// quoted or not; an unquoted id with a dot is split, and the error says how to quote it.
+#[test]
+fn set_reaches_latency_entries_of_models_with_dots() {
+    let scenario = "scenarios/hedge-latency.toml";
+    let text = std::fs::read_to_string(root().join(scenario)).unwrap();
+    let edited = text.replace(
+        "[latency.\"openai/gpt-5.6-sol\"]\np50_s = 2.0",
+        "[latency.\"openai/gpt-5.6-sol\"]\np50_s = 1.0",
+    );
+    assert_ne!(edited, text);
+    let dir = std::env::temp_dir().join(format!("fallcost-dotted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("hedge-latency.toml");
+    std::fs::write(&copy, edited).unwrap();
+    let want = ok(&["compare", "-s", copy.to_str().unwrap(), "-f", "json"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    for set in [
+        r#"latency."openai/gpt-5.6-sol".p50_s=1"#,
+        "latency.'openai/gpt-5.6-sol'.p50_s=1",
+        r#"latency . "openai/gpt-5.6-sol" . p50_s=1"#,
+    ] {
+        let got = ok(&["compare", "-s", scenario, "--set", set, "-f", "json"]);
+        assert_eq!(got, want, "--set {set}");
+    }
+    assert_ne!(ok(&["compare", "-s", scenario, "-f", "json"]), want);
+    // the primary's p50 drops from 2 s to 1 s: fewer healthy requests trip the 10 s timeout
+    let r: serde_json::Value = serde_json::from_str(&want).unwrap();
+    let base = json(&["compare", "-s", scenario]);
+    let seq = |r: &serde_json::Value| {
+        num(
+            row(r, "steady", "sol-sonnet-haiku", "sequential"),
+            "cost_per_1k_usd",
+        )
+    };
+    assert!(seq(&r) < seq(&base), "{} vs {}", seq(&r), seq(&base));
+    // a model id without a dot: quoted or not, the same setting
+    assert_eq!(
+        ok(&[
+            "compare",
+            "-s",
+            scenario,
+            "--set",
+            "latency.anthropic/claude-sonnet-5.p50_s=1"
+        ]),
+        ok(&[
+            "compare",
+            "-s",
+            scenario,
+            "--set",
+            r#"latency."anthropic/claude-sonnet-5".p50_s=1"#
+        ])
+    );
+    let e = fails(&[
+        "compare",
+        "-s",
+        scenario,
+        "--set",
+        "latency.openai/gpt-5.6-sol.p50_s=1",
+    ]);
+    assert_eq!(
+        e,
+        "error: --set latency.openai/gpt-5.6-sol.p50_s=1: latency.\"openai/gpt-5\".6-sol: unknown field; allowed: p50_s, p99_s; quote a key holding a dot: latency.\"openai/gpt-5.6-sol\".p50_s (in scenarios/hedge-latency.toml)\n"
+    );
+    let e = fails(&[
+        "compare",
+        "-s",
+        scenario,
+        "--set",
+        r#"latency."openai/gpt-5.6-sol.p50_s=1"#,
+    ]);
+    assert!(
+        e.contains(r#"`latency."openai/gpt-5.6-sol.p50_s` has an unterminated quote"#),
+        "{e}"
+    );
+    // errors print a key with quotes where TOML needs them
+    let e = fails(&[
+        "compare",
+        "-s",
+        scenario,
+        "--set",
+        r#"latency."openai/gpt-5.6-sol".p50_s="x""#,
+    ]);
+    assert!(
+        e.starts_with(r#"error: --set latency."openai/gpt-5.6-sol".p50_s="x": invalid type: string "x", expected a number"#),
+        "{e}"
+    );
+    // --help says how
+    let help = ok(&["compare", "--help"]);
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(r#"KEY is a TOML dotted key: a key holding a dot is double-quoted, as in the file, `--set 'latency."openai/gpt-5.6-sol".p50_s=1.5'`"#),
+        "{flat}"
+    );
+}

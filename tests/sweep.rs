@@ -244,3 +244,61 @@ fn chain_subset_sweep_drops_the_blend() {
     assert_eq!(rows.len(), 3 * 4);
     assert!(rows.iter().all(|r| &r[col] == "complex"));
 }
+
+/// `--param` takes a quoted dotted key as `--set` does: the primary's median latency swept on
+/// `[latency."openai/gpt-5.6-sol"]`, the key printed as given; the same key spelled twice is
+/// refused.
+#[test]
+fn param_reaches_a_latency_entry_of_a_model_with_a_dot() {
+    let key = r#"latency."openai/gpt-5.6-sol".p50_s"#;
+    let out = ok(&[
+        "sweep",
+        "--scenario",
+        "scenarios/hedge-latency.toml",
+        "--chain",
+        "sol-sonnet-haiku",
+        "--param",
+        &format!("{key}=1:2:1"),
+        "-f",
+        "csv",
+    ]);
+    let (h, rows) = csv_rows(&out);
+    assert_eq!(&h[0], key);
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let seq: Vec<f64> = rows
+        .iter()
+        .filter(|r| &r[col("pattern")] == "sequential")
+        .map(|r| r[col("cost_per_1k_usd")].parse().unwrap())
+        .collect();
+    assert_eq!(seq.len(), 2);
+    // the file's p50 is 2 s: the second point is the file's own figure
+    let file = common::json(&[
+        "compare",
+        "-s",
+        "scenarios/hedge-latency.toml",
+        "--chain",
+        "sol-sonnet-haiku",
+    ]);
+    close(
+        seq[1],
+        common::num(
+            common::row(&file, "steady", "sol-sonnet-haiku", "sequential"),
+            "cost_per_1k_usd",
+        ),
+        1e-12,
+    );
+    assert!(seq[0] < seq[1], "{seq:?}");
+    let e = fails(&[
+        "sweep",
+        "--scenario",
+        "scenarios/hedge-latency.toml",
+        "--param",
+        "steady.failure_rate=0:0.1:0.05",
+        "--param",
+        r#""steady"."failure_rate"=0.2:0.3:0.1"#,
+    ]);
+    assert!(
+        e.contains(r#"--param "steady"."failure_rate" is given twice"#),
+        "{e}"
+    );
+}

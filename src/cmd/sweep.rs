@@ -42,7 +42,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
         );
     }
     for (i, p) in params.iter().enumerate() {
-        if params[..i].iter().any(|q| q.key == p.key) {
+        if params[..i].iter().any(|q| q.same_key(p)) {
             anyhow::bail!("--param {} is given twice; give each key one range", p.key);
         }
     }

@@ -49,7 +49,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::document::{Document, Segment};
+use super::document::{Document, Segment, split_dotted_key};
 use super::duration::{DurationText, parse_seconds};
 use super::pricing::{PricingRef, default_name};
 use super::{check_name, check_range, read_text, show, suggest};
@@ -288,13 +288,18 @@ pub fn parse(
 ) -> Result<Scenario, InputError> {
     let mut doc = Document::parse(label, text)?;
     for (k, v) in overrides {
-        // A scalar and its per-link list are one setting: overriding either replaces both.
-        for (scalar, list) in ALTERNATIVES {
-            if let Some(prefix) = k.strip_suffix(scalar) {
-                doc.remove(&format!("{prefix}{list}"));
-            } else if let Some(prefix) = k.strip_suffix(list) {
-                doc.remove(&format!("{prefix}{scalar}"));
-            }
+        // A scalar and its per-link list are one setting: overriding either replaces both. (A
+        // key that does not parse is left to `set` to refuse.)
+        if let Ok(mut path) = split_dotted_key(k)
+            && let Some(last) = path.last_mut()
+            && let Some(other) = ALTERNATIVES.iter().find_map(|&(scalar, list)| {
+                (last == scalar)
+                    .then_some(list)
+                    .or((last == list).then_some(scalar))
+            })
+        {
+            *last = other.to_string();
+            doc.remove(&path);
         }
         doc.set(k, v)?;
     }
