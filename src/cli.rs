@@ -219,8 +219,9 @@ pub struct SweepArgs {
     /// The Monte Carlo seed (every grid point uses it). Without it one is drawn and printed.
     #[arg(long, value_name = "S", requires = "mc")]
     pub seed: Option<u64>,
-    /// Also draw USD per 1,000 requests against the (single) parameter, as an SVG file.
-    #[arg(long, value_name = "FILE.svg")]
+    /// Also draw USD per 1,000 requests against the (single) parameter, as an SVG file (the
+    /// name must end in `.svg`: no other format is drawn).
+    #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
     /// Where and how to print.
     #[command(flatten)]
@@ -321,6 +322,18 @@ fn parse_count_up_to(s: &str, max: u64, allowed: &str) -> Result<u64, String> {
         return Err(out_of_range());
     }
     Ok(n)
+}
+
+/// `--plot FILE.svg`: a file name ending in `.svg` (any case), the one format drawn.
+fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(path),
+        other => Err(format!(
+            "the plot is drawn as SVG only: give a file name ending in .svg; got {}",
+            other.map_or("no extension".to_string(), |e| format!("`.{e}`"))
+        )),
+    }
 }
 
 fn parse_key_value(s: &str) -> Result<(String, String), String> {

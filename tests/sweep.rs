@@ -302,3 +302,47 @@ fn param_reaches_a_latency_entry_of_a_model_with_a_dot() {
         "{e}"
     );
 }
+
+/// `--plot` draws SVG only: any other extension (or none) is refused before anything runs,
+/// exit 2, naming the flag and what is allowed; `.SVG` is an SVG.
+#[test]
+fn plot_refuses_anything_but_svg() {
+    let dir = std::env::temp_dir().join(format!("fallcost-plot-ext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, got) in [
+        ("out.png", "`.png`"),
+        ("out.svg.pdf", "`.pdf`"),
+        ("out", "no extension"),
+    ] {
+        let path = dir.join(name);
+        let path = path.to_str().unwrap();
+        let e = fails(&[
+            "sweep",
+            "--scenario",
+            "scenarios/failover-chains.toml",
+            "--param",
+            "steady.failure_rate=0:0.2:0.1",
+            "--plot",
+            path,
+        ]);
+        assert_eq!(
+            e,
+            format!(
+                "error: invalid value '{path}' for '--plot <FILE.svg>': the plot is drawn as SVG only: give a file name ending in .svg; got {got} (see `fallcost --help`)\n"
+            )
+        );
+        assert!(!std::path::Path::new(path).exists());
+    }
+    let upper = dir.join("COST.SVG");
+    ok(&[
+        "sweep",
+        "--scenario",
+        "scenarios/failover-chains.toml",
+        "--param",
+        "steady.failure_rate=0:0.2:0.1",
+        "--plot",
+        upper.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read_to_string(&upper).unwrap().starts_with("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
