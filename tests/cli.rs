@@ -875,3 +875,43 @@ fn set_reaches_latency_entries_of_models_with_dots() {
         "{flat}"
     );
 }
+
+/// Type errors in words: a negative count is "a whole number >= 0" (not serde's `u32`), a huge
+/// float prints compactly (`1e300`, not 301 digits), and a `--set` value TOML reads as a
+/// number or boolean where text is wanted gets the quoting that makes it text.
+#[test]
+fn set_type_errors_speak_plainly() {
+    for (set, want) in [
+        (
+            "policy.retries=-1",
+            "invalid value: integer `-1`, expected a whole number >= 0 (at most 4294967295)",
+        ),
+        (
+            "request.output_tokens=1e300",
+            "invalid type: floating point `1e300`, expected a whole number >= 0",
+        ),
+        (
+            "name=3",
+            "invalid type: integer `3`, expected a string; for the text 3, quote it: --set 'name=\"3\"'",
+        ),
+        (
+            "pricing=true",
+            "invalid type: boolean `true`, expected a string; for the text true, quote it: --set 'pricing=\"true\"'",
+        ),
+    ] {
+        let e = fails(&["compare", "-s", "scenarios/sept3.toml", "--set", set]);
+        assert_eq!(
+            e,
+            format!("error: --set {set}: {want} (in scenarios/sept3.toml)\n")
+        );
+    }
+    // the quoting the hint gives works
+    let r = json(&[
+        "compare",
+        "-s",
+        "scenarios/sept3.toml",
+        "--set",
+        "name=\"3\"",
+    ]);
+    assert_eq!(r["scenario"], "3");
+}

@@ -243,6 +243,18 @@ impl<'a> Document<'a> {
                         "`{key}` is a table, not a value: set one entry at a time, as --set {key}.NAME=VALUE"
                     ),
                 }
+            } else if raw.starts_with("invalid type:")
+                && raw.ends_with("expected a string")
+                && let Blame::Set(o) = self.blame(&path)
+                && o.path == path
+                && let Some((key, value)) = o.given.split_once('=')
+            {
+                // `--set name=3`: TOML reads 3 as a number
+                format!(
+                    "{raw}; for the text {}, quote it: --set '{key}=\"{}\"'",
+                    value.trim(),
+                    value.trim()
+                )
             } else if let Some(name) = missing_field(&raw) {
                 path.push(Segment::Key(name.to_string()));
                 "required field is missing".to_string()
@@ -500,10 +512,15 @@ fn missing_field(message: &str) -> Option<&str> {
 }
 
 /// serde's type names in words a user knows (our own struct names, `expected struct
-/// RequestSpec`, are tables to the user).
+/// RequestSpec`, are tables to the user), and a float it quotes in full (`1e300` as 301 digits)
+/// written compactly.
 fn plain_types(message: &str) -> String {
     let mut out = message
         .replace("expected u64", "expected a whole number >= 0")
+        .replace(
+            "expected u32",
+            &format!("expected a whole number >= 0 (at most {})", u32::MAX),
+        )
         .replace("expected i64", "expected a whole number")
         .replace("expected f64", "expected a number")
         .replace("a sequence", "an array")
@@ -514,6 +531,13 @@ fn plain_types(message: &str) -> String {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(name.len());
         out.replace_range(at..at + "expected struct ".len() + len, "expected a table");
+    }
+    const FLOAT: &str = "floating point `";
+    if let Some(at) = out.find(FLOAT).map(|i| i + FLOAT.len())
+        && let Some(len) = out[at..].find('`')
+        && let Ok(x) = out[at..at + len].parse::<f64>()
+    {
+        out.replace_range(at..at + len, &super::show(x));
     }
     out
 }
