@@ -15,7 +15,7 @@ use crate::input::document::split_dotted_key;
 use crate::input::duration::parse_seconds;
 use crate::input::scenario;
 use crate::model::Pattern;
-use crate::report::{Report, clean};
+use crate::report::{Report, SteadyMc, clean};
 use crate::sim::McOptions;
 
 /// The most grid points a sweep computes.
@@ -121,15 +121,10 @@ pub struct SweepRow {
     pub incident_total_usd: Option<f64>,
     /// Incident total / normal.
     pub incident_multiplier: Option<f64>,
-    /// With `--mc`: the simulated cost, USD per 1,000 requests.
+    /// With `--mc`: the steady-state Monte Carlo figures, as in `compare`'s rows (means with
+    /// their 95% intervals as `KEY_ci95`, latency percentiles, policy figures).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mc_cost_per_1k_usd: Option<f64>,
-    /// With `--mc`: the median latency the user sees, seconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency_p50_s: Option<f64>,
-    /// With `--mc`: the 99th-percentile latency the user sees, seconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency_p99_s: Option<f64>,
+    pub mc: Option<SteadyMc>,
 }
 
 /// The Monte Carlo settings of a sweep, for the record.
@@ -245,9 +240,7 @@ pub fn run(
                 failed_per_1k: s.failed_per_1k,
                 incident_total_usd: incident.map(|i| i.total_usd),
                 incident_multiplier: incident.and_then(|i| i.multiplier),
-                mc_cost_per_1k_usd: s.mc.as_ref().map(|m| m.cost_per_1k_usd),
-                latency_p50_s: s.mc.as_ref().map(|m| m.latency_p50_s),
-                latency_p99_s: s.mc.as_ref().map(|m| m.latency_p99_s),
+                mc: s.mc.clone(),
             });
         }
     }

@@ -180,9 +180,11 @@ fn repeated_keys_and_clashing_files_are_refused() {
     );
 }
 
-/// `--mc` adds the simulated cost and the p50/p99 latency at every grid point; the same seed
-/// gives the same sweep. A tight timeout trips healthy requests (cost up, p99 down); near the
-/// primary's p99 the cost returns to the healthy figure.
+/// `--mc` adds the simulated figures at every grid point, named as in `compare`'s CSV: the
+/// seed and requests, each mean with its 95% interval (`_ci95_lo`, `_ci95_hi`), the
+/// `mc_latency_*` percentiles; the same seed gives the same sweep. A tight timeout trips
+/// healthy requests (cost up, p99 down); near the primary's p99 the cost returns to the
+/// healthy figure.
 #[test]
 fn timeout_sweep_with_monte_carlo() {
     let args = [
@@ -208,15 +210,51 @@ fn timeout_sweep_with_monte_carlo() {
         .collect();
     assert_eq!(seq.len(), 3);
     let cost = |r: &csv::StringRecord| r[col("cost_per_1k_usd")].parse::<f64>().unwrap();
-    let p99 = |r: &csv::StringRecord| r[col("latency_p99_s")].parse::<f64>().unwrap();
+    let p99 = |r: &csv::StringRecord| r[col("mc_latency_p99_s")].parse::<f64>().unwrap();
     assert!(cost(seq[0]) > cost(seq[1]) && cost(seq[1]) > cost(seq[2]));
     assert!(p99(seq[0]) < p99(seq[2]));
     // at a 10 s timeout, trips are rare: within a cent per 1,000 of the 0.5%-gray figure
     close(cost(seq[2]), 25.0075, 0.01);
+    assert!(!h.iter().any(|c| c.starts_with("latency_")), "{h:?}");
     for r in &rows {
-        let mc: f64 = r[col("mc_cost_per_1k_usd")].parse().unwrap();
-        close(mc, r[col("cost_per_1k_usd")].parse().unwrap(), 0.5);
+        assert_eq!((&r[col("mc_seed")], &r[col("mc_requests")]), ("7", "50000"));
+        let f = |c: &str| -> f64 { r[col(c)].parse().unwrap() };
+        let mc = f("mc_cost_per_1k_usd");
+        let (lo, hi) = (
+            f("mc_cost_per_1k_usd_ci95_lo"),
+            f("mc_cost_per_1k_usd_ci95_hi"),
+        );
+        assert!(lo <= mc && mc <= hi && hi - lo < 1.0, "{lo} {mc} {hi}");
+        close(mc, f("cost_per_1k_usd"), 0.5);
+        let (p50, p95) = (f("mc_latency_p50_s"), f("mc_latency_p95_s"));
+        assert!(0.0 < p50 && p50 <= p95 && p95 <= f("mc_latency_p99_s"));
     }
+    // JSON: the seed at the top, each row's figures in an `mc` object as compare's rows have
+    let format = args.len() - 1;
+    let mut json_args = args.to_vec();
+    json_args[format] = "json";
+    let j: serde_json::Value = serde_json::from_str(&ok(&json_args)).unwrap();
+    assert_eq!(j["mc"]["seed"], 7);
+    assert_eq!(j["mc"]["requests"], 50000);
+    let first = &j["rows"][0];
+    let m = &first["mc"];
+    let ci = m["cost_per_1k_usd_ci95"].as_array().unwrap();
+    assert!(ci[0].as_f64() <= m["cost_per_1k_usd"].as_f64());
+    assert!(m["cost_per_1k_usd"].as_f64() <= ci[1].as_f64());
+    assert!(m["latency_p99_s"].is_number());
+    assert!(first.get("latency_p99_s").is_none() && first.get("mc_cost_per_1k_usd").is_none());
+    // the table: the interval beside the simulated cost, and the seed in the preamble
+    let mut table_args = args.to_vec();
+    table_args[format] = "table";
+    let t = ok(&table_args);
+    assert!(
+        t.contains(
+            "Monte Carlo: 50,000 requests per chain at each point, seed 7; ± is the 95% interval"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("MC $/1k ± 95%") && t.contains("p95 s"), "{t}");
+    assert!(t.contains("25.01 ± 0.0"), "{t}");
 }
 
 /// A sweep over some of a traffic-share scenario's chains has no blended rows either, and says
