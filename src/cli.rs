@@ -13,13 +13,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     about,
     long_about = None,
-    after_help = "Examples:
+    after_help = "Examples (from the repository's root, where scenarios/ is):
   fallcost compare --scenario scenarios/sept3.toml
-  fallcost compare --scenario scenarios/failover-chains.toml --set steady.failure_rate=0
-  fallcost compare --scenario scenarios/sept3.toml --format csv --output sept3.csv
+  fallcost compare --scenario scenarios/failover-chains.toml \\
+    --set steady.failure_rate=0
+  fallcost compare --scenario scenarios/sept3.toml --format csv -o sept3.csv
   fallcost compare --scenario scenarios/sept3.toml --mc --seed 42
   fallcost prices
-  fallcost check scenarios/ gateway/ --max-ratio 2 --format github
+  fallcost check scenarios/ --max-ratio 2 --format github
   fallcost bench
 
 Exit codes: 0 success, 1 findings (check), 2 bad input or usage."
@@ -37,11 +38,17 @@ pub enum Command {
     /// incident.
     #[command(after_help = "Examples:
   fallcost compare --scenario scenarios/sept3.toml
-  fallcost compare --scenario scenarios/failover-chains.toml --set steady.failure_rate=0
-  fallcost compare --scenario scenarios/failover-chains.toml --set incident.failure=fast
-  fallcost compare --scenario scenarios/sept3.toml --format json --output sept3.json
+  fallcost compare --scenario scenarios/failover-chains.toml \\
+    --set steady.failure_rate=0
+  fallcost compare --scenario scenarios/failover-chains.toml \\
+    --set incident.failure=fast
+  fallcost compare --scenario scenarios/hedge-latency.toml \\
+    --set 'latency.\"openai/gpt-5.6-sol\".p50_s=1.5'
+  fallcost compare --scenario scenarios/sept3.toml --format json \\
+    --output sept3.json
   fallcost compare --scenario scenarios/failover-chains.toml --mc 1e7 --seed 42
-  fallcost compare --scenario scenarios/sept3.toml --mc --mc-runs 1000 --format json")]
+  fallcost compare --scenario scenarios/sept3.toml --mc --mc-runs 1000 \\
+    --format json")]
     Compare(CompareArgs),
     /// Print a price table: the bundled one by default, or a file.
     #[command(after_help = "Examples:
@@ -50,20 +57,31 @@ pub enum Command {
     Prices(PricesArgs),
     /// Recompute a scenario over a grid of parameter values, and plot cost against one.
     #[command(after_help = "Examples:
-  fallcost sweep --scenario scenarios/failover-chains.toml --param steady.failure_rate=0:0.05:0.005
-  fallcost sweep --scenario scenarios/failover-cache.toml --param incident.duration=30s:1h:5m --format csv
-  fallcost sweep --scenario scenarios/failover-chains.toml --param steady.failure_rate=0:0.2:0.01 --plot cost.svg")]
+  fallcost sweep --scenario scenarios/failover-chains.toml \\
+    --param steady.failure_rate=0:0.05:0.005
+  fallcost sweep --scenario scenarios/failover-cache.toml \\
+    --param incident.duration=30s:1h:5m --format csv
+  fallcost sweep --scenario scenarios/failover-chains.toml \\
+    --param steady.failure_rate=0:0.2:0.01 --plot cost.svg
+  fallcost sweep --scenario scenarios/timeout.toml \\
+    --param policy.timeout_s=2:20:1 --mc --seed 7")]
     Sweep(SweepArgs),
     /// CI gate: find every fallback chain (fallcost scenarios, LiteLLM proxy configs, Portkey
     /// configs) and flag each fallback priced above --max-ratio times its primary.
-    #[command(after_help = "Examples:
-  fallcost check
+    #[command(
+        after_help = "Examples (scenarios/ is this repository's folder; litellm/, portkey/ and
+the LiteLLM price file stand for your own configs. Name the folders that hold
+your configs: `.` also reads test fixtures, such as this repository's
+deliberately broken ones):
+  fallcost check scenarios/
   fallcost check scenarios/ litellm/config.yaml portkey/ --max-ratio 2
-  fallcost check . --pricing model_prices_and_context_window.json --profile 2000/500
-  fallcost check . --format github --deny-warnings
+  fallcost check litellm/ --pricing model_prices_and_context_window.json \\
+    --profile 2000/500
+  fallcost check scenarios/ litellm/ --format github --deny-warnings
 
 Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 input error
-(an unreadable or invalid file, a model with no known price).")]
+(an unreadable or invalid file, a model with no known price)."
+    )]
     Check(CheckArgs),
     /// Measure the Monte Carlo engine: simulated requests per second for the steady-state
     /// model (all four patterns at once) and for the floor (the same random draws, nothing
@@ -442,6 +460,101 @@ mod tests {
         );
         assert!(parse_key_value("nokey").is_err());
         assert!(parse_key_value("=1").is_err());
+    }
+
+    /// The help of `fallcost ARGS --help` as printed on a terminal `width` columns wide.
+    fn help_at(width: usize, args: &[&str]) -> String {
+        let mut argv = vec!["fallcost"];
+        argv.extend(args);
+        argv.push("--help");
+        let err = Cli::command()
+            .term_width(width)
+            .try_get_matches_from(argv)
+            .unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::DisplayHelp);
+        err.render().to_string()
+    }
+
+    /// Words of a command line as a POSIX shell splits it, for the quoting the examples use:
+    /// single quotes, and `\` before a newline continuing the line.
+    fn shell_words(line: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut word: Option<String> = None;
+        let mut quoted = false;
+        for c in line.replace("\\\n", " ").chars() {
+            match c {
+                '\'' => {
+                    quoted = !quoted;
+                    word.get_or_insert_default();
+                }
+                c if c.is_whitespace() && !quoted => words.extend(word.take()),
+                c => word.get_or_insert_default().push(c),
+            }
+        }
+        assert!(!quoted, "unterminated quote in {line}");
+        words.extend(word);
+        words
+    }
+
+    /// Every example in every `--help` fits an 80-column terminal unwrapped, continues a long
+    /// command with `\` (so it can be pasted), and is a command line fallcost accepts.
+    #[test]
+    fn help_examples_fit_80_columns_and_parse() {
+        let mut checked = 0;
+        for sub in [
+            &[][..],
+            &["compare"],
+            &["sweep"],
+            &["prices"],
+            &["check"],
+            &["bench"],
+        ] {
+            let help = help_at(80, sub);
+            let examples = help
+                .split("Examples")
+                .nth(1)
+                .unwrap_or_else(|| panic!("no examples in {sub:?}"));
+            let block = examples
+                .lines()
+                .skip_while(|l| !l.ends_with("):") && *l != ":")
+                .skip(1)
+                .take_while(|l| !l.is_empty());
+            let mut command = String::new();
+            for line in block {
+                assert!(line.chars().count() <= 80, "{sub:?}: too wide: {line}");
+                if command.is_empty() {
+                    assert!(
+                        line.starts_with("  fallcost ")
+                            || line.starts_with("  RAYON_NUM_THREADS=1 fallcost "),
+                        "{sub:?}: not a command (wrapped?): {line}"
+                    );
+                } else {
+                    assert!(
+                        line.starts_with("    "),
+                        "{sub:?}: bad continuation: {line}"
+                    );
+                }
+                command.push_str(line);
+                command.push('\n');
+                if line.ends_with(" \\") {
+                    continue;
+                }
+                let words = shell_words(&command);
+                let argv: Vec<&str> = words
+                    .iter()
+                    .map(String::as_str)
+                    .skip_while(|w| w.contains('='))
+                    .collect();
+                assert_eq!(argv[0], "fallcost");
+                if let Err(e) = Cli::try_parse_from(&argv) {
+                    panic!("{sub:?}: {command}: {e}");
+                }
+                checked += 1;
+                command.clear();
+            }
+            assert!(command.is_empty(), "{sub:?}: dangling continuation");
+        }
+        assert!(checked >= 20, "only {checked} examples found");
     }
 
     #[test]
