@@ -13,13 +13,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     about,
     long_about = None,
-    after_help = "Examples:
+    after_help = "Examples (from the repository's root, where scenarios/ is):
   fallcost compare --scenario scenarios/sept3.toml
-  fallcost compare --scenario scenarios/failover-chains.toml --set steady.failure_rate=0
-  fallcost compare --scenario scenarios/sept3.toml --format csv --output sept3.csv
+  fallcost compare --scenario scenarios/failover-chains.toml \\
+    --set steady.failure_rate=0
+  fallcost compare --scenario scenarios/sept3.toml --format csv -o sept3.csv
   fallcost compare --scenario scenarios/sept3.toml --mc --seed 42
   fallcost prices
-  fallcost check scenarios/ gateway/ --max-ratio 2 --format github
+  fallcost check scenarios/ --max-ratio 2 --format github
   fallcost bench
 
 Exit codes: 0 success, 1 findings (check), 2 bad input or usage."
@@ -37,11 +38,17 @@ pub enum Command {
     /// incident.
     #[command(after_help = "Examples:
   fallcost compare --scenario scenarios/sept3.toml
-  fallcost compare --scenario scenarios/failover-chains.toml --set steady.failure_rate=0
-  fallcost compare --scenario scenarios/failover-chains.toml --set incident.failure=fast
-  fallcost compare --scenario scenarios/sept3.toml --format json --output sept3.json
+  fallcost compare --scenario scenarios/failover-chains.toml \\
+    --set steady.failure_rate=0
+  fallcost compare --scenario scenarios/failover-chains.toml \\
+    --set incident.failure=fast
+  fallcost compare --scenario scenarios/hedge-latency.toml \\
+    --set 'latency.\"openai/gpt-5.6-sol\".p50_s=1.5'
+  fallcost compare --scenario scenarios/sept3.toml --format json \\
+    --output sept3.json
   fallcost compare --scenario scenarios/failover-chains.toml --mc 1e7 --seed 42
-  fallcost compare --scenario scenarios/sept3.toml --mc --mc-runs 1000 --format json")]
+  fallcost compare --scenario scenarios/sept3.toml --mc --mc-runs 1000 \\
+    --format json")]
     Compare(CompareArgs),
     /// Print a price table: the bundled one by default, or a file.
     #[command(after_help = "Examples:
@@ -50,20 +57,31 @@ pub enum Command {
     Prices(PricesArgs),
     /// Recompute a scenario over a grid of parameter values, and plot cost against one.
     #[command(after_help = "Examples:
-  fallcost sweep --scenario scenarios/failover-chains.toml --param steady.failure_rate=0:0.05:0.005
-  fallcost sweep --scenario scenarios/failover-cache.toml --param incident.duration=30s:1h:5m --format csv
-  fallcost sweep --scenario scenarios/failover-chains.toml --param steady.failure_rate=0:0.2:0.01 --plot cost.svg")]
+  fallcost sweep --scenario scenarios/failover-chains.toml \\
+    --param steady.failure_rate=0:0.05:0.005
+  fallcost sweep --scenario scenarios/failover-cache.toml \\
+    --param incident.duration=30s:1h:5m --format csv
+  fallcost sweep --scenario scenarios/failover-chains.toml \\
+    --param steady.failure_rate=0:0.2:0.01 --plot cost.svg
+  fallcost sweep --scenario scenarios/timeout.toml \\
+    --param policy.timeout_s=2:20:1 --mc --seed 7")]
     Sweep(SweepArgs),
     /// CI gate: find every fallback chain (fallcost scenarios, LiteLLM proxy configs, Portkey
     /// configs) and flag each fallback priced above --max-ratio times its primary.
-    #[command(after_help = "Examples:
-  fallcost check
+    #[command(
+        after_help = "Examples (scenarios/ is this repository's folder; litellm/, portkey/ and
+the LiteLLM price file stand for your own configs. Name the folders that hold
+your configs: `.` also reads test fixtures, such as this repository's
+deliberately broken ones):
+  fallcost check scenarios/
   fallcost check scenarios/ litellm/config.yaml portkey/ --max-ratio 2
-  fallcost check . --pricing model_prices_and_context_window.json --profile 2000/500
-  fallcost check . --format github --deny-warnings
+  fallcost check litellm/ --pricing model_prices_and_context_window.json \\
+    --profile 2000/500
+  fallcost check scenarios/ litellm/ --format github --deny-warnings
 
 Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 input error
-(an unreadable or invalid file, a model with no known price).")]
+(an unreadable or invalid file, a model with no known price)."
+    )]
     Check(CheckArgs),
     /// Measure the Monte Carlo engine: simulated requests per second for the steady-state
     /// model (all four patterns at once) and for the floor (the same random draws, nothing
@@ -118,8 +136,8 @@ pub enum CheckFormat {
 /// `fallcost bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Requests per measured loop (`1e8` and `100_000_000` are accepted).
-    #[arg(long, value_name = "N", default_value = "100000000", value_parser = parse_count)]
+    /// Requests per measured loop (`1e8` and `100_000_000` are accepted; at most 1e12).
+    #[arg(long, value_name = "N", default_value = "100000000", value_parser = parse_mc_requests)]
     pub requests: u64,
     /// Times each loop is run; the best run of each is reported.
     #[arg(long, value_name = "R", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -145,16 +163,22 @@ pub struct CompareArgs {
     #[arg(long, short = 's', value_name = "PATH")]
     pub scenario: PathBuf,
     /// Override a scenario value before validation, as in the file: `steady.failure_rate=0`,
-    /// `incident.duration=45m`, `incident.failure=gray`. Repeatable.
+    /// `incident.duration=45m`, `incident.failure=gray`. Repeatable. KEY is a TOML dotted key:
+    /// a key holding a dot is double-quoted, as in the file, `--set
+    /// 'latency."openai/gpt-5.6-sol".p50_s=1.5'` (single quotes keep the shell off the double
+    /// ones); a key without dots needs none (`latency.anthropic/claude-sonnet-5.p50_s=1`).
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub set: Vec<(String, String)>,
-    /// Only these chains (by name; repeatable). Default: every chain of the scenario.
+    /// Only these chains (by name; repeatable). Default: every chain of the scenario. Keeping
+    /// only some chains of a scenario with traffic shares leaves out the blended rows (they
+    /// need every chain's share), with a note on standard error.
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
     /// Also run the Monte Carlo engine, simulating N requests per chain in steady state
-    /// (default 1,000,000; `1e7` and `10_000_000` are accepted). Adds means with 95% intervals
-    /// and latency percentiles beside the analytic figures.
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000000", value_parser = parse_count)]
+    /// (default 1,000,000; at most 1e12, hours of simulation; `1e7` and `10_000_000` are
+    /// accepted). Adds means with 95% intervals and latency percentiles beside the analytic
+    /// figures.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000000", value_parser = parse_mc_requests)]
     pub mc: Option<u64>,
     /// The Monte Carlo seed: the same seed prints the same output, whatever the thread count.
     /// Without it a seed is drawn and printed on standard error.
@@ -194,23 +218,28 @@ pub struct SweepArgs {
     pub scenario: PathBuf,
     /// A parameter and its range, `KEY=FROM:TO:STEP` (both ends included), e.g.
     /// `steady.failure_rate=0:0.05:0.005` or `incident.duration=30s:3h:15m`. Repeat for a grid.
+    /// KEY is a dotted key as `--set` takes it (`'latency."openai/gpt-5.6-sol".p50_s=1:3:0.5'`).
     #[arg(long, value_name = "KEY=FROM:TO:STEP", required = true)]
     pub param: Vec<String>,
     /// Override a scenario value at every point, as in `compare --set`.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub set: Vec<(String, String)>,
-    /// Only these chains (by name; repeatable). Default: every chain of the scenario.
+    /// Only these chains (by name; repeatable). Default: every chain of the scenario. Keeping
+    /// only some chains of a scenario with traffic shares leaves out the blended rows (they
+    /// need every chain's share), with a note on standard error.
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
     /// Also run the Monte Carlo engine at every grid point (N requests per chain, steady state;
-    /// default 200,000), adding the simulated cost and the p50/p99 latency the user sees.
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "200000", value_parser = parse_count)]
+    /// default 200,000; at most 1e12, hours of simulation), adding the simulated cost with its
+    /// 95% interval and the latency percentiles the user sees.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "200000", value_parser = parse_mc_requests)]
     pub mc: Option<u64>,
     /// The Monte Carlo seed (every grid point uses it). Without it one is drawn and printed.
     #[arg(long, value_name = "S", requires = "mc")]
     pub seed: Option<u64>,
-    /// Also draw USD per 1,000 requests against the (single) parameter, as an SVG file.
-    #[arg(long, value_name = "FILE.svg")]
+    /// Also draw USD per 1,000 requests against the (single) parameter, as an SVG file (the
+    /// name must end in `.svg`: no other format is drawn).
+    #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
     /// Where and how to print.
     #[command(flatten)]
@@ -264,30 +293,65 @@ pub fn one_line_usage_error(rendered: &str) -> String {
     format!("{joined} (see `fallcost --help`)")
 }
 
+/// The most requests per chain `--mc` simulates (and `bench --requests` times): 1e12, hours of
+/// simulation at about 120 million requests per second.
+pub const MAX_MC_REQUESTS: u64 = 1_000_000_000_000;
+
 /// A count of at least 2: digits with optional `_` separators, or a power of ten such as
 /// `1e6` or `2.5e7` that is a whole number.
 fn parse_count(s: &str) -> Result<u64, String> {
+    parse_count_up_to(
+        s,
+        u64::MAX,
+        &format!("2 to {} (2 for a confidence interval)", u64::MAX),
+    )
+}
+
+/// `--mc N`: a count (as [`parse_count`]) from 2 to [`MAX_MC_REQUESTS`].
+fn parse_mc_requests(s: &str) -> Result<u64, String> {
+    parse_count_up_to(
+        s,
+        MAX_MC_REQUESTS,
+        "2 to 1e12 requests per chain (2 for a confidence interval; 1e12 is hours of simulation)",
+    )
+}
+
+/// A count (as [`parse_count`]) from 2 to `max`. A whole number outside that range, however
+/// large, is refused with `allowed`, the range in words.
+fn parse_count_up_to(s: &str, max: u64, allowed: &str) -> Result<u64, String> {
     let t = s.trim().replace('_', "");
+    let out_of_range = || format!("`{s}` is out of range; allowed: {allowed}");
     let n = if t.chars().all(|c| c.is_ascii_digit()) && !t.is_empty() {
-        t.parse::<u64>()
-            .map_err(|_| format!("`{s}` is too large"))?
+        // only a number above u64::MAX fails here
+        t.parse::<u64>().map_err(|_| out_of_range())?
     } else {
+        // `1e400` reads as infinity: out of range too
         let x: f64 = t
             .parse()
-            .map_err(|_| format!("expected a whole number such as 1000000 or 1e6; got `{s}`"))?;
-        if !(x.is_finite() && x.fract() == 0.0 && (0.0..1.8e19).contains(&x)) {
-            return Err(format!(
-                "expected a whole number such as 1000000 or 1e6; got `{s}`"
-            ));
+            .ok()
+            .filter(|x: &f64| x.is_infinite() || x.fract() == 0.0)
+            .ok_or_else(|| format!("expected a whole number such as 1000000 or 1e6; got `{s}`"))?;
+        if !(2.0..=max as f64).contains(&x) {
+            return Err(out_of_range());
         }
         x as u64
     };
-    if n < 2 {
-        return Err(format!(
-            "at least 2 are needed for a confidence interval; got {n}"
-        ));
+    if !(2..=max).contains(&n) {
+        return Err(out_of_range());
     }
     Ok(n)
+}
+
+/// `--plot FILE.svg`: a file name ending in `.svg` (any case), the one format drawn.
+fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(path),
+        other => Err(format!(
+            "the plot is drawn as SVG only: give a file name ending in .svg; got {}",
+            other.map_or("no extension".to_string(), |e| format!("`.{e}`"))
+        )),
+    }
 }
 
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
@@ -315,6 +379,44 @@ mod tests {
         let line = one_line_usage_error(&err.to_string());
         assert!(!line.contains('\n'), "{line}");
         assert!(line.contains("--scenario <PATH>"), "{line}");
+    }
+
+    #[test]
+    fn mc_counts_are_bounded_by_the_documented_maximum() {
+        assert_eq!(MAX_MC_REQUESTS as f64, 1e12);
+        assert_eq!(parse_mc_requests("1e12"), Ok(MAX_MC_REQUESTS));
+        assert_eq!(parse_mc_requests("1_000_000_000_000"), Ok(MAX_MC_REQUESTS));
+        assert_eq!(parse_mc_requests("2"), Ok(2));
+        let range = "is out of range; allowed: 2 to 1e12 requests per chain (2 for a confidence interval; 1e12 is hours of simulation)";
+        for big in [
+            "1000000000001",
+            "1.1e12",
+            "1e18",
+            "1e20",
+            "100000000000000000000",
+            "1e400",
+            "1",
+            "0",
+            "-5",
+        ] {
+            assert_eq!(
+                parse_mc_requests(big),
+                Err(format!("`{big}` {range}")),
+                "{big}"
+            );
+        }
+        assert_eq!(
+            parse_mc_requests("1.5"),
+            Err("expected a whole number such as 1000000 or 1e6; got `1.5`".into())
+        );
+        // the generic count: a number too large for u64 is a range error too
+        assert_eq!(
+            parse_count("1e20"),
+            Err(format!(
+                "`1e20` is out of range; allowed: 2 to {} (2 for a confidence interval)",
+                u64::MAX
+            ))
+        );
     }
 
     #[test]
@@ -358,6 +460,101 @@ mod tests {
         );
         assert!(parse_key_value("nokey").is_err());
         assert!(parse_key_value("=1").is_err());
+    }
+
+    /// The help of `fallcost ARGS --help` as printed on a terminal `width` columns wide.
+    fn help_at(width: usize, args: &[&str]) -> String {
+        let mut argv = vec!["fallcost"];
+        argv.extend(args);
+        argv.push("--help");
+        let err = Cli::command()
+            .term_width(width)
+            .try_get_matches_from(argv)
+            .unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::DisplayHelp);
+        err.render().to_string()
+    }
+
+    /// Words of a command line as a POSIX shell splits it, for the quoting the examples use:
+    /// single quotes, and `\` before a newline continuing the line.
+    fn shell_words(line: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut word: Option<String> = None;
+        let mut quoted = false;
+        for c in line.replace("\\\n", " ").chars() {
+            match c {
+                '\'' => {
+                    quoted = !quoted;
+                    word.get_or_insert_default();
+                }
+                c if c.is_whitespace() && !quoted => words.extend(word.take()),
+                c => word.get_or_insert_default().push(c),
+            }
+        }
+        assert!(!quoted, "unterminated quote in {line}");
+        words.extend(word);
+        words
+    }
+
+    /// Every example in every `--help` fits an 80-column terminal unwrapped, continues a long
+    /// command with `\` (so it can be pasted), and is a command line fallcost accepts.
+    #[test]
+    fn help_examples_fit_80_columns_and_parse() {
+        let mut checked = 0;
+        for sub in [
+            &[][..],
+            &["compare"],
+            &["sweep"],
+            &["prices"],
+            &["check"],
+            &["bench"],
+        ] {
+            let help = help_at(80, sub);
+            let examples = help
+                .split("Examples")
+                .nth(1)
+                .unwrap_or_else(|| panic!("no examples in {sub:?}"));
+            let block = examples
+                .lines()
+                .skip_while(|l| !l.ends_with("):") && *l != ":")
+                .skip(1)
+                .take_while(|l| !l.is_empty());
+            let mut command = String::new();
+            for line in block {
+                assert!(line.chars().count() <= 80, "{sub:?}: too wide: {line}");
+                if command.is_empty() {
+                    assert!(
+                        line.starts_with("  fallcost ")
+                            || line.starts_with("  RAYON_NUM_THREADS=1 fallcost "),
+                        "{sub:?}: not a command (wrapped?): {line}"
+                    );
+                } else {
+                    assert!(
+                        line.starts_with("    "),
+                        "{sub:?}: bad continuation: {line}"
+                    );
+                }
+                command.push_str(line);
+                command.push('\n');
+                if line.ends_with(" \\") {
+                    continue;
+                }
+                let words = shell_words(&command);
+                let argv: Vec<&str> = words
+                    .iter()
+                    .map(String::as_str)
+                    .skip_while(|w| w.contains('='))
+                    .collect();
+                assert_eq!(argv[0], "fallcost");
+                if let Err(e) = Cli::try_parse_from(&argv) {
+                    panic!("{sub:?}: {command}: {e}");
+                }
+                checked += 1;
+                command.clear();
+            }
+            assert!(command.is_empty(), "{sub:?}: dangling continuation");
+        }
+        assert!(checked >= 20, "only {checked} examples found");
     }
 
     #[test]

@@ -569,6 +569,15 @@ impl Report {
         }
     }
 
+    /// Leave out the blended traffic-share rows ([`BLENDED`]): for a report on some of a
+    /// scenario's chains, whose shares do not add up to the whole traffic
+    /// ([`select_chains`](crate::input::scenario::select_chains)). The Monte Carlo engine
+    /// ([`Report::simulate`]) then has no blended rows to fill either.
+    pub fn omit_blended(&mut self) {
+        self.steady.retain(|r| r.chain != BLENDED);
+        self.incident.retain(|r| r.chain != BLENDED);
+    }
+
     /// Simulated requests in one incident window across every chain and pattern: each chain's
     /// requests (its traffic share of N = λ·D) × 4 patterns. `None` without an incident.
     pub fn incident_window_work(&self) -> Option<u64> {

@@ -11,10 +11,11 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::input::document::split_dotted_key;
 use crate::input::duration::parse_seconds;
 use crate::input::scenario;
 use crate::model::Pattern;
-use crate::report::{Report, clean};
+use crate::report::{Report, SteadyMc, clean};
 use crate::sim::McOptions;
 
 /// The most grid points a sweep computes.
@@ -23,7 +24,8 @@ pub const MAX_POINTS: usize = 100_000;
 /// One swept parameter: a scenario key and its values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
-    /// The dotted scenario key, e.g. `steady.failure_rate`.
+    /// The dotted scenario key as given, e.g. `steady.failure_rate` or
+    /// `latency."openai/gpt-5.6-sol".p50_s` (TOML's dotted-key syntax, as `--set` reads it).
     pub key: String,
     /// The values, in order (seconds for a duration).
     pub values: Vec<f64>,
@@ -32,6 +34,11 @@ pub struct Param {
 }
 
 impl Param {
+    /// Whether `self` and `other` set the same key, however spelled (`a.b` is `"a".b`).
+    pub fn same_key(&self, other: &Param) -> bool {
+        split_dotted_key(&self.key).ok() == split_dotted_key(&other.key).ok()
+    }
+
     /// Parse `KEY=FROM:TO:STEP`.
     ///
     /// Errors: a missing `=` or `:`, a bound that is not a number (or a duration), a step that
@@ -76,8 +83,10 @@ impl Param {
         let values = (0..n as usize)
             .map(|i| clean(from + i as f64 * step))
             .collect();
+        let key = key.trim();
+        split_dotted_key(key).map_err(|e| format!("`{spec}`: {e}"))?;
         Ok(Param {
-            key: key.trim().to_string(),
+            key: key.to_string(),
             values,
             duration,
         })
@@ -112,15 +121,10 @@ pub struct SweepRow {
     pub incident_total_usd: Option<f64>,
     /// Incident total / normal.
     pub incident_multiplier: Option<f64>,
-    /// With `--mc`: the simulated cost, USD per 1,000 requests.
+    /// With `--mc`: the steady-state Monte Carlo figures, as in `compare`'s rows (means with
+    /// their 95% intervals as `KEY_ci95`, latency percentiles, policy figures).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mc_cost_per_1k_usd: Option<f64>,
-    /// With `--mc`: the median latency the user sees, seconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency_p50_s: Option<f64>,
-    /// With `--mc`: the 99th-percentile latency the user sees, seconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency_p99_s: Option<f64>,
+    pub mc: Option<SteadyMc>,
 }
 
 /// The Monte Carlo settings of a sweep, for the record.
@@ -146,6 +150,10 @@ pub struct Sweep {
     pub mc: Option<McOptionsOut>,
     /// Rows, grid point by grid point (the last parameter varies fastest).
     pub rows: Vec<SweepRow>,
+    /// Why the blended traffic-share rows are left out, when `--chain` kept only some of a
+    /// traffic-share scenario's chains (for standard error; not part of the output).
+    #[serde(skip)]
+    pub note: Option<String>,
 }
 
 /// Run the sweep of `params` over the scenario `text` (labelled `label`, its price table
@@ -167,6 +175,7 @@ pub fn run(
     }
     let mut rows = Vec::new();
     let mut name = String::new();
+    let mut note = None;
     for index in 0..total {
         // Mixed-radix digits: the last parameter varies fastest.
         let mut rest = index;
@@ -197,8 +206,12 @@ pub fn run(
                 .collect();
             anyhow::anyhow!("{e} (at {})", at.join(", "))
         })?;
-        scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
+        let partial = scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
         let mut report = Report::analytic(&scenario);
+        if partial.is_some() {
+            report.omit_blended();
+            note = partial;
+        }
         if let Some(opts) = &mc {
             // Steady state only: the incident columns stay analytic.
             report.input.incident = None;
@@ -227,9 +240,7 @@ pub fn run(
                 failed_per_1k: s.failed_per_1k,
                 incident_total_usd: incident.map(|i| i.total_usd),
                 incident_multiplier: incident.and_then(|i| i.multiplier),
-                mc_cost_per_1k_usd: s.mc.as_ref().map(|m| m.cost_per_1k_usd),
-                latency_p50_s: s.mc.as_ref().map(|m| m.latency_p50_s),
-                latency_p99_s: s.mc.as_ref().map(|m| m.latency_p99_s),
+                mc: s.mc.clone(),
             });
         }
     }
@@ -242,6 +253,7 @@ pub fn run(
             seed: o.seed,
         }),
         rows,
+        note,
     })
 }
 

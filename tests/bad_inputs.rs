@@ -87,6 +87,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "request.output_tokens: invalid type: floating point `500.5`, expected a whole number >= 0",
     ),
     (
+        "tokens-huge-float.toml",
+        "compare",
+        "tokens-huge-float.toml:2:17: request.output_tokens: invalid type: floating point `1e300`, expected a whole number >= 0\n",
+    ),
+    (
+        "retries-negative.toml",
+        "compare",
+        "retries-negative.toml:4:11: policy.retries: invalid value: integer `-1`, expected a whole number >= 0 (at most 4294967295)\n",
+    ),
+    (
         "tokens-string.toml",
         "compare",
         "request.output_tokens: invalid type: string",

@@ -624,3 +624,294 @@ fn usage_errors_are_one_line() {
     let e = fails(&["compare"]);
     assert!(e.contains("--scenario <PATH>"), "{e}");
 }
+
+/// `--chain` keeping some of a traffic-share scenario's chains leaves out the blended rows in
+/// every format (they weight every chain by its share: 10% of one chain is no blend) and says
+/// why, once, on standard error; the chains' own rows are unchanged. Keeping every chain keeps
+/// the blend.
+#[test]
+fn chain_subset_of_a_traffic_share_scenario_drops_the_blend() {
+    let scenario = "scenarios/policies.toml";
+    let note = |selected: usize| {
+        format!(
+            "fallcost: note: the blended rows (all chains, weighted by traffic share) are left out: the blend needs every chain's traffic_share, and --chain selected {selected} of the 3 chains\n"
+        )
+    };
+    for (chains, selected) in [(&["complex"][..], 1), (&["medium", "complex"][..], 2)] {
+        for format in ["table", "csv", "json", "markdown"] {
+            let mut args = vec!["compare", "--scenario", scenario, "--format", format];
+            for c in chains {
+                args.extend(["--chain", c]);
+            }
+            let out = fallcost(&args);
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(stderr, note(selected), "{args:?}");
+            for blended in ["All chains, weighted by traffic share", "all chains (by"] {
+                assert!(!stdout.contains(blended), "{args:?}: {blended}\n{stdout}");
+            }
+            assert!(stdout.contains("complex"), "{args:?}");
+        }
+        let mut args = vec!["compare", "--scenario", scenario];
+        for c in chains {
+            args.extend(["--chain", c]);
+        }
+        let r = json(&args);
+        // the complex chain's own figures: Opus 5 at $87.00 per 1,000 less its failures
+        close(
+            num(
+                row(&r, "steady", "complex", "no-fallback"),
+                "cost_per_1k_usd",
+            ),
+            86.984800362,
+            1e-9,
+        );
+        close(
+            num(row(&r, "incident", "complex", "sequential"), "total_usd"),
+            71.0002990987,
+            1e-9,
+        );
+        let steady = r["steady"].as_array().unwrap();
+        assert_eq!(steady.len(), 4 * selected);
+        assert_eq!(r["incident"].as_array().unwrap().len(), 4 * selected);
+    }
+    // With --mc: no blended rows to simulate, the chain's own rows simulated.
+    let out = fallcost(&[
+        "compare",
+        "-s",
+        scenario,
+        "--chain",
+        "complex",
+        "--mc",
+        "1000",
+        "--mc-runs",
+        "2",
+        "--seed",
+        "1",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), note(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["steady"].as_array().unwrap().len(), 4);
+    assert!(row(&r, "steady", "complex", "sequential")["mc"].is_object());
+    // Every chain named: the blend, weighted 60/30/10, and no note.
+    let out = fallcost(&[
+        "compare", "-s", scenario, "--chain", "simple", "--chain", "medium", "--chain", "complex",
+        "-f", "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    close(
+        num(
+            row(&r, "steady", "all chains (by traffic_share)", "no-fallback"),
+            "cost_per_1k_usd",
+        ),
+        0.6 * 17.3969600724 + 0.3 * 34.7939201448 + 0.1 * 86.984800362,
+        1e-8,
+    );
+    // A scenario without traffic shares has no blend to leave out: no note.
+    let out = fallcost(&[
+        "compare",
+        "-s",
+        "scenarios/sept3.toml",
+        "--chain",
+        "price-matched",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `--mc N` takes at most 1e12 requests per chain (hours of simulation), in compare and sweep
+/// (and `bench --requests`): a larger N, even one beyond u64, is refused at once (exit 2) with
+/// the flag, the value and the allowed range; `--help` states the limit.
+#[test]
+fn mc_requests_have_a_documented_maximum() {
+    let range = "is out of range; allowed: 2 to 1e12 requests per chain (2 for a confidence interval; 1e12 is hours of simulation)";
+    for n in ["1e18", "1e20", "100000000000000000000", "1000000000001"] {
+        for args in [
+            &["compare", "-s", "scenarios/sept3.toml", "--mc", n][..],
+            &[
+                "sweep",
+                "-s",
+                "scenarios/sept3.toml",
+                "--param",
+                "steady.failure_rate=0:0.1:0.1",
+                "--mc",
+                n,
+            ][..],
+        ] {
+            let e = fails(args);
+            assert_eq!(
+                e,
+                format!(
+                    "error: invalid value '{n}' for '--mc [<N>]': `{n}` {range} (see `fallcost --help`)\n"
+                ),
+                "{args:?}"
+            );
+        }
+    }
+    let e = fails(&["bench", "--requests", "1e13"]);
+    assert!(
+        e.contains(
+            "invalid value '1e13' for '--requests <N>': `1e13` is out of range; allowed: 2 to 1e12"
+        ),
+        "{e}"
+    );
+    for cmd in ["compare", "sweep"] {
+        let help = ok(&[cmd, "--help"]);
+        let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("at most 1e12, hours of simulation"),
+            "{cmd}: {flat}"
+        );
+    }
+}
+
+/// `--set` KEY follows TOML's dotted keys: a double-quoted key holding dots reaches
+/// `[latency."openai/gpt-5.6-sol"]` exactly as editing the file does; a key without dots works
+/// quoted or not; an unquoted id with a dot is split, and the error says how to quote it.
+#[test]
+fn set_reaches_latency_entries_of_models_with_dots() {
+    let scenario = "scenarios/hedge-latency.toml";
+    let text = std::fs::read_to_string(root().join(scenario)).unwrap();
+    let edited = text.replace(
+        "[latency.\"openai/gpt-5.6-sol\"]\np50_s = 2.0",
+        "[latency.\"openai/gpt-5.6-sol\"]\np50_s = 1.0",
+    );
+    assert_ne!(edited, text);
+    let dir = std::env::temp_dir().join(format!("fallcost-dotted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("hedge-latency.toml");
+    std::fs::write(&copy, edited).unwrap();
+    let want = ok(&["compare", "-s", copy.to_str().unwrap(), "-f", "json"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    for set in [
+        r#"latency."openai/gpt-5.6-sol".p50_s=1"#,
+        "latency.'openai/gpt-5.6-sol'.p50_s=1",
+        r#"latency . "openai/gpt-5.6-sol" . p50_s=1"#,
+    ] {
+        let got = ok(&["compare", "-s", scenario, "--set", set, "-f", "json"]);
+        assert_eq!(got, want, "--set {set}");
+    }
+    assert_ne!(ok(&["compare", "-s", scenario, "-f", "json"]), want);
+    // the primary's p50 drops from 2 s to 1 s: fewer healthy requests trip the 10 s timeout
+    let r: serde_json::Value = serde_json::from_str(&want).unwrap();
+    let base = json(&["compare", "-s", scenario]);
+    let seq = |r: &serde_json::Value| {
+        num(
+            row(r, "steady", "sol-sonnet-haiku", "sequential"),
+            "cost_per_1k_usd",
+        )
+    };
+    assert!(seq(&r) < seq(&base), "{} vs {}", seq(&r), seq(&base));
+    // a model id without a dot: quoted or not, the same setting
+    assert_eq!(
+        ok(&[
+            "compare",
+            "-s",
+            scenario,
+            "--set",
+            "latency.anthropic/claude-sonnet-5.p50_s=1"
+        ]),
+        ok(&[
+            "compare",
+            "-s",
+            scenario,
+            "--set",
+            r#"latency."anthropic/claude-sonnet-5".p50_s=1"#
+        ])
+    );
+    let e = fails(&[
+        "compare",
+        "-s",
+        scenario,
+        "--set",
+        "latency.openai/gpt-5.6-sol.p50_s=1",
+    ]);
+    assert_eq!(
+        e,
+        "error: --set latency.openai/gpt-5.6-sol.p50_s=1: latency.\"openai/gpt-5\".6-sol: unknown field; allowed: p50_s, p99_s; quote a key holding a dot: latency.\"openai/gpt-5.6-sol\".p50_s (in scenarios/hedge-latency.toml)\n"
+    );
+    let e = fails(&[
+        "compare",
+        "-s",
+        scenario,
+        "--set",
+        r#"latency."openai/gpt-5.6-sol.p50_s=1"#,
+    ]);
+    assert!(
+        e.contains(r#"`latency."openai/gpt-5.6-sol.p50_s` has an unterminated quote"#),
+        "{e}"
+    );
+    // errors print a key with quotes where TOML needs them
+    let e = fails(&[
+        "compare",
+        "-s",
+        scenario,
+        "--set",
+        r#"latency."openai/gpt-5.6-sol".p50_s="x""#,
+    ]);
+    assert!(
+        e.starts_with(r#"error: --set latency."openai/gpt-5.6-sol".p50_s="x": invalid type: string "x", expected a number"#),
+        "{e}"
+    );
+    // --help says how
+    let help = ok(&["compare", "--help"]);
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(r#"KEY is a TOML dotted key: a key holding a dot is double-quoted, as in the file, `--set 'latency."openai/gpt-5.6-sol".p50_s=1.5'`"#),
+        "{flat}"
+    );
+}
+
+/// Type errors in words: a negative count is "a whole number >= 0" (not serde's `u32`), a huge
+/// float prints compactly (`1e300`, not 301 digits), and a `--set` value TOML reads as a
+/// number or boolean where text is wanted gets the quoting that makes it text.
+#[test]
+fn set_type_errors_speak_plainly() {
+    for (set, want) in [
+        (
+            "policy.retries=-1",
+            "invalid value: integer `-1`, expected a whole number >= 0 (at most 4294967295)",
+        ),
+        (
+            "request.output_tokens=1e300",
+            "invalid type: floating point `1e300`, expected a whole number >= 0",
+        ),
+        (
+            "name=3",
+            "invalid type: integer `3`, expected a string; for the text 3, quote it: --set 'name=\"3\"'",
+        ),
+        (
+            "pricing=true",
+            "invalid type: boolean `true`, expected a string; for the text true, quote it: --set 'pricing=\"true\"'",
+        ),
+    ] {
+        let e = fails(&["compare", "-s", "scenarios/sept3.toml", "--set", set]);
+        assert_eq!(
+            e,
+            format!("error: --set {set}: {want} (in scenarios/sept3.toml)\n")
+        );
+    }
+    // the quoting the hint gives works
+    let r = json(&[
+        "compare",
+        "-s",
+        "scenarios/sept3.toml",
+        "--set",
+        "name=\"3\"",
+    ]);
+    assert_eq!(r["scenario"], "3");
+}

@@ -71,3 +71,25 @@ fn mc_csv_header() {
     let header = out.lines().next().unwrap_or_default().replace(',', "\n");
     insta::assert_snapshot!(header);
 }
+
+/// The CSV header of `sweep --mc`: the parameter, the analytic columns, then the Monte Carlo
+/// columns named as in `compare`'s CSV (seed and requests, each mean with its 95% interval,
+/// `mc_latency_*`). Only the header: the simulated values move with the engine.
+#[test]
+fn sweep_mc_csv_header() {
+    let out = ok(&[
+        "sweep",
+        "--scenario",
+        "tests/fixtures/scenarios/tiny.toml",
+        "--param",
+        "steady.failure_rate=0:0.1:0.1",
+        "--mc",
+        "1000",
+        "--seed",
+        "1",
+        "-f",
+        "csv",
+    ]);
+    let header = out.lines().next().unwrap_or_default().replace(',', "\n");
+    insta::assert_snapshot!(header);
+}

@@ -180,9 +180,11 @@ fn repeated_keys_and_clashing_files_are_refused() {
     );
 }
 
-/// `--mc` adds the simulated cost and the p50/p99 latency at every grid point; the same seed
-/// gives the same sweep. A tight timeout trips healthy requests (cost up, p99 down); near the
-/// primary's p99 the cost returns to the healthy figure.
+/// `--mc` adds the simulated figures at every grid point, named as in `compare`'s CSV: the
+/// seed and requests, each mean with its 95% interval (`_ci95_lo`, `_ci95_hi`), the
+/// `mc_latency_*` percentiles; the same seed gives the same sweep. A tight timeout trips
+/// healthy requests (cost up, p99 down); near the primary's p99 the cost returns to the
+/// healthy figure.
 #[test]
 fn timeout_sweep_with_monte_carlo() {
     let args = [
@@ -208,13 +210,177 @@ fn timeout_sweep_with_monte_carlo() {
         .collect();
     assert_eq!(seq.len(), 3);
     let cost = |r: &csv::StringRecord| r[col("cost_per_1k_usd")].parse::<f64>().unwrap();
-    let p99 = |r: &csv::StringRecord| r[col("latency_p99_s")].parse::<f64>().unwrap();
+    let p99 = |r: &csv::StringRecord| r[col("mc_latency_p99_s")].parse::<f64>().unwrap();
     assert!(cost(seq[0]) > cost(seq[1]) && cost(seq[1]) > cost(seq[2]));
     assert!(p99(seq[0]) < p99(seq[2]));
     // at a 10 s timeout, trips are rare: within a cent per 1,000 of the 0.5%-gray figure
     close(cost(seq[2]), 25.0075, 0.01);
+    assert!(!h.iter().any(|c| c.starts_with("latency_")), "{h:?}");
     for r in &rows {
-        let mc: f64 = r[col("mc_cost_per_1k_usd")].parse().unwrap();
-        close(mc, r[col("cost_per_1k_usd")].parse().unwrap(), 0.5);
+        assert_eq!((&r[col("mc_seed")], &r[col("mc_requests")]), ("7", "50000"));
+        let f = |c: &str| -> f64 { r[col(c)].parse().unwrap() };
+        let mc = f("mc_cost_per_1k_usd");
+        let (lo, hi) = (
+            f("mc_cost_per_1k_usd_ci95_lo"),
+            f("mc_cost_per_1k_usd_ci95_hi"),
+        );
+        assert!(lo <= mc && mc <= hi && hi - lo < 1.0, "{lo} {mc} {hi}");
+        close(mc, f("cost_per_1k_usd"), 0.5);
+        let (p50, p95) = (f("mc_latency_p50_s"), f("mc_latency_p95_s"));
+        assert!(0.0 < p50 && p50 <= p95 && p95 <= f("mc_latency_p99_s"));
     }
+    // JSON: the seed at the top, each row's figures in an `mc` object as compare's rows have
+    let format = args.len() - 1;
+    let mut json_args = args.to_vec();
+    json_args[format] = "json";
+    let j: serde_json::Value = serde_json::from_str(&ok(&json_args)).unwrap();
+    assert_eq!(j["mc"]["seed"], 7);
+    assert_eq!(j["mc"]["requests"], 50000);
+    let first = &j["rows"][0];
+    let m = &first["mc"];
+    let ci = m["cost_per_1k_usd_ci95"].as_array().unwrap();
+    assert!(ci[0].as_f64() <= m["cost_per_1k_usd"].as_f64());
+    assert!(m["cost_per_1k_usd"].as_f64() <= ci[1].as_f64());
+    assert!(m["latency_p99_s"].is_number());
+    assert!(first.get("latency_p99_s").is_none() && first.get("mc_cost_per_1k_usd").is_none());
+    // the table: the interval beside the simulated cost, and the seed in the preamble
+    let mut table_args = args.to_vec();
+    table_args[format] = "table";
+    let t = ok(&table_args);
+    assert!(
+        t.contains(
+            "Monte Carlo: 50,000 requests per chain at each point, seed 7; ± is the 95% interval"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("MC $/1k ± 95%") && t.contains("p95 s"), "{t}");
+    assert!(t.contains("25.01 ± 0.0"), "{t}");
+}
+
+/// A sweep over some of a traffic-share scenario's chains has no blended rows either, and says
+/// so once (not once per grid point).
+#[test]
+fn chain_subset_sweep_drops_the_blend() {
+    let out = common::fallcost(&[
+        "sweep",
+        "--scenario",
+        "scenarios/policies.toml",
+        "--chain",
+        "complex",
+        "--param",
+        "steady.failure_rate=0:0.02:0.01",
+        "-f",
+        "csv",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "fallcost: note: the blended rows (all chains, weighted by traffic share) are left out: the blend needs every chain's traffic_share, and --chain selected 1 of the 3 chains\n"
+    );
+    let (h, rows) = csv_rows(&String::from_utf8(out.stdout).unwrap());
+    let col = h.iter().position(|x| x == "chain").unwrap();
+    assert_eq!(rows.len(), 3 * 4);
+    assert!(rows.iter().all(|r| &r[col] == "complex"));
+}
+
+/// `--param` takes a quoted dotted key as `--set` does: the primary's median latency swept on
+/// `[latency."openai/gpt-5.6-sol"]`, the key printed as given; the same key spelled twice is
+/// refused.
+#[test]
+fn param_reaches_a_latency_entry_of_a_model_with_a_dot() {
+    let key = r#"latency."openai/gpt-5.6-sol".p50_s"#;
+    let out = ok(&[
+        "sweep",
+        "--scenario",
+        "scenarios/hedge-latency.toml",
+        "--chain",
+        "sol-sonnet-haiku",
+        "--param",
+        &format!("{key}=1:2:1"),
+        "-f",
+        "csv",
+    ]);
+    let (h, rows) = csv_rows(&out);
+    assert_eq!(&h[0], key);
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let seq: Vec<f64> = rows
+        .iter()
+        .filter(|r| &r[col("pattern")] == "sequential")
+        .map(|r| r[col("cost_per_1k_usd")].parse().unwrap())
+        .collect();
+    assert_eq!(seq.len(), 2);
+    // the file's p50 is 2 s: the second point is the file's own figure
+    let file = common::json(&[
+        "compare",
+        "-s",
+        "scenarios/hedge-latency.toml",
+        "--chain",
+        "sol-sonnet-haiku",
+    ]);
+    close(
+        seq[1],
+        common::num(
+            common::row(&file, "steady", "sol-sonnet-haiku", "sequential"),
+            "cost_per_1k_usd",
+        ),
+        1e-12,
+    );
+    assert!(seq[0] < seq[1], "{seq:?}");
+    let e = fails(&[
+        "sweep",
+        "--scenario",
+        "scenarios/hedge-latency.toml",
+        "--param",
+        "steady.failure_rate=0:0.1:0.05",
+        "--param",
+        r#""steady"."failure_rate"=0.2:0.3:0.1"#,
+    ]);
+    assert!(
+        e.contains(r#"--param "steady"."failure_rate" is given twice"#),
+        "{e}"
+    );
+}
+
+/// `--plot` draws SVG only: any other extension (or none) is refused before anything runs,
+/// exit 2, naming the flag and what is allowed; `.SVG` is an SVG.
+#[test]
+fn plot_refuses_anything_but_svg() {
+    let dir = std::env::temp_dir().join(format!("fallcost-plot-ext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, got) in [
+        ("out.png", "`.png`"),
+        ("out.svg.pdf", "`.pdf`"),
+        ("out", "no extension"),
+    ] {
+        let path = dir.join(name);
+        let path = path.to_str().unwrap();
+        let e = fails(&[
+            "sweep",
+            "--scenario",
+            "scenarios/failover-chains.toml",
+            "--param",
+            "steady.failure_rate=0:0.2:0.1",
+            "--plot",
+            path,
+        ]);
+        assert_eq!(
+            e,
+            format!(
+                "error: invalid value '{path}' for '--plot <FILE.svg>': the plot is drawn as SVG only: give a file name ending in .svg; got {got} (see `fallcost --help`)\n"
+            )
+        );
+        assert!(!std::path::Path::new(path).exists());
+    }
+    let upper = dir.join("COST.SVG");
+    ok(&[
+        "sweep",
+        "--scenario",
+        "scenarios/failover-chains.toml",
+        "--param",
+        "steady.failure_rate=0:0.2:0.1",
+        "--plot",
+        upper.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read_to_string(&upper).unwrap().starts_with("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -21,8 +21,13 @@ const PROGRESS_ABOVE: u64 = 30_000_000;
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
     let mut scenario = scenario::load(&args.scenario, &args.set)?;
-    scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
+    let partial =
+        scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
     let mut report = Report::analytic(&scenario);
+    if let Some(note) = partial {
+        report.omit_blended();
+        eprintln!("fallcost: note: {note}");
+    }
     if let Some(field) = report.first_non_finite() {
         anyhow::bail!(
             "{}: {field} is not a finite number; the scenario's values are too large to price",

@@ -5,9 +5,10 @@ use std::path::Path;
 use crate::cli::SweepArgs;
 use crate::error::ExitStatus;
 use crate::input::read_text;
-use crate::output::layout::{Document, Section};
+use crate::output::csv::{self, guard, num};
+use crate::output::layout::{Document, STEADY_MC_HEADER, Section, steady_mc_cells};
 use crate::output::number::{change, count, group, money, multiplier, trim};
-use crate::output::{self, Format, Target, csv::guard, csv::num, table};
+use crate::output::{self, Format, Target, table};
 use crate::sweep::{self, Param, Sweep};
 
 /// Parse the ranges, run the sweep, print or write it, and draw `--plot`.
@@ -42,7 +43,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
         );
     }
     for (i, p) in params.iter().enumerate() {
-        if params[..i].iter().any(|q| q.key == p.key) {
+        if params[..i].iter().any(|q| q.same_key(p)) {
             anyhow::bail!("--param {} is given twice; give each key one range", p.key);
         }
     }
@@ -59,11 +60,14 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
         }
     });
     let result = sweep::run(&label, &text, base, &args.set, &params, &args.chains, mc)?;
+    if let Some(note) = &result.note {
+        eprintln!("fallcost: note: {note}");
+    }
     let bytes = match format {
         Format::Table => table::render(&layout(&result), table::Style::Terminal).into_bytes(),
         Format::Markdown => table::render(&layout(&result), table::Style::Markdown).into_bytes(),
         Format::Json => output::json::render(&result)?,
-        Format::Csv => csv(&result)?,
+        Format::Csv => sweep_csv(&result)?,
     };
     if let Some(path) = &args.plot {
         let svg = output::plot::cost_chart(&result)?;
@@ -73,7 +77,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
+fn sweep_csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = sweep.params.iter().map(|p| guard(p)).collect();
     header.extend(
@@ -89,7 +93,8 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
         .map(String::from),
     );
     if sweep.mc.is_some() {
-        header.extend(["mc_cost_per_1k_usd", "latency_p50_s", "latency_p99_s"].map(String::from));
+        header.extend(["mc_seed", "mc_requests"].map(String::from));
+        header.extend(csv::steady_mc_columns());
     }
     w.write_record(&header)?;
     for r in &sweep.rows {
@@ -103,12 +108,10 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
             num(r.incident_total_usd),
             num(r.incident_multiplier),
         ]);
-        if sweep.mc.is_some() {
-            rec.extend([
-                num(r.mc_cost_per_1k_usd),
-                num(r.latency_p50_s),
-                num(r.latency_p99_s),
-            ]);
+        if let Some(m) = sweep.mc {
+            rec.extend([m.seed.to_string(), m.requests.to_string()]);
+            rec.extend(csv::steady_mc_cells(r.mc.as_ref()));
+            rec.extend(csv::latency_cells(r.mc.as_ref()));
         }
         w.write_record(&rec)?;
     }
@@ -123,11 +126,12 @@ fn layout(sweep: &Sweep) -> Document {
         header.extend(["incident USD", "x normal"].map(String::from));
     }
     if sweep.mc.is_some() {
-        header.extend(["MC $/1k", "p50 s", "p99 s"].map(String::from));
+        header.extend(STEADY_MC_HEADER.map(String::from));
     }
-    let mut numeric = vec![true; sweep.params.len()];
-    numeric.extend([false, false, true, true, true, true, true, true, true, true]);
-    numeric.truncate(header.len());
+    // every column is a number but the chain and the pattern
+    let mut numeric = vec![true; header.len()];
+    numeric[sweep.params.len()] = false;
+    numeric[sweep.params.len() + 1] = false;
     let rows = sweep
         .rows
         .iter()
@@ -145,9 +149,7 @@ fn layout(sweep: &Sweep) -> Document {
                 cells.push(r.incident_multiplier.map_or("–".into(), multiplier));
             }
             if sweep.mc.is_some() {
-                cells.push(r.mc_cost_per_1k_usd.map_or("–".into(), money));
-                cells.push(r.latency_p50_s.map_or("–".into(), |x| trim(x, 3)));
-                cells.push(r.latency_p99_s.map_or("–".into(), |x| trim(x, 3)));
+                cells.extend(steady_mc_cells(r.mc.as_ref()));
             }
             cells
         })
@@ -161,7 +163,7 @@ fn layout(sweep: &Sweep) -> Document {
             )];
             if let Some(m) = sweep.mc {
                 p.push(format!(
-                    "Monte Carlo: {} requests per chain at each point, seed {}",
+                    "Monte Carlo: {} requests per chain at each point, seed {}; ± is the 95% interval",
                     group(&m.requests.to_string()),
                     m.seed
                 ));

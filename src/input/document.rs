@@ -19,7 +19,8 @@ pub enum Segment {
     Index(usize),
 }
 
-/// Render a path as `chain[1].models[0]`.
+/// Render a path as `chain[1].models[0]`, with TOML's quoting where a key is not a bare key
+/// (`latency."openai/gpt-5.6-sol".p50_s`), so that a path can be pasted back into `--set`.
 pub fn path_string(path: &[Segment]) -> String {
     let mut out = String::new();
     for seg in path {
@@ -32,7 +33,7 @@ pub fn path_string(path: &[Segment]) -> String {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
                 if k.is_empty() || !bare {
-                    out.push_str(&format!("{k:?}"));
+                    out.push_str(&quoted_key(k));
                 } else {
                     out.push_str(k);
                 }
@@ -41,6 +42,102 @@ pub fn path_string(path: &[Segment]) -> String {
         }
     }
     out
+}
+
+/// `key` as a TOML basic string: `"…"`, with `"` and `\` escaped and control characters as
+/// `\uXXXX`.
+fn quoted_key(key: &str) -> String {
+    let mut out = String::from('"');
+    for c in key.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Split a dotted key the way TOML reads one: segments separated by dots (whitespace around a
+/// dot is ignored); a quoted segment, `"…"` (with TOML's escapes) or `'…'` (literal), is one
+/// key whatever it holds, dots included: `latency."openai/gpt-5.6-sol".p50_s` is `latency`,
+/// `openai/gpt-5.6-sol`, `p50_s`. An unquoted segment is everything up to the next dot, so
+/// `latency.openai/gpt-4o.p50_s` needs no quotes (a model id without a dot).
+///
+/// Errors: an empty unquoted segment (`a..b`), an unterminated quote or a bad escape, text
+/// between a closing quote and the next dot, a quote inside an unquoted segment.
+pub fn split_dotted_key(key: &str) -> Result<Vec<String>, String> {
+    let wrong = |why: String| {
+        format!(
+            "expected a dotted key such as `steady.failure_rate` or `latency.\"openai/gpt-5.6-sol\".p50_s`{why}"
+        )
+    };
+    let mut parts = Vec::new();
+    let mut rest = key.trim_start();
+    loop {
+        let (part, after) = if let Some(q @ ('"' | '\'')) = rest.chars().next() {
+            // The closing quote: the first one not escaped by a backslash (in a basic string).
+            let mut escaped = false;
+            let close = rest[1..].char_indices().find_map(|(i, c)| {
+                let found = c == q && !escaped;
+                escaped = q == '"' && c == '\\' && !escaped;
+                found.then_some(i + 2)
+            });
+            let Some(close) = close else {
+                return Err(wrong(format!("; `{key}` has an unterminated quote")));
+            };
+            let quoted = &rest[..close];
+            match DeValue::parse(quoted).map(Spanned::into_inner) {
+                Ok(DeValue::String(s)) => (s.into_owned(), rest[close..].trim_start()),
+                _ => return Err(wrong(format!("; {quoted} is not a TOML string"))),
+            }
+        } else {
+            let end = rest.find('.').unwrap_or(rest.len());
+            let part = rest[..end].trim();
+            if part.is_empty() {
+                return Err(wrong(format!("; `{key}` has an empty key")));
+            }
+            if part.contains(['"', '\'']) {
+                return Err(wrong(format!(
+                    "; in `{key}`, quote a whole key, from dot to dot"
+                )));
+            }
+            (part.to_string(), &rest[end..])
+        };
+        parts.push(part);
+        if after.is_empty() {
+            return Ok(parts);
+        }
+        rest = after
+            .strip_prefix('.')
+            .ok_or_else(|| {
+                wrong(format!(
+                    "; in `{key}`, a quoted key must be followed by a dot or the end"
+                ))
+            })?
+            .trim_start();
+    }
+}
+
+/// For a `--set` key written without quotes that splits a model id at its dots
+/// (`latency.openai/gpt-5.6-sol.p50_s`: `parts` are `latency`, `openai/gpt-5`, `6-sol`,
+/// `p50_s`), a hint giving the setting with the id, from its first segment holding a `/` to the
+/// field, quoted as one key: `quote a key holding a dot: latency."openai/gpt-5.6-sol".p50_s`.
+fn quoted_id_hint(key: &str, parts: &[String]) -> Option<String> {
+    if key.contains(['"', '\'']) {
+        return None;
+    }
+    let id = parts.iter().position(|p| p.contains('/'))?;
+    let field = parts.len() - 1;
+    if field <= id + 1 {
+        return None;
+    }
+    let mut path: Vec<Segment> = parts[..id].iter().cloned().map(Segment::Key).collect();
+    path.push(Segment::Key(parts[id..field].join(".")));
+    path.push(Segment::Key(parts[field].clone()));
+    Some(format!("quote a key holding a dot: {}", path_string(&path)))
 }
 
 /// A TOML file parsed with spans. `'a` is the lifetime of the file's text.
@@ -61,6 +158,9 @@ struct Override {
     /// How many leading tables of `path` were in the file before the override; the others
     /// were created by it.
     in_file: usize,
+    /// For an unquoted key that split a model id at its dots, the same setting with the id
+    /// quoted ([`quoted_id_hint`]), for errors about it.
+    hint: Option<String>,
 }
 
 /// Who an error about a field path is about.
@@ -143,6 +243,18 @@ impl<'a> Document<'a> {
                         "`{key}` is a table, not a value: set one entry at a time, as --set {key}.NAME=VALUE"
                     ),
                 }
+            } else if raw.starts_with("invalid type:")
+                && raw.ends_with("expected a string")
+                && let Blame::Set(o) = self.blame(&path)
+                && o.path == path
+                && let Some((key, value)) = o.given.split_once('=')
+            {
+                // `--set name=3`: TOML reads 3 as a number
+                format!(
+                    "{raw}; for the text {}, quote it: --set '{key}=\"{}\"'",
+                    value.trim(),
+                    value.trim()
+                )
             } else if let Some(name) = missing_field(&raw) {
                 path.push(Segment::Key(name.to_string()));
                 "required field is missing".to_string()
@@ -229,7 +341,10 @@ impl<'a> Document<'a> {
                 file: format!("--set {}", o.given),
                 location: None,
                 field: field.filter(|_| path != o.path.as_slice()),
-                message: format!("{message} (in {})", self.file),
+                message: match &o.hint {
+                    Some(hint) => format!("{message}; {hint} (in {})", self.file),
+                    None => format!("{message} (in {})", self.file),
+                },
                 kind,
             },
             Blame::FileWith(o) => {
@@ -308,12 +423,8 @@ impl<'a> Document<'a> {
             message: format!("{message} (in {})", self.file),
             kind: InputErrorKind::Schema,
         };
-        let parts: Vec<&str> = key.split('.').map(str::trim).collect();
-        if parts.iter().any(|p| p.is_empty()) {
-            return Err(bad(
-                "expected a dotted key such as `steady.failure_rate`".into()
-            ));
-        }
+        let parts = split_dotted_key(key).map_err(bad)?;
+        let path: Vec<Segment> = parts.iter().cloned().map(Segment::Key).collect();
         let parsed = match DeValue::parse(value) {
             Ok(v) => v.into_inner(),
             Err(_) => DeValue::String(value.trim().into()),
@@ -330,8 +441,8 @@ impl<'a> Document<'a> {
         let mut table: &mut DeTable<'a> = self.root.get_mut();
         for (i, p) in parents.iter().enumerate() {
             let owned: Spanned<std::borrow::Cow<'a, str>> =
-                Spanned::new(anchor.clone(), std::borrow::Cow::Owned(p.to_string()));
-            if table.get(*p).is_some() && in_file == i {
+                Spanned::new(anchor.clone(), std::borrow::Cow::Owned(p.clone()));
+            if table.get(p.as_str()).is_some() && in_file == i {
                 in_file = i + 1;
             }
             let entry = table
@@ -341,7 +452,7 @@ impl<'a> Document<'a> {
             table = match entry.get_mut() {
                 DeValue::Table(t) => t,
                 DeValue::Array(_) => {
-                    let here = parts[..=i].join(".");
+                    let here = path_string(&path[..=i]);
                     return Err(InputError {
                         message: format!(
                             "`{here}` is an array of tables ([[{here}]]), which --set cannot reach into; edit {file} (and pick chains with --chain)"
@@ -350,7 +461,7 @@ impl<'a> Document<'a> {
                     });
                 }
                 _ => {
-                    let here = parts[..=i].join(".");
+                    let here = path_string(&path[..=i]);
                     return Err(InputError {
                         message: format!(
                             "`{here}` is a value, not a table: set it as --set {here}=VALUE; --set takes a dotted key of the file, such as steady.failure_rate (in {file})"
@@ -360,14 +471,15 @@ impl<'a> Document<'a> {
                 }
             };
         }
-        let span = table.get(*last).map_or(anchor, |v| v.span());
+        let span = table.get(last.as_str()).map_or(anchor, |v| v.span());
         self.overridden.push(Override {
-            path: parts.iter().map(|p| Segment::Key(p.to_string())).collect(),
+            hint: quoted_id_hint(key, &parts),
+            path,
             given,
             in_file,
         });
         table.insert(
-            Spanned::new(span.clone(), std::borrow::Cow::Owned(last.to_string())),
+            Spanned::new(span.clone(), std::borrow::Cow::Owned(last.clone())),
             Spanned::new(span, parsed),
         );
         Ok(())
@@ -375,21 +487,21 @@ impl<'a> Document<'a> {
 }
 
 impl Document<'_> {
-    /// Remove the value at a dotted key path, if it is there (used when an override replaces
-    /// a setting that has an alternative spelling, e.g. a scalar and its per-link list).
-    pub fn remove(&mut self, key: &str) {
-        let parts: Vec<&str> = key.split('.').collect();
-        let Some((last, parents)) = parts.split_last() else {
+    /// Remove the value at a key path (`["steady", "failure_rates"]`), if it is there (used
+    /// when an override replaces a setting that has an alternative spelling, e.g. a scalar and
+    /// its per-link list).
+    pub fn remove(&mut self, path: &[String]) {
+        let Some((last, parents)) = path.split_last() else {
             return;
         };
         let mut table = self.root.get_mut();
         for p in parents {
-            match table.get_mut(*p).map(|v| v.get_mut()) {
+            match table.get_mut(p.as_str()).map(|v| v.get_mut()) {
                 Some(DeValue::Table(t)) => table = t,
                 _ => return,
             }
         }
-        table.remove(*last);
+        table.remove(last.as_str());
     }
 }
 
@@ -400,10 +512,15 @@ fn missing_field(message: &str) -> Option<&str> {
 }
 
 /// serde's type names in words a user knows (our own struct names, `expected struct
-/// RequestSpec`, are tables to the user).
+/// RequestSpec`, are tables to the user), and a float it quotes in full (`1e300` as 301 digits)
+/// written compactly.
 fn plain_types(message: &str) -> String {
     let mut out = message
         .replace("expected u64", "expected a whole number >= 0")
+        .replace(
+            "expected u32",
+            &format!("expected a whole number >= 0 (at most {})", u32::MAX),
+        )
         .replace("expected i64", "expected a whole number")
         .replace("expected f64", "expected a number")
         .replace("a sequence", "an array")
@@ -414,6 +531,13 @@ fn plain_types(message: &str) -> String {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(name.len());
         out.replace_range(at..at + "expected struct ".len() + len, "expected a table");
+    }
+    const FLOAT: &str = "floating point `";
+    if let Some(at) = out.find(FLOAT).map(|i| i + FLOAT.len())
+        && let Some(len) = out[at..].find('`')
+        && let Ok(x) = out[at..at + len].parse::<f64>()
+    {
+        out.replace_range(at..at + len, &super::show(x));
     }
     out
 }
@@ -498,6 +622,102 @@ mod tests {
         doc.set("steady.failure_rate", "0.25").unwrap();
         let d: Doc = doc.deserialize().unwrap();
         assert_eq!(d.steady.failure_rate, 0.25);
+    }
+
+    #[test]
+    fn dotted_keys_split_as_toml_reads_them() {
+        let ok = |k: &str| split_dotted_key(k).unwrap();
+        assert_eq!(ok("steady.failure_rate"), ["steady", "failure_rate"]);
+        assert_eq!(
+            ok(r#"latency."openai/gpt-5.6-sol".p50_s"#),
+            ["latency", "openai/gpt-5.6-sol", "p50_s"]
+        );
+        assert_eq!(
+            ok("latency.'openai/gpt-5.6-sol'.p50_s"),
+            ["latency", "openai/gpt-5.6-sol", "p50_s"]
+        );
+        assert_eq!(
+            ok(r#" latency . "openai/gpt-5.6-sol" . p50_s "#),
+            ["latency", "openai/gpt-5.6-sol", "p50_s"]
+        );
+        // an id without a dot needs no quotes; TOML's escapes work in double quotes only
+        assert_eq!(
+            ok("latency.openai/gpt-4o.p50_s"),
+            ["latency", "openai/gpt-4o", "p50_s"]
+        );
+        assert_eq!(ok(r#""a\"b.c""#), [r#"a"b.c"#]);
+        assert_eq!(ok(r"'a\b'"), [r"a\b"]);
+        assert_eq!(ok(r#""""#), [""]);
+        let expected = "expected a dotted key such as `steady.failure_rate` or `latency.\"openai/gpt-5.6-sol\".p50_s`";
+        for (bad, why) in [
+            ("", "; `` has an empty key"),
+            ("a..b", "; `a..b` has an empty key"),
+            ("a.", "; `a.` has an empty key"),
+            (r#"a."b"#, r#"; `a."b` has an unterminated quote"#),
+            (
+                r#"a."b"c.d"#,
+                r#"; in `a."b"c.d`, a quoted key must be followed by a dot or the end"#,
+            ),
+            (
+                r#"a.b"c".d"#,
+                r#"; in `a.b"c".d`, quote a whole key, from dot to dot"#,
+            ),
+            (r#""\q""#, r#"; "\q" is not a TOML string"#),
+        ] {
+            assert_eq!(
+                split_dotted_key(bad),
+                Err(format!("{expected}{why}")),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn paths_quote_keys_that_are_not_bare() {
+        let path: Vec<Segment> = ["latency", "openai/gpt-5.6-sol", "p50_s", "a\"b\\c\u{7}", ""]
+            .map(|k| Segment::Key(k.into()))
+            .into();
+        let s = path_string(&path);
+        assert_eq!(
+            s,
+            r#"latency."openai/gpt-5.6-sol".p50_s."a\"b\\c\u0007"."""#
+        );
+        // what path_string prints, split_dotted_key reads back
+        let back: Vec<Segment> = split_dotted_key(&s)
+            .unwrap()
+            .into_iter()
+            .map(Segment::Key)
+            .collect();
+        assert_eq!(back, path);
+    }
+
+    #[test]
+    fn set_reaches_keys_holding_dots() {
+        #[derive(Debug, Deserialize)]
+        struct Lat {
+            latency: std::collections::BTreeMap<String, Steady>,
+        }
+        let text = "[latency.\"openai/gpt-5.6-sol\"]\nfailure_rate = 0.1\n";
+        let mut doc = Document::parse("s.toml", text).unwrap();
+        doc.set(r#"latency."openai/gpt-5.6-sol".failure_rate"#, "0.5")
+            .unwrap();
+        let d: Lat = doc.deserialize().unwrap();
+        assert_eq!(d.latency.len(), 1);
+        assert_eq!(d.latency["openai/gpt-5.6-sol"].failure_rate, 0.5);
+        // unquoted, the id splits at its dot: the error says how to quote it
+        let mut doc = Document::parse("s.toml", text).unwrap();
+        doc.set("latency.openai/gpt-5.6-sol.failure_rate", "0.5")
+            .unwrap();
+        let e = doc.deserialize::<Lat>().unwrap_err();
+        assert_eq!(e.file, "--set latency.openai/gpt-5.6-sol.failure_rate=0.5");
+        assert_eq!(e.field.as_deref(), Some(r#"latency."openai/gpt-5".6-sol"#));
+        assert!(
+            e.message.ends_with(
+                r#"; quote a key holding a dot: latency."openai/gpt-5.6-sol".failure_rate (in s.toml)"#
+            ),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

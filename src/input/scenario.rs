@@ -49,7 +49,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::document::{Document, Segment};
+use super::document::{Document, Segment, split_dotted_key};
 use super::duration::{DurationText, parse_seconds};
 use super::pricing::{PricingRef, default_name};
 use super::{check_name, check_range, read_text, show, suggest};
@@ -288,13 +288,18 @@ pub fn parse(
 ) -> Result<Scenario, InputError> {
     let mut doc = Document::parse(label, text)?;
     for (k, v) in overrides {
-        // A scalar and its per-link list are one setting: overriding either replaces both.
-        for (scalar, list) in ALTERNATIVES {
-            if let Some(prefix) = k.strip_suffix(scalar) {
-                doc.remove(&format!("{prefix}{list}"));
-            } else if let Some(prefix) = k.strip_suffix(list) {
-                doc.remove(&format!("{prefix}{scalar}"));
-            }
+        // A scalar and its per-link list are one setting: overriding either replaces both. (A
+        // key that does not parse is left to `set` to refuse.)
+        if let Ok(mut path) = split_dotted_key(k)
+            && let Some(last) = path.last_mut()
+            && let Some(other) = ALTERNATIVES.iter().find_map(|&(scalar, list)| {
+                (last == scalar)
+                    .then_some(list)
+                    .or((last == list).then_some(scalar))
+            })
+        {
+            *last = other.to_string();
+            doc.remove(&path);
         }
         doc.set(k, v)?;
     }
@@ -325,10 +330,15 @@ pub fn parse(
 
 /// Keep only the chains named in `names` (all of them when `names` is empty), in file order.
 ///
+/// Returns a note when the scenario splits its traffic between its chains (`traffic_share`) and
+/// `names` keeps only some of them: the blended rows weight every chain by its share, so they
+/// cannot be computed from a part of the chains. The caller leaves them out
+/// ([`Report::omit_blended`](crate::report::Report::omit_blended)) and prints the note.
+///
 /// Errors: a name that is not a chain of the scenario, with the names it has.
-pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<(), String> {
+pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<Option<String>, String> {
     if names.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     for n in names {
         if !scenario.chains.iter().any(|c| &c.name == n) {
@@ -340,8 +350,15 @@ pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<(), St
             ));
         }
     }
+    let all = scenario.chains.len();
+    let shared = scenario.chains.iter().any(|c| c.traffic_share.is_some());
     scenario.chains.retain(|c| names.contains(&c.name));
-    Ok(())
+    let kept = scenario.chains.len();
+    Ok((shared && kept < all).then(|| {
+        format!(
+            "the blended rows (all chains, weighted by traffic share) are left out: the blend needs every chain's traffic_share, and --chain selected {kept} of the {all} chains"
+        )
+    }))
 }
 
 fn resolve(

@@ -4,7 +4,7 @@
 //! [`crate::report::IncidentRow`]; keep them in step. Cells that do not apply to a row's
 //! section are empty. Text cells (names) are guarded against spreadsheet formula injection.
 
-use crate::report::{Answered, IncidentPolicyMc, PolicyMcFigures, Report};
+use crate::report::{Answered, IncidentPolicyMc, PolicyMcFigures, Report, SteadyMc};
 
 /// The header of `fallcost compare --format csv`.
 pub const COMPARE_COLUMNS: &[&str] = &[
@@ -104,13 +104,60 @@ fn mc_header() -> Vec<String> {
         )
         .chain(MC_POLICY.iter().copied());
     for (k, ci) in with_ci {
-        h.push(format!("mc_{k}"));
-        if ci {
-            h.push(format!("mc_{k}_ci95_lo"));
-            h.push(format!("mc_{k}_ci95_hi"));
-        }
+        push_mc_column(&mut h, k, ci);
     }
     h
+}
+
+/// `mc_KEY`, and with `ci` its `mc_KEY_ci95_lo` and `mc_KEY_ci95_hi`.
+fn push_mc_column(header: &mut Vec<String>, key: &str, ci: bool) {
+    header.push(format!("mc_{key}"));
+    if ci {
+        header.push(format!("mc_{key}_ci95_lo"));
+        header.push(format!("mc_{key}_ci95_hi"));
+    }
+}
+
+/// The Monte Carlo columns of a steady-state row as `fallcost sweep` prints them, named as in
+/// `compare`'s CSV: the steady figures ([`MC_STEADY`]) each with its 95% interval, then the
+/// latency percentiles ([`MC_LATENCY`]). Cells: [`steady_mc_cells`] then [`latency_cells`].
+pub fn steady_mc_columns() -> Vec<String> {
+    let mut h = Vec::new();
+    for k in MC_STEADY {
+        push_mc_column(&mut h, k, true);
+    }
+    h.extend(MC_LATENCY.iter().map(|c| c.to_string()));
+    h
+}
+
+/// The cells of the [`MC_STEADY`] columns: each figure's simulated mean, then the low and high
+/// ends of its 95% interval; empty cells without Monte Carlo figures.
+pub fn steady_mc_cells(m: Option<&SteadyMc>) -> Vec<String> {
+    let Some(m) = m else {
+        return vec![String::new(); 3 * MC_STEADY.len()];
+    };
+    [
+        triple(Some(m.cost_per_1k_usd), Some(m.cost_per_1k_usd_ci95)),
+        triple(m.vs_baseline, m.vs_baseline_ci95),
+        triple(Some(m.failed_per_1k), Some(m.failed_per_1k_ci95)),
+        triple(
+            Some(m.wasted_attempts_per_1k),
+            Some(m.wasted_attempts_per_1k_ci95),
+        ),
+        triple(Some(m.wasted_per_1k_usd), Some(m.wasted_per_1k_usd_ci95)),
+    ]
+    .concat()
+}
+
+/// The cells of the [`MC_LATENCY`] columns: p50, p95 and p99 in seconds; empty cells without
+/// Monte Carlo figures.
+pub fn latency_cells(m: Option<&SteadyMc>) -> Vec<String> {
+    match m {
+        Some(m) => [m.latency_p50_s, m.latency_p95_s, m.latency_p99_s]
+            .map(|x| num(Some(x)))
+            .to_vec(),
+        None => vec![String::new(); MC_LATENCY.len()],
+    }
 }
 
 /// The cells of the [`MC_POLICY`] columns of a steady row (`steady`) or an incident row
@@ -233,33 +280,9 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
         ]);
         meta(&mut rec);
         if mc.is_some() {
-            match &r.mc {
-                Some(m) => {
-                    rec.extend(triple(
-                        Some(m.cost_per_1k_usd),
-                        Some(m.cost_per_1k_usd_ci95),
-                    ));
-                    rec.extend(triple(m.vs_baseline, m.vs_baseline_ci95));
-                    rec.extend(triple(Some(m.failed_per_1k), Some(m.failed_per_1k_ci95)));
-                    rec.extend(triple(
-                        Some(m.wasted_attempts_per_1k),
-                        Some(m.wasted_attempts_per_1k_ci95),
-                    ));
-                    rec.extend(triple(
-                        Some(m.wasted_per_1k_usd),
-                        Some(m.wasted_per_1k_usd_ci95),
-                    ));
-                    rec.extend(blank(3 * MC_INCIDENT.len()));
-                    rec.extend([
-                        num(Some(m.latency_p50_s)),
-                        num(Some(m.latency_p95_s)),
-                        num(Some(m.latency_p99_s)),
-                    ]);
-                }
-                None => rec.extend(blank(
-                    3 * (MC_STEADY.len() + MC_INCIDENT.len()) + MC_LATENCY.len(),
-                )),
-            }
+            rec.extend(steady_mc_cells(r.mc.as_ref()));
+            rec.extend(blank(3 * MC_INCIDENT.len()));
+            rec.extend(latency_cells(r.mc.as_ref()));
             rec.extend(mc_policy_cells(
                 r.mc.as_ref().and_then(|m| m.policy.as_ref()),
                 None,

@@ -41,12 +41,13 @@ fn pm(mean: f64, ci: [f64; 2], money_like: fn(f64) -> String) -> String {
     format!("{} ± {}", money_like(mean), two_significant(half))
 }
 
-/// The Monte Carlo columns of a steady-state table (a chain's, or the blended one).
-const STEADY_MC_HEADER: [&str; 5] = ["MC $/1k ± 95%", "MC failed/1k", "p50 s", "p95 s", "p99 s"];
+/// The Monte Carlo columns of a steady-state table (a chain's, the blended one, a sweep's).
+pub(crate) const STEADY_MC_HEADER: [&str; 5] =
+    ["MC $/1k ± 95%", "MC failed/1k", "p50 s", "p95 s", "p99 s"];
 
 /// The cells under [`STEADY_MC_HEADER`]: the simulated cost and failed requests with their
 /// intervals, and the latency percentiles; `–` for a row without Monte Carlo figures.
-fn steady_mc_cells(mc: Option<&crate::report::SteadyMc>) -> Vec<String> {
+pub(crate) fn steady_mc_cells(mc: Option<&crate::report::SteadyMc>) -> Vec<String> {
     match mc {
         Some(m) => vec![
             pm(m.cost_per_1k_usd, m.cost_per_1k_usd_ci95, money),

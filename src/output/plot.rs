@@ -122,7 +122,7 @@ pub fn cost_chart(sweep: &Sweep) -> anyhow::Result<String> {
         sweep,
         key,
         format!("{}: p99 latency (Monte Carlo)", sweep.scenario),
-        |r| r.latency_p99_s,
+        |r| r.mc.as_ref().map(|m| m.latency_p99_s),
     );
     let with_latency = !p99.series.is_empty();
     let height = if with_latency { 1100 } else { 600 };
