@@ -255,8 +255,11 @@ pub struct Hedge {
 pub struct Race {
     /// The legs' expected figures per request (vectors indexed by chain link): USD, attempts,
     /// dead time up to the answer, the failure or the moment the request goes on (seconds),
-    /// the share answered by each leg and, in `failed`, the share that fails in the race. Cap
-    /// hits are the caller's.
+    /// the share answered by each leg and, in `failed`, the share that fails in the race; in
+    /// `cost_cap_hits`, when the cost cap skipped link 1 (the backup is a later link), the
+    /// share whose backup is sent or that goes on past the legs. Call-cap hits are the
+    /// caller's (the legs are within any cap), as are the cost-cap hits of the links after
+    /// the legs when link 1 is the backup.
     pub head: PolicyOutcome,
     /// The shares of requests that go on to the links after the legs, by how they enter them.
     pub tail: Vec<(Entry, f64)>,
@@ -275,6 +278,8 @@ struct Paths {
     out: PolicyOutcome,
     tail: Vec<(Entry, f64)>,
     index: [usize; 2],
+    /// The cost cap skipped link 1: the backup is a later link.
+    capped: bool,
 }
 
 impl Paths {
@@ -293,10 +298,14 @@ impl Paths {
         self.out.wasted_cost += m * lost;
     }
 
-    /// The path ends after `attempts` attempts and `dead_s` seconds of dead time.
-    fn end(&mut self, m: f64, attempts: u32, dead_s: f64, then: Then) {
+    /// The path ends after `attempts` attempts and `dead_s` seconds of dead time; `sent1`:
+    /// the backup was sent on it.
+    fn end(&mut self, m: f64, attempts: u32, dead_s: f64, sent1: bool, then: Then) {
         if m <= 0.0 {
             return;
+        }
+        if self.capped && (sent1 || matches!(then, Then::Tail(_))) {
+            self.out.cost_cap_hits += m;
         }
         self.out.attempts += m * f64::from(attempts);
         self.out.attempts_max = self.out.attempts_max.max(attempts);
@@ -342,6 +351,7 @@ impl Hedge {
             },
             tail: Vec::new(),
             index: [self.primary.index, self.backup.index],
+            capped: self.backup.index > 1,
         };
         for (e0, p0) in self.primary.ends() {
             if p0 <= 0.0 {
@@ -351,7 +361,7 @@ impl Hedge {
                 // Answered by d: the backup never goes out.
                 let early = p0 * self.timing.answered_by_delay;
                 paths.answer(early, self.primary.c, 0.0);
-                paths.end(early, 1, 0.0, Then::Answer(self.primary.index));
+                paths.end(early, 1, 0.0, false, Then::Answer(self.primary.index));
                 self.racing(p0 - early, e0, &mut paths);
                 continue;
             }
@@ -382,13 +392,13 @@ impl Hedge {
             paths.failed(0, m, l0.failed_usd(e0, false));
         }
         match e0 {
-            End::Quota => paths.end(m, sent0, at0, Then::Fail),
+            End::Quota => paths.end(m, sent0, at0, false, Then::Fail),
             End::Client if self.client_fails_over => {
                 // A bad request: the backup is tried once and fails the same way.
                 paths.failed(1, m, 0.0);
-                paths.end(m, sent0 + 1, at0 + t.fast_fail_s, Then::Tail(true));
+                paths.end(m, sent0 + 1, at0 + t.fast_fail_s, true, Then::Tail(true));
             }
-            End::Client => paths.end(m, sent0, at0, Then::Fail),
+            End::Client => paths.end(m, sent0, at0, false, Then::Fail),
             _ => {
                 for (e1, p1) in l1.ends() {
                     let mm = m * p1;
@@ -399,7 +409,7 @@ impl Hedge {
                     let then = match e1 {
                         End::Ok => {
                             paths.answer(mm, l1.c, 0.0);
-                            paths.end(mm, sent, at0, Then::Answer(l1.index));
+                            paths.end(mm, sent, at0, true, Then::Answer(l1.index));
                             continue;
                         }
                         End::Refused => Then::Tail(false),
@@ -411,7 +421,7 @@ impl Hedge {
                     if e1 != End::Refused {
                         paths.failed(1, mm, l1.failed_usd(e1, false));
                     }
-                    paths.end(mm, sent, at0 + t.end_s(e1), then);
+                    paths.end(mm, sent, at0 + t.end_s(e1), e1 != End::Refused, then);
                 }
             }
         }
@@ -452,7 +462,7 @@ impl Hedge {
                 } else {
                     Then::Fail
                 };
-                paths.end(mm, sent, first, then);
+                paths.end(mm, sent, first, sent1, then);
                 continue;
             }
             match (e0 == End::Ok, e1 == End::Ok) {
@@ -460,21 +470,21 @@ impl Hedge {
                     let (first, second) = (mm * t.win, mm * (1.0 - t.win));
                     let lost = |l: &HedgeLeg| if self.cancel { l.x } else { l.c };
                     paths.answer(first, l0.c, lost(l1));
-                    paths.end(first, 2, 0.0, Then::Answer(l0.index));
+                    paths.end(first, 2, 0.0, true, Then::Answer(l0.index));
                     paths.answer(second, l1.c, lost(l0));
-                    paths.end(second, 2, s1, Then::Answer(l1.index));
+                    paths.end(second, 2, s1, true, Then::Answer(l1.index));
                 }
                 (true, false) => {
                     if sent1 {
                         paths.failed(1, mm, l1.failed_usd(e1, true));
                     }
                     paths.answer(mm, l0.c, 0.0);
-                    paths.end(mm, sent, 0.0, Then::Answer(l0.index));
+                    paths.end(mm, sent, 0.0, sent1, Then::Answer(l0.index));
                 }
                 (false, true) => {
                     paths.failed(0, mm, l0.failed_usd(e0, true));
                     paths.answer(mm, l1.c, 0.0);
-                    paths.end(mm, sent, s1, Then::Answer(l1.index));
+                    paths.end(mm, sent, s1, true, Then::Answer(l1.index));
                 }
                 (false, false) => {
                     paths.failed(0, mm, l0.failed_usd(e0, false));
@@ -487,7 +497,7 @@ impl Hedge {
                     } else {
                         Then::Tail(false)
                     };
-                    paths.end(mm, sent, at, then);
+                    paths.end(mm, sent, at, sent1, then);
                 }
             }
         }

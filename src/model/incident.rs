@@ -31,7 +31,7 @@ use serde::Serialize;
 
 use super::cost::{CacheState, Request, first_state, warm_state};
 use super::hedge::{Hedge, HedgeLeg};
-use super::policy::{self, Entry, LinkPlan, PolicyOutcome, WarmPolicy};
+use super::policy::{self, CapCount, Entry, LinkPlan, PolicyOutcome, WarmPolicy};
 use super::{Caching, Chain, FailureMode, Incident, ModelPrice, Pattern};
 
 /// Expected figures of one pattern over the whole incident window. Money in USD.
@@ -217,7 +217,7 @@ fn in_sequence(
     links: &[WindowLink],
     entries: &[(Entry, f64)],
     sessions: Sessions,
-    after: Option<usize>,
+    cap: CapCount,
     breaker: Option<(f64, f64)>,
 ) -> Totals {
     if entries.is_empty() {
@@ -249,7 +249,7 @@ fn in_sequence(
             chain,
             &plans(warm_billing, false, false),
             entry,
-            after,
+            cap,
         );
         match breaker {
             // (share of requests that try the dead provider once, retries it lets through)
@@ -259,7 +259,7 @@ fn in_sequence(
                     chain,
                     &plans(warm_billing, true, false),
                     entry,
-                    after,
+                    cap,
                 );
                 // Requests the breaker lets through try the dead provider once; their retries
                 // there find it open (the few that start before it opens are `extra`).
@@ -268,7 +268,7 @@ fn in_sequence(
                     chain,
                     &plans(warm_billing, false, true),
                     entry,
-                    after,
+                    cap,
                 );
                 // The requests that also retried before it opened have spent one more attempt
                 // (which counts against `max_attempts`).
@@ -281,7 +281,7 @@ fn in_sequence(
                         attempts: entry.attempts + 1,
                         ..entry
                     },
-                    after,
+                    cap,
                 );
                 policy::mix(&[
                     (tried - retried, &probe),
@@ -500,7 +500,7 @@ pub fn evaluate(
             &allowed_links[..1],
             &[(Entry::FRESH, 1.0)],
             sessions,
-            None,
+            CapCount::Off,
             shares,
         ),
         Pattern::Sequential => in_sequence(
@@ -510,7 +510,7 @@ pub fn evaluate(
             &allowed_links,
             &[(Entry::FRESH, 1.0)],
             sessions,
-            None,
+            CapCount::After(None),
             shares,
         ),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
@@ -557,7 +557,12 @@ pub fn evaluate(
                 &allowed_links[2..],
                 &race.tail,
                 sessions,
-                Some(backup),
+                // Past a skipped first fallback, the race has counted the cost-cap hits.
+                if backup == 1 {
+                    CapCount::After(Some(backup))
+                } else {
+                    CapCount::Off
+                },
                 shares,
             );
             t.window += nf * head.cost;

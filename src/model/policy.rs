@@ -215,7 +215,11 @@ pub struct PolicyOutcome {
     pub answered_by: Vec<f64>,
     /// Share of requests stopped by `max_attempts`.
     pub call_cap_hits: f64,
-    /// Share of requests that reached a link skipped by `max_multiplier`.
+    /// Share of requests whose route the cost cap (`max_multiplier`) changed: requests that
+    /// went on to a link after a link the cap skipped (a hedge past a skipped first fallback:
+    /// whose backup was sent, or that went on past the legs), or failed over past the last link
+    /// with skipped links after it. Each request counts once; a pattern that tries no fallback
+    /// (`no-fallback`) has none.
     pub cost_cap_hits: f64,
     /// Per link of the chain: expected failed attempts per request.
     pub failed_attempts: Vec<f64>,
@@ -397,18 +401,30 @@ impl Entry {
     };
 }
 
+/// Whether a plan counts cost-cap hits ([`PolicyOutcome::cost_cap_hits`]), and from where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapCount {
+    /// Not here: the pattern tries no fallback (`no-fallback`), so the cap never acts on it,
+    /// or the caller has already counted every request that reaches the plan (the links after
+    /// a hedge whose backup the cap moved).
+    Off,
+    /// A request that goes on to a plan link with a link the cap skipped between it and the
+    /// link before (the given link, tried before the plan's first, if any), or that fails over
+    /// past the plan's last link with skipped links after it, counts once.
+    After(Option<usize>),
+}
+
 /// The expected figures of a request tried on `links` (indices into `chain`, in order) under
 /// the chain's policy. `first_warm`: the first link is billed warm (the primary), the rest
 /// cold. `entry`: the attempts the request has already made and whether it is known bad.
-/// `after`: the link tried before `links[0]`, if any, so that a link the cost cap skipped
-/// between them counts as a cost-cap hit.
+/// `cap`: how cost-cap hits are counted.
 pub fn evaluate(
     request: &Request,
     chain: &Chain,
     links: &[usize],
     first_warm: bool,
     entry: Entry,
-    after: Option<usize>,
+    cap: CapCount,
 ) -> PolicyOutcome {
     let plans: Vec<LinkPlan> = links
         .iter()
@@ -424,7 +440,7 @@ pub fn evaluate(
             single: false,
         })
         .collect();
-    evaluate_plan(request, chain, &plans, entry, after)
+    evaluate_plan(request, chain, &plans, entry, cap)
 }
 
 /// As [`evaluate`], with each link's billing state and health given by `plans`.
@@ -433,7 +449,7 @@ pub fn evaluate_plan(
     chain: &Chain,
     plans: &[LinkPlan],
     entry: Entry,
-    after: Option<usize>,
+    cap: CapCount,
 ) -> PolicyOutcome {
     let policy = &chain.policy;
     let mut out = PolicyOutcome {
@@ -446,7 +462,12 @@ pub fn evaluate_plan(
     let fails_over = |c: ErrorClass| policy.failover_on.contains(&c);
     let mut entering = Mass::default();
     entering.add((entry.attempts, entry.bad), 1.0);
-    let mut previous: Option<usize> = after;
+    // Plan links go up the chain, so the requests that pass a later skipped link have all
+    // passed the first one: counting there (or at the end) counts each request once.
+    let (mut counting, mut previous) = match cap {
+        CapCount::Off => (false, None),
+        CapCount::After(after) => (true, after),
+    };
     for plan in plans {
         let i = plan.index;
         // Links between the previous one and this one that the cost cap skipped.
@@ -454,8 +475,9 @@ pub fn evaluate_plan(
             Some(p) => p + 1 < i && (p + 1..i).any(|j| !allowed.contains(&j)),
             None => false,
         };
-        if skipped {
+        if counting && skipped {
             out.cost_cap_hits += entering.total();
+            counting = false;
         }
         previous = Some(i);
         let (p_ok, c_ok, fails) = failures(request, chain, plan);
@@ -518,7 +540,9 @@ pub fn evaluate_plan(
         entering = next;
     }
     // Requests that failed over past the last link, with fallbacks the cost cap skipped after it.
-    if previous.is_some_and(|p| (p + 1..chain.links.len()).any(|j| !allowed.contains(&j))) {
+    if counting
+        && previous.is_some_and(|p| (p + 1..chain.links.len()).any(|j| !allowed.contains(&j)))
+    {
         out.cost_cap_hits += entering.total();
     }
     out.failed += entering.total();
@@ -561,7 +585,7 @@ mod tests {
         for f in [[0.005, 0.0, 0.0], [0.3, 0.2, 0.5], [1.0, 1.0, 1.0]] {
             let mut c = chain(&[SOL, SONNET, HAIKU], &f, Policy::default());
             c.steady.gray_fraction = 0.4;
-            let dp = evaluate(&r, &c, &all(&c), true, Entry::FRESH, None);
+            let dp = evaluate(&r, &c, &all(&c), true, Entry::FRESH, CapCount::After(None));
             let closed = steady::evaluate(&r, &c, Pattern::Sequential).unwrap();
             assert!((dp.cost - closed.cost).abs() < 1e-15, "{f:?}");
             assert!((dp.failed - closed.failed).abs() < 1e-15);
@@ -590,7 +614,7 @@ mod tests {
             &all(&c),
             true,
             Entry::FRESH,
-            None,
+            CapCount::After(None),
         );
         assert_eq!(o.attempts, 6.0);
         assert_eq!(o.attempts_max, 6);
@@ -618,7 +642,7 @@ mod tests {
             &all(&c),
             true,
             Entry::FRESH,
-            None,
+            CapCount::After(None),
         );
         // 3 × 30 s hung, plus 1 s and 2 s of backoff between them
         assert_eq!(o.dead_time_s, 90.0 + 3.0);
@@ -649,7 +673,7 @@ mod tests {
             &all(&c),
             true,
             Entry::FRESH,
-            None,
+            CapCount::After(None),
         );
         assert_eq!((o.attempts, o.failed), (1.0, 1.0));
         c.policy.failover_on.push(ErrorClass::Client);
@@ -659,7 +683,7 @@ mod tests {
             &all(&c),
             true,
             Entry::FRESH,
-            None,
+            CapCount::After(None),
         );
         assert_eq!((o.attempts, o.failed), (3.0, 1.0));
         assert_eq!(o.cost, 0.0);
@@ -685,7 +709,7 @@ mod tests {
             &all(&c),
             true,
             Entry::FRESH,
-            None,
+            CapCount::After(None),
         );
         assert_eq!((o.attempts, o.failed), (1.0, 0.5));
         assert_eq!(o.answered_by, vec![0.5, 0.0]);
@@ -712,7 +736,7 @@ mod tests {
             &all(&c),
             true,
             Entry::FRESH,
-            None,
+            CapCount::After(None),
         );
         assert_eq!(o.attempts, 4.0);
         assert_eq!(o.attempts_max, 4);
@@ -737,7 +761,14 @@ mod tests {
         );
         let r = req(0.0, 1200.0, 60000.0, 0.9);
         assert_eq!(allowed_links(&r, &c), vec![0, 2]);
-        let o = evaluate(&r, &c, &allowed_links(&r, &c), true, Entry::FRESH, None);
+        let o = evaluate(
+            &r,
+            &c,
+            &allowed_links(&r, &c),
+            true,
+            Entry::FRESH,
+            CapCount::After(None),
+        );
         assert_eq!(o.answered_by, vec![0.0, 0.0, 1.0]);
         assert_eq!(o.cost_cap_hits, 1.0);
         // at 2.0 Astra (exactly 2x) stays
@@ -783,7 +814,14 @@ mod tests {
         );
         let r = req(2000.0, 500.0, 0.0, 0.0);
         assert_eq!(allowed_links(&r, &c), vec![0]);
-        let o = evaluate(&r, &c, &allowed_links(&r, &c), true, Entry::FRESH, None);
+        let o = evaluate(
+            &r,
+            &c,
+            &allowed_links(&r, &c),
+            true,
+            Entry::FRESH,
+            CapCount::After(None),
+        );
         assert_eq!((o.cost_cap_hits, o.failed), (0.5, 0.5));
     }
 }

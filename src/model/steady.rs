@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use super::cost::{Request, warm_state};
 use super::hedge::{Hedge, HedgeLeg};
-use super::policy::{self, Entry, PolicyOutcome};
+use super::policy::{self, CapCount, Entry, PolicyOutcome};
 use super::{Chain, Pattern};
 
 /// Expected figures per request for one pattern.
@@ -64,7 +64,7 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
             &[0],
             true,
             Entry::FRESH,
-            None,
+            CapCount::Off,
         )),
         Pattern::Sequential => Some(policy::evaluate(
             request,
@@ -72,7 +72,7 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
             &allowed,
             true,
             Entry::FRESH,
-            None,
+            CapCount::After(None),
         )),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
             if allowed.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
@@ -81,21 +81,22 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
             let p = allowed[1];
             let leg = |i: usize| HedgeLeg::steady(request, chain, i, warm_state(&chain.links[i]));
             let race = Hedge::new(chain, pattern, leg(0), leg(p)).race(chain.links.len());
+            // Past a skipped first fallback, the race has counted every request that goes on.
+            let cap = if p == 1 {
+                CapCount::After(Some(p))
+            } else {
+                CapCount::Off
+            };
             let tails: Vec<PolicyOutcome> = race
                 .tail
                 .iter()
                 .map(|&(entry, _)| {
-                    policy::evaluate(request, chain, &allowed[2..], false, entry, Some(p))
+                    policy::evaluate(request, chain, &allowed[2..], false, entry, cap)
                 })
                 .collect();
             let mut parts = vec![(1.0, &race.head)];
             parts.extend(race.tail.iter().zip(&tails).map(|(&(_, r), t)| (r, t)));
-            let mut out = policy::mix(&parts);
-            // A hedge past a skipped first fallback passes the cost cap on every request.
-            if p != 1 {
-                out.cost_cap_hits = 1.0;
-            }
-            Some(out)
+            Some(policy::mix(&parts))
         }
     }
 }
@@ -444,6 +445,68 @@ mod tests {
             assert!((at_once.wasted_cost - delayed.wasted_cost).abs() < 1e-12);
             for (a, b) in at_once.answered_by.iter().zip(&delayed.answered_by) {
                 assert!((a - b).abs() < 1e-12);
+            }
+        }
+    }
+
+    const OPUS: &str = "anthropic/claude-opus-5";
+    const ASTRA: &str = "openai/gpt-6-astra";
+    const G6SOL: &str = "openai/gpt-6-sol";
+
+    /// The three-down post's complex tier, Opus 5 → GPT-6 Astra → GPT-6 Sol, at
+    /// max_multiplier 1.5 (Astra, exactly 2× Opus, is skipped), f = 10% on Opus: a cost-cap hit
+    /// is a request whose route the cap changed. `no-fallback` never fails over: 0.
+    /// `sequential`: the 10% that fail over from Opus go to Sol past Astra: 0.1. A simultaneous
+    /// hedge sends every backup to Sol instead of Astra: 1. A delayed hedge only the requests
+    /// whose backup is sent: with Opus fixed at 3 s, all of them at d = 2 s (Opus is still
+    /// running); at d = 3.5 s only the 10% that fail (fast ones at 0.5 s, before d; gray ones
+    /// still hanging at d). With Opus lognormal (p50 2 s, p99 10 s, σ = ln 5 / 2.3263 =
+    /// 0.69183), T = 30 s and d = 6 s: P(answered by d | healthy) = Φ(ln 3 / σ) / Φ(ln 15 / σ)
+    /// = 0.943855 / 0.999955, so 1 − 0.9 × 0.943897 = 0.150492 of requests send the backup.
+    #[test]
+    fn cost_cap_hits_are_the_requests_the_cap_moved() {
+        let r = req(0.0, 1200.0, 60000.0, 0.9);
+        let mut c = chain(&[OPUS, ASTRA, G6SOL], &[0.1, 0.0, 0.0], 0.0);
+        c.steady.gray_fraction = 0.5;
+        c.policy.max_multiplier = Some(1.5);
+        c.policy.timeout_s = 30.0;
+        assert_eq!(policy::allowed_links(&r, &c), vec![0, 2]);
+        let hits = |c: &Chain, p: Pattern| detailed(&r, c, p).unwrap().cost_cap_hits;
+        assert_eq!(hits(&c, Pattern::NoFallback), 0.0);
+        assert_close(hits(&c, Pattern::Sequential), 0.1);
+        for p in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
+            assert_close(hits(&c, p), 1.0);
+        }
+        c.latency = vec![fixed(3.0), fixed(1.0), fixed(0.5)];
+        for (d, want) in [(2.0, 1.0), (3.5, 0.1)] {
+            c.policy.hedge_delay_s = Some(d);
+            for p in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
+                assert_close(hits(&c, p), want);
+            }
+            // the delay changes nothing for the sequential patterns
+            assert_eq!(hits(&c, Pattern::NoFallback), 0.0);
+            assert_close(hits(&c, Pattern::Sequential), 0.1);
+        }
+        c.latency[0] = crate::model::latency::Latency {
+            p50_s: 2.0,
+            p99_s: 10.0,
+            ..Default::default()
+        };
+        c.policy.hedge_delay_s = Some(6.0);
+        for p in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
+            assert!((hits(&c, p) - 0.150492).abs() < 5e-7, "{}", hits(&c, p));
+        }
+    }
+
+    /// Without a cost cap, or with one that skips nothing, no pattern has cost-cap hits.
+    #[test]
+    fn no_cost_cap_hits_without_a_skip() {
+        let r = req(0.0, 1200.0, 60000.0, 0.9);
+        let mut c = chain(&[OPUS, ASTRA, G6SOL], &[0.1, 0.2, 0.0], 0.0);
+        for m in [None, Some(2.0)] {
+            c.policy.max_multiplier = m;
+            for p in Pattern::ALL {
+                assert_eq!(detailed(&r, &c, p).unwrap().cost_cap_hits, 0.0, "{p:?}");
             }
         }
     }

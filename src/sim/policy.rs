@@ -14,7 +14,10 @@
 //! error marks the request bad: never retried; with `client` in `failover_on` one fast failing
 //! attempt per remaining link, else it stops. Quota stops the request. A request whose next
 //! attempt would exceed `max_attempts` fails (a call-cap hit). The cost cap removes fallbacks
-//! ([`policy::allowed_links`]); reaching a link with a skipped one before it is a cost-cap hit.
+//! ([`policy::allowed_links`]); a request whose route the cap changed is a cost-cap hit
+//! ([`policy::PolicyOutcome::cost_cap_hits`]): it goes on to a link with a skipped one before
+//! it, or fails over past the last link with skipped ones after it, or (a hedge past a skipped
+//! first fallback) its backup is sent or it goes on past the legs. `no-fallback` has none.
 //!
 //! Hedged patterns: the primary and the first allowed fallback fire once each (both warm, no
 //! retries), at once or, with `hedge_delay_s`, the backup only if the primary is still running
@@ -29,7 +32,7 @@
 //! [`super::steady`]'s fast path.
 
 use crate::model::cost::{CacheState, Request, warm_state};
-use crate::model::policy::{self, ErrorClass, ErrorMix, Jitter};
+use crate::model::policy::{self, CapCount, ErrorClass, ErrorMix, Jitter};
 use crate::model::{Chain, Pattern, Policy};
 
 use super::histogram::Histogram;
@@ -119,8 +122,9 @@ pub struct ReqOut {
     pub answered: Option<usize>,
     /// Stopped by `max_attempts`.
     pub call_cap: bool,
-    /// Links reached with a cost-capped link skipped before them.
-    pub cost_cap_hits: u32,
+    /// A cost-cap hit: the cost cap changed where the request went
+    /// ([`policy::PolicyOutcome::cost_cap_hits`]).
+    pub cost_cap: bool,
 }
 
 impl PolicySim {
@@ -220,24 +224,27 @@ impl PolicySim {
     }
 
     /// `links` tried in sequence under the policy (the first warm if `first_warm`, the rest
-    /// cold), with `out.attempts` already made, `after` the link tried before, and `bad` if a
-    /// client error has already shown the request is bad. Adds to `out`; returns whether a
-    /// link answered (and sets `out.answered`, `out.latency_s`).
+    /// cold), with `out.attempts` already made, cost-cap hits counted as `cap` says, and `bad`
+    /// if a client error has already shown the request is bad. Adds to `out`; returns whether
+    /// a link answered (and sets `out.answered`, `out.latency_s`).
     pub fn sequence(
         &self,
         links: &[usize],
         first_warm: bool,
-        after: Option<usize>,
+        cap: CapCount,
         bad: bool,
         out: &mut ReqOut,
         rng: &mut SimRng,
     ) -> bool {
         let p = &self.policy;
         let mut bad = bad;
-        let mut prev = after;
+        let (counting, mut prev) = match cap {
+            CapCount::Off => (false, None),
+            CapCount::After(after) => (true, after),
+        };
         for (pos, &i) in links.iter().enumerate() {
-            if self.skipped(prev, i) {
-                out.cost_cap_hits += 1;
+            if counting && self.skipped(prev, i) {
+                out.cost_cap = true;
             }
             prev = Some(i);
             let prices = if pos == 0 && first_warm {
@@ -291,8 +298,10 @@ impl PolicySim {
             }
         }
         // Failed over past the last link, with fallbacks the cost cap skipped after it.
-        if prev.is_some_and(|p| (p + 1..self.links.len()).any(|j| !self.allowed.contains(&j))) {
-            out.cost_cap_hits += 1;
+        if counting
+            && prev.is_some_and(|p| (p + 1..self.links.len()).any(|j| !self.allowed.contains(&j)))
+        {
+            out.cost_cap = true;
         }
         false
     }
@@ -317,10 +326,11 @@ impl PolicySim {
         let mut out = ReqOut::default();
         match pattern {
             Pattern::NoFallback => {
-                self.sequence(&[0], true, None, false, &mut out, rng);
+                self.sequence(&[0], true, CapCount::Off, false, &mut out, rng);
             }
             Pattern::Sequential => {
-                self.sequence(&self.allowed, true, None, false, &mut out, rng);
+                let cap = CapCount::After(None);
+                self.sequence(&self.allowed, true, cap, false, &mut out, rng);
             }
             Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
                 self.hedged(pattern == Pattern::HedgedTakeFirst, &mut out, rng)
@@ -333,14 +343,17 @@ impl PolicySim {
     }
 
     /// The links after a hedge's legs, in sequence (cold), `bad` if a client error showed the
-    /// request is bad. A hedge past a skipped first fallback counts one cost-cap hit in all.
+    /// request is bad. Past a skipped first fallback the request is a cost-cap hit already
+    /// (its backup was sent); otherwise the links after the backup count as in sequence.
     fn after_legs(&self, bad: bool, out: &mut ReqOut, rng: &mut SimRng) {
         let p = self.allowed[1];
-        let hits = out.cost_cap_hits;
-        self.sequence(&self.allowed[2..], false, Some(p), bad, out, rng);
-        if p != 1 {
-            out.cost_cap_hits = hits;
-        }
+        let cap = if p == 1 {
+            CapCount::After(Some(p))
+        } else {
+            out.cost_cap = true;
+            CapCount::Off
+        };
+        self.sequence(&self.allowed[2..], false, cap, bad, out, rng);
     }
 
     /// A hedge (the same process as [`crate::model::hedge`]'s closed form): the primary and the
@@ -355,9 +368,8 @@ impl PolicySim {
     fn hedged(&self, cancel: bool, out: &mut ReqOut, rng: &mut SimRng) {
         let p = self.allowed[1];
         let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
-        if p != 1 {
-            out.cost_cap_hits = 1;
-        }
+        // Past a skipped first fallback, a request whose backup is sent is a cost-cap hit.
+        let capped = p != 1;
         let delay = self.policy.hedge_delay_s;
         let fs = self.fast_fail_s;
         let client_fails_over = self.fails_over(ErrorClass::Client);
@@ -380,6 +392,7 @@ impl PolicySim {
                     ErrorClass::Client => {
                         if client_fails_over {
                             // the backup, once, fails the same way
+                            out.cost_cap |= capped;
                             out.attempts = 2;
                             out.dead_s += fs;
                             self.after_legs(true, out, rng);
@@ -389,6 +402,7 @@ impl PolicySim {
                     _ => {}
                 }
                 out.attempts = 2;
+                out.cost_cap |= capped;
                 match self.draw(p, w1, rng) {
                     Outcome::Ok(l1) => {
                         out.cost += w1.success;
@@ -415,6 +429,7 @@ impl PolicySim {
         let s1 = delay.unwrap_or(0.0);
         let a1 = self.draw(p, w1, rng);
         out.attempts = 2;
+        out.cost_cap |= capped;
         let client_at = |a: Outcome, at: f64| match a {
             Outcome::Fail(ErrorClass::Client, _, secs) => Some(at + secs),
             _ => None,
@@ -497,7 +512,7 @@ pub struct PolicyAcc {
     pub answered: Vec<u64>,
     /// Requests stopped by the call cap.
     pub call_cap: u64,
-    /// Cost-cap hits per request.
+    /// Cost-cap hits (0/1 per request).
     pub cost_cap: Sum,
 }
 
@@ -529,7 +544,7 @@ impl PolicyAcc {
             self.answered[i] += 1;
         }
         self.call_cap += u64::from(r.call_cap);
-        self.cost_cap.add(f64::from(r.cost_cap_hits));
+        self.cost_cap.add(f64::from(u8::from(r.cost_cap)));
     }
 
     /// Merge `other` (in chunk order).
@@ -579,7 +594,11 @@ pub struct PolicyMc {
     pub answered_by: Vec<Sum>,
     /// Call-cap hits (0/1 per request).
     pub call_cap_hits: Sum,
-    /// Cost-cap hits per request.
+    /// Cost-cap hits (0/1 per request): requests whose route the cost cap changed. They went
+    /// on to a link after a link the cap skipped (a hedge: their backup was sent past a skipped
+    /// first fallback, or they went on past the legs), or failed over past the last link with
+    /// skipped links after it. `no-fallback` has none. The same definition as
+    /// [`policy::PolicyOutcome::cost_cap_hits`].
     pub cost_cap_hits: Sum,
 }
 
@@ -764,7 +783,7 @@ pub(crate) mod tests {
                 ("attempts", m.attempts, a.attempts, amax, z2),
                 ("dead_time", m.dead_time, a.dead_time_s, secs, z2),
                 ("call_cap", m.call_cap_hits, a.call_cap_hits, 1.0, z2),
-                ("cost_cap", m.cost_cap_hits, a.cost_cap_hits, 3.0, z2),
+                ("cost_cap", m.cost_cap_hits, a.cost_cap_hits, 1.0, z2),
             ];
             for (i, sh) in m.answered_by.iter().enumerate() {
                 checks.push(("answered_by", *sh, a.answered_by[i], 1.0, z2));
@@ -967,6 +986,54 @@ pub(crate) mod tests {
         assert_eq!(h.answered_by[2].mean(), 1.0);
         assert_eq!(h.cost_cap_hits.mean(), 1.0);
         assert_agrees(&r, &c, 2000, 4, Z99, Z999);
+    }
+
+    /// `model::steady`'s hand-computed cost-cap hits, simulated: Opus 5 → GPT-6 Astra → GPT-6
+    /// Sol at max_multiplier 1.5 (Astra skipped), f = 10% on Opus, half of it gray. No-fallback
+    /// never fails over: exactly 0. Sequential: the 10% that fail over to Sol. A simultaneous
+    /// hedge: every request. A delayed hedge at d = 6 s with Opus lognormal (p50 2 s, p99 10 s,
+    /// T = 30 s): the requests whose backup is sent, 1 − 0.9·Φ(ln 3/σ)/Φ(ln 15/σ) = 0.150492.
+    #[test]
+    fn cost_cap_hits_are_the_requests_the_cap_moved() {
+        let mut c = chain(
+            &["anthropic/claude-opus-5", "openai/gpt-6-astra", G6SOL],
+            &[0.1, 0.0, 0.0],
+            Policy {
+                max_multiplier: Some(1.5),
+                timeout_s: 30.0,
+                ..Policy::default()
+            },
+        );
+        c.steady.gray_fraction = 0.5;
+        let r = req(0.0, 1200.0, 60000.0, 0.9);
+        let n = 40_000;
+        let mc = run(&r, &c, n, 21);
+        assert_eq!(pattern(&mc, Pattern::NoFallback).cost_cap_hits.mean(), 0.0);
+        let s = seq(&mc).cost_cap_hits;
+        assert!(close(&s, 0.1, Z999, 1.0), "{}", s.mean());
+        for p in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
+            assert_eq!(pattern(&mc, p).cost_cap_hits.mean(), 1.0);
+        }
+        assert_agrees(&r, &c, n, 21, Z999, Z999);
+        c.latency = vec![
+            crate::model::latency::Latency {
+                p50_s: 2.0,
+                p99_s: 10.0,
+                ..Default::default()
+            },
+            Default::default(),
+            Default::default(),
+        ];
+        c.policy.hedge_delay_s = Some(6.0);
+        let mc = run(&r, &c, n, 22);
+        assert_eq!(pattern(&mc, Pattern::NoFallback).cost_cap_hits.mean(), 0.0);
+        for p in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
+            let h = &pattern(&mc, p).cost_cap_hits;
+            assert!(close(h, 0.150492, Z999, 1.0), "{p:?}: {}", h.mean());
+            let a = detailed(&r, &c, p).unwrap().cost_cap_hits;
+            assert!((a - 0.150492).abs() < 5e-7, "{a}");
+        }
+        assert_agrees(&r, &c, n, 22, Z999, Z999);
     }
 
     /// The call cap bounds attempts.
