@@ -578,6 +578,11 @@ mod tests {
         (0..c.links.len()).collect()
     }
 
+    /// Every link in order, a fresh request, cost-cap hits counted: the sequential pattern.
+    fn sequential(r: &Request, c: &Chain) -> PolicyOutcome {
+        evaluate(r, c, &all(c), true, Entry::FRESH, CapCount::After(None))
+    }
+
     /// With the default policy the Markov chain is MODEL.md §4's sequential formula.
     #[test]
     fn default_policy_is_the_sequential_formula() {
@@ -585,7 +590,7 @@ mod tests {
         for f in [[0.005, 0.0, 0.0], [0.3, 0.2, 0.5], [1.0, 1.0, 1.0]] {
             let mut c = chain(&[SOL, SONNET, HAIKU], &f, Policy::default());
             c.steady.gray_fraction = 0.4;
-            let dp = evaluate(&r, &c, &all(&c), true, Entry::FRESH, CapCount::After(None));
+            let dp = sequential(&r, &c);
             let closed = steady::evaluate(&r, &c, Pattern::Sequential).unwrap();
             assert!((dp.cost - closed.cost).abs() < 1e-15, "{f:?}");
             assert!((dp.failed - closed.failed).abs() < 1e-15);
@@ -608,14 +613,7 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         });
-        let o = evaluate(
-            &req(2000.0, 500.0, 0.0, 0.0),
-            &c,
-            &all(&c),
-            true,
-            Entry::FRESH,
-            CapCount::After(None),
-        );
+        let o = sequential(&req(2000.0, 500.0, 0.0, 0.0), &c);
         assert_eq!(o.attempts, 6.0);
         assert_eq!(o.attempts_max, 6);
         assert_eq!(o.failed, 1.0);
@@ -636,14 +634,7 @@ mod tests {
             ..Policy::default()
         };
         let c = chain(&[SONNET, "openai/gpt-6-sol"], &[1.0, 0.0], policy);
-        let o = evaluate(
-            &req(0.0, 1200.0, 0.0, 0.0),
-            &c,
-            &all(&c),
-            true,
-            Entry::FRESH,
-            CapCount::After(None),
-        );
+        let o = sequential(&req(0.0, 1200.0, 0.0, 0.0), &c);
         // 3 × 30 s hung, plus 1 s and 2 s of backoff between them
         assert_eq!(o.dead_time_s, 90.0 + 3.0);
         assert_eq!(o.answered_by, vec![0.0, 1.0]);
@@ -667,24 +658,10 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
         });
-        let o = evaluate(
-            &req(2000.0, 500.0, 0.0, 0.0),
-            &c,
-            &all(&c),
-            true,
-            Entry::FRESH,
-            CapCount::After(None),
-        );
+        let o = sequential(&req(2000.0, 500.0, 0.0, 0.0), &c);
         assert_eq!((o.attempts, o.failed), (1.0, 1.0));
         c.policy.failover_on.push(ErrorClass::Client);
-        let o = evaluate(
-            &req(2000.0, 500.0, 0.0, 0.0),
-            &c,
-            &all(&c),
-            true,
-            Entry::FRESH,
-            CapCount::After(None),
-        );
+        let o = sequential(&req(2000.0, 500.0, 0.0, 0.0), &c);
         assert_eq!((o.attempts, o.failed), (3.0, 1.0));
         assert_eq!(o.cost, 0.0);
     }
@@ -703,14 +680,7 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
         });
-        let o = evaluate(
-            &req(2000.0, 500.0, 0.0, 0.0),
-            &c,
-            &all(&c),
-            true,
-            Entry::FRESH,
-            CapCount::After(None),
-        );
+        let o = sequential(&req(2000.0, 500.0, 0.0, 0.0), &c);
         assert_eq!((o.attempts, o.failed), (1.0, 0.5));
         assert_eq!(o.answered_by, vec![0.5, 0.0]);
     }
@@ -730,14 +700,7 @@ mod tests {
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         });
-        let o = evaluate(
-            &req(2000.0, 500.0, 0.0, 0.0),
-            &c,
-            &all(&c),
-            true,
-            Entry::FRESH,
-            CapCount::After(None),
-        );
+        let o = sequential(&req(2000.0, 500.0, 0.0, 0.0), &c);
         assert_eq!(o.attempts, 4.0);
         assert_eq!(o.attempts_max, 4);
         assert_eq!(o.call_cap_hits, 1.0);
