@@ -799,23 +799,9 @@ pub fn simulate(
     // Fail-back: each session resumes on the primary D seconds after it last used it.
     let (failback, failback_writes) =
         crate::model::incident::failback(request, chain, incident, pattern);
-    let stream =
-        3 << 32 | index << 3 | Pattern::ALL.iter().position(|p| *p == pattern).unwrap_or(0) as u64;
+    let stream = super::incident::stream(3, index, pattern);
     let mut out = PolicyIncidentMc {
-        base: IncidentMc {
-            pattern,
-            normal,
-            total: Sum::default(),
-            multiplier: Sum::default(),
-            window: Sum::default(),
-            cold_start: Sum::default(),
-            failback: Sum::default(),
-            failed_requests: Sum::default(),
-            wasted_attempts: Sum::default(),
-            wasted: Sum::default(),
-            cold_starts: Sum::default(),
-            failback_writes: Sum::default(),
-        },
+        base: IncidentMc::new(pattern, normal),
         dead_time_mean: Sum::default(),
         dead_attempts: Sum::default(),
         probes: Sum::default(),

@@ -62,6 +62,14 @@ pub(super) struct Run {
     pub(super) cold_starts: f64,
 }
 
+/// The random stream of chain `index`'s incident windows under `pattern` in the simulator
+/// `engine` (1: the default-policy engine here, 3: the policy engine in [`super::breaker`]):
+/// distinct for every engine, chain and pattern, so no two share draws.
+pub(crate) fn stream(engine: u64, index: u64, pattern: Pattern) -> u64 {
+    let p = Pattern::ALL.iter().position(|p| *p == pattern).unwrap_or(0) as u64;
+    engine << 32 | index << 3 | p
+}
+
 /// The simulated figures of one pattern on one chain over K windows (per-run sums).
 #[derive(Debug, Clone, PartialEq)]
 pub struct IncidentMc {
@@ -218,6 +226,24 @@ impl Window<'_> {
 }
 
 impl IncidentMc {
+    /// No windows yet: `pattern`, and the primary-alone bill `normal` (USD) of the window.
+    pub fn new(pattern: Pattern, normal: f64) -> IncidentMc {
+        IncidentMc {
+            pattern,
+            normal,
+            total: Sum::default(),
+            multiplier: Sum::default(),
+            window: Sum::default(),
+            cold_start: Sum::default(),
+            failback: Sum::default(),
+            failed_requests: Sum::default(),
+            wasted_attempts: Sum::default(),
+            wasted: Sum::default(),
+            cold_starts: Sum::default(),
+            failback_writes: Sum::default(),
+        }
+    }
+
     /// Add one simulated window's totals (USD and counts); the fail-back figures are the same
     /// in every window.
     pub(super) fn add_run(&mut self, run: &Run, failback: f64, failback_writes: f64) {
@@ -315,22 +341,8 @@ pub fn simulate(
     let (failback, failback_writes) =
         crate::model::incident::failback(request, chain, incident, pattern);
 
-    let stream =
-        1 << 32 | index << 3 | Pattern::ALL.iter().position(|p| *p == pattern).unwrap_or(0) as u64;
-    let mut out = IncidentMc {
-        pattern,
-        normal,
-        total: Sum::default(),
-        multiplier: Sum::default(),
-        window: Sum::default(),
-        cold_start: Sum::default(),
-        failback: Sum::default(),
-        failed_requests: Sum::default(),
-        wasted_attempts: Sum::default(),
-        wasted: Sum::default(),
-        cold_starts: Sum::default(),
-        failback_writes: Sum::default(),
-    };
+    let stream = stream(1, index, pattern);
+    let mut out = IncidentMc::new(pattern, normal);
     ordered(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),

@@ -590,26 +590,31 @@ fn latencies(
     [lt0, seq, hedged]
 }
 
+/// The no-fallback bill of a request whose primary attempt ended `a0` (latency left 0).
+fn primary_bill(sim: &ChainSim, a0: Attempt) -> Sample {
+    let l = &sim.links[0];
+    if a0 == Attempt::Ok {
+        return Sample {
+            cost: l.seq.success,
+            ..Sample::default()
+        };
+    }
+    let w = l.seq.failed(a0);
+    Sample {
+        cost: w,
+        failed: 1.0,
+        wasted_attempts: 1.0,
+        wasted_cost: w,
+        ln_seconds: 0.0,
+    }
+}
+
 /// Each pattern's bill (no-fallback, sequential, hedged) of a request where link 0 or link 1
 /// failed, from their outcomes and, when both failed, the later links' figures `tail` (its
 /// `failed` is 1 if none of them answered). Latencies are left 0 (see [`latencies`]).
 fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample) -> [Sample; 3] {
     let l = &sim.links;
-    let nf = if a0 == Attempt::Ok {
-        Sample {
-            cost: l[0].seq.success,
-            ..Sample::default()
-        }
-    } else {
-        let w = l[0].seq.failed(a0);
-        Sample {
-            cost: w,
-            failed: 1.0,
-            wasted_attempts: 1.0,
-            wasted_cost: w,
-            ln_seconds: 0.0,
-        }
-    };
+    let nf = primary_bill(sim, a0);
     // sequential: the same as no-fallback when the primary answered
     let seq = if a0 == Attempt::Ok {
         nf
@@ -675,22 +680,9 @@ fn rare(
 ) {
     let (a0, ln0) = first;
     let Some(second) = second else {
-        let l = &sim.links[0];
-        let w = l.seq.failed(a0);
-        let nf = if a0 == Attempt::Ok {
-            Sample {
-                cost: l.seq.success,
-                ln_seconds: ln0,
-                ..Sample::default()
-            }
-        } else {
-            Sample {
-                cost: w,
-                failed: 1.0,
-                wasted_attempts: 1.0,
-                wasted_cost: w,
-                ln_seconds: sim.ln_seconds(a0, ln0),
-            }
+        let nf = Sample {
+            ln_seconds: sim.ln_seconds(a0, ln0),
+            ..primary_bill(sim, a0)
         };
         acc.add(slot::PRIMARY, nf);
         return;
