@@ -12,6 +12,8 @@
 //!   Portkey configs under [`input::gateway`]);
 //! - [`cmd`]: one module per subcommand; [`cli`]: the command-line declaration.
 
+#![warn(missing_docs)]
+
 pub mod check;
 pub mod cli;
 pub mod cmd;
