@@ -5,8 +5,24 @@
 #![no_main]
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+
+/// The check options of every run: the bundled table is parsed once, not once per input.
+fn options() -> &'static fallcost::check::Options {
+    static OPTIONS: OnceLock<fallcost::check::Options> = OnceLock::new();
+    OPTIONS.get_or_init(|| fallcost::check::Options {
+        max_ratio: 2.0,
+        profile: fallcost::model::Request {
+            input_tokens: 2000.0,
+            output_tokens: 500.0,
+            prefix_tokens: 0.0,
+            cache_hit_rate: 1.0,
+        },
+        prices: fallcost::input::pricing::bundled("2026-07").expect("bundled"),
+    })
+}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -18,16 +34,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = fallcost::input::pricing::parse("fuzz-prices.toml", text);
     let _ = fallcost::input::litellm_prices::parse("fuzz-prices.json", text);
-    let opts = fallcost::check::Options {
-        max_ratio: 2.0,
-        profile: fallcost::model::Request {
-            input_tokens: 2000.0,
-            output_tokens: 500.0,
-            prefix_tokens: 0.0,
-            cache_hit_rate: 1.0,
-        },
-        prices: fallcost::input::pricing::bundled("2026-07").expect("bundled"),
-    };
+    let opts = options();
     for json in [false, true] {
         let mut report = fallcost::check::CheckReport {
             max_ratio: opts.max_ratio,
@@ -38,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
             findings: Vec::new(),
             errors: Vec::new(),
         };
-        fallcost::check::files::check_text("fuzz-config", json, text, &opts, &mut report);
+        fallcost::check::files::check_text("fuzz-config", json, text, opts, &mut report);
         for f in &report.findings {
             let _ = f.to_string();
         }
