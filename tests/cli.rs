@@ -372,6 +372,116 @@ fn output_follows_links_and_writes_through_devices() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `-o /dev/stdout` writes to the stream the shell opened: a log the shell redirected stdout
+/// into keeps what came before (it was replaced by the CSV alone), and a pipe works (it was "a
+/// link to nothing"). A replaced file keeps its permissions.
+#[test]
+fn output_to_dev_stdout_keeps_the_shell_redirection() {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("fallcost-stdout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("log.txt");
+    let mut file = std::fs::File::create(&log).unwrap();
+    file.write_all(b"HEADER\n").unwrap();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args(["prices", "-f", "csv", "-o", "/dev/stdout"])
+        .current_dir(root())
+        .stdout(file)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.starts_with("HEADER\nmodel,provider"), "{text}");
+    let piped = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args(["prices", "-f", "csv", "-o", "/dev/stdout"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(piped.status.success(), "{piped:?}");
+    assert!(String::from_utf8_lossy(&piped.stdout).starts_with("model,provider"));
+
+    let private = dir.join("private.csv");
+    std::fs::write(&private, "old").unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+    ok(&["prices", "-f", "csv", "-o", private.to_str().unwrap()]);
+    let mode = std::fs::metadata(&private).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The incident table's printed parts add up to its printed total in every row of every
+/// shipped scenario, and at window lengths where a part sits on a half cent (18.235 printed as
+/// 18.23 beside a total of 18.24) or the bill is under $1 (0.175: more digits, as everywhere).
+#[test]
+fn incident_rows_add_up_as_printed() {
+    let mut runs: Vec<Vec<String>> = std::fs::read_dir(root().join("scenarios"))
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            vec!["compare".into(), "-s".into(), path.to_str().unwrap().into()]
+        })
+        .collect();
+    for set in [
+        vec!["incident.duration=1042s"],
+        vec!["incident.duration=1090s"],
+        vec!["request.input_tokens=20", "request.output_tokens=5"],
+    ] {
+        let mut args: Vec<String> = ["compare", "-s", "scenarios/failover-chains.toml"]
+            .map(String::from)
+            .to_vec();
+        for s in set {
+            args.extend(["--set".into(), s.into()]);
+        }
+        runs.push(args);
+    }
+    let units = |cell: &str| -> i64 {
+        // Every cell of one row has the same number of decimals or fewer: count in 1e-6 USD.
+        let cell = cell.trim().trim_start_matches("≈ ").replace(',', "");
+        let (int, frac) = cell.split_once('.').unwrap_or((&cell, ""));
+        assert!(frac.len() <= 6, "{cell}");
+        int.parse::<i64>().unwrap() * 1_000_000 + format!("{frac:0<6}").parse::<i64>().unwrap()
+    };
+    let mut rows = 0;
+    for args in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = ok(&args);
+        let mut in_incident = false;
+        for line in out.lines() {
+            if line.starts_with("Incident") {
+                in_incident = true;
+            } else if line.is_empty() {
+                in_incident = false;
+            }
+            let cells: Vec<&str> = line.split('┆').collect();
+            if !in_incident || cells.len() < 7 || cells[1].contains("total") {
+                continue;
+            }
+            let total = units(cells[1]);
+            let parts: i64 = cells[3..6].iter().map(|c| units(c)).sum();
+            assert_eq!(total, parts, "{} :: {line}", args.join(" "));
+            rows += 1;
+        }
+    }
+    assert!(rows >= 40, "only {rows} incident rows found");
+    let small = ok(&[
+        "compare",
+        "-s",
+        "scenarios/failover-chains.toml",
+        "--chain",
+        "sol-sonnet-haiku",
+        "--set",
+        "request.input_tokens=20",
+        "--set",
+        "request.output_tokens=5",
+    ]);
+    let no_fallback = small
+        .lines()
+        .find(|l| l.contains("no-fallback") && l.contains("0.70x"))
+        .unwrap();
+    assert!(no_fallback.contains("0.175 ┆"), "{no_fallback}");
+}
+
 /// `--set` takes one value: a whole table would silently drop the fields it does not name.
 #[test]
 fn set_refuses_a_table_value() {

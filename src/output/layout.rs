@@ -5,7 +5,7 @@ use crate::input::duration::format_seconds;
 use crate::model::{AbandonedBilling, Chain, FailureMode, ModelPrice, PriceTable};
 use crate::report::Report;
 
-use super::number::{change, count, group, money, multiplier, trim};
+use super::number::{change, count, group, money, money_adding_up, multiplier, trim};
 
 /// One titled table with notes.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,32 +134,6 @@ fn steady_note(chain: &Chain) -> String {
         ));
     }
     note
-}
-
-/// Split `total` into cents so the rounded `parts` add up to the rounded total (largest
-/// remainder), for tables whose rows must add up as printed.
-pub fn cents_adding_up(parts: &[f64], total: f64) -> Vec<f64> {
-    let total_cents = (total * 100.0).round();
-    let mut floors: Vec<(f64, f64, usize)> = parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| ((p * 100.0).floor(), p * 100.0 - (p * 100.0).floor(), i))
-        .collect();
-    let mut short = total_cents - floors.iter().map(|f| f.0).sum::<f64>();
-    let mut order: Vec<usize> = (0..floors.len()).collect();
-    order.sort_by(|a, b| floors[*b].1.total_cmp(&floors[*a].1).then(a.cmp(b)));
-    for i in order {
-        if short < 0.5 {
-            break;
-        }
-        floors[i].0 += 1.0;
-        short -= 1.0;
-    }
-    floors.iter().map(|f| f.0 / 100.0).collect()
-}
-
-fn cents(x: f64) -> String {
-    group(&format!("{:.2}", x))
 }
 
 /// Whether a chain's client policy differs from the plain one (one attempt per link, every
@@ -364,23 +338,23 @@ pub fn compare(report: &Report) -> Document {
                 .iter()
                 .filter(|row| row.chain == chain.name)
                 .map(|row| {
-                    let parts = cents_adding_up(
+                    let (total, parts) = money_adding_up(
                         &[row.window_usd, row.cold_start_usd, row.failback_usd],
                         row.total_usd,
                     );
                     let approx = if row.approximate { "≈ " } else { "" };
                     let mut cells = vec![
                         row.pattern.as_str().to_string(),
-                        format!("{approx}{}", cents(row.total_usd)),
+                        format!("{approx}{total}"),
                         row.multiplier.map_or("–".into(), multiplier),
-                        cents(parts[0]),
-                        cents(parts[1]),
-                        cents(parts[2]),
+                        parts[0].clone(),
+                        parts[1].clone(),
+                        parts[2].clone(),
                         count(row.failed_requests),
                     ];
                     if let Some(m) = &row.mc {
                         cells.extend([
-                            pm(m.total_usd, m.total_usd_ci95, cents),
+                            pm(m.total_usd, m.total_usd_ci95, money),
                             pm(m.failed_requests, m.failed_requests_ci95, count),
                         ]);
                     }
@@ -427,7 +401,7 @@ pub fn compare(report: &Report) -> Document {
                             group(&mine.div_ceil(w.session_length.max(1)).to_string()),
                             w.session_length
                         ),
-                        format!("normal bill for the same requests: ${}", cents(normal)),
+                        format!("normal bill for the same requests: ${}", money(normal)),
                     ];
                     if let Some(b) = report
                         .incident
@@ -581,7 +555,7 @@ pub fn compare(report: &Report) -> Document {
                     money(r.cost_per_1k_usd),
                     r.vs_baseline.map_or("–".into(), change),
                     count(r.failed_per_1k),
-                    inc.map_or("–".into(), |i| cents(i.total_usd)),
+                    inc.map_or("–".into(), |i| money(i.total_usd)),
                     inc.and_then(|i| i.multiplier)
                         .map_or("–".into(), multiplier),
                 ];
@@ -591,7 +565,7 @@ pub fn compare(report: &Report) -> Document {
                 if incident_mc {
                     cells.push(
                         inc.and_then(|i| i.mc.as_ref())
-                            .map_or("–".into(), |m| pm(m.total_usd, m.total_usd_ci95, cents)),
+                            .map_or("–".into(), |m| pm(m.total_usd, m.total_usd_ci95, money)),
                     );
                 }
                 cells
@@ -707,21 +681,6 @@ pub fn prices(table: &PriceTable) -> Document {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rounded_parts_add_up_to_the_rounded_total() {
-        // 388.368 + 54.2376 + 70.9776 = 513.5832: naive rounding prints 388.37 + 54.24 + 70.98
-        // = 513.59 against a total of 513.58.
-        let parts = cents_adding_up(&[388.368, 54.2376, 70.9776], 513.5832);
-        let sum: f64 = parts.iter().sum();
-        assert!((sum - 513.58).abs() < 1e-9, "{parts:?}");
-        assert!(
-            parts
-                .iter()
-                .zip([388.368, 54.2376, 70.9776])
-                .all(|(r, p)| (r - p).abs() < 0.01)
-        );
-    }
 
     #[test]
     fn prices_print_with_at_least_two_decimals() {

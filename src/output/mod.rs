@@ -85,29 +85,59 @@ pub fn write(target: &Target, bytes: &[u8]) -> anyhow::Result<()> {
 ///
 /// A regular file (or a new one) is written through a temporary file in the same folder and a
 /// rename, so it is replaced whole or not at all. A symbolic link is followed and its target
-/// replaced the same way. Anything else that already exists and is not a folder (a FIFO,
-/// `/dev/stdout`, a device) is written straight through: it cannot be replaced atomically,
-/// and replacing it would break it for everyone else.
+/// replaced the same way. A path into `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/N`,
+/// `/proc/self/fd/N`, `/dev/null`), or anything else that already exists and is not a regular
+/// file or a folder (a FIFO, a device), is written straight through: it cannot be replaced
+/// atomically, and replacing it would break it for everyone else. `/dev/stdout` and
+/// `/dev/stderr` are this process's own streams, so `-o /dev/stdout > log` appends to the log
+/// the shell opened instead of replacing it.
 ///
-/// Errors: a folder, a dangling link, or a file that cannot be created, written or renamed.
+/// Errors: a folder, a dangling link, a chain of more than 40 links, or a file that cannot be
+/// created, written or renamed.
 pub fn write_file(path: &Path, bytes: &[u8], flag: &str) -> anyhow::Result<()> {
-    let shown = path.display();
+    write_file_via(path, bytes, flag, path, 0)
+}
+
+/// [`write_file`] after following `hops` symbolic links from `asked`, the path the user gave.
+fn write_file_via(
+    path: &Path,
+    bytes: &[u8],
+    flag: &str,
+    asked: &Path,
+    hops: usize,
+) -> anyhow::Result<()> {
+    let shown = asked.display();
+    if path.starts_with("/dev") || path.starts_with("/proc") {
+        return write_through(path, bytes).with_context(|| format!("{flag} {shown}: cannot write"));
+    }
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
-            let real = std::fs::canonicalize(path)
-                .with_context(|| format!("{flag} {shown}: a link to nothing"))?;
-            return write_file(&real, bytes, flag);
+            anyhow::ensure!(
+                hops < 40,
+                "{flag} {shown}: too many levels of symbolic links"
+            );
+            let target = std::fs::read_link(path)
+                .with_context(|| format!("{flag} {shown}: cannot read the link"))?;
+            let next = match path.parent() {
+                Some(dir) => dir.join(&target),
+                None => target,
+            };
+            return write_file_via(&next, bytes, flag, asked, hops + 1);
         }
         Ok(m) if m.is_dir() => anyhow::bail!("{flag} {shown}: is a directory; expected a file"),
         Ok(m) if !m.is_file() => {
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .with_context(|| format!("{flag} {shown}: cannot open"))?;
-            f.write_all(bytes)
-                .and_then(|_| f.flush())
-                .with_context(|| format!("{flag} {shown}: cannot write"))?;
-            return Ok(());
+            return write_through(path, bytes)
+                .with_context(|| format!("{flag} {shown}: cannot write"));
+        }
+        Err(e) if hops > 0 && e.kind() == std::io::ErrorKind::NotFound => {
+            // A link to a file that does not exist yet: create it, as a shell's `>` would,
+            // unless its folder is missing too.
+            if path
+                .parent()
+                .is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir())
+            {
+                anyhow::bail!("{flag} {shown}: a link to nothing ({})", path.display());
+            }
         }
         _ => {}
     }
@@ -124,9 +154,14 @@ pub fn write_file(path: &Path, bytes: &[u8], flag: &str) -> anyhow::Result<()> {
         std::process::id()
     ));
     let result = (|| -> std::io::Result<()> {
+        // Keep the permissions of the file being replaced (a 600 file stays 600).
+        let mode = std::fs::metadata(path).ok().map(|m| m.permissions());
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
+        if let Some(mode) = mode {
+            std::fs::set_permissions(&tmp, mode)?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
@@ -134,4 +169,32 @@ pub fn write_file(path: &Path, bytes: &[u8], flag: &str) -> anyhow::Result<()> {
         return Err(e).with_context(|| format!("{flag} {shown}: cannot write"));
     }
     Ok(())
+}
+
+/// Write `bytes` to a device, a FIFO or a stream, opened where it is: this process's standard
+/// output or error for `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1` (and 2), appended to
+/// anything else.
+fn write_through(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let stream = path.to_str().and_then(|p| match p {
+        "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1" => Some(1),
+        "/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2" => Some(2),
+        _ => None,
+    });
+    match stream {
+        Some(1) => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()
+        }
+        Some(_) => {
+            let mut err = std::io::stderr().lock();
+            err.write_all(bytes)?;
+            err.flush()
+        }
+        None => {
+            let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
+            f.write_all(bytes)?;
+            f.flush()
+        }
+    }
 }

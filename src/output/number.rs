@@ -37,27 +37,76 @@ pub fn group(s: &str) -> String {
 }
 
 /// Money in USD for people: to the cent at $1 and above (`2,284.01`), four significant digits
-/// below (`0.42`, `0.0875`, `0.001615`), `0.00` for zero.
+/// below (`0.42`, `0.0875`, `0.001615`), `0.00` for zero. Half a cent rounds up, as on a bill
+/// (`18.235` → `18.24`).
 pub fn money(usd: f64) -> String {
-    if usd == 0.0 {
-        return "0.00".to_string();
-    }
     if usd.abs() >= 1e15 {
         // Beyond a quadrillion dollars, cents are float noise: show three significant decimals.
         return format!("{usd:.3e}");
     }
-    if usd.abs() >= 1.0 {
-        // Round first, so 0.999996 does not print as 1.00 in one place and 0.99999 in another.
-        return group(&format!("{:.2}", usd));
+    money_at(usd, money_decimals(usd))
+}
+
+/// How many decimals [`money`] shows for `usd`: 2 at $1 and above (and for zero); below, enough
+/// for four significant digits, at most 12.
+pub fn money_decimals(usd: f64) -> usize {
+    if usd == 0.0 || usd.abs() >= 1.0 {
+        return 2;
     }
     let magnitude = usd.abs().log10().floor() as i32; // -1 for 0.42, -2 for 0.0875
-    let decimals = (3 - magnitude).clamp(2, 12) as usize;
-    let s = trim(usd, decimals);
-    if s.split_once('.').is_none_or(|(_, f)| f.len() < 2) {
-        format!("{:.2}", usd)
-    } else {
-        s
+    (3 - magnitude).clamp(2, 12) as usize
+}
+
+/// `usd` rounded to `decimals` (half away from zero, on the decimal value) and printed with
+/// thousands separators; past two decimals, trailing zeros are dropped.
+fn money_at(usd: f64, decimals: usize) -> String {
+    let scale = 10f64.powi(decimals as i32);
+    // Round the scaled value, not the binary one: 18.235 is stored as 18.2349999…, but
+    // 18.235 × 100 rounds to 1823.5, so the bill's half cent rounds up.
+    let units = (usd * scale).round();
+    if units == 0.0 {
+        return "0.00".to_string();
     }
+    let s = trim(units / scale, decimals);
+    if s.split_once('.').is_none_or(|(_, f)| f.len() < 2) {
+        group(&format!("{:.2}", units / scale))
+    } else {
+        group(&s)
+    }
+}
+
+/// A total and its parts, in USD, printed as [`money`] prints the total and rounded so that
+/// the printed parts add up to the printed total (largest remainder): 388.368 + 54.2376 +
+/// 70.9776 = 513.5832 prints as 388.37 + 54.24 + 70.97 = 513.58. Parts are non-negative.
+/// Returns the printed total and the printed parts, in order.
+pub fn money_adding_up(parts: &[f64], total: f64) -> (String, Vec<String>) {
+    if total.abs() >= 1e15 {
+        return (money(total), parts.iter().map(|p| money(*p)).collect());
+    }
+    let decimals = money_decimals(total);
+    let scale = 10f64.powi(decimals as i32);
+    let mut units: Vec<(f64, f64)> = parts
+        .iter()
+        .map(|p| {
+            let scaled = p * scale;
+            (scaled.floor(), scaled - scaled.floor())
+        })
+        .collect();
+    let mut short = (total * scale).round() - units.iter().map(|u| u.0).sum::<f64>();
+    let mut order: Vec<usize> = (0..units.len()).collect();
+    order.sort_by(|a, b| units[*b].1.total_cmp(&units[*a].1).then(a.cmp(b)));
+    for i in order {
+        if short < 0.5 {
+            break;
+        }
+        units[i].0 += 1.0;
+        short -= 1.0;
+    }
+    let printed = units
+        .iter()
+        .map(|u| money_at(u.0 / scale, decimals))
+        .collect();
+    (money_at(total, decimals), printed)
 }
 
 /// A relative change as a signed percentage with two decimals: 0.0003 → `+0.03%`.
@@ -104,6 +153,29 @@ mod tests {
         assert_eq!(money(0.5), "0.50");
         assert_eq!(money(0.0), "0.00");
         assert_eq!(money(1_000_000.0), "1,000,000.00");
+        // Half a cent rounds up on the decimal value, though 18.235 is 18.2349999… in binary.
+        assert_eq!(money(18.235), "18.24");
+        assert_eq!(money(24.625), "24.63");
+        assert_eq!(money(0.999996), "1.00");
+        assert_eq!(money(-0.0015), "-0.0015");
+    }
+
+    #[test]
+    fn printed_parts_add_up_to_the_printed_total() {
+        // Naive rounding prints 388.37 + 54.24 + 70.98 = 513.59 against a total of 513.58.
+        let (total, parts) = money_adding_up(&[388.368, 54.2376, 70.9776], 513.5832);
+        assert_eq!(total, "513.58");
+        assert_eq!(parts, ["388.37", "54.24", "70.97"]);
+        // A single part equal to the total prints as the total (it printed 18.23 against 18.24).
+        let (total, parts) = money_adding_up(&[18.235, 0.0, 0.0], 18.235);
+        assert_eq!((total.as_str(), parts[0].as_str()), ("18.24", "18.24"));
+        assert_eq!(parts[1], "0.00");
+        // Under $1 the total and parts keep money's extra digits (0.175, not 0.17 or 0.18).
+        let (total, parts) = money_adding_up(&[0.175, 0.0], 0.175);
+        assert_eq!((total.as_str(), parts[0].as_str()), ("0.175", "0.175"));
+        let (total, parts) = money_adding_up(&[0.1, 0.0625, 0.0125], 0.175);
+        assert_eq!(total, "0.175");
+        assert_eq!(parts, ["0.10", "0.0625", "0.0125"]);
     }
 
     #[test]
