@@ -129,15 +129,16 @@ fn write_file_via(
             return write_through(path, bytes)
                 .with_context(|| format!("{flag} {shown}: cannot write"));
         }
-        Err(e) if hops > 0 && e.kind() == std::io::ErrorKind::NotFound => {
-            // A link to a file that does not exist yet: create it, as a shell's `>` would,
-            // unless its folder is missing too.
-            if path
-                .parent()
-                .is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir())
-            {
-                anyhow::bail!("{flag} {shown}: a link to nothing ({})", path.display());
-            }
+        // A link to a file that does not exist yet is created, as a shell's `>` would,
+        // unless its folder is missing too.
+        Err(e)
+            if hops > 0
+                && e.kind() == std::io::ErrorKind::NotFound
+                && path
+                    .parent()
+                    .is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir()) =>
+        {
+            anyhow::bail!("{flag} {shown}: a link to nothing ({})", path.display());
         }
         _ => {}
     }
