@@ -384,3 +384,30 @@ fn plot_refuses_anything_but_svg() {
     assert!(std::fs::read_to_string(&upper).unwrap().starts_with("<svg"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A scenario without an `[incident]` sweeps its steady state only, and says so: the title
+/// promised "and the incident" with no incident column to show.
+#[test]
+fn sweep_without_an_incident_titles_the_steady_state_only() {
+    let out = ok(&[
+        "sweep",
+        "-s",
+        "tests/fixtures/scenarios/tiny.toml",
+        "--param",
+        "request.output_tokens=100:200:100",
+    ]);
+    assert!(
+        out.contains("Steady state per 1,000 requests at each point"),
+        "{out}"
+    );
+    assert!(!out.contains("incident"), "{out}");
+    let with = ok(&[
+        "sweep",
+        "-s",
+        "scenarios/sept3.toml",
+        "--param",
+        "request.output_tokens=100:200:100",
+    ]);
+    assert!(with.contains("and the incident, at each point"), "{with}");
+    assert!(with.contains("incident USD"), "{with}");
+}

@@ -23,10 +23,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitStatus> {
     let (f, m) = (n as f64 / floor, n as f64 / model);
     let threads = rayon::current_num_threads();
     let text = format!(
-        "fallcost bench: {n} requests per loop, best of {}, {threads} thread(s)\n\
+        "fallcost bench: {} requests per loop, best of {}, {threads} thread(s)\n\
          floor (draws only: 2 uniforms + 2 normals per request): {:>7.1} M requests/s\n\
          steady-state model, all four patterns:                  {:>7.1} M requests/s\n\
          model / floor time ratio: {:.2}x\n",
+        crate::output::number::group(&n.to_string()),
         args.repeat,
         f / 1e6,
         m / 1e6,

@@ -172,7 +172,11 @@ fn layout(sweep: &Sweep) -> Document {
         },
         sections: vec![Section {
             heading: None,
-            title: "Steady state per 1,000 requests, and the incident, at each point".into(),
+            title: if has_incident {
+                "Steady state per 1,000 requests, and the incident, at each point".into()
+            } else {
+                "Steady state per 1,000 requests at each point".into()
+            },
             notes: vec![],
             header,
             numeric,

@@ -125,13 +125,18 @@ pub fn multiplier(ratio: f64) -> String {
     format!("{:.2}x", ratio)
 }
 
-/// A count for people: whole numbers grouped (`11,160`), fractions to four significant digits.
+/// A count for people: whole numbers grouped (`11,160`), fractions of 1 and more to two
+/// decimals (`6.76`, `1,234.56`, so a fraction never reads as a grouped whole number), smaller
+/// fractions to four significant digits (`0.025`, `0.007943`).
 pub fn count(n: f64) -> String {
     if n == n.round() && n.abs() < 1e15 {
         return group(&format!("{:.0}", n));
     }
-    if n.abs() >= 100.0 {
-        return group(&trim(n, 1));
+    if n.abs() >= 1e15 {
+        return format!("{n:.3e}");
+    }
+    if n.abs() >= 1.0 {
+        return group(&format!("{:.2}", n));
     }
     let magnitude = n.abs().log10().floor() as i32;
     trim(n, (3 - magnitude).clamp(0, 12) as usize)
@@ -194,6 +199,9 @@ mod tests {
         assert_eq!(count(5.0), "5");
         assert_eq!(count(0.025), "0.025");
         assert_eq!(count(0.0), "0");
-        assert_eq!(count(1234.56), "1,234.6");
+        assert_eq!(count(1234.56), "1,234.56");
+        assert_eq!(count(6.762), "6.76");
+        assert_eq!(count(1.009), "1.01");
+        assert_eq!(count(0.007943), "0.007943");
     }
 }

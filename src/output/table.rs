@@ -18,6 +18,28 @@ fn md_cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\t'], " ")
 }
 
+/// Mark the numeric columns of a Markdown table right-aligned: its separator row's cells end
+/// in `:` (`|------:|`), so GitHub lines up the digits.
+fn right_align_markdown(table: &str, numeric: &[bool]) -> String {
+    let mut lines: Vec<String> = table.lines().map(str::to_string).collect();
+    if let Some(sep) = lines.get_mut(1) {
+        let cells: Vec<String> = sep
+            .split('|')
+            .enumerate()
+            .map(|(i, cell)| {
+                // Cell i of the split is column i - 1 (the row starts with `|`).
+                let right = i > 0 && numeric.get(i - 1).copied().unwrap_or(false);
+                match cell.strip_suffix('-') {
+                    Some(rest) if right => format!("{rest}:"),
+                    _ => cell.to_string(),
+                }
+            })
+            .collect();
+        *sep = cells.join("|");
+    }
+    lines.join("\n")
+}
+
 /// Render `doc`. Column widths follow the content (never the terminal), so output is stable.
 pub fn render(doc: &Document, style: Style) -> String {
     let mut out = String::new();
@@ -76,7 +98,12 @@ pub fn render(doc: &Document, style: Style) -> String {
                 });
             }
         }
-        out.push_str(&table.to_string());
+        let text = table.to_string();
+        if md {
+            out.push_str(&right_align_markdown(&text, &section.numeric));
+        } else {
+            out.push_str(&text);
+        }
         out.push('\n');
         for line in &section.footer {
             if md {
@@ -110,6 +137,7 @@ mod tests {
         };
         let md = render(&doc, Style::Markdown);
         assert!(md.contains("| a\\|b  | 1 |"), "{md}");
+        assert!(md.contains("|-------|--:|"), "numbers right-aligned: {md}");
         let term = render(&doc, Style::Terminal);
         assert!(term.contains("a|b"), "{term}");
     }
