@@ -100,7 +100,13 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
     /// Flag a fallback whose like-for-like price per request is above this multiple of its
     /// primary's. Exactly at the ratio passes.
-    #[arg(long, value_name = "RATIO", default_value_t = 2.0, value_parser = parse_ratio)]
+    #[arg(
+        long,
+        value_name = "RATIO",
+        default_value_t = 2.0,
+        value_parser = parse_ratio,
+        allow_negative_numbers = true
+    )]
     pub max_ratio: f64,
     /// Prices for gateway configs: a bundled table name (`2026-07`), a fallcost TOML table, or
     /// LiteLLM's model_prices_and_context_window.json. Default: the newest bundled table.
@@ -290,7 +296,20 @@ pub fn one_line_usage_error(rendered: &str) -> String {
         .next()
         .unwrap_or(body);
     let joined = body.split_whitespace().collect::<Vec<_>>().join(" ");
-    format!("{joined} (see `fallcost --help`)")
+    // Point at the subcommand's own help when the usage line names one.
+    let command = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .map(|usage| {
+            usage
+                .split_whitespace()
+                .take_while(|w| !w.starts_with(['-', '<', '[']))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|c| c.starts_with("fallcost"))
+        .unwrap_or_else(|| "fallcost".to_string());
+    format!("{joined} (see `{command} --help`)")
 }
 
 /// The most requests per chain `--mc` simulates (and `bench --requests` times): 1e12, hours of
@@ -354,9 +373,26 @@ fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// `--set KEY=VALUE`. A value such as `1e12`, how people write a large whole number on a
+/// command line (as `--mc 1e7` takes it), is a float in TOML that no token count accepts: a
+/// whole number written with an exponent, up to 2^53, is passed on as its digits. A field that
+/// takes any number reads the digits just as well.
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        Some((k, v)) if !k.trim().is_empty() => {
+            let v = match v.trim().parse::<f64>() {
+                Ok(x)
+                    if v.contains(['e', 'E'])
+                        && !v.contains("inf")
+                        && x.fract() == 0.0
+                        && x.abs() <= 9_007_199_254_740_992.0 =>
+                {
+                    format!("{x:.0}")
+                }
+                _ => v.to_string(),
+            };
+            Ok((k.trim().to_string(), v))
+        }
         _ => Err(format!(
             "expected KEY=VALUE, e.g. steady.failure_rate=0; got `{s}`"
         )),

@@ -733,6 +733,44 @@ fn usage_errors_are_one_line() {
     );
     let e = fails(&["compare"]);
     assert!(e.contains("--scenario <PATH>"), "{e}");
+    // The pointer names the subcommand's help, where the flags are.
+    let e = fails(&["compare", "-s", "scenarios/sept3.toml", "--bogus"]);
+    assert!(e.ends_with("(see `fallcost compare --help`)\n"), "{e}");
+    // A negative ratio is a value to refuse, not a flag (clap suggested `-- -1`).
+    let e = fails(&["check", "--max-ratio", "-1", "scenarios"]);
+    assert!(e.contains("expected a number > 0"), "{e}");
+}
+
+/// `--set request.prefix_tokens=1e12`: a whole number written with an exponent sets a token
+/// count (it was refused as a float), and stays a number where any number is taken.
+#[test]
+fn set_takes_whole_numbers_written_with_an_exponent() {
+    let baseline = |prefix: &str, rate: &str| {
+        let r = json(&[
+            "compare",
+            "-s",
+            "scenarios/failover-cache.toml",
+            "--set",
+            &format!("request.prefix_tokens={prefix}"),
+            "--set",
+            &format!("steady.failure_rate={rate}"),
+        ]);
+        num(
+            row(&r, "steady", "sol-sonnet", "sequential"),
+            "cost_per_1k_usd",
+        )
+    };
+    let exponent = baseline("1e6", "5e-1");
+    assert_eq!(exponent, baseline("1000000", "0.5"));
+    assert!(exponent > baseline("15000", "0.5"));
+    let e = fails(&[
+        "compare",
+        "-s",
+        "scenarios/failover-cache.toml",
+        "--set",
+        "request.prefix_tokens=1.5e0",
+    ]);
+    assert!(e.contains("prefix_tokens"), "{e}");
 }
 
 /// `--chain` keeping some of a traffic-share scenario's chains leaves out the blended rows in
