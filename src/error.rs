@@ -114,6 +114,22 @@ impl InputError {
     }
 }
 
+impl InputError {
+    /// An unknown top-level field that belongs to the other kind of fallcost file (a scenario's
+    /// `chain` in a price table, a price table's `models` in a scenario): the error gains a hint
+    /// saying which file this looks like and what reads it. `foreign` lists those fields,
+    /// `hint` is the sentence to add. Other errors pass unchanged.
+    pub fn with_file_kind_hint(mut self, foreign: &[&str], hint: &str) -> Self {
+        if self.kind == InputErrorKind::Schema
+            && self.message.starts_with("unknown field")
+            && self.field.as_deref().is_some_and(|f| foreign.contains(&f))
+        {
+            self.message = format!("{}; {hint}", self.message);
+        }
+        self
+    }
+}
+
 fn at(location: &Option<Location>) -> String {
     location.map_or(String::new(), |l| format!(":{}:{}", l.line, l.col))
 }

@@ -1063,3 +1063,16 @@ fn set_type_errors_speak_plainly() {
     ]);
     assert_eq!(r["scenario"], "3");
 }
+
+/// A scenario given as a price table, or a price table as a scenario, is refused with a hint
+/// naming the kind of file it looks like and the command that reads it.
+#[test]
+fn the_wrong_kind_of_file_says_what_it_looks_like() {
+    let e = fails(&["prices", "--pricing", "scenarios/sept3.toml"]);
+    assert!(e.starts_with("error: scenarios/sept3.toml:"), "{e}");
+    assert!(e.contains("this looks like a scenario"), "{e}");
+    assert!(e.contains("fallcost compare --scenario"), "{e}");
+    let e = fails(&["compare", "-s", "pricing/2026-07.toml"]);
+    assert!(e.contains("models: unknown field"), "{e}");
+    assert!(e.contains("this looks like a price table"), "{e}");
+}

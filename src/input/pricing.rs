@@ -61,7 +61,14 @@ struct ModelEntry {
 /// `cache_write` on a model whose caching is not `explicit`, an empty table.
 pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
     let doc = Document::parse(name, text)?;
-    let file: PriceFile = doc.deserialize()?;
+    let file: PriceFile = doc.deserialize().map_err(|e: InputError| {
+        e.with_file_kind_hint(
+            &[
+                "chain", "request", "steady", "incident", "policy", "latency",
+            ],
+            "this looks like a scenario: price it with `fallcost compare --scenario FILE`",
+        )
+    })?;
     if file.models.is_empty() {
         return Err(doc.error_at(
             InputErrorKind::Invalid,

@@ -303,7 +303,12 @@ pub fn parse(
         }
         doc.set(k, v)?;
     }
-    let file: ScenarioFile = doc.deserialize()?;
+    let file: ScenarioFile = doc.deserialize().map_err(|e: InputError| {
+        e.with_file_kind_hint(
+            &["models", "verified", "source"],
+            "this looks like a price table: show it with `fallcost prices --pricing FILE`, or name it in a scenario's `pricing`",
+        )
+    })?;
     let pricing_ref = PricingRef::parse(
         file.pricing.as_deref().unwrap_or(default_name()),
         Some(base),
