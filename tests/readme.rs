@@ -1,5 +1,5 @@
-//! The README's examples stay true: the `fallcost check` output it prints is what the binary
-//! prints, and its scenario table lists every shipped scenario.
+//! The README's examples stay true: the `compare` and `fallcost check` output it prints is what
+//! the binary prints, and its scenario table lists every shipped scenario.
 
 mod common;
 
@@ -7,6 +7,28 @@ use common::{fallcost, root};
 
 fn readme() -> String {
     std::fs::read_to_string(root().join("README.md")).unwrap()
+}
+
+/// The README's sample under "What you get" is the real start of the main job's output, line
+/// for line (it shows the first of sept3's two chains).
+#[test]
+fn compare_sample_is_real() {
+    let readme = readme();
+    let shown = readme
+        .split("```text\n")
+        .find(|block| block.starts_with("Three providers down at once"))
+        .expect("the README shows the sept3 output")
+        .split("```")
+        .next()
+        .unwrap();
+    let out = fallcost(&["compare", "--scenario", "scenarios/sept3.toml"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(shown.lines().count() > 30, "{shown}");
+    assert!(
+        out.starts_with(shown),
+        "README sample:\n{shown}\nreal output:\n{out}"
+    );
 }
 
 /// The README's `$ fallcost check scenarios/` block is the real output, line for line, and

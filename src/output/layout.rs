@@ -136,6 +136,29 @@ fn steady_note(chain: &Chain) -> String {
     note
 }
 
+/// The chain as a price list: what one request costs on each link when that link answers it,
+/// with the link's cache warm (the like-for-like price `fallcost check` compares), per 1,000
+/// requests: `each link alone, warm cache: $25.00 → $9.00 → $4.50 per 1,000 requests`.
+fn link_prices(request: &crate::model::Request, chain: &Chain) -> String {
+    let prices: Vec<String> = chain
+        .links
+        .iter()
+        .map(|link| {
+            let usd = request.success_cost(link, crate::model::cost::warm_state(link));
+            format!("${}", money(1000.0 * usd))
+        })
+        .collect();
+    let cache = if request.has_prefix() {
+        ", warm cache"
+    } else {
+        ""
+    };
+    format!(
+        "each link alone{cache}: {} per 1,000 requests",
+        prices.join(" → ")
+    )
+}
+
 /// Whether a chain's client policy differs from the plain one (one attempt per link, every
 /// provider error fails over, no caps), so its retries, caps and attribution are worth a table.
 fn has_policy(chain: &Chain) -> bool {
@@ -318,10 +341,16 @@ pub fn compare(report: &Report) -> Document {
         sections.push(Section {
             heading: Some(chain_line(chain)),
             title: "Steady state, per 1,000 requests".into(),
-            notes: vec![
-                steady_note(chain),
-                format!("healthy primary alone: ${} per 1,000 requests", money(base)),
-            ],
+            notes: {
+                let mut notes = vec![
+                    steady_note(chain),
+                    format!("healthy primary alone: ${} per 1,000 requests", money(base)),
+                ];
+                if chain.links.len() > 1 {
+                    notes.push(link_prices(&report.input.request, chain));
+                }
+                notes
+            },
             header,
             numeric,
             rows,
