@@ -536,7 +536,19 @@ pub fn compare(report: &Report) -> Document {
                 Some(n) => vec![format!(
                     "Break-even: writing the cache on the first failover pays for itself once a session makes {n} failover requests."
                 )],
-                None => vec![],
+                // Automatic caching (or none) has no write to decide on: the first failover
+                // is cold and warms the cache at the input price.
+                None => match chain.links.get(1) {
+                    Some(l) if l.caching == crate::model::Caching::Automatic => vec![format!(
+                        "No break-even: {} caches automatically, so there is no cache write to decide on; the first failover pays the cold price and warms the cache.",
+                        l.id
+                    )],
+                    Some(l) if l.caching == crate::model::Caching::None => vec![format!(
+                        "No break-even: {} has no prompt cache; every failover pays the cold price.",
+                        l.id
+                    )],
+                    _ => vec![],
+                },
             };
             match (cache.warm_policy, cache.policy_break_even_requests) {
                 (crate::model::policy::WarmPolicy::After(n), Some(b)) => footer.push(format!(
