@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// Price the resilience decisions teams make around LLM APIs: fallback chains, hedged
 /// requests, cold prompt caches, gray failures and outages.
@@ -287,8 +287,9 @@ fn parse_profile(s: &str) -> Result<(u64, u64), String> {
 }
 
 /// clap's multi-line usage error as one line: the message up to the usage block, its lines
-/// joined, then a pointer to `--help`.
-pub fn one_line_usage_error(rendered: &str) -> String {
+/// joined, then a pointer to `--help`: the subcommand's, named by the usage line or, for an
+/// error without one (an invalid value), by `subcommand` (the command line's first word).
+pub fn one_line_usage_error(rendered: &str, subcommand: Option<&str>) -> String {
     let body = rendered.trim_start_matches("error:").trim();
     let body = body.split("\n\nUsage:").next().unwrap_or(body);
     let body = body
@@ -308,6 +309,13 @@ pub fn one_line_usage_error(rendered: &str) -> String {
                 .join(" ")
         })
         .filter(|c| c.starts_with("fallcost"))
+        .or_else(|| {
+            let sub = subcommand?;
+            Cli::command()
+                .get_subcommands()
+                .any(|c| c.get_name() == sub)
+                .then(|| format!("fallcost {sub}"))
+        })
         .unwrap_or_else(|| "fallcost".to_string());
     format!("{joined} (see `{command} --help`)")
 }
@@ -412,7 +420,7 @@ mod tests {
     #[test]
     fn usage_errors_become_one_line() {
         let err = Cli::try_parse_from(["fallcost", "compare"]).unwrap_err();
-        let line = one_line_usage_error(&err.to_string());
+        let line = one_line_usage_error(&err.to_string(), Some("compare"));
         assert!(!line.contains('\n'), "{line}");
         assert!(line.contains("--scenario <PATH>"), "{line}");
     }

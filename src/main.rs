@@ -22,7 +22,10 @@ fn main() -> ExitCode {
             _ => {
                 eprintln!(
                     "error: {}",
-                    fallcost::cli::one_line_usage_error(&err.to_string())
+                    fallcost::cli::one_line_usage_error(
+                        &err.to_string(),
+                        std::env::args().nth(1).as_deref()
+                    )
                 );
                 return ExitCode::from(ExitStatus::Error.code());
             }

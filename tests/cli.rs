@@ -739,6 +739,7 @@ fn usage_errors_are_one_line() {
     // A negative ratio is a value to refuse, not a flag (clap suggested `-- -1`).
     let e = fails(&["check", "--max-ratio", "-1", "scenarios"]);
     assert!(e.contains("expected a number > 0"), "{e}");
+    assert!(e.ends_with("(see `fallcost check --help`)\n"), "{e}");
 }
 
 /// `--set request.prefix_tokens=1e12`: a whole number written with an exponent sets a token
