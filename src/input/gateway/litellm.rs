@@ -572,14 +572,12 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
             // The "*" LiteLLM uses is the last one: default_fallbacks, appended after the list.
             if let Some((entry, field)) = star_default.take() {
                 if let Some((old, _)) = &lists.star {
-                    out.notice(
+                    out.ignored(
                         old.at.clone(),
-                        Notice::Ignored {
-                            what: format!("the `*` entry of {}", lists.field),
-                            why: format!(
-                                "LiteLLM appends {field} after it as a later `*` entry, which wins"
-                            ),
-                        },
+                        format!("the `*` entry of {}", lists.field),
+                        format!(
+                            "LiteLLM appends {field} after it as a later `*` entry, which wins"
+                        ),
                     );
                 }
                 lists.star = Some((entry, field));
@@ -714,6 +712,11 @@ impl Out {
             self.config.notices.push((at, n));
         }
     }
+
+    /// Warn that `what` (at `at`) never fires, and `why`.
+    fn ignored(&mut self, at: Place, what: String, why: String) {
+        self.notice(at, Notice::Ignored { what, why });
+    }
 }
 
 /// A setting: the section it is in and its value.
@@ -735,15 +738,13 @@ fn chosen<'n>(
     let winner = found.iter().position(|(_, n)| set(n));
     if let Some(w) = winner {
         for (s, n) in found.iter().skip(w + 1).filter(|(_, n)| set(n)) {
-            out.notice(
+            out.ignored(
                 Place::of(n),
-                Notice::Ignored {
-                    what: format!("{s}.{key}"),
-                    why: format!(
-                        "LiteLLM uses {}.{key} (router_settings win over litellm_settings)",
-                        found[w].0
-                    ),
-                },
+                format!("{s}.{key}"),
+                format!(
+                    "LiteLLM uses {}.{key} (router_settings win over litellm_settings)",
+                    found[w].0
+                ),
             );
         }
     }
@@ -871,14 +872,12 @@ fn parse_list<'n>(
                 let name = extra
                     .as_str()
                     .map_or_else(|| extra.describe(), str::to_string);
-                out.notice(
+                out.ignored(
                     Place::of(extra),
-                    Notice::Ignored {
-                        what: format!("`{name}` in {at}"),
-                        why: format!(
+                    format!("`{name}` in {at}"),
+                    format!(
                             "LiteLLM reads only the first key of each entry; give `{name}` its own `- {name}: [...]` item"
                         ),
-                    },
                 );
             }
         }
@@ -900,15 +899,13 @@ fn parse_list<'n>(
         }
         if from != "*" {
             if let Some(&j) = seen.get(from) {
-                out.notice(
+                out.ignored(
                     Place::of(k),
-                    Notice::Ignored {
-                        what: format!("this {field} entry for `{from}`"),
-                        why: format!(
-                            "LiteLLM uses the first entry for a group (line {}); merge the two",
-                            entries[j].at.line
-                        ),
-                    },
+                    format!("this {field} entry for `{from}`"),
+                    format!(
+                        "LiteLLM uses the first entry for a group (line {}); merge the two",
+                        entries[j].at.line
+                    ),
                 );
             } else {
                 seen.insert(from, entries.len());
@@ -926,12 +923,10 @@ fn parse_list<'n>(
         } else if let Some(prev) = entries.iter().rev().find(|e| e.key == "*")
             && kind == "fallbacks"
         {
-            out.notice(
+            out.ignored(
                 prev.at.clone(),
-                Notice::Ignored {
-                    what: format!("this `*` entry of {field}"),
-                    why: format!("LiteLLM uses the last `*` entry (line {})", k.line),
-                },
+                format!("this `*` entry of {field}"),
+                format!("LiteLLM uses the last `*` entry (line {})", k.line),
             );
         }
         entries.push(Entry {

@@ -417,44 +417,22 @@ impl JsonReader<'_> {
         let (line, col) = (self.line, self.col);
         let value = match self.peek().ok_or(())? {
             '{' => {
-                self.bump()?;
                 let (mut out, mut index) = (Vec::new(), HashMap::new());
-                self.blank();
-                if self.peek() == Some('}') {
-                    self.bump()?;
-                } else {
-                    loop {
-                        let key = self.value()?;
-                        self.expect(':')?;
-                        let value = self.value()?;
-                        insert_last_wins(&mut out, &mut index, key, value);
-                        self.blank();
-                        match self.bump()? {
-                            ',' => continue,
-                            '}' => break,
-                            _ => return Err(()),
-                        }
-                    }
-                }
+                self.items('}', |r| {
+                    let key = r.value()?;
+                    r.expect(':')?;
+                    let value = r.value()?;
+                    insert_last_wins(&mut out, &mut index, key, value);
+                    Ok(())
+                })?;
                 Value::Map(out)
             }
             '[' => {
-                self.bump()?;
                 let mut items = Vec::new();
-                self.blank();
-                if self.peek() == Some(']') {
-                    self.bump()?;
-                } else {
-                    loop {
-                        items.push(self.value()?);
-                        self.blank();
-                        match self.bump()? {
-                            ',' => continue,
-                            ']' => break,
-                            _ => return Err(()),
-                        }
-                    }
-                }
+                self.items(']', |r| {
+                    items.push(r.value()?);
+                    Ok(())
+                })?;
                 Value::Seq(items)
             }
             '"' => Value::Str(self.string()?),
@@ -483,6 +461,30 @@ impl JsonReader<'_> {
             file: None,
             value,
         })
+    }
+
+    /// The comma-separated members of an object or an array, from its opening bracket to
+    /// `close`, each read by `item`.
+    fn items(
+        &mut self,
+        close: char,
+        mut item: impl FnMut(&mut Self) -> Result<(), ()>,
+    ) -> Result<(), ()> {
+        self.bump()?;
+        self.blank();
+        if self.peek() == Some(close) {
+            self.bump()?;
+            return Ok(());
+        }
+        loop {
+            item(self)?;
+            self.blank();
+            match self.bump()? {
+                ',' => continue,
+                c if c == close => return Ok(()),
+                _ => return Err(()),
+            }
+        }
     }
 
     /// A string, from its opening quote, with JSON's escapes.
