@@ -920,9 +920,13 @@ fn parse_list<'n>(
                     );
                 }
             }
-        } else if let Some(prev) = entries.iter().rev().find(|e| e.key == "*")
-            && kind == "fallbacks"
-        {
+        } else if kind != "fallbacks" {
+            out.ignored(
+                Place::of(k),
+                format!("the `*` entry of {field}"),
+                "LiteLLM applies `*` (and default_fallbacks) to `fallbacks` only".into(),
+            );
+        } else if let Some(prev) = entries.iter().rev().find(|e| e.key == "*") {
             out.ignored(
                 prev.at.clone(),
                 format!("this `*` entry of {field}"),
@@ -1436,6 +1440,36 @@ mod tests {
             wild[0].1.to_string(),
             "`anthropic/*` is a wildcard route, not a model: its price depends on the model requested, so it is not priced"
         );
+    }
+
+    #[test]
+    fn star_entries_that_never_fire_are_warned_about() {
+        let text = format!(
+            "{LIST}router_settings:\n  fallbacks:\n    - \"*\": [b]\n    - \"*\": [c]\n  context_window_fallbacks: [{{\"*\": [c]}}]\n"
+        );
+        let c = read_str(&text).unwrap();
+        let ignored: Vec<(usize, String)> = c
+            .notices
+            .iter()
+            .filter(|(_, n)| n.kind() == "ignored")
+            .map(|(at, n)| (at.line, n.to_string()))
+            .collect();
+        assert_eq!(
+            ignored,
+            vec![
+                (
+                    10,
+                    "this `*` entry of router_settings.fallbacks never fires: LiteLLM uses the last `*` entry (line 11)".to_string()
+                ),
+                (
+                    12,
+                    "the `*` entry of router_settings.context_window_fallbacks never fires: LiteLLM applies `*` (and default_fallbacks) to `fallbacks` only".to_string()
+                ),
+            ]
+        );
+        // Every group without its own entry falls back to the last `*`: c.
+        let b = c.chains.iter().find(|ch| ch.primary.label == "b").unwrap();
+        assert_eq!(b.links[0].fallback.label, "c");
     }
 
     #[test]
