@@ -218,19 +218,26 @@ fn litellm_block_config_messy_cases() {
     assert_eq!(doc["summary"]["warnings"], 3);
 }
 
-/// Flow-style YAML: a loop reported once, default_fallbacks applied to groups without their own,
-/// same-provider chains warned about (and failing under --deny-warnings).
+/// Flow-style YAML: each loop reported once, default_fallbacks applied to groups without their
+/// own, same-provider chains warned about (and failing under --deny-warnings).
 #[test]
 fn litellm_flow_config_loops_defaults_and_providers() {
     let path = format!("{FIX}/litellm/flow.yaml");
     let doc = check_json(&[&path], 1);
     let loops = findings(&doc, "loop");
-    assert_eq!(loops.len(), 1, "{doc:#}");
+    // haiku <-> sonnet, and luna -> sol (default_fallbacks, luna has none of its own) -> luna.
+    let cycles: Vec<&str> = loops
+        .iter()
+        .map(|l| l["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(loops.len(), 2, "{doc:#}");
     assert!(
-        loops[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("`haiku` -> `sonnet` -> `haiku`")
+        cycles[0].contains("fallbacks loop: `luna` -> `sol` -> `luna`;"),
+        "{cycles:?}"
+    );
+    assert!(
+        cycles[1].contains("fallbacks loop: `haiku` -> `sonnet` -> `haiku`;"),
+        "{cycles:?}"
     );
     assert_eq!(loops[0]["severity"], "note");
     // haiku -> sonnet is exactly 2x ($4.50 -> $9.00): not above 2.
@@ -332,7 +339,7 @@ fn clean_configs_pass_and_other_files_are_skipped() {
     let text = ok(&["check", &format!("{FIX}/clean")]);
     assert!(!text.contains("package.json"), "{text}");
     assert!(
-        text.contains("3 files skipped (--verbose lists them)"),
+        text.contains("3 paths skipped (--verbose lists them)"),
         "{text}"
     );
     let verbose = ok(&["check", &format!("{FIX}/skipped"), "--verbose"]);
@@ -520,4 +527,461 @@ fn real_litellm_price_file_loads_when_present() {
     // A clean fixture priced from it still passes (every model it names is priced there).
     let doc = check_json(&[&format!("{FIX}/clean/litellm.yml"), "--pricing", &p], 0);
     assert_eq!(doc["summary"]["links"], 1);
+}
+
+/// Run `fallcost check ARGS` (text), expecting exit `code`; standard output.
+fn check_text(args: &[&str], code: i32) -> String {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    let out = fallcost(&all);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "fallcost {}\nstdout:\n{stdout}\nstderr:\n{}",
+        all.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The (chain, fallback, line) of every above-ratio finding.
+fn above_links(doc: &Value) -> Vec<(String, String, u64)> {
+    findings(doc, "above-ratio")
+        .iter()
+        .map(|f| {
+            (
+                f["chain"].as_str().unwrap().to_string(),
+                f["fallback"]["name"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `callbacks`, `success_callback`, `num_retries` and LiteLLM's other real settings pass
+/// silently; `fallback`, `fallbaks` and `default_fallback` are refused with the suggestion.
+#[test]
+fn real_litellm_settings_pass_and_near_misses_of_fallback_settings_fail() {
+    let doc = check_json(&[&format!("{FIX}/litellm/settings-keys.yaml")], 0);
+    assert_eq!(doc["summary"]["chains"], 1);
+    assert_eq!(doc["summary"]["links"], 1);
+    for (key, near) in [
+        ("fallback", "fallbacks"),
+        ("fallbaks", "fallbacks"),
+        ("default_fallback", "default_fallbacks"),
+    ] {
+        let err = fails(&["check", &format!("{FIX}/errors/near-miss/{key}.yaml")]);
+        assert!(
+            err.starts_with(&format!(
+                "error: tests/fixtures/check/errors/near-miss/{key}.yaml:8:3: router_settings.{key}: unknown field (did you mean `{near}`?); fallcost reads: fallbacks, "
+            )),
+            "{err}"
+        );
+    }
+}
+
+/// JSON with a `targets` mapping (an Nx project.json) is not a Portkey config: skipped with the
+/// reason, exit 0.
+#[test]
+fn json_with_a_targets_mapping_is_skipped_not_an_error() {
+    let path = format!("{FIX}/skipped/project.json");
+    let doc = check_json(&[&path], 0);
+    assert_eq!(doc["summary"]["files"], 0);
+    assert_eq!(doc["skipped"][0]["path"], path.as_str());
+    assert_eq!(
+        doc["skipped"][0]["reason"],
+        "JSON, but not a Portkey config (no `strategy` object with a `mode`, no `targets` list of objects); not guessed at"
+    );
+}
+
+/// Portkey merges a parent's override_params (and the config's own) into its targets: the
+/// load-balanced Sonnet 5 primary is priced, and the Astra fallback flagged at 5x. A target that
+/// still has no model is a warning (it cannot be judged), failing --deny-warnings.
+#[test]
+fn portkey_override_params_are_inherited() {
+    let path = format!("{FIX}/portkey/inherit.json");
+    let doc = check_json(&[&path], 1);
+    assert_eq!(doc["summary"]["chains"], 1);
+    assert_eq!(doc["summary"]["links"], 2);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1, "{doc:#}");
+    let f = above[0];
+    assert_eq!(f["line"], 10);
+    assert_eq!(f["primary"]["models"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        f["primary"]["models"][0]["priced_as"],
+        "anthropic/claude-sonnet-5"
+    );
+    assert!((num(&f["primary"]["max_per_1k_usd"]) - 9.0).abs() < 1e-9);
+    assert!((num(&f["ratio"]) - 5.0).abs() < 1e-9);
+    // The third target inherits the config's own override_params: GPT-6 Luna, cheaper, fine.
+    assert_eq!(doc["summary"]["warnings"], 0);
+
+    // nested.json's last target sets no model anywhere: a warning, failing --deny-warnings.
+    let nested = format!("{FIX}/portkey/nested.json");
+    let doc = check_json(&[&nested, "--max-ratio", "10"], 0);
+    let no_model = findings(&doc, "no-model");
+    assert_eq!(no_model.len(), 1);
+    assert_eq!(no_model[0]["severity"], "warning");
+    assert_eq!(no_model[0]["line"], 13);
+    check_json(&[&nested, "--max-ratio", "10", "--deny-warnings"], 1);
+}
+
+/// YAML merge keys (`<<: *anchor`), as LiteLLM's PyYAML loader honours them: fallbacks merged
+/// into router_settings, a discount merged into model_info, litellm_params merged whole. The
+/// finding is at the line that merges the fallbacks in.
+#[test]
+fn yaml_merge_keys_are_followed() {
+    let doc = check_json(&[&format!("{FIX}/litellm/merge.yaml")], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1, "{doc:#}");
+    let f = above[0];
+    assert_eq!(f["line"], 22);
+    assert_eq!(f["primary"]["name"], "main");
+    assert_eq!(f["primary"]["models"][0]["priced_as"], "config");
+    assert!((num(&f["primary"]["min_per_1k_usd"]) - 0.45).abs() < 1e-9);
+    assert_eq!(f["fallback"]["models"][0]["model"], "openai/gpt-6-astra");
+    assert!((num(&f["ratio"]) - 100.0).abs() < 1e-9);
+}
+
+/// A finding reached through a YAML alias names the alias's line, not the anchor's.
+#[test]
+fn findings_through_an_alias_name_the_alias_line() {
+    let doc = check_json(&[&format!("{FIX}/litellm/alias.yaml")], 1);
+    assert_eq!(
+        above_links(&doc),
+        vec![(
+            "sonnet (router_settings.fallbacks)".into(),
+            "astra".into(),
+            10
+        )]
+    );
+}
+
+/// LiteLLM's `include`: the included file's groups are fallbacks like any other, and findings
+/// about what it declares name it. A missing included file is an input error at the include.
+#[test]
+fn litellm_include_is_followed() {
+    let doc = check_json(&[&format!("{FIX}/include/config.yaml")], 1);
+    assert_eq!(
+        above_links(&doc),
+        vec![(
+            "sonnet (router_settings.fallbacks)".into(),
+            "astra".into(),
+            8
+        )]
+    );
+    assert_eq!(
+        findings(&doc, "above-ratio")[0]["file"],
+        "tests/fixtures/check/include/config.yaml"
+    );
+    let src = findings(&doc, "price-source");
+    assert_eq!(src.len(), 1);
+    assert_eq!(src[0]["file"], "tests/fixtures/check/include/models.yaml");
+    assert_eq!(src[0]["line"], 4);
+    let err = fails(&["check", &format!("{FIX}/errors/include-missing")]);
+    assert_eq!(
+        err.trim_end(),
+        "error: tests/fixtures/check/errors/include-missing/config.yaml:5:5: include[0]: cannot read included file `models.yaml` (tests/fixtures/check/errors/include-missing/models.yaml): no such file; LiteLLM refuses to start without it"
+    );
+}
+
+/// A folder that cannot be read is an input error naming it, not a silent skip. (Built from a
+/// path too long to open, which even root cannot read.)
+#[test]
+fn unreadable_folders_are_input_errors() {
+    let dir = std::env::temp_dir().join(format!("fallcost-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let name = "d".repeat(200);
+    let script = format!(
+        "cd '{}' && for i in $(seq 1 30); do mkdir {name} && cd -P {name} || exit 1; done",
+        dir.display()
+    );
+    let made = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = fallcost(&["check", &dir.to_string_lossy()]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: {}/{name}/", dir.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains(": cannot read this folder ("), "{stderr}");
+}
+
+/// max_fallbacks bounds the walk as LiteLLM bounds it: a group's own fallbacks are tried only
+/// while its fallback depth is below max_fallbacks, siblings adding one each.
+#[test]
+fn max_fallbacks_bounds_the_walk() {
+    let doc = check_json(&[&format!("{FIX}/litellm/max-fallbacks.yaml")], 1);
+    let mut links = above_links(&doc);
+    links.sort();
+    assert_eq!(
+        links,
+        vec![
+            ("b (router_settings.fallbacks)".into(), "g".into(), 17),
+            ("c (router_settings.fallbacks)".into(), "f".into(), 16),
+            ("e (router_settings.fallbacks)".into(), "g".into(), 17),
+        ]
+    );
+    // a reaches b, c, d and e, never f or g.
+    assert_eq!(doc["files"][0]["links"], 8);
+}
+
+/// A 2,000-group chain (LiteLLM's default max_fallbacks of 5): each group reaches the next five.
+/// Luna ($0.45) and Sonnet 5 ($9.00) alternate: each Luna primary has three Sonnet 5 fallbacks
+/// within five, 20x each (fewer at the end of the chain).
+#[test]
+fn a_2000_group_chain_is_walked_to_max_fallbacks() {
+    let n = 2000;
+    let mut yaml = String::from("model_list:\n");
+    for i in 0..n {
+        let model = if i % 2 == 0 {
+            "openai/gpt-6-luna"
+        } else {
+            "anthropic/claude-sonnet-5"
+        };
+        yaml.push_str(&format!(
+            "  - {{model_name: g{i}, litellm_params: {{model: {model}}}}}\n"
+        ));
+    }
+    yaml.push_str("router_settings:\n  fallbacks:\n");
+    for i in 0..n - 1 {
+        yaml.push_str(&format!("    - g{i}: [g{}]\n", i + 1));
+    }
+    let dir = std::env::temp_dir().join(format!("fallcost-chain2000-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let doc = check_json(&[&path.to_string_lossy()], 1);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(doc["summary"]["chains"], 1999);
+    // min(5, groups after it) links per chain: 5 x 1995 + 4 + 3 + 2 + 1.
+    assert_eq!(doc["summary"]["links"], 9985);
+    // 998 Luna primaries with three Sonnet 5 within five, then 2 and 1.
+    assert_eq!(doc["summary"]["errors"], 2997);
+    assert_eq!(doc["summary"]["warnings"], 0);
+}
+
+/// default_fallbacks apply to every group without its own, and LiteLLM goes on through the
+/// fallbacks of what they reach: sonnet -> sol -> opus -> astra.
+#[test]
+fn default_fallbacks_are_followed_transitively() {
+    let doc = check_json(&[&format!("{FIX}/litellm/defaults.yaml")], 1);
+    let sonnet: Vec<&Value> = findings(&doc, "above-ratio")
+        .into_iter()
+        .filter(|f| f["chain"] == "sonnet (router_settings.default_fallbacks)")
+        .collect();
+    assert_eq!(sonnet.len(), 2, "{doc:#}");
+    assert_eq!(sonnet[0]["fallback"]["name"], "opus");
+    assert_eq!(sonnet[0]["line"], 15);
+    assert_eq!(sonnet[0]["via"], serde_json::json!(["sol"]));
+    assert!((num(&sonnet[0]["ratio"]) - 2.5).abs() < 1e-9);
+    assert_eq!(sonnet[1]["fallback"]["name"], "astra");
+    assert_eq!(sonnet[1]["via"], serde_json::json!(["sol", "opus"]));
+    assert!((num(&sonnet[1]["ratio"]) - 5.0).abs() < 1e-9);
+    assert_eq!(doc["summary"]["errors"], 4);
+}
+
+/// What LiteLLM never acts on is a warning and never judged: a second entry for a group, a second
+/// key of a context_window_fallbacks entry, litellm_settings.fallbacks when router_settings has
+/// them. A second key in a fallbacks entry makes LiteLLM's router refuse the config: exit 2.
+#[test]
+fn what_litellm_ignores_is_warned_about_not_judged() {
+    let path = format!("{FIX}/litellm/ignored.yaml");
+    let doc = check_json(&[&path], 0);
+    assert_eq!(doc["summary"]["errors"], 0, "{doc:#}");
+    let ignored: Vec<(u64, &str)> = findings(&doc, "ignored")
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        ignored,
+        vec![
+            (
+                14,
+                "this router_settings.fallbacks entry for `sonnet` never fires: LiteLLM uses the first entry for a group (line 13); merge the two"
+            ),
+            (
+                17,
+                "`sol` in router_settings.context_window_fallbacks[0] never fires: LiteLLM reads only the first key of each entry; give `sol` its own `- sol: [...]` item"
+            ),
+            (
+                19,
+                "litellm_settings.fallbacks never fires: LiteLLM uses router_settings.fallbacks (router_settings win over litellm_settings)"
+            ),
+        ]
+    );
+    check_json(&[&path, "--deny-warnings"], 1);
+    let err = fails(&["check", &format!("{FIX}/errors/multi-key")]);
+    assert_eq!(
+        err.trim_end(),
+        "error: tests/fixtures/check/errors/multi-key/config.yaml:11:7: router_settings.fallbacks[0]: a router_settings.fallbacks entry has exactly one key; this one also has `haiku` (LiteLLM's router refuses the config: \"must have exactly one key\"); give `haiku` its own `- haiku: [...]` item"
+    );
+}
+
+/// A group `anthropic/claude-sonnet-5` takes the fallbacks declared for `claude-sonnet-5`.
+#[test]
+fn provider_stripped_fallback_keys_apply() {
+    let doc = check_json(&[&format!("{FIX}/litellm/stripped.yaml")], 1);
+    assert_eq!(
+        above_links(&doc),
+        vec![(
+            "anthropic/claude-sonnet-5 (router_settings.fallbacks)".into(),
+            "astra".into(),
+            9
+        )]
+    );
+    assert_eq!(doc["summary"]["warnings"], 0);
+}
+
+/// A fallback reached both directly and through another group is reported at its direct link.
+#[test]
+fn direct_links_are_reported_at_their_own_line() {
+    let doc = check_json(&[&format!("{FIX}/litellm/shortest.yaml")], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 2);
+    assert_eq!(above[0]["chain"], "sonnet (router_settings.fallbacks)");
+    assert_eq!(above[0]["line"], 13);
+    assert_eq!(above[0]["via"], serde_json::json!([]));
+    assert_eq!(above[1]["chain"], "sol (router_settings.fallbacks)");
+    assert_eq!(above[1]["line"], 15);
+}
+
+/// A wildcard route (`openai/*`) is not a model: not priced, and a warning when default
+/// fallbacks make it a chain that cannot be judged. The rest is judged.
+#[test]
+fn wildcard_routes_are_not_priced() {
+    let doc = check_json(&[&format!("{FIX}/litellm/wildcard.yaml")], 0);
+    assert_eq!(doc["summary"]["input_errors"], 0);
+    let wild = findings(&doc, "wildcard");
+    assert_eq!(wild.len(), 1);
+    assert_eq!(wild[0]["severity"], "warning");
+    assert_eq!(wild[0]["line"], 10);
+    assert_eq!(
+        wild[0]["message"],
+        "`openai/*` is a wildcard route, not a model: its price depends on the model requested, so it is not priced; its fallbacks cannot be judged"
+    );
+    // sonnet -> sol ($9.00 each) is judged.
+    assert_eq!(doc["summary"]["chains"], 1);
+    assert_eq!(doc["summary"]["links"], 1);
+}
+
+/// LiteLLM's price file names one cloud several ways (`vertex_ai-language-models`,
+/// `vertex_ai-anthropic_models`; `bedrock`, `bedrock_converse`): a chain within one is warned.
+#[test]
+fn provider_families_are_one_provider() {
+    let doc = check_json(
+        &[
+            &format!("{FIX}/families/config.yaml"),
+            "--pricing",
+            &format!("{FIX}/families/prices.json"),
+        ],
+        1,
+    );
+    let same: Vec<(u64, &Value)> = findings(&doc, "same-provider")
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), &f["providers"]))
+        .collect();
+    assert_eq!(
+        same,
+        vec![
+            (14, &serde_json::json!(["vertex_ai"])),
+            (15, &serde_json::json!(["bedrock"])),
+        ]
+    );
+}
+
+/// The ratio shown is above the limit shown: 2.004x is not rounded to 2.00x, the limit is
+/// printed as given, 1.9999999999 fails an exact 2x link (and 2 still passes it).
+#[test]
+fn ratio_and_limit_are_shown_so_they_agree() {
+    let path = format!("{FIX}/litellm/ratios.yaml");
+    let text = check_text(&[&path], 1);
+    assert!(
+        text.starts_with("tests/fixtures/check/litellm/ratios.yaml:17: error: chain `base (router_settings.fallbacks)`: fallback `over` costs $4.01 per 1,000 requests, 2.004x its primary `base` at $2.00; above --max-ratio 2\n"),
+        "{text}"
+    );
+    let text = check_text(&[&path, "--max-ratio", "1.99999999"], 1);
+    assert!(
+        text.starts_with("tests/fixtures/check/litellm/ratios.yaml:16: error: chain `base (router_settings.fallbacks)`: fallback `double` costs $4.00 per 1,000 requests, 2.00x its primary `base` at $2.00; above --max-ratio 1.99999999\n"),
+        "{text}"
+    );
+    let doc = check_json(&[&path, "--max-ratio", "1.9999999999"], 1);
+    assert_eq!(doc["summary"]["errors"], 2, "exactly 2x fails 1.9999999999");
+    let text = check_text(&[&path, "--max-ratio", "1e308"], 0);
+    assert!(
+        text.ends_with("fallcost check: 1 file, 1 chain, 2 fallback links at --max-ratio 1e308: 0 errors, 0 warnings, 0 notes\n"),
+        "{text}"
+    );
+}
+
+/// Overlapping paths check each file once.
+#[test]
+fn overlapping_paths_check_each_file_once() {
+    let doc = check_json(
+        &[
+            &format!("{FIX}/clean"),
+            &format!("{FIX}/clean/litellm.yml"),
+            &format!("./{FIX}/clean/litellm.yml"),
+        ],
+        0,
+    );
+    assert_eq!(doc["summary"]["files"], 2);
+    assert_eq!(doc["summary"]["links"], 2);
+}
+
+/// A UTF-8 byte order mark does not make a Portkey config invalid, and a duplicate key keeps the
+/// lines of every finding (the last value wins, as in JSON.parse).
+#[test]
+fn portkey_json_with_a_bom_or_a_duplicate_key() {
+    let doc = check_json(&[&format!("{FIX}/portkey/bom.json")], 1);
+    assert_eq!(above_links(&doc)[0].2, 3);
+    let doc = check_json(&[&format!("{FIX}/portkey/dupkey.json")], 1);
+    let f = findings(&doc, "above-ratio")[0];
+    assert_eq!(f["line"], 6);
+    assert_eq!(f["fallback"]["models"][0]["model"], "openai/gpt-6-astra");
+}
+
+/// Everything a folder search leaves out is listed under --verbose with the reason, and a run
+/// that finds no chain warns (failing --deny-warnings).
+#[cfg(unix)]
+#[test]
+fn dropped_paths_are_listed_and_no_chains_warns() {
+    let dir = std::env::temp_dir().join(format!("fallcost-dropped-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("real")).unwrap();
+    std::fs::write(dir.join("notes.yaml"), "a: 1\n").unwrap();
+    let link = std::os::unix::fs::symlink;
+    link("nowhere.yaml", dir.join("broken.yaml")).unwrap();
+    link("loop-b.yaml", dir.join("loop-a.yaml")).unwrap();
+    link("loop-a.yaml", dir.join("loop-b.yaml")).unwrap();
+    link("real", dir.join("linked")).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(dir.join("pipe.yaml"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    let d = dir.to_string_lossy().into_owned();
+    let text = check_text(&[&d, "--verbose"], 0);
+    let deny = fallcost(&["check", &d, "--deny-warnings"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    for line in [
+        format!(
+            "skipped {d}/broken.yaml: broken symbolic link (its target does not exist): not read"
+        ),
+        format!("skipped {d}/linked: symbolic link to a folder: not followed"),
+        format!("skipped {d}/loop-a.yaml: symbolic link that cannot be followed ("),
+        format!("skipped {d}/pipe.yaml: not a regular file (a FIFO, socket or device): not read"),
+        format!("skipped {d}/notes.yaml: YAML, not a LiteLLM proxy config"),
+        format!("warning: no fallback chains found under {d}: no fallback was judged"),
+    ] {
+        assert!(text.contains(&line), "{line}\n{text}");
+    }
+    assert_eq!(deny.status.code(), Some(1));
 }

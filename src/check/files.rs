@@ -1,29 +1,34 @@
 //! Finding the files to check and telling what each one is.
 //!
 //! A PATH is a file or a folder searched recursively. In a folder, hidden files and folders
-//! (`.git`, `.github`), `target` and `node_modules` are not read, and symbolic links to folders
-//! are not followed; a file named on the command line is always read. Files are
-//! recognised by extension and content:
+//! (`.git`, `.github`), `target` and `node_modules` are not read, symbolic links to folders are
+//! not followed, and anything that is not a regular file (a broken link, a FIFO) is not read:
+//! each is listed with the reason under `--verbose`. A file named on the command line is always
+//! read; a folder that cannot be read is an input error. A file reached twice (`check . gateway/`)
+//! is checked once. A run that finds no fallback chain at all warns, so a gate pointed at the
+//! wrong folder does not pass forever. Files are recognised by extension and content:
 //!
 //! | file | read as | otherwise |
 //! |---|---|---|
 //! | `.toml` with a `[[chain]]` line | fallcost scenario | skipped (price tables, Cargo.toml) |
-//! | `.yaml`/`.yml` with `model_list`, or fallbacks under `router_settings`/`litellm_settings` | LiteLLM proxy config | skipped |
-//! | `.json` with top-level `strategy` or `targets` | Portkey config | skipped with the reason (LiteLLM's price file, other JSON) |
+//! | `.yaml`/`.yml` with `model_list`, or fallbacks under `router_settings`/`litellm_settings` (after following LiteLLM's `include`) | LiteLLM proxy config | skipped |
+//! | `.json` with a `strategy` object with a `mode`, or a `targets` list of objects | Portkey config | skipped with the reason (LiteLLM's price file, an Nx `project.json`, other JSON) |
 //! | anything else | | skipped |
 //!
 //! A file that looks like one of these but does not parse is an input error, not a skip, so a
 //! broken config cannot pass the gate unnoticed.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::{
-    CheckReport, Checked, FileKind, Finding, Options, PricedChain, Side, Skipped, judge, per_1k,
+    CheckReport, Checked, FileKind, Finding, Options, PricedChain, PricedLink, Side, Skipped,
+    judge, per_1k,
 };
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
 use crate::input::gateway::{self, litellm, portkey};
-use crate::input::{litellm_prices, read_text, scenario};
+use crate::input::{litellm_prices, read_text, scenario, shown_path};
 
 /// Files larger than this are skipped: no gateway config is this large.
 pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -50,22 +55,39 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> CheckReport {
     };
     let mut files = Vec::new();
     for p in paths {
-        if p.is_dir() {
-            walk(p, &mut files);
-        } else if p.exists() {
-            files.push(p.clone());
-        } else {
-            report.errors.push(InputError::file(
+        let shown = shown_path(p);
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => walk(p, &mut files, &mut report),
+            Ok(m) if m.is_file() => files.push(p.clone()),
+            Ok(_) => report.errors.push(InputError::file(
                 InputErrorKind::Read,
-                p.display().to_string(),
-                "no such file or folder",
-            ));
+                shown,
+                "not a regular file or a folder (a FIFO, socket or device); name a file or a folder",
+            )),
+            Err(e) => {
+                let message = if p.symlink_metadata().is_ok() {
+                    format!("a symbolic link that cannot be followed ({e})")
+                } else {
+                    "no such file or folder".to_string()
+                };
+                report
+                    .errors
+                    .push(InputError::file(InputErrorKind::Read, shown, message));
+            }
         }
     }
-    files.sort();
-    files.dedup();
+    // In label order, each file once however many paths reach it.
+    files.sort_by_cached_key(|f| shown_path(f));
+    let mut seen = HashSet::new();
+    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
     for f in &files {
         check_file(f, opts, &mut report);
+    }
+    report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    if report.checked.iter().all(|c| c.chains == 0) && report.errors.is_empty() {
+        report.findings.push(Finding::NoChains {
+            paths: paths.iter().map(|p| shown_path(p)).collect(),
+        });
     }
     // Stable: within a line, notices before price findings, as they were found.
     report
@@ -74,35 +96,66 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> CheckReport {
     report
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+/// Add the files under `dir` to `out`, and what is not read to `report` (skipped, with the
+/// reason; a folder that cannot be read is an input error).
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, report: &mut CheckReport) {
+    let unreadable = |report: &mut CheckReport, path: &Path, e: std::io::Error| {
+        report.errors.push(InputError::file(
+            InputErrorKind::Read,
+            shown_path(path),
+            format!(
+                "cannot read this folder ({e}); fix its permissions or leave it out of the paths"
+            ),
+        ));
     };
-    for entry in entries.flatten() {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return unreadable(report, dir, e),
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                unreadable(report, dir, e);
+                continue;
+            }
+        };
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if name.starts_with('.') {
-            continue;
-        }
-        if kind.is_dir() {
-            if !SKIP_DIRS.contains(&name.as_str()) {
-                walk(&path, out);
+        let why = match entry.file_type() {
+            Err(e) => Some(format!("cannot tell what it is ({e})")),
+            Ok(_) if name.starts_with('.') => Some("hidden: not searched".to_string()),
+            Ok(kind) if kind.is_dir() => {
+                if SKIP_DIRS.contains(&name.as_str()) {
+                    Some("build output or dependencies: not searched".to_string())
+                } else {
+                    walk(&path, out, report);
+                    None
+                }
             }
-        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
-            out.push(path);
+            Ok(kind) if kind.is_file() => {
+                out.push(path.clone());
+                None
+            }
+            Ok(kind) if kind.is_symlink() => match std::fs::metadata(&path) {
+                Ok(m) if m.is_file() => {
+                    out.push(path.clone());
+                    None
+                }
+                Ok(m) if m.is_dir() => Some("symbolic link to a folder: not followed".to_string()),
+                Ok(_) => Some("symbolic link to a FIFO, socket or device: not read".to_string()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    Some("broken symbolic link (its target does not exist): not read".to_string())
+                }
+                Err(e) => Some(format!(
+                    "symbolic link that cannot be followed ({e}): not read"
+                )),
+            },
+            Ok(_) => Some("not a regular file (a FIFO, socket or device): not read".to_string()),
+        };
+        if let Some(reason) = why {
+            skip(report, &shown_path(&path), reason);
         }
-    }
-}
-
-/// The path as shown: without a leading `./`.
-fn label(path: &Path) -> String {
-    let s = path.display().to_string();
-    match s.strip_prefix("./") {
-        Some(rest) if !rest.is_empty() => rest.to_string(),
-        _ => s,
     }
 }
 
@@ -115,7 +168,7 @@ fn skip(report: &mut CheckReport, file: &str, reason: impl Into<String>) {
 
 /// Check one file, adding what it holds to `report`.
 pub fn check_file(path: &Path, opts: &Options, report: &mut CheckReport) {
-    let file = label(path);
+    let file = shown_path(path);
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -233,7 +286,12 @@ fn check_scenario(path: &Path, file: &str, text: &str, report: &mut CheckReport)
                     });
                     continue;
                 }
-                links.push((priced(ci, mi), line(ci, Some(mi)), vec![]));
+                links.push(PricedLink {
+                    fallback: priced(ci, mi),
+                    file: file.to_string(),
+                    line: line(ci, Some(mi)),
+                    via: vec![],
+                });
             }
             PricedChain {
                 file: file.to_string(),
@@ -255,10 +313,10 @@ fn gateway_chains(
     opts: &Options,
     report: &mut CheckReport,
 ) {
-    for (line, notice) in config.notices.iter().cloned() {
+    for (at, notice) in config.notices.iter().cloned() {
         report.findings.push(Finding::Config {
-            file: file.to_string(),
-            line,
+            file: at.file_or(file).to_string(),
+            line: at.line,
             notice,
         });
     }
@@ -287,8 +345,28 @@ fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) 
             return;
         }
     };
-    // The first document that is a LiteLLM config (a file may hold several `---` documents).
-    let Some(root) = docs.into_iter().find(litellm::recognise) else {
+    // The first document that is a LiteLLM config (a file may hold several `---` documents),
+    // with the files its `include` names merged in.
+    let dir = Path::new(file).parent().unwrap_or(Path::new(""));
+    let mut found = None;
+    for doc in docs {
+        let doc = if litellm::includes_files(&doc) {
+            match litellm::resolve_includes(file, dir, doc) {
+                Ok(doc) => doc,
+                Err(e) => {
+                    report.errors.push(e);
+                    return;
+                }
+            }
+        } else {
+            doc
+        };
+        if litellm::recognise(&doc) {
+            found = Some(doc);
+            break;
+        }
+    }
+    let Some(root) = found else {
         skip(
             report,
             file,
@@ -303,29 +381,33 @@ fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) 
 }
 
 fn check_json(file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
-    let root = match gateway::parse_json(file, text) {
-        Ok(root) => root,
-        Err(e) if text.contains("\"targets\"") || text.contains("\"strategy\"") => {
-            report.errors.push(e);
-            return;
-        }
+    // One parse decides what the file is (a large JSON that is not a config is skipped after it);
+    // only a Portkey config is read again, for the lines.
+    let value: serde_json::Value = match serde_json::from_str(gateway::strip_bom(text)) {
+        Ok(value) => value,
         Err(e) => {
-            skip(report, file, format!("not valid JSON ({})", e.message));
+            if text.contains("\"targets\"") || text.contains("\"strategy\"") {
+                if let Err(e) = gateway::parse_json(file, text) {
+                    report.errors.push(e);
+                }
+            } else {
+                skip(report, file, format!("not valid JSON ({e})"));
+            }
             return;
         }
     };
-    if !portkey::recognise(&root) {
-        let is_price_file = serde_json::from_str::<serde_json::Value>(text)
-            .is_ok_and(|v| litellm_prices::looks_like(&v));
-        let reason = if is_price_file {
+    if !portkey::recognise(&value) {
+        let reason = if litellm_prices::looks_like(&value) {
             "LiteLLM's price file: a price table, not a config (use it with --pricing)"
         } else {
-            "JSON, but not a Portkey config (no top-level strategy or targets); not guessed at"
+            "JSON, but not a Portkey config (no `strategy` object with a `mode`, no `targets` list of objects); not guessed at"
         };
         skip(report, file, reason);
         return;
     }
-    match portkey::read(file, &root) {
+    drop(value);
+    let result = gateway::parse_json(file, text).and_then(|root| portkey::read(file, &root));
+    match result {
         Ok(config) => gateway_chains(file, FileKind::Portkey, config, opts, report),
         Err(e) => report.errors.push(e),
     }

@@ -9,7 +9,9 @@
 //!
 //! A link is *above* the limit when `fallback > max_ratio × primary × (1 + REL_TOL)` ([`above`]):
 //! a link at exactly the ratio passes whatever binary floating point does with the products, and
-//! a free primary (price 0) with a paid fallback is above any ratio, without a division. A group
+//! a free primary (price 0) with a paid fallback is above any ratio, without a division. The
+//! ratio is shown with as many decimals as it takes to show it above the limit ([`format_ratio`]),
+//! and the limit as given ([`format_limit`]). A group
 //! of several deployments is judged in its worst case: the cheapest primary deployment against the
 //! dearest fallback deployment.
 //!
@@ -19,7 +21,7 @@
 pub mod files;
 pub mod render;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use serde::Serialize;
@@ -29,10 +31,11 @@ use crate::input::gateway::{Config, Endpoint, Group, Notice};
 use crate::model::{CacheState, Caching, ModelPrice, PriceTable, Request};
 
 /// Relative tolerance of the ratio comparison: a fallback must cost more than
-/// `max_ratio × primary × (1 + 1e-9)` to be above the limit. Prices and token counts are short
-/// decimals, so a real difference is many orders of magnitude larger; float rounding (about
-/// 1e-16 relative) is many orders smaller.
-pub const REL_TOL: f64 = 1e-9;
+/// `max_ratio × primary × (1 + 1e-12)` to be above the limit. The rounding error of the products
+/// and the division is about 1e-16 relative, thousands of times smaller, so an exact decimal 2x
+/// passes at 2; a limit 1e-10 below the ratio (`--max-ratio 1.9999999999`) is far larger, so the
+/// link fails it.
+pub const REL_TOL: f64 = 1e-12;
 
 /// Whether a fallback costing `fallback` is above `max_ratio` times a primary costing `primary`
 /// (any consistent unit, e.g. USD per 1,000 requests). Exactly at the ratio is not above. A free
@@ -143,15 +146,55 @@ impl Side {
         }
     }
 
-    fn providers(&self) -> BTreeSet<&str> {
-        self.models.iter().map(|m| m.provider.as_str()).collect()
+    /// The failure domains of the step's models ([`provider_family`]).
+    fn families(&self) -> BTreeSet<&str> {
+        self.models
+            .iter()
+            .map(|m| provider_family(&m.provider))
+            .collect()
     }
+}
+
+/// The failure domain a provider name belongs to, for the same-provider check. LiteLLM's price
+/// file names one provider several ways: `vertex_ai-language-models` and
+/// `vertex_ai-anthropic_models` are `vertex_ai`, `bedrock_converse` and `bedrock_mantle` are
+/// `bedrock`, `text-completion-openai` is `openai`, `cohere_chat` is `cohere`, `azure_text` is
+/// `azure`, `fireworks_ai-embedding-models` is `fireworks_ai`. Other names are their own family.
+pub fn provider_family(provider: &str) -> &str {
+    let p = provider
+        .strip_prefix("text-completion-")
+        .unwrap_or(provider);
+    // `vertex_ai-language-models`, `fireworks_ai-embedding-models`: a suffix naming a model set.
+    let p = match p.split_once('-') {
+        Some((base, rest)) if rest.ends_with("models") => base,
+        _ => p,
+    };
+    match p {
+        "bedrock_converse" | "bedrock_mantle" => "bedrock",
+        "cohere_chat" => "cohere",
+        "azure_text" => "azure",
+        _ => p,
+    }
+}
+
+/// A fallback of a chain ready to judge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PricedLink {
+    /// The fallback, priced.
+    pub fallback: Side,
+    /// The file the link is declared in.
+    pub file: String,
+    /// Line of the link.
+    pub line: usize,
+    /// The steps passed through to reach it (empty for a direct link).
+    pub via: Vec<String>,
 }
 
 /// A chain ready to judge.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PricedChain {
-    /// The file, as named on the command line.
+    /// The file the chain is declared in, as named on the command line (or as a LiteLLM
+    /// `include` names it).
     pub file: String,
     /// The chain's name.
     pub name: String,
@@ -159,8 +202,8 @@ pub struct PricedChain {
     pub line: usize,
     /// The primary.
     pub primary: Side,
-    /// The fallbacks: each with its line and the steps passed through to reach it.
-    pub links: Vec<(Side, usize, Vec<String>)>,
+    /// The fallbacks.
+    pub links: Vec<PricedLink>,
 }
 
 /// Something `fallcost check` reports about a file. `Display` is the message, without the file
@@ -195,7 +238,7 @@ pub enum Finding {
         line: usize,
         /// The chain's name.
         chain: String,
-        /// The providers.
+        /// The provider (its family, see [`provider_family`]).
         providers: Vec<String>,
     },
     /// Something about a gateway config's structure (warning or note, see [`Notice`]).
@@ -218,6 +261,12 @@ pub enum Finding {
         /// What was priced and from where.
         message: String,
     },
+    /// The run found no fallback chain at all (a warning, so `--deny-warnings` fails it): a CI
+    /// gate pointed at the wrong folder would otherwise pass forever. It has no file and line.
+    NoChains {
+        /// The paths searched, as given.
+        paths: Vec<String>,
+    },
 }
 
 impl Finding {
@@ -225,47 +274,63 @@ impl Finding {
     pub fn severity(&self) -> Severity {
         match self {
             Finding::AboveRatio { .. } => Severity::Error,
-            Finding::SameProvider { .. } => Severity::Warning,
+            Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
             Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
             Finding::Config { .. } | Finding::PriceSource { .. } => Severity::Note,
         }
     }
 
-    /// A stable kebab-case identifier: `above-ratio`, `same-provider`, `price-source`, or the
-    /// notice's kind (`not-a-group`, `loop`, `self-fallback`, `empty-fallbacks`, `no-model`).
+    /// A stable kebab-case identifier: `above-ratio`, `same-provider`, `price-source`,
+    /// `no-chains`, or the notice's kind (`not-a-group`, `loop`, `self-fallback`,
+    /// `empty-fallbacks`, `no-model`, `ignored`, `wildcard`).
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::AboveRatio { .. } => "above-ratio",
             Finding::SameProvider { .. } => "same-provider",
             Finding::Config { notice, .. } => notice.kind(),
             Finding::PriceSource { .. } => "price-source",
+            Finding::NoChains { .. } => "no-chains",
         }
     }
 
-    /// The file the finding is about.
+    /// The file the finding is about (empty for [`Finding::NoChains`]).
     pub fn file(&self) -> &str {
         match self {
             Finding::AboveRatio { file, .. }
             | Finding::SameProvider { file, .. }
             | Finding::Config { file, .. }
             | Finding::PriceSource { file, .. } => file,
+            Finding::NoChains { .. } => "",
         }
     }
 
-    /// The line the finding is about.
+    /// The line the finding is about (0 for [`Finding::NoChains`]).
     pub fn line(&self) -> usize {
         match self {
             Finding::AboveRatio { line, .. }
             | Finding::SameProvider { line, .. }
             | Finding::Config { line, .. }
             | Finding::PriceSource { line, .. } => *line,
+            Finding::NoChains { .. } => 0,
         }
     }
 }
 
-/// `5.00x`, `2.00x`.
-pub fn format_ratio(r: f64) -> String {
-    format!("{r:.2}x")
+/// `--max-ratio` as given: the shortest decimal that reads back as the same number (`2`, `1.5`,
+/// `1.99999999`), with an exponent for very large or small values (`1e308`).
+pub fn format_limit(max_ratio: f64) -> String {
+    let s = format!("{max_ratio:?}");
+    s.strip_suffix(".0").map_or(s.clone(), str::to_string)
+}
+
+/// A ratio above `max_ratio`, as shown: two decimals (`5.00x`), or as many more as it takes for
+/// the number shown to be above the limit (`2.004x` above 2, `2.0000000001x` above
+/// 1.9999999999), so the message never reads as a ratio at or below the limit.
+pub fn format_ratio(ratio: f64, max_ratio: f64) -> String {
+    (2..=17)
+        .map(|d| format!("{ratio:.d$}"))
+        .find(|s| s.parse::<f64>().is_ok_and(|shown| shown > max_ratio))
+        .map_or_else(|| format!("{ratio:?}x"), |s| format!("{s}x"))
 }
 
 impl fmt::Display for Finding {
@@ -296,14 +361,14 @@ impl fmt::Display for Finding {
                 } else {
                     ""
                 };
-                let limit = crate::output::number::trim(*max_ratio, 6);
+                let limit = format_limit(*max_ratio);
                 match ratio {
                     Some(r) => write!(
                         f,
                         "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {} its primary `{}` at {}{worst}; above --max-ratio {limit}{via}",
                         fallback.name,
                         fallback.price(),
-                        format_ratio(*r),
+                        format_ratio(*r, *max_ratio),
                         primary.name,
                         primary.price(),
                     ),
@@ -326,6 +391,11 @@ impl fmt::Display for Finding {
             ),
             Finding::Config { notice, .. } => write!(f, "{notice}"),
             Finding::PriceSource { message, .. } => write!(f, "{message}"),
+            Finding::NoChains { paths } => write!(
+                f,
+                "no fallback chains found under {}: no fallback was judged (is the path right? --verbose lists what was skipped)",
+                paths.join(" ")
+            ),
         }
     }
 }
@@ -336,25 +406,25 @@ impl fmt::Display for Finding {
 /// single provider's outage, so it is not warned about.
 pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (fallback, line, via) in &chain.links {
-        let (p, fb) = (chain.primary.min_per_1k_usd, fallback.max_per_1k_usd);
+    for link in &chain.links {
+        let (p, fb) = (chain.primary.min_per_1k_usd, link.fallback.max_per_1k_usd);
         if above(fb, p, max_ratio) {
             out.push(Finding::AboveRatio {
-                file: chain.file.clone(),
-                line: *line,
+                file: link.file.clone(),
+                line: link.line,
                 chain: chain.name.clone(),
                 primary: chain.primary.clone(),
-                fallback: fallback.clone(),
+                fallback: link.fallback.clone(),
                 ratio: (p > 0.0).then(|| fb / p),
                 max_ratio,
-                via: via.clone(),
+                via: link.via.clone(),
             });
         }
     }
     if !chain.links.is_empty() {
-        let mut all = chain.primary.providers();
-        for (s, _, _) in &chain.links {
-            all.extend(s.providers());
+        let mut all = chain.primary.families();
+        for link in &chain.links {
+            all.extend(link.fallback.families());
         }
         if all.len() == 1 {
             out.push(Finding::SameProvider {
@@ -448,7 +518,7 @@ pub fn price_endpoint(
                 _ => "",
             };
             return Err(InputError {
-                file: file.to_string(),
+                file: ep.file.as_deref().unwrap_or(file).to_string(),
                 location: Some(Location {
                     line: ep.line,
                     col: ep.col,
@@ -480,6 +550,7 @@ pub fn price_endpoint(
         (Some(n), _) => Some(format!("{n}; priced from {source}")),
         (None, Some(e))
             if priced_as != "config"
+                && provider_family(&provider) != provider_family(&e.provider)
                 && !provider.starts_with(e.provider.as_str())
                 && !e.provider.starts_with(provider.as_str()) =>
         {
@@ -505,7 +576,7 @@ pub fn price_endpoint(
 ///
 /// Returns the chains that could be priced, the notes on price sources, and an input error for
 /// every model with no known price (a step that cannot be fully priced is left out of its chain,
-/// and the run exits 2).
+/// and the run exits 2). Each group is priced once, however many chains reach it.
 pub fn price_config(
     file: &str,
     config: &Config,
@@ -515,52 +586,73 @@ pub fn price_config(
     let mut notes = Vec::new();
     let mut errors: Vec<InputError> = Vec::new();
     let mut noted = BTreeSet::new();
-    let mut side =
-        |group: &Group, notes: &mut Vec<Finding>, errors: &mut Vec<InputError>| -> Option<Side> {
-            if group.endpoints.is_empty() {
-                return None;
-            }
-            let mut models = Vec::new();
-            let mut ok = true;
-            for ep in &group.endpoints {
-                match price_endpoint(file, ep, table, request) {
-                    Ok((m, note)) => {
-                        if let Some(message) = note
-                            && noted.insert(ep.line)
-                        {
-                            notes.push(Finding::PriceSource {
-                                file: file.to_string(),
-                                line: ep.line,
-                                message,
-                            });
-                        }
-                        models.push(m);
+    // A group is its label and where its models are named.
+    type Key = (String, Vec<(Option<String>, usize, usize)>);
+    let mut priced: HashMap<Key, Option<Side>> = HashMap::new();
+    let mut side = |group: &Group| -> Option<Side> {
+        if group.endpoints.is_empty() {
+            return None;
+        }
+        let key: Key = (
+            group.label.clone(),
+            group
+                .endpoints
+                .iter()
+                .map(|e| (e.file.clone(), e.line, e.col))
+                .collect(),
+        );
+        if let Some(s) = priced.get(&key) {
+            return s.clone();
+        }
+        let mut models = Vec::new();
+        let mut ok = true;
+        for ep in &group.endpoints {
+            match price_endpoint(file, ep, table, request) {
+                Ok((m, note)) => {
+                    let at = (ep.file.clone(), ep.line);
+                    if let Some(message) = note
+                        && noted.insert(at)
+                    {
+                        notes.push(Finding::PriceSource {
+                            file: ep.file.as_deref().unwrap_or(file).to_string(),
+                            line: ep.line,
+                            message,
+                        });
                     }
-                    Err(e) => {
-                        if !errors.contains(&e) {
-                            errors.push(e);
-                        }
-                        ok = false;
+                    models.push(m);
+                }
+                Err(e) => {
+                    if !errors.contains(&e) {
+                        errors.push(e);
                     }
+                    ok = false;
                 }
             }
-            ok.then(|| Side::new(group.label.clone(), models))
-        };
+        }
+        let s = ok.then(|| Side::new(group.label.clone(), models));
+        priced.insert(key, s.clone());
+        s
+    };
     let mut chains = Vec::new();
     for chain in &config.chains {
-        let primary = side(&chain.primary, &mut notes, &mut errors);
-        let links: Vec<(Side, usize, Vec<String>)> = chain
+        let primary = side(&chain.primary);
+        let links: Vec<PricedLink> = chain
             .links
             .iter()
             .filter_map(|l| {
-                side(&l.fallback, &mut notes, &mut errors).map(|s| (s, l.line, l.via.clone()))
+                side(&l.fallback).map(|s| PricedLink {
+                    fallback: s,
+                    file: l.at.file_or(file).to_string(),
+                    line: l.at.line,
+                    via: l.via.clone(),
+                })
             })
             .collect();
         if let Some(primary) = primary {
             chains.push(PricedChain {
-                file: file.to_string(),
+                file: chain.at.file_or(file).to_string(),
                 name: chain.name.clone(),
-                line: chain.line,
+                line: chain.at.line,
                 primary,
                 links,
             });
@@ -666,7 +758,15 @@ mod tests {
             name: "c".into(),
             line: 1,
             primary,
-            links: links.into_iter().map(|s| (s, 2, vec![])).collect(),
+            links: links
+                .into_iter()
+                .map(|s| PricedLink {
+                    fallback: s,
+                    file: "f".into(),
+                    line: 2,
+                    via: vec![],
+                })
+                .collect(),
         }
     }
 
@@ -682,6 +782,9 @@ mod tests {
         assert!(above(2.1, 0.7, 2.99));
         assert!(above(2.000001, 1.0, 2.0));
         assert!(!above(2.0, 1.0, 2.0));
+        // A limit 1e-10 below an exact 2x is below it; float noise at 1e-16 is not.
+        assert!(above(45.0, 22.5, 1.9999999999));
+        assert!(!above(45.000000000000014, 22.5, 2.0));
         // Free primaries: no division, any paid fallback is above, two free models are not.
         assert!(above(0.01, 0.0, 1000.0));
         assert!(!above(0.0, 0.0, 2.0));
@@ -759,6 +862,39 @@ mod tests {
         assert_eq!(one[0].kind(), "same-provider");
         assert_eq!(one[0].severity(), Severity::Warning);
         assert!(one[0].to_string().contains("(openai)"), "{}", one[0]);
+    }
+
+    #[test]
+    fn ratios_show_enough_digits_to_be_above_the_limit_shown() {
+        assert_eq!(format_limit(2.0), "2");
+        assert_eq!(format_limit(1.5), "1.5");
+        assert_eq!(format_limit(1.99999999), "1.99999999");
+        assert_eq!(format_limit(1e308), "1e308");
+        assert_eq!(format_ratio(5.0, 2.0), "5.00x");
+        assert_eq!(format_ratio(2.004, 2.0), "2.004x");
+        assert_eq!(format_ratio(2.0, 1.99999999), "2.00x");
+        assert_eq!(format_ratio(2.0000000001, 2.0), "2.0000000001x");
+        assert_eq!(format_ratio(2.0049, 2.0), "2.005x");
+    }
+
+    #[test]
+    fn provider_families() {
+        for (raw, family) in [
+            ("vertex_ai-language-models", "vertex_ai"),
+            ("vertex_ai-anthropic_models", "vertex_ai"),
+            ("vertex_ai", "vertex_ai"),
+            ("bedrock_converse", "bedrock"),
+            ("bedrock_mantle", "bedrock"),
+            ("text-completion-openai", "openai"),
+            ("cohere_chat", "cohere"),
+            ("azure_text", "azure"),
+            ("fireworks_ai-embedding-models", "fireworks_ai"),
+            ("azure_ai", "azure_ai"),
+            ("anthropic-prod", "anthropic-prod"),
+            ("scx-ai", "scx-ai"),
+        ] {
+            assert_eq!(provider_family(raw), family, "{raw}");
+        }
     }
 
     #[test]

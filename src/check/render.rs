@@ -38,7 +38,7 @@ pub fn summary(report: &CheckReport) -> String {
         plural(report.checked.len(), "file", "files"),
         plural(chains, "chain", "chains"),
         plural(links, "fallback link", "fallback links"),
-        crate::output::number::trim(report.max_ratio, 6),
+        super::format_limit(report.max_ratio),
         plural(report.count(Severity::Error), "error", "errors"),
         plural(report.count(Severity::Warning), "warning", "warnings"),
         plural(report.count(Severity::Note), "note", "notes"),
@@ -52,7 +52,7 @@ pub fn summary(report: &CheckReport) -> String {
     if !report.skipped.is_empty() {
         s.push_str(&format!(
             "; {} skipped (--verbose lists them)",
-            plural(report.skipped.len(), "file", "files")
+            plural(report.skipped.len(), "path", "paths")
         ));
     }
     s
@@ -74,12 +74,16 @@ pub fn render(report: &CheckReport, format: CheckFormat, verbose: bool) -> Strin
 fn text(report: &CheckReport, verbose: bool) -> String {
     let mut out = String::new();
     for f in &report.findings {
-        out.push_str(&format!(
-            "{}:{}: {}: {f}\n",
-            f.file(),
-            f.line(),
-            f.severity().as_str()
-        ));
+        if f.file().is_empty() {
+            out.push_str(&format!("{}: {f}\n", f.severity().as_str()));
+        } else {
+            out.push_str(&format!(
+                "{}:{}: {}: {f}\n",
+                f.file(),
+                f.line(),
+                f.severity().as_str()
+            ));
+        }
     }
     if verbose {
         for c in &report.checked {
@@ -116,12 +120,15 @@ fn escape_property(s: &str) -> String {
 }
 
 fn annotation(level: &str, file: &str, line: Option<usize>, message: &str) -> String {
-    let mut props = format!("file={}", escape_property(file));
-    if let Some(l) = line {
-        props.push_str(&format!(",line={l}"));
+    let mut props = String::new();
+    if !file.is_empty() {
+        props.push_str(&format!("file={},", escape_property(file)));
+    }
+    if let Some(l) = line.filter(|_| !file.is_empty()) {
+        props.push_str(&format!("line={l},"));
     }
     format!(
-        "::{level} {props},title=fallcost check::{}\n",
+        "::{level} {props}title=fallcost check::{}\n",
         escape_data(message)
     )
 }
@@ -182,11 +189,12 @@ fn side(s: &Side) -> Value {
 }
 
 fn finding(f: &Finding) -> Value {
+    let located = !f.file().is_empty();
     let mut v = json!({
         "severity": f.severity().as_str(),
         "kind": f.kind(),
-        "file": f.file(),
-        "line": f.line(),
+        "file": located.then(|| f.file()),
+        "line": located.then(|| f.line()),
         "message": f.to_string(),
     });
     let obj = v.as_object_mut().expect("an object");
@@ -212,6 +220,9 @@ fn finding(f: &Finding) -> Value {
         } => {
             obj.insert("chain".into(), json!(chain));
             obj.insert("providers".into(), json!(providers));
+        }
+        Finding::NoChains { paths } => {
+            obj.insert("paths".into(), json!(paths));
         }
         Finding::Config { .. } | Finding::PriceSource { .. } => {}
     }

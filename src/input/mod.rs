@@ -16,6 +16,15 @@ use std::path::Path;
 
 use crate::error::{InputError, InputErrorKind};
 
+/// A path as shown in messages: as given, without a leading `./`.
+pub fn shown_path(path: &Path) -> String {
+    let s = path.display().to_string();
+    match s.strip_prefix("./") {
+        Some(rest) if !rest.is_empty() => rest.to_string(),
+        _ => s,
+    }
+}
+
 /// Read a whole input file as UTF-8 text.
 ///
 /// Errors: [`InputErrorKind::Read`] for a missing file, a directory, a file that is not UTF-8

@@ -12,22 +12,44 @@
 //! router_settings:                          # or litellm_settings
 //!   fallbacks: [{"fast": ["smart"]}]        # also context_window_fallbacks,
 //!   default_fallbacks: ["smart"]            #   content_policy_fallbacks
+//!   max_fallbacks: 5
+//! include: [more_models.yaml]               # merged in, as LiteLLM does
 //! ```
 //!
-//! How fallcost reads it (each answer is tested in `tests/check.rs`):
-//! - a chain is a `model_name` key of a fallbacks list; its fallbacks are the groups it names,
-//!   then *their* fallbacks of the same kind (LiteLLM applies a fallback group's own fallbacks,
-//!   up to `max_fallbacks`), each judged against the chain's primary;
-//! - `default_fallbacks` (and a `"*"` key) apply to every group without its own `fallbacks`;
+//! fallcost follows what LiteLLM's router does with it (`Router.__init__`,
+//! `get_fallback_model_group`, `run_async_fallback`; each answer is tested in `tests/check.rs`):
+//! - `router_settings` wins over `litellm_settings`: a fallbacks list (or `default_fallbacks`,
+//!   `max_fallbacks`) set in both is read from `router_settings`, and the other one is a warning;
+//! - a group's fallbacks are the first entry whose key is the group; failing that (for
+//!   `fallbacks` only) the last entry whose key is the group without its provider prefix (a
+//!   group `anthropic/claude-sonnet-5` matches a key `claude-sonnet-5`), then `"*"`, which
+//!   `default_fallbacks` becomes (it wins over a `"*"` key in the list); a later entry for the
+//!   same group never fires: a warning;
+//! - `fallbacks` and `content_policy_fallbacks` entries must have exactly one key (LiteLLM's
+//!   router refuses the config otherwise: an input error here); a second key in a
+//!   `context_window_fallbacks` entry is never read: a warning;
+//! - a chain is every group with fallbacks. Its fallbacks are tried in order, and when one fails
+//!   its own fallbacks (of the same kind) are tried in turn, as LiteLLM recurses: each attempt
+//!   adds one to the fallback depth, and a group's own fallbacks are only tried while its depth
+//!   is below `max_fallbacks` (default 5). Each group reached is judged once against the chain's
+//!   primary, at the declaration with the lowest depth (then the fewest hops): a direct link at
+//!   its own line;
 //! - a group with several deployments is priced as the range of their prices;
 //! - a fallback naming a model id or a missing group, a primary that is not a group: warnings
-//!   (LiteLLM never fires them), not priced;
+//!   (LiteLLM never fires them), not priced; a wildcard route (`openai/*`) is not priced either
+//!   (a warning when a chain starts at or passes through it, else a note);
 //! - a self-fallback: a warning; a loop and `fallbacks: []`: notes; comments are not read;
-//! - `content_policy_fallbacks=[...]` (Python syntax from LiteLLM's docs): an error at its line.
+//! - `content_policy_fallbacks=[...]` (Python syntax from LiteLLM's docs): an error at its line;
+//! - `include: [files]` (relative to the config) are merged in as LiteLLM merges them: a list
+//!   extends the config's list of the same key, anything else replaces it; a file that cannot be
+//!   read is an error naming the `include` line.
 
-use std::collections::{BTreeSet, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
 
-use super::{Chain, Config, Endpoint, Group, Link, Node, Notice, PriceOverride, Value};
+use super::{Chain, Config, Endpoint, Group, Link, Node, Notice, Place, PriceOverride, Value};
 use crate::error::{InputError, InputErrorKind, Location};
 use crate::model::PriceTable;
 
@@ -55,8 +77,184 @@ pub const FALLBACK_SETTINGS: &[&str] = &[
     "max_fallbacks",
 ];
 
-/// The sections that hold fallbacks.
+/// The sections that hold fallbacks, `router_settings` first: it wins over `litellm_settings`.
 pub const SECTIONS: &[&str] = &["router_settings", "litellm_settings"];
+
+/// LiteLLM's other documented `router_settings` and `litellm_settings` keys (the `Router`
+/// arguments and the proxy's settings reference): accepted silently, never taken for a
+/// misspelled fallback setting.
+pub const SETTINGS_KEYS: &[&str] = &[
+    // router_settings: Router.__init__ and the proxy's reference table
+    "routing_strategy",
+    "routing_strategy_args",
+    "redis_url",
+    "redis_host",
+    "redis_port",
+    "redis_password",
+    "redis_db",
+    "cache_responses",
+    "cache_kwargs",
+    "caching_groups",
+    "client_ttl",
+    "polling_interval",
+    "default_priority",
+    "num_retries",
+    "timeout",
+    "stream_timeout",
+    "default_litellm_params",
+    "default_max_parallel_requests",
+    "set_verbose",
+    "debug_level",
+    "model_group_alias",
+    "enable_pre_call_checks",
+    "enable_pre_call_check",
+    "enable_tag_filtering",
+    "tag_filtering_match_any",
+    "retry_after",
+    "retry_policy",
+    "model_group_retry_policy",
+    "allowed_fails",
+    "allowed_fails_policy",
+    "cooldown_time",
+    "disable_cooldowns",
+    "optional_pre_call_checks",
+    "provider_budget_config",
+    "alerting_config",
+    "router_general_settings",
+    "ignore_invalid_deployments",
+    "deployment_affinity_ttl_seconds",
+    "assistants_config",
+    "search_tools",
+    "guardrail_list",
+    // litellm_settings: the proxy's reference table and common module settings
+    "callbacks",
+    "success_callback",
+    "failure_callback",
+    "service_callbacks",
+    "input_callback",
+    "callback_settings",
+    "turn_off_message_logging",
+    "redact_user_api_key_info",
+    "redact_messages_in_exceptions",
+    "langfuse_default_tags",
+    "json_logs",
+    "request_timeout",
+    "force_ipv4",
+    "drop_params",
+    "modify_params",
+    "enable_preview_features",
+    "mcp_aliases",
+    "cache",
+    "cache_params",
+    "num_retries_per_request",
+    "disable_end_user_cost_tracking",
+    "disable_end_user_cost_tracking_prometheus_only",
+    "key_generation_settings",
+    "disable_add_transform_inline_image_block",
+    "use_chat_completions_url_for_anthropic_messages",
+    "disable_hf_tokenizer_download",
+    "enable_json_schema_validation",
+    "enable_key_alias_format_validation",
+    "disable_copilot_system_to_assistant",
+    "default_team_settings",
+    "default_internal_user_params",
+    "default_key_generate_params",
+    "upperbound_key_generate_params",
+    "default_max_internal_user_budget",
+    "max_internal_user_budget",
+    "max_end_user_budget",
+    "max_budget",
+    "budget_duration",
+    "public_model_groups",
+    "public_model_groups_links",
+    "ssl_verify",
+    "ssl_certificate",
+    "telemetry",
+    "return_response_headers",
+    "model_alias_map",
+];
+
+/// The top-level keys of a LiteLLM proxy config besides the three fallcost reads.
+pub const ROOT_KEYS: &[&str] = &[
+    "general_settings",
+    "environment_variables",
+    "include",
+    "callback_settings",
+    "credential_list",
+    "guardrails",
+    "mcp_servers",
+    "search_tools",
+    "assistant_settings",
+    "files_settings",
+    "finetune_settings",
+    "vector_store_registry",
+];
+
+/// LiteLLM's `max_fallbacks` when the config sets none (`ROUTER_MAX_FALLBACKS`).
+pub const DEFAULT_MAX_FALLBACKS: usize = 5;
+
+/// Provider prefixes of LiteLLM model names (`litellm.provider_list`, the common ones): a group
+/// `PROVIDER/model` also takes the fallbacks declared for `model`. The price table's providers
+/// count too.
+const PROVIDERS: &[&str] = &[
+    "openai",
+    "text-completion-openai",
+    "custom_openai",
+    "azure",
+    "azure_ai",
+    "azure_text",
+    "anthropic",
+    "bedrock",
+    "bedrock_converse",
+    "sagemaker",
+    "vertex_ai",
+    "vertex_ai_beta",
+    "gemini",
+    "mistral",
+    "codestral",
+    "cohere",
+    "cohere_chat",
+    "groq",
+    "together_ai",
+    "fireworks_ai",
+    "deepinfra",
+    "deepseek",
+    "xai",
+    "perplexity",
+    "openrouter",
+    "huggingface",
+    "replicate",
+    "ollama",
+    "ollama_chat",
+    "hosted_vllm",
+    "vllm",
+    "lm_studio",
+    "llamafile",
+    "databricks",
+    "watsonx",
+    "cerebras",
+    "sambanova",
+    "nvidia_nim",
+    "nebius",
+    "novita",
+    "cloudflare",
+    "ai21",
+    "anyscale",
+    "friendliai",
+    "github",
+    "github_copilot",
+    "dashscope",
+    "moonshot",
+    "volcengine",
+    "meta_llama",
+    "oci",
+    "snowflake",
+    "litellm_proxy",
+    "voyage",
+    "jina_ai",
+    "zai",
+    "minimax",
+];
 
 /// Providers whose `api_base` may point at any OpenAI-compatible server.
 const OPENAI_COMPATIBLE: &[&str] = &["openai", "text-completion-openai"];
@@ -73,6 +271,21 @@ pub fn recognise(root: &Node) -> bool {
                     .any(|k| sec.get(k).is_some())
             })
         })
+}
+
+/// Whether `root` has LiteLLM's `include` and one of its sections (`model_list`,
+/// `router_settings`, `litellm_settings`, `general_settings`): a config whose includes are to be
+/// followed before it is recognised (a GitLab CI file's `include` is not one).
+pub fn includes_files(root: &Node) -> bool {
+    root.get("include").is_some()
+        && [
+            "model_list",
+            "router_settings",
+            "litellm_settings",
+            "general_settings",
+        ]
+        .iter()
+        .any(|k| root.get(k).is_some())
 }
 
 /// A line such as `content_policy_fallbacks=[{"a": ["b"]}]`, the Python keyword syntax that
@@ -104,31 +317,159 @@ pub fn python_syntax(file: &str, text: &str) -> Result<(), InputError> {
     Ok(())
 }
 
-/// Read the chains of a LiteLLM config whose parsed tree is `root`. `prices` only tells a model
-/// id from a name that is nothing at all, for the warning about fallbacks that never fire.
+/// Follow LiteLLM's `include`: each file it lists (relative to `dir`, the config's folder) is read
+/// and merged into `root` as LiteLLM's proxy merges it: a list extends the config's list of the
+/// same key, anything else replaces the key. The included values remember their file, so
+/// findings name it. (LiteLLM does not follow an included file's own `include`.)
+///
+/// Errors: `include` that is not a list of file names; an included file that cannot be read
+/// (naming `file` and the `include` line) or parsed (naming the included file), or that is not a
+/// mapping.
+pub fn resolve_includes(file: &str, dir: &Path, mut root: Node) -> Result<Node, InputError> {
+    let Value::Map(entries) = &mut root.value else {
+        return Ok(root);
+    };
+    let Some(at) = entries
+        .iter()
+        .position(|(k, _)| k.as_str() == Some("include"))
+    else {
+        return Ok(root);
+    };
+    let (_, list) = entries.remove(at);
+    let schema = |node: &Node, field: String, message: String| {
+        node.error(file, InputErrorKind::Schema, field, message)
+    };
+    let items = match list.value {
+        Value::Seq(items) => items,
+        Value::Null => Vec::new(),
+        _ => {
+            return Err(schema(
+                &list,
+                "include".into(),
+                format!(
+                    "expected a list of YAML files, e.g. [models.yaml]; got {} (LiteLLM refuses it)",
+                    list.kind()
+                ),
+            ));
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        let field = format!("include[{i}]");
+        let Some(name) = item.as_str() else {
+            return Err(schema(
+                item,
+                field,
+                format!("expected a file name; got {}", item.kind()),
+            ));
+        };
+        let path = dir.join(name);
+        let shown = crate::input::shown_path(&path);
+        let text = crate::input::read_text(&path).map_err(|e| {
+            item.error(
+                file,
+                InputErrorKind::Read,
+                field.clone(),
+                format!(
+                    "cannot read included file `{name}` ({shown}): {}; LiteLLM refuses to start without it",
+                    e.message
+                ),
+            )
+        })?;
+        python_syntax(&shown, &text)?;
+        let Some(mut included) = super::parse_yaml(&shown, &text)? else {
+            continue;
+        };
+        included.set_file(&Arc::from(shown.as_str()));
+        let Value::Map(more) = included.value else {
+            return Err(schema(
+                item,
+                field,
+                format!(
+                    "{shown} holds {}, not a mapping of config sections",
+                    included.kind()
+                ),
+            ));
+        };
+        for (k, v) in more {
+            let existing = entries.iter_mut().find(|(ek, _)| ek.value == k.value);
+            match (existing, v.value) {
+                (Some((_, old)), Value::Seq(extra)) if matches!(old.value, Value::Seq(_)) => {
+                    if let Value::Seq(items) = &mut old.value {
+                        items.extend(extra);
+                    }
+                }
+                (Some(slot), value) => *slot = (k, Node { value, ..v }),
+                (None, value) => entries.push((k, Node { value, ..v })),
+            }
+        }
+    }
+    Ok(root)
+}
+
+/// One declared fallback entry: a group (or `*`) and the groups it falls back to.
+struct Entry<'n> {
+    /// The group, as written.
+    key: &'n str,
+    /// Where the key is.
+    at: Place,
+    /// The fallbacks, each with its place.
+    targets: Vec<(&'n str, Place)>,
+}
+
+/// One kind of fallback list as LiteLLM acts on it: `get_fallback_model_group` for `fallbacks`
+/// (exact key, else the key without the provider prefix, else `*`), an exact key only for the
+/// other kinds.
+struct Lists<'n> {
+    /// The effective list's field, e.g. `router_settings.fallbacks`.
+    field: String,
+    entries: Vec<Entry<'n>>,
+    /// The first entry of each key (exact matches stop there).
+    first: HashMap<&'n str, usize>,
+    /// The last entry of each key (a stripped match keeps looking).
+    last: HashMap<&'n str, usize>,
+    /// The `*` fallbacks and the field they come from (`default_fallbacks` or `fallbacks["*"]`).
+    star: Option<(Entry<'n>, String)>,
+    /// Whether stripped keys and `*` apply (`fallbacks` only).
+    generic: bool,
+}
+
+impl<'n> Lists<'n> {
+    /// The entry LiteLLM uses for `group`, with the field it is declared in.
+    fn lookup(&self, group: &str, providers: &Providers) -> Option<(&Entry<'n>, &str)> {
+        if let Some(&i) = self.first.get(group) {
+            return Some((&self.entries[i], &self.field));
+        }
+        if !self.generic {
+            return None;
+        }
+        if let Some(&i) = providers.strip(group).and_then(|bare| self.last.get(bare)) {
+            return Some((&self.entries[i], &self.field));
+        }
+        self.star.as_ref().map(|(e, field)| (e, field.as_str()))
+    }
+}
+
+/// Read the chains of a LiteLLM config whose parsed tree is `root` (its `include`s already
+/// merged in, see [`resolve_includes`]). `prices` tells a model id from a name that is nothing
+/// at all (for the warning about fallbacks that never fire), and its providers count as provider
+/// prefixes.
 ///
 /// Errors: a key fallcost uses with the wrong shape (`model_list` not a list, a deployment without
-/// `model_name` or `litellm_params.model`, a fallbacks entry that is not a list of
-/// `{group: [groups]}` maps, a price override that is not a number >= 0), naming field and line.
+/// `model_name` or `litellm_params.model`, a fallbacks entry that is not a one-key
+/// `{group: [groups]}` map, `max_fallbacks` that is not a whole number, a price override that is
+/// not a number >= 0), naming field and line.
 pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, InputError> {
-    let err = |node: &Node, field: String, message: String| InputError {
-        file: file.to_string(),
-        location: Some(node.location()),
-        field: Some(field),
-        message,
-        kind: InputErrorKind::Schema,
-    };
-
     // A near miss of a key fallcost reads would silently drop prices or fallbacks.
     root.refuse_near_misses(
         file,
         "",
         &["model_list", "router_settings", "litellm_settings"],
+        ROOT_KEYS,
         2,
     )?;
     for section in SECTIONS {
         if let Some(node) = root.get(section) {
-            node.refuse_near_misses(file, section, FALLBACK_SETTINGS, 2)?;
+            node.refuse_near_misses(file, section, FALLBACK_SETTINGS, SETTINGS_KEYS, 2)?;
         }
     }
     for item in match root.get("model_list").map(|n| &n.value) {
@@ -139,416 +480,795 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
             file,
             "model_list[]",
             &["model_name", "litellm_params", "model_info"],
+            &[],
             2,
         )?;
     }
-
-    // model_list -> groups, in file order.
-    let mut groups: Vec<(String, Vec<Endpoint>)> = Vec::new();
-    let mut model_ids: BTreeSet<String> = BTreeSet::new();
-    match root.get("model_list").map(|n| (n, &n.value)) {
-        None | Some((_, Value::Null)) => {}
-        Some((_, Value::Seq(items))) => {
-            for (i, item) in items.iter().enumerate() {
-                let at = format!("model_list[{i}]");
-                let name = match item.get("model_name") {
-                    Some(n) => n
-                        .as_str()
-                        .map(str::to_string)
-                        .or_else(|| match n.value {
-                            Value::Int(x) => Some(x.to_string()),
-                            _ => None,
-                        })
-                        .ok_or_else(|| {
-                            err(
-                                n,
-                                format!("{at}.model_name"),
-                                format!("expected a group name; got {}", n.kind()),
-                            )
-                        })?,
-                    None => {
-                        return Err(err(
-                            item,
-                            at,
-                            "a deployment needs `model_name` (its group) and `litellm_params.model`"
-                                .into(),
-                        ));
-                    }
-                };
-                let endpoint = deployment(file, item, &at)?;
-                model_ids.insert(endpoint.model.clone());
-                if let Some(m) = item
-                    .get("litellm_params")
-                    .and_then(|p| p.get("model"))
-                    .and_then(Node::as_str)
-                {
-                    model_ids.insert(m.to_string());
-                }
-                match groups.iter_mut().find(|(g, _)| *g == name) {
-                    Some((_, eps)) => eps.push(endpoint),
-                    None => groups.push((name, vec![endpoint])),
-                }
-            }
-        }
-        Some((n, _)) => {
-            return Err(err(
-                n,
-                "model_list".into(),
-                format!("expected a list of deployments; got {}", n.kind()),
+    let models = ModelList::read(file, root)?;
+    let sections: Vec<(&str, &Node)> = SECTIONS
+        .iter()
+        .filter_map(|s| root.get(s).map(|n| (*s, n)))
+        .collect();
+    for (section, sec) in &sections {
+        if !matches!(sec.value, Value::Map(_) | Value::Null) {
+            return Err(sec.error(
+                file,
+                InputErrorKind::Schema,
+                *section,
+                format!("expected a mapping of settings; got {}", sec.kind()),
             ));
         }
     }
-    let group_of = |name: &str| -> Option<Group> {
-        groups
-            .iter()
-            .find(|(g, _)| g == name)
-            .map(|(g, eps)| Group {
-                label: g.clone(),
-                endpoints: eps.clone(),
-            })
-    };
-    let is_model_id = |name: &str| model_ids.contains(name) || prices.get(name).is_some();
 
-    let mut config = Config::default();
-    let mut said: BTreeSet<(usize, String)> = BTreeSet::new();
-    let mut loops_said: BTreeSet<Vec<String>> = BTreeSet::new();
-    let mut notice = |config: &mut Config, line: usize, n: Notice| {
-        if said.insert((line, n.to_string())) {
-            config.notices.push((line, n));
-        }
+    let mut out = Out::default();
+    let chosen =
+        |out: &mut Out, key: &str, set: &dyn Fn(&Node) -> bool| chosen(out, &sections, key, set);
+    let non_empty = |n: &Node| match &n.value {
+        Value::Null => false,
+        Value::Seq(items) => !items.is_empty(),
+        _ => true,
     };
 
-    for section in SECTIONS {
-        let Some(sec) = root.get(section) else {
-            continue;
-        };
-        match sec.value {
-            Value::Map(_) => {}
-            Value::Null => continue,
+    // max_fallbacks
+    let (_, max) = chosen(&mut out, "max_fallbacks", &|n| n.value != Value::Null);
+    let max_fallbacks = match max {
+        None => DEFAULT_MAX_FALLBACKS,
+        Some((s, n)) => match n.value {
+            Value::Int(i) if i >= 0 => usize::try_from(i).unwrap_or(usize::MAX),
             _ => {
-                return Err(err(
-                    sec,
-                    (*section).into(),
-                    format!("expected a mapping of settings; got {}", sec.kind()),
+                return Err(n.error(
+                    file,
+                    InputErrorKind::Invalid,
+                    format!("{s}.max_fallbacks"),
+                    format!("expected a whole number >= 0; got {}", n.describe()),
                 ));
             }
-        }
-        let mut general_primaries: BTreeSet<String> = BTreeSet::new();
-        let mut wildcard: Vec<(String, usize)> = Vec::new();
-        for kind in FALLBACK_KEYS {
-            let Some(list) = sec.get(kind) else { continue };
-            let field = format!("{section}.{kind}");
-            let mut edges: HashMap<String, Vec<(String, usize)>> = HashMap::new();
-            let mut primaries: Vec<(String, usize)> = Vec::new();
-            let items = match &list.value {
-                Value::Null => continue,
-                Value::Seq(items) => items,
-                _ => {
-                    return Err(err(
-                        list,
-                        field,
-                        format!(
-                            "expected a list of {{group: [fallback groups]}} maps, e.g. [{{\"a\": [\"b\"]}}]; got {}",
-                            list.kind()
-                        ),
-                    ));
-                }
-            };
-            if items.is_empty() {
-                notice(
-                    &mut config,
-                    list.line,
-                    Notice::Empty {
-                        what: field.clone(),
-                    },
-                );
-            }
-            for (i, item) in items.iter().enumerate() {
-                let Value::Map(entries) = &item.value else {
-                    return Err(err(
-                        item,
-                        format!("{field}[{i}]"),
-                        format!(
-                            "expected a {{group: [fallback groups]}} map; got {}",
-                            item.kind()
-                        ),
-                    ));
-                };
-                for (k, v) in entries {
-                    let Some(from) = k.as_str() else {
-                        return Err(err(
-                            k,
-                            format!("{field}[{i}]"),
-                            format!("expected a group name as key; got {}", k.kind()),
-                        ));
-                    };
-                    let targets = string_list(file, v, &format!("{field}[{i}].{from}"))?;
-                    if targets.is_empty() {
-                        notice(
-                            &mut config,
-                            v.line,
-                            Notice::Empty {
-                                what: format!("{field} of `{from}`"),
-                            },
-                        );
-                    }
-                    if from == "*" {
-                        if *kind == "fallbacks" {
-                            wildcard.extend(targets);
-                        }
-                        continue;
-                    }
-                    if !primaries.iter().any(|(p, _)| p == from) {
-                        primaries.push((from.to_string(), k.line));
-                    }
-                    for (to, line) in targets {
-                        if to == from {
-                            notice(
-                                &mut config,
-                                line,
-                                Notice::SelfFallback {
-                                    group: from.to_string(),
-                                },
-                            );
-                            continue;
-                        }
-                        edges.entry(from.to_string()).or_default().push((to, line));
-                    }
-                }
-            }
-            if *kind == "fallbacks" {
-                general_primaries.extend(primaries.iter().map(|(p, _)| p.clone()));
-            }
-            for (primary, line) in &primaries {
-                let Some(primary_group) = group_of(primary) else {
-                    notice(
-                        &mut config,
-                        *line,
-                        Notice::NotAGroup {
-                            name: primary.clone(),
-                            primary: None,
-                            model_id: is_model_id(primary),
-                        },
-                    );
-                    continue;
-                };
-                let mut links = Vec::new();
-                let mut seen: BTreeSet<String> = BTreeSet::from([primary.clone()]);
-                let mut path = vec![primary.clone()];
-                let mut events = Vec::new();
-                let is_group = |g: &str| group_of(g).is_some();
-                walk(
-                    &edges,
-                    primary,
-                    &mut path,
-                    &mut seen,
-                    &is_group,
-                    &mut events,
-                );
-                for event in events {
-                    match event {
-                        Event::Reached {
-                            from,
-                            to,
-                            line,
-                            via,
-                        } => match group_of(&to) {
-                            Some(g) => links.push(Link {
-                                fallback: g,
-                                line,
-                                via,
-                            }),
-                            None => {
-                                let model_id = is_model_id(&to);
-                                notice(
-                                    &mut config,
-                                    line,
-                                    Notice::NotAGroup {
-                                        name: to,
-                                        primary: Some(from),
-                                        model_id,
-                                    },
-                                );
-                            }
-                        },
-                        Event::Cycle { line, cycle } => {
-                            // One notice per loop, whichever group the walk started from:
-                            // rotate it to start at its smallest name.
-                            let ring = &cycle[..cycle.len() - 1];
-                            let start = ring
-                                .iter()
-                                .enumerate()
-                                .min_by_key(|(_, g)| g.as_str())
-                                .map_or(0, |(i, _)| i);
-                            let mut cycle: Vec<String> = ring[start..]
-                                .iter()
-                                .chain(&ring[..start])
-                                .cloned()
-                                .collect();
-                            cycle.push(cycle[0].clone());
-                            if loops_said.insert(cycle.clone()) {
-                                notice(&mut config, line, Notice::Loop { cycle })
-                            }
-                        }
-                    }
-                }
-                config.chains.push(Chain {
-                    name: format!("{primary} ({field})"),
-                    line: *line,
-                    primary: primary_group,
-                    links,
-                });
-            }
-        }
+        },
+    };
 
-        // default_fallbacks, and a "*" key in fallbacks: every group without its own fallbacks.
-        let mut defaults = wildcard;
-        let mut default_field = format!("{section}.fallbacks[\"*\"]");
-        if let Some(d) = sec.get("default_fallbacks") {
-            default_field = format!("{section}.default_fallbacks");
-            if d.value != Value::Null {
-                let list = string_list(file, d, &default_field)?;
-                if list.is_empty() {
-                    notice(
-                        &mut config,
-                        d.line,
-                        Notice::Empty {
-                            what: default_field.clone(),
-                        },
-                    );
-                }
-                defaults.extend(list);
+    // default_fallbacks: LiteLLM appends them to fallbacks as a "*" entry.
+    let (all_defaults, defaults) = chosen(&mut out, "default_fallbacks", &non_empty);
+    for (s, d) in &all_defaults {
+        let field = format!("{s}.default_fallbacks");
+        if d.value != Value::Null && string_list(file, d, &field)?.is_empty() {
+            out.notice(Place::of(d), Notice::Empty { what: field });
+        }
+    }
+    let mut star_default = match defaults {
+        Some((s, d)) => Some((
+            Entry {
+                key: "*",
+                at: Place::of(d),
+                targets: string_list(file, d, &format!("{s}.default_fallbacks"))?,
+            },
+            format!("{s}.default_fallbacks"),
+        )),
+        None => None,
+    };
+
+    let providers = Providers(
+        PROVIDERS
+            .iter()
+            .copied()
+            .chain(prices.models.values().map(|m| m.provider.as_str()))
+            .collect(),
+    );
+    let mut wild_in_chain: BTreeSet<String> = BTreeSet::new();
+
+    for kind in FALLBACK_KEYS {
+        let (all, effective) = chosen(&mut out, kind, &non_empty);
+        let generic = *kind == "fallbacks";
+        let mut lists = None;
+        for (section, list) in &all {
+            let field = format!("{section}.{kind}");
+            let parsed = parse_list(file, list, &field, kind, &mut out)?;
+            if effective.is_some_and(|(s, _)| s == *section) {
+                lists = parsed.map(|entries| Lists::new(field, entries, generic));
             }
         }
-        if defaults.is_empty() {
+        let mut lists = lists
+            .unwrap_or_else(|| Lists::new(format!("router_settings.{kind}"), Vec::new(), generic));
+        if generic {
+            // The "*" LiteLLM uses is the last one: default_fallbacks, appended after the list.
+            if let Some((entry, field)) = star_default.take() {
+                if let Some((old, _)) = &lists.star {
+                    out.ignored(
+                        old.at.clone(),
+                        format!("the `*` entry of {}", lists.field),
+                        format!(
+                            "LiteLLM appends {field} after it as a later `*` entry, which wins"
+                        ),
+                    );
+                }
+                lists.star = Some((entry, field));
+            }
+        }
+        if lists.entries.is_empty() && lists.star.is_none() {
             continue;
         }
-        for (name, _) in &groups {
-            if general_primaries.contains(name) {
+        // Keys that no group uses: LiteLLM never fires them.
+        let used: HashSet<&str> = models
+            .groups
+            .iter()
+            .filter_map(|(g, _)| {
+                if lists.first.contains_key(g.as_str()) {
+                    Some(g.as_str())
+                } else if generic {
+                    providers.strip(g).filter(|b| lists.last.contains_key(b))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let mut unused: Vec<(&str, usize)> = lists
+            .first
+            .iter()
+            .filter(|(k, _)| !used.contains(*k))
+            .map(|(k, i)| (*k, *i))
+            .collect();
+        unused.sort_by_key(|(_, i)| *i);
+        for (key, i) in unused {
+            out.notice(
+                lists.entries[i].at.clone(),
+                Notice::NotAGroup {
+                    name: key.to_string(),
+                    primary: None,
+                    model_id: models.is_model_id(key, prices),
+                },
+            );
+        }
+        for (at, cycle, more) in loops(&models, &lists, &providers) {
+            out.notice(at, Notice::Loop { cycle, more });
+        }
+        for (name, _) in &models.groups {
+            let Some((entry, field)) = lists.lookup(name, &providers) else {
+                continue;
+            };
+            if models.wildcard.contains(name) {
+                wild_in_chain.insert(name.clone());
+                out.notice(
+                    entry.at.clone(),
+                    Notice::Wildcard {
+                        name: name.clone(),
+                        primary: None,
+                        in_chain: true,
+                    },
+                );
                 continue;
             }
             let mut links = Vec::new();
-            for (to, line) in &defaults {
-                if to == name {
-                    continue;
-                }
-                match group_of(to) {
-                    Some(g) => links.push(Link {
-                        fallback: g,
-                        line: *line,
-                        via: vec![],
-                    }),
-                    None => notice(
-                        &mut config,
-                        *line,
-                        Notice::NotAGroup {
-                            name: to.clone(),
-                            primary: Some(format!("{default_field} (for `{name}`)")),
-                            model_id: is_model_id(to),
+            let is_group = |g: &str| models.index.contains_key(g);
+            for r in walk(name, &lists, &providers, max_fallbacks, &is_group) {
+                if models.wildcard.contains(r.to) {
+                    wild_in_chain.insert(r.to.to_string());
+                    out.notice(
+                        r.at,
+                        Notice::Wildcard {
+                            name: r.to.to_string(),
+                            primary: Some(name.clone()),
+                            in_chain: true,
                         },
-                    ),
+                    );
+                } else if let Some(g) = models.group(r.to) {
+                    links.push(Link {
+                        fallback: g,
+                        at: r.at,
+                        via: r.via,
+                    });
+                } else {
+                    // A default fallback is named once, not once per group it applies to.
+                    let from = match lists.lookup(r.from, &providers) {
+                        Some((e, field)) if e.key == "*" => field.to_string(),
+                        _ => r.from.to_string(),
+                    };
+                    let model_id = models.is_model_id(r.to, prices);
+                    out.notice(
+                        r.at,
+                        Notice::NotAGroup {
+                            name: r.to.to_string(),
+                            primary: Some(from),
+                            model_id,
+                        },
+                    );
                 }
             }
-            if links.is_empty() {
+            if links.is_empty() && entry.key == "*" {
+                // Only itself among the defaults: no chain.
                 continue;
             }
-            config.chains.push(Chain {
-                name: format!("{name} ({default_field})"),
-                line: defaults[0].1,
-                primary: group_of(name).expect("a group of model_list"),
+            out.config.chains.push(Chain {
+                name: format!("{name} ({field})"),
+                at: entry.at.clone(),
+                primary: models.group(name).expect("a group of model_list"),
                 links,
             });
         }
     }
-    Ok(config)
+    for (name, at) in &models.wildcard_at {
+        if !wild_in_chain.contains(name) {
+            out.notice(
+                at.clone(),
+                Notice::Wildcard {
+                    name: name.clone(),
+                    primary: None,
+                    in_chain: false,
+                },
+            );
+        }
+    }
+    Ok(out.config)
 }
 
-/// What a walk over the fallback graph meets.
-enum Event {
-    /// `to` is reached for the first time, over the edge `from -> to` declared at `line`, after
-    /// passing through `via` (the groups between the primary and `from`, `from` included).
-    Reached {
-        from: String,
-        to: String,
-        line: usize,
-        via: Vec<String>,
-    },
-    /// The edge at `line` leads back into the current path: `cycle` ends where it starts.
-    Cycle { line: usize, cycle: Vec<String> },
+/// A config being read, and the notices already given (each once per place).
+#[derive(Default)]
+struct Out {
+    config: Config,
+    said: BTreeSet<(Place, String)>,
 }
 
-/// Depth-first over the fallback graph from `node`, going on only from groups (`is_group`).
-fn walk(
-    edges: &HashMap<String, Vec<(String, usize)>>,
-    node: &str,
-    path: &mut Vec<String>,
-    seen: &mut BTreeSet<String>,
-    is_group: &dyn Fn(&str) -> bool,
-    events: &mut Vec<Event>,
-) {
-    let Some(next) = edges.get(node) else { return };
-    for (to, line) in next {
-        if let Some(i) = path.iter().position(|p| p == to) {
-            let mut cycle = path[i..].to_vec();
-            cycle.push(to.clone());
-            events.push(Event::Cycle { line: *line, cycle });
-            continue;
+impl Out {
+    fn notice(&mut self, at: Place, n: Notice) {
+        if self.said.insert((at.clone(), n.to_string())) {
+            self.config.notices.push((at, n));
         }
-        if !seen.insert(to.clone()) {
-            continue;
+    }
+
+    /// Warn that `what` (at `at`) never fires, and `why`.
+    fn ignored(&mut self, at: Place, what: String, why: String) {
+        self.notice(at, Notice::Ignored { what, why });
+    }
+}
+
+/// A setting: the section it is in and its value.
+type Setting<'n> = (&'n str, &'n Node);
+
+/// The `key` setting LiteLLM uses: `router_settings`' when `set`, else `litellm_settings`'
+/// (`Router(fallbacks=...) or litellm.fallbacks`); a second one that is set is a warning.
+/// Returns every section's value and the one used.
+fn chosen<'n>(
+    out: &mut Out,
+    sections: &[(&'n str, &'n Node)],
+    key: &str,
+    set: &dyn Fn(&Node) -> bool,
+) -> (Vec<Setting<'n>>, Option<Setting<'n>>) {
+    let found: Vec<(&str, &Node)> = sections
+        .iter()
+        .filter_map(|(s, sec)| sec.get(key).map(|n| (*s, n)))
+        .collect();
+    let winner = found.iter().position(|(_, n)| set(n));
+    if let Some(w) = winner {
+        for (s, n) in found.iter().skip(w + 1).filter(|(_, n)| set(n)) {
+            out.ignored(
+                Place::of(n),
+                format!("{s}.{key}"),
+                format!(
+                    "LiteLLM uses {}.{key} (router_settings win over litellm_settings)",
+                    found[w].0
+                ),
+            );
         }
-        events.push(Event::Reached {
-            from: node.to_string(),
-            to: to.clone(),
-            line: *line,
-            via: path[1..].to_vec(),
-        });
-        if is_group(to) {
-            path.push(to.clone());
-            walk(edges, to, path, seen, is_group, events);
-            path.pop();
+    }
+    let used = winner.map(|w| found[w]);
+    (found, used)
+}
+
+/// The provider prefixes LiteLLM strips from a group name to find its fallbacks.
+struct Providers<'p>(HashSet<&'p str>);
+
+impl Providers<'_> {
+    /// `group` without its provider prefix (`anthropic/claude-sonnet-5` → `claude-sonnet-5`), as
+    /// `_check_stripped_model_group` matches it; `None` when it has none.
+    fn strip<'g>(&self, group: &'g str) -> Option<&'g str> {
+        group
+            .split_once('/')
+            .filter(|(p, _)| self.0.contains(p))
+            .map(|(_, bare)| bare)
+    }
+}
+
+impl<'n> Lists<'n> {
+    fn new(field: String, entries: Vec<Entry<'n>>, generic: bool) -> Lists<'n> {
+        let (mut first, mut last) = (HashMap::new(), HashMap::new());
+        let mut star = None;
+        let mut kept = Vec::new();
+        for e in entries {
+            if e.key == "*" {
+                if generic {
+                    star = Some(e);
+                }
+                continue;
+            }
+            first.entry(e.key).or_insert(kept.len());
+            last.insert(e.key, kept.len());
+            kept.push(e);
+        }
+        let star = star.map(|e| (e, format!("{field}[\"*\"]")));
+        Lists {
+            field,
+            entries: kept,
+            first,
+            last,
+            star,
+            generic,
         }
     }
 }
 
-/// A list of group names, each with its line.
-fn string_list(file: &str, node: &Node, field: &str) -> Result<Vec<(String, usize)>, InputError> {
+/// Parse one fallbacks list (`None` when it is null). Warns about what LiteLLM never reads:
+/// a later entry for the same group, an earlier `*` entry, a second key of a
+/// `context_window_fallbacks` entry; notes empty lists and self-fallbacks.
+///
+/// Errors: not a list of `{group: [groups]}` maps; a `fallbacks` or `content_policy_fallbacks`
+/// entry without exactly one key (LiteLLM's router refuses it at startup).
+fn parse_list<'n>(
+    file: &str,
+    list: &'n Node,
+    field: &str,
+    kind: &str,
+    out: &mut Out,
+) -> Result<Option<Vec<Entry<'n>>>, InputError> {
+    let schema = |node: &Node, field: String, message: String| {
+        node.error(file, InputErrorKind::Schema, field, message)
+    };
+    let items = match &list.value {
+        Value::Null => return Ok(None),
+        Value::Seq(items) => items,
+        _ => {
+            return Err(schema(
+                list,
+                field.to_string(),
+                format!(
+                    "expected a list of {{group: [fallback groups]}} maps, e.g. [{{\"a\": [\"b\"]}}]; got {}",
+                    list.kind()
+                ),
+            ));
+        }
+    };
+    if items.is_empty() {
+        out.notice(
+            Place::of(list),
+            Notice::Empty {
+                what: field.to_string(),
+            },
+        );
+    }
+    let validated = kind != "context_window_fallbacks";
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{field}[{i}]");
+        let Value::Map(pairs) = &item.value else {
+            return Err(schema(
+                item,
+                at,
+                format!(
+                    "expected a {{group: [fallback groups]}} map; got {}",
+                    item.kind()
+                ),
+            ));
+        };
+        let Some((k, v)) = pairs.first() else {
+            return Err(schema(
+                item,
+                at,
+                "expected a {group: [fallback groups]} map with one key; got an empty mapping"
+                    .into(),
+            ));
+        };
+        if let Some((extra, _)) = pairs.get(1) {
+            let name = extra
+                .as_str()
+                .map_or_else(|| extra.describe(), str::to_string);
+            if validated {
+                return Err(schema(
+                    extra,
+                    at,
+                    format!(
+                        "a {field} entry has exactly one key; this one also has `{name}` (LiteLLM's router refuses the config: \"must have exactly one key\"); give `{name}` its own `- {name}: [...]` item"
+                    ),
+                ));
+            }
+            for (extra, _) in &pairs[1..] {
+                let name = extra
+                    .as_str()
+                    .map_or_else(|| extra.describe(), str::to_string);
+                out.ignored(
+                    Place::of(extra),
+                    format!("`{name}` in {at}"),
+                    format!(
+                            "LiteLLM reads only the first key of each entry; give `{name}` its own `- {name}: [...]` item"
+                        ),
+                );
+            }
+        }
+        let Some(from) = k.as_str() else {
+            return Err(schema(
+                k,
+                at,
+                format!("expected a group name as key; got {}", k.kind()),
+            ));
+        };
+        let targets = string_list(file, v, &format!("{at}.{from}"))?;
+        if targets.is_empty() {
+            out.notice(
+                Place::of(v),
+                Notice::Empty {
+                    what: format!("{field} of `{from}`"),
+                },
+            );
+        }
+        if from != "*" {
+            if let Some(&j) = seen.get(from) {
+                out.ignored(
+                    Place::of(k),
+                    format!("this {field} entry for `{from}`"),
+                    format!(
+                        "LiteLLM uses the first entry for a group (line {}); merge the two",
+                        entries[j].at.line
+                    ),
+                );
+            } else {
+                seen.insert(from, entries.len());
+            }
+            for (to, at) in &targets {
+                if *to == from {
+                    out.notice(
+                        at.clone(),
+                        Notice::SelfFallback {
+                            group: from.to_string(),
+                        },
+                    );
+                }
+            }
+        } else if kind != "fallbacks" {
+            out.ignored(
+                Place::of(k),
+                format!("the `*` entry of {field}"),
+                "LiteLLM applies `*` (and default_fallbacks) to `fallbacks` only".into(),
+            );
+        } else if let Some(prev) = entries.iter().rev().find(|e| e.key == "*") {
+            out.ignored(
+                prev.at.clone(),
+                format!("this `*` entry of {field}"),
+                format!("LiteLLM uses the last `*` entry (line {})", k.line),
+            );
+        }
+        entries.push(Entry {
+            key: from,
+            at: Place::of(k),
+            targets,
+        });
+    }
+    Ok(Some(entries))
+}
+
+/// A fallback reached by a walk.
+struct Reached<'n> {
+    /// The group whose fallback it is.
+    from: &'n str,
+    /// The fallback.
+    to: &'n str,
+    /// Where `from -> to` is declared.
+    at: Place,
+    /// The groups between the primary and `to`.
+    via: Vec<String>,
+}
+
+/// Every fallback LiteLLM can try after `primary` fails, each once, on its path with the lowest
+/// fallback depth (then the fewest hops, then declaration order). LiteLLM's `run_async_fallback`
+/// tries a group's fallbacks in order, adding one to the depth for each (a group's fallback to
+/// itself is skipped without counting), and tries a fallback's own fallbacks only while its depth
+/// is below `max_fallbacks`. Only groups (`is_group`) go on to their own fallbacks. Cost: each
+/// group is expanded at most once, so O(edges log groups) per primary.
+fn walk<'n>(
+    primary: &'n str,
+    lists: &Lists<'n>,
+    providers: &Providers,
+    max_fallbacks: usize,
+    is_group: &dyn Fn(&str) -> bool,
+) -> Vec<Reached<'n>> {
+    let mut best: HashMap<&str, (usize, usize)> = HashMap::from([(primary, (0, 0))]);
+    let mut parent: HashMap<&str, (&str, Place)> = HashMap::new();
+    let mut done: HashSet<&str> = HashSet::new();
+    let mut heap = BinaryHeap::from([Reverse((0usize, 0usize, 0usize, primary))]);
+    let mut seq = 0;
+    let mut out = Vec::new();
+    while let Some(Reverse((depth, hops, _, u))) = heap.pop() {
+        if best.get(u) != Some(&(depth, hops)) || !done.insert(u) {
+            continue;
+        }
+        if let Some((from, at)) = parent.get(u) {
+            let mut via = Vec::new();
+            let mut g = *from;
+            while g != primary {
+                via.push(g.to_string());
+                g = parent[g].0;
+            }
+            via.reverse();
+            out.push(Reached {
+                from,
+                to: u,
+                at: at.clone(),
+                via,
+            });
+        }
+        if depth >= max_fallbacks || !is_group(u) {
+            continue;
+        }
+        let Some((entry, _)) = lists.lookup(u, providers) else {
+            continue;
+        };
+        let mut tried = 0;
+        for (v, at) in &entry.targets {
+            if *v == u {
+                continue;
+            }
+            tried += 1;
+            let next = (depth + tried, hops + 1);
+            if done.contains(v) || best.get(v).is_some_and(|b| *b <= next) {
+                continue;
+            }
+            best.insert(v, next);
+            parent.insert(v, (u, at.clone()));
+            seq += 1;
+            heap.push(Reverse((next.0, next.1, seq, v)));
+        }
+    }
+    out
+}
+
+/// The loops of one kind of fallbacks: for each set of groups that fall back to each other
+/// (a strongly connected set of two or more), the shortest cycle through its first group by
+/// name, with where its closing link is declared and how many groups of the set it leaves out.
+fn loops(
+    models: &ModelList,
+    lists: &Lists,
+    providers: &Providers,
+) -> Vec<(Place, Vec<String>, usize)> {
+    let n = models.groups.len();
+    let edges: Vec<Vec<(usize, Place)>> = models
+        .groups
+        .iter()
+        .map(|(g, _)| {
+            lists
+                .lookup(g, providers)
+                .map(|(e, _)| {
+                    e.targets
+                        .iter()
+                        .filter(|(t, _)| t != g)
+                        .filter_map(|(t, at)| models.index.get(*t).map(|&j| (j, at.clone())))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    // Tarjan's strongly connected components, iteratively.
+    let (mut index, mut low, mut on) = (vec![usize::MAX; n], vec![0; n], vec![false; n]);
+    let (mut stack, mut sccs, mut next) = (Vec::new(), Vec::new(), 0);
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut work = vec![(root, 0usize)];
+        while let Some(&mut (v, ref mut i)) = work.last_mut() {
+            if *i == 0 {
+                index[v] = next;
+                low[v] = next;
+                next += 1;
+                stack.push(v);
+                on[v] = true;
+            }
+            if let Some((w, _)) = edges[v].get(*i) {
+                *i += 1;
+                let w = *w;
+                if index[w] == usize::MAX {
+                    work.push((w, 0));
+                } else if on[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(p, _)) = work.last() {
+                low[p] = low[p].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut scc = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on[w] = false;
+                    scc.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if scc.len() > 1 {
+                    sccs.push(scc);
+                }
+            }
+        }
+    }
+    let name = |i: usize| models.groups[i].0.clone();
+    let mut out = Vec::new();
+    for scc in sccs {
+        let members: HashSet<usize> = scc.iter().copied().collect();
+        let start = *scc
+            .iter()
+            .min_by_key(|&&i| &models.groups[i].0)
+            .expect("not empty");
+        // Breadth-first from `start` within the set, until a link back to it.
+        let mut prev: HashMap<usize, usize> = HashMap::from([(start, start)]);
+        let mut queue = std::collections::VecDeque::from([start]);
+        let mut closing = None;
+        'bfs: while let Some(v) = queue.pop_front() {
+            for (w, at) in &edges[v] {
+                if *w == start {
+                    closing = Some((v, at.clone()));
+                    break 'bfs;
+                }
+                if members.contains(w) && !prev.contains_key(w) {
+                    prev.insert(*w, v);
+                    queue.push_back(*w);
+                }
+            }
+        }
+        let Some((last, at)) = closing else { continue };
+        let mut cycle = vec![name(start)];
+        let mut path = vec![last];
+        while *path.last().expect("a path") != start {
+            let p = prev[path.last().expect("a path")];
+            path.push(p);
+        }
+        path.pop();
+        path.reverse();
+        cycle.extend(path.into_iter().map(name));
+        cycle.push(name(start));
+        let more = scc.len() - (cycle.len() - 1);
+        out.push((at, cycle, more));
+    }
+    out
+}
+
+/// The `model_list` of a config: its groups in file order.
+struct ModelList {
+    /// Each group with its deployments.
+    groups: Vec<(String, Vec<Endpoint>)>,
+    /// Where each group is in `groups`.
+    index: HashMap<String, usize>,
+    /// Every `litellm_params.model` and `base_model` named.
+    model_ids: BTreeSet<String>,
+    /// Wildcard routes (`openai/*`): groups whose name or model has a `*`.
+    wildcard: BTreeSet<String>,
+    /// Where each wildcard route is declared.
+    wildcard_at: Vec<(String, Place)>,
+}
+
+impl ModelList {
+    fn read(file: &str, root: &Node) -> Result<ModelList, InputError> {
+        let mut list = ModelList {
+            groups: Vec::new(),
+            index: HashMap::new(),
+            model_ids: BTreeSet::new(),
+            wildcard: BTreeSet::new(),
+            wildcard_at: Vec::new(),
+        };
+        let items = match root.get("model_list").map(|n| (n, &n.value)) {
+            None | Some((_, Value::Null)) => return Ok(list),
+            Some((_, Value::Seq(items))) => items,
+            Some((n, _)) => {
+                return Err(n.error(
+                    file,
+                    InputErrorKind::Schema,
+                    "model_list",
+                    format!("expected a list of deployments; got {}", n.kind()),
+                ));
+            }
+        };
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("model_list[{i}]");
+            let name = match item.get("model_name") {
+                Some(n) => n
+                    .as_str()
+                    .map(str::to_string)
+                    .or_else(|| match n.value {
+                        Value::Int(x) => Some(x.to_string()),
+                        _ => None,
+                    })
+                    .ok_or_else(|| {
+                        n.error(
+                            file,
+                            InputErrorKind::Schema,
+                            format!("{at}.model_name"),
+                            format!("expected a group name; got {}", n.kind()),
+                        )
+                    })?,
+                None => {
+                    return Err(item.error(
+                        file,
+                        InputErrorKind::Schema,
+                        at,
+                        "a deployment needs `model_name` (its group) and `litellm_params.model`",
+                    ));
+                }
+            };
+            let endpoint = deployment(file, item, &at)?;
+            let raw = item
+                .get("litellm_params")
+                .and_then(|p| p.get("model"))
+                .and_then(Node::as_str)
+                .unwrap_or_default();
+            if (name.contains('*') || raw.contains('*')) && list.wildcard.insert(name.clone()) {
+                list.wildcard_at.push((
+                    name.clone(),
+                    Place {
+                        file: endpoint.file.clone(),
+                        line: endpoint.line,
+                    },
+                ));
+            }
+            list.model_ids.insert(endpoint.model.clone());
+            list.model_ids.insert(raw.to_string());
+            match list.index.get(&name) {
+                Some(&g) => list.groups[g].1.push(endpoint),
+                None => {
+                    list.index.insert(name.clone(), list.groups.len());
+                    list.groups.push((name, vec![endpoint]));
+                }
+            }
+        }
+        Ok(list)
+    }
+
+    /// The group `name`, if `model_list` has it.
+    fn group(&self, name: &str) -> Option<Group> {
+        self.index.get(name).map(|&i| Group {
+            label: self.groups[i].0.clone(),
+            endpoints: self.groups[i].1.clone(),
+        })
+    }
+
+    /// Whether `name` is a model id (of a deployment, or in the price table) rather than a name
+    /// that is nothing at all.
+    fn is_model_id(&self, name: &str, prices: &PriceTable) -> bool {
+        self.model_ids.contains(name) || prices.get(name).is_some()
+    }
+}
+
+/// A list of group names, each with its place.
+fn string_list<'n>(
+    file: &str,
+    node: &'n Node,
+    field: &str,
+) -> Result<Vec<(&'n str, Place)>, InputError> {
     let Value::Seq(items) = &node.value else {
-        return Err(InputError {
-            file: file.to_string(),
-            location: Some(node.location()),
-            field: Some(field.to_string()),
-            message: format!(
+        return Err(node.error(
+            file,
+            InputErrorKind::Schema,
+            field,
+            format!(
                 "expected a list of model_name groups, e.g. [\"b\"]; got {}",
                 node.kind()
             ),
-            kind: InputErrorKind::Schema,
-        });
+        ));
     };
     items
         .iter()
         .enumerate()
         .map(|(i, n)| match n.as_str() {
-            Some(s) => Ok((s.to_string(), n.line)),
-            None => Err(InputError {
-                file: file.to_string(),
-                location: Some(n.location()),
-                field: Some(format!("{field}[{i}]")),
-                message: format!("expected a model_name group; got {}", n.kind()),
-                kind: InputErrorKind::Schema,
-            }),
+            Some(s) => Ok((s, Place::of(n))),
+            None => Err(n.error(
+                file,
+                InputErrorKind::Schema,
+                format!("{field}[{i}]"),
+                format!("expected a model_name group; got {}", n.kind()),
+            )),
         })
         .collect()
 }
 
 /// One `model_list` entry as an endpoint.
 fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError> {
-    let schema = |node: &Node, field: String, message: String| InputError {
-        file: file.to_string(),
-        location: Some(node.location()),
-        field: Some(field),
-        message,
-        kind: InputErrorKind::Schema,
+    let schema = |node: &Node, field: String, message: String| {
+        node.error(file, InputErrorKind::Schema, field, message)
     };
     let params = item.get("litellm_params").ok_or_else(|| {
         schema(
@@ -596,7 +1316,7 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
     }
     for (node, section) in [(info, "model_info"), (Some(params), "litellm_params")] {
         if let Some(node) = node {
-            node.refuse_near_misses(file, &format!("{at}.{section}"), PRICE_KEYS, 2)?;
+            node.refuse_near_misses(file, &format!("{at}.{section}"), PRICE_KEYS, &[], 2)?;
         }
     }
     let mut price_override = PriceOverride::default();
@@ -625,6 +1345,7 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
         provider,
         price_override,
         note,
+        file: model_node.file.as_deref().map(str::to_string),
         line: model_node.line,
         col: model_node.col,
     })
@@ -692,11 +1413,78 @@ mod tests {
         let c = read_str(&text).unwrap();
         assert_eq!(c.chains.len(), 1);
         assert!(c.chains[0].links.is_empty());
-        let msgs: Vec<String> = c.notices.iter().map(|(_, n)| n.to_string()).collect();
+        let mut notices = c.notices.clone();
+        notices.sort_by_key(|(at, _)| at.line);
+        let msgs: Vec<String> = notices.iter().map(|(_, n)| n.to_string()).collect();
         assert!(msgs[0].contains("is a model id"), "{msgs:?}");
         assert!(msgs[1].contains("`nowhere` of `a` is not a model_name group"));
         assert!(msgs[2].contains("`ghost` has fallbacks but is not a model_name group"));
-        assert_eq!(c.notices[0].0, 11);
+        assert_eq!(notices[0].0.line, 11);
+    }
+
+    #[test]
+    fn a_wildcard_route_outside_any_chain_is_a_note() {
+        let text = format!(
+            "{LIST}  - model_name: \"anthropic/*\"\n    litellm_params: {{model: \"anthropic/*\"}}\nrouter_settings:\n  fallbacks: [{{\"a\": [\"b\"]}}]\n"
+        );
+        let c = read_str(&text).unwrap();
+        let wild: Vec<&(Place, Notice)> = c
+            .notices
+            .iter()
+            .filter(|(_, n)| n.kind() == "wildcard")
+            .collect();
+        assert_eq!(wild.len(), 1, "{:?}", c.notices);
+        assert_eq!(wild[0].0.line, 9);
+        assert!(!wild[0].1.is_warning());
+        assert_eq!(
+            wild[0].1.to_string(),
+            "`anthropic/*` is a wildcard route, not a model: its price depends on the model requested, so it is not priced"
+        );
+    }
+
+    #[test]
+    fn star_entries_that_never_fire_are_warned_about() {
+        let text = format!(
+            "{LIST}router_settings:\n  fallbacks:\n    - \"*\": [b]\n    - \"*\": [c]\n  context_window_fallbacks: [{{\"*\": [c]}}]\n"
+        );
+        let c = read_str(&text).unwrap();
+        let ignored: Vec<(usize, String)> = c
+            .notices
+            .iter()
+            .filter(|(_, n)| n.kind() == "ignored")
+            .map(|(at, n)| (at.line, n.to_string()))
+            .collect();
+        assert_eq!(
+            ignored,
+            vec![
+                (
+                    10,
+                    "this `*` entry of router_settings.fallbacks never fires: LiteLLM uses the last `*` entry (line 11)".to_string()
+                ),
+                (
+                    12,
+                    "the `*` entry of router_settings.context_window_fallbacks never fires: LiteLLM applies `*` (and default_fallbacks) to `fallbacks` only".to_string()
+                ),
+            ]
+        );
+        // Every group without its own entry falls back to the last `*`: c.
+        let b = c.chains.iter().find(|ch| ch.primary.label == "b").unwrap();
+        assert_eq!(b.links[0].fallback.label, "c");
+    }
+
+    #[test]
+    fn max_fallbacks_zero_means_no_fallbacks_and_must_be_a_whole_number() {
+        let text = format!(
+            "{LIST}router_settings:\n  max_fallbacks: 0\n  fallbacks: [{{\"a\": [\"b\"]}}]\n"
+        );
+        let c = read_str(&text).unwrap();
+        assert!(c.chains[0].links.is_empty());
+        let text = format!("{LIST}litellm_settings:\n  max_fallbacks: -1\n  fallbacks: []\n");
+        let e = read_str(&text).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:9:18: litellm_settings.max_fallbacks: expected a whole number >= 0; got -1"
+        );
     }
 
     #[test]

@@ -6,13 +6,17 @@
 //! guess (the check fails closed on a model with no known price).
 //!
 //! Both formats are parsed into a [`Node`] tree that remembers the line and column of every value
-//! (YAML through `saphyr`; JSON through `serde_json` for validation and `saphyr`, whose YAML 1.2
-//! parser reads JSON, for positions).
+//! (YAML through `saphyr`, with YAML merge keys (`<<: *anchor`) resolved as PyYAML resolves them
+//! and values copied from an anchor placed at the alias; JSON through a small reader of its own,
+//! after `serde_json` has validated it, with a duplicate key's last value winning as in
+//! JavaScript).
 
 pub mod litellm;
 pub mod portkey;
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 
@@ -25,6 +29,9 @@ pub struct Node {
     pub line: usize,
     /// Column of the value's first character, from 1.
     pub col: usize,
+    /// The file the value was read from, when it is not the file being checked (a file that
+    /// LiteLLM's `include` pulls in); `None` for the file itself.
+    pub file: Option<Arc<str>>,
     /// The value.
     pub value: Value,
 }
@@ -44,7 +51,7 @@ pub enum Value {
     Str(String),
     /// A sequence (YAML list, JSON array).
     Seq(Vec<Node>),
-    /// A mapping (YAML map, JSON object) in document order.
+    /// A mapping (YAML map, JSON object) in document order, each key once.
     Map(Vec<(Node, Node)>),
 }
 
@@ -105,48 +112,96 @@ impl Node {
         }
     }
 
-    /// Refuse a key of this mapping that is a near miss (at most `max_edits` edits, but not
-    /// equal) of one of `known`: in a third-party format fallcost ignores keys it does not
-    /// use, but a misspelling of one it does use would silently drop a price or a fallback.
-    /// A key that starts with a known key and `_` (LiteLLM's tiered and batch prices,
+    /// The file this value was read from: its own [`Node::file`], else `default` (the file
+    /// being checked).
+    pub fn file_or<'a>(&'a self, default: &'a str) -> &'a str {
+        self.file.as_deref().unwrap_or(default)
+    }
+
+    /// Mark this value and everything under it as read from `file`.
+    pub fn set_file(&mut self, file: &Arc<str>) {
+        self.file = Some(Arc::clone(file));
+        match &mut self.value {
+            Value::Seq(items) => items.iter_mut().for_each(|n| n.set_file(file)),
+            Value::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+                k.set_file(file);
+                v.set_file(file);
+            }),
+            _ => {}
+        }
+    }
+
+    /// An input error about this value, at its file (see [`Node::file_or`]), line and column.
+    pub fn error(
+        &self,
+        file: &str,
+        kind: InputErrorKind,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> InputError {
+        InputError {
+            file: self.file_or(file).to_string(),
+            location: Some(self.location()),
+            field: Some(field.into()),
+            message: message.into(),
+            kind,
+        }
+    }
+
+    /// Refuse a key of this mapping that is a near miss of one of `read` (the keys fallcost reads):
+    /// at most `max_edits` edits away, starting with the same two characters (ignoring case), and
+    /// neither one of `read` nor one of `valid` (the format's other documented keys, which are
+    /// accepted silently). In a third-party format fallcost ignores keys it does not use, but a
+    /// misspelling of one it does use would silently drop a price or a fallback. A key that
+    /// starts with a read key and `_` (LiteLLM's tiered and batch prices,
     /// `input_cost_per_token_batches`) is a different key, not a misspelling.
     ///
-    /// Errors: [`InputErrorKind::Schema`] at the key's line, naming the nearest known key.
+    /// Errors: [`InputErrorKind::Schema`] at the key's line, naming the nearest read key.
     pub fn refuse_near_misses(
         &self,
         file: &str,
         path: &str,
-        known: &[&str],
+        read: &[&str],
+        valid: &[&str],
         max_edits: usize,
     ) -> Result<(), InputError> {
         let Value::Map(entries) = &self.value else {
             return Ok(());
         };
+        let stem = |s: &str| {
+            s.chars()
+                .take(2)
+                .flat_map(char::to_lowercase)
+                .collect::<String>()
+        };
         for (k, _) in entries {
             let Some(key) = k.as_str() else { continue };
-            if known.contains(&key) || known.iter().any(|n| key.starts_with(&format!("{n}_"))) {
+            if read.contains(&key)
+                || valid.contains(&key)
+                || read.iter().any(|n| key.starts_with(&format!("{n}_")))
+            {
                 continue;
             }
-            let nearest = known
+            let nearest = read
                 .iter()
+                .filter(|n| stem(n) == stem(key))
                 .map(|n| (crate::input::suggest::levenshtein(key, n), *n))
                 .filter(|(d, _)| *d <= max_edits)
                 .min_by_key(|(d, _)| *d);
             if let Some((_, near)) = nearest {
-                return Err(InputError {
-                    file: file.to_string(),
-                    location: Some(k.location()),
-                    field: Some(if path.is_empty() {
+                return Err(k.error(
+                    file,
+                    InputErrorKind::Schema,
+                    if path.is_empty() {
                         key.to_string()
                     } else {
                         format!("{path}.{key}")
-                    }),
-                    message: format!(
+                    },
+                    format!(
                         "unknown field (did you mean `{near}`?); fallcost reads: {}",
-                        known.join(", ")
+                        read.join(", ")
                     ),
-                    kind: InputErrorKind::Schema,
-                });
+                ));
             }
         }
         Ok(())
@@ -160,22 +215,89 @@ impl Node {
         }
     }
 
-    fn from_marked(node: &MarkedYaml) -> Node {
-        let line = node.span.start.line().max(1);
-        let col = node.span.start.col() + 1;
+    /// Convert saphyr's tree. `floor` is the position of the enclosing node: a value placed
+    /// before it was copied from an anchor by an alias (`*name`), and is placed at the alias, so
+    /// that a finding about it names the line that uses it. A merge key (`<<`) brings in the
+    /// entries of its mapping, or of each mapping of its list (earlier ones win), under the
+    /// explicit keys of the mapping, which win over merged ones.
+    fn from_marked(node: &MarkedYaml, floor: (usize, usize)) -> Node {
+        let here = (node.span.start.line().max(1), node.span.start.col() + 1).max(floor);
         let value = match &node.data {
             YamlData::Value(s) => scalar(s),
             YamlData::Representation(text, _, _) => scalar(&Scalar::parse_from_cow(text.clone())),
-            YamlData::Sequence(items) => Value::Seq(items.iter().map(Node::from_marked).collect()),
-            YamlData::Mapping(map) => Value::Map(
-                map.iter()
-                    .map(|(k, v)| (Node::from_marked(k), Node::from_marked(v)))
+            YamlData::Sequence(items) => Value::Seq(
+                items
+                    .iter()
+                    .map(|item| Node::from_marked(item, here))
                     .collect(),
             ),
-            YamlData::Tagged(_, inner) => return Node::from_marked(inner),
+            YamlData::Mapping(map) => {
+                let mut merged = Vec::new();
+                let mut explicit = Vec::with_capacity(map.len());
+                for (k, v) in map.iter() {
+                    let (key, val) = (Node::from_marked(k, here), Node::from_marked(v, here));
+                    let merge_key =
+                        matches!(&k.data, YamlData::Value(Scalar::String(s)) if s == "<<");
+                    match val.value {
+                        Value::Map(entries) if merge_key => merged.push(entries),
+                        Value::Seq(items)
+                            if merge_key
+                                && items.iter().all(|i| matches!(i.value, Value::Map(_))) =>
+                        {
+                            // PyYAML: the earlier mappings of the list win, so they go last.
+                            for item in items.into_iter().rev() {
+                                if let Value::Map(entries) = item.value {
+                                    merged.push(entries);
+                                }
+                            }
+                        }
+                        value => explicit.push((key, Node { value, ..val })),
+                    }
+                }
+                if merged.is_empty() {
+                    Value::Map(explicit)
+                } else {
+                    let mut out = Vec::new();
+                    let mut index = HashMap::new();
+                    for (k, v) in merged.into_iter().flatten().chain(explicit) {
+                        insert_last_wins(&mut out, &mut index, k, v);
+                    }
+                    Value::Map(out)
+                }
+            }
+            YamlData::Tagged(_, inner) => return Node::from_marked(inner, floor),
             YamlData::Alias(_) | YamlData::BadValue => Value::Null,
         };
-        Node { line, col, value }
+        Node {
+            line: here.0,
+            col: here.1,
+            file: None,
+            value,
+        }
+    }
+}
+
+/// Add `(k, v)` to a mapping being built, the last value of a repeated key winning in the
+/// position of its first (as a Python dict or a JavaScript object does). `index` remembers where
+/// each string key is.
+fn insert_last_wins(
+    out: &mut Vec<(Node, Node)>,
+    index: &mut HashMap<String, usize>,
+    k: Node,
+    v: Node,
+) {
+    let at = match k.as_str() {
+        Some(s) => index.get(s).copied(),
+        None => out.iter().position(|(o, _)| o.value == k.value),
+    };
+    match at {
+        Some(i) => out[i] = (k, v),
+        None => {
+            if let Some(s) = k.as_str() {
+                index.insert(s.to_string(), out.len());
+            }
+            out.push((k, v));
+        }
     }
 }
 
@@ -210,60 +332,199 @@ pub fn parse_yaml_documents(file: &str, text: &str) -> Result<Vec<Node>, InputEr
         message: format!("invalid YAML: {}", e.info()),
         kind: InputErrorKind::Syntax,
     })?;
-    Ok(docs.iter().map(Node::from_marked).collect())
+    Ok(docs.iter().map(|d| Node::from_marked(d, (0, 0))).collect())
 }
 
-/// Parse a JSON file.
+/// `text` without a leading UTF-8 byte order mark (Windows editors write one; JSON parsers
+/// refuse it).
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Parse a JSON file (a leading byte order mark is ignored). A key given twice keeps its last
+/// value, as JavaScript's `JSON.parse` does.
 ///
 /// Errors: [`InputErrorKind::Syntax`] with `serde_json`'s line and column.
 pub fn parse_json(file: &str, text: &str) -> Result<Node, InputError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| InputError {
+    let text = strip_bom(text);
+    let syntax = |line: usize, col: usize, message: String| InputError {
         file: file.to_string(),
-        location: Some(Location {
-            line: e.line(),
-            col: e.column(),
-        }),
+        location: Some(Location { line, col }),
         field: None,
-        message: format!("invalid JSON: {e}"),
+        message,
         kind: InputErrorKind::Syntax,
-    })?;
-    // Valid JSON is valid YAML 1.2; saphyr gives the positions. Should it refuse something
-    // serde_json accepted, keep the values and point every one at line 1.
-    match MarkedYaml::load_from_str(text) {
-        Ok(docs) if !docs.is_empty() => Ok(Node::from_marked(&docs[0])),
-        _ => Ok(from_json(&value)),
-    }
-}
-
-fn from_json(v: &serde_json::Value) -> Node {
-    let value = match v {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Value::Str(s.clone()),
-        serde_json::Value::Array(a) => Value::Seq(a.iter().map(from_json).collect()),
-        serde_json::Value::Object(o) => Value::Map(
-            o.iter()
-                .map(|(k, v)| {
-                    (
-                        Node {
-                            line: 1,
-                            col: 1,
-                            value: Value::Str(k.clone()),
-                        },
-                        from_json(v),
-                    )
-                })
-                .collect(),
-        ),
     };
-    Node {
+    // serde_json says what is wrong and where, and bounds the nesting the reader below recurses
+    // through; the reader then only meets valid JSON.
+    serde_json::from_str::<serde::de::IgnoredAny>(text)
+        .map_err(|e| syntax(e.line(), e.column(), format!("invalid JSON: {e}")))?;
+    let mut reader = JsonReader {
+        text,
+        pos: 0,
         line: 1,
         col: 1,
-        value,
+    };
+    reader
+        .value()
+        .map_err(|()| syntax(reader.line, reader.col, "invalid JSON".into()))
+}
+
+/// A JSON reader that keeps the line and column of every value (characters, from 1). It expects
+/// text `serde_json` has accepted.
+struct JsonReader<'t> {
+    text: &'t str,
+    pos: usize,
+    line: usize,
+    col: usize,
+}
+
+impl JsonReader<'_> {
+    fn peek(&self) -> Option<char> {
+        self.text[self.pos..].chars().next()
+    }
+
+    fn bump(&mut self) -> Result<char, ()> {
+        let c = self.peek().ok_or(())?;
+        self.pos += c.len_utf8();
+        if c == '\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        Ok(c)
+    }
+
+    fn blank(&mut self) {
+        while matches!(self.peek(), Some(' ' | '\t' | '\n' | '\r')) {
+            self.pos += 1;
+            if self.text.as_bytes()[self.pos - 1] == b'\n' {
+                self.line += 1;
+                self.col = 1;
+            } else {
+                self.col += 1;
+            }
+        }
+    }
+
+    fn expect(&mut self, c: char) -> Result<(), ()> {
+        self.blank();
+        if self.bump()? == c { Ok(()) } else { Err(()) }
+    }
+
+    fn value(&mut self) -> Result<Node, ()> {
+        self.blank();
+        let (line, col) = (self.line, self.col);
+        let value = match self.peek().ok_or(())? {
+            '{' => {
+                let (mut out, mut index) = (Vec::new(), HashMap::new());
+                self.items('}', |r| {
+                    let key = r.value()?;
+                    r.expect(':')?;
+                    let value = r.value()?;
+                    insert_last_wins(&mut out, &mut index, key, value);
+                    Ok(())
+                })?;
+                Value::Map(out)
+            }
+            '[' => {
+                let mut items = Vec::new();
+                self.items(']', |r| {
+                    items.push(r.value()?);
+                    Ok(())
+                })?;
+                Value::Seq(items)
+            }
+            '"' => Value::Str(self.string()?),
+            _ => {
+                let rest = &self.text[self.pos..];
+                let len = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.')))
+                    .unwrap_or(rest.len());
+                let word = &rest[..len];
+                self.pos += len;
+                self.col += len;
+                match word {
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    "null" => Value::Null,
+                    _ => match word.parse::<i64>() {
+                        Ok(i) => Value::Int(i),
+                        Err(_) => Value::Float(word.parse::<f64>().map_err(|_| ())?),
+                    },
+                }
+            }
+        };
+        Ok(Node {
+            line,
+            col,
+            file: None,
+            value,
+        })
+    }
+
+    /// The comma-separated members of an object or an array, from its opening bracket to
+    /// `close`, each read by `item`.
+    fn items(
+        &mut self,
+        close: char,
+        mut item: impl FnMut(&mut Self) -> Result<(), ()>,
+    ) -> Result<(), ()> {
+        self.bump()?;
+        self.blank();
+        if self.peek() == Some(close) {
+            self.bump()?;
+            return Ok(());
+        }
+        loop {
+            item(self)?;
+            self.blank();
+            match self.bump()? {
+                ',' => continue,
+                c if c == close => return Ok(()),
+                _ => return Err(()),
+            }
+        }
+    }
+
+    /// A string, from its opening quote, with JSON's escapes.
+    fn string(&mut self) -> Result<String, ()> {
+        self.bump()?;
+        let mut out = String::new();
+        loop {
+            match self.bump()? {
+                '"' => return Ok(out),
+                '\\' => match self.bump()? {
+                    'b' => out.push('\u{8}'),
+                    'f' => out.push('\u{c}'),
+                    'n' => out.push('\n'),
+                    'r' => out.push('\r'),
+                    't' => out.push('\t'),
+                    'u' => {
+                        let high = self.hex4()?;
+                        let code = if (0xD800..0xDC00).contains(&high) {
+                            self.expect('\\')?;
+                            self.expect('u')?;
+                            let low = self.hex4()?;
+                            0x10000 + ((high - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF)
+                        } else {
+                            high
+                        };
+                        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                    }
+                    c => out.push(c),
+                },
+                c => out.push(c),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, ()> {
+        let digits = self.text.get(self.pos..self.pos + 4).ok_or(())?;
+        let v = u32::from_str_radix(digits, 16).map_err(|_| ())?;
+        self.pos += 4;
+        self.col += 4;
+        Ok(v)
     }
 }
 
@@ -289,6 +550,30 @@ impl PriceOverride {
     }
 }
 
+/// Where something is declared: a line of the file being checked, or of a file it includes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Place {
+    /// The file, when it is not the file being checked (a LiteLLM `include`).
+    pub file: Option<String>,
+    /// The line, from 1.
+    pub line: usize,
+}
+
+impl Place {
+    /// Where `node` is.
+    pub fn of(node: &Node) -> Place {
+        Place {
+            file: node.file.as_deref().map(str::to_string),
+            line: node.line,
+        }
+    }
+
+    /// The file: this place's own, else `default` (the file being checked).
+    pub fn file_or<'a>(&'a self, default: &'a str) -> &'a str {
+        self.file.as_deref().unwrap_or(default)
+    }
+}
+
 /// One model a gateway may send a request to (a LiteLLM deployment, a Portkey target).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Endpoint {
@@ -304,6 +589,8 @@ pub struct Endpoint {
     /// Why the price may not be the provider's list price (e.g. served through another
     /// `api_base`); shown with the price source.
     pub note: Option<String>,
+    /// The file the model is named in, when it is not the file being checked.
+    pub file: Option<String>,
     /// Line of the model in the file.
     pub line: usize,
     /// Column of the model in the file.
@@ -325,8 +612,8 @@ pub struct Group {
 pub struct Link {
     /// The fallback.
     pub fallback: Group,
-    /// Line where the link is declared.
-    pub line: usize,
+    /// Where the link is declared.
+    pub at: Place,
     /// The groups passed through before this one, after the primary (LiteLLM applies a fallback
     /// group's own fallbacks too); empty for a direct link.
     pub via: Vec<String>,
@@ -337,8 +624,8 @@ pub struct Link {
 pub struct Chain {
     /// A name for messages: `fallbacks: gpt-4o`, `targets (fallback)`.
     pub name: String,
-    /// Line of the chain's declaration.
-    pub line: usize,
+    /// Where the chain is declared.
+    pub at: Place,
     /// The primary.
     pub primary: Group,
     /// The fallbacks, in order.
@@ -363,6 +650,8 @@ pub enum Notice {
     Loop {
         /// The groups in order, the first repeated at the end.
         cycle: Vec<String>,
+        /// How many other groups loop with them (the rest of their strongly connected set).
+        more: usize,
     },
     /// A fallback that points at its own primary.
     SelfFallback {
@@ -374,10 +663,29 @@ pub enum Notice {
         /// What is empty.
         what: String,
     },
-    /// A target with no model of its own (it uses the request's model): not priced.
+    /// A target with no model of its own (it uses the request's model): its chain cannot be
+    /// judged there.
     NoModel {
         /// The target.
         target: String,
+    },
+    /// A declaration the gateway never acts on (LiteLLM reads the first key of a fallbacks entry,
+    /// the first entry for a group, `router_settings` over `litellm_settings`): not judged.
+    Ignored {
+        /// What is ignored.
+        what: String,
+        /// Why, and what the gateway uses instead.
+        why: String,
+    },
+    /// A wildcard route (`openai/*`): not a model, so not priced. A warning when a chain
+    /// passes through it (the chain cannot be judged there), else a note.
+    Wildcard {
+        /// The route.
+        name: String,
+        /// The chain's primary, when the route is one of its fallbacks.
+        primary: Option<String>,
+        /// Whether a chain being judged starts at or passes through it.
+        in_chain: bool,
     },
 }
 
@@ -386,7 +694,14 @@ impl Notice {
     /// mutual fallbacks (`a: [b]`, `b: [a]`) are common and LiteLLM bounds them with
     /// `max_fallbacks`; every link in them is still judged.
     pub fn is_warning(&self) -> bool {
-        matches!(self, Notice::NotAGroup { .. } | Notice::SelfFallback { .. })
+        match self {
+            Notice::NotAGroup { .. }
+            | Notice::SelfFallback { .. }
+            | Notice::NoModel { .. }
+            | Notice::Ignored { .. } => true,
+            Notice::Wildcard { in_chain, .. } => *in_chain,
+            Notice::Loop { .. } | Notice::Empty { .. } => false,
+        }
     }
 
     /// A stable kebab-case identifier for JSON output.
@@ -397,6 +712,8 @@ impl Notice {
             Notice::SelfFallback { .. } => "self-fallback",
             Notice::Empty { .. } => "empty-fallbacks",
             Notice::NoModel { .. } => "no-model",
+            Notice::Ignored { .. } => "ignored",
+            Notice::Wildcard { .. } => "wildcard",
         }
     }
 }
@@ -429,15 +746,28 @@ impl fmt::Display for Notice {
                 "`{name}` has fallbacks but is not a model_name group in model_list{}: the chain never fires",
                 if *model_id { " (it is a model id)" } else { "" }
             ),
-            Notice::Loop { cycle } => write!(
-                f,
-                "fallbacks loop: {}; LiteLLM bounds the loop with max_fallbacks (default 5), and each link is judged once here",
-                cycle
-                    .iter()
-                    .map(|g| format!("`{g}`"))
-                    .collect::<Vec<_>>()
-                    .join(" -> ")
-            ),
+            Notice::Loop { cycle, more } => {
+                write!(
+                    f,
+                    "fallbacks loop: {}",
+                    cycle
+                        .iter()
+                        .map(|g| format!("`{g}`"))
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
+                )?;
+                if *more > 0 {
+                    write!(
+                        f,
+                        " ({more} more group{} loop with them)",
+                        if *more == 1 { "" } else { "s" }
+                    )?;
+                }
+                write!(
+                    f,
+                    "; LiteLLM bounds the loop with max_fallbacks (default 5), and each fallback is judged once per chain here"
+                )
+            }
             Notice::SelfFallback { group } => write!(
                 f,
                 "`{group}` falls back to itself: a retry on the same group, not a fallback (it survives no outage)"
@@ -445,8 +775,24 @@ impl fmt::Display for Notice {
             Notice::Empty { what } => write!(f, "{what} is empty: no fallback declared"),
             Notice::NoModel { target } => write!(
                 f,
-                "{target} sets no model (it uses the request's model): not priced"
+                "{target} sets no model, not even through a parent's override_params (it uses the request's model): not priced, so its chain cannot be judged there"
             ),
+            Notice::Ignored { what, why } => write!(f, "{what} never fires: {why}"),
+            Notice::Wildcard {
+                name,
+                primary,
+                in_chain,
+            } => {
+                write!(
+                    f,
+                    "`{name}` is a wildcard route, not a model: its price depends on the model requested, so it is not priced"
+                )?;
+                match (primary, in_chain) {
+                    (Some(p), _) => write!(f, "; the chain of `{p}` cannot be judged there"),
+                    (None, true) => write!(f, "; its fallbacks cannot be judged"),
+                    (None, false) => Ok(()),
+                }
+            }
         }
     }
 }
@@ -456,8 +802,8 @@ impl fmt::Display for Notice {
 pub struct Config {
     /// The chains, in file order.
     pub chains: Vec<Chain>,
-    /// Notices with the line they are about.
-    pub notices: Vec<(usize, Notice)>,
+    /// Notices with the place they are about.
+    pub notices: Vec<(Place, Notice)>,
 }
 
 /// LiteLLM's `input_cost_per_token`-style USD per token at `key` of `node`, in $/MTok.
@@ -486,16 +832,15 @@ pub(crate) fn per_token_price(
         {
             Ok(Some(crate::input::litellm_prices::per_token_to_per_mtok(x)))
         }
-        _ => Err(InputError {
-            file: file.to_string(),
-            location: Some(v.location()),
-            field: Some(format!("{field}.{key}")),
-            message: format!(
+        _ => Err(v.error(
+            file,
+            InputErrorKind::Invalid,
+            format!("{field}.{key}"),
+            format!(
                 "USD per token must be a finite number in [0, 1]; got {}",
                 v.describe()
             ),
-            kind: InputErrorKind::Invalid,
-        }),
+        )),
     }
 }
 
@@ -525,6 +870,86 @@ mod tests {
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[1].get("model_list").unwrap().line, 4);
         assert!(parse_yaml("c.yaml", "").unwrap().is_none());
+    }
+
+    #[test]
+    fn merge_keys_merge_under_explicit_keys_and_aliases_sit_at_the_alias() {
+        let text = "base: &base {a: 1, b: 2}\nmore: &more {b: 3, c: 4}\none:\n  <<: *base\n  a: 9\nmany:\n  <<: [*more, *base]\nlist: &l [x]\nuse: *l\n";
+        let n = parse_yaml("c.yaml", text).unwrap().unwrap();
+        let one = n.get("one").unwrap();
+        let Value::Map(entries) = &one.value else {
+            panic!("{one:?}")
+        };
+        // PyYAML order: merged keys first, the explicit value winning in the merged key's place.
+        let keys: Vec<_> = entries
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_f64()))
+            .collect();
+        assert_eq!(keys, vec![(Some("a"), Some(9.0)), (Some("b"), Some(2.0))]);
+        // Copied values are placed at the `<<: *base` line, not at the anchor's.
+        assert_eq!(one.get("b").unwrap().line, 4);
+        // In a list of merged mappings, earlier ones win.
+        let many = n.get("many").unwrap();
+        assert_eq!(many.get("b").unwrap().as_f64(), Some(3.0));
+        assert_eq!(many.get("a").unwrap().as_f64(), Some(1.0));
+        assert_eq!(many.get("c").unwrap().as_f64(), Some(4.0));
+        let used = n.get("use").unwrap();
+        let Value::Seq(items) = &used.value else {
+            panic!("{used:?}")
+        };
+        assert_eq!((items[0].as_str(), items[0].line), (Some("x"), 9));
+    }
+
+    #[test]
+    fn json_reader_keeps_positions_escapes_and_the_last_duplicate() {
+        let text = "\u{feff}{\"a\": \"\\u00e9\\ud83d\\ude00\\n\", \"b\": [1, -2.5e3, true, null],\n \"c\": {\"d\": \"é\", \"d\": \"x\"}, \"a\": 7}";
+        let n = parse_json("c.json", text).unwrap();
+        assert_eq!(
+            n.get("a").unwrap().as_f64(),
+            Some(7.0),
+            "the last value wins"
+        );
+        let Value::Map(entries) = &n.value else {
+            panic!()
+        };
+        assert_eq!(entries.len(), 3);
+        let b = n.get("b").unwrap();
+        let Value::Seq(items) = &b.value else {
+            panic!()
+        };
+        assert_eq!(items[1].as_f64(), Some(-2500.0));
+        assert_eq!(items[2].value, Value::Bool(true));
+        assert_eq!(items[3].value, Value::Null);
+        let d = n.get("c").unwrap().get("d").unwrap();
+        assert_eq!((d.as_str(), d.line, d.col), (Some("x"), 2, 23));
+        let reparsed = parse_json("c.json", "{\"s\": \"\\u00e9\\ud83d\\ude00\\n\"}").unwrap();
+        assert_eq!(reparsed.get("s").unwrap().as_str(), Some("é😀\n"));
+        let e = parse_json("c.json", "\u{feff}{\"a\": }").unwrap_err();
+        assert_eq!(e.location.unwrap().col, 7);
+    }
+
+    #[test]
+    fn near_misses_need_the_same_stem_and_skip_valid_keys() {
+        let n = parse_yaml("c.yaml", "callbacks: [x]\nfallbaks: []\n")
+            .unwrap()
+            .unwrap();
+        let e = n
+            .refuse_near_misses("c.yaml", "s", &["fallbacks"], &[], 2)
+            .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("s.fallbaks"));
+        let ok = parse_yaml("c.yaml", "callbacks: [x]\ncallback: [y]\n")
+            .unwrap()
+            .unwrap();
+        assert!(
+            ok.refuse_near_misses("c.yaml", "s", &["fallbacks"], &[], 2)
+                .is_ok()
+        );
+        let valid = parse_yaml("c.yaml", "fallbackz: 1\n").unwrap().unwrap();
+        assert!(
+            valid
+                .refuse_near_misses("c.yaml", "s", &["fallbacks"], &["fallbackz"], 2)
+                .is_ok()
+        );
     }
 
     #[test]

@@ -18,20 +18,32 @@
 //! - a target with nested `targets` (a load balancer, a conditional router, another fallback) is
 //!   one step of the outer chain whose price is the range of every model it can reach; a nested
 //!   fallback is also checked as a chain of its own;
-//! - a target's model is `override_params.model` (snake_case or camelCase keys); its provider,
+//! - a target's model is `override_params.model` (snake_case or camelCase keys), inherited as
+//!   Portkey's gateway inherits it: a target's `override_params` are merged over its parent's,
+//!   and the config's own over the top (the nearest one that sets `model` wins); its provider,
 //!   the failure domain, is `provider` or the `@slug/` of the model (a leading `@` dropped), else
 //!   the price table's provider for the model;
-//! - a target with no model uses the request's model: a note, not priced;
-//! - JSON without `strategy` or `targets` at the top is not a Portkey config (the caller skips it
-//!   with a note).
+//! - a target left with no model uses the request's model: a warning (its chain cannot be judged
+//!   there), not priced;
+//! - JSON is a Portkey config only when it has Portkey's shape: a `strategy` object with a
+//!   `mode`, or a `targets` list of objects ([`recognise`]); anything else is skipped with a note.
 
-use super::{Chain, Config, Endpoint, Group, Link, Node, Notice, PriceOverride, Value};
+use super::{Chain, Config, Endpoint, Group, Link, Node, Notice, Place, PriceOverride, Value};
 use crate::error::{InputError, InputErrorKind};
 
-/// Whether `root` is a Portkey config: an object with `strategy` or `targets`.
-pub fn recognise(root: &Node) -> bool {
-    matches!(root.value, Value::Map(_))
-        && (root.get("strategy").is_some() || root.get("targets").is_some())
+/// Whether `root` has a Portkey config's shape: an object with a `strategy` object that has a
+/// `mode`, or with a non-empty `targets` list of objects. An Nx `project.json` (whose `targets`
+/// is a mapping of build targets) or a `package.json` is not one.
+pub fn recognise(root: &serde_json::Value) -> bool {
+    let strategy = root
+        .get("strategy")
+        .and_then(serde_json::Value::as_object)
+        .is_some_and(|s| s.contains_key("mode"));
+    let targets = root
+        .get("targets")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|t| !t.is_empty() && t.iter().all(serde_json::Value::is_object));
+    root.is_object() && (strategy || targets)
 }
 
 /// Read the chains of the Portkey config `root`.
@@ -40,18 +52,8 @@ pub fn recognise(root: &Node) -> bool {
 /// that is not a string; each with its field path and line.
 pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
     let mut config = Config::default();
-    visit(file, root, "config", &mut config)?;
+    visit(file, root, "config", None, &mut config)?;
     Ok(config)
-}
-
-fn schema(file: &str, node: &Node, field: &str, message: String) -> InputError {
-    InputError {
-        file: file.to_string(),
-        location: Some(node.location()),
-        field: Some(field.to_string()),
-        message,
-        kind: InputErrorKind::Schema,
-    }
 }
 
 /// The targets of `node`, checked to be a list of objects.
@@ -61,20 +63,20 @@ fn targets<'n>(file: &str, node: &'n Node, path: &str) -> Result<&'n [Node], Inp
         Some((_, Value::Seq(items))) => {
             for (i, t) in items.iter().enumerate() {
                 if !matches!(t.value, Value::Map(_)) {
-                    return Err(schema(
+                    return Err(t.error(
                         file,
-                        t,
-                        &format!("{path}.targets[{i}]"),
+                        InputErrorKind::Schema,
+                        format!("{path}.targets[{i}]"),
                         format!("expected a target object; got {}", t.kind()),
                     ));
                 }
             }
             Ok(items)
         }
-        Some((t, _)) => Err(schema(
+        Some((t, _)) => Err(t.error(
             file,
-            t,
-            &format!("{path}.targets"),
+            InputErrorKind::Schema,
+            format!("{path}.targets"),
             format!("expected a list of targets; got {}", t.kind()),
         )),
     }
@@ -85,10 +87,10 @@ fn mode<'n>(file: &str, node: &'n Node, path: &str) -> Result<Option<&'n str>, I
     match node.get("strategy") {
         None => Ok(None),
         Some(s) if matches!(s.value, Value::Map(_)) => Ok(s.get("mode").and_then(Node::as_str)),
-        Some(s) => Err(schema(
+        Some(s) => Err(s.error(
             file,
-            s,
-            &format!("{path}.strategy"),
+            InputErrorKind::Schema,
+            format!("{path}.strategy"),
             format!(
                 "expected an object such as {{\"mode\": \"fallback\"}}; got {}",
                 s.kind()
@@ -100,19 +102,34 @@ fn mode<'n>(file: &str, node: &'n Node, path: &str) -> Result<Option<&'n str>, I
 /// The config and target keys fallcost reads: a near miss of one is refused.
 const KEYS: &[&str] = &["strategy", "targets", "override_params", "overrideParams"];
 
-fn visit(file: &str, node: &Node, path: &str, config: &mut Config) -> Result<(), InputError> {
-    node.refuse_near_misses(file, path, KEYS, 2)?;
+/// The model `node` sends requests to: its own `override_params.model`, else `inherited` (its
+/// parent's), as Portkey merges a parent's override_params under a child's.
+fn model<'n>(node: &'n Node, inherited: Option<&'n Node>) -> Option<&'n Node> {
+    node.get_any(&["override_params", "overrideParams"])
+        .and_then(|p| p.get("model"))
+        .or(inherited)
+}
+
+fn visit<'n>(
+    file: &str,
+    node: &'n Node,
+    path: &str,
+    inherited: Option<&'n Node>,
+    config: &mut Config,
+) -> Result<(), InputError> {
+    node.refuse_near_misses(file, path, KEYS, &[], 2)?;
     if let Some(strategy) = node.get("strategy") {
-        strategy.refuse_near_misses(file, &format!("{path}.strategy"), &["mode"], 1)?;
+        strategy.refuse_near_misses(file, &format!("{path}.strategy"), &["mode"], &[], 1)?;
     }
     let items = targets(file, node, path)?;
     for (i, t) in items.iter().enumerate() {
-        t.refuse_near_misses(file, &format!("{path}.targets[{i}]"), KEYS, 2)?;
+        t.refuse_near_misses(file, &format!("{path}.targets[{i}]"), KEYS, &[], 2)?;
     }
+    let inherited = model(node, inherited);
     if mode(file, node, path)? == Some("fallback") {
         if items.is_empty() {
             config.notices.push((
-                node.line,
+                Place::of(node),
                 Notice::Empty {
                     what: format!("{path}.targets of a fallback strategy"),
                 },
@@ -122,19 +139,19 @@ fn visit(file: &str, node: &Node, path: &str, config: &mut Config) -> Result<(),
         for (i, t) in items.iter().enumerate() {
             let tpath = format!("{path}.targets[{i}]");
             let mut endpoints = Vec::new();
-            leaves(file, t, &tpath, &mut endpoints, config)?;
-            groups.push((label(t, &tpath, &endpoints), endpoints, t.line));
+            leaves(file, t, &tpath, inherited, &mut endpoints, config)?;
+            groups.push((label(t, &tpath, &endpoints), endpoints, Place::of(t)));
         }
         let mut groups = groups.into_iter();
         if let Some((label, endpoints, _)) = groups.next() {
             config.chains.push(Chain {
                 name: format!("{path} (fallback)"),
-                line: node.get("strategy").map_or(node.line, |s| s.line),
+                at: Place::of(node.get("strategy").unwrap_or(node)),
                 primary: Group { label, endpoints },
                 links: groups
-                    .map(|(label, endpoints, line)| Link {
+                    .map(|(label, endpoints, at)| Link {
                         fallback: Group { label, endpoints },
-                        line,
+                        at,
                         via: vec![],
                     })
                     .collect(),
@@ -143,7 +160,7 @@ fn visit(file: &str, node: &Node, path: &str, config: &mut Config) -> Result<(),
     }
     for (i, t) in items.iter().enumerate() {
         if t.get("targets").is_some() {
-            visit(file, t, &format!("{path}.targets[{i}]"), config)?;
+            visit(file, t, &format!("{path}.targets[{i}]"), inherited, config)?;
         }
     }
     Ok(())
@@ -155,7 +172,12 @@ fn label(target: &Node, path: &str, endpoints: &[Endpoint]) -> String {
         .get("name")
         .and_then(Node::as_str)
         .map_or_else(|| path.to_string(), str::to_string);
-    let models: Vec<&str> = endpoints.iter().map(|e| e.model.as_str()).collect();
+    let mut models: Vec<&str> = Vec::new();
+    for e in endpoints {
+        if !models.contains(&e.model.as_str()) {
+            models.push(&e.model);
+        }
+    }
     match models.as_slice() {
         [] => base,
         [one] => format!("{one} ({base})"),
@@ -163,26 +185,34 @@ fn label(target: &Node, path: &str, endpoints: &[Endpoint]) -> String {
     }
 }
 
-/// Every model `target` can send a request to.
+/// Every model `target` can send a request to; `inherited` is the model its parents set.
 fn leaves(
     file: &str,
     target: &Node,
     path: &str,
+    inherited: Option<&Node>,
     out: &mut Vec<Endpoint>,
     config: &mut Config,
 ) -> Result<(), InputError> {
     let nested = targets(file, target, path)?;
+    let inherited = model(target, inherited);
     if !nested.is_empty() {
         mode(file, target, path)?;
         for (i, t) in nested.iter().enumerate() {
-            leaves(file, t, &format!("{path}.targets[{i}]"), out, config)?;
+            leaves(
+                file,
+                t,
+                &format!("{path}.targets[{i}]"),
+                inherited,
+                out,
+                config,
+            )?;
         }
         return Ok(());
     }
-    let params = target.get_any(&["override_params", "overrideParams"]);
-    let Some(model_node) = params.and_then(|p| p.get("model")) else {
+    let Some(model_node) = inherited.filter(|m| m.value != Value::Null) else {
         config.notices.push((
-            target.line,
+            Place::of(target),
             Notice::NoModel {
                 target: path.to_string(),
             },
@@ -190,10 +220,10 @@ fn leaves(
         return Ok(());
     };
     let Some(model) = model_node.as_str() else {
-        return Err(schema(
+        return Err(model_node.error(
             file,
-            model_node,
-            &format!("{path}.override_params.model"),
+            InputErrorKind::Schema,
+            format!("{path}.override_params.model"),
             format!("expected a model id; got {}", model_node.kind()),
         ));
     };
@@ -217,6 +247,7 @@ fn leaves(
         provider,
         price_override: PriceOverride::default(),
         note: None,
+        file: None,
         line: model_node.line,
         col: model_node.col,
     });
@@ -241,7 +272,7 @@ mod tests {
   ]
 }"#;
         let root = parse_json("p.json", text).unwrap();
-        assert!(recognise(&root));
+        assert!(recognise(&serde_json::from_str(text).unwrap()));
         let c = read("p.json", &root).unwrap();
         assert_eq!(c.chains.len(), 1);
         let ch = &c.chains[0];
@@ -255,7 +286,7 @@ mod tests {
         assert_eq!(lb.endpoints.len(), 2);
         assert_eq!(lb.endpoints[0].model, "anthropic-prod/claude-sonnet-5");
         assert_eq!(lb.endpoints[1].model, "openai/gpt-6-astra");
-        assert_eq!(ch.links[0].line, 5);
+        assert_eq!(ch.links[0].at.line, 5);
         assert!(ch.links[1].fallback.endpoints.is_empty());
         assert_eq!(c.notices[0].1.kind(), "no-model");
     }
@@ -269,8 +300,14 @@ mod tests {
         let c = read("p.json", &root).unwrap();
         assert_eq!(c.chains.len(), 1);
         assert_eq!(c.chains[0].name, "config.targets[0] (fallback)");
-        let other = parse_json("package.json", r#"{"name": "x", "version": "1"}"#).unwrap();
-        assert!(!recognise(&other));
+        for other in [
+            r#"{"name": "x", "version": "1"}"#,
+            r#"{"name": "web", "targets": {"build": {"executor": "@nx/webpack:webpack"}}}"#,
+            r#"{"strategy": "fast", "targets": ["a"]}"#,
+            r#"[{"strategy": {"mode": "fallback"}}]"#,
+        ] {
+            assert!(!recognise(&serde_json::from_str(other).unwrap()), "{other}");
+        }
         let bad = parse_json("p.json", r#"{"strategy": "fallback", "targets": []}"#).unwrap();
         let e = read("p.json", &bad).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("config.strategy"));
