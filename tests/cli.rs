@@ -905,7 +905,8 @@ fn mc_requests_have_a_documented_maximum() {
             assert_eq!(
                 e,
                 format!(
-                    "error: invalid value '{n}' for '--mc [<N>]': `{n}` {range} (see `fallcost --help`)\n"
+                    "error: invalid value '{n}' for '--mc [<N>]': `{n}` {range} (see `fallcost {} --help`)\n",
+                    args[0]
                 ),
                 "{args:?}"
             );

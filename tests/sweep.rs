@@ -366,7 +366,7 @@ fn plot_refuses_anything_but_svg() {
         assert_eq!(
             e,
             format!(
-                "error: invalid value '{path}' for '--plot <FILE.svg>': the plot is drawn as SVG only: give a file name ending in .svg; got {got} (see `fallcost --help`)\n"
+                "error: invalid value '{path}' for '--plot <FILE.svg>': the plot is drawn as SVG only: give a file name ending in .svg; got {got} (see `fallcost sweep --help`)\n"
             )
         );
         assert!(!std::path::Path::new(path).exists());
