@@ -1078,3 +1078,24 @@ fn the_wrong_kind_of_file_says_what_it_looks_like() {
     assert!(e.contains("models: unknown field"), "{e}");
     assert!(e.contains("this looks like a price table"), "{e}");
 }
+
+/// An endless input (`/dev/zero`) or one past 64 MiB is refused with its size limit instead of
+/// being read until memory runs out; a gateway config's `include` of it too.
+#[test]
+fn endless_inputs_are_refused_by_size() {
+    let e = fails(&["compare", "-s", "/dev/zero"]);
+    assert!(e.contains("/dev/zero: larger than 64 MiB"), "{e}");
+    let e = fails(&["prices", "--pricing", "/dev/zero"]);
+    assert!(e.contains("larger than 64 MiB"), "{e}");
+    let dir = std::env::temp_dir().join(format!("fallcost-endless-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.yaml");
+    std::fs::write(
+        &config,
+        "include:\n  - /dev/zero\nmodel_list:\n  - {model_name: a, litellm_params: {model: anthropic/claude-sonnet-5}}\n",
+    )
+    .unwrap();
+    let e = fails(&["check", config.to_str().unwrap()]);
+    assert!(e.contains("larger than 64 MiB"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

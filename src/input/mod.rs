@@ -25,10 +25,15 @@ pub fn shown_path(path: &Path) -> String {
     }
 }
 
+/// The largest input file fallcost reads: 64 MiB, 19 times LiteLLM's whole price table (3.4 MB).
+/// A larger one is not a config (and `/dev/zero` or an endless pipe would never end).
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
 /// Read a whole input file as UTF-8 text.
 ///
-/// Errors: [`InputErrorKind::Read`] for a missing file, a directory, a file that is not UTF-8
-/// text, or any other I/O failure, with the path as given.
+/// Errors: [`InputErrorKind::Read`] for a missing file, a directory, a file over
+/// [`MAX_INPUT_BYTES`], a file that is not UTF-8 text, or any other I/O failure, with the path
+/// as given.
 pub fn read_text(path: &Path) -> Result<String, InputError> {
     let label = path.display().to_string();
     if path.is_dir() {
@@ -38,14 +43,31 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
             "is a directory; expected a file",
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| {
-        let message = match e.kind() {
-            std::io::ErrorKind::NotFound => "no such file".to_string(),
-            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-            _ => format!("cannot read: {e}"),
-        };
-        InputError::file(InputErrorKind::Read, label.clone(), message)
-    })?;
+    let bytes = std::fs::File::open(path)
+        .and_then(|f| {
+            use std::io::Read;
+            let mut bytes = Vec::new();
+            f.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+            Ok(bytes)
+        })
+        .map_err(|e| {
+            let message = match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_string(),
+                std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+                _ => format!("cannot read: {e}"),
+            };
+            InputError::file(InputErrorKind::Read, label.clone(), message)
+        })?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(InputError::file(
+            InputErrorKind::Read,
+            label,
+            format!(
+                "larger than {} MiB; fallcost reads scenarios, price tables and gateway configs up to that size",
+                MAX_INPUT_BYTES >> 20
+            ),
+        ));
+    }
     String::from_utf8(bytes).map_err(|e| {
         InputError::file(
             InputErrorKind::Read,
