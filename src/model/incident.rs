@@ -433,7 +433,9 @@ pub struct BreakerFigures {
 
 /// The fail-back writes of `pattern` after `incident`: (USD, sessions). Every session of the
 /// window rewrites the primary's cache on the way back when the outage outlasted its TTL
-/// (MODEL.md §6); with no fallback nothing fails back. Shared by both engines.
+/// (MODEL.md §6); with no fallback nothing fails back, and neither does a chain none of whose
+/// links (that the cost cap allows) is off the primary's provider: its sessions never left,
+/// their requests failed as without a fallback. Shared by both engines.
 pub fn failback(
     request: &Request,
     chain: &Chain,
@@ -441,7 +443,11 @@ pub fn failback(
     pattern: Pattern,
 ) -> (f64, f64) {
     let primary = &chain.links[0];
+    let fails_over = policy::allowed_links(request, chain)
+        .iter()
+        .any(|&i| chain.links[i].provider != primary.provider);
     let rewrites = pattern != Pattern::NoFallback
+        && fails_over
         && primary.caching != Caching::None
         && incident.duration_s > primary.cache_ttl_s;
     if !rewrites {
@@ -786,6 +792,25 @@ mod tests {
         assert!(close(o.wasted_attempts, 11160.0 * 1.1, 1e-9));
         assert!(close(o.dead_time_mean_s, 0.1 * 30.0, 1e-12));
         assert_eq!((o.cold_start, o.cold_starts), (0.0, 0.0));
+    }
+
+    /// A chain that cannot leave the primary's provider (one link, or Sonnet 5 -> Haiku 4.5,
+    /// both Anthropic) fails every window request as no-fallback does, and no session fails
+    /// back: no fail-back writes (it billed 558 writes, $70.98, for requests that all failed).
+    #[test]
+    fn a_chain_that_never_leaves_the_provider_writes_nothing_back() {
+        let (r, mut c, i) = sept3("anthropic/claude-haiku-4-5");
+        for links in [2, 1] {
+            c.links.truncate(links);
+            let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+            assert_eq!(o.failed_requests, 11_160.0);
+            assert_eq!((o.failback, o.failback_writes), (0.0, 0.0));
+            assert_eq!(o.total, 0.0);
+        }
+        // With a live fallback, the writes are back: 558 sessions × $0.1272.
+        let (r, c, i) = sept3("openai/gpt-6-sol");
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(o.failback, 70.9776, 1e-9));
     }
 
     /// A short outage (within the primary's 5-minute TTL) writes nothing on the way back, and a

@@ -470,15 +470,22 @@ pub fn compare(report: &Report) -> Document {
                         ));
                         notes.push(note);
                     }
-                    let dead = report
+                    let sequential = report
                         .incident
                         .iter()
-                        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
-                        .map_or(0.0, |row| row.dead_time_mean_s);
-                    if dead > 0.0 {
+                        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential);
+                    if let Some(row) = sequential.filter(|row| row.dead_time_mean_s > 0.0) {
+                        // Dead time precedes an answer, or the error when nothing answers.
+                        let before = if row.failed_requests >= mine as f64 {
+                            "before the error (no link answers)"
+                        } else if row.failed_requests > 0.0 {
+                            "before the answer or the error"
+                        } else {
+                            "before the answer"
+                        };
                         notes.push(format!(
-                            "sequential: {} s of dead time per request on average before the answer",
-                            trim(dead, 2)
+                            "sequential: {} s of dead time per request on average {before}",
+                            trim(row.dead_time_mean_s, 2)
                         ));
                     }
                     notes
