@@ -149,15 +149,11 @@ fn write_file_via(
     let name = path
         .file_name()
         .with_context(|| format!("{flag} {shown}: not a file path"))?;
-    let tmp = dir.join(format!(
-        ".{}.fallcost-{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let (mut f, tmp) = create_temp(&dir, &name.to_string_lossy())
+        .with_context(|| format!("{flag} {shown}: cannot write"))?;
     let result = (|| -> std::io::Result<()> {
         // Keep the permissions of the file being replaced (a 600 file stays 600).
         let mode = std::fs::metadata(path).ok().map(|m| m.permissions());
-        let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         if let Some(mode) = mode {
@@ -170,6 +166,42 @@ fn write_file_via(
         return Err(e).with_context(|| format!("{flag} {shown}: cannot write"));
     }
     Ok(())
+}
+
+/// Create a new temporary file beside the output, `.NAME.fallcost-PID-NANOS.tmp`, exclusively
+/// (`O_EXCL`: a file or symbolic link already at that name is never opened, so a link planted
+/// there cannot redirect the write), trying a few names. Returns the open file and its path.
+fn create_temp(dir: &Path, name: &str) -> std::io::Result<(std::fs::File, PathBuf)> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    create_temp_from(dir, name, nanos)
+}
+
+/// [`create_temp`] with the names derived from `nanos`.
+fn create_temp_from(
+    dir: &Path,
+    name: &str,
+    nanos: u32,
+) -> std::io::Result<(std::fs::File, PathBuf)> {
+    let mut last = None;
+    for attempt in 0..16u32 {
+        let tmp = dir.join(format!(
+            ".{name}.fallcost-{}-{}.tmp",
+            std::process::id(),
+            nanos.wrapping_add(attempt.wrapping_mul(7919))
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary file name")))
 }
 
 /// Write `bytes` to a device, a FIFO or a stream, opened where it is: this process's standard
@@ -197,5 +229,28 @@ fn write_through(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             f.write_all(bytes)?;
             f.flush()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A symbolic link planted at the temporary file's name is never written through: the
+    /// next name is used and the link's target keeps its content.
+    #[test]
+    fn a_planted_link_at_the_temporary_name_is_not_followed() {
+        let dir = std::env::temp_dir().join(format!("fallcost-tmp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let planted = dir.join(format!(".o.csv.fallcost-{}-1000.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let (mut f, tmp) = create_temp_from(&dir, "o.csv", 1000).unwrap();
+        f.write_all(b"csv").unwrap();
+        assert_ne!(tmp, planted);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(&tmp).unwrap(), "csv");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
