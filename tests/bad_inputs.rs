@@ -117,6 +117,26 @@ const CASES: &[(&str, &str, &str)] = &[
         "steady.abandoned_billing: unknown variant `half`, expected `partial` or `full`",
     ),
     (
+        "incident-failure-grey.toml",
+        "compare",
+        "incident.failure: unknown variant `grey`, expected `fast` or `gray` (did you mean `gray`?)",
+    ),
+    (
+        "warm-fallback-extra-key.toml",
+        "compare",
+        "policy.warm_fallback.afterr: unknown field (did you mean `after`?); allowed: after",
+    ),
+    (
+        "warm-fallback-word-typo.toml",
+        "compare",
+        "chain[0].policy.warm_fallback: unknown variant `alwyas`, expected `always` or `never` (did you mean `always`?)",
+    ),
+    (
+        "chain-swapped-letters.toml",
+        "compare",
+        "chian: unknown field (did you mean `chain`?)",
+    ),
+    (
         "incident-failure-bad.toml",
         "compare",
         "incident.failure: unknown variant `slow`, expected `fast` or `gray`",

@@ -264,6 +264,16 @@ impl<'a> Document<'a> {
                     path.push(key);
                 }
                 unknown_field_message(name, rest)
+            } else if let Some((name, rest)) = raw
+                .strip_prefix("unknown variant `")
+                .and_then(|r| r.split_once('`'))
+            {
+                // "unknown variant `grey`, expected `fast` or `gray`": add the likely one
+                let allowed: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+                match super::suggest::nearest(name, allowed.iter().copied()) {
+                    Some(near) => format!("{raw} (did you mean `{near}`?)"),
+                    None => raw.clone(),
+                }
             } else {
                 raw.clone()
             };

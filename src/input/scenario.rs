@@ -155,22 +155,57 @@ struct BreakerSpec {
     cooldown_s: f64,
 }
 
-/// `warm_fallback = "always"`, `"never"` or `{ after = 3 }`.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(
-    untagged,
-    expecting = "expected \"always\", \"never\" or { after = N }"
-)]
+/// `warm_fallback = "always"`, `"never"` or `{ after = 3 }`. Read by hand rather than as an
+/// untagged enum, which would accept `{ after = 3, afterr = 1 }` and could not say which word
+/// or key was misspelt.
+#[derive(Debug, Clone, Copy)]
 enum WarmSpec {
     Word(WarmWord),
     After { after: u32 },
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy)]
 enum WarmWord {
     Always,
     Never,
+}
+
+impl<'de> Deserialize<'de> for WarmSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = WarmSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"always\", \"never\" or { after = N }")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<WarmSpec, E> {
+                match v {
+                    "always" => Ok(WarmSpec::Word(WarmWord::Always)),
+                    "never" => Ok(WarmSpec::Word(WarmWord::Never)),
+                    _ => Err(E::unknown_variant(v, &["always", "never"])),
+                }
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WarmSpec, A::Error> {
+                let mut after = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "after" {
+                        return Err(serde::de::Error::unknown_field(&key, &["after"]));
+                    }
+                    if after.is_some() {
+                        return Err(serde::de::Error::duplicate_field("after"));
+                    }
+                    after = Some(map.next_value::<u32>()?);
+                }
+                after
+                    .map(|after| WarmSpec::After { after })
+                    .ok_or_else(|| serde::de::Error::missing_field("after"))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 /// `[steady] errors = { rate_limit = 0.4, ... }`: the share of failures in each class.

@@ -185,7 +185,7 @@ impl Node {
             let nearest = read
                 .iter()
                 .filter(|n| stem(n) == stem(key))
-                .map(|n| (crate::input::suggest::levenshtein(key, n), *n))
+                .map(|n| (crate::input::suggest::edit_distance(key, n), *n))
                 .filter(|(d, _)| *d <= max_edits)
                 .min_by_key(|(d, _)| *d);
             if let Some((_, near)) = nearest {
