@@ -130,6 +130,21 @@ impl InputError {
     }
 }
 
+/// `text` made safe to print as one terminal line: control characters (newlines, carriage
+/// returns, escape sequences from a name in a config) are written as escapes (`\n`, `\r`,
+/// `\u{1b}`), so an error stays on one line and nothing in an input file can drive the terminal.
+pub fn printable_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn at(location: &Option<Location>) -> String {
     location.map_or(String::new(), |l| format!(":{}:{}", l.line, l.col))
 }
@@ -141,6 +156,14 @@ fn field_prefix(field: &Option<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_lines_escape_control_characters() {
+        assert_eq!(
+            printable_line("a\nb\r\u{1b}[31mred\tx é"),
+            "a\\nb\\r\\u{1b}[31mred\\tx é"
+        );
+    }
 
     #[test]
     fn exit_codes_are_the_documented_ones() {

@@ -35,7 +35,10 @@ fn main() -> ExitCode {
         Ok(status) => ExitCode::from(status.code()),
         Err(err) if fallcost::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!(
+                "error: {}",
+                fallcost::error::printable_line(&format!("{err:#}"))
+            );
             ExitCode::from(ExitStatus::Error.code())
         }
     }

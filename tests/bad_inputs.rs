@@ -117,6 +117,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "steady.abandoned_billing: unknown variant `half`, expected `partial` or `full`",
     ),
     (
+        "model-id-control-chars.toml",
+        "compare",
+        "chain[0].models[0]: unknown model `openai/gpt\\n-6-sol\\u{1b}[2J` (did you mean `openai/gpt-6-sol`?)",
+    ),
+    (
         "incident-failure-grey.toml",
         "compare",
         "incident.failure: unknown variant `grey`, expected `fast` or `gray` (did you mean `gray`?)",

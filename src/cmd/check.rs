@@ -43,7 +43,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     }
     let mut stderr = std::io::stderr().lock();
     for e in &report.errors {
-        writeln!(stderr, "error: {e}")?;
+        writeln!(
+            stderr,
+            "error: {}",
+            crate::error::printable_line(&e.to_string())
+        )?;
     }
     Ok(report.exit_status(args.deny_warnings))
 }
