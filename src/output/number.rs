@@ -36,12 +36,18 @@ pub fn group(s: &str) -> String {
     }
 }
 
-/// Money in USD for people: to the cent at $1 and above (`2,284.01`), four significant digits
-/// below (`0.42`, `0.0875`, `0.001615`), `0.00` for zero. Half a cent rounds up, as on a bill
+/// Ten trillion USD: up to here a binary float holds every cent (its spacing is $0.002 at 1e13
+/// and passes a cent near 7e13); beyond, [`money`] prints four significant digits (`6.578e20`)
+/// rather than cents it does not have.
+pub const EXACT_CENTS: f64 = 1e13;
+
+/// Money in USD for people: to the cent from $1 to [`EXACT_CENTS`] (`2,284.01`), four
+/// significant digits below (`0.42`, `0.0875`, `0.001615`) and above (`6.578e20`), `0.00` for
+/// zero. Half a cent rounds up, as on a bill
 /// (`18.235` → `18.24`).
 pub fn money(usd: f64) -> String {
-    if usd.abs() >= 1e15 {
-        // Beyond a quadrillion dollars, cents are float noise: show three significant decimals.
+    if usd.abs() >= EXACT_CENTS {
+        // Cents would be float noise: four significant digits, as a float.
         return format!("{usd:.3e}");
     }
     money_at(usd, money_decimals(usd))
@@ -80,7 +86,7 @@ fn money_at(usd: f64, decimals: usize) -> String {
 /// 70.9776 = 513.5832 prints as 388.37 + 54.24 + 70.97 = 513.58. Parts are non-negative.
 /// Returns the printed total and the printed parts, in order.
 pub fn money_adding_up(parts: &[f64], total: f64) -> (String, Vec<String>) {
-    if total.abs() >= 1e15 {
+    if total.abs() >= EXACT_CENTS {
         return (money(total), parts.iter().map(|p| money(*p)).collect());
     }
     let decimals = money_decimals(total);
@@ -158,6 +164,8 @@ mod tests {
         assert_eq!(money(0.5), "0.50");
         assert_eq!(money(0.0), "0.00");
         assert_eq!(money(1_000_000.0), "1,000,000.00");
+        assert_eq!(money(9_999_999_999_999.99), "9,999,999,999,999.99");
+        assert_eq!(money(657_762_120_110_000_046_080.0), "6.578e20");
         // Half a cent rounds up on the decimal value, though 18.235 is 18.2349999… in binary.
         assert_eq!(money(18.235), "18.24");
         assert_eq!(money(24.625), "24.63");
@@ -181,6 +189,9 @@ mod tests {
         let (total, parts) = money_adding_up(&[0.1, 0.0625, 0.0125], 0.175);
         assert_eq!(total, "0.175");
         assert_eq!(parts, ["0.10", "0.0625", "0.0125"]);
+        // Past ten trillion there are no cents to add up: every amount prints as a float.
+        let (total, parts) = money_adding_up(&[6.5e20, 7.7e18, 0.0], 6.577e20);
+        assert_eq!((total.as_str(), parts[0].as_str()), ("6.577e20", "6.500e20"));
     }
 
     #[test]
