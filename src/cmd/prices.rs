@@ -11,7 +11,18 @@ use crate::output::{self, Format, layout, table};
 pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
     let spec = args.pricing.as_deref().unwrap_or(default_name());
-    let prices = PricingRef::parse(spec, None).load()?;
+    let mut prices = PricingRef::parse(spec, None).load()?;
+    // LiteLLM's USD per token times a million carries float noise (15.000020000000003): show
+    // every price at 12 significant digits, in every format.
+    for m in prices.models.values_mut() {
+        for p in [&mut m.input, &mut m.output, &mut m.cache_ttl_s]
+            .into_iter()
+            .chain(m.cached_input.as_mut())
+            .chain(m.cache_write.as_mut())
+        {
+            *p = crate::report::clean(*p);
+        }
+    }
     let bytes = match format {
         Format::Table => {
             table::render(&layout::prices(&prices), table::Style::Terminal).into_bytes()

@@ -229,9 +229,17 @@ pub fn guard(text: &str) -> String {
     }
 }
 
-/// A number as a plain decimal (`0.0003`, `-0.0015`, `11160`); empty for `None`.
+/// A number for a spreadsheet: rounded to 12 significant digits (no float noise:
+/// `15.00002`, not `15.000020000000003`), as a plain decimal (`0.0003`, `-0.0015`, `11160`,
+/// `0.000000001`), below 1e-12 or from 1e15 in exponent form (`1e-320`, `6.5e20`), `0` for
+/// zero (never `-0`);
+/// empty for `None` and for a value that is not finite.
 pub fn num(x: Option<f64>) -> String {
-    match x {
+    match x.map(crate::report::clean) {
+        Some(v) if v == 0.0 => "0".to_string(),
+        // Past a trillionth (a denormal 1e-320 would print 324 characters) or a quadrillion,
+        // the exponent form, which spreadsheets read as well.
+        Some(v) if v.is_finite() && (v.abs() < 1e-12 || v.abs() >= 1e15) => format!("{v:e}"),
         Some(v) if v.is_finite() => format!("{v}"),
         _ => String::new(),
     }
@@ -369,6 +377,11 @@ mod tests {
         assert_eq!(num(Some(-0.0015)), "-0.0015");
         assert_eq!(num(Some(11160.0)), "11160");
         assert_eq!(num(Some(1e-9)), "0.000000001");
+        assert_eq!(num(Some(15.000020000000003)), "15.00002");
+        assert_eq!(num(Some(-0.0)), "0");
+        assert_eq!(num(Some(1e-320)), "1e-320");
+        assert_eq!(num(Some(6.5e20)), "6.5e20");
+        assert_eq!(num(Some(f64::NAN)), "");
         assert_eq!(num(None), "");
     }
 }

@@ -661,7 +661,12 @@ fn opt_price(p: Option<f64>) -> String {
     p.map_or("–".into(), price)
 }
 
+/// A price in $/MTok: at least two decimals and up to six (`2.00`, `0.14`, `0.000001`); below
+/// a millionth of a dollar, in exponent form (`1e-9`), never rounded to `0.00`.
 fn price(p: f64) -> String {
+    if p != 0.0 && p.abs() < 1e-6 {
+        return format!("{:e}", crate::report::clean(p));
+    }
     let s = trim(p, 6);
     if s.contains('.') && s.split('.').nth(1).is_some_and(|f| f.len() == 1) {
         format!("{s}0")
@@ -736,5 +741,7 @@ mod tests {
         assert_eq!(price(0.14), "0.14");
         assert_eq!(price(2.5), "2.50");
         assert_eq!(price(0.000001), "0.000001");
+        assert_eq!(price(1e-9), "1e-9");
+        assert_eq!(price(0.0), "0.00");
     }
 }

@@ -191,7 +191,10 @@ mod tests {
         assert_eq!(parts, ["0.10", "0.0625", "0.0125"]);
         // Past ten trillion there are no cents to add up: every amount prints as a float.
         let (total, parts) = money_adding_up(&[6.5e20, 7.7e18, 0.0], 6.577e20);
-        assert_eq!((total.as_str(), parts[0].as_str()), ("6.577e20", "6.500e20"));
+        assert_eq!(
+            (total.as_str(), parts[0].as_str()),
+            ("6.577e20", "6.500e20")
+        );
     }
 
     #[test]
