@@ -331,6 +331,28 @@ const CASES: &[(&str, &str, &str)] = &[
         "check",
         "portkey-mode-typo.json:1:15: config.strategy.mod: unknown field (did you mean `mode`?)",
     ),
+    // check: a scenario is recognised by its keys, so a misspelled chain is reported, not skipped
+    (
+        "check-scenario-chains.toml",
+        "check",
+        "check-scenario-chains.toml:7:3: chains: unknown field (did you mean `chain`?)",
+    ),
+    (
+        "check-scenario-chain-table.toml",
+        "check",
+        "check-scenario-chain-table.toml:7:1: chain: invalid type: map, expected an array",
+    ),
+    // check: a file named on the command line that is no config fallcost reads
+    (
+        "check-empty.toml",
+        "check",
+        "check-empty.toml: not a file fallcost check reads (TOML without `chain` or other scenario keys: not a scenario); it reads fallcost scenarios",
+    ),
+    (
+        "check-notes.txt",
+        "check",
+        "check-notes.txt: not a file fallcost check reads (not .toml, .yaml, .yml or .json)",
+    ),
     (
         "portkey-bad-json.json",
         "check",

@@ -168,27 +168,13 @@ impl Node {
         let Value::Map(entries) = &self.value else {
             return Ok(());
         };
-        let stem = |s: &str| {
-            s.chars()
-                .take(2)
-                .flat_map(char::to_lowercase)
-                .collect::<String>()
-        };
         for (k, _) in entries {
             let Some(key) = k.as_str() else { continue };
-            if read.contains(&key)
-                || valid.contains(&key)
-                || read.iter().any(|n| key.starts_with(&format!("{n}_")))
-            {
+            if valid.contains(&key) {
                 continue;
             }
-            let nearest = read
-                .iter()
-                .filter(|n| stem(n) == stem(key))
-                .map(|n| (crate::input::suggest::levenshtein(key, n), *n))
-                .filter(|(d, _)| *d <= max_edits)
-                .min_by_key(|(d, _)| *d);
-            if let Some((_, near)) = nearest {
+            let nearest = crate::input::suggest::near_miss(key, read, max_edits);
+            if let Some(near) = nearest {
                 return Err(k.error(
                     file,
                     InputErrorKind::Schema,
