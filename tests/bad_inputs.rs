@@ -354,6 +354,61 @@ const CASES: &[(&str, &str, &str)] = &[
         "check-notes.txt: not a file fallcost check reads (not .toml, .yaml, .yml or .json)",
     ),
     (
+        "portkey-model-typo.json",
+        "check",
+        "portkey-model-typo.json:2:57: config.targets[0].override_params.modle: unknown field (did you mean `model`?)",
+    ),
+    (
+        "portkey-fallback-model-typo.json",
+        "check",
+        "portkey-fallback-model-typo.json:3:60: config.targets[1].override_params.mdel: unknown field (did you mean `model`?)",
+    ),
+    (
+        "portkey-models-without-model.json",
+        "check",
+        "portkey-models-without-model.json:3:35: config.targets[1].override_params.models: unknown field (did you mean `model`?)",
+    ),
+    (
+        "portkey-mode-value.json",
+        "check",
+        "portkey-mode-value.json:1:23: config.strategy.mode: \"fallbak\" is not a Portkey strategy mode (did you mean `fallback`?); one of: single, fallback, loadbalance, conditional",
+    ),
+    (
+        "portkey-mode-case.json",
+        "check",
+        "portkey-mode-case.json:1:23: config.strategy.mode: \"Fallback\" is not a Portkey strategy mode (did you mean `fallback`?)",
+    ),
+    (
+        "portkey-strategy-no-mode.json",
+        "check",
+        "portkey-strategy-no-mode.json:1:14: config.strategy.mode: required field is missing (Portkey requires it); one of: single, fallback, loadbalance, conditional",
+    ),
+    (
+        "litellm-api-base-typo.yaml",
+        "check",
+        "litellm-api-base-typo.yaml:5:7: model_list[0].litellm_params.api_bse: unknown field (did you mean `api_base`?)",
+    ),
+    (
+        "litellm-model-typo.yaml",
+        "check",
+        "litellm-model-typo.yaml:4:7: model_list[0].litellm_params.modle: unknown field (did you mean `model`?)",
+    ),
+    (
+        "litellm-section-typos.yaml",
+        "check",
+        "litellm-section-typos.yaml:1:1: model_lst: unknown field (did you mean `model_list`?)",
+    ),
+    (
+        "litellm-top-level-fallbacks.yaml",
+        "check",
+        "litellm-top-level-fallbacks.yaml:6:1: fallbacks: a top-level `fallbacks` is never read by LiteLLM; it belongs under router_settings (or litellm_settings)",
+    ),
+    (
+        "litellm-max-fallbacks-string.yaml",
+        "check",
+        "litellm-max-fallbacks-string.yaml:5:18: router_settings.max_fallbacks: expected a whole number >= 0; got \"x\"",
+    ),
+    (
         "portkey-bad-json.json",
         "check",
         "portkey-bad-json.json:2:0: invalid JSON",

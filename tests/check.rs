@@ -1051,3 +1051,14 @@ fn a_named_file_that_is_not_a_config_is_an_error() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The real keys of Portkey configs and LiteLLM deployments next to the ones fallcost reads
+/// (`models` beside `model`, `mode`, `api_key`, `api_version`, strategy `default`) are not taken
+/// for typos: both configs are read, one link each.
+#[test]
+fn real_gateway_keys_near_the_read_ones_are_accepted() {
+    let doc = check_json(&[&format!("{FIX}/real-keys")], 0);
+    assert_eq!(doc["summary"]["files"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["links"], 2, "{doc:#}");
+}

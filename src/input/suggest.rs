@@ -14,14 +14,19 @@ pub fn nearest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) ->
 }
 
 /// The key of `read` that `key` is a near miss of, if any: at most `max_edits` edits away and
-/// starting with the same two characters (ignoring case), the nearest first. `key` itself being
+/// starting with the same `stem` characters (ignoring case; 2 for most keys), the nearest first. `key` itself being
 /// one of `read`, or a read key followed by `_` (`input_cost_per_token_batches`, a different key),
 /// is not a near miss. The rule the third-party formats use, where unknown keys are accepted but
 /// a misspelling of a key fallcost reads would silently drop a price or a fallback.
-pub fn near_miss<'r>(key: &str, read: &[&'r str], max_edits: usize) -> Option<&'r str> {
+pub fn near_miss<'r>(
+    key: &str,
+    read: &[&'r str],
+    max_edits: usize,
+    stem: usize,
+) -> Option<&'r str> {
     let stem = |s: &str| {
         s.chars()
-            .take(2)
+            .take(stem)
             .flat_map(char::to_lowercase)
             .collect::<String>()
     };
