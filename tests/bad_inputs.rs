@@ -429,6 +429,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "prices",
         "\"x/m\".input_cost_per_token: USD per token must be a finite number in [0, 1]",
     ),
+    (
+        "litellm-prices-cache-write-typo.json",
+        "prices",
+        "litellm-prices-cache-write-typo.json:4:11: \"a/m\".cache_creation_input_token_costx: unknown field (did you mean `cache_creation_input_token_cost`?)",
+    ),
+    (
+        "litellm-prices-cache-read-typo.json",
+        "prices",
+        "litellm-prices-cache-read-typo.json:3:9: \"m\".cache_read_input_token_cst: unknown field (did you mean `cache_read_input_token_cost`?)",
+    ),
+    (
+        "litellm-prices-provider-typo.json",
+        "prices",
+        "litellm-prices-provider-typo.json:3:9: \"m\".litellm_providerx: unknown field (did you mean `litellm_provider`?)",
+    ),
     // price tables
     (
         "prices-negative.toml",
