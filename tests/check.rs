@@ -1062,3 +1062,43 @@ fn real_gateway_keys_near_the_read_ones_are_accepted() {
     assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
     assert_eq!(doc["summary"]["links"], 2, "{doc:#}");
 }
+
+/// Names from a config with control characters (a terminal escape, CR, LF) are printed escaped
+/// (`\u{1b}`, `\r`, `\n`) in text and github output, findings and input errors alike: each stays
+/// one line and no escape sequence reaches the terminal. JSON keeps the names as they are.
+#[test]
+fn control_characters_in_config_names_are_escaped() {
+    let dir = format!("{FIX}/control");
+    for format in ["text", "github"] {
+        let out = fallcost(&["check", &dir, "--format", format]);
+        assert_eq!(out.status.code(), Some(2));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        for text in [&stdout, &stderr] {
+            assert!(
+                !text.contains(['\u{1b}', '\r'])
+                    && !text.contains("\nfake")
+                    && !text.contains("\nerror: forged"),
+                "{format}: {text:?}"
+            );
+        }
+        let findings = if format == "text" { 2 } else { 4 };
+        assert_eq!(stdout.lines().count(), findings + 1, "{format}: {stdout}");
+        assert!(
+            stdout.contains("chain `m\\u{1b}[31mRED (router_settings.fallbacks)`: fallback `b\\r\\nfake: line` costs $45.00"),
+            "{stdout}"
+        );
+        assert_eq!(stderr.lines().count(), 2, "{format}: {stderr}");
+        assert!(
+            stderr.contains(
+                "portkey.json:3:69: unknown model `anthropic/claude-opus-5\\nerror: forged`"
+            ),
+            "{stderr}"
+        );
+    }
+    let doc = check_json(&[&dir], 2);
+    assert_eq!(
+        doc["findings"][0]["primary"]["name"], "m\u{1b}[31mRED",
+        "{doc:#}"
+    );
+}

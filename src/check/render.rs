@@ -8,6 +8,8 @@
 //!
 //! NOTE: the JSON keys are a contract (README, "fallcost check in CI"); add keys, never rename.
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use super::{CheckReport, Finding, Severity, Side};
@@ -22,6 +24,26 @@ pub enum CheckFormat {
     Json,
     /// GitHub Actions workflow commands (`::error file=F,line=L::message`).
     Github,
+}
+
+/// `s` with every control character escaped as Rust writes it (`\u{1b}`, `\n`, `\r`), so that a
+/// name from a config cannot split a finding over two lines or send an escape sequence to the
+/// terminal. Other text is unchanged.
+pub fn escape_controls(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
 }
 
 /// `1 chain`, `2 chains`.
@@ -74,12 +96,14 @@ pub fn render(report: &CheckReport, format: CheckFormat, verbose: bool) -> Strin
 fn text(report: &CheckReport, verbose: bool) -> String {
     let mut out = String::new();
     for f in &report.findings {
+        let message = f.to_string();
+        let message = escape_controls(&message);
         if f.file().is_empty() {
-            out.push_str(&format!("{}: {f}\n", f.severity().as_str()));
+            out.push_str(&format!("{}: {message}\n", f.severity().as_str()));
         } else {
             out.push_str(&format!(
-                "{}:{}: {}: {f}\n",
-                f.file(),
+                "{}:{}: {}: {message}\n",
+                escape_controls(f.file()),
                 f.line(),
                 f.severity().as_str()
             ));
@@ -89,7 +113,7 @@ fn text(report: &CheckReport, verbose: bool) -> String {
         for c in &report.checked {
             out.push_str(&format!(
                 "checked {} ({}): {}, {}\n",
-                c.path,
+                escape_controls(&c.path),
                 serde_json::to_value(c.format)
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
@@ -99,7 +123,11 @@ fn text(report: &CheckReport, verbose: bool) -> String {
             ));
         }
         for s in &report.skipped {
-            out.push_str(&format!("skipped {}: {}\n", s.path, s.reason));
+            out.push_str(&format!(
+                "skipped {}: {}\n",
+                escape_controls(&s.path),
+                escape_controls(&s.reason)
+            ));
         }
     }
     out.push_str(&summary(report));
@@ -119,17 +147,20 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// One workflow annotation; control characters in `file` and `message` are escaped first
+/// ([`escape_controls`]), then the workflow-command characters.
 fn annotation(level: &str, file: &str, line: Option<usize>, message: &str) -> String {
+    let (file, message) = (escape_controls(file), escape_controls(message));
     let mut props = String::new();
     if !file.is_empty() {
-        props.push_str(&format!("file={},", escape_property(file)));
+        props.push_str(&format!("file={},", escape_property(&file)));
     }
     if let Some(l) = line.filter(|_| !file.is_empty()) {
         props.push_str(&format!("line={l},"));
     }
     format!(
         "::{level} {props}title=fallcost check::{}\n",
-        escape_data(message)
+        escape_data(&message)
     )
 }
 
@@ -158,7 +189,11 @@ fn github(report: &CheckReport, verbose: bool) -> String {
     }
     if verbose {
         for s in &report.skipped {
-            out.push_str(&format!("skipped {}: {}\n", s.path, s.reason));
+            out.push_str(&format!(
+                "skipped {}: {}\n",
+                escape_controls(&s.path),
+                escape_controls(&s.reason)
+            ));
         }
     }
     out.push_str(&summary(report));
@@ -286,8 +321,24 @@ mod tests {
     #[test]
     fn annotations_escape_their_data_and_properties() {
         assert_eq!(
-            annotation("error", "a,b:c.yaml", Some(3), "50% more\nthan"),
-            "::error file=a%2Cb%3Ac.yaml,line=3,title=fallcost check::50%25 more%0Athan\n"
+            annotation("error", "a,b:c.yaml", Some(3), "50% more than"),
+            "::error file=a%2Cb%3Ac.yaml,line=3,title=fallcost check::50%25 more than\n"
         );
+        assert_eq!(
+            annotation("error", "c.yaml", Some(3), "`m\u{1b}[31m`\nx\r"),
+            "::error file=c.yaml,line=3,title=fallcost check::`m\\u{1b}[31m`\\nx\\r\n"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_other_text_kept() {
+        assert_eq!(
+            escape_controls("a\u{1b}[2J\r\nb\tc"),
+            "a\\u{1b}[2J\\r\\nb\\tc"
+        );
+        assert!(matches!(
+            escape_controls("gpt-6 é ✓"),
+            Cow::Borrowed("gpt-6 é ✓")
+        ));
     }
 }

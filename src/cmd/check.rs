@@ -43,7 +43,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     }
     let mut stderr = std::io::stderr().lock();
     for e in &report.errors {
-        writeln!(stderr, "error: {e}")?;
+        // One line each, whatever a config's names hold (newlines, terminal escapes).
+        writeln!(stderr, "error: {}", render::escape_controls(&e.to_string()))?;
     }
     Ok(report.exit_status(args.deny_warnings))
 }
