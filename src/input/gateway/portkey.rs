@@ -25,6 +25,9 @@
 //!   the price table's provider for the model;
 //! - a target left with no model uses the request's model: a warning (its chain cannot be judged
 //!   there), not priced;
+//! - `strategy.mode` must be one of Portkey's [`MODES`], and a near miss of a key fallcost reads
+//!   (`target`, `override_params.modle`, `mdel`) is an error, as Portkey's own reader would
+//!   refuse or ignore it;
 //! - JSON is a Portkey config only when it has Portkey's shape: a `strategy` object with a
 //!   `mode`, or a `targets` list of objects ([`recognise`]); anything else is skipped with a note.
 
