@@ -133,8 +133,11 @@ impl InputError {
 /// `text` made safe to print as one terminal line: control characters (newlines, carriage
 /// returns, escape sequences from a name in a config) are written as escapes (`\n`, `\r`,
 /// `\u{1b}`), so an error stays on one line and nothing in an input file can drive the terminal.
-pub fn printable_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+pub fn printable_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if c.is_control() {
             out.extend(c.escape_default());
@@ -142,7 +145,7 @@ pub fn printable_line(text: &str) -> String {
             out.push(c);
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 fn at(location: &Option<Location>) -> String {

@@ -356,6 +356,83 @@ const CASES: &[(&str, &str, &str)] = &[
         "check",
         "portkey-mode-typo.json:1:15: config.strategy.mod: unknown field (did you mean `mode`?)",
     ),
+    // check: a scenario is recognised by its keys, so a misspelled chain is reported, not skipped
+    (
+        "check-scenario-chains.toml",
+        "check",
+        "check-scenario-chains.toml:7:3: chains: unknown field (did you mean `chain`?)",
+    ),
+    (
+        "check-scenario-chain-table.toml",
+        "check",
+        "check-scenario-chain-table.toml:7:1: chain: invalid type: map, expected an array",
+    ),
+    // check: a file named on the command line that is no config fallcost reads
+    (
+        "check-empty.toml",
+        "check",
+        "check-empty.toml: not a file fallcost check reads (TOML without `chain` or other scenario keys: not a scenario); it reads fallcost scenarios",
+    ),
+    (
+        "check-notes.txt",
+        "check",
+        "check-notes.txt: not a file fallcost check reads (not .toml, .yaml, .yml or .json)",
+    ),
+    (
+        "portkey-model-typo.json",
+        "check",
+        "portkey-model-typo.json:2:57: config.targets[0].override_params.modle: unknown field (did you mean `model`?)",
+    ),
+    (
+        "portkey-fallback-model-typo.json",
+        "check",
+        "portkey-fallback-model-typo.json:3:60: config.targets[1].override_params.mdel: unknown field (did you mean `model`?)",
+    ),
+    (
+        "portkey-models-without-model.json",
+        "check",
+        "portkey-models-without-model.json:3:35: config.targets[1].override_params.models: unknown field (did you mean `model`?)",
+    ),
+    (
+        "portkey-mode-value.json",
+        "check",
+        "portkey-mode-value.json:1:23: config.strategy.mode: \"fallbak\" is not a Portkey strategy mode (did you mean `fallback`?); one of: single, fallback, loadbalance, conditional",
+    ),
+    (
+        "portkey-mode-case.json",
+        "check",
+        "portkey-mode-case.json:1:23: config.strategy.mode: \"Fallback\" is not a Portkey strategy mode (did you mean `fallback`?)",
+    ),
+    (
+        "portkey-strategy-no-mode.json",
+        "check",
+        "portkey-strategy-no-mode.json:1:14: config.strategy.mode: required field is missing (Portkey requires it); one of: single, fallback, loadbalance, conditional",
+    ),
+    (
+        "litellm-api-base-typo.yaml",
+        "check",
+        "litellm-api-base-typo.yaml:5:7: model_list[0].litellm_params.api_bse: unknown field (did you mean `api_base`?)",
+    ),
+    (
+        "litellm-model-typo.yaml",
+        "check",
+        "litellm-model-typo.yaml:4:7: model_list[0].litellm_params.modle: unknown field (did you mean `model`?)",
+    ),
+    (
+        "litellm-section-typos.yaml",
+        "check",
+        "litellm-section-typos.yaml:1:1: model_lst: unknown field (did you mean `model_list`?)",
+    ),
+    (
+        "litellm-top-level-fallbacks.yaml",
+        "check",
+        "litellm-top-level-fallbacks.yaml:6:1: fallbacks: a top-level `fallbacks` is never read by LiteLLM; it belongs under router_settings (or litellm_settings)",
+    ),
+    (
+        "litellm-max-fallbacks-string.yaml",
+        "check",
+        "litellm-max-fallbacks-string.yaml:5:18: router_settings.max_fallbacks: expected a whole number >= 0; got \"x\"",
+    ),
     (
         "portkey-bad-json.json",
         "check",
@@ -376,6 +453,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "litellm-prices-negative.json",
         "prices",
         "\"x/m\".input_cost_per_token: USD per token must be a finite number in [0, 1]",
+    ),
+    (
+        "litellm-prices-cache-write-typo.json",
+        "prices",
+        "litellm-prices-cache-write-typo.json:4:11: \"a/m\".cache_creation_input_token_costx: unknown field (did you mean `cache_creation_input_token_cost`?)",
+    ),
+    (
+        "litellm-prices-cache-read-typo.json",
+        "prices",
+        "litellm-prices-cache-read-typo.json:3:9: \"m\".cache_read_input_token_cst: unknown field (did you mean `cache_read_input_token_cost`?)",
+    ),
+    (
+        "litellm-prices-provider-typo.json",
+        "prices",
+        "litellm-prices-provider-typo.json:3:9: \"m\".litellm_providerx: unknown field (did you mean `litellm_provider`?)",
     ),
     // price tables
     (

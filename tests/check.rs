@@ -585,12 +585,18 @@ fn real_litellm_settings_pass_and_near_misses_of_fallback_settings_fail() {
 /// reason, exit 0.
 #[test]
 fn json_with_a_targets_mapping_is_skipped_not_an_error() {
+    // Found in a folder, it is skipped (named on the command line it would be an input error).
     let path = format!("{FIX}/skipped/project.json");
-    let doc = check_json(&[&path], 0);
+    let doc = check_json(&[&format!("{FIX}/skipped")], 0);
     assert_eq!(doc["summary"]["files"], 0);
-    assert_eq!(doc["skipped"][0]["path"], path.as_str());
+    let skipped = doc["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["path"] == path.as_str())
+        .unwrap_or_else(|| panic!("{doc:#}"));
     assert_eq!(
-        doc["skipped"][0]["reason"],
+        skipped["reason"],
         "JSON, but not a Portkey config (no `strategy` object with a `mode`, no `targets` list of objects); not guessed at"
     );
 }
@@ -984,4 +990,115 @@ fn dropped_paths_are_listed_and_no_chains_warns() {
         assert!(text.contains(&line), "{line}\n{text}");
     }
     assert_eq!(deny.status.code(), Some(1));
+}
+
+/// A scenario is recognised by its TOML keys, not by a `[[chain]]` line: `[[ chain ]]`,
+/// `[["chain"]]` and an inline `chain = [...]` are all checked (each 5x), a misspelled chain
+/// in a folder is an input error, and a price table or pyproject.toml in a folder is skipped.
+#[test]
+fn scenarios_are_recognised_by_their_keys() {
+    let doc = check_json(&[&format!("{FIX}/scenario-forms")], 1);
+    assert_eq!(doc["summary"]["files"], 3, "{doc:#}");
+    let mut chains: Vec<(&str, u64)> = findings(&doc, "above-ratio")
+        .iter()
+        .map(|f| (f["chain"].as_str().unwrap(), f["line"].as_u64().unwrap()))
+        .collect();
+    chains.sort();
+    assert_eq!(chains, [("inline", 3), ("quoted", 10), ("spaced", 10)]);
+    let doc = check_json(&[&format!("{FIX}/errors/scenario-typo")], 2);
+    assert_eq!(
+        doc["errors"][0]["text"],
+        "tests/fixtures/check/errors/scenario-typo/chains.toml:8:3: chians: unknown field (did you mean `chain`?); allowed: name, description, pricing, request, chain, steady, incident, policy, latency"
+    );
+    let verbose = ok(&["check", &format!("{FIX}/skipped"), "--verbose"]);
+    for line in [
+        "skipped tests/fixtures/check/skipped/prices.toml: TOML price table (`models`): not a scenario",
+        "skipped tests/fixtures/check/skipped/pyproject.toml: TOML without `chain` or other scenario keys: not a scenario",
+    ] {
+        assert!(verbose.contains(line), "{line}\n{verbose}");
+    }
+}
+
+/// A file named on the command line that is no config fallcost reads is an input error (exit 2)
+/// saying what check reads; the same file found in a folder is skipped.
+#[test]
+fn a_named_file_that_is_not_a_config_is_an_error() {
+    for (file, why) in [
+        (
+            "skipped/pyproject.toml",
+            "TOML without `chain` or other scenario keys: not a scenario",
+        ),
+        ("clean/README.md", "not .toml, .yaml, .yml or .json"),
+        (
+            "skipped/project.json",
+            "JSON, but not a Portkey config (no `strategy` object with a `mode`, no `targets` list of objects); not guessed at",
+        ),
+    ] {
+        let path = format!("{FIX}/{file}");
+        let err = fails(&["check", &path]);
+        assert_eq!(
+            err,
+            format!(
+                "error: {path}: not a file fallcost check reads ({why}); it reads fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`) and Portkey configs (.json with `strategy` and `targets`)\n"
+            )
+        );
+    }
+    // Named together with a folder that holds it, it is still named.
+    let out = fallcost(&[
+        "check",
+        &format!("{FIX}/skipped"),
+        &format!("{FIX}/skipped/prices.toml"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The real keys of Portkey configs and LiteLLM deployments next to the ones fallcost reads
+/// (`models` beside `model`, `mode`, `api_key`, `api_version`, strategy `default`) are not taken
+/// for typos: both configs are read, one link each.
+#[test]
+fn real_gateway_keys_near_the_read_ones_are_accepted() {
+    let doc = check_json(&[&format!("{FIX}/real-keys")], 0);
+    assert_eq!(doc["summary"]["files"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["links"], 2, "{doc:#}");
+}
+
+/// Names from a config with control characters (a terminal escape, CR, LF) are printed escaped
+/// (`\u{1b}`, `\r`, `\n`) in text and github output, findings and input errors alike: each stays
+/// one line and no escape sequence reaches the terminal. JSON keeps the names as they are.
+#[test]
+fn control_characters_in_config_names_are_escaped() {
+    let dir = format!("{FIX}/control");
+    for format in ["text", "github"] {
+        let out = fallcost(&["check", &dir, "--format", format]);
+        assert_eq!(out.status.code(), Some(2));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        for text in [&stdout, &stderr] {
+            assert!(
+                !text.contains(['\u{1b}', '\r'])
+                    && !text.contains("\nfake")
+                    && !text.contains("\nerror: forged"),
+                "{format}: {text:?}"
+            );
+        }
+        let findings = if format == "text" { 2 } else { 4 };
+        assert_eq!(stdout.lines().count(), findings + 1, "{format}: {stdout}");
+        assert!(
+            stdout.contains("chain `m\\u{1b}[31mRED (router_settings.fallbacks)`: fallback `b\\r\\nfake: line` costs $45.00"),
+            "{stdout}"
+        );
+        assert_eq!(stderr.lines().count(), 2, "{format}: {stderr}");
+        assert!(
+            stderr.contains(
+                "portkey.json:3:69: unknown model `anthropic/claude-opus-5\\nerror: forged`"
+            ),
+            "{stderr}"
+        );
+    }
+    let doc = check_json(&[&dir], 2);
+    assert_eq!(
+        doc["findings"][0]["primary"]["name"], "m\u{1b}[31mRED",
+        "{doc:#}"
+    );
 }

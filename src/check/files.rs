@@ -4,13 +4,14 @@
 //! (`.git`, `.github`), `target` and `node_modules` are not read, symbolic links to folders are
 //! not followed, and anything that is not a regular file (a broken link, a FIFO) is not read:
 //! each is listed with the reason under `--verbose`. A file named on the command line is always
-//! read; a folder that cannot be read is an input error. A file reached twice (`check . gateway/`)
+//! read, and is an input error when it is none of the files below (a file in a folder that is
+//! none of them is skipped); a folder that cannot be read is an input error. A file reached twice (`check . gateway/`)
 //! is checked once. A run that finds no fallback chain at all warns, so a gate pointed at the
 //! wrong folder does not pass forever. Files are recognised by extension and content:
 //!
 //! | file | read as | otherwise |
 //! |---|---|---|
-//! | `.toml` with a `[[chain]]` line | fallcost scenario | skipped (price tables, Cargo.toml) |
+//! | `.toml` with a `chain` key, or a scenario's other keys (`request`, `steady`, `incident`, `policy`, `latency`) or a near miss of `chain` | fallcost scenario | skipped (price tables, Cargo.toml) |
 //! | `.yaml`/`.yml` with `model_list`, or fallbacks under `router_settings`/`litellm_settings` (after following LiteLLM's `include`) | LiteLLM proxy config | skipped |
 //! | `.json` with a `strategy` object with a `mode`, or a `targets` list of objects | Portkey config | skipped with the reason (LiteLLM's price file, an Nx `project.json`, other JSON) |
 //! | anything else | | skipped |
@@ -33,6 +34,9 @@ use crate::input::{litellm_prices, read_text, scenario, shown_path};
 /// Files larger than this are skipped: no gateway config is this large.
 pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
+/// What `check` reads, for the error about a file named on the command line that is none of them.
+const RECOGNISED: &str = "fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`) and Portkey configs (.json with `strategy` and `targets`)";
+
 /// Folders never entered when searching a folder.
 const SKIP_DIRS: &[&str] = &["target", "node_modules"];
 
@@ -54,11 +58,16 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> CheckReport {
         paths
     };
     let mut files = Vec::new();
+    // Files named on the command line: one that is not a config fallcost reads is an error.
+    let mut named = HashSet::new();
     for p in paths {
         let shown = shown_path(p);
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => walk(p, &mut files, &mut report),
-            Ok(m) if m.is_file() => files.push(p.clone()),
+            Ok(m) if m.is_file() => {
+                named.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()));
+                files.push(p.clone());
+            }
             Ok(_) => report.errors.push(InputError::file(
                 InputErrorKind::Read,
                 shown,
@@ -81,7 +90,18 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> CheckReport {
     let mut seen = HashSet::new();
     files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
     for f in &files {
+        let skipped = report.skipped.len();
         check_file(f, opts, &mut report);
+        if report.skipped.len() > skipped
+            && named.contains(&std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
+        {
+            let reason = report.skipped.pop().map(|s| s.reason).unwrap_or_default();
+            report.errors.push(InputError::file(
+                InputErrorKind::Schema,
+                shown_path(f),
+                format!("not a file fallcost check reads ({reason}); it reads {RECOGNISED}"),
+            ));
+        }
     }
     report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     if report.checked.iter().all(|c| c.chains == 0) && report.errors.is_empty() {
@@ -224,12 +244,39 @@ fn record_chains(
     }
 }
 
+/// The top-level keys of a scenario besides `chain`: a TOML with one of them, or with a near miss
+/// of `chain` (`chains`, `chian`), is read as a scenario so its mistake is reported.
+const SCENARIO_KEYS: &[&str] = &["request", "steady", "incident", "policy", "latency"];
+
+/// What a `.toml` is, by its top-level keys: `Ok(())` for a scenario (it has `chain`, or keys
+/// only a scenario has, so the scenario reader says what is wrong), else why it is skipped (a
+/// price table, Cargo.toml, pyproject.toml). TOML that does not parse is read as a scenario
+/// when it mentions `chain` or `[request]`, for the reader's syntax error.
+fn scenario_kind(text: &str) -> Result<(), &'static str> {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return if text.contains("chain") || text.contains("[request]") {
+            Ok(())
+        } else {
+            Err("not valid TOML, and nothing in it names a scenario's `chain` or `[request]`")
+        };
+    };
+    if table.contains_key("chain") {
+        Ok(())
+    } else if table.contains_key("models") {
+        Err("TOML price table (`models`): not a scenario")
+    } else if table.keys().any(|k| {
+        SCENARIO_KEYS.contains(&k.as_str())
+            || crate::input::suggest::near_miss(k, &["chain"], 2, 2).is_some()
+    }) {
+        Ok(())
+    } else {
+        Err("TOML without `chain` or other scenario keys: not a scenario")
+    }
+}
+
 fn check_scenario(path: &Path, file: &str, text: &str, report: &mut CheckReport) {
-    if !text
-        .lines()
-        .any(|l| l.trim_start().starts_with("[[chain]]"))
-    {
-        skip(report, file, "TOML without [[chain]]: not a scenario");
+    if let Err(reason) = scenario_kind(text) {
+        skip(report, file, reason);
         return;
     }
     let scenario = match scenario::load(path, &[]) {

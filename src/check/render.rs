@@ -11,7 +11,7 @@
 use serde_json::{Value, json};
 
 use super::{CheckReport, Finding, Severity, Side};
-use crate::error::InputError;
+use crate::error::{InputError, printable_line};
 
 /// The output formats of `fallcost check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,12 +74,14 @@ pub fn render(report: &CheckReport, format: CheckFormat, verbose: bool) -> Strin
 fn text(report: &CheckReport, verbose: bool) -> String {
     let mut out = String::new();
     for f in &report.findings {
+        let message = f.to_string();
+        let message = printable_line(&message);
         if f.file().is_empty() {
-            out.push_str(&format!("{}: {f}\n", f.severity().as_str()));
+            out.push_str(&format!("{}: {message}\n", f.severity().as_str()));
         } else {
             out.push_str(&format!(
-                "{}:{}: {}: {f}\n",
-                f.file(),
+                "{}:{}: {}: {message}\n",
+                printable_line(f.file()),
                 f.line(),
                 f.severity().as_str()
             ));
@@ -89,7 +91,7 @@ fn text(report: &CheckReport, verbose: bool) -> String {
         for c in &report.checked {
             out.push_str(&format!(
                 "checked {} ({}): {}, {}\n",
-                c.path,
+                printable_line(&c.path),
                 serde_json::to_value(c.format)
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
@@ -99,7 +101,11 @@ fn text(report: &CheckReport, verbose: bool) -> String {
             ));
         }
         for s in &report.skipped {
-            out.push_str(&format!("skipped {}: {}\n", s.path, s.reason));
+            out.push_str(&format!(
+                "skipped {}: {}\n",
+                printable_line(&s.path),
+                printable_line(&s.reason)
+            ));
         }
     }
     out.push_str(&summary(report));
@@ -119,17 +125,20 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// One workflow annotation; control characters in `file` and `message` are escaped first
+/// ([`printable_line`]), then the workflow-command characters.
 fn annotation(level: &str, file: &str, line: Option<usize>, message: &str) -> String {
+    let (file, message) = (printable_line(file), printable_line(message));
     let mut props = String::new();
     if !file.is_empty() {
-        props.push_str(&format!("file={},", escape_property(file)));
+        props.push_str(&format!("file={},", escape_property(&file)));
     }
     if let Some(l) = line.filter(|_| !file.is_empty()) {
         props.push_str(&format!("line={l},"));
     }
     format!(
         "::{level} {props}title=fallcost check::{}\n",
-        escape_data(message)
+        escape_data(&message)
     )
 }
 
@@ -158,7 +167,11 @@ fn github(report: &CheckReport, verbose: bool) -> String {
     }
     if verbose {
         for s in &report.skipped {
-            out.push_str(&format!("skipped {}: {}\n", s.path, s.reason));
+            out.push_str(&format!(
+                "skipped {}: {}\n",
+                printable_line(&s.path),
+                printable_line(&s.reason)
+            ));
         }
     }
     out.push_str(&summary(report));
@@ -286,8 +299,24 @@ mod tests {
     #[test]
     fn annotations_escape_their_data_and_properties() {
         assert_eq!(
-            annotation("error", "a,b:c.yaml", Some(3), "50% more\nthan"),
-            "::error file=a%2Cb%3Ac.yaml,line=3,title=fallcost check::50%25 more%0Athan\n"
+            annotation("error", "a,b:c.yaml", Some(3), "50% more than"),
+            "::error file=a%2Cb%3Ac.yaml,line=3,title=fallcost check::50%25 more than\n"
         );
+        assert_eq!(
+            annotation("error", "c.yaml", Some(3), "`m\u{1b}[31m`\nx\r"),
+            "::error file=c.yaml,line=3,title=fallcost check::`m\\u{1b}[31m`\\nx\\r\n"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_other_text_kept() {
+        assert_eq!(
+            printable_line("a\u{1b}[2J\r\nb\tc"),
+            "a\\u{1b}[2J\\r\\nb\\tc"
+        );
+        assert!(matches!(
+            printable_line("gpt-6 é ✓"),
+            std::borrow::Cow::Borrowed("gpt-6 é ✓")
+        ));
     }
 }

@@ -43,6 +43,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     }
     let mut stderr = std::io::stderr().lock();
     for e in &report.errors {
+        // One line each, whatever a config's names hold (newlines, terminal escapes).
         writeln!(
             stderr,
             "error: {}",

@@ -29,10 +29,21 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::error::{InputError, InputErrorKind, Location};
+use crate::input::suggest::near_miss;
 use crate::model::{Caching, ModelPrice, PriceTable};
 
 /// The largest price read, USD per token ($1,000,000 per MTok): anything above is a typo.
 pub const MAX_PER_TOKEN: f64 = 1.0;
+
+/// The fields of an entry fallcost reads: a near miss of one (`litellm_providerx`,
+/// `cache_read_input_token_cst`) is refused, since it would drop a price or the provider.
+pub const READ: &[&str] = &[
+    "input_cost_per_token",
+    "output_cost_per_token",
+    "cache_read_input_token_cost",
+    "cache_creation_input_token_cost",
+    "litellm_provider",
+];
 
 /// The key of LiteLLM's documentation entry, which describes the fields and is not a model.
 pub const SAMPLE_SPEC: &str = "sample_spec";
@@ -69,8 +80,9 @@ pub fn per_token_to_per_mtok(per_token: f64) -> f64 {
 
 /// Parse LiteLLM's price file from `text`; `name` labels the table and its errors (the path).
 ///
-/// Errors: invalid JSON (with line and column); a top level that is not an object; a price field
-/// that is present but not a number, negative or not finite (naming the model key, the field and
+/// Errors: invalid JSON (with line and column); a top level that is not an object; a field that
+/// is a near miss of one fallcost reads ([`READ`]: within 2 edits, same first two letters); a
+/// price field that is present but not a number, negative or not finite (naming the model key, the field and
 /// the line of the key); a file with no model that has both per-token prices.
 pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
     let value: Value = serde_json::from_str(text).map_err(|e| InputError {
@@ -133,6 +145,25 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
                 )),
             }
         };
+        // A misspelled key fallcost reads would silently drop a price or the provider.
+        for field in fields.keys() {
+            if let Some(near) = near_miss(field, READ, 2, 2) {
+                let entry = find_key(text, key, 0);
+                return Err(InputError {
+                    file: name.to_string(),
+                    location: entry
+                        .and_then(|at| find_key(text, field, at))
+                        .or(entry)
+                        .map(|at| Location::of_offset(text, at)),
+                    field: Some(format!("{key:?}.{field}")),
+                    message: format!(
+                        "unknown field (did you mean `{near}`?); fallcost reads: {}",
+                        READ.join(", ")
+                    ),
+                    kind: InputErrorKind::Schema,
+                });
+            }
+        }
         let input = read("input_cost_per_token")?;
         let output = read("output_cost_per_token")?;
         let cached_input = read("cache_read_input_token_cost")?;
@@ -209,13 +240,17 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
 
 /// The location of the first `"key":` in `text`, for errors about that entry.
 fn locate_key(text: &str, key: &str) -> Option<Location> {
+    find_key(text, key, 0).map(|at| Location::of_offset(text, at))
+}
+
+/// The byte offset of the first `"key":` in `text` at or after `from`.
+fn find_key(text: &str, key: &str, mut from: usize) -> Option<usize> {
     let quoted = serde_json::to_string(key).ok()?;
-    let mut from = 0;
-    while let Some(i) = text[from..].find(&quoted) {
+    while let Some(i) = text.get(from..)?.find(&quoted) {
         let at = from + i;
         let rest = text[at + quoted.len()..].trim_start();
         if rest.starts_with(':') {
-            return Some(Location::of_offset(text, at));
+            return Some(at);
         }
         from = at + quoted.len();
     }
@@ -295,6 +330,28 @@ mod tests {
         let source = t.source.unwrap();
         assert!(source.contains("5 models"), "{source}");
         assert!(source.contains("2 entries without both prices"), "{source}");
+    }
+
+    #[test]
+    fn near_misses_of_read_fields_are_refused_and_real_fields_are_not() {
+        let e = parse(
+            "p.json",
+            "{\"a\": {\"input_cost_per_token\": 1e-6, \"output_cost_per_token\": 1e-6},\n \"b\": {\"input_cost_per_token\": 1e-6,\n  \"output_cost_per_tokn\": 1e-6}}",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p.json:3:3: \"b\".output_cost_per_tokn: unknown field (did you mean `output_cost_per_token`?); fallcost reads: input_cost_per_token, output_cost_per_token, cache_read_input_token_cost, cache_creation_input_token_cost, litellm_provider"
+        );
+        // Tiered and batch prices and other LiteLLM fields are not misspellings.
+        let t = parse(
+            "p.json",
+            r#"{"a": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e-6,
+                "input_cost_per_token_above_200k_tokens": 2e-6, "input_cost_per_pixel": 1e-9,
+                "output_cost_per_token_batches": 5e-7, "input_dbu_cost_per_token": 1e-6}}"#,
+        )
+        .unwrap();
+        assert_eq!(t.models.len(), 1);
     }
 
     #[test]

@@ -10,7 +10,7 @@ pub fn nearest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) ->
     let candidates: Vec<&str> = candidates.into_iter().collect();
     let close = candidates
         .iter()
-        .map(|c| (edit_distance(&word, &c.to_lowercase()), *c))
+        .map(|c| (edits(&word, &c.to_lowercase(), true), *c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c);
@@ -25,33 +25,60 @@ pub fn nearest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) ->
     })
 }
 
-/// The edit distance between two strings, in characters: insertions, deletions,
-/// substitutions, and swaps of two neighbouring characters (optimal string alignment), so
-/// `chian` is one edit from `chain`.
-pub fn edit_distance(a: &str, b: &str) -> usize {
+/// The key of `read` that `key` is a near miss of, if any: at most `max_edits` edits away and
+/// starting with the same `stem` characters (ignoring case; 2 for most keys), the nearest first. `key` itself being
+/// one of `read`, or a read key followed by `_` (`input_cost_per_token_batches`, a different key),
+/// is not a near miss. The rule the third-party formats use, where unknown keys are accepted but
+/// a misspelling of a key fallcost reads would silently drop a price or a fallback.
+pub fn near_miss<'r>(
+    key: &str,
+    read: &[&'r str],
+    max_edits: usize,
+    stem: usize,
+) -> Option<&'r str> {
+    let stem = |s: &str| {
+        s.chars()
+            .take(stem)
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    if read.contains(&key) || read.iter().any(|n| key.starts_with(&format!("{n}_"))) {
+        return None;
+    }
+    read.iter()
+        .filter(|n| stem(n) == stem(key))
+        .map(|n| (levenshtein(key, n), *n))
+        .filter(|(d, _)| *d <= max_edits)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// The Levenshtein distance between two strings, in characters.
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    edits(a, b, false)
+}
+
+/// The edit distance between two strings, in characters: insertions, deletions and
+/// substitutions, and with `swaps` also a swap of two neighbours (`chian` is one edit from
+/// `chain`; the optimal string alignment distance).
+fn edits(a: &str, b: &str, swaps: bool) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    // d[i][j]: distance between a[..i] and b[..j]
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
+    // Rows i-2, i-1 and i of the table, each b.len() + 1 long.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
     for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
+            row[j] = (prev[j] + 1).min(row[j - 1] + 1).min(prev[j - 1] + cost);
+            if swaps && i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
             }
-            d[i][j] = best;
         }
+        before = std::mem::replace(&mut prev, row);
     }
-    d[a.len()][b.len()]
+    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -60,12 +87,13 @@ mod tests {
 
     #[test]
     fn distances() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
-        // a swap of neighbours is one edit
-        assert_eq!(edit_distance("chian", "chain"), 1);
-        assert_eq!(edit_distance("ipnut", "input"), 1);
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        assert_eq!(levenshtein("", "abc"), 3);
+        assert_eq!(levenshtein("same", "same"), 0);
+        assert_eq!(levenshtein("chian", "chain"), 2);
+        assert_eq!(edits("chian", "chain", true), 1);
+        assert_eq!(edits("ab", "ba", true), 1);
+        assert_eq!(edits("ca", "abc", true), 3);
     }
 
     #[test]
@@ -93,5 +121,6 @@ mod tests {
         // a prefix shared by two candidates suggests neither
         assert_eq!(nearest("p", keys), None);
         assert_eq!(nearest("zzz", keys), None);
+        assert_eq!(nearest("chian", ["chain", "name"]), Some("chain"));
     }
 }

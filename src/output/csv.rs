@@ -236,7 +236,7 @@ pub fn guard(text: &str) -> String {
 /// empty for `None` and for a value that is not finite.
 pub fn num(x: Option<f64>) -> String {
     match x.map(crate::report::clean) {
-        Some(v) if v == 0.0 => "0".to_string(),
+        Some(0.0) => "0".to_string(),
         // Past a trillionth (a denormal 1e-320 would print 324 characters) or a quadrillion,
         // the exponent form, which spreadsheets read as well.
         Some(v) if v.is_finite() && (v.abs() < 1e-12 || v.abs() >= 1e15) => format!("{v:e}"),

@@ -68,6 +68,18 @@ pub const PRICE_KEYS: &[&str] = &[
     "cache_creation_input_token_cost",
 ];
 
+/// The top-level keys fallcost reads: a near miss of one (`model_lst`) is refused.
+pub const ROOT_READ: &[&str] = &["model_list", "router_settings", "litellm_settings"];
+
+/// The `litellm_params` keys fallcost reads besides the price keys: the model and where it is
+/// served.
+pub const PARAMS_READ: &[&str] = &["model", "api_base", "custom_llm_provider"];
+
+/// LiteLLM's other `litellm_params` keys near one fallcost reads (`GenericLiteLLMParams` and
+/// the provider credentials): accepted silently, never taken for a misspelling. `mode` is
+/// `model_info`'s, often written here.
+pub const PARAMS_KEYS: &[&str] = &["mode", "api_key", "api_version", "api_type"];
+
 /// Every fallback setting LiteLLM has: a near miss of one of these is refused.
 pub const FALLBACK_SETTINGS: &[&str] = &[
     "fallbacks",
@@ -260,9 +272,18 @@ const PROVIDERS: &[&str] = &[
 const OPENAI_COMPATIBLE: &[&str] = &["openai", "text-completion-openai"];
 
 /// Whether `root` is a LiteLLM proxy config: a mapping with `model_list`, or with a settings
-/// section that declares fallbacks.
+/// section that declares fallbacks, or with a near miss of one of those sections (`model_lst`,
+/// `router_setings`), so that [`read`] reports the typo instead of the file being skipped.
 pub fn recognise(root: &Node) -> bool {
-    root.get("model_list").is_some()
+    let misspelled = match &root.value {
+        Value::Map(entries) => entries.iter().any(|(k, _)| {
+            k.as_str()
+                .is_some_and(|k| crate::input::suggest::near_miss(k, ROOT_READ, 2, 2).is_some())
+        }),
+        _ => false,
+    };
+    misspelled
+        || root.get("model_list").is_some()
         || SECTIONS.iter().any(|s| {
             root.get(s).is_some_and(|sec| {
                 FALLBACK_KEYS
@@ -460,16 +481,25 @@ impl<'n> Lists<'n> {
 /// not a number >= 0), naming field and line.
 pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, InputError> {
     // A near miss of a key fallcost reads would silently drop prices or fallbacks.
-    root.refuse_near_misses(
-        file,
-        "",
-        &["model_list", "router_settings", "litellm_settings"],
-        ROOT_KEYS,
-        2,
-    )?;
+    root.refuse_near_misses(file, "", ROOT_READ, ROOT_KEYS, 2, 2)?;
+    // Fallback settings at the top level are never read by LiteLLM: the chain would not exist.
+    if let Value::Map(entries) = &root.value {
+        for (k, _) in entries {
+            if let Some(key) = k.as_str().filter(|k| FALLBACK_SETTINGS.contains(k)) {
+                return Err(k.error(
+                    file,
+                    InputErrorKind::Schema,
+                    key,
+                    format!(
+                        "a top-level `{key}` is never read by LiteLLM; it belongs under router_settings (or litellm_settings)"
+                    ),
+                ));
+            }
+        }
+    }
     for section in SECTIONS {
         if let Some(node) = root.get(section) {
-            node.refuse_near_misses(file, section, FALLBACK_SETTINGS, SETTINGS_KEYS, 2)?;
+            node.refuse_near_misses(file, section, FALLBACK_SETTINGS, SETTINGS_KEYS, 2, 2)?;
         }
     }
     for item in match root.get("model_list").map(|n| &n.value) {
@@ -481,6 +511,7 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
             "model_list[]",
             &["model_name", "litellm_params", "model_info"],
             &[],
+            2,
             2,
         )?;
     }
@@ -1277,6 +1308,17 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
             "a deployment needs `litellm_params.model`".into(),
         )
     })?;
+    let info = item.get("model_info");
+    for (node, section, read, valid) in [
+        (info, "model_info", &["base_model"][..], &[][..]),
+        (Some(params), "litellm_params", PARAMS_READ, PARAMS_KEYS),
+    ] {
+        if let Some(node) = node {
+            let path = format!("{at}.{section}");
+            node.refuse_near_misses(file, &path, PRICE_KEYS, &[], 2, 2)?;
+            node.refuse_near_misses(file, &path, read, valid, 2, 2)?;
+        }
+    }
     let model_node = params.get("model").ok_or_else(|| {
         schema(
             params,
@@ -1291,7 +1333,6 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
             format!("expected a model id; got {}", model_node.kind()),
         )
     })?;
-    let info = item.get("model_info");
     let base_model = info
         .and_then(|i| i.get("base_model"))
         .and_then(Node::as_str);
@@ -1312,11 +1353,6 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
             note = Some(format!(
                 "`{model}` is served through api_base {base}, not by OpenAI"
             ));
-        }
-    }
-    for (node, section) in [(info, "model_info"), (Some(params), "litellm_params")] {
-        if let Some(node) = node {
-            node.refuse_near_misses(file, &format!("{at}.{section}"), PRICE_KEYS, &[], 2)?;
         }
     }
     let mut price_override = PriceOverride::default();

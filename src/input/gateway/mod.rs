@@ -149,7 +149,8 @@ impl Node {
     }
 
     /// Refuse a key of this mapping that is a near miss of one of `read` (the keys fallcost reads):
-    /// at most `max_edits` edits away, starting with the same two characters (ignoring case), and
+    /// at most `max_edits` edits away, starting with the same `stem` characters (ignoring case;
+    /// 2, or 1 for a short key such as `model`, so that `mdel` is caught), and
     /// neither one of `read` nor one of `valid` (the format's other documented keys, which are
     /// accepted silently). In a third-party format fallcost ignores keys it does not use, but a
     /// misspelling of one it does use would silently drop a price or a fallback. A key that
@@ -164,31 +165,18 @@ impl Node {
         read: &[&str],
         valid: &[&str],
         max_edits: usize,
+        stem: usize,
     ) -> Result<(), InputError> {
         let Value::Map(entries) = &self.value else {
             return Ok(());
         };
-        let stem = |s: &str| {
-            s.chars()
-                .take(2)
-                .flat_map(char::to_lowercase)
-                .collect::<String>()
-        };
         for (k, _) in entries {
             let Some(key) = k.as_str() else { continue };
-            if read.contains(&key)
-                || valid.contains(&key)
-                || read.iter().any(|n| key.starts_with(&format!("{n}_")))
-            {
+            if valid.contains(&key) {
                 continue;
             }
-            let nearest = read
-                .iter()
-                .filter(|n| stem(n) == stem(key))
-                .map(|n| (crate::input::suggest::edit_distance(key, n), *n))
-                .filter(|(d, _)| *d <= max_edits)
-                .min_by_key(|(d, _)| *d);
-            if let Some((_, near)) = nearest {
+            let nearest = crate::input::suggest::near_miss(key, read, max_edits, stem);
+            if let Some(near) = nearest {
                 return Err(k.error(
                     file,
                     InputErrorKind::Schema,
@@ -934,20 +922,20 @@ mod tests {
             .unwrap()
             .unwrap();
         let e = n
-            .refuse_near_misses("c.yaml", "s", &["fallbacks"], &[], 2)
+            .refuse_near_misses("c.yaml", "s", &["fallbacks"], &[], 2, 2)
             .unwrap_err();
         assert_eq!(e.field.as_deref(), Some("s.fallbaks"));
         let ok = parse_yaml("c.yaml", "callbacks: [x]\ncallback: [y]\n")
             .unwrap()
             .unwrap();
         assert!(
-            ok.refuse_near_misses("c.yaml", "s", &["fallbacks"], &[], 2)
+            ok.refuse_near_misses("c.yaml", "s", &["fallbacks"], &[], 2, 2)
                 .is_ok()
         );
         let valid = parse_yaml("c.yaml", "fallbackz: 1\n").unwrap().unwrap();
         assert!(
             valid
-                .refuse_near_misses("c.yaml", "s", &["fallbacks"], &["fallbackz"], 2)
+                .refuse_near_misses("c.yaml", "s", &["fallbacks"], &["fallbackz"], 2, 2)
                 .is_ok()
         );
     }

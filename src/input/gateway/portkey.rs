@@ -25,25 +25,36 @@
 //!   the price table's provider for the model;
 //! - a target left with no model uses the request's model: a warning (its chain cannot be judged
 //!   there), not priced;
+//! - `strategy.mode` must be one of Portkey's [`MODES`], and a near miss of a key fallcost reads
+//!   (`target`, `override_params.modle`, `mdel`) is an error, as Portkey's own reader would
+//!   refuse or ignore it;
 //! - JSON is a Portkey config only when it has Portkey's shape: a `strategy` object with a
 //!   `mode`, or a `targets` list of objects ([`recognise`]); anything else is skipped with a note.
 
 use super::{Chain, Config, Endpoint, Group, Link, Node, Notice, Place, PriceOverride, Value};
 use crate::error::{InputError, InputErrorKind};
+use crate::input::suggest::near_miss;
 
 /// Whether `root` has a Portkey config's shape: an object with a `strategy` object that has a
-/// `mode`, or with a non-empty `targets` list of objects. An Nx `project.json` (whose `targets`
-/// is a mapping of build targets) or a `package.json` is not one.
+/// `mode`, or with a non-empty `targets` list of objects (either key also when misspelled, as in
+/// `"stratgy"`, `"target"`, and `mode` too, so that [`read`] reports the typo). An Nx
+/// `project.json` (whose `targets` is a mapping of build targets) or a `package.json` is not one.
 pub fn recognise(root: &serde_json::Value) -> bool {
-    let strategy = root
-        .get("strategy")
-        .and_then(serde_json::Value::as_object)
-        .is_some_and(|s| s.contains_key("mode"));
-    let targets = root
-        .get("targets")
-        .and_then(serde_json::Value::as_array)
-        .is_some_and(|t| !t.is_empty() && t.iter().all(serde_json::Value::is_object));
-    root.is_object() && (strategy || targets)
+    let Some(obj) = root.as_object() else {
+        return false;
+    };
+    let near = |key: &str, read: &str| key == read || near_miss(key, &[read], 2, 2).is_some();
+    obj.iter().any(|(key, value)| {
+        let strategy = near(key, "strategy")
+            && value
+                .as_object()
+                .is_some_and(|s| s.keys().any(|k| near(k, "mode")));
+        let targets = near(key, "targets")
+            && value
+                .as_array()
+                .is_some_and(|t| !t.is_empty() && t.iter().all(serde_json::Value::is_object));
+        strategy || targets
+    })
 }
 
 /// Read the chains of the Portkey config `root`.
@@ -82,25 +93,110 @@ fn targets<'n>(file: &str, node: &'n Node, path: &str) -> Result<&'n [Node], Inp
     }
 }
 
-/// The strategy mode of `node` (`fallback`, `loadbalance`, `conditional`, `single`), if any.
+/// Portkey's strategy modes (its gateway's config schema).
+pub const MODES: &[&str] = &["single", "fallback", "loadbalance", "conditional"];
+
+/// The strategy mode of `node` (one of [`MODES`]), if it has a strategy.
+///
+/// Errors: `strategy` that is not an object, has no `mode`, or a `mode` Portkey does not define
+/// (Portkey refuses such a config; a chain fallcost did not see would pass the gate).
 fn mode<'n>(file: &str, node: &'n Node, path: &str) -> Result<Option<&'n str>, InputError> {
-    match node.get("strategy") {
-        None => Ok(None),
-        Some(s) if matches!(s.value, Value::Map(_)) => Ok(s.get("mode").and_then(Node::as_str)),
-        Some(s) => Err(s.error(
+    let Some(s) = node.get("strategy") else {
+        return Ok(None);
+    };
+    let path = format!("{path}.strategy");
+    if !matches!(s.value, Value::Map(_)) {
+        return Err(s.error(
             file,
             InputErrorKind::Schema,
-            format!("{path}.strategy"),
+            path,
             format!(
                 "expected an object such as {{\"mode\": \"fallback\"}}; got {}",
                 s.kind()
             ),
-        )),
+        ));
+    }
+    s.refuse_near_misses(file, &path, &["mode"], STRATEGY_KEYS, 2, 2)?;
+    let allowed = MODES.join(", ");
+    let Some(m) = s.get("mode") else {
+        return Err(s.error(
+            file,
+            InputErrorKind::Schema,
+            format!("{path}.mode"),
+            format!("required field is missing (Portkey requires it); one of: {allowed}"),
+        ));
+    };
+    match m.as_str() {
+        Some(mode) if MODES.contains(&mode) => Ok(Some(mode)),
+        other => {
+            let hint = other
+                .and_then(|w| crate::input::suggest::nearest(w, MODES.iter().copied()))
+                .map_or(String::new(), |n| format!(" (did you mean `{n}`?)"));
+            Err(m.error(
+                file,
+                InputErrorKind::Invalid,
+                format!("{path}.mode"),
+                format!(
+                    "{} is not a Portkey strategy mode{hint}; one of: {allowed}",
+                    m.describe()
+                ),
+            ))
+        }
     }
 }
 
 /// The config and target keys fallcost reads: a near miss of one is refused.
 const KEYS: &[&str] = &["strategy", "targets", "override_params", "overrideParams"];
+
+/// Portkey's other config and target keys (its gateway's config schema, snake_case and
+/// camelCase): never taken for a misspelling of one of [`KEYS`].
+const OTHER_KEYS: &[&str] = &[
+    "name",
+    "provider",
+    "api_key",
+    "apiKey",
+    "virtual_key",
+    "virtualKey",
+    "weight",
+    "retry",
+    "cache",
+    "on_status_codes",
+    "onStatusCodes",
+    "request_timeout",
+    "requestTimeout",
+    "custom_host",
+    "customHost",
+    "forward_headers",
+    "forwardHeaders",
+    "input_guardrails",
+    "output_guardrails",
+    "before_request_hooks",
+    "after_request_hooks",
+    "strict_open_ai_compliance",
+];
+
+/// The `strategy` keys besides `mode`.
+const STRATEGY_KEYS: &[&str] = &["on_status_codes", "onStatusCodes", "conditions", "default"];
+
+/// Refuse near misses of the keys fallcost reads in the config or target `node`: its own keys
+/// ([`KEYS`]) and `model` in its `override_params`. `models` (OpenRouter's list of fallback
+/// models, which Portkey passes through) is accepted next to `model`, and refused without it: the
+/// target would have no model of its own.
+fn refuse_near_misses(file: &str, node: &Node, path: &str) -> Result<(), InputError> {
+    node.refuse_near_misses(file, path, KEYS, OTHER_KEYS, 2, 2)?;
+    for key in ["override_params", "overrideParams"] {
+        let Some(params) = node.get(key) else {
+            continue;
+        };
+        let valid: &[&str] = if params.get("model").is_some() {
+            &["models"]
+        } else {
+            &[]
+        };
+        params.refuse_near_misses(file, &format!("{path}.{key}"), &["model"], valid, 2, 1)?;
+    }
+    Ok(())
+}
 
 /// The model `node` sends requests to: its own `override_params.model`, else `inherited` (its
 /// parent's), as Portkey merges a parent's override_params under a child's.
@@ -117,13 +213,10 @@ fn visit<'n>(
     inherited: Option<&'n Node>,
     config: &mut Config,
 ) -> Result<(), InputError> {
-    node.refuse_near_misses(file, path, KEYS, &[], 2)?;
-    if let Some(strategy) = node.get("strategy") {
-        strategy.refuse_near_misses(file, &format!("{path}.strategy"), &["mode"], &[], 1)?;
-    }
+    refuse_near_misses(file, node, path)?;
     let items = targets(file, node, path)?;
     for (i, t) in items.iter().enumerate() {
-        t.refuse_near_misses(file, &format!("{path}.targets[{i}]"), KEYS, &[], 2)?;
+        refuse_near_misses(file, t, &format!("{path}.targets[{i}]"))?;
     }
     let inherited = model(node, inherited);
     if mode(file, node, path)? == Some("fallback") {
