@@ -13,7 +13,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "duplicate-key.toml",
         "compare",
-        "duplicate-key.toml:8:1: invalid TOML: duplicate key",
+        "duplicate-key.toml:8:1: invalid TOML: duplicate key `failure_rate`; each key may appear once",
     ),
     (
         "empty.toml",
@@ -120,6 +120,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "model-id-control-chars.toml",
         "compare",
         "chain[0].models[0]: unknown model `openai/gpt\\n-6-sol\\u{1b}[2J` (did you mean `openai/gpt-6-sol`?)",
+    ),
+    (
+        "tokens-overflow.toml",
+        "compare",
+        "request.output_tokens: number too large for a float; allowed: a finite number",
     ),
     (
         "incident-failure-grey.toml",
@@ -365,7 +370,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "check-scenario-chain-table.toml",
         "check",
-        "check-scenario-chain-table.toml:7:1: chain: invalid type: map, expected an array",
+        "check-scenario-chain-table.toml:7:1: chain: invalid type: a table, expected an array",
     ),
     // check: a file named on the command line that is no config fallcost reads
     (

@@ -185,11 +185,25 @@ impl<'a> Document<'a> {
     pub fn parse(file: &str, text: &'a str) -> Result<Self, InputError> {
         let root = DeTable::parse(text).map_err(|e| {
             let location = e.span().map(|s| Location::of_offset(text, s.start));
+            let mut message = format!("invalid TOML: {}", one_line(e.message()));
+            // "duplicate key" alone: name the key, which starts where the parser points.
+            if message.ends_with("duplicate key")
+                && let Some(span) = e.span()
+                && let Some(rest) = text.get(span.start..)
+            {
+                let key: String = rest
+                    .chars()
+                    .take_while(|c| !matches!(c, '=' | ']' | '\n' | '\r') && !c.is_whitespace())
+                    .collect();
+                if !key.is_empty() {
+                    message = format!("{message} `{key}`; each key may appear once in a table");
+                }
+            }
             InputError {
                 file: file.to_string(),
                 location,
                 field: None,
-                message: format!("invalid TOML: {}", one_line(e.message())),
+                message,
                 kind: InputErrorKind::Syntax,
             }
         })?;
@@ -534,6 +548,12 @@ fn plain_types(message: &str) -> String {
         .replace("expected i64", "expected a whole number")
         .replace("expected f64", "expected a number")
         .replace("a sequence", "an array")
+        .replace("type: sequence", "type: an array")
+        .replace("type: map", "type: a table")
+        .replace(
+            "floating-point number overflowed",
+            "number too large for a float; allowed: a finite number (at most about 1.8e308)",
+        )
         .replace("expected a map", "expected a table");
     while let Some(at) = out.find("expected struct ") {
         let name = &out[at + "expected struct ".len()..];
