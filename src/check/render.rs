@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::{CheckReport, Finding, Severity, Side};
 use crate::error::{InputError, printable_line};
+use crate::report::clean;
 
 /// The output formats of `fallcost check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,24 +180,16 @@ fn github(report: &CheckReport, verbose: bool) -> String {
     out
 }
 
-/// `x` rounded to 12 significant digits, so JSON shows `0.45`, not `0.45000000000000007`.
-pub fn round12(x: f64) -> f64 {
-    if x == 0.0 || !x.is_finite() {
-        return x;
-    }
-    format!("{x:.11e}").parse().unwrap_or(x)
-}
-
 fn side(s: &Side) -> Value {
     json!({
         "name": s.name,
-        "min_per_1k_usd": round12(s.min_per_1k_usd),
-        "max_per_1k_usd": round12(s.max_per_1k_usd),
+        "min_per_1k_usd": clean(s.min_per_1k_usd),
+        "max_per_1k_usd": clean(s.max_per_1k_usd),
         "models": s.models.iter().map(|m| json!({
             "model": m.model,
             "priced_as": m.priced_as,
             "provider": m.provider,
-            "per_1k_usd": round12(m.per_1k_usd),
+            "per_1k_usd": clean(m.per_1k_usd),
         })).collect::<Vec<_>>(),
     })
 }
@@ -224,7 +217,7 @@ fn finding(f: &Finding) -> Value {
             obj.insert("chain".into(), json!(chain));
             obj.insert("primary".into(), side(primary));
             obj.insert("fallback".into(), side(fallback));
-            obj.insert("ratio".into(), json!(ratio.map(round12)));
+            obj.insert("ratio".into(), json!(ratio.map(clean)));
             obj.insert("max_ratio".into(), json!(max_ratio));
             obj.insert("via".into(), json!(via));
         }
@@ -290,10 +283,10 @@ mod tests {
 
     #[test]
     fn json_numbers_drop_float_noise() {
-        assert_eq!(round12(0.45000000000000007), 0.45);
-        assert_eq!(round12(174.00000000000003), 174.0);
-        assert_eq!(round12(0.0), 0.0);
-        assert_eq!(round12(2.0 / 3.0), 0.666666666667);
+        assert_eq!(clean(0.45000000000000007), 0.45);
+        assert_eq!(clean(174.00000000000003), 174.0);
+        assert_eq!(clean(0.0), 0.0);
+        assert_eq!(clean(2.0 / 3.0), 0.666666666667);
     }
 
     #[test]
