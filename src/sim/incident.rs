@@ -29,7 +29,7 @@ use crate::model::cost::{CacheState, Request, first_state, warm_state};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
 use super::rng::{SimRng, chunk_rng, uniform};
-use super::stats::Sum;
+use super::stats::{Compensated, Sum};
 use super::steady::{Attempt, Prices};
 use super::{McOptions, ordered};
 
@@ -54,11 +54,11 @@ struct Link {
 /// Per-run totals, in the order of [`IncidentMc`]'s fields.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Run {
-    pub(super) window: f64,
-    pub(super) cold_start: f64,
+    pub(super) window: Compensated,
+    pub(super) cold_start: Compensated,
     pub(super) failed: f64,
     pub(super) wasted_attempts: f64,
-    pub(super) wasted: f64,
+    pub(super) wasted: Compensated,
     pub(super) cold_starts: f64,
 }
 
@@ -247,17 +247,18 @@ impl IncidentMc {
     /// Add one simulated window's totals (USD and counts); the fail-back figures are the same
     /// in every window.
     pub(super) fn add_run(&mut self, run: &Run, failback: f64, failback_writes: f64) {
-        let total = run.window + run.cold_start + failback;
+        let (window, cold_start) = (run.window.value(), run.cold_start.value());
+        let total = window + cold_start + failback;
         self.total.add(total);
         if self.normal > 0.0 {
             self.multiplier.add(total / self.normal);
         }
-        self.window.add(run.window);
-        self.cold_start.add(run.cold_start);
+        self.window.add(window);
+        self.cold_start.add(cold_start);
         self.failback.add(failback);
         self.failed_requests.add(run.failed);
         self.wasted_attempts.add(run.wasted_attempts);
-        self.wasted.add(run.wasted);
+        self.wasted.add(run.wasted.value());
         self.cold_starts.add(run.cold_starts);
         self.failback_writes.add(failback_writes);
     }
