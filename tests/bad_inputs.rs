@@ -18,12 +18,12 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "empty.toml",
         "compare",
-        "empty.toml: request: required field is missing",
+        "empty.toml:1:1: request: required field is missing",
     ),
     (
         "only-comment.toml",
         "compare",
-        "only-comment.toml: request: required field is missing",
+        "only-comment.toml:1:1: request: required field is missing",
     ),
     (
         "binary-garbage.toml",
@@ -59,7 +59,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "request-missing.toml",
         "compare",
-        "request: required field is missing",
+        "request-missing.toml:1:1: request: required field is missing",
     ),
     (
         "output-tokens-missing.toml",

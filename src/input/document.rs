@@ -241,6 +241,7 @@ impl<'a> Document<'a> {
                 .collect();
             let inner = err.inner();
             let raw = plain_types(&one_line(inner.message()));
+            let mut top_level_missing = false;
             let message = if raw.starts_with("invalid type:")
                 && raw.ends_with("expected a table")
                 && let Blame::Set(o) = self.blame(&path)
@@ -271,6 +272,7 @@ impl<'a> Document<'a> {
                 )
             } else if let Some(name) = missing_field(&raw) {
                 path.push(Segment::Key(name.to_string()));
+                top_level_missing = path.len() == 1;
                 "required field is missing".to_string()
             } else if let Some((name, rest)) = unknown_field(&raw) {
                 let key = Segment::Key(name.to_string());
@@ -292,6 +294,11 @@ impl<'a> Document<'a> {
                 raw.clone()
             };
             let mut e = self.error_at(InputErrorKind::Schema, &path, message);
+            // A missing top-level table or key has no line of its own: point at the file's
+            // start, so every error reads FILE:LINE:COL.
+            if top_level_missing && e.location.is_none() && e.file == self.file {
+                e.location = Some(Location { line: 1, col: 1 });
+            }
             if e.location.is_some()
                 && let Some(span) = inner.span()
                 && matches!(self.blame(&path), Blame::File)
