@@ -69,7 +69,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "no-chain.toml",
         "compare",
-        "chain: required field is missing",
+        "no-chain.toml:1:1: chain: required field is missing",
     ),
     (
         "chain-not-array.toml",
