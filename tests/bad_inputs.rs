@@ -441,7 +441,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "portkey-bad-json.json",
         "check",
-        "portkey-bad-json.json:2:0: invalid JSON",
+        "portkey-bad-json.json:2:1: invalid JSON: EOF while parsing a list",
     ),
     // price tables: LiteLLM's JSON
     (

@@ -85,16 +85,8 @@ pub fn per_token_to_per_mtok(per_token: f64) -> f64 {
 /// price field that is present but not a number, negative or not finite (naming the model key, the field and
 /// the line of the key); a file with no model that has both per-token prices.
 pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| InputError {
-        file: name.to_string(),
-        location: Some(Location {
-            line: e.line(),
-            col: e.column(),
-        }),
-        field: None,
-        message: format!("invalid JSON: {e}"),
-        kind: InputErrorKind::Syntax,
-    })?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| super::json_syntax_error(name, &e))?;
     from_value(name, text, &value)
 }
 

@@ -80,6 +80,27 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
     })
 }
 
+/// A JSON syntax error as one [`InputError`]: serde_json's line and column (a column of 0,
+/// which it gives at the end of a line, counts as 1) and its message without the position it
+/// repeats (`invalid JSON: EOF while parsing a list`).
+pub fn json_syntax_error(file: &str, e: &serde_json::Error) -> InputError {
+    let text = e.to_string();
+    let message = match text.rfind(" at line ") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    InputError {
+        file: file.to_string(),
+        location: Some(crate::error::Location {
+            line: e.line().max(1),
+            col: e.column().max(1),
+        }),
+        field: None,
+        message: format!("invalid JSON: {message}"),
+        kind: InputErrorKind::Syntax,
+    }
+}
+
 /// Check a name (scenario, chain, model id, provider): not empty, no leading or trailing
 /// spaces, and no control characters other than newline and tab (escape sequences, bells and
 /// carriage returns would corrupt terminals; newlines survive CSV and are flattened in

@@ -345,7 +345,7 @@ pub fn parse_json(file: &str, text: &str) -> Result<Node, InputError> {
     // serde_json says what is wrong and where, and bounds the nesting the reader below recurses
     // through; the reader then only meets valid JSON.
     serde_json::from_str::<serde::de::IgnoredAny>(text)
-        .map_err(|e| syntax(e.line(), e.column(), format!("invalid JSON: {e}")))?;
+        .map_err(|e| crate::input::json_syntax_error(file, &e))?;
     let mut reader = JsonReader {
         text,
         pos: 0,
