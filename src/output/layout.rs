@@ -143,10 +143,7 @@ fn link_prices(request: &crate::model::Request, chain: &Chain) -> String {
     let prices: Vec<String> = chain
         .links
         .iter()
-        .map(|link| {
-            let usd = request.success_cost(link, crate::model::cost::warm_state(link));
-            format!("${}", money(1000.0 * usd))
-        })
+        .map(|link| format!("${}", money(crate::check::per_1k(request, link))))
         .collect();
     let cache = if request.has_prefix() {
         ", warm cache"

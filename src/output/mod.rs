@@ -71,12 +71,7 @@ pub fn render(report: &Report, format: Format) -> anyhow::Result<Vec<u8>> {
 /// standard output returns the `BrokenPipe` I/O error for the caller to treat as success.
 pub fn write(target: &Target, bytes: &[u8]) -> anyhow::Result<()> {
     match target {
-        Target::Stdout => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(bytes)?;
-            out.flush()?;
-            Ok(())
-        }
+        Target::Stdout => Ok(write_stdout(bytes)?),
         Target::File(path) => write_file(path, bytes, "--output"),
     }
 }
@@ -204,6 +199,13 @@ fn create_temp_from(
     Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary file name")))
 }
 
+/// Write `bytes` to standard output and flush it.
+fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()
+}
+
 /// Write `bytes` to a device, a FIFO or a stream, opened where it is: this process's standard
 /// output or error for `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1` (and 2), appended to
 /// anything else.
@@ -214,11 +216,7 @@ fn write_through(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         _ => None,
     });
     match stream {
-        Some(1) => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(bytes)?;
-            out.flush()
-        }
+        Some(1) => write_stdout(bytes),
         Some(_) => {
             let mut err = std::io::stderr().lock();
             err.write_all(bytes)?;
