@@ -630,7 +630,7 @@ impl Report {
         let mut steady_sims: Vec<Vec<SteadySim>> = Vec::new();
         let mut incident_sims: Vec<Vec<IncidentSim>> = Vec::new();
         for (ci_, chain) in scenario.chains.iter().enumerate() {
-            steady_sims.push(if sim::policy::is_default(chain) {
+            steady_sims.push(if chain.has_default_policy() {
                 sim::steady::simulate(req, chain, ci_ as u64, opts, tick)
                     .into_iter()
                     .map(SteadySim::Plain)
@@ -652,7 +652,7 @@ impl Report {
                 for pattern in Pattern::ALL {
                     let ticks = &mut |k| tick(k * n);
                     let i_ = ci_ as u64;
-                    let simulated = if sim::policy::is_default(chain) {
+                    let simulated = if chain.has_default_policy() {
                         sim::incident::simulate(req, chain, &incident, pattern, i_, opts, ticks)
                             .map(IncidentSim::Plain)
                     } else {

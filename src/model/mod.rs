@@ -172,6 +172,19 @@ pub struct Policy {
     pub hedge_delay_s: Option<f64>,
 }
 
+impl Policy {
+    /// Whether `failover_on` holds exactly the default classes ([`policy::ErrorClass::PROVIDER`]),
+    /// in any order, repeats ignored: `failover_on` is a set.
+    pub fn fails_over_by_default(&self) -> bool {
+        let mut on = self.failover_on.clone();
+        on.sort();
+        on.dedup();
+        let mut want = policy::ErrorClass::PROVIDER.to_vec();
+        want.sort();
+        on == want
+    }
+}
+
 /// The default client timeout, seconds (the three-down post's client).
 pub const DEFAULT_TIMEOUT_S: f64 = 30.0;
 
@@ -240,6 +253,23 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// Whether the chain runs under the default policy (no retries, the provider-side classes
+    /// fail over in any order, no call or cost cap, no error mix, explicit fallbacks warmed at
+    /// once, no breaker, no hedge delay). The one notion of "default policy": it chooses the
+    /// Monte Carlo engine (the default-policy fast paths, else the policy simulators) and
+    /// whether the report has a "Retries, caps and attribution" table.
+    pub fn has_default_policy(&self) -> bool {
+        let p = &self.policy;
+        p.retries == 0
+            && p.fails_over_by_default()
+            && p.max_attempts.is_none()
+            && p.max_multiplier.is_none()
+            && p.warm_fallback == policy::WarmPolicy::Always
+            && p.breaker.is_none()
+            && p.hedge_delay_s.is_none()
+            && self.steady.error_mix.is_none()
+    }
+
     /// The latency model of link `i`: as resolved, or the defaults.
     pub fn latency(&self, i: usize) -> Latency {
         self.latency.get(i).copied().unwrap_or_default()

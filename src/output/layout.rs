@@ -156,16 +156,11 @@ fn link_prices(request: &crate::model::Request, chain: &Chain) -> String {
     )
 }
 
-/// Whether a chain's client policy differs from the plain one (one attempt per link, every
-/// provider error fails over, no caps), so its retries, caps and attribution are worth a table.
+/// Whether a chain's client policy differs from the default ([`Chain::has_default_policy`]), so
+/// its retries, caps and attribution are worth a table (and the policy simulator fills its MC
+/// column).
 fn has_policy(chain: &Chain) -> bool {
-    let p = &chain.policy;
-    let d = crate::model::Policy::default();
-    p.retries > 0
-        || p.max_attempts.is_some()
-        || p.max_multiplier.is_some()
-        || p.failover_on != d.failover_on
-        || chain.steady.error_mix.is_some()
+    !chain.has_default_policy()
 }
 
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).

@@ -44,21 +44,7 @@ use super::{CHUNK, McOptions, ordered};
 /// Whether `chain` runs under the default policy (no retries, provider errors fail over, no
 /// caps, no error mix, warm fallbacks at once, no breaker): the fast paths then apply.
 pub fn is_default(chain: &Chain) -> bool {
-    let p = &chain.policy;
-    let d = Policy::default();
-    let mut on = p.failover_on.clone();
-    on.sort();
-    on.dedup();
-    let mut want = d.failover_on.clone();
-    want.sort();
-    p.retries == 0
-        && on == want
-        && p.max_attempts.is_none()
-        && p.max_multiplier.is_none()
-        && p.warm_fallback == d.warm_fallback
-        && p.breaker.is_none()
-        && p.hedge_delay_s.is_none()
-        && chain.steady.error_mix.is_none()
+    chain.has_default_policy()
 }
 
 /// How one attempt ended.
