@@ -294,14 +294,12 @@ pub struct LinkPlan {
 /// like-for-like price (the same request, warm, like the primary) is above
 /// `max_multiplier` × the primary's is skipped (the three-down post's cost cap).
 pub fn allowed_links(request: &Request, chain: &Chain) -> Vec<usize> {
-    let primary = &chain.links[0];
-    let base = request.success_cost(primary, warm_state(primary));
+    let base = request.like_for_like(&chain.links[0]);
     (0..chain.links.len())
         .filter(|&i| {
             i == 0
                 || chain.policy.max_multiplier.is_none_or(|m| {
-                    let p = &chain.links[i];
-                    request.success_cost(p, warm_state(p)) <= m * base * (1.0 + 1e-9)
+                    !super::cost::above_ratio(request.like_for_like(&chain.links[i]), base, m)
                 })
         })
         .collect()
@@ -738,6 +736,36 @@ mod tests {
         let mut c2 = c.clone();
         c2.policy.max_multiplier = Some(2.0);
         assert_eq!(allowed_links(&r, &c2), vec![0, 1, 2]);
+    }
+
+    /// Issue 10 item 8: the cost cap and `fallcost check` judge one like-for-like ratio with one
+    /// tolerance. A fallback at 2·(1 + 5e-11) times the primary is above a 2x limit for both
+    /// (the cap used to allow it with its own 1e-9 tolerance while `check` flagged it); exactly
+    /// 2x passes both.
+    #[test]
+    fn cost_cap_and_check_share_one_ratio() {
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let mut fallback = july("openai/gpt-6-sol");
+        let mut c = chain(
+            &["openai/gpt-6-sol", "openai/gpt-6-sol"],
+            &[0.0, 0.0],
+            Policy {
+                max_multiplier: Some(2.0),
+                ..Policy::default()
+            },
+        );
+        for (scale, allowed) in [(2.0 * (1.0 + 5e-11), false), (2.0, true)] {
+            fallback.input = c.links[0].input * scale;
+            fallback.output = c.links[0].output * scale;
+            c.links[1] = fallback.clone();
+            let (p, fb) = (
+                crate::check::per_1k(&r, &c.links[0]),
+                crate::check::per_1k(&r, &c.links[1]),
+            );
+            assert_eq!(crate::check::above(fb, p, 2.0), !allowed, "{scale}");
+            let want = if allowed { vec![0, 1] } else { vec![0] };
+            assert_eq!(allowed_links(&r, &c), want, "{scale}");
+        }
     }
 
     #[test]
