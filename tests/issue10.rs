@@ -61,3 +61,87 @@ fn default_failover_classes_in_another_order_are_the_default_policy() {
     );
     assert_eq!(out.replace("s.toml", "X"), same.replace("t.toml", "X"));
 }
+
+/// A LiteLLM-format price table with the real gpt-4o, gpt-4o-mini, claude-sonnet-4-5 and
+/// claude-haiku-4-5 prices (LiteLLM's model_prices_and_context_window.json, v1.110.2).
+const LITELLM: &str = r#"{
+  "gpt-4o": {"input_cost_per_token": 2.5e-06, "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 1.25e-06, "litellm_provider": "openai", "mode": "chat"},
+  "gpt-4o-mini": {"input_cost_per_token": 1.5e-07, "output_cost_per_token": 6e-07, "cache_read_input_token_cost": 7.5e-08, "litellm_provider": "openai", "mode": "chat"},
+  "claude-sonnet-4-5": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05, "cache_read_input_token_cost": 3e-07, "cache_creation_input_token_cost": 3.75e-06, "litellm_provider": "anthropic", "mode": "chat"},
+  "claude-haiku-4-5": {"input_cost_per_token": 1e-06, "output_cost_per_token": 5e-06, "cache_read_input_token_cost": 1e-07, "cache_creation_input_token_cost": 1.25e-06, "litellm_provider": "anthropic", "mode": "chat"}
+}"#;
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap()
+}
+
+/// USD per 1,000 requests of `pattern` in a `compare --format json` output.
+fn steady_cost(out: &serde_json::Value, pattern: &str) -> f64 {
+    out["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == pattern)
+        .unwrap()["cost_per_1k_usd"]
+        .as_f64()
+        .unwrap()
+}
+
+/// Item 6: `[latency."openai/gpt-4o-mini"]`, the spelling `models = [...]` accepts, applies
+/// when the pricing is a LiteLLM table (whose id is `gpt-4o-mini`): it was silently ignored
+/// (the hedge then kept w = 1: $2.77 per 1,000 take-first instead of $3.43).
+#[test]
+fn latency_keys_resolve_like_chain_models() {
+    let d = dir("latency");
+    std::fs::write(d.join("p.json"), LITELLM).unwrap();
+    let scenario = |mini: &str, haiku: &str| {
+        format!(
+            "name = \"lat\"\npricing = \"p.json\"\n\
+             [request]\ninput_tokens = 2000\noutput_tokens = 500\n\
+             [steady]\nfailure_rate = 0.05\n\
+             [latency.\"{mini}\"]\np50_s = 1.0\np99_s = 4.0\n\
+             [latency.\"{haiku}\"]\np50_s = 1.5\np99_s = 8.0\n\
+             [[chain]]\nname = \"c\"\nmodels = [\"openai/gpt-4o-mini\", \"anthropic/claude-haiku-4-5\"]\n"
+        )
+    };
+    std::fs::write(
+        d.join("full.toml"),
+        scenario("openai/gpt-4o-mini", "anthropic/claude-haiku-4-5"),
+    )
+    .unwrap();
+    std::fs::write(d.join("bare.toml"), scenario("gpt-4o-mini", "claude-haiku-4-5")).unwrap();
+    let full = json(&run_ok(&d, &["compare", "--scenario", "full.toml", "-f", "json"]));
+    let bare = json(&run_ok(&d, &["compare", "--scenario", "bare.toml", "-f", "json"]));
+    for p in ["sequential", "hedged-take-first", "hedged-no-cancel"] {
+        assert_eq!(steady_cost(&full, p), steady_cost(&bare, p), "{p}");
+    }
+    // Without the latency entries take-first costs $2.77375 (w = 1); with them the primary
+    // (p50 1 s) usually still wins, but not always.
+    let tf = steady_cost(&full, "hedged-take-first");
+    assert!(tf > 3.0 && tf < 3.6, "{tf}");
+    // A key that names no model of any chain is an error, where it is written.
+    std::fs::write(
+        d.join("stray.toml"),
+        scenario("openai/gpt-4o-mini", "anthropic/claude-haiku-4-5").replace(
+            "[latency.\"anthropic/claude-haiku-4-5\"]",
+            "[latency.\"anthropic/claude-sonnet-4-5\"]",
+        ),
+    )
+    .unwrap();
+    let err = fails_in(&d, &["compare", "--scenario", "stray.toml"]);
+    assert!(err.contains("stray.toml:11:"), "{err}");
+    assert!(err.contains("latency"), "{err}");
+    assert!(err.contains("no chain"), "{err}");
+    // Two spellings of one model are one entry: an error too.
+    std::fs::write(
+        d.join("twice.toml"),
+        scenario("openai/gpt-4o-mini", "gpt-4o-mini").replace(
+            "models = [\"openai/gpt-4o-mini\", \"anthropic/claude-haiku-4-5\"]",
+            "models = [\"openai/gpt-4o-mini\", \"anthropic/claude-sonnet-4-5\"]",
+        ),
+    )
+    .unwrap();
+    let err = fails_in(&d, &["compare", "--scenario", "twice.toml"]);
+    assert!(err.contains("twice.toml:"), "{err}");
+    assert!(err.contains("same model"), "{err}");
+}
