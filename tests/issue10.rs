@@ -145,3 +145,42 @@ fn latency_keys_resolve_like_chain_models() {
     assert!(err.contains("twice.toml:"), "{err}");
     assert!(err.contains("same model"), "{err}");
 }
+
+/// Every Monte Carlo figure of `toml` (written to a file) agrees with the analytic engine.
+fn engines_agree(name: &str, toml: &str, requests: u64, runs: u64) {
+    let d = dir(name);
+    let path = d.join("s.toml");
+    std::fs::write(&path, toml).unwrap();
+    let s = fallcost::input::scenario::load(&path, &[]).unwrap();
+    let opts = fallcost::sim::McOptions {
+        requests,
+        runs,
+        seed: 10,
+    };
+    let checks = fallcost::sim::agree::scenario(&s, &opts);
+    let bad: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.ok())
+        .map(|c| c.to_string())
+        .collect();
+    assert!(bad.is_empty(), "{name}:\n{}", bad.join("\n"));
+    assert!(!checks.is_empty());
+}
+
+/// Item 10, both engines: the steady-state failover to an explicit-caching fallback is a
+/// write under `always` (the default-policy simulator) and cold under `never` (the policy
+/// simulator), as in the analytic engine; f = 10% on Sol so the difference is many SE wide.
+#[test]
+fn warm_fallback_in_steady_state_agrees() {
+    let scenario = |warm: &str| {
+        format!(
+            "name = \"w\"\npricing = \"2026-07\"\n\
+             [request]\ninput_tokens = 2000\noutput_tokens = 500\nprefix_tokens = 15000\ncache_hit_rate = 1.0\n\
+             [steady]\nfailure_rate = 0.1\ngray_fraction = 0.5\n\
+             [policy]\nwarm_fallback = {warm}\n\
+             [[chain]]\nname = \"c\"\nmodels = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\", \"anthropic/claude-haiku-4-5\"]\n"
+        )
+    };
+    engines_agree("warm-always", &scenario("\"always\""), 200_000, 1);
+    engines_agree("warm-never", &scenario("\"never\""), 200_000, 1);
+}

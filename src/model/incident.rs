@@ -139,16 +139,6 @@ fn dead_cost(
     }
 }
 
-/// The billing state of a live fallback's requests before its cache is warm in a session,
-/// under the warm policy: a write for an `explicit` fallback warmed at once, cold otherwise.
-fn unwarmed_state(price: &ModelPrice, warm: WarmPolicy) -> CacheState {
-    match (price.caching, warm) {
-        (Caching::Explicit, WarmPolicy::Always) => CacheState::Write,
-        (Caching::Explicit, _) => CacheState::Cold,
-        _ => first_state(price),
-    }
-}
-
 /// P(Bin(k, s) ≤ n) for k = 0, 1, … summed over k < len: the expected number of a session's
 /// requests made before its (n+1)-th success on a link that answers with probability s.
 fn requests_before_success(s: f64, n: u32, len: f64) -> f64 {
@@ -236,7 +226,7 @@ fn in_sequence(
                 } else if l.dead {
                     CacheState::Cold
                 } else {
-                    unwarmed_state(l.price, warm_policy)
+                    policy::unwarmed_state(l.price, warm_policy)
                 },
                 dead: l.dead.then_some(incident.failure),
                 single: once && l.dead,

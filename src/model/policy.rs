@@ -290,6 +290,20 @@ pub struct LinkPlan {
     pub single: bool,
 }
 
+/// The billing state of a fallback's request before the session has warmed its cache there,
+/// under the warm policy (MODEL.md §4, §5): a write for an `explicit` fallback warmed at once
+/// (`always`), cold for `never` and `after = N` (the session's first failovers are cold), and
+/// the first-request state otherwise (cold: automatic caching has no write). In steady state
+/// failovers are rare, so a failover is the first of its session and is billed so; in an
+/// incident, until the link's first success in the session.
+pub fn unwarmed_state(price: &super::ModelPrice, warm: WarmPolicy) -> CacheState {
+    match (price.caching, warm) {
+        (super::Caching::Explicit, WarmPolicy::Always) => CacheState::Write,
+        (super::Caching::Explicit, _) => CacheState::Cold,
+        _ => super::cost::first_state(price),
+    }
+}
+
 /// The links of `chain` a request may use under the cost cap: index, in order. A fallback whose
 /// like-for-like price (the same request, warm, like the primary) is above
 /// `max_multiplier` × the primary's is skipped (the three-down post's cost cap).
@@ -414,7 +428,7 @@ pub enum CapCount {
 
 /// The expected figures of a request tried on `links` (indices into `chain`, in order) under
 /// the chain's policy. `first_warm`: the first link is billed warm (the primary), the rest
-/// cold. `entry`: the attempts the request has already made and whether it is known bad.
+/// as a session's first failover there ([`unwarmed_state`]). `entry`: the attempts the request has already made and whether it is known bad.
 /// `cap`: how cost-cap hits are counted.
 pub fn evaluate(
     request: &Request,
@@ -432,7 +446,7 @@ pub fn evaluate(
             state: if pos == 0 && first_warm {
                 warm_state(&chain.links[index])
             } else {
-                CacheState::Cold
+                unwarmed_state(&chain.links[index], chain.policy.warm_fallback)
             },
             dead: None,
             single: false,

@@ -31,7 +31,7 @@
 //! whose policy is not the default ([`is_default`]); the default policy keeps
 //! [`super::steady`]'s fast path.
 
-use crate::model::cost::{CacheState, Request, warm_state};
+use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, CapCount, ErrorClass, ErrorMix, Jitter};
 use crate::model::{Chain, Pattern, Policy};
 
@@ -68,7 +68,8 @@ pub struct LinkDraw {
     sigma: f64,
     /// Prices warm (the primary, hedge legs).
     pub warm: Prices,
-    /// Prices cold (fallbacks in sequence).
+    /// Prices of a session's first failover here (fallbacks in sequence: cold, or a cache
+    /// write for an explicit fallback under `warm_fallback = "always"`).
     pub cold: Prices,
 }
 
@@ -139,7 +140,12 @@ impl PolicySim {
                     mu: lat.mu(),
                     sigma: lat.sigma(),
                     warm: Prices::new(request, chain, i, warm_state(&chain.links[i])),
-                    cold: Prices::new(request, chain, i, CacheState::Cold),
+                    cold: Prices::new(
+                        request,
+                        chain,
+                        i,
+                        policy::unwarmed_state(&chain.links[i], chain.policy.warm_fallback),
+                    ),
                 }
             })
             .collect();

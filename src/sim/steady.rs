@@ -155,7 +155,10 @@ impl ChainSim {
                     if warm {
                         warm_state(&chain.links[i])
                     } else {
-                        CacheState::Cold
+                        crate::model::policy::unwarmed_state(
+                            &chain.links[i],
+                            chain.policy.warm_fallback,
+                        )
                     }
                 };
                 LinkSim {
