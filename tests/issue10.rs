@@ -43,7 +43,15 @@ fn default_failover_classes_in_another_order_are_the_default_policy() {
     .unwrap();
     let out = run_ok(
         &d,
-        &["compare", "--scenario", "s.toml", "--mc", "2e4", "--seed", "1"],
+        &[
+            "compare",
+            "--scenario",
+            "s.toml",
+            "--mc",
+            "2e4",
+            "--seed",
+            "1",
+        ],
     );
     assert!(!out.contains("Retries, caps and attribution"), "{out}");
     // The same classes in the default order print the same report.
@@ -57,7 +65,15 @@ fn default_failover_classes_in_another_order_are_the_default_policy() {
     .unwrap();
     let same = run_ok(
         &d,
-        &["compare", "--scenario", "t.toml", "--mc", "2e4", "--seed", "1"],
+        &[
+            "compare",
+            "--scenario",
+            "t.toml",
+            "--mc",
+            "2e4",
+            "--seed",
+            "1",
+        ],
     );
     assert_eq!(out.replace("s.toml", "X"), same.replace("t.toml", "X"));
 }
@@ -109,9 +125,19 @@ fn latency_keys_resolve_like_chain_models() {
         scenario("openai/gpt-4o-mini", "anthropic/claude-haiku-4-5"),
     )
     .unwrap();
-    std::fs::write(d.join("bare.toml"), scenario("gpt-4o-mini", "claude-haiku-4-5")).unwrap();
-    let full = json(&run_ok(&d, &["compare", "--scenario", "full.toml", "-f", "json"]));
-    let bare = json(&run_ok(&d, &["compare", "--scenario", "bare.toml", "-f", "json"]));
+    std::fs::write(
+        d.join("bare.toml"),
+        scenario("gpt-4o-mini", "claude-haiku-4-5"),
+    )
+    .unwrap();
+    let full = json(&run_ok(
+        &d,
+        &["compare", "--scenario", "full.toml", "-f", "json"],
+    ));
+    let bare = json(&run_ok(
+        &d,
+        &["compare", "--scenario", "bare.toml", "-f", "json"],
+    ));
     for p in ["sequential", "hedged-take-first", "hedged-no-cancel"] {
         assert_eq!(steady_cost(&full, p), steady_cost(&bare, p), "{p}");
     }
@@ -183,4 +209,64 @@ fn warm_fallback_in_steady_state_agrees() {
     };
     engines_agree("warm-always", &scenario("\"always\""), 200_000, 1);
     engines_agree("warm-never", &scenario("\"never\""), 200_000, 1);
+}
+
+/// The incident row of `chain` and `pattern` in a `compare --format json` output.
+fn incident_row<'a>(out: &'a serde_json::Value, pattern: &str) -> &'a serde_json::Value {
+    out["incident"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == pattern)
+        .unwrap()
+}
+
+/// Sonnet 5 → Sol → Sol, 30% failures on every link, a 1 h fast outage at 1 req/s in sessions
+/// of 20 (180 sessions), the three-down post's request; `policy` is the chain's policy.
+fn repeated(policy: &str) -> String {
+    format!(
+        "name = \"r\"\npricing = \"2026-07\"\n\
+         [request]\ninput_tokens = 0\noutput_tokens = 1200\nprefix_tokens = 60000\ncache_hit_rate = 0.9\n\
+         [steady]\nfailure_rate = 0.3\ngray_fraction = 0.0\n\
+         [[chain]]\nname = \"c\"\nmodels = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\", \"openai/gpt-6-sol\"]\n\
+         policy = {{ {policy} }}\n\
+         [incident]\nduration = \"1h\"\nrequests_per_second = 1.0\nsession_length = 20\nfailure = \"fast\"\n"
+    )
+}
+
+/// Item 5: one cache per model. Sol listed twice shares its cache: a session pays one cold
+/// start on Sol, when Sol first answers at either position (P = 0.7 + 0.3·0.7 = 0.91 per
+/// request): 180·(1 − 0.09²⁰) = 180 cold starts, not 358 (one per position).
+#[test]
+fn a_model_listed_twice_shares_its_cache() {
+    let d = dir("repeated");
+    std::fs::write(d.join("s.toml"), repeated("")).unwrap();
+    let out = json(&run_ok(
+        &d,
+        &["compare", "--scenario", "s.toml", "-f", "json"],
+    ));
+    let seq = incident_row(&out, "sequential");
+    let want = 180.0 * (1.0 - 0.09f64.powi(20));
+    let got = seq["cold_starts"].as_f64().unwrap();
+    assert!((got - want).abs() < 1e-6, "{got} vs {want}");
+    // Sol's cold premium: 60,000 × 0.9 × ($2.00 − $0.20) / 1e6 per cold start.
+    let premium = 60000.0 * 0.9 * (2.0 - 0.2) / 1e6;
+    let cold = seq["cold_start_usd"].as_f64().unwrap();
+    assert!((cold - want * premium).abs() < 1e-6, "{cold}");
+}
+
+/// Item 5 in both simulators (the default-policy one and the policy one, with a retry).
+#[test]
+fn a_model_listed_twice_agrees_in_both_simulators() {
+    engines_agree("repeated-default", &repeated(""), 50_000, 200);
+    engines_agree("repeated-policy", &repeated("retries = 1"), 50_000, 200);
+    // The primary's model listed again is warm in steady state too (both simulators).
+    let again = |policy: &str| {
+        repeated(policy).replace(
+            "[\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\", \"openai/gpt-6-sol\"]",
+            "[\"openai/gpt-6-sol\", \"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\"]",
+        )
+    };
+    engines_agree("again-default", &again(""), 200_000, 20);
+    engines_agree("again-policy", &again("retries = 1"), 200_000, 20);
 }

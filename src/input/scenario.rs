@@ -564,7 +564,10 @@ fn resolve(
     }
     // A latency entry for a model no chain uses applies to nothing: a typo or a stale entry.
     for (resolved, written) in &latency_keys {
-        if !chains.iter().any(|c| c.links.iter().any(|l| &l.id == resolved)) {
+        if !chains
+            .iter()
+            .any(|c| c.links.iter().any(|l| &l.id == resolved))
+        {
             return Err(invalid(
                 &[key("latency"), key(written)],
                 format!(

@@ -318,21 +318,41 @@ fn in_sequence(
         t.wasted_attempts += extra;
         t.dead_time += extra * (d + chain.policy.backoff.mean_delay_s(0));
     }
-    for l in links.iter().filter(|l| !l.dead && !l.starts_warm) {
+    // One cache per model (a model listed twice shares it): per model, the share of the
+    // window's requests it answers (at any of its positions) and the extra cost of the failed
+    // attempts made on it while unwarmed, per request.
+    let mut models: Vec<(&ModelPrice, f64, f64)> = Vec::new();
+    for l in links.iter().filter(|l| !l.starts_warm) {
         let i = l.index;
-        let s = dw.answered_by[i];
         let extra_fail = df.failed_cost[i] - dw.failed_cost[i];
+        if l.dead {
+            // Never answers: every attempt on it is unwarmed; the premium of its gray attempts
+            // over warm (a write for an explicit fallback warmed at once) is a cold-start cost.
+            t.cold_start += n * extra_fail;
+            t.wasted += n * extra_fail;
+            continue;
+        }
+        match models.iter_mut().find(|(p, _, _)| p.id == l.price.id) {
+            Some((_, s, e)) => {
+                *s += dw.answered_by[i];
+                *e += extra_fail;
+            }
+            None => models.push((l.price, dw.answered_by[i], extra_fail)),
+        }
+    }
+    let lambda = incident.requests_per_second;
+    for (price, s, extra_fail) in models {
         let cold = |len: f64| 1.0 - (1.0 - s).powf(len);
-        match (l.price.caching, warm_policy) {
+        match (price.caching, warm_policy) {
             (Caching::Explicit, WarmPolicy::Never) => {
-                t.cold_start += n * s * request.premium_over_warm(l.price, CacheState::Cold);
+                t.cold_start += n * s * request.premium_over_warm(price, CacheState::Cold);
                 t.cold_starts += sessions.sum(cold);
                 t.window += n * extra_fail;
                 t.wasted += n * extra_fail;
             }
             (Caching::Explicit, WarmPolicy::After(k)) => {
-                let cold_premium = request.premium_over_warm(l.price, CacheState::Cold);
-                let write_premium = request.premium_over_warm(l.price, CacheState::Write);
+                let cold_premium = request.premium_over_warm(price, CacheState::Cold);
+                let write_premium = request.premium_over_warm(price, CacheState::Write);
                 t.cold_start += sessions.sum(|len| {
                     let (e_min, p_write) = after_n_moments(s, k, len);
                     e_min * cold_premium + p_write * write_premium
@@ -343,21 +363,73 @@ fn in_sequence(
                 t.wasted += unwarmed * extra_fail;
             }
             _ => {
-                let cold_starts = sessions.sum(cold);
-                let unwarmed = if s > 0.0 {
-                    sessions.sum(|len| cold(len) / s)
+                // The cache expires when the gap to the session's last answer there exceeds
+                // the TTL ([`unwarmed_requests`]).
+                let ttl = if price.caching == Caching::None {
+                    f64::INFINITY
                 } else {
-                    n
+                    price.cache_ttl_s
                 };
+                let unwarmed = sessions.sum(|len| unwarmed_requests(s, len, lambda * ttl));
                 t.window += unwarmed * extra_fail;
                 t.wasted += unwarmed * extra_fail;
-                t.cold_start +=
-                    cold_starts * request.premium_over_warm(l.price, first_state(l.price));
+                let cold_starts = s * unwarmed;
+                t.cold_start += cold_starts * request.premium_over_warm(price, first_state(price));
                 t.cold_starts += cold_starts;
             }
         }
     }
     t
+}
+
+/// The expected number of a session's `len` requests made while its cache on a model is not
+/// warm (MODEL.md §6), for a model that answers a request with probability s, whose cache
+/// expires TTL seconds after its last answer, at `mu` = λ·TTL (the expected arrivals in one
+/// TTL; infinite without expiry): request k is warm when the session's last answer there, d requests
+/// earlier, was at most TTL ago. The session's requests are consecutive arrivals of a Poisson
+/// process at λ, so d gaps sum to a Gamma(d, λ) time, at most TTL with probability
+/// G(d) = P(Poisson(λ·TTL) ≥ d); the last answer is d back with probability s(1−s)^(d−1),
+/// independently of the cache (an attempt's outcome does not depend on it):
+///
+/// ```text
+/// P(warm at k) = Σ_{d=1..k} s·(1−s)^(d−1)·G(d)      unwarmed = Σ_{k<len} (1 − P(warm at k))
+/// ```
+///
+/// and the expected cold starts are s·unwarmed (a request answered while unwarmed). Without
+/// expiry (G = 1) this is (1 − (1 − s)^len)/s, the first answer's index.
+fn unwarmed_requests(s: f64, len: f64, mu: f64) -> f64 {
+    if s <= 0.0 {
+        return len;
+    }
+    if !mu.is_finite() {
+        return (1.0 - (1.0 - s).powf(len)) / s;
+    }
+    // ln P(Poisson(mu) = m), its running tail G(d) = 1 − P(Poisson(mu) ≤ d − 1).
+    let ln_mu = mu.ln();
+    let mut ln_pmf = -mu;
+    let mut cdf = 0.0; // P(Poisson ≤ d − 1)
+    let mut warm = 0.0; // P(warm at k)
+    let mut back = s; // s(1−s)^(d−1)
+    let mut total = 0.0;
+    let mut k = 0.0;
+    while k < len {
+        // request k: warm with the terms d = 1..k summed so far
+        total += 1.0 - warm;
+        k += 1.0;
+        // add the term d = k for the next request
+        cdf += ln_pmf.exp();
+        ln_pmf += ln_mu - k.ln();
+        let g = (1.0 - cdf).max(0.0);
+        let term = back * g;
+        warm += term;
+        back *= 1.0 - s;
+        if term < 1e-17 && (g < 1e-17 || back < 1e-17) {
+            // no more terms: the rest of the session is unwarmed with the same probability
+            total += (len - k).max(0.0) * (1.0 - warm);
+            break;
+        }
+    }
+    total
 }
 
 /// The breaker's effect on the window, in closed form: an approximation, marked ≈ in the
@@ -478,11 +550,17 @@ pub fn evaluate(
 
     let allowed = policy::allowed_links(request, chain);
     // The hedge's second leg is the first fallback the cost cap allows: warm from the start.
+    // One cache per model: a link whose model is the primary's (or the second leg's) shares
+    // its warm cache.
+    let warm_ids: Vec<&str> = allowed
+        .iter()
+        .take(if pattern.is_hedged() { 2 } else { 1 })
+        .map(|&i| chain.links[i].id.as_str())
+        .collect();
     let allowed_links: Vec<WindowLink> = allowed
         .iter()
-        .enumerate()
-        .map(|(pos, &i)| WindowLink {
-            starts_warm: pos == 0 || (pos == 1 && pattern.is_hedged()),
+        .map(|&i| WindowLink {
+            starts_warm: warm_ids.contains(&chain.links[i].id.as_str()),
             ..links[i]
         })
         .collect();

@@ -427,8 +427,9 @@ pub enum CapCount {
 }
 
 /// The expected figures of a request tried on `links` (indices into `chain`, in order) under
-/// the chain's policy. `first_warm`: the first link is billed warm (the primary), the rest
-/// as a session's first failover there ([`unwarmed_state`]). `entry`: the attempts the request has already made and whether it is known bad.
+/// the chain's policy. `first_warm`: the first link's model is warm (the primary, wherever
+/// its model is listed), the rest billed as a session's first failover there
+/// ([`unwarmed_state`]). `entry`: the attempts the request has already made and whether it is known bad.
 /// `cap`: how cost-cap hits are counted.
 pub fn evaluate(
     request: &Request,
@@ -438,18 +439,40 @@ pub fn evaluate(
     entry: Entry,
     cap: CapCount,
 ) -> PolicyOutcome {
+    let warm: Vec<&str> = links
+        .first()
+        .filter(|_| first_warm)
+        .map(|&i| chain.links[i].id.as_str())
+        .into_iter()
+        .collect();
+    evaluate_warm(request, chain, links, &warm, entry, cap)
+}
+
+/// As [`evaluate`], with the models whose cache is warm given by id (`warm`): one cache per
+/// model, so every link of a warm model is billed warm, wherever it is listed; the others as
+/// a session's first failover there ([`unwarmed_state`]).
+pub fn evaluate_warm(
+    request: &Request,
+    chain: &Chain,
+    links: &[usize],
+    warm: &[&str],
+    entry: Entry,
+    cap: CapCount,
+) -> PolicyOutcome {
     let plans: Vec<LinkPlan> = links
         .iter()
-        .enumerate()
-        .map(|(pos, &index)| LinkPlan {
-            index,
-            state: if pos == 0 && first_warm {
-                warm_state(&chain.links[index])
-            } else {
-                unwarmed_state(&chain.links[index], chain.policy.warm_fallback)
-            },
-            dead: None,
-            single: false,
+        .map(|&index| {
+            let price = &chain.links[index];
+            LinkPlan {
+                index,
+                state: if warm.contains(&price.id.as_str()) {
+                    warm_state(price)
+                } else {
+                    unwarmed_state(price, chain.policy.warm_fallback)
+                },
+                dead: None,
+                single: false,
+            }
         })
         .collect();
     evaluate_plan(request, chain, &plans, entry, cap)

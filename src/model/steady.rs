@@ -93,7 +93,9 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
                 .tail
                 .iter()
                 .map(|&(entry, _)| {
-                    policy::evaluate(request, chain, &allowed[2..], false, entry, cap)
+                    // The legs' models are warm (one cache per model) wherever listed.
+                    let warm = [chain.links[0].id.as_str(), chain.links[p].id.as_str()];
+                    policy::evaluate_warm(request, chain, &allowed[2..], &warm, entry, cap)
                 })
                 .collect();
             let mut parts = vec![(1.0, &race.head)];
@@ -288,7 +290,11 @@ mod tests {
     fn warm_fallback_prices_the_steady_failover() {
         use crate::model::policy::WarmPolicy;
         let r = req(2000.0, 500.0, 15000.0, 1.0);
-        let mut c = chain(&[SOL, SONNET, "anthropic/claude-haiku-4-5"], &[0.01, 0.0, 0.0], 0.0);
+        let mut c = chain(
+            &[SOL, SONNET, "anthropic/claude-haiku-4-5"],
+            &[0.01, 0.0, 0.0],
+            0.0,
+        );
         c.steady.gray_fraction = 0.0;
         let cost = |c: &Chain, p| evaluate(&r, c, p).unwrap().cost * 1000.0;
         assert_close(cost(&c, Pattern::Sequential), 0.99 * 32.5 + 0.01 * 46.5);
@@ -304,6 +310,18 @@ mod tests {
         assert_close(cost(&c, Pattern::HedgedNoCancel), haiku_write);
         c.policy.warm_fallback = WarmPolicy::Never;
         assert_close(cost(&c, Pattern::HedgedNoCancel), haiku_cold);
+    }
+
+    /// Issue 10 item 5 in steady state: one cache per model. Sol → Sonnet → Sol with Sol and
+    /// Sonnet failing fast 50%: the third link is the primary's model, warm ($32.50 per 1k on
+    /// the 15,000-token prefix, not $60.00 cold), and Sonnet's failover writes ($46.50).
+    #[test]
+    fn the_primary_listed_again_is_warm() {
+        let r = req(2000.0, 500.0, 15000.0, 1.0);
+        let mut c = chain(&[SOL, SONNET, SOL], &[0.5, 0.5, 0.0], 0.0);
+        c.steady.gray_fraction = 0.0;
+        let cost = evaluate(&r, &c, Pattern::Sequential).unwrap().cost * 1000.0;
+        assert_close(cost, 0.5 * 32.5 + 0.25 * 46.5 + 0.25 * 32.5);
     }
 
     /// A primary that always fails fast, before the delay: the backup is sent at once, a plain

@@ -55,6 +55,9 @@ use super::{McOptions, ordered};
 #[derive(Debug, Clone)]
 struct Link {
     index: usize,
+    /// The session cache this link reads: one per model (the position of the first link with
+    /// its id).
+    slot: usize,
     dead: bool,
     starts_warm: bool,
     explicit: bool,
@@ -320,7 +323,7 @@ impl Window<'_> {
                 }
                 (self.dead_class, l.dead_cost, self.dead_s)
             } else {
-                let cache = &mut caches[f.session * nl + f.pos];
+                let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
                 match self.sim.draw(l.index, fail_prices, rng) {
                     Outcome::Ok(ln_l) => {
@@ -746,7 +749,16 @@ pub fn simulate(
         .enumerate()
         .map(|(pos, &i)| {
             let price = &chain.links[i];
-            let starts_warm = pos == 0 || (pos == 1 && pattern.is_hedged());
+            // One cache per model: the first link's model (and the second leg's) is warm
+            // wherever it is listed.
+            let starts_warm = price.id == chain.links[allowed[0]].id
+                || (pattern.is_hedged()
+                    && allowed.len() > 1
+                    && price.id == chain.links[allowed[1]].id);
+            let slot = allowed
+                .iter()
+                .position(|&j| chain.links[j].id == price.id)
+                .unwrap_or(pos);
             let dead_state = if starts_warm {
                 warm_state(price)
             } else {
@@ -761,6 +773,7 @@ pub fn simulate(
             };
             Link {
                 index: i,
+                slot,
                 dead: price.provider == primary.provider,
                 starts_warm,
                 explicit: price.caching == Caching::Explicit,

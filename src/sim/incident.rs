@@ -9,7 +9,8 @@
 //!
 //! - the primary, and in the hedged patterns the second link, are warm throughout (they have
 //!   been receiving every request), as in the analytic engine;
-//! - any other link is cold until it answers a request of the session; attempts made while
+//! - any other model is cold until it answers a request of the session (one cache per model:
+//!   a model listed twice shares it, and one listed as the primary's is warm); attempts made while
 //!   cold are billed in the first-request state (a cache write for `explicit` caching, plain
 //!   cold otherwise), and the success that warms it is counted as a cold start;
 //! - a warmed cache expires when the session's next request on that model comes more than the
@@ -49,6 +50,9 @@ struct Link {
     dead_lost: f64,
     /// TTL of a warmed cache, seconds (infinite without caching: nothing to expire).
     ttl_s: f64,
+    /// The session cache this link reads: one per model, the first link with its id (a model
+    /// listed twice shares its cache).
+    slot: usize,
 }
 
 /// Per-run totals, in the order of [`IncidentMc`]'s fields.
@@ -130,14 +134,14 @@ impl Window<'_> {
         run: &mut Run,
         rng: &mut SimRng,
     ) -> bool {
-        for (i, l) in self.links.iter().enumerate().skip(from) {
+        for l in self.links.iter().skip(from) {
             if l.dead {
                 run.window += l.dead_cost;
                 run.wasted += l.dead_cost;
                 run.wasted_attempts += 1.0;
                 continue;
             }
-            let warm = l.starts_warm || warm_at[i].is_some_and(|t0| t - t0 <= l.ttl_s);
+            let warm = l.starts_warm || warm_at[l.slot].is_some_and(|t0| t - t0 <= l.ttl_s);
             let a = self.draw(l, rng);
             if a == Attempt::Ok {
                 run.window += l.warm.success;
@@ -145,7 +149,7 @@ impl Window<'_> {
                     run.cold_start += l.first.success - l.warm.success;
                     run.cold_starts += 1.0;
                 }
-                warm_at[i] = Some(t);
+                warm_at[l.slot] = Some(t);
                 return true;
             }
             let c = if warm { &l.warm } else { &l.first }.failed(a);
@@ -290,7 +294,15 @@ pub fn simulate(
         .enumerate()
         .map(|(i, price)| {
             let dead = price.provider == primary.provider;
-            let starts_warm = i == 0 || (i == 1 && pattern.is_hedged());
+            // One cache per model: the primary's model (and the second leg's) is warm
+            // wherever it is listed.
+            let starts_warm =
+                price.id == primary.id || (pattern.is_hedged() && price.id == chain.links[1].id);
+            let slot = chain
+                .links
+                .iter()
+                .position(|p| p.id == price.id)
+                .unwrap_or(i);
             let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
             let trip = s.trip_rates.get(i).copied().unwrap_or(0.0);
             let dead_state = if starts_warm {
@@ -325,6 +337,7 @@ pub fn simulate(
                 } else {
                     price.cache_ttl_s
                 },
+                slot,
             }
         })
         .collect();

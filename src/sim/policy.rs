@@ -68,6 +68,10 @@ pub struct LinkDraw {
     sigma: f64,
     /// Prices warm (the primary, hedge legs).
     pub warm: Prices,
+    /// Whether this link's model is the primary's (its cache is warm in steady state).
+    primary_model: bool,
+    /// Whether this link's model is a hedge's second leg's (warm after the legs).
+    backup_model: bool,
     /// Prices of a session's first failover here (fallbacks in sequence: cold, or a cache
     /// write for an explicit fallback under `warm_fallback = "always"`).
     pub cold: Prices,
@@ -129,6 +133,7 @@ impl PolicySim {
             *c = acc;
         }
         cum[5] = f64::INFINITY;
+        let allowed = policy::allowed_links(request, chain);
         let links = (0..chain.links.len())
             .map(|i| {
                 let lat = chain.latency(i);
@@ -139,6 +144,10 @@ impl PolicySim {
                     trip_by_latency: s.trips_from_latency.get(i).copied().unwrap_or(false),
                     mu: lat.mu(),
                     sigma: lat.sigma(),
+                    primary_model: chain.links[i].id == chain.links[0].id,
+                    backup_model: allowed
+                        .get(1)
+                        .is_some_and(|&b| chain.links[i].id == chain.links[b].id),
                     warm: Prices::new(request, chain, i, warm_state(&chain.links[i])),
                     cold: Prices::new(
                         request,
@@ -152,7 +161,7 @@ impl PolicySim {
         PolicySim {
             links,
             policy: chain.policy.clone(),
-            allowed: policy::allowed_links(request, chain),
+            allowed,
             ln_t: t.ln(),
             timeout_s: t,
             fast_fail_s: s.fast_fail_s,
@@ -239,7 +248,12 @@ impl PolicySim {
                 out.cost_cap = true;
             }
             prev = Some(i);
-            let prices = if pos == 0 && first_warm {
+            // One cache per model: the primary's model is warm wherever it is listed, and
+            // after a hedge's legs the backup's too.
+            let warm = (pos == 0 && first_warm)
+                || self.links[i].primary_model
+                || (!first_warm && self.links[i].backup_model);
+            let prices = if warm {
                 &self.links[i].warm
             } else {
                 &self.links[i].cold
