@@ -12,12 +12,16 @@
 //! total    = window + cold + failback;   multiplier = total / normal
 //! ```
 //!
-//! In general a session's cache on a model is cold until that model first answers one of the
-//! session's requests. A request reaching link i succeeds there with probability s_i, so the
-//! expected number of sessions that pay a cold start on link i is Σ_sessions 1 − (1 − s_i)^len,
-//! and the expected number of requests that reach it while cold is
-//! r_i · Σ_sessions (1 − (1 − s_i)^len) / s_i. Failed attempts made while cold are billed in
-//! the cold (or write) state, as a success would have been.
+//! In general a session's cache on a model (one per model, however often it is listed) is
+//! cold until that model first answers one of the session's requests, and expires when the
+//! session's next request there comes more than its TTL after the last one it answered. A
+//! request succeeds on the model with probability s (summed over its links), so with
+//! U(len) the expected requests of a session made while the cache is not warm
+//! ([`unwarmed_requests`]; (1 − (1 − s)^len)/s without expiry), a session pays s·U(len) cold
+//! starts, and failed attempts made while cold are billed in the cold (or write) state, as a
+//! success would have been, U(len) times their per-request expectation. A dead fallback never
+//! warms: its gray attempts are billed in that state, their premium over warm a cold-start
+//! cost.
 //!
 //! Hedged patterns: both legs fire on every request (a delayed hedge sends the backup when the
 //! dead primary fails, or at `hedge_delay_s` if it still hangs then). The second leg has been

@@ -326,7 +326,7 @@ impl Window<'_> {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
                 match self.sim.draw(l.index, fail_prices, rng) {
-                    Outcome::Ok(ln_l) => {
+                    Outcome::Ok(_) => {
                         f.n += 1;
                         run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
@@ -340,7 +340,9 @@ impl Window<'_> {
                             cache.successes = 0;
                         }
                         cache.successes += 1;
-                        cache.last = t + ln_l.exp();
+                        // The TTL runs from the answering attempt's start, as in the
+                        // default-policy simulator (the latency is not part of the gap).
+                        cache.last = t;
                         run.base.wasted_attempts += f64::from(f.n) - 1.0;
                         run.dead_time += f.dead_s;
                         return;

@@ -14,10 +14,8 @@
 //!   cold are billed in the first-request state (a cache write for `explicit` caching, plain
 //!   cold otherwise), and the success that warms it is counted as a cold start;
 //! - a warmed cache expires when the session's next request on that model comes more than the
-//!   model's `cache_ttl_s` later (it is then cold again). The analytic engine assumes no expiry
-//!   inside a session (gaps between a session's requests are far below the TTL: at λ = 1 /s
-//!   and a 300 s TTL an expiry has probability e⁻³⁰⁰); at very low traffic the Monte Carlo
-//!   engine shows the extra cold starts and the two engines part.
+//!   model's `cache_ttl_s` after the last request it answered (it is then cold again), counted
+//!   between arrivals. The analytic engine has the same expiry in closed form (MODEL.md §6).
 //! - fail-back: every session last used the primary when the outage began and resumes on it
 //!   when it ends, a gap of D, so each session rewrites the primary's cache when D exceeds its
 //!   TTL (the analytic engine's rule; deterministic given D).
