@@ -17,7 +17,7 @@
 //! session's next request there comes more than its TTL after the last one it answered. A
 //! request succeeds on the model with probability s (summed over its links), so with
 //! U(len) the expected requests of a session made while the cache is not warm
-//! ([`unwarmed_requests`]; (1 − (1 − s)^len)/s without expiry), a session pays s·U(len) cold
+//! (MODEL.md §6; (1 − (1 − s)^len)/s without expiry), a session pays s·U(len) cold
 //! starts, and failed attempts made while cold are billed in the cold (or write) state, as a
 //! success would have been, U(len) times their per-request expectation. A dead fallback never
 //! warms: its gray attempts are billed in that state, their premium over warm a cold-start
