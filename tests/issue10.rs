@@ -290,11 +290,18 @@ fn the_cache_expires_between_a_sessions_requests() {
     let d = dir("expiry");
     std::fs::write(d.join("p.json"), LITELLM).unwrap();
     std::fs::write(d.join("s.toml"), EXPIRY).unwrap();
-    let out = json(&run_ok(&d, &["compare", "--scenario", "s.toml", "-f", "json"]));
+    let out = json(&run_ok(
+        &d,
+        &["compare", "--scenario", "s.toml", "-f", "json"],
+    ));
     let seq = incident_row(&out, "sequential");
     let writes = 108.0 * (1.0 + 7.0 * (-1.5f64).exp());
     let f = |k: &str| seq[k].as_f64().unwrap();
-    assert!((f("cold_starts") - writes).abs() < 1e-9, "{}", f("cold_starts"));
+    assert!(
+        (f("cold_starts") - writes).abs() < 1e-9,
+        "{}",
+        f("cold_starts")
+    );
     assert!((f("cold_start_usd") - writes * 0.05175).abs() < 1e-9);
     let window = 864.0 * (2000.0 * 3.0 + 15000.0 * 0.3 + 500.0 * 15.0) / 1e6;
     let failback = 108.0 * 15000.0 * (2.5 - 1.25) / 1e6;
@@ -318,4 +325,23 @@ fn cache_expiry_agrees_in_both_simulators() {
     let retry = |t: &str| t.replace("[[chain]]", "[policy]\nretries = 1\n[[chain]]");
     engines_agree("expiry-policy", &retry(EXPIRY), 10_000, 400);
     engines_agree("expiry-rare-policy", &retry(rare), 10_000, 200);
+}
+
+/// Item 4 in both simulators: Opus 5 → Sol (10% gray failures) → Haiku 4.5 in a 1000 s gray
+/// Anthropic outage; Haiku's gray attempts are cache writes under `always` (the default-policy
+/// simulator) and cold under `never` (the policy simulator).
+#[test]
+fn a_dead_explicit_fallback_agrees_in_both_simulators() {
+    let s = |policy: &str| {
+        format!(
+            "name = \"g\"\npricing = \"2026-07\"\n\
+             [request]\ninput_tokens = 0\noutput_tokens = 1200\nprefix_tokens = 60000\ncache_hit_rate = 0.9\n\
+             [steady]\nfailure_rates = [0.0, 0.1, 0.0]\n\
+             [[chain]]\nname = \"c\"\nmodels = [\"anthropic/claude-opus-5\", \"openai/gpt-6-sol\", \"anthropic/claude-haiku-4-5\"]\n\
+             policy = {{ {policy} }}\n\
+             [incident]\nduration = \"1000s\"\nrequests_per_second = 1.0\nsession_length = 20\nfailure = \"gray\"\n"
+        )
+    };
+    engines_agree("dead-always", &s(""), 20_000, 200);
+    engines_agree("dead-never", &s("warm_fallback = \"never\""), 20_000, 200);
 }

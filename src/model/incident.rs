@@ -225,10 +225,11 @@ fn in_sequence(
             .filter(|l| !(skip_dead && l.dead))
             .map(|l| LinkPlan {
                 index: l.index,
-                state: if l.starts_warm || (warm_billing && !l.dead) {
+                // A dead link that is not warm never answers: its gray attempts are billed in
+                // the state a success there would have had (MODEL.md §3), the premium over
+                // warm a cold-start cost, like a live link's first answer.
+                state: if l.starts_warm || warm_billing {
                     warm_state(l.price)
-                } else if l.dead {
-                    CacheState::Cold
                 } else {
                     policy::unwarmed_state(l.price, warm_policy)
                 },
@@ -1025,6 +1026,40 @@ mod tests {
             1.0 + 0.5 + 0.25,
             1e-12
         ));
+    }
+
+    /// Issue 10 item 4: a gray attempt on a dead explicit-cache fallback (Haiku 4.5, behind a
+    /// 10%-gray-failing Sol, in a 1000 s gray outage of Anthropic on Opus 5) is billed as a
+    /// success there would have been: a cache write, $0.078 (60,000 × $1.25 + 600 × $5, per
+    /// 1e6), not cold ($0.063). Its premium over warm ($0.0144) is a cold-start cost: 100
+    /// requests reach Haiku, so +$1.50 in total (133.80 → 135.30), and $6.36 more cold starts
+    /// on top of Sol's 50·(1 − 0.1²⁰)·$0.0972 = $4.86. Under `never` it is billed cold.
+    #[test]
+    fn a_gray_attempt_on_a_dead_explicit_fallback_is_a_write() {
+        use crate::model::policy::WarmPolicy;
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        c.links = vec![
+            july("anthropic/claude-opus-5"),
+            july("openai/gpt-6-sol"),
+            july("anthropic/claude-haiku-4-5"),
+        ];
+        c.steady.failure_rates = vec![0.0, 0.1, 0.0];
+        i.failure = FailureMode::Gray;
+        i.duration_s = 1000.0;
+        let (write, cold, warm) = (0.078, 0.063, 0.0144);
+        let sol = 50.0 * (1.0 - 0.1f64.powi(20)) * 0.0972;
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(
+            close(o.total, 133.8 + 100.0 * (write - cold), 1e-9),
+            "{}",
+            o.total
+        );
+        assert!(close(o.cold_start, sol + 100.0 * (write - warm), 1e-9));
+        assert!(close(o.wasted, 81.72 + 100.0 * (write - cold), 1e-9));
+        c.policy.warm_fallback = WarmPolicy::Never;
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(o.total, 133.8, 1e-9), "{}", o.total);
+        assert!(close(o.cold_start, sol + 100.0 * (cold - warm), 1e-9));
     }
 
     /// The cost cap in an incident: the complex tier at max_multiplier 1.5 skips Astra and

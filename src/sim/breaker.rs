@@ -71,6 +71,9 @@ struct Link {
     dead_cost: f64,
     /// USD of a cancelled dead take-first leg.
     dead_lost: f64,
+    /// USD of an attempt on the dead provider at the warm price (the rest of `dead_cost` is a
+    /// cold-start premium).
+    dead_warm: f64,
 }
 
 /// The breaker of the dead provider.
@@ -351,7 +354,12 @@ impl Window<'_> {
                 }
             };
             f.n += 1;
-            run.base.window += usd;
+            if l.dead {
+                run.base.window += l.dead_warm;
+                run.base.cold_start += usd - l.dead_warm;
+            } else {
+                run.base.window += usd;
+            }
             run.base.wasted += usd;
             f.dead_s += secs;
             match class {
@@ -761,16 +769,19 @@ pub fn simulate(
                 .iter()
                 .position(|&j| chain.links[j].id == price.id)
                 .unwrap_or(pos);
+            // A dead link not warm is billed as a success there would have been (a write for
+            // an explicit fallback warmed at once), its premium over warm a cold-start cost.
             let dead_state = if starts_warm {
                 warm_state(price)
             } else {
-                CacheState::Cold
+                policy::unwarmed_state(price, chain.policy.warm_fallback)
             };
-            let (dead_cost, dead_lost) = match incident.failure {
-                FailureMode::Fast => (0.0, 0.0),
+            let (dead_cost, dead_lost, dead_warm) = match incident.failure {
+                FailureMode::Fast => (0.0, 0.0, 0.0),
                 FailureMode::Gray => (
                     request.partial_cost(price, dead_state, s.gray_output_fraction),
                     request.partial_cost(price, dead_state, s.cancel_output_fraction),
+                    request.partial_cost(price, warm_state(price), s.gray_output_fraction),
                 ),
             };
             Link {
@@ -790,6 +801,7 @@ pub fn simulate(
                 write: Prices::new(request, chain, i, CacheState::Write),
                 dead_cost,
                 dead_lost,
+                dead_warm,
             }
         })
         .collect();

@@ -24,7 +24,7 @@
 //! (failed attempts at the price of the state they were made in); `cold_start` the premium of
 //! the successes that warmed a cold cache (first − warm).
 
-use crate::model::cost::{CacheState, Request, first_state, warm_state};
+use crate::model::cost::{Request, first_state, warm_state};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
 use super::rng::{SimRng, chunk_rng, uniform};
@@ -44,6 +44,8 @@ struct Link {
     first: Prices,
     /// USD of an attempt on the dead provider (0 for fast failures).
     dead_cost: f64,
+    /// The same attempt at the warm price (the rest of `dead_cost` is a cold-start premium).
+    dead_warm: f64,
     /// USD of the dead leg of a take-first hedge when the other leg answered (cancelled).
     dead_lost: f64,
     /// TTL of a warmed cache, seconds (infinite without caching: nothing to expire).
@@ -134,7 +136,8 @@ impl Window<'_> {
     ) -> bool {
         for l in self.links.iter().skip(from) {
             if l.dead {
-                run.window += l.dead_cost;
+                run.window += l.dead_warm;
+                run.cold_start += l.dead_cost - l.dead_warm;
                 run.wasted += l.dead_cost;
                 run.wasted_attempts += 1.0;
                 continue;
@@ -303,17 +306,19 @@ pub fn simulate(
                 .unwrap_or(i);
             let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
             let trip = s.trip_rates.get(i).copied().unwrap_or(0.0);
+            // A dead link not warm is billed as a success there would have been (a write for
+            // an explicit fallback: the default policy warms at once), its premium over warm a
+            // cold-start cost.
             let dead_state = if starts_warm {
                 warm_state(price)
             } else {
-                CacheState::Cold
+                first_state(price)
             };
-            let dead_cost = match incident.failure {
+            let gray = |state| match incident.failure {
                 FailureMode::Fast => 0.0,
-                FailureMode::Gray => {
-                    request.partial_cost(price, dead_state, s.gray_output_fraction)
-                }
+                FailureMode::Gray => request.partial_cost(price, state, s.gray_output_fraction),
             };
+            let (dead_cost, dead_warm) = (gray(dead_state), gray(warm_state(price)));
             let dead_lost = match incident.failure {
                 FailureMode::Fast => 0.0,
                 FailureMode::Gray => {
@@ -329,6 +334,7 @@ pub fn simulate(
                 warm: Prices::new(request, chain, i, warm_state(price)),
                 first: Prices::new(request, chain, i, first_state(price)),
                 dead_cost,
+                dead_warm,
                 dead_lost,
                 ttl_s: if price.caching == Caching::None {
                     f64::INFINITY
