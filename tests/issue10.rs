@@ -345,3 +345,71 @@ fn a_dead_explicit_fallback_agrees_in_both_simulators() {
     engines_agree("dead-always", &s(""), 20_000, 200);
     engines_agree("dead-never", &s("warm_fallback = \"never\""), 20_000, 200);
 }
+
+/// Item 9: the output says when latencies are the defaults. The three-down post's chains have
+/// no `[latency]` entries: with `--mc` (whose percentiles use them) the steady table says so,
+/// and with the hedge's rule (w = 1 as given: the primary answers first, it is not timed);
+/// JSON lists the models in `latency_defaults`. `scenarios/hedge-latency.toml` gives every
+/// model an entry: no note, no field.
+#[test]
+fn default_latencies_are_said() {
+    let root = common::root();
+    let out = run_ok(
+        &root,
+        &[
+            "compare",
+            "--scenario",
+            "scenarios/sept3.toml",
+            "--mc",
+            "2e4",
+            "--mc-runs",
+            "2",
+            "--seed",
+            "1",
+        ],
+    );
+    assert!(
+        out.contains("latencies are defaults (p50 2 s, p99 12 s; no [latency] entry) for claude-sonnet-5, gpt-6-sol: the Monte Carlo percentiles and a delayed hedge's timing use them; a hedge's winner is the primary with probability w = 1 (as given), not the faster leg"),
+        "{out}"
+    );
+    let j = json(&run_ok(
+        &root,
+        &[
+            "compare",
+            "--scenario",
+            "scenarios/sept3.toml",
+            "-f",
+            "json",
+        ],
+    ));
+    assert_eq!(
+        j["steady"][0]["latency_defaults"],
+        serde_json::json!(["anthropic/claude-sonnet-5", "openai/gpt-6-sol"])
+    );
+    let out = run_ok(
+        &root,
+        &[
+            "compare",
+            "--scenario",
+            "scenarios/hedge-latency.toml",
+            "--mc",
+            "2e4",
+            "--mc-runs",
+            "2",
+            "--seed",
+            "1",
+        ],
+    );
+    assert!(!out.contains("latencies are defaults"), "{out}");
+    let j = json(&run_ok(
+        &root,
+        &[
+            "compare",
+            "--scenario",
+            "scenarios/hedge-latency.toml",
+            "-f",
+            "json",
+        ],
+    ));
+    assert!(j["steady"][0].get("latency_defaults").is_none());
+}

@@ -270,6 +270,25 @@ impl Chain {
             && self.steady.error_mix.is_none()
     }
 
+    /// The ids of the chain's models timed with the default latency model (no
+    /// `[latency."provider/model"]` entry: p50 2 s, p99 12 s), in chain order, each once.
+    ///
+    /// The one assumption both engines make about them: the defaults time whatever needs a
+    /// time (the Monte Carlo's latency percentiles, a delayed hedge's wait and race, MODEL.md
+    /// §7), while a simultaneous hedge's winner, unless both legs have entries, is the primary
+    /// with probability w as given (1 by default: the primary answers first, MODEL.md §4), the
+    /// answer then arriving at the winner's own latency: the default timing never decides who
+    /// wins a race w decides.
+    pub fn latency_defaults(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for (i, l) in self.links.iter().enumerate() {
+            if !self.latency(i).given && !out.contains(&l.id.as_str()) {
+                out.push(&l.id);
+            }
+        }
+        out
+    }
+
     /// The latency model of link `i`: as resolved, or the defaults.
     pub fn latency(&self, i: usize) -> Latency {
         self.latency.get(i).copied().unwrap_or_default()
