@@ -1062,6 +1062,33 @@ mod tests {
         assert!(close(o.cold_start, sol + 100.0 * (cold - warm), 1e-9));
     }
 
+    /// The unwarmed requests of a session with expiry, by hand: s = 0.5, three requests,
+    /// λ·TTL = 1, so G(1) = 1 − e⁻¹ and G(2) = 1 − 2e⁻¹; request 0 is cold, request 1 warm
+    /// with s·G(1), request 2 with s·G(1) + s(1 − s)·G(2). Without expiry: (1 − 0.5³)/0.5.
+    #[test]
+    fn unwarmed_requests_by_hand() {
+        let e = (-1.0f64).exp();
+        let (g1, g2) = (1.0 - e, 1.0 - 2.0 * e);
+        let want = 1.0 + (1.0 - 0.5 * g1) + (1.0 - 0.5 * g1 - 0.25 * g2);
+        assert!(close(unwarmed_requests(0.5, 3.0, 1.0), want, 1e-12));
+        assert!(close(
+            unwarmed_requests(0.5, 3.0, f64::INFINITY),
+            1.75,
+            1e-12
+        ));
+        assert!(close(unwarmed_requests(0.0, 3.0, 1.0), 3.0, 1e-12));
+        // a huge λ·TTL: no expiry in practice, and no underflow trouble
+        assert!(close(unwarmed_requests(0.5, 3.0, 1e6), 1.75, 1e-12));
+        // a long session: the tail is summed in closed form once the terms vanish
+        let long = unwarmed_requests(0.9, 1e6, 2.0);
+        let short = unwarmed_requests(0.9, 1e3, 2.0);
+        assert!(close(
+            (long - short) / (1e6 - 1e3),
+            (short - unwarmed_requests(0.9, 999.0, 2.0)),
+            1e-9
+        ));
+    }
+
     /// The cost cap in an incident: the complex tier at max_multiplier 1.5 skips Astra and
     /// fails over to Sol.
     #[test]
