@@ -1084,7 +1084,7 @@ mod tests {
         let short = unwarmed_requests(0.9, 1e3, 2.0);
         assert!(close(
             (long - short) / (1e6 - 1e3),
-            (short - unwarmed_requests(0.9, 999.0, 2.0)),
+            short - unwarmed_requests(0.9, 999.0, 2.0),
             1e-9
         ));
     }
