@@ -53,6 +53,11 @@ pub struct SteadyRow {
     pub call_cap_hits_per_1k: f64,
     /// Requests per 1,000 that reached a fallback the cost cap (`max_multiplier`) skipped.
     pub cost_cap_hits_per_1k: f64,
+    /// The chain's models timed with the default latency model (p50 2 s, p99 12 s: no
+    /// `[latency]` entry; [`crate::model::Chain::latency_defaults`]); absent when every model
+    /// has an entry, and on blended rows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub latency_defaults: Vec<String>,
     /// The Monte Carlo figures, with `--mc`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<SteadyMc>,
@@ -419,6 +424,7 @@ fn blend(
                 answered_by: answered,
                 call_cap_hits_per_1k: clean(sum(&|r| r.call_cap_hits_per_1k)),
                 cost_cap_hits_per_1k: clean(sum(&|r| r.cost_cap_hits_per_1k)),
+                latency_defaults: Vec::new(),
                 mc: None,
             };
             steady_rows.push(row);
@@ -503,6 +509,11 @@ impl Report {
                             .collect(),
                         call_cap_hits_per_1k: clean(d.call_cap_hits * 1000.0),
                         cost_cap_hits_per_1k: clean(d.cost_cap_hits * 1000.0),
+                        latency_defaults: chain
+                            .latency_defaults()
+                            .into_iter()
+                            .map(String::from)
+                            .collect(),
                         mc: None,
                     });
                 }
@@ -630,7 +641,7 @@ impl Report {
         let mut steady_sims: Vec<Vec<SteadySim>> = Vec::new();
         let mut incident_sims: Vec<Vec<IncidentSim>> = Vec::new();
         for (ci_, chain) in scenario.chains.iter().enumerate() {
-            steady_sims.push(if sim::policy::is_default(chain) {
+            steady_sims.push(if chain.has_default_policy() {
                 sim::steady::simulate(req, chain, ci_ as u64, opts, tick)
                     .into_iter()
                     .map(SteadySim::Plain)
@@ -652,7 +663,7 @@ impl Report {
                 for pattern in Pattern::ALL {
                     let ticks = &mut |k| tick(k * n);
                     let i_ = ci_ as u64;
-                    let simulated = if sim::policy::is_default(chain) {
+                    let simulated = if chain.has_default_policy() {
                         sim::incident::simulate(req, chain, &incident, pattern, i_, opts, ticks)
                             .map(IncidentSim::Plain)
                     } else {

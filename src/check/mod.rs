@@ -4,7 +4,7 @@
 //!
 //! The price compared is the **like-for-like price per request**: the same request priced for
 //! the primary and for the fallback in the warm cache state, with the same token counts
-//! (MODEL.md §3, `Request::success_cost(price, CacheState::Warm)`), shown in USD per 1,000
+//! (MODEL.md §3, [`Request::like_for_like`], shared with the cost cap), shown in USD per 1,000
 //! requests. The request is the scenario's `[request]`, or the `--profile` for gateway configs.
 //!
 //! A link is *above* the limit when `fallback > max_ratio × primary × (1 + REL_TOL)` ([`above`]):
@@ -28,25 +28,25 @@ use serde::Serialize;
 
 use crate::error::{ExitStatus, InputError, InputErrorKind, Location};
 use crate::input::gateway::{Config, Endpoint, Group, Notice};
-use crate::model::{CacheState, Caching, ModelPrice, PriceTable, Request};
+use crate::model::{Caching, ModelPrice, PriceTable, Request};
 
 /// Relative tolerance of the ratio comparison: a fallback must cost more than
 /// `max_ratio × primary × (1 + 1e-12)` to be above the limit. The rounding error of the products
 /// and the division is about 1e-16 relative, thousands of times smaller, so an exact decimal 2x
 /// passes at 2; a limit 1e-10 below the ratio (`--max-ratio 1.9999999999`) is far larger, so the
 /// link fails it.
-pub const REL_TOL: f64 = 1e-12;
+pub const REL_TOL: f64 = crate::model::cost::PRICE_RATIO_REL_TOL;
 
 /// Whether a fallback costing `fallback` is above `max_ratio` times a primary costing `primary`
 /// (any consistent unit, e.g. USD per 1,000 requests). Exactly at the ratio is not above. A free
 /// primary makes any paid fallback above; two free models are not.
 pub fn above(fallback: f64, primary: f64, max_ratio: f64) -> bool {
-    fallback > max_ratio * primary * (1.0 + REL_TOL)
+    crate::model::cost::above_ratio(fallback, primary, max_ratio)
 }
 
 /// The like-for-like price of `request` on `price`, in USD per 1,000 requests (warm cache).
 pub fn per_1k(request: &Request, price: &ModelPrice) -> f64 {
-    1000.0 * request.success_cost(price, CacheState::Warm)
+    1000.0 * request.like_for_like(price)
 }
 
 /// What `fallcost check` is asked to do.

@@ -435,10 +435,13 @@ fn resolve(
     };
 
     // [latency]
+    // Keyed by the resolved id, exactly as chain models are resolved (a LiteLLM table takes
+    // `openai/gpt-4o-mini` for its `gpt-4o-mini`), with the key as written for errors.
     let mut latency = BTreeMap::new();
+    let mut latency_keys: BTreeMap<String, &str> = BTreeMap::new();
     for (id, spec) in &file.latency {
         let at = |f: &str| vec![key("latency"), key(id), key(f)];
-        if prices.get(id).is_none() {
+        let Some(resolved) = prices.get(id).map(|p| p.id.clone()) else {
             let hint = suggest::nearest(id, prices.models.keys().map(String::as_str))
                 .map(|n| format!(" (did you mean `{n}`?)"))
                 .unwrap_or_default();
@@ -448,6 +451,14 @@ fn resolve(
                 format!(
                     "unknown model `{id}`{hint}: price table {} has no price for it",
                     prices.name
+                ),
+            ));
+        };
+        if let Some(first) = latency_keys.insert(resolved.clone(), id) {
+            return Err(invalid(
+                &[key("latency"), key(id)],
+                format!(
+                    "`{id}` and `{first}` name the same model `{resolved}`; give it one [latency] entry"
                 ),
             ));
         }
@@ -470,7 +481,7 @@ fn resolve(
             ));
         }
         latency.insert(
-            id.clone(),
+            resolved,
             Latency {
                 p50_s: spec.p50_s,
                 p99_s: spec.p99_s,
@@ -550,6 +561,20 @@ fn resolve(
             latency,
             traffic_share: spec.traffic_share,
         });
+    }
+    // A latency entry for a model no chain uses applies to nothing: a typo or a stale entry.
+    for (resolved, written) in &latency_keys {
+        if !chains
+            .iter()
+            .any(|c| c.links.iter().any(|l| &l.id == resolved))
+        {
+            return Err(invalid(
+                &[key("latency"), key(written)],
+                format!(
+                    "`{written}` is no chain's model: [latency] entries apply to the models listed in a [[chain]]'s `models` (remove it, or add the model to a chain)"
+                ),
+            ));
+        }
     }
     // Traffic shares split the traffic across all the chains, or none.
     let shared = file

@@ -59,6 +59,21 @@ pub fn warm_state(price: &ModelPrice) -> CacheState {
     }
 }
 
+/// Relative tolerance of every like-for-like price comparison (the cost cap `max_multiplier`
+/// and `fallcost check --max-ratio`): a fallback must cost more than
+/// `ratio × primary × (1 + 1e-12)` to be above the ratio. The rounding error of the products is
+/// about 1e-16 relative, thousands of times smaller, so an exact decimal 2x is at 2, not above;
+/// a ratio 1e-10 off is far larger and counts.
+pub const PRICE_RATIO_REL_TOL: f64 = 1e-12;
+
+/// Whether a fallback costing `fallback` is above `ratio` times a primary costing `primary`
+/// (like-for-like prices in any one unit, e.g. USD per request). Exactly at the ratio is not
+/// above; a free primary makes any paid fallback above, two free models are not. The one
+/// comparison of the cost cap ([`super::policy::allowed_links`]) and `fallcost check`.
+pub fn above_ratio(fallback: f64, primary: f64, ratio: f64) -> bool {
+    fallback > ratio * primary * (1.0 + PRICE_RATIO_REL_TOL)
+}
+
 impl Request {
     /// USD of the input side (prefix and fresh input) in `state`.
     pub fn input_cost(&self, price: &ModelPrice, state: CacheState) -> f64 {
@@ -94,6 +109,12 @@ impl Request {
     /// USD of one successful attempt in `state` (MODEL.md §3).
     pub fn success_cost(&self, price: &ModelPrice, state: CacheState) -> f64 {
         self.input_cost(price, state) + self.output_cost(price)
+    }
+
+    /// The like-for-like price of this request on `price`, USD: a success in the warm cache
+    /// state (MODEL.md §3), the price the cost cap and `fallcost check` compare.
+    pub fn like_for_like(&self, price: &ModelPrice) -> f64 {
+        self.success_cost(price, warm_state(price))
     }
 
     /// USD of an attempt billed for its input side and `output_fraction` of its output: a gray

@@ -12,12 +12,16 @@
 //! total    = window + cold + failback;   multiplier = total / normal
 //! ```
 //!
-//! In general a session's cache on a model is cold until that model first answers one of the
-//! session's requests. A request reaching link i succeeds there with probability s_i, so the
-//! expected number of sessions that pay a cold start on link i is Σ_sessions 1 − (1 − s_i)^len,
-//! and the expected number of requests that reach it while cold is
-//! r_i · Σ_sessions (1 − (1 − s_i)^len) / s_i. Failed attempts made while cold are billed in
-//! the cold (or write) state, as a success would have been.
+//! In general a session's cache on a model (one per model, however often it is listed) is
+//! cold until that model first answers one of the session's requests, and expires when the
+//! session's next request there comes more than its TTL after the last one it answered. A
+//! request succeeds on the model with probability s (summed over its links), so with
+//! U(len) the expected requests of a session made while the cache is not warm
+//! (MODEL.md §6; (1 − (1 − s)^len)/s without expiry), a session pays s·U(len) cold
+//! starts, and failed attempts made while cold are billed in the cold (or write) state, as a
+//! success would have been, U(len) times their per-request expectation. A dead fallback never
+//! warms: its gray attempts are billed in that state, their premium over warm a cold-start
+//! cost.
 //!
 //! Hedged patterns: both legs fire on every request (a delayed hedge sends the backup when the
 //! dead primary fails, or at `hedge_delay_s` if it still hangs then). The second leg has been
@@ -139,16 +143,6 @@ fn dead_cost(
     }
 }
 
-/// The billing state of a live fallback's requests before its cache is warm in a session,
-/// under the warm policy: a write for an `explicit` fallback warmed at once, cold otherwise.
-fn unwarmed_state(price: &ModelPrice, warm: WarmPolicy) -> CacheState {
-    match (price.caching, warm) {
-        (Caching::Explicit, WarmPolicy::Always) => CacheState::Write,
-        (Caching::Explicit, _) => CacheState::Cold,
-        _ => first_state(price),
-    }
-}
-
 /// P(Bin(k, s) ≤ n) for k = 0, 1, … summed over k < len: the expected number of a session's
 /// requests made before its (n+1)-th success on a link that answers with probability s.
 fn requests_before_success(s: f64, n: u32, len: f64) -> f64 {
@@ -231,12 +225,13 @@ fn in_sequence(
             .filter(|l| !(skip_dead && l.dead))
             .map(|l| LinkPlan {
                 index: l.index,
-                state: if l.starts_warm || (warm_billing && !l.dead) {
+                // A dead link that is not warm never answers: its gray attempts are billed in
+                // the state a success there would have had (MODEL.md §3), the premium over
+                // warm a cold-start cost, like a live link's first answer.
+                state: if l.starts_warm || warm_billing {
                     warm_state(l.price)
-                } else if l.dead {
-                    CacheState::Cold
                 } else {
-                    unwarmed_state(l.price, warm_policy)
+                    policy::unwarmed_state(l.price, warm_policy)
                 },
                 dead: l.dead.then_some(incident.failure),
                 single: once && l.dead,
@@ -328,21 +323,41 @@ fn in_sequence(
         t.wasted_attempts += extra;
         t.dead_time += extra * (d + chain.policy.backoff.mean_delay_s(0));
     }
-    for l in links.iter().filter(|l| !l.dead && !l.starts_warm) {
+    // One cache per model (a model listed twice shares it): per model, the share of the
+    // window's requests it answers (at any of its positions) and the extra cost of the failed
+    // attempts made on it while unwarmed, per request.
+    let mut models: Vec<(&ModelPrice, f64, f64)> = Vec::new();
+    for l in links.iter().filter(|l| !l.starts_warm) {
         let i = l.index;
-        let s = dw.answered_by[i];
         let extra_fail = df.failed_cost[i] - dw.failed_cost[i];
+        if l.dead {
+            // Never answers: every attempt on it is unwarmed; the premium of its gray attempts
+            // over warm (a write for an explicit fallback warmed at once) is a cold-start cost.
+            t.cold_start += n * extra_fail;
+            t.wasted += n * extra_fail;
+            continue;
+        }
+        match models.iter_mut().find(|(p, _, _)| p.id == l.price.id) {
+            Some((_, s, e)) => {
+                *s += dw.answered_by[i];
+                *e += extra_fail;
+            }
+            None => models.push((l.price, dw.answered_by[i], extra_fail)),
+        }
+    }
+    let lambda = incident.requests_per_second;
+    for (price, s, extra_fail) in models {
         let cold = |len: f64| 1.0 - (1.0 - s).powf(len);
-        match (l.price.caching, warm_policy) {
+        match (price.caching, warm_policy) {
             (Caching::Explicit, WarmPolicy::Never) => {
-                t.cold_start += n * s * request.premium_over_warm(l.price, CacheState::Cold);
+                t.cold_start += n * s * request.premium_over_warm(price, CacheState::Cold);
                 t.cold_starts += sessions.sum(cold);
                 t.window += n * extra_fail;
                 t.wasted += n * extra_fail;
             }
             (Caching::Explicit, WarmPolicy::After(k)) => {
-                let cold_premium = request.premium_over_warm(l.price, CacheState::Cold);
-                let write_premium = request.premium_over_warm(l.price, CacheState::Write);
+                let cold_premium = request.premium_over_warm(price, CacheState::Cold);
+                let write_premium = request.premium_over_warm(price, CacheState::Write);
                 t.cold_start += sessions.sum(|len| {
                     let (e_min, p_write) = after_n_moments(s, k, len);
                     e_min * cold_premium + p_write * write_premium
@@ -353,21 +368,73 @@ fn in_sequence(
                 t.wasted += unwarmed * extra_fail;
             }
             _ => {
-                let cold_starts = sessions.sum(cold);
-                let unwarmed = if s > 0.0 {
-                    sessions.sum(|len| cold(len) / s)
+                // The cache expires when the gap to the session's last answer there exceeds
+                // the TTL ([`unwarmed_requests`]).
+                let ttl = if price.caching == Caching::None {
+                    f64::INFINITY
                 } else {
-                    n
+                    price.cache_ttl_s
                 };
+                let unwarmed = sessions.sum(|len| unwarmed_requests(s, len, lambda * ttl));
                 t.window += unwarmed * extra_fail;
                 t.wasted += unwarmed * extra_fail;
-                t.cold_start +=
-                    cold_starts * request.premium_over_warm(l.price, first_state(l.price));
+                let cold_starts = s * unwarmed;
+                t.cold_start += cold_starts * request.premium_over_warm(price, first_state(price));
                 t.cold_starts += cold_starts;
             }
         }
     }
     t
+}
+
+/// The expected number of a session's `len` requests made while its cache on a model is not
+/// warm (MODEL.md §6), for a model that answers a request with probability s, whose cache
+/// expires TTL seconds after its last answer, at `mu` = λ·TTL (the expected arrivals in one
+/// TTL; infinite without expiry): request k is warm when the session's last answer there, d requests
+/// earlier, was at most TTL ago. The session's requests are consecutive arrivals of a Poisson
+/// process at λ, so d gaps sum to a Gamma(d, λ) time, at most TTL with probability
+/// G(d) = P(Poisson(λ·TTL) ≥ d); the last answer is d back with probability s(1−s)^(d−1),
+/// independently of the cache (an attempt's outcome does not depend on it):
+///
+/// ```text
+/// P(warm at k) = Σ_{d=1..k} s·(1−s)^(d−1)·G(d)      unwarmed = Σ_{k<len} (1 − P(warm at k))
+/// ```
+///
+/// and the expected cold starts are s·unwarmed (a request answered while unwarmed). Without
+/// expiry (G = 1) this is (1 − (1 − s)^len)/s, the first answer's index.
+fn unwarmed_requests(s: f64, len: f64, mu: f64) -> f64 {
+    if s <= 0.0 {
+        return len;
+    }
+    if !mu.is_finite() {
+        return (1.0 - (1.0 - s).powf(len)) / s;
+    }
+    // ln P(Poisson(mu) = m), its running tail G(d) = 1 − P(Poisson(mu) ≤ d − 1).
+    let ln_mu = mu.ln();
+    let mut ln_pmf = -mu;
+    let mut cdf = 0.0; // P(Poisson ≤ d − 1)
+    let mut warm = 0.0; // P(warm at k)
+    let mut back = s; // s(1−s)^(d−1)
+    let mut total = 0.0;
+    let mut k = 0.0;
+    while k < len {
+        // request k: warm with the terms d = 1..k summed so far
+        total += 1.0 - warm;
+        k += 1.0;
+        // add the term d = k for the next request
+        cdf += ln_pmf.exp();
+        ln_pmf += ln_mu - k.ln();
+        let g = (1.0 - cdf).max(0.0);
+        let term = back * g;
+        warm += term;
+        back *= 1.0 - s;
+        if term < 1e-17 && (g < 1e-17 || back < 1e-17) {
+            // no more terms: the rest of the session is unwarmed with the same probability
+            total += (len - k).max(0.0) * (1.0 - warm);
+            break;
+        }
+    }
+    total
 }
 
 /// The breaker's effect on the window, in closed form: an approximation, marked ≈ in the
@@ -488,11 +555,17 @@ pub fn evaluate(
 
     let allowed = policy::allowed_links(request, chain);
     // The hedge's second leg is the first fallback the cost cap allows: warm from the start.
+    // One cache per model: a link whose model is the primary's (or the second leg's) shares
+    // its warm cache.
+    let warm_ids: Vec<&str> = allowed
+        .iter()
+        .take(if pattern.is_hedged() { 2 } else { 1 })
+        .map(|&i| chain.links[i].id.as_str())
+        .collect();
     let allowed_links: Vec<WindowLink> = allowed
         .iter()
-        .enumerate()
-        .map(|(pos, &i)| WindowLink {
-            starts_warm: pos == 0 || (pos == 1 && pattern.is_hedged()),
+        .map(|&i| WindowLink {
+            starts_warm: warm_ids.contains(&chain.links[i].id.as_str()),
             ..links[i]
         })
         .collect();
@@ -952,6 +1025,67 @@ mod tests {
             requests_before_success(0.5, 0, 3.0),
             1.0 + 0.5 + 0.25,
             1e-12
+        ));
+    }
+
+    /// Issue 10 item 4: a gray attempt on a dead explicit-cache fallback (Haiku 4.5, behind a
+    /// 10%-gray-failing Sol, in a 1000 s gray outage of Anthropic on Opus 5) is billed as a
+    /// success there would have been: a cache write, $0.078 (60,000 × $1.25 + 600 × $5, per
+    /// 1e6), not cold ($0.063). Its premium over warm ($0.0144) is a cold-start cost: 100
+    /// requests reach Haiku, so +$1.50 in total (133.80 → 135.30), and $6.36 more cold starts
+    /// on top of Sol's 50·(1 − 0.1²⁰)·$0.0972 = $4.86. Under `never` it is billed cold.
+    #[test]
+    fn a_gray_attempt_on_a_dead_explicit_fallback_is_a_write() {
+        use crate::model::policy::WarmPolicy;
+        let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
+        c.links = vec![
+            july("anthropic/claude-opus-5"),
+            july("openai/gpt-6-sol"),
+            july("anthropic/claude-haiku-4-5"),
+        ];
+        c.steady.failure_rates = vec![0.0, 0.1, 0.0];
+        i.failure = FailureMode::Gray;
+        i.duration_s = 1000.0;
+        let (write, cold, warm) = (0.078, 0.063, 0.0144);
+        let sol = 50.0 * (1.0 - 0.1f64.powi(20)) * 0.0972;
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(
+            close(o.total, 133.8 + 100.0 * (write - cold), 1e-9),
+            "{}",
+            o.total
+        );
+        assert!(close(o.cold_start, sol + 100.0 * (write - warm), 1e-9));
+        assert!(close(o.wasted, 81.72 + 100.0 * (write - cold), 1e-9));
+        c.policy.warm_fallback = WarmPolicy::Never;
+        let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
+        assert!(close(o.total, 133.8, 1e-9), "{}", o.total);
+        assert!(close(o.cold_start, sol + 100.0 * (cold - warm), 1e-9));
+    }
+
+    /// The unwarmed requests of a session with expiry, by hand: s = 0.5, three requests,
+    /// λ·TTL = 1, so G(1) = 1 − e⁻¹ and G(2) = 1 − 2e⁻¹; request 0 is cold, request 1 warm
+    /// with s·G(1), request 2 with s·G(1) + s(1 − s)·G(2). Without expiry: (1 − 0.5³)/0.5.
+    #[test]
+    fn unwarmed_requests_by_hand() {
+        let e = (-1.0f64).exp();
+        let (g1, g2) = (1.0 - e, 1.0 - 2.0 * e);
+        let want = 1.0 + (1.0 - 0.5 * g1) + (1.0 - 0.5 * g1 - 0.25 * g2);
+        assert!(close(unwarmed_requests(0.5, 3.0, 1.0), want, 1e-12));
+        assert!(close(
+            unwarmed_requests(0.5, 3.0, f64::INFINITY),
+            1.75,
+            1e-12
+        ));
+        assert!(close(unwarmed_requests(0.0, 3.0, 1.0), 3.0, 1e-12));
+        // a huge λ·TTL: no expiry in practice, and no underflow trouble
+        assert!(close(unwarmed_requests(0.5, 3.0, 1e6), 1.75, 1e-12));
+        // a long session: the tail is summed in closed form once the terms vanish
+        let long = unwarmed_requests(0.9, 1e6, 2.0);
+        let short = unwarmed_requests(0.9, 1e3, 2.0);
+        assert!(close(
+            (long - short) / (1e6 - 1e3),
+            short - unwarmed_requests(0.9, 999.0, 2.0),
+            1e-9
         ));
     }
 

@@ -172,6 +172,19 @@ pub struct Policy {
     pub hedge_delay_s: Option<f64>,
 }
 
+impl Policy {
+    /// Whether `failover_on` holds exactly the default classes ([`policy::ErrorClass::PROVIDER`]),
+    /// in any order, repeats ignored: `failover_on` is a set.
+    pub fn fails_over_by_default(&self) -> bool {
+        let mut on = self.failover_on.clone();
+        on.sort();
+        on.dedup();
+        let mut want = policy::ErrorClass::PROVIDER.to_vec();
+        want.sort();
+        on == want
+    }
+}
+
 /// The default client timeout, seconds (the three-down post's client).
 pub const DEFAULT_TIMEOUT_S: f64 = 30.0;
 
@@ -240,6 +253,42 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// Whether the chain runs under the default policy (no retries, the provider-side classes
+    /// fail over in any order, no call or cost cap, no error mix, explicit fallbacks warmed at
+    /// once, no breaker, no hedge delay). The one notion of "default policy": it chooses the
+    /// Monte Carlo engine (the default-policy fast paths, else the policy simulators) and
+    /// whether the report has a "Retries, caps and attribution" table.
+    pub fn has_default_policy(&self) -> bool {
+        let p = &self.policy;
+        p.retries == 0
+            && p.fails_over_by_default()
+            && p.max_attempts.is_none()
+            && p.max_multiplier.is_none()
+            && p.warm_fallback == policy::WarmPolicy::Always
+            && p.breaker.is_none()
+            && p.hedge_delay_s.is_none()
+            && self.steady.error_mix.is_none()
+    }
+
+    /// The ids of the chain's models timed with the default latency model (no
+    /// `[latency."provider/model"]` entry: p50 2 s, p99 12 s), in chain order, each once.
+    ///
+    /// The one assumption both engines make about them: the defaults time whatever needs a
+    /// time (the Monte Carlo's latency percentiles, a delayed hedge's wait and race, MODEL.md
+    /// §7), while a simultaneous hedge's winner, unless both legs have entries, is the primary
+    /// with probability w as given (1 by default: the primary answers first, MODEL.md §4), the
+    /// answer then arriving at the winner's own latency: the default timing never decides who
+    /// wins a race w decides.
+    pub fn latency_defaults(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for (i, l) in self.links.iter().enumerate() {
+            if !self.latency(i).given && !out.contains(&l.id.as_str()) {
+                out.push(&l.id);
+            }
+        }
+        out
+    }
+
     /// The latency model of link `i`: as resolved, or the defaults.
     pub fn latency(&self, i: usize) -> Latency {
         self.latency.get(i).copied().unwrap_or_default()

@@ -290,18 +290,30 @@ pub struct LinkPlan {
     pub single: bool,
 }
 
+/// The billing state of a fallback's request before the session has warmed its cache there,
+/// under the warm policy (MODEL.md §4, §5): a write for an `explicit` fallback warmed at once
+/// (`always`), cold for `never` and `after = N` (the session's first failovers are cold), and
+/// the first-request state otherwise (cold: automatic caching has no write). In steady state
+/// failovers are rare, so a failover is the first of its session and is billed so; in an
+/// incident, until the link's first success in the session.
+pub fn unwarmed_state(price: &super::ModelPrice, warm: WarmPolicy) -> CacheState {
+    match (price.caching, warm) {
+        (super::Caching::Explicit, WarmPolicy::Always) => CacheState::Write,
+        (super::Caching::Explicit, _) => CacheState::Cold,
+        _ => super::cost::first_state(price),
+    }
+}
+
 /// The links of `chain` a request may use under the cost cap: index, in order. A fallback whose
 /// like-for-like price (the same request, warm, like the primary) is above
 /// `max_multiplier` × the primary's is skipped (the three-down post's cost cap).
 pub fn allowed_links(request: &Request, chain: &Chain) -> Vec<usize> {
-    let primary = &chain.links[0];
-    let base = request.success_cost(primary, warm_state(primary));
+    let base = request.like_for_like(&chain.links[0]);
     (0..chain.links.len())
         .filter(|&i| {
             i == 0
                 || chain.policy.max_multiplier.is_none_or(|m| {
-                    let p = &chain.links[i];
-                    request.success_cost(p, warm_state(p)) <= m * base * (1.0 + 1e-9)
+                    !super::cost::above_ratio(request.like_for_like(&chain.links[i]), base, m)
                 })
         })
         .collect()
@@ -415,8 +427,9 @@ pub enum CapCount {
 }
 
 /// The expected figures of a request tried on `links` (indices into `chain`, in order) under
-/// the chain's policy. `first_warm`: the first link is billed warm (the primary), the rest
-/// cold. `entry`: the attempts the request has already made and whether it is known bad.
+/// the chain's policy. `first_warm`: the first link's model is warm (the primary, wherever
+/// its model is listed), the rest billed as a session's first failover there
+/// ([`unwarmed_state`]). `entry`: the attempts the request has already made and whether it is known bad.
 /// `cap`: how cost-cap hits are counted.
 pub fn evaluate(
     request: &Request,
@@ -426,18 +439,40 @@ pub fn evaluate(
     entry: Entry,
     cap: CapCount,
 ) -> PolicyOutcome {
+    let warm: Vec<&str> = links
+        .first()
+        .filter(|_| first_warm)
+        .map(|&i| chain.links[i].id.as_str())
+        .into_iter()
+        .collect();
+    evaluate_warm(request, chain, links, &warm, entry, cap)
+}
+
+/// As [`evaluate`], with the models whose cache is warm given by id (`warm`): one cache per
+/// model, so every link of a warm model is billed warm, wherever it is listed; the others as
+/// a session's first failover there ([`unwarmed_state`]).
+pub fn evaluate_warm(
+    request: &Request,
+    chain: &Chain,
+    links: &[usize],
+    warm: &[&str],
+    entry: Entry,
+    cap: CapCount,
+) -> PolicyOutcome {
     let plans: Vec<LinkPlan> = links
         .iter()
-        .enumerate()
-        .map(|(pos, &index)| LinkPlan {
-            index,
-            state: if pos == 0 && first_warm {
-                warm_state(&chain.links[index])
-            } else {
-                CacheState::Cold
-            },
-            dead: None,
-            single: false,
+        .map(|&index| {
+            let price = &chain.links[index];
+            LinkPlan {
+                index,
+                state: if warm.contains(&price.id.as_str()) {
+                    warm_state(price)
+                } else {
+                    unwarmed_state(price, chain.policy.warm_fallback)
+                },
+                dead: None,
+                single: false,
+            }
         })
         .collect();
     evaluate_plan(request, chain, &plans, entry, cap)
@@ -738,6 +773,36 @@ mod tests {
         let mut c2 = c.clone();
         c2.policy.max_multiplier = Some(2.0);
         assert_eq!(allowed_links(&r, &c2), vec![0, 1, 2]);
+    }
+
+    /// Issue 10 item 8: the cost cap and `fallcost check` judge one like-for-like ratio with one
+    /// tolerance. A fallback at 2·(1 + 5e-11) times the primary is above a 2x limit for both
+    /// (the cap used to allow it with its own 1e-9 tolerance while `check` flagged it); exactly
+    /// 2x passes both.
+    #[test]
+    fn cost_cap_and_check_share_one_ratio() {
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let mut fallback = july("openai/gpt-6-sol");
+        let mut c = chain(
+            &["openai/gpt-6-sol", "openai/gpt-6-sol"],
+            &[0.0, 0.0],
+            Policy {
+                max_multiplier: Some(2.0),
+                ..Policy::default()
+            },
+        );
+        for (scale, allowed) in [(2.0 * (1.0 + 5e-11), false), (2.0, true)] {
+            fallback.input = c.links[0].input * scale;
+            fallback.output = c.links[0].output * scale;
+            c.links[1] = fallback.clone();
+            let (p, fb) = (
+                crate::check::per_1k(&r, &c.links[0]),
+                crate::check::per_1k(&r, &c.links[1]),
+            );
+            assert_eq!(crate::check::above(fb, p, 2.0), !allowed, "{scale}");
+            let want = if allowed { vec![0, 1] } else { vec![0] };
+            assert_eq!(allowed_links(&r, &c), want, "{scale}");
+        }
     }
 
     #[test]

@@ -13,8 +13,10 @@
 //! ```
 //!
 //! Cache state: the primary is warm. In `no-fallback` and `sequential` fallbacks are reached by
-//! rare single failovers, so they are cold (prefix at base input, no write). In the hedged
-//! patterns the second link receives every request and is warm; links after it are cold.
+//! rare single failovers, so each failover is the first of its session there: cold (prefix at
+//! base input), or a cache write for an `explicit` fallback under `warm_fallback = "always"`
+//! ([`policy::unwarmed_state`]). In the hedged patterns the second link receives every request
+//! and is warm; links after it are billed as a first failover too.
 //! The hedged legs under the policy (client and quota errors, a delayed backup, their timing)
 //! are [`super::hedge`]'s, shared with the incident window.
 
@@ -91,7 +93,9 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
                 .tail
                 .iter()
                 .map(|&(entry, _)| {
-                    policy::evaluate(request, chain, &allowed[2..], false, entry, cap)
+                    // The legs' models are warm (one cache per model) wherever listed.
+                    let warm = [chain.links[0].id.as_str(), chain.links[p].id.as_str()];
+                    policy::evaluate_warm(request, chain, &allowed[2..], &warm, entry, cap)
                 })
                 .collect();
             let mut parts = vec![(1.0, &race.head)];
@@ -275,6 +279,49 @@ mod tests {
         // no-cancel: both run to the end once the backup is sent
         c.policy.hedge_delay_s = Some(2.0);
         assert_close(per_1k(Pattern::HedgedNoCancel, &c).cost, 34.0);
+    }
+
+    /// Issue 10 item 10: `warm_fallback` in steady state. Failovers are rare, so a failover is
+    /// the first of its session: under `always` an explicit-caching fallback writes its cache
+    /// (Sonnet 5 at $46.50 per 1k on the 15,000-token prefix, MODEL.md §5), under `never` and
+    /// `after = N` it reads the prefix cold ($39.00). Sol warm is $32.50; f = 1% fast on Sol.
+    /// (Both printed 0.99 × 32.50 + 0.01 × 39.00 = 32.565 before.)
+    #[test]
+    fn warm_fallback_prices_the_steady_failover() {
+        use crate::model::policy::WarmPolicy;
+        let r = req(2000.0, 500.0, 15000.0, 1.0);
+        let mut c = chain(
+            &[SOL, SONNET, "anthropic/claude-haiku-4-5"],
+            &[0.01, 0.0, 0.0],
+            0.0,
+        );
+        c.steady.gray_fraction = 0.0;
+        let cost = |c: &Chain, p| evaluate(&r, c, p).unwrap().cost * 1000.0;
+        assert_close(cost(&c, Pattern::Sequential), 0.99 * 32.5 + 0.01 * 46.5);
+        for w in [WarmPolicy::Never, WarmPolicy::After(1)] {
+            c.policy.warm_fallback = w;
+            assert_close(cost(&c, Pattern::Sequential), 0.99 * 32.5 + 0.01 * 39.0);
+        }
+        // Hedged, the second leg is warm either way; the third link is reached cold or written.
+        c.steady.failure_rates = vec![1.0, 1.0, 0.0];
+        let haiku_write = (2000.0 * 1.0 + 15000.0 * 1.25 + 500.0 * 5.0) / 1000.0;
+        let haiku_cold = (2000.0 * 1.0 + 15000.0 * 1.0 + 500.0 * 5.0) / 1000.0;
+        c.policy.warm_fallback = WarmPolicy::Always;
+        assert_close(cost(&c, Pattern::HedgedNoCancel), haiku_write);
+        c.policy.warm_fallback = WarmPolicy::Never;
+        assert_close(cost(&c, Pattern::HedgedNoCancel), haiku_cold);
+    }
+
+    /// Issue 10 item 5 in steady state: one cache per model. Sol → Sonnet → Sol with Sol and
+    /// Sonnet failing fast 50%: the third link is the primary's model, warm ($32.50 per 1k on
+    /// the 15,000-token prefix, not $60.00 cold), and Sonnet's failover writes ($46.50).
+    #[test]
+    fn the_primary_listed_again_is_warm() {
+        let r = req(2000.0, 500.0, 15000.0, 1.0);
+        let mut c = chain(&[SOL, SONNET, SOL], &[0.5, 0.5, 0.0], 0.0);
+        c.steady.gray_fraction = 0.0;
+        let cost = evaluate(&r, &c, Pattern::Sequential).unwrap().cost * 1000.0;
+        assert_close(cost, 0.5 * 32.5 + 0.25 * 46.5 + 0.25 * 32.5);
     }
 
     /// A primary that always fails fast, before the delay: the backup is sent at once, a plain

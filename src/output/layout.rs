@@ -156,16 +156,37 @@ fn link_prices(request: &crate::model::Request, chain: &Chain) -> String {
     )
 }
 
-/// Whether a chain's client policy differs from the plain one (one attempt per link, every
-/// provider error fails over, no caps), so its retries, caps and attribution are worth a table.
+/// Where the default latency model decides figures (the Monte Carlo's percentiles, a delayed
+/// hedge), the models it times and the hedge's rule ([`Chain::latency_defaults`]).
+fn latency_defaults_note(report: &Report, chain: &Chain) -> Option<String> {
+    let defaults = chain.latency_defaults();
+    if defaults.is_empty() || (report.mc.is_none() && chain.policy.hedge_delay_s.is_none()) {
+        return None;
+    }
+    let short: Vec<&str> = defaults
+        .iter()
+        .map(|id| id.split_once('/').map_or(*id, |(_, m)| m))
+        .collect();
+    let mut note = format!(
+        "latencies are defaults (p50 {} s, p99 {} s; no [latency] entry) for {}: the Monte Carlo percentiles and a delayed hedge's timing use them",
+        trim(crate::model::latency::DEFAULT_P50_S, 3),
+        trim(crate::model::latency::DEFAULT_P99_S, 3),
+        short.join(", ")
+    );
+    if chain.links.len() > 1 && !chain.steady.win_from_latency {
+        note.push_str(&format!(
+            "; a hedge's winner is the primary with probability w = {} (as given), not the faster leg",
+            trim(chain.steady.primary_win_rate, 4)
+        ));
+    }
+    Some(note)
+}
+
+/// Whether a chain's client policy differs from the default ([`Chain::has_default_policy`]), so
+/// its retries, caps and attribution are worth a table (and the policy simulator fills its MC
+/// column).
 fn has_policy(chain: &Chain) -> bool {
-    let p = &chain.policy;
-    let d = crate::model::Policy::default();
-    p.retries > 0
-        || p.max_attempts.is_some()
-        || p.max_multiplier.is_some()
-        || p.failover_on != d.failover_on
-        || chain.steady.error_mix.is_some()
+    !chain.has_default_policy()
 }
 
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
@@ -345,6 +366,9 @@ pub fn compare(report: &Report) -> Document {
                 ];
                 if chain.links.len() > 1 {
                     notes.push(link_prices(&report.input.request, chain));
+                }
+                if let Some(note) = latency_defaults_note(report, chain) {
+                    notes.push(note);
                 }
                 notes
             },

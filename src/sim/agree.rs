@@ -121,7 +121,7 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
     let mut out = Vec::new();
     for (i, chain) in scenario.chains.iter().enumerate() {
         // The same dispatch as `Report::simulate`: policy chains run the policy simulators.
-        let default = super::policy::is_default(chain);
+        let default = chain.has_default_policy();
         let steady_mc: Vec<super::steady::PatternMc> = if default {
             super::steady::simulate(req, chain, i as u64, opts, &mut |_| {})
         } else {

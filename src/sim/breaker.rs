@@ -55,6 +55,9 @@ use super::{McOptions, ordered};
 #[derive(Debug, Clone)]
 struct Link {
     index: usize,
+    /// The session cache this link reads: one per model (the position of the first link with
+    /// its id).
+    slot: usize,
     dead: bool,
     starts_warm: bool,
     explicit: bool,
@@ -68,6 +71,9 @@ struct Link {
     dead_cost: f64,
     /// USD of a cancelled dead take-first leg.
     dead_lost: f64,
+    /// USD of an attempt on the dead provider at the warm price (the rest of `dead_cost` is a
+    /// cold-start premium).
+    dead_warm: f64,
 }
 
 /// The breaker of the dead provider.
@@ -320,10 +326,10 @@ impl Window<'_> {
                 }
                 (self.dead_class, l.dead_cost, self.dead_s)
             } else {
-                let cache = &mut caches[f.session * nl + f.pos];
+                let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
                 match self.sim.draw(l.index, fail_prices, rng) {
-                    Outcome::Ok(ln_l) => {
+                    Outcome::Ok(_) => {
                         f.n += 1;
                         run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
@@ -337,7 +343,9 @@ impl Window<'_> {
                             cache.successes = 0;
                         }
                         cache.successes += 1;
-                        cache.last = t + ln_l.exp();
+                        // The TTL runs from the answering attempt's start, as in the
+                        // default-policy simulator (the latency is not part of the gap).
+                        cache.last = t;
                         run.base.wasted_attempts += f64::from(f.n) - 1.0;
                         run.dead_time += f.dead_s;
                         return;
@@ -346,7 +354,12 @@ impl Window<'_> {
                 }
             };
             f.n += 1;
-            run.base.window += usd;
+            if l.dead {
+                run.base.window += l.dead_warm;
+                run.base.cold_start += usd - l.dead_warm;
+            } else {
+                run.base.window += usd;
+            }
             run.base.wasted += usd;
             f.dead_s += secs;
             match class {
@@ -746,21 +759,34 @@ pub fn simulate(
         .enumerate()
         .map(|(pos, &i)| {
             let price = &chain.links[i];
-            let starts_warm = pos == 0 || (pos == 1 && pattern.is_hedged());
+            // One cache per model: the first link's model (and the second leg's) is warm
+            // wherever it is listed.
+            let starts_warm = price.id == chain.links[allowed[0]].id
+                || (pattern.is_hedged()
+                    && allowed.len() > 1
+                    && price.id == chain.links[allowed[1]].id);
+            let slot = allowed
+                .iter()
+                .position(|&j| chain.links[j].id == price.id)
+                .unwrap_or(pos);
+            // A dead link not warm is billed as a success there would have been (a write for
+            // an explicit fallback warmed at once), its premium over warm a cold-start cost.
             let dead_state = if starts_warm {
                 warm_state(price)
             } else {
-                CacheState::Cold
+                policy::unwarmed_state(price, chain.policy.warm_fallback)
             };
-            let (dead_cost, dead_lost) = match incident.failure {
-                FailureMode::Fast => (0.0, 0.0),
+            let (dead_cost, dead_lost, dead_warm) = match incident.failure {
+                FailureMode::Fast => (0.0, 0.0, 0.0),
                 FailureMode::Gray => (
                     request.partial_cost(price, dead_state, s.gray_output_fraction),
                     request.partial_cost(price, dead_state, s.cancel_output_fraction),
+                    request.partial_cost(price, warm_state(price), s.gray_output_fraction),
                 ),
             };
             Link {
                 index: i,
+                slot,
                 dead: price.provider == primary.provider,
                 starts_warm,
                 explicit: price.caching == Caching::Explicit,
@@ -775,6 +801,7 @@ pub fn simulate(
                 write: Prices::new(request, chain, i, CacheState::Write),
                 dead_cost,
                 dead_lost,
+                dead_warm,
             }
         })
         .collect();

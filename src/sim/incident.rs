@@ -9,14 +9,13 @@
 //!
 //! - the primary, and in the hedged patterns the second link, are warm throughout (they have
 //!   been receiving every request), as in the analytic engine;
-//! - any other link is cold until it answers a request of the session; attempts made while
+//! - any other model is cold until it answers a request of the session (one cache per model:
+//!   a model listed twice shares it, and one listed as the primary's is warm); attempts made while
 //!   cold are billed in the first-request state (a cache write for `explicit` caching, plain
 //!   cold otherwise), and the success that warms it is counted as a cold start;
 //! - a warmed cache expires when the session's next request on that model comes more than the
-//!   model's `cache_ttl_s` later (it is then cold again). The analytic engine assumes no expiry
-//!   inside a session (gaps between a session's requests are far below the TTL: at λ = 1 /s
-//!   and a 300 s TTL an expiry has probability e⁻³⁰⁰); at very low traffic the Monte Carlo
-//!   engine shows the extra cold starts and the two engines part.
+//!   model's `cache_ttl_s` after the last request it answered (it is then cold again), counted
+//!   between arrivals. The analytic engine has the same expiry in closed form (MODEL.md §6).
 //! - fail-back: every session last used the primary when the outage began and resumes on it
 //!   when it ends, a gap of D, so each session rewrites the primary's cache when D exceeds its
 //!   TTL (the analytic engine's rule; deterministic given D).
@@ -25,7 +24,7 @@
 //! (failed attempts at the price of the state they were made in); `cold_start` the premium of
 //! the successes that warmed a cold cache (first − warm).
 
-use crate::model::cost::{CacheState, Request, first_state, warm_state};
+use crate::model::cost::{Request, first_state, warm_state};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
 use super::rng::{SimRng, chunk_rng, uniform};
@@ -45,10 +44,15 @@ struct Link {
     first: Prices,
     /// USD of an attempt on the dead provider (0 for fast failures).
     dead_cost: f64,
+    /// The same attempt at the warm price (the rest of `dead_cost` is a cold-start premium).
+    dead_warm: f64,
     /// USD of the dead leg of a take-first hedge when the other leg answered (cancelled).
     dead_lost: f64,
     /// TTL of a warmed cache, seconds (infinite without caching: nothing to expire).
     ttl_s: f64,
+    /// The session cache this link reads: one per model, the first link with its id (a model
+    /// listed twice shares its cache).
+    slot: usize,
 }
 
 /// Per-run totals, in the order of [`IncidentMc`]'s fields.
@@ -130,14 +134,15 @@ impl Window<'_> {
         run: &mut Run,
         rng: &mut SimRng,
     ) -> bool {
-        for (i, l) in self.links.iter().enumerate().skip(from) {
+        for l in self.links.iter().skip(from) {
             if l.dead {
-                run.window += l.dead_cost;
+                run.window += l.dead_warm;
+                run.cold_start += l.dead_cost - l.dead_warm;
                 run.wasted += l.dead_cost;
                 run.wasted_attempts += 1.0;
                 continue;
             }
-            let warm = l.starts_warm || warm_at[i].is_some_and(|t0| t - t0 <= l.ttl_s);
+            let warm = l.starts_warm || warm_at[l.slot].is_some_and(|t0| t - t0 <= l.ttl_s);
             let a = self.draw(l, rng);
             if a == Attempt::Ok {
                 run.window += l.warm.success;
@@ -145,7 +150,7 @@ impl Window<'_> {
                     run.cold_start += l.first.success - l.warm.success;
                     run.cold_starts += 1.0;
                 }
-                warm_at[i] = Some(t);
+                warm_at[l.slot] = Some(t);
                 return true;
             }
             let c = if warm { &l.warm } else { &l.first }.failed(a);
@@ -290,20 +295,30 @@ pub fn simulate(
         .enumerate()
         .map(|(i, price)| {
             let dead = price.provider == primary.provider;
-            let starts_warm = i == 0 || (i == 1 && pattern.is_hedged());
+            // One cache per model: the primary's model (and the second leg's) is warm
+            // wherever it is listed.
+            let starts_warm =
+                price.id == primary.id || (pattern.is_hedged() && price.id == chain.links[1].id);
+            let slot = chain
+                .links
+                .iter()
+                .position(|p| p.id == price.id)
+                .unwrap_or(i);
             let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
             let trip = s.trip_rates.get(i).copied().unwrap_or(0.0);
+            // A dead link not warm is billed as a success there would have been (a write for
+            // an explicit fallback: the default policy warms at once), its premium over warm a
+            // cold-start cost.
             let dead_state = if starts_warm {
                 warm_state(price)
             } else {
-                CacheState::Cold
+                first_state(price)
             };
-            let dead_cost = match incident.failure {
+            let gray = |state| match incident.failure {
                 FailureMode::Fast => 0.0,
-                FailureMode::Gray => {
-                    request.partial_cost(price, dead_state, s.gray_output_fraction)
-                }
+                FailureMode::Gray => request.partial_cost(price, state, s.gray_output_fraction),
             };
+            let (dead_cost, dead_warm) = (gray(dead_state), gray(warm_state(price)));
             let dead_lost = match incident.failure {
                 FailureMode::Fast => 0.0,
                 FailureMode::Gray => {
@@ -319,12 +334,14 @@ pub fn simulate(
                 warm: Prices::new(request, chain, i, warm_state(price)),
                 first: Prices::new(request, chain, i, first_state(price)),
                 dead_cost,
+                dead_warm,
                 dead_lost,
                 ttl_s: if price.caching == Caching::None {
                     f64::INFINITY
                 } else {
                     price.cache_ttl_s
                 },
+                slot,
             }
         })
         .collect();

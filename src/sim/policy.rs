@@ -31,7 +31,7 @@
 //! whose policy is not the default ([`is_default`]); the default policy keeps
 //! [`super::steady`]'s fast path.
 
-use crate::model::cost::{CacheState, Request, warm_state};
+use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, CapCount, ErrorClass, ErrorMix, Jitter};
 use crate::model::{Chain, Pattern, Policy};
 
@@ -44,21 +44,7 @@ use super::{CHUNK, McOptions, ordered};
 /// Whether `chain` runs under the default policy (no retries, provider errors fail over, no
 /// caps, no error mix, warm fallbacks at once, no breaker): the fast paths then apply.
 pub fn is_default(chain: &Chain) -> bool {
-    let p = &chain.policy;
-    let d = Policy::default();
-    let mut on = p.failover_on.clone();
-    on.sort();
-    on.dedup();
-    let mut want = d.failover_on.clone();
-    want.sort();
-    p.retries == 0
-        && on == want
-        && p.max_attempts.is_none()
-        && p.max_multiplier.is_none()
-        && p.warm_fallback == d.warm_fallback
-        && p.breaker.is_none()
-        && p.hedge_delay_s.is_none()
-        && chain.steady.error_mix.is_none()
+    chain.has_default_policy()
 }
 
 /// How one attempt ended.
@@ -82,7 +68,12 @@ pub struct LinkDraw {
     sigma: f64,
     /// Prices warm (the primary, hedge legs).
     pub warm: Prices,
-    /// Prices cold (fallbacks in sequence).
+    /// Whether this link's model is the primary's (its cache is warm in steady state).
+    primary_model: bool,
+    /// Whether this link's model is a hedge's second leg's (warm after the legs).
+    backup_model: bool,
+    /// Prices of a session's first failover here (fallbacks in sequence: cold, or a cache
+    /// write for an explicit fallback under `warm_fallback = "always"`).
     pub cold: Prices,
 }
 
@@ -142,6 +133,7 @@ impl PolicySim {
             *c = acc;
         }
         cum[5] = f64::INFINITY;
+        let allowed = policy::allowed_links(request, chain);
         let links = (0..chain.links.len())
             .map(|i| {
                 let lat = chain.latency(i);
@@ -152,15 +144,24 @@ impl PolicySim {
                     trip_by_latency: s.trips_from_latency.get(i).copied().unwrap_or(false),
                     mu: lat.mu(),
                     sigma: lat.sigma(),
+                    primary_model: chain.links[i].id == chain.links[0].id,
+                    backup_model: allowed
+                        .get(1)
+                        .is_some_and(|&b| chain.links[i].id == chain.links[b].id),
                     warm: Prices::new(request, chain, i, warm_state(&chain.links[i])),
-                    cold: Prices::new(request, chain, i, CacheState::Cold),
+                    cold: Prices::new(
+                        request,
+                        chain,
+                        i,
+                        policy::unwarmed_state(&chain.links[i], chain.policy.warm_fallback),
+                    ),
                 }
             })
             .collect();
         PolicySim {
             links,
             policy: chain.policy.clone(),
-            allowed: policy::allowed_links(request, chain),
+            allowed,
             ln_t: t.ln(),
             timeout_s: t,
             fast_fail_s: s.fast_fail_s,
@@ -247,7 +248,12 @@ impl PolicySim {
                 out.cost_cap = true;
             }
             prev = Some(i);
-            let prices = if pos == 0 && first_warm {
+            // One cache per model: the primary's model is warm wherever it is listed, and
+            // after a hedge's legs the backup's too.
+            let warm = (pos == 0 && first_warm)
+                || self.links[i].primary_model
+                || (!first_warm && self.links[i].backup_model);
+            let prices = if warm {
                 &self.links[i].warm
             } else {
                 &self.links[i].cold

@@ -151,11 +151,15 @@ impl ChainSim {
                 let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
                 let trip = s.trip_rates.get(i).copied().unwrap_or(0.0);
                 let lat = chain.latency(i);
+                let (id, primary_id) = (&chain.links[i].id, &chain.links[0].id);
                 let state = |warm: bool| {
                     if warm {
                         warm_state(&chain.links[i])
                     } else {
-                        CacheState::Cold
+                        crate::model::policy::unwarmed_state(
+                            &chain.links[i],
+                            chain.policy.warm_fallback,
+                        )
                     }
                 };
                 LinkSim {
@@ -165,8 +169,15 @@ impl ChainSim {
                     trip_by_latency: s.trips_from_latency.get(i).copied().unwrap_or(false),
                     mu: lat.mu(),
                     sigma: lat.sigma(),
-                    seq: Prices::new(request, chain, i, state(i == 0)),
-                    hedge: Prices::new(request, chain, i, state(i <= 1)),
+                    // One cache per model: the primary's (and a hedge's second leg's) model
+                    // is warm wherever it is listed.
+                    seq: Prices::new(request, chain, i, state(id == primary_id)),
+                    hedge: Prices::new(
+                        request,
+                        chain,
+                        i,
+                        state(id == primary_id || chain.links.get(1).is_some_and(|l| &l.id == id)),
+                    ),
                 }
             })
             .collect();
@@ -612,7 +623,9 @@ fn primary_bill(sim: &ChainSim, a0: Attempt) -> Sample {
 /// Each pattern's bill (no-fallback, sequential, hedged) of a request where link 0 or link 1
 /// failed, from their outcomes and, when both failed, the later links' figures `tail` (its
 /// `failed` is 1 if none of them answered). Latencies are left 0 (see [`latencies`]).
-fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample) -> [Sample; 3] {
+/// `htail` is the same tail priced for the hedges (a later link of the second leg's model is
+/// warm there: one cache per model).
+fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) -> [Sample; 3] {
     let l = &sim.links;
     let nf = primary_bill(sim, a0);
     // sequential: the same as no-fallback when the primary answered
@@ -656,10 +669,10 @@ fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample) -> [Sample; 3] 
         (false, false) => {
             let w = h0.failed(a0) + h1.failed(a1);
             Sample {
-                cost: w + tail.cost,
-                failed: tail.failed,
-                wasted_attempts: 2.0 + tail.wasted_attempts,
-                wasted_cost: w + tail.wasted_cost,
+                cost: w + htail.cost,
+                failed: htail.failed,
+                wasted_attempts: 2.0 + htail.wasted_attempts,
+                wasted_cost: w + htail.wasted_cost,
                 ln_seconds: 0.0,
             }
         }
@@ -668,8 +681,8 @@ fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample) -> [Sample; 3] 
 }
 
 /// A request summed one by one: on a one-link chain, a failed primary; on longer chains, links
-/// 0 and 1 both failed, and the later links are tried in sequence (drawn once, priced cold,
-/// for sequential and the hedges alike).
+/// 0 and 1 both failed, and the later links are tried in sequence (drawn once for sequential
+/// and the hedges alike, priced as a first failover unless the model is warm for the pattern).
 #[cold]
 fn rare(
     sim: &ChainSim,
@@ -693,20 +706,26 @@ fn rare(
     };
     // seconds spent in the links after the first two
     let mut tail_s = 0.0;
+    let mut htail = tail;
     for (i, link) in sim.links.iter().enumerate().skip(2) {
         let (a, ln) = sim.draw(i, rng);
         tail_s += sim.seconds(a, ln);
         if a == Attempt::Ok {
             tail.cost += link.seq.success;
+            htail.cost += link.hedge.success;
             tail.failed = 0.0;
+            htail.failed = 0.0;
             break;
         }
-        let w = link.seq.failed(a);
+        let (w, hw) = (link.seq.failed(a), link.hedge.failed(a));
         tail.cost += w;
         tail.wasted_cost += w;
         tail.wasted_attempts += 1.0;
+        htail.cost += hw;
+        htail.wasted_cost += hw;
+        htail.wasted_attempts += 1.0;
     }
-    let [mut nf, mut seq, mut hedged] = bills(sim, a0, second.0, tail);
+    let [mut nf, mut seq, mut hedged] = bills(sim, a0, second.0, tail, htail);
     [nf.ln_seconds, seq.ln_seconds, hedged.ln_seconds] = latencies(sim, first, second, tail_s);
     acc.add(slot::NO_FALLBACK, nf);
     acc.add(slot::SEQUENTIAL, seq);
@@ -770,7 +789,13 @@ pub fn finish(sim: &ChainSim, acc: &Acc) -> Vec<PatternMc> {
                 if n == 0 {
                     continue;
                 }
-                let b = bills(sim, Attempt::ALL[i0], Attempt::ALL[i1], Sample::default());
+                let b = bills(
+                    sim,
+                    Attempt::ALL[i0],
+                    Attempt::ALL[i1],
+                    Sample::default(),
+                    Sample::default(),
+                );
                 let s = b[p.min(2)];
                 sums[0].add_many(s.cost, n);
                 sums[1].add_many(s.failed, n);
