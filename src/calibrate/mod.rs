@@ -317,6 +317,8 @@ pub struct ChainStats {
     pub answered: Vec<u64>,
     /// Requests with a known outcome (answered, or every attempt failed).
     pub with_outcome: u64,
+    /// Whether failed requests are seen (whole traces); LiteLLM's rows only show the answered.
+    pub sees_failures: bool,
 }
 
 /// An unreadable record: where, and why.
@@ -526,6 +528,9 @@ impl Aggregator {
         let last = r.attempts.last().expect("not empty");
         let answered = last.2.then(|| path.len() - 1);
         self.route(&path, answered, true, 1);
+        if let Some(c) = self.chains.get_mut(&path[0].expect("a primary")) {
+            c.sees_failures = true;
+        }
     }
 
     /// Close every open request.

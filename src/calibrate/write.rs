@@ -296,20 +296,8 @@ pub fn scenario(
     let mut primaries: Vec<(usize, &super::ChainStats)> =
         agg.chains.iter().map(|(k, v)| (*k, v)).collect();
     primaries.sort_by_key(|(m, c)| (std::cmp::Reverse(c.requests), *m));
-    if primaries.is_empty() {
-        // No routes (LiteLLM logs of failures only): the busiest model alone.
-        if let Some((i, _)) = agg
-            .models
-            .iter()
-            .enumerate()
-            .max_by_key(|(i, m)| (m.attempts, std::cmp::Reverse(*i)))
-        {
-            let _ = i;
-        }
-    }
     let total_requests: u64 = primaries.iter().map(|(_, c)| c.requests).sum();
     let mut chain_models: Vec<usize> = Vec::new();
-    let mut shares_written = 0.0;
     let n_chains = primaries.len().max(1);
     let fallback_chain;
     let chains: Vec<(usize, Vec<usize>, Option<&super::ChainStats>)> = if primaries.is_empty() {
@@ -338,6 +326,12 @@ pub fn scenario(
             .collect()
     };
     let id = |m: usize| agg.model_ids[m].as_str();
+    let traffic = parts_of_one(
+        &chains
+            .iter()
+            .map(|c| c.2.map_or(0, |s| s.requests))
+            .collect::<Vec<_>>(),
+    );
     for (ci, (primary, links, stats)) in chains.iter().enumerate() {
         let _ = writeln!(out, "[[chain]]");
         let _ = writeln!(out, "name = {}", toml_str(id(*primary)));
@@ -370,7 +364,15 @@ pub fn scenario(
             }
             let answered: u64 = c.answered.iter().sum();
             let failed = c.with_outcome.saturating_sub(answered);
-            let _ = writeln!(out, "#   failed on every link: {} requests", count(failed));
+            if c.sees_failures {
+                let _ = writeln!(out, "#   failed on every link: {} requests", count(failed));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "#   (the logs show answered requests only: the shares are of the {} answered)",
+                    count(c.with_outcome)
+                );
+            }
             if c.with_outcome < min {
                 warn(
                     &mut out,
@@ -398,15 +400,7 @@ pub fn scenario(
         }
         if n_chains > 1 {
             let req = stats.map_or(0, |c| c.requests);
-            let share = if ci + 1 == n_chains {
-                1.0 - shares_written
-            } else {
-                let s: f64 = sig(req as f64 / total_requests as f64, 6)
-                    .parse()
-                    .unwrap_or(0.0);
-                shares_written += s;
-                s
-            };
+            let share = traffic[ci];
             let (lo, hi) = wilson(req, total_requests);
             let _ = writeln!(
                 out,
@@ -538,16 +532,7 @@ pub fn scenario(
                 count(failed),
                 count(links.iter().map(|m| splits[*m].gray).sum::<u64>())
             );
-            let mut shares: Vec<f64> = classes
-                .iter()
-                .map(|c| sig(*c as f64 / failed as f64, 6).parse().unwrap_or(0.0))
-                .collect();
-            // The largest share takes the rounding, so they add up to 1.
-            let big = (0..6)
-                .max_by(|a, b| shares[*a].total_cmp(&shares[*b]))
-                .unwrap_or(0);
-            let rest: f64 = (0..6).filter(|i| *i != big).map(|i| shares[i]).sum();
-            shares[big] = 1.0 - rest;
+            let shares = parts_of_one(&classes);
             for (i, class) in ErrorClass::ALL.iter().enumerate() {
                 let (lo, hi) = wilson(classes[i], failed);
                 let _ = writeln!(
@@ -749,6 +734,28 @@ pub fn scenario(
         warnings,
         unknown_models,
     }
+}
+
+/// Shares of `counts` in millionths, the largest taking the rounding so they add up to 1:
+/// each prints short (`0.431487`) and their sum is 1 within float rounding.
+fn parts_of_one(counts: &[u64]) -> Vec<f64> {
+    let total: u64 = counts.iter().sum();
+    if total == 0 {
+        return vec![0.0; counts.len()];
+    }
+    let mut micro: Vec<i64> = counts
+        .iter()
+        .map(|c| (*c as f64 / total as f64 * 1e6).round() as i64)
+        .collect();
+    let big = (0..micro.len())
+        .max_by_key(|i| (micro[*i], std::cmp::Reverse(*i)))
+        .unwrap_or(0);
+    let rest: i64 = (0..micro.len())
+        .filter(|i| *i != big)
+        .map(|i| micro[i])
+        .sum();
+    micro[big] = 1_000_000 - rest;
+    micro.iter().map(|m| *m as f64 / 1e6).collect()
 }
 
 fn timeout_of(gray: &LogHist, opts: &WriteOptions) -> Option<f64> {
