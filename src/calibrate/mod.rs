@@ -11,7 +11,7 @@
 //! Every reader streams its file and hands each attempt to an [`Aggregator`], which keeps only
 //! sums and fixed-size histograms per model ([`stats`]), plus a bounded buffer of the requests
 //! still open (spans of one trace arriving in different lines) and one counter per session id.
-//! [`write`] turns the result into a scenario TOML that `fallcost compare` runs as is, every
+//! [`mod@write`] turns the result into a scenario TOML that `fallcost compare` runs as is, every
 //! figure commented with its count and 95% interval.
 //!
 //! Private by construction: the readers declare only the fields they measure. Prompt,
@@ -741,6 +741,18 @@ pub fn for_each_line<R: BufRead>(
     }
 }
 
+/// What is wrong with a JSON record, without any of its text: serde_json's messages quote
+/// the values they reject (`invalid type: string "…"`), which could be a prompt.
+pub fn json_problem(e: &serde_json::Error) -> String {
+    let what = match e.classify() {
+        serde_json::error::Category::Syntax => "JSON syntax error",
+        serde_json::error::Category::Eof => "truncated JSON",
+        serde_json::error::Category::Data => "a field of an unexpected type",
+        serde_json::error::Category::Io => "read error",
+    };
+    format!("{what} at column {}", e.column())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -806,16 +818,4 @@ mod tests {
         );
         assert!(detect(b"hello").is_err());
     }
-}
-
-/// What is wrong with a JSON record, without any of its text: serde_json's messages quote
-/// the values they reject (`invalid type: string "…"`), which could be a prompt.
-pub fn json_problem(e: &serde_json::Error) -> String {
-    let what = match e.classify() {
-        serde_json::error::Category::Syntax => "JSON syntax error",
-        serde_json::error::Category::Eof => "truncated JSON",
-        serde_json::error::Category::Data => "a field of an unexpected type",
-        serde_json::error::Category::Io => "read error",
-    };
-    format!("{what} at column {}", e.column())
 }

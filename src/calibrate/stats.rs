@@ -34,7 +34,7 @@ impl Default for LogHist {
 impl LogHist {
     /// The bin of `x`.
     pub fn bin(x: f64) -> usize {
-        if !(x >= LO) {
+        if x.is_nan() || x < LO {
             return 0;
         }
         let b = ((x / LO).log2() * PER_OCTAVE) as usize + 1;

@@ -65,7 +65,7 @@ fn count(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -468,20 +468,20 @@ pub fn scenario(
                 l.quantile(0.5),
                 l.quantile(0.99),
                 timeout_of(&gray_hist, opts),
-            ) {
-                if p50.value > 0.0 && p99.value >= p50.value {
-                    let lat = crate::model::latency::Latency {
-                        p50_s: p50.value,
-                        p99_s: p99.value,
-                        given: true,
-                    };
-                    let _ = writeln!(
-                        out,
-                        "# (the primary's latency model would imply a trip rate P(L > {} s) = {})",
-                        sig(t, 4),
-                        pct(lat.trip_rate(t))
-                    );
-                }
+            ) && p50.value > 0.0
+                && p99.value >= p50.value
+            {
+                let lat = crate::model::latency::Latency {
+                    p50_s: p50.value,
+                    p99_s: p99.value,
+                    given: true,
+                };
+                let _ = writeln!(
+                    out,
+                    "# (the primary's latency model would imply a trip rate P(L > {} s) = {})",
+                    sig(t, 4),
+                    pct(lat.trip_rate(t))
+                );
             }
         }
         let _ = writeln!(out, "timeout_trip_rate = 0.0");

@@ -121,7 +121,7 @@ pub fn each_request(truth: &Truth, n: u64, seed: u64, mut f: impl FnMut(Req)) {
         t += gaps.sample(&mut rng);
         let mut attempts = Vec::new();
         let mut start = t;
-        for link in 0..2 {
+        for (link, dist) in lat.iter().enumerate() {
             let fails = unif(&mut rng) < truth.failure_rates[link];
             let fail = fails.then(|| {
                 if link == 0 && unif(&mut rng) < truth.gray_share {
@@ -140,7 +140,7 @@ pub fn each_request(truth: &Truth, n: u64, seed: u64, mut f: impl FnMut(Req)) {
                 }
             });
             let duration_s = match fail {
-                None => lat[link].sample(&mut rng).min(truth.timeout_s * 0.95),
+                None => dist.sample(&mut rng).min(truth.timeout_s * 0.95),
                 Some(Fail::Gray) => truth.timeout_s + unif(&mut rng) * 0.05,
                 Some(_) => fast.sample(&mut rng),
             };
