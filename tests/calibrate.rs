@@ -390,3 +390,71 @@ fn models_missing_from_the_price_table_are_named() {
         "{stderr}"
     );
 }
+
+#[test]
+fn several_primaries_are_several_chains_with_traffic_shares() {
+    let a = Truth::default();
+    let b = Truth {
+        models: ["openai/gpt-6-luna", "anthropic/claude-haiku-4-5"],
+        ..Truth::default()
+    };
+    let fa = generate("two-chains", "a.csv", |w| {
+        loggen::write_plain(&a, 3000, 21, w)
+    });
+    let fb = generate("two-chains", "b.csv", |w| {
+        loggen::write_plain(&b, 1000, 22, w)
+    });
+    let out = fa.with_extension("scenario.toml");
+    let run = fallcost(&[
+        "calibrate",
+        fa.to_str().unwrap(),
+        fb.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let v: toml::Value = toml::from_str(&text).unwrap();
+    let chains = v["chain"].as_array().unwrap();
+    assert_eq!(chains.len(), 2);
+    assert_eq!(
+        chains[0]["name"].as_str(),
+        Some("anthropic/claude-sonnet-5")
+    );
+    assert_eq!(chains[1]["name"].as_str(), Some("openai/gpt-6-luna"));
+    let share = |i: usize| chains[i]["traffic_share"].as_float().unwrap();
+    // Exactly the requests' shares, in millionths, adding up to 1.
+    assert_eq!(share(0), 0.75);
+    assert_eq!(share(1), 0.25);
+    let run = fallcost(&["compare", "--scenario", out.to_str().unwrap()]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(String::from_utf8_lossy(&run.stdout).contains("All chains, weighted by traffic share"));
+}
+
+#[test]
+fn an_attribute_value_before_its_key_and_span_events_are_never_decoded() {
+    // A value written before its key cannot be judged by the key: it is skipped unread, so a
+    // prompt there cannot leak (and the span still counts, from its other attributes).
+    let line = format!(
+        r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{{"traceId":"ab","startTimeUnixNano":"1000000000","endTimeUnixNano":"3000000000","attributes":[{{"value":{{"stringValue":"{SECRET}"}},"key":"gen_ai.prompt"}},{{"key":"gen_ai.request.model","value":{{"stringValue":"claude-sonnet-5"}}}},{{"key":"gen_ai.provider.name","value":{{"stringValue":"anthropic"}}}},{{"key":"gen_ai.usage.output_tokens","value":{{"intValue":"321"}}}},{{"key":"gen_ai.usage.input_tokens","value":{{"intValue":"1000"}}}}],"events":[{{"name":"gen_ai.user.message","attributes":[{{"key":"content","value":{{"stringValue":"{SECRET}"}}}}],"body":{{"content":"{SECRET}"}}}}],"status":{{"code":1}}}}]}}]}}]}}"#
+    );
+    let log = generate("order", "one.jsonl", |w| {
+        w.extend_from_slice(line.as_bytes())
+    });
+    let (_, text, stderr) = calibrate(&log, &[]);
+    assert!(!text.contains(SECRET) && !stderr.contains(SECRET));
+    assert!(text.contains("output_tokens = 321"), "{text}");
+    assert!(text.contains("input_tokens = 1000"), "{text}");
+    assert!(
+        text.contains("p50_s = 1.993"),
+        "a 2 s success, read as its 1.1% bin: {text}"
+    );
+}
