@@ -373,6 +373,9 @@ pub struct Aggregator {
     pub bad_count: u64,
     /// Attempts that failed with an error type no rule knows (counted as server errors).
     pub unclassified: u64,
+    /// Sum and sum of squares of failure durations (seconds) per [`LogHist`] bin, over every
+    /// model: the timeout is the exact mean of the cluster's bins.
+    pub fail_sums: Vec<(f64, f64)>,
     open: Open,
     scratch: String,
 }
@@ -419,6 +422,12 @@ impl Aggregator {
         m.attempts += 1;
         match a.failure {
             Some(class) => {
+                if self.fail_sums.is_empty() {
+                    self.fail_sums = vec![(0.0, 0.0); stats::BINS];
+                }
+                let s = &mut self.fail_sums[LogHist::bin(a.duration_s)];
+                s.0 += a.duration_s;
+                s.1 += a.duration_s * a.duration_s;
                 let i = ErrorClass::ALL
                     .iter()
                     .position(|c| *c == class)

@@ -10,7 +10,7 @@ const PER_OCTAVE: f64 = 64.0;
 /// Smallest value binned (smaller values, zero included, go to bin 0).
 const LO: f64 = 1e-3;
 /// Bins: 64 per octave from 1e-3 up to about 1.1e9 (40 octaves).
-const BINS: usize = 2560;
+pub const BINS: usize = 2560;
 
 /// A histogram of positive values in bins equal in log scale (1.09% wide), from 1e-3 to about
 /// 1e9 (seconds or tokens); a percentile is read as its bin's geometric midpoint, within 0.55%
@@ -171,6 +171,11 @@ impl Mean {
         self.n += 1;
         self.sum += x;
         self.sum_sq += x * x;
+    }
+
+    /// A mean from its sums: `n` values, their sum and the sum of their squares.
+    pub fn from_sums(n: u64, sum: f64, sum_sq: f64) -> Mean {
+        Mean { n, sum, sum_sq }
     }
 
     /// Add every value of `other`.

@@ -151,6 +151,15 @@ pub fn scenario(
         }
     }
     let splits: Vec<Split> = agg.models.iter().map(|m| split(m, gray_from)).collect();
+    // The cluster's exact mean duration, from the per-bin sums.
+    let gray_mean = gray_from.map(|b| {
+        let (sum, sq) = agg
+            .fail_sums
+            .iter()
+            .skip(b)
+            .fold((0.0, 0.0), |(a, c), (x, y)| (a + x, c + y));
+        Mean::from_sums(gray_hist.n, sum, sq)
+    });
 
     // Header.
     let _ = writeln!(
@@ -467,7 +476,7 @@ pub fn scenario(
             if let (Some(p50), Some(p99), Some(t)) = (
                 l.quantile(0.5),
                 l.quantile(0.99),
-                timeout_of(&gray_hist, opts),
+                opts.timeout_s.or(gray_mean.map(|m| m.mean())),
             ) && p50.value > 0.0
                 && p99.value >= p50.value
             {
@@ -560,7 +569,9 @@ pub fn scenario(
             );
             let _ = writeln!(out, "timeout_s = {}", sig(t, 6));
         }
-        (None, Some(q)) => {
+        (None, Some(_)) => {
+            let m = gray_mean.unwrap_or_default();
+            let (mlo, mhi) = m.ci95();
             if gray_hist.n < min {
                 warn(
                     &mut out,
@@ -574,16 +585,16 @@ pub fn scenario(
             let (lo, hi) = wilson(gray_hist.n, all);
             let _ = writeln!(
                 out,
-                "# the cluster of failure durations: {} of {} failures ({}, 95% CI [{}, {}]) ran to it; their median, 95% CI [{}, {}] s",
+                "# the cluster of failure durations: {} of {} failures ({}, 95% CI [{}, {}]) ran to it; their mean, 95% CI [{}, {}] s",
                 count(gray_hist.n),
                 count(all),
                 pct(gray_hist.n as f64 / all.max(1) as f64),
                 pct(lo),
                 pct(hi),
-                sig(q.lo, 4),
-                sig(q.hi, 4)
+                sig(mlo, 5),
+                sig(mhi, 5)
             );
-            let _ = writeln!(out, "timeout_s = {}", sig(q.value, 4));
+            let _ = writeln!(out, "timeout_s = {}", sig(m.mean(), 5));
         }
         (None, None) => {
             let _ = writeln!(
@@ -756,11 +767,6 @@ fn parts_of_one(counts: &[u64]) -> Vec<f64> {
         .sum();
     micro[big] = 1_000_000 - rest;
     micro.iter().map(|m| *m as f64 / 1e6).collect()
-}
-
-fn timeout_of(gray: &LogHist, opts: &WriteOptions) -> Option<f64> {
-    opts.timeout_s
-        .or_else(|| gray.quantile(0.5).map(|q| q.value))
 }
 
 #[cfg(test)]
