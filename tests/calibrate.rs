@@ -460,3 +460,51 @@ fn an_attribute_value_before_its_key_and_span_events_are_never_decoded() {
         "a 2 s success, read as its 1.1% bin: {text}"
     );
 }
+
+#[test]
+fn input_format_and_pricing_flags() {
+    let t = Truth::default();
+    let log = generate("flags", "requests.log", |w| {
+        loggen::write_plain(&t, 400, 31, w)
+    });
+    // A price table file: the scenario names it by its absolute path, and compare reads it.
+    let (scenario, text, _) = calibrate(
+        &log,
+        &[
+            "--input-format",
+            "csv",
+            "--pricing",
+            "pricing/2026-07.toml",
+            "--timeout-s",
+            "30",
+        ],
+    );
+    let v: toml::Value = toml::from_str(&text).unwrap();
+    let pricing = v["pricing"].as_str().unwrap();
+    assert!(
+        Path::new(pricing).is_absolute() && pricing.ends_with("2026-07.toml"),
+        "{pricing}"
+    );
+    assert_eq!(num(&v, &["policy", "timeout_s"]), 30.0);
+    assert!(text.contains("# given with --timeout-s"), "{text}");
+    let run = fallcost(&["compare", "--scenario", scenario.to_str().unwrap()]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // Forcing the wrong format finds nothing readable: exit 2, naming the file.
+    let run = fallcost(&["calibrate", log.to_str().unwrap(), "--input-format", "otlp"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("requests.log: no readable otlp record"),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // LiteLLM forced: CSV or JSON told apart by content.
+    let json = generate("flags", "spend.txt", |w| {
+        loggen::write_litellm(&t, 50, 32, "lines", w)
+    });
+    let (_, text, _) = calibrate(&json, &["--input-format", "litellm"]);
+    assert!(text.contains("(litellm (json))"), "{text}");
+}
