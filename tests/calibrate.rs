@@ -508,3 +508,48 @@ fn input_format_and_pricing_flags() {
     let (_, text, _) = calibrate(&json, &["--input-format", "litellm"]);
     assert!(text.contains("(litellm (json))"), "{text}");
 }
+
+#[test]
+fn an_agent_trace_with_several_answered_calls_is_several_requests() {
+    let span = |id: u64, start_s: u64, model: &str, ok: bool| {
+        format!(
+            r#"{{"traceId":"aa","spanId":"{id:016x}","startTimeUnixNano":"{}","endTimeUnixNano":"{}","attributes":[{{"key":"gen_ai.provider.name","value":{{"stringValue":"{}"}}}},{{"key":"gen_ai.request.model","value":{{"stringValue":"{}"}}}}],"status":{{"code":{}}}}}"#,
+            start_s * 1_000_000_000,
+            (start_s + 1) * 1_000_000_000,
+            model.split_once('/').unwrap().0,
+            model.split_once('/').unwrap().1,
+            if ok { 1 } else { 2 }
+        )
+    };
+    let (s, o) = ("anthropic/claude-sonnet-5", "openai/gpt-6-sol");
+    // Call 1 answered by Sonnet; call 2 fails on Sonnet and is answered by Sol; call 3 fails
+    // on both (the spans arrive out of order, in two lines).
+    let line1 = format!(
+        r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{},{},{}]}}]}}]}}"#,
+        span(3, 20, o, true),
+        span(1, 0, s, true),
+        span(2, 10, s, false)
+    );
+    let line2 = format!(
+        r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{},{}]}}]}}]}}"#,
+        span(4, 30, s, false),
+        span(5, 40, o, false)
+    );
+    let log = generate("agent", "agent.jsonl", |w| {
+        w.extend_from_slice(format!("{line1}\n{line2}\n").as_bytes())
+    });
+    let (_, text, _) = calibrate(&log, &[]);
+    assert!(text.contains("5 attempts in 3 requests"), "{text}");
+    assert!(
+        text.contains("#   link 0 anthropic/claude-sonnet-5: tried in 3 requests, answered 1 "),
+        "{text}"
+    );
+    assert!(
+        text.contains("#   link 1 openai/gpt-6-sol: tried in 2 requests, answered 1 "),
+        "{text}"
+    );
+    assert!(
+        text.contains("#   failed on every link: 1 requests"),
+        "{text}"
+    );
+}

@@ -2,8 +2,9 @@
 //!
 //! Three input formats, recognised by content ([`detect`]):
 //! - OpenTelemetry GenAI spans as OTLP/JSON ([`otlp`]): one `ExportTraceServiceRequest` per
-//!   line (the collector's file exporter) or one document; the spans of a trace are one request
-//!   and their start order is its chain;
+//!   line (the collector's file exporter) or one document; the spans of a trace, in start
+//!   order, are one request up to the first that succeeds (the rest of the trace, as in an
+//!   agent's, are further requests), and their order is its chain;
 //! - LiteLLM spend logs (`LiteLLM_SpendLogs` rows) as CSV, a JSON array or JSON lines
 //!   ([`litellm`]);
 //! - a plain CSV with documented columns ([`plain`]).
@@ -521,23 +522,43 @@ impl Aggregator {
         }
     }
 
+    /// Turn a closed trace into requests: its attempts in start order, a request ending at
+    /// each success (a trace with several answered calls, an agent's, is several requests)
+    /// or at the trace's end (a request that failed on every link). Retries on one model are
+    /// one link.
     fn close(&mut self, mut r: OpenRequest) {
-        if r.attempts.is_empty() {
-            return;
-        }
         r.attempts.sort_by_key(|a| a.0);
-        self.request(r.attempts[0].0, r.session, 1);
         let mut path: Vec<Option<usize>> = Vec::new();
-        for &(_, m, _) in &r.attempts {
-            // Retries on the same model are one link.
+        let mut start = 0;
+        for &(t, m, ok) in &r.attempts {
+            if path.is_empty() {
+                start = t;
+            }
             if path.last() != Some(&Some(m)) {
                 path.push(Some(m));
             }
+            if ok {
+                self.finish_request(start, r.session, &path, Some(path.len() - 1));
+                path.clear();
+            }
         }
-        let last = r.attempts.last().expect("not empty");
-        let answered = last.2.then(|| path.len() - 1);
-        self.route(&path, answered, true, 1);
-        if let Some(c) = self.chains.get_mut(&path[0].expect("a primary")) {
+        if !path.is_empty() {
+            self.finish_request(start, r.session, &path, None);
+        }
+    }
+
+    fn finish_request(
+        &mut self,
+        start: i64,
+        session: Option<u64>,
+        path: &[Option<usize>],
+        answered: Option<usize>,
+    ) {
+        self.request(start, session, 1);
+        self.route(path, answered, true, 1);
+        if let Some(Some(p)) = path.first()
+            && let Some(c) = self.chains.get_mut(p)
+        {
             c.sees_failures = true;
         }
     }
