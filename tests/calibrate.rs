@@ -553,3 +553,28 @@ fn an_agent_trace_with_several_answered_calls_is_several_requests() {
         "{text}"
     );
 }
+
+#[test]
+fn an_unreadable_csv_row_is_named_without_its_values() {
+    let log = generate("csv-bad", "rows.csv", |w| {
+        w.extend_from_slice(
+            format!(
+                "model,start,duration_s,status,input_tokens\n\
+                 anthropic/claude-sonnet-5,1.0,2.0,ok,100\n\
+                 anthropic/claude-sonnet-5,2.0,2.0,{SECRET},100\n\
+                 anthropic/claude-sonnet-5,3.0,2.0,ok,{SECRET}\n"
+            )
+            .as_bytes(),
+        )
+    });
+    let (_, text, stderr) = calibrate(&log, &[]);
+    assert!(
+        stderr.contains("rows.csv:3: unreadable record: `status` is not ok"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("rows.csv:4: unreadable record: input_tokens is not a whole number"),
+        "{stderr}"
+    );
+    assert!(!text.contains(SECRET) && !stderr.contains(SECRET));
+}

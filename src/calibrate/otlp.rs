@@ -118,7 +118,7 @@ impl<'de> Deserialize<'de> for Nanos {
                 v.trim()
                     .parse::<i64>()
                     .map(Nanos)
-                    .map_err(|_| E::custom(format!("`{v}` is not an integer")))
+                    .map_err(|_| E::custom("a time or count that is not an integer"))
             }
         }
         d.deserialize_any(V)

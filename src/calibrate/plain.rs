@@ -13,6 +13,9 @@
 //! | `cache_read_tokens`, `cache_write_tokens` | no | input tokens read from / written to the cache |
 //! | `output_tokens` | no | output tokens |
 //! | `session_id` | no | a conversation or session id |
+//!
+//! Errors about a row name its line and column, never its values (a shifted prompt column
+//! could land in any of them).
 
 use std::io::BufRead;
 
@@ -76,7 +79,7 @@ pub fn read<R: BufRead>(
                         Some(s) => s
                             .parse::<u64>()
                             .map(Some)
-                            .map_err(|_| format!("{what}: `{s}` is not a whole number of tokens")),
+                            .map_err(|_| format!("{what} is not a whole number of tokens")),
                     }
                 };
                 let parsed = (|| -> Result<(Attempt, Option<u64>, Option<u64>), String> {
@@ -100,7 +103,7 @@ pub fn read<R: BufRead>(
                                 ErrorClass::ALL
                                     .into_iter()
                                     .find(|c| c.as_str() == s)
-                                    .ok_or_else(|| format!("`status` `{status}` is not ok, an HTTP status, error or an error class"))?,
+                                    .ok_or_else(|| "`status` is not ok, success, an HTTP status, error or an error class (rate_limit, overload, server_error, timeout, client, quota)".to_string())?,
                             ),
                         },
                     };
