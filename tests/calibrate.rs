@@ -578,3 +578,31 @@ fn an_unreadable_csv_row_is_named_without_its_values() {
     );
     assert!(!text.contains(SECRET) && !stderr.contains(SECRET));
 }
+
+#[test]
+fn a_litellm_row_without_a_start_time_is_named_by_its_line_in_an_array() {
+    let t = Truth::default();
+    let rows: Vec<String> = loggen::requests(&t, 4, 41)
+        .iter()
+        .flat_map(|r| loggen::litellm_rows(&t, r))
+        .collect();
+    let mut bad: serde_json::Value = serde_json::from_str(&rows[1]).unwrap();
+    bad.as_object_mut().unwrap().remove("startTime");
+    let log = generate("litellm-bad", "spend.json", |w| {
+        let mut text = String::from("[\n");
+        text.push_str(&rows[0]);
+        text.push_str(",\n");
+        text.push_str(&bad.to_string());
+        for r in &rows[2..] {
+            text.push_str(",\n");
+            text.push_str(r);
+        }
+        text.push_str("\n]\n");
+        w.extend_from_slice(text.as_bytes());
+    });
+    let (_, _, stderr) = calibrate(&log, &[]);
+    assert!(
+        stderr.contains("spend.json:3: unreadable record: no readable `startTime`"),
+        "{stderr}"
+    );
+}

@@ -486,6 +486,7 @@ pub fn read_json<R: BufRead>(
     let mut routes = Routes::default();
     if starts_array {
         let line = std::rc::Rc::new(std::cell::Cell::new(1u64));
+        // Lines are counted from 1: the count after k newlines is line k + 1.
         let lines = Lines {
             inner: reader,
             line: line.clone(),
@@ -503,16 +504,17 @@ pub fn read_json<R: BufRead>(
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
                 loop {
-                    let at = self.line.get();
                     match seq.next_element::<OwnedRow>() {
-                        Ok(Some(r)) => row(self.label, at, r.0, self.agg, self.routes),
+                        // The line the element ends on: its line, for one row per line.
+                        Ok(Some(r)) => row(self.label, self.line.get(), r.0, self.agg, self.routes),
                         Ok(None) => return Ok(()),
                         Err(e) => return Err(e),
                     }
                 }
             }
         }
-        let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(lines));
+        // No second buffer: serde_json reads byte by byte, so the count is where it is.
+        let mut de = serde_json::Deserializer::from_reader(lines);
         let visitor = Rows {
             label,
             agg,
@@ -568,5 +570,31 @@ impl<'de> Deserialize<'de> for OwnedRow {
             session_id: own_str(r.session_id),
             metadata: r.metadata,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_as_json_text_is_read_like_an_object() {
+        // SpendLogsPayload writes `metadata` as a JSON string; a database export as an object.
+        let text = concat!(
+            r#"{"startTime":"2026-07-18T10:00:00Z","endTime":"2026-07-18T10:00:02Z","model":"claude-sonnet-5","custom_llm_provider":"anthropic","prompt_tokens":1500,"completion_tokens":200,"status":"success","metadata":"{\"usage_object\":{\"cache_read_input_tokens\":1000,\"cache_creation_input_tokens\":0}}"}"#,
+            "\n",
+            r#"{"startTime":"2026-07-18T10:00:01Z","endTime":"2026-07-18T10:00:01.5Z","model":"claude-sonnet-5","custom_llm_provider":"anthropic","status":"failure","metadata":{"error_information":{"error_code":429,"error_class":"RateLimitError"}}}"#,
+            "\n"
+        );
+        let mut agg = Aggregator::default();
+        read_json("t.jsonl", &mut std::io::Cursor::new(text), &mut agg).unwrap();
+        assert_eq!(agg.model_ids, ["anthropic/claude-sonnet-5"]);
+        let m = &agg.models[0];
+        assert_eq!((m.attempts, m.successes), (2, 1));
+        assert_eq!(m.fresh.mean(), 500.0);
+        assert_eq!(m.prefix.mean(), 1000.0);
+        assert_eq!(m.cache.value(), 1.0);
+        assert_eq!(m.failures[0].n, 1, "429 is a rate limit");
+        assert_eq!(m.latency.quantile(0.5).unwrap().n, 1);
     }
 }
