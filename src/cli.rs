@@ -90,6 +90,17 @@ Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 inp
   fallcost bench
   RAYON_NUM_THREADS=1 fallcost bench --requests 5e7")]
     Bench(BenchArgs),
+    /// Measure a scenario from request logs (OpenTelemetry GenAI spans as OTLP/JSON, LiteLLM
+    /// spend logs as CSV or JSON, or a plain CSV) and write it as TOML that `compare` runs.
+    #[command(after_help = "Examples:
+  fallcost calibrate traces.jsonl -o calibrated.toml
+  fallcost compare --scenario calibrated.toml
+  fallcost calibrate spend_logs.csv --pricing model_prices_and_context_window.json
+  fallcost calibrate requests.csv --input-format csv --timeout-s 30 --strict
+
+Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format, a
+figure from too few events under --strict).")]
+    Calibrate(CalibrateArgs),
 }
 
 /// `fallcost check`.
@@ -148,6 +159,45 @@ pub struct BenchArgs {
     /// Times each loop is run; the best run of each is reported.
     #[arg(long, value_name = "R", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
+}
+
+/// `fallcost calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Log files: OTLP/JSON trace exports (one request per line or one document), LiteLLM
+    /// spend logs (CSV, a JSON array or JSON lines), or the plain CSV (README, "Calibrate").
+    #[arg(value_name = "LOG", required = true)]
+    pub logs: Vec<PathBuf>,
+    /// Where to write the scenario (`-` is standard output). Written whole or not at all.
+    #[arg(long, short = 'o', value_name = "PATH", default_value = "-")]
+    pub output: String,
+    /// The format of every LOG, instead of recognising each by its content.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<LogFormat>,
+    /// The `pricing` the scenario names, and the table its models are checked against: a
+    /// bundled name or a price table file. Default: the newest bundled table.
+    #[arg(long, short = 'p', value_name = "NAME|PATH")]
+    pub pricing: Option<String>,
+    /// The client timeout in seconds, instead of the cluster of failure durations.
+    #[arg(long, value_name = "S", value_parser = parse_ratio)]
+    pub timeout_s: Option<f64>,
+    /// A rate or share from fewer events than this is written with a warning.
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    pub min_events: u64,
+    /// Make every warning about too few events an error (exit 2, nothing written).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// `--input-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// OpenTelemetry GenAI spans, OTLP/JSON.
+    Otlp,
+    /// LiteLLM spend logs (CSV, JSON array or JSON lines, told apart by content).
+    Litellm,
+    /// The plain CSV.
+    Csv,
 }
 
 /// Output flags shared by every subcommand that prints a report.

@@ -10,10 +10,12 @@
 //! - [`output`]: table, Markdown, CSV and JSON;
 //! - [`check`]: `fallcost check`, the CI gate over every fallback chain (scenarios, LiteLLM and
 //!   Portkey configs under [`input::gateway`]);
+//! - [`calibrate`]: `fallcost calibrate`, a scenario measured from request logs;
 //! - [`cmd`]: one module per subcommand; [`cli`]: the command-line declaration.
 
 #![warn(missing_docs)]
 
+pub mod calibrate;
 pub mod check;
 pub mod cli;
 pub mod cmd;
@@ -37,6 +39,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Sweep(args) => cmd::sweep::run(args),
         cli::Command::Check(args) => cmd::check::run(args),
         cli::Command::Bench(args) => cmd::bench::run(args),
+        cli::Command::Calibrate(args) => cmd::calibrate::run(args),
     }
 }
 

@@ -1,6 +1,7 @@
 //! One module per subcommand. Each takes its parsed arguments and returns an [`ExitStatus`](crate::error::ExitStatus).
 
 pub mod bench;
+pub mod calibrate;
 pub mod check;
 pub mod compare;
 pub mod prices;

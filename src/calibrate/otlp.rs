@@ -1,0 +1,443 @@
+//! OpenTelemetry GenAI spans as OTLP/JSON (opentelemetry-proto `docs/specification.md`, "JSON
+//! Protobuf Encoding"; `opentelemetry/proto/trace/v1/trace.proto`): `resourceSpans[].
+//! scopeSpans[].spans[]`, each span with `traceId` (hex), `startTimeUnixNano` and
+//! `endTimeUnixNano` (64-bit integers, written as decimal strings; numbers accepted), `status.
+//! code` (2 = STATUS_CODE_ERROR) and `attributes`, a list of `{ "key": K, "value": { "stringValue"
+//! | "intValue" | "doubleValue" | ...: V } }`.
+//!
+//! The GenAI attributes read (semantic-conventions `model/gen-ai/`, now kept in the
+//! semantic-conventions-genai repository): `gen_ai.provider.name` (or the older
+//! `gen_ai.system`), `gen_ai.request.model`, `gen_ai.response.model`,
+//! `gen_ai.usage.input_tokens` (which includes the cached tokens),
+//! `gen_ai.usage.cache_read.input_tokens`, `gen_ai.usage.cache_creation.input_tokens`,
+//! `gen_ai.usage.output_tokens` (and the deprecated `gen_ai.usage.prompt_tokens` /
+//! `completion_tokens`), `gen_ai.conversation.id`; `error.type` (semantic-conventions
+//! `model/error/registry.yaml`) and `http.response.status_code`. A span is an attempt when it
+//! has `gen_ai.request.model` or `gen_ai.response.model`; other spans are ignored.
+//!
+//! Nothing else is decoded: an attribute whose key is not one of these has its value skipped
+//! by the parser unread, and span events (where prompts and completions travel as event bodies)
+//! are not a declared field. One line is one `ExportTraceServiceRequest`, as the collector's file
+//! exporter writes; a file whose first line is not a whole document is read as one document
+//! (that form is held in memory whole).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::BufRead;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+
+use super::{Aggregator, Attempt, classify, for_each_line, hash_id, provider_prefix};
+use crate::error::{InputError, InputErrorKind};
+
+#[derive(Deserialize)]
+struct Export<'a> {
+    #[serde(borrow, default, rename = "resourceSpans")]
+    resource_spans: Vec<ResourceSpans<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ResourceSpans<'a> {
+    #[serde(borrow, default, rename = "scopeSpans")]
+    scope_spans: Vec<ScopeSpans<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ScopeSpans<'a> {
+    #[serde(borrow, default)]
+    spans: Vec<Span<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Span<'a> {
+    #[serde(borrow, default, rename = "traceId")]
+    trace_id: Option<Text<'a>>,
+    #[serde(default, rename = "startTimeUnixNano")]
+    start: Option<Nanos>,
+    #[serde(default, rename = "endTimeUnixNano")]
+    end: Option<Nanos>,
+    #[serde(borrow, default)]
+    attributes: Attrs<'a>,
+    #[serde(default)]
+    status: Option<Status>,
+}
+
+#[derive(Deserialize)]
+struct Status {
+    #[serde(default)]
+    code: Option<Code>,
+}
+
+/// A string borrowed from the line when it has no escapes.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A 64-bit integer written as a decimal string (proto3 JSON) or a number.
+#[derive(Clone, Copy)]
+struct Nanos(i64);
+
+impl<'de> Deserialize<'de> for Nanos {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Nanos;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer, or a decimal string")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Nanos, E> {
+                i64::try_from(v)
+                    .map(Nanos)
+                    .map_err(|_| E::custom("out of range"))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Nanos, E> {
+                Ok(Nanos(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Nanos, E> {
+                Ok(Nanos(v as i64))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Nanos, E> {
+                v.trim()
+                    .parse::<i64>()
+                    .map(Nanos)
+                    .map_err(|_| E::custom("a time or count that is not an integer"))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A status code: the integer OTLP/JSON requires, or an enum name some exporters write.
+struct Code(i64);
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Code;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a status code")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Code, E> {
+                Ok(Code(v as i64))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Code, E> {
+                Ok(Code(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Code, E> {
+                Ok(Code(match v {
+                    "STATUS_CODE_ERROR" | "ERROR" | "Error" => 2,
+                    "STATUS_CODE_OK" | "OK" | "Ok" => 1,
+                    _ => v.parse().unwrap_or(0),
+                }))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The attributes fallcost reads; every other key's value is skipped unread.
+#[derive(Default)]
+struct Attrs<'a> {
+    provider: Option<Cow<'a, str>>,
+    system: Option<Cow<'a, str>>,
+    request_model: Option<Cow<'a, str>>,
+    response_model: Option<Cow<'a, str>>,
+    conversation: Option<Cow<'a, str>>,
+    error_type: Option<Cow<'a, str>>,
+    http_status: Option<i64>,
+    input: Option<i64>,
+    output: Option<i64>,
+    cache_read: Option<i64>,
+    cache_write: Option<i64>,
+}
+
+#[derive(Clone, Copy)]
+enum Field {
+    Provider,
+    System,
+    RequestModel,
+    ResponseModel,
+    Conversation,
+    ErrorType,
+    HttpStatus,
+    Input,
+    Output,
+    CacheRead,
+    CacheWrite,
+}
+
+impl Field {
+    fn of(key: &str) -> Option<Field> {
+        Some(match key {
+            "gen_ai.provider.name" => Field::Provider,
+            "gen_ai.system" => Field::System,
+            "gen_ai.request.model" => Field::RequestModel,
+            "gen_ai.response.model" => Field::ResponseModel,
+            "gen_ai.conversation.id" => Field::Conversation,
+            "error.type" => Field::ErrorType,
+            "http.response.status_code" | "http.status_code" => Field::HttpStatus,
+            "gen_ai.usage.input_tokens" | "gen_ai.usage.prompt_tokens" => Field::Input,
+            "gen_ai.usage.output_tokens" | "gen_ai.usage.completion_tokens" => Field::Output,
+            "gen_ai.usage.cache_read.input_tokens" => Field::CacheRead,
+            "gen_ai.usage.cache_creation.input_tokens" => Field::CacheWrite,
+            _ => return None,
+        })
+    }
+}
+
+/// An `AnyValue` of a wanted attribute: its string or number.
+enum Value<'a> {
+    Str(Cow<'a, str>),
+    Int(i64),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Value<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Value<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an AnyValue object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value<'de>, A::Error> {
+                let mut out = Value::Other;
+                while let Some(k) = map.next_key::<Text<'de>>()? {
+                    match k.0.as_ref() {
+                        "stringValue" => out = Value::Str(map.next_value::<Text<'de>>()?.0),
+                        "intValue" => out = Value::Int(map.next_value::<Nanos>()?.0),
+                        "doubleValue" => {
+                            let x = map.next_value::<f64>()?;
+                            out = Value::Int(x as i64);
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// One `{ "key": K, "value": V }`, written into the attributes: V is decoded only for a key
+/// fallcost reads (a value written before its key is skipped unread).
+struct KeyValueSeed<'s, 'a>(&'s mut Attrs<'a>);
+
+impl<'de> DeserializeSeed<'de> for KeyValueSeed<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyValueSeed<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an attribute { key, value }")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut field = None;
+        while let Some(k) = map.next_key::<Text<'de>>()? {
+            match k.0.as_ref() {
+                "key" => field = Field::of(&map.next_value::<Text<'de>>()?.0),
+                "value" => match field {
+                    Some(f) => {
+                        let v = map.next_value::<Value<'de>>()?;
+                        let a = &mut *self.0;
+                        let int = |v: &Value| match v {
+                            Value::Int(i) => Some(*i),
+                            Value::Str(s) => s.trim().parse().ok(),
+                            Value::Other => None,
+                        };
+                        let text = |v: Value<'de>| match v {
+                            Value::Str(s) => Some(s),
+                            Value::Int(i) => Some(Cow::Owned(i.to_string())),
+                            Value::Other => None,
+                        };
+                        match f {
+                            Field::Provider => a.provider = text(v),
+                            Field::System => a.system = text(v),
+                            Field::RequestModel => a.request_model = text(v),
+                            Field::ResponseModel => a.response_model = text(v),
+                            Field::Conversation => a.conversation = text(v),
+                            Field::ErrorType => a.error_type = text(v),
+                            Field::HttpStatus => a.http_status = int(&v),
+                            Field::Input => a.input = int(&v),
+                            Field::Output => a.output = int(&v),
+                            Field::CacheRead => a.cache_read = int(&v),
+                            Field::CacheWrite => a.cache_write = int(&v),
+                        }
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                },
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Attrs<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Attrs<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of attributes")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Attrs<'de>, A::Error> {
+                let mut attrs = Attrs::default();
+                while seq.next_element_seed(KeyValueSeed(&mut attrs))?.is_some() {}
+                Ok(attrs)
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// Read an OTLP/JSON file into `agg`: line by line, or as one document when the first line
+/// is not one.
+///
+/// Errors: an I/O failure (the file's unreadable lines are counted, not errors).
+pub fn read<R: BufRead>(
+    label: &str,
+    reader: &mut R,
+    agg: &mut Aggregator,
+) -> Result<(), InputError> {
+    let io = |e: std::io::Error| {
+        InputError::file(InputErrorKind::Read, label, format!("cannot read: {e}"))
+    };
+    let mut whole: Option<Vec<u8>> = None;
+    let mut first = true;
+    for_each_line(reader, |line, bytes| {
+        if let Some(w) = whole.as_mut() {
+            w.extend_from_slice(bytes);
+            w.push(b'\n');
+            return;
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match serde_json::from_slice::<Export>(bytes) {
+            Ok(export) => spans(label, line, export, agg),
+            Err(e) if first && e.is_eof() => {
+                let mut w = bytes.to_vec();
+                w.push(b'\n');
+                whole = Some(w);
+            }
+            Err(e) => agg.bad(
+                label,
+                line,
+                format!("not an OTLP/JSON export: {}", super::json_problem(&e)),
+            ),
+        }
+        first = false;
+    })
+    .map_err(io)?;
+    if let Some(w) = whole {
+        match serde_json::from_slice::<Export>(&w) {
+            Ok(export) => spans(label, 1, export, agg),
+            Err(e) => agg.bad(
+                label,
+                e.line() as u64,
+                format!("not an OTLP/JSON export: {}", super::json_problem(&e)),
+            ),
+        }
+    }
+    Ok(())
+}
+
+fn spans(label: &str, line: u64, export: Export, agg: &mut Aggregator) {
+    for rs in export.resource_spans {
+        for ss in rs.scope_spans {
+            for span in ss.spans {
+                let a = &span.attributes;
+                let Some(model) = a.request_model.as_ref().or(a.response_model.as_ref()) else {
+                    continue;
+                };
+                let (Some(start), Some(end)) = (span.start, span.end) else {
+                    agg.bad(
+                        label,
+                        line,
+                        "GenAI span without startTimeUnixNano/endTimeUnixNano",
+                    );
+                    continue;
+                };
+                if end.0 < start.0 {
+                    agg.bad(label, line, "GenAI span ends before it starts");
+                    continue;
+                }
+                let provider = a
+                    .provider
+                    .as_deref()
+                    .or(a.system.as_deref())
+                    .map(provider_prefix);
+                let m = agg.model(provider, model);
+                let error = span
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.code.as_ref())
+                    .is_some_and(|c| c.0 == 2)
+                    || a.error_type.is_some()
+                    || a.http_status.is_some_and(|c| c >= 400);
+                let failure = error.then(|| {
+                    let class =
+                        classify(a.http_status.filter(|c| *c >= 400), a.error_type.as_deref());
+                    if a.http_status.is_none_or(|c| c < 400)
+                        && a.error_type.as_deref().is_none_or(|t| {
+                            super::classify_word(t).is_none() && t.parse::<i64>().is_err()
+                        })
+                    {
+                        agg.unclassified += 1;
+                    }
+                    class
+                });
+                let nn = |x: Option<i64>| x.and_then(|v| u64::try_from(v).ok());
+                let attempt = Attempt {
+                    model: m,
+                    start_ns: start.0,
+                    duration_s: (end.0 - start.0) as f64 * 1e-9,
+                    failure,
+                    input_tokens: nn(a.input),
+                    cache_read: nn(a.cache_read).unwrap_or(0),
+                    cache_write: nn(a.cache_write).unwrap_or(0),
+                    output_tokens: nn(a.output),
+                };
+                agg.attempt(&attempt);
+                let session = a.conversation.as_deref().map(hash_id);
+                let key = match &span.trace_id {
+                    Some(t) if !t.0.is_empty() => hash_id(&t.0),
+                    // A span without a trace is a request of its own.
+                    _ => hash_id(&format!("{label}:{line}:{}", start.0)),
+                };
+                agg.open_attempt(key, &attempt, session);
+            }
+        }
+    }
+}

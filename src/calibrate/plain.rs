@@ -1,0 +1,148 @@
+//! The plain CSV, for logs from anything else: one row per attempt, with a header naming the
+//! columns (any order; unknown columns are ignored):
+//!
+//! | column | required | meaning |
+//! |---|---|---|
+//! | `model` | yes | `provider/model`, as the price table names it |
+//! | `start` | yes | start time: Unix seconds (`1784368800.25`) or ISO 8601 |
+//! | `duration_s` | yes | seconds until the answer or the error |
+//! | `status` | yes | `ok` / `success` / `200`; or a failure: an HTTP status >= 400, `error`, or a class name (`rate_limit`, `overload`, `server_error`, `timeout`, `client`, `quota`) |
+//! | `error_type` | no | the error's type (`RateLimitError`, `timeout`, `529`), classified as `error.type` is |
+//! | `request_id` | no | attempts with the same id are one request, their start order its chain |
+//! | `input_tokens` | no | input tokens, cached ones included |
+//! | `cache_read_tokens`, `cache_write_tokens` | no | input tokens read from / written to the cache |
+//! | `output_tokens` | no | output tokens |
+//! | `session_id` | no | a conversation or session id |
+//!
+//! Errors about a row name its line and column, never its values (a shifted prompt column
+//! could land in any of them).
+
+use std::io::BufRead;
+
+use super::{Aggregator, Attempt, classify, hash_id, parse_time_ns};
+use crate::error::{InputError, InputErrorKind};
+use crate::model::policy::ErrorClass;
+
+/// Read the plain CSV into `agg`.
+///
+/// Errors: an I/O failure, no header, or a header without the required columns (unreadable
+/// rows are counted).
+pub fn read<R: BufRead>(
+    label: &str,
+    reader: &mut R,
+    agg: &mut Aggregator,
+) -> Result<(), InputError> {
+    let mut csv = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(reader);
+    let headers = csv
+        .headers()
+        .map_err(|e| InputError::file(InputErrorKind::Syntax, label, format!("CSV header: {e}")))?
+        .clone();
+    let col = |name: &str| headers.iter().position(|h| h == name);
+    let need = |name: &str| {
+        col(name).ok_or_else(|| {
+            InputError::file(
+                InputErrorKind::Schema,
+                label,
+                format!("the plain CSV needs a `{name}` column; required: model, start, duration_s, status"),
+            )
+        })
+    };
+    let (c_model, c_start, c_dur, c_status) = (
+        need("model")?,
+        need("start")?,
+        need("duration_s")?,
+        need("status")?,
+    );
+    let [c_err, c_req, c_in, c_read, c_write, c_out, c_sess] = [
+        "error_type",
+        "request_id",
+        "input_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "output_tokens",
+        "session_id",
+    ]
+    .map(col);
+    let mut rec = csv::StringRecord::new();
+    loop {
+        match csv.read_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {
+                let line = rec.position().map_or(0, |p| p.line());
+                let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).filter(|s| !s.is_empty());
+                let tokens = |i: Option<usize>, what: &str| -> Result<Option<u64>, String> {
+                    match get(i) {
+                        None => Ok(None),
+                        Some(s) => s
+                            .parse::<u64>()
+                            .map(Some)
+                            .map_err(|_| format!("{what} is not a whole number of tokens")),
+                    }
+                };
+                let parsed = (|| -> Result<(Attempt, Option<u64>, Option<u64>), String> {
+                    let model = get(Some(c_model)).ok_or("empty `model`")?;
+                    let start = get(Some(c_start))
+                        .and_then(parse_time_ns)
+                        .ok_or("`start` is not Unix seconds or an ISO 8601 time")?;
+                    let duration_s = get(Some(c_dur))
+                        .and_then(|s| s.parse::<f64>().ok())
+                        .filter(|d| d.is_finite() && *d >= 0.0)
+                        .ok_or("`duration_s` is not a number of seconds >= 0")?;
+                    let status = get(Some(c_status)).ok_or("empty `status`")?;
+                    let error_type = get(c_err);
+                    let failure = match status.to_ascii_lowercase().as_str() {
+                        "ok" | "success" => None,
+                        "error" | "failure" | "failed" => Some(classify(None, error_type)),
+                        s => match s.parse::<i64>() {
+                            Ok(c) if c < 400 => None,
+                            Ok(c) => Some(classify(Some(c), error_type)),
+                            Err(_) => Some(
+                                ErrorClass::ALL
+                                    .into_iter()
+                                    .find(|c| c.as_str() == s)
+                                    .ok_or_else(|| "`status` is not ok, success, an HTTP status, error or an error class (rate_limit, overload, server_error, timeout, client, quota)".to_string())?,
+                            ),
+                        },
+                    };
+                    let m = agg.model(None, model);
+                    Ok((
+                        Attempt {
+                            model: m,
+                            start_ns: start,
+                            duration_s,
+                            failure,
+                            input_tokens: tokens(c_in, "input_tokens")?,
+                            cache_read: tokens(c_read, "cache_read_tokens")?.unwrap_or(0),
+                            cache_write: tokens(c_write, "cache_write_tokens")?.unwrap_or(0),
+                            output_tokens: tokens(c_out, "output_tokens")?,
+                        },
+                        get(c_req).map(hash_id),
+                        get(c_sess).map(hash_id),
+                    ))
+                })();
+                match parsed {
+                    Ok((a, req, session)) => {
+                        agg.attempt(&a);
+                        let key = req.unwrap_or_else(|| hash_id(&format!("{label}:{line}")));
+                        agg.open_attempt(key, &a, session);
+                    }
+                    Err(m) => agg.bad(label, line, m),
+                }
+            }
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                agg.bad(label, line, format!("CSV: {e}"));
+                if !matches!(
+                    e.kind(),
+                    csv::ErrorKind::UnequalLengths { .. } | csv::ErrorKind::Utf8 { .. }
+                ) {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
+}
