@@ -154,16 +154,20 @@ fn litellm_block_config_messy_cases() {
     assert_eq!(f["ratio"], Value::Null);
     assert_eq!(num(&f["primary"]["max_per_1k_usd"]), 0.0);
     assert!(f["message"].as_str().unwrap().contains("is free ($0.00)"));
-    // A group of two deployments: a range, judged worst case (9.00 / 0.45 = 20x).
+    // A group of two deployments without weights: LiteLLM's simple-shuffle splits its traffic
+    // equally, so it is judged by its mix (0.45 + 4.50) / 2 = 2.475: 9.00 / 2.475 = 3.64x (the
+    // worst case, 9.00 / 0.45 = 20x, is not what it sends), its range shown beside.
     let f = by("mixed ", "sonnet");
     assert!((num(&f["primary"]["min_per_1k_usd"]) - 0.45).abs() < 1e-12);
     assert!((num(&f["primary"]["max_per_1k_usd"]) - 4.5).abs() < 1e-12);
-    assert!((num(&f["ratio"]) - 20.0).abs() < 1e-9);
+    assert!((num(&f["primary"]["mix_per_1k_usd"]) - 2.475).abs() < 1e-12);
+    assert_eq!(f["primary"]["models"][0]["share"], 0.5);
+    assert!((num(&f["ratio"]) - 9.0 / 2.475).abs() < 1e-9);
     assert!(
-        f["message"]
-            .as_str()
-            .unwrap()
-            .contains("$0.45–$4.50 (worst case")
+        f["message"].as_str().unwrap().contains(
+            "3.64x its primary `mixed` at $2.48 (traffic mix, equal shares; $0.45–$4.50); above"
+        ),
+        "{f:#}"
     );
     // LiteLLM applies sonnet's own fallbacks after mixed -> sonnet: judged against mixed.
     let f = by("mixed ", "astra");
@@ -174,25 +178,46 @@ fn litellm_block_config_messy_cases() {
             .iter()
             .any(|f| f["chain"].as_str().unwrap().starts_with("tuned "))
     );
-    assert_eq!(above.len(), 5, "{doc:#}");
+    // astra -> `openai/gpt-6-sol` is a deployment's litellm model name: LiteLLM's router sends
+    // it to both deployments of that model (sol, proxied-sol), so it fires and is judged;
+    // mixed reaches it via sonnet and astra: 9.00 / 2.475.
+    let f = by("mixed ", "openai/gpt-6-sol");
+    assert_eq!(f["via"], serde_json::json!(["sonnet", "astra"]));
+    assert_eq!(f["line"], 51);
+    assert_eq!(f["fallback"]["models"].as_array().unwrap().len(), 2);
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("costs $9.00 per 1,000"),
+        "{f:#}"
+    );
+    assert_eq!(above.len(), 6, "{doc:#}");
+    let resolved = findings(&doc, "resolved-name");
+    assert_eq!(resolved.len(), 1);
+    assert_eq!(
+        (&resolved[0]["line"], &resolved[0]["severity"]),
+        (&Value::from(51), &Value::from("note"))
+    );
+    assert!(
+        resolved[0]["message"].as_str().unwrap().contains(
+            "whose litellm_params.model is `openai/gpt-6-sol` (groups `sol`, `proxied-sol`)"
+        ),
+        "{:#}",
+        resolved[0]
+    );
 
-    // A model id and a missing group as fallbacks: warnings naming them; never priced.
+    // A missing group as a fallback: a warning naming it; never priced.
     let not_group = findings(&doc, "not-a-group");
-    assert_eq!(not_group.len(), 2);
-    assert_eq!(not_group[0]["line"], 51);
+    assert_eq!(not_group.len(), 1);
+    assert_eq!(not_group[0]["line"], 52);
     assert!(
         not_group[0]["message"]
             .as_str()
             .unwrap()
-            .contains("`openai/gpt-6-sol` of `astra` is a model id")
-    );
-    assert!(
-        not_group[1]["message"]
-            .as_str()
-            .unwrap()
             .contains("`gpt-6-ultra`")
     );
-    assert_eq!(not_group[1]["severity"], "warning");
+    assert_eq!(not_group[0]["severity"], "warning");
     // A self-fallback: a warning. `content_policy_fallbacks: []`: a note. The fallback that is
     // only in a comment: nothing (no `sol -> opus` chain).
     let selfs = findings(&doc, "self-fallback");
@@ -214,8 +239,8 @@ fn litellm_block_config_messy_cases() {
         "{msg}"
     );
     assert_eq!(doc["summary"]["chains"], 7);
-    assert_eq!(doc["summary"]["errors"], 5);
-    assert_eq!(doc["summary"]["warnings"], 3);
+    assert_eq!(doc["summary"]["errors"], 6);
+    assert_eq!(doc["summary"]["warnings"], 2);
 }
 
 /// Flow-style YAML: each loop reported once, default_fallbacks applied to groups without their
@@ -1100,5 +1125,167 @@ fn control_characters_in_config_names_are_escaped() {
     assert_eq!(
         doc["findings"][0]["primary"]["name"], "m\u{1b}[31mRED",
         "{doc:#}"
+    );
+}
+
+/// Run `fallcost check FILE --pricing tests/fixtures/check/routing/prices.json --format json`.
+fn routing(file: &str, code: i32) -> Value {
+    check_json(
+        &[
+            &format!("{FIX}/routing/{file}"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+        ],
+        code,
+    )
+}
+
+/// LiteLLM's router (`Router._common_checks_available_deployment`, litellm/router.py) resolves
+/// a name by `model_info.id`, then `model_group_alias`, then the group, then the deployments
+/// whose `litellm_params.model` is the name: a fallback named any of these ways fires. Prices
+/// (routing/prices.json, 2,000 in / 500 out): gpt-4o 10.00, gpt-4o-mini 0.60, sonnet-4 13.50.
+#[test]
+fn fallbacks_named_by_model_id_alias_or_deployment_id_fire() {
+    let doc = routing("model-id.yaml", 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1, "{doc:#}");
+    // cheap -> `openai/gpt-4o` (smart's litellm model): 10.00 / 0.60 = 16.67x, at its line.
+    let f = above[0];
+    assert_eq!(
+        (&f["line"], &f["fallback"]["name"]),
+        (&Value::from(24), &Value::from("openai/gpt-4o"))
+    );
+    assert!((num(&f["ratio"]) - 10.0 / 0.6).abs() < 1e-9);
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("16.67x its primary `cheap` at $0.60")
+    );
+    assert!(findings(&doc, "not-a-group").is_empty(), "{doc:#}");
+    let resolved: Vec<(u64, &str)> = findings(&doc, "resolved-name")
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(resolved.len(), 4, "{resolved:?}");
+    assert!(
+        resolved[0]
+            .1
+            .contains("litellm_params.model is `openai/gpt-4o` (group `smart`)")
+    );
+    assert_eq!(resolved[1].0, 25);
+    assert!(
+        resolved[1]
+            .1
+            .contains("group `smart`, through model_group_alias `gpt-4` -> `smart` (line 21")
+    );
+    // `best` (an alias of claude, `{model: claude, hidden: true}`) has fallbacks of its own: a
+    // chain, to `smart-east` (a model_info.id): 10.00 against 13.50, fine.
+    assert!(
+        resolved[2].1.starts_with("`best` has fallbacks"),
+        "{}",
+        resolved[2].1
+    );
+    assert!(
+        resolved[3]
+            .1
+            .contains("model_info.id `smart-east` (in group `smart`)")
+    );
+    assert_eq!(doc["summary"]["chains"], 3);
+    assert_eq!(doc["summary"]["links"], 3);
+}
+
+/// `api_base: os.environ/NAME` is read from the environment: the model's own provider is the
+/// failure domain, with a note, not a provider named after the variable.
+#[test]
+fn an_environment_api_base_is_not_a_provider() {
+    let doc = routing("env-base.yaml", 1);
+    assert!(findings(&doc, "same-provider").is_empty(), "{doc:#}");
+    let above = findings(&doc, "above-ratio");
+    let f = above
+        .iter()
+        .find(|f| f["fallback"]["name"] == "chat")
+        .unwrap();
+    assert_eq!(f["primary"]["models"][0]["provider"], "openai");
+    assert_eq!(f["fallback"]["models"][0]["provider"], "openai");
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 2);
+    assert!(
+        notes[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("takes its api_base from the environment (os.environ/OPENAI_BASE_A): judged as provider `openai`")
+    );
+    // mini -> chat is openai -> openai through two variables; chat -> backup leaves openai, so
+    // the chain survives an outage.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/env-base.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+            "--max-ratio",
+            "100",
+            "--deny-warnings",
+        ],
+        0,
+    );
+    assert_eq!(doc["summary"]["warnings"], 0);
+}
+
+/// A group of several deployments is judged by its traffic mix (LiteLLM's simple_shuffle:
+/// `weight`, else `rpm`, else `tpm`, else equal shares); the same deployment under two group
+/// names is a retry, not a failover.
+#[test]
+fn load_balanced_groups_are_judged_by_their_mix() {
+    let doc = routing("mix.yaml", 1);
+    let above = findings(&doc, "above-ratio");
+    // chat (4o + mini, equal shares: 5.30) -> gpt-4.1 8.00 = 1.51x passes; the worst case
+    // (8.00 / 0.60 = 13.33x) is not what it sends.
+    assert_eq!(above.len(), 1, "{doc:#}");
+    let f = above[0];
+    assert_eq!(f["chain"], "weighted (router_settings.fallbacks)");
+    // weight 1:3: (10.00 + 3 x 0.60) / 4 = 2.95; 8.00 / 2.95 = 2.71x.
+    assert!((num(&f["primary"]["mix_per_1k_usd"]) - 2.95).abs() < 1e-12);
+    assert!((num(&f["ratio"]) - 8.0 / 2.95).abs() < 1e-9);
+    assert_eq!(f["primary"]["models"][1]["share"], 0.75);
+    assert_eq!(f["primary"]["mix"], "litellm_params.weight 1:3");
+    assert!(
+        f["message"].as_str().unwrap().contains(
+            "2.71x its primary `weighted` at $2.95 (traffic mix, litellm_params.weight 1:3; $0.60–$10.00)"
+        ),
+        "{f:#}"
+    );
+    let same = findings(&doc, "same-deployment");
+    assert_eq!(same.len(), 1);
+    assert_eq!(
+        (&same[0]["line"], &same[0]["severity"]),
+        (&Value::from(24), &Value::from("warning"))
+    );
+    assert!(
+        same[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`backup` of `primary`")
+    );
+    // At --max-ratio 1.5 the equal-share group fails at its mix, 1.51x.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/mix.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+            "--max-ratio",
+            "1.5",
+        ],
+        1,
+    );
+    let f = findings(&doc, "above-ratio")
+        .into_iter()
+        .find(|f| f["chain"] == "chat (router_settings.fallbacks)")
+        .unwrap();
+    assert!((num(&f["ratio"]) - 8.0 / 5.3).abs() < 1e-9);
+    assert!(
+        f["message"].as_str().unwrap().contains(
+            "1.51x its primary `chat` at $5.30 (traffic mix, equal shares; $0.60–$10.00)"
+        )
     );
 }

@@ -313,6 +313,7 @@ fn check_scenario(path: &Path, file: &str, text: &str, report: &mut CheckReport)
                 priced_as: m.id.clone(),
                 provider: m.provider.clone(),
                 per_1k_usd: per_1k(&scenario.request, m),
+                share: None,
             }],
         )
     };

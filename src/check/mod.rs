@@ -11,9 +11,12 @@
 //! a link at exactly the ratio passes whatever binary floating point does with the products, and
 //! a free primary (price 0) with a paid fallback is above any ratio, without a division. The
 //! ratio is shown with as many decimals as it takes to show it above the limit ([`format_ratio`]),
-//! and the limit as given ([`format_limit`]). A group
-//! of several deployments is judged in its worst case: the cheapest primary deployment against the
-//! dearest fallback deployment.
+//! and the limit as given ([`format_limit`]). A group of several deployments whose traffic
+//! shares the gateway settles (a LiteLLM group: `weight`/`rpm`/`tpm`, else equal shares, as its
+//! `simple_shuffle` picks) is judged by the traffic it really sends, its mix, with its
+//! cheapest–dearest range shown beside; a step whose shares are not known (a Portkey target with
+//! nested targets) is judged in its worst case: the cheapest primary model against the dearest
+//! fallback model.
 //!
 //! This module returns [`Finding`]s and input errors; the exit code is decided once, by
 //! [`CheckReport::exit_status`].
@@ -97,6 +100,9 @@ pub struct PricedModel {
     pub provider: String,
     /// Like-for-like price, USD per 1,000 requests.
     pub per_1k_usd: f64,
+    /// The share of its step's traffic this model gets (0 to 1), when the gateway's routing
+    /// says (see [`Side::mix_per_1k_usd`]).
+    pub share: Option<f64>,
 }
 
 /// One step of a chain (a model, a LiteLLM group, a Portkey target), priced: a range when it has
@@ -111,6 +117,12 @@ pub struct Side {
     pub max_per_1k_usd: f64,
     /// Every model, priced.
     pub models: Vec<PricedModel>,
+    /// The price of the traffic the step really sends, USD per 1,000 requests: each model's
+    /// price times its share ([`PricedModel::share`]). `None` when the shares are not known
+    /// (the step is then judged by its range, worst case).
+    pub mix_per_1k_usd: Option<f64>,
+    /// How the shares were set (`equal shares`, `litellm_params.weight 3:1`).
+    pub mix: Option<String>,
 }
 
 impl Side {
@@ -129,12 +141,65 @@ impl Side {
             min_per_1k_usd: min,
             max_per_1k_usd: max,
             models,
+            mix_per_1k_usd: None,
+            mix: None,
         }
     }
 
-    /// The price as shown: `$9.00`, or `$4.50–$25.00` for a range.
+    /// A step of `models` (at least one) that splits its traffic by `shares` (one per model,
+    /// summing to 1), set as `basis` says: judged by the mix, its range shown beside.
+    pub fn mixed(
+        name: impl Into<String>,
+        mut models: Vec<PricedModel>,
+        shares: &[f64],
+        basis: impl Into<String>,
+    ) -> Side {
+        let mix = models
+            .iter()
+            .zip(shares)
+            .map(|(m, s)| m.per_1k_usd * s)
+            .sum();
+        for (m, s) in models.iter_mut().zip(shares) {
+            m.share = Some(*s);
+        }
+        let mut side = Side::new(name, models);
+        side.mix_per_1k_usd = Some(mix);
+        side.mix = Some(basis.into());
+        side
+    }
+
+    /// The price the step is judged by as a primary: its traffic mix, else its cheapest model.
+    pub fn judged_as_primary(&self) -> f64 {
+        self.mix_per_1k_usd.unwrap_or(self.min_per_1k_usd)
+    }
+
+    /// The price the step is judged by as a fallback: its traffic mix, else its dearest model.
+    pub fn judged_as_fallback(&self) -> f64 {
+        self.mix_per_1k_usd.unwrap_or(self.max_per_1k_usd)
+    }
+
+    /// Whether the step is judged by its traffic mix (several models with known shares).
+    fn is_mix(&self) -> bool {
+        self.models.len() > 1 && self.mix_per_1k_usd.is_some()
+    }
+
+    /// The price as shown: `$9.00`, or `$4.50–$25.00` for a range, or for a traffic mix
+    /// `$5.30 (traffic mix, equal shares; $0.60–$10.00)`.
     pub fn price(&self) -> String {
         use crate::output::number::money;
+        if let (true, Some(mix), false) = (
+            self.is_mix(),
+            self.mix_per_1k_usd,
+            self.min_per_1k_usd == self.max_per_1k_usd,
+        ) {
+            return format!(
+                "${} (traffic mix, {}; ${}–${})",
+                money(mix),
+                self.mix.as_deref().unwrap_or("shares"),
+                money(self.min_per_1k_usd),
+                money(self.max_per_1k_usd)
+            );
+        }
         if self.min_per_1k_usd == self.max_per_1k_usd {
             format!("${}", money(self.min_per_1k_usd))
         } else {
@@ -208,6 +273,9 @@ pub struct PricedChain {
 
 /// Something `fallcost check` reports about a file. `Display` is the message, without the file
 /// and line (renderers add them).
+// A finding is built once per link and rendered once: two unboxed `Side`s in `AboveRatio` cost
+// nothing worth the churn of boxing them (and keep the fields' types for the renderers).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finding {
     /// A fallback priced above `max_ratio` times its primary (an error).
@@ -356,10 +424,14 @@ impl fmt::Display for Finding {
                             .join(", ")
                     )
                 };
-                let worst = if primary.models.len() > 1 || fallback.models.len() > 1 {
-                    " (worst case: dearest fallback model against cheapest primary model)"
-                } else {
-                    ""
+                let ranged = |s: &Side| s.models.len() > 1 && !s.is_mix();
+                let worst = match (ranged(primary), ranged(fallback)) {
+                    (true, true) => {
+                        " (worst case: dearest fallback model against cheapest primary model)"
+                    }
+                    (true, false) => " (worst case: against the cheapest primary model)",
+                    (false, true) => " (worst case: the dearest fallback model)",
+                    (false, false) => "",
                 };
                 let limit = format_limit(*max_ratio);
                 match ratio {
@@ -374,10 +446,15 @@ impl fmt::Display for Finding {
                     ),
                     None => write!(
                         f,
-                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` is free ({}): any paid fallback is above --max-ratio {limit}{via}",
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` {} ({}): any paid fallback is above --max-ratio {limit}{via}",
                         fallback.name,
                         fallback.price(),
                         primary.name,
+                        if primary.max_per_1k_usd > 0.0 && !primary.is_mix() {
+                            "can be free: its cheapest model is"
+                        } else {
+                            "is free"
+                        },
                         primary.price(),
                     ),
                 }
@@ -407,7 +484,10 @@ impl fmt::Display for Finding {
 pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
     let mut out = Vec::new();
     for link in &chain.links {
-        let (p, fb) = (chain.primary.min_per_1k_usd, link.fallback.max_per_1k_usd);
+        let (p, fb) = (
+            chain.primary.judged_as_primary(),
+            link.fallback.judged_as_fallback(),
+        );
         if above(fb, p, max_ratio) {
             out.push(Finding::AboveRatio {
                 file: link.file.clone(),
@@ -567,6 +647,7 @@ pub fn price_endpoint(
             priced_as,
             provider,
             per_1k_usd: per_1k(request, &price),
+            share: None,
         },
         note,
     ))
@@ -629,7 +710,12 @@ pub fn price_config(
                 }
             }
         }
-        let s = ok.then(|| Side::new(group.label.clone(), models));
+        let s = ok.then(|| match (&group.shares, &group.mix) {
+            (Some(shares), Some(basis)) if shares.len() == models.len() => {
+                Side::mixed(group.label.clone(), models, shares, basis.clone())
+            }
+            _ => Side::new(group.label.clone(), models),
+        });
         priced.insert(key, s.clone());
         s
     };
@@ -749,6 +835,7 @@ mod tests {
             priced_as: id.into(),
             provider: provider.into(),
             per_1k_usd: per_1k,
+            share: None,
         }
     }
 

@@ -185,11 +185,14 @@ fn side(s: &Side) -> Value {
         "name": s.name,
         "min_per_1k_usd": clean(s.min_per_1k_usd),
         "max_per_1k_usd": clean(s.max_per_1k_usd),
+        "mix_per_1k_usd": s.mix_per_1k_usd.map(clean),
+        "mix": s.mix,
         "models": s.models.iter().map(|m| json!({
             "model": m.model,
             "priced_as": m.priced_as,
             "provider": m.provider,
             "per_1k_usd": clean(m.per_1k_usd),
+            "share": m.share.map(clean),
         })).collect::<Vec<_>>(),
     })
 }

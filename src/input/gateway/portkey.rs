@@ -240,10 +240,20 @@ fn visit<'n>(
             config.chains.push(Chain {
                 name: format!("{path} (fallback)"),
                 at: Place::of(node.get("strategy").unwrap_or(node)),
-                primary: Group { label, endpoints },
+                primary: Group {
+                    label,
+                    endpoints,
+                    shares: None,
+                    mix: None,
+                },
                 links: groups
                     .map(|(label, endpoints, at)| Link {
-                        fallback: Group { label, endpoints },
+                        fallback: Group {
+                            label,
+                            endpoints,
+                            shares: None,
+                            mix: None,
+                        },
                         at,
                         via: vec![],
                     })
@@ -343,6 +353,7 @@ fn leaves(
         file: None,
         line: model_node.line,
         col: model_node.col,
+        deployment: None,
     });
     Ok(())
 }
