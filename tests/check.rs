@@ -289,7 +289,8 @@ fn portkey_nested_targets() {
     assert_eq!(f["line"], 6);
     assert!((num(&f["fallback"]["min_per_1k_usd"]) - 9.0).abs() < 1e-9);
     assert!((num(&f["fallback"]["max_per_1k_usd"]) - 45.0).abs() < 1e-9);
-    assert_eq!(f["fallback"]["models"][0]["provider"], "anthropic-prod");
+    // The slug `@anthropic-prod` is Portkey's provider `anthropic`.
+    assert_eq!(f["fallback"]["models"][0]["provider"], "anthropic");
     assert_eq!(
         f["fallback"]["models"][0]["priced_as"],
         "anthropic/claude-sonnet-5"
@@ -1288,4 +1289,48 @@ fn load_balanced_groups_are_judged_by_their_mix() {
             "1.51x its primary `chat` at $5.30 (traffic mix, equal shares; $0.60–$10.00)"
         )
     );
+}
+
+/// Portkey `@slug/model` (Model Catalog providers, virtual keys): the slug resolves to the
+/// Portkey provider it starts with (`openai-prod` is `openai`), a `provider` field naming one
+/// wins; two slugs of one provider serving one model are a retry on another key, not a failover.
+#[test]
+fn portkey_slugs_resolve_to_their_provider() {
+    let doc = check_json(
+        &[
+            &format!("{FIX}/portkey/slugs.json"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+        ],
+        0,
+    );
+    let same = findings(&doc, "same-model");
+    assert_eq!(same.len(), 1, "{doc:#}");
+    assert_eq!(
+        (&same[0]["line"], &same[0]["severity"]),
+        (&Value::from(5), &Value::from("warning"))
+    );
+    assert!(same[0]["message"].as_str().unwrap().contains(
+        "serves the same model (`gpt-4o`) on the same provider (`openai`) through another key"
+    ));
+    // `@team-key` names no provider: its own failure domain, priced from anthropic's entry
+    // with a note; `provider: "anthropic"` wins over the slug `prod-key`: no note.
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["line"], 6);
+    // Gpt-4o 10.00 -> sonnet-4 13.50 is 1.35x: passes at 2, fails at 1.3.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/portkey/slugs.json"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+            "--max-ratio",
+            "1.3",
+            "--deny-warnings",
+        ],
+        1,
+    );
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 2);
+    assert!((num(&above[0]["ratio"]) - 1.35).abs() < 1e-9);
 }

@@ -1693,6 +1693,7 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
         line: model_node.line,
         col: model_node.col,
         deployment: Some(params.canonical()),
+        served: None,
     })
 }
 

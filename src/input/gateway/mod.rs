@@ -623,6 +623,9 @@ pub struct Endpoint {
     /// `litellm_params` of the deployment, canonicalised (keys sorted, positions dropped). Two
     /// endpoints with the same value are one deployment under two names. `None` for Portkey.
     pub deployment: Option<String>,
+    /// The model as its provider serves it, without a gateway's key or slug (Portkey's
+    /// `@openai-prod/gpt-4o` is `gpt-4o`); `None` for LiteLLM.
+    pub served: Option<String>,
 }
 
 /// A named set of endpoints one step of a chain may use: a LiteLLM `model_name` group (one or
@@ -700,6 +703,18 @@ pub enum Notice {
         /// The fallback.
         fallback: String,
     },
+    /// A fallback that serves the primary's model on the primary's provider through another
+    /// key or slug (Portkey `@openai-prod/gpt-4o` -> `@openai-backup/gpt-4o`).
+    SameModel {
+        /// The primary.
+        primary: String,
+        /// The fallback.
+        fallback: String,
+        /// The provider both run on.
+        provider: String,
+        /// The model both serve.
+        model: String,
+    },
     /// Fallback declarations that lead back to where they started.
     Loop {
         /// The groups in order, the first repeated at the end.
@@ -752,6 +767,7 @@ impl Notice {
             Notice::NotAGroup { .. }
             | Notice::SelfFallback { .. }
             | Notice::SameDeployment { .. }
+            | Notice::SameModel { .. }
             | Notice::NoModel { .. }
             | Notice::Ignored { .. } => true,
             Notice::Wildcard { in_chain, .. } => *in_chain,
@@ -766,6 +782,7 @@ impl Notice {
             Notice::Loop { .. } => "loop",
             Notice::Resolved { .. } => "resolved-name",
             Notice::SameDeployment { .. } => "same-deployment",
+            Notice::SameModel { .. } => "same-model",
             Notice::SelfFallback { .. } => "self-fallback",
             Notice::Empty { .. } => "empty-fallbacks",
             Notice::NoModel { .. } => "no-model",
@@ -822,6 +839,15 @@ impl fmt::Display for Notice {
             Notice::SameDeployment { primary, fallback } => write!(
                 f,
                 "fallback `{fallback}` of `{primary}` sends the request to the same deployment (identical litellm_params under two group names): a retry, not a failover (it survives no outage of that deployment)"
+            ),
+            Notice::SameModel {
+                primary,
+                fallback,
+                provider,
+                model,
+            } => write!(
+                f,
+                "fallback `{fallback}` of `{primary}` serves the same model (`{model}`) on the same provider (`{provider}`) through another key: it survives a rate limit on one key, not an outage of `{provider}`, and costs the same"
             ),
             Notice::Loop { cycle, more } => {
                 write!(
