@@ -25,7 +25,7 @@
 //!   of `@slug/model` or `provider: "@slug"` (Portkey's Model Catalog providers and virtual keys,
 //!   which the hosted gateway resolves: the open-source gateway's `tryTargetsRecursively`,
 //!   `src/handlers/handlerUtils.ts`, passes them on) resolved to the Portkey provider it starts
-//!   with (`openai-prod` is `openai`, [`provider_of_slug`]), else the slug itself, else the price
+//!   with (`openai-prod` is `openai`), else the slug itself, else the price
 //!   table's provider for the model;
 //! - a fallback serving the primary's model on the primary's provider through another slug or
 //!   key is a warning: a retry on another key, not a failover;
