@@ -123,6 +123,11 @@ pub struct CheckArgs {
     /// fail the run.
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Allow links above the ratio whose primary or fallback is this model or provider
+    /// (`ollama`, `lm_studio`, `ollama/llama3`): a local or free primary with a paid cloud
+    /// fallback. Reported as notes. Repeat for several.
+    #[arg(long, value_name = "MODEL_OR_PROVIDER")]
+    pub allow: Vec<String>,
     /// Also list the files checked and the files skipped, with the reason.
     #[arg(long, short = 'v')]
     pub verbose: bool,

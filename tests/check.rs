@@ -1334,3 +1334,68 @@ fn portkey_slugs_resolve_to_their_provider() {
     assert_eq!(above.len(), 2);
     assert!((num(&above[0]["ratio"]) - 1.35).abs() < 1e-9);
 }
+
+/// `--allow MODEL_OR_PROVIDER`: a local-first setup (a free ollama primary, a paid cloud
+/// fallback) can pass; the allowed link is a note that says so, other links are still judged.
+#[test]
+fn allow_lets_a_local_primary_pass() {
+    let file = format!("{FIX}/routing/local-first.yaml");
+    let pricing = format!("{FIX}/routing/prices.json");
+    let doc = check_json(&[&file, "--pricing", &pricing], 1);
+    assert_eq!(doc["summary"]["errors"], 2);
+    let doc = check_json(&[&file, "--pricing", &pricing, "--allow", "ollama"], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 2);
+    assert_eq!(
+        (&above[0]["severity"], &above[0]["allowed"]),
+        (&Value::from("note"), &Value::from("ollama"))
+    );
+    assert!(
+        above[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("; allowed by --allow ollama")
+    );
+    assert_eq!(
+        (&above[1]["severity"], &above[1]["allowed"]),
+        (&Value::from("error"), &Value::Null)
+    );
+    // Allowing the fallback's model (or the whole provider of both) passes the other link too.
+    let doc = check_json(
+        &[
+            &file,
+            "--pricing",
+            &pricing,
+            "--allow",
+            "ollama/llama3",
+            "--allow",
+            "openai/gpt-4o",
+        ],
+        0,
+    );
+    assert_eq!(doc["summary"]["errors"], 0);
+    assert_eq!(doc["summary"]["notes"], 2);
+    // An entry matches every model of a step, not a prefix of a name: `olla` allows nothing.
+    let doc = check_json(&[&file, "--pricing", &pricing, "--allow", "olla"], 1);
+    assert_eq!(doc["summary"]["errors"], 2);
+}
+
+/// Unknown models are input errors in the order of the file, not the order chains reach them.
+#[test]
+fn unknown_models_come_in_line_order() {
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/unknown-order.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+        ],
+        2,
+    );
+    let lines: Vec<u64> = doc["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![6, 8]);
+}

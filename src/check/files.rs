@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use super::{
     CheckReport, Checked, FileKind, Finding, Options, PricedChain, PricedLink, Side, Skipped,
-    judge, per_1k,
+    judge_allowing, per_1k,
 };
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
@@ -210,7 +210,7 @@ pub fn check_file(path: &Path, opts: &Options, report: &mut CheckReport) {
         }
     };
     match ext.as_str() {
-        "toml" => check_scenario(path, &file, &text, report),
+        "toml" => check_scenario(path, &file, &text, &opts.allow, report),
         "json" => check_json(&file, &text, opts, report),
         _ => check_yaml(&file, &text, opts, report),
     }
@@ -232,6 +232,7 @@ fn record_chains(
     format: FileKind,
     chains: &[PricedChain],
     max_ratio: f64,
+    allow: &[String],
 ) {
     report.checked.push(Checked {
         path: file.to_string(),
@@ -240,7 +241,7 @@ fn record_chains(
         links: chains.iter().map(|c| c.links.len()).sum(),
     });
     for c in chains {
-        report.findings.extend(judge(c, max_ratio));
+        report.findings.extend(judge_allowing(c, max_ratio, allow));
     }
 }
 
@@ -274,7 +275,7 @@ fn scenario_kind(text: &str) -> Result<(), &'static str> {
     }
 }
 
-fn check_scenario(path: &Path, file: &str, text: &str, report: &mut CheckReport) {
+fn check_scenario(path: &Path, file: &str, text: &str, allow: &[String], report: &mut CheckReport) {
     if let Err(reason) = scenario_kind(text) {
         skip(report, file, reason);
         return;
@@ -351,7 +352,7 @@ fn check_scenario(path: &Path, file: &str, text: &str, report: &mut CheckReport)
         })
         .collect();
     let max_ratio = report.max_ratio;
-    record_chains(report, file, FileKind::Scenario, &chains, max_ratio);
+    record_chains(report, file, FileKind::Scenario, &chains, max_ratio, allow);
 }
 
 fn gateway_chains(
@@ -371,7 +372,7 @@ fn gateway_chains(
     let (chains, notes, errors) = super::price_config(file, &config, &opts.prices, &opts.profile);
     report.findings.extend(notes);
     report.errors.extend(errors);
-    record_chains(report, file, format, &chains, opts.max_ratio);
+    record_chains(report, file, format, &chains, opts.max_ratio, &opts.allow);
 }
 
 fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) {

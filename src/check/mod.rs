@@ -63,6 +63,29 @@ pub struct Options {
     /// The price table for gateway configs (`--pricing`; default the newest bundled table).
     /// Scenarios use their own `pricing`, as `fallcost compare` does.
     pub prices: PriceTable,
+    /// Models and providers whose links are allowed above the ratio (`--allow`): a link whose
+    /// primary (every model of it) or fallback matches one ([`allows`]) is a note, not an error.
+    /// For local-first setups: a free ollama or LM Studio primary with a paid cloud fallback.
+    pub allow: Vec<String>,
+}
+
+/// The entry of `allow` that `side` matches, if any: every model of the step is the entry
+/// (its id as written or as priced), runs on the entry as its provider (or provider family), or
+/// has the entry as its provider prefix (`ollama` allows `ollama/llama3`).
+pub fn allows<'a>(allow: &'a [String], side: &Side) -> Option<&'a str> {
+    allow
+        .iter()
+        .find(|a| {
+            let a = a.as_str();
+            side.models.iter().all(|m| {
+                m.model == a
+                    || m.priced_as == a
+                    || m.provider == a
+                    || provider_family(&m.provider) == a
+                    || m.model.strip_prefix(a).is_some_and(|r| r.starts_with('/'))
+            })
+        })
+        .map(String::as_str)
 }
 
 /// How much a finding matters.
@@ -296,6 +319,8 @@ pub enum Finding {
         max_ratio: f64,
         /// The steps between the primary and this fallback.
         via: Vec<String>,
+        /// The `--allow` entry that allows this link (it is then a note, not an error).
+        allowed: Option<String>,
     },
     /// A chain whose primary and fallbacks all run on one provider (a warning): it survives a
     /// deprecation, not an outage.
@@ -341,7 +366,8 @@ impl Finding {
     /// Error, warning or note.
     pub fn severity(&self) -> Severity {
         match self {
-            Finding::AboveRatio { .. } => Severity::Error,
+            Finding::AboveRatio { allowed: None, .. } => Severity::Error,
+            Finding::AboveRatio { .. } => Severity::Note,
             Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
             Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
             Finding::Config { .. } | Finding::PriceSource { .. } => Severity::Note,
@@ -411,8 +437,12 @@ impl fmt::Display for Finding {
                 ratio,
                 max_ratio,
                 via,
+                allowed,
                 ..
             } => {
+                let allowed = allowed
+                    .as_ref()
+                    .map_or(String::new(), |a| format!("; allowed by --allow {a}"));
                 let via = if via.is_empty() {
                     String::new()
                 } else {
@@ -437,7 +467,7 @@ impl fmt::Display for Finding {
                 match ratio {
                     Some(r) => write!(
                         f,
-                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {} its primary `{}` at {}{worst}; above --max-ratio {limit}{via}",
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {} its primary `{}` at {}{worst}; above --max-ratio {limit}{via}{allowed}",
                         fallback.name,
                         fallback.price(),
                         format_ratio(*r, *max_ratio),
@@ -446,7 +476,7 @@ impl fmt::Display for Finding {
                     ),
                     None => write!(
                         f,
-                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` {} ({}): any paid fallback is above --max-ratio {limit}{via}",
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` {} ({}): any paid fallback is above --max-ratio {limit}{via}{allowed}",
                         fallback.name,
                         fallback.price(),
                         primary.name,
@@ -482,6 +512,12 @@ impl fmt::Display for Finding {
 /// over several providers (a LiteLLM group of deployments on two providers) already survives a
 /// single provider's outage, so it is not warned about.
 pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
+    judge_allowing(chain, max_ratio, &[])
+}
+
+/// [`judge`], with the links that `allow` allows ([`allows`]: their primary or their fallback)
+/// reported as notes instead of errors.
+pub fn judge_allowing(chain: &PricedChain, max_ratio: f64, allow: &[String]) -> Vec<Finding> {
     let mut out = Vec::new();
     for link in &chain.links {
         let (p, fb) = (
@@ -498,6 +534,9 @@ pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
                 ratio: (p > 0.0).then(|| fb / p),
                 max_ratio,
                 via: link.via.clone(),
+                allowed: allows(allow, &chain.primary)
+                    .or_else(|| allows(allow, &link.fallback))
+                    .map(str::to_string),
             });
         }
     }
@@ -744,6 +783,8 @@ pub fn price_config(
             });
         }
     }
+    // In the order of the file, whatever order the chains reached the models in.
+    errors.sort_by_key(|e| (e.file.clone(), e.location.map(|l| (l.line, l.col))));
     (chains, notes, errors)
 }
 

@@ -215,9 +215,11 @@ fn finding(f: &Finding) -> Value {
             ratio,
             max_ratio,
             via,
+            allowed,
             ..
         } => {
             obj.insert("chain".into(), json!(chain));
+            obj.insert("allowed".into(), json!(allowed));
             obj.insert("primary".into(), side(primary));
             obj.insert("fallback".into(), side(fallback));
             obj.insert("ratio".into(), json!(ratio.map(clean)));

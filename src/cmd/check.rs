@@ -28,6 +28,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             cache_hit_rate: 1.0,
         },
         prices,
+        allow: args.allow.clone(),
     };
     let report = files::check_paths(&args.paths, &opts);
     let format = match args.format {
