@@ -1065,7 +1065,7 @@ fn a_named_file_that_is_not_a_config_is_an_error() {
         assert_eq!(
             err,
             format!(
-                "error: {path}: not a file fallcost check reads ({why}); it reads fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`) and Portkey configs (.json with `strategy` and `targets`)\n"
+                "error: {path}: not a file fallcost check reads ({why}); it reads fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`), Portkey configs (.json with `strategy` and `targets`) and OpenRouter request bodies (.json with a `models` list)\n"
             )
         );
     }
@@ -1398,4 +1398,54 @@ fn unknown_models_come_in_line_order() {
         .map(|e| e["line"].as_u64().unwrap())
         .collect();
     assert_eq!(lines, vec![6, 8]);
+}
+
+/// OpenRouter request bodies: `model` then the `models` fallback list is the chain OpenRouter
+/// runs, `provider.order` gives each model its providers; a request body with one model is not
+/// silently dropped from a folder run: a note says which file and why.
+#[test]
+fn openrouter_models_lists_are_chains() {
+    let doc = check_json(
+        &[
+            &format!("{FIX}/openrouter/"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+        ],
+        1,
+    );
+    assert_eq!(doc["files"][0]["format"], "openrouter");
+    assert_eq!(doc["files"][0]["links"], 2);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 2);
+    // gpt-4o-mini 0.60 -> sonnet-4 13.50 = 22.50x; -> gpt-4.1 8.00 = 13.33x.
+    assert_eq!(above[0]["fallback"]["name"], "anthropic/claude-sonnet-4");
+    assert!((num(&above[0]["ratio"]) - 22.5).abs() < 1e-9);
+    assert!((num(&above[1]["ratio"]) - 8.0 / 0.6).abs() < 1e-9);
+    // provider.order [openai, azure]: each OpenAI model on both, the first taking the traffic;
+    // Anthropic's model is served by neither: the price table's provider.
+    let primary = &above[0]["primary"];
+    let providers: Vec<&str> = primary["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["provider"].as_str().unwrap())
+        .collect();
+    assert_eq!(providers, vec!["openai", "azure"]);
+    assert_eq!(primary["models"][0]["share"], 1.0);
+    assert_eq!(above[0]["fallback"]["models"][0]["provider"], "anthropic");
+    assert!(findings(&doc, "same-provider").is_empty());
+    let not_read = findings(&doc, "not-read");
+    assert_eq!(not_read.len(), 1);
+    assert_eq!(
+        not_read[0]["file"],
+        "tests/fixtures/check/openrouter/single.json"
+    );
+    assert_eq!(
+        not_read[0]["message"],
+        "skipped: a request body with one `model` and no `models` fallback list: no chain"
+    );
+    assert_eq!(
+        doc["skipped"][0]["path"],
+        "tests/fixtures/check/openrouter/single.json"
+    );
 }

@@ -28,14 +28,14 @@ use super::{
 };
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
-use crate::input::gateway::{self, litellm, portkey};
+use crate::input::gateway::{self, litellm, openrouter, portkey};
 use crate::input::{litellm_prices, read_text, scenario, shown_path};
 
 /// Files larger than this are skipped: no gateway config is this large.
 pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// What `check` reads, for the error about a file named on the command line that is none of them.
-const RECOGNISED: &str = "fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`) and Portkey configs (.json with `strategy` and `targets`)";
+const RECOGNISED: &str = "fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`), Portkey configs (.json with `strategy` and `targets`) and OpenRouter request bodies (.json with a `models` list)";
 
 /// Folders never entered when searching a folder.
 const SKIP_DIRS: &[&str] = &["target", "node_modules"];
@@ -445,7 +445,26 @@ fn check_json(file: &str, text: &str, opts: &Options, report: &mut CheckReport) 
             return;
         }
     };
+    if !portkey::recognise(&value) && openrouter::recognise(&value) {
+        drop(value);
+        let result = gateway::parse_json(file, text).and_then(|root| openrouter::read(file, &root));
+        match result {
+            Ok(config) => gateway_chains(file, FileKind::Openrouter, config, opts, report),
+            Err(e) => report.errors.push(e),
+        }
+        return;
+    }
     if !portkey::recognise(&value) {
+        if let Some(why) = openrouter::near_miss(&value) {
+            // Looks like a request body: say so in every run, not only under --verbose.
+            report.findings.push(Finding::Config {
+                file: file.to_string(),
+                line: 1,
+                notice: gateway::Notice::NotRead { why: why.into() },
+            });
+            skip(report, file, why);
+            return;
+        }
         let reason = if litellm_prices::looks_like(&value) {
             "LiteLLM's price file: a price table, not a config (use it with --pricing)"
         } else {

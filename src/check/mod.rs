@@ -798,6 +798,8 @@ pub enum FileKind {
     Litellm,
     /// A Portkey config.
     Portkey,
+    /// An OpenRouter request body (`models` fallback list).
+    Openrouter,
 }
 
 /// A file that was checked.

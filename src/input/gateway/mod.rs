@@ -1,5 +1,6 @@
-//! Gateway configs: the fallback chains teams keep in LiteLLM proxy configs ([`litellm`]) and
-//! Portkey configs ([`portkey`]), read into one shape ([`Config`]) that `fallcost check` prices.
+//! Gateway configs: the fallback chains teams keep in LiteLLM proxy configs ([`litellm`]),
+//! Portkey configs ([`portkey`]) and OpenRouter request bodies ([`openrouter`]), read into one
+//! shape ([`Config`]) that `fallcost check` prices.
 //!
 //! These are third-party formats: keys fallcost does not use are ignored, but a key it does use
 //! with the wrong shape is an [`InputError`] naming the line, and a model is never priced from a
@@ -12,6 +13,7 @@
 //! JavaScript).
 
 pub mod litellm;
+pub mod openrouter;
 pub mod portkey;
 
 use std::collections::HashMap;
@@ -715,6 +717,12 @@ pub enum Notice {
         /// The model both serve.
         model: String,
     },
+    /// A file found in a folder that looks like a gateway config but is not one fallcost reads
+    /// (a note, so that it does not vanish from the run).
+    NotRead {
+        /// Why.
+        why: String,
+    },
     /// Fallback declarations that lead back to where they started.
     Loop {
         /// The groups in order, the first repeated at the end.
@@ -771,7 +779,10 @@ impl Notice {
             | Notice::NoModel { .. }
             | Notice::Ignored { .. } => true,
             Notice::Wildcard { in_chain, .. } => *in_chain,
-            Notice::Loop { .. } | Notice::Empty { .. } | Notice::Resolved { .. } => false,
+            Notice::Loop { .. }
+            | Notice::Empty { .. }
+            | Notice::Resolved { .. }
+            | Notice::NotRead { .. } => false,
         }
     }
 
@@ -783,6 +794,7 @@ impl Notice {
             Notice::Resolved { .. } => "resolved-name",
             Notice::SameDeployment { .. } => "same-deployment",
             Notice::SameModel { .. } => "same-model",
+            Notice::NotRead { .. } => "not-read",
             Notice::SelfFallback { .. } => "self-fallback",
             Notice::Empty { .. } => "empty-fallbacks",
             Notice::NoModel { .. } => "no-model",
@@ -849,6 +861,7 @@ impl fmt::Display for Notice {
                 f,
                 "fallback `{fallback}` of `{primary}` serves the same model (`{model}`) on the same provider (`{provider}`) through another key: it survives a rate limit on one key, not an outage of `{provider}`, and costs the same"
             ),
+            Notice::NotRead { why } => write!(f, "skipped: {why}"),
             Notice::Loop { cycle, more } => {
                 write!(
                     f,
