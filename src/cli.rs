@@ -99,23 +99,27 @@ pub struct CheckArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Flag a fallback whose like-for-like price per request is above this multiple of its
-    /// primary's. Exactly at the ratio passes.
+    /// primary's. Exactly at the ratio passes. Default: fallcost.toml's `max_ratio`, else 2.
     #[arg(
         long,
         value_name = "RATIO",
-        default_value_t = 2.0,
         value_parser = parse_ratio,
         allow_negative_numbers = true
     )]
-    pub max_ratio: f64,
+    pub max_ratio: Option<f64>,
     /// Prices for gateway configs: a bundled table name (`2026-07`), a fallcost TOML table, or
     /// LiteLLM's model_prices_and_context_window.json. Default: the newest bundled table.
     /// Scenarios use their own `pricing`.
     #[arg(long, short = 'p', value_name = "NAME|PATH")]
     pub pricing: Option<String>,
-    /// The request gateway configs are priced with: input and output tokens.
-    #[arg(long, value_name = "IN/OUT", default_value = "2000/500", value_parser = parse_profile)]
-    pub profile: (u64, u64),
+    /// The request gateway configs are priced with: input and output tokens. Default:
+    /// fallcost.toml's `profile`, else 2000/500.
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
+    pub profile: Option<(u64, u64)>,
+    /// Project settings to read instead of the nearest fallcost.toml (from the current folder
+    /// up to the repository's root). Flags win over the file.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
@@ -277,7 +281,10 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_profile(s: &str) -> Result<(u64, u64), String> {
+/// `IN/OUT` tokens (`2000/500`), as `--profile` and fallcost.toml's `profile` take them.
+///
+/// Errors: not two whole numbers separated by `/`, a count above 2^40, or both 0.
+pub fn parse_profile(s: &str) -> Result<(u64, u64), String> {
     let bad = || format!("expected INPUT/OUTPUT tokens, e.g. 2000/500; got `{s}`");
     let (i, o) = s.split_once('/').ok_or_else(bad)?;
     let i: u64 = i.trim().parse().map_err(|_| bad())?;

@@ -1449,3 +1449,62 @@ fn openrouter_models_lists_are_chains() {
         "tests/fixtures/check/openrouter/single.json"
     );
 }
+
+/// Project settings: `fallcost.toml` (the nearest one up to the repository's root, or
+/// `--config-file`) sets max_ratio, allow, paths, pricing and profile; flags win; the file is
+/// strict.
+#[test]
+fn project_settings_are_read_and_flags_win() {
+    let settings = format!("{FIX}/settings/fallcost.toml");
+    // max_ratio 20, allow ollama, the local-first fixture, routing/prices.json, from the file.
+    let doc = check_json(&["--config-file", &settings], 0);
+    assert_eq!(doc["max_ratio"], 20.0);
+    assert_eq!(
+        doc["files"][0]["path"],
+        "tests/fixtures/check/routing/local-first.yaml"
+    );
+    assert_eq!(doc["pricing"], "tests/fixtures/check/routing/prices.json");
+    assert_eq!(findings(&doc, "above-ratio")[0]["allowed"], "ollama");
+    // Flags win: --max-ratio 2 fails cheap -> cloud (16.67x); --allow replaces the list.
+    let doc = check_json(&["--config-file", &settings, "--max-ratio", "2"], 1);
+    assert_eq!(doc["summary"]["errors"], 1);
+    let doc = check_json(&["--config-file", &settings, "--allow", "lm_studio"], 1);
+    assert_eq!(doc["summary"]["errors"], 1);
+    let err = fails(&[
+        "check",
+        "--config-file",
+        &format!("{FIX}/settings/bad.toml"),
+    ]);
+    assert!(
+        err.starts_with("error: tests/fixtures/check/settings/bad.toml:3:1: check.alow: unknown field (did you mean `allow`?)"),
+        "{err}"
+    );
+    // Found without the flag: the nearest fallcost.toml up to the repository's root.
+    let dir = std::env::temp_dir().join(format!("fallcost-project-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::create_dir_all(dir.join("gateway/sub")).unwrap();
+    for f in ["local-first.yaml", "prices.json"] {
+        std::fs::copy(
+            root().join(FIX).join("routing").join(f),
+            dir.join("gateway").join(f),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("fallcost.toml"),
+        "[check]\npaths = [\"gateway/local-first.yaml\"]\npricing = \"gateway/prices.json\"\nallow = [\"ollama\"]\nmax_ratio = 17\n",
+    )
+    .unwrap();
+    let out = common::fallcost_in(&dir.join("gateway/sub"), &["check", "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["max_ratio"], 17.0);
+    assert_eq!(doc["files"][0]["path"], "../../gateway/local-first.yaml");
+    let _ = std::fs::remove_dir_all(&dir);
+}
