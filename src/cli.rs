@@ -116,6 +116,25 @@ pub struct CheckArgs {
     /// fallcost.toml's `profile`, else 2000/500.
     #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
     pub profile: Option<(u64, u64)>,
+    /// A cached prefix in the gateway request profile, tokens (default 0), priced warm at
+    /// `--hit-rate`; a fallback's first request of a session pays it cold or as a cache write
+    /// (see `--incident`).
+    #[arg(long, value_name = "TOKENS", default_value_t = 0)]
+    pub prefix: u64,
+    /// Share of the cached prefix read from cache when warm (0 to 1; default 1).
+    #[arg(long, value_name = "H", default_value_t = 1.0, value_parser = parse_share)]
+    pub hit_rate: f64,
+    /// Also judge each fallback in an outage of its primary's provider lasting DURATION (`3h`,
+    /// `45m`): by the price of a session's first failover (cold cache, or a cache write) and the
+    /// outage's multiplier over the primary's normal bill, not only warm list prices.
+    #[arg(long, value_name = "DURATION")]
+    pub incident: Option<String>,
+    /// Requests per second during `--incident` (default 1).
+    #[arg(long, value_name = "REQ_PER_S", default_value_t = 1.0, requires = "incident", value_parser = parse_ratio)]
+    pub rate: f64,
+    /// Requests per session during `--incident`, each session with its own cache (default 20).
+    #[arg(long, value_name = "N", default_value_t = 20, requires = "incident", value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_length: u64,
     /// Project settings to read instead of the nearest fallcost.toml (from the current folder
     /// up to the repository's root). Flags win over the file.
     #[arg(long, value_name = "FILE")]
@@ -278,6 +297,13 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
         _ => Err(format!("expected a number > 0, e.g. 2 or 1.5; got `{s}`")),
+    }
+}
+
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(h) if (0.0..=1.0).contains(&h) => Ok(h),
+        _ => Err(format!("expected a share from 0 to 1, e.g. 0.9; got `{s}`")),
     }
 }
 

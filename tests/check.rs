@@ -1508,3 +1508,71 @@ fn project_settings_are_read_and_flags_win() {
     assert_eq!(doc["files"][0]["path"], "../../gateway/local-first.yaml");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `check --incident DURATION`: a caching fallback about as cheap as its primary warm
+/// (52.20 against 48.60, 1.07x) whose first failover of a session writes its 60,000-token cache
+/// (243.00, 5.00x) is a finding there; the window's multiplier is MODEL.md §6's: N = 10,800,
+/// S = 540, normal 524.88, window 563.76 + cold 540 x (0.243 - 0.0522) + fail-back
+/// 540 x (0.1296 - 0.0486) = 710.532, 1.354x.
+#[test]
+fn incident_judges_the_first_failover() {
+    let base = [
+        &format!("{FIX}/routing/caching.yaml") as &str,
+        "--pricing",
+        &format!("{FIX}/routing/prices.json"),
+        "--profile",
+        "0/1200",
+        "--prefix",
+        "60000",
+        "--hit-rate",
+        "0.9",
+    ];
+    let doc = check_json(&base, 0);
+    assert_eq!(doc["summary"]["errors"], 0);
+    let mut args = base.to_vec();
+    args.extend(["--incident", "3h"]);
+    let doc = check_json(&args, 1);
+    let f = findings(&doc, "incident-cost");
+    assert_eq!(f.len(), 1, "{doc:#}");
+    let f = f[0];
+    assert_eq!(f["line"], 11);
+    assert!((num(&f["warm_ratio"]) - 52.2 / 48.6).abs() < 1e-9);
+    assert!((num(&f["first_failover_ratio"]) - 243.0 / 48.6).abs() < 1e-9);
+    assert!((num(&f["fallback"]["models"][0]["first_per_1k_usd"]) - 243.0).abs() < 1e-9);
+    let i = &f["incident"];
+    assert_eq!(
+        (&i["requests"], &i["sessions"]),
+        (&Value::from(10800), &Value::from(540))
+    );
+    assert!((num(&i["normal_usd"]) - 524.88).abs() < 1e-6);
+    assert!((num(&i["total_usd"]) - 710.532).abs() < 1e-6);
+    assert!((num(&i["multiplier"]) - 710.532 / 524.88).abs() < 1e-9);
+    assert!(
+        f["message"].as_str().unwrap().contains(
+            "is 1.07x its primary `main` at warm prices, but a session's first failover (cold cache or write) costs $243.00 per 1,000 requests, 5.00x, and a 3h outage (10800 requests in 540 sessions, 1 req/s) costs 1.35x"
+        ),
+        "{f:#}"
+    );
+    // Without a cached prefix the first failover costs what a warm one does: nothing to flag.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/caching.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+            "--incident",
+            "3h",
+        ],
+        0,
+    );
+    assert!(findings(&doc, "incident-cost").is_empty());
+    let err = fails(&[
+        "check",
+        &format!("{FIX}/routing/caching.yaml"),
+        "--incident",
+        "soon",
+    ]);
+    assert!(
+        err.starts_with("error: --incident: `soon` is not a duration"),
+        "{err}"
+    );
+}

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use super::{
     CheckReport, Checked, FileKind, Finding, Options, PricedChain, PricedLink, Side, Skipped,
-    judge_allowing, per_1k,
+    judge_allowing,
 };
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
@@ -210,7 +210,7 @@ pub fn check_file(path: &Path, opts: &Options, report: &mut CheckReport) {
         }
     };
     match ext.as_str() {
-        "toml" => check_scenario(path, &file, &text, &opts.allow, report),
+        "toml" => check_scenario(path, &file, &text, opts, report),
         "json" => check_json(&file, &text, opts, report),
         _ => check_yaml(&file, &text, opts, report),
     }
@@ -233,6 +233,7 @@ fn record_chains(
     chains: &[PricedChain],
     max_ratio: f64,
     allow: &[String],
+    incident: Option<&super::IncidentCheck>,
 ) {
     report.checked.push(Checked {
         path: file.to_string(),
@@ -242,6 +243,11 @@ fn record_chains(
     });
     for c in chains {
         report.findings.extend(judge_allowing(c, max_ratio, allow));
+        if let Some(incident) = incident {
+            report
+                .findings
+                .extend(super::judge_incident(c, max_ratio, allow, incident));
+        }
     }
 }
 
@@ -275,7 +281,7 @@ fn scenario_kind(text: &str) -> Result<(), &'static str> {
     }
 }
 
-fn check_scenario(path: &Path, file: &str, text: &str, allow: &[String], report: &mut CheckReport) {
+fn check_scenario(path: &Path, file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
     if let Err(reason) = scenario_kind(text) {
         skip(report, file, reason);
         return;
@@ -309,13 +315,13 @@ fn check_scenario(path: &Path, file: &str, text: &str, allow: &[String], report:
         let m = &scenario.chains[ci].links[mi];
         Side::new(
             m.id.clone(),
-            vec![super::PricedModel {
-                model: m.id.clone(),
-                priced_as: m.id.clone(),
-                provider: m.provider.clone(),
-                per_1k_usd: per_1k(&scenario.request, m),
-                share: None,
-            }],
+            vec![super::PricedModel::priced(
+                m.id.clone(),
+                m.id.clone(),
+                m.provider.clone(),
+                &scenario.request,
+                m,
+            )],
         )
     };
     let chains: Vec<PricedChain> = scenario
@@ -352,7 +358,15 @@ fn check_scenario(path: &Path, file: &str, text: &str, allow: &[String], report:
         })
         .collect();
     let max_ratio = report.max_ratio;
-    record_chains(report, file, FileKind::Scenario, &chains, max_ratio, allow);
+    record_chains(
+        report,
+        file,
+        FileKind::Scenario,
+        &chains,
+        max_ratio,
+        &opts.allow,
+        opts.incident.as_ref(),
+    );
 }
 
 fn gateway_chains(
@@ -372,7 +386,15 @@ fn gateway_chains(
     let (chains, notes, errors) = super::price_config(file, &config, &opts.prices, &opts.profile);
     report.findings.extend(notes);
     report.errors.extend(errors);
-    record_chains(report, file, format, &chains, opts.max_ratio, &opts.allow);
+    record_chains(
+        report,
+        file,
+        format,
+        &chains,
+        opts.max_ratio,
+        &opts.allow,
+        opts.incident.as_ref(),
+    );
 }
 
 fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) {

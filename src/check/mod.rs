@@ -67,6 +67,118 @@ pub struct Options {
     /// primary (every model of it) or fallback matches one ([`allows`]) is a note, not an error.
     /// For local-first setups: a free ollama or LM Studio primary with a paid cloud fallback.
     pub allow: Vec<String>,
+    /// `--incident DURATION`: also judge each fallback by what an outage of the primary's
+    /// provider costs (see [`judge_incident`]).
+    pub incident: Option<IncidentCheck>,
+}
+
+/// An outage of a chain's primary provider, for `check --incident` (MODEL.md §6 with instant
+/// detection: every request of the window fails over at once).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IncidentCheck {
+    /// D: how long the primary's provider is down, seconds.
+    pub duration_s: f64,
+    /// λ: requests per second (default 1).
+    pub requests_per_second: f64,
+    /// L: requests per session, each session with its own cache (default 20).
+    pub session_length: u64,
+}
+
+/// What one link costs in an incident of the primary's provider (MODEL.md §6): money in USD.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IncidentFigures {
+    /// A session's first failover (cold cache, or a cache write) against the primary warm.
+    pub first_ratio: Option<f64>,
+    /// total / normal over the window; `None` for a free primary.
+    pub multiplier: Option<f64>,
+    /// N: requests in the window.
+    pub requests: u64,
+    /// S: sessions in the window.
+    pub sessions: u64,
+    /// The window's total: fallback warm, cold starts, fail-back writes.
+    pub total: f64,
+    /// The same requests on the primary, warm.
+    pub normal: f64,
+}
+
+/// The incident figures of the link `primary -> fallback` (USD per request from the sides'
+/// per-1,000 prices). The primary's cache is rewritten when sessions fail back only if the
+/// outage outlives it and the fallback leaves the primary's provider.
+pub fn incident_figures(
+    primary: &Side,
+    fallback: &Side,
+    incident: &IncidentCheck,
+) -> IncidentFigures {
+    let n = (incident.requests_per_second * incident.duration_s).round() as u64;
+    let s = n.div_ceil(incident.session_length.max(1));
+    let (pw, fw) = (
+        primary.judged_as_primary() / 1000.0,
+        fallback.judged_as_fallback() / 1000.0,
+    );
+    let (pf, ff) = (primary.first(false) / 1000.0, fallback.first(true) / 1000.0);
+    let leaves = !fallback.families().is_subset(&primary.families());
+    let ttl = primary
+        .models
+        .iter()
+        .filter_map(|m| m.cache_ttl_s)
+        .fold(f64::INFINITY, f64::min);
+    let failback = if leaves && ttl.is_finite() && incident.duration_s > ttl {
+        s as f64 * (pf - pw).max(0.0)
+    } else {
+        0.0
+    };
+    let normal = n as f64 * pw;
+    let total = n as f64 * fw + s as f64 * (ff - fw).max(0.0) + failback;
+    IncidentFigures {
+        first_ratio: (pw > 0.0).then(|| ff / pw),
+        multiplier: (normal > 0.0).then(|| total / normal),
+        requests: n,
+        sessions: s,
+        total,
+        normal,
+    }
+}
+
+/// Judge each link of `chain` in an incident of its primary's provider: a link within
+/// `max_ratio` at warm list prices whose first failover of a session (cold cache or write), or
+/// whose incident multiplier, is above it is a finding (allowed links, see [`allows`], are
+/// notes). A link already above at warm prices is not reported twice.
+pub fn judge_incident(
+    chain: &PricedChain,
+    max_ratio: f64,
+    allow: &[String],
+    incident: &IncidentCheck,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for link in &chain.links {
+        let (p, fb) = (
+            chain.primary.judged_as_primary(),
+            link.fallback.judged_as_fallback(),
+        );
+        if above(fb, p, max_ratio) {
+            continue;
+        }
+        let fig = incident_figures(&chain.primary, &link.fallback, incident);
+        let first_above = above(link.fallback.first(true), p, max_ratio);
+        let window_above = fig.normal > 0.0 && above(fig.total, fig.normal, max_ratio);
+        if first_above || window_above {
+            out.push(Finding::IncidentCost {
+                file: link.file.clone(),
+                line: link.line,
+                chain: chain.name.clone(),
+                primary: chain.primary.clone(),
+                fallback: link.fallback.clone(),
+                warm_ratio: (p > 0.0).then(|| fb / p),
+                figures: fig,
+                incident: *incident,
+                max_ratio,
+                allowed: allows(allow, &chain.primary)
+                    .or_else(|| allows(allow, &link.fallback))
+                    .map(str::to_string),
+            });
+        }
+    }
+    out
 }
 
 /// The entry of `allow` that `side` matches, if any: every model of the step is the entry
@@ -126,6 +238,34 @@ pub struct PricedModel {
     /// The share of its step's traffic this model gets (0 to 1), when the gateway's routing
     /// says (see [`Side::mix_per_1k_usd`]).
     pub share: Option<f64>,
+    /// The price of a session's first request on this model while its cache is cold (cold, or
+    /// a cache write for `explicit` caching: [`crate::model::cost::first_state`]), USD per 1,000
+    /// requests. Equal to [`PricedModel::per_1k_usd`] without a cached prefix.
+    pub first_per_1k_usd: f64,
+    /// How long the model's cache lives, seconds; `None` when it does not cache.
+    pub cache_ttl_s: Option<f64>,
+}
+
+impl PricedModel {
+    /// `model` priced for `request`: warm, and a session's first request.
+    pub fn priced(
+        model: String,
+        priced_as: String,
+        provider: String,
+        request: &Request,
+        price: &ModelPrice,
+    ) -> PricedModel {
+        PricedModel {
+            model,
+            priced_as,
+            provider,
+            per_1k_usd: per_1k(request, price),
+            share: None,
+            first_per_1k_usd: 1000.0
+                * request.success_cost(price, crate::model::cost::first_state(price)),
+            cache_ttl_s: (price.caching != Caching::None).then_some(price.cache_ttl_s),
+        }
+    }
 }
 
 /// One step of a chain (a model, a LiteLLM group, a Portkey target), priced: a range when it has
@@ -199,6 +339,27 @@ impl Side {
     /// The price the step is judged by as a fallback: its traffic mix, else its dearest model.
     pub fn judged_as_fallback(&self) -> f64 {
         self.mix_per_1k_usd.unwrap_or(self.max_per_1k_usd)
+    }
+
+    /// A session's first request on the step while its cache is cold, USD per 1,000 requests:
+    /// the mix of its models' first-request prices, else its dearest (as a fallback) or cheapest
+    /// (as a primary).
+    fn first(&self, as_fallback: bool) -> f64 {
+        match self.mix_per_1k_usd {
+            Some(_) => self
+                .models
+                .iter()
+                .map(|m| m.first_per_1k_usd * m.share.unwrap_or(0.0))
+                .sum(),
+            None => {
+                let it = self.models.iter().map(|m| m.first_per_1k_usd);
+                if as_fallback {
+                    it.fold(f64::NEG_INFINITY, f64::max)
+                } else {
+                    it.fold(f64::INFINITY, f64::min)
+                }
+            }
+        }
     }
 
     /// Whether the step is judged by its traffic mix (several models with known shares).
@@ -322,6 +483,31 @@ pub enum Finding {
         /// The `--allow` entry that allows this link (it is then a note, not an error).
         allowed: Option<String>,
     },
+    /// A fallback within the ratio at warm prices that is above it in an incident of the
+    /// primary's provider (`check --incident`): its first failover of a session, or the
+    /// window's multiplier (an error, or a note when allowed).
+    IncidentCost {
+        /// File.
+        file: String,
+        /// Line of the fallback.
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The primary, priced.
+        primary: Side,
+        /// The fallback, priced.
+        fallback: Side,
+        /// The warm like-for-like ratio (within the limit); `None` for a free primary.
+        warm_ratio: Option<f64>,
+        /// The incident figures.
+        figures: IncidentFigures,
+        /// The incident.
+        incident: IncidentCheck,
+        /// The limit.
+        max_ratio: f64,
+        /// The `--allow` entry that allows this link.
+        allowed: Option<String>,
+    },
     /// A chain whose primary and fallbacks all run on one provider (a warning): it survives a
     /// deprecation, not an outage.
     SameProvider {
@@ -368,6 +554,8 @@ impl Finding {
         match self {
             Finding::AboveRatio { allowed: None, .. } => Severity::Error,
             Finding::AboveRatio { .. } => Severity::Note,
+            Finding::IncidentCost { allowed: None, .. } => Severity::Error,
+            Finding::IncidentCost { .. } => Severity::Note,
             Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
             Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
             Finding::Config { .. } | Finding::PriceSource { .. } => Severity::Note,
@@ -380,6 +568,7 @@ impl Finding {
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::AboveRatio { .. } => "above-ratio",
+            Finding::IncidentCost { .. } => "incident-cost",
             Finding::SameProvider { .. } => "same-provider",
             Finding::Config { notice, .. } => notice.kind(),
             Finding::PriceSource { .. } => "price-source",
@@ -391,6 +580,7 @@ impl Finding {
     pub fn file(&self) -> &str {
         match self {
             Finding::AboveRatio { file, .. }
+            | Finding::IncidentCost { file, .. }
             | Finding::SameProvider { file, .. }
             | Finding::Config { file, .. }
             | Finding::PriceSource { file, .. } => file,
@@ -402,6 +592,7 @@ impl Finding {
     pub fn line(&self) -> usize {
         match self {
             Finding::AboveRatio { line, .. }
+            | Finding::IncidentCost { line, .. }
             | Finding::SameProvider { line, .. }
             | Finding::Config { line, .. }
             | Finding::PriceSource { line, .. } => *line,
@@ -488,6 +679,38 @@ impl fmt::Display for Finding {
                         primary.price(),
                     ),
                 }
+            }
+            Finding::IncidentCost {
+                chain,
+                primary,
+                fallback,
+                warm_ratio,
+                figures,
+                incident,
+                max_ratio,
+                allowed,
+                ..
+            } => {
+                let limit = format_limit(*max_ratio);
+                let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}x"));
+                write!(
+                    f,
+                    "chain `{chain}`: fallback `{}` is {} its primary `{}` at warm prices, but a session's first failover (cold cache or write) costs ${} per 1,000 requests, {}, and a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill; above --max-ratio {limit}",
+                    fallback.name,
+                    show(*warm_ratio),
+                    primary.name,
+                    crate::output::number::money(fallback.first(true)),
+                    show(figures.first_ratio),
+                    crate::input::duration::format_seconds(incident.duration_s),
+                    figures.requests,
+                    figures.sessions,
+                    incident.requests_per_second,
+                    show(figures.multiplier),
+                )?;
+                if let Some(a) = allowed {
+                    write!(f, "; allowed by --allow {a}")?;
+                }
+                Ok(())
             }
             Finding::SameProvider {
                 chain, providers, ..
@@ -681,13 +904,7 @@ pub fn price_endpoint(
         _ => None,
     };
     Ok((
-        PricedModel {
-            model: ep.model.clone(),
-            priced_as,
-            provider,
-            per_1k_usd: per_1k(request, &price),
-            share: None,
-        },
+        PricedModel::priced(ep.model.clone(), priced_as, provider, request, &price),
         note,
     ))
 }
@@ -879,6 +1096,8 @@ mod tests {
             provider: provider.into(),
             per_1k_usd: per_1k,
             share: None,
+            first_per_1k_usd: per_1k,
+            cache_ttl_s: None,
         }
     }
 

@@ -192,6 +192,7 @@ fn side(s: &Side) -> Value {
             "priced_as": m.priced_as,
             "provider": m.provider,
             "per_1k_usd": clean(m.per_1k_usd),
+            "first_per_1k_usd": clean(m.first_per_1k_usd),
             "share": m.share.map(clean),
         })).collect::<Vec<_>>(),
     })
@@ -225,6 +226,41 @@ fn finding(f: &Finding) -> Value {
             obj.insert("ratio".into(), json!(ratio.map(clean)));
             obj.insert("max_ratio".into(), json!(max_ratio));
             obj.insert("via".into(), json!(via));
+        }
+        Finding::IncidentCost {
+            chain,
+            primary,
+            fallback,
+            warm_ratio,
+            figures,
+            incident,
+            max_ratio,
+            allowed,
+            ..
+        } => {
+            obj.insert("chain".into(), json!(chain));
+            obj.insert("primary".into(), side(primary));
+            obj.insert("fallback".into(), side(fallback));
+            obj.insert("warm_ratio".into(), json!(warm_ratio.map(clean)));
+            obj.insert(
+                "first_failover_ratio".into(),
+                json!(figures.first_ratio.map(clean)),
+            );
+            obj.insert(
+                "incident".into(),
+                json!({
+                    "duration_s": incident.duration_s,
+                    "requests_per_second": incident.requests_per_second,
+                    "session_length": incident.session_length,
+                    "requests": figures.requests,
+                    "sessions": figures.sessions,
+                    "normal_usd": clean(figures.normal),
+                    "total_usd": clean(figures.total),
+                    "multiplier": figures.multiplier.map(clean),
+                }),
+            );
+            obj.insert("max_ratio".into(), json!(max_ratio));
+            obj.insert("allowed".into(), json!(allowed));
         }
         Finding::SameProvider {
             chain, providers, ..

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use crate::check::render::{self, CheckFormat};
-use crate::check::{Options, files};
+use crate::check::{IncidentCheck, Options, files};
 use crate::cli::{self, CheckArgs};
 use crate::error::ExitStatus;
 use crate::input::pricing::{PricingRef, default_name};
@@ -45,17 +45,32 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         (_, Some(from_file)) => from_file.clone(),
         _ => Vec::new(),
     };
+    let incident = match &args.incident {
+        Some(d) => Some(IncidentCheck {
+            duration_s: crate::input::duration::parse_seconds(d).map_err(|e| {
+                crate::error::InputError::file(
+                    crate::error::InputErrorKind::Invalid,
+                    "--incident",
+                    e,
+                )
+            })?,
+            requests_per_second: args.rate,
+            session_length: args.session_length,
+        }),
+        None => None,
+    };
     let deny_warnings = args.deny_warnings || settings.deny_warnings.unwrap_or(false);
     let opts = Options {
         max_ratio: args.max_ratio.or(settings.max_ratio).unwrap_or(2.0),
         profile: Request {
             input_tokens: input_tokens as f64,
             output_tokens: output_tokens as f64,
-            prefix_tokens: 0.0,
-            cache_hit_rate: 1.0,
+            prefix_tokens: args.prefix as f64,
+            cache_hit_rate: args.hit_rate,
         },
         prices,
         allow,
+        incident,
     };
     let report = files::check_paths(&paths, &opts);
     let format = match args.format {
