@@ -193,9 +193,25 @@ pub struct OutputArgs {
 /// `fallcost compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The scenario file (TOML): request, chains, `[steady]`, `[incident]`.
-    #[arg(long, short = 's', value_name = "PATH")]
-    pub scenario: PathBuf,
+    /// The scenario file (TOML): request, chains, `[steady]`, `[incident]`. With `--config`, a
+    /// scenario without `[[chain]]`: what the config cannot say (request, failure rates,
+    /// latency, the incident).
+    #[arg(
+        long,
+        short = 's',
+        value_name = "PATH",
+        required_unless_present = "config"
+    )]
+    pub scenario: Option<PathBuf>,
+    /// Price the chains of a gateway config (LiteLLM proxy config, Portkey config, OpenRouter
+    /// request body; a folder is searched), with the retries, timeouts, cooldowns and call cap
+    /// it sets. Repeatable. Every value taken is listed with its file and line.
+    #[arg(long, value_name = "FILE")]
+    pub config: Vec<PathBuf>,
+    /// With `--config`: the request, input and output tokens, over the scenario's `[request]`
+    /// (default 2000/500 without a scenario).
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile, requires = "config")]
+    pub profile: Option<(u64, u64)>,
     /// Override a scenario value before validation, as in the file: `steady.failure_rate=0`,
     /// `incident.duration=45m`, `incident.failure=gray`. Repeatable. KEY is a TOML dotted key:
     /// a key holding a dot is double-quoted, as in the file, `--set
@@ -247,9 +263,20 @@ pub struct PricesArgs {
 /// `fallcost sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// The scenario file (TOML).
-    #[arg(long, short = 's', value_name = "PATH")]
-    pub scenario: PathBuf,
+    /// The scenario file (TOML). With `--config`, a scenario without `[[chain]]`.
+    #[arg(
+        long,
+        short = 's',
+        value_name = "PATH",
+        required_unless_present = "config"
+    )]
+    pub scenario: Option<PathBuf>,
+    /// Sweep the chains of a gateway config, as `compare --config` prices them. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub config: Vec<PathBuf>,
+    /// With `--config`: the request, input and output tokens, over the scenario's `[request]`.
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile, requires = "config")]
+    pub profile: Option<(u64, u64)>,
     /// A parameter and its range, `KEY=FROM:TO:STEP` (both ends included), e.g.
     /// `steady.failure_rate=0:0.05:0.005` or `incident.duration=30s:3h:15m`. Repeat for a grid.
     /// KEY is a dotted key as `--set` takes it (`'latency."openai/gpt-5.6-sol".p50_s=1:3:0.5'`).

@@ -20,7 +20,25 @@ const PROGRESS_ABOVE: u64 = 30_000_000;
 /// cannot be written.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
-    let mut scenario = scenario::load(&args.scenario, &args.set)?;
+    let (mut scenario, provenance) = if args.config.is_empty() {
+        let path = args
+            .scenario
+            .as_deref()
+            .expect("clap requires --scenario without --config");
+        (scenario::load(path, &args.set)?, Vec::new())
+    } else {
+        let built = super::from_config::build(
+            &args.config,
+            args.scenario.as_deref(),
+            args.profile,
+            &args.set,
+        )?;
+        (built.scenario, built.provenance)
+    };
+    let label = args
+        .scenario
+        .as_ref()
+        .map_or_else(|| "--config".to_string(), |p| p.display().to_string());
     let partial =
         scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
     let mut report = Report::analytic(&scenario);
@@ -30,8 +48,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     }
     if let Some(field) = report.first_non_finite() {
         anyhow::bail!(
-            "{}: {field} is not a finite number; the scenario's values are too large to price",
-            args.scenario.display()
+            "{label}: {field} is not a finite number; the scenario's values are too large to price"
         );
     }
     if let Some(requests) = args.mc {
@@ -79,7 +96,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
             b.finish_and_clear();
         }
     }
-    let bytes = output::render(&report, format)?;
+    let mut bytes = output::render(&report, format)?;
+    if !provenance.is_empty() {
+        bytes = super::from_config::with_provenance(bytes, format, &provenance)?;
+    }
     output::write(&target, &bytes)?;
     Ok(ExitStatus::Success)
 }

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod from_config;
 pub mod prices;
 pub mod sweep;
 
