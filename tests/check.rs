@@ -520,7 +520,11 @@ fn litellm_price_file() {
     );
     let f = &findings(&doc, "above-ratio")[0];
     assert_eq!(f["fallback"]["models"][1]["priced_as"], "gpt-6-astra");
-    assert!((num(&f["ratio"]) - 5.0).abs() < 1e-9);
+    // The loadbalance splits 0.5 / 0.5 (its weights): (9.00 + 45.00) / 2 = 27.00 against sol's
+    // 9.00, 3x (its worst case, astra alone, would be 5x).
+    assert!((num(&f["ratio"]) - 3.0).abs() < 1e-9);
+    assert!((num(&f["fallback"]["mix_per_1k_usd"]) - 27.0).abs() < 1e-9);
+    assert_eq!(f["fallback"]["models"][0]["share"], 0.5);
     assert_eq!(doc["pricing"], "tests/fixtures/pricing/litellm-small.json");
 }
 

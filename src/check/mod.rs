@@ -14,8 +14,8 @@
 //! and the limit as given ([`format_limit`]). A group of several deployments whose traffic
 //! shares the gateway settles (a LiteLLM group: `weight`/`rpm`/`tpm`, else equal shares, as its
 //! `simple_shuffle` picks) is judged by the traffic it really sends, its mix, with its
-//! cheapest–dearest range shown beside; a step whose shares are not known (a Portkey target with
-//! nested targets) is judged in its worst case: the cheapest primary model against the dearest
+//! cheapest–dearest range shown beside (a Portkey loadbalance by its weights, too); a step whose
+//! shares are not known (a Portkey conditional router) is judged in its worst case: the cheapest primary model against the dearest
 //! fallback model.
 //!
 //! This module returns [`Finding`]s and input errors; the exit code is decided once, by

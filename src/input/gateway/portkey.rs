@@ -16,7 +16,10 @@
 //! - every object with `strategy.mode = "fallback"` (at the top or nested anywhere under
 //!   `targets`) is a chain: its first target is the primary, the others its fallbacks in order;
 //! - a target with nested `targets` (a load balancer, a conditional router, another fallback) is
-//!   one step of the outer chain whose price is the range of every model it can reach; a nested
+//!   one step of the outer chain over every model it can reach, judged by the traffic it sends
+//!   in steady state (a loadbalance by its targets' `weight`, default 1, as the gateway's
+//!   `tryTargetsRecursively` picks; a nested fallback or `single` all to its first target), or
+//!   by its range, worst case, when that cannot be said (a conditional router); a nested
 //!   fallback is also checked as a chain of its own;
 //! - a target's model is `override_params.model` (snake_case or camelCase keys), inherited as
 //!   Portkey's gateway inherits it: a target's `override_params` are merged over its parent's,
@@ -323,28 +326,33 @@ fn visit<'n>(
         for (i, t) in items.iter().enumerate() {
             let tpath = format!("{path}.targets[{i}]");
             let mut endpoints = Vec::new();
-            leaves(file, t, &tpath, inherited, &mut endpoints, config)?;
-            groups.push((label(t, &tpath, &endpoints), endpoints, Place::of(t)));
+            let shares = leaves(file, t, &tpath, inherited, &mut endpoints, config)?
+                .filter(|s| s.len() == endpoints.len() && endpoints.len() > 1);
+            groups.push((
+                label(t, &tpath, &endpoints),
+                endpoints,
+                shares,
+                Place::of(t),
+            ));
         }
         let mut groups = groups.into_iter();
-        if let Some((label, endpoints, _)) = groups.next() {
+        let group = |label: String, endpoints: Vec<Endpoint>, shares: Option<Vec<f64>>| {
+            let mix = shares.as_ref().map(|_| "Portkey weights".to_string());
+            Group {
+                label,
+                endpoints,
+                shares,
+                mix,
+            }
+        };
+        if let Some((label, endpoints, shares, _)) = groups.next() {
             let chain = Chain {
                 name: format!("{path} (fallback)"),
                 at: Place::of(node.get("strategy").unwrap_or(node)),
-                primary: Group {
-                    label,
-                    endpoints,
-                    shares: None,
-                    mix: None,
-                },
+                primary: group(label, endpoints, shares),
                 links: groups
-                    .map(|(label, endpoints, at)| Link {
-                        fallback: Group {
-                            label,
-                            endpoints,
-                            shares: None,
-                            mix: None,
-                        },
+                    .map(|(label, endpoints, shares, at)| Link {
+                        fallback: group(label, endpoints, shares),
                         at,
                         via: vec![],
                     })
@@ -381,7 +389,32 @@ fn label(target: &Node, path: &str, endpoints: &[Endpoint]) -> String {
     }
 }
 
+/// A target's `weight` (Portkey's loadbalance default: 1, as `tryTargetsRecursively` in
+/// `src/handlers/handlerUtils.ts` of Portkey-AI/gateway sets it).
+///
+/// Errors: a weight that is not a number >= 0.
+fn weight(file: &str, target: &Node, path: &str) -> Result<f64, InputError> {
+    match target.get("weight") {
+        None => Ok(1.0),
+        Some(w) => match w.as_f64() {
+            Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
+            _ => Err(w.error(
+                file,
+                InputErrorKind::Invalid,
+                format!("{path}.weight"),
+                format!(
+                    "expected a number >= 0 (Portkey's loadbalance picks by it); got {}",
+                    w.describe()
+                ),
+            )),
+        },
+    }
+}
+
 /// Every model `target` can send a request to; `inherited` is the model its parents set.
+/// Returns the share of the target's traffic each model pushed onto `out` gets in steady state
+/// (a loadbalance by its targets' weights, a fallback or `single` all to its first target),
+/// `None` when it cannot be said (a conditional router, a target without a model).
 fn leaves(
     file: &str,
     target: &Node,
@@ -389,22 +422,43 @@ fn leaves(
     inherited: Option<&Node>,
     out: &mut Vec<Endpoint>,
     config: &mut Config,
-) -> Result<(), InputError> {
+) -> Result<Option<Vec<f64>>, InputError> {
     let nested = targets(file, target, path)?;
     let inherited = model(target, inherited);
     if !nested.is_empty() {
-        mode(file, target, path)?;
+        let m = mode(file, target, path)?;
+        let mut parts = Vec::new();
         for (i, t) in nested.iter().enumerate() {
-            leaves(
-                file,
-                t,
-                &format!("{path}.targets[{i}]"),
-                inherited,
-                out,
-                config,
-            )?;
+            let tpath = format!("{path}.targets[{i}]");
+            let w = weight(file, t, &tpath)?;
+            let shares = leaves(file, t, &tpath, inherited, out, config)?;
+            parts.push((w, shares));
         }
-        return Ok(());
+        let factors: Option<Vec<f64>> = match m {
+            Some("loadbalance") => {
+                let total: f64 = parts.iter().map(|(w, _)| w).sum();
+                (total > 0.0).then(|| parts.iter().map(|(w, _)| w / total).collect())
+            }
+            Some("fallback") | Some("single") => Some(
+                (0..parts.len())
+                    .map(|i| if i == 0 { 1.0 } else { 0.0 })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let Some(factors) = factors else {
+            return Ok(None);
+        };
+        let mut shares = Vec::new();
+        for ((_, part), f) in parts.into_iter().zip(factors) {
+            match part {
+                Some(p) if !p.is_empty() => shares.extend(p.into_iter().map(|x| x * f)),
+                // A target without a model that takes traffic: its share is unknown.
+                _ if f > 0.0 => return Ok(None),
+                _ => {}
+            }
+        }
+        return Ok(Some(shares));
     }
     let Some(model_node) = inherited.filter(|m| m.value != Value::Null) else {
         config.notices.push((
@@ -413,7 +467,7 @@ fn leaves(
                 target: path.to_string(),
             },
         ));
-        return Ok(());
+        return Ok(None);
     };
     let Some(model) = model_node.as_str() else {
         return Err(model_node.error(
@@ -459,7 +513,7 @@ fn leaves(
         deployment: None,
         served: Some(served),
     });
-    Ok(())
+    Ok(Some(vec![1.0]))
 }
 
 #[cfg(test)]
@@ -497,6 +551,33 @@ mod tests {
         assert_eq!(ch.links[0].at.line, 5);
         assert!(ch.links[1].fallback.endpoints.is_empty());
         assert_eq!(c.notices[0].1.kind(), "no-model");
+    }
+
+    #[test]
+    fn loadbalance_weights_and_nested_fallbacks_split_the_traffic() {
+        let text = r#"{"strategy": {"mode": "fallback"}, "targets": [
+  {"override_params": {"model": "gpt-6-sol"}},
+  {"strategy": {"mode": "loadbalance"}, "targets": [
+    {"override_params": {"model": "gpt-6-luna"}, "weight": 3},
+    {"strategy": {"mode": "fallback"}, "targets": [
+      {"override_params": {"model": "gpt-6-astra"}},
+      {"override_params": {"model": "claude-sonnet-5"}}]}]},
+  {"strategy": {"mode": "conditional", "conditions": []}, "targets": [
+    {"override_params": {"model": "gpt-6-luna"}},
+    {"override_params": {"model": "gpt-6-astra"}}]}]}"#;
+        let c = read("p.json", &parse_json("p.json", text).unwrap()).unwrap();
+        let ch = &c.chains[0];
+        // Weights 3 and 1 (the default); the nested fallback sends its share to astra.
+        assert_eq!(ch.links[0].fallback.shares, Some(vec![0.75, 0.25, 0.0]));
+        // A conditional router's split depends on the request: not known, judged worst case.
+        assert_eq!(ch.links[1].fallback.shares, None);
+        assert_eq!(ch.primary.shares, None, "one model: no mix to speak of");
+        let bad = text.replace("\"weight\": 3", "\"weight\": -1");
+        let e = read("p.json", &parse_json("p.json", &bad).unwrap()).unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("config.targets[1].targets[0].weight")
+        );
     }
 
     #[test]
