@@ -195,13 +195,8 @@ pub struct OutputArgs {
 pub struct CompareArgs {
     /// The scenario file (TOML): request, chains, `[steady]`, `[incident]`. With `--config`, a
     /// scenario without `[[chain]]`: what the config cannot say (request, failure rates,
-    /// latency, the incident).
-    #[arg(
-        long,
-        short = 's',
-        value_name = "PATH",
-        required_unless_present = "config"
-    )]
+    /// latency, the incident). Default: fallcost.toml's `[compare] scenario`.
+    #[arg(long, short = 's', value_name = "PATH")]
     pub scenario: Option<PathBuf>,
     /// Price the chains of a gateway config (LiteLLM proxy config, Portkey config, OpenRouter
     /// request body; a folder is searched), with the retries, timeouts, cooldowns and call cap
@@ -210,8 +205,12 @@ pub struct CompareArgs {
     pub config: Vec<PathBuf>,
     /// With `--config`: the request, input and output tokens, over the scenario's `[request]`
     /// (default 2000/500 without a scenario).
-    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile, requires = "config")]
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
     pub profile: Option<(u64, u64)>,
+    /// Project settings to read instead of the nearest fallcost.toml (its `[compare]`: config,
+    /// scenario, profile). Flags win over the file.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
     /// Override a scenario value before validation, as in the file: `steady.failure_rate=0`,
     /// `incident.duration=45m`, `incident.failure=gray`. Repeatable. KEY is a TOML dotted key:
     /// a key holding a dot is double-quoted, as in the file, `--set

@@ -155,3 +155,25 @@ fn bad_configs_and_scenarios_with_chains_are_input_errors() {
         "{err}"
     );
 }
+
+/// fallcost.toml's `[compare]`: `config` and `scenario` when the command line names neither.
+#[test]
+fn compare_reads_project_settings() {
+    let doc = json(&[
+        "compare",
+        "--config-file",
+        "tests/fixtures/check/settings/fallcost.toml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        doc["config"][0]["file"],
+        "tests/fixtures/compare/proxy.yaml"
+    );
+    assert_eq!(doc["config"][0]["line"], 5);
+    let err = fails(&["compare"]);
+    assert!(
+        err.starts_with("error: the following required arguments were not provided: --scenario <PATH> or --config <FILE>"),
+        "{err}"
+    );
+}

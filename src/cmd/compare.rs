@@ -20,23 +20,31 @@ const PROGRESS_ABOVE: u64 = 30_000_000;
 /// cannot be written.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
-    let (mut scenario, provenance) = if args.config.is_empty() {
-        let path = args
-            .scenario
-            .as_deref()
-            .expect("clap requires --scenario without --config");
+    // Project settings (fallcost.toml [compare]): a flag given wins.
+    let settings = crate::input::settings::compare_settings(args.config_file.as_deref())?;
+    let configs = if args.config.is_empty() && args.scenario.is_none() {
+        settings.config.clone().unwrap_or_default()
+    } else {
+        args.config.clone()
+    };
+    let scenario_path = args.scenario.clone().or(settings.scenario.clone());
+    let profile = args.profile.or(settings.profile);
+    let (mut scenario, provenance) = if configs.is_empty() {
+        let path = scenario_path.as_deref().ok_or_else(|| {
+            anyhow::anyhow!(
+                "the following required arguments were not provided: --scenario <PATH> or --config <FILE> (or `scenario`/`config` in fallcost.toml's [compare]; see `fallcost compare --help`)"
+            )
+        })?;
+        if profile.is_some() && args.profile.is_some() {
+            anyhow::bail!("--profile prices a gateway config: it needs --config");
+        }
         (scenario::load(path, &args.set)?, Vec::new())
     } else {
-        let built = super::from_config::build(
-            &args.config,
-            args.scenario.as_deref(),
-            args.profile,
-            &args.set,
-        )?;
+        let built =
+            super::from_config::build(&configs, scenario_path.as_deref(), profile, &args.set)?;
         (built.scenario, built.provenance)
     };
-    let label = args
-        .scenario
+    let label = scenario_path
         .as_ref()
         .map_or_else(|| "--config".to_string(), |p| p.display().to_string());
     let partial =

@@ -8,6 +8,11 @@
 //! pricing = "2026-07"                 # --pricing: a bundled name or a file, relative to this file
 //! profile = "2000/500"                # --profile
 //! deny_warnings = true                # --deny-warnings
+//!
+//! [compare]                           # read by `fallcost compare`
+//! config = ["gateway/config.yaml"]    # --config, when no --scenario and no --config is given
+//! scenario = "steady.toml"            # --scenario (with `config`: one without [[chain]])
+//! profile = "2000/500"                # --profile (with `config`)
 //! ```
 //!
 //! The file is the nearest `fallcost.toml` from the current folder up to the repository's root
@@ -49,6 +54,72 @@ pub struct CheckSettings {
 #[serde(deny_unknown_fields)]
 struct SettingsFile {
     check: Option<CheckSection>,
+    compare: Option<CompareSection>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompareSection {
+    config: Option<Vec<String>>,
+    scenario: Option<String>,
+    profile: Option<String>,
+}
+
+/// `[compare]` of `fallcost.toml` (read by `compare`), validated; paths joined to the file's
+/// folder. `config` and `scenario` apply when the command line names neither.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompareSettings {
+    /// `config`: gateway configs to price (`--config`).
+    pub config: Option<Vec<PathBuf>>,
+    /// `scenario`: the scenario (`--scenario`).
+    pub scenario: Option<PathBuf>,
+    /// `profile`: input and output tokens (`--profile`).
+    pub profile: Option<(u64, u64)>,
+}
+
+/// The `[compare]` settings of the nearest `fallcost.toml` from the current folder (or of
+/// `path`); empty when there is none.
+///
+/// Errors: as [`load`].
+pub fn compare_settings(path: Option<&Path>) -> Result<CompareSettings, InputError> {
+    let found = match path {
+        Some(p) => Some(p.to_path_buf()),
+        None => std::env::current_dir().ok().and_then(|cwd| find(&cwd)),
+    };
+    let Some(path) = found else {
+        return Ok(CompareSettings::default());
+    };
+    let shown = crate::input::shown_path(&path);
+    let text = crate::input::read_text(&path).map_err(|mut e| {
+        e.file = shown.clone();
+        e
+    })?;
+    let doc = Document::parse(&shown, &text)?;
+    let file: SettingsFile = doc.deserialize()?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let Some(c) = file.compare else {
+        return Ok(CompareSettings::default());
+    };
+    let profile = match &c.profile {
+        Some(p) => Some(crate::cli::parse_profile(p).map_err(|m| {
+            doc.error_at(
+                InputErrorKind::Invalid,
+                &[
+                    Segment::Key("compare".into()),
+                    Segment::Key("profile".into()),
+                ],
+                m,
+            )
+        })?),
+        None => None,
+    };
+    Ok(CompareSettings {
+        config: c
+            .config
+            .map(|ps| ps.iter().map(|p| tidy(&dir.join(p))).collect()),
+        scenario: c.scenario.map(|p| tidy(&dir.join(p))),
+        profile,
+    })
 }
 
 #[derive(Debug, Deserialize)]
