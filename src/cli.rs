@@ -110,23 +110,46 @@ pub struct CheckArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Flag a fallback whose like-for-like price per request is above this multiple of its
-    /// primary's. Exactly at the ratio passes.
+    /// primary's. Exactly at the ratio passes. Default: fallcost.toml's `max_ratio`, else 2.
     #[arg(
         long,
         value_name = "RATIO",
-        default_value_t = 2.0,
         value_parser = parse_ratio,
         allow_negative_numbers = true
     )]
-    pub max_ratio: f64,
+    pub max_ratio: Option<f64>,
     /// Prices for gateway configs: a bundled table name (`2026-07`), a fallcost TOML table, or
     /// LiteLLM's model_prices_and_context_window.json. Default: the newest bundled table.
     /// Scenarios use their own `pricing`.
     #[arg(long, short = 'p', value_name = "NAME|PATH")]
     pub pricing: Option<String>,
-    /// The request gateway configs are priced with: input and output tokens.
-    #[arg(long, value_name = "IN/OUT", default_value = "2000/500", value_parser = parse_profile)]
-    pub profile: (u64, u64),
+    /// The request gateway configs are priced with: input and output tokens. Default:
+    /// fallcost.toml's `profile`, else 2000/500.
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
+    pub profile: Option<(u64, u64)>,
+    /// A cached prefix in the gateway request profile, tokens (default 0), priced warm at
+    /// `--hit-rate`; a fallback's first request of a session pays it cold or as a cache write
+    /// (see `--incident`).
+    #[arg(long, value_name = "TOKENS", default_value_t = 0)]
+    pub prefix: u64,
+    /// Share of the cached prefix read from cache when warm (0 to 1; default 1).
+    #[arg(long, value_name = "H", default_value_t = 1.0, value_parser = parse_share)]
+    pub hit_rate: f64,
+    /// Also judge each fallback in an outage of its primary's provider lasting DURATION (`3h`,
+    /// `45m`): by the price of a session's first failover (cold cache, or a cache write) and the
+    /// outage's multiplier over the primary's normal bill, not only warm list prices.
+    #[arg(long, value_name = "DURATION")]
+    pub incident: Option<String>,
+    /// Requests per second during `--incident` (default 1).
+    #[arg(long, value_name = "REQ_PER_S", default_value_t = 1.0, requires = "incident", value_parser = parse_ratio)]
+    pub rate: f64,
+    /// Requests per session during `--incident`, each session with its own cache (default 20).
+    #[arg(long, value_name = "N", default_value_t = 20, requires = "incident", value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_length: u64,
+    /// Project settings to read instead of the nearest fallcost.toml (from the current folder
+    /// up to the repository's root). Flags win over the file.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
@@ -134,6 +157,11 @@ pub struct CheckArgs {
     /// fail the run.
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Allow links above the ratio whose primary or fallback is this model or provider
+    /// (`ollama`, `lm_studio`, `ollama/llama3`): a local or free primary with a paid cloud
+    /// fallback. Reported as notes. Repeat for several.
+    #[arg(long, value_name = "MODEL_OR_PROVIDER")]
+    pub allow: Vec<String>,
     /// Also list the files checked and the files skipped, with the reason.
     #[arg(long, short = 'v')]
     pub verbose: bool,
@@ -215,9 +243,24 @@ pub struct OutputArgs {
 /// `fallcost compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The scenario file (TOML): request, chains, `[steady]`, `[incident]`.
+    /// The scenario file (TOML): request, chains, `[steady]`, `[incident]`. With `--config`, a
+    /// scenario without `[[chain]]`: what the config cannot say (request, failure rates,
+    /// latency, the incident). Default: fallcost.toml's `[compare] scenario`.
     #[arg(long, short = 's', value_name = "PATH")]
-    pub scenario: PathBuf,
+    pub scenario: Option<PathBuf>,
+    /// Price the chains of a gateway config (LiteLLM proxy config, Portkey config, OpenRouter
+    /// request body; a folder is searched), with the retries, timeouts, cooldowns and call cap
+    /// it sets. Repeatable. Every value taken is listed with its file and line.
+    #[arg(long, value_name = "FILE")]
+    pub config: Vec<PathBuf>,
+    /// With `--config`: the request, input and output tokens, over the scenario's `[request]`
+    /// (default 2000/500 without a scenario).
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
+    pub profile: Option<(u64, u64)>,
+    /// Project settings to read instead of the nearest fallcost.toml (its `[compare]`: config,
+    /// scenario, profile). Flags win over the file.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
     /// Override a scenario value before validation, as in the file: `steady.failure_rate=0`,
     /// `incident.duration=45m`, `incident.failure=gray`. Repeatable. KEY is a TOML dotted key:
     /// a key holding a dot is double-quoted, as in the file, `--set
@@ -269,9 +312,20 @@ pub struct PricesArgs {
 /// `fallcost sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// The scenario file (TOML).
-    #[arg(long, short = 's', value_name = "PATH")]
-    pub scenario: PathBuf,
+    /// The scenario file (TOML). With `--config`, a scenario without `[[chain]]`.
+    #[arg(
+        long,
+        short = 's',
+        value_name = "PATH",
+        required_unless_present = "config"
+    )]
+    pub scenario: Option<PathBuf>,
+    /// Sweep the chains of a gateway config, as `compare --config` prices them. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub config: Vec<PathBuf>,
+    /// With `--config`: the request, input and output tokens, over the scenario's `[request]`.
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile, requires = "config")]
+    pub profile: Option<(u64, u64)>,
     /// A parameter and its range, `KEY=FROM:TO:STEP` (both ends included), e.g.
     /// `steady.failure_rate=0:0.05:0.005` or `incident.duration=30s:3h:15m`. Repeat for a grid.
     /// KEY is a dotted key as `--set` takes it (`'latency."openai/gpt-5.6-sol".p50_s=1:3:0.5'`).
@@ -322,7 +376,17 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_profile(s: &str) -> Result<(u64, u64), String> {
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(h) if (0.0..=1.0).contains(&h) => Ok(h),
+        _ => Err(format!("expected a share from 0 to 1, e.g. 0.9; got `{s}`")),
+    }
+}
+
+/// `IN/OUT` tokens (`2000/500`), as `--profile` and fallcost.toml's `profile` take them.
+///
+/// Errors: not two whole numbers separated by `/`, a count above 2^40, or both 0.
+pub fn parse_profile(s: &str) -> Result<(u64, u64), String> {
     let bad = || format!("expected INPUT/OUTPUT tokens, e.g. 2000/500; got `{s}`");
     let (i, o) = s.split_once('/').ok_or_else(bad)?;
     let i: u64 = i.trim().parse().map_err(|_| bad())?;
@@ -469,10 +533,12 @@ mod tests {
 
     #[test]
     fn usage_errors_become_one_line() {
-        let err = Cli::try_parse_from(["fallcost", "compare"]).unwrap_err();
-        let line = one_line_usage_error(&err.to_string(), Some("compare"));
+        // `compare` needs --scenario or --config, which fallcost.toml may give: it says so
+        // itself (tests/cli.rs); `sweep` always needs --param.
+        let err = Cli::try_parse_from(["fallcost", "sweep"]).unwrap_err();
+        let line = one_line_usage_error(&err.to_string(), Some("sweep"));
         assert!(!line.contains('\n'), "{line}");
-        assert!(line.contains("--scenario <PATH>"), "{line}");
+        assert!(line.contains("--param <KEY=FROM:TO:STEP>"), "{line}");
     }
 
     #[test]

@@ -154,16 +154,20 @@ fn litellm_block_config_messy_cases() {
     assert_eq!(f["ratio"], Value::Null);
     assert_eq!(num(&f["primary"]["max_per_1k_usd"]), 0.0);
     assert!(f["message"].as_str().unwrap().contains("is free ($0.00)"));
-    // A group of two deployments: a range, judged worst case (9.00 / 0.45 = 20x).
+    // A group of two deployments without weights: LiteLLM's simple-shuffle splits its traffic
+    // equally, so it is judged by its mix (0.45 + 4.50) / 2 = 2.475: 9.00 / 2.475 = 3.64x (the
+    // worst case, 9.00 / 0.45 = 20x, is not what it sends), its range shown beside.
     let f = by("mixed ", "sonnet");
     assert!((num(&f["primary"]["min_per_1k_usd"]) - 0.45).abs() < 1e-12);
     assert!((num(&f["primary"]["max_per_1k_usd"]) - 4.5).abs() < 1e-12);
-    assert!((num(&f["ratio"]) - 20.0).abs() < 1e-9);
+    assert!((num(&f["primary"]["mix_per_1k_usd"]) - 2.475).abs() < 1e-12);
+    assert_eq!(f["primary"]["models"][0]["share"], 0.5);
+    assert!((num(&f["ratio"]) - 9.0 / 2.475).abs() < 1e-9);
     assert!(
-        f["message"]
-            .as_str()
-            .unwrap()
-            .contains("$0.45–$4.50 (worst case")
+        f["message"].as_str().unwrap().contains(
+            "3.64x its primary `mixed` at $2.48 (traffic mix, equal shares; $0.45–$4.50); above"
+        ),
+        "{f:#}"
     );
     // LiteLLM applies sonnet's own fallbacks after mixed -> sonnet: judged against mixed.
     let f = by("mixed ", "astra");
@@ -174,25 +178,46 @@ fn litellm_block_config_messy_cases() {
             .iter()
             .any(|f| f["chain"].as_str().unwrap().starts_with("tuned "))
     );
-    assert_eq!(above.len(), 5, "{doc:#}");
+    // astra -> `openai/gpt-6-sol` is a deployment's litellm model name: LiteLLM's router sends
+    // it to both deployments of that model (sol, proxied-sol), so it fires and is judged;
+    // mixed reaches it via sonnet and astra: 9.00 / 2.475.
+    let f = by("mixed ", "openai/gpt-6-sol");
+    assert_eq!(f["via"], serde_json::json!(["sonnet", "astra"]));
+    assert_eq!(f["line"], 51);
+    assert_eq!(f["fallback"]["models"].as_array().unwrap().len(), 2);
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("costs $9.00 per 1,000"),
+        "{f:#}"
+    );
+    assert_eq!(above.len(), 6, "{doc:#}");
+    let resolved = findings(&doc, "resolved-name");
+    assert_eq!(resolved.len(), 1);
+    assert_eq!(
+        (&resolved[0]["line"], &resolved[0]["severity"]),
+        (&Value::from(51), &Value::from("note"))
+    );
+    assert!(
+        resolved[0]["message"].as_str().unwrap().contains(
+            "whose litellm_params.model is `openai/gpt-6-sol` (groups `sol`, `proxied-sol`)"
+        ),
+        "{:#}",
+        resolved[0]
+    );
 
-    // A model id and a missing group as fallbacks: warnings naming them; never priced.
+    // A missing group as a fallback: a warning naming it; never priced.
     let not_group = findings(&doc, "not-a-group");
-    assert_eq!(not_group.len(), 2);
-    assert_eq!(not_group[0]["line"], 51);
+    assert_eq!(not_group.len(), 1);
+    assert_eq!(not_group[0]["line"], 52);
     assert!(
         not_group[0]["message"]
             .as_str()
             .unwrap()
-            .contains("`openai/gpt-6-sol` of `astra` is a model id")
-    );
-    assert!(
-        not_group[1]["message"]
-            .as_str()
-            .unwrap()
             .contains("`gpt-6-ultra`")
     );
-    assert_eq!(not_group[1]["severity"], "warning");
+    assert_eq!(not_group[0]["severity"], "warning");
     // A self-fallback: a warning. `content_policy_fallbacks: []`: a note. The fallback that is
     // only in a comment: nothing (no `sol -> opus` chain).
     let selfs = findings(&doc, "self-fallback");
@@ -214,8 +239,8 @@ fn litellm_block_config_messy_cases() {
         "{msg}"
     );
     assert_eq!(doc["summary"]["chains"], 7);
-    assert_eq!(doc["summary"]["errors"], 5);
-    assert_eq!(doc["summary"]["warnings"], 3);
+    assert_eq!(doc["summary"]["errors"], 6);
+    assert_eq!(doc["summary"]["warnings"], 2);
 }
 
 /// Flow-style YAML: each loop reported once, default_fallbacks applied to groups without their
@@ -264,7 +289,8 @@ fn portkey_nested_targets() {
     assert_eq!(f["line"], 6);
     assert!((num(&f["fallback"]["min_per_1k_usd"]) - 9.0).abs() < 1e-9);
     assert!((num(&f["fallback"]["max_per_1k_usd"]) - 45.0).abs() < 1e-9);
-    assert_eq!(f["fallback"]["models"][0]["provider"], "anthropic-prod");
+    // The slug `@anthropic-prod` is Portkey's provider `anthropic`.
+    assert_eq!(f["fallback"]["models"][0]["provider"], "anthropic");
     assert_eq!(
         f["fallback"]["models"][0]["priced_as"],
         "anthropic/claude-sonnet-5"
@@ -494,7 +520,11 @@ fn litellm_price_file() {
     );
     let f = &findings(&doc, "above-ratio")[0];
     assert_eq!(f["fallback"]["models"][1]["priced_as"], "gpt-6-astra");
-    assert!((num(&f["ratio"]) - 5.0).abs() < 1e-9);
+    // The loadbalance splits 0.5 / 0.5 (its weights): (9.00 + 45.00) / 2 = 27.00 against sol's
+    // 9.00, 3x (its worst case, astra alone, would be 5x).
+    assert!((num(&f["ratio"]) - 3.0).abs() < 1e-9);
+    assert!((num(&f["fallback"]["mix_per_1k_usd"]) - 27.0).abs() < 1e-9);
+    assert_eq!(f["fallback"]["models"][0]["share"], 0.5);
     assert_eq!(doc["pricing"], "tests/fixtures/pricing/litellm-small.json");
 }
 
@@ -1039,7 +1069,7 @@ fn a_named_file_that_is_not_a_config_is_an_error() {
         assert_eq!(
             err,
             format!(
-                "error: {path}: not a file fallcost check reads ({why}); it reads fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`) and Portkey configs (.json with `strategy` and `targets`)\n"
+                "error: {path}: not a file fallcost check reads ({why}); it reads fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`), Portkey configs (.json with `strategy` and `targets`) and OpenRouter request bodies (.json with a `models` list)\n"
             )
         );
     }
@@ -1100,5 +1130,453 @@ fn control_characters_in_config_names_are_escaped() {
     assert_eq!(
         doc["findings"][0]["primary"]["name"], "m\u{1b}[31mRED",
         "{doc:#}"
+    );
+}
+
+/// Run `fallcost check FILE --pricing tests/fixtures/check/routing/prices.json --format json`.
+fn routing(file: &str, code: i32) -> Value {
+    check_json(
+        &[
+            &format!("{FIX}/routing/{file}"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+        ],
+        code,
+    )
+}
+
+/// LiteLLM's router (`Router._common_checks_available_deployment`, litellm/router.py) resolves
+/// a name by `model_info.id`, then `model_group_alias`, then the group, then the deployments
+/// whose `litellm_params.model` is the name: a fallback named any of these ways fires. Prices
+/// (routing/prices.json, 2,000 in / 500 out): gpt-4o 10.00, gpt-4o-mini 0.60, sonnet-4 13.50.
+#[test]
+fn fallbacks_named_by_model_id_alias_or_deployment_id_fire() {
+    let doc = routing("model-id.yaml", 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1, "{doc:#}");
+    // cheap -> `openai/gpt-4o` (smart's litellm model): 10.00 / 0.60 = 16.67x, at its line.
+    let f = above[0];
+    assert_eq!(
+        (&f["line"], &f["fallback"]["name"]),
+        (&Value::from(24), &Value::from("openai/gpt-4o"))
+    );
+    assert!((num(&f["ratio"]) - 10.0 / 0.6).abs() < 1e-9);
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("16.67x its primary `cheap` at $0.60")
+    );
+    assert!(findings(&doc, "not-a-group").is_empty(), "{doc:#}");
+    let resolved: Vec<(u64, &str)> = findings(&doc, "resolved-name")
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(resolved.len(), 4, "{resolved:?}");
+    assert!(
+        resolved[0]
+            .1
+            .contains("litellm_params.model is `openai/gpt-4o` (group `smart`)")
+    );
+    assert_eq!(resolved[1].0, 25);
+    assert!(
+        resolved[1]
+            .1
+            .contains("group `smart`, through model_group_alias `gpt-4` -> `smart` (line 21")
+    );
+    // `best` (an alias of claude, `{model: claude, hidden: true}`) has fallbacks of its own: a
+    // chain, to `smart-east` (a model_info.id): 10.00 against 13.50, fine.
+    assert!(
+        resolved[2].1.starts_with("`best` has fallbacks"),
+        "{}",
+        resolved[2].1
+    );
+    assert!(
+        resolved[3]
+            .1
+            .contains("model_info.id `smart-east` (in group `smart`)")
+    );
+    assert_eq!(doc["summary"]["chains"], 3);
+    assert_eq!(doc["summary"]["links"], 3);
+}
+
+/// `api_base: os.environ/NAME` is read from the environment: the model's own provider is the
+/// failure domain, with a note, not a provider named after the variable.
+#[test]
+fn an_environment_api_base_is_not_a_provider() {
+    let doc = routing("env-base.yaml", 1);
+    assert!(findings(&doc, "same-provider").is_empty(), "{doc:#}");
+    let above = findings(&doc, "above-ratio");
+    let f = above
+        .iter()
+        .find(|f| f["fallback"]["name"] == "chat")
+        .unwrap();
+    assert_eq!(f["primary"]["models"][0]["provider"], "openai");
+    assert_eq!(f["fallback"]["models"][0]["provider"], "openai");
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 2);
+    assert!(
+        notes[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("takes its api_base from the environment (os.environ/OPENAI_BASE_A): judged as provider `openai`")
+    );
+    // mini -> chat is openai -> openai through two variables; chat -> backup leaves openai, so
+    // the chain survives an outage.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/env-base.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+            "--max-ratio",
+            "100",
+            "--deny-warnings",
+        ],
+        0,
+    );
+    assert_eq!(doc["summary"]["warnings"], 0);
+}
+
+/// A group of several deployments is judged by its traffic mix (LiteLLM's simple_shuffle:
+/// `weight`, else `rpm`, else `tpm`, else equal shares); the same deployment under two group
+/// names is a retry, not a failover.
+#[test]
+fn load_balanced_groups_are_judged_by_their_mix() {
+    let doc = routing("mix.yaml", 1);
+    let above = findings(&doc, "above-ratio");
+    // chat (4o + mini, equal shares: 5.30) -> gpt-4.1 8.00 = 1.51x passes; the worst case
+    // (8.00 / 0.60 = 13.33x) is not what it sends.
+    assert_eq!(above.len(), 1, "{doc:#}");
+    let f = above[0];
+    assert_eq!(f["chain"], "weighted (router_settings.fallbacks)");
+    // weight 1:3: (10.00 + 3 x 0.60) / 4 = 2.95; 8.00 / 2.95 = 2.71x.
+    assert!((num(&f["primary"]["mix_per_1k_usd"]) - 2.95).abs() < 1e-12);
+    assert!((num(&f["ratio"]) - 8.0 / 2.95).abs() < 1e-9);
+    assert_eq!(f["primary"]["models"][1]["share"], 0.75);
+    assert_eq!(f["primary"]["mix"], "litellm_params.weight 1:3");
+    assert!(
+        f["message"].as_str().unwrap().contains(
+            "2.71x its primary `weighted` at $2.95 (traffic mix, litellm_params.weight 1:3; $0.60–$10.00)"
+        ),
+        "{f:#}"
+    );
+    let same = findings(&doc, "same-deployment");
+    assert_eq!(same.len(), 1);
+    assert_eq!(
+        (&same[0]["line"], &same[0]["severity"]),
+        (&Value::from(24), &Value::from("warning"))
+    );
+    assert!(
+        same[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`backup` of `primary`")
+    );
+    // At --max-ratio 1.5 the equal-share group fails at its mix, 1.51x.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/mix.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+            "--max-ratio",
+            "1.5",
+        ],
+        1,
+    );
+    let f = findings(&doc, "above-ratio")
+        .into_iter()
+        .find(|f| f["chain"] == "chat (router_settings.fallbacks)")
+        .unwrap();
+    assert!((num(&f["ratio"]) - 8.0 / 5.3).abs() < 1e-9);
+    assert!(
+        f["message"].as_str().unwrap().contains(
+            "1.51x its primary `chat` at $5.30 (traffic mix, equal shares; $0.60–$10.00)"
+        )
+    );
+}
+
+/// Portkey `@slug/model` (Model Catalog providers, virtual keys): the slug resolves to the
+/// Portkey provider it starts with (`openai-prod` is `openai`), a `provider` field naming one
+/// wins; two slugs of one provider serving one model are a retry on another key, not a failover.
+#[test]
+fn portkey_slugs_resolve_to_their_provider() {
+    let doc = check_json(
+        &[
+            &format!("{FIX}/portkey/slugs.json"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+        ],
+        0,
+    );
+    let same = findings(&doc, "same-model");
+    assert_eq!(same.len(), 1, "{doc:#}");
+    assert_eq!(
+        (&same[0]["line"], &same[0]["severity"]),
+        (&Value::from(5), &Value::from("warning"))
+    );
+    assert!(same[0]["message"].as_str().unwrap().contains(
+        "serves the same model (`gpt-4o`) on the same provider (`openai`) through another key"
+    ));
+    // `@team-key` names no provider: its own failure domain, priced from anthropic's entry
+    // with a note; `provider: "anthropic"` wins over the slug `prod-key`: no note.
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["line"], 6);
+    // Gpt-4o 10.00 -> sonnet-4 13.50 is 1.35x: passes at 2, fails at 1.3.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/portkey/slugs.json"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+            "--max-ratio",
+            "1.3",
+            "--deny-warnings",
+        ],
+        1,
+    );
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 2);
+    assert!((num(&above[0]["ratio"]) - 1.35).abs() < 1e-9);
+}
+
+/// `--allow MODEL_OR_PROVIDER`: a local-first setup (a free ollama primary, a paid cloud
+/// fallback) can pass; the allowed link is a note that says so, other links are still judged.
+#[test]
+fn allow_lets_a_local_primary_pass() {
+    let file = format!("{FIX}/routing/local-first.yaml");
+    let pricing = format!("{FIX}/routing/prices.json");
+    let doc = check_json(&[&file, "--pricing", &pricing], 1);
+    assert_eq!(doc["summary"]["errors"], 2);
+    let doc = check_json(&[&file, "--pricing", &pricing, "--allow", "ollama"], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 2);
+    assert_eq!(
+        (&above[0]["severity"], &above[0]["allowed"]),
+        (&Value::from("note"), &Value::from("ollama"))
+    );
+    assert!(
+        above[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("; allowed by --allow ollama")
+    );
+    assert_eq!(
+        (&above[1]["severity"], &above[1]["allowed"]),
+        (&Value::from("error"), &Value::Null)
+    );
+    // Allowing the fallback's model (or the whole provider of both) passes the other link too.
+    let doc = check_json(
+        &[
+            &file,
+            "--pricing",
+            &pricing,
+            "--allow",
+            "ollama/llama3",
+            "--allow",
+            "openai/gpt-4o",
+        ],
+        0,
+    );
+    assert_eq!(doc["summary"]["errors"], 0);
+    assert_eq!(doc["summary"]["notes"], 2);
+    // An entry matches every model of a step, not a prefix of a name: `olla` allows nothing.
+    let doc = check_json(&[&file, "--pricing", &pricing, "--allow", "olla"], 1);
+    assert_eq!(doc["summary"]["errors"], 2);
+}
+
+/// Unknown models are input errors in the order of the file, not the order chains reach them.
+#[test]
+fn unknown_models_come_in_line_order() {
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/unknown-order.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+        ],
+        2,
+    );
+    let lines: Vec<u64> = doc["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![6, 8]);
+}
+
+/// OpenRouter request bodies: `model` then the `models` fallback list is the chain OpenRouter
+/// runs, `provider.order` gives each model its providers; a request body with one model is not
+/// silently dropped from a folder run: a note says which file and why.
+#[test]
+fn openrouter_models_lists_are_chains() {
+    let doc = check_json(
+        &[
+            &format!("{FIX}/openrouter/"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+        ],
+        1,
+    );
+    assert_eq!(doc["files"][0]["format"], "openrouter");
+    assert_eq!(doc["files"][0]["links"], 2);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 2);
+    // gpt-4o-mini 0.60 -> sonnet-4 13.50 = 22.50x; -> gpt-4.1 8.00 = 13.33x.
+    assert_eq!(above[0]["fallback"]["name"], "anthropic/claude-sonnet-4");
+    assert!((num(&above[0]["ratio"]) - 22.5).abs() < 1e-9);
+    assert!((num(&above[1]["ratio"]) - 8.0 / 0.6).abs() < 1e-9);
+    // provider.order [openai, azure]: each OpenAI model on both, the first taking the traffic;
+    // Anthropic's model is served by neither: the price table's provider.
+    let primary = &above[0]["primary"];
+    let providers: Vec<&str> = primary["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["provider"].as_str().unwrap())
+        .collect();
+    assert_eq!(providers, vec!["openai", "azure"]);
+    assert_eq!(primary["models"][0]["share"], 1.0);
+    assert_eq!(above[0]["fallback"]["models"][0]["provider"], "anthropic");
+    assert!(findings(&doc, "same-provider").is_empty());
+    let not_read = findings(&doc, "not-read");
+    assert_eq!(not_read.len(), 1);
+    assert_eq!(
+        not_read[0]["file"],
+        "tests/fixtures/check/openrouter/single.json"
+    );
+    assert_eq!(
+        not_read[0]["message"],
+        "skipped: a request body with one `model` and no `models` fallback list: no chain"
+    );
+    assert_eq!(
+        doc["skipped"][0]["path"],
+        "tests/fixtures/check/openrouter/single.json"
+    );
+}
+
+/// Project settings: `fallcost.toml` (the nearest one up to the repository's root, or
+/// `--config-file`) sets max_ratio, allow, paths, pricing and profile; flags win; the file is
+/// strict.
+#[test]
+fn project_settings_are_read_and_flags_win() {
+    let settings = format!("{FIX}/settings/fallcost.toml");
+    // max_ratio 20, allow ollama, the local-first fixture, routing/prices.json, from the file.
+    let doc = check_json(&["--config-file", &settings], 0);
+    assert_eq!(doc["max_ratio"], 20.0);
+    assert_eq!(
+        doc["files"][0]["path"],
+        "tests/fixtures/check/routing/local-first.yaml"
+    );
+    assert_eq!(doc["pricing"], "tests/fixtures/check/routing/prices.json");
+    assert_eq!(findings(&doc, "above-ratio")[0]["allowed"], "ollama");
+    // Flags win: --max-ratio 2 fails cheap -> cloud (16.67x); --allow replaces the list.
+    let doc = check_json(&["--config-file", &settings, "--max-ratio", "2"], 1);
+    assert_eq!(doc["summary"]["errors"], 1);
+    let doc = check_json(&["--config-file", &settings, "--allow", "lm_studio"], 1);
+    assert_eq!(doc["summary"]["errors"], 1);
+    let err = fails(&[
+        "check",
+        "--config-file",
+        &format!("{FIX}/settings/bad.toml"),
+    ]);
+    assert!(
+        err.starts_with("error: tests/fixtures/check/settings/bad.toml:3:1: check.alow: unknown field (did you mean `allow`?)"),
+        "{err}"
+    );
+    // Found without the flag: the nearest fallcost.toml up to the repository's root.
+    let dir = std::env::temp_dir().join(format!("fallcost-project-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::create_dir_all(dir.join("gateway/sub")).unwrap();
+    for f in ["local-first.yaml", "prices.json"] {
+        std::fs::copy(
+            root().join(FIX).join("routing").join(f),
+            dir.join("gateway").join(f),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("fallcost.toml"),
+        "[check]\npaths = [\"gateway/local-first.yaml\"]\npricing = \"gateway/prices.json\"\nallow = [\"ollama\"]\nmax_ratio = 17\n",
+    )
+    .unwrap();
+    let out = common::fallcost_in(&dir.join("gateway/sub"), &["check", "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["max_ratio"], 17.0);
+    assert_eq!(doc["files"][0]["path"], "../../gateway/local-first.yaml");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `check --incident DURATION`: a caching fallback about as cheap as its primary warm
+/// (52.20 against 48.60, 1.07x) whose first failover of a session writes its 60,000-token cache
+/// (243.00, 5.00x) is a finding there; the window's multiplier is MODEL.md §6's: N = 10,800,
+/// S = 540, normal 524.88, window 563.76 + cold 540 x (0.243 - 0.0522) + fail-back
+/// 540 x (0.1296 - 0.0486) = 710.532, 1.354x.
+#[test]
+fn incident_judges_the_first_failover() {
+    let base = [
+        &format!("{FIX}/routing/caching.yaml") as &str,
+        "--pricing",
+        &format!("{FIX}/routing/prices.json"),
+        "--profile",
+        "0/1200",
+        "--prefix",
+        "60000",
+        "--hit-rate",
+        "0.9",
+    ];
+    let doc = check_json(&base, 0);
+    assert_eq!(doc["summary"]["errors"], 0);
+    let mut args = base.to_vec();
+    args.extend(["--incident", "3h"]);
+    let doc = check_json(&args, 1);
+    let f = findings(&doc, "incident-cost");
+    assert_eq!(f.len(), 1, "{doc:#}");
+    let f = f[0];
+    assert_eq!(f["line"], 11);
+    assert!((num(&f["warm_ratio"]) - 52.2 / 48.6).abs() < 1e-9);
+    assert!((num(&f["first_failover_ratio"]) - 243.0 / 48.6).abs() < 1e-9);
+    assert!((num(&f["fallback"]["models"][0]["first_per_1k_usd"]) - 243.0).abs() < 1e-9);
+    let i = &f["incident"];
+    assert_eq!(
+        (&i["requests"], &i["sessions"]),
+        (&Value::from(10800), &Value::from(540))
+    );
+    assert!((num(&i["normal_usd"]) - 524.88).abs() < 1e-6);
+    assert!((num(&i["total_usd"]) - 710.532).abs() < 1e-6);
+    assert!((num(&i["multiplier"]) - 710.532 / 524.88).abs() < 1e-9);
+    assert!(
+        f["message"].as_str().unwrap().contains(
+            "is 1.07x its primary `main` at warm prices, but a session's first failover (cold cache or write) costs $243.00 per 1,000 requests, 5.00x, and a 3h outage (10800 requests in 540 sessions, 1 req/s) costs 1.35x"
+        ),
+        "{f:#}"
+    );
+    // Without a cached prefix the first failover costs what a warm one does: nothing to flag.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/caching.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+            "--incident",
+            "3h",
+        ],
+        0,
+    );
+    assert!(findings(&doc, "incident-cost").is_empty());
+    let err = fails(&[
+        "check",
+        &format!("{FIX}/routing/caching.yaml"),
+        "--incident",
+        "soon",
+    ]);
+    assert!(
+        err.starts_with("error: --incident: `soon` is not a duration"),
+        "{err}"
     );
 }

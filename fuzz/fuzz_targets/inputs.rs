@@ -21,6 +21,8 @@ fn options() -> &'static fallcost::check::Options {
             cache_hit_rate: 1.0,
         },
         prices: fallcost::input::pricing::bundled("2026-07").expect("bundled"),
+        allow: Vec::new(),
+        incident: None,
     })
 }
 

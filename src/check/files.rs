@@ -24,18 +24,18 @@ use std::path::{Path, PathBuf};
 
 use super::{
     CheckReport, Checked, FileKind, Finding, Options, PricedChain, PricedLink, Side, Skipped,
-    judge, per_1k,
+    judge_allowing,
 };
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
-use crate::input::gateway::{self, litellm, portkey};
+use crate::input::gateway::{self, litellm, openrouter, portkey};
 use crate::input::{litellm_prices, read_text, scenario, shown_path};
 
 /// Files larger than this are skipped: no gateway config is this large.
 pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// What `check` reads, for the error about a file named on the command line that is none of them.
-const RECOGNISED: &str = "fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`) and Portkey configs (.json with `strategy` and `targets`)";
+const RECOGNISED: &str = "fallcost scenarios (.toml with `[[chain]]`), LiteLLM proxy configs (.yaml/.yml with `model_list`), Portkey configs (.json with `strategy` and `targets`) and OpenRouter request bodies (.json with a `models` list)";
 
 /// Folders never entered when searching a folder.
 const SKIP_DIRS: &[&str] = &["target", "node_modules"];
@@ -210,7 +210,7 @@ pub fn check_file(path: &Path, opts: &Options, report: &mut CheckReport) {
         }
     };
     match ext.as_str() {
-        "toml" => check_scenario(path, &file, &text, report),
+        "toml" => check_scenario(path, &file, &text, opts, report),
         "json" => check_json(&file, &text, opts, report),
         _ => check_yaml(&file, &text, opts, report),
     }
@@ -232,6 +232,8 @@ fn record_chains(
     format: FileKind,
     chains: &[PricedChain],
     max_ratio: f64,
+    allow: &[String],
+    incident: Option<&super::IncidentCheck>,
 ) {
     report.checked.push(Checked {
         path: file.to_string(),
@@ -240,7 +242,12 @@ fn record_chains(
         links: chains.iter().map(|c| c.links.len()).sum(),
     });
     for c in chains {
-        report.findings.extend(judge(c, max_ratio));
+        report.findings.extend(judge_allowing(c, max_ratio, allow));
+        if let Some(incident) = incident {
+            report
+                .findings
+                .extend(super::judge_incident(c, max_ratio, allow, incident));
+        }
     }
 }
 
@@ -274,7 +281,7 @@ fn scenario_kind(text: &str) -> Result<(), &'static str> {
     }
 }
 
-fn check_scenario(path: &Path, file: &str, text: &str, report: &mut CheckReport) {
+fn check_scenario(path: &Path, file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
     if let Err(reason) = scenario_kind(text) {
         skip(report, file, reason);
         return;
@@ -308,12 +315,13 @@ fn check_scenario(path: &Path, file: &str, text: &str, report: &mut CheckReport)
         let m = &scenario.chains[ci].links[mi];
         Side::new(
             m.id.clone(),
-            vec![super::PricedModel {
-                model: m.id.clone(),
-                priced_as: m.id.clone(),
-                provider: m.provider.clone(),
-                per_1k_usd: per_1k(&scenario.request, m),
-            }],
+            vec![super::PricedModel::priced(
+                m.id.clone(),
+                m.id.clone(),
+                m.provider.clone(),
+                &scenario.request,
+                m,
+            )],
         )
     };
     let chains: Vec<PricedChain> = scenario
@@ -350,7 +358,15 @@ fn check_scenario(path: &Path, file: &str, text: &str, report: &mut CheckReport)
         })
         .collect();
     let max_ratio = report.max_ratio;
-    record_chains(report, file, FileKind::Scenario, &chains, max_ratio);
+    record_chains(
+        report,
+        file,
+        FileKind::Scenario,
+        &chains,
+        max_ratio,
+        &opts.allow,
+        opts.incident.as_ref(),
+    );
 }
 
 fn gateway_chains(
@@ -370,7 +386,15 @@ fn gateway_chains(
     let (chains, notes, errors) = super::price_config(file, &config, &opts.prices, &opts.profile);
     report.findings.extend(notes);
     report.errors.extend(errors);
-    record_chains(report, file, format, &chains, opts.max_ratio);
+    record_chains(
+        report,
+        file,
+        format,
+        &chains,
+        opts.max_ratio,
+        &opts.allow,
+        opts.incident.as_ref(),
+    );
 }
 
 fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
@@ -443,7 +467,26 @@ fn check_json(file: &str, text: &str, opts: &Options, report: &mut CheckReport) 
             return;
         }
     };
+    if !portkey::recognise(&value) && openrouter::recognise(&value) {
+        drop(value);
+        let result = gateway::parse_json(file, text).and_then(|root| openrouter::read(file, &root));
+        match result {
+            Ok(config) => gateway_chains(file, FileKind::Openrouter, config, opts, report),
+            Err(e) => report.errors.push(e),
+        }
+        return;
+    }
     if !portkey::recognise(&value) {
+        if let Some(why) = openrouter::near_miss(&value) {
+            // Looks like a request body: say so in every run, not only under --verbose.
+            report.findings.push(Finding::Config {
+                file: file.to_string(),
+                line: 1,
+                notice: gateway::Notice::NotRead { why: why.into() },
+            });
+            skip(report, file, why);
+            return;
+        }
         let reason = if litellm_prices::looks_like(&value) {
             "LiteLLM's price file: a price table, not a config (use it with --pricing)"
         } else {

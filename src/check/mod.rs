@@ -11,9 +11,12 @@
 //! a link at exactly the ratio passes whatever binary floating point does with the products, and
 //! a free primary (price 0) with a paid fallback is above any ratio, without a division. The
 //! ratio is shown with as many decimals as it takes to show it above the limit ([`format_ratio`]),
-//! and the limit as given ([`format_limit`]). A group
-//! of several deployments is judged in its worst case: the cheapest primary deployment against the
-//! dearest fallback deployment.
+//! and the limit as given ([`format_limit`]). A group of several deployments whose traffic
+//! shares the gateway settles (a LiteLLM group: `weight`/`rpm`/`tpm`, else equal shares, as its
+//! `simple_shuffle` picks) is judged by the traffic it really sends, its mix, with its
+//! cheapest–dearest range shown beside (a Portkey loadbalance by its weights, too); a step whose
+//! shares are not known (a Portkey conditional router) is judged in its worst case: the cheapest primary model against the dearest
+//! fallback model.
 //!
 //! This module returns [`Finding`]s and input errors; the exit code is decided once, by
 //! [`CheckReport::exit_status`].
@@ -60,6 +63,141 @@ pub struct Options {
     /// The price table for gateway configs (`--pricing`; default the newest bundled table).
     /// Scenarios use their own `pricing`, as `fallcost compare` does.
     pub prices: PriceTable,
+    /// Models and providers whose links are allowed above the ratio (`--allow`): a link whose
+    /// primary (every model of it) or fallback matches one ([`allows`]) is a note, not an error.
+    /// For local-first setups: a free ollama or LM Studio primary with a paid cloud fallback.
+    pub allow: Vec<String>,
+    /// `--incident DURATION`: also judge each fallback by what an outage of the primary's
+    /// provider costs (see [`judge_incident`]).
+    pub incident: Option<IncidentCheck>,
+}
+
+/// An outage of a chain's primary provider, for `check --incident` (MODEL.md §6 with instant
+/// detection: every request of the window fails over at once).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IncidentCheck {
+    /// D: how long the primary's provider is down, seconds.
+    pub duration_s: f64,
+    /// λ: requests per second (default 1).
+    pub requests_per_second: f64,
+    /// L: requests per session, each session with its own cache (default 20).
+    pub session_length: u64,
+}
+
+/// What one link costs in an incident of the primary's provider (MODEL.md §6): money in USD.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IncidentFigures {
+    /// A session's first failover (cold cache, or a cache write) against the primary warm.
+    pub first_ratio: Option<f64>,
+    /// total / normal over the window; `None` for a free primary.
+    pub multiplier: Option<f64>,
+    /// N: requests in the window.
+    pub requests: u64,
+    /// S: sessions in the window.
+    pub sessions: u64,
+    /// The window's total: fallback warm, cold starts, fail-back writes.
+    pub total: f64,
+    /// The same requests on the primary, warm.
+    pub normal: f64,
+}
+
+/// The incident figures of the link `primary -> fallback` (USD per request from the sides'
+/// per-1,000 prices). The primary's cache is rewritten when sessions fail back only if the
+/// outage outlives it and the fallback leaves the primary's provider.
+pub fn incident_figures(
+    primary: &Side,
+    fallback: &Side,
+    incident: &IncidentCheck,
+) -> IncidentFigures {
+    let n = (incident.requests_per_second * incident.duration_s).round() as u64;
+    let s = n.div_ceil(incident.session_length.max(1));
+    let (pw, fw) = (
+        primary.judged_as_primary() / 1000.0,
+        fallback.judged_as_fallback() / 1000.0,
+    );
+    let (pf, ff) = (primary.first(false) / 1000.0, fallback.first(true) / 1000.0);
+    let leaves = !fallback.families().is_subset(&primary.families());
+    let ttl = primary
+        .models
+        .iter()
+        .filter_map(|m| m.cache_ttl_s)
+        .fold(f64::INFINITY, f64::min);
+    let failback = if leaves && ttl.is_finite() && incident.duration_s > ttl {
+        s as f64 * (pf - pw).max(0.0)
+    } else {
+        0.0
+    };
+    let normal = n as f64 * pw;
+    let total = n as f64 * fw + s as f64 * (ff - fw).max(0.0) + failback;
+    IncidentFigures {
+        first_ratio: (pw > 0.0).then(|| ff / pw),
+        multiplier: (normal > 0.0).then(|| total / normal),
+        requests: n,
+        sessions: s,
+        total,
+        normal,
+    }
+}
+
+/// Judge each link of `chain` in an incident of its primary's provider: a link within
+/// `max_ratio` at warm list prices whose first failover of a session (cold cache or write), or
+/// whose incident multiplier, is above it is a finding (allowed links, see [`allows`], are
+/// notes). A link already above at warm prices is not reported twice.
+pub fn judge_incident(
+    chain: &PricedChain,
+    max_ratio: f64,
+    allow: &[String],
+    incident: &IncidentCheck,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for link in &chain.links {
+        let (p, fb) = (
+            chain.primary.judged_as_primary(),
+            link.fallback.judged_as_fallback(),
+        );
+        if above(fb, p, max_ratio) {
+            continue;
+        }
+        let fig = incident_figures(&chain.primary, &link.fallback, incident);
+        let first_above = above(link.fallback.first(true), p, max_ratio);
+        let window_above = fig.normal > 0.0 && above(fig.total, fig.normal, max_ratio);
+        if first_above || window_above {
+            out.push(Finding::IncidentCost {
+                file: link.file.clone(),
+                line: link.line,
+                chain: chain.name.clone(),
+                primary: chain.primary.clone(),
+                fallback: link.fallback.clone(),
+                warm_ratio: (p > 0.0).then(|| fb / p),
+                figures: fig,
+                incident: *incident,
+                max_ratio,
+                allowed: allows(allow, &chain.primary)
+                    .or_else(|| allows(allow, &link.fallback))
+                    .map(str::to_string),
+            });
+        }
+    }
+    out
+}
+
+/// The entry of `allow` that `side` matches, if any: every model of the step is the entry
+/// (its id as written or as priced), runs on the entry as its provider (or provider family), or
+/// has the entry as its provider prefix (`ollama` allows `ollama/llama3`).
+pub fn allows<'a>(allow: &'a [String], side: &Side) -> Option<&'a str> {
+    allow
+        .iter()
+        .find(|a| {
+            let a = a.as_str();
+            side.models.iter().all(|m| {
+                m.model == a
+                    || m.priced_as == a
+                    || m.provider == a
+                    || provider_family(&m.provider) == a
+                    || m.model.strip_prefix(a).is_some_and(|r| r.starts_with('/'))
+            })
+        })
+        .map(String::as_str)
 }
 
 /// How much a finding matters.
@@ -97,6 +235,37 @@ pub struct PricedModel {
     pub provider: String,
     /// Like-for-like price, USD per 1,000 requests.
     pub per_1k_usd: f64,
+    /// The share of its step's traffic this model gets (0 to 1), when the gateway's routing
+    /// says (see [`Side::mix_per_1k_usd`]).
+    pub share: Option<f64>,
+    /// The price of a session's first request on this model while its cache is cold (cold, or
+    /// a cache write for `explicit` caching: [`crate::model::cost::first_state`]), USD per 1,000
+    /// requests. Equal to [`PricedModel::per_1k_usd`] without a cached prefix.
+    pub first_per_1k_usd: f64,
+    /// How long the model's cache lives, seconds; `None` when it does not cache.
+    pub cache_ttl_s: Option<f64>,
+}
+
+impl PricedModel {
+    /// `model` priced for `request`: warm, and a session's first request.
+    pub fn priced(
+        model: String,
+        priced_as: String,
+        provider: String,
+        request: &Request,
+        price: &ModelPrice,
+    ) -> PricedModel {
+        PricedModel {
+            model,
+            priced_as,
+            provider,
+            per_1k_usd: per_1k(request, price),
+            share: None,
+            first_per_1k_usd: 1000.0
+                * request.success_cost(price, crate::model::cost::first_state(price)),
+            cache_ttl_s: (price.caching != Caching::None).then_some(price.cache_ttl_s),
+        }
+    }
 }
 
 /// One step of a chain (a model, a LiteLLM group, a Portkey target), priced: a range when it has
@@ -111,6 +280,12 @@ pub struct Side {
     pub max_per_1k_usd: f64,
     /// Every model, priced.
     pub models: Vec<PricedModel>,
+    /// The price of the traffic the step really sends, USD per 1,000 requests: each model's
+    /// price times its share ([`PricedModel::share`]). `None` when the shares are not known
+    /// (the step is then judged by its range, worst case).
+    pub mix_per_1k_usd: Option<f64>,
+    /// How the shares were set (`equal shares`, `litellm_params.weight 3:1`).
+    pub mix: Option<String>,
 }
 
 impl Side {
@@ -129,12 +304,86 @@ impl Side {
             min_per_1k_usd: min,
             max_per_1k_usd: max,
             models,
+            mix_per_1k_usd: None,
+            mix: None,
         }
     }
 
-    /// The price as shown: `$9.00`, or `$4.50–$25.00` for a range.
+    /// A step of `models` (at least one) that splits its traffic by `shares` (one per model,
+    /// summing to 1), set as `basis` says: judged by the mix, its range shown beside.
+    pub fn mixed(
+        name: impl Into<String>,
+        mut models: Vec<PricedModel>,
+        shares: &[f64],
+        basis: impl Into<String>,
+    ) -> Side {
+        let mix = models
+            .iter()
+            .zip(shares)
+            .map(|(m, s)| m.per_1k_usd * s)
+            .sum();
+        for (m, s) in models.iter_mut().zip(shares) {
+            m.share = Some(*s);
+        }
+        let mut side = Side::new(name, models);
+        side.mix_per_1k_usd = Some(mix);
+        side.mix = Some(basis.into());
+        side
+    }
+
+    /// The price the step is judged by as a primary: its traffic mix, else its cheapest model.
+    pub fn judged_as_primary(&self) -> f64 {
+        self.mix_per_1k_usd.unwrap_or(self.min_per_1k_usd)
+    }
+
+    /// The price the step is judged by as a fallback: its traffic mix, else its dearest model.
+    pub fn judged_as_fallback(&self) -> f64 {
+        self.mix_per_1k_usd.unwrap_or(self.max_per_1k_usd)
+    }
+
+    /// A session's first request on the step while its cache is cold, USD per 1,000 requests:
+    /// the mix of its models' first-request prices, else its dearest (as a fallback) or cheapest
+    /// (as a primary).
+    fn first(&self, as_fallback: bool) -> f64 {
+        match self.mix_per_1k_usd {
+            Some(_) => self
+                .models
+                .iter()
+                .map(|m| m.first_per_1k_usd * m.share.unwrap_or(0.0))
+                .sum(),
+            None => {
+                let it = self.models.iter().map(|m| m.first_per_1k_usd);
+                if as_fallback {
+                    it.fold(f64::NEG_INFINITY, f64::max)
+                } else {
+                    it.fold(f64::INFINITY, f64::min)
+                }
+            }
+        }
+    }
+
+    /// Whether the step is judged by its traffic mix (several models with known shares).
+    fn is_mix(&self) -> bool {
+        self.models.len() > 1 && self.mix_per_1k_usd.is_some()
+    }
+
+    /// The price as shown: `$9.00`, or `$4.50–$25.00` for a range, or for a traffic mix
+    /// `$5.30 (traffic mix, equal shares; $0.60–$10.00)`.
     pub fn price(&self) -> String {
         use crate::output::number::money;
+        if let (true, Some(mix), false) = (
+            self.is_mix(),
+            self.mix_per_1k_usd,
+            self.min_per_1k_usd == self.max_per_1k_usd,
+        ) {
+            return format!(
+                "${} (traffic mix, {}; ${}–${})",
+                money(mix),
+                self.mix.as_deref().unwrap_or("shares"),
+                money(self.min_per_1k_usd),
+                money(self.max_per_1k_usd)
+            );
+        }
         if self.min_per_1k_usd == self.max_per_1k_usd {
             format!("${}", money(self.min_per_1k_usd))
         } else {
@@ -208,6 +457,9 @@ pub struct PricedChain {
 
 /// Something `fallcost check` reports about a file. `Display` is the message, without the file
 /// and line (renderers add them).
+// A finding is built once per link and rendered once: two unboxed `Side`s in `AboveRatio` cost
+// nothing worth the churn of boxing them (and keep the fields' types for the renderers).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finding {
     /// A fallback priced above `max_ratio` times its primary (an error).
@@ -228,6 +480,33 @@ pub enum Finding {
         max_ratio: f64,
         /// The steps between the primary and this fallback.
         via: Vec<String>,
+        /// The `--allow` entry that allows this link (it is then a note, not an error).
+        allowed: Option<String>,
+    },
+    /// A fallback within the ratio at warm prices that is above it in an incident of the
+    /// primary's provider (`check --incident`): its first failover of a session, or the
+    /// window's multiplier (an error, or a note when allowed).
+    IncidentCost {
+        /// File.
+        file: String,
+        /// Line of the fallback.
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The primary, priced.
+        primary: Side,
+        /// The fallback, priced.
+        fallback: Side,
+        /// The warm like-for-like ratio (within the limit); `None` for a free primary.
+        warm_ratio: Option<f64>,
+        /// The incident figures.
+        figures: IncidentFigures,
+        /// The incident.
+        incident: IncidentCheck,
+        /// The limit.
+        max_ratio: f64,
+        /// The `--allow` entry that allows this link.
+        allowed: Option<String>,
     },
     /// A chain whose primary and fallbacks all run on one provider (a warning): it survives a
     /// deprecation, not an outage.
@@ -273,7 +552,10 @@ impl Finding {
     /// Error, warning or note.
     pub fn severity(&self) -> Severity {
         match self {
-            Finding::AboveRatio { .. } => Severity::Error,
+            Finding::AboveRatio { allowed: None, .. } => Severity::Error,
+            Finding::AboveRatio { .. } => Severity::Note,
+            Finding::IncidentCost { allowed: None, .. } => Severity::Error,
+            Finding::IncidentCost { .. } => Severity::Note,
             Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
             Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
             Finding::Config { .. } | Finding::PriceSource { .. } => Severity::Note,
@@ -286,6 +568,7 @@ impl Finding {
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::AboveRatio { .. } => "above-ratio",
+            Finding::IncidentCost { .. } => "incident-cost",
             Finding::SameProvider { .. } => "same-provider",
             Finding::Config { notice, .. } => notice.kind(),
             Finding::PriceSource { .. } => "price-source",
@@ -297,6 +580,7 @@ impl Finding {
     pub fn file(&self) -> &str {
         match self {
             Finding::AboveRatio { file, .. }
+            | Finding::IncidentCost { file, .. }
             | Finding::SameProvider { file, .. }
             | Finding::Config { file, .. }
             | Finding::PriceSource { file, .. } => file,
@@ -308,6 +592,7 @@ impl Finding {
     pub fn line(&self) -> usize {
         match self {
             Finding::AboveRatio { line, .. }
+            | Finding::IncidentCost { line, .. }
             | Finding::SameProvider { line, .. }
             | Finding::Config { line, .. }
             | Finding::PriceSource { line, .. } => *line,
@@ -343,8 +628,12 @@ impl fmt::Display for Finding {
                 ratio,
                 max_ratio,
                 via,
+                allowed,
                 ..
             } => {
+                let allowed = allowed
+                    .as_ref()
+                    .map_or(String::new(), |a| format!("; allowed by --allow {a}"));
                 let via = if via.is_empty() {
                     String::new()
                 } else {
@@ -356,16 +645,20 @@ impl fmt::Display for Finding {
                             .join(", ")
                     )
                 };
-                let worst = if primary.models.len() > 1 || fallback.models.len() > 1 {
-                    " (worst case: dearest fallback model against cheapest primary model)"
-                } else {
-                    ""
+                let ranged = |s: &Side| s.models.len() > 1 && !s.is_mix();
+                let worst = match (ranged(primary), ranged(fallback)) {
+                    (true, true) => {
+                        " (worst case: dearest fallback model against cheapest primary model)"
+                    }
+                    (true, false) => " (worst case: against the cheapest primary model)",
+                    (false, true) => " (worst case: the dearest fallback model)",
+                    (false, false) => "",
                 };
                 let limit = format_limit(*max_ratio);
                 match ratio {
                     Some(r) => write!(
                         f,
-                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {} its primary `{}` at {}{worst}; above --max-ratio {limit}{via}",
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {} its primary `{}` at {}{worst}; above --max-ratio {limit}{via}{allowed}",
                         fallback.name,
                         fallback.price(),
                         format_ratio(*r, *max_ratio),
@@ -374,13 +667,50 @@ impl fmt::Display for Finding {
                     ),
                     None => write!(
                         f,
-                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` is free ({}): any paid fallback is above --max-ratio {limit}{via}",
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` {} ({}): any paid fallback is above --max-ratio {limit}{via}{allowed}",
                         fallback.name,
                         fallback.price(),
                         primary.name,
+                        if primary.max_per_1k_usd > 0.0 && !primary.is_mix() {
+                            "can be free: its cheapest model is"
+                        } else {
+                            "is free"
+                        },
                         primary.price(),
                     ),
                 }
+            }
+            Finding::IncidentCost {
+                chain,
+                primary,
+                fallback,
+                warm_ratio,
+                figures,
+                incident,
+                max_ratio,
+                allowed,
+                ..
+            } => {
+                let limit = format_limit(*max_ratio);
+                let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}x"));
+                write!(
+                    f,
+                    "chain `{chain}`: fallback `{}` is {} its primary `{}` at warm prices, but a session's first failover (cold cache or write) costs ${} per 1,000 requests, {}, and a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill; above --max-ratio {limit}",
+                    fallback.name,
+                    show(*warm_ratio),
+                    primary.name,
+                    crate::output::number::money(fallback.first(true)),
+                    show(figures.first_ratio),
+                    crate::input::duration::format_seconds(incident.duration_s),
+                    figures.requests,
+                    figures.sessions,
+                    incident.requests_per_second,
+                    show(figures.multiplier),
+                )?;
+                if let Some(a) = allowed {
+                    write!(f, "; allowed by --allow {a}")?;
+                }
+                Ok(())
             }
             Finding::SameProvider {
                 chain, providers, ..
@@ -405,9 +735,18 @@ impl fmt::Display for Finding {
 /// over several providers (a LiteLLM group of deployments on two providers) already survives a
 /// single provider's outage, so it is not warned about.
 pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
+    judge_allowing(chain, max_ratio, &[])
+}
+
+/// [`judge`], with the links that `allow` allows ([`allows`]: their primary or their fallback)
+/// reported as notes instead of errors.
+pub fn judge_allowing(chain: &PricedChain, max_ratio: f64, allow: &[String]) -> Vec<Finding> {
     let mut out = Vec::new();
     for link in &chain.links {
-        let (p, fb) = (chain.primary.min_per_1k_usd, link.fallback.max_per_1k_usd);
+        let (p, fb) = (
+            chain.primary.judged_as_primary(),
+            link.fallback.judged_as_fallback(),
+        );
         if above(fb, p, max_ratio) {
             out.push(Finding::AboveRatio {
                 file: link.file.clone(),
@@ -418,6 +757,9 @@ pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
                 ratio: (p > 0.0).then(|| fb / p),
                 max_ratio,
                 via: link.via.clone(),
+                allowed: allows(allow, &chain.primary)
+                    .or_else(|| allows(allow, &link.fallback))
+                    .map(str::to_string),
             });
         }
     }
@@ -562,12 +904,7 @@ pub fn price_endpoint(
         _ => None,
     };
     Ok((
-        PricedModel {
-            model: ep.model.clone(),
-            priced_as,
-            provider,
-            per_1k_usd: per_1k(request, &price),
-        },
+        PricedModel::priced(ep.model.clone(), priced_as, provider, request, &price),
         note,
     ))
 }
@@ -629,7 +966,12 @@ pub fn price_config(
                 }
             }
         }
-        let s = ok.then(|| Side::new(group.label.clone(), models));
+        let s = ok.then(|| match (&group.shares, &group.mix) {
+            (Some(shares), Some(basis)) if shares.len() == models.len() => {
+                Side::mixed(group.label.clone(), models, shares, basis.clone())
+            }
+            _ => Side::new(group.label.clone(), models),
+        });
         priced.insert(key, s.clone());
         s
     };
@@ -658,6 +1000,8 @@ pub fn price_config(
             });
         }
     }
+    // In the order of the file, whatever order the chains reached the models in.
+    errors.sort_by_key(|e| (e.file.clone(), e.location.map(|l| (l.line, l.col))));
     (chains, notes, errors)
 }
 
@@ -671,6 +1015,8 @@ pub enum FileKind {
     Litellm,
     /// A Portkey config.
     Portkey,
+    /// An OpenRouter request body (`models` fallback list).
+    Openrouter,
 }
 
 /// A file that was checked.
@@ -749,6 +1095,9 @@ mod tests {
             priced_as: id.into(),
             provider: provider.into(),
             per_1k_usd: per_1k,
+            share: None,
+            first_per_1k_usd: per_1k,
+            cache_ttl_s: None,
         }
     }
 

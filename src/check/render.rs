@@ -185,11 +185,15 @@ fn side(s: &Side) -> Value {
         "name": s.name,
         "min_per_1k_usd": clean(s.min_per_1k_usd),
         "max_per_1k_usd": clean(s.max_per_1k_usd),
+        "mix_per_1k_usd": s.mix_per_1k_usd.map(clean),
+        "mix": s.mix,
         "models": s.models.iter().map(|m| json!({
             "model": m.model,
             "priced_as": m.priced_as,
             "provider": m.provider,
             "per_1k_usd": clean(m.per_1k_usd),
+            "first_per_1k_usd": clean(m.first_per_1k_usd),
+            "share": m.share.map(clean),
         })).collect::<Vec<_>>(),
     })
 }
@@ -212,14 +216,51 @@ fn finding(f: &Finding) -> Value {
             ratio,
             max_ratio,
             via,
+            allowed,
             ..
         } => {
             obj.insert("chain".into(), json!(chain));
+            obj.insert("allowed".into(), json!(allowed));
             obj.insert("primary".into(), side(primary));
             obj.insert("fallback".into(), side(fallback));
             obj.insert("ratio".into(), json!(ratio.map(clean)));
             obj.insert("max_ratio".into(), json!(max_ratio));
             obj.insert("via".into(), json!(via));
+        }
+        Finding::IncidentCost {
+            chain,
+            primary,
+            fallback,
+            warm_ratio,
+            figures,
+            incident,
+            max_ratio,
+            allowed,
+            ..
+        } => {
+            obj.insert("chain".into(), json!(chain));
+            obj.insert("primary".into(), side(primary));
+            obj.insert("fallback".into(), side(fallback));
+            obj.insert("warm_ratio".into(), json!(warm_ratio.map(clean)));
+            obj.insert(
+                "first_failover_ratio".into(),
+                json!(figures.first_ratio.map(clean)),
+            );
+            obj.insert(
+                "incident".into(),
+                json!({
+                    "duration_s": incident.duration_s,
+                    "requests_per_second": incident.requests_per_second,
+                    "session_length": incident.session_length,
+                    "requests": figures.requests,
+                    "sessions": figures.sessions,
+                    "normal_usd": clean(figures.normal),
+                    "total_usd": clean(figures.total),
+                    "multiplier": figures.multiplier.map(clean),
+                }),
+            );
+            obj.insert("max_ratio".into(), json!(max_ratio));
+            obj.insert("allowed".into(), json!(allowed));
         }
         Finding::SameProvider {
             chain, providers, ..

@@ -3,10 +3,11 @@
 use std::io::Write;
 
 use crate::check::render::{self, CheckFormat};
-use crate::check::{Options, files};
+use crate::check::{IncidentCheck, Options, files};
 use crate::cli::{self, CheckArgs};
 use crate::error::ExitStatus;
 use crate::input::pricing::{PricingRef, default_name};
+use crate::input::settings::{self, CheckSettings};
 use crate::model::Request;
 
 /// Resolve the flags, check every file, print the findings (standard output) and the input
@@ -16,20 +17,62 @@ use crate::model::Request;
 /// Errors: a `--pricing` table that cannot be loaded (before any file is read); an output that
 /// cannot be written.
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
-    let spec = args.pricing.as_deref().unwrap_or(default_name());
+    // Project settings (fallcost.toml): every flag given wins over them.
+    let settings = match &args.config_file {
+        Some(path) => settings::load(path)?,
+        None => match std::env::current_dir()
+            .ok()
+            .and_then(|cwd| settings::find(&cwd))
+        {
+            Some(path) => settings::load(&path)?,
+            None => CheckSettings::default(),
+        },
+    };
+    let spec = args
+        .pricing
+        .as_deref()
+        .or(settings.pricing.as_deref())
+        .unwrap_or(default_name());
     let prices = PricingRef::parse(spec, None).load()?;
-    let (input_tokens, output_tokens) = args.profile;
+    let (input_tokens, output_tokens) = args.profile.or(settings.profile).unwrap_or((2000, 500));
+    let allow = if args.allow.is_empty() {
+        settings.allow.clone().unwrap_or_default()
+    } else {
+        args.allow.clone()
+    };
+    let paths = match (&args.paths, &settings.paths) {
+        (given, _) if !given.is_empty() => given.clone(),
+        (_, Some(from_file)) => from_file.clone(),
+        _ => Vec::new(),
+    };
+    let incident = match &args.incident {
+        Some(d) => Some(IncidentCheck {
+            duration_s: crate::input::duration::parse_seconds(d).map_err(|e| {
+                crate::error::InputError::file(
+                    crate::error::InputErrorKind::Invalid,
+                    "--incident",
+                    e,
+                )
+            })?,
+            requests_per_second: args.rate,
+            session_length: args.session_length,
+        }),
+        None => None,
+    };
+    let deny_warnings = args.deny_warnings || settings.deny_warnings.unwrap_or(false);
     let opts = Options {
-        max_ratio: args.max_ratio,
+        max_ratio: args.max_ratio.or(settings.max_ratio).unwrap_or(2.0),
         profile: Request {
             input_tokens: input_tokens as f64,
             output_tokens: output_tokens as f64,
-            prefix_tokens: 0.0,
-            cache_hit_rate: 1.0,
+            prefix_tokens: args.prefix as f64,
+            cache_hit_rate: args.hit_rate,
         },
         prices,
+        allow,
+        incident,
     };
-    let report = files::check_paths(&args.paths, &opts);
+    let report = files::check_paths(&paths, &opts);
     let format = match args.format {
         cli::CheckFormat::Text => CheckFormat::Text,
         cli::CheckFormat::Json => CheckFormat::Json,
@@ -50,5 +93,5 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             crate::error::printable_line(&e.to_string())
         )?;
     }
-    Ok(report.exit_status(args.deny_warnings))
+    Ok(report.exit_status(deny_warnings))
 }

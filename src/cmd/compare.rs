@@ -20,7 +20,33 @@ const PROGRESS_ABOVE: u64 = 30_000_000;
 /// cannot be written.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
-    let mut scenario = scenario::load(&args.scenario, &args.set)?;
+    // Project settings (fallcost.toml [compare]): a flag given wins.
+    let settings = crate::input::settings::compare_settings(args.config_file.as_deref())?;
+    let configs = if args.config.is_empty() && args.scenario.is_none() {
+        settings.config.clone().unwrap_or_default()
+    } else {
+        args.config.clone()
+    };
+    let scenario_path = args.scenario.clone().or(settings.scenario.clone());
+    let profile = args.profile.or(settings.profile);
+    let (mut scenario, provenance) = if configs.is_empty() {
+        let path = scenario_path.as_deref().ok_or_else(|| {
+            anyhow::anyhow!(
+                "the following required arguments were not provided: --scenario <PATH> or --config <FILE> (or `scenario`/`config` in fallcost.toml's [compare]; see `fallcost compare --help`)"
+            )
+        })?;
+        if profile.is_some() && args.profile.is_some() {
+            anyhow::bail!("--profile prices a gateway config: it needs --config");
+        }
+        (scenario::load(path, &args.set)?, Vec::new())
+    } else {
+        let built =
+            super::from_config::build(&configs, scenario_path.as_deref(), profile, &args.set)?;
+        (built.scenario, built.provenance)
+    };
+    let label = scenario_path
+        .as_ref()
+        .map_or_else(|| "--config".to_string(), |p| p.display().to_string());
     let partial =
         scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
     let mut report = Report::analytic(&scenario);
@@ -30,8 +56,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     }
     if let Some(field) = report.first_non_finite() {
         anyhow::bail!(
-            "{}: {field} is not a finite number; the scenario's values are too large to price",
-            args.scenario.display()
+            "{label}: {field} is not a finite number; the scenario's values are too large to price"
         );
     }
     if let Some(requests) = args.mc {
@@ -79,7 +104,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
             b.finish_and_clear();
         }
     }
-    let bytes = output::render(&report, format)?;
+    let mut bytes = output::render(&report, format)?;
+    if !provenance.is_empty() {
+        bytes = super::from_config::with_provenance(bytes, format, &provenance)?;
+    }
     output::write(&target, &bytes)?;
     Ok(ExitStatus::Success)
 }

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod check;
 pub mod compare;
+pub mod from_config;
 pub mod prices;
 pub mod sweep;
 

@@ -21,12 +21,29 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
         .iter()
         .map(|p| Param::parse(p).map_err(|e| anyhow::anyhow!("--param {e}")))
         .collect::<Result<_, _>>()?;
-    let text = read_text(&args.scenario)?;
-    let base = match args.scenario.parent() {
-        Some(b) if !b.as_os_str().is_empty() => b,
-        _ => Path::new("."),
+    let (label, text, base, sets, provenance) = if args.config.is_empty() {
+        let path = args
+            .scenario
+            .as_deref()
+            .expect("clap requires --scenario without --config");
+        let base = match path.parent() {
+            Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
+            _ => Path::new(".").to_path_buf(),
+        };
+        (
+            path.display().to_string(),
+            read_text(path)?,
+            base,
+            args.set.clone(),
+            Vec::new(),
+        )
+    } else {
+        let mut b =
+            super::from_config::build_text(&args.config, args.scenario.as_deref(), args.profile)?;
+        b.overrides.extend(args.set.iter().cloned());
+        (b.label, b.text, b.base, b.overrides, b.provenance)
     };
-    let label = args.scenario.display().to_string();
+    let base = base.as_path();
     // Fail before computing if the plot is impossible.
     if args.plot.is_some() && params.len() != 1 {
         anyhow::bail!(
@@ -59,7 +76,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
             seed,
         }
     });
-    let result = sweep::run(&label, &text, base, &args.set, &params, &args.chains, mc)?;
+    let result = sweep::run(&label, &text, base, &sets, &params, &args.chains, mc)?;
     if let Some(note) = &result.note {
         eprintln!("fallcost: note: {note}");
     }
@@ -73,6 +90,11 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
         let svg = output::plot::cost_chart(&result)?;
         output::write_file(path, svg.as_bytes(), "--plot")?;
     }
+    let bytes = if provenance.is_empty() {
+        bytes
+    } else {
+        super::from_config::with_provenance(bytes, format, &provenance)?
+    };
     output::write(&target, &bytes)?;
     Ok(ExitStatus::Success)
 }

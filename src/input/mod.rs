@@ -10,6 +10,7 @@ pub mod gateway;
 pub mod litellm_prices;
 pub mod pricing;
 pub mod scenario;
+pub mod settings;
 pub mod suggest;
 
 use std::path::Path;

@@ -34,10 +34,28 @@
 //!   is below `max_fallbacks` (default 5). Each group reached is judged once against the chain's
 //!   primary, at the declaration with the lowest depth (then the fewest hops): a direct link at
 //!   its own line;
-//! - a group with several deployments is priced as the range of their prices;
-//! - a fallback naming a model id or a missing group, a primary that is not a group: warnings
-//!   (LiteLLM never fires them), not priced; a wildcard route (`openai/*`) is not priced either
-//!   (a warning when a chain starts at or passes through it, else a note);
+//! - a name in a fallback list (or a fallbacks key, which a request may name) is resolved as
+//!   `Router._common_checks_available_deployment` (`litellm/router.py`) resolves the model of a
+//!   request: a deployment's `model_info.id` (`has_model_id`), then
+//!   `router_settings.model_group_alias` (`_get_model_from_alias`, `{alias: group}` or
+//!   `{alias: {model: group}}`), then the `model_name` group, then the deployments whose
+//!   `litellm_params.model` is the name (`_get_deployment_by_litellm_model`). Each of these
+//!   fires and is judged, with a note saying how it resolved; the fallbacks of such a name are
+//!   looked up by the name as written (`async_function_with_fallbacks_common_utils` passes the
+//!   requested model to `get_fallback_model_group` before any alias is resolved);
+//! - a group with several deployments is priced as the traffic it sends: LiteLLM's default
+//!   `simple_shuffle` (`litellm/router_strategy/simple_shuffle.py`) picks by
+//!   `litellm_params.weight`, else `rpm`, else `tpm` (whichever the group's first deployment
+//!   sets, a deployment without it counting 0), else at random: equal shares. Another
+//!   `routing_strategy` picks by live state: equal shares are assumed and said;
+//! - `api_base: os.environ/NAME` is read from the environment at startup: not a provider, the
+//!   model's own provider is the failure domain (a note says so);
+//! - a fallback whose deployments are all the primary's (identical `litellm_params` under two
+//!   group names) is a warning: a retry on the same deployment, not a failover;
+//! - a fallback naming nothing the router resolves (a price-table id no deployment uses, a
+//!   missing group), a primary that resolves to nothing: warnings (LiteLLM never fires them),
+//!   not priced; a wildcard route (`openai/*`) is not priced either (a warning when a chain
+//!   starts at or passes through it, else a note);
 //! - a self-fallback: a warning; a loop and `fallbacks: []`: notes; comments are not read;
 //! - `content_policy_fallbacks=[...]` (Python syntax from LiteLLM's docs): an error at its line;
 //! - `include: [files]` (relative to the config) are merged in as LiteLLM merges them: a list
@@ -73,7 +91,14 @@ pub const ROOT_READ: &[&str] = &["model_list", "router_settings", "litellm_setti
 
 /// The `litellm_params` keys fallcost reads besides the price keys: the model and where it is
 /// served.
-pub const PARAMS_READ: &[&str] = &["model", "api_base", "custom_llm_provider"];
+pub const PARAMS_READ: &[&str] = &[
+    "model",
+    "api_base",
+    "custom_llm_provider",
+    "weight",
+    "rpm",
+    "tpm",
+];
 
 /// LiteLLM's other `litellm_params` keys near one fallcost reads (`GenericLiteLLMParams` and
 /// the provider credentials): accepted silently, never taken for a misspelling. `mode` is
@@ -617,7 +642,8 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
         if lists.entries.is_empty() && lists.star.is_none() {
             continue;
         }
-        // Keys that no group uses: LiteLLM never fires them.
+        // Keys that no group uses and that name nothing the router resolves (an alias, a
+        // deployment's litellm_params.model or model_info.id): LiteLLM never fires them.
         let used: HashSet<&str> = models
             .groups
             .iter()
@@ -638,20 +664,37 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
             .map(|(k, i)| (*k, *i))
             .collect();
         unused.sort_by_key(|(_, i)| *i);
+        // The requests LiteLLM looks fallbacks up for: every group, then every other key the
+        // router resolves (`async_function_with_fallbacks_common_utils` looks fallbacks up by
+        // the model name as requested, before `_get_model_from_alias`).
+        let mut primaries: Vec<String> = models.groups.iter().map(|(g, _)| g.clone()).collect();
         for (key, i) in unused {
-            out.notice(
-                lists.entries[i].at.clone(),
-                Notice::NotAGroup {
-                    name: key.to_string(),
-                    primary: None,
-                    model_id: models.is_model_id(key, prices),
-                },
-            );
+            match models.resolve(key) {
+                Some(r) if !models.wildcard.contains(key) => {
+                    out.notice(
+                        lists.entries[i].at.clone(),
+                        Notice::Resolved {
+                            name: key.to_string(),
+                            primary: None,
+                            how: r.how.unwrap_or_default(),
+                        },
+                    );
+                    primaries.push(key.to_string());
+                }
+                _ => out.notice(
+                    lists.entries[i].at.clone(),
+                    Notice::NotAGroup {
+                        name: key.to_string(),
+                        primary: None,
+                        model_id: models.is_model_id(key, prices),
+                    },
+                ),
+            }
         }
         for (at, cycle, more) in loops(&models, &lists, &providers) {
             out.notice(at, Notice::Loop { cycle, more });
         }
-        for (name, _) in &models.groups {
+        for name in &primaries {
             let Some((entry, field)) = lists.lookup(name, &providers) else {
                 continue;
             };
@@ -667,9 +710,12 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
                 );
                 continue;
             }
+            let Some(primary) = models.resolve(name) else {
+                continue;
+            };
             let mut links = Vec::new();
-            let is_group = |g: &str| models.index.contains_key(g);
-            for r in walk(name, &lists, &providers, max_fallbacks, &is_group) {
+            let resolves = |g: &str| models.resolve(g).is_some();
+            for r in walk(name, &lists, &providers, max_fallbacks, &resolves) {
                 if models.wildcard.contains(r.to) {
                     wild_in_chain.insert(r.to.to_string());
                     out.notice(
@@ -680,9 +726,31 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
                             in_chain: true,
                         },
                     );
-                } else if let Some(g) = models.group(r.to) {
+                } else if let Some(resolved) = models.resolve(r.to) {
+                    let from = models.resolve(r.from);
+                    if let Some(how) = &resolved.how {
+                        out.notice(
+                            r.at.clone(),
+                            Notice::Resolved {
+                                name: r.to.to_string(),
+                                primary: Some(r.from.to_string()),
+                                how: how.clone(),
+                            },
+                        );
+                    }
+                    if let Some(from) = from
+                        && same_deployments(&from.group, &resolved.group)
+                    {
+                        out.notice(
+                            r.at.clone(),
+                            Notice::SameDeployment {
+                                primary: r.from.to_string(),
+                                fallback: r.to.to_string(),
+                            },
+                        );
+                    }
                     links.push(Link {
-                        fallback: g,
+                        fallback: resolved.group,
                         at: r.at,
                         via: r.via,
                     });
@@ -710,7 +778,7 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
             out.config.chains.push(Chain {
                 name: format!("{name} ({field})"),
                 at: entry.at.clone(),
-                primary: models.group(name).expect("a group of model_list"),
+                primary: primary.group,
                 links,
             });
         }
@@ -989,14 +1057,15 @@ struct Reached<'n> {
 /// fallback depth (then the fewest hops, then declaration order). LiteLLM's `run_async_fallback`
 /// tries a group's fallbacks in order, adding one to the depth for each (a group's fallback to
 /// itself is skipped without counting), and tries a fallback's own fallbacks only while its depth
-/// is below `max_fallbacks`. Only groups (`is_group`) go on to their own fallbacks. Cost: each
+/// is below `max_fallbacks`. Only names the router resolves (`resolves`) go on to their own
+/// fallbacks. Cost: each
 /// group is expanded at most once, so O(edges log groups) per primary.
 fn walk<'n>(
     primary: &'n str,
     lists: &Lists<'n>,
     providers: &Providers,
     max_fallbacks: usize,
-    is_group: &dyn Fn(&str) -> bool,
+    resolves: &dyn Fn(&str) -> bool,
 ) -> Vec<Reached<'n>> {
     let mut best: HashMap<&str, (usize, usize)> = HashMap::from([(primary, (0, 0))]);
     let mut parent: HashMap<&str, (&str, Place)> = HashMap::new();
@@ -1023,7 +1092,7 @@ fn walk<'n>(
                 via,
             });
         }
-        if depth >= max_fallbacks || !is_group(u) {
+        if depth >= max_fallbacks || !resolves(u) {
             continue;
         }
         let Some((entry, _)) = lists.lookup(u, providers) else {
@@ -1163,25 +1232,66 @@ fn loops(
 struct ModelList {
     /// Each group with its deployments.
     groups: Vec<(String, Vec<Endpoint>)>,
+    /// Each deployment's routing rates, as `groups` (see [`Rates`]).
+    rates: Vec<Vec<Rates>>,
     /// Where each group is in `groups`.
     index: HashMap<String, usize>,
     /// Every `litellm_params.model` and `base_model` named.
     model_ids: BTreeSet<String>,
+    /// The deployments of each `litellm_params.model` as written (group, deployment), in file
+    /// order: what `Router._get_deployment_by_litellm_model` finds for a name that is no group.
+    by_litellm_model: HashMap<String, Vec<(usize, usize)>>,
+    /// The deployment of each `model_info.id` (group, deployment): `Router.has_model_id`.
+    by_id: HashMap<String, (usize, usize)>,
+    /// `router_settings.model_group_alias`: each alias, the name it stands for and where.
+    aliases: HashMap<String, (String, Place)>,
+    /// How a group of several deployments splits its traffic: `None` for LiteLLM's default
+    /// `simple-shuffle` (weights), else the `routing_strategy` (equal shares assumed).
+    strategy: Option<String>,
     /// Wildcard routes (`openai/*`): groups whose name or model has a `*`.
     wildcard: BTreeSet<String>,
     /// Where each wildcard route is declared.
     wildcard_at: Vec<(String, Place)>,
 }
 
+/// A deployment's `litellm_params.weight`, `rpm` and `tpm`, which LiteLLM's `simple_shuffle`
+/// (`litellm/router_strategy/simple_shuffle.py`) picks deployments by: the first of the three
+/// that the group's first deployment sets, a deployment without it counting 0.
+#[derive(Debug, Clone, Copy, Default)]
+struct Rates {
+    weight: Option<f64>,
+    rpm: Option<f64>,
+    tpm: Option<f64>,
+}
+
+/// One of a deployment's [`Rates`].
+type RateOf = fn(&Rates) -> Option<f64>;
+
+/// How a name in a fallback list (or a request) reaches deployments, when it is not simply a
+/// `model_name` group: LiteLLM's `Router._common_checks_available_deployment`
+/// (`litellm/router.py`) tries a `model_info.id`, then `model_group_alias`, then the group, then
+/// the deployments whose `litellm_params.model` is the name.
+struct Resolved {
+    group: Group,
+    /// How the name was resolved, for the note; `None` for a group named as such.
+    how: Option<String>,
+}
+
 impl ModelList {
     fn read(file: &str, root: &Node) -> Result<ModelList, InputError> {
         let mut list = ModelList {
             groups: Vec::new(),
+            rates: Vec::new(),
             index: HashMap::new(),
             model_ids: BTreeSet::new(),
+            by_litellm_model: HashMap::new(),
+            by_id: HashMap::new(),
+            aliases: HashMap::new(),
+            strategy: None,
             wildcard: BTreeSet::new(),
             wildcard_at: Vec::new(),
         };
+        list.read_router_settings(file, root)?;
         let items = match root.get("model_list").map(|n| (n, &n.value)) {
             None | Some((_, Value::Null)) => return Ok(list),
             Some((_, Value::Seq(items))) => items,
@@ -1222,11 +1332,21 @@ impl ModelList {
                 }
             };
             let endpoint = deployment(file, item, &at)?;
-            let raw = item
-                .get("litellm_params")
+            let params = item.get("litellm_params");
+            let raw = params
                 .and_then(|p| p.get("model"))
                 .and_then(Node::as_str)
                 .unwrap_or_default();
+            let rates = rates(file, params, &at)?;
+            let id = item
+                .get("model_info")
+                .and_then(|m| m.get("id"))
+                .and_then(|n| {
+                    n.as_str().map(str::to_string).or(match n.value {
+                        Value::Int(x) => Some(x.to_string()),
+                        _ => None,
+                    })
+                });
             if (name.contains('*') || raw.contains('*')) && list.wildcard.insert(name.clone()) {
                 list.wildcard_at.push((
                     name.clone(),
@@ -1238,22 +1358,203 @@ impl ModelList {
             }
             list.model_ids.insert(endpoint.model.clone());
             list.model_ids.insert(raw.to_string());
-            match list.index.get(&name) {
-                Some(&g) => list.groups[g].1.push(endpoint),
+            let g = match list.index.get(&name) {
+                Some(&g) => g,
                 None => {
                     list.index.insert(name.clone(), list.groups.len());
-                    list.groups.push((name, vec![endpoint]));
+                    list.groups.push((name, Vec::new()));
+                    list.rates.push(Vec::new());
+                    list.groups.len() - 1
                 }
+            };
+            let d = list.groups[g].1.len();
+            list.groups[g].1.push(endpoint);
+            list.rates[g].push(rates);
+            list.by_litellm_model
+                .entry(raw.to_string())
+                .or_default()
+                .push((g, d));
+            if let Some(id) = id {
+                list.by_id.entry(id).or_insert((g, d));
             }
         }
         Ok(list)
     }
 
+    /// `router_settings.model_group_alias` (`{alias: group}` or `{alias: {model: group,
+    /// hidden: bool}}`, as `Router._get_model_from_alias` reads it) and `routing_strategy`.
+    ///
+    /// Errors: a `model_group_alias` that is not such a mapping.
+    fn read_router_settings(&mut self, file: &str, root: &Node) -> Result<(), InputError> {
+        let Some(rs) = root.get("router_settings") else {
+            return Ok(());
+        };
+        if let Some(s) = rs.get("routing_strategy").and_then(Node::as_str)
+            && s != "simple-shuffle"
+        {
+            self.strategy = Some(s.to_string());
+        }
+        let Some(aliases) = rs.get("model_group_alias") else {
+            return Ok(());
+        };
+        let entries = match &aliases.value {
+            Value::Null => return Ok(()),
+            Value::Map(entries) => entries,
+            _ => {
+                return Err(aliases.error(
+                    file,
+                    InputErrorKind::Schema,
+                    "router_settings.model_group_alias",
+                    format!(
+                        "expected a mapping of alias to model_name group, e.g. {{\"gpt-4\": \"smart\"}}; got {}",
+                        aliases.kind()
+                    ),
+                ));
+            }
+        };
+        for (k, v) in entries {
+            let alias = k.as_str().map_or_else(|| k.describe(), str::to_string);
+            let field = format!("router_settings.model_group_alias.{alias}");
+            let target = v
+                .as_str()
+                .or_else(|| v.get("model").and_then(Node::as_str))
+                .ok_or_else(|| {
+                    v.error(
+                        file,
+                        InputErrorKind::Schema,
+                        field,
+                        format!(
+                            "expected a model_name group, or {{model: group, hidden: true}}; got {}",
+                            v.kind()
+                        ),
+                    )
+                })?;
+            self.aliases
+                .insert(alias, (target.to_string(), Place::of(v)));
+        }
+        Ok(())
+    }
+
     /// The group `name`, if `model_list` has it.
     fn group(&self, name: &str) -> Option<Group> {
-        self.index.get(name).map(|&i| Group {
-            label: self.groups[i].0.clone(),
-            endpoints: self.groups[i].1.clone(),
+        self.index
+            .get(name)
+            .map(|&g| self.mixed(name, (0..self.groups[g].1.len()).map(|d| (g, d)).collect()))
+    }
+
+    /// The deployments `members` as one step labelled `label`, with the traffic shares
+    /// LiteLLM's `simple_shuffle` gives them (`weight`, else `rpm`, else `tpm`, by the first
+    /// deployment; else equal shares), or equal shares under another `routing_strategy`.
+    fn mixed(&self, label: &str, members: Vec<(usize, usize)>) -> Group {
+        let endpoints: Vec<Endpoint> = members
+            .iter()
+            .map(|&(g, d)| self.groups[g].1[d].clone())
+            .collect();
+        let rates: Vec<Rates> = members.iter().map(|&(g, d)| self.rates[g][d]).collect();
+        let n = endpoints.len();
+        let equal = || (vec![1.0 / n as f64; n], "equal shares".to_string());
+        let (shares, mix) = match (&self.strategy, rates.first()) {
+            (Some(s), _) if n > 1 => {
+                let (sh, _) = equal();
+                (
+                    sh,
+                    format!(
+                        "equal shares assumed: routing_strategy `{s}` picks by live state, not weights"
+                    ),
+                )
+            }
+            (_, Some(first)) => {
+                let pick: Option<(&str, RateOf)> = if first.weight.is_some() {
+                    Some(("weight", |r| r.weight))
+                } else if first.rpm.is_some() {
+                    Some(("rpm", |r| r.rpm))
+                } else if first.tpm.is_some() {
+                    Some(("tpm", |r| r.tpm))
+                } else {
+                    None
+                };
+                match pick {
+                    Some((key, get)) => {
+                        let w: Vec<f64> = rates.iter().map(|r| get(r).unwrap_or(0.0)).collect();
+                        let total: f64 = w.iter().sum();
+                        if total > 0.0 {
+                            let shown: Vec<String> = w.iter().map(|x| format!("{x}")).collect();
+                            (
+                                w.iter().map(|x| x / total).collect(),
+                                format!("litellm_params.{key} {}", shown.join(":")),
+                            )
+                        } else {
+                            equal()
+                        }
+                    }
+                    None => equal(),
+                }
+            }
+            (_, None) => equal(),
+        };
+        Group {
+            label: label.to_string(),
+            endpoints,
+            shares: Some(shares),
+            mix: Some(mix),
+        }
+    }
+
+    /// What LiteLLM's router sends a request for `name` to (see [`Resolved`]); `None` when it
+    /// finds nothing (the router raises "no deployment", and a fallback to it never fires).
+    fn resolve(&self, name: &str) -> Option<Resolved> {
+        if let Some(&(g, d)) = self.by_id.get(name) {
+            let mut group = self.mixed(name, vec![(g, d)]);
+            group.label = name.to_string();
+            return Some(Resolved {
+                group,
+                how: Some(format!(
+                    "the deployment with model_info.id `{name}` (in group `{}`), as `Router.has_model_id` finds it",
+                    self.groups[g].0
+                )),
+            });
+        }
+        if let Some((target, at)) = self.aliases.get(name) {
+            let inner = self.resolve_name(target)?;
+            let mut group = inner.group;
+            group.label = name.to_string();
+            return Some(Resolved {
+                group,
+                how: Some(format!(
+                    "{}, through model_group_alias `{name}` -> `{target}` (line {}; `Router._get_model_from_alias` resolves an alias first)",
+                    inner.how.unwrap_or_else(|| format!("group `{target}`")),
+                    at.line,
+                )),
+            });
+        }
+        self.resolve_name(name)
+    }
+
+    /// A group named `name`, else the deployments whose `litellm_params.model` is `name`.
+    fn resolve_name(&self, name: &str) -> Option<Resolved> {
+        if let Some(group) = self.group(name) {
+            return Some(Resolved { group, how: None });
+        }
+        let members = self.by_litellm_model.get(name)?;
+        let mut groups: Vec<&str> = Vec::new();
+        for &(g, _) in members {
+            if !groups.contains(&self.groups[g].0.as_str()) {
+                groups.push(&self.groups[g].0);
+            }
+        }
+        Some(Resolved {
+            group: self.mixed(name, members.clone()),
+            how: Some(format!(
+                "the deployment{} whose litellm_params.model is `{name}` (group{} {}), as `Router._get_deployment_by_litellm_model` finds {}",
+                if members.len() == 1 { "" } else { "s" },
+                if groups.len() == 1 { "" } else { "s" },
+                groups
+                    .iter()
+                    .map(|g| format!("`{g}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if members.len() == 1 { "it" } else { "them" },
+            )),
         })
     }
 
@@ -1348,7 +1649,14 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
     ) && OPENAI_COMPATIBLE.contains(&p.as_str())
     {
         let host = host_of(base);
-        if host != "api.openai.com" {
+        if base.starts_with("os.environ/") {
+            // Read from the environment when the proxy starts (LiteLLM's `get_secret`): the
+            // config does not say where it points, so the model's own provider is the failure
+            // domain, not the variable's name.
+            note = Some(format!(
+                "`{model}` takes its api_base from the environment ({base}): judged as provider `{p}`; if it points elsewhere, the price and the failure domain may differ"
+            ));
+        } else if host != "api.openai.com" {
             provider = Some(format!("api_base {host}"));
             note = Some(format!(
                 "`{model}` is served through api_base {base}, not by OpenAI"
@@ -1384,7 +1692,57 @@ fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError>
         file: model_node.file.as_deref().map(str::to_string),
         line: model_node.line,
         col: model_node.col,
+        deployment: Some(params.canonical()),
+        served: None,
     })
+}
+
+/// A deployment's routing rates (`litellm_params.weight`, `rpm`, `tpm`).
+///
+/// Errors: a rate that is not a finite number >= 0.
+fn rates(file: &str, params: Option<&Node>, at: &str) -> Result<Rates, InputError> {
+    let mut out = Rates::default();
+    let Some(params) = params else {
+        return Ok(out);
+    };
+    for (key, slot) in [
+        ("weight", &mut out.weight),
+        ("rpm", &mut out.rpm),
+        ("tpm", &mut out.tpm),
+    ] {
+        let Some(v) = params.get(key) else { continue };
+        if v.value == Value::Null {
+            continue;
+        }
+        match v.as_f64() {
+            Some(x) if x.is_finite() && x >= 0.0 => *slot = Some(x),
+            _ => {
+                return Err(v.error(
+                    file,
+                    InputErrorKind::Invalid,
+                    format!("{at}.litellm_params.{key}"),
+                    format!(
+                        "expected a number >= 0 (LiteLLM's simple-shuffle routes by it); got {}",
+                        v.describe()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether every deployment of `fallback` is one of `primary`'s (identical `litellm_params`):
+/// the fallback sends the request where the primary already sent it.
+fn same_deployments(primary: &Group, fallback: &Group) -> bool {
+    !fallback.endpoints.is_empty()
+        && fallback.endpoints.iter().all(|f| {
+            f.deployment.is_some()
+                && primary
+                    .endpoints
+                    .iter()
+                    .any(|p| p.deployment == f.deployment)
+        })
 }
 
 /// The host of an `api_base` URL (`https://x.example.com/v1` → `x.example.com`); an
@@ -1443,19 +1801,79 @@ mod tests {
 
     #[test]
     fn model_ids_and_missing_groups_are_not_links() {
+        // `anthropic/claude-opus-5` is a price-table id no deployment uses: the router finds
+        // no deployment for it. `openai/gpt-6-astra` is `c`'s litellm model: it fires, to `c`.
         let text = format!(
-            "{LIST}litellm_settings:\n  fallbacks:\n    - a:\n        - openai/gpt-6-astra\n        - nowhere\n    - ghost: [a]\n"
+            "{LIST}litellm_settings:\n  fallbacks:\n    - a:\n        - anthropic/claude-opus-5\n        - nowhere\n        - openai/gpt-6-astra\n    - ghost: [a]\n"
         );
         let c = read_str(&text).unwrap();
         assert_eq!(c.chains.len(), 1);
-        assert!(c.chains[0].links.is_empty());
+        let links: Vec<(&str, usize, usize)> = c.chains[0]
+            .links
+            .iter()
+            .map(|l| {
+                (
+                    l.fallback.label.as_str(),
+                    l.fallback.endpoints[0].line,
+                    l.at.line,
+                )
+            })
+            .collect();
+        assert_eq!(links, vec![("openai/gpt-6-astra", 7, 13)]);
         let mut notices = c.notices.clone();
         notices.sort_by_key(|(at, _)| at.line);
         let msgs: Vec<String> = notices.iter().map(|(_, n)| n.to_string()).collect();
         assert!(msgs[0].contains("is a model id"), "{msgs:?}");
         assert!(msgs[1].contains("`nowhere` of `a` is not a model_name group"));
-        assert!(msgs[2].contains("`ghost` has fallbacks but is not a model_name group"));
+        assert!(msgs[2].contains("whose litellm_params.model is `openai/gpt-6-astra` (group `c`)"));
+        assert!(msgs[3].contains("`ghost` has fallbacks but is not a model_name group"));
         assert_eq!(notices[0].0.line, 11);
+    }
+
+    #[test]
+    fn weights_follow_simple_shuffle_and_bad_rates_are_errors() {
+        let text = "model_list:
+  - model_name: g
+    litellm_params: {model: openai/gpt-6-sol, rpm: 100}
+  - model_name: g
+    litellm_params: {model: openai/gpt-6-luna, rpm: 300, weight: 9}
+  - model_name: h
+    litellm_params: {model: openai/gpt-6-sol}
+  - model_name: h
+    litellm_params: {model: openai/gpt-6-luna, weight: 9}
+router_settings:
+  fallbacks: [{\"g\": [\"h\"]}]
+";
+        let c = read_str(text).unwrap();
+        // g's first deployment sets rpm, not weight: rpm decides (100:300), weight is not read.
+        let g = &c.chains[0].primary;
+        assert_eq!(g.shares, Some(vec![0.25, 0.75]));
+        assert_eq!(g.mix.as_deref(), Some("litellm_params.rpm 100:300"));
+        // h's first deployment sets none of the three: equal shares.
+        let h = &c.chains[0].links[0].fallback;
+        assert_eq!(h.shares, Some(vec![0.5, 0.5]));
+        assert_eq!(h.mix.as_deref(), Some("equal shares"));
+        let other = format!("{text}  routing_strategy: latency-based-routing\n");
+        let c = read_str(&other).unwrap();
+        assert_eq!(c.chains[0].primary.shares, Some(vec![0.5, 0.5]));
+        assert!(
+            c.chains[0]
+                .primary
+                .mix
+                .as_deref()
+                .unwrap()
+                .contains("latency-based-routing")
+        );
+        let bad = text.replace("rpm: 100", "rpm: -1");
+        let e = read_str(&bad).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("model_list[0].litellm_params.rpm"));
+        assert_eq!(e.location.unwrap().line, 3);
+        let bad = format!("{text}  model_group_alias: [a]\n");
+        let e = read_str(&bad).unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("router_settings.model_group_alias")
+        );
     }
 
     #[test]

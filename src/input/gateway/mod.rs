@@ -1,5 +1,6 @@
-//! Gateway configs: the fallback chains teams keep in LiteLLM proxy configs ([`litellm`]) and
-//! Portkey configs ([`portkey`]), read into one shape ([`Config`]) that `fallcost check` prices.
+//! Gateway configs: the fallback chains teams keep in LiteLLM proxy configs ([`litellm`]),
+//! Portkey configs ([`portkey`]) and OpenRouter request bodies ([`openrouter`]), read into one
+//! shape ([`Config`]) that `fallcost check` prices.
 //!
 //! These are third-party formats: keys fallcost does not use are ignored, but a key it does use
 //! with the wrong shape is an [`InputError`] naming the line, and a model is never priced from a
@@ -12,6 +13,7 @@
 //! JavaScript).
 
 pub mod litellm;
+pub mod openrouter;
 pub mod portkey;
 
 use std::collections::HashMap;
@@ -109,6 +111,42 @@ impl Node {
             Value::Str(s) => format!("{s:?}"),
             Value::Bool(b) => b.to_string(),
             _ => self.kind().to_string(),
+        }
+    }
+
+    /// The value as one string that ignores where it was written: mapping keys sorted, scalars
+    /// as JSON would write them. Two values with the same canonical string say the same thing
+    /// (`{model: a, api_key: k}` and `{api_key: k, model: a}` on other lines).
+    pub fn canonical(&self) -> String {
+        match &self.value {
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => format!("{f:?}"),
+            Value::Str(s) => format!("{s:?}"),
+            Value::Seq(items) => format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(Node::canonical)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            Value::Map(entries) => {
+                let mut pairs: Vec<(String, String)> = entries
+                    .iter()
+                    .map(|(k, v)| (k.canonical(), v.canonical()))
+                    .collect();
+                pairs.sort();
+                format!(
+                    "{{{}}}",
+                    pairs
+                        .iter()
+                        .map(|(k, v)| format!("{k}:{v}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            }
         }
     }
 
@@ -583,6 +621,13 @@ pub struct Endpoint {
     pub line: usize,
     /// Column of the model in the file.
     pub col: usize,
+    /// What the gateway sends the request to, as one comparable string: LiteLLM's
+    /// `litellm_params` of the deployment, canonicalised (keys sorted, positions dropped). Two
+    /// endpoints with the same value are one deployment under two names. `None` for Portkey.
+    pub deployment: Option<String>,
+    /// The model as its provider serves it, without a gateway's key or slug (Portkey's
+    /// `@openai-prod/gpt-4o` is `gpt-4o`); `None` for LiteLLM.
+    pub served: Option<String>,
 }
 
 /// A named set of endpoints one step of a chain may use: a LiteLLM `model_name` group (one or
@@ -593,6 +638,13 @@ pub struct Group {
     pub label: String,
     /// The endpoints; the group's price is their range.
     pub endpoints: Vec<Endpoint>,
+    /// The share of the group's traffic each endpoint gets (one per endpoint, summing to 1), when
+    /// the gateway's routing says (a LiteLLM group: `weight`, `rpm` or `tpm`, else equal
+    /// shares); `None` when it does not (a Portkey target), and the group is then judged by its
+    /// range, worst case.
+    pub shares: Option<Vec<f64>>,
+    /// How [`Group::shares`] were set, for messages: `equal shares`, `litellm_params.weight`.
+    pub mix: Option<String>,
 }
 
 /// A fallback link: where a chain goes when its primary fails.
@@ -633,6 +685,43 @@ pub enum Notice {
         primary: Option<String>,
         /// Whether `name` is a model id rather than nothing at all.
         model_id: bool,
+    },
+    /// A name that is not a `model_name` group but that LiteLLM's router resolves (a
+    /// `model_group_alias`, a deployment's `litellm_params.model` or `model_info.id`): it fires,
+    /// and is judged as what it resolves to (a note).
+    Resolved {
+        /// The name as written.
+        name: String,
+        /// The group whose fallback it is; `None` when `name` is a fallbacks key (a primary).
+        primary: Option<String>,
+        /// What it resolves to, and by which step of the router.
+        how: String,
+    },
+    /// A fallback that sends the request to the very deployments of the group it falls back
+    /// from (the same `litellm_params` under two group names): a retry, not a failover.
+    SameDeployment {
+        /// The group falling back.
+        primary: String,
+        /// The fallback.
+        fallback: String,
+    },
+    /// A fallback that serves the primary's model on the primary's provider through another
+    /// key or slug (Portkey `@openai-prod/gpt-4o` -> `@openai-backup/gpt-4o`).
+    SameModel {
+        /// The primary.
+        primary: String,
+        /// The fallback.
+        fallback: String,
+        /// The provider both run on.
+        provider: String,
+        /// The model both serve.
+        model: String,
+    },
+    /// A file found in a folder that looks like a gateway config but is not one fallcost reads
+    /// (a note, so that it does not vanish from the run).
+    NotRead {
+        /// Why.
+        why: String,
     },
     /// Fallback declarations that lead back to where they started.
     Loop {
@@ -685,10 +774,15 @@ impl Notice {
         match self {
             Notice::NotAGroup { .. }
             | Notice::SelfFallback { .. }
+            | Notice::SameDeployment { .. }
+            | Notice::SameModel { .. }
             | Notice::NoModel { .. }
             | Notice::Ignored { .. } => true,
             Notice::Wildcard { in_chain, .. } => *in_chain,
-            Notice::Loop { .. } | Notice::Empty { .. } => false,
+            Notice::Loop { .. }
+            | Notice::Empty { .. }
+            | Notice::Resolved { .. }
+            | Notice::NotRead { .. } => false,
         }
     }
 
@@ -697,6 +791,10 @@ impl Notice {
         match self {
             Notice::NotAGroup { .. } => "not-a-group",
             Notice::Loop { .. } => "loop",
+            Notice::Resolved { .. } => "resolved-name",
+            Notice::SameDeployment { .. } => "same-deployment",
+            Notice::SameModel { .. } => "same-model",
+            Notice::NotRead { .. } => "not-read",
             Notice::SelfFallback { .. } => "self-fallback",
             Notice::Empty { .. } => "empty-fallbacks",
             Notice::NoModel { .. } => "no-model",
@@ -734,6 +832,36 @@ impl fmt::Display for Notice {
                 "`{name}` has fallbacks but is not a model_name group in model_list{}: the chain never fires",
                 if *model_id { " (it is a model id)" } else { "" }
             ),
+            Notice::Resolved {
+                name,
+                primary: Some(p),
+                how,
+            } => write!(
+                f,
+                "fallback `{name}` of `{p}` is not a model_name group, but LiteLLM's router sends it to {how}: judged as that"
+            ),
+            Notice::Resolved {
+                name,
+                primary: None,
+                how,
+            } => write!(
+                f,
+                "`{name}` has fallbacks and is not a model_name group, but a request for it goes to {how}: its chain is judged"
+            ),
+            Notice::SameDeployment { primary, fallback } => write!(
+                f,
+                "fallback `{fallback}` of `{primary}` sends the request to the same deployment (identical litellm_params under two group names): a retry, not a failover (it survives no outage of that deployment)"
+            ),
+            Notice::SameModel {
+                primary,
+                fallback,
+                provider,
+                model,
+            } => write!(
+                f,
+                "fallback `{fallback}` of `{primary}` serves the same model (`{model}`) on the same provider (`{provider}`) through another key: it survives a rate limit on one key, not an outage of `{provider}`, and costs the same"
+            ),
+            Notice::NotRead { why } => write!(f, "skipped: {why}"),
             Notice::Loop { cycle, more } => {
                 write!(
                     f,

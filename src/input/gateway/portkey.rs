@@ -16,13 +16,22 @@
 //! - every object with `strategy.mode = "fallback"` (at the top or nested anywhere under
 //!   `targets`) is a chain: its first target is the primary, the others its fallbacks in order;
 //! - a target with nested `targets` (a load balancer, a conditional router, another fallback) is
-//!   one step of the outer chain whose price is the range of every model it can reach; a nested
+//!   one step of the outer chain over every model it can reach, judged by the traffic it sends
+//!   in steady state (a loadbalance by its targets' `weight`, default 1, as the gateway's
+//!   `tryTargetsRecursively` picks; a nested fallback or `single` all to its first target), or
+//!   by its range, worst case, when that cannot be said (a conditional router); a nested
 //!   fallback is also checked as a chain of its own;
 //! - a target's model is `override_params.model` (snake_case or camelCase keys), inherited as
 //!   Portkey's gateway inherits it: a target's `override_params` are merged over its parent's,
 //!   and the config's own over the top (the nearest one that sets `model` wins); its provider,
-//!   the failure domain, is `provider` or the `@slug/` of the model (a leading `@` dropped), else
-//!   the price table's provider for the model;
+//!   the failure domain, is a `provider` field naming one of Portkey's providers, else the slug
+//!   of `@slug/model` or `provider: "@slug"` (Portkey's Model Catalog providers and virtual keys,
+//!   which the hosted gateway resolves: the open-source gateway's `tryTargetsRecursively`,
+//!   `src/handlers/handlerUtils.ts`, passes them on) resolved to the Portkey provider it starts
+//!   with (`openai-prod` is `openai`), else the slug itself, else the price
+//!   table's provider for the model;
+//! - a fallback serving the primary's model on the primary's provider through another slug or
+//!   key is a warning: a retry on another key, not a failover;
 //! - a target left with no model uses the request's model: a warning (its chain cannot be judged
 //!   there), not priced;
 //! - `strategy.mode` must be one of Portkey's [`MODES`], and a near miss of a key fallcost reads
@@ -145,6 +154,91 @@ fn mode<'n>(file: &str, node: &'n Node, path: &str) -> Result<Option<&'n str>, I
     }
 }
 
+/// Portkey's provider ids (`VALID_PROVIDERS`, `src/globals.ts` of Portkey-AI/gateway), the common
+/// ones, each with the name the price tables (LiteLLM's) give its failure domain.
+const PROVIDERS: &[(&str, &str)] = &[
+    ("openai", "openai"),
+    ("azure-openai", "azure"),
+    ("azure-ai", "azure_ai"),
+    ("anthropic", "anthropic"),
+    ("bedrock", "bedrock"),
+    ("vertex-ai", "vertex_ai"),
+    ("google", "gemini"),
+    ("cohere", "cohere"),
+    ("mistral-ai", "mistral"),
+    ("groq", "groq"),
+    ("together-ai", "together_ai"),
+    ("fireworks-ai", "fireworks_ai"),
+    ("perplexity-ai", "perplexity"),
+    ("deepinfra", "deepinfra"),
+    ("deepseek", "deepseek"),
+    ("x-ai", "xai"),
+    ("openrouter", "openrouter"),
+    ("ollama", "ollama"),
+    ("huggingface", "huggingface"),
+    ("cerebras", "cerebras"),
+    ("sambanova", "sambanova"),
+    ("nebius", "nebius"),
+    ("novita-ai", "novita"),
+    ("dashscope", "dashscope"),
+    ("moonshot", "moonshot"),
+    ("workers-ai", "cloudflare"),
+    ("sagemaker", "sagemaker"),
+    ("replicate", "replicate"),
+    ("ai21", "ai21"),
+    ("anyscale", "anyscale"),
+    ("github", "github"),
+    ("lambda", "lambda"),
+    ("z-ai", "zai"),
+];
+
+/// The provider (its price-table name) a Portkey provider id or slug names: the id itself, or
+/// the longest id the slug starts with followed by `-` or `_` (`openai-prod`, `azure-openai_eu`);
+/// `None` for a slug that names none (`prod-key`).
+fn provider_of_slug(slug: &str) -> Option<&'static str> {
+    let slug = slug.trim_start_matches('@').to_ascii_lowercase();
+    PROVIDERS
+        .iter()
+        .filter(|(id, _)| {
+            slug == *id
+                || slug
+                    .strip_prefix(id)
+                    .is_some_and(|rest| rest.starts_with(['-', '_']))
+        })
+        .max_by_key(|(id, _)| id.len())
+        .map(|(_, family)| *family)
+}
+
+/// Warn about each link of `chain` that serves the primary's model on the primary's provider
+/// through another key or slug (`@openai-prod/gpt-4o` -> `@openai-backup/gpt-4o`): it survives a
+/// rate limit on one key, not the provider's outage, and costs the same.
+fn same_model_links(chain: &Chain, config: &mut Config) {
+    let served = |g: &Group| -> Option<(String, String)> {
+        let mut all = g
+            .endpoints
+            .iter()
+            .map(|e| Some((e.provider.clone()?, e.served.clone()?)));
+        let first = all.next()??;
+        all.all(|x| x.as_ref() == Some(&first)).then_some(first)
+    };
+    let Some(primary) = served(&chain.primary) else {
+        return;
+    };
+    for link in &chain.links {
+        if served(&link.fallback).as_ref() == Some(&primary) {
+            config.notices.push((
+                link.at.clone(),
+                Notice::SameModel {
+                    primary: chain.primary.label.clone(),
+                    fallback: link.fallback.label.clone(),
+                    provider: primary.0.clone(),
+                    model: primary.1.clone(),
+                },
+            ));
+        }
+    }
+}
+
 /// The config and target keys fallcost reads: a near miss of one is refused.
 const KEYS: &[&str] = &["strategy", "targets", "override_params", "overrideParams"];
 
@@ -232,23 +326,40 @@ fn visit<'n>(
         for (i, t) in items.iter().enumerate() {
             let tpath = format!("{path}.targets[{i}]");
             let mut endpoints = Vec::new();
-            leaves(file, t, &tpath, inherited, &mut endpoints, config)?;
-            groups.push((label(t, &tpath, &endpoints), endpoints, Place::of(t)));
+            let shares = leaves(file, t, &tpath, inherited, &mut endpoints, config)?
+                .filter(|s| s.len() == endpoints.len() && endpoints.len() > 1);
+            groups.push((
+                label(t, &tpath, &endpoints),
+                endpoints,
+                shares,
+                Place::of(t),
+            ));
         }
         let mut groups = groups.into_iter();
-        if let Some((label, endpoints, _)) = groups.next() {
-            config.chains.push(Chain {
+        let group = |label: String, endpoints: Vec<Endpoint>, shares: Option<Vec<f64>>| {
+            let mix = shares.as_ref().map(|_| "Portkey weights".to_string());
+            Group {
+                label,
+                endpoints,
+                shares,
+                mix,
+            }
+        };
+        if let Some((label, endpoints, shares, _)) = groups.next() {
+            let chain = Chain {
                 name: format!("{path} (fallback)"),
                 at: Place::of(node.get("strategy").unwrap_or(node)),
-                primary: Group { label, endpoints },
+                primary: group(label, endpoints, shares),
                 links: groups
-                    .map(|(label, endpoints, at)| Link {
-                        fallback: Group { label, endpoints },
+                    .map(|(label, endpoints, shares, at)| Link {
+                        fallback: group(label, endpoints, shares),
                         at,
                         via: vec![],
                     })
                     .collect(),
-            });
+            };
+            same_model_links(&chain, config);
+            config.chains.push(chain);
         }
     }
     for (i, t) in items.iter().enumerate() {
@@ -278,7 +389,32 @@ fn label(target: &Node, path: &str, endpoints: &[Endpoint]) -> String {
     }
 }
 
+/// A target's `weight` (Portkey's loadbalance default: 1, as `tryTargetsRecursively` in
+/// `src/handlers/handlerUtils.ts` of Portkey-AI/gateway sets it).
+///
+/// Errors: a weight that is not a number >= 0.
+fn weight(file: &str, target: &Node, path: &str) -> Result<f64, InputError> {
+    match target.get("weight") {
+        None => Ok(1.0),
+        Some(w) => match w.as_f64() {
+            Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
+            _ => Err(w.error(
+                file,
+                InputErrorKind::Invalid,
+                format!("{path}.weight"),
+                format!(
+                    "expected a number >= 0 (Portkey's loadbalance picks by it); got {}",
+                    w.describe()
+                ),
+            )),
+        },
+    }
+}
+
 /// Every model `target` can send a request to; `inherited` is the model its parents set.
+/// Returns the share of the target's traffic each model pushed onto `out` gets in steady state
+/// (a loadbalance by its targets' weights, a fallback or `single` all to its first target),
+/// `None` when it cannot be said (a conditional router, a target without a model).
 fn leaves(
     file: &str,
     target: &Node,
@@ -286,22 +422,43 @@ fn leaves(
     inherited: Option<&Node>,
     out: &mut Vec<Endpoint>,
     config: &mut Config,
-) -> Result<(), InputError> {
+) -> Result<Option<Vec<f64>>, InputError> {
     let nested = targets(file, target, path)?;
     let inherited = model(target, inherited);
     if !nested.is_empty() {
-        mode(file, target, path)?;
+        let m = mode(file, target, path)?;
+        let mut parts = Vec::new();
         for (i, t) in nested.iter().enumerate() {
-            leaves(
-                file,
-                t,
-                &format!("{path}.targets[{i}]"),
-                inherited,
-                out,
-                config,
-            )?;
+            let tpath = format!("{path}.targets[{i}]");
+            let w = weight(file, t, &tpath)?;
+            let shares = leaves(file, t, &tpath, inherited, out, config)?;
+            parts.push((w, shares));
         }
-        return Ok(());
+        let factors: Option<Vec<f64>> = match m {
+            Some("loadbalance") => {
+                let total: f64 = parts.iter().map(|(w, _)| w).sum();
+                (total > 0.0).then(|| parts.iter().map(|(w, _)| w / total).collect())
+            }
+            Some("fallback") | Some("single") => Some(
+                (0..parts.len())
+                    .map(|i| if i == 0 { 1.0 } else { 0.0 })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let Some(factors) = factors else {
+            return Ok(None);
+        };
+        let mut shares = Vec::new();
+        for ((_, part), f) in parts.into_iter().zip(factors) {
+            match part {
+                Some(p) if !p.is_empty() => shares.extend(p.into_iter().map(|x| x * f)),
+                // A target without a model that takes traffic: its share is unknown.
+                _ if f > 0.0 => return Ok(None),
+                _ => {}
+            }
+        }
+        return Ok(Some(shares));
     }
     let Some(model_node) = inherited.filter(|m| m.value != Value::Null) else {
         config.notices.push((
@@ -310,7 +467,7 @@ fn leaves(
                 target: path.to_string(),
             },
         ));
-        return Ok(());
+        return Ok(None);
     };
     let Some(model) = model_node.as_str() else {
         return Err(model_node.error(
@@ -320,18 +477,28 @@ fn leaves(
             format!("expected a model id; got {}", model_node.kind()),
         ));
     };
-    let mut provider = target
-        .get("provider")
-        .and_then(Node::as_str)
-        .map(|p| p.trim_start_matches('@').to_string());
+    // The failure domain: a `provider` field that names a Portkey provider wins; else the slug
+    // of `@slug/model` or of `provider: "@slug"` (a Model Catalog provider or virtual key),
+    // resolved to the Portkey provider it starts with (`openai-prod` is `openai`), else the slug
+    // itself (a provider fallcost cannot name).
+    let field = target.get("provider").and_then(Node::as_str);
     let mut model = model.to_string();
+    let mut slug = field.map(|p| p.trim_start_matches('@').to_string());
     if let Some(rest) = model.strip_prefix('@')
-        && let Some((slug, m)) = rest.split_once('/')
+        && let Some((s, m)) = rest.split_once('/')
     {
-        provider = Some(slug.to_string());
+        slug = Some(s.to_string());
         model = m.to_string();
     }
-    let id = match &provider {
+    let named = field
+        .filter(|p| !p.starts_with('@'))
+        .and_then(provider_of_slug);
+    let provider = named
+        .or_else(|| slug.as_deref().and_then(provider_of_slug))
+        .map(str::to_string)
+        .or_else(|| slug.clone());
+    let served = model.clone();
+    let id = match &slug {
         Some(p) if !model.contains('/') => format!("{p}/{model}"),
         _ => model,
     };
@@ -343,8 +510,10 @@ fn leaves(
         file: None,
         line: model_node.line,
         col: model_node.col,
+        deployment: None,
+        served: Some(served),
     });
-    Ok(())
+    Ok(Some(vec![1.0]))
 }
 
 #[cfg(test)]
@@ -370,18 +539,60 @@ mod tests {
         assert_eq!(c.chains.len(), 1);
         let ch = &c.chains[0];
         assert_eq!(ch.primary.endpoints[0].model, "openai-prod/gpt-6-sol");
-        assert_eq!(
-            ch.primary.endpoints[0].provider.as_deref(),
-            Some("openai-prod")
-        );
+        // The slug `openai-prod` names Portkey's provider `openai`: one failure domain with it.
+        assert_eq!(ch.primary.endpoints[0].provider.as_deref(), Some("openai"));
+        assert_eq!(ch.primary.endpoints[0].served.as_deref(), Some("gpt-6-sol"));
         assert_eq!(ch.links.len(), 2);
         let lb = &ch.links[0].fallback;
         assert_eq!(lb.endpoints.len(), 2);
         assert_eq!(lb.endpoints[0].model, "anthropic-prod/claude-sonnet-5");
+        assert_eq!(lb.endpoints[0].provider.as_deref(), Some("anthropic"));
         assert_eq!(lb.endpoints[1].model, "openai/gpt-6-astra");
         assert_eq!(ch.links[0].at.line, 5);
         assert!(ch.links[1].fallback.endpoints.is_empty());
         assert_eq!(c.notices[0].1.kind(), "no-model");
+    }
+
+    #[test]
+    fn loadbalance_weights_and_nested_fallbacks_split_the_traffic() {
+        let text = r#"{"strategy": {"mode": "fallback"}, "targets": [
+  {"override_params": {"model": "gpt-6-sol"}},
+  {"strategy": {"mode": "loadbalance"}, "targets": [
+    {"override_params": {"model": "gpt-6-luna"}, "weight": 3},
+    {"strategy": {"mode": "fallback"}, "targets": [
+      {"override_params": {"model": "gpt-6-astra"}},
+      {"override_params": {"model": "claude-sonnet-5"}}]}]},
+  {"strategy": {"mode": "conditional", "conditions": []}, "targets": [
+    {"override_params": {"model": "gpt-6-luna"}},
+    {"override_params": {"model": "gpt-6-astra"}}]}]}"#;
+        let c = read("p.json", &parse_json("p.json", text).unwrap()).unwrap();
+        let ch = &c.chains[0];
+        // Weights 3 and 1 (the default); the nested fallback sends its share to astra.
+        assert_eq!(ch.links[0].fallback.shares, Some(vec![0.75, 0.25, 0.0]));
+        // A conditional router's split depends on the request: not known, judged worst case.
+        assert_eq!(ch.links[1].fallback.shares, None);
+        assert_eq!(ch.primary.shares, None, "one model: no mix to speak of");
+        let bad = text.replace("\"weight\": 3", "\"weight\": -1");
+        let e = read("p.json", &parse_json("p.json", &bad).unwrap()).unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("config.targets[1].targets[0].weight")
+        );
+    }
+
+    #[test]
+    fn slugs_resolve_to_the_provider_they_start_with() {
+        for (slug, provider) in [
+            ("openai", Some("openai")),
+            ("@openai-prod", Some("openai")),
+            ("azure-openai_eu", Some("azure")),
+            ("azure-ai-west", Some("azure_ai")),
+            ("Vertex-AI-us", Some("vertex_ai")),
+            ("openaiprod", None),
+            ("prod-key", None),
+        ] {
+            assert_eq!(provider_of_slug(slug), provider, "{slug}");
+        }
     }
 
     #[test]
