@@ -490,6 +490,10 @@ pub fn price_endpoint(
                     cache_write,
                     caching,
                     cache_ttl_s: caching.default_ttl_s(),
+                    cache_write_1h: None,
+                    min_cache_prefix: base.as_ref().and_then(|b| b.min_cache_prefix),
+                    miss_writes: false,
+                    tiers: Vec::new(),
                 },
                 "config".to_string(),
             )

@@ -11,6 +11,7 @@ pub mod litellm_prices;
 pub mod pricing;
 pub mod scenario;
 pub mod suggest;
+pub mod update;
 
 use std::path::Path;
 
