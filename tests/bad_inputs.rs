@@ -313,7 +313,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "pricing-unknown-name.toml",
         "compare",
-        "pricing: tests/fixtures/bad/2024-01: no such file, and not a bundled price table (bundled: 2026-07)",
+        "pricing: tests/fixtures/bad/2024-01: no such file, and not a bundled price table (bundled: 2026-07, litellm-1.110.2; `latest` after `fallcost prices --update`)",
     ),
     (
         "pricing-is-directory.toml",
@@ -447,7 +447,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "litellm-prices-string.json",
         "prices",
-        "litellm-prices-string.json:1:21: \"x/m\".input_cost_per_token: USD per token must be a number",
+        "litellm-prices-string.json:1:29: \"x/m\".input_cost_per_token: USD per token must be a number",
     ),
     (
         "litellm-prices-array.json",

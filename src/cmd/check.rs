@@ -6,7 +6,7 @@ use crate::check::render::{self, CheckFormat};
 use crate::check::{Options, files};
 use crate::cli::{self, CheckArgs};
 use crate::error::ExitStatus;
-use crate::input::pricing::{PricingRef, default_name};
+use crate::input::pricing::{PricingRef, broad_name};
 use crate::model::Request;
 
 /// Resolve the flags, check every file, print the findings (standard output) and the input
@@ -16,7 +16,7 @@ use crate::model::Request;
 /// Errors: a `--pricing` table that cannot be loaded (before any file is read); an output that
 /// cannot be written.
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
-    let spec = args.pricing.as_deref().unwrap_or(default_name());
+    let spec = args.pricing.as_deref().unwrap_or(broad_name());
     let prices = PricingRef::parse(spec, None).load()?;
     let (input_tokens, output_tokens) = args.profile;
     let opts = Options {
