@@ -445,6 +445,31 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     // price tables: LiteLLM's JSON
     (
+        "litellm-prices-tier-no-base.json",
+        "prices",
+        "litellm-prices-tier-no-base.json:3:5: \"x/m\".input_cost_per_token_above_200k_tokens: a long-context tier price without its base price: the entry has no input_cost_per_token",
+    ),
+    (
+        "litellm-prices-truncated.json",
+        "prices",
+        "litellm-prices-truncated.json:4:1: invalid JSON: EOF while parsing a value",
+    ),
+    (
+        "litellm-prices-negative-tier.json",
+        "prices",
+        "litellm-prices-negative-tier.json:3:5: \"x/m\".output_cost_per_token_above_128k_tokens: USD per token must be a finite number in [0, 1]; got -4e-6",
+    ),
+    (
+        "service-tier-unknown.toml",
+        "compare",
+        "service-tier-unknown.toml:2:16: service_tier: unknown variant `turbo`, expected one of `standard`, `batch`, `flex`, `priority`",
+    ),
+    (
+        "service-tier-unpriced.toml",
+        "compare",
+        "service-tier-unpriced.toml:9:30: chain[0].service_tiers[1]: `claude-sonnet-4-5` has no flex price in the table (it has: standard, batch); an unknown price is never borrowed from another tier",
+    ),
+    (
         "litellm-prices-string.json",
         "prices",
         "litellm-prices-string.json:1:29: \"x/m\".input_cost_per_token: USD per token must be a number",

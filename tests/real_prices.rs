@@ -51,16 +51,40 @@ fn the_snapshot_is_broad() {
 fn long_context_tier_prices_the_whole_request() {
     let t = table();
     let d = Billing::default();
-    let long = usd(&t, "gemini-2.5-pro", req(250_000.0, 1000.0, 0.0, 1.0), d, CacheState::Warm);
+    let long = usd(
+        &t,
+        "gemini-2.5-pro",
+        req(250_000.0, 1000.0, 0.0, 1.0),
+        d,
+        CacheState::Warm,
+    );
     assert!(close(long, 0.640), "{long}");
-    let short = usd(&t, "gemini-2.5-pro", req(100_000.0, 1000.0, 0.0, 1.0), d, CacheState::Warm);
+    let short = usd(
+        &t,
+        "gemini-2.5-pro",
+        req(100_000.0, 1000.0, 0.0, 1.0),
+        d,
+        CacheState::Warm,
+    );
     assert!(close(short, 0.135), "{short}");
     // Exactly 200,000 is not above 200k: 0.25 + 0.01. The prefix counts toward the prompt: a
     // warm prefix of 200,000 read at 0.25 (the tier's cache read) with 50,000 fresh input at
     // 2.50: 0.05 + 0.125 + 0.015 = $0.19.
-    let at = usd(&t, "gemini-2.5-pro", req(200_000.0, 1000.0, 0.0, 1.0), d, CacheState::Warm);
+    let at = usd(
+        &t,
+        "gemini-2.5-pro",
+        req(200_000.0, 1000.0, 0.0, 1.0),
+        d,
+        CacheState::Warm,
+    );
     assert!(close(at, 0.26), "{at}");
-    let warm = usd(&t, "gemini-2.5-pro", req(50_000.0, 1000.0, 200_000.0, 1.0), d, CacheState::Warm);
+    let warm = usd(
+        &t,
+        "gemini-2.5-pro",
+        req(50_000.0, 1000.0, 200_000.0, 1.0),
+        d,
+        CacheState::Warm,
+    );
     assert!(close(warm, 0.19), "{warm}");
 }
 
@@ -70,9 +94,21 @@ fn long_context_tier_prices_the_whole_request() {
 fn tiered_pricing_lists_are_tiers() {
     let t = table();
     let d = Billing::default();
-    let long = usd(&t, "dashscope/qwen-flash", req(300_000.0, 1000.0, 0.0, 1.0), d, CacheState::Warm);
+    let long = usd(
+        &t,
+        "dashscope/qwen-flash",
+        req(300_000.0, 1000.0, 0.0, 1.0),
+        d,
+        CacheState::Warm,
+    );
     assert!(close(long, 0.077), "{long}");
-    let short = usd(&t, "dashscope/qwen-flash", req(100_000.0, 1000.0, 0.0, 1.0), d, CacheState::Warm);
+    let short = usd(
+        &t,
+        "dashscope/qwen-flash",
+        req(100_000.0, 1000.0, 0.0, 1.0),
+        d,
+        CacheState::Warm,
+    );
     assert!(close(short, 0.0054), "{short}");
 }
 
@@ -92,11 +128,16 @@ fn cache_writes_by_ttl() {
     let w1 = usd(&t, "claude-sonnet-4-5", r, hour, CacheState::Write);
     assert!(close(w5, 0.051), "{w5}");
     assert!(close(w1, 0.0735), "{w1}");
-    let p = r.billed(t.get("claude-sonnet-4-5").unwrap(), &hour).unwrap();
+    let p = r
+        .billed(t.get("claude-sonnet-4-5").unwrap(), &hour)
+        .unwrap();
     assert_eq!(p.cache_ttl_s, 3600.0, "the TTL is the expiry too");
     // Bedrock's Claude 3.5 Haiku has no 1-hour write price: an error, not the 5-minute one.
     let e = r
-        .billed(t.get("anthropic.claude-3-5-haiku-20241022-v1:0").unwrap(), &hour)
+        .billed(
+            t.get("anthropic.claude-3-5-haiku-20241022-v1:0").unwrap(),
+            &hour,
+        )
         .unwrap_err();
     assert!(e.contains("no 1-hour cache-write price"), "{e}");
     // gpt-4o caches automatically: the provider's TTL stays.
@@ -153,7 +194,13 @@ fn service_tiers() {
 fn cache_miss_writes_the_prefix_by_default() {
     let t = table();
     let r = req(2000.0, 500.0, 10_000.0, 0.9);
-    let write = usd(&t, "claude-sonnet-4-5", r, Billing::default(), CacheState::Warm);
+    let write = usd(
+        &t,
+        "claude-sonnet-4-5",
+        r,
+        Billing::default(),
+        CacheState::Warm,
+    );
     assert!(close(write, 0.01995), "{write}");
     let input = Billing {
         cache_miss: Some(CacheMiss::Input),
@@ -179,8 +226,14 @@ fn a_prefix_below_the_minimum_is_not_cached() {
     let t = table();
     let d = Billing::default();
     let short = req(2000.0, 500.0, 1000.0, 1.0);
-    assert!(close(usd(&t, "claude-sonnet-4-5", short, d, CacheState::Warm), 0.0165));
-    assert!(close(usd(&t, "claude-sonnet-4-5", short, d, CacheState::Write), 0.0165));
+    assert!(close(
+        usd(&t, "claude-sonnet-4-5", short, d, CacheState::Warm),
+        0.0165
+    ));
+    assert!(close(
+        usd(&t, "claude-sonnet-4-5", short, d, CacheState::Write),
+        0.0165
+    ));
     // 1,024 is cached: warm reads it at 0.30.
     let ok = req(2000.0, 500.0, 1024.0, 1.0);
     let warm = usd(&t, "claude-sonnet-4-5", ok, d, CacheState::Warm);
@@ -191,7 +244,10 @@ fn a_prefix_below_the_minimum_is_not_cached() {
 fn lookup_is_exact_and_suggests() {
     let t = table();
     // LiteLLM's own mapping: `anthropic/X` is Anthropic's bare key X.
-    assert_eq!(t.get("anthropic/claude-sonnet-4-5").unwrap().id, "claude-sonnet-4-5");
+    assert_eq!(
+        t.get("anthropic/claude-sonnet-4-5").unwrap().id,
+        "claude-sonnet-4-5"
+    );
     assert_eq!(t.get("openai/gpt-4o").unwrap().id, "gpt-4o");
     // Never another provider's price: gpt-4o is OpenAI's, not Groq's.
     assert!(t.get("groq/gpt-4o").is_none());
@@ -201,7 +257,10 @@ fn lookup_is_exact_and_suggests() {
         t.lookup_hint("mistral-large-latest"),
         " (several providers have it: azure/mistral-large-latest, azure_ai/mistral-large-latest, mistral/mistral-large-latest; name one)"
     );
-    assert_eq!(t.lookup_hint("claude-sonnet-4.5"), " (did you mean `claude-sonnet-4-5`?)");
+    assert_eq!(
+        t.lookup_hint("claude-sonnet-4.5"),
+        " (did you mean `claude-sonnet-4-5`?)"
+    );
     assert_eq!(t.lookup_hint("gpt4o"), " (did you mean `gpt-4o`?)");
     assert_eq!(
         t.lookup_hint("anthropic/claude-sonnet-4.5"),

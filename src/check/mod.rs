@@ -456,22 +456,28 @@ pub fn price_endpoint(
     // price for the same model name); a bare id only when one provider has it.
     // A config that names the provider apart from the model (a Portkey virtual key
     // `@openai-prod/gpt-4o` with provider `openai`) is priced as `provider/model`.
-    let entry = table.get(&ep.model).or_else(|| {
-        let provider = ep.provider.as_deref()?;
-        let bare = ep.model.split_once('/').map_or(ep.model.as_str(), |(_, b)| b);
-        table.get(&format!("{provider}/{bare}"))
-    }).or_else(|| {
-        // A prefix that is no provider of the table (a Portkey virtual key `@openai-prod`, an
-        // alias) says nothing of whose model it is: the bare id, when one provider has it,
-        // with a note naming the entry. A real provider's prefix (`groq/…`) never borrows
-        // another provider's price.
-        let (prefix, bare) = ep.model.split_once('/')?;
-        let known = table
-            .models
-            .values()
-            .any(|m| crate::model::prices::same_provider(&m.provider, prefix));
-        (!known).then(|| table.get(bare)).flatten()
-    });
+    let entry = table
+        .get(&ep.model)
+        .or_else(|| {
+            let provider = ep.provider.as_deref()?;
+            let bare = ep
+                .model
+                .split_once('/')
+                .map_or(ep.model.as_str(), |(_, b)| b);
+            table.get(&format!("{provider}/{bare}"))
+        })
+        .or_else(|| {
+            // A prefix that is no provider of the table (a Portkey virtual key `@openai-prod`, an
+            // alias) says nothing of whose model it is: the bare id, when one provider has it,
+            // with a note naming the entry. A real provider's prefix (`groq/…`) never borrows
+            // another provider's price.
+            let (prefix, bare) = ep.model.split_once('/')?;
+            let known = table
+                .models
+                .values()
+                .any(|m| crate::model::prices::same_provider(&m.provider, prefix));
+            (!known).then(|| table.get(bare)).flatten()
+        });
     let (price, priced_as) = match (entry, o.input, o.output) {
         (_, Some(input), Some(output)) => {
             let base = entry.cloned();

@@ -91,8 +91,10 @@ pub fn prices_bench(repeat: u32) -> anyhow::Result<String> {
             t * 1e3
         ));
     }
-    let params = [crate::sweep::Param::parse("request.input_tokens=0:1000000:100")
-        .map_err(|e| anyhow::anyhow!(e))?];
+    let params = [
+        crate::sweep::Param::parse("request.input_tokens=0:1000000:100")
+            .map_err(|e| anyhow::anyhow!(e))?,
+    ];
     let t = best(&mut || {
         crate::sweep::run(
             "bench.toml",

@@ -71,6 +71,7 @@ pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
     }
     let spec = args.pricing.as_deref().unwrap_or(broad_name());
     let mut prices = PricingRef::parse(spec, None).load()?;
+    let total = prices.models.len();
     prices.models.retain(|id, m| {
         args.pattern.as_deref().is_none_or(|p| matches(p, id))
             && args
@@ -81,8 +82,12 @@ pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
     if prices.models.is_empty() {
         anyhow::bail!(
             "no model of price table {spec} matches{}{}",
-            args.pattern.as_deref().map_or(String::new(), |p| format!(" `{p}`")),
-            args.provider.as_deref().map_or(String::new(), |p| format!(" with provider `{p}`"))
+            args.pattern
+                .as_deref()
+                .map_or(String::new(), |p| format!(" `{p}`")),
+            args.provider
+                .as_deref()
+                .map_or(String::new(), |p| format!(" with provider `{p}`"))
         );
     }
     // LiteLLM's USD per token times a million carries float noise (15.000020000000003): show
@@ -102,13 +107,14 @@ pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
         PriceSort::Input => sorted.sort_by(|a, b| a.input.total_cmp(&b.input)),
         PriceSort::Output => sorted.sort_by(|a, b| a.output.total_cmp(&b.output)),
     }
+    let mut doc = layout::prices_of(&prices, &sorted);
+    if sorted.len() < total {
+        doc.preamble
+            .push(format!("{} of {total} models shown", sorted.len()));
+    }
     let bytes = match format {
-        Format::Table => {
-            table::render(&layout::prices_of(&prices, &sorted), table::Style::Terminal).into_bytes()
-        }
-        Format::Markdown => {
-            table::render(&layout::prices_of(&prices, &sorted), table::Style::Markdown).into_bytes()
-        }
+        Format::Table => table::render(&doc, table::Style::Terminal).into_bytes(),
+        Format::Markdown => table::render(&doc, table::Style::Markdown).into_bytes(),
         Format::Json => output::json::render(&prices)?,
         Format::Csv => {
             let mut w = ::csv::Writer::from_writer(Vec::new());

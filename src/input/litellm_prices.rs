@@ -67,7 +67,10 @@ pub const READ: &[&str] = &[
 /// The price fields by base name, longest first (so `…_above_1hr` is not read as a tier of
 /// `cache_creation_input_token_cost`).
 const PRICE_BASES: [(&str, Rate); 5] = [
-    ("cache_creation_input_token_cost_above_1hr", Rate::CacheWrite1h),
+    (
+        "cache_creation_input_token_cost_above_1hr",
+        Rate::CacheWrite1h,
+    ),
     ("cache_creation_input_token_cost", Rate::CacheWrite),
     ("cache_read_input_token_cost", Rate::CacheRead),
     ("output_cost_per_token", Rate::Output),
@@ -416,7 +419,9 @@ fn build(
         if let Some(t) = &entry.tiered {
             let bad = |m: &str| error("tiered_pricing", m.to_string());
             let Value::Array(list) = t else {
-                return Err(bad("must be a list of { range = [FROM, TO], input_cost_per_token, output_cost_per_token, … }"));
+                return Err(bad(
+                    "must be a list of { range = [FROM, TO], input_cost_per_token, output_cost_per_token, … }",
+                ));
             };
             for item in list {
                 let Some(obj) = item.as_object() else {
@@ -443,8 +448,8 @@ fn build(
                     ("cache_creation_input_token_cost", Rate::CacheWrite),
                 ] {
                     let Some(v) = obj.get(field) else { continue };
-                    let Some(price) = number(&format!("tiered_pricing.{field}"), v)
-                        .map_err(|mut e| {
+                    let Some(price) =
+                        number(&format!("tiered_pricing.{field}"), v).map_err(|mut e| {
                             e.location = error("tiered_pricing", String::new()).location;
                             e
                         })?
@@ -512,7 +517,9 @@ fn build(
             cache_write = None;
             ignored += 1;
         }
-        if cache_write_1h.is_some_and(|w| w < input) || (cache_write_1h.is_some() && cache_write.is_none()) {
+        if cache_write_1h.is_some_and(|w| w < input)
+            || (cache_write_1h.is_some() && cache_write.is_none())
+        {
             cache_write_1h = None;
             ignored += 1;
         }

@@ -341,7 +341,9 @@ impl PricingRef {
             return PricingRef::Bundled(spec.to_string());
         }
         if spec == LATEST {
-            return PricingRef::Path(super::update::cache_file().unwrap_or_else(|| PathBuf::from(LATEST)));
+            return PricingRef::Path(
+                super::update::cache_file().unwrap_or_else(|| PathBuf::from(LATEST)),
+            );
         }
         let path = Path::new(spec);
         match base {
@@ -481,6 +483,9 @@ mod tests {
         let e = PricingRef::parse("2025-01", Some(Path::new("/nonexistent")))
             .load()
             .unwrap_err();
-        assert!(e.message.contains("bundled: 2026-07, litellm-1.110.2"), "{e}");
+        assert!(
+            e.message.contains("bundled: 2026-07, litellm-1.110.2"),
+            "{e}"
+        );
     }
 }

@@ -57,8 +57,8 @@ use crate::error::{InputError, InputErrorKind};
 use crate::model::latency::{Latency, primary_win_rate};
 use crate::model::policy::{Backoff, Breaker, ErrorClass, ErrorMix, Jitter, WarmPolicy};
 use crate::model::{
-    AbandonedBilling, Billing, CacheMiss, Chain, FailureMode, Incident, Policy, PriceTable, Request,
-    Scenario, ServiceTier, Steady,
+    AbandonedBilling, Billing, CacheMiss, Chain, FailureMode, Incident, Policy, PriceTable,
+    Request, Scenario, ServiceTier, Steady,
 };
 
 #[derive(Debug, Deserialize)]

@@ -59,7 +59,9 @@ pub fn update(url: Option<&str>) -> anyhow::Result<(PathBuf, PriceTable)> {
             )
         })?;
     let table = super::litellm_prices::parse(url, &text).map_err(|e| {
-        anyhow::anyhow!("{e}; {url} is not a LiteLLM price file fallcost reads, the cache is unchanged")
+        anyhow::anyhow!(
+            "{e}; {url} is not a LiteLLM price file fallcost reads, the cache is unchanged"
+        )
     })?;
     let dir = target.parent().expect("the cache file has a folder");
     std::fs::create_dir_all(dir)

@@ -234,8 +234,8 @@ impl Request {
             cached_input = None;
             cache_write = None;
         }
-        let miss_writes =
-            caching == Caching::Explicit && billing.cache_miss.unwrap_or_default() == CacheMiss::Write;
+        let miss_writes = caching == Caching::Explicit
+            && billing.cache_miss.unwrap_or_default() == CacheMiss::Write;
         Ok(ModelPrice {
             id: price.id.clone(),
             provider: price.provider.clone(),

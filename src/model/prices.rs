@@ -190,7 +190,11 @@ impl ModelPrice {
         let tier = |s: ServiceTier| {
             self.tiers
                 .iter()
-                .filter(|t| t.rate == rate && t.service == s && (t.above_tokens as f64) < prompt_tokens.max(0.5))
+                .filter(|t| {
+                    t.rate == rate
+                        && t.service == s
+                        && (t.above_tokens as f64) < prompt_tokens.max(0.5)
+                })
                 .max_by_key(|t| t.above_tokens)
                 .map(|t| t.price)
         };
@@ -272,7 +276,10 @@ impl PriceTable {
     }
 
     /// The entries `provider/id` for a bare `id`.
-    fn suffixed<'a, 'b>(&'a self, id: &'b str) -> impl Iterator<Item = &'a ModelPrice> + use<'a, 'b> {
+    fn suffixed<'a, 'b>(
+        &'a self,
+        id: &'b str,
+    ) -> impl Iterator<Item = &'a ModelPrice> + use<'a, 'b> {
         self.models
             .iter()
             .filter(move |(k, _)| k.rsplit_once('/').is_some_and(|(_, m)| m == id))
@@ -367,14 +374,20 @@ mod tests {
         assert_eq!(t.get("openai/gpt-6-sol").unwrap().id, "openai/gpt-6-sol");
         assert_eq!(t.get("gpt-6-sol").unwrap().id, "openai/gpt-6-sol");
         // `gpt-4o` belongs to provider `gpt-4o` here (no prefix): `openai/gpt-4o` is not it.
-        assert!(t.get("openai/gpt-4o").is_none(), "never another provider's price");
+        assert!(
+            t.get("openai/gpt-4o").is_none(),
+            "never another provider's price"
+        );
         assert!(t.get("x").is_none(), "ambiguous bare id must not resolve");
         assert_eq!(
             t.lookup_hint("x"),
             " (several providers have it: a/x, b/x; name one)"
         );
         assert!(t.get("nope/none").is_none());
-        assert_eq!(t.lookup_hint("openai/gpt-6-soll"), " (did you mean `openai/gpt-6-sol`?)");
+        assert_eq!(
+            t.lookup_hint("openai/gpt-6-soll"),
+            " (did you mean `openai/gpt-6-sol`?)"
+        );
     }
 
     #[test]

@@ -691,13 +691,6 @@ pub fn prices_of(table: &PriceTable, models: &[&ModelPrice]) -> Document {
     if let Some(s) = &table.source {
         preamble.push(format!("source: {s}"));
     }
-    if models.len() != table.models.len() {
-        preamble.push(format!(
-            "{} of {} models shown",
-            models.len(),
-            table.models.len()
-        ));
-    }
     let has_1h = models.iter().any(|m| m.cache_write_1h.is_some());
     let has_min = models.iter().any(|m| m.min_cache_prefix.is_some());
     let has_long = models.iter().any(|m| !m.context_tiers().is_empty());
@@ -725,7 +718,9 @@ pub fn prices_of(table: &PriceTable, models: &[&ModelPrice]) -> Document {
                 },
             ]);
             if has_min {
-                row.push(m.min_cache_prefix.map_or("–".into(), |n| crate::output::number::group(&n.to_string())));
+                row.push(m.min_cache_prefix.map_or("–".into(), |n| {
+                    crate::output::number::group(&n.to_string())
+                }));
             }
             if has_long {
                 let t = m.context_tiers();
@@ -734,7 +729,13 @@ pub fn prices_of(table: &PriceTable, models: &[&ModelPrice]) -> Document {
                 } else {
                     t.iter()
                         .map(|n| {
-                            let r = |rate| m.rate_for(rate, *n as f64 + 1.0, crate::model::ServiceTier::Standard);
+                            let r = |rate| {
+                                m.rate_for(
+                                    rate,
+                                    *n as f64 + 1.0,
+                                    crate::model::ServiceTier::Standard,
+                                )
+                            };
                             format!(
                                 ">{}k: {}/{}",
                                 n / 1000,
