@@ -259,6 +259,10 @@ fn lookup_is_exact_and_suggests() {
     );
     assert_eq!(
         t.lookup_hint("claude-sonnet-4.5"),
+        " (several providers have it: gmi/anthropic/claude-sonnet-4.5, vercel_ai_gateway/anthropic/claude-sonnet-4.5; name one)"
+    );
+    assert_eq!(
+        t.lookup_hint("claude-sonet-4-5"),
         " (did you mean `claude-sonnet-4-5`?)"
     );
     assert_eq!(t.lookup_hint("gpt4o"), " (did you mean `gpt-4o`?)");

@@ -308,19 +308,20 @@ impl PriceTable {
         };
         // Compare like with like: the whole id with the keys, the bare part with the bare keys
         // of that provider (`anthropic/claude-sonnet-4.5` -> `claude-sonnet-4-5`).
-        let whole = crate::input::suggest::nearest(id, self.models.keys().map(String::as_str));
-        let near = whole.or_else(|| {
+        let own = provider.and_then(|pr| {
             crate::input::suggest::nearest(
                 bare,
                 self.models
                     .values()
-                    .filter(|p| provider.is_none_or(|pr| same_provider(&p.provider, pr)))
+                    .filter(|p| same_provider(&p.provider, pr) && !p.id.contains('/'))
                     .map(|p| p.id.as_str()),
             )
         });
+        let near = own
+            .or_else(|| crate::input::suggest::nearest(id, self.models.keys().map(String::as_str)));
         near.map(|n| {
-            let n = match provider {
-                Some(p) if !n.contains('/') => format!("{p}/{n}"),
+            let n = match (provider, own) {
+                (Some(p), Some(_)) => format!("{p}/{n}"),
                 _ => n.to_string(),
             };
             format!(" (did you mean `{n}`?)")
