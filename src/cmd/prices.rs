@@ -97,6 +97,8 @@ pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
             .into_iter()
             .chain(m.cached_input.as_mut())
             .chain(m.cache_write.as_mut())
+            .chain(m.cache_write_1h.as_mut())
+            .chain(m.tiers.iter_mut().map(|t| &mut t.price))
         {
             *p = crate::report::clean(*p);
         }

@@ -12,6 +12,8 @@
 //! cache_write = 2.50          # optional: absent = writes cost `input`
 //! caching = "explicit"        # automatic | explicit | none
 //! cache_ttl_s = 300           # optional: 300 explicit, 600 automatic
+//! cache_write_1h = 4.00       # optional: the 1-hour write price (explicit caching)
+//! min_cache_prefix = 1024     # optional: the shortest prefix cached, in tokens
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
@@ -206,6 +208,15 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
                 "cache_write",
                 format!(
                     "a cache-write price needs caching = \"explicit\" (this model has \"{}\")",
+                    caching.as_str()
+                ),
+            ));
+        }
+        if e.cache_write_1h.is_some() && caching != Caching::Explicit {
+            return Err(invalid(
+                "cache_write_1h",
+                format!(
+                    "a 1-hour cache-write price needs caching = \"explicit\" (this model has \"{}\")",
                     caching.as_str()
                 ),
             ));
