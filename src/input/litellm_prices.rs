@@ -80,6 +80,34 @@ const PRICE_BASES: [(&str, Rate); 5] = [
 /// The key of LiteLLM's documentation entry, which describes the fields and is not a model.
 pub const SAMPLE_SPEC: &str = "sample_spec";
 
+/// Whether `name` can be a near miss of a field of [`READ`] ([`near_miss`] with the same first
+/// two letters, and not a read field followed by `_`): a cheap test before the edit distance.
+fn may_be_near_miss(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() >= 2
+        && READ
+            .iter()
+            .any(|r| r.as_bytes()[..2].eq_ignore_ascii_case(&b[..2]))
+        && !READ.iter().any(|r| {
+            name.strip_prefix(r)
+                .is_some_and(|rest| rest.starts_with('_'))
+        })
+}
+
+/// The LiteLLM field name of a price: the inverse of [`price_field`].
+pub fn field_name((rate, above_tokens, service): (Rate, u64, ServiceTier)) -> String {
+    let base = PRICE_BASES
+        .iter()
+        .find(|(_, r)| *r == rate)
+        .map_or("", |(b, _)| b);
+    let tier = if above_tokens > 0 {
+        format!("_above_{}k_tokens", above_tokens / 1000)
+    } else {
+        String::new()
+    };
+    format!("{base}{tier}{}", service.litellm_suffix())
+}
+
 /// What a price field's name says: which price, above which prompt size, in which service tier.
 /// `None` for a field fallcost does not read.
 pub fn price_field(name: &str) -> Option<(Rate, u64, ServiceTier)> {
@@ -135,7 +163,7 @@ pub fn per_token_to_per_mtok(per_token: f64) -> f64 {
 #[derive(Default)]
 struct RawEntry {
     object: bool,
-    prices: Vec<(String, Value)>,
+    prices: Vec<((Rate, u64, ServiceTier), Value)>,
     provider: Option<Value>,
     min_tokens: Option<Value>,
     tiered: Option<Value>,
@@ -201,11 +229,15 @@ impl<'de> Visitor<'de> for EntrySeed<'_> {
                 "litellm_provider" => e.provider = Some(map.next_value()?),
                 "prompt_cache_min_tokens" => e.min_tokens = Some(map.next_value()?),
                 "tiered_pricing" => e.tiered = Some(map.next_value()?),
-                name if price_field(name).is_some() => {
-                    e.prices.push((name.to_string(), map.next_value()?));
+                name if let Some(field) = price_field(name) => {
+                    e.prices.push((field, map.next_value()?));
                 }
                 name => {
                     map.next_value::<IgnoredAny>()?;
+                    // Most fields cannot be a near miss of one fallcost reads: skip the check.
+                    if !may_be_near_miss(name) {
+                        continue;
+                    }
                     let mut st = self.state.borrow_mut();
                     let near = match st.checked.get(name) {
                         Some(n) => *n,
@@ -350,7 +382,14 @@ fn build(
     let mut models = BTreeMap::new();
     let mut unpriced = 0usize;
     let mut ignored = 0usize;
-    let mut memo: HashMap<u64, f64> = HashMap::new();
+    // Distinct prices are few (a few hundred in 40,000 fields): convert each once.
+    let memo: RefCell<HashMap<u64, f64>> = RefCell::new(HashMap::new());
+    let convert = |v: f64| {
+        *memo
+            .borrow_mut()
+            .entry(v.to_bits())
+            .or_insert_with(|| per_token_to_per_mtok(v))
+    };
     for (key, entry) in entries {
         if key == SAMPLE_SPEC {
             continue;
@@ -372,15 +411,11 @@ fn build(
                 kind: InputErrorKind::Invalid,
             }
         };
-        let mut number = |field: &str, value: &Value| -> Result<Option<f64>, InputError> {
+        let number = |field: &str, value: &Value| -> Result<Option<f64>, InputError> {
             match value {
                 Value::Null => Ok(None),
                 Value::Number(n) => match n.as_f64() {
-                    Some(v) if (0.0..=MAX_PER_TOKEN).contains(&v) => Ok(Some(
-                        *memo
-                            .entry(v.to_bits())
-                            .or_insert_with(|| per_token_to_per_mtok(v)),
-                    )),
+                    Some(v) if (0.0..=MAX_PER_TOKEN).contains(&v) => Ok(Some(convert(v))),
                     _ => Err(error(
                         field,
                         format!(
@@ -397,16 +432,25 @@ fn build(
         let mut base: [Option<f64>; 5] = [None; 5];
         let mut tiers: Vec<TierPrice> = Vec::new();
         let mut long_context: Option<String> = None;
-        for (field, value) in &entry.prices {
-            let (rate, above_tokens, service) = price_field(field).expect("read by price_field");
-            let Some(price) = number(field, value)? else {
-                continue;
+        for (parsed, value) in &entry.prices {
+            let (rate, above_tokens, service) = *parsed;
+            // The field's name is spelled out only for an error.
+            let fast = value
+                .as_f64()
+                .filter(|v| (0.0..=MAX_PER_TOKEN).contains(v))
+                .map(convert);
+            let price = match fast {
+                Some(p) => p,
+                None => match number(&field_name(*parsed), value)? {
+                    Some(p) => p,
+                    None => continue,
+                },
             };
             if above_tokens == 0 && service == ServiceTier::Standard {
                 base[rate as usize] = Some(price);
             } else {
                 if above_tokens > 0 && long_context.is_none() {
-                    long_context = Some(field.clone());
+                    long_context = Some(field_name(*parsed));
                 }
                 tiers.push(TierPrice {
                     rate,
