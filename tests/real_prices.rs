@@ -296,3 +296,151 @@ service_tiers = ["standard", "priority"]
     assert_eq!(e.field.as_deref(), Some("chain[0].service_tiers[1]"), "{e}");
     assert!(e.message.contains("`gpt-4o` has no flex price"), "{e}");
 }
+
+/// The cache TTL is the expiry the incident engine uses: Sonnet 4.5 → gpt-4o, a 10,000-token
+/// prefix, a 45-minute Anthropic outage at 1 req/s in sessions of 20 (2,700 requests, 135
+/// sessions). With the 5-minute cache the primary's cache has expired when it comes back: 135
+/// fail-back writes of 10,000 × (3.75 − 0.30) / 1e6 = $0.0345, so $4.6575. With `cache_ttl =
+/// "1h"` it has not: none. The cold starts on gpt-4o are the same either way:
+/// 135 × 10,000 × (2.50 − 1.25) / 1e6 = $1.6875.
+#[test]
+fn the_cache_ttl_is_the_expiry_too() {
+    let dir = std::env::temp_dir().join(format!("fallcost-ttl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = |ttl: &str| {
+        format!(
+            r#"pricing = "litellm"
+[request]
+output_tokens = 500
+prefix_tokens = 10000
+{ttl}
+[[chain]]
+name = "c"
+models = ["anthropic/claude-sonnet-4-5", "openai/gpt-4o"]
+[incident]
+duration = "45m"
+requests_per_second = 1
+session_length = 20
+"#
+        )
+    };
+    for (name, ttl, failback) in [
+        ("five.toml", "", 4.6575),
+        ("hour.toml", "cache_ttl = \"1h\"", 0.0),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, scenario(ttl)).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+            .args([
+                "compare",
+                "--scenario",
+                path.to_str().unwrap(),
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let row = r["incident"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["pattern"] == "sequential")
+            .unwrap();
+        let got = row["failback_usd"].as_f64().unwrap();
+        assert!((got - failback).abs() < 1e-9, "{name}: {got}");
+        let cold = row["cold_start_usd"].as_f64().unwrap();
+        assert!((cold - 1.6875).abs() < 1e-9, "{name}: {cold}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A sweep across gemini-2.5-pro's 200k tier, 1,000 output tokens, per 1,000 requests:
+/// 199,900 in: 249.875 + 10 = $259.875; 200,000 in (not above): $260.00; 200,100 in: the whole
+/// request at the tier, 500.25 + 15 = $515.25.
+#[test]
+fn a_sweep_crosses_the_long_context_tier() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args([
+            "sweep",
+            "--scenario",
+            "/dev/stdin",
+            "--param",
+            "request.input_tokens=199900:200100:100",
+            "-f",
+            "csv",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"pricing = \"litellm\"\n[request]\noutput_tokens = 1000\n[[chain]]\nname = \"g\"\nmodels = [\"gemini-2.5-pro\"]\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let csv = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "199900,g,no-fallback,259.875,",
+        "200000,g,no-fallback,260,",
+        "200100,g,no-fallback,515.25,",
+    ] {
+        assert!(csv.contains(line), "{line}\n{csv}");
+    }
+}
+
+/// Both engines price the tier: 250,000 in / 1,000 out on gemini-2.5-pro is $640.00 per 1,000
+/// requests analytically and in the Monte Carlo (no failures: every simulated request bills
+/// the same $0.640). Hedged, gpt-4o's leg is 250,000 × 2.5e-6 + 1,000 × 1e-5 = $0.635 more.
+#[test]
+fn both_engines_price_the_tier() {
+    let dir = std::env::temp_dir().join(format!("fallcost-engines-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("g.toml");
+    std::fs::write(
+        &path,
+        "pricing = \"litellm\"\n[request]\ninput_tokens = 250000\noutput_tokens = 1000\n[[chain]]\nname = \"g\"\nmodels = [\"gemini-2.5-pro\", \"gpt-4o\"]\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args([
+            "compare",
+            "--scenario",
+            path.to_str().unwrap(),
+            "--mc",
+            "10000",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (pattern, want) in [("no-fallback", 640.0), ("hedged-no-cancel", 1275.0)] {
+        let row = r["steady"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["pattern"] == pattern)
+            .unwrap();
+        let analytic = row["cost_per_1k_usd"].as_f64().unwrap();
+        let mc = row["mc"]["cost_per_1k_usd"].as_f64().unwrap();
+        assert!((analytic - want).abs() < 1e-9, "{pattern}: {analytic}");
+        assert!((mc - want).abs() < 1e-6, "{pattern}: {mc}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
