@@ -1229,3 +1229,21 @@ fn prices_update_from_a_local_server() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `groq/gpt-6-sol` is not OpenAI's gpt-6-sol: with a table that has no Groq price it is an
+/// unknown model (exit 2), never OpenAI's price with a note.
+#[test]
+fn check_never_borrows_another_providers_price() {
+    let out = fallcost(&[
+        "check",
+        "tests/fixtures/check/real/groq.yaml",
+        "--pricing",
+        "2026-07",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("groq.yaml:5:14: unknown model `groq/gpt-6-sol`"),
+        "{err}"
+    );
+}

@@ -472,10 +472,16 @@ pub fn price_endpoint(
             // with a note naming the entry. A real provider's prefix (`groq/…`) never borrows
             // another provider's price.
             let (prefix, bare) = ep.model.split_once('/')?;
-            let known = table
-                .models
-                .values()
-                .any(|m| crate::model::prices::same_provider(&m.provider, prefix));
+            let is_provider = |t: &PriceTable| {
+                t.models
+                    .values()
+                    .any(|m| crate::model::prices::same_provider(&m.provider, prefix))
+            };
+            // A provider of this table or of LiteLLM's: so `groq/…` is never borrowed, even
+            // with a table that has no Groq model.
+            let known = is_provider(table)
+                || crate::input::pricing::bundled_shared(crate::input::pricing::LITELLM_SNAPSHOT)
+                    .is_some_and(|t| is_provider(&t));
             (!known).then(|| table.get(bare)).flatten()
         });
     let (price, priced_as) = match (entry, o.input, o.output) {
