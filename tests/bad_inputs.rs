@@ -460,6 +460,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "litellm-prices-negative-tier.json:3:5: \"x/m\".output_cost_per_token_above_128k_tokens: USD per token must be a finite number in [0, 1]; got -4e-6",
     ),
     (
+        "model-not-in-default-table.toml",
+        "compare",
+        "model-not-in-default-table.toml:5:11: chain[0].models[0]: unknown model `gpt-4o` (the scenario names no `pricing`, so it gets 2026-07, the posts' table; `pricing = \"litellm\"` prices it)",
+    ),
+    (
         "service-tier-unknown.toml",
         "compare",
         "service-tier-unknown.toml:2:16: service_tier: unknown variant `turbo`, expected one of `standard`, `batch`, `flex`, `priority`",

@@ -301,6 +301,19 @@ const ALTERNATIVES: [(&str, &str); 3] = [
     ("service_tier", "service_tiers"),
 ];
 
+/// For a model the default table lacks, in a scenario that names no `pricing`: a pointer to
+/// the bundled LiteLLM snapshot when it has the model.
+fn broad_hint(file: &ScenarioFile, id: &str) -> String {
+    let snapshot = super::pricing::LITELLM_SNAPSHOT;
+    match (&file.pricing, super::pricing::bundled_shared(snapshot)) {
+        (None, Some(t)) if t.get(id).is_some() => format!(
+            " (the scenario names no `pricing`, so it gets {}, the posts' table; `pricing = \"litellm\"` prices it)",
+            default_name()
+        ),
+        _ => String::new(),
+    }
+}
+
 fn key(k: &str) -> Segment {
     Segment::Key(k.to_string())
 }
@@ -463,7 +476,7 @@ fn resolve(
     for (id, spec) in &file.latency {
         let at = |f: &str| vec![key("latency"), key(id), key(f)];
         if prices.get(id).is_none() {
-            let hint = prices.lookup_hint(id);
+            let hint = format!("{}{}", prices.lookup_hint(id), broad_hint(&file, id));
             return Err(doc.error_at(
                 InputErrorKind::UnknownModel,
                 &[key("latency"), key(id)],
@@ -535,7 +548,7 @@ fn resolve(
         let mut links = Vec::new();
         for (mi, id) in spec.models.iter().enumerate() {
             let Some(price) = prices.get(id) else {
-                let hint = prices.lookup_hint(id);
+                let hint = format!("{}{}", prices.lookup_hint(id), broad_hint(&file, id));
                 return Err(doc.error_at(
                     InputErrorKind::UnknownModel,
                     &at(&[key("models"), Segment::Index(mi)]),
