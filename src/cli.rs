@@ -118,8 +118,9 @@ pub struct CheckArgs {
         allow_negative_numbers = true
     )]
     pub max_ratio: Option<f64>,
-    /// Prices for gateway configs: a bundled table name (`2026-07`), a fallcost TOML table, or
-    /// LiteLLM's model_prices_and_context_window.json. Default: the newest bundled table.
+    /// Prices for gateway configs: a bundled table name (`litellm-1.110.2`, `2026-07`),
+    /// `latest` (the file `fallcost prices --update` downloaded), a fallcost TOML table, or
+    /// LiteLLM's model_prices_and_context_window.json. Default: the bundled LiteLLM snapshot.
     /// Scenarios use their own `pricing`.
     #[arg(long, short = 'p', value_name = "NAME|PATH")]
     pub pricing: Option<String>,
@@ -301,12 +302,42 @@ pub struct CompareArgs {
 /// `fallcost prices`.
 #[derive(Debug, Args)]
 pub struct PricesArgs {
-    /// A bundled table name (`2026-07`) or a price table file. Default: the newest bundled.
+    /// Show only models whose id contains PATTERN (case-insensitive; `*` matches any run of
+    /// characters, e.g. `claude*4-5`).
+    #[arg(value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// Show only this provider's models (LiteLLM's `litellm_provider`, e.g. `anthropic`,
+    /// `vertex_ai`: a family name matches `vertex_ai-language-models` too).
+    #[arg(long, value_name = "P")]
+    pub provider: Option<String>,
+    /// Sort by: `model` (default), `input` or `output` price (cheapest first).
+    #[arg(long, value_enum, default_value_t = PriceSort::Model)]
+    pub sort: PriceSort,
+    /// A bundled table name (`litellm-1.110.2`, `2026-07`), `latest` or a price table file.
+    /// Default: the bundled LiteLLM snapshot.
     #[arg(long, short = 'p', value_name = "NAME|PATH")]
     pub pricing: Option<String>,
+    /// List the bundled price tables with their source and date, and the cached `latest`.
+    #[arg(long, conflicts_with_all = ["pattern", "provider", "update"])]
+    pub list: bool,
+    /// Download LiteLLM's newest price file (from URL, default LiteLLM's GitHub) into the
+    /// user's cache directory, for `--pricing latest`.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub update: Option<String>,
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// How `fallcost prices` sorts its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PriceSort {
+    /// By model id.
+    Model,
+    /// By input price, cheapest first.
+    Input,
+    /// By output price, cheapest first.
+    Output,
 }
 
 /// `fallcost sweep`.

@@ -313,7 +313,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "pricing-unknown-name.toml",
         "compare",
-        "pricing: tests/fixtures/bad/2024-01: no such file, and not a bundled price table (bundled: 2026-07)",
+        "pricing: tests/fixtures/bad/2024-01: no such file, and not a bundled price table (bundled: 2026-07, litellm-1.110.2; `latest` after `fallcost prices --update`)",
     ),
     (
         "pricing-is-directory.toml",
@@ -445,9 +445,39 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     // price tables: LiteLLM's JSON
     (
+        "litellm-prices-tier-no-base.json",
+        "prices",
+        "litellm-prices-tier-no-base.json:3:5: \"x/m\".input_cost_per_token_above_200k_tokens: a long-context tier price without its base price: the entry has no input_cost_per_token",
+    ),
+    (
+        "litellm-prices-truncated.json",
+        "prices",
+        "litellm-prices-truncated.json:4:1: invalid JSON: EOF while parsing a value",
+    ),
+    (
+        "litellm-prices-negative-tier.json",
+        "prices",
+        "litellm-prices-negative-tier.json:3:5: \"x/m\".output_cost_per_token_above_128k_tokens: USD per token must be a finite number in [0, 1]; got -4e-6",
+    ),
+    (
+        "model-not-in-default-table.toml",
+        "compare",
+        "model-not-in-default-table.toml:5:11: chain[0].models[0]: unknown model `gpt-4o` (the scenario names no `pricing`, so it gets 2026-07, the posts' table; `pricing = \"litellm\"` prices it)",
+    ),
+    (
+        "service-tier-unknown.toml",
+        "compare",
+        "service-tier-unknown.toml:2:16: service_tier: unknown variant `turbo`, expected one of `standard`, `batch`, `flex`, `priority`",
+    ),
+    (
+        "service-tier-unpriced.toml",
+        "compare",
+        "service-tier-unpriced.toml:9:30: chain[0].service_tiers[1]: `claude-sonnet-4-5` has no flex price in the table (it has: standard, batch); an unknown price is never borrowed from another tier",
+    ),
+    (
         "litellm-prices-string.json",
         "prices",
-        "litellm-prices-string.json:1:21: \"x/m\".input_cost_per_token: USD per token must be a number",
+        "litellm-prices-string.json:1:29: \"x/m\".input_cost_per_token: USD per token must be a number",
     ),
     (
         "litellm-prices-array.json",

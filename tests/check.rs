@@ -13,10 +13,15 @@ use serde_json::Value;
 
 const FIX: &str = "tests/fixtures/check";
 
-/// Run `fallcost check ARGS --format json`, expecting exit `code`; the parsed document.
+/// Run `fallcost check ARGS --format json`, expecting exit `code`; the parsed document. These
+/// fixtures name the posts' models, so without a `--pricing` the run gets `--pricing 2026-07`
+/// (check's own default is the bundled LiteLLM snapshot; `check_defaults_to_litellm` tests it).
 fn check_json(args: &[&str], code: i32) -> Value {
     let mut all = vec!["check"];
     all.extend_from_slice(args);
+    if !args.iter().any(|a| *a == "--pricing" || *a == "-p") {
+        all.extend(["--pricing", "2026-07"]);
+    }
     all.extend(["--format", "json"]);
     let out = fallcost(&all);
     assert_eq!(
@@ -59,7 +64,7 @@ fn shipped_scenarios_flag_only_best_available() {
     assert_eq!(f["kind"], "above-ratio");
     assert_eq!(f["file"], "scenarios/sept3.toml");
     assert_eq!(f["chain"], "best-available");
-    assert_eq!(f["line"], 29);
+    assert_eq!(f["line"], 30);
     assert_eq!(f["primary"]["name"], "anthropic/claude-sonnet-5");
     assert_eq!(f["fallback"]["name"], "openai/gpt-6-astra");
     assert!((num(&f["primary"]["min_per_1k_usd"]) - 34.8).abs() < 1e-9);
@@ -83,7 +88,7 @@ fn shipped_scenarios_flag_only_best_available() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.starts_with("scenarios/sept3.toml:29: error: chain `best-available`: fallback `openai/gpt-6-astra` costs $174.00 per 1,000 requests, 5.00x its primary `anthropic/claude-sonnet-5` at $34.80; above --max-ratio 2\n"),
+        text.starts_with("scenarios/sept3.toml:30: error: chain `best-available`: fallback `openai/gpt-6-astra` costs $174.00 per 1,000 requests, 5.00x its primary `anthropic/claude-sonnet-5` at $34.80; above --max-ratio 2\n"),
         "{text}"
     );
 }
@@ -426,7 +431,7 @@ fn github_annotations() {
     let text = String::from_utf8(out.stdout).unwrap();
     let first = text.lines().next().unwrap();
     assert!(
-        first.starts_with("::error file=scenarios/sept3.toml,line=29,title=fallcost check::chain `best-available`: fallback `openai/gpt-6-astra` costs $174.00"),
+        first.starts_with("::error file=scenarios/sept3.toml,line=30,title=fallcost check::chain `best-available`: fallback `openai/gpt-6-astra` costs $174.00"),
         "{first}"
     );
     let out = fallcost(&[
@@ -551,7 +556,7 @@ fn real_litellm_price_file_loads_when_present() {
     assert_eq!(gpt4o["provider"], "openai");
     let source = j["source"].as_str().unwrap();
     assert!(
-        source.contains("3882 models with per-token prices"),
+        source.contains("3931 models with per-token prices"),
         "{source}"
     );
     // A clean fixture priced from it still passes (every model it names is priced there).
@@ -1038,7 +1043,7 @@ fn scenarios_are_recognised_by_their_keys() {
     let doc = check_json(&[&format!("{FIX}/errors/scenario-typo")], 2);
     assert_eq!(
         doc["errors"][0]["text"],
-        "tests/fixtures/check/errors/scenario-typo/chains.toml:8:3: chians: unknown field (did you mean `chain`?); allowed: name, description, pricing, request, chain, steady, incident, policy, latency"
+        "tests/fixtures/check/errors/scenario-typo/chains.toml:8:3: chians: unknown field (did you mean `chain`?); allowed: name, description, pricing, service_tier, request, chain, steady, incident, policy, latency"
     );
     let verbose = ok(&["check", &format!("{FIX}/skipped"), "--verbose"]);
     for line in [

@@ -170,7 +170,7 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn prices_lists_the_bundled_table() {
-    let out = ok(&["prices"]);
+    let out = ok(&["prices", "--pricing", "2026-07"]);
     for id in [
         "openai/gpt-5.6-sol",
         "anthropic/claude-sonnet-5",
@@ -184,7 +184,7 @@ fn prices_lists_the_bundled_table() {
         assert!(out.contains(id), "{id} missing:\n{out}");
     }
     assert!(out.contains("2026-07-18"));
-    let csv = ok(&["prices", "--format", "csv"]);
+    let csv = ok(&["prices", "--pricing", "2026-07", "--format", "csv"]);
     assert!(
         csv.starts_with(
             "model,provider,input,cached_input,cache_write,output,caching,cache_ttl_s\n"
@@ -505,7 +505,7 @@ fn set_errors_name_the_flag_and_what_is_allowed() {
     let cases = [
         (
             "request=3",
-            "`request` is a table, not a value: set one field at a time, as --set request.FIELD=VALUE, FIELD one of: input_tokens, output_tokens, prefix_tokens, cache_hit_rate (in scenarios/sept3.toml)",
+            "`request` is a table, not a value: set one field at a time, as --set request.FIELD=VALUE, FIELD one of: input_tokens, output_tokens, prefix_tokens, cache_hit_rate, cache_ttl, cache_miss (in scenarios/sept3.toml)",
         ),
         (
             "policy.breaker=1",
@@ -513,7 +513,7 @@ fn set_errors_name_the_flag_and_what_is_allowed() {
         ),
         (
             "nosuch.key=1",
-            "nosuch: unknown field; allowed: name, description, pricing, request, chain, steady, incident, policy, latency (in scenarios/sept3.toml)",
+            "nosuch: unknown field; allowed: name, description, pricing, service_tier, request, chain, steady, incident, policy, latency (in scenarios/sept3.toml)",
         ),
         (
             "steady.failur_rate=0",
@@ -569,7 +569,7 @@ fn set_errors_name_the_flag_and_what_is_allowed() {
         ),
         "{e}"
     );
-    assert!(e.contains("(in scenarios/policies.toml:39:11)"), "{e}");
+    assert!(e.contains("(in scenarios/policies.toml:40:11)"), "{e}");
 }
 
 /// `failover_on`'s error lists exactly the classes the loader accepts: each listed one loads,
@@ -1098,4 +1098,152 @@ fn endless_inputs_are_refused_by_size() {
     let e = fails(&["check", config.to_str().unwrap()]);
     assert!(e.contains("larger than 64 MiB"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `fallcost check` on an ordinary LiteLLM proxy config needs no `--pricing`: the bundled
+/// LiteLLM snapshot prices gpt-4o, claude-sonnet-4-5, gemini-2.5-pro, deepseek-chat and
+/// mistral-large-latest. At 2,000 in / 500 out per 1,000 requests: deepseek-chat 0.56 + 0.21 =
+/// $0.77, mistral-large-latest 1.00 + 0.75 = $1.75, 2.27x: the one finding.
+#[test]
+fn check_defaults_to_the_litellm_snapshot() {
+    let out = fallcost(&[
+        "check",
+        "tests/fixtures/check/real/proxy.yaml",
+        "--format",
+        "json",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["pricing"], "litellm-1.110.2");
+    assert_eq!(doc["errors"].as_array().unwrap().len(), 0);
+    let f = &doc["findings"][0];
+    assert_eq!(f["kind"], "above-ratio");
+    assert_eq!(f["fallback"]["min_per_1k_usd"], 1.75);
+    assert_eq!(f["primary"]["min_per_1k_usd"], 0.77);
+    assert_eq!(
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "above-ratio")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn prices_filter_list_and_columns() {
+    let out = ok(&[
+        "prices",
+        "gemini-2.5-pro",
+        "--provider",
+        "vertex_ai",
+        "-f",
+        "csv",
+    ]);
+    assert!(
+        out.contains("gemini-2.5-pro,vertex_ai-language-models,1.25,0.125,,10,automatic,600\n"),
+        "{out}"
+    );
+    let table = ok(&["prices", "claude-sonnet-4-5", "--provider", "anthropic"]);
+    assert!(table.contains("write 1h"), "{table}");
+    assert!(table.contains("2 of 3585 models shown"), "{table}");
+    let list = ok(&["prices", "--list"]);
+    assert!(list.contains("2026-07  2026-07-18"), "{list}");
+    assert!(
+        list.contains("litellm-1.110.2 (also: litellm)  2026-12-01"),
+        "{list}"
+    );
+}
+
+/// `--update` downloads into the cache directory through a temporary file, from a server on
+/// 127.0.0.1; a failed download leaves the cache as it was; `--pricing latest` reads it.
+#[test]
+fn prices_update_from_a_local_server() {
+    use std::io::{Read, Write};
+    let dir = std::env::temp_dir().join(format!("fallcost-update-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let body = r#"{"x/m": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06, "litellm_provider": "x"}}"#;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        for (i, stream) in listener.incoming().take(2).enumerate() {
+            let mut s = stream.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            let reply = if i == 0 {
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            } else {
+                "HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\n{\"x/m\": {"
+                    .to_string()
+            };
+            s.write_all(reply.as_bytes()).unwrap();
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/prices.json");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+            .args(args)
+            .env("FALLCOST_CACHE_DIR", &dir)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["prices", "--update", &url]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cached = dir.join("model_prices_and_context_window.json");
+    assert_eq!(std::fs::read_to_string(&cached).unwrap(), body);
+    // A truncated answer is refused and the cache keeps the good file, with no temporary left.
+    let out = run(&["prices", "--update", &url]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the cache is unchanged"));
+    assert_eq!(std::fs::read_to_string(&cached).unwrap(), body);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    server.join().unwrap();
+    let out = run(&["prices", "--pricing", "latest", "-f", "csv"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("x/m,x,1,,,2,none,0\n"));
+    // Nothing listening: a clear error, exit 2.
+    let out = run(&["prices", "--update", "http://127.0.0.1:9/none.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("cannot download http://127.0.0.1:9/none.json")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `groq/gpt-6-sol` is not OpenAI's gpt-6-sol: with a table that has no Groq price it is an
+/// unknown model (exit 2), never OpenAI's price with a note.
+#[test]
+fn check_never_borrows_another_providers_price() {
+    let out = fallcost(&[
+        "check",
+        "tests/fixtures/check/real/groq.yaml",
+        "--pricing",
+        "2026-07",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("groq.yaml:5:14: unknown model `groq/gpt-6-sol`"),
+        "{err}"
+    );
 }

@@ -47,10 +47,10 @@ fn failover_chains_csv() {
     ]));
 }
 
-/// The bundled price table.
+/// The bundled posts' price table.
 #[test]
 fn prices_table() {
-    insta::assert_snapshot!(ok(&["prices"]));
+    insta::assert_snapshot!(ok(&["prices", "--pricing", "2026-07"]));
 }
 
 /// The CSV header with `--mc`: the analytic columns, then the Monte Carlo columns in a stable

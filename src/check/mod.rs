@@ -48,6 +48,7 @@ pub fn above(fallback: f64, primary: f64, max_ratio: f64) -> bool {
 }
 
 /// The like-for-like price of `request` on `price`, in USD per 1,000 requests (warm cache).
+/// `price` is the request's own ([`Request::billed`]: a scenario's chain links are).
 pub fn per_1k(request: &Request, price: &ModelPrice) -> f64 {
     1000.0 * request.like_for_like(price)
 }
@@ -793,14 +794,38 @@ pub fn price_endpoint(
     request: &Request,
 ) -> Result<(PricedModel, Option<String>), InputError> {
     let o = &ep.price_override;
-    // `provider/model` resolves as the table resolves it, then by the bare model id (a Portkey
-    // `@openai-prod/gpt-4o`, a LiteLLM `azure/gpt-4o` priced from `gpt-4o`); the note below
-    // says whose price was used when the providers differ.
-    let entry = table.get(&ep.model).or_else(|| {
-        ep.model
-            .split_once('/')
-            .and_then(|(_, bare)| table.get(bare))
-    });
+    // `provider/model` resolves only to that provider's own entry (never another provider's
+    // price for the same model name); a bare id only when one provider has it.
+    // A config that names the provider apart from the model (a Portkey virtual key
+    // `@openai-prod/gpt-4o` with provider `openai`) is priced as `provider/model`.
+    let entry = table
+        .get(&ep.model)
+        .or_else(|| {
+            let provider = ep.provider.as_deref()?;
+            let bare = ep
+                .model
+                .split_once('/')
+                .map_or(ep.model.as_str(), |(_, b)| b);
+            table.get(&format!("{provider}/{bare}"))
+        })
+        .or_else(|| {
+            // A prefix that is no provider of the table (a Portkey virtual key `@openai-prod`, an
+            // alias) says nothing of whose model it is: the bare id, when one provider has it,
+            // with a note naming the entry. A real provider's prefix (`groq/…`) never borrows
+            // another provider's price.
+            let (prefix, bare) = ep.model.split_once('/')?;
+            let is_provider = |t: &PriceTable| {
+                t.models
+                    .values()
+                    .any(|m| crate::model::prices::same_provider(&m.provider, prefix))
+            };
+            // A provider of this table or of LiteLLM's: so `groq/…` is never borrowed, even
+            // with a table that has no Groq model.
+            let known = is_provider(table)
+                || crate::input::pricing::bundled_shared(crate::input::pricing::LITELLM_SNAPSHOT)
+                    .is_some_and(|t| is_provider(&t));
+            (!known).then(|| table.get(bare)).flatten()
+        });
     let (price, priced_as) = match (entry, o.input, o.output) {
         (_, Some(input), Some(output)) => {
             let base = entry.cloned();
@@ -832,6 +857,10 @@ pub fn price_endpoint(
                     cache_write,
                     caching,
                     cache_ttl_s: caching.default_ttl_s(),
+                    cache_write_1h: None,
+                    min_cache_prefix: base.as_ref().and_then(|b| b.min_cache_prefix),
+                    miss_writes: false,
+                    tiers: Vec::new(),
                 },
                 "config".to_string(),
             )
@@ -867,8 +896,10 @@ pub fn price_endpoint(
                 }),
                 field: None,
                 message: format!(
-                    "unknown model `{}`{missing}: price table {} has no price for it, and an unknown price is never taken as zero; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it",
-                    ep.model, table.name
+                    "unknown model `{}`{}{missing}: price table {} has no price for it, and an unknown price is never taken as zero; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it",
+                    ep.model,
+                    table.lookup_hint(&ep.model),
+                    table.name
                 ),
                 kind: InputErrorKind::UnknownModel,
             });
@@ -904,7 +935,16 @@ pub fn price_endpoint(
         _ => None,
     };
     Ok((
-        PricedModel::priced(ep.model.clone(), priced_as, provider, request, &price),
+        // At the long-context tier the profile's prompt falls in, standard service tier.
+        PricedModel::priced(
+            ep.model.clone(),
+            priced_as,
+            provider,
+            request,
+            &request
+                .billed(&price, &crate::model::Billing::default())
+                .unwrap_or(price),
+        ),
         note,
     ))
 }

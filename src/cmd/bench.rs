@@ -33,8 +33,84 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitStatus> {
         m / 1e6,
         floor_ratio(floor, model),
     );
+    let text = format!("{text}{}", prices_bench(args.repeat)?);
     crate::output::write(&crate::output::Target::Stdout, text.as_bytes())?;
     Ok(ExitStatus::Success)
+}
+
+/// The 10,001-point analytic sweep [`prices_bench`] times: gemini-2.5-pro → gpt-4o on the
+/// bundled LiteLLM snapshot, the prompt swept across gemini's 200k long-context tier.
+pub const SWEEP_SCENARIO: &str = r#"
+pricing = "litellm"
+[request]
+input_tokens = 0
+output_tokens = 1000
+[[chain]]
+name = "gemini"
+models = ["gemini-2.5-pro", "gpt-4o"]
+"#;
+
+/// Time reading LiteLLM price files (the bundled snapshot, and the full file named by the
+/// environment variable `FALLCOST_BENCH_LITELLM` when set) and a 10,001-point analytic sweep on
+/// the snapshot, best of `repeat`; the lines `fallcost bench` prints after the Monte Carlo ones.
+///
+/// Errors: an unreadable `FALLCOST_BENCH_LITELLM` file; a sweep that fails.
+pub fn prices_bench(repeat: u32) -> anyhow::Result<String> {
+    use std::time::Instant;
+    let best = |f: &mut dyn FnMut() -> anyhow::Result<()>| -> anyhow::Result<f64> {
+        let mut t = f64::INFINITY;
+        for _ in 0..repeat {
+            let start = Instant::now();
+            f()?;
+            t = t.min(start.elapsed().as_secs_f64());
+        }
+        Ok(t)
+    };
+    let snap = crate::input::pricing::bundled_entry(crate::input::pricing::LITELLM_SNAPSHOT)
+        .expect("the snapshot is bundled");
+    let mut out = String::new();
+    let t = best(&mut || {
+        crate::input::litellm_prices::parse(snap.name, snap.text)?;
+        Ok(())
+    })?;
+    out.push_str(&format!(
+        "read the bundled LiteLLM snapshot ({} KB):             {:>7.2} ms\n",
+        snap.text.len() / 1000,
+        t * 1e3
+    ));
+    if let Some(path) = std::env::var_os("FALLCOST_BENCH_LITELLM") {
+        let text = crate::input::read_text(std::path::Path::new(&path))?;
+        let t = best(&mut || {
+            crate::input::litellm_prices::parse("bench.json", &text)?;
+            Ok(())
+        })?;
+        out.push_str(&format!(
+            "read {} ({} KB):  {:>7.2} ms\n",
+            std::path::Path::new(&path).display(),
+            text.len() / 1000,
+            t * 1e3
+        ));
+    }
+    let params = [
+        crate::sweep::Param::parse("request.input_tokens=0:1000000:100")
+            .map_err(|e| anyhow::anyhow!(e))?,
+    ];
+    let t = best(&mut || {
+        crate::sweep::run(
+            "bench.toml",
+            SWEEP_SCENARIO,
+            std::path::Path::new("."),
+            &[],
+            &params,
+            &[],
+            None,
+        )?;
+        Ok(())
+    })?;
+    out.push_str(&format!(
+        "analytic sweep, 10,001 points on the LiteLLM snapshot:  {t:>7.2} s\n"
+    ));
+    Ok(out)
 }
 
 fn floor_ratio(floor_s: f64, model_s: f64) -> f64 {

@@ -6,7 +6,7 @@ use crate::check::render::{self, CheckFormat};
 use crate::check::{IncidentCheck, Options, files};
 use crate::cli::{self, CheckArgs};
 use crate::error::ExitStatus;
-use crate::input::pricing::{PricingRef, default_name};
+use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::settings::{self, CheckSettings};
 use crate::model::Request;
 
@@ -32,7 +32,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         .pricing
         .as_deref()
         .or(settings.pricing.as_deref())
-        .unwrap_or(default_name());
+        .unwrap_or(broad_name());
     let prices = PricingRef::parse(spec, None).load()?;
     let (input_tokens, output_tokens) = args.profile.or(settings.profile).unwrap_or((2000, 500));
     let allow = if args.allow.is_empty() {

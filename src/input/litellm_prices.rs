@@ -8,12 +8,23 @@
 //! | `input_cost_per_token` | `input` |
 //! | `output_cost_per_token` | `output` |
 //! | `cache_read_input_token_cost` | `cached_input` |
-//! | `cache_creation_input_token_cost` | `cache_write` |
+//! | `cache_creation_input_token_cost` | `cache_write` (5-minute TTL) |
+//! | `cache_creation_input_token_cost_above_1hr` | `cache_write_1h` (1-hour TTL) |
+//! | any of these + `_above_Nk_tokens` | a long-context tier: prompts above N × 1,000 tokens |
+//! | any of these (+ tier) + `_batches`, `_flex`, `_priority` | a service tier's price |
+//! | `tiered_pricing` (`range`, the four prices) | long-context tiers, from each range's start |
+//! | `prompt_cache_min_tokens` | `min_cache_prefix`: a shorter prefix is not cached |
 //! | `litellm_provider` | `provider` (else the part of the key before `/`, else `unknown`) |
+//!
+//! Deliberately not read: per-character, per-image, per-audio, per-video, per-second,
+//! per-request and per-query prices (fallcost prices text tokens), `output_cost_per_reasoning_token`
+//! (reasoning is billed as output), `input_cost_per_token_cache_hit`, the `_above_12hr` cache
+//! writes, and the `_ultrafast`, `_balanced` and `_decisions` tiers, which no scenario can name.
 //!
 //! A cache-read price above the input price, or a cache-write price below it (LiteLLM has `0`
 //! write prices for providers that charge none), is not read, so the table keeps fallcost's rule
-//! `cached_input <= input <= cache_write`; the `source` line counts them.
+//! `cached_input <= input <= cache_write`; the `source` line counts them, with tier cache prices
+//! whose base cache price is absent.
 //!
 //! USD per token becomes $/MTok by an exact decimal shift (`3.3e-06` → `3.3`, not
 //! `3.3000000000000003`). Caching is `explicit` when the entry has a cache-write price,
@@ -21,21 +32,29 @@
 //!
 //! A missing price is unknown, never zero: an entry without both `input_cost_per_token` and
 //! `output_cost_per_token` (image, audio and search entries, for example) is left out of the table
-//! and counted in its `source` line, so a chain naming it fails closed as an unknown model. Tiered,
-//! batch, priority and per-second prices are not read: fallcost prices the base per-token tier.
+//! and counted in its `source` line, so a chain naming it fails closed as an unknown model; an
+//! entry with a long-context tier but no base price is an error.
+//!
+//! Speed: the file (3.4 MB, 4,900 entries) is read in one pass by serde_json into the fields
+//! fallcost reads, skipping the rest unparsed; lines and columns are looked up in the text only
+//! when there is an error.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::error::{InputError, InputErrorKind, Location};
 use crate::input::suggest::near_miss;
-use crate::model::{Caching, ModelPrice, PriceTable};
+use crate::model::{Caching, ModelPrice, PriceTable, Rate, ServiceTier, TierPrice};
 
 /// The largest price read, USD per token ($1,000,000 per MTok): anything above is a typo.
 pub const MAX_PER_TOKEN: f64 = 1.0;
 
-/// The fields of an entry fallcost reads: a near miss of one (`litellm_providerx`,
+/// The base fields of an entry fallcost reads: a near miss of one (`litellm_providerx`,
 /// `cache_read_input_token_cst`) is refused, since it would drop a price or the provider.
 pub const READ: &[&str] = &[
     "input_cost_per_token",
@@ -45,8 +64,70 @@ pub const READ: &[&str] = &[
     "litellm_provider",
 ];
 
+/// The price fields by base name, longest first (so `…_above_1hr` is not read as a tier of
+/// `cache_creation_input_token_cost`).
+const PRICE_BASES: [(&str, Rate); 5] = [
+    (
+        "cache_creation_input_token_cost_above_1hr",
+        Rate::CacheWrite1h,
+    ),
+    ("cache_creation_input_token_cost", Rate::CacheWrite),
+    ("cache_read_input_token_cost", Rate::CacheRead),
+    ("output_cost_per_token", Rate::Output),
+    ("input_cost_per_token", Rate::Input),
+];
+
 /// The key of LiteLLM's documentation entry, which describes the fields and is not a model.
 pub const SAMPLE_SPEC: &str = "sample_spec";
+
+/// Whether `name` can be a near miss of a field of [`READ`] ([`near_miss`] with the same first
+/// two letters, and not a read field followed by `_`): a cheap test before the edit distance.
+fn may_be_near_miss(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() >= 2
+        && READ
+            .iter()
+            .any(|r| r.as_bytes()[..2].eq_ignore_ascii_case(&b[..2]))
+        && !READ.iter().any(|r| {
+            name.strip_prefix(r)
+                .is_some_and(|rest| rest.starts_with('_'))
+        })
+}
+
+/// The LiteLLM field name of a price: the inverse of [`price_field`].
+pub fn field_name((rate, above_tokens, service): (Rate, u64, ServiceTier)) -> String {
+    let base = PRICE_BASES
+        .iter()
+        .find(|(_, r)| *r == rate)
+        .map_or("", |(b, _)| b);
+    let tier = if above_tokens > 0 {
+        format!("_above_{}k_tokens", above_tokens / 1000)
+    } else {
+        String::new()
+    };
+    format!("{base}{tier}{}", service.litellm_suffix())
+}
+
+/// What a price field's name says: which price, above which prompt size, in which service tier.
+/// `None` for a field fallcost does not read.
+pub fn price_field(name: &str) -> Option<(Rate, u64, ServiceTier)> {
+    let (rest, rate) = PRICE_BASES
+        .iter()
+        .find_map(|(base, rate)| name.strip_prefix(base).map(|rest| (rest, *rate)))?;
+    let (rest, service) = [ServiceTier::Batch, ServiceTier::Flex, ServiceTier::Priority]
+        .into_iter()
+        .find_map(|s| rest.strip_suffix(s.litellm_suffix()).map(|r| (r, s)))
+        .unwrap_or((rest, ServiceTier::Standard));
+    if rest.is_empty() {
+        return Some((rate, 0, service));
+    }
+    let k = rest.strip_prefix("_above_")?.strip_suffix("k_tokens")?;
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let k: u64 = k.parse().ok()?;
+    (k > 0).then_some((rate, k * 1000, service))
+}
 
 /// Whether `text` looks like LiteLLM's price file: a JSON object with a `sample_spec` key, or
 /// whose entries carry `litellm_provider` and per-token prices. Cheap: used to tell the price
@@ -78,52 +159,263 @@ pub fn per_token_to_per_mtok(per_token: f64) -> f64 {
     }
 }
 
-/// Parse LiteLLM's price file from `text`; `name` labels the table and its errors (the path).
-///
-/// Errors: invalid JSON (with line and column); a top level that is not an object; a field that
-/// is a near miss of one fallcost reads ([`READ`]: within 2 edits, same first two letters); a
-/// price field that is present but not a number, negative or not finite (naming the model key, the field and
-/// the line of the key); a file with no model that has both per-token prices.
-pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| super::json_syntax_error(name, &e))?;
-    from_value(name, text, &value)
+/// One entry as read: the price fields (name, value) fallcost reads, and the rest it needs.
+#[derive(Default)]
+struct RawEntry {
+    object: bool,
+    prices: Vec<((Rate, u64, ServiceTier), Value)>,
+    provider: Option<Value>,
+    min_tokens: Option<Value>,
+    tiered: Option<Value>,
 }
 
-/// As [`parse`], from an already parsed `value` (`text` is used only to find lines for errors).
-pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, InputError> {
-    let Some(obj) = value.as_object() else {
+/// A key, borrowed from the text when it has no escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The reader's state across entries: near misses found (entry, field, the field meant) and a
+/// memo of field names already checked.
+#[derive(Default)]
+struct State {
+    near: Option<(String, String, &'static str)>,
+    checked: HashMap<String, Option<&'static str>>,
+}
+
+struct EntrySeed<'s> {
+    key: &'s str,
+    state: &'s RefCell<State>,
+}
+
+impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
+    type Value = RawEntry;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<RawEntry, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EntrySeed<'_> {
+    type Value = RawEntry;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a model entry")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEntry, A::Error> {
+        let mut e = RawEntry {
+            object: true,
+            ..RawEntry::default()
+        };
+        while let Some(Key(k)) = map.next_key::<Key>()? {
+            match &*k {
+                "litellm_provider" => e.provider = Some(map.next_value()?),
+                "prompt_cache_min_tokens" => e.min_tokens = Some(map.next_value()?),
+                "tiered_pricing" => e.tiered = Some(map.next_value()?),
+                name if let Some(field) = price_field(name) => {
+                    e.prices.push((field, map.next_value()?));
+                }
+                name => {
+                    map.next_value::<IgnoredAny>()?;
+                    // Most fields cannot be a near miss of one fallcost reads: skip the check.
+                    if !may_be_near_miss(name) {
+                        continue;
+                    }
+                    let mut st = self.state.borrow_mut();
+                    let near = match st.checked.get(name) {
+                        Some(n) => *n,
+                        None => {
+                            let n = near_miss(name, READ, 2, 2);
+                            st.checked.insert(name.to_string(), n);
+                            n
+                        }
+                    };
+                    if let Some(n) = near
+                        && st.near.is_none()
+                    {
+                        st.near = Some((self.key.to_string(), name.to_string(), n));
+                    }
+                }
+            }
+        }
+        Ok(e)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawEntry, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(RawEntry::default())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<RawEntry, E> {
+        Ok(RawEntry::default())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<RawEntry, E> {
+        Ok(RawEntry::default())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<RawEntry, E> {
+        Ok(RawEntry::default())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<RawEntry, E> {
+        Ok(RawEntry::default())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<RawEntry, E> {
+        Ok(RawEntry::default())
+    }
+    fn visit_unit<E>(self) -> Result<RawEntry, E> {
+        Ok(RawEntry::default())
+    }
+}
+
+/// The whole file: entries in file order, or `None` when the top level is not an object.
+struct FileSeed<'s> {
+    state: &'s RefCell<State>,
+}
+
+impl<'de> DeserializeSeed<'de> for FileSeed<'_> {
+    type Value = Option<Vec<(String, RawEntry)>>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FileSeed<'_> {
+    type Value = Option<Vec<(String, RawEntry)>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object of model entries")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4096));
+        while let Some(Key(k)) = map.next_key::<Key>()? {
+            let entry = map.next_value_seed(EntrySeed {
+                key: &k,
+                state: self.state,
+            })?;
+            out.push((k.into_owned(), entry));
+        }
+        Ok(Some(out))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// Parse LiteLLM's price file from `text`; `name` labels the table and its errors (the path).
+///
+/// Errors: invalid or truncated JSON (with line and column); a top level that is not an object;
+/// a field that is a near miss of one fallcost reads ([`READ`]: within 2 edits, same first two
+/// letters); a price field that is present but not a number, negative or not finite, or a
+/// `prompt_cache_min_tokens` that is not a whole number (naming the model key, the field and the
+/// line of the field); a long-context tier on an entry without base input and output prices; a
+/// malformed `tiered_pricing`; a file with no model that has both per-token prices.
+pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
+    let state = RefCell::new(State::default());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let entries = FileSeed { state: &state }
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| super::json_syntax_error(name, &e))?;
+    let Some(entries) = entries else {
         return Err(InputError::file(
             InputErrorKind::Schema,
             name,
             "expected LiteLLM's model_prices_and_context_window.json: one JSON object of model entries",
         ));
     };
+    if let Some((key, field, near)) = state.into_inner().near {
+        let entry = find_key(text, &key, 0);
+        return Err(InputError {
+            file: name.to_string(),
+            location: entry
+                .and_then(|at| find_key(text, &field, at))
+                .or(entry)
+                .map(|at| Location::of_offset(text, at)),
+            field: Some(format!("{key:?}.{field}")),
+            message: format!(
+                "unknown field (did you mean `{near}`?); fallcost reads: {}",
+                READ.join(", ")
+            ),
+            kind: InputErrorKind::Schema,
+        });
+    }
+    build(name, text, entries)
+}
+
+fn build(
+    name: &str,
+    text: &str,
+    entries: Vec<(String, RawEntry)>,
+) -> Result<PriceTable, InputError> {
     let mut models = BTreeMap::new();
     let mut unpriced = 0usize;
     let mut ignored = 0usize;
-    for (key, entry) in obj {
+    // Distinct prices are few (a few hundred in 40,000 fields): convert each once.
+    let memo: RefCell<HashMap<u64, f64>> = RefCell::new(HashMap::new());
+    let convert = |v: f64| {
+        *memo
+            .borrow_mut()
+            .entry(v.to_bits())
+            .or_insert_with(|| per_token_to_per_mtok(v))
+    };
+    for (key, entry) in entries {
         if key == SAMPLE_SPEC {
             continue;
         }
-        let Some(fields) = entry.as_object() else {
+        if !entry.object {
             unpriced += 1;
             continue;
+        }
+        let error = |field: &str, message: String| {
+            let at = find_key(text, &key, 0);
+            InputError {
+                file: name.to_string(),
+                location: at
+                    .and_then(|a| find_key(text, field, a))
+                    .or(at)
+                    .map(|a| Location::of_offset(text, a)),
+                field: Some(format!("{key:?}.{field}")),
+                message,
+                kind: InputErrorKind::Invalid,
+            }
         };
-        let error = |field: &str, message: String| InputError {
-            file: name.to_string(),
-            location: locate_key(text, key),
-            field: Some(format!("{key:?}.{field}")),
-            message,
-            kind: InputErrorKind::Invalid,
-        };
-        let read = |field: &str| -> Result<Option<f64>, InputError> {
-            match fields.get(field) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Number(n)) => match n.as_f64() {
-                    Some(v) if (0.0..=MAX_PER_TOKEN).contains(&v) => {
-                        Ok(Some(per_token_to_per_mtok(v)))
-                    }
+        let number = |field: &str, value: &Value| -> Result<Option<f64>, InputError> {
+            match value {
+                Value::Null => Ok(None),
+                Value::Number(n) => match n.as_f64() {
+                    Some(v) if (0.0..=MAX_PER_TOKEN).contains(&v) => Ok(Some(convert(v))),
                     _ => Err(error(
                         field,
                         format!(
@@ -131,44 +423,136 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
                         ),
                     )),
                 },
-                Some(other) => Err(error(
+                other => Err(error(
                     field,
                     format!("USD per token must be a number; got {other}"),
                 )),
             }
         };
-        // A misspelled key fallcost reads would silently drop a price or the provider.
-        for field in fields.keys() {
-            if let Some(near) = near_miss(field, READ, 2, 2) {
-                let entry = find_key(text, key, 0);
-                return Err(InputError {
-                    file: name.to_string(),
-                    location: entry
-                        .and_then(|at| find_key(text, field, at))
-                        .or(entry)
-                        .map(|at| Location::of_offset(text, at)),
-                    field: Some(format!("{key:?}.{field}")),
-                    message: format!(
-                        "unknown field (did you mean `{near}`?); fallcost reads: {}",
-                        READ.join(", ")
-                    ),
-                    kind: InputErrorKind::Schema,
+        let mut base: [Option<f64>; 5] = [None; 5];
+        let mut tiers: Vec<TierPrice> = Vec::new();
+        let mut long_context: Option<String> = None;
+        for (parsed, value) in &entry.prices {
+            let (rate, above_tokens, service) = *parsed;
+            // The field's name is spelled out only for an error.
+            let fast = value
+                .as_f64()
+                .filter(|v| (0.0..=MAX_PER_TOKEN).contains(v))
+                .map(convert);
+            let price = match fast {
+                Some(p) => p,
+                None => match number(&field_name(*parsed), value)? {
+                    Some(p) => p,
+                    None => continue,
+                },
+            };
+            if above_tokens == 0 && service == ServiceTier::Standard {
+                base[rate as usize] = Some(price);
+            } else {
+                if above_tokens > 0 && long_context.is_none() {
+                    long_context = Some(field_name(*parsed));
+                }
+                tiers.push(TierPrice {
+                    rate,
+                    above_tokens,
+                    service,
+                    price,
                 });
             }
         }
-        let input = read("input_cost_per_token")?;
-        let output = read("output_cost_per_token")?;
-        let cached_input = read("cache_read_input_token_cost")?;
-        let cache_write = read("cache_creation_input_token_cost")?;
+        if let Some(t) = &entry.tiered {
+            let bad = |m: &str| error("tiered_pricing", m.to_string());
+            let Value::Array(list) = t else {
+                return Err(bad(
+                    "must be a list of { range = [FROM, TO], input_cost_per_token, output_cost_per_token, … }",
+                ));
+            };
+            for item in list {
+                let Some(obj) = item.as_object() else {
+                    return Err(bad("each tier must be an object with a `range` and prices"));
+                };
+                // Tiers by query count (search entries) carry `max_results_range`: not tokens.
+                let Some(range) = obj.get("range") else {
+                    continue;
+                };
+                let lo = range
+                    .as_array()
+                    .filter(|r| r.len() == 2)
+                    .and_then(|r| r[0].as_f64())
+                    .filter(|lo| lo.is_finite() && *lo >= 0.0);
+                let Some(lo) = lo else {
+                    return Err(bad(&format!(
+                        "range must be [FROM, TO] in tokens, FROM >= 0; got {range}"
+                    )));
+                };
+                for (field, rate) in [
+                    ("input_cost_per_token", Rate::Input),
+                    ("output_cost_per_token", Rate::Output),
+                    ("cache_read_input_token_cost", Rate::CacheRead),
+                    ("cache_creation_input_token_cost", Rate::CacheWrite),
+                ] {
+                    let Some(v) = obj.get(field) else { continue };
+                    let Some(price) =
+                        number(&format!("tiered_pricing.{field}"), v).map_err(|mut e| {
+                            e.location = error("tiered_pricing", String::new()).location;
+                            e
+                        })?
+                    else {
+                        continue;
+                    };
+                    if lo == 0.0 {
+                        base[rate as usize].get_or_insert(price);
+                    } else {
+                        if long_context.is_none() {
+                            long_context = Some("tiered_pricing".into());
+                        }
+                        tiers.push(TierPrice {
+                            rate,
+                            above_tokens: lo as u64,
+                            service: ServiceTier::Standard,
+                            price,
+                        });
+                    }
+                }
+            }
+        }
+        let [input, output, cached_input, cache_write, cache_write_1h] = base;
         let (Some(input), Some(output)) = (input, output) else {
+            if let Some(field) = long_context {
+                let missing = if input.is_none() {
+                    "input_cost_per_token"
+                } else {
+                    "output_cost_per_token"
+                };
+                return Err(error(
+                    &field,
+                    format!(
+                        "a long-context tier price without its base price: the entry has no {missing}, so requests below the tier have no price; add it"
+                    ),
+                ));
+            }
             unpriced += 1;
             continue;
+        };
+        let min_cache_prefix = match &entry.min_tokens {
+            None | Some(Value::Null) => None,
+            Some(v) => match v.as_f64() {
+                // LiteLLM writes some as 4096.0.
+                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 1e15 => Some(n as u64),
+                _ => {
+                    return Err(error(
+                        "prompt_cache_min_tokens",
+                        format!("must be a whole number of tokens >= 0; got {v}"),
+                    ));
+                }
+            },
         };
         // fallcost's price tables keep cached_input <= input <= cache_write (a read is a
         // discount, a write a fee). LiteLLM has entries that break it (a `0` write price where
         // the provider charges none, a write below input): such a cache price is not read.
         let mut cached_input = cached_input;
         let mut cache_write = cache_write;
+        let mut cache_write_1h = cache_write_1h;
         if cached_input.is_some_and(|r| r > input) {
             cached_input = None;
             ignored += 1;
@@ -177,7 +561,24 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
             cache_write = None;
             ignored += 1;
         }
-        let provider = match fields.get("litellm_provider").and_then(Value::as_str) {
+        if cache_write_1h.is_some_and(|w| w < input)
+            || (cache_write_1h.is_some() && cache_write.is_none())
+        {
+            cache_write_1h = None;
+            ignored += 1;
+        }
+        // A tier's cache price whose base cache price is absent (or was not read) has no
+        // caching mode to go with: not read.
+        let before = tiers.len();
+        tiers.retain(|t| match t.rate {
+            Rate::CacheRead => cached_input.is_some(),
+            Rate::CacheWrite => cache_write.is_some(),
+            Rate::CacheWrite1h => cache_write_1h.is_some(),
+            Rate::Input | Rate::Output => true,
+        });
+        ignored += before - tiers.len();
+        tiers.sort_by_key(|t| (t.service, t.rate, t.above_tokens));
+        let provider = match entry.provider.as_ref().and_then(Value::as_str) {
             Some(p) if !p.trim().is_empty() => p.to_string(),
             _ => match key.split_once('/') {
                 Some((p, _)) if !p.is_empty() => p.to_string(),
@@ -194,7 +595,7 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
         models.insert(
             key.clone(),
             ModelPrice {
-                id: key.clone(),
+                id: key,
                 provider,
                 input,
                 output,
@@ -202,6 +603,10 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
                 cache_write,
                 caching,
                 cache_ttl_s: caching.default_ttl_s(),
+                cache_write_1h,
+                min_cache_prefix,
+                miss_writes: false,
+                tiers,
             },
         );
     }
@@ -228,11 +633,6 @@ pub fn from_value(name: &str, text: &str, value: &Value) -> Result<PriceTable, I
         source: Some(source),
         models,
     })
-}
-
-/// The location of the first `"key":` in `text`, for errors about that entry.
-fn locate_key(text: &str, key: &str) -> Option<Location> {
-    find_key(text, key, 0).map(|at| Location::of_offset(text, at))
 }
 
 /// The byte offset of the first `"key":` in `text` at or after `from`.

@@ -12,6 +12,7 @@ pub mod pricing;
 pub mod scenario;
 pub mod settings;
 pub mod suggest;
+pub mod update;
 
 use std::path::Path;
 

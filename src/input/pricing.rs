@@ -12,10 +12,13 @@
 //! cache_write = 2.50          # optional: absent = writes cost `input`
 //! caching = "explicit"        # automatic | explicit | none
 //! cache_ttl_s = 300           # optional: 300 explicit, 600 automatic
+//! cache_write_1h = 4.00       # optional: the 1-hour write price (explicit caching)
+//! min_cache_prefix = 1024     # optional: the shortest prefix cached, in tokens
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Deserialize;
 
@@ -24,15 +27,84 @@ use super::{check_name, check_range, read_text};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::{Caching, ModelPrice, PriceTable};
 
-/// The price tables compiled into the binary: (name, TOML text). The newest is last.
-pub const BUNDLED: &[(&str, &str)] = &[("2026-07", include_str!("../../pricing/2026-07.toml"))];
+/// The format of a bundled price table's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    /// fallcost's TOML ([`parse`]).
+    Toml,
+    /// LiteLLM's `model_prices_and_context_window.json` ([`super::litellm_prices::parse`]).
+    LiteLlm,
+}
+
+/// One price table compiled into the binary.
+#[derive(Debug, Clone, Copy)]
+pub struct Bundled {
+    /// The name a scenario's `pricing` or `--pricing` gives.
+    pub name: &'static str,
+    /// Other names that give this table (`litellm` for the newest LiteLLM snapshot).
+    pub aliases: &'static [&'static str],
+    /// Where the prices come from.
+    pub source: &'static str,
+    /// The date the prices were taken (ISO 8601).
+    pub date: &'static str,
+    /// What the table is the default for.
+    pub default_for: &'static str,
+    /// The text's format.
+    pub format: TableFormat,
+    /// The table, as shipped in `pricing/`.
+    pub text: &'static str,
+}
+
+/// The price tables compiled into the binary: the one registry `fallcost prices --list` and
+/// `--version` print.
+pub const BUNDLED: &[Bundled] = &[
+    Bundled {
+        name: "2026-07",
+        aliases: &[],
+        source: "public price pages, as cited in the source posts (pricing/2026-07.toml)",
+        date: "2026-07-18",
+        default_for: "scenarios that name no `pricing`",
+        format: TableFormat::Toml,
+        text: include_str!("../../pricing/2026-07.toml"),
+    },
+    Bundled {
+        name: LITELLM_SNAPSHOT,
+        aliases: &["litellm"],
+        source: "LiteLLM 1.110.2 model_prices_and_context_window.json (MIT), chat, completion and responses models (pricing/litellm-1.110.2.json)",
+        date: "2026-12-01",
+        default_for: "`fallcost check` and `fallcost prices`",
+        format: TableFormat::LiteLlm,
+        text: include_str!("../../pricing/litellm-1.110.2.json"),
+    },
+];
+
+/// The bundled LiteLLM snapshot's name.
+pub const LITELLM_SNAPSHOT: &str = "litellm-1.110.2";
+
+/// The name `--pricing` and a scenario's `pricing` give for the LiteLLM file `fallcost prices
+/// --update` downloaded into the user's cache directory.
+pub const LATEST: &str = "latest";
 
 /// The highest price accepted, in $/MTok (a dollar per token).
 pub const MAX_PRICE: f64 = 1e6;
 
-/// The name of the newest bundled table, used when a scenario names none.
+/// The table a scenario that names no `pricing` is priced with: `2026-07`, the posts' table, so
+/// that every scenario written for it keeps its figures.
 pub fn default_name() -> &'static str {
-    BUNDLED.last().expect("at least one bundled table").0
+    BUNDLED[0].name
+}
+
+/// The broad table `fallcost check` and `fallcost prices` use without `--pricing`: the bundled
+/// LiteLLM snapshot.
+pub fn broad_name() -> &'static str {
+    LITELLM_SNAPSHOT
+}
+
+/// The bundled entry `name` (or alias) gives.
+pub fn bundled_entry(name: &str) -> Option<&'static Bundled> {
+    BUNDLED
+        .iter()
+        .find(|b| b.name == name || b.aliases.contains(&name))
 }
 
 #[derive(Debug, Deserialize)]
@@ -53,6 +125,8 @@ struct ModelEntry {
     cache_write: Option<f64>,
     caching: Option<Caching>,
     cache_ttl_s: Option<f64>,
+    cache_write_1h: Option<f64>,
+    min_cache_prefix: Option<u64>,
 }
 
 /// Parse a price table from TOML `text`. `name` labels the table and its errors.
@@ -92,6 +166,7 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
             ("output", Some(e.output)),
             ("cached_input", e.cached_input),
             ("cache_write", e.cache_write),
+            ("cache_write_1h", e.cache_write_1h),
         ] {
             if let Some(v) = value {
                 // $1,000,000 per MTok is a dollar a token: far above any real price, and low
@@ -133,6 +208,15 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
                 "cache_write",
                 format!(
                     "a cache-write price needs caching = \"explicit\" (this model has \"{}\")",
+                    caching.as_str()
+                ),
+            ));
+        }
+        if e.cache_write_1h.is_some() && caching != Caching::Explicit {
+            return Err(invalid(
+                "cache_write_1h",
+                format!(
+                    "a 1-hour cache-write price needs caching = \"explicit\" (this model has \"{}\")",
                     caching.as_str()
                 ),
             ));
@@ -186,6 +270,10 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
                 cache_write: e.cache_write,
                 caching,
                 cache_ttl_s,
+                cache_write_1h: e.cache_write_1h,
+                min_cache_prefix: e.min_cache_prefix,
+                miss_writes: false,
+                tiers: Vec::new(),
             },
         );
     }
@@ -197,12 +285,35 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
     })
 }
 
-/// The bundled table `name`, if there is one.
+/// The bundled table `name` (or alias), if there is one.
 pub fn bundled(name: &str) -> Option<PriceTable> {
-    BUNDLED
+    bundled_shared(name).map(|t| (*t).clone())
+}
+
+/// The bundled table `name` (or alias), parsed once per process.
+pub fn bundled_shared(name: &str) -> Option<Arc<PriceTable>> {
+    static PARSED: OnceLock<Vec<OnceLock<Arc<PriceTable>>>> = OnceLock::new();
+    let parsed = PARSED.get_or_init(|| BUNDLED.iter().map(|_| OnceLock::new()).collect());
+    let i = BUNDLED
         .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(n, text)| parse(n, text).expect("bundled price tables are valid"))
+        .position(|b| b.name == name || b.aliases.contains(&name))?;
+    let b = &BUNDLED[i];
+    Some(
+        parsed[i]
+            .get_or_init(|| {
+                let mut t = match b.format {
+                    TableFormat::Toml => parse(b.name, b.text),
+                    TableFormat::LiteLlm => super::litellm_prices::parse(b.name, b.text),
+                }
+                .expect("bundled price tables are valid");
+                t.verified.get_or_insert_with(|| b.date.to_string());
+                if b.format == TableFormat::LiteLlm {
+                    t.source = Some(format!("{}; {}", b.source, t.source.unwrap_or_default()));
+                }
+                Arc::new(t)
+            })
+            .clone(),
+    )
 }
 
 /// Read a price table file: fallcost TOML, or LiteLLM's JSON for a `.json` path.
@@ -237,8 +348,13 @@ impl PricingRef {
     /// Interpret `spec`: a bundled name when it is one, otherwise a path (relative paths are
     /// taken relative to `base`, the folder of the file that names the table).
     pub fn parse(spec: &str, base: Option<&Path>) -> PricingRef {
-        if BUNDLED.iter().any(|(n, _)| *n == spec) {
+        if bundled_entry(spec).is_some() {
             return PricingRef::Bundled(spec.to_string());
+        }
+        if spec == LATEST {
+            return PricingRef::Path(
+                super::update::cache_file().unwrap_or_else(|| PathBuf::from(LATEST)),
+            );
         }
         let path = Path::new(spec);
         match base {
@@ -252,22 +368,57 @@ impl PricingRef {
     /// Errors: those of [`load_path`]; a missing path that looks like a table name (no `/`, no
     /// extension) says which names are bundled.
     pub fn load(&self) -> Result<PriceTable, InputError> {
+        self.load_shared().map(|t| (*t).clone())
+    }
+
+    /// As [`PricingRef::load`], read once per process: a sweep's thousands of points, each a
+    /// scenario naming the same table, parse it once. A file is read again when its size or
+    /// modification time changes.
+    ///
+    /// Errors: those of [`PricingRef::load`].
+    pub fn load_shared(&self) -> Result<Arc<PriceTable>, InputError> {
+        type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+        static FILES: OnceLock<Mutex<HashMap<Key, Arc<PriceTable>>>> = OnceLock::new();
         match self {
-            PricingRef::Bundled(name) => Ok(bundled(name).expect("checked in parse")),
+            PricingRef::Bundled(name) => Ok(bundled_shared(name).expect("checked in parse")),
             PricingRef::Path(path) => {
-                let looks_like_name = path.extension().is_none() && !path.exists();
-                load_path(path).map_err(|mut e| {
-                    if looks_like_name {
-                        let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
-                        e.message = format!(
-                            "no such file, and not a bundled price table (bundled: {})",
-                            names.join(", ")
-                        );
-                    }
-                    e
-                })
+                let key = std::fs::metadata(path)
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| (path.clone(), m.len(), m.modified().ok()));
+                let files = FILES.get_or_init(Default::default);
+                if let Some(k) = &key
+                    && let Some(t) = files.lock().ok().and_then(|f| f.get(k).cloned())
+                {
+                    return Ok(t);
+                }
+                let t = Arc::new(self.load_uncached(path)?);
+                if let (Some(k), Ok(mut f)) = (key, files.lock()) {
+                    f.insert(k, t.clone());
+                }
+                Ok(t)
             }
         }
+    }
+
+    fn load_uncached(&self, path: &Path) -> Result<PriceTable, InputError> {
+        let looks_like_name = path.extension().is_none() && !path.exists();
+        load_path(path).map_err(|mut e| {
+            if path == Path::new(LATEST) || super::update::cache_file().is_some_and(|c| c == path)
+            {
+                e.message = format!(
+                    "{}; `--pricing latest` is the file `fallcost prices --update` downloads: run that first",
+                    e.message
+                );
+            } else if looks_like_name {
+                let names: Vec<&str> = BUNDLED.iter().map(|b| b.name).collect();
+                e.message = format!(
+                    "no such file, and not a bundled price table (bundled: {}; `latest` after `fallcost prices --update`)",
+                    names.join(", ")
+                );
+            }
+            e
+        })
     }
 }
 
@@ -343,6 +494,9 @@ mod tests {
         let e = PricingRef::parse("2025-01", Some(Path::new("/nonexistent")))
             .load()
             .unwrap_err();
-        assert!(e.message.contains("bundled: 2026-07"), "{e}");
+        assert!(
+            e.message.contains("bundled: 2026-07, litellm-1.110.2"),
+            "{e}"
+        );
     }
 }

@@ -57,7 +57,8 @@ use crate::error::{InputError, InputErrorKind};
 use crate::model::latency::{Latency, primary_win_rate};
 use crate::model::policy::{Backoff, Breaker, ErrorClass, ErrorMix, Jitter, WarmPolicy};
 use crate::model::{
-    AbandonedBilling, Chain, FailureMode, Incident, Policy, PriceTable, Request, Scenario, Steady,
+    AbandonedBilling, Billing, CacheMiss, Chain, FailureMode, Incident, Policy, PriceTable,
+    Request, Scenario, ServiceTier, Steady,
 };
 
 #[derive(Debug, Deserialize)]
@@ -66,6 +67,7 @@ struct ScenarioFile {
     name: Option<String>,
     description: Option<String>,
     pricing: Option<String>,
+    service_tier: Option<ServiceTier>,
     request: RequestSpec,
     #[serde(rename = "chain")]
     chains: Vec<ChainSpec>,
@@ -243,6 +245,8 @@ struct RequestSpec {
     #[serde(default)]
     prefix_tokens: u64,
     cache_hit_rate: Option<f64>,
+    cache_ttl: Option<DurationText>,
+    cache_miss: Option<CacheMiss>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -255,6 +259,8 @@ struct ChainSpec {
     #[serde(default)]
     policy: PolicySpec,
     traffic_share: Option<f64>,
+    service_tier: Option<ServiceTier>,
+    service_tiers: Option<Vec<ServiceTier>>,
 }
 
 /// The `[steady]` fields, all optional, so a chain can override any of them.
@@ -289,10 +295,24 @@ fn fast() -> FailureMode {
 }
 
 /// Settings given either as one value for the chain or as a list with one value per link.
-const ALTERNATIVES: [(&str, &str); 2] = [
+const ALTERNATIVES: [(&str, &str); 3] = [
     ("failure_rate", "failure_rates"),
     ("timeout_trip_rate", "timeout_trip_rates"),
+    ("service_tier", "service_tiers"),
 ];
+
+/// For a model the default table lacks, in a scenario that names no `pricing`: a pointer to
+/// the bundled LiteLLM snapshot when it has the model.
+fn broad_hint(file: &ScenarioFile, id: &str) -> String {
+    let snapshot = super::pricing::LITELLM_SNAPSHOT;
+    match (&file.pricing, super::pricing::bundled_shared(snapshot)) {
+        (None, Some(t)) if t.get(id).is_some() => format!(
+            " (the scenario names no `pricing`, so it gets {}, the posts' table; `pricing = \"litellm\"` prices it)",
+            default_name()
+        ),
+        _ => String::new(),
+    }
+}
 
 fn key(k: &str) -> Segment {
     Segment::Key(k.to_string())
@@ -348,7 +368,7 @@ pub fn parse(
         file.pricing.as_deref().unwrap_or(default_name()),
         Some(base),
     );
-    let prices = pricing_ref.load().map_err(|e| {
+    let prices = pricing_ref.load_shared().map_err(|e| {
         // A table that cannot be found or read is this file's `pricing` field's problem; an
         // error inside a table names the table's own file and line.
         if e.kind == InputErrorKind::Read {
@@ -365,7 +385,7 @@ pub fn parse(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    resolve(&doc, file, prices, default_name)
+    resolve(&doc, file, &prices, default_name)
 }
 
 /// Keep only the chains named in `names` (all of them when `names` is empty), in file order.
@@ -404,7 +424,7 @@ pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<Option
 fn resolve(
     doc: &Document,
     file: ScenarioFile,
-    prices: PriceTable,
+    prices: &PriceTable,
     default_name: String,
 ) -> Result<Scenario, InputError> {
     let invalid = |path: &[Segment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
@@ -427,6 +447,23 @@ fn resolve(
             ));
         }
     }
+    let cache_ttl_s = match &r.cache_ttl {
+        None => None,
+        Some(t) => {
+            let at = [key("request"), key("cache_ttl")];
+            let secs = parse_seconds(&t.0).map_err(|m| invalid(&at, m))?;
+            if secs != 300.0 && secs != crate::model::cost::HOUR_S {
+                return Err(invalid(
+                    &at,
+                    format!(
+                        "explicit prompt caches live 5 minutes or 1 hour; got {}: write \"5m\" or \"1h\"",
+                        t.0
+                    ),
+                ));
+            }
+            Some(secs)
+        }
+    };
     let request = Request {
         input_tokens: r.input_tokens as f64,
         output_tokens: r.output_tokens as f64,
@@ -442,9 +479,7 @@ fn resolve(
     for (id, spec) in &file.latency {
         let at = |f: &str| vec![key("latency"), key(id), key(f)];
         let Some(resolved) = prices.get(id).map(|p| p.id.clone()) else {
-            let hint = suggest::nearest(id, prices.models.keys().map(String::as_str))
-                .map(|n| format!(" (did you mean `{n}`?)"))
-                .unwrap_or_default();
+            let hint = format!("{}{}", prices.lookup_hint(id), broad_hint(&file, id));
             return Err(doc.error_at(
                 InputErrorKind::UnknownModel,
                 &[key("latency"), key(id)],
@@ -524,9 +559,7 @@ fn resolve(
         let mut links = Vec::new();
         for (mi, id) in spec.models.iter().enumerate() {
             let Some(price) = prices.get(id) else {
-                let hint = suggest::nearest(id, prices.models.keys().map(String::as_str))
-                    .map(|n| format!(" (did you mean `{n}`?)"))
-                    .unwrap_or_default();
+                let hint = format!("{}{}", prices.lookup_hint(id), broad_hint(&file, id));
                 return Err(doc.error_at(
                     InputErrorKind::UnknownModel,
                     &at(&[key("models"), Segment::Index(mi)]),
@@ -536,7 +569,55 @@ fn resolve(
                     ),
                 ));
             };
-            links.push(price.clone());
+            let service = match (&spec.service_tiers, spec.service_tier) {
+                (Some(list), _) => match list.get(mi) {
+                    Some(s) => *s,
+                    None => {
+                        return Err(invalid(
+                            &at(&[key("service_tiers")]),
+                            format!(
+                                "gives {} service tiers for {} models; give one per model, primary first",
+                                list.len(),
+                                spec.models.len()
+                            ),
+                        ));
+                    }
+                },
+                (None, Some(s)) => s,
+                (None, None) => file.service_tier.unwrap_or_default(),
+            };
+            let billing = Billing {
+                service,
+                cache_ttl_s,
+                cache_miss: r.cache_miss,
+            };
+            let billed = request.billed(price, &billing).map_err(|m| {
+                let field = if spec.service_tiers.is_some() {
+                    at(&[key("service_tiers"), Segment::Index(mi)])
+                } else if spec.service_tier.is_some() {
+                    at(&[key("service_tier")])
+                } else if service != ServiceTier::Standard {
+                    vec![key("service_tier")]
+                } else if r.cache_ttl.is_some() {
+                    vec![key("request"), key("cache_ttl")]
+                } else {
+                    at(&[key("models"), Segment::Index(mi)])
+                };
+                invalid(&field, m)
+            })?;
+            links.push(billed);
+        }
+        if let Some(list) = &spec.service_tiers
+            && list.len() != spec.models.len()
+        {
+            return Err(invalid(
+                &at(&[key("service_tiers")]),
+                format!(
+                    "gives {} service tiers for {} models; give one per model, primary first",
+                    list.len(),
+                    spec.models.len()
+                ),
+            ));
         }
         let mut steady = resolve_steady(doc, &file.steady, &spec.steady, links.len(), ci)?;
         let policy = resolve_policy(doc, &file.policy, &spec.policy, ci)?;
@@ -1061,7 +1142,7 @@ mod tests {
     fn load_str(text: &str) -> Result<Scenario, InputError> {
         let doc = Document::parse("s.toml", text)?;
         let file: ScenarioFile = doc.deserialize()?;
-        resolve(&doc, file, bundled("2026-07").unwrap(), "s".into())
+        resolve(&doc, file, &bundled("2026-07").unwrap(), "s".into())
     }
 
     const HEAD: &str = "[request]\noutput_tokens = 500\ninput_tokens = 2000\n";

@@ -9,10 +9,18 @@
 //! cold:  (P·in + I·in + O·out) / 1e6          prefix not cached, no write
 //! write: (P·wr + I·in + O·out) / 1e6          the write REPLACES the input charge
 //! ```
+//!
+//! On an explicit-caching model whose requests carry a cache breakpoint (`cache_miss =
+//! "write"`, the default: how Anthropic bills), the missed share of a warm prefix is written,
+//! so warm is `(P·(h·rd + (1−h)·wr) + I·in + O·out) / 1e6`.
+//!
+//! The prices (in, rd, wr, out) are those of the request: [`Request::billed`] picks the
+//! long-context tier its prompt falls in, the service tier and the cache TTL's write price
+//! once per chain link, so every engine prices the same per-attempt figures.
 
 use serde::Serialize;
 
-use super::prices::{Caching, ModelPrice};
+use super::prices::{Caching, ModelPrice, Rate, ServiceTier};
 
 /// Tokens per million: prices are $/MTok.
 const MTOK: f64 = 1e6;
@@ -28,6 +36,43 @@ pub struct Request {
     pub prefix_tokens: f64,
     /// Share of the prefix read from cache when the cache is warm, in [0, 1].
     pub cache_hit_rate: f64,
+}
+
+/// Seconds in an hour: a cache TTL this long bills writes at the 1-hour price.
+pub const HOUR_S: f64 = 3600.0;
+
+/// How a request on an explicit-caching model bills the share of its prefix it misses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheMiss {
+    /// The request carries a cache breakpoint, so a miss writes the prefix at the write price
+    /// (how Anthropic bills; the default).
+    #[default]
+    Write,
+    /// A miss bills at the input price (the posts' assumption).
+    Input,
+}
+
+impl CacheMiss {
+    /// `write` or `input`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheMiss::Write => "write",
+            CacheMiss::Input => "input",
+        }
+    }
+}
+
+/// How a chain link's requests are billed beyond the price table: the service tier, the cache
+/// TTL and the cache-miss rule ([`Request::billed`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Billing {
+    /// The service tier (`standard` unless a scenario or chain says otherwise).
+    pub service: ServiceTier,
+    /// The cache TTL the requests ask for, in seconds (300 or 3,600); `None`: the model's own.
+    pub cache_ttl_s: Option<f64>,
+    /// How a cache miss is billed on an explicit-caching model; `None`: [`CacheMiss::Write`].
+    pub cache_miss: Option<CacheMiss>,
 }
 
 /// The state of a model's prompt cache for one request.
@@ -79,6 +124,10 @@ impl Request {
     pub fn input_cost(&self, price: &ModelPrice, state: CacheState) -> f64 {
         let prefix_rate = match state {
             // h·rd + (1−h)·in, written so that it is exactly `in` when reads are not discounted
+            CacheState::Warm if price.miss_writes => {
+                self.cache_hit_rate * price.read_price()
+                    + (1.0 - self.cache_hit_rate) * price.write_price()
+            }
             CacheState::Warm => {
                 price.input - self.cache_hit_rate * (price.input - price.read_price())
             }
@@ -90,9 +139,15 @@ impl Request {
 
     /// USD by which an attempt in `state` costs more than the same attempt warm: a cold start
     /// or a cache write's premium. Computed from the price differences, so rounding never makes
-    /// it negative (with `cached_input <= input <= cache_write`, which price tables enforce).
+    /// it negative (with `cached_input <= input <= cache_write`, which price tables enforce),
+    /// except where misses are billed as writes ([`ModelPrice::miss_writes`]): there a cold
+    /// attempt (no breakpoint, no write) can be cheaper than a warm one that writes its misses.
     pub fn premium_over_warm(&self, price: &ModelPrice, state: CacheState) -> f64 {
-        let discount = self.cache_hit_rate * (price.input - price.read_price());
+        let mut discount = self.cache_hit_rate * (price.input - price.read_price());
+        if price.miss_writes {
+            // warm = h·rd + (1−h)·wr: against input, the misses' write premium is added.
+            discount -= (1.0 - self.cache_hit_rate) * (price.write_price() - price.input);
+        }
         let rate = match state {
             CacheState::Warm => 0.0,
             CacheState::Cold => discount,
@@ -122,6 +177,100 @@ impl Request {
     /// loser (`cancel_output_fraction`).
     pub fn partial_cost(&self, price: &ModelPrice, state: CacheState, output_fraction: f64) -> f64 {
         self.input_cost(price, state) + output_fraction * self.output_cost(price)
+    }
+
+    /// The prompt a long-context tier is chosen by: fresh input plus prefix, in tokens.
+    pub fn prompt_tokens(&self) -> f64 {
+        self.input_tokens + self.prefix_tokens
+    }
+
+    /// The prices one request is billed at on `price` (MODEL.md §2, extended for real price
+    /// lists): flat prices with no tiers left, chosen once per chain link so that both engines,
+    /// `compare`, `sweep` and `check` price the same figures.
+    ///
+    /// - **Long context**: every price (input, cache read and write, output) at the tier the
+    ///   prompt ([`Request::prompt_tokens`]) falls in: the highest `above_tokens` below it.
+    /// - **Service tier**: `billing.service`'s prices, falling back field by field to the
+    ///   standard tier's as LiteLLM's cost calculator does.
+    /// - **Cache TTL**: for explicit caching, `billing.cache_ttl_s` (else the model's own TTL);
+    ///   3,600 s bills writes at the 1-hour price, and the TTL is the expiry the incident
+    ///   engines use. Automatic caching keeps the provider's TTL.
+    /// - **Minimum prefix**: a prefix shorter than the model's minimum is not cached at all.
+    /// - **Cache misses**: `billing.cache_miss` ([`CacheMiss::Write`] by default) on an
+    ///   explicit-caching model sets [`ModelPrice::miss_writes`].
+    ///
+    /// Errors (the message names the model and what the table lacks): a service tier the table
+    /// does not price for the model; a 1-hour TTL on a model without a 1-hour write price.
+    pub fn billed(&self, price: &ModelPrice, billing: &Billing) -> Result<ModelPrice, String> {
+        let service = billing.service;
+        if !price.has_service(service) {
+            let have: Vec<&str> = std::iter::once("standard")
+                .chain(price.services().into_iter().map(ServiceTier::as_str))
+                .collect();
+            return Err(format!(
+                "`{}` has no {} price in the table (it has: {}); an unknown price is never borrowed from another tier",
+                price.id,
+                service.as_str(),
+                have.join(", ")
+            ));
+        }
+        let prompt = self.prompt_tokens();
+        let at = |rate| price.rate_for(rate, prompt, service);
+        let input = at(Rate::Input).unwrap_or(price.input);
+        let output = at(Rate::Output).unwrap_or(price.output);
+        let mut cached_input = at(Rate::CacheRead).filter(|r| *r <= input);
+        let mut caching = price.caching;
+        let mut cache_ttl_s = price.cache_ttl_s;
+        let mut cache_write = at(Rate::CacheWrite);
+        if caching == Caching::Explicit {
+            if let Some(ttl) = billing.cache_ttl_s {
+                cache_ttl_s = ttl;
+                if ttl >= HOUR_S {
+                    match at(Rate::CacheWrite1h) {
+                        Some(w) => cache_write = Some(w),
+                        None => {
+                            return Err(format!(
+                                "`{}` has no 1-hour cache-write price in the table; use cache_ttl = \"5m\" or a table with cache_creation_input_token_cost_above_1hr",
+                                price.id
+                            ));
+                        }
+                    }
+                }
+            } else if price.cache_ttl_s >= HOUR_S
+                && let Some(w) = at(Rate::CacheWrite1h)
+            {
+                cache_write = Some(w);
+            }
+        }
+        cache_write = cache_write.filter(|w| *w >= input);
+        if price
+            .min_cache_prefix
+            .is_some_and(|m| self.prefix_tokens < m as f64)
+        {
+            caching = Caching::None;
+            cached_input = None;
+            cache_write = None;
+        }
+        if caching == Caching::None {
+            cached_input = None;
+            cache_write = None;
+        }
+        let miss_writes = caching == Caching::Explicit
+            && billing.cache_miss.unwrap_or_default() == CacheMiss::Write;
+        Ok(ModelPrice {
+            id: price.id.clone(),
+            provider: price.provider.clone(),
+            input,
+            output,
+            cached_input,
+            cache_write,
+            caching,
+            cache_ttl_s,
+            cache_write_1h: None,
+            min_cache_prefix: price.min_cache_prefix,
+            miss_writes,
+            tiers: Vec::new(),
+        })
     }
 
     /// Whether the request has a cacheable prefix (the failover cache table of MODEL.md §5 is
@@ -157,6 +306,10 @@ pub(crate) mod tests {
             cache_write: write,
             caching,
             cache_ttl_s: caching.default_ttl_s(),
+            cache_write_1h: None,
+            min_cache_prefix: None,
+            miss_writes: false,
+            tiers: Vec::new(),
         }
     }
 

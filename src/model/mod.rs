@@ -23,9 +23,9 @@ pub mod steady;
 
 use serde::Serialize;
 
-pub use cost::{CacheState, Request};
+pub use cost::{Billing, CacheMiss, CacheState, Request};
 pub use latency::Latency;
-pub use prices::{Caching, ModelPrice, PriceTable};
+pub use prices::{Caching, ModelPrice, PriceTable, Rate, ServiceTier, TierPrice};
 
 /// The four resilience patterns (MODEL.md §1). The identifiers are stable CSV/JSON values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -61,6 +61,103 @@ pub struct ModelPrice {
     pub caching: Caching,
     /// How long a written or read prefix stays cached, in seconds.
     pub cache_ttl_s: f64,
+    /// Cache writes with the 1-hour TTL, $/MTok (LiteLLM's
+    /// `cache_creation_input_token_cost_above_1hr`); `None` when the table gives none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<f64>,
+    /// The shortest prefix the provider caches, in tokens (LiteLLM's `prompt_cache_min_tokens`);
+    /// a shorter prefix is never cached. `None` when the table gives none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_cache_prefix: Option<u64>,
+    /// Whether the missed share of a warm prefix is billed as a cache write (an explicit-caching
+    /// request that carries a breakpoint writes what it misses) rather than at `input`. Set on
+    /// the per-request price [`Request::billed`](super::Request::billed) returns; `false` in a
+    /// table.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub miss_writes: bool,
+    /// Long-context and service-tier prices beside the base ones above (empty for a table
+    /// without them, and on the per-request price [`Request::billed`](super::Request::billed)
+    /// returns, which has them applied).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<TierPrice>,
+}
+
+/// A provider's service tier: the price list a request is billed from.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ServiceTier {
+    /// The ordinary price list.
+    #[default]
+    Standard,
+    /// Batch APIs (LiteLLM's `*_batches` fields), typically half price, answered within hours.
+    Batch,
+    /// Flex processing (`*_flex`): cheaper, slower, may be refused under load.
+    Flex,
+    /// Priority processing (`*_priority`): dearer, faster.
+    Priority,
+}
+
+impl ServiceTier {
+    /// Every tier, in file order.
+    pub const ALL: [ServiceTier; 4] = [
+        ServiceTier::Standard,
+        ServiceTier::Batch,
+        ServiceTier::Flex,
+        ServiceTier::Priority,
+    ];
+
+    /// The identifier used in scenarios and output: `standard`, `batch`, `flex`, `priority`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServiceTier::Standard => "standard",
+            ServiceTier::Batch => "batch",
+            ServiceTier::Flex => "flex",
+            ServiceTier::Priority => "priority",
+        }
+    }
+
+    /// The suffix of LiteLLM's field names for this tier (`_batches`, `_flex`, `_priority`;
+    /// empty for standard).
+    pub fn litellm_suffix(self) -> &'static str {
+        match self {
+            ServiceTier::Standard => "",
+            ServiceTier::Batch => "_batches",
+            ServiceTier::Flex => "_flex",
+            ServiceTier::Priority => "_priority",
+        }
+    }
+}
+
+/// Which of a model's prices a [`TierPrice`] replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rate {
+    /// Fresh input (`input`).
+    Input,
+    /// Output (`output`).
+    Output,
+    /// Cache reads (`cached_input`).
+    CacheRead,
+    /// Cache writes with the 5-minute TTL (`cache_write`).
+    CacheWrite,
+    /// Cache writes with the 1-hour TTL (`cache_write_1h`).
+    CacheWrite1h,
+}
+
+/// One long-context or service-tier price: `rate` costs `price` $/MTok for a request whose
+/// prompt (fresh input plus prefix) is above `above_tokens` tokens, in `service`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TierPrice {
+    /// The price this replaces.
+    pub rate: Rate,
+    /// The prompt size above which it applies, in tokens (0: every prompt).
+    pub above_tokens: u64,
+    /// The service tier it belongs to.
+    pub service: ServiceTier,
+    /// USD per 1,000,000 tokens.
+    pub price: f64,
 }
 
 impl ModelPrice {
@@ -72,6 +169,72 @@ impl ModelPrice {
     /// Cache-write price in $/MTok (`input` when the table gives none).
     pub fn write_price(&self) -> f64 {
         self.cache_write.unwrap_or(self.input)
+    }
+
+    /// The base price of `rate` in the standard tier, $/MTok, when the table gives one.
+    pub fn base(&self, rate: Rate) -> Option<f64> {
+        match rate {
+            Rate::Input => Some(self.input),
+            Rate::Output => Some(self.output),
+            Rate::CacheRead => self.cached_input,
+            Rate::CacheWrite => self.cache_write,
+            Rate::CacheWrite1h => self.cache_write_1h,
+        }
+    }
+
+    /// The price of `rate` for a prompt of `prompt_tokens` in `service`, $/MTok: the
+    /// highest long-context tier below the prompt in that service tier, else that service
+    /// tier's base price, else (as LiteLLM's own cost calculator falls back) the standard
+    /// tier's price for that prompt. `None` when the table has no such price at all.
+    pub fn rate_for(&self, rate: Rate, prompt_tokens: f64, service: ServiceTier) -> Option<f64> {
+        let tier = |s: ServiceTier| {
+            self.tiers
+                .iter()
+                .filter(|t| {
+                    t.rate == rate
+                        && t.service == s
+                        && (t.above_tokens as f64) < prompt_tokens.max(0.5)
+                })
+                .max_by_key(|t| t.above_tokens)
+                .map(|t| t.price)
+        };
+        let standard = || tier(ServiceTier::Standard).or(self.base(rate));
+        if service == ServiceTier::Standard {
+            standard()
+        } else {
+            tier(service).or_else(standard)
+        }
+    }
+
+    /// Whether the table prices `service` for this model (its own input and output prices).
+    pub fn has_service(&self, service: ServiceTier) -> bool {
+        service == ServiceTier::Standard
+            || [Rate::Input, Rate::Output].iter().all(|r| {
+                self.tiers
+                    .iter()
+                    .any(|t| t.rate == *r && t.service == service && t.above_tokens == 0)
+            })
+    }
+
+    /// The long-context thresholds the table gives, in tokens, ascending (for display).
+    pub fn context_tiers(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .tiers
+            .iter()
+            .filter(|t| t.above_tokens > 0 && t.service == ServiceTier::Standard)
+            .map(|t| t.above_tokens)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The service tiers other than standard the table prices, in [`ServiceTier::ALL`] order.
+    pub fn services(&self) -> Vec<ServiceTier> {
+        ServiceTier::ALL
+            .into_iter()
+            .filter(|s| *s != ServiceTier::Standard && self.has_service(*s))
+            .collect()
     }
 }
 
@@ -89,27 +252,91 @@ pub struct PriceTable {
 }
 
 impl PriceTable {
-    /// The prices of `id`. An id also resolves without its provider prefix, and a bare id
-    /// resolves to `provider/id` when exactly one provider has it (LiteLLM ids come both ways).
-    /// `None` when the model is unknown: an unknown price is never taken as zero.
+    /// The prices of `id`, looked up as LiteLLM looks models up, never borrowing another
+    /// provider's price: the exact key; for `provider/model`, the bare key `model` when that
+    /// entry is the provider's own (its provider is `provider` or `provider-…`, as LiteLLM's
+    /// `vertex_ai-language-models` is Vertex AI's); for a bare id, the one `provider/id` key
+    /// when exactly one provider has it. `None` when the model is unknown or a bare id is
+    /// ambiguous ([`PriceTable::lookup_hint`] says which): an unknown price is never zero.
     pub fn get(&self, id: &str) -> Option<&ModelPrice> {
         if let Some(p) = self.models.get(id) {
             return Some(p);
         }
-        if let Some((_, bare)) = id.split_once('/')
-            && let Some(p) = self.models.get(bare)
-        {
-            return Some(p);
+        if let Some((provider, bare)) = id.split_once('/') {
+            return self
+                .models
+                .get(bare)
+                .filter(|p| same_provider(&p.provider, provider));
         }
-        let mut suffixed = self
-            .models
-            .iter()
-            .filter(|(k, _)| k.split_once('/').is_some_and(|(_, m)| m == id));
+        let mut suffixed = self.suffixed(id);
         match (suffixed.next(), suffixed.next()) {
-            (Some((_, p)), None) => Some(p),
+            (Some(p), None) => Some(p),
             _ => None,
         }
     }
+
+    /// The entries `provider/id` for a bare `id`.
+    fn suffixed<'a, 'b>(
+        &'a self,
+        id: &'b str,
+    ) -> impl Iterator<Item = &'a ModelPrice> + use<'a, 'b> {
+        self.models
+            .iter()
+            .filter(move |(k, _)| k.rsplit_once('/').is_some_and(|(_, m)| m == id))
+            .map(|(_, p)| p)
+    }
+
+    /// Why `id` did not resolve, for an error message: `" (several providers have it: a/x,
+    /// b/x; name one)"` for an ambiguous bare id, `" (did you mean `y`?)"` for a near miss of
+    /// an id the table has, or nothing.
+    pub fn lookup_hint(&self, id: &str) -> String {
+        if !id.contains('/') {
+            let all: Vec<&str> = self.suffixed(id).map(|p| p.id.as_str()).collect();
+            if all.len() > 1 {
+                let shown = all.iter().take(8).copied().collect::<Vec<_>>().join(", ");
+                let more = if all.len() > 8 {
+                    format!(" and {} more", all.len() - 8)
+                } else {
+                    String::new()
+                };
+                return format!(" (several providers have it: {shown}{more}; name one)");
+            }
+        }
+        let (provider, bare) = match id.split_once('/') {
+            Some((p, b)) => (Some(p), b),
+            None => (None, id),
+        };
+        // Compare like with like: the whole id with the keys, the bare part with the bare keys
+        // of that provider (`anthropic/claude-sonnet-4.5` -> `claude-sonnet-4-5`).
+        let own = provider.and_then(|pr| {
+            crate::input::suggest::nearest(
+                bare,
+                self.models
+                    .values()
+                    .filter(|p| same_provider(&p.provider, pr) && !p.id.contains('/'))
+                    .map(|p| p.id.as_str()),
+            )
+        });
+        let near = own
+            .or_else(|| crate::input::suggest::nearest(id, self.models.keys().map(String::as_str)));
+        near.map(|n| {
+            let n = match (provider, own) {
+                (Some(p), Some(_)) => format!("{p}/{n}"),
+                _ => n.to_string(),
+            };
+            format!(" (did you mean `{n}`?)")
+        })
+        .unwrap_or_default()
+    }
+}
+
+/// Whether an entry whose provider is `entry` belongs to `provider` as a model id names it:
+/// the same name, or LiteLLM's family names (`vertex_ai-language-models` for `vertex_ai`).
+pub fn same_provider(entry: &str, provider: &str) -> bool {
+    entry == provider
+        || entry
+            .strip_prefix(provider)
+            .is_some_and(|rest| rest.starts_with('-'))
 }
 
 #[cfg(test)]
@@ -126,6 +353,10 @@ mod tests {
             cache_write: None,
             caching: Caching::None,
             cache_ttl_s: 0.0,
+            cache_write_1h: None,
+            min_cache_prefix: None,
+            miss_writes: false,
+            tiers: Vec::new(),
         }
     }
 
@@ -143,9 +374,21 @@ mod tests {
         };
         assert_eq!(t.get("openai/gpt-6-sol").unwrap().id, "openai/gpt-6-sol");
         assert_eq!(t.get("gpt-6-sol").unwrap().id, "openai/gpt-6-sol");
-        assert_eq!(t.get("openai/gpt-4o").unwrap().id, "gpt-4o");
+        // `gpt-4o` belongs to provider `gpt-4o` here (no prefix): `openai/gpt-4o` is not it.
+        assert!(
+            t.get("openai/gpt-4o").is_none(),
+            "never another provider's price"
+        );
         assert!(t.get("x").is_none(), "ambiguous bare id must not resolve");
+        assert_eq!(
+            t.lookup_hint("x"),
+            " (several providers have it: a/x, b/x; name one)"
+        );
         assert!(t.get("nope/none").is_none());
+        assert_eq!(
+            t.lookup_hint("openai/gpt-6-soll"),
+            " (did you mean `openai/gpt-6-sol`?)"
+        );
     }
 
     #[test]

@@ -700,6 +700,14 @@ fn price(p: f64) -> String {
 
 /// The layout of `fallcost prices`.
 pub fn prices(table: &PriceTable) -> Document {
+    let models: Vec<&ModelPrice> = table.models.values().collect();
+    prices_of(table, &models)
+}
+
+/// The layout of `fallcost prices` for `models` of `table`, in that order. The 1-hour cache
+/// write, minimum cached prefix, long-context and service-tier columns appear only when a
+/// shown model has them.
+pub fn prices_of(table: &PriceTable, models: &[&ModelPrice]) -> Document {
     let mut preamble = vec![format!("Price table {}", table.name)];
     if let Some(v) = &table.verified {
         preamble.push(format!("verified {v}"));
@@ -707,16 +715,24 @@ pub fn prices(table: &PriceTable) -> Document {
     if let Some(s) = &table.source {
         preamble.push(format!("source: {s}"));
     }
-    let rows = table
-        .models
-        .values()
-        .map(|m: &ModelPrice| {
-            vec![
+    let has_1h = models.iter().any(|m| m.cache_write_1h.is_some());
+    let has_min = models.iter().any(|m| m.min_cache_prefix.is_some());
+    let has_long = models.iter().any(|m| !m.context_tiers().is_empty());
+    let has_service = models.iter().any(|m| !m.services().is_empty());
+    let rows = models
+        .iter()
+        .map(|m| {
+            let mut row = vec![
                 m.id.clone(),
                 m.provider.clone(),
                 price(m.input),
                 opt_price(m.cached_input),
                 opt_price(m.cache_write),
+            ];
+            if has_1h {
+                row.push(opt_price(m.cache_write_1h));
+            }
+            row.extend([
                 price(m.output),
                 m.caching.as_str().to_string(),
                 if m.caching == crate::model::Caching::None {
@@ -724,28 +740,76 @@ pub fn prices(table: &PriceTable) -> Document {
                 } else {
                     format_seconds(m.cache_ttl_s)
                 },
-            ]
+            ]);
+            if has_min {
+                row.push(m.min_cache_prefix.map_or("–".into(), |n| {
+                    crate::output::number::group(&n.to_string())
+                }));
+            }
+            if has_long {
+                let t = m.context_tiers();
+                row.push(if t.is_empty() {
+                    "–".into()
+                } else {
+                    t.iter()
+                        .map(|n| {
+                            let r = |rate| {
+                                m.rate_for(
+                                    rate,
+                                    *n as f64 + 1.0,
+                                    crate::model::ServiceTier::Standard,
+                                )
+                            };
+                            format!(
+                                ">{}k: {}/{}",
+                                n / 1000,
+                                r(crate::model::Rate::Input).map_or("–".into(), price),
+                                r(crate::model::Rate::Output).map_or("–".into(), price)
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                });
+            }
+            if has_service {
+                let s = m.services();
+                row.push(if s.is_empty() {
+                    "–".into()
+                } else {
+                    s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")
+                });
+            }
+            row
         })
         .collect();
+    let mut header: Vec<String> = ["model", "provider", "input", "cache read", "cache write"]
+        .map(String::from)
+        .to_vec();
+    let mut numeric = vec![false, false, true, true, true];
+    if has_1h {
+        header.push("write 1h".into());
+        numeric.push(true);
+    }
+    header.extend(["output", "caching", "TTL"].map(String::from));
+    numeric.extend([true, false, true]);
+    for (on, name, num) in [
+        (has_min, "min prefix", true),
+        (has_long, "long context in/out", false),
+        (has_service, "service tiers", false),
+    ] {
+        if on {
+            header.push(name.into());
+            numeric.push(num);
+        }
+    }
     Document {
         preamble,
         sections: vec![Section {
             heading: None,
             title: "USD per 1,000,000 tokens ($/MTok)".into(),
             notes: vec![],
-            header: [
-                "model",
-                "provider",
-                "input",
-                "cache read",
-                "cache write",
-                "output",
-                "caching",
-                "TTL",
-            ]
-            .map(String::from)
-            .to_vec(),
-            numeric: vec![false, false, true, true, true, true, false, true],
+            header,
+            numeric,
             rows,
             footer: vec![],
         }],
