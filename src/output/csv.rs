@@ -35,6 +35,7 @@ pub const COMPARE_COLUMNS: &[&str] = &[
     "call_cap_hits_per_1k",
     "cost_cap_hits_per_1k",
     "answered_by",
+    "method",
 ];
 
 /// Columns added with `--mc`: the metadata to repeat the run, then per figure its mean and its
@@ -285,6 +286,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             num(Some(r.call_cap_hits_per_1k)),
             num(Some(r.cost_cap_hits_per_1k)),
             answered(&r.answered_by),
+            "analytic".into(),
         ]);
         meta(&mut rec);
         if mc.is_some() {
@@ -324,6 +326,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             String::new(),
             String::new(),
             String::new(),
+            r.method.as_str().into(),
         ]);
         meta(&mut rec);
         if mc.is_some() {
