@@ -1,24 +1,30 @@
 //! An outage window under a client policy, simulated in time, with the circuit breaker
 //! (MODEL.md §6, §8, §9).
 //!
-//! As [`super::incident`]: N = round(λ·D) requests arrive as a Poisson process at λ, in
-//! sessions of L consecutive arrivals; the primary's provider is down (fast: server_error,
-//! billed 0, takes `fast_fail_s`; gray: timeout, billed gray in the link's state, takes T);
-//! other links keep their steady rates and error mix. Unlike the default-policy simulator,
-//! every attempt is an event in time: a request's attempts follow the policy
-//! ([`super::policy::PolicySim`]: retries after a jittered backoff, error classes,
-//! `failover_on`, the call cap, the cost cap's allowed links), each taking its time (T, the fast
-//! failure time, or the drawn latency), so later requests keep arriving while earlier ones hang.
+//! As [`super::incident`]: N = round(λ·D) requests arrive as a Poisson process conditioned on
+//! N arrivals in [0, D] ([`super::incident::Arrivals`]), in sessions of L consecutive
+//! arrivals; the primary's provider is down (fast: server_error, billed 0, takes
+//! `fast_fail_s`; gray: timeout, billed gray in the link's state, takes T); other links keep
+//! their steady rates and error mix. Unlike the default-policy simulator, every attempt is an
+//! event in time: a request's attempts follow the policy ([`super::policy::PolicySim`]: retries
+//! after a jittered backoff, error classes, `failover_on`, the call cap, the cost cap's allowed
+//! links), each taking its time (T, the fast failure time, or the drawn latency), so later
+//! requests keep arriving while earlier ones hang.
 //!
-//! The breaker (one per provider; only the dead provider's is simulated, a live provider's
-//! opens with probability of order f^threshold): it records an attempt's failure when the
-//! attempt ENDS, opens after `threshold` consecutive failures, stays open `cooldown_s`, then
-//! lets exactly one half-open probe through (the next attempt that wants the provider); the
-//! probe's failure reopens it (the provider is dead throughout the window, so it never closes).
-//! Failures recorded while it is already open (attempts that started before it opened) are
-//! ignored. Every attempt consults the breaker, retries included: an attempt it refuses skips
-//! the link (the request fails over at once, no time spent). Time open counts from opening to
-//! the probe being sent (the wait for a request after the cooldown included), within [0, D].
+//! The breaker: one per provider (MODEL.md §8), shared by every link of the chain on that
+//! provider, fallbacks included. It records an attempt's result when the attempt ENDS (a
+//! success after its latency, a failure after its time): a provider-side failure (rate_limit,
+//! overload, server_error, timeout) counts, anything else (a success, a client or quota error:
+//! the provider answered) resets the count. It opens after `threshold` consecutive failures,
+//! stays open `cooldown_s`, then lets exactly one half-open probe through (the next attempt
+//! that wants the provider); the probe's failure reopens it, its success closes it (the dead
+//! provider's probes always fail). Results recorded while it is open (attempts that started
+//! before it opened) are ignored. Every attempt consults its provider's breaker, retries
+//! included: an attempt it refuses skips the link (the request fails over at once, no time
+//! spent, whatever `failover_on` says; the backoff already waited before a refused retry is
+//! dead time). `open_s` is the time in the open state: `cooldown_s` per opening, clipped to
+//! [0, D] (not the half-open wait for a request, nor the probe's own time). The figures
+//! reported (`dead_attempts`, `probes`, `open_s`) are the dead provider's breaker's.
 //!
 //! Hedged patterns: the dead leg fires only if the breaker admits it (its failure is recorded
 //! d seconds later even when a take-first hedge cancels it earlier); a refused leg is no

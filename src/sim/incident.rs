@@ -39,7 +39,7 @@ use super::{McOptions, ordered};
 /// uniform each (the sequential spacing method: 1 − U₍ₖ₎ = (1 − U₍ₖ₋₁₎)·V^(1/(N−k+1))), so the
 /// window is exactly D seconds long, as in the analytic engine.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Arrivals {
+pub struct Arrivals {
     /// ln(1 − U₍ₖ₎) so far.
     ln_rest: f64,
     left: u64,
@@ -48,7 +48,7 @@ pub(super) struct Arrivals {
 
 impl Arrivals {
     /// N = `requests` arrivals over `duration_s` seconds.
-    pub(super) fn new(requests: u64, duration_s: f64) -> Arrivals {
+    pub fn new(requests: u64, duration_s: f64) -> Arrivals {
         Arrivals {
             ln_rest: 0.0,
             left: requests,
@@ -57,7 +57,7 @@ impl Arrivals {
     }
 
     /// The next arrival time, seconds from the window's start (ascending; within [0, D]).
-    pub(super) fn next(&mut self, rng: &mut SimRng) -> f64 {
+    pub fn next(&mut self, rng: &mut SimRng) -> f64 {
         let v = 1.0 - uniform(rng); // in (0, 1]
         self.ln_rest += v.ln() / self.left.max(1) as f64;
         self.left = self.left.saturating_sub(1);
