@@ -35,8 +35,12 @@ pub const COMPARE_COLUMNS: &[&str] = &[
     "call_cap_hits_per_1k",
     "cost_cap_hits_per_1k",
     "answered_by",
-    "method",
 ];
+
+/// The last column, after every other (with `--mc` too): how the row's figures were
+/// computed, `analytic` (the closed forms; every steady row) or `simulated` (an incident row of
+/// a chain with a circuit breaker: the incident simulator with a fixed seed).
+pub const METHOD_COLUMN: &str = "method";
 
 /// Columns added with `--mc`: the metadata to repeat the run, then per figure its mean and its
 /// 95% interval (`_ci95_lo`, `_ci95_hi`), then the latency percentiles, then the policy figures
@@ -254,6 +258,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
     if mc.is_some() {
         header.extend(mc_header());
     }
+    header.push(METHOD_COLUMN.into());
     w.write_record(&header)?;
     let blank = |n: usize| vec![String::new(); n];
     let meta = |rec: &mut Vec<String>| {
@@ -286,7 +291,6 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             num(Some(r.call_cap_hits_per_1k)),
             num(Some(r.cost_cap_hits_per_1k)),
             answered(&r.answered_by),
-            "analytic".into(),
         ]);
         meta(&mut rec);
         if mc.is_some() {
@@ -298,6 +302,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
                 None,
             ));
         }
+        rec.push("analytic".into());
         w.write_record(&rec)?;
     }
     for r in &report.incident {
@@ -326,7 +331,6 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             String::new(),
             String::new(),
             String::new(),
-            r.method.as_str().into(),
         ]);
         meta(&mut rec);
         if mc.is_some() {
@@ -356,6 +360,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
                 r.mc.as_ref().and_then(|m| m.policy.as_ref()),
             ));
         }
+        rec.push(r.method.as_str().into());
         w.write_record(&rec)?;
     }
     Ok(w.into_inner()?)
