@@ -186,17 +186,53 @@ pub struct IncidentRow {
     pub failback_writes: f64,
     /// Mean seconds per request spent in failed attempts and backoff.
     pub dead_time_mean_s: f64,
-    /// Whether the figures are an approximation (a circuit breaker's closed-form bound; the
-    /// Monte Carlo engine runs it in time). Shown as ≈ in tables.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub approximate: bool,
-    /// With a circuit breaker: attempts on the dead provider, probes and time open, from the
-    /// closed-form bound (an approximation; the Monte Carlo engine runs the breaker in time).
+    /// How the figures were computed: absent for the analytic engine's closed forms (exact);
+    /// `"simulated"` with a circuit breaker, where they come from the incident simulator with
+    /// a fixed seed ([`sim::expected`]). Marked `sim` in tables.
+    #[serde(skip_serializing_if = "Method::is_analytic")]
+    pub method: Method,
+    /// With `method` simulated: the windows simulated (a blended row: the most of its chains').
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_windows: Option<u64>,
+    /// With `method` simulated: the largest relative half-width, at 4.5 standard errors, of the
+    /// row's total, window, wasted attempts, attempts on the dead provider and dead time (a
+    /// fraction: 0.01 is 1%); a blended row: the largest of its chains'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_precision: Option<f64>,
+    /// With a circuit breaker: attempts on the dead provider, half-open probes and the
+    /// seconds its breaker was open (in the open state: `cooldown_s` per opening, within the
+    /// window), simulated as the rest of the row.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub breaker: Option<incident::BreakerFigures>,
     /// The Monte Carlo figures, with `--mc`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<IncidentMc>,
+}
+
+/// How an incident row's figures were computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// The analytic engine's closed forms (exact expectations).
+    #[default]
+    Analytic,
+    /// The incident simulator with a fixed seed ([`sim::expected`]): means over its windows.
+    Simulated,
+}
+
+impl Method {
+    /// Whether this is [`Method::Analytic`] (the JSON leaves the field out then).
+    pub fn is_analytic(&self) -> bool {
+        *self == Method::Analytic
+    }
+
+    /// The name printed in CSV and JSON: `analytic` or `simulated`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Method::Analytic => "analytic",
+            Method::Simulated => "simulated",
+        }
+    }
 }
 
 /// The Monte Carlo figures of an incident row: means over the simulated windows with their
@@ -466,11 +502,37 @@ fn blend(
                     0.0
                 },
                 breaker: None,
-                approximate: rows.iter().any(|r| r.approximate),
+                method: if rows.iter().any(|r| r.method == Method::Simulated) {
+                    Method::Simulated
+                } else {
+                    Method::Analytic
+                },
+                simulated_windows: rows.iter().filter_map(|r| r.simulated_windows).max(),
+                simulated_precision: rows
+                    .iter()
+                    .filter_map(|r| r.simulated_precision)
+                    .reduce(f64::max),
                 mc: None,
             };
             incident_rows.push(row);
         }
+    }
+}
+
+/// The incident figures of `pattern` on `chain`: the analytic engine's closed forms, or with a
+/// circuit breaker the incident simulator's fixed-seed figures ([`sim::expected`]) and the
+/// windows and precision they took.
+pub fn incident_figures(
+    req: &crate::model::cost::Request,
+    chain: &crate::model::Chain,
+    inc: &crate::model::Incident,
+    pattern: Pattern,
+) -> Option<(incident::IncidentOutcome, Option<(u64, f64)>)> {
+    if chain.policy.breaker.is_some() {
+        sim::expected::expected(req, chain, inc, pattern)
+            .map(|s| (s.outcome, Some((s.windows, s.precision))))
+    } else {
+        incident::evaluate(req, chain, inc, pattern).map(|o| (o, None))
     }
 }
 
@@ -518,7 +580,8 @@ impl Report {
                     });
                 }
                 if let Some(i) = &scenario.incident
-                    && let Some(o) = incident::evaluate(req, chain, &i.for_chain(chain), pattern)
+                    && let Some((o, sim)) =
+                        incident_figures(req, chain, &i.for_chain(chain), pattern)
                 {
                     incident_rows.push(IncidentRow {
                         chain: chain.name.clone(),
@@ -535,7 +598,13 @@ impl Report {
                         cold_starts: clean(o.cold_starts),
                         failback_writes: clean(o.failback_writes),
                         dead_time_mean_s: clean(o.dead_time_mean_s),
-                        approximate: o.breaker.is_some(),
+                        method: if sim.is_some() {
+                            Method::Simulated
+                        } else {
+                            Method::Analytic
+                        },
+                        simulated_windows: sim.map(|(w, _)| w),
+                        simulated_precision: sim.map(|(_, p)| clean(p)),
                         breaker: o.breaker.map(|b| incident::BreakerFigures {
                             dead_attempts: clean(b.dead_attempts),
                             probes: clean(b.probes),

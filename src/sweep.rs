@@ -121,10 +121,19 @@ pub struct SweepRow {
     pub incident_total_usd: Option<f64>,
     /// Incident total / normal.
     pub incident_multiplier: Option<f64>,
+    /// How the incident figures were computed: absent for the closed forms, `"simulated"`
+    /// with a circuit breaker (the incident simulator, fixed seed; see `compare`'s `method`).
+    #[serde(skip_serializing_if = "crate::sweep::analytic")]
+    pub incident_method: Option<crate::report::Method>,
     /// With `--mc`: the steady-state Monte Carlo figures, as in `compare`'s rows (means with
     /// their 95% intervals as `KEY_ci95`, latency percentiles, policy figures).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<SteadyMc>,
+}
+
+/// Whether a row's incident figures are absent or analytic (the JSON leaves the method out).
+fn analytic(m: &Option<crate::report::Method>) -> bool {
+    m.is_none_or(|m| m.is_analytic())
 }
 
 /// The Monte Carlo settings of a sweep, for the record.
@@ -240,6 +249,7 @@ pub fn run(
                 failed_per_1k: s.failed_per_1k,
                 incident_total_usd: incident.map(|i| i.total_usd),
                 incident_multiplier: incident.and_then(|i| i.multiplier),
+                incident_method: incident.map(|i| i.method),
                 mc: s.mc.clone(),
             });
         }

@@ -437,7 +437,7 @@ fn incident_rows_add_up_as_printed() {
     }
     let units = |cell: &str| -> i64 {
         // Every cell of one row has the same number of decimals or fewer: count in 1e-6 USD.
-        let cell = cell.trim().trim_start_matches("≈ ").replace(',', "");
+        let cell = cell.trim().trim_start_matches("sim ").replace(',', "");
         let (int, frac) = cell.split_once('.').unwrap_or((&cell, ""));
         assert!(frac.len() <= 6, "{cell}");
         int.parse::<i64>().unwrap() * 1_000_000 + format!("{frac:0<6}").parse::<i64>().unwrap()
@@ -818,7 +818,8 @@ fn chain_subset_of_a_traffic_share_scenario_drops_the_blend() {
         );
         close(
             num(row(&r, "incident", "complex", "sequential"), "total_usd"),
-            71.0002990987,
+            // simulated (a breaker): the fixed-seed figure; the MC gives 70.887 ± 0.025
+            70.8594375,
             1e-9,
         );
         let steady = r["steady"].as_array().unwrap();

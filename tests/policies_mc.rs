@@ -316,15 +316,25 @@ fn csv_carries_the_monte_carlo_policy_figures() {
         "mc_breaker_open_s_ci95_lo",
         "mc_breaker_open_s_ci95_hi",
     ];
-    // appended: the earlier columns keep their places, the latency percentiles come just before
-    let first = header.len() - policy_columns.len();
-    assert_eq!(&header[first..], policy_columns);
+    // appended: the earlier columns keep their places, the latency percentiles come just
+    // before, and only `method` (issue 10) after
+    let last = header.len() - 1;
+    let first = last - policy_columns.len();
+    assert_eq!(&header[first..last], policy_columns);
     assert_eq!(header[first - 1], "mc_latency_p99_s");
+    assert_eq!(header[last], "method");
     let mut filled = 0;
     for rec in reader.records() {
         let rec = rec.unwrap();
         assert_eq!(rec.len(), header.len(), "{rec:?}");
         let at = |c: &str| &rec[header.iter().position(|h| h == c).unwrap()];
+        // every chain has a breaker: its incident rows are simulated, steady rows analytic
+        let method = if at("section") == "incident" {
+            "simulated"
+        } else {
+            "analytic"
+        };
+        assert_eq!(at("method"), method, "{rec:?}");
         let row = common::row(&json, at("section"), at("chain"), at("pattern"));
         let policy = &row["mc"]["policy"];
         for key in policy_columns

@@ -118,6 +118,7 @@ fn sweep_csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
         header.extend(["mc_seed", "mc_requests"].map(String::from));
         header.extend(csv::steady_mc_columns());
     }
+    header.push("incident_method".into());
     w.write_record(&header)?;
     for r in &sweep.rows {
         let mut rec: Vec<String> = sweep.params.iter().map(|p| num(Some(r.point[p]))).collect();
@@ -135,6 +136,7 @@ fn sweep_csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
             rec.extend(csv::steady_mc_cells(r.mc.as_ref()));
             rec.extend(csv::latency_cells(r.mc.as_ref()));
         }
+        rec.push(r.incident_method.map_or("", |m| m.as_str()).into());
         w.write_record(&rec)?;
     }
     Ok(w.into_inner()?)
@@ -167,7 +169,15 @@ fn layout(sweep: &Sweep) -> Document {
                 count(r.failed_per_1k),
             ]);
             if has_incident {
-                cells.push(r.incident_total_usd.map_or("–".into(), money));
+                let sim = if r.incident_method == Some(crate::report::Method::Simulated) {
+                    "sim "
+                } else {
+                    ""
+                };
+                cells.push(
+                    r.incident_total_usd
+                        .map_or("–".into(), |t| format!("{sim}{}", money(t))),
+                );
                 cells.push(r.incident_multiplier.map_or("–".into(), multiplier));
             }
             if sweep.mc.is_some() {
@@ -183,6 +193,13 @@ fn layout(sweep: &Sweep) -> Document {
                 sweep.scenario,
                 sweep.params.join(", ")
             )];
+            if sweep
+                .rows
+                .iter()
+                .any(|r| r.incident_method == Some(crate::report::Method::Simulated))
+            {
+                p.push("sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed".into());
+            }
             if let Some(m) = sweep.mc {
                 p.push(format!(
                     "Monte Carlo: {} requests per chain at each point, seed {}; ± is the 95% interval",

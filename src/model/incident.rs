@@ -71,7 +71,8 @@ pub struct IncidentOutcome {
     /// failed request, until its final error): failed attempts, backoff, and a hedge's wait
     /// for its legs (a delayed backup's delay, the slower failure of two legs).
     pub dead_time_mean_s: f64,
-    /// With a circuit breaker: what it did, from the closed-form bound (an approximation).
+    /// With a circuit breaker: what it did (from [`evaluate`], the rough closed form; from
+    /// `crate::sim::expected`, the simulated figures reports print).
     pub breaker: Option<BreakerFigures>,
 }
 
@@ -437,8 +438,11 @@ fn unwarmed_requests(s: f64, len: f64, mu: f64) -> f64 {
     total
 }
 
-/// The breaker's effect on the window, in closed form: an approximation, marked ≈ in the
-/// output (the Monte Carlo engine runs the breaker in time, attempt by attempt). A failure on
+/// The breaker's effect on the window, in a rough closed form. Reports do not print it: it
+/// takes the opening and the probes' waits at their means and ignores links sharing the dead
+/// provider, retries refused by an open breaker and live providers' breakers, and was off by
+/// up to 25x (issue 10); with a breaker, reports take every incident figure from the
+/// simulator instead (`crate::sim::expected`, labelled simulated). A failure on
 /// the dead provider takes d seconds (the timeout for gray failures, `fast_fail_s` for fast
 /// ones) and is recorded when it ends; requests keep arriving at λ meanwhile:
 ///
@@ -494,7 +498,8 @@ pub struct BreakerFigures {
     pub dead_attempts: f64,
     /// Half-open probes sent.
     pub probes: f64,
-    /// Seconds the breaker was open.
+    /// Seconds the breaker was in the open state: `cooldown_s` per opening, within the window
+    /// (the half-open wait for a probe not counted).
     pub open_s: f64,
 }
 

@@ -37,6 +37,11 @@ pub const COMPARE_COLUMNS: &[&str] = &[
     "answered_by",
 ];
 
+/// The last column, after every other (with `--mc` too): how the row's figures were
+/// computed, `analytic` (the closed forms; every steady row) or `simulated` (an incident row of
+/// a chain with a circuit breaker: the incident simulator with a fixed seed).
+pub const METHOD_COLUMN: &str = "method";
+
 /// Columns added with `--mc`: the metadata to repeat the run, then per figure its mean and its
 /// 95% interval (`_ci95_lo`, `_ci95_hi`), then the latency percentiles, then the policy figures
 /// ([`MC_POLICY`]). Steady rows fill the steady figures, incident rows the incident ones.
@@ -253,6 +258,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
     if mc.is_some() {
         header.extend(mc_header());
     }
+    header.push(METHOD_COLUMN.into());
     w.write_record(&header)?;
     let blank = |n: usize| vec![String::new(); n];
     let meta = |rec: &mut Vec<String>| {
@@ -296,6 +302,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
                 None,
             ));
         }
+        rec.push("analytic".into());
         w.write_record(&rec)?;
     }
     for r in &report.incident {
@@ -353,6 +360,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
                 r.mc.as_ref().and_then(|m| m.policy.as_ref()),
             ));
         }
+        rec.push(r.method.as_str().into());
         w.write_record(&rec)?;
     }
     Ok(w.into_inner()?)

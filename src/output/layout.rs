@@ -392,7 +392,11 @@ pub fn compare(report: &Report) -> Document {
                         &[row.window_usd, row.cold_start_usd, row.failback_usd],
                         row.total_usd,
                     );
-                    let approx = if row.approximate { "≈ " } else { "" };
+                    let approx = if row.method == crate::report::Method::Simulated {
+                        "sim "
+                    } else {
+                        ""
+                    };
                     let mut cells = vec![
                         row.pattern.as_str().to_string(),
                         format!("{approx}{total}"),
@@ -453,6 +457,18 @@ pub fn compare(report: &Report) -> Document {
                         ),
                         format!("normal bill for the same requests: ${}", money(normal)),
                     ];
+                    if let Some(windows) = report
+                        .incident
+                        .iter()
+                        .filter(|row| row.chain == chain.name)
+                        .filter_map(|row| row.simulated_windows)
+                        .max()
+                    {
+                        notes.push(format!(
+                            "sim: every figure of a row so marked is simulated (a circuit breaker has no exact closed form): the incident simulator's mean over {} windows, fixed seed",
+                            group(&windows.to_string())
+                        ));
+                    }
                     if let Some(b) = report
                         .incident
                         .iter()
@@ -460,7 +476,7 @@ pub fn compare(report: &Report) -> Document {
                         .and_then(|row| row.breaker)
                     {
                         notes.push(format!(
-                            "circuit breaker (≈, closed form): {} attempts on the dead provider, {} half-open probes, open {} of {}",
+                            "circuit breaker (simulated), sequential: {} attempts on the dead provider, {} half-open probes, open {} of {}",
                             count(b.dead_attempts),
                             count(b.probes),
                             format_seconds(b.open_s.round()),

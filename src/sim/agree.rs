@@ -159,8 +159,9 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
                 &p.wasted_cost,
             );
         }
-        // With a circuit breaker the analytic window is a closed-form approximation (marked ≈);
-        // `sim::breaker`'s tests hold the simulated breaker to it within a stated tolerance.
+        // With a circuit breaker there is no closed form: the rows' figures are simulated
+        // (`sim::expected`, labelled so), and `sim::expected`'s tests hold them to a long
+        // simulation with another seed.
         let Some(inc) = scenario
             .incident
             .as_ref()

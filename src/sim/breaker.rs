@@ -1,24 +1,30 @@
 //! An outage window under a client policy, simulated in time, with the circuit breaker
 //! (MODEL.md §6, §8, §9).
 //!
-//! As [`super::incident`]: N = round(λ·D) requests arrive as a Poisson process at λ, in
-//! sessions of L consecutive arrivals; the primary's provider is down (fast: server_error,
-//! billed 0, takes `fast_fail_s`; gray: timeout, billed gray in the link's state, takes T);
-//! other links keep their steady rates and error mix. Unlike the default-policy simulator,
-//! every attempt is an event in time: a request's attempts follow the policy
-//! ([`super::policy::PolicySim`]: retries after a jittered backoff, error classes,
-//! `failover_on`, the call cap, the cost cap's allowed links), each taking its time (T, the fast
-//! failure time, or the drawn latency), so later requests keep arriving while earlier ones hang.
+//! As [`super::incident`]: N = round(λ·D) requests arrive as a Poisson process conditioned on
+//! N arrivals in [0, D] ([`super::incident::Arrivals`]), in sessions of L consecutive
+//! arrivals; the primary's provider is down (fast: server_error, billed 0, takes
+//! `fast_fail_s`; gray: timeout, billed gray in the link's state, takes T); other links keep
+//! their steady rates and error mix. Unlike the default-policy simulator, every attempt is an
+//! event in time: a request's attempts follow the policy ([`super::policy::PolicySim`]: retries
+//! after a jittered backoff, error classes, `failover_on`, the call cap, the cost cap's allowed
+//! links), each taking its time (T, the fast failure time, or the drawn latency), so later
+//! requests keep arriving while earlier ones hang.
 //!
-//! The breaker (one per provider; only the dead provider's is simulated, a live provider's
-//! opens with probability of order f^threshold): it records an attempt's failure when the
-//! attempt ENDS, opens after `threshold` consecutive failures, stays open `cooldown_s`, then
-//! lets exactly one half-open probe through (the next attempt that wants the provider); the
-//! probe's failure reopens it (the provider is dead throughout the window, so it never closes).
-//! Failures recorded while it is already open (attempts that started before it opened) are
-//! ignored. Every attempt consults the breaker, retries included: an attempt it refuses skips
-//! the link (the request fails over at once, no time spent). Time open counts from opening to
-//! the probe being sent (the wait for a request after the cooldown included), within [0, D].
+//! The breaker: one per provider (MODEL.md §8), shared by every link of the chain on that
+//! provider, fallbacks included. It records an attempt's result when the attempt ENDS (a
+//! success after its latency, a failure after its time): a provider-side failure (rate_limit,
+//! overload, server_error, timeout) counts, anything else (a success, a client or quota error:
+//! the provider answered) resets the count. It opens after `threshold` consecutive failures,
+//! stays open `cooldown_s`, then lets exactly one half-open probe through (the next attempt
+//! that wants the provider); the probe's failure reopens it, its success closes it (the dead
+//! provider's probes always fail). Results recorded while it is open (attempts that started
+//! before it opened) are ignored. Every attempt consults its provider's breaker, retries
+//! included: an attempt it refuses skips the link (the request fails over at once, no time
+//! spent, whatever `failover_on` says; the backoff already waited before a refused retry is
+//! dead time). `open_s` is the time in the open state: `cooldown_s` per opening, clipped to
+//! [0, D] (not the half-open wait for a request, nor the probe's own time). The figures
+//! reported (`dead_attempts`, `probes`, `open_s`) are the dead provider's breaker's.
 //!
 //! Hedged patterns: the dead leg fires only if the breaker admits it (its failure is recorded
 //! d seconds later even when a take-first hedge cancels it earlier); a refused leg is no
@@ -44,7 +50,7 @@ use crate::model::cost::{CacheState, Request, first_state, warm_state};
 use crate::model::policy::{self, ErrorClass, WarmPolicy};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
-use super::incident::IncidentMc;
+use super::incident::{Arrivals, IncidentMc};
 use super::policy::{Outcome, PolicySim};
 use super::rng::{SimRng, chunk_rng, uniform};
 use super::stats::Sum;
@@ -58,6 +64,9 @@ struct Link {
     /// The session cache this link reads: one per model (the position of the first link with
     /// its id).
     slot: usize,
+    /// Its provider's breaker, by the order providers first appear among the links (the
+    /// dead provider, the primary's, is 0).
+    provider: usize,
     dead: bool,
     starts_warm: bool,
     explicit: bool,
@@ -76,11 +85,11 @@ struct Link {
     dead_warm: f64,
 }
 
-/// The breaker of the dead provider.
+/// The state of one provider's breaker.
 #[derive(Debug, Clone, Copy)]
 enum State {
     Closed(u32),
-    Open { since: f64, until: f64 },
+    Open { until: f64 },
     HalfOpen,
 }
 
@@ -95,21 +104,24 @@ struct Breaker {
 }
 
 impl Breaker {
-    fn record_failure(&mut self, t: f64, probe: bool) {
+    /// Open at `t` for the cooldown; the time open within the window is booked now.
+    fn open(&mut self, t: f64) {
+        let until = t + self.cooldown_s;
+        self.open_s += (until.min(self.end_s) - t.min(self.end_s)).max(0.0);
+        self.state = State::Open { until };
+    }
+
+    /// An attempt on the provider ended at `t`: `ok` when the provider answered (a success, or
+    /// a client or quota error: the provider's answer), a failure otherwise; `probe` when it
+    /// was the half-open probe. A result recorded while open (an attempt sent before it
+    /// opened) changes nothing.
+    fn record(&mut self, t: f64, probe: bool, ok: bool) {
         match self.state {
-            State::Closed(c) if c + 1 >= self.threshold => {
-                self.state = State::Open {
-                    since: t,
-                    until: t + self.cooldown_s,
-                }
-            }
+            State::Closed(_) if ok => self.state = State::Closed(0),
+            State::Closed(c) if c + 1 >= self.threshold => self.open(t),
             State::Closed(c) => self.state = State::Closed(c + 1),
-            State::HalfOpen if probe => {
-                self.state = State::Open {
-                    since: t,
-                    until: t + self.cooldown_s,
-                }
-            }
+            State::HalfOpen if probe && ok => self.state = State::Closed(0),
+            State::HalfOpen if probe => self.open(t),
             _ => {}
         }
     }
@@ -118,19 +130,12 @@ impl Breaker {
     fn admit(&mut self, t: f64) -> Option<bool> {
         match self.state {
             State::Closed(_) => Some(false),
-            State::Open { since, until } if t >= until => {
-                self.open_s += (t.min(self.end_s) - since.min(self.end_s)).max(0.0);
+            State::Open { until, .. } if t >= until => {
                 self.state = State::HalfOpen;
                 self.probes += 1.0;
                 Some(true)
             }
             _ => None,
-        }
-    }
-
-    fn finish(&mut self) {
-        if let State::Open { since, .. } = self.state {
-            self.open_s += (self.end_s - since.min(self.end_s)).max(0.0);
         }
     }
 }
@@ -251,6 +256,31 @@ impl Sched {
     }
 }
 
+/// Whether the breaker of `l`'s provider lets an attempt at `t` through (`Some(true)`: as the
+/// half-open probe); always without breakers.
+fn admit(breakers: &mut [Breaker], l: &Link, t: f64) -> Option<bool> {
+    match breakers.get_mut(l.provider) {
+        Some(b) => b.admit(t),
+        None => Some(false),
+    }
+}
+
+/// Schedule the result of an attempt on `l`'s provider for its breaker at `end`, when the
+/// attempt ends (nothing without breakers).
+fn record(breakers: &[Breaker], sched: &mut Sched, l: &Link, end: f64, probe: bool, ok: bool) {
+    if !breakers.is_empty() {
+        let payload = (l.provider as u32) << 2 | u32::from(probe) << 1 | u32::from(ok);
+        sched.push(end, RECORD, payload);
+    }
+}
+
+/// Whether an error of `class` is the provider's answer, for its breaker: client and quota
+/// errors come from a provider that is up (they fail the request, not the provider); every
+/// other class is a provider-side failure.
+fn answers(class: ErrorClass) -> bool {
+    matches!(class, ErrorClass::Client | ErrorClass::Quota)
+}
+
 impl Window<'_> {
     /// The prices of live link `l` for the request at `t`: (a success, a failed attempt).
     fn live_prices<'l>(&self, l: &'l Link, c: &Cache, t: f64) -> (&'l Prices, &'l Prices) {
@@ -286,7 +316,7 @@ impl Window<'_> {
         t: f64,
         f: &mut Flight,
         caches: &mut [Cache],
-        breaker: &mut Option<Breaker>,
+        breakers: &mut [Breaker],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
@@ -310,25 +340,28 @@ impl Window<'_> {
                 }
                 return self.fail(f, run);
             }
+            // Every attempt asks its provider's breaker, retries included; a refused one skips
+            // the link at once.
+            let Some(probe) = admit(breakers, l, t) else {
+                f.pos += 1;
+                f.k = 0;
+                continue;
+            };
             let (class, usd, secs) = if l.dead {
-                let probe = match breaker.as_mut() {
-                    Some(b) => b.admit(t),
-                    None => Some(false),
-                };
-                let Some(probe) = probe else {
-                    f.pos += 1;
-                    f.k = 0;
-                    continue;
-                };
                 run.dead_attempts += 1.0;
-                if breaker.is_some() {
-                    sched.push(t + self.dead_s, RECORD, u32::from(probe));
-                }
+                record(breakers, sched, l, t + self.dead_s, probe, false);
                 (self.dead_class, l.dead_cost, self.dead_s)
             } else {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
-                match self.sim.draw(l.index, fail_prices, rng) {
+                let outcome = self.sim.draw(l.index, fail_prices, rng);
+                match outcome {
+                    Outcome::Ok(ln_l) => record(breakers, sched, l, t + ln_l.exp(), probe, true),
+                    Outcome::Fail(class, _, secs) => {
+                        record(breakers, sched, l, t + secs, probe, answers(class))
+                    }
+                }
+                match outcome {
                     Outcome::Ok(_) => {
                         f.n += 1;
                         run.base.window += l.warm.success;
@@ -414,23 +447,17 @@ impl Window<'_> {
         &self,
         l: &Link,
         t: f64,
-        breaker: &mut Option<Breaker>,
+        breakers: &mut [Breaker],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
     ) -> LegEnd {
+        let Some(probe) = admit(breakers, l, t) else {
+            return LegEnd::Refused;
+        };
         if l.dead {
-            let admitted = match breaker.as_mut() {
-                Some(b) => b.admit(t),
-                None => Some(false),
-            };
-            let Some(probe) = admitted else {
-                return LegEnd::Refused;
-            };
             run.dead_attempts += 1.0;
-            if breaker.is_some() {
-                sched.push(t + self.dead_s, RECORD, u32::from(probe));
-            }
+            record(breakers, sched, l, t + self.dead_s, probe, false);
             let cancel = self.pattern == Pattern::HedgedTakeFirst;
             return LegEnd::Fail {
                 class: self.dead_class,
@@ -441,14 +468,20 @@ impl Window<'_> {
             };
         }
         match self.sim.draw(l.index, &l.warm, rng) {
-            Outcome::Ok(ln) => LegEnd::Ok(ln),
-            Outcome::Fail(class, usd, secs) => LegEnd::Fail {
-                class,
-                usd,
-                lost: usd,
-                secs,
-                dead: false,
-            },
+            Outcome::Ok(ln) => {
+                record(breakers, sched, l, t + ln.exp(), probe, true);
+                LegEnd::Ok(ln)
+            }
+            Outcome::Fail(class, usd, secs) => {
+                record(breakers, sched, l, t + secs, probe, answers(class));
+                LegEnd::Fail {
+                    class,
+                    usd,
+                    lost: usd,
+                    secs,
+                    dead: false,
+                }
+            }
         }
     }
 
@@ -480,12 +513,12 @@ impl Window<'_> {
         r: usize,
         t: f64,
         f: &mut Flight,
-        breaker: &mut Option<Breaker>,
+        breakers: &mut [Breaker],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
     ) {
-        let a0 = self.leg(&self.links[0], t, breaker, sched, run, rng);
+        let a0 = self.leg(&self.links[0], t, breakers, sched, run, rng);
         f.start = t;
         f.leg0 = Some(a0);
         f.n = a0.sent();
@@ -528,7 +561,7 @@ impl Window<'_> {
             f.phase = Phase::Backup;
             sched.push(t + s1, STEP, r as u32);
         } else {
-            self.backup(r, t, f, breaker, sched, run, rng);
+            self.backup(r, t, f, breakers, sched, run, rng);
         }
     }
 
@@ -539,12 +572,12 @@ impl Window<'_> {
         r: usize,
         t: f64,
         f: &mut Flight,
-        breaker: &mut Option<Breaker>,
+        breakers: &mut [Breaker],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
     ) {
-        let a1 = self.leg(&self.links[1], t, breaker, sched, run, rng);
+        let a1 = self.leg(&self.links[1], t, breakers, sched, run, rng);
         f.n += a1.sent();
         let fails_over = self.sim.policy.failover_on.contains(&ErrorClass::Client);
         if !f.racing {
@@ -655,26 +688,32 @@ impl Window<'_> {
     fn run(&self, rng: &mut SimRng) -> Run {
         let n = self.incident.requests() as usize;
         let length = self.incident.session_length.max(1) as usize;
-        let lambda = self.incident.requests_per_second;
         let sessions = n.div_ceil(length);
         let nl = self.links.len();
         let mut caches = vec![Cache::default(); sessions * nl];
         let mut flights = vec![Flight::default(); n];
-        let mut breaker = self.breaker.map(|b| Breaker {
-            threshold: b.threshold.max(1),
-            cooldown_s: b.cooldown_s,
-            end_s: self.incident.duration_s,
-            state: State::Closed(0),
-            probes: 0.0,
-            open_s: 0.0,
-        });
+        let providers = self.links.iter().map(|l| l.provider + 1).max().unwrap_or(0);
+        let mut breakers: Vec<Breaker> = match self.breaker {
+            Some(b) => vec![
+                Breaker {
+                    threshold: b.threshold.max(1),
+                    cooldown_s: b.cooldown_s,
+                    end_s: self.incident.duration_s,
+                    state: State::Closed(0),
+                    probes: 0.0,
+                    open_s: 0.0,
+                };
+                providers
+            ],
+            None => Vec::new(),
+        };
         let mut sched = Sched {
             queue: BinaryHeap::with_capacity(n + 16),
             seq: 0,
         };
-        let mut t = 0.0;
+        let mut arrivals = Arrivals::new(n as u64, self.incident.duration_s);
         for (k, f) in flights.iter_mut().enumerate() {
-            t += -(1.0 - uniform(rng)).ln() / lambda;
+            let t = arrivals.next(rng);
             f.session = k / length;
             sched.push(t, STEP, k as u32);
         }
@@ -682,24 +721,24 @@ impl Window<'_> {
         while let Some(Reverse((bits, _, kind, payload))) = sched.queue.pop() {
             let now = f64::from_bits(bits);
             if kind == RECORD {
-                if let Some(b) = breaker.as_mut() {
-                    b.record_failure(now, payload == 1);
+                if let Some(b) = breakers.get_mut((payload >> 2) as usize) {
+                    b.record(now, payload & 2 != 0, payload & 1 != 0);
                 }
                 continue;
             }
             let r = payload as usize;
             let mut f = flights[r];
             if self.pattern.is_hedged() && f.phase == Phase::Legs {
-                self.hedge(r, now, &mut f, &mut breaker, &mut sched, &mut run, rng);
+                self.hedge(r, now, &mut f, &mut breakers, &mut sched, &mut run, rng);
             } else if f.phase == Phase::Backup {
-                self.backup(r, now, &mut f, &mut breaker, &mut sched, &mut run, rng);
+                self.backup(r, now, &mut f, &mut breakers, &mut sched, &mut run, rng);
             } else {
                 self.step(
                     r,
                     now,
                     &mut f,
                     &mut caches,
-                    &mut breaker,
+                    &mut breakers,
                     &mut sched,
                     &mut run,
                     rng,
@@ -707,8 +746,8 @@ impl Window<'_> {
             }
             flights[r] = f;
         }
-        if let Some(b) = breaker.as_mut() {
-            b.finish();
+        // The dead provider's breaker (slot 0, the primary's provider).
+        if let Some(b) = breakers.first() {
             run.probes = b.probes;
             run.open_s = b.open_s;
         }
@@ -754,11 +793,19 @@ pub fn simulate(
     } else {
         sim.allowed.clone()
     };
+    let mut providers: Vec<&str> = Vec::new();
     let links: Vec<Link> = allowed
         .iter()
         .enumerate()
         .map(|(pos, &i)| {
             let price = &chain.links[i];
+            let provider = providers
+                .iter()
+                .position(|p| *p == price.provider.as_str())
+                .unwrap_or_else(|| {
+                    providers.push(price.provider.as_str());
+                    providers.len() - 1
+                });
             // One cache per model: the first link's model (and the second leg's) is warm
             // wherever it is listed.
             let starts_warm = price.id == chain.links[allowed[0]].id
@@ -787,6 +834,7 @@ pub fn simulate(
             Link {
                 index: i,
                 slot,
+                provider,
                 dead: price.provider == primary.provider,
                 starts_warm,
                 explicit: price.caching == Caching::Explicit,

@@ -1,7 +1,8 @@
 //! An outage window, simulated in time (MODEL.md §6, §9).
 //!
 //! Each run replays one window: N = round(λ·D) requests (the analytic contract), arriving as a
-//! Poisson process at λ (exponential gaps), grouped into sessions of L consecutive arrivals
+//! Poisson process conditioned on N arrivals in [0, D] ([`Arrivals`]: the window is exactly the
+//! analytic one, D seconds long), grouped into sessions of L consecutive arrivals
 //! (S = ⌈N / L⌉, the last one shorter). Every model of the primary's provider is down (fast:
 //! billed 0; gray: billed as a gray failure in the link's cache state); the other links keep
 //! their steady failure and trip rates (trip rates as resolved: given, or P(L > T) from the
@@ -31,6 +32,37 @@ use super::rng::{SimRng, chunk_rng, uniform};
 use super::stats::{Compensated, Sum};
 use super::steady::{Attempt, Prices};
 use super::{McOptions, ordered};
+
+/// The arrival times of a window's N requests: a Poisson process conditioned on N arrivals in
+/// [0, D], i.e. the order statistics of N uniforms on [0, D], generated in ascending order one
+/// uniform each (the sequential spacing method: 1 − U₍ₖ₎ = (1 − U₍ₖ₋₁₎)·V^(1/(N−k+1))), so the
+/// window is exactly D seconds long, as in the analytic engine.
+#[derive(Debug, Clone, Copy)]
+pub struct Arrivals {
+    /// ln(1 − U₍ₖ₎) so far.
+    ln_rest: f64,
+    left: u64,
+    duration_s: f64,
+}
+
+impl Arrivals {
+    /// N = `requests` arrivals over `duration_s` seconds.
+    pub fn new(requests: u64, duration_s: f64) -> Arrivals {
+        Arrivals {
+            ln_rest: 0.0,
+            left: requests,
+            duration_s,
+        }
+    }
+
+    /// The next arrival time, seconds from the window's start (ascending; within [0, D]).
+    pub fn next(&mut self, rng: &mut SimRng) -> f64 {
+        let v = 1.0 - uniform(rng); // in (0, 1]
+        self.ln_rest += v.ln() / self.left.max(1) as f64;
+        self.left = self.left.saturating_sub(1);
+        (-self.ln_rest.exp_m1() * self.duration_s).clamp(0.0, self.duration_s)
+    }
+}
 
 /// One link as the window sees it.
 #[derive(Debug, Clone)]
@@ -206,15 +238,14 @@ impl Window<'_> {
     fn run(&self, rng: &mut SimRng) -> Run {
         let n = self.incident.requests();
         let length = self.incident.session_length.max(1);
-        let lambda = self.incident.requests_per_second;
         let mut warm_at = vec![None; self.links.len()];
         let mut run = Run::default();
-        let mut t = 0.0;
+        let mut arrivals = Arrivals::new(n, self.incident.duration_s);
         for k in 0..n {
             if k % length == 0 {
                 warm_at.iter_mut().for_each(|w| *w = None);
             }
-            t += -(1.0 - uniform(rng)).ln() / lambda;
+            let t = arrivals.next(rng);
             match self.pattern {
                 Pattern::NoFallback | Pattern::Sequential => {
                     if !self.in_sequence(0, t, &mut warm_at, &mut run, rng) {

@@ -18,6 +18,7 @@
 pub mod agree;
 pub mod bench;
 pub mod breaker;
+pub mod expected;
 pub mod histogram;
 pub mod incident;
 pub mod policy;
