@@ -346,7 +346,6 @@ fn in_sequence(
             None => models.push((l.price, dw.answered_by[i], extra_fail)),
         }
     }
-    let lambda = incident.requests_per_second;
     for (price, s, extra_fail) in models {
         let cold = |len: f64| 1.0 - (1.0 - s).powf(len);
         match (price.caching, warm_policy) {
@@ -376,7 +375,8 @@ fn in_sequence(
                 } else {
                     price.cache_ttl_s
                 };
-                let unwarmed = sessions.sum(|len| unwarmed_requests(s, len, lambda * ttl));
+                let unwarmed =
+                    sessions.sum(|len| unwarmed_requests(s, len, n, ttl / incident.duration_s));
                 t.window += unwarmed * extra_fail;
                 t.wasted += unwarmed * extra_fail;
                 let cold_starts = s * unwarmed;
@@ -390,12 +390,15 @@ fn in_sequence(
 
 /// The expected number of a session's `len` requests made while its cache on a model is not
 /// warm (MODEL.md §6), for a model that answers a request with probability s, whose cache
-/// expires TTL seconds after its last answer, at `mu` = λ·TTL (the expected arrivals in one
-/// TTL; infinite without expiry): request k is warm when the session's last answer there, d requests
-/// earlier, was at most TTL ago. The session's requests are consecutive arrivals of a Poisson
-/// process at λ, so d gaps sum to a Gamma(d, λ) time, at most TTL with probability
-/// G(d) = P(Poisson(λ·TTL) ≥ d); the last answer is d back with probability s(1−s)^(d−1),
-/// independently of the cache (an attempt's outcome does not depend on it):
+/// expires TTL seconds after its last answer. The window holds `arrivals` = N requests placed
+/// uniformly on [0, D] (a Poisson process conditioned on N, as the simulators place them), and
+/// `share` = TTL / D (≥ 1, or infinite: no expiry). Request k is warm when the session's last
+/// answer there, d requests earlier, was at most TTL ago. The session's requests are
+/// consecutive arrivals, and the sum of d consecutive spacings of N uniform order statistics is
+/// distributed as the d-th of them, Beta(d, N + 1 − d), so the gap is at most TTL with
+/// probability G(d) = P(Binomial(N, TTL/D) ≥ d) (→ P(Poisson(λ·TTL) ≥ d) as N grows). The last
+/// answer is d back with probability s(1−s)^(d−1), independently of the cache (an attempt's
+/// outcome does not depend on it):
 ///
 /// ```text
 /// P(warm at k) = Σ_{d=1..k} s·(1−s)^(d−1)·G(d)      unwarmed = Σ_{k<len} (1 − P(warm at k))
@@ -403,17 +406,18 @@ fn in_sequence(
 ///
 /// and the expected cold starts are s·unwarmed (a request answered while unwarmed). Without
 /// expiry (G = 1) this is (1 − (1 − s)^len)/s, the first answer's index.
-fn unwarmed_requests(s: f64, len: f64, mu: f64) -> f64 {
+fn unwarmed_requests(s: f64, len: f64, arrivals: f64, share: f64) -> f64 {
     if s <= 0.0 {
         return len;
     }
-    if !mu.is_finite() {
+    if !(share < 1.0) {
         return (1.0 - (1.0 - s).powf(len)) / s;
     }
-    // ln P(Poisson(mu) = m), its running tail G(d) = 1 − P(Poisson(mu) ≤ d − 1).
-    let ln_mu = mu.ln();
-    let mut ln_pmf = -mu;
-    let mut cdf = 0.0; // P(Poisson ≤ d − 1)
+    // ln P(Binomial(N, p) = m), its running tail G(d) = 1 − P(Binomial ≤ d − 1).
+    let (n, p) = (arrivals, share.max(0.0));
+    let ln_odds = p.ln() - (-p).ln_1p();
+    let mut ln_pmf = n * (-p).ln_1p();
+    let mut cdf = 0.0; // P(Binomial ≤ d − 1)
     let mut warm = 0.0; // P(warm at k)
     let mut back = s; // s(1−s)^(d−1)
     let mut total = 0.0;
@@ -423,8 +427,12 @@ fn unwarmed_requests(s: f64, len: f64, mu: f64) -> f64 {
         total += 1.0 - warm;
         k += 1.0;
         // add the term d = k for the next request
-        cdf += ln_pmf.exp();
-        ln_pmf += ln_mu - k.ln();
+        if k - 1.0 < n {
+            cdf += ln_pmf.exp();
+            ln_pmf += (n - (k - 1.0)).ln() - k.ln() + ln_odds;
+        } else {
+            cdf = 1.0;
+        }
         let g = (1.0 - cdf).max(0.0);
         let term = back * g;
         warm += term;
@@ -1067,29 +1075,37 @@ mod tests {
         assert!(close(o.cold_start, sol + 100.0 * (cold - warm), 1e-9));
     }
 
-    /// The unwarmed requests of a session with expiry, by hand: s = 0.5, three requests,
-    /// λ·TTL = 1, so G(1) = 1 − e⁻¹ and G(2) = 1 − 2e⁻¹; request 0 is cold, request 1 warm
-    /// with s·G(1), request 2 with s·G(1) + s(1 − s)·G(2). Without expiry: (1 − 0.5³)/0.5.
+    /// The unwarmed requests of a session with expiry, by hand: s = 0.5, three requests, G(d)
+    /// the binomial tail P(Bin(N, TTL/D) ≥ d); request 0 is cold, request 1 warm with s·G(1),
+    /// request 2 with s·G(1) + s(1 − s)·G(2). Without expiry: (1 − 0.5³)/0.5.
     #[test]
     fn unwarmed_requests_by_hand() {
-        let e = (-1.0f64).exp();
-        let (g1, g2) = (1.0 - e, 1.0 - 2.0 * e);
+        // N = 10 arrivals, TTL/D = 0.1: G(1) = 1 − 0.9¹⁰, G(2) = G(1) − 10·0.1·0.9⁹.
+        let (q10, q9) = (0.9f64.powi(10), 0.9f64.powi(9));
+        let (g1, g2) = (1.0 - q10, 1.0 - q10 - q9);
         let want = 1.0 + (1.0 - 0.5 * g1) + (1.0 - 0.5 * g1 - 0.25 * g2);
-        assert!(close(unwarmed_requests(0.5, 3.0, 1.0), want, 1e-12));
+        assert!(close(unwarmed_requests(0.5, 3.0, 10.0, 0.1), want, 1e-12));
         assert!(close(
-            unwarmed_requests(0.5, 3.0, f64::INFINITY),
+            unwarmed_requests(0.5, 3.0, 10.0, f64::INFINITY),
             1.75,
             1e-12
         ));
-        assert!(close(unwarmed_requests(0.0, 3.0, 1.0), 3.0, 1e-12));
-        // a huge λ·TTL: no expiry in practice, and no underflow trouble
-        assert!(close(unwarmed_requests(0.5, 3.0, 1e6), 1.75, 1e-12));
+        // a TTL longer than the window: no expiry
+        assert!(close(unwarmed_requests(0.5, 3.0, 10.0, 1.5), 1.75, 1e-12));
+        assert!(close(unwarmed_requests(0.0, 3.0, 10.0, 0.1), 3.0, 1e-12));
+        // a huge N·TTL/D: no expiry in practice, and no underflow trouble
+        assert!(close(unwarmed_requests(0.5, 3.0, 1e9, 1e-3), 1.75, 1e-12));
+        // many arrivals: the binomial tail is the Poisson's (λ·TTL = 1 here)
+        let e = (-1.0f64).exp();
+        let (p1, p2) = (1.0 - e, 1.0 - 2.0 * e);
+        let poisson = 1.0 + (1.0 - 0.5 * p1) + (1.0 - 0.5 * p1 - 0.25 * p2);
+        assert!(close(unwarmed_requests(0.5, 3.0, 1e7, 1e-7), poisson, 1e-6));
         // a long session: the tail is summed in closed form once the terms vanish
-        let long = unwarmed_requests(0.9, 1e6, 2.0);
-        let short = unwarmed_requests(0.9, 1e3, 2.0);
+        let long = unwarmed_requests(0.9, 1e6, 1e7, 2e-7);
+        let short = unwarmed_requests(0.9, 1e3, 1e7, 2e-7);
         assert!(close(
             (long - short) / (1e6 - 1e3),
-            short - unwarmed_requests(0.9, 999.0, 2.0),
+            short - unwarmed_requests(0.9, 999.0, 1e7, 2e-7),
             1e-9
         ));
     }
