@@ -23,6 +23,8 @@ pub enum CheckFormat {
     Json,
     /// GitHub Actions workflow commands (`::error file=F,line=L::message`).
     Github,
+    /// SARIF 2.1.0 ([`super::sarif`]), for code scanning.
+    Sarif,
 }
 
 /// `1 chain`, `2 chains`.
@@ -69,7 +71,56 @@ pub fn render(report: &CheckReport, format: CheckFormat, verbose: bool) -> Strin
             s.push('\n');
             s
         }
+        CheckFormat::Sarif => {
+            let mut s =
+                serde_json::to_string_pretty(&super::sarif::to_sarif(report)).expect("JSON values");
+            s.push('\n');
+            s
+        }
     }
+}
+
+/// The text format with its severities coloured when `on`: `error` red, `warning` yellow,
+/// `note` cyan, in each `FILE:LINE: severity: message` line (and a line starting with the
+/// severity), and the summary's non-zero error and warning counts.
+pub fn colorize_text(text: &str, on: bool) -> String {
+    use crate::output::color::{Role, paint};
+    if !on {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let mut done = false;
+        for (word, role) in [
+            ("error", Role::Error),
+            ("warning", Role::Warning),
+            ("note", Role::Note),
+        ] {
+            let tagged = format!("{word}: ");
+            if let Some(rest) = line.strip_prefix(&tagged) {
+                out.push_str(&format!("{}: {rest}", paint(true, role, word)));
+                done = true;
+                break;
+            }
+            let infix = format!(": {word}: ");
+            if let Some(at) = line.find(&infix) {
+                if !line.starts_with("fallcost check: ") {
+                    out.push_str(&format!(
+                        "{}: {}: {}",
+                        &line[..at],
+                        paint(true, role, word),
+                        &line[at + infix.len()..]
+                    ));
+                    done = true;
+                    break;
+                }
+            }
+        }
+        if !done {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 fn text(report: &CheckReport, verbose: bool) -> String {

@@ -1,7 +1,6 @@
 //! `fallcost compare`: the four patterns on every chain of a scenario, analytic and, with
 //! `--mc`, simulated.
 
-use std::io::IsTerminal;
 
 use crate::cli::CompareArgs;
 use crate::error::ExitStatus;
@@ -26,7 +25,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let mut report = Report::analytic(&scenario);
     if let Some(note) = partial {
         report.omit_blended();
-        eprintln!("fallcost: note: {note}");
+        crate::output::ui::note(&note.to_string());
     }
     if let Some(field) = report.first_non_finite() {
         anyhow::bail!(
@@ -47,20 +46,20 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
             if args.mc_runs.is_some() {
                 anyhow::bail!("{}", report.too_many_runs(opts.runs));
             }
-            eprintln!(
-                "fallcost: incident windows not simulated: {} (the default --mc-runs)",
+            crate::output::ui::warn(&format!(
+                "incident windows not simulated: {} (the default --mc-runs)",
                 report.too_many_runs(opts.runs)
-            );
+            ));
         }
         opts.seed = match args.seed {
             Some(s) => s,
             None => {
                 let s = sim::rng::fresh_seed();
-                eprintln!("fallcost: Monte Carlo seed {s} (repeat this run with --seed {s})");
+                crate::output::ui::info(&format!("Monte Carlo seed {s} (repeat this run with --seed {s})"));
                 s
             }
         };
-        let bar = (work > PROGRESS_ABOVE && std::io::stderr().is_terminal()).then(|| {
+        let bar = (work > PROGRESS_ABOVE && crate::output::ui::progress_allowed()).then(|| {
             let bar = indicatif::ProgressBar::new(work);
             bar.set_style(
                 indicatif::ProgressStyle::with_template(

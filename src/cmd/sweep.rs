@@ -50,7 +50,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
     let mc = args.mc.map(|requests| {
         let seed = args.seed.unwrap_or_else(|| {
             let s = crate::sim::rng::fresh_seed();
-            eprintln!("fallcost: Monte Carlo seed {s} (repeat this run with --seed {s})");
+            crate::output::ui::info(&format!("Monte Carlo seed {s} (repeat this run with --seed {s})"));
             s
         });
         crate::sim::McOptions {
@@ -61,7 +61,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
     });
     let result = sweep::run(&label, &text, base, &args.set, &params, &args.chains, mc)?;
     if let Some(note) = &result.note {
-        eprintln!("fallcost: note: {note}");
+        crate::output::ui::note(&note.to_string());
     }
     let bytes = match format {
         Format::Table => table::render(&layout(&result), table::Style::Terminal).into_bytes(),

@@ -6,9 +6,11 @@
 pub mod csv;
 pub mod json;
 pub mod layout;
+pub mod color;
 pub mod number;
 pub mod plot;
 pub mod table;
+pub mod ui;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
