@@ -22,7 +22,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
   fallcost prices
   fallcost check scenarios/ --max-ratio 2 --format github
   fallcost bench
-  fallcost completions bash > ~/.local/share/bash-completion/completions/fallcost
+  fallcost completions bash
 
 Exit codes: 0 success, 1 findings (check), 2 bad input or usage."
 )]

@@ -49,11 +49,7 @@ pub const RULES: &[(&str, &str, &str)] = &[
         "A fallback points at its own primary.",
         "warning",
     ),
-    (
-        "empty-fallbacks",
-        "A fallback list is empty.",
-        "warning",
-    ),
+    ("empty-fallbacks", "A fallback list is empty.", "warning"),
     (
         "no-model",
         "A target has no model of its own: its chain cannot be judged there.",
@@ -137,7 +133,11 @@ pub fn to_sarif(report: &CheckReport) -> Value {
     for f in &report.findings {
         let id = f.kind();
         if rule_index(&rules, id).is_none() {
-            rules.push((id.to_string(), id.to_string(), level(f.severity()).to_string()));
+            rules.push((
+                id.to_string(),
+                id.to_string(),
+                level(f.severity()).to_string(),
+            ));
         }
         let mut r = json!({
             "ruleId": id,

@@ -1,7 +1,6 @@
 //! `fallcost compare`: the four patterns on every chain of a scenario, analytic and, with
 //! `--mc`, simulated.
 
-
 use crate::cli::CompareArgs;
 use crate::error::ExitStatus;
 use crate::input::scenario;
@@ -22,6 +21,13 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let mut scenario = scenario::load(&args.scenario, &args.set)?;
     let partial =
         scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
+    crate::output::ui::detail(&format!(
+        "price table {}; {} chain{}",
+        scenario.pricing,
+        scenario.chains.len(),
+        if scenario.chains.len() == 1 { "" } else { "s" }
+    ));
+    let started = std::time::Instant::now();
     let mut report = Report::analytic(&scenario);
     if let Some(note) = partial {
         report.omit_blended();
@@ -55,7 +61,9 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
             Some(s) => s,
             None => {
                 let s = sim::rng::fresh_seed();
-                crate::output::ui::info(&format!("Monte Carlo seed {s} (repeat this run with --seed {s})"));
+                crate::output::ui::info(&format!(
+                    "Monte Carlo seed {s} (repeat this run with --seed {s})"
+                ));
                 s
             }
         };
@@ -77,6 +85,12 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
         if let Some(b) = bar {
             b.finish_and_clear();
         }
+        crate::output::ui::detail(&format!(
+            "simulated {} requests with seed {} in {:.2} s",
+            crate::output::number::count(work as f64),
+            opts.seed,
+            started.elapsed().as_secs_f64()
+        ));
     }
     let bytes = output::render(&report, format)?;
     output::write(&target, &bytes)?;

@@ -108,7 +108,10 @@ mod tests {
         assert_eq!(f(None, "/dev/stdout"), Ok(Format::Table));
         assert_eq!(f(Some(OutputFormat::Json), "-"), Ok(Format::Json));
         assert_eq!(f(Some(OutputFormat::Csv), "x.csv"), Ok(Format::Csv));
-        assert_eq!(f(Some(OutputFormat::Markdown), "x.txt"), Ok(Format::Markdown));
+        assert_eq!(
+            f(Some(OutputFormat::Markdown), "x.txt"),
+            Ok(Format::Markdown)
+        );
         assert_eq!(f(Some(OutputFormat::Csv), "x.yaml"), Ok(Format::Csv));
         assert_eq!(
             f(Some(OutputFormat::Json), "x.csv"),

@@ -50,7 +50,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
     let mc = args.mc.map(|requests| {
         let seed = args.seed.unwrap_or_else(|| {
             let s = crate::sim::rng::fresh_seed();
-            crate::output::ui::info(&format!("Monte Carlo seed {s} (repeat this run with --seed {s})"));
+            crate::output::ui::info(&format!(
+                "Monte Carlo seed {s} (repeat this run with --seed {s})"
+            ));
             s
         });
         crate::sim::McOptions {

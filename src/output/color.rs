@@ -44,7 +44,10 @@ pub fn paint(on: bool, role: Role, text: &str) -> String {
 
 /// `label message` for standard error, the label coloured when standard error is.
 pub fn paint_stderr(role: Role, label: &str, message: &str) -> String {
-    format!("{} {message}", paint(super::ui::get().color_stderr, role, label))
+    format!(
+        "{} {message}",
+        paint(super::ui::get().color_stderr, role, label)
+    )
 }
 
 /// The role of a table cell holding a change against the primary alone, as
@@ -53,7 +56,11 @@ pub fn paint_stderr(role: Role, label: &str, message: &str) -> String {
 pub fn delta_role(cell: &str) -> Option<Role> {
     let t = cell.trim();
     let digits = t.get(1..)?.strip_suffix('%')?;
-    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ',') {
+    if digits.is_empty()
+        || !digits
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+    {
         return None;
     }
     if digits.chars().all(|c| !c.is_ascii_digit() || c == '0') {
@@ -73,7 +80,10 @@ mod tests {
     #[test]
     fn painting_wraps_in_sgr_codes_only_when_on() {
         assert_eq!(paint(false, Role::Error, "error:"), "error:");
-        assert_eq!(paint(true, Role::Error, "error:"), "\x1b[1m\x1b[31merror:\x1b[0m");
+        assert_eq!(
+            paint(true, Role::Error, "error:"),
+            "\x1b[1m\x1b[31merror:\x1b[0m"
+        );
         assert_eq!(paint(true, Role::Note, "note"), "\x1b[36mnote\x1b[0m");
         assert_eq!(paint(true, Role::Note, ""), "");
     }

@@ -1,6 +1,6 @@
 //! Render a [`Document`] as terminal tables or GitHub Markdown (comfy-table).
 
-use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 
 use super::layout::Document;
 
@@ -81,10 +81,23 @@ pub fn render(doc: &Document, style: Style) -> String {
             })
             .set_content_arrangement(ContentArrangement::Disabled)
             .set_header(&section.header);
+        let colour = !md && super::ui::get().color_stdout;
+        if colour {
+            table.enforce_styling();
+        } else {
+            table.force_no_tty();
+        }
         for row in &section.rows {
             if md {
                 // A `|` in a name would open a new Markdown column.
                 table.add_row(row.iter().map(|c| md_cell(c)));
+            } else if colour {
+                // A premium over the primary alone in yellow, a saving in green.
+                table.add_row(row.iter().map(|c| match super::color::delta_role(c) {
+                    Some(super::color::Role::Premium) => Cell::new(c).fg(Color::Yellow),
+                    Some(super::color::Role::Saving) => Cell::new(c).fg(Color::Green),
+                    _ => Cell::new(c),
+                }));
             } else {
                 table.add_row(row);
             }

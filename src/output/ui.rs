@@ -116,7 +116,11 @@ pub fn width() -> usize {
 /// [`width`] from the terminal's width (`None` when not a terminal) and `COLUMNS`.
 pub fn width_from(tty: Option<usize>, columns: Option<&str>) -> usize {
     tty.filter(|w| *w > 0)
-        .or_else(|| columns.and_then(|c| c.trim().parse().ok()).filter(|w| *w > 0))
+        .or_else(|| {
+            columns
+                .and_then(|c| c.trim().parse().ok())
+                .filter(|w| *w > 0)
+        })
         .unwrap_or(80)
         .max(40)
 }
@@ -124,7 +128,10 @@ pub fn width_from(tty: Option<usize>, columns: Option<&str>) -> usize {
 /// Print a note on standard error (`fallcost: note: …`), unless `--quiet`.
 pub fn note(message: &str) {
     if !get().quiet {
-        eprintln!("{}", super::color::paint_stderr(super::color::Role::Note, "fallcost: note:", message));
+        eprintln!(
+            "{}",
+            super::color::paint_stderr(super::color::Role::Note, "fallcost: note:", message)
+        );
     }
 }
 
@@ -138,7 +145,10 @@ pub fn info(message: &str) {
 
 /// Print a warning on standard error (`fallcost: warning: …`), even under `--quiet`.
 pub fn warn(message: &str) {
-    eprintln!("{}", super::color::paint_stderr(super::color::Role::Warning, "fallcost: warning:", message));
+    eprintln!(
+        "{}",
+        super::color::paint_stderr(super::color::Role::Warning, "fallcost: warning:", message)
+    );
 }
 
 /// Print a detail line on standard error (`fallcost: …`), only under `--verbose`.
