@@ -165,6 +165,8 @@ fn repeated_keys_and_clashing_files_are_refused() {
         "x.svg",
         "--output",
         "x.svg",
+        "--format",
+        "table",
     ]);
     assert!(e.contains("--plot and --output both name x.svg"), "{e}");
     let e = fails(&[
@@ -246,7 +248,8 @@ fn timeout_sweep_with_monte_carlo() {
     // the table: the interval beside the simulated cost, and the seed in the preamble
     let mut table_args = args.to_vec();
     table_args[format] = "table";
-    let t = ok(&table_args);
+    // wide enough for the preamble's line to stay one line
+    let t = common::ok_cols(200, &table_args);
     assert!(
         t.contains(
             "Monte Carlo: 50,000 requests per chain at each point, seed 7; ± is the 95% interval"

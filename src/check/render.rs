@@ -103,17 +103,17 @@ pub fn colorize_text(text: &str, on: bool) -> String {
                 break;
             }
             let infix = format!(": {word}: ");
-            if let Some(at) = line.find(&infix) {
-                if !line.starts_with("fallcost check: ") {
-                    out.push_str(&format!(
-                        "{}: {}: {}",
-                        &line[..at],
-                        paint(true, role, word),
-                        &line[at + infix.len()..]
-                    ));
-                    done = true;
-                    break;
-                }
+            if let Some(at) = line.find(&infix)
+                && !line.starts_with("fallcost check: ")
+            {
+                out.push_str(&format!(
+                    "{}: {}: {}",
+                    &line[..at],
+                    paint(true, role, word),
+                    &line[at + infix.len()..]
+                ));
+                done = true;
+                break;
             }
         }
         if !done {

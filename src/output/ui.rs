@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use crate::cli::ColorWhen;
 
 /// The global output settings of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Ui {
     /// `--quiet`: no notes, no progress.
     pub quiet: bool,
@@ -28,17 +28,6 @@ pub struct Ui {
     pub color_stdout: bool,
     /// Whether standard error is coloured (errors, warnings, notes).
     pub color_stderr: bool,
-}
-
-impl Default for Ui {
-    fn default() -> Ui {
-        Ui {
-            quiet: false,
-            verbose: false,
-            color_stdout: false,
-            color_stderr: false,
-        }
-    }
 }
 
 static UI: OnceLock<Ui> = OnceLock::new();
