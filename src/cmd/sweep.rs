@@ -138,7 +138,11 @@ fn layout(sweep: &Sweep) -> Document {
         .rows
         .iter()
         .map(|r| {
-            let mut cells: Vec<String> = sweep.params.iter().map(|p| trim(r.point[p], 9)).collect();
+            let mut cells: Vec<String> = sweep
+                .params
+                .iter()
+                .map(|p| group(&trim(r.point[p], 9)))
+                .collect();
             cells.extend([
                 r.chain.clone(),
                 r.pattern.as_str().to_string(),

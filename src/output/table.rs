@@ -117,6 +117,21 @@ fn narrow(group: &[usize], natural: &[usize], min: &[usize], width: usize) -> Ve
     widths
 }
 
+/// The columns that name a row, repeated in each table when a section is split: any leading
+/// numeric columns (a sweep's parameters) and the text columns after them (chain, pattern);
+/// the first column alone when that would be every column.
+fn key_columns(numeric: &[bool], n: usize) -> Vec<usize> {
+    let is_num = |i: usize| numeric.get(i).copied().unwrap_or(false);
+    let lead = (0..n).take_while(|&i| is_num(i)).count();
+    let text = (lead..n).take_while(|&i| !is_num(i)).count();
+    let end = if text == 0 { 1 } else { lead + text };
+    if end >= n {
+        vec![0]
+    } else {
+        (0..end).collect()
+    }
+}
+
 /// Fit `section` in `width` columns: as it is when it fits; else headers wrapped onto more
 /// lines (never narrower than a cell or a header's longest word); else the columns after the
 /// leading text ones split over several tables, stacked one under the other (the Monte Carlo
@@ -154,15 +169,8 @@ fn fit(section: &Section, width: usize) -> Fit {
             groups: vec![(all, widths)],
         };
     }
-    // Split: the leading text columns repeated, the rest packed left to right.
-    let keys: Vec<usize> = (0..n)
-        .take_while(|&i| !section.numeric.get(i).copied().unwrap_or(false))
-        .collect();
-    let keys = if keys.is_empty() || keys.len() == n {
-        vec![0]
-    } else {
-        keys
-    };
+    // Split: the key columns repeated, the rest packed left to right.
+    let keys = key_columns(&section.numeric, n);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut cur: Vec<usize> = keys.clone();
     for i in keys.last().copied().unwrap_or(0) + 1..n {
@@ -339,6 +347,22 @@ mod tests {
         assert!(md.contains("|-------|--:|"), "numbers right-aligned: {md}");
         let term = render(&doc, Style::Terminal);
         assert!(term.contains("a|b"), "{term}");
+    }
+
+    #[test]
+    fn rows_are_named_by_their_leading_columns() {
+        // compare: pattern; prices: model, provider; sweep: parameters, chain, pattern
+        assert_eq!(key_columns(&[false, true, true], 3), vec![0]);
+        assert_eq!(
+            key_columns(&[false, false, true, true, false, true], 6),
+            vec![0, 1]
+        );
+        assert_eq!(
+            key_columns(&[true, true, false, false, true], 5),
+            vec![0, 1, 2, 3]
+        );
+        assert_eq!(key_columns(&[true, true, true], 3), vec![0]);
+        assert_eq!(key_columns(&[false, false], 2), vec![0]);
     }
 
     #[test]
