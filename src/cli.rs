@@ -281,6 +281,11 @@ pub struct CompareArgs {
     /// used.
     #[arg(long = "mc-runs", value_name = "K", requires = "mc", value_parser = parse_count)]
     pub mc_runs: Option<u64>,
+    /// Also draw the posts' chart as an SVG file: per chain, each pattern's steady-state cost
+    /// against the primary alone (the premium marked) and, with an incident, the incident's
+    /// bill in its parts (window, cold starts, fail-back writes).
+    #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
+    pub plot: Option<PathBuf>,
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,

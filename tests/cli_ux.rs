@@ -391,3 +391,59 @@ fn sarif_is_valid_and_locates_each_finding() {
     assert_eq!(doc["runs"][0]["results"][0]["ruleId"], "no-chains");
     assert!(doc["runs"][0]["results"][0].get("locations").is_none());
 }
+
+#[test]
+fn compare_plot_draws_the_premium_and_the_incident_parts() {
+    let svg_path = tmp("sept3.svg");
+    let table = ok(&[
+        "compare",
+        "-s",
+        "scenarios/sept3.toml",
+        "--plot",
+        svg_path.to_str().unwrap(),
+    ]);
+    assert!(
+        table.contains("hedged-take-first"),
+        "the table still prints"
+    );
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(svg.trim_end().ends_with("</svg>"));
+    // sept3's price-matched chain: 34.80 alone, take-first 57.60 (+65.5%), no-cancel 69.60
+    for label in [
+        "primary alone $34.80",
+        "$57.60 · +65.5%",
+        "$69.60 · +100.0%",
+        // best-available: 148.80 is +327.6% over 34.80
+        "$148.80 · +327.6%",
+        // the incident: 513.58 = 388.37 window + 54.24 cold starts + 70.97 fail-back writes
+        "normal bill $388.37",
+        "$513.58 · 1.32x normal",
+        "$0.00 · 11,160 failed*",
+        "Chain price-matched",
+        "Chain best-available",
+    ] {
+        assert!(svg.contains(label), "no {label}");
+    }
+    // one premium bar per hedged pattern and chain, none for the others (fill #e15759)
+    assert_eq!(
+        svg.matches("fill=\"#e15759\"/>").count(),
+        2 * 2 + 2,
+        "{svg}"
+    );
+    // the plot and the output cannot be one file; a non-SVG name is refused
+    let e = fails(&[
+        "compare",
+        "-s",
+        "scenarios/sept3.toml",
+        "--plot",
+        "x.svg",
+        "-o",
+        "x.svg",
+        "-f",
+        "table",
+    ]);
+    assert!(e.contains("--plot and --output both name x.svg"), "{e}");
+    let e = fails(&["compare", "-s", "scenarios/sept3.toml", "--plot", "x.png"]);
+    assert!(e.contains("SVG only"), "{e}");
+}

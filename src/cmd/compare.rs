@@ -18,6 +18,14 @@ const PROGRESS_ABOVE: u64 = 30_000_000;
 /// cannot be written.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
+    if let (Some(plot), output::Target::File(out)) = (&args.plot, &target)
+        && plot == out
+    {
+        anyhow::bail!(
+            "--plot and --output both name {}; give them different files",
+            plot.display()
+        );
+    }
     let mut scenario = scenario::load(&args.scenario, &args.set)?;
     let partial =
         scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
@@ -93,6 +101,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
         ));
     }
     let bytes = output::render(&report, format)?;
+    if let Some(path) = &args.plot {
+        let svg = output::compare_plot::compare_chart(&report);
+        output::write_file(path, svg.as_bytes(), "--plot")?;
+    }
     output::write(&target, &bytes)?;
     Ok(ExitStatus::Success)
 }

@@ -4,6 +4,7 @@
 //! I/O, and a failed run never leaves a half-written file ([`write_file`]).
 
 pub mod color;
+pub mod compare_plot;
 pub mod csv;
 pub mod json;
 pub mod layout;
