@@ -91,12 +91,23 @@ fn plot_writes_an_svg() {
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg"), "{}", &text[..100.min(text.len())]);
     for label in [
-        "sol-sonnet-haiku / sequential",
-        "hedged-no-cancel",
+        // one panel per chain, the patterns named once in the legend and at each line's end
+        ">sol-sonnet-haiku</text>",
+        ">sequential</text>",
+        ">hedged-no-cancel*</text>",
         "steady.failure_rate",
+        "Sol → Sonnet 5 → Haiku 4.5",
+        // no-fallback falls as failures rise: 200 failed per 1,000 at 0.2, said on the chart
+        "* falls as failures rise: failed requests are not billed",
+        "failed per 1,000 at 0.2: no-fallback 200",
     ] {
         assert!(text.contains(label), "{label} missing from the plot");
     }
+    assert!(!text.contains("-&gt;"), "arrows are drawn as →");
+    assert!(
+        !text.contains("sol-sonnet-haiku / "),
+        "no chain name in the legend"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

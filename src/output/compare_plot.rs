@@ -39,7 +39,7 @@ const COLD: &str = "#f28e2b";
 const FAILBACK: &str = "#b07aa1";
 
 /// Text safe inside SVG.
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -47,7 +47,7 @@ fn esc(s: &str) -> String {
 }
 
 /// A round step for an axis from 0 to `max` with about five ticks: 1, 2 or 5 × 10^k.
-fn tick_step(max: f64) -> f64 {
+pub(crate) fn tick_step(max: f64) -> f64 {
     if max <= 0.0 || !max.is_finite() {
         return 1.0;
     }
