@@ -63,7 +63,7 @@ pub fn render(report: &Report, format: Format) -> anyhow::Result<Vec<u8>> {
             table::render(&layout::compare(report), table::Style::Markdown).into_bytes()
         }
         Format::Csv => csv::compare(report)?,
-        Format::Json => json::render(report)?,
+        Format::Json => json::compare_bytes(report)?,
     })
 }
 
