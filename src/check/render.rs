@@ -286,6 +286,27 @@ fn finding(f: &Finding) -> Value {
     v
 }
 
+/// `rows` with the union of their keys each, `null` where a row had none: every finding has
+/// every key (`chain` is `null` on a config notice).
+fn same_keys(mut rows: Vec<Value>) -> Vec<Value> {
+    let mut keys: Vec<String> = Vec::new();
+    for r in &rows {
+        for k in r.as_object().into_iter().flat_map(|m| m.keys()) {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    for r in &mut rows {
+        if let Some(m) = r.as_object_mut() {
+            for k in &keys {
+                m.entry(k.clone()).or_insert(Value::Null);
+            }
+        }
+    }
+    rows
+}
+
 /// One input error as JSON: `file`, `line`, `column`, `field`, `message`, `kind`.
 pub fn error_json(e: &InputError) -> Value {
     json!({
@@ -308,13 +329,13 @@ pub fn to_json(report: &CheckReport) -> Value {
         "fallcost_version": env!("CARGO_PKG_VERSION"),
         "max_ratio": report.max_ratio,
         "profile": {
-            "input_tokens": report.profile.input_tokens,
-            "output_tokens": report.profile.output_tokens,
+            "input_tokens": report.profile.input_tokens as u64,
+            "output_tokens": report.profile.output_tokens as u64,
         },
         "pricing": report.pricing,
         "files": report.checked,
         "skipped": report.skipped,
-        "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
+        "findings": same_keys(report.findings.iter().map(finding).collect()),
         "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
         "summary": {
             "files": report.checked.len(),

@@ -125,6 +125,11 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
                 if let Some(m) = row.as_object_mut() {
                     let blended = m.get("chain").and_then(Value::as_str) == Some(BLENDED);
                     m.insert("blended".into(), json!(blended));
+                    if section == "incident" {
+                        // in every incident row of every document, not only where one is set
+                        m.entry("approximate").or_insert(json!(false));
+                        m.entry("breaker").or_insert(Value::Null);
+                    }
                 }
             }
             same_keys(rows);
