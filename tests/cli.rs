@@ -237,7 +237,11 @@ fn output_file_is_written_whole() {
     let headers = reader.headers().unwrap().clone();
     assert_eq!(&headers[0], "scenario");
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
-    assert_eq!(rows.len(), 16, "8 steady + 8 incident rows");
+    assert_eq!(
+        rows.len(),
+        22,
+        "8 steady + 8 incident rows + 6 failover-cache rows (3 request states, 2 chains)"
+    );
     let idx = |name: &str| headers.iter().position(|h| h == name).unwrap();
     let pm = rows
         .iter()

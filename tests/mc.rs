@@ -219,11 +219,22 @@ fn csv_has_mc_columns() {
         if at("section") == "steady" {
             assert!(at("mc_cost_per_1k_usd").parse::<f64>().is_ok(), "{rec:?}");
             assert!(at("mc_latency_p50_s").parse::<f64>().is_ok(), "{rec:?}");
-        } else {
+        } else if at("section") == "incident" {
             assert!(at("mc_total_usd").parse::<f64>().is_ok(), "{rec:?}");
+        } else {
+            assert_eq!(at("section"), "failover_cache");
+            assert_eq!(
+                at("mc_total_usd"),
+                "",
+                "no Monte Carlo figure for the cache table"
+            );
         }
     }
-    assert_eq!(rows, 16, "2 chains × 4 patterns × (steady, incident)");
+    assert_eq!(
+        rows, 24,
+        "2 chains × 4 patterns × (steady, incident), and 4 failover-cache rows per chain (warm \
+         primary; cold, writing and warm failover)"
+    );
 }
 
 /// The table shows the MC column with its interval and the percentiles.
