@@ -327,6 +327,11 @@ fn csv_carries_the_monte_carlo_policy_figures() {
         let rec = rec.unwrap();
         assert_eq!(rec.len(), header.len(), "{rec:?}");
         let at = |c: &str| &rec[header.iter().position(|h| h == c).unwrap()];
+        if at("section") == "failover_cache" {
+            // the cache table has no Monte Carlo figures
+            assert!(policy_columns.iter().all(|k| at(k).is_empty()), "{rec:?}");
+            continue;
+        }
         let row = common::row(&json, at("section"), at("chain"), at("pattern"));
         let policy = &row["mc"]["policy"];
         for key in policy_columns
