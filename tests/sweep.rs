@@ -415,13 +415,17 @@ fn sweep_without_an_incident_titles_the_steady_state_only() {
         "{out}"
     );
     assert!(!out.contains("incident"), "{out}");
-    let with = ok(&[
-        "sweep",
-        "-s",
-        "scenarios/sept3.toml",
-        "--param",
-        "request.output_tokens=100:200:100",
-    ]);
+    // wide enough that the `incident USD` header stays on one line
+    let with = common::ok_cols(
+        200,
+        &[
+            "sweep",
+            "-s",
+            "scenarios/sept3.toml",
+            "--param",
+            "request.output_tokens=100:200:100",
+        ],
+    );
     assert!(with.contains("and the incident, at each point"), "{with}");
     assert!(with.contains("incident USD"), "{with}");
 }

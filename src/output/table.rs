@@ -154,9 +154,9 @@ fn fit(section: &Section, width: usize) -> Fit {
         .collect();
     let min: Vec<usize> = (0..n)
         .map(|i| {
-            let word = section.header[i]
-                .split_whitespace()
-                .map(|w| w.chars().count())
+            let word = header_pieces(&section.header[i])
+                .iter()
+                .map(|(w, _)| w.chars().count())
                 .max()
                 .unwrap_or(0);
             data[i].max(word)
@@ -194,9 +194,48 @@ fn fit(section: &Section, width: usize) -> Fit {
     }
 }
 
-/// `header` wrapped to `width` columns, words kept whole.
+/// A header's pieces where it may break: at spaces, and after a dot inside a word (a dotted
+/// key such as `steady.failure_rate` breaks as `steady.` / `failure_rate`). Each piece says
+/// whether a space stood before it.
+fn header_pieces(header: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for word in header.split_whitespace() {
+        // a dot before a letter or a quote (a key's part), not inside a number (`5.6`)
+        let breaks: Vec<usize> = word
+            .char_indices()
+            .filter(|&(i, c)| {
+                c == '.' && word[i + 1..].starts_with(|n: char| n.is_ascii_alphabetic() || n == '"')
+            })
+            .map(|(i, _)| i + 1)
+            .collect();
+        let mut start = 0;
+        for (k, end) in breaks.into_iter().chain([word.len()]).enumerate() {
+            out.push((word[start..end].to_string(), k == 0));
+            start = end;
+        }
+    }
+    out
+}
+
+/// `header` wrapped to `width` columns at its pieces ([`header_pieces`]).
 fn wrap_header(header: &str, width: usize) -> String {
-    wrap(header, width, 0)
+    if cols(header) <= width {
+        return header.to_string();
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for (piece, spaced) in header_pieces(header) {
+        let sep = if spaced && !cur.is_empty() { " " } else { "" };
+        if !cur.is_empty() && cur.chars().count() + sep.len() + piece.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+            cur.push_str(&piece);
+        } else {
+            cur.push_str(sep);
+            cur.push_str(&piece);
+        }
+    }
+    lines.push(cur);
+    lines.join("\n")
 }
 
 /// Render `doc` for a terminal `width` columns wide (Markdown: any width, never wrapped).
@@ -363,6 +402,21 @@ mod tests {
         );
         assert_eq!(key_columns(&[true, true, true], 3), vec![0]);
         assert_eq!(key_columns(&[false, false], 2), vec![0]);
+    }
+
+    #[test]
+    fn headers_break_at_spaces_and_after_dots() {
+        assert_eq!(
+            wrap_header("steady.failure_rate", 12),
+            "steady.\nfailure_rate"
+        );
+        assert_eq!(wrap_header("MC $/1k ± 95%", 9), "MC $/1k ±\n95%");
+        assert_eq!(wrap_header("p50 s", 5), "p50 s");
+        assert_eq!(wrap_header("v1.5", 3), "v1.5");
+        assert_eq!(
+            wrap_header("latency.\"openai/gpt-5.6-sol\".p50_s", 20),
+            "latency.\n\"openai/gpt-5.6-sol\".\np50_s"
+        );
     }
 
     #[test]
