@@ -78,6 +78,8 @@ fn tick_label(x: f64, step: f64) -> String {
 
 struct Canvas {
     svg: String,
+    /// Bold labels, drawn last so they sit over the bars and the dashed reference lines.
+    labels: String,
     y: f64,
 }
 
@@ -85,9 +87,20 @@ struct Canvas {
 #[allow(clippy::too_many_arguments)]
 impl Canvas {
     fn text(&mut self, x: f64, y: f64, size: f64, fill: &str, anchor: &str, weight: &str, s: &str) {
+        // bold labels sit over the dashed reference lines: a white halo keeps them legible
+        let halo = if weight == "bold" {
+            r#" stroke="white" stroke-width="4" paint-order="stroke""#
+        } else {
+            ""
+        };
+        let out = if halo.is_empty() {
+            &mut self.svg
+        } else {
+            &mut self.labels
+        };
         let _ = writeln!(
-            self.svg,
-            r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" fill="{fill}" text-anchor="{anchor}" font-weight="{weight}">{}</text>"#,
+            out,
+            r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" fill="{fill}" text-anchor="{anchor}" font-weight="{weight}"{halo}>{}</text>"#,
             esc(s)
         );
     }
@@ -163,6 +176,7 @@ fn patterns() -> [Pattern; 4] {
 pub fn compare_chart(report: &Report) -> String {
     let mut c = Canvas {
         svg: String::new(),
+        labels: String::new(),
         y: 0.0,
     };
     let mut chains: Vec<&str> = Vec::new();
@@ -405,9 +419,9 @@ pub fn compare_chart(report: &Report) -> String {
     format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">
 <rect width="100%" height="100%" fill="white"/>
-{}</svg>
+{}{}</svg>
 "#,
-        c.svg
+        c.svg, c.labels
     )
 }
 
