@@ -29,7 +29,11 @@ pub enum CheckFormat {
 
 /// `1 chain`, `2 chains`.
 fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    format!(
+        "{} {}",
+        crate::output::number::group(&n.to_string()),
+        if n == 1 { one } else { many }
+    )
 }
 
 /// The one-line summary: files, chains, links, and counts by severity.
@@ -352,6 +356,12 @@ pub fn to_json(report: &CheckReport) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_grouped() {
+        assert_eq!(plural(1, "file", "files"), "1 file");
+        assert_eq!(plural(12_345, "chain", "chains"), "12,345 chains");
+    }
 
     #[test]
     fn json_numbers_drop_float_noise() {
