@@ -61,7 +61,13 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
             seed,
         }
     });
+    let started = std::time::Instant::now();
     let result = sweep::run(&label, &text, base, &args.set, &params, &args.chains, mc)?;
+    crate::output::ui::detail(&format!(
+        "{} rows (grid points × chains × patterns) in {:.2} s",
+        count(result.rows.len() as f64),
+        started.elapsed().as_secs_f64()
+    ));
     if let Some(note) = &result.note {
         crate::output::ui::note(&note.to_string());
     }
