@@ -22,6 +22,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
   fallcost prices
   fallcost check scenarios/ --max-ratio 2 --format github
   fallcost bench
+  fallcost completions bash
 
 Exit codes: 0 success, 1 findings (check), 2 bad input or usage."
 )]
@@ -29,6 +30,35 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Print no notes (the drawn Monte Carlo seed, left-out rows) and no progress bar;
+    /// warnings and errors still print.
+    #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more detail on standard error: the price table used, the work simulated and how
+    /// long it took; `check` also lists the files checked and skipped.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
+    /// When to colour errors, warnings, findings and premiums: `auto` on a terminal only
+    /// (`NO_COLOR` turns it off, `CLICOLOR_FORCE=1` on); never in CSV or JSON.
+    #[arg(
+        long,
+        value_name = "WHEN",
+        value_enum,
+        global = true,
+        default_value_t = ColorWhen::Auto
+    )]
+    pub color: ColorWhen,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// Colour a terminal, honouring `NO_COLOR` and `CLICOLOR_FORCE`.
+    Auto,
+    /// Always colour (even in a pipe).
+    Always,
+    /// Never colour.
+    Never,
 }
 
 /// The subcommands.
@@ -101,6 +131,56 @@ Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 inp
 Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format, a
 figure from too few events under --strict).")]
     Calibrate(CalibrateArgs),
+    /// Print a shell completion script on standard output.
+    #[command(after_help = "Install (one of):
+  fallcost completions bash > ~/.local/share/bash-completion/completions/fallcost
+  fallcost completions zsh > ~/.zfunc/_fallcost
+  fallcost completions fish > ~/.config/fish/completions/fallcost.fish
+  fallcost completions powershell >> $PROFILE
+  fallcost completions elvish >> ~/.config/elvish/rc.elv
+
+For zsh, ~/.zfunc must be on $fpath before compinit: fpath+=~/.zfunc")]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on standard output.
+    #[command(after_help = "Examples:
+  fallcost man > ~/.local/share/man/man1/fallcost.1
+  fallcost man | man -l -")]
+    Man,
+}
+
+impl Command {
+    /// The `--format`/`--output` flags of a subcommand that has them.
+    pub fn output_args(&self) -> Option<&OutputArgs> {
+        match self {
+            Command::Compare(a) => Some(&a.output),
+            Command::Prices(a) => Some(&a.output),
+            Command::Sweep(a) => Some(&a.output),
+            _ => None,
+        }
+    }
+}
+
+/// `fallcost completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+/// The shells `fallcost completions` writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
+    /// PowerShell.
+    Powershell,
+    /// Elvish.
+    Elvish,
 }
 
 /// `fallcost check`.
@@ -163,9 +243,6 @@ pub struct CheckArgs {
     /// fallback. Reported as notes. Repeat for several.
     #[arg(long, value_name = "MODEL_OR_PROVIDER")]
     pub allow: Vec<String>,
-    /// Also list the files checked and the files skipped, with the reason.
-    #[arg(long, short = 'v')]
-    pub verbose: bool,
 }
 
 /// Output formats of `fallcost check`.
@@ -177,6 +254,8 @@ pub enum CheckFormat {
     Json,
     /// GitHub Actions workflow annotations (`::error file=F,line=L::message`).
     Github,
+    /// SARIF 2.1.0, for code scanning (`github/codeql-action/upload-sarif`).
+    Sarif,
 }
 
 /// `fallcost bench`.
@@ -232,11 +311,13 @@ pub enum LogFormat {
 /// Output flags shared by every subcommand that prints a report.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::Table)]
-    pub format: OutputFormat,
+    /// Output format. Default: from the `--output` file's extension (`.json`, `.csv`, `.md`;
+    /// `.txt` or none is a table), else a table. A format that contradicts the extension
+    /// (`-o x.csv --format json`) is an error.
+    #[arg(long, short = 'f', value_enum)]
+    pub format: Option<OutputFormat>,
     /// Write to this file instead of standard output (`-` is standard output). The file is
-    /// written whole or not at all.
+    /// written whole or not at all; its extension picks the format (see `--format`).
     #[arg(long, short = 'o', value_name = "PATH", default_value = "-")]
     pub output: String,
 }
@@ -294,6 +375,11 @@ pub struct CompareArgs {
     /// used.
     #[arg(long = "mc-runs", value_name = "K", requires = "mc", value_parser = parse_count)]
     pub mc_runs: Option<u64>,
+    /// Also draw the posts' chart as an SVG file: per chain, each pattern's steady-state cost
+    /// against the primary alone (the premium marked) and, with an incident, the incident's
+    /// bill in its parts (window, cold starts, fail-back writes).
+    #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
+    pub plot: Option<PathBuf>,
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -33,6 +33,11 @@ use error::ExitStatus;
 ///
 /// Errors: whatever the subcommand reports; `main` prints it on one line and exits 2.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
+    output::ui::init(output::ui::from_flags(cli.quiet, cli.verbose, cli.color));
+    if let Some(o) = cli.command.output_args() {
+        // `-o x.csv --format json` is refused before anything runs.
+        cmd::format_of(o)?;
+    }
     match &cli.command {
         cli::Command::Compare(args) => cmd::compare::run(args),
         cli::Command::Prices(args) => cmd::prices::run(args),
@@ -40,6 +45,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Check(args) => cmd::check::run(args),
         cli::Command::Bench(args) => cmd::bench::run(args),
         cli::Command::Calibrate(args) => cmd::calibrate::run(args),
+        cli::Command::Completions(args) => cmd::completions::run_completions(args.shell),
+        cli::Command::Man => cmd::completions::run_man(),
     }
 }
 

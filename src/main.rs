@@ -3,12 +3,32 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 use clap::error::ErrorKind;
 use fallcost::error::ExitStatus;
 
+/// clap's own colour (help, usage errors) from `--color WHEN` on the command line, before it
+/// is parsed; `auto` leaves clap to look at the terminal and `NO_COLOR`/`CLICOLOR_FORCE`.
+fn clap_color() -> clap::ColorChoice {
+    let args: Vec<String> = std::env::args().collect();
+    let when = args.iter().enumerate().find_map(|(i, a)| {
+        a.strip_prefix("--color=")
+            .map(str::to_string)
+            .or_else(|| (a == "--color").then(|| args.get(i + 1).cloned().unwrap_or_default()))
+    });
+    match when.as_deref() {
+        Some("always") => clap::ColorChoice::Always,
+        Some("never") => clap::ColorChoice::Never,
+        _ => clap::ColorChoice::Auto,
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = match fallcost::cli::Cli::try_parse() {
+    let parsed = fallcost::cmd::version::command()
+        .color(clap_color())
+        .try_get_matches()
+        .and_then(|m| fallcost::cli::Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(err) => match err.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
@@ -36,8 +56,12 @@ fn main() -> ExitCode {
         Err(err) if fallcost::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!(
-                "error: {}",
-                fallcost::error::printable_line(&format!("{err:#}"))
+                "{}",
+                fallcost::output::color::paint_stderr(
+                    fallcost::output::color::Role::Error,
+                    "error:",
+                    &fallcost::error::printable_line(&format!("{err:#}"))
+                )
             );
             ExitCode::from(ExitStatus::Error.code())
         }

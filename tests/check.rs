@@ -341,7 +341,7 @@ fn profile_prices_gateway_configs() {
         &[&format!("{FIX}/clean/portkey.json"), "--profile", "0/1000"],
         0,
     );
-    assert_eq!(doc["profile"]["output_tokens"], 1000.0);
+    assert_eq!(doc["profile"]["output_tokens"], 1000);
     let doc = check_json(
         &[
             &format!("{FIX}/litellm/block.yaml"),

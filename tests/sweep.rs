@@ -91,12 +91,23 @@ fn plot_writes_an_svg() {
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg"), "{}", &text[..100.min(text.len())]);
     for label in [
-        "sol-sonnet-haiku / sequential",
-        "hedged-no-cancel",
+        // one panel per chain, the patterns named once in the legend and at each line's end
+        ">sol-sonnet-haiku</text>",
+        ">sequential</text>",
+        ">hedged-no-cancel*</text>",
         "steady.failure_rate",
+        "Sol → Sonnet 5 → Haiku 4.5",
+        // no-fallback falls as failures rise: 200 failed per 1,000 at 0.2, said on the chart
+        "* falls as failures rise: failed requests are not billed",
+        "failed per 1,000 at 0.2: no-fallback 200",
     ] {
         assert!(text.contains(label), "{label} missing from the plot");
     }
+    assert!(!text.contains("-&gt;"), "arrows are drawn as →");
+    assert!(
+        !text.contains("sol-sonnet-haiku / "),
+        "no chain name in the legend"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -165,6 +176,8 @@ fn repeated_keys_and_clashing_files_are_refused() {
         "x.svg",
         "--output",
         "x.svg",
+        "--format",
+        "table",
     ]);
     assert!(e.contains("--plot and --output both name x.svg"), "{e}");
     let e = fails(&[
@@ -246,7 +259,8 @@ fn timeout_sweep_with_monte_carlo() {
     // the table: the interval beside the simulated cost, and the seed in the preamble
     let mut table_args = args.to_vec();
     table_args[format] = "table";
-    let t = ok(&table_args);
+    // wide enough for the preamble's line to stay one line
+    let t = common::ok_cols(200, &table_args);
     assert!(
         t.contains(
             "Monte Carlo: 50,000 requests per chain at each point, seed 7; ± is the 95% interval"
@@ -401,13 +415,17 @@ fn sweep_without_an_incident_titles_the_steady_state_only() {
         "{out}"
     );
     assert!(!out.contains("incident"), "{out}");
-    let with = ok(&[
-        "sweep",
-        "-s",
-        "scenarios/sept3.toml",
-        "--param",
-        "request.output_tokens=100:200:100",
-    ]);
+    // wide enough that the `incident USD` header stays on one line
+    let with = common::ok_cols(
+        200,
+        &[
+            "sweep",
+            "-s",
+            "scenarios/sept3.toml",
+            "--param",
+            "request.output_tokens=100:200:100",
+        ],
+    );
     assert!(with.contains("and the incident, at each point"), "{with}");
     assert!(with.contains("incident USD"), "{with}");
 }

@@ -23,6 +23,7 @@
 
 pub mod files;
 pub mod render;
+pub mod sarif;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;

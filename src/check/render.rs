@@ -23,11 +23,17 @@ pub enum CheckFormat {
     Json,
     /// GitHub Actions workflow commands (`::error file=F,line=L::message`).
     Github,
+    /// SARIF 2.1.0 ([`super::sarif`]), for code scanning.
+    Sarif,
 }
 
 /// `1 chain`, `2 chains`.
 fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    format!(
+        "{} {}",
+        crate::output::number::group(&n.to_string()),
+        if n == 1 { one } else { many }
+    )
 }
 
 /// The one-line summary: files, chains, links, and counts by severity.
@@ -69,7 +75,56 @@ pub fn render(report: &CheckReport, format: CheckFormat, verbose: bool) -> Strin
             s.push('\n');
             s
         }
+        CheckFormat::Sarif => {
+            let mut s =
+                serde_json::to_string_pretty(&super::sarif::to_sarif(report)).expect("JSON values");
+            s.push('\n');
+            s
+        }
     }
+}
+
+/// The text format with its severities coloured when `on`: `error` red, `warning` yellow,
+/// `note` cyan, in each `FILE:LINE: severity: message` line (and a line starting with the
+/// severity), and the summary's non-zero error and warning counts.
+pub fn colorize_text(text: &str, on: bool) -> String {
+    use crate::output::color::{Role, paint};
+    if !on {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let mut done = false;
+        for (word, role) in [
+            ("error", Role::Error),
+            ("warning", Role::Warning),
+            ("note", Role::Note),
+        ] {
+            let tagged = format!("{word}: ");
+            if let Some(rest) = line.strip_prefix(&tagged) {
+                out.push_str(&format!("{}: {rest}", paint(true, role, word)));
+                done = true;
+                break;
+            }
+            let infix = format!(": {word}: ");
+            if let Some(at) = line.find(&infix)
+                && !line.starts_with("fallcost check: ")
+            {
+                out.push_str(&format!(
+                    "{}: {}: {}",
+                    &line[..at],
+                    paint(true, role, word),
+                    &line[at + infix.len()..]
+                ));
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 fn text(report: &CheckReport, verbose: bool) -> String {
@@ -276,6 +331,27 @@ fn finding(f: &Finding) -> Value {
     v
 }
 
+/// `rows` with the union of their keys each, `null` where a row had none: every finding has
+/// every key (`chain` is `null` on a config notice).
+fn same_keys(mut rows: Vec<Value>) -> Vec<Value> {
+    let mut keys: Vec<String> = Vec::new();
+    for r in &rows {
+        for k in r.as_object().into_iter().flat_map(|m| m.keys()) {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    for r in &mut rows {
+        if let Some(m) = r.as_object_mut() {
+            for k in &keys {
+                m.entry(k.clone()).or_insert(Value::Null);
+            }
+        }
+    }
+    rows
+}
+
 /// One input error as JSON: `file`, `line`, `column`, `field`, `message`, `kind`.
 pub fn error_json(e: &InputError) -> Value {
     json!({
@@ -298,13 +374,13 @@ pub fn to_json(report: &CheckReport) -> Value {
         "fallcost_version": env!("CARGO_PKG_VERSION"),
         "max_ratio": report.max_ratio,
         "profile": {
-            "input_tokens": report.profile.input_tokens,
-            "output_tokens": report.profile.output_tokens,
+            "input_tokens": report.profile.input_tokens as u64,
+            "output_tokens": report.profile.output_tokens as u64,
         },
         "pricing": report.pricing,
         "files": report.checked,
         "skipped": report.skipped,
-        "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
+        "findings": same_keys(report.findings.iter().map(finding).collect()),
         "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
         "summary": {
             "files": report.checked.len(),
@@ -321,6 +397,12 @@ pub fn to_json(report: &CheckReport) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_grouped() {
+        assert_eq!(plural(1, "file", "files"), "1 file");
+        assert_eq!(plural(12_345, "chain", "chains"), "12,345 chains");
+    }
 
     #[test]
     fn json_numbers_drop_float_noise() {

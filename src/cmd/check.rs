@@ -77,8 +77,15 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         cli::CheckFormat::Text => CheckFormat::Text,
         cli::CheckFormat::Json => CheckFormat::Json,
         cli::CheckFormat::Github => CheckFormat::Github,
+        cli::CheckFormat::Sarif => CheckFormat::Sarif,
     };
-    let out = render::render(&report, format, args.verbose);
+    let ui = crate::output::ui::get();
+    let out = render::render(&report, format, ui.verbose);
+    let out = if format == CheckFormat::Text {
+        render::colorize_text(&out, ui.color_stdout)
+    } else {
+        out
+    };
     {
         let mut stdout = std::io::stdout().lock();
         stdout.write_all(out.as_bytes())?;
@@ -89,8 +96,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         // One line each, whatever a config's names hold (newlines, terminal escapes).
         writeln!(
             stderr,
-            "error: {}",
-            crate::error::printable_line(&e.to_string())
+            "{}",
+            crate::output::color::paint_stderr(
+                crate::output::color::Role::Error,
+                "error:",
+                &crate::error::printable_line(&e.to_string())
+            )
         )?;
     }
     Ok(report.exit_status(deny_warnings))

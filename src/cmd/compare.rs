@@ -1,8 +1,6 @@
 //! `fallcost compare`: the four patterns on every chain of a scenario, analytic and, with
 //! `--mc`, simulated.
 
-use std::io::IsTerminal;
-
 use crate::cli::CompareArgs;
 use crate::error::ExitStatus;
 use crate::input::scenario;
@@ -20,6 +18,14 @@ const PROGRESS_ABOVE: u64 = 30_000_000;
 /// cannot be written.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     let (format, target) = super::output_of(&args.output);
+    if let (Some(plot), output::Target::File(out)) = (&args.plot, &target)
+        && plot == out
+    {
+        anyhow::bail!(
+            "--plot and --output both name {}; give them different files",
+            plot.display()
+        );
+    }
     // Project settings (fallcost.toml [compare]): a flag given wins.
     let settings = crate::input::settings::compare_settings(args.config_file.as_deref())?;
     let configs = if args.config.is_empty() && args.scenario.is_none() {
@@ -49,10 +55,17 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
         .map_or_else(|| "--config".to_string(), |p| p.display().to_string());
     let partial =
         scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
+    crate::output::ui::detail(&format!(
+        "price table {}; {} chain{}",
+        scenario.pricing,
+        scenario.chains.len(),
+        if scenario.chains.len() == 1 { "" } else { "s" }
+    ));
+    let started = std::time::Instant::now();
     let mut report = Report::analytic(&scenario);
     if let Some(note) = partial {
         report.omit_blended();
-        eprintln!("fallcost: note: {note}");
+        crate::output::ui::note(&note.to_string());
     }
     if let Some(field) = report.first_non_finite() {
         anyhow::bail!(
@@ -72,20 +85,22 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
             if args.mc_runs.is_some() {
                 anyhow::bail!("{}", report.too_many_runs(opts.runs));
             }
-            eprintln!(
-                "fallcost: incident windows not simulated: {} (the default --mc-runs)",
+            crate::output::ui::warn(&format!(
+                "incident windows not simulated: {} (the default --mc-runs)",
                 report.too_many_runs(opts.runs)
-            );
+            ));
         }
         opts.seed = match args.seed {
             Some(s) => s,
             None => {
                 let s = sim::rng::fresh_seed();
-                eprintln!("fallcost: Monte Carlo seed {s} (repeat this run with --seed {s})");
+                crate::output::ui::info(&format!(
+                    "Monte Carlo seed {s} (repeat this run with --seed {s})"
+                ));
                 s
             }
         };
-        let bar = (work > PROGRESS_ABOVE && std::io::stderr().is_terminal()).then(|| {
+        let bar = (work > PROGRESS_ABOVE && crate::output::ui::progress_allowed()).then(|| {
             let bar = indicatif::ProgressBar::new(work);
             bar.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -103,10 +118,20 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
         if let Some(b) = bar {
             b.finish_and_clear();
         }
+        crate::output::ui::detail(&format!(
+            "simulated {} requests with seed {} in {:.2} s",
+            crate::output::number::count(work as f64),
+            opts.seed,
+            started.elapsed().as_secs_f64()
+        ));
     }
     let mut bytes = output::render(&report, format)?;
     if !provenance.is_empty() {
         bytes = super::from_config::with_provenance(bytes, format, &provenance)?;
+    }
+    if let Some(path) = &args.plot {
+        let svg = output::compare_plot::compare_chart(&report);
+        output::write_file(path, svg.as_bytes(), "--plot")?;
     }
     output::write(&target, &bytes)?;
     Ok(ExitStatus::Success)

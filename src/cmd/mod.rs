@@ -4,20 +4,124 @@ pub mod bench;
 pub mod calibrate;
 pub mod check;
 pub mod compare;
+pub mod completions;
 pub mod from_config;
 pub mod prices;
 pub mod sweep;
+pub mod version;
+
+use std::path::Path;
 
 use crate::cli::{OutputArgs, OutputFormat};
 use crate::output::{Format, Target};
 
-/// The output format and target of `args`.
+/// The output format and target of `args`: the explicit `--format`, else the one the
+/// `--output` file's extension names, else a table. [`format_of`] has refused a contradiction
+/// before any subcommand runs ([`crate::run`]).
 pub(crate) fn output_of(args: &OutputArgs) -> (Format, Target) {
-    let format = match args.format {
+    let format = format_of(args).unwrap_or(match args.format {
+        Some(f) => convert(f),
+        None => Format::Table,
+    });
+    (format, Target::parse(&args.output))
+}
+
+fn convert(f: OutputFormat) -> Format {
+    match f {
         OutputFormat::Table => Format::Table,
         OutputFormat::Csv => Format::Csv,
         OutputFormat::Json => Format::Json,
         OutputFormat::Markdown => Format::Markdown,
+    }
+}
+
+/// The format an output file's extension names: `.json`, `.csv`, `.md` (`.markdown`), and a
+/// table for `.txt`, no extension or standard output (`-`). `Err` with the extension for any
+/// other, which names no format fallcost writes.
+pub fn format_from_path(output: &str) -> Result<Option<Format>, String> {
+    if output == "-" {
+        return Ok(None);
+    }
+    let Some(ext) = Path::new(output).extension().and_then(|e| e.to_str()) else {
+        return Ok(None);
     };
-    (format, Target::parse(&args.output))
+    match ext.to_ascii_lowercase().as_str() {
+        "json" => Ok(Some(Format::Json)),
+        "csv" => Ok(Some(Format::Csv)),
+        "md" | "markdown" => Ok(Some(Format::Markdown)),
+        "txt" | "text" => Ok(None),
+        _ => Err(ext.to_string()),
+    }
+}
+
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Table => "table",
+        Format::Csv => "csv",
+        Format::Json => "json",
+        Format::Markdown => "markdown",
+    }
+}
+
+/// The format `args` asks for: an explicit `--format` wins; without one, the `--output`
+/// file's extension decides ([`format_from_path`]); a table otherwise. `.txt` and no extension
+/// take any format.
+///
+/// Errors (exit 2): a `--format` that contradicts the extension (`-o x.csv --format json`), or,
+/// without `--format`, an extension that names no format (`-o x.yaml`).
+pub fn format_of(args: &OutputArgs) -> anyhow::Result<Format> {
+    let explicit = args.format.map(convert);
+    match (format_from_path(&args.output), explicit) {
+        (Ok(Some(inferred)), Some(given)) if inferred != given => anyhow::bail!(
+            "--output {} names {} (by its extension) but --format is {}; drop --format, or give the file a matching extension",
+            args.output,
+            format_name(inferred),
+            format_name(given)
+        ),
+        (_, Some(given)) => Ok(given),
+        (Ok(inferred), None) => Ok(inferred.unwrap_or(Format::Table)),
+        (Err(ext), None) => anyhow::bail!(
+            "--output {}: `.{ext}` names no format; allowed: .json, .csv, .md, .txt or no extension (a table), or give --format",
+            args.output
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(format: Option<OutputFormat>, output: &str) -> OutputArgs {
+        OutputArgs {
+            format,
+            output: output.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_extension_picks_the_format_and_an_explicit_one_wins() {
+        let f = |fmt, out| format_of(&args(fmt, out)).map_err(|e| e.to_string());
+        assert_eq!(f(None, "-"), Ok(Format::Table));
+        assert_eq!(f(None, "out.json"), Ok(Format::Json));
+        assert_eq!(f(None, "dir/OUT.CSV"), Ok(Format::Csv));
+        assert_eq!(f(None, "report.md"), Ok(Format::Markdown));
+        assert_eq!(f(None, "report.txt"), Ok(Format::Table));
+        assert_eq!(f(None, "report"), Ok(Format::Table));
+        assert_eq!(f(None, "/dev/stdout"), Ok(Format::Table));
+        assert_eq!(f(Some(OutputFormat::Json), "-"), Ok(Format::Json));
+        assert_eq!(f(Some(OutputFormat::Csv), "x.csv"), Ok(Format::Csv));
+        assert_eq!(
+            f(Some(OutputFormat::Markdown), "x.txt"),
+            Ok(Format::Markdown)
+        );
+        assert_eq!(f(Some(OutputFormat::Csv), "x.yaml"), Ok(Format::Csv));
+        assert_eq!(
+            f(Some(OutputFormat::Json), "x.csv"),
+            Err("--output x.csv names csv (by its extension) but --format is json; drop --format, or give the file a matching extension".into())
+        );
+        assert_eq!(
+            f(None, "x.yaml"),
+            Err("--output x.yaml: `.yaml` names no format; allowed: .json, .csv, .md, .txt or no extension (a table), or give --format".into())
+        );
+    }
 }

@@ -67,7 +67,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
     let mc = args.mc.map(|requests| {
         let seed = args.seed.unwrap_or_else(|| {
             let s = crate::sim::rng::fresh_seed();
-            eprintln!("fallcost: Monte Carlo seed {s} (repeat this run with --seed {s})");
+            crate::output::ui::info(&format!(
+                "Monte Carlo seed {s} (repeat this run with --seed {s})"
+            ));
             s
         });
         crate::sim::McOptions {
@@ -76,9 +78,15 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
             seed,
         }
     });
+    let started = std::time::Instant::now();
     let result = sweep::run(&label, &text, base, &sets, &params, &args.chains, mc)?;
+    crate::output::ui::detail(&format!(
+        "{} rows (grid points × chains × patterns) in {:.2} s",
+        count(result.rows.len() as f64),
+        started.elapsed().as_secs_f64()
+    ));
     if let Some(note) = &result.note {
-        eprintln!("fallcost: note: {note}");
+        crate::output::ui::note(&note.to_string());
     }
     let bytes = match format {
         Format::Table => table::render(&layout(&result), table::Style::Terminal).into_bytes(),
@@ -160,7 +168,11 @@ fn layout(sweep: &Sweep) -> Document {
         .rows
         .iter()
         .map(|r| {
-            let mut cells: Vec<String> = sweep.params.iter().map(|p| trim(r.point[p], 9)).collect();
+            let mut cells: Vec<String> = sweep
+                .params
+                .iter()
+                .map(|p| group(&trim(r.point[p], 9)))
+                .collect();
             cells.extend([
                 r.chain.clone(),
                 r.pattern.as_str().to_string(),

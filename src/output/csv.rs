@@ -41,6 +41,17 @@ pub const COMPARE_COLUMNS: &[&str] = &[
 /// computed, `analytic` (the closed forms; every steady row) or `simulated` (an incident row of
 /// a chain with a circuit breaker: the incident simulator with a fixed seed).
 pub const METHOD_COLUMN: &str = "method";
+/// Columns after `method` (and so after the Monte Carlo ones), so older columns keep their
+/// places: `blended` (`true` on the rows that blend the chains by traffic share, else
+/// `false`), then the failover-cache table's own (`section` = `failover_cache`, one row per
+/// request state, its price in `cost_per_1k_usd`; empty on other rows).
+pub const EXTRA_COLUMNS: &[&str] = &[
+    "blended",
+    "cache_request",
+    "cache_model",
+    "vs_primary",
+    "break_even_requests",
+];
 
 /// Columns added with `--mc`: the metadata to repeat the run, then per figure its mean and its
 /// 95% interval (`_ci95_lo`, `_ci95_hi`), then the latency percentiles, then the policy figures
@@ -259,8 +270,14 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
         header.extend(mc_header());
     }
     header.push(METHOD_COLUMN.into());
+    header.extend(EXTRA_COLUMNS.iter().map(|c| c.to_string()));
     w.write_record(&header)?;
+
     let blank = |n: usize| vec![String::new(); n];
+    let extra = |rec: &mut Vec<String>, chain: &str| {
+        rec.push((chain == crate::report::BLENDED).to_string());
+        rec.extend(blank(EXTRA_COLUMNS.len() - 1));
+    };
     let meta = |rec: &mut Vec<String>| {
         if let Some(m) = mc {
             rec.extend([
@@ -303,6 +320,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             ));
         }
         rec.push("analytic".into());
+        extra(&mut rec, &r.chain);
         w.write_record(&rec)?;
     }
     for r in &report.incident {
@@ -361,7 +379,33 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             ));
         }
         rec.push(r.method.as_str().into());
+        extra(&mut rec, &r.chain);
         w.write_record(&rec)?;
+    }
+    // The failover-cache table: one row per request state of each chain.
+    let at = |name: &str| header.iter().position(|h| h == name).expect("a column");
+    for fc in &report.failover_cache {
+        for row in &fc.rows {
+            let mut rec = blank(header.len());
+            rec[at("scenario")] = guard(&report.scenario);
+            rec[at("section")] = "failover_cache".into();
+            rec[at("chain")] = guard(&fc.chain);
+            rec[at("cost_per_1k_usd")] = num(Some(row.cost_per_1k_usd));
+            rec[at("blended")] = "false".into();
+            rec[at(METHOD_COLUMN)] = "analytic".into();
+            rec[at("cache_request")] = row.request.to_string();
+            rec[at("cache_model")] = guard(&row.model);
+            rec[at("vs_primary")] = num(row.vs_primary);
+            rec[at("break_even_requests")] = fc
+                .break_even_requests
+                .map_or(String::new(), |n| n.to_string());
+            if let Some(m) = mc {
+                rec[at("mc_seed")] = m.seed.to_string();
+                rec[at("mc_requests")] = m.requests.to_string();
+                rec[at("mc_runs")] = m.runs.to_string();
+            }
+            w.write_record(&rec)?;
+        }
     }
     Ok(w.into_inner()?)
 }

@@ -1,10 +1,182 @@
 //! JSON export: the [`crate::report::Report`] as one pretty-printed object (MODEL.md §10 keys).
+//!
+//! The compare document ([`compare`]) is the report's fields, plus (keys are added, never
+//! renamed): `request` (the request profile every chain serves), `chains` (each chain's name,
+//! models in order and traffic share), and on every `steady` and `incident` row `blended`
+//! (`true` on the rows that blend the chains by traffic share). Every row of a list has the same
+//! keys: a key that does not apply to a row is `null` there, never absent (`mc` and the
+//! top-level `mc`, `incident_window` and `failover_cache` appear only when computed). Whole-numbered counts
+//! print as integers. `schemas/compare.schema.json` writes the document down and the tests hold
+//! real output to it.
 
 use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::report::{BLENDED, Report};
 
 /// Any serializable report as pretty JSON bytes with a trailing newline.
 pub fn render<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
     let mut out = serde_json::to_vec_pretty(value)?;
     out.push(b'\n');
     Ok(out)
+}
+
+/// Keys holding counts of things (requests, sessions, attempts, writes): printed as integers
+/// when whole (`11160`, not `11160.0`). An expected count from the analytic model can be
+/// fractional (`6.7` failed requests) and stays a number.
+const COUNT_KEYS: &[&str] = &[
+    "requests",
+    "sessions",
+    "session_length",
+    "failed_requests",
+    "wasted_attempts",
+    "cold_starts",
+    "failback_writes",
+    "attempts_max",
+    "break_even_requests",
+    "policy_break_even_requests",
+    "runs",
+    "seed",
+    "input_tokens",
+    "output_tokens",
+    "prefix_tokens",
+];
+
+/// A whole f64 under a count key as an integer, recursively.
+fn integer_counts(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map.iter_mut() {
+                if COUNT_KEYS.contains(&k.as_str())
+                    && let Some(f) = x.as_f64()
+                    && x.is_f64()
+                    && f.fract() == 0.0
+                    && f.abs() < 9.0e15
+                {
+                    *x = json!(f as i64);
+                } else {
+                    integer_counts(x);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integer_counts),
+        _ => {}
+    }
+}
+
+/// Give every object of `rows` the union of their keys, `null` where a row had none.
+fn same_keys(rows: &mut [Value]) {
+    let mut keys: Vec<String> = Vec::new();
+    for r in rows.iter() {
+        if let Some(m) = r.as_object() {
+            for k in m.keys() {
+                if !keys.contains(k) {
+                    keys.push(k.clone());
+                }
+            }
+        }
+    }
+    for r in rows.iter_mut() {
+        if let Some(m) = r.as_object_mut() {
+            for k in &keys {
+                m.entry(k.clone()).or_insert(Value::Null);
+            }
+        }
+    }
+}
+
+/// The compare document of `report` (see the module docs).
+///
+/// Errors: none in practice (the report is plain data).
+pub fn compare(report: &Report) -> anyhow::Result<Value> {
+    let mut doc = serde_json::to_value(report)?;
+    let obj = doc.as_object_mut().expect("a report is an object");
+    let r = &report.input.request;
+    obj.insert(
+        "request".into(),
+        json!({
+            "input_tokens": r.input_tokens,
+            "output_tokens": r.output_tokens,
+            "prefix_tokens": r.prefix_tokens,
+            "cache_hit_rate": r.cache_hit_rate,
+        }),
+    );
+    obj.insert(
+        "chains".into(),
+        Value::Array(
+            report
+                .input
+                .chains
+                .iter()
+                .map(|c| {
+                    json!({
+                        "name": c.name,
+                        "models": c.links.iter().map(|l| l.id.clone()).collect::<Vec<_>>(),
+                        "providers": c.links.iter().map(|l| l.provider.clone()).collect::<Vec<_>>(),
+                        "traffic_share": c.traffic_share,
+                    })
+                })
+                .collect(),
+        ),
+    );
+    for section in ["steady", "incident"] {
+        if let Some(Value::Array(rows)) = obj.get_mut(section) {
+            for row in rows.iter_mut() {
+                if let Some(m) = row.as_object_mut() {
+                    let blended = m.get("chain").and_then(Value::as_str) == Some(BLENDED);
+                    m.insert("blended".into(), json!(blended));
+                    if section == "incident" {
+                        // in every incident row of every document, not only where one is set
+                        m.entry("approximate").or_insert(json!(false));
+                        m.entry("breaker").or_insert(Value::Null);
+                    }
+                }
+            }
+            same_keys(rows);
+        }
+    }
+    if let Some(Value::Array(caches)) = obj.get_mut("failover_cache") {
+        same_keys(caches);
+    }
+    integer_counts(&mut doc);
+    Ok(doc)
+}
+
+/// [`compare`] as pretty JSON bytes with a trailing newline.
+///
+/// Errors: as [`compare`].
+pub fn compare_bytes(report: &Report) -> anyhow::Result<Vec<u8>> {
+    render(&compare(report)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An object from pairs.
+    fn obj(pairs: &[(&str, Value)]) -> Value {
+        Value::Object(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect::<serde_json::Map<_, _>>(),
+        )
+    }
+
+    #[test]
+    fn rows_share_their_keys_and_counts_are_integers() {
+        let mut rows = vec![
+            obj(&[("a", json!(1.0)), ("breaker", json!({"x": 1}))]),
+            obj(&[("a", json!(2.5))]),
+        ];
+        same_keys(&mut rows);
+        assert_eq!(rows[1]["breaker"], Value::Null);
+        let mut v =
+            json!({"failed_requests": 11160.0, "cost": 3.0, "rows": [{"cold_starts": 2.5}]});
+        integer_counts(&mut v);
+        assert_eq!(
+            v.to_string(),
+            r#"{"cost":3.0,"failed_requests":11160,"rows":[{"cold_starts":2.5}]}"#
+        );
+    }
 }

@@ -492,12 +492,12 @@ pub fn compare(report: &Report) -> Document {
                     {
                         let mut note = format!(
                             "Monte Carlo, sequential: {} attempts on the dead provider",
-                            trim(m.dead_provider_attempts, 4)
+                            group(&trim(m.dead_provider_attempts, 4))
                         );
                         if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
                             note.push_str(&format!(
                                 ", {} half-open probes, breaker open {}",
-                                trim(p, 4),
+                                group(&trim(p, 4)),
                                 format_seconds(o.round())
                             ));
                         }

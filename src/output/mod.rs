@@ -3,12 +3,15 @@
 //! Every format is rendered to bytes first ([`render`]), so each can be snapshot-tested without
 //! I/O, and a failed run never leaves a half-written file ([`write_file`]).
 
+pub mod color;
+pub mod compare_plot;
 pub mod csv;
 pub mod json;
 pub mod layout;
 pub mod number;
 pub mod plot;
 pub mod table;
+pub mod ui;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -60,7 +63,7 @@ pub fn render(report: &Report, format: Format) -> anyhow::Result<Vec<u8>> {
             table::render(&layout::compare(report), table::Style::Markdown).into_bytes()
         }
         Format::Csv => csv::compare(report)?,
-        Format::Json => json::render(report)?,
+        Format::Json => json::compare_bytes(report)?,
     })
 }
 
@@ -72,8 +75,35 @@ pub fn render(report: &Report, format: Format) -> anyhow::Result<Vec<u8>> {
 pub fn write(target: &Target, bytes: &[u8]) -> anyhow::Result<()> {
     match target {
         Target::Stdout => Ok(write_stdout(bytes)?),
-        Target::File(path) => write_file(path, bytes, "--output"),
+        // Colour is for the terminal: a file never gets it.
+        Target::File(path) => write_file(path, &strip_sgr(bytes), "--output"),
     }
+}
+
+/// `bytes` without the SGR colour sequences (`ESC [ … m`) that [`color`] and the tables add.
+/// CSV and JSON never hold a raw escape character (JSON writes it `\u001b`), so only a
+/// coloured table changes.
+pub fn strip_sgr(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !bytes.contains(&0x1b) {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == 0x1b && bytes.get(i + 1) == Some(&b'[') {
+            let mut j = i + 2;
+            while j < bytes.len() && (bytes[j].is_ascii_digit() || bytes[j] == b';') {
+                j += 1;
+            }
+            if bytes.get(j) == Some(&b'm') {
+                i = j + 1;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Write `bytes` to the file at `path`, named `flag` in errors (`--output`, `--plot`).
@@ -233,6 +263,15 @@ fn write_through(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colour_is_stripped_and_other_bytes_kept() {
+        assert_eq!(
+            &*strip_sgr(b"\x1b[1m\x1b[31merror\x1b[0m: a \x1b[2J b"),
+            b"error: a \x1b[2J b"
+        );
+        assert_eq!(&*strip_sgr(b"plain"), b"plain");
+    }
 
     /// A symbolic link planted at the temporary file's name is never written through: the
     /// next name is used and the link's target keeps its content.

@@ -1,110 +1,301 @@
-//! SVG line charts for `fallcost sweep --plot` (plotters, SVG backend: no fonts or system
-//! libraries needed).
+//! SVG charts for `fallcost sweep --plot`, written by hand as plain SVG (no fonts or system
+//! libraries needed; text is left to the viewer's sans-serif font).
+//!
+//! Small multiples: one panel per chain, a line per pattern in one colour per pattern across
+//! every panel (the legend names the patterns once). Each y-axis spans the panel's own data
+//! with a margin, not 0, so the differences the chart exists to show are visible; the axis
+//! says where it starts. With Monte Carlo figures a second row of panels draws the p99 latency
+//! the user sees. `hedged-take-first` is drawn dashed over `hedged-no-cancel`, so one never
+//! hides the other. A line that falls as failures rise because its failed requests are not
+//! billed is labelled so at its end, with the failed requests per 1,000.
 
-use plotters::prelude::*;
+use std::fmt::Write;
 
+use super::compare_plot::{esc, tick_step};
+use crate::input::duration::format_seconds;
+use crate::model::Pattern;
+use crate::output::number::{count, group, trim};
 use crate::sweep::{Sweep, SweepRow};
 
-/// Ten colours that stay apart on white (Tableau 10).
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(0x4e, 0x79, 0xa7),
-    RGBColor(0xe1, 0x57, 0x59),
-    RGBColor(0x59, 0xa1, 0x4f),
-    RGBColor(0xf2, 0x8e, 0x2b),
-    RGBColor(0xb0, 0x7a, 0xa1),
-    RGBColor(0x76, 0xb7, 0xb2),
-    RGBColor(0x9c, 0x75, 0x5f),
-    RGBColor(0xed, 0xc9, 0x48),
-    RGBColor(0xff, 0x9d, 0xa7),
-    RGBColor(0xba, 0xb0, 0xac),
+const INK: &str = "#222222";
+const MUTED: &str = "#6b6b6b";
+const GRID: &str = "#e8e8e8";
+
+/// One colour per pattern, in table order (Tableau 10).
+fn colour(p: Pattern) -> &'static str {
+    match p {
+        Pattern::NoFallback => "#9c9c9c",
+        Pattern::Sequential => "#4e79a7",
+        Pattern::HedgedTakeFirst => "#e15759",
+        Pattern::HedgedNoCancel => "#f28e2b",
+    }
+}
+
+/// Draw order: no-cancel under take-first (dashed), so both show where they coincide.
+const ORDER: [Pattern; 4] = [
+    Pattern::NoFallback,
+    Pattern::Sequential,
+    Pattern::HedgedNoCancel,
+    Pattern::HedgedTakeFirst,
 ];
 
-/// One panel: a line per chain and pattern of `value(row)` against the swept parameter.
-struct Panel {
-    title: String,
-    series: Vec<(String, Vec<(f64, f64)>)>,
-}
+/// Panel size and the gaps around its plot area, px.
+const PANEL_W: f64 = 470.0;
+const PANEL_H: f64 = 320.0;
+const PAD_L: f64 = 62.0;
+const PAD_R: f64 = 132.0;
+const PAD_T: f64 = 34.0;
+const PAD_B: f64 = 76.0;
 
-fn panel(
-    sweep: &Sweep,
-    key: &str,
-    title: String,
-    value: impl Fn(&SweepRow) -> Option<f64>,
-) -> Panel {
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for row in &sweep.rows {
-        let Some(y) = value(row) else { continue };
-        let name = format!("{} / {}", row.chain, row.pattern.as_str());
-        let point = (row.point[key], y);
-        match series.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, pts)) => pts.push(point),
-            None => series.push((name, vec![point])),
-        }
+/// A value on the x-axis: durations as `30m`, others trimmed and grouped.
+fn x_label(key: &str, x: f64) -> String {
+    if key.ends_with("duration") {
+        format_seconds(x)
+    } else {
+        group(&trim(x, 6))
     }
-    Panel { title, series }
 }
 
-fn draw<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
+/// Axis bounds with round ticks: `[lo, hi]` widened to multiples of the step, with at least
+/// a small span when the data are flat.
+fn bounds(lo: f64, hi: f64, from_zero: bool) -> (f64, f64, f64) {
+    let (lo, hi) = if from_zero { (0.0, hi) } else { (lo, hi) };
+    let span = if hi - lo > hi.abs() * 1e-9 {
+        hi - lo
+    } else {
+        hi.abs().max(1.0) * 0.02
+    };
+    let (lo, hi) = if hi - lo > hi.abs() * 1e-9 {
+        (lo, hi)
+    } else {
+        (lo - span / 2.0, hi + span / 2.0)
+    };
+    let step = tick_step(span);
+    let lo = if from_zero {
+        0.0
+    } else {
+        (lo / step).floor() * step
+    };
+    let hi = (hi / step).ceil() * step;
+    (lo, if hi > lo { hi } else { lo + step }, step)
+}
+
+struct Series<'a> {
+    pattern: Pattern,
+    points: Vec<(f64, f64, &'a SweepRow)>,
+}
+
+/// One panel at (`x0`, `y0`): the lines of `series`, the axes and an end label for a line
+/// that falls because its failed requests are not billed.
+fn panel(
+    svg: &mut String,
+    (x0, y0): (f64, f64),
+    title: &str,
     key: &str,
     y_desc: &str,
-    p: &Panel,
-) -> anyhow::Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let all = p.series.iter().flat_map(|(_, pts)| pts.iter());
-    let (x0, x1, y1) = all.fold(
-        (f64::INFINITY, f64::NEG_INFINITY, 0.0f64),
-        |(a, b, c), (x, y)| (a.min(*x), b.max(*x), c.max(*y)),
+    series: &[Series<'_>],
+    cost: bool,
+) {
+    let (w, h) = (PANEL_W - PAD_L - PAD_R, PANEL_H - PAD_T - PAD_B);
+    let (px, py) = (x0 + PAD_L, y0 + PAD_T);
+    let all = series.iter().flat_map(|s| s.points.iter());
+    let (mut xlo, mut xhi, mut ylo, mut yhi) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
     );
-    let (x0, x1) = if x1 > x0 {
-        (x0, x1)
-    } else {
-        (x0 - 1.0, x0 + 1.0)
-    };
-    let y1 = if y1 > 0.0 { y1 * 1.08 } else { 1.0 };
-    let mut chart = ChartBuilder::on(area)
-        .caption(&p.title, ("sans-serif", 20))
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(72)
-        .build_cartesian_2d(x0..x1, 0.0..y1)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    chart
-        .configure_mesh()
-        .x_desc(key)
-        .y_desc(y_desc)
-        .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    for (i, (name, pts)) in p.series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()].to_rgba();
-        chart
-            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .label(name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
-        chart
-            .draw_series(pts.iter().map(|p| Circle::new(*p, 3, color.filled())))
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    for &(x, y, _) in all {
+        xlo = xlo.min(x);
+        xhi = xhi.max(x);
+        ylo = ylo.min(y);
+        yhi = yhi.max(y);
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(())
+    if !xlo.is_finite() {
+        return;
+    }
+    let (xlo, xhi) = if xhi > xlo {
+        (xlo, xhi)
+    } else {
+        (xlo - 1.0, xlo + 1.0)
+    };
+    let (ylo, yhi, ystep) = bounds(ylo, yhi, false);
+    let sx = |x: f64| px + (x - xlo) / (xhi - xlo) * w;
+    let sy = |y: f64| py + h - (y - ylo) / (yhi - ylo) * h;
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" font-size="14" font-weight="bold" fill="{INK}">{}</text>"#,
+        x0 + 8.0,
+        y0 + 18.0,
+        esc(title)
+    );
+    // y grid and labels
+    let mut t = ylo;
+    while t <= yhi + ystep * 1e-6 {
+        let y = sy(t);
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{px:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{GRID}"/><text x="{:.1}" y="{:.1}" font-size="11" fill="{MUTED}" text-anchor="end">{}</text>"#,
+            px + w,
+            px - 6.0,
+            y + 4.0,
+            esc(&tick_text(t, ystep))
+        );
+        t += ystep;
+    }
+    // x ticks: the sweep's own points when few, else about five round values
+    let xs: Vec<f64> = {
+        let mut v: Vec<f64> = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        if v.len() <= 6 {
+            v
+        } else {
+            let step = if key.ends_with("duration") {
+                duration_step(xhi - xlo)
+            } else {
+                tick_step(xhi - xlo)
+            };
+            let mut t = (xlo / step).ceil() * step;
+            let mut out = Vec::new();
+            while t <= xhi + step * 1e-6 {
+                out.push(t);
+                t += step;
+            }
+            out
+        }
+    };
+    for x in xs {
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="{MUTED}"/><text x="{0:.1}" y="{3:.1}" font-size="11" fill="{MUTED}" text-anchor="middle">{4}</text>"#,
+            sx(x),
+            py + h,
+            py + h + 4.0,
+            py + h + 17.0,
+            esc(&x_label(key, x))
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r#"<line x1="{px:.1}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="{MUTED}"/><text x="{2:.1}" y="{3:.1}" font-size="11" fill="{MUTED}" text-anchor="middle">{4}</text><text x="{5:.1}" y="{6:.1}" font-size="11" fill="{MUTED}" text-anchor="middle" transform="rotate(-90 {5:.1} {6:.1})">{7}</text>"#,
+        py + h,
+        px + w,
+        px + w / 2.0,
+        py + h + 34.0,
+        esc(key),
+        x0 + 14.0,
+        py + h / 2.0,
+        esc(y_desc)
+    );
+    // the lines, and an end label per line
+    let mut ends: Vec<(f64, String, &str)> = Vec::new();
+    let mut unbilled: Vec<String> = Vec::new();
+    let mut right_end = xhi;
+    for s in series {
+        let c = colour(s.pattern);
+        let dash = if s.pattern == Pattern::HedgedTakeFirst {
+            r#" stroke-dasharray="6 4""#
+        } else {
+            ""
+        };
+        let path: Vec<String> = s
+            .points
+            .iter()
+            .map(|&(x, y, _)| format!("{:.1},{:.1}", sx(x), sy(y)))
+            .collect();
+        let _ = writeln!(
+            svg,
+            r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="2.2"{dash}/>"#,
+            path.join(" ")
+        );
+        if let Some(&(x, y, row)) = s.points.last() {
+            let mut label = s.pattern.as_str().to_string();
+            // falling while failures rise: say why, with the failed requests
+            let first = s.points.first().map_or(y, |p| p.1);
+            if cost && row.failed_per_1k > 0.0 && y < first - 1e-9 * first.abs() {
+                label.push('*');
+                unbilled.push(format!(
+                    "{} {}",
+                    s.pattern.as_str().trim_start_matches("hedged-"),
+                    count(row.failed_per_1k)
+                ));
+                right_end = x;
+            }
+            if !cost && s.pattern == Pattern::NoFallback && s.points.iter().all(|p| p.1 == 0.0) {
+                label.push_str(": its requests fail, billed 0");
+            }
+            ends.push((sy(y), label, c));
+        }
+    }
+    if !unbilled.is_empty() {
+        for (k, line) in [
+            "* falls as failures rise: failed requests are not billed".to_string(),
+            format!(
+                "failed per 1,000 at {}: {}",
+                x_label(key, right_end),
+                unbilled.join(", ")
+            ),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let _ = writeln!(
+                svg,
+                r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{MUTED}">{}</text>"#,
+                px,
+                py + h + 50.0 + 13.0 * k as f64,
+                esc(line)
+            );
+        }
+    }
+    // end labels, pushed apart so they never overlap
+    ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut last = f64::NEG_INFINITY;
+    for (y, label, c) in ends {
+        let y = y.max(last + 13.0);
+        last = y;
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{c}">{}</text>"#,
+            px + w + 6.0,
+            y + 4.0,
+            esc(&label)
+        );
+    }
 }
 
-/// Draw USD per 1,000 requests against the one swept parameter, one line per chain and
-/// pattern, as SVG text; with Monte Carlo figures, a second panel below draws the p99 latency
-/// the user sees.
+/// A round step in seconds for a duration axis spanning `span` seconds: about six ticks at
+/// 1 s … 1 day.
+fn duration_step(span: f64) -> f64 {
+    const STEPS: [f64; 17] = [
+        1.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0,
+        10800.0, 21600.0, 43200.0, 86400.0,
+    ];
+    STEPS
+        .into_iter()
+        .find(|s| span / s <= 6.0)
+        .unwrap_or_else(|| tick_step(span))
+}
+
+/// A y tick: the step's decimals, whole values grouped.
+fn tick_text(t: f64, step: f64) -> String {
+    let d = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10().floor()) as usize
+    };
+    group(&format!("{t:.d$}"))
+}
+
+/// Draw USD per 1,000 requests against the one swept parameter, one panel per chain and a
+/// line per pattern, as SVG text; with Monte Carlo figures, a second panel per chain draws the
+/// p99 latency the user sees.
 ///
-/// Errors: a sweep of more or fewer than one parameter; a drawing failure.
+/// Errors: a sweep of more or fewer than one parameter.
 pub fn cost_chart(sweep: &Sweep) -> anyhow::Result<String> {
     let [key] = &sweep.params[..] else {
         anyhow::bail!(
@@ -112,32 +303,143 @@ pub fn cost_chart(sweep: &Sweep) -> anyhow::Result<String> {
             sweep.params.len()
         );
     };
-    let cost = panel(
-        sweep,
-        key,
-        format!("{}: cost per 1,000 requests", sweep.scenario),
-        |r| Some(r.cost_per_1k_usd),
-    );
-    let p99 = panel(
-        sweep,
-        key,
-        format!("{}: p99 latency (Monte Carlo)", sweep.scenario),
-        |r| r.mc.as_ref().map(|m| m.latency_p99_s),
-    );
-    let with_latency = !p99.series.is_empty();
-    let height = if with_latency { 1100 } else { 600 };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (960, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
-        if with_latency {
-            let (top, bottom) = root.split_vertically(550);
-            draw(&top, key, "USD per 1,000 requests", &cost)?;
-            draw(&bottom, key, "p99 latency, s", &p99)?;
-        } else {
-            draw(&root, key, "USD per 1,000 requests", &cost)?;
+    let mut chains: Vec<&str> = Vec::new();
+    for r in &sweep.rows {
+        if !chains.contains(&r.chain.as_str()) {
+            chains.push(&r.chain);
         }
-        root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    Ok(svg)
+    let series_of = |chain: &str, value: &dyn Fn(&SweepRow) -> Option<f64>| -> Vec<Series<'_>> {
+        ORDER
+            .iter()
+            .map(|&p| Series {
+                pattern: p,
+                points: sweep
+                    .rows
+                    .iter()
+                    .filter(|r| r.chain == chain && r.pattern == p)
+                    .filter_map(|r| value(r).map(|y| (r.point[key], y, r)))
+                    .collect(),
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect()
+    };
+    let with_latency = sweep.rows.iter().any(|r| r.mc.is_some());
+    let incident =
+        key.starts_with("incident.") && sweep.rows.iter().all(|r| r.incident_total_usd.is_some());
+    let cols = chains.len().clamp(1, 2);
+    let rows_of_chains = chains.len().div_ceil(cols);
+    let per_chain_h = if with_latency { 2.0 * PANEL_H } else { PANEL_H };
+    let top = 78.0;
+    let width = cols as f64 * PANEL_W + 20.0;
+    let height = top + rows_of_chains as f64 * per_chain_h + 30.0;
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<text x="12" y="28" font-size="18" font-weight="bold" fill="{INK}">{}</text>"#,
+        esc(&sweep.scenario.replace("->", "→"))
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="12" y="48" font-size="12" fill="{MUTED}">{}</text>"#,
+        esc(&format!(
+            "{} against {key}{}; y-axes span the data, not from 0",
+            if incident {
+                "The incident's bill, USD,"
+            } else {
+                "USD per 1,000 requests"
+            },
+            if with_latency {
+                ", and the p99 latency (Monte Carlo)"
+            } else {
+                ""
+            }
+        ))
+    );
+    // the legend, once: the patterns
+    let mut lx = 12.0;
+    for p in [
+        Pattern::NoFallback,
+        Pattern::Sequential,
+        Pattern::HedgedTakeFirst,
+        Pattern::HedgedNoCancel,
+    ] {
+        let dash = if p == Pattern::HedgedTakeFirst {
+            r#" stroke-dasharray="6 4""#
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{lx}" y1="64" x2="{}" y2="64" stroke="{}" stroke-width="2.5"{dash}/><text x="{}" y="68" font-size="12" fill="{INK}">{}</text>"#,
+            lx + 26.0,
+            colour(p),
+            lx + 32.0,
+            p.as_str()
+        );
+        lx += 46.0 + 7.0 * p.as_str().len() as f64;
+    }
+    for (i, chain) in chains.iter().enumerate() {
+        let x0 = 10.0 + (i % cols) as f64 * PANEL_W;
+        let y0 = top + (i / cols) as f64 * per_chain_h;
+        // Sweeping the incident: its bill is what moves.
+        let cost = if incident {
+            series_of(chain, &|r| r.incident_total_usd)
+        } else {
+            series_of(chain, &|r| Some(r.cost_per_1k_usd))
+        };
+        panel(
+            &mut svg,
+            (x0, y0),
+            chain,
+            key,
+            if incident {
+                "incident USD"
+            } else {
+                "USD per 1k requests"
+            },
+            &cost,
+            !incident,
+        );
+        if with_latency {
+            let p99 = series_of(chain, &|r| r.mc.as_ref().map(|m| m.latency_p99_s));
+            panel(
+                &mut svg,
+                (x0, y0 + PANEL_H),
+                &format!("{chain}: p99 latency"),
+                key,
+                "p99 latency, s",
+                &p99,
+                false,
+            );
+        }
+    }
+    Ok(format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+{svg}</svg>
+"#
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duration_ticks_are_round() {
+        assert_eq!(duration_step(3.0 * 3600.0), 1800.0);
+        assert_eq!(duration_step(600.0), 120.0);
+        assert_eq!(duration_step(30.0), 5.0);
+    }
+
+    #[test]
+    fn axes_span_the_data_with_round_ends() {
+        // 23.4 to 34.1: span 10.7 / 5 = 2.14, rounded up to a step of 5: from 20 to 35
+        assert_eq!(bounds(23.4, 34.1, false), (20.0, 35.0, 5.0));
+        assert_eq!(bounds(23.4, 34.1, true), (0.0, 40.0, 10.0));
+        // flat data still get a span
+        let (lo, hi, _) = bounds(25.0, 25.0, false);
+        assert!(lo < 25.0 && hi > 25.0, "{lo} {hi}");
+    }
 }

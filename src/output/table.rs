@@ -1,8 +1,8 @@
 //! Render a [`Document`] as terminal tables or GitHub Markdown (comfy-table).
 
-use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 
-use super::layout::Document;
+use super::layout::{Document, Section};
 
 /// Which look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,15 +40,220 @@ fn right_align_markdown(table: &str, numeric: &[bool]) -> String {
     lines.join("\n")
 }
 
-/// Render `doc`. Column widths follow the content (never the terminal), so output is stable.
+/// Render `doc`. Markdown is never wrapped; a terminal table fits [`super::ui::width`]
+/// columns (the terminal's, else `COLUMNS`, else 80): see [`render_at`].
 pub fn render(doc: &Document, style: Style) -> String {
+    let width = match style {
+        Style::Terminal => super::ui::width(),
+        Style::Markdown => usize::MAX,
+    };
+    render_at(doc, style, width)
+}
+
+/// Display width of `s` in columns: one per character (the tables hold no wide characters).
+fn cols(s: &str) -> usize {
+    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// `text` wrapped at spaces to lines of at most `width` columns (a longer word stays whole),
+/// continuation lines indented by `indent` spaces.
+pub fn wrap(text: &str, width: usize, indent: usize) -> String {
+    if cols(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for (n, line) in text.lines().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        // keep a line's own leading spaces
+        let lead = line.len() - line.trim_start().len();
+        let pad = " ".repeat(lead);
+        let mut cur = pad.clone();
+        for word in line.split(' ').filter(|w| !w.is_empty()) {
+            let fresh = cur.trim().is_empty();
+            if !fresh && cur.chars().count() + 1 + word.chars().count() > width {
+                out.push_str(&cur);
+                out.push('\n');
+                cur = format!("{pad}{}", " ".repeat(indent));
+            }
+            if !cur.trim().is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+        }
+        out.push_str(&cur);
+    }
+    out
+}
+
+/// The width a table of columns this wide takes with [`presets::UTF8_FULL_CONDENSED`]: a
+/// space either side of each cell and a border between and around them.
+fn table_cols(widths: &[usize]) -> usize {
+    widths.iter().map(|w| w + 3).sum::<usize>() + 1
+}
+
+/// How a section's columns are laid out to fit: the tables it is drawn as, each its
+/// columns (indices into the section's) and their widths (headers wrapped to them). The key
+/// columns, the leading text ones, are repeated in each table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fit {
+    groups: Vec<(Vec<usize>, Vec<usize>)>,
+}
+
+/// The widths of columns `group` in `width` columns: `natural` when they fit; else the
+/// columns with the most to gain narrowed first, each as far as needed and never below `min`.
+fn narrow(group: &[usize], natural: &[usize], min: &[usize], width: usize) -> Vec<usize> {
+    let mut widths: Vec<usize> = group.iter().map(|&i| natural[i]).collect();
+    let mut order: Vec<usize> = (0..group.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(natural[group[k]] - min[group[k]]));
+    for &k in &order {
+        let over = table_cols(&widths).saturating_sub(width);
+        if over == 0 {
+            break;
+        }
+        widths[k] = widths[k].saturating_sub(over).max(min[group[k]]);
+    }
+    widths
+}
+
+/// The columns that name a row, repeated in each table when a section is split: any leading
+/// numeric columns (a sweep's parameters) and the text columns after them (chain, pattern);
+/// the first column alone when that would be every column.
+fn key_columns(numeric: &[bool], n: usize) -> Vec<usize> {
+    let is_num = |i: usize| numeric.get(i).copied().unwrap_or(false);
+    let lead = (0..n).take_while(|&i| is_num(i)).count();
+    let text = (lead..n).take_while(|&i| !is_num(i)).count();
+    let end = if text == 0 { 1 } else { lead + text };
+    if end >= n {
+        vec![0]
+    } else {
+        (0..end).collect()
+    }
+}
+
+/// Fit `section` in `width` columns: as it is when it fits; else headers wrapped onto more
+/// lines (never narrower than a cell or a header's longest word); else the columns after the
+/// leading text ones split over several tables, stacked one under the other (the Monte Carlo
+/// columns under the analytic ones).
+fn fit(section: &Section, width: usize) -> Fit {
+    let n = section.header.len();
+    let data: Vec<usize> = (0..n)
+        .map(|i| {
+            section
+                .rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| cols(c))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let natural: Vec<usize> = (0..n)
+        .map(|i| data[i].max(cols(&section.header[i])))
+        .collect();
+    let min: Vec<usize> = (0..n)
+        .map(|i| {
+            let word = header_pieces(&section.header[i])
+                .iter()
+                .map(|(w, _)| w.chars().count())
+                .max()
+                .unwrap_or(0);
+            data[i].max(word)
+        })
+        .collect();
+    let all: Vec<usize> = (0..n).collect();
+    let widths = narrow(&all, &natural, &min, width);
+    if table_cols(&widths) <= width {
+        return Fit {
+            groups: vec![(all, widths)],
+        };
+    }
+    // Split: the key columns repeated, the rest packed left to right.
+    let keys = key_columns(&section.numeric, n);
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut cur: Vec<usize> = keys.clone();
+    for i in keys.last().copied().unwrap_or(0) + 1..n {
+        let trial: Vec<usize> = cur.iter().chain([&i]).map(|&j| min[j]).collect();
+        if cur.len() > keys.len() && table_cols(&trial) > width {
+            groups.push(std::mem::replace(&mut cur, keys.clone()));
+        }
+        cur.push(i);
+    }
+    if cur.len() > keys.len() {
+        groups.push(cur);
+    }
+    Fit {
+        groups: groups
+            .into_iter()
+            .map(|g| {
+                let w = narrow(&g, &natural, &min, width);
+                (g, w)
+            })
+            .collect(),
+    }
+}
+
+/// A header's pieces where it may break: at spaces, and after a dot inside a word (a dotted
+/// key such as `steady.failure_rate` breaks as `steady.` / `failure_rate`). Each piece says
+/// whether a space stood before it.
+fn header_pieces(header: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for word in header.split_whitespace() {
+        // a dot before a letter or a quote (a key's part), not inside a number (`5.6`)
+        let breaks: Vec<usize> = word
+            .char_indices()
+            .filter(|&(i, c)| {
+                c == '.' && word[i + 1..].starts_with(|n: char| n.is_ascii_alphabetic() || n == '"')
+            })
+            .map(|(i, _)| i + 1)
+            .collect();
+        let mut start = 0;
+        for (k, end) in breaks.into_iter().chain([word.len()]).enumerate() {
+            out.push((word[start..end].to_string(), k == 0));
+            start = end;
+        }
+    }
+    out
+}
+
+/// `header` wrapped to `width` columns at its pieces ([`header_pieces`]).
+fn wrap_header(header: &str, width: usize) -> String {
+    if cols(header) <= width {
+        return header.to_string();
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for (piece, spaced) in header_pieces(header) {
+        let sep = if spaced && !cur.is_empty() { " " } else { "" };
+        if !cur.is_empty() && cur.chars().count() + sep.len() + piece.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+            cur.push_str(&piece);
+        } else {
+            cur.push_str(sep);
+            cur.push_str(&piece);
+        }
+    }
+    lines.push(cur);
+    lines.join("\n")
+}
+
+/// Render `doc` for a terminal `width` columns wide (Markdown: any width, never wrapped).
+pub fn render_at(doc: &Document, style: Style, width: usize) -> String {
     let mut out = String::new();
     let md = style == Style::Markdown;
+    let prose = |line: &str| {
+        if md {
+            line.to_string()
+        } else {
+            wrap(line, width, 2)
+        }
+    };
     for line in &doc.preamble {
         if md && out.is_empty() {
             out.push_str(&format!("# {}\n\n", md_cell(line)));
         } else {
-            out.push_str(line);
+            out.push_str(&prose(line));
             out.push_str(if md { "\n\n" } else { "\n" });
         }
     }
@@ -60,60 +265,101 @@ pub fn render(doc: &Document, style: Style) -> String {
             if md {
                 out.push_str(&format!("## {}\n\n", md_cell(h)));
             } else {
-                out.push_str(&format!("{h}\n\n"));
+                out.push_str(&format!("{}\n\n", prose(h)));
             }
         }
         if md {
             out.push_str(&format!("### {}\n\n", section.title));
         } else {
-            out.push_str(&format!("{}\n", section.title));
+            out.push_str(&format!("{}\n", prose(&section.title)));
         }
         for note in &section.notes {
-            out.push_str(note);
+            out.push_str(&prose(note));
             out.push_str(if md { "\n\n" } else { "\n" });
         }
-        let mut table = Table::new();
-        table
-            .load_preset(if md {
-                presets::ASCII_MARKDOWN
-            } else {
-                presets::UTF8_FULL_CONDENSED
-            })
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(&section.header);
-        for row in &section.rows {
-            if md {
-                // A `|` in a name would open a new Markdown column.
-                table.add_row(row.iter().map(|c| md_cell(c)));
-            } else {
-                table.add_row(row);
+        let layout = if md {
+            Fit {
+                groups: vec![((0..section.header.len()).collect(), Vec::new())],
             }
-        }
-        for (i, numeric) in section.numeric.iter().enumerate() {
-            if let Some(col) = table.column_mut(i) {
-                col.set_cell_alignment(if *numeric {
-                    CellAlignment::Right
-                } else {
-                    CellAlignment::Left
-                });
-            }
-        }
-        let text = table.to_string();
-        if md {
-            out.push_str(&right_align_markdown(&text, &section.numeric));
         } else {
-            out.push_str(&text);
+            fit(section, width)
+        };
+        for (group, widths) in &layout.groups {
+            let text = table_of(section, group, widths, md);
+            if md {
+                let numeric: Vec<bool> = group
+                    .iter()
+                    .map(|&i| section.numeric.get(i).copied().unwrap_or(false))
+                    .collect();
+                out.push_str(&right_align_markdown(&text, &numeric));
+            } else {
+                out.push_str(&text);
+            }
+            out.push('\n');
         }
-        out.push('\n');
         for line in &section.footer {
             if md {
                 out.push('\n');
             }
-            out.push_str(line);
+            out.push_str(&prose(line));
             out.push('\n');
         }
     }
     out
+}
+
+/// One table of `section`'s columns `group`, headers wrapped to `widths` (one per column of
+/// the group; none for Markdown).
+fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> String {
+    let mut table = Table::new();
+    let header: Vec<String> = group
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| match widths.get(k) {
+            Some(&w) if !md => wrap_header(&section.header[i], w),
+            _ => section.header[i].clone(),
+        })
+        .collect();
+    table
+        .load_preset(if md {
+            presets::ASCII_MARKDOWN
+        } else {
+            presets::UTF8_FULL_CONDENSED
+        })
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header);
+    let colour = !md && super::ui::get().color_stdout;
+    if colour {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    for row in &section.rows {
+        let cells = group.iter().map(|&i| row.get(i).map_or("", String::as_str));
+        if md {
+            // A `|` in a name would open a new Markdown column.
+            table.add_row(cells.map(md_cell));
+        } else if colour {
+            // A premium over the primary alone in yellow, a saving in green.
+            table.add_row(cells.map(|c| match super::color::delta_role(c) {
+                Some(super::color::Role::Premium) => Cell::new(c).fg(Color::Yellow),
+                Some(super::color::Role::Saving) => Cell::new(c).fg(Color::Green),
+                _ => Cell::new(c),
+            }));
+        } else {
+            table.add_row(cells);
+        }
+    }
+    for (k, &i) in group.iter().enumerate() {
+        if let Some(col) = table.column_mut(k) {
+            col.set_cell_alignment(if section.numeric.get(i).copied().unwrap_or(false) {
+                CellAlignment::Right
+            } else {
+                CellAlignment::Left
+            });
+        }
+    }
+    table.to_string()
 }
 
 #[cfg(test)]
@@ -140,5 +386,102 @@ mod tests {
         assert!(md.contains("|-------|--:|"), "numbers right-aligned: {md}");
         let term = render(&doc, Style::Terminal);
         assert!(term.contains("a|b"), "{term}");
+    }
+
+    #[test]
+    fn rows_are_named_by_their_leading_columns() {
+        // compare: pattern; prices: model, provider; sweep: parameters, chain, pattern
+        assert_eq!(key_columns(&[false, true, true], 3), vec![0]);
+        assert_eq!(
+            key_columns(&[false, false, true, true, false, true], 6),
+            vec![0, 1]
+        );
+        assert_eq!(
+            key_columns(&[true, true, false, false, true], 5),
+            vec![0, 1, 2, 3]
+        );
+        assert_eq!(key_columns(&[true, true, true], 3), vec![0]);
+        assert_eq!(key_columns(&[false, false], 2), vec![0]);
+    }
+
+    #[test]
+    fn headers_break_at_spaces_and_after_dots() {
+        assert_eq!(
+            wrap_header("steady.failure_rate", 12),
+            "steady.\nfailure_rate"
+        );
+        assert_eq!(wrap_header("MC $/1k ± 95%", 9), "MC $/1k ±\n95%");
+        assert_eq!(wrap_header("p50 s", 5), "p50 s");
+        assert_eq!(wrap_header("v1.5", 3), "v1.5");
+        assert_eq!(
+            wrap_header("latency.\"openai/gpt-5.6-sol\".p50_s", 20),
+            "latency.\n\"openai/gpt-5.6-sol\".\np50_s"
+        );
+    }
+
+    #[test]
+    fn prose_wraps_at_spaces_with_an_indent() {
+        assert_eq!(wrap("aaa bbb ccc", 7, 2), "aaa bbb\n  ccc");
+        assert_eq!(wrap("aaa bbb", 7, 2), "aaa bbb");
+        // a word longer than the line stays whole
+        assert_eq!(wrap("a abcdefghij b", 5, 0), "a\nabcdefghij\nb");
+    }
+
+    fn wide() -> Section {
+        Section {
+            heading: None,
+            title: "t".into(),
+            notes: vec![],
+            header: vec![
+                "pattern".into(),
+                "cost per request".into(),
+                "failed requests".into(),
+                "p99 s".into(),
+            ],
+            numeric: vec![false, true, true, true],
+            rows: vec![vec![
+                "sequential".into(),
+                "1.00".into(),
+                "12".into(),
+                "2.5".into(),
+            ]],
+            footer: vec![],
+        }
+    }
+
+    /// Natural widths: pattern 10, 16, 15, 5 → 46 + 3×4 + 1 = 59 columns.
+    #[test]
+    fn a_table_that_fits_is_left_alone() {
+        let f = fit(&wide(), 59);
+        assert_eq!(f.groups, vec![(vec![0, 1, 2, 3], vec![10, 16, 15, 5])]);
+    }
+
+    /// At 50 columns the two long headers wrap (the widest first: 16 → 7 saves all 9);
+    /// at 30 the columns are split over tables that repeat `pattern` (even at their narrowest,
+    /// 10 + 7 + 8 + 10 = 35 columns do not fit), each header narrowed only as far as needed
+    /// (10 + 16 + 7 = 33 is 3 over: 16 → 13).
+    #[test]
+    fn headers_wrap_then_columns_split() {
+        let f = fit(&wide(), 50);
+        assert_eq!(f.groups, vec![(vec![0, 1, 2, 3], vec![10, 7, 15, 5])]);
+        let doc = Document {
+            preamble: vec![],
+            sections: vec![wide()],
+        };
+        let text = render_at(&doc, Style::Terminal, 50);
+        assert!(text.contains("┆    cost ┆"), "{text}");
+        assert!(text.contains("┆ request ┆"), "{text}");
+        let f = fit(&wide(), 30);
+        assert_eq!(
+            f.groups,
+            vec![
+                (vec![0, 1], vec![10, 13]),
+                (vec![0, 2], vec![10, 13]),
+                (vec![0, 3], vec![10, 5])
+            ]
+        );
+        let text = render_at(&doc, Style::Terminal, 30);
+        assert!(text.lines().all(|l| l.chars().count() <= 30), "{text}");
+        assert_eq!(text.matches("│ sequential ┆").count(), 3, "{text}");
     }
 }

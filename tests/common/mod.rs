@@ -21,6 +21,10 @@ pub fn fallcost_in(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .env_remove("RAYON_NUM_THREADS")
+        // tables and prose fit an 80-column terminal when stdout is not one
+        .env("COLUMNS", "80")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
         .output()
         .expect("the fallcost binary runs")
 }
@@ -34,6 +38,23 @@ pub fn ok(args: &[&str]) -> String {
         args.join(" "),
         out.status.code(),
         String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Standard output of a run that must succeed, laid out for a terminal `columns` wide.
+pub fn ok_cols(columns: usize, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("RAYON_NUM_THREADS")
+        .env("COLUMNS", columns.to_string())
+        .output()
+        .expect("the fallcost binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("UTF-8 output")

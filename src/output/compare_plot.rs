@@ -1,0 +1,457 @@
+//! `fallcost compare --plot FILE.svg`: the posts' chart, drawn as plain SVG.
+//!
+//! Per chain, one panel of horizontal bars: the steady-state cost per 1,000 requests of each
+//! pattern against the primary alone (a dashed line), the premium above it drawn in its own
+//! colour and labelled (`+65.5%`); a pattern below the line says why (its failed requests are
+//! not billed). With an incident, a second panel stacks each pattern's incident bill in its
+//! parts: the window at normal prices, the cold starts, the fail-back writes, against the
+//! normal bill for the same requests, with the requests that failed said in words.
+//!
+//! The SVG is written by hand (no plotting library): text is left to the viewer's sans-serif
+//! font, so the file needs no fonts to be drawn.
+
+use std::fmt::Write;
+
+use crate::model::Pattern;
+use crate::output::number::{count, money};
+use crate::report::Report;
+
+/// Picture width, px.
+const WIDTH: f64 = 960.0;
+/// Left edge of the bars (room for the pattern names), px.
+const LEFT: f64 = 170.0;
+/// Right margin (room for the labels after the bars), px.
+const RIGHT: f64 = 290.0;
+/// One bar's height and the gap between bars, px.
+const BAR: f64 = 26.0;
+const GAP: f64 = 12.0;
+
+const INK: &str = "#222222";
+const MUTED: &str = "#6b6b6b";
+const GRID: &str = "#e4e4e4";
+/// The cost the primary alone would bill: the part of a bar up to the baseline.
+const BASE: &str = "#4e79a7";
+/// The premium above the primary alone.
+const PREMIUM: &str = "#e15759";
+/// Incident parts: the window at normal prices, cold starts, fail-back writes.
+const WINDOW: &str = "#4e79a7";
+const COLD: &str = "#f28e2b";
+const FAILBACK: &str = "#b07aa1";
+
+/// Text safe inside SVG.
+pub(crate) fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A round step for an axis from 0 to `max` with about five ticks: 1, 2 or 5 × 10^k.
+pub(crate) fn tick_step(max: f64) -> f64 {
+    if max <= 0.0 || !max.is_finite() {
+        return 1.0;
+    }
+    let raw = max / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let f = raw / mag;
+    let nice = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+/// A tick label: whole dollars grouped, or the step's decimals.
+fn tick_label(x: f64, step: f64) -> String {
+    if step >= 1.0 {
+        count(x.round())
+    } else {
+        let d = (-step.log10().floor()) as usize;
+        format!("{x:.d$}")
+    }
+}
+
+struct Canvas {
+    svg: String,
+    /// Bold labels, drawn last so they sit over the bars and the dashed reference lines.
+    labels: String,
+    y: f64,
+}
+
+// SVG primitives take their attributes as arguments, as the elements spell them.
+#[allow(clippy::too_many_arguments)]
+impl Canvas {
+    fn text(&mut self, x: f64, y: f64, size: f64, fill: &str, anchor: &str, weight: &str, s: &str) {
+        // bold labels sit over the dashed reference lines: a white halo keeps them legible
+        let halo = if weight == "bold" {
+            r#" stroke="white" stroke-width="4" paint-order="stroke""#
+        } else {
+            ""
+        };
+        let out = if halo.is_empty() {
+            &mut self.svg
+        } else {
+            &mut self.labels
+        };
+        let _ = writeln!(
+            out,
+            r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" fill="{fill}" text-anchor="{anchor}" font-weight="{weight}"{halo}>{}</text>"#,
+            esc(s)
+        );
+    }
+
+    fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
+        if w > 0.0 {
+            let _ = writeln!(
+                self.svg,
+                r#"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" fill="{fill}"/>"#
+            );
+        }
+    }
+
+    fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, dash: bool, w: f64) {
+        let dash = if dash {
+            r#" stroke-dasharray="5 4""#
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            self.svg,
+            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{w}"{dash}/>"#
+        );
+    }
+
+    /// A vertical grid and tick labels from 0 to `max` over `rows` bars starting at `top`;
+    /// returns the x scale (px per USD).
+    fn axis(&mut self, top: f64, rows: usize, max: f64, unit: &str) -> f64 {
+        let step = tick_step(max);
+        let end = (max / step).ceil().max(1.0) * step;
+        let scale = (WIDTH - LEFT - RIGHT) / end;
+        let bottom = top + rows as f64 * (BAR + GAP);
+        let mut t = 0.0;
+        while t <= end * (1.0 + 1e-9) {
+            let x = LEFT + t * scale;
+            self.line(x, top - 4.0, x, bottom, GRID, false, 1.0);
+            self.text(
+                x,
+                bottom + 16.0,
+                12.0,
+                MUTED,
+                "middle",
+                "normal",
+                &tick_label(t, step),
+            );
+            t += step;
+        }
+        self.text(
+            LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
+            bottom + 34.0,
+            12.0,
+            MUTED,
+            "middle",
+            "normal",
+            unit,
+        );
+        scale
+    }
+}
+
+/// The patterns of one chain, in table order.
+fn patterns() -> [Pattern; 4] {
+    [
+        Pattern::NoFallback,
+        Pattern::Sequential,
+        Pattern::HedgedTakeFirst,
+        Pattern::HedgedNoCancel,
+    ]
+}
+
+/// The chart of `report` as SVG text: per chain, the steady-state panel and, with an
+/// incident, the incident panel.
+pub fn compare_chart(report: &Report) -> String {
+    let mut c = Canvas {
+        svg: String::new(),
+        labels: String::new(),
+        y: 0.0,
+    };
+    let mut chains: Vec<&str> = Vec::new();
+    for r in &report.steady {
+        if !chains.contains(&r.chain.as_str()) {
+            chains.push(&r.chain);
+        }
+    }
+    c.y = 34.0;
+    c.text(20.0, c.y, 20.0, INK, "start", "bold", &report.scenario);
+    c.y += 22.0;
+    c.text(
+        20.0,
+        c.y,
+        13.0,
+        MUTED,
+        "start",
+        "normal",
+        &format!(
+            "prices: {}; per chain, cost of each pattern against the primary alone",
+            report.pricing
+        ),
+    );
+    c.y += 20.0;
+    for chain in chains {
+        let rows: Vec<_> = patterns()
+            .iter()
+            .filter_map(|p| {
+                report
+                    .steady
+                    .iter()
+                    .find(|r| r.chain == chain && r.pattern == *p)
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        c.y += 26.0;
+        c.text(
+            20.0,
+            c.y,
+            16.0,
+            INK,
+            "start",
+            "bold",
+            &format!("Chain {chain}"),
+        );
+        c.y += 20.0;
+        c.text(
+            20.0,
+            c.y,
+            13.0,
+            INK,
+            "start",
+            "normal",
+            "Steady state: USD per 1,000 requests",
+        );
+        c.y += 32.0;
+        let base = rows[0].baseline_per_1k_usd;
+        let max = rows.iter().map(|r| r.cost_per_1k_usd).fold(base, f64::max);
+        let top = c.y + 6.0;
+        let scale = c.axis(top, rows.len(), max, "USD per 1,000 requests");
+        let mut below_note = None;
+        for (i, r) in rows.iter().enumerate() {
+            let y = top + i as f64 * (BAR + GAP);
+            c.text(
+                LEFT - 10.0,
+                y + BAR * 0.68,
+                13.0,
+                INK,
+                "end",
+                "normal",
+                r.pattern.as_str(),
+            );
+            let cost = r.cost_per_1k_usd;
+            c.rect(LEFT, y, cost.min(base) * scale, BAR, BASE);
+            c.rect(
+                LEFT + base * scale,
+                y,
+                (cost - base).max(0.0) * scale,
+                BAR,
+                PREMIUM,
+            );
+            let mut label = format!("${}", money(cost));
+            let mut colour = INK;
+            if let Some(v) = r.vs_baseline {
+                if v > 0.0005 {
+                    label.push_str(&format!(" · +{:.1}%", v * 100.0));
+                    colour = PREMIUM;
+                } else if v < -0.00005 || (cost < base && r.failed_per_1k > 0.0) {
+                    label.push_str(&format!(" · {:.2}%", v * 100.0));
+                }
+            }
+            if r.failed_per_1k > 0.0 {
+                label.push_str(&format!(" · {} failed*", count(r.failed_per_1k)));
+                below_note = Some(());
+            }
+            c.text(
+                LEFT + cost.max(base) * scale + 8.0,
+                y + BAR * 0.68,
+                13.0,
+                colour,
+                "start",
+                "bold",
+                &label,
+            );
+        }
+        let bottom = top + rows.len() as f64 * (BAR + GAP);
+        let bx = LEFT + base * scale;
+        c.line(bx, top - 10.0, bx, bottom - GAP + 4.0, INK, true, 1.5);
+        c.text(
+            bx,
+            top - 14.0,
+            12.0,
+            INK,
+            "middle",
+            "normal",
+            &format!("primary alone ${}", money(base)),
+        );
+        c.y = bottom + 60.0;
+        let mut legend = vec![
+            (BASE, "up to the primary alone"),
+            (PREMIUM, "premium above it"),
+        ];
+        if below_note.is_some() {
+            c.text(
+                LEFT,
+                c.y,
+                12.0,
+                MUTED,
+                "start",
+                "normal",
+                "* failed requests per 1,000, not billed: a pattern that fails more can cost less",
+            );
+            c.y += 18.0;
+            legend.truncate(2);
+        }
+        legend_row(&mut c, &legend);
+
+        // The incident, stacked.
+        let inc: Vec<_> = patterns()
+            .iter()
+            .filter_map(|p| {
+                report
+                    .incident
+                    .iter()
+                    .find(|r| r.chain == chain && r.pattern == *p)
+            })
+            .collect();
+        if inc.is_empty() {
+            continue;
+        }
+        c.y += 30.0;
+        c.text(
+            20.0,
+            c.y,
+            13.0,
+            INK,
+            "start",
+            "normal",
+            "Incident: USD for the whole window, in its parts",
+        );
+        c.y += 32.0;
+        let normal = inc[0].normal_usd;
+        let max = inc.iter().map(|r| r.total_usd).fold(normal, f64::max);
+        let top = c.y + 6.0;
+        let scale = c.axis(top, inc.len(), max, "USD");
+        for (i, r) in inc.iter().enumerate() {
+            let y = top + i as f64 * (BAR + GAP);
+            c.text(
+                LEFT - 10.0,
+                y + BAR * 0.68,
+                13.0,
+                INK,
+                "end",
+                "normal",
+                r.pattern.as_str(),
+            );
+            let mut x = LEFT;
+            for (v, colour) in [
+                (r.window_usd, WINDOW),
+                (r.cold_start_usd, COLD),
+                (r.failback_usd, FAILBACK),
+            ] {
+                c.rect(x, y, v.max(0.0) * scale, BAR, colour);
+                x += v.max(0.0) * scale;
+            }
+            let mut label = format!("${}", money(r.total_usd));
+            if let Some(m) = r.multiplier.filter(|m| *m > 0.0) {
+                label.push_str(&format!(" · {m:.2}x normal"));
+            }
+            if r.failed_requests > 0.0 {
+                label.push_str(&format!(" · {} failed*", count(r.failed_requests.round())));
+            }
+            c.text(
+                LEFT + r.total_usd.max(0.0) * scale + 8.0,
+                y + BAR * 0.68,
+                13.0,
+                INK,
+                "start",
+                "bold",
+                &label,
+            );
+        }
+        let bottom = top + inc.len() as f64 * (BAR + GAP);
+        let nx = LEFT + normal * scale;
+        c.line(nx, top - 10.0, nx, bottom - GAP + 4.0, INK, true, 1.5);
+        c.text(
+            nx,
+            top - 14.0,
+            12.0,
+            INK,
+            "middle",
+            "normal",
+            &format!("normal bill ${}", money(normal)),
+        );
+        c.y = bottom + 60.0;
+        if inc.iter().any(|r| r.failed_requests > 0.0) {
+            c.text(
+                LEFT,
+                c.y,
+                12.0,
+                MUTED,
+                "start",
+                "normal",
+                "* requests that failed in the window: not billed, and not answered",
+            );
+            c.y += 18.0;
+        }
+        legend_row(
+            &mut c,
+            &[
+                (WINDOW, "window"),
+                (COLD, "cold starts"),
+                (FAILBACK, "fail-back writes"),
+            ],
+        );
+    }
+    let height = c.y + 24.0;
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+{}{}</svg>
+"#,
+        c.svg, c.labels
+    )
+}
+
+/// A row of colour keys at the canvas's current line.
+fn legend_row(c: &mut Canvas, keys: &[(&str, &str)]) {
+    let mut x = LEFT;
+    for (colour, label) in keys {
+        c.rect(x, c.y - 10.0, 14.0, 12.0, colour);
+        c.text(x + 20.0, c.y, 12.0, INK, "start", "normal", label);
+        x += 28.0 + 7.0 * label.chars().count() as f64;
+    }
+    c.y += 6.0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round() {
+        assert_eq!(tick_step(69.6), 20.0);
+        assert_eq!(tick_step(513.58), 200.0);
+        assert_eq!(tick_step(4.0), 1.0);
+        assert_eq!(tick_step(0.3), 0.1);
+        assert_eq!(tick_label(1000.0, 200.0), "1,000");
+        assert_eq!(tick_label(0.2, 0.1), "0.2");
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(esc("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+}
