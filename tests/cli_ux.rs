@@ -40,7 +40,7 @@ fn version_names_the_commit_and_the_bundled_tables() {
     );
     assert_eq!(lines[2], "bundled price tables:");
     assert!(
-        lines[3].starts_with("  2026-07, verified 2026-07-18 (the default)"),
+        lines[3].starts_with("  2026-07, verified 2026-07-18 (the default for scenarios"),
         "{v}"
     );
     // -V stays the one short line

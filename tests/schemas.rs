@@ -152,3 +152,20 @@ fn sweep_prices_and_check_json_follow_their_schemas() {
         assert!(findings.iter().all(|f| f.as_object().unwrap().len() == n));
     }
 }
+
+/// `compare --config`: the gateway config's provenance (`config`) is written down too.
+#[test]
+fn compare_config_json_follows_its_schema() {
+    let v = validator("compare.schema.json");
+    let doc = output(&[
+        "compare",
+        "--config",
+        "tests/fixtures/compare/proxy.yaml",
+        "--scenario",
+        "tests/fixtures/compare/steady.toml",
+        "-f",
+        "json",
+    ]);
+    assert!(!doc["config"].as_array().unwrap().is_empty());
+    assert_valid(&v, &doc, "compare --config");
+}

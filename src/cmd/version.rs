@@ -92,6 +92,10 @@ mod tests {
         let tables = bundled_tables();
         assert!(!tables.is_empty());
         assert!(v.contains("  2026-07, verified 2026-07-18"), "{v}");
-        assert_eq!(v.matches(" (the default)").count(), 1, "{v}");
+        assert!(
+            v.contains("  litellm-1.110.2, verified 2026-12-01 (the default for `fallcost check`"),
+            "{v}"
+        );
+        assert_eq!(v.matches(" (the default for ").count(), tables.len(), "{v}");
     }
 }

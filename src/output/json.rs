@@ -129,6 +129,11 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
                         // in every incident row of every document, not only where one is set
                         m.entry("approximate").or_insert(json!(false));
                         m.entry("breaker").or_insert(Value::Null);
+                        m.entry("method").or_insert(json!("analytic"));
+                        m.entry("simulated_windows").or_insert(Value::Null);
+                        m.entry("simulated_precision").or_insert(Value::Null);
+                    } else {
+                        m.entry("latency_defaults").or_insert(json!([]));
                     }
                 }
             }
