@@ -410,7 +410,7 @@ fn unwarmed_requests(s: f64, len: f64, arrivals: f64, share: f64) -> f64 {
     if s <= 0.0 {
         return len;
     }
-    if !(share < 1.0) {
+    if share.is_nan() || share >= 1.0 {
         return (1.0 - (1.0 - s).powf(len)) / s;
     }
     // ln P(Binomial(N, p) = m), its running tail G(d) = 1 − P(Binomial ≤ d − 1).
