@@ -82,6 +82,17 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let ui = crate::output::ui::get();
     let out = render::render(&report, format, ui.verbose);
     let out = if format == CheckFormat::Text {
+        // On a terminal each finding wraps to its width (continuing indented); in a pipe or a
+        // file it stays one line, for grep and problem matchers.
+        let out = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            let mut wrapped = crate::output::table::wrap(&out, crate::output::ui::width(), 2);
+            if out.ends_with('\n') && !wrapped.ends_with('\n') {
+                wrapped.push('\n');
+            }
+            wrapped
+        } else {
+            out
+        };
         render::colorize_text(&out, ui.color_stdout)
     } else {
         out
