@@ -177,3 +177,143 @@ fn compare_reads_project_settings() {
         "{err}"
     );
 }
+
+/// LiteLLM's `retry_policy` (tests/fixtures/compare/retry-policy.yaml: TimeoutErrorRetries 1,
+/// RateLimitErrorRetries 4, num_retries 2), a deployment's own timeout (gpt-4o 10 s over the
+/// router's 30 s) and a fallback group `backup` of claude-sonnet-4 and gpt-4.1 at weights 1:3,
+/// priced as one chain per fallback deployment with its share of the traffic.
+#[test]
+fn retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix() {
+    let config = format!("{DIR}/retry-policy.yaml");
+    // Gray failures (timeouts): TimeoutErrorRetries 1 replaces num_retries 2.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady-gray.toml"),
+        "--format",
+        "json",
+    ]);
+    let rows = doc["steady"].as_array().unwrap();
+    let claude = "chat (router_settings.fallbacks) -> backup [claude-sonnet-4, 25%]";
+    let gpt41 = "chat (router_settings.fallbacks) -> backup [gpt-4.1, 75%]";
+    let row = |chain: &str, pattern: &str| -> &Value {
+        rows.iter()
+            .find(|r| r["chain"] == chain && r["pattern"] == pattern)
+            .unwrap_or_else(|| panic!("no {chain} {pattern}"))
+    };
+    // Per request: gpt-4o $0.01, a gray failure bills input + half the output, $0.0075.
+    // Retries 1: 0.99 x 0.01 + 0.01 x (0.0075 + 0.99 x 0.01 + 0.01 x 0.0075) = $0.01007475,
+    // and 0.01^2 of requests fail (0.1 per 1,000; retries 2 would fail 0.001).
+    let r = row(claude, "no-fallback");
+    assert_eq!(r["attempts_max"], 2);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 10.07475).abs() < 1e-9);
+    assert!((r["failed_per_1k"].as_f64().unwrap() - 0.1).abs() < 1e-12);
+    // Sequential: 1e-4 of requests reach the fallback, which also retries once. claude
+    // ($0.0135, gray $0.00975): 0.99 x 0.0135 + 0.01 x (0.00975 + 0.99 x 0.0135 + 0.01 x
+    // 0.00975) = $0.013597125; gpt-4.1 ($0.008, gray $0.006): $0.0080598.
+    let seq_claude = row(claude, "sequential")["cost_per_1k_usd"]
+        .as_f64()
+        .unwrap();
+    let seq_41 = row(gpt41, "sequential")["cost_per_1k_usd"]
+        .as_f64()
+        .unwrap();
+    assert!((seq_claude - (10.07475 + 0.1 * 0.013597125)).abs() < 1e-9);
+    assert!((seq_41 - (10.07475 + 0.1 * 0.0080598)).abs() < 1e-9);
+    assert_eq!(row(gpt41, "sequential")["attempts_max"], 4);
+    // The group's traffic mix, 1:3: $10.075694413125 per 1,000, not its largest-share
+    // deployment's $10.07555598.
+    assert!((0.25 * seq_claude + 0.75 * seq_41 - 10.075694413125).abs() < 1e-9);
+    let values = |chain: &str| -> Vec<(String, u64)> {
+        doc["config"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v["chain"] == chain)
+            .map(|v| {
+                (
+                    v["value"].as_str().unwrap().to_string(),
+                    v["line"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let v = values(gpt41);
+    let at = |prefix: &str| {
+        v.iter()
+            .find(|(s, _)| s.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix}: {v:?}"))
+            .1
+    };
+    assert_eq!(
+        at("retries 1 (retry_policy.TimeoutErrorRetries, for timeout failures"),
+        15
+    );
+    assert!(
+        v.iter()
+            .any(|(s, _)| s.contains("RateLimitErrorRetries 4 are not priced"))
+    );
+    assert_eq!(
+        at("timeout 10 s (`gpt-4o`'s litellm_params.timeout, over the router's timeout 30 s)"),
+        6
+    );
+    assert_eq!(
+        at("fallback `backup` = `gpt-4.1`, 75% of its traffic (litellm_params.weight 1:3)"),
+        18
+    );
+    assert_eq!(at("75% of the requests for `chat`"), 18);
+    assert_eq!(at("fallback `backup`'s own timeout 5 s not priced"), 10);
+    // Fast failures (server_error): the policy sets no count for them, num_retries 2 holds.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady.toml"),
+        "--format",
+        "json",
+    ]);
+    let r = doc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["chain"] == claude && r["pattern"] == "no-fallback")
+        .unwrap();
+    assert_eq!(r["attempts_max"], 3);
+    assert!(doc["config"].as_array().unwrap().iter().any(|v| v["value"]
+        == "retries 2 (num_retries: retry_policy sets no count for server_error failures)"
+        && v["line"] == 12));
+    // Under another routing_strategy the group is equal shares, and the provenance says so.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/least-busy.yaml"),
+        "-s",
+        &format!("{DIR}/steady-gray.toml"),
+        "--format",
+        "json",
+    ]);
+    let chain = "chat (router_settings.fallbacks) -> backup [gpt-4.1, 50%]";
+    assert!(doc["config"].as_array().unwrap().iter().any(|v| v["chain"] == chain
+        && v["value"]
+            == "routing_strategy `least-busy`: groups priced as equal shares of their deployments (assumed: `least-busy` picks by live state, not weights)"
+        && v["line"] == 12));
+}
+
+#[test]
+fn a_bad_retry_policy_count_is_an_input_error() {
+    let dir = std::env::temp_dir().join(format!("fallcost-rp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.yaml");
+    let text = std::fs::read_to_string(format!("{DIR}/retry-policy.yaml"))
+        .unwrap()
+        .replace("TimeoutErrorRetries: 1", "TimeoutErrorRetries: -1");
+    std::fs::write(&path, text).unwrap();
+    let err = fails(&["compare", "--config", path.to_str().unwrap()]);
+    assert!(
+        err.contains(":15:26: router_settings.retry_policy.TimeoutErrorRetries: expected a whole number of retries, 0 to 100; got -1"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

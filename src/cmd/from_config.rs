@@ -10,9 +10,17 @@
 //! - each chain check finds ([`crate::input::gateway`]): its primary and fallbacks in order; a
 //!   primary group of several deployments becomes one chain per deployment, named with its
 //!   share of the group's traffic (LiteLLM's `simple_shuffle` weights, see
-//!   [`crate::input::gateway::litellm`]); a fallback group of several deployments is priced as
-//!   the deployment with the largest share (said in the provenance);
-//! - `num_retries` → `policy.retries`; `timeout` (else `request_timeout`) → `policy.timeout_s`;
+//!   [`crate::input::gateway::litellm`]); a fallback group of several deployments becomes one
+//!   chain per deployment too (every combination of one deployment per step, the product of
+//!   their shares said in the provenance, so the chains weighted by it are the group's traffic
+//!   mix; beyond 64 combinations a fallback group is priced as its largest-share deployment);
+//!   under a `routing_strategy` other than `simple-shuffle` the shares are equal (assumed, said);
+//! - `num_retries` → `policy.retries`, or `retry_policy`'s count for the class most of the
+//!   scenario's failures have (`TimeoutErrorRetries` for gray failures, `InternalServerErrorRetries`
+//!   for fast 5xx and overload, `RateLimitErrorRetries`; then `DefaultRetries`): fallcost's
+//!   policy has one retry count for every class, so the other classes' counts are listed as not
+//!   priced; `timeout` (else `request_timeout`) → `policy.timeout_s`, the primary deployment's
+//!   own `litellm_params.timeout` winning (a fallback's own timeout is listed as not priced);
 //!   `allowed_fails` and `cooldown_time` → `policy.breaker` (threshold `allowed_fails + 1`,
 //!   LiteLLM cools a deployment down when its failures in a minute exceed `allowed_fails`,
 //!   default 3; `cooldown_s` = `cooldown_time`, default 5 s). LiteLLM's cooldown is per
@@ -82,6 +90,101 @@ struct Policy {
     allowed_fails: Option<Setting>,
     cooldown_s: Option<Setting>,
     max_fallbacks: Option<Setting>,
+    /// LiteLLM's `retry_policy`: (field, count) per error class, in the config's order.
+    retry_policy: Vec<(String, Setting)>,
+    /// LiteLLM's `routing_strategy`, with where it is.
+    routing_strategy: Option<(String, String, usize)>,
+    /// LiteLLM's per-deployment `litellm_params.timeout`: the deployment's model node (file,
+    /// line, column) and its timeout.
+    deployment_timeouts: Vec<(ModelPlace, Setting)>,
+}
+
+/// Where a deployment's `litellm_params.model` is: its file (`None`: the config itself), line
+/// and column, as [`Endpoint`] records them.
+type ModelPlace = (Option<String>, usize, usize);
+
+/// LiteLLM's `RetryPolicy` fields (`litellm/types/router.py`), as
+/// `get_num_retries_from_retry_policy` (`litellm/router_utils/get_retry_from_policy.py`) reads
+/// them: a count set for the exception's class replaces `num_retries`.
+const RETRY_POLICY_FIELDS: &[&str] = &[
+    "BadRequestErrorRetries",
+    "AuthenticationErrorRetries",
+    "TimeoutErrorRetries",
+    "RateLimitErrorRetries",
+    "ContentPolicyViolationErrorRetries",
+    "InternalServerErrorRetries",
+    "ServiceUnavailableErrorRetries",
+    "NotFoundErrorRetries",
+    "DefaultRetries",
+];
+
+/// The `RetryPolicy` field LiteLLM reads for a failure of fallcost's `class` (the exception
+/// LiteLLM maps it to), `None` for classes fallcost never retries.
+fn retry_field(class: crate::model::policy::ErrorClass) -> Option<&'static str> {
+    use crate::model::policy::ErrorClass;
+    match class {
+        ErrorClass::Timeout => Some("TimeoutErrorRetries"),
+        ErrorClass::RateLimit => Some("RateLimitErrorRetries"),
+        // LiteLLM raises InternalServerError for a 500 and an overloaded (529) provider.
+        ErrorClass::ServerError | ErrorClass::Overload => Some("InternalServerErrorRetries"),
+        ErrorClass::Client | ErrorClass::Quota => None,
+    }
+}
+
+/// The retryable class most of the scenario's failures have, and why: the largest provider
+/// share of `[steady] errors`, else `timeout` when `gray_fraction` (default 1) is at least 0.5
+/// and `server_error` below. `exact` is whether every retried failure has that class.
+fn dominant_class(scenario: &toml::Table) -> (crate::model::policy::ErrorClass, String, bool) {
+    use crate::model::policy::ErrorClass;
+    let steady = scenario.get("steady").and_then(|v| v.as_table());
+    let num = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
+    if let Some(errors) = steady
+        .and_then(|s| s.get("errors"))
+        .and_then(|v| v.as_table())
+    {
+        let mut best: Option<(ErrorClass, f64)> = None;
+        let mut retried = 0;
+        for class in ErrorClass::PROVIDER {
+            let share = errors.get(class.as_str()).and_then(num).unwrap_or(0.0);
+            if share > 0.0 {
+                retried += 1;
+            }
+            if share > 0.0 && best.is_none_or(|(_, b)| share > b) {
+                best = Some((class, share));
+            }
+        }
+        if let Some((class, share)) = best {
+            return (
+                class,
+                format!(
+                    "the scenario's [steady] errors give {} the largest share ({share})",
+                    class.as_str()
+                ),
+                retried == 1,
+            );
+        }
+    }
+    let gray = steady
+        .and_then(|s| s.get("gray_fraction"))
+        .and_then(num)
+        .unwrap_or(1.0);
+    let class = if gray >= 0.5 {
+        ErrorClass::Timeout
+    } else {
+        ErrorClass::ServerError
+    };
+    (
+        class,
+        format!(
+            "the scenario's failures are {} (gray_fraction {gray})",
+            if gray >= 0.5 {
+                "mostly gray: timeout"
+            } else {
+                "mostly fast: server_error"
+            }
+        ),
+        gray == 0.0 || gray == 1.0,
+    )
 }
 
 /// The files `paths` name: files as given, folders searched for `.yaml`, `.yml` and `.json`.
@@ -242,6 +345,118 @@ fn litellm_setting(
     Ok(None)
 }
 
+/// LiteLLM's `retry_policy` (in `router_settings`, else `litellm_settings`): each
+/// `RetryPolicy` field set to a count. Other keys are ignored (a third-party format).
+///
+/// Errors: a count that is not a whole number >= 0; a `retry_policy` that is not a mapping.
+fn litellm_retry_policy(file: &str, root: &Node) -> Result<Vec<(String, Setting)>, InputError> {
+    for section in litellm::SECTIONS {
+        let Some(rp) = root.get(section).and_then(|s| s.get("retry_policy")) else {
+            continue;
+        };
+        let gateway::Value::Map(entries) = &rp.value else {
+            if rp.value == gateway::Value::Null {
+                continue;
+            }
+            return Err(rp.error(
+                file,
+                InputErrorKind::Invalid,
+                format!("{section}.retry_policy"),
+                format!(
+                    "expected a mapping of RetryPolicy fields to retry counts ({}); got {}",
+                    RETRY_POLICY_FIELDS.join(", "),
+                    rp.describe()
+                ),
+            ));
+        };
+        let mut out = Vec::new();
+        for (k, v) in entries {
+            let Some(key) = k.as_str().filter(|k| RETRY_POLICY_FIELDS.contains(k)) else {
+                continue;
+            };
+            if v.value == gateway::Value::Null {
+                continue;
+            }
+            let x = v
+                .as_f64()
+                .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x <= 100.0)
+                .ok_or_else(|| {
+                    v.error(
+                        file,
+                        InputErrorKind::Invalid,
+                        format!("{section}.retry_policy.{key}"),
+                        format!(
+                            "expected a whole number of retries, 0 to 100; got {}",
+                            v.describe()
+                        ),
+                    )
+                })?;
+            out.push((
+                key.to_string(),
+                Setting {
+                    value: x,
+                    file: v.file_or(file).to_string(),
+                    line: v.line,
+                },
+            ));
+        }
+        return Ok(out);
+    }
+    Ok(Vec::new())
+}
+
+/// Each `model_list` deployment's own `litellm_params.timeout` (seconds), keyed by where its
+/// `litellm_params.model` is (the place [`Endpoint`] records). A timeout read from the
+/// environment (`os.environ/NAME`) cannot be read here and is left to the router's.
+///
+/// Errors: a timeout that is neither a number > 0 nor an `os.environ/` reference.
+fn litellm_deployment_timeouts(
+    file: &str,
+    root: &Node,
+) -> Result<Vec<(ModelPlace, Setting)>, InputError> {
+    let mut out = Vec::new();
+    let Some(gateway::Value::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
+        return Ok(out);
+    };
+    for (i, item) in items.iter().enumerate() {
+        let Some(params) = item.get("litellm_params") else {
+            continue;
+        };
+        let (Some(model), Some(t)) = (params.get("model"), params.get("timeout")) else {
+            continue;
+        };
+        if t.value == gateway::Value::Null
+            || t.as_str().is_some_and(|s| s.starts_with("os.environ/"))
+        {
+            continue;
+        }
+        let x = t
+            .as_f64()
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .ok_or_else(|| {
+                t.error(
+                    file,
+                    InputErrorKind::Invalid,
+                    format!("model_list[{i}].litellm_params.timeout"),
+                    format!("expected seconds, a number > 0; got {}", t.describe()),
+                )
+            })?;
+        out.push((
+            (
+                model.file.as_deref().map(str::to_string),
+                model.line,
+                model.col,
+            ),
+            Setting {
+                value: x,
+                file: t.file_or(file).to_string(),
+                line: t.line,
+            },
+        ));
+    }
+    Ok(out)
+}
+
 fn policy_of(file: &str, root: &Node, is_litellm: bool) -> Result<Policy, InputError> {
     let mut p = Policy::default();
     if is_litellm {
@@ -250,6 +465,16 @@ fn policy_of(file: &str, root: &Node, is_litellm: bool) -> Result<Policy, InputE
         p.allowed_fails = litellm_setting(file, root, &["allowed_fails"])?.map(|s| s.0);
         p.cooldown_s = litellm_setting(file, root, &["cooldown_time"])?.map(|s| s.0);
         p.max_fallbacks = litellm_setting(file, root, &["max_fallbacks"])?.map(|s| s.0);
+        p.retry_policy = litellm_retry_policy(file, root)?;
+        for section in litellm::SECTIONS {
+            if let Some(v) = root.get(section).and_then(|s| s.get("routing_strategy"))
+                && let Some(name) = v.as_str()
+            {
+                p.routing_strategy = Some((name.to_string(), v.file_or(file).to_string(), v.line));
+                break;
+            }
+        }
+        p.deployment_timeouts = litellm_deployment_timeouts(file, root)?;
     } else {
         if let Some(a) = root.get("retry").and_then(|r| r.get("attempts"))
             && let Some(x) = a.as_f64().filter(|x| x.is_finite() && *x >= 0.0)
@@ -376,6 +601,7 @@ pub fn build_text(
         prefix_tokens: 0.0,
         cache_hit_rate: 1.0,
     };
+    let class = dominant_class(&table);
     let mut provenance = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut chains_text = String::new();
@@ -394,6 +620,7 @@ pub fn build_text(
                 &file,
                 chain,
                 &policy,
+                &class,
                 &prices,
                 &request,
                 &mut names,
@@ -424,11 +651,68 @@ pub fn build_text(
     })
 }
 
+/// One deployment a step of a chain may send to: its price-table id, its share of the step's
+/// traffic, the deployment.
+struct Pick<'a> {
+    id: String,
+    share: f64,
+    ep: &'a Endpoint,
+}
+
+/// The most chains one config chain becomes (one per combination of deployments); beyond it,
+/// a fallback group is priced as its largest-share deployment.
+const MAX_COMBINATIONS: usize = 64;
+
+/// The deployments of `g` that take traffic (a share of 0, e.g. OpenRouter's later
+/// `provider.order` entries, takes none in steady state), with their shares (equal without).
+fn picks<'a>(
+    file: &str,
+    g: &'a gateway::Group,
+    prices: &PriceTable,
+    request: &Request,
+) -> Result<Vec<Pick<'a>>, InputError> {
+    let taking: Vec<usize> = (0..g.endpoints.len())
+        .filter(|&d| {
+            g.shares
+                .as_ref()
+                .and_then(|s| s.get(d))
+                .is_none_or(|s| *s > 0.0)
+        })
+        .collect();
+    let n = taking.len();
+    taking
+        .into_iter()
+        .map(|d| {
+            let ep = &g.endpoints[d];
+            Ok(Pick {
+                id: table_id(file, ep, prices, request)?,
+                share: g
+                    .shares
+                    .as_ref()
+                    .and_then(|s| s.get(d).copied())
+                    .unwrap_or(1.0 / n as f64),
+                ep,
+            })
+        })
+        .collect()
+}
+
+/// A percentage as the report names shares: `75%`, `37.5%`.
+fn pct(share: f64) -> String {
+    let x = 100.0 * share;
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{x:.0}%")
+    } else {
+        format!("{}%", (x * 100.0).round() / 100.0)
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn emit(
     file: &str,
     chain: &Chain,
     policy: &Policy,
+    class: &(crate::model::policy::ErrorClass, String, bool),
     prices: &PriceTable,
     request: &Request,
     names: &mut Vec<String>,
@@ -438,184 +722,303 @@ fn emit(
     if chain.primary.endpoints.is_empty() {
         return Ok(());
     }
-    // A fallback group: its main deployment (the largest share, the first on ties).
-    let main = |g: &gateway::Group| -> Option<usize> {
-        if g.endpoints.is_empty() {
-            return None;
+    let primary = picks(file, &chain.primary, prices, request)?;
+    let mut links: Vec<(&gateway::Link, Vec<Pick>)> = Vec::new();
+    for link in &chain.links {
+        let p = picks(file, &link.fallback, prices, request)?;
+        if !p.is_empty() {
+            links.push((link, p));
         }
-        let shares = g
-            .shares
-            .clone()
-            .unwrap_or_else(|| vec![1.0; g.endpoints.len()]);
+    }
+    // Every combination of one deployment per step, or (too many) each fallback group as its
+    // main deployment: the largest share, the first on ties.
+    let combos: usize = links
+        .iter()
+        .fold(primary.len(), |acc, (_, p)| acc.saturating_mul(p.len()));
+    let split = combos <= MAX_COMBINATIONS;
+    let main_of = |p: &[Pick]| -> usize {
         let mut best = 0;
-        for (i, s) in shares.iter().enumerate() {
-            if *s > shares[best] {
+        for (i, x) in p.iter().enumerate() {
+            if x.share > p[best].share {
                 best = i;
             }
         }
-        Some(best)
+        best
     };
-    let mut fallbacks = Vec::new();
-    let mut notes = Vec::new();
-    for link in &chain.links {
-        let Some(i) = main(&link.fallback) else {
-            continue;
-        };
-        let ep = &link.fallback.endpoints[i];
-        let id = table_id(file, ep, prices, request)?;
-        if link.fallback.endpoints.len() > 1 {
-            notes.push((
-                format!(
-                    "fallback `{}` priced as its main deployment `{id}`",
-                    link.fallback.label
-                ),
-                link.at.line,
-            ));
+    let mut choices: Vec<Vec<usize>> = vec![Vec::new()];
+    for (_, p) in &links {
+        let options: Vec<usize> = if split {
+            (0..p.len()).collect()
         } else {
-            notes.push((
-                format!("fallback `{}` = `{id}`", link.fallback.label),
-                link.at.line,
-            ));
-        }
-        fallbacks.push(id);
+            vec![main_of(p)]
+        };
+        choices = choices
+            .into_iter()
+            .flat_map(|c| {
+                options.iter().map(move |&o| {
+                    let mut c = c.clone();
+                    c.push(o);
+                    c
+                })
+            })
+            .collect();
     }
-    // The primary's deployments that take traffic (OpenRouter's later `provider.order` entries,
-    // a weight of 0, take none in steady state).
-    let taking: Vec<usize> = (0..chain.primary.endpoints.len())
-        .filter(|&d| {
-            chain
-                .primary
-                .shares
-                .as_ref()
-                .and_then(|s| s.get(d))
-                .is_none_or(|s| *s > 0.0)
-        })
-        .collect();
-    let n = taking.len();
-    for d in taking {
-        let ep = &chain.primary.endpoints[d];
-        let id = table_id(file, ep, prices, request)?;
-        let share = chain
-            .primary
-            .shares
-            .as_ref()
-            .and_then(|s| s.get(d).copied());
-        let base = if n > 1 {
-            format!(
-                "{} [{id}, {:.0}%]",
-                chain.name,
-                100.0 * share.unwrap_or(1.0 / n as f64)
-            )
-        } else {
-            chain.name.clone()
-        };
-        let mut name = base.clone();
-        let mut k = 2;
-        while names.contains(&name) {
-            name = format!("{base} #{k}");
-            k += 1;
-        }
-        names.push(name.clone());
-        let mut models = vec![id.clone()];
-        models.extend(fallbacks.iter().cloned());
-        let mut rec = |what: String, f: &str, line: usize| {
-            provenance.push(Provenance {
-                chain: name.clone(),
-                what,
-                file: f.to_string(),
-                line,
-            });
-        };
-        rec(
-            format!("primary `{}` = `{id}`", chain.primary.label),
-            ep.file.as_deref().unwrap_or(file),
-            ep.line,
-        );
-        if n > 1 {
+    let n = primary.len();
+    let multi_fallback = links.iter().any(|(_, p)| p.len() > 1);
+    for pick in &primary {
+        for choice in &choices {
+            let mut base = if n > 1 {
+                format!("{} [{}, {:.0}%]", chain.name, pick.id, 100.0 * pick.share)
+            } else {
+                chain.name.clone()
+            };
+            let mut share = pick.share;
+            for ((link, p), &c) in links.iter().zip(choice) {
+                if p.len() > 1 && split {
+                    base.push_str(&format!(
+                        " -> {} [{}, {}]",
+                        link.fallback.label,
+                        p[c].id,
+                        pct(p[c].share)
+                    ));
+                    share *= p[c].share;
+                }
+            }
+            let mut name = base.clone();
+            let mut k = 2;
+            while names.contains(&name) {
+                name = format!("{base} #{k}");
+                k += 1;
+            }
+            names.push(name.clone());
+            let mut models = vec![pick.id.clone()];
+            models.extend(links.iter().zip(choice).map(|((_, p), &c)| p[c].id.clone()));
+            let mut rec = |what: String, f: &str, line: usize| {
+                provenance.push(Provenance {
+                    chain: name.clone(),
+                    what,
+                    file: f.to_string(),
+                    line,
+                });
+            };
+            let ep = pick.ep;
+            let ep_file = ep.file.as_deref().unwrap_or(file);
             rec(
-                format!(
-                    "{:.0}% of `{}`'s traffic ({})",
-                    100.0 * share.unwrap_or(1.0 / n as f64),
-                    chain.primary.label,
-                    chain.primary.mix.as_deref().unwrap_or("equal shares")
-                ),
-                ep.file.as_deref().unwrap_or(file),
+                format!("primary `{}` = `{}`", chain.primary.label, pick.id),
+                ep_file,
                 ep.line,
             );
-        }
-        for (what, line) in &notes {
-            rec(what.clone(), file, *line);
-        }
-        let mut policy_text = Vec::new();
-        let retries = policy.retries.as_ref().map(|s| s.value.round() as u64);
-        if let Some(s) = &policy.retries {
-            policy_text.push(format!("retries = {}", s.value.round() as u64));
-            rec(
-                format!("retries {}", s.value.round() as u64),
-                &s.file,
-                s.line,
-            );
-        }
-        if let Some((s, key)) = &policy.timeout_s {
-            policy_text.push(format!("timeout_s = {}", s.value));
-            let from = if *key == "timeout" {
-                String::new()
-            } else {
-                format!(" ({key})")
-            };
-            rec(format!("timeout {} s{from}", s.value), &s.file, s.line);
-        }
-        if policy.allowed_fails.is_some() || policy.cooldown_s.is_some() {
-            let threshold = policy
-                .allowed_fails
-                .as_ref()
-                .map_or(3.0, |s| s.value)
-                .round() as u64
-                + 1;
-            let cooldown = policy.cooldown_s.as_ref().map_or(5.0, |s| s.value);
-            policy_text.push(format!(
-                "breaker = {{ threshold = {threshold}, cooldown_s = {cooldown} }}"
-            ));
-            let at = policy
-                .allowed_fails
-                .as_ref()
-                .or(policy.cooldown_s.as_ref())
-                .expect("one is set");
-            rec(
-                format!(
-                    "breaker: {threshold} failures (allowed_fails + 1), cooldown {cooldown} s (cooldown_time); LiteLLM cools one deployment down, fallcost's breaker opens on the whole provider"
-                ),
-                &at.file,
-                at.line,
-            );
-        }
-        if let Some(s) = &policy.max_fallbacks {
-            let links = models.len() as u64;
-            let mf = s.value.round() as u64;
-            if mf + 1 < links {
-                let cap = (1 + retries.unwrap_or(0)) * (1 + mf);
-                policy_text.push(format!("max_attempts = {cap}"));
+            if n > 1 {
                 rec(
-                    format!("call cap {cap} attempts ((1 + retries) x (1 + max_fallbacks {mf}))"),
+                    format!(
+                        "{:.0}% of `{}`'s traffic ({})",
+                        100.0 * pick.share,
+                        chain.primary.label,
+                        chain.primary.mix.as_deref().unwrap_or("equal shares")
+                    ),
+                    ep_file,
+                    ep.line,
+                );
+            }
+            for ((link, p), &c) in links.iter().zip(choice) {
+                let what = if p.len() == 1 {
+                    format!("fallback `{}` = `{}`", link.fallback.label, p[c].id)
+                } else if split {
+                    format!(
+                        "fallback `{}` = `{}`, {} of its traffic ({})",
+                        link.fallback.label,
+                        p[c].id,
+                        pct(p[c].share),
+                        link.fallback.mix.as_deref().unwrap_or("equal shares")
+                    )
+                } else {
+                    format!(
+                        "fallback `{}` priced as its main deployment `{}` (its {} deployments make more than {MAX_COMBINATIONS} chains)",
+                        link.fallback.label,
+                        p[c].id,
+                        p.len()
+                    )
+                };
+                rec(what, file, link.at.line);
+            }
+            if multi_fallback && split {
+                rec(
+                    format!(
+                        "{} of the requests for `{}` (the product of the shares)",
+                        pct(share),
+                        chain.primary.label
+                    ),
+                    file,
+                    chain.at.line,
+                );
+            }
+            if let Some((strategy, f, line)) = &policy.routing_strategy
+                && (n > 1 || multi_fallback)
+            {
+                let how = if strategy == "simple-shuffle" {
+                    "groups priced by their weights (litellm_params.weight, else rpm, else tpm)"
+                        .to_string()
+                } else {
+                    format!(
+                        "groups priced as equal shares of their deployments (assumed: `{strategy}` picks by live state, not weights)"
+                    )
+                };
+                rec(format!("routing_strategy `{strategy}`: {how}"), f, *line);
+            }
+            let mut policy_text = Vec::new();
+            // Retries: the retry_policy count for the class the scenario's failures have, else
+            // num_retries (LiteLLM's router: a class's count replaces num_retries).
+            let (cls, why, exact) = class;
+            let field = retry_field(*cls);
+            let from_policy = field
+                .and_then(|f| policy.retry_policy.iter().find(|(k, _)| k == f))
+                .or_else(|| {
+                    policy
+                        .retry_policy
+                        .iter()
+                        .find(|(k, _)| k == "DefaultRetries")
+                });
+            let retries = if let Some((key, s)) = from_policy {
+                let r = s.value.round() as u64;
+                policy_text.push(format!("retries = {r}"));
+                let others: Vec<String> = policy
+                    .retry_policy
+                    .iter()
+                    .filter(|(k, o)| {
+                        k != key
+                            && crate::model::policy::ErrorClass::PROVIDER
+                                .iter()
+                                .any(|c| retry_field(*c) == Some(k.as_str()))
+                            && o.value != s.value
+                    })
+                    .map(|(k, o)| format!("{k} {}", o.value))
+                    .collect();
+                let mut what = format!(
+                    "retries {r} (retry_policy.{key}, for {} failures: {why}; fallcost retries every class alike",
+                    cls.as_str()
+                );
+                if !others.is_empty() {
+                    what.push_str(&format!(", so {} are not priced", others.join(", ")));
+                }
+                if !exact {
+                    what.push_str("; exact only when every failure has this class");
+                }
+                what.push(')');
+                rec(what, &s.file, s.line);
+                Some(r)
+            } else if let Some(s) = &policy.retries {
+                let r = s.value.round() as u64;
+                policy_text.push(format!("retries = {r}"));
+                let what = if policy.retry_policy.is_empty() {
+                    format!("retries {r}")
+                } else {
+                    format!(
+                        "retries {r} (num_retries: retry_policy sets no count for {} failures)",
+                        cls.as_str()
+                    )
+                };
+                rec(what, &s.file, s.line);
+                Some(r)
+            } else {
+                None
+            };
+            // Timeout: the primary deployment's own litellm_params.timeout wins over the
+            // router's (LiteLLM passes a deployment's timeout to its call).
+            let own_timeout = |e: &Endpoint| {
+                policy
+                    .deployment_timeouts
+                    .iter()
+                    .find(|((f, l, c), _)| *f == e.file && *l == e.line && *c == e.col)
+                    .map(|(_, s)| s)
+            };
+            if let Some(s) = own_timeout(ep) {
+                policy_text.push(format!("timeout_s = {}", s.value));
+                let over = policy.timeout_s.as_ref().map_or(String::new(), |(r, key)| {
+                    format!(", over the router's {key} {} s", r.value)
+                });
+                rec(
+                    format!(
+                        "timeout {} s (`{}`'s litellm_params.timeout{over})",
+                        s.value, pick.id
+                    ),
                     &s.file,
                     s.line,
                 );
+            } else if let Some((s, key)) = &policy.timeout_s {
+                policy_text.push(format!("timeout_s = {}", s.value));
+                let from = if *key == "timeout" {
+                    String::new()
+                } else {
+                    format!(" ({key})")
+                };
+                rec(format!("timeout {} s{from}", s.value), &s.file, s.line);
             }
+            for ((link, p), &c) in links.iter().zip(choice) {
+                if let Some(s) = own_timeout(p[c].ep) {
+                    rec(
+                        format!(
+                            "fallback `{}`'s own timeout {} s not priced: a fallcost chain has one timeout per attempt, the primary's",
+                            link.fallback.label, s.value
+                        ),
+                        &s.file,
+                        s.line,
+                    );
+                }
+            }
+            if policy.allowed_fails.is_some() || policy.cooldown_s.is_some() {
+                let threshold = policy
+                    .allowed_fails
+                    .as_ref()
+                    .map_or(3.0, |s| s.value)
+                    .round() as u64
+                    + 1;
+                let cooldown = policy.cooldown_s.as_ref().map_or(5.0, |s| s.value);
+                policy_text.push(format!(
+                    "breaker = {{ threshold = {threshold}, cooldown_s = {cooldown} }}"
+                ));
+                let at = policy
+                    .allowed_fails
+                    .as_ref()
+                    .or(policy.cooldown_s.as_ref())
+                    .expect("one is set");
+                rec(
+                    format!(
+                        "breaker: {threshold} failures (allowed_fails + 1), cooldown {cooldown} s (cooldown_time); LiteLLM cools one deployment down, fallcost's breaker opens on the whole provider"
+                    ),
+                    &at.file,
+                    at.line,
+                );
+            }
+            if let Some(s) = &policy.max_fallbacks {
+                let steps = models.len() as u64;
+                let mf = s.value.round() as u64;
+                if mf + 1 < steps {
+                    let cap = (1 + retries.unwrap_or(0)) * (1 + mf);
+                    policy_text.push(format!("max_attempts = {cap}"));
+                    rec(
+                        format!(
+                            "call cap {cap} attempts ((1 + retries) x (1 + max_fallbacks {mf}))"
+                        ),
+                        &s.file,
+                        s.line,
+                    );
+                }
+            }
+            out.push_str("[[chain]]\n");
+            out.push_str(&format!("name = {}\n", quoted(&name)));
+            out.push_str(&format!(
+                "models = [{}]\n",
+                models
+                    .iter()
+                    .map(|m| quoted(m))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            if !policy_text.is_empty() {
+                out.push_str(&format!("policy = {{ {} }}\n", policy_text.join(", ")));
+            }
+            out.push('\n');
         }
-        out.push_str("[[chain]]\n");
-        out.push_str(&format!("name = {}\n", quoted(&name)));
-        out.push_str(&format!(
-            "models = [{}]\n",
-            models
-                .iter()
-                .map(|m| quoted(m))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        if !policy_text.is_empty() {
-            out.push_str(&format!("policy = {{ {} }}\n", policy_text.join(", ")));
-        }
-        out.push('\n');
     }
     Ok(())
 }
