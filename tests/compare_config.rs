@@ -317,3 +317,104 @@ fn a_bad_retry_policy_count_is_an_input_error() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A Portkey config (tests/fixtures/compare/portkey.json): `retry.attempts 3` with Portkey's
+/// default `on_status_codes` [429, 500, 502, 503, 504], a fallback strategy that fails over on
+/// [429, 503] only, a `cb_config`, a fallback target with its own retry and timeout, and
+/// `override_params` besides the model. gpt-4o $0.01 per request, a gray failure $0.0075.
+#[test]
+fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_config() {
+    let config = format!("{DIR}/portkey.json");
+    let run = |scenario: &str| {
+        json(&[
+            "compare",
+            "--config",
+            &config,
+            "-s",
+            &format!("{DIR}/{scenario}"),
+            "--format",
+            "json",
+        ])
+    };
+    let row = |doc: &Value, pattern: &str| -> Value {
+        doc["steady"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["chain"] == "config (fallback)" && r["pattern"] == pattern)
+            .unwrap()
+            .clone()
+    };
+    let has = |doc: &Value, value: &str, line: u64| {
+        assert!(
+            doc["config"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|v| v["value"] == value && v["line"] == line),
+            "no {value:?} at line {line}: {:#}",
+            doc["config"]
+        );
+    };
+    // Fast failures (500s) are retried: 3 retries, 4 attempts, 0.01^4 of requests fail.
+    let fast = run("steady.toml");
+    let r = row(&fast, "no-fallback");
+    assert_eq!(r["attempts_max"], 4);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 10.0 * (1.0 - 1e-8)).abs() < 1e-9);
+    assert!((r["failed_per_1k"].as_f64().unwrap() - 1e-5).abs() < 1e-15);
+    // server_error is in [429, 503]: a sequential request fails over, 4 + 4 attempts.
+    assert_eq!(row(&fast, "sequential")["attempts_max"], 8);
+    has(
+        &fast,
+        "retries 3 (retry.attempts; Portkey's default on_status_codes [429, 500, 502, 503, 504] include server_error failures ([500, 502, 503, 504]): the scenario's failures are mostly fast: server_error (gray_fraction 0); fallcost retries every class alike)",
+        2,
+    );
+    has(&fast, "timeout 20 s (request_timeout)", 3);
+    has(
+        &fast,
+        "fail over on rate_limit, server_error (strategy.on_status_codes [429, 503]); fallcost's server_error is every 5xx, Portkey fails over on the listed ones only",
+        4,
+    );
+    let breaker = fast["config"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["value"].as_str().unwrap().starts_with("breaker: "))
+        .unwrap();
+    assert_eq!(breaker["line"], 5);
+    assert!(breaker["value"].as_str().unwrap().starts_with(
+        "breaker: 4 failures (cb_config.failure_threshold), cooldown 30 s (cb_config.cooldown_interval 10000 ms, raised to Portkey's minimum of 30 s); Portkey opens one target of this strategy"
+    ));
+    assert!(breaker["value"].as_str().unwrap().ends_with(
+        "failure_status_codes [500, 503] not priced: fallcost's breaker counts every failed attempt"
+    ));
+    has(
+        &fast,
+        "fallback targets[1]'s retry (retry.attempts 1 on [429]) not priced: a fallcost chain retries every link alike, as its primary",
+        8,
+    );
+    has(
+        &fast,
+        "fallback targets[1]'s request_timeout 5 s not priced: a fallcost chain has one timeout per attempt, the primary's",
+        9,
+    );
+    has(
+        &fast,
+        "targets[0] override_params.max_tokens 300: caps the output tokens: not priced, the scenario's request (--profile) sets them for every link",
+        7,
+    );
+    // Gray failures end in Portkey's 408: not retried (408 is not in the default list) and not
+    // failed over ([429, 503]): 0.99 x $0.01 + 0.01 x $0.0075 = $0.009975 per request, 1% fail.
+    let gray = run("steady-gray.toml");
+    for pattern in ["no-fallback", "sequential"] {
+        let r = row(&gray, pattern);
+        assert_eq!(r["attempts_max"], 1, "{pattern}");
+        assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 9.975).abs() < 1e-9);
+        assert!((r["failed_per_1k"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+    }
+    has(
+        &gray,
+        "retries 0 (retry.attempts 3, but Portkey's default on_status_codes [429, 500, 502, 503, 504] leave out timeout failures ([408]): the scenario's failures are mostly gray: timeout (gray_fraction 1))",
+        2,
+    );
+}
