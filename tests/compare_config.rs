@@ -23,6 +23,41 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
+/// Every value taken for `chain`: its own (`config`) and those it shares with the other chains
+/// of its config (`config_shared`), as (value, line).
+fn values_of(doc: &Value, chain: &str) -> Vec<(String, u64)> {
+    doc["config"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["chain"] == chain)
+        .chain(
+            doc["config_shared"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|v| v["chains"].as_array().unwrap().iter().any(|c| c == chain)),
+        )
+        .map(|v| {
+            (
+                v["value"].as_str().unwrap().to_string(),
+                v["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Whether `doc` lists `value` from `line` for any chain.
+fn lists(doc: &Value, value: &str, line: u64) -> bool {
+    ["config", "config_shared"].iter().any(|k| {
+        doc[*k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["value"] == value && v["line"] == line)
+    })
+}
+
 #[test]
 fn compare_prices_the_config_with_its_policy_and_says_where_each_value_came_from() {
     let config = format!("{DIR}/proxy.yaml");
@@ -56,11 +91,31 @@ fn compare_prices_the_config_with_its_policy_and_says_where_each_value_came_from
         row("[gpt-4o-mini,", "no-fallback")["baseline_per_1k_usd"],
         0.6
     );
+    // A chain's values: its own (`config`) and those every chain of the config shares, listed
+    // once (`config_shared`).
+    let chain = "chat (router_settings.fallbacks) [gpt-4o, 75%]";
+    let shared = doc["config_shared"].as_array().unwrap();
+    assert_eq!(
+        shared.iter().filter(|v| v["value"] == "retries 2").count(),
+        1,
+        "{shared:?}"
+    );
+    assert!(
+        !doc["config"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["value"] == "retries 2")
+    );
     let config_values: Vec<(String, u64)> = doc["config"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|v| v["chain"] == "chat (router_settings.fallbacks) [gpt-4o, 75%]")
+        .filter(|v| v["chain"] == chain)
+        .chain(shared.iter().filter(|v| {
+            v["config"] == "tests/fixtures/compare/proxy.yaml"
+                && v["chains"].as_array().unwrap().iter().any(|c| c == chain)
+        }))
         .map(|v| {
             (
                 v["value"].as_str().unwrap().to_string(),
@@ -89,6 +144,9 @@ fn compare_prices_the_config_with_its_policy_and_says_where_each_value_came_from
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("Taken from the config:\n  chain \"chat (router_settings.fallbacks) [gpt-4o, 75%]\": primary `chat` = `gpt-4o` (tests/fixtures/compare/proxy.yaml:5)"), "{text}");
     assert!(text.contains("retries 2 (tests/fixtures/compare/proxy.yaml:13), timeout 30 s (tests/fixtures/compare/proxy.yaml:14)"));
+    // Listed once, for both chains.
+    assert_eq!(text.matches("retries 2 (").count(), 1, "{text}");
+    assert!(text.contains("\n  every chain of tests/fixtures/compare/proxy.yaml (2): fallback `backup` = `claude-sonnet-4` (tests/fixtures/compare/proxy.yaml:19), "));
 }
 
 #[test]
@@ -107,11 +165,11 @@ fn sweep_takes_the_config_too() {
     // 3 points x 2 chains x 4 patterns.
     assert_eq!(doc["rows"].as_array().unwrap().len(), 24);
     assert!(
-        doc["config"]
+        doc["config_shared"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|v| v["value"] == "retries 2")
+            .any(|v| v["value"] == "retries 2" && v["chains"].as_array().unwrap().len() == 2)
     );
 }
 
@@ -225,21 +283,7 @@ fn retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix() {
     // The group's traffic mix, 1:3: $10.075694413125 per 1,000, not its largest-share
     // deployment's $10.07555598.
     assert!((0.25 * seq_claude + 0.75 * seq_41 - 10.075694413125).abs() < 1e-9);
-    let values = |chain: &str| -> Vec<(String, u64)> {
-        doc["config"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|v| v["chain"] == chain)
-            .map(|v| {
-                (
-                    v["value"].as_str().unwrap().to_string(),
-                    v["line"].as_u64().unwrap(),
-                )
-            })
-            .collect()
-    };
-    let v = values(gpt41);
+    let v = values_of(&doc, gpt41);
     let at = |prefix: &str| {
         v.iter()
             .find(|(s, _)| s.starts_with(prefix))
@@ -281,9 +325,11 @@ fn retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix() {
         .find(|r| r["chain"] == claude && r["pattern"] == "no-fallback")
         .unwrap();
     assert_eq!(r["attempts_max"], 3);
-    assert!(doc["config"].as_array().unwrap().iter().any(|v| v["value"]
-        == "retries 2 (num_retries: retry_policy sets no count for server_error failures)"
-        && v["line"] == 12));
+    assert!(lists(
+        &doc,
+        "retries 2 (num_retries: retry_policy sets no count for server_error failures)",
+        12
+    ));
     // Under another routing_strategy the group is equal shares, and the provenance says so.
     let doc = json(&[
         "compare",
@@ -295,10 +341,10 @@ fn retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix() {
         "json",
     ]);
     let chain = "chat (router_settings.fallbacks) -> backup [gpt-4.1, 50%]";
-    assert!(doc["config"].as_array().unwrap().iter().any(|v| v["chain"] == chain
-        && v["value"]
-            == "routing_strategy `least-busy`: groups priced as equal shares of their deployments (assumed: `least-busy` picks by live state, not weights)"
-        && v["line"] == 12));
+    assert!(values_of(&doc, chain).contains(&(
+        "routing_strategy `least-busy`: groups priced as equal shares of their deployments (assumed: `least-busy` picks by live state, not weights)".to_string(),
+        12
+    )));
 }
 
 #[test]
@@ -347,13 +393,8 @@ fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_co
     };
     let has = |doc: &Value, value: &str, line: u64| {
         assert!(
-            doc["config"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|v| v["value"] == value && v["line"] == line),
-            "no {value:?} at line {line}: {:#}",
-            doc["config"]
+            lists(doc, value, line),
+            "no {value:?} at line {line}: {doc:#}"
         );
     };
     // Fast failures (500s) are retried: 3 retries, 4 attempts, 0.01^4 of requests fail.

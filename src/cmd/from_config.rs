@@ -55,6 +55,9 @@ pub struct Provenance {
     pub file: String,
     /// Its line.
     pub line: usize,
+    /// The config the chain was read from (the listing names the settings every chain of one
+    /// config shares once).
+    pub config: String,
 }
 
 /// A scenario built from gateway configs.
@@ -1214,6 +1217,7 @@ fn emit(
                     what,
                     file: f.to_string(),
                     line,
+                    config: file.to_string(),
                 });
             };
             let ep = pick.ep;
@@ -1490,10 +1494,64 @@ fn emit(
     Ok(())
 }
 
-/// The report `bytes` in `format` with the values taken from the configs: a `config` list in
-/// JSON (`chain`, `value`, `file`, `line`), lines before the tables in text and Markdown
-/// (`chain "x": retries 2 (config.yaml:41), ...`), nothing added to CSV (its one header line is
-/// a contract), where the lines go to standard error instead.
+/// The entries every chain of one config shares (the same value from the same line), when the
+/// config has two chains or more: `(config, chain names, entries)`, in the configs' order; and
+/// the rest, each chain's own.
+#[allow(clippy::type_complexity)]
+fn split_shared(
+    provenance: &[Provenance],
+) -> (
+    Vec<(String, Vec<String>, Vec<&Provenance>)>,
+    Vec<&Provenance>,
+) {
+    let mut configs: Vec<(String, Vec<String>)> = Vec::new();
+    for p in provenance {
+        match configs.iter_mut().find(|(c, _)| *c == p.config) {
+            Some((_, chains)) => {
+                if !chains.contains(&p.chain) {
+                    chains.push(p.chain.clone());
+                }
+            }
+            None => configs.push((p.config.clone(), vec![p.chain.clone()])),
+        }
+    }
+    let key = |p: &Provenance| (p.config.clone(), p.what.clone(), p.file.clone(), p.line);
+    let mut shared = Vec::new();
+    let mut shared_keys = Vec::new();
+    for (config, chains) in &configs {
+        if chains.len() < 2 {
+            continue;
+        }
+        let mut entries: Vec<&Provenance> = Vec::new();
+        for p in provenance
+            .iter()
+            .filter(|p| p.chain == chains[0] && p.config == *config)
+        {
+            let everywhere = chains
+                .iter()
+                .all(|c| provenance.iter().any(|q| q.chain == *c && key(q) == key(p)));
+            if everywhere && !shared_keys.contains(&key(p)) {
+                shared_keys.push(key(p));
+                entries.push(p);
+            }
+        }
+        if !entries.is_empty() {
+            shared.push((config.clone(), chains.clone(), entries));
+        }
+    }
+    let own = provenance
+        .iter()
+        .filter(|p| !shared_keys.contains(&key(p)))
+        .collect();
+    (shared, own)
+}
+
+/// The report `bytes` in `format` with the values taken from the configs: each chain's own in a
+/// `config` list in JSON (`chain`, `value`, `file`, `line`) and the settings every chain of a
+/// config shares once in `config_shared` (`config`, `chains`, `value`, `file`, `line`); lines
+/// before the tables in text and Markdown (`chain "x": primary ... (config.yaml:5)`, then
+/// `every chain of config.yaml (2): retries 2 (config.yaml:41), ...`); nothing added to CSV (its
+/// one header line is a contract), where the lines go to standard error instead.
 ///
 /// Errors: JSON the renderer wrote that does not parse back (a bug).
 pub fn with_provenance(
@@ -1502,27 +1560,55 @@ pub fn with_provenance(
     provenance: &[Provenance],
 ) -> anyhow::Result<Vec<u8>> {
     use crate::output::Format;
+    let (shared, own) = split_shared(provenance);
     let mut lines = Vec::new();
     let mut i = 0;
-    while i < provenance.len() {
-        let chain = &provenance[i].chain;
+    while i < own.len() {
+        let chain = &own[i].chain;
         let mut parts = Vec::new();
-        while i < provenance.len() && &provenance[i].chain == chain {
-            let p = &provenance[i];
+        while i < own.len() && &own[i].chain == chain {
+            let p = own[i];
             parts.push(format!("{} ({}:{})", p.what, p.file, p.line));
             i += 1;
         }
         lines.push(format!("chain {}: {}", quoted(chain), parts.join(", ")));
+    }
+    for (config, chains, entries) in &shared {
+        lines.push(format!(
+            "every chain of {config} ({}): {}",
+            chains.len(),
+            entries
+                .iter()
+                .map(|p| format!("{} ({}:{})", p.what, p.file, p.line))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     Ok(match format {
         Format::Json => {
             let mut v: serde_json::Value = serde_json::from_slice(&bytes)?;
             if let Some(obj) = v.as_object_mut() {
                 obj.insert(
+                    "config_shared".into(),
+                    serde_json::json!(
+                        shared
+                            .iter()
+                            .flat_map(|(config, chains, entries)| entries.iter().map(
+                                move |p| serde_json::json!({
+                                    "config": config,
+                                    "chains": chains,
+                                    "value": p.what,
+                                    "file": p.file,
+                                    "line": p.line,
+                                })
+                            ))
+                            .collect::<Vec<_>>()
+                    ),
+                );
+                obj.insert(
                     "config".into(),
                     serde_json::json!(
-                        provenance
-                            .iter()
+                        own.iter()
                             .map(|p| serde_json::json!({
                                 "chain": p.chain,
                                 "value": p.what,
