@@ -203,6 +203,12 @@ fn bad_configs_and_scenarios_with_chains_are_input_errors() {
         ),
         "{err}"
     );
+    // compare has no --pricing: its advice is the scenario's `pricing`.
+    assert!(!err.contains("--pricing"), "{err}");
+    assert!(
+        err.contains("; name a price table that has it in the scenario's `pricing` (--scenario FILE, or fallcost.toml [compare] scenario)"),
+        "{err}"
+    );
     let err = fails(&[
         "compare",
         "--config",

@@ -922,7 +922,19 @@ fn table_id(
     prices: &PriceTable,
     request: &Request,
 ) -> Result<String, InputError> {
-    let (m, _) = price_endpoint(file, ep, prices, request)?;
+    let (m, _) = price_endpoint(file, ep, prices, request).map_err(|mut e| {
+        // check's advice names its own --pricing flag and config prices; compare prices from the
+        // table its scenario names.
+        if e.kind == InputErrorKind::UnknownModel
+            && let Some(i) = e.message.find("; set its prices in the config")
+        {
+            e.message.truncate(i);
+            e.message.push_str(
+                "; name a price table that has it in the scenario's `pricing` (--scenario FILE, or fallcost.toml [compare] scenario)",
+            );
+        }
+        e
+    })?;
     if m.priced_as.contains("config") {
         return Err(InputError {
             file: ep.file.clone().unwrap_or_else(|| file.to_string()),
