@@ -465,3 +465,54 @@ fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_co
         2,
     );
 }
+
+/// `sweep` reads fallcost.toml's `[compare]` too (config and scenario when the command line
+/// names neither), and says what is missing as compare does.
+#[test]
+fn sweep_reads_project_settings() {
+    let doc = json(&[
+        "sweep",
+        "--config-file",
+        "tests/fixtures/check/settings/fallcost.toml",
+        "--param",
+        "steady.failure_rate=0:0.01:0.01",
+        "--format",
+        "json",
+    ]);
+    // 2 points x 2 chains (proxy.yaml's chat split 3:1) x 4 patterns.
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 16);
+    assert_eq!(
+        doc["config"][0]["file"],
+        "tests/fixtures/compare/proxy.yaml"
+    );
+    assert_eq!(doc["config"][0]["line"], 5);
+    let err = fails(&[
+        "sweep",
+        "--config-file",
+        "tests/fixtures/compare/steady.toml",
+        "--param",
+        "steady.failure_rate=0:0.01:0.01",
+    ]);
+    assert!(
+        err.starts_with("error: tests/fixtures/compare/steady.toml:"),
+        "{err}"
+    );
+    let err = fails(&["sweep", "--param", "steady.failure_rate=0:0.01:0.01"]);
+    assert!(
+        err.starts_with("error: the following required arguments were not provided: --scenario <PATH> or --config <FILE>"),
+        "{err}"
+    );
+    let err = fails(&[
+        "sweep",
+        "-s",
+        "scenarios/sept3.toml",
+        "--profile",
+        "100/10",
+        "--param",
+        "steady.failure_rate=0:0.01:0.01",
+    ]);
+    assert!(
+        err.contains("--profile prices a gateway config: it needs --config"),
+        "{err}"
+    );
+}
