@@ -217,10 +217,12 @@ fn finding(f: &Finding) -> Value {
             max_ratio,
             via,
             allowed,
+            allowed_from,
             ..
         } => {
             obj.insert("chain".into(), json!(chain));
             obj.insert("allowed".into(), json!(allowed));
+            obj.insert("allowed_from".into(), json!(allowed_from));
             obj.insert("primary".into(), side(primary));
             obj.insert("fallback".into(), side(fallback));
             obj.insert("ratio".into(), json!(ratio.map(clean)));
@@ -236,6 +238,7 @@ fn finding(f: &Finding) -> Value {
             incident,
             max_ratio,
             allowed,
+            allowed_from,
             ..
         } => {
             obj.insert("chain".into(), json!(chain));
@@ -261,6 +264,7 @@ fn finding(f: &Finding) -> Value {
             );
             obj.insert("max_ratio".into(), json!(max_ratio));
             obj.insert("allowed".into(), json!(allowed));
+            obj.insert("allowed_from".into(), json!(allowed_from));
         }
         Finding::SameProvider {
             chain, providers, ..
