@@ -226,6 +226,7 @@ pub fn check_text(file: &str, json: bool, text: &str, opts: &Options, report: &m
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn record_chains(
     report: &mut CheckReport,
     file: &str,
