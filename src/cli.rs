@@ -429,20 +429,22 @@ pub enum PriceSort {
 /// `fallcost sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// The scenario file (TOML). With `--config`, a scenario without `[[chain]]`.
-    #[arg(
-        long,
-        short = 's',
-        value_name = "PATH",
-        required_unless_present = "config"
-    )]
+    /// The scenario file (TOML). With `--config`, a scenario without `[[chain]]`. Default:
+    /// fallcost.toml's `[compare] scenario`, as `compare` reads it.
+    #[arg(long, short = 's', value_name = "PATH")]
     pub scenario: Option<PathBuf>,
     /// Sweep the chains of a gateway config, as `compare --config` prices them. Repeatable.
+    /// Default (with no --scenario either): fallcost.toml's `[compare] config`.
     #[arg(long, value_name = "FILE")]
     pub config: Vec<PathBuf>,
     /// With `--config`: the request, input and output tokens, over the scenario's `[request]`.
-    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile, requires = "config")]
+    /// Default: fallcost.toml's `[compare] profile`.
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
     pub profile: Option<(u64, u64)>,
+    /// Project settings to read instead of the nearest fallcost.toml (its `[compare]`: config,
+    /// scenario, profile, as `compare` reads them). Flags win over the file.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
     /// A parameter and its range, `KEY=FROM:TO:STEP` (both ends included), e.g.
     /// `steady.failure_rate=0:0.05:0.005` or `incident.duration=30s:3h:15m`. Repeat for a grid.
     /// KEY is a dotted key as `--set` takes it (`'latency."openai/gpt-5.6-sol".p50_s=1:3:0.5'`).

@@ -1477,7 +1477,26 @@ fn project_settings_are_read_and_flags_win() {
         "tests/fixtures/check/routing/local-first.yaml"
     );
     assert_eq!(doc["pricing"], "tests/fixtures/check/routing/prices.json");
-    assert_eq!(findings(&doc, "above-ratio")[0]["allowed"], "ollama");
+    let allowed = &findings(&doc, "above-ratio")[0];
+    assert_eq!(allowed["allowed"], "ollama");
+    // The note says the entry came from the settings file, not from --allow.
+    assert_eq!(allowed["allowed_from"], settings.as_str());
+    assert!(
+        allowed["message"].as_str().unwrap().ends_with(
+            "; allowed by `ollama` in tests/fixtures/check/settings/fallcost.toml [check] allow"
+        ),
+        "{allowed}"
+    );
+    // The flag's entry is the flag's.
+    let doc = check_json(&["--config-file", &settings, "--allow", "ollama"], 0);
+    let allowed = &findings(&doc, "above-ratio")[0];
+    assert_eq!(allowed["allowed_from"], Value::Null);
+    assert!(
+        allowed["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("; allowed by --allow ollama")
+    );
     // Flags win: --max-ratio 2 fails cheap -> cloud (16.67x); --allow replaces the list.
     let doc = check_json(&["--config-file", &settings, "--max-ratio", "2"], 1);
     assert_eq!(doc["summary"]["errors"], 1);

@@ -23,6 +23,41 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
+/// Every value taken for `chain`: its own (`config`) and those it shares with the other chains
+/// of its config (`config_shared`), as (value, line).
+fn values_of(doc: &Value, chain: &str) -> Vec<(String, u64)> {
+    doc["config"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["chain"] == chain)
+        .chain(
+            doc["config_shared"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|v| v["chains"].as_array().unwrap().iter().any(|c| c == chain)),
+        )
+        .map(|v| {
+            (
+                v["value"].as_str().unwrap().to_string(),
+                v["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Whether `doc` lists `value` from `line` for any chain.
+fn lists(doc: &Value, value: &str, line: u64) -> bool {
+    ["config", "config_shared"].iter().any(|k| {
+        doc[*k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["value"] == value && v["line"] == line)
+    })
+}
+
 #[test]
 fn compare_prices_the_config_with_its_policy_and_says_where_each_value_came_from() {
     let config = format!("{DIR}/proxy.yaml");
@@ -56,11 +91,31 @@ fn compare_prices_the_config_with_its_policy_and_says_where_each_value_came_from
         row("[gpt-4o-mini,", "no-fallback")["baseline_per_1k_usd"],
         0.6
     );
+    // A chain's values: its own (`config`) and those every chain of the config shares, listed
+    // once (`config_shared`).
+    let chain = "chat (router_settings.fallbacks) [gpt-4o, 75%]";
+    let shared = doc["config_shared"].as_array().unwrap();
+    assert_eq!(
+        shared.iter().filter(|v| v["value"] == "retries 2").count(),
+        1,
+        "{shared:?}"
+    );
+    assert!(
+        !doc["config"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["value"] == "retries 2")
+    );
     let config_values: Vec<(String, u64)> = doc["config"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|v| v["chain"] == "chat (router_settings.fallbacks) [gpt-4o, 75%]")
+        .filter(|v| v["chain"] == chain)
+        .chain(shared.iter().filter(|v| {
+            v["config"] == "tests/fixtures/compare/proxy.yaml"
+                && v["chains"].as_array().unwrap().iter().any(|c| c == chain)
+        }))
         .map(|v| {
             (
                 v["value"].as_str().unwrap().to_string(),
@@ -89,6 +144,9 @@ fn compare_prices_the_config_with_its_policy_and_says_where_each_value_came_from
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("Taken from the config:\n  chain \"chat (router_settings.fallbacks) [gpt-4o, 75%]\": primary `chat` = `gpt-4o` (tests/fixtures/compare/proxy.yaml:5)"), "{text}");
     assert!(text.contains("retries 2 (tests/fixtures/compare/proxy.yaml:13), timeout 30 s (tests/fixtures/compare/proxy.yaml:14)"));
+    // Listed once, for both chains.
+    assert_eq!(text.matches("retries 2 (").count(), 1, "{text}");
+    assert!(text.contains("\n  every chain of tests/fixtures/compare/proxy.yaml (2): fallback `backup` = `claude-sonnet-4` (tests/fixtures/compare/proxy.yaml:19), "));
 }
 
 #[test]
@@ -107,11 +165,11 @@ fn sweep_takes_the_config_too() {
     // 3 points x 2 chains x 4 patterns.
     assert_eq!(doc["rows"].as_array().unwrap().len(), 24);
     assert!(
-        doc["config"]
+        doc["config_shared"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|v| v["value"] == "retries 2")
+            .any(|v| v["value"] == "retries 2" && v["chains"].as_array().unwrap().len() == 2)
     );
 }
 
@@ -145,6 +203,12 @@ fn bad_configs_and_scenarios_with_chains_are_input_errors() {
         ),
         "{err}"
     );
+    // compare has no --pricing: its advice is the scenario's `pricing`.
+    assert!(!err.contains("--pricing"), "{err}");
+    assert!(
+        err.contains("; name a price table that has it in the scenario's `pricing` (--scenario FILE, or fallcost.toml [compare] scenario)"),
+        "{err}"
+    );
     let err = fails(&[
         "compare",
         "--config",
@@ -174,6 +238,281 @@ fn compare_reads_project_settings() {
     let err = fails(&["compare"]);
     assert!(
         err.starts_with("error: the following required arguments were not provided: --scenario <PATH> or --config <FILE>"),
+        "{err}"
+    );
+}
+
+/// LiteLLM's `retry_policy` (tests/fixtures/compare/retry-policy.yaml: TimeoutErrorRetries 1,
+/// RateLimitErrorRetries 4, num_retries 2), a deployment's own timeout (gpt-4o 10 s over the
+/// router's 30 s) and a fallback group `backup` of claude-sonnet-4 and gpt-4.1 at weights 1:3,
+/// priced as one chain per fallback deployment with its share of the traffic.
+#[test]
+fn retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix() {
+    let config = format!("{DIR}/retry-policy.yaml");
+    // Gray failures (timeouts): TimeoutErrorRetries 1 replaces num_retries 2.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady-gray.toml"),
+        "--format",
+        "json",
+    ]);
+    let rows = doc["steady"].as_array().unwrap();
+    let claude = "chat (router_settings.fallbacks) -> backup [claude-sonnet-4, 25%]";
+    let gpt41 = "chat (router_settings.fallbacks) -> backup [gpt-4.1, 75%]";
+    let row = |chain: &str, pattern: &str| -> &Value {
+        rows.iter()
+            .find(|r| r["chain"] == chain && r["pattern"] == pattern)
+            .unwrap_or_else(|| panic!("no {chain} {pattern}"))
+    };
+    // Per request: gpt-4o $0.01, a gray failure bills input + half the output, $0.0075.
+    // Retries 1: 0.99 x 0.01 + 0.01 x (0.0075 + 0.99 x 0.01 + 0.01 x 0.0075) = $0.01007475,
+    // and 0.01^2 of requests fail (0.1 per 1,000; retries 2 would fail 0.001).
+    let r = row(claude, "no-fallback");
+    assert_eq!(r["attempts_max"], 2);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 10.07475).abs() < 1e-9);
+    assert!((r["failed_per_1k"].as_f64().unwrap() - 0.1).abs() < 1e-12);
+    // Sequential: 1e-4 of requests reach the fallback, which also retries once. claude
+    // ($0.0135, gray $0.00975): 0.99 x 0.0135 + 0.01 x (0.00975 + 0.99 x 0.0135 + 0.01 x
+    // 0.00975) = $0.013597125; gpt-4.1 ($0.008, gray $0.006): $0.0080598.
+    let seq_claude = row(claude, "sequential")["cost_per_1k_usd"]
+        .as_f64()
+        .unwrap();
+    let seq_41 = row(gpt41, "sequential")["cost_per_1k_usd"]
+        .as_f64()
+        .unwrap();
+    assert!((seq_claude - (10.07475 + 0.1 * 0.013597125)).abs() < 1e-9);
+    assert!((seq_41 - (10.07475 + 0.1 * 0.0080598)).abs() < 1e-9);
+    assert_eq!(row(gpt41, "sequential")["attempts_max"], 4);
+    // The group's traffic mix, 1:3: $10.075694413125 per 1,000, not its largest-share
+    // deployment's $10.07555598.
+    assert!((0.25 * seq_claude + 0.75 * seq_41 - 10.075694413125).abs() < 1e-9);
+    let v = values_of(&doc, gpt41);
+    let at = |prefix: &str| {
+        v.iter()
+            .find(|(s, _)| s.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix}: {v:?}"))
+            .1
+    };
+    assert_eq!(
+        at("retries 1 (retry_policy.TimeoutErrorRetries, for timeout failures"),
+        15
+    );
+    assert!(
+        v.iter()
+            .any(|(s, _)| s.contains("RateLimitErrorRetries 4 are not priced"))
+    );
+    assert_eq!(
+        at("timeout 10 s (`gpt-4o`'s litellm_params.timeout, over the router's timeout 30 s)"),
+        6
+    );
+    assert_eq!(
+        at("fallback `backup` = `gpt-4.1`, 75% of its traffic (litellm_params.weight 1:3)"),
+        18
+    );
+    assert_eq!(at("75% of the requests for `chat`"), 18);
+    assert_eq!(at("fallback `backup`'s own timeout 5 s not priced"), 10);
+    // Fast failures (server_error): the policy sets no count for them, num_retries 2 holds.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady.toml"),
+        "--format",
+        "json",
+    ]);
+    let r = doc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["chain"] == claude && r["pattern"] == "no-fallback")
+        .unwrap();
+    assert_eq!(r["attempts_max"], 3);
+    assert!(lists(
+        &doc,
+        "retries 2 (num_retries: retry_policy sets no count for server_error failures)",
+        12
+    ));
+    // Under another routing_strategy the group is equal shares, and the provenance says so.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/least-busy.yaml"),
+        "-s",
+        &format!("{DIR}/steady-gray.toml"),
+        "--format",
+        "json",
+    ]);
+    let chain = "chat (router_settings.fallbacks) -> backup [gpt-4.1, 50%]";
+    assert!(values_of(&doc, chain).contains(&(
+        "routing_strategy `least-busy`: groups priced as equal shares of their deployments (assumed: `least-busy` picks by live state, not weights)".to_string(),
+        12
+    )));
+}
+
+#[test]
+fn a_bad_retry_policy_count_is_an_input_error() {
+    let dir = std::env::temp_dir().join(format!("fallcost-rp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.yaml");
+    let text = std::fs::read_to_string(format!("{DIR}/retry-policy.yaml"))
+        .unwrap()
+        .replace("TimeoutErrorRetries: 1", "TimeoutErrorRetries: -1");
+    std::fs::write(&path, text).unwrap();
+    let err = fails(&["compare", "--config", path.to_str().unwrap()]);
+    assert!(
+        err.contains(":15:26: router_settings.retry_policy.TimeoutErrorRetries: expected a whole number of retries, 0 to 100; got -1"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A Portkey config (tests/fixtures/compare/portkey.json): `retry.attempts 3` with Portkey's
+/// default `on_status_codes` [429, 500, 502, 503, 504], a fallback strategy that fails over on
+/// [429, 503] only, a `cb_config`, a fallback target with its own retry and timeout, and
+/// `override_params` besides the model. gpt-4o $0.01 per request, a gray failure $0.0075.
+#[test]
+fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_config() {
+    let config = format!("{DIR}/portkey.json");
+    let run = |scenario: &str| {
+        json(&[
+            "compare",
+            "--config",
+            &config,
+            "-s",
+            &format!("{DIR}/{scenario}"),
+            "--format",
+            "json",
+        ])
+    };
+    let row = |doc: &Value, pattern: &str| -> Value {
+        doc["steady"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["chain"] == "config (fallback)" && r["pattern"] == pattern)
+            .unwrap()
+            .clone()
+    };
+    let has = |doc: &Value, value: &str, line: u64| {
+        assert!(
+            lists(doc, value, line),
+            "no {value:?} at line {line}: {doc:#}"
+        );
+    };
+    // Fast failures (500s) are retried: 3 retries, 4 attempts, 0.01^4 of requests fail.
+    let fast = run("steady.toml");
+    let r = row(&fast, "no-fallback");
+    assert_eq!(r["attempts_max"], 4);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 10.0 * (1.0 - 1e-8)).abs() < 1e-9);
+    assert!((r["failed_per_1k"].as_f64().unwrap() - 1e-5).abs() < 1e-15);
+    // server_error is in [429, 503]: a sequential request fails over, 4 + 4 attempts.
+    assert_eq!(row(&fast, "sequential")["attempts_max"], 8);
+    has(
+        &fast,
+        "retries 3 (retry.attempts; Portkey's default on_status_codes [429, 500, 502, 503, 504] include server_error failures ([500, 502, 503, 504]): the scenario's failures are mostly fast: server_error (gray_fraction 0); fallcost retries every class alike)",
+        2,
+    );
+    has(&fast, "timeout 20 s (request_timeout)", 3);
+    has(
+        &fast,
+        "fail over on rate_limit, server_error (strategy.on_status_codes [429, 503]); fallcost's server_error is every 5xx, Portkey fails over on the listed ones only",
+        4,
+    );
+    let breaker = fast["config"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["value"].as_str().unwrap().starts_with("breaker: "))
+        .unwrap();
+    assert_eq!(breaker["line"], 5);
+    assert!(breaker["value"].as_str().unwrap().starts_with(
+        "breaker: 4 failures (cb_config.failure_threshold), cooldown 30 s (cb_config.cooldown_interval 10000 ms, raised to Portkey's minimum of 30 s); Portkey opens one target of this strategy"
+    ));
+    assert!(breaker["value"].as_str().unwrap().ends_with(
+        "failure_status_codes [500, 503] not priced: fallcost's breaker counts every failed attempt"
+    ));
+    has(
+        &fast,
+        "fallback targets[1]'s retry (retry.attempts 1 on [429]) not priced: a fallcost chain retries every link alike, as its primary",
+        8,
+    );
+    has(
+        &fast,
+        "fallback targets[1]'s request_timeout 5 s not priced: a fallcost chain has one timeout per attempt, the primary's",
+        9,
+    );
+    has(
+        &fast,
+        "targets[0] override_params.max_tokens 300: caps the output tokens: not priced, the scenario's request (--profile) sets them for every link",
+        7,
+    );
+    // Gray failures end in Portkey's 408: not retried (408 is not in the default list) and not
+    // failed over ([429, 503]): 0.99 x $0.01 + 0.01 x $0.0075 = $0.009975 per request, 1% fail.
+    let gray = run("steady-gray.toml");
+    for pattern in ["no-fallback", "sequential"] {
+        let r = row(&gray, pattern);
+        assert_eq!(r["attempts_max"], 1, "{pattern}");
+        assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 9.975).abs() < 1e-9);
+        assert!((r["failed_per_1k"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+    }
+    has(
+        &gray,
+        "retries 0 (retry.attempts 3, but Portkey's default on_status_codes [429, 500, 502, 503, 504] leave out timeout failures ([408]): the scenario's failures are mostly gray: timeout (gray_fraction 1))",
+        2,
+    );
+}
+
+/// `sweep` reads fallcost.toml's `[compare]` too (config and scenario when the command line
+/// names neither), and says what is missing as compare does.
+#[test]
+fn sweep_reads_project_settings() {
+    let doc = json(&[
+        "sweep",
+        "--config-file",
+        "tests/fixtures/check/settings/fallcost.toml",
+        "--param",
+        "steady.failure_rate=0:0.01:0.01",
+        "--format",
+        "json",
+    ]);
+    // 2 points x 2 chains (proxy.yaml's chat split 3:1) x 4 patterns.
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 16);
+    assert_eq!(
+        doc["config"][0]["file"],
+        "tests/fixtures/compare/proxy.yaml"
+    );
+    assert_eq!(doc["config"][0]["line"], 5);
+    let err = fails(&[
+        "sweep",
+        "--config-file",
+        "tests/fixtures/compare/steady.toml",
+        "--param",
+        "steady.failure_rate=0:0.01:0.01",
+    ]);
+    assert!(
+        err.starts_with("error: tests/fixtures/compare/steady.toml:"),
+        "{err}"
+    );
+    let err = fails(&["sweep", "--param", "steady.failure_rate=0:0.01:0.01"]);
+    assert!(
+        err.starts_with("error: the following required arguments were not provided: --scenario <PATH> or --config <FILE>"),
+        "{err}"
+    );
+    let err = fails(&[
+        "sweep",
+        "-s",
+        "scenarios/sept3.toml",
+        "--profile",
+        "100/10",
+        "--param",
+        "steady.failure_rate=0:0.01:0.01",
+    ]);
+    assert!(
+        err.contains("--profile prices a gateway config: it needs --config"),
         "{err}"
     );
 }

@@ -226,6 +226,7 @@ pub fn check_text(file: &str, json: bool, text: &str, opts: &Options, report: &m
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn record_chains(
     report: &mut CheckReport,
     file: &str,
@@ -233,6 +234,7 @@ fn record_chains(
     chains: &[PricedChain],
     max_ratio: f64,
     allow: &[String],
+    allow_from: Option<&str>,
     incident: Option<&super::IncidentCheck>,
 ) {
     report.checked.push(Checked {
@@ -241,12 +243,29 @@ fn record_chains(
         chains: chains.len(),
         links: chains.iter().map(|c| c.links.len()).sum(),
     });
+    let first = report.findings.len();
     for c in chains {
         report.findings.extend(judge_allowing(c, max_ratio, allow));
         if let Some(incident) = incident {
             report
                 .findings
                 .extend(super::judge_incident(c, max_ratio, allow, incident));
+        }
+    }
+    // Say where an allow-list entry came from (a settings file, or the flag).
+    for f in &mut report.findings[first..] {
+        if let Finding::AboveRatio {
+            allowed: Some(_),
+            allowed_from,
+            ..
+        }
+        | Finding::IncidentCost {
+            allowed: Some(_),
+            allowed_from,
+            ..
+        } = f
+        {
+            *allowed_from = allow_from.map(str::to_string);
         }
     }
 }
@@ -365,6 +384,7 @@ fn check_scenario(path: &Path, file: &str, text: &str, opts: &Options, report: &
         &chains,
         max_ratio,
         &opts.allow,
+        opts.allow_from.as_deref(),
         opts.incident.as_ref(),
     );
 }
@@ -393,6 +413,7 @@ fn gateway_chains(
         &chains,
         opts.max_ratio,
         &opts.allow,
+        opts.allow_from.as_deref(),
         opts.incident.as_ref(),
     );
 }

@@ -69,6 +69,9 @@ pub struct Options {
     /// primary (every model of it) or fallback matches one ([`allows`]) is a note, not an error.
     /// For local-first setups: a free ollama or LM Studio primary with a paid cloud fallback.
     pub allow: Vec<String>,
+    /// The project settings file `allow` was read from (`fallcost.toml`'s `[check] allow`);
+    /// `None`: the `--allow` flags (or no list).
+    pub allow_from: Option<String>,
     /// `--incident DURATION`: also judge each fallback by what an outage of the primary's
     /// provider costs (see [`judge_incident`]).
     pub incident: Option<IncidentCheck>,
@@ -177,6 +180,7 @@ pub fn judge_incident(
                 allowed: allows(allow, &chain.primary)
                     .or_else(|| allows(allow, &link.fallback))
                     .map(str::to_string),
+                allowed_from: None,
             });
         }
     }
@@ -484,6 +488,8 @@ pub enum Finding {
         via: Vec<String>,
         /// The `--allow` entry that allows this link (it is then a note, not an error).
         allowed: Option<String>,
+        /// The fallcost.toml that `allowed` came from; `None`: the `--allow` flag.
+        allowed_from: Option<String>,
     },
     /// A fallback within the ratio at warm prices that is above it in an incident of the
     /// primary's provider (`check --incident`): its first failover of a session, or the
@@ -509,6 +515,8 @@ pub enum Finding {
         max_ratio: f64,
         /// The `--allow` entry that allows this link.
         allowed: Option<String>,
+        /// The fallcost.toml that `allowed` came from; `None`: the `--allow` flag.
+        allowed_from: Option<String>,
     },
     /// A chain whose primary and fallbacks all run on one provider (a warning): it survives a
     /// deprecation, not an outage.
@@ -620,6 +628,15 @@ pub fn format_ratio(ratio: f64, max_ratio: f64) -> String {
         .map_or_else(|| format!("{ratio:?}x"), |s| format!("{s}x"))
 }
 
+/// `; allowed by --allow ollama`, or, for an entry of a settings file, `; allowed by `ollama`
+/// in fallcost.toml [check] allow`.
+fn allowed_by(entry: &str, from: Option<&str>) -> String {
+    match from {
+        Some(file) => format!("; allowed by `{entry}` in {file} [check] allow"),
+        None => format!("; allowed by --allow {entry}"),
+    }
+}
+
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -631,11 +648,12 @@ impl fmt::Display for Finding {
                 max_ratio,
                 via,
                 allowed,
+                allowed_from,
                 ..
             } => {
                 let allowed = allowed
                     .as_ref()
-                    .map_or(String::new(), |a| format!("; allowed by --allow {a}"));
+                    .map_or(String::new(), |a| allowed_by(a, allowed_from.as_deref()));
                 let via = if via.is_empty() {
                     String::new()
                 } else {
@@ -691,6 +709,7 @@ impl fmt::Display for Finding {
                 incident,
                 max_ratio,
                 allowed,
+                allowed_from,
                 ..
             } => {
                 let limit = format_limit(*max_ratio);
@@ -710,7 +729,7 @@ impl fmt::Display for Finding {
                     show(figures.multiplier),
                 )?;
                 if let Some(a) = allowed {
-                    write!(f, "; allowed by --allow {a}")?;
+                    write!(f, "{}", allowed_by(a, allowed_from.as_deref()))?;
                 }
                 Ok(())
             }
@@ -762,6 +781,7 @@ pub fn judge_allowing(chain: &PricedChain, max_ratio: f64, allow: &[String]) -> 
                 allowed: allows(allow, &chain.primary)
                     .or_else(|| allows(allow, &link.fallback))
                     .map(str::to_string),
+                allowed_from: None,
             });
         }
     }

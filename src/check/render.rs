@@ -272,10 +272,12 @@ fn finding(f: &Finding) -> Value {
             max_ratio,
             via,
             allowed,
+            allowed_from,
             ..
         } => {
             obj.insert("chain".into(), json!(chain));
             obj.insert("allowed".into(), json!(allowed));
+            obj.insert("allowed_from".into(), json!(allowed_from));
             obj.insert("primary".into(), side(primary));
             obj.insert("fallback".into(), side(fallback));
             obj.insert("ratio".into(), json!(ratio.map(clean)));
@@ -291,6 +293,7 @@ fn finding(f: &Finding) -> Value {
             incident,
             max_ratio,
             allowed,
+            allowed_from,
             ..
         } => {
             obj.insert("chain".into(), json!(chain));
@@ -316,6 +319,7 @@ fn finding(f: &Finding) -> Value {
             );
             obj.insert("max_ratio".into(), json!(max_ratio));
             obj.insert("allowed".into(), json!(allowed));
+            obj.insert("allowed_from".into(), json!(allowed_from));
         }
         Finding::SameProvider {
             chain, providers, ..

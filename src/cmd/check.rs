@@ -35,10 +35,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         .unwrap_or(broad_name());
     let prices = PricingRef::parse(spec, None).load()?;
     let (input_tokens, output_tokens) = args.profile.or(settings.profile).unwrap_or((2000, 500));
-    let allow = if args.allow.is_empty() {
-        settings.allow.clone().unwrap_or_default()
+    let (allow, allow_from) = if args.allow.is_empty() {
+        (
+            settings.allow.clone().unwrap_or_default(),
+            settings.allow.as_ref().map(|_| settings.file.clone()),
+        )
     } else {
-        args.allow.clone()
+        (args.allow.clone(), None)
     };
     let paths = match (&args.paths, &settings.paths) {
         (given, _) if !given.is_empty() => given.clone(),
@@ -70,6 +73,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         },
         prices,
         allow,
+        allow_from,
         incident,
     };
     let report = files::check_paths(&paths, &opts);

@@ -21,11 +21,24 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
         .iter()
         .map(|p| Param::parse(p).map_err(|e| anyhow::anyhow!("--param {e}")))
         .collect::<Result<_, _>>()?;
-    let (label, text, base, sets, provenance) = if args.config.is_empty() {
-        let path = args
-            .scenario
-            .as_deref()
-            .expect("clap requires --scenario without --config");
+    // Project settings (fallcost.toml [compare]), as compare reads them: a flag given wins.
+    let settings = crate::input::settings::compare_settings(args.config_file.as_deref())?;
+    let configs = if args.config.is_empty() && args.scenario.is_none() {
+        settings.config.clone().unwrap_or_default()
+    } else {
+        args.config.clone()
+    };
+    let scenario_path = args.scenario.clone().or(settings.scenario.clone());
+    let profile = args.profile.or(settings.profile);
+    let (label, text, base, sets, provenance) = if configs.is_empty() {
+        if args.profile.is_some() {
+            anyhow::bail!("--profile prices a gateway config: it needs --config");
+        }
+        let path = scenario_path.as_deref().ok_or_else(|| {
+            anyhow::anyhow!(
+                "the following required arguments were not provided: --scenario <PATH> or --config <FILE> (or `scenario`/`config` in fallcost.toml's [compare]; see `fallcost sweep --help`)"
+            )
+        })?;
         let base = match path.parent() {
             Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
             _ => Path::new(".").to_path_buf(),
@@ -38,8 +51,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
             Vec::new(),
         )
     } else {
-        let mut b =
-            super::from_config::build_text(&args.config, args.scenario.as_deref(), args.profile)?;
+        let mut b = super::from_config::build_text(&configs, scenario_path.as_deref(), profile)?;
         b.overrides.extend(args.set.iter().cloned());
         (b.label, b.text, b.base, b.overrides, b.provenance)
     };
