@@ -142,6 +142,8 @@ fn compare_prices_the_config_with_its_policy_and_says_where_each_value_came_from
     // The text lists the same values before the tables.
     let out = fallcost(&["compare", "--config", &config, "-s", &scenario]);
     let text = String::from_utf8(out.stdout).unwrap();
+    // each entry wraps at the terminal's width (80 here), continuing with four spaces
+    let text = text.replace("\n    ", " ");
     assert!(text.starts_with("Taken from the config:\n  chain \"chat (router_settings.fallbacks) [gpt-4o, 75%]\": primary `chat` = `gpt-4o` (tests/fixtures/compare/proxy.yaml:5)"), "{text}");
     assert!(text.contains("retries 2 (tests/fixtures/compare/proxy.yaml:13), timeout 30 s (tests/fixtures/compare/proxy.yaml:14)"));
     // Listed once, for both chains.
@@ -515,4 +517,46 @@ fn sweep_reads_project_settings() {
         err.contains("--profile prices a gateway config: it needs --config"),
         "{err}"
     );
+}
+
+/// A config's real models with no `pricing` anywhere (no scenario at all) are priced from the
+/// bundled LiteLLM snapshot, as `check` prices them: gpt-4o at 2,000 in / 500 out is
+/// 2,000 × $2.50 + 500 × $10 per MTok = $10.00 per 1,000 requests, claude-sonnet-4-5
+/// 2,000 × $3 + 500 × $15 = $13.50.
+#[test]
+fn a_config_without_pricing_gets_the_broad_table() {
+    let dir = std::env::temp_dir().join(format!("fallcost-broad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.yaml"),
+        "model_list:\n  - model_name: chat\n    litellm_params: {model: openai/gpt-4o}\n  - model_name: backup\n    litellm_params: {model: anthropic/claude-sonnet-4-5}\nrouter_settings:\n  fallbacks: [{\"chat\": [\"backup\"]}]\n",
+    )
+    .unwrap();
+    let out = common::fallcost_in(&dir, &["compare", "--config", "config.yaml", "-f", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["pricing"], "litellm-1.110.2");
+    let row = doc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == "no-fallback")
+        .unwrap();
+    assert!(
+        (row["cost_per_1k_usd"].as_f64().unwrap() - 10.0).abs() < 1e-9,
+        "{row}"
+    );
+    let take_first = doc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == "hedged-no-cancel")
+        .unwrap();
+    assert!((take_first["cost_per_1k_usd"].as_f64().unwrap() - 23.5).abs() < 1e-9);
+    let _ = std::fs::remove_dir_all(&dir);
 }

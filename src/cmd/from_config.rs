@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use crate::check::price_endpoint;
 use crate::error::{InputError, InputErrorKind};
 use crate::input::gateway::{self, Chain, Endpoint, Node, litellm, openrouter, portkey};
-use crate::input::pricing::{PricingRef, default_name};
+use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
 use crate::model::policy::ErrorClass;
 use crate::model::{PriceTable, Request, Scenario};
@@ -1009,13 +1009,15 @@ pub fn build_text(
             "with --config the chains come from the config: give a scenario without [[chain]] (its request, [steady], [latency] and [incident] are used)",
         ));
     }
-    let pricing = table
-        .get("pricing")
-        .and_then(|v| v.as_str())
-        .unwrap_or(default_name())
-        .to_string();
+    // A gateway config names real models: without a `pricing` in the scenario they are priced
+    // from the broad table, as `fallcost check` prices them.
+    let named = table.get("pricing").and_then(|v| v.as_str());
+    let pricing = named.unwrap_or(broad_name()).to_string();
     let prices = PricingRef::parse(&pricing, Some(&base)).load()?;
     let mut overrides: Vec<(String, String)> = Vec::new();
+    if named.is_none() {
+        overrides.push(("pricing".into(), pricing.clone()));
+    }
     if let Some((i, o)) = profile {
         overrides.push(("request.input_tokens".into(), i.to_string()));
         overrides.push(("request.output_tokens".into(), o.to_string()));
@@ -1644,7 +1646,16 @@ pub fn with_provenance(
         Format::Table | Format::Markdown => {
             let mut out = String::from("Taken from the config:\n");
             for l in &lines {
-                out.push_str(&format!("  {l}\n"));
+                // one entry per line, wrapped to the terminal (issue 16), continuing indented
+                let entry = format!("  {l}");
+                let entry = match format {
+                    Format::Table => {
+                        crate::output::table::wrap(&entry, crate::output::ui::width(), 2)
+                    }
+                    _ => entry,
+                };
+                out.push_str(&entry);
+                out.push('\n');
             }
             out.push('\n');
             let mut b = out.into_bytes();
