@@ -187,11 +187,11 @@ fn prices_lists_the_bundled_table() {
     let csv = ok(&["prices", "--pricing", "2026-07", "--format", "csv"]);
     assert!(
         csv.starts_with(
-            "model,provider,input,cached_input,cache_write,output,caching,cache_ttl_s\n"
+            "model,provider,input,cached_input,cache_write,output,caching,cache_ttl_s,cache_write_1h,min_cache_prefix,context_tiers_above_tokens,service_tiers\n"
         )
     );
     assert!(
-        csv.contains("anthropic/claude-sonnet-5,anthropic,2,0.2,2.5,10,explicit,300\n"),
+        csv.contains("anthropic/claude-sonnet-5,anthropic,2,0.2,2.5,10,explicit,300,,,,\n"),
         "{csv}"
     );
 }
@@ -1158,7 +1158,7 @@ fn prices_filter_list_and_columns() {
         "csv",
     ]);
     assert!(
-        out.contains("gemini-2.5-pro,vertex_ai-language-models,1.25,0.125,,10,automatic,600\n"),
+        out.contains("gemini-2.5-pro,vertex_ai-language-models,1.25,0.125,,10,automatic,600,,2048,200000,batch;flex;priority\n"),
         "{out}"
     );
     let table = ok(&["prices", "claude-sonnet-4-5", "--provider", "anthropic"]);
@@ -1229,7 +1229,7 @@ fn prices_update_from_a_local_server() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     server.join().unwrap();
     let out = run(&["prices", "--pricing", "latest", "-f", "csv"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("x/m,x,1,,,2,none,0\n"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("x/m,x,1,,,2,none,0,,,,\n"));
     // Nothing listening: a clear error, exit 2.
     let out = run(&["prices", "--update", "http://127.0.0.1:9/none.json"]);
     assert_eq!(out.status.code(), Some(2));

@@ -129,6 +129,11 @@ pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
                 "output",
                 "caching",
                 "cache_ttl_s",
+                // appended, so the columns before keep their places
+                "cache_write_1h",
+                "min_cache_prefix",
+                "context_tiers_above_tokens",
+                "service_tiers",
             ])?;
             for m in &sorted {
                 w.write_record([
@@ -140,6 +145,18 @@ pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
                     output::csv::num(Some(m.output)),
                     m.caching.as_str().to_string(),
                     output::csv::num(Some(m.cache_ttl_s)),
+                    output::csv::num(m.cache_write_1h),
+                    m.min_cache_prefix.map_or(String::new(), |n| n.to_string()),
+                    m.context_tiers()
+                        .iter()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(";"),
+                    m.services()
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(";"),
                 ])?;
             }
             w.into_inner()?
