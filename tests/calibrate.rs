@@ -657,3 +657,58 @@ fn crlf_line_endings_name_a_bad_row_by_its_line_in_every_reader() {
         "{stderr}"
     );
 }
+
+/// A plain CSV without token columns: 0 is written (compare needs a figure) with a warning,
+/// and `--strict` refuses it.
+#[test]
+fn no_token_counts_is_a_warning_and_under_strict_an_error() {
+    let log = generate("no-tokens", "requests.csv", |w| {
+        w.extend_from_slice(
+            b"model,start,duration_s,status\n\
+              anthropic/claude-sonnet-5,1.0,2.0,ok\n\
+              anthropic/claude-sonnet-5,2.0,2.5,ok\n",
+        )
+    });
+    let (_, text, stderr) = calibrate(&log, &[]);
+    for (which, key) in [("input", "input_tokens"), ("output", "output_tokens")] {
+        let warning = format!(
+            "no record carried {which} token counts (0 of 2 successful attempts): the request profile is unknown and {key} is written as 0"
+        );
+        assert!(
+            stderr.contains(&format!("fallcost calibrate: warning: {warning}")),
+            "{stderr}"
+        );
+        assert!(text.contains(&format!("# WARNING: {warning}")), "{text}");
+    }
+    assert!(
+        text.contains(
+            "# output tokens: 0 of 2 successful attempts carried token counts\noutput_tokens = 0\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("input minus cache reads and writes): 0 of 2 successful attempts carried token counts\ninput_tokens = 0\n"),
+        "{text}"
+    );
+    assert!(!text.contains("mean of 0"), "{text}");
+
+    let out = log.with_extension("strict.toml");
+    let _ = std::fs::remove_file(&out);
+    let run = fallcost(&[
+        "calibrate",
+        log.to_str().unwrap(),
+        "--strict",
+        "--min-events",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("--strict: ")
+            && stderr.contains("first: no record carried input token counts"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written under --strict");
+}
