@@ -606,3 +606,109 @@ fn a_litellm_row_without_a_start_time_is_named_by_its_line_in_an_array() {
         "{stderr}"
     );
 }
+
+/// Python's csv module and Excel end lines with CRLF: a bad row is still named by its line.
+#[test]
+fn crlf_line_endings_name_a_bad_row_by_its_line_in_every_reader() {
+    let plain = generate("crlf", "rows.csv", |w| {
+        w.extend_from_slice(
+            b"model,start,duration_s,status,input_tokens\r\n\
+              anthropic/claude-sonnet-5,1.0,2.0,ok,100\r\n\
+              anthropic/claude-sonnet-5,2.0,2.0,bogus,100\r\n\
+              anthropic/claude-sonnet-5,3.0,2.0,ok,100\r\n\
+              \r\n\
+              anthropic/claude-sonnet-5,4.0,2.0,ok,x\r\n",
+        )
+    });
+    let (_, _, stderr) = calibrate(&plain, &[]);
+    assert!(
+        stderr.contains("rows.csv:3: unreadable record: `status` is not ok"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("rows.csv:6: unreadable record: input_tokens is not a whole number"),
+        "after an empty line: {stderr}"
+    );
+
+    let litellm = generate("crlf", "spend.csv", |w| {
+        w.extend_from_slice(
+            b"model,custom_llm_provider,startTime,endTime,status\r\n\
+              claude-sonnet-5,anthropic,2026-07-18T10:00:00Z,2026-07-18T10:00:02Z,success\r\n\
+              claude-sonnet-5,anthropic,2026-07-18T10:00:01Z,2026-07-18T10:00:03Z,success\r\n\
+              claude-sonnet-5,anthropic,,2026-07-18T10:00:04Z,success\r\n",
+        )
+    });
+    let (_, _, stderr) = calibrate(&litellm, &["--input-format", "litellm"]);
+    assert!(
+        stderr.contains("spend.csv:4: unreadable record: no readable `startTime`"),
+        "{stderr}"
+    );
+
+    let jsonl = generate("crlf", "spend.jsonl", |w| {
+        w.extend_from_slice(
+            b"{\"model\":\"claude-sonnet-5\",\"custom_llm_provider\":\"anthropic\",\"startTime\":\"2026-07-18T10:00:00Z\",\"endTime\":\"2026-07-18T10:00:02Z\"}\r\n\
+              {\"model\":\"claude-sonnet-5\",\"custom_llm_provider\":\"anthropic\",\"endTime\":\"2026-07-18T10:00:02Z\"}\r\n\
+              {\"model\":\"claude-sonnet-5\",\"custom_llm_provider\":\"anthropic\",\"startTime\":\"2026-07-18T10:00:01Z\",\"endTime\":\"2026-07-18T10:00:03Z\"}\r\n",
+        )
+    });
+    let (_, _, stderr) = calibrate(&jsonl, &["--input-format", "litellm"]);
+    assert!(
+        stderr.contains("spend.jsonl:2: unreadable record: no readable `startTime`"),
+        "{stderr}"
+    );
+}
+
+/// A plain CSV without token columns: 0 is written (compare needs a figure) with a warning,
+/// and `--strict` refuses it.
+#[test]
+fn no_token_counts_is_a_warning_and_under_strict_an_error() {
+    let log = generate("no-tokens", "requests.csv", |w| {
+        w.extend_from_slice(
+            b"model,start,duration_s,status\n\
+              anthropic/claude-sonnet-5,1.0,2.0,ok\n\
+              anthropic/claude-sonnet-5,2.0,2.5,ok\n",
+        )
+    });
+    let (_, text, stderr) = calibrate(&log, &[]);
+    for (which, key) in [("input", "input_tokens"), ("output", "output_tokens")] {
+        let warning = format!(
+            "no record carried {which} token counts (0 of 2 successful attempts): the request profile is unknown and {key} is written as 0"
+        );
+        assert!(
+            stderr.contains(&format!("fallcost calibrate: warning: {warning}")),
+            "{stderr}"
+        );
+        assert!(text.contains(&format!("# WARNING: {warning}")), "{text}");
+    }
+    assert!(
+        text.contains(
+            "# output tokens: 0 of 2 successful attempts carried token counts\noutput_tokens = 0\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("input minus cache reads and writes): 0 of 2 successful attempts carried token counts\ninput_tokens = 0\n"),
+        "{text}"
+    );
+    assert!(!text.contains("mean of 0"), "{text}");
+
+    let out = log.with_extension("strict.toml");
+    let _ = std::fs::remove_file(&out);
+    let run = fallcost(&[
+        "calibrate",
+        log.to_str().unwrap(),
+        "--strict",
+        "--min-events",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("--strict: ")
+            && stderr.contains("first: no record carried input token counts"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written under --strict");
+}

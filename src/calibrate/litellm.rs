@@ -375,7 +375,9 @@ pub fn read_csv<R: BufRead>(
     reader: &mut R,
     agg: &mut Aggregator,
 ) -> Result<(), InputError> {
-    let mut csv = csv::ReaderBuilder::new().flexible(true).from_reader(reader);
+    let mut csv = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(super::lines::LineCounter::new(reader));
     let headers = csv
         .headers()
         .map_err(|e| InputError::file(InputErrorKind::Syntax, label, format!("CSV header: {e}")))?
@@ -400,7 +402,9 @@ pub fn read_csv<R: BufRead>(
         match csv.read_byte_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {
-                let line = rec.position().map_or(0, |p| p.line());
+                let line = rec
+                    .position()
+                    .map_or(0, |p| csv.get_mut().line_at(p.byte()));
                 let get = |i: Option<usize>| -> Str {
                     Str(i
                         .and_then(|i| rec.get(i))
@@ -424,7 +428,7 @@ pub fn read_csv<R: BufRead>(
                 row(label, line, r, agg, &mut routes);
             }
             Err(e) => {
-                let line = e.position().map_or(0, |p| p.line());
+                let line = e.position().map_or(0, |p| csv.get_mut().line_at(p.byte()));
                 agg.bad(label, line, format!("CSV: {e}"));
                 if !matches!(
                     e.kind(),

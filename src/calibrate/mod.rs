@@ -20,6 +20,7 @@
 //! LiteLLM's `messages` and `response` columns) are skipped by the JSON and CSV parsers without
 //! being decoded into a value, so they cannot reach an output.
 
+pub mod lines;
 pub mod litellm;
 pub mod otlp;
 pub mod plain;

@@ -35,7 +35,7 @@ pub fn read<R: BufRead>(
     let mut csv = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
-        .from_reader(reader);
+        .from_reader(super::lines::LineCounter::new(reader));
     let headers = csv
         .headers()
         .map_err(|e| InputError::file(InputErrorKind::Syntax, label, format!("CSV header: {e}")))?
@@ -71,7 +71,9 @@ pub fn read<R: BufRead>(
         match csv.read_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {
-                let line = rec.position().map_or(0, |p| p.line());
+                let line = rec
+                    .position()
+                    .map_or(0, |p| csv.get_mut().line_at(p.byte()));
                 let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).filter(|s| !s.is_empty());
                 let tokens = |i: Option<usize>, what: &str| -> Result<Option<u64>, String> {
                     match get(i) {
@@ -133,7 +135,7 @@ pub fn read<R: BufRead>(
                 }
             }
             Err(e) => {
-                let line = e.position().map_or(0, |p| p.line());
+                let line = e.position().map_or(0, |p| csv.get_mut().line_at(p.byte()));
                 agg.bad(label, line, format!("CSV: {e}"));
                 if !matches!(
                     e.kind(),

@@ -3,7 +3,10 @@
 //! Every figure is written with a comment giving the count behind it and its 95% interval
 //! (Wilson for rates, mean ± 1.96 SE for means, the binomial rank interval for percentiles). A
 //! rate or share from fewer than `min_events` events gets a `# WARNING` comment, and is listed
-//! in [`Written::warnings`] (which `--strict` turns into an error).
+//! in [`Written::warnings`] (which `--strict` turns into an error). So does a log in which no
+//! record carried input (or output) token counts: the figure is still written, as 0, since
+//! `compare` needs one, but the request profile is unknown and those tokens would be priced
+//! at $0.
 //!
 //! Choices where the logs are silent:
 //! - the client timeout is the sharp cluster of failure durations over all models (failures
@@ -225,27 +228,47 @@ pub fn scenario(
         output_h.merge(&m.output_hist);
         cache.merge(&m.cache);
     }
+    let successes: u64 = agg.models.iter().map(|m| m.successes).sum();
     let _ = writeln!(out, "[request]");
     let tokens = |out: &mut String, key: &str, what: &str, m: &Mean, h: &LogHist| {
-        let (lo, hi) = m.ci95();
-        let q = |p: f64| h.quantile(p).map_or("-".into(), |q| sig(q.value, 3));
-        let _ = writeln!(
-            out,
-            "# {what}: mean of {} successful attempts, 95% CI [{}, {}]; p50 {}, p90 {}, p99 {}",
-            count(m.n),
-            sig(lo.max(0.0), 4),
-            sig(hi, 4),
-            q(0.5),
-            q(0.9),
-            q(0.99)
-        );
+        if m.n == 0 {
+            let _ = writeln!(
+                out,
+                "# {what}: {} of {} successful attempts carried token counts",
+                count(m.n),
+                count(successes)
+            );
+        } else {
+            let (lo, hi) = m.ci95();
+            let q = |p: f64| h.quantile(p).map_or("-".into(), |q| sig(q.value, 3));
+            let _ = writeln!(
+                out,
+                "# {what}: mean over the {} of {} successful attempts that carried token counts, 95% CI [{}, {}]; p50 {}, p90 {}, p99 {}",
+                count(m.n),
+                count(successes),
+                sig(lo.max(0.0), 4),
+                sig(hi, 4),
+                q(0.5),
+                q(0.9),
+                q(0.99)
+            );
+        }
         let _ = writeln!(out, "{key} = {}", m.mean().round() as u64);
     };
-    if fresh.n == 0 {
-        let _ = writeln!(
-            out,
-            "# no input token counts in the logs: input_tokens is 0"
-        );
+    // No token counts: the request profile is unknown, and `compare` would price every
+    // request at $0 for those tokens. 0 is still written (compare needs a figure), loudly.
+    for (n, which, key) in [
+        (fresh.n, "input", "input_tokens"),
+        (output.n, "output", "output_tokens"),
+    ] {
+        if n == 0 {
+            warn(
+                &mut out,
+                format!(
+                    "no record carried {which} token counts (0 of {successes} successful attempts): the request profile is unknown and {key} is written as 0, so `compare` prices those tokens at $0; add token columns to the logs or set {key} by hand"
+                ),
+            );
+        }
     }
     tokens(
         &mut out,
@@ -261,12 +284,6 @@ pub fn scenario(
         &prefix,
         &prefix_h,
     );
-    if output.n == 0 {
-        let _ = writeln!(
-            out,
-            "# no output token counts in the logs: output_tokens is 0"
-        );
-    }
     tokens(
         &mut out,
         "output_tokens",

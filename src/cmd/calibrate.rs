@@ -15,7 +15,8 @@ use crate::input::pricing::{PricingRef, default_name};
 /// models the price table lacks, the unreadable records and the throughput.
 ///
 /// Errors (exit 2): an unreadable price table or log, a log with no readable record, a
-/// warning under `--strict`; an output that cannot be written.
+/// warning under `--strict` (a figure from too few events, or no token counts); an output
+/// that cannot be written.
 pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
     let spec = args.pricing.as_deref().unwrap_or(default_name());
     let pricing_ref = PricingRef::parse(spec, None);
@@ -57,7 +58,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
             InputErrorKind::Invalid,
             paths[0].display().to_string(),
             format!(
-                "--strict: {} figure(s) from too few events, first: {}",
+                "--strict: {} warning(s) (a figure from too few events, or none measured), first: {}",
                 written.warnings.len(),
                 written.warnings[0]
             ),
