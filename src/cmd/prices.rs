@@ -22,27 +22,44 @@ pub fn matches(pattern: &str, id: &str) -> bool {
 
 /// `fallcost prices --list`: the bundled tables, and the cached `latest` when there is one.
 fn list() -> String {
+    list_at(output::ui::width())
+}
+
+/// [`list`] for a terminal `width` columns wide: each line wrapped at spaces, continuation
+/// indented; a table's source on its own indented line.
+fn list_at(width: usize) -> String {
     let mut out = String::from("Bundled price tables (name, date, default for, source):\n");
+    let mut line = |text: String, indent: usize| {
+        out.push_str(&table::wrap(&text, width, indent));
+        out.push('\n');
+    };
     for b in BUNDLED {
         let aliases = if b.aliases.is_empty() {
             String::new()
         } else {
             format!(" (also: {})", b.aliases.join(", "))
         };
-        out.push_str(&format!(
-            "  {}{aliases}  {}  default for {}  {}\n",
-            b.name, b.date, b.default_for, b.source
-        ));
+        line(
+            format!("  {}{aliases}  {}  default for {}", b.name, b.date, b.default_for),
+            4,
+        );
+        line(format!("    source: {}", b.source), 4);
     }
     match crate::input::update::cache_file() {
-        Some(p) if p.is_file() => out.push_str(&format!(
-            "  latest  the file `fallcost prices --update` downloaded: {}\n",
-            p.display()
-        )),
-        Some(p) => out.push_str(&format!(
-            "  latest  not downloaded yet (`fallcost prices --update` writes {})\n",
-            p.display()
-        )),
+        Some(p) if p.is_file() => line(
+            format!(
+                "  latest  the file `fallcost prices --update` downloaded: {}",
+                p.display()
+            ),
+            4,
+        ),
+        Some(p) => line(
+            format!(
+                "  latest  not downloaded yet (`fallcost prices --update` writes {})",
+                p.display()
+            ),
+            4,
+        ),
         None => {}
     }
     out
@@ -233,4 +250,24 @@ pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
     };
     output::write(&target, &bytes)?;
     Ok(ExitStatus::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_fits_80_columns_with_each_source_on_its_own_line() {
+        let text = list_at(80);
+        for l in text.lines() {
+            assert!(l.chars().count() <= 80, "{} columns: {l}\n{text}", l.chars().count());
+        }
+        assert_eq!(text.matches("\n    source: ").count(), BUNDLED.len(), "{text}");
+        // nothing lost in the wrapping: every table's source, word for word
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for b in BUNDLED {
+            let src: String = b.source.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(flat.contains(&src), "{src}");
+        }
+    }
 }
