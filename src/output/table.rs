@@ -200,14 +200,14 @@ fn fit(section: &Section, width: usize) -> Fit {
             groups: vec![(all, widths)],
         };
     }
-    // Next the text cells wrap (a long model id breaks after a `/`, `-` or `.`): a text
+    // Next the long text cells wrap (a model id breaks after a `/`, `-` or `.`): such a
     // column may narrow to each of [`TEXT_MIN`] columns in turn (never below its header's
     // longest word).
     let mut min = min;
     for floor in TEXT_MIN {
         min = (0..n)
             .map(|i| {
-                if section.numeric.get(i).copied().unwrap_or(false) {
+                if section.numeric.get(i).copied().unwrap_or(false) || data[i] <= WRAP_OVER {
                     min[i]
                 } else {
                     let word = header_pieces(&section.header[i])
@@ -251,9 +251,14 @@ fn fit(section: &Section, width: usize) -> Fit {
     }
 }
 
-/// The narrowest a text column becomes before a section is split over several tables, in
-/// columns, tried in turn: its cells wrap to it ([`wrap_cell`]).
-const TEXT_MIN: [usize; 2] = [16, 10];
+/// The narrowest a long text column (one wider than [`WRAP_OVER`]) becomes before a section
+/// is split over several tables, in columns, tried in turn: its cells wrap to it
+/// ([`wrap_cell`]).
+const TEXT_MIN: [usize; 2] = [18, 12];
+
+/// A text column whose cells are at most this many columns wide (a pattern's name,
+/// `hedged-take-first`) is never wrapped: the section is split instead.
+const WRAP_OVER: usize = 18;
 
 /// A cell's `text` wrapped to lines of at most `width` columns: at spaces, else after a `/`,
 /// `-`, `.`, `:` or `@` (a model id breaks between its parts), else mid-word; a line that fits
