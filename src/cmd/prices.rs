@@ -40,7 +40,10 @@ fn list_at(width: usize) -> String {
             format!(" (also: {})", b.aliases.join(", "))
         };
         line(
-            format!("  {}{aliases}  {}  default for {}", b.name, b.date, b.default_for),
+            format!(
+                "  {}{aliases}  {}  default for {}",
+                b.name, b.date, b.default_for
+            ),
             4,
         );
         line(format!("    source: {}", b.source), 4);
@@ -260,9 +263,17 @@ mod tests {
     fn the_list_fits_80_columns_with_each_source_on_its_own_line() {
         let text = list_at(80);
         for l in text.lines() {
-            assert!(l.chars().count() <= 80, "{} columns: {l}\n{text}", l.chars().count());
+            assert!(
+                l.chars().count() <= 80,
+                "{} columns: {l}\n{text}",
+                l.chars().count()
+            );
         }
-        assert_eq!(text.matches("\n    source: ").count(), BUNDLED.len(), "{text}");
+        assert_eq!(
+            text.matches("\n    source: ").count(),
+            BUNDLED.len(),
+            "{text}"
+        );
         // nothing lost in the wrapping: every table's source, word for word
         let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         for b in BUNDLED {

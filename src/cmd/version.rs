@@ -113,8 +113,16 @@ mod tests {
     fn the_long_version_fits_80_columns() {
         let v = long_version_at(80);
         for l in v.lines() {
-            assert!(l.chars().count() <= 80, "{} columns: {l}\n{v}", l.chars().count());
+            assert!(
+                l.chars().count() <= 80,
+                "{} columns: {l}\n{v}",
+                l.chars().count()
+            );
         }
-        assert_eq!(v.matches("\n    source: ").count(), bundled_tables().len(), "{v}");
+        assert_eq!(
+            v.matches("\n    source: ").count(),
+            bundled_tables().len(),
+            "{v}"
+        );
     }
 }

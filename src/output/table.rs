@@ -456,7 +456,11 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
                 (0..row.len())
                     .map(|i| {
                         let cell = &row[i];
-                        match group.iter().position(|&g| g == i).and_then(|k| widths.get(k)) {
+                        match group
+                            .iter()
+                            .position(|&g| g == i)
+                            .and_then(|k| widths.get(k))
+                        {
                             Some(&w) if cols(cell) > w => wrap_cell(cell, w),
                             _ => cell.clone(),
                         }
@@ -557,6 +561,64 @@ mod tests {
         assert_eq!(wrap("aaa bbb", 7, 2), "aaa bbb");
         // a word longer than the line stays whole
         assert_eq!(wrap("a abcdefghij b", 5, 0), "a\nabcdefghij\nb");
+    }
+
+    #[test]
+    fn cells_break_after_slashes_then_dashes_never_inside_a_number() {
+        assert_eq!(
+            wrap_cell("vertex_ai/claude-sonnet-4-5@20250929", 12),
+            "vertex_ai/\nclaude-\nsonnet-4-5@\n20250929"
+        );
+        assert_eq!(
+            wrap_cell("gemini/gemini-2.5-pro", 16),
+            "gemini/\ngemini-2.5-pro"
+        );
+        // spaces first; a word with no break point is cut at the width
+        assert_eq!(wrap_cell("a → b → c", 5), "a → b\n→ c");
+        assert_eq!(wrap_cell("abcdefgh", 3), "abc\ndef\ngh");
+        assert_eq!(wrap_cell("fits", 4), "fits");
+    }
+
+    /// A long text column (a model id, over 18 columns) wraps in place rather than splitting
+    /// the section: 30-column id, two numbers (4 and 5): 39 + 3×3 + 1 = 49 columns naturally;
+    /// at 40 the id column narrows by 9 to 21 and its cells wrap after the `/`.
+    #[test]
+    fn long_text_cells_wrap_before_a_split() {
+        let section = Section {
+            heading: None,
+            title: "t".into(),
+            notes: vec![],
+            header: vec!["model".into(), "in".into(), "out".into()],
+            numeric: vec![false, true, true],
+            rows: vec![vec![
+                "bedrock/us.anthropic.claude-x1".into(),
+                "1.25".into(),
+                "10.00".into(),
+            ]],
+            footer: vec![],
+        };
+        assert_eq!(
+            fit(&section, 40).groups,
+            vec![(vec![0, 1, 2], vec![21, 4, 5])]
+        );
+        assert!(!fits(&section, 40));
+        assert!(fits(&section, 49));
+        let doc = Document {
+            preamble: vec![],
+            sections: vec![section],
+        };
+        let text = render_at(&doc, Style::Terminal, 40);
+        assert!(text.lines().all(|l| l.chars().count() <= 40), "{text}");
+        // the longest piece (20) sets the drawn width
+        assert!(
+            text.contains("│ bedrock/             ┆ 1.25 ┆ 10.00 │"),
+            "{text}"
+        );
+        assert!(
+            text.contains("│ us.anthropic.claude- ┆      ┆       │"),
+            "{text}"
+        );
+        assert!(text.contains("│ x1                   ┆"), "{text}");
     }
 
     fn wide() -> Section {
