@@ -125,7 +125,8 @@ Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 inp
     #[command(after_help = "Examples:
   fallcost calibrate traces.jsonl -o calibrated.toml
   fallcost compare --scenario calibrated.toml
-  fallcost calibrate spend_logs.csv --pricing model_prices_and_context_window.json
+  fallcost calibrate spend_logs.csv \\
+    --pricing model_prices_and_context_window.json
   fallcost calibrate requests.csv --input-format csv --timeout-s 30 --strict
 
 Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format, a
@@ -133,7 +134,8 @@ figure from too few events under --strict).")]
     Calibrate(CalibrateArgs),
     /// Print a shell completion script on standard output.
     #[command(after_help = "Install (one of):
-  fallcost completions bash > ~/.local/share/bash-completion/completions/fallcost
+  fallcost completions bash \\
+    > ~/.local/share/bash-completion/completions/fallcost
   fallcost completions zsh > ~/.zfunc/_fallcost
   fallcost completions fish > ~/.config/fish/completions/fallcost.fish
   fallcost completions powershell >> $PROFILE

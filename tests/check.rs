@@ -1581,7 +1581,7 @@ fn incident_judges_the_first_failover() {
     assert!((num(&i["multiplier"]) - 756.702 / 524.88).abs() < 1e-9);
     assert!(
         f["message"].as_str().unwrap().contains(
-            "is 1.17x its primary `main` at warm prices, but a session's first failover (cold cache or write) costs $243.00 per 1,000 requests, 5.00x, and a 3h outage (10800 requests in 540 sessions, 1 req/s) costs 1.44x"
+            "is 1.17x its primary `main` at warm prices, but a session's first failover (cold cache or write) costs $243.00 per 1,000 requests, 5.00x, and a 3h outage (10,800 requests in 540 sessions, 1 req/s) costs 1.44x"
         ),
         "{f:#}"
     );

@@ -1163,7 +1163,7 @@ fn prices_filter_list_and_columns() {
     );
     let table = ok(&["prices", "claude-sonnet-4-5", "--provider", "anthropic"]);
     assert!(table.contains("write 1h"), "{table}");
-    assert!(table.contains("2 of 3585 models shown"), "{table}");
+    assert!(table.contains("2 of 3,585 models shown"), "{table}");
     let list = ok(&["prices", "--list"]);
     assert!(list.contains("2026-07  2026-07-18"), "{list}");
     assert!(

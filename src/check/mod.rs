@@ -723,9 +723,9 @@ impl fmt::Display for Finding {
                     crate::output::number::money(fallback.first(true)),
                     show(figures.first_ratio),
                     crate::input::duration::format_seconds(incident.duration_s),
-                    figures.requests,
-                    figures.sessions,
-                    incident.requests_per_second,
+                    crate::output::number::group(&figures.requests.to_string()),
+                    crate::output::number::group(&figures.sessions.to_string()),
+                    crate::output::number::count(incident.requests_per_second),
                     show(figures.multiplier),
                 )?;
                 if let Some(a) = allowed {

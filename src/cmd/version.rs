@@ -38,20 +38,30 @@ pub fn bundled_tables() -> Vec<BundledTable> {
 /// commit and one per bundled price table (with its date, what it is the default for and its
 /// source).
 pub fn long_version() -> String {
+    long_version_at(crate::output::ui::width())
+}
+
+/// [`long_version`] for a terminal `width` columns wide: each table's line and its source
+/// (on its own line) wrapped at spaces, continuation indented.
+pub fn long_version_at(width: usize) -> String {
+    let wrap = |text: &str| crate::output::table::wrap(text, width, 4);
     let mut s = format!(
         "{}\ncommit {}\nbundled price tables:",
         env!("CARGO_PKG_VERSION"),
         GIT_COMMIT
     );
     for t in bundled_tables() {
-        s.push_str(&format!("\n  {}", t.name));
+        let mut line = format!("  {}", t.name);
         match &t.verified {
-            Some(d) => s.push_str(&format!(", verified {d}")),
-            None => s.push_str(", no verification date"),
+            Some(d) => line.push_str(&format!(", verified {d}")),
+            None => line.push_str(", no verification date"),
         }
-        s.push_str(&format!(" (the default for {})", t.default_for));
+        line.push_str(&format!(" (the default for {})", t.default_for));
+        s.push('\n');
+        s.push_str(&wrap(&line));
         if let Some(src) = &t.source {
-            s.push_str(&format!("; source: {src}"));
+            s.push('\n');
+            s.push_str(&wrap(&format!("    source: {src}")));
         }
     }
     s
@@ -97,5 +107,22 @@ mod tests {
             "{v}"
         );
         assert_eq!(v.matches(" (the default for ").count(), tables.len(), "{v}");
+    }
+
+    #[test]
+    fn the_long_version_fits_80_columns() {
+        let v = long_version_at(80);
+        for l in v.lines() {
+            assert!(
+                l.chars().count() <= 80,
+                "{} columns: {l}\n{v}",
+                l.chars().count()
+            );
+        }
+        assert_eq!(
+            v.matches("\n    source: ").count(),
+            bundled_tables().len(),
+            "{v}"
+        );
     }
 }

@@ -87,6 +87,21 @@ pub fn wrap(text: &str, width: usize, indent: usize) -> String {
     out
 }
 
+/// Whether `section` fits in `width` columns as one table with every cell whole (headers may
+/// wrap).
+pub fn fits(section: &Section, width: usize) -> bool {
+    let f = fit(section, width);
+    f.groups.len() == 1
+        && f.groups[0].1.iter().enumerate().all(|(k, &w)| {
+            let i = f.groups[0].0[k];
+            section
+                .rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .all(|c| cols(c) <= w)
+        })
+}
+
 /// The width a table of columns this wide takes with [`presets::UTF8_FULL_CONDENSED`]: a
 /// space either side of each cell and a border between and around them.
 fn table_cols(widths: &[usize]) -> usize {
@@ -113,6 +128,22 @@ fn narrow(group: &[usize], natural: &[usize], min: &[usize], width: usize) -> Ve
             break;
         }
         widths[k] = widths[k].saturating_sub(over).max(min[group[k]]);
+    }
+    widths
+}
+
+/// The widths of columns `group` in `width` columns: the widest column narrowed a column at a
+/// time until they fit or each is at its `min` (so wrapped text columns share the room).
+fn narrow_evenly(group: &[usize], natural: &[usize], min: &[usize], width: usize) -> Vec<usize> {
+    let mut widths: Vec<usize> = group.iter().map(|&i| natural[i]).collect();
+    while table_cols(&widths) > width {
+        let widest = (0..group.len())
+            .filter(|&k| widths[k] > min[group[k]])
+            .max_by_key(|&k| (widths[k], std::cmp::Reverse(k)));
+        match widest {
+            Some(k) => widths[k] -= 1,
+            None => break,
+        }
     }
     widths
 }
@@ -169,6 +200,32 @@ fn fit(section: &Section, width: usize) -> Fit {
             groups: vec![(all, widths)],
         };
     }
+    // Next the long text cells wrap (a model id breaks after a `/`, `-` or `.`): such a
+    // column may narrow to each of [`TEXT_MIN`] columns in turn (never below its header's
+    // longest word).
+    let mut min = min;
+    for floor in TEXT_MIN {
+        min = (0..n)
+            .map(|i| {
+                if section.numeric.get(i).copied().unwrap_or(false) || data[i] <= WRAP_OVER {
+                    min[i]
+                } else {
+                    let word = header_pieces(&section.header[i])
+                        .iter()
+                        .map(|(w, _)| w.chars().count())
+                        .max()
+                        .unwrap_or(0);
+                    min[i].min(floor.max(word))
+                }
+            })
+            .collect();
+        let widths = narrow_evenly(&all, &natural, &min, width);
+        if table_cols(&widths) <= width {
+            return Fit {
+                groups: vec![(all, widths)],
+            };
+        }
+    }
     // Split: the key columns repeated, the rest packed left to right.
     let keys = key_columns(&section.numeric, n);
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -192,6 +249,58 @@ fn fit(section: &Section, width: usize) -> Fit {
             })
             .collect(),
     }
+}
+
+/// The narrowest a long text column (one wider than [`WRAP_OVER`]) becomes before a section
+/// is split over several tables, in columns, tried in turn: its cells wrap to it
+/// ([`wrap_cell`]).
+const TEXT_MIN: [usize; 2] = [18, 12];
+
+/// A text column whose cells are at most this many columns wide (a pattern's name,
+/// `hedged-take-first`) is never wrapped: the section is split instead.
+const WRAP_OVER: usize = 18;
+
+/// A cell's `text` wrapped to lines of at most `width` columns: at spaces, else after a `/`,
+/// `-`, `.`, `:` or `@` (a model id breaks between its parts), else mid-word; a line that fits
+/// is left alone.
+pub fn wrap_cell(text: &str, width: usize) -> String {
+    let width = width.max(1);
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let mut cur = String::new();
+        for word in line.split(' ').filter(|w| !w.is_empty()) {
+            let wlen = word.chars().count();
+            let clen = cur.chars().count();
+            if !cur.is_empty() && clen + 1 + wlen <= width {
+                cur.push(' ');
+                cur.push_str(word);
+                continue;
+            }
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            // the word alone, broken into pieces of at most `width`
+            let chars: Vec<char> = word.chars().collect();
+            let mut start = 0;
+            while chars.len() - start > width {
+                let window = &chars[start..start + width];
+                // after a `/` best, else `-`, `_`, `:`, `@`, else a `.` not inside a number
+                let after = |ok: &dyn Fn(usize) -> bool| {
+                    (1..window.len()).rev().find(|&k| ok(k)).map(|k| k + 1)
+                };
+                let digit = |k: usize| chars.get(start + k + 1).is_some_and(char::is_ascii_digit);
+                let cut = after(&|k| window[k] == '/')
+                    .or_else(|| after(&|k| matches!(window[k], '-' | '_' | ':' | '@')))
+                    .or_else(|| after(&|k| window[k] == '.' && !digit(k)))
+                    .unwrap_or(width);
+                out.push(chars[start..start + cut].iter().collect());
+                start += cut;
+            }
+            cur = chars[start..].iter().collect();
+        }
+        out.push(cur);
+    }
+    out.join("\n")
 }
 
 /// A header's pieces where it may break: at spaces, and after a dot inside a word (a dotted
@@ -334,7 +443,34 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
     } else {
         table.force_no_tty();
     }
-    for row in &section.rows {
+    // Text cells wider than their column wrap inside it (numbers never do: they set the
+    // column's narrowest width).
+    let wrapped: Vec<Vec<String>>;
+    let rows: &[Vec<String>] = if md || widths.is_empty() {
+        &section.rows
+    } else {
+        wrapped = section
+            .rows
+            .iter()
+            .map(|row| {
+                (0..row.len())
+                    .map(|i| {
+                        let cell = &row[i];
+                        match group
+                            .iter()
+                            .position(|&g| g == i)
+                            .and_then(|k| widths.get(k))
+                        {
+                            Some(&w) if cols(cell) > w => wrap_cell(cell, w),
+                            _ => cell.clone(),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        &wrapped
+    };
+    for row in rows {
         let cells = group.iter().map(|&i| row.get(i).map_or("", String::as_str));
         if md {
             // A `|` in a name would open a new Markdown column.
@@ -425,6 +561,64 @@ mod tests {
         assert_eq!(wrap("aaa bbb", 7, 2), "aaa bbb");
         // a word longer than the line stays whole
         assert_eq!(wrap("a abcdefghij b", 5, 0), "a\nabcdefghij\nb");
+    }
+
+    #[test]
+    fn cells_break_after_slashes_then_dashes_never_inside_a_number() {
+        assert_eq!(
+            wrap_cell("vertex_ai/claude-sonnet-4-5@20250929", 12),
+            "vertex_ai/\nclaude-\nsonnet-4-5@\n20250929"
+        );
+        assert_eq!(
+            wrap_cell("gemini/gemini-2.5-pro", 16),
+            "gemini/\ngemini-2.5-pro"
+        );
+        // spaces first; a word with no break point is cut at the width
+        assert_eq!(wrap_cell("a → b → c", 5), "a → b\n→ c");
+        assert_eq!(wrap_cell("abcdefgh", 3), "abc\ndef\ngh");
+        assert_eq!(wrap_cell("fits", 4), "fits");
+    }
+
+    /// A long text column (a model id, over 18 columns) wraps in place rather than splitting
+    /// the section: 30-column id, two numbers (4 and 5): 39 + 3×3 + 1 = 49 columns naturally;
+    /// at 40 the id column narrows by 9 to 21 and its cells wrap after the `/`.
+    #[test]
+    fn long_text_cells_wrap_before_a_split() {
+        let section = Section {
+            heading: None,
+            title: "t".into(),
+            notes: vec![],
+            header: vec!["model".into(), "in".into(), "out".into()],
+            numeric: vec![false, true, true],
+            rows: vec![vec![
+                "bedrock/us.anthropic.claude-x1".into(),
+                "1.25".into(),
+                "10.00".into(),
+            ]],
+            footer: vec![],
+        };
+        assert_eq!(
+            fit(&section, 40).groups,
+            vec![(vec![0, 1, 2], vec![21, 4, 5])]
+        );
+        assert!(!fits(&section, 40));
+        assert!(fits(&section, 49));
+        let doc = Document {
+            preamble: vec![],
+            sections: vec![section],
+        };
+        let text = render_at(&doc, Style::Terminal, 40);
+        assert!(text.lines().all(|l| l.chars().count() <= 40), "{text}");
+        // the longest piece (20) sets the drawn width
+        assert!(
+            text.contains("│ bedrock/             ┆ 1.25 ┆ 10.00 │"),
+            "{text}"
+        );
+        assert!(
+            text.contains("│ us.anthropic.claude- ┆      ┆       │"),
+            "{text}"
+        );
+        assert!(text.contains("│ x1                   ┆"), "{text}");
     }
 
     fn wide() -> Section {
