@@ -26,7 +26,7 @@ fn list() -> String {
 }
 
 /// [`list`] for a terminal `width` columns wide: each line wrapped at spaces, continuation
-/// indented; a table's source on its own indented line.
+/// indented; what a table is the default for and its source each on its own indented line.
 fn list_at(width: usize) -> String {
     let mut out = String::from("Bundled price tables (name, date, default for, source):\n");
     let mut line = |text: String, indent: usize| {
@@ -39,13 +39,8 @@ fn list_at(width: usize) -> String {
         } else {
             format!(" (also: {})", b.aliases.join(", "))
         };
-        line(
-            format!(
-                "  {}{aliases}  {}  default for {}",
-                b.name, b.date, b.default_for
-            ),
-            4,
-        );
+        line(format!("  {}{aliases}  {}", b.name, b.date), 4);
+        line(format!("    default for {}", b.default_for), 4);
         line(format!("    source: {}", b.source), 4);
     }
     match crate::input::update::cache_file() {
