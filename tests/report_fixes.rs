@@ -1,0 +1,114 @@
+//! Report defects: blended incident figures marked `sim`, the failover-cache note naming the
+//! fallback the table names, "answered by" labels and share precision, service tier and cache
+//! TTL shown, and `compare --config` with a scenario `[policy]`.
+
+mod common;
+
+use common::*;
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn tmp(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "fallcost-report-fixes-{tag}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every chain of policies.toml has a circuit breaker, so every blended incident figure blends
+/// simulated ones: the blended table marks them `sim`, as JSON marks them "simulated".
+#[test]
+fn blended_incident_figures_are_marked_sim() {
+    let text = ok_cols(200, &["compare", "--scenario", "scenarios/policies.toml"]);
+    let blended = text
+        .split("All chains, weighted by traffic share")
+        .nth(1)
+        .unwrap();
+    for pattern in [
+        "no-fallback",
+        "sequential",
+        "hedged-take-first",
+        "hedged-no-cancel",
+    ] {
+        let line = blended.lines().find(|l| l.contains(pattern)).unwrap();
+        assert!(line.contains("sim "), "{line}");
+    }
+    assert!(blended.contains("sim 265.70"), "{blended}");
+    let md = ok(&[
+        "compare",
+        "--scenario",
+        "scenarios/policies.toml",
+        "--format",
+        "markdown",
+    ]);
+    let md_blended = md
+        .split("All chains, weighted by traffic share")
+        .nth(1)
+        .unwrap();
+    assert!(md_blended.contains("sim 265.70"), "{md_blended}");
+}
+
+/// The complex chain's cost cap skips Astra: the table and the note both name Sol.
+#[test]
+fn failover_cache_note_names_the_fallback_reached_after_the_cost_cap() {
+    let text = ok_cols(300, &["compare", "--scenario", "scenarios/policies.toml"]);
+    let complex = text.split("Chain complex:").nth(1).unwrap();
+    let cache = complex.split("Failover cache").nth(1).unwrap();
+    let cache = cache.split("All chains").next().unwrap();
+    assert!(
+        cache.contains("first failover, cold, no write (openai/gpt-6-sol)"),
+        "{cache}"
+    );
+    assert!(
+        cache.contains("No break-even: openai/gpt-6-sol caches automatically"),
+        "{cache}"
+    );
+    assert!(!cache.contains("gpt-6-astra"), "{cache}");
+}
+
+/// Two links with the same short name keep their full ids; shares print with up to three
+/// significant digits and no trailing zeros.
+#[test]
+fn answered_by_labels_are_unambiguous_and_shares_consistent() {
+    let dir = tmp("dup");
+    let s = write(
+        &dir,
+        "dup.toml",
+        r#"name = "dup"
+pricing = "litellm"
+[request]
+input_tokens = 1000
+output_tokens = 100
+[steady]
+failure_rate = 0.02
+[policy]
+retries = 0
+max_attempts = 2
+[[chain]]
+name = "c"
+models = ["anthropic/claude-sonnet-4-5", "vertex_ai/claude-sonnet-4-5"]
+"#,
+    );
+    let text = ok_cols(200, &["compare", "--scenario", &s]);
+    let line = text
+        .lines()
+        .find(|l| l.contains("│ sequential") && l.contains("claude"))
+        .unwrap();
+    // Sequential: the primary answers 98%, the fallback 2% of 98% = 1.96%.
+    assert!(
+        line.contains("claude-sonnet-4-5 98%, vertex_ai/claude-sonnet-4-5 1.96%"),
+        "{line}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.contains("│ no-fallback") && l.contains("claude"))
+        .unwrap();
+    assert!(line.contains("claude-sonnet-4-5 98%"), "{line}");
+    assert!(!line.contains("98.00%"), "{line}");
+}
