@@ -112,3 +112,32 @@ models = ["anthropic/claude-sonnet-4-5", "vertex_ai/claude-sonnet-4-5"]
     assert!(line.contains("claude-sonnet-4-5 98%"), "{line}");
     assert!(!line.contains("98.00%"), "{line}");
 }
+
+/// With --config the config sets the policy: a scenario's own [policy] is refused (exit 2, at
+/// its line), never overridden in silence.
+#[test]
+fn config_refuses_a_scenario_policy() {
+    let dir = tmp("policy");
+    let s = write(
+        &dir,
+        "s.toml",
+        "[request]\ninput_tokens = 2000\noutput_tokens = 500\n\n[policy]\nretries = 5\n",
+    );
+    for cmd in ["compare", "sweep"] {
+        let mut args = vec![
+            cmd,
+            "--config",
+            "tests/fixtures/compare/proxy.yaml",
+            "-s",
+            &s,
+        ];
+        if cmd == "sweep" {
+            args.extend(["--param", "steady.failure_rate=0:0.02:0.01"]);
+        }
+        let err = fails(&args);
+        assert!(
+            err.contains("s.toml:5:1: policy: with --config the config sets the policy"),
+            "{err}"
+        );
+    }
+}
