@@ -141,3 +141,84 @@ fn config_refuses_a_scenario_policy() {
         );
     }
 }
+
+/// Service tiers and the cache TTL/miss rule show in the text header and in JSON.
+#[test]
+fn service_tiers_and_cache_ttl_are_shown() {
+    let dir = tmp("tiers");
+    let s = write(
+        &dir,
+        "t.toml",
+        r#"name = "tiers"
+pricing = "litellm"
+[request]
+input_tokens = 1000
+output_tokens = 100
+prefix_tokens = 5000
+cache_hit_rate = 0.9
+cache_ttl = "1h"
+cache_miss = "input"
+[[chain]]
+name = "c"
+models = ["claude-sonnet-4-5", "gpt-5"]
+service_tiers = ["batch", "batch"]
+[[chain]]
+name = "p"
+models = ["gpt-5", "claude-sonnet-4-5"]
+service_tiers = ["priority", "standard"]
+[[chain]]
+name = "s"
+models = ["claude-sonnet-4-5", "gpt-5"]
+"#,
+    );
+    let text = ok_cols(200, &["compare", "--scenario", &s]);
+    assert!(
+        text.contains("+ 100 output tokens, cache TTL 1h\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nChain c (batch): claude-sonnet-4-5 → gpt-5\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nChain p: gpt-5 (priority) → claude-sonnet-4-5\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nChain s: claude-sonnet-4-5 → gpt-5\n"),
+        "{text}"
+    );
+    let doc = json(&["compare", "--scenario", &s]);
+    assert_eq!(doc["request"]["cache_ttl"], "1h");
+    assert_eq!(doc["request"]["cache_miss"], "input");
+    let tiers: Vec<_> = doc["chains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["service_tiers"].clone())
+        .collect();
+    assert_eq!(
+        tiers,
+        vec![
+            serde_json::json!(["batch", "batch"]),
+            serde_json::json!(["priority", "standard"]),
+            serde_json::json!(["standard", "standard"])
+        ]
+    );
+    // Unset, the keys are null and every link is standard.
+    let doc = json(&[
+        "compare",
+        "--scenario",
+        &write(
+            &dir,
+            "plain.toml",
+            "[request]\ninput_tokens = 10\noutput_tokens = 10\n[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\"]\n",
+        ),
+    ]);
+    assert!(doc["request"]["cache_ttl"].is_null());
+    assert!(doc["request"]["cache_miss"].is_null());
+    assert_eq!(
+        doc["chains"][0]["service_tiers"],
+        serde_json::json!(["standard"])
+    );
+}

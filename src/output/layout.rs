@@ -120,9 +120,32 @@ fn pct(x: f64) -> String {
     format!("{}%", trim(x * 100.0, 2))
 }
 
-fn chain_line(chain: &Chain) -> String {
-    let ids: Vec<&str> = chain.links.iter().map(|l| l.id.as_str()).collect();
-    format!("Chain {}: {}", chain.name, ids.join(" → "))
+/// `Chain NAME: a → b`, with the service tier when it is not `standard`: after the name when
+/// every link has it (`Chain c (batch): a → b`), else after each link that has one
+/// (`a (priority) → b`).
+fn chain_line(chain: &Chain, tiers: &[crate::model::ServiceTier]) -> String {
+    use crate::model::ServiceTier;
+    let all = tiers.first().copied().filter(|t| {
+        *t != ServiceTier::Standard
+            && tiers.len() == chain.links.len()
+            && tiers.iter().all(|x| x == t)
+    });
+    let ids: Vec<String> = chain
+        .links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| match tiers.get(i) {
+            Some(t) if all.is_none() && *t != ServiceTier::Standard => {
+                format!("{} ({})", l.id, t.as_str())
+            }
+            _ => l.id.clone(),
+        })
+        .collect();
+    let name = match all {
+        Some(t) => format!("{} ({})", chain.name, t.as_str()),
+        None => chain.name.clone(),
+    };
+    format!("Chain {name}: {}", ids.join(" → "))
 }
 
 fn steady_note(chain: &Chain) -> String {
@@ -342,6 +365,10 @@ pub fn compare(report: &Report) -> Document {
         " + {} output tokens",
         group(&format!("{}", r.output_tokens))
     ));
+    let billing = &scenario.billing;
+    if let Some(ttl) = billing.cache_ttl_s {
+        req.push_str(&format!(", cache TTL {}", format_seconds(ttl)));
+    }
     preamble.push(req);
     if let Some(m) = &report.mc {
         preamble.push(format!(
@@ -391,7 +418,13 @@ pub fn compare(report: &Report) -> Document {
             .map(|row| row.baseline_per_1k_usd)
             .unwrap_or(0.0);
         sections.push(Section {
-            heading: Some(chain_line(chain)),
+            heading: Some(chain_line(
+                chain,
+                &report
+                    .input
+                    .billing
+                    .tiers_of(&chain.name, chain.links.len()),
+            )),
             title: "Steady state, per 1,000 requests".into(),
             notes: {
                 let mut notes = vec![
