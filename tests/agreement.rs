@@ -193,6 +193,7 @@ fn build(
             cache_hit_rate: tokens.3,
         },
         chains: vec![chain],
+        billing: Default::default(),
         incident: Some(Incident {
             duration_s: incident.0,
             // λ·TTL ≥ 0.3·300: a session's gap exceeds a cache TTL with probability < e⁻⁹⁰,

@@ -1009,6 +1009,32 @@ pub fn build_text(
             "with --config the chains come from the config: give a scenario without [[chain]] (its request, [steady], [latency] and [incident] are used)",
         ));
     }
+    // The config settles the policy (retries, timeout, breaker, failover codes): a scenario's
+    // own [policy] would be overridden in silence, so it is refused.
+    if table.contains_key("policy") {
+        let offset = text
+            .lines()
+            .scan(0usize, |at, line| {
+                let start = *at;
+                *at += line.len() + 1;
+                Some((start, line))
+            })
+            .find(|(_, line)| {
+                let l = line.trim_start();
+                l.starts_with("[policy")
+                    || l.starts_with("policy.")
+                    || l.starts_with("policy ")
+                    || l.starts_with("policy=")
+            })
+            .map(|(start, line)| start + (line.len() - line.trim_start().len()));
+        return Err(InputError {
+            file: label,
+            location: offset.map(|o| crate::error::Location::of_offset(&text, o)),
+            field: Some("policy".into()),
+            message: "with --config the config sets the policy (retries, timeout, circuit breaker, the statuses that fail over): remove the scenario's [policy], or price the scenario's own chains without --config".into(),
+            kind: InputErrorKind::Schema,
+        });
+    }
     // A gateway config names real models: without a `pricing` in the scenario they are priced
     // from the broad table, as `fallcost check` prices them.
     let named = table.get("pricing").and_then(|v| v.as_str());

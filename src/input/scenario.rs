@@ -534,6 +534,7 @@ fn resolve(
     }
     let mut names = BTreeSet::new();
     let mut chains = Vec::new();
+    let mut service_tiers: Vec<(String, Vec<ServiceTier>)> = Vec::new();
     for (ci, spec) in file.chains.iter().enumerate() {
         let at = |rest: &[Segment]| -> Vec<Segment> {
             let mut p = vec![key("chain"), Segment::Index(ci)];
@@ -557,6 +558,7 @@ fn resolve(
             ));
         }
         let mut links = Vec::new();
+        let mut tiers = Vec::with_capacity(spec.models.len());
         for (mi, id) in spec.models.iter().enumerate() {
             let Some(price) = prices.get(id) else {
                 let hint = format!("{}{}", prices.lookup_hint(id), broad_hint(&file, id));
@@ -606,6 +608,7 @@ fn resolve(
                 invalid(&field, m)
             })?;
             links.push(billed);
+            tiers.push(service);
         }
         if let Some(list) = &spec.service_tiers
             && list.len() != spec.models.len()
@@ -634,6 +637,7 @@ fn resolve(
                 format!("must be in (0, 1]; got {}", show(share)),
             ));
         }
+        service_tiers.push((spec.name.clone(), tiers));
         chains.push(Chain {
             name: spec.name.clone(),
             links,
@@ -743,6 +747,11 @@ fn resolve(
         request,
         chains,
         incident,
+        billing: crate::model::ScenarioBilling {
+            cache_ttl_s,
+            cache_miss: r.cache_miss,
+            service_tiers,
+        },
     })
 }
 

@@ -308,4 +308,30 @@ pub struct Scenario {
     pub chains: Vec<Chain>,
     /// The outage to price, if the scenario has an `[incident]`.
     pub incident: Option<Incident>,
+    /// The billing terms beyond the price table (service tiers, cache TTL, cache-miss rule), as
+    /// the scenario gave them, for the reports to show; the prices of `chains` already apply them.
+    pub billing: ScenarioBilling,
+}
+
+/// The billing terms a scenario asked for, as written ([`Scenario::billing`]): the chains'
+/// links are already priced by them ([`Request::billed`]); the reports show them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ScenarioBilling {
+    /// `[request] cache_ttl`, in seconds (300 or 3,600); `None`: each model's own TTL.
+    pub cache_ttl_s: Option<f64>,
+    /// `[request] cache_miss`; `None`: the default ([`CacheMiss::Write`]).
+    pub cache_miss: Option<CacheMiss>,
+    /// Each chain's service tier per link, primary first, by chain name.
+    pub service_tiers: Vec<(String, Vec<ServiceTier>)>,
+}
+
+impl ScenarioBilling {
+    /// The service tiers of chain `name`'s links, primary first; all `standard` for a chain the
+    /// scenario did not list (`links` of them).
+    pub fn tiers_of(&self, name: &str, links: usize) -> Vec<ServiceTier> {
+        self.service_tiers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or_else(|| vec![ServiceTier::Standard; links], |(_, t)| t.clone())
+    }
 }

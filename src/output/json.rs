@@ -1,7 +1,9 @@
 //! JSON export: the [`crate::report::Report`] as one pretty-printed object (MODEL.md §10 keys).
 //!
 //! The compare document ([`compare`]) is the report's fields, plus (keys are added, never
-//! renamed): `request` (the request profile every chain serves), `chains` (each chain's name,
+//! renamed): `request` (the request profile every chain serves, with `cache_ttl` ("5m", "1h" or
+//! null) and `cache_miss` ("write", "input" or null) as the scenario gives them), `chains` (each
+//! chain's name, service tiers per link,
 //! models in order and traffic share), and on every `steady` and `incident` row `blended`
 //! (`true` on the rows that blend the chains by traffic share). Every row of a list has the same
 //! keys: a key that does not apply to a row is `null` there, never absent (`mc` and the
@@ -99,6 +101,8 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
             "output_tokens": r.output_tokens,
             "prefix_tokens": r.prefix_tokens,
             "cache_hit_rate": r.cache_hit_rate,
+            "cache_ttl": report.input.billing.cache_ttl_s.map(crate::input::duration::format_seconds),
+            "cache_miss": report.input.billing.cache_miss.map(|m| m.as_str()),
         }),
     );
     obj.insert(
@@ -114,6 +118,13 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
                         "models": c.links.iter().map(|l| l.id.clone()).collect::<Vec<_>>(),
                         "providers": c.links.iter().map(|l| l.provider.clone()).collect::<Vec<_>>(),
                         "traffic_share": c.traffic_share,
+                        "service_tiers": report
+                            .input
+                            .billing
+                            .tiers_of(&c.name, c.links.len())
+                            .iter()
+                            .map(|t| t.as_str())
+                            .collect::<Vec<_>>(),
                     })
                 })
                 .collect(),

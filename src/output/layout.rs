@@ -83,18 +83,69 @@ fn seconds(x: f64) -> String {
     group(&format!("{x:.d$}"))
 }
 
-/// A share that may be tiny, as a percentage with four significant digits: `99.9%`, `0.0099%`.
+/// A share that may be tiny, as a percentage with up to three significant digits and no
+/// trailing zeros, one rule for every share: `100%`, `99.9%`, `3.3%`, `0.0000722%`. A share
+/// short of 100% never prints as `100%` (it keeps the digits that tell it apart).
 fn share_pct(x: f64) -> String {
-    format!("{}%", count(x * 100.0))
+    let p = x * 100.0;
+    if p == 0.0 || !p.is_finite() {
+        return format!("{}%", trim(p, 0));
+    }
+    let mut digits = (2 - p.abs().log10().floor() as i32).max(0) as usize;
+    let mut s = trim(p, digits);
+    while p < 100.0 && s == "100" && digits < 12 {
+        digits += 1;
+        s = trim(p, digits);
+    }
+    format!("{s}%")
+}
+
+/// The names "answered by" shows for `ids`: the model's short name (after the provider) when
+/// no other id in the list has the same one, else the full id.
+fn answer_labels<'a>(ids: &[&'a str]) -> Vec<&'a str> {
+    let short = |id: &'a str| id.split_once('/').map_or(id, |(_, m)| m);
+    ids.iter()
+        .map(|id| {
+            let s = short(id);
+            if ids.iter().filter(|other| short(other) == s).count() > 1 {
+                *id
+            } else {
+                s
+            }
+        })
+        .collect()
 }
 
 fn pct(x: f64) -> String {
     format!("{}%", trim(x * 100.0, 2))
 }
 
-fn chain_line(chain: &Chain) -> String {
-    let ids: Vec<&str> = chain.links.iter().map(|l| l.id.as_str()).collect();
-    format!("Chain {}: {}", chain.name, ids.join(" → "))
+/// `Chain NAME: a → b`, with the service tier when it is not `standard`: after the name when
+/// every link has it (`Chain c (batch): a → b`), else after each link that has one
+/// (`a (priority) → b`).
+fn chain_line(chain: &Chain, tiers: &[crate::model::ServiceTier]) -> String {
+    use crate::model::ServiceTier;
+    let all = tiers.first().copied().filter(|t| {
+        *t != ServiceTier::Standard
+            && tiers.len() == chain.links.len()
+            && tiers.iter().all(|x| x == t)
+    });
+    let ids: Vec<String> = chain
+        .links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| match tiers.get(i) {
+            Some(t) if all.is_none() && *t != ServiceTier::Standard => {
+                format!("{} ({})", l.id, t.as_str())
+            }
+            _ => l.id.clone(),
+        })
+        .collect();
+    let name = match all {
+        Some(t) => format!("{} ({})", chain.name, t.as_str()),
+        None => chain.name.clone(),
+    };
+    format!("Chain {name}: {}", ids.join(" → "))
 }
 
 fn steady_note(chain: &Chain) -> String {
@@ -191,7 +242,13 @@ fn has_policy(chain: &Chain) -> bool {
 
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
 fn policy_section(report: &Report, chain: &Chain) -> Section {
-    let short = |id: &str| id.split_once('/').map_or(id, |(_, m)| m).to_string();
+    let ids: Vec<&str> = chain.links.iter().map(|l| l.id.as_str()).collect();
+    let labels = answer_labels(&ids);
+    let short = |id: &str| {
+        ids.iter()
+            .position(|i| *i == id)
+            .map_or_else(|| id.to_string(), |k| labels[k].to_string())
+    };
     let with_mc = report.mc.is_some();
     let rows = report
         .steady
@@ -308,6 +365,10 @@ pub fn compare(report: &Report) -> Document {
         " + {} output tokens",
         group(&format!("{}", r.output_tokens))
     ));
+    let billing = &scenario.billing;
+    if let Some(ttl) = billing.cache_ttl_s {
+        req.push_str(&format!(", cache TTL {}", format_seconds(ttl)));
+    }
     preamble.push(req);
     if let Some(m) = &report.mc {
         preamble.push(format!(
@@ -357,7 +418,13 @@ pub fn compare(report: &Report) -> Document {
             .map(|row| row.baseline_per_1k_usd)
             .unwrap_or(0.0);
         sections.push(Section {
-            heading: Some(chain_line(chain)),
+            heading: Some(chain_line(
+                chain,
+                &report
+                    .input
+                    .billing
+                    .tiers_of(&chain.name, chain.links.len()),
+            )),
             title: "Steady state, per 1,000 requests".into(),
             notes: {
                 let mut notes = vec![
@@ -582,7 +649,14 @@ pub fn compare(report: &Report) -> Document {
                 )],
                 // Automatic caching (or none) has no write to decide on: the first failover
                 // is cold and warms the cache at the input price.
-                None => match chain.links.get(1) {
+                // The fallback the table names: the first one reached after the cost cap.
+                None => match cache
+                    .rows
+                    .iter()
+                    .find(|row| row.request != "primary-warm")
+                    .and_then(|row| chain.links.iter().find(|l| l.id == row.model))
+                    .or_else(|| chain.links.get(1))
+                {
                     Some(l) if l.caching == crate::model::Caching::Automatic => vec![format!(
                         "No break-even: {} caches automatically, so there is no cache write to decide on; the first failover pays the cold price and warms the cache.",
                         l.id
@@ -626,7 +700,7 @@ pub fn compare(report: &Report) -> Document {
             .incident
             .iter()
             .any(|i| i.chain == crate::report::BLENDED && i.mc.is_some());
-        let rows = report
+        let rows: Vec<Vec<String>> = report
             .steady
             .iter()
             .filter(|r| r.chain == crate::report::BLENDED)
@@ -640,7 +714,16 @@ pub fn compare(report: &Report) -> Document {
                     money(r.cost_per_1k_usd),
                     r.vs_baseline.map_or("–".into(), change),
                     count(r.failed_per_1k),
-                    inc.map_or("–".into(), |i| money(i.total_usd)),
+                    inc.map_or("–".into(), |i| {
+                        // Simulated when the blended row is, or when any chain's row it blends is.
+                        let sim = i.method == crate::report::Method::Simulated
+                            || report.incident.iter().any(|c| {
+                                c.chain != crate::report::BLENDED
+                                    && c.pattern == r.pattern
+                                    && c.method == crate::report::Method::Simulated
+                            });
+                        format!("{}{}", if sim { "sim " } else { "" }, money(i.total_usd))
+                    }),
                     inc.and_then(|i| i.multiplier)
                         .map_or("–".into(), multiplier),
                 ];
@@ -661,6 +744,15 @@ pub fn compare(report: &Report) -> Document {
             .iter()
             .map(|c| format!("{} {}", c.name, pct(c.traffic_share.unwrap_or(0.0))))
             .collect();
+        let mut blended_notes = vec![format!("traffic: {}", shares.join(", "))];
+        if rows
+            .iter()
+            .any(|cells: &Vec<String>| cells[4].starts_with("sim "))
+        {
+            blended_notes.push(
+                "sim: an incident figure so marked blends a chain's simulated incident (a circuit breaker has no exact closed form)".into(),
+            );
+        }
         let mut header: Vec<String> = [
             "pattern",
             "$/1k req",
@@ -683,7 +775,7 @@ pub fn compare(report: &Report) -> Document {
         sections.push(Section {
             heading: Some("All chains, weighted by traffic share".into()),
             title: "Steady state per 1,000 requests, and the incident, USD".into(),
-            notes: vec![format!("traffic: {}", shares.join(", "))],
+            notes: blended_notes,
             header,
             numeric,
             rows,
@@ -835,6 +927,38 @@ pub fn prices_of(table: &PriceTable, models: &[&ModelPrice]) -> Document {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_print_three_significant_digits_without_trailing_zeros() {
+        assert_eq!(share_pct(1.0), "100%");
+        assert_eq!(share_pct(0.999), "99.9%");
+        assert_eq!(share_pct(0.9659), "96.6%");
+        assert_eq!(share_pct(0.93), "93%");
+        assert_eq!(share_pct(0.07), "7%");
+        assert_eq!(share_pct(0.033), "3.3%");
+        assert_eq!(share_pct(0.0196), "1.96%");
+        assert_eq!(share_pct(0.0000007217), "0.0000722%");
+        assert_eq!(share_pct(0.0), "0%");
+        // Short of 100% never rounds up to it.
+        assert_eq!(share_pct(0.99996), "99.996%");
+    }
+
+    #[test]
+    fn answer_labels_keep_the_provider_only_when_the_short_name_repeats() {
+        assert_eq!(
+            answer_labels(&[
+                "anthropic/claude-sonnet-4-5",
+                "vertex_ai/claude-sonnet-4-5",
+                "openai/gpt-4o"
+            ]),
+            vec![
+                "anthropic/claude-sonnet-4-5",
+                "vertex_ai/claude-sonnet-4-5",
+                "gpt-4o"
+            ]
+        );
+        assert_eq!(answer_labels(&["a/x", "b/y"]), vec!["x", "y"]);
+    }
 
     #[test]
     fn prices_print_with_at_least_two_decimals() {
