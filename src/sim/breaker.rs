@@ -899,7 +899,7 @@ pub fn simulate(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::cost::tests::{july, req};
     use crate::model::incident::{breaker_bound, evaluate};
@@ -907,7 +907,13 @@ mod tests {
     use crate::model::{Policy, Steady};
     use crate::sim::stats::{Z99, Z999, agrees, rare_events_unseen};
 
-    fn sept3(models: &[&str], policy: Policy, failure: FailureMode) -> (Request, Chain, Incident) {
+    /// The 2026-09-03 window (3h6m at 1 req/s, sessions of 20, the post's agent request) on a
+    /// chain of bundled 2026-07 models with `policy`.
+    pub(crate) fn sept3(
+        models: &[&str],
+        policy: Policy,
+        failure: FailureMode,
+    ) -> (Request, Chain, Incident) {
         let chain = Chain {
             name: "c".into(),
             links: models.iter().map(|m| july(m)).collect(),

@@ -148,9 +148,8 @@ fn outcome(m: &PolicyIncidentMc, incident: &Incident, breaker: bool) -> Incident
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::cost::tests::{july, req};
     use crate::model::policy::{Backoff, Breaker, ErrorClass, ErrorMix, Jitter, WarmPolicy};
-    use crate::model::{FailureMode, Policy, Steady};
+    use crate::model::{FailureMode, Policy};
     use crate::sim::rng::{chunk_rng, uniform};
 
     /// A figure of a simulated row against a long simulation: (name, figure, long mean, z), z
@@ -216,27 +215,7 @@ pub(crate) mod tests {
     const HAIKU: &str = "anthropic/claude-haiku-4-5";
     const SOL: &str = "openai/gpt-6-sol";
 
-    fn scenario(
-        models: &[&str],
-        policy: Policy,
-        failure: FailureMode,
-    ) -> (Request, Chain, Incident) {
-        let chain = Chain {
-            name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
-            steady: Steady::default(),
-            policy,
-            latency: Vec::new(),
-            traffic_share: None,
-        };
-        let incident = Incident {
-            duration_s: 3.0 * 3600.0 + 6.0 * 60.0,
-            requests_per_second: 1.0,
-            session_length: 20,
-            failure,
-        };
-        (req(0.0, 1200.0, 60000.0, 0.9), chain, incident)
-    }
+    use crate::sim::breaker::tests::sept3 as scenario;
 
     fn long(r: &Request, c: &Chain, i: &Incident, p: Pattern, runs: u64) -> PolicyIncidentMc {
         let opts = McOptions {
