@@ -89,11 +89,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         // On a terminal each finding wraps to its width (continuing indented); in a pipe or a
         // file it stays one line, for grep and problem matchers.
         let out = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-            let mut wrapped = crate::output::table::wrap(&out, crate::output::ui::width(), 2);
-            if out.ends_with('\n') && !wrapped.ends_with('\n') {
-                wrapped.push('\n');
-            }
-            wrapped
+            crate::output::table::wrap(&out, crate::output::ui::width(), 2)
         } else {
             out
         };

@@ -56,7 +56,7 @@ fn cols(s: &str) -> usize {
 }
 
 /// `text` wrapped at spaces to lines of at most `width` columns (a longer word stays whole),
-/// continuation lines indented by `indent` spaces.
+/// continuation lines indented by `indent` spaces; a trailing newline is kept.
 pub fn wrap(text: &str, width: usize, indent: usize) -> String {
     if cols(text) <= width {
         return text.to_string();
@@ -83,6 +83,9 @@ pub fn wrap(text: &str, width: usize, indent: usize) -> String {
             cur.push_str(word);
         }
         out.push_str(&cur);
+    }
+    if text.ends_with('\n') {
+        out.push('\n');
     }
     out
 }
@@ -558,6 +561,7 @@ mod tests {
     #[test]
     fn prose_wraps_at_spaces_with_an_indent() {
         assert_eq!(wrap("aaa bbb ccc", 7, 2), "aaa bbb\n  ccc");
+        assert_eq!(wrap("aaa bbb ccc\n", 7, 2), "aaa bbb\n  ccc\n");
         assert_eq!(wrap("aaa bbb", 7, 2), "aaa bbb");
         // a word longer than the line stays whole
         assert_eq!(wrap("a abcdefghij b", 5, 0), "a\nabcdefghij\nb");
