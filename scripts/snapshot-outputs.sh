@@ -21,6 +21,25 @@ for s in scenarios/*.toml; do
       > "$out/$n.mc.$f" 2>&1 || echo "exit $?" >> "$out/$n.mc.$f"
   done
 done
-"$bin" prices --format csv > "$out/prices.csv" 2>&1 || true
-"$bin" check scenarios/ --format json > "$out/check.json" 2>&1 || true
+run() { # run NAME ARGS...: one output file, the exit code appended when it is not 0
+  local name=$1; shift
+  "$bin" "$@" > "$out/$name" 2>&1 || echo "exit $?" >> "$out/$name"
+}
+for f in table csv json markdown; do
+  run "prices.$f" prices --format "$f"
+  run "prices-2026-07.$f" prices --pricing 2026-07 --format "$f"
+  run "sweep-sept3.$f" sweep -s scenarios/sept3.toml --param incident.duration=30m:3h:30m --format "$f"
+  run "sweep-failure.$f" sweep -s scenarios/policies.toml --param steady.failure_rate=0:0.05:0.025 --format "$f"
+  run "sweep-failure.mc.$f" sweep -s scenarios/failover-chains.toml --param steady.failure_rate=0:0.05:0.025 --mc 20000 --seed 7 --format "$f"
+  for c in tests/fixtures/compare/*.yaml tests/fixtures/compare/*.json; do
+    run "config-$(basename "$c").$f" compare --config "$c" --scenario tests/fixtures/compare/steady.toml --format "$f"
+    run "config-$(basename "$c").mc.$f" compare --config "$c" --scenario tests/fixtures/compare/steady-gray.toml --mc 20000 --seed 7 --format "$f"
+  done
+done
+run prices-list.txt prices --list
+for f in text json github sarif; do
+  run "check-scenarios.$f" check scenarios/ --format "$f"
+  run "check-fixtures.$f" check tests/fixtures/check --format "$f"
+  run "check-incident.$f" check scenarios/ --incident 30m --profile 2000/400 --format "$f"
+done
 echo "wrote $(ls "$out" | wc -l) files to $out"
