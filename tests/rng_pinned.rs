@@ -113,7 +113,8 @@ fn chunk_streams_are_pinned_literals() {
 /// ziggurat `StandardNormal`.
 #[test]
 fn uniform_and_normal_draws_are_pinned_literals() {
-    let cases: [((u64, u64, u64), [f64; 2], f64); 2] = [
+    type Case = ((u64, u64, u64), [f64; 2], f64);
+    let cases: [Case; 2] = [
         (
             (42, 0, 0),
             [0.9871633539423712, 0.24228604580522173],
