@@ -1,6 +1,10 @@
 //! Agreement of the engines (MODEL.md §9): for every shipped scenario and for randomised
 //! scenarios, each pattern's Monte Carlo mean lies within its 99% interval of the analytic
-//! value (other figures within 99.9%; see `fallcost::sim::agree`).
+//! value (other figures within 99.9%; see `fallcost::sim::agree`). The randomised scenarios
+//! mostly carry a failover policy (retries, backoff, `failover_on`, an error mix, call and
+//! cost caps, `warm_fallback`, hedge delays; not the breaker, whose figures are simulated in
+//! both columns), whose own figures (attempts, dead time, answered-by shares, cap hits) are
+//! checked too.
 //!
 //! Seeds are fixed (the MC seed and proptest's), so the tests are reproducible: a 99% interval
 //! misses 1% of the time by design, and a fixed seed keeps such a miss from flickering.
@@ -10,11 +14,13 @@ use std::path::Path;
 use fallcost::input::pricing::bundled;
 use fallcost::input::scenario;
 use fallcost::model::latency::{Latency, primary_win_rate};
+use fallcost::model::policy::{Backoff, ErrorClass, ErrorMix, Jitter, WarmPolicy};
 use fallcost::model::{
     AbandonedBilling, Chain, FailureMode, Incident, Policy, Request, Scenario, Steady,
 };
 use fallcost::sim::McOptions;
 use fallcost::sim::agree;
+use fallcost::sim::stats::{Z999, agrees, rare_events_unseen};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
@@ -108,6 +114,140 @@ prop_compose! {
     }
 }
 
+/// The randomised policy scenarios: how many, proptest's seed, requests per chain.
+const CASES_WITH_POLICY: u32 = 12;
+const SEED_WITH_POLICY: u64 = 20261201;
+const REQUESTS_WITH_POLICY: u64 = 80_000;
+
+/// A client policy, as a scenario's `[policy]` and `[steady] errors` give it.
+#[derive(Debug, Clone)]
+struct PolicySpec {
+    retries: u32,
+    /// base_s, cap_s − base_s, jitter (0 none, 1 full, 2 equal)
+    backoff: (f64, f64, u8),
+    /// which of rate_limit, overload, server_error, timeout, client fail over (`None`: the
+    /// default four); quota never does (the scenario format refuses it)
+    failover_on: Option<[bool; 5]>,
+    max_attempts: Option<u32>,
+    max_multiplier: Option<f64>,
+    /// 0 always, 1 never, 2 after `warm_after`
+    warm: (u8, u32),
+    /// the hedge delay as a share of the timeout (it must be below it)
+    hedge_delay: Option<f64>,
+    /// unnormalised weights of the six error classes
+    errors: Option<[f64; 6]>,
+}
+
+prop_compose! {
+    fn policy()(
+        retries in prop_oneof![Just(0u32), 1..=3u32],
+        backoff in (0.0..2.0f64, 0.0..10.0f64, 0..3u8),
+        failover_on in prop::option::of(prop::array::uniform5(any::<bool>())),
+        max_attempts in prop::option::of(1..=6u32),
+        max_multiplier in prop::option::of(0.5..4.0f64),
+        warm in (0..3u8, 1..=4u32),
+        hedge_delay in prop::option::of(0.0..0.9f64),
+        errors in prop::option::of(prop::array::uniform6(prop_oneof![Just(0.0), 0.0..1.0f64])),
+    ) -> PolicySpec {
+        PolicySpec { retries, backoff, failover_on, max_attempts, max_multiplier, warm, hedge_delay, errors }
+    }
+}
+
+impl PolicySpec {
+    /// The policy of a chain with client timeout `timeout_s`.
+    fn policy(&self, timeout_s: f64) -> Policy {
+        let (base_s, extra, jitter) = self.backoff;
+        let failover_on = match self.failover_on {
+            None => ErrorClass::PROVIDER.to_vec(),
+            Some(on) => ErrorClass::ALL
+                .iter()
+                .zip(on)
+                .filter(|(_, on)| *on)
+                .map(|(c, _)| *c)
+                .collect(),
+        };
+        Policy {
+            timeout_s,
+            retries: self.retries,
+            backoff: Backoff {
+                base_s,
+                cap_s: base_s + extra,
+                jitter: [Jitter::None, Jitter::Full, Jitter::Equal][jitter as usize],
+            },
+            failover_on,
+            max_attempts: self.max_attempts,
+            max_multiplier: self.max_multiplier,
+            warm_fallback: match self.warm {
+                (0, _) => WarmPolicy::Always,
+                (1, _) => WarmPolicy::Never,
+                (_, n) => WarmPolicy::After(n),
+            },
+            breaker: None,
+            hedge_delay_s: self.hedge_delay.map(|d| d * timeout_s),
+        }
+    }
+
+    /// The error mix: the weights normalised to sum to 1 (`None` if all are 0).
+    fn error_mix(&self) -> Option<ErrorMix> {
+        let w = self.errors?;
+        let sum: f64 = w.iter().sum();
+        (sum > 0.0).then(|| ErrorMix {
+            shares: w.map(|x| x / sum),
+        })
+    }
+}
+
+/// The policy figures of every pattern of a chain with a policy (attempts, dead time, the
+/// share each link answered, call-cap and cost-cap hits): the MC mean within its 99.9%
+/// interval of the analytic value, widened by z²·M/n for unseen rare events as
+/// `sim::agree` does (M: what one request can change the figure by), or a constant sample
+/// within the Poisson allowance of [`rare_events_unseen`]. Returns the disagreements.
+fn policy_figures_disagree(s: &Scenario, opts: &McOptions) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (i, chain) in s.chains.iter().enumerate() {
+        if chain.has_default_policy() {
+            continue;
+        }
+        let mc = fallcost::sim::policy::simulate(&s.request, chain, i as u64, opts, &mut |_| {});
+        for m in &mc {
+            let p = m.base.pattern;
+            let Some(a) = fallcost::model::steady::detailed(&s.request, chain, p) else {
+                continue;
+            };
+            let max = f64::from(a.attempts_max.max(1));
+            let pol = &chain.policy;
+            // one request waits at most a timeout per attempt and the longest backoff between
+            let dead_bound = max * (pol.timeout_s + pol.backoff.cap_s);
+            let mut figures = vec![
+                ("attempts", &m.attempts, a.attempts, max),
+                ("dead_time", &m.dead_time, a.dead_time_s, dead_bound),
+                ("call_cap_hits", &m.call_cap_hits, a.call_cap_hits, 1.0),
+                ("cost_cap_hits", &m.cost_cap_hits, a.cost_cap_hits, 1.0),
+            ];
+            for (k, sum) in m.answered_by.iter().enumerate() {
+                figures.push(("answered_by", sum, a.answered_by[k], 1.0));
+            }
+            for (name, sum, want, bound) in figures {
+                let mut e = sum.estimate(Z999, 1.0);
+                let widened = Z999 * Z999 * bound / sum.n.max(1) as f64;
+                e.lo -= widened;
+                e.hi += widened;
+                if !(agrees(&e, want) || rare_events_unseen(sum, want, 1.0)) {
+                    bad.push(format!(
+                        "steady {} {} {name}: analytic {want} vs MC {} [{}, {}] at 99.9% (widened by {widened})",
+                        chain.name,
+                        p.as_str(),
+                        e.mean,
+                        e.lo,
+                        e.hi
+                    ));
+                }
+            }
+        }
+    }
+    bad
+}
+
 #[allow(clippy::too_many_arguments)]
 fn build(
     links: &[LinkSpec],
@@ -119,6 +259,7 @@ fn build(
     timeout_s: f64,
     win: Option<f64>,
     incident: (f64, f64, u64, bool),
+    policy: Option<&PolicySpec>,
 ) -> Scenario {
     let prices = bundled("2026-07").unwrap();
     let latency: Vec<Latency> = links
@@ -153,6 +294,14 @@ fn build(
         None if win_from_latency => primary_win_rate(&latency[0], &latency[1], timeout_s),
         None => 1.0,
     };
+    let error_mix = policy.and_then(PolicySpec::error_mix);
+    // As scenario resolution does: an error mix replaces the gray fraction (its `timeout`
+    // share is the gray share), which then keeps its default.
+    let gray = if error_mix.is_some() {
+        Steady::default().gray_fraction
+    } else {
+        gray
+    };
     let chain = Chain {
         name: "random".into(),
         links: links
@@ -174,11 +323,14 @@ fn build(
             fast_fail_s: 0.5,
             trips_from_latency,
             win_from_latency,
-            error_mix: None,
+            error_mix,
         },
-        policy: Policy {
-            timeout_s,
-            ..Policy::default()
+        policy: match policy {
+            Some(p) => p.policy(timeout_s),
+            None => Policy {
+                timeout_s,
+                ..Policy::default()
+            },
         },
         latency,
         traffic_share: None,
@@ -232,10 +384,47 @@ proptest! {
         incident in (30.0..1200.0f64, 0.3..3.0f64, 1..30u64, any::<bool>()),
         seed in any::<u64>(),
     ) {
-        let s = build(&links, tokens, gray, gray_out, cancel_out, full, timeout_s, win, incident);
+        let s = build(&links, tokens, gray, gray_out, cancel_out, full, timeout_s, win, incident, None);
         let opts = McOptions { requests: 150_000, runs: 60, seed };
         let checks = agree::scenario(&s, &opts);
         let bad: Vec<String> = checks.iter().filter(|c| !c.ok()).map(|c| c.to_string()).collect();
+        prop_assert!(bad.is_empty(), "{:#?}\n{}", s.chains[0], bad.join("\n"));
+    }
+}
+
+proptest! {
+    #![proptest_config(Config {
+        cases: CASES_WITH_POLICY,
+        rng_seed: RngSeed::Fixed(SEED_WITH_POLICY),
+        failure_persistence: None,
+        ..Config::default()
+    })]
+
+    /// As [`random_scenarios_agree`], each chain under a random failover policy: retries with
+    /// backoff (no jitter, full, equal), `failover_on` subsets (the client class included), an
+    /// error mix, call and cost caps, `warm_fallback` always / never / after N, delayed and
+    /// immediate hedges, timeout trips from the latency model or given. Every figure of
+    /// `sim::agree` agrees, and the policy's own (attempts, dead time, answered-by shares, cap
+    /// hits).
+    #[test]
+    fn random_policy_scenarios_agree(
+        links in prop::collection::vec(link(), 1..=3),
+        tokens in (0.0..5000.0f64, 1.0..3000.0f64, prop_oneof![Just(0.0), 0.0..60000.0f64], 0.0..=1.0f64),
+        gray in 0.0..=1.0f64,
+        gray_out in 0.0..=1.0f64,
+        cancel_out in prop_oneof![Just(0.0), 0.0..=1.0f64],
+        full in any::<bool>(),
+        timeout_s in 1.0..60.0f64,
+        win in prop::option::of(0.0..=1.0f64),
+        incident in (30.0..1200.0f64, 0.3..3.0f64, 1..30u64, any::<bool>()),
+        seed in any::<u64>(),
+        policy in policy(),
+    ) {
+        let s = build(&links, tokens, gray, gray_out, cancel_out, full, timeout_s, win, incident, Some(&policy));
+        let opts = McOptions { requests: REQUESTS_WITH_POLICY, runs: 30, seed };
+        let checks = agree::scenario(&s, &opts);
+        let mut bad: Vec<String> = checks.iter().filter(|c| !c.ok()).map(|c| c.to_string()).collect();
+        bad.extend(policy_figures_disagree(&s, &opts));
         prop_assert!(bad.is_empty(), "{:#?}\n{}", s.chains[0], bad.join("\n"));
     }
 }
