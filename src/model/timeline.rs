@@ -339,8 +339,8 @@ impl Timeline {
     ///
     /// Errors (the first found, in outage order): a window that is not finite and > 0; a start
     /// or duration that is not finite, a negative start, a duration ≤ 0; an outage starting or
-    /// ending outside [0, D]; an error rate outside [0, 1]; a latency factor not finite and
-    /// > 0; two outages of one failure domain (one provider, or a model and its provider) that
+    /// ending outside [0, D]; an error rate outside [0, 1]; a latency factor that is not a
+    /// finite number above 0; two outages of one failure domain (one provider, or a model and its provider) that
     /// overlap (touching, one ending where the next starts, is allowed).
     pub fn new(window_s: f64, outages: Vec<Outage>) -> Result<Timeline, TimelineError> {
         if !(window_s.is_finite() && window_s > 0.0) {
@@ -354,16 +354,16 @@ impl Timeline {
                     message: format!("must be a finite offset >= 0s; got {}s", o.start_s),
                 });
             }
-            if let Some(d) = o.duration_s {
-                if !(d.is_finite() && d > 0.0) {
-                    return Err(TimelineError::Field {
-                        outage: i,
-                        field: "duration",
-                        message: format!(
-                            "must be a finite duration > 0 (or absent: the rest of the window); got {d}s"
-                        ),
-                    });
-                }
+            if let Some(d) = o.duration_s
+                && !(d.is_finite() && d > 0.0)
+            {
+                return Err(TimelineError::Field {
+                    outage: i,
+                    field: "duration",
+                    message: format!(
+                        "must be a finite duration > 0 (or absent: the rest of the window); got {d}s"
+                    ),
+                });
             }
             let end = o.end_s(window_s);
             if o.start_s >= window_s || end > window_s {
@@ -385,14 +385,14 @@ impl Timeline {
                     value: o.error_rate,
                 });
             }
-            if let Some(f) = o.latency_factor {
-                if !(f.is_finite() && f > 0.0) {
-                    return Err(TimelineError::Field {
-                        outage: i,
-                        field: "latency_factor",
-                        message: format!("must be a finite number > 0; got {f}"),
-                    });
-                }
+            if let Some(f) = o.latency_factor
+                && !(f.is_finite() && f > 0.0)
+            {
+                return Err(TimelineError::Field {
+                    outage: i,
+                    field: "latency_factor",
+                    message: format!("must be a finite number > 0; got {f}"),
+                });
             }
         }
         for (j, b) in outages.iter().enumerate() {
