@@ -32,7 +32,7 @@
 //! CSV) and the field, and say what is allowed.
 
 use crate::error::{InputError, InputErrorKind, Location};
-use crate::model::timeline::OutageFailure;
+use crate::model::timeline::{Outage, OutageFailure, Target};
 
 /// The error rate of a `minor` Statuspage incident when none is set: 0.5.
 ///
@@ -179,6 +179,31 @@ impl History {
             .map(|i| i.end_s)
             .fold(f64::NEG_INFINITY, f64::max);
         if end > start { end - start } else { 0.0 }
+    }
+
+    /// The incidents that touch the window [`window_start_s`, `window_start_s + window_s`)
+    /// (Unix seconds) as timeline outages on providers, clipped to the window, coalesced
+    /// first (a timeline refuses overlapping outages of one provider). A replay prices one
+    /// window per incident this way, so incidents of other providers overlapping it overlap.
+    pub fn outages_in(&self, window_start_s: f64, window_s: f64) -> Vec<Outage> {
+        let end = window_start_s + window_s;
+        self.coalesced()
+            .incidents
+            .iter()
+            .filter(|i| i.end_s > window_start_s && i.start_s < end)
+            .map(|i| {
+                let start = i.start_s.max(window_start_s) - window_start_s;
+                let stop = i.end_s.min(end) - window_start_s;
+                Outage {
+                    target: Target::Provider(i.provider.clone()),
+                    start_s: start,
+                    duration_s: Some(stop - start),
+                    failure: i.failure,
+                    error_rate: i.error_rate,
+                    latency_factor: None,
+                }
+            })
+            .collect()
     }
 
     /// The providers in the history, sorted, each once.
@@ -1006,6 +1031,44 @@ mod tests {
         assert_eq!(e.location, Some(Location { line: 1, col: 1 }));
         let e = parse_csv("m.csv", "provider,start,end,failure\nopenai,x\n").unwrap_err();
         assert!(e.message.contains("the row has 2 cells"), "{e}");
+    }
+
+    #[test]
+    fn a_window_around_an_incident_holds_the_overlapping_ones() {
+        // Sept 3: the Anthropic incident (13:10-16:16) and the CSV's OpenAI (14:10-14:44) and
+        // xAI (14:30-15:30): the timeline of sept3 in model::timeline's tests.
+        let sp = parse_statuspage(
+            "anthropic.json",
+            &fixture("anthropic.json"),
+            &StatuspageOptions::default(),
+        )
+        .unwrap();
+        let csv = parse_csv("mine.csv", &fixture("monitoring.csv")).unwrap();
+        let all = History::merge(vec![sp, csv]);
+        let outages = all.outages_in(T0, 11_160.0);
+        let got: Vec<(String, f64, Option<f64>, f64)> = outages
+            .iter()
+            .map(|o| (o.target.to_string(), o.start_s, o.duration_s, o.error_rate))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "provider \"anthropic\"".to_string(),
+                    0.0,
+                    Some(11_160.0),
+                    1.0
+                ),
+                ("provider \"openai\"".to_string(), 3600.0, Some(2040.0), 1.0),
+                ("provider \"xai\"".to_string(), 4800.0, Some(3600.0), 0.8),
+            ]
+        );
+        let t = crate::model::timeline::Timeline::new(11_160.0, outages).unwrap();
+        assert_eq!(t.segments().len(), 5);
+        // a window cut short clips: the first hour holds Anthropic only
+        let first = all.outages_in(T0, 3600.0);
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].duration_s, Some(3600.0));
     }
 
     #[test]
