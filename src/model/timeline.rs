@@ -19,10 +19,15 @@
 //! Cache effects (cold starts per link, fail-back writes) follow the timeline as
 //! [`cache_figures`] documents (and `docs/timeline-notes.md` derives).
 //!
+//! [`money::timeline_cost`] prices it all (window, cold starts, fail-back, failed requests) from
+//! per-link prices given as plain USD.
+//!
 //! The chain is given as plain [`LinkRef`]s (provider, model id) so this module stands on its
 //! own; the engines will map their chain links onto it.
 
 use std::fmt;
+
+pub mod money;
 
 /// What an outage takes down.
 #[derive(Debug, Clone, PartialEq, Eq)]
