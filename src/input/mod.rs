@@ -7,6 +7,7 @@
 pub mod document;
 pub mod duration;
 pub mod gateway;
+pub mod history;
 pub mod litellm_prices;
 pub mod pricing;
 pub mod scenario;

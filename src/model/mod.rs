@@ -20,6 +20,7 @@ pub mod latency;
 pub mod policy;
 pub mod prices;
 pub mod steady;
+pub mod timeline;
 
 use serde::Serialize;
 

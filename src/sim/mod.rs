@@ -25,6 +25,7 @@ pub mod policy;
 pub mod rng;
 pub mod stats;
 pub mod steady;
+pub mod years;
 
 use rayon::prelude::*;
 
