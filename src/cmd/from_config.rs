@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 use crate::check::price_endpoint;
 use crate::error::{InputError, InputErrorKind};
-use crate::input::gateway::{self, Chain, Endpoint, Node, litellm, openrouter, portkey};
+use crate::input::gateway::{self, Endpoint, Node, Route, litellm, openrouter, portkey};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
 use crate::model::policy::ErrorClass;
@@ -586,7 +586,7 @@ fn list(codes: &[i64]) -> String {
 
 /// The Portkey fallback strategy `chain` was read from and its ancestors, root first: the
 /// chain's name is its path (`config.targets[1] (fallback)`, [`crate::input::gateway::portkey`]).
-fn portkey_path<'n>(root: &'n Node, chain: &Chain) -> Option<Vec<&'n Node>> {
+fn portkey_path<'n>(root: &'n Node, chain: &Route) -> Option<Vec<&'n Node>> {
     let path = chain.name.strip_suffix(" (fallback)")?;
     let mut rest = path.strip_prefix("config")?;
     let mut out = vec![root];
@@ -674,7 +674,7 @@ fn portkey_timeout(target: &Node, ancestors: &[&Node], file: &str) -> Option<Set
 /// targets' `override_params` besides `model`.
 ///
 /// Errors: a bad `retry.attempts`, status code or `cb_config` number.
-fn portkey_policy(file: &str, root: &Node, chain: &Chain) -> Result<Policy, InputError> {
+fn portkey_policy(file: &str, root: &Node, chain: &Route) -> Result<Policy, InputError> {
     let mut p = Policy::default();
     let Some(path) = portkey_path(root, chain) else {
         return policy_of(file, root, false);
@@ -1168,7 +1168,7 @@ fn pct(share: f64) -> String {
 #[allow(clippy::too_many_arguments)]
 fn emit(
     file: &str,
-    chain: &Chain,
+    chain: &Route,
     policy: &Policy,
     class: &(crate::model::policy::ErrorClass, String, bool),
     prices: &PriceTable,
@@ -1181,7 +1181,7 @@ fn emit(
         return Ok(());
     }
     let primary = picks(file, &chain.primary, prices, request)?;
-    let mut links: Vec<(&gateway::Link, Vec<Pick>)> = Vec::new();
+    let mut links: Vec<(&gateway::RouteLink, Vec<Pick>)> = Vec::new();
     for link in &chain.links {
         let p = picks(file, &link.fallback, prices, request)?;
         if !p.is_empty() {

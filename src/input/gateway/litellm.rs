@@ -67,7 +67,7 @@ use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{Chain, Config, Endpoint, Group, Link, Node, Notice, Place, PriceOverride, Value};
+use super::{Config, Endpoint, Group, Node, Notice, Place, PriceOverride, Route, RouteLink, Value};
 use crate::error::{InputError, InputErrorKind, Location};
 use crate::model::PriceTable;
 
@@ -749,7 +749,7 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
                             },
                         );
                     }
-                    links.push(Link {
+                    links.push(RouteLink {
                         fallback: resolved.group,
                         at: r.at,
                         via: r.via,
@@ -775,7 +775,7 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
                 // Only itself among the defaults: no chain.
                 continue;
             }
-            out.config.chains.push(Chain {
+            out.config.chains.push(Route {
                 name: format!("{name} ({field})"),
                 at: entry.at.clone(),
                 primary: primary.group,
