@@ -16,6 +16,7 @@ pub mod litellm;
 mod node;
 pub mod openrouter;
 pub mod portkey;
+pub mod price;
 
 use std::fmt;
 
