@@ -560,3 +560,38 @@ fn a_config_without_pricing_gets_the_broad_table() {
     assert!((take_first["cost_per_1k_usd"].as_f64().unwrap() - 23.5).abs() < 1e-9);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every model of a config with no price is reported, in one error, in line order: the route
+/// `chat-b` (read first) starts at `anthropic/claude-9-opus` on line 12, but the fallback
+/// `backup`'s `openai/gpt-9000-preview` on line 6 comes first; `backup` is reached by two routes
+/// and named once.
+#[test]
+fn every_unknown_model_of_a_config_in_one_error_in_line_order() {
+    let config = format!("{DIR}/errors/unknown-models.yaml");
+    let err = fails(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady.toml"),
+    ]);
+    assert!(
+        err.starts_with(&format!(
+            "error: {config}:6:14: unknown model `openai/gpt-9000-preview`: price table"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.trim_end().ends_with(&format!(
+            "; 2 models in the config have no price, in line order: `openai/gpt-9000-preview` ({config}:6:14), `anthropic/claude-9-opus` ({config}:12:14)"
+        )),
+        "{err}"
+    );
+    // One unknown model: the error as before, without the list.
+    let err = fails(&[
+        "compare",
+        "--config",
+        "tests/fixtures/check/errors/unknown-model/config.yaml",
+    ]);
+    assert!(!err.contains("in line order"), "{err}");
+}

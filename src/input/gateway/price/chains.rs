@@ -5,7 +5,7 @@
 use super::policy::{Policy, retry_field};
 use super::portkey_policy::{list, statuses};
 use super::{Provenance, quoted, table_id};
-use crate::error::InputError;
+use crate::error::{InputError, InputErrorKind};
 use crate::input::gateway::{self, Endpoint, Route};
 use crate::model::{PriceTable, Request};
 
@@ -21,13 +21,33 @@ pub(super) struct Pick<'a> {
 /// a fallback group is priced as its largest-share deployment.
 pub(super) const MAX_COMBINATIONS: usize = 64;
 
+/// What the routes of the configs become as they are written: the scenario's chains (names,
+/// TOML text), the provenance of every value taken, and the deployments with no price.
+#[derive(Default)]
+pub(super) struct Written {
+    /// The chain names given so far (each unique).
+    pub(super) names: Vec<String>,
+    /// The `[[chain]]` tables, as TOML.
+    pub(super) text: String,
+    /// Every value taken from the configs, in chain order.
+    pub(super) provenance: Vec<Provenance>,
+    /// Each deployment the price table has no price for (once, however many routes reach it):
+    /// its error and its model, so that all of them are reported together, in line order.
+    pub(super) unknown: Vec<(InputError, String)>,
+}
+
 /// The deployments of `g` that take traffic (a share of 0, e.g. OpenRouter's later
 /// `provider.order` entries, takes none in steady state), with their shares (equal without).
+/// A deployment with no price is left out and recorded in `unknown` (the caller fails on it
+/// once every route is read).
+///
+/// Errors: a price lookup that fails otherwise.
 pub(super) fn picks<'a>(
     file: &str,
     g: &'a gateway::Group,
     prices: &PriceTable,
     request: &Request,
+    unknown: &mut Vec<(InputError, String)>,
 ) -> Result<Vec<Pick<'a>>, InputError> {
     let taking: Vec<usize> = (0..g.endpoints.len())
         .filter(|&d| {
@@ -38,21 +58,58 @@ pub(super) fn picks<'a>(
         })
         .collect();
     let n = taking.len();
-    taking
-        .into_iter()
-        .map(|d| {
-            let ep = &g.endpoints[d];
-            Ok(Pick {
-                id: table_id(file, ep, prices, request)?,
-                share: g
-                    .shares
-                    .as_ref()
-                    .and_then(|s| s.get(d).copied())
-                    .unwrap_or(1.0 / n as f64),
-                ep,
+    let mut out = Vec::new();
+    for d in taking {
+        let ep = &g.endpoints[d];
+        let id = match table_id(file, ep, prices, request) {
+            Ok(id) => id,
+            Err(e) if e.kind == InputErrorKind::UnknownModel => {
+                if !unknown
+                    .iter()
+                    .any(|(u, _)| u.file == e.file && u.location == e.location)
+                {
+                    unknown.push((e, ep.model.clone()));
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        out.push(Pick {
+            id,
+            share: g
+                .shares
+                .as_ref()
+                .and_then(|s| s.get(d).copied())
+                .unwrap_or(1.0 / n as f64),
+            ep,
+        });
+    }
+    Ok(out)
+}
+
+/// One error for every deployment with no price (`unknown`, not empty): the first in line
+/// order (file, line, column) with its advice, then, when there are more, each model with its
+/// `file:line:col`, in line order.
+pub(super) fn unknown_models(mut unknown: Vec<(InputError, String)>) -> InputError {
+    unknown.sort_by_key(|(e, _)| (e.file.clone(), e.location.map(|l| (l.line, l.col))));
+    let mut first = unknown[0].0.clone();
+    if unknown.len() > 1 {
+        let all: Vec<String> = unknown
+            .iter()
+            .map(|(e, model)| {
+                let at = e
+                    .location
+                    .map_or(String::new(), |l| format!(":{}:{}", l.line, l.col));
+                format!("`{model}` ({}{at})", e.file)
             })
-        })
-        .collect()
+            .collect();
+        first.message.push_str(&format!(
+            "; {} models in the config have no price, in line order: {}",
+            unknown.len(),
+            all.join(", ")
+        ));
+    }
+    first
 }
 
 /// A percentage as the report names shares: `75%`, `37.5%`.
@@ -73,17 +130,21 @@ pub(super) fn emit(
     class: &(crate::model::policy::ErrorClass, String, bool),
     prices: &PriceTable,
     request: &Request,
-    names: &mut Vec<String>,
-    out: &mut String,
-    provenance: &mut Vec<Provenance>,
+    written: &mut Written,
 ) -> Result<(), InputError> {
+    let Written {
+        names,
+        text: out,
+        provenance,
+        unknown,
+    } = written;
     if chain.primary.endpoints.is_empty() {
         return Ok(());
     }
-    let primary = picks(file, &chain.primary, prices, request)?;
+    let primary = picks(file, &chain.primary, prices, request, unknown)?;
     let mut links: Vec<(&gateway::RouteLink, Vec<Pick>)> = Vec::new();
     for link in &chain.links {
-        let p = picks(file, &link.fallback, prices, request)?;
+        let p = picks(file, &link.fallback, prices, request, unknown)?;
         if !p.is_empty() {
             links.push((link, p));
         }

@@ -46,7 +46,7 @@ use crate::input::gateway::{self, Endpoint, Node, litellm, openrouter, portkey};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
 use crate::model::{PriceTable, Request, Scenario};
-use chains::emit;
+use chains::{Written, emit, unknown_models};
 use policy::{dominant_class, policy_of};
 use portkey_policy::portkey_policy;
 
@@ -343,9 +343,7 @@ pub fn build_text(
         cache_hit_rate: 1.0,
     };
     let class = dominant_class(&table);
-    let mut provenance = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    let mut chains_text = String::new();
+    let mut written = Written::default();
     let mut found = 0;
     let list = files(configs)?;
     let named: Vec<bool> = list.iter().map(|f| configs.contains(f)).collect();
@@ -369,12 +367,20 @@ pub fn build_text(
                 &class,
                 &prices,
                 &request,
-                &mut names,
-                &mut chains_text,
-                &mut provenance,
+                &mut written,
             )?;
         }
+        // Every model of the config with no price, in one error (fails closed, as check does).
+        if !written.unknown.is_empty() {
+            return Err(unknown_models(std::mem::take(&mut written.unknown)));
+        }
     }
+    let Written {
+        names,
+        text: chains_text,
+        provenance,
+        ..
+    } = written;
     if found == 0 || names.is_empty() {
         return Err(InputError::file(
             InputErrorKind::Schema,
