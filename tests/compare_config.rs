@@ -595,3 +595,89 @@ fn every_unknown_model_of_a_config_in_one_error_in_line_order() {
     ]);
     assert!(!err.contains("in line order"), "{err}");
 }
+
+/// LiteLLM's `model_group_retry_policy` (tests/fixtures/compare/retry/group-retry-policy.yaml):
+/// the group `chat` retries by its own policy instead of `retry_policy`, as
+/// `get_num_retries_from_retry_policy` (litellm/router_utils/get_retry_from_policy.py) replaces
+/// the router's policy with the group's; a class the group's policy has no count for gets
+/// `num_retries`, not `retry_policy`'s count.
+#[test]
+fn model_group_retry_policy_replaces_retry_policy_for_its_group() {
+    let config = format!("{DIR}/retry/group-retry-policy.yaml");
+    let chain = "chat (router_settings.fallbacks)";
+    let no_fallback = |doc: &Value| -> Value {
+        doc["steady"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["chain"] == chain && r["pattern"] == "no-fallback")
+            .unwrap()
+            .clone()
+    };
+    // Gray failures (timeouts): model_group_retry_policy.chat.TimeoutErrorRetries 1, not
+    // retry_policy's 3: gpt-4o $0.01 a request, a gray failure $0.0075, 1% failures:
+    // 0.99 x 0.01 + 0.01 x (0.0075 + 0.99 x 0.01 + 0.01 x 0.0075) = $0.01007475, and 0.01^2 of
+    // requests fail (0.1 per 1,000; 3 retries would leave 0.01^4).
+    let doc = json(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady-gray.toml"),
+        "--format",
+        "json",
+    ]);
+    let r = no_fallback(&doc);
+    assert_eq!(r["attempts_max"], 2);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 10.07475).abs() < 1e-9);
+    assert!((r["failed_per_1k"].as_f64().unwrap() - 0.1).abs() < 1e-12);
+    let v = values_of(&doc, chain);
+    assert!(
+        v.iter().any(|(s, l)| *l == 17
+            && s.starts_with(
+                "retries 1 (model_group_retry_policy.chat.TimeoutErrorRetries, for timeout failures"
+            )
+            && s.contains("RateLimitErrorRetries 4 are not priced")),
+        "{v:?}"
+    );
+    assert!(v.contains(&(
+        "`chat`'s retries from model_group_retry_policy.chat (LiteLLM's policy for the group, instead of retry_policy, not merged with it)".to_string(),
+        16
+    )));
+    assert!(v.contains(&(
+        "fallback `backup`'s model_group_retry_policy.backup not priced: a fallcost chain retries every link alike, as its primary".to_string(),
+        19
+    )));
+    // Fast failures (server_error): the group's policy has no count for them, so num_retries 2
+    // (3 attempts), not retry_policy's InternalServerErrorRetries 5 (6 attempts).
+    let doc = json(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady.toml"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(no_fallback(&doc)["attempts_max"], 3);
+    assert!(lists(
+        &doc,
+        "retries 2 (num_retries: model_group_retry_policy.chat sets no count for server_error failures)",
+        11
+    ));
+    // A group whose policy is not a mapping is an input error at its line.
+    let dir = std::env::temp_dir().join(format!("fallcost-group-retry-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("config.yaml");
+    std::fs::write(
+        &bad,
+        "model_list:\n  - model_name: chat\n    litellm_params: {model: openai/gpt-4o}\n  - model_name: backup\n    litellm_params: {model: openai/gpt-4.1}\nrouter_settings:\n  model_group_retry_policy:\n    chat: {TimeoutErrorRetries: 1.5}\n  fallbacks: [{chat: [backup]}]\n",
+    )
+    .unwrap();
+    let err = fails(&["compare", "--config", bad.to_str().unwrap()]);
+    assert!(
+        err.contains(":8:33: router_settings.model_group_retry_policy.chat.TimeoutErrorRetries: expected a whole number of retries, 0 to 100; got 1.5"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

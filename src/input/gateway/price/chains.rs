@@ -287,22 +287,36 @@ pub(super) fn emit(
             }
             let mut policy_text = Vec::new();
             // Retries: the retry_policy count for the class the scenario's failures have, else
-            // num_retries (LiteLLM's router: a class's count replaces num_retries).
+            // num_retries (LiteLLM's router: a class's count replaces num_retries). A group in
+            // model_group_retry_policy has its own policy instead of retry_policy
+            // (get_num_retries_from_retry_policy, litellm/router_utils/get_retry_from_policy.py).
             let (cls, why, exact) = class;
             let field = retry_field(*cls);
+            let group_policy = policy
+                .group_retry_policy
+                .iter()
+                .find(|(g, _, _)| *g == chain.primary.label);
+            let (retry_policy, source) = match group_policy {
+                Some((g, counts, _)) => (counts, format!("model_group_retry_policy.{g}")),
+                None => (&policy.retry_policy, "retry_policy".to_string()),
+            };
+            if let Some((g, _, at)) = group_policy {
+                let mut what = format!(
+                    "`{g}`'s retries from model_group_retry_policy.{g} (LiteLLM's policy for the group"
+                );
+                if !policy.retry_policy.is_empty() {
+                    what.push_str(", instead of retry_policy, not merged with it");
+                }
+                what.push(')');
+                rec(what, &at.file, at.line);
+            }
             let from_policy = field
-                .and_then(|f| policy.retry_policy.iter().find(|(k, _)| k == f))
-                .or_else(|| {
-                    policy
-                        .retry_policy
-                        .iter()
-                        .find(|(k, _)| k == "DefaultRetries")
-                });
+                .and_then(|f| retry_policy.iter().find(|(k, _)| k == f))
+                .or_else(|| retry_policy.iter().find(|(k, _)| k == "DefaultRetries"));
             let retries = if let Some((key, s)) = from_policy {
                 let r = s.value.round() as u64;
                 policy_text.push(format!("retries = {r}"));
-                let others: Vec<String> = policy
-                    .retry_policy
+                let others: Vec<String> = retry_policy
                     .iter()
                     .filter(|(k, o)| {
                         k != key
@@ -314,7 +328,7 @@ pub(super) fn emit(
                     .map(|(k, o)| format!("{k} {}", o.value))
                     .collect();
                 let mut what = format!(
-                    "retries {r} (retry_policy.{key}, for {} failures: {why}; fallcost retries every class alike",
+                    "retries {r} ({source}.{key}, for {} failures: {why}; fallcost retries every class alike",
                     cls.as_str()
                 );
                 if !others.is_empty() {
@@ -361,11 +375,11 @@ pub(super) fn emit(
             } else if let Some(s) = &policy.retries {
                 let r = s.value.round() as u64;
                 policy_text.push(format!("retries = {r}"));
-                let what = if policy.retry_policy.is_empty() {
+                let what = if retry_policy.is_empty() && group_policy.is_none() {
                     format!("retries {r}")
                 } else {
                     format!(
-                        "retries {r} (num_retries: retry_policy sets no count for {} failures)",
+                        "retries {r} (num_retries: {source} sets no count for {} failures)",
                         cls.as_str()
                     )
                 };
@@ -415,6 +429,37 @@ pub(super) fn emit(
                         &s.file,
                         s.line,
                     );
+                }
+            }
+            // A fallback group retries by its own model_group_retry_policy entry (else
+            // retry_policy): listed when that is not the primary's, not priced.
+            for ((link, _), _) in links.iter().zip(choice) {
+                let own = policy
+                    .group_retry_policy
+                    .iter()
+                    .find(|(g, _, _)| *g == link.fallback.label);
+                match (own, group_policy) {
+                    (Some((g, _, at)), _) if *g != chain.primary.label => rec(
+                        format!(
+                            "fallback `{g}`'s model_group_retry_policy.{g} not priced: a fallcost chain retries every link alike, as its primary"
+                        ),
+                        &at.file,
+                        at.line,
+                    ),
+                    (None, Some((g, _, at))) => rec(
+                        format!(
+                            "fallback `{}` retries by {}, not by model_group_retry_policy.{g}: not priced, a fallcost chain retries every link alike, as its primary",
+                            link.fallback.label,
+                            if policy.retry_policy.is_empty() {
+                                "num_retries"
+                            } else {
+                                "retry_policy"
+                            }
+                        ),
+                        &at.file,
+                        at.line,
+                    ),
+                    _ => {}
                 }
             }
             for (what, f, line) in &policy.notes {

@@ -19,7 +19,9 @@
 //!   scenario's failures have (`TimeoutErrorRetries` for gray failures, `InternalServerErrorRetries`
 //!   for fast 5xx and overload, `RateLimitErrorRetries`; then `DefaultRetries`): fallcost's
 //!   policy has one retry count for every class, so the other classes' counts are listed as not
-//!   priced; `timeout` (else `request_timeout`) → `policy.timeout_s`, the primary deployment's
+//!   priced; a group in `model_group_retry_policy` has its own policy instead of `retry_policy`
+//!   (not merged: a class it has no count for gets `num_retries`; a fallback group's own is
+//!   listed, not priced); `timeout` (else `request_timeout`) → `policy.timeout_s`, the primary deployment's
 //!   own `litellm_params.timeout` winning (a fallback's own timeout is listed as not priced);
 //!   `allowed_fails` and `cooldown_time` → `policy.breaker` (threshold `allowed_fails + 1`,
 //!   LiteLLM cools a deployment down when its failures in a minute exceed `allowed_fails`,

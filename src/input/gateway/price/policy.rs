@@ -24,6 +24,9 @@ pub(super) struct Policy {
     pub(super) max_fallbacks: Option<Setting>,
     /// LiteLLM's `retry_policy`: (field, count) per error class, in the config's order.
     pub(super) retry_policy: Vec<(String, Setting)>,
+    /// LiteLLM's `model_group_retry_policy`: each group's own (field, count) list, replacing
+    /// `retry_policy` for that group, and where the group's key is.
+    pub(super) group_retry_policy: Vec<(String, Vec<(String, Setting)>, Setting)>,
     /// LiteLLM's `routing_strategy`, with where it is.
     pub(super) routing_strategy: Option<(String, String, usize)>,
     /// LiteLLM's per-deployment `litellm_params.timeout`: the deployment's model node (file,
@@ -187,49 +190,118 @@ pub(super) fn litellm_retry_policy(
         let Some(rp) = root.get(section).and_then(|s| s.get("retry_policy")) else {
             continue;
         };
-        let gateway::Value::Map(entries) = &rp.value else {
-            if rp.value == gateway::Value::Null {
-                continue;
-            }
-            return Err(rp.error(
+        if rp.value == gateway::Value::Null {
+            continue;
+        }
+        return retry_counts(file, &format!("{section}.retry_policy"), rp);
+    }
+    Ok(Vec::new())
+}
+
+/// The counts of one `RetryPolicy` mapping at `rp` (`field` names it in errors): each
+/// `RetryPolicy` field set to a count, in the config's order; other keys are ignored.
+///
+/// Errors: not a mapping; a count that is not a whole number 0 to 100.
+fn retry_counts(file: &str, field: &str, rp: &Node) -> Result<Vec<(String, Setting)>, InputError> {
+    let gateway::Value::Map(entries) = &rp.value else {
+        return Err(rp.error(
+            file,
+            InputErrorKind::Invalid,
+            field.to_string(),
+            format!(
+                "expected a mapping of RetryPolicy fields to retry counts ({}); got {}",
+                RETRY_POLICY_FIELDS.join(", "),
+                rp.describe()
+            ),
+        ));
+    };
+    let mut out = Vec::new();
+    for (k, v) in entries {
+        let Some(key) = k.as_str().filter(|k| RETRY_POLICY_FIELDS.contains(k)) else {
+            continue;
+        };
+        if v.value == gateway::Value::Null {
+            continue;
+        }
+        let x = v
+            .as_f64()
+            .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x <= 100.0)
+            .ok_or_else(|| {
+                v.error(
+                    file,
+                    InputErrorKind::Invalid,
+                    format!("{field}.{key}"),
+                    format!(
+                        "expected a whole number of retries, 0 to 100; got {}",
+                        v.describe()
+                    ),
+                )
+            })?;
+        out.push((
+            key.to_string(),
+            Setting {
+                value: x,
+                file: v.file_or(file).to_string(),
+                line: v.line,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// LiteLLM's `model_group_retry_policy` (in `router_settings`, else `litellm_settings`, as
+/// `retry_policy` is read): `{group: RetryPolicy}`. LiteLLM's router
+/// (`Router.async_function_with_retries`, `litellm/router.py`) passes the requested group to
+/// `get_num_retries_from_retry_policy` (`litellm/router_utils/get_retry_from_policy.py`), where a
+/// group listed here has its own policy *instead of* `retry_policy` (not merged with it: a class
+/// its policy sets no count for gets `num_retries`). Returns each group with its counts and
+/// where the group's key is, in the config's order.
+///
+/// Errors: not a mapping of groups to mappings; a count that is not a whole number 0 to 100.
+#[allow(clippy::type_complexity)]
+pub(super) fn litellm_group_retry_policy(
+    file: &str,
+    root: &Node,
+) -> Result<Vec<(String, Vec<(String, Setting)>, Setting)>, InputError> {
+    for section in litellm::SECTIONS {
+        let Some(groups) = root
+            .get(section)
+            .and_then(|s| s.get("model_group_retry_policy"))
+        else {
+            continue;
+        };
+        if groups.value == gateway::Value::Null {
+            continue;
+        }
+        let gateway::Value::Map(entries) = &groups.value else {
+            return Err(groups.error(
                 file,
                 InputErrorKind::Invalid,
-                format!("{section}.retry_policy"),
+                format!("{section}.model_group_retry_policy"),
                 format!(
-                    "expected a mapping of RetryPolicy fields to retry counts ({}); got {}",
-                    RETRY_POLICY_FIELDS.join(", "),
-                    rp.describe()
+                    "expected a mapping of model groups to retry policies ({{group: {{TimeoutErrorRetries: 1, ...}}}}); got {}",
+                    groups.describe()
                 ),
             ));
         };
         let mut out = Vec::new();
         for (k, v) in entries {
-            let Some(key) = k.as_str().filter(|k| RETRY_POLICY_FIELDS.contains(k)) else {
-                continue;
-            };
+            let Some(group) = k.as_str() else { continue };
             if v.value == gateway::Value::Null {
                 continue;
             }
-            let x = v
-                .as_f64()
-                .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x <= 100.0)
-                .ok_or_else(|| {
-                    v.error(
-                        file,
-                        InputErrorKind::Invalid,
-                        format!("{section}.retry_policy.{key}"),
-                        format!(
-                            "expected a whole number of retries, 0 to 100; got {}",
-                            v.describe()
-                        ),
-                    )
-                })?;
+            let counts = retry_counts(
+                file,
+                &format!("{section}.model_group_retry_policy.{group}"),
+                v,
+            )?;
             out.push((
-                key.to_string(),
+                group.to_string(),
+                counts,
                 Setting {
-                    value: x,
-                    file: v.file_or(file).to_string(),
-                    line: v.line,
+                    value: 0.0,
+                    file: k.file_or(file).to_string(),
+                    line: k.line,
                 },
             ));
         }
@@ -299,6 +371,7 @@ pub(super) fn policy_of(file: &str, root: &Node, is_litellm: bool) -> Result<Pol
         p.cooldown_s = litellm_setting(file, root, &["cooldown_time"])?.map(|s| s.0);
         p.max_fallbacks = litellm_setting(file, root, &["max_fallbacks"])?.map(|s| s.0);
         p.retry_policy = litellm_retry_policy(file, root)?;
+        p.group_retry_policy = litellm_group_retry_policy(file, root)?;
         for section in litellm::SECTIONS {
             if let Some(v) = root.get(section).and_then(|s| s.get("routing_strategy"))
                 && let Some(name) = v.as_str()
