@@ -164,8 +164,8 @@ fn sweep_takes_the_config_too() {
         "--format",
         "json",
     ]);
-    // 3 points x 2 chains x 4 patterns.
-    assert_eq!(doc["rows"].as_array().unwrap().len(), 24);
+    // 3 points x (2 chains + their blend by traffic share) x 4 patterns.
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 36);
     assert!(
         doc["config_shared"]
             .as_array()
@@ -481,8 +481,8 @@ fn sweep_reads_project_settings() {
         "--format",
         "json",
     ]);
-    // 2 points x 2 chains (proxy.yaml's chat split 3:1) x 4 patterns.
-    assert_eq!(doc["rows"].as_array().unwrap().len(), 16);
+    // 2 points x (2 chains (proxy.yaml's chat split 3:1) + their blend) x 4 patterns.
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 24);
     assert_eq!(
         doc["config"][0]["file"],
         "tests/fixtures/compare/proxy.yaml"
@@ -680,4 +680,89 @@ fn model_group_retry_policy_replaces_retry_policy_for_its_group() {
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A route split into one chain per deployment combination carries each chain's share as
+/// `traffic_share`, so the report has the blended row of the route's traffic mix; with two
+/// routes the configs do not say how the traffic splits between them: no blend, and the listing
+/// says why.
+#[test]
+fn a_split_route_carries_traffic_shares_and_the_blended_row() {
+    const BLENDED: &str = "all chains (by traffic_share)";
+    let row = |doc: &Value, chain: &str, pattern: &str| -> Option<Value> {
+        doc["steady"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["chain"] == chain && r["pattern"] == pattern)
+            .cloned()
+    };
+    // proxy.yaml: `chat` is gpt-4o and gpt-4o-mini at 3:1, fast failures of 1%, 2 retries, one
+    // fallback (claude-sonnet-4, $0.0135) under max_fallbacks 1; failed attempts bill nothing.
+    // gpt-4o: 0.01 x (1 - 1e-6) + 1e-6 x 0.0135 = $0.0100000035 a request; gpt-4o-mini:
+    // 0.0006 x (1 - 1e-6) + 1e-6 x 0.0135 = $0.0006000129. Blended 3:1: $7.65000585 per 1,000.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/proxy.yaml"),
+        "-s",
+        &format!("{DIR}/steady.toml"),
+        "--format",
+        "json",
+    ]);
+    let cost = |chain: &str| {
+        row(&doc, chain, "sequential").unwrap()["cost_per_1k_usd"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((cost("chat (router_settings.fallbacks) [gpt-4o, 75%]") - 10.0000035).abs() < 1e-9);
+    assert!((cost("chat (router_settings.fallbacks) [gpt-4o-mini, 25%]") - 0.6000129).abs() < 1e-9);
+    assert!((cost(BLENDED) - 7.65000585).abs() < 1e-9);
+    // retry-policy.yaml: one primary, a fallback group of two (claude-sonnet-4 1 : gpt-4.1 3),
+    // gray failures, 1 retry: the blend is the group's mix, $10.075694413125 per 1,000
+    // sequential (retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix
+    // computes each chain), and the primary's $10.07475 without fallback.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/retry-policy.yaml"),
+        "-s",
+        &format!("{DIR}/steady-gray.toml"),
+        "--format",
+        "json",
+    ]);
+    let blended = |pattern: &str| {
+        row(&doc, BLENDED, pattern).unwrap()["cost_per_1k_usd"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((blended("sequential") - 10.075694413125).abs() < 1e-9);
+    assert!((blended("no-fallback") - 10.07475).abs() < 1e-9);
+    // Two routes: no traffic_share, no blended row; the split route's chains say why.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/shares/two-routes.yaml"),
+        "-s",
+        &format!("{DIR}/steady.toml"),
+        "--format",
+        "json",
+    ]);
+    assert!(row(&doc, BLENDED, "sequential").is_none());
+    let why = "no traffic_share, no blended row: the scenario has 2 routes and the configs do not say how the traffic splits between them";
+    // At each chain's first line (its primary deployment's).
+    for (chain, line) in [
+        ("chat (router_settings.fallbacks) [gpt-4o, 75%]", 6),
+        ("chat (router_settings.fallbacks) [gpt-4o-mini, 25%]", 8),
+    ] {
+        assert!(
+            values_of(&doc, chain).contains(&(why.to_string(), line)),
+            "{chain}"
+        );
+    }
+    assert!(
+        !values_of(&doc, "draft (router_settings.fallbacks)")
+            .iter()
+            .any(|(v, _)| v == why)
+    );
 }

@@ -27,13 +27,103 @@ pub(super) const MAX_COMBINATIONS: usize = 64;
 pub(super) struct Written {
     /// The chain names given so far (each unique).
     pub(super) names: Vec<String>,
-    /// The `[[chain]]` tables, as TOML.
-    pub(super) text: String,
+    /// The scenario's chains, in order.
+    pub(super) chains: Vec<Emitted>,
+    /// The routes read so far (the chains of one route share its number).
+    pub(super) routes: usize,
     /// Every value taken from the configs, in chain order.
     pub(super) provenance: Vec<Provenance>,
     /// Each deployment the price table has no price for (once, however many routes reach it):
     /// its error and its model, so that all of them are reported together, in line order.
     pub(super) unknown: Vec<(InputError, String)>,
+}
+
+/// One scenario chain a route became.
+pub(super) struct Emitted {
+    /// Its name (unique).
+    pub(super) name: String,
+    /// Its models' price-table ids, primary first.
+    pub(super) models: Vec<String>,
+    /// Its `policy = { ... }` entries.
+    pub(super) policy: Vec<String>,
+    /// Its share of its route's requests: the primary deployment's share times, when a fallback
+    /// group is split, the fallback deployment's (1 for a route that is one chain).
+    pub(super) share: f64,
+    /// The route it comes from (numbered from 1 in reading order).
+    pub(super) route: usize,
+    /// The config the route was read from.
+    pub(super) config: String,
+}
+
+impl Written {
+    /// The `[[chain]]` tables, as TOML. When the scenario is one route split into several chains
+    /// (a group of several deployments: one chain per deployment combination), each chain gets
+    /// its share as `traffic_share` (they add up to 1), so the report has the blended row of
+    /// the route's traffic mix. With several routes the configs do not say how the traffic
+    /// splits between them: no `traffic_share` (the blend needs one for every chain of the
+    /// scenario, adding up to 1), and each split route's chains say so in the provenance.
+    pub(super) fn to_toml(&mut self) -> String {
+        let routes = self.routes_with_chains();
+        let split = |r: usize| self.chains.iter().filter(|c| c.route == r).count() > 1;
+        let sum: f64 = self.chains.iter().map(|c| c.share).sum();
+        let shared = routes.len() == 1 && split(routes[0]) && (sum - 1.0).abs() <= 1e-9;
+        if routes.len() > 1 {
+            let mut notes = Vec::new();
+            for c in self.chains.iter().filter(|c| split(c.route)) {
+                notes.push(Provenance {
+                    chain: c.name.clone(),
+                    what: format!(
+                        "no traffic_share, no blended row: the scenario has {} routes and the configs do not say how the traffic splits between them",
+                        routes.len()
+                    ),
+                    file: c.config.clone(),
+                    line: self
+                        .provenance
+                        .iter()
+                        .find(|p| p.chain == c.name)
+                        .map_or(1, |p| p.line),
+                    config: c.config.clone(),
+                });
+            }
+            // each chain's note after its own entries
+            for n in notes {
+                let at = self
+                    .provenance
+                    .iter()
+                    .rposition(|p| p.chain == n.chain)
+                    .map_or(self.provenance.len(), |i| i + 1);
+                self.provenance.insert(at, n);
+            }
+        }
+        let mut out = String::new();
+        for c in &self.chains {
+            out.push_str("[[chain]]\n");
+            out.push_str(&format!("name = {}\n", quoted(&c.name)));
+            out.push_str(&format!(
+                "models = [{}]\n",
+                c.models
+                    .iter()
+                    .map(|m| quoted(m))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            if shared {
+                out.push_str(&format!("traffic_share = {}\n", c.share));
+            }
+            if !c.policy.is_empty() {
+                out.push_str(&format!("policy = {{ {} }}\n", c.policy.join(", ")));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The routes that became chains, in order.
+    fn routes_with_chains(&self) -> Vec<usize> {
+        let mut routes: Vec<usize> = self.chains.iter().map(|c| c.route).collect();
+        routes.dedup();
+        routes
+    }
 }
 
 /// The deployments of `g` that take traffic (a share of 0, e.g. OpenRouter's later
@@ -132,15 +222,18 @@ pub(super) fn emit(
     request: &Request,
     written: &mut Written,
 ) -> Result<(), InputError> {
-    let Written {
-        names,
-        text: out,
-        provenance,
-        unknown,
-    } = written;
     if chain.primary.endpoints.is_empty() {
         return Ok(());
     }
+    written.routes += 1;
+    let route = written.routes;
+    let Written {
+        names,
+        chains: out,
+        provenance,
+        unknown,
+        ..
+    } = written;
     let primary = picks(file, &chain.primary, prices, request, unknown)?;
     let mut links: Vec<(&gateway::RouteLink, Vec<Pick>)> = Vec::new();
     for link in &chain.links {
@@ -521,20 +614,14 @@ pub(super) fn emit(
                     );
                 }
             }
-            out.push_str("[[chain]]\n");
-            out.push_str(&format!("name = {}\n", quoted(&name)));
-            out.push_str(&format!(
-                "models = [{}]\n",
-                models
-                    .iter()
-                    .map(|m| quoted(m))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-            if !policy_text.is_empty() {
-                out.push_str(&format!("policy = {{ {} }}\n", policy_text.join(", ")));
-            }
-            out.push('\n');
+            out.push(Emitted {
+                name: name.clone(),
+                models,
+                policy: policy_text,
+                share,
+                route,
+                config: file.to_string(),
+            });
         }
     }
     Ok(())

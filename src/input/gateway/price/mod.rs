@@ -15,6 +15,9 @@
 //!   their shares said in the provenance, so the chains weighted by it are the group's traffic
 //!   mix; beyond 64 combinations a fallback group is priced as its largest-share deployment);
 //!   under a `routing_strategy` other than `simple-shuffle` the shares are equal (assumed, said);
+//!   when the scenario is one such route, each chain carries its share as `traffic_share` (the
+//!   report then has the blended row of the route's mix); with several routes the configs do
+//!   not say how the traffic splits between them, so there is none (said per split chain);
 //! - `num_retries` → `policy.retries`, or `retry_policy`'s count for the class most of the
 //!   scenario's failures have (`TimeoutErrorRetries` for gray failures, `InternalServerErrorRetries`
 //!   for fast 5xx and overload, `RateLimitErrorRetries`; then `DefaultRetries`): fallcost's
@@ -377,11 +380,9 @@ pub fn build_text(
             return Err(unknown_models(std::mem::take(&mut written.unknown)));
         }
     }
+    let chains_text = written.to_toml();
     let Written {
-        names,
-        text: chains_text,
-        provenance,
-        ..
+        names, provenance, ..
     } = written;
     if found == 0 || names.is_empty() {
         return Err(InputError::file(
