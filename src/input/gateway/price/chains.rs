@@ -62,7 +62,7 @@ impl Written {
     /// the route's traffic mix. With several routes the configs do not say how the traffic
     /// splits between them: no `traffic_share` (the blend needs one for every chain of the
     /// scenario, adding up to 1), and each split route's chains say so in the provenance.
-    pub(super) fn to_toml(&mut self) -> String {
+    pub(super) fn write_chains(&mut self) -> String {
         let routes = self.routes_with_chains();
         let split = |r: usize| self.chains.iter().filter(|c| c.route == r).count() > 1;
         let sum: f64 = self.chains.iter().map(|c| c.share).sum();

@@ -380,7 +380,7 @@ pub fn build_text(
             return Err(unknown_models(std::mem::take(&mut written.unknown)));
         }
     }
-    let chains_text = written.to_toml();
+    let chains_text = written.write_chains();
     let Written {
         names, provenance, ..
     } = written;

@@ -26,7 +26,7 @@ pub(super) struct Policy {
     pub(super) retry_policy: Vec<(String, Setting)>,
     /// LiteLLM's `model_group_retry_policy`: each group's own (field, count) list, replacing
     /// `retry_policy` for that group, and where the group's key is.
-    pub(super) group_retry_policy: Vec<(String, Vec<(String, Setting)>, Setting)>,
+    pub(super) group_retry_policy: Vec<GroupRetryPolicy>,
     /// LiteLLM's `routing_strategy`, with where it is.
     pub(super) routing_strategy: Option<(String, String, usize)>,
     /// LiteLLM's per-deployment `litellm_params.timeout`: the deployment's model node (file,
@@ -43,6 +43,10 @@ pub(super) struct Policy {
     /// Further lines for the listing (what, file, line).
     pub(super) notes: Vec<(String, String, usize)>,
 }
+
+/// One group of LiteLLM's `model_group_retry_policy`: the group, its (field, count) list, and
+/// where the group's key is (the setting's value unused).
+pub(super) type GroupRetryPolicy = (String, Vec<(String, Setting)>, Setting);
 
 /// Where a deployment's `litellm_params.model` is: its file (`None`: the config itself), line
 /// and column, as [`Endpoint`] records them.
@@ -258,11 +262,10 @@ fn retry_counts(file: &str, field: &str, rp: &Node) -> Result<Vec<(String, Setti
 /// where the group's key is, in the config's order.
 ///
 /// Errors: not a mapping of groups to mappings; a count that is not a whole number 0 to 100.
-#[allow(clippy::type_complexity)]
 pub(super) fn litellm_group_retry_policy(
     file: &str,
     root: &Node,
-) -> Result<Vec<(String, Vec<(String, Setting)>, Setting)>, InputError> {
+) -> Result<Vec<GroupRetryPolicy>, InputError> {
     for section in litellm::SECTIONS {
         let Some(groups) = root
             .get(section)
