@@ -164,8 +164,8 @@ fn sweep_takes_the_config_too() {
         "--format",
         "json",
     ]);
-    // 3 points x 2 chains x 4 patterns.
-    assert_eq!(doc["rows"].as_array().unwrap().len(), 24);
+    // 3 points x (2 chains + their blend by traffic share) x 4 patterns.
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 36);
     assert!(
         doc["config_shared"]
             .as_array()
@@ -481,8 +481,8 @@ fn sweep_reads_project_settings() {
         "--format",
         "json",
     ]);
-    // 2 points x 2 chains (proxy.yaml's chat split 3:1) x 4 patterns.
-    assert_eq!(doc["rows"].as_array().unwrap().len(), 16);
+    // 2 points x (2 chains (proxy.yaml's chat split 3:1) + their blend) x 4 patterns.
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 24);
     assert_eq!(
         doc["config"][0]["file"],
         "tests/fixtures/compare/proxy.yaml"
@@ -559,4 +559,210 @@ fn a_config_without_pricing_gets_the_broad_table() {
         .unwrap();
     assert!((take_first["cost_per_1k_usd"].as_f64().unwrap() - 23.5).abs() < 1e-9);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every model of a config with no price is reported, in one error, in line order: the route
+/// `chat-b` (read first) starts at `anthropic/claude-9-opus` on line 12, but the fallback
+/// `backup`'s `openai/gpt-9000-preview` on line 6 comes first; `backup` is reached by two routes
+/// and named once.
+#[test]
+fn every_unknown_model_of_a_config_in_one_error_in_line_order() {
+    let config = format!("{DIR}/errors/unknown-models.yaml");
+    let err = fails(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady.toml"),
+    ]);
+    assert!(
+        err.starts_with(&format!(
+            "error: {config}:6:14: unknown model `openai/gpt-9000-preview`: price table"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.trim_end().ends_with(&format!(
+            "; 2 models in the config have no price, in line order: `openai/gpt-9000-preview` ({config}:6:14), `anthropic/claude-9-opus` ({config}:12:14)"
+        )),
+        "{err}"
+    );
+    // One unknown model: the error as before, without the list.
+    let err = fails(&[
+        "compare",
+        "--config",
+        "tests/fixtures/check/errors/unknown-model/config.yaml",
+    ]);
+    assert!(!err.contains("in line order"), "{err}");
+}
+
+/// LiteLLM's `model_group_retry_policy` (tests/fixtures/compare/retry/group-retry-policy.yaml):
+/// the group `chat` retries by its own policy instead of `retry_policy`, as
+/// `get_num_retries_from_retry_policy` (litellm/router_utils/get_retry_from_policy.py) replaces
+/// the router's policy with the group's; a class the group's policy has no count for gets
+/// `num_retries`, not `retry_policy`'s count.
+#[test]
+fn model_group_retry_policy_replaces_retry_policy_for_its_group() {
+    let config = format!("{DIR}/retry/group-retry-policy.yaml");
+    let chain = "chat (router_settings.fallbacks)";
+    let no_fallback = |doc: &Value| -> Value {
+        doc["steady"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["chain"] == chain && r["pattern"] == "no-fallback")
+            .unwrap()
+            .clone()
+    };
+    // Gray failures (timeouts): model_group_retry_policy.chat.TimeoutErrorRetries 1, not
+    // retry_policy's 3: gpt-4o $0.01 a request, a gray failure $0.0075, 1% failures:
+    // 0.99 x 0.01 + 0.01 x (0.0075 + 0.99 x 0.01 + 0.01 x 0.0075) = $0.01007475, and 0.01^2 of
+    // requests fail (0.1 per 1,000; 3 retries would leave 0.01^4).
+    let doc = json(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady-gray.toml"),
+        "--format",
+        "json",
+    ]);
+    let r = no_fallback(&doc);
+    assert_eq!(r["attempts_max"], 2);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 10.07475).abs() < 1e-9);
+    assert!((r["failed_per_1k"].as_f64().unwrap() - 0.1).abs() < 1e-12);
+    let v = values_of(&doc, chain);
+    assert!(
+        v.iter().any(|(s, l)| *l == 17
+            && s.starts_with(
+                "retries 1 (model_group_retry_policy.chat.TimeoutErrorRetries, for timeout failures"
+            )
+            && s.contains("RateLimitErrorRetries 4 are not priced")),
+        "{v:?}"
+    );
+    assert!(v.contains(&(
+        "`chat`'s retries from model_group_retry_policy.chat (LiteLLM's policy for the group, instead of retry_policy, not merged with it)".to_string(),
+        16
+    )));
+    assert!(v.contains(&(
+        "fallback `backup`'s model_group_retry_policy.backup not priced: a fallcost chain retries every link alike, as its primary".to_string(),
+        19
+    )));
+    // Fast failures (server_error): the group's policy has no count for them, so num_retries 2
+    // (3 attempts), not retry_policy's InternalServerErrorRetries 5 (6 attempts).
+    let doc = json(&[
+        "compare",
+        "--config",
+        &config,
+        "-s",
+        &format!("{DIR}/steady.toml"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(no_fallback(&doc)["attempts_max"], 3);
+    assert!(lists(
+        &doc,
+        "retries 2 (num_retries: model_group_retry_policy.chat sets no count for server_error failures)",
+        11
+    ));
+    // A group whose policy is not a mapping is an input error at its line.
+    let dir = std::env::temp_dir().join(format!("fallcost-group-retry-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("config.yaml");
+    std::fs::write(
+        &bad,
+        "model_list:\n  - model_name: chat\n    litellm_params: {model: openai/gpt-4o}\n  - model_name: backup\n    litellm_params: {model: openai/gpt-4.1}\nrouter_settings:\n  model_group_retry_policy:\n    chat: {TimeoutErrorRetries: 1.5}\n  fallbacks: [{chat: [backup]}]\n",
+    )
+    .unwrap();
+    let err = fails(&["compare", "--config", bad.to_str().unwrap()]);
+    assert!(
+        err.contains(":8:33: router_settings.model_group_retry_policy.chat.TimeoutErrorRetries: expected a whole number of retries, 0 to 100; got 1.5"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A route split into one chain per deployment combination carries each chain's share as
+/// `traffic_share`, so the report has the blended row of the route's traffic mix; with two
+/// routes the configs do not say how the traffic splits between them: no blend, and the listing
+/// says why.
+#[test]
+fn a_split_route_carries_traffic_shares_and_the_blended_row() {
+    const BLENDED: &str = "all chains (by traffic_share)";
+    let row = |doc: &Value, chain: &str, pattern: &str| -> Option<Value> {
+        doc["steady"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["chain"] == chain && r["pattern"] == pattern)
+            .cloned()
+    };
+    // proxy.yaml: `chat` is gpt-4o and gpt-4o-mini at 3:1, fast failures of 1%, 2 retries, one
+    // fallback (claude-sonnet-4, $0.0135) under max_fallbacks 1; failed attempts bill nothing.
+    // gpt-4o: 0.01 x (1 - 1e-6) + 1e-6 x 0.0135 = $0.0100000035 a request; gpt-4o-mini:
+    // 0.0006 x (1 - 1e-6) + 1e-6 x 0.0135 = $0.0006000129. Blended 3:1: $7.65000585 per 1,000.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/proxy.yaml"),
+        "-s",
+        &format!("{DIR}/steady.toml"),
+        "--format",
+        "json",
+    ]);
+    let cost = |chain: &str| {
+        row(&doc, chain, "sequential").unwrap()["cost_per_1k_usd"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((cost("chat (router_settings.fallbacks) [gpt-4o, 75%]") - 10.0000035).abs() < 1e-9);
+    assert!((cost("chat (router_settings.fallbacks) [gpt-4o-mini, 25%]") - 0.6000129).abs() < 1e-9);
+    assert!((cost(BLENDED) - 7.65000585).abs() < 1e-9);
+    // retry-policy.yaml: one primary, a fallback group of two (claude-sonnet-4 1 : gpt-4.1 3),
+    // gray failures, 1 retry: the blend is the group's mix, $10.075694413125 per 1,000
+    // sequential (retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix
+    // computes each chain), and the primary's $10.07475 without fallback.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/retry-policy.yaml"),
+        "-s",
+        &format!("{DIR}/steady-gray.toml"),
+        "--format",
+        "json",
+    ]);
+    let blended = |pattern: &str| {
+        row(&doc, BLENDED, pattern).unwrap()["cost_per_1k_usd"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((blended("sequential") - 10.075694413125).abs() < 1e-9);
+    assert!((blended("no-fallback") - 10.07475).abs() < 1e-9);
+    // Two routes: no traffic_share, no blended row; the split route's chains say why.
+    let doc = json(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/shares/two-routes.yaml"),
+        "-s",
+        &format!("{DIR}/steady.toml"),
+        "--format",
+        "json",
+    ]);
+    assert!(row(&doc, BLENDED, "sequential").is_none());
+    let why = "no traffic_share, no blended row: the scenario has 2 routes and the configs do not say how the traffic splits between them";
+    // At each chain's first line (its primary deployment's).
+    for (chain, line) in [
+        ("chat (router_settings.fallbacks) [gpt-4o, 75%]", 6),
+        ("chat (router_settings.fallbacks) [gpt-4o-mini, 25%]", 8),
+    ] {
+        assert!(
+            values_of(&doc, chain).contains(&(why.to_string(), line)),
+            "{chain}"
+        );
+    }
+    assert!(
+        !values_of(&doc, "draft (router_settings.fallbacks)")
+            .iter()
+            .any(|(v, _)| v == why)
+    );
 }

@@ -46,8 +46,12 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
         }
         (scenario::load(path, &args.set)?, Vec::new())
     } else {
-        let built =
-            super::from_config::build(&configs, scenario_path.as_deref(), profile, &args.set)?;
+        let built = crate::input::gateway::price::build(
+            &configs,
+            scenario_path.as_deref(),
+            profile,
+            &args.set,
+        )?;
         (built.scenario, built.provenance)
     };
     let label = scenario_path
@@ -127,7 +131,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
     }
     let mut bytes = output::render(&report, format)?;
     if !provenance.is_empty() {
-        bytes = super::from_config::with_provenance(bytes, format, &provenance)?;
+        bytes = crate::output::provenance::with_provenance(bytes, format, &provenance)?;
     }
     if let Some(path) = &args.plot {
         let svg = output::compare_plot::compare_chart(&report);

@@ -5,7 +5,6 @@ pub mod calibrate;
 pub mod check;
 pub mod compare;
 pub mod completions;
-pub mod from_config;
 pub mod prices;
 pub mod sweep;
 pub mod version;

@@ -51,7 +51,8 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
             Vec::new(),
         )
     } else {
-        let mut b = super::from_config::build_text(&configs, scenario_path.as_deref(), profile)?;
+        let mut b =
+            crate::input::gateway::price::build_text(&configs, scenario_path.as_deref(), profile)?;
         b.overrides.extend(args.set.iter().cloned());
         (b.label, b.text, b.base, b.overrides, b.provenance)
     };
@@ -113,7 +114,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
     let bytes = if provenance.is_empty() {
         bytes
     } else {
-        super::from_config::with_provenance(bytes, format, &provenance)?
+        crate::output::provenance::with_provenance(bytes, format, &provenance)?
     };
     output::write(&target, &bytes)?;
     Ok(ExitStatus::Success)

@@ -10,6 +10,7 @@ pub mod json;
 pub mod layout;
 pub mod number;
 pub mod plot;
+pub mod provenance;
 pub mod table;
 pub mod ui;
 

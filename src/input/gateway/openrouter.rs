@@ -27,7 +27,7 @@
 //! - `models` that is not a list of model ids, or `provider.order` that is not a list of
 //!   provider names, is an input error at its line.
 
-use super::{Chain, Config, Endpoint, Group, Link, Node, Notice, Place, PriceOverride, Value};
+use super::{Config, Endpoint, Group, Node, Notice, Place, PriceOverride, Route, RouteLink, Value};
 use crate::error::{InputError, InputErrorKind};
 
 /// The request keys, besides `models`, that make a JSON object an OpenRouter request.
@@ -242,14 +242,14 @@ pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
     let Some(first) = steps.next() else {
         return Ok(config);
     };
-    let links: Vec<Link> = steps
-        .map(|(m, n)| Link {
+    let links: Vec<RouteLink> = steps
+        .map(|(m, n)| RouteLink {
             fallback: group((m, n)),
             at: Place::of(n),
             via: vec![],
         })
         .collect();
-    config.chains.push(Chain {
+    config.chains.push(Route {
         name: "models (OpenRouter)".into(),
         at: Place::of(models),
         primary: group(first),

@@ -40,7 +40,7 @@
 //! - JSON is a Portkey config only when it has Portkey's shape: a `strategy` object with a
 //!   `mode`, or a `targets` list of objects ([`recognise`]); anything else is skipped with a note.
 
-use super::{Chain, Config, Endpoint, Group, Link, Node, Notice, Place, PriceOverride, Value};
+use super::{Config, Endpoint, Group, Node, Notice, Place, PriceOverride, Route, RouteLink, Value};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::suggest::near_miss;
 
@@ -212,7 +212,7 @@ fn provider_of_slug(slug: &str) -> Option<&'static str> {
 /// Warn about each link of `chain` that serves the primary's model on the primary's provider
 /// through another key or slug (`@openai-prod/gpt-4o` -> `@openai-backup/gpt-4o`): it survives a
 /// rate limit on one key, not the provider's outage, and costs the same.
-fn same_model_links(chain: &Chain, config: &mut Config) {
+fn same_model_links(chain: &Route, config: &mut Config) {
     let served = |g: &Group| -> Option<(String, String)> {
         let mut all = g
             .endpoints
@@ -346,12 +346,12 @@ fn visit<'n>(
             }
         };
         if let Some((label, endpoints, shares, _)) = groups.next() {
-            let chain = Chain {
+            let chain = Route {
                 name: format!("{path} (fallback)"),
                 at: Place::of(node.get("strategy").unwrap_or(node)),
                 primary: group(label, endpoints, shares),
                 links: groups
-                    .map(|(label, endpoints, shares, at)| Link {
+                    .map(|(label, endpoints, shares, at)| RouteLink {
                         fallback: group(label, endpoints, shares),
                         at,
                         via: vec![],

@@ -1,0 +1,432 @@
+//! The fallback lists of a LiteLLM config (`fallbacks`, `default_fallbacks`,
+//! `context_window_fallbacks`, `content_policy_fallbacks`) as its router looks them up
+//! (`get_fallback_model_group`), and the walk through them that finds every group a chain reaches
+//! (with loops and self-links).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use super::Out;
+use super::model_list::{ModelList, string_list};
+use crate::error::{InputError, InputErrorKind};
+use crate::input::gateway::{Node, Notice, Place, Value};
+
+/// One declared fallback entry: a group (or `*`) and the groups it falls back to.
+pub(super) struct Entry<'n> {
+    /// The group, as written.
+    pub(super) key: &'n str,
+    /// Where the key is.
+    pub(super) at: Place,
+    /// The fallbacks, each with its place.
+    pub(super) targets: Vec<(&'n str, Place)>,
+}
+
+/// One kind of fallback list as LiteLLM acts on it: `get_fallback_model_group` for `fallbacks`
+/// (exact key, else the key without the provider prefix, else `*`), an exact key only for the
+/// other kinds.
+pub(super) struct Lists<'n> {
+    /// The effective list's field, e.g. `router_settings.fallbacks`.
+    pub(super) field: String,
+    pub(super) entries: Vec<Entry<'n>>,
+    /// The first entry of each key (exact matches stop there).
+    pub(super) first: HashMap<&'n str, usize>,
+    /// The last entry of each key (a stripped match keeps looking).
+    pub(super) last: HashMap<&'n str, usize>,
+    /// The `*` fallbacks and the field they come from (`default_fallbacks` or `fallbacks["*"]`).
+    pub(super) star: Option<(Entry<'n>, String)>,
+    /// Whether stripped keys and `*` apply (`fallbacks` only).
+    pub(super) generic: bool,
+}
+
+impl<'n> Lists<'n> {
+    /// The entry LiteLLM uses for `group`, with the field it is declared in.
+    pub(super) fn lookup(&self, group: &str, providers: &Providers) -> Option<(&Entry<'n>, &str)> {
+        if let Some(&i) = self.first.get(group) {
+            return Some((&self.entries[i], &self.field));
+        }
+        if !self.generic {
+            return None;
+        }
+        if let Some(&i) = providers.strip(group).and_then(|bare| self.last.get(bare)) {
+            return Some((&self.entries[i], &self.field));
+        }
+        self.star.as_ref().map(|(e, field)| (e, field.as_str()))
+    }
+}
+
+/// The provider prefixes LiteLLM strips from a group name to find its fallbacks.
+pub(super) struct Providers<'p>(pub(super) HashSet<&'p str>);
+
+impl Providers<'_> {
+    /// `group` without its provider prefix (`anthropic/claude-sonnet-5` → `claude-sonnet-5`), as
+    /// `_check_stripped_model_group` matches it; `None` when it has none.
+    pub(super) fn strip<'g>(&self, group: &'g str) -> Option<&'g str> {
+        group
+            .split_once('/')
+            .filter(|(p, _)| self.0.contains(p))
+            .map(|(_, bare)| bare)
+    }
+}
+
+impl<'n> Lists<'n> {
+    pub(super) fn new(field: String, entries: Vec<Entry<'n>>, generic: bool) -> Lists<'n> {
+        let (mut first, mut last) = (HashMap::new(), HashMap::new());
+        let mut star = None;
+        let mut kept = Vec::new();
+        for e in entries {
+            if e.key == "*" {
+                if generic {
+                    star = Some(e);
+                }
+                continue;
+            }
+            first.entry(e.key).or_insert(kept.len());
+            last.insert(e.key, kept.len());
+            kept.push(e);
+        }
+        let star = star.map(|e| (e, format!("{field}[\"*\"]")));
+        Lists {
+            field,
+            entries: kept,
+            first,
+            last,
+            star,
+            generic,
+        }
+    }
+}
+
+/// Parse one fallbacks list (`None` when it is null). Warns about what LiteLLM never reads:
+/// a later entry for the same group, an earlier `*` entry, a second key of a
+/// `context_window_fallbacks` entry; notes empty lists and self-fallbacks.
+///
+/// Errors: not a list of `{group: [groups]}` maps; a `fallbacks` or `content_policy_fallbacks`
+/// entry without exactly one key (LiteLLM's router refuses it at startup).
+pub(super) fn parse_list<'n>(
+    file: &str,
+    list: &'n Node,
+    field: &str,
+    kind: &str,
+    out: &mut Out,
+) -> Result<Option<Vec<Entry<'n>>>, InputError> {
+    let schema = |node: &Node, field: String, message: String| {
+        node.error(file, InputErrorKind::Schema, field, message)
+    };
+    let items = match &list.value {
+        Value::Null => return Ok(None),
+        Value::Seq(items) => items,
+        _ => {
+            return Err(schema(
+                list,
+                field.to_string(),
+                format!(
+                    "expected a list of {{group: [fallback groups]}} maps, e.g. [{{\"a\": [\"b\"]}}]; got {}",
+                    list.kind()
+                ),
+            ));
+        }
+    };
+    if items.is_empty() {
+        out.notice(
+            Place::of(list),
+            Notice::Empty {
+                what: field.to_string(),
+            },
+        );
+    }
+    let validated = kind != "context_window_fallbacks";
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{field}[{i}]");
+        let Value::Map(pairs) = &item.value else {
+            return Err(schema(
+                item,
+                at,
+                format!(
+                    "expected a {{group: [fallback groups]}} map; got {}",
+                    item.kind()
+                ),
+            ));
+        };
+        let Some((k, v)) = pairs.first() else {
+            return Err(schema(
+                item,
+                at,
+                "expected a {group: [fallback groups]} map with one key; got an empty mapping"
+                    .into(),
+            ));
+        };
+        if let Some((extra, _)) = pairs.get(1) {
+            let name = extra
+                .as_str()
+                .map_or_else(|| extra.describe(), str::to_string);
+            if validated {
+                return Err(schema(
+                    extra,
+                    at,
+                    format!(
+                        "a {field} entry has exactly one key; this one also has `{name}` (LiteLLM's router refuses the config: \"must have exactly one key\"); give `{name}` its own `- {name}: [...]` item"
+                    ),
+                ));
+            }
+            for (extra, _) in &pairs[1..] {
+                let name = extra
+                    .as_str()
+                    .map_or_else(|| extra.describe(), str::to_string);
+                out.ignored(
+                    Place::of(extra),
+                    format!("`{name}` in {at}"),
+                    format!(
+                            "LiteLLM reads only the first key of each entry; give `{name}` its own `- {name}: [...]` item"
+                        ),
+                );
+            }
+        }
+        let Some(from) = k.as_str() else {
+            return Err(schema(
+                k,
+                at,
+                format!("expected a group name as key; got {}", k.kind()),
+            ));
+        };
+        let targets = string_list(file, v, &format!("{at}.{from}"))?;
+        if targets.is_empty() {
+            out.notice(
+                Place::of(v),
+                Notice::Empty {
+                    what: format!("{field} of `{from}`"),
+                },
+            );
+        }
+        if from != "*" {
+            if let Some(&j) = seen.get(from) {
+                out.ignored(
+                    Place::of(k),
+                    format!("this {field} entry for `{from}`"),
+                    format!(
+                        "LiteLLM uses the first entry for a group (line {}); merge the two",
+                        entries[j].at.line
+                    ),
+                );
+            } else {
+                seen.insert(from, entries.len());
+            }
+            for (to, at) in &targets {
+                if *to == from {
+                    out.notice(
+                        at.clone(),
+                        Notice::SelfFallback {
+                            group: from.to_string(),
+                        },
+                    );
+                }
+            }
+        } else if kind != "fallbacks" {
+            out.ignored(
+                Place::of(k),
+                format!("the `*` entry of {field}"),
+                "LiteLLM applies `*` (and default_fallbacks) to `fallbacks` only".into(),
+            );
+        } else if let Some(prev) = entries.iter().rev().find(|e| e.key == "*") {
+            out.ignored(
+                prev.at.clone(),
+                format!("this `*` entry of {field}"),
+                format!("LiteLLM uses the last `*` entry (line {})", k.line),
+            );
+        }
+        entries.push(Entry {
+            key: from,
+            at: Place::of(k),
+            targets,
+        });
+    }
+    Ok(Some(entries))
+}
+
+/// A fallback reached by a walk.
+pub(super) struct Reached<'n> {
+    /// The group whose fallback it is.
+    pub(super) from: &'n str,
+    /// The fallback.
+    pub(super) to: &'n str,
+    /// Where `from -> to` is declared.
+    pub(super) at: Place,
+    /// The groups between the primary and `to`.
+    pub(super) via: Vec<String>,
+}
+
+/// Every fallback LiteLLM can try after `primary` fails, each once, on its path with the lowest
+/// fallback depth (then the fewest hops, then declaration order). LiteLLM's `run_async_fallback`
+/// tries a group's fallbacks in order, adding one to the depth for each (a group's fallback to
+/// itself is skipped without counting), and tries a fallback's own fallbacks only while its depth
+/// is below `max_fallbacks`. Only names the router resolves (`resolves`) go on to their own
+/// fallbacks. Cost: each
+/// group is expanded at most once, so O(edges log groups) per primary.
+pub(super) fn walk<'n>(
+    primary: &'n str,
+    lists: &Lists<'n>,
+    providers: &Providers,
+    max_fallbacks: usize,
+    resolves: &dyn Fn(&str) -> bool,
+) -> Vec<Reached<'n>> {
+    let mut best: HashMap<&str, (usize, usize)> = HashMap::from([(primary, (0, 0))]);
+    let mut parent: HashMap<&str, (&str, Place)> = HashMap::new();
+    let mut done: HashSet<&str> = HashSet::new();
+    let mut heap = BinaryHeap::from([Reverse((0usize, 0usize, 0usize, primary))]);
+    let mut seq = 0;
+    let mut out = Vec::new();
+    while let Some(Reverse((depth, hops, _, u))) = heap.pop() {
+        if best.get(u) != Some(&(depth, hops)) || !done.insert(u) {
+            continue;
+        }
+        if let Some((from, at)) = parent.get(u) {
+            let mut via = Vec::new();
+            let mut g = *from;
+            while g != primary {
+                via.push(g.to_string());
+                g = parent[g].0;
+            }
+            via.reverse();
+            out.push(Reached {
+                from,
+                to: u,
+                at: at.clone(),
+                via,
+            });
+        }
+        if depth >= max_fallbacks || !resolves(u) {
+            continue;
+        }
+        let Some((entry, _)) = lists.lookup(u, providers) else {
+            continue;
+        };
+        let mut tried = 0;
+        for (v, at) in &entry.targets {
+            if *v == u {
+                continue;
+            }
+            tried += 1;
+            let next = (depth + tried, hops + 1);
+            if done.contains(v) || best.get(v).is_some_and(|b| *b <= next) {
+                continue;
+            }
+            best.insert(v, next);
+            parent.insert(v, (u, at.clone()));
+            seq += 1;
+            heap.push(Reverse((next.0, next.1, seq, v)));
+        }
+    }
+    out
+}
+
+/// The loops of one kind of fallbacks: for each set of groups that fall back to each other
+/// (a strongly connected set of two or more), the shortest cycle through its first group by
+/// name, with where its closing link is declared and how many groups of the set it leaves out.
+pub(super) fn loops(
+    models: &ModelList,
+    lists: &Lists,
+    providers: &Providers,
+) -> Vec<(Place, Vec<String>, usize)> {
+    let n = models.groups.len();
+    let edges: Vec<Vec<(usize, Place)>> = models
+        .groups
+        .iter()
+        .map(|(g, _)| {
+            lists
+                .lookup(g, providers)
+                .map(|(e, _)| {
+                    e.targets
+                        .iter()
+                        .filter(|(t, _)| t != g)
+                        .filter_map(|(t, at)| models.index.get(*t).map(|&j| (j, at.clone())))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    // Tarjan's strongly connected components, iteratively.
+    let (mut index, mut low, mut on) = (vec![usize::MAX; n], vec![0; n], vec![false; n]);
+    let (mut stack, mut sccs, mut next) = (Vec::new(), Vec::new(), 0);
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut work = vec![(root, 0usize)];
+        while let Some(&mut (v, ref mut i)) = work.last_mut() {
+            if *i == 0 {
+                index[v] = next;
+                low[v] = next;
+                next += 1;
+                stack.push(v);
+                on[v] = true;
+            }
+            if let Some((w, _)) = edges[v].get(*i) {
+                *i += 1;
+                let w = *w;
+                if index[w] == usize::MAX {
+                    work.push((w, 0));
+                } else if on[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(p, _)) = work.last() {
+                low[p] = low[p].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut scc = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on[w] = false;
+                    scc.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if scc.len() > 1 {
+                    sccs.push(scc);
+                }
+            }
+        }
+    }
+    let name = |i: usize| models.groups[i].0.clone();
+    let mut out = Vec::new();
+    for scc in sccs {
+        let members: HashSet<usize> = scc.iter().copied().collect();
+        let start = *scc
+            .iter()
+            .min_by_key(|&&i| &models.groups[i].0)
+            .expect("not empty");
+        // Breadth-first from `start` within the set, until a link back to it.
+        let mut prev: HashMap<usize, usize> = HashMap::from([(start, start)]);
+        let mut queue = std::collections::VecDeque::from([start]);
+        let mut closing = None;
+        'bfs: while let Some(v) = queue.pop_front() {
+            for (w, at) in &edges[v] {
+                if *w == start {
+                    closing = Some((v, at.clone()));
+                    break 'bfs;
+                }
+                if members.contains(w) && !prev.contains_key(w) {
+                    prev.insert(*w, v);
+                    queue.push_back(*w);
+                }
+            }
+        }
+        let Some((last, at)) = closing else { continue };
+        let mut cycle = vec![name(start)];
+        let mut path = vec![last];
+        while *path.last().expect("a path") != start {
+            let p = prev[path.last().expect("a path")];
+            path.push(p);
+        }
+        path.pop();
+        path.reverse();
+        cycle.extend(path.into_iter().map(name));
+        cycle.push(name(start));
+        let more = scc.len() - (cycle.len() - 1);
+        out.push((at, cycle, more));
+    }
+    out
+}

@@ -1,0 +1,549 @@
+//! The `model_list` of a LiteLLM config: its groups and deployments, their routing weights
+//! (`simple_shuffle`), and how the router resolves a name to a group (model id, alias, group,
+//! litellm model name).
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::{OPENAI_COMPATIBLE, PARAMS_KEYS, PARAMS_READ, PRICE_KEYS};
+use crate::error::{InputError, InputErrorKind};
+use crate::input::gateway::{Endpoint, Group, Node, Place, PriceOverride, Value};
+use crate::model::PriceTable;
+
+/// The `model_list` of a config: its groups in file order.
+pub(super) struct ModelList {
+    /// Each group with its deployments.
+    pub(super) groups: Vec<(String, Vec<Endpoint>)>,
+    /// Each deployment's routing rates, as `groups` (see [`Rates`]).
+    pub(super) rates: Vec<Vec<Rates>>,
+    /// Where each group is in `groups`.
+    pub(super) index: HashMap<String, usize>,
+    /// Every `litellm_params.model` and `base_model` named.
+    pub(super) model_ids: BTreeSet<String>,
+    /// The deployments of each `litellm_params.model` as written (group, deployment), in file
+    /// order: what `Router._get_deployment_by_litellm_model` finds for a name that is no group.
+    pub(super) by_litellm_model: HashMap<String, Vec<(usize, usize)>>,
+    /// The deployment of each `model_info.id` (group, deployment): `Router.has_model_id`.
+    pub(super) by_id: HashMap<String, (usize, usize)>,
+    /// `router_settings.model_group_alias`: each alias, the name it stands for and where.
+    pub(super) aliases: HashMap<String, (String, Place)>,
+    /// How a group of several deployments splits its traffic: `None` for LiteLLM's default
+    /// `simple-shuffle` (weights), else the `routing_strategy` (equal shares assumed).
+    pub(super) strategy: Option<String>,
+    /// Wildcard routes (`openai/*`): groups whose name or model has a `*`.
+    pub(super) wildcard: BTreeSet<String>,
+    /// Where each wildcard route is declared.
+    pub(super) wildcard_at: Vec<(String, Place)>,
+}
+
+/// A deployment's `litellm_params.weight`, `rpm` and `tpm`, which LiteLLM's `simple_shuffle`
+/// (`litellm/router_strategy/simple_shuffle.py`) picks deployments by: the first of the three
+/// that the group's first deployment sets, a deployment without it counting 0.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Rates {
+    pub(super) weight: Option<f64>,
+    pub(super) rpm: Option<f64>,
+    pub(super) tpm: Option<f64>,
+}
+
+/// One of a deployment's [`Rates`].
+pub(super) type RateOf = fn(&Rates) -> Option<f64>;
+
+/// How a name in a fallback list (or a request) reaches deployments, when it is not simply a
+/// `model_name` group: LiteLLM's `Router._common_checks_available_deployment`
+/// (`litellm/router.py`) tries a `model_info.id`, then `model_group_alias`, then the group, then
+/// the deployments whose `litellm_params.model` is the name.
+pub(super) struct Resolved {
+    pub(super) group: Group,
+    /// How the name was resolved, for the note; `None` for a group named as such.
+    pub(super) how: Option<String>,
+}
+
+impl ModelList {
+    pub(super) fn read(file: &str, root: &Node) -> Result<ModelList, InputError> {
+        let mut list = ModelList {
+            groups: Vec::new(),
+            rates: Vec::new(),
+            index: HashMap::new(),
+            model_ids: BTreeSet::new(),
+            by_litellm_model: HashMap::new(),
+            by_id: HashMap::new(),
+            aliases: HashMap::new(),
+            strategy: None,
+            wildcard: BTreeSet::new(),
+            wildcard_at: Vec::new(),
+        };
+        list.read_router_settings(file, root)?;
+        let items = match root.get("model_list").map(|n| (n, &n.value)) {
+            None | Some((_, Value::Null)) => return Ok(list),
+            Some((_, Value::Seq(items))) => items,
+            Some((n, _)) => {
+                return Err(n.error(
+                    file,
+                    InputErrorKind::Schema,
+                    "model_list",
+                    format!("expected a list of deployments; got {}", n.kind()),
+                ));
+            }
+        };
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("model_list[{i}]");
+            let name = match item.get("model_name") {
+                Some(n) => n
+                    .as_str()
+                    .map(str::to_string)
+                    .or_else(|| match n.value {
+                        Value::Int(x) => Some(x.to_string()),
+                        _ => None,
+                    })
+                    .ok_or_else(|| {
+                        n.error(
+                            file,
+                            InputErrorKind::Schema,
+                            format!("{at}.model_name"),
+                            format!("expected a group name; got {}", n.kind()),
+                        )
+                    })?,
+                None => {
+                    return Err(item.error(
+                        file,
+                        InputErrorKind::Schema,
+                        at,
+                        "a deployment needs `model_name` (its group) and `litellm_params.model`",
+                    ));
+                }
+            };
+            let endpoint = deployment(file, item, &at)?;
+            let params = item.get("litellm_params");
+            let raw = params
+                .and_then(|p| p.get("model"))
+                .and_then(Node::as_str)
+                .unwrap_or_default();
+            let rates = rates(file, params, &at)?;
+            let id = item
+                .get("model_info")
+                .and_then(|m| m.get("id"))
+                .and_then(|n| {
+                    n.as_str().map(str::to_string).or(match n.value {
+                        Value::Int(x) => Some(x.to_string()),
+                        _ => None,
+                    })
+                });
+            if (name.contains('*') || raw.contains('*')) && list.wildcard.insert(name.clone()) {
+                list.wildcard_at.push((
+                    name.clone(),
+                    Place {
+                        file: endpoint.file.clone(),
+                        line: endpoint.line,
+                    },
+                ));
+            }
+            list.model_ids.insert(endpoint.model.clone());
+            list.model_ids.insert(raw.to_string());
+            let g = match list.index.get(&name) {
+                Some(&g) => g,
+                None => {
+                    list.index.insert(name.clone(), list.groups.len());
+                    list.groups.push((name, Vec::new()));
+                    list.rates.push(Vec::new());
+                    list.groups.len() - 1
+                }
+            };
+            let d = list.groups[g].1.len();
+            list.groups[g].1.push(endpoint);
+            list.rates[g].push(rates);
+            list.by_litellm_model
+                .entry(raw.to_string())
+                .or_default()
+                .push((g, d));
+            if let Some(id) = id {
+                list.by_id.entry(id).or_insert((g, d));
+            }
+        }
+        Ok(list)
+    }
+
+    /// `router_settings.model_group_alias` (`{alias: group}` or `{alias: {model: group,
+    /// hidden: bool}}`, as `Router._get_model_from_alias` reads it) and `routing_strategy`.
+    ///
+    /// Errors: a `model_group_alias` that is not such a mapping.
+    pub(super) fn read_router_settings(
+        &mut self,
+        file: &str,
+        root: &Node,
+    ) -> Result<(), InputError> {
+        let Some(rs) = root.get("router_settings") else {
+            return Ok(());
+        };
+        if let Some(s) = rs.get("routing_strategy").and_then(Node::as_str)
+            && s != "simple-shuffle"
+        {
+            self.strategy = Some(s.to_string());
+        }
+        let Some(aliases) = rs.get("model_group_alias") else {
+            return Ok(());
+        };
+        let entries = match &aliases.value {
+            Value::Null => return Ok(()),
+            Value::Map(entries) => entries,
+            _ => {
+                return Err(aliases.error(
+                    file,
+                    InputErrorKind::Schema,
+                    "router_settings.model_group_alias",
+                    format!(
+                        "expected a mapping of alias to model_name group, e.g. {{\"gpt-4\": \"smart\"}}; got {}",
+                        aliases.kind()
+                    ),
+                ));
+            }
+        };
+        for (k, v) in entries {
+            let alias = k.as_str().map_or_else(|| k.describe(), str::to_string);
+            let field = format!("router_settings.model_group_alias.{alias}");
+            let target = v
+                .as_str()
+                .or_else(|| v.get("model").and_then(Node::as_str))
+                .ok_or_else(|| {
+                    v.error(
+                        file,
+                        InputErrorKind::Schema,
+                        field,
+                        format!(
+                            "expected a model_name group, or {{model: group, hidden: true}}; got {}",
+                            v.kind()
+                        ),
+                    )
+                })?;
+            self.aliases
+                .insert(alias, (target.to_string(), Place::of(v)));
+        }
+        Ok(())
+    }
+
+    /// The group `name`, if `model_list` has it.
+    pub(super) fn group(&self, name: &str) -> Option<Group> {
+        self.index
+            .get(name)
+            .map(|&g| self.mixed(name, (0..self.groups[g].1.len()).map(|d| (g, d)).collect()))
+    }
+
+    /// The deployments `members` as one step labelled `label`, with the traffic shares
+    /// LiteLLM's `simple_shuffle` gives them (`weight`, else `rpm`, else `tpm`, by the first
+    /// deployment; else equal shares), or equal shares under another `routing_strategy`.
+    pub(super) fn mixed(&self, label: &str, members: Vec<(usize, usize)>) -> Group {
+        let endpoints: Vec<Endpoint> = members
+            .iter()
+            .map(|&(g, d)| self.groups[g].1[d].clone())
+            .collect();
+        let rates: Vec<Rates> = members.iter().map(|&(g, d)| self.rates[g][d]).collect();
+        let n = endpoints.len();
+        let equal = || (vec![1.0 / n as f64; n], "equal shares".to_string());
+        let (shares, mix) = match (&self.strategy, rates.first()) {
+            (Some(s), _) if n > 1 => {
+                let (sh, _) = equal();
+                (
+                    sh,
+                    format!(
+                        "equal shares assumed: routing_strategy `{s}` picks by live state, not weights"
+                    ),
+                )
+            }
+            (_, Some(first)) => {
+                let pick: Option<(&str, RateOf)> = if first.weight.is_some() {
+                    Some(("weight", |r| r.weight))
+                } else if first.rpm.is_some() {
+                    Some(("rpm", |r| r.rpm))
+                } else if first.tpm.is_some() {
+                    Some(("tpm", |r| r.tpm))
+                } else {
+                    None
+                };
+                match pick {
+                    Some((key, get)) => {
+                        let w: Vec<f64> = rates.iter().map(|r| get(r).unwrap_or(0.0)).collect();
+                        let total: f64 = w.iter().sum();
+                        if total > 0.0 {
+                            let shown: Vec<String> = w.iter().map(|x| format!("{x}")).collect();
+                            (
+                                w.iter().map(|x| x / total).collect(),
+                                format!("litellm_params.{key} {}", shown.join(":")),
+                            )
+                        } else {
+                            equal()
+                        }
+                    }
+                    None => equal(),
+                }
+            }
+            (_, None) => equal(),
+        };
+        Group {
+            label: label.to_string(),
+            endpoints,
+            shares: Some(shares),
+            mix: Some(mix),
+        }
+    }
+
+    /// What LiteLLM's router sends a request for `name` to (see [`Resolved`]); `None` when it
+    /// finds nothing (the router raises "no deployment", and a fallback to it never fires).
+    pub(super) fn resolve(&self, name: &str) -> Option<Resolved> {
+        if let Some(&(g, d)) = self.by_id.get(name) {
+            let mut group = self.mixed(name, vec![(g, d)]);
+            group.label = name.to_string();
+            return Some(Resolved {
+                group,
+                how: Some(format!(
+                    "the deployment with model_info.id `{name}` (in group `{}`), as `Router.has_model_id` finds it",
+                    self.groups[g].0
+                )),
+            });
+        }
+        if let Some((target, at)) = self.aliases.get(name) {
+            let inner = self.resolve_name(target)?;
+            let mut group = inner.group;
+            group.label = name.to_string();
+            return Some(Resolved {
+                group,
+                how: Some(format!(
+                    "{}, through model_group_alias `{name}` -> `{target}` (line {}; `Router._get_model_from_alias` resolves an alias first)",
+                    inner.how.unwrap_or_else(|| format!("group `{target}`")),
+                    at.line,
+                )),
+            });
+        }
+        self.resolve_name(name)
+    }
+
+    /// A group named `name`, else the deployments whose `litellm_params.model` is `name`.
+    pub(super) fn resolve_name(&self, name: &str) -> Option<Resolved> {
+        if let Some(group) = self.group(name) {
+            return Some(Resolved { group, how: None });
+        }
+        let members = self.by_litellm_model.get(name)?;
+        let mut groups: Vec<&str> = Vec::new();
+        for &(g, _) in members {
+            if !groups.contains(&self.groups[g].0.as_str()) {
+                groups.push(&self.groups[g].0);
+            }
+        }
+        Some(Resolved {
+            group: self.mixed(name, members.clone()),
+            how: Some(format!(
+                "the deployment{} whose litellm_params.model is `{name}` (group{} {}), as `Router._get_deployment_by_litellm_model` finds {}",
+                if members.len() == 1 { "" } else { "s" },
+                if groups.len() == 1 { "" } else { "s" },
+                groups
+                    .iter()
+                    .map(|g| format!("`{g}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if members.len() == 1 { "it" } else { "them" },
+            )),
+        })
+    }
+
+    /// Whether `name` is a model id (of a deployment, or in the price table) rather than a name
+    /// that is nothing at all.
+    pub(super) fn is_model_id(&self, name: &str, prices: &PriceTable) -> bool {
+        self.model_ids.contains(name) || prices.get(name).is_some()
+    }
+}
+
+/// A list of group names, each with its place.
+pub(super) fn string_list<'n>(
+    file: &str,
+    node: &'n Node,
+    field: &str,
+) -> Result<Vec<(&'n str, Place)>, InputError> {
+    let Value::Seq(items) = &node.value else {
+        return Err(node.error(
+            file,
+            InputErrorKind::Schema,
+            field,
+            format!(
+                "expected a list of model_name groups, e.g. [\"b\"]; got {}",
+                node.kind()
+            ),
+        ));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, n)| match n.as_str() {
+            Some(s) => Ok((s, Place::of(n))),
+            None => Err(n.error(
+                file,
+                InputErrorKind::Schema,
+                format!("{field}[{i}]"),
+                format!("expected a model_name group; got {}", n.kind()),
+            )),
+        })
+        .collect()
+}
+
+/// One `model_list` entry as an endpoint.
+pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError> {
+    let schema = |node: &Node, field: String, message: String| {
+        node.error(file, InputErrorKind::Schema, field, message)
+    };
+    let params = item.get("litellm_params").ok_or_else(|| {
+        schema(
+            item,
+            at.to_string(),
+            "a deployment needs `litellm_params.model`".into(),
+        )
+    })?;
+    let info = item.get("model_info");
+    for (node, section, read, valid) in [
+        (info, "model_info", &["base_model"][..], &[][..]),
+        (Some(params), "litellm_params", PARAMS_READ, PARAMS_KEYS),
+    ] {
+        if let Some(node) = node {
+            let path = format!("{at}.{section}");
+            node.refuse_near_misses(file, &path, PRICE_KEYS, &[], 2, 2)?;
+            node.refuse_near_misses(file, &path, read, valid, 2, 2)?;
+        }
+    }
+    let model_node = params.get("model").ok_or_else(|| {
+        schema(
+            params,
+            format!("{at}.litellm_params"),
+            "a deployment needs `litellm_params.model`".into(),
+        )
+    })?;
+    let model = model_node.as_str().ok_or_else(|| {
+        schema(
+            model_node,
+            format!("{at}.litellm_params.model"),
+            format!("expected a model id; got {}", model_node.kind()),
+        )
+    })?;
+    let base_model = info
+        .and_then(|i| i.get("base_model"))
+        .and_then(Node::as_str);
+    let mut provider = params
+        .get("custom_llm_provider")
+        .and_then(Node::as_str)
+        .map(str::to_string)
+        .or_else(|| model.split_once('/').map(|(p, _)| p.to_string()));
+    let mut note = None;
+    if let (Some(p), Some(base)) = (
+        provider.clone(),
+        params.get("api_base").and_then(Node::as_str),
+    ) && OPENAI_COMPATIBLE.contains(&p.as_str())
+    {
+        let host = host_of(base);
+        if base.starts_with("os.environ/") {
+            // Read from the environment when the proxy starts (LiteLLM's `get_secret`): the
+            // config does not say where it points, so the model's own provider is the failure
+            // domain, not the variable's name.
+            note = Some(format!(
+                "`{model}` takes its api_base from the environment ({base}): judged as provider `{p}`; if it points elsewhere, the price and the failure domain may differ"
+            ));
+        } else if host != "api.openai.com" {
+            provider = Some(format!("api_base {host}"));
+            note = Some(format!(
+                "`{model}` is served through api_base {base}, not by OpenAI"
+            ));
+        }
+    }
+    let mut price_override = PriceOverride::default();
+    for (key, slot) in [
+        ("input_cost_per_token", &mut price_override.input),
+        ("output_cost_per_token", &mut price_override.output),
+        (
+            "cache_read_input_token_cost",
+            &mut price_override.cached_input,
+        ),
+        (
+            "cache_creation_input_token_cost",
+            &mut price_override.cache_write,
+        ),
+    ] {
+        let from_info = match info {
+            Some(i) => {
+                crate::input::gateway::per_token_price(file, i, key, &format!("{at}.model_info"))?
+            }
+            None => None,
+        };
+        let from_params = crate::input::gateway::per_token_price(
+            file,
+            params,
+            key,
+            &format!("{at}.litellm_params"),
+        )?;
+        *slot = from_info.or(from_params);
+    }
+    Ok(Endpoint {
+        model: base_model.unwrap_or(model).to_string(),
+        provider,
+        price_override,
+        note,
+        file: model_node.file.as_deref().map(str::to_string),
+        line: model_node.line,
+        col: model_node.col,
+        deployment: Some(params.canonical()),
+        served: None,
+    })
+}
+
+/// A deployment's routing rates (`litellm_params.weight`, `rpm`, `tpm`).
+///
+/// Errors: a rate that is not a finite number >= 0.
+pub(super) fn rates(file: &str, params: Option<&Node>, at: &str) -> Result<Rates, InputError> {
+    let mut out = Rates::default();
+    let Some(params) = params else {
+        return Ok(out);
+    };
+    for (key, slot) in [
+        ("weight", &mut out.weight),
+        ("rpm", &mut out.rpm),
+        ("tpm", &mut out.tpm),
+    ] {
+        let Some(v) = params.get(key) else { continue };
+        if v.value == Value::Null {
+            continue;
+        }
+        match v.as_f64() {
+            Some(x) if x.is_finite() && x >= 0.0 => *slot = Some(x),
+            _ => {
+                return Err(v.error(
+                    file,
+                    InputErrorKind::Invalid,
+                    format!("{at}.litellm_params.{key}"),
+                    format!(
+                        "expected a number >= 0 (LiteLLM's simple-shuffle routes by it); got {}",
+                        v.describe()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether every deployment of `fallback` is one of `primary`'s (identical `litellm_params`):
+/// the fallback sends the request where the primary already sent it.
+pub(super) fn same_deployments(primary: &Group, fallback: &Group) -> bool {
+    !fallback.endpoints.is_empty()
+        && fallback.endpoints.iter().all(|f| {
+            f.deployment.is_some()
+                && primary
+                    .endpoints
+                    .iter()
+                    .any(|p| p.deployment == f.deployment)
+        })
+}
+
+/// The host of an `api_base` URL (`https://x.example.com/v1` → `x.example.com`); an
+/// `os.environ/NAME` reference as is.
+pub(super) fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split('/').next().unwrap_or(rest);
+    if host.is_empty() {
+        url.to_string()
+    } else {
+        host.to_string()
+    }
+}

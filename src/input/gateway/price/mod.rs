@@ -1,0 +1,407 @@
+//! `compare --config FILE`: the chains of a gateway config (LiteLLM proxy config, Portkey
+//! config, OpenRouter request body) priced as a scenario, with the policy values the gateway
+//! settles taken from the config and the rest (request, failure rates, latency, incident) from
+//! `--scenario` (a scenario without `[[chain]]`), `--profile` and `--set`.
+//!
+//! Every value taken from the config is recorded with its file and line ([`Provenance`]), so the
+//! report can list what was priced.
+//!
+//! What is taken (LiteLLM: `router_settings` over `litellm_settings`, as its router reads them):
+//! - each chain check finds ([`crate::input::gateway`]): its primary and fallbacks in order; a
+//!   primary group of several deployments becomes one chain per deployment, named with its
+//!   share of the group's traffic (LiteLLM's `simple_shuffle` weights, see
+//!   [`crate::input::gateway::litellm`]); a fallback group of several deployments becomes one
+//!   chain per deployment too (every combination of one deployment per step, the product of
+//!   their shares said in the provenance, so the chains weighted by it are the group's traffic
+//!   mix; beyond 64 combinations a fallback group is priced as its largest-share deployment);
+//!   under a `routing_strategy` other than `simple-shuffle` the shares are equal (assumed, said);
+//!   when the scenario is one such route, each chain carries its share as `traffic_share` (the
+//!   report then has the blended row of the route's mix); with several routes the configs do
+//!   not say how the traffic splits between them, so there is none (said per split chain);
+//! - `num_retries` → `policy.retries`, or `retry_policy`'s count for the class most of the
+//!   scenario's failures have (`TimeoutErrorRetries` for gray failures, `InternalServerErrorRetries`
+//!   for fast 5xx and overload, `RateLimitErrorRetries`; then `DefaultRetries`): fallcost's
+//!   policy has one retry count for every class, so the other classes' counts are listed as not
+//!   priced; a group in `model_group_retry_policy` has its own policy instead of `retry_policy`
+//!   (not merged: a class it has no count for gets `num_retries`; a fallback group's own is
+//!   listed, not priced); `timeout` (else `request_timeout`) → `policy.timeout_s`, the primary deployment's
+//!   own `litellm_params.timeout` winning (a fallback's own timeout is listed as not priced);
+//!   `allowed_fails` and `cooldown_time` → `policy.breaker` (threshold `allowed_fails + 1`,
+//!   LiteLLM cools a deployment down when its failures in a minute exceed `allowed_fails`,
+//!   default 3; `cooldown_s` = `cooldown_time`, default 5 s). LiteLLM's cooldown is per
+//!   deployment and fallcost's breaker per provider: the provenance says so;
+//! - `max_fallbacks` → `policy.max_attempts` = (1 + retries) × (1 + max_fallbacks), when it
+//!   bounds the chain;
+//! - Portkey (`portkey_policy`): the primary target's `retry.attempts` (its own, else the
+//!   nearest parent's) → `policy.retries` when its `on_status_codes` (default `[429, 500, 502,
+//!   503, 504]`) cover the class the scenario's failures have, else 0; `request_timeout` (ms) →
+//!   `policy.timeout_s`; the fallback strategy's `on_status_codes` → `policy.failover_on` (any
+//!   status that is not ok without them); `cb_config` → `policy.breaker`; a fallback target's
+//!   own retry or timeout and `override_params` besides the model are listed, not priced.
+
+mod chains;
+mod policy;
+mod portkey_policy;
+
+use std::path::{Path, PathBuf};
+
+use crate::check::price_endpoint;
+use crate::error::{InputError, InputErrorKind};
+use crate::input::gateway::{self, Endpoint, Node, litellm, openrouter, portkey};
+use crate::input::pricing::{PricingRef, broad_name};
+use crate::input::{read_text, shown_path};
+use crate::model::{PriceTable, Request, Scenario};
+use chains::{Written, emit, unknown_models};
+use policy::{dominant_class, policy_of};
+use portkey_policy::portkey_policy;
+
+/// A value taken from a config, for the report: `chain "x": retries 2 (config.yaml:41)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Provenance {
+    /// The scenario chain it applies to.
+    pub chain: String,
+    /// What was taken, as the report shows it (`retries 2`).
+    pub what: String,
+    /// The file it was read from.
+    pub file: String,
+    /// Its line.
+    pub line: usize,
+    /// The config the chain was read from (the listing names the settings every chain of one
+    /// config shares once).
+    pub config: String,
+}
+
+/// A scenario built from gateway configs.
+pub struct FromConfig {
+    /// The scenario, validated.
+    pub scenario: Scenario,
+    /// Every value taken from the configs, in chain order.
+    pub provenance: Vec<Provenance>,
+}
+
+/// A scenario's text built from gateway configs, before validation (`sweep` validates it at
+/// every grid point).
+pub struct Built {
+    /// The scenario's label: the `--scenario` path, or `--config`.
+    pub label: String,
+    /// The scenario text with the config's chains appended.
+    pub text: String,
+    /// The folder a relative `pricing` is taken from.
+    pub base: PathBuf,
+    /// `--profile` as `--set` overrides of `[request]`, before the caller's own.
+    pub overrides: Vec<(String, String)>,
+    /// Every value taken from the configs, in chain order.
+    pub provenance: Vec<Provenance>,
+}
+
+/// The files `paths` name: files as given, folders searched for `.yaml`, `.yml` and `.json`.
+fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    let mut out = Vec::new();
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            InputError::file(
+                InputErrorKind::Read,
+                shown_path(dir),
+                format!("cannot read this folder ({e})"),
+            )
+        })?;
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for p in paths {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if name.starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml" | "json")
+            ) {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Read one config: its chains and its root (for the policy values). `named` says whether the
+/// file was named itself (then a file that is no config is an error) or found in a folder.
+fn read_config(
+    path: &Path,
+    prices: &PriceTable,
+    named: bool,
+) -> Result<Option<(gateway::Config, Node, bool)>, InputError> {
+    let file = shown_path(path);
+    let text = read_text(path).map_err(|mut e| {
+        e.file = file.clone();
+        e
+    })?;
+    let not_one = |what: &str| {
+        InputError::file(
+            InputErrorKind::Schema,
+            file.clone(),
+            format!(
+                "{what}; --config expects a LiteLLM proxy config (YAML with model_list and router_settings), a Portkey config (JSON with strategy and targets) or an OpenRouter request body (JSON with a models list)"
+            ),
+        )
+    };
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default();
+    if !matches!(ext, "json" | "yaml" | "yml") {
+        return Err(not_one("not a .yaml, .yml or .json file"));
+    }
+    let json = ext == "json";
+    if json {
+        let value: serde_json::Value = serde_json::from_str(gateway::strip_bom(&text))
+            .map_err(|e| crate::input::json_syntax_error(&file, &e))?;
+        let root = gateway::parse_json(&file, &text)?;
+        if portkey::recognise(&value) {
+            return Ok(Some((portkey::read(&file, &root)?, root, false)));
+        }
+        if openrouter::recognise(&value) {
+            return Ok(Some((openrouter::read(&file, &root)?, root, false)));
+        }
+        return if named {
+            Err(not_one(
+                "JSON, but not a Portkey config or an OpenRouter request",
+            ))
+        } else {
+            Ok(None)
+        };
+    }
+    litellm::python_syntax(&file, &text)?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let docs = match gateway::parse_yaml_documents(&file, &text) {
+        Ok(docs) => docs,
+        // A YAML found in a folder that does not parse is not a config (check skips it too).
+        Err(_) if !named => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    for doc in docs {
+        let doc = if litellm::includes_files(&doc) {
+            litellm::resolve_includes(&file, dir, doc)?
+        } else {
+            doc
+        };
+        if litellm::recognise(&doc) {
+            return Ok(Some((litellm::read(&file, &doc, prices)?, doc, true)));
+        }
+    }
+    if named {
+        Err(not_one("not a gateway config fallcost reads"))
+    } else {
+        Ok(None)
+    }
+}
+/// The price-table id of `ep` (fails closed on a model with no known price, at the config's
+/// line; a model priced by the config itself cannot be priced from a table: an error too).
+fn table_id(
+    file: &str,
+    ep: &Endpoint,
+    prices: &PriceTable,
+    request: &Request,
+) -> Result<String, InputError> {
+    let (m, _) = price_endpoint(file, ep, prices, request).map_err(|mut e| {
+        // check's advice names its own --pricing flag and config prices; compare prices from the
+        // table its scenario names.
+        if e.kind == InputErrorKind::UnknownModel
+            && let Some(i) = e.message.find("; set its prices in the config")
+        {
+            e.message.truncate(i);
+            e.message.push_str(
+                "; name a price table that has it in the scenario's `pricing` (--scenario FILE, or fallcost.toml [compare] scenario)",
+            );
+        }
+        e
+    })?;
+    if m.priced_as.contains("config") {
+        return Err(InputError {
+            file: ep.file.clone().unwrap_or_else(|| file.to_string()),
+            location: Some(crate::error::Location {
+                line: ep.line,
+                col: ep.col,
+            }),
+            field: None,
+            message: format!(
+                "`{}` is priced by the config itself (input_cost_per_token ...); compare prices from a table: add the model to a price table and name it in the scenario's `pricing`",
+                ep.model
+            ),
+            kind: InputErrorKind::UnknownModel,
+        });
+    }
+    Ok(m.priced_as)
+}
+
+/// TOML string literal.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).expect("a string")
+}
+
+/// Build the scenario: `scenario` (without `[[chain]]`; `None`: a request of `profile`), the
+/// chains of `configs`, `profile` over the scenario's `[request]`, then `sets`.
+///
+/// Errors: a scenario that has chains of its own; a config that is none of the three kinds; a
+/// model with no known price (at the config's line); the scenario's own errors.
+pub fn build(
+    configs: &[PathBuf],
+    scenario: Option<&Path>,
+    profile: Option<(u64, u64)>,
+    sets: &[(String, String)],
+) -> Result<FromConfig, InputError> {
+    let mut b = build_text(configs, scenario, profile)?;
+    b.overrides.extend(sets.iter().cloned());
+    let scenario = crate::input::scenario::parse(&b.label, &b.text, &b.base, &b.overrides)?;
+    Ok(FromConfig {
+        scenario,
+        provenance: b.provenance,
+    })
+}
+
+/// [`build`] without validating: the scenario text and its overrides.
+///
+/// Errors: as [`build`], but the scenario's own errors come when it is parsed.
+pub fn build_text(
+    configs: &[PathBuf],
+    scenario: Option<&Path>,
+    profile: Option<(u64, u64)>,
+) -> Result<Built, InputError> {
+    let (label, mut text, base) = match scenario {
+        Some(path) => {
+            let text = read_text(path)?;
+            let base = match path.parent() {
+                Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            (path.display().to_string(), text, base)
+        }
+        None => (
+            "--config".to_string(),
+            "[request]\ninput_tokens = 2000\noutput_tokens = 500\n".to_string(),
+            PathBuf::from("."),
+        ),
+    };
+    let table: toml::Table = toml::from_str(&text).unwrap_or_default();
+    if table.contains_key("chain") {
+        return Err(InputError::file(
+            InputErrorKind::Schema,
+            label,
+            "with --config the chains come from the config: give a scenario without [[chain]] (its request, [steady], [latency] and [incident] are used)",
+        ));
+    }
+    // The config settles the policy (retries, timeout, breaker, failover codes): a scenario's
+    // own [policy] would be overridden in silence, so it is refused.
+    if table.contains_key("policy") {
+        let offset = text
+            .lines()
+            .scan(0usize, |at, line| {
+                let start = *at;
+                *at += line.len() + 1;
+                Some((start, line))
+            })
+            .find(|(_, line)| {
+                let l = line.trim_start();
+                l.starts_with("[policy")
+                    || l.starts_with("policy.")
+                    || l.starts_with("policy ")
+                    || l.starts_with("policy=")
+            })
+            .map(|(start, line)| start + (line.len() - line.trim_start().len()));
+        return Err(InputError {
+            file: label,
+            location: offset.map(|o| crate::error::Location::of_offset(&text, o)),
+            field: Some("policy".into()),
+            message: "with --config the config sets the policy (retries, timeout, circuit breaker, the statuses that fail over): remove the scenario's [policy], or price the scenario's own chains without --config".into(),
+            kind: InputErrorKind::Schema,
+        });
+    }
+    // A gateway config names real models: without a `pricing` in the scenario they are priced
+    // from the broad table, as `fallcost check` prices them.
+    let named = table.get("pricing").and_then(|v| v.as_str());
+    let pricing = named.unwrap_or(broad_name()).to_string();
+    let prices = PricingRef::parse(&pricing, Some(&base)).load()?;
+    let mut overrides: Vec<(String, String)> = Vec::new();
+    if named.is_none() {
+        overrides.push(("pricing".into(), pricing.clone()));
+    }
+    if let Some((i, o)) = profile {
+        overrides.push(("request.input_tokens".into(), i.to_string()));
+        overrides.push(("request.output_tokens".into(), o.to_string()));
+    }
+    let request = Request {
+        input_tokens: profile.map_or(2000.0, |p| p.0 as f64),
+        output_tokens: profile.map_or(500.0, |p| p.1 as f64),
+        prefix_tokens: 0.0,
+        cache_hit_rate: 1.0,
+    };
+    let class = dominant_class(&table);
+    let mut written = Written::default();
+    let mut found = 0;
+    let list = files(configs)?;
+    let named: Vec<bool> = list.iter().map(|f| configs.contains(f)).collect();
+    for (path, named) in list.iter().zip(named) {
+        let Some((config, root, is_litellm)) = read_config(path, &prices, named)? else {
+            continue;
+        };
+        found += 1;
+        let file = shown_path(path);
+        let policy = policy_of(&file, &root, is_litellm)?;
+        for chain in &config.chains {
+            let policy = if is_litellm {
+                policy.clone()
+            } else {
+                portkey_policy(&file, &root, chain)?
+            };
+            emit(
+                &file,
+                chain,
+                &policy,
+                &class,
+                &prices,
+                &request,
+                &mut written,
+            )?;
+        }
+        // Every model of the config with no price, in one error (fails closed, as check does).
+        if !written.unknown.is_empty() {
+            return Err(unknown_models(std::mem::take(&mut written.unknown)));
+        }
+    }
+    let chains_text = written.write_chains();
+    let Written {
+        names, provenance, ..
+    } = written;
+    if found == 0 || names.is_empty() {
+        return Err(InputError::file(
+            InputErrorKind::Schema,
+            configs
+                .iter()
+                .map(|p| shown_path(p))
+                .collect::<Vec<_>>()
+                .join(" "),
+            "no fallback chain found: --config expects a LiteLLM proxy config with fallbacks, a Portkey fallback config or an OpenRouter request with a models list",
+        ));
+    }
+    text.push('\n');
+    text.push_str(&chains_text);
+    Ok(Built {
+        label,
+        text,
+        base,
+        overrides,
+        provenance,
+    })
+}
