@@ -22,8 +22,6 @@
 //! [`CheckReport::exit_status`].
 
 pub mod files;
-pub mod render;
-pub mod sarif;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;

@@ -8,22 +8,25 @@
 //!
 //! NOTE: the JSON keys are a contract (README, "fallcost check in CI"); add keys, never rename.
 
+pub mod sarif;
+
 use serde_json::{Value, json};
 
-use super::{CheckReport, Finding, Severity, Side};
+use crate::check::{CheckReport, Finding, Severity, Side};
 use crate::error::{InputError, printable_line};
 use crate::report::clean;
 
-/// The output formats of `fallcost check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The output formats of `fallcost check` (`--format`; the variants' comments are its `--help`
+/// text). SARIF is written by [`sarif`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum CheckFormat {
-    /// `FILE:LINE: severity: message` lines and a summary.
+    /// `FILE:LINE: severity: message` lines and a summary line.
     Text,
-    /// One JSON document.
+    /// One JSON document for tooling.
     Json,
-    /// GitHub Actions workflow commands (`::error file=F,line=L::message`).
+    /// GitHub Actions workflow annotations (`::error file=F,line=L::message`).
     Github,
-    /// SARIF 2.1.0 ([`super::sarif`]), for code scanning.
+    /// SARIF 2.1.0, for code scanning (`github/codeql-action/upload-sarif`).
     Sarif,
 }
 
@@ -45,7 +48,7 @@ pub fn summary(report: &CheckReport) -> String {
         plural(report.checked.len(), "file", "files"),
         plural(chains, "chain", "chains"),
         plural(links, "fallback link", "fallback links"),
-        super::format_limit(report.max_ratio),
+        crate::check::format_limit(report.max_ratio),
         plural(report.count(Severity::Error), "error", "errors"),
         plural(report.count(Severity::Warning), "warning", "warnings"),
         plural(report.count(Severity::Note), "note", "notes"),
@@ -77,11 +80,52 @@ pub fn render(report: &CheckReport, format: CheckFormat, verbose: bool) -> Strin
         }
         CheckFormat::Sarif => {
             let mut s =
-                serde_json::to_string_pretty(&super::sarif::to_sarif(report)).expect("JSON values");
+                serde_json::to_string_pretty(&sarif::to_sarif(report)).expect("JSON values");
             s.push('\n');
             s
         }
     }
+}
+
+/// Print `report` in `format`: the findings on standard output (the text format wrapped to a
+/// terminal's width and coloured as `ui` says), and each input error on standard error, one
+/// line each.
+///
+/// Errors: standard output or standard error cannot be written.
+pub fn print(report: &CheckReport, format: CheckFormat, ui: crate::output::ui::Ui) -> std::io::Result<()> {
+    use std::io::Write;
+    let out = render(report, format, ui.verbose);
+    let out = if format == CheckFormat::Text {
+        // On a terminal each finding wraps to its width (continuing indented); in a pipe or a
+        // file it stays one line, for grep and problem matchers.
+        let out = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            crate::output::table::wrap(&out, crate::output::ui::width(), 2)
+        } else {
+            out
+        };
+        colorize_text(&out, ui.color_stdout)
+    } else {
+        out
+    };
+    {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(out.as_bytes())?;
+        stdout.flush()?;
+    }
+    let mut stderr = std::io::stderr().lock();
+    for e in &report.errors {
+        // One line each, whatever a config's names hold (newlines, terminal escapes).
+        writeln!(
+            stderr,
+            "{}",
+            crate::output::color::paint_stderr(
+                crate::output::color::Role::Error,
+                "error:",
+                &crate::error::printable_line(&e.to_string())
+            )
+        )?;
+    }
+    Ok(())
 }
 
 /// The text format with its severities coloured when `on`: `error` red, `warning` yellow,

@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use super::{CheckReport, Severity};
+use crate::check::{CheckReport, Severity};
 use crate::error::printable_line;
 
 /// The rules: id, a short description, and the default level (`error`, `warning`, `note`).
@@ -216,7 +216,7 @@ pub fn to_sarif(report: &CheckReport) -> Value {
             "properties": {
                 "max_ratio": report.max_ratio,
                 "pricing": report.pricing,
-                "summary": super::render::summary(report),
+                "summary": super::summary(report),
             },
         }],
     })
