@@ -2,11 +2,11 @@
 //! `--mc`, simulated.
 
 use crate::cli::CompareArgs;
+use crate::cmd::options::Options;
 use crate::error::ExitStatus;
 use crate::input::scenario;
 use crate::output;
 use crate::report::Report;
-use crate::cmd::options::Options;
 
 /// Simulated requests above which a progress bar is worth showing (about a second of work).
 const PROGRESS_ABOVE: u64 = 30_000_000;

@@ -93,10 +93,7 @@ mod tests {
         assert_eq!(f(None, "/dev/stdout"), Ok(Format::Table));
         assert_eq!(f(Some(Format::Json), "-"), Ok(Format::Json));
         assert_eq!(f(Some(Format::Csv), "x.csv"), Ok(Format::Csv));
-        assert_eq!(
-            f(Some(Format::Markdown), "x.txt"),
-            Ok(Format::Markdown)
-        );
+        assert_eq!(f(Some(Format::Markdown), "x.txt"), Ok(Format::Markdown));
         assert_eq!(f(Some(Format::Csv), "x.yaml"), Ok(Format::Csv));
         assert_eq!(
             f(Some(Format::Json), "x.csv"),

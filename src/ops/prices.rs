@@ -52,7 +52,8 @@ pub fn select(
     let mut prices = PricingRef::parse(spec, None).load()?;
     let total = prices.models.len();
     prices.models.retain(|id, m| {
-        pattern.is_none_or(|p| matches(p, id)) && provider.is_none_or(|p| same_provider(&m.provider, p))
+        pattern.is_none_or(|p| matches(p, id))
+            && provider.is_none_or(|p| same_provider(&m.provider, p))
     });
     if prices.models.is_empty() {
         anyhow::bail!(

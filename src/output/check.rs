@@ -10,9 +10,9 @@
 
 pub mod sarif;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use crate::check::{CheckReport, Finding, Severity, Side};
+use crate::check::{CheckReport, Checked, Finding, Severity, Side, Skipped};
 use crate::error::{InputError, printable_line};
 use crate::report::clean;
 
@@ -73,17 +73,8 @@ pub fn render(report: &CheckReport, format: CheckFormat, verbose: bool) -> Strin
     match format {
         CheckFormat::Text => text(report, verbose),
         CheckFormat::Github => github(report, verbose),
-        CheckFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&to_json(report)).expect("JSON values");
-            s.push('\n');
-            s
-        }
-        CheckFormat::Sarif => {
-            let mut s =
-                serde_json::to_string_pretty(&sarif::to_sarif(report)).expect("JSON values");
-            s.push('\n');
-            s
-        }
+        CheckFormat::Json => pretty(&CheckJson::of(report)),
+        CheckFormat::Sarif => pretty(&sarif::to_sarif(report)),
     }
 }
 
@@ -92,7 +83,11 @@ pub fn render(report: &CheckReport, format: CheckFormat, verbose: bool) -> Strin
 /// line each.
 ///
 /// Errors: standard output or standard error cannot be written.
-pub fn print(report: &CheckReport, format: CheckFormat, ui: crate::output::ui::Ui) -> std::io::Result<()> {
+pub fn print(
+    report: &CheckReport,
+    format: CheckFormat,
+    ui: crate::output::ui::Ui,
+) -> std::io::Result<()> {
     use std::io::Write;
     let out = render(report, format, ui.verbose);
     let out = if format == CheckFormat::Text {
@@ -279,167 +274,321 @@ fn github(report: &CheckReport, verbose: bool) -> String {
     out
 }
 
-fn side(s: &Side) -> Value {
-    json!({
-        "name": s.name,
-        "min_per_1k_usd": clean(s.min_per_1k_usd),
-        "max_per_1k_usd": clean(s.max_per_1k_usd),
-        "mix_per_1k_usd": s.mix_per_1k_usd.map(clean),
-        "mix": s.mix,
-        "models": s.models.iter().map(|m| json!({
-            "model": m.model,
-            "priced_as": m.priced_as,
-            "provider": m.provider,
-            "per_1k_usd": clean(m.per_1k_usd),
-            "first_per_1k_usd": clean(m.first_per_1k_usd),
-            "share": m.share.map(clean),
-        })).collect::<Vec<_>>(),
-    })
+/// The JSON of a chain step ([`Side`]), prices cleaned of float noise.
+#[derive(Serialize)]
+struct SideJson<'a> {
+    name: &'a str,
+    min_per_1k_usd: f64,
+    max_per_1k_usd: f64,
+    mix_per_1k_usd: Option<f64>,
+    mix: Option<&'a str>,
+    models: Vec<ModelJson<'a>>,
 }
 
-fn finding(f: &Finding) -> Value {
-    let located = !f.file().is_empty();
-    let mut v = json!({
-        "severity": f.severity().as_str(),
-        "kind": f.kind(),
-        "file": located.then(|| f.file()),
-        "line": located.then(|| f.line()),
-        "message": f.to_string(),
-    });
-    let obj = v.as_object_mut().expect("an object");
-    match f {
-        Finding::AboveRatio {
+/// The JSON of one model of a step.
+#[derive(Serialize)]
+struct ModelJson<'a> {
+    model: &'a str,
+    priced_as: &'a str,
+    provider: &'a str,
+    per_1k_usd: f64,
+    first_per_1k_usd: f64,
+    share: Option<f64>,
+}
+
+impl<'a> SideJson<'a> {
+    fn of(s: &'a Side) -> SideJson<'a> {
+        SideJson {
+            name: &s.name,
+            min_per_1k_usd: clean(s.min_per_1k_usd),
+            max_per_1k_usd: clean(s.max_per_1k_usd),
+            mix_per_1k_usd: s.mix_per_1k_usd.map(clean),
+            mix: s.mix.as_deref(),
+            models: s
+                .models
+                .iter()
+                .map(|m| ModelJson {
+                    model: &m.model,
+                    priced_as: &m.priced_as,
+                    provider: &m.provider,
+                    per_1k_usd: clean(m.per_1k_usd),
+                    first_per_1k_usd: clean(m.first_per_1k_usd),
+                    share: m.share.map(clean),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The incident a finding prices, and its figures.
+#[derive(Serialize)]
+struct IncidentJson {
+    duration_s: f64,
+    requests_per_second: f64,
+    session_length: u64,
+    requests: u64,
+    sessions: u64,
+    normal_usd: f64,
+    total_usd: f64,
+    multiplier: Option<f64>,
+}
+
+/// A key a finding of one kind has and others may not: `None` leaves it out, `Some(None)` is
+/// `null`. [`FindingJson::same_keys`] gives every finding of a document the same keys.
+type Slot<T> = Option<Option<T>>;
+
+/// One finding as JSON: the keys every finding has, then each kind's own.
+#[derive(Serialize)]
+struct FindingJson<'a> {
+    severity: &'static str,
+    kind: &'static str,
+    file: Option<&'a str>,
+    line: Option<usize>,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chain: Slot<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed: Slot<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_from: Slot<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    primary: Slot<SideJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fallback: Slot<SideJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ratio: Slot<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warm_ratio: Slot<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_failover_ratio: Slot<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    incident: Slot<IncidentJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_ratio: Slot<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    via: Slot<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    providers: Slot<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paths: Slot<&'a [String]>,
+}
+
+impl<'a> FindingJson<'a> {
+    fn of(f: &'a Finding) -> FindingJson<'a> {
+        let located = !f.file().is_empty();
+        let mut j = FindingJson {
+            severity: f.severity().as_str(),
+            kind: f.kind(),
+            file: located.then(|| f.file()),
+            line: located.then(|| f.line()),
+            message: f.to_string(),
+            chain: None,
+            allowed: None,
+            allowed_from: None,
+            primary: None,
+            fallback: None,
+            ratio: None,
+            warm_ratio: None,
+            first_failover_ratio: None,
+            incident: None,
+            max_ratio: None,
+            via: None,
+            providers: None,
+            paths: None,
+        };
+        match f {
+            Finding::AboveRatio {
+                chain,
+                primary,
+                fallback,
+                ratio,
+                max_ratio,
+                via,
+                allowed,
+                allowed_from,
+                ..
+            } => {
+                j.chain = Some(Some(chain));
+                j.allowed = Some(allowed.as_deref());
+                j.allowed_from = Some(allowed_from.as_deref());
+                j.primary = Some(Some(SideJson::of(primary)));
+                j.fallback = Some(Some(SideJson::of(fallback)));
+                j.ratio = Some(ratio.map(clean));
+                j.max_ratio = Some(Some(*max_ratio));
+                j.via = Some(Some(via));
+            }
+            Finding::IncidentCost {
+                chain,
+                primary,
+                fallback,
+                warm_ratio,
+                figures,
+                incident,
+                max_ratio,
+                allowed,
+                allowed_from,
+                ..
+            } => {
+                j.chain = Some(Some(chain));
+                j.primary = Some(Some(SideJson::of(primary)));
+                j.fallback = Some(Some(SideJson::of(fallback)));
+                j.warm_ratio = Some(warm_ratio.map(clean));
+                j.first_failover_ratio = Some(figures.first_ratio.map(clean));
+                j.incident = Some(Some(IncidentJson {
+                    duration_s: incident.duration_s,
+                    requests_per_second: incident.requests_per_second,
+                    session_length: incident.session_length,
+                    requests: figures.requests,
+                    sessions: figures.sessions,
+                    normal_usd: clean(figures.normal),
+                    total_usd: clean(figures.total),
+                    multiplier: figures.multiplier.map(clean),
+                }));
+                j.max_ratio = Some(Some(*max_ratio));
+                j.allowed = Some(allowed.as_deref());
+                j.allowed_from = Some(allowed_from.as_deref());
+            }
+            Finding::SameProvider {
+                chain, providers, ..
+            } => {
+                j.chain = Some(Some(chain));
+                j.providers = Some(Some(providers));
+            }
+            Finding::NoChains { paths } => j.paths = Some(Some(paths)),
+            Finding::Config { .. } | Finding::PriceSource { .. } => {}
+        }
+        j
+    }
+
+    /// Every finding of `rows` with the union of their keys, `null` where a finding had none
+    /// (`chain` is `null` on a config notice).
+    fn same_keys(rows: &mut [FindingJson<'a>]) {
+        macro_rules! union {
+            ($($key:ident),*) => {$(
+                if rows.iter().any(|r| r.$key.is_some()) {
+                    for r in rows.iter_mut() {
+                        r.$key.get_or_insert(None);
+                    }
+                }
+            )*};
+        }
+        union!(
             chain,
+            allowed,
+            allowed_from,
             primary,
             fallback,
             ratio,
-            max_ratio,
-            via,
-            allowed,
-            allowed_from,
-            ..
-        } => {
-            obj.insert("chain".into(), json!(chain));
-            obj.insert("allowed".into(), json!(allowed));
-            obj.insert("allowed_from".into(), json!(allowed_from));
-            obj.insert("primary".into(), side(primary));
-            obj.insert("fallback".into(), side(fallback));
-            obj.insert("ratio".into(), json!(ratio.map(clean)));
-            obj.insert("max_ratio".into(), json!(max_ratio));
-            obj.insert("via".into(), json!(via));
-        }
-        Finding::IncidentCost {
-            chain,
-            primary,
-            fallback,
             warm_ratio,
-            figures,
+            first_failover_ratio,
             incident,
             max_ratio,
-            allowed,
-            allowed_from,
-            ..
-        } => {
-            obj.insert("chain".into(), json!(chain));
-            obj.insert("primary".into(), side(primary));
-            obj.insert("fallback".into(), side(fallback));
-            obj.insert("warm_ratio".into(), json!(warm_ratio.map(clean)));
-            obj.insert(
-                "first_failover_ratio".into(),
-                json!(figures.first_ratio.map(clean)),
-            );
-            obj.insert(
-                "incident".into(),
-                json!({
-                    "duration_s": incident.duration_s,
-                    "requests_per_second": incident.requests_per_second,
-                    "session_length": incident.session_length,
-                    "requests": figures.requests,
-                    "sessions": figures.sessions,
-                    "normal_usd": clean(figures.normal),
-                    "total_usd": clean(figures.total),
-                    "multiplier": figures.multiplier.map(clean),
-                }),
-            );
-            obj.insert("max_ratio".into(), json!(max_ratio));
-            obj.insert("allowed".into(), json!(allowed));
-            obj.insert("allowed_from".into(), json!(allowed_from));
-        }
-        Finding::SameProvider {
-            chain, providers, ..
-        } => {
-            obj.insert("chain".into(), json!(chain));
-            obj.insert("providers".into(), json!(providers));
-        }
-        Finding::NoChains { paths } => {
-            obj.insert("paths".into(), json!(paths));
-        }
-        Finding::Config { .. } | Finding::PriceSource { .. } => {}
+            via,
+            providers,
+            paths
+        );
     }
-    v
 }
 
-/// `rows` with the union of their keys each, `null` where a row had none: every finding has
-/// every key (`chain` is `null` on a config notice).
-fn same_keys(mut rows: Vec<Value>) -> Vec<Value> {
-    let mut keys: Vec<String> = Vec::new();
-    for r in &rows {
-        for k in r.as_object().into_iter().flat_map(|m| m.keys()) {
-            if !keys.contains(k) {
-                keys.push(k.clone());
-            }
-        }
-    }
-    for r in &mut rows {
-        if let Some(m) = r.as_object_mut() {
-            for k in &keys {
-                m.entry(k.clone()).or_insert(Value::Null);
-            }
-        }
-    }
-    rows
+/// One input error as JSON: `file`, `line`, `column`, `field`, `message`, `kind`, and `text`
+/// (the whole error line).
+#[derive(Serialize)]
+pub struct ErrorJson<'a> {
+    file: &'a str,
+    line: Option<usize>,
+    column: Option<usize>,
+    field: Option<&'a str>,
+    message: &'a str,
+    kind: &'static str,
+    text: String,
 }
 
-/// One input error as JSON: `file`, `line`, `column`, `field`, `message`, `kind`.
-pub fn error_json(e: &InputError) -> Value {
-    json!({
-        "file": e.file,
-        "line": e.location.map(|l| l.line),
-        "column": e.location.map(|l| l.col),
-        "field": e.field,
-        "message": e.message,
-        "kind": e.kind.as_str(),
-        "text": e.to_string(),
-    })
+impl<'a> ErrorJson<'a> {
+    /// The JSON of `e`.
+    pub fn of(e: &'a InputError) -> ErrorJson<'a> {
+        ErrorJson {
+            file: &e.file,
+            line: e.location.map(|l| l.line),
+            column: e.location.map(|l| l.col),
+            field: e.field.as_deref(),
+            message: &e.message,
+            kind: e.kind.as_str(),
+            text: e.to_string(),
+        }
+    }
 }
 
-/// The JSON document: `fallcost_version`, `max_ratio`, `profile`, `pricing`, `files`,
-/// `skipped`, `findings`, `errors`, `summary`.
-pub fn to_json(report: &CheckReport) -> Value {
-    let chains: usize = report.checked.iter().map(|c| c.chains).sum();
-    let links: usize = report.checked.iter().map(|c| c.links).sum();
-    json!({
-        "fallcost_version": env!("CARGO_PKG_VERSION"),
-        "max_ratio": report.max_ratio,
-        "profile": {
-            "input_tokens": report.profile.input_tokens as u64,
-            "output_tokens": report.profile.output_tokens as u64,
-        },
-        "pricing": report.pricing,
-        "files": report.checked,
-        "skipped": report.skipped,
-        "findings": same_keys(report.findings.iter().map(finding).collect()),
-        "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
-        "summary": {
-            "files": report.checked.len(),
-            "chains": chains,
-            "links": links,
-            "errors": report.count(Severity::Error),
-            "warnings": report.count(Severity::Warning),
-            "notes": report.count(Severity::Note),
-            "input_errors": report.errors.len(),
-        },
-    })
+/// The token profile the request was priced with.
+#[derive(Serialize)]
+struct ProfileJson {
+    input_tokens: u64,
+    output_tokens: u64,
+}
+
+/// The counts of a check.
+#[derive(Serialize)]
+struct SummaryJson {
+    files: usize,
+    chains: usize,
+    links: usize,
+    errors: usize,
+    warnings: usize,
+    notes: usize,
+    input_errors: usize,
+}
+
+/// The JSON document of `fallcost check --format json`.
+#[derive(Serialize)]
+pub struct CheckJson<'a> {
+    fallcost_version: &'static str,
+    max_ratio: f64,
+    profile: ProfileJson,
+    pricing: &'a str,
+    files: &'a [Checked],
+    skipped: &'a [Skipped],
+    findings: Vec<FindingJson<'a>>,
+    errors: Vec<ErrorJson<'a>>,
+    summary: SummaryJson,
+}
+
+impl<'a> CheckJson<'a> {
+    /// The document of `report`: `fallcost_version`, `max_ratio`, `profile`, `pricing`,
+    /// `files`, `skipped`, `findings`, `errors`, `summary`.
+    pub fn of(report: &'a CheckReport) -> CheckJson<'a> {
+        let mut findings: Vec<FindingJson> = report.findings.iter().map(FindingJson::of).collect();
+        FindingJson::same_keys(&mut findings);
+        CheckJson {
+            fallcost_version: env!("CARGO_PKG_VERSION"),
+            max_ratio: report.max_ratio,
+            profile: ProfileJson {
+                input_tokens: report.profile.input_tokens as u64,
+                output_tokens: report.profile.output_tokens as u64,
+            },
+            pricing: &report.pricing,
+            files: &report.checked,
+            skipped: &report.skipped,
+            findings,
+            errors: report.errors.iter().map(ErrorJson::of).collect(),
+            summary: SummaryJson {
+                files: report.checked.len(),
+                chains: report.checked.iter().map(|c| c.chains).sum(),
+                links: report.checked.iter().map(|c| c.links).sum(),
+                errors: report.count(Severity::Error),
+                warnings: report.count(Severity::Warning),
+                notes: report.count(Severity::Note),
+                input_errors: report.errors.len(),
+            },
+        }
+    }
+}
+
+/// `value` as pretty JSON with a final newline. Every object's keys come out in alphabetical
+/// order (through [`serde_json::Value`], whose maps are sorted), as the documents always had.
+fn pretty(value: &impl Serialize) -> String {
+    let value = serde_json::to_value(value).expect("JSON values");
+    let mut s = serde_json::to_string_pretty(&value).expect("JSON values");
+    s.push('\n');
+    s
 }
 
 #[cfg(test)]

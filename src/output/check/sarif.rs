@@ -7,7 +7,7 @@
 //! `check` ran in), absolute paths `file://` URIs. Input errors are results too (so they show
 //! on the pull request) and make the invocation unsuccessful.
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::check::{CheckReport, Severity};
 use crate::error::printable_line;
@@ -98,21 +98,64 @@ pub fn artifact_uri(path: &str) -> (String, bool) {
     }
 }
 
-fn location(file: &str, line: Option<usize>, column: Option<usize>) -> Value {
-    let (uri, absolute) = artifact_uri(file);
-    let mut artifact = json!({ "uri": uri });
-    if !absolute {
-        artifact["uriBaseId"] = json!("%SRCROOT%");
-    }
-    let mut physical = json!({ "artifactLocation": artifact });
-    if let Some(l) = line.filter(|l| *l > 0) {
-        let mut region = json!({ "startLine": l });
-        if let Some(c) = column.filter(|c| *c > 0) {
-            region["startColumn"] = json!(c);
+/// A SARIF text: `{ "text": … }`.
+#[derive(Serialize)]
+struct Text {
+    text: String,
+}
+
+/// An artifact's location: its URI, relative ones against `%SRCROOT%`.
+#[derive(Serialize)]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(rename = "uriBaseId", skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+impl ArtifactLocation {
+    fn of(path: &str) -> ArtifactLocation {
+        let (uri, absolute) = artifact_uri(path);
+        ArtifactLocation {
+            uri,
+            uri_base_id: (!absolute).then_some("%SRCROOT%"),
         }
-        physical["region"] = region;
     }
-    json!({ "physicalLocation": physical })
+}
+
+/// A line and column in an artifact (1-based; 0 is left out).
+#[derive(Serialize)]
+struct Region {
+    #[serde(rename = "startLine")]
+    start_line: usize,
+    #[serde(rename = "startColumn", skip_serializing_if = "Option::is_none")]
+    start_column: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct PhysicalLocation {
+    #[serde(rename = "artifactLocation")]
+    artifact_location: ArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+/// A location: `{ "physicalLocation": … }`.
+#[derive(Serialize)]
+struct Location {
+    #[serde(rename = "physicalLocation")]
+    physical_location: PhysicalLocation,
+}
+
+fn location(file: &str, line: Option<usize>, column: Option<usize>) -> Location {
+    Location {
+        physical_location: PhysicalLocation {
+            artifact_location: ArtifactLocation::of(file),
+            region: line.filter(|l| *l > 0).map(|l| Region {
+                start_line: l,
+                start_column: column.filter(|c| *c > 0),
+            }),
+        },
+    }
 }
 
 fn level(s: Severity) -> &'static str {
@@ -123,8 +166,100 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// One result: a finding, or an input error (rule `input-error`).
+#[derive(Serialize)]
+struct SarifResult {
+    #[serde(rename = "ruleId")]
+    rule_id: String,
+    #[serde(rename = "ruleIndex")]
+    rule_index: Option<usize>,
+    level: &'static str,
+    message: Text,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locations: Option<[Location; 1]>,
+}
+
+/// A tool execution notification (an input error).
+#[derive(Serialize)]
+struct Notification {
+    level: &'static str,
+    message: Text,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locations: Option<[Location; 1]>,
+}
+
+#[derive(Serialize)]
+struct Rule {
+    id: String,
+    name: String,
+    #[serde(rename = "shortDescription")]
+    short_description: Text,
+    #[serde(rename = "defaultConfiguration")]
+    default_configuration: RuleLevel,
+}
+
+#[derive(Serialize)]
+struct RuleLevel {
+    level: String,
+}
+
+#[derive(Serialize)]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    #[serde(rename = "semanticVersion")]
+    semantic_version: &'static str,
+    #[serde(rename = "informationUri")]
+    information_uri: &'static str,
+    rules: Vec<Rule>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+struct Invocation {
+    #[serde(rename = "executionSuccessful")]
+    execution_successful: bool,
+    #[serde(rename = "toolExecutionNotifications")]
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+struct Artifact {
+    location: ArtifactLocation,
+}
+
+/// The run's own properties: the limit, the price table and the summary line.
+#[derive(Serialize)]
+struct Properties<'a> {
+    max_ratio: f64,
+    pricing: &'a str,
+    summary: String,
+}
+
+#[derive(Serialize)]
+struct Run<'a> {
+    tool: Tool,
+    invocations: [Invocation; 1],
+    artifacts: Vec<Artifact>,
+    results: Vec<SarifResult>,
+    properties: Properties<'a>,
+}
+
+/// A SARIF 2.1.0 log of one run.
+#[derive(Serialize)]
+pub struct SarifLog<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'a>; 1],
+}
+
 /// The SARIF 2.1.0 log of `report`.
-pub fn to_sarif(report: &CheckReport) -> Value {
+pub fn to_sarif(report: &CheckReport) -> SarifLog<'_> {
     let mut rules: Vec<(String, String, String)> = RULES
         .iter()
         .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
@@ -139,16 +274,15 @@ pub fn to_sarif(report: &CheckReport) -> Value {
                 level(f.severity()).to_string(),
             ));
         }
-        let mut r = json!({
-            "ruleId": id,
-            "ruleIndex": rule_index(&rules, id),
-            "level": level(f.severity()),
-            "message": { "text": printable_line(&f.to_string()) },
+        results.push(SarifResult {
+            rule_id: id.to_string(),
+            rule_index: rule_index(&rules, id),
+            level: level(f.severity()),
+            message: Text {
+                text: printable_line(&f.to_string()).into_owned(),
+            },
+            locations: (!f.file().is_empty()).then(|| [location(f.file(), Some(f.line()), None)]),
         });
-        if !f.file().is_empty() {
-            r["locations"] = json!([location(f.file(), Some(f.line()), None)]);
-        }
-        results.push(r);
     }
     let mut notifications = Vec::new();
     for e in &report.errors {
@@ -158,68 +292,69 @@ pub fn to_sarif(report: &CheckReport) -> Value {
         }
         text.push_str(&e.message);
         let text = printable_line(&text).into_owned();
-        let mut r = json!({
-            "ruleId": "input-error",
-            "ruleIndex": rule_index(&rules, "input-error"),
-            "level": "error",
-            "message": { "text": text },
+        let loc = || {
+            (!e.file.is_empty()).then(|| {
+                [location(
+                    &e.file,
+                    e.location.map(|l| l.line),
+                    e.location.map(|l| l.col),
+                )]
+            })
+        };
+        results.push(SarifResult {
+            rule_id: "input-error".into(),
+            rule_index: rule_index(&rules, "input-error"),
+            level: "error",
+            message: Text { text: text.clone() },
+            locations: loc(),
         });
-        let mut n = json!({ "level": "error", "message": { "text": text } });
-        if !e.file.is_empty() {
-            let loc = location(
-                &e.file,
-                e.location.map(|l| l.line),
-                e.location.map(|l| l.col),
-            );
-            r["locations"] = json!([loc.clone()]);
-            n["locations"] = json!([loc]);
-        }
-        results.push(r);
-        notifications.push(n);
+        notifications.push(Notification {
+            level: "error",
+            message: Text { text },
+            locations: loc(),
+        });
     }
-    let artifacts: Vec<Value> = report
+    let artifacts = report
         .checked
         .iter()
-        .map(|c| {
-            let (uri, absolute) = artifact_uri(&c.path);
-            let mut loc = json!({ "uri": uri });
-            if !absolute {
-                loc["uriBaseId"] = json!("%SRCROOT%");
-            }
-            json!({ "location": loc })
+        .map(|c| Artifact {
+            location: ArtifactLocation::of(&c.path),
         })
         .collect();
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {
-                "driver": {
-                    "name": "fallcost",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "semanticVersion": env!("CARGO_PKG_VERSION"),
-                    "informationUri": "https://crates.io/crates/fallcost",
-                    "rules": rules.iter().map(|(id, text, lvl)| json!({
-                        "id": id,
-                        "name": id,
-                        "shortDescription": { "text": text },
-                        "defaultConfiguration": { "level": lvl },
-                    })).collect::<Vec<_>>(),
-                }
+    SarifLog {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "fallcost",
+                    version: env!("CARGO_PKG_VERSION"),
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    information_uri: "https://crates.io/crates/fallcost",
+                    rules: rules
+                        .into_iter()
+                        .map(|(id, text, level)| Rule {
+                            name: id.clone(),
+                            id,
+                            short_description: Text { text },
+                            default_configuration: RuleLevel { level },
+                        })
+                        .collect(),
+                },
             },
-            "invocations": [{
-                "executionSuccessful": report.errors.is_empty(),
-                "toolExecutionNotifications": notifications,
+            invocations: [Invocation {
+                execution_successful: report.errors.is_empty(),
+                tool_execution_notifications: notifications,
             }],
-            "artifacts": artifacts,
-            "results": results,
-            "properties": {
-                "max_ratio": report.max_ratio,
-                "pricing": report.pricing,
-                "summary": super::summary(report),
+            artifacts,
+            results,
+            properties: Properties {
+                max_ratio: report.max_ratio,
+                pricing: &report.pricing,
+                summary: super::summary(report),
             },
         }],
-    })
+    }
 }
 
 #[cfg(test)]
