@@ -1,11 +1,13 @@
-//! The command line, declared with clap's derive API. Declarations only; the two format
-//! enums are the output's own types ([`Format`], [`CheckFormat`]), which derive
-//! `clap::ValueEnum` where they are defined, so no command converts one enum into another.
+//! The command line, declared with clap's derive API. Declarations only; the value enums of
+//! `--format` and `--sort` are the output's and the operation's own types ([`Format`],
+//! [`CheckFormat`], [`PriceSort`]), which derive `clap::ValueEnum` where they are defined, so
+//! no command converts one enum into another.
 
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
+use crate::ops::prices::PriceSort;
 use crate::output::Format;
 use crate::output::check::CheckFormat;
 
@@ -406,17 +408,6 @@ pub struct PricesArgs {
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-/// How `fallcost prices` sorts its rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PriceSort {
-    /// By model id.
-    Model,
-    /// By input price, cheapest first.
-    Input,
-    /// By output price, cheapest first.
-    Output,
 }
 
 /// `fallcost sweep`.

@@ -1,7 +1,6 @@
 //! The prices operation: load a price table, keep the models a pattern and a provider name,
 //! sort them; the result is rendered by [`crate::output::prices`].
 
-use crate::cli::PriceSort;
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::model::{ModelPrice, PriceTable, prices::same_provider};
 
@@ -17,6 +16,18 @@ pub fn matches(pattern: &str, id: &str) -> bool {
         }
     }
     true
+}
+
+/// How `fallcost prices` sorts its rows (`--sort`; the variants' comments are its `--help`
+/// text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PriceSort {
+    /// By model id.
+    Model,
+    /// By input price, cheapest first.
+    Input,
+    /// By output price, cheapest first.
+    Output,
 }
 
 /// A price table as `fallcost prices` shows it: the models kept, in the order shown.
