@@ -1,9 +1,15 @@
-//! The command line, declared with clap's derive API. Declarations only: no fallcost imports,
-//! so the file can be compiled on its own (e.g. to generate completions).
+//! The command line, declared with clap's derive API. Declarations only; the value enums of
+//! `--format` and `--sort` are the output's and the operation's own types ([`Format`],
+//! [`CheckFormat`], [`PriceSort`]), which derive `clap::ValueEnum` where they are defined, so
+//! no command converts one enum into another.
 
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+use crate::ops::prices::PriceSort;
+use crate::output::Format;
+use crate::output::check::CheckFormat;
 
 /// Price the resilience decisions teams make around LLM APIs: fallback chains, hedged
 /// requests, cold prompt caches, gray failures and outages.
@@ -247,19 +253,6 @@ pub struct CheckArgs {
     pub allow: Vec<String>,
 }
 
-/// Output formats of `fallcost check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
-    /// `FILE:LINE: severity: message` lines and a summary line.
-    Text,
-    /// One JSON document for tooling.
-    Json,
-    /// GitHub Actions workflow annotations (`::error file=F,line=L::message`).
-    Github,
-    /// SARIF 2.1.0, for code scanning (`github/codeql-action/upload-sarif`).
-    Sarif,
-}
-
 /// `fallcost bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -283,7 +276,7 @@ pub struct CalibrateArgs {
     pub output: String,
     /// The format of every LOG, instead of recognising each by its content.
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub input_format: Option<LogFormat>,
+    pub input_format: Option<InputFormat>,
     /// The `pricing` the scenario names, and the table its models are checked against: a
     /// bundled name or a price table file. Default: the newest bundled table.
     #[arg(long, short = 'p', value_name = "NAME|PATH")]
@@ -301,7 +294,7 @@ pub struct CalibrateArgs {
 
 /// `--input-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
+pub enum InputFormat {
     /// OpenTelemetry GenAI spans, OTLP/JSON.
     Otlp,
     /// LiteLLM spend logs (CSV, JSON array or JSON lines, told apart by content).
@@ -317,7 +310,7 @@ pub struct OutputArgs {
     /// `.txt` or none is a table), else a table. A format that contradicts the extension
     /// (`-o x.csv --format json`) is an error.
     #[arg(long, short = 'f', value_enum)]
-    pub format: Option<OutputFormat>,
+    pub format: Option<Format>,
     /// Write to this file instead of standard output (`-` is standard output). The file is
     /// written whole or not at all; its extension picks the format (see `--format`).
     #[arg(long, short = 'o', value_name = "PATH", default_value = "-")]
@@ -417,17 +410,6 @@ pub struct PricesArgs {
     pub output: OutputArgs,
 }
 
-/// How `fallcost prices` sorts its rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PriceSort {
-    /// By model id.
-    Model,
-    /// By input price, cheapest first.
-    Input,
-    /// By output price, cheapest first.
-    Output,
-}
-
 /// `fallcost sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -475,19 +457,6 @@ pub struct SweepArgs {
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-/// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// Aligned tables for a terminal.
-    Table,
-    /// CSV with one header line, for spreadsheets.
-    Csv,
-    /// One JSON object, for tooling.
-    Json,
-    /// GitHub-flavoured Markdown tables.
-    Markdown,
 }
 
 fn parse_ratio(s: &str) -> Result<f64, String> {

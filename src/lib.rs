@@ -6,12 +6,14 @@
 //!   configs), parsed strictly;
 //! - [`model`]: the cost model of MODEL.md (analytic engine), with the failover policies;
 //! - [`sim`]: the Monte Carlo engine (MODEL.md §9), which simulates the same model;
-//! - [`report`]: the result shape every output renders; [`sweep`]: a scenario over a grid;
-//! - [`output`]: table, Markdown, CSV and JSON;
+//! - [`report`]: the result shape every output renders; [`sweep`]: a sweep's result;
+//! - [`ops`]: the operations behind the subcommands (sweep, check, prices), returning results;
+//! - [`output`]: table, Markdown, CSV and JSON, one module per document;
 //! - [`check`]: `fallcost check`, the CI gate over every fallback chain (scenarios, LiteLLM and
 //!   Portkey configs under [`input::gateway`]);
 //! - [`calibrate`]: `fallcost calibrate`, a scenario measured from request logs;
-//! - [`cmd`]: one module per subcommand; [`cli`]: the command-line declaration.
+//! - [`cmd`]: one module per subcommand (parse, call the operation, render), with the
+//!   options resolved once ([`cmd::options`]); [`cli`]: the command-line declaration.
 
 #![warn(missing_docs)]
 
@@ -22,6 +24,7 @@ pub mod cmd;
 pub mod error;
 pub mod input;
 pub mod model;
+pub mod ops;
 pub mod output;
 pub mod report;
 pub mod sim;
@@ -33,16 +36,15 @@ use error::ExitStatus;
 ///
 /// Errors: whatever the subcommand reports; `main` prints it on one line and exits 2.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
-    output::ui::init(output::ui::from_flags(cli.quiet, cli.verbose, cli.color));
-    if let Some(o) = cli.command.output_args() {
-        // `-o x.csv --format json` is refused before anything runs.
-        cmd::format_of(o)?;
-    }
+    let ui = output::ui::from_flags(cli.quiet, cli.verbose, cli.color);
+    output::ui::init(ui);
+    // Resolved once, before anything runs (`-o x.csv --format json` is refused here).
+    let opts = cmd::options::resolve(&cli, ui)?;
     match &cli.command {
-        cli::Command::Compare(args) => cmd::compare::run(args),
-        cli::Command::Prices(args) => cmd::prices::run(args),
-        cli::Command::Sweep(args) => cmd::sweep::run(args),
-        cli::Command::Check(args) => cmd::check::run(args),
+        cli::Command::Compare(args) => cmd::compare::run(args, &opts),
+        cli::Command::Prices(args) => cmd::prices::run(args, &opts),
+        cli::Command::Sweep(args) => cmd::sweep::run(args, &opts),
+        cli::Command::Check(args) => cmd::check::run(args, &opts),
         cli::Command::Bench(args) => cmd::bench::run(args),
         cli::Command::Calibrate(args) => cmd::calibrate::run(args),
         cli::Command::Completions(args) => cmd::completions::run_completions(args.shell),

@@ -41,9 +41,9 @@ pub const BAD_SHOWN: usize = 5;
 /// Requests kept open waiting for more of their spans; past this the oldest is closed.
 const OPEN_REQUESTS: usize = 1 << 16;
 
-/// An input format.
+/// The format of a request log, as recognised by its content or named by `--input-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum LogFormat {
     /// OTLP/JSON trace export with GenAI attributes.
     Otlp,
     /// LiteLLM spend logs exported as CSV.
@@ -54,14 +54,14 @@ pub enum Format {
     Plain,
 }
 
-impl Format {
+impl LogFormat {
     /// The name used in messages.
     pub fn as_str(self) -> &'static str {
         match self {
-            Format::Otlp => "otlp",
-            Format::LiteLlmCsv => "litellm (csv)",
-            Format::LiteLlmJson => "litellm (json)",
-            Format::Plain => "csv",
+            LogFormat::Otlp => "otlp",
+            LogFormat::LiteLlmCsv => "litellm (csv)",
+            LogFormat::LiteLlmJson => "litellm (json)",
+            LogFormat::Plain => "csv",
         }
     }
 }
@@ -69,15 +69,15 @@ impl Format {
 /// Recognise the format of a file from its first bytes (`head`, up to 64 KiB).
 ///
 /// Errors: a text that is none of the three, with what each starts with.
-pub fn detect(head: &[u8]) -> Result<Format, String> {
+pub fn detect(head: &[u8]) -> Result<LogFormat, String> {
     let text = String::from_utf8_lossy(head);
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if t.starts_with('{') || t.starts_with('[') {
         if t.contains("\"resourceSpans\"") {
-            return Ok(Format::Otlp);
+            return Ok(LogFormat::Otlp);
         }
         if t.contains("\"startTime\"") || t.contains("\"request_id\"") {
-            return Ok(Format::LiteLlmJson);
+            return Ok(LogFormat::LiteLlmJson);
         }
         return Err(
             "JSON without `resourceSpans` (OTLP) or `startTime`/`request_id` (LiteLLM spend logs)"
@@ -91,10 +91,10 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
         .collect();
     let has = |c: &str| cols.contains(&c);
     if has("startTime") || (has("request_id") && has("call_type")) {
-        return Ok(Format::LiteLlmCsv);
+        return Ok(LogFormat::LiteLlmCsv);
     }
     if has("model") && has("duration_s") && has("status") {
-        return Ok(Format::Plain);
+        return Ok(LogFormat::Plain);
     }
     Err("not OTLP/JSON (`resourceSpans`), LiteLLM spend logs (a `startTime` column or key) or the plain CSV (columns model, start, duration_s, status)".into())
 }
@@ -581,7 +581,7 @@ impl Aggregator {
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Force this format instead of recognising it.
-    pub format: Option<Format>,
+    pub format: Option<LogFormat>,
     /// Show a progress bar (the caller decides: standard error is a terminal).
     pub progress: bool,
 }
@@ -592,7 +592,7 @@ pub struct FileReport {
     /// The file as given.
     pub file: String,
     /// Its format.
-    pub format: Format,
+    pub format: LogFormat,
     /// Records read.
     pub records: u64,
     /// Unreadable records.
@@ -652,7 +652,7 @@ pub fn read_files(
             ));
         }
         let format = match options.format {
-            Some(Format::LiteLlmCsv | Format::LiteLlmJson) => {
+            Some(LogFormat::LiteLlmCsv | LogFormat::LiteLlmJson) => {
                 // LiteLLM's exports come as CSV or JSON: told apart by the first character.
                 let mut head = Vec::with_capacity(4096);
                 open()?.take(4096).read_to_end(&mut head).map_err(|e| {
@@ -665,9 +665,9 @@ pub fn read_files(
                 let t = String::from_utf8_lossy(&head);
                 let t = t.trim_start_matches('\u{feff}').trim_start();
                 if t.starts_with('{') || t.starts_with('[') {
-                    Format::LiteLlmJson
+                    LogFormat::LiteLlmJson
                 } else {
-                    Format::LiteLlmCsv
+                    LogFormat::LiteLlmCsv
                 }
             }
             Some(f) => f,
@@ -713,10 +713,10 @@ pub fn read_files(
         );
         let (records0, bad0) = (agg.records, agg.bad_count);
         match format {
-            Format::Otlp => otlp::read(&label, &mut reader, agg)?,
-            Format::LiteLlmCsv => litellm::read_csv(&label, &mut reader, agg)?,
-            Format::LiteLlmJson => litellm::read_json(&label, &mut reader, agg)?,
-            Format::Plain => plain::read(&label, &mut reader, agg)?,
+            LogFormat::Otlp => otlp::read(&label, &mut reader, agg)?,
+            LogFormat::LiteLlmCsv => litellm::read_csv(&label, &mut reader, agg)?,
+            LogFormat::LiteLlmJson => litellm::read_json(&label, &mut reader, agg)?,
+            LogFormat::Plain => plain::read(&label, &mut reader, agg)?,
         }
         agg.close_all();
         if let Some(b) = bar {
@@ -834,18 +834,18 @@ mod tests {
 
     #[test]
     fn formats_by_content() {
-        assert_eq!(detect(br#"{"resourceSpans":[]}"#), Ok(Format::Otlp));
+        assert_eq!(detect(br#"{"resourceSpans":[]}"#), Ok(LogFormat::Otlp));
         assert_eq!(
             detect(br#"[{"request_id":"a","startTime":"x"}]"#),
-            Ok(Format::LiteLlmJson)
+            Ok(LogFormat::LiteLlmJson)
         );
         assert_eq!(
             detect(b"request_id,call_type,startTime\n"),
-            Ok(Format::LiteLlmCsv)
+            Ok(LogFormat::LiteLlmCsv)
         );
         assert_eq!(
             detect(b"request_id,model,start,duration_s,status\n"),
-            Ok(Format::Plain)
+            Ok(LogFormat::Plain)
         );
         assert!(detect(b"hello").is_err());
     }

@@ -92,11 +92,11 @@ pub fn prices_bench(repeat: u32) -> anyhow::Result<String> {
         ));
     }
     let params = [
-        crate::sweep::Param::parse("request.input_tokens=0:1000000:100")
+        crate::ops::sweep::Param::parse("request.input_tokens=0:1000000:100")
             .map_err(|e| anyhow::anyhow!(e))?,
     ];
     let t = best(&mut || {
-        crate::sweep::run(
+        crate::ops::sweep::run(
             "bench.toml",
             SWEEP_SCENARIO,
             std::path::Path::new("."),

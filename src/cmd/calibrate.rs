@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::calibrate::write::{WriteOptions, scenario};
-use crate::calibrate::{Aggregator, Format, Options, read_files};
-use crate::cli::{CalibrateArgs, LogFormat};
+use crate::calibrate::{Aggregator, LogFormat, Options, read_files};
+use crate::cli::{CalibrateArgs, InputFormat};
 use crate::error::{ExitStatus, InputError, InputErrorKind};
 use crate::input::pricing::{PricingRef, default_name};
 
@@ -32,9 +32,9 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
     };
     let options = Options {
         format: args.input_format.map(|f| match f {
-            LogFormat::Otlp => Format::Otlp,
-            LogFormat::Litellm => Format::LiteLlmCsv,
-            LogFormat::Csv => Format::Plain,
+            InputFormat::Otlp => LogFormat::Otlp,
+            InputFormat::Litellm => LogFormat::LiteLlmCsv,
+            InputFormat::Csv => LogFormat::Plain,
         }),
         progress: std::io::stderr().is_terminal(),
     };

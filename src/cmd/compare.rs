@@ -2,11 +2,11 @@
 //! `--mc`, simulated.
 
 use crate::cli::CompareArgs;
+use crate::cmd::options::Options;
 use crate::error::ExitStatus;
 use crate::input::scenario;
 use crate::output;
 use crate::report::Report;
-use crate::sim::{self, McOptions};
 
 /// Simulated requests above which a progress bar is worth showing (about a second of work).
 const PROGRESS_ABOVE: u64 = 30_000_000;
@@ -16,9 +16,9 @@ const PROGRESS_ABOVE: u64 = 30_000_000;
 ///
 /// Errors: an invalid scenario or price table ([`crate::error::InputError`]); an output that
 /// cannot be written.
-pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
-    let (format, target) = super::output_of(&args.output);
-    if let (Some(plot), output::Target::File(out)) = (&args.plot, &target)
+pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
+    let (format, target) = opts.output();
+    if let (Some(plot), output::Target::File(out)) = (&args.plot, target)
         && plot == out
     {
         anyhow::bail!(
@@ -76,17 +76,13 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
             "{label}: {field} is not a finite number; the scenario's values are too large to price"
         );
     }
-    if let Some(requests) = args.mc {
-        let mut opts = McOptions {
-            requests,
-            runs: args.mc_runs.unwrap_or(sim::DEFAULT_RUNS),
-            seed: 0,
-        };
+    if let Some(mc) = &opts.mc {
+        let opts = mc.opts;
         let (work, incident_ok) = report.mc_work(&opts);
         if !incident_ok {
             // Asked for: refuse what cannot be run. The default: price the rest and say why
             // the incident windows are missing.
-            if args.mc_runs.is_some() {
+            if mc.runs_given {
                 anyhow::bail!("{}", report.too_many_runs(opts.runs));
             }
             crate::output::ui::warn(&format!(
@@ -94,16 +90,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
                 report.too_many_runs(opts.runs)
             ));
         }
-        opts.seed = match args.seed {
-            Some(s) => s,
-            None => {
-                let s = sim::rng::fresh_seed();
-                crate::output::ui::info(&format!(
-                    "Monte Carlo seed {s} (repeat this run with --seed {s})"
-                ));
-                s
-            }
-        };
+        mc.announce();
         let bar = (work > PROGRESS_ABOVE && crate::output::ui::progress_allowed()).then(|| {
             let bar = indicatif::ProgressBar::new(work);
             bar.set_style(
@@ -137,6 +124,6 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitStatus> {
         let svg = output::compare_plot::compare_chart(&report);
         output::write_file(path, svg.as_bytes(), "--plot")?;
     }
-    output::write(&target, &bytes)?;
+    output::write(target, &bytes)?;
     Ok(ExitStatus::Success)
 }

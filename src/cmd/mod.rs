@@ -1,38 +1,21 @@
-//! One module per subcommand. Each takes its parsed arguments and returns an [`ExitStatus`](crate::error::ExitStatus).
+//! One module per subcommand: each takes its parsed arguments and the [`options::Options`]
+//! resolved once, calls its operation ([`crate::ops`]), renders the result ([`crate::output`])
+//! and returns an [`ExitStatus`](crate::error::ExitStatus).
 
 pub mod bench;
 pub mod calibrate;
 pub mod check;
 pub mod compare;
 pub mod completions;
+pub mod options;
 pub mod prices;
 pub mod sweep;
 pub mod version;
 
 use std::path::Path;
 
-use crate::cli::{OutputArgs, OutputFormat};
-use crate::output::{Format, Target};
-
-/// The output format and target of `args`: the explicit `--format`, else the one the
-/// `--output` file's extension names, else a table. [`format_of`] has refused a contradiction
-/// before any subcommand runs ([`crate::run`]).
-pub(crate) fn output_of(args: &OutputArgs) -> (Format, Target) {
-    let format = format_of(args).unwrap_or(match args.format {
-        Some(f) => convert(f),
-        None => Format::Table,
-    });
-    (format, Target::parse(&args.output))
-}
-
-fn convert(f: OutputFormat) -> Format {
-    match f {
-        OutputFormat::Table => Format::Table,
-        OutputFormat::Csv => Format::Csv,
-        OutputFormat::Json => Format::Json,
-        OutputFormat::Markdown => Format::Markdown,
-    }
-}
+use crate::cli::OutputArgs;
+use crate::output::Format;
 
 /// The format an output file's extension names: `.json`, `.csv`, `.md` (`.markdown`), and a
 /// table for `.txt`, no extension or standard output (`-`). `Err` with the extension for any
@@ -69,7 +52,7 @@ fn format_name(f: Format) -> &'static str {
 /// Errors (exit 2): a `--format` that contradicts the extension (`-o x.csv --format json`), or,
 /// without `--format`, an extension that names no format (`-o x.yaml`).
 pub fn format_of(args: &OutputArgs) -> anyhow::Result<Format> {
-    let explicit = args.format.map(convert);
+    let explicit = args.format;
     match (format_from_path(&args.output), explicit) {
         (Ok(Some(inferred)), Some(given)) if inferred != given => anyhow::bail!(
             "--output {} names {} (by its extension) but --format is {}; drop --format, or give the file a matching extension",
@@ -90,7 +73,7 @@ pub fn format_of(args: &OutputArgs) -> anyhow::Result<Format> {
 mod tests {
     use super::*;
 
-    fn args(format: Option<OutputFormat>, output: &str) -> OutputArgs {
+    fn args(format: Option<Format>, output: &str) -> OutputArgs {
         OutputArgs {
             format,
             output: output.to_string(),
@@ -107,15 +90,12 @@ mod tests {
         assert_eq!(f(None, "report.txt"), Ok(Format::Table));
         assert_eq!(f(None, "report"), Ok(Format::Table));
         assert_eq!(f(None, "/dev/stdout"), Ok(Format::Table));
-        assert_eq!(f(Some(OutputFormat::Json), "-"), Ok(Format::Json));
-        assert_eq!(f(Some(OutputFormat::Csv), "x.csv"), Ok(Format::Csv));
+        assert_eq!(f(Some(Format::Json), "-"), Ok(Format::Json));
+        assert_eq!(f(Some(Format::Csv), "x.csv"), Ok(Format::Csv));
+        assert_eq!(f(Some(Format::Markdown), "x.txt"), Ok(Format::Markdown));
+        assert_eq!(f(Some(Format::Csv), "x.yaml"), Ok(Format::Csv));
         assert_eq!(
-            f(Some(OutputFormat::Markdown), "x.txt"),
-            Ok(Format::Markdown)
-        );
-        assert_eq!(f(Some(OutputFormat::Csv), "x.yaml"), Ok(Format::Csv));
-        assert_eq!(
-            f(Some(OutputFormat::Json), "x.csv"),
+            f(Some(Format::Json), "x.csv"),
             Err("--output x.csv names csv (by its extension) but --format is json; drop --format, or give the file a matching extension".into())
         );
         assert_eq!(

@@ -1,296 +1,33 @@
-//! `fallcost prices`: print a price table as fallcost read it.
+//! `fallcost prices`: print a price table as fallcost read it ([`crate::ops::prices`],
+//! rendered by [`crate::output::prices`]).
 
-use crate::cli::{PriceSort, PricesArgs};
+use crate::cli::PricesArgs;
+use crate::cmd::options::Options;
 use crate::error::ExitStatus;
-use crate::input::pricing::{BUNDLED, PricingRef, broad_name};
-use crate::model::{ModelPrice, prices::same_provider};
-use crate::output::{self, Format, layout, table};
+use crate::ops::prices;
+use crate::output;
 
-/// Whether `id` matches `pattern`: case-insensitive, anywhere in the id, `*` matching any run
-/// of characters (`claude*4-5` matches `anthropic/claude-sonnet-4-5`).
-pub fn matches(pattern: &str, id: &str) -> bool {
-    let id = id.to_lowercase();
-    let mut rest = id.as_str();
-    for part in pattern.to_lowercase().split('*').filter(|p| !p.is_empty()) {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    true
-}
-
-/// `fallcost prices --list`: the bundled tables, and the cached `latest` when there is one.
-fn list() -> String {
-    list_at(output::ui::width())
-}
-
-/// [`list`] for a terminal `width` columns wide: each line wrapped at spaces, continuation
-/// indented; what a table is the default for and its source each on its own indented line.
-fn list_at(width: usize) -> String {
-    let mut out = String::from("Bundled price tables (name, date, default for, source):\n");
-    let mut line = |text: String, indent: usize| {
-        out.push_str(&table::wrap(&text, width, indent));
-        out.push('\n');
-    };
-    for b in BUNDLED {
-        let aliases = if b.aliases.is_empty() {
-            String::new()
-        } else {
-            format!(" (also: {})", b.aliases.join(", "))
-        };
-        line(format!("  {}{aliases}  {}", b.name, b.date), 4);
-        line(format!("    default for {}", b.default_for), 4);
-        line(format!("    source: {}", b.source), 4);
-    }
-    match crate::input::update::cache_file() {
-        Some(p) if p.is_file() => line(
-            format!(
-                "  latest  the file `fallcost prices --update` downloaded: {}",
-                p.display()
-            ),
-            4,
-        ),
-        Some(p) => line(
-            format!(
-                "  latest  not downloaded yet (`fallcost prices --update` writes {})",
-                p.display()
-            ),
-            4,
-        ),
-        None => {}
-    }
-    out
-}
-
-/// The price table `section` for a terminal too narrow to show it whole ([`table::fits`]):
-/// the provider in the model cell (`ai21.j2-mid-v1 (bedrock)`, left out when the id starts
-/// with it), caching, TTL and minimum prefix in one `caching` cell (`automatic 10m ≥2,048`),
-/// and the long-context and service tiers in one `tiers` cell; so the prices stay in one
-/// table (its text cells wrapped) rather than split over stacked copies of every row.
-pub fn compact(section: &mut layout::Section) {
-    let col = |name: &str| section.header.iter().position(|h| h == name);
-    let (Some(model), Some(provider)) = (col("model"), col("provider")) else {
-        return;
-    };
-    let caching: Vec<usize> = ["caching", "TTL", "min prefix"]
-        .iter()
-        .filter_map(|n| col(n))
-        .collect();
-    let tiers: Vec<usize> = ["long context in/out", "service tiers"]
-        .iter()
-        .filter_map(|n| col(n))
-        .collect();
-    let merged = |row: &[String], cols: &[usize], sep: &str, prefix: &[&str]| {
-        let parts: Vec<String> = cols
-            .iter()
-            .enumerate()
-            .filter(|&(_, &i)| row[i] != "–" && !row[i].is_empty())
-            .map(|(k, &i)| format!("{}{}", prefix.get(k).copied().unwrap_or(""), row[i]))
-            .collect();
-        if parts.is_empty() {
-            "–".to_string()
-        } else {
-            parts.join(sep)
-        }
-    };
-    let drop: Vec<usize> = std::iter::once(provider)
-        .chain(caching.iter().skip(1).copied())
-        .chain(tiers.iter().skip(1).copied())
-        .collect();
-    for row in &mut section.rows {
-        let (id, prov) = (&row[model], &row[provider]);
-        if !prov.is_empty() && !id.to_lowercase().starts_with(&prov.to_lowercase()) {
-            row[model] = format!("{id} ({prov})");
-        }
-        if let Some(&first) = caching.first() {
-            let min_prefix = if caching.len() == 3 { "≥" } else { "" };
-            let text = merged(row, &caching, " ", &["", "", min_prefix]);
-            row[first] = text;
-        }
-        if let Some(&first) = tiers.first() {
-            let long = if col("long context in/out").is_some() {
-                "long "
-            } else {
-                ""
-            };
-            let text = merged(row, &tiers, "; ", &[long, ""]);
-            row[first] = text;
-        }
-    }
-    if let Some(&first) = tiers.first() {
-        section.header[first] = "tiers".into();
-    }
-    let keep = |i: &usize| !drop.contains(i);
-    for row in &mut section.rows {
-        *row = (0..row.len())
-            .filter(keep)
-            .map(|i| std::mem::take(&mut row[i]))
-            .collect();
-    }
-    section.header = (0..section.header.len())
-        .filter(keep)
-        .map(|i| section.header[i].clone())
-        .collect();
-    section.numeric = (0..section.numeric.len())
-        .filter(keep)
-        .map(|i| section.numeric[i])
-        .collect();
-}
-
-/// Load the table (bundled name or path, relative to the working directory), filter and sort
-/// it, and print it; or `--list` the bundled tables; or `--update` the cached LiteLLM file.
+/// Print the filtered, sorted table; or `--list` the bundled tables; or `--update` the cached
+/// LiteLLM file.
 ///
 /// Errors: an unreadable or invalid table; a failed download; an output that cannot be written.
-pub fn run(args: &PricesArgs) -> anyhow::Result<ExitStatus> {
-    let (format, target) = super::output_of(&args.output);
+pub fn run(args: &PricesArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
+    let (format, target) = opts.output();
     if args.list {
-        output::write(&target, list().as_bytes())?;
+        output::write(target, output::prices::list().as_bytes())?;
         return Ok(ExitStatus::Success);
     }
     if let Some(url) = &args.update {
         let url = (!url.is_empty()).then_some(url.as_str());
         let (path, table) = crate::input::update::update(url)?;
-        let msg = format!(
-            "fallcost: downloaded {} models to {}; use it with --pricing latest\n",
-            table.models.len(),
-            path.display()
-        );
-        output::write(&target, msg.as_bytes())?;
+        let msg = output::prices::updated(table.models.len(), &path);
+        output::write(target, msg.as_bytes())?;
         return Ok(ExitStatus::Success);
     }
-    let spec = args.pricing.as_deref().unwrap_or(broad_name());
-    let mut prices = PricingRef::parse(spec, None).load()?;
-    let total = prices.models.len();
-    prices.models.retain(|id, m| {
-        args.pattern.as_deref().is_none_or(|p| matches(p, id))
-            && args
-                .provider
-                .as_deref()
-                .is_none_or(|p| same_provider(&m.provider, p))
-    });
-    if prices.models.is_empty() {
-        anyhow::bail!(
-            "no model of price table {spec} matches{}{}",
-            args.pattern
-                .as_deref()
-                .map_or(String::new(), |p| format!(" `{p}`")),
-            args.provider
-                .as_deref()
-                .map_or(String::new(), |p| format!(" with provider `{p}`"))
-        );
-    }
-    // LiteLLM's USD per token times a million carries float noise (15.000020000000003): show
-    // every price at 12 significant digits, in every format.
-    for m in prices.models.values_mut() {
-        for p in [&mut m.input, &mut m.output, &mut m.cache_ttl_s]
-            .into_iter()
-            .chain(m.cached_input.as_mut())
-            .chain(m.cache_write.as_mut())
-            .chain(m.cache_write_1h.as_mut())
-            .chain(m.tiers.iter_mut().map(|t| &mut t.price))
-        {
-            *p = crate::report::clean(*p);
-        }
-    }
-    let mut sorted: Vec<&ModelPrice> = prices.models.values().collect();
-    match args.sort {
-        PriceSort::Model => {}
-        PriceSort::Input => sorted.sort_by(|a, b| a.input.total_cmp(&b.input)),
-        PriceSort::Output => sorted.sort_by(|a, b| a.output.total_cmp(&b.output)),
-    }
-    let mut doc = layout::prices_of(&prices, &sorted);
-    if sorted.len() < total {
-        doc.preamble.push(format!(
-            "{} of {} models shown",
-            output::number::group(&sorted.len().to_string()),
-            output::number::group(&total.to_string())
-        ));
-    }
-    let bytes = match format {
-        Format::Table => {
-            let width = output::ui::width();
-            for section in &mut doc.sections {
-                if !table::fits(section, width) {
-                    compact(section);
-                }
-            }
-            table::render_at(&doc, table::Style::Terminal, width).into_bytes()
-        }
-        Format::Markdown => table::render(&doc, table::Style::Markdown).into_bytes(),
-        Format::Json => output::json::render(&prices)?,
-        Format::Csv => {
-            let mut w = ::csv::Writer::from_writer(Vec::new());
-            w.write_record([
-                "model",
-                "provider",
-                "input",
-                "cached_input",
-                "cache_write",
-                "output",
-                "caching",
-                "cache_ttl_s",
-                // appended, so the columns before keep their places
-                "cache_write_1h",
-                "min_cache_prefix",
-                "context_tiers_above_tokens",
-                "service_tiers",
-            ])?;
-            for m in &sorted {
-                w.write_record([
-                    output::csv::guard(&m.id),
-                    output::csv::guard(&m.provider),
-                    output::csv::num(Some(m.input)),
-                    output::csv::num(m.cached_input),
-                    output::csv::num(m.cache_write),
-                    output::csv::num(Some(m.output)),
-                    m.caching.as_str().to_string(),
-                    output::csv::num(Some(m.cache_ttl_s)),
-                    output::csv::num(m.cache_write_1h),
-                    m.min_cache_prefix.map_or(String::new(), |n| n.to_string()),
-                    m.context_tiers()
-                        .iter()
-                        .map(u64::to_string)
-                        .collect::<Vec<_>>()
-                        .join(";"),
-                    m.services()
-                        .iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(";"),
-                ])?;
-            }
-            w.into_inner()?
-        }
-    };
-    output::write(&target, &bytes)?;
+    let pattern = args.pattern.as_deref();
+    let provider = args.provider.as_deref();
+    let sel = prices::select(args.pricing.as_deref(), pattern, provider, args.sort)?;
+    let bytes = output::prices::render(&sel.table, &sel.shown(), sel.total, format)?;
+    output::write(target, &bytes)?;
     Ok(ExitStatus::Success)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_list_fits_80_columns_with_each_source_on_its_own_line() {
-        let text = list_at(80);
-        for l in text.lines() {
-            assert!(
-                l.chars().count() <= 80,
-                "{} columns: {l}\n{text}",
-                l.chars().count()
-            );
-        }
-        assert_eq!(
-            text.matches("\n    source: ").count(),
-            BUNDLED.len(),
-            "{text}"
-        );
-        // nothing lost in the wrapping: every table's source, word for word
-        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        for b in BUNDLED {
-            let src: String = b.source.split_whitespace().collect::<Vec<_>>().join(" ");
-            assert!(flat.contains(&src), "{src}");
-        }
-    }
 }

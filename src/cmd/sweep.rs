@@ -3,19 +3,18 @@
 use std::path::Path;
 
 use crate::cli::SweepArgs;
+use crate::cmd::options::Options;
 use crate::error::ExitStatus;
 use crate::input::read_text;
-use crate::output::csv::{self, guard, num};
-use crate::output::layout::{Document, STEADY_MC_HEADER, Section, steady_mc_cells};
-use crate::output::number::{change, count, group, money, multiplier, trim};
-use crate::output::{self, Format, Target, table};
-use crate::sweep::{self, Param, Sweep};
+use crate::ops::sweep::{self, Param};
+use crate::output::number::count;
+use crate::output::{self, Target};
 
 /// Parse the ranges, run the sweep, print or write it, and draw `--plot`.
 ///
 /// Errors: a bad range, an invalid scenario at any grid point, an unwritable output.
-pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
-    let (format, target) = super::output_of(&args.output);
+pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
+    let (format, target) = opts.output();
     let params: Vec<Param> = args
         .param
         .iter()
@@ -64,7 +63,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
             params.len()
         );
     }
-    if let (Some(plot), Target::File(out)) = (&args.plot, &target)
+    if let (Some(plot), Target::File(out)) = (&args.plot, target)
         && plot == out
     {
         anyhow::bail!(
@@ -77,20 +76,10 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
             anyhow::bail!("--param {} is given twice; give each key one range", p.key);
         }
     }
-    let mc = args.mc.map(|requests| {
-        let seed = args.seed.unwrap_or_else(|| {
-            let s = crate::sim::rng::fresh_seed();
-            crate::output::ui::info(&format!(
-                "Monte Carlo seed {s} (repeat this run with --seed {s})"
-            ));
-            s
-        });
-        crate::sim::McOptions {
-            requests,
-            runs: 0,
-            seed,
-        }
-    });
+    if let Some(mc) = &opts.mc {
+        mc.announce();
+    }
+    let mc = opts.mc.map(|m| m.opts);
     let started = std::time::Instant::now();
     let result = sweep::run(&label, &text, base, &sets, &params, &args.chains, mc)?;
     crate::output::ui::detail(&format!(
@@ -101,12 +90,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
     if let Some(note) = &result.note {
         crate::output::ui::note(&note.to_string());
     }
-    let bytes = match format {
-        Format::Table => table::render(&layout(&result), table::Style::Terminal).into_bytes(),
-        Format::Markdown => table::render(&layout(&result), table::Style::Markdown).into_bytes(),
-        Format::Json => output::json::render(&result)?,
-        Format::Csv => sweep_csv(&result)?,
-    };
+    let bytes = output::sweep::render(&result, format)?;
     if let Some(path) = &args.plot {
         let svg = output::plot::cost_chart(&result)?;
         output::write_file(path, svg.as_bytes(), "--plot")?;
@@ -116,136 +100,6 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitStatus> {
     } else {
         crate::output::provenance::with_provenance(bytes, format, &provenance)?
     };
-    output::write(&target, &bytes)?;
+    output::write(target, &bytes)?;
     Ok(ExitStatus::Success)
-}
-
-fn sweep_csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = sweep.params.iter().map(|p| guard(p)).collect();
-    header.extend(
-        [
-            "chain",
-            "pattern",
-            "cost_per_1k_usd",
-            "vs_baseline",
-            "failed_per_1k",
-            "incident_total_usd",
-            "incident_multiplier",
-        ]
-        .map(String::from),
-    );
-    if sweep.mc.is_some() {
-        header.extend(["mc_seed", "mc_requests"].map(String::from));
-        header.extend(csv::steady_mc_columns());
-    }
-    header.push("incident_method".into());
-    w.write_record(&header)?;
-    for r in &sweep.rows {
-        let mut rec: Vec<String> = sweep.params.iter().map(|p| num(Some(r.point[p]))).collect();
-        rec.extend([
-            guard(&r.chain),
-            r.pattern.as_str().to_string(),
-            num(Some(r.cost_per_1k_usd)),
-            num(r.vs_baseline),
-            num(Some(r.failed_per_1k)),
-            num(r.incident_total_usd),
-            num(r.incident_multiplier),
-        ]);
-        if let Some(m) = sweep.mc {
-            rec.extend([m.seed.to_string(), m.requests.to_string()]);
-            rec.extend(csv::steady_mc_cells(r.mc.as_ref()));
-            rec.extend(csv::latency_cells(r.mc.as_ref()));
-        }
-        rec.push(r.incident_method.map_or("", |m| m.as_str()).into());
-        w.write_record(&rec)?;
-    }
-    Ok(w.into_inner()?)
-}
-
-fn layout(sweep: &Sweep) -> Document {
-    let has_incident = sweep.rows.iter().any(|r| r.incident_total_usd.is_some());
-    let mut header: Vec<String> = sweep.params.clone();
-    header.extend(["chain", "pattern", "$/1k req", "vs primary", "failed/1k"].map(String::from));
-    if has_incident {
-        header.extend(["incident USD", "x normal"].map(String::from));
-    }
-    if sweep.mc.is_some() {
-        header.extend(STEADY_MC_HEADER.map(String::from));
-    }
-    // every column is a number but the chain and the pattern
-    let mut numeric = vec![true; header.len()];
-    numeric[sweep.params.len()] = false;
-    numeric[sweep.params.len() + 1] = false;
-    let rows = sweep
-        .rows
-        .iter()
-        .map(|r| {
-            let mut cells: Vec<String> = sweep
-                .params
-                .iter()
-                .map(|p| group(&trim(r.point[p], 9)))
-                .collect();
-            cells.extend([
-                r.chain.clone(),
-                r.pattern.as_str().to_string(),
-                money(r.cost_per_1k_usd),
-                r.vs_baseline.map_or("–".into(), change),
-                count(r.failed_per_1k),
-            ]);
-            if has_incident {
-                let sim = if r.incident_method == Some(crate::report::Method::Simulated) {
-                    "sim "
-                } else {
-                    ""
-                };
-                cells.push(
-                    r.incident_total_usd
-                        .map_or("–".into(), |t| format!("{sim}{}", money(t))),
-                );
-                cells.push(r.incident_multiplier.map_or("–".into(), multiplier));
-            }
-            if sweep.mc.is_some() {
-                cells.extend(steady_mc_cells(r.mc.as_ref()));
-            }
-            cells
-        })
-        .collect();
-    Document {
-        preamble: {
-            let mut p = vec![format!(
-                "{} (sweep of {})",
-                sweep.scenario,
-                sweep.params.join(", ")
-            )];
-            if sweep
-                .rows
-                .iter()
-                .any(|r| r.incident_method == Some(crate::report::Method::Simulated))
-            {
-                p.push("sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed".into());
-            }
-            if let Some(m) = sweep.mc {
-                p.push(format!(
-                    "Monte Carlo: {} requests per chain at each point, seed {}; ± is the 95% interval",
-                    group(&m.requests.to_string()),
-                    m.seed
-                ));
-            }
-            p
-        },
-        sections: vec![Section {
-            heading: None,
-            title: if has_incident {
-                "Steady state per 1,000 requests, and the incident, at each point".into()
-            } else {
-                "Steady state per 1,000 requests at each point".into()
-            },
-            notes: vec![],
-            header,
-            numeric,
-            rows,
-            footer: vec![],
-        }],
-    }
 }

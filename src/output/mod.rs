@@ -3,6 +3,7 @@
 //! Every format is rendered to bytes first ([`render`]), so each can be snapshot-tested without
 //! I/O, and a failed run never leaves a half-written file ([`write_file`]).
 
+pub mod check;
 pub mod color;
 pub mod compare_plot;
 pub mod csv;
@@ -10,7 +11,9 @@ pub mod json;
 pub mod layout;
 pub mod number;
 pub mod plot;
+pub mod prices;
 pub mod provenance;
+pub mod sweep;
 pub mod table;
 pub mod ui;
 
@@ -21,16 +24,19 @@ use anyhow::Context;
 
 use crate::report::Report;
 
-/// An output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An output format: `--format` of `compare`, `sweep` and `prices` (the variants' comments are
+/// its `--help` text). CSV has one header line and one row per (section, chain, pattern), plain
+/// numbers; JSON is one pretty-printed object with the keys of MODEL.md §10; Markdown is for
+/// issues and pull requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Aligned tables for a terminal.
     Table,
-    /// One header line, one row per (section, chain, pattern), plain numbers.
+    /// CSV with one header line, for spreadsheets.
     Csv,
-    /// One pretty-printed object with the keys of MODEL.md §10.
+    /// One JSON object, for tooling.
     Json,
-    /// GitHub-flavoured Markdown tables, for issues and pull requests.
+    /// GitHub-flavoured Markdown tables.
     Markdown,
 }
 

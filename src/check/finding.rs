@@ -1,0 +1,322 @@
+//! What `fallcost check` reports: a [`Finding`] with its [`Severity`], and its message
+//! (`Display`), with the ratio and the limit formatted as the message shows them.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::{IncidentCheck, IncidentFigures, Side};
+use crate::input::gateway::Notice;
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails the run (exit 1).
+    Error,
+    /// Fails the run only under `--deny-warnings`.
+    Warning,
+    /// Information; never fails the run.
+    Note,
+}
+
+impl Severity {
+    /// `error`, `warning` or `note`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// Something `fallcost check` reports about a file. `Display` is the message, without the file
+/// and line (renderers add them).
+// A finding is built once per link and rendered once: two unboxed `Side`s in `AboveRatio` cost
+// nothing worth the churn of boxing them (and keep the fields' types for the renderers).
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finding {
+    /// A fallback priced above `max_ratio` times its primary (an error).
+    AboveRatio {
+        /// File.
+        file: String,
+        /// Line of the fallback.
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The primary, priced.
+        primary: Side,
+        /// The fallback, priced.
+        fallback: Side,
+        /// Worst-case ratio (dearest fallback / cheapest primary); `None` for a free primary.
+        ratio: Option<f64>,
+        /// The limit.
+        max_ratio: f64,
+        /// The steps between the primary and this fallback.
+        via: Vec<String>,
+        /// The `--allow` entry that allows this link (it is then a note, not an error).
+        allowed: Option<String>,
+        /// The fallcost.toml that `allowed` came from; `None`: the `--allow` flag.
+        allowed_from: Option<String>,
+    },
+    /// A fallback within the ratio at warm prices that is above it in an incident of the
+    /// primary's provider (`check --incident`): its first failover of a session, or the
+    /// window's multiplier (an error, or a note when allowed).
+    IncidentCost {
+        /// File.
+        file: String,
+        /// Line of the fallback.
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The primary, priced.
+        primary: Side,
+        /// The fallback, priced.
+        fallback: Side,
+        /// The warm like-for-like ratio (within the limit); `None` for a free primary.
+        warm_ratio: Option<f64>,
+        /// The incident figures.
+        figures: IncidentFigures,
+        /// The incident.
+        incident: IncidentCheck,
+        /// The limit.
+        max_ratio: f64,
+        /// The `--allow` entry that allows this link.
+        allowed: Option<String>,
+        /// The fallcost.toml that `allowed` came from; `None`: the `--allow` flag.
+        allowed_from: Option<String>,
+    },
+    /// A chain whose primary and fallbacks all run on one provider (a warning): it survives a
+    /// deprecation, not an outage.
+    SameProvider {
+        /// File.
+        file: String,
+        /// Line of the chain.
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The provider (its family, see [`provider_family`]).
+        providers: Vec<String>,
+    },
+    /// Something about a gateway config's structure (warning or note, see [`Notice`]).
+    Config {
+        /// File.
+        file: String,
+        /// Line.
+        line: usize,
+        /// What.
+        notice: Notice,
+    },
+    /// Where a price was taken from, when it may not be what the config's provider bills (a
+    /// note): an OpenAI-compatible model served through another `api_base`, or a provider whose
+    /// model is priced from another provider's entry.
+    PriceSource {
+        /// File.
+        file: String,
+        /// Line of the model.
+        line: usize,
+        /// What was priced and from where.
+        message: String,
+    },
+    /// The run found no fallback chain at all (a warning, so `--deny-warnings` fails it): a CI
+    /// gate pointed at the wrong folder would otherwise pass forever. It has no file and line.
+    NoChains {
+        /// The paths searched, as given.
+        paths: Vec<String>,
+    },
+}
+
+impl Finding {
+    /// Error, warning or note.
+    pub fn severity(&self) -> Severity {
+        match self {
+            Finding::AboveRatio { allowed: None, .. } => Severity::Error,
+            Finding::AboveRatio { .. } => Severity::Note,
+            Finding::IncidentCost { allowed: None, .. } => Severity::Error,
+            Finding::IncidentCost { .. } => Severity::Note,
+            Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
+            Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
+            Finding::Config { .. } | Finding::PriceSource { .. } => Severity::Note,
+        }
+    }
+
+    /// A stable kebab-case identifier: `above-ratio`, `same-provider`, `price-source`,
+    /// `no-chains`, or the notice's kind (`not-a-group`, `loop`, `self-fallback`,
+    /// `empty-fallbacks`, `no-model`, `ignored`, `wildcard`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Finding::AboveRatio { .. } => "above-ratio",
+            Finding::IncidentCost { .. } => "incident-cost",
+            Finding::SameProvider { .. } => "same-provider",
+            Finding::Config { notice, .. } => notice.kind(),
+            Finding::PriceSource { .. } => "price-source",
+            Finding::NoChains { .. } => "no-chains",
+        }
+    }
+
+    /// The file the finding is about (empty for [`Finding::NoChains`]).
+    pub fn file(&self) -> &str {
+        match self {
+            Finding::AboveRatio { file, .. }
+            | Finding::IncidentCost { file, .. }
+            | Finding::SameProvider { file, .. }
+            | Finding::Config { file, .. }
+            | Finding::PriceSource { file, .. } => file,
+            Finding::NoChains { .. } => "",
+        }
+    }
+
+    /// The line the finding is about (0 for [`Finding::NoChains`]).
+    pub fn line(&self) -> usize {
+        match self {
+            Finding::AboveRatio { line, .. }
+            | Finding::IncidentCost { line, .. }
+            | Finding::SameProvider { line, .. }
+            | Finding::Config { line, .. }
+            | Finding::PriceSource { line, .. } => *line,
+            Finding::NoChains { .. } => 0,
+        }
+    }
+}
+
+/// `--max-ratio` as given: the shortest decimal that reads back as the same number (`2`, `1.5`,
+/// `1.99999999`), with an exponent for very large or small values (`1e308`).
+pub fn format_limit(max_ratio: f64) -> String {
+    let s = format!("{max_ratio:?}");
+    s.strip_suffix(".0").map_or(s.clone(), str::to_string)
+}
+
+/// A ratio above `max_ratio`, as shown: two decimals (`5.00x`), or as many more as it takes for
+/// the number shown to be above the limit (`2.004x` above 2, `2.0000000001x` above
+/// 1.9999999999), so the message never reads as a ratio at or below the limit.
+pub fn format_ratio(ratio: f64, max_ratio: f64) -> String {
+    (2..=17)
+        .map(|d| format!("{ratio:.d$}"))
+        .find(|s| s.parse::<f64>().is_ok_and(|shown| shown > max_ratio))
+        .map_or_else(|| format!("{ratio:?}x"), |s| format!("{s}x"))
+}
+
+/// `; allowed by --allow ollama`, or, for an entry of a settings file, `; allowed by `ollama`
+/// in fallcost.toml [check] allow`.
+fn allowed_by(entry: &str, from: Option<&str>) -> String {
+    match from {
+        Some(file) => format!("; allowed by `{entry}` in {file} [check] allow"),
+        None => format!("; allowed by --allow {entry}"),
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::AboveRatio {
+                chain,
+                primary,
+                fallback,
+                ratio,
+                max_ratio,
+                via,
+                allowed,
+                allowed_from,
+                ..
+            } => {
+                let allowed = allowed
+                    .as_ref()
+                    .map_or(String::new(), |a| allowed_by(a, allowed_from.as_deref()));
+                let via = if via.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (reached via {})",
+                        via.iter()
+                            .map(|v| format!("`{v}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                let ranged = |s: &Side| s.models.len() > 1 && !s.is_mix();
+                let worst = match (ranged(primary), ranged(fallback)) {
+                    (true, true) => {
+                        " (worst case: dearest fallback model against cheapest primary model)"
+                    }
+                    (true, false) => " (worst case: against the cheapest primary model)",
+                    (false, true) => " (worst case: the dearest fallback model)",
+                    (false, false) => "",
+                };
+                let limit = format_limit(*max_ratio);
+                match ratio {
+                    Some(r) => write!(
+                        f,
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {} its primary `{}` at {}{worst}; above --max-ratio {limit}{via}{allowed}",
+                        fallback.name,
+                        fallback.price(),
+                        format_ratio(*r, *max_ratio),
+                        primary.name,
+                        primary.price(),
+                    ),
+                    None => write!(
+                        f,
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` {} ({}): any paid fallback is above --max-ratio {limit}{via}{allowed}",
+                        fallback.name,
+                        fallback.price(),
+                        primary.name,
+                        if primary.max_per_1k_usd > 0.0 && !primary.is_mix() {
+                            "can be free: its cheapest model is"
+                        } else {
+                            "is free"
+                        },
+                        primary.price(),
+                    ),
+                }
+            }
+            Finding::IncidentCost {
+                chain,
+                primary,
+                fallback,
+                warm_ratio,
+                figures,
+                incident,
+                max_ratio,
+                allowed,
+                allowed_from,
+                ..
+            } => {
+                let limit = format_limit(*max_ratio);
+                let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}x"));
+                write!(
+                    f,
+                    "chain `{chain}`: fallback `{}` is {} its primary `{}` at warm prices, but a session's first failover (cold cache or write) costs ${} per 1,000 requests, {}, and a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill; above --max-ratio {limit}",
+                    fallback.name,
+                    show(*warm_ratio),
+                    primary.name,
+                    crate::output::number::money(fallback.first(true)),
+                    show(figures.first_ratio),
+                    crate::input::duration::format_seconds(incident.duration_s),
+                    crate::output::number::group(&figures.requests.to_string()),
+                    crate::output::number::group(&figures.sessions.to_string()),
+                    crate::output::number::count(incident.requests_per_second),
+                    show(figures.multiplier),
+                )?;
+                if let Some(a) = allowed {
+                    write!(f, "{}", allowed_by(a, allowed_from.as_deref()))?;
+                }
+                Ok(())
+            }
+            Finding::SameProvider {
+                chain, providers, ..
+            } => write!(
+                f,
+                "chain `{chain}`: every fallback runs on the primary's provider ({}); it survives a deprecation, not an outage",
+                providers.join(", ")
+            ),
+            Finding::Config { notice, .. } => write!(f, "{notice}"),
+            Finding::PriceSource { message, .. } => write!(f, "{message}"),
+            Finding::NoChains { paths } => write!(
+                f,
+                "no fallback chains found under {}: no fallback was judged (is the path right? --verbose lists what was skipped)",
+                paths.join(" ")
+            ),
+        }
+    }
+}

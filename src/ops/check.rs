@@ -1,0 +1,101 @@
+//! The check operation: resolve `fallcost check`'s flags against the project settings
+//! (fallcost.toml; every flag given wins), and check every file under the paths, returning
+//! the [`CheckReport`] (the finding logic is [`crate::check`]; [`crate::output::check`]
+//! renders it).
+
+use std::path::PathBuf;
+
+use crate::check::{CheckReport, IncidentCheck, Options, files};
+use crate::cli::CheckArgs;
+use crate::input::pricing::{PricingRef, broad_name};
+use crate::input::settings::{self, CheckSettings};
+use crate::model::Request;
+
+/// A check to run: the paths, the options every chain is judged with, and whether warnings
+/// fail the run.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The files and folders to check (the flags', else fallcost.toml's `paths`).
+    pub paths: Vec<PathBuf>,
+    /// The price table, profile, ratio, allow list and incident every chain is judged with.
+    pub options: Options,
+    /// `--deny-warnings` (or the settings'): warnings make the exit status 1.
+    pub deny_warnings: bool,
+}
+
+/// The [`Plan`] of `args`, with fallcost.toml (`--config-file`, else the nearest one) filling
+/// what the flags leave out.
+///
+/// Errors: unreadable settings; a `--pricing` table that cannot be loaded (before any file is
+/// read); an `--incident` that is not a duration.
+pub fn plan(args: &CheckArgs) -> anyhow::Result<Plan> {
+    // Project settings (fallcost.toml): every flag given wins over them.
+    let settings = match &args.config_file {
+        Some(path) => settings::load(path)?,
+        None => match std::env::current_dir()
+            .ok()
+            .and_then(|cwd| settings::find(&cwd))
+        {
+            Some(path) => settings::load(&path)?,
+            None => CheckSettings::default(),
+        },
+    };
+    let spec = args
+        .pricing
+        .as_deref()
+        .or(settings.pricing.as_deref())
+        .unwrap_or(broad_name());
+    let prices = PricingRef::parse(spec, None).load()?;
+    let (input_tokens, output_tokens) = args.profile.or(settings.profile).unwrap_or((2000, 500));
+    let (allow, allow_from) = if args.allow.is_empty() {
+        (
+            settings.allow.clone().unwrap_or_default(),
+            settings.allow.as_ref().map(|_| settings.file.clone()),
+        )
+    } else {
+        (args.allow.clone(), None)
+    };
+    let paths = match (&args.paths, &settings.paths) {
+        (given, _) if !given.is_empty() => given.clone(),
+        (_, Some(from_file)) => from_file.clone(),
+        _ => Vec::new(),
+    };
+    let incident = match &args.incident {
+        Some(d) => Some(IncidentCheck {
+            duration_s: crate::input::duration::parse_seconds(d).map_err(|e| {
+                crate::error::InputError::file(
+                    crate::error::InputErrorKind::Invalid,
+                    "--incident",
+                    e,
+                )
+            })?,
+            requests_per_second: args.rate,
+            session_length: args.session_length,
+        }),
+        None => None,
+    };
+    let deny_warnings = args.deny_warnings || settings.deny_warnings.unwrap_or(false);
+    let options = Options {
+        max_ratio: args.max_ratio.or(settings.max_ratio).unwrap_or(2.0),
+        profile: Request {
+            input_tokens: input_tokens as f64,
+            output_tokens: output_tokens as f64,
+            prefix_tokens: args.prefix as f64,
+            cache_hit_rate: args.hit_rate,
+        },
+        prices,
+        allow,
+        allow_from,
+        incident,
+    };
+    Ok(Plan {
+        paths,
+        options,
+        deny_warnings,
+    })
+}
+
+/// Check every file under `plan.paths`.
+pub fn run(plan: &Plan) -> CheckReport {
+    files::check_paths(&plan.paths, &plan.options)
+}

@@ -1,0 +1,7 @@
+//! The operations behind the subcommands, as a library: each takes resolved inputs and returns
+//! a result type (no parsing of flags, no rendering); `cmd` calls them and `output` renders
+//! what they return.
+
+pub mod check;
+pub mod prices;
+pub mod sweep;
