@@ -97,7 +97,7 @@ pub enum Finding {
         line: usize,
         /// The chain's name.
         chain: String,
-        /// The provider (its family, see [`provider_family`]).
+        /// The provider (its family, see [`crate::model::prices::provider_family`]).
         providers: Vec<String>,
     },
     /// Something about a gateway config's structure (warning or note, see [`Notice`]).

@@ -28,9 +28,9 @@ mod price;
 use serde::Serialize;
 
 pub use finding::{Finding, Severity, format_limit, format_ratio};
-pub use price::{
-    PricedChain, PricedLink, PricedModel, Side, price_config, price_endpoint, provider_family,
-};
+pub use price::{PricedChain, PricedLink, PricedModel, Side, price_config, price_endpoint};
+
+use crate::model::prices::provider_family;
 
 use crate::error::{ExitStatus, InputError};
 use crate::model::{ModelPrice, PriceTable, Request};

@@ -339,6 +339,28 @@ pub fn same_provider(entry: &str, provider: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('-'))
 }
 
+/// The failure domain a provider name belongs to, for the same-provider check. LiteLLM's price
+/// file names one provider several ways: `vertex_ai-language-models` and
+/// `vertex_ai-anthropic_models` are `vertex_ai`, `bedrock_converse` and `bedrock_mantle` are
+/// `bedrock`, `text-completion-openai` is `openai`, `cohere_chat` is `cohere`, `azure_text` is
+/// `azure`, `fireworks_ai-embedding-models` is `fireworks_ai`. Other names are their own family.
+pub fn provider_family(provider: &str) -> &str {
+    let p = provider
+        .strip_prefix("text-completion-")
+        .unwrap_or(provider);
+    // `vertex_ai-language-models`, `fireworks_ai-embedding-models`: a suffix naming a model set.
+    let p = match p.split_once('-') {
+        Some((base, rest)) if rest.ends_with("models") => base,
+        _ => p,
+    };
+    match p {
+        "bedrock_converse" | "bedrock_mantle" => "bedrock",
+        "cohere_chat" => "cohere",
+        "azure_text" => "azure",
+        _ => p,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

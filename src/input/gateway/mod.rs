@@ -12,6 +12,7 @@
 //! after `serde_json` has validated it, with a duplicate key's last value winning as in
 //! JavaScript).
 
+pub mod endpoint;
 pub mod litellm;
 mod node;
 pub mod openrouter;

@@ -7,7 +7,7 @@ use super::portkey_policy::{list, statuses};
 use super::{Provenance, quoted, table_id};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::gateway::{self, Endpoint, Route};
-use crate::model::{PriceTable, Request};
+use crate::model::PriceTable;
 
 /// One deployment a step of a chain may send to: its price-table id, its share of the step's
 /// traffic, the deployment.
@@ -136,7 +136,6 @@ pub(super) fn picks<'a>(
     file: &str,
     g: &'a gateway::Group,
     prices: &PriceTable,
-    request: &Request,
     unknown: &mut Vec<(InputError, String)>,
 ) -> Result<Vec<Pick<'a>>, InputError> {
     let taking: Vec<usize> = (0..g.endpoints.len())
@@ -151,7 +150,7 @@ pub(super) fn picks<'a>(
     let mut out = Vec::new();
     for d in taking {
         let ep = &g.endpoints[d];
-        let id = match table_id(file, ep, prices, request) {
+        let id = match table_id(file, ep, prices) {
             Ok(id) => id,
             Err(e) if e.kind == InputErrorKind::UnknownModel => {
                 if !unknown
@@ -219,7 +218,6 @@ pub(super) fn emit(
     policy: &Policy,
     class: &(crate::model::policy::ErrorClass, String, bool),
     prices: &PriceTable,
-    request: &Request,
     written: &mut Written,
 ) -> Result<(), InputError> {
     if chain.primary.endpoints.is_empty() {
@@ -234,10 +232,10 @@ pub(super) fn emit(
         unknown,
         ..
     } = written;
-    let primary = picks(file, &chain.primary, prices, request, unknown)?;
+    let primary = picks(file, &chain.primary, prices, unknown)?;
     let mut links: Vec<(&gateway::RouteLink, Vec<Pick>)> = Vec::new();
     for link in &chain.links {
-        let p = picks(file, &link.fallback, prices, request, unknown)?;
+        let p = picks(file, &link.fallback, prices, unknown)?;
         if !p.is_empty() {
             links.push((link, p));
         }

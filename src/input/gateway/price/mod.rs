@@ -45,12 +45,11 @@ mod portkey_policy;
 
 use std::path::{Path, PathBuf};
 
-use crate::check::price_endpoint;
 use crate::error::{InputError, InputErrorKind};
 use crate::input::gateway::{self, Endpoint, Node, litellm, openrouter, portkey};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
-use crate::model::{PriceTable, Request, Scenario};
+use crate::model::{PriceTable, Scenario};
 use chains::{Written, emit, unknown_models};
 use policy::{dominant_class, policy_of};
 use portkey_policy::portkey_policy;
@@ -209,13 +208,8 @@ fn read_config(
 }
 /// The price-table id of `ep` (fails closed on a model with no known price, at the config's
 /// line; a model priced by the config itself cannot be priced from a table: an error too).
-fn table_id(
-    file: &str,
-    ep: &Endpoint,
-    prices: &PriceTable,
-    request: &Request,
-) -> Result<String, InputError> {
-    let (m, _) = price_endpoint(file, ep, prices, request).map_err(|mut e| {
+fn table_id(file: &str, ep: &Endpoint, prices: &PriceTable) -> Result<String, InputError> {
+    let m = super::endpoint::price(file, ep, prices).map_err(|mut e| {
         // check's advice names its own --pricing flag and config prices; compare prices from the
         // table its scenario names.
         if e.kind == InputErrorKind::UnknownModel
@@ -341,12 +335,6 @@ pub fn build_text(
         overrides.push(("request.input_tokens".into(), i.to_string()));
         overrides.push(("request.output_tokens".into(), o.to_string()));
     }
-    let request = Request {
-        input_tokens: profile.map_or(2000.0, |p| p.0 as f64),
-        output_tokens: profile.map_or(500.0, |p| p.1 as f64),
-        prefix_tokens: 0.0,
-        cache_hit_rate: 1.0,
-    };
     let class = dominant_class(&table);
     let mut written = Written::default();
     let mut found = 0;
@@ -365,15 +353,7 @@ pub fn build_text(
             } else {
                 portkey_policy(&file, &root, chain)?
             };
-            emit(
-                &file,
-                chain,
-                &policy,
-                &class,
-                &prices,
-                &request,
-                &mut written,
-            )?;
+            emit(&file, chain, &policy, &class, &prices, &mut written)?;
         }
         // Every model of the config with no price, in one error (fails closed, as check does).
         if !written.unknown.is_empty() {
