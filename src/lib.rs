@@ -22,6 +22,7 @@ pub mod cmd;
 pub mod error;
 pub mod input;
 pub mod model;
+pub mod ops;
 pub mod output;
 pub mod report;
 pub mod sim;

@@ -15,7 +15,7 @@ use crate::input::document::split_dotted_key;
 use crate::input::duration::parse_seconds;
 use crate::input::scenario;
 use crate::model::Pattern;
-use crate::report::{Report, SteadyMc, clean};
+use crate::report::{SteadyMc, clean};
 use crate::sim::McOptions;
 
 /// The most grid points a sweep computes.
@@ -216,7 +216,7 @@ pub fn run(
             anyhow::anyhow!("{e} (at {})", at.join(", "))
         })?;
         let partial = scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
-        let mut report = Report::analytic(&scenario);
+        let mut report = crate::ops::compare::analytic(&scenario);
         if partial.is_some() {
             report.omit_blended();
             note = partial;
@@ -224,7 +224,7 @@ pub fn run(
         if let Some(opts) = &mc {
             // Steady state only: the incident columns stay analytic.
             report.input.incident = None;
-            report.simulate(opts, &mut |_| {});
+            crate::ops::compare::simulate(&mut report, opts, &mut |_| {});
         }
         if let Some(field) = report.first_non_finite() {
             anyhow::bail!("{label}: {field} is not a finite number at this grid point");

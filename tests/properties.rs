@@ -105,7 +105,7 @@ proptest! {
     #[test]
     fn accepted_scenarios_price_finite_and_non_negative(text in scenario_text()) {
         if let Ok(s) = parse(&text) {
-            let r = Report::analytic(&s);
+            let r = fallcost::ops::compare::analytic(&s);
             prop_assert_eq!(r.first_non_finite(), None, "{}", text);
             for row in &r.steady {
                 prop_assert!(row.cost_per_1k_usd >= 0.0 && row.wasted_per_1k_usd >= 0.0);
@@ -141,7 +141,7 @@ fn extreme_but_valid_values_price_exactly() {
                 [[chain]]\nname = \"x\"\nmodels = [\"a/tiny\", \"b/big\"]\n\
                 [incident]\nduration = \"365d\"\nrequests_per_second = 1000000\nsession_length = 1000\n";
     let s = scenario::parse("range.toml", text, &dir, &[]).unwrap();
-    let r = Report::analytic(&s);
+    let r = fallcost::ops::compare::analytic(&s);
     assert_eq!(r.first_non_finite(), None);
     // Per request: 2e12 tokens at 1e-9 $/MTok = 2e-3 USD; per 1,000: 2.0.
     let seq = r

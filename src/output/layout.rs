@@ -4,6 +4,7 @@
 use crate::input::duration::format_seconds;
 use crate::model::{AbandonedBilling, Chain, FailureMode, ModelPrice, PriceTable};
 use crate::report::Report;
+use crate::sim::{Engine, SteadyEngine};
 
 use super::number::{change, count, group, money, money_adding_up, multiplier, trim};
 
@@ -194,7 +195,7 @@ fn link_prices(request: &crate::model::Request, chain: &Chain) -> String {
     let prices: Vec<String> = chain
         .links
         .iter()
-        .map(|link| format!("${}", money(crate::check::per_1k(request, link))))
+        .map(|link| format!("${}", money(crate::model::cost::per_1k(request, link))))
         .collect();
     let cache = if request.has_prefix() {
         ", warm cache"
@@ -233,11 +234,11 @@ fn latency_defaults_note(report: &Report, chain: &Chain) -> Option<String> {
     Some(note)
 }
 
-/// Whether a chain's client policy differs from the default ([`Chain::has_default_policy`]), so
-/// its retries, caps and attribution are worth a table (and the policy simulator fills its MC
-/// column).
+/// Whether a chain's client policy differs from the default, so its retries, caps and
+/// attribution are worth a table (and the policy simulator fills its MC column): its steady
+/// engine is [`SteadyEngine::Policy`] ([`Engine::for_chain`]).
 fn has_policy(chain: &Chain) -> bool {
-    !chain.has_default_policy()
+    Engine::for_chain(chain).steady == SteadyEngine::Policy
 }
 
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
