@@ -244,11 +244,11 @@ pub fn run(
                 point: map.clone(),
                 chain: s.chain.clone(),
                 pattern: s.pattern,
-                cost_per_1k_usd: s.cost_per_1k_usd,
-                vs_baseline: s.vs_baseline,
-                failed_per_1k: s.failed_per_1k,
-                incident_total_usd: incident.map(|i| i.total_usd),
-                incident_multiplier: incident.and_then(|i| i.multiplier),
+                cost_per_1k_usd: s.analytic.cost_per_1k_usd,
+                vs_baseline: s.analytic.vs_baseline,
+                failed_per_1k: s.analytic.failed_per_1k,
+                incident_total_usd: incident.map(|i| i.analytic.total_usd),
+                incident_multiplier: incident.and_then(|i| i.analytic.multiplier),
                 incident_method: incident.map(|i| i.method),
                 mc: s.mc.clone(),
             });
@@ -333,9 +333,9 @@ mod tests {
             // every link fails at q: (1−q)·25 + q·(17.5 + (1−q)·9 + q·6.5)
             let want = (1.0 - q) * 25.0 + q * (17.5 + (1.0 - q) * 9.0 + q * 6.5);
             assert!(
-                (row.cost_per_1k_usd - want).abs() < 1e-9,
+                (row.analytic.cost_per_1k_usd - want).abs() < 1e-9,
                 "{q}: {}",
-                row.cost_per_1k_usd
+                row.analytic.cost_per_1k_usd
             );
         }
     }

@@ -76,6 +76,25 @@ pub struct IncidentOutcome {
     pub breaker: Option<BreakerFigures>,
 }
 
+impl IncidentOutcome {
+    /// These figures as the report's figure set, in USD and counts per window.
+    pub fn figures(&self) -> crate::report::IncidentFigures<f64> {
+        crate::report::IncidentFigures {
+            total_usd: self.total,
+            normal_usd: Some(self.normal),
+            multiplier: self.multiplier,
+            window_usd: self.window,
+            cold_start_usd: self.cold_start,
+            failback_usd: self.failback,
+            failed_requests: self.failed_requests,
+            wasted_attempts: self.wasted_attempts,
+            wasted_usd: self.wasted,
+            cold_starts: self.cold_starts,
+            failback_writes: self.failback_writes,
+        }
+    }
+}
+
 /// The window's sessions: `full` sessions of `length` requests and one of `last` (0: none).
 #[derive(Debug, Clone, Copy)]
 struct Sessions {

@@ -5,8 +5,9 @@
 use crate::model::cache::failover_cache;
 use crate::model::{Pattern, Scenario, incident, steady};
 use crate::report::{
-    Answered, BLENDED, Ci, IncidentMc, IncidentPolicyMc, IncidentRow, IncidentWindow, McMeta,
-    Method, PolicyMcFigures, Report, SteadyMc, SteadyRow, clean,
+    Answered, BLENDED, Ci, Figure, IncidentFigures, IncidentMc, IncidentPolicyMc, IncidentRow,
+    IncidentWindow, McMeta, MeanCi, Method, PolicyMcFigures, Report, SteadyFigures, SteadyMc,
+    SteadyRow, clean,
 };
 use crate::sim::histogram::{Histogram, mixture_quantile, relative_error_bound};
 use crate::sim::stats::{Estimate, Sum, Z95, weighted_estimate};
@@ -14,6 +15,36 @@ use crate::sim::{self, Engine, IncidentEngine, McOptions, SteadyEngine};
 
 fn ci(e: &Estimate) -> Ci {
     [clean(e.lo), clean(e.hi)]
+}
+
+/// A simulator's estimate as the report prints it: mean and interval, cleaned.
+fn mean_ci(e: &Estimate) -> MeanCi {
+    MeanCi {
+        mean: clean(e.mean),
+        ci95: ci(e),
+    }
+}
+
+/// The analytic rule for combining a figure of several parts: Σ weightᵢ·valueᵢ, times `scale`
+/// (the figure's [`Figure::scale`] from an engine's per-request value; 1 from rows already in
+/// the figure's unit), cleaned.
+fn weighted_sum(parts: &[(f64, &f64)], scale: f64) -> f64 {
+    clean(parts.iter().map(|(w, x)| w * **x).sum::<f64>() * scale)
+}
+
+/// The same for an exact (not random) number.
+fn weighted_exact(parts: &[(f64, f64)], scale: f64) -> Option<f64> {
+    Some(clean(parts.iter().map(|(w, x)| w * x).sum::<f64>() * scale))
+}
+
+/// The Monte Carlo rule for combining a figure of several parts: the weighted estimate over
+/// the parts' sums (independent streams, so variances add; [`weighted_estimate`]).
+fn weighted_mean_ci(fig: &Figure, parts: &[(f64, &&Sum)]) -> MeanCi {
+    mean_ci(&weighted_estimate(
+        parts.iter().map(|(w, s)| (*w, **s)),
+        Z95,
+        fig.scale,
+    ))
 }
 
 /// The share of all requests each model answered across chains weighted by their traffic
@@ -64,21 +95,26 @@ fn blend(
             let sum = |f: &dyn Fn(&SteadyRow) -> f64| {
                 rows.iter().map(|r| share(&r.chain) * f(r)).sum::<f64>()
             };
-            let cost = sum(&|r| r.cost_per_1k_usd);
-            let base = sum(&|r| r.baseline_per_1k_usd);
+            let cost = sum(&|r| r.analytic.cost_per_1k_usd);
+            let base = sum(&|r| r.analytic.baseline_per_1k_usd.unwrap_or(0.0));
             let answered = blend_answered(
                 rows.iter()
                     .map(|r| (share(&r.chain), r.answered_by.as_slice())),
             );
+            let parts: Vec<(f64, &SteadyFigures<f64>)> = rows
+                .iter()
+                .map(|r| (share(&r.chain), &r.analytic))
+                .collect();
+            let mut analytic = SteadyFigures::combine(
+                &parts,
+                |_, xs| weighted_sum(xs, 1.0),
+                |_, xs| weighted_exact(xs, 1.0),
+            );
+            analytic.vs_baseline = (base > 0.0).then(|| clean(cost / base - 1.0));
             let row = SteadyRow {
                 chain: BLENDED.to_string(),
                 pattern,
-                cost_per_1k_usd: clean(cost),
-                baseline_per_1k_usd: clean(base),
-                vs_baseline: (base > 0.0).then(|| clean(cost / base - 1.0)),
-                failed_per_1k: clean(sum(&|r| r.failed_per_1k)),
-                wasted_attempts_per_1k: clean(sum(&|r| r.wasted_attempts_per_1k)),
-                wasted_per_1k_usd: clean(sum(&|r| r.wasted_per_1k_usd)),
+                analytic,
                 attempts_per_request: clean(sum(&|r| r.attempts_per_request)),
                 attempts_max: rows.iter().map(|r| r.attempts_max).max().unwrap_or(0),
                 dead_time_mean_s: clean(sum(&|r| r.dead_time_mean_s)),
@@ -96,27 +132,26 @@ fn blend(
             .collect();
         if rows.len() == chains {
             let sum = |f: &dyn Fn(&IncidentRow) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
-            let total = sum(&|r| r.total_usd);
-            let normal = sum(&|r| r.normal_usd);
+            let total = sum(&|r| r.analytic.total_usd);
+            let normal = sum(&|r| r.analytic.normal_usd.unwrap_or(0.0));
             let requests: f64 = scenario
                 .incident
                 .as_ref()
                 .map(|i| i.requests() as f64)
                 .unwrap_or(0.0);
+            // The chains' windows add up (each holds its share of the requests): weight 1.
+            let parts: Vec<(f64, &IncidentFigures<f64>)> =
+                rows.iter().map(|r| (1.0, &r.analytic)).collect();
+            let mut analytic = IncidentFigures::combine(
+                &parts,
+                |_, xs| weighted_sum(xs, 1.0),
+                |_, xs| weighted_exact(xs, 1.0),
+            );
+            analytic.multiplier = (normal > 0.0).then(|| clean(total / normal));
             let row = IncidentRow {
                 chain: BLENDED.to_string(),
                 pattern,
-                total_usd: clean(total),
-                normal_usd: clean(normal),
-                multiplier: (normal > 0.0).then(|| clean(total / normal)),
-                window_usd: clean(sum(&|r| r.window_usd)),
-                cold_start_usd: clean(sum(&|r| r.cold_start_usd)),
-                failback_usd: clean(sum(&|r| r.failback_usd)),
-                failed_requests: clean(sum(&|r| r.failed_requests)),
-                wasted_attempts: clean(sum(&|r| r.wasted_attempts)),
-                wasted_usd: clean(sum(&|r| r.wasted_usd)),
-                cold_starts: clean(sum(&|r| r.cold_starts)),
-                failback_writes: clean(sum(&|r| r.failback_writes)),
+                analytic,
                 dead_time_mean_s: if requests > 0.0 {
                     clean(
                         rows.iter()
@@ -175,12 +210,16 @@ pub fn analytic(scenario: &Scenario) -> Report {
                 steady_rows.push(SteadyRow {
                     chain: chain.name.clone(),
                     pattern,
-                    cost_per_1k_usd: clean(o.cost * 1000.0),
-                    baseline_per_1k_usd: clean(base * 1000.0),
-                    vs_baseline: (base > 0.0).then(|| clean(o.cost / base - 1.0)),
-                    failed_per_1k: clean(o.failed * 1000.0),
-                    wasted_attempts_per_1k: clean(o.wasted_attempts * 1000.0),
-                    wasted_per_1k_usd: clean(o.wasted_cost * 1000.0),
+                    analytic: {
+                        let mut f = SteadyFigures::combine(
+                            &[(1.0, &o.figures())],
+                            |fig, xs| weighted_sum(xs, fig.scale),
+                            |fig, xs| weighted_exact(xs, fig.scale),
+                        );
+                        f.baseline_per_1k_usd = Some(clean(base * 1000.0));
+                        f.vs_baseline = (base > 0.0).then(|| clean(o.cost / base - 1.0));
+                        f
+                    },
                     attempts_per_request: clean(d.attempts),
                     attempts_max: d.attempts_max,
                     dead_time_mean_s: clean(d.dead_time_s),
@@ -209,17 +248,11 @@ pub fn analytic(scenario: &Scenario) -> Report {
                 incident_rows.push(IncidentRow {
                     chain: chain.name.clone(),
                     pattern,
-                    total_usd: clean(o.total),
-                    normal_usd: clean(o.normal),
-                    multiplier: o.multiplier.map(clean),
-                    window_usd: clean(o.window),
-                    cold_start_usd: clean(o.cold_start),
-                    failback_usd: clean(o.failback),
-                    failed_requests: clean(o.failed_requests),
-                    wasted_attempts: clean(o.wasted_attempts),
-                    wasted_usd: clean(o.wasted),
-                    cold_starts: clean(o.cold_starts),
-                    failback_writes: clean(o.failback_writes),
+                    analytic: IncidentFigures::combine(
+                        &[(1.0, &o.figures())],
+                        |fig, xs| weighted_sum(xs, fig.scale),
+                        |fig, xs| weighted_exact(xs, fig.scale),
+                    ),
                     dead_time_mean_s: clean(o.dead_time_mean_s),
                     method: if sim.is_some() {
                         Method::Simulated
@@ -502,20 +535,18 @@ fn steady_mc(parts: &[Part<'_, SteadySim>], base: f64) -> SteadyMc {
     let est = |f: fn(&sim::steady::PatternMc) -> &Sum, scale: f64| {
         weighted_estimate(parts.iter().map(|p| (p.share, f(p.sim.base()))), Z95, scale)
     };
-    let cost = est(|m| &m.cost, 1000.0);
-    let vs = (base > 0.0).then(|| {
+    let sums: Vec<SteadyFigures<&Sum>> = parts.iter().map(|p| p.sim.base().sums()).collect();
+    let weighted: Vec<(f64, &SteadyFigures<&Sum>)> =
+        parts.iter().zip(&sums).map(|(p, s)| (p.share, s)).collect();
+    let mut figures = SteadyFigures::combine(&weighted, weighted_mean_ci, |_, _| None);
+    figures.vs_baseline = (base > 0.0).then(|| {
         let e = est(|m| &m.cost, 1.0);
-        Estimate {
+        mean_ci(&Estimate {
             mean: e.mean / base - 1.0,
             lo: e.lo / base - 1.0,
             hi: e.hi / base - 1.0,
-        }
+        })
     });
-    let (failed, wa, wc) = (
-        est(|m| &m.failed, 1000.0),
-        est(|m| &m.wasted_attempts, 1000.0),
-        est(|m| &m.wasted_cost, 1000.0),
-    );
     let latency: Vec<(&Histogram, f64)> = parts
         .iter()
         .map(|p| (&p.sim.base().latency, p.share))
@@ -527,16 +558,7 @@ fn steady_mc(parts: &[Part<'_, SteadySim>], base: f64) -> SteadyMc {
         .collect();
     SteadyMc {
         requests: parts.iter().map(|p| p.sim.base().cost.n).sum(),
-        cost_per_1k_usd: clean(cost.mean),
-        cost_per_1k_usd_ci95: ci(&cost),
-        vs_baseline: vs.map(|e| clean(e.mean)),
-        vs_baseline_ci95: vs.as_ref().map(ci),
-        failed_per_1k: clean(failed.mean),
-        failed_per_1k_ci95: ci(&failed),
-        wasted_attempts_per_1k: clean(wa.mean),
-        wasted_attempts_per_1k_ci95: ci(&wa),
-        wasted_per_1k_usd: clean(wc.mean),
-        wasted_per_1k_usd_ci95: ci(&wc),
+        figures,
         latency_p50_s: q(0.50),
         latency_p95_s: q(0.95),
         latency_p99_s: q(0.99),
@@ -599,22 +621,11 @@ fn policy_figures(parts: &[(&Part<'_, SteadySim>, &sim::policy::PolicyMc)]) -> P
 /// The incident Monte Carlo figures of `parts` (one chain, or the chains of a blend): the
 /// chains' windows added up.
 fn incident_mc(parts: &[Part<'_, IncidentSim>]) -> IncidentMc {
-    let e = |f: fn(&sim::incident::IncidentMc) -> &Sum| {
-        weighted_estimate(parts.iter().map(|p| (1.0, f(p.sim.base()))), Z95, 1.0)
-    };
-    let (total, window, cold, fb) = (
-        e(|m| &m.total),
-        e(|m| &m.window),
-        e(|m| &m.cold_start),
-        e(|m| &m.failback),
-    );
-    let (failed, wa, wu, cs, fw) = (
-        e(|m| &m.failed_requests),
-        e(|m| &m.wasted_attempts),
-        e(|m| &m.wasted),
-        e(|m| &m.cold_starts),
-        e(|m| &m.failback_writes),
-    );
+    // The chains' windows add up: weight 1 each.
+    let sums: Vec<IncidentFigures<&Sum>> = parts.iter().map(|p| p.sim.base().sums()).collect();
+    let weighted: Vec<(f64, &IncidentFigures<&Sum>)> = sums.iter().map(|s| (1.0, s)).collect();
+    let mut figures =
+        IncidentFigures::combine(&weighted, weighted_mean_ci, |_, xs| weighted_exact(xs, 1.0));
     let normal: f64 = parts.iter().map(|p| p.sim.base().normal).sum();
     // Σ totalᵢ / Σ normalᵢ: each chain adds its total / Σ normal, taken from its own
     // multiplier where it has one (weight normalᵢ / Σ normal; exactly 1 for a chain's own row).
@@ -632,6 +643,7 @@ fn incident_mc(parts: &[Part<'_, IncidentSim>]) -> IncidentMc {
             1.0,
         )
     });
+    figures.multiplier = mult.as_ref().map(mean_ci);
     let policy: Option<Vec<(&Part<'_, IncidentSim>, &sim::breaker::PolicyIncidentMc)>> = parts
         .iter()
         .map(|p| p.sim.policy().map(|m| (p, m)))
@@ -642,27 +654,7 @@ fn incident_mc(parts: &[Part<'_, IncidentSim>]) -> IncidentMc {
             .map(|p| p.sim.base().total.n)
             .min()
             .unwrap_or(0),
-        total_usd: clean(total.mean),
-        total_usd_ci95: ci(&total),
-        normal_usd: clean(normal),
-        multiplier: mult.map(|x| clean(x.mean)),
-        multiplier_ci95: mult.as_ref().map(ci),
-        window_usd: clean(window.mean),
-        window_usd_ci95: ci(&window),
-        cold_start_usd: clean(cold.mean),
-        cold_start_usd_ci95: ci(&cold),
-        failback_usd: clean(fb.mean),
-        failback_usd_ci95: ci(&fb),
-        failed_requests: clean(failed.mean),
-        failed_requests_ci95: ci(&failed),
-        wasted_attempts: clean(wa.mean),
-        wasted_attempts_ci95: ci(&wa),
-        wasted_usd: clean(wu.mean),
-        wasted_usd_ci95: ci(&wu),
-        cold_starts: clean(cs.mean),
-        cold_starts_ci95: ci(&cs),
-        failback_writes: clean(fw.mean),
-        failback_writes_ci95: ci(&fw),
+        figures,
         policy: policy.map(|ps| incident_policy_figures(&ps)),
     }
 }

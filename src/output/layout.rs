@@ -51,8 +51,16 @@ pub(crate) const STEADY_MC_HEADER: [&str; 5] =
 pub(crate) fn steady_mc_cells(mc: Option<&crate::report::SteadyMc>) -> Vec<String> {
     match mc {
         Some(m) => vec![
-            pm(m.cost_per_1k_usd, m.cost_per_1k_usd_ci95, money),
-            pm(m.failed_per_1k, m.failed_per_1k_ci95, count),
+            pm(
+                m.figures.cost_per_1k_usd.mean,
+                m.figures.cost_per_1k_usd.ci95,
+                money,
+            ),
+            pm(
+                m.figures.failed_per_1k.mean,
+                m.figures.failed_per_1k.ci95,
+                count,
+            ),
             seconds(m.latency_p50_s),
             seconds(m.latency_p95_s),
             seconds(m.latency_p99_s),
@@ -394,9 +402,9 @@ pub fn compare(report: &Report) -> Document {
             .map(|row| {
                 let mut cells = vec![
                     row.pattern.as_str().to_string(),
-                    money(row.cost_per_1k_usd),
-                    row.vs_baseline.map_or("–".into(), change),
-                    count(row.failed_per_1k),
+                    money(row.analytic.cost_per_1k_usd),
+                    row.analytic.vs_baseline.map_or("–".into(), change),
+                    count(row.analytic.failed_per_1k),
                 ];
                 if with_mc {
                     cells.extend(steady_mc_cells(row.mc.as_ref()));
@@ -416,7 +424,7 @@ pub fn compare(report: &Report) -> Document {
             .steady
             .iter()
             .find(|row| row.chain == chain.name)
-            .map(|row| row.baseline_per_1k_usd)
+            .map(|row| row.baseline())
             .unwrap_or(0.0);
         sections.push(Section {
             heading: Some(chain_line(
@@ -457,8 +465,12 @@ pub fn compare(report: &Report) -> Document {
                 .filter(|row| row.chain == chain.name)
                 .map(|row| {
                     let (total, parts) = money_adding_up(
-                        &[row.window_usd, row.cold_start_usd, row.failback_usd],
-                        row.total_usd,
+                        &[
+                            row.analytic.window_usd,
+                            row.analytic.cold_start_usd,
+                            row.analytic.failback_usd,
+                        ],
+                        row.analytic.total_usd,
                     );
                     let approx = if row.method == crate::report::Method::Simulated {
                         "sim "
@@ -468,16 +480,20 @@ pub fn compare(report: &Report) -> Document {
                     let mut cells = vec![
                         row.pattern.as_str().to_string(),
                         format!("{approx}{total}"),
-                        row.multiplier.map_or("–".into(), multiplier),
+                        row.analytic.multiplier.map_or("–".into(), multiplier),
                         parts[0].clone(),
                         parts[1].clone(),
                         parts[2].clone(),
-                        count(row.failed_requests),
+                        count(row.analytic.failed_requests),
                     ];
                     if let Some(m) = &row.mc {
                         cells.extend([
-                            pm(m.total_usd, m.total_usd_ci95, money),
-                            pm(m.failed_requests, m.failed_requests_ci95, count),
+                            pm(m.figures.total_usd.mean, m.figures.total_usd.ci95, money),
+                            pm(
+                                m.figures.failed_requests.mean,
+                                m.figures.failed_requests.ci95,
+                                count,
+                            ),
                         ]);
                     }
                     cells
@@ -495,7 +511,7 @@ pub fn compare(report: &Report) -> Document {
                 .incident
                 .iter()
                 .find(|row| row.chain == chain.name)
-                .map(|row| row.normal_usd)
+                .map(|row| row.normal())
                 .unwrap_or(0.0);
             sections.push(Section {
                 heading: None,
@@ -581,9 +597,9 @@ pub fn compare(report: &Report) -> Document {
                         .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential);
                     if let Some(row) = sequential.filter(|row| row.dead_time_mean_s > 0.0) {
                         // Dead time precedes an answer, or the error when nothing answers.
-                        let before = if row.failed_requests >= mine as f64 {
+                        let before = if row.analytic.failed_requests >= mine as f64 {
                             "before the error (no link answers)"
-                        } else if row.failed_requests > 0.0 {
+                        } else if row.analytic.failed_requests > 0.0 {
                             "before the answer or the error"
                         } else {
                             "before the answer"
@@ -712,9 +728,9 @@ pub fn compare(report: &Report) -> Document {
                     .find(|i| i.chain == crate::report::BLENDED && i.pattern == r.pattern);
                 let mut cells = vec![
                     r.pattern.as_str().to_string(),
-                    money(r.cost_per_1k_usd),
-                    r.vs_baseline.map_or("–".into(), change),
-                    count(r.failed_per_1k),
+                    money(r.analytic.cost_per_1k_usd),
+                    r.analytic.vs_baseline.map_or("–".into(), change),
+                    count(r.analytic.failed_per_1k),
                     inc.map_or("–".into(), |i| {
                         // Simulated when the blended row is, or when any chain's row it blends is.
                         let sim = i.method == crate::report::Method::Simulated
@@ -723,19 +739,22 @@ pub fn compare(report: &Report) -> Document {
                                     && c.pattern == r.pattern
                                     && c.method == crate::report::Method::Simulated
                             });
-                        format!("{}{}", if sim { "sim " } else { "" }, money(i.total_usd))
+                        format!(
+                            "{}{}",
+                            if sim { "sim " } else { "" },
+                            money(i.analytic.total_usd)
+                        )
                     }),
-                    inc.and_then(|i| i.multiplier)
+                    inc.and_then(|i| i.analytic.multiplier)
                         .map_or("–".into(), multiplier),
                 ];
                 if with_mc {
                     cells.extend(steady_mc_cells(r.mc.as_ref()));
                 }
                 if incident_mc {
-                    cells.push(
-                        inc.and_then(|i| i.mc.as_ref())
-                            .map_or("–".into(), |m| pm(m.total_usd, m.total_usd_ci95, money)),
-                    );
+                    cells.push(inc.and_then(|i| i.mc.as_ref()).map_or("–".into(), |m| {
+                        pm(m.figures.total_usd.mean, m.figures.total_usd.ci95, money)
+                    }));
                 }
                 cells
             })

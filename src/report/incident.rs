@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::model::{Pattern, incident};
 
 use super::Ci;
+use super::figures::{IncidentFigures, MeanCi};
 
 /// One incident row: one pattern on one chain over the outage window, in USD.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -13,28 +14,10 @@ pub struct IncidentRow {
     pub chain: String,
     /// The pattern.
     pub pattern: Pattern,
-    /// window + cold starts + fail-back writes, USD.
-    pub total_usd: f64,
-    /// The primary-alone bill for the same requests, healthy and warm, USD.
-    pub normal_usd: f64,
-    /// total / normal; `null` for a free primary.
-    pub multiplier: Option<f64>,
-    /// The window's requests at warm prices, failed attempts included, USD.
-    pub window_usd: f64,
-    /// Premium of sessions' first requests on a cold fallback, USD.
-    pub cold_start_usd: f64,
-    /// Premium of rewriting the primary's cache on the way back, USD.
-    pub failback_usd: f64,
-    /// Requests that failed on every link (expected count).
-    pub failed_requests: f64,
-    /// Attempts that did not produce the answer (expected count).
-    pub wasted_attempts: f64,
-    /// USD spent on those attempts (included in `window_usd`).
-    pub wasted_usd: f64,
-    /// Sessions that started cold on a fallback (expected count).
-    pub cold_starts: f64,
-    /// Sessions that rewrite the primary's cache on the way back.
-    pub failback_writes: f64,
+    /// The analytic engine's figures (with a circuit breaker: the incident simulator's,
+    /// `method` says).
+    #[serde(flatten)]
+    pub analytic: IncidentFigures<f64>,
     /// Mean seconds per request spent in failed attempts and backoff.
     pub dead_time_mean_s: f64,
     /// How the figures were computed: absent for the analytic engine's closed forms (exact);
@@ -58,6 +41,14 @@ pub struct IncidentRow {
     /// The Monte Carlo figures, with `--mc`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<IncidentMc>,
+}
+
+impl IncidentRow {
+    /// The primary-alone bill for the same requests, healthy and warm, USD (0 where a row has
+    /// none).
+    pub fn normal(&self) -> f64 {
+        self.analytic.normal_usd.unwrap_or(0.0)
+    }
 }
 
 /// How an incident row's figures were computed.
@@ -96,48 +87,10 @@ impl Method {
 pub struct IncidentMc {
     /// Windows simulated (per chain, on a blended row).
     pub runs: u64,
-    /// Mean total USD.
-    pub total_usd: f64,
-    /// Its 95% interval.
-    pub total_usd_ci95: Ci,
-    /// The primary-alone bill (not random).
-    pub normal_usd: f64,
-    /// Mean total / normal; `null` for a free primary.
-    pub multiplier: Option<f64>,
-    /// Its 95% interval.
-    pub multiplier_ci95: Option<Ci>,
-    /// Mean window USD.
-    pub window_usd: f64,
-    /// Its 95% interval.
-    pub window_usd_ci95: Ci,
-    /// Mean cold-start premium USD.
-    pub cold_start_usd: f64,
-    /// Its 95% interval.
-    pub cold_start_usd_ci95: Ci,
-    /// Mean fail-back premium USD.
-    pub failback_usd: f64,
-    /// Its 95% interval.
-    pub failback_usd_ci95: Ci,
-    /// Mean failed requests.
-    pub failed_requests: f64,
-    /// Its 95% interval.
-    pub failed_requests_ci95: Ci,
-    /// Mean wasted attempts.
-    pub wasted_attempts: f64,
-    /// Its 95% interval.
-    pub wasted_attempts_ci95: Ci,
-    /// Mean USD of wasted attempts.
-    pub wasted_usd: f64,
-    /// Its 95% interval.
-    pub wasted_usd_ci95: Ci,
-    /// Mean cold starts.
-    pub cold_starts: f64,
-    /// Its 95% interval.
-    pub cold_starts_ci95: Ci,
-    /// Mean fail-back writes.
-    pub failback_writes: f64,
-    /// Its 95% interval.
-    pub failback_writes_ci95: Ci,
+    /// The simulated figures, each with its 95% interval as `KEY_ci95` (the normal bill is
+    /// not random: a plain number).
+    #[serde(flatten)]
+    pub figures: IncidentFigures<MeanCi>,
     /// Under a non-default policy: dead time, attempts on the dead provider and the breaker,
     /// simulated in time.
     #[serde(skip_serializing_if = "Option::is_none")]

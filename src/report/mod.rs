@@ -13,11 +13,16 @@ use serde::Serialize;
 use crate::model::cache::FailoverCache;
 use crate::model::{FailureMode, Pattern, Scenario};
 
+pub mod figures;
 mod incident;
 mod steady;
 
+pub use figures::{
+    Ci, Entry, Figure, INCIDENT_FIGURES, IncidentFigures, MeanCi, STEADY_FIGURES, SteadyFigures,
+    Value,
+};
 pub use incident::{IncidentMc, IncidentPolicyMc, IncidentRow, Method};
-pub use steady::{Answered, Ci, PolicyMcFigures, SteadyMc, SteadyRow};
+pub use steady::{Answered, PolicyMcFigures, SteadyMc, SteadyRow};
 
 /// Round to 12 significant digits: far below a cent on any bill, and free of binary float
 /// noise, so 25.0075 prints as `25.0075` and not `25.007499999999997`.
@@ -155,36 +160,16 @@ impl Report {
                 bad = Some(format!("{section}/{chain}/{what}/{field}"));
             }
         };
+        // Every figure of the analytic rows, from the figure sets' declarations.
         for r in &self.steady {
             let p = r.pattern.as_str();
-            for (field, v) in [
-                ("cost_per_1k_usd", Some(r.cost_per_1k_usd)),
-                ("baseline_per_1k_usd", Some(r.baseline_per_1k_usd)),
-                ("vs_baseline", r.vs_baseline),
-                ("failed_per_1k", Some(r.failed_per_1k)),
-                ("wasted_attempts_per_1k", Some(r.wasted_attempts_per_1k)),
-                ("wasted_per_1k_usd", Some(r.wasted_per_1k_usd)),
-            ] {
-                check("steady", &r.chain, p, field, v);
-            }
+            r.analytic
+                .visit(|fig, e| check("steady", &r.chain, p, fig.key, entry_value(e)));
         }
         for r in &self.incident {
             let p = r.pattern.as_str();
-            for (field, v) in [
-                ("total_usd", Some(r.total_usd)),
-                ("normal_usd", Some(r.normal_usd)),
-                ("multiplier", r.multiplier),
-                ("window_usd", Some(r.window_usd)),
-                ("cold_start_usd", Some(r.cold_start_usd)),
-                ("failback_usd", Some(r.failback_usd)),
-                ("failed_requests", Some(r.failed_requests)),
-                ("wasted_attempts", Some(r.wasted_attempts)),
-                ("wasted_usd", Some(r.wasted_usd)),
-                ("cold_starts", Some(r.cold_starts)),
-                ("failback_writes", Some(r.failback_writes)),
-            ] {
-                check("incident", &r.chain, p, field, v);
-            }
+            r.analytic
+                .visit(|fig, e| check("incident", &r.chain, p, fig.key, entry_value(e)));
         }
         for c in &self.failover_cache {
             for r in &c.rows {
@@ -205,6 +190,14 @@ impl Report {
             }
         }
         bad
+    }
+}
+
+/// The number of an analytic entry (`None` where it does not apply).
+fn entry_value(e: Entry<'_, f64>) -> Option<f64> {
+    match e {
+        Entry::Figure(v) => v.copied(),
+        Entry::Exact(v) => v,
     }
 }
 

@@ -4,6 +4,8 @@ use serde::Serialize;
 
 use crate::model::Pattern;
 
+use super::figures::{MeanCi, SteadyFigures};
+
 /// One steady-state row: one pattern on one chain, per 1,000 requests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SteadyRow {
@@ -11,18 +13,9 @@ pub struct SteadyRow {
     pub chain: String,
     /// The pattern.
     pub pattern: Pattern,
-    /// Expected USD per 1,000 requests.
-    pub cost_per_1k_usd: f64,
-    /// The healthy, warm primary alone, USD per 1,000 requests.
-    pub baseline_per_1k_usd: f64,
-    /// cost / baseline − 1, a ratio (0.0003 for +0.03%); `null` for a free primary.
-    pub vs_baseline: Option<f64>,
-    /// Requests per 1,000 that fail on every link tried.
-    pub failed_per_1k: f64,
-    /// Attempts per 1,000 requests that did not produce the answer (failures, hedge losers).
-    pub wasted_attempts_per_1k: f64,
-    /// USD per 1,000 requests spent on those attempts.
-    pub wasted_per_1k_usd: f64,
+    /// The analytic engine's figures: cost, baseline, ratio to it, failed and wasted.
+    #[serde(flatten)]
+    pub analytic: SteadyFigures<f64>,
     /// Expected attempts per request (retries, failovers and hedge legs included).
     pub attempts_per_request: f64,
     /// The most attempts any request can make.
@@ -46,6 +39,13 @@ pub struct SteadyRow {
     pub mc: Option<SteadyMc>,
 }
 
+impl SteadyRow {
+    /// The healthy, warm primary alone, USD per 1,000 requests (0 where a row has none).
+    pub fn baseline(&self) -> f64 {
+        self.analytic.baseline_per_1k_usd.unwrap_or(0.0)
+    }
+}
+
 /// The share of requests one model answered.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Answered {
@@ -55,8 +55,7 @@ pub struct Answered {
     pub share: f64,
 }
 
-/// A 95% confidence interval `[lo, hi]`, in the unit of its figure.
-pub type Ci = [f64; 2];
+pub use super::figures::Ci;
 
 /// The Monte Carlo figures of a steady-state row: the row's keys with simulated means, each with
 /// its 95% interval as `KEY_ci95`, and the latency percentiles (MODEL.md §9, §10).
@@ -69,26 +68,10 @@ pub type Ci = [f64; 2];
 pub struct SteadyMc {
     /// Requests simulated (a blended row: summed over its chains).
     pub requests: u64,
-    /// Mean USD per 1,000 requests.
-    pub cost_per_1k_usd: f64,
-    /// Its 95% interval.
-    pub cost_per_1k_usd_ci95: Ci,
-    /// Mean cost / baseline − 1, a ratio; `null` for a free primary.
-    pub vs_baseline: Option<f64>,
-    /// Its 95% interval.
-    pub vs_baseline_ci95: Option<Ci>,
-    /// Failed requests per 1,000.
-    pub failed_per_1k: f64,
-    /// Its 95% interval.
-    pub failed_per_1k_ci95: Ci,
-    /// Wasted attempts per 1,000 requests.
-    pub wasted_attempts_per_1k: f64,
-    /// Its 95% interval.
-    pub wasted_attempts_per_1k_ci95: Ci,
-    /// USD per 1,000 requests spent on wasted attempts.
-    pub wasted_per_1k_usd: f64,
-    /// Its 95% interval.
-    pub wasted_per_1k_usd_ci95: Ci,
+    /// The simulated figures, each with its 95% interval as `KEY_ci95` (no baseline: it is
+    /// not random).
+    #[serde(flatten)]
+    pub figures: SteadyFigures<MeanCi>,
     /// Median latency the user sees (to the answer, or to the error of a failed request), s.
     pub latency_p50_s: f64,
     /// 95th-percentile latency, seconds.

@@ -262,6 +262,24 @@ impl Window<'_> {
 }
 
 impl IncidentMc {
+    /// These sums as the report's figure set, per window (the multiplier's is the report's
+    /// to combine: see `ops::compare`).
+    pub fn sums(&self) -> crate::report::IncidentFigures<&Sum> {
+        crate::report::IncidentFigures {
+            total_usd: &self.total,
+            normal_usd: Some(self.normal),
+            multiplier: Some(&self.multiplier),
+            window_usd: &self.window,
+            cold_start_usd: &self.cold_start,
+            failback_usd: &self.failback,
+            failed_requests: &self.failed_requests,
+            wasted_attempts: &self.wasted_attempts,
+            wasted_usd: &self.wasted,
+            cold_starts: &self.cold_starts,
+            failback_writes: &self.failback_writes,
+        }
+    }
+
     /// No windows yet: `pattern`, and the primary-alone bill `normal` (USD) of the window.
     pub fn new(pattern: Pattern, normal: f64) -> IncidentMc {
         IncidentMc {

@@ -749,6 +749,21 @@ pub struct PatternMc {
     pub latency: Histogram,
 }
 
+impl PatternMc {
+    /// These sums as the report's figure set (per request; the baseline and the ratio to it
+    /// are the report's to fill).
+    pub fn sums(&self) -> crate::report::SteadyFigures<&Sum> {
+        crate::report::SteadyFigures {
+            cost_per_1k_usd: &self.cost,
+            baseline_per_1k_usd: None,
+            vs_baseline: None,
+            failed_per_1k: &self.failed,
+            wasted_attempts_per_1k: &self.wasted_attempts,
+            wasted_per_1k_usd: &self.wasted_cost,
+        }
+    }
+}
+
 /// Turn a merged accumulator into per-pattern results (hedged ones only for 2+ links).
 pub fn finish(sim: &ChainSim, acc: &Acc) -> Vec<PatternMc> {
     let l = &sim.links;
