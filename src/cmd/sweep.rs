@@ -6,7 +6,7 @@ use crate::cli::SweepArgs;
 use crate::error::ExitStatus;
 use crate::input::read_text;
 use crate::output::csv::{self, guard, num};
-use crate::output::layout::{Document, STEADY_MC_HEADER, Section, steady_mc_cells};
+use crate::output::layout::{Page, STEADY_MC_HEADER, Section, steady_mc_cells};
 use crate::output::number::{change, count, group, money, multiplier, trim};
 use crate::output::{self, Format, Target, table};
 use crate::sweep::{self, Param, Sweep};
@@ -162,7 +162,7 @@ fn sweep_csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
     Ok(w.into_inner()?)
 }
 
-fn layout(sweep: &Sweep) -> Document {
+fn layout(sweep: &Sweep) -> Page {
     let has_incident = sweep.rows.iter().any(|r| r.incident_total_usd.is_some());
     let mut header: Vec<String> = sweep.params.clone();
     header.extend(["chain", "pattern", "$/1k req", "vs primary", "failed/1k"].map(String::from));
@@ -210,7 +210,7 @@ fn layout(sweep: &Sweep) -> Document {
             cells
         })
         .collect();
-    Document {
+    Page {
         preamble: {
             let mut p = vec![format!(
                 "{} (sweep of {})",
