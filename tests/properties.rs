@@ -108,17 +108,17 @@ proptest! {
             let r = fallcost::ops::compare::analytic(&s);
             prop_assert_eq!(r.first_non_finite(), None, "{}", text);
             for row in &r.steady {
-                prop_assert!(row.cost_per_1k_usd >= 0.0 && row.wasted_per_1k_usd >= 0.0);
-                prop_assert!((0.0..=1000.0 + 1e-9).contains(&row.failed_per_1k));
+                prop_assert!(row.analytic.cost_per_1k_usd >= 0.0 && row.analytic.wasted_per_1k_usd >= 0.0);
+                prop_assert!((0.0..=1000.0 + 1e-9).contains(&row.analytic.failed_per_1k));
             }
             for row in &r.incident {
-                for v in [row.total_usd, row.normal_usd, row.window_usd, row.cold_start_usd, row.failback_usd, row.failed_requests] {
+                for v in [row.analytic.total_usd, row.normal(), row.analytic.window_usd, row.analytic.cold_start_usd, row.analytic.failback_usd, row.analytic.failed_requests] {
                     prop_assert!(v >= 0.0, "{} in {:?}", v, row);
                 }
             }
             for chain in &s.chains {
                 let failed = |p: Pattern| r.steady.iter()
-                    .find(|x| x.chain == chain.name && x.pattern == p).unwrap().failed_per_1k;
+                    .find(|x| x.chain == chain.name && x.pattern == p).unwrap().analytic.failed_per_1k;
                 prop_assert!(failed(Pattern::Sequential) <= failed(Pattern::NoFallback) + 1e-9);
             }
         }
@@ -162,10 +162,10 @@ fn extreme_but_valid_values_price_exactly() {
         31_536_000_000_000
     );
     assert!(
-        (inc.total_usd / (n * 2e9) - 1.0).abs() < 1e-12,
+        (inc.analytic.total_usd / (n * 2e9) - 1.0).abs() < 1e-12,
         "{}",
-        inc.total_usd
+        inc.analytic.total_usd
     );
-    assert!((inc.normal_usd / (n * 2e-3) - 1.0).abs() < 1e-12);
+    assert!((inc.normal() / (n * 2e-3) - 1.0).abs() < 1e-12);
     std::fs::remove_dir_all(&dir).unwrap();
 }
