@@ -375,7 +375,7 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
     for (ci_, chain) in scenario.chains.iter().enumerate() {
         let base = steady::baseline(req, chain);
         for m in &steady_sims[ci_] {
-            let parts = [Part::own(chain, m)];
+            let parts = [ChainShare::own(chain, m)];
             if let Some(row) = report
                 .steady
                 .iter_mut()
@@ -385,7 +385,7 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
             }
         }
         for m in &incident_sims[ci_] {
-            let parts = [Part::own(chain, m)];
+            let parts = [ChainShare::own(chain, m)];
             if let Some(row) = report
                 .incident
                 .iter_mut()
@@ -403,7 +403,7 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
         .map(|c| c.traffic_share.unwrap_or(0.0))
         .collect();
     for pattern in Pattern::ALL {
-        let steady_parts: Option<Vec<Part<'_, SteadySim>>> = scenario
+        let steady_parts: Option<Vec<ChainShare<'_, SteadySim>>> = scenario
             .chains
             .iter()
             .zip(&steady_sims)
@@ -411,7 +411,7 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
             .map(|((chain, sims), &share)| {
                 sims.iter()
                     .find(|m| m.base().pattern == pattern)
-                    .map(|sim| Part { chain, share, sim })
+                    .map(|sim| ChainShare { chain, share, sim })
             })
             .collect();
         if let (Some(parts), Some(row)) = (
@@ -427,7 +427,7 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
                 .sum();
             row.mc = Some(steady_mc(&parts, base));
         }
-        let incident_parts: Option<Vec<Part<'_, IncidentSim>>> = scenario
+        let incident_parts: Option<Vec<ChainShare<'_, IncidentSim>>> = scenario
             .chains
             .iter()
             .zip(&incident_sims)
@@ -435,7 +435,7 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
             .map(|((chain, sims), &share)| {
                 sims.iter()
                     .find(|m| m.base().pattern == pattern)
-                    .map(|sim| Part { chain, share, sim })
+                    .map(|sim| ChainShare { chain, share, sim })
             })
             .collect();
         if let (Some(parts), Some(row)) = (
@@ -486,13 +486,13 @@ impl SteadySim {
 /// One chain's simulated incident windows of one pattern.
 enum IncidentSim {
     /// From the default-policy engine ([`sim::incident`]).
-    Plain(sim::incident::IncidentMc),
+    Plain(sim::incident::IncidentSums),
     /// From the policy engine ([`sim::breaker`]), with dead time and the breaker.
     Policy(sim::breaker::PolicyIncidentMc),
 }
 
 impl IncidentSim {
-    fn base(&self) -> &sim::incident::IncidentMc {
+    fn base(&self) -> &sim::incident::IncidentSums {
         match self {
             IncidentSim::Plain(m) => m,
             IncidentSim::Policy(m) => &m.base,
@@ -510,7 +510,7 @@ impl IncidentSim {
 /// One chain's part in a row's Monte Carlo figures: its own row (share 1), or a blended row
 /// (its traffic share). Chains are simulated on streams of their own, so parts are
 /// independent and their variances add ([`weighted_estimate`]).
-struct Part<'a, T> {
+struct ChainShare<'a, T> {
     chain: &'a crate::model::Chain,
     /// Weight of the chain's per-request figures: 1 for its own row, its traffic share in a
     /// blend. Incident windows are added with weight 1 whatever the share (each chain's window
@@ -519,9 +519,9 @@ struct Part<'a, T> {
     sim: &'a T,
 }
 
-impl<'a, T> Part<'a, T> {
+impl<'a, T> ChainShare<'a, T> {
     fn own(chain: &'a crate::model::Chain, sim: &'a T) -> Self {
-        Part {
+        ChainShare {
             chain,
             share: 1.0,
             sim,
@@ -531,7 +531,7 @@ impl<'a, T> Part<'a, T> {
 
 /// The steady-state Monte Carlo figures of `parts` (one chain, or the chains of a blend)
 /// against `base`, the (blended) healthy-primary baseline in USD per request.
-fn steady_mc(parts: &[Part<'_, SteadySim>], base: f64) -> SteadyMc {
+fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
     let est = |f: fn(&sim::steady::PatternMc) -> &Sum, scale: f64| {
         weighted_estimate(parts.iter().map(|p| (p.share, f(p.sim.base()))), Z95, scale)
     };
@@ -552,7 +552,7 @@ fn steady_mc(parts: &[Part<'_, SteadySim>], base: f64) -> SteadyMc {
         .map(|p| (&p.sim.base().latency, p.share))
         .collect();
     let q = |x: f64| clean(mixture_quantile(&latency, x).unwrap_or(0.0));
-    let policy: Option<Vec<(&Part<'_, SteadySim>, &sim::policy::PolicyMc)>> = parts
+    let policy: Option<Vec<(&ChainShare<'_, SteadySim>, &sim::policy::PolicyMc)>> = parts
         .iter()
         .map(|p| p.sim.policy().map(|m| (p, m)))
         .collect();
@@ -567,7 +567,9 @@ fn steady_mc(parts: &[Part<'_, SteadySim>], base: f64) -> SteadyMc {
 }
 
 /// The policy figures of `parts` simulated under their policies (every part has them).
-fn policy_figures(parts: &[(&Part<'_, SteadySim>, &sim::policy::PolicyMc)]) -> PolicyMcFigures {
+fn policy_figures(
+    parts: &[(&ChainShare<'_, SteadySim>, &sim::policy::PolicyMc)],
+) -> PolicyMcFigures {
     let est = |f: fn(&sim::policy::PolicyMc) -> &Sum, scale: f64| {
         weighted_estimate(parts.iter().map(|(p, m)| (p.share, f(m))), Z95, scale)
     };
@@ -576,7 +578,7 @@ fn policy_figures(parts: &[(&Part<'_, SteadySim>, &sim::policy::PolicyMc)]) -> P
         est(|m| &m.call_cap_hits, 1000.0),
         est(|m| &m.cost_cap_hits, 1000.0),
     );
-    let answered = |p: &Part<'_, SteadySim>, m: &sim::policy::PolicyMc| -> Vec<Answered> {
+    let answered = |p: &ChainShare<'_, SteadySim>, m: &sim::policy::PolicyMc| -> Vec<Answered> {
         p.chain
             .links
             .iter()
@@ -620,7 +622,7 @@ fn policy_figures(parts: &[(&Part<'_, SteadySim>, &sim::policy::PolicyMc)]) -> P
 
 /// The incident Monte Carlo figures of `parts` (one chain, or the chains of a blend): the
 /// chains' windows added up.
-fn incident_mc(parts: &[Part<'_, IncidentSim>]) -> IncidentMc {
+fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
     // The chains' windows add up: weight 1 each.
     let sums: Vec<IncidentFigures<&Sum>> = parts.iter().map(|p| p.sim.base().sums()).collect();
     let weighted: Vec<(f64, &IncidentFigures<&Sum>)> = sums.iter().map(|s| (1.0, s)).collect();
@@ -644,7 +646,12 @@ fn incident_mc(parts: &[Part<'_, IncidentSim>]) -> IncidentMc {
         )
     });
     figures.multiplier = mult.as_ref().map(mean_ci);
-    let policy: Option<Vec<(&Part<'_, IncidentSim>, &sim::breaker::PolicyIncidentMc)>> = parts
+    let policy: Option<
+        Vec<(
+            &ChainShare<'_, IncidentSim>,
+            &sim::breaker::PolicyIncidentMc,
+        )>,
+    > = parts
         .iter()
         .map(|p| p.sim.policy().map(|m| (p, m)))
         .collect();
@@ -664,7 +671,10 @@ fn incident_mc(parts: &[Part<'_, IncidentSim>]) -> IncidentMc {
 /// and time open for a chain's own row only (each chain's breaker is simulated apart, so their
 /// sum would describe no breaker).
 fn incident_policy_figures(
-    parts: &[(&Part<'_, IncidentSim>, &sim::breaker::PolicyIncidentMc)],
+    parts: &[(
+        &ChainShare<'_, IncidentSim>,
+        &sim::breaker::PolicyIncidentMc,
+    )],
 ) -> IncidentPolicyMc {
     let dead = weighted_estimate(
         parts.iter().map(|(p, m)| (p.share, &m.dead_time_mean)),

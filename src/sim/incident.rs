@@ -87,7 +87,7 @@ struct Link {
     slot: usize,
 }
 
-/// Per-run totals, in the order of [`IncidentMc`]'s fields.
+/// Per-run totals, in the order of [`IncidentSums`]'s fields.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Run {
     pub(super) window: Compensated,
@@ -108,7 +108,7 @@ pub(crate) fn stream(engine: u64, index: u64, pattern: Pattern) -> u64 {
 
 /// The simulated figures of one pattern on one chain over K windows (per-run sums).
 #[derive(Debug, Clone, PartialEq)]
-pub struct IncidentMc {
+pub struct IncidentSums {
     /// The pattern.
     pub pattern: Pattern,
     /// The primary-alone bill for the same requests, USD (deterministic).
@@ -261,7 +261,7 @@ impl Window<'_> {
     }
 }
 
-impl IncidentMc {
+impl IncidentSums {
     /// These sums as the report's figure set, per window (the multiplier's is the report's
     /// to combine: see `ops::compare`).
     pub fn sums(&self) -> crate::report::IncidentFigures<&Sum> {
@@ -281,8 +281,8 @@ impl IncidentMc {
     }
 
     /// No windows yet: `pattern`, and the primary-alone bill `normal` (USD) of the window.
-    pub fn new(pattern: Pattern, normal: f64) -> IncidentMc {
-        IncidentMc {
+    pub fn new(pattern: Pattern, normal: f64) -> IncidentSums {
+        IncidentSums {
             pattern,
             normal,
             total: Sum::default(),
@@ -328,7 +328,7 @@ pub fn simulate(
     index: u64,
     opts: &McOptions,
     tick: &mut dyn FnMut(u64),
-) -> Option<IncidentMc> {
+) -> Option<IncidentSums> {
     if pattern.is_hedged() && chain.links.len() < 2 {
         return None;
     }
@@ -409,7 +409,7 @@ pub fn simulate(
         crate::model::incident::failback(request, chain, incident, pattern);
 
     let stream = stream(1, index, pattern);
-    let mut out = IncidentMc::new(pattern, normal);
+    let mut out = IncidentSums::new(pattern, normal);
     ordered(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
