@@ -262,5 +262,8 @@ figures! {
         fig cold_starts: V = "sessions", 1.0;
         /// Sessions that rewrite the primary's cache on the way back.
         fig failback_writes: V = "sessions", 1.0;
+        /// What the incident costs beyond the normal bill: total − normal (window premium,
+        /// cold starts and fail-back writes; negative when the fallback is cheaper).
+        fig excess_usd: V = "USD", 1.0;
     }
 }

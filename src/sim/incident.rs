@@ -133,6 +133,8 @@ pub struct IncidentSums {
     pub cold_starts: Sum,
     /// Fail-back writes per window.
     pub failback_writes: Sum,
+    /// total − normal USD per window.
+    pub excess: Sum,
 }
 
 struct Window<'a> {
@@ -277,6 +279,7 @@ impl IncidentSums {
             wasted_usd: &self.wasted,
             cold_starts: &self.cold_starts,
             failback_writes: &self.failback_writes,
+            excess_usd: &self.excess,
         }
     }
 
@@ -295,6 +298,7 @@ impl IncidentSums {
             wasted: Sum::default(),
             cold_starts: Sum::default(),
             failback_writes: Sum::default(),
+            excess: Sum::default(),
         }
     }
 
@@ -315,6 +319,7 @@ impl IncidentSums {
         self.wasted.add(run.wasted.value());
         self.cold_starts.add(run.cold_starts);
         self.failback_writes.add(failback_writes);
+        self.excess.add(total - self.normal);
     }
 }
 
