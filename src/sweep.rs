@@ -333,9 +333,9 @@ mod tests {
             // every link fails at q: (1−q)·25 + q·(17.5 + (1−q)·9 + q·6.5)
             let want = (1.0 - q) * 25.0 + q * (17.5 + (1.0 - q) * 9.0 + q * 6.5);
             assert!(
-                (row.analytic.cost_per_1k_usd - want).abs() < 1e-9,
+                (row.cost_per_1k_usd - want).abs() < 1e-9,
                 "{q}: {}",
-                row.analytic.cost_per_1k_usd
+                row.cost_per_1k_usd
             );
         }
     }

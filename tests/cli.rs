@@ -637,7 +637,7 @@ fn failover_on_error_lists_exactly_what_the_loader_accepts() {
 /// skips the incident windows with a warning. `--help` gives the same limit.
 #[test]
 fn mc_runs_that_cannot_run_are_an_error_with_the_allowed_range() {
-    use fallcost::report::{MAX_INCIDENT_WORK, Report};
+    use fallcost::report::MAX_INCIDENT_WORK;
     let load = |path: &str| {
         fallcost::ops::compare::analytic(
             &fallcost::input::scenario::load(&root().join(path), &[]).unwrap(),

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use fallcost::input::scenario;
 use fallcost::model::Pattern;
-use fallcost::report::Report;
 use proptest::prelude::*;
 
 const MODELS: &[&str] = &[
@@ -149,7 +148,7 @@ fn extreme_but_valid_values_price_exactly() {
         .iter()
         .find(|x| x.pattern == Pattern::Sequential)
         .unwrap();
-    assert!((seq.cost_per_1k_usd - 2e-3 * 1000.0).abs() < 1e-12);
+    assert!((seq.analytic.cost_per_1k_usd - 2e-3 * 1000.0).abs() < 1e-12);
     // A year at 1e6 req/s: 3.1536e13 requests; the fallback bills 2e12·1000/1e6 = 2e9 USD each.
     let inc = r
         .incident
