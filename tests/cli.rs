@@ -637,9 +637,11 @@ fn failover_on_error_lists_exactly_what_the_loader_accepts() {
 /// skips the incident windows with a warning. `--help` gives the same limit.
 #[test]
 fn mc_runs_that_cannot_run_are_an_error_with_the_allowed_range() {
-    use fallcost::report::{MAX_INCIDENT_WORK, Report};
+    use fallcost::report::MAX_INCIDENT_WORK;
     let load = |path: &str| {
-        Report::analytic(&fallcost::input::scenario::load(&root().join(path), &[]).unwrap())
+        fallcost::ops::compare::analytic(
+            &fallcost::input::scenario::load(&root().join(path), &[]).unwrap(),
+        )
     };
     // sept3: two chains of 11,160 requests, 4 patterns; policies: three chains sharing them
     let sept3 = load("scenarios/sept3.toml").max_incident_runs().unwrap();

@@ -166,11 +166,14 @@ fn json_mc_objects_have_the_keys_of_model_md() {
         "wasted_usd",
         "cold_starts",
         "failback_writes",
+        "excess_usd",
     ] {
         assert!(i[format!("{key}_ci95")].is_array(), "{key}_ci95");
     }
-    // sept3's fallback never fails: the window is deterministic, 513.58 as in the post.
+    // sept3's fallback never fails: the window is deterministic, 513.58 as in the post, and
+    // 125.2152 of it beyond the normal 388.368.
     assert!((num(i, "total_usd") - 513.5832).abs() < 1e-6);
+    assert!((num(i, "excess_usd") - 125.2152).abs() < 1e-6);
     // Without --mc nothing changes: no mc keys at all.
     let plain = common::json(&["compare", "-s", "scenarios/sept3.toml"]);
     assert!(plain.get("mc").is_none());
@@ -406,6 +409,7 @@ fn blended_rows_combine_the_chains_monte_carlo() {
             "wasted_usd",
             "cold_starts",
             "failback_writes",
+            "excess_usd",
         ] {
             let (mean, lo, hi) = by_hand("incident", pattern, key, &|_| 1.0);
             let what = format!("incident {pattern} {key}");

@@ -19,12 +19,15 @@ fn sept3_incident() {
     close(num(pm, "cold_start_usd"), 54.2376, 1e-9);
     close(num(pm, "failback_usd"), 70.9776, 1e-9);
     close(num(pm, "multiplier"), 513.5832 / 388.368, 1e-9);
+    // total − normal = 513.5832 − 388.368: the cold starts and fail-back writes
+    close(num(pm, "excess_usd"), 125.2152, 1e-9);
     close(num(pm, "failed_requests"), 0.0, 0.0);
     let ba = row(&r, "incident", "best-available", "sequential");
     close(num(ba, "total_usd"), 2284.0056, 1e-9);
     close(num(ba, "window_usd"), 1941.84, 1e-9);
     close(num(ba, "cold_start_usd"), 271.188, 1e-9);
     close(num(ba, "multiplier"), 2284.0056 / 388.368, 1e-9);
+    close(num(ba, "excess_usd"), 2284.0056 - 388.368, 1e-9); // 1,895.6376
     let nf = row(&r, "incident", "price-matched", "no-fallback");
     close(num(nf, "total_usd"), 0.0, 0.0);
     close(num(nf, "failed_requests"), 11160.0, 0.0);

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use fallcost::input::scenario;
 use fallcost::model::Pattern;
-use fallcost::report::Report;
 use proptest::prelude::*;
 
 const MODELS: &[&str] = &[
@@ -130,20 +129,22 @@ fn accepted_scenarios_price_finite_and_non_negative() {
             return Ok(());
         };
         accepted.set(accepted.get() + 1);
-        let r = Report::analytic(&s);
+        let r = fallcost::ops::compare::analytic(&s);
         prop_assert_eq!(r.first_non_finite(), None, "{}", text);
         for row in &r.steady {
-            prop_assert!(row.cost_per_1k_usd >= 0.0 && row.wasted_per_1k_usd >= 0.0);
-            prop_assert!((0.0..=1000.0 + 1e-9).contains(&row.failed_per_1k));
+            prop_assert!(
+                row.analytic.cost_per_1k_usd >= 0.0 && row.analytic.wasted_per_1k_usd >= 0.0
+            );
+            prop_assert!((0.0..=1000.0 + 1e-9).contains(&row.analytic.failed_per_1k));
         }
         for row in &r.incident {
             for v in [
-                row.total_usd,
-                row.normal_usd,
-                row.window_usd,
-                row.cold_start_usd,
-                row.failback_usd,
-                row.failed_requests,
+                row.analytic.total_usd,
+                row.normal(),
+                row.analytic.window_usd,
+                row.analytic.cold_start_usd,
+                row.analytic.failback_usd,
+                row.analytic.failed_requests,
             ] {
                 prop_assert!(v >= 0.0, "{} in {:?}", v, row);
             }
@@ -154,6 +155,7 @@ fn accepted_scenarios_price_finite_and_non_negative() {
                     .iter()
                     .find(|x| x.chain == chain.name && x.pattern == p)
                     .unwrap()
+                    .analytic
                     .failed_per_1k
             };
             prop_assert!(failed(Pattern::Sequential) <= failed(Pattern::NoFallback) + 1e-9);
@@ -195,7 +197,7 @@ fn extreme_but_valid_values_price_exactly() {
                 [[chain]]\nname = \"x\"\nmodels = [\"a/tiny\", \"b/big\"]\n\
                 [incident]\nduration = \"365d\"\nrequests_per_second = 1000000\nsession_length = 1000\n";
     let s = scenario::parse("range.toml", text, &dir, &[]).unwrap();
-    let r = Report::analytic(&s);
+    let r = fallcost::ops::compare::analytic(&s);
     assert_eq!(r.first_non_finite(), None);
     // Per request: 2e12 tokens at 1e-9 $/MTok = 2e-3 USD; per 1,000: 2.0.
     let seq = r
@@ -203,7 +205,7 @@ fn extreme_but_valid_values_price_exactly() {
         .iter()
         .find(|x| x.pattern == Pattern::Sequential)
         .unwrap();
-    assert!((seq.cost_per_1k_usd - 2e-3 * 1000.0).abs() < 1e-12);
+    assert!((seq.analytic.cost_per_1k_usd - 2e-3 * 1000.0).abs() < 1e-12);
     // A year at 1e6 req/s: 3.1536e13 requests; the fallback bills 2e12·1000/1e6 = 2e9 USD each.
     let inc = r
         .incident
@@ -216,10 +218,10 @@ fn extreme_but_valid_values_price_exactly() {
         31_536_000_000_000
     );
     assert!(
-        (inc.total_usd / (n * 2e9) - 1.0).abs() < 1e-12,
+        (inc.analytic.total_usd / (n * 2e9) - 1.0).abs() < 1e-12,
         "{}",
-        inc.total_usd
+        inc.analytic.total_usd
     );
-    assert!((inc.normal_usd / (n * 2e-3) - 1.0).abs() < 1e-12);
+    assert!((inc.normal() / (n * 2e-3) - 1.0).abs() < 1e-12);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Ok(scenario) = fallcost::input::scenario::parse("fuzz.toml", text, Path::new("."), &[]) {
-        let report = fallcost::report::Report::analytic(&scenario);
+        let report = fallcost::ops::compare::analytic(&scenario);
         assert_eq!(report.first_non_finite(), None, "non-finite output for {text:?}");
     }
     let _ = fallcost::input::pricing::parse("fuzz-prices.toml", text);

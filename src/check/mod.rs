@@ -33,7 +33,7 @@ pub use price::{PricedChain, PricedLink, PricedModel, Side, price_config, price_
 use crate::model::prices::provider_family;
 
 use crate::error::{ExitStatus, InputError};
-use crate::model::{ModelPrice, PriceTable, Request};
+use crate::model::{PriceTable, Request};
 
 /// Relative tolerance of the ratio comparison: a fallback must cost more than
 /// `max_ratio × primary × (1 + 1e-12)` to be above the limit. The rounding error of the products
@@ -49,11 +49,7 @@ pub fn above(fallback: f64, primary: f64, max_ratio: f64) -> bool {
     crate::model::cost::above_ratio(fallback, primary, max_ratio)
 }
 
-/// The like-for-like price of `request` on `price`, in USD per 1,000 requests (warm cache).
-/// `price` is the request's own ([`Request::billed`]: a scenario's chain links are).
-pub fn per_1k(request: &Request, price: &ModelPrice) -> f64 {
-    1000.0 * request.like_for_like(price)
-}
+pub use crate::model::cost::per_1k;
 
 /// What `fallcost check` is asked to do.
 #[derive(Debug, Clone)]

@@ -6,7 +6,6 @@ use crate::cmd::options::Options;
 use crate::error::ExitStatus;
 use crate::input::scenario;
 use crate::output;
-use crate::report::Report;
 
 /// Simulated requests above which a progress bar is worth showing (about a second of work).
 const PROGRESS_ABOVE: u64 = 30_000_000;
@@ -66,7 +65,7 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         if scenario.chains.len() == 1 { "" } else { "s" }
     ));
     let started = std::time::Instant::now();
-    let mut report = Report::analytic(&scenario);
+    let mut report = crate::ops::compare::analytic(&scenario);
     if let Some(note) = partial {
         report.omit_blended();
         crate::output::ui::note(&note.to_string());
@@ -78,7 +77,7 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
     }
     if let Some(mc) = &opts.mc {
         let opts = mc.opts;
-        let (work, incident_ok) = report.mc_work(&opts);
+        let (work, incident_ok) = crate::ops::compare::mc_work(&report, &opts);
         if !incident_ok {
             // Asked for: refuse what cannot be run. The default: price the rest and say why
             // the incident windows are missing.
@@ -101,7 +100,7 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
             );
             bar
         });
-        report.simulate(&opts, &mut |n| {
+        crate::ops::compare::simulate(&mut report, &opts, &mut |n| {
             if let Some(b) = &bar {
                 b.inc(n);
             }

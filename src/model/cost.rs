@@ -280,6 +280,13 @@ impl Request {
     }
 }
 
+/// The like-for-like price of `request` on `price`, in USD per 1,000 requests (warm cache):
+/// 1,000 × [`Request::like_for_like`]. `price` is the request's own ([`Request::billed`]: a
+/// scenario's chain links are).
+pub fn per_1k(request: &Request, price: &ModelPrice) -> f64 {
+    1000.0 * request.like_for_like(price)
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -76,6 +76,26 @@ pub struct IncidentOutcome {
     pub breaker: Option<BreakerFigures>,
 }
 
+impl IncidentOutcome {
+    /// These figures as the report's figure set, in USD and counts per window.
+    pub fn figures(&self) -> crate::report::IncidentFigures<f64> {
+        crate::report::IncidentFigures {
+            total_usd: self.total,
+            normal_usd: Some(self.normal),
+            multiplier: self.multiplier,
+            window_usd: self.window,
+            cold_start_usd: self.cold_start,
+            failback_usd: self.failback,
+            failed_requests: self.failed_requests,
+            wasted_attempts: self.wasted_attempts,
+            wasted_usd: self.wasted,
+            cold_starts: self.cold_starts,
+            failback_writes: self.failback_writes,
+            excess_usd: self.total - self.normal,
+        }
+    }
+}
+
 /// The window's sessions: `full` sessions of `length` requests and one of `last` (0: none).
 #[derive(Debug, Clone, Copy)]
 struct Sessions {
@@ -733,6 +753,8 @@ mod tests {
         assert!(close(o.cold_start, 558.0 * 0.0972, 1e-9)); // 54.2376
         assert!(close(o.failback, 558.0 * 0.1272, 1e-9)); // 70.9776
         assert!(close(o.total, 513.5832, 1e-9));
+        // total − normal: the cold starts and fail-back writes, 54.2376 + 70.9776
+        assert!(close(o.figures().excess_usd, 125.2152, 1e-9));
         assert_eq!(format!("{:.2}", o.multiplier.unwrap()), "1.32");
         assert_eq!(o.failed_requests, 0.0);
         assert!(close(o.cold_starts, 558.0, 1e-9));

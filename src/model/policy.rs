@@ -796,8 +796,8 @@ mod tests {
             fallback.output = c.links[0].output * scale;
             c.links[1] = fallback.clone();
             let (p, fb) = (
-                crate::check::per_1k(&r, &c.links[0]),
-                crate::check::per_1k(&r, &c.links[1]),
+                crate::model::cost::per_1k(&r, &c.links[0]),
+                crate::model::cost::per_1k(&r, &c.links[1]),
             );
             assert_eq!(crate::check::above(fb, p, 2.0), !allowed, "{scale}");
             let want = if allowed { vec![0, 1] } else { vec![0] };

@@ -41,6 +41,22 @@ pub struct Outcome {
     pub wasted_cost: f64,
 }
 
+impl Outcome {
+    /// These figures as the report's figure set, per request (the report scales them:
+    /// [`crate::report::Figure::scale`]); the baseline and the ratio to it are the report's to
+    /// fill.
+    pub fn figures(&self) -> crate::report::SteadyFigures<f64> {
+        crate::report::SteadyFigures {
+            cost_per_1k_usd: self.cost,
+            baseline_per_1k_usd: None,
+            vs_baseline: None,
+            failed_per_1k: self.failed,
+            wasted_attempts_per_1k: self.wasted_attempts,
+            wasted_per_1k_usd: self.wasted_cost,
+        }
+    }
+}
+
 /// The steady-state figures of one pattern on one chain, per request.
 ///
 /// A hedged pattern needs two links; on a one-link chain it returns `None`.

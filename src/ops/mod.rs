@@ -3,5 +3,6 @@
 //! what they return.
 
 pub mod check;
+pub mod compare;
 pub mod prices;
 pub mod sweep;

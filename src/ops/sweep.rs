@@ -153,12 +153,12 @@ pub fn run(
             anyhow::anyhow!("{e} (at {})", at.join(", "))
         })?;
         let partial = scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
-        let mut report = Report::analytic(&scenario);
+        let mut report = crate::ops::compare::analytic(&scenario);
         // The Monte Carlo of a sweep is steady state only (the incident columns stay
         // analytic): the engine runs on the scenario's steady state, a report of its own,
         // rather than on a report whose input had its incident taken away.
         let mut simulated = mc.as_ref().map(|_| {
-            Report::analytic(&Scenario {
+            crate::ops::compare::analytic(&Scenario {
                 incident: None,
                 ..scenario.clone()
             })
@@ -171,7 +171,7 @@ pub fn run(
             note = partial;
         }
         if let (Some(opts), Some(s)) = (&mc, &mut simulated) {
-            s.simulate(opts, &mut |_| {});
+            crate::ops::compare::simulate(s, opts, &mut |_| {});
         }
         if let Some(field) = report
             .first_non_finite()
@@ -194,11 +194,11 @@ pub fn run(
                 point: map.clone(),
                 chain: s.chain.clone(),
                 pattern: s.pattern,
-                cost_per_1k_usd: s.cost_per_1k_usd,
-                vs_baseline: s.vs_baseline,
-                failed_per_1k: s.failed_per_1k,
-                incident_total_usd: incident.map(|i| i.total_usd),
-                incident_multiplier: incident.and_then(|i| i.multiplier),
+                cost_per_1k_usd: s.analytic.cost_per_1k_usd,
+                vs_baseline: s.analytic.vs_baseline,
+                failed_per_1k: s.analytic.failed_per_1k,
+                incident_total_usd: incident.map(|i| i.analytic.total_usd),
+                incident_multiplier: incident.and_then(|i| i.analytic.multiplier),
                 incident_method: incident.map(|i| i.method),
                 mc: simulated.as_ref().and_then(|m| {
                     m.steady

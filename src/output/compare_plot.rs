@@ -235,8 +235,11 @@ pub fn compare_chart(report: &Report) -> String {
             "Steady state: USD per 1,000 requests",
         );
         c.y += 32.0;
-        let base = rows[0].baseline_per_1k_usd;
-        let max = rows.iter().map(|r| r.cost_per_1k_usd).fold(base, f64::max);
+        let base = rows[0].baseline();
+        let max = rows
+            .iter()
+            .map(|r| r.analytic.cost_per_1k_usd)
+            .fold(base, f64::max);
         let top = c.y + 6.0;
         let scale = c.axis(top, rows.len(), max, "USD per 1,000 requests");
         let mut below_note = None;
@@ -251,7 +254,7 @@ pub fn compare_chart(report: &Report) -> String {
                 "normal",
                 r.pattern.as_str(),
             );
-            let cost = r.cost_per_1k_usd;
+            let cost = r.analytic.cost_per_1k_usd;
             c.rect(LEFT, y, cost.min(base) * scale, BAR, BASE);
             c.rect(
                 LEFT + base * scale,
@@ -262,16 +265,16 @@ pub fn compare_chart(report: &Report) -> String {
             );
             let mut label = format!("${}", money(cost));
             let mut colour = INK;
-            if let Some(v) = r.vs_baseline {
+            if let Some(v) = r.analytic.vs_baseline {
                 if v > 0.0005 {
                     label.push_str(&format!(" · +{:.1}%", v * 100.0));
                     colour = PREMIUM;
-                } else if v < -0.00005 || (cost < base && r.failed_per_1k > 0.0) {
+                } else if v < -0.00005 || (cost < base && r.analytic.failed_per_1k > 0.0) {
                     label.push_str(&format!(" · {:.2}%", v * 100.0));
                 }
             }
-            if r.failed_per_1k > 0.0 {
-                label.push_str(&format!(" · {} failed*", count(r.failed_per_1k)));
+            if r.analytic.failed_per_1k > 0.0 {
+                label.push_str(&format!(" · {} failed*", count(r.analytic.failed_per_1k)));
                 below_note = Some(());
             }
             c.text(
@@ -340,8 +343,11 @@ pub fn compare_chart(report: &Report) -> String {
             "Incident: USD for the whole window, in its parts",
         );
         c.y += 32.0;
-        let normal = inc[0].normal_usd;
-        let max = inc.iter().map(|r| r.total_usd).fold(normal, f64::max);
+        let normal = inc[0].normal();
+        let max = inc
+            .iter()
+            .map(|r| r.analytic.total_usd)
+            .fold(normal, f64::max);
         let top = c.y + 6.0;
         let scale = c.axis(top, inc.len(), max, "USD");
         for (i, r) in inc.iter().enumerate() {
@@ -357,22 +363,25 @@ pub fn compare_chart(report: &Report) -> String {
             );
             let mut x = LEFT;
             for (v, colour) in [
-                (r.window_usd, WINDOW),
-                (r.cold_start_usd, COLD),
-                (r.failback_usd, FAILBACK),
+                (r.analytic.window_usd, WINDOW),
+                (r.analytic.cold_start_usd, COLD),
+                (r.analytic.failback_usd, FAILBACK),
             ] {
                 c.rect(x, y, v.max(0.0) * scale, BAR, colour);
                 x += v.max(0.0) * scale;
             }
-            let mut label = format!("${}", money(r.total_usd));
-            if let Some(m) = r.multiplier.filter(|m| *m > 0.0) {
+            let mut label = format!("${}", money(r.analytic.total_usd));
+            if let Some(m) = r.analytic.multiplier.filter(|m| *m > 0.0) {
                 label.push_str(&format!(" · {m:.2}x normal"));
             }
-            if r.failed_requests > 0.0 {
-                label.push_str(&format!(" · {} failed*", count(r.failed_requests.round())));
+            if r.analytic.failed_requests > 0.0 {
+                label.push_str(&format!(
+                    " · {} failed*",
+                    count(r.analytic.failed_requests.round())
+                ));
             }
             c.text(
-                LEFT + r.total_usd.max(0.0) * scale + 8.0,
+                LEFT + r.analytic.total_usd.max(0.0) * scale + 8.0,
                 y + BAR * 0.68,
                 13.0,
                 INK,
@@ -394,7 +403,7 @@ pub fn compare_chart(report: &Report) -> String {
             &format!("normal bill ${}", money(normal)),
         );
         c.y = bottom + 60.0;
-        if inc.iter().any(|r| r.failed_requests > 0.0) {
+        if inc.iter().any(|r| r.analytic.failed_requests > 0.0) {
             c.text(
                 LEFT,
                 c.y,

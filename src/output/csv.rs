@@ -1,34 +1,22 @@
 //! CSV export: one header line, one row per (section, chain, pattern), plain numbers.
 //!
-//! NOTE: the columns mirror the fields of [`crate::report::SteadyRow`] and
-//! [`crate::report::IncidentRow`]; keep them in step. Cells that do not apply to a row's
-//! section are empty. Text cells (names) are guarded against spreadsheet formula injection.
+//! The figure columns and cells come from the figure sets' declarations
+//! ([`crate::report::figures`]): steady rows fill the steady figures' columns, incident rows the
+//! incident figures'. Cells that do not apply to a row's section are empty. Text cells (names)
+//! are guarded against spreadsheet formula injection.
 
-use crate::report::{Answered, IncidentPolicyMc, PolicyMcFigures, Report, SteadyMc};
+use crate::report::figures::{Figure, MeanCi};
+use crate::report::{
+    Answered, Entry, INCIDENT_FIGURES, IncidentPolicyMc, PolicyMcFigures, Report, STEADY_FIGURES,
+    SteadyMc, Value,
+};
 
-/// The header of `fallcost compare --format csv`.
-pub const COMPARE_COLUMNS: &[&str] = &[
-    "scenario",
-    "section",
-    "chain",
-    "pattern",
-    "cost_per_1k_usd",
-    "baseline_per_1k_usd",
-    "vs_baseline",
-    "failed_per_1k",
-    "wasted_attempts_per_1k",
-    "wasted_per_1k_usd",
-    "total_usd",
-    "normal_usd",
-    "multiplier",
-    "window_usd",
-    "cold_start_usd",
-    "failback_usd",
-    "failed_requests",
-    "wasted_attempts",
-    "wasted_usd",
-    "cold_starts",
-    "failback_writes",
+/// The columns before the figures: what a row is.
+pub const ID_COLUMNS: &[&str] = &["scenario", "section", "chain", "pattern"];
+
+/// The policy figures of the analytic rows (MODEL.md §8), after the steady and incident
+/// figures; incident rows fill `dead_time_mean_s` only.
+pub const POLICY_COLUMNS: &[&str] = &[
     "attempts_per_request",
     "attempts_max",
     "dead_time_mean_s",
@@ -36,6 +24,20 @@ pub const COMPARE_COLUMNS: &[&str] = &[
     "cost_cap_hits_per_1k",
     "answered_by",
 ];
+
+/// The header of `fallcost compare --format csv` before the Monte Carlo columns: the row's
+/// identity ([`ID_COLUMNS`]), every steady figure ([`STEADY_FIGURES`]), every incident figure
+/// ([`INCIDENT_FIGURES`]), the policy figures ([`POLICY_COLUMNS`]).
+pub fn compare_columns() -> Vec<&'static str> {
+    let keys = |figures: &'static [Figure]| figures.iter().map(|f| f.key);
+    ID_COLUMNS
+        .iter()
+        .copied()
+        .chain(keys(STEADY_FIGURES))
+        .chain(keys(INCIDENT_FIGURES))
+        .chain(POLICY_COLUMNS.iter().copied())
+        .collect()
+}
 
 /// The last column, after every other (with `--mc` too): how the row's figures were
 /// computed, `analytic` (the closed forms; every steady row) or `simulated` (an incident row of
@@ -58,28 +60,33 @@ pub const EXTRA_COLUMNS: &[&str] = &[
 /// ([`MC_POLICY`]). Steady rows fill the steady figures, incident rows the incident ones.
 pub const MC_META_COLUMNS: &[&str] = &["mc_seed", "mc_requests", "mc_runs"];
 
-/// The steady-state figures with a 95% interval, as `mc_KEY`.
-pub const MC_STEADY: &[&str] = &[
-    "cost_per_1k_usd",
-    "vs_baseline",
-    "failed_per_1k",
-    "wasted_attempts_per_1k",
-    "wasted_per_1k_usd",
-];
+/// The figures of `figures` the Monte Carlo estimates, each with a 95% interval, as `mc_KEY`.
+fn estimated(figures: &'static [Figure]) -> impl Iterator<Item = &'static str> {
+    figures.iter().filter(|f| f.estimated).map(|f| f.key)
+}
 
-/// The incident figures with a 95% interval, as `mc_KEY`.
-pub const MC_INCIDENT: &[&str] = &[
-    "total_usd",
-    "multiplier",
-    "window_usd",
-    "cold_start_usd",
-    "failback_usd",
-    "failed_requests",
-    "wasted_attempts",
-    "wasted_usd",
-    "cold_starts",
-    "failback_writes",
-];
+/// The cells of a figure set's estimated figures (`mc_KEY`, `mc_KEY_ci95_lo`,
+/// `mc_KEY_ci95_hi` each); empty cells without Monte Carlo figures.
+fn estimate_cells<F>(
+    figures: &'static [Figure],
+    set: Option<&F>,
+    visit: impl Fn(&F, &mut dyn FnMut(&'static Figure, Entry<'_, MeanCi>)),
+) -> Vec<String> {
+    let width = 1 + MeanCi::CSV_SUFFIXES.len();
+    let Some(set) = set else {
+        return vec![String::new(); width * estimated(figures).count()];
+    };
+    let mut cells = Vec::new();
+    visit(set, &mut |_, e| {
+        if let Entry::Figure(v) = e {
+            match v {
+                Some(v) => cells.extend(v.numbers().into_iter().map(|x| num(Some(x)))),
+                None => cells.extend(vec![String::new(); width]),
+            }
+        }
+    });
+    cells
+}
 
 /// The latency percentile columns (steady rows).
 pub const MC_LATENCY: &[&str] = &["mc_latency_p50_s", "mc_latency_p95_s", "mc_latency_p99_s"];
@@ -109,10 +116,9 @@ pub const MC_POLICY: &[(&str, bool)] = &[
 
 fn mc_header() -> Vec<String> {
     let mut h: Vec<String> = MC_META_COLUMNS.iter().map(|c| c.to_string()).collect();
-    let with_ci = MC_STEADY
-        .iter()
-        .chain(MC_INCIDENT)
-        .map(|k| (*k, true))
+    let with_ci = estimated(STEADY_FIGURES)
+        .chain(estimated(INCIDENT_FIGURES))
+        .map(|k| (k, true))
         .chain(
             MC_LATENCY
                 .iter()
@@ -135,34 +141,26 @@ fn push_mc_column(header: &mut Vec<String>, key: &str, ci: bool) {
 }
 
 /// The Monte Carlo columns of a steady-state row as `fallcost sweep` prints them, named as in
-/// `compare`'s CSV: the steady figures ([`MC_STEADY`]) each with its 95% interval, then the
+/// `compare`'s CSV: the steady figures ([`STEADY_FIGURES`]) each with its 95% interval, then the
 /// latency percentiles ([`MC_LATENCY`]). Cells: [`steady_mc_cells`] then [`latency_cells`].
 pub fn steady_mc_columns() -> Vec<String> {
     let mut h = Vec::new();
-    for k in MC_STEADY {
+    for k in estimated(STEADY_FIGURES) {
         push_mc_column(&mut h, k, true);
     }
     h.extend(MC_LATENCY.iter().map(|c| c.to_string()));
     h
 }
 
-/// The cells of the [`MC_STEADY`] columns: each figure's simulated mean, then the low and high
-/// ends of its 95% interval; empty cells without Monte Carlo figures.
+/// The cells of the steady figures' Monte Carlo columns: each figure's simulated mean, then the
+/// low and high ends of its 95% interval; empty cells without Monte Carlo figures.
 pub fn steady_mc_cells(m: Option<&SteadyMc>) -> Vec<String> {
-    let Some(m) = m else {
-        return vec![String::new(); 3 * MC_STEADY.len()];
-    };
-    [
-        triple(Some(m.cost_per_1k_usd), Some(m.cost_per_1k_usd_ci95)),
-        triple(m.vs_baseline, m.vs_baseline_ci95),
-        triple(Some(m.failed_per_1k), Some(m.failed_per_1k_ci95)),
-        triple(
-            Some(m.wasted_attempts_per_1k),
-            Some(m.wasted_attempts_per_1k_ci95),
-        ),
-        triple(Some(m.wasted_per_1k_usd), Some(m.wasted_per_1k_usd_ci95)),
-    ]
-    .concat()
+    estimate_cells(STEADY_FIGURES, m.map(|m| &m.figures), |f, v| f.visit(v))
+}
+
+/// The cells of the incident figures' Monte Carlo columns, as [`steady_mc_cells`].
+fn incident_mc_cells(m: Option<&crate::report::IncidentFigures<MeanCi>>) -> Vec<String> {
+    estimate_cells(INCIDENT_FIGURES, m, |f, v| f.visit(v))
 }
 
 /// The cells of the [`MC_LATENCY`] columns: p50, p95 and p99 in seconds; empty cells without
@@ -232,8 +230,18 @@ fn answered(list: &[Answered]) -> String {
     guard(&parts.join(";"))
 }
 
-fn triple(mean: Option<f64>, ci: Option<[f64; 2]>) -> [String; 3] {
-    [num(mean), num(ci.map(|c| c[0])), num(ci.map(|c| c[1]))]
+/// The cells of an analytic figure set, one per entry, in declaration order.
+fn analytic_cells(
+    visit: impl FnOnce(&mut dyn FnMut(&'static Figure, Entry<'_, f64>)),
+) -> Vec<String> {
+    let mut cells = Vec::new();
+    visit(&mut |_, e| {
+        cells.push(match e {
+            Entry::Figure(v) => num(v.copied()),
+            Entry::Exact(v) => num(v),
+        })
+    });
+    cells
 }
 
 /// Neutralise a text cell that a spreadsheet would read as a formula (OWASP, "CSV Injection"):
@@ -265,7 +273,7 @@ pub fn num(x: Option<f64>) -> String {
 pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let mc = report.mc.as_ref();
-    let mut header: Vec<String> = COMPARE_COLUMNS.iter().map(|c| c.to_string()).collect();
+    let mut header: Vec<String> = compare_columns().iter().map(|c| c.to_string()).collect();
     if mc.is_some() {
         header.extend(mc_header());
     }
@@ -293,14 +301,9 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             "steady".into(),
             guard(&r.chain),
             r.pattern.as_str().into(),
-            num(Some(r.cost_per_1k_usd)),
-            num(Some(r.baseline_per_1k_usd)),
-            num(r.vs_baseline),
-            num(Some(r.failed_per_1k)),
-            num(Some(r.wasted_attempts_per_1k)),
-            num(Some(r.wasted_per_1k_usd)),
         ];
-        rec.extend(blank(11));
+        rec.extend(analytic_cells(|f| r.analytic.visit(f)));
+        rec.extend(blank(INCIDENT_FIGURES.len()));
         rec.extend([
             num(Some(r.attempts_per_request)),
             r.attempts_max.to_string(),
@@ -312,7 +315,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
         meta(&mut rec);
         if mc.is_some() {
             rec.extend(steady_mc_cells(r.mc.as_ref()));
-            rec.extend(blank(3 * MC_INCIDENT.len()));
+            rec.extend(incident_mc_cells(None));
             rec.extend(latency_cells(r.mc.as_ref()));
             rec.extend(mc_policy_cells(
                 r.mc.as_ref().and_then(|m| m.policy.as_ref()),
@@ -330,48 +333,20 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             guard(&r.chain),
             r.pattern.as_str().into(),
         ];
-        rec.extend(blank(6));
-        rec.extend([
-            num(Some(r.total_usd)),
-            num(Some(r.normal_usd)),
-            num(r.multiplier),
-            num(Some(r.window_usd)),
-            num(Some(r.cold_start_usd)),
-            num(Some(r.failback_usd)),
-            num(Some(r.failed_requests)),
-            num(Some(r.wasted_attempts)),
-            num(Some(r.wasted_usd)),
-            num(Some(r.cold_starts)),
-            num(Some(r.failback_writes)),
-            String::new(),
-            String::new(),
-            num(Some(r.dead_time_mean_s)),
-            String::new(),
-            String::new(),
-            String::new(),
-        ]);
+        rec.extend(blank(STEADY_FIGURES.len()));
+        rec.extend(analytic_cells(|f| r.analytic.visit(f)));
+        // the policy columns: dead time only
+        rec.extend(POLICY_COLUMNS.iter().map(|k| {
+            if *k == "dead_time_mean_s" {
+                num(Some(r.dead_time_mean_s))
+            } else {
+                String::new()
+            }
+        }));
         meta(&mut rec);
         if mc.is_some() {
-            rec.extend(blank(3 * MC_STEADY.len()));
-            match &r.mc {
-                Some(m) => {
-                    for (mean, ci) in [
-                        (Some(m.total_usd), Some(m.total_usd_ci95)),
-                        (m.multiplier, m.multiplier_ci95),
-                        (Some(m.window_usd), Some(m.window_usd_ci95)),
-                        (Some(m.cold_start_usd), Some(m.cold_start_usd_ci95)),
-                        (Some(m.failback_usd), Some(m.failback_usd_ci95)),
-                        (Some(m.failed_requests), Some(m.failed_requests_ci95)),
-                        (Some(m.wasted_attempts), Some(m.wasted_attempts_ci95)),
-                        (Some(m.wasted_usd), Some(m.wasted_usd_ci95)),
-                        (Some(m.cold_starts), Some(m.cold_starts_ci95)),
-                        (Some(m.failback_writes), Some(m.failback_writes_ci95)),
-                    ] {
-                        rec.extend(triple(mean, ci));
-                    }
-                }
-                None => rec.extend(blank(3 * MC_INCIDENT.len())),
-            }
+            rec.extend(steady_mc_cells(None));
+            rec.extend(incident_mc_cells(r.mc.as_ref().map(|m| &m.figures)));
             rec.extend(blank(MC_LATENCY.len()));
             rec.extend(mc_policy_cells(
                 None,

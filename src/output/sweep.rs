@@ -3,7 +3,7 @@
 //! JSON (the [`Sweep`] as serialised). The `--plot` chart is [`super::plot::cost_chart`].
 
 use super::csv::{guard, num};
-use super::layout::{Document, STEADY_MC_HEADER, Section, steady_mc_cells};
+use super::layout::{Page, STEADY_MC_HEADER, Section, steady_mc_cells};
 use super::number::{change, count, group, money, multiplier, trim};
 use super::{Format, table};
 use crate::sweep::Sweep;
@@ -65,7 +65,7 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
 }
 
 /// The table: one section, a row per grid point, chain and pattern.
-pub fn layout(sweep: &Sweep) -> Document {
+pub fn layout(sweep: &Sweep) -> Page {
     let has_incident = sweep.rows.iter().any(|r| r.incident_total_usd.is_some());
     let mut header: Vec<String> = sweep.params.clone();
     header.extend(["chain", "pattern", "$/1k req", "vs primary", "failed/1k"].map(String::from));
@@ -113,7 +113,7 @@ pub fn layout(sweep: &Sweep) -> Document {
             cells
         })
         .collect();
-    Document {
+    Page {
         preamble: {
             let mut p = vec![format!(
                 "{} (sweep of {})",

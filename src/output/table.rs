@@ -1,8 +1,8 @@
-//! Render a [`Document`] as terminal tables or GitHub Markdown (comfy-table).
+//! Render a [`Page`] as terminal tables or GitHub Markdown (comfy-table).
 
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 
-use super::layout::{Document, Section};
+use super::layout::{Page, Section};
 
 /// Which look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ fn right_align_markdown(table: &str, numeric: &[bool]) -> String {
 
 /// Render `doc`. Markdown is never wrapped; a terminal table fits [`super::ui::width`]
 /// columns (the terminal's, else `COLUMNS`, else 80): see [`render_at`].
-pub fn render(doc: &Document, style: Style) -> String {
+pub fn render(doc: &Page, style: Style) -> String {
     let width = match style {
         Style::Terminal => super::ui::width(),
         Style::Markdown => usize::MAX,
@@ -351,7 +351,7 @@ fn wrap_header(header: &str, width: usize) -> String {
 }
 
 /// Render `doc` for a terminal `width` columns wide (Markdown: any width, never wrapped).
-pub fn render_at(doc: &Document, style: Style, width: usize) -> String {
+pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
     let mut out = String::new();
     let md = style == Style::Markdown;
     let prose = |line: &str| {
@@ -508,7 +508,7 @@ mod tests {
 
     #[test]
     fn markdown_escapes_pipes_in_cells() {
-        let doc = Document {
+        let doc = Page {
             preamble: vec!["t".into()],
             sections: vec![Section {
                 heading: None,
@@ -607,7 +607,7 @@ mod tests {
         );
         assert!(!fits(&section, 40));
         assert!(fits(&section, 49));
-        let doc = Document {
+        let doc = Page {
             preamble: vec![],
             sections: vec![section],
         };
@@ -662,7 +662,7 @@ mod tests {
     fn headers_wrap_then_columns_split() {
         let f = fit(&wide(), 50);
         assert_eq!(f.groups, vec![(vec![0, 1, 2, 3], vec![10, 7, 15, 5])]);
-        let doc = Document {
+        let doc = Page {
             preamble: vec![],
             sections: vec![wide()],
         };

@@ -120,9 +120,10 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
     let req = &scenario.request;
     let mut out = Vec::new();
     for (i, chain) in scenario.chains.iter().enumerate() {
-        // The same dispatch as `Report::simulate`: policy chains run the policy simulators.
-        let default = chain.has_default_policy();
-        let steady_mc: Vec<super::steady::PatternMc> = if default {
+        // The same engines as `ops::compare` ([`super::Engine::for_chain`]).
+        let engine = super::Engine::for_chain(chain);
+        let steady_mc: Vec<super::steady::PatternMc> = if engine.steady == super::SteadyEngine::Fast
+        {
             super::steady::simulate(req, chain, i as u64, opts, &mut |_| {})
         } else {
             super::policy::simulate(req, chain, i as u64, opts, &mut |_| {})
@@ -165,7 +166,7 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
         let Some(inc) = scenario
             .incident
             .as_ref()
-            .filter(|_| chain.policy.breaker.is_none())
+            .filter(|_| engine.incident.has_closed_form())
             .map(|i| i.for_chain(chain))
         else {
             continue;
@@ -173,7 +174,7 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
         let inc = &inc;
         for pattern in Pattern::ALL {
             let (Some(m), Some(a)) = (
-                if default {
+                if !engine.incident.simulates_events() {
                     super::incident::simulate(req, chain, inc, pattern, i as u64, opts, &mut |_| {})
                 } else {
                     super::breaker::simulate(req, chain, inc, pattern, i as u64, opts, &mut |_| {})

@@ -11,7 +11,7 @@ use crate::model::latency::{Latency, primary_win_rate};
 use crate::model::{Chain, Policy, PriceTable, Steady};
 
 use super::rng::{chunk_rng, normal, uniform};
-use super::steady::{Acc, ChainSim, chunk, finish};
+use super::steady::{ChainSim, SteadyTally, chunk, finish};
 use super::{CHUNK, ordered};
 
 /// One benchmark run.
@@ -125,7 +125,7 @@ pub fn time_model(request: &Request, chain: &Chain, requests: u64, seed: u64) ->
     let chunks = requests.div_ceil(CHUNK);
     let sim = ChainSim::new(request, chain);
     let start = Instant::now();
-    let mut acc = Acc::default();
+    let mut acc = SteadyTally::default();
     ordered(
         chunks,
         |c| chunk(&sim, seed, 0, c, CHUNK.min(requests - c * CHUNK)),

@@ -50,7 +50,7 @@ use crate::model::cost::{CacheState, Request, first_state, warm_state};
 use crate::model::policy::{self, ErrorClass, WarmPolicy};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
-use super::incident::{Arrivals, IncidentMc};
+use super::incident::{Arrivals, IncidentSums};
 use super::policy::{Outcome, PolicySim};
 use super::rng::{SimRng, chunk_rng, uniform};
 use super::stats::Sum;
@@ -759,7 +759,7 @@ impl Window<'_> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyIncidentMc {
     /// The figures the default-policy simulator gives.
-    pub base: IncidentMc,
+    pub base: IncidentSums,
     /// Mean dead seconds per request, per window.
     pub dead_time_mean: Sum,
     /// Attempts sent to the dead provider, per window.
@@ -876,7 +876,7 @@ pub fn simulate(
         crate::model::incident::failback(request, chain, incident, pattern);
     let stream = super::incident::stream(3, index, pattern);
     let mut out = PolicyIncidentMc {
-        base: IncidentMc::new(pattern, normal),
+        base: IncidentSums::new(pattern, normal),
         dead_time_mean: Sum::default(),
         dead_attempts: Sum::default(),
         probes: Sum::default(),

@@ -87,7 +87,7 @@ struct Link {
     slot: usize,
 }
 
-/// Per-run totals, in the order of [`IncidentMc`]'s fields.
+/// Per-run totals, in the order of [`IncidentSums`]'s fields.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Run {
     pub(super) window: Compensated,
@@ -108,7 +108,7 @@ pub(crate) fn stream(engine: u64, index: u64, pattern: Pattern) -> u64 {
 
 /// The simulated figures of one pattern on one chain over K windows (per-run sums).
 #[derive(Debug, Clone, PartialEq)]
-pub struct IncidentMc {
+pub struct IncidentSums {
     /// The pattern.
     pub pattern: Pattern,
     /// The primary-alone bill for the same requests, USD (deterministic).
@@ -133,6 +133,8 @@ pub struct IncidentMc {
     pub cold_starts: Sum,
     /// Fail-back writes per window.
     pub failback_writes: Sum,
+    /// total − normal USD per window.
+    pub excess: Sum,
 }
 
 struct Window<'a> {
@@ -261,10 +263,29 @@ impl Window<'_> {
     }
 }
 
-impl IncidentMc {
+impl IncidentSums {
+    /// These sums as the report's figure set, per window (the multiplier's is the report's
+    /// to combine: see `ops::compare`).
+    pub fn sums(&self) -> crate::report::IncidentFigures<&Sum> {
+        crate::report::IncidentFigures {
+            total_usd: &self.total,
+            normal_usd: Some(self.normal),
+            multiplier: Some(&self.multiplier),
+            window_usd: &self.window,
+            cold_start_usd: &self.cold_start,
+            failback_usd: &self.failback,
+            failed_requests: &self.failed_requests,
+            wasted_attempts: &self.wasted_attempts,
+            wasted_usd: &self.wasted,
+            cold_starts: &self.cold_starts,
+            failback_writes: &self.failback_writes,
+            excess_usd: &self.excess,
+        }
+    }
+
     /// No windows yet: `pattern`, and the primary-alone bill `normal` (USD) of the window.
-    pub fn new(pattern: Pattern, normal: f64) -> IncidentMc {
-        IncidentMc {
+    pub fn new(pattern: Pattern, normal: f64) -> IncidentSums {
+        IncidentSums {
             pattern,
             normal,
             total: Sum::default(),
@@ -277,6 +298,7 @@ impl IncidentMc {
             wasted: Sum::default(),
             cold_starts: Sum::default(),
             failback_writes: Sum::default(),
+            excess: Sum::default(),
         }
     }
 
@@ -297,6 +319,7 @@ impl IncidentMc {
         self.wasted.add(run.wasted.value());
         self.cold_starts.add(run.cold_starts);
         self.failback_writes.add(failback_writes);
+        self.excess.add(total - self.normal);
     }
 }
 
@@ -310,7 +333,7 @@ pub fn simulate(
     index: u64,
     opts: &McOptions,
     tick: &mut dyn FnMut(u64),
-) -> Option<IncidentMc> {
+) -> Option<IncidentSums> {
     if pattern.is_hedged() && chain.links.len() < 2 {
         return None;
     }
@@ -391,7 +414,7 @@ pub fn simulate(
         crate::model::incident::failback(request, chain, incident, pattern);
 
     let stream = stream(1, index, pattern);
-    let mut out = IncidentMc::new(pattern, normal);
+    let mut out = IncidentSums::new(pattern, normal);
     ordered(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),

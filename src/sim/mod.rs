@@ -68,3 +68,74 @@ pub fn ordered<A: Send>(
         start = end;
     }
 }
+
+/// Which engines compute a chain's figures: decided once, here ([`Engine::for_chain`]), and
+/// used by [`crate::ops::compare`] (the rows and their Monte Carlo figures), [`agree`] (the
+/// agreement check) and the human layout (which tables a chain gets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Engine {
+    /// The steady-state simulator.
+    pub steady: SteadyEngine,
+    /// How the incident rows are computed and simulated.
+    pub incident: IncidentEngine,
+}
+
+/// The steady-state Monte Carlo engine of a chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SteadyEngine {
+    /// The default client policy (one attempt per link, no caps, no hedge delay, no
+    /// breaker): [`steady`], the fast path, all four patterns on the same draws.
+    Fast,
+    /// Any other policy (retries, backoff, caps, hedge delay, breaker): [`policy`], request by
+    /// request, with attempts, dead time, attribution and cap hits (MODEL.md §8).
+    Policy,
+}
+
+/// The incident engines of a chain: what gives its rows' expected figures and what simulates
+/// its windows with `--mc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IncidentEngine {
+    /// The default client policy: the closed forms of [`crate::model::incident`]; windows
+    /// simulated by [`incident`], the fast path.
+    ClosedForm,
+    /// A non-default policy without a circuit breaker: the closed forms; windows simulated in
+    /// time by the event simulator [`breaker`] (dead time, attempts on the dead provider).
+    ClosedFormEvents,
+    /// A circuit breaker: no closed form, so the rows' figures are the event simulator's with a
+    /// fixed seed ([`expected`], marked `simulated`); windows simulated by [`breaker`].
+    Events,
+}
+
+impl Engine {
+    /// The engines of `chain`, from its client policy.
+    pub fn for_chain(chain: &crate::model::Chain) -> Engine {
+        let default = chain.has_default_policy();
+        Engine {
+            steady: if default {
+                SteadyEngine::Fast
+            } else {
+                SteadyEngine::Policy
+            },
+            incident: if chain.policy.breaker.is_some() {
+                IncidentEngine::Events
+            } else if default {
+                IncidentEngine::ClosedForm
+            } else {
+                IncidentEngine::ClosedFormEvents
+            },
+        }
+    }
+}
+
+impl IncidentEngine {
+    /// Whether the rows' expected figures are closed forms (not [`IncidentEngine::Events`]).
+    pub fn has_closed_form(self) -> bool {
+        self != IncidentEngine::Events
+    }
+
+    /// Whether `--mc` simulates the windows with the event simulator [`breaker`] (not the fast
+    /// path [`incident`]).
+    pub fn simulates_events(self) -> bool {
+        self != IncidentEngine::ClosedForm
+    }
+}

@@ -499,7 +499,7 @@ impl PolicySim {
 
 /// Per-pattern sums of a chunk (or a run).
 #[derive(Debug, Clone, Default)]
-pub struct PolicyAcc {
+pub struct PolicyTally {
     /// USD, failed (0/1), wasted attempts, wasted USD per request.
     pub base: [Sum; 4],
     /// Attempts per request.
@@ -522,11 +522,11 @@ pub struct PolicyAcc {
     pub cost_cap: Sum,
 }
 
-impl PolicyAcc {
+impl PolicyTally {
     fn new(links: usize) -> Self {
-        PolicyAcc {
+        PolicyTally {
             answered: vec![0; links],
-            ..PolicyAcc::default()
+            ..PolicyTally::default()
         }
     }
 
@@ -554,7 +554,7 @@ impl PolicyAcc {
     }
 
     /// Merge `other` (in chunk order).
-    pub fn merge(&mut self, other: &PolicyAcc) {
+    pub fn merge(&mut self, other: &PolicyTally) {
         for (a, b) in self.base.iter_mut().zip(&other.base) {
             a.merge(b);
         }
@@ -623,7 +623,7 @@ pub fn dead_quantile(zero: u64, hist: &Histogram, p: f64) -> f64 {
         .unwrap_or(0.0)
 }
 
-fn finish(pattern: Pattern, acc: &PolicyAcc) -> PolicyMc {
+fn finish(pattern: Pattern, acc: &PolicyTally) -> PolicyMc {
     let n = acc.base[0].n;
     PolicyMc {
         base: PatternMc {
@@ -661,7 +661,7 @@ pub fn simulate(
     let n = opts.requests;
     let chunks = n.div_ceil(CHUNK);
     let links = chain.links.len();
-    let mut total: Vec<PolicyAcc> = patterns.iter().map(|_| PolicyAcc::new(links)).collect();
+    let mut total: Vec<PolicyTally> = patterns.iter().map(|_| PolicyTally::new(links)).collect();
     // A stream of its own, apart from the default-policy engine's.
     let stream = 2 << 32 | index;
     ordered(
@@ -669,7 +669,8 @@ pub fn simulate(
         |c| {
             let count = CHUNK.min(n - c * CHUNK);
             let mut rng = chunk_rng(opts.seed, stream, c);
-            let mut accs: Vec<PolicyAcc> = patterns.iter().map(|_| PolicyAcc::new(links)).collect();
+            let mut accs: Vec<PolicyTally> =
+                patterns.iter().map(|_| PolicyTally::new(links)).collect();
             for _ in 0..count {
                 for (p, acc) in patterns.iter().zip(accs.iter_mut()) {
                     acc.add(&sim.request(*p, &mut rng));

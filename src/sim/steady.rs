@@ -24,7 +24,7 @@
 //! the minimum of the two legs'); in the latency-driven loop, latencies are compared and binned
 //! as positions on the histogram's scale ([`LogScale`]: one multiply-add, no float-to-int
 //! conversion). A request where exactly one of links 0 and 1 answered also has a bill fixed by
-//! the two outcomes: it is counted per outcome pair ([`Acc::single`]) and only its latencies
+//! the two outcomes: it is counted per outcome pair ([`SteadyTally::single`]) and only its latencies
 //! are binned. Only requests where both failed are summed one by one.
 
 use crate::model::cost::{CacheState, Request, warm_state};
@@ -296,7 +296,7 @@ mod slot {
 
 /// Per-pattern sums of one chunk (or of a whole run, once merged).
 #[derive(Debug, Clone, Default)]
-pub struct Acc {
+pub struct SteadyTally {
     /// Requests where links 0 and 1 (or the only link) both succeeded, by hedge winner
     /// (0: primary, 1: second link).
     pub common: [u64; 2],
@@ -315,15 +315,15 @@ pub struct Acc {
     /// Latencies of the common requests under the hedged patterns (the winner's).
     pub common_hedge: Histogram,
     /// The other requests' figures as they come, per [`slot`], moved into `sums` and `hist`
-    /// by [`Acc::settle`].
+    /// by [`SteadyTally::settle`].
     raw: [[Shifted; 4]; 4],
     /// Their latencies, per [`slot`].
     raw_hist: [Histogram; 4],
 }
 
-impl Acc {
+impl SteadyTally {
     /// Merge `other` into `self` (call in chunk order).
-    pub fn merge(&mut self, other: &Acc) {
+    pub fn merge(&mut self, other: &SteadyTally) {
         self.common[0] += other.common[0];
         self.common[1] += other.common[1];
         for (mine, theirs) in self.single.iter_mut().zip(&other.single) {
@@ -376,9 +376,9 @@ const BUFFER: usize = 256;
 /// follow from the same stream. When the faster leg wins (the common, latency-driven case) the
 /// draws and the evaluation share one loop; otherwise draws are made 256 requests at a time,
 /// then evaluated.
-pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> Acc {
+pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> SteadyTally {
     let mut rng = chunk_rng(seed, stream, chunk);
-    let mut acc = Acc::default();
+    let mut acc = SteadyTally::default();
     let two = sim.links.len() >= 2;
     // The common outcome's latencies, counted in small local bins (a chunk fits in u32), then
     // added to the accumulator's histograms.
@@ -406,7 +406,7 @@ type CommonBins<'a> = (&'a mut [u64; 2], &'a mut [u32; BINS], &'a mut [u32; BINS
 
 /// The loop of a one-link chain, or of a chain whose hedge winner is drawn with probability
 /// w: draws are made [`BUFFER`] requests at a time, then evaluated.
-fn buffered(sim: &ChainSim, rng: &mut SimRng, acc: &mut Acc, count: u64, bins: CommonBins) {
+fn buffered(sim: &ChainSim, rng: &mut SimRng, acc: &mut SteadyTally, count: u64, bins: CommonBins) {
     let (common, seq_bins, hedge_bins) = bins;
     let two = sim.links.len() >= 2;
     let mut u = [[0.0f64; 2]; BUFFER];
@@ -464,7 +464,13 @@ fn buffered(sim: &ChainSim, rng: &mut SimRng, acc: &mut Acc, count: u64, bins: C
 /// healthy and under T), latencies compared and binned as positions on the histogram's scale
 /// ([`LogScale`]). Only the second leg's wins are counted here; the primary's are the rest.
 #[inline(always)]
-fn by_latency(sim: &ChainSim, rng: &mut SimRng, acc: &mut Acc, count: u64, bins: CommonBins) {
+fn by_latency(
+    sim: &ChainSim,
+    rng: &mut SimRng,
+    acc: &mut SteadyTally,
+    count: u64,
+    bins: CommonBins,
+) {
     let (common, seq_bins, hedge_bins) = bins;
     let (l0, l1) = (&sim.links[0], &sim.links[1]);
     let thr = |l: &LinkSim| {
@@ -522,7 +528,7 @@ fn by_latency(sim: &ChainSim, rng: &mut SimRng, acc: &mut Acc, count: u64, bins:
 #[inline(never)]
 fn uncommon(
     sim: &ChainSim,
-    acc: &mut Acc,
+    acc: &mut SteadyTally,
     [u0, z0, u1, z1]: [f64; 4],
     common: &mut [u64; 2],
     seq_bins: &mut [u32; BINS],
@@ -544,11 +550,11 @@ fn uncommon(
 
 /// A request on a chain of two or more links where link 0 or link 1 failed. When exactly one
 /// of them answered, every pattern's bill is fixed by the two outcomes: the request is counted
-/// in [`Acc::single`] and only its latencies are binned. When both failed, [`rare`].
+/// in [`SteadyTally::single`] and only its latencies are binned. When both failed, [`rare`].
 #[inline]
 fn off_common(
     sim: &ChainSim,
-    acc: &mut Acc,
+    acc: &mut SteadyTally,
     first: (Attempt, f64),
     second: (Attempt, f64),
     rng: &mut SimRng,
@@ -686,7 +692,7 @@ fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) 
 #[cold]
 fn rare(
     sim: &ChainSim,
-    acc: &mut Acc,
+    acc: &mut SteadyTally,
     first: (Attempt, f64),
     second: Option<(Attempt, f64)>,
     rng: &mut SimRng,
@@ -749,8 +755,23 @@ pub struct PatternMc {
     pub latency: Histogram,
 }
 
+impl PatternMc {
+    /// These sums as the report's figure set (per request; the baseline and the ratio to it
+    /// are the report's to fill).
+    pub fn sums(&self) -> crate::report::SteadyFigures<&Sum> {
+        crate::report::SteadyFigures {
+            cost_per_1k_usd: &self.cost,
+            baseline_per_1k_usd: None,
+            vs_baseline: None,
+            failed_per_1k: &self.failed,
+            wasted_attempts_per_1k: &self.wasted_attempts,
+            wasted_per_1k_usd: &self.wasted_cost,
+        }
+    }
+}
+
 /// Turn a merged accumulator into per-pattern results (hedged ones only for 2+ links).
-pub fn finish(sim: &ChainSim, acc: &Acc) -> Vec<PatternMc> {
+pub fn finish(sim: &ChainSim, acc: &SteadyTally) -> Vec<PatternMc> {
     let l = &sim.links;
     let mut out = Vec::new();
     for (p, pattern) in Pattern::ALL.into_iter().enumerate() {
@@ -776,12 +797,12 @@ pub fn finish(sim: &ChainSim, acc: &Acc) -> Vec<PatternMc> {
             }
         };
         let mut sums = acc.sums[p];
-        for (w, (cost, wa, wc)) in common.iter().enumerate() {
+        for (w, (cost, wasted_attempts, wasted_cost)) in common.iter().enumerate() {
             let n = acc.common[w];
             sums[0].add_many(*cost, n);
             sums[1].add_many(0.0, n);
-            sums[2].add_many(*wa, n);
-            sums[3].add_many(*wc, n);
+            sums[2].add_many(*wasted_attempts, n);
+            sums[3].add_many(*wasted_cost, n);
         }
         // the requests where exactly one of links 0 and 1 answered, by outcome pair
         for (i0, row) in acc.single.iter().enumerate() {
@@ -833,7 +854,7 @@ pub fn simulate(
     let sim = ChainSim::new(request, chain);
     let n = opts.requests;
     let chunks = n.div_ceil(CHUNK);
-    let mut total = Acc::default();
+    let mut total = SteadyTally::default();
     ordered(
         chunks,
         |c| {

@@ -1,0 +1,701 @@
+//! `fallcost compare` as an operation: run the analytic engine over a scenario
+//! ([`analytic`]), then, with `--mc`, the Monte Carlo engine ([`simulate`]), into a
+//! [`Report`] that every output format renders.
+
+use crate::model::cache::failover_cache;
+use crate::model::{Pattern, Scenario, incident, steady};
+use crate::report::{
+    Answered, BLENDED, Ci, Figure, IncidentFigures, IncidentMc, IncidentPolicyMc, IncidentRow,
+    IncidentWindow, McMeta, MeanCi, Method, PolicyMcFigures, Report, SteadyFigures, SteadyMc,
+    SteadyRow, clean,
+};
+use crate::sim::histogram::{Histogram, mixture_quantile, relative_error_bound};
+use crate::sim::stats::{Estimate, Sum, Z95, weighted_estimate};
+use crate::sim::{self, Engine, IncidentEngine, McOptions, SteadyEngine};
+
+fn ci(e: &Estimate) -> Ci {
+    [clean(e.lo), clean(e.hi)]
+}
+
+/// A simulator's estimate as the report prints it: mean and interval, cleaned.
+fn mean_ci(e: &Estimate) -> MeanCi {
+    MeanCi {
+        mean: clean(e.mean),
+        ci95: ci(e),
+    }
+}
+
+/// The analytic rule for combining a figure of several parts: Σ weightᵢ·valueᵢ, times `scale`
+/// (the figure's [`Figure::scale`] from an engine's per-request value; 1 from rows already in
+/// the figure's unit), cleaned.
+fn weighted_sum(parts: &[(f64, &f64)], scale: f64) -> f64 {
+    clean(parts.iter().map(|(w, x)| w * **x).sum::<f64>() * scale)
+}
+
+/// The same for an exact (not random) number.
+fn weighted_exact(parts: &[(f64, f64)], scale: f64) -> Option<f64> {
+    Some(clean(parts.iter().map(|(w, x)| w * x).sum::<f64>() * scale))
+}
+
+/// The Monte Carlo rule for combining a figure of several parts: the weighted estimate over
+/// the parts' sums (independent streams, so variances add; [`weighted_estimate`]).
+fn weighted_mean_ci(fig: &Figure, parts: &[(f64, &&Sum)]) -> MeanCi {
+    mean_ci(&weighted_estimate(
+        parts.iter().map(|(w, s)| (*w, **s)),
+        Z95,
+        fig.scale,
+    ))
+}
+
+/// The share of all requests each model answered across chains weighted by their traffic
+/// shares: Σ shareᵢ · (share of chain i's requests the model answered), one entry per model in
+/// first-seen order (a model in several chains is added up).
+fn blend_answered<'a>(parts: impl IntoIterator<Item = (f64, &'a [Answered])>) -> Vec<Answered> {
+    let mut answered: Vec<Answered> = Vec::new();
+    for (weight, list) in parts {
+        for a in list {
+            let w = weight * a.share;
+            match answered.iter_mut().find(|x| x.model == a.model) {
+                Some(x) => x.share += w,
+                None => answered.push(Answered {
+                    model: a.model.clone(),
+                    share: w,
+                }),
+            }
+        }
+    }
+    for a in &mut answered {
+        a.share = clean(a.share);
+    }
+    answered
+}
+
+/// Add, per pattern, a row weighting every chain by its traffic share (steady state) and
+/// summing their incident windows (each chain sees its share of the requests).
+fn blend(
+    scenario: &Scenario,
+    steady_rows: &mut Vec<SteadyRow>,
+    incident_rows: &mut Vec<IncidentRow>,
+) {
+    let share = |name: &str| {
+        scenario
+            .chains
+            .iter()
+            .find(|c| c.name == name)
+            .and_then(|c| c.traffic_share)
+            .unwrap_or(0.0)
+    };
+    let chains = scenario.chains.len();
+    for pattern in Pattern::ALL {
+        let rows: Vec<&SteadyRow> = steady_rows
+            .iter()
+            .filter(|r| r.pattern == pattern)
+            .collect();
+        if rows.len() == chains {
+            let sum = |f: &dyn Fn(&SteadyRow) -> f64| {
+                rows.iter().map(|r| share(&r.chain) * f(r)).sum::<f64>()
+            };
+            let cost = sum(&|r| r.analytic.cost_per_1k_usd);
+            let base = sum(&|r| r.analytic.baseline_per_1k_usd.unwrap_or(0.0));
+            let answered = blend_answered(
+                rows.iter()
+                    .map(|r| (share(&r.chain), r.answered_by.as_slice())),
+            );
+            let parts: Vec<(f64, &SteadyFigures<f64>)> = rows
+                .iter()
+                .map(|r| (share(&r.chain), &r.analytic))
+                .collect();
+            let mut analytic = SteadyFigures::combine(
+                &parts,
+                |_, xs| weighted_sum(xs, 1.0),
+                |_, xs| weighted_exact(xs, 1.0),
+            );
+            analytic.vs_baseline = (base > 0.0).then(|| clean(cost / base - 1.0));
+            let row = SteadyRow {
+                chain: BLENDED.to_string(),
+                pattern,
+                analytic,
+                attempts_per_request: clean(sum(&|r| r.attempts_per_request)),
+                attempts_max: rows.iter().map(|r| r.attempts_max).max().unwrap_or(0),
+                dead_time_mean_s: clean(sum(&|r| r.dead_time_mean_s)),
+                answered_by: answered,
+                call_cap_hits_per_1k: clean(sum(&|r| r.call_cap_hits_per_1k)),
+                cost_cap_hits_per_1k: clean(sum(&|r| r.cost_cap_hits_per_1k)),
+                latency_defaults: Vec::new(),
+                mc: None,
+            };
+            steady_rows.push(row);
+        }
+        let rows: Vec<&IncidentRow> = incident_rows
+            .iter()
+            .filter(|r| r.pattern == pattern)
+            .collect();
+        if rows.len() == chains {
+            let sum = |f: &dyn Fn(&IncidentRow) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
+            let total = sum(&|r| r.analytic.total_usd);
+            let normal = sum(&|r| r.analytic.normal_usd.unwrap_or(0.0));
+            let requests: f64 = scenario
+                .incident
+                .as_ref()
+                .map(|i| i.requests() as f64)
+                .unwrap_or(0.0);
+            // The chains' windows add up (each holds its share of the requests): weight 1.
+            let parts: Vec<(f64, &IncidentFigures<f64>)> =
+                rows.iter().map(|r| (1.0, &r.analytic)).collect();
+            let mut analytic = IncidentFigures::combine(
+                &parts,
+                |_, xs| weighted_sum(xs, 1.0),
+                |_, xs| weighted_exact(xs, 1.0),
+            );
+            analytic.multiplier = (normal > 0.0).then(|| clean(total / normal));
+            let row = IncidentRow {
+                chain: BLENDED.to_string(),
+                pattern,
+                analytic,
+                dead_time_mean_s: if requests > 0.0 {
+                    clean(
+                        rows.iter()
+                            .map(|r| r.dead_time_mean_s * share(&r.chain))
+                            .sum(),
+                    )
+                } else {
+                    0.0
+                },
+                breaker: None,
+                method: if rows.iter().any(|r| r.method == Method::Simulated) {
+                    Method::Simulated
+                } else {
+                    Method::Analytic
+                },
+                simulated_windows: rows.iter().filter_map(|r| r.simulated_windows).max(),
+                simulated_precision: rows
+                    .iter()
+                    .filter_map(|r| r.simulated_precision)
+                    .reduce(f64::max),
+                mc: None,
+            };
+            incident_rows.push(row);
+        }
+    }
+}
+
+/// The incident figures of `pattern` on `chain`: the analytic engine's closed forms, or with a
+/// circuit breaker the incident simulator's fixed-seed figures ([`sim::expected`]) and the
+/// windows and precision they took.
+pub fn incident_figures(
+    req: &crate::model::cost::Request,
+    chain: &crate::model::Chain,
+    inc: &crate::model::Incident,
+    pattern: Pattern,
+) -> Option<(incident::IncidentOutcome, Option<(u64, f64)>)> {
+    if !Engine::for_chain(chain).incident.has_closed_form() {
+        sim::expected::expected(req, chain, inc, pattern)
+            .map(|s| (s.outcome, Some((s.windows, s.precision))))
+    } else {
+        incident::evaluate(req, chain, inc, pattern).map(|o| (o, None))
+    }
+}
+
+/// Run the analytic engine over every chain and pattern of `scenario`.
+pub fn analytic(scenario: &Scenario) -> Report {
+    let req = &scenario.request;
+    let mut steady_rows = Vec::new();
+    let mut incident_rows = Vec::new();
+    let mut caches = Vec::new();
+    for chain in &scenario.chains {
+        let base = steady::baseline(req, chain);
+        for pattern in Pattern::ALL {
+            if let Some(d) = steady::detailed(req, chain, pattern) {
+                let o = d.summary();
+                steady_rows.push(SteadyRow {
+                    chain: chain.name.clone(),
+                    pattern,
+                    analytic: {
+                        let mut f = SteadyFigures::combine(
+                            &[(1.0, &o.figures())],
+                            |fig, xs| weighted_sum(xs, fig.scale),
+                            |fig, xs| weighted_exact(xs, fig.scale),
+                        );
+                        f.baseline_per_1k_usd = Some(clean(base * 1000.0));
+                        f.vs_baseline = (base > 0.0).then(|| clean(o.cost / base - 1.0));
+                        f
+                    },
+                    attempts_per_request: clean(d.attempts),
+                    attempts_max: d.attempts_max,
+                    dead_time_mean_s: clean(d.dead_time_s),
+                    answered_by: chain
+                        .links
+                        .iter()
+                        .zip(&d.answered_by)
+                        .map(|(l, a)| Answered {
+                            model: l.id.clone(),
+                            share: clean(*a),
+                        })
+                        .collect(),
+                    call_cap_hits_per_1k: clean(d.call_cap_hits * 1000.0),
+                    cost_cap_hits_per_1k: clean(d.cost_cap_hits * 1000.0),
+                    latency_defaults: chain
+                        .latency_defaults()
+                        .into_iter()
+                        .map(String::from)
+                        .collect(),
+                    mc: None,
+                });
+            }
+            if let Some(i) = &scenario.incident
+                && let Some((o, sim)) = incident_figures(req, chain, &i.for_chain(chain), pattern)
+            {
+                incident_rows.push(IncidentRow {
+                    chain: chain.name.clone(),
+                    pattern,
+                    analytic: IncidentFigures::combine(
+                        &[(1.0, &o.figures())],
+                        |fig, xs| weighted_sum(xs, fig.scale),
+                        |fig, xs| weighted_exact(xs, fig.scale),
+                    ),
+                    dead_time_mean_s: clean(o.dead_time_mean_s),
+                    method: if sim.is_some() {
+                        Method::Simulated
+                    } else {
+                        Method::Analytic
+                    },
+                    simulated_windows: sim.map(|(w, _)| w),
+                    simulated_precision: sim.map(|(_, p)| clean(p)),
+                    breaker: o.breaker.map(|b| incident::BreakerFigures {
+                        dead_attempts: clean(b.dead_attempts),
+                        probes: clean(b.probes),
+                        open_s: clean(b.open_s),
+                    }),
+                    mc: None,
+                });
+            }
+        }
+        if let Some(mut c) = failover_cache(req, chain) {
+            for r in &mut c.rows {
+                r.cost_per_1k_usd = clean(r.cost_per_1k_usd);
+                r.vs_primary = r.vs_primary.map(clean);
+            }
+            caches.push(c);
+        }
+    }
+    if scenario.chains.iter().all(|c| c.traffic_share.is_some()) {
+        blend(scenario, &mut steady_rows, &mut incident_rows);
+    }
+    let incident_window = scenario.incident.as_ref().map(|i| {
+        let n = i.requests();
+        IncidentWindow {
+            duration_s: i.duration_s,
+            requests_per_second: i.requests_per_second,
+            requests: n,
+            sessions: n.div_ceil(i.session_length.max(1)),
+            session_length: i.session_length,
+            failure: i.failure,
+        }
+    });
+    Report {
+        fallcost_version: env!("CARGO_PKG_VERSION"),
+        scenario: scenario.name.clone(),
+        pricing: scenario.pricing.clone(),
+        input: scenario.clone(),
+        steady: steady_rows,
+        incident_window,
+        incident: incident_rows,
+        failover_cache: caches,
+        mc: None,
+    }
+}
+
+/// Simulated work [`simulate`] will do, in simulated requests (for a progress
+/// bar), and whether the incident windows are within [`crate::report::MAX_INCIDENT_WORK`]
+/// ([`Report::max_incident_runs`]).
+pub fn mc_work(report: &Report, opts: &McOptions) -> (u64, bool) {
+    let chains = report.input.chains.len() as u64;
+    let steady = chains.saturating_mul(opts.requests);
+    match (report.incident_window_work(), report.max_incident_runs()) {
+        (Some(window), Some(max)) => {
+            if opts.runs > max {
+                return (steady, false);
+            }
+            (
+                steady.saturating_add(window.saturating_mul(opts.runs)),
+                true,
+            )
+        }
+        _ => (steady, true),
+    }
+}
+
+/// Run the Monte Carlo engine and add its figures to every row (MODEL.md §9), the blended
+/// traffic-share rows included ([`BLENDED`]: the chains' figures combined, see
+/// [`SteadyMc`] and [`IncidentMc`]). `tick(n)` reports n more simulated requests done.
+pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)) {
+    let scenario = report.input.clone();
+    let req = &scenario.request;
+    let (_, incident_ok) = mc_work(report, opts);
+    // Per chain, in chain order: the simulated patterns, steady state and incident.
+    let mut steady_sims: Vec<Vec<SteadySim>> = Vec::new();
+    let mut incident_sims: Vec<Vec<IncidentSim>> = Vec::new();
+    for (ci_, chain) in scenario.chains.iter().enumerate() {
+        let engine = Engine::for_chain(chain);
+        steady_sims.push(if engine.steady == SteadyEngine::Fast {
+            sim::steady::simulate(req, chain, ci_ as u64, opts, tick)
+                .into_iter()
+                .map(SteadySim::Plain)
+                .collect()
+        } else {
+            sim::policy::simulate(req, chain, ci_ as u64, opts, tick)
+                .into_iter()
+                .map(SteadySim::Policy)
+                .collect()
+        });
+        let mut sims = Vec::new();
+        if let Some(incident) = scenario
+            .incident
+            .as_ref()
+            .filter(|_| incident_ok)
+            .map(|i| i.for_chain(chain))
+        {
+            let n = incident.requests();
+            for pattern in Pattern::ALL {
+                let ticks = &mut |k| tick(k * n);
+                let i_ = ci_ as u64;
+                let simulated = if !engine.incident.simulates_events() {
+                    sim::incident::simulate(req, chain, &incident, pattern, i_, opts, ticks)
+                        .map(IncidentSim::Plain)
+                } else {
+                    sim::breaker::simulate(req, chain, &incident, pattern, i_, opts, ticks)
+                        .map(IncidentSim::Policy)
+                };
+                sims.extend(simulated);
+            }
+        }
+        incident_sims.push(sims);
+    }
+    // Each chain's own rows: one part of weight 1.
+    for (ci_, chain) in scenario.chains.iter().enumerate() {
+        let base = steady::baseline(req, chain);
+        for m in &steady_sims[ci_] {
+            let parts = [ChainShare::own(chain, m)];
+            if let Some(row) = report
+                .steady
+                .iter_mut()
+                .find(|r| r.chain == chain.name && r.pattern == m.base().pattern)
+            {
+                row.mc = Some(steady_mc(&parts, base));
+            }
+        }
+        for m in &incident_sims[ci_] {
+            let parts = [ChainShare::own(chain, m)];
+            if let Some(row) = report
+                .incident
+                .iter_mut()
+                .find(|r| r.chain == chain.name && r.pattern == m.base().pattern)
+            {
+                row.mc = Some(incident_mc(&parts));
+            }
+        }
+    }
+    // The blended rows: every chain's part, weighted by its traffic share, when every
+    // chain has the pattern (as for the analytic blend).
+    let shares: Vec<f64> = scenario
+        .chains
+        .iter()
+        .map(|c| c.traffic_share.unwrap_or(0.0))
+        .collect();
+    for pattern in Pattern::ALL {
+        let steady_parts: Option<Vec<ChainShare<'_, SteadySim>>> = scenario
+            .chains
+            .iter()
+            .zip(&steady_sims)
+            .zip(&shares)
+            .map(|((chain, sims), &share)| {
+                sims.iter()
+                    .find(|m| m.base().pattern == pattern)
+                    .map(|sim| ChainShare { chain, share, sim })
+            })
+            .collect();
+        if let (Some(parts), Some(row)) = (
+            steady_parts,
+            report
+                .steady
+                .iter_mut()
+                .find(|r| r.chain == BLENDED && r.pattern == pattern),
+        ) {
+            let base = parts
+                .iter()
+                .map(|p| p.share * steady::baseline(req, p.chain))
+                .sum();
+            row.mc = Some(steady_mc(&parts, base));
+        }
+        let incident_parts: Option<Vec<ChainShare<'_, IncidentSim>>> = scenario
+            .chains
+            .iter()
+            .zip(&incident_sims)
+            .zip(&shares)
+            .map(|((chain, sims), &share)| {
+                sims.iter()
+                    .find(|m| m.base().pattern == pattern)
+                    .map(|sim| ChainShare { chain, share, sim })
+            })
+            .collect();
+        if let (Some(parts), Some(row)) = (
+            incident_parts,
+            report
+                .incident
+                .iter_mut()
+                .find(|r| r.chain == BLENDED && r.pattern == pattern),
+        ) {
+            row.mc = Some(incident_mc(&parts));
+        }
+    }
+    report.mc = Some(McMeta {
+        seed: opts.seed,
+        requests: opts.requests,
+        runs: opts.runs,
+        rng: sim::rng::ALGORITHM,
+        percentile_relative_error: clean(relative_error_bound()),
+        incident_skipped: (!incident_ok && scenario.incident.is_some())
+            .then(|| report.too_many_runs(opts.runs)),
+    });
+}
+
+/// One chain's simulated steady-state figures of one pattern.
+enum SteadySim {
+    /// From the default-policy engine ([`sim::steady`]).
+    Plain(sim::steady::PatternMc),
+    /// From the policy engine ([`sim::policy`]), with attempts, dead time and attribution.
+    Policy(sim::policy::PolicyMc),
+}
+
+impl SteadySim {
+    fn base(&self) -> &sim::steady::PatternMc {
+        match self {
+            SteadySim::Plain(m) => m,
+            SteadySim::Policy(m) => &m.base,
+        }
+    }
+
+    fn policy(&self) -> Option<&sim::policy::PolicyMc> {
+        match self {
+            SteadySim::Plain(_) => None,
+            SteadySim::Policy(m) => Some(m),
+        }
+    }
+}
+
+/// One chain's simulated incident windows of one pattern.
+enum IncidentSim {
+    /// From the default-policy engine ([`sim::incident`]).
+    Plain(sim::incident::IncidentSums),
+    /// From the policy engine ([`sim::breaker`]), with dead time and the breaker.
+    Policy(sim::breaker::PolicyIncidentMc),
+}
+
+impl IncidentSim {
+    fn base(&self) -> &sim::incident::IncidentSums {
+        match self {
+            IncidentSim::Plain(m) => m,
+            IncidentSim::Policy(m) => &m.base,
+        }
+    }
+
+    fn policy(&self) -> Option<&sim::breaker::PolicyIncidentMc> {
+        match self {
+            IncidentSim::Plain(_) => None,
+            IncidentSim::Policy(m) => Some(m),
+        }
+    }
+}
+
+/// One chain's part in a row's Monte Carlo figures: its own row (share 1), or a blended row
+/// (its traffic share). Chains are simulated on streams of their own, so parts are
+/// independent and their variances add ([`weighted_estimate`]).
+struct ChainShare<'a, T> {
+    chain: &'a crate::model::Chain,
+    /// Weight of the chain's per-request figures: 1 for its own row, its traffic share in a
+    /// blend. Incident windows are added with weight 1 whatever the share (each chain's window
+    /// already holds its share of the requests).
+    share: f64,
+    sim: &'a T,
+}
+
+impl<'a, T> ChainShare<'a, T> {
+    fn own(chain: &'a crate::model::Chain, sim: &'a T) -> Self {
+        ChainShare {
+            chain,
+            share: 1.0,
+            sim,
+        }
+    }
+}
+
+/// The steady-state Monte Carlo figures of `parts` (one chain, or the chains of a blend)
+/// against `base`, the (blended) healthy-primary baseline in USD per request.
+fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
+    let est = |f: fn(&sim::steady::PatternMc) -> &Sum, scale: f64| {
+        weighted_estimate(parts.iter().map(|p| (p.share, f(p.sim.base()))), Z95, scale)
+    };
+    let sums: Vec<SteadyFigures<&Sum>> = parts.iter().map(|p| p.sim.base().sums()).collect();
+    let weighted: Vec<(f64, &SteadyFigures<&Sum>)> =
+        parts.iter().zip(&sums).map(|(p, s)| (p.share, s)).collect();
+    let mut figures = SteadyFigures::combine(&weighted, weighted_mean_ci, |_, _| None);
+    figures.vs_baseline = (base > 0.0).then(|| {
+        let e = est(|m| &m.cost, 1.0);
+        mean_ci(&Estimate {
+            mean: e.mean / base - 1.0,
+            lo: e.lo / base - 1.0,
+            hi: e.hi / base - 1.0,
+        })
+    });
+    let latency: Vec<(&Histogram, f64)> = parts
+        .iter()
+        .map(|p| (&p.sim.base().latency, p.share))
+        .collect();
+    let q = |x: f64| clean(mixture_quantile(&latency, x).unwrap_or(0.0));
+    let policy: Option<Vec<(&ChainShare<'_, SteadySim>, &sim::policy::PolicyMc)>> = parts
+        .iter()
+        .map(|p| p.sim.policy().map(|m| (p, m)))
+        .collect();
+    SteadyMc {
+        requests: parts.iter().map(|p| p.sim.base().cost.n).sum(),
+        figures,
+        latency_p50_s: q(0.50),
+        latency_p95_s: q(0.95),
+        latency_p99_s: q(0.99),
+        policy: policy.map(|ps| policy_figures(&ps)),
+    }
+}
+
+/// The policy figures of `parts` simulated under their policies (every part has them).
+fn policy_figures(
+    parts: &[(&ChainShare<'_, SteadySim>, &sim::policy::PolicyMc)],
+) -> PolicyMcFigures {
+    let est = |f: fn(&sim::policy::PolicyMc) -> &Sum, scale: f64| {
+        weighted_estimate(parts.iter().map(|(p, m)| (p.share, f(m))), Z95, scale)
+    };
+    let (attempts, dead) = (est(|m| &m.attempts, 1.0), est(|m| &m.dead_time, 1.0));
+    let (call, cost) = (
+        est(|m| &m.call_cap_hits, 1000.0),
+        est(|m| &m.cost_cap_hits, 1000.0),
+    );
+    let answered = |p: &ChainShare<'_, SteadySim>, m: &sim::policy::PolicyMc| -> Vec<Answered> {
+        p.chain
+            .links
+            .iter()
+            .zip(&m.answered_by)
+            .map(|(l, a)| Answered {
+                model: l.id.clone(),
+                share: clean(a.mean()),
+            })
+            .collect()
+    };
+    // A percentile of dead time and the chain's own attribution list are a chain's own; a
+    // blend merges the attribution by model and has no dead-time percentile (the simulators
+    // keep the dead-time histograms to themselves).
+    let (dead_time_p99_s, answered_by) = match parts {
+        [(p, m)] => (Some(clean(m.dead_time_p99_s)), answered(p, m)),
+        _ => {
+            let lists: Vec<(f64, Vec<Answered>)> = parts
+                .iter()
+                .map(|(p, m)| (p.share, answered(p, m)))
+                .collect();
+            (
+                None,
+                blend_answered(lists.iter().map(|(w, l)| (*w, l.as_slice()))),
+            )
+        }
+    };
+    PolicyMcFigures {
+        attempts_per_request: clean(attempts.mean),
+        attempts_per_request_ci95: ci(&attempts),
+        attempts_max: parts.iter().map(|(_, m)| m.attempts_max).max().unwrap_or(0),
+        dead_time_mean_s: clean(dead.mean),
+        dead_time_mean_s_ci95: ci(&dead),
+        dead_time_p99_s,
+        answered_by,
+        call_cap_hits_per_1k: clean(call.mean),
+        call_cap_hits_per_1k_ci95: ci(&call),
+        cost_cap_hits_per_1k: clean(cost.mean),
+        cost_cap_hits_per_1k_ci95: ci(&cost),
+    }
+}
+
+/// The incident Monte Carlo figures of `parts` (one chain, or the chains of a blend): the
+/// chains' windows added up.
+fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
+    // The chains' windows add up: weight 1 each.
+    let sums: Vec<IncidentFigures<&Sum>> = parts.iter().map(|p| p.sim.base().sums()).collect();
+    let weighted: Vec<(f64, &IncidentFigures<&Sum>)> = sums.iter().map(|s| (1.0, s)).collect();
+    let mut figures =
+        IncidentFigures::combine(&weighted, weighted_mean_ci, |_, xs| weighted_exact(xs, 1.0));
+    let normal: f64 = parts.iter().map(|p| p.sim.base().normal).sum();
+    // Σ totalᵢ / Σ normalᵢ: each chain adds its total / Σ normal, taken from its own
+    // multiplier where it has one (weight normalᵢ / Σ normal; exactly 1 for a chain's own row).
+    let mult = (normal > 0.0).then(|| {
+        weighted_estimate(
+            parts.iter().map(|p| {
+                let m = p.sim.base();
+                if m.normal > 0.0 {
+                    (m.normal / normal, &m.multiplier)
+                } else {
+                    (1.0 / normal, &m.total)
+                }
+            }),
+            Z95,
+            1.0,
+        )
+    });
+    figures.multiplier = mult.as_ref().map(mean_ci);
+    let policy: Option<
+        Vec<(
+            &ChainShare<'_, IncidentSim>,
+            &sim::breaker::PolicyIncidentMc,
+        )>,
+    > = parts
+        .iter()
+        .map(|p| p.sim.policy().map(|m| (p, m)))
+        .collect();
+    IncidentMc {
+        runs: parts
+            .iter()
+            .map(|p| p.sim.base().total.n)
+            .min()
+            .unwrap_or(0),
+        figures,
+        policy: policy.map(|ps| incident_policy_figures(&ps)),
+    }
+}
+
+/// The incident policy figures of `parts` (every part has them): dead time per request
+/// weighted by traffic share, attempts on the dead provider added up, and the breaker's probes
+/// and time open for a chain's own row only (each chain's breaker is simulated apart, so their
+/// sum would describe no breaker).
+fn incident_policy_figures(
+    parts: &[(
+        &ChainShare<'_, IncidentSim>,
+        &sim::breaker::PolicyIncidentMc,
+    )],
+) -> IncidentPolicyMc {
+    let dead = weighted_estimate(
+        parts.iter().map(|(p, m)| (p.share, &m.dead_time_mean)),
+        Z95,
+        1.0,
+    );
+    let attempts = weighted_estimate(parts.iter().map(|(_, m)| (1.0, &m.dead_attempts)), Z95, 1.0);
+    let breaker = match parts {
+        [(p, m)] if Engine::for_chain(p.chain).incident == IncidentEngine::Events => {
+            Some((m.probes.estimate(Z95, 1.0), m.open_s.estimate(Z95, 1.0)))
+        }
+        _ => None,
+    };
+    IncidentPolicyMc {
+        dead_time_mean_s: clean(dead.mean),
+        dead_time_mean_s_ci95: ci(&dead),
+        dead_provider_attempts: clean(attempts.mean),
+        dead_provider_attempts_ci95: ci(&attempts),
+        breaker_probes: breaker.map(|(probes, _)| clean(probes.mean)),
+        breaker_probes_ci95: breaker.map(|(probes, _)| ci(&probes)),
+        breaker_open_s: breaker.map(|(_, open)| clean(open.mean)),
+        breaker_open_s_ci95: breaker.map(|(_, open)| ci(&open)),
+    }
+}

@@ -1,0 +1,714 @@
+//! The layout of `fallcost compare`: one builder per section (a chain's steady state, its
+//! policy, its incident, its failover cache; the blended traffic-share table).
+
+use crate::input::duration::format_seconds;
+use crate::model::{AbandonedBilling, Chain, FailureMode};
+use crate::report::Report;
+use crate::sim::{Engine, SteadyEngine};
+
+use super::super::number::{change, count, group, money, money_adding_up, multiplier, trim};
+use super::{Page, STEADY_MC_HEADER, Section, answer_labels, pct, pm, share_pct, steady_mc_cells};
+
+/// `Chain NAME: a → b`, with the service tier when it is not `standard`: after the name when
+/// every link has it (`Chain c (batch): a → b`), else after each link that has one
+/// (`a (priority) → b`).
+fn chain_line(chain: &Chain, tiers: &[crate::model::ServiceTier]) -> String {
+    use crate::model::ServiceTier;
+    let all = tiers.first().copied().filter(|t| {
+        *t != ServiceTier::Standard
+            && tiers.len() == chain.links.len()
+            && tiers.iter().all(|x| x == t)
+    });
+    let ids: Vec<String> = chain
+        .links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| match tiers.get(i) {
+            Some(t) if all.is_none() && *t != ServiceTier::Standard => {
+                format!("{} ({})", l.id, t.as_str())
+            }
+            _ => l.id.clone(),
+        })
+        .collect();
+    let name = match all {
+        Some(t) => format!("{} ({})", chain.name, t.as_str()),
+        None => chain.name.clone(),
+    };
+    format!("Chain {name}: {}", ids.join(" → "))
+}
+
+fn steady_note(chain: &Chain) -> String {
+    let s = &chain.steady;
+    let rates: Vec<String> = s.failure_rates.iter().map(|r| pct(*r)).collect();
+    let mut note = if s.failure_rates.iter().all(|r| *r == 0.0) {
+        "no failures".to_string()
+    } else if let Some(mix) = s.error_mix {
+        let classes: Vec<String> = crate::model::policy::ErrorClass::ALL
+            .iter()
+            .filter(|c| mix.share(**c) > 0.0)
+            .map(|c| format!("{} {}", c.as_str(), pct(mix.share(*c))))
+            .collect();
+        format!(
+            "failure rate per link {} ({}; a timeout bills input + {} of output)",
+            rates.join(" / "),
+            classes.join(", "),
+            pct(s.gray_output_fraction)
+        )
+    } else {
+        format!(
+            "failure rate per link {} ({} gray, billed input + {} of output)",
+            rates.join(" / "),
+            pct(s.gray_fraction),
+            pct(s.gray_output_fraction)
+        )
+    };
+    if s.trip_rates.iter().any(|t| *t > 0.0) {
+        let trips: Vec<String> = s.trip_rates.iter().map(|r| pct(*r)).collect();
+        let billing = match s.abandoned_billing {
+            AbandonedBilling::Partial => "partial",
+            AbandonedBilling::Full => "full",
+        };
+        note.push_str(&format!(
+            "; timeout trips {} of healthy requests ({billing} billing)",
+            trips.join(" / ")
+        ));
+    }
+    note
+}
+
+/// The chain as a price list: what one request costs on each link when that link answers it,
+/// with the link's cache warm (the like-for-like price `fallcost check` compares), per 1,000
+/// requests: `each link alone, warm cache: $25.00 → $9.00 → $4.50 per 1,000 requests`.
+fn link_prices(request: &crate::model::Request, chain: &Chain) -> String {
+    let prices: Vec<String> = chain
+        .links
+        .iter()
+        .map(|link| format!("${}", money(crate::model::cost::per_1k(request, link))))
+        .collect();
+    let cache = if request.has_prefix() {
+        ", warm cache"
+    } else {
+        ""
+    };
+    format!(
+        "each link alone{cache}: {} per 1,000 requests",
+        prices.join(" → ")
+    )
+}
+
+/// Where the default latency model decides figures (the Monte Carlo's percentiles, a delayed
+/// hedge), the models it times and the hedge's rule ([`Chain::latency_defaults`]).
+fn latency_defaults_note(report: &Report, chain: &Chain) -> Option<String> {
+    let defaults = chain.latency_defaults();
+    if defaults.is_empty() || (report.mc.is_none() && chain.policy.hedge_delay_s.is_none()) {
+        return None;
+    }
+    let short: Vec<&str> = defaults
+        .iter()
+        .map(|id| id.split_once('/').map_or(*id, |(_, m)| m))
+        .collect();
+    let mut note = format!(
+        "latencies are defaults (p50 {} s, p99 {} s; no [latency] entry) for {}: the Monte Carlo percentiles and a delayed hedge's timing use them",
+        trim(crate::model::latency::DEFAULT_P50_S, 3),
+        trim(crate::model::latency::DEFAULT_P99_S, 3),
+        short.join(", ")
+    );
+    if chain.links.len() > 1 && !chain.steady.win_from_latency {
+        note.push_str(&format!(
+            "; a hedge's winner is the primary with probability w = {} (as given), not the faster leg",
+            trim(chain.steady.primary_win_rate, 4)
+        ));
+    }
+    Some(note)
+}
+
+/// Whether a chain's client policy differs from the default, so its retries, caps and
+/// attribution are worth a table (and the policy simulator fills its MC column): its steady
+/// engine is [`SteadyEngine::Policy`] ([`Engine::for_chain`]).
+fn has_policy(chain: &Chain) -> bool {
+    Engine::for_chain(chain).steady == SteadyEngine::Policy
+}
+
+/// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
+fn policy_section(report: &Report, chain: &Chain) -> Section {
+    let ids: Vec<&str> = chain.links.iter().map(|l| l.id.as_str()).collect();
+    let labels = answer_labels(&ids);
+    let short = |id: &str| {
+        ids.iter()
+            .position(|i| *i == id)
+            .map_or_else(|| id.to_string(), |k| labels[k].to_string())
+    };
+    let with_mc = report.mc.is_some();
+    let rows = report
+        .steady
+        .iter()
+        .filter(|row| row.chain == chain.name)
+        .map(|row| {
+            let answered: Vec<String> = row
+                .answered_by
+                .iter()
+                .filter(|a| a.share > 0.0)
+                .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
+                .collect();
+            let mut cells = vec![
+                row.pattern.as_str().to_string(),
+                trim(row.attempts_per_request, 4),
+                row.attempts_max.to_string(),
+                trim(row.dead_time_mean_s, 3),
+                if answered.is_empty() {
+                    "–".into()
+                } else {
+                    answered.join(", ")
+                },
+                count(row.call_cap_hits_per_1k),
+                count(row.cost_cap_hits_per_1k),
+            ];
+            if with_mc {
+                cells.push(row.mc.as_ref().and_then(|m| m.policy.as_ref()).map_or(
+                    "–".into(),
+                    |p| {
+                        format!(
+                            "{} / {}",
+                            trim(p.dead_time_mean_s, 3),
+                            p.dead_time_p99_s.map_or("–".into(), |x| trim(x, 3))
+                        )
+                    },
+                ));
+            }
+            cells
+        })
+        .collect();
+    let p = &chain.policy;
+    let backoff = if p.retries > 0 {
+        format!(
+            ", backoff {}–{} s ({} jitter)",
+            trim(p.backoff.base_s, 3),
+            trim(p.backoff.cap_s, 3),
+            p.backoff.jitter.as_str()
+        )
+    } else {
+        String::new()
+    };
+    let mut note = format!(
+        "retries {} per link{backoff}, fail over on {}",
+        p.retries,
+        p.failover_on
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(a) = p.max_attempts {
+        note.push_str(&format!("; at most {a} attempts"));
+    }
+    if let Some(m) = p.max_multiplier {
+        note.push_str(&format!(
+            "; skip fallbacks above {}x the primary",
+            trim(m, 3)
+        ));
+    }
+    let mut header = [
+        "pattern",
+        "attempts",
+        "max",
+        "dead time s",
+        "answered by",
+        "call-cap hits/1k",
+        "cost-cap hits/1k",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut numeric = vec![false, true, true, true, false, true, true];
+    if with_mc {
+        header.push("MC dead time s mean / p99".into());
+        numeric.push(true);
+    }
+    Section {
+        heading: None,
+        title: "Retries, caps and attribution, per request".into(),
+        notes: vec![note],
+        header,
+        numeric,
+        rows,
+        footer: vec![],
+    }
+}
+
+/// The layout of a compare report: the preamble, then per chain its steady-state table, its
+/// policy table (a non-default policy), its incident table and its failover-cache table, then
+/// the blended traffic-share table.
+pub fn compare(report: &Report) -> Page {
+    let mut sections = Vec::new();
+    for chain in &report.input.chains {
+        sections.push(steady_section(report, chain));
+        if has_policy(chain) {
+            sections.push(policy_section(report, chain));
+        }
+        if let Some(w) = &report.incident_window {
+            sections.push(incident_section(report, chain, w));
+        }
+        if let Some(cache) = report.failover_cache.iter().find(|c| c.chain == chain.name) {
+            sections.push(failover_cache_section(chain, cache));
+        }
+    }
+    if report
+        .steady
+        .iter()
+        .any(|r| r.chain == crate::report::BLENDED)
+    {
+        sections.push(blended_section(report));
+    }
+    Page {
+        preamble: preamble(report),
+        sections,
+    }
+}
+
+/// The lines above the tables: scenario and prices, the request, the Monte Carlo run.
+fn preamble(report: &Report) -> Vec<String> {
+    let scenario = &report.input;
+    let r = &scenario.request;
+    let mut preamble = vec![format!("{} (prices: {})", report.scenario, report.pricing)];
+    let mut req = format!(
+        "Request: {} input tokens",
+        group(&format!("{}", r.input_tokens))
+    );
+    if r.prefix_tokens > 0.0 {
+        req.push_str(&format!(
+            " + {}-token cacheable prefix ({} cache hits when warm)",
+            group(&format!("{}", r.prefix_tokens)),
+            pct(r.cache_hit_rate)
+        ));
+    }
+    req.push_str(&format!(
+        " + {} output tokens",
+        group(&format!("{}", r.output_tokens))
+    ));
+    let billing = &scenario.billing;
+    if let Some(ttl) = billing.cache_ttl_s {
+        req.push_str(&format!(", cache TTL {}", format_seconds(ttl)));
+    }
+    preamble.push(req);
+    if let Some(m) = &report.mc {
+        preamble.push(format!(
+            "Monte Carlo: {} requests per chain, {} incident windows, seed {}; ± is the 95% interval; latency percentiles within {}%",
+            group(&m.requests.to_string()),
+            group(&m.runs.to_string()),
+            m.seed,
+            trim(m.percentile_relative_error * 100.0, 2)
+        ));
+        if let Some(why) = &m.incident_skipped {
+            preamble.push(format!("Incident windows not simulated: {why}"));
+        }
+    }
+    preamble.retain(|l| !l.is_empty());
+    preamble
+}
+
+/// A chain's steady-state table, per 1,000 requests, with its notes.
+fn steady_section(report: &Report, chain: &Chain) -> Section {
+    let with_mc = report.mc.is_some();
+    let rows: Vec<Vec<String>> = report
+        .steady
+        .iter()
+        .filter(|row| row.chain == chain.name)
+        .map(|row| {
+            let mut cells = vec![
+                row.pattern.as_str().to_string(),
+                money(row.analytic.cost_per_1k_usd),
+                row.analytic.vs_baseline.map_or("–".into(), change),
+                count(row.analytic.failed_per_1k),
+            ];
+            if with_mc {
+                cells.extend(steady_mc_cells(row.mc.as_ref()));
+            }
+            cells
+        })
+        .collect();
+    let mut header: Vec<String> = ["pattern", "$/1k req", "vs primary", "failed/1k"]
+        .map(String::from)
+        .to_vec();
+    let mut numeric = vec![false, true, true, true];
+    if with_mc {
+        header.extend(STEADY_MC_HEADER.map(String::from));
+        numeric.extend([true; STEADY_MC_HEADER.len()]);
+    }
+    let base = report
+        .steady
+        .iter()
+        .find(|row| row.chain == chain.name)
+        .map(|row| row.baseline())
+        .unwrap_or(0.0);
+    Section {
+        heading: Some(chain_line(
+            chain,
+            &report
+                .input
+                .billing
+                .tiers_of(&chain.name, chain.links.len()),
+        )),
+        title: "Steady state, per 1,000 requests".into(),
+        notes: {
+            let mut notes = vec![
+                steady_note(chain),
+                format!("healthy primary alone: ${} per 1,000 requests", money(base)),
+            ];
+            if chain.links.len() > 1 {
+                notes.push(link_prices(&report.input.request, chain));
+            }
+            if let Some(note) = latency_defaults_note(report, chain) {
+                notes.push(note);
+            }
+            notes
+        },
+        header,
+        numeric,
+        rows,
+        footer: vec![],
+    }
+}
+
+/// A chain's incident table over the outage window `w`, USD, with its notes.
+fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentWindow) -> Section {
+    let rows: Vec<Vec<String>> = report
+        .incident
+        .iter()
+        .filter(|row| row.chain == chain.name)
+        .map(|row| {
+            let (total, parts) = money_adding_up(
+                &[
+                    row.analytic.window_usd,
+                    row.analytic.cold_start_usd,
+                    row.analytic.failback_usd,
+                ],
+                row.analytic.total_usd,
+            );
+            let approx = if row.method == crate::report::Method::Simulated {
+                "sim "
+            } else {
+                ""
+            };
+            let mut cells = vec![
+                row.pattern.as_str().to_string(),
+                format!("{approx}{total}"),
+                row.analytic.multiplier.map_or("–".into(), multiplier),
+                parts[0].clone(),
+                parts[1].clone(),
+                parts[2].clone(),
+                count(row.analytic.failed_requests),
+            ];
+            if let Some(m) = &row.mc {
+                cells.extend([
+                    pm(&m.figures.total_usd, money),
+                    pm(&m.figures.failed_requests, count),
+                ]);
+            }
+            cells
+        })
+        .collect();
+    let incident_mc = report
+        .incident
+        .iter()
+        .any(|row| row.chain == chain.name && row.mc.is_some());
+    let failure = match w.failure {
+        FailureMode::Fast => "fast failures (billed 0)",
+        FailureMode::Gray => "gray failures (each hangs to the timeout, billed)",
+    };
+    let normal = report
+        .incident
+        .iter()
+        .find(|row| row.chain == chain.name)
+        .map(|row| row.normal())
+        .unwrap_or(0.0);
+    Section {
+        heading: None,
+        title: format!(
+            "Incident: {} down for {}, USD",
+            chain.links[0].provider,
+            format_seconds(w.duration_s)
+        ),
+        notes: {
+            // A chain with a traffic share sees its share of the window's requests.
+            let mine = report
+                .input
+                .incident
+                .as_ref()
+                .map(|i| i.for_chain(chain).requests())
+                .unwrap_or(w.requests);
+            let share = chain
+                .traffic_share
+                .map(|s| format!(" ({} of the traffic)", pct(s)))
+                .unwrap_or_default();
+            let mut notes = vec![
+                format!(
+                    "{} requests{share} in {} sessions of {}, {failure}",
+                    group(&mine.to_string()),
+                    group(&mine.div_ceil(w.session_length.max(1)).to_string()),
+                    w.session_length
+                ),
+                format!("normal bill for the same requests: ${}", money(normal)),
+            ];
+            if let Some(windows) = report
+                .incident
+                .iter()
+                .filter(|row| row.chain == chain.name)
+                .filter_map(|row| row.simulated_windows)
+                .max()
+            {
+                notes.push(format!(
+                    "sim: every figure of a row so marked is simulated (a circuit breaker has no exact closed form): the incident simulator's mean over {} windows, fixed seed",
+                    group(&windows.to_string())
+                ));
+            }
+            if let Some(b) = report
+                .incident
+                .iter()
+                .find(|row| {
+                    row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential
+                })
+                .and_then(|row| row.breaker)
+            {
+                notes.push(format!(
+                    "circuit breaker (simulated), sequential: {} attempts on the dead provider, {} half-open probes, open {} of {}",
+                    count(b.dead_attempts),
+                    count(b.probes),
+                    format_seconds(b.open_s.round()),
+                    format_seconds(w.duration_s)
+                ));
+            }
+            if let Some(m) = report
+                .incident
+                .iter()
+                .find(|row| {
+                    row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential
+                })
+                .and_then(|row| row.mc.as_ref())
+                .and_then(|mc| mc.policy.as_ref())
+            {
+                let mut note = format!(
+                    "Monte Carlo, sequential: {} attempts on the dead provider",
+                    group(&trim(m.dead_provider_attempts, 4))
+                );
+                if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
+                    note.push_str(&format!(
+                        ", {} half-open probes, breaker open {}",
+                        group(&trim(p, 4)),
+                        format_seconds(o.round())
+                    ));
+                }
+                note.push_str(&format!(
+                    "; {} s of dead time per request",
+                    trim(m.dead_time_mean_s, 3)
+                ));
+                notes.push(note);
+            }
+            let sequential = report.incident.iter().find(|row| {
+                row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential
+            });
+            if let Some(row) = sequential.filter(|row| row.dead_time_mean_s > 0.0) {
+                // Dead time precedes an answer, or the error when nothing answers.
+                let before = if row.analytic.failed_requests >= mine as f64 {
+                    "before the error (no link answers)"
+                } else if row.analytic.failed_requests > 0.0 {
+                    "before the answer or the error"
+                } else {
+                    "before the answer"
+                };
+                notes.push(format!(
+                    "sequential: {} s of dead time per request on average {before}",
+                    trim(row.dead_time_mean_s, 2)
+                ));
+            }
+            notes
+        },
+        header: {
+            let mut h: Vec<String> = [
+                "pattern",
+                "total USD",
+                "x normal",
+                "window",
+                "cold starts",
+                "fail-back writes",
+                "failed requests",
+            ]
+            .map(String::from)
+            .to_vec();
+            if incident_mc {
+                h.extend(["MC total ± 95%", "MC failed"].map(String::from));
+            }
+            h
+        },
+        numeric: {
+            let mut n = vec![false, true, true, true, true, true, true];
+            if incident_mc {
+                n.extend([true, true]);
+            }
+            n
+        },
+        rows,
+        footer: vec![],
+    }
+}
+
+/// A chain's failover-cache table (MODEL.md §5), per 1,000 requests, with its break-even.
+fn failover_cache_section(chain: &Chain, cache: &crate::model::cache::FailoverCache) -> Section {
+    let label = |kind: &str, model: &str| match kind {
+        "primary-warm" => format!("primary, warm ({model})"),
+        "failover-cold" => format!("first failover, cold, no write ({model})"),
+        "failover-write" => format!("first failover, writes the cache ({model})"),
+        "failover-warm" => format!("later failovers, warm ({model})"),
+        other => other.to_string(),
+    };
+    let rows = cache
+        .rows
+        .iter()
+        .map(|row| {
+            vec![
+                label(row.request, &row.model),
+                money(row.cost_per_1k_usd),
+                row.vs_primary.map_or("–".into(), |v| format!("{:.1}x", v)),
+            ]
+        })
+        .collect();
+    let mut footer = match cache.break_even_requests {
+        Some(1) => vec!["Break-even: writing the cache costs no more than a cold request; write on the first failover.".into()],
+        Some(n) => vec![format!(
+            "Break-even: writing the cache on the first failover pays for itself once a session makes {n} failover requests."
+        )],
+        // Automatic caching (or none) has no write to decide on: the first failover
+        // is cold and warms the cache at the input price.
+        // The fallback the table names: the first one reached after the cost cap.
+        None => match cache
+            .rows
+            .iter()
+            .find(|row| row.request != "primary-warm")
+            .and_then(|row| chain.links.iter().find(|l| l.id == row.model))
+            .or_else(|| chain.links.get(1))
+        {
+            Some(l) if l.caching == crate::model::Caching::Automatic => vec![format!(
+                "No break-even: {} caches automatically, so there is no cache write to decide on; the first failover pays the cold price and warms the cache.",
+                l.id
+            )],
+            Some(l) if l.caching == crate::model::Caching::None => vec![format!(
+                "No break-even: {} has no prompt cache; every failover pays the cold price.",
+                l.id
+            )],
+            _ => vec![],
+        },
+    };
+    match (cache.warm_policy, cache.policy_break_even_requests) {
+        (crate::model::policy::WarmPolicy::After(n), Some(b)) => footer.push(format!(
+            "This chain writes only after {n} failovers in a session (warm_fallback after = {n}): it pays no write for a blip of up to {n} failover requests, and has paid for the write once a session makes {b}."
+        )),
+        (crate::model::policy::WarmPolicy::Never, _) if cache.break_even_requests.is_some() => footer.push(
+            "This chain never writes the fallback's cache (warm_fallback = \"never\"): every failover request pays the cold price.".into(),
+        ),
+        _ => {}
+    }
+    Section {
+        heading: None,
+        title: "Failover cache, per 1,000 requests".into(),
+        notes: vec![],
+        header: ["request", "$/1k req", "vs warm primary"]
+            .map(String::from)
+            .to_vec(),
+        numeric: vec![false, true, true],
+        rows,
+        footer,
+    }
+}
+
+/// The chains blended by traffic share: steady state per 1,000 requests and the incident.
+fn blended_section(report: &Report) -> Section {
+    let scenario = &report.input;
+    let with_mc = report.mc.is_some();
+    let incident_mc = report
+        .incident
+        .iter()
+        .any(|i| i.chain == crate::report::BLENDED && i.mc.is_some());
+    let rows: Vec<Vec<String>> = report
+        .steady
+        .iter()
+        .filter(|r| r.chain == crate::report::BLENDED)
+        .map(|r| {
+            let inc = report
+                .incident
+                .iter()
+                .find(|i| i.chain == crate::report::BLENDED && i.pattern == r.pattern);
+            let mut cells = vec![
+                r.pattern.as_str().to_string(),
+                money(r.analytic.cost_per_1k_usd),
+                r.analytic.vs_baseline.map_or("–".into(), change),
+                count(r.analytic.failed_per_1k),
+                inc.map_or("–".into(), |i| {
+                    // Simulated when the blended row is, or when any chain's row it blends is.
+                    let sim = i.method == crate::report::Method::Simulated
+                        || report.incident.iter().any(|c| {
+                            c.chain != crate::report::BLENDED
+                                && c.pattern == r.pattern
+                                && c.method == crate::report::Method::Simulated
+                        });
+                    format!(
+                        "{}{}",
+                        if sim { "sim " } else { "" },
+                        money(i.analytic.total_usd)
+                    )
+                }),
+                inc.and_then(|i| i.analytic.multiplier)
+                    .map_or("–".into(), multiplier),
+            ];
+            if with_mc {
+                cells.extend(steady_mc_cells(r.mc.as_ref()));
+            }
+            if incident_mc {
+                cells.push(
+                    inc.and_then(|i| i.mc.as_ref())
+                        .map_or("–".into(), |m| pm(&m.figures.total_usd, money)),
+                );
+            }
+            cells
+        })
+        .collect();
+    let shares: Vec<String> = scenario
+        .chains
+        .iter()
+        .map(|c| format!("{} {}", c.name, pct(c.traffic_share.unwrap_or(0.0))))
+        .collect();
+    let mut blended_notes = vec![format!("traffic: {}", shares.join(", "))];
+    if rows
+        .iter()
+        .any(|cells: &Vec<String>| cells[4].starts_with("sim "))
+    {
+        blended_notes.push(
+            "sim: an incident figure so marked blends a chain's simulated incident (a circuit breaker has no exact closed form)".into(),
+        );
+    }
+    let mut header: Vec<String> = [
+        "pattern",
+        "$/1k req",
+        "vs primaries",
+        "failed/1k",
+        "incident USD",
+        "x normal",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut numeric = vec![false, true, true, true, true, true];
+    if with_mc {
+        header.extend(STEADY_MC_HEADER.map(String::from));
+        numeric.extend([true; STEADY_MC_HEADER.len()]);
+    }
+    if incident_mc {
+        header.push("MC incident ± 95%".into());
+        numeric.push(true);
+    }
+    Section {
+        heading: Some("All chains, weighted by traffic share".into()),
+        title: "Steady state per 1,000 requests, and the incident, USD".into(),
+        notes: blended_notes,
+        header,
+        numeric,
+        rows,
+        footer: vec![],
+    }
+}

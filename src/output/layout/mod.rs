@@ -1,0 +1,310 @@
+//! What the human formats (table, Markdown) show: sections of titled tables with their cells
+//! already formatted. The terminal and Markdown renderers share this layout.
+
+use crate::input::duration::format_seconds;
+use crate::model::{ModelPrice, PriceTable};
+use crate::report::MeanCi;
+
+use super::number::{count, group, money, trim};
+
+mod compare;
+
+pub use compare::compare;
+
+/// One titled table with notes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// A heading line, e.g. `Chain price-matched: a → b`.
+    pub heading: Option<String>,
+    /// The table's title, e.g. `Steady state`.
+    pub title: String,
+    /// Lines printed between the title and the table.
+    pub notes: Vec<String>,
+    /// Column headers.
+    pub header: Vec<String>,
+    /// Per column: align right (numbers) or left (text).
+    pub numeric: Vec<bool>,
+    /// Formatted cells.
+    pub rows: Vec<Vec<String>>,
+    /// Lines printed after the table.
+    pub footer: Vec<String>,
+}
+
+/// A page of tables: a preamble and its sections (what the table and Markdown renderers print).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    /// Lines at the top.
+    pub preamble: Vec<String>,
+    /// The sections, in order.
+    pub sections: Vec<Section>,
+}
+
+/// A Monte Carlo mean with its 95% interval as `mean ± half-width`, money-style.
+fn pm(v: &MeanCi, money_like: fn(f64) -> String) -> String {
+    let half = (v.ci95[1] - v.ci95[0]) / 2.0;
+    format!("{} ± {}", money_like(v.mean), two_significant(half))
+}
+
+/// The Monte Carlo columns of a steady-state table (a chain's, the blended one, a sweep's).
+pub(crate) const STEADY_MC_HEADER: [&str; 5] =
+    ["MC $/1k ± 95%", "MC failed/1k", "p50 s", "p95 s", "p99 s"];
+
+/// The cells under [`STEADY_MC_HEADER`]: the simulated cost and failed requests with their
+/// intervals, and the latency percentiles; `–` for a row without Monte Carlo figures.
+pub(crate) fn steady_mc_cells(mc: Option<&crate::report::SteadyMc>) -> Vec<String> {
+    match mc {
+        Some(m) => vec![
+            pm(&m.figures.cost_per_1k_usd, money),
+            pm(&m.figures.failed_per_1k, count),
+            seconds(m.latency_p50_s),
+            seconds(m.latency_p95_s),
+            seconds(m.latency_p99_s),
+        ],
+        None => vec!["–".to_string(); STEADY_MC_HEADER.len()],
+    }
+}
+
+/// Two significant digits (`0.0031`, `1.2`, `340`).
+fn two_significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return "0".into();
+    }
+    let digits = (1 - x.abs().log10().floor() as i32).max(0) as usize;
+    group(&trim(x, digits))
+}
+
+/// Seconds with three significant digits at most (`0.512`, `2.01`, `30.5`, `120`).
+fn seconds(x: f64) -> String {
+    let d = if x >= 100.0 {
+        0
+    } else if x >= 10.0 {
+        1
+    } else if x >= 1.0 {
+        2
+    } else {
+        3
+    };
+    group(&format!("{x:.d$}"))
+}
+
+/// A share that may be tiny, as a percentage with up to three significant digits and no
+/// trailing zeros, one rule for every share: `100%`, `99.9%`, `3.3%`, `0.0000722%`. A share
+/// short of 100% never prints as `100%` (it keeps the digits that tell it apart).
+fn share_pct(x: f64) -> String {
+    let p = x * 100.0;
+    if p == 0.0 || !p.is_finite() {
+        return format!("{}%", trim(p, 0));
+    }
+    let mut digits = (2 - p.abs().log10().floor() as i32).max(0) as usize;
+    let mut s = trim(p, digits);
+    while p < 100.0 && s == "100" && digits < 12 {
+        digits += 1;
+        s = trim(p, digits);
+    }
+    format!("{s}%")
+}
+
+/// The names "answered by" shows for `ids`: the model's short name (after the provider) when
+/// no other id in the list has the same one, else the full id.
+fn answer_labels<'a>(ids: &[&'a str]) -> Vec<&'a str> {
+    let short = |id: &'a str| id.split_once('/').map_or(id, |(_, m)| m);
+    ids.iter()
+        .map(|id| {
+            let s = short(id);
+            if ids.iter().filter(|other| short(other) == s).count() > 1 {
+                *id
+            } else {
+                s
+            }
+        })
+        .collect()
+}
+
+fn pct(x: f64) -> String {
+    format!("{}%", trim(x * 100.0, 2))
+}
+
+fn opt_price(p: Option<f64>) -> String {
+    p.map_or("–".into(), price)
+}
+
+/// A price in $/MTok: at least two decimals and up to six (`2.00`, `0.14`, `0.000001`); below
+/// a millionth of a dollar, in exponent form (`1e-9`), never rounded to `0.00`.
+fn price(p: f64) -> String {
+    if p != 0.0 && p.abs() < 1e-6 {
+        return format!("{:e}", crate::report::clean(p));
+    }
+    let s = trim(p, 6);
+    if s.contains('.') && s.split('.').nth(1).is_some_and(|f| f.len() == 1) {
+        format!("{s}0")
+    } else if !s.contains('.') {
+        format!("{s}.00")
+    } else {
+        s
+    }
+}
+
+/// The layout of `fallcost prices`.
+pub fn prices(table: &PriceTable) -> Page {
+    let models: Vec<&ModelPrice> = table.models.values().collect();
+    prices_of(table, &models)
+}
+
+/// The layout of `fallcost prices` for `models` of `table`, in that order. The 1-hour cache
+/// write, minimum cached prefix, long-context and service-tier columns appear only when a
+/// shown model has them.
+pub fn prices_of(table: &PriceTable, models: &[&ModelPrice]) -> Page {
+    let mut preamble = vec![format!("Price table {}", table.name)];
+    if let Some(v) = &table.verified {
+        preamble.push(format!("verified {v}"));
+    }
+    if let Some(s) = &table.source {
+        preamble.push(format!("source: {s}"));
+    }
+    let has_1h = models.iter().any(|m| m.cache_write_1h.is_some());
+    let has_min = models.iter().any(|m| m.min_cache_prefix.is_some());
+    let has_long = models.iter().any(|m| !m.context_tiers().is_empty());
+    let has_service = models.iter().any(|m| !m.services().is_empty());
+    let rows = models
+        .iter()
+        .map(|m| {
+            let mut row = vec![
+                m.id.clone(),
+                m.provider.clone(),
+                price(m.input),
+                opt_price(m.cached_input),
+                opt_price(m.cache_write),
+            ];
+            if has_1h {
+                row.push(opt_price(m.cache_write_1h));
+            }
+            row.extend([
+                price(m.output),
+                m.caching.as_str().to_string(),
+                if m.caching == crate::model::Caching::None {
+                    "–".into()
+                } else {
+                    format_seconds(m.cache_ttl_s)
+                },
+            ]);
+            if has_min {
+                row.push(m.min_cache_prefix.map_or("–".into(), |n| {
+                    crate::output::number::group(&n.to_string())
+                }));
+            }
+            if has_long {
+                let t = m.context_tiers();
+                row.push(if t.is_empty() {
+                    "–".into()
+                } else {
+                    t.iter()
+                        .map(|n| {
+                            let r = |rate| {
+                                m.rate_for(
+                                    rate,
+                                    *n as f64 + 1.0,
+                                    crate::model::ServiceTier::Standard,
+                                )
+                            };
+                            format!(
+                                ">{}k: {}/{}",
+                                n / 1000,
+                                r(crate::model::Rate::Input).map_or("–".into(), price),
+                                r(crate::model::Rate::Output).map_or("–".into(), price)
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                });
+            }
+            if has_service {
+                let s = m.services();
+                row.push(if s.is_empty() {
+                    "–".into()
+                } else {
+                    s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")
+                });
+            }
+            row
+        })
+        .collect();
+    let mut header: Vec<String> = ["model", "provider", "input", "cache read", "cache write"]
+        .map(String::from)
+        .to_vec();
+    let mut numeric = vec![false, false, true, true, true];
+    if has_1h {
+        header.push("write 1h".into());
+        numeric.push(true);
+    }
+    header.extend(["output", "caching", "TTL"].map(String::from));
+    numeric.extend([true, false, true]);
+    for (on, name, num) in [
+        (has_min, "min prefix", true),
+        (has_long, "long context in/out", false),
+        (has_service, "service tiers", false),
+    ] {
+        if on {
+            header.push(name.into());
+            numeric.push(num);
+        }
+    }
+    Page {
+        preamble,
+        sections: vec![Section {
+            heading: None,
+            title: "USD per 1,000,000 tokens ($/MTok)".into(),
+            notes: vec![],
+            header,
+            numeric,
+            rows,
+            footer: vec![],
+        }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_print_three_significant_digits_without_trailing_zeros() {
+        assert_eq!(share_pct(1.0), "100%");
+        assert_eq!(share_pct(0.999), "99.9%");
+        assert_eq!(share_pct(0.9659), "96.6%");
+        assert_eq!(share_pct(0.93), "93%");
+        assert_eq!(share_pct(0.07), "7%");
+        assert_eq!(share_pct(0.033), "3.3%");
+        assert_eq!(share_pct(0.0196), "1.96%");
+        assert_eq!(share_pct(0.0000007217), "0.0000722%");
+        assert_eq!(share_pct(0.0), "0%");
+        // Short of 100% never rounds up to it.
+        assert_eq!(share_pct(0.99996), "99.996%");
+    }
+
+    #[test]
+    fn answer_labels_keep_the_provider_only_when_the_short_name_repeats() {
+        assert_eq!(
+            answer_labels(&[
+                "anthropic/claude-sonnet-4-5",
+                "vertex_ai/claude-sonnet-4-5",
+                "openai/gpt-4o"
+            ]),
+            vec![
+                "anthropic/claude-sonnet-4-5",
+                "vertex_ai/claude-sonnet-4-5",
+                "gpt-4o"
+            ]
+        );
+        assert_eq!(answer_labels(&["a/x", "b/y"]), vec!["x", "y"]);
+    }
+
+    #[test]
+    fn prices_print_with_at_least_two_decimals() {
+        assert_eq!(price(2.0), "2.00");
+        assert_eq!(price(0.14), "0.14");
+        assert_eq!(price(2.5), "2.50");
+        assert_eq!(price(0.000001), "0.000001");
+        assert_eq!(price(1e-9), "1e-9");
+        assert_eq!(price(0.0), "0.00");
+    }
+}

@@ -1,0 +1,127 @@
+//! The incident rows of a report: one pattern on one chain over the outage window, in USD.
+
+use serde::Serialize;
+
+use crate::model::{Pattern, incident};
+
+use super::Ci;
+use super::figures::{IncidentFigures, MeanCi};
+
+/// One incident row: one pattern on one chain over the outage window, in USD.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncidentRow {
+    /// The chain's name.
+    pub chain: String,
+    /// The pattern.
+    pub pattern: Pattern,
+    /// The analytic engine's figures (with a circuit breaker: the incident simulator's,
+    /// `method` says).
+    #[serde(flatten)]
+    pub analytic: IncidentFigures<f64>,
+    /// Mean seconds per request spent in failed attempts and backoff.
+    pub dead_time_mean_s: f64,
+    /// How the figures were computed: absent for the analytic engine's closed forms (exact);
+    /// `"simulated"` with a circuit breaker, where they come from the incident simulator with
+    /// a fixed seed ([`crate::sim::expected`]). Marked `sim` in tables.
+    #[serde(skip_serializing_if = "Method::is_analytic")]
+    pub method: Method,
+    /// With `method` simulated: the windows simulated (a blended row: the most of its chains').
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_windows: Option<u64>,
+    /// With `method` simulated: the largest relative half-width, at 4.5 standard errors, of the
+    /// row's total, window, wasted attempts, attempts on the dead provider and dead time (a
+    /// fraction: 0.01 is 1%); a blended row: the largest of its chains'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_precision: Option<f64>,
+    /// With a circuit breaker: attempts on the dead provider, half-open probes and the
+    /// seconds its breaker was open (in the open state: `cooldown_s` per opening, within the
+    /// window), simulated as the rest of the row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker: Option<incident::BreakerFigures>,
+    /// The Monte Carlo figures, with `--mc`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mc: Option<IncidentMc>,
+}
+
+impl IncidentRow {
+    /// The primary-alone bill for the same requests, healthy and warm, USD (0 where a row has
+    /// none).
+    pub fn normal(&self) -> f64 {
+        self.analytic.normal_usd.unwrap_or(0.0)
+    }
+}
+
+/// How an incident row's figures were computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// The analytic engine's closed forms (exact expectations).
+    #[default]
+    Analytic,
+    /// The incident simulator with a fixed seed ([`crate::sim::expected`]): means over its windows.
+    Simulated,
+}
+
+impl Method {
+    /// Whether this is [`Method::Analytic`] (the JSON leaves the field out then).
+    pub fn is_analytic(&self) -> bool {
+        *self == Method::Analytic
+    }
+
+    /// The name printed in CSV and JSON: `analytic` or `simulated`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Method::Analytic => "analytic",
+            Method::Simulated => "simulated",
+        }
+    }
+}
+
+/// The Monte Carlo figures of an incident row: means over the simulated windows with their
+/// 95% intervals as `KEY_ci95` (MODEL.md §9, §10). USD per window unless stated.
+///
+/// On a blended traffic-share row ([`BLENDED`]) the chains' windows (each holding its share of
+/// the requests) are added up: every mean is Σ meanᵢ, with the standard error √(Σ SEᵢ²), and the
+/// multiplier is Σ totalᵢ / Σ normalᵢ.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncidentMc {
+    /// Windows simulated (per chain, on a blended row).
+    pub runs: u64,
+    /// The simulated figures, each with its 95% interval as `KEY_ci95` (the normal bill is
+    /// not random: a plain number).
+    #[serde(flatten)]
+    pub figures: IncidentFigures<MeanCi>,
+    /// Under a non-default policy: dead time, attempts on the dead provider and the breaker,
+    /// simulated in time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<IncidentPolicyMc>,
+}
+
+/// The Monte Carlo figures of an incident row under a policy, each with its 95% interval as
+/// `KEY_ci95`: per window unless stated. A blended row weights the dead time per request by
+/// traffic share, adds up the attempts on the dead provider, and has no breaker figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncidentPolicyMc {
+    /// Mean seconds per request in failed attempts and backoff (hedges: the slower failed leg
+    /// included).
+    pub dead_time_mean_s: f64,
+    /// Its 95% interval.
+    pub dead_time_mean_s_ci95: Ci,
+    /// Attempts sent to the dead provider.
+    pub dead_provider_attempts: f64,
+    /// Its 95% interval.
+    pub dead_provider_attempts_ci95: Ci,
+    /// With a circuit breaker: half-open probes sent. `None` on a blended row: each chain's
+    /// breaker is simulated apart, so their sum would describe no breaker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_probes: Option<f64>,
+    /// Its 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_probes_ci95: Option<Ci>,
+    /// With a circuit breaker: seconds it was open within the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_open_s: Option<f64>,
+    /// Its 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_open_s_ci95: Option<Ci>,
+}

@@ -1,0 +1,217 @@
+//! The result of `fallcost compare`: one shape that every output format renders.
+//!
+//! Keys follow MODEL.md §10 (`cost_per_1k_usd`, `vs_baseline`, `total_usd`, …); new keys may be
+//! added, none renamed. NOTE: the CSV columns in `output/csv.rs` list these fields explicitly;
+//! keep the two in step.
+
+//!
+//! This module holds the result types only (a leaf: it runs no engine); the pipeline that fills
+//! them is [`crate::ops::compare`].
+
+use serde::Serialize;
+
+use crate::model::cache::FailoverCache;
+use crate::model::{FailureMode, Pattern, Scenario};
+
+pub mod figures;
+mod incident;
+mod steady;
+
+pub use figures::{
+    Ci, Entry, Figure, INCIDENT_FIGURES, IncidentFigures, MeanCi, STEADY_FIGURES, SteadyFigures,
+    Value,
+};
+pub use incident::{IncidentMc, IncidentPolicyMc, IncidentRow, Method};
+pub use steady::{Answered, PolicyMcFigures, SteadyMc, SteadyRow};
+
+/// Round to 12 significant digits: far below a cent on any bill, and free of binary float
+/// noise, so 25.0075 prints as `25.0075` and not `25.007499999999997`.
+pub fn clean(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return if x == 0.0 { 0.0 } else { x };
+    }
+    format!("{x:.11e}").parse().unwrap_or(x)
+}
+
+/// How the Monte Carlo figures of a report were made: enough to repeat them exactly.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct McMeta {
+    /// The seed (`--seed`, or drawn and printed).
+    pub seed: u64,
+    /// Requests simulated per chain in steady state.
+    pub requests: u64,
+    /// Incident windows simulated per chain and pattern.
+    pub runs: u64,
+    /// The random number generator and how it is seeded.
+    pub rng: &'static str,
+    /// Largest relative error of a latency percentile from the histogram's bins.
+    pub percentile_relative_error: f64,
+    /// Why incident windows were not simulated, if they were not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incident_skipped: Option<String>,
+}
+
+/// Largest number of simulated requests the incident simulation takes on: the requests of a
+/// window (every chain's, each with its traffic share) × 4 patterns × `--mc-runs` windows.
+pub const MAX_INCIDENT_WORK: f64 = 2e9;
+
+/// The outage a report's incident rows price.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncidentWindow {
+    /// D, seconds.
+    pub duration_s: f64,
+    /// λ, requests per second.
+    pub requests_per_second: f64,
+    /// N = λ·D, rounded.
+    pub requests: u64,
+    /// S = ⌈N / L⌉.
+    pub sessions: u64,
+    /// L.
+    pub session_length: u64,
+    /// How the dead provider fails.
+    pub failure: FailureMode,
+}
+
+/// Everything `fallcost compare` computed for one scenario.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The fallcost version that computed it.
+    pub fallcost_version: &'static str,
+    /// The scenario's name.
+    pub scenario: String,
+    /// The price table used: bundled name or path.
+    pub pricing: String,
+    /// The validated scenario: request, chains with prices and steady parameters, incident.
+    #[serde(skip)]
+    pub input: Scenario,
+    /// Steady-state rows, chain by chain, patterns in [`Pattern::ALL`] order.
+    pub steady: Vec<SteadyRow>,
+    /// The incident window, if the scenario has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incident_window: Option<IncidentWindow>,
+    /// Incident rows (empty without an `[incident]`).
+    pub incident: Vec<IncidentRow>,
+    /// The failover cache table per chain (MODEL.md §5), when the request has a prefix.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failover_cache: Vec<FailoverCache>,
+    /// With `--mc`: how the Monte Carlo figures were made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mc: Option<McMeta>,
+}
+
+/// The chain name of the rows that blend tier-matched chains by their traffic shares.
+pub const BLENDED: &str = "all chains (by traffic_share)";
+
+impl Report {
+    /// Leave out the blended traffic-share rows ([`BLENDED`]): for a report on some of a
+    /// scenario's chains, whose shares do not add up to the whole traffic
+    /// ([`select_chains`](crate::input::scenario::select_chains)). The Monte Carlo engine
+    /// ([`crate::ops::compare::simulate`]) then has no blended rows to fill either.
+    pub fn omit_blended(&mut self) {
+        self.steady.retain(|r| r.chain != BLENDED);
+        self.incident.retain(|r| r.chain != BLENDED);
+    }
+
+    /// Simulated requests in one incident window across every chain and pattern: each chain's
+    /// requests (its traffic share of N = λ·D) × 4 patterns. `None` without an incident.
+    pub fn incident_window_work(&self) -> Option<u64> {
+        let incident = self.input.incident.as_ref()?;
+        let requests: u64 = self
+            .input
+            .chains
+            .iter()
+            .map(|c| incident.for_chain(c).requests())
+            .sum();
+        Some(requests.saturating_mul(Pattern::ALL.len() as u64))
+    }
+
+    /// The most incident windows (`--mc-runs`) the simulation takes on for this scenario,
+    /// [`MAX_INCIDENT_WORK`] / [`Report::incident_window_work`]; `None` without an incident
+    /// (any number will do: nothing is simulated).
+    pub fn max_incident_runs(&self) -> Option<u64> {
+        self.incident_window_work()
+            .map(|w| (MAX_INCIDENT_WORK / w.max(1) as f64).floor() as u64)
+    }
+
+    /// Why `runs` incident windows (`--mc-runs`) are more than the simulation takes on for this
+    /// scenario, and what is allowed.
+    pub fn too_many_runs(&self, runs: u64) -> String {
+        let window = self.incident_window_work().unwrap_or(0);
+        let max = self.max_incident_runs().unwrap_or(u64::MAX);
+        let allowed = if max >= 2 {
+            format!("allowed: 2 to {max}")
+        } else {
+            "not even 2 windows fit (a shorter incident or less traffic would)".to_string()
+        };
+        format!(
+            "--mc-runs {runs} is too many for this scenario: each incident window is {window} simulated requests (the window's requests on every chain, 4 patterns) and the simulation takes at most {MAX_INCIDENT_WORK:e} in all; {allowed}"
+        )
+    }
+}
+
+impl Report {
+    /// The first number in the report that is not finite, named `section/chain/pattern/field`;
+    /// `None` when every number is finite. Inputs are bounded so this never happens; `compare`
+    /// refuses to print a report for which it would.
+    pub fn first_non_finite(&self) -> Option<String> {
+        let mut bad = None;
+        let mut check = |section: &str, chain: &str, what: &str, field: &str, v: Option<f64>| {
+            if bad.is_none() && v.is_some_and(|x| !x.is_finite()) {
+                bad = Some(format!("{section}/{chain}/{what}/{field}"));
+            }
+        };
+        // Every figure of the analytic rows, from the figure sets' declarations.
+        for r in &self.steady {
+            let p = r.pattern.as_str();
+            r.analytic
+                .visit(|fig, e| check("steady", &r.chain, p, fig.key, entry_value(e)));
+        }
+        for r in &self.incident {
+            let p = r.pattern.as_str();
+            r.analytic
+                .visit(|fig, e| check("incident", &r.chain, p, fig.key, entry_value(e)));
+        }
+        for c in &self.failover_cache {
+            for r in &c.rows {
+                check(
+                    "failover_cache",
+                    &c.chain,
+                    r.request,
+                    "cost_per_1k_usd",
+                    Some(r.cost_per_1k_usd),
+                );
+                check(
+                    "failover_cache",
+                    &c.chain,
+                    r.request,
+                    "vs_primary",
+                    r.vs_primary,
+                );
+            }
+        }
+        bad
+    }
+}
+
+/// The number of an analytic entry (`None` where it does not apply).
+fn entry_value(e: Entry<'_, f64>) -> Option<f64> {
+    match e {
+        Entry::Figure(v) => v.copied(),
+        Entry::Exact(v) => v,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clean_removes_float_noise_only() {
+        assert_eq!(clean(0.0016150000000000001), 0.001615);
+        assert_eq!(clean(25.007499999999997), 25.0075);
+        assert_eq!(clean(513.5832), 513.5832);
+        assert_eq!(clean(-0.0015), -0.0015);
+        assert_eq!(clean(1e-9 * 3.0), 3e-9);
+        assert_eq!(clean(0.0), 0.0);
+    }
+}

@@ -1,0 +1,118 @@
+//! The steady-state rows of a report: one pattern on one chain, per 1,000 requests.
+
+use serde::Serialize;
+
+use crate::model::Pattern;
+
+use super::figures::{MeanCi, SteadyFigures};
+
+/// One steady-state row: one pattern on one chain, per 1,000 requests.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SteadyRow {
+    /// The chain's name.
+    pub chain: String,
+    /// The pattern.
+    pub pattern: Pattern,
+    /// The analytic engine's figures: cost, baseline, ratio to it, failed and wasted.
+    #[serde(flatten)]
+    pub analytic: SteadyFigures<f64>,
+    /// Expected attempts per request (retries, failovers and hedge legs included).
+    pub attempts_per_request: f64,
+    /// The most attempts any request can make.
+    pub attempts_max: u32,
+    /// Expected seconds per request spent in failed attempts and backoff before the answer
+    /// (or the final error).
+    pub dead_time_mean_s: f64,
+    /// Share of requests answered by each model of the chain, in chain order (attribution).
+    pub answered_by: Vec<Answered>,
+    /// Requests per 1,000 stopped by the call cap (`max_attempts`).
+    pub call_cap_hits_per_1k: f64,
+    /// Requests per 1,000 that reached a fallback the cost cap (`max_multiplier`) skipped.
+    pub cost_cap_hits_per_1k: f64,
+    /// The chain's models timed with the default latency model (p50 2 s, p99 12 s: no
+    /// `[latency]` entry; [`crate::model::Chain::latency_defaults`]); absent when every model
+    /// has an entry, and on blended rows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub latency_defaults: Vec<String>,
+    /// The Monte Carlo figures, with `--mc`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mc: Option<SteadyMc>,
+}
+
+impl SteadyRow {
+    /// The healthy, warm primary alone, USD per 1,000 requests (0 where a row has none).
+    pub fn baseline(&self) -> f64 {
+        self.analytic.baseline_per_1k_usd.unwrap_or(0.0)
+    }
+}
+
+/// The share of requests one model answered.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Answered {
+    /// The model, `provider/model`.
+    pub model: String,
+    /// Share of all requests, in [0, 1].
+    pub share: f64,
+}
+
+pub use super::figures::Ci;
+
+/// The Monte Carlo figures of a steady-state row: the row's keys with simulated means, each with
+/// its 95% interval as `KEY_ci95`, and the latency percentiles (MODEL.md §9, §10).
+///
+/// On a blended traffic-share row ([`BLENDED`]) every mean is Σ shareᵢ·meanᵢ over the chains'
+/// own Monte Carlo figures, and its interval comes from the combined standard error
+/// √(Σ shareᵢ²·SEᵢ²) (the chains are simulated on independent streams); the latency
+/// percentiles are those of the mixture (the chains' latency histograms weighted by share).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SteadyMc {
+    /// Requests simulated (a blended row: summed over its chains).
+    pub requests: u64,
+    /// The simulated figures, each with its 95% interval as `KEY_ci95` (no baseline: it is
+    /// not random).
+    #[serde(flatten)]
+    pub figures: SteadyFigures<MeanCi>,
+    /// Median latency the user sees (to the answer, or to the error of a failed request), s.
+    pub latency_p50_s: f64,
+    /// 95th-percentile latency, seconds.
+    pub latency_p95_s: f64,
+    /// 99th-percentile latency, seconds.
+    pub latency_p99_s: f64,
+    /// Under a non-default policy: attempts, dead time, attribution and cap hits, simulated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyMcFigures>,
+}
+
+/// The Monte Carlo figures of a steady-state row under a policy (MODEL.md §8), each with its 95%
+/// interval as `KEY_ci95`. A blended row has them when every chain has a policy: means and
+/// intervals as in [`SteadyMc`], `attempts_max` the largest of the chains', `answered_by`
+/// merged by model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyMcFigures {
+    /// Mean attempts per request.
+    pub attempts_per_request: f64,
+    /// Its 95% interval.
+    pub attempts_per_request_ci95: Ci,
+    /// The most attempts any simulated request made.
+    pub attempts_max: u32,
+    /// Mean seconds per request in failed attempts and backoff before the answer (or error).
+    pub dead_time_mean_s: f64,
+    /// Its 95% interval.
+    pub dead_time_mean_s_ci95: Ci,
+    /// 99th-percentile dead time, seconds (0 when fewer than 1% of requests wait at all).
+    /// `None` (absent in JSON) on the blended traffic-share rows: the policy simulator keeps
+    /// its dead-time histograms to itself, and a mixture's percentile is not the weighted mean
+    /// of the chains' percentiles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dead_time_p99_s: Option<f64>,
+    /// Share of requests answered by each model of the chain, in chain order.
+    pub answered_by: Vec<Answered>,
+    /// Requests per 1,000 stopped by the call cap.
+    pub call_cap_hits_per_1k: f64,
+    /// Its 95% interval.
+    pub call_cap_hits_per_1k_ci95: Ci,
+    /// Requests per 1,000 that reached a fallback after one the cost cap skipped.
+    pub cost_cap_hits_per_1k: f64,
+    /// Its 95% interval.
+    pub cost_cap_hits_per_1k_ci95: Ci,
+}
