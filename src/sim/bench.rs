@@ -10,7 +10,7 @@ use crate::model::cost::Request;
 use crate::model::latency::{Latency, primary_win_rate};
 use crate::model::{Chain, Policy, PriceTable, Steady};
 
-use super::rng::{chunk_rng, normal, uniform};
+use super::rng::{Stream, chunk_rng, normal, uniform};
 use super::steady::{Acc, ChainSim, chunk, finish};
 use super::{CHUNK, ordered};
 
@@ -97,7 +97,7 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
 
 /// The floor's chunk: the model's draws per request (u, z, u, z) and nothing else.
 fn floor_chunk(seed: u64, c: u64, count: u64) -> f64 {
-    let mut rng = chunk_rng(seed, 0, c);
+    let mut rng = chunk_rng(seed, Stream::SteadyFast { chain: 0 }.id(), c);
     let mut acc = 0.0;
     for _ in 0..count {
         acc += uniform(&mut rng) + normal(&mut rng) + uniform(&mut rng) + normal(&mut rng);
@@ -128,7 +128,10 @@ pub fn time_model(request: &Request, chain: &Chain, requests: u64, seed: u64) ->
     let mut acc = Acc::default();
     ordered(
         chunks,
-        |c| chunk(&sim, seed, 0, c, CHUNK.min(requests - c * CHUNK)),
+        |c| {
+            let stream = Stream::SteadyFast { chain: 0 }.id();
+            chunk(&sim, seed, stream, c, CHUNK.min(requests - c * CHUNK))
+        },
         |a| acc.merge(&a),
         &mut |_| {},
     );

@@ -52,7 +52,7 @@ use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
 use super::incident::{Arrivals, IncidentMc};
 use super::policy::{Outcome, PolicySim};
-use super::rng::{SimRng, chunk_rng, uniform};
+use super::rng::{SimRng, Stream, chunk_rng, uniform};
 use super::stats::Sum;
 use super::steady::Prices;
 use super::{McOptions, ordered};
@@ -874,7 +874,11 @@ pub fn simulate(
     // Fail-back: each session resumes on the primary D seconds after it last used it.
     let (failback, failback_writes) =
         crate::model::incident::failback(request, chain, incident, pattern);
-    let stream = super::incident::stream(3, index, pattern);
+    let stream = Stream::IncidentPolicy {
+        chain: index,
+        pattern,
+    }
+    .id();
     let mut out = PolicyIncidentMc {
         base: IncidentMc::new(pattern, normal),
         dead_time_mean: Sum::default(),

@@ -28,7 +28,7 @@
 use crate::model::cost::{Request, first_state, warm_state};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
-use super::rng::{SimRng, chunk_rng, uniform};
+use super::rng::{SimRng, Stream, chunk_rng, uniform};
 use super::stats::{Compensated, Sum};
 use super::steady::{Attempt, Prices};
 use super::{McOptions, ordered};
@@ -96,14 +96,6 @@ pub(super) struct Run {
     pub(super) wasted_attempts: f64,
     pub(super) wasted: Compensated,
     pub(super) cold_starts: f64,
-}
-
-/// The random stream of chain `index`'s incident windows under `pattern` in the simulator
-/// `engine` (1: the default-policy engine here, 3: the policy engine in [`super::breaker`]):
-/// distinct for every engine, chain and pattern, so no two share draws.
-pub(crate) fn stream(engine: u64, index: u64, pattern: Pattern) -> u64 {
-    let p = Pattern::ALL.iter().position(|p| *p == pattern).unwrap_or(0) as u64;
-    engine << 32 | index << 3 | p
 }
 
 /// The simulated figures of one pattern on one chain over K windows (per-run sums).
@@ -390,7 +382,11 @@ pub fn simulate(
     let (failback, failback_writes) =
         crate::model::incident::failback(request, chain, incident, pattern);
 
-    let stream = stream(1, index, pattern);
+    let stream = Stream::IncidentFast {
+        chain: index,
+        pattern,
+    }
+    .id();
     let mut out = IncidentMc::new(pattern, normal);
     ordered(
         opts.runs,

@@ -36,7 +36,7 @@ use crate::model::policy::{self, CapCount, ErrorClass, ErrorMix, Jitter};
 use crate::model::{Chain, Pattern, Policy};
 
 use super::histogram::Histogram;
-use super::rng::{SimRng, chunk_rng, normal, uniform};
+use super::rng::{SimRng, Stream, chunk_rng, normal, uniform};
 use super::stats::Sum;
 use super::steady::{PatternMc, Prices};
 use super::{CHUNK, McOptions, ordered};
@@ -663,7 +663,7 @@ pub fn simulate(
     let links = chain.links.len();
     let mut total: Vec<PolicyAcc> = patterns.iter().map(|_| PolicyAcc::new(links)).collect();
     // A stream of its own, apart from the default-policy engine's.
-    let stream = 2 << 32 | index;
+    let stream = Stream::SteadyPolicy { chain: index }.id();
     ordered(
         chunks,
         |c| {

@@ -31,7 +31,7 @@ use crate::model::cost::{CacheState, Request, warm_state};
 use crate::model::{AbandonedBilling, Chain, Pattern};
 
 use super::histogram::{BINS, Histogram, LogScale, bin, bin_at};
-use super::rng::{SimRng, chunk_rng, normal, uniform};
+use super::rng::{SimRng, Stream, chunk_rng, normal, uniform};
 use super::stats::{Shifted, Sum};
 use super::{CHUNK, McOptions, ordered};
 
@@ -838,7 +838,13 @@ pub fn simulate(
         chunks,
         |c| {
             let count = CHUNK.min(n - c * CHUNK);
-            chunk(&sim, opts.seed, index, c, count)
+            chunk(
+                &sim,
+                opts.seed,
+                Stream::SteadyFast { chain: index }.id(),
+                c,
+                count,
+            )
         },
         |a| total.merge(&a),
         &mut |k| tick(k * CHUNK),
