@@ -561,8 +561,7 @@ impl Report {
                         attempts_max: d.attempts_max,
                         dead_time_mean_s: clean(d.dead_time_s),
                         answered_by: chain
-                            .links
-                            .iter()
+                            .prices()
                             .zip(&d.answered_by)
                             .map(|(l, a)| Answered {
                                 model: l.id.clone(),
@@ -978,8 +977,7 @@ fn policy_figures(parts: &[(&Part<'_, SteadySim>, &sim::policy::PolicyMc)]) -> P
     );
     let answered = |p: &Part<'_, SteadySim>, m: &sim::policy::PolicyMc| -> Vec<Answered> {
         p.chain
-            .links
-            .iter()
+            .prices()
             .zip(&m.answered_by)
             .map(|(l, a)| Answered {
                 model: l.id.clone(),

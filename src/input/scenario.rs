@@ -54,11 +54,11 @@ use super::duration::{DurationText, parse_seconds};
 use super::pricing::{PricingRef, default_name};
 use super::{check_name, check_range, read_text, show, suggest};
 use crate::error::{InputError, InputErrorKind};
-use crate::model::latency::{Latency, primary_win_rate};
+use crate::model::latency::Latency;
 use crate::model::policy::{Backoff, Breaker, ErrorClass, ErrorMix, Jitter, WarmPolicy};
 use crate::model::{
-    AbandonedBilling, Billing, CacheMiss, Chain, FailureMode, Incident, Policy, PriceTable,
-    Request, Scenario, ServiceTier, Steady,
+    AbandonedBilling, Billing, CacheMiss, ChainDraft, FailureMode, Incident, LinkDraft, Policy,
+    PriceTable, Request, Scenario, ServiceTier, Steady,
 };
 
 #[derive(Debug, Deserialize)]
@@ -622,13 +622,18 @@ fn resolve(
                 ),
             ));
         }
-        let mut steady = resolve_steady(doc, &file.steady, &spec.steady, links.len(), ci)?;
+        let steady = resolve_steady(doc, &file.steady, &spec.steady, links.len(), ci)?;
         let policy = resolve_policy(doc, &file.policy, &spec.policy, ci)?;
-        let latency: Vec<Latency> = links
-            .iter()
-            .map(|l| latency.get(&l.id).copied().unwrap_or_default())
+        let links = links
+            .into_iter()
+            .enumerate()
+            .map(|(i, price)| LinkDraft {
+                latency: latency.get(&price.id).copied().unwrap_or_default(),
+                price,
+                failure_rate: steady.failure_rates[i],
+                trip_rate: steady.trip_rates.as_ref().map(|t| t[i]),
+            })
             .collect();
-        derive_from_latency(&mut steady, &spec.steady, &file.steady, &policy, &latency);
         if let Some(share) = spec.traffic_share
             && !(share.is_finite() && share > 0.0 && share <= 1.0)
         {
@@ -638,21 +643,21 @@ fn resolve(
             ));
         }
         service_tiers.push((spec.name.clone(), tiers));
-        chains.push(Chain {
-            name: spec.name.clone(),
-            links,
-            steady,
-            policy,
-            latency,
-            traffic_share: spec.traffic_share,
-        });
+        chains.push(
+            ChainDraft {
+                name: spec.name.clone(),
+                links,
+                steady: steady.shared,
+                primary_win_rate: steady.primary_win_rate,
+                policy,
+                traffic_share: spec.traffic_share,
+            }
+            .build(),
+        );
     }
     // A latency entry for a model no chain uses applies to nothing: a typo or a stale entry.
     for (resolved, written) in &latency_keys {
-        if !chains
-            .iter()
-            .any(|c| c.links.iter().any(|l| &l.id == resolved))
-        {
+        if !chains.iter().any(|c| c.prices().any(|l| &l.id == resolved)) {
             return Err(invalid(
                 &[key("latency"), key(written)],
                 format!(
@@ -927,31 +932,17 @@ fn resolve_policy(
     })
 }
 
-/// Where the latency model applies and the scenario leaves them out, derive the trip rates
-/// (P(L > T) per link) and the hedge win share w (MODEL.md §7) with the closed forms the Monte
-/// Carlo engine's draws converge to.
-fn derive_from_latency(
-    steady: &mut Steady,
-    own: &SteadySpec,
-    top: &SteadySpec,
-    policy: &Policy,
-    latency: &[Latency],
-) {
-    let trips_given = own.timeout_trip_rate.is_some()
-        || own.timeout_trip_rates.is_some()
-        || top.timeout_trip_rate.is_some()
-        || top.timeout_trip_rates.is_some();
-    steady.trips_from_latency = latency.iter().map(|l| l.given && !trips_given).collect();
-    for (i, l) in latency.iter().enumerate() {
-        if steady.trips_from_latency[i] {
-            steady.trip_rates[i] = l.trip_rate(policy.timeout_s);
-        }
-    }
-    let win_given = own.primary_win_rate.is_some() || top.primary_win_rate.is_some();
-    if !win_given && latency.len() >= 2 && latency[0].given && latency[1].given {
-        steady.primary_win_rate = primary_win_rate(&latency[0], &latency[1], policy.timeout_s);
-        steady.win_from_latency = true;
-    }
+/// A chain's `steady` settings resolved: the parameters its links share, and the per-link
+/// rates and w as given, which [`ChainDraft::build`] completes from the latency models.
+struct ResolvedSteady {
+    /// The shared parameters (their `primary_win_rate` is set by [`ChainDraft::build`]).
+    shared: Steady,
+    /// Per link, the failure rate.
+    failure_rates: Vec<f64>,
+    /// Per link, the trip rate, when the scenario gives `timeout_trip_rate(s)` at any level.
+    trip_rates: Option<Vec<f64>>,
+    /// w, when the scenario gives `primary_win_rate` at any level.
+    primary_win_rate: Option<f64>,
 }
 
 /// The chain's steady parameters: its own `steady` fields, then the scenario's, then defaults.
@@ -961,7 +952,7 @@ fn resolve_steady(
     own: &SteadySpec,
     links: usize,
     chain_index: usize,
-) -> Result<Steady, InputError> {
+) -> Result<ResolvedSteady, InputError> {
     let d = Steady::default();
     // The path of a field as the user wrote it: in the chain's table if set there.
     let path = |field: &str, in_chain: bool| -> Vec<Segment> {
@@ -1079,26 +1070,38 @@ fn resolve_steady(
         }
         (None, None) => None,
     };
-    Ok(Steady {
+    let failure_rates = per_link(
+        "failure_rates",
+        "failure_rate",
+        &own.failure_rates,
+        own.failure_rate,
+        &top.failure_rates,
+        top.failure_rate,
+        true,
+    )?;
+    let trip_rates = per_link(
+        "timeout_trip_rates",
+        "timeout_trip_rate",
+        &own.timeout_trip_rates,
+        own.timeout_trip_rate,
+        &top.timeout_trip_rates,
+        top.timeout_trip_rate,
+        false,
+    )?;
+    // Trip rates given anywhere apply to every link; else the latency models derive them.
+    let trips_given = own.timeout_trip_rate.is_some()
+        || own.timeout_trip_rates.is_some()
+        || top.timeout_trip_rate.is_some()
+        || top.timeout_trip_rates.is_some();
+    let primary_win_rate = rate(
+        "primary_win_rate",
+        own.primary_win_rate,
+        top.primary_win_rate,
+        d.primary_win_rate,
+    )?;
+    let win_given = own.primary_win_rate.is_some() || top.primary_win_rate.is_some();
+    let shared = Steady {
         error_mix,
-        failure_rates: per_link(
-            "failure_rates",
-            "failure_rate",
-            &own.failure_rates,
-            own.failure_rate,
-            &top.failure_rates,
-            top.failure_rate,
-            true,
-        )?,
-        trip_rates: per_link(
-            "timeout_trip_rates",
-            "timeout_trip_rate",
-            &own.timeout_trip_rates,
-            own.timeout_trip_rate,
-            &top.timeout_trip_rates,
-            top.timeout_trip_rate,
-            false,
-        )?,
         gray_fraction: rate(
             "gray_fraction",
             own.gray_fraction,
@@ -1121,12 +1124,7 @@ fn resolve_steady(
             .abandoned_billing
             .or(top.abandoned_billing)
             .unwrap_or(d.abandoned_billing),
-        primary_win_rate: rate(
-            "primary_win_rate",
-            own.primary_win_rate,
-            top.primary_win_rate,
-            d.primary_win_rate,
-        )?,
+        primary_win_rate,
         fast_fail_s: {
             let v = own.fast_fail_s.or(top.fast_fail_s).unwrap_or(d.fast_fail_s);
             check_range(v, 0.0, 1e6).map_err(|m| {
@@ -1138,8 +1136,13 @@ fn resolve_steady(
             })?;
             v
         },
-        trips_from_latency: vec![false; links],
         win_from_latency: false,
+    };
+    Ok(ResolvedSteady {
+        shared,
+        failure_rates,
+        trip_rates: trips_given.then_some(trip_rates),
+        primary_win_rate: win_given.then_some(primary_win_rate),
     })
 }
 
@@ -1154,6 +1157,14 @@ mod tests {
         resolve(&doc, file, &bundled("2026-07").unwrap(), "s".into())
     }
 
+    fn failure_rates(c: &crate::model::Chain) -> Vec<f64> {
+        c.links.iter().map(|l| l.failure_rate).collect()
+    }
+
+    fn trip_rates(c: &crate::model::Chain) -> Vec<f64> {
+        c.links.iter().map(|l| l.trip_rate).collect()
+    }
+
     const HEAD: &str = "[request]\noutput_tokens = 500\ninput_tokens = 2000\n";
 
     #[test]
@@ -1165,11 +1176,11 @@ mod tests {
              steady = {{ failure_rates = [0.2, 0.0], gray_fraction = 0.5 }}\n"
         );
         let s = load_str(&text).unwrap();
-        assert_eq!(s.chains[0].steady.failure_rates, vec![0.1, 0.1]);
-        assert_eq!(s.chains[0].steady.trip_rates, vec![0.05, 0.0]);
-        assert_eq!(s.chains[1].steady.failure_rates, vec![0.2, 0.0]);
+        assert_eq!(failure_rates(&s.chains[0]), vec![0.1, 0.1]);
+        assert_eq!(trip_rates(&s.chains[0]), vec![0.05, 0.0]);
+        assert_eq!(failure_rates(&s.chains[1]), vec![0.2, 0.0]);
         assert_eq!(s.chains[1].steady.gray_fraction, 0.5);
-        assert_eq!(s.chains[1].steady.trip_rates, vec![0.05, 0.0]);
+        assert_eq!(trip_rates(&s.chains[1]), vec![0.05, 0.0]);
         assert_eq!(s.request.cache_hit_rate, 1.0);
     }
 
@@ -1241,9 +1252,15 @@ mod tests {
         let s = load_str(&text).unwrap();
         let c = &s.chains[0];
         assert_eq!(c.policy.timeout_s, 12.0);
-        assert!((c.steady.trip_rates[0] - 0.01).abs() < 1e-12);
-        assert!((c.steady.trip_rates[1] - 0.01).abs() < 1e-12);
-        assert_eq!(c.steady.trips_from_latency, vec![true, true]);
+        assert!((c.links[0].trip_rate - 0.01).abs() < 1e-12);
+        assert!((c.links[1].trip_rate - 0.01).abs() < 1e-12);
+        assert_eq!(
+            c.links
+                .iter()
+                .map(|l| l.trip_from_latency)
+                .collect::<Vec<_>>(),
+            vec![true, true]
+        );
         assert!(c.steady.win_from_latency);
         assert!((c.steady.primary_win_rate - 0.5).abs() < 1e-9);
 
@@ -1254,16 +1271,16 @@ mod tests {
              [latency.\"anthropic/claude-sonnet-5\"]\np50_s = 2.0\np99_s = 12.0\n"
         );
         let c = &load_str(&text).unwrap().chains[0];
-        assert_eq!(c.steady.trip_rates, vec![0.05, 0.0]);
+        assert_eq!(trip_rates(&c), vec![0.05, 0.0]);
         assert_eq!(c.steady.primary_win_rate, 0.9);
         assert!(!c.steady.win_from_latency);
 
         // No [latency]: the worked examples' trips (0) and w (1) are kept, default timing.
         let c = &load_str(&format!("{HEAD}{TWO}")).unwrap().chains[0];
-        assert_eq!(c.steady.trip_rates, vec![0.0, 0.0]);
+        assert_eq!(trip_rates(&c), vec![0.0, 0.0]);
         assert_eq!(c.steady.primary_win_rate, 1.0);
         assert_eq!(c.policy.timeout_s, 30.0);
-        assert!(!c.latency[0].given);
+        assert!(!c.links[0].latency.given);
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use crate::model::cost::Request;
-use crate::model::latency::{Latency, primary_win_rate};
-use crate::model::{Chain, Policy, PriceTable, Steady};
+use crate::model::latency::Latency;
+use crate::model::{Chain, ChainDraft, LinkDraft, Policy, PriceTable, Steady};
 
 use super::rng::{Stream, chunk_rng, normal, uniform};
 use super::steady::{Acc, ChainSim, chunk, finish};
@@ -37,16 +37,7 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
         "anthropic/claude-sonnet-5",
         "anthropic/claude-haiku-4-5",
     ];
-    let links = ids
-        .iter()
-        .map(|id| {
-            prices
-                .get(id)
-                .cloned()
-                .ok_or_else(|| anyhow::anyhow!("the bundled price table lacks {id}"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let latency = vec![
+    let latency = [
         Latency {
             p50_s: 2.0,
             p99_s: 12.0,
@@ -63,14 +54,24 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
             given: true,
         },
     ];
-    let timeout_s = 10.0;
+    let links = ids
+        .iter()
+        .zip(latency)
+        .map(|(id, latency)| {
+            let price = prices
+                .get(id)
+                .cloned()
+                .ok_or_else(|| anyhow::anyhow!("the bundled price table lacks {id}"))?;
+            Ok(LinkDraft {
+                price,
+                failure_rate: 0.005,
+                trip_rate: None,
+                latency,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let steady = Steady {
-        failure_rates: vec![0.005; 3],
-        trip_rates: latency.iter().map(|l| l.trip_rate(timeout_s)).collect(),
         gray_fraction: 0.5,
-        trips_from_latency: vec![true; 3],
-        primary_win_rate: primary_win_rate(&latency[0], &latency[1], timeout_s),
-        win_from_latency: true,
         ..Steady::default()
     };
     let request = Request {
@@ -81,17 +82,18 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
     };
     Ok((
         request,
-        Chain {
+        ChainDraft {
             name: "bench".into(),
             links,
             steady,
+            primary_win_rate: None,
             policy: Policy {
-                timeout_s,
+                timeout_s: 10.0,
                 ..Policy::default()
             },
-            latency,
             traffic_share: None,
-        },
+        }
+        .build(),
     ))
 }
 
@@ -161,7 +163,14 @@ mod tests {
     #[test]
     fn benchmark_chain_and_loops() {
         let (r, c) = chain(&bundled("2026-07").unwrap()).unwrap();
-        assert!((c.steady.trip_rates[0] - c.latency[0].trip_rate(10.0)).abs() < 1e-15);
+        let sol = &c.links[0];
+        assert!((sol.trip_rate - sol.latency.trip_rate(10.0)).abs() < 1e-15);
+        assert!(
+            c.links
+                .iter()
+                .all(|l| l.trip_from_latency && l.failure_rate == 0.005)
+        );
+        assert!(c.steady.win_from_latency);
         assert!(c.steady.primary_win_rate > 0.0 && c.steady.primary_win_rate < 0.5);
         // Sol's 2,000 in / 500 out is $25 per 1,000; failures and trips move it a little.
         let seq = evaluate(&r, &c, crate::model::Pattern::Sequential).unwrap();

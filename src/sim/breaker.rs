@@ -787,7 +787,7 @@ pub fn simulate(
         return None;
     }
     let s = &chain.steady;
-    let primary = &chain.links[0];
+    let primary = &chain.links[0].price;
     let allowed: Vec<usize> = if pattern == Pattern::NoFallback {
         vec![0]
     } else {
@@ -798,7 +798,7 @@ pub fn simulate(
         .iter()
         .enumerate()
         .map(|(pos, &i)| {
-            let price = &chain.links[i];
+            let price = &chain.links[i].price;
             let provider = providers
                 .iter()
                 .position(|p| *p == price.provider.as_str())
@@ -808,13 +808,13 @@ pub fn simulate(
                 });
             // One cache per model: the first link's model (and the second leg's) is warm
             // wherever it is listed.
-            let starts_warm = price.id == chain.links[allowed[0]].id
+            let starts_warm = price.id == chain.links[allowed[0]].price.id
                 || (pattern.is_hedged()
                     && allowed.len() > 1
-                    && price.id == chain.links[allowed[1]].id);
+                    && price.id == chain.links[allowed[1]].price.id);
             let slot = allowed
                 .iter()
-                .position(|&j| chain.links[j].id == price.id)
+                .position(|&j| chain.links[j].price.id == price.id)
                 .unwrap_or(pos);
             // A dead link not warm is billed as a success there would have been (a write for
             // an explicit fallback warmed at once), its premium over warm a cold-start cost.
@@ -905,7 +905,8 @@ pub fn simulate(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::cost::tests::{july, req};
+    use crate::model::Link;
+    use crate::model::cost::tests::{july, req, set_failure_rates, set_trip_rates};
     use crate::model::incident::{breaker_bound, evaluate};
     use crate::model::policy::{Backoff, Breaker as BreakerPolicy, ErrorMix, Jitter};
     use crate::model::{Policy, Steady};
@@ -920,10 +921,9 @@ pub(crate) mod tests {
     ) -> (Request, Chain, Incident) {
         let chain = Chain {
             name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
+            links: models.iter().map(|m| Link::new(july(m))).collect(),
             steady: Steady::default(),
             policy,
-            latency: Vec::new(),
             traffic_share: None,
         };
         let incident = Incident {
@@ -1116,8 +1116,8 @@ pub(crate) mod tests {
             policy.clone(),
             FailureMode::Gray,
         );
-        c.steady.failure_rates = vec![0.0, 0.2, 0.1];
-        c.steady.trip_rates = vec![0.0, 0.0, 0.0];
+        set_failure_rates(&mut c, &[0.0, 0.2, 0.1]);
+        set_trip_rates(&mut c, &[0.0, 0.0, 0.0]);
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.4, 0.1, 0.2, 0.2, 0.05, 0.05],
         });
@@ -1196,8 +1196,8 @@ pub(crate) mod tests {
         let models = [SONNET, G6SOL, "openai/gpt-6-astra"];
         let (r, mut c, mut i) = sept3(&models, Policy::default(), FailureMode::Gray);
         i.duration_s = 300.0;
-        c.steady.failure_rates = vec![0.0, 1.0, 0.0];
-        c.steady.trip_rates = vec![0.0; 3];
+        set_failure_rates(&mut c, &[0.0, 1.0, 0.0]);
+        set_trip_rates(&mut c, &[0.0; 3]);
         let run =
             |c: &Chain, pattern| simulate(&r, c, &i, pattern, 0, &opts(4, 2), &mut |_| {}).unwrap();
         c.steady.error_mix = Some(ErrorMix {
@@ -1310,8 +1310,8 @@ pub(crate) mod tests {
                 }
                 let failure = if gray { FailureMode::Gray } else { FailureMode::Fast };
                 let (r, mut c, mut i) = sept3(models, policy, failure);
-                c.steady.failure_rates = f;
-                c.steady.trip_rates = vec![0.0; 3];
+                set_failure_rates(&mut c, &f);
+                set_trip_rates(&mut c, &[0.0; 3]);
                 let sum: f64 = w.iter().sum();
                 let mut shares = [0.0; 6];
                 for (s, x) in shares.iter_mut().zip(&w) {

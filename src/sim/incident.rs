@@ -307,7 +307,7 @@ pub fn simulate(
         return None;
     }
     let s = &chain.steady;
-    let primary = &chain.links[0];
+    let primary = &chain.links[0].price;
     let used = if pattern == Pattern::NoFallback {
         1
     } else {
@@ -316,19 +316,19 @@ pub fn simulate(
     let links = chain.links[..used]
         .iter()
         .enumerate()
-        .map(|(i, price)| {
+        .map(|(i, link)| {
+            let price = &link.price;
             let dead = price.provider == primary.provider;
             // One cache per model: the primary's model (and the second leg's) is warm
             // wherever it is listed.
-            let starts_warm =
-                price.id == primary.id || (pattern.is_hedged() && price.id == chain.links[1].id);
+            let starts_warm = price.id == primary.id
+                || (pattern.is_hedged() && price.id == chain.links[1].price.id);
             let slot = chain
                 .links
                 .iter()
-                .position(|p| p.id == price.id)
+                .position(|p| p.price.id == price.id)
                 .unwrap_or(i);
-            let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
-            let trip = s.trip_rates.get(i).copied().unwrap_or(0.0);
+            let (f, trip) = (link.failure_rate, link.trip_rate);
             // A dead link not warm is billed as a success there would have been (a write for
             // an explicit fallback: the default policy warms at once), its premium over warm a
             // cold-start cost.
@@ -400,6 +400,7 @@ pub fn simulate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Link;
     use crate::model::Steady;
     use crate::model::cost::tests::{july, req};
     use crate::model::incident::evaluate;
@@ -444,15 +445,20 @@ mod tests {
         }
     }
 
-    fn chain(models: &[&str], steady: Steady) -> Chain {
-        Chain {
+    /// A chain of `models` with per-link failure and trip rates `rates` and `steady`.
+    fn chain(models: &[&str], rates: &[(f64, f64)], steady: Steady) -> Chain {
+        let mut c = Chain {
             name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
+            links: models.iter().map(|m| Link::new(july(m))).collect(),
             steady,
             policy: Default::default(),
-            latency: vec![],
             traffic_share: None,
+        };
+        for (l, &(f, t)) in c.links.iter_mut().zip(rates) {
+            l.failure_rate = f;
+            l.trip_rate = t;
         }
+        c
     }
 
     /// A failing fallback (so cold starts are random), a third link, gray failures, a short
@@ -460,8 +466,6 @@ mod tests {
     #[test]
     fn agrees_with_failing_fallbacks() {
         let s = Steady {
-            failure_rates: vec![0.0, 0.3, 0.2],
-            trip_rates: vec![0.0, 0.1, 0.0],
             gray_fraction: 0.5,
             primary_win_rate: 0.6,
             ..Steady::default()
@@ -472,6 +476,7 @@ mod tests {
                 "openai/gpt-6-sol",
                 "deepseek/deepseek-v4-flash",
             ],
+            &[(0.0, 0.0), (0.3, 0.1), (0.2, 0.0)],
             s,
         );
         let mut i = Incident {
@@ -491,12 +496,14 @@ mod tests {
     #[test]
     fn agrees_with_an_explicit_caching_fallback() {
         let s = Steady {
-            failure_rates: vec![0.0, 0.1],
-            trip_rates: vec![0.0, 0.0],
             gray_fraction: 0.0,
             ..Steady::default()
         };
-        let c = chain(&["openai/gpt-5.6-sol", "anthropic/claude-sonnet-5"], s);
+        let c = chain(
+            &["openai/gpt-5.6-sol", "anthropic/claude-sonnet-5"],
+            &[(0.0, 0.0), (0.1, 0.0)],
+            s,
+        );
         let i = Incident {
             duration_s: 2700.0,
             requests_per_second: 2.0,

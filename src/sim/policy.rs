@@ -136,24 +136,24 @@ impl PolicySim {
         let allowed = policy::allowed_links(request, chain);
         let links = (0..chain.links.len())
             .map(|i| {
-                let lat = chain.latency(i);
+                let lat = chain.links[i].latency;
                 LinkDraw {
-                    f: s.failure_rates.get(i).copied().unwrap_or(0.0),
+                    f: chain.links[i].failure_rate,
                     cum,
-                    trip: s.trip_rates.get(i).copied().unwrap_or(0.0),
-                    trip_by_latency: s.trips_from_latency.get(i).copied().unwrap_or(false),
+                    trip: chain.links[i].trip_rate,
+                    trip_by_latency: chain.links[i].trip_from_latency,
                     mu: lat.mu(),
                     sigma: lat.sigma(),
-                    primary_model: chain.links[i].id == chain.links[0].id,
+                    primary_model: chain.links[i].price.id == chain.links[0].price.id,
                     backup_model: allowed
                         .get(1)
-                        .is_some_and(|&b| chain.links[i].id == chain.links[b].id),
-                    warm: Prices::new(request, chain, i, warm_state(&chain.links[i])),
+                        .is_some_and(|&b| chain.links[i].price.id == chain.links[b].price.id),
+                    warm: Prices::new(request, chain, i, warm_state(&chain.links[i].price)),
                     cold: Prices::new(
                         request,
                         chain,
                         i,
-                        policy::unwarmed_state(&chain.links[i], chain.policy.warm_fallback),
+                        policy::unwarmed_state(&chain.links[i].price, chain.policy.warm_fallback),
                     ),
                 }
             })
@@ -694,25 +694,23 @@ pub fn simulate(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::cost::tests::{july, req};
+    use crate::model::Link;
+    use crate::model::cost::tests::{july, req, set_failure_rates, set_latency, set_trip_rates};
     use crate::model::policy::Backoff;
     use crate::model::steady::detailed;
     use crate::model::{AbandonedBilling, Steady};
     use crate::sim::stats::{Z99, Z999, rare_events_unseen};
 
     pub(crate) fn chain(models: &[&str], f: &[f64], policy: Policy) -> Chain {
-        Chain {
+        let mut c = Chain {
             name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
-            steady: Steady {
-                failure_rates: f.to_vec(),
-                trip_rates: vec![0.0; models.len()],
-                ..Steady::default()
-            },
+            links: models.iter().map(|m| Link::new(july(m))).collect(),
+            steady: Steady::default(),
             policy,
-            latency: vec![],
             traffic_share: None,
-        }
+        };
+        set_failure_rates(&mut c, f);
+        c
     }
 
     fn run(r: &Request, c: &Chain, n: u64, seed: u64) -> Vec<PolicyMc> {
@@ -953,7 +951,7 @@ pub(crate) mod tests {
             p99_s: s,
             ..Default::default()
         };
-        c.latency = vec![fixed(3.0), fixed(0.5)];
+        set_latency(&mut c, &[fixed(3.0), fixed(0.5)]);
         let mc = run(&r, &c, 1000, 13);
         for p in hedges {
             let h = pattern(&mc, p);
@@ -1021,15 +1019,18 @@ pub(crate) mod tests {
             assert_eq!(pattern(&mc, p).cost_cap_hits.mean(), 1.0);
         }
         assert_agrees(&r, &c, n, 21, Z999, Z999);
-        c.latency = vec![
-            crate::model::latency::Latency {
-                p50_s: 2.0,
-                p99_s: 10.0,
-                ..Default::default()
-            },
-            Default::default(),
-            Default::default(),
-        ];
+        set_latency(
+            &mut c,
+            &[
+                crate::model::latency::Latency {
+                    p50_s: 2.0,
+                    p99_s: 10.0,
+                    ..Default::default()
+                },
+                Default::default(),
+                Default::default(),
+            ],
+        );
         c.policy.hedge_delay_s = Some(6.0);
         let mc = run(&r, &c, n, 22);
         assert_eq!(pattern(&mc, Pattern::NoFallback).cost_cap_hits.mean(), 0.0);
@@ -1080,7 +1081,7 @@ pub(crate) mod tests {
                 ..Policy::default()
             },
         );
-        c.steady.trip_rates = vec![0.1, 0.05, 0.0];
+        set_trip_rates(&mut c, &[0.1, 0.05, 0.0]);
         c.steady.abandoned_billing = AbandonedBilling::Full;
         c.steady.primary_win_rate = 0.7;
         c.steady.cancel_output_fraction = 0.2;
@@ -1175,7 +1176,7 @@ pub(crate) mod tests {
                     hedge_delay_s: delay,
                     ..Policy::default()
                 });
-                c.steady.trip_rates = t;
+                set_trip_rates(&mut c, &t);
                 let sum: f64 = w.iter().sum::<f64>().max(1e-9);
                 let mut shares = [0.0; 6];
                 for (s, x) in shares.iter_mut().zip(&w) {
