@@ -50,6 +50,7 @@ use crate::model::cost::{CacheState, Request, first_state, warm_state};
 use crate::model::policy::{self, ErrorClass, WarmPolicy};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
+use super::circuit::Circuit;
 use super::incident::{Arrivals, IncidentMc};
 use super::policy::{Outcome, PolicySim};
 use super::rng::{SimRng, Stream, chunk_rng, uniform};
@@ -83,61 +84,6 @@ struct Link {
     /// USD of an attempt on the dead provider at the warm price (the rest of `dead_cost` is a
     /// cold-start premium).
     dead_warm: f64,
-}
-
-/// The state of one provider's breaker.
-#[derive(Debug, Clone, Copy)]
-enum State {
-    Closed(u32),
-    Open { until: f64 },
-    HalfOpen,
-}
-
-#[derive(Debug, Clone)]
-struct Breaker {
-    threshold: u32,
-    cooldown_s: f64,
-    end_s: f64,
-    state: State,
-    probes: f64,
-    open_s: f64,
-}
-
-impl Breaker {
-    /// Open at `t` for the cooldown; the time open within the window is booked now.
-    fn open(&mut self, t: f64) {
-        let until = t + self.cooldown_s;
-        self.open_s += (until.min(self.end_s) - t.min(self.end_s)).max(0.0);
-        self.state = State::Open { until };
-    }
-
-    /// An attempt on the provider ended at `t`: `ok` when the provider answered (a success, or
-    /// a client or quota error: the provider's answer), a failure otherwise; `probe` when it
-    /// was the half-open probe. A result recorded while open (an attempt sent before it
-    /// opened) changes nothing.
-    fn record(&mut self, t: f64, probe: bool, ok: bool) {
-        match self.state {
-            State::Closed(_) if ok => self.state = State::Closed(0),
-            State::Closed(c) if c + 1 >= self.threshold => self.open(t),
-            State::Closed(c) => self.state = State::Closed(c + 1),
-            State::HalfOpen if probe && ok => self.state = State::Closed(0),
-            State::HalfOpen if probe => self.open(t),
-            _ => {}
-        }
-    }
-
-    /// Whether an attempt at `t` may go through, and whether it is the half-open probe.
-    fn admit(&mut self, t: f64) -> Option<bool> {
-        match self.state {
-            State::Closed(_) => Some(false),
-            State::Open { until, .. } if t >= until => {
-                self.state = State::HalfOpen;
-                self.probes += 1.0;
-                Some(true)
-            }
-            _ => None,
-        }
-    }
 }
 
 /// A request in flight.
@@ -258,7 +204,7 @@ impl Sched {
 
 /// Whether the breaker of `l`'s provider lets an attempt at `t` through (`Some(true)`: as the
 /// half-open probe); always without breakers.
-fn admit(breakers: &mut [Breaker], l: &Link, t: f64) -> Option<bool> {
+fn admit(breakers: &mut [Circuit], l: &Link, t: f64) -> Option<bool> {
     match breakers.get_mut(l.provider) {
         Some(b) => b.admit(t),
         None => Some(false),
@@ -267,7 +213,7 @@ fn admit(breakers: &mut [Breaker], l: &Link, t: f64) -> Option<bool> {
 
 /// Schedule the result of an attempt on `l`'s provider for its breaker at `end`, when the
 /// attempt ends (nothing without breakers).
-fn record(breakers: &[Breaker], sched: &mut Sched, l: &Link, end: f64, probe: bool, ok: bool) {
+fn record(breakers: &[Circuit], sched: &mut Sched, l: &Link, end: f64, probe: bool, ok: bool) {
     if !breakers.is_empty() {
         let payload = (l.provider as u32) << 2 | u32::from(probe) << 1 | u32::from(ok);
         sched.push(end, RECORD, payload);
@@ -316,7 +262,7 @@ impl Window<'_> {
         t: f64,
         f: &mut Flight,
         caches: &mut [Cache],
-        breakers: &mut [Breaker],
+        breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
@@ -447,7 +393,7 @@ impl Window<'_> {
         &self,
         l: &Link,
         t: f64,
-        breakers: &mut [Breaker],
+        breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
@@ -513,7 +459,7 @@ impl Window<'_> {
         r: usize,
         t: f64,
         f: &mut Flight,
-        breakers: &mut [Breaker],
+        breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
@@ -572,7 +518,7 @@ impl Window<'_> {
         r: usize,
         t: f64,
         f: &mut Flight,
-        breakers: &mut [Breaker],
+        breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
@@ -693,18 +639,8 @@ impl Window<'_> {
         let mut caches = vec![Cache::default(); sessions * nl];
         let mut flights = vec![Flight::default(); n];
         let providers = self.links.iter().map(|l| l.provider + 1).max().unwrap_or(0);
-        let mut breakers: Vec<Breaker> = match self.breaker {
-            Some(b) => vec![
-                Breaker {
-                    threshold: b.threshold.max(1),
-                    cooldown_s: b.cooldown_s,
-                    end_s: self.incident.duration_s,
-                    state: State::Closed(0),
-                    probes: 0.0,
-                    open_s: 0.0,
-                };
-                providers
-            ],
+        let mut breakers: Vec<Circuit> = match self.breaker {
+            Some(b) => vec![Circuit::new(&b, self.incident.duration_s); providers],
             None => Vec::new(),
         };
         let mut sched = Sched {
@@ -748,8 +684,8 @@ impl Window<'_> {
         }
         // The dead provider's breaker (slot 0, the primary's provider).
         if let Some(b) = breakers.first() {
-            run.probes = b.probes;
-            run.open_s = b.open_s;
+            run.probes = b.probes();
+            run.open_s = b.open_s();
         }
         run
     }
