@@ -52,7 +52,7 @@ use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
 use super::circuit::Circuit;
 use super::incident::{Arrivals, IncidentMc};
-use super::policy::{Outcome, PolicySim};
+use super::policy::{AttemptResult, PolicySim};
 use super::rng::{SimRng, Stream, chunk_rng, uniform};
 use super::stats::Sum;
 use super::steady::Prices;
@@ -302,13 +302,15 @@ impl Window<'_> {
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
                 let outcome = self.sim.draw(l.index, fail_prices, rng);
                 match outcome {
-                    Outcome::Ok(ln_l) => record(breakers, sched, l, t + ln_l.exp(), probe, true),
-                    Outcome::Fail(class, _, secs) => {
+                    AttemptResult::Ok(ln_l) => {
+                        record(breakers, sched, l, t + ln_l.exp(), probe, true)
+                    }
+                    AttemptResult::Fail(class, _, secs) => {
                         record(breakers, sched, l, t + secs, probe, answers(class))
                     }
                 }
                 match outcome {
-                    Outcome::Ok(_) => {
+                    AttemptResult::Ok(_) => {
                         f.n += 1;
                         run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
@@ -329,7 +331,7 @@ impl Window<'_> {
                         run.dead_time += f.dead_s;
                         return;
                     }
-                    Outcome::Fail(class, usd, secs) => (class, usd, secs),
+                    AttemptResult::Fail(class, usd, secs) => (class, usd, secs),
                 }
             };
             f.n += 1;
@@ -414,11 +416,11 @@ impl Window<'_> {
             };
         }
         match self.sim.draw(l.index, &l.warm, rng) {
-            Outcome::Ok(ln) => {
+            AttemptResult::Ok(ln) => {
                 record(breakers, sched, l, t + ln.exp(), probe, true);
                 LegEnd::Ok(ln)
             }
-            Outcome::Fail(class, usd, secs) => {
+            AttemptResult::Fail(class, usd, secs) => {
                 record(breakers, sched, l, t + secs, probe, answers(class));
                 LegEnd::Fail {
                     class,

@@ -49,7 +49,7 @@ pub fn is_default(chain: &Chain) -> bool {
 
 /// How one attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Outcome {
+pub enum AttemptResult {
     /// Answered, with ln of its latency.
     Ok(f64),
     /// Failed with a class, billing USD and taking seconds.
@@ -171,7 +171,7 @@ impl PolicySim {
     }
 
     /// One attempt on link `i` billed at `prices`.
-    pub fn draw(&self, i: usize, prices: &Prices, rng: &mut SimRng) -> Outcome {
+    pub fn draw(&self, i: usize, prices: &Prices, rng: &mut SimRng) -> AttemptResult {
         let l = &self.links[i];
         let u = uniform(rng);
         if u < l.f {
@@ -179,8 +179,8 @@ impl PolicySim {
             let k = l.cum.iter().position(|&c| v < c).unwrap_or(5);
             let class = ErrorClass::ALL[k];
             return match class {
-                ErrorClass::Timeout => Outcome::Fail(class, prices.gray, self.timeout_s),
-                _ => Outcome::Fail(class, 0.0, self.fast_fail_s),
+                ErrorClass::Timeout => AttemptResult::Fail(class, prices.gray, self.timeout_s),
+                _ => AttemptResult::Fail(class, 0.0, self.fast_fail_s),
             };
         }
         let ln_l = l.mu + l.sigma * normal(rng);
@@ -190,18 +190,18 @@ impl PolicySim {
             l.trip > 0.0 && uniform(rng) < l.trip
         };
         if trips {
-            return Outcome::Fail(ErrorClass::Timeout, prices.abandoned, self.timeout_s);
+            return AttemptResult::Fail(ErrorClass::Timeout, prices.abandoned, self.timeout_s);
         }
         if ln_l > self.ln_t {
             for _ in 0..64 {
                 let ln_l = l.mu + l.sigma * normal(rng);
                 if ln_l <= self.ln_t {
-                    return Outcome::Ok(ln_l);
+                    return AttemptResult::Ok(ln_l);
                 }
             }
-            return Outcome::Ok(self.ln_t);
+            return AttemptResult::Ok(self.ln_t);
         }
-        Outcome::Ok(ln_l)
+        AttemptResult::Ok(ln_l)
     }
 
     /// The backoff before retry `k`, jittered, seconds.
@@ -273,13 +273,13 @@ impl PolicySim {
                     return false;
                 }
                 match self.draw(i, prices, rng) {
-                    Outcome::Ok(ln_l) => {
+                    AttemptResult::Ok(ln_l) => {
                         out.cost += prices.success;
                         out.answered = Some(i);
                         out.latency_s = out.dead_s + ln_l.exp();
                         return true;
                     }
-                    Outcome::Fail(class, usd, secs) => {
+                    AttemptResult::Fail(class, usd, secs) => {
                         out.cost += usd;
                         out.wasted_cost += usd;
                         out.dead_s += secs;
@@ -382,13 +382,13 @@ impl PolicySim {
         let a0 = self.draw(0, w0, rng);
         out.attempts = 1;
         match (delay, a0) {
-            (Some(d), Outcome::Ok(l0)) if l0.exp() <= d => {
+            (Some(d), AttemptResult::Ok(l0)) if l0.exp() <= d => {
                 out.cost = w0.success;
                 out.answered = Some(0);
                 out.latency_s = l0.exp();
                 return;
             }
-            (Some(d), Outcome::Fail(class, u0, s0)) if s0 <= d => {
+            (Some(d), AttemptResult::Fail(class, u0, s0)) if s0 <= d => {
                 // Failed before the delay: the backup follows as a failover.
                 out.cost = u0;
                 out.wasted_cost = u0;
@@ -410,12 +410,12 @@ impl PolicySim {
                 out.attempts = 2;
                 out.cost_cap |= capped;
                 match self.draw(p, w1, rng) {
-                    Outcome::Ok(l1) => {
+                    AttemptResult::Ok(l1) => {
                         out.cost += w1.success;
                         out.answered = Some(p);
                         out.latency_s = s0 + l1.exp();
                     }
-                    Outcome::Fail(class, u1, s1) => {
+                    AttemptResult::Fail(class, u1, s1) => {
                         out.cost += u1;
                         out.wasted_cost += u1;
                         out.dead_s += s1;
@@ -436,8 +436,8 @@ impl PolicySim {
         let a1 = self.draw(p, w1, rng);
         out.attempts = 2;
         out.cost_cap |= capped;
-        let client_at = |a: Outcome, at: f64| match a {
-            Outcome::Fail(ErrorClass::Client, _, secs) => Some(at + secs),
+        let client_at = |a: AttemptResult, at: f64| match a {
+            AttemptResult::Fail(ErrorClass::Client, _, secs) => Some(at + secs),
             _ => None,
         };
         match (client_at(a0, 0.0), client_at(a1, s1)) {
@@ -452,7 +452,7 @@ impl PolicySim {
             }
         }
         match (a0, a1) {
-            (Outcome::Ok(l0), Outcome::Ok(l1)) => {
+            (AttemptResult::Ok(l0), AttemptResult::Ok(l1)) => {
                 let primary_wins = match delay {
                     Some(_) => l0.exp() <= s1 + l1.exp(),
                     None if self.win_by_latency => l0 <= l1,
@@ -472,20 +472,20 @@ impl PolicySim {
                     out.latency_s = s1 + l1.exp();
                 }
             }
-            (Outcome::Ok(l0), Outcome::Fail(_, u1, _)) => {
+            (AttemptResult::Ok(l0), AttemptResult::Fail(_, u1, _)) => {
                 out.cost = w0.success + u1;
                 out.wasted_cost = u1;
                 out.answered = Some(0);
                 out.latency_s = l0.exp();
             }
-            (Outcome::Fail(_, u0, _), Outcome::Ok(l1)) => {
+            (AttemptResult::Fail(_, u0, _), AttemptResult::Ok(l1)) => {
                 out.cost = u0 + w1.success;
                 out.wasted_cost = u0;
                 out.answered = Some(p);
                 out.dead_s = s1;
                 out.latency_s = s1 + l1.exp();
             }
-            (Outcome::Fail(c0, u0, e0), Outcome::Fail(c1, u1, e1)) => {
+            (AttemptResult::Fail(c0, u0, e0), AttemptResult::Fail(c1, u1, e1)) => {
                 out.cost = u0 + u1;
                 out.wasted_cost = u0 + u1;
                 out.dead_s = e0.max(s1 + e1);
