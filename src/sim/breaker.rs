@@ -46,45 +46,17 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::model::cost::{CacheState, Request, first_state, warm_state};
+use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, ErrorClass, WarmPolicy};
-use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
+use crate::model::{Chain, FailureMode, Incident, Pattern};
 
 use super::circuit::Circuit;
-use super::incident::{Arrivals, IncidentMc};
+use super::incident::{Arrivals, IncidentLink, IncidentMc, Placement};
 use super::policy::{AttemptResult, PolicySim};
 use super::rng::{SimRng, Stream, chunk_rng, uniform};
 use super::stats::Sum;
 use super::steady::Prices;
 use super::{McOptions, ordered};
-
-/// One link as the window sees it.
-#[derive(Debug, Clone)]
-struct Link {
-    index: usize,
-    /// The session cache this link reads: one per model (the position of the first link with
-    /// its id).
-    slot: usize,
-    /// Its provider's breaker, by the order providers first appear among the links (the
-    /// dead provider, the primary's, is 0).
-    provider: usize,
-    dead: bool,
-    starts_warm: bool,
-    explicit: bool,
-    ttl_s: f64,
-    warm: Prices,
-    /// The first-request state (write for explicit caching, cold otherwise).
-    first: Prices,
-    cold: Prices,
-    write: Prices,
-    /// USD of an attempt on the dead provider.
-    dead_cost: f64,
-    /// USD of a cancelled dead take-first leg.
-    dead_lost: f64,
-    /// USD of an attempt on the dead provider at the warm price (the rest of `dead_cost` is a
-    /// cold-start premium).
-    dead_warm: f64,
-}
 
 /// A request in flight.
 #[derive(Debug, Clone, Copy, Default)]
@@ -176,7 +148,7 @@ const RECORD: u8 = 0;
 
 struct Window<'a> {
     sim: PolicySim,
-    links: Vec<Link>,
+    links: Vec<IncidentLink>,
     incident: &'a Incident,
     pattern: Pattern,
     warm_policy: WarmPolicy,
@@ -204,7 +176,7 @@ impl Sched {
 
 /// Whether the breaker of `l`'s provider lets an attempt at `t` through (`Some(true)`: as the
 /// half-open probe); always without breakers.
-fn admit(breakers: &mut [Circuit], l: &Link, t: f64) -> Option<bool> {
+fn admit(breakers: &mut [Circuit], l: &IncidentLink, t: f64) -> Option<bool> {
     match breakers.get_mut(l.provider) {
         Some(b) => b.admit(t),
         None => Some(false),
@@ -213,7 +185,14 @@ fn admit(breakers: &mut [Circuit], l: &Link, t: f64) -> Option<bool> {
 
 /// Schedule the result of an attempt on `l`'s provider for its breaker at `end`, when the
 /// attempt ends (nothing without breakers).
-fn record(breakers: &[Circuit], sched: &mut Sched, l: &Link, end: f64, probe: bool, ok: bool) {
+fn record(
+    breakers: &[Circuit],
+    sched: &mut Sched,
+    l: &IncidentLink,
+    end: f64,
+    probe: bool,
+    ok: bool,
+) {
     if !breakers.is_empty() {
         let payload = (l.provider as u32) << 2 | u32::from(probe) << 1 | u32::from(ok);
         sched.push(end, RECORD, payload);
@@ -229,7 +208,7 @@ fn answers(class: ErrorClass) -> bool {
 
 impl Window<'_> {
     /// The prices of live link `l` for the request at `t`: (a success, a failed attempt).
-    fn live_prices<'l>(&self, l: &'l Link, c: &Cache, t: f64) -> (&'l Prices, &'l Prices) {
+    fn live_prices<'l>(&self, l: &'l IncidentLink, c: &Cache, t: f64) -> (&'l Prices, &'l Prices) {
         if l.starts_warm {
             return (&l.warm, &l.warm);
         }
@@ -375,7 +354,7 @@ impl Window<'_> {
 
     /// Whether a session's cache on `l` (Always policy) is still warm at `t`; other warm
     /// policies keep no expiry.
-    fn within_ttl(&self, l: &Link, c: &Cache, t: f64) -> bool {
+    fn within_ttl(&self, l: &IncidentLink, c: &Cache, t: f64) -> bool {
         match (l.explicit, self.warm_policy) {
             (true, WarmPolicy::Never | WarmPolicy::After(_)) => true,
             _ => c.successes == 0 || t - c.last <= l.ttl_s,
@@ -393,7 +372,7 @@ impl Window<'_> {
     /// earlier); a live one drawn warm.
     fn leg(
         &self,
-        l: &Link,
+        l: &IncidentLink,
         t: f64,
         breakers: &mut [Circuit],
         sched: &mut Sched,
@@ -591,7 +570,7 @@ impl Window<'_> {
                     None => uniform(rng) < self.sim.win_rate(),
                 };
                 let cancel = self.pattern == Pattern::HedgedTakeFirst;
-                let lost = |l: &Link| {
+                let lost = |l: &IncidentLink| {
                     if cancel {
                         l.warm.cancel
                     } else {
@@ -732,7 +711,7 @@ pub fn simulate(
         sim.allowed.clone()
     };
     let mut providers: Vec<&str> = Vec::new();
-    let links: Vec<Link> = allowed
+    let links: Vec<IncidentLink> = allowed
         .iter()
         .enumerate()
         .map(|(pos, &i)| {
@@ -761,34 +740,14 @@ pub fn simulate(
             } else {
                 policy::unwarmed_state(price, chain.policy.warm_fallback)
             };
-            let (dead_cost, dead_lost, dead_warm) = match incident.failure {
-                FailureMode::Fast => (0.0, 0.0, 0.0),
-                FailureMode::Gray => (
-                    request.partial_cost(price, dead_state, s.gray_output_fraction),
-                    request.partial_cost(price, dead_state, s.cancel_output_fraction),
-                    request.partial_cost(price, warm_state(price), s.gray_output_fraction),
-                ),
-            };
-            Link {
+            let at = Placement {
                 index: i,
                 slot,
                 provider,
-                dead: price.provider == primary.provider,
                 starts_warm,
-                explicit: price.caching == Caching::Explicit,
-                ttl_s: if price.caching == Caching::None {
-                    f64::INFINITY
-                } else {
-                    price.cache_ttl_s
-                },
-                warm: Prices::new(request, chain, i, warm_state(price)),
-                first: Prices::new(request, chain, i, first_state(price)),
-                cold: Prices::new(request, chain, i, CacheState::Cold),
-                write: Prices::new(request, chain, i, CacheState::Write),
-                dead_cost,
-                dead_lost,
-                dead_warm,
-            }
+                dead_state,
+            };
+            IncidentLink::new(request, chain, incident, at)
         })
         .collect();
     let (dead_s, dead_class) = match incident.failure {

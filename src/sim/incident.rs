@@ -25,7 +25,7 @@
 //! (failed attempts at the price of the state they were made in); `cold_start` the premium of
 //! the successes that warmed a cold cache (first − warm).
 
-use crate::model::cost::{Request, first_state, warm_state};
+use crate::model::cost::{CacheState, Request, first_state, warm_state};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
 use super::rng::{SimRng, Stream, chunk_rng, uniform};
@@ -64,27 +64,111 @@ impl Arrivals {
     }
 }
 
-/// One link as the window sees it.
+/// One link as an outage window sees it: the one link type of both incident simulators, the
+/// default-policy one here and the event simulator in [`super::breaker`].
 #[derive(Debug, Clone)]
-struct Link {
-    dead: bool,
-    starts_warm: bool,
-    gray_below: f64,
-    fail_below: f64,
-    trip_below: f64,
-    warm: Prices,
-    first: Prices,
+pub(super) struct IncidentLink {
+    /// Its position in the chain.
+    pub(super) index: usize,
+    /// The session cache this link reads: one per model (the position of the first link with
+    /// its id; a model listed twice shares its cache).
+    pub(super) slot: usize,
+    /// Its provider's breaker in [`super::breaker`], by the order providers first appear among
+    /// the links (the dead provider, the primary's, is 0).
+    pub(super) provider: usize,
+    /// On the provider that is down.
+    pub(super) dead: bool,
+    /// Warm from the window's start (the primary's model, and a hedge's second leg's).
+    pub(super) starts_warm: bool,
+    /// Whether the model caches explicitly (its `warm_fallback` decides when it is written).
+    pub(super) explicit: bool,
+    /// u below this: a gray failure (f · gray share).
+    pub(super) gray_below: f64,
+    /// u below this: a failure (f).
+    pub(super) fail_below: f64,
+    /// u below this and not a failure: a timeout trip (f + (1 − f) · trip rate).
+    pub(super) trip_below: f64,
+    /// Prices with the cache warm.
+    pub(super) warm: Prices,
+    /// Prices in the first-request state (write for explicit caching, cold otherwise).
+    pub(super) first: Prices,
+    /// Prices with the cache cold.
+    pub(super) cold: Prices,
+    /// Prices of a cache write.
+    pub(super) write: Prices,
     /// USD of an attempt on the dead provider (0 for fast failures).
-    dead_cost: f64,
+    pub(super) dead_cost: f64,
     /// The same attempt at the warm price (the rest of `dead_cost` is a cold-start premium).
-    dead_warm: f64,
+    pub(super) dead_warm: f64,
     /// USD of the dead leg of a take-first hedge when the other leg answered (cancelled).
-    dead_lost: f64,
+    pub(super) dead_lost: f64,
     /// TTL of a warmed cache, seconds (infinite without caching: nothing to expire).
-    ttl_s: f64,
-    /// The session cache this link reads: one per model, the first link with its id (a model
-    /// listed twice shares its cache).
-    slot: usize,
+    pub(super) ttl_s: f64,
+}
+
+/// Where a link sits in a window, as each simulator decides it: the rest of an
+/// [`IncidentLink`] follows from the chain ([`IncidentLink::new`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Placement {
+    /// Its position in the chain.
+    pub(super) index: usize,
+    /// Its session cache slot.
+    pub(super) slot: usize,
+    /// Its provider's breaker.
+    pub(super) provider: usize,
+    /// Warm from the window's start.
+    pub(super) starts_warm: bool,
+    /// The cache state a dead attempt is billed in when the link is not warm.
+    pub(super) dead_state: CacheState,
+}
+
+impl IncidentLink {
+    /// Link `at.index` of `chain` in `incident`: its prices in every cache state, the price of
+    /// an attempt on the dead provider (gray failures bill it, billed in `at.dead_state`), and
+    /// its draw thresholds.
+    pub(super) fn new(
+        request: &Request,
+        chain: &Chain,
+        incident: &Incident,
+        at: Placement,
+    ) -> IncidentLink {
+        let s = &chain.steady;
+        let i = at.index;
+        let link = &chain.links[i];
+        let price = &link.price;
+        let (f, trip) = (link.failure_rate, link.trip_rate);
+        let (dead_cost, dead_lost, dead_warm) = match incident.failure {
+            FailureMode::Fast => (0.0, 0.0, 0.0),
+            FailureMode::Gray => (
+                request.partial_cost(price, at.dead_state, s.gray_output_fraction),
+                request.partial_cost(price, at.dead_state, s.cancel_output_fraction),
+                request.partial_cost(price, warm_state(price), s.gray_output_fraction),
+            ),
+        };
+        IncidentLink {
+            index: i,
+            slot: at.slot,
+            provider: at.provider,
+            dead: price.provider == chain.links[0].price.provider,
+            starts_warm: at.starts_warm,
+            explicit: price.caching == Caching::Explicit,
+            gray_below: f * s.gray_fraction,
+            fail_below: f,
+            trip_below: f + (1.0 - f) * trip,
+            warm: Prices::new(request, chain, i, warm_state(price)),
+            first: Prices::new(request, chain, i, first_state(price)),
+            cold: Prices::new(request, chain, i, CacheState::Cold),
+            write: Prices::new(request, chain, i, CacheState::Write),
+            dead_cost,
+            dead_warm,
+            dead_lost,
+            ttl_s: if price.caching == Caching::None {
+                f64::INFINITY
+            } else {
+                price.cache_ttl_s
+            },
+        }
+    }
 }
 
 /// Per-run totals, in the order of [`IncidentMc`]'s fields.
@@ -128,14 +212,14 @@ pub struct IncidentMc {
 }
 
 struct Window<'a> {
-    links: Vec<Link>,
+    links: Vec<IncidentLink>,
     incident: &'a Incident,
     pattern: Pattern,
     win_rate: f64,
 }
 
 impl Window<'_> {
-    fn draw(&self, l: &Link, rng: &mut SimRng) -> Attempt {
+    fn draw(&self, l: &IncidentLink, rng: &mut SimRng) -> Attempt {
         let u = uniform(rng);
         if u < l.gray_below {
             Attempt::Gray
@@ -189,7 +273,7 @@ impl Window<'_> {
     fn hedged(&self, t: f64, warm_at: &mut [Option<f64>], run: &mut Run, rng: &mut SimRng) {
         let cancel = self.pattern == Pattern::HedgedTakeFirst;
         // (answered, USD if it failed and the other answered, USD if both failed)
-        let leg = |l: &Link, rng: &mut SimRng| -> (bool, f64, f64, f64) {
+        let leg = |l: &IncidentLink, rng: &mut SimRng| -> (bool, f64, f64, f64) {
             if l.dead {
                 let lost = if cancel { l.dead_lost } else { l.dead_cost };
                 return (false, lost, l.dead_cost, 0.0);
@@ -318,7 +402,6 @@ pub fn simulate(
         .enumerate()
         .map(|(i, link)| {
             let price = &link.price;
-            let dead = price.provider == primary.provider;
             // One cache per model: the primary's model (and the second leg's) is warm
             // wherever it is listed.
             let starts_warm = price.id == primary.id
@@ -328,7 +411,6 @@ pub fn simulate(
                 .iter()
                 .position(|p| p.price.id == price.id)
                 .unwrap_or(i);
-            let (f, trip) = (link.failure_rate, link.trip_rate);
             // A dead link not warm is billed as a success there would have been (a write for
             // an explicit fallback: the default policy warms at once), its premium over warm a
             // cold-start cost.
@@ -337,35 +419,14 @@ pub fn simulate(
             } else {
                 first_state(price)
             };
-            let gray = |state| match incident.failure {
-                FailureMode::Fast => 0.0,
-                FailureMode::Gray => request.partial_cost(price, state, s.gray_output_fraction),
-            };
-            let (dead_cost, dead_warm) = (gray(dead_state), gray(warm_state(price)));
-            let dead_lost = match incident.failure {
-                FailureMode::Fast => 0.0,
-                FailureMode::Gray => {
-                    request.partial_cost(price, dead_state, s.cancel_output_fraction)
-                }
-            };
-            Link {
-                dead,
-                starts_warm,
-                gray_below: f * s.gray_fraction,
-                fail_below: f,
-                trip_below: f + (1.0 - f) * trip,
-                warm: Prices::new(request, chain, i, warm_state(price)),
-                first: Prices::new(request, chain, i, first_state(price)),
-                dead_cost,
-                dead_warm,
-                dead_lost,
-                ttl_s: if price.caching == Caching::None {
-                    f64::INFINITY
-                } else {
-                    price.cache_ttl_s
-                },
+            let at = Placement {
+                index: i,
                 slot,
-            }
+                provider: 0,
+                starts_warm,
+                dead_state,
+            };
+            IncidentLink::new(request, chain, incident, at)
         })
         .collect();
     let window = Window {
