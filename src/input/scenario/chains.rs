@@ -15,6 +15,10 @@ use crate::error::{InputError, InputErrorKind};
 use crate::model::latency::Latency;
 use crate::model::{Billing, Chain, ChainDraft, LinkDraft, PriceTable, Request, ServiceTier};
 
+/// Each chain's service tier per link, primary first, by chain name
+/// ([`crate::model::ScenarioBilling::service_tiers`]).
+type ChainTiers = Vec<(String, Vec<ServiceTier>)>;
+
 /// The chains of `file`, in file order, and each chain's service tier per link (by name), for
 /// `request` billed with the scenario's `cache_ttl_s`.
 ///
@@ -27,7 +31,7 @@ pub(super) fn resolve_chains(
     prices: &PriceTable,
     request: &Request,
     cache_ttl_s: Option<f64>,
-) -> Result<(Vec<Chain>, Vec<(String, Vec<ServiceTier>)>), InputError> {
+) -> Result<(Vec<Chain>, ChainTiers), InputError> {
     let invalid = |path: &[Segment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
     let r = &file.request;
 

@@ -123,13 +123,13 @@ fn latency_entries_derive_trips_and_the_win_share() {
          [latency.\"anthropic/claude-sonnet-5\"]\np50_s = 2.0\np99_s = 12.0\n"
     );
     let c = &load_str(&text).unwrap().chains[0];
-    assert_eq!(trip_rates(&c), vec![0.05, 0.0]);
+    assert_eq!(trip_rates(c), vec![0.05, 0.0]);
     assert_eq!(c.steady.primary_win_rate, 0.9);
     assert!(!c.steady.win_from_latency);
 
     // No [latency]: the worked examples' trips (0) and w (1) are kept, default timing.
     let c = &load_str(&format!("{HEAD}{TWO}")).unwrap().chains[0];
-    assert_eq!(trip_rates(&c), vec![0.0, 0.0]);
+    assert_eq!(trip_rates(c), vec![0.0, 0.0]);
     assert_eq!(c.steady.primary_win_rate, 1.0);
     assert_eq!(c.policy.timeout_s, 30.0);
     assert!(!c.links[0].latency.given);
