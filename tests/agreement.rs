@@ -13,10 +13,11 @@ use std::path::Path;
 
 use fallcost::input::pricing::bundled;
 use fallcost::input::scenario;
-use fallcost::model::latency::{Latency, primary_win_rate};
+use fallcost::model::latency::Latency;
 use fallcost::model::policy::{Backoff, ErrorClass, ErrorMix, Jitter, WarmPolicy};
 use fallcost::model::{
-    AbandonedBilling, Chain, FailureMode, Incident, Policy, Request, Scenario, Steady,
+    AbandonedBilling, ChainDraft, FailureMode, Incident, LinkDraft, Policy, Request, Scenario,
+    Steady,
 };
 use fallcost::sim::McOptions;
 use fallcost::sim::agree;
@@ -262,38 +263,27 @@ fn build(
     policy: Option<&PolicySpec>,
 ) -> Scenario {
     let prices = bundled("2026-07").unwrap();
-    let latency: Vec<Latency> = links
+    // A link with a latency model derives its trip rate from it (ChainDraft::build), as a
+    // scenario's does; the others keep their given trip rate.
+    let links = links
         .iter()
-        .map(|l| match l.latency {
-            Some((p50, ratio)) => Latency {
-                p50_s: p50,
-                p99_s: p50 * ratio,
-                given: true,
-            },
-            None => Latency::default(),
-        })
-        .collect();
-    // As scenario resolution does: trips from latency where a latency is given, w from latency
-    // when both hedge legs have one and no w is given.
-    let trips_from_latency: Vec<bool> = latency.iter().map(|l| l.given).collect();
-    let trip_rates = links
-        .iter()
-        .zip(&latency)
-        .map(|(s, l)| {
-            if l.given {
-                l.trip_rate(timeout_s)
-            } else {
-                s.trip
+        .map(|l| {
+            let latency = match l.latency {
+                Some((p50, ratio)) => Latency {
+                    p50_s: p50,
+                    p99_s: p50 * ratio,
+                    given: true,
+                },
+                None => Latency::default(),
+            };
+            LinkDraft {
+                price: prices.get(MODELS[l.model]).unwrap().clone(),
+                failure_rate: l.failure,
+                trip_rate: (!latency.given).then_some(l.trip),
+                latency,
             }
         })
         .collect();
-    let win_from_latency =
-        win.is_none() && latency.len() >= 2 && latency[0].given && latency[1].given;
-    let primary_win_rate = match win {
-        Some(w) => w,
-        None if win_from_latency => primary_win_rate(&latency[0], &latency[1], timeout_s),
-        None => 1.0,
-    };
     let error_mix = policy.and_then(PolicySpec::error_mix);
     // As scenario resolution does: an error mix replaces the gray fraction (its `timeout`
     // share is the gray share), which then keeps its default.
@@ -302,15 +292,10 @@ fn build(
     } else {
         gray
     };
-    let chain = Chain {
+    let chain = ChainDraft {
         name: "random".into(),
-        links: links
-            .iter()
-            .map(|l| prices.get(MODELS[l.model]).unwrap().clone())
-            .collect(),
+        links,
         steady: Steady {
-            failure_rates: links.iter().map(|l| l.failure).collect(),
-            trip_rates,
             gray_fraction: gray,
             gray_output_fraction: gray_out,
             cancel_output_fraction: cancel_out,
@@ -319,12 +304,11 @@ fn build(
             } else {
                 AbandonedBilling::Partial
             },
-            primary_win_rate,
             fast_fail_s: 0.5,
-            trips_from_latency,
-            win_from_latency,
             error_mix,
+            ..Steady::default()
         },
+        primary_win_rate: win,
         policy: match policy {
             Some(p) => p.policy(timeout_s),
             None => Policy {
@@ -332,9 +316,9 @@ fn build(
                 ..Policy::default()
             },
         },
-        latency,
         traffic_share: None,
-    };
+    }
+    .build();
     Scenario {
         name: "random".into(),
         pricing: "2026-07".into(),

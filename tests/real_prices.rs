@@ -289,8 +289,8 @@ service_tiers = ["standard", "priority"]
 "#;
     let s = scenario::parse("s.toml", text, Path::new("."), &[]).unwrap();
     let links = &s.chains[0].links;
-    assert_eq!((links[0].input, links[0].output), (2.5, 15.0));
-    assert_eq!((links[1].input, links[1].output), (4.25, 17.0));
+    assert_eq!((links[0].price.input, links[0].price.output), (2.5, 15.0));
+    assert_eq!((links[1].price.input, links[1].price.output), (4.25, 17.0));
     let bad = text.replace("\"priority\"]", "\"flex\"]");
     let e = scenario::parse("s.toml", &bad, Path::new("."), &[]).unwrap_err();
     assert_eq!(e.field.as_deref(), Some("chain[0].service_tiers[1]"), "{e}");

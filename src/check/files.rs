@@ -331,7 +331,7 @@ fn check_scenario(path: &Path, file: &str, text: &str, opts: &Options, report: &
             .map_or(1, |l| l.line)
     };
     let priced = |ci: usize, mi: usize| {
-        let m = &scenario.chains[ci].links[mi];
+        let m = &scenario.chains[ci].links[mi].price;
         Side::new(
             m.id.clone(),
             vec![super::PricedModel::priced(
@@ -350,12 +350,12 @@ fn check_scenario(path: &Path, file: &str, text: &str, opts: &Options, report: &
         .map(|(ci, c)| {
             let mut links = Vec::new();
             for mi in 1..c.links.len() {
-                if c.links[mi].id == c.links[0].id {
+                if c.links[mi].price.id == c.links[0].price.id {
                     report.findings.push(Finding::Config {
                         file: file.to_string(),
                         line: line(ci, Some(mi)),
                         notice: gateway::Notice::SelfFallback {
-                            group: c.links[0].id.clone(),
+                            group: c.links[0].price.id.clone(),
                         },
                     });
                     continue;

@@ -52,8 +52,8 @@ pub fn failover_cache(request: &Request, chain: &Chain) -> Option<FailoverCache>
     if !request.has_prefix() || allowed.len() < 2 {
         return None;
     }
-    let primary = &chain.links[0];
-    let fallback = &chain.links[allowed[1]];
+    let primary = &chain.links[0].price;
+    let fallback = &chain.links[allowed[1]].price;
     let base = request.success_cost(primary, warm_state(primary));
     let row = |request_kind: &'static str, model: &str, cost: f64| CacheRow {
         request: request_kind,
@@ -113,6 +113,7 @@ pub fn break_even(write: f64, cold: f64, warm: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Link;
     use crate::model::Steady;
     use crate::model::cost::tests::{july, req};
 
@@ -124,12 +125,11 @@ mod tests {
         let chain = Chain {
             name: "c".into(),
             links: vec![
-                july("openai/gpt-5.6-sol"),
-                july("anthropic/claude-sonnet-5"),
+                Link::new(july("openai/gpt-5.6-sol")),
+                Link::new(july("anthropic/claude-sonnet-5")),
             ],
             steady: Steady::default(),
             policy: Default::default(),
-            latency: Vec::new(),
             traffic_share: None,
         };
         let t = failover_cache(&req(2000.0, 500.0, 15000.0, 1.0), &chain).unwrap();
@@ -167,10 +167,9 @@ mod tests {
     fn no_table_without_a_prefix_or_a_fallback() {
         let chain = Chain {
             name: "c".into(),
-            links: vec![july("openai/gpt-5.6-sol")],
+            links: vec![Link::new(july("openai/gpt-5.6-sol"))],
             steady: Steady::default(),
             policy: Default::default(),
-            latency: Vec::new(),
             traffic_share: None,
         };
         assert!(failover_cache(&req(1.0, 1.0, 100.0, 1.0), &chain).is_none());
@@ -185,15 +184,14 @@ mod tests {
         let mut chain = Chain {
             name: "c".into(),
             links: vec![
-                july("openai/gpt-5.6-sol"),
-                july("anthropic/claude-sonnet-5"),
+                Link::new(july("openai/gpt-5.6-sol")),
+                Link::new(july("anthropic/claude-sonnet-5")),
             ],
             steady: Steady::default(),
             policy: Policy {
                 warm_fallback: WarmPolicy::After(3),
                 ..Policy::default()
             },
-            latency: Vec::new(),
             traffic_share: None,
         };
         let r = req(2000.0, 500.0, 15000.0, 1.0);

@@ -320,6 +320,27 @@ pub(crate) mod tests {
         }
     }
 
+    /// Set the first links' failure rates (the rest keep theirs).
+    pub(crate) fn set_failure_rates(c: &mut crate::model::Chain, rates: &[f64]) {
+        for (l, r) in c.links.iter_mut().zip(rates) {
+            l.failure_rate = *r;
+        }
+    }
+
+    /// Set the first links' trip rates (the rest keep theirs).
+    pub(crate) fn set_trip_rates(c: &mut crate::model::Chain, rates: &[f64]) {
+        for (l, r) in c.links.iter_mut().zip(rates) {
+            l.trip_rate = *r;
+        }
+    }
+
+    /// Set the first links' latency models (the rest keep theirs).
+    pub(crate) fn set_latency(c: &mut crate::model::Chain, latency: &[crate::model::Latency]) {
+        for (l, x) in c.links.iter_mut().zip(latency) {
+            l.latency = *x;
+        }
+    }
+
     pub(crate) fn req(input: f64, output: f64, prefix: f64, h: f64) -> Request {
         Request {
             input_tokens: input,

@@ -77,9 +77,8 @@ impl HedgeLeg {
     /// rate and error mix (MODEL.md §3, §4, §8): what [`super::policy`] draws for one attempt.
     pub fn steady(request: &Request, chain: &Chain, index: usize, state: CacheState) -> HedgeLeg {
         let s = &chain.steady;
-        let price = &chain.links[index];
-        let f = s.failure_rates.get(index).copied().unwrap_or(0.0);
-        let t = s.trip_rates.get(index).copied().unwrap_or(0.0);
+        let link = &chain.links[index];
+        let (price, f, t) = (&link.price, link.failure_rate, link.trip_rate);
         let mix = s
             .error_mix
             .unwrap_or(ErrorMix::from_gray_fraction(s.gray_fraction));
@@ -198,7 +197,7 @@ impl Timing {
     pub fn new(chain: &Chain, backup: usize) -> Timing {
         let s = &chain.steady;
         let t = chain.policy.timeout_s;
-        let (lat0, lat1) = (chain.latency(0), chain.latency(backup));
+        let (lat0, lat1) = (chain.links[0].latency, chain.links[backup].latency);
         let (answered_by_delay, win) = match chain.policy.hedge_delay_s {
             None => {
                 let w = if backup != 1 && s.win_from_latency {

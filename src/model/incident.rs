@@ -542,10 +542,10 @@ pub fn failback(
     incident: &Incident,
     pattern: Pattern,
 ) -> (f64, f64) {
-    let primary = &chain.links[0];
+    let primary = &chain.links[0].price;
     let fails_over = policy::allowed_links(request, chain)
         .iter()
-        .any(|&i| chain.links[i].provider != primary.provider);
+        .any(|&i| chain.links[i].price.provider != primary.provider);
     let rewrites = pattern != Pattern::NoFallback
         && fails_over
         && primary.caching != Caching::None
@@ -570,13 +570,12 @@ pub fn evaluate(
     if pattern.is_hedged() && chain.links.len() < 2 {
         return None;
     }
-    let primary = &chain.links[0];
+    let primary = &chain.links[0].price;
     let down = primary.provider.as_str();
     let n = incident.requests();
     let sessions = Sessions::new(n, incident.session_length.max(1));
     let links: Vec<WindowLink> = chain
-        .links
-        .iter()
+        .prices()
         .enumerate()
         .map(|(index, price)| WindowLink {
             price,
@@ -593,12 +592,12 @@ pub fn evaluate(
     let warm_ids: Vec<&str> = allowed
         .iter()
         .take(if pattern.is_hedged() { 2 } else { 1 })
-        .map(|&i| chain.links[i].id.as_str())
+        .map(|&i| chain.links[i].price.id.as_str())
         .collect();
     let allowed_links: Vec<WindowLink> = allowed
         .iter()
         .map(|&i| WindowLink {
-            starts_warm: warm_ids.contains(&chain.links[i].id.as_str()),
+            starts_warm: warm_ids.contains(&chain.links[i].price.id.as_str()),
             ..links[i]
         })
         .collect();
@@ -716,16 +715,19 @@ pub fn evaluate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Link;
     use crate::model::Steady;
-    use crate::model::cost::tests::{july, req};
+    use crate::model::cost::tests::{july, req, set_failure_rates, set_trip_rates};
 
     fn sept3(fallback: &str) -> (Request, Chain, Incident) {
         let chain = Chain {
             name: "c".into(),
-            links: vec![july("anthropic/claude-sonnet-5"), july(fallback)],
+            links: vec![
+                Link::new(july("anthropic/claude-sonnet-5")),
+                Link::new(july(fallback)),
+            ],
             steady: Steady::default(),
             policy: Default::default(),
-            latency: Vec::new(),
             traffic_share: None,
         };
         let incident = Incident {
@@ -819,8 +821,8 @@ mod tests {
     const C1: f64 = 0.0348;
 
     fn mixed(c: &mut Chain, f: &[f64], shares: [f64; 6]) {
-        c.steady.failure_rates = f.to_vec();
-        c.steady.trip_rates = vec![0.0; f.len()];
+        set_failure_rates(c, f);
+        set_trip_rates(c, &vec![0.0; f.len()]);
         c.steady.error_mix = Some(crate::model::policy::ErrorMix { shares });
     }
 
@@ -868,7 +870,7 @@ mod tests {
         assert!(close(tf.dead_time_mean_s, 0.05, 1e-12));
         let nc = evaluate(&r, &c, &i, Pattern::HedgedNoCancel).unwrap();
         assert!(close(nc.window, 11160.0 * (W0 + 0.9 * C1), 1e-9)); // 670.9392
-        c.links.push(july("openai/gpt-6-astra"));
+        c.links.push(Link::new(july("openai/gpt-6-astra")));
         mixed(&mut c, &[0.0, 0.1, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
         c.policy
             .failover_on
@@ -888,7 +890,7 @@ mod tests {
     fn a_quota_error_on_the_backup_stops_the_chain_in_the_window() {
         let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
         i.failure = FailureMode::Gray;
-        c.links.push(july("openai/gpt-6-astra"));
+        c.links.push(Link::new(july("openai/gpt-6-astra")));
         mixed(&mut c, &[0.0, 0.1, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
         let o = evaluate(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
         assert!(close(
@@ -937,7 +939,7 @@ mod tests {
     #[test]
     fn failing_fallback_cold_starts_follow_the_closed_form() {
         let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
-        c.steady.failure_rates = vec![0.0, 0.5];
+        set_failure_rates(&mut c, &[0.0, 0.5]);
         c.steady.gray_fraction = 0.0;
         i.duration_s = 40.0; // two sessions of 20
         let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
@@ -1036,8 +1038,11 @@ mod tests {
         use crate::model::policy::WarmPolicy;
         let (r, mut c, i) = sept3("anthropic/claude-haiku-4-5");
         // Haiku is on the dead provider: use an OpenAI primary instead.
-        c.links = vec![july("openai/gpt-6-sol"), july("anthropic/claude-haiku-4-5")];
-        let haiku = &c.links[1];
+        c.links = vec![
+            Link::new(july("openai/gpt-6-sol")),
+            Link::new(july("anthropic/claude-haiku-4-5")),
+        ];
+        let haiku = &c.links[1].price;
         let cold = r.premium_over_warm(haiku, CacheState::Cold);
         let write = r.premium_over_warm(haiku, CacheState::Write);
         let always = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();
@@ -1074,11 +1079,11 @@ mod tests {
         use crate::model::policy::WarmPolicy;
         let (r, mut c, mut i) = sept3("openai/gpt-6-sol");
         c.links = vec![
-            july("anthropic/claude-opus-5"),
-            july("openai/gpt-6-sol"),
-            july("anthropic/claude-haiku-4-5"),
+            Link::new(july("anthropic/claude-opus-5")),
+            Link::new(july("openai/gpt-6-sol")),
+            Link::new(july("anthropic/claude-haiku-4-5")),
         ];
-        c.steady.failure_rates = vec![0.0, 0.1, 0.0];
+        set_failure_rates(&mut c, &[0.0, 0.1, 0.0]);
         i.failure = FailureMode::Gray;
         i.duration_s = 1000.0;
         let (write, cold, warm) = (0.078, 0.063, 0.0144);
@@ -1138,9 +1143,9 @@ mod tests {
     fn cost_cap_in_the_window() {
         let (r, mut c, i) = sept3("openai/gpt-6-sol");
         c.links = vec![
-            july("anthropic/claude-opus-5"),
-            july("openai/gpt-6-astra"),
-            july("openai/gpt-6-sol"),
+            Link::new(july("anthropic/claude-opus-5")),
+            Link::new(july("openai/gpt-6-astra")),
+            Link::new(july("openai/gpt-6-sol")),
         ];
         c.policy.max_multiplier = Some(1.5);
         let o = evaluate(&r, &c, &i, Pattern::Sequential).unwrap();

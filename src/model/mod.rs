@@ -3,6 +3,8 @@
 //! The types here are the resolved, validated form of a scenario (the file format lives in
 //! [`crate::input`]); the engines are pure functions over them:
 //!
+//! - [`chain`]: a chain and its links, with the trip rates and w derived from the latency
+//!   models when the chain is built;
 //! - [`cost`]: the cost of one attempt in a cache state (§3);
 //! - [`steady`]: the four patterns per request in steady state (§4);
 //! - [`hedge`]: the two legs of a hedge under a policy (§4, §8), shared by [`steady`] and
@@ -13,6 +15,7 @@
 //!   share) (§7), used by both engines.
 
 pub mod cache;
+pub mod chain;
 pub mod cost;
 pub mod hedge;
 pub mod incident;
@@ -24,6 +27,7 @@ pub mod timeline;
 
 use serde::Serialize;
 
+pub use chain::{Chain, ChainDraft, Link, LinkDraft};
 pub use cost::{Billing, CacheMiss, CacheState, Request};
 pub use latency::Latency;
 pub use prices::{Caching, ModelPrice, PriceTable, Rate, ServiceTier, TierPrice};
@@ -88,13 +92,10 @@ pub enum FailureMode {
     Gray,
 }
 
-/// Steady-state failure and billing parameters of one chain (MODEL.md §3, §4).
+/// Steady-state failure and billing parameters every link of a chain shares (MODEL.md §3, §4);
+/// the per-link ones (failure and trip rates, latency) are on each [`Link`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Steady {
-    /// Per link, the probability an attempt fails (fast or gray), in [0, 1].
-    pub failure_rates: Vec<f64>,
-    /// Per link, the share of healthy attempts abandoned at the client timeout, in [0, 1].
-    pub trip_rates: Vec<f64>,
     /// Share of failures that are gray (hang until the timeout, billed), in [0, 1].
     pub gray_fraction: f64,
     /// Share of the output billed for a gray failure or a partially billed trip, in [0, 1].
@@ -107,9 +108,6 @@ pub struct Steady {
     pub primary_win_rate: f64,
     /// Seconds a fast failure takes before the client sees it (MODEL.md §3; default 0.5 s).
     pub fast_fail_s: f64,
-    /// Per link: whether its trip rate was derived from its latency model, P(L > T), rather
-    /// than given. The Monte Carlo engine then trips exactly the attempts slower than T.
-    pub trips_from_latency: Vec<bool>,
     /// Whether `primary_win_rate` was derived from the first two links' latency models. The
     /// Monte Carlo engine then lets the faster leg win; otherwise it draws the winner with
     /// probability w.
@@ -131,15 +129,12 @@ impl Steady {
 impl Default for Steady {
     fn default() -> Self {
         Steady {
-            failure_rates: Vec::new(),
-            trip_rates: Vec::new(),
             gray_fraction: 1.0,
             gray_output_fraction: 0.5,
             cancel_output_fraction: 0.0,
             abandoned_billing: AbandonedBilling::Partial,
             primary_win_rate: 1.0,
             fast_fail_s: 0.5,
-            trips_from_latency: Vec::new(),
             win_from_latency: false,
             error_mix: None,
         }
@@ -231,68 +226,6 @@ impl Incident {
     /// N = λ·D rounded to whole requests.
     pub fn requests(&self) -> u64 {
         (self.requests_per_second * self.duration_s).round() as u64
-    }
-}
-
-/// A fallback chain: links in order, the primary first, with its steady-state parameters.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Chain {
-    /// The chain's name, unique in its scenario.
-    pub name: String,
-    /// The models, primary first, with their prices.
-    pub links: Vec<ModelPrice>,
-    /// Failure and billing parameters (the scenario's `[steady]`, with the chain's overrides).
-    pub steady: Steady,
-    /// Client policy (the scenario's `[policy]`, with the chain's overrides).
-    pub policy: Policy,
-    /// The chain's share of the traffic, when the scenario splits traffic across chains
-    /// (tier-matched chains); `None` otherwise.
-    pub traffic_share: Option<f64>,
-    /// Per link, the model's latency distribution (`[latency."provider/model"]` or the
-    /// defaults). May be shorter than `links` (in hand-built chains); see [`Chain::latency`].
-    pub latency: Vec<Latency>,
-}
-
-impl Chain {
-    /// Whether the chain runs under the default policy (no retries, the provider-side classes
-    /// fail over in any order, no call or cost cap, no error mix, explicit fallbacks warmed at
-    /// once, no breaker, no hedge delay). The one notion of "default policy": it chooses the
-    /// Monte Carlo engine (the default-policy fast paths, else the policy simulators) and
-    /// whether the report has a "Retries, caps and attribution" table.
-    pub fn has_default_policy(&self) -> bool {
-        let p = &self.policy;
-        p.retries == 0
-            && p.fails_over_by_default()
-            && p.max_attempts.is_none()
-            && p.max_multiplier.is_none()
-            && p.warm_fallback == policy::WarmPolicy::Always
-            && p.breaker.is_none()
-            && p.hedge_delay_s.is_none()
-            && self.steady.error_mix.is_none()
-    }
-
-    /// The ids of the chain's models timed with the default latency model (no
-    /// `[latency."provider/model"]` entry: p50 2 s, p99 12 s), in chain order, each once.
-    ///
-    /// The one assumption both engines make about them: the defaults time whatever needs a
-    /// time (the Monte Carlo's latency percentiles, a delayed hedge's wait and race, MODEL.md
-    /// §7), while a simultaneous hedge's winner, unless both legs have entries, is the primary
-    /// with probability w as given (1 by default: the primary answers first, MODEL.md §4), the
-    /// answer then arriving at the winner's own latency: the default timing never decides who
-    /// wins a race w decides.
-    pub fn latency_defaults(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for (i, l) in self.links.iter().enumerate() {
-            if !self.latency(i).given && !out.contains(&l.id.as_str()) {
-                out.push(&l.id);
-            }
-        }
-        out
-    }
-
-    /// The latency model of link `i`: as resolved, or the defaults.
-    pub fn latency(&self, i: usize) -> Latency {
-        self.latency.get(i).copied().unwrap_or_default()
     }
 }
 

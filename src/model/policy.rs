@@ -308,12 +308,12 @@ pub fn unwarmed_state(price: &super::ModelPrice, warm: WarmPolicy) -> CacheState
 /// like-for-like price (the same request, warm, like the primary) is above
 /// `max_multiplier` × the primary's is skipped (the three-down post's cost cap).
 pub fn allowed_links(request: &Request, chain: &Chain) -> Vec<usize> {
-    let base = request.like_for_like(&chain.links[0]);
+    let base = request.like_for_like(&chain.links[0].price);
     (0..chain.links.len())
         .filter(|&i| {
             i == 0
                 || chain.policy.max_multiplier.is_none_or(|m| {
-                    !super::cost::above_ratio(request.like_for_like(&chain.links[i]), base, m)
+                    !super::cost::above_ratio(request.like_for_like(&chain.links[i].price), base, m)
                 })
         })
         .collect()
@@ -334,8 +334,11 @@ fn failures(request: &Request, chain: &Chain, plan: &LinkPlan) -> (f64, f64, Vec
             );
         }
         Some(super::FailureMode::Gray) => {
-            let gray =
-                request.partial_cost(&chain.links[i], state, chain.steady.gray_output_fraction);
+            let gray = request.partial_cost(
+                &chain.links[i].price,
+                state,
+                chain.steady.gray_output_fraction,
+            );
             return (
                 0.0,
                 0.0,
@@ -345,9 +348,8 @@ fn failures(request: &Request, chain: &Chain, plan: &LinkPlan) -> (f64, f64, Vec
         None => {}
     }
     let s = &chain.steady;
-    let price = &chain.links[i];
-    let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
-    let t = s.trip_rates.get(i).copied().unwrap_or(0.0);
+    let link = &chain.links[i];
+    let (price, f, t) = (&link.price, link.failure_rate, link.trip_rate);
     let success = request.success_cost(price, state);
     let gray = request.partial_cost(price, state, s.gray_output_fraction);
     let abandoned = match s.abandoned_billing {
@@ -442,7 +444,7 @@ pub fn evaluate(
     let warm: Vec<&str> = links
         .first()
         .filter(|_| first_warm)
-        .map(|&i| chain.links[i].id.as_str())
+        .map(|&i| chain.links[i].price.id.as_str())
         .into_iter()
         .collect();
     evaluate_warm(request, chain, links, &warm, entry, cap)
@@ -462,7 +464,7 @@ pub fn evaluate_warm(
     let plans: Vec<LinkPlan> = links
         .iter()
         .map(|&index| {
-            let price = &chain.links[index];
+            let price = &chain.links[index].price;
             LinkPlan {
                 index,
                 state: if warm.contains(&price.id.as_str()) {
@@ -587,22 +589,20 @@ pub fn evaluate_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cost::tests::{july, req};
+    use crate::model::Link;
+    use crate::model::cost::tests::{july, req, set_failure_rates};
     use crate::model::{Pattern, Policy, Steady, steady};
 
     fn chain(models: &[&str], f: &[f64], policy: Policy) -> Chain {
-        Chain {
+        let mut c = Chain {
             name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
-            steady: Steady {
-                failure_rates: f.to_vec(),
-                trip_rates: vec![0.0; models.len()],
-                ..Steady::default()
-            },
+            links: models.iter().map(|m| Link::new(july(m))).collect(),
+            steady: Steady::default(),
             policy,
-            latency: vec![],
             traffic_share: None,
-        }
+        };
+        set_failure_rates(&mut c, f);
+        c
     }
 
     const SOL: &str = "openai/gpt-5.6-sol";
@@ -792,12 +792,12 @@ mod tests {
             },
         );
         for (scale, allowed) in [(2.0 * (1.0 + 5e-11), false), (2.0, true)] {
-            fallback.input = c.links[0].input * scale;
-            fallback.output = c.links[0].output * scale;
-            c.links[1] = fallback.clone();
+            fallback.input = c.links[0].price.input * scale;
+            fallback.output = c.links[0].price.output * scale;
+            c.links[1].price = fallback.clone();
             let (p, fb) = (
-                crate::model::cost::per_1k(&r, &c.links[0]),
-                crate::model::cost::per_1k(&r, &c.links[1]),
+                crate::model::cost::per_1k(&r, &c.links[0].price),
+                crate::model::cost::per_1k(&r, &c.links[1].price),
             );
             assert_eq!(crate::check::above(fb, p, 2.0), !allowed, "{scale}");
             let want = if allowed { vec![0, 1] } else { vec![0] };

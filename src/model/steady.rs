@@ -97,7 +97,8 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
                 return None;
             }
             let p = allowed[1];
-            let leg = |i: usize| HedgeLeg::steady(request, chain, i, warm_state(&chain.links[i]));
+            let leg =
+                |i: usize| HedgeLeg::steady(request, chain, i, warm_state(&chain.links[i].price));
             let race = Hedge::new(chain, pattern, leg(0), leg(p)).race(chain.links.len());
             // Past a skipped first fallback, the race has counted every request that goes on.
             let cap = if p == 1 {
@@ -110,7 +111,10 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
                 .iter()
                 .map(|&(entry, _)| {
                     // The legs' models are warm (one cache per model) wherever listed.
-                    let warm = [chain.links[0].id.as_str(), chain.links[p].id.as_str()];
+                    let warm = [
+                        chain.links[0].price.id.as_str(),
+                        chain.links[p].price.id.as_str(),
+                    ];
                     policy::evaluate_warm(request, chain, &allowed[2..], &warm, entry, cap)
                 })
                 .collect();
@@ -123,30 +127,29 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
 
 /// The baseline: the primary alone, healthy and warm, USD per request.
 pub fn baseline(request: &Request, chain: &Chain) -> f64 {
-    let primary = &chain.links[0];
+    let primary = &chain.links[0].price;
     request.success_cost(primary, warm_state(primary))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cost::tests::{july, req};
+    use crate::model::Link;
+    use crate::model::cost::tests::{july, req, set_failure_rates, set_latency, set_trip_rates};
     use crate::model::policy::ErrorClass;
     use crate::model::{AbandonedBilling, Steady};
 
     fn chain(models: &[&str], failure_rates: &[f64], trip: f64) -> Chain {
-        Chain {
+        let mut c = Chain {
             name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
-            steady: Steady {
-                failure_rates: failure_rates.to_vec(),
-                trip_rates: vec![trip],
-                ..Steady::default()
-            },
+            links: models.iter().map(|m| Link::new(july(m))).collect(),
+            steady: Steady::default(),
             policy: Default::default(),
-            latency: Vec::new(),
             traffic_share: None,
-        }
+        };
+        set_failure_rates(&mut c, failure_rates);
+        set_trip_rates(&mut c, &[trip]);
+        c
     }
 
     fn per_1k(pattern: Pattern, c: &Chain) -> Outcome {
@@ -278,7 +281,7 @@ mod tests {
     #[test]
     fn delayed_hedge_with_fixed_latencies() {
         let mut c = chain(&[SOL, SONNET], &[0.0, 0.0], 0.0);
-        c.latency = vec![fixed(3.0), fixed(0.5)];
+        set_latency(&mut c, &[fixed(3.0), fixed(0.5)]);
         c.policy.timeout_s = 30.0;
         let r = req(2000.0, 500.0, 0.0, 0.0);
         // dead time: until the answering attempt starts, Sonnet's at d when it wins
@@ -319,7 +322,7 @@ mod tests {
             assert_close(cost(&c, Pattern::Sequential), 0.99 * 32.5 + 0.01 * 39.0);
         }
         // Hedged, the second leg is warm either way; the third link is reached cold or written.
-        c.steady.failure_rates = vec![1.0, 1.0, 0.0];
+        set_failure_rates(&mut c, &[1.0, 1.0, 0.0]);
         let haiku_write = (2000.0 * 1.0 + 15000.0 * 1.25 + 500.0 * 5.0) / 1000.0;
         let haiku_cold = (2000.0 * 1.0 + 15000.0 * 1.0 + 500.0 * 5.0) / 1000.0;
         c.policy.warm_fallback = WarmPolicy::Always;
@@ -467,7 +470,7 @@ mod tests {
     #[test]
     fn a_client_error_on_a_delayed_backup_fails_both_legs() {
         let mut c = mixed(&[SOL, SONNET], &[0.0, 1.0], CLIENT);
-        c.latency = vec![fixed(3.0), fixed(0.5)];
+        set_latency(&mut c, &[fixed(3.0), fixed(0.5)]);
         c.policy.hedge_delay_s = Some(2.0);
         let d = detailed(&req(2000.0, 500.0, 0.0, 0.0), &c, Pattern::HedgedNoCancel).unwrap();
         assert_eq!((d.cost, d.failed, d.attempts), (0.0, 1.0, 2.0));
@@ -482,21 +485,24 @@ mod tests {
             &[0.02, 0.05, 0.1],
             0.01,
         );
-        c.latency = vec![
-            crate::model::latency::Latency {
-                p50_s: 2.0,
-                p99_s: 9.0,
-                ..Default::default()
-            },
-            crate::model::latency::Latency {
-                p50_s: 1.5,
-                p99_s: 6.0,
-                ..Default::default()
-            },
-        ];
+        set_latency(
+            &mut c,
+            &[
+                crate::model::latency::Latency {
+                    p50_s: 2.0,
+                    p99_s: 9.0,
+                    ..Default::default()
+                },
+                crate::model::latency::Latency {
+                    p50_s: 1.5,
+                    p99_s: 6.0,
+                    ..Default::default()
+                },
+            ],
+        );
         c.policy.timeout_s = 10.0;
         c.steady.primary_win_rate =
-            crate::model::latency::primary_win_rate(&c.latency[0], &c.latency[1], 10.0);
+            crate::model::latency::primary_win_rate(&c.links[0].latency, &c.links[1].latency, 10.0);
         let r = req(2000.0, 500.0, 0.0, 0.0);
         for pattern in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
             let at_once = detailed(&r, &c, pattern).unwrap();
@@ -540,7 +546,7 @@ mod tests {
         for p in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
             assert_close(hits(&c, p), 1.0);
         }
-        c.latency = vec![fixed(3.0), fixed(1.0), fixed(0.5)];
+        set_latency(&mut c, &[fixed(3.0), fixed(1.0), fixed(0.5)]);
         for (d, want) in [(2.0, 1.0), (3.5, 0.1)] {
             c.policy.hedge_delay_s = Some(d);
             for p in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
@@ -550,7 +556,7 @@ mod tests {
             assert_eq!(hits(&c, Pattern::NoFallback), 0.0);
             assert_close(hits(&c, Pattern::Sequential), 0.1);
         }
-        c.latency[0] = crate::model::latency::Latency {
+        c.links[0].latency = crate::model::latency::Latency {
             p50_s: 2.0,
             p99_s: 10.0,
             ..Default::default()

@@ -224,8 +224,7 @@ pub fn analytic(scenario: &Scenario) -> Report {
                     attempts_max: d.attempts_max,
                     dead_time_mean_s: clean(d.dead_time_s),
                     answered_by: chain
-                        .links
-                        .iter()
+                        .prices()
                         .zip(&d.answered_by)
                         .map(|(l, a)| Answered {
                             model: l.id.clone(),
@@ -580,8 +579,7 @@ fn policy_figures(
     );
     let answered = |p: &ChainShare<'_, SteadySim>, m: &sim::policy::PolicyMc| -> Vec<Answered> {
         p.chain
-            .links
-            .iter()
+            .prices()
             .zip(&m.answered_by)
             .map(|(l, a)| Answered {
                 model: l.id.clone(),

@@ -115,8 +115,8 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
                 .map(|c| {
                     json!({
                         "name": c.name,
-                        "models": c.links.iter().map(|l| l.id.clone()).collect::<Vec<_>>(),
-                        "providers": c.links.iter().map(|l| l.provider.clone()).collect::<Vec<_>>(),
+                        "models": c.prices().map(|l| l.id.clone()).collect::<Vec<_>>(),
+                        "providers": c.prices().map(|l| l.provider.clone()).collect::<Vec<_>>(),
                         "traffic_share": c.traffic_share,
                         "service_tiers": report
                             .input

@@ -107,7 +107,7 @@ fn request_bound(req: &crate::model::Request, chain: &crate::model::Chain) -> f6
         .iter()
         .map(|l| {
             [CacheState::Warm, CacheState::Cold, CacheState::Write]
-                .map(|st| req.success_cost(l, st))
+                .map(|st| req.success_cost(&l.price, st))
                 .into_iter()
                 .fold(0.0, f64::max)
         })

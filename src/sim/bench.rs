@@ -7,10 +7,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use crate::model::cost::Request;
-use crate::model::latency::{Latency, primary_win_rate};
-use crate::model::{Chain, Policy, PriceTable, Steady};
+use crate::model::latency::Latency;
+use crate::model::{Chain, ChainDraft, LinkDraft, Policy, PriceTable, Steady};
 
-use super::rng::{chunk_rng, normal, uniform};
+use super::rng::{Stream, chunk_rng, normal, uniform};
 use super::steady::{ChainSim, SteadyTally, chunk, finish};
 use super::{CHUNK, ordered};
 
@@ -37,16 +37,7 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
         "anthropic/claude-sonnet-5",
         "anthropic/claude-haiku-4-5",
     ];
-    let links = ids
-        .iter()
-        .map(|id| {
-            prices
-                .get(id)
-                .cloned()
-                .ok_or_else(|| anyhow::anyhow!("the bundled price table lacks {id}"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let latency = vec![
+    let latency = [
         Latency {
             p50_s: 2.0,
             p99_s: 12.0,
@@ -63,14 +54,24 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
             given: true,
         },
     ];
-    let timeout_s = 10.0;
+    let links = ids
+        .iter()
+        .zip(latency)
+        .map(|(id, latency)| {
+            let price = prices
+                .get(id)
+                .cloned()
+                .ok_or_else(|| anyhow::anyhow!("the bundled price table lacks {id}"))?;
+            Ok(LinkDraft {
+                price,
+                failure_rate: 0.005,
+                trip_rate: None,
+                latency,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let steady = Steady {
-        failure_rates: vec![0.005; 3],
-        trip_rates: latency.iter().map(|l| l.trip_rate(timeout_s)).collect(),
         gray_fraction: 0.5,
-        trips_from_latency: vec![true; 3],
-        primary_win_rate: primary_win_rate(&latency[0], &latency[1], timeout_s),
-        win_from_latency: true,
         ..Steady::default()
     };
     let request = Request {
@@ -81,23 +82,24 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
     };
     Ok((
         request,
-        Chain {
+        ChainDraft {
             name: "bench".into(),
             links,
             steady,
+            primary_win_rate: None,
             policy: Policy {
-                timeout_s,
+                timeout_s: 10.0,
                 ..Policy::default()
             },
-            latency,
             traffic_share: None,
-        },
+        }
+        .build(),
     ))
 }
 
 /// The floor's chunk: the model's draws per request (u, z, u, z) and nothing else.
 fn floor_chunk(seed: u64, c: u64, count: u64) -> f64 {
-    let mut rng = chunk_rng(seed, 0, c);
+    let mut rng = chunk_rng(seed, Stream::SteadyFast { chain: 0 }.id(), c);
     let mut acc = 0.0;
     for _ in 0..count {
         acc += uniform(&mut rng) + normal(&mut rng) + uniform(&mut rng) + normal(&mut rng);
@@ -128,7 +130,10 @@ pub fn time_model(request: &Request, chain: &Chain, requests: u64, seed: u64) ->
     let mut acc = SteadyTally::default();
     ordered(
         chunks,
-        |c| chunk(&sim, seed, 0, c, CHUNK.min(requests - c * CHUNK)),
+        |c| {
+            let stream = Stream::SteadyFast { chain: 0 }.id();
+            chunk(&sim, seed, stream, c, CHUNK.min(requests - c * CHUNK))
+        },
         |a| acc.merge(&a),
         &mut |_| {},
     );
@@ -158,7 +163,14 @@ mod tests {
     #[test]
     fn benchmark_chain_and_loops() {
         let (r, c) = chain(&bundled("2026-07").unwrap()).unwrap();
-        assert!((c.steady.trip_rates[0] - c.latency[0].trip_rate(10.0)).abs() < 1e-15);
+        let sol = &c.links[0];
+        assert!((sol.trip_rate - sol.latency.trip_rate(10.0)).abs() < 1e-15);
+        assert!(
+            c.links
+                .iter()
+                .all(|l| l.trip_from_latency && l.failure_rate == 0.005)
+        );
+        assert!(c.steady.win_from_latency);
         assert!(c.steady.primary_win_rate > 0.0 && c.steady.primary_win_rate < 0.5);
         // Sol's 2,000 in / 500 out is $25 per 1,000; failures and trips move it a little.
         let seq = evaluate(&r, &c, crate::model::Pattern::Sequential).unwrap();

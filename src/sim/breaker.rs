@@ -46,99 +46,17 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::model::cost::{CacheState, Request, first_state, warm_state};
+use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, ErrorClass, WarmPolicy};
-use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
+use crate::model::{Chain, FailureMode, Incident, Pattern};
 
-use super::incident::{Arrivals, IncidentSums};
-use super::policy::{Outcome, PolicySim};
-use super::rng::{SimRng, chunk_rng, uniform};
+use super::circuit::Circuit;
+use super::incident::{Arrivals, IncidentLink, IncidentSums, Placement};
+use super::policy::{AttemptResult, PolicySim};
+use super::rng::{SimRng, Stream, chunk_rng, uniform};
 use super::stats::Sum;
 use super::steady::Prices;
 use super::{McOptions, ordered};
-
-/// One link as the window sees it.
-#[derive(Debug, Clone)]
-struct Link {
-    index: usize,
-    /// The session cache this link reads: one per model (the position of the first link with
-    /// its id).
-    slot: usize,
-    /// Its provider's breaker, by the order providers first appear among the links (the
-    /// dead provider, the primary's, is 0).
-    provider: usize,
-    dead: bool,
-    starts_warm: bool,
-    explicit: bool,
-    ttl_s: f64,
-    warm: Prices,
-    /// The first-request state (write for explicit caching, cold otherwise).
-    first: Prices,
-    cold: Prices,
-    write: Prices,
-    /// USD of an attempt on the dead provider.
-    dead_cost: f64,
-    /// USD of a cancelled dead take-first leg.
-    dead_lost: f64,
-    /// USD of an attempt on the dead provider at the warm price (the rest of `dead_cost` is a
-    /// cold-start premium).
-    dead_warm: f64,
-}
-
-/// The state of one provider's breaker.
-#[derive(Debug, Clone, Copy)]
-enum State {
-    Closed(u32),
-    Open { until: f64 },
-    HalfOpen,
-}
-
-#[derive(Debug, Clone)]
-struct Breaker {
-    threshold: u32,
-    cooldown_s: f64,
-    end_s: f64,
-    state: State,
-    probes: f64,
-    open_s: f64,
-}
-
-impl Breaker {
-    /// Open at `t` for the cooldown; the time open within the window is booked now.
-    fn open(&mut self, t: f64) {
-        let until = t + self.cooldown_s;
-        self.open_s += (until.min(self.end_s) - t.min(self.end_s)).max(0.0);
-        self.state = State::Open { until };
-    }
-
-    /// An attempt on the provider ended at `t`: `ok` when the provider answered (a success, or
-    /// a client or quota error: the provider's answer), a failure otherwise; `probe` when it
-    /// was the half-open probe. A result recorded while open (an attempt sent before it
-    /// opened) changes nothing.
-    fn record(&mut self, t: f64, probe: bool, ok: bool) {
-        match self.state {
-            State::Closed(_) if ok => self.state = State::Closed(0),
-            State::Closed(c) if c + 1 >= self.threshold => self.open(t),
-            State::Closed(c) => self.state = State::Closed(c + 1),
-            State::HalfOpen if probe && ok => self.state = State::Closed(0),
-            State::HalfOpen if probe => self.open(t),
-            _ => {}
-        }
-    }
-
-    /// Whether an attempt at `t` may go through, and whether it is the half-open probe.
-    fn admit(&mut self, t: f64) -> Option<bool> {
-        match self.state {
-            State::Closed(_) => Some(false),
-            State::Open { until, .. } if t >= until => {
-                self.state = State::HalfOpen;
-                self.probes += 1.0;
-                Some(true)
-            }
-            _ => None,
-        }
-    }
-}
 
 /// A request in flight.
 #[derive(Debug, Clone, Copy, Default)]
@@ -230,7 +148,7 @@ const RECORD: u8 = 0;
 
 struct Window<'a> {
     sim: PolicySim,
-    links: Vec<Link>,
+    links: Vec<IncidentLink>,
     incident: &'a Incident,
     pattern: Pattern,
     warm_policy: WarmPolicy,
@@ -258,7 +176,7 @@ impl Sched {
 
 /// Whether the breaker of `l`'s provider lets an attempt at `t` through (`Some(true)`: as the
 /// half-open probe); always without breakers.
-fn admit(breakers: &mut [Breaker], l: &Link, t: f64) -> Option<bool> {
+fn admit(breakers: &mut [Circuit], l: &IncidentLink, t: f64) -> Option<bool> {
     match breakers.get_mut(l.provider) {
         Some(b) => b.admit(t),
         None => Some(false),
@@ -267,7 +185,14 @@ fn admit(breakers: &mut [Breaker], l: &Link, t: f64) -> Option<bool> {
 
 /// Schedule the result of an attempt on `l`'s provider for its breaker at `end`, when the
 /// attempt ends (nothing without breakers).
-fn record(breakers: &[Breaker], sched: &mut Sched, l: &Link, end: f64, probe: bool, ok: bool) {
+fn record(
+    breakers: &[Circuit],
+    sched: &mut Sched,
+    l: &IncidentLink,
+    end: f64,
+    probe: bool,
+    ok: bool,
+) {
     if !breakers.is_empty() {
         let payload = (l.provider as u32) << 2 | u32::from(probe) << 1 | u32::from(ok);
         sched.push(end, RECORD, payload);
@@ -283,7 +208,7 @@ fn answers(class: ErrorClass) -> bool {
 
 impl Window<'_> {
     /// The prices of live link `l` for the request at `t`: (a success, a failed attempt).
-    fn live_prices<'l>(&self, l: &'l Link, c: &Cache, t: f64) -> (&'l Prices, &'l Prices) {
+    fn live_prices<'l>(&self, l: &'l IncidentLink, c: &Cache, t: f64) -> (&'l Prices, &'l Prices) {
         if l.starts_warm {
             return (&l.warm, &l.warm);
         }
@@ -316,7 +241,7 @@ impl Window<'_> {
         t: f64,
         f: &mut Flight,
         caches: &mut [Cache],
-        breakers: &mut [Breaker],
+        breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
@@ -356,13 +281,15 @@ impl Window<'_> {
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
                 let outcome = self.sim.draw(l.index, fail_prices, rng);
                 match outcome {
-                    Outcome::Ok(ln_l) => record(breakers, sched, l, t + ln_l.exp(), probe, true),
-                    Outcome::Fail(class, _, secs) => {
+                    AttemptResult::Ok(ln_l) => {
+                        record(breakers, sched, l, t + ln_l.exp(), probe, true)
+                    }
+                    AttemptResult::Fail(class, _, secs) => {
                         record(breakers, sched, l, t + secs, probe, answers(class))
                     }
                 }
                 match outcome {
-                    Outcome::Ok(_) => {
+                    AttemptResult::Ok(_) => {
                         f.n += 1;
                         run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
@@ -383,7 +310,7 @@ impl Window<'_> {
                         run.dead_time += f.dead_s;
                         return;
                     }
-                    Outcome::Fail(class, usd, secs) => (class, usd, secs),
+                    AttemptResult::Fail(class, usd, secs) => (class, usd, secs),
                 }
             };
             f.n += 1;
@@ -427,7 +354,7 @@ impl Window<'_> {
 
     /// Whether a session's cache on `l` (Always policy) is still warm at `t`; other warm
     /// policies keep no expiry.
-    fn within_ttl(&self, l: &Link, c: &Cache, t: f64) -> bool {
+    fn within_ttl(&self, l: &IncidentLink, c: &Cache, t: f64) -> bool {
         match (l.explicit, self.warm_policy) {
             (true, WarmPolicy::Never | WarmPolicy::After(_)) => true,
             _ => c.successes == 0 || t - c.last <= l.ttl_s,
@@ -445,9 +372,9 @@ impl Window<'_> {
     /// earlier); a live one drawn warm.
     fn leg(
         &self,
-        l: &Link,
+        l: &IncidentLink,
         t: f64,
-        breakers: &mut [Breaker],
+        breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
@@ -468,11 +395,11 @@ impl Window<'_> {
             };
         }
         match self.sim.draw(l.index, &l.warm, rng) {
-            Outcome::Ok(ln) => {
+            AttemptResult::Ok(ln) => {
                 record(breakers, sched, l, t + ln.exp(), probe, true);
                 LegEnd::Ok(ln)
             }
-            Outcome::Fail(class, usd, secs) => {
+            AttemptResult::Fail(class, usd, secs) => {
                 record(breakers, sched, l, t + secs, probe, answers(class));
                 LegEnd::Fail {
                     class,
@@ -513,7 +440,7 @@ impl Window<'_> {
         r: usize,
         t: f64,
         f: &mut Flight,
-        breakers: &mut [Breaker],
+        breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
@@ -572,7 +499,7 @@ impl Window<'_> {
         r: usize,
         t: f64,
         f: &mut Flight,
-        breakers: &mut [Breaker],
+        breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
@@ -643,7 +570,7 @@ impl Window<'_> {
                     None => uniform(rng) < self.sim.win_rate(),
                 };
                 let cancel = self.pattern == Pattern::HedgedTakeFirst;
-                let lost = |l: &Link| {
+                let lost = |l: &IncidentLink| {
                     if cancel {
                         l.warm.cancel
                     } else {
@@ -693,18 +620,8 @@ impl Window<'_> {
         let mut caches = vec![Cache::default(); sessions * nl];
         let mut flights = vec![Flight::default(); n];
         let providers = self.links.iter().map(|l| l.provider + 1).max().unwrap_or(0);
-        let mut breakers: Vec<Breaker> = match self.breaker {
-            Some(b) => vec![
-                Breaker {
-                    threshold: b.threshold.max(1),
-                    cooldown_s: b.cooldown_s,
-                    end_s: self.incident.duration_s,
-                    state: State::Closed(0),
-                    probes: 0.0,
-                    open_s: 0.0,
-                };
-                providers
-            ],
+        let mut breakers: Vec<Circuit> = match self.breaker {
+            Some(b) => vec![Circuit::new(&b, self.incident.duration_s); providers],
             None => Vec::new(),
         };
         let mut sched = Sched {
@@ -748,8 +665,8 @@ impl Window<'_> {
         }
         // The dead provider's breaker (slot 0, the primary's provider).
         if let Some(b) = breakers.first() {
-            run.probes = b.probes;
-            run.open_s = b.open_s;
+            run.probes = b.probes();
+            run.open_s = b.open_s();
         }
         run
     }
@@ -787,18 +704,18 @@ pub fn simulate(
         return None;
     }
     let s = &chain.steady;
-    let primary = &chain.links[0];
+    let primary = &chain.links[0].price;
     let allowed: Vec<usize> = if pattern == Pattern::NoFallback {
         vec![0]
     } else {
         sim.allowed.clone()
     };
     let mut providers: Vec<&str> = Vec::new();
-    let links: Vec<Link> = allowed
+    let links: Vec<IncidentLink> = allowed
         .iter()
         .enumerate()
         .map(|(pos, &i)| {
-            let price = &chain.links[i];
+            let price = &chain.links[i].price;
             let provider = providers
                 .iter()
                 .position(|p| *p == price.provider.as_str())
@@ -808,13 +725,13 @@ pub fn simulate(
                 });
             // One cache per model: the first link's model (and the second leg's) is warm
             // wherever it is listed.
-            let starts_warm = price.id == chain.links[allowed[0]].id
+            let starts_warm = price.id == chain.links[allowed[0]].price.id
                 || (pattern.is_hedged()
                     && allowed.len() > 1
-                    && price.id == chain.links[allowed[1]].id);
+                    && price.id == chain.links[allowed[1]].price.id);
             let slot = allowed
                 .iter()
-                .position(|&j| chain.links[j].id == price.id)
+                .position(|&j| chain.links[j].price.id == price.id)
                 .unwrap_or(pos);
             // A dead link not warm is billed as a success there would have been (a write for
             // an explicit fallback warmed at once), its premium over warm a cold-start cost.
@@ -823,34 +740,14 @@ pub fn simulate(
             } else {
                 policy::unwarmed_state(price, chain.policy.warm_fallback)
             };
-            let (dead_cost, dead_lost, dead_warm) = match incident.failure {
-                FailureMode::Fast => (0.0, 0.0, 0.0),
-                FailureMode::Gray => (
-                    request.partial_cost(price, dead_state, s.gray_output_fraction),
-                    request.partial_cost(price, dead_state, s.cancel_output_fraction),
-                    request.partial_cost(price, warm_state(price), s.gray_output_fraction),
-                ),
-            };
-            Link {
+            let at = Placement {
                 index: i,
                 slot,
                 provider,
-                dead: price.provider == primary.provider,
                 starts_warm,
-                explicit: price.caching == Caching::Explicit,
-                ttl_s: if price.caching == Caching::None {
-                    f64::INFINITY
-                } else {
-                    price.cache_ttl_s
-                },
-                warm: Prices::new(request, chain, i, warm_state(price)),
-                first: Prices::new(request, chain, i, first_state(price)),
-                cold: Prices::new(request, chain, i, CacheState::Cold),
-                write: Prices::new(request, chain, i, CacheState::Write),
-                dead_cost,
-                dead_lost,
-                dead_warm,
-            }
+                dead_state,
+            };
+            IncidentLink::new(request, chain, incident, at)
         })
         .collect();
     let (dead_s, dead_class) = match incident.failure {
@@ -874,7 +771,11 @@ pub fn simulate(
     // Fail-back: each session resumes on the primary D seconds after it last used it.
     let (failback, failback_writes) =
         crate::model::incident::failback(request, chain, incident, pattern);
-    let stream = super::incident::stream(3, index, pattern);
+    let stream = Stream::IncidentPolicy {
+        chain: index,
+        pattern,
+    }
+    .id();
     let mut out = PolicyIncidentMc {
         base: IncidentSums::new(pattern, normal),
         dead_time_mean: Sum::default(),
@@ -901,7 +802,8 @@ pub fn simulate(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::cost::tests::{july, req};
+    use crate::model::Link;
+    use crate::model::cost::tests::{july, req, set_failure_rates, set_trip_rates};
     use crate::model::incident::{breaker_bound, evaluate};
     use crate::model::policy::{Backoff, Breaker as BreakerPolicy, ErrorMix, Jitter};
     use crate::model::{Policy, Steady};
@@ -916,10 +818,9 @@ pub(crate) mod tests {
     ) -> (Request, Chain, Incident) {
         let chain = Chain {
             name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
+            links: models.iter().map(|m| Link::new(july(m))).collect(),
             steady: Steady::default(),
             policy,
-            latency: Vec::new(),
             traffic_share: None,
         };
         let incident = Incident {
@@ -1112,8 +1013,8 @@ pub(crate) mod tests {
             policy.clone(),
             FailureMode::Gray,
         );
-        c.steady.failure_rates = vec![0.0, 0.2, 0.1];
-        c.steady.trip_rates = vec![0.0, 0.0, 0.0];
+        set_failure_rates(&mut c, &[0.0, 0.2, 0.1]);
+        set_trip_rates(&mut c, &[0.0, 0.0, 0.0]);
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.4, 0.1, 0.2, 0.2, 0.05, 0.05],
         });
@@ -1192,8 +1093,8 @@ pub(crate) mod tests {
         let models = [SONNET, G6SOL, "openai/gpt-6-astra"];
         let (r, mut c, mut i) = sept3(&models, Policy::default(), FailureMode::Gray);
         i.duration_s = 300.0;
-        c.steady.failure_rates = vec![0.0, 1.0, 0.0];
-        c.steady.trip_rates = vec![0.0; 3];
+        set_failure_rates(&mut c, &[0.0, 1.0, 0.0]);
+        set_trip_rates(&mut c, &[0.0; 3]);
         let run =
             |c: &Chain, pattern| simulate(&r, c, &i, pattern, 0, &opts(4, 2), &mut |_| {}).unwrap();
         c.steady.error_mix = Some(ErrorMix {
@@ -1306,8 +1207,8 @@ pub(crate) mod tests {
                 }
                 let failure = if gray { FailureMode::Gray } else { FailureMode::Fast };
                 let (r, mut c, mut i) = sept3(models, policy, failure);
-                c.steady.failure_rates = f;
-                c.steady.trip_rates = vec![0.0; 3];
+                set_failure_rates(&mut c, &f);
+                set_trip_rates(&mut c, &[0.0; 3]);
                 let sum: f64 = w.iter().sum();
                 let mut shares = [0.0; 6];
                 for (s, x) in shares.iter_mut().zip(&w) {

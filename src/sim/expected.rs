@@ -148,6 +148,7 @@ fn outcome(m: &PolicyIncidentMc, incident: &Incident, breaker: bool) -> Incident
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::model::cost::tests::{set_failure_rates, set_trip_rates};
     use crate::model::policy::{Backoff, Breaker, ErrorClass, ErrorMix, Jitter, WarmPolicy};
     use crate::model::{FailureMode, Policy};
     use crate::sim::rng::{chunk_rng, uniform};
@@ -385,8 +386,8 @@ pub(crate) mod tests {
             policy,
             FailureMode::Fast,
         );
-        c.steady.failure_rates = vec![0.0, 0.3, 0.0];
-        c.steady.trip_rates = vec![0.0; 3];
+        set_failure_rates(&mut c, &[0.0, 0.3, 0.0]);
+        set_trip_rates(&mut c, &[0.0; 3]);
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
         });
@@ -488,16 +489,19 @@ pub(crate) mod tests {
             FailureMode::Fast
         };
         let (r, mut c, mut i) = scenario(&models, policy, failure);
-        c.steady.failure_rates = (0..len)
-            .map(|k| {
-                if k == 0 || u() < 0.4 {
-                    0.0
-                } else {
-                    0.02 + 0.3 * u()
-                }
-            })
-            .collect();
-        c.steady.trip_rates = vec![0.0; len];
+        set_failure_rates(
+            &mut c,
+            &(0..len)
+                .map(|k| {
+                    if k == 0 || u() < 0.4 {
+                        0.0
+                    } else {
+                        0.02 + 0.3 * u()
+                    }
+                })
+                .collect::<Vec<_>>(),
+        );
+        set_trip_rates(&mut c, &vec![0.0; len]);
         let w: Vec<f64> = (0..4).map(|_| 0.1 + u()).collect();
         let sum: f64 = w.iter().sum();
         c.steady.error_mix = Some(ErrorMix {

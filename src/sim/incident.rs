@@ -25,10 +25,10 @@
 //! (failed attempts at the price of the state they were made in); `cold_start` the premium of
 //! the successes that warmed a cold cache (first − warm).
 
-use crate::model::cost::{Request, first_state, warm_state};
+use crate::model::cost::{CacheState, Request, first_state, warm_state};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
-use super::rng::{SimRng, chunk_rng, uniform};
+use super::rng::{SimRng, Stream, chunk_rng, uniform};
 use super::stats::{Compensated, Sum};
 use super::steady::{Attempt, Prices};
 use super::{McOptions, ordered};
@@ -64,27 +64,111 @@ impl Arrivals {
     }
 }
 
-/// One link as the window sees it.
+/// One link as an outage window sees it: the one link type of both incident simulators, the
+/// default-policy one here and the event simulator in [`super::breaker`].
 #[derive(Debug, Clone)]
-struct Link {
-    dead: bool,
-    starts_warm: bool,
-    gray_below: f64,
-    fail_below: f64,
-    trip_below: f64,
-    warm: Prices,
-    first: Prices,
+pub(super) struct IncidentLink {
+    /// Its position in the chain.
+    pub(super) index: usize,
+    /// The session cache this link reads: one per model (the position of the first link with
+    /// its id; a model listed twice shares its cache).
+    pub(super) slot: usize,
+    /// Its provider's breaker in [`super::breaker`], by the order providers first appear among
+    /// the links (the dead provider, the primary's, is 0).
+    pub(super) provider: usize,
+    /// On the provider that is down.
+    pub(super) dead: bool,
+    /// Warm from the window's start (the primary's model, and a hedge's second leg's).
+    pub(super) starts_warm: bool,
+    /// Whether the model caches explicitly (its `warm_fallback` decides when it is written).
+    pub(super) explicit: bool,
+    /// u below this: a gray failure (f · gray share).
+    pub(super) gray_below: f64,
+    /// u below this: a failure (f).
+    pub(super) fail_below: f64,
+    /// u below this and not a failure: a timeout trip (f + (1 − f) · trip rate).
+    pub(super) trip_below: f64,
+    /// Prices with the cache warm.
+    pub(super) warm: Prices,
+    /// Prices in the first-request state (write for explicit caching, cold otherwise).
+    pub(super) first: Prices,
+    /// Prices with the cache cold.
+    pub(super) cold: Prices,
+    /// Prices of a cache write.
+    pub(super) write: Prices,
     /// USD of an attempt on the dead provider (0 for fast failures).
-    dead_cost: f64,
+    pub(super) dead_cost: f64,
     /// The same attempt at the warm price (the rest of `dead_cost` is a cold-start premium).
-    dead_warm: f64,
+    pub(super) dead_warm: f64,
     /// USD of the dead leg of a take-first hedge when the other leg answered (cancelled).
-    dead_lost: f64,
+    pub(super) dead_lost: f64,
     /// TTL of a warmed cache, seconds (infinite without caching: nothing to expire).
-    ttl_s: f64,
-    /// The session cache this link reads: one per model, the first link with its id (a model
-    /// listed twice shares its cache).
-    slot: usize,
+    pub(super) ttl_s: f64,
+}
+
+/// Where a link sits in a window, as each simulator decides it: the rest of an
+/// [`IncidentLink`] follows from the chain ([`IncidentLink::new`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Placement {
+    /// Its position in the chain.
+    pub(super) index: usize,
+    /// Its session cache slot.
+    pub(super) slot: usize,
+    /// Its provider's breaker.
+    pub(super) provider: usize,
+    /// Warm from the window's start.
+    pub(super) starts_warm: bool,
+    /// The cache state a dead attempt is billed in when the link is not warm.
+    pub(super) dead_state: CacheState,
+}
+
+impl IncidentLink {
+    /// Link `at.index` of `chain` in `incident`: its prices in every cache state, the price of
+    /// an attempt on the dead provider (gray failures bill it, billed in `at.dead_state`), and
+    /// its draw thresholds.
+    pub(super) fn new(
+        request: &Request,
+        chain: &Chain,
+        incident: &Incident,
+        at: Placement,
+    ) -> IncidentLink {
+        let s = &chain.steady;
+        let i = at.index;
+        let link = &chain.links[i];
+        let price = &link.price;
+        let (f, trip) = (link.failure_rate, link.trip_rate);
+        let (dead_cost, dead_lost, dead_warm) = match incident.failure {
+            FailureMode::Fast => (0.0, 0.0, 0.0),
+            FailureMode::Gray => (
+                request.partial_cost(price, at.dead_state, s.gray_output_fraction),
+                request.partial_cost(price, at.dead_state, s.cancel_output_fraction),
+                request.partial_cost(price, warm_state(price), s.gray_output_fraction),
+            ),
+        };
+        IncidentLink {
+            index: i,
+            slot: at.slot,
+            provider: at.provider,
+            dead: price.provider == chain.links[0].price.provider,
+            starts_warm: at.starts_warm,
+            explicit: price.caching == Caching::Explicit,
+            gray_below: f * s.gray_fraction,
+            fail_below: f,
+            trip_below: f + (1.0 - f) * trip,
+            warm: Prices::new(request, chain, i, warm_state(price)),
+            first: Prices::new(request, chain, i, first_state(price)),
+            cold: Prices::new(request, chain, i, CacheState::Cold),
+            write: Prices::new(request, chain, i, CacheState::Write),
+            dead_cost,
+            dead_warm,
+            dead_lost,
+            ttl_s: if price.caching == Caching::None {
+                f64::INFINITY
+            } else {
+                price.cache_ttl_s
+            },
+        }
+    }
 }
 
 /// Per-run totals, in the order of [`IncidentSums`]'s fields.
@@ -96,14 +180,6 @@ pub(super) struct Run {
     pub(super) wasted_attempts: f64,
     pub(super) wasted: Compensated,
     pub(super) cold_starts: f64,
-}
-
-/// The random stream of chain `index`'s incident windows under `pattern` in the simulator
-/// `engine` (1: the default-policy engine here, 3: the policy engine in [`super::breaker`]):
-/// distinct for every engine, chain and pattern, so no two share draws.
-pub(crate) fn stream(engine: u64, index: u64, pattern: Pattern) -> u64 {
-    let p = Pattern::ALL.iter().position(|p| *p == pattern).unwrap_or(0) as u64;
-    engine << 32 | index << 3 | p
 }
 
 /// The simulated figures of one pattern on one chain over K windows (per-run sums).
@@ -138,14 +214,14 @@ pub struct IncidentSums {
 }
 
 struct Window<'a> {
-    links: Vec<Link>,
+    links: Vec<IncidentLink>,
     incident: &'a Incident,
     pattern: Pattern,
     win_rate: f64,
 }
 
 impl Window<'_> {
-    fn draw(&self, l: &Link, rng: &mut SimRng) -> Attempt {
+    fn draw(&self, l: &IncidentLink, rng: &mut SimRng) -> Attempt {
         let u = uniform(rng);
         if u < l.gray_below {
             Attempt::Gray
@@ -199,7 +275,7 @@ impl Window<'_> {
     fn hedged(&self, t: f64, warm_at: &mut [Option<f64>], run: &mut Run, rng: &mut SimRng) {
         let cancel = self.pattern == Pattern::HedgedTakeFirst;
         // (answered, USD if it failed and the other answered, USD if both failed)
-        let leg = |l: &Link, rng: &mut SimRng| -> (bool, f64, f64, f64) {
+        let leg = |l: &IncidentLink, rng: &mut SimRng| -> (bool, f64, f64, f64) {
             if l.dead {
                 let lost = if cancel { l.dead_lost } else { l.dead_cost };
                 return (false, lost, l.dead_cost, 0.0);
@@ -338,7 +414,7 @@ pub fn simulate(
         return None;
     }
     let s = &chain.steady;
-    let primary = &chain.links[0];
+    let primary = &chain.links[0].price;
     let used = if pattern == Pattern::NoFallback {
         1
     } else {
@@ -347,19 +423,17 @@ pub fn simulate(
     let links = chain.links[..used]
         .iter()
         .enumerate()
-        .map(|(i, price)| {
-            let dead = price.provider == primary.provider;
+        .map(|(i, link)| {
+            let price = &link.price;
             // One cache per model: the primary's model (and the second leg's) is warm
             // wherever it is listed.
-            let starts_warm =
-                price.id == primary.id || (pattern.is_hedged() && price.id == chain.links[1].id);
+            let starts_warm = price.id == primary.id
+                || (pattern.is_hedged() && price.id == chain.links[1].price.id);
             let slot = chain
                 .links
                 .iter()
-                .position(|p| p.id == price.id)
+                .position(|p| p.price.id == price.id)
                 .unwrap_or(i);
-            let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
-            let trip = s.trip_rates.get(i).copied().unwrap_or(0.0);
             // A dead link not warm is billed as a success there would have been (a write for
             // an explicit fallback: the default policy warms at once), its premium over warm a
             // cold-start cost.
@@ -368,35 +442,14 @@ pub fn simulate(
             } else {
                 first_state(price)
             };
-            let gray = |state| match incident.failure {
-                FailureMode::Fast => 0.0,
-                FailureMode::Gray => request.partial_cost(price, state, s.gray_output_fraction),
-            };
-            let (dead_cost, dead_warm) = (gray(dead_state), gray(warm_state(price)));
-            let dead_lost = match incident.failure {
-                FailureMode::Fast => 0.0,
-                FailureMode::Gray => {
-                    request.partial_cost(price, dead_state, s.cancel_output_fraction)
-                }
-            };
-            Link {
-                dead,
-                starts_warm,
-                gray_below: f * s.gray_fraction,
-                fail_below: f,
-                trip_below: f + (1.0 - f) * trip,
-                warm: Prices::new(request, chain, i, warm_state(price)),
-                first: Prices::new(request, chain, i, first_state(price)),
-                dead_cost,
-                dead_warm,
-                dead_lost,
-                ttl_s: if price.caching == Caching::None {
-                    f64::INFINITY
-                } else {
-                    price.cache_ttl_s
-                },
+            let at = Placement {
+                index: i,
                 slot,
-            }
+                provider: 0,
+                starts_warm,
+                dead_state,
+            };
+            IncidentLink::new(request, chain, incident, at)
         })
         .collect();
     let window = Window {
@@ -413,7 +466,11 @@ pub fn simulate(
     let (failback, failback_writes) =
         crate::model::incident::failback(request, chain, incident, pattern);
 
-    let stream = stream(1, index, pattern);
+    let stream = Stream::IncidentFast {
+        chain: index,
+        pattern,
+    }
+    .id();
     let mut out = IncidentSums::new(pattern, normal);
     ordered(
         opts.runs,
@@ -427,6 +484,7 @@ pub fn simulate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Link;
     use crate::model::Steady;
     use crate::model::cost::tests::{july, req};
     use crate::model::incident::evaluate;
@@ -471,15 +529,20 @@ mod tests {
         }
     }
 
-    fn chain(models: &[&str], steady: Steady) -> Chain {
-        Chain {
+    /// A chain of `models` with per-link failure and trip rates `rates` and `steady`.
+    fn chain(models: &[&str], rates: &[(f64, f64)], steady: Steady) -> Chain {
+        let mut c = Chain {
             name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
+            links: models.iter().map(|m| Link::new(july(m))).collect(),
             steady,
             policy: Default::default(),
-            latency: vec![],
             traffic_share: None,
+        };
+        for (l, &(f, t)) in c.links.iter_mut().zip(rates) {
+            l.failure_rate = f;
+            l.trip_rate = t;
         }
+        c
     }
 
     /// A failing fallback (so cold starts are random), a third link, gray failures, a short
@@ -487,8 +550,6 @@ mod tests {
     #[test]
     fn agrees_with_failing_fallbacks() {
         let s = Steady {
-            failure_rates: vec![0.0, 0.3, 0.2],
-            trip_rates: vec![0.0, 0.1, 0.0],
             gray_fraction: 0.5,
             primary_win_rate: 0.6,
             ..Steady::default()
@@ -499,6 +560,7 @@ mod tests {
                 "openai/gpt-6-sol",
                 "deepseek/deepseek-v4-flash",
             ],
+            &[(0.0, 0.0), (0.3, 0.1), (0.2, 0.0)],
             s,
         );
         let mut i = Incident {
@@ -518,12 +580,14 @@ mod tests {
     #[test]
     fn agrees_with_an_explicit_caching_fallback() {
         let s = Steady {
-            failure_rates: vec![0.0, 0.1],
-            trip_rates: vec![0.0, 0.0],
             gray_fraction: 0.0,
             ..Steady::default()
         };
-        let c = chain(&["openai/gpt-5.6-sol", "anthropic/claude-sonnet-5"], s);
+        let c = chain(
+            &["openai/gpt-5.6-sol", "anthropic/claude-sonnet-5"],
+            &[(0.0, 0.0), (0.1, 0.0)],
+            s,
+        );
         let i = Incident {
             duration_s: 2700.0,
             requests_per_second: 2.0,

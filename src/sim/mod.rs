@@ -6,6 +6,8 @@
 //! - [`incident`]: K repeated outage windows per chain and pattern, in time, with sessions and
 //!   per-session cache state;
 //! - [`histogram`]: the fixed-size log histogram behind the percentiles;
+//! - [`circuit`]: the circuit breaker's state machine (closed, open, half-open), one per
+//!   provider in [`breaker`]'s event simulator;
 //! - [`stats`]: mergeable sums and confidence intervals; [`rng`]: the seeded streams;
 //! - [`bench`](mod@bench): the speed benchmark (`fallcost bench`).
 //!
@@ -18,6 +20,7 @@
 pub mod agree;
 pub mod bench;
 pub mod breaker;
+pub mod circuit;
 pub mod expected;
 pub mod histogram;
 pub mod incident;

@@ -36,7 +36,7 @@ use crate::model::policy::{self, CapCount, ErrorClass, ErrorMix, Jitter};
 use crate::model::{Chain, Pattern, Policy};
 
 use super::histogram::Histogram;
-use super::rng::{SimRng, chunk_rng, normal, uniform};
+use super::rng::{SimRng, Stream, chunk_rng, normal, uniform};
 use super::stats::Sum;
 use super::steady::{PatternMc, Prices};
 use super::{CHUNK, McOptions, ordered};
@@ -49,7 +49,7 @@ pub fn is_default(chain: &Chain) -> bool {
 
 /// How one attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Outcome {
+pub enum AttemptResult {
     /// Answered, with ln of its latency.
     Ok(f64),
     /// Failed with a class, billing USD and taking seconds.
@@ -136,24 +136,24 @@ impl PolicySim {
         let allowed = policy::allowed_links(request, chain);
         let links = (0..chain.links.len())
             .map(|i| {
-                let lat = chain.latency(i);
+                let lat = chain.links[i].latency;
                 LinkDraw {
-                    f: s.failure_rates.get(i).copied().unwrap_or(0.0),
+                    f: chain.links[i].failure_rate,
                     cum,
-                    trip: s.trip_rates.get(i).copied().unwrap_or(0.0),
-                    trip_by_latency: s.trips_from_latency.get(i).copied().unwrap_or(false),
+                    trip: chain.links[i].trip_rate,
+                    trip_by_latency: chain.links[i].trip_from_latency,
                     mu: lat.mu(),
                     sigma: lat.sigma(),
-                    primary_model: chain.links[i].id == chain.links[0].id,
+                    primary_model: chain.links[i].price.id == chain.links[0].price.id,
                     backup_model: allowed
                         .get(1)
-                        .is_some_and(|&b| chain.links[i].id == chain.links[b].id),
-                    warm: Prices::new(request, chain, i, warm_state(&chain.links[i])),
+                        .is_some_and(|&b| chain.links[i].price.id == chain.links[b].price.id),
+                    warm: Prices::new(request, chain, i, warm_state(&chain.links[i].price)),
                     cold: Prices::new(
                         request,
                         chain,
                         i,
-                        policy::unwarmed_state(&chain.links[i], chain.policy.warm_fallback),
+                        policy::unwarmed_state(&chain.links[i].price, chain.policy.warm_fallback),
                     ),
                 }
             })
@@ -171,7 +171,7 @@ impl PolicySim {
     }
 
     /// One attempt on link `i` billed at `prices`.
-    pub fn draw(&self, i: usize, prices: &Prices, rng: &mut SimRng) -> Outcome {
+    pub fn draw(&self, i: usize, prices: &Prices, rng: &mut SimRng) -> AttemptResult {
         let l = &self.links[i];
         let u = uniform(rng);
         if u < l.f {
@@ -179,8 +179,8 @@ impl PolicySim {
             let k = l.cum.iter().position(|&c| v < c).unwrap_or(5);
             let class = ErrorClass::ALL[k];
             return match class {
-                ErrorClass::Timeout => Outcome::Fail(class, prices.gray, self.timeout_s),
-                _ => Outcome::Fail(class, 0.0, self.fast_fail_s),
+                ErrorClass::Timeout => AttemptResult::Fail(class, prices.gray, self.timeout_s),
+                _ => AttemptResult::Fail(class, 0.0, self.fast_fail_s),
             };
         }
         let ln_l = l.mu + l.sigma * normal(rng);
@@ -190,18 +190,18 @@ impl PolicySim {
             l.trip > 0.0 && uniform(rng) < l.trip
         };
         if trips {
-            return Outcome::Fail(ErrorClass::Timeout, prices.abandoned, self.timeout_s);
+            return AttemptResult::Fail(ErrorClass::Timeout, prices.abandoned, self.timeout_s);
         }
         if ln_l > self.ln_t {
             for _ in 0..64 {
                 let ln_l = l.mu + l.sigma * normal(rng);
                 if ln_l <= self.ln_t {
-                    return Outcome::Ok(ln_l);
+                    return AttemptResult::Ok(ln_l);
                 }
             }
-            return Outcome::Ok(self.ln_t);
+            return AttemptResult::Ok(self.ln_t);
         }
-        Outcome::Ok(ln_l)
+        AttemptResult::Ok(ln_l)
     }
 
     /// The backoff before retry `k`, jittered, seconds.
@@ -273,13 +273,13 @@ impl PolicySim {
                     return false;
                 }
                 match self.draw(i, prices, rng) {
-                    Outcome::Ok(ln_l) => {
+                    AttemptResult::Ok(ln_l) => {
                         out.cost += prices.success;
                         out.answered = Some(i);
                         out.latency_s = out.dead_s + ln_l.exp();
                         return true;
                     }
-                    Outcome::Fail(class, usd, secs) => {
+                    AttemptResult::Fail(class, usd, secs) => {
                         out.cost += usd;
                         out.wasted_cost += usd;
                         out.dead_s += secs;
@@ -382,13 +382,13 @@ impl PolicySim {
         let a0 = self.draw(0, w0, rng);
         out.attempts = 1;
         match (delay, a0) {
-            (Some(d), Outcome::Ok(l0)) if l0.exp() <= d => {
+            (Some(d), AttemptResult::Ok(l0)) if l0.exp() <= d => {
                 out.cost = w0.success;
                 out.answered = Some(0);
                 out.latency_s = l0.exp();
                 return;
             }
-            (Some(d), Outcome::Fail(class, u0, s0)) if s0 <= d => {
+            (Some(d), AttemptResult::Fail(class, u0, s0)) if s0 <= d => {
                 // Failed before the delay: the backup follows as a failover.
                 out.cost = u0;
                 out.wasted_cost = u0;
@@ -410,12 +410,12 @@ impl PolicySim {
                 out.attempts = 2;
                 out.cost_cap |= capped;
                 match self.draw(p, w1, rng) {
-                    Outcome::Ok(l1) => {
+                    AttemptResult::Ok(l1) => {
                         out.cost += w1.success;
                         out.answered = Some(p);
                         out.latency_s = s0 + l1.exp();
                     }
-                    Outcome::Fail(class, u1, s1) => {
+                    AttemptResult::Fail(class, u1, s1) => {
                         out.cost += u1;
                         out.wasted_cost += u1;
                         out.dead_s += s1;
@@ -436,8 +436,8 @@ impl PolicySim {
         let a1 = self.draw(p, w1, rng);
         out.attempts = 2;
         out.cost_cap |= capped;
-        let client_at = |a: Outcome, at: f64| match a {
-            Outcome::Fail(ErrorClass::Client, _, secs) => Some(at + secs),
+        let client_at = |a: AttemptResult, at: f64| match a {
+            AttemptResult::Fail(ErrorClass::Client, _, secs) => Some(at + secs),
             _ => None,
         };
         match (client_at(a0, 0.0), client_at(a1, s1)) {
@@ -452,7 +452,7 @@ impl PolicySim {
             }
         }
         match (a0, a1) {
-            (Outcome::Ok(l0), Outcome::Ok(l1)) => {
+            (AttemptResult::Ok(l0), AttemptResult::Ok(l1)) => {
                 let primary_wins = match delay {
                     Some(_) => l0.exp() <= s1 + l1.exp(),
                     None if self.win_by_latency => l0 <= l1,
@@ -472,20 +472,20 @@ impl PolicySim {
                     out.latency_s = s1 + l1.exp();
                 }
             }
-            (Outcome::Ok(l0), Outcome::Fail(_, u1, _)) => {
+            (AttemptResult::Ok(l0), AttemptResult::Fail(_, u1, _)) => {
                 out.cost = w0.success + u1;
                 out.wasted_cost = u1;
                 out.answered = Some(0);
                 out.latency_s = l0.exp();
             }
-            (Outcome::Fail(_, u0, _), Outcome::Ok(l1)) => {
+            (AttemptResult::Fail(_, u0, _), AttemptResult::Ok(l1)) => {
                 out.cost = u0 + w1.success;
                 out.wasted_cost = u0;
                 out.answered = Some(p);
                 out.dead_s = s1;
                 out.latency_s = s1 + l1.exp();
             }
-            (Outcome::Fail(c0, u0, e0), Outcome::Fail(c1, u1, e1)) => {
+            (AttemptResult::Fail(c0, u0, e0), AttemptResult::Fail(c1, u1, e1)) => {
                 out.cost = u0 + u1;
                 out.wasted_cost = u0 + u1;
                 out.dead_s = e0.max(s1 + e1);
@@ -663,7 +663,7 @@ pub fn simulate(
     let links = chain.links.len();
     let mut total: Vec<PolicyTally> = patterns.iter().map(|_| PolicyTally::new(links)).collect();
     // A stream of its own, apart from the default-policy engine's.
-    let stream = 2 << 32 | index;
+    let stream = Stream::SteadyPolicy { chain: index }.id();
     ordered(
         chunks,
         |c| {
@@ -695,25 +695,23 @@ pub fn simulate(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::cost::tests::{july, req};
+    use crate::model::Link;
+    use crate::model::cost::tests::{july, req, set_failure_rates, set_latency, set_trip_rates};
     use crate::model::policy::Backoff;
     use crate::model::steady::detailed;
     use crate::model::{AbandonedBilling, Steady};
     use crate::sim::stats::{Z99, Z999, rare_events_unseen};
 
     pub(crate) fn chain(models: &[&str], f: &[f64], policy: Policy) -> Chain {
-        Chain {
+        let mut c = Chain {
             name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
-            steady: Steady {
-                failure_rates: f.to_vec(),
-                trip_rates: vec![0.0; models.len()],
-                ..Steady::default()
-            },
+            links: models.iter().map(|m| Link::new(july(m))).collect(),
+            steady: Steady::default(),
             policy,
-            latency: vec![],
             traffic_share: None,
-        }
+        };
+        set_failure_rates(&mut c, f);
+        c
     }
 
     fn run(r: &Request, c: &Chain, n: u64, seed: u64) -> Vec<PolicyMc> {
@@ -954,7 +952,7 @@ pub(crate) mod tests {
             p99_s: s,
             ..Default::default()
         };
-        c.latency = vec![fixed(3.0), fixed(0.5)];
+        set_latency(&mut c, &[fixed(3.0), fixed(0.5)]);
         let mc = run(&r, &c, 1000, 13);
         for p in hedges {
             let h = pattern(&mc, p);
@@ -1022,15 +1020,18 @@ pub(crate) mod tests {
             assert_eq!(pattern(&mc, p).cost_cap_hits.mean(), 1.0);
         }
         assert_agrees(&r, &c, n, 21, Z999, Z999);
-        c.latency = vec![
-            crate::model::latency::Latency {
-                p50_s: 2.0,
-                p99_s: 10.0,
-                ..Default::default()
-            },
-            Default::default(),
-            Default::default(),
-        ];
+        set_latency(
+            &mut c,
+            &[
+                crate::model::latency::Latency {
+                    p50_s: 2.0,
+                    p99_s: 10.0,
+                    ..Default::default()
+                },
+                Default::default(),
+                Default::default(),
+            ],
+        );
         c.policy.hedge_delay_s = Some(6.0);
         let mc = run(&r, &c, n, 22);
         assert_eq!(pattern(&mc, Pattern::NoFallback).cost_cap_hits.mean(), 0.0);
@@ -1081,7 +1082,7 @@ pub(crate) mod tests {
                 ..Policy::default()
             },
         );
-        c.steady.trip_rates = vec![0.1, 0.05, 0.0];
+        set_trip_rates(&mut c, &[0.1, 0.05, 0.0]);
         c.steady.abandoned_billing = AbandonedBilling::Full;
         c.steady.primary_win_rate = 0.7;
         c.steady.cancel_output_fraction = 0.2;
@@ -1176,7 +1177,7 @@ pub(crate) mod tests {
                     hedge_delay_s: delay,
                     ..Policy::default()
                 });
-                c.steady.trip_rates = t;
+                set_trip_rates(&mut c, &t);
                 let sum: f64 = w.iter().sum::<f64>().max(1e-9);
                 let mut shares = [0.0; 6];
                 for (s, x) in shares.iter_mut().zip(&w) {

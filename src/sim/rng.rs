@@ -10,12 +10,68 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::model::Pattern;
+
 /// The generator every simulation uses.
 pub type SimRng = Xoshiro256PlusPlus;
 
 /// The name printed in reports' metadata.
 pub const ALGORITHM: &str =
     "Xoshiro256++ (rand_xoshiro 0.8), seeded per chunk from (seed, stream, chunk)";
+
+/// The random stream of one simulation: which engine draws, for which chain (and, in an
+/// incident, which pattern). Every stream has its own id ([`Stream::id`]), so no two
+/// simulations share draws; the ids are part of every seeded report and never change:
+///
+/// | engine                                  | id                                   |
+/// |-----------------------------------------|--------------------------------------|
+/// | steady state, default policy            | `chain`                              |
+/// | incident, default policy                | `1 << 32 \| chain << 3 \| pattern`   |
+/// | steady state, policy simulator          | `2 << 32 \| chain`                   |
+/// | incident, event (policy) simulator      | `3 << 32 \| chain << 3 \| pattern`   |
+///
+/// `chain` is the chain's index in its scenario (below 2²⁸, see [`crate::sim::expected`]);
+/// `pattern` its position in [`Pattern::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// The default-policy steady-state engine ([`crate::sim::steady`]).
+    SteadyFast {
+        /// The chain's index in its scenario.
+        chain: u64,
+    },
+    /// The default-policy incident engine ([`crate::sim::incident`]).
+    IncidentFast {
+        /// The chain's index in its scenario.
+        chain: u64,
+        /// The pattern simulated.
+        pattern: Pattern,
+    },
+    /// The steady-state policy simulator ([`crate::sim::policy`]).
+    SteadyPolicy {
+        /// The chain's index in its scenario.
+        chain: u64,
+    },
+    /// The incident event simulator ([`crate::sim::breaker`]).
+    IncidentPolicy {
+        /// The chain's index in its scenario.
+        chain: u64,
+        /// The pattern simulated.
+        pattern: Pattern,
+    },
+}
+
+impl Stream {
+    /// The stream's id, the `stream` of [`chunk_rng`] (see the table on [`Stream`]).
+    pub fn id(self) -> u64 {
+        let pattern = |p: Pattern| Pattern::ALL.iter().position(|q| *q == p).unwrap_or(0) as u64;
+        match self {
+            Stream::SteadyFast { chain } => chain,
+            Stream::IncidentFast { chain, pattern: p } => 1 << 32 | chain << 3 | pattern(p),
+            Stream::SteadyPolicy { chain } => 2 << 32 | chain,
+            Stream::IncidentPolicy { chain, pattern: p } => 3 << 32 | chain << 3 | pattern(p),
+        }
+    }
+}
 
 /// The SplitMix64 finalizer: a bijective mix of 64 bits.
 pub fn mix(mut z: u64) -> u64 {
@@ -78,6 +134,30 @@ mod tests {
         let c = chunk_rng(42, 1, 0).next_u64();
         let d = chunk_rng(43, 0, 0).next_u64();
         assert!(a[0] != b && a[0] != c && a[0] != d && b != c);
+    }
+
+    /// The ids are part of every seeded report: pinned by hand from the table on [`Stream`].
+    #[test]
+    fn stream_ids_are_pinned() {
+        assert_eq!(Stream::SteadyFast { chain: 5 }.id(), 5);
+        assert_eq!(Stream::SteadyPolicy { chain: 5 }.id(), 0x2_0000_0005);
+        let hedged = Pattern::HedgedTakeFirst; // position 2 in Pattern::ALL
+        assert_eq!(
+            Stream::IncidentFast {
+                chain: 5,
+                pattern: hedged
+            }
+            .id(),
+            0x1_0000_002A
+        );
+        assert_eq!(
+            Stream::IncidentPolicy {
+                chain: 1 << 28,
+                pattern: Pattern::NoFallback
+            }
+            .id(),
+            0x3_8000_0000
+        );
     }
 
     #[test]

@@ -31,7 +31,7 @@ use crate::model::cost::{CacheState, Request, warm_state};
 use crate::model::{AbandonedBilling, Chain, Pattern};
 
 use super::histogram::{BINS, Histogram, LogScale, bin, bin_at};
-use super::rng::{SimRng, chunk_rng, normal, uniform};
+use super::rng::{SimRng, Stream, chunk_rng, normal, uniform};
 use super::stats::{Shifted, Sum};
 use super::{CHUNK, McOptions, ordered};
 
@@ -75,7 +75,7 @@ pub struct Prices {
 impl Prices {
     /// The prices of link `i` of `chain` in `state`, under the chain's steady billing terms.
     pub fn new(request: &Request, chain: &Chain, i: usize, state: CacheState) -> Prices {
-        let price = &chain.links[i];
+        let price = &chain.links[i].price;
         let s = &chain.steady;
         let success = request.success_cost(price, state);
         let gray = request.partial_cost(price, state, s.gray_output_fraction);
@@ -148,16 +148,16 @@ impl ChainSim {
         let t = chain.policy.timeout_s;
         let links = (0..chain.links.len())
             .map(|i| {
-                let f = s.failure_rates.get(i).copied().unwrap_or(0.0);
-                let trip = s.trip_rates.get(i).copied().unwrap_or(0.0);
-                let lat = chain.latency(i);
-                let (id, primary_id) = (&chain.links[i].id, &chain.links[0].id);
+                let f = chain.links[i].failure_rate;
+                let trip = chain.links[i].trip_rate;
+                let lat = chain.links[i].latency;
+                let (id, primary_id) = (&chain.links[i].price.id, &chain.links[0].price.id);
                 let state = |warm: bool| {
                     if warm {
-                        warm_state(&chain.links[i])
+                        warm_state(&chain.links[i].price)
                     } else {
                         crate::model::policy::unwarmed_state(
-                            &chain.links[i],
+                            &chain.links[i].price,
                             chain.policy.warm_fallback,
                         )
                     }
@@ -166,7 +166,7 @@ impl ChainSim {
                     gray_below: f * s.gray_fraction,
                     fail_below: f,
                     trip_below: f + (1.0 - f) * trip,
-                    trip_by_latency: s.trips_from_latency.get(i).copied().unwrap_or(false),
+                    trip_by_latency: chain.links[i].trip_from_latency,
                     mu: lat.mu(),
                     sigma: lat.sigma(),
                     // One cache per model: the primary's (and a hedge's second leg's) model
@@ -176,7 +176,10 @@ impl ChainSim {
                         request,
                         chain,
                         i,
-                        state(id == primary_id || chain.links.get(1).is_some_and(|l| &l.id == id)),
+                        state(
+                            id == primary_id
+                                || chain.links.get(1).is_some_and(|l| &l.price.id == id),
+                        ),
                     ),
                 }
             })
@@ -859,7 +862,13 @@ pub fn simulate(
         chunks,
         |c| {
             let count = CHUNK.min(n - c * CHUNK);
-            chunk(&sim, opts.seed, index, c, count)
+            chunk(
+                &sim,
+                opts.seed,
+                Stream::SteadyFast { chain: index }.id(),
+                c,
+                count,
+            )
         },
         |a| total.merge(&a),
         &mut |k| tick(k * CHUNK),
@@ -870,7 +879,8 @@ pub fn simulate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cost::tests::{july, req};
+    use crate::model::Link;
+    use crate::model::cost::tests::{july, req, set_latency};
     use crate::model::latency::{Latency, primary_win_rate};
     use crate::model::steady::evaluate;
     use crate::model::{Policy, Steady};
@@ -916,18 +926,31 @@ mod tests {
         }
     }
 
-    fn chain(models: &[&str], steady: Steady, latency: Vec<Latency>, timeout_s: f64) -> Chain {
-        Chain {
+    /// A chain of `models` with per-link (failure, trip) rates `rates`, `steady`, latency
+    /// models `latency` (the defaults past its end) and timeout `timeout_s`.
+    fn chain(
+        models: &[&str],
+        rates: &[(f64, f64)],
+        steady: Steady,
+        latency: Vec<Latency>,
+        timeout_s: f64,
+    ) -> Chain {
+        let mut c = Chain {
             name: "c".into(),
-            links: models.iter().map(|m| july(m)).collect(),
+            links: models.iter().map(|m| Link::new(july(m))).collect(),
             steady,
             policy: Policy {
                 timeout_s,
                 ..Policy::default()
             },
-            latency,
             traffic_share: None,
+        };
+        for (l, &(f, t)) in c.links.iter_mut().zip(rates) {
+            l.failure_rate = f;
+            l.trip_rate = t;
         }
+        set_latency(&mut c, &latency);
+        c
     }
 
     const SOL: &str = "openai/gpt-5.6-sol";
@@ -938,14 +961,13 @@ mod tests {
     #[test]
     fn agrees_with_given_rates() {
         let s = Steady {
-            failure_rates: vec![0.2, 0.3, 0.1],
-            trip_rates: vec![0.1, 0.05, 0.0],
             gray_fraction: 0.6,
             primary_win_rate: 0.7,
             cancel_output_fraction: 0.2,
             ..Steady::default()
         };
-        let c = chain(&[SOL, SONNET, HAIKU], s, vec![], 30.0);
+        let rates = [(0.2, 0.1), (0.3, 0.05), (0.1, 0.0)];
+        let c = chain(&[SOL, SONNET, HAIKU], &rates, s, vec![], 30.0);
         assert_agrees(&req(2000.0, 500.0, 1000.0, 0.5), &c, 200_000, 1);
     }
 
@@ -955,27 +977,26 @@ mod tests {
         let latency = vec![lat(2.0, 9.0), lat(1.5, 15.0), lat(3.0, 5.0)];
         let t = 6.0;
         let s = Steady {
-            failure_rates: vec![0.05, 0.05, 0.05],
-            trip_rates: latency.iter().map(|l| l.trip_rate(t)).collect(),
-            trips_from_latency: vec![true; 3],
             primary_win_rate: primary_win_rate(&latency[0], &latency[1], t),
             win_from_latency: true,
             gray_fraction: 0.5,
             abandoned_billing: AbandonedBilling::Full,
             ..Steady::default()
         };
-        let c = chain(&[SOL, SONNET, HAIKU], s, latency, t);
+        let rates: Vec<(f64, f64)> = latency.iter().map(|l| (0.05, l.trip_rate(t))).collect();
+        let mut c = chain(&[SOL, SONNET, HAIKU], &rates, s, latency, t);
+        for l in &mut c.links {
+            l.trip_from_latency = true;
+        }
         assert_agrees(&req(2000.0, 500.0, 0.0, 0.0), &c, 300_000, 2);
     }
 
     #[test]
     fn one_link_chain_has_no_hedges() {
         let s = Steady {
-            failure_rates: vec![0.1],
-            trip_rates: vec![0.0],
             ..Steady::default()
         };
-        let c = chain(&[SOL], s, vec![], 30.0);
+        let c = chain(&[SOL], &[(0.1, 0.0)], s, vec![], 30.0);
         let opts = McOptions {
             requests: 10_000,
             runs: 0,
@@ -991,13 +1012,12 @@ mod tests {
     #[test]
     fn percentiles_follow_the_lognormal() {
         let s = Steady {
-            failure_rates: vec![0.0, 0.0],
-            trip_rates: vec![0.0, 0.0],
             primary_win_rate: 0.5,
             win_from_latency: true,
             ..Steady::default()
         };
-        let c = chain(&[SOL, SONNET], s, vec![lat(2.0, 12.0), lat(2.0, 12.0)], 1e5);
+        let latency = vec![lat(2.0, 12.0), lat(2.0, 12.0)];
+        let c = chain(&[SOL, SONNET], &[], s, latency, 1e5);
         let opts = McOptions {
             requests: 400_000,
             runs: 0,
@@ -1015,11 +1035,9 @@ mod tests {
     #[test]
     fn same_seed_same_result_on_one_or_two_threads() {
         let s = Steady {
-            failure_rates: vec![0.05, 0.05],
-            trip_rates: vec![0.0, 0.0],
             ..Steady::default()
         };
-        let c = chain(&[SOL, SONNET], s, vec![], 30.0);
+        let c = chain(&[SOL, SONNET], &[(0.05, 0.0), (0.05, 0.0)], s, vec![], 30.0);
         let opts = McOptions {
             requests: 3 * CHUNK + 17,
             runs: 0,

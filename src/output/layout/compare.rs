@@ -20,8 +20,7 @@ fn chain_line(chain: &Chain, tiers: &[crate::model::ServiceTier]) -> String {
             && tiers.iter().all(|x| x == t)
     });
     let ids: Vec<String> = chain
-        .links
-        .iter()
+        .prices()
         .enumerate()
         .map(|(i, l)| match tiers.get(i) {
             Some(t) if all.is_none() && *t != ServiceTier::Standard => {
@@ -39,8 +38,8 @@ fn chain_line(chain: &Chain, tiers: &[crate::model::ServiceTier]) -> String {
 
 fn steady_note(chain: &Chain) -> String {
     let s = &chain.steady;
-    let rates: Vec<String> = s.failure_rates.iter().map(|r| pct(*r)).collect();
-    let mut note = if s.failure_rates.iter().all(|r| *r == 0.0) {
+    let rates: Vec<String> = chain.links.iter().map(|l| pct(l.failure_rate)).collect();
+    let mut note = if chain.links.iter().all(|l| l.failure_rate == 0.0) {
         "no failures".to_string()
     } else if let Some(mix) = s.error_mix {
         let classes: Vec<String> = crate::model::policy::ErrorClass::ALL
@@ -62,8 +61,8 @@ fn steady_note(chain: &Chain) -> String {
             pct(s.gray_output_fraction)
         )
     };
-    if s.trip_rates.iter().any(|t| *t > 0.0) {
-        let trips: Vec<String> = s.trip_rates.iter().map(|r| pct(*r)).collect();
+    if chain.links.iter().any(|l| l.trip_rate > 0.0) {
+        let trips: Vec<String> = chain.links.iter().map(|l| pct(l.trip_rate)).collect();
         let billing = match s.abandoned_billing {
             AbandonedBilling::Partial => "partial",
             AbandonedBilling::Full => "full",
@@ -81,8 +80,7 @@ fn steady_note(chain: &Chain) -> String {
 /// requests: `each link alone, warm cache: $25.00 → $9.00 → $4.50 per 1,000 requests`.
 fn link_prices(request: &crate::model::Request, chain: &Chain) -> String {
     let prices: Vec<String> = chain
-        .links
-        .iter()
+        .prices()
         .map(|link| format!("${}", money(crate::model::cost::per_1k(request, link))))
         .collect();
     let cache = if request.has_prefix() {
@@ -131,7 +129,7 @@ fn has_policy(chain: &Chain) -> bool {
 
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
 fn policy_section(report: &Report, chain: &Chain) -> Section {
-    let ids: Vec<&str> = chain.links.iter().map(|l| l.id.as_str()).collect();
+    let ids: Vec<&str> = chain.prices().map(|l| l.id.as_str()).collect();
     let labels = answer_labels(&ids);
     let short = |id: &str| {
         ids.iter()
@@ -424,7 +422,7 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
         heading: None,
         title: format!(
             "Incident: {} down for {}, USD",
-            chain.links[0].provider,
+            chain.links[0].price.provider,
             format_seconds(w.duration_s)
         ),
         notes: {
@@ -582,8 +580,8 @@ fn failover_cache_section(chain: &Chain, cache: &crate::model::cache::FailoverCa
             .rows
             .iter()
             .find(|row| row.request != "primary-warm")
-            .and_then(|row| chain.links.iter().find(|l| l.id == row.model))
-            .or_else(|| chain.links.get(1))
+            .and_then(|row| chain.prices().find(|l| l.id == row.model))
+            .or_else(|| chain.prices().nth(1))
         {
             Some(l) if l.caching == crate::model::Caching::Automatic => vec![format!(
                 "No break-even: {} caches automatically, so there is no cache write to decide on; the first failover pays the cold price and warms the cache.",

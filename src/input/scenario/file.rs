@@ -1,0 +1,252 @@
+//! The scenario file as written: the raw `serde` structs of every table, each field optional
+//! where a chain may override it. Validation and defaults are in the sibling modules.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::super::duration::DurationText;
+use super::super::suggest;
+use crate::model::policy::{ErrorClass, Jitter};
+use crate::model::{AbandonedBilling, CacheMiss, FailureMode, ServiceTier};
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ScenarioFile {
+    pub(super) name: Option<String>,
+    pub(super) description: Option<String>,
+    pub(super) pricing: Option<String>,
+    pub(super) service_tier: Option<ServiceTier>,
+    pub(super) request: RequestSpec,
+    #[serde(rename = "chain")]
+    pub(super) chains: Vec<ChainSpec>,
+    #[serde(default)]
+    pub(super) steady: SteadySpec,
+    pub(super) incident: Option<IncidentSpec>,
+    #[serde(default)]
+    pub(super) policy: PolicySpec,
+    #[serde(default)]
+    pub(super) latency: BTreeMap<String, LatencySpec>,
+}
+
+/// `[policy]`: client policy, every field optional so a chain can override any of them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PolicySpec {
+    pub(super) timeout_s: Option<f64>,
+    pub(super) retries: Option<u32>,
+    pub(super) backoff: Option<BackoffSpec>,
+    pub(super) failover_on: Option<Vec<FailoverClass>>,
+    pub(super) max_attempts: Option<u32>,
+    pub(super) max_multiplier: Option<f64>,
+    pub(super) warm_fallback: Option<WarmSpec>,
+    pub(super) breaker: Option<BreakerSpec>,
+    pub(super) hedge_delay_s: Option<f64>,
+}
+
+/// One entry of `failover_on`: an error class that fails over to the next link. Quota and
+/// billing errors stop the chain (MODEL.md §8), so `quota` is refused here, and the error
+/// lists exactly the classes [`FailoverClass::accepts`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FailoverClass(pub(super) ErrorClass);
+
+impl FailoverClass {
+    /// Whether `failover_on` may list `class`: every class but `quota`.
+    fn accepts(class: ErrorClass) -> bool {
+        class != ErrorClass::Quota
+    }
+
+    /// The identifiers `failover_on` accepts, in [`ErrorClass::ALL`] order.
+    fn allowed() -> Vec<&'static str> {
+        ErrorClass::ALL
+            .into_iter()
+            .filter(|c| Self::accepts(*c))
+            .map(ErrorClass::as_str)
+            .collect()
+    }
+}
+
+impl<'de> Deserialize<'de> for FailoverClass {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let word = String::deserialize(d)?;
+        let allowed = Self::allowed();
+        match ErrorClass::ALL.into_iter().find(|c| c.as_str() == word) {
+            Some(c) if Self::accepts(c) => Ok(FailoverClass(c)),
+            Some(_) => Err(D::Error::custom(format!(
+                "`{word}`: quota and billing errors stop the chain, they never fail over; allowed: {}",
+                allowed.join(", ")
+            ))),
+            None => {
+                let hint = suggest::nearest(&word, allowed.iter().copied())
+                    .map_or(String::new(), |n| format!(" (did you mean `{n}`?)"));
+                Err(D::Error::custom(format!(
+                    "unknown error class `{word}`{hint}; allowed: {}",
+                    allowed.join(", ")
+                )))
+            }
+        }
+    }
+}
+
+/// `backoff = { base_s = 0.5, cap_s = 8, jitter = "full" }`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct BackoffSpec {
+    pub(super) base_s: Option<f64>,
+    pub(super) cap_s: Option<f64>,
+    pub(super) jitter: Option<Jitter>,
+}
+
+/// `breaker = { threshold = 5, cooldown_s = 60 }`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct BreakerSpec {
+    pub(super) threshold: u32,
+    pub(super) cooldown_s: f64,
+}
+
+/// `warm_fallback = "always"`, `"never"` or `{ after = 3 }`. Read by hand rather than as an
+/// untagged enum, which would accept `{ after = 3, afterr = 1 }` and could not say which word
+/// or key was misspelt.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum WarmSpec {
+    /// `"always"` or `"never"`.
+    Word(WarmWord),
+    /// `{ after = N }`.
+    After {
+        /// Warm the fallback's cache after this many failovers in a session.
+        after: u32,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum WarmWord {
+    /// `"always"`.
+    Always,
+    /// `"never"`.
+    Never,
+}
+
+impl<'de> Deserialize<'de> for WarmSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = WarmSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"always\", \"never\" or { after = N }")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<WarmSpec, E> {
+                match v {
+                    "always" => Ok(WarmSpec::Word(WarmWord::Always)),
+                    "never" => Ok(WarmSpec::Word(WarmWord::Never)),
+                    _ => Err(E::unknown_variant(v, &["always", "never"])),
+                }
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WarmSpec, A::Error> {
+                let mut after = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "after" {
+                        return Err(serde::de::Error::unknown_field(&key, &["after"]));
+                    }
+                    if after.is_some() {
+                        return Err(serde::de::Error::duplicate_field("after"));
+                    }
+                    after = Some(map.next_value::<u32>()?);
+                }
+                after
+                    .map(|after| WarmSpec::After { after })
+                    .ok_or_else(|| serde::de::Error::missing_field("after"))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// `[steady] errors = { rate_limit = 0.4, ... }`: the share of failures in each class.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ErrorsSpec {
+    #[serde(default)]
+    pub(super) rate_limit: f64,
+    #[serde(default)]
+    pub(super) overload: f64,
+    #[serde(default)]
+    pub(super) server_error: f64,
+    #[serde(default)]
+    pub(super) timeout: f64,
+    #[serde(default)]
+    pub(super) client: f64,
+    #[serde(default)]
+    pub(super) quota: f64,
+}
+
+/// `[latency."provider/model"]`: a lognormal from a median and a 99th percentile, seconds.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LatencySpec {
+    pub(super) p50_s: f64,
+    pub(super) p99_s: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RequestSpec {
+    #[serde(default)]
+    pub(super) input_tokens: u64,
+    pub(super) output_tokens: u64,
+    #[serde(default)]
+    pub(super) prefix_tokens: u64,
+    pub(super) cache_hit_rate: Option<f64>,
+    pub(super) cache_ttl: Option<DurationText>,
+    pub(super) cache_miss: Option<CacheMiss>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ChainSpec {
+    pub(super) name: String,
+    pub(super) models: Vec<String>,
+    #[serde(default)]
+    pub(super) steady: SteadySpec,
+    #[serde(default)]
+    pub(super) policy: PolicySpec,
+    pub(super) traffic_share: Option<f64>,
+    pub(super) service_tier: Option<ServiceTier>,
+    pub(super) service_tiers: Option<Vec<ServiceTier>>,
+}
+
+/// The `[steady]` fields, all optional, so a chain can override any of them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SteadySpec {
+    pub(super) failure_rate: Option<f64>,
+    pub(super) failure_rates: Option<Vec<f64>>,
+    pub(super) gray_fraction: Option<f64>,
+    pub(super) gray_output_fraction: Option<f64>,
+    pub(super) cancel_output_fraction: Option<f64>,
+    pub(super) timeout_trip_rate: Option<f64>,
+    pub(super) timeout_trip_rates: Option<Vec<f64>>,
+    pub(super) abandoned_billing: Option<AbandonedBilling>,
+    pub(super) primary_win_rate: Option<f64>,
+    pub(super) fast_fail_s: Option<f64>,
+    pub(super) errors: Option<ErrorsSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct IncidentSpec {
+    pub(super) duration: DurationText,
+    pub(super) requests_per_second: f64,
+    pub(super) session_length: u64,
+    #[serde(default = "fast")]
+    pub(super) failure: FailureMode,
+}
+
+pub(super) fn fast() -> FailureMode {
+    FailureMode::Fast
+}

@@ -1,0 +1,288 @@
+//! Scenario files (MODEL.md §10): the request, the chains to compare, steady-state failure
+//! rates and an optional incident.
+//!
+//! ```toml
+//! name = "Three providers down at once, 2026-09-03"
+//! pricing = "2026-07"          # bundled name or path relative to this file
+//!
+//! [request]
+//! input_tokens = 0             # fresh input tokens (default 0)
+//! output_tokens = 1200
+//! prefix_tokens = 60000        # cacheable prefix (default 0)
+//! cache_hit_rate = 0.9         # share of the prefix read from cache when warm (default 1)
+//!
+//! [[chain]]
+//! name = "price-matched"
+//! models = ["anthropic/claude-sonnet-5", "openai/gpt-6-sol"]
+//! steady = { failure_rate = 0.01 }   # optional: overrides [steady] for this chain
+//!
+//! [steady]                     # optional
+//! failure_rate = 0.005         # every link; failure_rates = [..] per link overrides
+//! gray_fraction = 1.0          # share of failures that hang until the timeout
+//! gray_output_fraction = 0.5   # share of the output a gray failure bills
+//! timeout_trip_rate = 0.0      # share of the primary's healthy requests the timeout abandons
+//! abandoned_billing = "partial"  # partial | full
+//! fast_fail_s = 0.5            # seconds a fast failure takes
+//!
+//! [policy]                     # optional; a chain overrides it with policy = { .. }
+//! timeout_s = 30               # client timeout per attempt, seconds
+//!
+//! [latency."openai/gpt-6-sol"] # optional, per model: lognormal from a median and a p99
+//! p50_s = 2.0
+//! p99_s = 12.0
+//!
+//! [incident]                   # optional
+//! duration = "3h6m"
+//! requests_per_second = 1.0
+//! session_length = 20
+//! failure = "fast"             # fast | gray
+//! ```
+//!
+//! When a link's model has a `[latency]` entry and no `timeout_trip_rate(s)` is given, its trip
+//! rate is P(L > T) from the latency model; when both hedge legs have one and no
+//! `primary_win_rate` is given, w is P(L₀ < L₁ | both ≤ T) ([`crate::model::latency`]). Models
+//! without an entry time their attempts with the defaults (p50 2 s, p99 12 s) in the Monte
+//! Carlo engine, and their trip rates and w stay as given (0 and 1 by default).
+
+use std::path::Path;
+
+use super::document::{Document, Segment};
+use super::duration::parse_seconds;
+use super::pricing::{PricingRef, default_name};
+use super::{check_name, check_range, read_text, show};
+use crate::error::{InputError, InputErrorKind};
+use crate::model::{Incident, PriceTable, Request, Scenario};
+
+mod chains;
+mod file;
+mod overrides;
+mod policy;
+mod steady;
+#[cfg(test)]
+mod tests;
+
+use file::ScenarioFile;
+
+/// For a model the default table lacks, in a scenario that names no `pricing`: a pointer to
+/// the bundled LiteLLM snapshot when it has the model.
+fn broad_hint(file: &ScenarioFile, id: &str) -> String {
+    let snapshot = super::pricing::LITELLM_SNAPSHOT;
+    match (&file.pricing, super::pricing::bundled_shared(snapshot)) {
+        (None, Some(t)) if t.get(id).is_some() => format!(
+            " (the scenario names no `pricing`, so it gets {}, the posts' table; `pricing = \"litellm\"` prices it)",
+            default_name()
+        ),
+        _ => String::new(),
+    }
+}
+
+fn key(k: &str) -> Segment {
+    Segment::Key(k.to_string())
+}
+
+/// Load and validate the scenario at `path`, applying `overrides` (`--set KEY=VALUE`, dotted
+/// keys as in the file) first.
+///
+/// Errors: an unreadable file; TOML syntax; unknown, missing or mistyped fields; values out of
+/// range; duplicate chain names; a model not in the price table; a price table that cannot be
+/// loaded. Each names the file, line and field.
+pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, InputError> {
+    let text = read_text(path)?;
+    let base = match path.parent() {
+        Some(b) if !b.as_os_str().is_empty() => b,
+        _ => Path::new("."),
+    };
+    parse(&path.display().to_string(), &text, base, overrides)
+}
+
+/// Parse and validate scenario `text` (the contents of the file labelled `label`); a relative
+/// `pricing` path is taken relative to `base`. Errors as for [`load`].
+pub fn parse(
+    label: &str,
+    text: &str,
+    base: &Path,
+    overrides: &[(String, String)],
+) -> Result<Scenario, InputError> {
+    let mut doc = Document::parse(label, text)?;
+    overrides::apply(&mut doc, overrides)?;
+    let file: ScenarioFile = doc.deserialize().map_err(|e: InputError| {
+        e.with_file_kind_hint(
+            &["models", "verified", "source"],
+            "this looks like a price table: show it with `fallcost prices --pricing FILE`, or name it in a scenario's `pricing`",
+        )
+    })?;
+    let pricing_ref = PricingRef::parse(
+        file.pricing.as_deref().unwrap_or(default_name()),
+        Some(base),
+    );
+    let prices = pricing_ref.load_shared().map_err(|e| {
+        // A table that cannot be found or read is this file's `pricing` field's problem; an
+        // error inside a table names the table's own file and line.
+        if e.kind == InputErrorKind::Read {
+            doc.error_at(
+                InputErrorKind::Read,
+                &[key("pricing")],
+                format!("{}: {}", e.file, e.message),
+            )
+        } else {
+            e
+        }
+    })?;
+    let default_name = Path::new(label)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    resolve(&doc, file, &prices, default_name)
+}
+
+/// Keep only the chains named in `names` (all of them when `names` is empty), in file order.
+///
+/// Returns a note when the scenario splits its traffic between its chains (`traffic_share`) and
+/// `names` keeps only some of them: the blended rows weight every chain by its share, so they
+/// cannot be computed from a part of the chains. The caller leaves them out
+/// ([`Report::omit_blended`](crate::report::Report::omit_blended)) and prints the note.
+///
+/// Errors: a name that is not a chain of the scenario, with the names it has.
+pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<Option<String>, String> {
+    if names.is_empty() {
+        return Ok(None);
+    }
+    for n in names {
+        if !scenario.chains.iter().any(|c| &c.name == n) {
+            let have: Vec<&str> = scenario.chains.iter().map(|c| c.name.as_str()).collect();
+            return Err(format!(
+                "--chain {n}: no such chain in scenario `{}`; it has: {}",
+                scenario.name,
+                have.join(", ")
+            ));
+        }
+    }
+    let all = scenario.chains.len();
+    let shared = scenario.chains.iter().any(|c| c.traffic_share.is_some());
+    scenario.chains.retain(|c| names.contains(&c.name));
+    let kept = scenario.chains.len();
+    Ok((shared && kept < all).then(|| {
+        format!(
+            "the blended rows (all chains, weighted by traffic share) are left out: the blend needs every chain's traffic_share, and --chain selected {kept} of the {all} chains"
+        )
+    }))
+}
+
+fn resolve(
+    doc: &Document,
+    file: ScenarioFile,
+    prices: &PriceTable,
+    default_name: String,
+) -> Result<Scenario, InputError> {
+    let invalid = |path: &[Segment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
+    let _ = file.description;
+
+    // [request]
+    let r = &file.request;
+    let h = r.cache_hit_rate.unwrap_or(1.0);
+    check_range(h, 0.0, 1.0).map_err(|m| invalid(&[key("request"), key("cache_hit_rate")], m))?;
+    for (field, v) in [
+        ("input_tokens", r.input_tokens),
+        ("output_tokens", r.output_tokens),
+        ("prefix_tokens", r.prefix_tokens),
+    ] {
+        // f64 holds every integer up to 2^53 exactly; far above any real request.
+        if v > (1u64 << 53) {
+            return Err(invalid(
+                &[key("request"), key(field)],
+                format!("{v} tokens is beyond what fallcost prices exactly; at most 2^53"),
+            ));
+        }
+    }
+    let cache_ttl_s = match &r.cache_ttl {
+        None => None,
+        Some(t) => {
+            let at = [key("request"), key("cache_ttl")];
+            let secs = parse_seconds(&t.0).map_err(|m| invalid(&at, m))?;
+            if secs != 300.0 && secs != crate::model::cost::HOUR_S {
+                return Err(invalid(
+                    &at,
+                    format!(
+                        "explicit prompt caches live 5 minutes or 1 hour; got {}: write \"5m\" or \"1h\"",
+                        t.0
+                    ),
+                ));
+            }
+            Some(secs)
+        }
+    };
+    let request = Request {
+        input_tokens: r.input_tokens as f64,
+        output_tokens: r.output_tokens as f64,
+        prefix_tokens: r.prefix_tokens as f64,
+        cache_hit_rate: h,
+    };
+    let (chains, service_tiers) =
+        chains::resolve_chains(doc, &file, prices, &request, cache_ttl_s)?;
+
+    // [incident]
+    let incident = match &file.incident {
+        None => None,
+        Some(i) => {
+            let at = |f: &str| [key("incident"), key(f)];
+            let duration_s =
+                parse_seconds(&i.duration.0).map_err(|m| invalid(&at("duration"), m))?;
+            check_range(i.requests_per_second, f64::MIN_POSITIVE, 1e9).map_err(|_| {
+                invalid(
+                    &at("requests_per_second"),
+                    format!(
+                        "must be > 0 and at most 1e9; got {}",
+                        show(i.requests_per_second)
+                    ),
+                )
+            })?;
+            if i.session_length == 0 {
+                return Err(invalid(
+                    &at("session_length"),
+                    "must be at least 1 request".into(),
+                ));
+            }
+            let n = i.requests_per_second * duration_s;
+            if n.round() < 1.0 {
+                return Err(invalid(
+                    &at("duration"),
+                    format!(
+                        "the window holds no requests (requests_per_second × duration = {}); lengthen the outage or raise the rate",
+                        show(n)
+                    ),
+                ));
+            }
+            if n > 1e15 {
+                return Err(invalid(
+                    &at("duration"),
+                    format!("the window holds {n:.3e} requests; fallcost prices at most 1e15"),
+                ));
+            }
+            Some(Incident {
+                duration_s,
+                requests_per_second: i.requests_per_second,
+                session_length: i.session_length,
+                failure: i.failure,
+            })
+        }
+    };
+
+    Ok(Scenario {
+        name: match file.name {
+            Some(n) => {
+                check_name(&n).map_err(|m| invalid(&[key("name")], m))?;
+                n
+            }
+            None => default_name,
+        },
+        pricing: prices.name.clone(),
+        request,
+        chains,
+        incident,
+        billing: crate::model::ScenarioBilling {
+            cache_ttl_s,
+            cache_miss: r.cache_miss,
+            service_tiers,
+        },
+    })
+}

@@ -1,0 +1,197 @@
+//! Unit tests of scenario resolution.
+
+use super::*;
+use crate::input::pricing::bundled;
+
+fn load_str(text: &str) -> Result<Scenario, InputError> {
+    let doc = Document::parse("s.toml", text)?;
+    let file: ScenarioFile = doc.deserialize()?;
+    resolve(&doc, file, &bundled("2026-07").unwrap(), "s".into())
+}
+
+fn failure_rates(c: &crate::model::Chain) -> Vec<f64> {
+    c.links.iter().map(|l| l.failure_rate).collect()
+}
+
+fn trip_rates(c: &crate::model::Chain) -> Vec<f64> {
+    c.links.iter().map(|l| l.trip_rate).collect()
+}
+
+const HEAD: &str = "[request]\noutput_tokens = 500\ninput_tokens = 2000\n";
+
+#[test]
+fn chain_overrides_win_over_the_scenario_and_lists_over_scalars() {
+    let text = format!(
+        "{HEAD}[steady]\nfailure_rate = 0.1\ntimeout_trip_rate = 0.05\n\
+         [[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\"]\n\
+         [[chain]]\nname = \"b\"\nmodels = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\"]\n\
+         steady = {{ failure_rates = [0.2, 0.0], gray_fraction = 0.5 }}\n"
+    );
+    let s = load_str(&text).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.1, 0.1]);
+    assert_eq!(trip_rates(&s.chains[0]), vec![0.05, 0.0]);
+    assert_eq!(failure_rates(&s.chains[1]), vec![0.2, 0.0]);
+    assert_eq!(s.chains[1].steady.gray_fraction, 0.5);
+    assert_eq!(trip_rates(&s.chains[1]), vec![0.05, 0.0]);
+    assert_eq!(s.request.cache_hit_rate, 1.0);
+}
+
+#[test]
+fn unknown_model_is_an_error_at_its_line_with_a_suggestion() {
+    let text = format!(
+        "{HEAD}[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\", \"openai/gpt-6-astro\"]\n"
+    );
+    let e = load_str(&text).unwrap_err();
+    assert_eq!(e.kind, InputErrorKind::UnknownModel);
+    assert_eq!(e.field.as_deref(), Some("chain[0].models[1]"));
+    assert_eq!(e.location.unwrap().line, 6);
+    assert!(
+        e.message.contains("did you mean `openai/gpt-6-astra`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn out_of_range_values_name_their_field() {
+    let cases = [
+        ("[steady]\nfailure_rate = 1.5\n", "steady.failure_rate"),
+        ("[steady]\nfailure_rates = [0.1]\n", "steady.failure_rates"),
+        ("[steady]\ngray_fraction = nan\n", "steady.gray_fraction"),
+        (
+            "[incident]\nduration = \"3\"\nrequests_per_second = 1\nsession_length = 2\n",
+            "incident.duration",
+        ),
+        (
+            "[incident]\nduration = \"3h\"\nrequests_per_second = 0\nsession_length = 2\n",
+            "incident.requests_per_second",
+        ),
+        (
+            "[incident]\nduration = \"3h\"\nrequests_per_second = 1\nsession_length = 0\n",
+            "incident.session_length",
+        ),
+    ];
+    for (extra, field) in cases {
+        let text = format!(
+            "{HEAD}[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\", \"openai/gpt-6-luna\"]\n{extra}"
+        );
+        let e = load_str(&text).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some(field), "{e}");
+        assert!(e.location.is_some(), "{e}");
+    }
+}
+
+#[test]
+fn duplicate_chain_names_are_refused() {
+    let text = format!(
+        "{HEAD}[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\"]\n[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\"]\n"
+    );
+    let e = load_str(&text).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("chain[1].name"));
+    assert!(e.message.contains("duplicate"));
+}
+
+const TWO: &str =
+    "[[chain]]\nname = \"a\"\nmodels = [\"openai/gpt-6-sol\", \"anthropic/claude-sonnet-5\"]\n";
+
+/// A given latency model derives the trip rates (P(L > T)) and w; defaults derive nothing.
+#[test]
+fn latency_entries_derive_trips_and_the_win_share() {
+    let text = format!(
+        "{HEAD}{TWO}policy = {{ timeout_s = 12 }}\n\
+         [latency.\"openai/gpt-6-sol\"]\np50_s = 2.0\np99_s = 12.0\n\
+         [latency.\"anthropic/claude-sonnet-5\"]\np50_s = 2.0\np99_s = 12.0\n"
+    );
+    let s = load_str(&text).unwrap();
+    let c = &s.chains[0];
+    assert_eq!(c.policy.timeout_s, 12.0);
+    assert!((c.links[0].trip_rate - 0.01).abs() < 1e-12);
+    assert!((c.links[1].trip_rate - 0.01).abs() < 1e-12);
+    assert_eq!(
+        c.links
+            .iter()
+            .map(|l| l.trip_from_latency)
+            .collect::<Vec<_>>(),
+        vec![true, true]
+    );
+    assert!(c.steady.win_from_latency);
+    assert!((c.steady.primary_win_rate - 0.5).abs() < 1e-9);
+
+    // Given trip rates and w win over the latency model.
+    let text = format!(
+        "{HEAD}{TWO}[steady]\ntimeout_trip_rate = 0.05\nprimary_win_rate = 0.9\n\
+         [latency.\"openai/gpt-6-sol\"]\np50_s = 2.0\np99_s = 12.0\n\
+         [latency.\"anthropic/claude-sonnet-5\"]\np50_s = 2.0\np99_s = 12.0\n"
+    );
+    let c = &load_str(&text).unwrap().chains[0];
+    assert_eq!(trip_rates(c), vec![0.05, 0.0]);
+    assert_eq!(c.steady.primary_win_rate, 0.9);
+    assert!(!c.steady.win_from_latency);
+
+    // No [latency]: the worked examples' trips (0) and w (1) are kept, default timing.
+    let c = &load_str(&format!("{HEAD}{TWO}")).unwrap().chains[0];
+    assert_eq!(trip_rates(c), vec![0.0, 0.0]);
+    assert_eq!(c.steady.primary_win_rate, 1.0);
+    assert_eq!(c.policy.timeout_s, 30.0);
+    assert!(!c.links[0].latency.given);
+}
+
+#[test]
+fn bad_latency_and_policy_values_name_their_field() {
+    let cases = [
+        (
+            "[latency.\"openai/gpt-6-sol\"]\np50_s = 0\np99_s = 1\n",
+            "latency.\"openai/gpt-6-sol\".p50_s",
+            8,
+        ),
+        (
+            "[latency.\"openai/gpt-6-sol\"]\np50_s = 2\np99_s = 1\n",
+            "latency.\"openai/gpt-6-sol\".p99_s",
+            9,
+        ),
+        (
+            "[latency.\"openai/gpt-6-sol\"]\np50_s = 2\np99_s = 3\np90_s = 1\n",
+            "latency.\"openai/gpt-6-sol\".p90_s",
+            10,
+        ),
+        (
+            "[latency.\"openai/gpt-6-solo\"]\np50_s = 2\np99_s = 3\n",
+            "latency.\"openai/gpt-6-solo\"",
+            7,
+        ),
+        ("[policy]\ntimeout_s = -1\n", "policy.timeout_s", 8),
+        ("[policy]\nretris = 2\n", "policy.retris", 8),
+        (
+            "[policy]\nfailover_on = [\"timeout\", \"quota\"]\n",
+            "policy.failover_on[1]",
+            8,
+        ),
+        ("[policy]\nmax_attempts = 0\n", "policy.max_attempts", 8),
+        (
+            "[policy]\nmax_multiplier = -1\n",
+            "policy.max_multiplier",
+            8,
+        ),
+        (
+            "[policy]\nbreaker = { threshold = 0, cooldown_s = 5 }\n",
+            "policy.breaker",
+            8,
+        ),
+        (
+            "[policy]\nwarm_fallback = \"sometimes\"\n",
+            "policy.warm_fallback",
+            8,
+        ),
+        (
+            "[steady]\nerrors = { rate_limit = 0.5 }\n",
+            "steady.errors",
+            8,
+        ),
+        ("[steady]\nfast_fail_s = -1\n", "steady.fast_fail_s", 8),
+    ];
+    for (extra, field, line) in cases {
+        let text = format!("{HEAD}{TWO}{extra}");
+        let e = load_str(&text).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some(field), "{e}");
+        assert_eq!(e.location.map(|l| l.line), Some(line), "{e}");
+    }
+}

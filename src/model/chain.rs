@@ -1,0 +1,266 @@
+//! A fallback chain and its links (MODEL.md §4, §7), and the one place their derived values
+//! are computed: [`ChainDraft::build`] turns what a scenario gives (prices, failure rates,
+//! latency models, trip rates and w where given) into a [`Chain`], deriving each link's trip
+//! rate P(L > T) and the hedge win share w from the latency models where they are left out.
+
+use serde::Serialize;
+
+use super::latency::{self, Latency};
+use super::{ModelPrice, Policy, Steady, policy};
+
+/// One link of a chain: a model with its billed price and its steady-state behaviour.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Link {
+    /// The model and its price, as billed (service tier and cache TTL already applied).
+    pub price: ModelPrice,
+    /// The probability an attempt fails (fast or gray), in [0, 1] (MODEL.md §3).
+    pub failure_rate: f64,
+    /// The share of healthy attempts abandoned at the client timeout, in [0, 1] (MODEL.md §3):
+    /// as given, or P(L > T) from [`Link::latency`] ([`Link::trip_from_latency`]).
+    pub trip_rate: f64,
+    /// Whether `trip_rate` was derived from the latency model, P(L > T), rather than given.
+    /// The Monte Carlo engine then trips exactly the attempts slower than T.
+    pub trip_from_latency: bool,
+    /// The model's latency distribution (`[latency."provider/model"]` or the defaults, p50 2 s,
+    /// p99 12 s; MODEL.md §7).
+    pub latency: Latency,
+}
+
+impl Link {
+    /// A link that never fails and never trips, timed with the default latency model.
+    pub fn new(price: ModelPrice) -> Link {
+        Link {
+            price,
+            failure_rate: 0.0,
+            trip_rate: 0.0,
+            trip_from_latency: false,
+            latency: Latency::default(),
+        }
+    }
+}
+
+/// What a scenario gives for one link, before [`ChainDraft::build`] derives the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkDraft {
+    /// The model and its billed price.
+    pub price: ModelPrice,
+    /// The probability an attempt fails, in [0, 1].
+    pub failure_rate: f64,
+    /// The timeout trip rate, in [0, 1], if the scenario gives one; `None`: P(L > T) when the
+    /// latency model is given, else 0.
+    pub trip_rate: Option<f64>,
+    /// The model's latency distribution (given, or [`Latency::default`]).
+    pub latency: Latency,
+}
+
+/// What a scenario gives for one chain, before [`ChainDraft::build`] derives the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainDraft {
+    /// The chain's name, unique in its scenario.
+    pub name: String,
+    /// The links, primary first.
+    pub links: Vec<LinkDraft>,
+    /// The chain's shared steady parameters; `build` sets `primary_win_rate` and
+    /// `win_from_latency` (from [`ChainDraft::primary_win_rate`] and the latency models).
+    pub steady: Steady,
+    /// w, if the scenario gives it; `None`: P(L₀ < L₁ | both ≤ T) when the first two links'
+    /// latency models are given, else 1 (the primary answers first, MODEL.md §4).
+    pub primary_win_rate: Option<f64>,
+    /// Client policy (its `timeout_s` is the T of the derived trip rates and w).
+    pub policy: Policy,
+    /// The chain's share of the traffic, if the scenario splits traffic across chains.
+    pub traffic_share: Option<f64>,
+}
+
+impl ChainDraft {
+    /// The chain, with each link's trip rate and the hedge win share w derived from the latency
+    /// models where the scenario leaves them out, by the closed forms the Monte Carlo engine's
+    /// draws converge to ([`crate::model::latency`], MODEL.md §7). Models without a latency
+    /// entry keep their trip rates and w as given (0 and 1 by default).
+    pub fn build(self) -> Chain {
+        let t = self.policy.timeout_s;
+        let links: Vec<Link> = self
+            .links
+            .into_iter()
+            .map(|l| {
+                let derived = l.trip_rate.is_none() && l.latency.given;
+                Link {
+                    trip_rate: match l.trip_rate {
+                        Some(r) => r,
+                        None if derived => l.latency.trip_rate(t),
+                        None => 0.0,
+                    },
+                    trip_from_latency: derived,
+                    price: l.price,
+                    failure_rate: l.failure_rate,
+                    latency: l.latency,
+                }
+            })
+            .collect();
+        let mut steady = self.steady;
+        steady.win_from_latency = self.primary_win_rate.is_none()
+            && links.len() >= 2
+            && links[0].latency.given
+            && links[1].latency.given;
+        steady.primary_win_rate = match self.primary_win_rate {
+            Some(w) => w,
+            None if steady.win_from_latency => {
+                latency::primary_win_rate(&links[0].latency, &links[1].latency, t)
+            }
+            None => Steady::default().primary_win_rate,
+        };
+        Chain {
+            name: self.name,
+            links,
+            steady,
+            policy: self.policy,
+            traffic_share: self.traffic_share,
+        }
+    }
+}
+
+/// A fallback chain: links in order, the primary first, with its steady-state parameters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Chain {
+    /// The chain's name, unique in its scenario.
+    pub name: String,
+    /// The links, primary first: each model with its price, failure and trip rates and latency.
+    pub links: Vec<Link>,
+    /// The billing parameters every link shares and the hedge win share (the scenario's
+    /// `[steady]`, with the chain's overrides).
+    pub steady: Steady,
+    /// Client policy (the scenario's `[policy]`, with the chain's overrides).
+    pub policy: Policy,
+    /// The chain's share of the traffic, when the scenario splits traffic across chains
+    /// (tier-matched chains); `None` otherwise.
+    pub traffic_share: Option<f64>,
+}
+
+impl Chain {
+    /// Whether the chain runs under the default policy (no retries, the provider-side classes
+    /// fail over in any order, no call or cost cap, no error mix, explicit fallbacks warmed at
+    /// once, no breaker, no hedge delay). The one notion of "default policy": it chooses the
+    /// Monte Carlo engine (the default-policy fast paths, else the policy simulators) and
+    /// whether the report has a "Retries, caps and attribution" table.
+    pub fn has_default_policy(&self) -> bool {
+        let p = &self.policy;
+        p.retries == 0
+            && p.fails_over_by_default()
+            && p.max_attempts.is_none()
+            && p.max_multiplier.is_none()
+            && p.warm_fallback == policy::WarmPolicy::Always
+            && p.breaker.is_none()
+            && p.hedge_delay_s.is_none()
+            && self.steady.error_mix.is_none()
+    }
+
+    /// The ids of the chain's models timed with the default latency model (no
+    /// `[latency."provider/model"]` entry: p50 2 s, p99 12 s), in chain order, each once.
+    ///
+    /// The one assumption both engines make about them: the defaults time whatever needs a
+    /// time (the Monte Carlo's latency percentiles, a delayed hedge's wait and race, MODEL.md
+    /// §7), while a simultaneous hedge's winner, unless both legs have entries, is the primary
+    /// with probability w as given (1 by default: the primary answers first, MODEL.md §4), the
+    /// answer then arriving at the winner's own latency: the default timing never decides who
+    /// wins a race w decides.
+    pub fn latency_defaults(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for l in &self.links {
+            if !l.latency.given && !out.contains(&l.price.id.as_str()) {
+                out.push(&l.price.id);
+            }
+        }
+        out
+    }
+
+    /// The links' prices, primary first.
+    pub fn prices(&self) -> impl Iterator<Item = &ModelPrice> {
+        self.links.iter().map(|l| &l.price)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cost::tests::july;
+
+    fn lat(p50_s: f64, p99_s: f64) -> Latency {
+        Latency {
+            p50_s,
+            p99_s,
+            given: true,
+        }
+    }
+
+    fn spec(links: Vec<LinkDraft>, w: Option<f64>, timeout_s: f64) -> ChainDraft {
+        ChainDraft {
+            name: "c".into(),
+            links,
+            steady: Steady::default(),
+            primary_win_rate: w,
+            policy: Policy {
+                timeout_s,
+                ..Policy::default()
+            },
+            traffic_share: None,
+        }
+    }
+
+    fn link(trip_rate: Option<f64>, latency: Latency) -> LinkDraft {
+        LinkDraft {
+            price: july("openai/gpt-6-sol"),
+            failure_rate: 0.1,
+            trip_rate,
+            latency,
+        }
+    }
+
+    /// p50 2 s, p99 12 s and T = 12 s: P(L > T) = 1% exactly; two equal legs: w = 1/2.
+    #[test]
+    fn given_latency_derives_trips_and_w() {
+        let c = spec(
+            vec![link(None, lat(2.0, 12.0)), link(None, lat(2.0, 12.0))],
+            None,
+            12.0,
+        )
+        .build();
+        for l in &c.links {
+            assert!((l.trip_rate - 0.01).abs() < 1e-12, "{}", l.trip_rate);
+            assert!(l.trip_from_latency);
+            assert_eq!(l.failure_rate, 0.1);
+        }
+        assert!(c.steady.win_from_latency);
+        assert!((c.steady.primary_win_rate - 0.5).abs() < 1e-9);
+    }
+
+    /// Given values win over the latency model; default latencies derive nothing.
+    #[test]
+    fn given_values_and_default_latency_derive_nothing() {
+        let c = spec(
+            vec![link(Some(0.05), lat(2.0, 12.0)), link(None, lat(2.0, 12.0))],
+            Some(0.9),
+            12.0,
+        )
+        .build();
+        assert_eq!(c.links[0].trip_rate, 0.05);
+        assert!(!c.links[0].trip_from_latency);
+        assert!(c.links[1].trip_from_latency);
+        assert_eq!(c.steady.primary_win_rate, 0.9);
+        assert!(!c.steady.win_from_latency);
+
+        let c = spec(
+            vec![
+                link(None, Latency::default()),
+                link(None, Latency::default()),
+            ],
+            None,
+            12.0,
+        )
+        .build();
+        assert_eq!(c.links[1].trip_rate, 0.0);
+        assert!(!c.links[1].trip_from_latency);
+        assert_eq!(c.steady.primary_win_rate, 1.0);
+        assert!(!c.steady.win_from_latency);
+        assert_eq!(c.latency_defaults(), vec!["openai/gpt-6-sol"]);
+    }
+}
