@@ -4,10 +4,11 @@
 
 use crate::model::cache::failover_cache;
 use crate::model::{Pattern, Scenario, incident, steady};
+use crate::number::clean;
 use crate::report::{
     Answered, BLENDED, Ci, Figure, IncidentFigures, IncidentMc, IncidentPolicyMc, IncidentRow,
     IncidentWindow, McMeta, MeanCi, Method, PolicyMcFigures, Report, SteadyFigures, SteadyMc,
-    SteadyRow, clean,
+    SteadyRow,
 };
 use crate::sim::histogram::{Histogram, mixture_quantile, relative_error_bound};
 use crate::sim::stats::{Estimate, Sum, Z95, weighted_estimate};
