@@ -10,6 +10,8 @@
 //! - [`ops`]: the operations behind the subcommands (sweep, check, prices), returning results;
 //! - [`output`]: table, Markdown, CSV and JSON, one module per document;
 //! - [`number`]: how numbers and durations print (a leaf, used by every layer);
+//! - [`suggest`]: "did you mean …?" for misspelled keys and model ids (a leaf: [`input`] and
+//!   [`model`] use it);
 //! - [`check`]: `fallcost check`, the CI gate over every fallback chain (scenarios, LiteLLM and
 //!   Portkey configs under [`input::gateway`]);
 //! - [`calibrate`]: `fallcost calibrate`, a scenario measured from request logs;
@@ -30,6 +32,7 @@ pub mod ops;
 pub mod output;
 pub mod report;
 pub mod sim;
+pub mod suggest;
 pub mod sweep;
 
 use error::ExitStatus;
