@@ -9,6 +9,9 @@
 //! - [`report`]: the result shape every output renders; [`sweep`]: a sweep's result;
 //! - [`ops`]: the operations behind the subcommands (sweep, check, prices), returning results;
 //! - [`output`]: table, Markdown, CSV and JSON, one module per document;
+//! - [`number`]: how numbers and durations print (a leaf, used by every layer);
+//! - [`suggest`]: "did you mean …?" for misspelled keys and model ids (a leaf: [`input`] and
+//!   [`model`] use it);
 //! - [`check`]: `fallcost check`, the CI gate over every fallback chain (scenarios, LiteLLM and
 //!   Portkey configs under [`input::gateway`]);
 //! - [`calibrate`]: `fallcost calibrate`, a scenario measured from request logs;
@@ -24,10 +27,12 @@ pub mod cmd;
 pub mod error;
 pub mod input;
 pub mod model;
+pub mod number;
 pub mod ops;
 pub mod output;
 pub mod report;
 pub mod sim;
+pub mod suggest;
 pub mod sweep;
 
 use error::ExitStatus;

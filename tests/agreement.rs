@@ -209,7 +209,8 @@ fn policy_figures_disagree(s: &Scenario, opts: &McOptions) -> Vec<String> {
         if chain.has_default_policy() {
             continue;
         }
-        let mc = fallcost::sim::policy::simulate(&s.request, chain, i as u64, opts, &mut |_| {});
+        let mc =
+            fallcost::sim::steady::policy::simulate(&s.request, chain, i as u64, opts, &mut |_| {});
         for m in &mc {
             let p = m.base.pattern;
             let Some(a) = fallcost::model::steady::detailed(&s.request, chain, p) else {
@@ -333,7 +334,7 @@ fn build(
         incident: Some(Incident {
             duration_s: incident.0,
             // λ·TTL ≥ 0.3·300: a session's gap exceeds a cache TTL with probability < e⁻⁹⁰,
-            // the regime the analytic engine assumes (sim::incident docs).
+            // the regime the analytic engine assumes (sim::incident::fast docs).
             requests_per_second: incident.1,
             session_length: incident.2,
             failure: if incident.3 {

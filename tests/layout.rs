@@ -10,7 +10,9 @@
 //! skipped. The rules:
 //!
 //! - `src/input/**` does not use `crate::output`, `crate::check`, `crate::cmd`, `crate::sim`;
-//! - `src/output/**` does not use `crate::check`, `crate::cmd`, `crate::sweep`, `crate::ops`;
+//! - `src/output/**` does not use `crate::check`, `crate::cmd`, `crate::ops` (the sweep
+//!   operation is `ops::sweep`; `crate::sweep` holds its result types, as `crate::report` does
+//!   compare's, and may be used);
 //! - `src/report*` (`report.rs` or `report/`) does not use `crate::output`, `crate::cmd` or a
 //!   simulator of `crate::sim` (every module of `src/sim/` but `stats`, `histogram` and `rng`,
 //!   which hold result types and the generator's name);
@@ -34,27 +36,10 @@ const TOO_LONG: &str = "over 800 lines of code";
 /// end empty. Rules are named as [`violations`] prints them: `over 800 lines of code` or
 /// `LAYER uses crate::MODULE`.
 const ALLOWED_TODAY: &[(&str, &str)] = &[
-    // files to split by concern (issue 11, item 6)
-    ("src/check/mod.rs", TOO_LONG),
-    ("src/cmd/from_config.rs", TOO_LONG),
-    ("src/input/gateway/litellm.rs", TOO_LONG),
-    ("src/input/scenario.rs", TOO_LONG),
-    ("src/output/layout.rs", TOO_LONG),
-    ("src/report.rs", TOO_LONG),
-    // `input/duration.rs` formats with `output::number::trim`
-    ("src/input/duration.rs", "input uses crate::output"),
-    // `model/prices.rs` suggests near-miss model ids with `input::suggest::nearest`
-    ("src/model/prices.rs", "model uses crate::input"),
-    // `layout.rs` prices with `check::per_1k`
-    ("src/output/layout.rs", "output uses crate::check"),
-    // `plot.rs` draws the sweep operation's `Sweep`/`SweepRow`
-    ("src/output/plot.rs", "output uses crate::sweep"),
-    // the report runs the simulators (engine selection, to move to `sim`/`ops`)
-    ("src/report.rs", "report uses crate::sim::breaker"),
-    ("src/report.rs", "report uses crate::sim::expected"),
-    ("src/report.rs", "report uses crate::sim::incident"),
-    ("src/report.rs", "report uses crate::sim::policy"),
-    ("src/report.rs", "report uses crate::sim::steady"),
+    // the check's result types (`CheckReport`, `Finding`, …) live in `check` with the finding
+    // logic: to move to a result module that `output::check` may use
+    ("src/output/check.rs", "output uses crate::check"),
+    ("src/output/check/sarif.rs", "output uses crate::check"),
 ];
 
 /// A layer: the files it covers (a path prefix under `src/`) and the module paths they may not
@@ -94,7 +79,7 @@ fn rules(src: &Path) -> Vec<Rule> {
         Rule {
             layer: "output",
             prefixes: &["output/"],
-            forbidden: own(&["check", "cmd", "sweep", "ops"]),
+            forbidden: own(&["check", "cmd", "ops"]),
         },
         Rule {
             layer: "report",

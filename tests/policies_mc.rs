@@ -26,9 +26,14 @@ fn steady_state_agrees() {
         seed: 17,
     };
     for (index, chain) in s.chains.iter().enumerate() {
-        assert!(!fallcost::sim::policy::is_default(chain));
-        let mc =
-            fallcost::sim::policy::simulate(&s.request, chain, index as u64, &opts, &mut |_| {});
+        assert!(!fallcost::sim::steady::policy::is_default(chain));
+        let mc = fallcost::sim::steady::policy::simulate(
+            &s.request,
+            chain,
+            index as u64,
+            &opts,
+            &mut |_| {},
+        );
         assert_eq!(mc.len(), 4);
         for m in &mc {
             let p = m.base.pattern;
@@ -94,7 +99,7 @@ fn incident_without_breaker_agrees() {
         chain.policy.breaker = None;
         let i = window.for_chain(chain);
         for pattern in Pattern::ALL {
-            let mc = fallcost::sim::breaker::simulate(
+            let mc = fallcost::sim::incident::events::simulate(
                 &s.request,
                 chain,
                 &i,

@@ -292,7 +292,7 @@ fn scenario_kind(text: &str) -> Result<(), &'static str> {
         Err("TOML price table (`models`): not a scenario")
     } else if table.keys().any(|k| {
         SCENARIO_KEYS.contains(&k.as_str())
-            || crate::input::suggest::near_miss(k, &["chain"], 2, 2).is_some()
+            || crate::suggest::near_miss(k, &["chain"], 2, 2).is_some()
     }) {
         Ok(())
     } else {

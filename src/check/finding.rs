@@ -290,12 +290,12 @@ impl fmt::Display for Finding {
                     fallback.name,
                     show(*warm_ratio),
                     primary.name,
-                    crate::output::number::money(fallback.first(true)),
+                    crate::number::money(fallback.first(true)),
                     show(figures.first_ratio),
-                    crate::input::duration::format_seconds(incident.duration_s),
-                    crate::output::number::group(&figures.requests.to_string()),
-                    crate::output::number::group(&figures.sessions.to_string()),
-                    crate::output::number::count(incident.requests_per_second),
+                    crate::number::format_seconds(incident.duration_s),
+                    crate::number::group(&figures.requests.to_string()),
+                    crate::number::group(&figures.sessions.to_string()),
+                    crate::number::count(incident.requests_per_second),
                     show(figures.multiplier),
                 )?;
                 if let Some(a) = allowed {

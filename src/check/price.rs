@@ -160,7 +160,7 @@ impl Side {
     /// The price as shown: `$9.00`, or `$4.50–$25.00` for a range, or for a traffic mix
     /// `$5.30 (traffic mix, equal shares; $0.60–$10.00)`.
     pub fn price(&self) -> String {
-        use crate::output::number::money;
+        use crate::number::money;
         if let (true, Some(mix), false) = (
             self.is_mix(),
             self.mix_per_1k_usd,

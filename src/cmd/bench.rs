@@ -27,7 +27,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitStatus> {
          floor (draws only: 2 uniforms + 2 normals per request): {:>7.1} M requests/s\n\
          steady-state model, all four patterns:                  {:>7.1} M requests/s\n\
          model / floor time ratio: {:.2}x\n",
-        crate::output::number::group(&n.to_string()),
+        crate::number::group(&n.to_string()),
         args.repeat,
         f / 1e6,
         m / 1e6,

@@ -110,7 +110,7 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         }
         crate::output::ui::detail(&format!(
             "simulated {} requests with seed {} in {:.2} s",
-            crate::output::number::count(work as f64),
+            crate::number::count(work as f64),
             opts.seed,
             started.elapsed().as_secs_f64()
         ));

@@ -6,8 +6,8 @@ use crate::cli::SweepArgs;
 use crate::cmd::options::Options;
 use crate::error::ExitStatus;
 use crate::input::read_text;
+use crate::number::count;
 use crate::ops::sweep::{self, Param};
-use crate::output::number::count;
 use crate::output::{self, Target};
 
 /// Parse the ranges, run the sweep, print or write it, and draw `--plot`.

@@ -286,7 +286,7 @@ impl<'a> Document<'a> {
             {
                 // "unknown variant `grey`, expected `fast` or `gray`": add the likely one
                 let allowed: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
-                match super::suggest::nearest(name, allowed.iter().copied()) {
+                match crate::suggest::nearest(name, allowed.iter().copied()) {
                     Some(near) => format!("{raw} (did you mean `{near}`?)"),
                     None => raw.clone(),
                 }
@@ -592,7 +592,7 @@ fn unknown_field_message(name: &str, expected: &str) -> String {
     if allowed.is_empty() {
         return "unknown field; this table takes no fields".to_string();
     }
-    let hint = match super::suggest::nearest(name, allowed.iter().copied()) {
+    let hint = match crate::suggest::nearest(name, allowed.iter().copied()) {
         Some(near) => format!(" (did you mean `{near}`?)"),
         None => String::new(),
     };

@@ -96,22 +96,6 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
     Ok(total)
 }
 
-/// Render seconds as a humane duration, e.g. `3h6m`, `90s` → `1m30s`, `0.5s`.
-pub fn format_seconds(seconds: f64) -> String {
-    if !(seconds.is_finite() && seconds >= 1.0) || seconds.fract() != 0.0 {
-        return format!("{}s", crate::output::number::trim(seconds, 3));
-    }
-    let mut s = seconds as u64;
-    let mut out = String::new();
-    for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)] {
-        if s >= size {
-            out.push_str(&format!("{}{unit}", s / size));
-            s %= size;
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,9 +125,7 @@ mod tests {
 
     #[test]
     fn formats_round_trip() {
-        assert_eq!(format_seconds(11160.0), "3h6m");
-        assert_eq!(format_seconds(90.0), "1m30s");
-        assert_eq!(format_seconds(0.5), "0.5s");
+        use crate::number::format_seconds;
         assert_eq!(parse_seconds(&format_seconds(93784.0)), Ok(93784.0));
     }
 }

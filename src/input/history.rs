@@ -451,7 +451,7 @@ pub fn parse_statuspage(
     known.dedup();
     for want in &options.components {
         if !known.contains(&want.as_str()) {
-            let near = super::suggest::nearest(want, known.iter().copied())
+            let near = crate::suggest::nearest(want, known.iter().copied())
                 .map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
             return Err(InputError {
                 file: file.to_string(),

@@ -48,8 +48,8 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::error::{InputError, InputErrorKind, Location};
-use crate::input::suggest::near_miss;
 use crate::model::{Caching, ModelPrice, PriceTable, Rate, ServiceTier, TierPrice};
+use crate::suggest::near_miss;
 
 /// The largest price read, USD per token ($1,000,000 per MTok): anything above is a typo.
 pub const MAX_PER_TOKEN: f64 = 1.0;

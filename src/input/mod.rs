@@ -12,7 +12,6 @@ pub mod litellm_prices;
 pub mod pricing;
 pub mod scenario;
 pub mod settings;
-pub mod suggest;
 pub mod update;
 
 use std::path::Path;

@@ -309,7 +309,7 @@ impl PriceTable {
         // Compare like with like: the whole id with the keys, the bare part with the bare keys
         // of that provider (`anthropic/claude-sonnet-4.5` -> `claude-sonnet-4-5`).
         let own = provider.and_then(|pr| {
-            crate::input::suggest::nearest(
+            crate::suggest::nearest(
                 bare,
                 self.models
                     .values()
@@ -317,8 +317,8 @@ impl PriceTable {
                     .map(|p| p.id.as_str()),
             )
         });
-        let near = own
-            .or_else(|| crate::input::suggest::nearest(id, self.models.keys().map(String::as_str)));
+        let near =
+            own.or_else(|| crate::suggest::nearest(id, self.models.keys().map(String::as_str)));
         near.map(|n| {
             let n = match (provider, own) {
                 (Some(p), Some(_)) => format!("{p}/{n}"),

@@ -6,10 +6,39 @@
 use std::path::PathBuf;
 
 use crate::check::{CheckReport, IncidentCheck, Options, files};
-use crate::cli::CheckArgs;
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::settings::{self, CheckSettings};
 use crate::model::Request;
+
+/// What `fallcost check` was asked (its flags, without the output format), before the project
+/// settings fill what they leave out: built from the command line by [`crate::cmd::check`].
+#[derive(Debug, Clone, Default)]
+pub struct CheckFlags {
+    /// The files and folders given (empty: fallcost.toml's `paths`, else the current folder).
+    pub paths: Vec<PathBuf>,
+    /// `--max-ratio`: the largest like-for-like price multiple of a fallback over its primary.
+    pub max_ratio: Option<f64>,
+    /// `--pricing`: the price table's name or path.
+    pub pricing: Option<String>,
+    /// `--profile`: the gateway request's input and output tokens.
+    pub profile: Option<(u64, u64)>,
+    /// `--prefix`: the cached prefix of the gateway request, tokens.
+    pub prefix: u64,
+    /// `--hit-rate`: share of the cached prefix read from cache when warm (0 to 1).
+    pub hit_rate: f64,
+    /// `--incident`: an outage duration as written (`3h`, `45m`).
+    pub incident: Option<String>,
+    /// `--rate`: requests per second during the incident.
+    pub rate: f64,
+    /// `--session-length`: requests per session during the incident.
+    pub session_length: u64,
+    /// `--config-file`: the project settings to read instead of the nearest fallcost.toml.
+    pub config_file: Option<PathBuf>,
+    /// `--deny-warnings`: warnings make the exit status 1.
+    pub deny_warnings: bool,
+    /// `--allow`: models or providers allowed above the ratio.
+    pub allow: Vec<String>,
+}
 
 /// A check to run: the paths, the options every chain is judged with, and whether warnings
 /// fail the run.
@@ -28,7 +57,7 @@ pub struct Plan {
 ///
 /// Errors: unreadable settings; a `--pricing` table that cannot be loaded (before any file is
 /// read); an `--incident` that is not a duration.
-pub fn plan(args: &CheckArgs) -> anyhow::Result<Plan> {
+pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
     // Project settings (fallcost.toml): every flag given wins over them.
     let settings = match &args.config_file {
         Some(path) => settings::load(path)?,

@@ -4,10 +4,11 @@
 
 use crate::model::cache::failover_cache;
 use crate::model::{Pattern, Scenario, incident, steady};
+use crate::number::clean;
 use crate::report::{
     Answered, BLENDED, Ci, Figure, IncidentFigures, IncidentMc, IncidentPolicyMc, IncidentRow,
     IncidentWindow, McMeta, MeanCi, Method, PolicyMcFigures, Report, SteadyFigures, SteadyMc,
-    SteadyRow, clean,
+    SteadyRow,
 };
 use crate::sim::histogram::{Histogram, mixture_quantile, relative_error_bound};
 use crate::sim::stats::{Estimate, Sum, Z95, weighted_estimate};
@@ -337,12 +338,12 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
     for (ci_, chain) in scenario.chains.iter().enumerate() {
         let engine = Engine::for_chain(chain);
         steady_sims.push(if engine.steady == SteadyEngine::Fast {
-            sim::steady::simulate(req, chain, ci_ as u64, opts, tick)
+            sim::steady::fast::simulate(req, chain, ci_ as u64, opts, tick)
                 .into_iter()
                 .map(SteadySim::Plain)
                 .collect()
         } else {
-            sim::policy::simulate(req, chain, ci_ as u64, opts, tick)
+            sim::steady::policy::simulate(req, chain, ci_ as u64, opts, tick)
                 .into_iter()
                 .map(SteadySim::Policy)
                 .collect()
@@ -359,10 +360,10 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
                 let ticks = &mut |k| tick(k * n);
                 let i_ = ci_ as u64;
                 let simulated = if !engine.incident.simulates_events() {
-                    sim::incident::simulate(req, chain, &incident, pattern, i_, opts, ticks)
+                    sim::incident::fast::simulate(req, chain, &incident, pattern, i_, opts, ticks)
                         .map(IncidentSim::Plain)
                 } else {
-                    sim::breaker::simulate(req, chain, &incident, pattern, i_, opts, ticks)
+                    sim::incident::events::simulate(req, chain, &incident, pattern, i_, opts, ticks)
                         .map(IncidentSim::Policy)
                 };
                 sims.extend(simulated);
@@ -460,21 +461,21 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
 
 /// One chain's simulated steady-state figures of one pattern.
 enum SteadySim {
-    /// From the default-policy engine ([`sim::steady`]).
-    Plain(sim::steady::PatternMc),
-    /// From the policy engine ([`sim::policy`]), with attempts, dead time and attribution.
-    Policy(sim::policy::PolicyMc),
+    /// From the default-policy engine ([`sim::steady::fast`]).
+    Plain(sim::steady::fast::PatternMc),
+    /// From the policy engine ([`sim::steady::policy`]), with attempts, dead time and attribution.
+    Policy(sim::steady::policy::PolicyMc),
 }
 
 impl SteadySim {
-    fn base(&self) -> &sim::steady::PatternMc {
+    fn base(&self) -> &sim::steady::fast::PatternMc {
         match self {
             SteadySim::Plain(m) => m,
             SteadySim::Policy(m) => &m.base,
         }
     }
 
-    fn policy(&self) -> Option<&sim::policy::PolicyMc> {
+    fn policy(&self) -> Option<&sim::steady::policy::PolicyMc> {
         match self {
             SteadySim::Plain(_) => None,
             SteadySim::Policy(m) => Some(m),
@@ -484,21 +485,21 @@ impl SteadySim {
 
 /// One chain's simulated incident windows of one pattern.
 enum IncidentSim {
-    /// From the default-policy engine ([`sim::incident`]).
-    Plain(sim::incident::IncidentSums),
-    /// From the policy engine ([`sim::breaker`]), with dead time and the breaker.
-    Policy(sim::breaker::PolicyIncidentMc),
+    /// From the default-policy engine ([`sim::incident::fast`]).
+    Plain(sim::incident::fast::IncidentSums),
+    /// From the policy engine ([`sim::incident::events`]), with dead time and the breaker.
+    Policy(sim::incident::events::PolicyIncidentMc),
 }
 
 impl IncidentSim {
-    fn base(&self) -> &sim::incident::IncidentSums {
+    fn base(&self) -> &sim::incident::fast::IncidentSums {
         match self {
             IncidentSim::Plain(m) => m,
             IncidentSim::Policy(m) => &m.base,
         }
     }
 
-    fn policy(&self) -> Option<&sim::breaker::PolicyIncidentMc> {
+    fn policy(&self) -> Option<&sim::incident::events::PolicyIncidentMc> {
         match self {
             IncidentSim::Plain(_) => None,
             IncidentSim::Policy(m) => Some(m),
@@ -531,7 +532,7 @@ impl<'a, T> ChainShare<'a, T> {
 /// The steady-state Monte Carlo figures of `parts` (one chain, or the chains of a blend)
 /// against `base`, the (blended) healthy-primary baseline in USD per request.
 fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
-    let est = |f: fn(&sim::steady::PatternMc) -> &Sum, scale: f64| {
+    let est = |f: fn(&sim::steady::fast::PatternMc) -> &Sum, scale: f64| {
         weighted_estimate(parts.iter().map(|p| (p.share, f(p.sim.base()))), Z95, scale)
     };
     let sums: Vec<SteadyFigures<&Sum>> = parts.iter().map(|p| p.sim.base().sums()).collect();
@@ -551,7 +552,7 @@ fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
         .map(|p| (&p.sim.base().latency, p.share))
         .collect();
     let q = |x: f64| clean(mixture_quantile(&latency, x).unwrap_or(0.0));
-    let policy: Option<Vec<(&ChainShare<'_, SteadySim>, &sim::policy::PolicyMc)>> = parts
+    let policy: Option<Vec<(&ChainShare<'_, SteadySim>, &sim::steady::policy::PolicyMc)>> = parts
         .iter()
         .map(|p| p.sim.policy().map(|m| (p, m)))
         .collect();
@@ -567,9 +568,9 @@ fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
 
 /// The policy figures of `parts` simulated under their policies (every part has them).
 fn policy_figures(
-    parts: &[(&ChainShare<'_, SteadySim>, &sim::policy::PolicyMc)],
+    parts: &[(&ChainShare<'_, SteadySim>, &sim::steady::policy::PolicyMc)],
 ) -> PolicyMcFigures {
-    let est = |f: fn(&sim::policy::PolicyMc) -> &Sum, scale: f64| {
+    let est = |f: fn(&sim::steady::policy::PolicyMc) -> &Sum, scale: f64| {
         weighted_estimate(parts.iter().map(|(p, m)| (p.share, f(m))), Z95, scale)
     };
     let (attempts, dead) = (est(|m| &m.attempts, 1.0), est(|m| &m.dead_time, 1.0));
@@ -577,16 +578,17 @@ fn policy_figures(
         est(|m| &m.call_cap_hits, 1000.0),
         est(|m| &m.cost_cap_hits, 1000.0),
     );
-    let answered = |p: &ChainShare<'_, SteadySim>, m: &sim::policy::PolicyMc| -> Vec<Answered> {
-        p.chain
-            .prices()
-            .zip(&m.answered_by)
-            .map(|(l, a)| Answered {
-                model: l.id.clone(),
-                share: clean(a.mean()),
-            })
-            .collect()
-    };
+    let answered =
+        |p: &ChainShare<'_, SteadySim>, m: &sim::steady::policy::PolicyMc| -> Vec<Answered> {
+            p.chain
+                .prices()
+                .zip(&m.answered_by)
+                .map(|(l, a)| Answered {
+                    model: l.id.clone(),
+                    share: clean(a.mean()),
+                })
+                .collect()
+        };
     // A percentile of dead time and the chain's own attribution list are a chain's own; a
     // blend merges the attribution by model and has no dead-time percentile (the simulators
     // keep the dead-time histograms to themselves).
@@ -647,7 +649,7 @@ fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
     let policy: Option<
         Vec<(
             &ChainShare<'_, IncidentSim>,
-            &sim::breaker::PolicyIncidentMc,
+            &sim::incident::events::PolicyIncidentMc,
         )>,
     > = parts
         .iter()
@@ -671,7 +673,7 @@ fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
 fn incident_policy_figures(
     parts: &[(
         &ChainShare<'_, IncidentSim>,
-        &sim::breaker::PolicyIncidentMc,
+        &sim::incident::events::PolicyIncidentMc,
     )],
 ) -> IncidentPolicyMc {
     let dead = weighted_estimate(

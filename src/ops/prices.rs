@@ -83,7 +83,7 @@ pub fn select(
             .chain(m.cache_write_1h.as_mut())
             .chain(m.tiers.iter_mut().map(|t| &mut t.price))
         {
-            *p = crate::report::clean(*p);
+            *p = crate::number::clean(*p);
         }
     }
     let mut sorted: Vec<&ModelPrice> = prices.models.values().collect();

@@ -14,7 +14,8 @@ use crate::input::document::split_dotted_key;
 use crate::input::duration::parse_seconds;
 use crate::input::scenario;
 use crate::model::Scenario;
-use crate::report::{Report, clean};
+use crate::number::clean;
+use crate::report::Report;
 use crate::sim::McOptions;
 pub use crate::sweep::{McOptionsOut, Sweep, SweepRow};
 

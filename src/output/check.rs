@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::check::{CheckReport, Checked, Finding, Severity, Side, Skipped};
 use crate::error::{InputError, printable_line};
-use crate::report::clean;
+use crate::number::clean;
 
 /// The output formats of `fallcost check` (`--format`; the variants' comments are its `--help`
 /// text). SARIF is written by [`sarif`].
@@ -34,7 +34,7 @@ pub enum CheckFormat {
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!(
         "{} {}",
-        crate::output::number::group(&n.to_string()),
+        crate::number::group(&n.to_string()),
         if n == 1 { one } else { many }
     )
 }

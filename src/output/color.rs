@@ -51,7 +51,7 @@ pub fn paint_stderr(role: Role, label: &str, message: &str) -> String {
 }
 
 /// The role of a table cell holding a change against the primary alone, as
-/// [`super::number::change`] writes it: `+12.30%` is a premium, `-4.00%` a saving, `+0.00%` and
+/// [`crate::number::change`] writes it: `+12.30%` is a premium, `-4.00%` a saving, `+0.00%` and
 /// any other cell `None`.
 pub fn delta_role(cell: &str) -> Option<Role> {
     let t = cell.trim();

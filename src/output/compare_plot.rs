@@ -13,7 +13,7 @@
 use std::fmt::Write;
 
 use crate::model::Pattern;
-use crate::output::number::{count, money};
+use crate::number::{count, money};
 use crate::report::Report;
 
 /// Picture width, px.

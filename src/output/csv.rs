@@ -259,7 +259,7 @@ pub fn guard(text: &str) -> String {
 /// zero (never `-0`);
 /// empty for `None` and for a value that is not finite.
 pub fn num(x: Option<f64>) -> String {
-    match x.map(crate::report::clean) {
+    match x.map(crate::number::clean) {
         Some(0.0) => "0".to_string(),
         // Past a trillionth (a denormal 1e-320 would print 324 characters) or a quadrillion,
         // the exponent form, which spreadsheets read as well.

@@ -101,7 +101,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
             "output_tokens": r.output_tokens,
             "prefix_tokens": r.prefix_tokens,
             "cache_hit_rate": r.cache_hit_rate,
-            "cache_ttl": report.input.billing.cache_ttl_s.map(crate::input::duration::format_seconds),
+            "cache_ttl": report.input.billing.cache_ttl_s.map(crate::number::format_seconds),
             "cache_miss": report.input.billing.cache_miss.map(|m| m.as_str()),
         }),
     );

@@ -9,7 +9,6 @@ pub mod compare_plot;
 pub mod csv;
 pub mod json;
 pub mod layout;
-pub mod number;
 pub mod plot;
 pub mod prices;
 pub mod provenance;

@@ -12,9 +12,9 @@
 use std::fmt::Write;
 
 use super::compare_plot::{esc, tick_step};
-use crate::input::duration::format_seconds;
 use crate::model::Pattern;
-use crate::output::number::{count, group, trim};
+use crate::number::format_seconds;
+use crate::number::{count, group, trim};
 use crate::sweep::{Sweep, SweepRow};
 
 const INK: &str = "#222222";

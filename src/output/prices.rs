@@ -19,8 +19,8 @@ pub fn render(
     if shown.len() < total {
         doc.preamble.push(format!(
             "{} of {} models shown",
-            super::number::group(&shown.len().to_string()),
-            super::number::group(&total.to_string())
+            crate::number::group(&shown.len().to_string()),
+            crate::number::group(&total.to_string())
         ));
     }
     Ok(match format {

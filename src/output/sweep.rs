@@ -4,8 +4,8 @@
 
 use super::csv::{guard, num};
 use super::layout::{Page, STEADY_MC_HEADER, Section, steady_mc_cells};
-use super::number::{change, count, group, money, multiplier, trim};
 use super::{Format, table};
+use crate::number::{change, count, group, money, multiplier, trim};
 use crate::sweep::Sweep;
 
 /// `sweep` in `format`, as written to standard output or `--output`.

@@ -24,15 +24,6 @@ pub use figures::{
 pub use incident::{IncidentMc, IncidentPolicyMc, IncidentRow, Method};
 pub use steady::{Answered, PolicyMcFigures, SteadyMc, SteadyRow};
 
-/// Round to 12 significant digits: far below a cent on any bill, and free of binary float
-/// noise, so 25.0075 prints as `25.0075` and not `25.007499999999997`.
-pub fn clean(x: f64) -> f64 {
-    if x == 0.0 || !x.is_finite() {
-        return if x == 0.0 { 0.0 } else { x };
-    }
-    format!("{x:.11e}").parse().unwrap_or(x)
-}
-
 /// How the Monte Carlo figures of a report were made: enough to repeat them exactly.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct McMeta {
@@ -198,20 +189,5 @@ fn entry_value(e: Entry<'_, f64>) -> Option<f64> {
     match e {
         Entry::Figure(v) => v.copied(),
         Entry::Exact(v) => v,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clean_removes_float_noise_only() {
-        assert_eq!(clean(0.0016150000000000001), 0.001615);
-        assert_eq!(clean(25.007499999999997), 25.0075);
-        assert_eq!(clean(513.5832), 513.5832);
-        assert_eq!(clean(-0.0015), -0.0015);
-        assert_eq!(clean(1e-9 * 3.0), 3e-9);
-        assert_eq!(clean(0.0), 0.0);
     }
 }

@@ -122,15 +122,15 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
     for (i, chain) in scenario.chains.iter().enumerate() {
         // The same engines as `ops::compare` ([`super::Engine::for_chain`]).
         let engine = super::Engine::for_chain(chain);
-        let steady_mc: Vec<super::steady::PatternMc> = if engine.steady == super::SteadyEngine::Fast
-        {
-            super::steady::simulate(req, chain, i as u64, opts, &mut |_| {})
-        } else {
-            super::policy::simulate(req, chain, i as u64, opts, &mut |_| {})
-                .into_iter()
-                .map(|m| m.base)
-                .collect()
-        };
+        let steady_mc: Vec<super::steady::fast::PatternMc> =
+            if engine.steady == super::SteadyEngine::Fast {
+                super::steady::fast::simulate(req, chain, i as u64, opts, &mut |_| {})
+            } else {
+                super::steady::policy::simulate(req, chain, i as u64, opts, &mut |_| {})
+                    .into_iter()
+                    .map(|m| m.base)
+                    .collect()
+            };
         for p in steady_mc {
             let Some(a) = steady::evaluate(req, chain, p.pattern) else {
                 continue;
@@ -175,10 +175,26 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
         for pattern in Pattern::ALL {
             let (Some(m), Some(a)) = (
                 if !engine.incident.simulates_events() {
-                    super::incident::simulate(req, chain, inc, pattern, i as u64, opts, &mut |_| {})
+                    super::incident::fast::simulate(
+                        req,
+                        chain,
+                        inc,
+                        pattern,
+                        i as u64,
+                        opts,
+                        &mut |_| {},
+                    )
                 } else {
-                    super::breaker::simulate(req, chain, inc, pattern, i as u64, opts, &mut |_| {})
-                        .map(|m| m.base)
+                    super::incident::events::simulate(
+                        req,
+                        chain,
+                        inc,
+                        pattern,
+                        i as u64,
+                        opts,
+                        &mut |_| {},
+                    )
+                    .map(|m| m.base)
                 },
                 incident::evaluate(req, chain, inc, pattern),
             ) else {

@@ -11,7 +11,7 @@ use crate::model::latency::Latency;
 use crate::model::{Chain, ChainDraft, LinkDraft, Policy, PriceTable, Steady};
 
 use super::rng::{Stream, chunk_rng, normal, uniform};
-use super::steady::{ChainSim, SteadyTally, chunk, finish};
+use super::steady::fast::{ChainSim, SteadyTally, chunk, finish};
 use super::{CHUNK, ordered};
 
 /// One benchmark run.

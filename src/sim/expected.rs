@@ -1,5 +1,5 @@
 //! The incident figures of a chain with a circuit breaker, computed by the incident simulator
-//! ([`super::breaker`]) with a fixed seed: the "analytic" column's figures where no closed form
+//! ([`super::incident::events`]) with a fixed seed: the "analytic" column's figures where no closed form
 //! is exact (README "Known limits"; MODEL.md §8).
 //!
 //! A breaker couples the requests of a window in time (when it opens depends on when earlier
@@ -19,7 +19,7 @@ use crate::model::incident::{BreakerFigures, IncidentOutcome};
 use crate::model::{Chain, Incident, Pattern};
 
 use super::McOptions;
-use super::breaker::{PolicyIncidentMc, simulate};
+use super::incident::events::{PolicyIncidentMc, simulate};
 use super::stats::Sum;
 
 /// The seed of every simulated incident figure.
@@ -216,7 +216,7 @@ pub(crate) mod tests {
     const HAIKU: &str = "anthropic/claude-haiku-4-5";
     const SOL: &str = "openai/gpt-6-sol";
 
-    use crate::sim::breaker::tests::sept3 as scenario;
+    use crate::sim::incident::events::tests::sept3 as scenario;
 
     fn long(r: &Request, c: &Chain, i: &Incident, p: Pattern, runs: u64) -> PolicyIncidentMc {
         let opts = McOptions {
@@ -423,7 +423,7 @@ pub(crate) mod tests {
     /// within [0, D], ascending, the k-th at D·k/(N + 1) on average.
     #[test]
     fn arrivals_are_the_order_statistics_of_uniforms() {
-        use crate::sim::incident::Arrivals;
+        use crate::sim::incident::fast::Arrivals;
         let (n, d, runs) = (4u64, 10.0, 20_000);
         let mut mean = [0.0; 4];
         let mut rng = chunk_rng(1, 2, 3);

@@ -2,12 +2,27 @@
 //! by request, so its means converge to the analytic values and it adds what the closed forms
 //! do not give: confidence intervals and latency percentiles.
 //!
-//! - [`steady`]: N requests per chain in steady state, all four patterns on the same draws;
+//! The engines, as a grid (which one runs for a chain is decided once, by
+//! [`Engine::for_chain`]):
+//!
+//! | figures           | default client policy        | other policy, no breaker       | circuit breaker               |
+//! |-------------------|------------------------------|--------------------------------|-------------------------------|
+//! | steady state      | [`steady::fast`] (fast path) | [`steady::policy`] (policy path) | [`steady::policy`]          |
+//! | incident rows     | closed form ([`crate::model::incident`]) | closed form        | event simulator, fixed seed ([`expected`]) |
+//! | incident, `--mc`  | [`incident::fast`] (fast simulator) | [`incident::events`] (event simulator) | [`incident::events`] |
+//!
+//! [`Engine::for_chain`] selects [`SteadyEngine::Fast`] for the default policy and
+//! [`SteadyEngine::Policy`] otherwise; [`IncidentEngine::ClosedForm`] for the default policy,
+//! [`IncidentEngine::ClosedFormEvents`] for another policy without a breaker and
+//! [`IncidentEngine::Events`] for a breaker.
+//!
+//! - [`steady`]: N requests per chain in steady state ([`steady::fast`], [`steady::policy`]);
 //! - [`incident`]: K repeated outage windows per chain and pattern, in time, with sessions and
-//!   per-session cache state;
+//!   per-session cache state ([`incident::fast`], [`incident::events`]; [`incident::circuit`]:
+//!   the circuit breaker's state machine, one per provider);
+//! - [`expected`]: the event simulator with a fixed seed, the rows' figures where no closed form
+//!   exists; [`agree`]: the agreement check; [`years`]: the multi-year view;
 //! - [`histogram`]: the fixed-size log histogram behind the percentiles;
-//! - [`circuit`]: the circuit breaker's state machine (closed, open, half-open), one per
-//!   provider in [`breaker`]'s event simulator;
 //! - [`stats`]: mergeable sums and confidence intervals; [`rng`]: the seeded streams;
 //! - [`bench`](mod@bench): the speed benchmark (`fallcost bench`).
 //!
@@ -19,12 +34,9 @@
 
 pub mod agree;
 pub mod bench;
-pub mod breaker;
-pub mod circuit;
 pub mod expected;
 pub mod histogram;
 pub mod incident;
-pub mod policy;
 pub mod rng;
 pub mod stats;
 pub mod steady;
@@ -87,9 +99,9 @@ pub struct Engine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SteadyEngine {
     /// The default client policy (one attempt per link, no caps, no hedge delay, no
-    /// breaker): [`steady`], the fast path, all four patterns on the same draws.
+    /// breaker): [`steady::fast`], the fast path, all four patterns on the same draws.
     Fast,
-    /// Any other policy (retries, backoff, caps, hedge delay, breaker): [`policy`], request by
+    /// Any other policy (retries, backoff, caps, hedge delay, breaker): [`steady::policy`], request by
     /// request, with attempts, dead time, attribution and cap hits (MODEL.md §8).
     Policy,
 }
@@ -99,13 +111,13 @@ pub enum SteadyEngine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IncidentEngine {
     /// The default client policy: the closed forms of [`crate::model::incident`]; windows
-    /// simulated by [`incident`], the fast path.
+    /// simulated by [`incident::fast`], the fast path.
     ClosedForm,
     /// A non-default policy without a circuit breaker: the closed forms; windows simulated in
-    /// time by the event simulator [`breaker`] (dead time, attempts on the dead provider).
+    /// time by the event simulator [`incident::events`] (dead time, attempts on the dead provider).
     ClosedFormEvents,
     /// A circuit breaker: no closed form, so the rows' figures are the event simulator's with a
-    /// fixed seed ([`expected`], marked `simulated`); windows simulated by [`breaker`].
+    /// fixed seed ([`expected`], marked `simulated`); windows simulated by [`incident::events`].
     Events,
 }
 
@@ -136,8 +148,8 @@ impl IncidentEngine {
         self != IncidentEngine::Events
     }
 
-    /// Whether `--mc` simulates the windows with the event simulator [`breaker`] (not the fast
-    /// path [`incident`]).
+    /// Whether `--mc` simulates the windows with the event simulator [`incident::events`] (not
+    /// the fast path [`incident::fast`]).
     pub fn simulates_events(self) -> bool {
         self != IncidentEngine::ClosedForm
     }

@@ -34,24 +34,24 @@ pub const ALGORITHM: &str =
 /// `pattern` its position in [`Pattern::ALL`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
-    /// The default-policy steady-state engine ([`crate::sim::steady`]).
+    /// The default-policy steady-state engine ([`crate::sim::steady::fast`]).
     SteadyFast {
         /// The chain's index in its scenario.
         chain: u64,
     },
-    /// The default-policy incident engine ([`crate::sim::incident`]).
+    /// The default-policy incident engine ([`crate::sim::incident::fast`]).
     IncidentFast {
         /// The chain's index in its scenario.
         chain: u64,
         /// The pattern simulated.
         pattern: Pattern,
     },
-    /// The steady-state policy simulator ([`crate::sim::policy`]).
+    /// The steady-state policy simulator ([`crate::sim::steady::policy`]).
     SteadyPolicy {
         /// The chain's index in its scenario.
         chain: u64,
     },
-    /// The incident event simulator ([`crate::sim::breaker`]).
+    /// The incident event simulator ([`crate::sim::incident::events`]).
     IncidentPolicy {
         /// The chain's index in its scenario.
         chain: u64,

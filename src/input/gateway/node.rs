@@ -202,7 +202,7 @@ impl Node {
             if valid.contains(&key) {
                 continue;
             }
-            let nearest = crate::input::suggest::near_miss(key, read, max_edits, stem);
+            let nearest = crate::suggest::near_miss(key, read, max_edits, stem);
             if let Some(near) = nearest {
                 return Err(k.error(
                     file,

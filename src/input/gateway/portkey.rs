@@ -42,7 +42,7 @@
 
 use super::{Config, Endpoint, Group, Node, Notice, Place, PriceOverride, Route, RouteLink, Value};
 use crate::error::{InputError, InputErrorKind};
-use crate::input::suggest::near_miss;
+use crate::suggest::near_miss;
 
 /// Whether `root` has a Portkey config's shape: an object with a `strategy` object that has a
 /// `mode`, or with a non-empty `targets` list of objects (either key also when misspelled, as in
@@ -139,7 +139,7 @@ fn mode<'n>(file: &str, node: &'n Node, path: &str) -> Result<Option<&'n str>, I
         Some(mode) if MODES.contains(&mode) => Ok(Some(mode)),
         other => {
             let hint = other
-                .and_then(|w| crate::input::suggest::nearest(w, MODES.iter().copied()))
+                .and_then(|w| crate::suggest::nearest(w, MODES.iter().copied()))
                 .map_or(String::new(), |n| format!(" (did you mean `{n}`?)"));
             Err(m.error(
                 file,

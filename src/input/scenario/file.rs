@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::super::duration::DurationText;
-use super::super::suggest;
 use crate::model::policy::{ErrorClass, Jitter};
 use crate::model::{AbandonedBilling, CacheMiss, FailureMode, ServiceTier};
+use crate::suggest;
 
 /// The whole file.
 #[derive(Debug, Deserialize)]

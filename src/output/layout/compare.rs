@@ -1,13 +1,13 @@
 //! The layout of `fallcost compare`: one builder per section (a chain's steady state, its
 //! policy, its incident, its failover cache; the blended traffic-share table).
 
-use crate::input::duration::format_seconds;
 use crate::model::{AbandonedBilling, Chain, FailureMode};
+use crate::number::format_seconds;
 use crate::report::Report;
 use crate::sim::{Engine, SteadyEngine};
 
-use super::super::number::{change, count, group, money, money_adding_up, multiplier, trim};
 use super::{Page, STEADY_MC_HEADER, Section, answer_labels, pct, pm, share_pct, steady_mc_cells};
+use crate::number::{change, count, group, money, money_adding_up, multiplier, trim};
 
 /// `Chain NAME: a → b`, with the service tier when it is not `standard`: after the name when
 /// every link has it (`Chain c (batch): a → b`), else after each link that has one

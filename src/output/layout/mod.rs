@@ -1,11 +1,11 @@
 //! What the human formats (table, Markdown) show: sections of titled tables with their cells
 //! already formatted. The terminal and Markdown renderers share this layout.
 
-use crate::input::duration::format_seconds;
 use crate::model::{ModelPrice, PriceTable};
+use crate::number::format_seconds;
 use crate::report::MeanCi;
 
-use super::number::{count, group, money, trim};
+use crate::number::{count, group, money, trim};
 
 mod compare;
 
@@ -132,7 +132,7 @@ fn opt_price(p: Option<f64>) -> String {
 /// a millionth of a dollar, in exponent form (`1e-9`), never rounded to `0.00`.
 fn price(p: f64) -> String {
     if p != 0.0 && p.abs() < 1e-6 {
-        return format!("{:e}", crate::report::clean(p));
+        return format!("{:e}", crate::number::clean(p));
     }
     let s = trim(p, 6);
     if s.contains('.') && s.split('.').nth(1).is_some_and(|f| f.len() == 1) {
@@ -188,9 +188,10 @@ pub fn prices_of(table: &PriceTable, models: &[&ModelPrice]) -> Page {
                 },
             ]);
             if has_min {
-                row.push(m.min_cache_prefix.map_or("–".into(), |n| {
-                    crate::output::number::group(&n.to_string())
-                }));
+                row.push(
+                    m.min_cache_prefix
+                        .map_or("–".into(), |n| crate::number::group(&n.to_string())),
+                );
             }
             if has_long {
                 let t = m.context_tiers();

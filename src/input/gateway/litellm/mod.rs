@@ -310,7 +310,7 @@ pub fn recognise(root: &Node) -> bool {
     let misspelled = match &root.value {
         Value::Map(entries) => entries.iter().any(|(k, _)| {
             k.as_str()
-                .is_some_and(|k| crate::input::suggest::near_miss(k, ROOT_READ, 2, 2).is_some())
+                .is_some_and(|k| crate::suggest::near_miss(k, ROOT_READ, 2, 2).is_some())
         }),
         _ => false,
     };

@@ -1,12 +1,12 @@
 //! An outage window under a client policy, simulated in time, with the circuit breaker
 //! (MODEL.md §6, §8, §9).
 //!
-//! As [`super::incident`]: N = round(λ·D) requests arrive as a Poisson process conditioned on
-//! N arrivals in [0, D] ([`super::incident::Arrivals`]), in sessions of L consecutive
+//! As [`crate::sim::incident::fast`]: N = round(λ·D) requests arrive as a Poisson process conditioned on
+//! N arrivals in [0, D] ([`crate::sim::incident::fast::Arrivals`]), in sessions of L consecutive
 //! arrivals; the primary's provider is down (fast: server_error, billed 0, takes
 //! `fast_fail_s`; gray: timeout, billed gray in the link's state, takes T); other links keep
 //! their steady rates and error mix. Unlike the default-policy simulator, every attempt is an
-//! event in time: a request's attempts follow the policy ([`super::policy::PolicySim`]: retries
+//! event in time: a request's attempts follow the policy ([`crate::sim::steady::policy::PolicySim`]: retries
 //! after a jittered backoff, error classes, `failover_on`, the call cap, the cost cap's allowed
 //! links), each taking its time (T, the fast failure time, or the drawn latency), so later
 //! requests keep arriving while earlier ones hang.
@@ -39,7 +39,7 @@
 //! Cache state per session and live fallback, by `warm_fallback` (explicit caching only;
 //! other caching modes always behave as `always`): `always`: billed in the first-request state
 //! (write or cold) until its first success, warm after (expiring after the TTL as in
-//! [`super::incident`]); `never`: always cold; `after = n`: cold for the session's first n
+//! [`crate::sim::incident::fast`]); `never`: always cold; `after = n`: cold for the session's first n
 //! successes, the (n+1)-th is billed a write, warm after. Successes before warm add their
 //! premium over warm to `cold_start`; a session's first success on a link is a cold start.
 
@@ -50,13 +50,13 @@ use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, ErrorClass, WarmPolicy};
 use crate::model::{Chain, FailureMode, Incident, Pattern};
 
-use super::circuit::Circuit;
-use super::incident::{Arrivals, IncidentLink, IncidentSums, Placement};
-use super::policy::{AttemptResult, PolicySim};
-use super::rng::{SimRng, Stream, chunk_rng, uniform};
-use super::stats::Sum;
-use super::steady::Prices;
-use super::{McOptions, ordered};
+use crate::sim::incident::circuit::Circuit;
+use crate::sim::incident::fast::{Arrivals, IncidentLink, IncidentSums, Placement};
+use crate::sim::rng::{SimRng, Stream, chunk_rng, uniform};
+use crate::sim::stats::Sum;
+use crate::sim::steady::fast::Prices;
+use crate::sim::steady::policy::{AttemptResult, PolicySim};
+use crate::sim::{McOptions, ordered};
 
 /// A request in flight.
 #[derive(Debug, Clone, Copy, Default)]
@@ -136,7 +136,7 @@ struct Cache {
 #[derive(Debug, Clone, Copy, Default)]
 struct Run {
     /// The figures every incident simulation keeps.
-    base: super::incident::Run,
+    base: crate::sim::incident::fast::Run,
     dead_time: f64,
     dead_attempts: f64,
     probes: f64,
@@ -430,7 +430,7 @@ impl Window<'_> {
         sched.push(at, STEP, r as u32);
     }
 
-    /// A hedged request arriving at `t` (the same process as [`super::policy`]'s hedges and
+    /// A hedged request arriving at `t` (the same process as [`crate::sim::steady::policy`]'s hedges and
     /// [`crate::model::hedge`]): the primary goes out; the backup at once, or with
     /// `hedge_delay_s` = d when the primary fails (or is refused) if that is before d, else at
     /// d.

@@ -1,5 +1,5 @@
 //! The circuit breaker's state machine (MODEL.md §8), as the incident event simulator
-//! ([`super::breaker`]) runs one per provider. [`crate::model::policy::Breaker`] is its
+//! ([`crate::sim::incident::events`]) runs one per provider. [`crate::model::policy::Breaker`] is its
 //! configuration (threshold, cooldown); this is its state in time.
 //!
 //! Closed, it counts consecutive provider-side failures and opens at the `threshold`-th. Open,

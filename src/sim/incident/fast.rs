@@ -28,10 +28,10 @@
 use crate::model::cost::{CacheState, Request, first_state, warm_state};
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
-use super::rng::{SimRng, Stream, chunk_rng, uniform};
-use super::stats::{Compensated, Sum};
-use super::steady::{Attempt, Prices};
-use super::{McOptions, ordered};
+use crate::sim::rng::{SimRng, Stream, chunk_rng, uniform};
+use crate::sim::stats::{Compensated, Sum};
+use crate::sim::steady::fast::{Attempt, Prices};
+use crate::sim::{McOptions, ordered};
 
 /// The arrival times of a window's N requests: a Poisson process conditioned on N arrivals in
 /// [0, D], i.e. the order statistics of N uniforms on [0, D], generated in ascending order one
@@ -65,7 +65,7 @@ impl Arrivals {
 }
 
 /// One link as an outage window sees it: the one link type of both incident simulators, the
-/// default-policy one here and the event simulator in [`super::breaker`].
+/// default-policy one here and the event simulator in [`crate::sim::incident::events`].
 #[derive(Debug, Clone)]
 pub(super) struct IncidentLink {
     /// Its position in the chain.
@@ -73,7 +73,7 @@ pub(super) struct IncidentLink {
     /// The session cache this link reads: one per model (the position of the first link with
     /// its id; a model listed twice shares its cache).
     pub(super) slot: usize,
-    /// Its provider's breaker in [`super::breaker`], by the order providers first appear among
+    /// Its provider's breaker in [`crate::sim::incident::events`], by the order providers first appear among
     /// the links (the dead provider, the primary's, is 0).
     pub(super) provider: usize,
     /// On the provider that is down.

@@ -29,17 +29,17 @@
 //!
 //! This path is generic rather than fast (no counted common outcome): it runs only for chains
 //! whose policy is not the default ([`is_default`]); the default policy keeps
-//! [`super::steady`]'s fast path.
+//! [`crate::sim::steady::fast`]'s fast path.
 
 use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, CapCount, ErrorClass, ErrorMix, Jitter};
 use crate::model::{Chain, Pattern, Policy};
 
-use super::histogram::Histogram;
-use super::rng::{SimRng, Stream, chunk_rng, normal, uniform};
-use super::stats::Sum;
-use super::steady::{PatternMc, Prices};
-use super::{CHUNK, McOptions, ordered};
+use crate::sim::histogram::Histogram;
+use crate::sim::rng::{SimRng, Stream, chunk_rng, normal, uniform};
+use crate::sim::stats::Sum;
+use crate::sim::steady::fast::{PatternMc, Prices};
+use crate::sim::{CHUNK, McOptions, ordered};
 
 /// Whether `chain` runs under the default policy (no retries, provider errors fail over, no
 /// caps, no error mix, warm fallbacks at once, no breaker): the fast paths then apply.

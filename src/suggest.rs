@@ -1,4 +1,5 @@
-//! "Did you mean …?" for misspelled keys and model ids.
+//! "Did you mean …?" for misspelled keys and model ids. A leaf: it uses no other module, and
+//! both [`crate::input`] (file keys) and [`crate::model`] (price table ids) use it.
 
 /// The candidate closest to `word` by edit distance (a swap of two neighbouring letters counts
 /// as one edit), if it is close enough to be a likely typo: at most a third of the word's

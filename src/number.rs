@@ -1,6 +1,7 @@
 //! How numbers print: money to the cent (more digits under $1), changes as `+0.03%`,
 //! multipliers as `1.32x`, counts with thousands separators. No float noise: values are rounded
-//! to what is shown, never printed with `{}`.
+//! to what is shown, never printed with `{}`; values kept in results are [`clean`]ed of binary
+//! float noise; durations print as `3h6m` ([`format_seconds`]). A leaf: it uses no other module.
 
 /// `value` with at most `decimals` decimals, trailing zeros (and a trailing point) removed.
 pub fn trim(value: f64, decimals: usize) -> String {
@@ -148,6 +149,31 @@ pub fn count(n: f64) -> String {
     trim(n, (3 - magnitude).clamp(0, 12) as usize)
 }
 
+/// Round to 12 significant digits: far below a cent on any bill, and free of binary float
+/// noise, so 25.0075 prints as `25.0075` and not `25.007499999999997`.
+pub fn clean(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return if x == 0.0 { 0.0 } else { x };
+    }
+    format!("{x:.11e}").parse().unwrap_or(x)
+}
+
+/// Render seconds as a humane duration, e.g. `3h6m`, `90s` → `1m30s`, `0.5s`.
+pub fn format_seconds(seconds: f64) -> String {
+    if !(seconds.is_finite() && seconds >= 1.0) || seconds.fract() != 0.0 {
+        return format!("{}s", trim(seconds, 3));
+    }
+    let mut s = seconds as u64;
+    let mut out = String::new();
+    for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)] {
+        if s >= size {
+            out.push_str(&format!("{}{unit}", s / size));
+            s %= size;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +243,22 @@ mod tests {
         assert_eq!(count(6.762), "6.76");
         assert_eq!(count(1.009), "1.01");
         assert_eq!(count(0.007943), "0.007943");
+    }
+
+    #[test]
+    fn clean_removes_float_noise_only() {
+        assert_eq!(clean(0.0016150000000000001), 0.001615);
+        assert_eq!(clean(25.007499999999997), 25.0075);
+        assert_eq!(clean(513.5832), 513.5832);
+        assert_eq!(clean(-0.0015), -0.0015);
+        assert_eq!(clean(1e-9 * 3.0), 3e-9);
+        assert_eq!(clean(0.0), 0.0);
+    }
+
+    #[test]
+    fn formats_seconds_humanely() {
+        assert_eq!(format_seconds(11160.0), "3h6m");
+        assert_eq!(format_seconds(90.0), "1m30s");
+        assert_eq!(format_seconds(0.5), "0.5s");
     }
 }

@@ -30,10 +30,10 @@
 use crate::model::cost::{CacheState, Request, warm_state};
 use crate::model::{AbandonedBilling, Chain, Pattern};
 
-use super::histogram::{BINS, Histogram, LogScale, bin, bin_at};
-use super::rng::{SimRng, Stream, chunk_rng, normal, uniform};
-use super::stats::{Shifted, Sum};
-use super::{CHUNK, McOptions, ordered};
+use crate::sim::histogram::{BINS, Histogram, LogScale, bin, bin_at};
+use crate::sim::rng::{SimRng, Stream, chunk_rng, normal, uniform};
+use crate::sim::stats::{Shifted, Sum};
+use crate::sim::{CHUNK, McOptions, ordered};
 
 /// How an attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

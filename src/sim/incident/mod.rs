@@ -1,0 +1,15 @@
+//! The incident Monte Carlo engines (MODEL.md §6, §9): K repeated outage windows per chain and
+//! pattern, in time, with sessions and per-session cache state.
+//!
+//! - [`fast`]: the fast simulator, for the default client policy;
+//! - [`events`]: the event simulator, for any other policy (dead time, attempts on the dead
+//!   provider) and the only engine for a circuit breaker;
+//! - [`circuit`]: the circuit breaker's state machine (closed, open, half-open), one per
+//!   provider in [`events`].
+//!
+//! The closed forms are in [`crate::model::incident`]; [`super::Engine::for_chain`] picks the
+//! engines per chain ([`super::IncidentEngine`]).
+
+pub mod circuit;
+pub mod events;
+pub mod fast;
