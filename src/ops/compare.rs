@@ -6,8 +6,8 @@ use crate::model::cache::failover_cache;
 use crate::model::{Pattern, Scenario, incident, steady};
 use crate::number::clean;
 use crate::report::{
-    Answered, BLENDED, Ci, Figure, IncidentFigures, IncidentMc, IncidentPolicyMc, IncidentRow,
-    IncidentWindow, McMeta, MeanCi, Method, PolicyMcFigures, Report, SteadyFigures, SteadyMc,
+    Answered, BLENDED, Ci, Figure, IncidentFigures, IncidentMc, IncidentPolicyFigures, IncidentRow,
+    IncidentWindow, McMeta, MeanCi, Method, Report, SteadyFigures, SteadyMc, SteadyPolicyFigures,
     SteadyRow,
 };
 use crate::sim::histogram::{Histogram, mixture_quantile, relative_error_bound};
@@ -566,18 +566,35 @@ fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
     }
 }
 
-/// The policy figures of `parts` simulated under their policies (every part has them).
+/// The policy figures of `parts` simulated under their policies (every part has them): the
+/// declared figures combined as the steady ones ([`weighted_mean_ci`]); `attempts_max` the
+/// largest of the parts'; a chain's own attribution list and dead-time percentile, and on a
+/// blend the attribution merged by model and no percentile (the simulators keep the dead-time
+/// histograms to themselves).
 fn policy_figures(
     parts: &[(&ChainShare<'_, SteadySim>, &sim::steady::policy::PolicyMc)],
-) -> PolicyMcFigures {
-    let est = |f: fn(&sim::steady::policy::PolicyMc) -> &Sum, scale: f64| {
-        weighted_estimate(parts.iter().map(|(p, m)| (p.share, f(m))), Z95, scale)
-    };
-    let (attempts, dead) = (est(|m| &m.attempts, 1.0), est(|m| &m.dead_time, 1.0));
-    let (call, cost) = (
-        est(|m| &m.call_cap_hits, 1000.0),
-        est(|m| &m.cost_cap_hits, 1000.0),
-    );
+) -> SteadyPolicyFigures<MeanCi> {
+    let sums: Vec<SteadyPolicyFigures<&Sum>> = parts
+        .iter()
+        .map(|(_, m)| SteadyPolicyFigures {
+            attempts_per_request: &m.attempts,
+            attempts_max: m.attempts_max,
+            dead_time_mean_s: &m.dead_time,
+            dead_time_p99_s: Some(m.dead_time_p99_s),
+            answered_by: Vec::new(),
+            call_cap_hits_per_1k: &m.call_cap_hits,
+            cost_cap_hits_per_1k: &m.cost_cap_hits,
+        })
+        .collect();
+    let weighted: Vec<(f64, &SteadyPolicyFigures<&Sum>)> = parts
+        .iter()
+        .zip(&sums)
+        .map(|((p, _), s)| (p.share, s))
+        .collect();
+    let own = parts.len() == 1;
+    let mut figures = SteadyPolicyFigures::combine(&weighted, weighted_mean_ci, |_, xs| {
+        own.then(|| clean(xs[0].1))
+    });
     let answered =
         |p: &ChainShare<'_, SteadySim>, m: &sim::steady::policy::PolicyMc| -> Vec<Answered> {
             p.chain
@@ -589,35 +606,18 @@ fn policy_figures(
                 })
                 .collect()
         };
-    // A percentile of dead time and the chain's own attribution list are a chain's own; a
-    // blend merges the attribution by model and has no dead-time percentile (the simulators
-    // keep the dead-time histograms to themselves).
-    let (dead_time_p99_s, answered_by) = match parts {
-        [(p, m)] => (Some(clean(m.dead_time_p99_s)), answered(p, m)),
+    figures.attempts_max = parts.iter().map(|(_, m)| m.attempts_max).max().unwrap_or(0);
+    figures.answered_by = match parts {
+        [(p, m)] => answered(p, m),
         _ => {
             let lists: Vec<(f64, Vec<Answered>)> = parts
                 .iter()
                 .map(|(p, m)| (p.share, answered(p, m)))
                 .collect();
-            (
-                None,
-                blend_answered(lists.iter().map(|(w, l)| (*w, l.as_slice()))),
-            )
+            blend_answered(lists.iter().map(|(w, l)| (*w, l.as_slice())))
         }
     };
-    PolicyMcFigures {
-        attempts_per_request: clean(attempts.mean),
-        attempts_per_request_ci95: ci(&attempts),
-        attempts_max: parts.iter().map(|(_, m)| m.attempts_max).max().unwrap_or(0),
-        dead_time_mean_s: clean(dead.mean),
-        dead_time_mean_s_ci95: ci(&dead),
-        dead_time_p99_s,
-        answered_by,
-        call_cap_hits_per_1k: clean(call.mean),
-        call_cap_hits_per_1k_ci95: ci(&call),
-        cost_cap_hits_per_1k: clean(cost.mean),
-        cost_cap_hits_per_1k_ci95: ci(&cost),
-    }
+    figures
 }
 
 /// The incident Monte Carlo figures of `parts` (one chain, or the chains of a blend): the
@@ -666,36 +666,37 @@ fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
     }
 }
 
-/// The incident policy figures of `parts` (every part has them): dead time per request
-/// weighted by traffic share, attempts on the dead provider added up, and the breaker's probes
-/// and time open for a chain's own row only (each chain's breaker is simulated apart, so their
-/// sum would describe no breaker).
+/// The incident policy figures of `parts` (every part has them): attempts on the dead provider
+/// added up, dead time per request weighted by traffic share, and the breaker's probes and time
+/// open for a chain's own row only (each chain's breaker is simulated apart, so their sum would
+/// describe no breaker).
 fn incident_policy_figures(
     parts: &[(
         &ChainShare<'_, IncidentSim>,
         &sim::incident::events::PolicyIncidentMc,
     )],
-) -> IncidentPolicyMc {
-    let dead = weighted_estimate(
+) -> IncidentPolicyFigures<MeanCi> {
+    let own = parts.len() == 1;
+    let sums: Vec<IncidentPolicyFigures<&Sum>> = parts
+        .iter()
+        .map(|(p, m)| {
+            let breaker = own && Engine::for_chain(p.chain).incident == IncidentEngine::Events;
+            IncidentPolicyFigures {
+                dead_time_mean_s: &m.dead_time_mean,
+                dead_provider_attempts: &m.dead_attempts,
+                breaker_probes: breaker.then_some(&m.probes),
+                breaker_open_s: breaker.then_some(&m.open_s),
+            }
+        })
+        .collect();
+    // The windows add up (weight 1 each) ...
+    let windows: Vec<(f64, &IncidentPolicyFigures<&Sum>)> = sums.iter().map(|s| (1.0, s)).collect();
+    let mut figures = IncidentPolicyFigures::combine(&windows, weighted_mean_ci, |_, _| None);
+    // ... but the dead time is per request: weighted by traffic share.
+    figures.dead_time_mean_s = mean_ci(&weighted_estimate(
         parts.iter().map(|(p, m)| (p.share, &m.dead_time_mean)),
         Z95,
         1.0,
-    );
-    let attempts = weighted_estimate(parts.iter().map(|(_, m)| (1.0, &m.dead_attempts)), Z95, 1.0);
-    let breaker = match parts {
-        [(p, m)] if Engine::for_chain(p.chain).incident == IncidentEngine::Events => {
-            Some((m.probes.estimate(Z95, 1.0), m.open_s.estimate(Z95, 1.0)))
-        }
-        _ => None,
-    };
-    IncidentPolicyMc {
-        dead_time_mean_s: clean(dead.mean),
-        dead_time_mean_s_ci95: ci(&dead),
-        dead_provider_attempts: clean(attempts.mean),
-        dead_provider_attempts_ci95: ci(&attempts),
-        breaker_probes: breaker.map(|(probes, _)| clean(probes.mean)),
-        breaker_probes_ci95: breaker.map(|(probes, _)| ci(&probes)),
-        breaker_open_s: breaker.map(|(_, open)| clean(open.mean)),
-        breaker_open_s_ci95: breaker.map(|(_, open)| ci(&open)),
-    }
+    ));
+    figures
 }

@@ -7,8 +7,8 @@
 
 use crate::report::figures::{Figure, MeanCi};
 use crate::report::{
-    Answered, Entry, INCIDENT_FIGURES, IncidentPolicyMc, PolicyMcFigures, Report, STEADY_FIGURES,
-    SteadyMc, Value,
+    Answered, Entry, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentPolicyFigures, Report,
+    STEADY_FIGURES, STEADY_POLICY_FIGURES, SteadyMc, SteadyPolicyFigures, Value,
 };
 
 /// The columns before the figures: what a row is.
@@ -57,7 +57,7 @@ pub const EXTRA_COLUMNS: &[&str] = &[
 
 /// Columns added with `--mc`: the metadata to repeat the run, then per figure its mean and its
 /// 95% interval (`_ci95_lo`, `_ci95_hi`), then the latency percentiles, then the policy figures
-/// ([`MC_POLICY`]). Steady rows fill the steady figures, incident rows the incident ones.
+/// ([`mc_policy_columns`]). Steady rows fill the steady figures, incident rows the incident ones.
 pub const MC_META_COLUMNS: &[&str] = &["mc_seed", "mc_requests", "mc_runs"];
 
 /// The figures of `figures` the Monte Carlo estimates, each with a 95% interval, as `mc_KEY`.
@@ -92,27 +92,23 @@ fn estimate_cells<F>(
 pub const MC_LATENCY: &[&str] = &["mc_latency_p50_s", "mc_latency_p95_s", "mc_latency_p99_s"];
 
 /// The policy figures of MODEL.md §8 as the Monte Carlo engine simulates them (the JSON's
-/// `mc.policy`), appended after [`MC_LATENCY`] as `mc_KEY` and, for a figure marked `true`,
-/// `mc_KEY_ci95_lo` and `mc_KEY_ci95_hi`. They are filled on the rows of chains with a
-/// non-default policy (and on blended rows whose chains all have one) and empty elsewhere.
-/// Steady rows: `attempts_per_request` (attempts per request), `attempts_max` (attempts),
-/// `dead_time_mean_s` and `dead_time_p99_s` (seconds per request), `call_cap_hits_per_1k`,
-/// `cost_cap_hits_per_1k` (requests per 1,000) and `answered_by` (`model=share;…`, shares of
-/// all requests). Incident rows, per window: `dead_time_mean_s` (seconds per request),
-/// `dead_provider_attempts` (attempts) and, with a circuit breaker, `breaker_probes` (probes)
-/// and `breaker_open_s` (seconds).
-pub const MC_POLICY: &[(&str, bool)] = &[
-    ("attempts_per_request", true),
-    ("attempts_max", false),
-    ("dead_time_mean_s", true),
-    ("dead_time_p99_s", false),
-    ("call_cap_hits_per_1k", true),
-    ("cost_cap_hits_per_1k", true),
-    ("answered_by", false),
-    ("dead_provider_attempts", true),
-    ("breaker_probes", true),
-    ("breaker_open_s", true),
-];
+/// `mc.policy`), appended after [`MC_LATENCY`] as `mc_KEY` and, for an estimated figure,
+/// `mc_KEY_ci95_lo` and `mc_KEY_ci95_hi`: the steady policy figures
+/// ([`STEADY_POLICY_FIGURES`], the list `answered_by` last), then the incident ones
+/// ([`INCIDENT_POLICY_FIGURES`]) the steady ones do not name (`dead_time_mean_s` is one column
+/// for both). They are filled on the rows of chains with a non-default policy (and on blended
+/// rows whose chains all have one) and empty elsewhere.
+pub fn mc_policy_columns() -> Vec<&'static Figure> {
+    let steady = || STEADY_POLICY_FIGURES.iter();
+    let mut columns: Vec<&'static Figure> = steady().filter(|f| !f.list).collect();
+    columns.extend(steady().filter(|f| f.list));
+    columns.extend(
+        INCIDENT_POLICY_FIGURES
+            .iter()
+            .filter(|f| !STEADY_POLICY_FIGURES.iter().any(|s| s.key == f.key)),
+    );
+    columns
+}
 
 fn mc_header() -> Vec<String> {
     let mut h: Vec<String> = MC_META_COLUMNS.iter().map(|c| c.to_string()).collect();
@@ -124,7 +120,11 @@ fn mc_header() -> Vec<String> {
                 .iter()
                 .map(|c| (c.trim_start_matches("mc_"), false)),
         )
-        .chain(MC_POLICY.iter().copied());
+        .chain(
+            mc_policy_columns()
+                .into_iter()
+                .map(|f| (f.key, f.estimated)),
+        );
     for (k, ci) in with_ci {
         push_mc_column(&mut h, k, ci);
     }
@@ -174,48 +174,41 @@ pub fn latency_cells(m: Option<&SteadyMc>) -> Vec<String> {
     }
 }
 
-/// The cells of the [`MC_POLICY`] columns of a steady row (`steady`) or an incident row
+/// The cells of the [`mc_policy_columns`] of a steady row (`steady`) or an incident row
 /// (`incident`); empty cells for figures the row does not have.
 fn mc_policy_cells(
-    steady: Option<&PolicyMcFigures>,
-    incident: Option<&IncidentPolicyMc>,
+    steady: Option<&SteadyPolicyFigures<MeanCi>>,
+    incident: Option<&IncidentPolicyFigures<MeanCi>>,
 ) -> Vec<String> {
-    let mut cells = Vec::new();
-    for (key, with_ci) in MC_POLICY {
-        let (value, ci): (String, Option<[f64; 2]>) = match (*key, steady, incident) {
-            ("attempts_per_request", Some(p), _) => (
-                num(Some(p.attempts_per_request)),
-                Some(p.attempts_per_request_ci95),
-            ),
-            ("attempts_max", Some(p), _) => (p.attempts_max.to_string(), None),
-            ("dead_time_mean_s", Some(p), _) => {
-                (num(Some(p.dead_time_mean_s)), Some(p.dead_time_mean_s_ci95))
-            }
-            ("dead_time_mean_s", _, Some(i)) => {
-                (num(Some(i.dead_time_mean_s)), Some(i.dead_time_mean_s_ci95))
-            }
-            ("dead_time_p99_s", Some(p), _) => (num(p.dead_time_p99_s), None),
-            ("call_cap_hits_per_1k", Some(p), _) => (
-                num(Some(p.call_cap_hits_per_1k)),
-                Some(p.call_cap_hits_per_1k_ci95),
-            ),
-            ("cost_cap_hits_per_1k", Some(p), _) => (
-                num(Some(p.cost_cap_hits_per_1k)),
-                Some(p.cost_cap_hits_per_1k_ci95),
-            ),
-            ("answered_by", Some(p), _) => (answered(&p.answered_by), None),
-            ("dead_provider_attempts", _, Some(i)) => (
-                num(Some(i.dead_provider_attempts)),
-                Some(i.dead_provider_attempts_ci95),
-            ),
-            ("breaker_probes", _, Some(i)) => (num(i.breaker_probes), i.breaker_probes_ci95),
-            ("breaker_open_s", _, Some(i)) => (num(i.breaker_open_s), i.breaker_open_s_ci95),
-            _ => (String::new(), None),
+    let mut have: Vec<(&'static str, Vec<String>)> = Vec::new();
+    let mut take = |fig: &'static Figure, e: Entry<'_, MeanCi>| {
+        let cells = match e {
+            Entry::Figure(Some(v)) => v.numbers().into_iter().map(|x| num(Some(x))).collect(),
+            Entry::Figure(None) => Vec::new(),
+            Entry::Exact(v) => vec![num(v)],
+            Entry::Text(t) => vec![guard(&t)],
         };
-        cells.push(value);
-        if *with_ci {
-            cells.push(num(ci.map(|c| c[0])));
-            cells.push(num(ci.map(|c| c[1])));
+        have.push((fig.key, cells));
+    };
+    if let Some(p) = steady {
+        p.visit(&mut take);
+    }
+    if let Some(p) = incident {
+        p.visit(&mut take);
+    }
+    let mut cells = Vec::new();
+    for fig in mc_policy_columns() {
+        let width = if fig.estimated {
+            1 + MeanCi::CSV_SUFFIXES.len()
+        } else {
+            1
+        };
+        match have
+            .iter_mut()
+            .find(|(k, c)| *k == fig.key && !c.is_empty())
+        {
+            Some((_, c)) => cells.append(c),
+            None => cells.extend(vec![String::new(); width]),
         }
     }
     cells
@@ -239,6 +232,7 @@ fn analytic_cells(
         cells.push(match e {
             Entry::Figure(v) => num(v.copied()),
             Entry::Exact(v) => num(v),
+            Entry::Text(t) => guard(&t),
         })
     });
     cells

@@ -13,6 +13,8 @@
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
+use super::steady::Answered;
+
 /// A 95% confidence interval `[lo, hi]`, in the unit of its figure.
 pub type Ci = [f64; 2];
 
@@ -29,8 +31,24 @@ pub struct Figure {
     /// requests (the engines work per request), else 1.
     pub scale: f64,
     /// Whether the Monte Carlo estimates it (a figure) or not (an exact number, the same in
-    /// both engines: [`Entry::Exact`]).
+    /// both engines: [`Entry::Exact`]; or a non-numeric entry: [`Entry::Text`]).
     pub estimated: bool,
+    /// A list entry (`answered_by`): its CSV column comes after the set's other columns.
+    pub list: bool,
+}
+
+/// A declared entry that is not a number with an interval (`attempts_max`, `answered_by`):
+/// serialised as its own JSON value, one text cell in CSV, and not combined by the
+/// declaration (`combine` leaves it at its default; the caller sets it).
+pub trait Extra: Serialize + Default {
+    /// Its CSV cell (before formula guarding).
+    fn text(&self) -> String;
+}
+
+impl Extra for u32 {
+    fn text(&self) -> String {
+        self.to_string()
+    }
 }
 
 /// A Monte Carlo estimate as reported: the mean and its 95% interval, in the figure's unit.
@@ -94,7 +112,7 @@ impl Value for MeanCi {
 }
 
 /// One entry of a figure set, as `visit` hands it out.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Entry<'a, V> {
     /// A figure both engines compute: its value, `None` where it does not apply (a ratio to a
     /// free primary).
@@ -102,22 +120,39 @@ pub enum Entry<'a, V> {
     /// A figure that is not random (the same in both engines), e.g. the healthy-primary bill:
     /// a plain number, absent where the set does not carry it.
     Exact(Option<f64>),
+    /// A non-numeric entry ([`Extra`]): its CSV cell.
+    Text(String),
 }
 
 /// Declare a figure set: a struct generic over its [`Value`] type, with one field per figure,
 /// and its descriptors, serialisation, visitor and combination.
 ///
 /// Field kinds: `fig` (a figure: `V`), `opt` (a figure that may not apply: `Option<V>`, `null`
-/// in JSON then) and `exact` (a number that is not random: `Option<f64>`, absent from JSON when
-/// `None`). Each field is `KIND name: TYPE = "unit", scale;` (the type spelled out: `V`, `Option<V>`, `Option<f64>`) after its doc comment (the meaning).
+/// in JSON then), `skip` (the same, absent from JSON when `None`), `exact` (a number without an
+/// interval: `Option<f64>`, absent from JSON when `None`), and `extra` / `list` (an [`Extra`]
+/// value of its own type, e.g. `u32`; `list`: a list whose CSV column goes last). Each field is `KIND name: TYPE = "unit", scale;` (the type spelled out: `V`, `Option<V>`, `Option<f64>`) after its doc comment (the meaning).
 macro_rules! figures {
     (@estimated exact) => { false };
+    (@estimated extra) => { false };
+    (@estimated list) => { false };
     (@estimated $kind:ident) => { true };
+    (@list list) => { true };
+    (@list $kind:ident) => { false };
     (@entry fig, $x:expr) => { Entry::Figure(Some($x)) };
     (@entry opt, $x:expr) => { Entry::Figure($x.as_ref()) };
+    (@entry skip, $x:expr) => { Entry::Figure($x.as_ref()) };
     (@entry exact, $x:expr) => { Entry::Exact(*$x) };
+    (@entry extra, $x:expr) => { Entry::Text(Extra::text($x)) };
+    (@entry list, $x:expr) => { Entry::Text(Extra::text($x)) };
     (@ser fig, $map:expr, $key:expr, $x:expr) => { V::serialize_entries(Some($x), $key, $map)? };
     (@ser opt, $map:expr, $key:expr, $x:expr) => { V::serialize_entries($x.as_ref(), $key, $map)? };
+    (@ser skip, $map:expr, $key:expr, $x:expr) => {
+        if let Some(x) = $x {
+            V::serialize_entries(Some(x), $key, $map)?;
+        }
+    };
+    (@ser extra, $map:expr, $key:expr, $x:expr) => { $map.serialize_entry($key, $x)? };
+    (@ser list, $map:expr, $key:expr, $x:expr) => { $map.serialize_entry($key, $x)? };
     (@ser exact, $map:expr, $key:expr, $x:expr) => {
         if let Some(x) = $x {
             $map.serialize_entry($key, x)?;
@@ -125,6 +160,17 @@ macro_rules! figures {
     };
     (@combine fig, $parts:expr, $fig:expr, $name:ident, $figure:expr, $exact:expr) => {
         $figure($fig, &$parts.iter().map(|(w, p)| (*w, &p.$name)).collect::<Vec<_>>())
+    };
+    (@combine extra, $parts:expr, $fig:expr, $name:ident, $figure:expr, $exact:expr) => {{
+        let _ = $fig;
+        Default::default()
+    }};
+    (@combine list, $parts:expr, $fig:expr, $name:ident, $figure:expr, $exact:expr) => {{
+        let _ = $fig;
+        Default::default()
+    }};
+    (@combine skip, $parts:expr, $fig:expr, $name:ident, $figure:expr, $exact:expr) => {
+        figures!(@combine opt, $parts, $fig, $name, $figure, $exact)
     };
     (@combine opt, $parts:expr, $fig:expr, $name:ident, $figure:expr, $exact:expr) => {
         $parts
@@ -167,6 +213,7 @@ macro_rules! figures {
                 meaning: concat!($($doc),*),
                 scale: $scale,
                 estimated: figures!(@estimated $kind),
+                list: figures!(@list $kind),
             },)*
         ];
 
@@ -188,6 +235,7 @@ macro_rules! figures {
             /// row: every chain, with its weight) figure by figure: `figure` combines a
             /// figure's weighted values, `exact` an exact number's. A figure that some part
             /// lacks is `None`.
+            #[allow(unused_mut, unused_variables)] // a set without exact numbers
             pub fn combine<S>(
                 parts: &[(f64, &$name<S>)],
                 mut figure: impl FnMut(&'static Figure, &[(f64, &S)]) -> V,
@@ -265,5 +313,52 @@ figures! {
         /// What the incident costs beyond the normal bill: total − normal (window premium,
         /// cold starts and fail-back writes; negative when the fallback is cheaper).
         fig excess_usd: V = "USD", 1.0;
+    }
+}
+
+figures! {
+    /// The Monte Carlo figures of a steady-state row under a policy (MODEL.md §8), each with its
+    /// 95% interval as `KEY_ci95` (`V = MeanCi`). A blended row has them when every chain has a
+    /// policy: means and intervals as in [`SteadyFigures`], `attempts_max` the largest of the
+    /// chains', `answered_by` merged by model, no `dead_time_p99_s`.
+    pub struct SteadyPolicyFigures, STEADY_POLICY_FIGURES {
+        /// Mean attempts per request.
+        fig attempts_per_request: V = "attempts per request", 1.0;
+        /// The most attempts any simulated request made.
+        extra attempts_max: u32 = "attempts", 1.0;
+        /// Mean seconds per request in failed attempts and backoff before the answer (or error).
+        fig dead_time_mean_s: V = "seconds per request", 1.0;
+        /// 99th-percentile dead time (0 when fewer than 1% of requests wait at all). `None`
+        /// (absent in JSON) on the blended traffic-share rows: the policy simulator keeps its
+        /// dead-time histograms to itself, and a mixture's percentile is not the weighted mean
+        /// of the chains' percentiles.
+        exact dead_time_p99_s: Option<f64> = "seconds", 1.0;
+        /// Share of requests answered by each model of the chain, in chain order (CSV:
+        /// `model=share;…`).
+        list answered_by: Vec<Answered> = "share of all requests", 1.0;
+        /// Requests per 1,000 stopped by the call cap.
+        fig call_cap_hits_per_1k: V = "requests per 1,000", 1000.0;
+        /// Requests per 1,000 that reached a fallback after one the cost cap skipped.
+        fig cost_cap_hits_per_1k: V = "requests per 1,000", 1000.0;
+    }
+}
+
+figures! {
+    /// The Monte Carlo figures of an incident row under a policy, each with its 95% interval as
+    /// `KEY_ci95` (`V = MeanCi`): per window unless stated. A blended row weights the dead time
+    /// per request by traffic share, adds up the attempts on the dead provider, and has no
+    /// breaker figures.
+    pub struct IncidentPolicyFigures, INCIDENT_POLICY_FIGURES {
+        /// Mean seconds per request in failed attempts and backoff (hedges: the slower failed
+        /// leg included).
+        fig dead_time_mean_s: V = "seconds per request", 1.0;
+        /// Attempts sent to the dead provider.
+        fig dead_provider_attempts: V = "attempts", 1.0;
+        /// With a circuit breaker: half-open probes sent. `None` (absent) on a blended row:
+        /// each chain's breaker is simulated apart, so their sum would describe no breaker.
+        skip breaker_probes: Option<V> = "probes", 1.0;
+        /// With a circuit breaker: seconds it was open within the window (absent on a blended
+        /// row, as `breaker_probes`).
+        skip breaker_open_s: Option<V> = "seconds", 1.0;
     }
 }

@@ -4,8 +4,7 @@ use serde::Serialize;
 
 use crate::model::{Pattern, incident};
 
-use super::Ci;
-use super::figures::{IncidentFigures, MeanCi};
+use super::figures::{IncidentFigures, IncidentPolicyFigures, MeanCi};
 
 /// One incident row: one pattern on one chain over the outage window, in USD.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,34 +93,5 @@ pub struct IncidentMc {
     /// Under a non-default policy: dead time, attempts on the dead provider and the breaker,
     /// simulated in time.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub policy: Option<IncidentPolicyMc>,
-}
-
-/// The Monte Carlo figures of an incident row under a policy, each with its 95% interval as
-/// `KEY_ci95`: per window unless stated. A blended row weights the dead time per request by
-/// traffic share, adds up the attempts on the dead provider, and has no breaker figures.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct IncidentPolicyMc {
-    /// Mean seconds per request in failed attempts and backoff (hedges: the slower failed leg
-    /// included).
-    pub dead_time_mean_s: f64,
-    /// Its 95% interval.
-    pub dead_time_mean_s_ci95: Ci,
-    /// Attempts sent to the dead provider.
-    pub dead_provider_attempts: f64,
-    /// Its 95% interval.
-    pub dead_provider_attempts_ci95: Ci,
-    /// With a circuit breaker: half-open probes sent. `None` on a blended row: each chain's
-    /// breaker is simulated apart, so their sum would describe no breaker.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub breaker_probes: Option<f64>,
-    /// Its 95% interval.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub breaker_probes_ci95: Option<Ci>,
-    /// With a circuit breaker: seconds it was open within the window.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub breaker_open_s: Option<f64>,
-    /// Its 95% interval.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub breaker_open_s_ci95: Option<Ci>,
+    pub policy: Option<IncidentPolicyFigures<MeanCi>>,
 }

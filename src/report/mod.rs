@@ -18,11 +18,12 @@ mod incident;
 mod steady;
 
 pub use figures::{
-    Ci, Entry, Figure, INCIDENT_FIGURES, IncidentFigures, MeanCi, STEADY_FIGURES, SteadyFigures,
-    Value,
+    Ci, Entry, Extra, Figure, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentFigures,
+    IncidentPolicyFigures, MeanCi, STEADY_FIGURES, STEADY_POLICY_FIGURES, SteadyFigures,
+    SteadyPolicyFigures, Value,
 };
-pub use incident::{IncidentMc, IncidentPolicyMc, IncidentRow, Method};
-pub use steady::{Answered, PolicyMcFigures, SteadyMc, SteadyRow};
+pub use incident::{IncidentMc, IncidentRow, Method};
+pub use steady::{Answered, SteadyMc, SteadyRow};
 
 /// How the Monte Carlo figures of a report were made: enough to repeat them exactly.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -189,5 +190,6 @@ fn entry_value(e: Entry<'_, f64>) -> Option<f64> {
     match e {
         Entry::Figure(v) => v.copied(),
         Entry::Exact(v) => v,
+        Entry::Text(_) => None,
     }
 }

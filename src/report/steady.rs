@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::model::Pattern;
 
-use super::figures::{MeanCi, SteadyFigures};
+use super::figures::{MeanCi, SteadyFigures, SteadyPolicyFigures};
 
 /// One steady-state row: one pattern on one chain, per 1,000 requests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -47,15 +47,13 @@ impl SteadyRow {
 }
 
 /// The share of requests one model answered.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Answered {
     /// The model, `provider/model`.
     pub model: String,
     /// Share of all requests, in [0, 1].
     pub share: f64,
 }
-
-pub use super::figures::Ci;
 
 /// The Monte Carlo figures of a steady-state row: the row's keys with simulated means, each with
 /// its 95% interval as `KEY_ci95`, and the latency percentiles (MODEL.md §9, §10).
@@ -80,39 +78,16 @@ pub struct SteadyMc {
     pub latency_p99_s: f64,
     /// Under a non-default policy: attempts, dead time, attribution and cap hits, simulated.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub policy: Option<PolicyMcFigures>,
+    pub policy: Option<SteadyPolicyFigures<MeanCi>>,
 }
 
-/// The Monte Carlo figures of a steady-state row under a policy (MODEL.md §8), each with its 95%
-/// interval as `KEY_ci95`. A blended row has them when every chain has a policy: means and
-/// intervals as in [`SteadyMc`], `attempts_max` the largest of the chains', `answered_by`
-/// merged by model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PolicyMcFigures {
-    /// Mean attempts per request.
-    pub attempts_per_request: f64,
-    /// Its 95% interval.
-    pub attempts_per_request_ci95: Ci,
-    /// The most attempts any simulated request made.
-    pub attempts_max: u32,
-    /// Mean seconds per request in failed attempts and backoff before the answer (or error).
-    pub dead_time_mean_s: f64,
-    /// Its 95% interval.
-    pub dead_time_mean_s_ci95: Ci,
-    /// 99th-percentile dead time, seconds (0 when fewer than 1% of requests wait at all).
-    /// `None` (absent in JSON) on the blended traffic-share rows: the policy simulator keeps
-    /// its dead-time histograms to itself, and a mixture's percentile is not the weighted mean
-    /// of the chains' percentiles.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dead_time_p99_s: Option<f64>,
-    /// Share of requests answered by each model of the chain, in chain order.
-    pub answered_by: Vec<Answered>,
-    /// Requests per 1,000 stopped by the call cap.
-    pub call_cap_hits_per_1k: f64,
-    /// Its 95% interval.
-    pub call_cap_hits_per_1k_ci95: Ci,
-    /// Requests per 1,000 that reached a fallback after one the cost cap skipped.
-    pub cost_cap_hits_per_1k: f64,
-    /// Its 95% interval.
-    pub cost_cap_hits_per_1k_ci95: Ci,
+impl super::figures::Extra for Vec<Answered> {
+    /// `model=share` per model, `;`-separated.
+    fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .iter()
+            .map(|a| format!("{}={}", a.model, a.share))
+            .collect();
+        parts.join(";")
+    }
 }

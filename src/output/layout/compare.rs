@@ -167,7 +167,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
                     |p| {
                         format!(
                             "{} / {}",
-                            trim(p.dead_time_mean_s, 3),
+                            trim(p.dead_time_mean_s.mean, 3),
                             p.dead_time_p99_s.map_or("–".into(), |x| trim(x, 3))
                         )
                     },
@@ -485,9 +485,10 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
             {
                 let mut note = format!(
                     "Monte Carlo, sequential: {} attempts on the dead provider",
-                    group(&trim(m.dead_provider_attempts, 4))
+                    group(&trim(m.dead_provider_attempts.mean, 4))
                 );
                 if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
+                    let (p, o) = (p.mean, o.mean);
                     note.push_str(&format!(
                         ", {} half-open probes, breaker open {}",
                         group(&trim(p, 4)),
@@ -496,7 +497,7 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
                 }
                 note.push_str(&format!(
                     "; {} s of dead time per request",
-                    trim(m.dead_time_mean_s, 3)
+                    trim(m.dead_time_mean_s.mean, 3)
                 ));
                 notes.push(note);
             }
