@@ -64,6 +64,9 @@ struct Flight {
     session: usize,
     pos: usize,
     k: u32,
+    /// The retry budget on the current link, chosen by the class of its first failure there
+    /// (`None` before it).
+    budget: Option<u32>,
     n: u32,
     bad: bool,
     dead_s: f64,
@@ -270,6 +273,7 @@ impl Window<'_> {
             let Some(probe) = admit(breakers, l, t) else {
                 f.pos += 1;
                 f.k = 0;
+                f.budget = None;
                 continue;
             };
             let (class, usd, secs) = if l.dead {
@@ -329,12 +333,13 @@ impl Window<'_> {
                         f.bad = true;
                         f.pos += 1;
                         f.k = 0;
+                        f.budget = None;
                         sched.push(t + secs, STEP, r as u32);
                         return;
                     }
                     return self.fail(f, run);
                 }
-                _ if f.k < p.retries => {
+                _ if f.k < *f.budget.get_or_insert_with(|| p.retries_for(class)) => {
                     let wait = self.sim.backoff(f.k, rng);
                     f.dead_s += wait;
                     f.k += 1;
@@ -344,6 +349,7 @@ impl Window<'_> {
                 _ if p.failover_on.contains(&class) => {
                     f.pos += 1;
                     f.k = 0;
+                    f.budget = None;
                     sched.push(t + secs, STEP, r as u32);
                     return;
                 }
@@ -426,6 +432,7 @@ impl Window<'_> {
         f.phase = Phase::Chain;
         f.pos = 2;
         f.k = 0;
+        f.budget = None;
         f.bad = bad;
         sched.push(at, STEP, r as u32);
     }
