@@ -1186,6 +1186,7 @@ pub(crate) mod tests {
                 f in proptest::collection::vec(prop_oneof![Just(0.0), 0.02f64..0.5], 3),
                 w in proptest::collection::vec(0.1f64..1.0, 6),
                 retries in 0u32..3,
+                by_class in proptest::option::of(proptest::array::uniform6(0u32..3)),
                 client in any::<bool>(),
                 cap in proptest::option::of(2u32..7),
                 mult in proptest::option::of(prop_oneof![Just(1.5), Just(3.0)]),
@@ -1203,6 +1204,7 @@ pub(crate) mod tests {
                 };
                 let mut policy = Policy {
                     retries,
+                    retries_by_class: by_class,
                     max_attempts: cap,
                     max_multiplier: mult,
                     warm_fallback: warm,
