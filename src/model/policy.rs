@@ -698,13 +698,21 @@ mod tests {
         });
         let r = req(2000.0, 500.0, 0.0, 0.0);
         let o = sequential(&r, &c);
-        assert!((o.attempts - (1.055 + 0.0505)).abs() < 1e-15, "{}", o.attempts);
+        assert!(
+            (o.attempts - (1.055 + 0.0505)).abs() < 1e-15,
+            "{}",
+            o.attempts
+        );
         assert_eq!(o.attempts_max, 4);
         assert!((o.answered_by[0] - 0.9495).abs() < 1e-15);
         assert!((o.answered_by[1] - 0.0505).abs() < 1e-15);
         assert!(o.failed.abs() < 1e-15);
         assert!((o.failed_attempts[0] - 0.1055).abs() < 1e-15);
-        assert!((o.dead_time_s - 1.623875).abs() < 1e-12, "{}", o.dead_time_s);
+        assert!(
+            (o.dead_time_s - 1.623875).abs() < 1e-12,
+            "{}",
+            o.dead_time_s
+        );
         // only the hung (timeout) attempts bill: 1.055 · 0.05 of a partial answer
         let gray = r.partial_cost(
             &c.links[0].price,
