@@ -7,8 +7,17 @@
 //! attempt slower than the timeout trips (class timeout). What happens next depends on the
 //! class:
 //!
-//! - rate limit, overload, 5xx, timeout: retried on the same link up to `retries` times (after
-//!   a backoff), then the request fails over if the class is in `failover_on`, else it fails;
+//! - rate limit, overload, 5xx, timeout: retried on the same link up to r_c times (after
+//!   a backoff), then the request fails over if the class is in `failover_on`, else it fails.
+//!   r_c is chosen by the class c of the request's *first* failure on the link
+//!   ([`crate::model::Policy::retries_for`]: `retries_by_class`, else `retries`); the retries
+//!   may fail with any class and keep that budget (LiteLLM's `retry_policy`:
+//!   `get_num_retries_from_retry_policy(exception=original_exception)`,
+//!   `litellm/router_utils/get_retry_from_policy.py`). With p_c the chance an attempt fails
+//!   with class c and F = Σ p_c (provider classes only), a link takes
+//!   A = 1 + Σ_c p_c·(1 − F^r_c)/(1 − F) attempts and is left with P = Σ_c p_c·F^r_c; cost and
+//!   failed-attempt time are A times one attempt's, plus backoff Σ_c p_c·Σ_{k<r_c} F^k·b_k.
+//!   (f = 0.1, half timeout, half 5xx, r_timeout = 0, r_5xx = 2: P = 0.0505, A = 1.055.)
 //! - client 4xx: the request itself is bad, so it fails on every link: never retried; with
 //!   `client` in `failover_on` it is tried once on each remaining link, otherwise it stops;
 //! - quota/billing: a stop sign: the request fails at once (the bounded-chains post).
