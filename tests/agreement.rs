@@ -170,6 +170,7 @@ impl PolicySpec {
         Policy {
             timeout_s,
             retries: self.retries,
+            retries_by_class: None,
             backoff: Backoff {
                 base_s,
                 cap_s: base_s + extra,

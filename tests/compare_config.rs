@@ -48,6 +48,9 @@ fn values_of(doc: &Value, chain: &str) -> Vec<(String, u64)> {
 }
 
 /// Whether `doc` lists `value` from `line` for any chain.
+/// The rule every per-class retry line of LiteLLM's `retry_policy` ends with.
+const RULE: &str = "; a request's first failure on a link chooses its retries there, as LiteLLM's get_num_retries_from_retry_policy)";
+
 fn lists(doc: &Value, value: &str, line: u64) -> bool {
     ["config", "config_shared"].iter().any(|k| {
         doc[*k]
@@ -298,13 +301,16 @@ fn retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix() {
             .unwrap_or_else(|| panic!("no {prefix}: {v:?}"))
             .1
     };
+    // Each class at its own count (retries_by_class), not the dominant class's for all.
     assert_eq!(
-        at("retries 1 (retry_policy.TimeoutErrorRetries, for timeout failures"),
+        at(
+            "retries 1 for timeout failures (retry_policy.TimeoutErrorRetries; a request's first failure on a link chooses its retries there"
+        ),
         15
     );
-    assert!(
-        v.iter()
-            .any(|(s, _)| s.contains("RateLimitErrorRetries 4 are not priced"))
+    assert_eq!(
+        at("retries 4 for rate_limit failures (retry_policy.RateLimitErrorRetries;"),
+        16
     );
     assert_eq!(
         at("timeout 10 s (`gpt-4o`'s litellm_params.timeout, over the router's timeout 30 s)"),
@@ -335,7 +341,7 @@ fn retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix() {
     assert_eq!(r["attempts_max"], 3);
     assert!(lists(
         &doc,
-        "retries 2 (num_retries: retry_policy sets no count for server_error failures)",
+        "retries 2 for overload, server_error failures (num_retries: retry_policy sets no count for them)",
         12
     ));
     // Under another routing_strategy the group is equal shares, and the provenance says so.
@@ -632,14 +638,18 @@ fn model_group_retry_policy_replaces_retry_policy_for_its_group() {
     assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 10.07475).abs() < 1e-9);
     assert!((r["failed_per_1k"].as_f64().unwrap() - 0.1).abs() < 1e-12);
     let v = values_of(&doc, chain);
-    assert!(
-        v.iter().any(|(s, l)| *l == 17
-            && s.starts_with(
-                "retries 1 (model_group_retry_policy.chat.TimeoutErrorRetries, for timeout failures"
-            )
-            && s.contains("RateLimitErrorRetries 4 are not priced")),
-        "{v:?}"
-    );
+    for (what, line) in [
+        (
+            "retries 1 for timeout failures (model_group_retry_policy.chat.TimeoutErrorRetries",
+            17,
+        ),
+        (
+            "retries 4 for rate_limit failures (model_group_retry_policy.chat.RateLimitErrorRetries",
+            18,
+        ),
+    ] {
+        assert!(v.contains(&(format!("{what}{RULE}"), line)), "{v:?}");
+    }
     assert!(v.contains(&(
         "`chat`'s retries from model_group_retry_policy.chat (LiteLLM's policy for the group, instead of retry_policy, not merged with it)".to_string(),
         16
@@ -662,7 +672,7 @@ fn model_group_retry_policy_replaces_retry_policy_for_its_group() {
     assert_eq!(no_fallback(&doc)["attempts_max"], 3);
     assert!(lists(
         &doc,
-        "retries 2 (num_retries: model_group_retry_policy.chat sets no count for server_error failures)",
+        "retries 2 for overload, server_error failures (num_retries: model_group_retry_policy.chat sets no count for them)",
         11
     ));
     // A group whose policy is not a mapping is an input error at its line.
@@ -765,4 +775,49 @@ fn a_split_route_carries_traffic_shares_and_the_blended_row() {
             .iter()
             .any(|(v, _)| v == why)
     );
+}
+
+/// LiteLLM's `retry_policy` with mixed error classes (tests/fixtures/compare/retry-policy.yaml:
+/// TimeoutErrorRetries 1, num_retries 2 for 5xx; tests/fixtures/compare/steady-mixed.toml:
+/// 1% failures, half timeouts, half 5xx) is priced exactly, each class at its count, the first
+/// failure's class choosing the budget (get_num_retries_from_retry_policy,
+/// litellm/router_utils/get_retry_from_policy.py). Per attempt F = 0.01, p_timeout = p_5xx =
+/// 0.005. gpt-4o: $0.01 a request, a hung attempt $0.0075, a 5xx $0. No fallback:
+/// attempts 1 + 0.005 x 1 + 0.005 x (1 + 0.01) = 1.01005; failed 0.005 x 0.01 + 0.005 x
+/// 0.01^2 = 5.05e-5 (0.0505 per 1,000); cost 1.01005 x (0.99 x 0.01 + 0.005 x 0.0075) =
+/// $0.010037371875. The dominant class (a tie, server_error first) would price 2 retries for
+/// both: 1.0101 attempts and 0.001 failed per 1,000.
+#[test]
+fn a_mixed_retry_policy_is_priced_per_class() {
+    let doc = json(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/retry-policy.yaml"),
+        "-s",
+        &format!("{DIR}/steady-mixed.toml"),
+        "--format",
+        "json",
+    ]);
+    let claude = "chat (router_settings.fallbacks) -> backup [claude-sonnet-4, 25%]";
+    let r = doc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["chain"] == claude && r["pattern"] == "no-fallback")
+        .unwrap();
+    assert_eq!(r["attempts_max"], 3);
+    let cost = r["cost_per_1k_usd"].as_f64().unwrap();
+    assert!((cost - 10.037371875).abs() < 1e-9, "{cost}");
+    let failed = r["failed_per_1k"].as_f64().unwrap();
+    assert!((failed - 0.0505).abs() < 1e-12, "{failed}");
+    assert!(lists(
+        &doc,
+        &format!("retries 1 for timeout failures (retry_policy.TimeoutErrorRetries{RULE}"),
+        15
+    ));
+    assert!(lists(
+        &doc,
+        "retries 2 for overload, server_error failures (num_retries: retry_policy sets no count for them)",
+        12
+    ));
 }

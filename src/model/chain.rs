@@ -144,7 +144,7 @@ impl Chain {
     /// whether the report has a "Retries, caps and attribution" table.
     pub fn has_default_policy(&self) -> bool {
         let p = &self.policy;
-        p.retries == 0
+        !p.has_retries()
             && p.fails_over_by_default()
             && p.max_attempts.is_none()
             && p.max_multiplier.is_none()

@@ -502,7 +502,11 @@ pub fn breaker_bound(chain: &Chain, incident: &Incident) -> Option<((f64, f64), 
     let k = f64::from(b.threshold);
     let t_open = k / lambda + d;
     let before = n.min(lambda * t_open);
-    let extra = if chain.policy.retries > 0 {
+    let dead_class = match incident.failure {
+        FailureMode::Fast => super::policy::ErrorClass::ServerError,
+        FailureMode::Gray => super::policy::ErrorClass::Timeout,
+    };
+    let extra = if chain.policy.retries_for(dead_class) > 0 {
         k.min(before)
     } else {
         0.0

@@ -151,6 +151,12 @@ pub struct Policy {
     /// Attempts after the first on the same link before failing over (LiteLLM's
     /// `num_retries`, the OpenAI SDK's `max_retries`).
     pub retries: u32,
+    /// Retries per error class, in [`policy::ErrorClass::ALL`] order (LiteLLM's
+    /// `retry_policy`): the class of a request's *first* failure on a link chooses how many
+    /// retries it gets there, whatever the classes of the retries' own failures
+    /// (`get_num_retries_from_retry_policy`, `litellm/router_utils/get_retry_from_policy.py`).
+    /// `None`: every class gets `retries`. Only the retryable classes' counts are used.
+    pub retries_by_class: Option<[u32; 6]>,
     /// The wait between retries on one link.
     pub backoff: policy::Backoff,
     /// The error classes that fail over to the next link (default: the provider-side ones).
@@ -169,6 +175,20 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// The retries on one link of a request whose first failure there has class `class`:
+    /// its `retries_by_class` count, else `retries`.
+    pub fn retries_for(&self, class: policy::ErrorClass) -> u32 {
+        self.retries_by_class
+            .map_or(self.retries, |r| r[class as usize])
+    }
+
+    /// Whether some retryable class gets a retry.
+    pub fn has_retries(&self) -> bool {
+        policy::ErrorClass::PROVIDER
+            .iter()
+            .any(|&c| self.retries_for(c) > 0)
+    }
+
     /// Whether `failover_on` holds exactly the default classes ([`policy::ErrorClass::PROVIDER`]),
     /// in any order, repeats ignored: `failover_on` is a set.
     pub fn fails_over_by_default(&self) -> bool {
@@ -189,6 +209,7 @@ impl Default for Policy {
         Policy {
             timeout_s: DEFAULT_TIMEOUT_S,
             retries: 0,
+            retries_by_class: None,
             backoff: policy::Backoff::default(),
             failover_on: policy::ErrorClass::PROVIDER.to_vec(),
             max_attempts: None,

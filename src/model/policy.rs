@@ -7,8 +7,17 @@
 //! attempt slower than the timeout trips (class timeout). What happens next depends on the
 //! class:
 //!
-//! - rate limit, overload, 5xx, timeout: retried on the same link up to `retries` times (after
-//!   a backoff), then the request fails over if the class is in `failover_on`, else it fails;
+//! - rate limit, overload, 5xx, timeout: retried on the same link up to r_c times (after
+//!   a backoff), then the request fails over if the class is in `failover_on`, else it fails.
+//!   r_c is chosen by the class c of the request's *first* failure on the link
+//!   ([`crate::model::Policy::retries_for`]: `retries_by_class`, else `retries`); the retries
+//!   may fail with any class and keep that budget (LiteLLM's `retry_policy`:
+//!   `get_num_retries_from_retry_policy(exception=original_exception)`,
+//!   `litellm/router_utils/get_retry_from_policy.py`). With p_c the chance an attempt fails
+//!   with class c and F = Σ p_c (provider classes only), a link takes
+//!   A = 1 + Σ_c p_c·(1 − F^r_c)/(1 − F) attempts and is left with P = Σ_c p_c·F^r_c; cost and
+//!   failed-attempt time are A times one attempt's, plus backoff Σ_c p_c·Σ_{k<r_c} F^k·b_k.
+//!   (f = 0.1, half timeout, half 5xx, r_timeout = 0, r_5xx = 2: P = 0.0505, A = 1.055.)
 //! - client 4xx: the request itself is bad, so it fails on every link: never retried; with
 //!   `client` in `failover_on` it is tried once on each remaining link, otherwise it stops;
 //! - quota/billing: a stop sign: the request fails at once (the bounded-chains post).
@@ -519,60 +528,79 @@ pub fn evaluate_plan(
         previous = Some(i);
         let (p_ok, c_ok, fails) = failures(request, chain, plan);
         let mut next = Mass::default();
-        let mut current = std::mem::take(&mut entering);
-        let retries = if plan.single { 0 } else { policy.retries };
-        for k in 0..=retries {
-            let mut retry = Mass::default();
-            for &((n, bad), m) in &current.0 {
-                if policy.max_attempts.is_some_and(|a| n >= a) {
-                    out.failed += m;
-                    out.call_cap_hits += m;
-                    continue;
-                }
-                out.attempts += m;
-                out.attempts_max = out.attempts_max.max(n + 1);
-                if bad {
-                    // A bad request fails the same way everywhere, at once.
-                    out.failed_attempts[i] += m;
-                    out.dead_time_s += m * chain.steady.fast_fail_s;
-                    if fails_over(ErrorClass::Client) {
-                        next.add((n + 1, true), m);
-                    } else {
+        // The attempts of one round (k = 0: the first on this link), grouped by their retry
+        // budget: `None` until the first failure here, whose class chooses it.
+        let mut round: Vec<(Option<u32>, Mass)> = vec![(None, std::mem::take(&mut entering))];
+        let budget_of = |class: ErrorClass| {
+            if plan.single {
+                0
+            } else {
+                policy.retries_for(class)
+            }
+        };
+        for k in 0.. {
+            let mut retry: Vec<(u32, Mass)> = Vec::new();
+            for (budget, current) in &round {
+                for &((n, bad), m) in &current.0 {
+                    if policy.max_attempts.is_some_and(|a| n >= a) {
                         out.failed += m;
+                        out.call_cap_hits += m;
+                        continue;
                     }
-                    continue;
-                }
-                out.cost += m * p_ok * c_ok;
-                out.answered_by[i] += m * p_ok;
-                for &(p, class, usd, secs) in &fails {
-                    let mm = m * p;
-                    out.cost += mm * usd;
-                    out.wasted_cost += mm * usd;
-                    out.failed_attempts[i] += mm;
-                    out.failed_cost[i] += mm * usd;
-                    out.dead_time_s += mm * secs;
-                    match class {
-                        ErrorClass::Quota => out.failed += mm,
-                        ErrorClass::Client => {
-                            if fails_over(ErrorClass::Client) {
-                                next.add((n + 1, true), mm);
-                            } else {
-                                out.failed += mm;
+                    out.attempts += m;
+                    out.attempts_max = out.attempts_max.max(n + 1);
+                    if bad {
+                        // A bad request fails the same way everywhere, at once.
+                        out.failed_attempts[i] += m;
+                        out.dead_time_s += m * chain.steady.fast_fail_s;
+                        if fails_over(ErrorClass::Client) {
+                            next.add((n + 1, true), m);
+                        } else {
+                            out.failed += m;
+                        }
+                        continue;
+                    }
+                    out.cost += m * p_ok * c_ok;
+                    out.answered_by[i] += m * p_ok;
+                    for &(p, class, usd, secs) in &fails {
+                        let mm = m * p;
+                        out.cost += mm * usd;
+                        out.wasted_cost += mm * usd;
+                        out.failed_attempts[i] += mm;
+                        out.failed_cost[i] += mm * usd;
+                        out.dead_time_s += mm * secs;
+                        let b = budget.unwrap_or_else(|| budget_of(class));
+                        match class {
+                            ErrorClass::Quota => out.failed += mm,
+                            ErrorClass::Client => {
+                                if fails_over(ErrorClass::Client) {
+                                    next.add((n + 1, true), mm);
+                                } else {
+                                    out.failed += mm;
+                                }
                             }
+                            _ if k < b => {
+                                out.dead_time_s += mm * policy.backoff.mean_delay_s(k);
+                                match retry.iter_mut().find(|(rb, _)| *rb == b) {
+                                    Some((_, r)) => r.add((n + 1, false), mm),
+                                    None => {
+                                        let mut r = Mass::default();
+                                        r.add((n + 1, false), mm);
+                                        retry.push((b, r));
+                                    }
+                                }
+                            }
+                            _ if fails_over(class) => next.add((n + 1, false), mm),
+                            _ => out.failed += mm,
                         }
-                        _ if k < retries => {
-                            out.dead_time_s += mm * policy.backoff.mean_delay_s(k);
-                            retry.add((n + 1, false), mm);
-                        }
-                        _ if fails_over(class) => next.add((n + 1, false), mm),
-                        _ => out.failed += mm,
                     }
                 }
             }
-            current = retry;
-            if current.0.is_empty() {
+            retry.retain(|(_, r)| !r.0.is_empty());
+            if retry.is_empty() {
                 break;
             }
+            round = retry.into_iter().map(|(b, r)| (Some(b), r)).collect();
         }
         entering = next;
     }
@@ -653,6 +681,62 @@ mod tests {
         assert_eq!(o.attempts_max, 6);
         assert_eq!(o.failed, 1.0);
         assert_eq!(o.cost, 0.0);
+    }
+
+    /// LiteLLM's `retry_policy`: the class of the first failure on a link chooses its retries.
+    /// f = 0.1 on the primary, failures half timeout (30 s), half 5xx (0.5 s), 5xx retried
+    /// twice, timeouts not at all; the fallback never fails. Per attempt F = 0.1, p_timeout =
+    /// p_5xx = 0.05. Primary attempts 1 + 0.05·(1 + 0.1) = 1.055; it fails 0.05 + 0.05·0.1² =
+    /// 0.0505 of requests (the retries' own classes do not change the budget), which the
+    /// fallback answers; dead time 1.055·(0.05·30 + 0.05·0.5) + 0.05·(0.25 + 0.1·0.5) =
+    /// 1.623875 s (full-jitter backoff, base 0.5 s: mean 0.25 s, then 0.5 s).
+    #[test]
+    fn retries_by_class_follow_the_first_failure() {
+        let mut r_by = [0u32; 6];
+        r_by[ErrorClass::ServerError as usize] = 2;
+        let mut c = chain(
+            &[SOL, SONNET],
+            &[0.1, 0.0],
+            Policy {
+                retries_by_class: Some(r_by),
+                ..Policy::default()
+            },
+        );
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 0.0, 0.5, 0.5, 0.0, 0.0],
+        });
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let o = sequential(&r, &c);
+        assert!(
+            (o.attempts - (1.055 + 0.0505)).abs() < 1e-15,
+            "{}",
+            o.attempts
+        );
+        assert_eq!(o.attempts_max, 4);
+        assert!((o.answered_by[0] - 0.9495).abs() < 1e-15);
+        assert!((o.answered_by[1] - 0.0505).abs() < 1e-15);
+        assert!(o.failed.abs() < 1e-15);
+        assert!((o.failed_attempts[0] - 0.1055).abs() < 1e-15);
+        assert!(
+            (o.dead_time_s - 1.623875).abs() < 1e-12,
+            "{}",
+            o.dead_time_s
+        );
+        // only the hung (timeout) attempts bill: 1.055 · 0.05 of a partial answer
+        let gray = r.partial_cost(
+            &c.links[0].price,
+            warm_state(&c.links[0].price),
+            c.steady.gray_output_fraction,
+        );
+        assert!((o.wasted_cost - 1.055 * 0.05 * gray).abs() < 1e-15);
+        // the same counts for every class are `retries`
+        c.policy.retries_by_class = Some([2; 6]);
+        let uniform = sequential(&r, &c);
+        c.policy.retries_by_class = None;
+        c.policy.retries = 2;
+        assert_eq!(uniform, sequential(&r, &c));
+        // 1 + 0.1 + 0.01 attempts on the primary; 0.001 fail over and make one more
+        assert!((uniform.attempts - (1.11 + 0.001)).abs() < 1e-15);
     }
 
     /// MODEL.md §7 / the three-down post: trying a hanging provider three times (the first

@@ -36,6 +36,7 @@ pub(super) struct ScenarioFile {
 pub(super) struct PolicySpec {
     pub(super) timeout_s: Option<f64>,
     pub(super) retries: Option<u32>,
+    pub(super) retries_by_class: Option<RetriesByClassSpec>,
     pub(super) backoff: Option<BackoffSpec>,
     pub(super) failover_on: Option<Vec<FailoverClass>>,
     pub(super) max_attempts: Option<u32>,
@@ -43,6 +44,18 @@ pub(super) struct PolicySpec {
     pub(super) warm_fallback: Option<WarmSpec>,
     pub(super) breaker: Option<BreakerSpec>,
     pub(super) hedge_delay_s: Option<f64>,
+}
+
+/// `retries_by_class = { timeout = 2, rate_limit = 4 }`: retries per retryable class (LiteLLM's
+/// `retry_policy`); a class left out gets `retries`. Client and quota errors are never
+/// retried, so only the four provider-side classes are accepted.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RetriesByClassSpec {
+    pub(super) rate_limit: Option<u32>,
+    pub(super) overload: Option<u32>,
+    pub(super) server_error: Option<u32>,
+    pub(super) timeout: Option<u32>,
 }
 
 /// One entry of `failover_on`: an error class that fails over to the next link. Quota and

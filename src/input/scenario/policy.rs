@@ -6,7 +6,7 @@ use super::file::{BackoffSpec, PolicySpec, WarmSpec, WarmWord};
 use super::key;
 use crate::error::{InputError, InputErrorKind};
 use crate::model::Policy;
-use crate::model::policy::{Backoff, Breaker, WarmPolicy};
+use crate::model::policy::{Backoff, Breaker, ErrorClass, WarmPolicy};
 
 /// The chain's policy: its own `policy` fields, then the scenario's, then defaults.
 pub(super) fn resolve_policy(
@@ -59,6 +59,36 @@ pub(super) fn resolve_policy(
             format!("{retries} retries is not a client policy; at most 100"),
         ));
     }
+    // A class the table leaves out gets `retries` (LiteLLM: a class with no count in
+    // retry_policy uses num_retries). The chain's table replaces the scenario's, whole.
+    let by_class_own = own.retries_by_class.is_some();
+    let retries_by_class = match own.retries_by_class.or(top.retries_by_class) {
+        None => None,
+        Some(spec) => {
+            let mut r = [retries; 6];
+            for (class, v) in [
+                (ErrorClass::RateLimit, spec.rate_limit),
+                (ErrorClass::Overload, spec.overload),
+                (ErrorClass::ServerError, spec.server_error),
+                (ErrorClass::Timeout, spec.timeout),
+            ] {
+                if let Some(v) = v {
+                    if v > 100 {
+                        return Err(bad(
+                            "retries_by_class",
+                            by_class_own,
+                            format!(
+                                "{} = {v} retries is not a client policy; at most 100",
+                                class.as_str()
+                            ),
+                        ));
+                    }
+                    r[class as usize] = v;
+                }
+            }
+            Some(r)
+        }
+    };
     let b_own = own.backoff;
     let b_top = top.backoff;
     let backoff_field = |f: fn(&BackoffSpec) -> Option<f64>| {
@@ -167,6 +197,7 @@ pub(super) fn resolve_policy(
         hedge_delay_s,
         timeout_s,
         retries,
+        retries_by_class,
         backoff: Backoff {
             base_s,
             cap_s,

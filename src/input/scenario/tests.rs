@@ -195,3 +195,29 @@ fn bad_latency_and_policy_values_name_their_field() {
         assert_eq!(e.location.map(|l| l.line), Some(line), "{e}");
     }
 }
+
+/// `retries_by_class`: a class left out gets `retries`; a class that is never retried, or
+/// not a class, is an error at its line naming the allowed classes.
+#[test]
+fn retries_by_class_fills_from_retries_and_is_strict() {
+    let text = format!(
+        "{HEAD}{TWO}[policy]\nretries = 1\nretries_by_class = {{ timeout = 0, rate_limit = 4 }}\n"
+    );
+    let s = load_str(&text).unwrap();
+    use crate::model::policy::ErrorClass as E;
+    let p = &s.chains[0].policy;
+    assert_eq!(
+        E::ALL.map(|c| p.retries_for(c)),
+        [4, 1, 1, 0, 1, 1],
+        "rate_limit, overload, server_error, timeout, client, quota"
+    );
+    for bad in ["client = 1", "ratelimit = 2"] {
+        let text = format!("{HEAD}{TWO}[policy]\nretries_by_class = {{ {bad} }}\n");
+        let e = load_str(&text).unwrap_err();
+        assert_eq!(e.location.map(|l| l.line), Some(8), "{e}");
+        let msg = e.to_string();
+        for allowed in ["rate_limit", "overload", "server_error", "timeout"] {
+            assert!(msg.contains(allowed), "{msg}");
+        }
+    }
+}

@@ -64,6 +64,9 @@ struct Flight {
     session: usize,
     pos: usize,
     k: u32,
+    /// The retry budget on the current link, chosen by the class of its first failure there
+    /// (`None` before it).
+    budget: Option<u32>,
     n: u32,
     bad: bool,
     dead_s: f64,
@@ -270,6 +273,7 @@ impl Window<'_> {
             let Some(probe) = admit(breakers, l, t) else {
                 f.pos += 1;
                 f.k = 0;
+                f.budget = None;
                 continue;
             };
             let (class, usd, secs) = if l.dead {
@@ -329,12 +333,13 @@ impl Window<'_> {
                         f.bad = true;
                         f.pos += 1;
                         f.k = 0;
+                        f.budget = None;
                         sched.push(t + secs, STEP, r as u32);
                         return;
                     }
                     return self.fail(f, run);
                 }
-                _ if f.k < p.retries => {
+                _ if f.k < *f.budget.get_or_insert_with(|| p.retries_for(class)) => {
                     let wait = self.sim.backoff(f.k, rng);
                     f.dead_s += wait;
                     f.k += 1;
@@ -344,6 +349,7 @@ impl Window<'_> {
                 _ if p.failover_on.contains(&class) => {
                     f.pos += 1;
                     f.k = 0;
+                    f.budget = None;
                     sched.push(t + secs, STEP, r as u32);
                     return;
                 }
@@ -426,6 +432,7 @@ impl Window<'_> {
         f.phase = Phase::Chain;
         f.pos = 2;
         f.k = 0;
+        f.budget = None;
         f.bad = bad;
         sched.push(at, STEP, r as u32);
     }
@@ -1179,6 +1186,7 @@ pub(crate) mod tests {
                 f in proptest::collection::vec(prop_oneof![Just(0.0), 0.02f64..0.5], 3),
                 w in proptest::collection::vec(0.1f64..1.0, 6),
                 retries in 0u32..3,
+                by_class in proptest::option::of(proptest::array::uniform6(0u32..3)),
                 client in any::<bool>(),
                 cap in proptest::option::of(2u32..7),
                 mult in proptest::option::of(prop_oneof![Just(1.5), Just(3.0)]),
@@ -1196,6 +1204,7 @@ pub(crate) mod tests {
                 };
                 let mut policy = Policy {
                     retries,
+                    retries_by_class: by_class,
                     max_attempts: cap,
                     max_multiplier: mult,
                     warm_fallback: warm,

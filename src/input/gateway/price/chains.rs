@@ -2,7 +2,7 @@
 //! (with each combination's share of the traffic), its policy, and the provenance of every
 //! value taken from the config.
 
-use super::policy::{Policy, retry_field};
+use super::policy::{Policy, litellm_class_retries};
 use super::portkey_policy::{list, statuses};
 use super::{Provenance, quoted, table_id};
 use crate::error::{InputError, InputErrorKind};
@@ -382,7 +382,6 @@ pub(super) fn emit(
             // model_group_retry_policy has its own policy instead of retry_policy
             // (get_num_retries_from_retry_policy, litellm/router_utils/get_retry_from_policy.py).
             let (cls, why, exact) = class;
-            let field = retry_field(*cls);
             let group_policy = policy
                 .group_retry_policy
                 .iter()
@@ -401,36 +400,14 @@ pub(super) fn emit(
                 what.push(')');
                 rec(what, &at.file, at.line);
             }
-            let from_policy = field
-                .and_then(|f| retry_policy.iter().find(|(k, _)| k == f))
-                .or_else(|| retry_policy.iter().find(|(k, _)| k == "DefaultRetries"));
-            let retries = if let Some((key, s)) = from_policy {
-                let r = s.value.round() as u64;
-                policy_text.push(format!("retries = {r}"));
-                let others: Vec<String> = retry_policy
-                    .iter()
-                    .filter(|(k, o)| {
-                        k != key
-                            && crate::model::policy::ErrorClass::PROVIDER
-                                .iter()
-                                .any(|c| retry_field(*c) == Some(k.as_str()))
-                            && o.value != s.value
-                    })
-                    .map(|(k, o)| format!("{k} {}", o.value))
-                    .collect();
-                let mut what = format!(
-                    "retries {r} ({source}.{key}, for {} failures: {why}; fallcost retries every class alike",
-                    cls.as_str()
-                );
-                if !others.is_empty() {
-                    what.push_str(&format!(", so {} are not priced", others.join(", ")));
+            let retries = if let Some(by_class) =
+                litellm_class_retries(retry_policy, &source, policy.retries.as_ref())
+            {
+                policy_text.extend(by_class.text);
+                for (what, f, line) in by_class.lines {
+                    rec(what, &f, line);
                 }
-                if !exact {
-                    what.push_str("; exact only when every failure has this class");
-                }
-                what.push(')');
-                rec(what, &s.file, s.line);
-                Some(r)
+                Some(by_class.most)
             } else if let (Some(s), Some((codes, listed))) = (&policy.retries, &policy.retry_codes)
             {
                 // Portkey retries only the statuses retry.on_status_codes lists (its default

@@ -18,11 +18,11 @@
 //!   when the scenario is one such route, each chain carries its share as `traffic_share` (the
 //!   report then has the blended row of the route's mix); with several routes the configs do
 //!   not say how the traffic splits between them, so there is none (said per split chain);
-//! - `num_retries` → `policy.retries`, or `retry_policy`'s count for the class most of the
-//!   scenario's failures have (`TimeoutErrorRetries` for gray failures, `InternalServerErrorRetries`
-//!   for fast 5xx and overload, `RateLimitErrorRetries`; then `DefaultRetries`): fallcost's
-//!   policy has one retry count for every class, so the other classes' counts are listed as not
-//!   priced; a group in `model_group_retry_policy` has its own policy instead of `retry_policy`
+//! - `num_retries` → `policy.retries`; `retry_policy` → `policy.retries_by_class`, each class
+//!   at its own count (`TimeoutErrorRetries` for timeouts, `InternalServerErrorRetries` for 5xx
+//!   and overload, `RateLimitErrorRetries`; then `DefaultRetries`, then `num_retries`), the
+//!   first failure's class choosing the budget as LiteLLM does; the 4xx classes' counts are
+//!   listed as not priced (fallcost never retries client errors); a group in `model_group_retry_policy` has its own policy instead of `retry_policy`
 //!   (not merged: a class it has no count for gets `num_retries`; a fallback group's own is
 //!   listed, not priced); `timeout` (else `request_timeout`) → `policy.timeout_s`, the primary deployment's
 //!   own `litellm_params.timeout` winning (a fallback's own timeout is listed as not priced);

@@ -409,3 +409,117 @@ pub(super) fn policy_of(file: &str, root: &Node, is_litellm: bool) -> Result<Pol
     }
     Ok(p)
 }
+
+/// The `RetryPolicy` fields of classes fallcost never retries: LiteLLM's 4xx exceptions,
+/// fallcost's `client` class (a bad request fails on every link: never retried).
+const CLIENT_FIELDS: [&str; 4] = [
+    "BadRequestErrorRetries",
+    "AuthenticationErrorRetries",
+    "ContentPolicyViolationErrorRetries",
+    "NotFoundErrorRetries",
+];
+
+/// What LiteLLM's `retry_policy` (or a group's `model_group_retry_policy` entry, named by
+/// `source`) settles, priced per class. LiteLLM's router
+/// (`Router.async_function_with_retries`, `litellm/router.py`) asks
+/// `get_num_retries_from_retry_policy(exception=original_exception, ..)`
+/// (`litellm/router_utils/get_retry_from_policy.py`) with the exception of the call's *first*
+/// failure: its class's count (else `DefaultRetries`, else `num_retries`) is the budget of
+/// the retries that follow, whatever they fail with. fallcost's `retries_by_class` is that
+/// rule, so each class is priced at its own count.
+pub(super) struct ClassRetries {
+    /// The scenario policy lines: `retries = N` (num_retries, else 0) and `retries_by_class`.
+    pub(super) text: Vec<String>,
+    /// Provenance: (what, file, line), once per field used or left unpriced.
+    pub(super) lines: Vec<(String, String, usize)>,
+    /// The most retries any class gets (for the call cap).
+    pub(super) most: u64,
+}
+
+/// [`ClassRetries`] of `retry_policy`, `None` when it sets no count for a class fallcost
+/// retries (then `num_retries` alone holds).
+pub(super) fn litellm_class_retries(
+    retry_policy: &[(String, Setting)],
+    source: &str,
+    num_retries: Option<&Setting>,
+) -> Option<ClassRetries> {
+    let count_of = |c: ErrorClass| {
+        retry_field(c)
+            .and_then(|f| retry_policy.iter().find(|(k, _)| k == f))
+            .or_else(|| retry_policy.iter().find(|(k, _)| k == "DefaultRetries"))
+    };
+    if !ErrorClass::PROVIDER.iter().any(|&c| count_of(c).is_some()) {
+        return None;
+    }
+    let base = num_retries.map_or(0, |s| s.value.round() as u64);
+    let rule = "a request's first failure on a link chooses its retries there, as LiteLLM's get_num_retries_from_retry_policy";
+    let mut by = Vec::new();
+    let mut lines = Vec::new();
+    let mut most = 0;
+    let mut from_base = Vec::new();
+    for c in ErrorClass::PROVIDER {
+        let r = count_of(c).map_or(base, |(_, s)| s.value.round() as u64);
+        most = most.max(r);
+        by.push(format!("{} = {r}", c.as_str()));
+        if count_of(c).is_none() {
+            from_base.push(c.as_str());
+        }
+    }
+    for (key, s) in retry_policy {
+        let classes: Vec<&str> = ErrorClass::PROVIDER
+            .into_iter()
+            .filter(|&c| count_of(c).is_some_and(|(k, _)| k == key))
+            .map(ErrorClass::as_str)
+            .collect();
+        let r = s.value.round() as u64;
+        if !classes.is_empty() {
+            lines.push((
+                format!(
+                    "retries {r} for {} failures ({source}.{key}; {rule})",
+                    classes.join(", ")
+                ),
+                s.file.clone(),
+                s.line,
+            ));
+        } else if CLIENT_FIELDS.contains(&key.as_str()) {
+            lines.push((
+                format!("{source}.{key} {r} not priced: fallcost never retries client (4xx) errors, which fail on every link"),
+                s.file.clone(),
+                s.line,
+            ));
+        }
+    }
+    if !from_base.is_empty() {
+        let (file, line, what) = match num_retries {
+            Some(s) => (
+                s.file.clone(),
+                s.line,
+                format!("num_retries: {source} sets no count for them"),
+            ),
+            None => {
+                let s = &retry_policy[0].1;
+                (
+                    s.file.clone(),
+                    s.line,
+                    format!("{source} sets no count for them and num_retries is not set"),
+                )
+            }
+        };
+        lines.push((
+            format!(
+                "retries {base} for {} failures ({what})",
+                from_base.join(", ")
+            ),
+            file,
+            line,
+        ));
+    }
+    Some(ClassRetries {
+        text: vec![
+            format!("retries = {base}"),
+            format!("retries_by_class = {{ {} }}", by.join(", ")),
+        ],
+        lines,
+        most,
+    })
+}
