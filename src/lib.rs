@@ -25,6 +25,7 @@ pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod error;
+pub mod figures;
 pub mod input;
 pub mod model;
 pub mod number;

@@ -89,7 +89,19 @@ fn rules(src: &Path) -> Vec<Rule> {
         Rule {
             layer: "model",
             prefixes: &["model/"],
-            forbidden: own(&["input", "output", "sim", "cmd"]),
+            forbidden: own(&["input", "output", "sim", "cmd", "report", "ops", "check"]),
+        },
+        Rule {
+            layer: "figures",
+            prefixes: &["figures.rs", "number.rs", "suggest.rs"],
+            forbidden: own(&[
+                "input", "output", "sim", "cmd", "report", "ops", "check", "model",
+            ]),
+        },
+        Rule {
+            layer: "sim",
+            prefixes: &["sim/"],
+            forbidden: own(&["input", "output", "cmd", "ops", "check"]),
         },
     ]
 }

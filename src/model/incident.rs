@@ -78,8 +78,8 @@ pub struct IncidentOutcome {
 
 impl IncidentOutcome {
     /// These figures as the report's figure set, in USD and counts per window.
-    pub fn figures(&self) -> crate::report::IncidentFigures<f64> {
-        crate::report::IncidentFigures {
+    pub fn figures(&self) -> crate::figures::IncidentFigures<f64> {
+        crate::figures::IncidentFigures {
             total_usd: self.total,
             normal_usd: Some(self.normal),
             multiplier: self.multiplier,

@@ -45,8 +45,8 @@ impl Outcome {
     /// These figures as the report's figure set, per request (the report scales them:
     /// [`crate::report::Figure::scale`]); the baseline and the ratio to it are the report's to
     /// fill.
-    pub fn figures(&self) -> crate::report::SteadyFigures<f64> {
-        crate::report::SteadyFigures {
+    pub fn figures(&self) -> crate::figures::SteadyFigures<f64> {
+        crate::figures::SteadyFigures {
             cost_per_1k_usd: self.cost,
             baseline_per_1k_usd: None,
             vs_baseline: None,

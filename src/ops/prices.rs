@@ -50,7 +50,7 @@ impl Selection {
 
 /// Load the table `spec` (bundled name or path, relative to the working directory; the
 /// broadest bundled table without one), keep the models whose id matches `pattern`
-/// ([`matches`]) and whose provider is `provider`, sorted by `sort`.
+/// ([`matches()`]) and whose provider is `provider`, sorted by `sort`.
 ///
 /// Errors: an unreadable or invalid table; no model left.
 pub fn select(

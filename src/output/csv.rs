@@ -1,11 +1,11 @@
 //! CSV export: one header line, one row per (section, chain, pattern), plain numbers.
 //!
 //! The figure columns and cells come from the figure sets' declarations
-//! ([`crate::report::figures`]): steady rows fill the steady figures' columns, incident rows the
+//! ([`crate::figures`]): steady rows fill the steady figures' columns, incident rows the
 //! incident figures'. Cells that do not apply to a row's section are empty. Text cells (names)
 //! are guarded against spreadsheet formula injection.
 
-use crate::report::figures::{Figure, MeanCi};
+use crate::figures::{Figure, MeanCi};
 use crate::report::{
     Answered, Entry, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentPolicyFigures, Report,
     STEADY_FIGURES, STEADY_POLICY_FIGURES, SteadyMc, SteadyPolicyFigures, Value,

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::model::{Pattern, incident};
 
-use super::figures::{IncidentFigures, IncidentPolicyFigures, MeanCi};
+use crate::figures::{IncidentFigures, IncidentPolicyFigures, MeanCi};
 
 /// One incident row: one pattern on one chain over the outage window, in USD.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -79,7 +79,7 @@ impl Method {
 /// The Monte Carlo figures of an incident row: means over the simulated windows with their
 /// 95% intervals as `KEY_ci95` (MODEL.md §9, §10). USD per window unless stated.
 ///
-/// On a blended traffic-share row ([`BLENDED`]) the chains' windows (each holding its share of
+/// On a blended traffic-share row ([`BLENDED`](super::BLENDED)) the chains' windows (each holding its share of
 /// the requests) are added up: every mean is Σ meanᵢ, with the standard error √(Σ SEᵢ²), and the
 /// multiplier is Σ totalᵢ / Σ normalᵢ.
 #[derive(Debug, Clone, PartialEq, Serialize)]

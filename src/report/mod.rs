@@ -1,9 +1,8 @@
 //! The result of `fallcost compare`: one shape that every output format renders.
 //!
 //! Keys follow MODEL.md §10 (`cost_per_1k_usd`, `vs_baseline`, `total_usd`, …); new keys may be
-//! added, none renamed. NOTE: the CSV columns in `output/csv.rs` list these fields explicitly;
-//! keep the two in step.
-
+//! added, none renamed. Every figure is declared once in [`crate::figures`]; the JSON keys, CSV
+//! columns and the finite check follow that declaration.
 //!
 //! This module holds the result types only (a leaf: it runs no engine); the pipeline that fills
 //! them is [`crate::ops::compare`].
@@ -13,11 +12,10 @@ use serde::Serialize;
 use crate::model::cache::FailoverCache;
 use crate::model::{FailureMode, Pattern, Scenario};
 
-pub mod figures;
 mod incident;
 mod steady;
 
-pub use figures::{
+pub use crate::figures::{
     Ci, Entry, Extra, Figure, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentFigures,
     IncidentPolicyFigures, MeanCi, STEADY_FIGURES, STEADY_POLICY_FIGURES, SteadyFigures,
     SteadyPolicyFigures, Value,

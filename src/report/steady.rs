@@ -4,7 +4,8 @@ use serde::Serialize;
 
 use crate::model::Pattern;
 
-use super::figures::{MeanCi, SteadyFigures, SteadyPolicyFigures};
+pub use crate::figures::Answered;
+use crate::figures::{MeanCi, SteadyFigures, SteadyPolicyFigures};
 
 /// One steady-state row: one pattern on one chain, per 1,000 requests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,19 +47,10 @@ impl SteadyRow {
     }
 }
 
-/// The share of requests one model answered.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct Answered {
-    /// The model, `provider/model`.
-    pub model: String,
-    /// Share of all requests, in [0, 1].
-    pub share: f64,
-}
-
 /// The Monte Carlo figures of a steady-state row: the row's keys with simulated means, each with
 /// its 95% interval as `KEY_ci95`, and the latency percentiles (MODEL.md §9, §10).
 ///
-/// On a blended traffic-share row ([`BLENDED`]) every mean is Σ shareᵢ·meanᵢ over the chains'
+/// On a blended traffic-share row ([`BLENDED`](super::BLENDED)) every mean is Σ shareᵢ·meanᵢ over the chains'
 /// own Monte Carlo figures, and its interval comes from the combined standard error
 /// √(Σ shareᵢ²·SEᵢ²) (the chains are simulated on independent streams); the latency
 /// percentiles are those of the mixture (the chains' latency histograms weighted by share).
@@ -79,15 +71,4 @@ pub struct SteadyMc {
     /// Under a non-default policy: attempts, dead time, attribution and cap hits, simulated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy: Option<SteadyPolicyFigures<MeanCi>>,
-}
-
-impl super::figures::Extra for Vec<Answered> {
-    /// `model=share` per model, `;`-separated.
-    fn text(&self) -> String {
-        let parts: Vec<String> = self
-            .iter()
-            .map(|a| format!("{}={}", a.model, a.share))
-            .collect();
-        parts.join(";")
-    }
 }

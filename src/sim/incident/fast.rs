@@ -342,8 +342,8 @@ impl Window<'_> {
 impl IncidentSums {
     /// These sums as the report's figure set, per window (the multiplier's is the report's
     /// to combine: see `ops::compare`).
-    pub fn sums(&self) -> crate::report::IncidentFigures<&Sum> {
-        crate::report::IncidentFigures {
+    pub fn sums(&self) -> crate::figures::IncidentFigures<&Sum> {
+        crate::figures::IncidentFigures {
             total_usd: &self.total,
             normal_usd: Some(self.normal),
             multiplier: Some(&self.multiplier),

@@ -761,8 +761,8 @@ pub struct PatternMc {
 impl PatternMc {
     /// These sums as the report's figure set (per request; the baseline and the ratio to it
     /// are the report's to fill).
-    pub fn sums(&self) -> crate::report::SteadyFigures<&Sum> {
-        crate::report::SteadyFigures {
+    pub fn sums(&self) -> crate::figures::SteadyFigures<&Sum> {
+        crate::figures::SteadyFigures {
             cost_per_1k_usd: &self.cost,
             baseline_per_1k_usd: None,
             vs_baseline: None,

@@ -1,4 +1,4 @@
-//! The figures of a report, each declared once ([`figures!`]) with its key, unit and meaning.
+//! The figures of a report, each declared once (the `figures!` macro) with its key, unit and meaning.
 //!
 //! A figure set (`SteadyFigures<V>`, `IncidentFigures<V>`) is filled with plain values by the
 //! analytic engine (`V = f64`) and with estimates by the Monte Carlo engine (`V = MeanCi`: mean
@@ -12,8 +12,6 @@
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
-
-use super::steady::Answered;
 
 /// A 95% confidence interval `[lo, hi]`, in the unit of its figure.
 pub type Ci = [f64; 2];
@@ -360,5 +358,24 @@ figures! {
         /// With a circuit breaker: seconds it was open within the window (absent on a blended
         /// row, as `breaker_probes`).
         skip breaker_open_s: Option<V> = "seconds", 1.0;
+    }
+}
+/// The share of requests one model answered.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Answered {
+    /// The model, `provider/model`.
+    pub model: String,
+    /// Share of all requests, in [0, 1].
+    pub share: f64,
+}
+
+impl Extra for Vec<Answered> {
+    /// `model=share` per model, `;`-separated.
+    fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .iter()
+            .map(|a| format!("{}={}", a.model, a.share))
+            .collect();
+        parts.join(";")
     }
 }
