@@ -585,13 +585,7 @@ fn build(
                 _ => "unknown".to_string(),
             },
         };
-        let caching = if cache_write.is_some() {
-            Caching::Explicit
-        } else if cached_input.is_some() {
-            Caching::Automatic
-        } else {
-            Caching::None
-        };
+        let caching = Caching::implied(cache_write, cached_input);
         models.insert(
             key.clone(),
             ModelPrice {

@@ -196,13 +196,9 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
                 format!("model id {m}"),
             )
         })?;
-        let caching = e.caching.unwrap_or(if e.cache_write.is_some() {
-            Caching::Explicit
-        } else if e.cached_input.is_some() {
-            Caching::Automatic
-        } else {
-            Caching::None
-        });
+        let caching = e
+            .caching
+            .unwrap_or(Caching::implied(e.cache_write, e.cached_input));
         if e.cache_write.is_some() && caching != Caching::Explicit {
             return Err(invalid(
                 "cache_write",

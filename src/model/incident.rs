@@ -535,6 +535,13 @@ pub struct BreakerFigures {
     pub open_s: f64,
 }
 
+/// The primary-alone bill for the window's requests, healthy and warm, USD: N · the primary's
+/// warm price (MODEL.md §6, the `normal` of the multiplier). Shared by both engines.
+pub fn normal_bill(request: &Request, chain: &Chain, incident: &Incident) -> f64 {
+    let primary = &chain.links[0].price;
+    incident.requests() as f64 * request.success_cost(primary, warm_state(primary))
+}
+
 /// The fail-back writes of `pattern` after `incident`: (USD, sessions). Every session of the
 /// window rewrites the primary's cache on the way back when the outage outlasted its TTL
 /// (MODEL.md §6); with no fallback nothing fails back, and neither does a chain none of whose
@@ -689,8 +696,7 @@ pub fn evaluate(
         }
     };
 
-    let warm_primary = request.success_cost(primary, warm_state(primary));
-    let normal = n as f64 * warm_primary;
+    let normal = normal_bill(request, chain, incident);
     let (failback, failback_writes) = failback(request, chain, incident, pattern);
     let total = totals.window + totals.cold_start + failback;
     Some(IncidentOutcome {

@@ -22,6 +22,18 @@ pub enum Caching {
 }
 
 impl Caching {
+    /// The caching a price implies when no `caching` is stated: `explicit` with a cache-write
+    /// price, `automatic` with only a cache-read price, `none` with neither.
+    pub fn implied(cache_write: Option<f64>, cached_input: Option<f64>) -> Caching {
+        if cache_write.is_some() {
+            Caching::Explicit
+        } else if cached_input.is_some() {
+            Caching::Automatic
+        } else {
+            Caching::None
+        }
+    }
+
     /// The identifier used in files and output: `automatic`, `explicit` or `none`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -70,13 +70,7 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
                 .cached_input
                 .or(base.as_ref().and_then(|b| b.cached_input));
             let cache_write = o.cache_write.or(base.as_ref().and_then(|b| b.cache_write));
-            let caching = if cache_write.is_some() {
-                Caching::Explicit
-            } else if cached_input.is_some() {
-                Caching::Automatic
-            } else {
-                Caching::None
-            };
+            let caching = Caching::implied(cache_write, cached_input);
             (
                 ModelPrice {
                     id: ep.model.clone(),

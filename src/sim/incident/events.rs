@@ -711,7 +711,6 @@ pub fn simulate(
         return None;
     }
     let s = &chain.steady;
-    let primary = &chain.links[0].price;
     let allowed: Vec<usize> = if pattern == Pattern::NoFallback {
         vec![0]
     } else {
@@ -773,8 +772,7 @@ pub fn simulate(
     };
 
     let n = incident.requests();
-    let warm_primary = request.success_cost(primary, warm_state(primary));
-    let normal = n as f64 * warm_primary;
+    let normal = crate::model::incident::normal_bill(request, chain, incident);
     // Fail-back: each session resumes on the primary D seconds after it last used it.
     let (failback, failback_writes) =
         crate::model::incident::failback(request, chain, incident, pattern);

@@ -459,9 +459,7 @@ pub fn simulate(
         win_rate: s.primary_win_rate,
     };
 
-    let n = incident.requests();
-    let warm_primary = request.success_cost(primary, warm_state(primary));
-    let normal = n as f64 * warm_primary;
+    let normal = crate::model::incident::normal_bill(request, chain, incident);
     // Fail-back: each session resumes on the primary D seconds after it last used it.
     let (failback, failback_writes) =
         crate::model::incident::failback(request, chain, incident, pattern);
