@@ -343,6 +343,7 @@ fn build(
             } else {
                 FailureMode::Fast
             },
+            timeline: None,
         }),
     }
 }

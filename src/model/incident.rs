@@ -745,6 +745,7 @@ mod tests {
             requests_per_second: 1.0,
             session_length: 20,
             failure: FailureMode::Fast,
+            timeline: None,
         };
         (req(0.0, 1200.0, 60000.0, 0.9), chain, incident)
     }

@@ -232,6 +232,12 @@ pub struct Incident {
     pub session_length: u64,
     /// How the dead provider fails.
     pub failure: FailureMode,
+    /// The window's outages (`[[incident.outage]]`, issue 14). `None`: the shorthand above, the
+    /// primary's provider down for the whole window with `failure`, which every engine prices
+    /// as MODEL.md §6. `Some`: the engines price this timeline instead (its window is
+    /// `duration_s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<timeline::Timeline>,
 }
 
 impl Incident {

@@ -30,7 +30,8 @@ use std::fmt;
 pub mod money;
 
 /// What an outage takes down.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Target {
     /// Every model of this provider (e.g. `anthropic`).
     Provider(String),
@@ -76,7 +77,8 @@ impl fmt::Display for Target {
 }
 
 /// How an outage fails requests (`failure = "fast" | "gray" | "drill"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum OutageFailure {
     /// Errors before inference (5xx, 429, 529): billed 0, `fast_fail_s` each (MODEL.md §3).
     Fast,
@@ -110,7 +112,7 @@ impl OutageFailure {
 }
 
 /// One outage on the timeline (`[[incident.outage]]`). Times in seconds from the window's start.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Outage {
     /// What is down.
     pub target: Target,
@@ -241,7 +243,7 @@ impl TimelineError {
 }
 
 /// A validated timeline: a window of D seconds and its outages.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Timeline {
     window_s: f64,
     outages: Vec<Outage>,

@@ -263,6 +263,7 @@ fn resolve(
                 requests_per_second: i.requests_per_second,
                 session_length: i.session_length,
                 failure: i.failure,
+                timeline: None,
             })
         }
     };

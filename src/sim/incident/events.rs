@@ -833,6 +833,7 @@ pub(crate) mod tests {
             requests_per_second: 1.0,
             session_length: 20,
             failure,
+            timeline: None,
         };
         (req(0.0, 1200.0, 60000.0, 0.9), chain, incident)
     }

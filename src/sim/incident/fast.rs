@@ -566,6 +566,7 @@ mod tests {
             requests_per_second: 1.0,
             session_length: 7,
             failure: FailureMode::Gray,
+            timeline: None,
         };
         assert_agrees(&req(500.0, 1200.0, 60000.0, 0.9), &c, &i, 400);
         i.failure = FailureMode::Fast;
@@ -591,6 +592,7 @@ mod tests {
             requests_per_second: 2.0,
             session_length: 10,
             failure: FailureMode::Fast,
+            timeline: None,
         };
         assert_agrees(&req(2000.0, 500.0, 15000.0, 1.0), &c, &i, 200);
     }
