@@ -350,6 +350,13 @@ pub struct CompareArgs {
     /// need every chain's share), with a note on standard error.
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
+    /// Price a drill (the three-down post's step 4): the primary's provider with its breaker
+    /// opened by hand for DURATION (`30m`): no attempt on it, every request on the fallback, at
+    /// the scenario's `[incident] requests_per_second` (`--set
+    /// incident.requests_per_second=0.2` for a quiet hour). Replaces the scenario's outages with
+    /// that one; needs an `[incident]` and chains whose primaries share one provider.
+    #[arg(long, value_name = "DURATION")]
+    pub drill: Option<String>,
     /// Also run the Monte Carlo engine, simulating N requests per chain in steady state
     /// (default 1,000,000; at most 1e12, hours of simulation; `1e7` and `10_000_000` are
     /// accepted). Adds means with 95% intervals and latency percentiles beside the analytic

@@ -58,6 +58,9 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         .map_or_else(|| "--config".to_string(), |p| p.display().to_string());
     let partial =
         scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
+    if let Some(d) = &args.drill {
+        scenario::drill(&mut scenario, d, &label).map_err(anyhow::Error::msg)?;
+    }
     crate::output::ui::detail(&format!(
         "price table {}; {} chain{}",
         scenario.pricing,

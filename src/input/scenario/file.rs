@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use super::super::duration::DurationText;
 use crate::model::policy::{ErrorClass, Jitter};
+use crate::model::timeline::OutageFailure;
 use crate::model::{AbandonedBilling, CacheMiss, FailureMode, ServiceTier};
 use crate::suggest;
 
@@ -258,6 +259,39 @@ pub(super) struct IncidentSpec {
     pub(super) session_length: u64,
     #[serde(default = "fast")]
     pub(super) failure: FailureMode,
+    /// `[[incident.outage]]`, in file order; empty: the shorthand (the primary's provider down
+    /// for the whole window with `failure`).
+    #[serde(default, rename = "outage")]
+    pub(super) outages: Vec<OutageSpec>,
+}
+
+/// One `[[incident.outage]]`: `provider` or `model` (exactly one), `start` (default `0s`),
+/// `duration` (default: the rest of the window), `failure` (default: `[incident] failure`),
+/// `error_rate` (default 1.0), `latency_factor` (optional). Validated in `super::timeline`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct OutageSpec {
+    pub(super) provider: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) start: Option<DurationText>,
+    pub(super) duration: Option<DurationText>,
+    pub(super) failure: Option<OutageFailureSpec>,
+    pub(super) error_rate: Option<f64>,
+    pub(super) latency_factor: Option<f64>,
+}
+
+/// `failure = "fast" | "gray" | "drill"` of an outage.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OutageFailureSpec(pub(super) OutageFailure);
+
+impl<'de> Deserialize<'de> for OutageFailureSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &[&str] = &["fast", "gray", "drill"];
+        let word = String::deserialize(d)?;
+        OutageFailure::parse(&word)
+            .map(OutageFailureSpec)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&word, ALLOWED))
+    }
 }
 
 pub(super) fn fast() -> FailureMode {

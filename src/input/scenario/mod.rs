@@ -36,7 +36,19 @@
 //! requests_per_second = 1.0
 //! session_length = 20
 //! failure = "fast"             # fast | gray
+//!
+//! [[incident.outage]]          # optional, repeatable: the outages on one timeline
+//! provider = "openai"          # or model = "openai/gpt-6-sol"
+//! start = "1h"                 # default 0s
+//! duration = "34m"             # default: the rest of the window
+//! failure = "fast"             # fast | gray | drill (default: [incident] failure)
+//! error_rate = 1.0             # default 1.0
 //! ```
+//!
+//! Without `[[incident.outage]]`, the incident is MODEL.md §6's shorthand: the primary's
+//! provider down for the whole window, failing `[incident] failure`. With outages, the window
+//! holds exactly those (the primary's provider is down only if an outage says so) and
+//! `[incident] failure` is the default `failure` of outages that omit it ([`timeline`]).
 //!
 //! When a link's model has a `[latency]` entry and no `timeout_trip_rate(s)` is given, its trip
 //! rate is P(L > T) from the latency model; when both hedge legs have one and no
@@ -60,6 +72,9 @@ mod policy;
 mod steady;
 #[cfg(test)]
 mod tests;
+mod timeline;
+
+pub use timeline::drill;
 
 use file::ScenarioFile;
 
@@ -263,7 +278,7 @@ fn resolve(
                 requests_per_second: i.requests_per_second,
                 session_length: i.session_length,
                 failure: i.failure,
-                timeline: None,
+                timeline: timeline::resolve(doc, i, duration_s, &chains)?,
             })
         }
     };
