@@ -6,8 +6,74 @@ mod common;
 
 use common::fails;
 
-/// (fixture, subcommand, text the error must contain: the field or what is wrong)
+/// (fixture, subcommand (`compare-drill`: compare --drill 30m), text the error must contain: the field or what is wrong)
 const CASES: &[(&str, &str, &str)] = &[
+    // incident timelines: [[incident.outage]] and --drill (issue 14)
+    (
+        "outage-outside-window.toml",
+        "compare",
+        "outage-outside-window.toml:13:12: incident.outage[0].duration: the outage runs from 3000s to 4200s, outside the window [0s, 3600s]; start and start + duration must lie in the window",
+    ),
+    (
+        "outage-overlap.toml",
+        "compare",
+        "outage-overlap.toml:15:9: incident.outage[1].start: overlaps outage[0] (provider \"openai\", until 1800s); outages of one provider must not overlap",
+    ),
+    (
+        "outage-error-rate.toml",
+        "compare",
+        "outage-error-rate.toml:12:14: incident.outage[0].error_rate: must be in [0, 1]; got 1.5",
+    ),
+    (
+        "outage-unknown-provider.toml",
+        "compare",
+        "outage-unknown-provider.toml:11:12: incident.outage[0].provider: no chain uses provider `google`; the chains use: anthropic, openai",
+    ),
+    (
+        "outage-unknown-model.toml",
+        "compare",
+        "outage-unknown-model.toml:11:9: incident.outage[0].model: no chain uses model `openai/gpt-6-astra` (did you mean `openai/gpt-6-sol`?); the chains use: anthropic/claude-sonnet-5, openai/gpt-6-sol",
+    ),
+    (
+        "outage-both-targets.toml",
+        "compare",
+        "outage-both-targets.toml:12:9: incident.outage[0].model: give `provider` (every model of it) or `model` (one model), not both",
+    ),
+    (
+        "outage-no-target.toml",
+        "compare",
+        "outage-no-target.toml:10:1: incident.outage[0]: an outage needs `provider` (every model of it) or `model` (one model)",
+    ),
+    (
+        "outage-unknown-key.toml",
+        "compare",
+        "outage-unknown-key.toml:12:1: incident.outage[0].errror_rate: unknown field (did you mean `error_rate`?)",
+    ),
+    (
+        "outage-failure-bad.toml",
+        "compare",
+        "outage-failure-bad.toml:12:11: incident.outage[0].failure: unknown variant `down`, expected one of `fast`, `gray`, `drill`",
+    ),
+    (
+        "outage-drill-error-rate.toml",
+        "compare",
+        "outage-drill-error-rate.toml:13:14: incident.outage[0].error_rate: a drill opens the breaker by hand",
+    ),
+    (
+        "outage-start-number.toml",
+        "compare",
+        "outage-start-number.toml:12:9: incident.outage[0].start: `600` has no unit",
+    ),
+    (
+        "outage-latency-factor.toml",
+        "compare",
+        "outage-latency-factor.toml:12:18: incident.outage[0].latency_factor: must be a finite number > 0; got -2",
+    ),
+    (
+        "drill-no-incident.toml",
+        "compare-drill",
+        "--drill 30m: tests/fixtures/bad/drill-no-incident.toml has no [incident]; a drill needs the traffic of the hour it runs in",
+    ),
     // scenario files: syntax and encoding
     ("syntax.toml", "compare", "syntax.toml:2:9: invalid TOML"),
     (
@@ -576,6 +642,7 @@ fn run(file: &str, command: &str) -> String {
     let path = format!("tests/fixtures/bad/{file}");
     match command {
         "compare" => fails(&["compare", "--scenario", &path]),
+        "compare-drill" => fails(&["compare", "--scenario", &path, "--drill", "30m"]),
         "prices" => fails(&["prices", "--pricing", &path]),
         "check" => fails(&["check", &path]),
         other => panic!("no such command in the corpus: {other}"),

@@ -221,3 +221,211 @@ fn retries_by_class_fills_from_retries_and_is_strict() {
         }
     }
 }
+
+/// Sonnet 5 → Sol and Sonnet 5 → Sol → Grok with a 3h6m window at 1 req/s, sessions of 20.
+const SEPT3_HEAD: &str = "[request]\noutput_tokens = 1200\nprefix_tokens = 60000\n\
+     [[chain]]\nname = \"two\"\nmodels = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\"]\n\
+     [[chain]]\nname = \"three\"\nmodels = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\", \"xai/grok-4.7\"]\n\
+     [incident]\nduration = \"3h6m\"\nrequests_per_second = 1\nsession_length = 20\n";
+
+#[test]
+fn no_outage_keeps_the_shorthand() {
+    let s = load_str(SEPT3_HEAD).unwrap();
+    let i = s.incident.unwrap();
+    assert_eq!(i.timeline, None);
+    assert_eq!(i.duration_s, 11_160.0);
+}
+
+#[test]
+fn outages_build_the_timeline_with_their_defaults() {
+    use crate::model::timeline::{LinkRef, OutageFailure as F, Target, piecewise};
+    // `[incident] failure = "gray"` is the default of the outages that give none.
+    let text = format!(
+        "{SEPT3_HEAD}failure = \"gray\"\n\
+         [[incident.outage]]\nprovider = \"anthropic\"\n\
+         [[incident.outage]]\nprovider = \"openai\"\nstart = \"1h\"\nduration = \"34m\"\nfailure = \"fast\"\n\
+         [[incident.outage]]\nmodel = \"xai/grok-4.7\"\nstart = \"1h20m\"\nduration = \"1h\"\nerror_rate = 0.5\nlatency_factor = 2\n"
+    );
+    let s = load_str(&text).unwrap();
+    let t = s.incident.as_ref().unwrap().timeline.clone().unwrap();
+    assert_eq!(t.window_s(), 11_160.0);
+    let o = t.outages();
+    assert_eq!(o.len(), 3);
+    assert_eq!(o[0].target, Target::Provider("anthropic".into()));
+    assert_eq!(
+        (o[0].start_s, o[0].duration_s, o[0].failure, o[0].error_rate),
+        (0.0, None, F::Gray, 1.0)
+    );
+    assert_eq!(
+        (o[1].start_s, o[1].duration_s, o[1].failure),
+        (3_600.0, Some(2_040.0), F::Fast)
+    );
+    assert_eq!(o[2].target, Target::Model("xai/grok-4.7".into()));
+    assert_eq!(
+        (o[2].start_s, o[2].duration_s, o[2].failure, o[2].error_rate),
+        (4_800.0, Some(3_600.0), F::Gray, 0.5)
+    );
+    assert_eq!(o[2].latency_factor, Some(2.0));
+    // The hand-computed Sept 3 figure (docs/timeline-notes.md): Sonnet → Sol fails the 2,040
+    // requests of OpenAI's 34 minutes at 1 req/s.
+    let links: Vec<LinkRef> = ["anthropic/claude-sonnet-5", "openai/gpt-6-sol"]
+        .iter()
+        .map(|m| LinkRef::of(m))
+        .collect();
+    assert_eq!(piecewise(&t, &links, 1.0).failed, 2_040.0);
+    // A zero start is allowed written with any unit.
+    for zero in ["0s", "0m", "0.0h"] {
+        let text =
+            format!("{SEPT3_HEAD}[[incident.outage]]\nprovider = \"openai\"\nstart = \"{zero}\"\n");
+        let s = load_str(&text).unwrap();
+        assert_eq!(
+            s.incident.unwrap().timeline.unwrap().outages()[0].start_s,
+            0.0
+        );
+    }
+}
+
+#[test]
+fn bad_outages_name_their_line_and_field() {
+    // SEPT3_HEAD has 13 lines: the first outage's table header is line 14.
+    let cases: &[(&str, &str, usize, &str)] = &[
+        (
+            "provider = \"anthropic\"\nmodel = \"openai/gpt-6-sol\"\n",
+            "incident.outage[0].model",
+            16,
+            "not both",
+        ),
+        (
+            "start = \"1h\"\n",
+            "incident.outage[0]",
+            14,
+            "needs `provider` (every model of it) or `model` (one model); the chains use the providers anthropic, openai, xai",
+        ),
+        (
+            "provider = \"antropic\"\n",
+            "incident.outage[0].provider",
+            15,
+            "no chain uses provider `antropic` (did you mean `anthropic`?); the chains use: anthropic, openai, xai",
+        ),
+        (
+            "model = \"openai/gpt-6-astra\"\n",
+            "incident.outage[0].model",
+            15,
+            "no chain uses model `openai/gpt-6-astra`",
+        ),
+        (
+            "provider = \"openai\"\nstart = \"3h\"\nduration = \"7m\"\n",
+            "incident.outage[0].duration",
+            17,
+            "the outage runs from 10800s to 11220s, outside the window [0s, 11160s]",
+        ),
+        (
+            "provider = \"openai\"\nstart = \"4h\"\n",
+            "incident.outage[0].start",
+            16,
+            "outside the window",
+        ),
+        (
+            "provider = \"openai\"\nstart = \"-1m\"\n",
+            "incident.outage[0].start",
+            16,
+            "is not a duration",
+        ),
+        (
+            "provider = \"openai\"\nduration = \"0s\"\n",
+            "incident.outage[0].duration",
+            16,
+            "must be a positive duration",
+        ),
+        (
+            "provider = \"openai\"\nerror_rate = 1.5\n",
+            "incident.outage[0].error_rate",
+            16,
+            "must be in [0, 1]; got 1.5",
+        ),
+        (
+            "provider = \"openai\"\nlatency_factor = 0\n",
+            "incident.outage[0].latency_factor",
+            16,
+            "must be a finite number > 0; got 0",
+        ),
+        (
+            "provider = \"anthropic\"\nfailure = \"drill\"\nerror_rate = 0.5\n",
+            "incident.outage[0].error_rate",
+            17,
+            "a drill opens the breaker by hand",
+        ),
+        (
+            "provider = \"anthropic\"\nfailure = \"dril\"\n",
+            "incident.outage[0].failure",
+            16,
+            "unknown variant `dril`, expected one of `fast`, `gray`, `drill` (did you mean `drill`?)",
+        ),
+        (
+            "provider = \"anthropic\"\nerror = 0.5\n",
+            "incident.outage[0].error",
+            16,
+            "unknown field (did you mean `error_rate`?)",
+        ),
+        // overlapping outages of one provider: the later one's start, on its own table
+        (
+            "provider = \"openai\"\nstart = \"1h\"\nduration = \"34m\"\n[[incident.outage]]\nmodel = \"openai/gpt-6-sol\"\nstart = \"1h30m\"\n",
+            "incident.outage[1].start",
+            20,
+            "overlaps outage[0] (provider \"openai\", until 5640s)",
+        ),
+    ];
+    for (extra, field, line, want) in cases {
+        let text = format!("{SEPT3_HEAD}[[incident.outage]]\n{extra}");
+        let e = load_str(&text).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some(*field), "{e}");
+        assert_eq!(e.location.map(|l| l.line), Some(*line), "{e}");
+        assert!(e.message.contains(want), "want `{want}`, got {e}");
+    }
+}
+
+#[test]
+fn a_drill_replaces_the_incident_with_the_primarys_provider_drilled() {
+    use crate::model::timeline::{OutageFailure, Target};
+    let mut s = load_str(SEPT3_HEAD).unwrap();
+    drill(&mut s, "30m", "s.toml").unwrap();
+    let i = s.incident.unwrap();
+    assert_eq!(i.duration_s, 1_800.0);
+    assert_eq!(i.requests_per_second, 1.0);
+    let t = i.timeline.unwrap();
+    assert_eq!(t.window_s(), 1_800.0);
+    assert_eq!(t.outages().len(), 1);
+    assert_eq!(t.outages()[0].target, Target::Provider("anthropic".into()));
+    assert_eq!(t.outages()[0].failure, OutageFailure::Drill);
+    assert_eq!(t.outages()[0].duration_s, None);
+
+    // No [incident]: what to add.
+    let mut s = load_str(&format!("{HEAD}{TWO}")).unwrap();
+    let e = drill(&mut s, "30m", "s.toml").unwrap_err();
+    assert!(e.contains("s.toml has no [incident]"), "{e}");
+    assert!(e.contains("--set incident.requests_per_second=0.2"), "{e}");
+    // Primaries on two providers: one drill cannot open both breakers.
+    let two_primaries = "[request]\noutput_tokens = 10\n\
+         [[chain]]\nname = \"a\"\nmodels = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\"]\n\
+         [[chain]]\nname = \"o\"\nmodels = [\"openai/gpt-6-sol\", \"anthropic/claude-sonnet-5\"]\n\
+         [incident]\nduration = \"1h\"\nrequests_per_second = 1\nsession_length = 20\n";
+    let mut s = load_str(two_primaries).unwrap();
+    let e = drill(&mut s, "30m", "s.toml").unwrap_err();
+    assert!(
+        e.contains("the chains' primaries are on anthropic, openai: a (anthropic), o (openai)"),
+        "{e}"
+    );
+    // A bad duration, and a drill with no requests at the rate.
+    let mut s = load_str(SEPT3_HEAD).unwrap();
+    assert!(
+        drill(&mut s, "30", "s.toml")
+            .unwrap_err()
+            .contains("has no unit")
+    );
+    let mut s = load_str(SEPT3_HEAD).unwrap();
+    assert!(
+        drill(&mut s, "100ms", "s.toml")
+            .unwrap_err()
+            .contains("the drill holds no requests")
+    );
+}

@@ -247,7 +247,7 @@ pub fn drill(scenario: &mut Scenario, duration: &str, label: &str) -> Result<(),
     let duration_s = parse_seconds(duration).map_err(|m| format!("--drill: {m}"))?;
     let Some(incident) = &scenario.incident else {
         return Err(format!(
-            "--drill {duration}: {label} has no [incident]; a drill needs the traffic of the hour it runs in: add\n  [incident]\n  duration = \"{duration}\"\n  requests_per_second = 0.2   # the quiet hour's rate\n  session_length = 20\nor give them with --set incident.duration={duration} --set incident.requests_per_second=0.2 --set incident.session_length=20"
+            "--drill {duration}: {label} has no [incident]; a drill needs the traffic of the hour it runs in: add an [incident] with requests_per_second (the quiet hour's rate, e.g. 0.2) and session_length (its duration is replaced by the drill's), or give them with --set incident.duration={duration} --set incident.requests_per_second=0.2 --set incident.session_length=20"
         ));
     };
     let mut primaries: Vec<&str> = scenario
