@@ -69,3 +69,92 @@ fn scenario_table_lists_every_scenario() {
     files.sort();
     assert_eq!(listed, files);
 }
+
+/// `1879.4736` as the tables print it: `1,879.47`.
+fn usd(x: f64) -> String {
+    let s = format!("{x:.2}");
+    let (int, frac) = s.split_once('.').unwrap();
+    format!("{}.{frac}", grouped(int))
+}
+
+/// A whole number with thousands separators: `2,040`.
+fn grouped(int: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The README's row `| LABEL | total | x | [normal |] failed |` for `chain`'s sequential
+/// incident row of `report`.
+fn incident_line(report: &serde_json::Value, chain: &str, label: &str, normal: bool) -> String {
+    let r = common::row(report, "incident", chain, "sequential");
+    let n = |k: &str| common::num(r, k);
+    let normal = if normal {
+        format!(" {} |", usd(n("normal_usd")))
+    } else {
+        String::new()
+    };
+    format!(
+        "| {label} | {} | {:.2}x |{normal} {} |",
+        usd(n("total_usd")),
+        n("multiplier"),
+        grouped(&format!("{}", n("failed_requests")))
+    )
+}
+
+/// The README's "September 3 as it happened" and "A drill" tables are the binary's figures,
+/// and the commands they show are the ones run here.
+#[test]
+fn timeline_and_drill_tables_are_real() {
+    let readme = readme();
+    let sept3 = common::json(&["compare", "--scenario", "scenarios/sept3-timeline.toml"]);
+    assert!(readme.contains("fallcost compare --scenario scenarios/sept3-timeline.toml\n"));
+    for (chain, label) in [
+        ("price-matched", "`price-matched`: Sonnet 5 → Sol"),
+        (
+            "three-providers",
+            "`three-providers`: Sonnet 5 → Sol → Grok 4.7",
+        ),
+        ("best-available", "`best-available`: Sonnet 5 → Astra"),
+    ] {
+        let line = incident_line(&sept3, chain, label, false);
+        assert!(readme.contains(&format!("{line}\n")), "README lacks {line}");
+    }
+    // The hand-computed figures of the section: 2,040 requests failed on the two-link chains,
+    // 840 on the three-provider one.
+    let pm = common::row(&sept3, "incident", "price-matched", "sequential");
+    assert_eq!(common::num(pm, "failed_requests"), 2_040.0);
+    common::close(common::num(pm, "total_usd"), 432.6768, 1e-9);
+
+    let args = [
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--drill",
+        "30m",
+        "--set",
+        "incident.requests_per_second=0.2",
+    ];
+    assert!(readme.contains(&format!("fallcost {}\n", args.join(" "))));
+    let drill = common::json(&args);
+    for (chain, label) in [
+        ("price-matched", "`price-matched`: Sonnet 5 → Sol"),
+        ("best-available", "`best-available`: Sonnet 5 → Astra"),
+    ] {
+        let line = incident_line(&drill, chain, label, true);
+        assert!(readme.contains(&format!("{line}\n")), "README lacks {line}");
+    }
+    // By hand: 360 requests on Sol at $0.0348, 18 cold starts at $0.0972, 18 fail-back writes
+    // at $0.1272.
+    let pm = common::row(&drill, "incident", "price-matched", "sequential");
+    common::close(
+        common::num(pm, "total_usd"),
+        360.0 * 0.0348 + 18.0 * 0.0972 + 18.0 * 0.1272,
+        1e-9,
+    );
+}
