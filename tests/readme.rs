@@ -81,7 +81,7 @@ fn usd(x: f64) -> String {
 fn grouped(int: &str) -> String {
     let mut out = String::new();
     for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
+        if i > 0 && (int.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
