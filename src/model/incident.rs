@@ -65,7 +65,9 @@ pub struct IncidentOutcome {
     pub wasted_attempts: f64,
     /// Expected USD spent on those attempts.
     pub wasted: f64,
-    /// Expected sessions that started cold on a fallback (summed over fallback links).
+    /// Expected sessions that started cold on a fallback (summed over fallback links); on a
+    /// timeline also the re-warms of a warm model (the primary, a hedge's second leg) in a
+    /// partial outage ([`piecewise`]).
     pub cold_starts: f64,
     /// Sessions that rewrite the primary's cache on the way back.
     pub failback_writes: f64,
@@ -575,7 +577,8 @@ pub fn normal_bill(request: &Request, chain: &Chain, incident: &Incident) -> f64
 /// window rewrites the primary's cache on the way back when the outage outlasted its TTL
 /// (MODEL.md §6); with no fallback nothing fails back, and neither does a chain none of whose
 /// links (that the cost cap allows) is off the primary's provider: its sessions never left,
-/// their requests failed as without a fallback. Shared by both engines.
+/// their requests failed as without a fallback. Shared by both engines. On a timeline, per
+/// run of segments in which the primary's model answers nothing ([`piecewise`]).
 pub fn failback(
     request: &Request,
     chain: &Chain,
