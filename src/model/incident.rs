@@ -128,15 +128,34 @@ impl Sessions {
     }
 }
 
-/// One link as the window sees it.
+/// A link's role in an outage window: where it sits, whether it is down, whether it starts
+/// warm. The one description of an incident link: the analytic engine's window link here and
+/// the simulators' [`crate::sim::incident`] links both hold one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkRole {
+    /// Its position in the chain.
+    pub index: usize,
+    /// On the provider that is down (the shorthand's primary provider; always `false` on a
+    /// timeline, where the state follows the outages in time).
+    pub dead: bool,
+    /// Warm from the window's start (the primary's model; the second hedge leg's), so no
+    /// cold starts.
+    pub starts_warm: bool,
+}
+
+/// One link as the window sees it: its price and its [`LinkRole`] (read through `Deref`).
 #[derive(Debug, Clone, Copy)]
 struct WindowLink<'a> {
     price: &'a ModelPrice,
-    index: usize,
-    /// On the provider that is down.
-    dead: bool,
-    /// Warm from the start (the primary; the second hedge leg), so no cold starts.
-    starts_warm: bool,
+    role: LinkRole,
+}
+
+impl std::ops::Deref for WindowLink<'_> {
+    type Target = LinkRole;
+
+    fn deref(&self) -> &LinkRole {
+        &self.role
+    }
 }
 
 /// Totals over the window (USD, requests, attempts, seconds) of the requests' attempts.
@@ -590,9 +609,11 @@ pub fn evaluate(
         .enumerate()
         .map(|(index, price)| WindowLink {
             price,
-            index,
-            dead: price.provider == down,
-            starts_warm: index == 0 || (index == 1 && pattern.is_hedged()),
+            role: LinkRole {
+                index,
+                dead: price.provider == down,
+                starts_warm: index == 0 || (index == 1 && pattern.is_hedged()),
+            },
         })
         .collect();
 
@@ -608,7 +629,10 @@ pub fn evaluate(
     let allowed_links: Vec<WindowLink> = allowed
         .iter()
         .map(|&i| WindowLink {
-            starts_warm: warm_ids.contains(&chain.links[i].price.id.as_str()),
+            role: LinkRole {
+                starts_warm: warm_ids.contains(&chain.links[i].price.id.as_str()),
+                ..links[i].role
+            },
             ..links[i]
         })
         .collect();

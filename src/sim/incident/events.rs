@@ -212,7 +212,7 @@ fn answers(class: ErrorClass) -> bool {
 impl Window<'_> {
     /// The prices of live link `l` for the request at `t`: (a success, a failed attempt).
     fn live_prices<'l>(&self, l: &'l IncidentLink, c: &Cache, t: f64) -> (&'l Prices, &'l Prices) {
-        if l.starts_warm {
+        if l.role.starts_warm {
             return (&l.warm, &l.warm);
         }
         match (l.explicit, self.warm_policy) {
@@ -276,14 +276,14 @@ impl Window<'_> {
                 f.budget = None;
                 continue;
             };
-            let (class, usd, secs) = if l.dead {
+            let (class, usd, secs) = if l.role.dead {
                 run.dead_attempts += 1.0;
                 record(breakers, sched, l, t + self.dead_s, probe, false);
                 (self.dead_class, l.dead_cost, self.dead_s)
             } else {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
-                let outcome = self.sim.draw(l.index, fail_prices, rng);
+                let outcome = self.sim.draw(l.role.index, fail_prices, rng);
                 match outcome {
                     AttemptResult::Ok(ln_l) => {
                         record(breakers, sched, l, t + ln_l.exp(), probe, true)
@@ -297,7 +297,7 @@ impl Window<'_> {
                         f.n += 1;
                         run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
-                        if !l.starts_warm && !std::ptr::eq(prices, &l.warm) {
+                        if !l.role.starts_warm && !std::ptr::eq(prices, &l.warm) {
                             run.base.cold_start += premium;
                             if cache.successes == 0 || !self.within_ttl(l, cache, t) {
                                 run.base.cold_starts += 1.0;
@@ -318,7 +318,7 @@ impl Window<'_> {
                 }
             };
             f.n += 1;
-            if l.dead {
+            if l.role.dead {
                 run.base.window += l.dead_warm;
                 run.base.cold_start += usd - l.dead_warm;
             } else {
@@ -388,7 +388,7 @@ impl Window<'_> {
         let Some(probe) = admit(breakers, l, t) else {
             return LegEnd::Refused;
         };
-        if l.dead {
+        if l.role.dead {
             run.dead_attempts += 1.0;
             record(breakers, sched, l, t + self.dead_s, probe, false);
             let cancel = self.pattern == Pattern::HedgedTakeFirst;
@@ -400,7 +400,7 @@ impl Window<'_> {
                 dead: true,
             };
         }
-        match self.sim.draw(l.index, &l.warm, rng) {
+        match self.sim.draw(l.role.index, &l.warm, rng) {
             AttemptResult::Ok(ln) => {
                 record(breakers, sched, l, t + ln.exp(), probe, true);
                 LegEnd::Ok(ln)
