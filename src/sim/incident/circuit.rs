@@ -40,6 +40,7 @@ pub struct Circuit {
     state: CircuitState,
     probes: f64,
     open_s: f64,
+    opens: f64,
 }
 
 impl Circuit {
@@ -53,6 +54,7 @@ impl Circuit {
             state: CircuitState::Closed { failures: 0 },
             probes: 0.0,
             open_s: 0.0,
+            opens: 0.0,
         }
     }
 
@@ -66,6 +68,12 @@ impl Circuit {
         self.probes
     }
 
+    /// Times it opened so far (a probe's failure reopening it counts: a partial outage makes
+    /// a breaker open and close again and again, it flaps).
+    pub fn opens(&self) -> f64 {
+        self.opens
+    }
+
     /// Seconds spent open within [0, `end_s`]: `cooldown_s` per opening, clipped to the window.
     pub fn open_s(&self) -> f64 {
         self.open_s
@@ -74,6 +82,7 @@ impl Circuit {
     /// Open at `t` for the cooldown; the time open within the window is booked now.
     fn open(&mut self, t: f64) {
         let until = t + self.cooldown_s;
+        self.opens += 1.0;
         self.open_s += (until.min(self.end_s) - t.min(self.end_s)).max(0.0);
         self.state = CircuitState::Open { until };
     }
@@ -202,9 +211,12 @@ mod tests {
         assert_eq!(c.state(), CircuitState::Open { until: 140.0 });
         // 60 s for the first opening, then 80 s .. the window's end at 100 s: 20 s.
         assert_eq!(c.open_s(), 80.0);
+        // Two openings: the threshold's and the probe's failure.
+        assert_eq!(c.opens(), 2.0);
         // Failures recorded while open change nothing.
         fail(&mut c, 90.0);
         assert_eq!(c.state(), CircuitState::Open { until: 140.0 });
+        assert_eq!(c.opens(), 2.0);
     }
 
     #[test]

@@ -50,7 +50,9 @@ use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, ErrorClass, WarmPolicy};
 use crate::model::{Chain, FailureMode, Incident, Pattern};
 
+use crate::model::timeline::{LinkRef, LinkState, OutageFailure};
 use crate::sim::incident::circuit::Circuit;
+use crate::sim::incident::clock::Clock;
 use crate::sim::incident::fast::{Arrivals, IncidentLink, IncidentSums, Placement};
 use crate::sim::rng::{SimRng, Stream, chunk_rng, uniform};
 use crate::sim::stats::Sum;
@@ -144,6 +146,11 @@ struct Run {
     dead_attempts: f64,
     probes: f64,
     open_s: f64,
+    opens: f64,
+    /// On a timeline: the fail-back premium USD and writes of this window (they emerge from
+    /// the simulation; the shorthand's are deterministic).
+    failback: f64,
+    failback_writes: f64,
 }
 
 const STEP: u8 = 1;
@@ -158,6 +165,13 @@ struct Window<'a> {
     dead_s: f64,
     dead_class: ErrorClass,
     breaker: Option<policy::Breaker>,
+    /// The timeline, looked up by time (`None`: the shorthand, `dead` links down throughout).
+    clock: Option<Clock>,
+    /// The draws of slow links: per latency factor of the timeline, the chain slowed by it.
+    slow: Vec<(f64, PolicySim)>,
+    /// Whether returning to the primary after its cache expired is a fail-back write (a
+    /// pattern with a fallback, as [`crate::model::incident::failback`]).
+    failback_counts: bool,
 }
 
 /// The event queue: (time bits, sequence, kind, payload), earliest first; at equal times a
@@ -210,6 +224,77 @@ fn answers(class: ErrorClass) -> bool {
 }
 
 impl Window<'_> {
+    /// The state of window link `pos` at `t` on the timeline (`None`: the shorthand).
+    fn state(&self, pos: usize, t: f64) -> Option<LinkState> {
+        self.clock.as_ref().map(|c| c.state(pos, t))
+    }
+
+    /// The draws of a live attempt in `state`: slowed when an outage makes the link slow.
+    fn sim_for(&self, state: Option<LinkState>) -> &PolicySim {
+        if let Some(LinkState::Failing { latency_factor, .. }) = state
+            && let Some((_, sim)) = self.slow.iter().find(|(f, _)| *f == latency_factor)
+        {
+            return sim;
+        }
+        &self.sim
+    }
+
+    /// Whether an attempt on a link in `state` fails by its outage: drawn per attempt at the
+    /// outage's error rate (independent of the link's steady failures, drawn after). An
+    /// attempt on a link in an outage (error rate > 0) counts in `dead_attempts`.
+    fn outage_hit(
+        &self,
+        state: Option<LinkState>,
+        run: &mut Run,
+        rng: &mut SimRng,
+    ) -> Option<OutageFailure> {
+        match state {
+            Some(LinkState::Failing {
+                failure,
+                error_rate,
+                ..
+            }) if error_rate > 0.0 => {
+                run.dead_attempts += 1.0;
+                (error_rate >= 1.0 || uniform(rng) < error_rate).then_some(failure)
+            }
+            _ => None,
+        }
+    }
+
+    /// The attempt an outage failed: `gray` hangs until T and bills the input side at
+    /// `prices`; `fast` errors at once, billed 0.
+    fn outage_failure(&self, failure: OutageFailure, prices: &Prices) -> AttemptResult {
+        match failure {
+            OutageFailure::Gray => {
+                AttemptResult::Fail(ErrorClass::Timeout, prices.gray, self.sim.timeout_s)
+            }
+            _ => AttemptResult::Fail(ErrorClass::ServerError, 0.0, self.sim.fast_fail_s),
+        }
+    }
+
+    /// On a timeline, the primary's model answered session cache `c` at `t`: a cache expired
+    /// since its last answer (a gap over the TTL) is rewritten, a fail-back write when a run of
+    /// the primary's silence lies in the gap (the session comes back to it), else a cold start
+    /// on the primary (the gaps of a partial outage).
+    fn primary_answered(&self, l: &IncidentLink, c: &mut Cache, t: f64, run: &mut Run) {
+        let Some(clock) = &self.clock else {
+            return;
+        };
+        if t - c.last > l.ttl_s {
+            let premium = l.first.success - l.warm.success;
+            if clock.crosses_run(c.last, t) {
+                if self.failback_counts {
+                    run.failback += premium;
+                    run.failback_writes += 1.0;
+                }
+            } else {
+                run.base.cold_start += premium;
+                run.base.cold_starts += 1.0;
+            }
+        }
+        c.last = t;
+    }
+
     /// The prices of live link `l` for the request at `t`: (a success, a failed attempt).
     fn live_prices<'l>(&self, l: &'l IncidentLink, c: &Cache, t: f64) -> (&'l Prices, &'l Prices) {
         if l.role.starts_warm {
@@ -259,6 +344,14 @@ impl Window<'_> {
                 return self.fail(f, run);
             }
             let l = &self.links[f.pos];
+            // A drilled link (its breaker opened by hand) gets no attempt: the next link.
+            let state = self.state(f.pos, t);
+            if state == Some(LinkState::Drill) {
+                f.pos += 1;
+                f.k = 0;
+                f.budget = None;
+                continue;
+            }
             if f.bad {
                 f.n += 1;
                 f.dead_s += self.sim.fast_fail_s;
@@ -283,7 +376,10 @@ impl Window<'_> {
             } else {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
-                let outcome = self.sim.draw(l.role.index, fail_prices, rng);
+                let outcome = match self.outage_hit(state, run, rng) {
+                    Some(failure) => self.outage_failure(failure, fail_prices),
+                    None => self.sim_for(state).draw(l.role.index, fail_prices, rng),
+                };
                 match outcome {
                     AttemptResult::Ok(ln_l) => {
                         record(breakers, sched, l, t + ln_l.exp(), probe, true)
@@ -295,6 +391,9 @@ impl Window<'_> {
                 match outcome {
                     AttemptResult::Ok(_) => {
                         f.n += 1;
+                        if l.slot == 0 && l.role.starts_warm {
+                            self.primary_answered(l, cache, t, run);
+                        }
                         run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
                         if !l.role.starts_warm && !std::ptr::eq(prices, &l.warm) {
@@ -378,13 +477,18 @@ impl Window<'_> {
     /// earlier); a live one drawn warm.
     fn leg(
         &self,
-        l: &IncidentLink,
+        pos: usize,
         t: f64,
         breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
     ) -> LegEnd {
+        let l = &self.links[pos];
+        let state = self.state(pos, t);
+        if state == Some(LinkState::Drill) {
+            return LegEnd::Refused;
+        }
         let Some(probe) = admit(breakers, l, t) else {
             return LegEnd::Refused;
         };
@@ -400,7 +504,30 @@ impl Window<'_> {
                 dead: true,
             };
         }
-        match self.sim.draw(l.role.index, &l.warm, rng) {
+        let outcome = match self.outage_hit(state, run, rng) {
+            Some(failure) => {
+                let a = self.outage_failure(failure, &l.warm);
+                if let AttemptResult::Fail(class, usd, secs) = a {
+                    record(breakers, sched, l, t + secs, probe, false);
+                    let cancel = self.pattern == Pattern::HedgedTakeFirst;
+                    let lost = if cancel && usd > 0.0 {
+                        l.warm.cancel
+                    } else {
+                        usd
+                    };
+                    return LegEnd::Fail {
+                        class,
+                        usd,
+                        lost,
+                        secs,
+                        dead: true,
+                    };
+                }
+                a
+            }
+            None => self.sim_for(state).draw(l.role.index, &l.warm, rng),
+        };
+        match outcome {
             AttemptResult::Ok(ln) => {
                 record(breakers, sched, l, t + ln.exp(), probe, true);
                 LegEnd::Ok(ln)
@@ -447,12 +574,17 @@ impl Window<'_> {
         r: usize,
         t: f64,
         f: &mut Flight,
+        caches: &mut [Cache],
         breakers: &mut [Circuit],
         sched: &mut Sched,
         run: &mut Run,
         rng: &mut SimRng,
     ) {
-        let a0 = self.leg(&self.links[0], t, breakers, sched, run, rng);
+        let a0 = self.leg(0, t, breakers, sched, run, rng);
+        if let LegEnd::Ok(_) = a0 {
+            let nl = self.links.len();
+            self.primary_answered(&self.links[0], &mut caches[f.session * nl], t, run);
+        }
         f.start = t;
         f.leg0 = Some(a0);
         f.n = a0.sent();
@@ -511,7 +643,7 @@ impl Window<'_> {
         run: &mut Run,
         rng: &mut SimRng,
     ) {
-        let a1 = self.leg(&self.links[1], t, breakers, sched, run, rng);
+        let a1 = self.leg(1, t, breakers, sched, run, rng);
         f.n += a1.sent();
         let fails_over = self.sim.policy.failover_on.contains(&ErrorClass::Client);
         if !f.racing {
@@ -636,10 +768,20 @@ impl Window<'_> {
             seq: 0,
         };
         let mut arrivals = Arrivals::new(n as u64, self.incident.duration_s);
+        // On a timeline: each session's last arrival (where it leaves the primary, if silent).
+        let mut last_arrival = vec![0.0; if self.clock.is_some() { sessions } else { 0 }];
         for (k, f) in flights.iter_mut().enumerate() {
             let t = arrivals.next(rng);
             f.session = k / length;
             sched.push(t, STEP, k as u32);
+            if let Some(clock) = &self.clock {
+                // The session comes warm on the primary: it last answered at the session's
+                // start, or when the primary fell silent if the session starts in silence.
+                if k % length == 0 && nl > 0 {
+                    caches[f.session * nl].last = clock.run_at(t).map_or(t, |(a, _)| a);
+                }
+                last_arrival[f.session] = t;
+            }
         }
         let mut run = Run::default();
         while let Some(Reverse((bits, _, kind, payload))) = sched.queue.pop() {
@@ -653,7 +795,16 @@ impl Window<'_> {
             let r = payload as usize;
             let mut f = flights[r];
             if self.pattern.is_hedged() && f.phase == Phase::Legs {
-                self.hedge(r, now, &mut f, &mut breakers, &mut sched, &mut run, rng);
+                self.hedge(
+                    r,
+                    now,
+                    &mut f,
+                    &mut caches,
+                    &mut breakers,
+                    &mut sched,
+                    &mut run,
+                    rng,
+                );
             } else if f.phase == Phase::Backup {
                 self.backup(r, now, &mut f, &mut breakers, &mut sched, &mut run, rng);
             } else {
@@ -670,10 +821,30 @@ impl Window<'_> {
             }
             flights[r] = f;
         }
-        // The dead provider's breaker (slot 0, the primary's provider).
-        if let Some(b) = breakers.first() {
+        if let Some(clock) = &self.clock {
+            // A session whose last request finds the primary silent comes back to it when the
+            // silence ends (at the window's end, if it lasts): a fail-back write if its cache
+            // expired by then.
+            if self.failback_counts {
+                let l0 = &self.links[0];
+                for (s, &t1) in last_arrival.iter().enumerate() {
+                    if let Some((_, end)) = clock.run_at(t1)
+                        && end - caches[s * nl].last > l0.ttl_s
+                    {
+                        run.failback += l0.first.success - l0.warm.success;
+                        run.failback_writes += 1.0;
+                    }
+                }
+            }
+            // Every provider's breaker: on a timeline any of them may open.
+            run.probes = breakers.iter().map(Circuit::probes).sum();
+            run.open_s = breakers.iter().map(Circuit::open_s).sum();
+            run.opens = breakers.iter().map(Circuit::opens).sum();
+        } else if let Some(b) = breakers.first() {
+            // The dead provider's breaker (slot 0, the primary's provider).
             run.probes = b.probes();
             run.open_s = b.open_s();
+            run.opens = b.opens();
         }
         run
     }
@@ -692,6 +863,10 @@ pub struct PolicyIncidentMc {
     pub probes: Sum,
     /// With a breaker: seconds open per window.
     pub open_s: Sum,
+    /// With a breaker: times it opened per window (a partial outage makes it flap: it opens
+    /// again and again). On a timeline every provider's breaker counts; in the shorthand the
+    /// dead provider's, as `probes` and `open_s`.
+    pub opens: Sum,
 }
 
 /// Simulate `opts.runs` windows of `pattern` on chain number `index` under its policy. `None`
@@ -717,7 +892,7 @@ pub fn simulate(
         sim.allowed.clone()
     };
     let mut providers: Vec<&str> = Vec::new();
-    let links: Vec<IncidentLink> = allowed
+    let mut links: Vec<IncidentLink> = allowed
         .iter()
         .enumerate()
         .map(|(pos, &i)| {
@@ -756,6 +931,30 @@ pub fn simulate(
             IncidentLink::new(request, chain, incident, at)
         })
         .collect();
+    // A timeline: every link's state follows the outages in time (no link is down throughout).
+    let clock = incident.timeline.as_ref().map(|timeline| {
+        let refs: Vec<LinkRef> = links
+            .iter()
+            .map(|l| {
+                let p = &chain.links[l.role.index].price;
+                LinkRef {
+                    provider: p.provider.clone(),
+                    model: p.id.clone(),
+                }
+            })
+            .collect();
+        let primary: Vec<bool> = links.iter().map(|l| l.slot == 0).collect();
+        Clock::new(timeline, &refs, &primary)
+    });
+    if clock.is_some() {
+        for l in &mut links {
+            l.role.dead = false;
+        }
+    }
+    let slow = clock.as_ref().map_or_else(Vec::new, |c| {
+        c.factors().iter().map(|&f| (f, sim.slowed(f))).collect()
+    });
+    let failback_counts = pattern != Pattern::NoFallback && links.len() > 1;
     let (dead_s, dead_class) = match incident.failure {
         FailureMode::Fast => (s.fast_fail_s, ErrorClass::ServerError),
         FailureMode::Gray => (chain.policy.timeout_s, ErrorClass::Timeout),
@@ -768,10 +967,14 @@ pub fn simulate(
         dead_s,
         dead_class,
         breaker: chain.policy.breaker,
+        clock,
+        slow,
+        failback_counts,
         sim,
     };
 
     let n = incident.requests();
+    let timeline = incident.timeline.is_some();
     let normal = crate::model::incident::normal_bill(request, chain, incident);
     // Fail-back: each session resumes on the primary D seconds after it last used it.
     let (failback, failback_writes) =
@@ -787,17 +990,24 @@ pub fn simulate(
         dead_attempts: Sum::default(),
         probes: Sum::default(),
         open_s: Sum::default(),
+        opens: Sum::default(),
     };
     ordered(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
         |run| {
-            out.base.add_run(&run.base, failback, failback_writes);
+            if timeline {
+                out.base
+                    .add_run(&run.base, run.failback, run.failback_writes);
+            } else {
+                out.base.add_run(&run.base, failback, failback_writes);
+            }
             out.dead_time_mean
                 .add(if n > 0 { run.dead_time / n as f64 } else { 0.0 });
             out.dead_attempts.add(run.dead_attempts);
             out.probes.add(run.probes);
             out.open_s.add(run.open_s);
+            out.opens.add(run.opens);
         },
         tick,
     );

@@ -400,7 +400,8 @@ impl IncidentSums {
 }
 
 /// Simulate `opts.runs` windows of `pattern` on chain number `index` of a scenario. `None` for a
-/// hedged pattern on a one-link chain. `tick(n)` is called as windows finish.
+/// hedged pattern on a one-link chain. `tick(n)` is called as windows finish. The shorthand
+/// incident only: a timeline is the event simulator's ([`crate::sim::IncidentEngine::simulator`]).
 pub fn simulate(
     request: &Request,
     chain: &Chain,
@@ -410,6 +411,10 @@ pub fn simulate(
     opts: &McOptions,
     tick: &mut dyn FnMut(u64),
 ) -> Option<IncidentSums> {
+    debug_assert!(
+        incident.timeline.is_none(),
+        "a timeline runs in the event simulator (sim::IncidentEngine::simulator)"
+    );
     if pattern.is_hedged() && chain.links.len() < 2 {
         return None;
     }
