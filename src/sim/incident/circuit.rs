@@ -68,8 +68,9 @@ impl Circuit {
         self.probes
     }
 
-    /// Times it opened so far (a probe's failure reopening it counts: a partial outage makes
-    /// a breaker open and close again and again, it flaps).
+    /// Times it opened from closed so far (a failed probe keeping it open does not count): a
+    /// provider down throughout opens it once; a partial outage closes and opens it again and
+    /// again (it flaps).
     pub fn opens(&self) -> f64 {
         self.opens
     }
@@ -82,7 +83,6 @@ impl Circuit {
     /// Open at `t` for the cooldown; the time open within the window is booked now.
     fn open(&mut self, t: f64) {
         let until = t + self.cooldown_s;
-        self.opens += 1.0;
         self.open_s += (until.min(self.end_s) - t.min(self.end_s)).max(0.0);
         self.state = CircuitState::Open { until };
     }
@@ -96,7 +96,10 @@ impl Circuit {
             CircuitState::Closed { .. } if ok => {
                 self.state = CircuitState::Closed { failures: 0 };
             }
-            CircuitState::Closed { failures } if failures + 1 >= self.threshold => self.open(t),
+            CircuitState::Closed { failures } if failures + 1 >= self.threshold => {
+                self.opens += 1.0;
+                self.open(t)
+            }
             CircuitState::Closed { failures } => {
                 self.state = CircuitState::Closed {
                     failures: failures + 1,
@@ -198,6 +201,11 @@ mod tests {
         c.record(72.0, true, true);
         assert_eq!(c.state(), CircuitState::Closed { failures: 0 });
         assert_eq!(c.admit(73.0), Some(false));
+        // Closed again, three more failures open it a second time: it flaps.
+        for t in [74.0, 75.0, 76.0] {
+            fail(&mut c, t);
+        }
+        assert_eq!(c.opens(), 2.0);
     }
 
     #[test]
@@ -211,12 +219,12 @@ mod tests {
         assert_eq!(c.state(), CircuitState::Open { until: 140.0 });
         // 60 s for the first opening, then 80 s .. the window's end at 100 s: 20 s.
         assert_eq!(c.open_s(), 80.0);
-        // Two openings: the threshold's and the probe's failure.
-        assert_eq!(c.opens(), 2.0);
+        // One opening from closed: the probe's failure keeps it open.
+        assert_eq!(c.opens(), 1.0);
         // Failures recorded while open change nothing.
         fail(&mut c, 90.0);
         assert_eq!(c.state(), CircuitState::Open { until: 140.0 });
-        assert_eq!(c.opens(), 2.0);
+        assert_eq!(c.opens(), 1.0);
     }
 
     #[test]

@@ -863,8 +863,9 @@ pub struct PolicyIncidentMc {
     pub probes: Sum,
     /// With a breaker: seconds open per window.
     pub open_s: Sum,
-    /// With a breaker: times it opened per window (a partial outage makes it flap: it opens
-    /// again and again). On a timeline every provider's breaker counts; in the shorthand the
+    /// With a breaker: times it opened from closed per window (a failed probe keeping it open
+    /// is not an opening: a provider down throughout opens it once; a partial outage makes it
+    /// flap, closing and opening again and again). On a timeline every provider's breaker counts; in the shorthand the
     /// dead provider's, as `probes` and `open_s`.
     pub opens: Sum,
 }
