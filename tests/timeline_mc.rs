@@ -146,7 +146,11 @@ fn assert_counts_agree(r: &Request, c: &Chain, i: &Incident, t: &Timeline, runs:
     let a = timeline::piecewise(t, &links, inc.requests_per_second);
     let m = run(r, c, &inc, Pattern::Sequential, runs, 3);
     assert_within("failed requests", &m.base.failed_requests, a.failed);
-    assert_within("wasted attempts", &m.base.wasted_attempts, a.failed_attempts);
+    assert_within(
+        "wasted attempts",
+        &m.base.wasted_attempts,
+        a.failed_attempts,
+    );
     assert_within(
         "attempts on down links",
         &m.dead_attempts,
@@ -259,7 +263,11 @@ fn the_one_outage_timeline_gives_the_shorthands_figures() {
     assert_eq!(m.base.cold_starts.mean(), 558.0);
     assert_eq!(m.base.failback_writes.mean(), 558.0);
     assert_eq!(m.base.failed_requests.mean(), 0.0);
-    assert!((m.base.total.mean() - 513.5832).abs() < 1e-6, "{}", m.base.total.mean());
+    assert!(
+        (m.base.total.mean() - 513.5832).abs() < 1e-6,
+        "{}",
+        m.base.total.mean()
+    );
     assert!((m.base.multiplier.mean() - 1.3224).abs() < 1e-4);
     // and the shorthand itself, on the same simulator
     let s = run(&r, &c, &i, Pattern::Sequential, 4, 2);
@@ -287,7 +295,10 @@ fn a_partial_outage_makes_the_breaker_flap() {
         timeline: Some(
             Timeline::new(
                 3600.0,
-                vec![Outage::new(provider("anthropic"), 0.0, None, OutageFailure::Fast).with_error_rate(e)],
+                vec![
+                    Outage::new(provider("anthropic"), 0.0, None, OutageFailure::Fast)
+                        .with_error_rate(e),
+                ],
             )
             .unwrap(),
         ),
@@ -349,8 +360,18 @@ fn cold_starts_and_failback_writes_match_the_segment_local_form_up_to_the_cuts()
     let two_runs = Timeline::new(
         2000.0,
         vec![
-            Outage::new(provider("anthropic"), 100.0, Some(600.0), OutageFailure::Fast),
-            Outage::new(provider("anthropic"), 1000.0, Some(200.0), OutageFailure::Fast),
+            Outage::new(
+                provider("anthropic"),
+                100.0,
+                Some(600.0),
+                OutageFailure::Fast,
+            ),
+            Outage::new(
+                provider("anthropic"),
+                1000.0,
+                Some(200.0),
+                OutageFailure::Fast,
+            ),
         ],
     )
     .unwrap();
@@ -403,4 +424,68 @@ fn same_seed_same_windows_on_any_thread_count() {
             .install(|| run(&r, &c, &i, Pattern::HedgedTakeFirst, 40, 8))
     };
     assert_eq!(go(1), go(2));
+}
+
+/// `compare --mc` on a timeline (ops::compare, the library half of the command): every chain's
+/// incident rows get Monte Carlo figures from the event simulator, the breaker's openings
+/// appear on the breaker chain's own rows (`breaker_opens`, flapping at e = 0.5), and the report
+/// is the same on one or two threads.
+#[test]
+fn compare_mc_prints_timeline_rows_the_same_on_any_thread_count() {
+    let mut s = scenario::load(Path::new("scenarios/sept3.toml"), &[]).unwrap();
+    breaker(&mut s.chains[0]);
+    let inc = s.incident.as_mut().unwrap();
+    inc.duration_s = 3600.0;
+    inc.timeline = Some(
+        Timeline::new(
+            3600.0,
+            vec![
+                Outage::new(provider("anthropic"), 0.0, None, OutageFailure::Fast)
+                    .with_error_rate(0.5),
+                Outage::new(provider("openai"), 600.0, Some(600.0), OutageFailure::Fast),
+            ],
+        )
+        .unwrap(),
+    );
+    let opts = McOptions {
+        requests: 20_000,
+        runs: 8,
+        seed: 7,
+    };
+    // The rows' figures (the breaker chain's simulated with a fixed seed: `sim::expected`)
+    // once; the Monte Carlo on one and on two threads.
+    let rows = fallcost::ops::compare::analytic(&s);
+    let go = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let mut report = rows.clone();
+                fallcost::ops::compare::simulate(&mut report, &opts, &mut |_| {});
+                serde_json::to_value(&report).unwrap()
+            })
+    };
+    let one = go(1);
+    assert_eq!(one, go(2));
+    let rows = one["incident"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        assert!(row["mc"]["total_usd"].is_number(), "{row}");
+    }
+    let own = rows
+        .iter()
+        .find(|r| r["chain"] == "price-matched" && r["pattern"] == "sequential")
+        .unwrap();
+    let opens = own["mc"]["policy"]["breaker_opens"].as_f64().unwrap();
+    assert!(opens > 10.0, "{own}");
+    // the chain without a breaker has no breaker figures
+    let other = rows
+        .iter()
+        .find(|r| r["chain"] == "best-available" && r["pattern"] == "sequential")
+        .unwrap();
+    assert!(
+        other["mc"]["policy"].get("breaker_opens").is_none(),
+        "{other}"
+    );
 }

@@ -686,6 +686,7 @@ fn incident_policy_figures(
                 dead_provider_attempts: &m.dead_attempts,
                 breaker_probes: breaker.then_some(&m.probes),
                 breaker_open_s: breaker.then_some(&m.open_s),
+                breaker_opens: (breaker && m.timeline).then_some(&m.opens),
             }
         })
         .collect();

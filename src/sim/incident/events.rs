@@ -868,6 +868,8 @@ pub struct PolicyIncidentMc {
     /// flap, closing and opening again and again). On a timeline every provider's breaker counts; in the shorthand the
     /// dead provider's, as `probes` and `open_s`.
     pub opens: Sum,
+    /// Whether the windows followed an incident timeline (not the shorthand).
+    pub timeline: bool,
 }
 
 /// Simulate `opts.runs` windows of `pattern` on chain number `index` under its policy. `None`
@@ -992,6 +994,7 @@ pub fn simulate(
         probes: Sum::default(),
         open_s: Sum::default(),
         opens: Sum::default(),
+        timeline,
     };
     ordered(
         opts.runs,
