@@ -42,6 +42,38 @@
 //! [`crate::sim::incident::fast`]); `never`: always cold; `after = n`: cold for the session's first n
 //! successes, the (n+1)-th is billed a write, warm after. Successes before warm add their
 //! premium over warm to `cold_start`; a session's first success on a link is a cold start.
+//!
+//! **On a timeline** (issue 14, `incident.timeline = Some`; every chain's windows run here,
+//! [`crate::sim::IncidentEngine::simulator`]) no link is down throughout: each attempt looks its
+//! link's state up at its own time (`clock`, the segments of
+//! [`crate::model::timeline::Timeline::chain_segments`]):
+//!
+//! - up: the link's steady rates and error mix, as above;
+//! - failing (an outage of its provider or model at error rate e): the attempt fails by the
+//!   outage with probability e, drawn per attempt, with the outage's class (`fast`: a
+//!   server error, billed 0, `fast_fail_s`; `gray`: a timeout, the input side billed in the
+//!   link's cache state, T); otherwise it is drawn as up (the steady failure is an independent
+//!   cause: p = 1 − (1 − q)(1 − e)). A latency factor draws the link's latency multiplied by it
+//!   (so a trip rate derived from latency follows). Attempts on a link in an outage with e > 0
+//!   are `dead_attempts`;
+//! - drilled: no attempt, the request goes to the next link at once (the breaker is open by
+//!   hand; the automatic breaker is not asked and records nothing).
+//!
+//! Requests fail when no link answers. The breaker runs in time as above, one per provider;
+//! a partial outage closes and opens it repeatedly, and `opens` counts the openings from
+//! closed (all providers' breakers, as `probes` and `open_s` on a timeline). Cold starts on
+//! fallbacks emerge as above. The primary's model keeps a per-session cache too: a session
+//! comes warm (its last answer there is the session's start, or the start of the primary's
+//! silent run it starts in), and an answer after a gap over the TTL rewrites it: a fail-back
+//! write if a silent run (every link of the primary's model at failure probability 1) lies in
+//! the gap, else a cold start on the primary (a partial outage's gaps). A session whose last
+//! request falls in a silent run [a, b) comes back to the primary at b (the window's end, if
+//! the silence lasts): one fail-back write if its cache expired by then. With one outage of the
+//! primary's provider over the whole window this is every session once when D > TTL: the
+//! shorthand's ⌈N/L⌉ writes. No-fallback patterns and one-link chains write nothing (as the
+//! shorthand). Hedged patterns: the legs' outages, drills and breaker follow the timeline and a
+//! primary leg's answer keeps the primary's cache; the second leg stays warm throughout (its
+//! cache expiring while its provider is down is not modelled, as in the analytic engine).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
