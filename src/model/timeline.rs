@@ -452,6 +452,12 @@ impl Timeline {
         &self.outages
     }
 
+    /// The cuts inside the window (segments − 1): where the analytic engine's segment-local
+    /// session count can miss a session straddling the cut (docs/MODEL.md §6, "Timelines").
+    pub fn cuts(&self) -> usize {
+        self.segments().len() - 1
+    }
+
     /// The window cut at every outage start and end: consecutive segments covering [0, D],
     /// each with the outages active in it (a segment with none is all up).
     pub fn segments(&self) -> Vec<Segment> {

@@ -130,6 +130,13 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
                 .collect(),
         ),
     );
+    // Analytic incident rows on a timeline with cuts count sessions per segment (≈).
+    let segment_local = report
+        .input
+        .incident
+        .as_ref()
+        .and_then(|i| i.timeline.as_ref())
+        .is_some_and(|t| t.cuts() > 0);
     for section in ["steady", "incident"] {
         if let Some(Value::Array(rows)) = obj.get_mut(section) {
             for row in rows.iter_mut() {
@@ -138,7 +145,9 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
                     m.insert("blended".into(), json!(blended));
                     if section == "incident" {
                         // in every incident row of every document, not only where one is set
-                        m.entry("approximate").or_insert(json!(false));
+                        let analytic = !m.contains_key("method");
+                        m.entry("approximate")
+                            .or_insert(json!(segment_local && analytic));
                         m.entry("breaker").or_insert(Value::Null);
                         m.entry("method").or_insert(json!("analytic"));
                         m.entry("simulated_windows").or_insert(Value::Null);

@@ -446,6 +446,18 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
                 ),
                 format!("normal bill for the same requests: ${}", money(normal)),
             ];
+            if let Some(t) = report
+                .input
+                .incident
+                .as_ref()
+                .and_then(|i| i.timeline.as_ref())
+            {
+                notes.push(super::timeline::outages(t));
+                let analytic = report.incident.iter().any(|row| {
+                    row.chain == chain.name && row.method == crate::report::Method::Analytic
+                });
+                notes.extend(super::timeline::segment_local(t).filter(|_| analytic));
+            }
             if let Some(windows) = report
                 .incident
                 .iter()

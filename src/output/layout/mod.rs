@@ -8,6 +8,7 @@ use crate::report::MeanCi;
 use crate::number::{count, group, money, trim};
 
 mod compare;
+mod timeline;
 
 pub use compare::compare;
 
