@@ -10,6 +10,7 @@
 //! | steady state      | [`steady::fast`] (fast path) | [`steady::policy`] (policy path) | [`steady::policy`]          |
 //! | incident rows     | closed form ([`crate::model::incident`]) | closed form        | event simulator, fixed seed ([`expected`]) |
 //! | incident, `--mc`  | [`incident::fast`] (fast simulator) | [`incident::events`] (event simulator) | [`incident::events`] |
+//! | timeline, `--mc`  | [`incident::events`]         | [`incident::events`]           | [`incident::events`]          |
 //!
 //! [`Engine::for_chain`] selects [`SteadyEngine::Fast`] for the default policy and
 //! [`SteadyEngine::Policy`] otherwise; [`IncidentEngine::ClosedForm`] for the default policy,
