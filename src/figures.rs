@@ -358,6 +358,8 @@ figures! {
         /// With a circuit breaker: seconds it was open within the window (absent on a blended
         /// row, as `breaker_probes`).
         skip breaker_open_s: Option<V> = "seconds", 1.0;
+        /// With a circuit breaker on an incident timeline: times the breakers opened from closed (a partial outage makes one flap); absent in the shorthand (its dead provider's opens once) and on a blended row.
+        skip breaker_opens: Option<V> = "openings", 1.0;
     }
 }
 /// The share of requests one model answered.

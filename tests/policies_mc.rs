@@ -320,6 +320,9 @@ fn csv_carries_the_monte_carlo_policy_figures() {
         "mc_breaker_open_s",
         "mc_breaker_open_s_ci95_lo",
         "mc_breaker_open_s_ci95_hi",
+        "mc_breaker_opens",
+        "mc_breaker_opens_ci95_lo",
+        "mc_breaker_opens_ci95_hi",
     ];
     // appended: the earlier columns keep their places, the latency percentiles come just
     // before, and after them only `method` (issue 10) and the columns that are not Monte

@@ -132,15 +132,44 @@ impl Sessions {
     }
 }
 
-/// One link as the window sees it.
+/// A link's role in an outage window: where it sits, whether it is down, whether it starts
+/// warm. The one description of an incident link: the analytic engine's window link here and
+/// the simulators' links ([`crate::sim::incident`]) both hold one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkRole {
+    /// Its position in the chain.
+    pub index: usize,
+    /// Down: on the shorthand's dead provider (the simulators), or down in the segment or
+    /// request variant being priced (the analytic engine on a timeline).
+    pub dead: bool,
+    /// Warm from the window's start (the primary's model; the second hedge leg's), so no
+    /// cold starts.
+    pub starts_warm: bool,
+}
+
+/// One link as the window sees it: its price and its [`LinkRole`] (read through `Deref`).
 #[derive(Debug, Clone, Copy)]
 struct WindowLink<'a> {
     price: &'a ModelPrice,
-    index: usize,
-    /// On the provider that is down.
-    dead: bool,
-    /// Warm from the start (the primary; the second hedge leg), so no cold starts.
-    starts_warm: bool,
+    role: LinkRole,
+}
+
+impl std::ops::Deref for WindowLink<'_> {
+    type Target = LinkRole;
+
+    fn deref(&self) -> &LinkRole {
+        &self.role
+    }
+}
+
+impl WindowLink<'_> {
+    /// The same link, down (`dead`) or not.
+    fn with_dead(self, dead: bool) -> Self {
+        WindowLink {
+            role: LinkRole { dead, ..self.role },
+            ..self
+        }
+    }
 }
 
 /// Totals over the window (USD, requests, attempts, seconds) of the requests' attempts.
@@ -628,9 +657,11 @@ fn window_links<'a>(
             let price = &chain.links[index].price;
             WindowLink {
                 price,
-                index,
-                dead: down(price),
-                starts_warm: warm_ids.contains(&price.id.as_str()),
+                role: LinkRole {
+                    index,
+                    dead: down(price),
+                    starts_warm: warm_ids.contains(&price.id.as_str()),
+                },
             }
         })
         .collect()

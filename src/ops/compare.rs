@@ -12,7 +12,7 @@ use crate::report::{
 };
 use crate::sim::histogram::{Histogram, mixture_quantile, relative_error_bound};
 use crate::sim::stats::{Estimate, Sum, Z95, weighted_estimate};
-use crate::sim::{self, Engine, IncidentEngine, McOptions, SteadyEngine};
+use crate::sim::{self, Engine, IncidentEngine, IncidentSimulator, McOptions, SteadyEngine};
 
 fn ci(e: &Estimate) -> Ci {
     [clean(e.lo), clean(e.hi)]
@@ -359,7 +359,7 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
             for pattern in Pattern::ALL {
                 let ticks = &mut |k| tick(k * n);
                 let i_ = ci_ as u64;
-                let simulated = if !engine.incident.simulates_events() {
+                let simulated = if engine.incident.simulator(&incident) == IncidentSimulator::Fast {
                     sim::incident::fast::simulate(req, chain, &incident, pattern, i_, opts, ticks)
                         .map(IncidentSim::Plain)
                 } else {
@@ -686,6 +686,7 @@ fn incident_policy_figures(
                 dead_provider_attempts: &m.dead_attempts,
                 breaker_probes: breaker.then_some(&m.probes),
                 breaker_open_s: breaker.then_some(&m.open_s),
+                breaker_opens: (breaker && m.timeline).then_some(&m.opens),
             }
         })
         .collect();

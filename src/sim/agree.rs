@@ -174,7 +174,7 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
         let inc = &inc;
         for pattern in Pattern::ALL {
             let (Some(m), Some(a)) = (
-                if !engine.incident.simulates_events() {
+                if engine.incident.simulator(inc) == super::IncidentSimulator::Fast {
                     super::incident::fast::simulate(
                         req,
                         chain,

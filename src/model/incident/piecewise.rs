@@ -182,19 +182,16 @@ fn variants<'a>(links: &[WindowLink<'a>], states: &[LinkState]) -> Vec<(f64, Vec
         let p = states[l.index].failure_probability();
         if p <= 0.0 || p >= 1.0 {
             for (_, v) in &mut out {
-                v.push(WindowLink {
-                    dead: p >= 1.0,
-                    ..*l
-                });
+                v.push(l.with_dead(p >= 1.0));
             }
         } else {
             out = out
                 .into_iter()
                 .flat_map(|(w, v)| {
                     let mut down = v.clone();
-                    down.push(WindowLink { dead: true, ..*l });
+                    down.push(l.with_dead(true));
                     let mut up = v;
-                    up.push(WindowLink { dead: false, ..*l });
+                    up.push(l.with_dead(false));
                     [(w * (1.0 - p), up), (w * p, down)]
                 })
                 .collect();

@@ -40,6 +40,7 @@ pub struct Circuit {
     state: CircuitState,
     probes: f64,
     open_s: f64,
+    opens: f64,
 }
 
 impl Circuit {
@@ -53,6 +54,7 @@ impl Circuit {
             state: CircuitState::Closed { failures: 0 },
             probes: 0.0,
             open_s: 0.0,
+            opens: 0.0,
         }
     }
 
@@ -64,6 +66,13 @@ impl Circuit {
     /// Half-open probes let through so far.
     pub fn probes(&self) -> f64 {
         self.probes
+    }
+
+    /// Times it opened from closed so far (a failed probe keeping it open does not count): a
+    /// provider down throughout opens it once; a partial outage closes and opens it again and
+    /// again (it flaps).
+    pub fn opens(&self) -> f64 {
+        self.opens
     }
 
     /// Seconds spent open within [0, `end_s`]: `cooldown_s` per opening, clipped to the window.
@@ -87,7 +96,10 @@ impl Circuit {
             CircuitState::Closed { .. } if ok => {
                 self.state = CircuitState::Closed { failures: 0 };
             }
-            CircuitState::Closed { failures } if failures + 1 >= self.threshold => self.open(t),
+            CircuitState::Closed { failures } if failures + 1 >= self.threshold => {
+                self.opens += 1.0;
+                self.open(t)
+            }
             CircuitState::Closed { failures } => {
                 self.state = CircuitState::Closed {
                     failures: failures + 1,
@@ -189,6 +201,11 @@ mod tests {
         c.record(72.0, true, true);
         assert_eq!(c.state(), CircuitState::Closed { failures: 0 });
         assert_eq!(c.admit(73.0), Some(false));
+        // Closed again, three more failures open it a second time: it flaps.
+        for t in [74.0, 75.0, 76.0] {
+            fail(&mut c, t);
+        }
+        assert_eq!(c.opens(), 2.0);
     }
 
     #[test]
@@ -202,9 +219,12 @@ mod tests {
         assert_eq!(c.state(), CircuitState::Open { until: 140.0 });
         // 60 s for the first opening, then 80 s .. the window's end at 100 s: 20 s.
         assert_eq!(c.open_s(), 80.0);
+        // One opening from closed: the probe's failure keeps it open.
+        assert_eq!(c.opens(), 1.0);
         // Failures recorded while open change nothing.
         fail(&mut c, 90.0);
         assert_eq!(c.state(), CircuitState::Open { until: 140.0 });
+        assert_eq!(c.opens(), 1.0);
     }
 
     #[test]

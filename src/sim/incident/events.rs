@@ -42,6 +42,38 @@
 //! [`crate::sim::incident::fast`]); `never`: always cold; `after = n`: cold for the session's first n
 //! successes, the (n+1)-th is billed a write, warm after. Successes before warm add their
 //! premium over warm to `cold_start`; a session's first success on a link is a cold start.
+//!
+//! **On a timeline** (issue 14, `incident.timeline = Some`; every chain's windows run here,
+//! [`crate::sim::IncidentEngine::simulator`]) no link is down throughout: each attempt looks its
+//! link's state up at its own time (`clock`, the segments of
+//! [`crate::model::timeline::Timeline::chain_segments`]):
+//!
+//! - up: the link's steady rates and error mix, as above;
+//! - failing (an outage of its provider or model at error rate e): the attempt fails by the
+//!   outage with probability e, drawn per attempt, with the outage's class (`fast`: a
+//!   server error, billed 0, `fast_fail_s`; `gray`: a timeout, the input side billed in the
+//!   link's cache state, T); otherwise it is drawn as up (the steady failure is an independent
+//!   cause: p = 1 − (1 − q)(1 − e)). A latency factor draws the link's latency multiplied by it
+//!   (so a trip rate derived from latency follows). Attempts on a link in an outage with e > 0
+//!   are `dead_attempts`;
+//! - drilled: no attempt, the request goes to the next link at once (the breaker is open by
+//!   hand; the automatic breaker is not asked and records nothing).
+//!
+//! Requests fail when no link answers. The breaker runs in time as above, one per provider;
+//! a partial outage closes and opens it repeatedly, and `opens` counts the openings from
+//! closed (all providers' breakers, as `probes` and `open_s` on a timeline). Cold starts on
+//! fallbacks emerge as above. The primary's model keeps a per-session cache too: a session
+//! comes warm (its last answer there is the session's start, or the start of the primary's
+//! silent run it starts in), and an answer after a gap over the TTL rewrites it: a fail-back
+//! write if a silent run (every link of the primary's model at failure probability 1) lies in
+//! the gap, else a cold start on the primary (a partial outage's gaps). A session whose last
+//! request falls in a silent run [a, b) comes back to the primary at b (the window's end, if
+//! the silence lasts): one fail-back write if its cache expired by then. With one outage of the
+//! primary's provider over the whole window this is every session once when D > TTL: the
+//! shorthand's ⌈N/L⌉ writes. No-fallback patterns and one-link chains write nothing (as the
+//! shorthand). Hedged patterns: the legs' outages, drills and breaker follow the timeline and a
+//! primary leg's answer keeps the primary's cache; the second leg stays warm throughout (its
+//! cache expiring while its provider is down is not modelled, as in the analytic engine).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -50,13 +82,18 @@ use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, ErrorClass, WarmPolicy};
 use crate::model::{Chain, FailureMode, Incident, Pattern};
 
+use crate::model::timeline::{LinkRef, LinkState, OutageFailure};
 use crate::sim::incident::circuit::Circuit;
+use crate::sim::incident::clock::Clock;
 use crate::sim::incident::fast::{Arrivals, IncidentLink, IncidentSums, Placement};
 use crate::sim::rng::{SimRng, Stream, chunk_rng, uniform};
 use crate::sim::stats::Sum;
 use crate::sim::steady::fast::Prices;
 use crate::sim::steady::policy::{AttemptResult, PolicySim};
 use crate::sim::{McOptions, ordered};
+
+mod hedge;
+use hedge::LegEnd;
 
 /// A request in flight.
 #[derive(Debug, Clone, Copy, Default)]
@@ -92,42 +129,6 @@ enum Phase {
     Chain,
 }
 
-/// How one hedge leg ends.
-#[derive(Debug, Clone, Copy)]
-enum LegEnd {
-    /// Not sent: the breaker refused it.
-    Refused,
-    /// Answered, with ln of its latency.
-    Ok(f64),
-    /// Failed with a class after `secs` seconds: `usd` if it runs to its end, `lost` if the
-    /// race is settled first; `dead`: on the provider that is down.
-    Fail {
-        class: ErrorClass,
-        usd: f64,
-        lost: f64,
-        secs: f64,
-        dead: bool,
-    },
-}
-
-impl LegEnd {
-    fn sent(self) -> u32 {
-        u32::from(!matches!(self, LegEnd::Refused))
-    }
-
-    /// When a client error comes back, seconds after `at`.
-    fn client_at(self, at: f64) -> Option<f64> {
-        match self {
-            LegEnd::Fail {
-                class: ErrorClass::Client,
-                secs,
-                ..
-            } => Some(at + secs),
-            _ => None,
-        }
-    }
-}
-
 /// A session's cache on one link: successes so far and when it last answered.
 #[derive(Debug, Clone, Copy, Default)]
 struct Cache {
@@ -144,6 +145,11 @@ struct Run {
     dead_attempts: f64,
     probes: f64,
     open_s: f64,
+    opens: f64,
+    /// On a timeline: the fail-back premium USD and writes of this window (they emerge from
+    /// the simulation; the shorthand's are deterministic).
+    failback: f64,
+    failback_writes: f64,
 }
 
 const STEP: u8 = 1;
@@ -158,6 +164,13 @@ struct Window<'a> {
     dead_s: f64,
     dead_class: ErrorClass,
     breaker: Option<policy::Breaker>,
+    /// The timeline, looked up by time (`None`: the shorthand, `dead` links down throughout).
+    clock: Option<Clock>,
+    /// The draws of slow links: per latency factor of the timeline, the chain slowed by it.
+    slow: Vec<(f64, PolicySim)>,
+    /// Whether returning to the primary after its cache expired is a fail-back write (a
+    /// pattern with a fallback, as [`crate::model::incident::failback`]).
+    failback_counts: bool,
 }
 
 /// The event queue: (time bits, sequence, kind, payload), earliest first; at equal times a
@@ -210,9 +223,80 @@ fn answers(class: ErrorClass) -> bool {
 }
 
 impl Window<'_> {
+    /// The state of window link `pos` at `t` on the timeline (`None`: the shorthand).
+    fn state(&self, pos: usize, t: f64) -> Option<LinkState> {
+        self.clock.as_ref().map(|c| c.state(pos, t))
+    }
+
+    /// The draws of a live attempt in `state`: slowed when an outage makes the link slow.
+    fn sim_for(&self, state: Option<LinkState>) -> &PolicySim {
+        if let Some(LinkState::Failing { latency_factor, .. }) = state
+            && let Some((_, sim)) = self.slow.iter().find(|(f, _)| *f == latency_factor)
+        {
+            return sim;
+        }
+        &self.sim
+    }
+
+    /// Whether an attempt on a link in `state` fails by its outage: drawn per attempt at the
+    /// outage's error rate (independent of the link's steady failures, drawn after). An
+    /// attempt on a link in an outage (error rate > 0) counts in `dead_attempts`.
+    fn outage_hit(
+        &self,
+        state: Option<LinkState>,
+        run: &mut Run,
+        rng: &mut SimRng,
+    ) -> Option<OutageFailure> {
+        match state {
+            Some(LinkState::Failing {
+                failure,
+                error_rate,
+                ..
+            }) if error_rate > 0.0 => {
+                run.dead_attempts += 1.0;
+                (error_rate >= 1.0 || uniform(rng) < error_rate).then_some(failure)
+            }
+            _ => None,
+        }
+    }
+
+    /// The attempt an outage failed: `gray` hangs until T and bills the input side at
+    /// `prices`; `fast` errors at once, billed 0.
+    fn outage_failure(&self, failure: OutageFailure, prices: &Prices) -> AttemptResult {
+        match failure {
+            OutageFailure::Gray => {
+                AttemptResult::Fail(ErrorClass::Timeout, prices.gray, self.sim.timeout_s)
+            }
+            _ => AttemptResult::Fail(ErrorClass::ServerError, 0.0, self.sim.fast_fail_s),
+        }
+    }
+
+    /// On a timeline, the primary's model answered session cache `c` at `t`: a cache expired
+    /// since its last answer (a gap over the TTL) is rewritten, a fail-back write when a run of
+    /// the primary's silence lies in the gap (the session comes back to it), else a cold start
+    /// on the primary (the gaps of a partial outage).
+    fn primary_answered(&self, l: &IncidentLink, c: &mut Cache, t: f64, run: &mut Run) {
+        let Some(clock) = &self.clock else {
+            return;
+        };
+        if t - c.last > l.ttl_s {
+            let premium = l.first.success - l.warm.success;
+            if clock.crosses_run(c.last, t) {
+                if self.failback_counts {
+                    run.failback += premium;
+                    run.failback_writes += 1.0;
+                }
+            } else {
+                run.base.cold_start += premium;
+                run.base.cold_starts += 1.0;
+            }
+        }
+        c.last = t;
+    }
+
     /// The prices of live link `l` for the request at `t`: (a success, a failed attempt).
     fn live_prices<'l>(&self, l: &'l IncidentLink, c: &Cache, t: f64) -> (&'l Prices, &'l Prices) {
-        if l.starts_warm {
+        if l.role.starts_warm {
             return (&l.warm, &l.warm);
         }
         match (l.explicit, self.warm_policy) {
@@ -259,6 +343,14 @@ impl Window<'_> {
                 return self.fail(f, run);
             }
             let l = &self.links[f.pos];
+            // A drilled link (its breaker opened by hand) gets no attempt: the next link.
+            let state = self.state(f.pos, t);
+            if state == Some(LinkState::Drill) {
+                f.pos += 1;
+                f.k = 0;
+                f.budget = None;
+                continue;
+            }
             if f.bad {
                 f.n += 1;
                 f.dead_s += self.sim.fast_fail_s;
@@ -276,14 +368,17 @@ impl Window<'_> {
                 f.budget = None;
                 continue;
             };
-            let (class, usd, secs) = if l.dead {
+            let (class, usd, secs) = if l.role.dead {
                 run.dead_attempts += 1.0;
                 record(breakers, sched, l, t + self.dead_s, probe, false);
                 (self.dead_class, l.dead_cost, self.dead_s)
             } else {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
-                let outcome = self.sim.draw(l.index, fail_prices, rng);
+                let outcome = match self.outage_hit(state, run, rng) {
+                    Some(failure) => self.outage_failure(failure, fail_prices),
+                    None => self.sim_for(state).draw(l.role.index, fail_prices, rng),
+                };
                 match outcome {
                     AttemptResult::Ok(ln_l) => {
                         record(breakers, sched, l, t + ln_l.exp(), probe, true)
@@ -295,9 +390,12 @@ impl Window<'_> {
                 match outcome {
                     AttemptResult::Ok(_) => {
                         f.n += 1;
+                        if l.slot == 0 && l.role.starts_warm {
+                            self.primary_answered(l, cache, t, run);
+                        }
                         run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
-                        if !l.starts_warm && !std::ptr::eq(prices, &l.warm) {
+                        if !l.role.starts_warm && !std::ptr::eq(prices, &l.warm) {
                             run.base.cold_start += premium;
                             if cache.successes == 0 || !self.within_ttl(l, cache, t) {
                                 run.base.cold_starts += 1.0;
@@ -318,7 +416,7 @@ impl Window<'_> {
                 }
             };
             f.n += 1;
-            if l.dead {
+            if l.role.dead {
                 run.base.window += l.dead_warm;
                 run.base.cold_start += usd - l.dead_warm;
             } else {
@@ -373,252 +471,6 @@ impl Window<'_> {
         run.dead_time += f.dead_s;
     }
 
-    /// One hedge leg on `l`, sent at `t`: a dead one only if the breaker admits it (its
-    /// failure is recorded when it would end, even when a take-first hedge cancels it
-    /// earlier); a live one drawn warm.
-    fn leg(
-        &self,
-        l: &IncidentLink,
-        t: f64,
-        breakers: &mut [Circuit],
-        sched: &mut Sched,
-        run: &mut Run,
-        rng: &mut SimRng,
-    ) -> LegEnd {
-        let Some(probe) = admit(breakers, l, t) else {
-            return LegEnd::Refused;
-        };
-        if l.dead {
-            run.dead_attempts += 1.0;
-            record(breakers, sched, l, t + self.dead_s, probe, false);
-            let cancel = self.pattern == Pattern::HedgedTakeFirst;
-            return LegEnd::Fail {
-                class: self.dead_class,
-                usd: l.dead_cost,
-                lost: if cancel { l.dead_lost } else { l.dead_cost },
-                secs: self.dead_s,
-                dead: true,
-            };
-        }
-        match self.sim.draw(l.index, &l.warm, rng) {
-            AttemptResult::Ok(ln) => {
-                record(breakers, sched, l, t + ln.exp(), probe, true);
-                LegEnd::Ok(ln)
-            }
-            AttemptResult::Fail(class, usd, secs) => {
-                record(breakers, sched, l, t + secs, probe, answers(class));
-                LegEnd::Fail {
-                    class,
-                    usd,
-                    lost: usd,
-                    secs,
-                    dead: false,
-                }
-            }
-        }
-    }
-
-    /// The request answered on hedge leg `leg` after `dead_s` seconds of dead time, the other
-    /// leg costing `lost` USD.
-    fn hedge_answered(&self, leg: usize, lost: f64, dead_s: f64, f: &Flight, run: &mut Run) {
-        run.base.window += self.links[leg].warm.success + lost;
-        run.base.wasted += lost;
-        run.base.wasted_attempts += f64::from(f.n) - 1.0;
-        run.dead_time += dead_s;
-    }
-
-    /// Go on to the links after the legs at `at`.
-    fn after_legs(&self, r: usize, at: f64, bad: bool, f: &mut Flight, sched: &mut Sched) {
-        f.phase = Phase::Chain;
-        f.pos = 2;
-        f.k = 0;
-        f.budget = None;
-        f.bad = bad;
-        sched.push(at, STEP, r as u32);
-    }
-
-    /// A hedged request arriving at `t` (the same process as [`crate::sim::steady::policy`]'s hedges and
-    /// [`crate::model::hedge`]): the primary goes out; the backup at once, or with
-    /// `hedge_delay_s` = d when the primary fails (or is refused) if that is before d, else at
-    /// d.
-    #[allow(clippy::too_many_arguments)]
-    fn hedge(
-        &self,
-        r: usize,
-        t: f64,
-        f: &mut Flight,
-        breakers: &mut [Circuit],
-        sched: &mut Sched,
-        run: &mut Run,
-        rng: &mut SimRng,
-    ) {
-        let a0 = self.leg(&self.links[0], t, breakers, sched, run, rng);
-        f.start = t;
-        f.leg0 = Some(a0);
-        f.n = a0.sent();
-        let delay = self.sim.policy.hedge_delay_s;
-        let (s1, racing) = match (delay, a0) {
-            (Some(d), LegEnd::Ok(ln)) if ln.exp() <= d => {
-                return self.hedge_answered(0, 0.0, 0.0, f, run);
-            }
-            (_, LegEnd::Refused) => (0.0, false),
-            (
-                Some(d),
-                LegEnd::Fail {
-                    class, usd, secs, ..
-                },
-            ) if secs <= d => {
-                // Failed before the delay: billed in full; the backup follows as a failover.
-                run.base.window += usd;
-                run.base.wasted += usd;
-                f.dead_s = secs;
-                let fails_over = self.sim.policy.failover_on.contains(&ErrorClass::Client);
-                match class {
-                    ErrorClass::Quota => return self.fail(f, run),
-                    ErrorClass::Client if fails_over => {
-                        // The backup is the bad request's next link, tried once.
-                        f.phase = Phase::Chain;
-                        f.pos = 1;
-                        f.bad = true;
-                        sched.push(t + secs, STEP, r as u32);
-                        return;
-                    }
-                    ErrorClass::Client => return self.fail(f, run),
-                    _ => (secs, false),
-                }
-            }
-            (Some(d), _) => (d, true),
-            (None, _) => (0.0, true),
-        };
-        f.racing = racing;
-        if s1 > 0.0 {
-            f.phase = Phase::Backup;
-            sched.push(t + s1, STEP, r as u32);
-        } else {
-            self.backup(r, t, f, breakers, sched, run, rng);
-        }
-    }
-
-    /// A hedge's backup going out at `t`, and the outcome of the legs.
-    #[allow(clippy::too_many_arguments)]
-    fn backup(
-        &self,
-        r: usize,
-        t: f64,
-        f: &mut Flight,
-        breakers: &mut [Circuit],
-        sched: &mut Sched,
-        run: &mut Run,
-        rng: &mut SimRng,
-    ) {
-        let a1 = self.leg(&self.links[1], t, breakers, sched, run, rng);
-        f.n += a1.sent();
-        let fails_over = self.sim.policy.failover_on.contains(&ErrorClass::Client);
-        if !f.racing {
-            // A failover: the primary's failure is billed and timed already.
-            match a1 {
-                LegEnd::Ok(_) => self.hedge_answered(1, 0.0, f.dead_s, f, run),
-                LegEnd::Refused => self.after_legs(r, t, false, f, sched),
-                LegEnd::Fail {
-                    class, usd, secs, ..
-                } => {
-                    run.base.window += usd;
-                    run.base.wasted += usd;
-                    f.dead_s += secs;
-                    match class {
-                        ErrorClass::Quota => self.fail(f, run),
-                        ErrorClass::Client if !fails_over => self.fail(f, run),
-                        _ => self.after_legs(r, t + secs, class == ErrorClass::Client, f, sched),
-                    }
-                }
-            }
-            return;
-        }
-        // In a race the backup went out at d (a delayed hedge) or with the primary.
-        let s1 = self.sim.policy.hedge_delay_s.unwrap_or(0.0);
-        let a0 = f.leg0.unwrap_or(LegEnd::Refused);
-        // What a failed leg bills when the race is settled first (`settled`) or not.
-        let bill = |a: LegEnd, settled: bool| match a {
-            LegEnd::Fail { usd, lost, .. } => {
-                if settled {
-                    lost
-                } else {
-                    usd
-                }
-            }
-            _ => 0.0,
-        };
-        let (c0, c1) = (a0.client_at(0.0), a1.client_at(s1));
-        if c0.is_some() || c1.is_some() {
-            // A bad request: a live leg returns the same client error (billed 0); a dead one
-            // fails as the outage makes it fail, settled by the first client error.
-            let dead_bill = |a: LegEnd| match a {
-                LegEnd::Fail {
-                    dead: true, lost, ..
-                } => lost,
-                _ => 0.0,
-            };
-            let usd = dead_bill(a0) + dead_bill(a1);
-            run.base.window += usd;
-            run.base.wasted += usd;
-            f.dead_s = c0.unwrap_or(f64::INFINITY).min(c1.unwrap_or(f64::INFINITY));
-            if fails_over {
-                self.after_legs(r, f.start + f.dead_s, true, f, sched);
-            } else {
-                self.fail(f, run);
-            }
-            return;
-        }
-        match (a0, a1) {
-            (LegEnd::Ok(ln0), LegEnd::Ok(ln1)) => {
-                let primary_wins = match self.sim.policy.hedge_delay_s {
-                    Some(_) => ln0.exp() <= s1 + ln1.exp(),
-                    None if self.sim.win_by_latency() => ln0 <= ln1,
-                    None => uniform(rng) < self.sim.win_rate(),
-                };
-                let cancel = self.pattern == Pattern::HedgedTakeFirst;
-                let lost = |l: &IncidentLink| {
-                    if cancel {
-                        l.warm.cancel
-                    } else {
-                        l.warm.success
-                    }
-                };
-                if primary_wins {
-                    self.hedge_answered(0, lost(&self.links[1]), 0.0, f, run);
-                } else {
-                    self.hedge_answered(1, lost(&self.links[0]), s1, f, run);
-                }
-            }
-            (LegEnd::Ok(_), other) => self.hedge_answered(0, bill(other, true), 0.0, f, run),
-            (other, LegEnd::Ok(_)) => self.hedge_answered(1, bill(other, true), s1, f, run),
-            (a0, a1) => {
-                let usd = bill(a0, false) + bill(a1, false);
-                run.base.window += usd;
-                run.base.wasted += usd;
-                let end = |a: LegEnd, at: f64| match a {
-                    LegEnd::Fail { secs, .. } => at + secs,
-                    _ => 0.0,
-                };
-                f.dead_s = end(a0, 0.0).max(end(a1, s1));
-                let quota = |a: LegEnd| {
-                    matches!(
-                        a,
-                        LegEnd::Fail {
-                            class: ErrorClass::Quota,
-                            ..
-                        }
-                    )
-                };
-                if quota(a0) || quota(a1) {
-                    self.fail(f, run);
-                } else {
-                    self.after_legs(r, f.start + f.dead_s, false, f, sched);
-                }
-            }
-        }
-    }
-
     fn run(&self, rng: &mut SimRng) -> Run {
         let n = self.incident.requests() as usize;
         let length = self.incident.session_length.max(1) as usize;
@@ -636,10 +488,20 @@ impl Window<'_> {
             seq: 0,
         };
         let mut arrivals = Arrivals::new(n as u64, self.incident.duration_s);
+        // On a timeline: each session's last arrival (where it leaves the primary, if silent).
+        let mut last_arrival = vec![0.0; if self.clock.is_some() { sessions } else { 0 }];
         for (k, f) in flights.iter_mut().enumerate() {
             let t = arrivals.next(rng);
             f.session = k / length;
             sched.push(t, STEP, k as u32);
+            if let Some(clock) = &self.clock {
+                // The session comes warm on the primary: it last answered at the session's
+                // start, or when the primary fell silent if the session starts in silence.
+                if k % length == 0 && nl > 0 {
+                    caches[f.session * nl].last = clock.run_at(t).map_or(t, |(a, _)| a);
+                }
+                last_arrival[f.session] = t;
+            }
         }
         let mut run = Run::default();
         while let Some(Reverse((bits, _, kind, payload))) = sched.queue.pop() {
@@ -653,7 +515,16 @@ impl Window<'_> {
             let r = payload as usize;
             let mut f = flights[r];
             if self.pattern.is_hedged() && f.phase == Phase::Legs {
-                self.hedge(r, now, &mut f, &mut breakers, &mut sched, &mut run, rng);
+                self.hedge(
+                    r,
+                    now,
+                    &mut f,
+                    &mut caches,
+                    &mut breakers,
+                    &mut sched,
+                    &mut run,
+                    rng,
+                );
             } else if f.phase == Phase::Backup {
                 self.backup(r, now, &mut f, &mut breakers, &mut sched, &mut run, rng);
             } else {
@@ -670,10 +541,30 @@ impl Window<'_> {
             }
             flights[r] = f;
         }
-        // The dead provider's breaker (slot 0, the primary's provider).
-        if let Some(b) = breakers.first() {
+        if let Some(clock) = &self.clock {
+            // A session whose last request finds the primary silent comes back to it when the
+            // silence ends (at the window's end, if it lasts): a fail-back write if its cache
+            // expired by then.
+            if self.failback_counts {
+                let l0 = &self.links[0];
+                for (s, &t1) in last_arrival.iter().enumerate() {
+                    if let Some((_, end)) = clock.run_at(t1)
+                        && end - caches[s * nl].last > l0.ttl_s
+                    {
+                        run.failback += l0.first.success - l0.warm.success;
+                        run.failback_writes += 1.0;
+                    }
+                }
+            }
+            // Every provider's breaker: on a timeline any of them may open.
+            run.probes = breakers.iter().map(Circuit::probes).sum();
+            run.open_s = breakers.iter().map(Circuit::open_s).sum();
+            run.opens = breakers.iter().map(Circuit::opens).sum();
+        } else if let Some(b) = breakers.first() {
+            // The dead provider's breaker (slot 0, the primary's provider).
             run.probes = b.probes();
             run.open_s = b.open_s();
+            run.opens = b.opens();
         }
         run
     }
@@ -692,6 +583,13 @@ pub struct PolicyIncidentMc {
     pub probes: Sum,
     /// With a breaker: seconds open per window.
     pub open_s: Sum,
+    /// With a breaker: times it opened from closed per window (a failed probe keeping it open
+    /// is not an opening: a provider down throughout opens it once; a partial outage makes it
+    /// flap, closing and opening again and again). On a timeline every provider's breaker counts; in the shorthand the
+    /// dead provider's, as `probes` and `open_s`.
+    pub opens: Sum,
+    /// Whether the windows followed an incident timeline (not the shorthand).
+    pub timeline: bool,
 }
 
 /// Simulate `opts.runs` windows of `pattern` on chain number `index` under its policy. `None`
@@ -717,7 +615,7 @@ pub fn simulate(
         sim.allowed.clone()
     };
     let mut providers: Vec<&str> = Vec::new();
-    let links: Vec<IncidentLink> = allowed
+    let mut links: Vec<IncidentLink> = allowed
         .iter()
         .enumerate()
         .map(|(pos, &i)| {
@@ -756,6 +654,30 @@ pub fn simulate(
             IncidentLink::new(request, chain, incident, at)
         })
         .collect();
+    // A timeline: every link's state follows the outages in time (no link is down throughout).
+    let clock = incident.timeline.as_ref().map(|timeline| {
+        let refs: Vec<LinkRef> = links
+            .iter()
+            .map(|l| {
+                let p = &chain.links[l.role.index].price;
+                LinkRef {
+                    provider: p.provider.clone(),
+                    model: p.id.clone(),
+                }
+            })
+            .collect();
+        let primary: Vec<bool> = links.iter().map(|l| l.slot == 0).collect();
+        Clock::new(timeline, &refs, &primary)
+    });
+    if clock.is_some() {
+        for l in &mut links {
+            l.role.dead = false;
+        }
+    }
+    let slow = clock.as_ref().map_or_else(Vec::new, |c| {
+        c.factors().iter().map(|&f| (f, sim.slowed(f))).collect()
+    });
+    let failback_counts = pattern != Pattern::NoFallback && links.len() > 1;
     let (dead_s, dead_class) = match incident.failure {
         FailureMode::Fast => (s.fast_fail_s, ErrorClass::ServerError),
         FailureMode::Gray => (chain.policy.timeout_s, ErrorClass::Timeout),
@@ -768,10 +690,14 @@ pub fn simulate(
         dead_s,
         dead_class,
         breaker: chain.policy.breaker,
+        clock,
+        slow,
+        failback_counts,
         sim,
     };
 
     let n = incident.requests();
+    let timeline = incident.timeline.is_some();
     let normal = crate::model::incident::normal_bill(request, chain, incident);
     // Fail-back: each session resumes on the primary D seconds after it last used it.
     let (failback, failback_writes) =
@@ -787,17 +713,25 @@ pub fn simulate(
         dead_attempts: Sum::default(),
         probes: Sum::default(),
         open_s: Sum::default(),
+        opens: Sum::default(),
+        timeline,
     };
     ordered(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
         |run| {
-            out.base.add_run(&run.base, failback, failback_writes);
+            if timeline {
+                out.base
+                    .add_run(&run.base, run.failback, run.failback_writes);
+            } else {
+                out.base.add_run(&run.base, failback, failback_writes);
+            }
             out.dead_time_mean
                 .add(if n > 0 { run.dead_time / n as f64 } else { 0.0 });
             out.dead_attempts.add(run.dead_attempts);
             out.probes.add(run.probes);
             out.open_s.add(run.open_s);
+            out.opens.add(run.opens);
         },
         tick,
     );

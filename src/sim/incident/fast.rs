@@ -26,6 +26,7 @@
 //! the successes that warmed a cold cache (first − warm).
 
 use crate::model::cost::{CacheState, Request, first_state, warm_state};
+use crate::model::incident::LinkRole;
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
 use crate::sim::rng::{SimRng, Stream, chunk_rng, uniform};
@@ -68,18 +69,15 @@ impl Arrivals {
 /// default-policy one here and the event simulator in [`crate::sim::incident::events`].
 #[derive(Debug, Clone)]
 pub(super) struct IncidentLink {
-    /// Its position in the chain.
-    pub(super) index: usize,
+    /// Its role in the window (position, down, starts warm): the analytic engine's
+    /// description of the link ([`LinkRole`]).
+    pub(super) role: LinkRole,
     /// The session cache this link reads: one per model (the position of the first link with
     /// its id; a model listed twice shares its cache).
     pub(super) slot: usize,
     /// Its provider's breaker in [`crate::sim::incident::events`], by the order providers first appear among
     /// the links (the dead provider, the primary's, is 0).
     pub(super) provider: usize,
-    /// On the provider that is down.
-    pub(super) dead: bool,
-    /// Warm from the window's start (the primary's model, and a hedge's second leg's).
-    pub(super) starts_warm: bool,
     /// Whether the model caches explicitly (its `warm_fallback` decides when it is written).
     pub(super) explicit: bool,
     /// u below this: a gray failure (f · gray share).
@@ -146,11 +144,13 @@ impl IncidentLink {
             ),
         };
         IncidentLink {
-            index: i,
+            role: LinkRole {
+                index: i,
+                dead: price.provider == chain.links[0].price.provider,
+                starts_warm: at.starts_warm,
+            },
             slot: at.slot,
             provider: at.provider,
-            dead: price.provider == chain.links[0].price.provider,
-            starts_warm: at.starts_warm,
             explicit: price.caching == Caching::Explicit,
             gray_below: f * s.gray_fraction,
             fail_below: f,
@@ -245,14 +245,14 @@ impl Window<'_> {
         rng: &mut SimRng,
     ) -> bool {
         for l in self.links.iter().skip(from) {
-            if l.dead {
+            if l.role.dead {
                 run.window += l.dead_warm;
                 run.cold_start += l.dead_cost - l.dead_warm;
                 run.wasted += l.dead_cost;
                 run.wasted_attempts += 1.0;
                 continue;
             }
-            let warm = l.starts_warm || warm_at[l.slot].is_some_and(|t0| t - t0 <= l.ttl_s);
+            let warm = l.role.starts_warm || warm_at[l.slot].is_some_and(|t0| t - t0 <= l.ttl_s);
             let a = self.draw(l, rng);
             if a == Attempt::Ok {
                 run.window += l.warm.success;
@@ -276,7 +276,7 @@ impl Window<'_> {
         let cancel = self.pattern == Pattern::HedgedTakeFirst;
         // (answered, USD if it failed and the other answered, USD if both failed)
         let leg = |l: &IncidentLink, rng: &mut SimRng| -> (bool, f64, f64, f64) {
-            if l.dead {
+            if l.role.dead {
                 let lost = if cancel { l.dead_lost } else { l.dead_cost };
                 return (false, lost, l.dead_cost, 0.0);
             }
@@ -400,7 +400,8 @@ impl IncidentSums {
 }
 
 /// Simulate `opts.runs` windows of `pattern` on chain number `index` of a scenario. `None` for a
-/// hedged pattern on a one-link chain. `tick(n)` is called as windows finish.
+/// hedged pattern on a one-link chain. `tick(n)` is called as windows finish. The shorthand
+/// incident only: a timeline is the event simulator's ([`crate::sim::IncidentEngine::simulator`]).
 pub fn simulate(
     request: &Request,
     chain: &Chain,
@@ -410,6 +411,10 @@ pub fn simulate(
     opts: &McOptions,
     tick: &mut dyn FnMut(u64),
 ) -> Option<IncidentSums> {
+    debug_assert!(
+        incident.timeline.is_none(),
+        "a timeline runs in the event simulator (sim::IncidentEngine::simulator)"
+    );
     if pattern.is_hedged() && chain.links.len() < 2 {
         return None;
     }

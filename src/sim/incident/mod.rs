@@ -5,11 +5,14 @@
 //! - [`events`]: the event simulator, for any other policy (dead time, attempts on the dead
 //!   provider) and the only engine for a circuit breaker;
 //! - [`circuit`]: the circuit breaker's state machine (closed, open, half-open), one per
-//!   provider in [`events`].
+//!   provider in [`events`];
+//! - `clock`: an incident timeline (issue 14) as [`events`] reads it in time: each link's
+//!   state at a request's time, the runs in which the primary answers nothing.
 //!
 //! The closed forms are in [`crate::model::incident`]; [`super::Engine::for_chain`] picks the
 //! engines per chain ([`super::IncidentEngine`]).
 
 pub mod circuit;
+mod clock;
 pub mod events;
 pub mod fast;

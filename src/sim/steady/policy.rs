@@ -170,6 +170,17 @@ impl PolicySim {
         }
     }
 
+    /// The same chain with every link's latency multiplied by `factor` (> 0): ln L shifts by
+    /// ln `factor`, so a trip rate derived from the latency model follows (a given trip rate
+    /// does not). Used for a slow-but-up provider on an incident timeline.
+    pub fn slowed(&self, factor: f64) -> PolicySim {
+        let mut sim = self.clone();
+        for l in &mut sim.links {
+            l.mu += factor.ln();
+        }
+        sim
+    }
+
     /// One attempt on link `i` billed at `prices`.
     pub fn draw(&self, i: usize, prices: &Prices, rng: &mut SimRng) -> AttemptResult {
         let l = &self.links[i];
