@@ -555,6 +555,80 @@ pub fn parse_statuspage(
     Ok(out)
 }
 
+/// The format of a history file, told by its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryFormat {
+    /// A Statuspage `incidents.json` (the text starts with `{`).
+    Statuspage,
+    /// The plain CSV (the first line starts with `provider,`).
+    Csv,
+}
+
+/// Tell a history file's format from its content: JSON when the first non-blank character
+/// (after a byte-order mark) is `{`, the CSV when its first line starts with `provider,`.
+///
+/// Errors: `Schema` at line 1 naming both formats, for any other content (an empty file, a
+/// JSON array, another CSV's header).
+pub fn detect(file: &str, text: &str) -> Result<HistoryFormat, InputError> {
+    let body = text.trim_start_matches('\u{feff}');
+    let first = body.trim_start();
+    if first.starts_with('{') {
+        return Ok(HistoryFormat::Statuspage);
+    }
+    let line = body.lines().next().unwrap_or("").trim();
+    if line.starts_with("provider,") {
+        return Ok(HistoryFormat::Csv);
+    }
+    let offset = text.len() - first.len();
+    let shown: String = line.chars().take(40).collect();
+    Err(InputError {
+        file: file.to_string(),
+        location: Some(Location::of_offset(text, offset)),
+        field: None,
+        message: format!(
+            "neither an incident history format: {}; expected a Statuspage incidents.json (an object with `page` and `incidents`) or the CSV provider,start,end,failure,error_rate (that header line first)",
+            if first.is_empty() {
+                "the file is empty".to_string()
+            } else {
+                format!("it starts with {shown:?}")
+            }
+        ),
+        kind: InputErrorKind::Schema,
+    })
+}
+
+/// Read one history file of either format ([`detect`]): a Statuspage file with `options`, a
+/// CSV as it is (`options.provider` and `options.components` apply to Statuspage pages only;
+/// `file` is the name used in messages).
+///
+/// Errors: those of [`detect`], [`parse_statuspage`] and [`parse_csv`].
+pub fn parse_any(
+    file: &str,
+    text: &str,
+    options: &StatuspageOptions,
+) -> Result<History, InputError> {
+    match detect(file, text)? {
+        HistoryFormat::Statuspage => parse_statuspage(file, text, options),
+        HistoryFormat::Csv => parse_csv(file, text),
+    }
+}
+
+/// Read the history files `paths` and merge them on one calendar ([`History::merge`]).
+///
+/// Errors: a file that cannot be read ([`super::read_text`]), or any error of [`parse_any`],
+/// for the first file that has one.
+pub fn load(
+    paths: &[std::path::PathBuf],
+    options: &StatuspageOptions,
+) -> Result<History, InputError> {
+    let mut parts = Vec::with_capacity(paths.len());
+    for path in paths {
+        let text = super::read_text(path)?;
+        parts.push(parse_any(&super::shown_path(path), &text, options)?);
+    }
+    Ok(History::merge(parts))
+}
+
 /// Byte offsets of the elements of the array under top-level key `key` of a JSON object
 /// (empty if there is none). A small scanner: it tracks strings and nesting only, enough to
 /// point errors at an incident's line.
