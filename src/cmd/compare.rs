@@ -58,6 +58,9 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         .map_or_else(|| "--config".to_string(), |p| p.display().to_string());
     let partial =
         scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
+    if !args.incidents.is_empty() {
+        return crate::cmd::history::run(args, opts, &scenario, partial.is_some());
+    }
     crate::output::ui::detail(&format!(
         "price table {}; {} chain{}",
         scenario.pricing,
