@@ -18,9 +18,47 @@ pub fn render(report: &HistoryReport, format: Format) -> anyhow::Result<Vec<u8>>
     Ok(match format {
         Format::Table => table::render(&layout(report), table::Style::Terminal).into_bytes(),
         Format::Markdown => table::render(&layout(report), table::Style::Markdown).into_bytes(),
-        Format::Json => super::json::render(report)?,
+        Format::Json => super::json::render(&json(report)?)?,
         Format::Csv => csv(report)?,
     })
+}
+
+/// The JSON document: the [`HistoryReport`] as serialised, each row carrying every key of
+/// `compare`'s incident rows (`blended`, `approximate`, `breaker`, `method`,
+/// `simulated_windows`, `simulated_precision`, present in every row) and counts as integers
+/// when whole, as `compare` prints them.
+///
+/// Errors: none in practice (the report is plain data).
+pub fn json(report: &HistoryReport) -> anyhow::Result<serde_json::Value> {
+    use serde_json::{Value, json};
+    let mut doc = serde_json::to_value(report)?;
+    if let Some(Value::Array(rows)) = doc.get_mut("rows") {
+        for row in rows.iter_mut() {
+            if let Some(m) = row.as_object_mut() {
+                let blended =
+                    m.get("chain").and_then(Value::as_str) == Some(crate::report::BLENDED);
+                m.insert("blended".into(), json!(blended));
+                m.entry("approximate").or_insert(json!(false));
+                m.entry("breaker").or_insert(Value::Null);
+                m.entry("method").or_insert(json!("analytic"));
+                m.entry("simulated_windows").or_insert(Value::Null);
+                m.entry("simulated_precision").or_insert(Value::Null);
+            }
+        }
+    }
+    for section in ["totals", "per_year"] {
+        if let Some(Value::Array(rows)) = doc.get_mut(section) {
+            for row in rows.iter_mut() {
+                if let Some(m) = row.as_object_mut() {
+                    let blended =
+                        m.get("chain").and_then(Value::as_str) == Some(crate::report::BLENDED);
+                    m.insert("blended".into(), json!(blended));
+                }
+            }
+        }
+    }
+    super::json::integer_counts(&mut doc);
+    Ok(doc)
 }
 
 /// The CSV's identity columns, before the incident figures.
