@@ -38,6 +38,8 @@ use super::hedge::{Hedge, HedgeLeg};
 use super::policy::{self, CapCount, Entry, LinkPlan, PolicyOutcome, WarmPolicy};
 use super::{Caching, Chain, FailureMode, Incident, ModelPrice, Pattern};
 
+mod piecewise;
+
 /// Expected figures of one pattern over the whole incident window. Money in USD.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct IncidentOutcome {
@@ -149,6 +151,21 @@ struct Totals {
     wasted_attempts: f64,
     wasted: f64,
     failed: f64,
+    /// Per chain link, the requests it answered (empty when nothing was tried).
+    answered: Vec<f64>,
+}
+
+/// The part of the window an [`in_sequence`] call prices: the whole window (the shorthand) or
+/// one segment of a timeline ([`piecewise`]).
+struct Span<'a> {
+    /// Requests in the span (N for the whole window).
+    requests: f64,
+    /// N: the window's arrivals, whose spacing gives the cache's gap law (MODEL.md §6).
+    arrivals: f64,
+    /// D: the window's length, seconds.
+    window_s: f64,
+    /// Per chain link: how its attempts fail where it is down.
+    modes: &'a [FailureMode],
 }
 
 fn dead_cost(
@@ -221,49 +238,54 @@ fn after_n_moments(s: f64, n: u32, len: f64) -> (f64, f64) {
     (e_min + f64::from(n) * above, above)
 }
 
-/// Totals over the window for `links` tried in sequence under the chain's policy, by the
+/// Totals over the span for links tried in sequence under the chain's policy, by the
 /// requests that reach the first of them: per way of entering them (attempts already made,
-/// known bad), the share of the window's requests that enter so.
+/// known bad), the share of the span's requests that enter so. `variants`: the links, each
+/// with the share of requests that find them so (one variant weighing 1 but in a partial
+/// outage, where a request finds a link down with the outage's error rate, [`piecewise`]); every
+/// variant holds the same links in the same order, only `dead` differs.
 #[allow(clippy::too_many_arguments)]
 fn in_sequence(
     request: &Request,
     chain: &Chain,
-    incident: &Incident,
-    links: &[WindowLink],
+    span: &Span,
+    variants: &[(f64, Vec<WindowLink>)],
     entries: &[(Entry, f64)],
     sessions: Sessions,
     cap: CapCount,
     breaker: Option<(f64, f64)>,
 ) -> Totals {
-    if entries.is_empty() {
+    if entries.is_empty() || variants.is_empty() {
         return Totals::default();
     }
-    let n = incident.requests() as f64;
+    let n = span.requests;
     let warm_policy = chain.policy.warm_fallback;
-    let plans = |warm_billing: bool, skip_dead: bool, once: bool| -> Vec<LinkPlan> {
-        links
-            .iter()
-            .filter(|l| !(skip_dead && l.dead))
-            .map(|l| LinkPlan {
-                index: l.index,
-                // A dead link that is not warm never answers: its gray attempts are billed in
-                // the state a success there would have had (MODEL.md §3), the premium over
-                // warm a cold-start cost, like a live link's first answer.
-                state: if l.starts_warm || warm_billing {
-                    warm_state(l.price)
-                } else {
-                    policy::unwarmed_state(l.price, warm_policy)
-                },
-                dead: l.dead.then_some(incident.failure),
-                single: once && l.dead,
-            })
-            .collect()
-    };
-    let run = |warm_billing: bool, entry: Entry| -> PolicyOutcome {
+    let links = &variants[0].1;
+    let plans =
+        |links: &[WindowLink], warm_billing: bool, skip_dead: bool, once: bool| -> Vec<LinkPlan> {
+            links
+                .iter()
+                .filter(|l| !(skip_dead && l.dead))
+                .map(|l| LinkPlan {
+                    index: l.index,
+                    // A dead link that is not warm never answers: its gray attempts are billed in
+                    // the state a success there would have had (MODEL.md §3), the premium over
+                    // warm a cold-start cost, like a live link's first answer.
+                    state: if l.starts_warm || warm_billing {
+                        warm_state(l.price)
+                    } else {
+                        policy::unwarmed_state(l.price, warm_policy)
+                    },
+                    dead: l.dead.then_some(span.modes[l.index]),
+                    single: once && l.dead,
+                })
+                .collect()
+        };
+    let run = |links: &[WindowLink], warm_billing: bool, entry: Entry| -> PolicyOutcome {
         let through = policy::evaluate_plan(
             request,
             chain,
-            &plans(warm_billing, false, false),
+            &plans(links, warm_billing, false, false),
             entry,
             cap,
         );
@@ -273,7 +295,7 @@ fn in_sequence(
                 let skip = policy::evaluate_plan(
                     request,
                     chain,
-                    &plans(warm_billing, true, false),
+                    &plans(links, warm_billing, true, false),
                     entry,
                     cap,
                 );
@@ -282,7 +304,7 @@ fn in_sequence(
                 let probe = policy::evaluate_plan(
                     request,
                     chain,
-                    &plans(warm_billing, false, true),
+                    &plans(links, warm_billing, false, true),
                     entry,
                     cap,
                 );
@@ -292,7 +314,7 @@ fn in_sequence(
                 let probe_retried = policy::evaluate_plan(
                     request,
                     chain,
-                    &plans(warm_billing, false, true),
+                    &plans(links, warm_billing, false, true),
                     Entry {
                         attempts: entry.attempts + 1,
                         ..entry
@@ -308,11 +330,16 @@ fn in_sequence(
             _ => through,
         }
     };
-    // Every way in, weighted by its share: the expectation over all the window's requests.
+    // Every variant and way in, weighted by its share: the expectation over all the span's
+    // requests.
     let over_entries = |warm_billing: bool| -> PolicyOutcome {
-        let runs: Vec<(f64, PolicyOutcome)> = entries
+        let runs: Vec<(f64, PolicyOutcome)> = variants
             .iter()
-            .map(|&(entry, reach)| (reach, run(warm_billing, entry)))
+            .flat_map(|(weight, links)| {
+                entries
+                    .iter()
+                    .map(move |&(entry, reach)| (weight * reach, run(links, warm_billing, entry)))
+            })
             .collect();
         let parts: Vec<(f64, &PolicyOutcome)> = runs.iter().map(|(r, o)| (*r, o)).collect();
         policy::mix(&parts)
@@ -325,6 +352,7 @@ fn in_sequence(
         wasted_attempts: n * (dw.attempts - dw.answered_by.iter().sum::<f64>()),
         failed: n * dw.failed,
         dead_time: n * dw.dead_time_s,
+        answered: dw.answered_by.iter().map(|a| n * a).collect(),
         ..Totals::default()
     };
     // The retries the breaker let through before it opened, on the first dead link.
@@ -334,8 +362,9 @@ fn in_sequence(
         } else {
             CacheState::Cold
         };
-        let w = dead_cost(request, dead.price, state, chain, incident.failure);
-        let d = match incident.failure {
+        let mode = span.modes[dead.index];
+        let w = dead_cost(request, dead.price, state, chain, mode);
+        let d = match mode {
             FailureMode::Fast => chain.steady.fast_fail_s,
             FailureMode::Gray => chain.policy.timeout_s,
         };
@@ -348,10 +377,10 @@ fn in_sequence(
     // window's requests it answers (at any of its positions) and the extra cost of the failed
     // attempts made on it while unwarmed, per request.
     let mut models: Vec<(&ModelPrice, f64, f64)> = Vec::new();
-    for l in links.iter().filter(|l| !l.starts_warm) {
+    for (at, l) in links.iter().enumerate().filter(|(_, l)| !l.starts_warm) {
         let i = l.index;
         let extra_fail = df.failed_cost[i] - dw.failed_cost[i];
-        if l.dead {
+        if variants.iter().all(|(_, v)| v[at].dead) {
             // Never answers: every attempt on it is unwarmed; the premium of its gray attempts
             // over warm (a write for an explicit fallback warmed at once) is a cold-start cost.
             t.cold_start += n * extra_fail;
@@ -395,8 +424,8 @@ fn in_sequence(
                 } else {
                     price.cache_ttl_s
                 };
-                let unwarmed =
-                    sessions.sum(|len| unwarmed_requests(s, len, n, ttl / incident.duration_s));
+                let unwarmed = sessions
+                    .sum(|len| unwarmed_requests(s, len, span.arrivals, ttl / span.window_s));
                 t.window += unwarmed * extra_fail;
                 t.wasted += unwarmed * extra_fail;
                 let cold_starts = s * unwarmed;
@@ -553,6 +582,9 @@ pub fn failback(
     incident: &Incident,
     pattern: Pattern,
 ) -> (f64, f64) {
+    if let Some(timeline) = &incident.timeline {
+        return piecewise::failback(request, chain, incident, timeline, pattern);
+    }
     let primary = &chain.links[0].price;
     let fails_over = policy::allowed_links(request, chain)
         .iter()
@@ -571,137 +603,103 @@ pub fn failback(
     )
 }
 
-/// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
-pub fn evaluate(
+/// The links of `chain` the cost cap allows, in order, as the window sees them: `dead` where
+/// `down` says, warm from the start where the link's model is the primary's or, in a hedge,
+/// the second leg's (the first fallback the cost cap allows: one cache per model, so a link of
+/// a warm model shares its warm cache).
+fn window_links<'a>(
     request: &Request,
-    chain: &Chain,
-    incident: &Incident,
+    chain: &'a Chain,
     pattern: Pattern,
-) -> Option<IncidentOutcome> {
-    if pattern.is_hedged() && chain.links.len() < 2 {
-        return None;
-    }
-    let primary = &chain.links[0].price;
-    let down = primary.provider.as_str();
-    let n = incident.requests();
-    let sessions = Sessions::new(n, incident.session_length.max(1));
-    let links: Vec<WindowLink> = chain
-        .prices()
-        .enumerate()
-        .map(|(index, price)| WindowLink {
-            price,
-            index,
-            dead: price.provider == down,
-            starts_warm: index == 0 || (index == 1 && pattern.is_hedged()),
-        })
-        .collect();
-
+    down: impl Fn(&ModelPrice) -> bool,
+) -> Vec<WindowLink<'a>> {
     let allowed = policy::allowed_links(request, chain);
-    // The hedge's second leg is the first fallback the cost cap allows: warm from the start.
-    // One cache per model: a link whose model is the primary's (or the second leg's) shares
-    // its warm cache.
     let warm_ids: Vec<&str> = allowed
         .iter()
         .take(if pattern.is_hedged() { 2 } else { 1 })
         .map(|&i| chain.links[i].price.id.as_str())
         .collect();
-    let allowed_links: Vec<WindowLink> = allowed
+    allowed
         .iter()
-        .map(|&i| WindowLink {
-            starts_warm: warm_ids.contains(&chain.links[i].price.id.as_str()),
-            ..links[i]
-        })
-        .collect();
-    let bound = breaker_bound(chain, incident);
-    let shares = bound.map(|(s, _)| s);
-    let totals = match pattern {
-        Pattern::NoFallback => in_sequence(
-            request,
-            chain,
-            incident,
-            &allowed_links[..1],
-            &[(Entry::FRESH, 1.0)],
-            sessions,
-            CapCount::Off,
-            shares,
-        ),
-        Pattern::Sequential => in_sequence(
-            request,
-            chain,
-            incident,
-            &allowed_links,
-            &[(Entry::FRESH, 1.0)],
-            sessions,
-            CapCount::After(None),
-            shares,
-        ),
-        Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
-            if allowed_links.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
-                return None;
+        .map(|&index| {
+            let price = &chain.links[index].price;
+            WindowLink {
+                price,
+                index,
+                dead: down(price),
+                starts_warm: warm_ids.contains(&price.id.as_str()),
             }
-            let cancel = pattern == Pattern::HedgedTakeFirst;
-            // With a breaker, only the requests it lets through try the dead leg.
-            let tried = shares.map_or(1.0, |(tried, _)| tried);
-            let leg = |l: &WindowLink| -> HedgeLeg {
-                let state = warm_state(l.price);
-                if !l.dead {
-                    return HedgeLeg::steady(request, chain, l.index, state);
-                }
-                let w = dead_cost(request, l.price, state, chain, incident.failure);
-                let lost = match (incident.failure, cancel) {
-                    (FailureMode::Gray, true) => {
-                        request.partial_cost(l.price, state, chain.steady.cancel_output_fraction)
-                    }
-                    _ => w,
-                };
-                HedgeLeg::dead(
-                    l.index,
-                    incident.failure == FailureMode::Gray,
-                    w,
-                    lost,
-                    tried,
-                )
-            };
-            let backup = allowed_links[1].index;
-            let race = Hedge::new(
-                chain,
-                pattern,
-                leg(&allowed_links[0]),
-                leg(&allowed_links[1]),
-            )
-            .race(chain.links.len());
-            let head = &race.head;
-            let nf = n as f64;
-            let mut t = in_sequence(
-                request,
-                chain,
-                incident,
-                &allowed_links[2..],
-                &race.tail,
-                sessions,
-                // Past a skipped first fallback, the race has counted the cost-cap hits.
-                if backup == 1 {
-                    CapCount::After(Some(backup))
-                } else {
-                    CapCount::Off
-                },
-                shares,
-            );
-            t.window += nf * head.cost;
-            t.wasted += nf * head.wasted_cost;
-            t.wasted_attempts += nf * (head.attempts - head.answered_by.iter().sum::<f64>());
-            t.failed += nf * head.failed;
-            t.dead_time += nf * head.dead_time_s;
-            t
-        }
-    };
+        })
+        .collect()
+}
 
+/// One leg of a hedge in the window, billed warm: its steady-state self, or down failing
+/// `mode` (a dead take-first leg hanging until the other answers is cancelled: X; otherwise
+/// W), sent to a share `tried` of the requests (a breaker refuses the rest).
+fn hedge_leg(
+    request: &Request,
+    chain: &Chain,
+    l: &WindowLink,
+    mode: FailureMode,
+    cancel: bool,
+    tried: f64,
+) -> HedgeLeg {
+    let state = warm_state(l.price);
+    if !l.dead {
+        return HedgeLeg::steady(request, chain, l.index, state);
+    }
+    let w = dead_cost(request, l.price, state, chain, mode);
+    let lost = match (mode, cancel) {
+        (FailureMode::Gray, true) => {
+            request.partial_cost(l.price, state, chain.steady.cancel_output_fraction)
+        }
+        _ => w,
+    };
+    HedgeLeg::dead(l.index, mode == FailureMode::Gray, w, lost, tried)
+}
+
+/// The hedge's head (both legs, weight 1 on every request) added to the totals of the links
+/// after it, over `n` requests.
+fn add_head(t: &mut Totals, head: &PolicyOutcome, n: f64) {
+    t.window += n * head.cost;
+    t.wasted += n * head.wasted_cost;
+    t.wasted_attempts += n * (head.attempts - head.answered_by.iter().sum::<f64>());
+    t.failed += n * head.failed;
+    t.dead_time += n * head.dead_time_s;
+    if t.answered.is_empty() {
+        t.answered = vec![0.0; head.answered_by.len()];
+    }
+    for (a, h) in t.answered.iter_mut().zip(&head.answered_by) {
+        *a += n * h;
+    }
+}
+
+/// The cost-cap counting of the links after a hedge: past a skipped first fallback (`backup`
+/// not link 1) the race has counted the hits.
+fn tail_cap(backup: usize) -> CapCount {
+    if backup == 1 {
+        CapCount::After(Some(backup))
+    } else {
+        CapCount::Off
+    }
+}
+
+/// The outcome from the window's totals, its sessions and fail-back writes (USD, sessions).
+fn outcome(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    totals: Totals,
+    sessions: u64,
+    (failback, failback_writes): (f64, f64),
+    breaker: Option<BreakerFigures>,
+) -> IncidentOutcome {
+    let n = incident.requests();
     let normal = normal_bill(request, chain, incident);
-    let (failback, failback_writes) = failback(request, chain, incident, pattern);
     let total = totals.window + totals.cold_start + failback;
-    Some(IncidentOutcome {
+    IncidentOutcome {
         requests: n,
-        sessions: sessions.count(),
+        sessions,
         normal,
         window: totals.window,
         cold_start: totals.cold_start,
@@ -718,8 +716,102 @@ pub fn evaluate(
         } else {
             0.0
         },
-        breaker: bound.map(|(_, b)| b),
-    })
+        breaker,
+    }
+}
+
+/// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
+///
+/// With a timeline (`incident.timeline`), the figures are priced piecewise over its segments
+/// ([`piecewise`]); a chain with a circuit breaker then has no figures here (`None`: no closed
+/// form, MODEL.md §8; the incident simulator computes them).
+pub fn evaluate(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+) -> Option<IncidentOutcome> {
+    if pattern.is_hedged() && chain.links.len() < 2 {
+        return None;
+    }
+    if let Some(timeline) = &incident.timeline {
+        return piecewise::evaluate(request, chain, incident, timeline, pattern);
+    }
+    let down = chain.links[0].price.provider.as_str();
+    let n = incident.requests();
+    let sessions = Sessions::new(n, incident.session_length.max(1));
+    let allowed_links = window_links(request, chain, pattern, |p| p.provider == down);
+    let modes = vec![incident.failure; chain.links.len()];
+    let span = Span {
+        requests: n as f64,
+        arrivals: n as f64,
+        window_s: incident.duration_s,
+        modes: &modes,
+    };
+    let bound = breaker_bound(chain, incident);
+    let shares = bound.map(|(s, _)| s);
+    let totals = match pattern {
+        Pattern::NoFallback => in_sequence(
+            request,
+            chain,
+            &span,
+            &[(1.0, allowed_links[..1].to_vec())],
+            &[(Entry::FRESH, 1.0)],
+            sessions,
+            CapCount::Off,
+            shares,
+        ),
+        Pattern::Sequential => in_sequence(
+            request,
+            chain,
+            &span,
+            &[(1.0, allowed_links.clone())],
+            &[(Entry::FRESH, 1.0)],
+            sessions,
+            CapCount::After(None),
+            shares,
+        ),
+        Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
+            if allowed_links.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
+                return None;
+            }
+            let cancel = pattern == Pattern::HedgedTakeFirst;
+            // With a breaker, only the requests it lets through try the dead leg.
+            let tried = shares.map_or(1.0, |(tried, _)| tried);
+            let leg =
+                |l: &WindowLink| hedge_leg(request, chain, l, incident.failure, cancel, tried);
+            let backup = allowed_links[1].index;
+            let race = Hedge::new(
+                chain,
+                pattern,
+                leg(&allowed_links[0]),
+                leg(&allowed_links[1]),
+            )
+            .race(chain.links.len());
+            let mut t = in_sequence(
+                request,
+                chain,
+                &span,
+                &[(1.0, allowed_links[2..].to_vec())],
+                &race.tail,
+                sessions,
+                tail_cap(backup),
+                shares,
+            );
+            add_head(&mut t, &race.head, n as f64);
+            t
+        }
+    };
+    let failback = failback(request, chain, incident, pattern);
+    Some(outcome(
+        request,
+        chain,
+        incident,
+        totals,
+        sessions.count(),
+        failback,
+        bound.map(|(_, b)| b),
+    ))
 }
 
 #[cfg(test)]
