@@ -319,6 +319,9 @@ pub fn replay(
     })
 }
 
+/// What the years' note says of what they leave out.
+const ALONE: &str = "requests that fail only while two providers are down at once (the replay's overlapping windows) are not in the years, and availability counts incident failures only";
+
 /// What one history incident looks like to the years simulation: resampled whole.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Shape {
@@ -447,12 +450,14 @@ pub fn years(
         .collect();
     report.notes.push(match request.cluster {
         None => format!(
-            "years: {} simulated years, seed {}; each provider's incidents a Poisson process at its history's rate (incidents / span), each incident's duration, error rate and failure resampled from its provider's history and priced alone by the incident engine (premium: total − normal); availability counts incident failures only",
-            request.years, request.seed
+            "years: {} simulated years, seed {}; each provider's incidents a Poisson process at its history's rate (incidents / span), each incident's duration, error rate and failure resampled from its provider's history and priced alone by the incident engine (premium: total − normal); {ALONE}",
+            crate::number::group(&request.years.to_string()),
+            request.seed
         ),
         Some(k) => format!(
-            "years: {} simulated years, seed {}; clustered: each year every provider's rate is multiplied by one common factor G ~ Gamma({k}, 1/{k}) (mean 1, variance 1/{k}), so bad years coincide across providers; otherwise as Poisson (durations resampled, incidents priced alone); availability counts incident failures only",
-            request.years, request.seed
+            "years: {} simulated years, seed {}; clustered: each year every provider's rate is multiplied by one common factor G ~ Gamma({k}, 1/{k}) (mean 1, variance 1/{k}), so bad years coincide across providers; otherwise as Poisson (durations resampled, incidents priced alone); {ALONE}",
+            crate::number::group(&request.years.to_string()),
+            request.seed
         ),
     });
     report.years = Some(YearsReport {

@@ -337,12 +337,11 @@ pub fn layout(report: &HistoryReport) -> Page {
                 "p95",
                 "p99",
                 "failed/yr",
-                "availability",
-                "nines",
+                "availability (nines)",
             ]
             .map(String::from)
             .to_vec(),
-            numeric: vec![false, false, true, true, true, true, true, true, true],
+            numeric: vec![false, false, true, true, true, true, true, true],
             rows: y
                 .rows
                 .iter()
@@ -356,8 +355,10 @@ pub fn layout(report: &HistoryReport) -> Page {
                         money(r.premium_p95_usd),
                         money(r.premium_p99_usd),
                         count(r.failed_per_year.round()),
-                        availability(r.availability),
-                        r.nines.map_or("–".into(), |n| trim(n, 2)),
+                        match r.nines {
+                            Some(n) => format!("{} ({})", availability(r.availability), trim(n, 2)),
+                            None => availability(r.availability),
+                        },
                     ]
                 })
                 .collect(),
