@@ -18,9 +18,7 @@ fn json(args: &[&str]) -> Value {
 }
 
 fn f(v: &Value, key: &str) -> f64 {
-    v[key]
-        .as_f64()
-        .unwrap_or_else(|| panic!("{key} in {v}"))
+    v[key].as_f64().unwrap_or_else(|| panic!("{key} in {v}"))
 }
 
 /// The incident rows of `compare` on sept3 with the shorthand outage (Anthropic down for the
@@ -41,7 +39,13 @@ fn single(duration: &str) -> Vec<Value> {
 #[test]
 fn each_replayed_incident_is_compare_on_that_one_outage() {
     let doc = json(&[
-        "compare", "--scenario", SEPT3, "--incidents", HALF_YEAR, "--format", "json",
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--format",
+        "json",
     ]);
     let rows = doc["rows"].as_array().unwrap();
     // 3 windows × 2 chains × 4 patterns
@@ -56,7 +60,11 @@ fn each_replayed_incident_is_compare_on_that_one_outage() {
         for (g, e) in got.iter().zip(&expected) {
             // every key of compare's incident row, the same value
             for (k, v) in e.as_object().unwrap() {
-                assert_eq!(&g[k], v, "incident {id} ({duration}), {} {}: {k}", e["chain"], e["pattern"]);
+                assert_eq!(
+                    &g[k], v,
+                    "incident {id} ({duration}), {} {}: {k}",
+                    e["chain"], e["pattern"]
+                );
             }
             assert_eq!(g["providers"], serde_json::json!(["anthropic"]));
         }
@@ -64,7 +72,9 @@ fn each_replayed_incident_is_compare_on_that_one_outage() {
     // the post's figure: the 3h6m window on the price-matched chain, sequential
     let sept3 = rows
         .iter()
-        .find(|r| r["incident"] == 2 && r["chain"] == "price-matched" && r["pattern"] == "sequential")
+        .find(|r| {
+            r["incident"] == 2 && r["chain"] == "price-matched" && r["pattern"] == "sequential"
+        })
         .unwrap();
     assert_eq!(f(sept3, "total_usd"), 513.5832);
     assert_eq!(sept3["start"], "2026-03-10T13:10:00Z");
@@ -74,7 +84,13 @@ fn each_replayed_incident_is_compare_on_that_one_outage() {
 #[test]
 fn totals_add_the_rows_and_per_year_divides_by_the_span() {
     let doc = json(&[
-        "compare", "--scenario", SEPT3, "--incidents", HALF_YEAR, "--format", "json",
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--format",
+        "json",
     ]);
     assert_eq!(f(&doc["history"], "span_s"), 15_778_800.0);
     assert_eq!(f(&doc["history"], "span_years"), 0.5);
@@ -89,11 +105,23 @@ fn totals_add_the_rows_and_per_year_divides_by_the_span() {
             .filter(|r| r["chain"] == t["chain"] && r["pattern"] == t["pattern"])
             .collect();
         assert_eq!(t["incidents"], 3);
-        for key in ["total_usd", "window_usd", "excess_usd", "failed_requests", "cold_starts"] {
+        for key in [
+            "total_usd",
+            "window_usd",
+            "excess_usd",
+            "failed_requests",
+            "cold_starts",
+        ] {
             let sum: f64 = of.iter().map(|r| f(r, key)).sum();
-            assert!((f(t, key) - sum).abs() < 1e-9 * sum.abs().max(1.0), "{key}: {t}");
+            assert!(
+                (f(t, key) - sum).abs() < 1e-9 * sum.abs().max(1.0),
+                "{key}: {t}"
+            );
             // per year = total / 0.5 years
-            assert!((f(y, key) - 2.0 * f(t, key)).abs() < 1e-9 * sum.abs().max(1.0), "{key}: {y}");
+            assert!(
+                (f(y, key) - 2.0 * f(t, key)).abs() < 1e-9 * sum.abs().max(1.0),
+                "{key}: {y}"
+            );
         }
     }
     // by hand, price-matched sequential: the windows are 3,600 + 11,160 + 1,200 = 15,960
@@ -101,7 +129,10 @@ fn totals_add_the_rows_and_per_year_divides_by_the_span() {
     // cold start per session (798 sessions, 0.0972 each: 77.5656) and one fail-back write
     // per session (0.1272 each: 101.5056): 734.4792 over the history, 1,468.9584 a year.
     let t = &totals[1];
-    assert_eq!((t["chain"].as_str(), t["pattern"].as_str()), (Some("price-matched"), Some("sequential")));
+    assert_eq!(
+        (t["chain"].as_str(), t["pattern"].as_str()),
+        (Some("price-matched"), Some("sequential"))
+    );
     assert_eq!(f(t, "total_usd"), 734.4792);
     assert_eq!(f(t, "cold_starts"), 798.0);
     assert_eq!(f(&per_year[1], "total_usd"), 1468.9584);
@@ -112,14 +143,27 @@ fn totals_add_the_rows_and_per_year_divides_by_the_span() {
 fn years(seed: &str, threads: &str) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
         .args([
-            "compare", "--scenario", SEPT3, "--incidents", HALF_YEAR, "--years", "20000",
-            "--seed", seed, "--format", "json",
+            "compare",
+            "--scenario",
+            SEPT3,
+            "--incidents",
+            HALF_YEAR,
+            "--years",
+            "20000",
+            "--seed",
+            seed,
+            "--format",
+            "json",
         ])
         .current_dir(root())
         .env("RAYON_NUM_THREADS", threads)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -160,16 +204,47 @@ fn years_are_reproducible_by_seed_on_any_thread_count() {
 #[test]
 fn the_documents_have_stable_keys() {
     let doc = json(&[
-        "compare", "--scenario", SEPT3, "--incidents", HALF_YEAR, "--years", "100", "--seed",
-        "1", "--format", "json",
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--years",
+        "100",
+        "--seed",
+        "1",
+        "--format",
+        "json",
     ]);
-    let keys: Vec<&str> = doc.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(
         keys,
-        ["fallcost_version", "history", "incidents", "notes", "per_year", "pricing", "rows", "scenario", "totals", "years"]
+        [
+            "fallcost_version",
+            "history",
+            "incidents",
+            "notes",
+            "per_year",
+            "pricing",
+            "rows",
+            "scenario",
+            "totals",
+            "years"
+        ]
     );
     let csv = ok(&[
-        "compare", "--scenario", SEPT3, "--incidents", HALF_YEAR, "--format", "csv",
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--format",
+        "csv",
     ]);
     assert_eq!(
         csv.lines().next().unwrap(),
@@ -177,27 +252,49 @@ fn the_documents_have_stable_keys() {
     );
     // 24 incident rows, 8 totals, 8 per year
     assert_eq!(csv.lines().count(), 1 + 24 + 8 + 8);
-    let row = csv.lines().find(|l| l.starts_with("incident,2,") && l.contains(",price-matched,sequential,")).unwrap();
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with("incident,2,") && l.contains(",price-matched,sequential,"))
+        .unwrap();
     assert!(row.contains(",513.5832,388.368,"), "{row}");
 }
 
 #[test]
 fn the_statuspage_example_reads() {
     let doc = json(&[
-        "compare", "--scenario", SEPT3, "--incidents", "examples/history/anthropic-incidents.json",
-        "--component", "Claude API", "--format", "json",
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--component",
+        "Claude API",
+        "--format",
+        "json",
     ]);
     let inc = doc["incidents"].as_array().unwrap();
     // four incidents, one (claude.ai only) not on the Claude API component
     assert_eq!(inc.len(), 3);
-    assert_eq!(inc[1]["name"], "Elevated errors on Claude API and claude.ai");
+    assert_eq!(
+        inc[1]["name"],
+        "Elevated errors on Claude API and claude.ai"
+    );
     assert_eq!(inc[1]["start"], "2026-09-03T13:10:00Z");
     assert_eq!(f(&inc[1], "duration_s"), 11_160.0);
     // a minor incident: error rate 0.5 by default, settable
     assert_eq!(f(&inc[0]["outages"][0], "error_rate"), 0.5);
     let doc = json(&[
-        "compare", "--scenario", SEPT3, "--incidents", "examples/history/anthropic-incidents.json",
-        "--component", "Claude API", "--minor-error-rate", "0.2", "--format", "json",
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--component",
+        "Claude API",
+        "--minor-error-rate",
+        "0.2",
+        "--format",
+        "json",
     ]);
     assert_eq!(f(&doc["incidents"][0]["outages"][0], "error_rate"), 0.2);
 }
@@ -205,45 +302,193 @@ fn the_statuspage_example_reads() {
 /// Exit 2 and the one-line error on standard error.
 fn fails(args: &[&str]) -> String {
     let out = fallcost(args);
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     String::from_utf8(out.stderr).unwrap()
 }
 
 #[test]
 fn bad_histories_exit_2_naming_file_line_and_field() {
-    let e = fails(&["compare", "-s", SEPT3, "--incidents", "tests/fixtures/history/typo.csv"]);
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/typo.csv",
+    ]);
     assert!(
         e.contains("tests/fixtures/history/typo.csv:3:1: provider: \"opneai\" is not the provider of any model of the scenario's chains (did you mean \"openai\"?)"),
         "{e}"
     );
     let e = fails(&[
-        "compare", "-s", SEPT3, "--incidents", "examples/history/anthropic-incidents.json",
-        "--component", "Claude APi",
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--component",
+        "Claude APi",
     ]);
     assert!(e.contains("--component: no incident lists a component \"Claude APi\" (did you mean \"Claude API\"?)"), "{e}");
-    let e = fails(&["compare", "-s", SEPT3, "--incidents", "tests/fixtures/history/openai-open.json"]);
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/openai-open.json",
+    ]);
     assert!(
-        e.contains("tests/fixtures/history/openai-open.json:15:7: resolved_at: 1 incident(s) still open"),
+        e.contains(
+            "tests/fixtures/history/openai-open.json:15:7: resolved_at: 1 incident(s) still open"
+        ),
         "{e}"
     );
     assert!(e.contains("--skip-open"), "{e}");
     // skipped when asked, and said so
     let doc = json(&[
-        "compare", "-s", SEPT3, "--incidents", "tests/fixtures/history/openai-open.json",
-        "--skip-open", "--format", "json",
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/openai-open.json",
+        "--skip-open",
+        "--format",
+        "json",
     ]);
-    assert_eq!(doc["history"]["skipped_open"], serde_json::json!(["Increased latency"]));
-    let e = fails(&["compare", "-s", SEPT3, "--incidents", "tests/fixtures/history/neither.txt"]);
+    assert_eq!(
+        doc["history"]["skipped_open"],
+        serde_json::json!(["Increased latency"])
+    );
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/neither.txt",
+    ]);
     assert!(
         e.contains("tests/fixtures/history/neither.txt:1:1: neither an incident history format"),
         "{e}"
     );
-    let e = fails(&["compare", "-s", SEPT3, "--incidents", "tests/fixtures/history/missing.csv"]);
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/missing.csv",
+    ]);
     assert!(e.contains("missing.csv"), "{e}");
     // a scenario without [incident] has no requests per second to replay at
-    let e = fails(&["compare", "-s", "scenarios/timeout.toml", "--incidents", HALF_YEAR]);
+    let e = fails(&[
+        "compare",
+        "-s",
+        "scenarios/timeout.toml",
+        "--incidents",
+        HALF_YEAR,
+    ]);
     assert!(e.contains("needs its [incident]"), "{e}");
     // --years needs --incidents; --seed needs --mc or --years
     fails(&["compare", "-s", SEPT3, "--years", "10"]);
-    fails(&["compare", "-s", SEPT3, "--incidents", HALF_YEAR, "--seed", "1"]);
+    fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--seed",
+        "1",
+    ]);
+}
+
+/// The README's "Reading an incident history" output is what the binary prints, line for line.
+#[test]
+fn readme_history_example_is_real() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = readme
+        .split("$ fallcost compare --scenario scenarios/sept3.toml --chain price-matched \\\n")
+        .nth(1)
+        .expect("the README shows the history example");
+    // the command's continuation lines, then the output up to the fence
+    let shown: String = block
+        .lines()
+        .skip(3)
+        .take_while(|l| !l.starts_with("```"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = ok(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--chain",
+        "price-matched",
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--incidents",
+        "examples/history/openai-monitoring.csv",
+        "--component",
+        "Claude API",
+        "--years",
+        "100000",
+        "--seed",
+        "1",
+    ]);
+    assert!(shown.lines().count() > 100, "{shown}");
+    assert_eq!(shown, out);
+}
+
+/// The example's September 3 window: OpenAI's 34 minutes (the CSV) inside Anthropic's 3h6m (the
+/// page) are one window, priced as one timeline; an OpenAI-only incident costs a chain whose
+/// primary is up nothing beyond its normal bill.
+#[test]
+fn overlapping_incidents_are_one_window() {
+    let doc = json(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--incidents",
+        "examples/history/openai-monitoring.csv",
+        "--component",
+        "Claude API",
+        "--format",
+        "json",
+    ]);
+    let w = &doc["incidents"][1];
+    assert_eq!(w["providers"], serde_json::json!(["anthropic", "openai"]));
+    assert_eq!(f(w, "duration_s"), 11_160.0);
+    // OpenAI from 14:10: 3,600 s into the window, for 2,040 s
+    assert_eq!(f(&w["outages"][1], "start_s"), 3600.0);
+    assert_eq!(f(&w["outages"][1], "duration_s"), 2040.0);
+    let row = |id: u64, pattern: &str| -> Value {
+        doc["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| {
+                r["incident"] == id && r["chain"] == "price-matched" && r["pattern"] == pattern
+            })
+            .unwrap()
+            .clone()
+    };
+    // by hand (docs/timeline-notes.md): Sol answers 11,160 − 2,040 = 9,120 requests at 0.0348
+    // = 317.376; 456 cold starts on Sol (558 sessions less the 102 of OpenAI's 2,040 s) at
+    // 0.0972 = 44.3232; 558 fail-back writes at 0.1272 = 70.9776: 432.6768, 2,040 failed
+    let seq = row(2, "sequential");
+    assert_eq!(f(&seq, "total_usd"), 432.6768);
+    assert_eq!(f(&seq, "failed_requests"), 2040.0);
+    assert_eq!(f(&seq, "cold_starts"), 456.0);
+    // OpenAI alone for 25 min (gray, 30%): Sonnet answers all 1,500 requests at 0.0348 = 52.2
+    let openai = row(3, "sequential");
+    assert_eq!(
+        doc["incidents"][2]["providers"],
+        serde_json::json!(["openai"])
+    );
+    assert_eq!(f(&openai, "total_usd"), 52.2);
+    assert_eq!(f(&openai, "excess_usd"), 0.0);
+    assert_eq!(f(&openai, "failed_requests"), 0.0);
 }

@@ -703,7 +703,11 @@ pub fn load(
     }
     if let Some(i) = used.iter().position(|u| !u) {
         return Err(InputError {
-            file: paths.iter().map(|p| super::shown_path(p)).collect::<Vec<_>>().join(", "),
+            file: paths
+                .iter()
+                .map(|p| super::shown_path(p))
+                .collect::<Vec<_>>()
+                .join(", "),
             location: None,
             field: Some("--component".into()),
             message: format!(
@@ -1010,7 +1014,12 @@ mod tests {
             e.to_string(),
             "h.txt:2:1: neither an incident history format: it starts with \"who,when\"; expected a Statuspage incidents.json (an object with `page` and `incidents`) or the CSV provider,start,end,failure,error_rate (that header line first)"
         );
-        assert!(detect("e", "").unwrap_err().message.contains("the file is empty"));
+        assert!(
+            detect("e", "")
+                .unwrap_err()
+                .message
+                .contains("the file is empty")
+        );
     }
 
     #[test]

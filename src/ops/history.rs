@@ -25,8 +25,8 @@ use crate::model::timeline::{OutageFailure, Target, Timeline};
 use crate::model::{FailureMode, Incident, Pattern, Scenario};
 use crate::number::clean;
 use crate::report::history::{
-    HistoryMeta, HistoryReport, ProviderRate, ReplayIncident, ReplayOutage, ReplayRow,
-    ReplayTotal, YearsReport, YearsRow,
+    HistoryMeta, HistoryReport, ProviderRate, ReplayIncident, ReplayOutage, ReplayRow, ReplayTotal,
+    YearsReport, YearsRow,
 };
 use crate::report::{IncidentFigures, IncidentRow};
 use crate::sim::years::{self, IncidentPrice, ProviderHistory, YEAR_S, YearsOptions};
@@ -266,11 +266,20 @@ pub fn replay(
         format!(
             "per year: the totals divided by the history's span, {} to {} ({} days); a history that covers a longer period than its incidents overstates the rate",
             format_rfc3339(history.incidents[0].start_s),
-            format_rfc3339(history.incidents.iter().map(|i| i.end_s).fold(f64::MIN, f64::max)),
+            format_rfc3339(
+                history
+                    .incidents
+                    .iter()
+                    .map(|i| i.end_s)
+                    .fold(f64::MIN, f64::max)
+            ),
             crate::number::trim(span_s / 86_400.0, 2)
         ),
     ];
-    if rows.iter().any(|r| r.row.method == crate::report::Method::Simulated) {
+    if rows
+        .iter()
+        .any(|r| r.row.method == crate::report::Method::Simulated)
+    {
         notes.push("sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed".into());
     }
     if !history.skipped_open.is_empty() {

@@ -365,8 +365,5 @@ pub fn layout(report: &HistoryReport) -> Page {
             footer: vec![],
         });
     }
-    Page {
-        preamble,
-        sections,
-    }
+    Page { preamble, sections }
 }
