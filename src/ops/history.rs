@@ -1,6 +1,6 @@
 //! `fallcost compare --incidents FILE` as an operation (issue 14, items 3 and 4): replay an
 //! incident history on every chain of a scenario ([`replay`]) and, with `--years N`, simulate
-//! N years of it ([`years`]).
+//! N years of it ([`years()`]).
 //!
 //! **The replay.** The history (one or more files merged on one calendar,
 //! [`crate::input::history`]) is cut into incident windows: overlapping incidents of one

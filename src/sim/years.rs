@@ -17,8 +17,9 @@
 //! Poisson processes.
 //!
 //! **Pricing.** A year is priced by adding its incidents' prices, each a caller-supplied
-//! function of (chain, provider, sample: the duration, and what else the caller prices) evaluated once per chain and *distinct* sample of
-//! the history, before any year is drawn (a table): no request is re-simulated per year, which
+//! function of (chain, provider, sample: the duration and whatever else the caller prices)
+//! evaluated once per chain and *distinct* sample of the history, before any year is drawn (a
+//! table): no request is re-simulated per year, which
 //! is what makes 1e5 years take milliseconds (`benches/years.rs`). The price of an incident is
 //! what the incident engine says a window of that duration on that provider costs the chain
 //! over its normal bill (the premium) and how many requests it fails. Incidents in one year are
