@@ -492,3 +492,41 @@ fn overlapping_incidents_are_one_window() {
     assert_eq!(f(&openai, "excess_usd"), 0.0);
     assert_eq!(f(&openai, "failed_requests"), 0.0);
 }
+
+/// The document follows `schemas/history.schema.json` (strict: every row key required, no key
+/// unwritten), with and without `--years`, and the schema is not a rubber stamp.
+#[test]
+fn the_json_follows_its_schema() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schemas/history.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    for extra in [
+        &[][..],
+        &["--years", "50", "--seed", "3", "--cluster", "2"][..],
+    ] {
+        let mut args = vec![
+            "compare",
+            "--scenario",
+            SEPT3,
+            "--incidents",
+            "examples/history/anthropic-incidents.json",
+            "--incidents",
+            "examples/history/openai-monitoring.csv",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let doc = json(&args);
+        let errors: Vec<String> = v
+            .iter_errors(&doc)
+            .take(5)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{extra:?}:\n{}", errors.join("\n"));
+        let mut bad = doc.clone();
+        bad["rows"][0].as_object_mut().unwrap().remove("providers");
+        assert!(!v.is_valid(&bad));
+    }
+}
