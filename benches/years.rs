@@ -20,12 +20,12 @@ fn main() {
         .map(|(p, r)| ProviderHistory {
             provider: p.to_string(),
             incidents_per_year: r,
-            durations_s: durations.clone(),
+            samples: durations.clone(),
         })
         .collect();
-    let price = |c: usize, p: usize, d: f64| IncidentPrice {
+    let price = |c: usize, p: usize, d: &f64| IncidentPrice {
         premium_usd: d * 0.01 * (c + 1) as f64,
-        failed_requests: if p == c % 3 { d } else { 0.0 },
+        failed_requests: if p == c % 3 { *d } else { 0.0 },
     };
     let chains = [YEAR_S; 4];
     println!(

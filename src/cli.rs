@@ -319,6 +319,7 @@ pub struct OutputArgs {
 
 /// `fallcost compare`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("seeded").args(["mc", "years"]).multiple(true)))]
 pub struct CompareArgs {
     /// The scenario file (TOML): request, chains, `[steady]`, `[incident]`. With `--config`, a
     /// scenario without `[[chain]]`: what the config cannot say (request, failure rates,
@@ -363,9 +364,9 @@ pub struct CompareArgs {
     /// figures.
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000000", value_parser = parse_mc_requests)]
     pub mc: Option<u64>,
-    /// The Monte Carlo seed: the same seed prints the same output, whatever the thread count.
-    /// Without it a seed is drawn and printed on standard error.
-    #[arg(long, value_name = "S", requires = "mc")]
+    /// The Monte Carlo seed (`--mc`, `--years`): the same seed prints the same output, whatever
+    /// the thread count. Without it a seed is drawn and printed on standard error.
+    #[arg(long, value_name = "S", requires = "seeded")]
     pub seed: Option<u64>,
     /// Incident windows to simulate per chain and pattern (default 200; at least 2). Each
     /// window replays every request of the incident on every chain in all 4 patterns, and the
@@ -382,6 +383,40 @@ pub struct CompareArgs {
     /// bill in its parts (window, cold starts, fail-back writes).
     #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
+    /// Replay an incident history: a Statuspage `incidents.json` or a CSV
+    /// `provider,start,end,failure,error_rate` (told by content). Repeatable: several files
+    /// (providers) are merged on one calendar, and overlapping incidents of different providers
+    /// are priced as one window. Each incident replaces the scenario's outage (its
+    /// `[incident]` gives requests per second and session length); prints one row per incident
+    /// × chain × pattern, the totals and the totals per year of the history's span.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["mc", "plot", "drill"])]
+    pub incidents: Vec<PathBuf>,
+    /// With `--incidents`: the provider of a Statuspage page whose URL or name does not say it
+    /// (the price table's provider, e.g. `anthropic`).
+    #[arg(long, value_name = "NAME", requires = "incidents")]
+    pub provider: Option<String>,
+    /// With `--incidents`: keep the Statuspage incidents that list this component (repeatable;
+    /// a page mixes chat apps and APIs). A name no incident lists is an error.
+    #[arg(long = "component", value_name = "NAME", requires = "incidents")]
+    pub components: Vec<String>,
+    /// With `--incidents`: skip incidents still open (no `resolved_at`) instead of failing.
+    #[arg(long, requires = "incidents")]
+    pub skip_open: bool,
+    /// With `--incidents`: the error rate of a Statuspage `minor` incident (default 0.5, the
+    /// midpoint of what `minor` can mean; `major` and `critical` are 1).
+    #[arg(long, value_name = "RATE", requires = "incidents", value_parser = parse_share)]
+    pub minor_error_rate: Option<f64>,
+    /// With `--incidents`: simulate N years of the history (2 to 1e6): each provider's
+    /// incidents a Poisson process at its history's rate, durations resampled, each priced once
+    /// by the incident engine. Prints per chain the expected annual incident premium with its
+    /// interval, its p50/p95/p99, failed requests per year and availability. `--seed` repeats a
+    /// run.
+    #[arg(long, value_name = "N", requires = "incidents", value_parser = parse_years)]
+    pub years: Option<u64>,
+    /// With `--years`: clustered years: each year every provider's rate is multiplied by one
+    /// common Gamma(K, 1/K) factor (mean 1, variance 1/K; smaller K, more clustering).
+    #[arg(long, value_name = "K", requires = "years", value_parser = parse_ratio)]
+    pub cluster: Option<f64>,
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -464,6 +499,11 @@ pub struct SweepArgs {
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `--years N`: 2 to 1e6 simulated years.
+fn parse_years(s: &str) -> Result<u64, String> {
+    parse_count_up_to(s, 1_000_000, "2 to 1e6 simulated years")
 }
 
 fn parse_ratio(s: &str) -> Result<f64, String> {

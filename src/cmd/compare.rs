@@ -61,6 +61,9 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
     if let Some(d) = &args.drill {
         scenario::drill(&mut scenario, d, &label).map_err(anyhow::Error::msg)?;
     }
+    if !args.incidents.is_empty() {
+        return crate::cmd::history::run(args, opts, &scenario, partial.is_some());
+    }
     crate::output::ui::detail(&format!(
         "price table {}; {} chain{}",
         scenario.pricing,

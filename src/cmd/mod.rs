@@ -7,6 +7,7 @@ pub mod calibrate;
 pub mod check;
 pub mod compare;
 pub mod completions;
+pub mod history;
 pub mod options;
 pub mod prices;
 pub mod sweep;

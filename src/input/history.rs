@@ -298,6 +298,29 @@ pub fn parse_rfc3339(text: &str) -> Result<f64, String> {
     Ok((days * 86_400 + h * 3600 + mi * 60 + s - offset) as f64 + frac)
 }
 
+/// Unix seconds as RFC 3339 UTC, to the second (`2026-09-03T13:10:00Z`; a fraction is
+/// rounded to the nearest second). The inverse of [`parse_rfc3339`] on whole seconds.
+pub fn format_rfc3339(unix_s: f64) -> String {
+    let t = unix_s.round() as i64;
+    let (days, secs) = (t.div_euclid(86_400), t.rem_euclid(86_400));
+    // Howard Hinnant's civil_from_days
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -553,6 +576,148 @@ pub fn parse_statuspage(
     }
     out.sort();
     Ok(out)
+}
+
+/// The format of a history file, told by its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryFormat {
+    /// A Statuspage `incidents.json` (the text starts with `{`).
+    Statuspage,
+    /// The plain CSV (the first line starts with `provider,`).
+    Csv,
+}
+
+/// Tell a history file's format from its content: JSON when the first non-blank character
+/// (after a byte-order mark) is `{`, the CSV when its first line starts with `provider,`.
+///
+/// Errors: `Schema` at line 1 naming both formats, for any other content (an empty file, a
+/// JSON array, another CSV's header).
+pub fn detect(file: &str, text: &str) -> Result<HistoryFormat, InputError> {
+    let body = text.trim_start_matches('\u{feff}');
+    let first = body.trim_start();
+    if first.starts_with('{') {
+        return Ok(HistoryFormat::Statuspage);
+    }
+    let line = first.lines().next().unwrap_or("").trim();
+    if line.starts_with("provider,") {
+        return Ok(HistoryFormat::Csv);
+    }
+    let offset = text.len() - first.len();
+    let shown: String = line.chars().take(40).collect();
+    Err(InputError {
+        file: file.to_string(),
+        location: Some(Location::of_offset(text, offset)),
+        field: None,
+        message: format!(
+            "neither an incident history format: {}; expected a Statuspage incidents.json (an object with `page` and `incidents`) or the CSV provider,start,end,failure,error_rate (that header line first)",
+            if first.is_empty() {
+                "the file is empty".to_string()
+            } else {
+                format!("it starts with {shown:?}")
+            }
+        ),
+        kind: InputErrorKind::Schema,
+    })
+}
+
+/// Read one history file of either format ([`detect`]): a Statuspage file with `options`, a
+/// CSV as it is (`options.provider` and `options.components` apply to Statuspage pages only;
+/// `file` is the name used in messages).
+///
+/// Errors: those of [`detect`], [`parse_statuspage`] and [`parse_csv`].
+pub fn parse_any(
+    file: &str,
+    text: &str,
+    options: &StatuspageOptions,
+) -> Result<History, InputError> {
+    match detect(file, text)? {
+        HistoryFormat::Statuspage => parse_statuspage(file, text, options),
+        HistoryFormat::Csv => parse_csv(file, text),
+    }
+}
+
+/// The component names a Statuspage file's incidents list (empty if it does not parse: the
+/// parser then says why).
+fn statuspage_components(text: &str) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct Names {
+        #[serde(default)]
+        incidents: Vec<Comps>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Comps {
+        #[serde(default)]
+        components: Vec<SpComponent>,
+    }
+    serde_json::from_str::<Names>(text)
+        .map(|n| {
+            n.incidents
+                .into_iter()
+                .flat_map(|i| i.components.into_iter().map(|c| c.name))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Read the history files `paths` and merge them on one calendar ([`History::merge`]).
+///
+/// With several Statuspage files, `--component` names apply to the files that list them (a
+/// page names its API `API`, another `claude API`): each file keeps its incidents listing one
+/// of the names it knows. A file that knows none of the names, and a name no file lists, are
+/// errors (the first naming the components the file has).
+///
+/// Errors: a file that cannot be read ([`super::read_text`]), any error of [`parse_any`] for
+/// the first file that has one, and the component errors above.
+pub fn load(
+    paths: &[std::path::PathBuf],
+    options: &StatuspageOptions,
+) -> Result<History, InputError> {
+    let mut parts = Vec::with_capacity(paths.len());
+    let mut used = vec![false; options.components.len()];
+    for path in paths {
+        let text = super::read_text(path)?;
+        let file = super::shown_path(path);
+        let mut own = options.clone();
+        let statuspage = detect(&file, &text)? == HistoryFormat::Statuspage;
+        if statuspage && paths.len() == 1 {
+            // one page: every name must be its own (the parser says which is not, and why)
+            used.iter_mut().for_each(|u| *u = true);
+        } else if statuspage && !options.components.is_empty() {
+            let known = statuspage_components(&text);
+            let mine: Vec<String> = options
+                .components
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| known.contains(c))
+                .map(|(i, c)| {
+                    used[i] = true;
+                    c.clone()
+                })
+                .collect();
+            // none known here: the parser's error names the first and this file's components
+            if !mine.is_empty() {
+                own.components = mine;
+            }
+        }
+        parts.push(parse_any(&file, &text, &own)?);
+    }
+    if let Some(i) = used.iter().position(|u| !u) {
+        return Err(InputError {
+            file: paths
+                .iter()
+                .map(|p| super::shown_path(p))
+                .collect::<Vec<_>>()
+                .join(", "),
+            location: None,
+            field: Some("--component".into()),
+            message: format!(
+                "no incident of these files lists a component {:?}; --component selects the incidents of Statuspage files (a CSV has no components)",
+                options.components[i]
+            ),
+            kind: InputErrorKind::Invalid,
+        });
+    }
+    Ok(History::merge(parts))
 }
 
 /// Byte offsets of the elements of the array under top-level key `key` of a JSON object
@@ -822,6 +987,39 @@ mod tests {
         );
         assert!(parse_rfc3339("2026-09-03").is_err());
         assert!(parse_rfc3339("2026-09-03T13:10:00+2:00").is_err());
+    }
+
+    #[test]
+    fn rfc3339_formats_back() {
+        assert_eq!(format_rfc3339(0.0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_rfc3339(T0), "2026-09-03T13:10:00Z");
+        // 2024-02-29 00:00 (a leap day) and one second before it
+        assert_eq!(format_rfc3339(1_709_164_800.0), "2024-02-29T00:00:00Z");
+        assert_eq!(format_rfc3339(1_709_164_799.0), "2024-02-28T23:59:59Z");
+        assert_eq!(format_rfc3339(T0 + 11_160.4), "2026-09-03T16:16:00Z");
+    }
+
+    #[test]
+    fn the_format_is_told_by_content() {
+        assert_eq!(
+            detect("a", " \n{\"page\": {}}"),
+            Ok(HistoryFormat::Statuspage)
+        );
+        assert_eq!(
+            detect("a", "provider,start,end,failure\n"),
+            Ok(HistoryFormat::Csv)
+        );
+        let e = detect("h.txt", "\nwho,when\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "h.txt:2:1: neither an incident history format: it starts with \"who,when\"; expected a Statuspage incidents.json (an object with `page` and `incidents`) or the CSV provider,start,end,failure,error_rate (that header line first)"
+        );
+        assert!(
+            detect("e", "")
+                .unwrap_err()
+                .message
+                .contains("the file is empty")
+        );
     }
 
     #[test]

@@ -4,5 +4,6 @@
 
 pub mod check;
 pub mod compare;
+pub mod history;
 pub mod prices;
 pub mod sweep;

@@ -45,7 +45,7 @@ const COUNT_KEYS: &[&str] = &[
 ];
 
 /// A whole f64 under a count key as an integer, recursively.
-fn integer_counts(v: &mut Value) {
+pub(crate) fn integer_counts(v: &mut Value) {
     match v {
         Value::Object(map) => {
             for (k, x) in map.iter_mut() {

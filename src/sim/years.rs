@@ -17,8 +17,9 @@
 //! Poisson processes.
 //!
 //! **Pricing.** A year is priced by adding its incidents' prices, each a caller-supplied
-//! function of (chain, provider, duration) evaluated once per chain and *distinct* duration of
-//! the history, before any year is drawn (a table): no request is re-simulated per year, which
+//! function of (chain, provider, sample: the duration and whatever else the caller prices)
+//! evaluated once per chain and *distinct* sample of the history, before any year is drawn (a
+//! table): no request is re-simulated per year, which
 //! is what makes 1e5 years take milliseconds (`benches/years.rs`). The price of an incident is
 //! what the incident engine says a window of that duration on that provider costs the chain
 //! over its normal bill (the premium) and how many requests it fails. Incidents in one year are
@@ -51,37 +52,42 @@ pub const YEARS_PER_CHUNK: u64 = 4096;
 pub const YEAR_S: f64 = 365.25 * 86_400.0;
 
 /// One provider's history, as the simulation uses it.
+///
+/// `S` is what is resampled of each incident: its duration in seconds (`f64`), or whatever
+/// else the caller's pricing function needs to price it (a duration with its error rate and
+/// failure mode: `ops::history`); two equal samples are priced once.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProviderHistory {
+pub struct ProviderHistory<S = f64> {
     /// The provider (the caller's pricing function receives its index).
     pub provider: String,
     /// r: incidents per year (n / T).
     pub incidents_per_year: f64,
-    /// The durations of its incidents in the history, seconds (resampled uniformly).
-    pub durations_s: Vec<f64>,
+    /// Its incidents in the history (resampled uniformly): durations in seconds, or the
+    /// caller's incident shapes.
+    pub samples: Vec<S>,
 }
 
-impl ProviderHistory {
-    /// Per provider, in first-seen order, from `(provider, duration_s)` incidents observed over
+impl<S> ProviderHistory<S> {
+    /// Per provider, in first-seen order, from `(provider, sample)` incidents observed over
     /// `span_s` seconds: rate = count / (span / [`YEAR_S`]).
     pub fn from_incidents<'a>(
-        incidents: impl IntoIterator<Item = (&'a str, f64)>,
+        incidents: impl IntoIterator<Item = (&'a str, S)>,
         span_s: f64,
-    ) -> Vec<ProviderHistory> {
-        let mut out: Vec<ProviderHistory> = Vec::new();
+    ) -> Vec<ProviderHistory<S>> {
+        let mut out: Vec<ProviderHistory<S>> = Vec::new();
         for (p, d) in incidents {
             match out.iter_mut().find(|h| h.provider == p) {
-                Some(h) => h.durations_s.push(d),
+                Some(h) => h.samples.push(d),
                 None => out.push(ProviderHistory {
                     provider: p.to_string(),
                     incidents_per_year: 0.0,
-                    durations_s: vec![d],
+                    samples: vec![d],
                 }),
             }
         }
         let years = span_s / YEAR_S;
         for h in &mut out {
-            h.incidents_per_year = h.durations_s.len() as f64 / years;
+            h.incidents_per_year = h.samples.len() as f64 / years;
         }
         out
     }
@@ -128,30 +134,35 @@ pub struct YearsFigures {
     pub incidents_per_year: f64,
 }
 
-/// The price table: per provider, its distinct durations and, per history incident, the index
-/// of its duration among them; per chain × provider × distinct duration, the price.
+/// The price table: per provider, its distinct samples and, per history incident, the index
+/// of its sample among them; per chain × provider × distinct sample, the price.
 struct Table {
     sample: Vec<Vec<usize>>,
     prices: Vec<Vec<Vec<IncidentPrice>>>,
 }
 
-fn table(
-    providers: &[ProviderHistory],
+fn table<S: PartialEq>(
+    providers: &[ProviderHistory<S>],
     chains: usize,
-    price: &(dyn Fn(usize, usize, f64) -> IncidentPrice + Sync),
+    price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
 ) -> Table {
     let mut sample = Vec::with_capacity(providers.len());
-    let mut distinct_of = Vec::with_capacity(providers.len());
+    let mut distinct_of: Vec<Vec<&S>> = Vec::with_capacity(providers.len());
     for h in providers {
-        let mut distinct: Vec<f64> = h.durations_s.clone();
-        distinct.sort_by(f64::total_cmp);
-        distinct.dedup();
-        sample.push(
-            h.durations_s
-                .iter()
-                .map(|d| distinct.partition_point(|x| x < d))
-                .collect(),
-        );
+        // first-seen order; a history holds tens to hundreds of incidents per provider
+        let mut distinct: Vec<&S> = Vec::new();
+        let index: Vec<usize> = h
+            .samples
+            .iter()
+            .map(|s| match distinct.iter().position(|d| *d == s) {
+                Some(i) => i,
+                None => {
+                    distinct.push(s);
+                    distinct.len() - 1
+                }
+            })
+            .collect();
+        sample.push(index);
         distinct_of.push(distinct);
     }
     let prices = (0..chains)
@@ -159,7 +170,7 @@ fn table(
             distinct_of
                 .iter()
                 .enumerate()
-                .map(|(p, ds)| ds.iter().map(|&d| price(c, p, d)).collect())
+                .map(|(p, ds)| ds.iter().map(|d| price(c, p, d)).collect())
                 .collect()
         })
         .collect();
@@ -167,9 +178,9 @@ fn table(
 }
 
 /// One simulated year per chain: (premium, failed requests), and the incident count.
-fn draw_year(
+fn draw_year<S>(
     rng: &mut SimRng,
-    providers: &[ProviderHistory],
+    providers: &[ProviderHistory<S>],
     t: &Table,
     shape: Option<f64>,
     out: &mut [(f64, f64)],
@@ -182,7 +193,7 @@ fn draw_year(
     let mut count = 0;
     for (p, h) in providers.iter().enumerate() {
         let rate = h.incidents_per_year * factor;
-        if rate <= 0.0 || h.durations_s.is_empty() {
+        if rate <= 0.0 || h.samples.is_empty() {
             continue;
         }
         let k = Poisson::new(rate).map_or(0.0, |d| d.sample(rng)) as u64;
@@ -211,13 +222,13 @@ fn quantile(v: &[f64], q: f64) -> f64 {
 }
 
 /// Simulate `options.years` years of `providers`' incidents for `requests_per_year.len()`
-/// chains, each incident priced by `price(chain, provider index, duration_s)` (called once per
-/// chain and distinct duration). `requests_per_year[c]`: chain c's requests in a year (λ ·
-/// [`YEAR_S`]), for availability.
-pub fn simulate(
-    providers: &[ProviderHistory],
+/// chains, each incident priced by `price(chain, provider index, sample)` (called once per
+/// chain and distinct sample, before any year is drawn). `requests_per_year[c]`: chain c's
+/// requests in a year (λ · [`YEAR_S`]), for availability.
+pub fn simulate<S: PartialEq + Sync>(
+    providers: &[ProviderHistory<S>],
     requests_per_year: &[f64],
-    price: &(dyn Fn(usize, usize, f64) -> IncidentPrice + Sync),
+    price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
     options: YearsOptions,
 ) -> Vec<YearsFigures> {
     let chains = requests_per_year.len();
@@ -298,7 +309,7 @@ mod tests {
         vec![ProviderHistory {
             provider: "anthropic".into(),
             incidents_per_year: rate,
-            durations_s: durations.to_vec(),
+            samples: durations.to_vec(),
         }]
     }
 
@@ -324,17 +335,17 @@ mod tests {
         );
         assert_eq!(h[0].provider, "anthropic");
         assert_eq!(h[0].incidents_per_year, 1.5);
-        assert_eq!(h[0].durations_s, vec![60.0, 90.0, 60.0]);
+        assert_eq!(h[0].samples, vec![60.0, 90.0, 60.0]);
         assert_eq!(h[1].incidents_per_year, 0.5);
     }
 
     #[test]
     fn each_distinct_duration_is_priced_once_per_chain() {
         let calls = AtomicUsize::new(0);
-        let price = |_c: usize, _p: usize, d: f64| {
+        let price = |_c: usize, _p: usize, d: &f64| {
             calls.fetch_add(1, Ordering::Relaxed);
             IncidentPrice {
-                premium_usd: d,
+                premium_usd: *d,
                 failed_requests: 0.0,
             }
         };
@@ -385,7 +396,7 @@ mod tests {
         let f = simulate(
             &one_provider(2.0, &[3600.0, 7200.0]),
             &[1.0],
-            &|_, _, d| IncidentPrice {
+            &|_, _, d: &f64| IncidentPrice {
                 premium_usd: d / 36.0,
                 failed_requests: 0.0,
             },
@@ -405,15 +416,15 @@ mod tests {
             ProviderHistory {
                 provider: "anthropic".into(),
                 incidents_per_year: 12.0,
-                durations_s: vec![600.0, 3600.0, 11_160.0],
+                samples: vec![600.0, 3600.0, 11_160.0],
             },
             ProviderHistory {
                 provider: "openai".into(),
                 incidents_per_year: 8.0,
-                durations_s: vec![2040.0, 900.0],
+                samples: vec![2040.0, 900.0],
             },
         ];
-        let price = |c: usize, p: usize, d: f64| IncidentPrice {
+        let price = |c: usize, p: usize, d: &f64| IncidentPrice {
             premium_usd: d * (c + 1) as f64 + p as f64,
             failed_requests: d * p as f64,
         };
@@ -444,7 +455,7 @@ mod tests {
 
     #[test]
     fn a_common_year_factor_keeps_the_mean_and_fattens_the_tail() {
-        let price = |_: usize, _: usize, _: f64| IncidentPrice {
+        let price = |_: usize, _: usize, _: &f64| IncidentPrice {
             premium_usd: 1.0,
             failed_requests: 0.0,
         };

@@ -1,0 +1,369 @@
+//! The `fallcost compare --incidents` document ([`HistoryReport`]) in every format: a table
+//! (terminal or Markdown: the incidents, a row per incident × chain × pattern, the totals, per
+//! year, and with `--years` the simulated years), CSV (one row per incident row, total, per-year
+//! total and years row, told apart by `section`; the same columns with or without `--years`)
+//! and JSON (the [`HistoryReport`] as serialised).
+
+use super::csv::{guard, num};
+use super::layout::{Page, Section};
+use super::{Format, table};
+use crate::figures::{Entry, INCIDENT_FIGURES, IncidentFigures};
+use crate::number::{count, format_seconds, money, multiplier, trim};
+use crate::report::history::{HistoryReport, YearsRow};
+
+/// `report` in `format`, as written to standard output or `--output`.
+///
+/// Errors: a CSV or JSON serialisation failure.
+pub fn render(report: &HistoryReport, format: Format) -> anyhow::Result<Vec<u8>> {
+    Ok(match format {
+        Format::Table => table::render(&layout(report), table::Style::Terminal).into_bytes(),
+        Format::Markdown => table::render(&layout(report), table::Style::Markdown).into_bytes(),
+        Format::Json => super::json::render(&json(report)?)?,
+        Format::Csv => csv(report)?,
+    })
+}
+
+/// The JSON document: the [`HistoryReport`] as serialised, each row carrying every key of
+/// `compare`'s incident rows (`blended`, `approximate`, `breaker`, `method`,
+/// `simulated_windows`, `simulated_precision`, present in every row) and counts as integers
+/// when whole, as `compare` prints them.
+///
+/// Errors: none in practice (the report is plain data).
+pub fn json(report: &HistoryReport) -> anyhow::Result<serde_json::Value> {
+    use serde_json::{Value, json};
+    let mut doc = serde_json::to_value(report)?;
+    if let Some(Value::Array(rows)) = doc.get_mut("rows") {
+        for row in rows.iter_mut() {
+            if let Some(m) = row.as_object_mut() {
+                let blended =
+                    m.get("chain").and_then(Value::as_str) == Some(crate::report::BLENDED);
+                m.insert("blended".into(), json!(blended));
+                m.entry("approximate").or_insert(json!(false));
+                m.entry("breaker").or_insert(Value::Null);
+                m.entry("method").or_insert(json!("analytic"));
+                m.entry("simulated_windows").or_insert(Value::Null);
+                m.entry("simulated_precision").or_insert(Value::Null);
+            }
+        }
+    }
+    for section in ["totals", "per_year"] {
+        if let Some(Value::Array(rows)) = doc.get_mut(section) {
+            for row in rows.iter_mut() {
+                if let Some(m) = row.as_object_mut() {
+                    let blended =
+                        m.get("chain").and_then(Value::as_str) == Some(crate::report::BLENDED);
+                    m.insert("blended".into(), json!(blended));
+                }
+            }
+        }
+    }
+    super::json::integer_counts(&mut doc);
+    Ok(doc)
+}
+
+/// The CSV's identity columns, before the incident figures.
+pub const ID_COLUMNS: [&str; 8] = [
+    "section",
+    "incident",
+    "name",
+    "providers",
+    "start",
+    "duration_s",
+    "chain",
+    "pattern",
+];
+
+/// The CSV's columns after the incident figures: the incident rows' own, the totals' count,
+/// then the years rows' figures.
+pub const TAIL_COLUMNS: [&str; 15] = [
+    "dead_time_mean_s",
+    "method",
+    "incidents",
+    "requests_per_year",
+    "premium_mean_usd",
+    "premium_mean_usd_ci95_lo",
+    "premium_mean_usd_ci95_hi",
+    "premium_p50_usd",
+    "premium_p95_usd",
+    "premium_p99_usd",
+    "failed_per_year",
+    "availability",
+    "nines",
+    "incidents_per_year",
+    "years_seed",
+];
+
+/// The CSV header: [`ID_COLUMNS`], every incident figure (`INCIDENT_FIGURES`), [`TAIL_COLUMNS`].
+pub fn columns() -> Vec<&'static str> {
+    ID_COLUMNS
+        .iter()
+        .copied()
+        .chain(INCIDENT_FIGURES.iter().map(|f| f.key))
+        .chain(TAIL_COLUMNS.iter().copied())
+        .collect()
+}
+
+/// The cells of an incident figure set, in declaration order.
+fn figure_cells(f: &IncidentFigures<f64>) -> Vec<String> {
+    let mut cells = Vec::new();
+    f.visit(|_, e| {
+        cells.push(match e {
+            Entry::Figure(v) => num(v.copied()),
+            Entry::Exact(v) => num(v),
+            Entry::Text(t) => guard(&t),
+        })
+    });
+    cells
+}
+
+fn csv(report: &HistoryReport) -> anyhow::Result<Vec<u8>> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let header = columns();
+    w.write_record(&header)?;
+    let blank = |n: usize| vec![String::new(); n];
+    let years_width = TAIL_COLUMNS.len() - 3;
+    for r in &report.rows {
+        let mut rec = vec![
+            "incident".to_string(),
+            r.incident.to_string(),
+            guard(&r.name),
+            guard(&r.providers.join(";")),
+            r.start.clone(),
+            num(Some(r.duration_s)),
+            guard(&r.row.chain),
+            r.row.pattern.as_str().to_string(),
+        ];
+        rec.extend(figure_cells(&r.row.analytic));
+        rec.push(num(Some(r.row.dead_time_mean_s)));
+        rec.push(r.row.method.as_str().to_string());
+        rec.extend(blank(1 + years_width));
+        w.write_record(&rec)?;
+    }
+    for (section, list) in [("total", &report.totals), ("per_year", &report.per_year)] {
+        for t in list {
+            let mut rec = vec![section.to_string()];
+            rec.extend(blank(5));
+            rec.extend([guard(&t.chain), t.pattern.as_str().to_string()]);
+            rec.extend(figure_cells(&t.figures));
+            rec.extend(blank(2));
+            rec.push(t.incidents.to_string());
+            rec.extend(blank(years_width));
+            w.write_record(&rec)?;
+        }
+    }
+    if let Some(y) = &report.years {
+        for r in &y.rows {
+            let mut rec = vec!["years".to_string()];
+            rec.extend(blank(5));
+            rec.extend([guard(&r.chain), r.pattern.as_str().to_string()]);
+            rec.extend(blank(INCIDENT_FIGURES.len() + 3));
+            rec.extend(years_cells(r));
+            rec.push(y.seed.to_string());
+            w.write_record(&rec)?;
+        }
+    }
+    Ok(w.into_inner()?)
+}
+
+/// A years row's CSV cells, `requests_per_year` to `incidents_per_year`.
+fn years_cells(r: &YearsRow) -> Vec<String> {
+    vec![
+        num(Some(r.requests_per_year)),
+        num(Some(r.premium_mean_usd)),
+        num(Some(r.premium_mean_usd_ci95[0])),
+        num(Some(r.premium_mean_usd_ci95[1])),
+        num(Some(r.premium_p50_usd)),
+        num(Some(r.premium_p95_usd)),
+        num(Some(r.premium_p99_usd)),
+        num(Some(r.failed_per_year)),
+        num(Some(r.availability)),
+        num(r.nines),
+        num(Some(r.incidents_per_year)),
+    ]
+}
+
+/// The columns of a figures table: total, × normal, excess, failed (the cache figures are in
+/// the JSON and CSV).
+const FIGURE_HEADER: [&str; 4] = ["total USD", "x normal", "excess USD", "failed"];
+
+fn figure_row(f: &IncidentFigures<f64>) -> Vec<String> {
+    vec![
+        money(f.total_usd),
+        f.multiplier.map_or("–".into(), multiplier),
+        money(f.excess_usd),
+        count(f.failed_requests),
+    ]
+}
+
+/// An RFC 3339 time as the table shows it: `2026-09-03 13:10` (UTC).
+fn short_time(rfc3339: &str) -> String {
+    let t = rfc3339.replacen('T', " ", 1);
+    match t.strip_suffix(":00Z") {
+        Some(minutes) => minutes.to_string(),
+        None => t,
+    }
+}
+
+/// Availability as a percentage with enough decimals to show the nines.
+fn availability(a: f64) -> String {
+    format!("{}%", trim(a * 100.0, 6))
+}
+
+/// The table.
+pub fn layout(report: &HistoryReport) -> Page {
+    let h = &report.history;
+    let mut preamble = vec![
+        format!("{} (incident history replayed)", report.scenario),
+        format!(
+            "{} incident window{} from {} ({} to {}, {} days); providers {}",
+            report.incidents.len(),
+            if report.incidents.len() == 1 { "" } else { "s" },
+            h.files.join(", "),
+            short_time(&h.start),
+            short_time(&h.end),
+            trim(h.span_s / 86_400.0, 2),
+            h.providers.join(", ")
+        ),
+    ];
+    preamble.extend(report.notes.iter().cloned());
+    let mut sections = vec![Section {
+        heading: None,
+        title: "Incidents".into(),
+        notes: vec![],
+        header: ["#", "start (UTC)", "duration", "providers", "name"]
+            .map(String::from)
+            .to_vec(),
+        numeric: vec![true, false, true, false, false],
+        rows: report
+            .incidents
+            .iter()
+            .map(|i| {
+                vec![
+                    i.id.to_string(),
+                    short_time(&i.start),
+                    format_seconds(i.duration_s),
+                    i.providers.join(", "),
+                    i.name.clone(),
+                ]
+            })
+            .collect(),
+        footer: vec![],
+    }];
+    let mut header: Vec<String> = ["#", "chain", "pattern"].map(String::from).to_vec();
+    header.extend(FIGURE_HEADER.map(String::from));
+    let mut numeric = vec![true, false, false];
+    numeric.extend([true; 4]);
+    sections.push(Section {
+        heading: None,
+        title: "Per incident".into(),
+        notes: vec![],
+        header: header.clone(),
+        numeric: numeric.clone(),
+        rows: report
+            .rows
+            .iter()
+            .map(|r| {
+                let mut cells = vec![
+                    r.incident.to_string(),
+                    r.row.chain.clone(),
+                    r.row.pattern.as_str().to_string(),
+                ];
+                let mut fig = figure_row(&r.row.analytic);
+                if r.row.method == crate::report::Method::Simulated {
+                    fig[0] = format!("sim {}", fig[0]);
+                }
+                cells.extend(fig);
+                cells
+            })
+            .collect(),
+        footer: vec![],
+    });
+    header[0] = "incidents".into();
+    for (title, list) in [
+        ("Over the history".to_string(), &report.totals),
+        (
+            format!("Per year (the history's {} years)", trim(h.span_years, 4)),
+            &report.per_year,
+        ),
+    ] {
+        sections.push(Section {
+            heading: None,
+            title,
+            notes: vec![],
+            header: header.clone(),
+            numeric: numeric.clone(),
+            rows: list
+                .iter()
+                .map(|t| {
+                    let mut cells = vec![
+                        t.incidents.to_string(),
+                        t.chain.clone(),
+                        t.pattern.as_str().to_string(),
+                    ];
+                    cells.extend(figure_row(&t.figures));
+                    cells
+                })
+                .collect(),
+            footer: vec![],
+        });
+    }
+    if let Some(y) = &report.years {
+        sections.push(Section {
+            heading: None,
+            title: format!(
+                "{} simulated years ({}, seed {}): incident premium per year",
+                crate::number::group(&y.years.to_string()),
+                y.model,
+                y.seed
+            ),
+            notes: vec![format!(
+                "rates per year: {}",
+                y.rates
+                    .iter()
+                    .map(|r| format!(
+                        "{} {} ({} incidents)",
+                        r.provider,
+                        trim(r.incidents_per_year, 3),
+                        r.incidents
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )],
+            header: [
+                "chain",
+                "pattern",
+                "premium/yr ± 95%",
+                "p50",
+                "p95",
+                "p99",
+                "failed/yr",
+                "availability (nines)",
+            ]
+            .map(String::from)
+            .to_vec(),
+            numeric: vec![false, false, true, true, true, true, true, true],
+            rows: y
+                .rows
+                .iter()
+                .map(|r| {
+                    let half = (r.premium_mean_usd_ci95[1] - r.premium_mean_usd_ci95[0]) / 2.0;
+                    vec![
+                        r.chain.clone(),
+                        r.pattern.as_str().to_string(),
+                        format!("{} ± {}", money(r.premium_mean_usd), money(half)),
+                        money(r.premium_p50_usd),
+                        money(r.premium_p95_usd),
+                        money(r.premium_p99_usd),
+                        count(r.failed_per_year.round()),
+                        match r.nines {
+                            Some(n) => format!("{} ({})", availability(r.availability), trim(n, 2)),
+                            None => availability(r.availability),
+                        },
+                    ]
+                })
+                .collect(),
+            footer: vec![],
+        });
+    }
+    Page { preamble, sections }
+}

@@ -1,0 +1,532 @@
+//! `fallcost compare --incidents FILE [--years N --seed S]` end to end (issue 14, items 3, 4, 6):
+//! the replay against single-incident runs, the totals and per-year figures, the years'
+//! reproducibility, the documents' keys, and bad inputs.
+
+mod common;
+
+use common::{fallcost, ok, root};
+use serde_json::Value;
+
+const SEPT3: &str = "scenarios/sept3.toml";
+/// Three Anthropic incidents (1 h, 3h6m, 20 min) spanning exactly half a Julian year: first
+/// start 2026-01-01T00:00Z, last end 2026-07-02T15:00Z = 181 + 1 days + 15 h = 182.625 days
+/// = 15,778,800 s = 365.25 × 86,400 / 2.
+const HALF_YEAR: &str = "tests/fixtures/history/anthropic-half-year.csv";
+
+fn json(args: &[&str]) -> Value {
+    serde_json::from_str(&ok(args)).expect("JSON")
+}
+
+fn f(v: &Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or_else(|| panic!("{key} in {v}"))
+}
+
+/// The incident rows of `compare` on sept3 with the shorthand outage (Anthropic down for the
+/// whole window) lasting `duration`.
+fn single(duration: &str) -> Vec<Value> {
+    let doc = json(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--set",
+        &format!("incident.duration={duration}"),
+        "--format",
+        "json",
+    ]);
+    doc["incident"].as_array().unwrap().clone()
+}
+
+#[test]
+fn each_replayed_incident_is_compare_on_that_one_outage() {
+    let doc = json(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--format",
+        "json",
+    ]);
+    let rows = doc["rows"].as_array().unwrap();
+    // 3 windows × 2 chains × 4 patterns
+    assert_eq!(rows.len(), 24);
+    for (id, duration) in [(1, "1h"), (2, "3h6m"), (3, "20m")] {
+        let expected = single(duration);
+        let got: Vec<&Value> = rows
+            .iter()
+            .filter(|r| r["incident"].as_u64() == Some(id))
+            .collect();
+        assert_eq!(got.len(), expected.len(), "incident {id}");
+        for (g, e) in got.iter().zip(&expected) {
+            // every key of compare's incident row, the same value
+            for (k, v) in e.as_object().unwrap() {
+                assert_eq!(
+                    &g[k], v,
+                    "incident {id} ({duration}), {} {}: {k}",
+                    e["chain"], e["pattern"]
+                );
+            }
+            assert_eq!(g["providers"], serde_json::json!(["anthropic"]));
+        }
+    }
+    // the post's figure: the 3h6m window on the price-matched chain, sequential
+    let sept3 = rows
+        .iter()
+        .find(|r| {
+            r["incident"] == 2 && r["chain"] == "price-matched" && r["pattern"] == "sequential"
+        })
+        .unwrap();
+    assert_eq!(f(sept3, "total_usd"), 513.5832);
+    assert_eq!(sept3["start"], "2026-03-10T13:10:00Z");
+    assert_eq!(f(sept3, "duration_s"), 11_160.0);
+}
+
+#[test]
+fn totals_add_the_rows_and_per_year_divides_by_the_span() {
+    let doc = json(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(f(&doc["history"], "span_s"), 15_778_800.0);
+    assert_eq!(f(&doc["history"], "span_years"), 0.5);
+    let rows = doc["rows"].as_array().unwrap();
+    let totals = doc["totals"].as_array().unwrap();
+    let per_year = doc["per_year"].as_array().unwrap();
+    assert_eq!(totals.len(), 8);
+    for (t, y) in totals.iter().zip(per_year) {
+        assert_eq!((&t["chain"], &t["pattern"]), (&y["chain"], &y["pattern"]));
+        let of: Vec<&Value> = rows
+            .iter()
+            .filter(|r| r["chain"] == t["chain"] && r["pattern"] == t["pattern"])
+            .collect();
+        assert_eq!(t["incidents"], 3);
+        for key in [
+            "total_usd",
+            "window_usd",
+            "excess_usd",
+            "failed_requests",
+            "cold_starts",
+        ] {
+            let sum: f64 = of.iter().map(|r| f(r, key)).sum();
+            assert!(
+                (f(t, key) - sum).abs() < 1e-9 * sum.abs().max(1.0),
+                "{key}: {t}"
+            );
+            // per year = total / 0.5 years
+            assert!(
+                (f(y, key) - 2.0 * f(t, key)).abs() < 1e-9 * sum.abs().max(1.0),
+                "{key}: {y}"
+            );
+        }
+    }
+    // by hand, price-matched sequential: the windows are 3,600 + 11,160 + 1,200 = 15,960
+    // requests; each fails over (every request pays Sol's 0.0348 warm price: 555.408), one
+    // cold start per session (798 sessions, 0.0972 each: 77.5656) and one fail-back write
+    // per session (0.1272 each: 101.5056): 734.4792 over the history, 1,468.9584 a year.
+    let t = &totals[1];
+    assert_eq!(
+        (t["chain"].as_str(), t["pattern"].as_str()),
+        (Some("price-matched"), Some("sequential"))
+    );
+    assert_eq!(f(t, "total_usd"), 734.4792);
+    assert_eq!(f(t, "cold_starts"), 798.0);
+    assert_eq!(f(&per_year[1], "total_usd"), 1468.9584);
+    // no fallback fails every request of the three windows
+    assert_eq!(f(&totals[0], "failed_requests"), 15_960.0);
+}
+
+fn years(seed: &str, threads: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args([
+            "compare",
+            "--scenario",
+            SEPT3,
+            "--incidents",
+            HALF_YEAR,
+            "--years",
+            "20000",
+            "--seed",
+            seed,
+            "--format",
+            "json",
+        ])
+        .current_dir(root())
+        .env("RAYON_NUM_THREADS", threads)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn years_are_reproducible_by_seed_on_any_thread_count() {
+    let one = years("7", "1");
+    assert_eq!(one, years("7", "2"));
+    assert_ne!(one, years("8", "1"));
+    let doc: Value = serde_json::from_str(&one).unwrap();
+    let y = &doc["years"];
+    assert_eq!(y["model"], "poisson");
+    assert_eq!(y["years"], 20_000);
+    // 3 incidents in half a year: 6 a year
+    assert_eq!(f(&y["rates"][0], "incidents_per_year"), 6.0);
+    // price-matched sequential: E[premium] = 6 × the mean excess of the three incidents
+    // (40.392 + 125.2152 + 13.464) / 3 = 59.6904 → 358.1424 a year; its 95% interval holds it
+    // (compound Poisson: sd per year √(6 × mean(x²)) ≈ 179, so the half-width is ≈ 2.5)
+    let row = y["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["chain"] == "price-matched" && r["pattern"] == "sequential")
+        .unwrap();
+    let ci = row["premium_mean_usd_ci95"].as_array().unwrap();
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    assert!(lo < 358.1424 && 358.1424 < hi, "{row}");
+    assert!(hi - lo < 6.0, "{row}");
+    assert_eq!(f(row, "availability"), 1.0);
+    // no fallback: 6 a year × 5,320 requests (mean of 3,600, 11,160, 1,200) = 31,920 failed
+    // of 31,557,600 requests a year
+    let none = &y["rows"][0];
+    assert_eq!(none["pattern"], "no-fallback");
+    let failed = f(none, "failed_per_year");
+    assert!((failed - 31_920.0).abs() < 31_920.0 * 0.03, "{none}");
+    assert!((f(none, "availability") - (1.0 - failed / 31_557_600.0)).abs() < 1e-12);
+}
+
+#[test]
+fn the_documents_have_stable_keys() {
+    let doc = json(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--years",
+        "100",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ]);
+    let keys: Vec<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "fallcost_version",
+            "history",
+            "incidents",
+            "notes",
+            "per_year",
+            "pricing",
+            "rows",
+            "scenario",
+            "totals",
+            "years"
+        ]
+    );
+    let csv = ok(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "section,incident,name,providers,start,duration_s,chain,pattern,total_usd,normal_usd,multiplier,window_usd,cold_start_usd,failback_usd,failed_requests,wasted_attempts,wasted_usd,cold_starts,failback_writes,excess_usd,dead_time_mean_s,method,incidents,requests_per_year,premium_mean_usd,premium_mean_usd_ci95_lo,premium_mean_usd_ci95_hi,premium_p50_usd,premium_p95_usd,premium_p99_usd,failed_per_year,availability,nines,incidents_per_year,years_seed"
+    );
+    // 24 incident rows, 8 totals, 8 per year
+    assert_eq!(csv.lines().count(), 1 + 24 + 8 + 8);
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with("incident,2,") && l.contains(",price-matched,sequential,"))
+        .unwrap();
+    assert!(row.contains(",513.5832,388.368,"), "{row}");
+}
+
+#[test]
+fn the_statuspage_example_reads() {
+    let doc = json(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--component",
+        "Claude API",
+        "--format",
+        "json",
+    ]);
+    let inc = doc["incidents"].as_array().unwrap();
+    // four incidents, one (claude.ai only) not on the Claude API component
+    assert_eq!(inc.len(), 3);
+    assert_eq!(
+        inc[1]["name"],
+        "Elevated errors on Claude API and claude.ai"
+    );
+    assert_eq!(inc[1]["start"], "2026-09-03T13:10:00Z");
+    assert_eq!(f(&inc[1], "duration_s"), 11_160.0);
+    // a minor incident: error rate 0.5 by default, settable
+    assert_eq!(f(&inc[0]["outages"][0], "error_rate"), 0.5);
+    let doc = json(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--component",
+        "Claude API",
+        "--minor-error-rate",
+        "0.2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(f(&doc["incidents"][0]["outages"][0], "error_rate"), 0.2);
+}
+
+/// Exit 2 and the one-line error on standard error.
+fn fails(args: &[&str]) -> String {
+    let out = fallcost(args);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn bad_histories_exit_2_naming_file_line_and_field() {
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/typo.csv",
+    ]);
+    assert!(
+        e.contains("tests/fixtures/history/typo.csv:3:1: provider: \"opneai\" is not the provider of any model of the scenario's chains (did you mean \"openai\"?)"),
+        "{e}"
+    );
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--component",
+        "Claude APi",
+    ]);
+    assert!(e.contains("--component: no incident lists a component \"Claude APi\" (did you mean \"Claude API\"?)"), "{e}");
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/openai-open.json",
+    ]);
+    assert!(
+        e.contains(
+            "tests/fixtures/history/openai-open.json:15:7: resolved_at: 1 incident(s) still open"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("--skip-open"), "{e}");
+    // skipped when asked, and said so
+    let doc = json(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/openai-open.json",
+        "--skip-open",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        doc["history"]["skipped_open"],
+        serde_json::json!(["Increased latency"])
+    );
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/neither.txt",
+    ]);
+    assert!(
+        e.contains("tests/fixtures/history/neither.txt:1:1: neither an incident history format"),
+        "{e}"
+    );
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        "tests/fixtures/history/missing.csv",
+    ]);
+    assert!(e.contains("missing.csv"), "{e}");
+    // a scenario without [incident] has no requests per second to replay at
+    let e = fails(&[
+        "compare",
+        "-s",
+        "scenarios/timeout.toml",
+        "--incidents",
+        HALF_YEAR,
+    ]);
+    assert!(e.contains("needs its [incident]"), "{e}");
+    // --years needs --incidents; --seed needs --mc or --years
+    fails(&["compare", "-s", SEPT3, "--years", "10"]);
+    fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        HALF_YEAR,
+        "--seed",
+        "1",
+    ]);
+}
+
+/// The README's "Reading an incident history" output is what the binary prints, line for line.
+#[test]
+fn readme_history_example_is_real() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = readme
+        .split("$ fallcost compare --scenario scenarios/sept3.toml --chain price-matched \\\n")
+        .nth(1)
+        .expect("the README shows the history example");
+    // the command's continuation lines, then the output up to the fence
+    let shown: String = block
+        .lines()
+        .skip(3)
+        .take_while(|l| !l.starts_with("```"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = ok(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--chain",
+        "price-matched",
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--incidents",
+        "examples/history/openai-monitoring.csv",
+        "--component",
+        "Claude API",
+        "--years",
+        "100000",
+        "--seed",
+        "1",
+    ]);
+    assert!(shown.lines().count() > 100, "{shown}");
+    assert_eq!(shown, out);
+}
+
+/// The example's September 3 window: OpenAI's 34 minutes (the CSV) inside Anthropic's 3h6m (the
+/// page) are one window, priced as one timeline; an OpenAI-only incident costs a chain whose
+/// primary is up nothing beyond its normal bill.
+#[test]
+fn overlapping_incidents_are_one_window() {
+    let doc = json(&[
+        "compare",
+        "--scenario",
+        SEPT3,
+        "--incidents",
+        "examples/history/anthropic-incidents.json",
+        "--incidents",
+        "examples/history/openai-monitoring.csv",
+        "--component",
+        "Claude API",
+        "--format",
+        "json",
+    ]);
+    let w = &doc["incidents"][1];
+    assert_eq!(w["providers"], serde_json::json!(["anthropic", "openai"]));
+    assert_eq!(f(w, "duration_s"), 11_160.0);
+    // OpenAI from 14:10: 3,600 s into the window, for 2,040 s
+    assert_eq!(f(&w["outages"][1], "start_s"), 3600.0);
+    assert_eq!(f(&w["outages"][1], "duration_s"), 2040.0);
+    let row = |id: u64, pattern: &str| -> Value {
+        doc["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| {
+                r["incident"] == id && r["chain"] == "price-matched" && r["pattern"] == pattern
+            })
+            .unwrap()
+            .clone()
+    };
+    // by hand (docs/timeline-notes.md): Sol answers 11,160 − 2,040 = 9,120 requests at 0.0348
+    // = 317.376; 456 cold starts on Sol (558 sessions less the 102 of OpenAI's 2,040 s) at
+    // 0.0972 = 44.3232; 558 fail-back writes at 0.1272 = 70.9776: 432.6768, 2,040 failed
+    let seq = row(2, "sequential");
+    assert_eq!(f(&seq, "total_usd"), 432.6768);
+    assert_eq!(f(&seq, "failed_requests"), 2040.0);
+    assert_eq!(f(&seq, "cold_starts"), 456.0);
+    // OpenAI alone for 25 min (gray, 30%): Sonnet answers all 1,500 requests at 0.0348 = 52.2
+    let openai = row(3, "sequential");
+    assert_eq!(
+        doc["incidents"][2]["providers"],
+        serde_json::json!(["openai"])
+    );
+    assert_eq!(f(&openai, "total_usd"), 52.2);
+    assert_eq!(f(&openai, "excess_usd"), 0.0);
+    assert_eq!(f(&openai, "failed_requests"), 0.0);
+}
+
+/// The document follows `schemas/history.schema.json` (strict: every row key required, no key
+/// unwritten), with and without `--years`, and the schema is not a rubber stamp.
+#[test]
+fn the_json_follows_its_schema() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schemas/history.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    for extra in [
+        &[][..],
+        &["--years", "50", "--seed", "3", "--cluster", "2"][..],
+    ] {
+        let mut args = vec![
+            "compare",
+            "--scenario",
+            SEPT3,
+            "--incidents",
+            "examples/history/anthropic-incidents.json",
+            "--incidents",
+            "examples/history/openai-monitoring.csv",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let doc = json(&args);
+        let errors: Vec<String> = v
+            .iter_errors(&doc)
+            .take(5)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{extra:?}:\n{}", errors.join("\n"));
+        let mut bad = doc.clone();
+        bad["rows"][0].as_object_mut().unwrap().remove("providers");
+        assert!(!v.is_valid(&bad));
+    }
+}
