@@ -4,5 +4,6 @@
 
 pub mod check;
 pub mod compare;
+pub mod inputs;
 pub mod prices;
 pub mod sweep;
