@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = fallcost::input::litellm_prices::parse("fuzz-prices.json", text);
     let opts = options();
     for json in [false, true] {
-        let mut report = fallcost::check::CheckReport {
+        let mut report = fallcost::report::check::CheckReport {
             max_ratio: opts.max_ratio,
             profile: opts.profile,
             pricing: String::new(),

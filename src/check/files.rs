@@ -22,14 +22,12 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{
-    CheckReport, Checked, FileKind, Finding, Options, PricedChain, PricedLink, Side, Skipped,
-    judge_allowing,
-};
+use super::{Options, PricedChain, PricedLink, judge_allowing};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
 use crate::input::gateway::{self, litellm, openrouter, portkey};
 use crate::input::{litellm_prices, read_text, scenario, shown_path};
+use crate::report::check::{CheckReport, Checked, FileKind, Finding, PricedModel, Side, Skipped};
 
 /// Files larger than this are skipped: no gateway config is this large.
 pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -334,7 +332,7 @@ fn check_scenario(path: &Path, file: &str, text: &str, opts: &Options, report: &
         let m = &scenario.chains[ci].links[mi].price;
         Side::new(
             m.id.clone(),
-            vec![super::PricedModel::priced(
+            vec![PricedModel::priced(
                 m.id.clone(),
                 m.id.clone(),
                 m.provider.clone(),

@@ -5,10 +5,11 @@
 
 use std::path::PathBuf;
 
-use crate::check::{CheckReport, IncidentCheck, Options, files};
+use crate::check::{Options, files};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::settings::{self, CheckSettings};
 use crate::model::Request;
+use crate::report::check::{CheckReport, IncidentCheck};
 
 /// What `fallcost check` was asked (its flags, without the output format), before the project
 /// settings fill what they leave out: built from the command line by [`crate::cmd::check`].
