@@ -10,9 +10,9 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 
 /// The check options of every run: the bundled table is parsed once, not once per input.
-fn options() -> &'static fallcost::check::Options {
-    static OPTIONS: OnceLock<fallcost::check::Options> = OnceLock::new();
-    OPTIONS.get_or_init(|| fallcost::check::Options {
+fn options() -> &'static fallcost::check::CheckOptions {
+    static OPTIONS: OnceLock<fallcost::check::CheckOptions> = OnceLock::new();
+    OPTIONS.get_or_init(|| fallcost::check::CheckOptions {
         max_ratio: 2.0,
         profile: fallcost::model::Request {
             input_tokens: 2000.0,

@@ -22,7 +22,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{Options, PricedChain, PricedLink, judge_allowing};
+use super::{CheckOptions, PricedChain, PricedLink, judge_allowing};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
 use crate::input::gateway::{self, litellm, openrouter, portkey};
@@ -39,7 +39,7 @@ const RECOGNISED: &str = "fallcost scenarios (.toml with `[[chain]]`), LiteLLM p
 const SKIP_DIRS: &[&str] = &["target", "node_modules"];
 
 /// Check every file under `paths` (a file or a folder each; `.` when empty).
-pub fn check_paths(paths: &[PathBuf], opts: &Options) -> CheckReport {
+pub fn check_paths(paths: &[PathBuf], opts: &CheckOptions) -> CheckReport {
     let mut report = CheckReport {
         max_ratio: opts.max_ratio,
         profile: opts.profile,
@@ -185,7 +185,7 @@ fn skip(report: &mut CheckReport, file: &str, reason: impl Into<String>) {
 }
 
 /// Check one file, adding what it holds to `report`.
-pub fn check_file(path: &Path, opts: &Options, report: &mut CheckReport) {
+pub fn check_file(path: &Path, opts: &CheckOptions, report: &mut CheckReport) {
     let file = shown_path(path);
     let ext = path
         .extension()
@@ -216,7 +216,13 @@ pub fn check_file(path: &Path, opts: &Options, report: &mut CheckReport) {
 
 /// Check a gateway config given as text: `json` (Portkey) or `yaml` (LiteLLM), as
 /// [`check_file`] does for a file with that extension (used by the fuzz target).
-pub fn check_text(file: &str, json: bool, text: &str, opts: &Options, report: &mut CheckReport) {
+pub fn check_text(
+    file: &str,
+    json: bool,
+    text: &str,
+    opts: &CheckOptions,
+    report: &mut CheckReport,
+) {
     if json {
         check_json(file, text, opts, report);
     } else {
@@ -298,7 +304,13 @@ fn scenario_kind(text: &str) -> Result<(), &'static str> {
     }
 }
 
-fn check_scenario(path: &Path, file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
+fn check_scenario(
+    path: &Path,
+    file: &str,
+    text: &str,
+    opts: &CheckOptions,
+    report: &mut CheckReport,
+) {
     if let Err(reason) = scenario_kind(text) {
         skip(report, file, reason);
         return;
@@ -391,7 +403,7 @@ fn gateway_chains(
     file: &str,
     format: FileKind,
     config: gateway::Config,
-    opts: &Options,
+    opts: &CheckOptions,
     report: &mut CheckReport,
 ) {
     for (at, notice) in config.notices.iter().cloned() {
@@ -416,7 +428,7 @@ fn gateway_chains(
     );
 }
 
-fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
+fn check_yaml(file: &str, text: &str, opts: &CheckOptions, report: &mut CheckReport) {
     let mentions = ["model_list", "router_settings", "litellm_settings"]
         .iter()
         .any(|k| text.contains(k));
@@ -470,7 +482,7 @@ fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) 
     }
 }
 
-fn check_json(file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
+fn check_json(file: &str, text: &str, opts: &CheckOptions, report: &mut CheckReport) {
     // One parse decides what the file is (a large JSON that is not a config is skipped after it);
     // only a Portkey config is read again, for the lines.
     let value: serde_json::Value = match serde_json::from_str(gateway::strip_bom(text)) {

@@ -52,7 +52,7 @@ pub use crate::model::cost::per_1k;
 
 /// What `fallcost check` is asked to do.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct CheckOptions {
     /// A fallback above this multiple of its primary's price is a finding (default 2.0).
     pub max_ratio: f64,
     /// The request gateway configs are priced with (`--profile IN/OUT`; default 2,000 input and
@@ -73,17 +73,20 @@ pub struct Options {
     pub incident: Option<IncidentCheck>,
 }
 
-/// The incident figures of the link `primary -> fallback` (USD per request from the sides'
-/// per-1,000 prices). The primary's cache is rewritten when sessions fail back only if the
-/// outage outlives it and the fallback leaves the primary's provider.
-pub fn incident_figures(primary: &Side, fallback: &Side, incident: &IncidentCheck) -> IncidentBill {
+/// What the link `primary -> fallback` costs in an incident of the primary's provider (USD
+/// per request from the sides' per-1,000 prices, MODEL.md §6). The primary's cache is
+/// rewritten when sessions fail back only if the outage outlives it and the fallback leaves
+/// the primary's provider.
+pub fn incident_bill(primary: &Side, fallback: &Side, incident: &IncidentCheck) -> IncidentBill {
     let n = (incident.requests_per_second * incident.duration_s).round() as u64;
     let s = n.div_ceil(incident.session_length.max(1));
-    let (pw, fw) = (
+    // USD per request: warm, and a session's first request (cold cache or a cache write)
+    let (primary_warm, fallback_warm) = (
         primary.judged_as_primary() / 1000.0,
         fallback.judged_as_fallback() / 1000.0,
     );
-    let (pf, ff) = (primary.first(false) / 1000.0, fallback.first(true) / 1000.0);
+    let (primary_first, fallback_first) =
+        (primary.first(false) / 1000.0, fallback.first(true) / 1000.0);
     let leaves = !fallback.families().is_subset(&primary.families());
     let ttl = primary
         .models
@@ -91,14 +94,15 @@ pub fn incident_figures(primary: &Side, fallback: &Side, incident: &IncidentChec
         .filter_map(|m| m.cache_ttl_s)
         .fold(f64::INFINITY, f64::min);
     let failback = if leaves && ttl.is_finite() && incident.duration_s > ttl {
-        s as f64 * (pf - pw).max(0.0)
+        s as f64 * (primary_first - primary_warm).max(0.0)
     } else {
         0.0
     };
-    let normal = n as f64 * pw;
-    let total = n as f64 * fw + s as f64 * (ff - fw).max(0.0) + failback;
+    let normal = n as f64 * primary_warm;
+    let total =
+        n as f64 * fallback_warm + s as f64 * (fallback_first - fallback_warm).max(0.0) + failback;
     IncidentBill {
-        first_ratio: (pw > 0.0).then(|| ff / pw),
+        first_ratio: (primary_warm > 0.0).then(|| fallback_first / primary_warm),
         multiplier: (normal > 0.0).then(|| total / normal),
         requests: n,
         sessions: s,
@@ -126,7 +130,7 @@ pub fn judge_incident(
         if above(fb, p, max_ratio) {
             continue;
         }
-        let fig = incident_figures(&chain.primary, &link.fallback, incident);
+        let fig = incident_bill(&chain.primary, &link.fallback, incident);
         let first_above = above(link.fallback.first(true), p, max_ratio);
         let window_above = fig.normal > 0.0 && above(fig.total, fig.normal, max_ratio);
         if first_above || window_above {
