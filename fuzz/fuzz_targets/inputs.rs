@@ -10,9 +10,9 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 
 /// The check options of every run: the bundled table is parsed once, not once per input.
-fn options() -> &'static fallcost::check::Options {
-    static OPTIONS: OnceLock<fallcost::check::Options> = OnceLock::new();
-    OPTIONS.get_or_init(|| fallcost::check::Options {
+fn options() -> &'static fallcost::check::CheckOptions {
+    static OPTIONS: OnceLock<fallcost::check::CheckOptions> = OnceLock::new();
+    OPTIONS.get_or_init(|| fallcost::check::CheckOptions {
         max_ratio: 2.0,
         profile: fallcost::model::Request {
             input_tokens: 2000.0,
@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = fallcost::input::litellm_prices::parse("fuzz-prices.json", text);
     let opts = options();
     for json in [false, true] {
-        let mut report = fallcost::check::CheckReport {
+        let mut report = fallcost::report::check::CheckReport {
             max_ratio: opts.max_ratio,
             profile: opts.profile,
             pricing: String::new(),

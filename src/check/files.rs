@@ -22,14 +22,12 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{
-    CheckReport, Checked, FileKind, Finding, Options, PricedChain, PricedLink, Side, Skipped,
-    judge_allowing,
-};
+use super::{CheckOptions, PricedChain, PricedLink, judge_allowing};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
 use crate::input::gateway::{self, litellm, openrouter, portkey};
 use crate::input::{litellm_prices, read_text, scenario, shown_path};
+use crate::report::check::{CheckReport, Checked, FileKind, Finding, PricedModel, Side, Skipped};
 
 /// Files larger than this are skipped: no gateway config is this large.
 pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -41,7 +39,7 @@ const RECOGNISED: &str = "fallcost scenarios (.toml with `[[chain]]`), LiteLLM p
 const SKIP_DIRS: &[&str] = &["target", "node_modules"];
 
 /// Check every file under `paths` (a file or a folder each; `.` when empty).
-pub fn check_paths(paths: &[PathBuf], opts: &Options) -> CheckReport {
+pub fn check_paths(paths: &[PathBuf], opts: &CheckOptions) -> CheckReport {
     let mut report = CheckReport {
         max_ratio: opts.max_ratio,
         profile: opts.profile,
@@ -187,7 +185,7 @@ fn skip(report: &mut CheckReport, file: &str, reason: impl Into<String>) {
 }
 
 /// Check one file, adding what it holds to `report`.
-pub fn check_file(path: &Path, opts: &Options, report: &mut CheckReport) {
+pub fn check_file(path: &Path, opts: &CheckOptions, report: &mut CheckReport) {
     let file = shown_path(path);
     let ext = path
         .extension()
@@ -218,7 +216,13 @@ pub fn check_file(path: &Path, opts: &Options, report: &mut CheckReport) {
 
 /// Check a gateway config given as text: `json` (Portkey) or `yaml` (LiteLLM), as
 /// [`check_file`] does for a file with that extension (used by the fuzz target).
-pub fn check_text(file: &str, json: bool, text: &str, opts: &Options, report: &mut CheckReport) {
+pub fn check_text(
+    file: &str,
+    json: bool,
+    text: &str,
+    opts: &CheckOptions,
+    report: &mut CheckReport,
+) {
     if json {
         check_json(file, text, opts, report);
     } else {
@@ -300,7 +304,13 @@ fn scenario_kind(text: &str) -> Result<(), &'static str> {
     }
 }
 
-fn check_scenario(path: &Path, file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
+fn check_scenario(
+    path: &Path,
+    file: &str,
+    text: &str,
+    opts: &CheckOptions,
+    report: &mut CheckReport,
+) {
     if let Err(reason) = scenario_kind(text) {
         skip(report, file, reason);
         return;
@@ -334,7 +344,7 @@ fn check_scenario(path: &Path, file: &str, text: &str, opts: &Options, report: &
         let m = &scenario.chains[ci].links[mi].price;
         Side::new(
             m.id.clone(),
-            vec![super::PricedModel::priced(
+            vec![PricedModel::priced(
                 m.id.clone(),
                 m.id.clone(),
                 m.provider.clone(),
@@ -393,7 +403,7 @@ fn gateway_chains(
     file: &str,
     format: FileKind,
     config: gateway::Config,
-    opts: &Options,
+    opts: &CheckOptions,
     report: &mut CheckReport,
 ) {
     for (at, notice) in config.notices.iter().cloned() {
@@ -418,7 +428,7 @@ fn gateway_chains(
     );
 }
 
-fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
+fn check_yaml(file: &str, text: &str, opts: &CheckOptions, report: &mut CheckReport) {
     let mentions = ["model_list", "router_settings", "litellm_settings"]
         .iter()
         .any(|k| text.contains(k));
@@ -472,7 +482,7 @@ fn check_yaml(file: &str, text: &str, opts: &Options, report: &mut CheckReport) 
     }
 }
 
-fn check_json(file: &str, text: &str, opts: &Options, report: &mut CheckReport) {
+fn check_json(file: &str, text: &str, opts: &CheckOptions, report: &mut CheckReport) {
     // One parse decides what the file is (a large JSON that is not a config is skipped after it);
     // only a Portkey config is read again, for the lines.
     let value: serde_json::Value = match serde_json::from_str(gateway::strip_bom(text)) {

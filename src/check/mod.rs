@@ -10,30 +10,29 @@
 //! A link is *above* the limit when `fallback > max_ratio × primary × (1 + REL_TOL)` ([`above`]):
 //! a link at exactly the ratio passes whatever binary floating point does with the products, and
 //! a free primary (price 0) with a paid fallback is above any ratio, without a division. The
-//! ratio is shown with as many decimals as it takes to show it above the limit ([`format_ratio`]),
-//! and the limit as given ([`format_limit`]). A group of several deployments whose traffic
-//! shares the gateway settles (a LiteLLM group: `weight`/`rpm`/`tpm`, else equal shares, as its
-//! `simple_shuffle` picks) is judged by the traffic it really sends, its mix, with its
-//! cheapest–dearest range shown beside (a Portkey loadbalance by its weights, too); a step whose
-//! shares are not known (a Portkey conditional router) is judged in its worst case: the cheapest primary model against the dearest
-//! fallback model.
+//! ratio is shown with as many decimals as it takes to show it above the limit
+//! ([`format_ratio`]), and the limit as given ([`format_limit`]). A group of several deployments
+//! whose traffic shares the gateway settles (a LiteLLM group: `weight`/`rpm`/`tpm`, else equal
+//! shares, as its `simple_shuffle` picks) is judged by the traffic it really sends, its mix, with
+//! its cheapest–dearest range shown beside (a Portkey loadbalance by its weights, too); a step
+//! whose shares are not known (a Portkey conditional router) is judged in its worst case: the
+//! cheapest primary model against the dearest fallback model.
 //!
-//! This module returns [`Finding`]s and input errors; the exit code is decided once, by
-//! [`CheckReport::exit_status`].
+//! This module returns [`Finding`]s and input errors (the result types are
+//! [`crate::report::check`]); the exit code is decided once, by [`CheckReport::exit_status`].
+//!
+//! [`format_ratio`]: crate::report::check::format_ratio
+//! [`format_limit`]: crate::report::check::format_limit
+//! [`CheckReport::exit_status`]: crate::report::check::CheckReport::exit_status
 
 pub mod files;
-mod finding;
 mod price;
 
-use serde::Serialize;
-
-pub use finding::{Finding, Severity, format_limit, format_ratio};
-pub use price::{PricedChain, PricedLink, PricedModel, Side, price_config, price_endpoint};
+pub use price::{PricedChain, PricedLink, price_config, price_endpoint};
 
 use crate::model::prices::provider_family;
-
-use crate::error::{ExitStatus, InputError};
 use crate::model::{PriceTable, Request};
+use crate::report::check::{Finding, IncidentBill, IncidentCheck, Side};
 
 /// Relative tolerance of the ratio comparison: a fallback must cost more than
 /// `max_ratio × primary × (1 + 1e-12)` to be above the limit. The rounding error of the products
@@ -53,7 +52,7 @@ pub use crate::model::cost::per_1k;
 
 /// What `fallcost check` is asked to do.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct CheckOptions {
     /// A fallback above this multiple of its primary's price is a finding (default 2.0).
     pub max_ratio: f64,
     /// The request gateway configs are priced with (`--profile IN/OUT`; default 2,000 input and
@@ -74,50 +73,20 @@ pub struct Options {
     pub incident: Option<IncidentCheck>,
 }
 
-/// An outage of a chain's primary provider, for `check --incident` (MODEL.md §6 with instant
-/// detection: every request of the window fails over at once).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct IncidentCheck {
-    /// D: how long the primary's provider is down, seconds.
-    pub duration_s: f64,
-    /// λ: requests per second (default 1).
-    pub requests_per_second: f64,
-    /// L: requests per session, each session with its own cache (default 20).
-    pub session_length: u64,
-}
-
-/// What one link costs in an incident of the primary's provider (MODEL.md §6): money in USD.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct IncidentFigures {
-    /// A session's first failover (cold cache, or a cache write) against the primary warm.
-    pub first_ratio: Option<f64>,
-    /// total / normal over the window; `None` for a free primary.
-    pub multiplier: Option<f64>,
-    /// N: requests in the window.
-    pub requests: u64,
-    /// S: sessions in the window.
-    pub sessions: u64,
-    /// The window's total: fallback warm, cold starts, fail-back writes.
-    pub total: f64,
-    /// The same requests on the primary, warm.
-    pub normal: f64,
-}
-
-/// The incident figures of the link `primary -> fallback` (USD per request from the sides'
-/// per-1,000 prices). The primary's cache is rewritten when sessions fail back only if the
-/// outage outlives it and the fallback leaves the primary's provider.
-pub fn incident_figures(
-    primary: &Side,
-    fallback: &Side,
-    incident: &IncidentCheck,
-) -> IncidentFigures {
+/// What the link `primary -> fallback` costs in an incident of the primary's provider (USD
+/// per request from the sides' per-1,000 prices, MODEL.md §6). The primary's cache is
+/// rewritten when sessions fail back only if the outage outlives it and the fallback leaves
+/// the primary's provider.
+pub fn incident_bill(primary: &Side, fallback: &Side, incident: &IncidentCheck) -> IncidentBill {
     let n = (incident.requests_per_second * incident.duration_s).round() as u64;
     let s = n.div_ceil(incident.session_length.max(1));
-    let (pw, fw) = (
+    // USD per request: warm, and a session's first request (cold cache or a cache write)
+    let (primary_warm, fallback_warm) = (
         primary.judged_as_primary() / 1000.0,
         fallback.judged_as_fallback() / 1000.0,
     );
-    let (pf, ff) = (primary.first(false) / 1000.0, fallback.first(true) / 1000.0);
+    let (primary_first, fallback_first) =
+        (primary.first(false) / 1000.0, fallback.first(true) / 1000.0);
     let leaves = !fallback.families().is_subset(&primary.families());
     let ttl = primary
         .models
@@ -125,14 +94,15 @@ pub fn incident_figures(
         .filter_map(|m| m.cache_ttl_s)
         .fold(f64::INFINITY, f64::min);
     let failback = if leaves && ttl.is_finite() && incident.duration_s > ttl {
-        s as f64 * (pf - pw).max(0.0)
+        s as f64 * (primary_first - primary_warm).max(0.0)
     } else {
         0.0
     };
-    let normal = n as f64 * pw;
-    let total = n as f64 * fw + s as f64 * (ff - fw).max(0.0) + failback;
-    IncidentFigures {
-        first_ratio: (pw > 0.0).then(|| ff / pw),
+    let normal = n as f64 * primary_warm;
+    let total =
+        n as f64 * fallback_warm + s as f64 * (fallback_first - fallback_warm).max(0.0) + failback;
+    IncidentBill {
+        first_ratio: (primary_warm > 0.0).then(|| fallback_first / primary_warm),
         multiplier: (normal > 0.0).then(|| total / normal),
         requests: n,
         sessions: s,
@@ -160,7 +130,7 @@ pub fn judge_incident(
         if above(fb, p, max_ratio) {
             continue;
         }
-        let fig = incident_figures(&chain.primary, &link.fallback, incident);
+        let fig = incident_bill(&chain.primary, &link.fallback, incident);
         let first_above = above(link.fallback.first(true), p, max_ratio);
         let window_above = fig.normal > 0.0 && above(fig.total, fig.normal, max_ratio);
         if first_above || window_above {
@@ -254,90 +224,11 @@ pub fn judge_allowing(chain: &PricedChain, max_ratio: f64, allow: &[String]) -> 
     out
 }
 
-/// What kind of file was checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FileKind {
-    /// A fallcost scenario (`[[chain]]`).
-    Scenario,
-    /// A LiteLLM proxy config.
-    Litellm,
-    /// A Portkey config.
-    Portkey,
-    /// An OpenRouter request body (`models` fallback list).
-    Openrouter,
-}
-
-/// A file that was checked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Checked {
-    /// The path.
-    pub path: String,
-    /// What it is.
-    pub format: FileKind,
-    /// Chains judged.
-    pub chains: usize,
-    /// Fallback links judged.
-    pub links: usize,
-}
-
-/// A file that was not checked, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Skipped {
-    /// The path.
-    pub path: String,
-    /// Why it was skipped.
-    pub reason: String,
-}
-
-/// Everything one run of `fallcost check` found.
-#[derive(Debug, Clone)]
-pub struct CheckReport {
-    /// The limit used.
-    pub max_ratio: f64,
-    /// The gateway request profile used.
-    pub profile: Request,
-    /// The name of the price table used for gateway configs.
-    pub pricing: String,
-    /// Files checked, in path order.
-    pub checked: Vec<Checked>,
-    /// Files skipped, in path order.
-    pub skipped: Vec<Skipped>,
-    /// Findings, by file then line.
-    pub findings: Vec<Finding>,
-    /// Input errors (unreadable or invalid files, models with no known price).
-    pub errors: Vec<InputError>,
-}
-
-impl CheckReport {
-    /// Count of findings of `severity`.
-    pub fn count(&self, severity: Severity) -> usize {
-        self.findings
-            .iter()
-            .filter(|f| f.severity() == severity)
-            .count()
-    }
-
-    /// The exit status: 2 if any input error, else 1 if any error finding (or any warning under
-    /// `deny_warnings`), else 0.
-    pub fn exit_status(&self, deny_warnings: bool) -> ExitStatus {
-        if !self.errors.is_empty() {
-            ExitStatus::Error
-        } else if self.count(Severity::Error) > 0
-            || (deny_warnings && self.count(Severity::Warning) > 0)
-        {
-            ExitStatus::Findings
-        } else {
-            ExitStatus::Success
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::InputErrorKind;
     use crate::input::pricing::bundled;
+    use crate::report::check::{PricedModel, Severity};
 
     fn model(id: &str, provider: &str, per_1k: f64) -> PricedModel {
         PricedModel {
@@ -464,19 +355,6 @@ mod tests {
     }
 
     #[test]
-    fn ratios_show_enough_digits_to_be_above_the_limit_shown() {
-        assert_eq!(format_limit(2.0), "2");
-        assert_eq!(format_limit(1.5), "1.5");
-        assert_eq!(format_limit(1.99999999), "1.99999999");
-        assert_eq!(format_limit(1e308), "1e308");
-        assert_eq!(format_ratio(5.0, 2.0), "5.00x");
-        assert_eq!(format_ratio(2.004, 2.0), "2.004x");
-        assert_eq!(format_ratio(2.0, 1.99999999), "2.00x");
-        assert_eq!(format_ratio(2.0000000001, 2.0), "2.0000000001x");
-        assert_eq!(format_ratio(2.0049, 2.0), "2.005x");
-    }
-
-    #[test]
     fn provider_families() {
         for (raw, family) in [
             ("vertex_ai-language-models", "vertex_ai"),
@@ -511,35 +389,5 @@ mod tests {
         };
         assert_eq!(*ratio, None);
         assert!(f[0].to_string().contains("is free ($0.00)"), "{}", f[0]);
-    }
-
-    #[test]
-    fn exit_status_orders_input_errors_findings_and_warnings() {
-        let mut r = CheckReport {
-            max_ratio: 2.0,
-            profile: Request {
-                input_tokens: 1.0,
-                output_tokens: 1.0,
-                prefix_tokens: 0.0,
-                cache_hit_rate: 1.0,
-            },
-            pricing: "t".into(),
-            checked: vec![],
-            skipped: vec![],
-            findings: vec![],
-            errors: vec![],
-        };
-        assert_eq!(r.exit_status(true), ExitStatus::Success);
-        r.findings.push(Finding::SameProvider {
-            file: "f".into(),
-            line: 1,
-            chain: "c".into(),
-            providers: vec!["openai".into()],
-        });
-        assert_eq!(r.exit_status(false), ExitStatus::Success);
-        assert_eq!(r.exit_status(true), ExitStatus::Findings);
-        r.errors
-            .push(InputError::file(InputErrorKind::Read, "f", "no such file"));
-        assert_eq!(r.exit_status(false), ExitStatus::Error);
     }
 }

@@ -10,13 +10,29 @@ pub mod completions;
 pub mod history;
 pub mod options;
 pub mod prices;
+pub mod simulate;
 pub mod sweep;
 pub mod version;
 
 use std::path::Path;
 
 use crate::cli::OutputArgs;
-use crate::output::Format;
+use crate::output::{Format, Target};
+
+/// Refuse a `--plot` that names the `--output` file (`compare`, `sweep`), before any work.
+///
+/// Errors (exit 2): both flags name the same file.
+pub fn plot_apart(plot: Option<&Path>, target: &Target) -> anyhow::Result<()> {
+    if let (Some(plot), Target::File(out)) = (plot, target)
+        && plot == out
+    {
+        anyhow::bail!(
+            "--plot and --output both name {}; give them different files",
+            plot.display()
+        );
+    }
+    Ok(())
+}
 
 /// The format an output file's extension names: `.json`, `.csv`, `.md` (`.markdown`), and a
 /// table for `.txt`, no extension or standard output (`-`). `Err` with the extension for any

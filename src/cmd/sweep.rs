@@ -1,16 +1,15 @@
 //! `fallcost sweep`: a scenario recomputed over a grid of parameter values.
 
-use std::path::Path;
-
 use crate::cli::SweepArgs;
 use crate::cmd::options::Options;
 use crate::error::ExitStatus;
-use crate::input::read_text;
 use crate::number::count;
+use crate::ops::inputs::{self, Flags};
 use crate::ops::sweep::{self, Param};
-use crate::output::{self, Target};
+use crate::output::{self, ui};
 
-/// Parse the ranges, run the sweep, print or write it, and draw `--plot`.
+/// Parse the ranges, resolve the scenario ([`inputs::source`]), run the sweep, print or write
+/// it, and draw `--plot`.
 ///
 /// Errors: a bad range, an invalid scenario at any grid point, an unwritable output.
 pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
@@ -20,42 +19,7 @@ pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         .iter()
         .map(|p| Param::parse(p).map_err(|e| anyhow::anyhow!("--param {e}")))
         .collect::<Result<_, _>>()?;
-    // Project settings (fallcost.toml [compare]), as compare reads them: a flag given wins.
-    let settings = crate::input::settings::compare_settings(args.config_file.as_deref())?;
-    let configs = if args.config.is_empty() && args.scenario.is_none() {
-        settings.config.clone().unwrap_or_default()
-    } else {
-        args.config.clone()
-    };
-    let scenario_path = args.scenario.clone().or(settings.scenario.clone());
-    let profile = args.profile.or(settings.profile);
-    let (label, text, base, sets, provenance) = if configs.is_empty() {
-        if args.profile.is_some() {
-            anyhow::bail!("--profile prices a gateway config: it needs --config");
-        }
-        let path = scenario_path.as_deref().ok_or_else(|| {
-            anyhow::anyhow!(
-                "the following required arguments were not provided: --scenario <PATH> or --config <FILE> (or `scenario`/`config` in fallcost.toml's [compare]; see `fallcost sweep --help`)"
-            )
-        })?;
-        let base = match path.parent() {
-            Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
-            _ => Path::new(".").to_path_buf(),
-        };
-        (
-            path.display().to_string(),
-            read_text(path)?,
-            base,
-            args.set.clone(),
-            Vec::new(),
-        )
-    } else {
-        let mut b =
-            crate::input::gateway::price::build_text(&configs, scenario_path.as_deref(), profile)?;
-        b.overrides.extend(args.set.iter().cloned());
-        (b.label, b.text, b.base, b.overrides, b.provenance)
-    };
-    let base = base.as_path();
+    let source = inputs::source(&flags(args))?;
     // Fail before computing if the plot is impossible.
     if args.plot.is_some() && params.len() != 1 {
         anyhow::bail!(
@@ -63,14 +27,7 @@ pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
             params.len()
         );
     }
-    if let (Some(plot), Target::File(out)) = (&args.plot, target)
-        && plot == out
-    {
-        anyhow::bail!(
-            "--plot and --output both name {}; give them different files",
-            plot.display()
-        );
-    }
+    super::plot_apart(args.plot.as_deref(), target)?;
     for (i, p) in params.iter().enumerate() {
         if params[..i].iter().any(|q| q.same_key(p)) {
             anyhow::bail!("--param {} is given twice; give each key one range", p.key);
@@ -79,27 +36,46 @@ pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
     if let Some(mc) = &opts.mc {
         mc.announce();
     }
-    let mc = opts.mc.map(|m| m.opts);
     let started = std::time::Instant::now();
-    let result = sweep::run(&label, &text, base, &sets, &params, &args.chains, mc)?;
-    crate::output::ui::detail(&format!(
-        "{} rows (grid points × chains × patterns) in {:.2} s",
-        count(result.rows.len() as f64),
-        started.elapsed().as_secs_f64()
+    let (label, text, base) = (&source.label, &source.text, &source.base);
+    let mc = opts.mc.map(|m| m.opts);
+    let result = sweep::run(
+        label,
+        text,
+        base,
+        &source.overrides,
+        &params,
+        &args.chains,
+        mc,
+    )?;
+    let rows = count(result.rows.len() as f64);
+    let took = started.elapsed().as_secs_f64();
+    ui::detail(&format!(
+        "{rows} rows (grid points × chains × patterns) in {took:.2} s"
     ));
     if let Some(note) = &result.note {
-        crate::output::ui::note(&note.to_string());
+        ui::note(&note.to_string());
     }
-    let bytes = output::sweep::render(&result, format)?;
+    let mut bytes = output::sweep::render(&result, format)?;
     if let Some(path) = &args.plot {
         let svg = output::plot::cost_chart(&result)?;
         output::write_file(path, svg.as_bytes(), "--plot")?;
     }
-    let bytes = if provenance.is_empty() {
-        bytes
-    } else {
-        crate::output::provenance::with_provenance(bytes, format, &provenance)?
-    };
+    if !source.provenance.is_empty() {
+        bytes = output::provenance::with_provenance(bytes, format, &source.provenance)?;
+    }
     output::write(target, &bytes)?;
     Ok(ExitStatus::Success)
+}
+
+/// Where the scenario comes from, as the flags give it.
+fn flags(args: &SweepArgs) -> Flags<'_> {
+    Flags {
+        command: "sweep",
+        scenario: args.scenario.as_deref(),
+        config: &args.config,
+        profile: args.profile,
+        set: &args.set,
+        config_file: args.config_file.as_deref(),
+    }
 }

@@ -5,10 +5,11 @@
 
 use std::path::PathBuf;
 
-use crate::check::{CheckReport, IncidentCheck, Options, files};
+use crate::check::{CheckOptions, files};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::settings::{self, CheckSettings};
 use crate::model::Request;
+use crate::report::check::{CheckReport, IncidentCheck};
 
 /// What `fallcost check` was asked (its flags, without the output format), before the project
 /// settings fill what they leave out: built from the command line by [`crate::cmd::check`].
@@ -47,7 +48,7 @@ pub struct Plan {
     /// The files and folders to check (the flags', else fallcost.toml's `paths`).
     pub paths: Vec<PathBuf>,
     /// The price table, profile, ratio, allow list and incident every chain is judged with.
-    pub options: Options,
+    pub options: CheckOptions,
     /// `--deny-warnings` (or the settings'): warnings make the exit status 1.
     pub deny_warnings: bool,
 }
@@ -104,7 +105,7 @@ pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
         None => None,
     };
     let deny_warnings = args.deny_warnings || settings.deny_warnings.unwrap_or(false);
-    let options = Options {
+    let options = CheckOptions {
         max_ratio: args.max_ratio.or(settings.max_ratio).unwrap_or(2.0),
         profile: Request {
             input_tokens: input_tokens as f64,

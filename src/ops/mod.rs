@@ -5,5 +5,6 @@
 pub mod check;
 pub mod compare;
 pub mod history;
+pub mod inputs;
 pub mod prices;
 pub mod sweep;

@@ -12,9 +12,9 @@ pub mod sarif;
 
 use serde::Serialize;
 
-use crate::check::{CheckReport, Checked, Finding, Severity, Side, Skipped};
 use crate::error::{InputError, printable_line};
 use crate::number::clean;
+use crate::report::check::{CheckReport, Checked, Finding, Severity, Side, Skipped, format_limit};
 
 /// The output formats of `fallcost check` (`--format`; the variants' comments are its `--help`
 /// text). SARIF is written by [`sarif`].
@@ -48,7 +48,7 @@ pub fn summary(report: &CheckReport) -> String {
         plural(report.checked.len(), "file", "files"),
         plural(chains, "chain", "chains"),
         plural(links, "fallback link", "fallback links"),
-        crate::check::format_limit(report.max_ratio),
+        format_limit(report.max_ratio),
         plural(report.count(Severity::Error), "error", "errors"),
         plural(report.count(Severity::Warning), "warning", "warnings"),
         plural(report.count(Severity::Note), "note", "notes"),

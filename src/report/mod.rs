@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::model::cache::FailoverCache;
 use crate::model::{FailureMode, Pattern, Scenario};
 
+pub mod check;
 pub mod history;
 mod incident;
 mod steady;

@@ -9,8 +9,8 @@
 
 use serde::Serialize;
 
-use crate::check::{CheckReport, Severity};
 use crate::error::printable_line;
+use crate::report::check::{CheckReport, Severity};
 
 /// The rules: id, a short description, and the default level (`error`, `warning`, `note`).
 pub const RULES: &[(&str, &str, &str)] = &[

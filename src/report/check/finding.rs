@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::{IncidentCheck, IncidentFigures, Side};
+use super::{IncidentBill, IncidentCheck, Side};
 use crate::input::gateway::Notice;
 
 /// How much a finding matters.
@@ -78,7 +78,7 @@ pub enum Finding {
         /// The warm like-for-like ratio (within the limit); `None` for a free primary.
         warm_ratio: Option<f64>,
         /// The incident figures.
-        figures: IncidentFigures,
+        figures: IncidentBill,
         /// The incident.
         incident: IncidentCheck,
         /// The limit.
@@ -318,5 +318,23 @@ impl fmt::Display for Finding {
                 paths.join(" ")
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_show_enough_digits_to_be_above_the_limit_shown() {
+        assert_eq!(format_limit(2.0), "2");
+        assert_eq!(format_limit(1.5), "1.5");
+        assert_eq!(format_limit(1.99999999), "1.99999999");
+        assert_eq!(format_limit(1e308), "1e308");
+        assert_eq!(format_ratio(5.0, 2.0), "5.00x");
+        assert_eq!(format_ratio(2.004, 2.0), "2.004x");
+        assert_eq!(format_ratio(2.0, 1.99999999), "2.00x");
+        assert_eq!(format_ratio(2.0000000001, 2.0), "2.0000000001x");
+        assert_eq!(format_ratio(2.0049, 2.0), "2.005x");
     }
 }

@@ -1,0 +1,228 @@
+//! The scenario `compare` and `sweep` price, resolved once from their flags and the project
+//! settings (`fallcost.toml`'s `[compare]`; a flag given wins): a `--scenario` file, or gateway
+//! configs (`--config`, priced with `--profile`) with an optional scenario for the request,
+//! steady state, latency and incident, then `--set` overrides. [`resolve`] returns the parsed
+//! scenario (`compare`), [`source`] its text before validation (`sweep` validates it at every
+//! grid point).
+
+use std::path::{Path, PathBuf};
+
+use crate::input::gateway::price::{Provenance, build_text};
+use crate::input::{read_text, scenario};
+use crate::model::Scenario;
+
+/// Where a command's scenario comes from, as its command line gives it (built from clap's
+/// arguments by [`crate::cmd::compare`] and [`crate::cmd::sweep`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Flags<'a> {
+    /// The subcommand's name (`compare`, `sweep`), for the `--help` a missing scenario names.
+    pub command: &'static str,
+    /// `--scenario`: the scenario file (with `--config`: one without `[[chain]]`).
+    pub scenario: Option<&'a Path>,
+    /// `--config`: gateway configs whose chains are priced.
+    pub config: &'a [PathBuf],
+    /// `--profile`: input and output tokens of the request a config is priced with.
+    pub profile: Option<(u64, u64)>,
+    /// `--set`: `KEY=VALUE` overrides of the scenario, applied last.
+    pub set: &'a [(String, String)],
+    /// `--config-file`: the project settings to read instead of the nearest `fallcost.toml`.
+    pub config_file: Option<&'a Path>,
+}
+
+/// A scenario's text before validation, with everything needed to parse it.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The scenario's label in messages: the `--scenario` path, or `--config`.
+    pub label: String,
+    /// The scenario text (with a config's chains appended).
+    pub text: String,
+    /// The folder a relative `pricing` is taken from.
+    pub base: PathBuf,
+    /// The overrides to apply, in order: `--profile`'s (with `--config`), then `--set`.
+    pub overrides: Vec<(String, String)>,
+    /// Every value taken from the gateway configs, in chain order (empty without `--config`).
+    pub provenance: Vec<Provenance>,
+}
+
+impl Source {
+    /// Parse and validate the scenario, overrides applied.
+    ///
+    /// Errors: as [`scenario::parse`] (file:line:col and field, exit 2).
+    pub fn parse(&self) -> Result<Scenario, crate::error::InputError> {
+        scenario::parse(&self.label, &self.text, &self.base, &self.overrides)
+    }
+}
+
+/// The scenario of `compare`, resolved and validated, its chains selected by `--chain`.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// The scenario, validated, with only the chains `--chain` names (all without one).
+    pub scenario: Scenario,
+    /// The scenario's label in messages: the `--scenario` path, or `--config`.
+    pub label: String,
+    /// Every value taken from the gateway configs, in chain order (empty without `--config`).
+    pub provenance: Vec<Provenance>,
+    /// Why the blended rows are left out, when `--chain` dropped a chain of a traffic split.
+    pub partial: Option<String>,
+}
+
+/// The scenario text `flags` name, with the project settings filling what they leave out:
+/// `config` and `scenario` when the command line names neither, `profile` when it gives none.
+///
+/// Errors (exit 2): unreadable or invalid settings; neither a scenario nor a config (from the
+/// flags or the settings); `--profile` without a config; an unreadable scenario or config, or
+/// a scenario with `[[chain]]` or `[policy]` beside `--config`.
+pub fn source(flags: &Flags) -> anyhow::Result<Source> {
+    let settings = crate::input::settings::compare_settings(flags.config_file)?;
+    let configs = if flags.config.is_empty() && flags.scenario.is_none() {
+        settings.config.clone().unwrap_or_default()
+    } else {
+        flags.config.to_vec()
+    };
+    let scenario_path = flags.scenario.map(Path::to_path_buf).or(settings.scenario);
+    if configs.is_empty() {
+        let path = scenario_path.as_deref().ok_or_else(|| {
+            anyhow::anyhow!(
+                "the following required arguments were not provided: --scenario <PATH> or --config <FILE> (or `scenario`/`config` in fallcost.toml's [compare]; see `fallcost {} --help`)",
+                flags.command
+            )
+        })?;
+        if flags.profile.is_some() {
+            anyhow::bail!("--profile prices a gateway config: it needs --config");
+        }
+        let base = match path.parent() {
+            Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        return Ok(Source {
+            label: path.display().to_string(),
+            text: read_text(path)?,
+            base,
+            overrides: flags.set.to_vec(),
+            provenance: Vec::new(),
+        });
+    }
+    let profile = flags.profile.or(settings.profile);
+    let built = build_text(&configs, scenario_path.as_deref(), profile)?;
+    let mut overrides = built.overrides;
+    overrides.extend(flags.set.iter().cloned());
+    Ok(Source {
+        label: built.label,
+        text: built.text,
+        base: built.base,
+        overrides,
+        provenance: built.provenance,
+    })
+}
+
+/// The scenario `flags` name ([`source`]), validated, with only the chains `chains` names (all
+/// when it is empty).
+///
+/// Errors: as [`source`]; an invalid scenario (file:line:col and field); a `--chain` the
+/// scenario does not have (naming the ones it has). All exit 2.
+pub fn resolve(flags: &Flags, chains: &[String]) -> anyhow::Result<Inputs> {
+    let source = source(flags)?;
+    let mut scenario = source.parse()?;
+    let partial = scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
+    Ok(Inputs {
+        scenario,
+        label: source.label,
+        provenance: source.provenance,
+        partial,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A settings file with no `[compare]` (the flags alone decide), written once.
+    fn no_compare_settings() -> &'static Path {
+        static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+        PATH.get_or_init(|| {
+            let p = std::env::temp_dir().join(format!(
+                "fallcost-inputs-{}-fallcost.toml",
+                std::process::id()
+            ));
+            std::fs::write(&p, "[check]\nmax_ratio = 2\n").unwrap();
+            p
+        })
+    }
+
+    fn flags<'a>(scenario: Option<&'a Path>, config: &'a [PathBuf]) -> Flags<'a> {
+        Flags {
+            command: "sweep",
+            scenario,
+            config,
+            profile: None,
+            set: &[],
+            config_file: Some(no_compare_settings()),
+        }
+    }
+
+    #[test]
+    fn a_scenario_file_is_its_own_label_base_and_overrides() {
+        let set = [("request.input_tokens".to_string(), "1234".to_string())];
+        let f = Flags {
+            set: &set,
+            ..flags(Some(Path::new("scenarios/sept3.toml")), &[])
+        };
+        let s = source(&f).unwrap();
+        assert_eq!(s.label, "scenarios/sept3.toml");
+        assert_eq!(s.base, PathBuf::from("scenarios"));
+        assert_eq!(s.overrides, set);
+        assert!(s.provenance.is_empty());
+        assert_eq!(s.parse().unwrap().request.input_tokens, 1234.0);
+    }
+
+    #[test]
+    fn settings_fill_config_and_scenario_and_a_flag_wins() {
+        let settings = Path::new("tests/fixtures/check/settings/fallcost.toml");
+        let f = Flags {
+            config_file: Some(settings),
+            ..flags(None, &[])
+        };
+        let s = source(&f).unwrap();
+        assert_eq!(s.label, "tests/fixtures/compare/steady.toml");
+        // the settings' profile is absent: only the config's chains, no [request] override
+        assert!(s.overrides.is_empty(), "{:?}", s.overrides);
+        assert!(!s.provenance.is_empty());
+        // a --scenario given replaces both the settings' scenario and config
+        let f = Flags {
+            config_file: Some(settings),
+            ..flags(Some(Path::new("scenarios/sept3.toml")), &[])
+        };
+        let s = source(&f).unwrap();
+        assert_eq!(s.label, "scenarios/sept3.toml");
+        assert!(s.provenance.is_empty());
+    }
+
+    #[test]
+    fn no_scenario_and_a_profile_without_config_are_refused() {
+        let e = source(&flags(None, &[])).unwrap_err().to_string();
+        assert!(e.ends_with("see `fallcost sweep --help`)"), "{e}");
+        assert!(e.starts_with("the following required arguments were not provided: --scenario <PATH> or --config <FILE>"), "{e}");
+        let f = Flags {
+            profile: Some((100, 10)),
+            ..flags(Some(Path::new("scenarios/sept3.toml")), &[])
+        };
+        let e = source(&f).unwrap_err().to_string();
+        assert_eq!(e, "--profile prices a gateway config: it needs --config");
+    }
+
+    #[test]
+    fn resolve_selects_chains_and_says_why_the_blend_is_left_out() {
+        let f = flags(Some(Path::new("scenarios/sept3.toml")), &[]);
+        let all = resolve(&f, &[]).unwrap();
+        assert!(all.partial.is_none());
+        let first = all.scenario.chains[0].name.clone();
+        let one = resolve(&f, std::slice::from_ref(&first)).unwrap();
+        assert_eq!(one.scenario.chains.len(), 1);
+        assert_eq!(one.label, "scenarios/sept3.toml");
+        let e = resolve(&f, &["nope".to_string()]).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--chain nope: no such chain in scenario"),
+            "{e}"
+        );
+    }
+}
