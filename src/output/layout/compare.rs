@@ -10,7 +10,7 @@ use super::cells::{self, Table};
 use super::{
     Page, Section, answer_labels, pct, share_pct, steady_mc_cells_in, steady_mc_header_in,
 };
-use crate::figures::{Figure, INCIDENT_FIGURES, STEADY_FIGURES};
+use crate::figures::{Figure, INCIDENT_FIGURES, STEADY_FIGURES, STEADY_POLICY_FIGURES};
 use crate::number::{count, group, money, trim};
 
 /// The `pattern` column, then the columns `table` shows for `figures` (from their
@@ -163,25 +163,27 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
         .iter()
         .filter(|row| row.chain == chain.name)
         .map(|row| {
-            let answered: Vec<String> = row
-                .answered_by
-                .iter()
-                .filter(|a| a.share > 0.0)
-                .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
-                .collect();
-            let mut cells = vec![
-                row.pattern.as_str().to_string(),
-                trim(row.attempts_per_request, 4),
-                row.attempts_max.to_string(),
-                trim(row.dead_time_mean_s, 3),
+            // The attribution: each model that answers, by its short name, with its share.
+            let answered = |_: &'static Figure| {
+                let answered: Vec<String> = row
+                    .policy
+                    .answered_by
+                    .iter()
+                    .filter(|a| a.share > 0.0)
+                    .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
+                    .collect();
                 if answered.is_empty() {
                     "–".into()
                 } else {
                     answered.join(", ")
-                },
-                count(row.call_cap_hits_per_1k),
-                count(row.cost_cap_hits_per_1k),
-            ];
+                }
+            };
+            let mut cells = vec![row.pattern.as_str().to_string()];
+            cells.extend(cells::cells(Table::Chain, false, &answered, |f| {
+                row.policy.visit(f)
+            }));
+            // The Monte Carlo's dead time, mean / p99: one column for two figures, so written
+            // here rather than declared.
             if with_mc {
                 cells.push(row.mc.as_ref().and_then(|m| m.policy.as_ref()).map_or(
                     "–".into(),
@@ -226,18 +228,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
             trim(m, 3)
         ));
     }
-    let mut header = [
-        "pattern",
-        "attempts",
-        "max",
-        "dead time s",
-        "answered by",
-        "call-cap hits/1k",
-        "cost-cap hits/1k",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut numeric = vec![false, true, true, true, false, true, true];
+    let (mut header, mut numeric) = figure_columns(STEADY_POLICY_FIGURES, Table::Chain);
     if with_mc {
         header.push("MC dead time s mean / p99".into());
         numeric.push(true);
