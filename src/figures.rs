@@ -644,3 +644,186 @@ impl Extra for Vec<Answered> {
         parts.join(";")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sets the compare tables walk (`output::layout`) and the sets `sim::agree` walks.
+    const TABLE_SETS: [&[Figure]; 3] = [STEADY_FIGURES, INCIDENT_FIGURES, STEADY_POLICY_FIGURES];
+    const AGREE_SETS: [&[Figure]; 2] = [STEADY_FIGURES, INCIDENT_FIGURES];
+
+    #[test]
+    fn every_figure_a_table_walks_has_a_column_or_is_marked_hidden() {
+        for set in TABLE_SETS {
+            for f in set {
+                assert_ne!(f.table, Show::Undeclared, "{}: table() or hidden()", f.key);
+            }
+        }
+        // What is shown, in declaration order.
+        let shown = |set: &[Figure]| -> Vec<&str> {
+            set.iter()
+                .filter_map(|f| f.column().map(|_| f.key))
+                .collect()
+        };
+        assert_eq!(
+            shown(STEADY_FIGURES),
+            ["cost_per_1k_usd", "vs_baseline", "failed_per_1k"]
+        );
+        assert_eq!(
+            shown(INCIDENT_FIGURES),
+            [
+                "total_usd",
+                "multiplier",
+                "window_usd",
+                "cold_start_usd",
+                "failback_usd",
+                "failed_requests"
+            ]
+        );
+        assert_eq!(
+            shown(STEADY_POLICY_FIGURES),
+            [
+                "attempts_per_request",
+                "attempts_max",
+                "dead_time_mean_s",
+                "answered_by",
+                "call_cap_hits_per_1k",
+                "cost_cap_hits_per_1k"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_set_with_parts_has_one_total_and_only_estimates_have_mc_columns() {
+        for set in TABLE_SETS {
+            let cells = |c: Cell| {
+                set.iter()
+                    .filter(move |f| f.column().is_some_and(|x| x.cell == c))
+            };
+            let parts = cells(Cell::Part).count();
+            assert!(parts == 0 || cells(Cell::Total).count() == 1);
+            assert!(cells(Cell::Total).count() <= 1);
+            for f in set {
+                if let Some(c) = f.column()
+                    && (c.mc.is_some() || c.blended_mc.is_some())
+                {
+                    assert!(f.estimated, "{}: an MC column needs an estimate", f.key);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_estimated_figure_says_how_it_agrees() {
+        for set in AGREE_SETS {
+            for f in set {
+                assert_ne!(f.agree, Agree::Undeclared, "{}", f.key);
+                if let Agree::Checked { .. } = f.agree {
+                    assert!(f.estimated, "{}: only an estimate can be checked", f.key);
+                }
+            }
+            // One headline per set, the first figure.
+            let headlines: Vec<&str> = set
+                .iter()
+                .filter(|f| matches!(f.agree, Agree::Checked { headline: true, .. }))
+                .map(|f| f.key)
+                .collect();
+            assert_eq!(headlines, [set[0].key]);
+        }
+        let checked = |set: &[Figure]| -> Vec<(&str, Bound)> {
+            set.iter()
+                .filter_map(|f| match f.agree {
+                    Agree::Checked { bound, .. } => Some((f.key, bound)),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            checked(STEADY_FIGURES),
+            [
+                ("cost_per_1k_usd", Bound::Usd),
+                ("failed_per_1k", Bound::One),
+                ("wasted_attempts_per_1k", Bound::Links),
+                ("wasted_per_1k_usd", Bound::Usd)
+            ]
+        );
+        assert_eq!(checked(INCIDENT_FIGURES).len(), 9);
+    }
+
+    #[test]
+    fn the_analytic_engine_lacks_only_the_dead_time_percentile() {
+        let mc_only: Vec<&str> = [
+            STEADY_FIGURES,
+            INCIDENT_FIGURES,
+            STEADY_POLICY_FIGURES,
+            INCIDENT_POLICY_FIGURES,
+        ]
+        .iter()
+        .flat_map(|s| s.iter())
+        .filter(|f| !f.analytic)
+        .map(|f| f.key)
+        .collect();
+        assert_eq!(mc_only, ["dead_time_p99_s"]);
+    }
+
+    #[test]
+    fn visit_pair_hands_out_both_sets_in_declaration_order() {
+        let a = SteadyPolicyFigures {
+            attempts_per_request: 1.5,
+            attempts_max: 3,
+            dead_time_mean_s: 0.25,
+            dead_time_p99_s: None,
+            answered_by: vec![Answered {
+                model: "a/x".into(),
+                share: 1.0,
+            }],
+            call_cap_hits_per_1k: 2.0,
+            cost_cap_hits_per_1k: 0.0,
+        };
+        let b = SteadyPolicyFigures {
+            attempts_per_request: "attempts",
+            attempts_max: 4,
+            dead_time_mean_s: "dead",
+            dead_time_p99_s: Some(9.0),
+            answered_by: Vec::new(),
+            call_cap_hits_per_1k: "call",
+            cost_cap_hits_per_1k: "cost",
+        };
+        let mut seen = Vec::new();
+        a.visit_pair(&b, |f, x, y| seen.push((f.key, x, y)));
+        assert_eq!(seen.len(), STEADY_POLICY_FIGURES.len());
+        assert_eq!(
+            seen[0],
+            (
+                "attempts_per_request",
+                Entry::Figure(Some(&1.5)),
+                Entry::Figure(Some(&"attempts"))
+            )
+        );
+        assert_eq!(
+            seen[1],
+            (
+                "attempts_max",
+                Entry::Text("3".into()),
+                Entry::Text("4".into())
+            )
+        );
+        assert_eq!(
+            seen[3],
+            (
+                "dead_time_p99_s",
+                Entry::Exact(None),
+                Entry::Exact(Some(9.0))
+            )
+        );
+        assert_eq!(
+            seen[4],
+            (
+                "answered_by",
+                Entry::Text("a/x=1".into()),
+                Entry::Text(String::new())
+            )
+        );
+    }
+}
