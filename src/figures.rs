@@ -7,7 +7,11 @@
 //! ([`Entry`], via `visit`), the finite-number check (`Report::first_non_finite`) and the
 //! blending of traffic-share rows (`combine`, generic over the value type).
 //!
-//! Adding a figure: one line here, its value in the analytic engine (`model`, the outcome's
+//! The declaration also says how the compare tables show a figure ([`Show`]: its column, cell
+//! format and Monte Carlo column) and how the agreement check holds the engines to each other
+//! ([`Agree`]); `output::layout` and `sim::agree` walk it.
+//!
+//! Adding a figure: its line here, its value in the analytic engine (`model`, the outcome's
 //! `figures()`), its accumulation in the simulator (`sim`, the tally's `sums()`).
 
 use serde::Serialize;
@@ -33,6 +37,211 @@ pub struct Figure {
     pub estimated: bool,
     /// A list entry (`answered_by`): its CSV column comes after the set's other columns.
     pub list: bool,
+    /// Whether the analytic engine computes it (an analytic CSV column and JSON key); `false`
+    /// for a figure only the Monte Carlo has (`dead_time_p99_s`: [`Figure::mc_only`]).
+    pub analytic: bool,
+    /// How the compare tables show it ([`Figure::table`], [`Figure::hidden`]).
+    pub table: Show,
+    /// How the agreement check (`sim::agree`) compares the analytic value with the Monte
+    /// Carlo's ([`Figure::headline`], [`Figure::checked`], [`Figure::unchecked`]).
+    pub agree: Agree,
+}
+
+/// How a figure's value prints in a table cell (the formats of `crate::number`); a value that
+/// does not apply (`None`) prints `–`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cell {
+    /// USD (`money`: `2,284.01`, `0.0875`).
+    Money,
+    /// A row's total, USD: as `Money`, marked `sim ` when the row is simulated; the table's
+    /// `Part` cells are rounded to add up to it (`money_adding_up`).
+    Total,
+    /// USD, one part of the table's `Total`.
+    Part,
+    /// A relative change (`change`: `+0.03%`).
+    Change,
+    /// A ratio (`multiplier`: `1.52x`).
+    Multiplier,
+    /// An expected count (`count`).
+    Count,
+    /// A number with at most this many decimals (`trim`).
+    Decimals(usize),
+    /// A whole number ([`Extra`] text, e.g. `attempts_max`).
+    Integer,
+    /// A list ([`Extra`]), printed by its table's own rule (`answered_by`: short model names
+    /// and percentages); left-aligned.
+    List,
+}
+
+/// A figure's columns in the compare tables: a chain's table (steady state, incident, policy)
+/// and the blended traffic-share table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Column {
+    /// Its header in a chain's table (`$/1k req`).
+    pub header: &'static str,
+    /// How its cells print.
+    pub cell: Cell,
+    /// The header of its Monte Carlo column (`mean ± half-width`, the 95% interval) in a
+    /// chain's table, if shown.
+    pub mc: Option<&'static str>,
+    /// Its header in the blended traffic-share table, if shown there.
+    pub blended: Option<&'static str>,
+    /// The header of its Monte Carlo column in the blended table, if shown.
+    pub blended_mc: Option<&'static str>,
+}
+
+/// Whether and how the compare tables show a figure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Show {
+    /// Not said (a figure set no table walks: the unit tests require a declaration for the
+    /// steady, incident and steady-policy figures).
+    Undeclared,
+    /// Not in the tables (JSON and CSV only).
+    Hidden,
+    /// In the tables, as this column.
+    Column(Column),
+}
+
+/// What bounds the change one sample (a request; an incident window's request) can make to a
+/// figure, for widening the agreement interval against unseen rare events (`sim::agree`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bound {
+    /// One attempt on every link of the chain at its dearest cache state, USD.
+    Usd,
+    /// One (a failed request).
+    One,
+    /// One per link of the chain (wasted attempts, cold starts).
+    Links,
+    /// Nothing (no widening).
+    Zero,
+}
+
+/// How `sim::agree` holds a figure's Monte Carlo mean to its analytic value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Agree {
+    /// Not said (a figure set `sim::agree` does not walk: the policy figures, which
+    /// `tests/agreement.rs` checks with bounds from the policy).
+    Undeclared,
+    /// Not compared: not estimated, or following from figures that are (the doc comment says
+    /// why).
+    Unchecked,
+    /// Compared: at 99% for the headline figure of a pattern, else at 99.9% (with dozens of
+    /// figures per scenario a 99% interval would miss about once per hundred by chance); the
+    /// interval widened by z²·bound/n.
+    Checked {
+        /// The pattern's headline figure (99%).
+        headline: bool,
+        /// What one sample can change it by.
+        bound: Bound,
+    },
+}
+
+impl Figure {
+    /// A figure's declaration before its table and agreement are said (the `figures!` macro
+    /// writes this, then the field's builder calls).
+    pub const fn new(
+        key: &'static str,
+        unit: &'static str,
+        meaning: &'static str,
+        scale: f64,
+        estimated: bool,
+        list: bool,
+    ) -> Figure {
+        Figure {
+            key,
+            unit,
+            meaning,
+            scale,
+            estimated,
+            list,
+            analytic: true,
+            table: Show::Undeclared,
+            agree: Agree::Undeclared,
+        }
+    }
+
+    /// Shown in the tables under `header`, printed as `cell`.
+    pub const fn table(mut self, header: &'static str, cell: Cell) -> Figure {
+        self.table = Show::Column(Column {
+            header,
+            cell,
+            mc: None,
+            blended: None,
+            blended_mc: None,
+        });
+        self
+    }
+
+    /// Its Monte Carlo column in a chain's table (after [`Figure::table`]).
+    pub const fn mc(mut self, header: &'static str) -> Figure {
+        match &mut self.table {
+            Show::Column(c) => c.mc = Some(header),
+            _ => panic!("mc() needs table() first"),
+        }
+        self
+    }
+
+    /// Shown in the blended table too, under `header` (after [`Figure::table`]).
+    pub const fn blended(mut self, header: &'static str) -> Figure {
+        match &mut self.table {
+            Show::Column(c) => c.blended = Some(header),
+            _ => panic!("blended() needs table() first"),
+        }
+        self
+    }
+
+    /// Its Monte Carlo column in the blended table (after [`Figure::table`]).
+    pub const fn blended_mc(mut self, header: &'static str) -> Figure {
+        match &mut self.table {
+            Show::Column(c) => c.blended_mc = Some(header),
+            _ => panic!("blended_mc() needs table() first"),
+        }
+        self
+    }
+
+    /// Not in the tables.
+    pub const fn hidden(mut self) -> Figure {
+        self.table = Show::Hidden;
+        self
+    }
+
+    /// Only the Monte Carlo has it: no analytic CSV column or JSON key.
+    pub const fn mc_only(mut self) -> Figure {
+        self.analytic = false;
+        self
+    }
+
+    /// The pattern's headline figure: agreement checked at 99%, widened by `bound`.
+    pub const fn headline(mut self, bound: Bound) -> Figure {
+        self.agree = Agree::Checked {
+            headline: true,
+            bound,
+        };
+        self
+    }
+
+    /// Agreement checked at 99.9%, widened by `bound`.
+    pub const fn checked(mut self, bound: Bound) -> Figure {
+        self.agree = Agree::Checked {
+            headline: false,
+            bound,
+        };
+        self
+    }
+
+    /// Agreement not checked.
+    pub const fn unchecked(mut self) -> Figure {
+        self.agree = Agree::Unchecked;
+        self
+    }
+
+    /// Its column in the tables, if shown.
+    pub const fn column(&self) -> Option<&Column> {
+        match &self.table {
+            Show::Column(c) => Some(c),
+            _ => None,
+        }
+    }
 }
 
 /// A declared entry that is not a number with an interval (`attempts_max`, `answered_by`):
@@ -123,12 +332,25 @@ pub enum Entry<'a, V> {
 }
 
 /// Declare a figure set: a struct generic over its [`Value`] type, with one field per figure,
-/// and its descriptors, serialisation, visitor and combination.
+/// and its descriptors, serialisation, visitors and combination.
 ///
-/// Field kinds: `fig` (a figure: `V`), `opt` (a figure that may not apply: `Option<V>`, `null`
-/// in JSON then), `skip` (the same, absent from JSON when `None`), `exact` (a number without an
+/// Each field is its doc comment (the meaning), then
+/// `KIND name: TYPE = "unit", scale, builder(…), …;` where the builder calls are
+/// [`Figure`]'s (`table`, `mc`, `blended`, `blended_mc`, `hidden`; `headline`, `checked`,
+/// `unchecked`; `mc_only`), e.g.
+///
+/// ```text
+/// /// Requests per 1,000 that fail on every link tried.
+/// fig failed_per_1k: V = "requests per 1,000", 1000.0,
+///     table("failed/1k", Cell::Count), mc("MC failed/1k"), checked(Bound::One);
+/// ```
+///
+/// Kinds: `fig` (a figure: `V`), `opt` (a figure that may not apply: `Option<V>`, `null` in
+/// JSON then), `skip` (the same, absent from JSON when `None`), `exact` (a number without an
 /// interval: `Option<f64>`, absent from JSON when `None`), and `extra` / `list` (an [`Extra`]
-/// value of its own type, e.g. `u32`; `list`: a list whose CSV column goes last). Each field is `KIND name: TYPE = "unit", scale;` (the type spelled out: `V`, `Option<V>`, `Option<f64>`) after its doc comment (the meaning).
+/// value of its own type, e.g. `u32`; `list`: a list whose CSV column goes last). The type is
+/// spelled out (`V`, `Option<V>`, `Option<f64>`); the scale is the figure per unit of what the
+/// engines compute ([`Figure::scale`]).
 macro_rules! figures {
     (@estimated exact) => { false };
     (@estimated extra) => { false };
@@ -189,7 +411,8 @@ macro_rules! figures {
         pub struct $name:ident, $table:ident {
             $(
                 $(#[doc = $doc:literal])*
-                $kind:ident $field:ident : $ty:ty = $unit:literal, $scale:literal;
+                $kind:ident $field:ident : $ty:ty = $unit:literal, $scale:literal
+                    $(, $attr:ident ( $($arg:expr),* ))* ;
             )*
         }
     ) => {
@@ -205,17 +428,17 @@ macro_rules! figures {
 
         #[doc = concat!("The figures of [`", stringify!($name), "`], in declaration order.")]
         pub const $table: &[Figure] = &[
-            $(Figure {
-                key: stringify!($field),
-                unit: $unit,
-                meaning: concat!($($doc),*),
-                scale: $scale,
-                estimated: figures!(@estimated $kind),
-                list: figures!(@list $kind),
-            },)*
+            $(Figure::new(
+                stringify!($field),
+                $unit,
+                concat!($($doc),*),
+                $scale,
+                figures!(@estimated $kind),
+                figures!(@list $kind),
+            ) $(.$attr($($arg),*))*,)*
         ];
 
-        impl<V: Value> $name<V> {
+        impl<V> $name<V> {
             /// Hand every entry to `f` with its declaration, in declaration order.
             pub fn visit<'a>(&'a self, mut f: impl FnMut(&'static Figure, Entry<'a, V>)) {
                 let mut figures = $table.iter();
@@ -226,9 +449,25 @@ macro_rules! figures {
                     );
                 )*
             }
-        }
 
-        impl<V> $name<V> {
+            /// Hand every entry of `self` and of `other` (the same figure set with other
+            /// values, e.g. the analytic values and the simulator's sums) to `f` together,
+            /// with its declaration, in declaration order.
+            pub fn visit_pair<'a, S>(
+                &'a self,
+                other: &'a $name<S>,
+                mut f: impl FnMut(&'static Figure, Entry<'a, V>, Entry<'a, S>),
+            ) {
+                let mut figures = $table.iter();
+                $(
+                    f(
+                        figures.next().expect("one descriptor per field"),
+                        figures!(@entry $kind, &self.$field),
+                        figures!(@entry $kind, &other.$field),
+                    );
+                )*
+            }
+
             /// Combine the sets of several parts (one chain's own row: one part; a blended
             /// row: every chain, with its weight) figure by figure: `figure` combines a
             /// figure's weighted values, `exact` an exact number's. A figure that some part
@@ -266,18 +505,27 @@ figures! {
     /// (`V = MeanCi`).
     pub struct SteadyFigures, STEADY_FIGURES {
         /// Expected USD per 1,000 requests.
-        fig cost_per_1k_usd: V = "USD per 1,000 requests", 1000.0;
+        fig cost_per_1k_usd: V = "USD per 1,000 requests", 1000.0,
+            table("$/1k req", Cell::Money), mc("MC $/1k ± 95%"),
+            blended("$/1k req"), blended_mc("MC $/1k ± 95%"), headline(Bound::Usd);
         /// The healthy, warm primary alone, USD per 1,000 requests (not random: the analytic
-        /// rows only).
-        exact baseline_per_1k_usd: Option<f64> = "USD per 1,000 requests", 1000.0;
-        /// cost / baseline − 1 (0.0003 for +0.03%); `null` for a free primary.
-        opt vs_baseline: Option<V> = "ratio", 1.0;
+        /// rows only; the tables print it in a note).
+        exact baseline_per_1k_usd: Option<f64> = "USD per 1,000 requests", 1000.0,
+            hidden(), unchecked();
+        /// cost / baseline − 1 (0.0003 for +0.03%); `null` for a free primary. Agreement:
+        /// the cost over an exact baseline, so it agrees when the cost does.
+        opt vs_baseline: Option<V> = "ratio", 1.0,
+            table("vs primary", Cell::Change), blended("vs primaries"), unchecked();
         /// Requests per 1,000 that fail on every link tried.
-        fig failed_per_1k: V = "requests per 1,000", 1000.0;
+        fig failed_per_1k: V = "requests per 1,000", 1000.0,
+            table("failed/1k", Cell::Count), mc("MC failed/1k"),
+            blended("failed/1k"), blended_mc("MC failed/1k"), checked(Bound::One);
         /// Attempts per 1,000 requests that did not produce the answer (failures, hedge losers).
-        fig wasted_attempts_per_1k: V = "attempts per 1,000 requests", 1000.0;
+        fig wasted_attempts_per_1k: V = "attempts per 1,000 requests", 1000.0,
+            hidden(), checked(Bound::Links);
         /// USD per 1,000 requests spent on those attempts.
-        fig wasted_per_1k_usd: V = "USD per 1,000 requests", 1000.0;
+        fig wasted_per_1k_usd: V = "USD per 1,000 requests", 1000.0,
+            hidden(), checked(Bound::Usd);
     }
 }
 
@@ -287,57 +535,74 @@ figures! {
     /// intervals (`V = MeanCi`).
     pub struct IncidentFigures, INCIDENT_FIGURES {
         /// window + cold starts + fail-back writes.
-        fig total_usd: V = "USD", 1.0;
-        /// The primary-alone bill for the same requests, healthy and warm (not random).
-        exact normal_usd: Option<f64> = "USD", 1.0;
-        /// total / normal; `null` for a free primary.
-        opt multiplier: Option<V> = "ratio", 1.0;
+        fig total_usd: V = "USD", 1.0,
+            table("total USD", Cell::Total), mc("MC total ± 95%"),
+            blended("incident USD"), blended_mc("MC incident ± 95%"), headline(Bound::Usd);
+        /// The primary-alone bill for the same requests, healthy and warm (not random; the
+        /// tables print it in a note).
+        exact normal_usd: Option<f64> = "USD", 1.0, hidden(), unchecked();
+        /// total / normal; `null` for a free primary. Agreement: the total over an exact
+        /// bill, so it agrees when the total does.
+        opt multiplier: Option<V> = "ratio", 1.0,
+            table("x normal", Cell::Multiplier), blended("x normal"), unchecked();
         /// The window's requests at warm prices, failed attempts included.
-        fig window_usd: V = "USD", 1.0;
+        fig window_usd: V = "USD", 1.0, table("window", Cell::Part), checked(Bound::Usd);
         /// Premium of sessions' first requests on a cold fallback.
-        fig cold_start_usd: V = "USD", 1.0;
+        fig cold_start_usd: V = "USD", 1.0,
+            table("cold starts", Cell::Part), checked(Bound::Usd);
         /// Premium of rewriting the primary's cache on the way back.
-        fig failback_usd: V = "USD", 1.0;
+        fig failback_usd: V = "USD", 1.0,
+            table("fail-back writes", Cell::Part), checked(Bound::Zero);
         /// Requests that failed on every link (expected count).
-        fig failed_requests: V = "requests", 1.0;
+        fig failed_requests: V = "requests", 1.0,
+            table("failed requests", Cell::Count), mc("MC failed"), checked(Bound::One);
         /// Attempts that did not produce the answer (expected count).
-        fig wasted_attempts: V = "attempts", 1.0;
+        fig wasted_attempts: V = "attempts", 1.0, hidden(), checked(Bound::Links);
         /// USD spent on those attempts (included in `window_usd`).
-        fig wasted_usd: V = "USD", 1.0;
+        fig wasted_usd: V = "USD", 1.0, hidden(), checked(Bound::Usd);
         /// Sessions that started cold on a fallback (expected count).
-        fig cold_starts: V = "sessions", 1.0;
+        fig cold_starts: V = "sessions", 1.0, hidden(), checked(Bound::Links);
         /// Sessions that rewrite the primary's cache on the way back.
-        fig failback_writes: V = "sessions", 1.0;
+        fig failback_writes: V = "sessions", 1.0, hidden(), checked(Bound::Zero);
         /// What the incident costs beyond the normal bill: total − normal (window premium,
         /// cold starts and fail-back writes; negative when the fallback is cheaper).
-        fig excess_usd: V = "USD", 1.0;
+        /// Agreement: the total less an exact bill, so it agrees when the total does.
+        fig excess_usd: V = "USD", 1.0, hidden(), unchecked();
     }
 }
 
 figures! {
-    /// The Monte Carlo figures of a steady-state row under a policy (MODEL.md §8), each with its
-    /// 95% interval as `KEY_ci95` (`V = MeanCi`). A blended row has them when every chain has a
-    /// policy: means and intervals as in [`SteadyFigures`], `attempts_max` the largest of the
-    /// chains', `answered_by` merged by model, no `dead_time_p99_s`.
+    /// The policy figures of a steady-state row (MODEL.md §8): the analytic engine's
+    /// expectations on every row (`V = f64`, no `dead_time_p99_s`), and under a non-default
+    /// policy the Monte Carlo's, each with its 95% interval as `KEY_ci95` (`V = MeanCi`). A
+    /// blended row has them (the Monte Carlo's: when every chain has a policy) combined as in
+    /// [`SteadyFigures`], `attempts_max` the largest of the chains', `answered_by` merged by
+    /// model, no `dead_time_p99_s`.
     pub struct SteadyPolicyFigures, STEADY_POLICY_FIGURES {
         /// Mean attempts per request.
-        fig attempts_per_request: V = "attempts per request", 1.0;
+        fig attempts_per_request: V = "attempts per request", 1.0,
+            table("attempts", Cell::Decimals(4));
         /// The most attempts any simulated request made.
-        extra attempts_max: u32 = "attempts", 1.0;
+        extra attempts_max: u32 = "attempts", 1.0, table("max", Cell::Integer);
         /// Mean seconds per request in failed attempts and backoff before the answer (or error).
-        fig dead_time_mean_s: V = "seconds per request", 1.0;
+        fig dead_time_mean_s: V = "seconds per request", 1.0,
+            table("dead time s", Cell::Decimals(3));
         /// 99th-percentile dead time (0 when fewer than 1% of requests wait at all). `None`
         /// (absent in JSON) on the blended traffic-share rows: the policy simulator keeps its
         /// dead-time histograms to itself, and a mixture's percentile is not the weighted mean
-        /// of the chains' percentiles.
-        exact dead_time_p99_s: Option<f64> = "seconds", 1.0;
+        /// of the chains' percentiles. The policy table prints it in its Monte Carlo column,
+        /// after the mean.
+        exact dead_time_p99_s: Option<f64> = "seconds", 1.0, mc_only(), hidden();
         /// Share of requests answered by each model of the chain, in chain order (CSV:
         /// `model=share;…`).
-        list answered_by: Vec<Answered> = "share of all requests", 1.0;
+        list answered_by: Vec<Answered> = "share of all requests", 1.0,
+            table("answered by", Cell::List);
         /// Requests per 1,000 stopped by the call cap.
-        fig call_cap_hits_per_1k: V = "requests per 1,000", 1000.0;
+        fig call_cap_hits_per_1k: V = "requests per 1,000", 1000.0,
+            table("call-cap hits/1k", Cell::Count);
         /// Requests per 1,000 that reached a fallback after one the cost cap skipped.
-        fig cost_cap_hits_per_1k: V = "requests per 1,000", 1000.0;
+        fig cost_cap_hits_per_1k: V = "requests per 1,000", 1000.0,
+            table("cost-cap hits/1k", Cell::Count);
     }
 }
 
@@ -379,5 +644,188 @@ impl Extra for Vec<Answered> {
             .map(|a| format!("{}={}", a.model, a.share))
             .collect();
         parts.join(";")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sets the compare tables walk (`output::layout`) and the sets `sim::agree` walks.
+    const TABLE_SETS: [&[Figure]; 3] = [STEADY_FIGURES, INCIDENT_FIGURES, STEADY_POLICY_FIGURES];
+    const AGREE_SETS: [&[Figure]; 2] = [STEADY_FIGURES, INCIDENT_FIGURES];
+
+    #[test]
+    fn every_figure_a_table_walks_has_a_column_or_is_marked_hidden() {
+        for set in TABLE_SETS {
+            for f in set {
+                assert_ne!(f.table, Show::Undeclared, "{}: table() or hidden()", f.key);
+            }
+        }
+        // What is shown, in declaration order.
+        let shown = |set: &[Figure]| -> Vec<&str> {
+            set.iter()
+                .filter_map(|f| f.column().map(|_| f.key))
+                .collect()
+        };
+        assert_eq!(
+            shown(STEADY_FIGURES),
+            ["cost_per_1k_usd", "vs_baseline", "failed_per_1k"]
+        );
+        assert_eq!(
+            shown(INCIDENT_FIGURES),
+            [
+                "total_usd",
+                "multiplier",
+                "window_usd",
+                "cold_start_usd",
+                "failback_usd",
+                "failed_requests"
+            ]
+        );
+        assert_eq!(
+            shown(STEADY_POLICY_FIGURES),
+            [
+                "attempts_per_request",
+                "attempts_max",
+                "dead_time_mean_s",
+                "answered_by",
+                "call_cap_hits_per_1k",
+                "cost_cap_hits_per_1k"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_set_with_parts_has_one_total_and_only_estimates_have_mc_columns() {
+        for set in TABLE_SETS {
+            let cells = |c: Cell| {
+                set.iter()
+                    .filter(move |f| f.column().is_some_and(|x| x.cell == c))
+            };
+            let parts = cells(Cell::Part).count();
+            assert!(parts == 0 || cells(Cell::Total).count() == 1);
+            assert!(cells(Cell::Total).count() <= 1);
+            for f in set {
+                if let Some(c) = f.column()
+                    && (c.mc.is_some() || c.blended_mc.is_some())
+                {
+                    assert!(f.estimated, "{}: an MC column needs an estimate", f.key);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_estimated_figure_says_how_it_agrees() {
+        for set in AGREE_SETS {
+            for f in set {
+                assert_ne!(f.agree, Agree::Undeclared, "{}", f.key);
+                if let Agree::Checked { .. } = f.agree {
+                    assert!(f.estimated, "{}: only an estimate can be checked", f.key);
+                }
+            }
+            // One headline per set, the first figure.
+            let headlines: Vec<&str> = set
+                .iter()
+                .filter(|f| matches!(f.agree, Agree::Checked { headline: true, .. }))
+                .map(|f| f.key)
+                .collect();
+            assert_eq!(headlines, [set[0].key]);
+        }
+        let checked = |set: &[Figure]| -> Vec<(&str, Bound)> {
+            set.iter()
+                .filter_map(|f| match f.agree {
+                    Agree::Checked { bound, .. } => Some((f.key, bound)),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            checked(STEADY_FIGURES),
+            [
+                ("cost_per_1k_usd", Bound::Usd),
+                ("failed_per_1k", Bound::One),
+                ("wasted_attempts_per_1k", Bound::Links),
+                ("wasted_per_1k_usd", Bound::Usd)
+            ]
+        );
+        assert_eq!(checked(INCIDENT_FIGURES).len(), 9);
+    }
+
+    #[test]
+    fn the_analytic_engine_lacks_only_the_dead_time_percentile() {
+        let mc_only: Vec<&str> = [
+            STEADY_FIGURES,
+            INCIDENT_FIGURES,
+            STEADY_POLICY_FIGURES,
+            INCIDENT_POLICY_FIGURES,
+        ]
+        .iter()
+        .flat_map(|s| s.iter())
+        .filter(|f| !f.analytic)
+        .map(|f| f.key)
+        .collect();
+        assert_eq!(mc_only, ["dead_time_p99_s"]);
+    }
+
+    #[test]
+    fn visit_pair_hands_out_both_sets_in_declaration_order() {
+        let a = SteadyPolicyFigures {
+            attempts_per_request: 1.5,
+            attempts_max: 3,
+            dead_time_mean_s: 0.25,
+            dead_time_p99_s: None,
+            answered_by: vec![Answered {
+                model: "a/x".into(),
+                share: 1.0,
+            }],
+            call_cap_hits_per_1k: 2.0,
+            cost_cap_hits_per_1k: 0.0,
+        };
+        let b = SteadyPolicyFigures {
+            attempts_per_request: "attempts",
+            attempts_max: 4,
+            dead_time_mean_s: "dead",
+            dead_time_p99_s: Some(9.0),
+            answered_by: Vec::new(),
+            call_cap_hits_per_1k: "call",
+            cost_cap_hits_per_1k: "cost",
+        };
+        let mut seen = Vec::new();
+        a.visit_pair(&b, |f, x, y| seen.push((f.key, x, y)));
+        assert_eq!(seen.len(), STEADY_POLICY_FIGURES.len());
+        assert_eq!(
+            seen[0],
+            (
+                "attempts_per_request",
+                Entry::Figure(Some(&1.5)),
+                Entry::Figure(Some(&"attempts"))
+            )
+        );
+        assert_eq!(
+            seen[1],
+            (
+                "attempts_max",
+                Entry::Text("3".into()),
+                Entry::Text("4".into())
+            )
+        );
+        assert_eq!(
+            seen[3],
+            (
+                "dead_time_p99_s",
+                Entry::Exact(None),
+                Entry::Exact(Some(9.0))
+            )
+        );
+        assert_eq!(
+            seen[4],
+            (
+                "answered_by",
+                Entry::Text("a/x=1".into()),
+                Entry::Text(String::new())
+            )
+        );
     }
 }

@@ -80,7 +80,7 @@ fn a_wrong_analytic_value_is_caught() {
     assert!(
         checks
             .iter()
-            .any(|c| !c.ok() && c.figure == "cost" && c.chain == "sol-sonnet-haiku"),
+            .any(|c| !c.ok() && c.figure == "cost_per_1k_usd" && c.chain == "sol-sonnet-haiku"),
         "a wrong w went unnoticed"
     );
 }

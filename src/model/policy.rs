@@ -246,6 +246,28 @@ impl PolicyOutcome {
             wasted_cost: self.wasted_cost,
         }
     }
+
+    /// These figures as the report's policy figure set, per request (the report scales them:
+    /// [`crate::figures::Figure::scale`]), each link's attribution under its model id; no
+    /// dead-time percentile (the simulators' alone).
+    pub fn figures(&self, chain: &Chain) -> crate::figures::SteadyPolicyFigures<f64> {
+        crate::figures::SteadyPolicyFigures {
+            attempts_per_request: self.attempts,
+            attempts_max: self.attempts_max,
+            dead_time_mean_s: self.dead_time_s,
+            dead_time_p99_s: None,
+            answered_by: chain
+                .prices()
+                .zip(&self.answered_by)
+                .map(|(l, a)| crate::figures::Answered {
+                    model: l.id.clone(),
+                    share: *a,
+                })
+                .collect(),
+            call_cap_hits_per_1k: self.call_cap_hits,
+            cost_cap_hits_per_1k: self.cost_cap_hits,
+        }
+    }
 }
 
 /// The weighted sum of outcomes: with weights summing to 1, the expectation of a request that

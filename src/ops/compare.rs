@@ -48,6 +48,27 @@ fn weighted_mean_ci(fig: &Figure, parts: &[(f64, &&Sum)]) -> MeanCi {
     ))
 }
 
+/// A chain's own analytic policy figures from the engine's per-request ones
+/// ([`crate::model::policy::PolicyOutcome::figures`]): scaled and cleaned as the steady
+/// figures, `attempts_max` as is, the attribution's shares cleaned.
+fn own_policy(f: &SteadyPolicyFigures<f64>) -> SteadyPolicyFigures<f64> {
+    let mut p = SteadyPolicyFigures::combine(
+        &[(1.0, f)],
+        |fig, xs| weighted_sum(xs, fig.scale),
+        |fig, xs| weighted_exact(xs, fig.scale),
+    );
+    p.attempts_max = f.attempts_max;
+    p.answered_by = f
+        .answered_by
+        .iter()
+        .map(|a| Answered {
+            model: a.model.clone(),
+            share: clean(a.share),
+        })
+        .collect();
+    p
+}
+
 /// The share of all requests each model answered across chains weighted by their traffic
 /// shares: Σ shareᵢ · (share of chain i's requests the model answered), one entry per model in
 /// first-seen order (a model in several chains is added up).
@@ -98,10 +119,6 @@ fn blend(
             };
             let cost = sum(&|r| r.analytic.cost_per_1k_usd);
             let base = sum(&|r| r.analytic.baseline_per_1k_usd.unwrap_or(0.0));
-            let answered = blend_answered(
-                rows.iter()
-                    .map(|r| (share(&r.chain), r.answered_by.as_slice())),
-            );
             let parts: Vec<(f64, &SteadyFigures<f64>)> = rows
                 .iter()
                 .map(|r| (share(&r.chain), &r.analytic))
@@ -112,16 +129,25 @@ fn blend(
                 |_, xs| weighted_exact(xs, 1.0),
             );
             analytic.vs_baseline = (base > 0.0).then(|| clean(cost / base - 1.0));
+            let parts: Vec<(f64, &SteadyPolicyFigures<f64>)> =
+                rows.iter().map(|r| (share(&r.chain), &r.policy)).collect();
+            // No dead-time percentile: a mixture's is not the weighted mean of the chains'.
+            let mut policy =
+                SteadyPolicyFigures::combine(&parts, |_, xs| weighted_sum(xs, 1.0), |_, _| None);
+            policy.attempts_max = rows
+                .iter()
+                .map(|r| r.policy.attempts_max)
+                .max()
+                .unwrap_or(0);
+            policy.answered_by = blend_answered(
+                rows.iter()
+                    .map(|r| (share(&r.chain), r.policy.answered_by.as_slice())),
+            );
             let row = SteadyRow {
                 chain: BLENDED.to_string(),
                 pattern,
                 analytic,
-                attempts_per_request: clean(sum(&|r| r.attempts_per_request)),
-                attempts_max: rows.iter().map(|r| r.attempts_max).max().unwrap_or(0),
-                dead_time_mean_s: clean(sum(&|r| r.dead_time_mean_s)),
-                answered_by: answered,
-                call_cap_hits_per_1k: clean(sum(&|r| r.call_cap_hits_per_1k)),
-                cost_cap_hits_per_1k: clean(sum(&|r| r.cost_cap_hits_per_1k)),
+                policy,
                 latency_defaults: Vec::new(),
                 mc: None,
             };
@@ -221,19 +247,7 @@ pub fn analytic(scenario: &Scenario) -> Report {
                         f.vs_baseline = (base > 0.0).then(|| clean(o.cost / base - 1.0));
                         f
                     },
-                    attempts_per_request: clean(d.attempts),
-                    attempts_max: d.attempts_max,
-                    dead_time_mean_s: clean(d.dead_time_s),
-                    answered_by: chain
-                        .prices()
-                        .zip(&d.answered_by)
-                        .map(|(l, a)| Answered {
-                            model: l.id.clone(),
-                            share: clean(*a),
-                        })
-                        .collect(),
-                    call_cap_hits_per_1k: clean(d.call_cap_hits * 1000.0),
-                    cost_cap_hits_per_1k: clean(d.cost_cap_hits * 1000.0),
+                    policy: own_policy(&d.figures(chain)),
                     latency_defaults: chain
                         .latency_defaults()
                         .into_iter()

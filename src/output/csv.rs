@@ -7,27 +7,29 @@
 
 use crate::figures::{Figure, MeanCi};
 use crate::report::{
-    Answered, Entry, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentPolicyFigures, Report,
+    Entry, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentPolicyFigures, Report,
     STEADY_FIGURES, STEADY_POLICY_FIGURES, SteadyMc, SteadyPolicyFigures, Value,
 };
 
 /// The columns before the figures: what a row is.
 pub const ID_COLUMNS: &[&str] = &["scenario", "section", "chain", "pattern"];
 
-/// The policy figures of the analytic rows (MODEL.md §8), after the steady and incident
-/// figures; incident rows fill `dead_time_mean_s` only.
-pub const POLICY_COLUMNS: &[&str] = &[
-    "attempts_per_request",
-    "attempts_max",
-    "dead_time_mean_s",
-    "call_cap_hits_per_1k",
-    "cost_cap_hits_per_1k",
-    "answered_by",
-];
+/// The policy figures of the analytic rows (MODEL.md §8) as CSV columns, after the steady and
+/// incident figures: the steady policy figures the analytic engine has
+/// ([`STEADY_POLICY_FIGURES`] with [`Figure::analytic`]), the list `answered_by` last. Steady
+/// rows fill them ([`crate::report::SteadyRow::policy`]); incident rows `dead_time_mean_s`
+/// only ([`crate::report::IncidentRow::dead_time_mean_s`]).
+pub fn policy_columns() -> Vec<&'static Figure> {
+    let analytic = || STEADY_POLICY_FIGURES.iter().filter(|f| f.analytic);
+    analytic()
+        .filter(|f| !f.list)
+        .chain(analytic().filter(|f| f.list))
+        .collect()
+}
 
 /// The header of `fallcost compare --format csv` before the Monte Carlo columns: the row's
 /// identity ([`ID_COLUMNS`]), every steady figure ([`STEADY_FIGURES`]), every incident figure
-/// ([`INCIDENT_FIGURES`]), the policy figures ([`POLICY_COLUMNS`]).
+/// ([`INCIDENT_FIGURES`]), the analytic policy figures ([`policy_columns`]).
 pub fn compare_columns() -> Vec<&'static str> {
     let keys = |figures: &'static [Figure]| figures.iter().map(|f| f.key);
     ID_COLUMNS
@@ -35,7 +37,7 @@ pub fn compare_columns() -> Vec<&'static str> {
         .copied()
         .chain(keys(STEADY_FIGURES))
         .chain(keys(INCIDENT_FIGURES))
-        .chain(POLICY_COLUMNS.iter().copied())
+        .chain(policy_columns().into_iter().map(|f| f.key))
         .collect()
 }
 
@@ -214,13 +216,13 @@ fn mc_policy_cells(
     cells
 }
 
-/// An attribution cell: `model=share` per model, `;`-separated, guarded like any text cell.
-fn answered(list: &[Answered]) -> String {
-    let parts: Vec<String> = list
-        .iter()
-        .map(|a| format!("{}={}", a.model, a.share))
-        .collect();
-    guard(&parts.join(";"))
+/// An analytic entry's cell: the number, empty where it does not apply; a text cell guarded.
+fn analytic_cell(e: Entry<'_, f64>) -> String {
+    match e {
+        Entry::Figure(v) => num(v.copied()),
+        Entry::Exact(v) => num(v),
+        Entry::Text(t) => guard(&t),
+    }
 }
 
 /// The cells of an analytic figure set, one per entry, in declaration order.
@@ -228,14 +230,27 @@ fn analytic_cells(
     visit: impl FnOnce(&mut dyn FnMut(&'static Figure, Entry<'_, f64>)),
 ) -> Vec<String> {
     let mut cells = Vec::new();
-    visit(&mut |_, e| {
-        cells.push(match e {
-            Entry::Figure(v) => num(v.copied()),
-            Entry::Exact(v) => num(v),
-            Entry::Text(t) => guard(&t),
-        })
-    });
+    visit(&mut |_, e| cells.push(analytic_cell(e)));
     cells
+}
+
+/// The cells of `columns` by key, from `(key, cell)` pairs; empty for a column without one.
+fn keyed_cells(columns: &[&'static Figure], have: &[(&str, String)]) -> Vec<String> {
+    columns
+        .iter()
+        .map(|c| {
+            have.iter()
+                .find(|(k, _)| *k == c.key)
+                .map_or_else(String::new, |(_, v)| v.clone())
+        })
+        .collect()
+}
+
+/// The [`policy_columns`] cells of an analytic policy figure set.
+fn policy_cells(policy: &SteadyPolicyFigures<f64>) -> Vec<String> {
+    let mut have = Vec::new();
+    policy.visit(|fig, e| have.push((fig.key, analytic_cell(e))));
+    keyed_cells(&policy_columns(), &have)
 }
 
 /// Neutralise a text cell that a spreadsheet would read as a formula (OWASP, "CSV Injection"):
@@ -298,14 +313,7 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
         ];
         rec.extend(analytic_cells(|f| r.analytic.visit(f)));
         rec.extend(blank(INCIDENT_FIGURES.len()));
-        rec.extend([
-            num(Some(r.attempts_per_request)),
-            r.attempts_max.to_string(),
-            num(Some(r.dead_time_mean_s)),
-            num(Some(r.call_cap_hits_per_1k)),
-            num(Some(r.cost_cap_hits_per_1k)),
-            answered(&r.answered_by),
-        ]);
+        rec.extend(policy_cells(&r.policy));
         meta(&mut rec);
         if mc.is_some() {
             rec.extend(steady_mc_cells(r.mc.as_ref()));
@@ -329,14 +337,11 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
         ];
         rec.extend(blank(STEADY_FIGURES.len()));
         rec.extend(analytic_cells(|f| r.analytic.visit(f)));
-        // the policy columns: dead time only
-        rec.extend(POLICY_COLUMNS.iter().map(|k| {
-            if *k == "dead_time_mean_s" {
-                num(Some(r.dead_time_mean_s))
-            } else {
-                String::new()
-            }
-        }));
+        // the policy columns: the incident row's one analytic policy figure, dead time
+        rec.extend(keyed_cells(
+            &policy_columns(),
+            &[("dead_time_mean_s", num(Some(r.dead_time_mean_s)))],
+        ));
         meta(&mut rec);
         if mc.is_some() {
             rec.extend(steady_mc_cells(None));

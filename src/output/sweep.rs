@@ -3,7 +3,7 @@
 //! JSON (the [`Sweep`] as serialised). The `--plot` chart is [`super::plot::cost_chart`].
 
 use super::csv::{guard, num};
-use super::layout::{Page, STEADY_MC_HEADER, Section, steady_mc_cells};
+use super::layout::{Page, Section, steady_mc_cells, steady_mc_header};
 use super::{Format, table};
 use crate::number::{change, count, group, money, multiplier, trim};
 use crate::sweep::Sweep;
@@ -73,7 +73,7 @@ pub fn layout(sweep: &Sweep) -> Page {
         header.extend(["incident USD", "x normal"].map(String::from));
     }
     if sweep.mc.is_some() {
-        header.extend(STEADY_MC_HEADER.map(String::from));
+        header.extend(steady_mc_header());
     }
     // every column is a number but the chain and the pattern
     let mut numeric = vec![true; header.len()];

@@ -17,19 +17,11 @@ pub struct SteadyRow {
     /// The analytic engine's figures: cost, baseline, ratio to it, failed and wasted.
     #[serde(flatten)]
     pub analytic: SteadyFigures<f64>,
-    /// Expected attempts per request (retries, failovers and hedge legs included).
-    pub attempts_per_request: f64,
-    /// The most attempts any request can make.
-    pub attempts_max: u32,
-    /// Expected seconds per request spent in failed attempts and backoff before the answer
-    /// (or the final error).
-    pub dead_time_mean_s: f64,
-    /// Share of requests answered by each model of the chain, in chain order (attribution).
-    pub answered_by: Vec<Answered>,
-    /// Requests per 1,000 stopped by the call cap (`max_attempts`).
-    pub call_cap_hits_per_1k: f64,
-    /// Requests per 1,000 that reached a fallback the cost cap (`max_multiplier`) skipped.
-    pub cost_cap_hits_per_1k: f64,
+    /// The analytic engine's policy figures (MODEL.md §8): expected attempts per request
+    /// (retries, failovers and hedge legs included), the most any request can make, dead time
+    /// before the answer (or the final error), attribution per model, cap hits.
+    #[serde(flatten)]
+    pub policy: SteadyPolicyFigures<f64>,
     /// The chain's models timed with the default latency model (p50 2 s, p99 12 s: no
     /// `[latency]` entry; [`crate::model::Chain::latency_defaults`]); absent when every model
     /// has an entry, and on blended rows.

@@ -1,19 +1,24 @@
 //! Agreement between the engines (MODEL.md §9): does each Monte Carlo mean lie within its
 //! interval of the analytic value? Used by the agreement tests.
 //!
-//! The headline figure of each pattern (steady: cost per request; incident: total) is checked
-//! at 99%. The other figures (failed, wasted attempts and their cost, window, cold starts…) are
-//! checked at 99.9%: with dozens of figures per scenario, a 99% interval would miss about once
-//! per hundred figures by chance alone.
+//! Which figures are compared, and how, is their declaration's ([`crate::figures::Agree`]):
+//! this walks the analytic figure set and the simulator's sums together
+//! ([`SteadyFigures::visit_pair`], [`IncidentFigures::visit_pair`]). The headline figure of
+//! each pattern (steady: cost; incident: total) is checked at 99%. The other checked figures
+//! (failed, wasted attempts and their cost, window, cold starts…) are checked at 99.9%: with
+//! dozens of figures per scenario, a 99% interval would miss about once per hundred figures by
+//! chance alone. Figures that are not random, or follow from checked ones (a ratio to an exact
+//! bill), are declared unchecked.
 //!
 //! Rare events: the normal interval mean ± z·SE says nothing about events too rare to appear in
 //! the sample (all three links failing at 1e-7 per request, in 4e5 requests, is usually never
 //! seen, and the interval is then 0 wide). As in the Wilson score interval (whose bound for an
 //! unseen event of n trials is z²/n), the interval is widened by z²·M/n, where M bounds what one
-//! sample can change: per request, one full attempt on every link in its dearest cache state
-//! (USD), 1 failed request, or one wasted attempt per link; n is the number of samples
-//! (requests in steady state, windows for an incident).
+//! sample can change ([`Bound`]): per request, one full attempt on every link in its dearest
+//! cache state (USD), 1 failed request, or one wasted attempt per link; n is the number of
+//! samples (requests in steady state, windows for an incident).
 
+use crate::figures::{Agree, Bound, Entry, IncidentFigures, SteadyFigures};
 use crate::model::{Pattern, Scenario, incident, steady};
 
 use super::McOptions;
@@ -28,11 +33,12 @@ pub struct Check {
     pub chain: String,
     /// The pattern.
     pub pattern: Pattern,
-    /// The figure, e.g. `cost` (USD per request) or `total` (USD per window).
+    /// The figure's key, e.g. `cost_per_1k_usd` or `total_usd`; the values below are in its
+    /// unit ([`crate::figures::Figure::unit`]).
     pub figure: &'static str,
     /// The analytic value.
     pub analytic: f64,
-    /// The Monte Carlo mean and its interval at `level`.
+    /// The Monte Carlo mean and its interval at `level`, widened by `widened`.
     pub mc: Estimate,
     /// The interval's confidence level (0.99 or 0.999).
     pub level: f64,
@@ -66,36 +72,62 @@ impl std::fmt::Display for Check {
     }
 }
 
-/// What one figure of one pattern is, for [`check`].
-struct Figure<'a> {
+/// Where a check is: its section, chain and pattern, and what bounds one sample there.
+struct At<'a> {
     section: &'static str,
     chain: &'a str,
     pattern: Pattern,
-    name: &'static str,
-    headline: bool,
-    /// The most one sample can change the figure (see the module docs).
-    bound: f64,
+    /// [`Bound::Usd`]: one attempt on every link at its dearest ([`request_bound`]).
+    usd: f64,
+    /// [`Bound::Links`]: the chain's links.
+    links: f64,
 }
 
-fn check(out: &mut Vec<Check>, f: Figure, analytic: f64, sum: &Sum) {
-    let (z, level) = if f.headline {
-        (Z99, 0.99)
-    } else {
-        (Z999, 0.999)
-    };
-    let mut mc = sum.estimate(z, 1.0);
-    let widened = z * z * f.bound / sum.n.max(1) as f64;
-    mc.lo -= widened;
-    mc.hi += widened;
-    out.push(Check {
-        section: f.section,
-        chain: f.chain.to_string(),
-        pattern: f.pattern,
-        figure: f.name,
-        analytic,
-        mc,
-        level,
-        widened,
+impl At<'_> {
+    /// The most one sample can change a figure by, in the engine's unit (per request, per
+    /// window).
+    fn bound(&self, b: Bound) -> f64 {
+        match b {
+            Bound::Usd => self.usd,
+            Bound::One => 1.0,
+            Bound::Links => self.links,
+            Bound::Zero => 0.0,
+        }
+    }
+}
+
+/// Compare every figure declared [`Agree::Checked`] of the entries `visit_pair` hands out:
+/// the analytic value and the simulator's sum, both in the engine's unit, compared in the
+/// figure's (× its scale).
+fn check_all<'s>(
+    out: &mut Vec<Check>,
+    at: &At<'_>,
+    visit_pair: impl FnOnce(
+        &mut dyn FnMut(&'static crate::figures::Figure, Entry<'_, f64>, Entry<'_, &'s Sum>),
+    ),
+) {
+    visit_pair(&mut |fig, analytic, sum| {
+        let Agree::Checked { headline, bound } = fig.agree else {
+            return;
+        };
+        let (Entry::Figure(Some(analytic)), Entry::Figure(Some(sum))) = (analytic, sum) else {
+            return;
+        };
+        let (z, level) = if headline { (Z99, 0.99) } else { (Z999, 0.999) };
+        let mut mc = sum.estimate(z, fig.scale);
+        let widened = z * z * at.bound(bound) / sum.n.max(1) as f64 * fig.scale;
+        mc.lo -= widened;
+        mc.hi += widened;
+        out.push(Check {
+            section: at.section,
+            chain: at.chain.to_string(),
+            pattern: at.pattern,
+            figure: fig.key,
+            analytic: analytic * fig.scale,
+            mc,
+            level,
+            widened,
+        });
     });
 }
 
@@ -131,34 +163,21 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
                     .map(|m| m.base)
                     .collect()
             };
+        let usd = request_bound(req, chain);
+        let links = chain.links.len() as f64;
         for p in steady_mc {
             let Some(a) = steady::evaluate(req, chain, p.pattern) else {
                 continue;
             };
-            let usd = request_bound(req, chain);
-            let links = chain.links.len() as f64;
-            let fig = |name, headline, bound| Figure {
+            let at = At {
                 section: "steady",
                 chain: &chain.name,
                 pattern: p.pattern,
-                name,
-                headline,
-                bound,
+                usd,
+                links,
             };
-            check(&mut out, fig("cost", true, usd), a.cost, &p.cost);
-            check(&mut out, fig("failed", false, 1.0), a.failed, &p.failed);
-            check(
-                &mut out,
-                fig("wasted_attempts", false, links),
-                a.wasted_attempts,
-                &p.wasted_attempts,
-            );
-            check(
-                &mut out,
-                fig("wasted_cost", false, usd),
-                a.wasted_cost,
-                &p.wasted_cost,
-            );
+            let (a, m): (SteadyFigures<f64>, _) = (a.figures(), p.sums());
+            check_all(&mut out, &at, |f| a.visit_pair(&m, f));
         }
         // With a circuit breaker there is no closed form: the rows' figures are simulated
         // (`sim::expected`, labelled so), and `sim::expected`'s tests hold them to a long
@@ -200,48 +219,15 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
             ) else {
                 continue;
             };
-            let usd = request_bound(req, chain);
-            let links = chain.links.len() as f64;
-            let figures = [
-                ("total", true, usd, a.total, &m.total),
-                ("window", false, usd, a.window, &m.window),
-                ("cold_start", false, usd, a.cold_start, &m.cold_start),
-                ("failback", false, 0.0, a.failback, &m.failback),
-                (
-                    "failed_requests",
-                    false,
-                    1.0,
-                    a.failed_requests,
-                    &m.failed_requests,
-                ),
-                (
-                    "wasted_attempts",
-                    false,
-                    links,
-                    a.wasted_attempts,
-                    &m.wasted_attempts,
-                ),
-                ("wasted", false, usd, a.wasted, &m.wasted),
-                ("cold_starts", false, links, a.cold_starts, &m.cold_starts),
-                (
-                    "failback_writes",
-                    false,
-                    0.0,
-                    a.failback_writes,
-                    &m.failback_writes,
-                ),
-            ];
-            for (name, headline, bound, analytic, sum) in figures {
-                let f = Figure {
-                    section: "incident",
-                    chain: &chain.name,
-                    pattern,
-                    name,
-                    headline,
-                    bound,
-                };
-                check(&mut out, f, analytic, sum);
-            }
+            let at = At {
+                section: "incident",
+                chain: &chain.name,
+                pattern,
+                usd,
+                links,
+            };
+            let (a, m): (IncidentFigures<f64>, _) = (a.figures(), m.sums());
+            check_all(&mut out, &at, |f| a.visit_pair(&m, f));
         }
     }
     out

@@ -6,8 +6,29 @@ use crate::number::format_seconds;
 use crate::report::Report;
 use crate::sim::{Engine, SteadyEngine};
 
-use super::{Page, STEADY_MC_HEADER, Section, answer_labels, pct, pm, share_pct, steady_mc_cells};
-use crate::number::{change, count, group, money, money_adding_up, multiplier, trim};
+use super::cells::{self, Table};
+use super::{
+    Page, Section, answer_labels, pct, share_pct, steady_mc_cells_in, steady_mc_header_in,
+};
+use crate::figures::{Figure, INCIDENT_FIGURES, STEADY_FIGURES, STEADY_POLICY_FIGURES};
+use crate::number::{count, group, money, trim};
+
+/// The `pattern` column, then the columns `table` shows for `figures` (from their
+/// declarations): the headers, and per column whether it is numeric.
+fn figure_columns(figures: &'static [Figure], table: Table) -> (Vec<String>, Vec<bool>) {
+    let mut header = vec!["pattern".to_string()];
+    let mut numeric = vec![false];
+    for (h, n) in cells::headers(figures, table) {
+        header.push(h);
+        numeric.push(n);
+    }
+    (header, numeric)
+}
+
+/// The list cell of a figure set without lists (steady and incident figures).
+fn no_list(fig: &'static Figure) -> String {
+    unreachable!("{} is not a list", fig.key)
+}
 
 /// `Chain NAME: a → b`, with the service tier when it is not `standard`: after the name when
 /// every link has it (`Chain c (batch): a → b`), else after each link that has one
@@ -142,25 +163,27 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
         .iter()
         .filter(|row| row.chain == chain.name)
         .map(|row| {
-            let answered: Vec<String> = row
-                .answered_by
-                .iter()
-                .filter(|a| a.share > 0.0)
-                .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
-                .collect();
-            let mut cells = vec![
-                row.pattern.as_str().to_string(),
-                trim(row.attempts_per_request, 4),
-                row.attempts_max.to_string(),
-                trim(row.dead_time_mean_s, 3),
+            // The attribution: each model that answers, by its short name, with its share.
+            let answered = |_: &'static Figure| {
+                let answered: Vec<String> = row
+                    .policy
+                    .answered_by
+                    .iter()
+                    .filter(|a| a.share > 0.0)
+                    .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
+                    .collect();
                 if answered.is_empty() {
                     "–".into()
                 } else {
                     answered.join(", ")
-                },
-                count(row.call_cap_hits_per_1k),
-                count(row.cost_cap_hits_per_1k),
-            ];
+                }
+            };
+            let mut cells = vec![row.pattern.as_str().to_string()];
+            cells.extend(cells::cells(Table::Chain, false, &answered, |f| {
+                row.policy.visit(f)
+            }));
+            // The Monte Carlo's dead time, mean / p99: one column for two figures, so written
+            // here rather than declared.
             if with_mc {
                 cells.push(row.mc.as_ref().and_then(|m| m.policy.as_ref()).map_or(
                     "–".into(),
@@ -205,18 +228,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
             trim(m, 3)
         ));
     }
-    let mut header = [
-        "pattern",
-        "attempts",
-        "max",
-        "dead time s",
-        "answered by",
-        "call-cap hits/1k",
-        "cost-cap hits/1k",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut numeric = vec![false, true, true, true, false, true, true];
+    let (mut header, mut numeric) = figure_columns(STEADY_POLICY_FIGURES, Table::Chain);
     if with_mc {
         header.push("MC dead time s mean / p99".into());
         numeric.push(true);
@@ -311,25 +323,21 @@ fn steady_section(report: &Report, chain: &Chain) -> Section {
         .iter()
         .filter(|row| row.chain == chain.name)
         .map(|row| {
-            let mut cells = vec![
-                row.pattern.as_str().to_string(),
-                money(row.analytic.cost_per_1k_usd),
-                row.analytic.vs_baseline.map_or("–".into(), change),
-                count(row.analytic.failed_per_1k),
-            ];
+            let mut cells = vec![row.pattern.as_str().to_string()];
+            cells.extend(cells::cells(Table::Chain, false, &no_list, |f| {
+                row.analytic.visit(f)
+            }));
             if with_mc {
-                cells.extend(steady_mc_cells(row.mc.as_ref()));
+                cells.extend(steady_mc_cells_in(Table::Chain, row.mc.as_ref()));
             }
             cells
         })
         .collect();
-    let mut header: Vec<String> = ["pattern", "$/1k req", "vs primary", "failed/1k"]
-        .map(String::from)
-        .to_vec();
-    let mut numeric = vec![false, true, true, true];
+    let (mut header, mut numeric) = figure_columns(STEADY_FIGURES, Table::Chain);
     if with_mc {
-        header.extend(STEADY_MC_HEADER.map(String::from));
-        numeric.extend([true; STEADY_MC_HEADER.len()]);
+        let mc = steady_mc_header_in(Table::Chain);
+        numeric.extend(vec![true; mc.len()]);
+        header.extend(mc);
     }
     let base = report
         .steady
@@ -373,33 +381,18 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
         .iter()
         .filter(|row| row.chain == chain.name)
         .map(|row| {
-            let (total, parts) = money_adding_up(
-                &[
-                    row.analytic.window_usd,
-                    row.analytic.cold_start_usd,
-                    row.analytic.failback_usd,
-                ],
-                row.analytic.total_usd,
-            );
-            let approx = if row.method == crate::report::Method::Simulated {
-                "sim "
-            } else {
-                ""
-            };
-            let mut cells = vec![
-                row.pattern.as_str().to_string(),
-                format!("{approx}{total}"),
-                row.analytic.multiplier.map_or("–".into(), multiplier),
-                parts[0].clone(),
-                parts[1].clone(),
-                parts[2].clone(),
-                count(row.analytic.failed_requests),
-            ];
+            let sim = row.method == crate::report::Method::Simulated;
+            let mut cells = vec![row.pattern.as_str().to_string()];
+            cells.extend(cells::cells(Table::Chain, sim, &no_list, |f| {
+                row.analytic.visit(f)
+            }));
             if let Some(m) = &row.mc {
-                cells.extend([
-                    pm(&m.figures.total_usd, money),
-                    pm(&m.figures.failed_requests, count),
-                ]);
+                cells.extend(cells::mc_cells(
+                    INCIDENT_FIGURES,
+                    Table::Chain,
+                    Some(&m.figures),
+                    |f, v| f.visit(v),
+                ));
             }
             cells
         })
@@ -533,26 +526,19 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
             notes
         },
         header: {
-            let mut h: Vec<String> = [
-                "pattern",
-                "total USD",
-                "x normal",
-                "window",
-                "cold starts",
-                "fail-back writes",
-                "failed requests",
-            ]
-            .map(String::from)
-            .to_vec();
+            let (mut h, _) = figure_columns(INCIDENT_FIGURES, Table::Chain);
             if incident_mc {
-                h.extend(["MC total ± 95%", "MC failed"].map(String::from));
+                h.extend(cells::mc_headers(INCIDENT_FIGURES, Table::Chain));
             }
             h
         },
         numeric: {
-            let mut n = vec![false, true, true, true, true, true, true];
+            let (_, mut n) = figure_columns(INCIDENT_FIGURES, Table::Chain);
             if incident_mc {
-                n.extend([true, true]);
+                n.extend(vec![
+                    true;
+                    cells::mc_headers(INCIDENT_FIGURES, Table::Chain).len()
+                ]);
             }
             n
         },
@@ -637,6 +623,7 @@ fn blended_section(report: &Report) -> Section {
         .incident
         .iter()
         .any(|i| i.chain == crate::report::BLENDED && i.mc.is_some());
+    let mut any_sim = false;
     let rows: Vec<Vec<String>> = report
         .steady
         .iter()
@@ -646,12 +633,12 @@ fn blended_section(report: &Report) -> Section {
                 .incident
                 .iter()
                 .find(|i| i.chain == crate::report::BLENDED && i.pattern == r.pattern);
-            let mut cells = vec![
-                r.pattern.as_str().to_string(),
-                money(r.analytic.cost_per_1k_usd),
-                r.analytic.vs_baseline.map_or("–".into(), change),
-                count(r.analytic.failed_per_1k),
-                inc.map_or("–".into(), |i| {
+            let mut cells = vec![r.pattern.as_str().to_string()];
+            cells.extend(cells::cells(Table::Blended, false, &no_list, |f| {
+                r.analytic.visit(f)
+            }));
+            match inc {
+                Some(i) => {
                     // Simulated when the blended row is, or when any chain's row it blends is.
                     let sim = i.method == crate::report::Method::Simulated
                         || report.incident.iter().any(|c| {
@@ -659,23 +646,27 @@ fn blended_section(report: &Report) -> Section {
                                 && c.pattern == r.pattern
                                 && c.method == crate::report::Method::Simulated
                         });
-                    format!(
-                        "{}{}",
-                        if sim { "sim " } else { "" },
-                        money(i.analytic.total_usd)
-                    )
-                }),
-                inc.and_then(|i| i.analytic.multiplier)
-                    .map_or("–".into(), multiplier),
-            ];
+                    any_sim |= sim;
+                    cells.extend(cells::cells(Table::Blended, sim, &no_list, |f| {
+                        i.analytic.visit(f)
+                    }));
+                }
+                None => cells.extend(vec![
+                    "–".to_string();
+                    cells::headers(INCIDENT_FIGURES, Table::Blended).len()
+                ]),
+            }
             if with_mc {
-                cells.extend(steady_mc_cells(r.mc.as_ref()));
+                cells.extend(steady_mc_cells_in(Table::Blended, r.mc.as_ref()));
             }
             if incident_mc {
-                cells.push(
-                    inc.and_then(|i| i.mc.as_ref())
-                        .map_or("–".into(), |m| pm(&m.figures.total_usd, money)),
-                );
+                let mc = inc.and_then(|i| i.mc.as_ref());
+                cells.extend(cells::mc_cells(
+                    INCIDENT_FIGURES,
+                    Table::Blended,
+                    mc.map(|m| &m.figures),
+                    |f, v| f.visit(v),
+                ));
             }
             cells
         })
@@ -686,32 +677,24 @@ fn blended_section(report: &Report) -> Section {
         .map(|c| format!("{} {}", c.name, pct(c.traffic_share.unwrap_or(0.0))))
         .collect();
     let mut blended_notes = vec![format!("traffic: {}", shares.join(", "))];
-    if rows
-        .iter()
-        .any(|cells: &Vec<String>| cells[4].starts_with("sim "))
-    {
+    if any_sim {
         blended_notes.push(
             "sim: an incident figure so marked blends a chain's simulated incident (a circuit breaker has no exact closed form)".into(),
         );
     }
-    let mut header: Vec<String> = [
-        "pattern",
-        "$/1k req",
-        "vs primaries",
-        "failed/1k",
-        "incident USD",
-        "x normal",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut numeric = vec![false, true, true, true, true, true];
+    let (mut header, mut numeric) = figure_columns(STEADY_FIGURES, Table::Blended);
+    let (h, n) = figure_columns(INCIDENT_FIGURES, Table::Blended);
+    header.extend(h.into_iter().skip(1));
+    numeric.extend(n.into_iter().skip(1));
     if with_mc {
-        header.extend(STEADY_MC_HEADER.map(String::from));
-        numeric.extend([true; STEADY_MC_HEADER.len()]);
+        let mc = steady_mc_header_in(Table::Blended);
+        numeric.extend(vec![true; mc.len()]);
+        header.extend(mc);
     }
     if incident_mc {
-        header.push("MC incident ± 95%".into());
-        numeric.push(true);
+        let mc = cells::mc_headers(INCIDENT_FIGURES, Table::Blended);
+        numeric.extend(vec![true; mc.len()]);
+        header.extend(mc);
     }
     Section {
         heading: Some("All chains, weighted by traffic share".into()),

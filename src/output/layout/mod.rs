@@ -5,10 +5,14 @@ use crate::model::{ModelPrice, PriceTable};
 use crate::number::format_seconds;
 use crate::report::MeanCi;
 
-use crate::number::{count, group, money, trim};
+use crate::figures::STEADY_FIGURES;
+use crate::number::{group, trim};
 
+mod cells;
 mod compare;
 mod timeline;
+
+use cells::Table;
 
 pub use compare::compare;
 
@@ -40,28 +44,46 @@ pub struct Page {
     pub sections: Vec<Section>,
 }
 
-/// A Monte Carlo mean with its 95% interval as `mean ± half-width`, money-style.
-fn pm(v: &MeanCi, money_like: fn(f64) -> String) -> String {
+/// A Monte Carlo mean with its 95% interval as `mean ± half-width`, the mean printed by
+/// `money_like` (`money`, `count`), the half-width to two significant digits.
+fn pm(v: &MeanCi, money_like: impl Fn(f64) -> String) -> String {
     let half = (v.ci95[1] - v.ci95[0]) / 2.0;
     format!("{} ± {}", money_like(v.mean), two_significant(half))
 }
 
-/// The Monte Carlo columns of a steady-state table (a chain's, the blended one, a sweep's).
-pub(crate) const STEADY_MC_HEADER: [&str; 5] =
-    ["MC $/1k ± 95%", "MC failed/1k", "p50 s", "p95 s", "p99 s"];
+/// The latency percentile columns after a steady-state table's Monte Carlo figure columns.
+const LATENCY_HEADER: [&str; 3] = ["p50 s", "p95 s", "p99 s"];
 
-/// The cells under [`STEADY_MC_HEADER`]: the simulated cost and failed requests with their
-/// intervals, and the latency percentiles; `–` for a row without Monte Carlo figures.
+/// The Monte Carlo columns of a steady-state table (a chain's, a sweep's): the steady figures'
+/// declared Monte Carlo columns ([`crate::figures::STEADY_FIGURES`]), then the latency
+/// percentiles.
+pub(crate) fn steady_mc_header() -> Vec<String> {
+    steady_mc_header_in(Table::Chain)
+}
+
+/// [`steady_mc_header`] in `table`.
+fn steady_mc_header_in(table: Table) -> Vec<String> {
+    let mut h = cells::mc_headers(STEADY_FIGURES, table);
+    h.extend(LATENCY_HEADER.map(String::from));
+    h
+}
+
+/// The cells under [`steady_mc_header`]: the simulated figures with their intervals, and the
+/// latency percentiles; `–` for a row without Monte Carlo figures.
 pub(crate) fn steady_mc_cells(mc: Option<&crate::report::SteadyMc>) -> Vec<String> {
+    steady_mc_cells_in(Table::Chain, mc)
+}
+
+/// [`steady_mc_cells`] in `table`.
+fn steady_mc_cells_in(table: Table, mc: Option<&crate::report::SteadyMc>) -> Vec<String> {
     match mc {
-        Some(m) => vec![
-            pm(&m.figures.cost_per_1k_usd, money),
-            pm(&m.figures.failed_per_1k, count),
-            seconds(m.latency_p50_s),
-            seconds(m.latency_p95_s),
-            seconds(m.latency_p99_s),
-        ],
-        None => vec!["–".to_string(); STEADY_MC_HEADER.len()],
+        Some(m) => {
+            let mut cells =
+                cells::mc_cells(STEADY_FIGURES, table, Some(&m.figures), |f, v| f.visit(v));
+            cells.extend([m.latency_p50_s, m.latency_p95_s, m.latency_p99_s].map(seconds));
+            cells
+        }
+        None => vec!["–".to_string(); steady_mc_header_in(table).len()],
     }
 }
 
