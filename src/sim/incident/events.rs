@@ -155,7 +155,8 @@ struct Window<'a> {
     incident: &'a Incident,
     pattern: Pattern,
     warm_policy: WarmPolicy,
-    dead_s: f64,
+    /// Seconds an attempt on the dead provider takes, by chain link (its own timeout if gray).
+    dead_s: Vec<f64>,
     dead_class: ErrorClass,
     breaker: Option<policy::Breaker>,
 }
@@ -278,8 +279,8 @@ impl Window<'_> {
             };
             let (class, usd, secs) = if l.dead {
                 run.dead_attempts += 1.0;
-                record(breakers, sched, l, t + self.dead_s, probe, false);
-                (self.dead_class, l.dead_cost, self.dead_s)
+                record(breakers, sched, l, t + self.dead_s[l.index], probe, false);
+                (self.dead_class, l.dead_cost, self.dead_s[l.index])
             } else {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
@@ -390,13 +391,13 @@ impl Window<'_> {
         };
         if l.dead {
             run.dead_attempts += 1.0;
-            record(breakers, sched, l, t + self.dead_s, probe, false);
+            record(breakers, sched, l, t + self.dead_s[l.index], probe, false);
             let cancel = self.pattern == Pattern::HedgedTakeFirst;
             return LegEnd::Fail {
                 class: self.dead_class,
                 usd: l.dead_cost,
                 lost: if cancel { l.dead_lost } else { l.dead_cost },
-                secs: self.dead_s,
+                secs: self.dead_s[l.index],
                 dead: true,
             };
         }
@@ -757,8 +758,14 @@ pub fn simulate(
         })
         .collect();
     let (dead_s, dead_class) = match incident.failure {
-        FailureMode::Fast => (s.fast_fail_s, ErrorClass::ServerError),
-        FailureMode::Gray => (chain.policy.timeout_s, ErrorClass::Timeout),
+        FailureMode::Fast => (
+            vec![s.fast_fail_s; chain.links.len()],
+            ErrorClass::ServerError,
+        ),
+        FailureMode::Gray => (
+            (0..chain.links.len()).map(|i| chain.timeout_s(i)).collect(),
+            ErrorClass::Timeout,
+        ),
     };
     let window = Window {
         links,
