@@ -237,9 +237,73 @@ impl Chain {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::cost::tests::july;
+
+    /// Issue 13's two-timeout chain, built: GPT-5.6 Sol (p50 2 s, p99 12 s, f = 10%) with its
+    /// own timeout T₀ = 12 s, then Claude Sonnet 5 (p50 4 s, p99 24 s, f = 20%) with its own
+    /// T₁ = 24 s, every failure gray, under a policy whose `timeout_s` is the default 30 s.
+    /// Each link's timeout is its p99, so each trips P(L > p99) = 1% of its healthy attempts.
+    pub(crate) fn two_timeouts() -> Chain {
+        let link = |id: &str, f: f64, p50_s: f64, p99_s: f64, t: f64| LinkDraft {
+            price: july(id),
+            failure_rate: f,
+            trip_rate: None,
+            latency: lat(p50_s, p99_s),
+            timeout_s: Some(t),
+            max_output_tokens: None,
+        };
+        ChainDraft {
+            name: "two-timeouts".into(),
+            links: vec![
+                link("openai/gpt-5.6-sol", 0.1, 2.0, 12.0, 12.0),
+                link("anthropic/claude-sonnet-5", 0.2, 4.0, 24.0, 24.0),
+            ],
+            steady: Steady::default(),
+            primary_win_rate: None,
+            policy: Policy::default(),
+            traffic_share: None,
+        }
+        .build()
+    }
+
+    /// Each link's trip rate is P(L_k > T_k) at its own timeout (1% for both, where the
+    /// policy's 30 s would give Sol Φ(−ln 15/σ₀) ≈ 0.05% and Sonnet Φ(−ln 7.5/σ₁) ≈ 0.45%),
+    /// and w conditions each leg on its own timeout.
+    #[test]
+    fn each_link_trips_at_its_own_timeout() {
+        let c = two_timeouts();
+        assert_eq!((c.timeout_s(0), c.timeout_s(1)), (12.0, 24.0));
+        assert!(c.has_link_timeouts());
+        for l in &c.links {
+            assert!((l.trip_rate - 0.01).abs() < 1e-12, "{}", l.trip_rate);
+            assert!(l.trip_from_latency);
+        }
+        let (l0, l1) = (c.links[0].latency, c.links[1].latency);
+        assert!(l0.trip_rate(30.0) < 0.001 && l1.trip_rate(30.0) > 0.004);
+        assert!(c.steady.win_from_latency);
+        let w = c.steady.primary_win_rate;
+        assert_eq!(w, latency::primary_win_rate_each(&l0, &l1, 12.0, 24.0));
+        // Against the one-timeout closed form: capping Sonnet at 24 s instead of 12 s keeps
+        // its slow answers (which Sol beats), so w rises.
+        assert!(w > latency::primary_win_rate(&l0, &l1, 12.0), "{w}");
+    }
+
+    /// A cap of 300 output tokens on a 500-token request bills 3/5 of the output: Sol's
+    /// $30/MTok output becomes $18/MTok on this request (2,000 in + 500 out: $25 → $19 per
+    /// 1k). A cap at or above the request's output, or no output, changes nothing.
+    #[test]
+    fn an_output_cap_bills_the_capped_tokens() {
+        use crate::model::cost::tests::req;
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let sol = july("openai/gpt-5.6-sol");
+        let capped = cap_output(sol.clone(), &r, 300);
+        assert!((capped.output - 18.0).abs() < 1e-12);
+        assert!((crate::model::cost::per_1k(&r, &capped) - 19.0).abs() < 1e-9);
+        assert_eq!(cap_output(sol.clone(), &r, 500), sol);
+        assert_eq!(cap_output(sol.clone(), &req(2000.0, 0.0, 0.0, 0.0), 1), sol);
+    }
 
     fn lat(p50_s: f64, p99_s: f64) -> Latency {
         Latency {

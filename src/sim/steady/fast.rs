@@ -991,6 +991,20 @@ mod tests {
         assert_agrees(&req(2000.0, 500.0, 0.0, 0.0), &c, 300_000, 2);
     }
 
+    /// Issue 13: each link its own timeout (Sol at 12 s, Sonnet at 24 s, trips and the hedge
+    /// winner decided by each leg's own T): the fast path agrees with the analytic figures,
+    /// the hand-computed sequential 25.10682 per 1k among them.
+    #[test]
+    fn agrees_with_per_link_timeouts() {
+        let c = crate::model::chain::tests::two_timeouts();
+        let sim = ChainSim::new(&req(2000.0, 500.0, 0.0, 0.0), &c);
+        assert_eq!(
+            (sim.links[0].timeout_s, sim.links[1].timeout_s),
+            (12.0, 24.0)
+        );
+        assert_agrees(&req(2000.0, 500.0, 0.0, 0.0), &c, 300_000, 3);
+    }
+
     #[test]
     fn one_link_chain_has_no_hedges() {
         let s = Steady {

@@ -1105,6 +1105,26 @@ pub(crate) mod tests {
         assert_agrees(&r, &c, 100_000, 7, Z99, Z999);
     }
 
+    /// Issue 13: each link its own timeout. The two-timeout chain (Sol at 12 s, Sonnet at
+    /// 24 s, 1% trips each, f = 10% / 20% gray) under the policy simulator: sequential's dead
+    /// time is 0.109 × 12 + 0.109 × 0.208 × 24 = 1.852128 s by hand (MC within its interval),
+    /// and every figure of every pattern agrees with the Markov chain, with retries and a
+    /// delayed hedge too (the delay races each leg against its own timeout).
+    #[test]
+    fn per_link_timeouts_agree_with_the_markov_chain() {
+        let mut c = crate::model::chain::tests::two_timeouts();
+        c.policy.max_attempts = Some(4);
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let mc = run(&r, &c, 200_000, 11);
+        let s = seq(&mc);
+        let e = s.dead_time.estimate(Z99, 1.0);
+        assert!(e.lo <= 1.852128 && 1.852128 <= e.hi, "{e:?}");
+        assert_agrees(&r, &c, 200_000, 12, Z99, Z999);
+        c.policy.retries = 1;
+        c.policy.hedge_delay_s = Some(5.0);
+        assert_agrees(&r, &c, 200_000, 13, Z99, Z999);
+    }
+
     /// Retries per class (LiteLLM's `retry_policy`): the first failure's class chooses the
     /// budget on each link; the Monte Carlo draws agree with the Markov chain, and the
     /// hand-computed case (f = 0.1, half timeout / half 5xx, 5xx retried twice, timeouts not)
