@@ -321,7 +321,27 @@ fn retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix() {
         18
     );
     assert_eq!(at("75% of the requests for `chat`"), 18);
-    assert_eq!(at("fallback `backup`'s own timeout 5 s not priced"), 10);
+    // Each link its own timeout (issue 13): gpt-4.1's own 5 s, claude-sonnet-4's the router's
+    // 30 s (it has none of its own), gpt-4o's own 10 s as the policy's.
+    assert_eq!(
+        at("fallback `backup` (`gpt-4.1`): timeout 5 s (litellm_params.timeout), on that link"),
+        10
+    );
+    assert!(values_of(&doc, claude).contains(&(
+        "fallback `backup` (`claude-sonnet-4`): the router's timeout 30 s, on that link (it has no timeout of its own)".to_string(),
+        13
+    )));
+    // Dead time, sequential, by hand (gray failures take the link's timeout; a retry waits
+    // the full-jitter backoff's mean 0.25 s first): gpt-4o 0.01 x (10 + 0.25) + 0.01^2 x 10 =
+    // 0.1035 s, then 0.01^2 of requests reach the fallback: x (0.01 x (T1 + 0.25) + 0.01^2 x
+    // T1), with T1 = 5 s: 0.1035053 s; 30 s: 0.10353055 s (at gpt-4o's 10 s both would be
+    // 0.10351035).
+    for (chain, want) in [(gpt41, 0.1035053), (claude, 0.10353055)] {
+        let d = row(chain, "sequential")["dead_time_mean_s"]
+            .as_f64()
+            .unwrap();
+        assert!((d - want).abs() < 1e-12, "{chain}: {d}");
+    }
     // Fast failures (server_error): the policy sets no count for them, num_retries 2 holds.
     let doc = json(&[
         "compare",
@@ -381,7 +401,9 @@ fn a_bad_retry_policy_count_is_an_input_error() {
 /// A Portkey config (tests/fixtures/compare/portkey.json): `retry.attempts 3` with Portkey's
 /// default `on_status_codes` [429, 500, 502, 503, 504], a fallback strategy that fails over on
 /// [429, 503] only, a `cb_config`, a fallback target with its own retry and timeout, and
-/// `override_params` besides the model. gpt-4o $0.01 per request, a gray failure $0.0075.
+/// `override_params` besides the model. gpt-4o's `override_params.max_tokens` 300 caps the
+/// 500 output tokens it bills: $0.005 + 300 x $10/MTok = $0.008 per request (not $0.01), a gray
+/// failure (input + half the capped output) $0.0065.
 #[test]
 fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_config() {
     let config = format!("{DIR}/portkey.json");
@@ -415,13 +437,15 @@ fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_co
     let fast = run("steady.toml");
     let r = row(&fast, "no-fallback");
     assert_eq!(r["attempts_max"], 4);
-    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 10.0 * (1.0 - 1e-8)).abs() < 1e-9);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 8.0 * (1.0 - 1e-8)).abs() < 1e-9);
+    assert!((r["baseline_per_1k_usd"].as_f64().unwrap() - 8.0).abs() < 1e-9);
     assert!((r["failed_per_1k"].as_f64().unwrap() - 1e-5).abs() < 1e-15);
     // server_error is in [429, 503]: a sequential request fails over, 4 + 4 attempts.
     assert_eq!(row(&fast, "sequential")["attempts_max"], 8);
+    // Per class (issue 13): the classes whose statuses the list has get the attempts.
     has(
         &fast,
-        "retries 3 (retry.attempts; Portkey's default on_status_codes [429, 500, 502, 503, 504] include server_error failures ([500, 502, 503, 504]): the scenario's failures are mostly fast: server_error (gray_fraction 0); fallcost retries every class alike)",
+        "retries 3 for rate_limit ([429]), server_error ([500, 502, 503, 504]) failures, 0 for overload ([529]), timeout ([408]) (retry.attempts; Portkey's default on_status_codes [429, 500, 502, 503, 504]: Portkey retries a listed status only)",
         2,
     );
     has(&fast, "timeout 20 s (request_timeout)", 3);
@@ -450,28 +474,39 @@ fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_co
     );
     has(
         &fast,
-        "fallback targets[1]'s request_timeout 5 s not priced: a fallcost chain has one timeout per attempt, the primary's",
+        "fallback `anthropic/claude-sonnet-4 (config.targets[1])` (`claude-sonnet-4`): timeout 5 s (targets[1]'s request_timeout), on that link",
         9,
     );
     has(
         &fast,
-        "targets[0] override_params.max_tokens 300: caps the output tokens: not priced, the scenario's request (--profile) sets them for every link",
+        "primary `openai/gpt-4o (config.targets[0])` (`gpt-4o`): at most 300 output tokens billed (targets[0] override_params.max_tokens)",
         7,
     );
     // Gray failures end in Portkey's 408: not retried (408 is not in the default list) and not
-    // failed over ([429, 503]): 0.99 x $0.01 + 0.01 x $0.0075 = $0.009975 per request, 1% fail.
+    // failed over ([429, 503]): 0.99 x $0.008 + 0.01 x $0.0065 = $0.007985 per request, 1% fail.
     let gray = run("steady-gray.toml");
     for pattern in ["no-fallback", "sequential"] {
         let r = row(&gray, pattern);
         assert_eq!(r["attempts_max"], 1, "{pattern}");
-        assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 9.975).abs() < 1e-9);
+        assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 7.985).abs() < 1e-9);
         assert!((r["failed_per_1k"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+        // a gray failure hangs for the primary's 20 s
+        assert!((r["dead_time_mean_s"].as_f64().unwrap() - 0.2).abs() < 1e-12);
     }
-    has(
-        &gray,
-        "retries 0 (retry.attempts 3, but Portkey's default on_status_codes [429, 500, 502, 503, 504] leave out timeout failures ([408]): the scenario's failures are mostly gray: timeout (gray_fraction 1))",
-        2,
-    );
+    // Mixed failures (tests/fixtures/compare/steady-mixed.toml: f = 1%, half timeout, half
+    // 5xx), priced per class: a request whose first failure is a 5xx (0.005) gets 3 retries,
+    // one whose first is a timeout (0.005) none. By hand (F = 0.01), no-fallback:
+    // - attempts 1 + 0.005 x (1 - F^3) / (1 - F) = 1.0050505;
+    // - failed 0.005 + 0.005 x F^3 = 0.005000005 (5.000005 per 1,000);
+    // - cost 0.99 x 0.008 + 0.005 x 0.0065 + 0.005 x (0.99 x 0.008 + 0.005 x 0.0065)
+    //   x (1 + F + F^2) = $0.00799266410125 per request.
+    // The old dominant class (a tie: server_error) retried timeouts too, failing 5e-9.
+    let mixed = run("steady-mixed.toml");
+    let r = row(&mixed, "no-fallback");
+    assert_eq!(r["attempts_max"], 4);
+    assert!((r["attempts_per_request"].as_f64().unwrap() - 1.0050505).abs() < 1e-12);
+    assert!((r["failed_per_1k"].as_f64().unwrap() - 5.000005).abs() < 1e-9);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 7.99266410125).abs() < 1e-9);
 }
 
 /// `sweep` reads fallcost.toml's `[compare]` too (config and scenario when the command line
