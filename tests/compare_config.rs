@@ -856,3 +856,119 @@ fn a_mixed_retry_policy_is_priced_per_class() {
         12
     ));
 }
+
+/// Issue 13 in a scenario file: `link_timeouts_s` and `max_output_tokens` per chain, keyed by
+/// model. GPT-5.6 Sol (p50 2 s, p99 12 s, f = 10%) at its own 12 s, then Claude Sonnet 5 (p50
+/// 4 s, p99 24 s, f = 20%) at its own 24 s, each tripping 1% (its p99), every failure gray;
+/// Sonnet's output capped at 300 of the 500 tokens. Per 1,000 on 2,000 in: Sol C0 = 25, W0 =
+/// 17.5; Sonnet C1 = (4,000 + 300 x 10) / 1,000 = 7, W1 = 4 + 1.5 = 5.5.
+/// q0 = 0.109, q1 = 0.208: sequential 0.891 x 25 + 0.109 x 17.5 + 0.109 x (0.792 x 7 + 0.208 x
+/// 5.5) = 24.911492; dead time 0.109 x 12 + 0.109 x 0.208 x 24 = 1.852128 s. In a gray outage
+/// of Sol's provider every request hangs Sol's 12 s, then Sonnet fails 20.8% of the time after
+/// its 24 s: 12 + 0.208 x 24 = 16.992 s sequential, 12 s no-fallback.
+#[test]
+fn a_scenario_gives_links_their_own_timeouts_and_output_caps() {
+    let dir = std::env::temp_dir().join(format!("fallcost-links-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("links.toml");
+    let text = r#"pricing = "2026-07"
+
+[request]
+input_tokens = 2000
+output_tokens = 500
+
+[[chain]]
+name = "own"
+models = ["openai/gpt-5.6-sol", "anthropic/claude-sonnet-5"]
+link_timeouts_s = { "openai/gpt-5.6-sol" = 12, "anthropic/claude-sonnet-5" = 24 }
+max_output_tokens = { "anthropic/claude-sonnet-5" = 300 }
+
+[steady]
+failure_rates = [0.1, 0.2]
+
+[latency."openai/gpt-5.6-sol"]
+p50_s = 2
+p99_s = 12
+
+[latency."anthropic/claude-sonnet-5"]
+p50_s = 4
+p99_s = 24
+
+[incident]
+duration = "1h"
+requests_per_second = 1
+session_length = 1
+failure = "gray"
+"#;
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let doc = json(&["compare", "-s", p, "--format", "json"]);
+    let row = |section: &str, pattern: &str| -> Value {
+        doc[section]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["pattern"] == pattern)
+            .unwrap()
+            .clone()
+    };
+    let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
+    let seq = row("steady", "sequential");
+    assert!((f(&seq, "cost_per_1k_usd") - 24.911492).abs() < 1e-9);
+    assert!((f(&seq, "dead_time_mean_s") - 1.852128).abs() < 1e-9);
+    assert!((f(&seq, "failed_per_1k") - 22.672).abs() < 1e-9);
+    let inc = |pattern: &str| f(&row("incident", pattern), "dead_time_mean_s");
+    assert!(
+        (inc("sequential") - 16.992).abs() < 1e-9,
+        "{}",
+        inc("sequential")
+    );
+    assert!((inc("no-fallback") - 12.0).abs() < 1e-9);
+    // The Monte Carlo agrees on the steady cost (its 99.9% interval holds the analytic value).
+    let mc = json(&[
+        "compare", "-s", p, "--mc", "200000", "--seed", "3", "--format", "json",
+    ]);
+    let m = mc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == "sequential")
+        .unwrap()["mc"]
+        .clone();
+    let ci = m["cost_per_1k_usd_ci95"].as_array().unwrap();
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    let half = (hi - lo) / 2.0 * 3.29 / 1.96;
+    let mid = (hi + lo) / 2.0;
+    assert!((mid - 24.911492).abs() <= half, "{lo}..{hi}");
+
+    // Strict: a key that is no model of the chain, a bad timeout, a zero cap.
+    for (from, to, want) in [
+        (
+            r#""anthropic/claude-sonnet-5" = 24 }"#,
+            r#""anthropic/claude-sonet-5" = 24 }"#,
+            "links.toml:10:77: chain[0].link_timeouts_s.\"anthropic/claude-sonet-5\": `anthropic/claude-sonet-5` is not one of this chain's models (`openai/gpt-5.6-sol`, `anthropic/claude-sonnet-5`); key link_timeouts_s by a model as written in `models`",
+        ),
+        (
+            r#""openai/gpt-5.6-sol" = 12,"#,
+            r#""openai/gpt-5.6-sol" = -1,"#,
+            "chain[0].link_timeouts_s.\"openai/gpt-5.6-sol\": must be a number of seconds > 0 and at most 1e6; got -1",
+        ),
+        (
+            r#""anthropic/claude-sonnet-5" = 300 }"#,
+            r#""anthropic/claude-sonnet-5" = 0 }"#,
+            "chain[0].max_output_tokens.\"anthropic/claude-sonnet-5\": must be a number of output tokens >= 1; got 0",
+        ),
+        (
+            "link_timeouts_s =",
+            "link_timeout_s =",
+            "links.toml:10:1: chain[0].link_timeout_s: unknown field (did you mean `link_timeouts_s`?)",
+        ),
+    ] {
+        let bad = text.replace(from, to);
+        assert_ne!(bad, text);
+        std::fs::write(&path, bad).unwrap();
+        let err = fails(&["compare", "-s", p]);
+        assert!(err.contains(want), "{want}\n{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
