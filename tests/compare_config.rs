@@ -972,3 +972,73 @@ failure = "gray"
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// LiteLLM's per-deployment `litellm_params.max_tokens` / `max_completion_tokens` (the smaller
+/// when both) and `timeout`, priced per link (issue 13). gpt-4o capped at 200 of the 500
+/// output tokens: 2,000 x $2.50 + 200 x $10 = $7.00 per 1,000; claude-sonnet-4 at 400 (its
+/// max_completion_tokens, under its max_tokens 450): 2,000 x $3 + 400 x $15 = $12.00. With 1%
+/// fast failures (billed 0) on each: sequential 0.99 x 7 + 0.01 x 0.99 x 12 = $7.0488 per
+/// 1,000, 0.01^2 failed.
+#[test]
+fn litellm_max_tokens_cap_each_link_and_fallback_timeouts_are_priced() {
+    let dir = std::env::temp_dir().join(format!("fallcost-caps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.yaml");
+    let text = "model_list:
+  - model_name: chat
+    litellm_params: {model: openai/gpt-4o, max_tokens: 200}
+  - model_name: backup
+    litellm_params: {model: anthropic/claude-sonnet-4, max_completion_tokens: 400, max_tokens: 450, timeout: 12}
+router_settings:
+  timeout: 30
+  fallbacks:
+    - chat: [backup]
+";
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let scenario = std::fs::canonicalize(format!("{DIR}/steady.toml")).unwrap();
+    let doc = json(&[
+        "compare",
+        "--config",
+        p,
+        "-s",
+        scenario.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let rows = doc["steady"].as_array().unwrap();
+    let row = |pattern: &str| rows.iter().find(|r| r["pattern"] == pattern).unwrap();
+    let seq = row("sequential");
+    assert!((seq["cost_per_1k_usd"].as_f64().unwrap() - 7.0488).abs() < 1e-9);
+    assert!((seq["baseline_per_1k_usd"].as_f64().unwrap() - 7.0).abs() < 1e-9);
+    assert!((seq["failed_per_1k"].as_f64().unwrap() - 0.1).abs() < 1e-12);
+    let rule = " (a deployment's litellm_params are its calls' defaults: a request's own max_tokens wins, as Router._completion passes the request's kwargs last)";
+    for (value, line) in [
+        (
+            format!(
+                "primary `chat` (`gpt-4o`): at most 200 output tokens billed (litellm_params.max_tokens){rule}"
+            ),
+            3,
+        ),
+        (
+            format!(
+                "fallback `backup` (`claude-sonnet-4`): at most 400 output tokens billed (litellm_params.max_completion_tokens){rule}"
+            ),
+            5,
+        ),
+        (
+            "fallback `backup` (`claude-sonnet-4`): timeout 12 s (litellm_params.timeout), on that link".to_string(),
+            5,
+        ),
+    ] {
+        assert!(lists(&doc, &value, line), "no {value:?} at {line}: {doc:#}");
+    }
+    // A cap that is not a whole number of tokens is an input error at its place.
+    std::fs::write(&path, text.replace("max_tokens: 200", "max_tokens: 0.5")).unwrap();
+    let err = fails(&["compare", "--config", p]);
+    assert!(
+        err.contains(":3:56: model_list[0].litellm_params.max_tokens: expected a whole number of output tokens, 1 to 1e9; got 0.5"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
