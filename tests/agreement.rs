@@ -283,6 +283,8 @@ fn build(
                 failure_rate: l.failure,
                 trip_rate: (!latency.given).then_some(l.trip),
                 latency,
+                timeout_s: None,
+                max_output_tokens: None,
             }
         })
         .collect();

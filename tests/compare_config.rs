@@ -321,7 +321,27 @@ fn retry_policy_deployment_timeout_and_a_fallback_group_as_its_traffic_mix() {
         18
     );
     assert_eq!(at("75% of the requests for `chat`"), 18);
-    assert_eq!(at("fallback `backup`'s own timeout 5 s not priced"), 10);
+    // Each link its own timeout (issue 13): gpt-4.1's own 5 s, claude-sonnet-4's the router's
+    // 30 s (it has none of its own), gpt-4o's own 10 s as the policy's.
+    assert_eq!(
+        at("fallback `backup` (`gpt-4.1`): timeout 5 s (litellm_params.timeout), on that link"),
+        10
+    );
+    assert!(values_of(&doc, claude).contains(&(
+        "fallback `backup` (`claude-sonnet-4`): the router's timeout 30 s, on that link (it has no timeout of its own)".to_string(),
+        13
+    )));
+    // Dead time, sequential, by hand (gray failures take the link's timeout; a retry waits
+    // the full-jitter backoff's mean 0.25 s first): gpt-4o 0.01 x (10 + 0.25) + 0.01^2 x 10 =
+    // 0.1035 s, then 0.01^2 of requests reach the fallback: x (0.01 x (T1 + 0.25) + 0.01^2 x
+    // T1), with T1 = 5 s: 0.1035053 s; 30 s: 0.10353055 s (at gpt-4o's 10 s both would be
+    // 0.10351035).
+    for (chain, want) in [(gpt41, 0.1035053), (claude, 0.10353055)] {
+        let d = row(chain, "sequential")["dead_time_mean_s"]
+            .as_f64()
+            .unwrap();
+        assert!((d - want).abs() < 1e-12, "{chain}: {d}");
+    }
     // Fast failures (server_error): the policy sets no count for them, num_retries 2 holds.
     let doc = json(&[
         "compare",
@@ -381,7 +401,9 @@ fn a_bad_retry_policy_count_is_an_input_error() {
 /// A Portkey config (tests/fixtures/compare/portkey.json): `retry.attempts 3` with Portkey's
 /// default `on_status_codes` [429, 500, 502, 503, 504], a fallback strategy that fails over on
 /// [429, 503] only, a `cb_config`, a fallback target with its own retry and timeout, and
-/// `override_params` besides the model. gpt-4o $0.01 per request, a gray failure $0.0075.
+/// `override_params` besides the model. gpt-4o's `override_params.max_tokens` 300 caps the
+/// 500 output tokens it bills: $0.005 + 300 x $10/MTok = $0.008 per request (not $0.01), a gray
+/// failure (input + half the capped output) $0.0065.
 #[test]
 fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_config() {
     let config = format!("{DIR}/portkey.json");
@@ -415,13 +437,15 @@ fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_co
     let fast = run("steady.toml");
     let r = row(&fast, "no-fallback");
     assert_eq!(r["attempts_max"], 4);
-    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 10.0 * (1.0 - 1e-8)).abs() < 1e-9);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 8.0 * (1.0 - 1e-8)).abs() < 1e-9);
+    assert!((r["baseline_per_1k_usd"].as_f64().unwrap() - 8.0).abs() < 1e-9);
     assert!((r["failed_per_1k"].as_f64().unwrap() - 1e-5).abs() < 1e-15);
     // server_error is in [429, 503]: a sequential request fails over, 4 + 4 attempts.
     assert_eq!(row(&fast, "sequential")["attempts_max"], 8);
+    // Per class (issue 13): the classes whose statuses the list has get the attempts.
     has(
         &fast,
-        "retries 3 (retry.attempts; Portkey's default on_status_codes [429, 500, 502, 503, 504] include server_error failures ([500, 502, 503, 504]): the scenario's failures are mostly fast: server_error (gray_fraction 0); fallcost retries every class alike)",
+        "retries 3 for rate_limit ([429]), server_error ([500, 502, 503, 504]) failures, 0 for overload ([529]), timeout ([408]) (retry.attempts; Portkey's default on_status_codes [429, 500, 502, 503, 504]: Portkey retries a listed status only)",
         2,
     );
     has(&fast, "timeout 20 s (request_timeout)", 3);
@@ -450,28 +474,39 @@ fn portkey_retries_only_its_status_codes_fails_over_on_its_list_and_prices_cb_co
     );
     has(
         &fast,
-        "fallback targets[1]'s request_timeout 5 s not priced: a fallcost chain has one timeout per attempt, the primary's",
+        "fallback `anthropic/claude-sonnet-4 (config.targets[1])` (`claude-sonnet-4`): timeout 5 s (targets[1]'s request_timeout), on that link",
         9,
     );
     has(
         &fast,
-        "targets[0] override_params.max_tokens 300: caps the output tokens: not priced, the scenario's request (--profile) sets them for every link",
+        "primary `openai/gpt-4o (config.targets[0])` (`gpt-4o`): at most 300 output tokens billed (targets[0] override_params.max_tokens)",
         7,
     );
     // Gray failures end in Portkey's 408: not retried (408 is not in the default list) and not
-    // failed over ([429, 503]): 0.99 x $0.01 + 0.01 x $0.0075 = $0.009975 per request, 1% fail.
+    // failed over ([429, 503]): 0.99 x $0.008 + 0.01 x $0.0065 = $0.007985 per request, 1% fail.
     let gray = run("steady-gray.toml");
     for pattern in ["no-fallback", "sequential"] {
         let r = row(&gray, pattern);
         assert_eq!(r["attempts_max"], 1, "{pattern}");
-        assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 9.975).abs() < 1e-9);
+        assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 7.985).abs() < 1e-9);
         assert!((r["failed_per_1k"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+        // a gray failure hangs for the primary's 20 s
+        assert!((r["dead_time_mean_s"].as_f64().unwrap() - 0.2).abs() < 1e-12);
     }
-    has(
-        &gray,
-        "retries 0 (retry.attempts 3, but Portkey's default on_status_codes [429, 500, 502, 503, 504] leave out timeout failures ([408]): the scenario's failures are mostly gray: timeout (gray_fraction 1))",
-        2,
-    );
+    // Mixed failures (tests/fixtures/compare/steady-mixed.toml: f = 1%, half timeout, half
+    // 5xx), priced per class: a request whose first failure is a 5xx (0.005) gets 3 retries,
+    // one whose first is a timeout (0.005) none. By hand (F = 0.01), no-fallback:
+    // - attempts 1 + 0.005 x (1 - F^3) / (1 - F) = 1.0050505;
+    // - failed 0.005 + 0.005 x F^3 = 0.005000005 (5.000005 per 1,000);
+    // - cost 0.99 x 0.008 + 0.005 x 0.0065 + 0.005 x (0.99 x 0.008 + 0.005 x 0.0065)
+    //   x (1 + F + F^2) = $0.00799266410125 per request.
+    // The old dominant class (a tie: server_error) retried timeouts too, failing 5e-9.
+    let mixed = run("steady-mixed.toml");
+    let r = row(&mixed, "no-fallback");
+    assert_eq!(r["attempts_max"], 4);
+    assert!((r["attempts_per_request"].as_f64().unwrap() - 1.0050505).abs() < 1e-12);
+    assert!((r["failed_per_1k"].as_f64().unwrap() - 5.000005).abs() < 1e-9);
+    assert!((r["cost_per_1k_usd"].as_f64().unwrap() - 7.99266410125).abs() < 1e-9);
 }
 
 /// `sweep` reads fallcost.toml's `[compare]` too (config and scenario when the command line
@@ -820,4 +855,190 @@ fn a_mixed_retry_policy_is_priced_per_class() {
         "retries 2 for overload, server_error failures (num_retries: retry_policy sets no count for them)",
         12
     ));
+}
+
+/// Issue 13 in a scenario file: `link_timeouts_s` and `max_output_tokens` per chain, keyed by
+/// model. GPT-5.6 Sol (p50 2 s, p99 12 s, f = 10%) at its own 12 s, then Claude Sonnet 5 (p50
+/// 4 s, p99 24 s, f = 20%) at its own 24 s, each tripping 1% (its p99), every failure gray;
+/// Sonnet's output capped at 300 of the 500 tokens. Per 1,000 on 2,000 in: Sol C0 = 25, W0 =
+/// 17.5; Sonnet C1 = (4,000 + 300 x 10) / 1,000 = 7, W1 = 4 + 1.5 = 5.5.
+/// q0 = 0.109, q1 = 0.208: sequential 0.891 x 25 + 0.109 x 17.5 + 0.109 x (0.792 x 7 + 0.208 x
+/// 5.5) = 24.911492; dead time 0.109 x 12 + 0.109 x 0.208 x 24 = 1.852128 s. In a gray outage
+/// of Sol's provider every request hangs Sol's 12 s, then Sonnet fails 20.8% of the time after
+/// its 24 s: 12 + 0.208 x 24 = 16.992 s sequential, 12 s no-fallback.
+#[test]
+fn a_scenario_gives_links_their_own_timeouts_and_output_caps() {
+    let dir = std::env::temp_dir().join(format!("fallcost-links-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("links.toml");
+    let text = r#"pricing = "2026-07"
+
+[request]
+input_tokens = 2000
+output_tokens = 500
+
+[[chain]]
+name = "own"
+models = ["openai/gpt-5.6-sol", "anthropic/claude-sonnet-5"]
+link_timeouts_s = { "openai/gpt-5.6-sol" = 12, "anthropic/claude-sonnet-5" = 24 }
+max_output_tokens = { "anthropic/claude-sonnet-5" = 300 }
+
+[steady]
+failure_rates = [0.1, 0.2]
+
+[latency."openai/gpt-5.6-sol"]
+p50_s = 2
+p99_s = 12
+
+[latency."anthropic/claude-sonnet-5"]
+p50_s = 4
+p99_s = 24
+
+[incident]
+duration = "1h"
+requests_per_second = 1
+session_length = 1
+failure = "gray"
+"#;
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let doc = json(&["compare", "-s", p, "--format", "json"]);
+    let row = |section: &str, pattern: &str| -> Value {
+        doc[section]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["pattern"] == pattern)
+            .unwrap()
+            .clone()
+    };
+    let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
+    let seq = row("steady", "sequential");
+    assert!((f(&seq, "cost_per_1k_usd") - 24.911492).abs() < 1e-9);
+    assert!((f(&seq, "dead_time_mean_s") - 1.852128).abs() < 1e-9);
+    assert!((f(&seq, "failed_per_1k") - 22.672).abs() < 1e-9);
+    let inc = |pattern: &str| f(&row("incident", pattern), "dead_time_mean_s");
+    assert!(
+        (inc("sequential") - 16.992).abs() < 1e-9,
+        "{}",
+        inc("sequential")
+    );
+    assert!((inc("no-fallback") - 12.0).abs() < 1e-9);
+    // The Monte Carlo agrees on the steady cost (its 99.9% interval holds the analytic value).
+    let mc = json(&[
+        "compare", "-s", p, "--mc", "200000", "--seed", "3", "--format", "json",
+    ]);
+    let m = mc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == "sequential")
+        .unwrap()["mc"]
+        .clone();
+    let ci = m["cost_per_1k_usd_ci95"].as_array().unwrap();
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    let half = (hi - lo) / 2.0 * 3.29 / 1.96;
+    let mid = (hi + lo) / 2.0;
+    assert!((mid - 24.911492).abs() <= half, "{lo}..{hi}");
+
+    // Strict: a key that is no model of the chain, a bad timeout, a zero cap.
+    for (from, to, want) in [
+        (
+            r#""anthropic/claude-sonnet-5" = 24 }"#,
+            r#""anthropic/claude-sonet-5" = 24 }"#,
+            "links.toml:10:77: chain[0].link_timeouts_s.\"anthropic/claude-sonet-5\": `anthropic/claude-sonet-5` is not one of this chain's models (`openai/gpt-5.6-sol`, `anthropic/claude-sonnet-5`); key link_timeouts_s by a model as written in `models`",
+        ),
+        (
+            r#""openai/gpt-5.6-sol" = 12,"#,
+            r#""openai/gpt-5.6-sol" = -1,"#,
+            "chain[0].link_timeouts_s.\"openai/gpt-5.6-sol\": must be a number of seconds > 0 and at most 1e6; got -1",
+        ),
+        (
+            r#""anthropic/claude-sonnet-5" = 300 }"#,
+            r#""anthropic/claude-sonnet-5" = 0 }"#,
+            "chain[0].max_output_tokens.\"anthropic/claude-sonnet-5\": must be a number of output tokens >= 1; got 0",
+        ),
+        (
+            "link_timeouts_s =",
+            "link_timeout_s =",
+            "links.toml:10:1: chain[0].link_timeout_s: unknown field (did you mean `link_timeouts_s`?)",
+        ),
+    ] {
+        let bad = text.replace(from, to);
+        assert_ne!(bad, text);
+        std::fs::write(&path, bad).unwrap();
+        let err = fails(&["compare", "-s", p]);
+        assert!(err.contains(want), "{want}\n{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// LiteLLM's per-deployment `litellm_params.max_tokens` / `max_completion_tokens` (the smaller
+/// when both) and `timeout`, priced per link (issue 13). gpt-4o capped at 200 of the 500
+/// output tokens: 2,000 x $2.50 + 200 x $10 = $7.00 per 1,000; claude-sonnet-4 at 400 (its
+/// max_completion_tokens, under its max_tokens 450): 2,000 x $3 + 400 x $15 = $12.00. With 1%
+/// fast failures (billed 0) on each: sequential 0.99 x 7 + 0.01 x 0.99 x 12 = $7.0488 per
+/// 1,000, 0.01^2 failed.
+#[test]
+fn litellm_max_tokens_cap_each_link_and_fallback_timeouts_are_priced() {
+    let dir = std::env::temp_dir().join(format!("fallcost-caps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.yaml");
+    let text = "model_list:
+  - model_name: chat
+    litellm_params: {model: openai/gpt-4o, max_tokens: 200}
+  - model_name: backup
+    litellm_params: {model: anthropic/claude-sonnet-4, max_completion_tokens: 400, max_tokens: 450, timeout: 12}
+router_settings:
+  timeout: 30
+  fallbacks:
+    - chat: [backup]
+";
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let scenario = std::fs::canonicalize(format!("{DIR}/steady.toml")).unwrap();
+    let doc = json(&[
+        "compare",
+        "--config",
+        p,
+        "-s",
+        scenario.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let rows = doc["steady"].as_array().unwrap();
+    let row = |pattern: &str| rows.iter().find(|r| r["pattern"] == pattern).unwrap();
+    let seq = row("sequential");
+    assert!((seq["cost_per_1k_usd"].as_f64().unwrap() - 7.0488).abs() < 1e-9);
+    assert!((seq["baseline_per_1k_usd"].as_f64().unwrap() - 7.0).abs() < 1e-9);
+    assert!((seq["failed_per_1k"].as_f64().unwrap() - 0.1).abs() < 1e-12);
+    let rule = " (a deployment's litellm_params are its calls' defaults: a request's own max_tokens wins, as Router._completion passes the request's kwargs last)";
+    for (value, line) in [
+        (
+            format!(
+                "primary `chat` (`gpt-4o`): at most 200 output tokens billed (litellm_params.max_tokens){rule}"
+            ),
+            3,
+        ),
+        (
+            format!(
+                "fallback `backup` (`claude-sonnet-4`): at most 400 output tokens billed (litellm_params.max_completion_tokens){rule}"
+            ),
+            5,
+        ),
+        (
+            "fallback `backup` (`claude-sonnet-4`): timeout 12 s (litellm_params.timeout), on that link".to_string(),
+            5,
+        ),
+    ] {
+        assert!(lists(&doc, &value, line), "no {value:?} at {line}: {doc:#}");
+    }
+    // A cap that is not a whole number of tokens is an input error at its place.
+    std::fs::write(&path, text.replace("max_tokens: 200", "max_tokens: 0.5")).unwrap();
+    let err = fails(&["compare", "--config", p]);
+    assert!(
+        err.contains(":3:56: model_list[0].litellm_params.max_tokens: expected a whole number of output tokens, 1 to 1e9; got 0.5"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

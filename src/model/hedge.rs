@@ -184,8 +184,9 @@ pub struct Timing {
     /// P(the primary answers first | both legs answer in the race): w (MODEL.md §4), or w_d
     /// for a delayed hedge ([`latency::delayed_win_rate`]).
     pub win: f64,
-    /// T: the client timeout, which a slow failure takes.
-    pub timeout_s: f64,
+    /// T₀ and T₁: each leg's client timeout ([`Chain::timeout_s`]), which its slow failure
+    /// takes, seconds: the primary's, then the backup's.
+    pub timeouts_s: [f64; 2],
     /// The time a fast failure (client, quota and other fast errors) takes.
     pub fast_fail_s: f64,
 }
@@ -196,12 +197,12 @@ impl Timing {
     /// with a delay, P(L₀ ≤ d | L₀ ≤ T) and w_d from the latency models (or their defaults).
     pub fn new(chain: &Chain, backup: usize) -> Timing {
         let s = &chain.steady;
-        let t = chain.policy.timeout_s;
+        let (t, t1) = (chain.timeout_s(0), chain.timeout_s(backup));
         let (lat0, lat1) = (chain.links[0].latency, chain.links[backup].latency);
         let (answered_by_delay, win) = match chain.policy.hedge_delay_s {
             None => {
                 let w = if backup != 1 && s.win_from_latency {
-                    latency::primary_win_rate(&lat0, &lat1, t)
+                    latency::primary_win_rate_each(&lat0, &lat1, t, t1)
                 } else {
                     s.primary_win_rate
                 };
@@ -213,22 +214,23 @@ impl Timing {
                 } else {
                     0.0
                 };
-                (by_d, latency::delayed_win_rate(&lat0, &lat1, d, t))
+                (by_d, latency::delayed_win_rate_each(&lat0, &lat1, d, t, t1))
             }
         };
         Timing {
             delay_s: chain.policy.hedge_delay_s,
             answered_by_delay,
             win,
-            timeout_s: t,
+            timeouts_s: [t, t1],
             fast_fail_s: s.fast_fail_s,
         }
     }
 
-    fn end_s(&self, end: End) -> f64 {
+    /// Seconds an attempt of leg `leg` (0: the primary, 1: the backup) ending in `end` takes.
+    fn end_s(&self, leg: usize, end: End) -> f64 {
         match end {
             End::Client | End::Quota | End::Fast => self.fast_fail_s,
-            End::Slow => self.timeout_s,
+            End::Slow => self.timeouts_s[leg],
             End::Ok | End::Refused => 0.0,
         }
     }
@@ -368,7 +370,7 @@ impl Hedge {
                 || self
                     .timing
                     .delay_s
-                    .is_some_and(|d| self.timing.end_s(e0) <= d);
+                    .is_some_and(|d| self.timing.end_s(0, e0) <= d);
             if before {
                 self.failover(p0, e0, &mut paths);
             } else {
@@ -386,7 +388,7 @@ impl Hedge {
     fn failover(&self, m: f64, e0: End, paths: &mut Paths) {
         let (l0, l1, t) = (&self.primary, &self.backup, &self.timing);
         let sent0 = u32::from(e0 != End::Refused);
-        let at0 = t.end_s(e0);
+        let at0 = t.end_s(0, e0);
         if sent0 == 1 {
             paths.failed(0, m, l0.failed_usd(e0, false));
         }
@@ -420,7 +422,7 @@ impl Hedge {
                     if e1 != End::Refused {
                         paths.failed(1, mm, l1.failed_usd(e1, false));
                     }
-                    paths.end(mm, sent, at0 + t.end_s(e1), e1 != End::Refused, then);
+                    paths.end(mm, sent, at0 + t.end_s(1, e1), e1 != End::Refused, then);
                 }
             }
         }
@@ -434,7 +436,7 @@ impl Hedge {
         }
         let (l0, l1, t) = (&self.primary, &self.backup, &self.timing);
         let s1 = t.delay_s.unwrap_or(0.0);
-        let at0 = t.end_s(e0);
+        let at0 = t.end_s(0, e0);
         for (e1, p1) in l1.ends() {
             let mm = m * p1;
             if mm <= 0.0 {
@@ -442,7 +444,7 @@ impl Hedge {
             }
             let sent1 = e1 != End::Refused;
             let sent = 1 + u32::from(sent1);
-            let at1 = s1 + t.end_s(e1);
+            let at1 = s1 + t.end_s(1, e1);
             if e0 == End::Client || e1 == End::Client {
                 // A bad request: the race ends at the first client error.
                 let first = match (e0 == End::Client, e1 == End::Client) {

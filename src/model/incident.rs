@@ -397,7 +397,7 @@ fn in_sequence(
         let w = dead_cost(request, dead.price, state, chain, mode);
         let d = match mode {
             FailureMode::Fast => chain.steady.fast_fail_s,
-            FailureMode::Gray => chain.policy.timeout_s,
+            FailureMode::Gray => chain.timeout_s(dead.index),
         };
         t.window += extra * w;
         t.wasted += extra * w;
@@ -556,7 +556,7 @@ pub fn breaker_bound(chain: &Chain, incident: &Incident) -> Option<((f64, f64), 
     }
     let d = match incident.failure {
         FailureMode::Fast => chain.steady.fast_fail_s,
-        FailureMode::Gray => chain.policy.timeout_s,
+        FailureMode::Gray => chain.timeout_s(0),
     };
     let lambda = incident.requests_per_second;
     let k = f64::from(b.threshold);

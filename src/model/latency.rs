@@ -123,6 +123,87 @@ pub fn primary_win_rate(l0: &Latency, l1: &Latency, timeout_s: f64) -> f64 {
     (integral / (f0 * f1y)).clamp(0.0, 1.0)
 }
 
+/// w = P(L₀ < L₁ | L₀ ≤ T₀, L₁ ≤ T₁): [`primary_win_rate`] with each leg abandoned at its own
+/// timeout (a link's own `timeout_s`, MODEL.md §3), seconds. In log-seconds, with y_k = ln T_k:
+/// w = ∫_{−∞}^{min(y₀, y₁)} φ₀(x)·(F₁(y₁) − F₁(x)) dx / (F₀(y₀)·F₁(y₁)) (a primary slower than
+/// T₁ never wins: the backup has answered by then), by Simpson's rule over 4,096 panels.
+/// Equal timeouts give [`primary_win_rate`] exactly.
+pub fn primary_win_rate_each(l0: &Latency, l1: &Latency, t0_s: f64, t1_s: f64) -> f64 {
+    if t0_s == t1_s {
+        return primary_win_rate(l0, l1, t0_s);
+    }
+    let (f0, f1) = (l0.cdf(t0_s), l1.cdf(t1_s));
+    if f0 <= 0.0 || f1 <= 0.0 {
+        return 1.0;
+    }
+    let (m0, s0) = (l0.mu(), l0.sigma());
+    if s0 == 0.0 {
+        // The primary always takes exactly p50 (≤ T₀ here): it wins when the fallback is slower.
+        return ((f1 - l1.cdf(l0.p50_s)) / f1).clamp(0.0, 1.0);
+    }
+    let lo = m0 - 12.0 * s0;
+    let hi = t0_s.min(t1_s).ln();
+    if hi <= lo {
+        return if t1_s < t0_s { 0.0 } else { 1.0 };
+    }
+    let n = 4096;
+    let h = (hi - lo) / n as f64;
+    let g = |x: f64| {
+        let z = (x - m0) / s0;
+        (-0.5 * z * z).exp() / (s0 * (2.0 * std::f64::consts::PI).sqrt())
+            * (f1 - l1.cdf(x.exp())).max(0.0)
+    };
+    let mut sum = g(lo) + g(hi);
+    for i in 1..n {
+        sum += if i % 2 == 1 { 4.0 } else { 2.0 } * g(lo + i as f64 * h);
+    }
+    (sum * h / 3.0 / (f0 * f1)).clamp(0.0, 1.0)
+}
+
+/// w_d = P(L₀ < d + L₁ | d < L₀ ≤ T₀, L₁ ≤ T₁): [`delayed_win_rate`] with each leg abandoned
+/// at its own timeout, seconds; the integrand's F₁(T) − F₁(eˣ − d) becomes
+/// max(0, F₁(T₁) − F₁(eˣ − d)) over ln d < x ≤ ln T₀. Equal timeouts give
+/// [`delayed_win_rate`] exactly.
+pub fn delayed_win_rate_each(
+    l0: &Latency,
+    l1: &Latency,
+    delay_s: f64,
+    t0_s: f64,
+    t1_s: f64,
+) -> f64 {
+    if t0_s == t1_s {
+        return delayed_win_rate(l0, l1, delay_s, t0_s);
+    }
+    if delay_s <= 0.0 {
+        return primary_win_rate_each(l0, l1, t0_s, t1_s);
+    }
+    let pending = l0.cdf(t0_s) - l0.cdf(delay_s);
+    let f1t = l1.cdf(t1_s);
+    if pending <= 0.0 || f1t <= 0.0 || delay_s >= t0_s {
+        return 1.0;
+    }
+    let (m0, s0) = (l0.mu(), l0.sigma());
+    if s0 == 0.0 {
+        return ((f1t - l1.cdf(l0.p50_s - delay_s)) / f1t).clamp(0.0, 1.0);
+    }
+    let (lo, hi) = (delay_s.ln().max(m0 - 12.0 * s0), t0_s.ln());
+    if hi <= lo {
+        return 1.0;
+    }
+    let n = 4096;
+    let h = (hi - lo) / n as f64;
+    let g = |x: f64| {
+        let z = (x - m0) / s0;
+        (-0.5 * z * z).exp() / (s0 * (2.0 * std::f64::consts::PI).sqrt())
+            * (f1t - l1.cdf(x.exp() - delay_s)).max(0.0)
+    };
+    let mut sum = g(lo) + g(hi);
+    for i in 1..n {
+        sum += if i % 2 == 1 { 4.0 } else { 2.0 } * g(lo + i as f64 * h);
+    }
+    (sum * h / 3.0 / (pending * f1t)).clamp(0.0, 1.0)
+}
+
 /// w_d = P(L₀ < d + L₁ | d < L₀ ≤ T, L₁ ≤ T): with the backup sent `delay_s` seconds after the
 /// primary (a delayed hedge, MODEL.md §8), the share of races between two healthy legs that
 /// the primary wins. In log-seconds x = ln L₀:

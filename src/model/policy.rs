@@ -373,7 +373,7 @@ fn failures(request: &Request, chain: &Chain, plan: &LinkPlan) -> (f64, f64, Vec
             return (
                 0.0,
                 0.0,
-                vec![(1.0, ErrorClass::Timeout, gray, chain.policy.timeout_s)],
+                vec![(1.0, ErrorClass::Timeout, gray, chain.timeout_s(i))],
             );
         }
         None => {}
@@ -387,7 +387,7 @@ fn failures(request: &Request, chain: &Chain, plan: &LinkPlan) -> (f64, f64, Vec
         AbandonedBilling::Partial => gray,
         AbandonedBilling::Full => success,
     };
-    let timeout = chain.policy.timeout_s;
+    let timeout = chain.timeout_s(i);
     let fast = s.fast_fail_s;
     let mix = s
         .error_mix

@@ -567,6 +567,47 @@ mod tests {
         }
     }
 
+    /// Issue 13: each link its own timeout ([`crate::model::chain::tests::two_timeouts`]): Sol
+    /// at T₀ = 12 s, Sonnet at T₁ = 24 s, both tripping 1% of healthy attempts, f = 10% and
+    /// 20% gray. q₀ = 0.1 + 0.9 × 0.01 = 0.109, q₁ = 0.2 + 0.8 × 0.01 = 0.208. On 2,000 in +
+    /// 500 out, per 1k: Sol C₀ = 25, W₀ (input + half the output, gray and trips alike) 17.5;
+    /// Sonnet C₁ = 9, W₁ = 6.5.
+    /// - sequential: 0.891 × 25 + 0.109 × 17.5 + 0.109 × (0.792 × 9 + 0.208 × 6.5) = 25.10682;
+    ///   dead time 0.109 × 12 + 0.109 × 0.208 × 24 = 1.308 + 0.544128 = 1.852128 s (the
+    ///   policy's 30 s on every link would make each failure cost 30 s);
+    /// - no-fallback: 0.891 × 25 + 0.109 × 17.5 = 24.1825, dead time 1.308 s;
+    /// - failed 0.109 × 0.208 = 0.022672; attempts 1 + 0.109; wasted attempts (the failed
+    ///   ones) 0.109 + 0.022672 = 0.131672.
+    #[test]
+    fn each_link_its_own_timeout_by_hand() {
+        let c = crate::model::chain::tests::two_timeouts();
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let seq = detailed(&r, &c, Pattern::Sequential).unwrap();
+        assert_close(seq.cost * 1000.0, 25.10682);
+        assert_close(seq.dead_time_s, 1.852128);
+        assert_close(seq.failed, 0.022672);
+        assert_close(seq.attempts, 1.109);
+        assert_close(seq.summary().wasted_attempts, 0.131672);
+        let nf = detailed(&r, &c, Pattern::NoFallback).unwrap();
+        assert_close(nf.cost * 1000.0, 24.1825);
+        assert_close(nf.dead_time_s, 1.308);
+        assert_close(nf.failed, 0.109);
+        // Hedged: both legs fail with q₀q₁, the slower failure (Sonnet's 24 s) ending the race.
+        let h = detailed(&r, &c, Pattern::HedgedNoCancel).unwrap();
+        assert_close(h.failed, 0.022672);
+        let w = c.steady.primary_win_rate;
+        // both answer: the loser's start is 0 (both at once); Sol failed, Sonnet answered: 0;
+        // both failed: max(12, 24) = 24 s of dead time.
+        assert_close(h.dead_time_s, 0.022672 * 24.0);
+        // no-cancel bills both answers when both succeed: 0.891 × 0.792 × (25 + 9) + …
+        let want = 0.891 * 0.792 * 34.0
+            + 0.891 * 0.208 * (25.0 + 6.5)
+            + 0.109 * 0.792 * (17.5 + 9.0)
+            + 0.109 * 0.208 * (17.5 + 6.5);
+        assert_close(h.cost * 1000.0, want);
+        assert!(w > 0.5 && w < 1.0, "{w}");
+    }
+
     /// Without a cost cap, or with one that skips nothing, no pattern has cost-cap hits.
     #[test]
     fn no_cost_cap_hits_without_a_skip() {

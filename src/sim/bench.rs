@@ -67,6 +67,8 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
                 failure_rate: 0.005,
                 trip_rate: None,
                 latency,
+                timeout_s: None,
+                max_output_tokens: None,
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

@@ -19,6 +19,88 @@ use crate::model::{Billing, Chain, ChainDraft, LinkDraft, PriceTable, Request, S
 /// ([`crate::model::ScenarioBilling::service_tiers`]).
 type ChainTiers = Vec<(String, Vec<ServiceTier>)>;
 
+/// Each link's own timeout and output cap from a chain's `link_timeouts_s` and
+/// `max_output_tokens` (keyed by model as written in `models`; every link of that model),
+/// primary first.
+///
+/// Errors: a key that is none of the chain's models; a timeout that is not a number of seconds
+/// in (0, 1e6]; a cap of 0 tokens; a primary timeout at or below the policy's `hedge_delay_s`.
+#[allow(clippy::type_complexity)]
+fn resolve_link_values(
+    doc: &Document,
+    spec: &super::file::ChainSpec,
+    ci: usize,
+    policy: &crate::model::Policy,
+) -> Result<(Vec<Option<f64>>, Vec<Option<u64>>), InputError> {
+    let at =
+        |field: &str, model: &str| vec![key("chain"), Segment::Index(ci), key(field), key(model)];
+    let invalid =
+        |path: Vec<Segment>, msg: String| doc.error_at(InputErrorKind::Invalid, &path, msg);
+    let listed = |field: &str, model: &str| {
+        if spec.models.iter().any(|m| m == model) {
+            Ok(())
+        } else {
+            Err(invalid(
+                at(field, model),
+                format!(
+                    "`{model}` is not one of this chain's models ({}); key {field} by a model as written in `models`",
+                    spec.models
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ))
+        }
+    };
+    let mut timeouts = vec![None; spec.models.len()];
+    for (model, &t) in spec.link_timeouts_s.iter().flatten() {
+        listed("link_timeouts_s", model)?;
+        if !(t.is_finite() && t > 0.0 && t <= 1e6) {
+            return Err(invalid(
+                at("link_timeouts_s", model),
+                format!(
+                    "must be a number of seconds > 0 and at most 1e6; got {}",
+                    show(t)
+                ),
+            ));
+        }
+        for (i, m) in spec.models.iter().enumerate() {
+            if m == model {
+                timeouts[i] = Some(t);
+            }
+        }
+    }
+    if let (Some(d), Some(t0)) = (policy.hedge_delay_s, timeouts[0])
+        && d >= t0
+    {
+        return Err(invalid(
+            at("link_timeouts_s", &spec.models[0]),
+            format!(
+                "a hedge sent after {} s (policy.hedge_delay_s) never races a primary that times out at {} s; give the primary a timeout above the delay",
+                show(d),
+                show(t0)
+            ),
+        ));
+    }
+    let mut caps = vec![None; spec.models.len()];
+    for (model, &cap) in spec.max_output_tokens.iter().flatten() {
+        listed("max_output_tokens", model)?;
+        if cap == 0 {
+            return Err(invalid(
+                at("max_output_tokens", model),
+                "must be a number of output tokens >= 1; got 0".into(),
+            ));
+        }
+        for (i, m) in spec.models.iter().enumerate() {
+            if m == model {
+                caps[i] = Some(cap);
+            }
+        }
+    }
+    Ok((timeouts, caps))
+}
+
 /// The chains of `file`, in file order, and each chain's service tier per link (by name), for
 /// `request` billed with the scenario's `cache_ttl_s`.
 ///
@@ -188,14 +270,20 @@ pub(super) fn resolve_chains(
         }
         let steady = resolve_steady(doc, &file.steady, &spec.steady, links.len(), ci)?;
         let policy = resolve_policy(doc, &file.policy, &spec.policy, ci)?;
+        let (timeouts, caps) = resolve_link_values(doc, spec, ci, &policy)?;
         let links = links
             .into_iter()
             .enumerate()
             .map(|(i, price)| LinkDraft {
                 latency: latency.get(&price.id).copied().unwrap_or_default(),
-                price,
+                price: match caps[i] {
+                    Some(cap) => crate::model::chain::cap_output(price, request, cap),
+                    None => price,
+                },
                 failure_rate: steady.failure_rates[i],
                 trip_rate: steady.trip_rates.as_ref().map(|t| t[i]),
+                timeout_s: timeouts[i],
+                max_output_tokens: caps[i],
             })
             .collect();
         if let Some(share) = spec.traffic_share

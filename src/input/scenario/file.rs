@@ -232,6 +232,12 @@ pub(super) struct ChainSpec {
     pub(super) traffic_share: Option<f64>,
     pub(super) service_tier: Option<ServiceTier>,
     pub(super) service_tiers: Option<Vec<ServiceTier>>,
+    /// `link_timeouts_s = { "provider/model" = 60 }`: a link's own timeout, seconds, by model
+    /// as written in `models` (every link of that model); the others use `policy.timeout_s`.
+    pub(super) link_timeouts_s: Option<BTreeMap<String, f64>>,
+    /// `max_output_tokens = { "provider/model" = 1000 }`: the output tokens a link bills at
+    /// most, by model as written in `models`.
+    pub(super) max_output_tokens: Option<BTreeMap<String, u64>>,
 }
 
 /// The `[steady]` fields, all optional, so a chain can override any of them.

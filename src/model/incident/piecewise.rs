@@ -156,8 +156,9 @@ fn slowed(chain: &Chain, states: &[LinkState]) -> Option<Chain> {
         return None;
     }
     let mut c = chain.clone();
-    let t = c.policy.timeout_s;
-    for (link, &f) in c.links.iter_mut().zip(&factors) {
+    // Each link at its own timeout T_k (its `timeout_s`, else the policy's).
+    let t: Vec<f64> = (0..c.links.len()).map(|i| chain.timeout_s(i)).collect();
+    for ((link, &f), &t) in c.links.iter_mut().zip(&factors).zip(&t) {
         if f != 1.0 {
             link.latency.p50_s *= f;
             link.latency.p99_s *= f;
@@ -168,7 +169,7 @@ fn slowed(chain: &Chain, states: &[LinkState]) -> Option<Chain> {
     }
     if c.steady.win_from_latency && factors.iter().take(2).any(|&f| f != 1.0) {
         c.steady.primary_win_rate =
-            latency::primary_win_rate(&c.links[0].latency, &c.links[1].latency, t);
+            latency::primary_win_rate_each(&c.links[0].latency, &c.links[1].latency, t[0], t[1]);
     }
     Some(c)
 }

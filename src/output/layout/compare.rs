@@ -200,7 +200,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
         })
         .collect();
     let p = &chain.policy;
-    let backoff = if p.retries > 0 {
+    let backoff = if p.has_retries() {
         format!(
             ", backoff {}–{} s ({} jitter)",
             trim(p.backoff.base_s, 3),
@@ -210,9 +210,19 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
     } else {
         String::new()
     };
+    let retries = match p.retries_by_class {
+        Some(_) => format!(
+            "retries by the first failure's class ({})",
+            crate::model::policy::ErrorClass::PROVIDER
+                .iter()
+                .map(|&c| format!("{} {}", c.as_str(), p.retries_for(c)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("retries {}", p.retries),
+    };
     let mut note = format!(
-        "retries {} per link{backoff}, fail over on {}",
-        p.retries,
+        "{retries} per link{backoff}, fail over on {}",
         p.failover_on
             .iter()
             .map(|c| c.as_str())

@@ -161,7 +161,8 @@ struct Window<'a> {
     incident: &'a Incident,
     pattern: Pattern,
     warm_policy: WarmPolicy,
-    dead_s: f64,
+    /// Seconds an attempt on the dead provider takes, by chain link (its own timeout if gray).
+    dead_s: Vec<f64>,
     dead_class: ErrorClass,
     breaker: Option<policy::Breaker>,
     /// The timeline, looked up by time (`None`: the shorthand, `dead` links down throughout).
@@ -262,11 +263,13 @@ impl Window<'_> {
 
     /// The attempt an outage failed: `gray` hangs until T and bills the input side at
     /// `prices`; `fast` errors at once, billed 0.
-    fn outage_failure(&self, failure: OutageFailure, prices: &Prices) -> AttemptResult {
+    fn outage_failure(&self, l: usize, failure: OutageFailure, prices: &Prices) -> AttemptResult {
         match failure {
-            OutageFailure::Gray => {
-                AttemptResult::Fail(ErrorClass::Timeout, prices.gray, self.sim.timeout_s)
-            }
+            OutageFailure::Gray => AttemptResult::Fail(
+                ErrorClass::Timeout,
+                prices.gray,
+                self.sim.links[l].timeout_s,
+            ),
             _ => AttemptResult::Fail(ErrorClass::ServerError, 0.0, self.sim.fast_fail_s),
         }
     }
@@ -370,13 +373,20 @@ impl Window<'_> {
             };
             let (class, usd, secs) = if l.role.dead {
                 run.dead_attempts += 1.0;
-                record(breakers, sched, l, t + self.dead_s, probe, false);
-                (self.dead_class, l.dead_cost, self.dead_s)
+                record(
+                    breakers,
+                    sched,
+                    l,
+                    t + self.dead_s[l.role.index],
+                    probe,
+                    false,
+                );
+                (self.dead_class, l.dead_cost, self.dead_s[l.role.index])
             } else {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
                 let outcome = match self.outage_hit(state, run, rng) {
-                    Some(failure) => self.outage_failure(failure, fail_prices),
+                    Some(failure) => self.outage_failure(l.role.index, failure, fail_prices),
                     None => self.sim_for(state).draw(l.role.index, fail_prices, rng),
                 };
                 match outcome {
@@ -679,8 +689,14 @@ pub fn simulate(
     });
     let failback_counts = pattern != Pattern::NoFallback && links.len() > 1;
     let (dead_s, dead_class) = match incident.failure {
-        FailureMode::Fast => (s.fast_fail_s, ErrorClass::ServerError),
-        FailureMode::Gray => (chain.policy.timeout_s, ErrorClass::Timeout),
+        FailureMode::Fast => (
+            vec![s.fast_fail_s; chain.links.len()],
+            ErrorClass::ServerError,
+        ),
+        FailureMode::Gray => (
+            (0..chain.links.len()).map(|i| chain.timeout_s(i)).collect(),
+            ErrorClass::Timeout,
+        ),
     };
     let window = Window {
         links,

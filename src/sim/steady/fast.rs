@@ -116,6 +116,10 @@ pub struct LinkSim {
     pub mu: f64,
     /// σ of ln L.
     pub sigma: f64,
+    /// ln T_k: the log of this link's timeout ([`Chain::timeout_s`]).
+    pub ln_t: f64,
+    /// T_k, seconds: a gray failure or a trip here takes it.
+    pub timeout_s: f64,
     /// Prices in `sequential`/`no-fallback` (primary warm, fallbacks cold).
     pub seq: Prices,
     /// Prices in the hedged patterns (links 0 and 1 warm, later links cold).
@@ -125,12 +129,8 @@ pub struct LinkSim {
 /// A chain prepared for simulation.
 #[derive(Debug, Clone)]
 pub struct ChainSim {
-    /// The links, primary first.
+    /// The links, primary first (each with its own timeout).
     pub links: Vec<LinkSim>,
-    /// ln T.
-    pub ln_t: f64,
-    /// T, seconds.
-    pub timeout_s: f64,
     /// Seconds a fast failure takes.
     pub fast_fail_s: f64,
     /// Its ln.
@@ -145,9 +145,9 @@ impl ChainSim {
     /// Prepare `chain` serving `request`.
     pub fn new(request: &Request, chain: &Chain) -> ChainSim {
         let s = &chain.steady;
-        let t = chain.policy.timeout_s;
         let links = (0..chain.links.len())
             .map(|i| {
+                let t = chain.timeout_s(i);
                 let f = chain.links[i].failure_rate;
                 let trip = chain.links[i].trip_rate;
                 let lat = chain.links[i].latency;
@@ -169,6 +169,8 @@ impl ChainSim {
                     trip_by_latency: chain.links[i].trip_from_latency,
                     mu: lat.mu(),
                     sigma: lat.sigma(),
+                    ln_t: t.ln(),
+                    timeout_s: t,
                     // One cache per model: the primary's (and a hedge's second leg's) model
                     // is warm wherever it is listed.
                     seq: Prices::new(request, chain, i, state(id == primary_id)),
@@ -186,8 +188,6 @@ impl ChainSim {
             .collect();
         ChainSim {
             links,
-            ln_t: t.ln(),
-            timeout_s: t,
             fast_fail_s: s.fast_fail_s,
             ln_fast_fail: s.fast_fail_s.ln(),
             win_rate: s.primary_win_rate,
@@ -210,14 +210,14 @@ impl ChainSim {
             return (a, ln_l);
         }
         if l.trip_by_latency {
-            if ln_l > self.ln_t {
+            if ln_l > l.ln_t {
                 (Attempt::Trip, ln_l)
             } else {
                 (Attempt::Ok, ln_l)
             }
         } else if u < l.trip_below {
             (Attempt::Trip, ln_l)
-        } else if ln_l > self.ln_t {
+        } else if ln_l > l.ln_t {
             (Attempt::Ok, self.redraw_below_timeout(l, rng))
         } else {
             (Attempt::Ok, ln_l)
@@ -225,16 +225,16 @@ impl ChainSim {
     }
 
     /// A latency of a healthy attempt that did not trip when trips are given as a rate: the
-    /// lognormal truncated at T, by rejection (64 tries, then T itself).
+    /// lognormal truncated at the link's T, by rejection (64 tries, then T itself).
     #[cold]
     fn redraw_below_timeout(&self, l: &LinkSim, rng: &mut SimRng) -> f64 {
         for _ in 0..64 {
             let ln_l = l.mu + l.sigma * normal(rng);
-            if ln_l <= self.ln_t {
+            if ln_l <= l.ln_t {
                 return ln_l;
             }
         }
-        self.ln_t
+        l.ln_t
     }
 
     /// A fresh attempt on link `i`.
@@ -244,23 +244,23 @@ impl ChainSim {
         self.attempt(i, u, z, rng)
     }
 
-    /// ln of the seconds an attempt took (no `exp`/`ln` calls).
+    /// ln of the seconds an attempt on link `i` took (no `exp`/`ln` calls).
     #[inline]
-    fn ln_seconds(&self, a: Attempt, ln_l: f64) -> f64 {
+    fn ln_seconds(&self, i: usize, a: Attempt, ln_l: f64) -> f64 {
         match a {
             Attempt::Ok => ln_l,
             Attempt::Fast => self.ln_fast_fail,
-            Attempt::Gray | Attempt::Trip => self.ln_t,
+            Attempt::Gray | Attempt::Trip => self.links[i].ln_t,
         }
     }
 
-    /// Seconds an attempt took.
+    /// Seconds an attempt on link `i` took.
     #[inline]
-    fn seconds(&self, a: Attempt, ln_l: f64) -> f64 {
+    fn seconds(&self, i: usize, a: Attempt, ln_l: f64) -> f64 {
         match a {
             Attempt::Ok => ln_l.exp(),
             Attempt::Fast => self.fast_fail_s,
-            Attempt::Gray | Attempt::Trip => self.timeout_s,
+            Attempt::Gray | Attempt::Trip => self.links[i].timeout_s,
         }
     }
 }
@@ -488,7 +488,7 @@ fn by_latency(
         LogScale::new(l0.mu, l0.sigma),
         LogScale::new(l1.mu, l1.sigma),
     );
-    let xt = LogScale::at(sim.ln_t);
+    let (xt0, xt1) = (LogScale::at(l0.ln_t), LogScale::at(l1.ln_t));
     // The generator's state stays in registers: a copy goes to the uncommon path and back.
     let mut r = rng.clone();
     let mut second = 0u64;
@@ -499,7 +499,7 @@ fn by_latency(
         let u1 = uniform(&mut r);
         let z1 = normal(&mut r);
         let (x0, x1) = (s0.x(z0), s1.x(z1));
-        let ok = (u0 >= thr0) & (u1 >= thr1) & (x0 <= xt) & (x1 <= xt);
+        let ok = (u0 >= thr0) & (u1 >= thr1) & (x0 <= xt0) & (x1 <= xt1);
         if ok {
             second += u64::from(x1 < x0);
             let (k0, k1) = (bin_at(x0), bin_at(x1));
@@ -589,21 +589,21 @@ fn latencies(
     tail_s: f64,
 ) -> [f64; 3] {
     let ((a0, ln0), (a1, ln1)) = (first, second);
-    let lt0 = sim.ln_seconds(a0, ln0);
-    let lt1 = sim.ln_seconds(a1, ln1);
+    let lt0 = sim.ln_seconds(0, a0, ln0);
+    let lt1 = sim.ln_seconds(1, a1, ln1);
     let seq = if a0 == Attempt::Ok {
         lt0
     } else if a1 == Attempt::Ok {
-        (sim.seconds(a0, ln0) + sim.seconds(a1, ln1)).ln()
+        (sim.seconds(0, a0, ln0) + sim.seconds(1, a1, ln1)).ln()
     } else {
-        (sim.seconds(a0, ln0) + sim.seconds(a1, ln1) + tail_s).ln()
+        (sim.seconds(0, a0, ln0) + sim.seconds(1, a1, ln1) + tail_s).ln()
     };
     // the answering leg's, or, when both failed, the slower failure's and the later links'
     let hedged = match (a0 == Attempt::Ok, a1 == Attempt::Ok) {
         (true, _) => lt0,
         (false, true) => lt1,
         (false, false) if tail_s > 0.0 => {
-            (sim.seconds(a0, ln0).max(sim.seconds(a1, ln1)) + tail_s).ln()
+            (sim.seconds(0, a0, ln0).max(sim.seconds(1, a1, ln1)) + tail_s).ln()
         }
         (false, false) => lt0.max(lt1),
     };
@@ -703,7 +703,7 @@ fn rare(
     let (a0, ln0) = first;
     let Some(second) = second else {
         let nf = Sample {
-            ln_seconds: sim.ln_seconds(a0, ln0),
+            ln_seconds: sim.ln_seconds(0, a0, ln0),
             ..primary_bill(sim, a0)
         };
         acc.add(slot::PRIMARY, nf);
@@ -718,7 +718,7 @@ fn rare(
     let mut htail = tail;
     for (i, link) in sim.links.iter().enumerate().skip(2) {
         let (a, ln) = sim.draw(i, rng);
-        tail_s += sim.seconds(a, ln);
+        tail_s += sim.seconds(i, a, ln);
         if a == Attempt::Ok {
             tail.cost += link.seq.success;
             htail.cost += link.hedge.success;
@@ -989,6 +989,20 @@ mod tests {
             l.trip_from_latency = true;
         }
         assert_agrees(&req(2000.0, 500.0, 0.0, 0.0), &c, 300_000, 2);
+    }
+
+    /// Issue 13: each link its own timeout (Sol at 12 s, Sonnet at 24 s, trips and the hedge
+    /// winner decided by each leg's own T): the fast path agrees with the analytic figures,
+    /// the hand-computed sequential 25.10682 per 1k among them.
+    #[test]
+    fn agrees_with_per_link_timeouts() {
+        let c = crate::model::chain::tests::two_timeouts();
+        let sim = ChainSim::new(&req(2000.0, 500.0, 0.0, 0.0), &c);
+        assert_eq!(
+            (sim.links[0].timeout_s, sim.links[1].timeout_s),
+            (12.0, 24.0)
+        );
+        assert_agrees(&req(2000.0, 500.0, 0.0, 0.0), &c, 300_000, 3);
     }
 
     #[test]

@@ -66,6 +66,10 @@ pub struct LinkDraw {
     trip_by_latency: bool,
     mu: f64,
     sigma: f64,
+    /// ln T_k: the log of this link's timeout ([`Chain::timeout_s`]).
+    ln_t: f64,
+    /// T_k, seconds: a gray failure or a trip on this link takes it.
+    pub timeout_s: f64,
     /// Prices warm (the primary, hedge legs).
     pub warm: Prices,
     /// Whether this link's model is the primary's (its cache is warm in steady state).
@@ -86,9 +90,6 @@ pub struct PolicySim {
     pub policy: Policy,
     /// The links the cost cap allows, in order.
     pub allowed: Vec<usize>,
-    ln_t: f64,
-    /// T, seconds.
-    pub timeout_s: f64,
     /// Seconds a fast failure takes.
     pub fast_fail_s: f64,
     win_rate: f64,
@@ -122,7 +123,6 @@ impl PolicySim {
     /// Prepare `chain` serving `request`.
     pub fn new(request: &Request, chain: &Chain) -> PolicySim {
         let s = &chain.steady;
-        let t = chain.policy.timeout_s;
         let mix = s
             .error_mix
             .unwrap_or(ErrorMix::from_gray_fraction(s.gray_fraction));
@@ -137,6 +137,7 @@ impl PolicySim {
         let links = (0..chain.links.len())
             .map(|i| {
                 let lat = chain.links[i].latency;
+                let t = chain.timeout_s(i);
                 LinkDraw {
                     f: chain.links[i].failure_rate,
                     cum,
@@ -144,6 +145,8 @@ impl PolicySim {
                     trip_by_latency: chain.links[i].trip_from_latency,
                     mu: lat.mu(),
                     sigma: lat.sigma(),
+                    ln_t: t.ln(),
+                    timeout_s: t,
                     primary_model: chain.links[i].price.id == chain.links[0].price.id,
                     backup_model: allowed
                         .get(1)
@@ -162,8 +165,6 @@ impl PolicySim {
             links,
             policy: chain.policy.clone(),
             allowed,
-            ln_t: t.ln(),
-            timeout_s: t,
             fast_fail_s: s.fast_fail_s,
             win_rate: s.primary_win_rate,
             win_by_latency: s.win_from_latency,
@@ -190,27 +191,27 @@ impl PolicySim {
             let k = l.cum.iter().position(|&c| v < c).unwrap_or(5);
             let class = ErrorClass::ALL[k];
             return match class {
-                ErrorClass::Timeout => AttemptResult::Fail(class, prices.gray, self.timeout_s),
+                ErrorClass::Timeout => AttemptResult::Fail(class, prices.gray, l.timeout_s),
                 _ => AttemptResult::Fail(class, 0.0, self.fast_fail_s),
             };
         }
         let ln_l = l.mu + l.sigma * normal(rng);
         let trips = if l.trip_by_latency {
-            ln_l > self.ln_t
+            ln_l > l.ln_t
         } else {
             l.trip > 0.0 && uniform(rng) < l.trip
         };
         if trips {
-            return AttemptResult::Fail(ErrorClass::Timeout, prices.abandoned, self.timeout_s);
+            return AttemptResult::Fail(ErrorClass::Timeout, prices.abandoned, l.timeout_s);
         }
-        if ln_l > self.ln_t {
+        if ln_l > l.ln_t {
             for _ in 0..64 {
                 let ln_l = l.mu + l.sigma * normal(rng);
-                if ln_l <= self.ln_t {
+                if ln_l <= l.ln_t {
                     return AttemptResult::Ok(ln_l);
                 }
             }
-            return AttemptResult::Ok(self.ln_t);
+            return AttemptResult::Ok(l.ln_t);
         }
         AttemptResult::Ok(ln_l)
     }
@@ -780,7 +781,10 @@ pub(crate) mod tests {
                 .flat_map(|l| [l.warm.success, l.cold.success, l.warm.gray, l.cold.gray])
                 .fold(0.0, f64::max);
             let backoff = c.policy.backoff.cap_s.max(c.policy.backoff.base_s);
-            let secs = (c.policy.timeout_s.max(c.steady.fast_fail_s) + backoff) * amax;
+            let slowest = (0..c.links.len())
+                .map(|i| c.timeout_s(i))
+                .fold(0.0, f64::max);
+            let secs = (slowest.max(c.steady.fast_fail_s) + backoff) * amax;
             let mut checks = vec![
                 ("cost", m.base.cost, s.cost, 0.0, z1),
                 ("failed", m.base.failed, s.failed, 1.0, z2),
@@ -1110,6 +1114,26 @@ pub(crate) mod tests {
         c.policy.max_attempts = None;
         c.policy.backoff.jitter = Jitter::Full;
         assert_agrees(&r, &c, 100_000, 7, Z99, Z999);
+    }
+
+    /// Issue 13: each link its own timeout. The two-timeout chain (Sol at 12 s, Sonnet at
+    /// 24 s, 1% trips each, f = 10% / 20% gray) under the policy simulator: sequential's dead
+    /// time is 0.109 × 12 + 0.109 × 0.208 × 24 = 1.852128 s by hand (MC within its interval),
+    /// and every figure of every pattern agrees with the Markov chain, with retries and a
+    /// delayed hedge too (the delay races each leg against its own timeout).
+    #[test]
+    fn per_link_timeouts_agree_with_the_markov_chain() {
+        let mut c = crate::model::chain::tests::two_timeouts();
+        c.policy.max_attempts = Some(4);
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let mc = run(&r, &c, 200_000, 11);
+        let s = seq(&mc);
+        let e = s.dead_time.estimate(Z99, 1.0);
+        assert!(e.lo <= 1.852128 && 1.852128 <= e.hi, "{e:?}");
+        assert_agrees(&r, &c, 200_000, 12, Z99, Z999);
+        c.policy.retries = 1;
+        c.policy.hedge_delay_s = Some(5.0);
+        assert_agrees(&r, &c, 200_000, 13, Z99, Z999);
     }
 
     /// Retries per class (LiteLLM's `retry_policy`): the first failure's class chooses the

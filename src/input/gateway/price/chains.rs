@@ -46,6 +46,11 @@ pub(super) struct Emitted {
     pub(super) models: Vec<String>,
     /// Its `policy = { ... }` entries.
     pub(super) policy: Vec<String>,
+    /// Its `link_timeouts_s` entries: (model id, seconds), where a link's own timeout is not
+    /// the policy's.
+    pub(super) link_timeouts: Vec<(String, f64)>,
+    /// Its `max_output_tokens` entries: (model id, tokens).
+    pub(super) caps: Vec<(String, u64)>,
     /// Its share of its route's requests: the primary deployment's share times, when a fallback
     /// group is split, the fallback deployment's (1 for a route that is one chain).
     pub(super) share: f64,
@@ -112,6 +117,29 @@ impl Written {
             }
             if !c.policy.is_empty() {
                 out.push_str(&format!("policy = {{ {} }}\n", c.policy.join(", ")));
+            }
+            let table = |entries: Vec<String>| format!("{{ {} }}", entries.join(", "));
+            if !c.link_timeouts.is_empty() {
+                out.push_str(&format!(
+                    "link_timeouts_s = {}\n",
+                    table(
+                        c.link_timeouts
+                            .iter()
+                            .map(|(m, t)| format!("{} = {t}", quoted(m)))
+                            .collect()
+                    )
+                ));
+            }
+            if !c.caps.is_empty() {
+                out.push_str(&format!(
+                    "max_output_tokens = {}\n",
+                    table(
+                        c.caps
+                            .iter()
+                            .map(|(m, t)| format!("{} = {t}", quoted(m)))
+                            .collect()
+                    )
+                ));
             }
             out.push('\n');
         }
@@ -201,6 +229,17 @@ pub(super) fn unknown_models(mut unknown: Vec<(InputError, String)>) -> InputErr
     first
 }
 
+/// A deployment's own value in `list` (a timeout or an output cap, keyed by where its model
+/// is), with where it comes from.
+fn own<'a>(
+    list: &'a [(super::policy::ModelPlace, super::policy::Setting, String)],
+    e: &Endpoint,
+) -> Option<(&'a super::policy::Setting, &'a str)> {
+    list.iter()
+        .find(|((f, l, c), _, _)| *f == e.file && *l == e.line && *c == e.col)
+        .map(|(_, s, from)| (s, from.as_str()))
+}
+
 /// A percentage as the report names shares: `75%`, `37.5%`.
 pub(super) fn pct(share: f64) -> String {
     let x = 100.0 * share;
@@ -216,7 +255,6 @@ pub(super) fn emit(
     file: &str,
     chain: &Route,
     policy: &Policy,
-    class: &(crate::model::policy::ErrorClass, String, bool),
     prices: &PriceTable,
     written: &mut Written,
 ) -> Result<(), InputError> {
@@ -377,11 +415,10 @@ pub(super) fn emit(
                 rec(format!("routing_strategy `{strategy}`: {how}"), f, *line);
             }
             let mut policy_text = Vec::new();
-            // Retries: the retry_policy count for the class the scenario's failures have, else
-            // num_retries (LiteLLM's router: a class's count replaces num_retries). A group in
+            // Retries: each class at its retry_policy count, else num_retries (LiteLLM's router:
+            // a class's count replaces num_retries). A group in
             // model_group_retry_policy has its own policy instead of retry_policy
             // (get_num_retries_from_retry_policy, litellm/router_utils/get_retry_from_policy.py).
-            let (cls, why, exact) = class;
             let group_policy = policy
                 .group_retry_policy
                 .iter()
@@ -411,35 +448,62 @@ pub(super) fn emit(
             } else if let (Some(s), Some((codes, listed))) = (&policy.retries, &policy.retry_codes)
             {
                 // Portkey retries only the statuses retry.on_status_codes lists (its default
-                // without them): priced for the class the scenario's failures have.
+                // without them): each class whose statuses are listed gets retry.attempts, the
+                // others none (retries_by_class, exact for a mixed error profile).
                 let attempts = s.value.round() as u64;
-                let retried = statuses(*cls).iter().any(|c| codes.contains(c));
-                let r = if retried { attempts } else { 0 };
-                policy_text.push(format!("retries = {r}"));
                 let from = if *listed {
                     format!("retry.on_status_codes {}", list(codes))
                 } else {
                     format!("Portkey's default on_status_codes {}", list(codes))
                 };
-                let mut what = if retried {
-                    format!(
-                        "retries {r} (retry.attempts; {from} include {} failures ({}): {why}; fallcost retries every class alike",
-                        cls.as_str(),
-                        list(statuses(*cls))
-                    )
+                let retried: Vec<crate::model::policy::ErrorClass> =
+                    crate::model::policy::ErrorClass::PROVIDER
+                        .into_iter()
+                        .filter(|c| statuses(*c).iter().any(|x| codes.contains(x)))
+                        .collect();
+                let names = |cs: &[crate::model::policy::ErrorClass]| {
+                    cs.iter()
+                        .map(|c| format!("{} ({})", c.as_str(), list(statuses(*c))))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let left: Vec<crate::model::policy::ErrorClass> =
+                    crate::model::policy::ErrorClass::PROVIDER
+                        .into_iter()
+                        .filter(|c| !retried.contains(c))
+                        .collect();
+                let what = if left.is_empty() || retried.is_empty() || attempts == 0 {
+                    let r = if retried.is_empty() { 0 } else { attempts };
+                    policy_text.push(format!("retries = {r}"));
+                    if retried.is_empty() {
+                        format!(
+                            "retries 0 (retry.attempts {attempts}, but {from} list no status of a class fallcost retries)"
+                        )
+                    } else {
+                        format!("retries {r} for every class (retry.attempts; {from})")
+                    }
                 } else {
+                    policy_text.push("retries = 0".to_string());
+                    policy_text.push(format!(
+                        "retries_by_class = {{ {} }}",
+                        crate::model::policy::ErrorClass::PROVIDER
+                            .iter()
+                            .map(|c| format!(
+                                "{} = {}",
+                                c.as_str(),
+                                if retried.contains(c) { attempts } else { 0 }
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
                     format!(
-                        "retries 0 (retry.attempts {attempts}, but {from} leave out {} failures ({}): {why}",
-                        cls.as_str(),
-                        list(statuses(*cls))
+                        "retries {attempts} for {} failures, 0 for {} (retry.attempts; {from}: Portkey retries a listed status only)",
+                        names(&retried),
+                        names(&left)
                     )
                 };
-                if !exact {
-                    what.push_str("; exact only when every failure has this class");
-                }
-                what.push(')');
                 rec(what, &s.file, s.line);
-                Some(r)
+                Some(if retried.is_empty() { 0 } else { attempts })
             } else if let Some(s) = &policy.retries {
                 let r = s.value.round() as u64;
                 policy_text.push(format!("retries = {r}"));
@@ -447,8 +511,7 @@ pub(super) fn emit(
                     format!("retries {r}")
                 } else {
                     format!(
-                        "retries {r} (num_retries: {source} sets no count for {} failures)",
-                        cls.as_str()
+                        "retries {r} (num_retries: {source} sets no count for a class fallcost retries)"
                     )
                 };
                 rec(what, &s.file, s.line);
@@ -458,13 +521,7 @@ pub(super) fn emit(
             };
             // Timeout: the primary deployment's own litellm_params.timeout wins over the
             // router's (LiteLLM passes a deployment's timeout to its call).
-            let own_timeout = |e: &Endpoint| {
-                policy
-                    .deployment_timeouts
-                    .iter()
-                    .find(|((f, l, c), _)| *f == e.file && *l == e.line && *c == e.col)
-                    .map(|(_, s)| s)
-            };
+            let own_timeout = |e: &Endpoint| own(&policy.deployment_timeouts, e).map(|x| x.0);
             if let Some(s) = own_timeout(ep) {
                 policy_text.push(format!("timeout_s = {}", s.value));
                 let over = policy.timeout_s.as_ref().map_or(String::new(), |(r, key)| {
@@ -487,17 +544,133 @@ pub(super) fn emit(
                 };
                 rec(format!("timeout {} s{from}", s.value), &s.file, s.line);
             }
+            // Each fallback link's own timeout (LiteLLM's litellm_params.timeout, else the
+            // router's; Portkey's target request_timeout), priced on that link
+            // (`link_timeouts_s`) where it is not the policy's (the primary's).
+            let router_t = policy.timeout_s.as_ref().map(|(s, _)| s.value);
+            let primary_t = own_timeout(ep).map(|s| s.value).or(router_t);
+            let mut wants: Vec<(String, Option<f64>)> = vec![(pick.id.clone(), primary_t)];
+            let mut notes: Vec<(String, String, usize)> = Vec::new();
             for ((link, p), &c) in links.iter().zip(choice) {
-                if let Some(s) = own_timeout(p[c].ep) {
-                    rec(
-                        format!(
-                            "fallback `{}`'s own timeout {} s not priced: a fallcost chain has one timeout per attempt, the primary's",
-                            link.fallback.label, s.value
-                        ),
-                        &s.file,
-                        s.line,
-                    );
+                let d = &p[c];
+                let t = match own(&policy.deployment_timeouts, d.ep) {
+                    Some((s, from)) => {
+                        notes.push((
+                            format!(
+                                "fallback `{}` (`{}`): timeout {} s ({from}), on that link",
+                                link.fallback.label, d.id, s.value
+                            ),
+                            s.file.clone(),
+                            s.line,
+                        ));
+                        Some(s.value)
+                    }
+                    None if primary_t != router_t => {
+                        let (what, at) = match &policy.timeout_s {
+                            Some((s, key)) => (
+                                format!(
+                                    "fallback `{}` (`{}`): the router's {key} {} s, on that link (it has no timeout of its own)",
+                                    link.fallback.label, d.id, s.value
+                                ),
+                                (s.file.clone(), s.line),
+                            ),
+                            None => (
+                                format!(
+                                    "fallback `{}` (`{}`) has no timeout in the config: priced at the primary's",
+                                    link.fallback.label, d.id
+                                ),
+                                (file.to_string(), link.at.line),
+                            ),
+                        };
+                        notes.push((what, at.0, at.1));
+                        router_t
+                    }
+                    None => None,
+                };
+                wants.push((d.id.clone(), t.or(primary_t)));
+            }
+            let mut link_timeouts: Vec<(String, f64)> = Vec::new();
+            for (i, (id, t)) in wants.iter().enumerate() {
+                if i == 0 || wants[..i].iter().any(|(m, _)| m == id) {
+                    continue;
                 }
+                let same: Vec<Option<f64>> = wants
+                    .iter()
+                    .filter(|(m, _)| m == id)
+                    .map(|(_, t)| *t)
+                    .collect();
+                if same.iter().any(|x| x != t) {
+                    notes.push((
+                        format!(
+                            "`{id}`'s timeouts not priced per link: the chain lists it more than once with different timeouts, and a scenario keys link_timeouts_s by model; priced at the primary's"
+                        ),
+                        file.to_string(),
+                        chain.at.line,
+                    ));
+                } else if let Some(t) = t
+                    && Some(*t) != primary_t
+                {
+                    link_timeouts.push((id.clone(), *t));
+                }
+            }
+            for (what, f, line) in notes {
+                rec(what, &f, line);
+            }
+            // Each link's output cap (LiteLLM's litellm_params.max_tokens, Portkey's
+            // override_params.max_tokens): the link bills at most that many output tokens.
+            let mut caps_at: Vec<(String, Option<u64>)> = Vec::new();
+            let mut cap_notes: Vec<(String, String, usize)> = Vec::new();
+            let steps = std::iter::once((chain.primary.label.as_str(), pick)).chain(
+                links
+                    .iter()
+                    .zip(choice)
+                    .map(|((link, p), &c)| (link.fallback.label.as_str(), &p[c])),
+            );
+            for (k, (label, d)) in steps.enumerate() {
+                let cap = own(&policy.deployment_caps, d.ep).map(|(s, from)| {
+                    let n = s.value.round() as u64;
+                    let role = if k == 0 { "primary" } else { "fallback" };
+                    let unless = if from.starts_with("litellm_params") {
+                        " (a deployment's litellm_params are its calls' defaults: a request's own max_tokens wins, as Router._completion passes the request's kwargs last)"
+                    } else {
+                        ""
+                    };
+                    cap_notes.push((
+                        format!(
+                            "{role} `{label}` (`{}`): at most {n} output tokens billed ({from}){unless}",
+                            d.id
+                        ),
+                        s.file.clone(),
+                        s.line,
+                    ));
+                    n
+                });
+                caps_at.push((d.id.clone(), cap));
+            }
+            let mut caps: Vec<(String, u64)> = Vec::new();
+            for (i, (id, cap)) in caps_at.iter().enumerate() {
+                if caps_at[..i].iter().any(|(m, _)| m == id) {
+                    continue;
+                }
+                let same: Vec<Option<u64>> = caps_at
+                    .iter()
+                    .filter(|(m, _)| m == id)
+                    .map(|(_, c)| *c)
+                    .collect();
+                if same.iter().any(|x| x != cap) {
+                    cap_notes.push((
+                        format!(
+                            "`{id}`'s output caps not priced: the chain lists it more than once with different caps, and a scenario keys max_output_tokens by model"
+                        ),
+                        file.to_string(),
+                        chain.at.line,
+                    ));
+                } else if let Some(n) = cap {
+                    caps.push((id.clone(), *n));
+                }
+            }
+            for (what, f, line) in cap_notes {
+                rec(what, &f, line);
             }
             // A fallback group retries by its own model_group_retry_policy entry (else
             // retry_policy): listed when that is not the primary's, not priced.
@@ -593,6 +766,8 @@ pub(super) fn emit(
                 name: name.clone(),
                 models,
                 policy: policy_text,
+                link_timeouts,
+                caps,
                 share,
                 route,
                 config: file.to_string(),

@@ -25,7 +25,12 @@
 //!   listed as not priced (fallcost never retries client errors); a group in `model_group_retry_policy` has its own policy instead of `retry_policy`
 //!   (not merged: a class it has no count for gets `num_retries`; a fallback group's own is
 //!   listed, not priced); `timeout` (else `request_timeout`) → `policy.timeout_s`, the primary deployment's
-//!   own `litellm_params.timeout` winning (a fallback's own timeout is listed as not priced);
+//!   own `litellm_params.timeout` winning; a fallback deployment's own `litellm_params.timeout`
+//!   (else, when the primary has its own, the router's) → the chain's `link_timeouts_s` (each
+//!   link its own timeout, as LiteLLM passes a deployment's timeout to its call);
+//!   `litellm_params.max_tokens` / `max_completion_tokens` → the chain's `max_output_tokens`
+//!   (the link bills at most that many output tokens; a request's own `max_tokens` would win,
+//!   said in the listing);
 //!   `allowed_fails` and `cooldown_time` → `policy.breaker` (threshold `allowed_fails + 1`,
 //!   LiteLLM cools a deployment down when its failures in a minute exceed `allowed_fails`,
 //!   default 3; `cooldown_s` = `cooldown_time`, default 5 s). LiteLLM's cooldown is per
@@ -33,11 +38,15 @@
 //! - `max_fallbacks` → `policy.max_attempts` = (1 + retries) × (1 + max_fallbacks), when it
 //!   bounds the chain;
 //! - Portkey (`portkey_policy`): the primary target's `retry.attempts` (its own, else the
-//!   nearest parent's) → `policy.retries` when its `on_status_codes` (default `[429, 500, 502,
-//!   503, 504]`) cover the class the scenario's failures have, else 0; `request_timeout` (ms) →
-//!   `policy.timeout_s`; the fallback strategy's `on_status_codes` → `policy.failover_on` (any
-//!   status that is not ok without them); `cb_config` → `policy.breaker`; a fallback target's
-//!   own retry or timeout and `override_params` besides the model are listed, not priced.
+//!   nearest parent's) → `policy.retries_by_class`: each class whose statuses its
+//!   `on_status_codes` (default `[429, 500, 502, 503, 504]`) list gets `attempts`, the others 0
+//!   (one `retries` when every class is alike); `request_timeout` (ms) → `policy.timeout_s`, a
+//!   fallback target's own (or inherited) `request_timeout` that differs → `link_timeouts_s`;
+//!   `override_params.max_tokens` / `max_completion_tokens` (merged down) → `max_output_tokens`
+//!   on that target's links; the fallback strategy's `on_status_codes` → `policy.failover_on`
+//!   (any status that is not ok without them); `cb_config` → `policy.breaker`; a fallback
+//!   target's own retry and the other `override_params` besides the model are listed, not
+//!   priced.
 
 mod chains;
 mod policy;
@@ -51,7 +60,7 @@ use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
 use crate::model::{PriceTable, Scenario};
 use chains::{Written, emit, unknown_models};
-use policy::{dominant_class, policy_of};
+use policy::policy_of;
 use portkey_policy::portkey_policy;
 
 /// A value taken from a config, for the report: `chain "x": retries 2 (config.yaml:41)`.
@@ -335,7 +344,6 @@ pub fn build_text(
         overrides.push(("request.input_tokens".into(), i.to_string()));
         overrides.push(("request.output_tokens".into(), o.to_string()));
     }
-    let class = dominant_class(&table);
     let mut written = Written::default();
     let mut found = 0;
     let list = files(configs)?;
@@ -353,7 +361,7 @@ pub fn build_text(
             } else {
                 portkey_policy(&file, &root, chain)?
             };
-            emit(&file, chain, &policy, &class, &prices, &mut written)?;
+            emit(&file, chain, &policy, &prices, &mut written)?;
         }
         // Every model of the config with no price, in one error (fails closed, as check does).
         if !written.unknown.is_empty() {

@@ -29,9 +29,15 @@ pub(super) struct Policy {
     pub(super) group_retry_policy: Vec<GroupRetryPolicy>,
     /// LiteLLM's `routing_strategy`, with where it is.
     pub(super) routing_strategy: Option<(String, String, usize)>,
-    /// LiteLLM's per-deployment `litellm_params.timeout`: the deployment's model node (file,
-    /// line, column) and its timeout.
-    pub(super) deployment_timeouts: Vec<(ModelPlace, Setting)>,
+    /// Each deployment's own timeout, seconds: LiteLLM's per-deployment
+    /// `litellm_params.timeout`, Portkey's fallback target's `request_timeout` (its own or
+    /// inherited, where it differs from the primary's). The deployment's model node (file,
+    /// line, column), its timeout, and where it comes from for the listing.
+    pub(super) deployment_timeouts: Vec<(ModelPlace, Setting, String)>,
+    /// Each deployment's output cap, tokens: LiteLLM's `litellm_params.max_tokens` /
+    /// `max_completion_tokens`, Portkey's `override_params.max_tokens` /
+    /// `max_completion_tokens` (merged down to the target). Keyed like `deployment_timeouts`.
+    pub(super) deployment_caps: Vec<(ModelPlace, Setting, String)>,
     /// Portkey: the status codes `retry` retries (`retry.on_status_codes`, else the gateway's
     /// default `[429, 500, 502, 503, 504]`) and whether the config lists them.
     pub(super) retry_codes: Option<(Vec<i64>, bool)>,
@@ -78,64 +84,6 @@ pub(super) fn retry_field(class: crate::model::policy::ErrorClass) -> Option<&'s
         ErrorClass::ServerError | ErrorClass::Overload => Some("InternalServerErrorRetries"),
         ErrorClass::Client | ErrorClass::Quota => None,
     }
-}
-
-/// The retryable class most of the scenario's failures have, and why: the largest provider
-/// share of `[steady] errors`, else `timeout` when `gray_fraction` (default 1) is at least 0.5
-/// and `server_error` below. `exact` is whether every retried failure has that class.
-pub(super) fn dominant_class(
-    scenario: &toml::Table,
-) -> (crate::model::policy::ErrorClass, String, bool) {
-    use crate::model::policy::ErrorClass;
-    let steady = scenario.get("steady").and_then(|v| v.as_table());
-    let num = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
-    if let Some(errors) = steady
-        .and_then(|s| s.get("errors"))
-        .and_then(|v| v.as_table())
-    {
-        let mut best: Option<(ErrorClass, f64)> = None;
-        let mut retried = 0;
-        for class in ErrorClass::PROVIDER {
-            let share = errors.get(class.as_str()).and_then(num).unwrap_or(0.0);
-            if share > 0.0 {
-                retried += 1;
-            }
-            if share > 0.0 && best.is_none_or(|(_, b)| share > b) {
-                best = Some((class, share));
-            }
-        }
-        if let Some((class, share)) = best {
-            return (
-                class,
-                format!(
-                    "the scenario's [steady] errors give {} the largest share ({share})",
-                    class.as_str()
-                ),
-                retried == 1,
-            );
-        }
-    }
-    let gray = steady
-        .and_then(|s| s.get("gray_fraction"))
-        .and_then(num)
-        .unwrap_or(1.0);
-    let class = if gray >= 0.5 {
-        ErrorClass::Timeout
-    } else {
-        ErrorClass::ServerError
-    };
-    (
-        class,
-        format!(
-            "the scenario's failures are {} (gray_fraction {gray})",
-            if gray >= 0.5 {
-                "mostly gray: timeout"
-            } else {
-                "mostly fast: server_error"
-            }
-        ),
-        gray == 0.0 || gray == 1.0,
-    )
 }
 
 /// A number setting at `key` of the LiteLLM sections (`router_settings` first).
@@ -321,7 +269,7 @@ pub(super) fn litellm_group_retry_policy(
 pub(super) fn litellm_deployment_timeouts(
     file: &str,
     root: &Node,
-) -> Result<Vec<(ModelPlace, Setting)>, InputError> {
+) -> Result<Vec<(ModelPlace, Setting, String)>, InputError> {
     let mut out = Vec::new();
     let Some(gateway::Value::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
         return Ok(out);
@@ -360,9 +308,87 @@ pub(super) fn litellm_deployment_timeouts(
                 file: t.file_or(file).to_string(),
                 line: t.line,
             },
+            "litellm_params.timeout".to_string(),
         ));
     }
     Ok(out)
+}
+
+/// Each `model_list` deployment's output cap, `litellm_params.max_tokens` or
+/// `max_completion_tokens` (the smaller when both are set), keyed like
+/// [`litellm_deployment_timeouts`]. A deployment's `litellm_params` are the defaults of its
+/// calls: `Router._completion` (`litellm/router.py`) calls with
+/// `**{**deployment["litellm_params"], .., **kwargs}`, so a request's own `max_tokens` wins (the
+/// listing says so). A value read from the environment is left out.
+///
+/// Errors: a cap that is neither a whole number >= 1 nor an `os.environ/` reference.
+pub(super) fn litellm_deployment_caps(
+    file: &str,
+    root: &Node,
+) -> Result<Vec<(ModelPlace, Setting, String)>, InputError> {
+    let mut out = Vec::new();
+    let Some(gateway::Value::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
+        return Ok(out);
+    };
+    for (i, item) in items.iter().enumerate() {
+        let Some(params) = item.get("litellm_params") else {
+            continue;
+        };
+        let Some(model) = params.get("model") else {
+            continue;
+        };
+        let mut best: Option<(Setting, String)> = None;
+        for key in ["max_tokens", "max_completion_tokens"] {
+            let Some(t) = params.get(key) else { continue };
+            if t.value == gateway::Value::Null
+                || t.as_str().is_some_and(|s| s.starts_with("os.environ/"))
+            {
+                continue;
+            }
+            let x = tokens(file, t, &format!("model_list[{i}].litellm_params.{key}"))?;
+            if best.as_ref().is_none_or(|(b, _)| x < b.value) {
+                best = Some((
+                    Setting {
+                        value: x,
+                        file: t.file_or(file).to_string(),
+                        line: t.line,
+                    },
+                    format!("litellm_params.{key}"),
+                ));
+            }
+        }
+        if let Some((s, from)) = best {
+            out.push((
+                (
+                    model.file.as_deref().map(str::to_string),
+                    model.line,
+                    model.col,
+                ),
+                s,
+                from,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// A whole number of output tokens >= 1 at `t` (`field` names it in the error).
+///
+/// Errors: anything else.
+pub(super) fn tokens(file: &str, t: &Node, field: &str) -> Result<f64, InputError> {
+    t.as_f64()
+        .filter(|x| x.is_finite() && *x >= 1.0 && x.fract() == 0.0 && *x <= 1e9)
+        .ok_or_else(|| {
+            t.error(
+                file,
+                InputErrorKind::Invalid,
+                field.to_string(),
+                format!(
+                    "expected a whole number of output tokens, 1 to 1e9; got {}",
+                    t.describe()
+                ),
+            )
+        })
 }
 
 pub(super) fn policy_of(file: &str, root: &Node, is_litellm: bool) -> Result<Policy, InputError> {
@@ -384,6 +410,7 @@ pub(super) fn policy_of(file: &str, root: &Node, is_litellm: bool) -> Result<Pol
             }
         }
         p.deployment_timeouts = litellm_deployment_timeouts(file, root)?;
+        p.deployment_caps = litellm_deployment_caps(file, root)?;
     } else {
         if let Some(a) = root.get("retry").and_then(|r| r.get("attempts"))
             && let Some(x) = a.as_f64().filter(|x| x.is_finite() && *x >= 0.0)

@@ -2,7 +2,7 @@
 //! `request_timeout` (inherited as Portkey hands them down), the strategy's `on_status_codes`
 //! and `cb_config`, and what a fallback target sets that a fallcost chain cannot price.
 
-use super::policy::{Policy, Setting, policy_of};
+use super::policy::{ModelPlace, Policy, Setting, policy_of, tokens};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::gateway::{self, Node, Route};
 use crate::model::policy::ErrorClass;
@@ -22,6 +22,24 @@ pub(super) fn statuses(class: ErrorClass) -> &'static [i64] {
         ErrorClass::Client => &[400, 401, 403, 404, 422],
         ErrorClass::Quota => &[],
     }
+}
+
+/// Where the models of target `k` of `chain`'s strategy are (the primary target is 0), the
+/// places [`super::chains::emit`] looks a deployment's own values up by.
+fn places(chain: &Route, k: usize) -> Vec<ModelPlace> {
+    let group = if k == 0 {
+        Some(&chain.primary)
+    } else {
+        chain.links.get(k - 1).map(|l| &l.fallback)
+    };
+    group
+        .map(|g| {
+            g.endpoints
+                .iter()
+                .map(|e| (e.file.clone(), e.line, e.col))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A list of status codes at `node` (`on_status_codes`, `failure_status_codes`).
@@ -214,18 +232,19 @@ pub(super) fn portkey_policy(file: &str, root: &Node, chain: &Route) -> Result<P
             };
             p.notes.push((what, file.to_string(), t.line));
         }
+        // A fallback target's request_timeout (its own or inherited) that differs from the
+        // primary's times that link's attempts: priced per link.
         let to = portkey_timeout(t, &ancestors, file);
         if to.as_ref().map(|s| s.value) != primary_timeout.as_ref().map(|s| s.value)
             && let Some(s) = &to
         {
-            p.notes.push((
-                format!(
-                    "fallback {label}'s request_timeout {} s not priced: a fallcost chain has one timeout per attempt, the primary's",
-                    s.value
-                ),
-                file.to_string(),
-                s.line,
-            ));
+            for place in places(chain, k) {
+                p.deployment_timeouts.push((
+                    place,
+                    s.clone(),
+                    format!("{label}'s request_timeout"),
+                ));
+            }
         }
     }
     // override_params besides the model, merged down as Portkey merges them.
@@ -245,11 +264,44 @@ pub(super) fn portkey_policy(file: &str, root: &Node, chain: &Route) -> Result<P
                 }
             }
         }
+        // The output cap: max_tokens or max_completion_tokens (the smaller when both are
+        // set), priced on the target's links. Portkey's override_params replace the request's
+        // own (`override_params` are spread over the request body in tryPost,
+        // src/handlers/handlerUtils.ts).
+        let mut by_key: [Option<(Setting, String)>; 2] = [None, None];
+        for n in ancestors.iter().copied().chain(std::iter::once(*t)) {
+            let Some(o) = n.get_any(&["override_params", "overrideParams"]) else {
+                continue;
+            };
+            for (slot, key) in ["max_tokens", "max_completion_tokens"].iter().enumerate() {
+                let Some(v) = o.get(key).filter(|v| v.value != gateway::Value::Null) else {
+                    continue;
+                };
+                let x = tokens(file, v, &format!("targets[{k}].override_params.{key}"))?;
+                // a nearer node's value replaces its parent's
+                by_key[slot] = Some((
+                    Setting {
+                        value: x,
+                        file: file.to_string(),
+                        line: v.line,
+                    },
+                    format!("targets[{k}] override_params.{key}"),
+                ));
+            }
+        }
+        // across the two keys the smaller holds
+        let cap = match by_key {
+            [Some(a), Some(b)] => Some(if b.0.value < a.0.value { b } else { a }),
+            [a, b] => a.or(b),
+        };
+        if let Some((s, from)) = cap {
+            for place in places(chain, k) {
+                p.deployment_caps.push((place, s.clone(), from.clone()));
+            }
+        }
         for (key, value, line) in merged {
             let effect = match key.as_str() {
-                "max_tokens" | "max_completion_tokens" => {
-                    "caps the output tokens: not priced, the scenario's request (--profile) sets them for every link"
-                }
+                "max_tokens" | "max_completion_tokens" => continue,
                 "n" => "bills n completions: not priced, fallcost prices one",
                 _ => "no effect on the price",
             };

@@ -70,19 +70,26 @@ impl Window<'_> {
         };
         if l.role.dead {
             run.dead_attempts += 1.0;
-            record(breakers, sched, l, t + self.dead_s, probe, false);
+            record(
+                breakers,
+                sched,
+                l,
+                t + self.dead_s[l.role.index],
+                probe,
+                false,
+            );
             let cancel = self.pattern == Pattern::HedgedTakeFirst;
             return LegEnd::Fail {
                 class: self.dead_class,
                 usd: l.dead_cost,
                 lost: if cancel { l.dead_lost } else { l.dead_cost },
-                secs: self.dead_s,
+                secs: self.dead_s[l.role.index],
                 dead: true,
             };
         }
         let outcome = match self.outage_hit(state, run, rng) {
             Some(failure) => {
-                let a = self.outage_failure(failure, &l.warm);
+                let a = self.outage_failure(l.role.index, failure, &l.warm);
                 if let AttemptResult::Fail(class, usd, secs) = a {
                     record(breakers, sched, l, t + secs, probe, false);
                     let cancel = self.pattern == Pattern::HedgedTakeFirst;
