@@ -1042,3 +1042,45 @@ router_settings:
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A chain that lists one model twice with different timeouts (the same model behind two
+/// deployments) cannot key them by model: listed, priced at the primary's, never silently
+/// merged. Here gpt-4o (own 10 s) falls back to a second gpt-4o deployment (own 60 s).
+#[test]
+fn one_model_twice_with_two_timeouts_is_listed_not_merged() {
+    let dir = std::env::temp_dir().join(format!("fallcost-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.yaml");
+    std::fs::write(
+        &path,
+        "model_list:
+  - model_name: chat
+    litellm_params: {model: openai/gpt-4o, timeout: 10}
+  - model_name: spare
+    litellm_params: {model: openai/gpt-4o, api_base: https://spare.example.com/v1, timeout: 60}
+router_settings:
+  fallbacks:
+    - chat: [spare]
+",
+    )
+    .unwrap();
+    let scenario = std::fs::canonicalize(format!("{DIR}/steady.toml")).unwrap();
+    let doc = json(&[
+        "compare",
+        "--config",
+        path.to_str().unwrap(),
+        "-s",
+        scenario.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let listed = ["config", "config_shared"].iter().any(|k| {
+        doc[*k].as_array().unwrap().iter().any(|v| {
+            v["value"].as_str().unwrap().starts_with(
+                "`gpt-4o`'s timeouts not priced per link: the chain lists it more than once with different timeouts",
+            )
+        })
+    });
+    assert!(listed, "{doc:#}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -591,7 +591,7 @@ pub(super) fn emit(
             }
             let mut link_timeouts: Vec<(String, f64)> = Vec::new();
             for (i, (id, t)) in wants.iter().enumerate() {
-                if i == 0 || wants[..i].iter().any(|(m, _)| m == id) {
+                if wants[..i].iter().any(|(m, _)| m == id) {
                     continue;
                 }
                 let same: Vec<Option<f64>> = wants
