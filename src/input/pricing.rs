@@ -425,7 +425,14 @@ mod tests {
     #[test]
     fn bundled_table_has_the_eight_models_of_model_md() {
         let t = bundled("2026-07").unwrap();
-        assert_eq!(t.models.len(), 8);
+        // MODEL.md's eight, and xAI's Grok 4.7 from LiteLLM 1.110.2 (scenarios/sept3-timeline.toml)
+        assert_eq!(t.models.len(), 9);
+        let grok = &t.models["xai/grok-4.7"];
+        assert_eq!(
+            (grok.input, grok.output, grok.cached_input, grok.cache_write),
+            (2.0, 6.0, Some(0.5), None)
+        );
+        assert_eq!(grok.caching, Caching::Automatic);
         assert_eq!(t.verified.as_deref(), Some("2026-07-18"));
         let sonnet = &t.models["anthropic/claude-sonnet-5"];
         assert_eq!(
