@@ -590,15 +590,7 @@ fn policy_figures(
 ) -> SteadyPolicyFigures<MeanCi> {
     let sums: Vec<SteadyPolicyFigures<&Sum>> = parts
         .iter()
-        .map(|(_, m)| SteadyPolicyFigures {
-            attempts_per_request: &m.attempts,
-            attempts_max: m.attempts_max,
-            dead_time_mean_s: &m.dead_time,
-            dead_time_p99_s: Some(m.dead_time_p99_s),
-            answered_by: Vec::new(),
-            call_cap_hits_per_1k: &m.call_cap_hits,
-            cost_cap_hits_per_1k: &m.cost_cap_hits,
-        })
+        .map(|(_, m)| m.sums())
         .collect();
     let weighted: Vec<(f64, &SteadyPolicyFigures<&Sum>)> = parts
         .iter()
@@ -694,14 +686,7 @@ fn incident_policy_figures(
     let sums: Vec<IncidentPolicyFigures<&Sum>> = parts
         .iter()
         .map(|(p, m)| {
-            let breaker = own && Engine::for_chain(p.chain).incident == IncidentEngine::Events;
-            IncidentPolicyFigures {
-                dead_time_mean_s: &m.dead_time_mean,
-                dead_provider_attempts: &m.dead_attempts,
-                breaker_probes: breaker.then_some(&m.probes),
-                breaker_open_s: breaker.then_some(&m.open_s),
-                breaker_opens: (breaker && m.timeline).then_some(&m.opens),
-            }
+            m.sums(own && Engine::for_chain(p.chain).incident == IncidentEngine::Events)
         })
         .collect();
     // The windows add up (weight 1 each) ...

@@ -602,6 +602,21 @@ pub struct PolicyIncidentMc {
     pub timeline: bool,
 }
 
+impl PolicyIncidentMc {
+    /// These sums as the report's incident policy figure set (per window; the dead time per
+    /// request). The breaker's figures only when `breaker` (a chain's own row simulated with
+    /// a breaker: the report's to say), `breaker_opens` on a timeline only.
+    pub fn sums(&self, breaker: bool) -> crate::figures::IncidentPolicyFigures<&Sum> {
+        crate::figures::IncidentPolicyFigures {
+            dead_time_mean_s: &self.dead_time_mean,
+            dead_provider_attempts: &self.dead_attempts,
+            breaker_probes: breaker.then_some(&self.probes),
+            breaker_open_s: breaker.then_some(&self.open_s),
+            breaker_opens: (breaker && self.timeline).then_some(&self.opens),
+        }
+    }
+}
+
 /// Simulate `opts.runs` windows of `pattern` on chain number `index` under its policy. `None`
 /// when the pattern does not exist on the chain (a hedge needs two allowed links and a call
 /// cap of at least 2).

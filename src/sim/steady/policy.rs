@@ -622,6 +622,24 @@ pub struct PolicyMc {
     pub cost_cap_hits: Sum,
 }
 
+impl PolicyMc {
+    /// These sums as the report's policy figure set (per request: the report scales them,
+    /// [`crate::figures::Figure::scale`]), with this chain's dead-time percentile (seconds).
+    /// `answered_by` is left empty: its entries need the chain's model ids (the report's to
+    /// fill, from [`PolicyMc::answered_by`]).
+    pub fn sums(&self) -> crate::figures::SteadyPolicyFigures<&Sum> {
+        crate::figures::SteadyPolicyFigures {
+            attempts_per_request: &self.attempts,
+            attempts_max: self.attempts_max,
+            dead_time_mean_s: &self.dead_time,
+            dead_time_p99_s: Some(self.dead_time_p99_s),
+            answered_by: Vec::new(),
+            call_cap_hits_per_1k: &self.call_cap_hits,
+            cost_cap_hits_per_1k: &self.cost_cap_hits,
+        }
+    }
+}
+
 /// The p-quantile of dead time: 0 while the rank falls among the requests without any.
 pub fn dead_quantile(zero: u64, hist: &Histogram, p: f64) -> f64 {
     let n = zero + hist.total();
