@@ -40,6 +40,10 @@ pub struct Figure {
     /// Whether the analytic engine computes it (an analytic CSV column and JSON key); `false`
     /// for a figure only the Monte Carlo has (`dead_time_p99_s`: [`Figure::mc_only`]).
     pub analytic: bool,
+    /// A count of things (requests, attempts, sessions): JSON prints its value as an integer
+    /// when it is whole (`11160`, not `11160.0`; an expected count can be fractional, `6.7`,
+    /// and stays a number) wherever its key appears ([`Figure::count`], `output::json`).
+    pub count: bool,
     /// How the compare tables show it ([`Figure::table`], [`Figure::hidden`]).
     pub table: Show,
     /// How the agreement check (`sim::agree`) compares the analytic value with the Monte
@@ -155,6 +159,7 @@ impl Figure {
             estimated,
             list,
             analytic: true,
+            count: false,
             table: Show::Undeclared,
             agree: Agree::Undeclared,
         }
@@ -202,6 +207,12 @@ impl Figure {
     /// Not in the tables.
     pub const fn hidden(mut self) -> Figure {
         self.table = Show::Hidden;
+        self
+    }
+
+    /// A count of things: printed as an integer in JSON when whole ([`Figure::count`]).
+    pub const fn count(mut self) -> Figure {
+        self.count = true;
         self
     }
 
@@ -337,7 +348,7 @@ pub enum Entry<'a, V> {
 /// Each field is its doc comment (the meaning), then
 /// `KIND name: TYPE = "unit", scale, builder(…), …;` where the builder calls are
 /// [`Figure`]'s (`table`, `mc`, `blended`, `blended_mc`, `hidden`; `headline`, `checked`,
-/// `unchecked`; `mc_only`), e.g.
+/// `unchecked`; `mc_only`; `count`), e.g.
 ///
 /// ```text
 /// /// Requests per 1,000 that fail on every link tried.
@@ -555,15 +566,15 @@ figures! {
             table("fail-back writes", Cell::Part), checked(Bound::Zero);
         /// Requests that failed on every link (expected count).
         fig failed_requests: V = "requests", 1.0,
-            table("failed requests", Cell::Count), mc("MC failed"), checked(Bound::One);
+            table("failed requests", Cell::Count), mc("MC failed"), checked(Bound::One), count();
         /// Attempts that did not produce the answer (expected count).
-        fig wasted_attempts: V = "attempts", 1.0, hidden(), checked(Bound::Links);
+        fig wasted_attempts: V = "attempts", 1.0, hidden(), checked(Bound::Links), count();
         /// USD spent on those attempts (included in `window_usd`).
         fig wasted_usd: V = "USD", 1.0, hidden(), checked(Bound::Usd);
         /// Sessions that started cold on a fallback (expected count).
-        fig cold_starts: V = "sessions", 1.0, hidden(), checked(Bound::Links);
+        fig cold_starts: V = "sessions", 1.0, hidden(), checked(Bound::Links), count();
         /// Sessions that rewrite the primary's cache on the way back.
-        fig failback_writes: V = "sessions", 1.0, hidden(), checked(Bound::Zero);
+        fig failback_writes: V = "sessions", 1.0, hidden(), checked(Bound::Zero), count();
         /// What the incident costs beyond the normal bill: total − normal (window premium,
         /// cold starts and fail-back writes; negative when the fallback is cheaper).
         /// Agreement: the total less an exact bill, so it agrees when the total does.
@@ -583,7 +594,7 @@ figures! {
         fig attempts_per_request: V = "attempts per request", 1.0,
             table("attempts", Cell::Decimals(4));
         /// The most attempts any simulated request made.
-        extra attempts_max: u32 = "attempts", 1.0, table("max", Cell::Integer);
+        extra attempts_max: u32 = "attempts", 1.0, table("max", Cell::Integer), count();
         /// Mean seconds per request in failed attempts and backoff before the answer (or error).
         fig dead_time_mean_s: V = "seconds per request", 1.0,
             table("dead time s", Cell::Decimals(3));
@@ -627,6 +638,22 @@ figures! {
         skip breaker_opens: Option<V> = "openings", 1.0;
     }
 }
+/// Every figure set's declaration: steady, incident, steady policy, incident policy.
+pub const ALL_SETS: [&[Figure]; 4] = [
+    STEADY_FIGURES,
+    INCIDENT_FIGURES,
+    STEADY_POLICY_FIGURES,
+    INCIDENT_POLICY_FIGURES,
+];
+
+/// Whether `key` is a declared figure that is a count ([`Figure::count`]) in any set.
+pub fn is_count(key: &str) -> bool {
+    ALL_SETS
+        .iter()
+        .flat_map(|s| s.iter())
+        .any(|f| f.count && f.key == key)
+}
+
 /// The share of requests one model answered.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Answered {
@@ -755,18 +782,34 @@ mod tests {
 
     #[test]
     fn the_analytic_engine_lacks_only_the_dead_time_percentile() {
-        let mc_only: Vec<&str> = [
-            STEADY_FIGURES,
-            INCIDENT_FIGURES,
-            STEADY_POLICY_FIGURES,
-            INCIDENT_POLICY_FIGURES,
-        ]
-        .iter()
-        .flat_map(|s| s.iter())
-        .filter(|f| !f.analytic)
-        .map(|f| f.key)
-        .collect();
+        let mc_only: Vec<&str> = ALL_SETS
+            .iter()
+            .flat_map(|s| s.iter())
+            .filter(|f| !f.analytic)
+            .map(|f| f.key)
+            .collect();
         assert_eq!(mc_only, ["dead_time_p99_s"]);
+    }
+
+    #[test]
+    fn the_counts_are_the_whole_things_counted() {
+        let counts: Vec<&str> = ALL_SETS
+            .iter()
+            .flat_map(|s| s.iter())
+            .filter(|f| f.count)
+            .map(|f| f.key)
+            .collect();
+        assert_eq!(
+            counts,
+            [
+                "failed_requests",
+                "wasted_attempts",
+                "cold_starts",
+                "failback_writes",
+                "attempts_max"
+            ]
+        );
+        assert!(is_count("attempts_max") && !is_count("failed_per_1k") && !is_count("runs"));
     }
 
     #[test]

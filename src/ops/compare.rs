@@ -588,10 +588,7 @@ fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
 fn policy_figures(
     parts: &[(&ChainShare<'_, SteadySim>, &sim::steady::policy::PolicyMc)],
 ) -> SteadyPolicyFigures<MeanCi> {
-    let sums: Vec<SteadyPolicyFigures<&Sum>> = parts
-        .iter()
-        .map(|(_, m)| m.sums())
-        .collect();
+    let sums: Vec<SteadyPolicyFigures<&Sum>> = parts.iter().map(|(_, m)| m.sums()).collect();
     let weighted: Vec<(f64, &SteadyPolicyFigures<&Sum>)> = parts
         .iter()
         .zip(&sums)
@@ -685,9 +682,7 @@ fn incident_policy_figures(
     let own = parts.len() == 1;
     let sums: Vec<IncidentPolicyFigures<&Sum>> = parts
         .iter()
-        .map(|(p, m)| {
-            m.sums(own && Engine::for_chain(p.chain).incident == IncidentEngine::Events)
-        })
+        .map(|(p, m)| m.sums(own && Engine::for_chain(p.chain).incident == IncidentEngine::Events))
         .collect();
     // The windows add up (weight 1 each) ...
     let windows: Vec<(f64, &IncidentPolicyFigures<&Sum>)> = sums.iter().map(|s| (1.0, s)).collect();

@@ -23,18 +23,14 @@ pub fn render<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Keys holding counts of things (requests, sessions, attempts, writes): printed as integers
-/// when whole (`11160`, not `11160.0`). An expected count from the analytic model can be
-/// fractional (`6.7` failed requests) and stays a number.
+/// The report's keys outside the figure sets that hold counts of things (requests, sessions,
+/// tokens, the seed): printed as integers when whole (`11160`, not `11160.0`), as the figures
+/// declared counts are ([`crate::figures::Figure::count`]). An expected count from the
+/// analytic model can be fractional (`6.7` failed requests) and stays a number.
 const COUNT_KEYS: &[&str] = &[
     "requests",
     "sessions",
     "session_length",
-    "failed_requests",
-    "wasted_attempts",
-    "cold_starts",
-    "failback_writes",
-    "attempts_max",
     "break_even_requests",
     "policy_break_even_requests",
     "runs",
@@ -49,7 +45,7 @@ pub(crate) fn integer_counts(v: &mut Value) {
     match v {
         Value::Object(map) => {
             for (k, x) in map.iter_mut() {
-                if COUNT_KEYS.contains(&k.as_str())
+                if (COUNT_KEYS.contains(&k.as_str()) || crate::figures::is_count(k))
                     && let Some(f) = x.as_f64()
                     && x.is_f64()
                     && f.fract() == 0.0
