@@ -116,6 +116,11 @@ pub enum Bound {
     One,
     /// One per link of the chain (wasted attempts, cold starts).
     Links,
+    /// The most attempts a request makes under the chain's policy (the analytic outcome's
+    /// `attempts_max`, at least 1).
+    Attempts,
+    /// Those attempts' dead time: a timeout and the longest backoff per attempt, seconds.
+    DeadTime,
     /// Nothing (no widening).
     Zero,
 }
@@ -123,8 +128,7 @@ pub enum Bound {
 /// How `sim::agree` holds a figure's Monte Carlo mean to its analytic value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Agree {
-    /// Not said (a figure set `sim::agree` does not walk: the policy figures, which
-    /// `tests/agreement.rs` checks with bounds from the policy).
+    /// Not said (a figure set `sim::agree` does not walk: the incident policy figures).
     Undeclared,
     /// Not compared: not estimated, or following from figures that are (the doc comment says
     /// why).
@@ -592,28 +596,29 @@ figures! {
     pub struct SteadyPolicyFigures, STEADY_POLICY_FIGURES {
         /// Mean attempts per request.
         fig attempts_per_request: V = "attempts per request", 1.0,
-            table("attempts", Cell::Decimals(4));
-        /// The most attempts any simulated request made.
-        extra attempts_max: u32 = "attempts", 1.0, table("max", Cell::Integer), count();
+            table("attempts", Cell::Decimals(4)), checked(Bound::Attempts);
+        /// The most attempts any simulated request made (agreement: a maximum, not a mean).
+        extra attempts_max: u32 = "attempts", 1.0, table("max", Cell::Integer), count(),
+            unchecked();
         /// Mean seconds per request in failed attempts and backoff before the answer (or error).
         fig dead_time_mean_s: V = "seconds per request", 1.0,
-            table("dead time s", Cell::Decimals(3));
+            table("dead time s", Cell::Decimals(3)), checked(Bound::DeadTime);
         /// 99th-percentile dead time (0 when fewer than 1% of requests wait at all). `None`
         /// (absent in JSON) on the blended traffic-share rows: the policy simulator keeps its
         /// dead-time histograms to itself, and a mixture's percentile is not the weighted mean
         /// of the chains' percentiles. The policy table prints it in its Monte Carlo column,
         /// after the mean.
-        exact dead_time_p99_s: Option<f64> = "seconds", 1.0, mc_only(), hidden();
+        exact dead_time_p99_s: Option<f64> = "seconds", 1.0, mc_only(), hidden(), unchecked();
         /// Share of requests answered by each model of the chain, in chain order (CSV:
-        /// `model=share;…`).
+        /// `model=share;…`). Agreement: link by link (`sim::agree`).
         list answered_by: Vec<Answered> = "share of all requests", 1.0,
-            table("answered by", Cell::List);
+            table("answered by", Cell::List), checked(Bound::One);
         /// Requests per 1,000 stopped by the call cap.
         fig call_cap_hits_per_1k: V = "requests per 1,000", 1000.0,
-            table("call-cap hits/1k", Cell::Count);
+            table("call-cap hits/1k", Cell::Count), checked(Bound::One);
         /// Requests per 1,000 that reached a fallback after one the cost cap skipped.
         fig cost_cap_hits_per_1k: V = "requests per 1,000", 1000.0,
-            table("cost-cap hits/1k", Cell::Count);
+            table("cost-cap hits/1k", Cell::Count), checked(Bound::One);
     }
 }
 
@@ -680,7 +685,7 @@ mod tests {
 
     /// The sets the compare tables walk (`output::layout`) and the sets `sim::agree` walks.
     const TABLE_SETS: [&[Figure]; 3] = [STEADY_FIGURES, INCIDENT_FIGURES, STEADY_POLICY_FIGURES];
-    const AGREE_SETS: [&[Figure]; 2] = [STEADY_FIGURES, INCIDENT_FIGURES];
+    const AGREE_SETS: [&[Figure]; 3] = [STEADY_FIGURES, INCIDENT_FIGURES, STEADY_POLICY_FIGURES];
 
     #[test]
     fn every_figure_a_table_walks_has_a_column_or_is_marked_hidden() {
@@ -749,16 +754,33 @@ mod tests {
             for f in set {
                 assert_ne!(f.agree, Agree::Undeclared, "{}", f.key);
                 if let Agree::Checked { .. } = f.agree {
-                    assert!(f.estimated, "{}: only an estimate can be checked", f.key);
+                    assert!(
+                        f.estimated || f.list,
+                        "{}: only an estimate (or a list of them) can be checked",
+                        f.key
+                    );
                 }
             }
-            // One headline per set, the first figure.
-            let headlines: Vec<&str> = set
-                .iter()
+        }
+        // One headline per pattern's set, its first figure; the policy set has none.
+        let headlines = |set: &[Figure]| -> Vec<&str> {
+            set.iter()
                 .filter(|f| matches!(f.agree, Agree::Checked { headline: true, .. }))
                 .map(|f| f.key)
-                .collect();
-            assert_eq!(headlines, [set[0].key]);
+                .collect()
+        };
+        assert_eq!(headlines(STEADY_FIGURES), ["cost_per_1k_usd"]);
+        assert_eq!(headlines(INCIDENT_FIGURES), ["total_usd"]);
+        assert!(headlines(STEADY_POLICY_FIGURES).is_empty());
+        // The policy bounds are the policy's: steady and incident figures do not use them.
+        for f in STEADY_FIGURES.iter().chain(INCIDENT_FIGURES) {
+            assert!(!matches!(
+                f.agree,
+                Agree::Checked {
+                    bound: Bound::Attempts | Bound::DeadTime,
+                    ..
+                }
+            ));
         }
         let checked = |set: &[Figure]| -> Vec<(&str, Bound)> {
             set.iter()
@@ -778,6 +800,16 @@ mod tests {
             ]
         );
         assert_eq!(checked(INCIDENT_FIGURES).len(), 9);
+        assert_eq!(
+            checked(STEADY_POLICY_FIGURES),
+            [
+                ("attempts_per_request", Bound::Attempts),
+                ("dead_time_mean_s", Bound::DeadTime),
+                ("answered_by", Bound::One),
+                ("call_cap_hits_per_1k", Bound::One),
+                ("cost_cap_hits_per_1k", Bound::One)
+            ]
+        );
     }
 
     #[test]

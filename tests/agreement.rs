@@ -21,7 +21,6 @@ use fallcost::model::{
 };
 use fallcost::sim::McOptions;
 use fallcost::sim::agree;
-use fallcost::sim::stats::{Z999, agrees, rare_events_unseen};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
@@ -199,58 +198,6 @@ impl PolicySpec {
     }
 }
 
-/// The policy figures of every pattern of a chain with a policy (attempts, dead time, the
-/// share each link answered, call-cap and cost-cap hits): the MC mean within its 99.9%
-/// interval of the analytic value, widened by z²·M/n for unseen rare events as
-/// `sim::agree` does (M: what one request can change the figure by), or a constant sample
-/// within the Poisson allowance of [`rare_events_unseen`]. Returns the disagreements.
-fn policy_figures_disagree(s: &Scenario, opts: &McOptions) -> Vec<String> {
-    let mut bad = Vec::new();
-    for (i, chain) in s.chains.iter().enumerate() {
-        if chain.has_default_policy() {
-            continue;
-        }
-        let mc =
-            fallcost::sim::steady::policy::simulate(&s.request, chain, i as u64, opts, &mut |_| {});
-        for m in &mc {
-            let p = m.base.pattern;
-            let Some(a) = fallcost::model::steady::detailed(&s.request, chain, p) else {
-                continue;
-            };
-            let max = f64::from(a.attempts_max.max(1));
-            let pol = &chain.policy;
-            // one request waits at most a timeout per attempt and the longest backoff between
-            let dead_bound = max * (pol.timeout_s + pol.backoff.cap_s);
-            let mut figures = vec![
-                ("attempts", &m.attempts, a.attempts, max),
-                ("dead_time", &m.dead_time, a.dead_time_s, dead_bound),
-                ("call_cap_hits", &m.call_cap_hits, a.call_cap_hits, 1.0),
-                ("cost_cap_hits", &m.cost_cap_hits, a.cost_cap_hits, 1.0),
-            ];
-            for (k, sum) in m.answered_by.iter().enumerate() {
-                figures.push(("answered_by", sum, a.answered_by[k], 1.0));
-            }
-            for (name, sum, want, bound) in figures {
-                let mut e = sum.estimate(Z999, 1.0);
-                let widened = Z999 * Z999 * bound / sum.n.max(1) as f64;
-                e.lo -= widened;
-                e.hi += widened;
-                if !(agrees(&e, want) || rare_events_unseen(sum, want, 1.0)) {
-                    bad.push(format!(
-                        "steady {} {} {name}: analytic {want} vs MC {} [{}, {}] at 99.9% (widened by {widened})",
-                        chain.name,
-                        p.as_str(),
-                        e.mean,
-                        e.lo,
-                        e.hi
-                    ));
-                }
-            }
-        }
-    }
-    bad
-}
-
 #[allow(clippy::too_many_arguments)]
 fn build(
     links: &[LinkSpec],
@@ -393,8 +340,8 @@ proptest! {
     /// backoff (no jitter, full, equal), `failover_on` subsets (the client class included), an
     /// error mix, call and cost caps, `warm_fallback` always / never / after N, delayed and
     /// immediate hedges, timeout trips from the latency model or given. Every figure of
-    /// `sim::agree` agrees, and the policy's own (attempts, dead time, answered-by shares, cap
-    /// hits).
+    /// `sim::agree` agrees, the policy's own among them (attempts, dead time, answered-by
+    /// shares, cap hits: the policy set's declared agreement).
     #[test]
     fn random_policy_scenarios_agree(
         links in prop::collection::vec(link(), 1..=3),
@@ -412,8 +359,9 @@ proptest! {
         let s = build(&links, tokens, gray, gray_out, cancel_out, full, timeout_s, win, incident, Some(&policy));
         let opts = McOptions { requests: REQUESTS_WITH_POLICY, runs: 30, seed };
         let checks = agree::scenario(&s, &opts);
-        let mut bad: Vec<String> = checks.iter().filter(|c| !c.ok()).map(|c| c.to_string()).collect();
-        bad.extend(policy_figures_disagree(&s, &opts));
+        // the policy's own figures are among them (`steady policy`: walked from their declaration)
+        prop_assert!(checks.iter().any(|c| c.section == "steady policy"));
+        let bad: Vec<String> = checks.iter().filter(|c| !c.ok()).map(|c| c.to_string()).collect();
         prop_assert!(bad.is_empty(), "{:#?}\n{}", s.chains[0], bad.join("\n"));
     }
 }

@@ -169,3 +169,168 @@ fn compare_config_json_follows_its_schema() {
     assert!(!doc["config"].as_array().unwrap().is_empty());
     assert_valid(&v, &doc, "compare --config");
 }
+
+/// The figure keys each strict row of the schemas holds, from the figures' declaration
+/// (`fallcost::figures`): every figure the analytic engine fills, as `KEY`.
+fn declared_rows() -> Vec<(
+    &'static str,
+    &'static str,
+    Vec<&'static fallcost::figures::Figure>,
+)> {
+    use fallcost::figures::{INCIDENT_FIGURES, STEADY_FIGURES, STEADY_POLICY_FIGURES};
+    let analytic = |sets: &[&'static [fallcost::figures::Figure]]| {
+        sets.iter()
+            .flat_map(|s| s.iter())
+            .filter(|f| f.analytic)
+            .collect::<Vec<_>>()
+    };
+    vec![
+        (
+            "compare.schema.json",
+            "steady_row",
+            analytic(&[STEADY_FIGURES, STEADY_POLICY_FIGURES]),
+        ),
+        (
+            "compare.schema.json",
+            "incident_row",
+            analytic(&[INCIDENT_FIGURES]),
+        ),
+        (
+            "history.schema.json",
+            "replay_row",
+            analytic(&[INCIDENT_FIGURES]),
+        ),
+    ]
+}
+
+/// A declared figure's property as `UPDATE_SCHEMAS=1` writes it: its type (a list: an array;
+/// a count that is not estimated: an integer; else a number), its meaning and unit. Nullable
+/// figures (`opt`) need `"null"` added by hand: the validation tests above say so.
+fn generated_property(f: &fallcost::figures::Figure, indent: &str) -> String {
+    let ty = if f.list {
+        "array"
+    } else if f.count && !f.estimated {
+        "integer"
+    } else {
+        "number"
+    };
+    let description =
+        serde_json::to_string(&format!("{} Unit: {}.", f.meaning.trim(), f.unit)).unwrap();
+    format!(
+        "{indent}\"{}\": {{\n{indent}  \"type\": \"{ty}\",\n{indent}  \"description\": {description}\n{indent}}},\n",
+        f.key
+    )
+}
+
+/// Insert the missing figure keys of `def` into the schema text `text` (formatted as the
+/// files are: two-space indents, `$defs` at the top level): each at the head of the def's
+/// `properties` and `required`.
+fn insert_missing(text: &str, def: &str, missing: &[&fallcost::figures::Figure]) -> String {
+    let start = text
+        .find(&format!("\n    \"{def}\": {{\n"))
+        .unwrap_or_else(|| panic!("{def}: not a $defs entry"));
+    let end = start + text[start + 1..].find("\n    }").unwrap() + 1;
+    let mut body = text[start..end].to_string();
+    let props = "\n      \"properties\": {\n";
+    let at = body.find(props).expect("properties") + props.len();
+    let added: String = missing
+        .iter()
+        .map(|f| generated_property(f, "        "))
+        .collect();
+    body.insert_str(at, &added);
+    let req = "\n      \"required\": [\n";
+    let at = body.find(req).expect("required") + req.len();
+    let added: String = missing
+        .iter()
+        .map(|f| format!("        \"{}\",\n", f.key))
+        .collect();
+    body.insert_str(at, &added);
+    format!("{}{}{}", &text[..start], body, &text[end..])
+}
+
+/// The strict rows of the schemas (`additionalProperties: false`) list and require every
+/// figure the declaration gives them, so a new figure cannot go unwritten in the schema. To
+/// add a new figure's keys: `UPDATE_SCHEMAS=1 cargo test --test schemas` (then review the
+/// diff, as `cargo insta review`: the type and description are generated from the
+/// declaration; a nullable figure needs `"null"` added to its type by hand).
+#[test]
+fn schema_rows_hold_every_declared_figure() {
+    let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
+    let mut missing_all = Vec::new();
+    for (file, def, figures) in declared_rows() {
+        let path = root().join("schemas").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let schema: Value = serde_json::from_str(&text).unwrap();
+        let row = &schema["$defs"][def];
+        assert_eq!(row["additionalProperties"], false, "{file} {def}: strict");
+        let required: Vec<&str> = row["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        let missing: Vec<&fallcost::figures::Figure> = figures
+            .into_iter()
+            .filter(|f| row["properties"].get(f.key).is_none() || !required.contains(&f.key))
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        if update {
+            // only keys missing from both: a key listed in one but not the other is a hand edit
+            let absent: Vec<&fallcost::figures::Figure> = missing
+                .iter()
+                .copied()
+                .filter(|f| row["properties"].get(f.key).is_none() && !required.contains(&f.key))
+                .collect();
+            let text = insert_missing(&text, def, &absent);
+            let _: Value = serde_json::from_str(&text).expect("still JSON");
+            std::fs::write(&path, text).unwrap();
+        }
+        missing_all.extend(
+            missing
+                .iter()
+                .map(|f| format!("{file} $defs/{def}: {}", f.key)),
+        );
+    }
+    assert!(
+        update || missing_all.is_empty(),
+        "figures declared in src/figures.rs but not in the schema (properties and required):\n{}\n\
+         run `UPDATE_SCHEMAS=1 cargo test --test schemas` and review the diff",
+        missing_all.join("\n")
+    );
+}
+
+/// The regeneration writes what the check wants, in the files' format: a figure removed from
+/// a row comes back, listed and required.
+#[test]
+fn update_schemas_restores_a_missing_figure() {
+    let path = root().join("schemas").join("compare.schema.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut schema: Value = serde_json::from_str(&text).unwrap();
+    let row = schema["$defs"]["incident_row"].as_object_mut().unwrap();
+    row["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("cold_starts");
+    row["required"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|k| k != "cold_starts");
+    // the files are serde_json's pretty format, keys sorted as serde_json sorts them here
+    let stripped = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+    let fig = fallcost::figures::INCIDENT_FIGURES
+        .iter()
+        .find(|f| f.key == "cold_starts")
+        .unwrap();
+    let restored: Value =
+        serde_json::from_str(&insert_missing(&stripped, "incident_row", &[fig])).unwrap();
+    let row = &restored["$defs"]["incident_row"];
+    // an expected count is a number (whole ones print as integers: `Figure::count`)
+    assert_eq!(row["properties"]["cold_starts"]["type"], "number");
+    assert_eq!(
+        row["properties"]["cold_starts"]["description"],
+        "Sessions that started cold on a fallback (expected count). Unit: sessions."
+    );
+    assert_eq!(row["required"][0], "cold_starts");
+}

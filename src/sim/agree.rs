@@ -18,11 +18,11 @@
 //! cache state (USD), 1 failed request, or one wasted attempt per link; n is the number of
 //! samples (requests in steady state, windows for an incident).
 
-use crate::figures::{Agree, Bound, Entry, IncidentFigures, SteadyFigures};
+use crate::figures::{Agree, Bound, Entry, IncidentFigures, SteadyFigures, SteadyPolicyFigures};
 use crate::model::{Pattern, Scenario, incident, steady};
 
 use super::McOptions;
-use super::stats::{Estimate, Sum, Z99, Z999, agrees};
+use super::stats::{Estimate, Sum, Z99, Z999, agrees, rare_events_unseen};
 
 /// One comparison of an analytic value with a Monte Carlo estimate.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,12 +44,17 @@ pub struct Check {
     pub level: f64,
     /// How much the normal interval was widened on each side for unseen rare events.
     pub widened: f64,
+    /// A policy figure whose samples were all equal, within the Poisson allowance of
+    /// [`rare_events_unseen`] of the analytic value (one event per sample's unit): it agrees
+    /// too. Always `false` for the steady and incident sets.
+    pub unseen: bool,
 }
 
 impl Check {
-    /// Whether the analytic value lies in the interval ([`agrees`]).
+    /// Whether the analytic value lies in the interval ([`agrees`]), or the sample saw none
+    /// of the rare events that separate them ([`Check::unseen`]).
     pub fn ok(&self) -> bool {
-        agrees(&self.mc, self.analytic)
+        agrees(&self.mc, self.analytic) || self.unseen
     }
 }
 
@@ -81,6 +86,14 @@ struct At<'a> {
     usd: f64,
     /// [`Bound::Links`]: the chain's links.
     links: f64,
+    /// [`Bound::Attempts`]: the most attempts the analytic policy outcome makes (at least 1);
+    /// 0 outside the policy set.
+    attempts: f64,
+    /// [`Bound::DeadTime`]: those attempts' timeouts and longest backoffs, seconds; 0 outside
+    /// the policy set.
+    dead_s: f64,
+    /// Whether [`Check::unseen`] may hold (the policy set).
+    allow_unseen: bool,
 }
 
 impl At<'_> {
@@ -91,6 +104,8 @@ impl At<'_> {
             Bound::Usd => self.usd,
             Bound::One => 1.0,
             Bound::Links => self.links,
+            Bound::Attempts => self.attempts,
+            Bound::DeadTime => self.dead_s,
             Bound::Zero => 0.0,
         }
     }
@@ -114,6 +129,7 @@ fn check_all<'s>(
             return;
         };
         let (z, level) = if headline { (Z99, 0.99) } else { (Z999, 0.999) };
+        let unseen = at.allow_unseen && rare_events_unseen(sum, *analytic, 1.0);
         let mut mc = sum.estimate(z, fig.scale);
         let widened = z * z * at.bound(bound) / sum.n.max(1) as f64 * fig.scale;
         mc.lo -= widened;
@@ -127,8 +143,55 @@ fn check_all<'s>(
             mc,
             level,
             widened,
+            unseen,
         });
     });
+}
+
+/// The policy figures of one pattern simulated under its chain's policy, compared as declared
+/// ([`crate::figures::STEADY_POLICY_FIGURES`]' [`Agree`]), each at 99.9%: one request makes
+/// at most the analytic outcome's `attempts_max` attempts and waits at most a timeout and the
+/// longest backoff per attempt. `answered_by`, a list, is checked link by link (a 0/1 sample
+/// per request: [`Bound::One`]).
+fn policy_checks(
+    out: &mut Vec<Check>,
+    req: &crate::model::Request,
+    chain: &crate::model::Chain,
+    m: &super::steady::policy::PolicyMc,
+    (usd, links): (f64, f64),
+) {
+    let p = m.base.pattern;
+    let Some(a) = steady::detailed(req, chain, p) else {
+        return;
+    };
+    let attempts = f64::from(a.attempts_max.max(1));
+    let at = At {
+        section: "steady policy",
+        chain: &chain.name,
+        pattern: p,
+        usd,
+        links,
+        attempts,
+        dead_s: attempts * (chain.policy.timeout_s + chain.policy.backoff.cap_s),
+        allow_unseen: true,
+    };
+    let (f, sums): (SteadyPolicyFigures<f64>, _) = (a.figures(chain), m.sums());
+    check_all(out, &at, |v| f.visit_pair(&sums, v));
+    let answered = crate::figures::STEADY_POLICY_FIGURES
+        .iter()
+        .find(|f| f.key == "answered_by")
+        .expect("declared");
+    if matches!(answered.agree, Agree::Checked { .. }) {
+        for (want, sum) in a.answered_by.iter().zip(&m.answered_by) {
+            check_all(out, &at, |v| {
+                v(
+                    answered,
+                    Entry::Figure(Some(want)),
+                    Entry::Figure(Some(&sum)),
+                )
+            });
+        }
+    }
 }
 
 /// USD bound of one request on `chain`: one attempt on every link at its dearest price.
@@ -154,17 +217,18 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
     for (i, chain) in scenario.chains.iter().enumerate() {
         // The same engines as `ops::compare` ([`super::Engine::for_chain`]).
         let engine = super::Engine::for_chain(chain);
+        let usd = request_bound(req, chain);
+        let links = chain.links.len() as f64;
         let steady_mc: Vec<super::steady::fast::PatternMc> =
             if engine.steady == super::SteadyEngine::Fast {
                 super::steady::fast::simulate(req, chain, i as u64, opts, &mut |_| {})
             } else {
-                super::steady::policy::simulate(req, chain, i as u64, opts, &mut |_| {})
-                    .into_iter()
-                    .map(|m| m.base)
-                    .collect()
+                let mc = super::steady::policy::simulate(req, chain, i as u64, opts, &mut |_| {});
+                for m in &mc {
+                    policy_checks(&mut out, req, chain, m, (usd, links));
+                }
+                mc.into_iter().map(|m| m.base).collect()
             };
-        let usd = request_bound(req, chain);
-        let links = chain.links.len() as f64;
         for p in steady_mc {
             let Some(a) = steady::evaluate(req, chain, p.pattern) else {
                 continue;
@@ -175,6 +239,9 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
                 pattern: p.pattern,
                 usd,
                 links,
+                attempts: 0.0,
+                dead_s: 0.0,
+                allow_unseen: false,
             };
             let (a, m): (SteadyFigures<f64>, _) = (a.figures(), p.sums());
             check_all(&mut out, &at, |f| a.visit_pair(&m, f));
@@ -225,6 +292,9 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
                 pattern,
                 usd,
                 links,
+                attempts: 0.0,
+                dead_s: 0.0,
+                allow_unseen: false,
             };
             let (a, m): (IncidentFigures<f64>, _) = (a.figures(), m.sums());
             check_all(&mut out, &at, |f| a.visit_pair(&m, f));
