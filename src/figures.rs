@@ -11,8 +11,14 @@
 //! format and Monte Carlo column) and how the agreement check holds the engines to each other
 //! ([`Agree`]); `output::layout` and `sim::agree` walk it.
 //!
+//! The JSON integer rule follows it too ([`Figure::count`]), and `sim::agree` walks the
+//! steady policy set as it walks the steady and incident ones.
+//!
 //! Adding a figure: its line here, its value in the analytic engine (`model`, the outcome's
-//! `figures()`), its accumulation in the simulator (`sim`, the tally's `sums()`).
+//! `figures()`), its accumulation in the simulator (`sim`, the tally's `sums()`: `PatternMc`
+//! for steady state, which the policy simulator fills too; `IncidentSums`; `PolicyMc`;
+//! `PolicyIncidentMc`). The schemas' strict rows are then brought up to date by
+//! `UPDATE_SCHEMAS=1 cargo test --test schemas` (`tests/schemas.rs`).
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
