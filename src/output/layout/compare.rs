@@ -525,6 +525,18 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
                         format_seconds(o.round())
                     ));
                 }
+                // On a timeline: how often it opened (a partial outage makes it flap).
+                if let Some(n) = m.breaker_opens {
+                    note.push_str(&format!(
+                        ", opened {} times from closed{}",
+                        group(&trim(n.mean, 4)),
+                        if n.mean > 1.5 {
+                            " (it flaps: the outage's successes close it, its failures reopen it)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
                 note.push_str(&format!(
                     "; {} s of dead time per request",
                     trim(m.dead_time_mean_s.mean, 3)
