@@ -592,3 +592,38 @@ fn the_simulation_agrees_with_the_analytic_timeline_engine() {
         }
     }
 }
+
+/// A partial outage's draw is per request and link (MODEL.md §6, "Timelines"): a request that
+/// finds Sonnet down (e = 0.5) fails its 2 retries there too and goes on to Sol. Anthropic at
+/// e = 0.5 for the whole window, OpenAI down 3,600–5,640 s, retries 2, fast failures: of
+/// 11,160 requests half find Sonnet down, making 3 attempts there; in OpenAI's 2,040 s those
+/// also fail on Sol (3 attempts more): failed 0.5 × 2,040 = 1,020, wasted attempts
+/// 0.5 × 11,160 × 3 + 1,020 × 3 = 19,800. Drawn per attempt, only 0.5³ would leave Sonnet
+/// (failed 255): the simulation must agree with the analytic engine's 1,020.
+#[test]
+fn a_partial_outage_is_drawn_once_per_request_and_link() {
+    let (r, mut c, i) = sept3(false);
+    c.policy.retries = 2;
+    let inc = Incident {
+        timeline: Some(three_down(0.5)),
+        ..i
+    };
+    let a = fallcost::model::incident::evaluate(&r, &c, &inc, Pattern::Sequential).unwrap();
+    assert!(
+        (a.failed_requests - 1020.0).abs() < 1e-6,
+        "{}",
+        a.failed_requests
+    );
+    assert!(
+        (a.wasted_attempts - 19_800.0).abs() < 1e-6,
+        "{}",
+        a.wasted_attempts
+    );
+    let m = run(&r, &c, &inc, Pattern::Sequential, 30, 5);
+    assert_within("failed", &m.base.failed_requests, a.failed_requests);
+    assert_within(
+        "wasted attempts",
+        &m.base.wasted_attempts,
+        a.wasted_attempts,
+    );
+}

@@ -22,6 +22,7 @@ fn options() -> &'static fallcost::check::CheckOptions {
         },
         prices: fallcost::input::pricing::bundled("2026-07").expect("bundled"),
         allow: Vec::new(),
+        allow_from: None,
         incident: None,
     })
 }

@@ -6,7 +6,7 @@ use crate::error::ExitStatus;
 use crate::number::count;
 use crate::ops::inputs::{self, Flags};
 use crate::ops::sweep::{self, Param};
-use crate::output::{self, ui};
+use crate::output::{self, Target, ui};
 
 /// Parse the ranges, resolve the scenario ([`inputs::source`]), run the sweep, print or write
 /// it, and draw `--plot`.
@@ -20,30 +20,17 @@ pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         .map(|p| Param::parse(p).map_err(|e| anyhow::anyhow!("--param {e}")))
         .collect::<Result<_, _>>()?;
     let source = inputs::source(&flags(args))?;
-    // Fail before computing if the plot is impossible.
-    if args.plot.is_some() && params.len() != 1 {
-        anyhow::bail!(
-            "--plot draws cost against one parameter; got {}",
-            params.len()
-        );
-    }
-    super::plot_apart(args.plot.as_deref(), target)?;
-    for (i, p) in params.iter().enumerate() {
-        if params[..i].iter().any(|q| q.same_key(p)) {
-            anyhow::bail!("--param {} is given twice; give each key one range", p.key);
-        }
-    }
+    refuse_before_computing(args, &params, target)?;
     if let Some(mc) = &opts.mc {
         mc.announce();
     }
     let started = std::time::Instant::now();
-    let (label, text, base) = (&source.label, &source.text, &source.base);
-    let mc = opts.mc.map(|m| m.opts);
+    let (s, mc) = (&source, opts.mc.map(|m| m.opts));
     let result = sweep::run(
-        label,
-        text,
-        base,
-        &source.overrides,
+        &s.label,
+        &s.text,
+        &s.base,
+        &s.overrides,
         &params,
         &args.chains,
         mc,
@@ -66,6 +53,28 @@ pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
     }
     output::write(target, &bytes)?;
     Ok(ExitStatus::Success)
+}
+
+/// Refuse, before computing: a `--plot` of more than one parameter or onto the `--output`
+/// file, and a key given twice (in that order).
+fn refuse_before_computing(
+    args: &SweepArgs,
+    params: &[Param],
+    target: &Target,
+) -> anyhow::Result<()> {
+    if args.plot.is_some() && params.len() != 1 {
+        anyhow::bail!(
+            "--plot draws cost against one parameter; got {}",
+            params.len()
+        );
+    }
+    super::plot_apart(args.plot.as_deref(), target)?;
+    for (i, p) in params.iter().enumerate() {
+        if params[..i].iter().any(|q| q.same_key(p)) {
+            anyhow::bail!("--param {} is given twice; give each key one range", p.key);
+        }
+    }
+    Ok(())
 }
 
 /// Where the scenario comes from, as the flags give it.

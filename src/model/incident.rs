@@ -67,7 +67,7 @@ pub struct IncidentOutcome {
     pub wasted: f64,
     /// Expected sessions that started cold on a fallback (summed over fallback links); on a
     /// timeline also the re-warms of a warm model (the primary, a hedge's second leg) in a
-    /// partial outage ([`piecewise`]).
+    /// partial outage (`incident::piecewise`).
     pub cold_starts: f64,
     /// Sessions that rewrite the primary's cache on the way back.
     pub failback_writes: f64,
@@ -607,7 +607,7 @@ pub fn normal_bill(request: &Request, chain: &Chain, incident: &Incident) -> f64
 /// (MODEL.md §6); with no fallback nothing fails back, and neither does a chain none of whose
 /// links (that the cost cap allows) is off the primary's provider: its sessions never left,
 /// their requests failed as without a fallback. Shared by both engines. On a timeline, per
-/// run of segments in which the primary's model answers nothing ([`piecewise`]).
+/// run of segments in which the primary's model answers nothing (`incident::piecewise`).
 pub fn failback(
     request: &Request,
     chain: &Chain,
@@ -757,7 +757,7 @@ fn outcome(
 /// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
 ///
 /// With a timeline (`incident.timeline`), the figures are priced piecewise over its segments
-/// ([`piecewise`]); a chain with a circuit breaker then has no figures here (`None`: no closed
+/// (`incident::piecewise`); a chain with a circuit breaker then has no figures here (`None`: no closed
 /// form, MODEL.md §8; the incident simulator computes them).
 pub fn evaluate(
     request: &Request,

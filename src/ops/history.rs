@@ -21,7 +21,7 @@
 
 use crate::error::{InputError, InputErrorKind, Location};
 use crate::input::history::{History, HistoryIncident, format_rfc3339};
-use crate::model::timeline::{OutageFailure, Target, Timeline};
+use crate::model::timeline::{OutageFailure, Timeline};
 use crate::model::{FailureMode, Incident, Pattern, Scenario};
 use crate::number::clean;
 use crate::report::history::{
@@ -329,14 +329,43 @@ pub fn replay(
 }
 
 /// What the years' note says of what they leave out.
-const ALONE: &str = "requests that fail only while two providers are down at once (the replay's overlapping windows) are not in the years, and availability counts incident failures only";
+const ALONE: &str = "availability counts incident failures only";
 
-/// What one history incident looks like to the years simulation: resampled whole.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// What one history window looks like to the years simulation: its timeline (the outages of
+/// one or several providers that overlapped, at their offsets), resampled whole.
+#[derive(Debug, Clone, PartialEq)]
 struct Shape {
-    duration_s: f64,
-    error_rate: f64,
-    failure: OutageFailure,
+    timeline: Timeline,
+}
+
+/// The history's windows as the years' processes: one per set of providers a window holds
+/// (`anthropic`; `anthropic + openai` for windows where both were down at once), each with its
+/// windows as samples, at the rate the history shows (windows / span).
+fn window_processes(history: &History) -> anyhow::Result<Vec<ProviderHistory<Shape>>> {
+    let mut shapes: Vec<(String, Shape)> = Vec::new();
+    for (k, w) in windows(history).iter().enumerate() {
+        let len = w.end_s - w.start_s;
+        let outages = history.outages_in(w.start_s, len);
+        let mut providers: Vec<String> = outages
+            .iter()
+            .map(|o| o.target.provider().to_string())
+            .collect();
+        providers.sort_unstable();
+        providers.dedup();
+        let timeline = Timeline::new(len, outages).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: incident {} ({}): {e}",
+                w.incidents[0].file,
+                k + 1,
+                w.incidents[0].name
+            )
+        })?;
+        shapes.push((providers.join(" + "), Shape { timeline }));
+    }
+    Ok(ProviderHistory::from_incidents(
+        shapes.iter().map(|(p, s)| (p.as_str(), s.clone())),
+        history.span_s(),
+    ))
 }
 
 /// `--years`: the simulated years' options.
@@ -353,13 +382,17 @@ pub struct YearsRequest {
 /// Simulate `request.years` years of `history`'s incidents for every chain and pattern of
 /// `scenario` and add them to `report` (made by [`replay`] from the same inputs).
 ///
-/// Each provider's incidents are a Poisson process at its history's rate (incidents / span in
-/// years), optionally clustered; each incident's shape is resampled from its provider's
-/// history and priced once per chain, pattern and distinct shape by the incident engine, as
-/// that provider down for that long on a window of its own (incidents in a year are priced
-/// apart: an overlap of two providers is priced by the replay, not by the years).
+/// The events are the replay's windows (an incident, or overlapping incidents of several
+/// providers on one timeline): per set of providers a window holds (`anthropic`, `anthropic +
+/// openai`), a Poisson process at the history's rate (windows of that set / span in years),
+/// optionally clustered; each window is resampled whole from its set's history and priced once
+/// per chain, pattern and distinct window by the incident engine, as the replay prices it. So
+/// the requests a chain fails only while two providers are down at once count in the years as
+/// often as the history shows such overlaps; overlaps the history never saw are not invented
+/// (independent per-provider processes would add them at random, a dependence a short history
+/// cannot estimate).
 ///
-/// Errors: the scenario has no `[incident]`.
+/// Errors: the scenario has no `[incident]`; a window's timeline is invalid.
 pub fn years(
     scenario: &Scenario,
     history: &History,
@@ -370,20 +403,7 @@ pub fn years(
         anyhow::bail!("--years needs the scenario's [incident] (see --incidents)");
     };
     let history = history.coalesced();
-    let span_s = history.span_s();
-    let providers: Vec<ProviderHistory<Shape>> = ProviderHistory::from_incidents(
-        history.incidents.iter().map(|i| {
-            (
-                i.provider.as_str(),
-                Shape {
-                    duration_s: i.duration_s(),
-                    error_rate: i.error_rate,
-                    failure: i.failure,
-                },
-            )
-        }),
-        span_s,
-    );
+    let providers = window_processes(&history)?;
     // The (chain, pattern) slots: every chain's own pattern that has an incident row.
     let mut slots: Vec<(usize, Pattern)> = Vec::new();
     for (c, chain) in scenario.chains.iter().enumerate() {
@@ -403,20 +423,11 @@ pub fn years(
             base.requests_per_second * scenario.chains[c].traffic_share.unwrap_or(1.0) * YEAR_S
         })
         .collect();
-    let price = |slot: usize, p: usize, shape: &Shape| -> IncidentPrice {
+    let unpriced = std::sync::atomic::AtomicBool::new(false);
+    let price = |slot: usize, _: usize, shape: &Shape| -> IncidentPrice {
         let (c, pattern) = slots[slot];
         let chain = &scenario.chains[c];
-        let outage = crate::model::timeline::Outage::new(
-            Target::Provider(providers[p].provider.clone()),
-            0.0,
-            None,
-            shape.failure,
-        )
-        .with_error_rate(shape.error_rate);
-        let Ok(timeline) = Timeline::new(shape.duration_s, vec![outage]) else {
-            return IncidentPrice::default();
-        };
-        let inc = with_timeline(base, timeline).for_chain(chain);
+        let inc = with_timeline(base, shape.timeline.clone()).for_chain(chain);
         match super::compare::incident_figures(&scenario.request, chain, &inc, pattern) {
             Some((o, _)) => {
                 let f = o.figures();
@@ -425,7 +436,13 @@ pub fn years(
                     failed_requests: f.failed_requests,
                 }
             }
-            None => IncidentPrice::default(),
+            // Only (chain, pattern) slots the replay priced are simulated, over the replay's
+            // own windows: the engine answers every one. Should it not, say so below rather
+            // than price the window at zero.
+            None => {
+                unpriced.store(true, std::sync::atomic::Ordering::Relaxed);
+                IncidentPrice::default()
+            }
         }
     };
     let figures = years::simulate(
@@ -438,6 +455,11 @@ pub fn years(
             year_factor_shape: request.cluster,
         },
     );
+    if unpriced.load(std::sync::atomic::Ordering::Relaxed) {
+        anyhow::bail!(
+            "--years: the incident engine gave no figures for a window of the history the replay priced"
+        );
+    }
     let rows = slots
         .iter()
         .zip(&figures)
@@ -459,12 +481,12 @@ pub fn years(
         .collect();
     report.notes.push(match request.cluster {
         None => format!(
-            "years: {} simulated years, seed {}; each provider's incidents a Poisson process at its history's rate (incidents / span), each incident's duration, error rate and failure resampled from its provider's history and priced alone by the incident engine (premium: total − normal); {ALONE}",
+            "years: {} simulated years, seed {}; the history's windows (an incident, or incidents of several providers that overlapped) a Poisson process per set of providers at the history's rate (windows / span), each window resampled whole from that set's history (durations, offsets, error rates, failures) and priced by the incident engine as the replay prices it (premium: total − normal); {ALONE}",
             crate::number::group(&request.years.to_string()),
             request.seed
         ),
         Some(k) => format!(
-            "years: {} simulated years, seed {}; clustered: each year every provider's rate is multiplied by one common factor G ~ Gamma({k}, 1/{k}) (mean 1, variance 1/{k}), so bad years coincide across providers; otherwise as Poisson (durations resampled, incidents priced alone); {ALONE}",
+            "years: {} simulated years, seed {}; clustered: each year every rate is multiplied by one common factor G ~ Gamma({k}, 1/{k}) (mean 1, variance 1/{k}), so bad years coincide across providers; otherwise as Poisson (the history's windows, per set of providers, resampled whole and priced as the replay prices them); {ALONE}",
             crate::number::group(&request.years.to_string()),
             request.seed
         ),

@@ -17,6 +17,11 @@
 //! sample can change ([`Bound`]): per request, one full attempt on every link in its dearest
 //! cache state (USD), 1 failed request, or one wasted attempt per link; n is the number of
 //! samples (requests in steady state, windows for an incident).
+//!
+//! On an incident timeline with cuts the analytic engine is off by design by a documented
+//! amount (MODEL.md §6, "Timelines": segment-local sessions, and gray hangs that carry a
+//! request's later attempts across a cut): the interval is widened by that bound too
+//! (`TimelineSlack`), so the check holds the engines to what the report says of them.
 
 use crate::figures::{Agree, Bound, Entry, IncidentFigures, SteadyFigures, SteadyPolicyFigures};
 use crate::model::{Pattern, Scenario, incident, steady};
@@ -94,6 +99,76 @@ struct At<'a> {
     dead_s: f64,
     /// Whether [`Check::unseen`] may hold (the policy set).
     allow_unseen: bool,
+    /// On an incident timeline with cuts, how far the analytic engine may be off by design
+    /// (MODEL.md §6, "Timelines"), added to the interval on each side; zero elsewhere.
+    timeline: TimelineSlack,
+}
+
+/// The documented error of the analytic engine on an incident timeline (MODEL.md §6,
+/// "Timelines"), in the engine's units:
+///
+/// - cache figures are segment-local: cold starts and fail-back writes off by at most one
+///   session per cut and model, so `sessions` = cuts × links, and their cost by that many
+///   sessions at one request's dearest price ([`request_bound`]);
+/// - a gray outage makes a request's later attempts T seconds after it arrived, where the
+///   analytic engine gives them its arrival segment: at most λ·T requests per cut see the
+///   other segment's states, so `requests` = cuts × λ·T (0 without a gray outage) for every
+///   figure, in requests (attempts: × links) or USD (× [`request_bound`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct TimelineSlack {
+    sessions: f64,
+    requests: f64,
+}
+
+/// The figures the segment-local session count bounds (MODEL.md §6, "Timelines"): the cache
+/// figures and the totals that include them.
+const SEGMENT_LOCAL: &[&str] = &[
+    "cold_starts",
+    "cold_start_usd",
+    "failback_writes",
+    "failback_usd",
+    "total_usd",
+    "excess_usd",
+];
+
+impl TimelineSlack {
+    /// The slack of `chain` over `incident` (zero for the shorthand or a timeline with no cut).
+    fn of(chain: &crate::model::Chain, incident: &crate::model::Incident) -> TimelineSlack {
+        use crate::model::timeline::OutageFailure;
+        let Some(t) = incident.timeline.as_ref().filter(|t| t.cuts() > 0) else {
+            return TimelineSlack::default();
+        };
+        let cuts = t.cuts() as f64;
+        let gray = t.outages().iter().any(|o| o.failure == OutageFailure::Gray);
+        let t_max = (0..chain.links.len())
+            .map(|i| chain.timeout_s(i))
+            .fold(0.0, f64::max);
+        TimelineSlack {
+            sessions: cuts * chain.links.len() as f64,
+            requests: if gray {
+                cuts * incident.requests_per_second * t_max
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// The slack of figure `key` checked with `bound`, given one request's `usd` bound and the
+    /// chain's `links`.
+    fn of_figure(&self, key: &str, bound: Bound, usd: f64, links: f64) -> f64 {
+        let per = match bound {
+            Bound::Usd => usd,
+            Bound::Links => links,
+            // the policy bounds: no slack outside an incident, where this is zero anyway
+            Bound::One | Bound::Zero | Bound::Attempts | Bound::DeadTime => 1.0,
+        };
+        let sessions = if SEGMENT_LOCAL.contains(&key) {
+            self.sessions
+        } else {
+            0.0
+        };
+        (sessions + self.requests) * per
+    }
 }
 
 impl At<'_> {
@@ -131,7 +206,9 @@ fn check_all<'s>(
         let (z, level) = if headline { (Z99, 0.99) } else { (Z999, 0.999) };
         let unseen = at.allow_unseen && rare_events_unseen(sum, *analytic, 1.0);
         let mut mc = sum.estimate(z, fig.scale);
-        let widened = z * z * at.bound(bound) / sum.n.max(1) as f64 * fig.scale;
+        let widened = (z * z * at.bound(bound) / sum.n.max(1) as f64
+            + at.timeline.of_figure(fig.key, bound, at.usd, at.links))
+            * fig.scale;
         mc.lo -= widened;
         mc.hi += widened;
         out.push(Check {
@@ -174,6 +251,7 @@ fn policy_checks(
         attempts,
         dead_s: attempts * (chain.policy.timeout_s + chain.policy.backoff.cap_s),
         allow_unseen: true,
+        timeline: TimelineSlack::default(),
     };
     let (f, sums): (SteadyPolicyFigures<f64>, _) = (a.figures(chain), m.sums());
     check_all(out, &at, |v| f.visit_pair(&sums, v));
@@ -242,6 +320,7 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
                 attempts: 0.0,
                 dead_s: 0.0,
                 allow_unseen: false,
+                timeline: TimelineSlack::default(),
             };
             let (a, m): (SteadyFigures<f64>, _) = (a.figures(), p.sums());
             check_all(&mut out, &at, |f| a.visit_pair(&m, f));
@@ -295,6 +374,7 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
                 attempts: 0.0,
                 dead_s: 0.0,
                 allow_unseen: false,
+                timeline: TimelineSlack::of(chain, inc),
             };
             let (a, m): (IncidentFigures<f64>, _) = (a.figures(), m.sums());
             check_all(&mut out, &at, |f| a.visit_pair(&m, f));

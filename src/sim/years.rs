@@ -23,10 +23,11 @@
 //! is what makes 1e5 years take milliseconds (`benches/years.rs`). The price of an incident is
 //! what the incident engine says a window of that duration on that provider costs the chain
 //! over its normal bill (the premium) and how many requests it fails. Incidents in one year are
-//! priced independently: two providers' incidents that overlap in time are not priced as one
-//! multi-provider timeline (the requests a chain fails only when all its providers are down at
-//! once are missed; with hour-long incidents a few times a year such overlaps are rare, and
-//! `model::timeline` prices a given overlap exactly).
+//! priced independently, so the caller decides what one incident is: `compare --years`
+//! (`ops::history`) passes the replay's windows, overlapping incidents of several providers
+//! resampled whole as one multi-provider timeline ("provider" is then the set of providers a
+//! window holds), so the requests a chain fails only while all its providers are down count as
+//! often as the history shows such overlaps.
 //!
 //! **Outputs** per chain ([`YearsFigures`]): the expected annual premium with its 95%
 //! interval, the p50/p95/p99 of the annual premium (nearest rank over the simulated years),

@@ -48,7 +48,7 @@
 //! Without `[[incident.outage]]`, the incident is MODEL.md §6's shorthand: the primary's
 //! provider down for the whole window, failing `[incident] failure`. With outages, the window
 //! holds exactly those (the primary's provider is down only if an outage says so) and
-//! `[incident] failure` is the default `failure` of outages that omit it ([`timeline`]).
+//! `[incident] failure` is the default `failure` of outages that omit it (`model::timeline`).
 //!
 //! When a link's model has a `[latency]` entry and no `timeout_trip_rate(s)` is given, its trip
 //! rate is P(L > T) from the latency model; when both hedge legs have one and no

@@ -411,9 +411,16 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
         .incident
         .iter()
         .any(|row| row.chain == chain.name && row.mc.is_some());
-    let failure = match w.failure {
-        FailureMode::Fast => "fast failures (billed 0)",
-        FailureMode::Gray => "gray failures (each hangs to the timeout, billed)",
+    // On a timeline the outages (and their failures) are listed in the notes below.
+    let timeline = report
+        .input
+        .incident
+        .as_ref()
+        .and_then(|i| i.timeline.as_ref());
+    let failure = match (timeline, w.failure) {
+        (Some(_), _) => "",
+        (None, FailureMode::Fast) => ", fast failures (billed 0)",
+        (None, FailureMode::Gray) => ", gray failures (each hangs to the timeout, billed)",
     };
     let normal = report
         .incident
@@ -423,11 +430,19 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
         .unwrap_or(0.0);
     Section {
         heading: None,
-        title: format!(
-            "Incident: {} down for {}, USD",
-            chain.links[0].price.provider,
-            format_seconds(w.duration_s)
-        ),
+        title: match timeline {
+            Some(t) => format!(
+                "Incident: a timeline of {} outage{} over {}, USD",
+                t.outages().len(),
+                if t.outages().len() == 1 { "" } else { "s" },
+                format_seconds(w.duration_s)
+            ),
+            None => format!(
+                "Incident: {} down for {}, USD",
+                chain.links[0].price.provider,
+                format_seconds(w.duration_s)
+            ),
+        },
         notes: {
             // A chain with a traffic share sees its share of the window's requests.
             let mine = report
@@ -442,7 +457,7 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
                 .unwrap_or_default();
             let mut notes = vec![
                 format!(
-                    "{} requests{share} in {} sessions of {}, {failure}",
+                    "{} requests{share} in {} sessions of {}{failure}",
                     group(&mine.to_string()),
                     group(&mine.div_ceil(w.session_length.max(1)).to_string()),
                     w.session_length
@@ -508,6 +523,18 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
                         ", {} half-open probes, breaker open {}",
                         group(&trim(p, 4)),
                         format_seconds(o.round())
+                    ));
+                }
+                // On a timeline: how often it opened (a partial outage makes it flap).
+                if let Some(n) = m.breaker_opens {
+                    note.push_str(&format!(
+                        ", opened {} times from closed{}",
+                        group(&trim(n.mean, 4)),
+                        if n.mean > 1.5 {
+                            " (it flaps: the outage's successes close it, its failures reopen it)"
+                        } else {
+                            ""
+                        }
                     ));
                 }
                 note.push_str(&format!(

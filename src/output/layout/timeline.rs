@@ -38,12 +38,22 @@ pub(super) fn outages(t: &Timeline) -> String {
 }
 
 /// The note on the cold starts and fail-back writes of analytic rows on a timeline with cuts:
-/// counted per segment, so low by up to a session per cut and model (`None` without cuts).
+/// counted per segment, so low by up to a session per cut and model; with a gray outage also
+/// the request figures, off by up to λ·T requests per cut (`None` without cuts).
 pub(super) fn segment_local(t: &Timeline) -> Option<String> {
     let cuts = t.cuts();
     (cuts > 0).then(|| {
+        let rest = if t
+            .outages()
+            .iter()
+            .any(|o| o.failure == OutageFailure::Gray)
+        {
+            "; with a gray outage a request's attempts after a hang are priced in the segment it arrived in, where in time they come T s later: off by at most λ·T requests per cut (docs/MODEL.md §6); the other figures are exact"
+        } else {
+            "; the other figures are exact"
+        };
         format!(
-            "≈ cold starts and fail-back writes: each session counted in the segment where it starts, so a session straddling one of the {cuts} cuts is missed: low by up to one session per cut and model (measured 0.9 to 1.0 per cut where a model starts answering; docs/MODEL.md §6); the other figures are exact"
+            "≈ cold starts and fail-back writes: each session counted in the segment where it starts, so a session straddling one of the {cuts} cuts is missed: low by up to one session per cut and model (measured 0.9 to 1.0 per cut where a model starts answering; docs/MODEL.md §6){rest}"
         )
     })
 }

@@ -49,8 +49,9 @@
 //! [`crate::model::timeline::Timeline::chain_segments`]):
 //!
 //! - up: the link's steady rates and error mix, as above;
-//! - failing (an outage of its provider or model at error rate e): the attempt fails by the
-//!   outage with probability e, drawn per attempt, with the outage's class (`fast`: a
+//! - failing (an outage of its provider or model at error rate e): the request finds the link
+//!   down with probability e, drawn once per request and link (its retries there share the
+//!   draw, as in the analytic engine), and the attempt fails by the outage, with its class (`fast`: a
 //!   server error, billed 0, `fast_fail_s`; `gray`: a timeout, the input side billed in the
 //!   link's cache state, T); otherwise it is drawn as up (the steady failure is an independent
 //!   cause: p = 1 − (1 − q)(1 − e)). A latency factor draws the link's latency multiplied by it
@@ -115,6 +116,11 @@ struct Flight {
     leg0: Option<LegEnd>,
     /// The backup races the primary (rather than following its failure).
     racing: bool,
+    /// The request's outage draw on the link it is on: (its position, u ~ U(0, 1)); the link
+    /// is found down while u is below its error rate. Drawn once per request and link, at the
+    /// first attempt there in a partial outage, so the link's retries share it (MODEL.md §6,
+    /// "Timelines").
+    outage_u: Option<(usize, f64)>,
 }
 
 /// What a hedged request's next step is.
@@ -239,12 +245,16 @@ impl Window<'_> {
         &self.sim
     }
 
-    /// Whether an attempt on a link in `state` fails by its outage: drawn per attempt at the
-    /// outage's error rate (independent of the link's steady failures, drawn after). An
-    /// attempt on a link in an outage (error rate > 0) counts in `dead_attempts`.
+    /// Whether an attempt on link `pos` in `state` fails by its outage: the request finds the
+    /// link down when its draw for the link (`drawn`, made at its first attempt there and kept
+    /// for its retries) is below the outage's error rate; independent of the link's steady
+    /// failures, drawn after. An attempt on a link in an outage (error rate > 0) counts in
+    /// `dead_attempts`.
     fn outage_hit(
         &self,
+        pos: usize,
         state: Option<LinkState>,
+        drawn: &mut Option<(usize, f64)>,
         run: &mut Run,
         rng: &mut SimRng,
     ) -> Option<OutageFailure> {
@@ -255,7 +265,18 @@ impl Window<'_> {
                 ..
             }) if error_rate > 0.0 => {
                 run.dead_attempts += 1.0;
-                (error_rate >= 1.0 || uniform(rng) < error_rate).then_some(failure)
+                if error_rate >= 1.0 {
+                    return Some(failure);
+                }
+                let u = match *drawn {
+                    Some((p, u)) if p == pos => u,
+                    _ => {
+                        let u = uniform(rng);
+                        *drawn = Some((pos, u));
+                        u
+                    }
+                };
+                (u < error_rate).then_some(failure)
             }
             _ => None,
         }
@@ -385,7 +406,7 @@ impl Window<'_> {
             } else {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
-                let outcome = match self.outage_hit(state, run, rng) {
+                let outcome = match self.outage_hit(f.pos, state, &mut f.outage_u, run, rng) {
                     Some(failure) => self.outage_failure(l.role.index, failure, fail_prices),
                     None => self.sim_for(state).draw(l.role.index, fail_prices, rng),
                 };

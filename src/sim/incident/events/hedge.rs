@@ -87,7 +87,8 @@ impl Window<'_> {
                 dead: true,
             };
         }
-        let outcome = match self.outage_hit(state, run, rng) {
+        // A leg is one attempt: its own draw.
+        let outcome = match self.outage_hit(l.role.index, state, &mut None, run, rng) {
             Some(failure) => {
                 let a = self.outage_failure(l.role.index, failure, &l.warm);
                 if let AttemptResult::Fail(class, usd, secs) = a {
