@@ -84,7 +84,14 @@ pub enum Command {
     --output sept3.json
   fallcost compare --scenario scenarios/failover-chains.toml --mc 1e7 --seed 42
   fallcost compare --scenario scenarios/sept3.toml --mc --mc-runs 1000 \\
-    --format json")]
+    --format json
+  fallcost compare --scenario scenarios/sept3-timeline.toml --mc
+  fallcost compare --scenario scenarios/sept3.toml --drill 30m \\
+    --set incident.requests_per_second=0.2
+  fallcost compare --scenario scenarios/sept3.toml \\
+    --incidents examples/history/anthropic-incidents.json \\
+    --incidents examples/history/openai-monitoring.csv \\
+    --component 'Claude API' --years 100000 --seed 1")]
     Compare(CompareArgs),
     /// Print a price table: the bundled one by default, or a file.
     #[command(after_help = "Examples:
@@ -406,14 +413,14 @@ pub struct CompareArgs {
     /// midpoint of what `minor` can mean; `major` and `critical` are 1).
     #[arg(long, value_name = "RATE", requires = "incidents", value_parser = parse_share)]
     pub minor_error_rate: Option<f64>,
-    /// With `--incidents`: simulate N years of the history (2 to 1e6): each provider's
-    /// incidents a Poisson process at its history's rate, durations resampled, each priced once
-    /// by the incident engine. Prints per chain the expected annual incident premium with its
-    /// interval, its p50/p95/p99, failed requests per year and availability. `--seed` repeats a
-    /// run.
+    /// With `--incidents`: simulate N years of the history (2 to 1e6): the replay's windows (an
+    /// incident, or overlapping incidents of several providers) a Poisson process per set of
+    /// providers at the history's rate, each resampled whole and priced once by the incident
+    /// engine. Prints per chain the expected annual incident premium with its interval, its
+    /// p50/p95/p99, failed requests per year and availability. `--seed` repeats a run.
     #[arg(long, value_name = "N", requires = "incidents", value_parser = parse_years)]
     pub years: Option<u64>,
-    /// With `--years`: clustered years: each year every provider's rate is multiplied by one
+    /// With `--years`: clustered years: each year every rate is multiplied by one
     /// common Gamma(K, 1/K) factor (mean 1, variance 1/K; smaller K, more clustering).
     #[arg(long, value_name = "K", requires = "years", value_parser = parse_ratio)]
     pub cluster: Option<f64>,
