@@ -162,8 +162,8 @@ pub fn primary_win_rate_each(l0: &Latency, l1: &Latency, t0_s: f64, t1_s: f64) -
 
 /// w_d = P(L₀ < d + L₁ | d < L₀ ≤ T₀, L₁ ≤ T₁): [`delayed_win_rate`] with each leg abandoned
 /// at its own timeout, seconds; the integrand's F₁(T) − F₁(eˣ − d) becomes
-/// max(0, F₁(T₁) − F₁(eˣ − d)) over ln d < x ≤ ln T₀. Equal timeouts give
-/// [`delayed_win_rate`] exactly.
+/// max(0, F₁(T₁) − F₁(eˣ − d)) over ln d < x ≤ ln T₀ (with equal timeouts the max is never
+/// taken: eˣ − d < T there, so this is [`delayed_win_rate`], which calls it).
 pub fn delayed_win_rate_each(
     l0: &Latency,
     l1: &Latency,
@@ -171,9 +171,6 @@ pub fn delayed_win_rate_each(
     t0_s: f64,
     t1_s: f64,
 ) -> f64 {
-    if t0_s == t1_s {
-        return delayed_win_rate(l0, l1, delay_s, t0_s);
-    }
     if delay_s <= 0.0 {
         return primary_win_rate_each(l0, l1, t0_s, t1_s);
     }
@@ -210,35 +207,7 @@ pub fn delayed_win_rate_each(
 /// w_d = ∫_{ln d}^{ln T} φ₀(x)·(F₁(T) − F₁(eˣ − d)) dx / ((F₀(T) − F₀(d))·F₁(T)), by Simpson's
 /// rule over 4,096 panels. Returns 1 when the primary cannot still be running at d.
 pub fn delayed_win_rate(l0: &Latency, l1: &Latency, delay_s: f64, timeout_s: f64) -> f64 {
-    if delay_s <= 0.0 {
-        return primary_win_rate(l0, l1, timeout_s);
-    }
-    let pending = l0.cdf(timeout_s) - l0.cdf(delay_s);
-    let f1t = l1.cdf(timeout_s);
-    if pending <= 0.0 || f1t <= 0.0 || delay_s >= timeout_s {
-        return 1.0;
-    }
-    let (m0, s0) = (l0.mu(), l0.sigma());
-    if s0 == 0.0 {
-        // The primary takes exactly p50 (> d here): it wins when the backup is slower than p50 − d.
-        return (f1t - l1.cdf(l0.p50_s - delay_s)) / f1t;
-    }
-    let (lo, hi) = (delay_s.ln().max(m0 - 12.0 * s0), timeout_s.ln());
-    if hi <= lo {
-        return 1.0;
-    }
-    let n = 4096;
-    let h = (hi - lo) / n as f64;
-    let g = |x: f64| {
-        let z = (x - m0) / s0;
-        (-0.5 * z * z).exp() / (s0 * (2.0 * std::f64::consts::PI).sqrt())
-            * (f1t - l1.cdf(x.exp() - delay_s))
-    };
-    let mut sum = g(lo) + g(hi);
-    for i in 1..n {
-        sum += if i % 2 == 1 { 4.0 } else { 2.0 } * g(lo + i as f64 * h);
-    }
-    (sum * h / 3.0 / (pending * f1t)).clamp(0.0, 1.0)
+    delayed_win_rate_each(l0, l1, delay_s, timeout_s, timeout_s)
 }
 
 /// Φ(x), the standard normal CDF (Hart's 1968 rational approximation as given by G. West,

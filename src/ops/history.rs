@@ -67,6 +67,33 @@ fn windows(history: &History) -> Vec<Window<'_>> {
     out
 }
 
+/// Window `id`'s (1-based) outages on one timeline of its own span, and its providers in
+/// first-seen order. Errors: the outages do not make a valid timeline (named by the window's
+/// first incident).
+fn window_timeline(
+    history: &History,
+    w: &Window<'_>,
+    id: usize,
+) -> anyhow::Result<(Timeline, Vec<String>)> {
+    let len = w.end_s - w.start_s;
+    let outages = history.outages_in(w.start_s, len);
+    let mut providers: Vec<String> = Vec::new();
+    for o in &outages {
+        let p = o.target.provider().to_string();
+        if !providers.contains(&p) {
+            providers.push(p);
+        }
+    }
+    let timeline = Timeline::new(len, outages).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: incident {id} ({}): {e}",
+            w.incidents[0].file,
+            w.incidents[0].name
+        )
+    })?;
+    Ok((timeline, providers))
+}
+
 /// Every provider of the history must be a provider of some link of the scenario: one that is
 /// not (a misspelt CSV cell, a page whose name is not the price table's provider) would price
 /// as nothing.
@@ -170,16 +197,10 @@ pub fn replay(
     let mut rows: Vec<ReplayRow> = Vec::new();
     for (k, w) in windows(&history).iter().enumerate() {
         let id = k + 1;
-        let len = w.end_s - w.start_s;
-        let outages = history.outages_in(w.start_s, len);
-        let mut providers: Vec<String> = Vec::new();
-        for o in &outages {
-            let p = o.target.provider().to_string();
-            if !providers.contains(&p) {
-                providers.push(p);
-            }
-        }
-        let replay_outages = outages
+        let (timeline, providers) = window_timeline(&history, w, id)?;
+        let len = timeline.window_s();
+        let replay_outages = timeline
+            .outages()
             .iter()
             .map(|o| ReplayOutage {
                 provider: o.target.provider().to_string(),
@@ -189,13 +210,6 @@ pub fn replay(
                 error_rate: o.error_rate,
             })
             .collect();
-        let timeline = Timeline::new(len, outages).map_err(|e| {
-            anyhow::anyhow!(
-                "{}: incident {id} ({}): {e}",
-                w.incidents[0].file,
-                w.incidents[0].name
-            )
-        })?;
         let mut s = scenario.clone();
         s.incident = Some(with_timeline(base, timeline));
         let report = super::compare::analytic(&s);
@@ -344,22 +358,8 @@ struct Shape {
 fn window_processes(history: &History) -> anyhow::Result<Vec<ProviderHistory<Shape>>> {
     let mut shapes: Vec<(String, Shape)> = Vec::new();
     for (k, w) in windows(history).iter().enumerate() {
-        let len = w.end_s - w.start_s;
-        let outages = history.outages_in(w.start_s, len);
-        let mut providers: Vec<String> = outages
-            .iter()
-            .map(|o| o.target.provider().to_string())
-            .collect();
+        let (timeline, mut providers) = window_timeline(history, w, k + 1)?;
         providers.sort_unstable();
-        providers.dedup();
-        let timeline = Timeline::new(len, outages).map_err(|e| {
-            anyhow::anyhow!(
-                "{}: incident {} ({}): {e}",
-                w.incidents[0].file,
-                k + 1,
-                w.incidents[0].name
-            )
-        })?;
         shapes.push((providers.join(" + "), Shape { timeline }));
     }
     Ok(ProviderHistory::from_incidents(
