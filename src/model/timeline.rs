@@ -28,6 +28,7 @@
 use std::fmt;
 
 pub mod money;
+pub mod sessions;
 
 /// What an outage takes down.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -392,6 +392,10 @@ impl Window<'_> {
                 f.budget = None;
                 continue;
             };
+            // On a timeline, a link down for every request (error rate 1) that is not warm:
+            // its failed attempts' premium over warm is a cold-start cost, as on the
+            // shorthand's dead provider (MODEL.md §6).
+            let mut down_cold = false;
             let (class, usd, secs) = if l.role.dead {
                 run.dead_attempts += 1.0;
                 record(
@@ -407,7 +411,11 @@ impl Window<'_> {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
                 let outcome = match self.outage_hit(f.pos, state, &mut f.outage_u, run, rng) {
-                    Some(failure) => self.outage_failure(l.role.index, failure, fail_prices),
+                    Some(failure) => {
+                        down_cold = !std::ptr::eq(fail_prices, &l.warm)
+                            && state.is_some_and(|s| s.failure_probability() >= 1.0);
+                        self.outage_failure(l.role.index, failure, fail_prices)
+                    }
                     None => self.sim_for(state).draw(l.role.index, fail_prices, rng),
                 };
                 match outcome {
@@ -450,6 +458,10 @@ impl Window<'_> {
             if l.role.dead {
                 run.base.window += l.dead_warm;
                 run.base.cold_start += usd - l.dead_warm;
+            } else if down_cold {
+                let warm = if usd > 0.0 { l.warm.gray } else { 0.0 };
+                run.base.window += warm;
+                run.base.cold_start += usd - warm;
             } else {
                 run.base.window += usd;
             }
