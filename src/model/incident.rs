@@ -832,6 +832,51 @@ fn outcome(
     }
 }
 
+/// How far the analytic figures of one pattern on a timeline may be off the process in time
+/// (MODEL.md §6, "Timelines"). Each request is priced in the segment it arrives in; its
+/// attempts after a failure start later (by its dead time) and in time may find the next
+/// segment's states: per figure, at most `requests` requests' worth (1 failed request, one
+/// attempt per link, one request's dearest USD each). Cache figures are exact expectations over
+/// where sessions fall, but where a cache can expire within a session (λ·TTL not ≫ L): then
+/// `sessions` per cut and model.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TimelineBound {
+    /// Expected requests whose attempts after their first reach past a cut: Σ over the
+    /// segments but the last of λ × the segment's mean dead time per request (requests).
+    pub requests: f64,
+    /// Sessions the cache figures may be off by in all: cuts × links where a cache can expire
+    /// within a session, else 0 (sessions).
+    pub sessions: f64,
+}
+
+impl TimelineBound {
+    /// Whether the figures are exact (nothing to bound).
+    pub fn exact(&self) -> bool {
+        self.requests <= 0.0 && self.sessions <= 0.0
+    }
+}
+
+/// The [`TimelineBound`] of `pattern` on `chain` over `incident`: `None` without a timeline
+/// with cuts, or where [`evaluate`] has no figures.
+pub fn timeline_bound(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+) -> Option<TimelineBound> {
+    let timeline = incident.timeline.as_ref().filter(|t| t.cuts() > 0)?;
+    if pattern.is_hedged() && chain.links.len() < 2 {
+        return None;
+    }
+    let (_, requests) = piecewise::priced(request, chain, incident, timeline, pattern)?;
+    let sessions = if piecewise::expiry_negligible(chain, incident) {
+        0.0
+    } else {
+        (timeline.cuts() * chain.links.len()) as f64
+    };
+    Some(TimelineBound { requests, sessions })
+}
+
 /// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
 ///
 /// With a timeline (`incident.timeline`), the figures are priced piecewise over its segments

@@ -60,6 +60,19 @@ pub(super) fn evaluate(
     timeline: &Timeline,
     pattern: Pattern,
 ) -> Option<IncidentOutcome> {
+    priced(request, chain, incident, timeline, pattern).map(|(o, _)| o)
+}
+
+/// [`evaluate`] and the expected requests whose attempts cross a cut after their first
+/// ([`super::TimelineBound::requests`]): Σ over the segments but the last of λ × the mean
+/// dead time of the requests arriving there.
+pub(super) fn priced(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    timeline: &Timeline,
+    pattern: Pattern,
+) -> Option<(IncidentOutcome, f64)> {
     if chain.policy.breaker.is_some() {
         return None;
     }
@@ -77,7 +90,8 @@ pub(super) fn evaluate(
     let straddle = segs.len() > 1;
     let mut totals = Totals::default();
     let mut shares: Vec<SegmentShares> = Vec::with_capacity(segs.len());
-    for seg in &segs {
+    let mut crossing = 0.0;
+    for (k, seg) in segs.iter().enumerate() {
         let slowed = slowed(chain, &seg.states);
         let here = slowed.as_ref().unwrap_or(chain);
         let modes: Vec<FailureMode> = seg.states.iter().map(|&s| mode_of(s)).collect();
@@ -91,6 +105,10 @@ pub(super) fn evaluate(
         let law = (!straddle).then_some(sessions);
         let mut t = segment(request, here, &span, seg, &base, law, pattern);
         rewarm(request, &span, seg, &base, sessions, &mut t);
+        if k + 1 < segs.len() && span.requests > 0.0 {
+            // λ·E[min(Δ, len)] ≤ λ·E[Δ]: the requests whose attempts reach the next cut
+            crossing += incident.requests_per_second * (t.dead_time / span.requests);
+        }
         shares.push(SegmentShares {
             models: std::mem::take(&mut t.caches),
             answered: if span.requests > 0.0 {
@@ -107,7 +125,7 @@ pub(super) fn evaluate(
         exact_cache(request, chain, &placed, &shares, nf, d, &mut totals);
     }
     let failback = failback(request, chain, &segs, &placed, &shares, pattern);
-    Some(outcome(
+    let o = outcome(
         request,
         chain,
         incident,
@@ -115,7 +133,8 @@ pub(super) fn evaluate(
         n.div_ceil(l),
         failback,
         None,
-    ))
+    );
+    Some((o, crossing))
 }
 
 /// What a segment hands the window-level cache figures: its models' [`ModelShare`]s and the
@@ -1088,7 +1107,7 @@ mod tests {
     /// The re-warm law by hand: s = 0.5, three requests, N = 10 arrivals, TTL/D = 0.1:
     /// G(1) = 1 − 0.9¹⁰, G(2) = G(1) − 10·0.1·0.9⁹, G(3) = G(2) − 45·0.01·0.9⁸;
     /// P(warm at 0) = G(1), at 1: s·G(1) + (1 − s)·G(2), at 2: s·G(1) + s(1 − s)·G(2) +
-    /// (1 − s)²·G(3). The same as model::timeline's `unwarmed` with a warm start on that law.
+    /// (1 − s)²·G(3).
     #[test]
     fn rewarm_by_hand() {
         let g1 = 1.0 - 0.9f64.powi(10);
@@ -1097,8 +1116,6 @@ mod tests {
         let want =
             (1.0 - g1) + (1.0 - 0.5 * g1 - 0.5 * g2) + (1.0 - 0.5 * g1 - 0.25 * g2 - 0.25 * g3);
         assert!(close(rewarm_unwarmed(0.5, 3.0, 10.0, 0.1), want, 1e-12));
-        let timeline = crate::model::timeline::unwarmed(0.5, 3, &[g1, g2, g3], true);
-        assert!(close(timeline, want, 1e-12));
         // no expiry, or always answered: never unwarmed
         assert_eq!(rewarm_unwarmed(0.5, 20.0, 11_160.0, 1.5), 0.0);
         assert_eq!(rewarm_unwarmed(1.0, 20.0, 11_160.0, 0.01), 0.0);

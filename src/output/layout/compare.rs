@@ -474,7 +474,11 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
                 let analytic = report.incident.iter().any(|row| {
                     row.chain == chain.name && row.method == crate::report::Method::Analytic
                 });
-                notes.extend(super::timeline::segment_local(t).filter(|_| analytic));
+                let inc = report.input.incident.as_ref().map(|i| i.for_chain(chain));
+                notes.extend(inc.and_then(|i| {
+                    super::timeline::approximation(&report.input.request, chain, &i)
+                        .filter(|_| analytic)
+                }));
             }
             if let Some(windows) = report
                 .incident

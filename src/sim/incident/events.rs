@@ -143,7 +143,7 @@ struct Cache {
 }
 
 /// Per-run totals.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Run {
     /// The figures every incident simulation keeps.
     base: crate::sim::incident::fast::Run,
@@ -156,6 +156,10 @@ struct Run {
     /// the simulation; the shorthand's are deterministic).
     failback: f64,
     failback_writes: f64,
+    /// On a timeline: (session, silent run) for each request answered by another model than
+    /// the primary's that arrived in a silent run longer than the primary's TTL; each distinct
+    /// pair is one fail-back write (MODEL.md §6, "Fail-back writes").
+    written: Vec<(u32, u32)>,
 }
 
 const STEP: u8 = 1;
@@ -296,26 +300,31 @@ impl Window<'_> {
     }
 
     /// On a timeline, the primary's model answered session cache `c` at `t`: a cache expired
-    /// since its last answer (a gap over the TTL) is rewritten, a fail-back write when a run of
-    /// the primary's silence lies in the gap (the session comes back to it), else a cold start
-    /// on the primary (the gaps of a partial outage).
+    /// since its last answer (a gap over the TTL) is rewritten. Across a run of the primary's
+    /// silence that is the fail-back write, counted by what the session saw in the run
+    /// ([`Window::answered_elsewhere`]); otherwise a cold start on the primary (the gaps of a
+    /// partial outage).
     fn primary_answered(&self, l: &IncidentLink, c: &mut Cache, t: f64, run: &mut Run) {
         let Some(clock) = &self.clock else {
             return;
         };
-        if t - c.last > l.ttl_s {
-            let premium = l.first.success - l.warm.success;
-            if clock.crosses_run(c.last, t) {
-                if self.failback_counts {
-                    run.failback += premium;
-                    run.failback_writes += 1.0;
-                }
-            } else {
-                run.base.cold_start += premium;
-                run.base.cold_starts += 1.0;
-            }
+        if t - c.last > l.ttl_s && !clock.crosses_run(c.last, t) {
+            run.base.cold_start += l.first.success - l.warm.success;
+            run.base.cold_starts += 1.0;
         }
         c.last = t;
+    }
+
+    /// On a timeline, request `f` was answered by another model than the primary's: if it
+    /// arrived in a silent run of the primary longer than its TTL, its session rewrites the
+    /// primary's cache once for that run (MODEL.md §6, "Fail-back writes").
+    fn answered_elsewhere(&self, f: &Flight, run: &mut Run) {
+        if let Some(clock) = &self.clock
+            && self.failback_counts
+            && let Some(id) = clock.long_run_at(f.start, self.links[0].ttl_s)
+        {
+            run.written.push((f.session as u32, id as u32));
+        }
     }
 
     /// The prices of live link `l` for the request at `t`: (a success, a failed attempt).
@@ -431,6 +440,8 @@ impl Window<'_> {
                         f.n += 1;
                         if l.slot == 0 && l.role.starts_warm {
                             self.primary_answered(l, cache, t, run);
+                        } else if l.slot != 0 {
+                            self.answered_elsewhere(f, run);
                         }
                         run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
@@ -531,11 +542,10 @@ impl Window<'_> {
             seq: 0,
         };
         let mut arrivals = Arrivals::new(n as u64, self.incident.duration_s);
-        // On a timeline: each session's last arrival (where it leaves the primary, if silent).
-        let mut last_arrival = vec![0.0; if self.clock.is_some() { sessions } else { 0 }];
         for (k, f) in flights.iter_mut().enumerate() {
             let t = arrivals.next(rng);
             f.session = k / length;
+            f.start = t;
             sched.push(t, STEP, k as u32);
             if let Some(clock) = &self.clock {
                 // The session comes warm on the primary: it last answered at the session's
@@ -543,7 +553,6 @@ impl Window<'_> {
                 if k % length == 0 && nl > 0 {
                     caches[f.session * nl].last = clock.run_at(t).map_or(t, |(a, _)| a);
                 }
-                last_arrival[f.session] = t;
             }
         }
         let mut run = Run::default();
@@ -584,21 +593,14 @@ impl Window<'_> {
             }
             flights[r] = f;
         }
-        if let Some(clock) = &self.clock {
-            // A session whose last request finds the primary silent comes back to it when the
-            // silence ends (at the window's end, if it lasts): a fail-back write if its cache
-            // expired by then.
-            if self.failback_counts {
-                let l0 = &self.links[0];
-                for (s, &t1) in last_arrival.iter().enumerate() {
-                    if let Some((_, end)) = clock.run_at(t1)
-                        && end - caches[s * nl].last > l0.ttl_s
-                    {
-                        run.failback += l0.first.success - l0.warm.success;
-                        run.failback_writes += 1.0;
-                    }
-                }
-            }
+        if self.clock.is_some() {
+            // One fail-back write per session and silent run it was answered elsewhere in.
+            let mut written = std::mem::take(&mut run.written);
+            written.sort_unstable();
+            written.dedup();
+            let l0 = &self.links[0];
+            run.failback_writes = written.len() as f64;
+            run.failback = run.failback_writes * (l0.first.success - l0.warm.success);
             // Every provider's breaker: on a timeline any of them may open.
             run.probes = breakers.iter().map(Circuit::probes).sum();
             run.open_s = breakers.iter().map(Circuit::open_s).sum();
