@@ -625,3 +625,119 @@ fn a_partial_outage_is_drawn_once_per_request_and_link() {
         a.wasted_attempts,
     );
 }
+
+/// Issue 21, item 3: a hedge whose primary leg is drilled sends the other leg alone, once,
+/// without retries (every hedge leg is one attempt, `model::hedge`; a drilled leg is a leg the
+/// breaker refuses), then the links after it under the policy. Anthropic drilled 1,200 s at
+/// λ = 1, Sonnet 5 ⇢ Sol (failing 20%, fast) → Luna, 2 retries, no backoff: Sol answers 0.8,
+/// its failures go on to Luna, which answers: 0.2 × 1,200 = 240 wasted attempts, none failed.
+/// Before, the analytic engine retried Sol as in sequence: 1,200 × (0.2 + 0.04 + 0.008) = 297.6.
+#[test]
+fn a_drilled_hedge_leg_is_not_retried() {
+    let (r, mut c, i) = sept3(false);
+    let prices = bundled("2026-07").unwrap();
+    c.links
+        .push(Link::new(prices.get("openai/gpt-6-luna").unwrap().clone()));
+    c.links[1].failure_rate = 0.2;
+    c.steady.gray_fraction = 0.0;
+    c.policy.retries = 2;
+    c.policy.backoff.base_s = 0.0;
+    c.policy.backoff.cap_s = 0.0;
+    let inc = Incident {
+        duration_s: 1200.0,
+        timeline: Some(
+            Timeline::new(
+                1200.0,
+                vec![Outage::new(
+                    provider("anthropic"),
+                    0.0,
+                    None,
+                    OutageFailure::Drill,
+                )],
+            )
+            .unwrap(),
+        ),
+        ..i
+    };
+    for pattern in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
+        let a = fallcost::model::incident::evaluate(&r, &c, &inc, pattern).unwrap();
+        assert!((a.wasted_attempts - 240.0).abs() < 1e-9, "{a:?}");
+        assert_eq!(a.failed_requests, 0.0);
+        let m = run(&r, &c, &inc, pattern, 40, 3);
+        assert_within("wasted attempts", &m.base.wasted_attempts, a.wasted_attempts);
+        assert_within("window", &m.base.window, a.window);
+    }
+    // in sequence Sol is retried: 297.6
+    let s = fallcost::model::incident::evaluate(&r, &c, &inc, Pattern::Sequential).unwrap();
+    assert!((s.wasted_attempts - 297.6).abs() < 1e-9, "{s:?}");
+}
+
+/// Issue 21, item 6: a dead explicit-caching fallback on a timeline, its failed attempts booked
+/// as in the analytic engine. GPT-6 Sol → Sonnet 5, both providers hanging (gray) all 600 s at
+/// λ = 1: every Sonnet attempt is billed as a write would be (`always`), 0.156, of which the
+/// premium over its warm gray price 0.0288, 0.1272, is a cold-start cost: 600 × 0.1272 =
+/// 76.32; the window holds Sol's warm gray attempts (also 0.0288: 60,000 × 0.38 + 600 × 10,
+/// per 1e6) and Sonnet's at warm: 600 × 0.0576 = 34.56. Before, the simulation put the premium in the window (cold 0 against
+/// 76.32; the total agreed).
+#[test]
+fn a_dead_fallbacks_premium_is_a_cold_start_in_both_engines() {
+    let (r, mut c, i) = sept3(false);
+    c.links.swap(0, 1);
+    let gray = |p: &str| Outage::new(provider(p), 0.0, None, OutageFailure::Gray);
+    let inc = Incident {
+        duration_s: 600.0,
+        timeline: Some(Timeline::new(600.0, vec![gray("openai"), gray("anthropic")]).unwrap()),
+        ..i
+    };
+    let a = fallcost::model::incident::evaluate(&r, &c, &inc, Pattern::Sequential).unwrap();
+    assert!((a.cold_start - 76.32).abs() < 1e-9, "{a:?}");
+    assert!((a.window - 34.56).abs() < 1e-9, "{a:?}");
+    let m = run(&r, &c, &inc, Pattern::Sequential, 20, 4);
+    assert_within("cold start", &m.base.cold_start, a.cold_start);
+    assert_within("window", &m.base.window, a.window);
+}
+
+/// Issue 21, item 5: retries that outlive a fast outage. Anthropic down [0, 300 s) of 900 s at
+/// λ = 1, Sonnet 5 → Sol, 2 retries 20 s apart (no jitter): in time a request arriving in the
+/// last 41 s retries after the outage ended and Sonnet answers it; the analytic engine prices
+/// every request in its arrival segment (3 failed attempts, then Sol: 900 wasted). The
+/// simulation's 900 − 2 × 20.5 − 20.5 = 838.5 is within the stated bound: λ × the segment's
+/// dead time, 3 × 0.5 s + 2 × 20 s = 41.5 requests (× 2 links in attempts), which the JSON row
+/// labels approximate and the table's note states. Before, the fast timeline's request
+/// figures were called exact.
+#[test]
+fn retries_that_outlive_an_outage_are_within_the_stated_bound() {
+    let (r, mut c, i) = sept3(false);
+    c.policy.retries = 2;
+    c.policy.backoff = fallcost::model::policy::Backoff {
+        base_s: 20.0,
+        cap_s: 20.0,
+        jitter: fallcost::model::policy::Jitter::None,
+    };
+    let inc = Incident {
+        duration_s: 900.0,
+        timeline: Some(
+            Timeline::new(
+                900.0,
+                vec![Outage::new(
+                    provider("anthropic"),
+                    0.0,
+                    Some(300.0),
+                    OutageFailure::Fast,
+                )],
+            )
+            .unwrap(),
+        ),
+        ..i
+    };
+    let a = fallcost::model::incident::evaluate(&r, &c, &inc, Pattern::Sequential).unwrap();
+    assert!((a.wasted_attempts - 900.0).abs() < 1e-9, "{a:?}");
+    let b = fallcost::model::incident::timeline_bound(&r, &c, &inc, Pattern::Sequential).unwrap();
+    assert!((b.requests - 41.5).abs() < 1e-9, "{b:?}");
+    assert_eq!(b.sessions, 0.0);
+    let m = run(&r, &c, &inc, Pattern::Sequential, 30, 6);
+    let mc = m.base.wasted_attempts.mean();
+    println!("wasted attempts: analytic {}, MC {mc:.1} ± {:.1}", a.wasted_attempts, m.base.wasted_attempts.std_error());
+    assert!((mc - 838.5).abs() < 4.0 * m.base.wasted_attempts.std_error() + 1.0, "{mc}");
+    assert!((a.wasted_attempts - mc).abs() <= 2.0 * b.requests);
+}
