@@ -12,25 +12,25 @@
 //!   p = 1 − (1 − q)(1 − e). The engine mixes the 2^k ways the k partially failing links of a
 //!   segment can be found (their weights the products of e and 1 − e);
 //! - **drilled**: no attempt (the breaker opened by hand); the request goes on to the next
-//!   link. A hedge with a drilled leg sends the other alone, then the links after it in turn;
+//!   link. A hedge's drilled leg is a refused leg ([`HedgeLeg::dead`] tried by none): the other
+//!   goes alone, once, without retries, then the links after them in turn;
 //! - **slow** (a latency factor f): the link's latency model scaled by f, so its trip rate
 //!   P(f·L > T) where the trip rate comes from a given latency model (a trip rate given as a
 //!   number is kept; the default latency model drives no trips, MODEL.md §7), and the hedge's w
 //!   where it came from the latency models.
 //!
-//! Cache figures follow the segment-local session law of docs/timeline-notes.md: session j
-//! (requests jL .. jL + L − 1, the last one shorter when L does not divide N) is counted in the
-//! segment where its first request falls (request i at time i·D/N) and sees that segment's
-//! states throughout. Cold starts on a fallback model are MODEL.md §6's per session with the
-//! segment's answer share s; a warm model (the primary, a hedge's second leg) in a partial
-//! outage re-warms by the same law from a warm start ([`rewarm_unwarmed`]). Fail-back writes:
-//! per maximal run of segments in which the primary's model answers nothing (down with e = 1,
-//! or drilled) and some other link answers, longer than the primary's cache TTL, the sessions
-//! starting in the run rewrite the primary's cache once ([`failback`]). With one outage of the
-//! primary's provider over the whole window this is the shorthand exactly (one segment, ⌈N/L⌉
-//! sessions). A session straddling a cut is counted with the states of the segment it starts
-//! in, so the cold starts and fail-back writes are off by at most one session per cut and
-//! model (measured: docs/MODEL.md §6, "Timelines"); every other figure is an exact expectation.
+//! Every attempt of a request is priced in its arrival segment; in time its attempts after a
+//! failure come its dead time later, so the figures are off by at most [`priced`]'s count of
+//! the requests whose attempts reach past a cut (MODEL.md §6, "Timelines";
+//! `incident::timeline_bound`).
+//!
+//! Cache figures (MODEL.md §6, "Timelines"): with cuts, each segment hands its models'
+//! answer shares and unwarmed extra costs ([`ModelShare`]) up, and [`exact_cache`] walks each
+//! way a session can lie on the segments ([`placements`], exact) request by request. Without
+//! cuts, the shorthand's session law. A warm model (the primary, a hedge's second leg) in a
+//! partial outage re-warms per segment ([`rewarm`]; ~0 at λ·TTL ≫ L). Fail-back writes
+//! ([`failback`]): per silent run of the primary longer than its TTL, the sessions with a
+//! request answered in it.
 //!
 //! A circuit breaker has no closed form on a timeline (MODEL.md §8): [`evaluate`] returns
 //! `None` for such a chain, and reports take its figures from the incident simulator.

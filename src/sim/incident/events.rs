@@ -63,15 +63,18 @@
 //! Requests fail when no link answers. The breaker runs in time as above, one per provider;
 //! a partial outage closes and opens it repeatedly, and `opens` counts the openings from
 //! closed (all providers' breakers, as `probes` and `open_s` on a timeline). Cold starts on
-//! fallbacks emerge as above. The primary's model keeps a per-session cache too: a session
+//! fallbacks emerge as above; a fallback down for every request (error rate 1) and not warm
+//! books its failed attempts' premium over warm as a cold-start cost (MODEL.md §6), as the
+//! shorthand's dead provider does. The primary's model keeps a per-session cache too: a session
 //! comes warm (its last answer there is the session's start, or the start of the primary's
-//! silent run it starts in), and an answer after a gap over the TTL rewrites it: a fail-back
-//! write if a silent run (every link of the primary's model at failure probability 1) lies in
-//! the gap, else a cold start on the primary (a partial outage's gaps). A session whose last
-//! request falls in a silent run [a, b) comes back to the primary at b (the window's end, if
-//! the silence lasts): one fail-back write if its cache expired by then. With one outage of the
-//! primary's provider over the whole window this is every session once when D > TTL: the
-//! shorthand's ⌈N/L⌉ writes. No-fallback patterns and one-link chains write nothing (as the
+//! silent run it starts in), and an answer after a gap over the TTL that crosses no silent run
+//! rewrites it as a cold start on the primary (a partial outage's gaps). Fail-back writes
+//! (MODEL.md §6, "Fail-back writes"): a session writes once per silent run (every link of the
+//! primary's model at failure probability 1) longer than the TTL in which one of its requests,
+//! by its arrival, was answered by another model; a session none of whose requests there were
+//! answered writes nothing. With one outage of the primary's provider over the whole window
+//! and a healthy fallback this is every session once when D > TTL: the shorthand's ⌈N/L⌉
+//! writes. No-fallback patterns and one-link chains write nothing (as the
 //! shorthand). Hedged patterns: the legs' outages, drills and breaker follow the timeline and a
 //! primary leg's answer keeps the primary's cache; the second leg stays warm throughout (its
 //! cache expiring while its provider is down is not modelled, as in the analytic engine).
