@@ -34,9 +34,6 @@ pub const MAX_TOKENS: u64 = 100_000_000;
 /// The longest an attempt can last, seconds (a day): a record past it is impossible and left out.
 pub const MAX_DURATION_S: f64 = 86_400.0;
 
-/// The earliest start accepted: 2000-01-01T00:00:00Z, nanoseconds (no LLM call is older).
-pub const MIN_START_NS: i64 = 946_684_800_000_000_000;
-
 /// One attempt (one call to one model), as a reader hands it over.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Attempt {
@@ -60,14 +57,10 @@ pub struct Attempt {
 
 impl Attempt {
     /// Why the attempt is impossible, if it is: a duration not in [0, 1 day], a token count
-    /// above [`MAX_TOKENS`], cache tokens above the input that includes them, a start before
-    /// 2000.
+    /// above [`MAX_TOKENS`].
     pub fn impossible(&self) -> Option<String> {
         if !(self.duration_s.is_finite() && (0.0..=MAX_DURATION_S).contains(&self.duration_s)) {
             return Some("impossible duration (not between 0 and 86,400 s)".into());
-        }
-        if self.start_ns < MIN_START_NS {
-            return Some("impossible start time (before 2000)".into());
         }
         let counts = [
             ("input", self.input_tokens),

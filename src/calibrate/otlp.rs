@@ -323,9 +323,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for Attrs<'a> {
     }
 }
 
-/// A Unix time in nanoseconds after 1973-03-03 is at least this: a smaller positive
-/// `startTimeUnixNano` is in another unit (milliseconds, microseconds, seconds).
-const MIN_PLAUSIBLE_NS: i64 = 100_000_000_000_000_000;
+/// `startTimeUnixNano` values that are a date from 2001 to 2286 in milliseconds or
+/// microseconds (1e12 to 1e16) and, read as nanoseconds, 17 minutes to 4 months after
+/// 1970-01-01: another unit, refused (a log of relative times from 0 in nanoseconds stays
+/// below 1e12 for its first 16 minutes).
+const MS_OR_US: std::ops::Range<i64> = 1_000_000_000_000..10_000_000_000_000_000;
 
 /// The state of a line-by-line read.
 struct LineRead<'x> {
@@ -467,12 +469,12 @@ fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<
         );
         return Ok(());
     };
-    if (1..MIN_PLAUSIBLE_NS).contains(&start.0) {
+    if MS_OR_US.contains(&start.0) {
         return Err(super::error_at(
             label,
             line,
             "startTimeUnixNano",
-            "a time before 1973 in nanoseconds: the log's times look like milliseconds, microseconds or seconds; OTLP requires nanoseconds since the Unix epoch",
+            "a time in January 1970 as nanoseconds, a date since 2001 as milliseconds or microseconds: the log's times are in another unit; OTLP requires nanoseconds since the Unix epoch",
         ));
     }
     let Some(dur_ns) = end.0.checked_sub(start.0).filter(|d| *d >= 0) else {
