@@ -712,3 +712,112 @@ fn no_token_counts_is_a_warning_and_under_strict_an_error() {
     );
     assert!(!out.exists(), "nothing is written under --strict");
 }
+
+/// Item 1 of issue 24: reads without writes (OpenAI's usage; Gemini's, with the zero left
+/// out) give the same prefix, fresh input and hit rate as reads and writes (Anthropic's), in
+/// every format; and calibrate → compare runs with no edit on each.
+#[test]
+fn every_providers_usage_shape_recovers_the_prefix_fresh_input_and_hit_rate() {
+    for usage in [loggen::Usage::OpenAi, loggen::Usage::Gemini] {
+        let t = Truth {
+            usage,
+            ..Truth::default()
+        };
+        let name = format!("usage-{usage:?}");
+        let logs = [
+            generate(&name, "traces.jsonl", |w| loggen::write_otlp(&t, N, 41, w)),
+            generate(&name, "spend.jsonl", |w| {
+                loggen::write_litellm(&t, N, 42, "lines", w)
+            }),
+            generate(&name, "spend.csv", |w| {
+                loggen::write_litellm(&t, N, 43, "csv", w)
+            }),
+            generate(&name, "requests.csv", |w| loggen::write_plain(&t, N, 44, w)),
+        ];
+        for log in logs {
+            let (scenario, text, stderr) = calibrate(&log, &[]);
+            assert!(
+                text.contains("# reads without writes (as OpenAI and Gemini report usage)"),
+                "{usage:?} {}: {text}",
+                log.display()
+            );
+            check(&t, &scenario, &text, &stderr);
+        }
+    }
+}
+
+/// The issue's case: 800 fresh + 6,000 prefix at 80% hits, reads only. Before: 2,114 fresh +
+/// 4,686 prefix at a hit rate of 1.
+#[test]
+fn reads_only_the_issues_case_800_fresh_6000_prefix_80_percent_hits() {
+    let t = Truth {
+        usage: loggen::Usage::OpenAi,
+        fresh: (800, 800),
+        prefix: 6000,
+        hit: 0.8,
+        ..Truth::default()
+    };
+    let log = generate("usage-issue", "traces.jsonl", |w| {
+        loggen::write_otlp(&t, N, 45, w)
+    });
+    let (_, text, _) = calibrate(&log, &[]);
+    let v: toml::Value = toml::from_str(&text).unwrap();
+    assert_eq!(num(&v, &["request", "input_tokens"]), 800.0, "{text}");
+    assert_eq!(num(&v, &["request", "prefix_tokens"]), 6000.0, "{text}");
+    let n = N as f64;
+    within(
+        "cache_hit_rate",
+        num(&v, &["request", "cache_hit_rate"]),
+        0.8,
+        4.0 * (0.8f64 * 0.2 / n).sqrt(),
+    );
+}
+
+/// Item 3: two chains share a model (Sol is chain A's fallback and chain B's primary); each
+/// chain's error classes and failure rates are of its own requests only.
+#[test]
+fn a_model_two_chains_share_is_measured_per_chain() {
+    let a = Truth::default();
+    let b = Truth {
+        models: ["openai/gpt-6-sol", "anthropic/claude-haiku-4-5"],
+        failure_rates: [0.3, 0.02],
+        gray_share: 0.9,
+        id_offset: 1_000_000,
+        ..Truth::default()
+    };
+    let fa = generate("shared-model", "a.jsonl", |w| loggen::write_otlp(&a, N, 46, w));
+    let fb = generate("shared-model", "b.jsonl", |w| loggen::write_otlp(&b, N, 47, w));
+    let out = fa.with_extension("scenario.toml");
+    let run = fallcost(&[
+        "calibrate",
+        fa.to_str().unwrap(),
+        fb.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let v: toml::Value = toml::from_str(&text).unwrap();
+    let chain = v["chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"].as_str() == Some("anthropic/claude-sonnet-5"))
+        .unwrap();
+    let n = N as f64;
+    let [f0, f1] = a.failure_rates;
+    // Chain A's Sol: its own 2% (server errors only), not chain B's 30%.
+    let rate1 = chain["steady"]["failure_rates"][1].as_float().unwrap();
+    within("chain A's fallback rate", rate1, f1, 4.0 * (f1 * (1.0 - f1) / (n * f0)).sqrt());
+    // Chain A's timeout share: the primary's gray ones only (chain B's are 90% gray).
+    let want = a.gray_share / (1.0 + f1);
+    let failures = n * f0 * (1.0 + f1);
+    within(
+        "chain A's timeout share",
+        num(&chain["steady"]["errors"], &["timeout"]),
+        want,
+        4.0 * (want * (1.0 - want) / failures).sqrt(),
+    );
+    let run = fallcost(&["compare", "--scenario", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+}
