@@ -501,7 +501,7 @@ pub fn read_csv<R: BufRead>(
     let cols = CsvColumns::of(&headers);
     let mut routes = Routes::default();
     let mut rec = csv::ByteRecord::new();
-    let mut last_line = 1;
+    let mut starts = super::RecordLines::default();
     loop {
         match csv.read_byte_record(&mut rec) {
             Ok(false) => break,
@@ -509,7 +509,7 @@ pub fn read_csv<R: BufRead>(
                 let line = rec
                     .position()
                     .map_or(0, |p| csv.get_mut().line_at(p.byte()));
-                last_line = line;
+                starts.record(line);
                 // A token column that is there but not a number is unreadable, not absent.
                 let bad_num = [6, 7].iter().any(|&k| {
                     cols.0[k]
@@ -535,7 +535,7 @@ pub fn read_csv<R: BufRead>(
             }
         }
     }
-    super::quote_check(label, csv.get_ref(), last_line, agg);
+    super::quote_check(label, csv.get_ref(), &starts, agg);
     finish(routes, agg);
     Ok(())
 }

@@ -416,21 +416,52 @@ pub fn csv_problem(e: &csv::Error) -> String {
     }
 }
 
-/// After a CSV file: a quote left open swallowed every line after the last record into one
-/// field. Those lines are counted as unreadable, named by the record's line.
-pub fn quote_check<R>(label: &str, lines: &lines::LineCounter<R>, last_record_line: u64, agg: &mut Aggregator) {
-    let total = lines.lines_read();
-    if lines.unbalanced_quote() && total > last_record_line {
-        let swallowed = total - last_record_line;
-        agg.bad(
-            label,
-            last_record_line,
-            format!(
-                "an unbalanced quote: this record runs to the end of the file, the {swallowed} line(s) after it read as one field (close the quote)"
-            ),
-        );
-        agg.bad_count += swallowed.saturating_sub(1);
+/// Where a CSV file's records started: for [`quote_check`].
+#[derive(Debug, Default)]
+pub struct RecordLines {
+    /// Records read (the header not counted).
+    pub records: u64,
+    last: u64,
+    /// The first record that ran over several lines.
+    pub first_multiline: Option<u64>,
+}
+
+impl RecordLines {
+    /// Note a record starting on `line`.
+    pub fn record(&mut self, line: u64) {
+        if self.records > 0 && line > self.last + 1 && self.first_multiline.is_none() {
+            self.first_multiline = Some(self.last);
+        }
+        self.records += 1;
+        self.last = line;
     }
+}
+
+/// After a CSV file: an odd number of `"` is a quote left open, which swallows the lines
+/// after it into one field. The lines that started no record (read inside quoted fields) are
+/// counted as unreadable, named by the first record that ran over several lines.
+pub fn quote_check<R>(
+    label: &str,
+    lines: &lines::LineCounter<R>,
+    records: &RecordLines,
+    agg: &mut Aggregator,
+) {
+    if !lines.unbalanced_quote() {
+        return;
+    }
+    let inside = lines
+        .lines_read()
+        .saturating_sub(1 + records.records)
+        .max(1);
+    let at = records.first_multiline.unwrap_or(records.last);
+    agg.bad(
+        label,
+        at,
+        format!(
+            "an unbalanced quote: a quoted field opened here or later is not closed; {inside} line(s) were read inside quoted fields instead of as rows (close the quote)"
+        ),
+    );
+    agg.bad_count += inside - 1;
 }
 
 /// What is wrong with a JSON record, without any of its text: serde_json's messages quote

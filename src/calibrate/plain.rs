@@ -157,7 +157,7 @@ pub fn read<R: BufRead>(
         .clone();
     let cols = Columns::of(label, &headers)?;
     let mut rec = csv::StringRecord::new();
-    let mut last_line = 1;
+    let mut starts = super::RecordLines::default();
     loop {
         match csv.read_record(&mut rec) {
             Ok(false) => break,
@@ -165,7 +165,7 @@ pub fn read<R: BufRead>(
                 let line = rec
                     .position()
                     .map_or(0, |p| csv.get_mut().line_at(p.byte()));
-                last_line = line;
+                starts.record(line);
                 if let Some(s) = rec.get(cols.start)
                     && looks_like_ms(s)
                 {
@@ -198,6 +198,6 @@ pub fn read<R: BufRead>(
             }
         }
     }
-    super::quote_check(label, csv.get_ref(), last_line, agg);
+    super::quote_check(label, csv.get_ref(), &starts, agg);
     Ok(())
 }

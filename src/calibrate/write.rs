@@ -89,8 +89,26 @@ fn count(n: u64) -> String {
     out
 }
 
+/// A TOML basic string, one line whatever `s` holds (control characters escaped), so that it
+/// is valid as a value and as a key (a key cannot be a multi-line string).
 fn toml_str(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A comment line's text with control characters escaped, so it stays one comment.
@@ -932,6 +950,9 @@ mod tests {
         assert_eq!(sig(1.5, 6), "1.5");
         assert_eq!(sig(0.0, 3), "0");
         assert_eq!(count(1234567), "1,234,567");
+        let name = "a\"b\\c\nd\u{7f}e";
+        let v: toml::Value = toml::from_str(&format!("[x.{}]\ny = {}", toml_str(name), toml_str(name))).unwrap();
+        assert_eq!(v["x"][name]["y"].as_str(), Some(name));
         // Past 1e15 an exponent, so that TOML reads a float, never an integer overflow.
         assert_eq!(sig(1e308, 6), "1e308");
         assert_eq!(sig(1.5e300, 4), "1.5e300");
