@@ -50,6 +50,15 @@ fn run(logs: &[&Path], extra: &[&str]) -> (i32, String, String) {
     if r.status.success() {
         let parsed: Result<toml::Value, _> = toml::from_str(&text);
         assert!(parsed.is_ok(), "the scenario must parse: {parsed:?}\n{text}");
+        // calibrate → compare with no edit, whenever every model has a price.
+        if !text.contains("# TODO: price table") {
+            let c = fallcost(&["compare", "--scenario", out.to_str().unwrap()]);
+            assert!(
+                c.status.success(),
+                "compare refused the calibrated scenario: {}\n{text}",
+                String::from_utf8_lossy(&c.stderr)
+            );
+        }
     }
     (r.status.code().unwrap_or(-1), text, stderr)
 }

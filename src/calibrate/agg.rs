@@ -17,11 +17,11 @@ const OPEN_REQUESTS: usize = 1 << 16;
 
 /// Record ids remembered to find duplicates: a duplicate further back than this many records
 /// is not found.
-pub const RECENT_IDS: usize = 1 << 19;
+pub const RECENT_IDS: usize = 1 << 18;
 
 /// Sessions counted exactly; past this a hash sample of them (half, a quarter, ...) is kept,
 /// every kept session counted whole.
-pub const SESSIONS_KEPT: usize = 1 << 19;
+pub const SESSIONS_KEPT: usize = 1 << 18;
 
 /// Starts kept at each end of the log: the request rate is measured between the m-th earliest
 /// and the m-th latest start, m = min(1% of the requests, this).
@@ -266,7 +266,6 @@ impl Sessions {
             self.shift += 1;
             let mask = (1u64 << self.shift) - 1;
             self.kept.retain(|k, _| k & mask == 0);
-            self.kept.shrink_to_fit();
         }
     }
 }

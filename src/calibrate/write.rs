@@ -324,12 +324,15 @@ pub fn scenario(
             .map(|c| c.stats.map_or(0, |s| s.requests))
             .collect::<Vec<_>>(),
     );
+    let total: u64 = agg.chains.values().map(|c| c.requests).sum();
     let mut chain_models: Vec<usize> = Vec::new();
+    let mut in_chains = vec![false; agg.models.len()];
     for (ci, chain) in chains.iter().enumerate() {
-        let share = (chains.len() > 1).then_some(traffic[ci]);
+        let share = (chains.len() > 1).then_some((traffic[ci], total));
         chain_section(&mut o, agg, chain, share, &timeout, opts);
         for m in &chain.links {
-            if !chain_models.contains(m) {
+            if !in_chains[*m] {
+                in_chains[*m] = true;
                 chain_models.push(*m);
             }
         }
@@ -593,7 +596,7 @@ fn chain_section(
     o: &mut Out,
     agg: &Aggregator,
     chain: &Chain,
-    share: Option<f64>,
+    share: Option<(f64, u64)>,
     timeout: &Timeout,
     opts: &WriteOptions,
 ) {
@@ -605,8 +608,7 @@ fn chain_section(
     }
     let models: Vec<String> = chain.links.iter().map(|m| toml_str(id(*m))).collect();
     o.line(format!("models = [{}]", models.join(", ")));
-    if let Some(share) = share {
-        let total: u64 = agg.chains.values().map(|c| c.requests).sum();
+    if let Some((share, total)) = share {
         let req = chain.stats.map_or(0, |c| c.requests);
         let (lo, hi) = wilson(req, total);
         o.line(format!(
