@@ -142,8 +142,9 @@ Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 inp
     --pricing model_prices_and_context_window.json
   fallcost calibrate requests.csv --input-format csv --timeout-s 30 --strict
 
-Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format, a
-figure from too few events under --strict).")]
+Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format, times
+in another unit than the format's, a figure from too few events or any unreadable record
+under --strict).")]
     Calibrate(CalibrateArgs),
     /// Print a shell completion script on standard output.
     #[command(after_help = "Install (one of):
@@ -285,16 +286,19 @@ pub struct CalibrateArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
     /// The `pricing` the scenario names, and the table its models are checked against: a
-    /// bundled name or a price table file. Default: the newest bundled table.
+    /// bundled name or a price table file. Default: the first bundled table (`fallcost prices
+    /// --list`) that prices every model in the logs, else the one that prices the most.
     #[arg(long, short = 'p', value_name = "NAME|PATH")]
     pub pricing: Option<String>,
-    /// The client timeout in seconds, instead of the cluster of failure durations.
-    #[arg(long, value_name = "S", value_parser = parse_ratio)]
+    /// The client timeout in seconds (at most 86400), instead of the cluster of failure
+    /// durations.
+    #[arg(long, value_name = "S", value_parser = parse_calibrate_timeout)]
     pub timeout_s: Option<f64>,
     /// A rate or share from fewer events than this is written with a warning.
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub min_events: u64,
-    /// Make every warning about too few events an error (exit 2, nothing written).
+    /// Make every warning (a figure from too few events, none measured) and every unreadable
+    /// record an error (exit 2, nothing written).
     #[arg(long)]
     pub strict: bool,
 }
@@ -517,6 +521,16 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
         _ => Err(format!("expected a number > 0, e.g. 2 or 1.5; got `{s}`")),
+    }
+}
+
+/// `calibrate --timeout-s`: a client timeout no attempt can outlast (a day at most).
+fn parse_calibrate_timeout(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 && t <= 86_400.0 => Ok(t),
+        _ => Err(format!(
+            "expected seconds > 0 and at most 86400 (a day), e.g. 30; got `{s}`"
+        )),
     }
 }
 
