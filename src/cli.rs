@@ -967,6 +967,8 @@ fn parse_pattern(s: &str) -> Result<crate::model::Pattern, String> {
         .into_iter()
         .find(|p| p.as_str() == s)
         .ok_or_else(|| {
-            format!("expected no-fallback, sequential, hedged-take-first or hedged-no-cancel; got `{s}`")
+            format!(
+                "expected no-fallback, sequential, hedged-take-first or hedged-no-cancel; got `{s}`"
+            )
         })
 }

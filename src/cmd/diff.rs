@@ -91,12 +91,24 @@ mod tests {
     #[test]
     fn thresholds_parse_in_each_form_and_refuse_others() {
         assert_eq!(parse_threshold("10%"), Ok(Threshold::Percent(10.0)));
-        assert_eq!(parse_threshold("$500/month"), Ok(Threshold::PerMonth(500.0)));
-        assert_eq!(parse_threshold("1,000/month"), Ok(Threshold::PerMonth(1000.0)));
-        assert_eq!(parse_threshold("$1000/incident"), Ok(Threshold::PerIncident(1000.0)));
+        assert_eq!(
+            parse_threshold("$500/month"),
+            Ok(Threshold::PerMonth(500.0))
+        );
+        assert_eq!(
+            parse_threshold("1,000/month"),
+            Ok(Threshold::PerMonth(1000.0))
+        );
+        assert_eq!(
+            parse_threshold("$1000/incident"),
+            Ok(Threshold::PerIncident(1000.0))
+        );
         assert_eq!(parse_threshold("2.5x"), Ok(Threshold::Ratio(2.5)));
         let e = parse_threshold("10").unwrap_err();
-        assert!(e.starts_with("expected 10% (the steady monthly total)"), "{e}");
+        assert!(
+            e.starts_with("expected 10% (the steady monthly total)"),
+            "{e}"
+        );
         assert!(parse_threshold("-1%").is_err());
     }
 }

@@ -111,7 +111,11 @@ pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
     let mut unchanged = Vec::new();
     for (i, chain) in head.scenario.chains.iter().enumerate() {
         let (_, h, assumptions) = head_figs[i].clone();
-        let old = base.scenario.chains.iter().position(|c| c.name == chain.name);
+        let old = base
+            .scenario
+            .chains
+            .iter()
+            .position(|c| c.name == chain.name);
         let d = match old {
             None => ChainDiff {
                 chain: chain.name.clone(),
@@ -133,9 +137,20 @@ pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
                 let moved = figures_differ(&dd);
                 let mc = match &req.mc {
                     Some(o) if moved || !c.is_empty() => {
-                        let b = sides::alone_as_priced(&base.scenario, &base.scenario.chains[j], &usage);
+                        let b = sides::alone_as_priced(
+                            &base.scenario,
+                            &base.scenario.chains[j],
+                            &usage,
+                        );
                         let h = sides::alone_as_priced(&head.scenario, chain, &usage);
-                        Some(crn::chain(&b, &b.chains[0], &h, &h.chains[0], req.pattern, o))
+                        Some(crn::chain(
+                            &b,
+                            &b.chains[0],
+                            &h,
+                            &h.chains[0],
+                            req.pattern,
+                            o,
+                        ))
                     }
                     _ => None,
                 };
@@ -343,13 +358,26 @@ fn crossed(
                 d.per_month_usd.ok_or_else(need_month)?;
                 let r = report.diff_month_ratio.unwrap_or(0.0) * 100.0;
                 if r > p {
-                    out.push(total_crossed("percent", p, r, format!("the steady monthly bill rises {r:.2}%, above --fail-above {p}%")));
+                    out.push(total_crossed(
+                        "percent",
+                        p,
+                        r,
+                        format!("the steady monthly bill rises {r:.2}%, above --fail-above {p}%"),
+                    ));
                 }
             }
             Threshold::PerMonth(x) => {
                 let v = d.per_month_usd.ok_or_else(need_month)?;
                 if v > x {
-                    out.push(total_crossed("per_month_usd", x, v, format!("the steady monthly bill rises ${}, above --fail-above ${x}/month", crate::number::money(v))));
+                    out.push(total_crossed(
+                        "per_month_usd",
+                        x,
+                        v,
+                        format!(
+                            "the steady monthly bill rises ${}, above --fail-above ${x}/month",
+                            crate::number::money(v)
+                        ),
+                    ));
                 }
             }
             Threshold::PerIncident(x) => {
@@ -429,9 +457,8 @@ fn resolve_side(
 ) -> anyhow::Result<inputs::Inputs> {
     let mut set = usage.incident_overrides();
     set.extend(req.set.iter().cloned());
-    let is_scenario = paths.len() == 1
-        && paths[0].is_file()
-        && paths[0].extension().is_some_and(|e| e == "toml");
+    let is_scenario =
+        paths.len() == 1 && paths[0].is_file() && paths[0].extension().is_some_and(|e| e == "toml");
     if is_scenario {
         inputs::resolve(&flags(req, Some(&paths[0]), &[], &set, None), &[])
     } else {

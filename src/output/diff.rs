@@ -46,6 +46,13 @@ fn signed_money(x: f64) -> String {
 /// incident (`+$1,240.00/month (+18.00%) on a normal day; +$3,900.00 per 3h outage`).
 pub fn headline(r: &DiffReport) -> String {
     let d = &r.diff_total;
+    if r.chains.is_empty() {
+        let n = r.unchanged.len();
+        return format!(
+            "No change to the bill: {n} chain{} unchanged",
+            if n == 1 { "" } else { "s" }
+        );
+    }
     let mut parts = Vec::new();
     if let Some(m) = d.per_month_usd {
         let pct = r
@@ -58,8 +65,12 @@ pub fn headline(r: &DiffReport) -> String {
             .chains
             .iter()
             .filter_map(|c| {
-                let v = c.diff.as_ref()?.per_1k_usd?;
-                Some(format!("{} per 1,000 requests on `{}`", signed_money(v), c.chain))
+                let v = c.diff.as_ref()?.per_1k_usd.filter(|v| *v != 0.0)?;
+                Some(format!(
+                    "{} per 1,000 requests on `{}`",
+                    signed_money(v),
+                    c.chain
+                ))
             })
             .collect();
         if !moved.is_empty() {
@@ -71,16 +82,7 @@ pub fn headline(r: &DiffReport) -> String {
         parts.push(format!("{} per {dur} outage", signed_money(i)));
     }
     if parts.is_empty() {
-        let n = r.chains.len();
-        return if n == 0 {
-            format!(
-                "No change to the bill: {} chain{} unchanged",
-                r.unchanged.len(),
-                if r.unchanged.len() == 1 { "" } else { "s" }
-            )
-        } else {
-            format!("{n} chain{} added or removed", if n == 1 { "" } else { "s" })
-        };
+        return format!("{}: no change to the figures", counts(r));
     }
     parts.join("; ")
 }
@@ -171,7 +173,9 @@ fn figures_section(
         heading: None,
         title: heading.unwrap_or_else(|| title.to_string()),
         notes: Vec::new(),
-        header: ["figure", "BASE", "HEAD", "change"].map(String::from).to_vec(),
+        header: ["figure", "BASE", "HEAD", "change"]
+            .map(String::from)
+            .to_vec(),
         numeric: vec![false, true, true, true],
         rows,
         footer: Vec::new(),
@@ -275,7 +279,10 @@ fn page(r: &DiffReport) -> Page {
         preamble.push(format!("reference incident: {i}"));
     }
     for a in &r.assumptions {
-        preamble.push(format!("assumption: {} {} (from {})", a.key, a.value, a.source));
+        preamble.push(format!(
+            "assumption: {} {} (from {})",
+            a.key, a.value, a.source
+        ));
     }
     for c in &r.scenario_changes {
         preamble.push(format!("every chain: {}", change_line(c)));
@@ -343,7 +350,9 @@ fn markdown(r: &DiffReport) -> String {
     for line in closing(r) {
         out.push_str(&format!("- {line}\n"));
     }
-    out.push_str("\n<details><summary>Details: every figure, what changed, the assumptions</summary>\n\n");
+    out.push_str(
+        "\n<details><summary>Details: every figure, what changed, the assumptions</summary>\n\n",
+    );
     out.push_str(&details_markdown(&page(r)));
     out.push_str("\n</details>\n");
     out
@@ -366,7 +375,11 @@ fn details_markdown(p: &Page) -> String {
             out.push('\n');
         }
         out.push_str(&format!("| {} |\n", s.header.join(" | ")));
-        let sep: Vec<&str> = s.numeric.iter().map(|n| if *n { "---:" } else { "---" }).collect();
+        let sep: Vec<&str> = s
+            .numeric
+            .iter()
+            .map(|n| if *n { "---:" } else { "---" })
+            .collect();
         out.push_str(&format!("|{}|\n", sep.join("|")));
         for row in &s.rows {
             let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
@@ -405,7 +418,11 @@ fn github(r: &DiffReport) -> String {
             .and_then(|d| d.per_month_usd.or(d.per_1k_usd))
             .is_some_and(|x| x > 0.0)
             || c.status == Status::Added;
-        let mut msg = format!("chain `{}` {}", c.chain, format!("{:?}", c.status).to_lowercase());
+        let mut msg = format!(
+            "chain `{}` {}",
+            c.chain,
+            format!("{:?}", c.status).to_lowercase()
+        );
         if let Some(d) = d {
             if let Some(m) = d.per_month_usd {
                 msg.push_str(&format!(": {}/month", signed_money(m)));

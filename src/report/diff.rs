@@ -239,9 +239,14 @@ impl DiffReport {
     /// per incident (`--only-increases` prints nothing otherwise).
     pub fn has_increase(&self) -> bool {
         let up = |d: &DiffFigures| {
-            [d.per_month_usd, d.per_1k_usd, d.incident_usd, d.premium_per_year_usd]
-                .iter()
-                .any(|v| v.is_some_and(|x| x > 0.0))
+            [
+                d.per_month_usd,
+                d.per_1k_usd,
+                d.incident_usd,
+                d.premium_per_year_usd,
+            ]
+            .iter()
+            .any(|v| v.is_some_and(|x| x > 0.0))
         };
         up(&self.diff_total)
             || self.chains.iter().any(|c| match (&c.diff, c.status) {

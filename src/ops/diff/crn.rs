@@ -90,7 +90,8 @@ fn batch(s: &Scenario, chain: &Chain, pattern: Pattern, o: &McOptions, b: u64) -
     let incident = s.incident.as_ref().filter(|_| o.runs > 0).and_then(|i| {
         let inc = i.for_chain(chain);
         if engine.incident.simulator(&inc) == IncidentSimulator::Fast {
-            sim::incident::fast::simulate(req, chain, &inc, pattern, k, &opts, none).map(|m| m.total)
+            sim::incident::fast::simulate(req, chain, &inc, pattern, k, &opts, none)
+                .map(|m| m.total)
         } else {
             sim::incident::events::simulate(req, chain, &inc, pattern, k, &opts, none)
                 .map(|m| m.base.total)
@@ -155,5 +156,65 @@ pub fn chain(
     ChainMc {
         per_1k_usd,
         incident_usd: inc.map(|(b, h)| paired(&b, &h, 1.0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timeline() -> Scenario {
+        let text = std::fs::read_to_string("scenarios/sept3-timeline.toml").unwrap();
+        crate::input::scenario::parse(
+            "sept3-timeline.toml",
+            &text,
+            std::path::Path::new("scenarios"),
+            &[],
+        )
+        .unwrap()
+    }
+
+    /// The same chain on both sides draws and bills alike in every batch: the difference is
+    /// exactly 0 and so is its interval, where independent runs would give a wide one.
+    #[test]
+    fn identical_sides_differ_by_exactly_zero() {
+        let s = timeline();
+        let c = &s.chains[0];
+        let o = McOptions {
+            requests: 5_000,
+            runs: 50,
+            seed: 9,
+        };
+        let m = chain(&s, c, &s, c, Pattern::Sequential, &o);
+        let i = m.incident_usd.unwrap();
+        assert_eq!((i.mean, i.ci95), (0.0, [0.0, 0.0]));
+        assert!(i.independent_ci95[1] > 0.1, "{i:?}");
+        assert_eq!(m.per_1k_usd.ci95, [0.0, 0.0]);
+    }
+
+    /// The stream follows the chain's name, not its place: moving a chain to another index
+    /// (another chain added before it) leaves its draws, hence its difference, unchanged.
+    #[test]
+    fn a_chain_keeps_its_draws_wherever_it_sits() {
+        let s = timeline();
+        let mut moved = s.clone();
+        moved.chains.rotate_left(1);
+        let o = McOptions {
+            requests: 2_000,
+            runs: 50,
+            seed: 4,
+        };
+        let a = chain(&s, &s.chains[0], &s, &s.chains[2], Pattern::Sequential, &o);
+        let b = chain(
+            &moved,
+            &moved.chains[2],
+            &moved,
+            &moved.chains[1],
+            Pattern::Sequential,
+            &o,
+        );
+        assert_eq!(a, b);
+        assert_ne!(key("price-matched"), key("best-available"));
+        assert!(key("price-matched") < 1 << 28);
     }
 }

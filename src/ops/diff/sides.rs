@@ -174,10 +174,22 @@ fn at_ref(r: &str, paths: &[PathBuf]) -> anyhow::Result<(PathBuf, Vec<PathBuf>)>
         }
         Ok(out.stdout)
     };
-    git(&["rev-parse", "--verify", "--quiet", &format!("{r}^{{commit}}")])?;
+    git(&[
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("{r}^{{commit}}"),
+    ])?;
     let mut out = Vec::new();
     for p in paths {
-        let listed = git(&["ls-tree", "-r", "--name-only", r, "--", &p.display().to_string()])?;
+        let listed = git(&[
+            "ls-tree",
+            "-r",
+            "--name-only",
+            r,
+            "--",
+            &p.display().to_string(),
+        ])?;
         let files: Vec<&str> = std::str::from_utf8(&listed)?.lines().collect();
         if files.is_empty() {
             continue;
@@ -222,7 +234,11 @@ pub fn incident_line(base: &Scenario, head: &Scenario) -> Option<String> {
         })
     };
     let (b, h) = (show(base)?, show(head)?);
-    Some(if b == h { h } else { format!("{b} (BASE); {h} (HEAD)") })
+    Some(if b == h {
+        h
+    } else {
+        format!("{b} (BASE); {h} (HEAD)")
+    })
 }
 
 /// A chain's reference-incident rate from its monthly traffic (`None`: the scenario's).
@@ -233,8 +249,14 @@ fn chain_rate(usage: &UsageSettings, requests: Option<f64>) -> Option<f64> {
 }
 
 /// Chain `chain` of `s` priced alone, as [`figures`] prices it.
-pub fn alone_as_priced(s: &Scenario, chain: &crate::model::Chain, usage: &UsageSettings) -> Scenario {
-    let requests = usage.requests_of(&chain.name, chain.traffic_share).map(|r| r.0);
+pub fn alone_as_priced(
+    s: &Scenario,
+    chain: &crate::model::Chain,
+    usage: &UsageSettings,
+) -> Scenario {
+    let requests = usage
+        .requests_of(&chain.name, chain.traffic_share)
+        .map(|r| r.0);
     alone(s, chain, chain_rate(usage, requests))
 }
 
@@ -283,10 +305,17 @@ pub fn figures(
         };
         let steady = report.steady.iter().find(|r| r.pattern == pattern);
         let incident = report.incident.iter().find(|r| r.pattern == pattern);
+        let touched = history.is_some_and(|h| {
+            h.incidents
+                .iter()
+                .any(|i| chain.links.iter().any(|l| l.price.provider == i.provider))
+        });
         let years = match history {
-            Some(h) if one.incident.is_some() => years(&one, h, usage, req)?,
+            Some(h) if one.incident.is_some() && touched => years(&one, h, usage, req)?,
             _ => Vec::new(),
         };
+        // A chain none of whose providers the history names pays no premium.
+        let untouched = history.is_some() && one.incident.is_some() && !touched;
         let year = years.iter().find(|r| r.pattern == pattern);
         let per_1k = steady.map(|r| r.analytic.cost_per_1k_usd);
         let per_month = per_1k.zip(requests).map(|(c, n)| clean(c * n / 1000.0));
@@ -304,8 +333,10 @@ pub fn figures(
             incident_usd: incident.map(|r| r.analytic.total_usd),
             incident_excess_usd: excess,
             incident_failed: incident.map(|r| r.analytic.failed_requests),
-            premium_per_year_usd: year.map(|y| y.premium_mean_usd),
-            premium_p95_usd: year.map(|y| y.premium_p95_usd),
+            premium_per_year_usd: year
+                .map(|y| y.premium_mean_usd)
+                .or(untouched.then_some(0.0)),
+            premium_p95_usd: year.map(|y| y.premium_p95_usd).or(untouched.then_some(0.0)),
             worst_ratio: worst_ratio(s, chain),
             month_at_risk_usd: at_risk,
         };
