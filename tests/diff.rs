@@ -210,9 +210,7 @@ fn thresholds_and_the_budget_exit_1_and_bad_ones_exit_2() {
 fn added_and_removed_chains_are_listed_and_only_increases_stays_quiet_on_a_saving() {
     let dir = tmp("added");
     let s = std::fs::read_to_string(root().join("scenarios/sept3.toml")).unwrap();
-    let s = s
-        .replace("name = \"best-available\"", "name = \"best-available-2\"")
-        .replace("pricing = \"2026-07\"", "pricing = \"2026-07\"");
+    let s = s.replace("name = \"best-available\"", "name = \"best-available-2\"");
     std::fs::write(dir.join("head.toml"), s).unwrap();
     let base = root().join("scenarios/sept3.toml");
     let (d, _) = json_in(

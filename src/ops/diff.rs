@@ -107,98 +107,7 @@ pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
     let base_figs = price(&base)?;
     let head_figs = price(&head)?;
     let budget = req.budget.or(usage.budget);
-    let mut chains = Vec::new();
-    let mut unchanged = Vec::new();
-    for (i, chain) in head.scenario.chains.iter().enumerate() {
-        let (_, h, assumptions) = head_figs[i].clone();
-        let old = base
-            .scenario
-            .chains
-            .iter()
-            .position(|c| c.name == chain.name);
-        let d = match old {
-            None => ChainDiff {
-                chain: chain.name.clone(),
-                status: Status::Added,
-                base_models: Vec::new(),
-                head_models: models(chain),
-                base: None,
-                head: Some(h),
-                diff: None,
-                changes: Vec::new(),
-                at: head.at(&chain.name),
-                assumptions,
-                mc: None,
-            },
-            Some(j) => {
-                let b = base_figs[j].1.clone();
-                let c = changes::chain(&base.scenario.chains[j], chain);
-                let dd = minus(&h, &b);
-                let moved = figures_differ(&dd);
-                let mc = match &req.mc {
-                    Some(o) if moved || !c.is_empty() => {
-                        let b = sides::alone_as_priced(
-                            &base.scenario,
-                            &base.scenario.chains[j],
-                            &usage,
-                        );
-                        let h = sides::alone_as_priced(&head.scenario, chain, &usage);
-                        Some(crn::chain(
-                            &b,
-                            &b.chains[0],
-                            &h,
-                            &h.chains[0],
-                            req.pattern,
-                            o,
-                        ))
-                    }
-                    _ => None,
-                };
-                if c.is_empty() && !moved {
-                    unchanged.push(chain.name.clone());
-                    continue;
-                }
-                let old_models = models(&base.scenario.chains[j]);
-                let new: Vec<&str> = chain
-                    .links
-                    .iter()
-                    .map(|l| l.price.id.as_str())
-                    .filter(|m| !old_models.iter().any(|o| o == m))
-                    .collect();
-                ChainDiff {
-                    chain: chain.name.clone(),
-                    status: Status::Changed,
-                    base_models: models(&base.scenario.chains[j]),
-                    head_models: models(chain),
-                    base: Some(b),
-                    head: Some(h),
-                    diff: Some(dd),
-                    changes: c,
-                    at: head.at_models(&chain.name, &new),
-                    assumptions,
-                    mc,
-                }
-            }
-        };
-        chains.push(d);
-    }
-    for (j, chain) in base.scenario.chains.iter().enumerate() {
-        if head.scenario.chains.iter().all(|c| c.name != chain.name) {
-            chains.push(ChainDiff {
-                chain: chain.name.clone(),
-                status: Status::Removed,
-                base_models: models(chain),
-                head_models: Vec::new(),
-                base: Some(base_figs[j].1.clone()),
-                head: None,
-                diff: None,
-                changes: Vec::new(),
-                at: None,
-                assumptions: base_figs[j].2.clone(),
-                mc: None,
-            });
-        }
-    }
+    let (chains, unchanged) = match_chains(req, &usage, (&base, &base_figs), (&head, &head_figs));
     let base_total = total(base_figs.iter().map(|f| &f.1));
     let head_total = total(head_figs.iter().map(|f| &f.1));
     let diff_total = minus(&head_total, &base_total);
@@ -466,4 +375,109 @@ fn resolve_side(
         let profile = req.profile.or(usage.profile);
         inputs::resolve(&flags(req, scenario, paths, &set, profile), &[])
     }
+}
+
+/// A side and its chains' figures ([`sides::figures`]).
+type Priced<'a> = (&'a Side, &'a [(String, DiffFigures, Vec<Assumption>)]);
+
+/// Match HEAD's chains with BASE's by name: the added, changed (with their settings' changes
+/// and, with `--mc`, their simulated differences) and removed chains, and the names of the
+/// unchanged ones.
+fn match_chains(
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    (base, base_figs): Priced<'_>,
+    (head, head_figs): Priced<'_>,
+) -> (Vec<ChainDiff>, Vec<String>) {
+    let mut chains = Vec::new();
+    let mut unchanged = Vec::new();
+    for (i, chain) in head.scenario.chains.iter().enumerate() {
+        let (_, h, assumptions) = head_figs[i].clone();
+        let old = base
+            .scenario
+            .chains
+            .iter()
+            .position(|c| c.name == chain.name);
+        let d = match old {
+            None => ChainDiff {
+                chain: chain.name.clone(),
+                status: Status::Added,
+                base_models: Vec::new(),
+                head_models: models(chain),
+                base: None,
+                head: Some(h),
+                diff: None,
+                changes: Vec::new(),
+                at: head.at(&chain.name),
+                assumptions,
+                mc: None,
+            },
+            Some(j) => {
+                let b = base_figs[j].1.clone();
+                let c = changes::chain(&base.scenario.chains[j], chain);
+                let dd = minus(&h, &b);
+                let moved = figures_differ(&dd);
+                if c.is_empty() && !moved {
+                    unchanged.push(chain.name.clone());
+                    continue;
+                }
+                let mc = req.mc.map(|o| {
+                    simulate_pair(req, usage, (&base.scenario, j), (&head.scenario, i), &o)
+                });
+                let old_models = models(&base.scenario.chains[j]);
+                let new: Vec<&str> = chain
+                    .links
+                    .iter()
+                    .map(|l| l.price.id.as_str())
+                    .filter(|m| !old_models.iter().any(|o| o == m))
+                    .collect();
+                ChainDiff {
+                    chain: chain.name.clone(),
+                    status: Status::Changed,
+                    base_models: models(&base.scenario.chains[j]),
+                    head_models: models(chain),
+                    base: Some(b),
+                    head: Some(h),
+                    diff: Some(dd),
+                    changes: c,
+                    at: head.at_models(&chain.name, &new),
+                    assumptions,
+                    mc,
+                }
+            }
+        };
+        chains.push(d);
+    }
+    for (j, chain) in base.scenario.chains.iter().enumerate() {
+        if head.scenario.chains.iter().all(|c| c.name != chain.name) {
+            chains.push(ChainDiff {
+                chain: chain.name.clone(),
+                status: Status::Removed,
+                base_models: models(chain),
+                head_models: Vec::new(),
+                base: Some(base_figs[j].1.clone()),
+                head: None,
+                diff: None,
+                changes: Vec::new(),
+                at: None,
+                assumptions: base_figs[j].2.clone(),
+                mc: None,
+            });
+        }
+    }
+    (chains, unchanged)
+}
+
+/// BASE's chain `bj` and HEAD's chain `hi`, each priced alone as [`sides::figures`] prices
+/// it, simulated on common random numbers ([`crn::chain`]).
+fn simulate_pair(
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    (bs, bj): (&Scenario, usize),
+    (hs, hi): (&Scenario, usize),
+    o: &crate::sim::McOptions,
+) -> crate::report::diff::ChainMc {
+    let b = sides::alone_as_priced(bs, &bs.chains[bj], usage);
+    let h = sides::alone_as_priced(hs, &hs.chains[hi], usage);
+    crn::chain(&b, &b.chains[0], &h, &h.chains[0], req.pattern, o)
 }
