@@ -152,7 +152,7 @@ figure from too few events under --strict).")]
   fallcost diff examples/diff/gateway-v1.yaml examples/diff/gateway-v2.yaml \\
     --scenario examples/diff/usage.toml --requests-per-month 3e6
   fallcost diff --base-ref origin/main gateway/config.yaml --format markdown
-  fallcost diff scenarios/failover-chains.toml examples/diff/failover-chains-v2.toml \\
+  fallcost diff scenarios/sept3-timeline.toml examples/diff/sept3-timeline-v2.toml \\
     --mc --seed 1
   fallcost diff old/ new/ --fail-above 10% --fail-above '$500/month' \\
     --fail-above '$1000/incident' --fail-above 3x --budget 5000

@@ -421,3 +421,29 @@ fn crn_differences_are_narrower_than_independent_runs() {
     assert_eq!(c["mc"]["per_1k_usd"]["ci95"], serde_json::json!([0.0, 0.0]));
     assert_eq!(d["mc"]["batches"], 50);
 }
+
+/// README "Cost diff in pull requests": its worked example is the real output, and the
+/// comment it shows rendered is the real Markdown.
+#[test]
+fn the_readme_example_and_comment_are_real() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let shown: String = readme
+        .split("$ fallcost diff gateway-v1.yaml gateway-v2.yaml     # in examples/diff/\n")
+        .nth(1)
+        .expect("the README shows the worked example")
+        .lines()
+        .take_while(|l| !l.starts_with("```"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = fallcost_in(&examples(), &["diff", "gateway-v1.yaml", "gateway-v2.yaml"]);
+    assert_eq!(text(&out), shown);
+    let md = text(&fallcost_in(
+        &examples(),
+        &["diff", "gateway-v1.yaml", "gateway-v2.yaml", "-f", "markdown"],
+    ));
+    let quoted: String = md
+        .lines()
+        .map(|l| format!("{}\n", format!("> {l}").trim_end()))
+        .collect();
+    assert!(readme.contains(&quoted), "the README's rendered comment is stale:\n{quoted}");
+}
