@@ -152,14 +152,15 @@ figure from too few events under --strict).")]
   fallcost diff examples/diff/gateway-v1.yaml examples/diff/gateway-v2.yaml \\
     --scenario examples/diff/usage.toml --requests-per-month 3e6
   fallcost diff --base-ref origin/main gateway/config.yaml --format markdown
-  fallcost diff scenarios/sept3-timeline.toml examples/diff/sept3-timeline-v2.toml \\
-    --mc --seed 1
+  fallcost diff scenarios/sept3-timeline.toml \\
+    examples/diff/sept3-timeline-v2.toml --mc --seed 1
   fallcost diff old/ new/ --fail-above 10% --fail-above '$500/month' \\
     --fail-above '$1000/incident' --fail-above 3x --budget 5000
 
-Usage assumptions (traffic, request, reference incident, history, budget) come from
-fallcost.toml's [usage]; flags win. Exit codes: 0 within every threshold, 1 a
---fail-above threshold crossed or a chain over --budget, 2 input error.")]
+Usage assumptions (traffic, request, reference incident, history, budget)
+come from fallcost.toml's [usage]; flags win. Exit codes: 0 within every
+threshold, 1 a --fail-above threshold crossed or a chain over --budget, 2 input
+error.")]
     Diff(DiffArgs),
     /// Print a shell completion script on standard output.
     #[command(after_help = "Install (one of):

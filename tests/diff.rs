@@ -439,11 +439,41 @@ fn the_readme_example_and_comment_are_real() {
     assert_eq!(text(&out), shown);
     let md = text(&fallcost_in(
         &examples(),
-        &["diff", "gateway-v1.yaml", "gateway-v2.yaml", "-f", "markdown"],
+        &[
+            "diff",
+            "gateway-v1.yaml",
+            "gateway-v2.yaml",
+            "-f",
+            "markdown",
+        ],
     ));
     let quoted: String = md
         .lines()
         .map(|l| format!("{}\n", format!("> {l}").trim_end()))
         .collect();
-    assert!(readme.contains(&quoted), "the README's rendered comment is stale:\n{quoted}");
+    assert!(
+        readme.contains(&quoted),
+        "the README's rendered comment is stale:\n{quoted}"
+    );
+}
+
+/// `fallcost diff --help` fits 80 columns and its first example runs as written.
+#[test]
+fn help_fits_and_its_example_runs() {
+    let help = text(&fallcost(&["diff", "--help"]));
+    let wide: Vec<&str> = help.lines().filter(|l| l.chars().count() > 80).collect();
+    assert!(wide.is_empty(), "{wide:?}");
+    assert!(help.contains("  fallcost diff examples/diff/gateway-v1.yaml examples/diff/gateway-v2.yaml \\\n    --scenario examples/diff/usage.toml --requests-per-month 3e6\n"), "{help}");
+    let out = fallcost(&[
+        "diff",
+        "examples/diff/gateway-v1.yaml",
+        "examples/diff/gateway-v2.yaml",
+        "--scenario",
+        "examples/diff/usage.toml",
+        "--requests-per-month",
+        "3e6",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    // 3,000,000 requests a month on each chain: chat +0.3564 × 3,000
+    assert!(text(&out).starts_with("+$1,069.20/month"), "{}", text(&out));
 }
