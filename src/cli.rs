@@ -905,12 +905,12 @@ pub struct DiffArgs {
     /// checkout): `origin/main`, a tag, a commit.
     #[arg(long, value_name = "REF")]
     pub base_ref: Option<String>,
-    /// For gateway configs: the scenario (without [[chain]]) giving the request, steady state,
-    /// latency and incident. Default: fallcost.toml [usage] scenario, then [compare] scenario.
+    /// For gateway configs: the scenario (without `[[chain]]`) giving the request, steady state,
+    /// latency and incident. Default: fallcost.toml `[usage]` scenario, then `[compare]` scenario.
     #[arg(long, short = 's', value_name = "PATH")]
     pub scenario: Option<PathBuf>,
     /// For gateway configs: input and output tokens of the request. Default: fallcost.toml
-    /// [usage] profile.
+    /// `[usage]` profile.
     #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
     pub profile: Option<(u64, u64)>,
     /// Override a scenario value on both sides (as `compare --set`).
@@ -922,15 +922,15 @@ pub struct DiffArgs {
     /// The pattern every chain is priced under (a gateway's failover is `sequential`).
     #[arg(long, value_name = "PATTERN", default_value = "sequential", value_parser = parse_pattern)]
     pub pattern: crate::model::Pattern,
-    /// Every chain's traffic, requests per month (`3e6`); wins over fallcost.toml [usage].
+    /// Every chain's traffic, requests per month (`3e6`); wins over fallcost.toml `[usage]`.
     #[arg(long, value_name = "N", value_parser = parse_mc_requests)]
     pub requests_per_month: Option<u64>,
     /// Flag HEAD's chains whose month with the reference incident (with a history: plus its
-    /// p95 year's premium) costs more than this many USD; wins over fallcost.toml [usage] budget.
+    /// p95 year's premium) costs more than this many USD; wins over fallcost.toml `[usage]` budget.
     #[arg(long, value_name = "USD", value_parser = parse_ratio)]
     pub budget: Option<f64>,
     /// Incident history files for the expected annual premium and its p95 (as `compare
-    /// --incidents`); win over fallcost.toml [usage] history.
+    /// --incidents`); win over fallcost.toml `[usage]` history.
     #[arg(long, value_name = "FILE")]
     pub incidents: Vec<PathBuf>,
     /// Years simulated for the premium.

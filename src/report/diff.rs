@@ -118,8 +118,8 @@ pub struct ChainDiff {
     pub changes: Vec<Change>,
     /// Where HEAD writes the chain, when known.
     pub at: Option<At>,
-    /// Which assumption each figure rests on (`requests_per_month` ← `fallcost.toml [usage]
-    /// requests_per_month`).
+    /// Which assumption each figure rests on (`requests_per_month` from
+    /// `fallcost.toml [usage] requests_per_month`).
     pub assumptions: Vec<Assumption>,
     /// With `--mc`: the simulated differences on common random numbers.
     pub mc: Option<ChainMc>,

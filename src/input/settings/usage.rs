@@ -3,8 +3,8 @@
 //! in one place so that `diff`, `compare` and `check` price the same month.
 //!
 //! ```toml
-//! [usage]
-//! scenario = "usage.toml"           # request, [steady], [latency], [incident] for gateway configs
+//! `[usage]`
+//! scenario = "usage.toml"           # request, `[steady]`, `[latency]`, `[incident]` for gateway configs
 //! profile = "2000/500"              # the request, INPUT/OUTPUT tokens (gateway configs)
 //! requests_per_month = 3_000_000    # every chain's traffic unless listed below
 //! incident = "3h"                   # the reference incident's duration
@@ -12,7 +12,7 @@
 //! history = ["incidents.json"]      # an incident history: the annual premium and its p95
 //! budget = 5000                     # USD per month (--budget)
 //!
-//! [usage.chains]                    # requests per month of a chain, or of a model group
+//! `[usage.chains]`                    # requests per month of a chain, or of a model group
 //! "chat" = 2_000_000                # (every chain whose primary group is `chat`, by share)
 //! ```
 //!

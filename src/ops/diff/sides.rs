@@ -78,7 +78,7 @@ impl Side {
 
 /// BASE and HEAD, resolved with the same usage settings.
 ///
-/// Errors: as [`resolve_side`]; with `--base-ref`, git failing to list or show a path.
+/// Errors: as `compare`'s inputs (`ops::inputs::resolve`); with `--base-ref`, git failing to list or show a path.
 pub fn resolve(req: &DiffRequest, usage: &UsageSettings) -> anyhow::Result<(Side, Side)> {
     let head = side(req, usage, &req.head, label(&req.head))?;
     let base = match &req.base_ref {
