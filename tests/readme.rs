@@ -129,7 +129,8 @@ fn timeline_and_drill_tables_are_real() {
     // 840 on the three-provider one.
     let pm = common::row(&sept3, "incident", "price-matched", "sequential");
     assert_eq!(common::num(pm, "failed_requests"), 2_040.0);
-    common::close(common::num(pm, "total_usd"), 432.6768, 1e-9);
+    // 9,120 × 0.0348 + 456.95 × (0.0972 + 0.1272) (docs/MODEL.md §6, "Timelines")
+    common::close(common::num(pm, "total_usd"), 419.91558, 1e-9);
 
     let args = [
         "compare",

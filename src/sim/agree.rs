@@ -121,7 +121,7 @@ struct TimelineSlack {
     requests: f64,
 }
 
-/// The figures the segment-local session count bounds (MODEL.md §6, "Timelines"): the cache
+/// The figures the cache-expiry bound covers (MODEL.md §6, "Timelines"): the cache
 /// figures and the totals that include them.
 const SEGMENT_LOCAL: &[&str] = &[
     "cold_starts",

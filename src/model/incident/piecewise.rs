@@ -480,7 +480,11 @@ fn failback(
 /// Expected fail-back writes: Σ over `placed` of weight × Σ_runs (1 − Π_{requests in the run}
 /// (1 − answered[segment])), `run_of[segment]` the segment's silent run (`None`: not in one
 /// that writes).
-pub(super) fn failback_writes(placed: &[Placed], run_of: &[Option<usize>], answered: &[f64]) -> f64 {
+pub(super) fn failback_writes(
+    placed: &[Placed],
+    run_of: &[Option<usize>],
+    answered: &[f64],
+) -> f64 {
     let mut writes = 0.0;
     let mut none: Vec<(usize, f64)> = Vec::new();
     for p in placed {
@@ -581,17 +585,16 @@ impl ModelLaw {
         let w = p.weight;
         let none: f64 = seq.iter().map(|m| 1.0 - m.s).product();
         // the unwarmed failed attempts' extra cost of request k
-        let bill = |t: &mut Totals, k: usize, unwarmed: f64| {
-            let m = seq[k];
+        let bill = |t: &mut Totals, m: &ModelShare, unwarmed: f64| {
             t.window += w * unwarmed * m.extra;
             t.cold_start += w * unwarmed * m.extra_down;
             t.wasted += w * unwarmed * (m.extra + m.extra_down);
         };
         match self.policy {
             Some(WarmPolicy::Never) => {
-                for k in 0..seq.len() {
-                    bill(t, k, 1.0);
-                    t.cold_start += w * seq[k].s * self.cold_premium;
+                for m in &seq {
+                    bill(t, m, 1.0);
+                    t.cold_start += w * m.s * self.cold_premium;
                 }
                 t.cold_starts += w * (1.0 - none);
             }
@@ -600,13 +603,18 @@ impl ModelLaw {
                 let n = n as usize;
                 let mut dist = vec![0.0; n + 2];
                 dist[0] = 1.0;
-                for k in 0..seq.len() {
-                    let s = seq[k].s;
-                    bill(t, k, dist[..=n].iter().sum());
+                for m in &seq {
+                    let s = m.s;
+                    bill(t, m, dist[..=n].iter().sum());
                     let cold: f64 = dist[..n].iter().sum();
-                    t.cold_start += w * s * (cold * self.cold_premium + dist[n] * self.write_premium);
+                    t.cold_start +=
+                        w * s * (cold * self.cold_premium + dist[n] * self.write_premium);
                     for c in (0..dist.len()).rev() {
-                        let stay = if c == n + 1 { dist[c] } else { dist[c] * (1.0 - s) };
+                        let stay = if c == n + 1 {
+                            dist[c]
+                        } else {
+                            dist[c] * (1.0 - s)
+                        };
                         let come = if c > 0 { dist[c - 1] * s } else { 0.0 };
                         dist[c] = stay + come;
                     }
@@ -626,7 +634,7 @@ impl ModelLaw {
                         }
                     }
                     let unwarmed = (1.0 - warm).max(0.0);
-                    bill(t, k, unwarmed);
+                    bill(t, seq[k], unwarmed);
                     let cold = w * seq[k].s * unwarmed;
                     t.cold_starts += cold;
                     t.cold_start += cold * self.first_premium;
@@ -681,7 +689,9 @@ pub(super) fn expiry_negligible(chain: &Chain, incident: &Incident) -> bool {
     let n = incident.requests() as f64;
     chain.links.iter().all(|link| {
         let share = cache_ttl(&link.price) / incident.duration_s;
-        gap_law(n, share, l).last().is_none_or(|&g| g >= 1.0 - 1e-12)
+        gap_law(n, share, l)
+            .last()
+            .is_none_or(|&g| g >= 1.0 - 1e-12)
     })
 }
 
@@ -871,8 +881,8 @@ mod tests {
     /// 1 − 0.5^m cold starts. With the cuts' phases uniform in the session grid (σ ≈ 50 ≫ L),
     /// (3,600 + 5,520 − 19)/20 = 455.05 sessions lie wholly outside and each cut is straddled
     /// with m uniform on 0..19: E = (18 + 2⁻¹⁹)/20 per cut: cold starts 455.05·(1 − 2⁻²⁰) + 1.8
-    /// + 2⁻¹⁹/10 = 456.849566. Sonnet keeps answering: no fail-back run, no writes; its cache
-    /// never expires (λ·TTL = 300 ≫ 20): no primary cold starts.
+    /// plus 2⁻¹⁹/10 = 456.849566. Sonnet keeps answering: no fail-back run, no writes; its
+    /// cache never expires (λ·TTL = 300 ≫ 20): no primary cold starts.
     #[test]
     fn a_partial_outage_of_the_primary() {
         let r = req(0.0, 1200.0, 60000.0, 0.9);
@@ -1144,14 +1154,19 @@ mod tests {
             let mut answered = vec![false; segs[0].p.len()];
             let mut wrote = vec![false; runs.len()];
             for &x in session {
-                let seg = segs.iter().find(|s| x < s.end_s).unwrap_or(&segs[segs.len() - 1]);
+                let seg = segs
+                    .iter()
+                    .find(|s| x < s.end_s)
+                    .unwrap_or(&segs[segs.len() - 1]);
                 let by = seg
                     .p
                     .iter()
                     .position(|&p| p <= 0.0 || (p < 1.0 && uniform(rng) >= p));
                 if let Some(k) = by {
                     answered[k] = true;
-                    if k > 0 && let Some(r) = runs.iter().position(|r| r.0 <= x && x < r.1) {
+                    if k > 0
+                        && let Some(r) = runs.iter().position(|r| r.0 <= x && x < r.1)
+                    {
                         wrote[r] = true;
                     }
                 }
@@ -1172,7 +1187,10 @@ mod tests {
         use crate::sim::rng::chunk_rng;
         let r = req(0.0, 1200.0, 60000.0, 0.9);
         const DS: &str = "deepseek/deepseek-v4-flash";
-        let sept3 = vec![down("anthropic", 0.0, None), down("openai", 3600.0, Some(2040.0))];
+        let sept3 = vec![
+            down("anthropic", 0.0, None),
+            down("openai", 3600.0, Some(2040.0)),
+        ];
         let mut three = sept3.clone();
         three.push(down("deepseek", 4800.0, Some(3600.0)));
         let cases: Vec<(&str, f64, Vec<&str>, Vec<Outage>)> = vec![
@@ -1182,7 +1200,10 @@ mod tests {
                 "two anthropic runs",
                 2000.0,
                 vec![SONNET, SOL],
-                vec![down("anthropic", 110.0, Some(600.0)), down("anthropic", 1010.0, Some(200.0))],
+                vec![
+                    down("anthropic", 110.0, Some(600.0)),
+                    down("anthropic", 1010.0, Some(200.0)),
+                ],
             ),
             (
                 "partial primary",
@@ -1241,7 +1262,10 @@ mod tests {
                 "{name}: cold starts exact {cold:.2} ± {cold_se:.2} (1 s.e.), analytic {:.3}; fail-back writes exact {writes:.2} ± {writes_se:.2}, analytic {:.3}",
                 o.cold_starts, o.failback_writes
             );
-            assert!((cold - o.cold_starts).abs() <= 4.0 * cold_se + 0.02, "{name}: {cold}");
+            assert!(
+                (cold - o.cold_starts).abs() <= 4.0 * cold_se + 0.02,
+                "{name}: {cold}"
+            );
             assert!(
                 (writes - o.failback_writes).abs() <= 4.0 * writes_se + 0.02,
                 "{name}: {writes}"
