@@ -339,6 +339,23 @@ impl Value for MeanCi {
     }
 }
 
+/// A running statistic of one figure over a simulator's samples (`sim::stats`: `Sum`, and
+/// `Shifted` in a hot loop): a figure set of accumulators (`SteadyFigures<Sum>`) adds a sample's
+/// bill with the generated `add`.
+pub trait Accumulate: Default {
+    /// Add one sample, in the figure's engine unit (per request, per window).
+    fn add(&mut self, x: f64);
+}
+
+/// An accumulator that also takes counted samples and merges (`sim::stats::Sum`): the
+/// generated `add_many` and `merge`.
+pub trait Merge: Accumulate + Clone {
+    /// Add `n` samples all equal to `x`.
+    fn add_many(&mut self, x: f64, n: u64);
+    /// Merge `other` into `self`.
+    fn merge(&mut self, other: &Self);
+}
+
 /// One entry of a figure set, as `visit` hands it out.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Entry<'a, V> {
@@ -427,6 +444,43 @@ macro_rules! figures {
             .collect::<Option<Vec<_>>>()
             .and_then(|xs| $exact($fig, &xs))
     };
+    (@add fig, $acc:expr, $bill:expr) => { $acc.add($bill) };
+    (@add opt, $acc:expr, $bill:expr) => {
+        if let Some(x) = $bill {
+            $acc.get_or_insert_with(Default::default).add(x);
+        }
+    };
+    (@add skip, $acc:expr, $bill:expr) => { figures!(@add opt, $acc, $bill) };
+    (@add $kind:ident, $acc:expr, $bill:expr) => {{
+        let _ = (&$acc, &$bill);
+    }};
+    (@add_many fig, $acc:expr, $bill:expr, $n:expr) => { $acc.add_many($bill, $n) };
+    (@add_many opt, $acc:expr, $bill:expr, $n:expr) => {
+        if let Some(x) = $bill {
+            $acc.get_or_insert_with(Default::default).add_many(x, $n);
+        }
+    };
+    (@add_many skip, $acc:expr, $bill:expr, $n:expr) => { figures!(@add_many opt, $acc, $bill, $n) };
+    (@add_many $kind:ident, $acc:expr, $bill:expr, $n:expr) => {{
+        let _ = (&$acc, &$bill, $n);
+    }};
+    (@merge fig, $acc:expr, $other:expr) => { $acc.merge(&$other) };
+    (@merge opt, $acc:expr, $other:expr) => {
+        if let Some(x) = &$other {
+            match &mut $acc {
+                Some(a) => a.merge(x),
+                None => $acc = Some(x.clone()),
+            }
+        }
+    };
+    (@merge skip, $acc:expr, $other:expr) => { figures!(@merge opt, $acc, $other) };
+    (@merge $kind:ident, $acc:expr, $other:expr) => {{
+        let _ = (&$acc, &$other);
+    }};
+    (@map fig, $x:expr, $f:expr) => { $f($x) };
+    (@map opt, $x:expr, $f:expr) => { $x.as_ref().map(&mut $f) };
+    (@map skip, $x:expr, $f:expr) => { $x.as_ref().map(&mut $f) };
+    (@map $kind:ident, $x:expr, $f:expr) => { $x.clone() };
     (
         $(#[$meta:meta])*
         pub struct $name:ident, $table:ident {
@@ -438,7 +492,7 @@ macro_rules! figures {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq)]
+        #[derive(Debug, Clone, PartialEq, Default)]
         pub struct $name<V> {
             $(
                 $(#[doc = $doc])*
@@ -505,6 +559,40 @@ macro_rules! figures {
                     let $field = figures!(@combine $kind, parts, fig, $field, figure, exact);
                 )*
                 $name { $($field,)* }
+            }
+        }
+
+        impl<V> $name<V> {
+            /// The same set with every figure's value mapped by `f` (an accumulator's
+            /// `finish`: a chunk's `Shifted` sums to `Sum`s, `Sum`s to their means); the
+            /// exact, extra and list entries copied.
+            pub fn map<U>(&self, mut f: impl FnMut(&V) -> U) -> $name<U> {
+                $name { $($field: figures!(@map $kind, &self.$field, f),)* }
+            }
+        }
+
+        impl<V: Accumulate> $name<V> {
+            /// Add one sample (a simulated request's or window's bill, the same set with
+            /// plain values) to this set of accumulators: every figure, and an optional one
+            /// where the bill has it. Exact, extra and list entries are the caller's.
+            #[allow(unused_variables)]
+            pub fn add(&mut self, bill: &$name<f64>) {
+                $(figures!(@add $kind, self.$field, bill.$field);)*
+            }
+        }
+
+        impl<V: Merge> $name<V> {
+            /// Add `n` samples all equal to `bill` (the counted common outcomes).
+            #[allow(unused_variables)]
+            pub fn add_many(&mut self, bill: &$name<f64>, n: u64) {
+                $(figures!(@add_many $kind, self.$field, bill.$field, n);)*
+            }
+
+            /// Merge `other`'s accumulators into these, figure by figure (call in chunk
+            /// order: float addition is not associative).
+            #[allow(unused_variables)]
+            pub fn merge(&mut self, other: &$name<V>) {
+                $(figures!(@merge $kind, self.$field, other.$field);)*
             }
         }
 

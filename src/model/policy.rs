@@ -237,13 +237,17 @@ pub struct PolicyOutcome {
 }
 
 impl PolicyOutcome {
-    /// The four figures of MODEL.md §4: cost, failed share, wasted attempts and their cost.
-    pub fn summary(&self) -> super::steady::Outcome {
-        super::steady::Outcome {
-            cost: self.cost,
-            failed: self.failed,
-            wasted_attempts: self.attempts - (1.0 - self.failed),
-            wasted_cost: self.wasted_cost,
+    /// The steady figures of MODEL.md §4 (cost, failed share, wasted attempts and their
+    /// cost), per request (the report scales them: [`crate::figures::Figure::scale`]); the
+    /// baseline and the ratio to it are the report's to fill.
+    pub fn summary(&self) -> crate::figures::SteadyFigures<f64> {
+        crate::figures::SteadyFigures {
+            cost_per_1k_usd: self.cost,
+            baseline_per_1k_usd: None,
+            vs_baseline: None,
+            failed_per_1k: self.failed,
+            wasted_attempts_per_1k: self.attempts - (1.0 - self.failed),
+            wasted_per_1k_usd: self.wasted_cost,
         }
     }
 
@@ -677,10 +681,13 @@ mod tests {
             c.steady.gray_fraction = 0.4;
             let dp = sequential(&r, &c);
             let closed = steady::evaluate(&r, &c, Pattern::Sequential).unwrap();
-            assert!((dp.cost - closed.cost).abs() < 1e-15, "{f:?}");
-            assert!((dp.failed - closed.failed).abs() < 1e-15);
-            assert!((dp.wasted_cost - closed.wasted_cost).abs() < 1e-15);
-            assert!((dp.attempts - closed.wasted_attempts - (1.0 - closed.failed)).abs() < 1e-12);
+            assert!((dp.cost - closed.cost_per_1k_usd).abs() < 1e-15, "{f:?}");
+            assert!((dp.failed - closed.failed_per_1k).abs() < 1e-15);
+            assert!((dp.wasted_cost - closed.wasted_per_1k_usd).abs() < 1e-15);
+            assert!(
+                (dp.attempts - closed.wasted_attempts_per_1k - (1.0 - closed.failed_per_1k)).abs()
+                    < 1e-12
+            );
         }
     }
 

@@ -37,6 +37,7 @@ use crate::model::{Chain, Pattern, Policy};
 
 use crate::sim::histogram::Histogram;
 use crate::sim::rng::{SimRng, Stream, chunk_rng, normal, uniform};
+use crate::figures::{SteadyFigures, SteadyPolicyFigures};
 use crate::sim::stats::Sum;
 use crate::sim::steady::fast::{PatternMc, Prices};
 use crate::sim::{CHUNK, McOptions, ordered};
@@ -511,11 +512,27 @@ impl PolicySim {
     }
 }
 
+impl ReqOut {
+    /// The request's bill: its steady figures, the one place this simulator says them
+    /// ([`SteadyFigures`], per request; the baseline and the ratio to it are the report's).
+    fn bill(&self) -> SteadyFigures<f64> {
+        let ok = self.answered.is_some();
+        SteadyFigures {
+            cost_per_1k_usd: self.cost,
+            baseline_per_1k_usd: None,
+            vs_baseline: None,
+            failed_per_1k: if ok { 0.0 } else { 1.0 },
+            wasted_attempts_per_1k: f64::from(self.attempts) - if ok { 1.0 } else { 0.0 },
+            wasted_per_1k_usd: self.wasted_cost,
+        }
+    }
+}
+
 /// Per-pattern sums of a chunk (or a run).
 #[derive(Debug, Clone, Default)]
 pub struct PolicyTally {
-    /// USD, failed (0/1), wasted attempts, wasted USD per request.
-    pub base: [Sum; 4],
+    /// The steady figures, per request.
+    pub steady: SteadyFigures<Sum>,
     /// Attempts per request.
     pub attempts: Sum,
     /// The most attempts of any request.
@@ -546,11 +563,7 @@ impl PolicyTally {
 
     /// Count one request.
     pub fn add(&mut self, r: &ReqOut) {
-        let ok = r.answered.is_some();
-        self.base[0].add(r.cost);
-        self.base[1].add(if ok { 0.0 } else { 1.0 });
-        self.base[2].add(f64::from(r.attempts) - if ok { 1.0 } else { 0.0 });
-        self.base[3].add(r.wasted_cost);
+        self.steady.add(&r.bill());
         self.attempts.add(f64::from(r.attempts));
         self.attempts_max = self.attempts_max.max(r.attempts);
         self.dead.add(r.dead_s);
@@ -569,9 +582,7 @@ impl PolicyTally {
 
     /// Merge `other` (in chunk order).
     pub fn merge(&mut self, other: &PolicyTally) {
-        for (a, b) in self.base.iter_mut().zip(&other.base) {
-            a.merge(b);
-        }
+        self.steady.merge(&other.steady);
         self.attempts.merge(&other.attempts);
         self.attempts_max = self.attempts_max.max(other.attempts_max);
         self.dead.merge(&other.dead);
@@ -627,15 +638,15 @@ impl PolicyMc {
     /// [`crate::figures::Figure::scale`]), with this chain's dead-time percentile (seconds).
     /// `answered_by` is left empty: its entries need the chain's model ids (the report's to
     /// fill, from [`PolicyMc::answered_by`]).
-    pub fn sums(&self) -> crate::figures::SteadyPolicyFigures<&Sum> {
-        crate::figures::SteadyPolicyFigures {
-            attempts_per_request: &self.attempts,
+    pub fn figures(&self) -> SteadyPolicyFigures<Sum> {
+        SteadyPolicyFigures {
+            attempts_per_request: self.attempts,
             attempts_max: self.attempts_max,
-            dead_time_mean_s: &self.dead_time,
+            dead_time_mean_s: self.dead_time,
             dead_time_p99_s: Some(self.dead_time_p99_s),
             answered_by: Vec::new(),
-            call_cap_hits_per_1k: &self.call_cap_hits,
-            cost_cap_hits_per_1k: &self.cost_cap_hits,
+            call_cap_hits_per_1k: self.call_cap_hits,
+            cost_cap_hits_per_1k: self.cost_cap_hits,
         }
     }
 }
@@ -656,14 +667,11 @@ pub fn dead_quantile(zero: u64, hist: &Histogram, p: f64) -> f64 {
 }
 
 fn finish(pattern: Pattern, acc: &PolicyTally) -> PolicyMc {
-    let n = acc.base[0].n;
+    let n = acc.steady.cost_per_1k_usd.n;
     PolicyMc {
         base: PatternMc {
             pattern,
-            cost: acc.base[0],
-            failed: acc.base[1],
-            wasted_attempts: acc.base[2],
-            wasted_cost: acc.base[3],
+            figures: acc.steady.clone(),
             latency: acc.latency.clone(),
         },
         attempts: acc.attempts,
@@ -804,19 +812,19 @@ pub(crate) mod tests {
                 .fold(0.0, f64::max);
             let secs = (slowest.max(c.steady.fast_fail_s) + backoff) * amax;
             let mut checks = vec![
-                ("cost", m.base.cost, s.cost, 0.0, z1),
-                ("failed", m.base.failed, s.failed, 1.0, z2),
+                ("cost", m.base.figures.cost_per_1k_usd, s.cost_per_1k_usd, 0.0, z1),
+                ("failed", m.base.figures.failed_per_1k, s.failed_per_1k, 1.0, z2),
                 (
                     "wasted_attempts",
-                    m.base.wasted_attempts,
-                    s.wasted_attempts,
+                    m.base.figures.wasted_attempts_per_1k,
+                    s.wasted_attempts_per_1k,
                     amax,
                     z2,
                 ),
                 (
                     "wasted_cost",
-                    m.base.wasted_cost,
-                    s.wasted_cost,
+                    m.base.figures.wasted_per_1k_usd,
+                    s.wasted_per_1k_usd,
                     price * amax,
                     z2,
                 ),
@@ -896,8 +904,8 @@ pub(crate) mod tests {
         let s = seq(&mc);
         assert_eq!((s.attempts.mean(), s.attempts_max), (6.0, 6));
         assert_eq!(s.attempts.std_error(), 0.0);
-        assert_eq!(s.base.failed.mean(), 1.0);
-        assert_eq!(s.base.cost.mean(), 0.0);
+        assert_eq!(s.base.figures.failed_per_1k.mean(), 1.0);
+        assert_eq!(s.base.figures.cost_per_1k_usd.mean(), 0.0);
         // six fast failures and five backoffs (full jitter, mean 0.25, 0.5 per link)
         assert!(s.dead_time.mean() > 3.0 && s.dead_time.mean() < 3.0 + 2.0 * 1.5);
     }
@@ -921,12 +929,12 @@ pub(crate) mod tests {
         let s = run(&r, &c, 1000, 3);
         let s = seq(&s);
         assert_eq!((s.attempts.mean(), s.attempts_max), (1.0, 1));
-        assert_eq!(s.base.failed.mean(), 1.0);
+        assert_eq!(s.base.figures.failed_per_1k.mean(), 1.0);
         c.policy.failover_on.push(ErrorClass::Client);
         let s = run(&r, &c, 1000, 3);
         let s = seq(&s);
         assert_eq!((s.attempts.mean(), s.attempts_max), (3.0, 3));
-        assert_eq!((s.base.failed.mean(), s.base.cost.mean()), (1.0, 0.0));
+        assert_eq!((s.base.figures.failed_per_1k.mean(), s.base.figures.cost_per_1k_usd.mean()), (1.0, 0.0));
         // three fast failures, no backoff (client errors are not retried)
         assert_eq!(s.dead_time.mean(), 1.5);
     }
@@ -955,7 +963,7 @@ pub(crate) mod tests {
         for p in hedges {
             let h = pattern(&mc, p);
             assert_eq!((h.attempts.mean(), h.attempts_max), (2.0, 2));
-            assert_eq!((h.base.failed.mean(), h.base.cost.mean()), (1.0, 0.0));
+            assert_eq!((h.base.figures.failed_per_1k.mean(), h.base.figures.cost_per_1k_usd.mean()), (1.0, 0.0));
             assert_eq!(h.dead_time.mean(), 0.5);
             assert_eq!(h.answered_by[2].mean(), 0.0);
         }
@@ -970,7 +978,7 @@ pub(crate) mod tests {
         for p in hedges {
             let h = pattern(&mc, p);
             assert_eq!((h.attempts.mean(), h.attempts_max), (3.0, 3));
-            assert_eq!((h.base.failed.mean(), h.base.cost.mean()), (1.0, 0.0));
+            assert_eq!((h.base.figures.failed_per_1k.mean(), h.base.figures.cost_per_1k_usd.mean()), (1.0, 0.0));
             assert_eq!(h.dead_time.mean(), 1.5);
         }
         let mut c = chain(
@@ -992,7 +1000,7 @@ pub(crate) mod tests {
         for p in hedges {
             let h = pattern(&mc, p);
             assert_eq!((h.attempts.mean(), h.attempts_max), (2.0, 2));
-            assert_eq!((h.base.failed.mean(), h.base.cost.mean()), (1.0, 0.0));
+            assert_eq!((h.base.figures.failed_per_1k.mean(), h.base.figures.cost_per_1k_usd.mean()), (1.0, 0.0));
             assert_eq!(h.dead_time.mean(), 2.5);
         }
     }
