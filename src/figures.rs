@@ -52,6 +52,9 @@ pub struct Figure {
     pub count: bool,
     /// How the compare tables show it ([`Figure::table`], [`Figure::hidden`]).
     pub table: Show,
+    /// A figure added after the CSV layout was fixed (README, "CSV": new columns after the
+    /// existing ones, so the earlier ones keep their places): its columns come last.
+    pub csv_last: bool,
     /// How the agreement check (`sim::agree`) compares the analytic value with the Monte
     /// Carlo's ([`Figure::headline`], [`Figure::checked`], [`Figure::unchecked`]).
     pub agree: Agree,
@@ -98,6 +101,8 @@ pub struct Column {
     pub blended: Option<&'static str>,
     /// The header of its Monte Carlo column in the blended table, if shown.
     pub blended_mc: Option<&'static str>,
+    /// Its header in the `sweep` table, if shown there (a steady or incident figure).
+    pub sweep: Option<&'static str>,
 }
 
 /// Whether and how the compare tables show a figure.
@@ -171,6 +176,7 @@ impl Figure {
             analytic: true,
             count: false,
             table: Show::Undeclared,
+            csv_last: false,
             agree: Agree::Undeclared,
         }
     }
@@ -183,6 +189,7 @@ impl Figure {
             mc: None,
             blended: None,
             blended_mc: None,
+            sweep: None,
         });
         self
     }
@@ -211,6 +218,22 @@ impl Figure {
             Show::Column(c) => c.blended_mc = Some(header),
             _ => panic!("blended_mc() needs table() first"),
         }
+        self
+    }
+
+    /// Shown in the `sweep` table too, under `header` (after [`Figure::table`]).
+    pub const fn swept(mut self, header: &'static str) -> Figure {
+        match &mut self.table {
+            Show::Column(c) => c.sweep = Some(header),
+            _ => panic!("swept() needs table() first"),
+        }
+        self
+    }
+
+    /// Added after the CSV columns were laid out: its CSV columns (analytic, then Monte
+    /// Carlo) come after every other column of `compare` and `sweep` ([`Figure::csv_last`]).
+    pub const fn csv_last(mut self) -> Figure {
+        self.csv_last = true;
         self
     }
 
@@ -616,7 +639,8 @@ figures! {
         /// Expected USD per 1,000 requests.
         fig cost_per_1k_usd: V = "USD per 1,000 requests", 1000.0,
             table("$/1k req", Cell::Money), mc("MC $/1k ± 95%"),
-            blended("$/1k req"), blended_mc("MC $/1k ± 95%"), headline(Bound::Usd);
+            blended("$/1k req"), blended_mc("MC $/1k ± 95%"), swept("$/1k req"),
+            headline(Bound::Usd);
         /// The healthy, warm primary alone, USD per 1,000 requests (not random: the analytic
         /// rows only; the tables print it in a note).
         exact baseline_per_1k_usd: Option<f64> = "USD per 1,000 requests", 1000.0,
@@ -624,11 +648,13 @@ figures! {
         /// cost / baseline − 1 (0.0003 for +0.03%); `null` for a free primary. Agreement:
         /// the cost over an exact baseline, so it agrees when the cost does.
         opt vs_baseline: Option<V> = "ratio", 1.0,
-            table("vs primary", Cell::Change), blended("vs primaries"), unchecked();
+            table("vs primary", Cell::Change), blended("vs primaries"), swept("vs primary"),
+            unchecked();
         /// Requests per 1,000 that fail on every link tried.
         fig failed_per_1k: V = "requests per 1,000", 1000.0,
             table("failed/1k", Cell::Count), mc("MC failed/1k"),
-            blended("failed/1k"), blended_mc("MC failed/1k"), checked(Bound::One);
+            blended("failed/1k"), blended_mc("MC failed/1k"), swept("failed/1k"),
+            checked(Bound::One);
         /// Attempts per 1,000 requests that did not produce the answer (failures, hedge losers).
         fig wasted_attempts_per_1k: V = "attempts per 1,000 requests", 1000.0,
             hidden(), checked(Bound::Links);
@@ -646,14 +672,16 @@ figures! {
         /// window + cold starts + fail-back writes.
         fig total_usd: V = "USD", 1.0,
             table("total USD", Cell::Total), mc("MC total ± 95%"),
-            blended("incident USD"), blended_mc("MC incident ± 95%"), headline(Bound::Usd);
+            blended("incident USD"), blended_mc("MC incident ± 95%"), swept("incident USD"),
+            headline(Bound::Usd);
         /// The primary-alone bill for the same requests, healthy and warm (not random; the
         /// tables print it in a note).
         exact normal_usd: Option<f64> = "USD", 1.0, hidden(), unchecked();
         /// total / normal; `null` for a free primary. Agreement: the total over an exact
         /// bill, so it agrees when the total does.
         opt multiplier: Option<V> = "ratio", 1.0,
-            table("x normal", Cell::Multiplier), blended("x normal"), unchecked();
+            table("x normal", Cell::Multiplier), blended("x normal"), swept("x normal"),
+            unchecked();
         /// The window's requests at warm prices, failed attempts included.
         fig window_usd: V = "USD", 1.0, table("window", Cell::Part), checked(Bound::Usd);
         /// Premium of sessions' first requests on a cold fallback.

@@ -14,6 +14,8 @@ pub(super) enum Table {
     Chain,
     /// The blended traffic-share table.
     Blended,
+    /// The `sweep` table (steady and incident figures).
+    Sweep,
 }
 
 /// `fig`'s column and its header in `table`, if the table shows it.
@@ -22,6 +24,7 @@ fn shown(fig: &'static Figure, table: Table) -> Option<(&'static Column, &'stati
     match table {
         Table::Chain => Some((c, c.header)),
         Table::Blended => c.blended.map(|h| (c, h)),
+        Table::Sweep => c.sweep.map(|h| (c, h)),
     }
 }
 
@@ -31,6 +34,7 @@ fn shown_mc(fig: &'static Figure, table: Table) -> Option<(&'static Column, &'st
     match table {
         Table::Chain => c.mc.map(|h| (c, h)),
         Table::Blended => c.blended_mc.map(|h| (c, h)),
+        Table::Sweep => None,
     }
 }
 
