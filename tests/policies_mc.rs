@@ -41,8 +41,20 @@ fn steady_state_agrees() {
             let o = a.summary();
             let n = m.base.figures.cost_per_1k_usd.n as f64;
             let mut checks = vec![
-                ("cost", m.base.figures.cost_per_1k_usd, o.cost_per_1k_usd, Z99, 0.0),
-                ("failed", m.base.figures.failed_per_1k, o.failed_per_1k, Z999, 1.0),
+                (
+                    "cost",
+                    m.base.figures.cost_per_1k_usd,
+                    o.cost_per_1k_usd,
+                    Z99,
+                    0.0,
+                ),
+                (
+                    "failed",
+                    m.base.figures.failed_per_1k,
+                    o.failed_per_1k,
+                    Z999,
+                    1.0,
+                ),
                 (
                     "wasted_attempts",
                     m.base.figures.wasted_attempts_per_1k,

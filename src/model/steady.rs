@@ -20,7 +20,6 @@
 //! The hedged legs under the policy (client and quota errors, a delayed backup, their timing)
 //! are [`super::hedge`]'s, shared with the incident window.
 
-
 use super::cost::{Request, warm_state};
 use super::hedge::{Hedge, HedgeLeg};
 use super::policy::{self, CapCount, Entry, PolicyOutcome};
@@ -320,7 +319,10 @@ mod tests {
         let r = req(2000.0, 500.0, 15000.0, 1.0);
         let mut c = chain(&[SOL, SONNET, SOL], &[0.5, 0.5, 0.0], 0.0);
         c.steady.gray_fraction = 0.0;
-        let cost = evaluate(&r, &c, Pattern::Sequential).unwrap().cost_per_1k_usd * 1000.0;
+        let cost = evaluate(&r, &c, Pattern::Sequential)
+            .unwrap()
+            .cost_per_1k_usd
+            * 1000.0;
         assert_close(cost, 0.5 * 32.5 + 0.25 * 46.5 + 0.25 * 32.5);
     }
 

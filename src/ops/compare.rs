@@ -114,43 +114,7 @@ fn blend(
             .filter(|r| r.pattern == pattern)
             .collect();
         if rows.len() == chains {
-            let sum = |f: &dyn Fn(&SteadyRow) -> f64| {
-                rows.iter().map(|r| share(&r.chain) * f(r)).sum::<f64>()
-            };
-            let cost = sum(&|r| r.analytic.cost_per_1k_usd);
-            let base = sum(&|r| r.analytic.baseline_per_1k_usd.unwrap_or(0.0));
-            let parts: Vec<(f64, &SteadyFigures<f64>)> = rows
-                .iter()
-                .map(|r| (share(&r.chain), &r.analytic))
-                .collect();
-            let mut analytic = SteadyFigures::combine(
-                &parts,
-                |_, xs| weighted_sum(xs, 1.0),
-                |_, xs| weighted_exact(xs, 1.0),
-            );
-            analytic.vs_baseline = (base > 0.0).then(|| clean(cost / base - 1.0));
-            let parts: Vec<(f64, &SteadyPolicyFigures<f64>)> =
-                rows.iter().map(|r| (share(&r.chain), &r.policy)).collect();
-            // No dead-time percentile: a mixture's is not the weighted mean of the chains'.
-            let mut policy =
-                SteadyPolicyFigures::combine(&parts, |_, xs| weighted_sum(xs, 1.0), |_, _| None);
-            policy.attempts_max = rows
-                .iter()
-                .map(|r| r.policy.attempts_max)
-                .max()
-                .unwrap_or(0);
-            policy.answered_by = blend_answered(
-                rows.iter()
-                    .map(|r| (share(&r.chain), r.policy.answered_by.as_slice())),
-            );
-            let row = SteadyRow {
-                chain: BLENDED.to_string(),
-                pattern,
-                analytic,
-                policy,
-                latency_defaults: Vec::new(),
-                mc: None,
-            };
+            let row = blend_steady(pattern, &rows, &share);
             steady_rows.push(row);
         }
         let rows: Vec<&IncidentRow> = incident_rows
@@ -158,51 +122,102 @@ fn blend(
             .filter(|r| r.pattern == pattern)
             .collect();
         if rows.len() == chains {
-            let sum = |f: &dyn Fn(&IncidentRow) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
-            let total = sum(&|r| r.analytic.total_usd);
-            let normal = sum(&|r| r.analytic.normal_usd.unwrap_or(0.0));
-            let requests: f64 = scenario
-                .incident
-                .as_ref()
-                .map(|i| i.requests() as f64)
-                .unwrap_or(0.0);
-            // The chains' windows add up (each holds its share of the requests): weight 1.
-            let parts: Vec<(f64, &IncidentFigures<f64>)> =
-                rows.iter().map(|r| (1.0, &r.analytic)).collect();
-            let mut analytic = IncidentFigures::combine(
-                &parts,
-                |_, xs| weighted_sum(xs, 1.0),
-                |_, xs| weighted_exact(xs, 1.0),
-            );
-            analytic.multiplier = (normal > 0.0).then(|| clean(total / normal));
-            let row = IncidentRow {
-                chain: BLENDED.to_string(),
-                pattern,
-                analytic,
-                dead_time_mean_s: if requests > 0.0 {
-                    clean(
-                        rows.iter()
-                            .map(|r| r.dead_time_mean_s * share(&r.chain))
-                            .sum(),
-                    )
-                } else {
-                    0.0
-                },
-                breaker: None,
-                method: if rows.iter().any(|r| r.method == Method::Simulated) {
-                    Method::Simulated
-                } else {
-                    Method::Analytic
-                },
-                simulated_windows: rows.iter().filter_map(|r| r.simulated_windows).max(),
-                simulated_precision: rows
-                    .iter()
-                    .filter_map(|r| r.simulated_precision)
-                    .reduce(f64::max),
-                mc: None,
-            };
+            let row = blend_incident(scenario, pattern, &rows, &share);
             incident_rows.push(row);
         }
+    }
+}
+
+/// The blended steady row of one pattern's `rows` (one per chain), weighted by `share`.
+fn blend_steady(pattern: Pattern, rows: &[&SteadyRow], share: &dyn Fn(&str) -> f64) -> SteadyRow {
+    let sum =
+        |f: &dyn Fn(&SteadyRow) -> f64| rows.iter().map(|r| share(&r.chain) * f(r)).sum::<f64>();
+    let cost = sum(&|r| r.analytic.cost_per_1k_usd);
+    let base = sum(&|r| r.analytic.baseline_per_1k_usd.unwrap_or(0.0));
+    let parts: Vec<(f64, &SteadyFigures<f64>)> = rows
+        .iter()
+        .map(|r| (share(&r.chain), &r.analytic))
+        .collect();
+    let mut analytic = SteadyFigures::combine(
+        &parts,
+        |_, xs| weighted_sum(xs, 1.0),
+        |_, xs| weighted_exact(xs, 1.0),
+    );
+    analytic.vs_baseline = (base > 0.0).then(|| clean(cost / base - 1.0));
+    let parts: Vec<(f64, &SteadyPolicyFigures<f64>)> =
+        rows.iter().map(|r| (share(&r.chain), &r.policy)).collect();
+    // No dead-time percentile: a mixture's is not the weighted mean of the chains'.
+    let mut policy =
+        SteadyPolicyFigures::combine(&parts, |_, xs| weighted_sum(xs, 1.0), |_, _| None);
+    policy.attempts_max = rows
+        .iter()
+        .map(|r| r.policy.attempts_max)
+        .max()
+        .unwrap_or(0);
+    policy.answered_by = blend_answered(
+        rows.iter()
+            .map(|r| (share(&r.chain), r.policy.answered_by.as_slice())),
+    );
+    SteadyRow {
+        chain: BLENDED.to_string(),
+        pattern,
+        analytic,
+        policy,
+        latency_defaults: Vec::new(),
+        mc: None,
+    }
+}
+
+/// The blended incident row of one pattern's `rows` (one per chain): the chains' windows
+/// added up, the dead time per request weighted by `share`.
+fn blend_incident(
+    scenario: &Scenario,
+    pattern: Pattern,
+    rows: &[&IncidentRow],
+    share: &dyn Fn(&str) -> f64,
+) -> IncidentRow {
+    let sum = |f: &dyn Fn(&IncidentRow) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
+    let total = sum(&|r| r.analytic.total_usd);
+    let normal = sum(&|r| r.analytic.normal_usd.unwrap_or(0.0));
+    let requests: f64 = scenario
+        .incident
+        .as_ref()
+        .map(|i| i.requests() as f64)
+        .unwrap_or(0.0);
+    // The chains' windows add up (each holds its share of the requests): weight 1.
+    let parts: Vec<(f64, &IncidentFigures<f64>)> =
+        rows.iter().map(|r| (1.0, &r.analytic)).collect();
+    let mut analytic = IncidentFigures::combine(
+        &parts,
+        |_, xs| weighted_sum(xs, 1.0),
+        |_, xs| weighted_exact(xs, 1.0),
+    );
+    analytic.multiplier = (normal > 0.0).then(|| clean(total / normal));
+    IncidentRow {
+        chain: BLENDED.to_string(),
+        pattern,
+        analytic,
+        dead_time_mean_s: if requests > 0.0 {
+            clean(
+                rows.iter()
+                    .map(|r| r.dead_time_mean_s * share(&r.chain))
+                    .sum(),
+            )
+        } else {
+            0.0
+        },
+        breaker: None,
+        method: if rows.iter().any(|r| r.method == Method::Simulated) {
+            Method::Simulated
+        } else {
+            Method::Analytic
+        },
+        simulated_windows: rows.iter().filter_map(|r| r.simulated_windows).max(),
+        simulated_precision: rows
+            .iter()
+            .filter_map(|r| r.simulated_precision)
+            .reduce(f64::max),
+        mc: None,
     }
 }
 
@@ -603,10 +618,8 @@ fn policy_figures(
 /// chains' windows added up.
 fn incident_mc(parts: &[ChainShare<'_, IncidentRun>]) -> IncidentMc {
     // The chains' windows add up: weight 1 each.
-    let weighted: Vec<(f64, &IncidentFigures<Sum>)> = parts
-        .iter()
-        .map(|p| (1.0, &p.sim.base().figures))
-        .collect();
+    let weighted: Vec<(f64, &IncidentFigures<Sum>)> =
+        parts.iter().map(|p| (1.0, &p.sim.base().figures)).collect();
     let mut figures =
         IncidentFigures::combine(&weighted, weighted_mean_ci, |_, xs| weighted_exact(xs, 1.0));
     let normal: f64 = parts.iter().map(|p| p.sim.base().normal).sum();

@@ -71,9 +71,7 @@ fn placed(figures: &'static [Figure], late: bool) -> impl Iterator<Item = &'stat
 /// The figures of `figures` (placed as `late` says) the Monte Carlo estimates, each with a
 /// 95% interval, as `mc_KEY`.
 fn estimated(figures: &'static [Figure], late: bool) -> impl Iterator<Item = &'static str> {
-    placed(figures, late)
-        .filter(|f| f.estimated)
-        .map(|f| f.key)
+    placed(figures, late).filter(|f| f.estimated).map(|f| f.key)
 }
 
 /// The cells of a figure set's estimated figures placed as `late` says (`mc_KEY`,
@@ -395,7 +393,10 @@ fn meta_cells(report: &Report) -> Vec<String> {
 /// The cells from [`METHOD_COLUMN`] on: the method, [`EXTRA_COLUMNS`] (`blended`, the rest
 /// empty), then `late`, the row's [`late_columns`] cells.
 fn end_cells(method: &str, chain: &str, late: Vec<String>) -> Vec<String> {
-    let mut rec = vec![method.to_string(), (chain == crate::report::BLENDED).to_string()];
+    let mut rec = vec![
+        method.to_string(),
+        (chain == crate::report::BLENDED).to_string(),
+    ];
     rec.extend(blank(EXTRA_COLUMNS.len() - 1));
     rec.extend(late);
     rec

@@ -325,8 +325,7 @@ pub fn cost_chart(sweep: &Sweep) -> anyhow::Result<String> {
             .collect()
     };
     let with_latency = sweep.rows.iter().any(|r| r.mc.is_some());
-    let incident =
-        key.starts_with("incident.") && sweep.rows.iter().all(|r| r.incident.is_some());
+    let incident = key.starts_with("incident.") && sweep.rows.iter().all(|r| r.incident.is_some());
     let cols = chains.len().clamp(1, 2);
     let rows_of_chains = chains.len().div_ceil(cols);
     let per_chain_h = if with_latency { 2.0 * PANEL_H } else { PANEL_H };

@@ -27,9 +27,8 @@ pub fn render(sweep: &Sweep, format: Format) -> anyhow::Result<Vec<u8>> {
 /// the Monte Carlo columns of figures added later ([`crate::figures::Figure::csv_last`]).
 fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
-    let (late, first): (Vec<_>, Vec<_>) = crate::sweep::columns()
-        .into_iter()
-        .partition(|c| c.late());
+    let (late, first): (Vec<_>, Vec<_>) =
+        crate::sweep::columns().into_iter().partition(|c| c.late());
     let mut header: Vec<String> = sweep.params.iter().map(|p| guard(p)).collect();
     header.extend(["chain", "pattern"].map(String::from));
     header.extend(first.iter().map(|c| c.key()));
@@ -89,9 +88,12 @@ pub fn layout(sweep: &Sweep) -> Page {
                 .map(|p| group(&trim(r.point[p], 9)))
                 .collect();
             cells.extend([r.chain.clone(), r.pattern.as_str().to_string()]);
-            cells.extend(sweep_cells(STEADY_FIGURES, Some(&r.steady), false, |s, f| {
-                s.visit(f)
-            }));
+            cells.extend(sweep_cells(
+                STEADY_FIGURES,
+                Some(&r.steady),
+                false,
+                |s, f| s.visit(f),
+            ));
             if has_incident {
                 let sim = r.incident_method == Some(crate::report::Method::Simulated);
                 cells.extend(sweep_cells(

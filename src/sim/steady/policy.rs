@@ -35,9 +35,9 @@ use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, CapCount, ErrorClass, ErrorMix, Jitter};
 use crate::model::{Chain, Pattern, Policy};
 
+use crate::figures::{SteadyFigures, SteadyPolicyFigures};
 use crate::sim::histogram::Histogram;
 use crate::sim::rng::{SimRng, Stream, chunk_rng, normal, uniform};
-use crate::figures::{SteadyFigures, SteadyPolicyFigures};
 use crate::sim::stats::Sum;
 use crate::sim::steady::fast::{PatternMc, Prices};
 use crate::sim::{CHUNK, McOptions, ordered};
@@ -388,28 +388,48 @@ impl PolicySim {
     /// follow after the slower failure.
     fn hedged(&self, cancel: bool, out: &mut ReqOut, rng: &mut SimRng) {
         let p = self.allowed[1];
-        let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
+        let w0 = &self.links[0].warm;
         // Past a skipped first fallback, a request whose backup is sent is a cost-cap hit.
         let capped = p != 1;
-        let delay = self.policy.hedge_delay_s;
-        let fs = self.fast_fail_s;
-        let client_fails_over = self.fails_over(ErrorClass::Client);
         let a0 = self.draw(0, w0, rng);
         out.attempts = 1;
-        match (delay, a0) {
-            (Some(d), AttemptResult::Ok(l0)) if l0.exp() <= d => {
+        if let Some(d) = self.policy.hedge_delay_s
+            && self.before_delay(d, a0, capped, out, rng)
+        {
+            return;
+        }
+        self.race(cancel, a0, capped, out, rng);
+    }
+
+    /// A delayed hedge whose primary attempt `a0` ended before the delay `d`: answered, that is
+    /// all; failed, the backup follows as a sequential failover (`capped`: a cost-cap hit when
+    /// sent). Returns whether the request is done (else the backup races the primary from d).
+    fn before_delay(
+        &self,
+        d: f64,
+        a0: AttemptResult,
+        capped: bool,
+        out: &mut ReqOut,
+        rng: &mut SimRng,
+    ) -> bool {
+        let p = self.allowed[1];
+        let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
+        let fs = self.fast_fail_s;
+        let client_fails_over = self.fails_over(ErrorClass::Client);
+        match a0 {
+            AttemptResult::Ok(l0) if l0.exp() <= d => {
                 out.cost = w0.success;
                 out.answered = Some(0);
                 out.latency_s = l0.exp();
-                return;
+                true
             }
-            (Some(d), AttemptResult::Fail(class, u0, s0)) if s0 <= d => {
+            AttemptResult::Fail(class, u0, s0) if s0 <= d => {
                 // Failed before the delay: the backup follows as a failover.
                 out.cost = u0;
                 out.wasted_cost = u0;
                 out.dead_s = s0;
                 match class {
-                    ErrorClass::Quota => return,
+                    ErrorClass::Quota => return true,
                     ErrorClass::Client => {
                         if client_fails_over {
                             // the backup, once, fails the same way
@@ -418,7 +438,7 @@ impl PolicySim {
                             out.dead_s += fs;
                             self.after_legs(true, out, rng);
                         }
-                        return;
+                        return true;
                     }
                     _ => {}
                 }
@@ -442,10 +462,26 @@ impl PolicySim {
                         }
                     }
                 }
-                return;
+                true
             }
-            _ => {}
+            _ => false,
         }
+    }
+
+    /// The race of a hedge's legs: the primary's attempt `a0` in flight, the backup sent at
+    /// once or at the delay (`capped`: a cost-cap hit), then the links after them.
+    fn race(
+        &self,
+        cancel: bool,
+        a0: AttemptResult,
+        capped: bool,
+        out: &mut ReqOut,
+        rng: &mut SimRng,
+    ) {
+        let p = self.allowed[1];
+        let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
+        let delay = self.policy.hedge_delay_s;
+        let client_fails_over = self.fails_over(ErrorClass::Client);
         // The race: the backup goes out at `s1` while the primary is in flight.
         let s1 = delay.unwrap_or(0.0);
         let a1 = self.draw(p, w1, rng);
@@ -812,8 +848,20 @@ pub(crate) mod tests {
                 .fold(0.0, f64::max);
             let secs = (slowest.max(c.steady.fast_fail_s) + backoff) * amax;
             let mut checks = vec![
-                ("cost", m.base.figures.cost_per_1k_usd, s.cost_per_1k_usd, 0.0, z1),
-                ("failed", m.base.figures.failed_per_1k, s.failed_per_1k, 1.0, z2),
+                (
+                    "cost",
+                    m.base.figures.cost_per_1k_usd,
+                    s.cost_per_1k_usd,
+                    0.0,
+                    z1,
+                ),
+                (
+                    "failed",
+                    m.base.figures.failed_per_1k,
+                    s.failed_per_1k,
+                    1.0,
+                    z2,
+                ),
                 (
                     "wasted_attempts",
                     m.base.figures.wasted_attempts_per_1k,
@@ -934,7 +982,13 @@ pub(crate) mod tests {
         let s = run(&r, &c, 1000, 3);
         let s = seq(&s);
         assert_eq!((s.attempts.mean(), s.attempts_max), (3.0, 3));
-        assert_eq!((s.base.figures.failed_per_1k.mean(), s.base.figures.cost_per_1k_usd.mean()), (1.0, 0.0));
+        assert_eq!(
+            (
+                s.base.figures.failed_per_1k.mean(),
+                s.base.figures.cost_per_1k_usd.mean()
+            ),
+            (1.0, 0.0)
+        );
         // three fast failures, no backoff (client errors are not retried)
         assert_eq!(s.dead_time.mean(), 1.5);
     }
@@ -963,7 +1017,13 @@ pub(crate) mod tests {
         for p in hedges {
             let h = pattern(&mc, p);
             assert_eq!((h.attempts.mean(), h.attempts_max), (2.0, 2));
-            assert_eq!((h.base.figures.failed_per_1k.mean(), h.base.figures.cost_per_1k_usd.mean()), (1.0, 0.0));
+            assert_eq!(
+                (
+                    h.base.figures.failed_per_1k.mean(),
+                    h.base.figures.cost_per_1k_usd.mean()
+                ),
+                (1.0, 0.0)
+            );
             assert_eq!(h.dead_time.mean(), 0.5);
             assert_eq!(h.answered_by[2].mean(), 0.0);
         }
@@ -978,7 +1038,13 @@ pub(crate) mod tests {
         for p in hedges {
             let h = pattern(&mc, p);
             assert_eq!((h.attempts.mean(), h.attempts_max), (3.0, 3));
-            assert_eq!((h.base.figures.failed_per_1k.mean(), h.base.figures.cost_per_1k_usd.mean()), (1.0, 0.0));
+            assert_eq!(
+                (
+                    h.base.figures.failed_per_1k.mean(),
+                    h.base.figures.cost_per_1k_usd.mean()
+                ),
+                (1.0, 0.0)
+            );
             assert_eq!(h.dead_time.mean(), 1.5);
         }
         let mut c = chain(
@@ -1000,7 +1066,13 @@ pub(crate) mod tests {
         for p in hedges {
             let h = pattern(&mc, p);
             assert_eq!((h.attempts.mean(), h.attempts_max), (2.0, 2));
-            assert_eq!((h.base.figures.failed_per_1k.mean(), h.base.figures.cost_per_1k_usd.mean()), (1.0, 0.0));
+            assert_eq!(
+                (
+                    h.base.figures.failed_per_1k.mean(),
+                    h.base.figures.cost_per_1k_usd.mean()
+                ),
+                (1.0, 0.0)
+            );
             assert_eq!(h.dead_time.mean(), 2.5);
         }
     }
