@@ -661,6 +661,11 @@ figures! {
         /// USD per 1,000 requests spent on those attempts.
         fig wasted_per_1k_usd: V = "USD per 1,000 requests", 1000.0,
             hidden(), checked(Bound::Usd);
+        /// Requests per 1,000 answered by a fallback link (a failover, or a hedge's second leg
+        /// winning): the share of the traffic the chain's fallbacks carry.
+        fig fallback_answers_per_1k: V = "requests per 1,000", 1000.0,
+            table("fallback/1k", Cell::Count), blended("fallback/1k"), swept("fallback/1k"),
+            checked(Bound::One), csv_last();
     }
 }
 
@@ -705,6 +710,12 @@ figures! {
         /// cold starts and fail-back writes; negative when the fallback is cheaper).
         /// Agreement: the total less an exact bill, so it agrees when the total does.
         fig excess_usd: V = "USD", 1.0, hidden(), unchecked();
+        /// Requests answered over the window, by any link (expected count): requests − failed.
+        /// In the shorthand, whose primary's provider is down throughout, a fallback answers
+        /// every one of them.
+        fig answered_requests: V = "requests", 1.0,
+            table("answered", Cell::Count), swept("answered"), checked(Bound::One), count(),
+            csv_last();
     }
 }
 
@@ -824,7 +835,12 @@ mod tests {
         };
         assert_eq!(
             shown(STEADY_FIGURES),
-            ["cost_per_1k_usd", "vs_baseline", "failed_per_1k"]
+            [
+                "cost_per_1k_usd",
+                "vs_baseline",
+                "failed_per_1k",
+                "fallback_answers_per_1k"
+            ]
         );
         assert_eq!(
             shown(INCIDENT_FIGURES),
@@ -834,7 +850,8 @@ mod tests {
                 "window_usd",
                 "cold_start_usd",
                 "failback_usd",
-                "failed_requests"
+                "failed_requests",
+                "answered_requests"
             ]
         );
         assert_eq!(
@@ -918,10 +935,11 @@ mod tests {
                 ("cost_per_1k_usd", Bound::Usd),
                 ("failed_per_1k", Bound::One),
                 ("wasted_attempts_per_1k", Bound::Links),
-                ("wasted_per_1k_usd", Bound::Usd)
+                ("wasted_per_1k_usd", Bound::Usd),
+                ("fallback_answers_per_1k", Bound::One)
             ]
         );
-        assert_eq!(checked(INCIDENT_FIGURES).len(), 9);
+        assert_eq!(checked(INCIDENT_FIGURES).len(), 10);
         assert_eq!(
             checked(STEADY_POLICY_FIGURES),
             [
@@ -930,6 +948,37 @@ mod tests {
                 ("answered_by", Bound::One),
                 ("call_cap_hits_per_1k", Bound::One),
                 ("cost_cap_hits_per_1k", Bound::One)
+            ]
+        );
+    }
+
+    /// The figures added after the CSV layout was fixed go last (README, "CSV"), and the sweep
+    /// table shows the figures the first sweeps printed, then the added ones.
+    #[test]
+    fn added_figures_go_last_in_csv() {
+        let last: Vec<&str> = ALL_SETS
+            .iter()
+            .flat_map(|s| s.iter())
+            .filter(|f| f.csv_last)
+            .map(|f| f.key)
+            .collect();
+        assert_eq!(last, ["fallback_answers_per_1k", "answered_requests"]);
+        let swept: Vec<&str> = STEADY_FIGURES
+            .iter()
+            .chain(INCIDENT_FIGURES)
+            .filter(|f| f.column().is_some_and(|c| c.sweep.is_some()))
+            .map(|f| f.key)
+            .collect();
+        assert_eq!(
+            swept,
+            [
+                "cost_per_1k_usd",
+                "vs_baseline",
+                "failed_per_1k",
+                "fallback_answers_per_1k",
+                "total_usd",
+                "multiplier",
+                "answered_requests"
             ]
         );
     }
@@ -960,6 +1009,7 @@ mod tests {
                 "wasted_attempts",
                 "cold_starts",
                 "failback_writes",
+                "answered_requests",
                 "attempts_max"
             ]
         );

@@ -158,3 +158,29 @@ pub struct Sweep {
     #[serde(skip)]
     pub note: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first sweeps' columns keep their places; every other analytic figure follows.
+    #[test]
+    fn the_first_columns_keep_their_places() {
+        let keys: Vec<String> = columns().iter().map(Column::key).collect();
+        assert_eq!(
+            keys[..5],
+            [
+                "cost_per_1k_usd",
+                "vs_baseline",
+                "failed_per_1k",
+                "incident_total_usd",
+                "incident_multiplier"
+            ]
+        );
+        let all = STEADY_FIGURES.len() + INCIDENT_FIGURES.len();
+        assert_eq!(keys.len(), all);
+        assert!(keys.contains(&"fallback_answers_per_1k".to_string()));
+        assert_eq!(keys.last().unwrap(), "incident_answered_requests");
+        assert!(columns()[5..].iter().all(Column::late));
+    }
+}

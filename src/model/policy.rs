@@ -248,6 +248,7 @@ impl PolicyOutcome {
             failed_per_1k: self.failed,
             wasted_attempts_per_1k: self.attempts - (1.0 - self.failed),
             wasted_per_1k_usd: self.wasted_cost,
+            fallback_answers_per_1k: self.answered_by.iter().skip(1).sum(),
         }
     }
 

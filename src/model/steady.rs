@@ -130,6 +130,7 @@ mod tests {
         failed: f64,
         wasted_attempts: f64,
         wasted_cost: f64,
+        fallback_answers: f64,
     }
 
     fn per_1k(pattern: Pattern, c: &Chain) -> Per1k {
@@ -139,6 +140,7 @@ mod tests {
             failed: o.failed_per_1k * 1000.0,
             wasted_attempts: o.wasted_attempts_per_1k * 1000.0,
             wasted_cost: o.wasted_per_1k_usd * 1000.0,
+            fallback_answers: o.fallback_answers_per_1k * 1000.0,
         }
     }
 
@@ -159,12 +161,15 @@ mod tests {
         assert_close(o.wasted_cost, 0.0875);
         assert_close(o.failed, 0.0);
         assert_close(o.wasted_attempts, 5.0);
+        // the 5 requests per 1,000 whose primary hung are answered by Sonnet
+        assert_close(o.fallback_answers, 5.0);
         let base = baseline(&req(2000.0, 500.0, 0.0, 0.0), &c) * 1000.0;
         assert_close(base, 25.0);
         assert_eq!(format!("{:.2}%", (o.cost / base - 1.0) * 100.0), "0.03%");
         let nf = per_1k(Pattern::NoFallback, &c);
         assert_close(nf.cost, 0.995 * 25.0 + 0.0875);
         assert_close(nf.failed, 5.0);
+        assert_close(nf.fallback_answers, 0.0);
     }
 
     /// MODEL.md §4: hedged take-first / no-cancel with no failures: 29.00 / 34.00.
@@ -184,6 +189,10 @@ mod tests {
         let c = chain(&[SOL, SONNET], &[0.005, 0.0], 0.0);
         assert_close(per_1k(Pattern::HedgedTakeFirst, &c).cost, 28.9875);
         assert_close(per_1k(Pattern::HedgedNoCancel, &c).cost, 33.9625);
+        // w = 1: Sonnet answers only the 5 per 1,000 whose primary leg hung
+        assert_close(per_1k(Pattern::HedgedTakeFirst, &c).fallback_answers, 5.0);
+        let c = chain(&[SOL, SONNET], &[0.0, 0.0], 0.0);
+        assert_close(per_1k(Pattern::HedgedNoCancel, &c).fallback_answers, 0.0);
     }
 
     /// MODEL.md §4: a gray outage (every primary attempt hangs) costs 26.50 per 1k

@@ -191,6 +191,7 @@ mod tests {
             cold_starts: 0.0,
             failback_writes: 0.0,
             excess_usd: 0.0,
+            answered_requests: 293.3,
         }
     }
 
@@ -204,11 +205,19 @@ mod tests {
         };
         assert_eq!(
             h(STEADY_FIGURES, Table::Chain),
-            ["$/1k req", "vs primary", "failed/1k"]
+            ["$/1k req", "vs primary", "failed/1k", "fallback/1k"]
         );
         assert_eq!(
             h(STEADY_FIGURES, Table::Blended),
-            ["$/1k req", "vs primaries", "failed/1k"]
+            ["$/1k req", "vs primaries", "failed/1k", "fallback/1k"]
+        );
+        assert_eq!(
+            h(STEADY_FIGURES, Table::Sweep),
+            ["$/1k req", "vs primary", "failed/1k", "fallback/1k"]
+        );
+        assert_eq!(
+            h(INCIDENT_FIGURES, Table::Sweep),
+            ["incident USD", "x normal", "answered"]
         );
         assert_eq!(
             h(INCIDENT_FIGURES, Table::Chain),
@@ -218,7 +227,8 @@ mod tests {
                 "window",
                 "cold starts",
                 "fail-back writes",
-                "failed requests"
+                "failed requests",
+                "answered"
             ]
         );
         assert_eq!(
@@ -246,11 +256,13 @@ mod tests {
         let c = cells(Table::Chain, true, &none, |v| f.visit(v));
         assert_eq!(
             c,
-            ["sim 513.58", "–", "388.37", "54.24", "70.97", "6.70"],
+            ["sim 513.58", "–", "388.37", "54.24", "70.97", "6.70", "293.30"],
             "the parts add up to the total; a ratio that does not apply is –"
         );
         let c = cells(Table::Blended, false, &none, |v| f.visit(v));
         assert_eq!(c, ["513.58", "–"]);
+        let c = cells(Table::Sweep, true, &none, |v| f.visit(v));
+        assert_eq!(c, ["sim 513.58", "–", "293.30"]);
     }
 
     #[test]
@@ -266,6 +278,7 @@ mod tests {
             failed_per_1k: est(3.0, 2.5, 3.5),
             wasted_attempts_per_1k: est(0.0, 0.0, 0.0),
             wasted_per_1k_usd: est(0.0, 0.0, 0.0),
+            fallback_answers_per_1k: est(4.0, 3.0, 5.0),
         };
         assert_eq!(
             mc_cells(STEADY_FIGURES, Table::Chain, Some(&m), |m, v| m.visit(v)),

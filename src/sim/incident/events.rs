@@ -760,7 +760,7 @@ pub fn simulate(
     }
     .id();
     let mut out = PolicyIncidentMc {
-        base: IncidentSums::new(pattern, normal),
+        base: IncidentSums::new(pattern, normal, n),
         dead_time_mean: Sum::default(),
         dead_attempts: Sum::default(),
         probes: Sum::default(),

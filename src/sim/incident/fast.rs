@@ -190,6 +190,8 @@ pub struct IncidentSums {
     pub pattern: Pattern,
     /// The primary-alone bill for the same requests, USD (deterministic).
     pub normal: f64,
+    /// The window's requests, N.
+    pub requests: u64,
     /// The incident figures' sums, per window (USD and counts); the normal bill as an exact
     /// number, the multiplier only when the normal bill is not 0.
     pub figures: IncidentFigures<Sum>,
@@ -198,8 +200,8 @@ pub struct IncidentSums {
 impl Run {
     /// The window's bill: its incident figures, the one place the simulators say them
     /// ([`IncidentFigures`]; the fail-back figures are the same in every window, `normal` the
-    /// primary-alone bill, USD).
-    fn bill(&self, normal: f64, failback: f64, failback_writes: f64) -> IncidentFigures<f64> {
+    /// primary-alone bill, USD, over the window's `requests`).
+    fn bill(&self, (normal, requests): (f64, u64), failback: f64, failback_writes: f64) -> IncidentFigures<f64> {
         let (window, cold_start) = (self.window.value(), self.cold_start.value());
         let total = window + cold_start + failback;
         IncidentFigures {
@@ -215,6 +217,7 @@ impl Run {
             cold_starts: self.cold_starts,
             failback_writes,
             excess_usd: total - normal,
+            answered_requests: requests as f64 - self.failed,
         }
     }
 }
@@ -346,11 +349,13 @@ impl Window<'_> {
 }
 
 impl IncidentSums {
-    /// No windows yet: `pattern`, and the primary-alone bill `normal` (USD) of the window.
-    pub fn new(pattern: Pattern, normal: f64) -> IncidentSums {
+    /// No windows yet: `pattern`, and the primary-alone bill `normal` (USD) of the window's
+    /// `requests`.
+    pub fn new(pattern: Pattern, normal: f64, requests: u64) -> IncidentSums {
         IncidentSums {
             pattern,
             normal,
+            requests,
             figures: IncidentFigures {
                 normal_usd: Some(normal),
                 ..IncidentFigures::default()
@@ -362,7 +367,7 @@ impl IncidentSums {
     /// in every window.
     pub(super) fn add_run(&mut self, run: &Run, failback: f64, failback_writes: f64) {
         self.figures
-            .add(&run.bill(self.normal, failback, failback_writes));
+            .add(&run.bill((self.normal, self.requests), failback, failback_writes));
     }
 }
 
@@ -441,7 +446,7 @@ pub fn simulate(
         pattern,
     }
     .id();
-    let mut out = IncidentSums::new(pattern, normal);
+    let mut out = IncidentSums::new(pattern, normal, incident.requests());
     ordered(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
@@ -486,6 +491,11 @@ mod tests {
                 ("wasted", &f.wasted_usd, a.wasted),
                 ("cold_starts", &f.cold_starts, a.cold_starts),
                 ("failback_writes", &f.failback_writes, a.failback_writes),
+                (
+                    "answered_requests",
+                    &f.answered_requests,
+                    a.requests as f64 - a.failed_requests,
+                ),
             ] {
                 let z = if name == "total" { Z99 } else { Z999 };
                 let e = sum.estimate(z, 1.0);

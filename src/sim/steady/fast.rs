@@ -301,6 +301,7 @@ impl Sample {
             failed_per_1k: f64::from(u8::from(self.answer == Answer::Failed)),
             wasted_attempts_per_1k: self.wasted_attempts,
             wasted_per_1k_usd: self.wasted_cost,
+            fallback_answers_per_1k: f64::from(u8::from(self.answer == Answer::Fallback)),
         }
     }
 }
@@ -935,6 +936,11 @@ mod tests {
                     a.wasted_attempts_per_1k,
                 ),
                 ("wasted_cost", &f.wasted_per_1k_usd, a.wasted_per_1k_usd),
+                (
+                    "fallback_answers",
+                    &f.fallback_answers_per_1k,
+                    a.fallback_answers_per_1k,
+                ),
             ] {
                 assert_eq!(sum.n, n);
                 let z = if name == "cost" { Z99 } else { Z999 };

@@ -560,6 +560,7 @@ impl ReqOut {
             failed_per_1k: if ok { 0.0 } else { 1.0 },
             wasted_attempts_per_1k: f64::from(self.attempts) - if ok { 1.0 } else { 0.0 },
             wasted_per_1k_usd: self.wasted_cost,
+            fallback_answers_per_1k: f64::from(u8::from(self.answered.is_some_and(|i| i > 0))),
         }
     }
 }
@@ -874,6 +875,13 @@ pub(crate) mod tests {
                     m.base.figures.wasted_per_1k_usd,
                     s.wasted_per_1k_usd,
                     price * amax,
+                    z2,
+                ),
+                (
+                    "fallback_answers",
+                    m.base.figures.fallback_answers_per_1k,
+                    s.fallback_answers_per_1k,
+                    1.0,
                     z2,
                 ),
                 ("attempts", m.attempts, a.attempts, amax, z2),
