@@ -14,10 +14,19 @@
 //! The JSON integer rule follows it too ([`Figure::count`]), and `sim::agree` walks the
 //! steady policy set as it walks the steady and incident ones.
 //!
-//! Adding a figure: its line here, its value in the analytic engine (`model`, the outcome's
-//! `figures()`), its accumulation in the simulator (`sim`, the tally's `sums()`: `PatternMc`
-//! for steady state, which the policy simulator fills too; `IncidentSums`; `PolicyMc`;
-//! `PolicyIncidentMc`). The schemas' strict rows are then brought up to date by
+//! The simulators accumulate the same sets: a set of accumulators (`SteadyFigures<Sum>`,
+//! `IncidentFigures<Sum>`; [`Accumulate`], [`Merge`]) takes each simulated request's (or
+//! window's) bill, a set of plain values, with the generated `add`, `add_many` and `merge`,
+//! and `map` turns one set into another (a chunk's running sums into `Sum`s). The sweep's rows
+//! carry the analytic sets too (`crate::sweep::columns`).
+//!
+//! Adding a steady or incident figure: its line here (a column added after the CSV layout was
+//! fixed is [`Figure::csv_last`]), and one value per engine: the analytic steady engine's
+//! `PolicyOutcome::summary` (`model::policy`) or incident outcome's `figures()`
+//! (`model::incident`), and each simulator's bill (`sim::steady::fast`'s `Sample::bill`,
+//! `sim::steady::policy`'s `ReqOut::bill`, `sim::incident::fast`'s `Run::bill`, which the event
+//! simulator fills too). JSON, CSV, the tables, the blends, the sweep and the agreement check
+//! follow the declaration. The schemas' strict rows are then brought up to date by
 //! `UPDATE_SCHEMAS=1 cargo test --test schemas` (`tests/schemas.rs`).
 
 use serde::Serialize;
