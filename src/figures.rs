@@ -99,8 +99,10 @@ pub enum Cell {
 /// and the blended traffic-share table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Column {
-    /// Its header in a chain's table (`$/1k req`).
+    /// Its header in a chain's table (`$/1k req`), and in the others by default.
     pub header: &'static str,
+    /// Whether a chain's table shows it (not a [`Figure::sweep_only`] figure).
+    pub chain: bool,
     /// How its cells print.
     pub cell: Cell,
     /// The header of its Monte Carlo column (`mean ± half-width`, the 95% interval) in a
@@ -194,6 +196,7 @@ impl Figure {
     pub const fn table(mut self, header: &'static str, cell: Cell) -> Figure {
         self.table = Show::Column(Column {
             header,
+            chain: true,
             cell,
             mc: None,
             blended: None,
@@ -237,6 +240,16 @@ impl Figure {
             _ => panic!("swept() needs table() first"),
         }
         self
+    }
+
+    /// Shown in the `sweep` table only, under `header`, printed as `cell` (a chain's table
+    /// has no room for it).
+    pub const fn sweep_only(self, header: &'static str, cell: Cell) -> Figure {
+        let mut f = self.table(header, cell).swept(header);
+        if let Show::Column(c) = &mut f.table {
+            c.chain = false;
+        }
+        f
     }
 
     /// Added after the CSV columns were laid out: its CSV columns (analytic, then Monte
@@ -723,8 +736,7 @@ figures! {
         /// In the shorthand, whose primary's provider is down throughout, a fallback answers
         /// every one of them.
         fig answered_requests: V = "requests", 1.0,
-            table("answered", Cell::Count), swept("answered"), checked(Bound::One), count(),
-            csv_last();
+            sweep_only("answered", Cell::Count), checked(Bound::One), count(), csv_last();
     }
 }
 
