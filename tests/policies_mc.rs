@@ -343,9 +343,10 @@ fn csv_carries_the_monte_carlo_policy_figures() {
         "mc_breaker_opens_ci95_hi",
     ];
     // appended: the earlier columns keep their places, the latency percentiles come just
-    // before, and after them only `method` (issue 10) and the columns that are not Monte
-    // Carlo's (blended and the cache table's)
-    let tail = fallcost::output::csv::EXTRA_COLUMNS.len();
+    // before, and after them only `method` (issue 10), the columns that are not Monte
+    // Carlo's (blended and the cache table's) and the figures added later (`csv_last`)
+    let tail = fallcost::output::csv::EXTRA_COLUMNS.len()
+        + fallcost::output::csv::late_columns(true).len();
     let last = header.len() - tail - 1;
     let first = last - policy_columns.len();
     assert_eq!(&header[first..last], policy_columns);

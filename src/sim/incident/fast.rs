@@ -201,7 +201,12 @@ impl Run {
     /// The window's bill: its incident figures, the one place the simulators say them
     /// ([`IncidentFigures`]; the fail-back figures are the same in every window, `normal` the
     /// primary-alone bill, USD, over the window's `requests`).
-    fn bill(&self, (normal, requests): (f64, u64), failback: f64, failback_writes: f64) -> IncidentFigures<f64> {
+    fn bill(
+        &self,
+        (normal, requests): (f64, u64),
+        failback: f64,
+        failback_writes: f64,
+    ) -> IncidentFigures<f64> {
         let (window, cold_start) = (self.window.value(), self.cold_start.value());
         let total = window + cold_start + failback;
         IncidentFigures {
