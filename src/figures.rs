@@ -14,10 +14,19 @@
 //! The JSON integer rule follows it too ([`Figure::count`]), and `sim::agree` walks the
 //! steady policy set as it walks the steady and incident ones.
 //!
-//! Adding a figure: its line here, its value in the analytic engine (`model`, the outcome's
-//! `figures()`), its accumulation in the simulator (`sim`, the tally's `sums()`: `PatternMc`
-//! for steady state, which the policy simulator fills too; `IncidentSums`; `PolicyMc`;
-//! `PolicyIncidentMc`). The schemas' strict rows are then brought up to date by
+//! The simulators accumulate the same sets: a set of accumulators (`SteadyFigures<Sum>`,
+//! `IncidentFigures<Sum>`; [`Accumulate`], [`Merge`]) takes each simulated request's (or
+//! window's) bill, a set of plain values, with the generated `add`, `add_many` and `merge`,
+//! and `map` turns one set into another (a chunk's running sums into `Sum`s). The sweep's rows
+//! carry the analytic sets too (`crate::sweep::columns`).
+//!
+//! Adding a steady or incident figure: its line here (a column added after the CSV layout was
+//! fixed is [`Figure::csv_last`]), and one value per engine: the analytic steady engine's
+//! `PolicyOutcome::summary` (`model::policy`) or incident outcome's `figures()`
+//! (`model::incident`), and each simulator's bill (`sim::steady::fast`'s `Sample::bill`,
+//! `sim::steady::policy`'s `ReqOut::bill`, `sim::incident::fast`'s `Run::bill`, which the event
+//! simulator fills too). JSON, CSV, the tables, the blends, the sweep and the agreement check
+//! follow the declaration. The schemas' strict rows are then brought up to date by
 //! `UPDATE_SCHEMAS=1 cargo test --test schemas` (`tests/schemas.rs`).
 
 use serde::Serialize;
@@ -52,6 +61,9 @@ pub struct Figure {
     pub count: bool,
     /// How the compare tables show it ([`Figure::table`], [`Figure::hidden`]).
     pub table: Show,
+    /// A figure added after the CSV layout was fixed (README, "CSV": new columns after the
+    /// existing ones, so the earlier ones keep their places): its columns come last.
+    pub csv_last: bool,
     /// How the agreement check (`sim::agree`) compares the analytic value with the Monte
     /// Carlo's ([`Figure::headline`], [`Figure::checked`], [`Figure::unchecked`]).
     pub agree: Agree,
@@ -87,8 +99,10 @@ pub enum Cell {
 /// and the blended traffic-share table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Column {
-    /// Its header in a chain's table (`$/1k req`).
+    /// Its header in a chain's table (`$/1k req`), and in the others by default.
     pub header: &'static str,
+    /// Whether a chain's table shows it (not a [`Figure::sweep_only`] figure).
+    pub chain: bool,
     /// How its cells print.
     pub cell: Cell,
     /// The header of its Monte Carlo column (`mean ± half-width`, the 95% interval) in a
@@ -98,6 +112,8 @@ pub struct Column {
     pub blended: Option<&'static str>,
     /// The header of its Monte Carlo column in the blended table, if shown.
     pub blended_mc: Option<&'static str>,
+    /// Its header in the `sweep` table, if shown there (a steady or incident figure).
+    pub sweep: Option<&'static str>,
 }
 
 /// Whether and how the compare tables show a figure.
@@ -171,6 +187,7 @@ impl Figure {
             analytic: true,
             count: false,
             table: Show::Undeclared,
+            csv_last: false,
             agree: Agree::Undeclared,
         }
     }
@@ -179,10 +196,12 @@ impl Figure {
     pub const fn table(mut self, header: &'static str, cell: Cell) -> Figure {
         self.table = Show::Column(Column {
             header,
+            chain: true,
             cell,
             mc: None,
             blended: None,
             blended_mc: None,
+            sweep: None,
         });
         self
     }
@@ -211,6 +230,32 @@ impl Figure {
             Show::Column(c) => c.blended_mc = Some(header),
             _ => panic!("blended_mc() needs table() first"),
         }
+        self
+    }
+
+    /// Shown in the `sweep` table too, under `header` (after [`Figure::table`]).
+    pub const fn swept(mut self, header: &'static str) -> Figure {
+        match &mut self.table {
+            Show::Column(c) => c.sweep = Some(header),
+            _ => panic!("swept() needs table() first"),
+        }
+        self
+    }
+
+    /// Shown in the `sweep` table only, under `header`, printed as `cell` (a chain's table
+    /// has no room for it).
+    pub const fn sweep_only(self, header: &'static str, cell: Cell) -> Figure {
+        let mut f = self.table(header, cell).swept(header);
+        if let Show::Column(c) = &mut f.table {
+            c.chain = false;
+        }
+        f
+    }
+
+    /// Added after the CSV columns were laid out: its CSV columns (analytic, then Monte
+    /// Carlo) come after every other column of `compare` and `sweep` ([`Figure::csv_last`]).
+    pub const fn csv_last(mut self) -> Figure {
+        self.csv_last = true;
         self
     }
 
@@ -339,6 +384,23 @@ impl Value for MeanCi {
     }
 }
 
+/// A running statistic of one figure over a simulator's samples (`sim::stats`: `Sum`, and
+/// `Shifted` in a hot loop): a figure set of accumulators (`SteadyFigures<Sum>`) adds a sample's
+/// bill with the generated `add`.
+pub trait Accumulate: Default {
+    /// Add one sample, in the figure's engine unit (per request, per window).
+    fn add(&mut self, x: f64);
+}
+
+/// An accumulator that also takes counted samples and merges (`sim::stats::Sum`): the
+/// generated `add_many` and `merge`.
+pub trait Merge: Accumulate + Clone {
+    /// Add `n` samples all equal to `x`.
+    fn add_many(&mut self, x: f64, n: u64);
+    /// Merge `other` into `self`.
+    fn merge(&mut self, other: &Self);
+}
+
 /// One entry of a figure set, as `visit` hands it out.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Entry<'a, V> {
@@ -427,6 +489,43 @@ macro_rules! figures {
             .collect::<Option<Vec<_>>>()
             .and_then(|xs| $exact($fig, &xs))
     };
+    (@add fig, $acc:expr, $bill:expr) => { $acc.add($bill) };
+    (@add opt, $acc:expr, $bill:expr) => {
+        if let Some(x) = $bill {
+            $acc.get_or_insert_with(Default::default).add(x);
+        }
+    };
+    (@add skip, $acc:expr, $bill:expr) => { figures!(@add opt, $acc, $bill) };
+    (@add $kind:ident, $acc:expr, $bill:expr) => {{
+        let _ = (&$acc, &$bill);
+    }};
+    (@add_many fig, $acc:expr, $bill:expr, $n:expr) => { $acc.add_many($bill, $n) };
+    (@add_many opt, $acc:expr, $bill:expr, $n:expr) => {
+        if let Some(x) = $bill {
+            $acc.get_or_insert_with(Default::default).add_many(x, $n);
+        }
+    };
+    (@add_many skip, $acc:expr, $bill:expr, $n:expr) => { figures!(@add_many opt, $acc, $bill, $n) };
+    (@add_many $kind:ident, $acc:expr, $bill:expr, $n:expr) => {{
+        let _ = (&$acc, &$bill, $n);
+    }};
+    (@merge fig, $acc:expr, $other:expr) => { $acc.merge(&$other) };
+    (@merge opt, $acc:expr, $other:expr) => {
+        if let Some(x) = &$other {
+            match &mut $acc {
+                Some(a) => a.merge(x),
+                None => $acc = Some(x.clone()),
+            }
+        }
+    };
+    (@merge skip, $acc:expr, $other:expr) => { figures!(@merge opt, $acc, $other) };
+    (@merge $kind:ident, $acc:expr, $other:expr) => {{
+        let _ = (&$acc, &$other);
+    }};
+    (@map fig, $x:expr, $f:expr) => { $f($x) };
+    (@map opt, $x:expr, $f:expr) => { $x.as_ref().map(&mut $f) };
+    (@map skip, $x:expr, $f:expr) => { $x.as_ref().map(&mut $f) };
+    (@map $kind:ident, $x:expr, $f:expr) => { $x.clone() };
     (
         $(#[$meta:meta])*
         pub struct $name:ident, $table:ident {
@@ -438,7 +537,7 @@ macro_rules! figures {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq)]
+        #[derive(Debug, Clone, PartialEq, Default)]
         pub struct $name<V> {
             $(
                 $(#[doc = $doc])*
@@ -508,6 +607,40 @@ macro_rules! figures {
             }
         }
 
+        impl<V> $name<V> {
+            /// The same set with every figure's value mapped by `f` (an accumulator's
+            /// `finish`: a chunk's `Shifted` sums to `Sum`s, `Sum`s to their means); the
+            /// exact, extra and list entries copied.
+            pub fn map<U>(&self, mut f: impl FnMut(&V) -> U) -> $name<U> {
+                $name { $($field: figures!(@map $kind, &self.$field, f),)* }
+            }
+        }
+
+        impl<V: Accumulate> $name<V> {
+            /// Add one sample (a simulated request's or window's bill, the same set with
+            /// plain values) to this set of accumulators: every figure, and an optional one
+            /// where the bill has it. Exact, extra and list entries are the caller's.
+            #[allow(unused_variables)]
+            pub fn add(&mut self, bill: &$name<f64>) {
+                $(figures!(@add $kind, self.$field, bill.$field);)*
+            }
+        }
+
+        impl<V: Merge> $name<V> {
+            /// Add `n` samples all equal to `bill` (the counted common outcomes).
+            #[allow(unused_variables)]
+            pub fn add_many(&mut self, bill: &$name<f64>, n: u64) {
+                $(figures!(@add_many $kind, self.$field, bill.$field, n);)*
+            }
+
+            /// Merge `other`'s accumulators into these, figure by figure (call in chunk
+            /// order: float addition is not associative).
+            #[allow(unused_variables)]
+            pub fn merge(&mut self, other: &$name<V>) {
+                $(figures!(@merge $kind, self.$field, other.$field);)*
+            }
+        }
+
         impl<V: Value> Serialize for $name<V> {
             fn serialize<Se: serde::Serializer>(&self, serializer: Se) -> Result<Se::Ok, Se::Error> {
                 let mut map = serializer.serialize_map(None)?;
@@ -528,7 +661,8 @@ figures! {
         /// Expected USD per 1,000 requests.
         fig cost_per_1k_usd: V = "USD per 1,000 requests", 1000.0,
             table("$/1k req", Cell::Money), mc("MC $/1k ± 95%"),
-            blended("$/1k req"), blended_mc("MC $/1k ± 95%"), headline(Bound::Usd);
+            blended("$/1k req"), blended_mc("MC $/1k ± 95%"), swept("$/1k req"),
+            headline(Bound::Usd);
         /// The healthy, warm primary alone, USD per 1,000 requests (not random: the analytic
         /// rows only; the tables print it in a note).
         exact baseline_per_1k_usd: Option<f64> = "USD per 1,000 requests", 1000.0,
@@ -536,17 +670,24 @@ figures! {
         /// cost / baseline − 1 (0.0003 for +0.03%); `null` for a free primary. Agreement:
         /// the cost over an exact baseline, so it agrees when the cost does.
         opt vs_baseline: Option<V> = "ratio", 1.0,
-            table("vs primary", Cell::Change), blended("vs primaries"), unchecked();
+            table("vs primary", Cell::Change), blended("vs primaries"), swept("vs primary"),
+            unchecked();
         /// Requests per 1,000 that fail on every link tried.
         fig failed_per_1k: V = "requests per 1,000", 1000.0,
             table("failed/1k", Cell::Count), mc("MC failed/1k"),
-            blended("failed/1k"), blended_mc("MC failed/1k"), checked(Bound::One);
+            blended("failed/1k"), blended_mc("MC failed/1k"), swept("failed/1k"),
+            checked(Bound::One);
         /// Attempts per 1,000 requests that did not produce the answer (failures, hedge losers).
         fig wasted_attempts_per_1k: V = "attempts per 1,000 requests", 1000.0,
             hidden(), checked(Bound::Links);
         /// USD per 1,000 requests spent on those attempts.
         fig wasted_per_1k_usd: V = "USD per 1,000 requests", 1000.0,
             hidden(), checked(Bound::Usd);
+        /// Requests per 1,000 answered by a fallback link (a failover, or a hedge's second leg
+        /// winning): the share of the traffic the chain's fallbacks carry.
+        fig fallback_answers_per_1k: V = "requests per 1,000", 1000.0,
+            table("fallback/1k", Cell::Count), blended("fallback/1k"), swept("fallback/1k"),
+            checked(Bound::One), csv_last();
     }
 }
 
@@ -558,14 +699,16 @@ figures! {
         /// window + cold starts + fail-back writes.
         fig total_usd: V = "USD", 1.0,
             table("total USD", Cell::Total), mc("MC total ± 95%"),
-            blended("incident USD"), blended_mc("MC incident ± 95%"), headline(Bound::Usd);
+            blended("incident USD"), blended_mc("MC incident ± 95%"), swept("incident USD"),
+            headline(Bound::Usd);
         /// The primary-alone bill for the same requests, healthy and warm (not random; the
         /// tables print it in a note).
         exact normal_usd: Option<f64> = "USD", 1.0, hidden(), unchecked();
         /// total / normal; `null` for a free primary. Agreement: the total over an exact
         /// bill, so it agrees when the total does.
         opt multiplier: Option<V> = "ratio", 1.0,
-            table("x normal", Cell::Multiplier), blended("x normal"), unchecked();
+            table("x normal", Cell::Multiplier), blended("x normal"), swept("x normal"),
+            unchecked();
         /// The window's requests at warm prices, failed attempts included.
         fig window_usd: V = "USD", 1.0, table("window", Cell::Part), checked(Bound::Usd);
         /// Premium of sessions' first requests on a cold fallback.
@@ -589,6 +732,11 @@ figures! {
         /// cold starts and fail-back writes; negative when the fallback is cheaper).
         /// Agreement: the total less an exact bill, so it agrees when the total does.
         fig excess_usd: V = "USD", 1.0, hidden(), unchecked();
+        /// Requests answered over the window, by any link (expected count): requests − failed.
+        /// In the shorthand, whose primary's provider is down throughout, a fallback answers
+        /// every one of them.
+        fig answered_requests: V = "requests", 1.0,
+            sweep_only("answered", Cell::Count), checked(Bound::One), count(), csv_last();
     }
 }
 
@@ -708,7 +856,12 @@ mod tests {
         };
         assert_eq!(
             shown(STEADY_FIGURES),
-            ["cost_per_1k_usd", "vs_baseline", "failed_per_1k"]
+            [
+                "cost_per_1k_usd",
+                "vs_baseline",
+                "failed_per_1k",
+                "fallback_answers_per_1k"
+            ]
         );
         assert_eq!(
             shown(INCIDENT_FIGURES),
@@ -718,7 +871,8 @@ mod tests {
                 "window_usd",
                 "cold_start_usd",
                 "failback_usd",
-                "failed_requests"
+                "failed_requests",
+                "answered_requests"
             ]
         );
         assert_eq!(
@@ -802,10 +956,11 @@ mod tests {
                 ("cost_per_1k_usd", Bound::Usd),
                 ("failed_per_1k", Bound::One),
                 ("wasted_attempts_per_1k", Bound::Links),
-                ("wasted_per_1k_usd", Bound::Usd)
+                ("wasted_per_1k_usd", Bound::Usd),
+                ("fallback_answers_per_1k", Bound::One)
             ]
         );
-        assert_eq!(checked(INCIDENT_FIGURES).len(), 9);
+        assert_eq!(checked(INCIDENT_FIGURES).len(), 10);
         assert_eq!(
             checked(STEADY_POLICY_FIGURES),
             [
@@ -814,6 +969,37 @@ mod tests {
                 ("answered_by", Bound::One),
                 ("call_cap_hits_per_1k", Bound::One),
                 ("cost_cap_hits_per_1k", Bound::One)
+            ]
+        );
+    }
+
+    /// The figures added after the CSV layout was fixed go last (README, "CSV"), and the sweep
+    /// table shows the figures the first sweeps printed, then the added ones.
+    #[test]
+    fn added_figures_go_last_in_csv() {
+        let last: Vec<&str> = ALL_SETS
+            .iter()
+            .flat_map(|s| s.iter())
+            .filter(|f| f.csv_last)
+            .map(|f| f.key)
+            .collect();
+        assert_eq!(last, ["fallback_answers_per_1k", "answered_requests"]);
+        let swept: Vec<&str> = STEADY_FIGURES
+            .iter()
+            .chain(INCIDENT_FIGURES)
+            .filter(|f| f.column().is_some_and(|c| c.sweep.is_some()))
+            .map(|f| f.key)
+            .collect();
+        assert_eq!(
+            swept,
+            [
+                "cost_per_1k_usd",
+                "vs_baseline",
+                "failed_per_1k",
+                "fallback_answers_per_1k",
+                "total_usd",
+                "multiplier",
+                "answered_requests"
             ]
         );
     }
@@ -844,6 +1030,7 @@ mod tests {
                 "wasted_attempts",
                 "cold_starts",
                 "failback_writes",
+                "answered_requests",
                 "attempts_max"
             ]
         );

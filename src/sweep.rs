@@ -4,12 +4,19 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use serde::ser::SerializeMap;
 
+use crate::figures::{
+    Entry, Figure, INCIDENT_FIGURES, IncidentFigures, STEADY_FIGURES, SteadyFigures,
+};
 use crate::model::Pattern;
 use crate::report::SteadyMc;
 
 /// One row of a sweep: one grid point, one chain, one pattern.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// Its figures are `compare`'s analytic figure sets, every declared figure of each; JSON and
+/// CSV name them as [`columns`] says (the incident ones `incident_KEY`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct SweepRow {
     /// The grid point: parameter key to value (seconds for durations).
     pub point: BTreeMap<String, f64>,
@@ -17,24 +24,105 @@ pub struct SweepRow {
     pub chain: String,
     /// The pattern.
     pub pattern: Pattern,
-    /// Steady state, USD per 1,000 requests.
-    pub cost_per_1k_usd: f64,
-    /// Steady state, cost / baseline − 1.
-    pub vs_baseline: Option<f64>,
-    /// Steady state, failed requests per 1,000.
-    pub failed_per_1k: f64,
-    /// Incident total, USD (when the scenario has an incident).
-    pub incident_total_usd: Option<f64>,
-    /// Incident total / normal.
-    pub incident_multiplier: Option<f64>,
+    /// Steady state, as `compare`'s row: USD and counts per 1,000 requests, the ratio to the
+    /// primary.
+    pub steady: SteadyFigures<f64>,
+    /// The incident figures, as `compare`'s row (when the scenario has an incident).
+    pub incident: Option<IncidentFigures<f64>>,
     /// How the incident figures were computed: absent for the closed forms, `"simulated"`
     /// with a circuit breaker (the incident simulator, fixed seed; see `compare`'s `method`).
-    #[serde(skip_serializing_if = "analytic")]
     pub incident_method: Option<crate::report::Method>,
     /// With `--mc`: the steady-state Monte Carlo figures, as in `compare`'s rows (means with
     /// their 95% intervals as `KEY_ci95`, latency percentiles, policy figures).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<SteadyMc>,
+}
+
+/// One analytic figure of a sweep row as the sweep names it: a steady figure by its key, an
+/// incident figure as `incident_KEY`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Column {
+    /// The figure's declaration.
+    pub figure: &'static Figure,
+    /// Whether it is an incident figure.
+    pub incident: bool,
+}
+
+impl Column {
+    /// Its JSON key and CSV column: `KEY`, or `incident_KEY`.
+    pub fn key(&self) -> String {
+        if self.incident {
+            format!("incident_{}", self.figure.key)
+        } else {
+            self.figure.key.to_string()
+        }
+    }
+
+    /// Its value on `row` (`None`: does not apply there; no incident).
+    pub fn value(&self, row: &SweepRow) -> Option<f64> {
+        let mut value = None;
+        let mut take = |fig: &'static Figure, e: Entry<'_, f64>| {
+            if fig.key == self.figure.key {
+                value = match e {
+                    Entry::Figure(v) => v.copied(),
+                    Entry::Exact(v) => v,
+                    Entry::Text(_) => None,
+                };
+            }
+        };
+        match (&row.incident, self.incident) {
+            (Some(i), true) => i.visit(&mut take),
+            (_, false) => row.steady.visit(&mut take),
+            (None, true) => {}
+        }
+        value
+    }
+
+    /// Whether its CSV column comes after the sweep's first columns (and `incident_method`):
+    /// every figure but those the first sweeps printed (shown in the sweep table and not
+    /// [`Figure::csv_last`]), so their columns keep their places.
+    pub fn late(&self) -> bool {
+        self.figure.csv_last || self.figure.column().and_then(|c| c.sweep).is_none()
+    }
+}
+
+/// Every analytic figure of the steady and incident sets ([`STEADY_FIGURES`],
+/// [`INCIDENT_FIGURES`]) as sweep columns: first those the sweep table shows ([`Column::late`]
+/// false), then the others, each group steady first, in declaration order.
+pub fn columns() -> Vec<Column> {
+    let all = STEADY_FIGURES
+        .iter()
+        .map(|figure| Column {
+            figure,
+            incident: false,
+        })
+        .chain(INCIDENT_FIGURES.iter().map(|figure| Column {
+            figure,
+            incident: true,
+        }))
+        .filter(|c| c.figure.analytic);
+    let (late, first): (Vec<Column>, Vec<Column>) = all.partition(Column::late);
+    first.into_iter().chain(late).collect()
+}
+
+impl Serialize for SweepRow {
+    /// `point`, `chain`, `pattern`, every [`columns`] figure (`null` where it does not apply),
+    /// `incident_method` (when simulated) and `mc` (with `--mc`).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("point", &self.point)?;
+        map.serialize_entry("chain", &self.chain)?;
+        map.serialize_entry("pattern", &self.pattern)?;
+        for c in columns() {
+            map.serialize_entry(&c.key(), &c.value(self))?;
+        }
+        if !analytic(&self.incident_method) {
+            map.serialize_entry("incident_method", &self.incident_method)?;
+        }
+        if let Some(mc) = &self.mc {
+            map.serialize_entry("mc", mc)?;
+        }
+        map.end()
+    }
 }
 
 /// Whether a row's incident figures are absent or analytic (the JSON leaves the method out).
@@ -69,4 +157,30 @@ pub struct Sweep {
     /// traffic-share scenario's chains (for standard error; not part of the output).
     #[serde(skip)]
     pub note: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first sweeps' columns keep their places; every other analytic figure follows.
+    #[test]
+    fn the_first_columns_keep_their_places() {
+        let keys: Vec<String> = columns().iter().map(Column::key).collect();
+        assert_eq!(
+            keys[..5],
+            [
+                "cost_per_1k_usd",
+                "vs_baseline",
+                "failed_per_1k",
+                "incident_total_usd",
+                "incident_multiplier"
+            ]
+        );
+        let all = STEADY_FIGURES.len() + INCIDENT_FIGURES.len();
+        assert_eq!(keys.len(), all);
+        assert!(keys.contains(&"fallback_answers_per_1k".to_string()));
+        assert_eq!(keys.last().unwrap(), "incident_answered_requests");
+        assert!(columns()[5..].iter().all(Column::late));
+    }
 }

@@ -39,18 +39,36 @@ fn steady_state_agrees() {
             let p = m.base.pattern;
             let a = steady::detailed(&s.request, chain, p).unwrap();
             let o = a.summary();
-            let n = m.base.cost.n as f64;
+            let n = m.base.figures.cost_per_1k_usd.n as f64;
             let mut checks = vec![
-                ("cost", m.base.cost, o.cost, Z99, 0.0),
-                ("failed", m.base.failed, o.failed, Z999, 1.0),
+                (
+                    "cost",
+                    m.base.figures.cost_per_1k_usd,
+                    o.cost_per_1k_usd,
+                    Z99,
+                    0.0,
+                ),
+                (
+                    "failed",
+                    m.base.figures.failed_per_1k,
+                    o.failed_per_1k,
+                    Z999,
+                    1.0,
+                ),
                 (
                     "wasted_attempts",
-                    m.base.wasted_attempts,
-                    o.wasted_attempts,
+                    m.base.figures.wasted_attempts_per_1k,
+                    o.wasted_attempts_per_1k,
                     Z999,
                     4.0,
                 ),
-                ("wasted_cost", m.base.wasted_cost, o.wasted_cost, Z999, 0.5),
+                (
+                    "wasted_cost",
+                    m.base.figures.wasted_per_1k_usd,
+                    o.wasted_per_1k_usd,
+                    Z999,
+                    0.5,
+                ),
                 ("attempts", m.attempts, a.attempts, Z999, 4.0),
                 ("dead_time", m.dead_time, a.dead_time_s, Z999, 4.0 * 38.0),
                 ("call_cap", m.call_cap_hits, a.call_cap_hits, Z999, 1.0),
@@ -110,11 +128,11 @@ fn incident_without_breaker_agrees() {
             )
             .unwrap();
             let a = incident::evaluate(&s.request, chain, &i, pattern).unwrap();
-            let b = &mc.base;
+            let b = &mc.base.figures;
             let checks = vec![
-                ("total", b.total, a.total, Z99),
-                ("window", b.window, a.window, Z999),
-                ("cold_start", b.cold_start, a.cold_start, Z999),
+                ("total", b.total_usd, a.total, Z99),
+                ("window", b.window_usd, a.window, Z999),
+                ("cold_start", b.cold_start_usd, a.cold_start, Z999),
                 ("failed", b.failed_requests, a.failed_requests, Z999),
                 (
                     "wasted_attempts",
@@ -122,7 +140,7 @@ fn incident_without_breaker_agrees() {
                     a.wasted_attempts,
                     Z999,
                 ),
-                ("wasted", b.wasted, a.wasted, Z999),
+                ("wasted", b.wasted_usd, a.wasted, Z999),
                 ("cold_starts", b.cold_starts, a.cold_starts, Z999),
                 ("dead_time", mc.dead_time_mean, a.dead_time_mean_s, Z999),
             ];
@@ -325,9 +343,10 @@ fn csv_carries_the_monte_carlo_policy_figures() {
         "mc_breaker_opens_ci95_hi",
     ];
     // appended: the earlier columns keep their places, the latency percentiles come just
-    // before, and after them only `method` (issue 10) and the columns that are not Monte
-    // Carlo's (blended and the cache table's)
-    let tail = fallcost::output::csv::EXTRA_COLUMNS.len();
+    // before, and after them only `method` (issue 10), the columns that are not Monte
+    // Carlo's (blended and the cache table's) and the figures added later (`csv_last`)
+    let tail = fallcost::output::csv::EXTRA_COLUMNS.len()
+        + fallcost::output::csv::late_columns(true).len();
     let last = header.len() - tail - 1;
     let first = last - policy_columns.len();
     assert_eq!(&header[first..last], policy_columns);

@@ -145,10 +145,10 @@ fn assert_counts_agree(r: &Request, c: &Chain, i: &Incident, t: &Timeline, runs:
     let links = refs(c);
     let a = timeline::piecewise(t, &links, inc.requests_per_second);
     let m = run(r, c, &inc, Pattern::Sequential, runs, 3);
-    assert_within("failed requests", &m.base.failed_requests, a.failed);
+    assert_within("failed requests", &m.base.figures.failed_requests, a.failed);
     assert_within(
         "wasted attempts",
-        &m.base.wasted_attempts,
+        &m.base.figures.wasted_attempts,
         a.failed_attempts,
     );
     assert_within(
@@ -214,7 +214,7 @@ fn steady_and_outage_failures_are_independent_causes() {
         ..i
     };
     let m = run(&r, &c, &inc, Pattern::Sequential, 60, 5);
-    assert_within("failed requests", &m.base.failed_requests, want);
+    assert_within("failed requests", &m.base.figures.failed_requests, want);
     // attempts on down links: 2,000 on Anthropic + 1,000 on OpenAI in its half
     assert_within("attempts on down links", &m.dead_attempts, 3000.0);
 }
@@ -239,13 +239,13 @@ fn a_drill_sends_no_attempt_to_the_primary() {
         .unwrap(),
     );
     let m = run(&r, &c, &i, Pattern::Sequential, 5, 1);
-    assert_eq!(m.base.failed_requests.mean(), 0.0);
-    assert_eq!(m.base.wasted_attempts.mean(), 0.0);
+    assert_eq!(m.base.figures.failed_requests.mean(), 0.0);
+    assert_eq!(m.base.figures.wasted_attempts.mean(), 0.0);
     assert_eq!(m.dead_attempts.mean(), 0.0);
     // 18 sessions of 20: one cold start on Sol each; 1,800 s > Sonnet's 300 s TTL: 18
     // fail-back writes.
-    assert_eq!(m.base.cold_starts.mean(), 18.0);
-    assert_eq!(m.base.failback_writes.mean(), 18.0);
+    assert_eq!(m.base.figures.cold_starts.mean(), 18.0);
+    assert_eq!(m.base.figures.failback_writes.mean(), 18.0);
 }
 
 /// A timeline of one outage, Anthropic down the whole window, is the shorthand: the event
@@ -260,18 +260,18 @@ fn the_one_outage_timeline_gives_the_shorthands_figures() {
         ..i.clone()
     };
     let m = run(&r, &c, &inc, Pattern::Sequential, 4, 2);
-    assert_eq!(m.base.cold_starts.mean(), 558.0);
-    assert_eq!(m.base.failback_writes.mean(), 558.0);
-    assert_eq!(m.base.failed_requests.mean(), 0.0);
+    assert_eq!(m.base.figures.cold_starts.mean(), 558.0);
+    assert_eq!(m.base.figures.failback_writes.mean(), 558.0);
+    assert_eq!(m.base.figures.failed_requests.mean(), 0.0);
     assert!(
-        (m.base.total.mean() - 513.5832).abs() < 1e-6,
+        (m.base.figures.total_usd.mean() - 513.5832).abs() < 1e-6,
         "{}",
-        m.base.total.mean()
+        m.base.figures.total_usd.mean()
     );
-    assert!((m.base.multiplier.mean() - 1.3224).abs() < 1e-4);
+    assert!((m.base.figures.multiplier.unwrap().mean() - 1.3224).abs() < 1e-4);
     // and the shorthand itself, on the same simulator
     let s = run(&r, &c, &i, Pattern::Sequential, 4, 2);
-    assert!((s.base.total.mean() - m.base.total.mean()).abs() < 1e-9);
+    assert!((s.base.figures.total_usd.mean() - m.base.figures.total_usd.mean()).abs() < 1e-9);
 }
 
 fn breaker(c: &mut Chain) {
@@ -331,13 +331,13 @@ fn cache_gap(r: &Request, c: &Chain, i: &Incident, t: &Timeline) -> ([(f64, f64,
     let b = fallcost::model::incident::timeline_bound(r, c, &inc, Pattern::Sequential).unwrap();
     let figures = [
         (
-            m.base.cold_starts.mean(),
-            m.base.cold_starts.std_error(),
+            m.base.figures.cold_starts.mean(),
+            m.base.figures.cold_starts.std_error(),
             a.cold_starts,
         ),
         (
-            m.base.failback_writes.mean(),
-            m.base.failback_writes.std_error(),
+            m.base.figures.failback_writes.mean(),
+            m.base.figures.failback_writes.std_error(),
             a.failback_writes,
         ),
     ];
@@ -531,7 +531,7 @@ fn the_simulation_agrees_with_the_analytic_timeline_engine() {
                 continue;
             };
             let m = run(&r, c, &inc, pattern, 30, 12);
-            let b = &m.base;
+            let b = &m.base.figures;
             let bound = fallcost::model::incident::timeline_bound(&r, c, &inc, pattern).unwrap();
             let p = pattern.as_str();
             if name.starts_with("gray") {
@@ -557,7 +557,7 @@ fn the_simulation_agrees_with_the_analytic_timeline_engine() {
                         e.hi
                     );
                 }
-                let e = b.window.estimate(Z999, 1.0);
+                let e = b.window_usd.estimate(Z999, 1.0);
                 println!(
                     "{name} {p} window: MC {:.2} [{:.2}, {:.2}], analytic {:.2}",
                     e.mean, e.lo, e.hi, a.window
@@ -574,7 +574,7 @@ fn the_simulation_agrees_with_the_analytic_timeline_engine() {
                     &b.wasted_attempts,
                     a.wasted_attempts,
                 );
-                assert_within(&format!("{name} {p} window"), &b.window, a.window);
+                assert_within(&format!("{name} {p} window"), &b.window_usd, a.window);
             }
             for (what, sum, want) in [
                 ("cold starts", &b.cold_starts, a.cold_starts),
@@ -618,10 +618,10 @@ fn a_partial_outage_is_drawn_once_per_request_and_link() {
         a.wasted_attempts
     );
     let m = run(&r, &c, &inc, Pattern::Sequential, 30, 5);
-    assert_within("failed", &m.base.failed_requests, a.failed_requests);
+    assert_within("failed", &m.base.figures.failed_requests, a.failed_requests);
     assert_within(
         "wasted attempts",
-        &m.base.wasted_attempts,
+        &m.base.figures.wasted_attempts,
         a.wasted_attempts,
     );
 }

@@ -96,6 +96,7 @@ impl IncidentOutcome {
             cold_starts: self.cold_starts,
             failback_writes: self.failback_writes,
             excess_usd: self.total - self.normal,
+            answered_requests: self.requests as f64 - self.failed_requests,
         }
     }
 }

@@ -237,13 +237,18 @@ pub struct PolicyOutcome {
 }
 
 impl PolicyOutcome {
-    /// The four figures of MODEL.md §4: cost, failed share, wasted attempts and their cost.
-    pub fn summary(&self) -> super::steady::Outcome {
-        super::steady::Outcome {
-            cost: self.cost,
-            failed: self.failed,
-            wasted_attempts: self.attempts - (1.0 - self.failed),
-            wasted_cost: self.wasted_cost,
+    /// The steady figures of MODEL.md §4 (cost, failed share, wasted attempts and their
+    /// cost), per request (the report scales them: [`crate::figures::Figure::scale`]); the
+    /// baseline and the ratio to it are the report's to fill.
+    pub fn summary(&self) -> crate::figures::SteadyFigures<f64> {
+        crate::figures::SteadyFigures {
+            cost_per_1k_usd: self.cost,
+            baseline_per_1k_usd: None,
+            vs_baseline: None,
+            failed_per_1k: self.failed,
+            wasted_attempts_per_1k: self.attempts - (1.0 - self.failed),
+            wasted_per_1k_usd: self.wasted_cost,
+            fallback_answers_per_1k: self.answered_by.iter().skip(1).sum(),
         }
     }
 
@@ -519,7 +524,6 @@ pub fn evaluate_plan(
     entry: Entry,
     cap: CapCount,
 ) -> PolicyOutcome {
-    let policy = &chain.policy;
     let mut out = PolicyOutcome {
         answered_by: vec![0.0; chain.links.len()],
         failed_attempts: vec![0.0; chain.links.len()],
@@ -527,7 +531,6 @@ pub fn evaluate_plan(
         ..PolicyOutcome::default()
     };
     let allowed = allowed_links(request, chain);
-    let fails_over = |c: ErrorClass| policy.failover_on.contains(&c);
     let mut entering = Mass::default();
     entering.add((entry.attempts, entry.bad), 1.0);
     // Plan links go up the chain, so the requests that pass a later skipped link have all
@@ -548,83 +551,7 @@ pub fn evaluate_plan(
             counting = false;
         }
         previous = Some(i);
-        let (p_ok, c_ok, fails) = failures(request, chain, plan);
-        let mut next = Mass::default();
-        // The attempts of one round (k = 0: the first on this link), grouped by their retry
-        // budget: `None` until the first failure here, whose class chooses it.
-        let mut round: Vec<(Option<u32>, Mass)> = vec![(None, std::mem::take(&mut entering))];
-        let budget_of = |class: ErrorClass| {
-            if plan.single {
-                0
-            } else {
-                policy.retries_for(class)
-            }
-        };
-        for k in 0.. {
-            let mut retry: Vec<(u32, Mass)> = Vec::new();
-            for (budget, current) in &round {
-                for &((n, bad), m) in &current.0 {
-                    if policy.max_attempts.is_some_and(|a| n >= a) {
-                        out.failed += m;
-                        out.call_cap_hits += m;
-                        continue;
-                    }
-                    out.attempts += m;
-                    out.attempts_max = out.attempts_max.max(n + 1);
-                    if bad {
-                        // A bad request fails the same way everywhere, at once.
-                        out.failed_attempts[i] += m;
-                        out.dead_time_s += m * chain.steady.fast_fail_s;
-                        if fails_over(ErrorClass::Client) {
-                            next.add((n + 1, true), m);
-                        } else {
-                            out.failed += m;
-                        }
-                        continue;
-                    }
-                    out.cost += m * p_ok * c_ok;
-                    out.answered_by[i] += m * p_ok;
-                    for &(p, class, usd, secs) in &fails {
-                        let mm = m * p;
-                        out.cost += mm * usd;
-                        out.wasted_cost += mm * usd;
-                        out.failed_attempts[i] += mm;
-                        out.failed_cost[i] += mm * usd;
-                        out.dead_time_s += mm * secs;
-                        let b = budget.unwrap_or_else(|| budget_of(class));
-                        match class {
-                            ErrorClass::Quota => out.failed += mm,
-                            ErrorClass::Client => {
-                                if fails_over(ErrorClass::Client) {
-                                    next.add((n + 1, true), mm);
-                                } else {
-                                    out.failed += mm;
-                                }
-                            }
-                            _ if k < b => {
-                                out.dead_time_s += mm * policy.backoff.mean_delay_s(k);
-                                match retry.iter_mut().find(|(rb, _)| *rb == b) {
-                                    Some((_, r)) => r.add((n + 1, false), mm),
-                                    None => {
-                                        let mut r = Mass::default();
-                                        r.add((n + 1, false), mm);
-                                        retry.push((b, r));
-                                    }
-                                }
-                            }
-                            _ if fails_over(class) => next.add((n + 1, false), mm),
-                            _ => out.failed += mm,
-                        }
-                    }
-                }
-            }
-            retry.retain(|(_, r)| !r.0.is_empty());
-            if retry.is_empty() {
-                break;
-            }
-            round = retry.into_iter().map(|(b, r)| (Some(b), r)).collect();
-        }
-        entering = next;
+        entering = plan_link(request, chain, plan, entering, &mut out);
     }
     // Requests that failed over past the last link, with fallbacks the cost cap skipped after it.
     if counting
@@ -634,6 +561,98 @@ pub fn evaluate_plan(
     }
     out.failed += entering.total();
     out
+}
+
+/// The requests `entering` link `plan` of [`evaluate_plan`], round by round (its first
+/// attempt, then the retries grouped by their budget), added to `out`; returns the requests
+/// that fail over to the next link.
+fn plan_link(
+    request: &Request,
+    chain: &Chain,
+    plan: &LinkPlan,
+    entering: Mass,
+    out: &mut PolicyOutcome,
+) -> Mass {
+    let policy = &chain.policy;
+    let i = plan.index;
+    let fails_over = |c: ErrorClass| policy.failover_on.contains(&c);
+    let (p_ok, c_ok, fails) = failures(request, chain, plan);
+    let mut next = Mass::default();
+    // The attempts of one round (k = 0: the first on this link), grouped by their retry
+    // budget: `None` until the first failure here, whose class chooses it.
+    let mut round: Vec<(Option<u32>, Mass)> = vec![(None, entering)];
+    let budget_of = |class: ErrorClass| {
+        if plan.single {
+            0
+        } else {
+            policy.retries_for(class)
+        }
+    };
+    for k in 0.. {
+        let mut retry: Vec<(u32, Mass)> = Vec::new();
+        for (budget, current) in &round {
+            for &((n, bad), m) in &current.0 {
+                if policy.max_attempts.is_some_and(|a| n >= a) {
+                    out.failed += m;
+                    out.call_cap_hits += m;
+                    continue;
+                }
+                out.attempts += m;
+                out.attempts_max = out.attempts_max.max(n + 1);
+                if bad {
+                    // A bad request fails the same way everywhere, at once.
+                    out.failed_attempts[i] += m;
+                    out.dead_time_s += m * chain.steady.fast_fail_s;
+                    if fails_over(ErrorClass::Client) {
+                        next.add((n + 1, true), m);
+                    } else {
+                        out.failed += m;
+                    }
+                    continue;
+                }
+                out.cost += m * p_ok * c_ok;
+                out.answered_by[i] += m * p_ok;
+                for &(p, class, usd, secs) in &fails {
+                    let mm = m * p;
+                    out.cost += mm * usd;
+                    out.wasted_cost += mm * usd;
+                    out.failed_attempts[i] += mm;
+                    out.failed_cost[i] += mm * usd;
+                    out.dead_time_s += mm * secs;
+                    let b = budget.unwrap_or_else(|| budget_of(class));
+                    match class {
+                        ErrorClass::Quota => out.failed += mm,
+                        ErrorClass::Client => {
+                            if fails_over(ErrorClass::Client) {
+                                next.add((n + 1, true), mm);
+                            } else {
+                                out.failed += mm;
+                            }
+                        }
+                        _ if k < b => {
+                            out.dead_time_s += mm * policy.backoff.mean_delay_s(k);
+                            match retry.iter_mut().find(|(rb, _)| *rb == b) {
+                                Some((_, r)) => r.add((n + 1, false), mm),
+                                None => {
+                                    let mut r = Mass::default();
+                                    r.add((n + 1, false), mm);
+                                    retry.push((b, r));
+                                }
+                            }
+                        }
+                        _ if fails_over(class) => next.add((n + 1, false), mm),
+                        _ => out.failed += mm,
+                    }
+                }
+            }
+        }
+        retry.retain(|(_, r)| !r.0.is_empty());
+        if retry.is_empty() {
+            break;
+        }
+        round = retry.into_iter().map(|(b, r)| (Some(b), r)).collect();
+    }
+    next
 }
 
 #[cfg(test)]
@@ -677,10 +696,13 @@ mod tests {
             c.steady.gray_fraction = 0.4;
             let dp = sequential(&r, &c);
             let closed = steady::evaluate(&r, &c, Pattern::Sequential).unwrap();
-            assert!((dp.cost - closed.cost).abs() < 1e-15, "{f:?}");
-            assert!((dp.failed - closed.failed).abs() < 1e-15);
-            assert!((dp.wasted_cost - closed.wasted_cost).abs() < 1e-15);
-            assert!((dp.attempts - closed.wasted_attempts - (1.0 - closed.failed)).abs() < 1e-12);
+            assert!((dp.cost - closed.cost_per_1k_usd).abs() < 1e-15, "{f:?}");
+            assert!((dp.failed - closed.failed_per_1k).abs() < 1e-15);
+            assert!((dp.wasted_cost - closed.wasted_per_1k_usd).abs() < 1e-15);
+            assert!(
+                (dp.attempts - closed.wasted_attempts_per_1k - (1.0 - closed.failed_per_1k)).abs()
+                    < 1e-12
+            );
         }
     }
 

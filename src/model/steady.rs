@@ -20,47 +20,19 @@
 //! The hedged legs under the policy (client and quota errors, a delayed backup, their timing)
 //! are [`super::hedge`]'s, shared with the incident window.
 
-use serde::Serialize;
-
 use super::cost::{Request, warm_state};
 use super::hedge::{Hedge, HedgeLeg};
 use super::policy::{self, CapCount, Entry, PolicyOutcome};
 use super::{Chain, Pattern};
 
-/// Expected figures per request for one pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
-pub struct Outcome {
-    /// Expected USD per request.
-    pub cost: f64,
-    /// Share of requests that fail on every link tried, in [0, 1].
-    pub failed: f64,
-    /// Expected attempts per request that did not produce the answer (failed attempts and
-    /// hedge losers).
-    pub wasted_attempts: f64,
-    /// Expected USD per request spent on those attempts.
-    pub wasted_cost: f64,
-}
-
-impl Outcome {
-    /// These figures as the report's figure set, per request (the report scales them:
-    /// [`crate::report::Figure::scale`]); the baseline and the ratio to it are the report's to
-    /// fill.
-    pub fn figures(&self) -> crate::figures::SteadyFigures<f64> {
-        crate::figures::SteadyFigures {
-            cost_per_1k_usd: self.cost,
-            baseline_per_1k_usd: None,
-            vs_baseline: None,
-            failed_per_1k: self.failed,
-            wasted_attempts_per_1k: self.wasted_attempts,
-            wasted_per_1k_usd: self.wasted_cost,
-        }
-    }
-}
-
 /// The steady-state figures of one pattern on one chain, per request.
 ///
 /// A hedged pattern needs two links; on a one-link chain it returns `None`.
-pub fn evaluate(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Outcome> {
+pub fn evaluate(
+    request: &Request,
+    chain: &Chain,
+    pattern: Pattern,
+) -> Option<crate::figures::SteadyFigures<f64>> {
     detailed(request, chain, pattern).map(|o| o.summary())
 }
 
@@ -152,13 +124,23 @@ mod tests {
         c
     }
 
-    fn per_1k(pattern: Pattern, c: &Chain) -> Outcome {
+    /// The four steady figures per 1,000 requests.
+    struct Per1k {
+        cost: f64,
+        failed: f64,
+        wasted_attempts: f64,
+        wasted_cost: f64,
+        fallback_answers: f64,
+    }
+
+    fn per_1k(pattern: Pattern, c: &Chain) -> Per1k {
         let o = evaluate(&req(2000.0, 500.0, 0.0, 0.0), c, pattern).unwrap();
-        Outcome {
-            cost: o.cost * 1000.0,
-            failed: o.failed * 1000.0,
-            wasted_attempts: o.wasted_attempts * 1000.0,
-            wasted_cost: o.wasted_cost * 1000.0,
+        Per1k {
+            cost: o.cost_per_1k_usd * 1000.0,
+            failed: o.failed_per_1k * 1000.0,
+            wasted_attempts: o.wasted_attempts_per_1k * 1000.0,
+            wasted_cost: o.wasted_per_1k_usd * 1000.0,
+            fallback_answers: o.fallback_answers_per_1k * 1000.0,
         }
     }
 
@@ -179,12 +161,15 @@ mod tests {
         assert_close(o.wasted_cost, 0.0875);
         assert_close(o.failed, 0.0);
         assert_close(o.wasted_attempts, 5.0);
+        // the 5 requests per 1,000 whose primary hung are answered by Sonnet
+        assert_close(o.fallback_answers, 5.0);
         let base = baseline(&req(2000.0, 500.0, 0.0, 0.0), &c) * 1000.0;
         assert_close(base, 25.0);
         assert_eq!(format!("{:.2}%", (o.cost / base - 1.0) * 100.0), "0.03%");
         let nf = per_1k(Pattern::NoFallback, &c);
         assert_close(nf.cost, 0.995 * 25.0 + 0.0875);
         assert_close(nf.failed, 5.0);
+        assert_close(nf.fallback_answers, 0.0);
     }
 
     /// MODEL.md §4: hedged take-first / no-cancel with no failures: 29.00 / 34.00.
@@ -204,6 +189,10 @@ mod tests {
         let c = chain(&[SOL, SONNET], &[0.005, 0.0], 0.0);
         assert_close(per_1k(Pattern::HedgedTakeFirst, &c).cost, 28.9875);
         assert_close(per_1k(Pattern::HedgedNoCancel, &c).cost, 33.9625);
+        // w = 1: Sonnet answers only the 5 per 1,000 whose primary leg hung
+        assert_close(per_1k(Pattern::HedgedTakeFirst, &c).fallback_answers, 5.0);
+        let c = chain(&[SOL, SONNET], &[0.0, 0.0], 0.0);
+        assert_close(per_1k(Pattern::HedgedNoCancel, &c).fallback_answers, 0.0);
     }
 
     /// MODEL.md §4: a gray outage (every primary attempt hangs) costs 26.50 per 1k
@@ -315,7 +304,7 @@ mod tests {
             0.0,
         );
         c.steady.gray_fraction = 0.0;
-        let cost = |c: &Chain, p| evaluate(&r, c, p).unwrap().cost * 1000.0;
+        let cost = |c: &Chain, p| evaluate(&r, c, p).unwrap().cost_per_1k_usd * 1000.0;
         assert_close(cost(&c, Pattern::Sequential), 0.99 * 32.5 + 0.01 * 46.5);
         for w in [WarmPolicy::Never, WarmPolicy::After(1)] {
             c.policy.warm_fallback = w;
@@ -339,7 +328,10 @@ mod tests {
         let r = req(2000.0, 500.0, 15000.0, 1.0);
         let mut c = chain(&[SOL, SONNET, SOL], &[0.5, 0.5, 0.0], 0.0);
         c.steady.gray_fraction = 0.0;
-        let cost = evaluate(&r, &c, Pattern::Sequential).unwrap().cost * 1000.0;
+        let cost = evaluate(&r, &c, Pattern::Sequential)
+            .unwrap()
+            .cost_per_1k_usd
+            * 1000.0;
         assert_close(cost, 0.5 * 32.5 + 0.25 * 46.5 + 0.25 * 32.5);
     }
 
@@ -587,7 +579,7 @@ mod tests {
         assert_close(seq.dead_time_s, 1.852128);
         assert_close(seq.failed, 0.022672);
         assert_close(seq.attempts, 1.109);
-        assert_close(seq.summary().wasted_attempts, 0.131672);
+        assert_close(seq.summary().wasted_attempts_per_1k, 0.131672);
         let nf = detailed(&r, &c, Pattern::NoFallback).unwrap();
         assert_close(nf.cost * 1000.0, 24.1825);
         assert_close(nf.dead_time_s, 1.308);

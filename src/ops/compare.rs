@@ -12,7 +12,7 @@ use crate::report::{
 };
 use crate::sim::histogram::{Histogram, mixture_quantile, relative_error_bound};
 use crate::sim::stats::{Estimate, Sum, Z95, weighted_estimate};
-use crate::sim::{self, Engine, IncidentEngine, IncidentSimulator, McOptions, SteadyEngine};
+use crate::sim::{self, Engine, IncidentEngine, IncidentRun, McOptions, SteadyRun};
 
 fn ci(e: &Estimate) -> Ci {
     [clean(e.lo), clean(e.hi)]
@@ -40,9 +40,9 @@ fn weighted_exact(parts: &[(f64, f64)], scale: f64) -> Option<f64> {
 
 /// The Monte Carlo rule for combining a figure of several parts: the weighted estimate over
 /// the parts' sums (independent streams, so variances add; [`weighted_estimate`]).
-fn weighted_mean_ci(fig: &Figure, parts: &[(f64, &&Sum)]) -> MeanCi {
+fn weighted_mean_ci(fig: &Figure, parts: &[(f64, &Sum)]) -> MeanCi {
     mean_ci(&weighted_estimate(
-        parts.iter().map(|(w, s)| (*w, **s)),
+        parts.iter().map(|(w, s)| (*w, *s)),
         Z95,
         fig.scale,
     ))
@@ -114,43 +114,7 @@ fn blend(
             .filter(|r| r.pattern == pattern)
             .collect();
         if rows.len() == chains {
-            let sum = |f: &dyn Fn(&SteadyRow) -> f64| {
-                rows.iter().map(|r| share(&r.chain) * f(r)).sum::<f64>()
-            };
-            let cost = sum(&|r| r.analytic.cost_per_1k_usd);
-            let base = sum(&|r| r.analytic.baseline_per_1k_usd.unwrap_or(0.0));
-            let parts: Vec<(f64, &SteadyFigures<f64>)> = rows
-                .iter()
-                .map(|r| (share(&r.chain), &r.analytic))
-                .collect();
-            let mut analytic = SteadyFigures::combine(
-                &parts,
-                |_, xs| weighted_sum(xs, 1.0),
-                |_, xs| weighted_exact(xs, 1.0),
-            );
-            analytic.vs_baseline = (base > 0.0).then(|| clean(cost / base - 1.0));
-            let parts: Vec<(f64, &SteadyPolicyFigures<f64>)> =
-                rows.iter().map(|r| (share(&r.chain), &r.policy)).collect();
-            // No dead-time percentile: a mixture's is not the weighted mean of the chains'.
-            let mut policy =
-                SteadyPolicyFigures::combine(&parts, |_, xs| weighted_sum(xs, 1.0), |_, _| None);
-            policy.attempts_max = rows
-                .iter()
-                .map(|r| r.policy.attempts_max)
-                .max()
-                .unwrap_or(0);
-            policy.answered_by = blend_answered(
-                rows.iter()
-                    .map(|r| (share(&r.chain), r.policy.answered_by.as_slice())),
-            );
-            let row = SteadyRow {
-                chain: BLENDED.to_string(),
-                pattern,
-                analytic,
-                policy,
-                latency_defaults: Vec::new(),
-                mc: None,
-            };
+            let row = blend_steady(pattern, &rows, &share);
             steady_rows.push(row);
         }
         let rows: Vec<&IncidentRow> = incident_rows
@@ -158,51 +122,102 @@ fn blend(
             .filter(|r| r.pattern == pattern)
             .collect();
         if rows.len() == chains {
-            let sum = |f: &dyn Fn(&IncidentRow) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
-            let total = sum(&|r| r.analytic.total_usd);
-            let normal = sum(&|r| r.analytic.normal_usd.unwrap_or(0.0));
-            let requests: f64 = scenario
-                .incident
-                .as_ref()
-                .map(|i| i.requests() as f64)
-                .unwrap_or(0.0);
-            // The chains' windows add up (each holds its share of the requests): weight 1.
-            let parts: Vec<(f64, &IncidentFigures<f64>)> =
-                rows.iter().map(|r| (1.0, &r.analytic)).collect();
-            let mut analytic = IncidentFigures::combine(
-                &parts,
-                |_, xs| weighted_sum(xs, 1.0),
-                |_, xs| weighted_exact(xs, 1.0),
-            );
-            analytic.multiplier = (normal > 0.0).then(|| clean(total / normal));
-            let row = IncidentRow {
-                chain: BLENDED.to_string(),
-                pattern,
-                analytic,
-                dead_time_mean_s: if requests > 0.0 {
-                    clean(
-                        rows.iter()
-                            .map(|r| r.dead_time_mean_s * share(&r.chain))
-                            .sum(),
-                    )
-                } else {
-                    0.0
-                },
-                breaker: None,
-                method: if rows.iter().any(|r| r.method == Method::Simulated) {
-                    Method::Simulated
-                } else {
-                    Method::Analytic
-                },
-                simulated_windows: rows.iter().filter_map(|r| r.simulated_windows).max(),
-                simulated_precision: rows
-                    .iter()
-                    .filter_map(|r| r.simulated_precision)
-                    .reduce(f64::max),
-                mc: None,
-            };
+            let row = blend_incident(scenario, pattern, &rows, &share);
             incident_rows.push(row);
         }
+    }
+}
+
+/// The blended steady row of one pattern's `rows` (one per chain), weighted by `share`.
+fn blend_steady(pattern: Pattern, rows: &[&SteadyRow], share: &dyn Fn(&str) -> f64) -> SteadyRow {
+    let sum =
+        |f: &dyn Fn(&SteadyRow) -> f64| rows.iter().map(|r| share(&r.chain) * f(r)).sum::<f64>();
+    let cost = sum(&|r| r.analytic.cost_per_1k_usd);
+    let base = sum(&|r| r.analytic.baseline_per_1k_usd.unwrap_or(0.0));
+    let parts: Vec<(f64, &SteadyFigures<f64>)> = rows
+        .iter()
+        .map(|r| (share(&r.chain), &r.analytic))
+        .collect();
+    let mut analytic = SteadyFigures::combine(
+        &parts,
+        |_, xs| weighted_sum(xs, 1.0),
+        |_, xs| weighted_exact(xs, 1.0),
+    );
+    analytic.vs_baseline = (base > 0.0).then(|| clean(cost / base - 1.0));
+    let parts: Vec<(f64, &SteadyPolicyFigures<f64>)> =
+        rows.iter().map(|r| (share(&r.chain), &r.policy)).collect();
+    // No dead-time percentile: a mixture's is not the weighted mean of the chains'.
+    let mut policy =
+        SteadyPolicyFigures::combine(&parts, |_, xs| weighted_sum(xs, 1.0), |_, _| None);
+    policy.attempts_max = rows
+        .iter()
+        .map(|r| r.policy.attempts_max)
+        .max()
+        .unwrap_or(0);
+    policy.answered_by = blend_answered(
+        rows.iter()
+            .map(|r| (share(&r.chain), r.policy.answered_by.as_slice())),
+    );
+    SteadyRow {
+        chain: BLENDED.to_string(),
+        pattern,
+        analytic,
+        policy,
+        latency_defaults: Vec::new(),
+        mc: None,
+    }
+}
+
+/// The blended incident row of one pattern's `rows` (one per chain): the chains' windows
+/// added up, the dead time per request weighted by `share`.
+fn blend_incident(
+    scenario: &Scenario,
+    pattern: Pattern,
+    rows: &[&IncidentRow],
+    share: &dyn Fn(&str) -> f64,
+) -> IncidentRow {
+    let sum = |f: &dyn Fn(&IncidentRow) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
+    let total = sum(&|r| r.analytic.total_usd);
+    let normal = sum(&|r| r.analytic.normal_usd.unwrap_or(0.0));
+    let requests: f64 = scenario
+        .incident
+        .as_ref()
+        .map(|i| i.requests() as f64)
+        .unwrap_or(0.0);
+    // The chains' windows add up (each holds its share of the requests): weight 1.
+    let parts: Vec<(f64, &IncidentFigures<f64>)> =
+        rows.iter().map(|r| (1.0, &r.analytic)).collect();
+    let mut analytic = IncidentFigures::combine(
+        &parts,
+        |_, xs| weighted_sum(xs, 1.0),
+        |_, xs| weighted_exact(xs, 1.0),
+    );
+    analytic.multiplier = (normal > 0.0).then(|| clean(total / normal));
+    IncidentRow {
+        chain: BLENDED.to_string(),
+        pattern,
+        analytic,
+        dead_time_mean_s: if requests > 0.0 {
+            clean(
+                rows.iter()
+                    .map(|r| r.dead_time_mean_s * share(&r.chain))
+                    .sum(),
+            )
+        } else {
+            0.0
+        },
+        breaker: None,
+        method: if rows.iter().any(|r| r.method == Method::Simulated) {
+            Method::Simulated
+        } else {
+            Method::Analytic
+        },
+        simulated_windows: rows.iter().filter_map(|r| r.simulated_windows).max(),
+        simulated_precision: rows
+            .iter()
+            .filter_map(|r| r.simulated_precision)
+            .reduce(f64::max),
+        mc: None,
     }
 }
 
@@ -239,12 +254,12 @@ pub fn analytic(scenario: &Scenario) -> Report {
                     pattern,
                     analytic: {
                         let mut f = SteadyFigures::combine(
-                            &[(1.0, &o.figures())],
+                            &[(1.0, &o)],
                             |fig, xs| weighted_sum(xs, fig.scale),
                             |fig, xs| weighted_exact(xs, fig.scale),
                         );
                         f.baseline_per_1k_usd = Some(clean(base * 1000.0));
-                        f.vs_baseline = (base > 0.0).then(|| clean(o.cost / base - 1.0));
+                        f.vs_baseline = (base > 0.0).then(|| clean(o.cost_per_1k_usd / base - 1.0));
                         f
                     },
                     policy: own_policy(&d.figures(chain)),
@@ -344,124 +359,17 @@ pub fn mc_work(report: &Report, opts: &McOptions) -> (u64, bool) {
 /// [`SteadyMc`] and [`IncidentMc`]). `tick(n)` reports n more simulated requests done.
 pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)) {
     let scenario = report.input.clone();
-    let req = &scenario.request;
     let (_, incident_ok) = mc_work(report, opts);
     // Per chain, in chain order: the simulated patterns, steady state and incident.
-    let mut steady_sims: Vec<Vec<SteadySim>> = Vec::new();
-    let mut incident_sims: Vec<Vec<IncidentSim>> = Vec::new();
-    for (ci_, chain) in scenario.chains.iter().enumerate() {
-        let engine = Engine::for_chain(chain);
-        steady_sims.push(if engine.steady == SteadyEngine::Fast {
-            sim::steady::fast::simulate(req, chain, ci_ as u64, opts, tick)
-                .into_iter()
-                .map(SteadySim::Plain)
-                .collect()
-        } else {
-            sim::steady::policy::simulate(req, chain, ci_ as u64, opts, tick)
-                .into_iter()
-                .map(SteadySim::Policy)
-                .collect()
-        });
-        let mut sims = Vec::new();
-        if let Some(incident) = scenario
-            .incident
-            .as_ref()
-            .filter(|_| incident_ok)
-            .map(|i| i.for_chain(chain))
-        {
-            let n = incident.requests();
-            for pattern in Pattern::ALL {
-                let ticks = &mut |k| tick(k * n);
-                let i_ = ci_ as u64;
-                let simulated = if engine.incident.simulator(&incident) == IncidentSimulator::Fast {
-                    sim::incident::fast::simulate(req, chain, &incident, pattern, i_, opts, ticks)
-                        .map(IncidentSim::Plain)
-                } else {
-                    sim::incident::events::simulate(req, chain, &incident, pattern, i_, opts, ticks)
-                        .map(IncidentSim::Policy)
-                };
-                sims.extend(simulated);
-            }
-        }
-        incident_sims.push(sims);
+    let mut steady_sims: Vec<Vec<SteadyRun>> = Vec::new();
+    let mut incident_sims: Vec<Vec<IncidentRun>> = Vec::new();
+    for (index, chain) in scenario.chains.iter().enumerate() {
+        let (steady, incident) = simulate_chain(&scenario, chain, index, incident_ok, opts, tick);
+        steady_sims.push(steady);
+        incident_sims.push(incident);
     }
-    // Each chain's own rows: one part of weight 1.
-    for (ci_, chain) in scenario.chains.iter().enumerate() {
-        let base = steady::baseline(req, chain);
-        for m in &steady_sims[ci_] {
-            let parts = [ChainShare::own(chain, m)];
-            if let Some(row) = report
-                .steady
-                .iter_mut()
-                .find(|r| r.chain == chain.name && r.pattern == m.base().pattern)
-            {
-                row.mc = Some(steady_mc(&parts, base));
-            }
-        }
-        for m in &incident_sims[ci_] {
-            let parts = [ChainShare::own(chain, m)];
-            if let Some(row) = report
-                .incident
-                .iter_mut()
-                .find(|r| r.chain == chain.name && r.pattern == m.base().pattern)
-            {
-                row.mc = Some(incident_mc(&parts));
-            }
-        }
-    }
-    // The blended rows: every chain's part, weighted by its traffic share, when every
-    // chain has the pattern (as for the analytic blend).
-    let shares: Vec<f64> = scenario
-        .chains
-        .iter()
-        .map(|c| c.traffic_share.unwrap_or(0.0))
-        .collect();
-    for pattern in Pattern::ALL {
-        let steady_parts: Option<Vec<ChainShare<'_, SteadySim>>> = scenario
-            .chains
-            .iter()
-            .zip(&steady_sims)
-            .zip(&shares)
-            .map(|((chain, sims), &share)| {
-                sims.iter()
-                    .find(|m| m.base().pattern == pattern)
-                    .map(|sim| ChainShare { chain, share, sim })
-            })
-            .collect();
-        if let (Some(parts), Some(row)) = (
-            steady_parts,
-            report
-                .steady
-                .iter_mut()
-                .find(|r| r.chain == BLENDED && r.pattern == pattern),
-        ) {
-            let base = parts
-                .iter()
-                .map(|p| p.share * steady::baseline(req, p.chain))
-                .sum();
-            row.mc = Some(steady_mc(&parts, base));
-        }
-        let incident_parts: Option<Vec<ChainShare<'_, IncidentSim>>> = scenario
-            .chains
-            .iter()
-            .zip(&incident_sims)
-            .zip(&shares)
-            .map(|((chain, sims), &share)| {
-                sims.iter()
-                    .find(|m| m.base().pattern == pattern)
-                    .map(|sim| ChainShare { chain, share, sim })
-            })
-            .collect();
-        if let (Some(parts), Some(row)) = (
-            incident_parts,
-            report
-                .incident
-                .iter_mut()
-                .find(|r| r.chain == BLENDED && r.pattern == pattern),
-        ) {
-            row.mc = Some(incident_mc(&parts));
-        }
-    }
+    fill_own_rows(report, &scenario, &steady_sims, &incident_sims);
+    fill_blended_rows(report, &scenario, &steady_sims, &incident_sims);
     report.mc = Some(McMeta {
         seed: opts.seed,
         requests: opts.requests,
@@ -473,50 +381,131 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
     });
 }
 
-/// One chain's simulated steady-state figures of one pattern.
-enum SteadySim {
-    /// From the default-policy engine ([`sim::steady::fast`]).
-    Plain(sim::steady::fast::PatternMc),
-    /// From the policy engine ([`sim::steady::policy`]), with attempts, dead time and attribution.
-    Policy(sim::steady::policy::PolicyMc),
-}
-
-impl SteadySim {
-    fn base(&self) -> &sim::steady::fast::PatternMc {
-        match self {
-            SteadySim::Plain(m) => m,
-            SteadySim::Policy(m) => &m.base,
+/// Chain number `index`'s simulated patterns, by the engines [`Engine::for_chain`] selects:
+/// steady state, and its incident windows when the scenario has one within the work limit
+/// (`incident_ok`).
+fn simulate_chain(
+    scenario: &Scenario,
+    chain: &crate::model::Chain,
+    index: usize,
+    incident_ok: bool,
+    opts: &McOptions,
+    tick: &mut dyn FnMut(u64),
+) -> (Vec<SteadyRun>, Vec<IncidentRun>) {
+    let req = &scenario.request;
+    let engine = Engine::for_chain(chain);
+    let steady = engine.simulate_steady(req, chain, index as u64, opts, tick);
+    let mut incident_runs = Vec::new();
+    if let Some(incident) = scenario
+        .incident
+        .as_ref()
+        .filter(|_| incident_ok)
+        .map(|i| i.for_chain(chain))
+    {
+        let n = incident.requests();
+        for pattern in Pattern::ALL {
+            let ticks = &mut |k| tick(k * n);
+            incident_runs.extend(engine.simulate_incident(
+                req,
+                chain,
+                &incident,
+                pattern,
+                index as u64,
+                opts,
+                ticks,
+            ));
         }
     }
+    (steady, incident_runs)
+}
 
-    fn policy(&self) -> Option<&sim::steady::policy::PolicyMc> {
-        match self {
-            SteadySim::Plain(_) => None,
-            SteadySim::Policy(m) => Some(m),
+/// Each chain's own rows' Monte Carlo figures: one part of weight 1.
+fn fill_own_rows(
+    report: &mut Report,
+    scenario: &Scenario,
+    steady_sims: &[Vec<SteadyRun>],
+    incident_sims: &[Vec<IncidentRun>],
+) {
+    for (index, chain) in scenario.chains.iter().enumerate() {
+        let base = steady::baseline(&scenario.request, chain);
+        for m in &steady_sims[index] {
+            let parts = [ChainShare::own(chain, m)];
+            if let Some(row) = report
+                .steady
+                .iter_mut()
+                .find(|r| r.chain == chain.name && r.pattern == m.base().pattern)
+            {
+                row.mc = Some(steady_mc(&parts, base));
+            }
+        }
+        for m in &incident_sims[index] {
+            let parts = [ChainShare::own(chain, m)];
+            if let Some(row) = report
+                .incident
+                .iter_mut()
+                .find(|r| r.chain == chain.name && r.pattern == m.base().pattern)
+            {
+                row.mc = Some(incident_mc(&parts));
+            }
         }
     }
 }
 
-/// One chain's simulated incident windows of one pattern.
-enum IncidentSim {
-    /// From the default-policy engine ([`sim::incident::fast`]).
-    Plain(sim::incident::fast::IncidentSums),
-    /// From the policy engine ([`sim::incident::events`]), with dead time and the breaker.
-    Policy(sim::incident::events::PolicyIncidentMc),
+/// Every chain's part of `pattern` weighted by its traffic share, when every chain has the
+/// pattern (as for the analytic blend); `pattern_of` names a simulation's pattern.
+fn blend_parts<'a, T>(
+    scenario: &'a Scenario,
+    sims: &'a [Vec<T>],
+    pattern: Pattern,
+    pattern_of: impl Fn(&T) -> Pattern,
+) -> Option<Vec<ChainShare<'a, T>>> {
+    scenario
+        .chains
+        .iter()
+        .zip(sims)
+        .map(|(chain, sims)| {
+            sims.iter()
+                .find(|m| pattern_of(m) == pattern)
+                .map(|sim| ChainShare {
+                    chain,
+                    share: chain.traffic_share.unwrap_or(0.0),
+                    sim,
+                })
+        })
+        .collect()
 }
 
-impl IncidentSim {
-    fn base(&self) -> &sim::incident::fast::IncidentSums {
-        match self {
-            IncidentSim::Plain(m) => m,
-            IncidentSim::Policy(m) => &m.base,
+/// The blended rows' Monte Carlo figures: every chain's part, weighted by its traffic share.
+fn fill_blended_rows(
+    report: &mut Report,
+    scenario: &Scenario,
+    steady_sims: &[Vec<SteadyRun>],
+    incident_sims: &[Vec<IncidentRun>],
+) {
+    for pattern in Pattern::ALL {
+        let steady_parts = blend_parts(scenario, steady_sims, pattern, |m| m.base().pattern);
+        if let (Some(parts), Some(row)) = (
+            steady_parts,
+            report
+                .steady
+                .iter_mut()
+                .find(|r| r.chain == BLENDED && r.pattern == pattern),
+        ) {
+            let base = parts
+                .iter()
+                .map(|p| p.share * steady::baseline(&scenario.request, p.chain))
+                .sum();
+            row.mc = Some(steady_mc(&parts, base));
         }
-    }
-
-    fn policy(&self) -> Option<&sim::incident::events::PolicyIncidentMc> {
-        match self {
-            IncidentSim::Plain(_) => None,
-            IncidentSim::Policy(m) => Some(m),
+        let incident_parts = blend_parts(scenario, incident_sims, pattern, |m| m.base().pattern);
+        if let (Some(parts), Some(row)) = (
+            incident_parts,
+            report
+                .incident
+                .iter_mut()
+                .find(|r| r.chain == BLENDED && r.pattern == pattern),
+        ) {
+            row.mc = Some(incident_mc(&parts));
         }
     }
 }
@@ -545,16 +534,18 @@ impl<'a, T> ChainShare<'a, T> {
 
 /// The steady-state Monte Carlo figures of `parts` (one chain, or the chains of a blend)
 /// against `base`, the (blended) healthy-primary baseline in USD per request.
-fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
-    let est = |f: fn(&sim::steady::fast::PatternMc) -> &Sum, scale: f64| {
-        weighted_estimate(parts.iter().map(|p| (p.share, f(p.sim.base()))), Z95, scale)
-    };
-    let sums: Vec<SteadyFigures<&Sum>> = parts.iter().map(|p| p.sim.base().sums()).collect();
-    let weighted: Vec<(f64, &SteadyFigures<&Sum>)> =
-        parts.iter().zip(&sums).map(|(p, s)| (p.share, s)).collect();
+fn steady_mc(parts: &[ChainShare<'_, SteadyRun>], base: f64) -> SteadyMc {
+    let weighted: Vec<(f64, &SteadyFigures<Sum>)> = parts
+        .iter()
+        .map(|p| (p.share, &p.sim.base().figures))
+        .collect();
     let mut figures = SteadyFigures::combine(&weighted, weighted_mean_ci, |_, _| None);
     figures.vs_baseline = (base > 0.0).then(|| {
-        let e = est(|m| &m.cost, 1.0);
+        let e = weighted_estimate(
+            weighted.iter().map(|(w, f)| (*w, &f.cost_per_1k_usd)),
+            Z95,
+            1.0,
+        );
         mean_ci(&Estimate {
             mean: e.mean / base - 1.0,
             lo: e.lo / base - 1.0,
@@ -566,12 +557,12 @@ fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
         .map(|p| (&p.sim.base().latency, p.share))
         .collect();
     let q = |x: f64| clean(mixture_quantile(&latency, x).unwrap_or(0.0));
-    let policy: Option<Vec<(&ChainShare<'_, SteadySim>, &sim::steady::policy::PolicyMc)>> = parts
+    let policy: Option<Vec<(&ChainShare<'_, SteadyRun>, &sim::steady::policy::PolicyMc)>> = parts
         .iter()
         .map(|p| p.sim.policy().map(|m| (p, m)))
         .collect();
     SteadyMc {
-        requests: parts.iter().map(|p| p.sim.base().cost.n).sum(),
+        requests: parts.iter().map(|p| p.sim.base().requests()).sum(),
         figures,
         latency_p50_s: q(0.50),
         latency_p95_s: q(0.95),
@@ -586,10 +577,10 @@ fn steady_mc(parts: &[ChainShare<'_, SteadySim>], base: f64) -> SteadyMc {
 /// blend the attribution merged by model and no percentile (the simulators keep the dead-time
 /// histograms to themselves).
 fn policy_figures(
-    parts: &[(&ChainShare<'_, SteadySim>, &sim::steady::policy::PolicyMc)],
+    parts: &[(&ChainShare<'_, SteadyRun>, &sim::steady::policy::PolicyMc)],
 ) -> SteadyPolicyFigures<MeanCi> {
-    let sums: Vec<SteadyPolicyFigures<&Sum>> = parts.iter().map(|(_, m)| m.sums()).collect();
-    let weighted: Vec<(f64, &SteadyPolicyFigures<&Sum>)> = parts
+    let sums: Vec<SteadyPolicyFigures<Sum>> = parts.iter().map(|(_, m)| m.figures()).collect();
+    let weighted: Vec<(f64, &SteadyPolicyFigures<Sum>)> = parts
         .iter()
         .zip(&sums)
         .map(|((p, _), s)| (p.share, s))
@@ -599,7 +590,7 @@ fn policy_figures(
         own.then(|| clean(xs[0].1))
     });
     let answered =
-        |p: &ChainShare<'_, SteadySim>, m: &sim::steady::policy::PolicyMc| -> Vec<Answered> {
+        |p: &ChainShare<'_, SteadyRun>, m: &sim::steady::policy::PolicyMc| -> Vec<Answered> {
             p.chain
                 .prices()
                 .zip(&m.answered_by)
@@ -625,10 +616,10 @@ fn policy_figures(
 
 /// The incident Monte Carlo figures of `parts` (one chain, or the chains of a blend): the
 /// chains' windows added up.
-fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
+fn incident_mc(parts: &[ChainShare<'_, IncidentRun>]) -> IncidentMc {
     // The chains' windows add up: weight 1 each.
-    let sums: Vec<IncidentFigures<&Sum>> = parts.iter().map(|p| p.sim.base().sums()).collect();
-    let weighted: Vec<(f64, &IncidentFigures<&Sum>)> = sums.iter().map(|s| (1.0, s)).collect();
+    let weighted: Vec<(f64, &IncidentFigures<Sum>)> =
+        parts.iter().map(|p| (1.0, &p.sim.base().figures)).collect();
     let mut figures =
         IncidentFigures::combine(&weighted, weighted_mean_ci, |_, xs| weighted_exact(xs, 1.0));
     let normal: f64 = parts.iter().map(|p| p.sim.base().normal).sum();
@@ -638,10 +629,9 @@ fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
         weighted_estimate(
             parts.iter().map(|p| {
                 let m = p.sim.base();
-                if m.normal > 0.0 {
-                    (m.normal / normal, &m.multiplier)
-                } else {
-                    (1.0 / normal, &m.total)
+                match &m.figures.multiplier {
+                    Some(multiplier) if m.normal > 0.0 => (m.normal / normal, multiplier),
+                    _ => (1.0 / normal, &m.figures.total_usd),
                 }
             }),
             Z95,
@@ -651,7 +641,7 @@ fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
     figures.multiplier = mult.as_ref().map(mean_ci);
     let policy: Option<
         Vec<(
-            &ChainShare<'_, IncidentSim>,
+            &ChainShare<'_, IncidentRun>,
             &sim::incident::events::PolicyIncidentMc,
         )>,
     > = parts
@@ -661,7 +651,7 @@ fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
     IncidentMc {
         runs: parts
             .iter()
-            .map(|p| p.sim.base().total.n)
+            .map(|p| p.sim.base().figures.total_usd.n)
             .min()
             .unwrap_or(0),
         figures,
@@ -675,17 +665,20 @@ fn incident_mc(parts: &[ChainShare<'_, IncidentSim>]) -> IncidentMc {
 /// describe no breaker).
 fn incident_policy_figures(
     parts: &[(
-        &ChainShare<'_, IncidentSim>,
+        &ChainShare<'_, IncidentRun>,
         &sim::incident::events::PolicyIncidentMc,
     )],
 ) -> IncidentPolicyFigures<MeanCi> {
     let own = parts.len() == 1;
-    let sums: Vec<IncidentPolicyFigures<&Sum>> = parts
+    let sums: Vec<IncidentPolicyFigures<Sum>> = parts
         .iter()
-        .map(|(p, m)| m.sums(own && Engine::for_chain(p.chain).incident == IncidentEngine::Events))
+        .map(|(p, m)| {
+            m.sums(own && Engine::for_chain(p.chain).incident == IncidentEngine::Events)
+                .map(|s| **s)
+        })
         .collect();
     // The windows add up (weight 1 each) ...
-    let windows: Vec<(f64, &IncidentPolicyFigures<&Sum>)> = sums.iter().map(|s| (1.0, s)).collect();
+    let windows: Vec<(f64, &IncidentPolicyFigures<Sum>)> = sums.iter().map(|s| (1.0, s)).collect();
     let mut figures = IncidentPolicyFigures::combine(&windows, weighted_mean_ci, |_, _| None);
     // ... but the dead time is per request: weighted by traffic share.
     figures.dead_time_mean_s = mean_ci(&weighted_estimate(

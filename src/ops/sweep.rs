@@ -124,13 +124,7 @@ pub fn run(
     let mut name = String::new();
     let mut note = None;
     for index in 0..total {
-        // Mixed-radix digits: the last parameter varies fastest.
-        let mut rest = index;
-        let mut point = vec![0.0; params.len()];
-        for (i, p) in params.iter().enumerate().rev() {
-            point[i] = p.values[rest % p.values.len()];
-            rest /= p.values.len();
-        }
+        let point = grid_point(params, index);
         let mut overrides = fixed.to_vec();
         overrides.extend(
             params
@@ -138,41 +132,11 @@ pub fn run(
                 .zip(&point)
                 .map(|(p, v)| (p.key.clone(), p.setting(*v))),
         );
-        let mut scenario = scenario::parse(label, text, base, &overrides).map_err(|mut e| {
-            // A swept value came from its --param, not from a --set.
-            if params
-                .iter()
-                .any(|p| e.file.starts_with(&format!("--set {}=", p.key)))
-            {
-                e.file = e.file.replacen("--set", "--param", 1);
-            }
-            let at: Vec<String> = params
-                .iter()
-                .zip(&point)
-                .map(|(p, v)| format!("{}={v}", p.key))
-                .collect();
-            anyhow::anyhow!("{e} (at {})", at.join(", "))
-        })?;
+        let mut scenario = point_scenario(label, text, base, &overrides, params, &point)?;
         let partial = scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
-        let mut report = crate::ops::compare::analytic(&scenario);
-        // The Monte Carlo of a sweep is steady state only (the incident columns stay
-        // analytic): the engine runs on the scenario's steady state, a report of its own,
-        // rather than on a report whose input had its incident taken away.
-        let mut simulated = mc.as_ref().map(|_| {
-            crate::ops::compare::analytic(&Scenario {
-                incident: None,
-                ..scenario.clone()
-            })
-        });
+        let (report, simulated) = point_reports(&scenario, partial.is_some(), mc.as_ref());
         if partial.is_some() {
-            report.omit_blended();
-            if let Some(s) = &mut simulated {
-                s.omit_blended();
-            }
             note = partial;
-        }
-        if let (Some(opts), Some(s)) = (&mc, &mut simulated) {
-            crate::ops::compare::simulate(s, opts, &mut |_| {});
         }
         if let Some(field) = report
             .first_non_finite()
@@ -186,29 +150,7 @@ pub fn run(
             .zip(&point)
             .map(|(p, v)| (p.key.clone(), *v))
             .collect();
-        for s in &report.steady {
-            let incident = report
-                .incident
-                .iter()
-                .find(|i| i.chain == s.chain && i.pattern == s.pattern);
-            rows.push(SweepRow {
-                point: map.clone(),
-                chain: s.chain.clone(),
-                pattern: s.pattern,
-                cost_per_1k_usd: s.analytic.cost_per_1k_usd,
-                vs_baseline: s.analytic.vs_baseline,
-                failed_per_1k: s.analytic.failed_per_1k,
-                incident_total_usd: incident.map(|i| i.analytic.total_usd),
-                incident_multiplier: incident.and_then(|i| i.analytic.multiplier),
-                incident_method: incident.map(|i| i.method),
-                mc: simulated.as_ref().and_then(|m| {
-                    m.steady
-                        .iter()
-                        .find(|r| r.chain == s.chain && r.pattern == s.pattern)
-                        .and_then(|r| r.mc.clone())
-                }),
-            });
-        }
+        rows.extend(point_rows(&report, simulated.as_ref(), &map));
     }
     Ok(Sweep {
         fallcost_version: env!("CARGO_PKG_VERSION"),
@@ -221,6 +163,109 @@ pub fn run(
         rows,
         note,
     })
+}
+
+/// The values of grid point `index`: mixed-radix digits, the last parameter varying fastest.
+fn grid_point(params: &[Param], index: usize) -> Vec<f64> {
+    let mut rest = index;
+    let mut point = vec![0.0; params.len()];
+    for (i, p) in params.iter().enumerate().rev() {
+        point[i] = p.values[rest % p.values.len()];
+        rest /= p.values.len();
+    }
+    point
+}
+
+/// The scenario at one grid point (`point`, the values of `params`), with `overrides` set.
+///
+/// Errors: the scenario is invalid there; the error names the point (and a swept value's
+/// `--param`, not `--set`).
+fn point_scenario(
+    label: &str,
+    text: &str,
+    base: &Path,
+    overrides: &[(String, String)],
+    params: &[Param],
+    point: &[f64],
+) -> anyhow::Result<Scenario> {
+    scenario::parse(label, text, base, overrides).map_err(|mut e| {
+        // A swept value came from its --param, not from a --set.
+        if params
+            .iter()
+            .any(|p| e.file.starts_with(&format!("--set {}=", p.key)))
+        {
+            e.file = e.file.replacen("--set", "--param", 1);
+        }
+        let at: Vec<String> = params
+            .iter()
+            .zip(point)
+            .map(|(p, v)| format!("{}={v}", p.key))
+            .collect();
+        anyhow::anyhow!("{e} (at {})", at.join(", "))
+    })
+}
+
+/// The analytic report of `scenario` at one grid point and, with `mc`, the simulated one
+/// (blended rows left out for a `partial` choice of chains).
+///
+/// The Monte Carlo of a sweep is steady state only (the incident columns stay analytic): the
+/// engine runs on the scenario's steady state, a report of its own, rather than on a report
+/// whose input had its incident taken away.
+fn point_reports(
+    scenario: &Scenario,
+    partial: bool,
+    mc: Option<&McOptions>,
+) -> (Report, Option<Report>) {
+    let mut report = crate::ops::compare::analytic(scenario);
+    let mut simulated = mc.map(|_| {
+        crate::ops::compare::analytic(&Scenario {
+            incident: None,
+            ..scenario.clone()
+        })
+    });
+    if partial {
+        report.omit_blended();
+        if let Some(s) = &mut simulated {
+            s.omit_blended();
+        }
+    }
+    if let (Some(opts), Some(s)) = (mc, &mut simulated) {
+        crate::ops::compare::simulate(s, opts, &mut |_| {});
+    }
+    (report, simulated)
+}
+
+/// The sweep rows of one grid point `map`: each steady row of `report` with its incident row's
+/// figures and, from `simulated`, its Monte Carlo figures.
+fn point_rows(
+    report: &Report,
+    simulated: Option<&Report>,
+    map: &BTreeMap<String, f64>,
+) -> Vec<SweepRow> {
+    report
+        .steady
+        .iter()
+        .map(|s| {
+            let incident = report
+                .incident
+                .iter()
+                .find(|i| i.chain == s.chain && i.pattern == s.pattern);
+            SweepRow {
+                point: map.clone(),
+                chain: s.chain.clone(),
+                pattern: s.pattern,
+                steady: s.analytic.clone(),
+                incident: incident.map(|i| i.analytic.clone()),
+                incident_method: incident.map(|i| i.method),
+                mc: simulated.and_then(|m| {
+                    m.steady
+                        .iter()
+                        .find(|r| r.chain == s.chain && r.pattern == s.pattern)
+                        .and_then(|r| r.mc.clone())
+                }),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -290,9 +335,9 @@ mod tests {
             // every link fails at q: (1−q)·25 + q·(17.5 + (1−q)·9 + q·6.5)
             let want = (1.0 - q) * 25.0 + q * (17.5 + (1.0 - q) * 9.0 + q * 6.5);
             assert!(
-                (row.cost_per_1k_usd - want).abs() < 1e-9,
+                (row.steady.cost_per_1k_usd - want).abs() < 1e-9,
                 "{q}: {}",
-                row.cost_per_1k_usd
+                row.steady.cost_per_1k_usd
             );
         }
     }

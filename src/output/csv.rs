@@ -31,7 +31,7 @@ pub fn policy_columns() -> Vec<&'static Figure> {
 /// identity ([`ID_COLUMNS`]), every steady figure ([`STEADY_FIGURES`]), every incident figure
 /// ([`INCIDENT_FIGURES`]), the analytic policy figures ([`policy_columns`]).
 pub fn compare_columns() -> Vec<&'static str> {
-    let keys = |figures: &'static [Figure]| figures.iter().map(|f| f.key);
+    let keys = |figures: &'static [Figure]| placed(figures, false).map(|f| f.key);
     ID_COLUMNS
         .iter()
         .copied()
@@ -62,24 +62,35 @@ pub const EXTRA_COLUMNS: &[&str] = &[
 /// ([`mc_policy_columns`]). Steady rows fill the steady figures, incident rows the incident ones.
 pub const MC_META_COLUMNS: &[&str] = &["mc_seed", "mc_requests", "mc_runs"];
 
-/// The figures of `figures` the Monte Carlo estimates, each with a 95% interval, as `mc_KEY`.
-fn estimated(figures: &'static [Figure]) -> impl Iterator<Item = &'static str> {
-    figures.iter().filter(|f| f.estimated).map(|f| f.key)
+/// The figures of `figures` in the CSV's first columns (`late` false), or in its last ones
+/// (`late`: the figures added later, [`Figure::csv_last`], after every other column).
+fn placed(figures: &'static [Figure], late: bool) -> impl Iterator<Item = &'static Figure> {
+    figures.iter().filter(move |f| f.csv_last == late)
 }
 
-/// The cells of a figure set's estimated figures (`mc_KEY`, `mc_KEY_ci95_lo`,
-/// `mc_KEY_ci95_hi` each); empty cells without Monte Carlo figures.
+/// The figures of `figures` (placed as `late` says) the Monte Carlo estimates, each with a
+/// 95% interval, as `mc_KEY`.
+fn estimated(figures: &'static [Figure], late: bool) -> impl Iterator<Item = &'static str> {
+    placed(figures, late).filter(|f| f.estimated).map(|f| f.key)
+}
+
+/// The cells of a figure set's estimated figures placed as `late` says (`mc_KEY`,
+/// `mc_KEY_ci95_lo`, `mc_KEY_ci95_hi` each); empty cells without Monte Carlo figures.
 fn estimate_cells<F>(
     figures: &'static [Figure],
+    late: bool,
     set: Option<&F>,
     visit: impl Fn(&F, &mut dyn FnMut(&'static Figure, Entry<'_, MeanCi>)),
 ) -> Vec<String> {
     let width = 1 + MeanCi::CSV_SUFFIXES.len();
     let Some(set) = set else {
-        return vec![String::new(); width * estimated(figures).count()];
+        return vec![String::new(); width * estimated(figures, late).count()];
     };
     let mut cells = Vec::new();
-    visit(set, &mut |_, e| {
+    visit(set, &mut |fig, e| {
+        if fig.csv_last != late {
+            return;
+        }
         if let Entry::Figure(v) = e {
             match v {
                 Some(v) => cells.extend(v.numbers().into_iter().map(|x| num(Some(x)))),
@@ -114,8 +125,8 @@ pub fn mc_policy_columns() -> Vec<&'static Figure> {
 
 fn mc_header() -> Vec<String> {
     let mut h: Vec<String> = MC_META_COLUMNS.iter().map(|c| c.to_string()).collect();
-    let with_ci = estimated(STEADY_FIGURES)
-        .chain(estimated(INCIDENT_FIGURES))
+    let with_ci = estimated(STEADY_FIGURES, false)
+        .chain(estimated(INCIDENT_FIGURES, false))
         .map(|k| (k, true))
         .chain(
             MC_LATENCY
@@ -147,7 +158,7 @@ fn push_mc_column(header: &mut Vec<String>, key: &str, ci: bool) {
 /// latency percentiles ([`MC_LATENCY`]). Cells: [`steady_mc_cells`] then [`latency_cells`].
 pub fn steady_mc_columns() -> Vec<String> {
     let mut h = Vec::new();
-    for k in estimated(STEADY_FIGURES) {
+    for k in estimated(STEADY_FIGURES, false) {
         push_mc_column(&mut h, k, true);
     }
     h.extend(MC_LATENCY.iter().map(|c| c.to_string()));
@@ -157,12 +168,51 @@ pub fn steady_mc_columns() -> Vec<String> {
 /// The cells of the steady figures' Monte Carlo columns: each figure's simulated mean, then the
 /// low and high ends of its 95% interval; empty cells without Monte Carlo figures.
 pub fn steady_mc_cells(m: Option<&SteadyMc>) -> Vec<String> {
-    estimate_cells(STEADY_FIGURES, m.map(|m| &m.figures), |f, v| f.visit(v))
+    estimate_cells(STEADY_FIGURES, false, m.map(|m| &m.figures), |f, v| {
+        f.visit(v)
+    })
 }
 
-/// The cells of the incident figures' Monte Carlo columns, as [`steady_mc_cells`].
-fn incident_mc_cells(m: Option<&crate::report::IncidentFigures<MeanCi>>) -> Vec<String> {
-    estimate_cells(INCIDENT_FIGURES, m, |f, v| f.visit(v))
+/// The Monte Carlo columns of the steady figures added later ([`Figure::csv_last`]), after
+/// every other column of `sweep`'s CSV, as [`steady_mc_columns`].
+pub fn steady_mc_late_columns() -> Vec<String> {
+    let mut h = Vec::new();
+    for k in estimated(STEADY_FIGURES, true) {
+        push_mc_column(&mut h, k, true);
+    }
+    h
+}
+
+/// The cells under [`steady_mc_late_columns`].
+pub fn steady_mc_late_cells(m: Option<&SteadyMc>) -> Vec<String> {
+    estimate_cells(STEADY_FIGURES, true, m.map(|m| &m.figures), |f, v| {
+        f.visit(v)
+    })
+}
+
+/// The cells of the incident figures' Monte Carlo columns placed as `late` says, as
+/// [`steady_mc_cells`].
+fn incident_mc_cells(
+    late: bool,
+    m: Option<&crate::report::IncidentFigures<MeanCi>>,
+) -> Vec<String> {
+    estimate_cells(INCIDENT_FIGURES, late, m, |f, v| f.visit(v))
+}
+
+/// The columns after every other (after [`EXTRA_COLUMNS`]): the steady and incident figures
+/// added later ([`Figure::csv_last`]; README, "CSV": new columns go after the existing ones),
+/// their analytic values, then with `mc` their Monte Carlo estimates.
+pub fn late_columns(mc: bool) -> Vec<String> {
+    let mut h: Vec<String> = placed(STEADY_FIGURES, true)
+        .chain(placed(INCIDENT_FIGURES, true))
+        .map(|f| f.key.to_string())
+        .collect();
+    if mc {
+        for k in estimated(STEADY_FIGURES, true).chain(estimated(INCIDENT_FIGURES, true)) {
+            push_mc_column(&mut h, k, true);
+        }
+    }
+    h
 }
 
 /// The cells of the [`MC_LATENCY`] columns: p50, p95 and p99 in seconds; empty cells without
@@ -225,12 +275,18 @@ fn analytic_cell(e: Entry<'_, f64>) -> String {
     }
 }
 
-/// The cells of an analytic figure set, one per entry, in declaration order.
+/// The cells of an analytic figure set, one per entry placed as `late` says, in declaration
+/// order.
 fn analytic_cells(
+    late: bool,
     visit: impl FnOnce(&mut dyn FnMut(&'static Figure, Entry<'_, f64>)),
 ) -> Vec<String> {
     let mut cells = Vec::new();
-    visit(&mut |_, e| cells.push(analytic_cell(e)));
+    visit(&mut |fig, e| {
+        if fig.csv_last == late {
+            cells.push(analytic_cell(e));
+        }
+    });
     cells
 }
 
@@ -281,83 +337,135 @@ pub fn num(x: Option<f64>) -> String {
 /// The compare report as CSV bytes.
 pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
-    let mc = report.mc.as_ref();
+    let header = compare_header(report.mc.is_some());
+    w.write_record(&header)?;
+    for r in &report.steady {
+        w.write_record(steady_record(report, r))?;
+    }
+    for r in &report.incident {
+        w.write_record(incident_record(report, r))?;
+    }
+    for rec in failover_cache_records(report, &header) {
+        w.write_record(&rec)?;
+    }
+    Ok(w.into_inner()?)
+}
+
+/// The compare CSV's header: [`compare_columns`], with `mc` the Monte Carlo ones, then
+/// [`METHOD_COLUMN`], [`EXTRA_COLUMNS`] and [`late_columns`].
+fn compare_header(mc: bool) -> Vec<String> {
     let mut header: Vec<String> = compare_columns().iter().map(|c| c.to_string()).collect();
-    if mc.is_some() {
+    if mc {
         header.extend(mc_header());
     }
     header.push(METHOD_COLUMN.into());
     header.extend(EXTRA_COLUMNS.iter().map(|c| c.to_string()));
-    w.write_record(&header)?;
+    header.extend(late_columns(mc));
+    header
+}
 
-    let blank = |n: usize| vec![String::new(); n];
-    let extra = |rec: &mut Vec<String>, chain: &str| {
-        rec.push((chain == crate::report::BLENDED).to_string());
-        rec.extend(blank(EXTRA_COLUMNS.len() - 1));
-    };
-    let meta = |rec: &mut Vec<String>| {
-        if let Some(m) = mc {
-            rec.extend([
-                m.seed.to_string(),
-                m.requests.to_string(),
-                m.runs.to_string(),
-            ]);
-        }
-    };
-    for r in &report.steady {
-        let mut rec = vec![
-            guard(&report.scenario),
-            "steady".into(),
-            guard(&r.chain),
-            r.pattern.as_str().into(),
-        ];
-        rec.extend(analytic_cells(|f| r.analytic.visit(f)));
-        rec.extend(blank(INCIDENT_FIGURES.len()));
-        rec.extend(policy_cells(&r.policy));
-        meta(&mut rec);
-        if mc.is_some() {
-            rec.extend(steady_mc_cells(r.mc.as_ref()));
-            rec.extend(incident_mc_cells(None));
-            rec.extend(latency_cells(r.mc.as_ref()));
-            rec.extend(mc_policy_cells(
-                r.mc.as_ref().and_then(|m| m.policy.as_ref()),
-                None,
-            ));
-        }
-        rec.push("analytic".into());
-        extra(&mut rec, &r.chain);
-        w.write_record(&rec)?;
-    }
-    for r in &report.incident {
-        let mut rec = vec![
-            guard(&report.scenario),
-            "incident".into(),
-            guard(&r.chain),
-            r.pattern.as_str().into(),
-        ];
-        rec.extend(blank(STEADY_FIGURES.len()));
-        rec.extend(analytic_cells(|f| r.analytic.visit(f)));
-        // the policy columns: the incident row's one analytic policy figure, dead time
-        rec.extend(keyed_cells(
-            &policy_columns(),
-            &[("dead_time_mean_s", num(Some(r.dead_time_mean_s)))],
+/// Empty cells.
+fn blank(n: usize) -> Vec<String> {
+    vec![String::new(); n]
+}
+
+/// A row's identity cells ([`ID_COLUMNS`]).
+fn id_cells(report: &Report, section: &str, chain: &str, pattern: &str) -> Vec<String> {
+    vec![
+        guard(&report.scenario),
+        section.into(),
+        guard(chain),
+        pattern.into(),
+    ]
+}
+
+/// The Monte Carlo metadata cells ([`MC_META_COLUMNS`]), with `--mc`.
+fn meta_cells(report: &Report) -> Vec<String> {
+    report.mc.as_ref().map_or_else(Vec::new, |m| {
+        vec![
+            m.seed.to_string(),
+            m.requests.to_string(),
+            m.runs.to_string(),
+        ]
+    })
+}
+
+/// The cells from [`METHOD_COLUMN`] on: the method, [`EXTRA_COLUMNS`] (`blended`, the rest
+/// empty), then `late`, the row's [`late_columns`] cells.
+fn end_cells(method: &str, chain: &str, late: Vec<String>) -> Vec<String> {
+    let mut rec = vec![
+        method.to_string(),
+        (chain == crate::report::BLENDED).to_string(),
+    ];
+    rec.extend(blank(EXTRA_COLUMNS.len() - 1));
+    rec.extend(late);
+    rec
+}
+
+/// One steady row's record.
+fn steady_record(report: &Report, r: &crate::report::SteadyRow) -> Vec<String> {
+    let mc = report.mc.is_some();
+    let mut rec = id_cells(report, "steady", &r.chain, r.pattern.as_str());
+    rec.extend(analytic_cells(false, |f| r.analytic.visit(f)));
+    rec.extend(blank(placed(INCIDENT_FIGURES, false).count()));
+    rec.extend(policy_cells(&r.policy));
+    rec.extend(meta_cells(report));
+    if mc {
+        rec.extend(steady_mc_cells(r.mc.as_ref()));
+        rec.extend(incident_mc_cells(false, None));
+        rec.extend(latency_cells(r.mc.as_ref()));
+        rec.extend(mc_policy_cells(
+            r.mc.as_ref().and_then(|m| m.policy.as_ref()),
+            None,
         ));
-        meta(&mut rec);
-        if mc.is_some() {
-            rec.extend(steady_mc_cells(None));
-            rec.extend(incident_mc_cells(r.mc.as_ref().map(|m| &m.figures)));
-            rec.extend(blank(MC_LATENCY.len()));
-            rec.extend(mc_policy_cells(
-                None,
-                r.mc.as_ref().and_then(|m| m.policy.as_ref()),
-            ));
-        }
-        rec.push(r.method.as_str().into());
-        extra(&mut rec, &r.chain);
-        w.write_record(&rec)?;
     }
-    // The failover-cache table: one row per request state of each chain.
+    let mut late = analytic_cells(true, |f| r.analytic.visit(f));
+    late.extend(blank(placed(INCIDENT_FIGURES, true).count()));
+    if mc {
+        late.extend(steady_mc_late_cells(r.mc.as_ref()));
+        late.extend(incident_mc_cells(true, None));
+    }
+    rec.extend(end_cells("analytic", &r.chain, late));
+    rec
+}
+
+/// One incident row's record.
+fn incident_record(report: &Report, r: &crate::report::IncidentRow) -> Vec<String> {
+    let mc = report.mc.is_some();
+    let figures = r.mc.as_ref().map(|m| &m.figures);
+    let mut rec = id_cells(report, "incident", &r.chain, r.pattern.as_str());
+    rec.extend(blank(placed(STEADY_FIGURES, false).count()));
+    rec.extend(analytic_cells(false, |f| r.analytic.visit(f)));
+    // the policy columns: the incident row's one analytic policy figure, dead time
+    rec.extend(keyed_cells(
+        &policy_columns(),
+        &[("dead_time_mean_s", num(Some(r.dead_time_mean_s)))],
+    ));
+    rec.extend(meta_cells(report));
+    if mc {
+        rec.extend(steady_mc_cells(None));
+        rec.extend(incident_mc_cells(false, figures));
+        rec.extend(blank(MC_LATENCY.len()));
+        rec.extend(mc_policy_cells(
+            None,
+            r.mc.as_ref().and_then(|m| m.policy.as_ref()),
+        ));
+    }
+    let mut late = blank(placed(STEADY_FIGURES, true).count());
+    late.extend(analytic_cells(true, |f| r.analytic.visit(f)));
+    if mc {
+        late.extend(steady_mc_late_cells(None));
+        late.extend(incident_mc_cells(true, figures));
+    }
+    rec.extend(end_cells(r.method.as_str(), &r.chain, late));
+    rec
+}
+
+/// The failover-cache table's records: one per request state of each chain, its cells placed
+/// by column name in `header`.
+fn failover_cache_records(report: &Report, header: &[String]) -> Vec<Vec<String>> {
     let at = |name: &str| header.iter().position(|h| h == name).expect("a column");
+    let mut records = Vec::new();
     for fc in &report.failover_cache {
         for row in &fc.rows {
             let mut rec = blank(header.len());
@@ -373,15 +481,15 @@ pub fn compare(report: &Report) -> anyhow::Result<Vec<u8>> {
             rec[at("break_even_requests")] = fc
                 .break_even_requests
                 .map_or(String::new(), |n| n.to_string());
-            if let Some(m) = mc {
+            if let Some(m) = &report.mc {
                 rec[at("mc_seed")] = m.seed.to_string();
                 rec[at("mc_requests")] = m.requests.to_string();
                 rec[at("mc_runs")] = m.runs.to_string();
             }
-            w.write_record(&rec)?;
+            records.push(rec);
         }
     }
-    Ok(w.into_inner()?)
+    records
 }
 
 #[cfg(test)]

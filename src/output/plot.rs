@@ -216,12 +216,12 @@ fn panel(
             let mut label = s.pattern.as_str().to_string();
             // falling while failures rise: say why, with the failed requests
             let first = s.points.first().map_or(y, |p| p.1);
-            if cost && row.failed_per_1k > 0.0 && y < first - 1e-9 * first.abs() {
+            if cost && row.steady.failed_per_1k > 0.0 && y < first - 1e-9 * first.abs() {
                 label.push('*');
                 unbilled.push(format!(
                     "{} {}",
                     s.pattern.as_str().trim_start_matches("hedged-"),
-                    count(row.failed_per_1k)
+                    count(row.steady.failed_per_1k)
                 ));
                 right_end = x;
             }
@@ -325,8 +325,7 @@ pub fn cost_chart(sweep: &Sweep) -> anyhow::Result<String> {
             .collect()
     };
     let with_latency = sweep.rows.iter().any(|r| r.mc.is_some());
-    let incident =
-        key.starts_with("incident.") && sweep.rows.iter().all(|r| r.incident_total_usd.is_some());
+    let incident = key.starts_with("incident.") && sweep.rows.iter().all(|r| r.incident.is_some());
     let cols = chains.len().clamp(1, 2);
     let rows_of_chains = chains.len().div_ceil(cols);
     let per_chain_h = if with_latency { 2.0 * PANEL_H } else { PANEL_H };
@@ -384,9 +383,9 @@ pub fn cost_chart(sweep: &Sweep) -> anyhow::Result<String> {
         let y0 = top + (i / cols) as f64 * per_chain_h;
         // Sweeping the incident: its bill is what moves.
         let cost = if incident {
-            series_of(chain, &|r| r.incident_total_usd)
+            series_of(chain, &|r| r.incident.as_ref().map(|i| i.total_usd))
         } else {
-            series_of(chain, &|r| Some(r.cost_per_1k_usd))
+            series_of(chain, &|r| Some(r.steady.cost_per_1k_usd))
         };
         panel(
             &mut svg,

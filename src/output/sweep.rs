@@ -3,9 +3,10 @@
 //! JSON (the [`Sweep`] as serialised). The `--plot` chart is [`super::plot::cost_chart`].
 
 use super::csv::{guard, num};
-use super::layout::{Page, Section, steady_mc_cells, steady_mc_header};
+use super::layout::{Page, Section, steady_mc_cells, steady_mc_header, sweep_cells, sweep_headers};
 use super::{Format, table};
-use crate::number::{change, count, group, money, multiplier, trim};
+use crate::figures::{INCIDENT_FIGURES, STEADY_FIGURES};
+use crate::number::{group, trim};
 use crate::sweep::Sweep;
 
 /// `sweep` in `format`, as written to standard output or `--output`.
@@ -20,57 +21,55 @@ pub fn render(sweep: &Sweep, format: Format) -> anyhow::Result<Vec<u8>> {
     })
 }
 
-/// The CSV: the swept parameters, then chain, pattern and the figures.
+/// The CSV: the swept parameters, chain and pattern, the figures the first sweeps printed
+/// ([`crate::sweep::columns`] not [`late`](crate::sweep::Column::late)), with `--mc` the
+/// Monte Carlo columns, `incident_method`, then every other analytic figure, then with `--mc`
+/// the Monte Carlo columns of figures added later ([`crate::figures::Figure::csv_last`]).
 fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
+    let (late, first): (Vec<_>, Vec<_>) =
+        crate::sweep::columns().into_iter().partition(|c| c.late());
     let mut header: Vec<String> = sweep.params.iter().map(|p| guard(p)).collect();
-    header.extend(
-        [
-            "chain",
-            "pattern",
-            "cost_per_1k_usd",
-            "vs_baseline",
-            "failed_per_1k",
-            "incident_total_usd",
-            "incident_multiplier",
-        ]
-        .map(String::from),
-    );
+    header.extend(["chain", "pattern"].map(String::from));
+    header.extend(first.iter().map(|c| c.key()));
     if sweep.mc.is_some() {
         header.extend(["mc_seed", "mc_requests"].map(String::from));
         header.extend(super::csv::steady_mc_columns());
     }
     header.push("incident_method".into());
+    header.extend(late.iter().map(|c| c.key()));
+    if sweep.mc.is_some() {
+        header.extend(super::csv::steady_mc_late_columns());
+    }
     w.write_record(&header)?;
     for r in &sweep.rows {
         let mut rec: Vec<String> = sweep.params.iter().map(|p| num(Some(r.point[p]))).collect();
-        rec.extend([
-            guard(&r.chain),
-            r.pattern.as_str().to_string(),
-            num(Some(r.cost_per_1k_usd)),
-            num(r.vs_baseline),
-            num(Some(r.failed_per_1k)),
-            num(r.incident_total_usd),
-            num(r.incident_multiplier),
-        ]);
+        rec.extend([guard(&r.chain), r.pattern.as_str().to_string()]);
+        rec.extend(first.iter().map(|c| num(c.value(r))));
         if let Some(m) = sweep.mc {
             rec.extend([m.seed.to_string(), m.requests.to_string()]);
             rec.extend(super::csv::steady_mc_cells(r.mc.as_ref()));
             rec.extend(super::csv::latency_cells(r.mc.as_ref()));
         }
         rec.push(r.incident_method.map_or("", |m| m.as_str()).into());
+        rec.extend(late.iter().map(|c| num(c.value(r))));
+        if sweep.mc.is_some() {
+            rec.extend(super::csv::steady_mc_late_cells(r.mc.as_ref()));
+        }
         w.write_record(&rec)?;
     }
     Ok(w.into_inner()?)
 }
 
-/// The table: one section, a row per grid point, chain and pattern.
+/// The table: one section, a row per grid point, chain and pattern; the figures declared
+/// [`swept`](crate::figures::Figure::swept), the incident ones when some row has them.
 pub fn layout(sweep: &Sweep) -> Page {
-    let has_incident = sweep.rows.iter().any(|r| r.incident_total_usd.is_some());
+    let has_incident = sweep.rows.iter().any(|r| r.incident.is_some());
     let mut header: Vec<String> = sweep.params.clone();
-    header.extend(["chain", "pattern", "$/1k req", "vs primary", "failed/1k"].map(String::from));
+    header.extend(["chain", "pattern"].map(String::from));
+    header.extend(sweep_headers(STEADY_FIGURES));
     if has_incident {
-        header.extend(["incident USD", "x normal"].map(String::from));
+        header.extend(sweep_headers(INCIDENT_FIGURES));
     }
     if sweep.mc.is_some() {
         header.extend(steady_mc_header());
@@ -88,24 +87,21 @@ pub fn layout(sweep: &Sweep) -> Page {
                 .iter()
                 .map(|p| group(&trim(r.point[p], 9)))
                 .collect();
-            cells.extend([
-                r.chain.clone(),
-                r.pattern.as_str().to_string(),
-                money(r.cost_per_1k_usd),
-                r.vs_baseline.map_or("–".into(), change),
-                count(r.failed_per_1k),
-            ]);
+            cells.extend([r.chain.clone(), r.pattern.as_str().to_string()]);
+            cells.extend(sweep_cells(
+                STEADY_FIGURES,
+                Some(&r.steady),
+                false,
+                |s, f| s.visit(f),
+            ));
             if has_incident {
-                let sim = if r.incident_method == Some(crate::report::Method::Simulated) {
-                    "sim "
-                } else {
-                    ""
-                };
-                cells.push(
-                    r.incident_total_usd
-                        .map_or("–".into(), |t| format!("{sim}{}", money(t))),
-                );
-                cells.push(r.incident_multiplier.map_or("–".into(), multiplier));
+                let sim = r.incident_method == Some(crate::report::Method::Simulated);
+                cells.extend(sweep_cells(
+                    INCIDENT_FIGURES,
+                    r.incident.as_ref(),
+                    sim,
+                    |s, f| s.visit(f),
+                ));
             }
             if sweep.mc.is_some() {
                 cells.extend(steady_mc_cells(r.mc.as_ref()));

@@ -23,7 +23,7 @@
 //! may cross a cut; cache expiry within a session straddling one): the interval is widened by that bound too
 //! (`TimelineSlack`), so the check holds the engines to what the report says of them.
 
-use crate::figures::{Agree, Bound, Entry, IncidentFigures, SteadyFigures, SteadyPolicyFigures};
+use crate::figures::{Agree, Bound, Entry, SteadyPolicyFigures};
 use crate::model::{Pattern, Scenario, incident, steady};
 
 use super::McOptions;
@@ -186,11 +186,11 @@ impl At<'_> {
 /// Compare every figure declared [`Agree::Checked`] of the entries `visit_pair` hands out:
 /// the analytic value and the simulator's sum, both in the engine's unit, compared in the
 /// figure's (× its scale).
-fn check_all<'s>(
+fn check_all(
     out: &mut Vec<Check>,
     at: &At<'_>,
     visit_pair: impl FnOnce(
-        &mut dyn FnMut(&'static crate::figures::Figure, Entry<'_, f64>, Entry<'_, &'s Sum>),
+        &mut dyn FnMut(&'static crate::figures::Figure, Entry<'_, f64>, Entry<'_, Sum>),
     ),
 ) {
     visit_pair(&mut |fig, analytic, sum| {
@@ -250,7 +250,7 @@ fn policy_checks(
         allow_unseen: true,
         timeline: TimelineSlack::default(),
     };
-    let (f, sums): (SteadyPolicyFigures<f64>, _) = (a.figures(chain), m.sums());
+    let (f, sums): (SteadyPolicyFigures<f64>, _) = (a.figures(chain), m.figures());
     check_all(out, &at, |v| f.visit_pair(&sums, v));
     let answered = crate::figures::STEADY_POLICY_FIGURES
         .iter()
@@ -262,11 +262,37 @@ fn policy_checks(
                 v(
                     answered,
                     Entry::Figure(Some(want)),
-                    Entry::Figure(Some(&sum)),
+                    Entry::Figure(Some(sum)),
                 )
             });
         }
     }
+}
+
+/// The steady figures of one simulated pattern against the analytic engine's, as declared
+/// ([`crate::figures::STEADY_FIGURES`]' [`Agree`]).
+fn steady_checks(
+    out: &mut Vec<Check>,
+    req: &crate::model::Request,
+    chain: &crate::model::Chain,
+    m: &super::steady::fast::PatternMc,
+    (usd, links): (f64, f64),
+) {
+    let Some(a) = steady::evaluate(req, chain, m.pattern) else {
+        return;
+    };
+    let at = At {
+        section: "steady",
+        chain: &chain.name,
+        pattern: m.pattern,
+        usd,
+        links,
+        attempts: 0.0,
+        dead_s: 0.0,
+        allow_unseen: false,
+        timeline: TimelineSlack::default(),
+    };
+    check_all(out, &at, |f| a.visit_pair(&m.figures, f));
 }
 
 /// USD bound of one request on `chain`: one attempt on every link at its dearest price.
@@ -290,37 +316,16 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
     let req = &scenario.request;
     let mut out = Vec::new();
     for (i, chain) in scenario.chains.iter().enumerate() {
-        // The same engines as `ops::compare` ([`super::Engine::for_chain`]).
+        // The same engines as `ops::compare` ([`super::Engine::for_chain`]), called the same
+        // way ([`super::Engine::simulate_steady`], [`super::Engine::simulate_incident`]).
         let engine = super::Engine::for_chain(chain);
         let usd = request_bound(req, chain);
         let links = chain.links.len() as f64;
-        let steady_mc: Vec<super::steady::fast::PatternMc> =
-            if engine.steady == super::SteadyEngine::Fast {
-                super::steady::fast::simulate(req, chain, i as u64, opts, &mut |_| {})
-            } else {
-                let mc = super::steady::policy::simulate(req, chain, i as u64, opts, &mut |_| {});
-                for m in &mc {
-                    policy_checks(&mut out, req, chain, m, (usd, links));
-                }
-                mc.into_iter().map(|m| m.base).collect()
-            };
-        for p in steady_mc {
-            let Some(a) = steady::evaluate(req, chain, p.pattern) else {
-                continue;
-            };
-            let at = At {
-                section: "steady",
-                chain: &chain.name,
-                pattern: p.pattern,
-                usd,
-                links,
-                attempts: 0.0,
-                dead_s: 0.0,
-                allow_unseen: false,
-                timeline: TimelineSlack::default(),
-            };
-            let (a, m): (SteadyFigures<f64>, _) = (a.figures(), p.sums());
-            check_all(&mut out, &at, |f| a.visit_pair(&m, f));
+        for run in engine.simulate_steady(req, chain, i as u64, opts, &mut |_| {}) {
+            if let Some(m) = run.policy() {
+                policy_checks(&mut out, req, chain, m, (usd, links));
+            }
+            steady_checks(&mut out, req, chain, run.base(), (usd, links));
         }
         // With a circuit breaker there is no closed form: the rows' figures are simulated
         // (`sim::expected`, labelled so), and `sim::expected`'s tests hold them to a long
@@ -333,32 +338,10 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
         else {
             continue;
         };
-        let inc = &inc;
         for pattern in Pattern::ALL {
-            let (Some(m), Some(a)) = (
-                if engine.incident.simulator(inc) == super::IncidentSimulator::Fast {
-                    super::incident::fast::simulate(
-                        req,
-                        chain,
-                        inc,
-                        pattern,
-                        i as u64,
-                        opts,
-                        &mut |_| {},
-                    )
-                } else {
-                    super::incident::events::simulate(
-                        req,
-                        chain,
-                        inc,
-                        pattern,
-                        i as u64,
-                        opts,
-                        &mut |_| {},
-                    )
-                    .map(|m| m.base)
-                },
-                incident::evaluate(req, chain, inc, pattern),
+            let (Some(run), Some(a)) = (
+                engine.simulate_incident(req, chain, &inc, pattern, i as u64, opts, &mut |_| {}),
+                incident::evaluate(req, chain, &inc, pattern),
             ) else {
                 continue;
             };
@@ -371,10 +354,10 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
                 attempts: 0.0,
                 dead_s: 0.0,
                 allow_unseen: false,
-                timeline: TimelineSlack::of(req, chain, inc, pattern),
+                timeline: TimelineSlack::of(req, chain, &inc, pattern),
             };
-            let (a, m): (IncidentFigures<f64>, _) = (a.figures(), m.sums());
-            check_all(&mut out, &at, |f| a.visit_pair(&m, f));
+            let (a, m) = (a.figures(), &run.base().figures);
+            check_all(&mut out, &at, |f| a.visit_pair(m, f));
         }
     }
     out

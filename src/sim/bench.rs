@@ -177,9 +177,9 @@ mod tests {
         // Sol's 2,000 in / 500 out is $25 per 1,000; failures and trips move it a little.
         let seq = evaluate(&r, &c, crate::model::Pattern::Sequential).unwrap();
         assert!(
-            (seq.cost * 1000.0 - 25.0).abs() < 0.1,
+            (seq.cost_per_1k_usd * 1000.0 - 25.0).abs() < 0.1,
             "{}",
-            seq.cost * 1000.0
+            seq.cost_per_1k_usd * 1000.0
         );
         let b = run(&r, &c, 20_000, 1);
         assert_eq!(b.requests, 20_000);

@@ -63,9 +63,9 @@ fn relative(s: &Sum) -> f64 {
 
 fn precision(m: &PolicyIncidentMc) -> f64 {
     [
-        &m.base.total,
-        &m.base.window,
-        &m.base.wasted_attempts,
+        &m.base.figures.total_usd,
+        &m.base.figures.window_usd,
+        &m.base.figures.wasted_attempts,
         &m.dead_attempts,
         &m.dead_time_mean,
     ]
@@ -119,23 +119,23 @@ pub fn expected(
 }
 
 fn outcome(m: &PolicyIncidentMc, incident: &Incident, breaker: bool) -> IncidentOutcome {
-    let b = &m.base;
+    let (b, f) = (&m.base, &m.base.figures);
     let n = incident.requests();
-    let total = b.total.mean();
+    let total = f.total_usd.mean();
     IncidentOutcome {
         requests: n,
         sessions: n.div_ceil(incident.session_length.max(1)),
         normal: b.normal,
-        window: b.window.mean(),
-        cold_start: b.cold_start.mean(),
-        failback: b.failback.mean(),
+        window: f.window_usd.mean(),
+        cold_start: f.cold_start_usd.mean(),
+        failback: f.failback_usd.mean(),
         total,
         multiplier: (b.normal > 0.0).then(|| total / b.normal),
-        failed_requests: b.failed_requests.mean(),
-        wasted_attempts: b.wasted_attempts.mean(),
-        wasted: b.wasted.mean(),
-        cold_starts: b.cold_starts.mean(),
-        failback_writes: b.failback_writes.mean(),
+        failed_requests: f.failed_requests.mean(),
+        wasted_attempts: f.wasted_attempts.mean(),
+        wasted: f.wasted_usd.mean(),
+        cold_starts: f.cold_starts.mean(),
+        failback_writes: f.failback_writes.mean(),
         dead_time_mean_s: m.dead_time_mean.mean(),
         breaker: breaker.then(|| BreakerFigures {
             dead_attempts: m.dead_attempts.mean(),
@@ -164,14 +164,14 @@ pub(crate) mod tests {
         windows: Option<u64>,
         long: &PolicyIncidentMc,
     ) -> Vec<Check> {
-        let b = &long.base;
+        let b = &long.base.figures;
         let mut figures = vec![
-            ("total", a.total, &b.total),
-            ("window", a.window, &b.window),
-            ("cold_start", a.cold_start, &b.cold_start),
+            ("total", a.total, &b.total_usd),
+            ("window", a.window, &b.window_usd),
+            ("cold_start", a.cold_start, &b.cold_start_usd),
             ("failed_requests", a.failed_requests, &b.failed_requests),
             ("wasted_attempts", a.wasted_attempts, &b.wasted_attempts),
-            ("wasted", a.wasted, &b.wasted),
+            ("wasted", a.wasted, &b.wasted_usd),
             ("cold_starts", a.cold_starts, &b.cold_starts),
             ("dead_time_mean_s", a.dead_time_mean_s, &long.dead_time_mean),
         ];

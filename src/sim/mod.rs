@@ -185,3 +185,111 @@ pub enum IncidentSimulator {
     /// The event simulator [`incident::events`] (any policy; every timeline).
     Events,
 }
+
+/// One chain's simulated steady state of one pattern, from the simulator its [`Engine`] chose
+/// ([`Engine::simulate_steady`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SteadyRun {
+    /// The fast path ([`steady::fast`], the default policy).
+    Fast(steady::fast::PatternMc),
+    /// The policy path ([`steady::policy`]): with attempts, dead time, attribution and cap hits.
+    Policy(steady::policy::PolicyMc),
+}
+
+impl SteadyRun {
+    /// The figures every steady simulator gives: the steady figure set and the latency.
+    pub fn base(&self) -> &steady::fast::PatternMc {
+        match self {
+            SteadyRun::Fast(m) => m,
+            SteadyRun::Policy(m) => &m.base,
+        }
+    }
+
+    /// The policy simulator's figures, if it ran.
+    pub fn policy(&self) -> Option<&steady::policy::PolicyMc> {
+        match self {
+            SteadyRun::Fast(_) => None,
+            SteadyRun::Policy(m) => Some(m),
+        }
+    }
+}
+
+/// One chain's simulated incident windows of one pattern, from the simulator its [`Engine`]
+/// chose ([`Engine::simulate_incident`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum IncidentRun {
+    /// The fast path ([`incident::fast`]).
+    Fast(incident::fast::IncidentSums),
+    /// The event simulator ([`incident::events`]): with dead time and the breaker.
+    Events(incident::events::PolicyIncidentMc),
+}
+
+impl IncidentRun {
+    /// The figures every incident simulator gives: the incident figure set's sums.
+    pub fn base(&self) -> &incident::fast::IncidentSums {
+        match self {
+            IncidentRun::Fast(m) => m,
+            IncidentRun::Events(m) => &m.base,
+        }
+    }
+
+    /// The event simulator's figures, if it ran.
+    pub fn policy(&self) -> Option<&incident::events::PolicyIncidentMc> {
+        match self {
+            IncidentRun::Fast(_) => None,
+            IncidentRun::Events(m) => Some(m),
+        }
+    }
+}
+
+impl Engine {
+    /// Simulate `opts.requests` steady-state requests of chain number `index` (its stream) with
+    /// this engine's steady simulator: every pattern that exists on the chain. The one place
+    /// the steady simulator is called (`ops::compare`, [`agree`]). `tick(n)`: n more requests.
+    pub fn simulate_steady(
+        self,
+        request: &crate::model::Request,
+        chain: &crate::model::Chain,
+        index: u64,
+        opts: &McOptions,
+        tick: &mut dyn FnMut(u64),
+    ) -> Vec<SteadyRun> {
+        match self.steady {
+            SteadyEngine::Fast => steady::fast::simulate(request, chain, index, opts, tick)
+                .into_iter()
+                .map(SteadyRun::Fast)
+                .collect(),
+            SteadyEngine::Policy => steady::policy::simulate(request, chain, index, opts, tick)
+                .into_iter()
+                .map(SteadyRun::Policy)
+                .collect(),
+        }
+    }
+
+    /// Simulate `opts.runs` windows of `incident` (already the chain's: `Incident::for_chain`)
+    /// under `pattern` on chain number `index`, with the simulator
+    /// [`IncidentEngine::simulator`] picks; `None` where the pattern does not exist on the
+    /// chain. The one place an incident simulator is called. `tick(n)`: n more windows.
+    #[allow(clippy::too_many_arguments)]
+    pub fn simulate_incident(
+        self,
+        request: &crate::model::Request,
+        chain: &crate::model::Chain,
+        incident: &crate::model::Incident,
+        pattern: crate::model::Pattern,
+        index: u64,
+        opts: &McOptions,
+        tick: &mut dyn FnMut(u64),
+    ) -> Option<IncidentRun> {
+        match self.incident.simulator(incident) {
+            IncidentSimulator::Fast => {
+                incident::fast::simulate(request, chain, incident, pattern, index, opts, tick)
+                    .map(IncidentRun::Fast)
+            }
+            IncidentSimulator::Events => {
+                incident::events::simulate(request, chain, incident, pattern, index, opts, tick)
+                    .map(IncidentRun::Events)
+            }
+        }
+    }
+}

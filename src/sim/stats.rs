@@ -142,6 +142,23 @@ impl Sum {
     }
 }
 
+impl crate::figures::Accumulate for Sum {
+    #[inline]
+    fn add(&mut self, x: f64) {
+        Sum::add(self, x);
+    }
+}
+
+impl crate::figures::Merge for Sum {
+    fn add_many(&mut self, x: f64, n: u64) {
+        Sum::add_many(self, x, n);
+    }
+
+    fn merge(&mut self, other: &Sum) {
+        Sum::merge(self, other);
+    }
+}
+
 /// The estimate of a weighted sum Σ wᵢ·μᵢ of the means of independent samples (chains
 /// simulated on streams of their own): mean Σ wᵢ·x̄ᵢ, standard error √(Σ wᵢ²·SEᵢ²), its
 /// two-sided normal interval at `z` standard errors, scaled by `scale` as in [`Sum::estimate`].
@@ -171,6 +188,13 @@ pub struct Shifted {
     k: f64,
     s1: f64,
     s2: f64,
+}
+
+impl crate::figures::Accumulate for Shifted {
+    #[inline]
+    fn add(&mut self, x: f64) {
+        Shifted::add(self, x);
+    }
 }
 
 impl Shifted {

@@ -14,14 +14,17 @@ pub(super) enum Table {
     Chain,
     /// The blended traffic-share table.
     Blended,
+    /// The `sweep` table (steady and incident figures).
+    Sweep,
 }
 
 /// `fig`'s column and its header in `table`, if the table shows it.
 fn shown(fig: &'static Figure, table: Table) -> Option<(&'static Column, &'static str)> {
     let c = fig.column()?;
     match table {
-        Table::Chain => Some((c, c.header)),
+        Table::Chain => c.chain.then_some((c, c.header)),
         Table::Blended => c.blended.map(|h| (c, h)),
+        Table::Sweep => c.sweep.map(|h| (c, h)),
     }
 }
 
@@ -31,6 +34,7 @@ fn shown_mc(fig: &'static Figure, table: Table) -> Option<(&'static Column, &'st
     match table {
         Table::Chain => c.mc.map(|h| (c, h)),
         Table::Blended => c.blended_mc.map(|h| (c, h)),
+        Table::Sweep => None,
     }
 }
 
@@ -187,6 +191,7 @@ mod tests {
             cold_starts: 0.0,
             failback_writes: 0.0,
             excess_usd: 0.0,
+            answered_requests: 293.3,
         }
     }
 
@@ -200,11 +205,19 @@ mod tests {
         };
         assert_eq!(
             h(STEADY_FIGURES, Table::Chain),
-            ["$/1k req", "vs primary", "failed/1k"]
+            ["$/1k req", "vs primary", "failed/1k", "fallback/1k"]
         );
         assert_eq!(
             h(STEADY_FIGURES, Table::Blended),
-            ["$/1k req", "vs primaries", "failed/1k"]
+            ["$/1k req", "vs primaries", "failed/1k", "fallback/1k"]
+        );
+        assert_eq!(
+            h(STEADY_FIGURES, Table::Sweep),
+            ["$/1k req", "vs primary", "failed/1k", "fallback/1k"]
+        );
+        assert_eq!(
+            h(INCIDENT_FIGURES, Table::Sweep),
+            ["incident USD", "x normal", "answered"]
         );
         assert_eq!(
             h(INCIDENT_FIGURES, Table::Chain),
@@ -247,6 +260,8 @@ mod tests {
         );
         let c = cells(Table::Blended, false, &none, |v| f.visit(v));
         assert_eq!(c, ["513.58", "–"]);
+        let c = cells(Table::Sweep, true, &none, |v| f.visit(v));
+        assert_eq!(c, ["sim 513.58", "–", "293.30"]);
     }
 
     #[test]
@@ -262,6 +277,7 @@ mod tests {
             failed_per_1k: est(3.0, 2.5, 3.5),
             wasted_attempts_per_1k: est(0.0, 0.0, 0.0),
             wasted_per_1k_usd: est(0.0, 0.0, 0.0),
+            fallback_answers_per_1k: est(4.0, 3.0, 5.0),
         };
         assert_eq!(
             mc_cells(STEADY_FIGURES, Table::Chain, Some(&m), |m, v| m.visit(v)),

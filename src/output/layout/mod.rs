@@ -16,6 +16,28 @@ use cells::Table;
 
 pub use compare::compare;
 
+/// The `sweep` table's figure columns ([`crate::figures::Column::sweep`]) and their cells.
+pub(crate) fn sweep_headers(figures: &'static [crate::figures::Figure]) -> Vec<String> {
+    cells::headers(figures, Table::Sweep)
+        .into_iter()
+        .map(|(h, _)| h)
+        .collect()
+}
+
+/// The cells under [`sweep_headers`] of an analytic figure set (`None`: the row has none,
+/// `–` throughout); the total marked `sim ` when `sim`.
+pub(crate) fn sweep_cells<V>(
+    figures: &'static [crate::figures::Figure],
+    set: Option<&V>,
+    sim: bool,
+    visit: impl Fn(&V, &mut dyn FnMut(&'static crate::figures::Figure, crate::figures::Entry<'_, f64>)),
+) -> Vec<String> {
+    match set {
+        Some(set) => cells::cells(Table::Sweep, sim, &|_| String::new(), |f| visit(set, f)),
+        None => vec!["–".to_string(); sweep_headers(figures).len()],
+    }
+}
+
 /// One titled table with notes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Section {

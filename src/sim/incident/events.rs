@@ -777,7 +777,7 @@ pub fn simulate(
     }
     .id();
     let mut out = PolicyIncidentMc {
-        base: IncidentSums::new(pattern, normal),
+        base: IncidentSums::new(pattern, normal, n),
         dead_time_mean: Sum::default(),
         dead_attempts: Sum::default(),
         probes: Sum::default(),
@@ -951,7 +951,7 @@ pub(crate) mod tests {
                 continue;
             };
             let a = evaluate(r, c, i, pattern).unwrap();
-            let b = &mc.base;
+            let b = &mc.base.figures;
             // USD per event of each figure, for figures the sample may never have seen: a
             // cold start's mean premium; for a wasted attempt the dearest one (its mean
             // counts the free fast failures too)
@@ -962,11 +962,11 @@ pub(crate) mod tests {
                 .flat_map(|l| [l.warm.success, l.cold.success, l.warm.gray, l.cold.gray])
                 .fold(0.0, f64::max);
             let checks = vec![
-                ("total", &b.total, a.total, 0.0),
-                ("window", &b.window, a.window, 0.0),
+                ("total", &b.total_usd, a.total, 0.0),
+                ("window", &b.window_usd, a.window, 0.0),
                 (
                     "cold_start",
-                    &b.cold_start,
+                    &b.cold_start_usd,
                     a.cold_start,
                     per(a.cold_start, a.cold_starts),
                 ),
@@ -977,7 +977,7 @@ pub(crate) mod tests {
                     a.wasted_attempts,
                     1.0,
                 ),
-                ("wasted", &b.wasted, a.wasted, dearest),
+                ("wasted", &b.wasted_usd, a.wasted, dearest),
                 ("cold_starts", &b.cold_starts, a.cold_starts, 1.0),
                 ("dead_time", &mc.dead_time_mean, a.dead_time_mean_s, 0.0),
             ];
@@ -1054,7 +1054,7 @@ pub(crate) mod tests {
         let m = simulate(&r, &c, &i, Pattern::Sequential, 0, &opts(5, 1), &mut |_| {}).unwrap();
         assert_eq!(m.dead_time_mean.mean(), 90.0);
         assert_eq!(m.dead_attempts.mean(), 3.0 * i.requests() as f64);
-        assert_eq!(m.base.failed_requests.mean(), 0.0);
+        assert_eq!(m.base.figures.failed_requests.mean(), 0.0);
     }
 
     /// Sonnet's warm input side (X, a cancelled leg) and its gray attempt (W) on the sept3
@@ -1086,8 +1086,8 @@ pub(crate) mod tests {
                     "{failure:?} {d}"
                 );
                 assert!((a.dead_time_mean_s - dead).abs() < 1e-12);
-                assert!((m.base.window.mean() / a.window - 1.0).abs() < 1e-12);
-                assert_eq!(m.base.failed_requests.mean(), 0.0);
+                assert!((m.base.figures.window_usd.mean() / a.window - 1.0).abs() < 1e-12);
+                assert_eq!(m.base.figures.failed_requests.mean(), 0.0);
                 assert_eq!(m.dead_attempts.mean(), 300.0);
             }
         }
@@ -1114,24 +1114,24 @@ pub(crate) mod tests {
             (Pattern::HedgedNoCancel, W0),
         ] {
             let m = run(&c, pattern);
-            assert!((m.base.window.mean() - 300.0 * usd).abs() < 1e-9);
-            assert_eq!(m.base.failed_requests.mean(), 300.0);
-            assert_eq!(m.base.wasted_attempts.mean(), 600.0);
+            assert!((m.base.figures.window_usd.mean() - 300.0 * usd).abs() < 1e-9);
+            assert_eq!(m.base.figures.failed_requests.mean(), 300.0);
+            assert_eq!(m.base.figures.wasted_attempts.mean(), 600.0);
             assert!((m.dead_time_mean.mean() - 0.5).abs() < 1e-12);
         }
         c.policy.failover_on.push(ErrorClass::Client);
         let m = run(&c, Pattern::HedgedTakeFirst);
-        assert_eq!(m.base.wasted_attempts.mean(), 900.0);
+        assert_eq!(m.base.figures.wasted_attempts.mean(), 900.0);
         assert!((m.dead_time_mean.mean() - 1.0).abs() < 1e-12);
-        assert_eq!(m.base.cold_starts.mean(), 0.0);
+        assert_eq!(m.base.figures.cold_starts.mean(), 0.0);
         c.steady.error_mix = Some(ErrorMix {
             shares: [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
         });
         for pattern in HEDGES {
             let m = run(&c, pattern);
-            assert!((m.base.window.mean() - 300.0 * W0).abs() < 1e-9);
-            assert_eq!(m.base.failed_requests.mean(), 300.0);
-            assert_eq!(m.base.wasted_attempts.mean(), 600.0);
+            assert!((m.base.figures.window_usd.mean() - 300.0 * W0).abs() < 1e-9);
+            assert_eq!(m.base.figures.failed_requests.mean(), 300.0);
+            assert_eq!(m.base.figures.wasted_attempts.mean(), 600.0);
             assert!((m.dead_time_mean.mean() - 30.0).abs() < 1e-12);
             let a = evaluate(&r, &c, &i, pattern).unwrap();
             assert!((a.window - 300.0 * W0).abs() < 1e-9);

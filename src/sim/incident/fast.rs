@@ -25,6 +25,7 @@
 //! (failed attempts at the price of the state they were made in); `cold_start` the premium of
 //! the successes that warmed a cold cache (first − warm).
 
+use crate::figures::IncidentFigures;
 use crate::model::cost::{CacheState, Request, first_state, warm_state};
 use crate::model::incident::LinkRole;
 use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
@@ -189,28 +190,41 @@ pub struct IncidentSums {
     pub pattern: Pattern,
     /// The primary-alone bill for the same requests, USD (deterministic).
     pub normal: f64,
-    /// Total USD per window.
-    pub total: Sum,
-    /// total / normal per window (empty when the normal bill is 0).
-    pub multiplier: Sum,
-    /// Window USD (warm prices, failed attempts included) per window.
-    pub window: Sum,
-    /// Cold-start premium USD per window.
-    pub cold_start: Sum,
-    /// Fail-back write premium USD per window.
-    pub failback: Sum,
-    /// Failed requests per window.
-    pub failed_requests: Sum,
-    /// Wasted attempts per window.
-    pub wasted_attempts: Sum,
-    /// USD of wasted attempts per window.
-    pub wasted: Sum,
-    /// Cold starts per window.
-    pub cold_starts: Sum,
-    /// Fail-back writes per window.
-    pub failback_writes: Sum,
-    /// total − normal USD per window.
-    pub excess: Sum,
+    /// The window's requests, N.
+    pub requests: u64,
+    /// The incident figures' sums, per window (USD and counts); the normal bill as an exact
+    /// number, the multiplier only when the normal bill is not 0.
+    pub figures: IncidentFigures<Sum>,
+}
+
+impl Run {
+    /// The window's bill: its incident figures, the one place the simulators say them
+    /// ([`IncidentFigures`]; the fail-back figures are the same in every window, `normal` the
+    /// primary-alone bill, USD, over the window's `requests`).
+    fn bill(
+        &self,
+        (normal, requests): (f64, u64),
+        failback: f64,
+        failback_writes: f64,
+    ) -> IncidentFigures<f64> {
+        let (window, cold_start) = (self.window.value(), self.cold_start.value());
+        let total = window + cold_start + failback;
+        IncidentFigures {
+            total_usd: total,
+            normal_usd: None,
+            multiplier: (normal > 0.0).then(|| total / normal),
+            window_usd: window,
+            cold_start_usd: cold_start,
+            failback_usd: failback,
+            failed_requests: self.failed,
+            wasted_attempts: self.wasted_attempts,
+            wasted_usd: self.wasted.value(),
+            cold_starts: self.cold_starts,
+            failback_writes,
+            excess_usd: total - normal,
+            answered_requests: requests as f64 - self.failed,
+        }
+    }
 }
 
 struct Window<'a> {
@@ -340,62 +354,25 @@ impl Window<'_> {
 }
 
 impl IncidentSums {
-    /// These sums as the report's figure set, per window (the multiplier's is the report's
-    /// to combine: see `ops::compare`).
-    pub fn sums(&self) -> crate::figures::IncidentFigures<&Sum> {
-        crate::figures::IncidentFigures {
-            total_usd: &self.total,
-            normal_usd: Some(self.normal),
-            multiplier: Some(&self.multiplier),
-            window_usd: &self.window,
-            cold_start_usd: &self.cold_start,
-            failback_usd: &self.failback,
-            failed_requests: &self.failed_requests,
-            wasted_attempts: &self.wasted_attempts,
-            wasted_usd: &self.wasted,
-            cold_starts: &self.cold_starts,
-            failback_writes: &self.failback_writes,
-            excess_usd: &self.excess,
-        }
-    }
-
-    /// No windows yet: `pattern`, and the primary-alone bill `normal` (USD) of the window.
-    pub fn new(pattern: Pattern, normal: f64) -> IncidentSums {
+    /// No windows yet: `pattern`, and the primary-alone bill `normal` (USD) of the window's
+    /// `requests`.
+    pub fn new(pattern: Pattern, normal: f64, requests: u64) -> IncidentSums {
         IncidentSums {
             pattern,
             normal,
-            total: Sum::default(),
-            multiplier: Sum::default(),
-            window: Sum::default(),
-            cold_start: Sum::default(),
-            failback: Sum::default(),
-            failed_requests: Sum::default(),
-            wasted_attempts: Sum::default(),
-            wasted: Sum::default(),
-            cold_starts: Sum::default(),
-            failback_writes: Sum::default(),
-            excess: Sum::default(),
+            requests,
+            figures: IncidentFigures {
+                normal_usd: Some(normal),
+                ..IncidentFigures::default()
+            },
         }
     }
 
     /// Add one simulated window's totals (USD and counts); the fail-back figures are the same
     /// in every window.
     pub(super) fn add_run(&mut self, run: &Run, failback: f64, failback_writes: f64) {
-        let (window, cold_start) = (run.window.value(), run.cold_start.value());
-        let total = window + cold_start + failback;
-        self.total.add(total);
-        if self.normal > 0.0 {
-            self.multiplier.add(total / self.normal);
-        }
-        self.window.add(window);
-        self.cold_start.add(cold_start);
-        self.failback.add(failback);
-        self.failed_requests.add(run.failed);
-        self.wasted_attempts.add(run.wasted_attempts);
-        self.wasted.add(run.wasted.value());
-        self.cold_starts.add(run.cold_starts);
-        self.failback_writes.add(failback_writes);
-        self.excess.add(total - self.normal);
+        self.figures
+            .add(&run.bill((self.normal, self.requests), failback, failback_writes));
     }
 }
 
@@ -474,7 +451,7 @@ pub fn simulate(
         pattern,
     }
     .id();
-    let mut out = IncidentSums::new(pattern, normal);
+    let mut out = IncidentSums::new(pattern, normal, incident.requests());
     ordered(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
@@ -508,16 +485,22 @@ mod tests {
                 continue;
             };
             let a = evaluate(request, chain, incident, pattern).unwrap();
+            let f = &mc.figures;
             for (name, sum, want) in [
-                ("total", &mc.total, a.total),
-                ("window", &mc.window, a.window),
-                ("cold_start", &mc.cold_start, a.cold_start),
-                ("failback", &mc.failback, a.failback),
-                ("failed", &mc.failed_requests, a.failed_requests),
-                ("wasted_attempts", &mc.wasted_attempts, a.wasted_attempts),
-                ("wasted", &mc.wasted, a.wasted),
-                ("cold_starts", &mc.cold_starts, a.cold_starts),
-                ("failback_writes", &mc.failback_writes, a.failback_writes),
+                ("total", &f.total_usd, a.total),
+                ("window", &f.window_usd, a.window),
+                ("cold_start", &f.cold_start_usd, a.cold_start),
+                ("failback", &f.failback_usd, a.failback),
+                ("failed", &f.failed_requests, a.failed_requests),
+                ("wasted_attempts", &f.wasted_attempts, a.wasted_attempts),
+                ("wasted", &f.wasted_usd, a.wasted),
+                ("cold_starts", &f.cold_starts, a.cold_starts),
+                ("failback_writes", &f.failback_writes, a.failback_writes),
+                (
+                    "answered_requests",
+                    &f.answered_requests,
+                    a.requests as f64 - a.failed_requests,
+                ),
             ] {
                 let z = if name == "total" { Z99 } else { Z999 };
                 let e = sum.estimate(z, 1.0);

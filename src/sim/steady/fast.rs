@@ -27,6 +27,7 @@
 //! the two outcomes: it is counted per outcome pair ([`SteadyTally::single`]) and only its latencies
 //! are binned. Only requests where both failed are summed one by one.
 
+use crate::figures::SteadyFigures;
 use crate::model::cost::{CacheState, Request, warm_state};
 use crate::model::{AbandonedBilling, Chain, Pattern};
 
@@ -265,15 +266,44 @@ impl ChainSim {
     }
 }
 
-/// One request's figures under one pattern.
+/// Which link answered a request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Answer {
+    /// None: the request failed on every link tried.
+    #[default]
+    Failed,
+    /// The primary (link 0).
+    Primary,
+    /// A later link (a failover, or the hedge's second leg).
+    Fallback,
+}
+
+/// One request's outcome under one pattern: what it spent, who answered, how long it took.
 #[derive(Debug, Clone, Copy, Default)]
 struct Sample {
     cost: f64,
-    failed: f64,
+    answer: Answer,
     wasted_attempts: f64,
     wasted_cost: f64,
     /// ln of the latency in seconds.
     ln_seconds: f64,
+}
+
+impl Sample {
+    /// The request's bill: its steady figures per request, the one place this simulator says
+    /// them ([`SteadyFigures`]; the baseline and the ratio to it are the report's).
+    #[inline]
+    fn bill(&self) -> SteadyFigures<f64> {
+        SteadyFigures {
+            cost_per_1k_usd: self.cost,
+            baseline_per_1k_usd: None,
+            vs_baseline: None,
+            failed_per_1k: f64::from(u8::from(self.answer == Answer::Failed)),
+            wasted_attempts_per_1k: self.wasted_attempts,
+            wasted_per_1k_usd: self.wasted_cost,
+            fallback_answers_per_1k: f64::from(u8::from(self.answer == Answer::Fallback)),
+        }
+    }
 }
 
 /// Where a request off the common path is summed and its latency binned ([`rare`],
@@ -308,9 +338,8 @@ pub struct SteadyTally {
     /// counted, and summed per outcome pair by [`finish`] (their latencies are binned as they
     /// come).
     pub single: [[u64; 4]; 4],
-    /// Per pattern ([`Pattern::ALL`] order): cost, failed, wasted attempts, wasted cost of the
-    /// other requests.
-    pub sums: [[Sum; 4]; 4],
+    /// Per pattern ([`Pattern::ALL`] order): the steady figures of the other requests.
+    pub sums: [SteadyFigures<Sum>; 4],
     /// Per pattern: latencies of the other requests.
     pub hist: [Histogram; 4],
     /// Latencies of the common requests under `no-fallback` and `sequential` (link 0's).
@@ -319,7 +348,7 @@ pub struct SteadyTally {
     pub common_hedge: Histogram,
     /// The other requests' figures as they come, per [`slot`], moved into `sums` and `hist`
     /// by [`SteadyTally::settle`].
-    raw: [[Shifted; 4]; 4],
+    raw: [SteadyFigures<Shifted>; 4],
     /// Their latencies, per [`slot`].
     raw_hist: [Histogram; 4],
 }
@@ -335,9 +364,7 @@ impl SteadyTally {
             }
         }
         for p in 0..4 {
-            for m in 0..4 {
-                self.sums[p][m].merge(&other.sums[p][m]);
-            }
+            self.sums[p].merge(&other.sums[p]);
             self.hist[p].merge(&other.hist[p]);
         }
         self.common_seq.merge(&other.common_seq);
@@ -346,10 +373,7 @@ impl SteadyTally {
 
     /// Sum one request's figures in `slot`.
     fn add(&mut self, slot: usize, s: Sample) {
-        self.raw[slot][0].add(s.cost);
-        self.raw[slot][1].add(s.failed);
-        self.raw[slot][2].add(s.wasted_attempts);
-        self.raw[slot][3].add(s.wasted_cost);
+        self.raw[slot].add(&s.bill());
         self.raw_hist[slot].add_ln(s.ln_seconds);
     }
 
@@ -357,9 +381,7 @@ impl SteadyTally {
     fn settle(&mut self) {
         for (p, slots) in slot::OF_PATTERN.iter().enumerate() {
             for &k in *slots {
-                for m in 0..4 {
-                    self.sums[p][m].merge(&self.raw[k][m].to_sum());
-                }
+                self.sums[p].merge(&self.raw[k].map(Shifted::to_sum));
                 self.hist[p].merge(&self.raw_hist[k]);
             }
         }
@@ -616,13 +638,14 @@ fn primary_bill(sim: &ChainSim, a0: Attempt) -> Sample {
     if a0 == Attempt::Ok {
         return Sample {
             cost: l.seq.success,
+            answer: Answer::Primary,
             ..Sample::default()
         };
     }
     let w = l.seq.failed(a0);
     Sample {
         cost: w,
-        failed: 1.0,
+        answer: Answer::Failed,
         wasted_attempts: 1.0,
         wasted_cost: w,
         ln_seconds: 0.0,
@@ -631,7 +654,7 @@ fn primary_bill(sim: &ChainSim, a0: Attempt) -> Sample {
 
 /// Each pattern's bill (no-fallback, sequential, hedged) of a request where link 0 or link 1
 /// failed, from their outcomes and, when both failed, the later links' figures `tail` (its
-/// `failed` is 1 if none of them answered). Latencies are left 0 (see [`latencies`]).
+/// `answer` is [`Answer::Failed`] if none of them answered). Latencies are left 0 (see [`latencies`]).
 /// `htail` is the same tail priced for the hedges (a later link of the second leg's model is
 /// warm there: one cache per model).
 fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) -> [Sample; 3] {
@@ -650,12 +673,13 @@ fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) 
         };
         if a1 == Attempt::Ok {
             s.cost += l[1].seq.success;
+            s.answer = Answer::Fallback;
         } else {
             let w1 = l[1].seq.failed(a1);
             s.cost += w1 + tail.cost;
             s.wasted_cost += w1 + tail.wasted_cost;
             s.wasted_attempts += 1.0 + tail.wasted_attempts;
-            s.failed = tail.failed;
+            s.answer = tail.answer;
         }
         s
     };
@@ -665,12 +689,14 @@ fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) 
     let hedged = match (a0 == Attempt::Ok, a1 == Attempt::Ok) {
         (true, _) => Sample {
             cost: h0.success + h1.failed(a1),
+            answer: Answer::Primary,
             wasted_attempts: 1.0,
             wasted_cost: h1.failed(a1),
             ..Sample::default()
         },
         (false, true) => Sample {
             cost: h0.failed(a0) + h1.success,
+            answer: Answer::Fallback,
             wasted_attempts: 1.0,
             wasted_cost: h0.failed(a0),
             ..Sample::default()
@@ -679,7 +705,7 @@ fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) 
             let w = h0.failed(a0) + h1.failed(a1);
             Sample {
                 cost: w + htail.cost,
-                failed: htail.failed,
+                answer: htail.answer,
                 wasted_attempts: 2.0 + htail.wasted_attempts,
                 wasted_cost: w + htail.wasted_cost,
                 ln_seconds: 0.0,
@@ -710,7 +736,7 @@ fn rare(
         return;
     };
     let mut tail = Sample {
-        failed: 1.0,
+        answer: Answer::Failed,
         ..Sample::default()
     };
     // seconds spent in the links after the first two
@@ -722,8 +748,8 @@ fn rare(
         if a == Attempt::Ok {
             tail.cost += link.seq.success;
             htail.cost += link.hedge.success;
-            tail.failed = 0.0;
-            htail.failed = 0.0;
+            tail.answer = Answer::Fallback;
+            htail.answer = Answer::Fallback;
             break;
         }
         let (w, hw) = (link.seq.failed(a), link.hedge.failed(a));
@@ -746,66 +772,68 @@ fn rare(
 pub struct PatternMc {
     /// The pattern.
     pub pattern: Pattern,
-    /// USD per request.
-    pub cost: Sum,
-    /// Failed requests (0/1 per request).
-    pub failed: Sum,
-    /// Wasted attempts per request.
-    pub wasted_attempts: Sum,
-    /// USD per request spent on wasted attempts.
-    pub wasted_cost: Sum,
+    /// The steady figures' sums, per request (no baseline and no ratio to it: the report's to
+    /// fill).
+    pub figures: SteadyFigures<Sum>,
     /// The user's latency, seconds.
     pub latency: Histogram,
 }
 
 impl PatternMc {
-    /// These sums as the report's figure set (per request; the baseline and the ratio to it
-    /// are the report's to fill).
-    pub fn sums(&self) -> crate::figures::SteadyFigures<&Sum> {
-        crate::figures::SteadyFigures {
-            cost_per_1k_usd: &self.cost,
-            baseline_per_1k_usd: None,
-            vs_baseline: None,
-            failed_per_1k: &self.failed,
-            wasted_attempts_per_1k: &self.wasted_attempts,
-            wasted_per_1k_usd: &self.wasted_cost,
+    /// Requests simulated.
+    pub fn requests(&self) -> u64 {
+        self.figures.cost_per_1k_usd.n
+    }
+}
+
+/// The common outcome's two requests by hedge winner (0: primary, 1: second link) under
+/// `pattern`: links 0 and 1 both answered (latency left 0).
+fn common_samples(sim: &ChainSim, pattern: Pattern) -> [Sample; 2] {
+    let l = &sim.links;
+    let won = |answer, cost, wasted_cost| Sample {
+        cost,
+        answer,
+        wasted_attempts: 1.0,
+        wasted_cost,
+        ln_seconds: 0.0,
+    };
+    match pattern {
+        Pattern::NoFallback | Pattern::Sequential => {
+            let primary = Sample {
+                cost: l[0].seq.success,
+                answer: Answer::Primary,
+                ..Sample::default()
+            };
+            [primary, primary]
+        }
+        Pattern::HedgedTakeFirst => {
+            let (h0, h1) = (&l[0].hedge, &l[1].hedge);
+            [
+                won(Answer::Primary, h0.success + h1.cancel, h1.cancel),
+                won(Answer::Fallback, h1.success + h0.cancel, h0.cancel),
+            ]
+        }
+        Pattern::HedgedNoCancel => {
+            let (h0, h1) = (&l[0].hedge, &l[1].hedge);
+            let both = h0.success + h1.success;
+            [
+                won(Answer::Primary, both, h1.success),
+                won(Answer::Fallback, both, h0.success),
+            ]
         }
     }
 }
 
 /// Turn a merged accumulator into per-pattern results (hedged ones only for 2+ links).
 pub fn finish(sim: &ChainSim, acc: &SteadyTally) -> Vec<PatternMc> {
-    let l = &sim.links;
     let mut out = Vec::new();
     for (p, pattern) in Pattern::ALL.into_iter().enumerate() {
-        if pattern.is_hedged() && l.len() < 2 {
+        if pattern.is_hedged() && sim.links.len() < 2 {
             continue;
         }
-        // (cost, wasted attempts, wasted cost) of the common outcome by winner
-        let common: [(f64, f64, f64); 2] = match pattern {
-            Pattern::NoFallback | Pattern::Sequential => {
-                [(l[0].seq.success, 0.0, 0.0), (l[0].seq.success, 0.0, 0.0)]
-            }
-            Pattern::HedgedTakeFirst => {
-                let (h0, h1) = (&l[0].hedge, &l[1].hedge);
-                [
-                    (h0.success + h1.cancel, 1.0, h1.cancel),
-                    (h1.success + h0.cancel, 1.0, h0.cancel),
-                ]
-            }
-            Pattern::HedgedNoCancel => {
-                let (h0, h1) = (&l[0].hedge, &l[1].hedge);
-                let both = h0.success + h1.success;
-                [(both, 1.0, h1.success), (both, 1.0, h0.success)]
-            }
-        };
-        let mut sums = acc.sums[p];
-        for (w, (cost, wasted_attempts, wasted_cost)) in common.iter().enumerate() {
-            let n = acc.common[w];
-            sums[0].add_many(*cost, n);
-            sums[1].add_many(0.0, n);
-            sums[2].add_many(*wasted_attempts, n);
-            sums[3].add_many(*wasted_cost, n);
+        let mut figures = acc.sums[p].clone();
+        for (w, s) in common_samples(sim, pattern).iter().enumerate() {
+            figures.add_many(&s.bill(), acc.common[w]);
         }
         // the requests where exactly one of links 0 and 1 answered, by outcome pair
         for (i0, row) in acc.single.iter().enumerate() {
@@ -820,11 +848,7 @@ pub fn finish(sim: &ChainSim, acc: &SteadyTally) -> Vec<PatternMc> {
                     Sample::default(),
                     Sample::default(),
                 );
-                let s = b[p.min(2)];
-                sums[0].add_many(s.cost, n);
-                sums[1].add_many(s.failed, n);
-                sums[2].add_many(s.wasted_attempts, n);
-                sums[3].add_many(s.wasted_cost, n);
+                figures.add_many(&b[p.min(2)].bill(), n);
             }
         }
         let mut latency = acc.hist[p].clone();
@@ -835,10 +859,7 @@ pub fn finish(sim: &ChainSim, acc: &SteadyTally) -> Vec<PatternMc> {
         });
         out.push(PatternMc {
             pattern,
-            cost: sums[0],
-            failed: sums[1],
-            wasted_attempts: sums[2],
-            wasted_cost: sums[3],
+            figures,
             latency,
         });
     }
@@ -905,11 +926,21 @@ mod tests {
         let mc = simulate(request, chain, 0, &opts, &mut |_| {});
         for p in &mc {
             let a = evaluate(request, chain, p.pattern).unwrap();
+            let f = &p.figures;
             for (name, sum, want) in [
-                ("cost", &p.cost, a.cost),
-                ("failed", &p.failed, a.failed),
-                ("wasted_attempts", &p.wasted_attempts, a.wasted_attempts),
-                ("wasted_cost", &p.wasted_cost, a.wasted_cost),
+                ("cost", &f.cost_per_1k_usd, a.cost_per_1k_usd),
+                ("failed", &f.failed_per_1k, a.failed_per_1k),
+                (
+                    "wasted_attempts",
+                    &f.wasted_attempts_per_1k,
+                    a.wasted_attempts_per_1k,
+                ),
+                ("wasted_cost", &f.wasted_per_1k_usd, a.wasted_per_1k_usd),
+                (
+                    "fallback_answers",
+                    &f.fallback_answers_per_1k,
+                    a.fallback_answers_per_1k,
+                ),
             ] {
                 assert_eq!(sum.n, n);
                 let z = if name == "cost" { Z99 } else { Z999 };

@@ -35,6 +35,7 @@ use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, CapCount, ErrorClass, ErrorMix, Jitter};
 use crate::model::{Chain, Pattern, Policy};
 
+use crate::figures::{SteadyFigures, SteadyPolicyFigures};
 use crate::sim::histogram::Histogram;
 use crate::sim::rng::{SimRng, Stream, chunk_rng, normal, uniform};
 use crate::sim::stats::Sum;
@@ -387,28 +388,48 @@ impl PolicySim {
     /// follow after the slower failure.
     fn hedged(&self, cancel: bool, out: &mut ReqOut, rng: &mut SimRng) {
         let p = self.allowed[1];
-        let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
+        let w0 = &self.links[0].warm;
         // Past a skipped first fallback, a request whose backup is sent is a cost-cap hit.
         let capped = p != 1;
-        let delay = self.policy.hedge_delay_s;
-        let fs = self.fast_fail_s;
-        let client_fails_over = self.fails_over(ErrorClass::Client);
         let a0 = self.draw(0, w0, rng);
         out.attempts = 1;
-        match (delay, a0) {
-            (Some(d), AttemptResult::Ok(l0)) if l0.exp() <= d => {
+        if let Some(d) = self.policy.hedge_delay_s
+            && self.before_delay(d, a0, capped, out, rng)
+        {
+            return;
+        }
+        self.race(cancel, a0, capped, out, rng);
+    }
+
+    /// A delayed hedge whose primary attempt `a0` ended before the delay `d`: answered, that is
+    /// all; failed, the backup follows as a sequential failover (`capped`: a cost-cap hit when
+    /// sent). Returns whether the request is done (else the backup races the primary from d).
+    fn before_delay(
+        &self,
+        d: f64,
+        a0: AttemptResult,
+        capped: bool,
+        out: &mut ReqOut,
+        rng: &mut SimRng,
+    ) -> bool {
+        let p = self.allowed[1];
+        let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
+        let fs = self.fast_fail_s;
+        let client_fails_over = self.fails_over(ErrorClass::Client);
+        match a0 {
+            AttemptResult::Ok(l0) if l0.exp() <= d => {
                 out.cost = w0.success;
                 out.answered = Some(0);
                 out.latency_s = l0.exp();
-                return;
+                true
             }
-            (Some(d), AttemptResult::Fail(class, u0, s0)) if s0 <= d => {
+            AttemptResult::Fail(class, u0, s0) if s0 <= d => {
                 // Failed before the delay: the backup follows as a failover.
                 out.cost = u0;
                 out.wasted_cost = u0;
                 out.dead_s = s0;
                 match class {
-                    ErrorClass::Quota => return,
+                    ErrorClass::Quota => return true,
                     ErrorClass::Client => {
                         if client_fails_over {
                             // the backup, once, fails the same way
@@ -417,7 +438,7 @@ impl PolicySim {
                             out.dead_s += fs;
                             self.after_legs(true, out, rng);
                         }
-                        return;
+                        return true;
                     }
                     _ => {}
                 }
@@ -441,10 +462,26 @@ impl PolicySim {
                         }
                     }
                 }
-                return;
+                true
             }
-            _ => {}
+            _ => false,
         }
+    }
+
+    /// The race of a hedge's legs: the primary's attempt `a0` in flight, the backup sent at
+    /// once or at the delay (`capped`: a cost-cap hit), then the links after them.
+    fn race(
+        &self,
+        cancel: bool,
+        a0: AttemptResult,
+        capped: bool,
+        out: &mut ReqOut,
+        rng: &mut SimRng,
+    ) {
+        let p = self.allowed[1];
+        let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
+        let delay = self.policy.hedge_delay_s;
+        let client_fails_over = self.fails_over(ErrorClass::Client);
         // The race: the backup goes out at `s1` while the primary is in flight.
         let s1 = delay.unwrap_or(0.0);
         let a1 = self.draw(p, w1, rng);
@@ -511,11 +548,28 @@ impl PolicySim {
     }
 }
 
+impl ReqOut {
+    /// The request's bill: its steady figures, the one place this simulator says them
+    /// ([`SteadyFigures`], per request; the baseline and the ratio to it are the report's).
+    fn bill(&self) -> SteadyFigures<f64> {
+        let ok = self.answered.is_some();
+        SteadyFigures {
+            cost_per_1k_usd: self.cost,
+            baseline_per_1k_usd: None,
+            vs_baseline: None,
+            failed_per_1k: if ok { 0.0 } else { 1.0 },
+            wasted_attempts_per_1k: f64::from(self.attempts) - if ok { 1.0 } else { 0.0 },
+            wasted_per_1k_usd: self.wasted_cost,
+            fallback_answers_per_1k: f64::from(u8::from(self.answered.is_some_and(|i| i > 0))),
+        }
+    }
+}
+
 /// Per-pattern sums of a chunk (or a run).
 #[derive(Debug, Clone, Default)]
 pub struct PolicyTally {
-    /// USD, failed (0/1), wasted attempts, wasted USD per request.
-    pub base: [Sum; 4],
+    /// The steady figures, per request.
+    pub steady: SteadyFigures<Sum>,
     /// Attempts per request.
     pub attempts: Sum,
     /// The most attempts of any request.
@@ -546,11 +600,7 @@ impl PolicyTally {
 
     /// Count one request.
     pub fn add(&mut self, r: &ReqOut) {
-        let ok = r.answered.is_some();
-        self.base[0].add(r.cost);
-        self.base[1].add(if ok { 0.0 } else { 1.0 });
-        self.base[2].add(f64::from(r.attempts) - if ok { 1.0 } else { 0.0 });
-        self.base[3].add(r.wasted_cost);
+        self.steady.add(&r.bill());
         self.attempts.add(f64::from(r.attempts));
         self.attempts_max = self.attempts_max.max(r.attempts);
         self.dead.add(r.dead_s);
@@ -569,9 +619,7 @@ impl PolicyTally {
 
     /// Merge `other` (in chunk order).
     pub fn merge(&mut self, other: &PolicyTally) {
-        for (a, b) in self.base.iter_mut().zip(&other.base) {
-            a.merge(b);
-        }
+        self.steady.merge(&other.steady);
         self.attempts.merge(&other.attempts);
         self.attempts_max = self.attempts_max.max(other.attempts_max);
         self.dead.merge(&other.dead);
@@ -627,15 +675,15 @@ impl PolicyMc {
     /// [`crate::figures::Figure::scale`]), with this chain's dead-time percentile (seconds).
     /// `answered_by` is left empty: its entries need the chain's model ids (the report's to
     /// fill, from [`PolicyMc::answered_by`]).
-    pub fn sums(&self) -> crate::figures::SteadyPolicyFigures<&Sum> {
-        crate::figures::SteadyPolicyFigures {
-            attempts_per_request: &self.attempts,
+    pub fn figures(&self) -> SteadyPolicyFigures<Sum> {
+        SteadyPolicyFigures {
+            attempts_per_request: self.attempts,
             attempts_max: self.attempts_max,
-            dead_time_mean_s: &self.dead_time,
+            dead_time_mean_s: self.dead_time,
             dead_time_p99_s: Some(self.dead_time_p99_s),
             answered_by: Vec::new(),
-            call_cap_hits_per_1k: &self.call_cap_hits,
-            cost_cap_hits_per_1k: &self.cost_cap_hits,
+            call_cap_hits_per_1k: self.call_cap_hits,
+            cost_cap_hits_per_1k: self.cost_cap_hits,
         }
     }
 }
@@ -656,14 +704,11 @@ pub fn dead_quantile(zero: u64, hist: &Histogram, p: f64) -> f64 {
 }
 
 fn finish(pattern: Pattern, acc: &PolicyTally) -> PolicyMc {
-    let n = acc.base[0].n;
+    let n = acc.steady.cost_per_1k_usd.n;
     PolicyMc {
         base: PatternMc {
             pattern,
-            cost: acc.base[0],
-            failed: acc.base[1],
-            wasted_attempts: acc.base[2],
-            wasted_cost: acc.base[3],
+            figures: acc.steady.clone(),
             latency: acc.latency.clone(),
         },
         attempts: acc.attempts,
@@ -804,20 +849,39 @@ pub(crate) mod tests {
                 .fold(0.0, f64::max);
             let secs = (slowest.max(c.steady.fast_fail_s) + backoff) * amax;
             let mut checks = vec![
-                ("cost", m.base.cost, s.cost, 0.0, z1),
-                ("failed", m.base.failed, s.failed, 1.0, z2),
+                (
+                    "cost",
+                    m.base.figures.cost_per_1k_usd,
+                    s.cost_per_1k_usd,
+                    0.0,
+                    z1,
+                ),
+                (
+                    "failed",
+                    m.base.figures.failed_per_1k,
+                    s.failed_per_1k,
+                    1.0,
+                    z2,
+                ),
                 (
                     "wasted_attempts",
-                    m.base.wasted_attempts,
-                    s.wasted_attempts,
+                    m.base.figures.wasted_attempts_per_1k,
+                    s.wasted_attempts_per_1k,
                     amax,
                     z2,
                 ),
                 (
                     "wasted_cost",
-                    m.base.wasted_cost,
-                    s.wasted_cost,
+                    m.base.figures.wasted_per_1k_usd,
+                    s.wasted_per_1k_usd,
                     price * amax,
+                    z2,
+                ),
+                (
+                    "fallback_answers",
+                    m.base.figures.fallback_answers_per_1k,
+                    s.fallback_answers_per_1k,
+                    1.0,
                     z2,
                 ),
                 ("attempts", m.attempts, a.attempts, amax, z2),
@@ -896,8 +960,8 @@ pub(crate) mod tests {
         let s = seq(&mc);
         assert_eq!((s.attempts.mean(), s.attempts_max), (6.0, 6));
         assert_eq!(s.attempts.std_error(), 0.0);
-        assert_eq!(s.base.failed.mean(), 1.0);
-        assert_eq!(s.base.cost.mean(), 0.0);
+        assert_eq!(s.base.figures.failed_per_1k.mean(), 1.0);
+        assert_eq!(s.base.figures.cost_per_1k_usd.mean(), 0.0);
         // six fast failures and five backoffs (full jitter, mean 0.25, 0.5 per link)
         assert!(s.dead_time.mean() > 3.0 && s.dead_time.mean() < 3.0 + 2.0 * 1.5);
     }
@@ -921,12 +985,18 @@ pub(crate) mod tests {
         let s = run(&r, &c, 1000, 3);
         let s = seq(&s);
         assert_eq!((s.attempts.mean(), s.attempts_max), (1.0, 1));
-        assert_eq!(s.base.failed.mean(), 1.0);
+        assert_eq!(s.base.figures.failed_per_1k.mean(), 1.0);
         c.policy.failover_on.push(ErrorClass::Client);
         let s = run(&r, &c, 1000, 3);
         let s = seq(&s);
         assert_eq!((s.attempts.mean(), s.attempts_max), (3.0, 3));
-        assert_eq!((s.base.failed.mean(), s.base.cost.mean()), (1.0, 0.0));
+        assert_eq!(
+            (
+                s.base.figures.failed_per_1k.mean(),
+                s.base.figures.cost_per_1k_usd.mean()
+            ),
+            (1.0, 0.0)
+        );
         // three fast failures, no backoff (client errors are not retried)
         assert_eq!(s.dead_time.mean(), 1.5);
     }
@@ -955,7 +1025,13 @@ pub(crate) mod tests {
         for p in hedges {
             let h = pattern(&mc, p);
             assert_eq!((h.attempts.mean(), h.attempts_max), (2.0, 2));
-            assert_eq!((h.base.failed.mean(), h.base.cost.mean()), (1.0, 0.0));
+            assert_eq!(
+                (
+                    h.base.figures.failed_per_1k.mean(),
+                    h.base.figures.cost_per_1k_usd.mean()
+                ),
+                (1.0, 0.0)
+            );
             assert_eq!(h.dead_time.mean(), 0.5);
             assert_eq!(h.answered_by[2].mean(), 0.0);
         }
@@ -970,7 +1046,13 @@ pub(crate) mod tests {
         for p in hedges {
             let h = pattern(&mc, p);
             assert_eq!((h.attempts.mean(), h.attempts_max), (3.0, 3));
-            assert_eq!((h.base.failed.mean(), h.base.cost.mean()), (1.0, 0.0));
+            assert_eq!(
+                (
+                    h.base.figures.failed_per_1k.mean(),
+                    h.base.figures.cost_per_1k_usd.mean()
+                ),
+                (1.0, 0.0)
+            );
             assert_eq!(h.dead_time.mean(), 1.5);
         }
         let mut c = chain(
@@ -992,7 +1074,13 @@ pub(crate) mod tests {
         for p in hedges {
             let h = pattern(&mc, p);
             assert_eq!((h.attempts.mean(), h.attempts_max), (2.0, 2));
-            assert_eq!((h.base.failed.mean(), h.base.cost.mean()), (1.0, 0.0));
+            assert_eq!(
+                (
+                    h.base.figures.failed_per_1k.mean(),
+                    h.base.figures.cost_per_1k_usd.mean()
+                ),
+                (1.0, 0.0)
+            );
             assert_eq!(h.dead_time.mean(), 2.5);
         }
     }
