@@ -1,17 +1,17 @@
 //! Incident histories (issue 14): Atlassian Statuspage's `incidents.json` and a plain CSV,
 //! merged on one calendar.
 //!
-//! **Statuspage** (the format of status.openai.com, status.anthropic.com and most providers'
+//! **Statuspage** (the format of status.openai.com, status.claude.com and most providers'
 //! status pages; `GET /api/v2/incidents.json`, developer.statuspage.io): an object with `page`
-//! (`name`, `url`, …) and `incidents[]`, each with `name`, `impact` (`none | minor | major |
-//! critical`), `created_at`, `started_at` (may be absent or null), `resolved_at` (null while the
-//! incident is open) and `components[]` (`name`, …), timestamps in RFC 3339
+//! (`name`, `url`, `updated_at`, …) and `incidents[]`, each with `name`, `impact` (`none |
+//! minor | major | critical`), `started_at` and/or `created_at` (one of them), `resolved_at`
+//! (null while the incident is open) and `components[]` (`name`, …), timestamps in RFC 3339
 //! (`2026-09-03T13:10:00.000Z`, `2013-04-21T13:07:16-06:00`). Other fields are ignored: the
 //! format is a third party's and grows.
 //!
-//! - The provider is `--provider` when given, else the page URL's host without `status.`
-//!   (`https://status.openai.com` → `openai`), else the page name in lower case with spaces as
-//!   `-`.
+//! - The provider is `--provider` when given, else a known page's ([`KNOWN_PAGES`]:
+//!   `https://status.claude.com` → `anthropic`), else the page URL's host without `status.`
+//!   (`https://status.acme.ai` → `acme`), else the page name in lower case with spaces as `-`.
 //! - An incident starts at `started_at` (when the provider says the impact began), else
 //!   `created_at` (when it was posted: later than the start, so a lower bound on the damage),
 //!   and ends at `resolved_at`.
@@ -23,10 +23,15 @@
 //!   `none` is skipped (a notice, not an outage).
 //! - An incident without `resolved_at` is open: an error listing every open incident, unless
 //!   skipping them is asked ([`StatuspageOptions::skip_open`]).
+//! - The file's period ([`Coverage`]) is its earliest incident (any, kept or not) to the
+//!   page's `updated_at` (else to the latest time the file holds): what the page covers, not
+//!   what a filter kept.
 //!
 //! **CSV** (`provider,start,end,failure,error_rate`, one header line; `error_rate` may be left
 //! empty for 1.0 and the column may be absent): incidents from your own monitoring, `start`
-//! and `end` in RFC 3339, `failure` `fast | gray`.
+//! and `end` in RFC 3339, `failure` `fast | gray`. A line `# period: START/END` before the
+//! header states the period the monitoring covered (every incident must lie in it); without
+//! it the period is the first start to the last end, and the report says so.
 //!
 //! Errors name the file, line and column (of the incident's object in JSON, of the cell in
 //! CSV) and the field, and say what is allowed.
@@ -36,7 +41,7 @@ mod statuspage;
 mod time;
 
 pub use csv::parse_csv;
-pub use statuspage::{parse_statuspage, provider_of_page};
+pub use statuspage::{KNOWN_PAGES, parse_statuspage, provider_of_page};
 pub use time::{format_rfc3339, parse_rfc3339};
 
 use crate::error::{InputError, InputErrorKind, Location};
@@ -109,6 +114,49 @@ impl HistoryIncident {
     }
 }
 
+/// Where a file's period (the time it covers) came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeriodSource {
+    /// A Statuspage page: its earliest incident to the page's `updated_at`.
+    PageUpdated,
+    /// A Statuspage page without `updated_at`: its earliest incident to the latest time it
+    /// holds.
+    PageTimes,
+    /// A CSV's `# period: START/END` line.
+    Stated,
+    /// A CSV that states none: its first start to its last end (a lower bound on the period
+    /// its monitoring covered, so the rates are upper bounds).
+    Incidents,
+    /// `--since` / `--until`.
+    Flags,
+}
+
+impl PeriodSource {
+    /// How the report names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PeriodSource::PageUpdated => "page updated_at",
+            PeriodSource::PageTimes => "page incidents",
+            PeriodSource::Stated => "stated",
+            PeriodSource::Incidents => "incidents",
+            PeriodSource::Flags => "since-until",
+        }
+    }
+}
+
+/// The period one file (or `--since`/`--until`) covers. Unix seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coverage {
+    /// The file, as given (`--since/--until` for the flags).
+    pub file: String,
+    /// Its start, Unix seconds.
+    pub start_s: f64,
+    /// Its end, Unix seconds (≥ start).
+    pub end_s: f64,
+    /// Where it came from.
+    pub source: PeriodSource,
+}
+
 /// Incidents of one or more files on one calendar, sorted by start (then provider).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct History {
@@ -118,6 +166,8 @@ pub struct History {
     pub skipped_open: Vec<String>,
     /// Incidents skipped for `impact = "none"`, counted.
     pub skipped_none: usize,
+    /// The period each file covers (its own, whatever incidents a filter kept).
+    pub coverage: Vec<Coverage>,
 }
 
 impl History {
@@ -129,6 +179,7 @@ impl History {
             out.incidents.extend(p.incidents);
             out.skipped_open.extend(p.skipped_open);
             out.skipped_none += p.skipped_none;
+            out.coverage.extend(p.coverage);
         }
         out.sort();
         out
@@ -147,34 +198,39 @@ impl History {
     /// incidents for one outage, e.g. the API and the chat app): the union of their times, the
     /// highest error rate, `gray` if either is gray, the names joined with ` + `. A timeline
     /// does not allow overlapping outages of one provider; this is what a replay feeds it.
+    /// Linear: the incidents are sorted by start, so an incident can only join its provider's
+    /// latest joined one.
     pub fn coalesced(&self) -> History {
-        let mut out: Vec<HistoryIncident> = Vec::new();
+        let mut out: Vec<HistoryIncident> = Vec::with_capacity(self.incidents.len());
+        let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for inc in &self.incidents {
-            if let Some(prev) = out
-                .iter_mut()
-                .rev()
-                .find(|p| p.provider == inc.provider && p.end_s > inc.start_s)
-            {
-                prev.end_s = prev.end_s.max(inc.end_s);
-                prev.error_rate = prev.error_rate.max(inc.error_rate);
-                if inc.failure == OutageFailure::Gray {
-                    prev.failure = OutageFailure::Gray;
+            match last.get(inc.provider.as_str()) {
+                Some(&k) if out[k].end_s > inc.start_s => {
+                    let prev = &mut out[k];
+                    prev.end_s = prev.end_s.max(inc.end_s);
+                    prev.error_rate = prev.error_rate.max(inc.error_rate);
+                    if inc.failure == OutageFailure::Gray {
+                        prev.failure = OutageFailure::Gray;
+                    }
+                    prev.name = format!("{} + {}", prev.name, inc.name);
                 }
-                prev.name = format!("{} + {}", prev.name, inc.name);
-            } else {
-                out.push(inc.clone());
+                _ => {
+                    last.insert(inc.provider.as_str(), out.len());
+                    out.push(inc.clone());
+                }
             }
         }
         History {
             incidents: out,
             skipped_open: self.skipped_open.clone(),
             skipped_none: self.skipped_none,
+            coverage: self.coverage.clone(),
         }
     }
 
-    /// The calendar span the history covers: the first start to the last end, seconds (0 for
-    /// none). A rate estimated over it is biased high when the export covers a longer period
-    /// than its incidents; pass the export's real span when it is known.
+    /// The calendar span of the incidents: the first start to the last end, seconds (0 for
+    /// none). Not the history's period ([`History::period`]): a file covers more than the
+    /// time from its first to its last incident.
     pub fn span_s(&self) -> f64 {
         let start = self
             .incidents
@@ -189,15 +245,78 @@ impl History {
         if end > start { end - start } else { 0.0 }
     }
 
-    /// The incidents that touch the window [`window_start_s`, `window_start_s + window_s`)
-    /// (Unix seconds) as timeline outages on providers, clipped to the window, coalesced
-    /// first (a timeline refuses overlapping outages of one provider). A replay prices one
-    /// window per incident this way, so incidents of other providers overlapping it overlap.
-    pub fn outages_in(&self, window_start_s: f64, window_s: f64) -> Vec<Outage> {
-        let end = window_start_s + window_s;
-        self.coalesced()
+    /// The period the history covers, Unix seconds: from the earliest to the latest bound of
+    /// its files' coverages (`None` without any).
+    pub fn period(&self) -> Option<(f64, f64)> {
+        let start = self
+            .coverage
+            .iter()
+            .map(|c| c.start_s)
+            .fold(f64::INFINITY, f64::min);
+        let end = self
+            .coverage
+            .iter()
+            .map(|c| c.end_s)
+            .fold(f64::NEG_INFINITY, f64::max);
+        (start.is_finite() && end.is_finite()).then_some((start, end))
+    }
+
+    /// The history within `--since` / `--until` (Unix seconds; either may be absent: the
+    /// files' own bound then): incidents wholly outside are left out, one that straddles a
+    /// bound is clipped to it, and the period is exactly the given bounds.
+    ///
+    /// Errors: the bounds leave no period (until not after since), or one is absent and the
+    /// files give none.
+    pub fn within(&self, since: Option<f64>, until: Option<f64>) -> Result<History, String> {
+        if since.is_none() && until.is_none() {
+            return Ok(self.clone());
+        }
+        let own = self.period();
+        let (Some(start), Some(end)) = (since.or(own.map(|p| p.0)), until.or(own.map(|p| p.1)))
+        else {
+            return Err("the files give no period to complete --since/--until: give both".into());
+        };
+        if end <= start {
+            return Err(format!(
+                "--until {} is not after --since {}: the period must be longer than zero",
+                format_rfc3339(end),
+                format_rfc3339(start)
+            ));
+        }
+        let incidents = self
             .incidents
             .iter()
+            .filter(|i| i.end_s > start && i.start_s < end)
+            .map(|i| HistoryIncident {
+                start_s: i.start_s.max(start),
+                end_s: i.end_s.min(end),
+                ..i.clone()
+            })
+            .collect();
+        Ok(History {
+            incidents,
+            skipped_open: self.skipped_open.clone(),
+            skipped_none: self.skipped_none,
+            coverage: vec![Coverage {
+                file: "--since/--until".into(),
+                start_s: start,
+                end_s: end,
+                source: PeriodSource::Flags,
+            }],
+        })
+    }
+
+    /// `incidents` (coalesced per provider: a timeline refuses overlapping outages of one
+    /// provider) as timeline outages of a window starting at `window_start_s` (Unix seconds)
+    /// and lasting `window_s`, clipped to it.
+    pub fn outages_of<'a>(
+        incidents: impl IntoIterator<Item = &'a HistoryIncident>,
+        window_start_s: f64,
+        window_s: f64,
+    ) -> Vec<Outage> {
+        let end = window_start_s + window_s;
+        incidents
+            .into_iter()
             .filter(|i| i.end_s > window_start_s && i.start_s < end)
             .map(|i| {
                 let start = i.start_s.max(window_start_s) - window_start_s;
@@ -212,6 +331,13 @@ impl History {
                 }
             })
             .collect()
+    }
+
+    /// The incidents that touch the window [`window_start_s`, `window_start_s + window_s`)
+    /// (Unix seconds) as timeline outages on providers, clipped to the window, coalesced
+    /// first ([`History::outages_of`] over the whole history).
+    pub fn outages_in(&self, window_start_s: f64, window_s: f64) -> Vec<Outage> {
+        Self::outages_of(&self.coalesced().incidents, window_start_s, window_s)
     }
 
     /// The providers in the history, sorted, each once.
@@ -233,7 +359,8 @@ pub enum HistoryFormat {
 }
 
 /// Tell a history file's format from its content: JSON when the first non-blank character
-/// (after a byte-order mark) is `{`, the CSV when its first line starts with `provider,`.
+/// (after a byte-order mark) is `{`, the CSV when its first line (after `#` lines) starts with
+/// `provider,`.
 ///
 /// Errors: `Schema` at line 1 naming both formats, for any other content (an empty file, a
 /// JSON array, another CSV's header).
@@ -244,7 +371,13 @@ pub fn detect(file: &str, text: &str) -> Result<HistoryFormat, InputError> {
         return Ok(HistoryFormat::Statuspage);
     }
     let line = first.lines().next().unwrap_or("").trim();
-    if line.starts_with("provider,") {
+    // a CSV may state its period (`# period: …`) before the header
+    let header = first
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
+    if header.starts_with("provider,") && (line.starts_with('#') || line == header) {
         return Ok(HistoryFormat::Csv);
     }
     let offset = text.len() - first.len();

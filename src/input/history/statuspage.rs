@@ -1,6 +1,6 @@
 //! Atlassian Statuspage's `incidents.json` (see the parent module's doc for the mapping).
 
-use super::{History, HistoryIncident, StatuspageOptions, parse_rfc3339};
+use super::{Coverage, History, HistoryIncident, PeriodSource, StatuspageOptions, parse_rfc3339};
 use crate::error::{InputError, InputErrorKind, Location};
 
 #[derive(serde::Deserialize)]
@@ -13,17 +13,22 @@ struct SpFile {
 struct SpPage {
     name: Option<String>,
     url: Option<String>,
+    #[serde(default)]
+    updated_at: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
 struct SpIncident {
     name: String,
     impact: String,
-    created_at: String,
+    #[serde(default)]
+    created_at: Option<String>,
     #[serde(default)]
     started_at: Option<String>,
     #[serde(default)]
     resolved_at: Option<String>,
+    #[serde(default)]
+    updated_at: Option<String>,
     #[serde(default)]
     components: Vec<SpComponent>,
 }
@@ -33,43 +38,130 @@ struct SpComponent {
     name: String,
 }
 
-/// The provider a Statuspage page names: its URL's host without `status.` and the domain
-/// (`https://status.openai.com` → `openai`), else its name in lower case, spaces as `-`.
+/// Known status pages: a host (the page URL's, lower case, without `www.`) or a page name
+/// (lower case) → the provider as the price tables spell it (`pricing/2026-07.toml`, LiteLLM's
+/// `litellm_provider`). Anthropic's page moved from status.anthropic.com to status.claude.com
+/// (named "Claude"); xAI's host `status.x.ai` would read `x`; Together's and Fireworks' price
+/// tables write `together_ai` and `fireworks_ai`; Google's Gemini API is LiteLLM's `gemini`.
+pub const KNOWN_PAGES: &[(&str, &str)] = &[
+    ("status.claude.com", "anthropic"),
+    ("status.anthropic.com", "anthropic"),
+    ("claude", "anthropic"),
+    ("anthropic", "anthropic"),
+    ("status.openai.com", "openai"),
+    ("openai", "openai"),
+    ("status.cloud.google.com", "gemini"),
+    ("aistudio.google.com", "gemini"),
+    ("google", "gemini"),
+    ("google cloud", "gemini"),
+    ("google ai studio", "gemini"),
+    ("gemini", "gemini"),
+    ("status.x.ai", "xai"),
+    ("xai", "xai"),
+    ("x.ai", "xai"),
+    ("status.deepseek.com", "deepseek"),
+    ("deepseek", "deepseek"),
+    ("status.mistral.ai", "mistral"),
+    ("mistral ai", "mistral"),
+    ("groqstatus.com", "groq"),
+    ("status.groq.com", "groq"),
+    ("groq", "groq"),
+    ("status.together.ai", "together_ai"),
+    ("together ai", "together_ai"),
+    ("status.fireworks.ai", "fireworks_ai"),
+    ("fireworks ai", "fireworks_ai"),
+    ("status.cohere.com", "cohere"),
+    ("cohere", "cohere"),
+    ("status.perplexity.com", "perplexity"),
+    ("perplexity", "perplexity"),
+    ("status.openrouter.ai", "openrouter"),
+    ("openrouter", "openrouter"),
+    ("status.deepinfra.com", "deepinfra"),
+    ("deepinfra", "deepinfra"),
+    ("status.cerebras.ai", "cerebras"),
+    ("cerebras", "cerebras"),
+];
+
+/// A URL's host, lower case, without `www.` (`https://Status.Claude.com/x` →
+/// `status.claude.com`).
+fn host_of(url: &str) -> String {
+    let host = url
+        .split_once("://")
+        .map_or(url, |(_, rest)| rest)
+        .split(['/', ':', '?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    host.strip_prefix("www.")
+        .map_or(host.clone(), str::to_string)
+}
+
+fn known(key: &str) -> Option<String> {
+    KNOWN_PAGES
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, p)| p.to_string())
+}
+
+/// The provider a Statuspage page names: a known page's provider ([`KNOWN_PAGES`], by host,
+/// then by name: `https://status.claude.com` → `anthropic`), else its URL's host without
+/// `status.` and the domain (`https://status.acme.ai` → `acme`), else its name in lower case,
+/// spaces as `-`.
 pub fn provider_of_page(name: Option<&str>, url: Option<&str>) -> Option<String> {
-    if let Some(url) = url {
-        let host = url
-            .split_once("://")
-            .map_or(url, |(_, rest)| rest)
-            .split(['/', ':', '?', '#'])
-            .next()
-            .unwrap_or("");
-        let host = host.strip_prefix("status.").unwrap_or(host);
+    let host = url.map(host_of);
+    let lower = name.map(|n| n.trim().to_lowercase());
+    if let Some(p) = host.as_deref().and_then(known) {
+        return Some(p);
+    }
+    if let Some(p) = lower.as_deref().and_then(known) {
+        return Some(p);
+    }
+    if let Some(host) = host {
+        let host = host.strip_prefix("status.").unwrap_or(&host);
         let labels: Vec<&str> = host.split('.').filter(|l| !l.is_empty()).collect();
         // "openai.com" → openai; "acme.statuspage.io" → acme
         if let Some(first) = labels.first()
             && labels.len() >= 2
         {
-            return Some(first.to_ascii_lowercase());
+            return Some((*first).to_string());
         }
     }
-    name.map(|n| n.trim().to_lowercase().replace(' ', "-"))
-        .filter(|n| !n.is_empty())
+    lower.map(|n| n.replace(' ', "-")).filter(|n| !n.is_empty())
 }
 
-/// Read a Statuspage `incidents.json` (`file` is the name used in messages).
-///
-/// Errors ([`InputErrorKind`]): `Syntax` for invalid JSON; `Schema` for a missing or mistyped
-/// field (`incidents[3].created_at`), with serde_json's line and column; `Invalid` for an
-/// unknown impact, a bad timestamp, `resolved_at` not after the start, a provider that cannot
-/// be derived, a `--component` no incident lists, an error rate outside [0, 1], and open
-/// incidents (all of them listed) unless `skip_open`.
-pub fn parse_statuspage(
-    file: &str,
-    text: &str,
-    options: &StatuspageOptions,
-) -> Result<History, InputError> {
+/// Where the incidents and keys of a Statuspage text are, for errors.
+struct Places<'a> {
+    file: &'a str,
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl Places<'_> {
+    /// Incident `i`'s object (or its `key` in it).
+    fn at(&self, i: usize, key: Option<&str>) -> Option<Location> {
+        let start = *self.starts.get(i)?;
+        let offset = key
+            .and_then(|k| key_offset(self.text, start, k))
+            .unwrap_or(start);
+        Some(Location::of_offset(self.text, offset))
+    }
+
+    /// An `Invalid` error at incident `i`'s `key`.
+    fn err(&self, i: usize, key: &str, message: String) -> InputError {
+        InputError {
+            file: self.file.to_string(),
+            location: self.at(i, Some(key)),
+            field: Some(format!("incidents[{i}].{key}")),
+            message,
+            kind: InputErrorKind::Invalid,
+        }
+    }
+}
+
+/// The parsed file, or a `Syntax` / `Schema` error with serde's line, column and path.
+fn deserialize(file: &str, text: &str) -> Result<SpFile, InputError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let parsed: SpFile = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+    serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner();
         if inner.is_syntax() || inner.is_eof() {
@@ -90,7 +182,227 @@ pub fn parse_statuspage(
             message,
             kind: InputErrorKind::Schema,
         }
-    })?;
+    })
+}
+
+/// The page's provider ([`provider_of_page`], or `--provider`), else an error at `page`.
+fn page_provider(
+    file: &str,
+    text: &str,
+    page: &SpPage,
+    options: &StatuspageOptions,
+) -> Result<String, InputError> {
+    options
+        .provider
+        .clone()
+        .or_else(|| provider_of_page(page.name.as_deref(), page.url.as_deref()))
+        .ok_or_else(|| InputError {
+            file: file.to_string(),
+            location: Some(Location::of_offset(
+                text,
+                key_offset(text, 0, "page").unwrap_or(0),
+            )),
+            field: Some("page".into()),
+            message:
+                "the page has no usable `url` or `name` to name the provider; pass --provider NAME"
+                    .into(),
+            kind: InputErrorKind::Invalid,
+        })
+}
+
+/// Every `--component` name must be listed by some incident of the file.
+fn check_components(
+    file: &str,
+    incidents: &[SpIncident],
+    wanted: &[String],
+) -> Result<(), InputError> {
+    let mut known: Vec<&str> = incidents
+        .iter()
+        .flat_map(|i| i.components.iter().map(|c| c.name.as_str()))
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    let Some(want) = wanted.iter().find(|w| !known.contains(&w.as_str())) else {
+        return Ok(());
+    };
+    let near = crate::suggest::nearest(want, known.iter().copied())
+        .map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
+    let list = if known.is_empty() {
+        "none".to_string()
+    } else {
+        known
+            .iter()
+            .map(|k| format!("{k:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(InputError {
+        file: file.to_string(),
+        location: None,
+        field: Some("--component".into()),
+        message: format!(
+            "no incident lists a component {want:?}{near}; the components in this file: {list}"
+        ),
+        kind: InputErrorKind::Invalid,
+    })
+}
+
+/// Incident `i`'s start: `started_at`, else `created_at` (posted later: a lower bound on the
+/// damage); the key it came from and its text. Errors: neither is given, or it is no RFC 3339
+/// time.
+fn incident_start<'a>(
+    places: &Places<'_>,
+    i: usize,
+    inc: &'a SpIncident,
+) -> Result<(f64, &'static str, &'a str), InputError> {
+    let (key, text) = match (&inc.started_at, &inc.created_at) {
+        (Some(s), _) => ("started_at", s.as_str()),
+        (None, Some(c)) => ("created_at", c.as_str()),
+        (None, None) => {
+            return Err(places.err(
+                i,
+                "started_at",
+                "the incident has neither started_at nor created_at; an incident needs a start (started_at, or created_at when it was posted)".into(),
+            ));
+        }
+    };
+    let start = parse_rfc3339(text).map_err(|m| places.err(i, key, m))?;
+    Ok((start, key, text))
+}
+
+/// What one incident of the file is: priced, skipped (impact `none`, or a `--component` it
+/// does not list) or open.
+enum Read {
+    Priced(HistoryIncident),
+    Notice,
+    Filtered,
+    Open(String, Location),
+}
+
+/// Incident `i` read against `options`. Errors: an unknown impact, a bad time, `resolved_at`
+/// not after the start.
+fn read_incident(
+    places: &Places<'_>,
+    i: usize,
+    inc: &SpIncident,
+    provider: &str,
+    options: &StatuspageOptions,
+) -> Result<Read, InputError> {
+    if !options.components.is_empty()
+        && !inc
+            .components
+            .iter()
+            .any(|c| options.components.contains(&c.name))
+    {
+        return Ok(Read::Filtered);
+    }
+    let error_rate = match inc.impact.as_str() {
+        "none" => return Ok(Read::Notice),
+        "minor" => options.impact.minor_error_rate,
+        "major" | "critical" => 1.0,
+        other => {
+            return Err(places.err(
+                i,
+                "impact",
+                format!("unknown impact {other:?}; expected none, minor, major or critical"),
+            ));
+        }
+    };
+    let (start_s, start_key, start_text) = incident_start(places, i, inc)?;
+    let Some(resolved) = &inc.resolved_at else {
+        let loc = places
+            .at(i, Some("resolved_at"))
+            .unwrap_or(Location { line: 1, col: 1 });
+        return Ok(Read::Open(inc.name.clone(), loc));
+    };
+    let end_s = parse_rfc3339(resolved).map_err(|m| places.err(i, "resolved_at", m))?;
+    if end_s <= start_s {
+        return Err(places.err(
+            i,
+            "resolved_at",
+            format!(
+                "{resolved} is not after the start {start_text} ({start_key}); an incident must end after it starts"
+            ),
+        ));
+    }
+    Ok(Read::Priced(HistoryIncident {
+        provider: provider.to_string(),
+        name: inc.name.clone(),
+        start_s,
+        end_s,
+        failure: options.impact.failure,
+        error_rate,
+        file: places.file.to_string(),
+        line: places.at(i, None).map_or(0, |l| l.line),
+    }))
+}
+
+/// The error listing the open incidents (no `resolved_at`).
+fn open_error(file: &str, open: &[(String, Location)]) -> InputError {
+    let list: Vec<String> = open
+        .iter()
+        .map(|(n, loc)| format!("{n:?} (line {})", loc.line))
+        .collect();
+    InputError {
+        file: file.to_string(),
+        location: Some(open[0].1),
+        field: Some("resolved_at".into()),
+        message: format!(
+            "{} incident(s) still open (no resolved_at): {}; an open incident has no duration to price: wait until it is resolved, or skip open incidents (--skip-open)",
+            open.len(),
+            list.join(", ")
+        ),
+        kind: InputErrorKind::Invalid,
+    }
+}
+
+/// The period the file covers: its earliest incident's start (of every incident listed, kept
+/// or not) to the page's `updated_at`, else to the latest time the file holds (an incident's
+/// `resolved_at`, `updated_at`, `created_at` or start); never before the latest of those.
+/// `None` for a file without incidents. Times that do not parse are left out (the incident's
+/// own error names them when it is read).
+fn coverage(file: &str, parsed: &SpFile) -> Option<Coverage> {
+    let t = |s: &Option<String>| s.as_deref().and_then(|s| parse_rfc3339(s).ok());
+    let starts = parsed
+        .incidents
+        .iter()
+        .filter_map(|i| t(&i.started_at).or_else(|| t(&i.created_at)));
+    let start_s = starts.fold(f64::INFINITY, f64::min);
+    let latest = parsed
+        .incidents
+        .iter()
+        .flat_map(|i| [&i.resolved_at, &i.updated_at, &i.created_at, &i.started_at])
+        .filter_map(t)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !start_s.is_finite() {
+        return None;
+    }
+    let (end_s, source) = match t(&parsed.page.updated_at) {
+        Some(u) => (u.max(latest), PeriodSource::PageUpdated),
+        None => (latest, PeriodSource::PageTimes),
+    };
+    Some(Coverage {
+        file: file.to_string(),
+        start_s,
+        end_s,
+        source,
+    })
+}
+
+/// Read a Statuspage `incidents.json` (`file` is the name used in messages).
+///
+/// Errors ([`InputErrorKind`]): `Syntax` for invalid JSON; `Schema` for a missing or mistyped
+/// field (`incidents[3].name`), with serde_json's line and column; `Invalid` for an unknown
+/// impact, an incident with neither `started_at` nor `created_at`, a bad timestamp,
+/// `resolved_at` not after the start, a provider that cannot be derived, a `--component` no
+/// incident lists, an error rate outside [0, 1], and open incidents (all of them listed) unless
+/// `skip_open`.
+pub fn parse_statuspage(
+    file: &str,
+    text: &str,
+    options: &StatuspageOptions,
+) -> Result<History, InputError> {
+    let parsed = deserialize(file, text)?;
     let rate = options.impact.minor_error_rate;
     if !(rate.is_finite() && (0.0..=1.0).contains(&rate)) {
         return Err(InputError {
@@ -101,150 +413,30 @@ pub fn parse_statuspage(
             kind: InputErrorKind::Invalid,
         });
     }
-    let starts = element_starts(text, "incidents");
-    let at = |i: usize, key: Option<&str>| -> Option<Location> {
-        let start = *starts.get(i)?;
-        let offset = key
-            .and_then(|k| key_offset(text, start, k))
-            .unwrap_or(start);
-        Some(Location::of_offset(text, offset))
+    let places = Places {
+        file,
+        text,
+        starts: element_starts(text, "incidents"),
     };
-    let err = |i: usize, key: &str, message: String| InputError {
-        file: file.to_string(),
-        location: at(i, Some(key)),
-        field: Some(format!("incidents[{i}].{key}")),
-        message,
-        kind: InputErrorKind::Invalid,
-    };
-    let provider = match options
-        .provider
-        .clone()
-        .or_else(|| provider_of_page(parsed.page.name.as_deref(), parsed.page.url.as_deref()))
-    {
-        Some(p) => p,
-        None => {
-            return Err(InputError {
-                file: file.to_string(),
-                location: Some(Location::of_offset(
-                    text,
-                    key_offset(text, 0, "page").unwrap_or(0),
-                )),
-                field: Some("page".into()),
-                message: "the page has no usable `url` or `name` to name the provider; pass --provider NAME".into(),
-                kind: InputErrorKind::Invalid,
-            });
-        }
-    };
-    // --component names must exist
-    let mut known: Vec<&str> = parsed
-        .incidents
-        .iter()
-        .flat_map(|i| i.components.iter().map(|c| c.name.as_str()))
-        .collect();
-    known.sort_unstable();
-    known.dedup();
-    for want in &options.components {
-        if !known.contains(&want.as_str()) {
-            let near = crate::suggest::nearest(want, known.iter().copied())
-                .map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
-            return Err(InputError {
-                file: file.to_string(),
-                location: None,
-                field: Some("--component".into()),
-                message: format!(
-                    "no incident lists a component {want:?}{near}; the components in this file: {}",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known
-                            .iter()
-                            .map(|k| format!("{k:?}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    }
-                ),
-                kind: InputErrorKind::Invalid,
-            });
-        }
-    }
+    let provider = page_provider(file, text, &parsed.page, options)?;
+    check_components(file, &parsed.incidents, &options.components)?;
     let mut out = History::default();
     let mut open = Vec::new();
     for (i, inc) in parsed.incidents.iter().enumerate() {
-        if !options.components.is_empty()
-            && !inc
-                .components
-                .iter()
-                .any(|c| options.components.contains(&c.name))
-        {
-            continue;
+        match read_incident(&places, i, inc, &provider, options)? {
+            Read::Priced(incident) => out.incidents.push(incident),
+            Read::Notice => out.skipped_none += 1,
+            Read::Filtered => {}
+            Read::Open(name, loc) => open.push((name, loc)),
         }
-        let error_rate = match inc.impact.as_str() {
-            "none" => {
-                out.skipped_none += 1;
-                continue;
-            }
-            "minor" => rate,
-            "major" | "critical" => 1.0,
-            other => {
-                return Err(err(
-                    i,
-                    "impact",
-                    format!("unknown impact {other:?}; expected none, minor, major or critical"),
-                ));
-            }
-        };
-        let (start_key, start_text) = match &inc.started_at {
-            Some(s) => ("started_at", s),
-            None => ("created_at", &inc.created_at),
-        };
-        let start_s = parse_rfc3339(start_text).map_err(|m| err(i, start_key, m))?;
-        let Some(resolved) = &inc.resolved_at else {
-            let loc = at(i, Some("resolved_at")).unwrap_or(Location { line: 1, col: 1 });
-            open.push((inc.name.clone(), loc));
-            continue;
-        };
-        let end_s = parse_rfc3339(resolved).map_err(|m| err(i, "resolved_at", m))?;
-        if end_s <= start_s {
-            return Err(err(
-                i,
-                "resolved_at",
-                format!(
-                    "{resolved} is not after the start {start_text} ({start_key}); an incident must end after it starts"
-                ),
-            ));
-        }
-        out.incidents.push(HistoryIncident {
-            provider: provider.clone(),
-            name: inc.name.clone(),
-            start_s,
-            end_s,
-            failure: options.impact.failure,
-            error_rate,
-            file: file.to_string(),
-            line: at(i, None).map_or(0, |l| l.line),
-        });
     }
     if !open.is_empty() {
-        if options.skip_open {
-            out.skipped_open = open.into_iter().map(|(n, _)| n).collect();
-        } else {
-            let list: Vec<String> = open
-                .iter()
-                .map(|(n, loc)| format!("{n:?} (line {})", loc.line))
-                .collect();
-            return Err(InputError {
-                file: file.to_string(),
-                location: Some(open[0].1),
-                field: Some("resolved_at".into()),
-                message: format!(
-                    "{} incident(s) still open (no resolved_at): {}; an open incident has no duration to price: wait until it is resolved, or skip open incidents (--skip-open)",
-                    open.len(),
-                    list.join(", ")
-                ),
-                kind: InputErrorKind::Invalid,
-            });
+        if !options.skip_open {
+            return Err(open_error(file, &open));
         }
+        out.skipped_open = open.into_iter().map(|(n, _)| n).collect();
     }
+    out.coverage.extend(coverage(file, &parsed));
     out.sort();
     Ok(out)
 }
