@@ -349,18 +349,6 @@ fn provider_rates(history: &History, years: f64) -> Vec<ProviderRate> {
         .collect()
 }
 
-/// A rate as the notes print it: `9.136/yr (95%: 2.45 to 23.4)`.
-pub fn rate_text(r: &ProviderRate) -> String {
-    format!(
-        "{}/yr (95%: {} to {}; {} incident{})",
-        crate::number::trim(r.incidents_per_year, 4),
-        crate::number::trim(r.incidents_per_year_ci95[0], 4),
-        crate::number::trim(r.incidents_per_year_ci95[1], 4),
-        r.incidents,
-        if r.incidents == 1 { "" } else { "s" }
-    )
-}
-
 /// The notes of a replay: how windows are priced, the period and the rates, what was skipped.
 fn replay_notes(
     base: &Incident,
@@ -382,7 +370,7 @@ fn replay_notes(
             r.provider,
             r.incidents,
             if r.incidents == 1 { "" } else { "s" },
-            rate_text(r)
+            r.text()
         )
     }));
     if rows.iter().any(|r| r.approximate) {
@@ -442,7 +430,7 @@ fn period_note(meta: &HistoryMeta) -> String {
         from.join("; "),
         meta.rates
             .iter()
-            .map(|r| format!("{} {}", r.provider, rate_text(r)))
+            .map(ProviderRate::text)
             .collect::<Vec<_>>()
             .join(", ")
     )
@@ -601,6 +589,7 @@ struct Slot {
     prices: Vec<IncidentPrice>,
     method: Method,
     precision: Option<f64>,
+    approximate: bool,
 }
 
 /// The (chain, pattern) slots of the years: every chain's own pattern the replay priced (not
@@ -627,6 +616,7 @@ fn slots(scenario: &Scenario, base: &Incident, report: &HistoryReport) -> Vec<Sl
                     prices: vec![IncidentPrice::default(); windows],
                     method: Method::Analytic,
                     precision: None,
+                    approximate: false,
                 });
             }
         }
@@ -643,6 +633,7 @@ fn slots(scenario: &Scenario, base: &Incident, report: &HistoryReport) -> Vec<Sl
         if r.row.method == Method::Simulated {
             slot.method = Method::Simulated;
         }
+        slot.approximate |= r.approximate;
         slot.precision = match (slot.precision, r.row.simulated_precision) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
@@ -669,6 +660,7 @@ fn years_row(slot: &Slot, f: &YearsFigures, known: &YearsFigures) -> YearsRow {
         overlap_share: clean(f.overlap_share),
         method: slot.method,
         simulated_precision: slot.precision,
+        approximate: slot.approximate,
         rate_known: RateKnownFigures {
             premium_mean_usd: clean(known.premium_mean_usd),
             premium_p50_usd: clean(known.premium_p50_usd),

@@ -216,6 +216,27 @@ pub struct ProviderRate {
     pub incidents_per_year_ci95: [f64; 2],
 }
 
+impl ProviderRate {
+    /// As the notes and tables print it: `anthropic 2.029/yr (95%: 0.2457 to 7.33; 2
+    /// incidents)`.
+    pub fn text(&self) -> String {
+        // four significant figures (2.029, 32.99, 8,766 → 8766)
+        let t = |x: f64| {
+            let digits = if x > 0.0 { x.log10().floor() as i32 } else { 0 };
+            crate::number::trim(x, (3 - digits).clamp(0, 6) as usize)
+        };
+        format!(
+            "{} {}/yr (95%: {} to {}; {} incident{})",
+            self.provider,
+            t(self.incidents_per_year),
+            t(self.incidents_per_year_ci95[0]),
+            t(self.incidents_per_year_ci95[1]),
+            self.incidents,
+            if self.incidents == 1 { "" } else { "s" }
+        )
+    }
+}
+
 /// One chain and pattern over the simulated years. USD per year.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct YearsRow {
@@ -250,6 +271,9 @@ pub struct YearsRow {
     pub method: Method,
     /// With simulated window prices: the largest of their precisions (a fraction).
     pub simulated_precision: Option<f64>,
+    /// Whether some window's prices are approximate analytic figures
+    /// ([`ReplayRow::approximate`]).
+    pub approximate: bool,
     /// The same years at the history's rates, taken as known.
     pub rate_known: RateKnownFigures,
 }
