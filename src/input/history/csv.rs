@@ -278,4 +278,40 @@ mod tests {
         let e = parse_csv("m.csv", "provider,start,end,failure\nopenai,x\n").unwrap_err();
         assert!(e.message.contains("the row has 2 cells"), "{e}");
     }
+
+    #[test]
+    fn a_csv_states_its_period() {
+        let text = "# period: 2026-01-01T00:00:00Z/2027-01-01T00:00:00Z\n\
+            provider,start,end,failure\n\
+            openai,2026-09-03T13:10:00Z,2026-09-03T14:00:00Z,fast\n";
+        let h = parse_csv("m.csv", text).unwrap();
+        assert_eq!(h.coverage.len(), 1);
+        assert_eq!(h.coverage[0].source, PeriodSource::Stated);
+        assert_eq!(
+            h.coverage[0].end_s - h.coverage[0].start_s,
+            365.0 * 86_400.0
+        );
+        // the row is on line 3: the period line counts
+        assert_eq!(h.incidents[0].line, 3);
+        assert_eq!(
+            super::super::detect("m.csv", text),
+            Ok(super::super::HistoryFormat::Csv)
+        );
+        // without one: first start to last end, said so
+        let h = parse_csv("m.csv", text.split_once('\n').unwrap().1).unwrap();
+        assert_eq!(h.coverage[0].source, PeriodSource::Incidents);
+        assert_eq!(h.coverage[0].end_s - h.coverage[0].start_s, 3000.0);
+        // an incident outside the stated period, a bad period line
+        let e = parse_csv("m.csv", &text.replace("2026-09-03T14", "2027-09-03T14")).unwrap_err();
+        assert_eq!(e.location, Some(Location { line: 3, col: 1 }));
+        assert!(
+            e.message.contains("outside the period the file states"),
+            "{e}"
+        );
+        let e = parse_csv("m.csv", &text.replace("period:", "perod:")).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("period"));
+        assert!(e.message.contains("expected `# period: START/END`"), "{e}");
+        let e = parse_csv("m.csv", &text.replace("2027-01-01", "2025-01-01")).unwrap_err();
+        assert!(e.message.contains("before it starts"), "{e}");
+    }
 }

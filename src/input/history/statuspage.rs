@@ -74,8 +74,6 @@ pub const KNOWN_PAGES: &[(&str, &str)] = &[
     ("cohere", "cohere"),
     ("status.perplexity.com", "perplexity"),
     ("perplexity", "perplexity"),
-    ("status.openrouter.ai", "openrouter"),
-    ("openrouter", "openrouter"),
     ("status.deepinfra.com", "deepinfra"),
     ("deepinfra", "deepinfra"),
     ("status.cerebras.ai", "cerebras"),
@@ -589,6 +587,119 @@ mod tests {
     }
 
     #[test]
+    fn known_pages_name_their_price_table_provider() {
+        // issue 21 item 10: Anthropic's page is status.claude.com, named "Claude" (the host
+        // rule read "claude", which no price table has); xAI's host would read "x"
+        let p = |name: Option<&str>, url: Option<&str>| provider_of_page(name, url);
+        assert_eq!(
+            p(Some("Claude"), Some("https://status.claude.com")).as_deref(),
+            Some("anthropic")
+        );
+        assert_eq!(p(Some("Claude"), None).as_deref(), Some("anthropic"));
+        assert_eq!(
+            p(None, Some("https://STATUS.OPENAI.COM/history")).as_deref(),
+            Some("openai")
+        );
+        assert_eq!(
+            p(
+                Some("Google Cloud"),
+                Some("https://status.cloud.google.com/")
+            )
+            .as_deref(),
+            Some("gemini")
+        );
+        assert_eq!(
+            p(Some("xAI"), Some("https://status.x.ai")).as_deref(),
+            Some("xai")
+        );
+        assert_eq!(
+            p(None, Some("https://status.together.ai")).as_deref(),
+            Some("together_ai")
+        );
+        assert_eq!(
+            p(None, Some("https://status.deepseek.com")).as_deref(),
+            Some("deepseek")
+        );
+        // every provider a known page maps to is one the bundled tables spell so
+        let bundled = include_str!("../../../pricing/2026-07.toml");
+        for provider in ["anthropic", "openai", "deepseek", "xai"] {
+            assert!(bundled.contains(&format!("\"{provider}/")), "{provider}");
+        }
+        let litellm = include_str!("../../../pricing/litellm-1.110.2.json");
+        for (_, provider) in KNOWN_PAGES {
+            assert!(
+                litellm.contains(&format!("\"litellm_provider\":\"{provider}\"")),
+                "{provider} is not a LiteLLM provider"
+            );
+        }
+        // a page fallcost does not know: its host, as before
+        assert_eq!(
+            p(Some("Acme"), Some("https://status.acme.ai")).as_deref(),
+            Some("acme")
+        );
+    }
+
+    #[test]
+    fn started_at_alone_is_a_start() {
+        let text = r#"{"page": {"name": "Claude", "url": "https://status.claude.com"},
+ "incidents": [
+  {"name": "a", "impact": "major", "started_at": "2026-09-03T13:10:00Z",
+   "resolved_at": "2026-09-03T16:16:00Z", "components": []}
+ ]}"#;
+        let h = parse_statuspage("c.json", text, &StatuspageOptions::default()).unwrap();
+        assert_eq!(h.incidents[0].provider, "anthropic");
+        assert_eq!(h.incidents[0].start_s, T0);
+        assert_eq!(h.incidents[0].duration_s(), 11_160.0);
+    }
+
+    #[test]
+    fn the_period_is_the_pages_coverage_not_the_filters() {
+        // three incidents; --component keeps the two 22 days apart in March; the page covers
+        // 2026-01-05 (its earliest incident, a claude.ai one) to its updated_at, 2026-12-31
+        let text = r#"{"page": {"name": "Anthropic", "url": "https://status.anthropic.com",
+            "updated_at": "2026-12-31T00:00:00Z"},
+ "incidents": [
+  {"name": "c", "impact": "major", "created_at": "2026-03-23T10:00:00Z",
+   "resolved_at": "2026-03-23T11:00:00Z", "components": [{"name": "Claude API"}]},
+  {"name": "b", "impact": "major", "created_at": "2026-03-01T10:00:00Z",
+   "resolved_at": "2026-03-01T11:00:00Z", "components": [{"name": "Claude API"}]},
+  {"name": "a", "impact": "minor", "created_at": "2026-01-05T00:00:00Z",
+   "resolved_at": "2026-01-05T02:00:00Z", "components": [{"name": "claude.ai"}]}
+ ]}"#;
+        let opts = StatuspageOptions {
+            components: vec!["Claude API".into()],
+            ..Default::default()
+        };
+        let h = parse_statuspage("a.json", text, &opts).unwrap();
+        assert_eq!(h.incidents.len(), 2);
+        let (start, end) = h.period().unwrap();
+        assert_eq!(
+            crate::input::history::format_rfc3339(start),
+            "2026-01-05T00:00:00Z"
+        );
+        assert_eq!(
+            crate::input::history::format_rfc3339(end),
+            "2026-12-31T00:00:00Z"
+        );
+        assert_eq!(h.coverage[0].source, PeriodSource::PageUpdated);
+        // 360 days, where first-to-last kept incident is 22 days + 1 h
+        assert_eq!((end - start) / 86_400.0, 360.0);
+        assert_eq!(h.span_s(), 22.0 * 86_400.0 + 3600.0);
+        // without updated_at: to the latest time the file holds
+        let h = parse_statuspage(
+            "a.json",
+            &text.replace(r#""updated_at": "2026-12-31T00:00:00Z""#, r#""id": "p""#),
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(h.coverage[0].source, PeriodSource::PageTimes);
+        assert_eq!(
+            crate::input::history::format_rfc3339(h.period().unwrap().1),
+            "2026-03-23T11:00:00Z"
+        );
+    }
+
+    #[test]
     fn providers_come_from_the_page() {
         assert_eq!(
             provider_of_page(Some("OpenAI"), Some("https://status.openai.com")).as_deref(),
@@ -716,13 +827,24 @@ mod tests {
         );
         let e = parse_statuspage(
             "x.json",
-            r#"{"page": {}, "incidents": [{"name": "a", "impact": "major"}]}"#,
+            r#"{"page": {"name": "X"}, "incidents": [{"name": "a", "impact": "major"}]}"#,
+            &StatuspageOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind, InputErrorKind::Invalid);
+        assert_eq!(e.field.as_deref(), Some("incidents[0].started_at"));
+        assert!(
+            e.message.contains("neither started_at nor created_at"),
+            "{e}"
+        );
+        let e = parse_statuspage(
+            "x.json",
+            r#"{"page": {}, "incidents": [{"impact": "major"}]}"#,
             &StatuspageOptions::default(),
         )
         .unwrap_err();
         assert_eq!(e.kind, InputErrorKind::Schema);
-        assert_eq!(e.field.as_deref(), Some("incidents[0]"));
-        assert!(e.message.contains("created_at"), "{e}");
+        assert!(e.message.contains("name"), "{e}");
         let e = parse_statuspage("x.json", "{", &StatuspageOptions::default()).unwrap_err();
         assert_eq!(e.kind, InputErrorKind::Syntax);
     }
