@@ -927,3 +927,43 @@ fn claudes_status_page_is_anthropics() {
         .unwrap();
     assert_eq!(f(sept3, "total_usd"), 513.5832);
 }
+
+/// Issue 21 item 7: a sweep of a timeline scenario says its incident figures are
+/// approximate, as `compare` says of each point (it carried no flag).
+#[test]
+fn a_sweep_of_a_timeline_says_approximate() {
+    let args = [
+        "sweep",
+        "-s",
+        "scenarios/sept3-timeline.toml",
+        "--param",
+        "steady.failure_rate=0:0.1:0.1",
+    ];
+    let mut j = args.to_vec();
+    j.extend(["--format", "json"]);
+    let doc = json(&j);
+    let single = json(&[
+        "compare",
+        "-s",
+        "scenarios/sept3-timeline.toml",
+        "--format",
+        "json",
+    ]);
+    let rows = rows_of(&doc, "rows");
+    assert!(!rows.is_empty());
+    for r in rows {
+        let c = rows_of(&single, "incident")
+            .iter()
+            .find(|c| c["chain"] == r["chain"] && c["pattern"] == r["pattern"])
+            .unwrap();
+        assert_eq!(r["incident_approximate"], c["approximate"], "{r}");
+        assert_eq!(r["incident_approximate"], true, "{r}");
+    }
+    let mut c = args.to_vec();
+    c.extend(["--format", "csv"]);
+    let csv = ok(&c);
+    let header = csv.lines().next().unwrap();
+    assert!(header.ends_with(",incident_method,incident_approximate"), "{header}");
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",true")), "{csv}");
+    assert!(ok(&args).contains("≈ approximate incident figures"));
+}

@@ -186,6 +186,13 @@ pub fn run(
             .zip(&point)
             .map(|(p, v)| (p.key.clone(), *v))
             .collect();
+        // as compare's JSON says (output::json): analytic rows of a timeline with cuts
+        let cuts = report
+            .input
+            .incident
+            .as_ref()
+            .and_then(|i| i.timeline.as_ref())
+            .is_some_and(|t| t.cuts() > 0);
         for s in &report.steady {
             let incident = report
                 .incident
@@ -201,6 +208,8 @@ pub fn run(
                 incident_total_usd: incident.map(|i| i.analytic.total_usd),
                 incident_multiplier: incident.and_then(|i| i.analytic.multiplier),
                 incident_method: incident.map(|i| i.method),
+                incident_approximate: incident
+                    .map(|i| cuts && i.method == crate::report::Method::Analytic),
                 mc: simulated.as_ref().and_then(|m| {
                     m.steady
                         .iter()
