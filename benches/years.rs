@@ -110,14 +110,16 @@ fn long_history(n: usize) -> History {
             line: k + 1,
         });
     }
-    let mut parts = History::default();
-    parts.incidents = incidents;
-    parts.coverage.push(fallcost::input::history::Coverage {
-        file: "bench".into(),
-        start_s: t0,
-        end_s: t0 + 25.0 * YEAR_S + 86_400.0,
-        source: fallcost::input::history::PeriodSource::Stated,
-    });
+    let parts = History {
+        incidents,
+        coverage: vec![fallcost::input::history::Coverage {
+            file: "bench".into(),
+            start_s: t0,
+            end_s: t0 + 25.0 * YEAR_S + 86_400.0,
+            source: fallcost::input::history::PeriodSource::Stated,
+        }],
+        ..History::default()
+    };
     History::merge(vec![parts])
 }
 

@@ -60,7 +60,10 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
             rec.extend(super::csv::latency_cells(r.mc.as_ref()));
         }
         rec.push(r.incident_method.map_or("", |m| m.as_str()).into());
-        rec.push(r.incident_approximate.map_or(String::new(), |a| a.to_string()));
+        rec.push(
+            r.incident_approximate
+                .map_or(String::new(), |a| a.to_string()),
+        );
         w.write_record(&rec)?;
     }
     Ok(w.into_inner()?)
@@ -131,7 +134,11 @@ pub fn layout(sweep: &Sweep) -> Page {
             {
                 p.push("sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed".into());
             }
-            if sweep.rows.iter().any(|r| r.incident_approximate == Some(true)) {
+            if sweep
+                .rows
+                .iter()
+                .any(|r| r.incident_approximate == Some(true))
+            {
                 p.push("≈ approximate incident figures: on a timeline with cuts, cold starts and fail-back writes are counted per segment, low by up to one session per cut and model (docs/MODEL.md §6), as compare says".into());
             }
             if let Some(m) = sweep.mc {
