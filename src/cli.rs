@@ -445,6 +445,15 @@ pub struct CompareArgs {
     /// common Gamma(K, 1/K) factor (mean 1, variance 1/K; smaller K, more clustering).
     #[arg(long, value_name = "K", requires = "years", value_parser = parse_ratio)]
     pub cluster: Option<f64>,
+    /// With `--incidents`: the history covers the time from this RFC 3339 time (instead of
+    /// its files' own start): incidents before it are left out, per year divides by the
+    /// period from it.
+    #[arg(long, value_name = "TIME", requires = "incidents", value_parser = parse_time)]
+    pub since: Option<f64>,
+    /// With `--incidents`: the history covers the time up to this RFC 3339 time (instead of
+    /// its files' own end, e.g. a Statuspage page's `updated_at`).
+    #[arg(long, value_name = "TIME", requires = "incidents", value_parser = parse_time)]
+    pub until: Option<f64>,
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -549,6 +558,11 @@ fn parse_calibrate_timeout(s: &str) -> Result<f64, String> {
             "expected seconds > 0 and at most 86400 (a day), e.g. 30; got `{s}`"
         )),
     }
+}
+
+/// An RFC 3339 time (`--since`, `--until`) as Unix seconds.
+fn parse_time(s: &str) -> Result<f64, String> {
+    crate::input::history::parse_rfc3339(s.trim())
 }
 
 fn parse_share(s: &str) -> Result<f64, String> {

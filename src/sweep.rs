@@ -32,6 +32,11 @@ pub struct SweepRow {
     /// How the incident figures were computed: absent for the closed forms, `"simulated"`
     /// with a circuit breaker (the incident simulator, fixed seed; see `compare`'s `method`).
     pub incident_method: Option<crate::report::Method>,
+    /// Whether the incident figures are approximate, as `compare` says of the same point
+    /// (`approximate`): analytic figures of a timeline with cuts count cold starts and
+    /// fail-back writes per segment (docs/MODEL.md §6). Absent without an incident.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incident_approximate: Option<bool>,
     /// With `--mc`: the steady-state Monte Carlo figures, as in `compare`'s rows (means with
     /// their 95% intervals as `KEY_ci95`, latency percentiles, policy figures).
     pub mc: Option<SteadyMc>,

@@ -31,7 +31,15 @@ pub fn run(
         },
         skip_open: args.skip_open,
     };
-    let history = crate::input::history::load(&args.incidents, &read)?;
+    let history = crate::input::history::load(&args.incidents, &read)?
+        .within(args.since, args.until)
+        .map_err(|m| crate::error::InputError {
+            file: "--since/--until".into(),
+            location: None,
+            field: None,
+            message: m,
+            kind: crate::error::InputErrorKind::Invalid,
+        })?;
     let inputs = ReplayInputs {
         files: args
             .incidents
@@ -56,7 +64,7 @@ pub fn run(
             seed,
             cluster: args.cluster,
         };
-        crate::ops::history::years(scenario, &history, request, &mut report)?;
+        crate::ops::history::years(scenario, request, &mut report)?;
     }
     let (format, target) = opts.output();
     let bytes = output::history::render(&report, format)?;

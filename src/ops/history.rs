@@ -1,6 +1,6 @@
-//! `fallcost compare --incidents FILE` as an operation (issue 14, items 3 and 4): replay an
-//! incident history on every chain of a scenario ([`replay`]) and, with `--years N`, simulate
-//! N years of it ([`years()`]).
+//! `fallcost compare --incidents FILE` as an operation (issue 14, items 3 and 4; issue 21
+//! items 7 to 9): replay an incident history on every chain of a scenario ([`replay`]) and,
+//! with `--years N`, simulate N years of it ([`years()`]).
 //!
 //! **The replay.** The history (one or more files merged on one calendar,
 //! [`crate::input::history`]) is cut into incident windows: overlapping incidents of one
@@ -9,15 +9,18 @@
 //! holds one outage per incident at its offset. Each window replaces the scenario's outage
 //! (its `[incident]` keeps λ and the session length) and is priced by `compare`'s own
 //! pipeline ([`super::compare::analytic`]), so a window's rows are exactly what `compare`
-//! prints for a scenario with that timeline. The totals add the windows' figures up; the
-//! per-year figures divide them by the history's span in years (first start to last end).
+//! prints for a scenario with that timeline, labels included (`approximate`, `method`,
+//! `simulated_precision`). The totals add the windows' figures up; the per-year figures divide
+//! them by the period the history covers ([`History::period`]: its files' own coverage or
+//! `--since`/`--until`), and each provider's rate carries its exact Poisson interval.
+//! Everything is linear in the history's length: windows are cut in one pass over the sorted
+//! incidents, and each window's timeline holds only its own incidents.
 //!
-//! **The years** ([`crate::sim::years`]): incidents per provider as a Poisson process at the
-//! history's rate (optionally with a common Gamma year factor: clustered years), each
-//! incident's shape (duration, error rate, failure) resampled from the provider's history and
-//! priced once per chain, pattern and distinct shape by the incident engine
-//! ([`super::compare::incident_figures`]) as that provider down for that long: its premium
-//! (`excess_usd`, total − normal) and its failed requests. No request is simulated per year.
+//! **The years** ([`crate::sim::years`]): the replay's windows as a Poisson process per set of
+//! providers a window holds, at the history's rate, each window resampled whole and priced at
+//! the replay's own figures for it (its premium, total − normal, and its failed requests): no
+//! window is priced twice. Each year draws the rates from their uncertainty (the rows), and the
+//! same years at the history's rates are given beside them (`rate_known`).
 
 use crate::error::{InputError, InputErrorKind, Location};
 use crate::input::history::{History, HistoryIncident, format_rfc3339};
@@ -25,11 +28,14 @@ use crate::model::timeline::{OutageFailure, Timeline};
 use crate::model::{FailureMode, Incident, Pattern, Scenario};
 use crate::number::clean;
 use crate::report::history::{
-    HistoryMeta, HistoryReport, ProviderRate, ReplayIncident, ReplayOutage, ReplayRow, ReplayTotal,
-    YearsReport, YearsRow,
+    CoverageMeta, HistoryMeta, HistoryReport, ProviderRate, RateKnownFigures, ReplayIncident,
+    ReplayOutage, ReplayRow, ReplayTotal, YearsReport, YearsRow,
 };
-use crate::report::{IncidentFigures, IncidentRow};
-use crate::sim::years::{self, IncidentPrice, ProviderHistory, YEAR_S, YearsOptions};
+use crate::report::{IncidentFigures, IncidentRow, Method};
+use crate::sim::years::{
+    self, IncidentPrice, ProviderHistory, RateModel, Sample, YEAR_S, YearsFigures, YearsOptions,
+    poisson_rate_ci95,
+};
 
 /// What the history was read with, for the report.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +46,11 @@ pub struct ReplayInputs {
     pub minor_error_rate: f64,
 }
 
+/// The fewest incidents of a provider from which the report quotes its rate without a
+/// warning: below 3 the exact 95% interval spans more than a factor of 20 (n = 2: 0.24 to 7.2
+/// per period).
+pub const FEW_INCIDENTS: usize = 3;
+
 /// One incident window: its coalesced incidents (calendar order) and its span.
 struct Window<'a> {
     incidents: Vec<&'a HistoryIncident>,
@@ -48,7 +59,7 @@ struct Window<'a> {
 }
 
 /// The history's incidents (already coalesced per provider) grouped into windows: incidents
-/// that overlap in time (strictly: touching ends do not) share one.
+/// that overlap in time (strictly: touching ends do not) share one. One pass.
 fn windows(history: &History) -> Vec<Window<'_>> {
     let mut out: Vec<Window<'_>> = Vec::new();
     for inc in &history.incidents {
@@ -70,13 +81,9 @@ fn windows(history: &History) -> Vec<Window<'_>> {
 /// Window `id`'s (1-based) outages on one timeline of its own span, and its providers in
 /// first-seen order. Errors: the outages do not make a valid timeline (named by the window's
 /// first incident).
-fn window_timeline(
-    history: &History,
-    w: &Window<'_>,
-    id: usize,
-) -> anyhow::Result<(Timeline, Vec<String>)> {
+fn window_timeline(w: &Window<'_>, id: usize) -> anyhow::Result<(Timeline, Vec<String>)> {
     let len = w.end_s - w.start_s;
-    let outages = history.outages_in(w.start_s, len);
+    let outages = History::outages_of(w.incidents.iter().copied(), w.start_s, len);
     let mut providers: Vec<String> = Vec::new();
     for o in &outages {
         let p = o.target.provider().to_string();
@@ -165,136 +172,220 @@ fn add_up(rows: &[&IncidentRow], weight: f64) -> IncidentFigures<f64> {
     f
 }
 
-/// Replay `history` on every chain and pattern of `scenario`: one row per incident window ×
-/// chain × pattern, the totals and the per-year figures.
-///
-/// Errors: the scenario has no `[incident]` (its λ and session length are needed); the
-/// history holds no incident; a provider of the history is not a provider of the scenario's
-/// chains (file, line, field `provider`); a window's figures are not finite.
-pub fn replay(
-    scenario: &Scenario,
-    history: &History,
-    inputs: &ReplayInputs,
-) -> anyhow::Result<HistoryReport> {
-    let Some(base) = scenario.incident.as_ref() else {
-        anyhow::bail!(
+/// The scenario's `[incident]`, which a replay needs for λ and the session length.
+fn base_incident(scenario: &Scenario) -> anyhow::Result<&Incident> {
+    scenario.incident.as_ref().ok_or_else(|| {
+        anyhow::anyhow!(
             "--incidents replaces the scenario's outage with each incident of the history, and needs its [incident] for requests_per_second and session_length; add an [incident] to the scenario"
-        );
-    };
-    check_providers(scenario, history)?;
-    let history = history.coalesced();
-    if history.incidents.is_empty() {
+        )
+    })
+}
+
+/// The incident rows `compare` prints for `scenario` with its outage replaced by `timeline`
+/// (every chain and pattern). Errors: a figure is not finite.
+fn price_timeline(
+    scenario: &Scenario,
+    base: &Incident,
+    timeline: Timeline,
+    id: usize,
+) -> anyhow::Result<Vec<IncidentRow>> {
+    let mut s = scenario.clone();
+    s.incident = Some(with_timeline(base, timeline));
+    let report = super::compare::analytic(&s);
+    if let Some(field) = report.first_non_finite() {
         anyhow::bail!(
-            "{}: the history holds no incident to price ({} open skipped, {} of impact none skipped)",
-            inputs.files.join(", "),
-            history.skipped_open.len(),
-            history.skipped_none
+            "incident {id}: {field} is not a finite number; the scenario's values are too large to price"
         );
     }
-    let span_s = history.span_s();
-    let span_years = span_s / YEAR_S;
-    let mut incidents = Vec::new();
-    let mut rows: Vec<ReplayRow> = Vec::new();
-    for (k, w) in windows(&history).iter().enumerate() {
-        let id = k + 1;
-        let (timeline, providers) = window_timeline(&history, w, id)?;
-        let len = timeline.window_s();
-        let replay_outages = timeline
-            .outages()
-            .iter()
-            .map(|o| ReplayOutage {
-                provider: o.target.provider().to_string(),
-                start_s: clean(o.start_s),
-                duration_s: clean(o.duration_s.unwrap_or(len - o.start_s)),
-                failure: o.failure.as_str(),
-                error_rate: o.error_rate,
-            })
-            .collect();
-        let mut s = scenario.clone();
-        s.incident = Some(with_timeline(base, timeline));
-        let report = super::compare::analytic(&s);
-        if let Some(field) = report.first_non_finite() {
-            anyhow::bail!(
-                "incident {id}: {field} is not a finite number; the scenario's values are too large to price"
-            );
+    Ok(report.incident)
+}
+
+/// Windows of the same shape (the same timeline: length, providers, offsets, durations,
+/// failures, error rates) have the same rows: priced once. A status page's times are to the
+/// minute, so a long history holds far fewer shapes than windows.
+type Priced = std::collections::HashMap<String, Vec<IncidentRow>>;
+
+/// One window priced: its description and its rows (every chain and pattern `compare`
+/// prints for a scenario whose outage is its timeline).
+fn price_window(
+    scenario: &Scenario,
+    base: &Incident,
+    w: &Window<'_>,
+    id: usize,
+    priced: &mut Priced,
+) -> anyhow::Result<(ReplayIncident, Vec<ReplayRow>)> {
+    let (timeline, providers) = window_timeline(w, id)?;
+    let len = timeline.window_s();
+    // as compare's JSON says of the same window (output::json): analytic rows of a timeline
+    // with cuts count sessions per segment
+    let cuts = timeline.cuts() > 0;
+    let outages = timeline
+        .outages()
+        .iter()
+        .map(|o| ReplayOutage {
+            provider: o.target.provider().to_string(),
+            start_s: clean(o.start_s),
+            duration_s: clean(o.duration_s.unwrap_or(len - o.start_s)),
+            failure: o.failure.as_str(),
+            error_rate: o.error_rate,
+        })
+        .collect();
+    let requests = with_timeline(base, timeline.clone()).requests();
+    let key = format!("{len:?} {:?}", timeline.outages());
+    let rows = match priced.get(&key) {
+        Some(rows) => rows.clone(),
+        None => {
+            let rows = price_timeline(scenario, base, timeline, id)?;
+            priced.insert(key, rows.clone());
+            rows
         }
-        let name = w
-            .incidents
-            .iter()
-            .map(|i| i.name.as_str())
-            .collect::<Vec<_>>()
-            .join(" + ");
-        let start = format_rfc3339(w.start_s);
-        incidents.push(ReplayIncident {
-            id,
-            name: name.clone(),
-            providers: providers.clone(),
-            start: start.clone(),
-            start_unix_s: w.start_s,
-            duration_s: clean(len),
-            requests: s.incident.as_ref().map_or(0, Incident::requests),
-            outages: replay_outages,
-        });
-        rows.extend(report.incident.into_iter().map(|row| ReplayRow {
+    };
+    let name = w
+        .incidents
+        .iter()
+        .map(|i| i.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let start = format_rfc3339(w.start_s);
+    let incident = ReplayIncident {
+        id,
+        name: name.clone(),
+        providers: providers.clone(),
+        start: start.clone(),
+        start_unix_s: w.start_s,
+        duration_s: clean(len),
+        requests,
+        outages,
+    };
+    let rows = rows
+        .into_iter()
+        .map(|row| ReplayRow {
             incident: id,
             name: name.clone(),
             providers: providers.clone(),
             start: start.clone(),
             duration_s: clean(len),
+            approximate: cuts && row.method == Method::Analytic,
             row,
-        }));
-    }
-    // Per chain and pattern, in the rows' order (chains, then patterns, blended last).
+        })
+        .collect();
+    Ok((incident, rows))
+}
+
+/// The (chain, pattern) keys of `rows` in their order (chains, then patterns, blended last).
+fn row_keys(rows: &[ReplayRow]) -> Vec<(String, Pattern)> {
     let mut keys: Vec<(String, Pattern)> = Vec::new();
-    for r in &rows {
+    for r in rows {
         let key = (r.row.chain.clone(), r.row.pattern);
         if !keys.contains(&key) {
             keys.push(key);
         }
     }
-    let total = |weight: f64| -> Vec<ReplayTotal> {
-        keys.iter()
-            .map(|(chain, pattern)| {
-                let of: Vec<&IncidentRow> = rows
+    keys
+}
+
+/// Per chain and pattern, the rows added up with `weight` each (1: the totals; 1 / years:
+/// per year), with the windows' labels: simulated if any is, approximate if any is, the
+/// largest precision. Linear in the rows.
+fn totals(rows: &[ReplayRow], keys: &[(String, Pattern)], weight: f64) -> Vec<ReplayTotal> {
+    let mut of: Vec<Vec<&ReplayRow>> = vec![Vec::new(); keys.len()];
+    let index: std::collections::HashMap<(&str, &str), usize> = keys
+        .iter()
+        .enumerate()
+        .map(|(k, (c, p))| ((c.as_str(), p.as_str()), k))
+        .collect();
+    for r in rows {
+        of[index[&(r.row.chain.as_str(), r.row.pattern.as_str())]].push(r);
+    }
+    keys.iter()
+        .zip(of)
+        .map(|((chain, pattern), of)| {
+            let simulated = of.iter().any(|r| r.row.method == Method::Simulated);
+            ReplayTotal {
+                chain: chain.clone(),
+                pattern: *pattern,
+                incidents: of.len(),
+                method: if simulated {
+                    Method::Simulated
+                } else {
+                    Method::Analytic
+                },
+                approximate: of.iter().any(|r| r.approximate),
+                simulated_precision: of
                     .iter()
-                    .filter(|r| r.row.chain == *chain && r.row.pattern == *pattern)
-                    .map(|r| &r.row)
-                    .collect();
-                ReplayTotal {
-                    chain: chain.clone(),
-                    pattern: *pattern,
-                    incidents: of.len(),
-                    figures: add_up(&of, weight),
-                }
-            })
-            .collect()
-    };
-    let totals = total(1.0);
-    let per_year = total(1.0 / span_years);
+                    .filter_map(|r| r.row.simulated_precision)
+                    .reduce(f64::max),
+                figures: add_up(&of.iter().map(|r| &r.row).collect::<Vec<_>>(), weight),
+            }
+        })
+        .collect()
+}
+
+/// The period the history covers (Unix seconds), from its files' coverage.
+fn period(history: &History) -> (f64, f64) {
+    history.period().unwrap_or_else(|| {
+        // every file that holds an incident gives one; a history built by hand may not
+        let start = history.incidents.first().map_or(0.0, |i| i.start_s);
+        (start, start + history.span_s())
+    })
+}
+
+/// Per provider (sorted), its incidents (joined per provider) and rate over `years`, with the
+/// exact Poisson interval.
+fn provider_rates(history: &History, years: f64) -> Vec<ProviderRate> {
+    history
+        .providers()
+        .into_iter()
+        .map(|p| {
+            let n = history.incidents.iter().filter(|i| i.provider == p).count();
+            let [lo, hi] = poisson_rate_ci95(n as u64, years);
+            ProviderRate {
+                provider: p.to_string(),
+                incidents: n,
+                incidents_per_year: clean(n as f64 / years),
+                incidents_per_year_ci95: [clean(lo), clean(hi)],
+            }
+        })
+        .collect()
+}
+
+/// The notes of a replay: how windows are priced, the period and the rates, what was skipped.
+fn replay_notes(
+    base: &Incident,
+    history: &History,
+    rows: &[ReplayRow],
+    meta: &HistoryMeta,
+) -> Vec<String> {
     let mut notes = vec![
         format!(
             "each incident window replaces the scenario's outage, at its {} requests per second and sessions of {}; overlapping incidents of different providers are one window (they overlap on its timeline), overlapping incidents of one provider are joined",
             crate::number::trim(base.requests_per_second, 6),
             base.session_length
         ),
-        format!(
-            "per year: the totals divided by the history's span, {} to {} ({} days); a history that covers a longer period than its incidents overstates the rate",
-            format_rfc3339(history.incidents[0].start_s),
-            format_rfc3339(
-                history
-                    .incidents
-                    .iter()
-                    .map(|i| i.end_s)
-                    .fold(f64::MIN, f64::max)
-            ),
-            crate::number::trim(span_s / 86_400.0, 2)
-        ),
+        period_note(meta),
     ];
-    if rows
+    notes.extend(meta.rates.iter().filter(|r| r.incidents < FEW_INCIDENTS).map(|r| {
+        format!(
+            "{}: only {} incident{} in the history, too few to estimate a rate: {}; the per-year figures and the years rest on it",
+            r.provider,
+            r.incidents,
+            if r.incidents == 1 { "" } else { "s" },
+            r.text()
+        )
+    }));
+    if rows.iter().any(|r| r.approximate) {
+        notes.push("≈ approximate: on windows where incidents of several providers overlap (a timeline with cuts), cold starts and fail-back writes are counted per segment, low by up to one session per cut and model (docs/MODEL.md §6), as compare says of the same window".into());
+    }
+    if let Some(p) = rows
         .iter()
-        .any(|r| r.row.method == crate::report::Method::Simulated)
+        .filter(|r| r.row.method == Method::Simulated)
+        .filter_map(|r| r.row.simulated_precision)
+        .reduce(f64::max)
     {
-        notes.push("sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed".into());
+        notes.push(format!(
+            "sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed, each window's figures within ±{}% (4.5 standard errors; the largest of its windows); the totals, per-year and years figures add them up",
+            crate::number::trim(p * 100.0, 2)
+        ));
     }
     if !history.skipped_open.is_empty() {
         notes.push(format!(
@@ -309,33 +400,130 @@ pub fn replay(
             history.skipped_none
         ));
     }
+    notes
+}
+
+/// What the per-year note says of the period and where it came from.
+fn period_note(meta: &HistoryMeta) -> String {
+    let from: Vec<String> = meta
+        .coverage
+        .iter()
+        .map(|c| match c.source {
+            "page updated_at" => format!("{}: earliest incident to the page's updated_at", c.file),
+            "page incidents" => format!(
+                "{}: earliest incident to its latest time (the page has no updated_at)",
+                c.file
+            ),
+            "stated" => format!("{}: its # period: line", c.file),
+            "since-until" => "--since/--until".to_string(),
+            _ => format!(
+                "{}: states no period (add a `# period: START/END` line), so its first start to its last end: shorter than what its monitoring covered, so the rates are upper bounds",
+                c.file
+            ),
+        })
+        .collect();
+    format!(
+        "per year: the totals divided by the period the history covers, {} to {} ({} days; {}); rates {}",
+        meta.start,
+        meta.end,
+        crate::number::trim(meta.span_s / 86_400.0, 2),
+        from.join("; "),
+        meta.rates
+            .iter()
+            .map(ProviderRate::text)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The report's account of what was read.
+fn history_meta(
+    base: &Incident,
+    history: &History,
+    inputs: &ReplayInputs,
+    (start, end): (f64, f64),
+) -> HistoryMeta {
+    let span_s = end - start;
+    HistoryMeta {
+        files: inputs.files.clone(),
+        providers: history.providers().into_iter().map(String::from).collect(),
+        start: format_rfc3339(start),
+        end: format_rfc3339(end),
+        span_s: clean(span_s),
+        span_years: clean(span_s / YEAR_S),
+        source_incidents: history.incidents.len(),
+        requests_per_second: base.requests_per_second,
+        session_length: base.session_length,
+        minor_error_rate: inputs.minor_error_rate,
+        skipped_open: history.skipped_open.clone(),
+        skipped_none: history.skipped_none,
+        coverage: history
+            .coverage
+            .iter()
+            .map(|c| CoverageMeta {
+                file: c.file.clone(),
+                start: format_rfc3339(c.start_s),
+                end: format_rfc3339(c.end_s),
+                source: c.source.as_str(),
+            })
+            .collect(),
+        rates: provider_rates(history, span_s / YEAR_S),
+    }
+}
+
+/// Replay `history` on every chain and pattern of `scenario`: one row per incident window ×
+/// chain × pattern, the totals and the per-year figures (over the period the history covers).
+///
+/// Errors: the scenario has no `[incident]` (its λ and session length are needed); the
+/// history holds no incident; a provider of the history is not a provider of the scenario's
+/// chains (file, line, field `provider`); the period is not longer than zero; a window's
+/// figures are not finite.
+pub fn replay(
+    scenario: &Scenario,
+    history: &History,
+    inputs: &ReplayInputs,
+) -> anyhow::Result<HistoryReport> {
+    let base = base_incident(scenario)?;
+    check_providers(scenario, history)?;
+    let history = history.coalesced();
+    if history.incidents.is_empty() {
+        anyhow::bail!(
+            "{}: the history holds no incident to price ({} open skipped, {} of impact none skipped)",
+            inputs.files.join(", "),
+            history.skipped_open.len(),
+            history.skipped_none
+        );
+    }
+    let (start, end) = period(&history);
+    if end <= start {
+        anyhow::bail!(
+            "{}: the history covers no time ({} to {}): state its period (a CSV's `# period: START/END` line, or --since/--until)",
+            inputs.files.join(", "),
+            format_rfc3339(start),
+            format_rfc3339(end)
+        );
+    }
+    let mut incidents = Vec::new();
+    let mut rows: Vec<ReplayRow> = Vec::new();
+    let mut priced = Priced::new();
+    for (k, w) in windows(&history).iter().enumerate() {
+        let (incident, window_rows) = price_window(scenario, base, w, k + 1, &mut priced)?;
+        incidents.push(incident);
+        rows.extend(window_rows);
+    }
+    let meta = history_meta(base, &history, inputs, (start, end));
+    let keys = row_keys(&rows);
+    let totals_all = totals(&rows, &keys, 1.0);
+    let per_year = totals(&rows, &keys, YEAR_S / (end - start));
+    let notes = replay_notes(base, &history, &rows, &meta);
     Ok(HistoryReport {
         fallcost_version: env!("CARGO_PKG_VERSION"),
         scenario: scenario.name.clone(),
         pricing: scenario.pricing.clone(),
-        history: HistoryMeta {
-            files: inputs.files.clone(),
-            providers: history.providers().into_iter().map(String::from).collect(),
-            start: format_rfc3339(history.incidents[0].start_s),
-            end: format_rfc3339(
-                history
-                    .incidents
-                    .iter()
-                    .map(|i| i.end_s)
-                    .fold(f64::MIN, f64::max),
-            ),
-            span_s: clean(span_s),
-            span_years: clean(span_years),
-            source_incidents: history.incidents.len(),
-            requests_per_second: base.requests_per_second,
-            session_length: base.session_length,
-            minor_error_rate: inputs.minor_error_rate,
-            skipped_open: history.skipped_open.clone(),
-            skipped_none: history.skipped_none,
-        },
+        history: meta,
         incidents,
         rows,
-        totals,
+        totals: totals_all,
         per_year,
         years: None,
         notes,
@@ -345,27 +533,40 @@ pub fn replay(
 /// What the years' note says of what they leave out.
 const ALONE: &str = "availability counts incident failures only";
 
-/// What one history window looks like to the years simulation: its timeline (the outages of
-/// one or several providers that overlapped, at their offsets), resampled whole.
-#[derive(Debug, Clone, PartialEq)]
-struct Shape {
-    timeline: Timeline,
+/// A replay window as the years resample it: its index among the report's windows and its
+/// length.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct WindowRef {
+    index: usize,
+    duration_s: f64,
 }
 
-/// The history's windows as the years' processes: one per set of providers a window holds
-/// (`anthropic`; `anthropic + openai` for windows where both were down at once), each with its
-/// windows as samples, at the rate the history shows (windows / span).
-fn window_processes(history: &History) -> anyhow::Result<Vec<ProviderHistory<Shape>>> {
-    let mut shapes: Vec<(String, Shape)> = Vec::new();
-    for (k, w) in windows(history).iter().enumerate() {
-        let (timeline, mut providers) = window_timeline(history, w, k + 1)?;
-        providers.sort_unstable();
-        shapes.push((providers.join(" + "), Shape { timeline }));
+impl Sample for WindowRef {
+    fn duration_s(&self) -> f64 {
+        self.duration_s
     }
-    Ok(ProviderHistory::from_incidents(
-        shapes.iter().map(|(p, s)| (p.as_str(), s.clone())),
-        history.span_s(),
-    ))
+}
+
+/// The replay's windows as the years' processes: one per set of providers a window holds
+/// (`anthropic`; `anthropic + openai` for windows where both were down at once), each with its
+/// windows as samples, at the history's rate (windows / period).
+fn window_processes(report: &HistoryReport) -> Vec<ProviderHistory<WindowRef>> {
+    let samples = report.incidents.iter().enumerate().map(|(index, w)| {
+        let mut providers = w.providers.clone();
+        providers.sort_unstable();
+        (
+            providers.join(" + "),
+            WindowRef {
+                index,
+                duration_s: w.duration_s,
+            },
+        )
+    });
+    let samples: Vec<(String, WindowRef)> = samples.collect();
+    ProviderHistory::from_incidents(
+        samples.iter().map(|(p, s)| (p.as_str(), *s)),
+        report.history.span_s,
+    )
 }
 
 /// `--years`: the simulated years' options.
@@ -379,118 +580,162 @@ pub struct YearsRequest {
     pub cluster: Option<f64>,
 }
 
-/// Simulate `request.years` years of `history`'s incidents for every chain and pattern of
-/// `scenario` and add them to `report` (made by [`replay`] from the same inputs).
-///
-/// The events are the replay's windows (an incident, or overlapping incidents of several
-/// providers on one timeline): per set of providers a window holds (`anthropic`, `anthropic +
-/// openai`), a Poisson process at the history's rate (windows of that set / span in years),
-/// optionally clustered; each window is resampled whole from its set's history and priced once
-/// per chain, pattern and distinct window by the incident engine, as the replay prices it. So
-/// the requests a chain fails only while two providers are down at once count in the years as
-/// often as the history shows such overlaps; overlaps the history never saw are not invented
-/// (independent per-provider processes would add them at random, a dependence a short history
-/// cannot estimate).
-///
-/// Errors: the scenario has no `[incident]`; a window's timeline is invalid.
-pub fn years(
-    scenario: &Scenario,
-    history: &History,
-    request: YearsRequest,
-    report: &mut HistoryReport,
-) -> anyhow::Result<()> {
-    let Some(base) = scenario.incident.as_ref() else {
-        anyhow::bail!("--years needs the scenario's [incident] (see --incidents)");
-    };
-    let history = history.coalesced();
-    let providers = window_processes(&history)?;
-    // The (chain, pattern) slots: every chain's own pattern that has an incident row.
-    let mut slots: Vec<(usize, Pattern)> = Vec::new();
-    for (c, chain) in scenario.chains.iter().enumerate() {
+/// One (chain, pattern) slot of the years: the replay's figures for it, per window (premium,
+/// failed requests), and its labels.
+struct Slot {
+    chain: String,
+    pattern: Pattern,
+    requests_per_year: f64,
+    prices: Vec<IncidentPrice>,
+    method: Method,
+    precision: Option<f64>,
+    approximate: bool,
+}
+
+/// The (chain, pattern) slots of the years: every chain's own pattern the replay priced (not
+/// the blended rows), each with the replay's rows' figures per window. Linear in the rows.
+fn slots(scenario: &Scenario, base: &Incident, report: &HistoryReport) -> Vec<Slot> {
+    let windows = report.incidents.len();
+    let mut out: Vec<Slot> = Vec::new();
+    let mut index: std::collections::HashMap<(&str, &str), usize> =
+        std::collections::HashMap::new();
+    for chain in &scenario.chains {
         for pattern in Pattern::ALL {
             if report
                 .totals
                 .iter()
                 .any(|t| t.chain == chain.name && t.pattern == pattern)
             {
-                slots.push((c, pattern));
+                index.insert((chain.name.as_str(), pattern.as_str()), out.len());
+                out.push(Slot {
+                    chain: chain.name.clone(),
+                    pattern,
+                    requests_per_year: base.requests_per_second
+                        * chain.traffic_share.unwrap_or(1.0)
+                        * YEAR_S,
+                    prices: vec![IncidentPrice::default(); windows],
+                    method: Method::Analytic,
+                    precision: None,
+                    approximate: false,
+                });
             }
         }
     }
-    let requests_per_year: Vec<f64> = slots
-        .iter()
-        .map(|&(c, _)| {
-            base.requests_per_second * scenario.chains[c].traffic_share.unwrap_or(1.0) * YEAR_S
-        })
-        .collect();
-    let unpriced = std::sync::atomic::AtomicBool::new(false);
-    let price = |slot: usize, _: usize, shape: &Shape| -> IncidentPrice {
-        let (c, pattern) = slots[slot];
-        let chain = &scenario.chains[c];
-        let inc = with_timeline(base, shape.timeline.clone()).for_chain(chain);
-        match super::compare::incident_figures(&scenario.request, chain, &inc, pattern) {
-            Some((o, _)) => {
-                let f = o.figures();
-                IncidentPrice {
-                    premium_usd: f.excess_usd,
-                    failed_requests: f.failed_requests,
-                }
-            }
-            // Only (chain, pattern) slots the replay priced are simulated, over the replay's
-            // own windows: the engine answers every one. Should it not, say so below rather
-            // than price the window at zero.
-            None => {
-                unpriced.store(true, std::sync::atomic::Ordering::Relaxed);
-                IncidentPrice::default()
-            }
+    for r in &report.rows {
+        let Some(&k) = index.get(&(r.row.chain.as_str(), r.row.pattern.as_str())) else {
+            continue;
+        };
+        let slot = &mut out[k];
+        slot.prices[r.incident - 1] = IncidentPrice {
+            premium_usd: r.row.analytic.excess_usd,
+            failed_requests: r.row.analytic.failed_requests,
+        };
+        if r.row.method == Method::Simulated {
+            slot.method = Method::Simulated;
         }
-    };
-    let figures = years::simulate(
-        &providers,
-        &requests_per_year,
-        &price,
-        YearsOptions {
-            years: request.years,
-            seed: request.seed,
-            year_factor_shape: request.cluster,
+        slot.approximate |= r.approximate;
+        slot.precision = match (slot.precision, r.row.simulated_precision) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    out
+}
+
+/// A years row from the figures of the uncertain-rate and known-rate years.
+fn years_row(slot: &Slot, f: &YearsFigures, known: &YearsFigures) -> YearsRow {
+    YearsRow {
+        chain: slot.chain.clone(),
+        pattern: slot.pattern,
+        requests_per_year: clean(slot.requests_per_year),
+        premium_mean_usd: clean(f.premium_mean_usd),
+        premium_mean_usd_ci95: [clean(f.premium_ci95[0]), clean(f.premium_ci95[1])],
+        premium_p50_usd: clean(f.premium_p50_usd),
+        premium_p95_usd: clean(f.premium_p95_usd),
+        premium_p99_usd: clean(f.premium_p99_usd),
+        failed_per_year: clean(f.failed_per_year),
+        availability: f.availability,
+        nines: (f.availability < 1.0).then(|| clean(-(1.0 - f.availability).log10())),
+        incidents_per_year: clean(f.incidents_per_year),
+        overlap_share: clean(f.overlap_share),
+        method: slot.method,
+        simulated_precision: slot.precision,
+        approximate: slot.approximate,
+        rate_known: RateKnownFigures {
+            premium_mean_usd: clean(known.premium_mean_usd),
+            premium_p50_usd: clean(known.premium_p50_usd),
+            premium_p95_usd: clean(known.premium_p95_usd),
+            premium_p99_usd: clean(known.premium_p99_usd),
+            failed_per_year: clean(known.failed_per_year),
+            availability: known.availability,
         },
-    );
-    if unpriced.load(std::sync::atomic::Ordering::Relaxed) {
-        anyhow::bail!(
-            "--years: the incident engine gave no figures for a window of the history the replay priced"
-        );
     }
-    let rows = slots
-        .iter()
-        .zip(&figures)
-        .zip(&requests_per_year)
-        .map(|((&(c, pattern), f), &req)| YearsRow {
-            chain: scenario.chains[c].name.clone(),
-            pattern,
-            requests_per_year: clean(req),
-            premium_mean_usd: clean(f.premium_mean_usd),
-            premium_mean_usd_ci95: [clean(f.premium_ci95[0]), clean(f.premium_ci95[1])],
-            premium_p50_usd: clean(f.premium_p50_usd),
-            premium_p95_usd: clean(f.premium_p95_usd),
-            premium_p99_usd: clean(f.premium_p99_usd),
-            failed_per_year: clean(f.failed_per_year),
-            availability: f.availability,
-            nines: (f.availability < 1.0).then(|| clean(-(1.0 - f.availability).log10())),
-            incidents_per_year: clean(f.incidents_per_year),
-        })
-        .collect();
-    report.notes.push(match request.cluster {
-        None => format!(
-            "years: {} simulated years, seed {}; the history's windows (an incident, or incidents of several providers that overlapped) a Poisson process per set of providers at the history's rate (windows / span), each window resampled whole from that set's history (durations, offsets, error rates, failures) and priced by the incident engine as the replay prices it (premium: total − normal); {ALONE}",
-            crate::number::group(&request.years.to_string()),
-            request.seed
-        ),
+}
+
+/// The years' note: the model, the rates' uncertainty, the merging of overlaps.
+fn years_note(request: YearsRequest, overlap: f64) -> String {
+    let years = crate::number::group(&request.years.to_string());
+    let model = match request.cluster {
+        None => "a Poisson process per set of providers".to_string(),
         Some(k) => format!(
-            "years: {} simulated years, seed {}; clustered: each year every rate is multiplied by one common factor G ~ Gamma({k}, 1/{k}) (mean 1, variance 1/{k}), so bad years coincide across providers; otherwise as Poisson (the history's windows, per set of providers, resampled whole and priced as the replay prices them); {ALONE}",
-            crate::number::group(&request.years.to_string()),
-            request.seed
+            "a Poisson process per set of providers, clustered: each year every rate is multiplied by one common factor G ~ Gamma({k}, 1/{k}) (mean 1, variance 1/{k}), so bad years coincide across providers"
         ),
-    });
+    };
+    format!(
+        "years: {years} simulated years, seed {}; the history's windows (an incident, or incidents of several providers that overlapped) {model}, each window resampled whole from that set's history and priced at the replay's figures for it (premium: total − normal); each year draws every rate from its uncertainty, Gamma(n, r/n) for n windows at rate r (mean r: a bad year includes not knowing the rate well), and the same years at the history's rates are given beside them (rate known); windows that overlap in a simulated year are merged (each counted at the share union / sum of lengths: {}% of drawn windows); {ALONE}",
+        request.seed,
+        crate::number::trim(overlap * 100.0, 3)
+    )
+}
+
+/// Simulate `request.years` years of the history in `report` (made by [`replay`] from the
+/// same scenario) for every chain and pattern of `scenario`, and add them to `report`.
+///
+/// The events are the replay's windows (an incident, or overlapping incidents of several
+/// providers on one timeline): per set of providers a window holds (`anthropic`, `anthropic +
+/// openai`), a Poisson process at the history's rate (windows of that set / period in years),
+/// optionally clustered, the rate drawn from its uncertainty each year (and at the history's
+/// rate, beside it); each window is resampled whole from its set's history and costs what the
+/// replay says it costs. So the requests a chain fails only while two providers are down at
+/// once count in the years as often as the history shows such overlaps; overlaps the history
+/// never saw are not invented.
+///
+/// Errors: the scenario has no `[incident]`.
+pub fn years(
+    scenario: &Scenario,
+    request: YearsRequest,
+    report: &mut HistoryReport,
+) -> anyhow::Result<()> {
+    let Some(base) = scenario.incident.as_ref() else {
+        anyhow::bail!("--years needs the scenario's [incident] (see --incidents)");
+    };
+    let providers = window_processes(report);
+    let slots = slots(scenario, base, report);
+    let requests_per_year: Vec<f64> = slots.iter().map(|s| s.requests_per_year).collect();
+    let price = |slot: usize, _: usize, w: &WindowRef| slots[slot].prices[w.index];
+    let run = |rate: RateModel| {
+        years::simulate(
+            &providers,
+            &requests_per_year,
+            &price,
+            YearsOptions {
+                years: request.years,
+                seed: request.seed,
+                year_factor_shape: request.cluster,
+                rate,
+            },
+        )
+    };
+    let uncertain = run(RateModel::Uncertain);
+    let known = run(RateModel::Known);
+    let rows: Vec<YearsRow> = slots
+        .iter()
+        .zip(uncertain.iter().zip(&known))
+        .map(|(slot, (f, k))| years_row(slot, f, k))
+        .collect();
+    let overlap = uncertain.first().map_or(0.0, |f| f.overlap_share);
+    report.notes.push(years_note(request, overlap));
+    let span_years = report.history.span_years;
     report.years = Some(YearsReport {
         years: request.years,
         seed: request.seed,
@@ -502,12 +747,18 @@ pub fn years(
         year_factor_shape: request.cluster,
         rates: providers
             .iter()
-            .map(|p| ProviderRate {
-                provider: p.provider.clone(),
-                incidents: p.samples.len(),
-                incidents_per_year: clean(p.incidents_per_year),
+            .map(|p| {
+                let n = p.samples.len();
+                let [lo, hi] = poisson_rate_ci95(n as u64, span_years);
+                ProviderRate {
+                    provider: p.provider.clone(),
+                    incidents: n,
+                    incidents_per_year: clean(p.incidents_per_year),
+                    incidents_per_year_ci95: [clean(lo), clean(hi)],
+                }
             })
             .collect(),
+        rate_model: "uncertain",
         rows,
     });
     Ok(())

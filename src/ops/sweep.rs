@@ -237,6 +237,24 @@ fn point_reports(
 
 /// The sweep rows of one grid point `map`: each steady row of `report` with its incident row's
 /// figures and, from `simulated`, its Monte Carlo figures.
+/// Whether an analytic incident row is approximate, as compare's JSON says of it
+/// (`model::incident::timeline_bound`: a timeline with cuts whose bound is not zero).
+fn approximate(report: &Report, row: &crate::report::IncidentRow) -> bool {
+    let (Some(inc), Some(chain)) = (
+        report.input.incident.as_ref(),
+        report.input.chains.iter().find(|c| c.name == row.chain),
+    ) else {
+        return false;
+    };
+    crate::model::incident::timeline_bound(
+        &report.input.request,
+        chain,
+        &inc.for_chain(chain),
+        row.pattern,
+    )
+    .is_some_and(|b| !b.exact())
+}
+
 fn point_rows(
     report: &Report,
     simulated: Option<&Report>,
@@ -257,6 +275,9 @@ fn point_rows(
                 steady: s.analytic.clone(),
                 incident: incident.map(|i| i.analytic.clone()),
                 incident_method: incident.map(|i| i.method),
+                incident_approximate: incident.map(|i| {
+                    i.method == crate::report::Method::Analytic && approximate(report, i)
+                }),
                 mc: simulated.and_then(|m| {
                     m.steady
                         .iter()

@@ -9,7 +9,8 @@ use super::layout::{Page, Section};
 use super::{Format, table};
 use crate::figures::{Entry, INCIDENT_FIGURES, IncidentFigures};
 use crate::number::{count, format_seconds, money, multiplier, trim};
-use crate::report::history::{HistoryReport, YearsRow};
+use crate::report::Method;
+use crate::report::history::{HistoryReport, ProviderRate, ReplayTotal, YearsReport, YearsRow};
 
 /// `report` in `format`, as written to standard output or `--output`.
 ///
@@ -74,8 +75,8 @@ pub const ID_COLUMNS: [&str; 8] = [
 ];
 
 /// The CSV's columns after the incident figures: the incident rows' own, the totals' count,
-/// then the years rows' figures.
-pub const TAIL_COLUMNS: [&str; 15] = [
+/// then the years rows' figures, then (issue 21) the labels and the years at known rates.
+pub const TAIL_COLUMNS: [&str; 23] = [
     "dead_time_mean_s",
     "method",
     "incidents",
@@ -91,7 +92,18 @@ pub const TAIL_COLUMNS: [&str; 15] = [
     "nines",
     "incidents_per_year",
     "years_seed",
+    "approximate",
+    "simulated_precision",
+    "overlap_share",
+    "rate_known_premium_mean_usd",
+    "rate_known_premium_p50_usd",
+    "rate_known_premium_p95_usd",
+    "rate_known_premium_p99_usd",
+    "rate_known_availability",
 ];
+
+/// The columns from `approximate` on.
+const LABEL_COLUMNS: usize = 8;
 
 /// The CSV header: [`ID_COLUMNS`], every incident figure (`INCIDENT_FIGURES`), [`TAIL_COLUMNS`].
 pub fn columns() -> Vec<&'static str> {
@@ -116,12 +128,19 @@ fn figure_cells(f: &IncidentFigures<f64>) -> Vec<String> {
     cells
 }
 
+/// The label cells: `approximate`, `simulated_precision`, then blanks for the years' own.
+fn label_cells(approximate: bool, precision: Option<f64>) -> Vec<String> {
+    let mut cells = vec![approximate.to_string(), num(precision)];
+    cells.extend(vec![String::new(); LABEL_COLUMNS - 2]);
+    cells
+}
+
 fn csv(report: &HistoryReport) -> anyhow::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let header = columns();
     w.write_record(&header)?;
     let blank = |n: usize| vec![String::new(); n];
-    let years_width = TAIL_COLUMNS.len() - 3;
+    let years_width = TAIL_COLUMNS.len() - 3 - LABEL_COLUMNS;
     for r in &report.rows {
         let mut rec = vec![
             "incident".to_string(),
@@ -137,6 +156,7 @@ fn csv(report: &HistoryReport) -> anyhow::Result<Vec<u8>> {
         rec.push(num(Some(r.row.dead_time_mean_s)));
         rec.push(r.row.method.as_str().to_string());
         rec.extend(blank(1 + years_width));
+        rec.extend(label_cells(r.approximate, r.row.simulated_precision));
         w.write_record(&rec)?;
     }
     for (section, list) in [("total", &report.totals), ("per_year", &report.per_year)] {
@@ -145,9 +165,11 @@ fn csv(report: &HistoryReport) -> anyhow::Result<Vec<u8>> {
             rec.extend(blank(5));
             rec.extend([guard(&t.chain), t.pattern.as_str().to_string()]);
             rec.extend(figure_cells(&t.figures));
-            rec.extend(blank(2));
+            rec.push(String::new());
+            rec.push(t.method.as_str().to_string());
             rec.push(t.incidents.to_string());
             rec.extend(blank(years_width));
+            rec.extend(label_cells(t.approximate, t.simulated_precision));
             w.write_record(&rec)?;
         }
     }
@@ -156,9 +178,13 @@ fn csv(report: &HistoryReport) -> anyhow::Result<Vec<u8>> {
             let mut rec = vec!["years".to_string()];
             rec.extend(blank(5));
             rec.extend([guard(&r.chain), r.pattern.as_str().to_string()]);
-            rec.extend(blank(INCIDENT_FIGURES.len() + 3));
+            rec.extend(blank(INCIDENT_FIGURES.len() + 1));
+            rec.push(r.method.as_str().to_string());
+            rec.push(String::new());
             rec.extend(years_cells(r));
             rec.push(y.seed.to_string());
+            rec.extend([r.approximate.to_string(), num(r.simulated_precision)]);
+            rec.extend(years_known_cells(r));
             w.write_record(&rec)?;
         }
     }
@@ -179,6 +205,19 @@ fn years_cells(r: &YearsRow) -> Vec<String> {
         num(Some(r.availability)),
         num(r.nines),
         num(Some(r.incidents_per_year)),
+    ]
+}
+
+/// A years row's CSV cells, `overlap_share` to `rate_known_availability`.
+fn years_known_cells(r: &YearsRow) -> Vec<String> {
+    let k = &r.rate_known;
+    vec![
+        num(Some(r.overlap_share)),
+        num(Some(k.premium_mean_usd)),
+        num(Some(k.premium_p50_usd)),
+        num(Some(k.premium_p95_usd)),
+        num(Some(k.premium_p99_usd)),
+        num(Some(k.availability)),
     ]
 }
 
@@ -209,13 +248,24 @@ fn availability(a: f64) -> String {
     format!("{}%", trim(a * 100.0, 6))
 }
 
-/// The table.
-pub fn layout(report: &HistoryReport) -> Page {
+/// A figure cell with its labels: `sim 95.18 ±2.1%` (simulated, its precision), `≈ 95.18`
+/// (approximate analytic figures).
+fn labelled(cell: String, method: Method, approximate: bool, precision: Option<f64>) -> String {
+    match (method, precision) {
+        (Method::Simulated, Some(p)) => format!("sim {cell} ±{}%", trim(p * 100.0, 2)),
+        (Method::Simulated, None) => format!("sim {cell}"),
+        _ if approximate => format!("≈ {cell}"),
+        _ => cell,
+    }
+}
+
+/// The preamble: the title, what was read over which period, the notes.
+fn preamble(report: &HistoryReport) -> Vec<String> {
     let h = &report.history;
     let mut preamble = vec![
         format!("{} (incident history replayed)", report.scenario),
         format!(
-            "{} incident window{} from {} ({} to {}, {} days); providers {}",
+            "{} incident window{} from {} (period {} to {}, {} days); providers {}",
             report.incidents.len(),
             if report.incidents.len() == 1 { "" } else { "s" },
             h.files.join(", "),
@@ -226,7 +276,12 @@ pub fn layout(report: &HistoryReport) -> Page {
         ),
     ];
     preamble.extend(report.notes.iter().cloned());
-    let mut sections = vec![Section {
+    preamble
+}
+
+/// The windows: start, duration, providers, name.
+fn incidents_section(report: &HistoryReport) -> Section {
+    Section {
         heading: None,
         title: "Incidents".into(),
         notes: vec![],
@@ -248,17 +303,27 @@ pub fn layout(report: &HistoryReport) -> Page {
             })
             .collect(),
         footer: vec![],
-    }];
-    let mut header: Vec<String> = ["#", "chain", "pattern"].map(String::from).to_vec();
+    }
+}
+
+/// A figures table's header and numeric flags, first column `first`.
+fn figures_header(first: &str) -> (Vec<String>, Vec<bool>) {
+    let mut header: Vec<String> = [first, "chain", "pattern"].map(String::from).to_vec();
     header.extend(FIGURE_HEADER.map(String::from));
     let mut numeric = vec![true, false, false];
     numeric.extend([true; 4]);
-    sections.push(Section {
+    (header, numeric)
+}
+
+/// One row per window × chain × pattern.
+fn rows_section(report: &HistoryReport) -> Section {
+    let (header, numeric) = figures_header("#");
+    Section {
         heading: None,
         title: "Per incident".into(),
         notes: vec![],
-        header: header.clone(),
-        numeric: numeric.clone(),
+        header,
+        numeric,
         rows: report
             .rows
             .iter()
@@ -269,101 +334,148 @@ pub fn layout(report: &HistoryReport) -> Page {
                     r.row.pattern.as_str().to_string(),
                 ];
                 let mut fig = figure_row(&r.row.analytic);
-                if r.row.method == crate::report::Method::Simulated {
-                    fig[0] = format!("sim {}", fig[0]);
-                }
+                fig[0] = labelled(
+                    fig[0].clone(),
+                    r.row.method,
+                    r.approximate,
+                    r.row.simulated_precision,
+                );
                 cells.extend(fig);
                 cells
             })
             .collect(),
         footer: vec![],
-    });
-    header[0] = "incidents".into();
-    for (title, list) in [
-        ("Over the history".to_string(), &report.totals),
-        (
-            format!("Per year (the history's {} years)", trim(h.span_years, 4)),
-            &report.per_year,
+    }
+}
+
+/// The totals over the history, or per year of its period.
+fn totals_section(title: String, list: &[ReplayTotal]) -> Section {
+    let (header, numeric) = figures_header("incidents");
+    Section {
+        heading: None,
+        title,
+        notes: vec![],
+        header,
+        numeric,
+        rows: list
+            .iter()
+            .map(|t| {
+                let mut cells = vec![
+                    t.incidents.to_string(),
+                    t.chain.clone(),
+                    t.pattern.as_str().to_string(),
+                ];
+                let mut fig = figure_row(&t.figures);
+                fig[0] = labelled(
+                    fig[0].clone(),
+                    t.method,
+                    t.approximate,
+                    t.simulated_precision,
+                );
+                cells.extend(fig);
+                cells
+            })
+            .collect(),
+        footer: vec![],
+    }
+}
+
+/// Every rate's [`ProviderRate::text`], joined.
+fn rates_text(rates: &[ProviderRate]) -> String {
+    rates
+        .iter()
+        .map(ProviderRate::text)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Availability with its nines: `99.970424% (3.53)`.
+fn availability_cell(a: f64, nines: Option<f64>) -> String {
+    match nines {
+        Some(n) => format!("{} ({})", availability(a), trim(n, 2)),
+        None => availability(a),
+    }
+}
+
+/// The simulated years: the rates drawn from their uncertainty, and beside them the same years
+/// at the history's rates.
+fn years_section(y: &YearsReport) -> Section {
+    Section {
+        heading: None,
+        title: format!(
+            "{} simulated years ({}, seed {}): incident premium per year, rates drawn from their uncertainty",
+            crate::number::group(&y.years.to_string()),
+            y.model,
+            y.seed
         ),
-    ] {
-        sections.push(Section {
-            heading: None,
-            title,
-            notes: vec![],
-            header: header.clone(),
-            numeric: numeric.clone(),
-            rows: list
-                .iter()
-                .map(|t| {
-                    let mut cells = vec![
-                        t.incidents.to_string(),
-                        t.chain.clone(),
-                        t.pattern.as_str().to_string(),
-                    ];
-                    cells.extend(figure_row(&t.figures));
-                    cells
-                })
-                .collect(),
-            footer: vec![],
-        });
-    }
-    if let Some(y) = &report.years {
-        sections.push(Section {
-            heading: None,
-            title: format!(
-                "{} simulated years ({}, seed {}): incident premium per year",
-                crate::number::group(&y.years.to_string()),
-                y.model,
-                y.seed
-            ),
-            notes: vec![format!(
-                "rates per year: {}",
-                y.rates
-                    .iter()
-                    .map(|r| format!(
-                        "{} {} ({} incidents)",
-                        r.provider,
-                        trim(r.incidents_per_year, 3),
-                        r.incidents
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )],
-            header: [
-                "chain",
-                "pattern",
-                "premium/yr ± 95%",
-                "p50",
-                "p95",
-                "p99",
-                "failed/yr",
-                "availability (nines)",
-            ]
-            .map(String::from)
-            .to_vec(),
-            numeric: vec![false, false, true, true, true, true, true, true],
-            rows: y
-                .rows
-                .iter()
-                .map(|r| {
-                    let half = (r.premium_mean_usd_ci95[1] - r.premium_mean_usd_ci95[0]) / 2.0;
-                    vec![
-                        r.chain.clone(),
-                        r.pattern.as_str().to_string(),
+        notes: vec![format!("rates per year: {}", rates_text(&y.rates))],
+        header: [
+            "chain",
+            "pattern",
+            "premium/yr ± 95%",
+            "p50",
+            "p95",
+            "p99",
+            "failed/yr",
+            "availability (nines)",
+            "p95, rate known",
+            "p99, rate known",
+            "availability, rate known",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![
+            false, false, true, true, true, true, true, true, true, true, true,
+        ],
+        rows: y
+            .rows
+            .iter()
+            .map(|r| {
+                let half = (r.premium_mean_usd_ci95[1] - r.premium_mean_usd_ci95[0]) / 2.0;
+                let k = &r.rate_known;
+                let known_nines = (k.availability < 1.0).then(|| -(1.0 - k.availability).log10());
+                vec![
+                    r.chain.clone(),
+                    r.pattern.as_str().to_string(),
+                    labelled(
                         format!("{} ± {}", money(r.premium_mean_usd), money(half)),
-                        money(r.premium_p50_usd),
-                        money(r.premium_p95_usd),
-                        money(r.premium_p99_usd),
-                        count(r.failed_per_year.round()),
-                        match r.nines {
-                            Some(n) => format!("{} ({})", availability(r.availability), trim(n, 2)),
-                            None => availability(r.availability),
-                        },
-                    ]
-                })
-                .collect(),
-            footer: vec![],
-        });
+                        r.method,
+                        r.approximate,
+                        r.simulated_precision,
+                    ),
+                    money(r.premium_p50_usd),
+                    money(r.premium_p95_usd),
+                    money(r.premium_p99_usd),
+                    count(r.failed_per_year.round()),
+                    availability_cell(r.availability, r.nines),
+                    money(k.premium_p95_usd),
+                    money(k.premium_p99_usd),
+                    availability_cell(k.availability, known_nines),
+                ]
+            })
+            .collect(),
+        footer: vec![],
     }
-    Page { preamble, sections }
+}
+
+/// The table: the preamble, the windows, the rows, the totals, per year and the years.
+pub fn layout(report: &HistoryReport) -> Page {
+    let h = &report.history;
+    let mut sections = vec![incidents_section(report), rows_section(report)];
+    sections.push(totals_section("Over the history".into(), &report.totals));
+    sections.push(totals_section(
+        format!(
+            "Per year (the history's {} years; rates {})",
+            trim(h.span_years, 4),
+            rates_text(&h.rates)
+        ),
+        &report.per_year,
+    ));
+    if let Some(y) = &report.years {
+        sections.push(years_section(y));
+    }
+    Page {
+        preamble: preamble(report),
+        sections,
+    }
 }

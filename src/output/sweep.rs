@@ -41,6 +41,7 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
     if sweep.mc.is_some() {
         header.extend(super::csv::steady_mc_late_columns());
     }
+    header.push("incident_approximate".into());
     w.write_record(&header)?;
     for r in &sweep.rows {
         let mut rec: Vec<String> = sweep.params.iter().map(|p| num(Some(r.point[p]))).collect();
@@ -56,6 +57,10 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
         if sweep.mc.is_some() {
             rec.extend(super::csv::steady_mc_late_cells(r.mc.as_ref()));
         }
+        rec.push(
+            r.incident_approximate
+                .map_or(String::new(), |a| a.to_string()),
+        );
         w.write_record(&rec)?;
     }
     Ok(w.into_inner()?)
@@ -122,6 +127,13 @@ pub fn layout(sweep: &Sweep) -> Page {
                 .any(|r| r.incident_method == Some(crate::report::Method::Simulated))
             {
                 p.push("sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed".into());
+            }
+            if sweep
+                .rows
+                .iter()
+                .any(|r| r.incident_approximate == Some(true))
+            {
+                p.push("≈ approximate incident figures: on a timeline with cuts, cold starts and fail-back writes are counted per segment, low by up to one session per cut and model (docs/MODEL.md §6), as compare says".into());
             }
             if let Some(m) = sweep.mc {
                 p.push(format!(

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::figures::IncidentFigures;
 use crate::model::Pattern;
 
-use super::IncidentRow;
+use super::{IncidentRow, Method};
 
 /// `compare --incidents`: the replay, its totals and, with `--years`, the simulated years.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -30,7 +30,7 @@ pub struct HistoryReport {
     pub rows: Vec<ReplayRow>,
     /// Per chain and pattern, the rows added up over the history.
     pub totals: Vec<ReplayTotal>,
-    /// The totals per year of the history's span (total / span in years).
+    /// The totals per year of the history's period (total / period in years).
     pub per_year: Vec<ReplayTotal>,
     /// With `--years N`: N simulated years per chain and pattern.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,13 +56,14 @@ pub struct HistoryMeta {
     pub files: Vec<String>,
     /// The providers of the history, sorted.
     pub providers: Vec<String>,
-    /// The history's first start, RFC 3339 UTC.
+    /// The start of the period the history covers (its files' own coverage, or `--since`),
+    /// RFC 3339 UTC.
     pub start: String,
-    /// Its last end, RFC 3339 UTC.
+    /// Its end (or `--until`), RFC 3339 UTC.
     pub end: String,
-    /// The span: first start to last end, seconds.
+    /// The period's length, seconds.
     pub span_s: f64,
-    /// The span in (Julian, 365.25-day) years: the per-year figures divide by it.
+    /// The period in (Julian, 365.25-day) years: the per-year figures divide by it.
     pub span_years: f64,
     /// Incidents read (after joining overlapping incidents of one provider).
     pub source_incidents: usize,
@@ -76,6 +77,27 @@ pub struct HistoryMeta {
     pub skipped_open: Vec<String>,
     /// Incidents of impact `none` skipped (count).
     pub skipped_none: usize,
+    /// The period each file covers and where it came from (the history's period is their
+    /// hull, or `--since`/`--until`).
+    pub coverage: Vec<CoverageMeta>,
+    /// Each provider's incident rate over the period, with its exact Poisson interval.
+    pub rates: Vec<ProviderRate>,
+}
+
+/// The period one file covers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CoverageMeta {
+    /// The file (`--since/--until` for the flags).
+    pub file: String,
+    /// Its start, RFC 3339 UTC.
+    pub start: String,
+    /// Its end, RFC 3339 UTC.
+    pub end: String,
+    /// `page updated_at` (a Statuspage page: earliest incident to `updated_at`), `page
+    /// incidents` (no `updated_at`: to the latest time it holds), `stated` (a CSV's `#
+    /// period:`), `incidents` (a CSV stating none: first start to last end, a lower bound),
+    /// `since-until`.
+    pub source: &'static str,
 }
 
 /// One incident window of the replay.
@@ -127,6 +149,10 @@ pub struct ReplayRow {
     pub start: String,
     /// Its length, seconds.
     pub duration_s: f64,
+    /// Whether the analytic figures are approximate, as `compare` says of the same window's
+    /// rows: a timeline with cuts counts cold starts and fail-back writes per segment
+    /// (docs/MODEL.md §6); simulated rows say `method` instead.
+    pub approximate: bool,
     /// The incident row's keys, as `compare` prints them.
     #[serde(flatten)]
     pub row: IncidentRow,
@@ -141,6 +167,14 @@ pub struct ReplayTotal {
     pub pattern: Pattern,
     /// The incident windows added up.
     pub incidents: usize,
+    /// `simulated` when a window's figures are (a circuit breaker: the incident simulator,
+    /// fixed seed), else `analytic`.
+    pub method: Method,
+    /// Whether a window's analytic figures are approximate ([`ReplayRow::approximate`]).
+    pub approximate: bool,
+    /// With simulated windows: the largest of their precisions (relative half-width at 4.5
+    /// standard errors, a fraction).
+    pub simulated_precision: Option<f64>,
     /// The incident figures, added up over the windows (per year: divided by the span in
     /// years); the multiplier is total / normal of the sums.
     #[serde(flatten)]
@@ -159,8 +193,12 @@ pub struct YearsReport {
     /// k of the common year factor Gamma(k, 1/k), when clustered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub year_factor_shape: Option<f64>,
-    /// Each provider's rate, from the history.
+    /// Each process's rate (a set of providers whose incidents overlapped, or one), from the
+    /// history.
     pub rates: Vec<ProviderRate>,
+    /// `uncertain`: each simulated year draws every rate from its uncertainty, Gamma(n, r/n)
+    /// (the rows' figures); the rows' `rate_known` are the same years at the history's rates.
+    pub rate_model: &'static str,
     /// Per chain and pattern.
     pub rows: Vec<YearsRow>,
 }
@@ -172,8 +210,31 @@ pub struct ProviderRate {
     pub provider: String,
     /// Its incidents in the history.
     pub incidents: usize,
-    /// r = incidents / span in years.
+    /// r = incidents / period in years.
     pub incidents_per_year: f64,
+    /// Its exact (Garwood) 95% interval, per year.
+    pub incidents_per_year_ci95: [f64; 2],
+}
+
+impl ProviderRate {
+    /// As the notes and tables print it: `anthropic 2.029/yr (95%: 0.2457 to 7.33; 2
+    /// incidents)`.
+    pub fn text(&self) -> String {
+        // four significant figures (2.029, 32.99, 8,766 → 8766)
+        let t = |x: f64| {
+            let digits = if x > 0.0 { x.log10().floor() as i32 } else { 0 };
+            crate::number::trim(x, (3 - digits).clamp(0, 6) as usize)
+        };
+        format!(
+            "{} {}/yr (95%: {} to {}; {} incident{})",
+            self.provider,
+            t(self.incidents_per_year),
+            t(self.incidents_per_year_ci95[0]),
+            t(self.incidents_per_year_ci95[1]),
+            self.incidents,
+            if self.incidents == 1 { "" } else { "s" }
+        )
+    }
 }
 
 /// One chain and pattern over the simulated years. USD per year.
@@ -203,4 +264,34 @@ pub struct YearsRow {
     pub nines: Option<f64>,
     /// Mean incidents per simulated year (all providers).
     pub incidents_per_year: f64,
+    /// The share of drawn windows that overlapped another in their year (merged: each counted
+    /// at the share union / sum of lengths), in [0, 1].
+    pub overlap_share: f64,
+    /// `simulated` when the windows' prices are (a circuit breaker), else `analytic`.
+    pub method: Method,
+    /// With simulated window prices: the largest of their precisions (a fraction).
+    pub simulated_precision: Option<f64>,
+    /// Whether some window's prices are approximate analytic figures
+    /// ([`ReplayRow::approximate`]).
+    pub approximate: bool,
+    /// The same years at the history's rates, taken as known.
+    pub rate_known: RateKnownFigures,
+}
+
+/// A years row's figures at the history's rates (not drawn from their uncertainty). USD per
+/// year.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RateKnownFigures {
+    /// The expected annual premium.
+    pub premium_mean_usd: f64,
+    /// The median year's premium.
+    pub premium_p50_usd: f64,
+    /// The 95th-percentile year's premium.
+    pub premium_p95_usd: f64,
+    /// The 99th-percentile year's premium.
+    pub premium_p99_usd: f64,
+    /// Failed requests, mean per year.
+    pub failed_per_year: f64,
+    /// Share of the year's requests answered, in [0, 1].
+    pub availability: f64,
 }

@@ -1,33 +1,46 @@
-//! "A bad year, priced" (issue 14): N simulated years of incidents from a history.
+//! "A bad year, priced" (issue 14; issue 21 item 8): N simulated years of incidents from a
+//! history.
 //!
-//! **The model.** Each provider p has, from its history, a count n_p of incidents over a span
-//! of T years and the list of their durations. A simulated year draws, per provider, a number
-//! of incidents K_p ~ Poisson(r_p), r_p = n_p / T (the maximum-likelihood rate of a Poisson
-//! process observed for T years), and for each a duration resampled uniformly from the
-//! provider's history (the empirical distribution: no shape assumed, the real long tail kept).
+//! **The model.** Each process p (a provider, or a set of providers whose incidents overlapped:
+//! the caller decides) has, from its history, n_p incidents over a period of T years and the
+//! list of their samples (durations, or whatever the caller prices). Its rate is r_p = n_p / T
+//! (the maximum-likelihood rate of a Poisson process observed for T years), known only as well
+//! as n_p incidents tell it: the exact (Garwood) 95% interval is [`poisson_rate_ci95`]. A
+//! simulated year is a Poisson process per p at rate λ_p on the year, each incident a sample
+//! resampled uniformly from p's history (the empirical distribution: no shape assumed, the real
+//! long tail kept), starting at a uniform time of the year:
+//!
+//! - [`RateModel::Known`]: λ_p = r_p, the history's rate taken as the truth;
+//! - [`RateModel::Uncertain`]: each year draws λ_p ~ Gamma(n_p, r_p / n_p) (mean r_p, variance
+//!   r_p² / n_p: the posterior of a Poisson rate under the scale-free prior 1/λ, whose mean is
+//!   the maximum-likelihood rate), so a bad year includes "we don't know the rate well": with
+//!   one incident the rate is Exp-distributed, with 100 it is within ±20% at 95%.
 //!
 //! Why Poisson: a status page export gives tens of incidents per provider, enough to estimate
 //! a rate and not a dependence structure; the Poisson process is the one with no other
 //! parameter. Outages do cluster (September 3: three providers in one morning, a bad quarter
 //! for one provider), so a *common year factor* is offered: with
-//! [`YearsOptions::year_factor_shape`] = k, every provider's rate in a year is multiplied by one
-//! draw G ~ Gamma(k, 1/k) (mean 1, variance 1/k), shared by all providers. The mean annual
-//! figures are unchanged; the yearly count of each provider becomes negative binomial (variance
-//! r + r²/k) and providers' bad years coincide, which fattens the p95/p99. `None`: independent
-//! Poisson processes.
+//! [`YearsOptions::year_factor_shape`] = k, every rate in a year is multiplied by one draw
+//! G ~ Gamma(k, 1/k) (mean 1, variance 1/k), shared by all processes. The mean annual figures
+//! are unchanged; the yearly counts become negative binomial and bad years coincide, which
+//! fattens the p95/p99. `None`: independent Poisson processes.
+//!
+//! **Overlaps merge.** Incidents drawn into one year can overlap in time (rare at a real rate:
+//! 30 one-hour windows a year overlap in 0.7% of cases; common at an over-stated one). Their
+//! requests are then the same requests, so a year never fails more than it serves: the year is
+//! a circle of [`YEAR_S`] seconds (an incident running past its end wraps to its start, which
+//! keeps every time of the year alike), overlapping incidents form a cluster, and each member
+//! counts at the share union / sum of the members' lengths. So failed requests ≤ λ·year and
+//! availability ≥ 0. The share is an approximation where incidents overlap (an overlap of two
+//! providers' outages is priced as two windows scaled down, not as one timeline):
+//! [`YearsFigures::overlap_share`] says how many drawn incidents it touched.
 //!
 //! **Pricing.** A year is priced by adding its incidents' prices, each a caller-supplied
-//! function of (chain, provider, sample: the duration and whatever else the caller prices)
-//! evaluated once per chain and *distinct* sample of the history, before any year is drawn (a
-//! table): no request is re-simulated per year, which
-//! is what makes 1e5 years take milliseconds (`benches/years.rs`). The price of an incident is
-//! what the incident engine says a window of that duration on that provider costs the chain
-//! over its normal bill (the premium) and how many requests it fails. Incidents in one year are
-//! priced independently, so the caller decides what one incident is: `compare --years`
-//! (`ops::history`) passes the replay's windows, overlapping incidents of several providers
-//! resampled whole as one multi-provider timeline ("provider" is then the set of providers a
-//! window holds), so the requests a chain fails only while all its providers are down count as
-//! often as the history shows such overlaps.
+//! function of (chain, process, sample) evaluated once per chain and sample of the history,
+//! before any year is drawn (a table): no request is re-simulated per year, which is what makes
+//! 1e5 years take well under a second (`benches/years.rs`). `compare --years` (`ops::history`)
+//! passes the replay's windows with the replay's own figures: a window's premium (total −
+//! normal) and failed requests.
 //!
 //! **Outputs** per chain ([`YearsFigures`]): the expected annual premium with its 95%
 //! interval, the p50/p95/p99 of the annual premium (nearest rank over the simulated years),
@@ -38,7 +51,7 @@
 //! merged in chunk order ([`crate::sim::ordered`]): the same seed gives the same output on any
 //! thread count.
 
-use rand_distr::{Distribution, Gamma, Poisson};
+use rand_distr::{Distribution, Exp1, Gamma};
 
 use super::rng::{SimRng, chunk_rng, uniform};
 
@@ -52,28 +65,40 @@ pub const YEARS_PER_CHUNK: u64 = 4096;
 /// Seconds in a (Julian) year, 365.25 days: the unit of rates and "per year" figures.
 pub const YEAR_S: f64 = 365.25 * 86_400.0;
 
-/// One provider's history, as the simulation uses it.
+/// What the simulation needs of a sample besides its price: how long it lasts, seconds (for
+/// merging overlapping incidents in a year).
+pub trait Sample {
+    /// The incident's length, seconds.
+    fn duration_s(&self) -> f64;
+}
+
+impl Sample for f64 {
+    /// A bare duration, seconds.
+    fn duration_s(&self) -> f64 {
+        *self
+    }
+}
+
+/// One process's history, as the simulation uses it.
 ///
 /// `S` is what is resampled of each incident: its duration in seconds (`f64`), or whatever
-/// else the caller's pricing function needs to price it (a duration with its error rate and
-/// failure mode: `ops::history`); two equal samples are priced once.
+/// else the caller's pricing function needs to price it (`ops::history`: a replay window).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderHistory<S = f64> {
-    /// The provider (the caller's pricing function receives its index).
+    /// The process (a provider, or a set of them; the pricing function receives its index).
     pub provider: String,
     /// r: incidents per year (n / T).
     pub incidents_per_year: f64,
-    /// Its incidents in the history (resampled uniformly): durations in seconds, or the
-    /// caller's incident shapes.
+    /// Its n incidents in the history (resampled uniformly).
     pub samples: Vec<S>,
 }
 
 impl<S> ProviderHistory<S> {
-    /// Per provider, in first-seen order, from `(provider, sample)` incidents observed over
-    /// `span_s` seconds: rate = count / (span / [`YEAR_S`]).
+    /// Per process, in first-seen order, from `(process, sample)` incidents observed over a
+    /// period of `period_s` seconds: rate = count / (period / [`YEAR_S`]).
     pub fn from_incidents<'a>(
         incidents: impl IntoIterator<Item = (&'a str, S)>,
-        span_s: f64,
+        period_s: f64,
     ) -> Vec<ProviderHistory<S>> {
         let mut out: Vec<ProviderHistory<S>> = Vec::new();
         for (p, d) in incidents {
@@ -86,12 +111,91 @@ impl<S> ProviderHistory<S> {
                 }),
             }
         }
-        let years = span_s / YEAR_S;
+        let years = period_s / YEAR_S;
         for h in &mut out {
             h.incidents_per_year = h.samples.len() as f64 / years;
         }
         out
     }
+}
+
+/// P(X ≤ n) for X ~ Poisson(mu), to relative 1e-16, summed from the largest term of the
+/// shorter side so that no term that matters underflows: for mu ≥ n the terms k ≤ n grow up
+/// to k = n (summed down from it), for mu < n the tail k > n shrinks from k = n + 1 (summed
+/// up, then 1 − it). `ln_fact_n` = ln n!.
+fn poisson_cdf(n: u64, mu: f64, ln_fact_n: f64) -> f64 {
+    if mu <= 0.0 {
+        return 1.0;
+    }
+    let nf = n as f64;
+    if mu >= nf {
+        let mut term = (-mu + nf * mu.ln() - ln_fact_n).exp();
+        let mut sum = term;
+        let mut k = nf;
+        while k > 0.0 && term > sum * 1e-17 {
+            term *= k / mu;
+            sum += term;
+            k -= 1.0;
+        }
+        sum.min(1.0)
+    } else {
+        let k1 = nf + 1.0;
+        let mut term = (-mu + k1 * mu.ln() - ln_fact_n - k1.ln()).exp();
+        let mut tail = term;
+        let mut k = k1;
+        while term > tail * 1e-17 {
+            k += 1.0;
+            term *= mu / k;
+            tail += term;
+        }
+        (1.0 - tail).max(0.0)
+    }
+}
+
+/// The μ in [lo, hi] where `f` (decreasing in μ) crosses `target`, by bisection to 1e-13
+/// relative.
+fn bisect(mut lo: f64, mut hi: f64, target: f64, f: impl Fn(f64) -> f64) -> f64 {
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo <= 1e-13 * hi {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// The exact (Garwood) 95% interval of a Poisson mean from an observed count `n`: [μ_lo, μ_hi]
+/// with P(X ≥ n | μ_lo) = 0.025 (0 for n = 0) and P(X ≤ n | μ_hi) = 0.025, so it covers the
+/// true mean in at least 95% of histories whatever it is. Divide by the period in years for a
+/// rate. Worked values (Garwood 1936; any table of Poisson limits): n = 0 → [0, 3.689]; n = 1
+/// → [0.02532, 5.572]; n = 2 → [0.2422, 7.225]; n = 10 → [4.795, 18.39].
+pub fn poisson_ci95(n: u64) -> [f64; 2] {
+    let ln_fact = |m: u64| (1..=m).map(|k| (k as f64).ln()).sum::<f64>();
+    let nf = n as f64;
+    let top = nf + 12.0 * nf.sqrt() + 20.0;
+    let hi = {
+        let lf = ln_fact(n);
+        bisect(0.0, top, 0.025, |mu| poisson_cdf(n, mu, lf))
+    };
+    let lo = if n == 0 {
+        0.0
+    } else {
+        // P(X ≥ n) = 1 − P(X ≤ n − 1) = 0.025
+        let lf = ln_fact(n - 1);
+        bisect(0.0, top, 0.975, |mu| poisson_cdf(n - 1, mu, lf))
+    };
+    [lo, hi]
+}
+
+/// [`poisson_ci95`] as a rate: the interval of n incidents over `years`, per year.
+pub fn poisson_rate_ci95(n: u64, years: f64) -> [f64; 2] {
+    let [lo, hi] = poisson_ci95(n);
+    [lo / years, hi / years]
 }
 
 /// What one incident costs one chain.
@@ -103,6 +207,15 @@ pub struct IncidentPrice {
     pub failed_requests: f64,
 }
 
+/// How a year's rates are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateModel {
+    /// The history's rates n / T, as if known exactly.
+    Known,
+    /// Each year each rate drawn from its uncertainty, Gamma(n, (n / T) / n).
+    Uncertain,
+}
+
 /// What to simulate.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct YearsOptions {
@@ -112,6 +225,8 @@ pub struct YearsOptions {
     pub seed: u64,
     /// k of the common year factor Gamma(k, 1/k) (clustering); `None`: independent Poisson.
     pub year_factor_shape: Option<f64>,
+    /// Whether the rates are taken as known or drawn from their uncertainty each year.
+    pub rate: RateModel,
 }
 
 /// Per chain, over the simulated years. USD per year.
@@ -129,88 +244,215 @@ pub struct YearsFigures {
     pub premium_p99_usd: f64,
     /// Mean failed requests per year.
     pub failed_per_year: f64,
-    /// Share of the year's requests answered: 1 − failed per year / requests per year.
+    /// Share of the year's requests answered: 1 − failed per year / requests per year, in
+    /// [0, 1].
     pub availability: f64,
-    /// Mean incidents per simulated year (all providers).
+    /// Mean incidents per simulated year (all processes).
     pub incidents_per_year: f64,
+    /// The share of drawn incidents that overlapped another in their year (counted at the
+    /// share union / sum of lengths), in [0, 1].
+    pub overlap_share: f64,
 }
 
-/// The price table: per provider, its distinct samples and, per history incident, the index
-/// of its sample among them; per chain × provider × distinct sample, the price.
+/// The price table: per process, its samples' durations; the prices flat, per process and
+/// sample the `chains` prices side by side (one drawn incident reads one contiguous run).
 struct Table {
-    sample: Vec<Vec<usize>>,
-    prices: Vec<Vec<Vec<IncidentPrice>>>,
+    durations: Vec<Vec<f64>>,
+    offsets: Vec<usize>,
+    chains: usize,
+    prices: Vec<IncidentPrice>,
 }
 
-fn table<S: PartialEq>(
+impl Table {
+    /// The `chains` prices of sample `i` of process `p`.
+    #[inline]
+    fn of(&self, p: usize, i: usize) -> &[IncidentPrice] {
+        let at = (self.offsets[p] + i) * self.chains;
+        &self.prices[at..at + self.chains]
+    }
+}
+
+fn table<S: Sample>(
     providers: &[ProviderHistory<S>],
     chains: usize,
     price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
 ) -> Table {
-    let mut sample = Vec::with_capacity(providers.len());
-    let mut distinct_of: Vec<Vec<&S>> = Vec::with_capacity(providers.len());
-    for h in providers {
-        // first-seen order; a history holds tens to hundreds of incidents per provider
-        let mut distinct: Vec<&S> = Vec::new();
-        let index: Vec<usize> = h
-            .samples
-            .iter()
-            .map(|s| match distinct.iter().position(|d| *d == s) {
-                Some(i) => i,
-                None => {
-                    distinct.push(s);
-                    distinct.len() - 1
-                }
-            })
-            .collect();
-        sample.push(index);
-        distinct_of.push(distinct);
-    }
-    let prices = (0..chains)
-        .map(|c| {
-            distinct_of
-                .iter()
-                .enumerate()
-                .map(|(p, ds)| ds.iter().map(|d| price(c, p, d)).collect())
-                .collect()
-        })
+    let durations = providers
+        .iter()
+        .map(|h| h.samples.iter().map(|s| s.duration_s().max(0.0)).collect())
         .collect();
-    Table { sample, prices }
+    let mut offsets = Vec::with_capacity(providers.len());
+    let mut prices = Vec::new();
+    let mut at = 0;
+    for (p, h) in providers.iter().enumerate() {
+        offsets.push(at);
+        at += h.samples.len();
+        for s in &h.samples {
+            prices.extend((0..chains).map(|c| price(c, p, s)));
+        }
+    }
+    Table {
+        durations,
+        offsets,
+        chains,
+        prices,
+    }
 }
 
-/// One simulated year per chain: (premium, failed requests), and the incident count.
+/// One incident drawn into a year: its start (seconds into the year), its end (may pass the
+/// year's end: it wraps), its process and sample.
+#[derive(Debug, Clone, Copy)]
+struct Drawn {
+    start: f64,
+    end: f64,
+    process: u32,
+    sample: u32,
+}
+
+/// The year's incidents, in start order: a Poisson process per process at its rate, merged
+/// into one by the superposition (exponential gaps at the total rate, each arrival a process
+/// chosen in proportion to its rate), so no sort is needed.
+fn draw_arrivals(rng: &mut SimRng, rates: &[f64], t: &Table, out: &mut Vec<Drawn>) {
+    out.clear();
+    let total: f64 = rates.iter().sum();
+    if total <= 0.0 {
+        return;
+    }
+    let mut at = 0.0;
+    loop {
+        let gap: f64 = Exp1.sample(rng);
+        at += gap / total;
+        if at >= 1.0 {
+            return;
+        }
+        let mut pick = uniform(rng) * total;
+        let mut p = 0;
+        while p + 1 < rates.len() && pick >= rates[p] {
+            pick -= rates[p];
+            p += 1;
+        }
+        let n = t.durations[p].len();
+        let i = ((uniform(rng) * n as f64) as usize).min(n - 1);
+        let start = at * YEAR_S;
+        out.push(Drawn {
+            start,
+            end: start + t.durations[p][i],
+            process: p as u32,
+            sample: i as u32,
+        });
+    }
+}
+
+/// Each drawn incident's weight: union / sum of lengths of its cluster of overlapping
+/// incidents on the year's circle (1 alone), and how many overlapped. `drawn` is in start
+/// order.
+fn overlap_weights(
+    drawn: &[Drawn],
+    weights: &mut Vec<f64>,
+    clusters: &mut Vec<(usize, usize, f64, f64)>,
+) -> u64 {
+    weights.clear();
+    weights.resize(drawn.len(), 1.0);
+    if drawn.len() < 2 {
+        return 0;
+    }
+    // clusters on the line: (first index, end index exclusive, union end, sum of lengths)
+    clusters.clear();
+    for (k, d) in drawn.iter().enumerate() {
+        let len = d.end - d.start;
+        match clusters.last_mut() {
+            Some(c) if d.start < c.2 => {
+                c.1 = k + 1;
+                c.2 = c.2.max(d.end);
+                c.3 += len;
+            }
+            _ => clusters.push((k, k + 1, d.end, len)),
+        }
+    }
+    // the last cluster wraps past the year's end onto the first ones
+    let mut first_kept = 0;
+    let last = clusters.len() - 1;
+    let mut wrap = clusters[last].2 - YEAR_S;
+    let mut extra_sum = 0.0;
+    while wrap > 0.0 && first_kept < last && drawn[clusters[first_kept].0].start < wrap {
+        let c = clusters[first_kept];
+        wrap = wrap.max(c.2);
+        extra_sum += c.3;
+        first_kept += 1;
+    }
+    let mut overlapped = 0;
+    let mut assign = |from: usize, to: usize, union: f64, sum: f64, w: &mut Vec<f64>| {
+        if to - from > 1 && sum > 0.0 {
+            let share = (union / sum).min(1.0);
+            w[from..to].iter_mut().for_each(|x| *x = share);
+            overlapped += (to - from) as u64;
+        }
+    };
+    for &(from, to, end, sum) in &clusters[first_kept..last] {
+        assign(from, to, end - drawn[from].start, sum, weights);
+    }
+    let (from, to, end, sum) = clusters[last];
+    if first_kept == 0 {
+        assign(from, to, end - drawn[from].start, sum, weights);
+    } else {
+        // the wrapped cluster: its members and the first clusters it reached
+        let union = ((YEAR_S - drawn[from].start) + wrap.max(0.0)).min(YEAR_S);
+        let share = (union / (sum + extra_sum)).min(1.0);
+        let reached = clusters[first_kept - 1].1;
+        weights[from..to].iter_mut().for_each(|x| *x = share);
+        weights[..reached].iter_mut().for_each(|x| *x = share);
+        overlapped += (to - from + reached) as u64;
+    }
+    overlapped
+}
+
+/// Reusable buffers of one chunk.
+#[derive(Default)]
+struct Scratch {
+    rates: Vec<f64>,
+    drawn: Vec<Drawn>,
+    weights: Vec<f64>,
+    clusters: Vec<(usize, usize, f64, f64)>,
+}
+
+/// One simulated year per chain: (premium, failed requests); the incident count and how many
+/// overlapped another.
 fn draw_year<S>(
     rng: &mut SimRng,
     providers: &[ProviderHistory<S>],
     t: &Table,
-    shape: Option<f64>,
+    options: &YearsOptions,
+    scratch: &mut Scratch,
     out: &mut [(f64, f64)],
-) -> u64 {
-    let factor = match shape {
+) -> (u64, u64) {
+    let factor = match options.year_factor_shape {
         Some(k) => Gamma::new(k, 1.0 / k).map_or(1.0, |g| g.sample(rng)),
         None => 1.0,
     };
-    out.iter_mut().for_each(|o| *o = (0.0, 0.0));
-    let mut count = 0;
-    for (p, h) in providers.iter().enumerate() {
-        let rate = h.incidents_per_year * factor;
-        if rate <= 0.0 || h.samples.is_empty() {
-            continue;
+    scratch.rates.clear();
+    for h in providers {
+        let n = h.samples.len() as f64;
+        let mut rate = h.incidents_per_year * factor;
+        if options.rate == RateModel::Uncertain && n > 0.0 && rate > 0.0 {
+            rate *= Gamma::new(n, 1.0 / n).map_or(1.0, |g| g.sample(rng));
         }
-        let k = Poisson::new(rate).map_or(0.0, |d| d.sample(rng)) as u64;
-        count += k;
-        for _ in 0..k {
-            let n = t.sample[p].len();
-            let i = ((uniform(rng) * n as f64) as usize).min(n - 1);
-            let d = t.sample[p][i];
-            for (c, o) in out.iter_mut().enumerate() {
-                let pr = t.prices[c][p][d];
-                o.0 += pr.premium_usd;
-                o.1 += pr.failed_requests;
-            }
+        scratch.rates.push(if h.samples.is_empty() {
+            0.0
+        } else {
+            rate.max(0.0)
+        });
+    }
+    draw_arrivals(rng, &scratch.rates, t, &mut scratch.drawn);
+    let overlapped = overlap_weights(&scratch.drawn, &mut scratch.weights, &mut scratch.clusters);
+    out.iter_mut().for_each(|o| *o = (0.0, 0.0));
+    for (d, &w) in scratch.drawn.iter().zip(&scratch.weights) {
+        let prices = t.of(d.process as usize, d.sample as usize);
+        for (o, pr) in out.iter_mut().zip(prices) {
+            o.0 += w * pr.premium_usd;
+            o.1 += w * pr.failed_requests;
         }
     }
-    count
+    (scratch.drawn.len() as u64, overlapped)
 }
 
 /// The nearest-rank q-quantile of sorted `v`: v[⌈q·n⌉ − 1].
@@ -222,11 +464,50 @@ fn quantile(v: &[f64], q: f64) -> f64 {
     v[r - 1]
 }
 
+/// Per chain, the figures of its simulated years' (premium, failed) list.
+fn figures_of(
+    mut v: Vec<f64>,
+    failed: f64,
+    requests_per_year: f64,
+    n: f64,
+    incidents: u64,
+    overlapped: u64,
+) -> YearsFigures {
+    let mean = v.iter().sum::<f64>() / n;
+    let var = if v.len() > 1 {
+        v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    let half = 1.96 * (var / n).sqrt();
+    v.sort_by(f64::total_cmp);
+    let failed_per_year = failed / n;
+    YearsFigures {
+        premium_mean_usd: mean,
+        premium_ci95: [mean - half, mean + half],
+        premium_p50_usd: quantile(&v, 0.50),
+        premium_p95_usd: quantile(&v, 0.95),
+        premium_p99_usd: quantile(&v, 0.99),
+        failed_per_year,
+        availability: if requests_per_year > 0.0 {
+            (1.0 - failed_per_year / requests_per_year).clamp(0.0, 1.0)
+        } else {
+            1.0
+        },
+        incidents_per_year: incidents as f64 / n,
+        overlap_share: if incidents > 0 {
+            overlapped as f64 / incidents as f64
+        } else {
+            0.0
+        },
+    }
+}
+
 /// Simulate `options.years` years of `providers`' incidents for `requests_per_year.len()`
-/// chains, each incident priced by `price(chain, provider index, sample)` (called once per
-/// chain and distinct sample, before any year is drawn). `requests_per_year[c]`: chain c's
-/// requests in a year (λ · [`YEAR_S`]), for availability.
-pub fn simulate<S: PartialEq + Sync>(
+/// chains, each incident priced by `price(chain, process index, sample)` (called once per
+/// chain and sample, before any year is drawn). `requests_per_year[c]`: chain c's requests in
+/// a year (λ · [`YEAR_S`]), for availability.
+pub fn simulate<S: Sample + Sync>(
     providers: &[ProviderHistory<S>],
     requests_per_year: &[f64],
     price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
@@ -237,7 +518,7 @@ pub fn simulate<S: PartialEq + Sync>(
     let chunks = options.years.div_ceil(YEARS_PER_CHUNK);
     let mut premiums: Vec<Vec<f64>> = vec![Vec::with_capacity(options.years as usize); chains];
     let mut failed = vec![0.0; chains];
-    let mut incidents = 0u64;
+    let (mut incidents, mut overlapped) = (0u64, 0u64);
     super::ordered(
         chunks,
         |chunk| {
@@ -245,20 +526,25 @@ pub fn simulate<S: PartialEq + Sync>(
             let first = chunk * YEARS_PER_CHUNK;
             let n = (options.years - first).min(YEARS_PER_CHUNK) as usize;
             let mut years = vec![(0.0, 0.0); n * chains];
-            let mut count = 0;
+            let mut scratch = Scratch::default();
+            let (mut count, mut over) = (0, 0);
             for y in 0..n {
-                count += draw_year(
+                let (k, o) = draw_year(
                     &mut rng,
                     providers,
                     &t,
-                    options.year_factor_shape,
+                    &options,
+                    &mut scratch,
                     &mut years[y * chains..(y + 1) * chains],
                 );
+                count += k;
+                over += o;
             }
-            (years, count)
+            (years, count, over)
         },
-        |(years, count)| {
+        |(years, count, over)| {
             incidents += count;
+            overlapped += over;
             for row in years.chunks(chains.max(1)) {
                 for (c, &(p, f)) in row.iter().enumerate() {
                     premiums[c].push(p);
@@ -273,31 +559,7 @@ pub fn simulate<S: PartialEq + Sync>(
         .into_iter()
         .zip(failed)
         .zip(requests_per_year)
-        .map(|((mut v, f), &req)| {
-            let mean = v.iter().sum::<f64>() / n;
-            let var = if v.len() > 1 {
-                v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0)
-            } else {
-                0.0
-            };
-            let half = 1.96 * (var / n).sqrt();
-            v.sort_by(f64::total_cmp);
-            let failed_per_year = f / n;
-            YearsFigures {
-                premium_mean_usd: mean,
-                premium_ci95: [mean - half, mean + half],
-                premium_p50_usd: quantile(&v, 0.50),
-                premium_p95_usd: quantile(&v, 0.95),
-                premium_p99_usd: quantile(&v, 0.99),
-                failed_per_year,
-                availability: if req > 0.0 {
-                    1.0 - failed_per_year / req
-                } else {
-                    1.0
-                },
-                incidents_per_year: incidents as f64 / n,
-            }
-        })
+        .map(|((v, f), &req)| figures_of(v, f, req, n, incidents, overlapped))
         .collect()
 }
 
@@ -319,6 +581,7 @@ mod tests {
             years,
             seed: 7,
             year_factor_shape: None,
+            rate: RateModel::Known,
         }
     }
 
@@ -341,7 +604,7 @@ mod tests {
     }
 
     #[test]
-    fn each_distinct_duration_is_priced_once_per_chain() {
+    fn each_sample_is_priced_once_per_chain_before_the_years() {
         let calls = AtomicUsize::new(0);
         let price = |_c: usize, _p: usize, d: &f64| {
             calls.fetch_add(1, Ordering::Relaxed);
@@ -356,8 +619,8 @@ mod tests {
             &price,
             opts(10_000),
         );
-        // 2 distinct durations × 2 chains
-        assert_eq!(calls.load(Ordering::Relaxed), 4);
+        // 3 samples × 2 chains, whatever the number of years
+        assert_eq!(calls.load(Ordering::Relaxed), 6);
     }
 
     #[test]
@@ -443,6 +706,7 @@ mod tests {
                             years: 20_000,
                             seed: 42,
                             year_factor_shape: Some(2.0),
+                            rate: RateModel::Uncertain,
                         },
                     )
                 })
@@ -477,6 +741,149 @@ mod tests {
         assert!((clustered.premium_mean_usd - 10.0).abs() < 0.3);
         assert_eq!(plain.premium_p99_usd, 18.0);
         assert!(clustered.premium_p99_usd > 35.0, "{clustered:?}");
+    }
+
+    #[test]
+    fn garwood_intervals_match_the_tables() {
+        // Garwood (1936) / any table of exact Poisson limits, 95%
+        let close = |got: [f64; 2], want: [f64; 2]| {
+            assert!(
+                (got[0] - want[0]).abs() <= 5e-4 * want[0].max(1e-3)
+                    && (got[1] - want[1]).abs() <= 5e-4 * want[1],
+                "{got:?} vs {want:?}"
+            );
+        };
+        close(poisson_ci95(0), [0.0, 3.6889]);
+        close(poisson_ci95(1), [0.025_318, 5.5716]);
+        close(poisson_ci95(2), [0.24217, 7.2247]);
+        close(poisson_ci95(10), [4.7954, 18.390]);
+        close(poisson_ci95(100), [81.364, 121.63]);
+        // the defining tail probabilities, at n = 3: P(X ≥ 3 | lo) = P(X ≤ 3 | hi) = 0.025
+        let [lo, hi] = poisson_ci95(3);
+        let cdf = |n: u64, mu: f64| {
+            (0..=n)
+                .map(|k| (-mu).exp() * mu.powi(k as i32) / (1..=k).product::<u64>() as f64)
+                .sum::<f64>()
+        };
+        assert!((1.0 - cdf(2, lo) - 0.025).abs() < 1e-10, "{lo}");
+        assert!((cdf(3, hi) - 0.025).abs() < 1e-10, "{hi}");
+        // a large count: within the normal approximation's reach, n ± 1.96·√n (+ ~1)
+        let [lo, hi] = poisson_ci95(20_000);
+        assert!(
+            (lo - (20_000.0 - 1.96 * 20_000f64.sqrt())).abs() < 2.0,
+            "{lo}"
+        );
+        assert!(
+            (hi - (20_000.0 + 1.96 * 20_000f64.sqrt())).abs() < 3.0,
+            "{hi}"
+        );
+        // as a rate: 2 incidents over half a year
+        let [lo, hi] = poisson_rate_ci95(2, 0.5);
+        assert!((lo - 0.48434).abs() < 1e-3 && (hi - 14.449).abs() < 1e-2);
+    }
+
+    fn drawn(spans: &[(f64, f64)]) -> Vec<Drawn> {
+        spans
+            .iter()
+            .map(|&(start, end)| Drawn {
+                start,
+                end,
+                process: 0,
+                sample: 0,
+            })
+            .collect()
+    }
+
+    fn overlap_weights_of(d: &[Drawn], w: &mut Vec<f64>) -> u64 {
+        overlap_weights(d, w, &mut Vec::new())
+    }
+
+    #[test]
+    fn overlapping_incidents_of_a_year_share_their_union() {
+        let mut w = Vec::new();
+        // apart: weight 1 each
+        assert_eq!(
+            overlap_weights_of(&drawn(&[(0.0, 10.0), (20.0, 30.0)]), &mut w),
+            0
+        );
+        assert_eq!(w, vec![1.0, 1.0]);
+        // [0, 10) and [5, 15): union 15 of lengths 20 → 0.75 each; [100, 110) apart
+        let n = overlap_weights_of(&drawn(&[(0.0, 10.0), (5.0, 15.0), (100.0, 110.0)]), &mut w);
+        assert_eq!((n, w.clone()), (2, vec![0.75, 0.75, 1.0]));
+        // the same incident twice: half each (one outage, its requests once)
+        overlap_weights_of(&drawn(&[(50.0, 80.0), (50.0, 80.0)]), &mut w);
+        assert_eq!(w, vec![0.5, 0.5]);
+        // the last one wraps past the year's end onto the first: [Y − 10, Y + 10) and [5, 15)
+        // → union 10 + 15 = 25 of lengths 30
+        let y = YEAR_S;
+        let n = overlap_weights_of(
+            &drawn(&[(5.0, 15.0), (1000.0, 1010.0), (y - 10.0, y + 10.0)]),
+            &mut w,
+        );
+        assert_eq!(n, 2);
+        assert_eq!(w, vec![25.0 / 30.0, 1.0, 25.0 / 30.0]);
+    }
+
+    #[test]
+    fn availability_is_never_below_zero() {
+        // one 1-hour incident read as 8,766 a year (the period of the incident itself): the
+        // drawn hours overlap and merge, so a year fails at most its own requests
+        let f = &simulate(
+            &one_provider(8766.0, &[3600.0]),
+            &[YEAR_S],
+            &|_, _, _| IncidentPrice {
+                premium_usd: -1.0,
+                failed_requests: 3600.0,
+            },
+            YearsOptions {
+                rate: RateModel::Uncertain,
+                ..opts(2_000)
+            },
+        )[0];
+        assert!(f.failed_per_year <= YEAR_S + 1e-6, "{f:?}");
+        assert!((0.0..=1.0).contains(&f.availability), "{f:?}");
+        // at 8,766 hours a year, 1 − e^{−1} of the year is down (the union of a Poisson
+        // process of 1-hour windows covers 1 − e^{−λ·D} of the time): availability ≈ e^{−1}
+        let f = &simulate(
+            &one_provider(8766.0, &[3600.0]),
+            &[YEAR_S],
+            &|_, _, _| IncidentPrice {
+                premium_usd: 0.0,
+                failed_requests: 3600.0,
+            },
+            opts(2_000),
+        )[0];
+        assert!((f.availability - (-1.0f64).exp()).abs() < 0.01, "{f:?}");
+        assert!(f.overlap_share > 0.6, "{f:?}");
+    }
+
+    #[test]
+    fn an_uncertain_rate_keeps_the_mean_and_widens_the_tail() {
+        // 2 incidents observed: the rate is Gamma(2, r/2) each year; $1 each. Mean r = 2 both
+        // ways; P(K ≥ x) is negative binomial (size 2, p = 1/2): p99 = 9 (P(K ≤ 8) = 0.9893,
+        // P(K ≤ 9) = 0.9941) against Poisson(2)'s 6
+        let price = |_: usize, _: usize, _: &f64| IncidentPrice {
+            premium_usd: 1.0,
+            failed_requests: 0.0,
+        };
+        let h = one_provider(2.0, &[60.0, 60.0]);
+        let known = &simulate(&h, &[1.0], &price, opts(100_000))[0];
+        let uncertain = &simulate(
+            &h,
+            &[1.0],
+            &price,
+            YearsOptions {
+                rate: RateModel::Uncertain,
+                ..opts(100_000)
+            },
+        )[0];
+        assert!((known.premium_mean_usd - 2.0).abs() < 0.02, "{known:?}");
+        assert!(
+            (uncertain.premium_mean_usd - 2.0).abs() < 0.03,
+            "{uncertain:?}"
+        );
+        assert_eq!(known.premium_p99_usd, 6.0);
+        assert_eq!(uncertain.premium_p99_usd, 9.0);
     }
 
     #[test]
