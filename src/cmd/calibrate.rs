@@ -66,7 +66,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
         .into());
     }
     crate::output::write(
-        &crate::output::Target::parse(&args.output),
+        &crate::output::OutputTarget::parse(&args.output),
         written.text.as_bytes(),
     )?;
     let line = |s: &str| crate::error::printable_line(s).into_owned();

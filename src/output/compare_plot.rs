@@ -87,22 +87,21 @@ struct Canvas {
 #[allow(clippy::too_many_arguments)]
 impl Canvas {
     fn text(&mut self, x: f64, y: f64, size: f64, fill: &str, anchor: &str, weight: &str, s: &str) {
-        // bold labels sit over the dashed reference lines: a white halo keeps them legible
-        let halo = if weight == "bold" {
-            r#" stroke="white" stroke-width="4" paint-order="stroke""#
-        } else {
-            ""
+        let element = |fill: &str, stroke: &str| {
+            format!(
+                r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" fill="{fill}" text-anchor="{anchor}" font-weight="{weight}"{stroke}>{}</text>"#,
+                esc(s)
+            )
         };
-        let out = if halo.is_empty() {
-            &mut self.svg
+        if weight == "bold" {
+            // bold labels sit over the dashed reference lines: a white halo keeps them legible,
+            // drawn as a copy of the text stroked white under it (renderers that ignore
+            // `paint-order` would paint a stroke on the text itself over its letters)
+            let halo = element("white", r#" stroke="white" stroke-width="4""#);
+            let _ = writeln!(self.labels, "{halo}\n{}", element(fill, ""));
         } else {
-            &mut self.labels
-        };
-        let _ = writeln!(
-            out,
-            r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" fill="{fill}" text-anchor="{anchor}" font-weight="{weight}"{halo}>{}</text>"#,
-            esc(s)
-        );
+            let _ = writeln!(self.svg, "{}", element(fill, ""));
+        }
     }
 
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {

@@ -279,11 +279,13 @@ pub fn layout(report: &HistoryReport) -> Page {
         footer: vec![],
     });
     header[0] = "incidents".into();
-    for (title, list) in [
-        ("Over the history".to_string(), &report.totals),
+    // per year, the failed requests are an expected count: shown whole, as the years' failed/yr
+    for (title, list, whole) in [
+        ("Over the history".to_string(), &report.totals, false),
         (
             format!("Per year (the history's {} years)", trim(h.span_years, 4)),
             &report.per_year,
+            true,
         ),
     ] {
         sections.push(Section {
@@ -301,6 +303,10 @@ pub fn layout(report: &HistoryReport) -> Page {
                         t.pattern.as_str().to_string(),
                     ];
                     cells.extend(figure_row(&t.figures));
+                    if whole {
+                        *cells.last_mut().expect("the failed cell") =
+                            count(t.figures.failed_requests.round());
+                    }
                     cells
                 })
                 .collect(),
@@ -321,10 +327,11 @@ pub fn layout(report: &HistoryReport) -> Page {
                 y.rates
                     .iter()
                     .map(|r| format!(
-                        "{} {} ({} incidents)",
+                        "{} {} ({} incident{})",
                         r.provider,
                         trim(r.incidents_per_year, 3),
-                        r.incidents
+                        r.incidents,
+                        if r.incidents == 1 { "" } else { "s" }
                     ))
                     .collect::<Vec<_>>()
                     .join(", ")

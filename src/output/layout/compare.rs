@@ -1,10 +1,10 @@
 //! The layout of `fallcost compare`: one builder per section (a chain's steady state, its
 //! policy, its incident, its failover cache; the blended traffic-share table).
 
+use crate::model::timeline::{Outage, OutageFailure};
 use crate::model::{AbandonedBilling, Chain, FailureMode};
 use crate::number::format_seconds;
 use crate::report::Report;
-use crate::sim::{Engine, SteadyEngine};
 
 use super::cells::{self, Table};
 use super::{
@@ -141,11 +141,31 @@ fn latency_defaults_note(report: &Report, chain: &Chain) -> Option<String> {
     Some(note)
 }
 
+/// The incident section's title over a timeline of `outages` in a window of `window_s`
+/// seconds: one outage is named (`a drill on provider "openai" for 20m`), more are counted.
+fn timeline_title(outages: &[Outage], window_s: f64) -> String {
+    match outages {
+        [one] => {
+            let length = format_seconds(one.duration_s.unwrap_or(window_s - one.start_s));
+            let what = match one.failure {
+                OutageFailure::Drill => format!("a drill on {} for {length}", one.target),
+                f => format!("{} down ({} failures) for {length}", one.target, f.as_str()),
+            };
+            format!("Incident: {what} over {}, USD", format_seconds(window_s))
+        }
+        many => format!(
+            "Incident: a timeline of {} outages over {}, USD",
+            many.len(),
+            format_seconds(window_s)
+        ),
+    }
+}
+
 /// Whether a chain's client policy differs from the default, so its retries, caps and
-/// attribution are worth a table (and the policy simulator fills its MC column): its steady
-/// engine is [`SteadyEngine::Policy`] ([`Engine::for_chain`]).
+/// attribution are worth a table (and the policy simulator fills its MC column): the test
+/// `sim::Engine::for_chain` makes to pick the steady policy engine.
 fn has_policy(chain: &Chain) -> bool {
-    Engine::for_chain(chain).steady == SteadyEngine::Policy
+    !chain.has_default_policy()
 }
 
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
@@ -431,12 +451,7 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
     Section {
         heading: None,
         title: match timeline {
-            Some(t) => format!(
-                "Incident: a timeline of {} outage{} over {}, USD",
-                t.outages().len(),
-                if t.outages().len() == 1 { "" } else { "s" },
-                format_seconds(w.duration_s)
-            ),
+            Some(t) => timeline_title(t.outages(), w.duration_s),
             None => format!(
                 "Incident: {} down for {}, USD",
                 chain.links[0].price.provider,
