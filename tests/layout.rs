@@ -231,10 +231,10 @@ fn without_tests(code: &str) -> (String, Vec<String>) {
             .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == ';'))
             .filter(|w| !w.is_empty())
             .collect();
-        if let [.., "mod", name] = words.as_slice() {
-            if let Some(name) = name.strip_suffix(';') {
-                test_mods.push(name.to_string());
-            }
+        if let [.., "mod", name] = words.as_slice()
+            && let Some(name) = name.strip_suffix(';')
+        {
+            test_mods.push(name.to_string());
         }
         // keep the lines: a removed item leaves its newlines
         out.extend(c[start..i].iter().filter(|&&ch| ch == '\n'));
