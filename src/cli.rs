@@ -134,9 +134,27 @@ Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 inp
     --pricing model_prices_and_context_window.json
   fallcost calibrate requests.csv --input-format csv --timeout-s 30 --strict
 
-Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format, a
-figure from too few events under --strict).")]
+Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format, times
+in another unit than the format's, a figure from too few events or any unreadable record
+under --strict).")]
     Calibrate(CalibrateArgs),
+    /// What a change does to the bill: price BASE and HEAD (two scenarios, two gateway
+    /// configs, two folders, or HEAD's paths at a git ref) under the same usage assumptions,
+    /// chain by chain, per month and per reference incident.
+    #[command(after_help = "Examples:
+  fallcost diff examples/diff/gateway-v1.yaml examples/diff/gateway-v2.yaml \\
+    --scenario examples/diff/usage.toml --requests-per-month 3e6
+  fallcost diff --base-ref origin/main gateway/config.yaml --format markdown
+  fallcost diff scenarios/sept3-timeline.toml \\
+    examples/diff/sept3-timeline-v2.toml --mc --seed 1
+  fallcost diff old/ new/ --fail-above 10% --fail-above '$500/month' \\
+    --fail-above '$1000/incident' --fail-above 3x --budget 5000
+
+Usage assumptions (traffic, request, reference incident, history, budget)
+come from fallcost.toml's [usage]; flags win. Exit codes: 0 within every
+threshold, 1 a --fail-above threshold crossed or a chain over --budget, 2 input
+error.")]
+    Diff(DiffArgs),
     /// Print a shell completion script on standard output.
     #[command(after_help = "Install (one of):
   fallcost completions bash \\
@@ -277,16 +295,19 @@ pub struct CalibrateArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
     /// The `pricing` the scenario names, and the table its models are checked against: a
-    /// bundled name or a price table file. Default: the newest bundled table.
+    /// bundled name or a price table file. Default: the first bundled table (`fallcost prices
+    /// --list`) that prices every model in the logs, else the one that prices the most.
     #[arg(long, short = 'p', value_name = "NAME|PATH")]
     pub pricing: Option<String>,
-    /// The client timeout in seconds, instead of the cluster of failure durations.
-    #[arg(long, value_name = "S", value_parser = parse_ratio)]
+    /// The client timeout in seconds (at most 86400), instead of the cluster of failure
+    /// durations.
+    #[arg(long, value_name = "S", value_parser = parse_calibrate_timeout)]
     pub timeout_s: Option<f64>,
     /// A rate or share from fewer events than this is written with a warning.
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub min_events: u64,
-    /// Make every warning about too few events an error (exit 2, nothing written).
+    /// Make every warning (a figure from too few events, none measured) and every unreadable
+    /// record an error (exit 2, nothing written).
     #[arg(long)]
     pub strict: bool,
 }
@@ -509,6 +530,16 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
         _ => Err(format!("expected a number > 0, e.g. 2 or 1.5; got `{s}`")),
+    }
+}
+
+/// `calibrate --timeout-s`: a client timeout no attempt can outlast (a day at most).
+fn parse_calibrate_timeout(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 && t <= 86_400.0 => Ok(t),
+        _ => Err(format!(
+            "expected seconds > 0 and at most 86400 (a day), e.g. 30; got `{s}`"
+        )),
     }
 }
 
@@ -853,4 +884,85 @@ mod tests {
             assert!(parse_profile(bad).is_err(), "{bad}");
         }
     }
+}
+
+/// `fallcost diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// BASE then HEAD: two scenarios (`.toml`), two gateway configs, or two folders of
+    /// configs. With --base-ref: HEAD's paths only (one or more), BASE being the same paths at
+    /// the ref.
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+    /// BASE is PATH... as they are at this git ref (read with `git show REF:path`, no
+    /// checkout): `origin/main`, a tag, a commit.
+    #[arg(long, value_name = "REF")]
+    pub base_ref: Option<String>,
+    /// For gateway configs: the scenario (without `[[chain]]`) giving the request, steady state,
+    /// latency and incident. Default: fallcost.toml `[usage]` scenario, then `[compare]` scenario.
+    #[arg(long, short = 's', value_name = "PATH")]
+    pub scenario: Option<PathBuf>,
+    /// For gateway configs: input and output tokens of the request. Default: fallcost.toml
+    /// `[usage]` profile.
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
+    pub profile: Option<(u64, u64)>,
+    /// Override a scenario value on both sides (as `compare --set`).
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub set: Vec<(String, String)>,
+    /// Project settings to read instead of the nearest fallcost.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// The pattern every chain is priced under (a gateway's failover is `sequential`).
+    #[arg(long, value_name = "PATTERN", default_value = "sequential", value_parser = parse_pattern)]
+    pub pattern: crate::model::Pattern,
+    /// Every chain's traffic, requests per month (`3e6`); wins over fallcost.toml `[usage]`.
+    #[arg(long, value_name = "N", value_parser = parse_mc_requests)]
+    pub requests_per_month: Option<u64>,
+    /// Flag HEAD's chains whose month with the reference incident (with a history: plus its
+    /// p95 year's premium) costs more than this many USD; wins over fallcost.toml `[usage]` budget.
+    #[arg(long, value_name = "USD", value_parser = parse_ratio)]
+    pub budget: Option<f64>,
+    /// Incident history files for the expected annual premium and its p95 (as `compare
+    /// --incidents`); win over fallcost.toml `[usage]` history.
+    #[arg(long, value_name = "FILE")]
+    pub incidents: Vec<PathBuf>,
+    /// Years simulated for the premium.
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = parse_count)]
+    pub years: u64,
+    /// Fail (exit 1) above a threshold: `10%` (steady monthly total), `$500/month`,
+    /// `$1000/incident` (the reference incident's bill), `3x` (a changed chain's worst fallback
+    /// ratio). Repeat for several.
+    #[arg(long = "fail-above", value_name = "LIMIT", value_parser = crate::cmd::diff::parse_threshold)]
+    pub fail_above: Vec<crate::ops::diff::Threshold>,
+    /// Print nothing unless some chain (or the total) costs more in HEAD.
+    #[arg(long)]
+    pub only_increases: bool,
+    /// Simulate the changed chains' differences on common random numbers, N requests per
+    /// chain and side (default 1,000,000).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000000", value_parser = parse_mc_requests)]
+    pub mc: Option<u64>,
+    /// Incident windows per chain and side with --mc (default 200).
+    #[arg(long = "mc-runs", value_name = "K", requires = "mc", value_parser = parse_count)]
+    pub mc_runs: Option<u64>,
+    /// The seed of the simulated years and of --mc (default 1: a pull request's comment stays
+    /// the same from push to push).
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = crate::output::diff::DiffFormat::Table)]
+    pub format: crate::output::diff::DiffFormat,
+    /// Write to this file instead of standard output (`-`).
+    #[arg(long, short = 'o', value_name = "PATH", default_value = "-")]
+    pub output: String,
+}
+
+fn parse_pattern(s: &str) -> Result<crate::model::Pattern, String> {
+    crate::model::Pattern::ALL
+        .into_iter()
+        .find(|p| p.as_str() == s)
+        .ok_or_else(|| {
+            format!(
+                "expected no-fallback, sequential, hedged-take-first or hedged-no-cancel; got `{s}`"
+            )
+        })
 }

@@ -22,6 +22,12 @@ pub struct LineCounter<R> {
     ends: VecDeque<(u64, bool)>,
     /// Line terminators passed (before the last queried record).
     passed: u64,
+    /// `"` bytes read.
+    quotes: u64,
+    /// Line terminators read.
+    terminators: u64,
+    /// Whether the last byte read ended a line (or nothing was read).
+    ended: bool,
 }
 
 impl<R> LineCounter<R> {
@@ -33,7 +39,21 @@ impl<R> LineCounter<R> {
             after_cr: false,
             ends: VecDeque::new(),
             passed: 0,
+            quotes: 0,
+            terminators: 0,
+            ended: true,
         }
+    }
+
+    /// Whether an odd number of `"` was read: a quote left open (a CSV field that swallowed
+    /// the rest of the file, or a stray `"` inside an unquoted field).
+    pub fn unbalanced_quote(&self) -> bool {
+        self.quotes % 2 == 1
+    }
+
+    /// The lines read so far (a last line without a terminator counts).
+    pub fn lines_read(&self) -> u64 {
+        self.terminators + u64::from(!self.ended)
     }
 
     /// The line (1-based) of the first byte at or after byte offset `byte` that is not a
@@ -62,11 +82,19 @@ impl<R: Read> Read for LineCounter<R> {
         let n = self.inner.read(buf)?;
         for (i, b) in buf[..n].iter().enumerate() {
             match b {
-                b'\r' => self.ends.push_back((self.read + i as u64, true)),
-                b'\n' => self.ends.push_back((self.read + i as u64, !self.after_cr)),
+                b'\r' => {
+                    self.ends.push_back((self.read + i as u64, true));
+                    self.terminators += 1;
+                }
+                b'\n' => {
+                    self.ends.push_back((self.read + i as u64, !self.after_cr));
+                    self.terminators += u64::from(!self.after_cr);
+                }
+                b'"' => self.quotes += 1,
                 _ => {}
             }
             self.after_cr = *b == b'\r';
+            self.ended = matches!(b, b'\r' | b'\n');
         }
         self.read += n as u64;
         Ok(n)

@@ -20,12 +20,12 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, Visitor};
 
-use super::{Aggregator, Attempt, classify, for_each_line, hash_id, parse_time_ns};
+use super::{Aggregator, Attempt, LinkStats, classify, for_each_line, hash_id, parse_time_ns};
 use crate::error::{InputError, InputErrorKind};
 
 /// A number that may be written as a string (CSV, or JSON from a text column).
@@ -67,10 +67,18 @@ impl<'de> Deserialize<'de> for Num {
 }
 
 impl Num {
-    fn tokens(self) -> Option<u64> {
-        self.0
-            .filter(|x| x.is_finite() && *x >= 0.0)
-            .map(|x| x as u64)
+    /// A token count: `Err` for a negative or fractional one (unreadable, never dropped).
+    fn tokens(self) -> Result<Option<u64>, ()> {
+        match self.0 {
+            None => Ok(None),
+            Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => Ok(Some(x as u64)),
+            Some(_) => Err(()),
+        }
+    }
+
+    /// A count where a bad value means none (the router's `attempted_fallbacks`).
+    fn count(self) -> Option<u64> {
+        self.tokens().ok().flatten()
     }
 }
 
@@ -160,9 +168,10 @@ struct Meta<'a> {
     status: Str<'a>,
 }
 
-/// `metadata`: an object, or the JSON text of one (CSV exports, `SpendLogsPayload`).
+/// `metadata`: an object, or the JSON text of one (CSV exports, `SpendLogsPayload`); `bad`
+/// when the text is not JSON of that shape (the row is read without it, and counted).
 #[derive(Default)]
-struct MetaField(Option<Meta<'static>>);
+struct MetaField(Option<Meta<'static>>, bool);
 
 impl<'de> Deserialize<'de> for MetaField {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -173,15 +182,15 @@ impl<'de> Deserialize<'de> for MetaField {
                 f.write_str("an object or its JSON text")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<MetaField, E> {
-                Ok(MetaField(parse_meta(v)))
+                Ok(parse_meta(v))
             }
             fn visit_unit<E: de::Error>(self) -> Result<MetaField, E> {
-                Ok(MetaField(None))
+                Ok(MetaField(None, false))
             }
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<MetaField, A::Error> {
                 let m: OwnedMeta =
                     Deserialize::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(MetaField(Some(m.0)))
+                Ok(MetaField(Some(m.0), false))
             }
         }
         d.deserialize_any(V)
@@ -216,17 +225,22 @@ fn own(m: Meta<'_>) -> Meta<'static> {
     }
 }
 
-fn parse_meta(text: &str) -> Option<Meta<'static>> {
+fn parse_meta(text: &str) -> MetaField {
     let t = text.trim();
-    if t.is_empty() {
-        return None;
+    if t.is_empty() || t == "{}" || t == "null" {
+        return MetaField(None, false);
     }
-    serde_json::from_str::<Meta>(t).ok().map(own)
+    match serde_json::from_str::<Meta>(t) {
+        Ok(m) => MetaField(Some(own(m)), false),
+        Err(_) => MetaField(None, true),
+    }
 }
 
 /// One spend-log row: only the fields read.
 #[derive(Deserialize, Default)]
 struct Row<'a> {
+    #[serde(borrow, default)]
+    request_id: Str<'a>,
     #[serde(borrow, default)]
     model: Str<'a>,
     #[serde(borrow, default)]
@@ -255,34 +269,75 @@ struct Row<'a> {
 #[derive(Default)]
 struct Routes {
     counts: HashMap<(String, usize, usize), u64>,
+    /// Per (primary group, model): the attempts and failures on that chain.
+    links: HashMap<(String, usize), LinkStats>,
     /// Requests per model_group and model index, to name a group's model.
     group_models: HashMap<String, HashMap<usize, u64>>,
 }
 
-fn row(label: &str, line: u64, r: Row, agg: &mut Aggregator, routes: &mut Routes) {
+/// A row's start and duration, or why they are unreadable.
+fn times(r: &Row) -> Result<(i64, f64), &'static str> {
+    let start = r
+        .start_time
+        .get()
+        .and_then(parse_time_ns)
+        .ok_or("no readable `startTime` (ISO 8601, before 2262)")?;
+    match r.end_time.get().and_then(parse_time_ns) {
+        Some(end) if end >= start => Ok((start, (end - start) as f64 * 1e-9)),
+        _ => match r.request_duration_ms.0 {
+            Some(ms) if ms >= 0.0 => Ok((start, ms / 1e3)),
+            _ => Err("no readable `endTime` or `request_duration_ms`"),
+        },
+    }
+}
+
+/// The row's token counts (input, cache read, cache write, output), or why one is unreadable.
+fn usage(r: &Row, meta: &Meta) -> Result<[Option<u64>; 4], &'static str> {
+    let bad = |_| "a negative or fractional token count";
+    let usage = meta.usage_object.as_ref();
+    let extra = meta.additional_usage_values.as_ref();
+    let pick = |f: fn(&Usage) -> Num| -> Result<Option<u64>, ()> {
+        Ok(match usage.map(|u| f(u).tokens()).transpose()?.flatten() {
+            Some(x) => Some(x),
+            None => extra.map(|u| f(u).tokens()).transpose()?.flatten(),
+        })
+    };
+    let cached = usage
+        .and_then(|u| u.prompt_tokens_details.as_ref())
+        .map(|d| d.cached_tokens.tokens())
+        .transpose()
+        .map_err(bad)?
+        .flatten();
+    let cache_read = pick(|u| u.cache_read_input_tokens).map_err(bad)?.or(cached);
+    let cache_write = pick(|u| u.cache_creation_input_tokens).map_err(bad)?;
+    let input = match r.prompt_tokens.tokens().map_err(bad)? {
+        Some(x) => Some(x),
+        None => pick(|u| u.prompt_tokens).map_err(bad)?,
+    };
+    let output = match r.completion_tokens.tokens().map_err(bad)? {
+        Some(x) => Some(x),
+        None => pick(|u| u.completion_tokens).map_err(bad)?,
+    };
+    Ok([input, cache_read, cache_write, output])
+}
+
+fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Routes) {
     let Some(model) = r.model.get().or(r.model_group.get()) else {
         agg.bad(label, line, "no `model`");
         return;
     };
-    let Some(start) = r.start_time.get().and_then(parse_time_ns) else {
-        agg.bad(label, line, "no readable `startTime` (ISO 8601)");
-        return;
+    let (start, duration_s) = match times(&r) {
+        Ok(t) => t,
+        Err(m) => return agg.bad(label, line, m),
     };
-    let duration_s = match r.end_time.get().and_then(parse_time_ns) {
-        Some(end) if end >= start => (end - start) as f64 * 1e-9,
-        _ => match r.request_duration_ms.0 {
-            Some(ms) if ms >= 0.0 => ms / 1e3,
-            _ => {
-                agg.bad(
-                    label,
-                    line,
-                    "no readable `endTime` or `request_duration_ms`",
-                );
-                return;
-            }
-        },
+    if r.metadata.1 {
+        agg.bad_metadata(label, line);
+    }
+    let meta = r.metadata.0.take().unwrap_or_default();
+    let [input_tokens, cache_read, cache_write, output_tokens] = match usage(&r, &meta) {
+        Ok(u) => u,
+        Err(m) => return agg.bad(label, line, m),
     };
-    let meta = r.metadata.0.unwrap_or_default();
     let status = r.status.get().or(meta.status.get()).unwrap_or("success");
     let failed = status.eq_ignore_ascii_case("failure") || status.eq_ignore_ascii_case("error");
     let m = agg.model(r.custom_llm_provider.get(), model);
@@ -298,36 +353,19 @@ fn row(label: &str, line: u64, r: Row, agg: &mut Aggregator, routes: &mut Routes
         }
         classify(code_n, class)
     });
-    let usage = meta.usage_object.as_ref();
-    let extra = meta.additional_usage_values.as_ref();
-    let pick = |f: fn(&Usage) -> Num| {
-        usage
-            .and_then(|u| f(u).tokens())
-            .or_else(|| extra.and_then(|u| f(u).tokens()))
-    };
-    let cache_read = pick(|u| u.cache_read_input_tokens).or_else(|| {
-        usage
-            .and_then(|u| u.prompt_tokens_details.as_ref())
-            .and_then(|d| d.cached_tokens.tokens())
-    });
-    let cache_write = pick(|u| u.cache_creation_input_tokens);
     let attempt = Attempt {
         model: m,
         start_ns: start,
         duration_s,
         failure,
-        input_tokens: r
-            .prompt_tokens
-            .tokens()
-            .or_else(|| pick(|u| u.prompt_tokens)),
-        cache_read: cache_read.unwrap_or(0),
-        cache_write: cache_write.unwrap_or(0),
-        output_tokens: r
-            .completion_tokens
-            .tokens()
-            .or_else(|| pick(|u| u.completion_tokens)),
+        input_tokens,
+        cache_read,
+        cache_write,
+        output_tokens,
     };
-    agg.attempt(&attempt);
+    if !agg.accept(label, line, &attempt, r.request_id.get().map(hash_id)) {
+        return;
+    }
     let group = r.model_group.get().unwrap_or(model).to_string();
     *routes
         .group_models
@@ -335,35 +373,113 @@ fn row(label: &str, line: u64, r: Row, agg: &mut Aggregator, routes: &mut Routes
         .or_default()
         .entry(m)
         .or_insert(0) += 1;
-    let depth = meta.attempted_fallbacks.tokens().unwrap_or(0) as usize;
+    let depth = meta.attempted_fallbacks.count().unwrap_or(0) as usize;
     if depth == 0 {
         agg.request(start, r.session_id.get().map(hash_id), 1);
     }
+    let primary = meta
+        .original_model_group
+        .get()
+        .map(str::to_string)
+        .unwrap_or(group);
+    routes
+        .links
+        .entry((primary.clone(), m))
+        .or_default()
+        .add(failure, duration_s);
     if failure.is_none() {
-        let primary = meta
-            .original_model_group
-            .get()
-            .map(str::to_string)
-            .unwrap_or(group);
         *routes.counts.entry((primary, depth, m)).or_insert(0) += 1;
     }
 }
 
+/// The model that served most of a group's rows.
+fn group_model(routes: &Routes, group: &str) -> Option<usize> {
+    routes.group_models.get(group).and_then(|ms| {
+        ms.iter()
+            .max_by_key(|(i, c)| (**c, std::cmp::Reverse(**i)))
+            .map(|(i, _)| *i)
+    })
+}
+
 fn finish(routes: Routes, agg: &mut Aggregator) {
-    let mut counts: Vec<_> = routes.counts.into_iter().collect();
+    let mut counts: Vec<_> = routes.counts.iter().collect();
     counts.sort();
     for ((group, depth, m), n) in counts {
-        // The group's model: the one that served most of its rows.
-        let primary = routes.group_models.get(&group).and_then(|ms| {
-            ms.iter()
-                .max_by_key(|(i, c)| (**c, std::cmp::Reverse(**i)))
-                .map(|(i, _)| *i)
-        });
-        let Some(primary) = primary else { continue };
+        let Some(primary) = group_model(&routes, group) else {
+            continue;
+        };
         let mut path = vec![None; depth + 1];
         path[0] = Some(primary);
-        path[depth] = Some(m);
-        agg.route(&path, Some(depth), true, n);
+        path[*depth] = Some(*m);
+        agg.route(&path, Some(*depth), true, *n);
+    }
+    let mut links: Vec<_> = routes.links.iter().collect();
+    links.sort_by(|a, b| a.0.cmp(b.0));
+    for ((group, m), stats) in links {
+        let Some(primary) = group_model(&routes, group) else {
+            continue;
+        };
+        let chain = agg.chains.entry(primary).or_default();
+        let l = chain.links.entry(*m).or_default();
+        l.attempts += stats.attempts;
+        for (a, b) in l.failures.iter_mut().zip(&stats.failures) {
+            a.merge(b);
+        }
+    }
+}
+
+/// The columns read, by position in the header.
+struct CsvColumns([Option<usize>; 12]);
+
+impl CsvColumns {
+    fn of(headers: &csv::ByteRecord) -> CsvColumns {
+        let col = |names: &[&str]| {
+            headers.iter().position(|h| {
+                std::str::from_utf8(h).is_ok_and(|h| names.contains(&h.trim().trim_start_matches('\u{feff}')))
+            })
+        };
+        CsvColumns([
+            col(&["model"]),
+            col(&["model_group"]),
+            col(&["custom_llm_provider"]),
+            col(&["startTime", "start_time"]),
+            col(&["endTime", "end_time"]),
+            col(&["request_duration_ms"]),
+            col(&["prompt_tokens"]),
+            col(&["completion_tokens"]),
+            col(&["status"]),
+            col(&["session_id"]),
+            col(&["metadata"]),
+            col(&["request_id"]),
+        ])
+    }
+
+    fn row<'r>(&self, rec: &'r csv::ByteRecord) -> Row<'r> {
+        let c = &self.0;
+        let get = |i: Option<usize>| -> Str<'r> {
+            Str(i
+                .and_then(|i| rec.get(i))
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .map(Cow::Borrowed))
+        };
+        let num = |i: Option<usize>| {
+            let s = get(i);
+            Num(s.get().and_then(|s| s.trim().parse().ok()))
+        };
+        Row {
+            request_id: get(c[11]),
+            model: get(c[0]),
+            model_group: get(c[1]),
+            custom_llm_provider: get(c[2]),
+            start_time: get(c[3]),
+            end_time: get(c[4]),
+            request_duration_ms: num(c[5]),
+            prompt_tokens: num(c[6]),
+            completion_tokens: num(c[7]),
+            status: get(c[8]),
+            session_id: get(c[9]),
+            metadata: get(c[10]).get().map(parse_meta).unwrap_or_default(),
+        }
     }
 }
 
@@ -379,25 +495,13 @@ pub fn read_csv<R: BufRead>(
         .flexible(true)
         .from_reader(super::lines::LineCounter::new(reader));
     let headers = csv
-        .headers()
+        .byte_headers()
         .map_err(|e| InputError::file(InputErrorKind::Syntax, label, format!("CSV header: {e}")))?
         .clone();
-    let col = |names: &[&str]| headers.iter().position(|h| names.contains(&h.trim()));
-    let cols = [
-        col(&["model"]),
-        col(&["model_group"]),
-        col(&["custom_llm_provider"]),
-        col(&["startTime", "start_time"]),
-        col(&["endTime", "end_time"]),
-        col(&["request_duration_ms"]),
-        col(&["prompt_tokens"]),
-        col(&["completion_tokens"]),
-        col(&["status"]),
-        col(&["session_id"]),
-        col(&["metadata"]),
-    ];
+    let cols = CsvColumns::of(&headers);
     let mut routes = Routes::default();
     let mut rec = csv::ByteRecord::new();
+    let mut starts = super::RecordLines::default();
     loop {
         match csv.read_byte_record(&mut rec) {
             Ok(false) => break,
@@ -405,31 +509,23 @@ pub fn read_csv<R: BufRead>(
                 let line = rec
                     .position()
                     .map_or(0, |p| csv.get_mut().line_at(p.byte()));
-                let get = |i: Option<usize>| -> Str {
-                    Str(i
+                starts.record(line);
+                // A token column that is there but not a number is unreadable, not absent.
+                let bad_num = [6, 7].iter().any(|&k| {
+                    cols.0[k]
                         .and_then(|i| rec.get(i))
                         .and_then(|b| std::str::from_utf8(b).ok())
-                        .map(Cow::Borrowed))
-                };
-                let num = |i: Option<usize>| Num(get(i).get().and_then(|s| s.trim().parse().ok()));
-                let r = Row {
-                    model: get(cols[0]),
-                    model_group: get(cols[1]),
-                    custom_llm_provider: get(cols[2]),
-                    start_time: get(cols[3]),
-                    end_time: get(cols[4]),
-                    request_duration_ms: num(cols[5]),
-                    prompt_tokens: num(cols[6]),
-                    completion_tokens: num(cols[7]),
-                    status: get(cols[8]),
-                    session_id: get(cols[9]),
-                    metadata: MetaField(get(cols[10]).get().and_then(parse_meta)),
-                };
-                row(label, line, r, agg, &mut routes);
+                        .is_some_and(|s| !s.trim().is_empty() && s.trim().parse::<f64>().is_err())
+                });
+                if bad_num {
+                    agg.bad(label, line, "a token count that is not a number");
+                    continue;
+                }
+                row(label, line, cols.row(&rec), agg, &mut routes);
             }
             Err(e) => {
                 let line = e.position().map_or(0, |p| csv.get_mut().line_at(p.byte()));
-                agg.bad(label, line, format!("CSV: {e}"));
+                agg.bad(label, line, super::csv_problem(&e));
                 if !matches!(
                     e.kind(),
                     csv::ErrorKind::UnequalLengths { .. } | csv::ErrorKind::Utf8 { .. }
@@ -439,29 +535,16 @@ pub fn read_csv<R: BufRead>(
             }
         }
     }
+    super::quote_check(label, csv.get_ref(), &starts, agg);
     finish(routes, agg);
     Ok(())
 }
 
-/// Counts the newlines read through it, for the line of a JSON array's element.
-struct Lines<R> {
-    inner: R,
-    line: std::rc::Rc<std::cell::Cell<u64>>,
-}
-
-impl<R: Read> Read for Lines<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let k = buf[..n].iter().filter(|b| **b == b'\n').count() as u64;
-        self.line.set(self.line.get() + k);
-        Ok(n)
-    }
-}
-
-/// Read LiteLLM spend logs as a JSON array of rows (streamed element by element) or JSON lines.
+/// Read LiteLLM spend logs as a JSON array of rows (element by element, [`super::array`]) or
+/// JSON lines.
 ///
-/// Errors: an I/O failure (unreadable rows, and a syntax error that ends the array early, are
-/// counted with their line).
+/// Errors: an I/O failure (unreadable rows, and an array cut short, are counted with their
+/// line).
 pub fn read_json<R: BufRead>(
     label: &str,
     reader: &mut R,
@@ -476,10 +559,7 @@ pub fn read_json<R: BufRead>(
             .iter()
             .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF)
         {
-            Some(i) => {
-                let c = buf[i];
-                break c == b'[';
-            }
+            Some(i) => break buf[i] == b'[',
             None if buf.is_empty() => return Ok(()),
             None => {
                 let n = buf.len();
@@ -488,93 +568,27 @@ pub fn read_json<R: BufRead>(
         }
     };
     let mut routes = Routes::default();
+    let mut one = |line: u64, bytes: &[u8], agg: &mut Aggregator| {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match serde_json::from_slice::<Row>(bytes) {
+            Ok(r) => row(label, line, r, agg, &mut routes),
+            Err(e) => agg.bad(
+                label,
+                line,
+                format!("not a spend-log row: {}", super::json_problem(&e)),
+            ),
+        }
+    };
     if starts_array {
-        let line = std::rc::Rc::new(std::cell::Cell::new(1u64));
-        // Lines are counted from 1: the count after k newlines is line k + 1.
-        let lines = Lines {
-            inner: reader,
-            line: line.clone(),
-        };
-        struct Rows<'x> {
-            label: &'x str,
-            agg: &'x mut Aggregator,
-            routes: &'x mut Routes,
-            line: std::rc::Rc<std::cell::Cell<u64>>,
-        }
-        impl<'de> Visitor<'de> for Rows<'_> {
-            type Value = ();
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an array of spend-log rows")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-                loop {
-                    match seq.next_element::<OwnedRow>() {
-                        // The line the element ends on: its line, for one row per line.
-                        Ok(Some(r)) => row(self.label, self.line.get(), r.0, self.agg, self.routes),
-                        Ok(None) => return Ok(()),
-                        Err(e) => return Err(e),
-                    }
-                }
-            }
-        }
-        // No second buffer: serde_json reads byte by byte, so the count is where it is.
-        let mut de = serde_json::Deserializer::from_reader(lines);
-        let visitor = Rows {
-            label,
-            agg,
-            routes: &mut routes,
-            line: line.clone(),
-        };
-        if let Err(e) = de.deserialize_seq(visitor) {
-            if e.is_io() {
-                return Err(InputError::file(
-                    InputErrorKind::Read,
-                    label,
-                    format!("cannot read: {e}"),
-                ));
-            }
-            agg.bad(label, e.line() as u64, super::json_problem(&e));
-        }
+        // An array cut short: its last, partial element is an unreadable row.
+        super::array::elements(reader, |line, bytes| one(line, bytes, agg)).map_err(io)?;
     } else {
-        for_each_line(reader, |line, bytes| {
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                return;
-            }
-            match serde_json::from_slice::<Row>(bytes) {
-                Ok(r) => row(label, line, r, agg, &mut routes),
-                Err(e) => agg.bad(
-                    label,
-                    line,
-                    format!("not a spend-log row: {}", super::json_problem(&e)),
-                ),
-            }
-        })
-        .map_err(io)?;
+        for_each_line(reader, |line, bytes| one(line, bytes, agg)).map_err(io)?;
     }
     finish(routes, agg);
     Ok(())
-}
-
-/// A [`Row`] read from a reader that cannot lend strings.
-struct OwnedRow(Row<'static>);
-
-impl<'de> Deserialize<'de> for OwnedRow {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let r: Row<'de> = Row::deserialize(d)?;
-        Ok(OwnedRow(Row {
-            model: own_str(r.model),
-            model_group: own_str(r.model_group),
-            custom_llm_provider: own_str(r.custom_llm_provider),
-            start_time: own_str(r.start_time),
-            end_time: own_str(r.end_time),
-            request_duration_ms: r.request_duration_ms,
-            prompt_tokens: r.prompt_tokens,
-            completion_tokens: r.completion_tokens,
-            status: own_str(r.status),
-            session_id: own_str(r.session_id),
-            metadata: r.metadata,
-        }))
-    }
 }
 
 #[cfg(test)]
@@ -595,9 +609,10 @@ mod tests {
         assert_eq!(agg.model_ids, ["anthropic/claude-sonnet-5"]);
         let m = &agg.models[0];
         assert_eq!((m.attempts, m.successes), (2, 1));
-        assert_eq!(m.fresh.mean(), 500.0);
-        assert_eq!(m.prefix.mean(), 1000.0);
-        assert_eq!(m.cache.value(), 1.0);
+        let p = m.cache.profile();
+        assert_eq!(p.fresh.mean(), 500.0);
+        assert_eq!(p.prefix.mean(), 1000.0);
+        assert_eq!(p.hits.value(), 1.0);
         assert_eq!(m.failures[0].n, 1, "429 is a rate limit");
         assert_eq!(m.latency.quantile(0.5).unwrap().n, 1);
     }

@@ -20,6 +20,10 @@
 //! LiteLLM's `messages` and `response` columns) are skipped by the JSON and CSV parsers without
 //! being decoded into a value, so they cannot reach an output.
 
+pub mod agg;
+pub mod array;
+pub mod cache;
+pub mod fields;
 pub mod lines;
 pub mod litellm;
 pub mod otlp;
@@ -27,19 +31,13 @@ pub mod plain;
 pub mod stats;
 pub mod write;
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{Hash, Hasher};
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-use crate::model::policy::ErrorClass;
-use stats::{LogHist, Mean, Ratio};
-
-/// How many unreadable records are listed by file and line; the rest are only counted.
-pub const BAD_SHOWN: usize = 5;
-
-/// Requests kept open waiting for more of their spans; past this the oldest is closed.
-const OPEN_REQUESTS: usize = 1 << 16;
+pub use agg::{
+    Aggregator, Attempt, BAD_SHOWN, BadRecord, ChainStats, LinkStats, ModelStats, class_index,
+};
+pub use fields::{classify, classify_word, hash_id, looks_like_ms, parse_time_ns, provider_prefix};
 
 /// The format of a request log, as recognised by its content or named by `--input-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,484 +97,6 @@ pub fn detect(head: &[u8]) -> Result<LogFormat, String> {
     Err("not OTLP/JSON (`resourceSpans`), LiteLLM spend logs (a `startTime` column or key) or the plain CSV (columns model, start, duration_s, status)".into())
 }
 
-/// Map a status code and an `error.type` (or LiteLLM `error_class`) onto the error classes
-/// of `failover_on` (MODEL.md §8). Codes first: 429 rate limit; 529 overload; 408 timeout;
-/// 402 quota; other 4xx client; 5xx server error. Then words in the type, case-insensitively:
-/// `timeout`/`deadline` timeout, `rate`+`limit` or `throttl` rate limit, `overload` overload,
-/// `quota`/`billing`/`budget`/`insufficient` quota, `badrequest`/`invalid`/`auth`/`permission`/
-/// `notfound`/`unprocessable`/`contextwindow`/`contentpolicy` client. Anything else
-/// (`_OTHER`, an exception name) is a server error, as the provider's fault.
-pub fn classify(code: Option<i64>, error_type: Option<&str>) -> ErrorClass {
-    let code = code.or_else(|| {
-        error_type
-            .and_then(|t| t.trim().parse::<i64>().ok())
-            .filter(|c| (100..=599).contains(c))
-    });
-    if let Some(c) = code {
-        match c {
-            429 => return ErrorClass::RateLimit,
-            529 => return ErrorClass::Overload,
-            408 => return ErrorClass::Timeout,
-            402 => return ErrorClass::Quota,
-            400..=499 => return ErrorClass::Client,
-            500..=599 => {
-                // A 5xx with a more specific type (503 "overloaded") keeps the type's class.
-                if let Some(t) = error_type
-                    && let Some(class) = classify_word(t)
-                {
-                    return class;
-                }
-                return ErrorClass::ServerError;
-            }
-            _ => {}
-        }
-    }
-    error_type
-        .and_then(classify_word)
-        .unwrap_or(ErrorClass::ServerError)
-}
-
-fn classify_word(t: &str) -> Option<ErrorClass> {
-    let w: String = t
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    let any = |words: &[&str]| words.iter().any(|x| w.contains(x));
-    if any(&["timeout", "timedout", "deadline"]) {
-        Some(ErrorClass::Timeout)
-    } else if any(&["ratelimit", "throttl", "toomanyrequests"]) {
-        Some(ErrorClass::RateLimit)
-    } else if any(&["overload"]) {
-        Some(ErrorClass::Overload)
-    } else if any(&["quota", "billing", "budget", "insufficient"]) {
-        Some(ErrorClass::Quota)
-    } else if any(&[
-        "badrequest",
-        "invalid",
-        "auth",
-        "permission",
-        "notfound",
-        "unprocessable",
-        "contextwindow",
-        "contentpolicy",
-    ]) {
-        Some(ErrorClass::Client)
-    } else if any(&["servererror", "internal", "unavailable", "badgateway"]) {
-        Some(ErrorClass::ServerError)
-    } else {
-        None
-    }
-}
-
-/// The price-table provider for an OpenTelemetry `gen_ai.provider.name` (or `gen_ai.system`)
-/// value: the LiteLLM-style prefix (`aws.bedrock` → `bedrock`, `gcp.vertex_ai` → `vertex_ai`,
-/// `azure.ai.openai` → `azure`, `mistral_ai` → `mistral`, `x_ai` → `xai`); others as given.
-pub fn provider_prefix(name: &str) -> &str {
-    match name {
-        "aws.bedrock" => "bedrock",
-        "gcp.vertex_ai" => "vertex_ai",
-        "gcp.gemini" | "gcp.gen_ai" => "gemini",
-        "azure.ai.openai" | "az.ai.openai" => "azure",
-        "azure.ai.inference" | "az.ai.inference" => "azure_ai",
-        "mistral_ai" => "mistral",
-        "x_ai" => "xai",
-        "ibm.watsonx.ai" => "watsonx",
-        other => other,
-    }
-}
-
-/// A stable 64-bit hash of an id (trace, request or session id); ids themselves are not kept.
-pub fn hash_id(id: &str) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    id.hash(&mut h);
-    h.finish()
-}
-
-/// Seconds since the Unix epoch of an ISO 8601 time (`2026-07-18T10:00:00.123Z`,
-/// `2026-07-18 10:00:00.123456+00:00`, no offset meaning UTC), or of a plain number of
-/// seconds, in nanoseconds.
-pub fn parse_time_ns(text: &str) -> Option<i64> {
-    let t = text.trim();
-    if let Ok(x) = t.parse::<f64>() {
-        return (x.is_finite() && x.abs() < 1e11).then(|| (x * 1e9).round() as i64);
-    }
-    let b = t.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b' ') {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> { t.get(r)?.parse::<i64>().ok() };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
-        return None;
-    }
-    let mut rest = &t[19..];
-    let mut frac_ns = 0i64;
-    if let Some(r) = rest.strip_prefix('.') {
-        let digits = r.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            return None;
-        }
-        let mut scale = 100_000_000i64;
-        for c in r[..digits].bytes().take(9) {
-            frac_ns += i64::from(c - b'0') * scale;
-            scale /= 10;
-        }
-        rest = &r[digits..];
-    }
-    let offset_s = match rest {
-        "" | "Z" | "z" => 0,
-        o if (o.starts_with('+') || o.starts_with('-')) && o.len() >= 3 => {
-            let sign = if o.starts_with('-') { -1 } else { 1 };
-            let o = &o[1..];
-            let (hh, mm) = match o.split_once(':') {
-                Some((a, b)) => (a.parse::<i64>().ok()?, b.parse::<i64>().ok()?),
-                None if o.len() == 4 => (o[..2].parse().ok()?, o[2..].parse().ok()?),
-                None => (o.parse().ok()?, 0),
-            };
-            sign * (hh * 3600 + mm * 60)
-        }
-        _ => return None,
-    };
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y2 = if mo <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let secs = days * 86_400 + h * 3600 + mi * 60 + s - offset_s;
-    Some(secs * 1_000_000_000 + frac_ns)
-}
-
-/// One attempt (one call to one model), as a reader hands it over.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Attempt {
-    /// The model's index in the aggregator ([`Aggregator::model`]).
-    pub model: usize,
-    /// Start, nanoseconds since the Unix epoch.
-    pub start_ns: i64,
-    /// Duration, seconds.
-    pub duration_s: f64,
-    /// The error class of a failed attempt; `None` for a success.
-    pub failure: Option<ErrorClass>,
-    /// Input tokens, the cached ones included (`gen_ai.usage.input_tokens`).
-    pub input_tokens: Option<u64>,
-    /// Input tokens read from the provider's cache.
-    pub cache_read: u64,
-    /// Input tokens written to the provider's cache.
-    pub cache_write: u64,
-    /// Output tokens.
-    pub output_tokens: Option<u64>,
-}
-
-/// What is measured of one model.
-#[derive(Debug, Clone, Default)]
-pub struct ModelStats {
-    /// Attempts.
-    pub attempts: u64,
-    /// Successful attempts.
-    pub successes: u64,
-    /// Durations of failed attempts, seconds, per class in [`ErrorClass::ALL`] order.
-    pub failures: [LogHist; 6],
-    /// Durations of successful attempts, seconds.
-    pub latency: LogHist,
-    /// Fresh (uncached) input tokens per successful attempt.
-    pub fresh: Mean,
-    /// Their distribution.
-    pub fresh_hist: LogHist,
-    /// Cacheable prefix tokens (read + written) per successful attempt.
-    pub prefix: Mean,
-    /// Their distribution.
-    pub prefix_hist: LogHist,
-    /// Output tokens per successful attempt.
-    pub output: Mean,
-    /// Their distribution.
-    pub output_hist: LogHist,
-    /// Cache hit rate: prefix tokens read over prefix tokens (read + written).
-    pub cache: Ratio,
-    /// Successful attempts that reported cache read or write counts (a 0 counts).
-    pub cache_reported: u64,
-}
-
-impl ModelStats {
-    /// Failed attempts.
-    pub fn failed(&self) -> u64 {
-        self.failures.iter().map(|h| h.n).sum()
-    }
-}
-
-/// How the requests that start on one primary went.
-#[derive(Debug, Clone, Default)]
-pub struct ChainStats {
-    /// Requests.
-    pub requests: u64,
-    /// Per position in the chain: how often each model was tried there.
-    pub reached: Vec<HashMap<usize, u64>>,
-    /// Per position: requests answered there.
-    pub answered: Vec<u64>,
-    /// Requests with a known outcome (answered, or every attempt failed).
-    pub with_outcome: u64,
-    /// Whether failed requests are seen (whole traces); LiteLLM's rows only show the answered.
-    pub sees_failures: bool,
-}
-
-/// An unreadable record: where, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BadRecord {
-    /// The file as given.
-    pub file: String,
-    /// 1-based line.
-    pub line: u64,
-    /// What is wrong.
-    pub message: String,
-}
-
-/// The bounded buffer of requests whose spans may still arrive.
-#[derive(Debug, Default)]
-struct Open {
-    map: HashMap<u64, OpenRequest>,
-    order: VecDeque<u64>,
-}
-
-#[derive(Debug, Default)]
-struct OpenRequest {
-    attempts: Vec<(i64, usize, bool)>,
-    session: Option<u64>,
-}
-
-/// Everything measured so far, over all files.
-#[derive(Debug, Default)]
-pub struct Aggregator {
-    /// Model ids in first-seen order.
-    pub model_ids: Vec<String>,
-    index: HashMap<String, usize>,
-    /// Per model, by index.
-    pub models: Vec<ModelStats>,
-    /// Per primary model index.
-    pub chains: HashMap<usize, ChainStats>,
-    /// Requests (traces, request ids, LiteLLM first attempts).
-    pub requests: u64,
-    /// Earliest and latest request start, nanoseconds.
-    pub first_ns: Option<i64>,
-    /// Latest request start, nanoseconds.
-    pub last_ns: Option<i64>,
-    /// Requests per session id.
-    pub sessions: HashMap<u64, u32>,
-    /// Requests that carried a session id.
-    pub requests_with_session: u64,
-    /// Records read.
-    pub records: u64,
-    /// Unreadable records: the first [`BAD_SHOWN`], and the count.
-    pub bad: Vec<BadRecord>,
-    /// Unreadable records in all.
-    pub bad_count: u64,
-    /// Attempts that failed with an error type no rule knows (counted as server errors).
-    pub unclassified: u64,
-    /// Sum and sum of squares of failure durations (seconds) per [`LogHist`] bin, over every
-    /// model: the timeout is the exact mean of the cluster's bins.
-    pub fail_sums: Vec<(f64, f64)>,
-    open: Open,
-    scratch: String,
-}
-
-impl Aggregator {
-    /// The index of model `provider/model` (`model` alone when it already has a provider
-    /// prefix or there is no provider), adding it on first sight.
-    pub fn model(&mut self, provider: Option<&str>, model: &str) -> usize {
-        self.scratch.clear();
-        match provider {
-            Some(p) if !p.is_empty() && !model.contains('/') => {
-                self.scratch.push_str(p);
-                self.scratch.push('/');
-                self.scratch.push_str(model);
-            }
-            _ => self.scratch.push_str(model),
-        }
-        if let Some(&i) = self.index.get(self.scratch.as_str()) {
-            return i;
-        }
-        let i = self.model_ids.len();
-        self.model_ids.push(self.scratch.clone());
-        self.index.insert(self.scratch.clone(), i);
-        self.models.push(ModelStats::default());
-        i
-    }
-
-    /// Record an unreadable record.
-    pub fn bad(&mut self, file: &str, line: u64, message: impl Into<String>) {
-        self.bad_count += 1;
-        if self.bad.len() < BAD_SHOWN {
-            self.bad.push(BadRecord {
-                file: file.to_string(),
-                line,
-                message: message.into(),
-            });
-        }
-    }
-
-    /// Count one attempt in its model's figures.
-    pub fn attempt(&mut self, a: &Attempt) {
-        self.records += 1;
-        let m = &mut self.models[a.model];
-        m.attempts += 1;
-        match a.failure {
-            Some(class) => {
-                if self.fail_sums.is_empty() {
-                    self.fail_sums = vec![(0.0, 0.0); stats::BINS];
-                }
-                let s = &mut self.fail_sums[LogHist::bin(a.duration_s)];
-                s.0 += a.duration_s;
-                s.1 += a.duration_s * a.duration_s;
-                let i = ErrorClass::ALL
-                    .iter()
-                    .position(|c| *c == class)
-                    .unwrap_or(2);
-                m.failures[i].add(a.duration_s);
-            }
-            None => {
-                m.successes += 1;
-                m.latency.add(a.duration_s);
-                let prefix = a.cache_read + a.cache_write;
-                if let Some(input) = a.input_tokens {
-                    let fresh = input.saturating_sub(prefix) as f64;
-                    m.fresh.add(fresh);
-                    m.fresh_hist.add(fresh);
-                    m.prefix.add(prefix as f64);
-                    m.prefix_hist.add(prefix as f64);
-                    if prefix > 0 {
-                        m.cache.add(a.cache_read as f64, prefix as f64);
-                    }
-                }
-                if let Some(out) = a.output_tokens {
-                    m.output.add(out as f64);
-                    m.output_hist.add(out as f64);
-                }
-                if a.cache_read + a.cache_write > 0 || a.input_tokens.is_some() {
-                    m.cache_reported += 1;
-                }
-            }
-        }
-    }
-
-    /// Count one request: its start, its session.
-    pub fn request(&mut self, start_ns: i64, session: Option<u64>, weight: u64) {
-        self.requests += weight;
-        self.first_ns = Some(self.first_ns.map_or(start_ns, |f| f.min(start_ns)));
-        self.last_ns = Some(self.last_ns.map_or(start_ns, |l| l.max(start_ns)));
-        if let Some(s) = session {
-            *self.sessions.entry(s).or_insert(0) += weight as u32;
-            self.requests_with_session += weight;
-        }
-    }
-
-    /// Count the route of one request: the models tried at each position (`None` where a
-    /// position's model is not known), and the position that answered (`None`: the request
-    /// failed; `Some(None)`-like unknown outcomes are passed as `known = false`).
-    pub fn route(
-        &mut self,
-        path: &[Option<usize>],
-        answered: Option<usize>,
-        known: bool,
-        weight: u64,
-    ) {
-        let Some(Some(primary)) = path.first().copied() else {
-            return;
-        };
-        let c = self.chains.entry(primary).or_default();
-        c.requests += weight;
-        if c.reached.len() < path.len() {
-            c.reached.resize_with(path.len(), HashMap::new);
-            c.answered.resize(path.len(), 0);
-        }
-        for (k, m) in path.iter().enumerate() {
-            if let Some(m) = m {
-                *c.reached[k].entry(*m).or_insert(0) += weight;
-            }
-        }
-        if known {
-            c.with_outcome += weight;
-            if let Some(k) = answered {
-                c.answered[k] += weight;
-            }
-        }
-    }
-
-    /// Add an attempt to the open request `key` (a hashed trace or request id), to be closed
-    /// when the buffer is full or the input ends ([`Aggregator::close_all`]).
-    pub fn open_attempt(&mut self, key: u64, a: &Attempt, session: Option<u64>) {
-        if !self.open.map.contains_key(&key) {
-            if self.open.map.len() >= OPEN_REQUESTS
-                && let Some(old) = self.open.order.pop_front()
-                && let Some(r) = self.open.map.remove(&old)
-            {
-                self.close(r);
-            }
-            self.open.order.push_back(key);
-        }
-        let r = self.open.map.entry(key).or_default();
-        r.attempts.push((a.start_ns, a.model, a.failure.is_none()));
-        if r.session.is_none() {
-            r.session = session;
-        }
-    }
-
-    /// Turn a closed trace into requests: its attempts in start order, a request ending at
-    /// each success (a trace with several answered calls, an agent's, is several requests)
-    /// or at the trace's end (a request that failed on every link). Retries on one model are
-    /// one link.
-    fn close(&mut self, mut r: OpenRequest) {
-        r.attempts.sort_by_key(|a| a.0);
-        let mut path: Vec<Option<usize>> = Vec::new();
-        let mut start = 0;
-        for &(t, m, ok) in &r.attempts {
-            if path.is_empty() {
-                start = t;
-            }
-            if path.last() != Some(&Some(m)) {
-                path.push(Some(m));
-            }
-            if ok {
-                self.finish_request(start, r.session, &path, Some(path.len() - 1));
-                path.clear();
-            }
-        }
-        if !path.is_empty() {
-            self.finish_request(start, r.session, &path, None);
-        }
-    }
-
-    fn finish_request(
-        &mut self,
-        start: i64,
-        session: Option<u64>,
-        path: &[Option<usize>],
-        answered: Option<usize>,
-    ) {
-        self.request(start, session, 1);
-        self.route(path, answered, true, 1);
-        if let Some(Some(p)) = path.first()
-            && let Some(c) = self.chains.get_mut(p)
-        {
-            c.sees_failures = true;
-        }
-    }
-
-    /// Close every open request.
-    pub fn close_all(&mut self) {
-        let open = std::mem::take(&mut self.open);
-        let mut order = open.order;
-        let mut map = open.map;
-        while let Some(k) = order.pop_front() {
-            if let Some(r) = map.remove(&k) {
-                self.close(r);
-            }
-        }
-    }
-}
-
 /// How a run reads its files.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -597,8 +117,12 @@ pub struct FileReport {
     pub records: u64,
     /// Unreadable records.
     pub bad: u64,
-    /// Bytes read.
+    /// Bytes read (compressed bytes for a gzip file).
     pub bytes: u64,
+    /// Whether the file is gzip-compressed.
+    pub gzip: bool,
+    /// The earlier file this one repeats (same size and first MiB): then it is not read.
+    pub duplicate_of: Option<String>,
 }
 
 /// A reader over a file that counts the bytes it hands out (for the progress bar and the
@@ -621,7 +145,189 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// Read every file into `agg`.
+use crate::error::{InputError, InputErrorKind};
+
+/// An error at line `line` of `file` in field `field` (exit 2).
+pub fn error_at(file: &str, line: u64, field: &str, message: &str) -> InputError {
+    InputError {
+        file: file.to_string(),
+        location: Some(crate::error::Location {
+            line: usize::try_from(line).unwrap_or(usize::MAX),
+            col: 1,
+        }),
+        field: Some(field.to_string()),
+        message: message.to_string(),
+        kind: InputErrorKind::Invalid,
+    }
+}
+
+fn read_error(label: &str, e: &std::io::Error) -> InputError {
+    let message = match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => format!("cannot read: {e}"),
+    };
+    InputError::file(InputErrorKind::Read, label, message)
+}
+
+/// The gzip magic bytes (RFC 1952).
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Open `path`, decompressing it when it starts with the gzip magic bytes (flate2's
+/// `MultiGzDecoder`, which reads concatenated members as `gzip -c a b` writes them).
+fn open_source(
+    path: &Path,
+    label: &str,
+    bar: Option<indicatif::ProgressBar>,
+) -> Result<(Box<dyn Read>, bool), InputError> {
+    if path.is_dir() {
+        return Err(InputError::file(
+            InputErrorKind::Read,
+            label,
+            "is a directory; expected a log file",
+        ));
+    }
+    let mut magic = [0u8; 2];
+    let gzip = std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && magic == GZIP_MAGIC;
+    let file = std::fs::File::open(path).map_err(|e| read_error(label, &e))?;
+    let counting = Counting {
+        inner: file,
+        bytes: 0,
+        bar,
+    };
+    Ok(if gzip {
+        (Box::new(flate2::read::MultiGzDecoder::new(counting)), true)
+    } else {
+        (Box::new(counting), false)
+    })
+}
+
+/// The first `n` bytes of the (decompressed) file.
+fn head(path: &Path, label: &str, n: u64) -> Result<Vec<u8>, InputError> {
+    let (src, gzip) = open_source(path, label, None)?;
+    let mut head = Vec::with_capacity(n as usize);
+    match src.take(n).read_to_end(&mut head) {
+        Ok(_) => Ok(head),
+        // A gzip file cut short still has a head to recognise.
+        Err(_) if gzip && !head.is_empty() => Ok(head),
+        Err(e) => Err(InputError::file(
+            InputErrorKind::Read,
+            label,
+            format!("cannot read{}: {e}", if gzip { " (gzip)" } else { "" }),
+        )),
+    }
+}
+
+/// The format of `path`: `forced`, or recognised by content ([`detect`]).
+fn format_of(path: &Path, label: &str, forced: Option<LogFormat>) -> Result<LogFormat, InputError> {
+    match forced {
+        Some(LogFormat::LiteLlmCsv | LogFormat::LiteLlmJson) => {
+            // LiteLLM's exports come as CSV or JSON: told apart by the first character.
+            let head = head(path, label, 4096)?;
+            let t = String::from_utf8_lossy(&head);
+            let t = t.trim_start_matches('\u{feff}').trim_start();
+            Ok(if t.starts_with('{') || t.starts_with('[') {
+                LogFormat::LiteLlmJson
+            } else {
+                LogFormat::LiteLlmCsv
+            })
+        }
+        Some(f) => Ok(f),
+        None => detect(&head(path, label, 65_536)?).map_err(|m| {
+            InputError::file(
+                InputErrorKind::Schema,
+                label,
+                format!("{m}; name the format with --input-format otlp|litellm|csv"),
+            )
+        }),
+    }
+}
+
+/// A file's identity for finding a file given twice: its size and a hash of its first MiB.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::hash::{Hash, Hasher};
+    let f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let mut first = Vec::new();
+    f.take(1 << 20).read_to_end(&mut first).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    first.hash(&mut h);
+    Some((len, h.finish()))
+}
+
+fn progress_bar(path: &Path, label: &str) -> indicatif::ProgressBar {
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let b = indicatif::ProgressBar::new(len);
+    b.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    b.set_message(label.to_string());
+    b
+}
+
+/// Counts the bytes read through it, for the throughput line (`Counting` sits under the
+/// gzip decoder, where it cannot be reached).
+struct Tally<R> {
+    inner: R,
+    bytes: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<R: Read> Read for Tally<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes.set(self.bytes.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// Read one file into `agg`; its report.
+fn read_one(
+    path: &Path,
+    label: &str,
+    options: &Options,
+    agg: &mut Aggregator,
+) -> Result<FileReport, InputError> {
+    let format = format_of(path, label, options.format)?;
+    let bar = options.progress.then(|| progress_bar(path, label));
+    let (src, gzip) = open_source(path, label, bar.clone())?;
+    let bytes = std::rc::Rc::new(std::cell::Cell::new(0));
+    let tally = Tally {
+        inner: src,
+        bytes: bytes.clone(),
+    };
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, tally);
+    let (records0, bad0) = (agg.records, agg.bad_count);
+    match format {
+        LogFormat::Otlp => otlp::read(label, &mut reader, agg)?,
+        LogFormat::LiteLlmCsv => litellm::read_csv(label, &mut reader, agg)?,
+        LogFormat::LiteLlmJson => litellm::read_json(label, &mut reader, agg)?,
+        LogFormat::Plain => plain::read(label, &mut reader, agg)?,
+    }
+    agg.close_all();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let on_disk = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    Ok(FileReport {
+        file: label.to_string(),
+        format,
+        records: agg.records - records0,
+        bad: agg.bad_count - bad0,
+        bytes: if gzip { on_disk } else { bytes.get() },
+        gzip,
+        duplicate_of: None,
+    })
+}
+
+/// Read every file into `agg` (a file given twice, or two files of the same size and first
+/// MiB, is read once and reported).
 ///
 /// Errors (exit 2): a file that cannot be opened, whose format is not recognised, or of which
 /// no record is readable (its bad records are named).
@@ -629,101 +335,27 @@ pub fn read_files(
     paths: &[&Path],
     options: &Options,
     agg: &mut Aggregator,
-) -> Result<Vec<FileReport>, crate::error::InputError> {
-    use crate::error::{InputError, InputErrorKind};
-    let mut reports = Vec::new();
+) -> Result<Vec<FileReport>, InputError> {
+    let mut reports: Vec<FileReport> = Vec::new();
+    let mut seen: Vec<((u64, u64), String)> = Vec::new();
     for path in paths {
         let label = path.display().to_string();
-        let open = || {
-            std::fs::File::open(path).map_err(|e| {
-                let message = match e.kind() {
-                    std::io::ErrorKind::NotFound => "no such file".to_string(),
-                    std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-                    _ => format!("cannot read: {e}"),
-                };
-                InputError::file(InputErrorKind::Read, label.clone(), message)
-            })
-        };
-        if path.is_dir() {
-            return Err(InputError::file(
-                InputErrorKind::Read,
-                label,
-                "is a directory; expected a log file",
-            ));
-        }
-        let format = match options.format {
-            Some(LogFormat::LiteLlmCsv | LogFormat::LiteLlmJson) => {
-                // LiteLLM's exports come as CSV or JSON: told apart by the first character.
-                let mut head = Vec::with_capacity(4096);
-                open()?.take(4096).read_to_end(&mut head).map_err(|e| {
-                    InputError::file(
-                        InputErrorKind::Read,
-                        label.clone(),
-                        format!("cannot read: {e}"),
-                    )
-                })?;
-                let t = String::from_utf8_lossy(&head);
-                let t = t.trim_start_matches('\u{feff}').trim_start();
-                if t.starts_with('{') || t.starts_with('[') {
-                    LogFormat::LiteLlmJson
-                } else {
-                    LogFormat::LiteLlmCsv
-                }
-            }
-            Some(f) => f,
-            None => {
-                let mut head = Vec::with_capacity(65_536);
-                open()?.take(65_536).read_to_end(&mut head).map_err(|e| {
-                    InputError::file(
-                        InputErrorKind::Read,
-                        label.clone(),
-                        format!("cannot read: {e}"),
-                    )
-                })?;
-                detect(&head).map_err(|m| {
-                    InputError::file(
-                        InputErrorKind::Schema,
-                        label.clone(),
-                        format!("{m}; name the format with --input-format otlp|litellm|csv"),
-                    )
-                })?
-            }
-        };
-        let file = open()?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let bar = options.progress.then(|| {
-            let b = indicatif::ProgressBar::new(len);
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}",
-                )
-                .expect("a valid template")
-                .progress_chars("=> "),
-            );
-            b.set_message(label.clone());
-            b
-        });
-        let mut reader = std::io::BufReader::with_capacity(
-            1 << 20,
-            Counting {
-                inner: file,
+        let id = identity(path);
+        if let Some((_, first)) = id.and_then(|id| seen.iter().find(|(i, _)| *i == id)) {
+            let format = format_of(path, &label, options.format)?;
+            reports.push(FileReport {
+                file: label,
+                format,
+                records: 0,
+                bad: 0,
                 bytes: 0,
-                bar: bar.clone(),
-            },
-        );
-        let (records0, bad0) = (agg.records, agg.bad_count);
-        match format {
-            LogFormat::Otlp => otlp::read(&label, &mut reader, agg)?,
-            LogFormat::LiteLlmCsv => litellm::read_csv(&label, &mut reader, agg)?,
-            LogFormat::LiteLlmJson => litellm::read_json(&label, &mut reader, agg)?,
-            LogFormat::Plain => plain::read(&label, &mut reader, agg)?,
+                gzip: false,
+                duplicate_of: Some(first.clone()),
+            });
+            continue;
         }
-        agg.close_all();
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        let (records, bad) = (agg.records - records0, agg.bad_count - bad0);
-        if records == 0 {
+        let report = read_one(path, &label, options, agg)?;
+        if report.records == 0 {
             let first = agg
                 .bad
                 .iter()
@@ -734,18 +366,16 @@ pub fn read_files(
                 InputErrorKind::Schema,
                 label,
                 format!(
-                    "no readable {} record ({bad} unreadable){first}",
-                    format.as_str()
+                    "no readable {} record ({} unreadable){first}",
+                    report.format.as_str(),
+                    report.bad
                 ),
             ));
         }
-        reports.push(FileReport {
-            file: label,
-            format,
-            records,
-            bad,
-            bytes: reader.get_ref().bytes,
-        });
+        if let Some(id) = id {
+            seen.push((id, label));
+        }
+        reports.push(report);
     }
     Ok(reports)
 }
@@ -765,11 +395,73 @@ pub fn for_each_line<R: BufRead>(
         }
         line += 1;
         let mut s: &[u8] = &buf;
+        if line == 1 {
+            s = s.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(s);
+        }
         while let [rest @ .., b'\n' | b'\r'] = s {
             s = rest;
         }
         each(line, s);
     }
+}
+
+/// What is wrong with a CSV record, without its text.
+pub fn csv_problem(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Utf8 { .. } => "CSV: a field that is not UTF-8".into(),
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!("CSV: {len} fields where the header has {expected_len}")
+        }
+        _ => format!("CSV: {e}"),
+    }
+}
+
+/// Where a CSV file's records started: for [`quote_check`].
+#[derive(Debug, Default)]
+pub struct RecordLines {
+    /// Records read (the header not counted).
+    pub records: u64,
+    last: u64,
+    /// The first record that ran over several lines.
+    pub first_multiline: Option<u64>,
+}
+
+impl RecordLines {
+    /// Note a record starting on `line`.
+    pub fn record(&mut self, line: u64) {
+        if self.records > 0 && line > self.last + 1 && self.first_multiline.is_none() {
+            self.first_multiline = Some(self.last);
+        }
+        self.records += 1;
+        self.last = line;
+    }
+}
+
+/// After a CSV file: an odd number of `"` is a quote left open, which swallows the lines
+/// after it into one field. The lines that started no record (read inside quoted fields) are
+/// counted as unreadable, named by the first record that ran over several lines.
+pub fn quote_check<R>(
+    label: &str,
+    lines: &lines::LineCounter<R>,
+    records: &RecordLines,
+    agg: &mut Aggregator,
+) {
+    if !lines.unbalanced_quote() {
+        return;
+    }
+    let inside = lines
+        .lines_read()
+        .saturating_sub(1 + records.records)
+        .max(1);
+    let at = records.first_multiline.unwrap_or(records.last);
+    agg.bad(
+        label,
+        at,
+        format!(
+            "an unbalanced quote: a quoted field opened here or later is not closed; {inside} line(s) were read inside quoted fields instead of as rows (close the quote)"
+        ),
+    );
+    agg.bad_count += inside - 1;
 }
 
 /// What is wrong with a JSON record, without any of its text: serde_json's messages quote
@@ -787,6 +479,7 @@ pub fn json_problem(e: &serde_json::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::policy::ErrorClass;
 
     #[test]
     fn classes_from_codes_and_types() {
@@ -830,6 +523,14 @@ mod tests {
         );
         assert_eq!(parse_time_ns("1.5"), Some(1_500_000_000));
         assert_eq!(parse_time_ns("yesterday"), None);
+        // Past 2262 a time does not fit i64 nanoseconds: unreadable, never wrapped.
+        assert_eq!(parse_time_ns("2262-04-11T23:47:16Z"), Some(9_223_372_036_000_000_000));
+        assert_eq!(parse_time_ns("2263-01-01T00:00:00Z"), None);
+        assert_eq!(parse_time_ns("9999-12-31T23:59:59Z"), None);
+        assert_eq!(parse_time_ns("2026-07-18T10:00:00+99:00"), None);
+        assert_eq!(parse_time_ns("2026-07-18T10:00:00+1\u{e9}2"), None);
+        assert!(looks_like_ms("1784368800250"));
+        assert!(!looks_like_ms("1784368800.25"));
     }
 
     #[test]

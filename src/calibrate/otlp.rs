@@ -34,7 +34,7 @@ use crate::error::{InputError, InputErrorKind};
 #[derive(Deserialize)]
 struct Export<'a> {
     #[serde(borrow, default, rename = "resourceSpans")]
-    resource_spans: Vec<ResourceSpans<'a>>,
+    resource_spans: Option<Vec<ResourceSpans<'a>>>,
 }
 
 #[derive(Deserialize)]
@@ -53,6 +53,8 @@ struct ScopeSpans<'a> {
 struct Span<'a> {
     #[serde(borrow, default, rename = "traceId")]
     trace_id: Option<Text<'a>>,
+    #[serde(borrow, default, rename = "spanId")]
+    span_id: Option<Text<'a>>,
     #[serde(default, rename = "startTimeUnixNano")]
     start: Option<Nanos>,
     #[serde(default, rename = "endTimeUnixNano")]
@@ -321,10 +323,79 @@ impl<'de: 'a, 'a> Deserialize<'de> for Attrs<'a> {
     }
 }
 
-/// Read an OTLP/JSON file into `agg`: line by line, or as one document when the first line
-/// is not one.
+/// `startTimeUnixNano` values that are a date from 2001 to 2286 in milliseconds or
+/// microseconds (1e12 to 1e16) and, read as nanoseconds, 17 minutes to 4 months after
+/// 1970-01-01: another unit, refused (a log of relative times from 0 in nanoseconds stays
+/// below 1e12 for its first 16 minutes).
+const MS_OR_US: std::ops::Range<i64> = 1_000_000_000_000..10_000_000_000_000_000;
+
+/// The state of a line-by-line read.
+struct LineRead<'x> {
+    label: &'x str,
+    /// The first line, when it was not a whole document: held until the next line says
+    /// whether the file is one pretty-printed document or one export per line.
+    pending: Option<Vec<u8>>,
+    /// Set once the file is read as one document (held whole).
+    whole: Option<Vec<u8>>,
+    /// A refused unit: the read stops.
+    fatal: Option<InputError>,
+    seen_line: bool,
+}
+
+impl LineRead<'_> {
+    fn line(&mut self, line: u64, bytes: &[u8], agg: &mut Aggregator) {
+        if self.fatal.is_some() {
+            return;
+        }
+        if let Some(w) = self.whole.as_mut() {
+            w.extend_from_slice(bytes);
+            w.push(b'\n');
+            return;
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let first = !self.seen_line;
+        self.seen_line = true;
+        match serde_json::from_slice::<Export>(bytes) {
+            Ok(export) => {
+                if let Some(p) = self.pending.take() {
+                    // One export per line after all: the first was a truncated line.
+                    let e = serde_json::from_slice::<Export>(&p).err();
+                    agg.bad(self.label, 1, problem(e.as_ref()));
+                }
+                if let Err(e) = spans(self.label, line, export, agg) {
+                    self.fatal = Some(e);
+                }
+            }
+            Err(e) if first && e.is_eof() => self.pending = Some(bytes.to_vec()),
+            Err(e) => match self.pending.take() {
+                // Neither line is a document alone: one pretty-printed document.
+                Some(mut w) => {
+                    w.push(b'\n');
+                    w.extend_from_slice(bytes);
+                    w.push(b'\n');
+                    self.whole = Some(w);
+                }
+                None => agg.bad(self.label, line, problem(Some(&e))),
+            },
+        }
+    }
+}
+
+fn problem(e: Option<&serde_json::Error>) -> String {
+    match e {
+        Some(e) => format!("not an OTLP/JSON export: {}", super::json_problem(e)),
+        None => "not an OTLP/JSON export".into(),
+    }
+}
+
+/// Read an OTLP/JSON file into `agg`: line by line, or as one document when neither of the
+/// first two lines is a document alone (a truncated first line of a file with one export
+/// per line is one unreadable line).
 ///
-/// Errors: an I/O failure (the file's unreadable lines are counted, not errors).
+/// Errors: an I/O failure; a span time in another unit than nanoseconds (the file's
+/// unreadable lines are counted, not errors).
 pub fn read<R: BufRead>(
     label: &str,
     reader: &mut R,
@@ -333,111 +404,142 @@ pub fn read<R: BufRead>(
     let io = |e: std::io::Error| {
         InputError::file(InputErrorKind::Read, label, format!("cannot read: {e}"))
     };
-    let mut whole: Option<Vec<u8>> = None;
-    let mut first = true;
-    for_each_line(reader, |line, bytes| {
-        if let Some(w) = whole.as_mut() {
-            w.extend_from_slice(bytes);
-            w.push(b'\n');
-            return;
-        }
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        match serde_json::from_slice::<Export>(bytes) {
-            Ok(export) => spans(label, line, export, agg),
-            Err(e) if first && e.is_eof() => {
-                let mut w = bytes.to_vec();
-                w.push(b'\n');
-                whole = Some(w);
-            }
-            Err(e) => agg.bad(
-                label,
-                line,
-                format!("not an OTLP/JSON export: {}", super::json_problem(&e)),
-            ),
-        }
-        first = false;
-    })
-    .map_err(io)?;
+    let mut state = LineRead {
+        label,
+        pending: None,
+        whole: None,
+        fatal: None,
+        seen_line: false,
+    };
+    for_each_line(reader, |line, bytes| state.line(line, bytes, agg)).map_err(io)?;
+    if let Some(e) = state.fatal {
+        return Err(e);
+    }
+    let whole = state.whole.or(state.pending);
     if let Some(w) = whole {
         match serde_json::from_slice::<Export>(&w) {
-            Ok(export) => spans(label, 1, export, agg),
-            Err(e) => agg.bad(
-                label,
-                e.line() as u64,
-                format!("not an OTLP/JSON export: {}", super::json_problem(&e)),
-            ),
+            Ok(export) => spans(label, 1, export, agg)?,
+            Err(e) => agg.bad(label, e.line() as u64, problem(Some(&e))),
         }
     }
     Ok(())
 }
 
-fn spans(label: &str, line: u64, export: Export, agg: &mut Aggregator) {
-    for rs in export.resource_spans {
+/// The attributes' token counts, or why one is unreadable (negative).
+fn tokens(a: &Attrs) -> Result<[Option<u64>; 4], &'static str> {
+    let mut out = [None; 4];
+    for (o, v) in out.iter_mut().zip([a.input, a.cache_read, a.cache_write, a.output]) {
+        *o = match v {
+            Some(x) => Some(u64::try_from(x).map_err(|_| "a negative token count")?),
+            None => None,
+        };
+    }
+    Ok(out)
+}
+
+fn spans(label: &str, line: u64, export: Export, agg: &mut Aggregator) -> Result<(), InputError> {
+    let Some(resource_spans) = export.resource_spans else {
+        agg.bad(
+            label,
+            line,
+            "not an OTLP/JSON export (no `resourceSpans`; a LiteLLM spend-log row belongs in a file of its own)",
+        );
+        return Ok(());
+    };
+    for rs in resource_spans {
         for ss in rs.scope_spans {
             for span in ss.spans {
-                let a = &span.attributes;
-                let Some(model) = a.request_model.as_ref().or(a.response_model.as_ref()) else {
-                    continue;
-                };
-                let (Some(start), Some(end)) = (span.start, span.end) else {
-                    agg.bad(
-                        label,
-                        line,
-                        "GenAI span without startTimeUnixNano/endTimeUnixNano",
-                    );
-                    continue;
-                };
-                if end.0 < start.0 {
-                    agg.bad(label, line, "GenAI span ends before it starts");
-                    continue;
-                }
-                let provider = a
-                    .provider
-                    .as_deref()
-                    .or(a.system.as_deref())
-                    .map(provider_prefix);
-                let m = agg.model(provider, model);
-                let error = span
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.code.as_ref())
-                    .is_some_and(|c| c.0 == 2)
-                    || a.error_type.is_some()
-                    || a.http_status.is_some_and(|c| c >= 400);
-                let failure = error.then(|| {
-                    let class =
-                        classify(a.http_status.filter(|c| *c >= 400), a.error_type.as_deref());
-                    if a.http_status.is_none_or(|c| c < 400)
-                        && a.error_type.as_deref().is_none_or(|t| {
-                            super::classify_word(t).is_none() && t.parse::<i64>().is_err()
-                        })
-                    {
-                        agg.unclassified += 1;
-                    }
-                    class
-                });
-                let nn = |x: Option<i64>| x.and_then(|v| u64::try_from(v).ok());
-                let attempt = Attempt {
-                    model: m,
-                    start_ns: start.0,
-                    duration_s: (end.0 - start.0) as f64 * 1e-9,
-                    failure,
-                    input_tokens: nn(a.input),
-                    cache_read: nn(a.cache_read).unwrap_or(0),
-                    cache_write: nn(a.cache_write).unwrap_or(0),
-                    output_tokens: nn(a.output),
-                };
-                agg.attempt(&attempt);
-                let session = a.conversation.as_deref().map(hash_id);
-                let key = match &span.trace_id {
-                    Some(t) if !t.0.is_empty() => hash_id(&t.0),
-                    // A span without a trace is a request of its own.
-                    _ => hash_id(&format!("{label}:{line}:{}", start.0)),
-                };
-                agg.open_attempt(key, &attempt, session);
+                one_span(label, line, span, agg)?;
             }
         }
     }
+    Ok(())
+}
+
+fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<(), InputError> {
+    let a = &span.attributes;
+    let Some(model) = a.request_model.as_ref().or(a.response_model.as_ref()) else {
+        return Ok(());
+    };
+    let (Some(start), Some(end)) = (span.start, span.end) else {
+        agg.bad(
+            label,
+            line,
+            "GenAI span without startTimeUnixNano/endTimeUnixNano",
+        );
+        return Ok(());
+    };
+    if MS_OR_US.contains(&start.0) {
+        return Err(super::error_at(
+            label,
+            line,
+            "startTimeUnixNano",
+            "a time in January 1970 as nanoseconds, a date since 2001 as milliseconds or microseconds: the log's times are in another unit; OTLP requires nanoseconds since the Unix epoch",
+        ));
+    }
+    let Some(dur_ns) = end.0.checked_sub(start.0).filter(|d| *d >= 0) else {
+        agg.bad(label, line, "GenAI span ends before it starts");
+        return Ok(());
+    };
+    let [input, cache_read, cache_write, output] = match tokens(a) {
+        Ok(t) => t,
+        Err(m) => {
+            agg.bad(label, line, m);
+            return Ok(());
+        }
+    };
+    let provider = a
+        .provider
+        .as_deref()
+        .or(a.system.as_deref())
+        .map(provider_prefix);
+    let m = agg.model(provider, model);
+    let error = span
+        .status
+        .as_ref()
+        .and_then(|s| s.code.as_ref())
+        .is_some_and(|c| c.0 == 2)
+        || a.error_type.is_some()
+        || a.http_status.is_some_and(|c| c >= 400);
+    let failure = error.then(|| failure_class(a, agg));
+    let attempt = Attempt {
+        model: m,
+        start_ns: start.0,
+        duration_s: dur_ns as f64 * 1e-9,
+        failure,
+        input_tokens: input,
+        cache_read,
+        cache_write,
+        output_tokens: output,
+    };
+    let trace = span.trace_id.as_ref().filter(|t| !t.0.is_empty());
+    let id = span
+        .span_id
+        .as_ref()
+        .filter(|s| !s.0.is_empty())
+        .map(|s| hash_id(&format!("{}/{}", trace.map_or("", |t| &t.0), s.0)));
+    if !agg.accept(label, line, &attempt, id) {
+        return Ok(());
+    }
+    let session = a.conversation.as_deref().map(hash_id);
+    let key = match trace {
+        Some(t) => hash_id(&t.0),
+        // A span without a trace is a request of its own.
+        None => hash_id(&format!("{label}:{line}:{}", start.0)),
+    };
+    agg.open_attempt(key, &attempt, session);
+    Ok(())
+}
+
+fn failure_class(a: &Attrs, agg: &mut Aggregator) -> crate::model::policy::ErrorClass {
+    let class = classify(a.http_status.filter(|c| *c >= 400), a.error_type.as_deref());
+    if a.http_status.is_none_or(|c| c < 400)
+        && a
+            .error_type
+            .as_deref()
+            .is_none_or(|t| super::classify_word(t).is_none() && t.parse::<i64>().is_err())
+    {
+        agg.unclassified += 1;
+    }
+    class
 }

@@ -19,14 +19,129 @@
 
 use std::io::BufRead;
 
-use super::{Aggregator, Attempt, classify, hash_id, parse_time_ns};
+use super::lines::LineCounter;
+use super::{Aggregator, Attempt, classify, hash_id, looks_like_ms, parse_time_ns};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::policy::ErrorClass;
 
+/// The columns' positions in the header.
+struct Columns {
+    model: usize,
+    start: usize,
+    duration: usize,
+    status: usize,
+    /// error_type, request_id, input_tokens, cache_read_tokens, cache_write_tokens,
+    /// output_tokens, session_id.
+    optional: [Option<usize>; 7],
+}
+
+impl Columns {
+    fn of(label: &str, headers: &csv::StringRecord) -> Result<Columns, InputError> {
+        let col = |name: &str| headers.iter().position(|h| h == name);
+        let need = |name: &str| {
+            col(name).ok_or_else(|| {
+                InputError::file(
+                    InputErrorKind::Schema,
+                    label,
+                    format!("the plain CSV needs a `{name}` column; required: model, start, duration_s, status"),
+                )
+            })
+        };
+        Ok(Columns {
+            model: need("model")?,
+            start: need("start")?,
+            duration: need("duration_s")?,
+            status: need("status")?,
+            optional: [
+                "error_type",
+                "request_id",
+                "input_tokens",
+                "cache_read_tokens",
+                "cache_write_tokens",
+                "output_tokens",
+                "session_id",
+            ]
+            .map(col),
+        })
+    }
+}
+
+/// One row, read: the attempt, its request id and session id (hashed).
+type Row = (Attempt, Option<u64>, Option<u64>);
+
+/// The failure a `status` (and `error_type`) names; `None` for a success.
+fn failure(status: &str, error_type: Option<&str>) -> Result<Option<ErrorClass>, String> {
+    Ok(match status.to_ascii_lowercase().as_str() {
+        "ok" | "success" => None,
+        "error" | "failure" | "failed" => Some(classify(None, error_type)),
+        s => match s.parse::<i64>() {
+            Ok(c) if c < 400 => None,
+            Ok(c) => Some(classify(Some(c), error_type)),
+            Err(_) => Some(
+                ErrorClass::ALL
+                    .into_iter()
+                    .find(|c| c.as_str() == s)
+                    .ok_or_else(|| "`status` is not ok, success, an HTTP status, error or an error class (rate_limit, overload, server_error, timeout, client, quota)".to_string())?,
+            ),
+        },
+    })
+}
+
+/// Read one record: Err(message) for an unreadable row.
+fn parse_row(rec: &csv::StringRecord, c: &Columns, agg: &mut Aggregator) -> Result<Row, String> {
+    let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).filter(|s| !s.is_empty());
+    let tokens = |i: Option<usize>, what: &str| -> Result<Option<u64>, String> {
+        match get(i) {
+            None => Ok(None),
+            Some(s) => s
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| format!("{what} is not a whole number of tokens (>= 0)")),
+        }
+    };
+    let [c_err, c_req, c_in, c_read, c_write, c_out, c_sess] = c.optional;
+    let model = get(Some(c.model)).ok_or("empty `model`")?;
+    let start = get(Some(c.start)).and_then(parse_time_ns).ok_or(
+        "`start` is not Unix seconds (before the year 5138) or an ISO 8601 time before 2262",
+    )?;
+    let duration_s = get(Some(c.duration))
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|d| d.is_finite() && *d >= 0.0)
+        .ok_or("`duration_s` is not a number of seconds >= 0")?;
+    let status = get(Some(c.status)).ok_or("empty `status`")?;
+    let failure = failure(status, get(c_err))?;
+    let attempt = Attempt {
+        model: 0,
+        start_ns: start,
+        duration_s,
+        failure,
+        input_tokens: tokens(c_in, "input_tokens")?,
+        cache_read: tokens(c_read, "cache_read_tokens")?,
+        cache_write: tokens(c_write, "cache_write_tokens")?,
+        output_tokens: tokens(c_out, "output_tokens")?,
+    };
+    let m = agg.model(None, model);
+    Ok((
+        Attempt { model: m, ..attempt },
+        get(c_req).map(hash_id),
+        get(c_sess).map(hash_id),
+    ))
+}
+
+/// A hash of a record's fields: a row repeated whole is counted once.
+fn row_id(rec: &csv::StringRecord) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for f in rec {
+        f.hash(&mut h);
+    }
+    h.finish()
+}
+
 /// Read the plain CSV into `agg`.
 ///
-/// Errors: an I/O failure, no header, or a header without the required columns (unreadable
-/// rows are counted).
+/// Errors: an I/O failure, no header, or a header without the required columns; a `start`
+/// in milliseconds (unreadable rows are counted).
 pub fn read<R: BufRead>(
     label: &str,
     reader: &mut R,
@@ -35,38 +150,14 @@ pub fn read<R: BufRead>(
     let mut csv = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
-        .from_reader(super::lines::LineCounter::new(reader));
+        .from_reader(LineCounter::new(reader));
     let headers = csv
         .headers()
         .map_err(|e| InputError::file(InputErrorKind::Syntax, label, format!("CSV header: {e}")))?
         .clone();
-    let col = |name: &str| headers.iter().position(|h| h == name);
-    let need = |name: &str| {
-        col(name).ok_or_else(|| {
-            InputError::file(
-                InputErrorKind::Schema,
-                label,
-                format!("the plain CSV needs a `{name}` column; required: model, start, duration_s, status"),
-            )
-        })
-    };
-    let (c_model, c_start, c_dur, c_status) = (
-        need("model")?,
-        need("start")?,
-        need("duration_s")?,
-        need("status")?,
-    );
-    let [c_err, c_req, c_in, c_read, c_write, c_out, c_sess] = [
-        "error_type",
-        "request_id",
-        "input_tokens",
-        "cache_read_tokens",
-        "cache_write_tokens",
-        "output_tokens",
-        "session_id",
-    ]
-    .map(col);
+    let cols = Columns::of(label, &headers)?;
     let mut rec = csv::StringRecord::new();
+    let mut starts = super::RecordLines::default();
     loop {
         match csv.read_record(&mut rec) {
             Ok(false) => break,
@@ -74,69 +165,30 @@ pub fn read<R: BufRead>(
                 let line = rec
                     .position()
                     .map_or(0, |p| csv.get_mut().line_at(p.byte()));
-                let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).filter(|s| !s.is_empty());
-                let tokens = |i: Option<usize>, what: &str| -> Result<Option<u64>, String> {
-                    match get(i) {
-                        None => Ok(None),
-                        Some(s) => s
-                            .parse::<u64>()
-                            .map(Some)
-                            .map_err(|_| format!("{what} is not a whole number of tokens")),
-                    }
-                };
-                let parsed = (|| -> Result<(Attempt, Option<u64>, Option<u64>), String> {
-                    let model = get(Some(c_model)).ok_or("empty `model`")?;
-                    let start = get(Some(c_start))
-                        .and_then(parse_time_ns)
-                        .ok_or("`start` is not Unix seconds or an ISO 8601 time")?;
-                    let duration_s = get(Some(c_dur))
-                        .and_then(|s| s.parse::<f64>().ok())
-                        .filter(|d| d.is_finite() && *d >= 0.0)
-                        .ok_or("`duration_s` is not a number of seconds >= 0")?;
-                    let status = get(Some(c_status)).ok_or("empty `status`")?;
-                    let error_type = get(c_err);
-                    let failure = match status.to_ascii_lowercase().as_str() {
-                        "ok" | "success" => None,
-                        "error" | "failure" | "failed" => Some(classify(None, error_type)),
-                        s => match s.parse::<i64>() {
-                            Ok(c) if c < 400 => None,
-                            Ok(c) => Some(classify(Some(c), error_type)),
-                            Err(_) => Some(
-                                ErrorClass::ALL
-                                    .into_iter()
-                                    .find(|c| c.as_str() == s)
-                                    .ok_or_else(|| "`status` is not ok, success, an HTTP status, error or an error class (rate_limit, overload, server_error, timeout, client, quota)".to_string())?,
-                            ),
-                        },
-                    };
-                    let m = agg.model(None, model);
-                    Ok((
-                        Attempt {
-                            model: m,
-                            start_ns: start,
-                            duration_s,
-                            failure,
-                            input_tokens: tokens(c_in, "input_tokens")?,
-                            cache_read: tokens(c_read, "cache_read_tokens")?.unwrap_or(0),
-                            cache_write: tokens(c_write, "cache_write_tokens")?.unwrap_or(0),
-                            output_tokens: tokens(c_out, "output_tokens")?,
-                        },
-                        get(c_req).map(hash_id),
-                        get(c_sess).map(hash_id),
-                    ))
-                })();
-                match parsed {
+                starts.record(line);
+                if let Some(s) = rec.get(cols.start)
+                    && looks_like_ms(s)
+                {
+                    return Err(super::error_at(
+                        label,
+                        line,
+                        "start",
+                        "a Unix time after the year 5138 in seconds: the log's times look like milliseconds or microseconds; give seconds (`1784368800.25`) or ISO 8601",
+                    ));
+                }
+                match parse_row(&rec, &cols, agg) {
                     Ok((a, req, session)) => {
-                        agg.attempt(&a);
-                        let key = req.unwrap_or_else(|| hash_id(&format!("{label}:{line}")));
-                        agg.open_attempt(key, &a, session);
+                        if agg.accept(label, line, &a, Some(row_id(&rec))) {
+                            let key = req.unwrap_or_else(|| hash_id(&format!("{label}:{line}")));
+                            agg.open_attempt(key, &a, session);
+                        }
                     }
                     Err(m) => agg.bad(label, line, m),
                 }
             }
             Err(e) => {
                 let line = e.position().map_or(0, |p| csv.get_mut().line_at(p.byte()));
-                agg.bad(label, line, format!("CSV: {e}"));
+                agg.bad(label, line, super::csv_problem(&e));
                 if !matches!(
                     e.kind(),
                     csv::ErrorKind::UnequalLengths { .. } | csv::ErrorKind::Utf8 { .. }
@@ -146,5 +198,6 @@ pub fn read<R: BufRead>(
             }
         }
     }
+    super::quote_check(label, csv.get_ref(), &starts, agg);
     Ok(())
 }

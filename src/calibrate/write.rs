@@ -19,11 +19,11 @@
 //!   tokens read from or written to the cache, and the cache hit rate the share read;
 //! - `[incident]` gets the measured traffic and session length and a placeholder duration.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::stats::{LogHist, Mean, Ratio, wilson};
-use super::{Aggregator, FileReport};
+use super::cache::Profile;
+use super::stats::{LogHist, Mean, Quantile, wilson};
+use super::{Aggregator, ChainStats, FileReport, LinkStats};
 use crate::model::PriceTable;
 use crate::model::policy::ErrorClass;
 
@@ -49,12 +49,25 @@ pub struct Written {
     pub unknown_models: Vec<String>,
 }
 
-/// A number with `digits` significant digits, without trailing zeros.
+/// A number with `digits` significant digits, without trailing zeros; a valid TOML number
+/// (an exponent past 1e15 or below 1e-5, so that no figure prints as an integer TOML cannot
+/// hold).
 pub fn sig(x: f64, digits: usize) -> String {
     if x == 0.0 || !x.is_finite() {
         return "0".into();
     }
     let mag = x.abs().log10().floor() as i32;
+    if !(-5..15).contains(&mag) {
+        let p = digits.saturating_sub(1);
+        let s = format!("{x:.p$e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            m
+        };
+        return format!("{m}e{e}");
+    }
     let decimals = (digits as i32 - 1 - mag).max(0) as usize;
     let s = format!("{x:.decimals$}");
     if s.contains('.') {
@@ -76,8 +89,26 @@ fn count(n: u64) -> String {
     out
 }
 
+/// A TOML basic string, one line whatever `s` holds (control characters escaped), so that it
+/// is valid as a value and as a key (a key cannot be a multi-line string).
 fn toml_str(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A comment line's text with control characters escaped, so it stays one comment.
@@ -89,33 +120,176 @@ fn pct(x: f64) -> String {
     format!("{}%", sig(x * 100.0, 3))
 }
 
-/// One model's failures split at the timeout cluster.
+fn rate(k: u64, n: u64) -> f64 {
+    if n > 0 { k as f64 / n as f64 } else { 0.0 }
+}
+
+/// A quantile's interval in words: `[lo, hi] s`, an end too few values give said so.
+fn interval(q: &Quantile, unit: &str) -> String {
+    let lo = q.lo.map_or("below the smallest".to_string(), |x| sig(x, 4));
+    let hi = q
+        .hi
+        .map_or("too few values to bound above".to_string(), |x| sig(x, 4));
+    format!("[{lo}, {hi}]{unit}")
+}
+
+/// The text being written and its warnings.
+struct Out {
+    text: String,
+    warnings: Vec<String>,
+    min: u64,
+}
+
+impl Out {
+    fn line(&mut self, s: impl std::fmt::Display) {
+        let _ = writeln!(self.text, "{s}");
+    }
+
+    fn warn(&mut self, what: String) {
+        let _ = writeln!(self.text, "# WARNING: {}", clean(&what));
+        self.warnings.push(what);
+    }
+
+    /// A warning when `n` events are fewer than `--min-events`.
+    fn few(&mut self, n: u64, what: impl FnOnce(u64) -> String) {
+        if n < self.min {
+            let w = what(self.min);
+            self.warn(w);
+        }
+    }
+}
+
+/// The client timeout: the sharp cluster of failure durations, or the given one.
+struct Timeout {
+    /// Failures at or past this bin ran to the timeout (the gray ones).
+    gray_from: Option<usize>,
+    /// Failures in the cluster's window (at most 3 bins, about ±1.1%).
+    in_cluster: u64,
+    /// The mean duration of the failures in the window (exact, from the per-bin sums).
+    mean: Mean,
+}
+
+impl Timeout {
+    /// The cluster: a location, so measured over its own window only; a failure far past it
+    /// (a hung connection) is still gray but does not move the timeout.
+    fn measure(agg: &Aggregator, given: Option<f64>) -> Timeout {
+        let mut all = LogHist::default();
+        for m in &agg.models {
+            for h in &m.failures {
+                all.merge(h);
+            }
+        }
+        let (gray_from, window) = match given {
+            Some(t) => (
+                Some(LogHist::bin(t * 0.97)),
+                LogHist::bin(t * 0.97)..LogHist::bin(t * 1.03) + 1,
+            ),
+            None => match all.sharp_peak() {
+                Some(b) => (Some(b), b..b + 3),
+                None => (None, 0..0),
+            },
+        };
+        let in_cluster = all.count_between(window.start, window.end);
+        let (sum, sq) = agg
+            .fail_sums
+            .get(window.start.min(agg.fail_sums.len())..window.end.min(agg.fail_sums.len()))
+            .unwrap_or(&[])
+            .iter()
+            .fold((0.0, 0.0), |(a, c), (x, y)| (a + x, c + y));
+        Timeout {
+            gray_from,
+            in_cluster,
+            mean: Mean::from_sums(in_cluster, sum, sq),
+        }
+    }
+}
+
+/// One link's failures split at the timeout cluster.
 #[derive(Debug, Clone, Default)]
 struct Split {
-    /// Fast failures per class ([`ErrorClass::ALL`] order), gray ones moved to `timeout`.
+    /// Failures per class ([`ErrorClass::ALL`] order), gray ones moved to `timeout`.
     classes: [u64; 6],
     gray: u64,
     failed: u64,
     fast: LogHist,
 }
 
-fn split(m: &super::ModelStats, gray_from: Option<usize>) -> Split {
+fn split(l: &LinkStats, gray_from: Option<usize>) -> Split {
     let mut s = Split::default();
-    for (i, h) in m.failures.iter().enumerate() {
+    for (i, h) in l.failures.iter().enumerate() {
         let g = gray_from.map_or(0, |b| h.count_from(b));
         s.gray += g;
         s.classes[i] += h.n - g;
         s.failed += h.n;
         let end = gray_from.unwrap_or(usize::MAX);
-        for b in 0..end.min(2560) {
-            let c = h.count(b);
-            if c > 0 {
+        for (b, c) in h.occupied() {
+            if b < end {
                 s.fast.add_bin(b, c);
             }
         }
     }
     s.classes[3] += s.gray;
     s
+}
+
+/// One chain to write: its primary, its links in order, and what was measured of it.
+struct Chain<'a> {
+    primary: usize,
+    links: Vec<usize>,
+    stats: Option<&'a ChainStats>,
+}
+
+impl Chain<'_> {
+    /// Link `m`'s attempts and failures on this chain (all of the model's, for a log that
+    /// shows no requests).
+    fn link(&self, agg: &Aggregator, m: usize) -> LinkStats {
+        match self.stats {
+            Some(c) => c.links.get(&m).cloned().unwrap_or_default(),
+            None => LinkStats {
+                attempts: agg.models[m].attempts,
+                failures: agg.models[m].failures.clone(),
+            },
+        }
+    }
+}
+
+/// The chains: one per primary, by traffic, each link the most frequent model at its
+/// position; the busiest model alone when no request was seen.
+fn chains(agg: &Aggregator) -> Vec<Chain<'_>> {
+    let mut primaries: Vec<(usize, &ChainStats)> =
+        agg.chains.iter().map(|(k, v)| (*k, v)).collect();
+    primaries.sort_by_key(|(m, c)| (std::cmp::Reverse(c.requests), *m));
+    if primaries.is_empty() {
+        let busiest = (0..agg.models.len())
+            .max_by_key(|i| (agg.models[*i].attempts, std::cmp::Reverse(*i)))
+            .unwrap_or(0);
+        return vec![Chain {
+            primary: busiest,
+            links: vec![busiest],
+            stats: None,
+        }];
+    }
+    primaries
+        .iter()
+        .map(|(p, c)| {
+            let mut links = vec![*p];
+            for reached in c.reached.iter().skip(1) {
+                let next = reached
+                    .iter()
+                    .filter(|(m, _)| !links.contains(m))
+                    .max_by_key(|(m, n)| (**n, std::cmp::Reverse(**m)));
+                match next {
+                    Some((m, _)) => links.push(*m),
+                    None => break,
+                }
+            }
+            Chain {
+                primary: *p,
+                links,
+                stats: Some(*c),
+            }
+        })
+        .collect()
 }
 
 /// Build the scenario from `agg`.
@@ -125,643 +299,624 @@ pub fn scenario(
     prices: &PriceTable,
     opts: &WriteOptions,
 ) -> Written {
-    let mut out = String::new();
-    let mut warnings = Vec::new();
-    let min = opts.min_events;
-    let mut warn = |out: &mut String, what: String| {
-        let _ = writeln!(out, "# WARNING: {}", clean(&what));
-        warnings.push(what);
+    let mut o = Out {
+        text: String::new(),
+        warnings: Vec::new(),
+        min: opts.min_events,
     };
-
-    // The timeout cluster, over every model's failures.
-    let mut all_fail = LogHist::default();
-    for m in &agg.models {
-        for h in &m.failures {
-            all_fail.merge(h);
-        }
-    }
-    let gray_from = match opts.timeout_s {
-        Some(t) => Some(LogHist::bin(t * 0.97)),
-        None => all_fail.sharp_peak(),
-    };
-    let mut gray_hist = LogHist::default();
-    if let Some(b) = gray_from {
-        for bin in b..2560 {
-            let c = all_fail.count(bin);
-            if c > 0 {
-                gray_hist.add_bin(bin, c);
+    let unknown_models: Vec<String> = agg
+        .model_ids
+        .iter()
+        .filter(|id| prices.get(id).is_none())
+        .cloned()
+        .collect();
+    let timeout = Timeout::measure(agg, opts.timeout_s);
+    header(&mut o, agg, files);
+    unknown_prices(&mut o, &unknown_models, prices);
+    o.line("name = \"calibrated\"");
+    o.line(format!("pricing = {}", toml_str(&opts.pricing)));
+    o.line("");
+    request(&mut o, agg);
+    let chains = chains(agg);
+    let traffic = parts_of_one(
+        &chains
+            .iter()
+            .map(|c| c.stats.map_or(0, |s| s.requests))
+            .collect::<Vec<_>>(),
+    );
+    let total: u64 = agg.chains.values().map(|c| c.requests).sum();
+    let mut chain_models: Vec<usize> = Vec::new();
+    let mut in_chains = vec![false; agg.models.len()];
+    for (ci, chain) in chains.iter().enumerate() {
+        let share = (chains.len() > 1).then_some((traffic[ci], total));
+        chain_section(&mut o, agg, chain, share, &timeout, opts);
+        for m in &chain.links {
+            if !in_chains[*m] {
+                in_chains[*m] = true;
+                chain_models.push(*m);
             }
         }
     }
-    let splits: Vec<Split> = agg.models.iter().map(|m| split(m, gray_from)).collect();
-    // The cluster's exact mean duration, from the per-bin sums.
-    let gray_mean = gray_from.map(|b| {
-        let (sum, sq) = agg
-            .fail_sums
-            .iter()
-            .skip(b)
-            .fold((0.0, 0.0), |(a, c), (x, y)| (a + x, c + y));
-        Mean::from_sums(gray_hist.n, sum, sq)
-    });
+    policy(&mut o, agg, &timeout, opts);
+    for m in &chain_models {
+        latency(&mut o, agg, *m);
+    }
+    incident(&mut o, agg, &chains[0], &timeout);
+    Written {
+        text: o.text,
+        warnings: o.warnings,
+        unknown_models,
+    }
+}
 
-    // Header.
-    let _ = writeln!(
-        out,
+/// The header: the files, the unreadable, impossible and duplicate records.
+fn header(o: &mut Out, agg: &Aggregator, files: &[FileReport]) {
+    o.line(format!(
         "# Measured by `fallcost calibrate` from {} file(s):",
         files.len()
-    );
+    ));
     for f in files {
-        let _ = writeln!(
-            out,
-            "#   {} ({}): {} records, {} unreadable",
-            clean(&f.file),
-            f.format.as_str(),
-            count(f.records),
-            count(f.bad)
-        );
+        match &f.duplicate_of {
+            Some(first) => o.line(format!(
+                "#   {}: the same as {} (same size and first MiB): read once",
+                clean(&f.file),
+                clean(first)
+            )),
+            None => o.line(format!(
+                "#   {} ({}{}): {} records, {} unreadable",
+                clean(&f.file),
+                f.format.as_str(),
+                if f.gzip { ", gzip" } else { "" },
+                count(f.records),
+                count(f.bad)
+            )),
+        }
     }
     if agg.bad_count > 0 {
-        let _ = writeln!(
-            out,
-            "# Unreadable records: {} (first {}):",
+        o.line(format!(
+            "# Unreadable records: {} ({} with an impossible value, left out; first {}):",
             count(agg.bad_count),
+            count(agg.impossible),
             agg.bad.len()
-        );
+        ));
         for b in &agg.bad {
-            let _ = writeln!(
-                out,
+            o.line(format!(
                 "#   {}:{}: {}",
                 clean(&b.file),
                 b.line,
                 clean(&b.message)
-            );
+            ));
         }
     }
-    let _ = writeln!(
-        out,
+    if let Some((f, l)) = &agg.first_duplicate {
+        o.line(format!(
+            "# Duplicates: {} records repeat an earlier span, row or request id and are counted once (first at {}:{l})",
+            count(agg.duplicates),
+            clean(f)
+        ));
+    }
+    if let Some((f, l)) = &agg.first_bad_metadata {
+        o.line(format!(
+            "# {} rows have a `metadata` that is not JSON of the spend-log shape: read without it, so without cache counts, error classes or fallback stamps (first at {}:{l})",
+            count(agg.bad_metadata),
+            clean(f)
+        ));
+    }
+    o.line(format!(
         "# {} attempts in {} requests. Each figure: the count behind it and its 95% interval.",
         count(agg.records),
         count(agg.requests)
-    );
+    ));
     if agg.unclassified > 0 {
-        let _ = writeln!(
-            out,
+        o.line(format!(
             "# {} failures had no status code or error.type fallcost knows: counted as server_error.",
             count(agg.unclassified)
-        );
+        ));
     }
-    let _ = writeln!(out, "name = \"calibrated\"");
-    let _ = writeln!(out, "pricing = {}", toml_str(&opts.pricing));
-    let _ = writeln!(out);
+}
 
-    // [request]: pooled over every successful attempt.
-    let (mut fresh, mut prefix, mut output) = (Mean::default(), Mean::default(), Mean::default());
-    let (mut fresh_h, mut prefix_h, mut output_h) =
-        (LogHist::default(), LogHist::default(), LogHist::default());
-    let mut cache = Ratio::default();
+/// A TODO for each model no table prices, with how to price it.
+fn unknown_prices(o: &mut Out, unknown: &[String], prices: &PriceTable) {
+    if unknown.is_empty() {
+        return;
+    }
+    o.line(format!(
+        "# TODO: price table {} has no price for {} model(s); `compare` refuses this scenario until each has one (an unknown price is never taken as zero):",
+        clean(&prices.name),
+        unknown.len()
+    ));
+    for m in unknown.iter().take(20) {
+        o.line(format!("#   {}", clean(m)));
+    }
+    if unknown.len() > 20 {
+        o.line(format!("#   and {} more", unknown.len() - 20));
+    }
+    o.line("#   Write a price table (README, \"Scenarios and price tables\": [models.\"provider/model\"] input = ..., output = ... in $/MTok),");
+    o.line("#   then set `pricing` below to its path, or run calibrate again with --pricing PATH.");
+}
+
+/// `[request]`: the tokens and the cache, over every successful attempt.
+fn request(o: &mut Out, agg: &Aggregator) {
+    let mut p = Profile::default();
+    let (mut output, mut output_h, mut input_h) =
+        (Mean::default(), LogHist::default(), LogHist::default());
+    let mut over_input = 0;
     for m in &agg.models {
-        fresh.merge(&m.fresh);
-        prefix.merge(&m.prefix);
+        p.merge(&m.cache.profile());
         output.merge(&m.output);
-        fresh_h.merge(&m.fresh_hist);
-        prefix_h.merge(&m.prefix_hist);
         output_h.merge(&m.output_hist);
-        cache.merge(&m.cache);
+        input_h.merge(&m.input_hist);
+        over_input += m.cache.over_input;
     }
     let successes: u64 = agg.models.iter().map(|m| m.successes).sum();
-    let _ = writeln!(out, "[request]");
-    let tokens = |out: &mut String, key: &str, what: &str, m: &Mean, h: &LogHist| {
-        if m.n == 0 {
-            let _ = writeln!(
-                out,
-                "# {what}: {} of {} successful attempts carried token counts",
-                count(m.n),
-                count(successes)
-            );
-        } else {
-            let (lo, hi) = m.ci95();
-            let q = |p: f64| h.quantile(p).map_or("-".into(), |q| sig(q.value, 3));
-            let _ = writeln!(
-                out,
-                "# {what}: mean over the {} of {} successful attempts that carried token counts, 95% CI [{}, {}]; p50 {}, p90 {}, p99 {}",
-                count(m.n),
-                count(successes),
-                sig(lo.max(0.0), 4),
-                sig(hi, 4),
-                q(0.5),
-                q(0.9),
-                q(0.99)
-            );
-        }
-        let _ = writeln!(out, "{key} = {}", m.mean().round() as u64);
-    };
+    o.line("[request]");
     // No token counts: the request profile is unknown, and `compare` would price every
     // request at $0 for those tokens. 0 is still written (compare needs a figure), loudly.
     for (n, which, key) in [
-        (fresh.n, "input", "input_tokens"),
+        (p.fresh.n, "input", "input_tokens"),
         (output.n, "output", "output_tokens"),
     ] {
         if n == 0 {
-            warn(
-                &mut out,
-                format!(
-                    "no record carried {which} token counts (0 of {successes} successful attempts): the request profile is unknown and {key} is written as 0, so `compare` prices those tokens at $0; add token columns to the logs or set {key} by hand"
-                ),
-            );
+            o.warn(format!(
+                "no record carried {which} token counts (0 of {successes} successful attempts): the request profile is unknown and {key} is written as 0, so `compare` prices those tokens at $0; add token columns to the logs or set {key} by hand"
+            ));
         }
     }
+    if over_input > 0 {
+        o.line(format!(
+            "# {} attempts reported more cache tokens than input tokens (input should include them): their fresh input is taken as 0",
+            count(over_input)
+        ));
+    }
+    if p.fresh.n > 0 {
+        o.line(format!(
+            "# prompt (input) tokens per successful attempt: {}",
+            percentiles(&input_h)
+        ));
+    }
     tokens(
-        &mut out,
+        o,
         "input_tokens",
-        "fresh input tokens (input minus cache reads and writes)",
-        &fresh,
-        &fresh_h,
+        "fresh input tokens (input minus the prefix)",
+        &p.fresh,
+        successes,
     );
     tokens(
-        &mut out,
+        o,
         "prefix_tokens",
-        "cacheable prefix tokens (cache reads + writes)",
-        &prefix,
-        &prefix_h,
+        "cacheable prefix tokens (cache reads + writes; reads-only logs: see below)",
+        &p.prefix,
+        successes,
     );
-    tokens(
-        &mut out,
-        "output_tokens",
-        "output tokens",
-        &output,
-        &output_h,
-    );
-    if cache.n > 0 {
-        let (lo, hi) = cache.ci95();
-        if cache.n < min {
-            warn(
-                &mut out,
-                format!(
-                    "cache_hit_rate from {} attempts with a prefix (fewer than {min})",
-                    cache.n
-                ),
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# share of prefix tokens read from the cache, over {} attempts with a prefix, 95% CI [{}, {}]",
-            count(cache.n),
+    if output.n > 0 {
+        o.line(format!("# output tokens: {}", percentiles(&output_h)));
+    }
+    tokens(o, "output_tokens", "output tokens", &output, successes);
+    cache_rate(o, &p);
+    o.line("");
+}
+
+fn percentiles(h: &LogHist) -> String {
+    let q = |p: f64| h.quantile(p).map_or("-".into(), |q| sig(q.value, 3));
+    format!("p50 {}, p90 {}, p99 {}", q(0.5), q(0.9), q(0.99))
+}
+
+fn tokens(o: &mut Out, key: &str, what: &str, m: &Mean, successes: u64) {
+    if m.n == 0 {
+        o.line(format!(
+            "# {what}: 0 of {} successful attempts carried token counts",
+            count(successes)
+        ));
+    } else {
+        let (lo, hi) = m.ci95();
+        o.line(format!(
+            "# {what}: mean over the {} of {} successful attempts that carried token counts, 95% CI [{}, {}]",
+            count(m.n),
+            count(successes),
+            sig(lo.max(0.0), 4),
+            sig(hi, 4),
+        ));
+    }
+    o.line(format!("{key} = {}", m.mean().round().max(0.0) as u64));
+}
+
+fn cache_rate(o: &mut Out, p: &Profile) {
+    if p.hits.n == 0 {
+        o.line("# no cache read or write counts in the logs: no prefix measured");
+        return;
+    }
+    if p.reads_only_hits > 0 {
+        o.line(format!(
+            "# reads without writes (as OpenAI and Gemini report usage): the prefix is the hits' mean read ({} tokens, {} hits); {} attempts that read nothing with a prompt at least that long are misses",
+            sig(p.prefix_estimate, 5),
+            count(p.reads_only_hits),
+            count(p.misses)
+        ));
+    }
+    let (lo, hi) = p.hits.ci95();
+    let n = p.hits.n;
+    o.few(n, |min| {
+        format!("cache_hit_rate from {n} attempts with a prefix (fewer than {min})")
+    });
+    o.line(format!(
+        "# share of prefix tokens read from the cache, over {} attempts with a prefix, 95% CI [{}, {}]",
+        count(n),
+        sig(lo, 4),
+        sig(hi, 4)
+    ));
+    o.line(format!("cache_hit_rate = {}", sig(p.hits.value(), 6)));
+}
+
+/// The answer shares of a chain's links, in comments.
+fn chain_order(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
+    let id = |m: usize| clean(&agg.model_ids[m]);
+    o.line(format!(
+        "# chain order: the most frequent model at each position of {} requests starting on {}",
+        count(c.requests),
+        id(chain.primary)
+    ));
+    for (k, m) in chain.links.iter().enumerate() {
+        let answered = c.answered.get(k).copied().unwrap_or(0);
+        let (lo, hi) = wilson(answered, c.with_outcome);
+        let reached = c.reached.get(k).map_or(0, |r| r.values().sum::<u64>());
+        o.line(format!(
+            "#   link {k} {}: tried in {} requests, answered {} ({} of {} with an outcome, 95% CI [{}, {}])",
+            id(*m),
+            count(reached),
+            count(answered),
+            pct(rate(answered, c.with_outcome)),
+            count(c.with_outcome),
+            pct(lo),
+            pct(hi)
+        ));
+    }
+    let answered: u64 = c.answered.iter().sum();
+    if c.sees_failures {
+        o.line(format!(
+            "#   failed on every link: {} requests",
+            count(c.with_outcome.saturating_sub(answered))
+        ));
+    } else {
+        o.line(format!(
+            "#   (the logs show answered requests only: the shares are of the {} answered)",
+            count(c.with_outcome)
+        ));
+    }
+    let n = c.with_outcome;
+    o.few(n, |min| {
+        format!(
+            "chain {}: answer shares from {n} requests (fewer than {min})",
+            agg.model_ids[chain.primary]
+        )
+    });
+}
+
+/// `[[chain]]`: its models, traffic share and `[chain.steady]`.
+fn chain_section(
+    o: &mut Out,
+    agg: &Aggregator,
+    chain: &Chain,
+    share: Option<(f64, u64)>,
+    timeout: &Timeout,
+    opts: &WriteOptions,
+) {
+    let id = |m: usize| agg.model_ids[m].as_str();
+    o.line("[[chain]]");
+    o.line(format!("name = {}", toml_str(id(chain.primary))));
+    if let Some(c) = chain.stats {
+        chain_order(o, agg, chain, c);
+    }
+    let models: Vec<String> = chain.links.iter().map(|m| toml_str(id(*m))).collect();
+    o.line(format!("models = [{}]", models.join(", ")));
+    if let Some((share, total)) = share {
+        let req = chain.stats.map_or(0, |c| c.requests);
+        let (lo, hi) = wilson(req, total);
+        o.line(format!(
+            "# {} of {} requests start here, 95% CI [{}, {}]",
+            count(req),
+            count(total),
             sig(lo, 4),
             sig(hi, 4)
-        );
-        let _ = writeln!(out, "cache_hit_rate = {}", sig(cache.value(), 6));
-    } else {
-        let _ = writeln!(
-            out,
-            "# no cache read or write counts in the logs: no prefix measured"
-        );
+        ));
+        o.line(format!("traffic_share = {share}"));
     }
-    let _ = writeln!(out);
-
-    // Chains: one per primary, by traffic.
-    let mut primaries: Vec<(usize, &super::ChainStats)> =
-        agg.chains.iter().map(|(k, v)| (*k, v)).collect();
-    primaries.sort_by_key(|(m, c)| (std::cmp::Reverse(c.requests), *m));
-    let total_requests: u64 = primaries.iter().map(|(_, c)| c.requests).sum();
-    let mut chain_models: Vec<usize> = Vec::new();
-    let n_chains = primaries.len().max(1);
-    let fallback_chain;
-    let chains: Vec<(usize, Vec<usize>, Option<&super::ChainStats>)> = if primaries.is_empty() {
-        let busiest = (0..agg.models.len())
-            .max_by_key(|i| (agg.models[*i].attempts, std::cmp::Reverse(*i)))
-            .unwrap_or(0);
-        fallback_chain = vec![busiest];
-        vec![(busiest, fallback_chain.clone(), None)]
-    } else {
-        primaries
-            .iter()
-            .map(|(p, c)| {
-                let mut links = vec![*p];
-                for reached in c.reached.iter().skip(1) {
-                    let next = reached
-                        .iter()
-                        .filter(|(m, _)| !links.contains(m))
-                        .max_by_key(|(m, n)| (**n, std::cmp::Reverse(**m)));
-                    match next {
-                        Some((m, _)) => links.push(*m),
-                        None => break,
-                    }
-                }
-                (*p, links, Some(*c))
-            })
-            .collect()
-    };
-    let id = |m: usize| agg.model_ids[m].as_str();
-    let traffic = parts_of_one(
-        &chains
-            .iter()
-            .map(|c| c.2.map_or(0, |s| s.requests))
-            .collect::<Vec<_>>(),
-    );
-    for (ci, (primary, links, stats)) in chains.iter().enumerate() {
-        let _ = writeln!(out, "[[chain]]");
-        let _ = writeln!(out, "name = {}", toml_str(id(*primary)));
-        if let Some(c) = stats {
-            let _ = writeln!(
-                out,
-                "# chain order: the most frequent model at each position of {} requests starting on {}",
-                count(c.requests),
-                clean(id(*primary))
-            );
-            for (k, m) in links.iter().enumerate() {
-                let answered = c.answered.get(k).copied().unwrap_or(0);
-                let (lo, hi) = wilson(answered, c.with_outcome);
-                let reached = c.reached.get(k).map_or(0, |r| r.values().sum::<u64>());
-                let _ = writeln!(
-                    out,
-                    "#   link {k} {}: tried in {} requests, answered {} ({} of {} with an outcome, 95% CI [{}, {}])",
-                    clean(id(*m)),
-                    count(reached),
-                    count(answered),
-                    pct(if c.with_outcome > 0 {
-                        answered as f64 / c.with_outcome as f64
-                    } else {
-                        0.0
-                    }),
-                    count(c.with_outcome),
-                    pct(lo),
-                    pct(hi)
-                );
-            }
-            let answered: u64 = c.answered.iter().sum();
-            let failed = c.with_outcome.saturating_sub(answered);
-            if c.sees_failures {
-                let _ = writeln!(out, "#   failed on every link: {} requests", count(failed));
-            } else {
-                let _ = writeln!(
-                    out,
-                    "#   (the logs show answered requests only: the shares are of the {} answered)",
-                    count(c.with_outcome)
-                );
-            }
-            if c.with_outcome < min {
-                warn(
-                    &mut out,
-                    format!(
-                        "chain {}: answer shares from {} requests (fewer than {min})",
-                        id(*primary),
-                        c.with_outcome
-                    ),
-                );
-            }
-        }
-        let _ = writeln!(
-            out,
-            "models = [{}]",
-            links
-                .iter()
-                .map(|m| toml_str(id(*m)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        for m in links {
-            if !chain_models.contains(m) {
-                chain_models.push(*m);
-            }
-        }
-        if n_chains > 1 {
-            let req = stats.map_or(0, |c| c.requests);
-            let share = traffic[ci];
-            let (lo, hi) = wilson(req, total_requests);
-            let _ = writeln!(
-                out,
-                "# {} of {} requests start here, 95% CI [{}, {}]",
-                count(req),
-                count(total_requests),
-                sig(lo, 4),
-                sig(hi, 4)
-            );
-            let _ = writeln!(out, "traffic_share = {share}");
-        }
-        // [chain.steady]
-        let _ = writeln!(out, "[chain.steady]");
-        let mut rates = Vec::new();
-        for m in links {
-            let s = &splits[*m];
-            let n = agg.models[*m].attempts;
-            let (lo, hi) = wilson(s.failed, n);
-            if s.failed < min {
-                warn(
-                    &mut out,
-                    format!(
-                        "{}: failure rate from {} failures (fewer than {min})",
-                        id(*m),
-                        s.failed
-                    ),
-                );
-            }
-            let _ = writeln!(
-                out,
-                "# {}: {} failed of {} attempts = {}, 95% CI [{}, {}]",
-                clean(id(*m)),
-                count(s.failed),
-                count(n),
-                pct(if n > 0 {
-                    s.failed as f64 / n as f64
-                } else {
-                    0.0
-                }),
-                pct(lo),
-                pct(hi)
-            );
-            rates.push(if n > 0 {
-                s.failed as f64 / n as f64
-            } else {
-                0.0
-            });
-        }
-        let _ = writeln!(
-            out,
-            "failure_rates = [{}]",
-            rates
-                .iter()
-                .map(|r| sig(*r, 6))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        let _ = writeln!(
-            out,
-            "# a healthy request the timeout abandons looks like a gray failure in the logs: trips are inside the failure rates above"
-        );
-        if let Some(p) = links.first() {
-            let l = &agg.models[*p].latency;
-            if let (Some(p50), Some(p99), Some(t)) = (
-                l.quantile(0.5),
-                l.quantile(0.99),
-                opts.timeout_s.or(gray_mean.map(|m| m.mean())),
-            ) && p50.value > 0.0
-                && p99.value >= p50.value
-            {
-                let lat = crate::model::latency::Latency {
-                    p50_s: p50.value,
-                    p99_s: p99.value,
-                    given: true,
-                };
-                let _ = writeln!(
-                    out,
-                    "# (the primary's latency model would imply a trip rate P(L > {} s) = {})",
-                    sig(t, 4),
-                    pct(lat.trip_rate(t))
-                );
-            }
-        }
-        let _ = writeln!(out, "timeout_trip_rate = 0.0");
-        // Fast failures' time, pooled over the links.
-        let mut fast = LogHist::default();
-        let mut classes = [0u64; 6];
-        for m in links {
-            fast.merge(&splits[*m].fast);
-            for (a, b) in classes.iter_mut().zip(splits[*m].classes) {
-                *a += b;
-            }
-        }
-        if let Some(q) = fast.quantile(0.5) {
-            if fast.n < min {
-                warn(
-                    &mut out,
-                    format!(
-                        "chain {}: fast-failure time from {} fast failures (fewer than {min})",
-                        id(*primary),
-                        fast.n
-                    ),
-                );
-            }
-            let _ = writeln!(
-                out,
-                "# median of {} fast failures (below the timeout cluster), 95% CI [{}, {}] s",
-                count(fast.n),
-                sig(q.lo, 4),
-                sig(q.hi, 4)
-            );
-            let _ = writeln!(out, "fast_fail_s = {}", sig(q.value, 4));
-        }
-        let failed: u64 = classes.iter().sum();
-        if failed > 0 {
-            let _ = writeln!(out, "[chain.steady.errors]");
-            if failed < min {
-                warn(
-                    &mut out,
-                    format!(
-                        "chain {}: error classes from {failed} failures (fewer than {min})",
-                        id(*primary)
-                    ),
-                );
-            }
-            let _ = writeln!(
-                out,
-                "# shares of {} failures on this chain's links; `timeout` holds the gray ones ({} ran to the timeout cluster)",
-                count(failed),
-                count(links.iter().map(|m| splits[*m].gray).sum::<u64>())
-            );
-            let shares = parts_of_one(&classes);
-            for (i, class) in ErrorClass::ALL.iter().enumerate() {
-                let (lo, hi) = wilson(classes[i], failed);
-                let _ = writeln!(
-                    out,
-                    "{} = {}   # {} failures, 95% CI [{}, {}]",
-                    class.as_str(),
-                    shares[i],
-                    count(classes[i]),
-                    sig(lo, 4),
-                    sig(hi, 4)
-                );
-            }
-        }
-        let _ = writeln!(out);
+    o.line("[chain.steady]");
+    let splits: Vec<Split> = chain
+        .links
+        .iter()
+        .map(|m| split(&chain.link(agg, *m), timeout.gray_from))
+        .collect();
+    let logged_failures: u64 = splits.iter().map(|s| s.failed).sum();
+    let inferred = chain
+        .stats
+        .filter(|c| !c.sees_failures && logged_failures == 0)
+        .filter(|c| c.answered.iter().skip(1).any(|a| *a > 0));
+    match inferred {
+        Some(c) => inferred_rates(o, agg, chain, c),
+        None => failure_rates(o, agg, chain, &splits),
     }
+    trip_comment(o, agg, chain, timeout, opts);
+    o.line("timeout_trip_rate = 0.0");
+    fast_and_classes(o, agg, chain, &splits);
+    o.line("");
+}
 
-    // [policy]: the client timeout.
-    let _ = writeln!(out, "[policy]");
-    match (opts.timeout_s, gray_hist.quantile(0.5)) {
-        (Some(t), _) => {
-            let _ = writeln!(
-                out,
-                "# given with --timeout-s; {} failures ran to it (within 3%)",
-                count(gray_hist.n)
-            );
-            let _ = writeln!(out, "timeout_s = {}", sig(t, 6));
-        }
-        (None, Some(_)) => {
-            let m = gray_mean.unwrap_or_default();
-            let (mlo, mhi) = m.ci95();
-            if gray_hist.n < min {
-                warn(
-                    &mut out,
-                    format!(
-                        "timeout_s from a cluster of {} failures (fewer than {min})",
-                        gray_hist.n
-                    ),
-                );
-            }
-            let all: u64 = splits.iter().map(|s| s.failed).sum();
-            let (lo, hi) = wilson(gray_hist.n, all);
-            let _ = writeln!(
-                out,
-                "# the cluster of failure durations: {} of {} failures ({}, 95% CI [{}, {}]) ran to it; their mean, 95% CI [{}, {}] s",
-                count(gray_hist.n),
-                count(all),
-                pct(gray_hist.n as f64 / all.max(1) as f64),
-                pct(lo),
-                pct(hi),
-                sig(mlo, 5),
-                sig(mhi, 5)
-            );
-            let _ = writeln!(out, "timeout_s = {}", sig(m.mean(), 5));
-        }
-        (None, None) => {
-            let _ = writeln!(
-                out,
-                "# no cluster of failure durations (no failure ran to a common timeout): timeout_s stays 30 (the default); set it with --timeout-s"
-            );
-            let _ = writeln!(out, "timeout_s = 30");
-        }
+/// Per link: failed of attempts, on this chain.
+fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split]) {
+    let mut rates = Vec::new();
+    for (m, s) in chain.links.iter().zip(splits) {
+        let n = chain.link(agg, *m).attempts;
+        let (lo, hi) = wilson(s.failed, n);
+        let failed = s.failed;
+        o.few(failed, |min| {
+            format!(
+                "{}: failure rate from {failed} failures (fewer than {min})",
+                agg.model_ids[*m]
+            )
+        });
+        o.line(format!(
+            "# {}: {} failed of {} attempts = {}, 95% CI [{}, {}]",
+            clean(&agg.model_ids[*m]),
+            count(s.failed),
+            count(n),
+            pct(rate(s.failed, n)),
+            pct(lo),
+            pct(hi)
+        ));
+        rates.push(rate(s.failed, n));
     }
-    let _ = writeln!(out);
+    let rates: Vec<String> = rates.iter().map(|r| sig(*r, 6)).collect();
+    o.line(format!("failure_rates = [{}]", rates.join(", ")));
+}
 
-    // [latency.MODEL]
-    for m in &chain_models {
-        let l = &agg.models[*m].latency;
-        let (Some(p50), Some(p99)) = (l.quantile(0.5), l.quantile(0.99)) else {
-            continue;
+/// A log of answered requests only (LiteLLM logging successes): no failure is logged, but a
+/// request answered at link k failed on links 0..k. The rates are then those fallbacks' share,
+/// lower bounds (a request that failed on every link is not in the log).
+fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
+    o.warn(format!(
+        "chain {}: the logs hold no failed attempt, yet fallbacks answered: the failure rates are inferred from where the requests were answered, and are lower bounds (a request that failed on every link is not logged); log failures too for measured rates",
+        agg.model_ids[chain.primary]
+    ));
+    let mut rates = Vec::new();
+    for k in 0..chain.links.len() {
+        let reached: u64 = c.answered.iter().skip(k).sum();
+        let answered = c.answered.get(k).copied().unwrap_or(0);
+        let failed = reached - answered;
+        let (lo, hi) = wilson(failed, reached);
+        o.line(format!(
+            "# {}: at least {} failed of {} answered requests that reached it = {}, 95% CI [{}, {}]",
+            clean(&agg.model_ids[chain.links[k]]),
+            count(failed),
+            count(reached),
+            pct(rate(failed, reached)),
+            pct(lo),
+            pct(hi)
+        ));
+        rates.push(sig(rate(failed, reached), 6));
+    }
+    o.line(format!("failure_rates = [{}]", rates.join(", ")));
+}
+
+fn trip_comment(o: &mut Out, agg: &Aggregator, chain: &Chain, timeout: &Timeout, opts: &WriteOptions) {
+    o.line("# a healthy request the timeout abandons looks like a gray failure in the logs: trips are inside the failure rates above");
+    let l = &agg.models[chain.primary].latency;
+    let t = opts
+        .timeout_s
+        .or((timeout.in_cluster > 0).then(|| timeout.mean.mean()));
+    if let (Some(p50), Some(p99), Some(t)) = (l.quantile(0.5), l.quantile(0.99), t)
+        && p50.value > 0.0
+        && p99.value >= p50.value
+    {
+        let lat = crate::model::latency::Latency {
+            p50_s: p50.value,
+            p99_s: p99.value,
+            given: true,
         };
-        if p50.value <= 0.0 {
-            continue;
-        }
-        let _ = writeln!(out, "[latency.{}]", toml_str(id(*m)));
-        if l.n < 100 {
-            warn(
-                &mut out,
-                format!(
-                    "{}: p99 latency from {} successes (fewer than 100: it is the largest one or two)",
-                    id(*m),
-                    l.n
-                ),
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# successful attempts: {}; p50 95% CI [{}, {}] s, p99 95% CI [{}, {}] s",
-            count(l.n),
-            sig(p50.lo, 4),
-            sig(p50.hi, 4),
-            sig(p99.lo, 4),
-            sig(p99.hi, 4)
-        );
-        let _ = writeln!(out, "p50_s = {}", sig(p50.value, 4));
-        let _ = writeln!(out, "p99_s = {}", sig(p99.value.max(p50.value), 4));
-        let _ = writeln!(out);
+        o.line(format!(
+            "# (the primary's latency model would imply a trip rate P(L > {} s) = {})",
+            sig(t, 4),
+            pct(lat.trip_rate(t))
+        ));
     }
+}
 
-    // [incident]: the measured traffic, a placeholder outage.
-    let _ = writeln!(out, "[incident]");
-    let _ = writeln!(
-        out,
-        "# not measured: the outage to price (the primary's provider down); change it"
-    );
-    let _ = writeln!(out, "duration = \"1h\"");
-    let span_s = match (agg.first_ns, agg.last_ns) {
-        (Some(a), Some(b)) if b > a => (b - a) as f64 * 1e-9,
-        _ => 0.0,
-    };
-    if span_s > 0.0 && agg.requests >= 2 {
-        let rate = agg.requests as f64 / span_s;
-        let half = 1.959_963_984_540_054 * (agg.requests as f64).sqrt() / span_s;
-        let _ = writeln!(
-            out,
-            "# {} requests over {} s, 95% CI [{}, {}] (Poisson)",
-            count(agg.requests),
-            sig(span_s, 6),
-            sig((rate - half).max(0.0), 4),
-            sig(rate + half, 4)
-        );
-        let _ = writeln!(out, "requests_per_second = {}", sig(rate, 6));
-    } else {
-        let _ = writeln!(
-            out,
-            "# the logs span no time: requests_per_second is a placeholder"
-        );
-        let _ = writeln!(out, "requests_per_second = 1");
+/// The fast-failure time and the error classes, pooled over the chain's links.
+fn fast_and_classes(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split]) {
+    let primary = &agg.model_ids[chain.primary];
+    let mut fast = LogHist::default();
+    let mut classes = [0u64; 6];
+    for s in splits {
+        fast.merge(&s.fast);
+        for (a, b) in classes.iter_mut().zip(s.classes) {
+            *a += b;
+        }
     }
+    if let Some(q) = fast.quantile(0.5) {
+        let n = fast.n;
+        o.few(n, |min| {
+            format!("chain {primary}: fast-failure time from {n} fast failures (fewer than {min})")
+        });
+        o.line(format!(
+            "# median of {} fast failures (below the timeout cluster), 95% CI {}",
+            count(fast.n),
+            interval(&q, " s")
+        ));
+        o.line(format!("fast_fail_s = {}", sig(q.value, 4)));
+    }
+    let failed: u64 = classes.iter().sum();
+    if failed == 0 {
+        return;
+    }
+    o.line("[chain.steady.errors]");
+    o.few(failed, |min| {
+        format!("chain {primary}: error classes from {failed} failures (fewer than {min})")
+    });
+    o.line(format!(
+        "# shares of {} failures of this chain's requests; `timeout` holds the gray ones ({} ran to the timeout cluster)",
+        count(failed),
+        count(splits.iter().map(|s| s.gray).sum::<u64>())
+    ));
+    let shares = parts_of_one(&classes);
+    for (i, class) in ErrorClass::ALL.iter().enumerate() {
+        let (lo, hi) = wilson(classes[i], failed);
+        o.line(format!(
+            "{} = {}   # {} failures, 95% CI [{}, {}]",
+            class.as_str(),
+            shares[i],
+            count(classes[i]),
+            sig(lo, 4),
+            sig(hi, 4)
+        ));
+    }
+}
+
+/// `[policy]`: the client timeout.
+fn policy(o: &mut Out, agg: &Aggregator, t: &Timeout, opts: &WriteOptions) {
+    o.line("[policy]");
+    if let Some(given) = opts.timeout_s {
+        o.line(format!(
+            "# given with --timeout-s; {} failures ran to it (within 3%)",
+            count(t.in_cluster)
+        ));
+        o.line(format!("timeout_s = {}", sig(given, 6)));
+    } else if t.in_cluster > 0 {
+        let (mlo, mhi) = t.mean.ci95();
+        let n = t.in_cluster;
+        o.few(n, |min| {
+            format!("timeout_s from a cluster of {n} failures (fewer than {min})")
+        });
+        let all: u64 = agg.models.iter().map(|m| m.failed()).sum();
+        let (lo, hi) = wilson(n, all);
+        o.line(format!(
+            "# the cluster of failure durations (the densest ±1.1% window; longer failures are gray but do not move it): {} of {} failures ({}, 95% CI [{}, {}]) are in it; their mean, 95% CI [{}, {}] s",
+            count(n),
+            count(all),
+            pct(rate(n, all)),
+            pct(lo),
+            pct(hi),
+            sig(mlo, 5),
+            sig(mhi, 5)
+        ));
+        o.line(format!("timeout_s = {}", sig(t.mean.mean(), 5)));
+    } else {
+        o.line("# no cluster of failure durations (no failure ran to a common timeout): timeout_s stays 30 (the default); set it with --timeout-s");
+        o.line("timeout_s = 30");
+    }
+    o.line("");
+}
+
+/// `[latency.MODEL]`: p50 and p99 of its successes.
+fn latency(o: &mut Out, agg: &Aggregator, m: usize) {
+    let l = &agg.models[m].latency;
+    let (Some(p50), Some(p99)) = (l.quantile(0.5), l.quantile(0.99)) else {
+        return;
+    };
+    if p50.value <= 0.0 {
+        return;
+    }
+    o.line(format!("[latency.{}]", toml_str(&agg.model_ids[m])));
+    if l.n < 100 {
+        o.warn(format!(
+            "{}: p99 latency from {} successes (fewer than 100: it is the largest one or two)",
+            agg.model_ids[m], l.n
+        ));
+    }
+    o.line(format!(
+        "# successful attempts: {}; p50 95% CI {}, p99 95% CI {}",
+        count(l.n),
+        interval(&p50, " s"),
+        interval(&p99, " s")
+    ));
+    o.line(format!("p50_s = {}", sig(p50.value, 4)));
+    o.line(format!("p99_s = {}", sig(p99.value.max(p50.value), 4)));
+    o.line("");
+}
+
+/// `[incident]`: the measured traffic, a placeholder outage.
+fn incident(o: &mut Out, agg: &Aggregator, primary: &Chain, t: &Timeout) {
+    o.line("[incident]");
+    o.line("# not measured: the outage to price (the primary's provider down); change it");
+    o.line("duration = \"1h\"");
+    traffic(o, agg);
+    sessions(o, agg);
+    let s = split(&primary.link(agg, primary.primary), t.gray_from);
+    if s.failed > 0 {
+        let (lo, hi) = wilson(s.gray, s.failed);
+        o.line(format!(
+            "# the primary's gray share: {} of {} failures ran to the timeout ({}, 95% CI [{}, {}])",
+            count(s.gray),
+            count(s.failed),
+            pct(rate(s.gray, s.failed)),
+            pct(lo),
+            pct(hi)
+        ));
+        let mode = if s.gray * 2 >= s.failed { "gray" } else { "fast" };
+        o.line(format!("failure = \"{mode}\""));
+    } else {
+        o.line("# the primary never failed: how it fails in an outage is a guess");
+        o.line("failure = \"fast\"");
+    }
+}
+
+/// The request rate, between the m-th earliest and m-th latest starts (robust to m stray
+/// timestamps at either end).
+fn traffic(o: &mut Out, agg: &Aggregator) {
+    let Some((m, lo, hi)) = agg.starts.trimmed().filter(|(_, lo, hi)| hi > lo) else {
+        o.line("# the logs span no time: requests_per_second is a placeholder");
+        o.line("requests_per_second = 1");
+        return;
+    };
+    let span_s = (i128::from(hi) - i128::from(lo)) as f64 * 1e-9;
+    // The starts strictly inside the trimmed span's ends: n − 2m, so n − 2m − 1 gaps.
+    let gaps = (agg.starts.n - 2 * m - 1) as f64;
+    let rate = gaps / span_s;
+    let half = super::stats::Z95 * gaps.sqrt() / span_s;
+    o.line(format!(
+        "# {} requests; between the {}th earliest and the {}th latest start (robust to {m} stray timestamps at either end): {} gaps over {} s, 95% CI [{}, {}] (Poisson)",
+        count(agg.requests),
+        m + 1,
+        m + 1,
+        count(gaps as u64),
+        sig(span_s, 6),
+        sig((rate - half).max(0.0), 4),
+        sig(rate + half, 4)
+    ));
+    o.line(format!("requests_per_second = {}", sig(rate, 6)));
+}
+
+fn sessions(o: &mut Out, agg: &Aggregator) {
     let mut sess = Mean::default();
-    for n in agg.sessions.values() {
+    for n in agg.sessions.kept.values() {
         sess.add(f64::from(*n));
     }
-    if sess.n > 0 {
-        let (lo, hi) = sess.ci95();
-        if sess.n < min {
-            warn(
-                &mut out,
-                format!("session_length from {} sessions (fewer than {min})", sess.n),
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# mean requests per session over {} sessions ({} of {} requests carry a session id), 95% CI [{}, {}]",
-            count(sess.n),
-            count(agg.requests_with_session),
-            count(agg.requests),
-            sig(lo.max(0.0), 4),
-            sig(hi, 4)
-        );
-        let _ = writeln!(
-            out,
-            "session_length = {}",
-            sess.mean().round().max(1.0) as u64
-        );
+    if sess.n == 0 {
+        o.line("# no conversation or session ids in the logs: every request its own session");
+        o.line("session_length = 1");
+        return;
+    }
+    let (lo, hi) = sess.ci95();
+    let n = sess.n;
+    o.few(n, |min| format!("session_length from {n} sessions (fewer than {min})"));
+    let sample = if agg.sessions.shift > 0 {
+        format!(
+            " (a hash sample: 1 in {} sessions, each counted whole)",
+            1u64 << agg.sessions.shift
+        )
     } else {
-        let _ = writeln!(
-            out,
-            "# no conversation or session ids in the logs: every request its own session"
-        );
-        let _ = writeln!(out, "session_length = 1");
-    }
-    let primary = chains.first().map(|c| c.0);
-    let gray_primary = primary.map(|p| &splits[p]).filter(|s| s.failed > 0);
-    match gray_primary {
-        Some(s) => {
-            let (lo, hi) = wilson(s.gray, s.failed);
-            let _ = writeln!(
-                out,
-                "# the primary's gray share: {} of {} failures ran to the timeout ({}, 95% CI [{}, {}])",
-                count(s.gray),
-                count(s.failed),
-                pct(s.gray as f64 / s.failed as f64),
-                pct(lo),
-                pct(hi)
-            );
-            let mode = if s.gray * 2 >= s.failed {
-                "gray"
-            } else {
-                "fast"
-            };
-            let _ = writeln!(out, "failure = \"{mode}\"");
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "# the primary never failed: how it fails in an outage is a guess"
-            );
-            let _ = writeln!(out, "failure = \"fast\"");
-        }
-    }
-
-    let mut unknown_models: Vec<String> = Vec::new();
-    let mut seen: HashMap<&str, ()> = HashMap::new();
-    for id in &agg.model_ids {
-        if prices.get(id).is_none() && seen.insert(id.as_str(), ()).is_none() {
-            unknown_models.push(id.clone());
-        }
-    }
-    Written {
-        text: out,
-        warnings,
-        unknown_models,
-    }
+        String::new()
+    };
+    o.line(format!(
+        "# mean requests per session over {} sessions{sample} ({} of {} requests carry a session id), 95% CI [{}, {}]",
+        count(sess.n),
+        count(agg.requests_with_session),
+        count(agg.requests),
+        sig(lo.max(0.0), 4),
+        sig(hi, 4)
+    ));
+    o.line(format!(
+        "session_length = {}",
+        sess.mean().round().max(1.0) as u64
+    ));
 }
 
 /// Shares of `counts` in millionths, the largest taking the rounding so they add up to 1:
@@ -797,5 +952,16 @@ mod tests {
         assert_eq!(sig(1.5, 6), "1.5");
         assert_eq!(sig(0.0, 3), "0");
         assert_eq!(count(1234567), "1,234,567");
+        let name = "a\"b\\c\nd\u{7f}e";
+        let v: toml::Value = toml::from_str(&format!("[x.{}]\ny = {}", toml_str(name), toml_str(name))).unwrap();
+        assert_eq!(v["x"][name]["y"].as_str(), Some(name));
+        // Past 1e15 an exponent, so that TOML reads a float, never an integer overflow.
+        assert_eq!(sig(1e308, 6), "1e308");
+        assert_eq!(sig(1.5e300, 4), "1.5e300");
+        assert_eq!(sig(2.5e-7, 3), "2.5e-7");
+        for x in [1e308, 1e300, 123456789012345678.0, 3e-9] {
+            let v: toml::Value = toml::from_str(&format!("x = {}", sig(x, 6))).unwrap();
+            assert!(v["x"].as_float().is_some(), "{x}");
+        }
     }
 }

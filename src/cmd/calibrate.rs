@@ -5,31 +5,88 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
 
-use crate::calibrate::write::{WriteOptions, scenario};
-use crate::calibrate::{Aggregator, LogFormat, Options, read_files};
+use crate::calibrate::write::{WriteOptions, Written, scenario};
+use crate::calibrate::{Aggregator, FileReport, LogFormat, Options, read_files};
 use crate::cli::{CalibrateArgs, InputFormat};
 use crate::error::{ExitStatus, InputError, InputErrorKind};
-use crate::input::pricing::{PricingRef, default_name};
+use crate::input::pricing::{BUNDLED, PricingRef};
+use crate::model::PriceTable;
+
+/// The table the scenario names and its models are checked against: `--pricing`, or the
+/// first bundled table that prices every logged model (the lookup `compare` does: exact, or
+/// the same provider's bare name; never another provider's), else the one that prices most.
+///
+/// Errors: an unreadable `--pricing` table.
+fn pick_pricing(spec: Option<&str>, agg: &Aggregator) -> Result<(String, PriceTable), InputError> {
+    if let Some(spec) = spec {
+        let r = PricingRef::parse(spec, None);
+        let prices = r.load()?;
+        // The scenario names its table; a path is written absolute, since the scenario may
+        // be written to another folder (a relative `pricing` is read relative to the scenario).
+        let name = match &r {
+            PricingRef::Bundled(name) => name.clone(),
+            PricingRef::Path(p) => std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string(),
+        };
+        return Ok((name, prices));
+    }
+    let mut best: Option<(usize, String, PriceTable)> = None;
+    for b in BUNDLED {
+        let prices = PricingRef::Bundled(b.name.to_string()).load()?;
+        let priced = agg
+            .model_ids
+            .iter()
+            .filter(|m| prices.get(m).is_some())
+            .count();
+        if priced == agg.model_ids.len() {
+            return Ok((b.name.to_string(), prices));
+        }
+        if best.as_ref().is_none_or(|(n, _, _)| priced > *n) {
+            best = Some((priced, b.name.to_string(), prices));
+        }
+    }
+    let (_, name, prices) = best.expect("a bundled table");
+    Ok((name, prices))
+}
+
+/// `--strict`: any warning or unreadable record is an error.
+fn strict_error(agg: &Aggregator, written: &Written, first: &Path) -> Option<InputError> {
+    if let Some(b) = agg.bad.first() {
+        return Some(InputError {
+            file: b.file.clone(),
+            location: Some(crate::error::Location {
+                line: usize::try_from(b.line).unwrap_or(usize::MAX),
+                col: 1,
+            }),
+            field: None,
+            message: format!(
+                "--strict: {} unreadable record(s), first: {}",
+                agg.bad_count,
+                crate::error::printable_line(&b.message)
+            ),
+            kind: InputErrorKind::Invalid,
+        });
+    }
+    let w = written.warnings.first()?;
+    Some(InputError::file(
+        InputErrorKind::Invalid,
+        first.display().to_string(),
+        format!(
+            "--strict: {} warning(s) (a figure from too few events, or none measured), first: {w}",
+            written.warnings.len()
+        ),
+    ))
+}
 
 /// Read every log, write the scenario, and report on standard error: the warnings, the
 /// models the price table lacks, the unreadable records and the throughput.
 ///
-/// Errors (exit 2): an unreadable price table or log, a log with no readable record, a
-/// warning under `--strict` (a figure from too few events, or no token counts); an output
-/// that cannot be written.
+/// Errors (exit 2): an unreadable price table or log, a log with no readable record, times in
+/// another unit than the format's; under `--strict` a warning (a figure from too few events,
+/// or no token counts) or an unreadable record; an output that cannot be written.
 pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
-    let spec = args.pricing.as_deref().unwrap_or(default_name());
-    let pricing_ref = PricingRef::parse(spec, None);
-    let prices = pricing_ref.load()?;
-    // The scenario names its table; a path is written absolute, since the scenario may be
-    // written to another folder (a relative `pricing` is read relative to the scenario).
-    let pricing = match &pricing_ref {
-        PricingRef::Bundled(name) => name.clone(),
-        PricingRef::Path(p) => std::fs::canonicalize(p)
-            .unwrap_or_else(|_| p.clone())
-            .display()
-            .to_string(),
-    };
     let options = Options {
         format: args.input_format.map(|f| match f {
             InputFormat::Otlp => LogFormat::Otlp,
@@ -38,11 +95,16 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
         }),
         progress: std::io::stderr().is_terminal(),
     };
+    if let Some(spec) = args.pricing.as_deref() {
+        // A bad table is refused before the logs are read.
+        PricingRef::parse(spec, None).load()?;
+    }
     let paths: Vec<&Path> = args.logs.iter().map(|p| p.as_path()).collect();
     let mut agg = Aggregator::default();
     let started = Instant::now();
     let files = read_files(&paths, &options, &mut agg)?;
     let elapsed = started.elapsed().as_secs_f64();
+    let (pricing, prices) = pick_pricing(args.pricing.as_deref(), &agg)?;
     let written = scenario(
         &agg,
         &files,
@@ -53,22 +115,21 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
             min_events: args.min_events,
         },
     );
-    if args.strict && !written.warnings.is_empty() {
-        return Err(InputError::file(
-            InputErrorKind::Invalid,
-            paths[0].display().to_string(),
-            format!(
-                "--strict: {} warning(s) (a figure from too few events, or none measured), first: {}",
-                written.warnings.len(),
-                written.warnings[0]
-            ),
-        )
-        .into());
+    if args.strict
+        && let Some(e) = strict_error(&agg, &written, paths[0])
+    {
+        return Err(e.into());
     }
     crate::output::write(
         &crate::output::OutputTarget::parse(&args.output),
         written.text.as_bytes(),
     )?;
+    report(&agg, &files, &written, &prices, elapsed);
+    Ok(ExitStatus::Success)
+}
+
+/// Standard error: the unreadable records, duplicates, warnings, unpriced models, throughput.
+fn report(agg: &Aggregator, files: &[FileReport], written: &Written, prices: &PriceTable, elapsed: f64) {
     let line = |s: &str| crate::error::printable_line(s).into_owned();
     for b in &agg.bad {
         eprintln!(
@@ -84,14 +145,38 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
             agg.bad_count - agg.bad.len() as u64
         );
     }
+    for f in files {
+        if let Some(first) = &f.duplicate_of {
+            eprintln!(
+                "fallcost calibrate: {}: the same file as {}: read once",
+                line(&f.file),
+                line(first)
+            );
+        }
+    }
+    if let Some((f, l)) = &agg.first_duplicate {
+        eprintln!(
+            "fallcost calibrate: {} duplicate records (a span, row or request id seen before) counted once, first at {}:{l}",
+            agg.duplicates,
+            line(f)
+        );
+    }
+    if let Some((f, l)) = &agg.first_bad_metadata {
+        eprintln!(
+            "fallcost calibrate: warning: {} rows with an unparseable `metadata` read without it, first at {}:{l}",
+            agg.bad_metadata,
+            line(f)
+        );
+    }
     for w in &written.warnings {
         eprintln!("fallcost calibrate: warning: {}", line(w));
     }
     for m in &written.unknown_models {
         eprintln!(
-            "fallcost calibrate: warning: model `{}` is not in price table {}: add its price before `compare` (an unknown price is never taken as zero)",
+            "fallcost calibrate: warning: model `{}` is not in price table {}: `compare` refuses the scenario until it has a price (an unknown price is never taken as zero); write a price table with [models.\"{}\"] input = ..., output = ... ($/MTok) and run calibrate again with --pricing PATH (README, \"Scenarios and price tables\")",
             line(m),
-            prices.name
+            prices.name,
+            line(m)
         );
     }
     let bytes: u64 = files.iter().map(|f| f.bytes).sum();
@@ -104,5 +189,4 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
         elapsed,
         bytes as f64 / 1e6 / elapsed.max(1e-9)
     );
-    Ok(ExitStatus::Success)
 }

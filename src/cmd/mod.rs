@@ -7,6 +7,7 @@ pub mod calibrate;
 pub mod check;
 pub mod compare;
 pub mod completions;
+pub mod diff;
 pub mod history;
 pub mod options;
 pub mod prices;

@@ -27,6 +27,9 @@ use serde::Deserialize;
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
 
+pub mod usage;
+pub use usage::{UsageSettings, usage_settings};
+
 /// The settings file's name.
 pub const FILE_NAME: &str = "fallcost.toml";
 
@@ -55,6 +58,7 @@ pub struct CheckSettings {
 struct SettingsFile {
     check: Option<CheckSection>,
     compare: Option<CompareSection>,
+    usage: Option<usage::UsageSection>,
 }
 
 #[derive(Debug, Deserialize)]

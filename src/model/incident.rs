@@ -184,6 +184,9 @@ struct Totals {
     failed: f64,
     /// Per chain link, the requests it answered (empty when nothing was tried).
     answered: Vec<f64>,
+    /// The cache inputs of the models not warm from the start, when [`in_sequence`] was asked
+    /// to leave the session law to its caller (a timeline's sessions straddle segments).
+    caches: Vec<ModelShare>,
 }
 
 /// The part of the window an [`in_sequence`] call prices: the whole window (the shorthand) or
@@ -282,7 +285,7 @@ fn in_sequence(
     span: &Span,
     variants: &[(f64, Vec<WindowLink>)],
     entries: &[(Entry, f64)],
-    sessions: Sessions,
+    sessions: Option<Sessions>,
     cap: CapCount,
     breaker: Option<(f64, f64)>,
 ) -> Totals {
@@ -404,31 +407,89 @@ fn in_sequence(
         t.wasted_attempts += extra;
         t.dead_time += extra * (d + chain.policy.backoff.mean_delay_s(0));
     }
-    // One cache per model (a model listed twice shares it): per model, the share of the
-    // window's requests it answers (at any of its positions) and the extra cost of the failed
-    // attempts made on it while unwarmed, per request.
-    let mut models: Vec<(&ModelPrice, f64, f64)> = Vec::new();
+    t.caches = model_shares(links, variants, &dw, &df);
+    if let Some(sessions) = sessions {
+        let caches = std::mem::take(&mut t.caches);
+        session_law(request, chain, span, &caches, sessions, &mut t);
+    }
+    t
+}
+
+/// One model's cache inputs over a span, per request of the span (one cache per model: a
+/// model listed twice shares it): the share of requests it answers (at any of its positions),
+/// and the extra cost of the failed attempts made on it while unwarmed (the unwarmed billing
+/// over warm), at positions where it answers some requests (`extra`) and where it is down for
+/// every request (`extra_down`: it never answers there, so the premium of its gray attempts
+/// over warm, a write for an explicit fallback warmed at once, is a cold-start cost).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ModelShare {
+    /// The chain index of a link of the model (its price).
+    link: usize,
+    s: f64,
+    extra: f64,
+    extra_down: f64,
+}
+
+/// The [`ModelShare`]s of the links not warm from the start, from the span's outcome billed
+/// warm (`dw`) and unwarmed (`df`).
+fn model_shares(
+    links: &[WindowLink],
+    variants: &[(f64, Vec<WindowLink>)],
+    dw: &PolicyOutcome,
+    df: &PolicyOutcome,
+) -> Vec<ModelShare> {
+    let mut models: Vec<ModelShare> = Vec::new();
     for (at, l) in links.iter().enumerate().filter(|(_, l)| !l.starts_warm) {
         let i = l.index;
         let extra_fail = df.failed_cost[i] - dw.failed_cost[i];
-        if variants.iter().all(|(_, v)| v[at].dead) {
-            // Never answers: every attempt on it is unwarmed; the premium of its gray attempts
-            // over warm (a write for an explicit fallback warmed at once) is a cold-start cost.
-            t.cold_start += n * extra_fail;
-            t.wasted += n * extra_fail;
-            continue;
-        }
-        match models.iter_mut().find(|(p, _, _)| p.id == l.price.id) {
-            Some((_, s, e)) => {
-                *s += dw.answered_by[i];
-                *e += extra_fail;
+        let down = variants.iter().all(|(_, v)| v[at].dead);
+        let of_model = |m: &ModelShare| {
+            links
+                .iter()
+                .any(|x| x.index == m.link && x.price.id == l.price.id)
+        };
+        let m = match models.iter().position(of_model) {
+            Some(at) => &mut models[at],
+            None => {
+                models.push(ModelShare {
+                    link: i,
+                    s: 0.0,
+                    extra: 0.0,
+                    extra_down: 0.0,
+                });
+                models.last_mut().expect("pushed")
             }
-            None => models.push((l.price, dw.answered_by[i], extra_fail)),
+        };
+        if down {
+            m.extra_down += extra_fail;
+        } else {
+            m.s += dw.answered_by[i];
+            m.extra += extra_fail;
         }
     }
-    for (price, s, extra_fail) in models {
+    models
+}
+
+/// Adds the cache figures of `models` over the span's `sessions` to `t` (MODEL.md §5-§6): per
+/// session, cold starts by the warm policy and the session law; the unwarmed failed attempts'
+/// extra cost (window spend where the model answers, a cold-start cost where it never does).
+fn session_law(
+    request: &Request,
+    chain: &Chain,
+    span: &Span,
+    models: &[ModelShare],
+    sessions: Sessions,
+    t: &mut Totals,
+) {
+    let n = span.requests;
+    for m in models {
+        let price = &chain.links[m.link].price;
+        let (s, extra_fail) = (m.s, m.extra);
+        // Never answers there: every attempt on it is unwarmed.
+        t.cold_start += n * m.extra_down;
+        t.wasted += n * m.extra_down;
         let cold = |len: f64| 1.0 - (1.0 - s).powf(len);
-        match (price.caching, warm_policy) {
+        match (price.caching, chain.policy.warm_fallback) {
             (Caching::Explicit, WarmPolicy::Never) => {
                 t.cold_start += n * s * request.premium_over_warm(price, CacheState::Cold);
                 t.cold_starts += sessions.sum(cold);
@@ -450,13 +511,9 @@ fn in_sequence(
             _ => {
                 // The cache expires when the gap to the session's last answer there exceeds
                 // the TTL ([`unwarmed_requests`]).
-                let ttl = if price.caching == Caching::None {
-                    f64::INFINITY
-                } else {
-                    price.cache_ttl_s
-                };
-                let unwarmed = sessions
-                    .sum(|len| unwarmed_requests(s, len, span.arrivals, ttl / span.window_s));
+                let share = cache_ttl_s(price) / span.window_s;
+                let unwarmed =
+                    sessions.sum(|len| unwarmed_requests(s, len, span.arrivals, share));
                 t.window += unwarmed * extra_fail;
                 t.wasted += unwarmed * extra_fail;
                 let cold_starts = s * unwarmed;
@@ -465,7 +522,15 @@ fn in_sequence(
             }
         }
     }
-    t
+}
+
+/// A model's cache TTL, seconds (infinite without caching: nothing expires).
+fn cache_ttl_s(price: &ModelPrice) -> f64 {
+    if price.caching == Caching::None {
+        f64::INFINITY
+    } else {
+        price.cache_ttl_s
+    }
 }
 
 /// The expected number of a session's `len` requests made while its cache on a model is not
@@ -602,36 +667,49 @@ pub fn normal_bill(request: &Request, chain: &Chain, incident: &Incident) -> f64
     incident.requests() as f64 * request.success_cost(primary, warm_state(primary))
 }
 
-/// The fail-back writes of `pattern` after `incident`: (USD, sessions). Every session of the
-/// window rewrites the primary's cache on the way back when the outage outlasted its TTL
-/// (MODEL.md §6); with no fallback nothing fails back, and neither does a chain none of whose
-/// links (that the cost cap allows) is off the primary's provider: its sessions never left,
-/// their requests failed as without a fallback. Shared by both engines. On a timeline, per
-/// run of segments in which the primary's model answers nothing (`incident::piecewise`).
+/// The fail-back writes of `pattern` after `incident`: (USD, sessions), as [`evaluate`] gives
+/// them (MODEL.md §6, "Fail-back writes"): a session rewrites the primary's cache once per
+/// silent run of the primary longer than its cache TTL in which one of its requests was
+/// answered by another model. Shared by both engines (the simulators of the shorthand take it
+/// from here; on a timeline the incident simulator counts them in time). `(0, 0)` where
+/// [`evaluate`] has no figures.
 pub fn failback(
     request: &Request,
     chain: &Chain,
     incident: &Incident,
     pattern: Pattern,
 ) -> (f64, f64) {
-    if let Some(timeline) = &incident.timeline {
-        return piecewise::failback(request, chain, incident, timeline, pattern);
-    }
+    evaluate(request, chain, incident, pattern).map_or((0.0, 0.0), |o| (o.failback, o.failback_writes))
+}
+
+/// The shorthand's fail-back writes (USD, sessions): the primary's provider is down the whole
+/// window, one silent run of D seconds; when D exceeds the primary's TTL, a session writes
+/// unless every one of its requests failed (each fails with probability `failed_share`,
+/// independently): Σ_sessions (1 − failed_share^len). No fallback, or a primary without
+/// caching, writes nothing.
+fn shorthand_failback(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+    failed_share: f64,
+) -> (f64, f64) {
     let primary = &chain.links[0].price;
-    let fails_over = policy::allowed_links(request, chain)
-        .iter()
-        .any(|&i| chain.links[i].price.provider != primary.provider);
     let rewrites = pattern != Pattern::NoFallback
-        && fails_over
         && primary.caching != Caching::None
         && incident.duration_s > primary.cache_ttl_s;
     if !rewrites {
         return (0.0, 0.0);
     }
-    let sessions = incident.requests().div_ceil(incident.session_length.max(1)) as f64;
+    let placed = crate::model::timeline::sessions::placements(
+        &[],
+        incident.requests(),
+        incident.session_length.max(1),
+    );
+    let writes = piecewise::failback_writes(&placed, &[Some(0)], &[1.0 - failed_share]);
     (
-        sessions * request.premium_over_warm(primary, first_state(primary)),
-        sessions,
+        writes * request.premium_over_warm(primary, first_state(primary)),
+        writes,
     )
 }
 
@@ -754,6 +832,51 @@ fn outcome(
     }
 }
 
+/// How far the analytic figures of one pattern on a timeline may be off the process in time
+/// (MODEL.md §6, "Timelines"). Each request is priced in the segment it arrives in; its
+/// attempts after a failure start later (by its dead time) and in time may find the next
+/// segment's states: per figure, at most `requests` requests' worth (1 failed request, one
+/// attempt per link, one request's dearest USD each). Cache figures are exact expectations over
+/// where sessions fall, but where a cache can expire within a session (λ·TTL not ≫ L): then
+/// `sessions` per cut and model.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TimelineBound {
+    /// Expected requests whose attempts after their first reach past a cut: Σ over the
+    /// segments but the last of λ × the segment's mean dead time per request (requests).
+    pub requests: f64,
+    /// Sessions the cache figures may be off by in all: cuts × links where a cache can expire
+    /// within a session, else 0 (sessions).
+    pub sessions: f64,
+}
+
+impl TimelineBound {
+    /// Whether the figures are exact (nothing to bound).
+    pub fn exact(&self) -> bool {
+        self.requests <= 0.0 && self.sessions <= 0.0
+    }
+}
+
+/// The [`TimelineBound`] of `pattern` on `chain` over `incident`: `None` without a timeline
+/// with cuts, or where [`evaluate`] has no figures.
+pub fn timeline_bound(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+) -> Option<TimelineBound> {
+    let timeline = incident.timeline.as_ref().filter(|t| t.cuts() > 0)?;
+    if pattern.is_hedged() && chain.links.len() < 2 {
+        return None;
+    }
+    let (_, requests) = piecewise::priced(request, chain, incident, timeline, pattern)?;
+    let sessions = if piecewise::expiry_negligible(chain, incident) {
+        0.0
+    } else {
+        (timeline.cuts() * chain.links.len()) as f64
+    };
+    Some(TimelineBound { requests, sessions })
+}
+
 /// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
 ///
 /// With a timeline (`incident.timeline`), the figures are priced piecewise over its segments
@@ -791,7 +914,7 @@ pub fn evaluate(
             &span,
             &[(1.0, allowed_links[..1].to_vec())],
             &[(Entry::FRESH, 1.0)],
-            sessions,
+            Some(sessions),
             CapCount::Off,
             shares,
         ),
@@ -801,7 +924,7 @@ pub fn evaluate(
             &span,
             &[(1.0, allowed_links.clone())],
             &[(Entry::FRESH, 1.0)],
-            sessions,
+            Some(sessions),
             CapCount::After(None),
             shares,
         ),
@@ -828,7 +951,7 @@ pub fn evaluate(
                 &span,
                 &[(1.0, allowed_links[2..].to_vec())],
                 &race.tail,
-                sessions,
+                Some(sessions),
                 tail_cap(backup),
                 shares,
             );
@@ -836,7 +959,8 @@ pub fn evaluate(
             t
         }
     };
-    let failback = failback(request, chain, incident, pattern);
+    let failed_share = if n > 0 { totals.failed / n as f64 } else { 1.0 };
+    let failback = shorthand_failback(request, chain, incident, pattern, failed_share);
     Some(outcome(
         request,
         chain,

@@ -16,18 +16,16 @@
 //! breaker refuses it, no attempt is made); over the window each is λ·len times that, summed
 //! over segments.
 //!
-//! Cache effects (cold starts per link, fail-back writes) follow the timeline as
-//! [`cache_figures`] documents (and `docs/timeline-notes.md` derives).
-//!
-//! [`money::timeline_cost`] prices it all (window, cold starts, fail-back, failed requests) from
-//! per-link prices given as plain USD.
+//! Cache effects (cold starts per link, fail-back writes) follow where each session's requests
+//! fall on the segments: [`sessions::placements`] gives that law exactly, and the analytic
+//! engine (`model::incident::piecewise`) prices by it.
 //!
 //! The chain is given as plain [`LinkRef`]s (provider, model id) so this module stands on its
 //! own; the engines will map their chain links onto it.
 
 use std::fmt;
 
-pub mod money;
+pub mod sessions;
 
 /// What an outage takes down.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -452,8 +450,9 @@ impl Timeline {
         &self.outages
     }
 
-    /// The cuts inside the window (segments − 1): where the analytic engine's segment-local
-    /// session count can miss a session straddling the cut (docs/MODEL.md §6, "Timelines").
+    /// The cuts inside the window (segments − 1): where sessions straddle segments and a
+    /// request's later attempts may see other states than its arrival's (docs/MODEL.md §6,
+    /// "Timelines").
     pub fn cuts(&self) -> usize {
         self.segments().len() - 1
     }
@@ -599,144 +598,6 @@ pub fn piecewise(
     }
     out.failed_attempts = out.attempts - out.answered_by.iter().sum::<f64>();
     out
-}
-
-/// P(Poisson(mean) ≥ d) for d = 1..=len, the gap law G(d) of MODEL.md §6 as the window grows
-/// (a session's gap back to its answer d requests earlier is within the TTL). `mean` = λ·TTL;
-/// infinite: no expiry (G = 1).
-pub fn poisson_gap_law(mean: f64, len: usize) -> Vec<f64> {
-    if mean.is_infinite() {
-        return vec![1.0; len];
-    }
-    let mut out = Vec::with_capacity(len);
-    // P(X ≥ d) = 1 − Σ_{i<d} pmf(i); pmf in log space for large means.
-    let mut pmf = (-mean).exp();
-    let mut cdf = 0.0;
-    for d in 1..=len {
-        cdf += pmf; // now P(X ≤ d−1)
-        pmf *= mean / d as f64;
-        out.push((1.0 - cdf).clamp(0.0, 1.0));
-    }
-    out
-}
-
-/// Expected requests of a session of `len` requests made while a model's cache is not warm,
-/// when each request is answered there with probability `s` and `gap[d−1]` = G(d) is the
-/// probability that an answer d requests back is within the TTL (MODEL.md §6):
-/// P(warm at request k) = Σ_{d=1..k} s·(1−s)^(d−1)·G(d), unwarmed = Σ_{k<len} (1 − P(warm at k)).
-/// `warm_start`: the session starts warm (an answer just before its first request, as on the
-/// primary), adding (1−s)^k·G(k+1) to P(warm at k).
-pub fn unwarmed(s: f64, len: usize, gap: &[f64], warm_start: bool) -> f64 {
-    let g = |d: usize| gap.get(d - 1).copied().unwrap_or(0.0);
-    let mut total = 0.0;
-    for k in 0..len {
-        let mut warm = 0.0;
-        let mut miss = 1.0; // (1−s)^(d−1)
-        for d in 1..=k {
-            warm += s * miss * g(d);
-            miss *= 1.0 - s;
-        }
-        if warm_start {
-            warm += miss * g(k + 1);
-        }
-        total += 1.0 - warm.min(1.0);
-    }
-    total
-}
-
-/// Cold starts and fail-back writes over a timeline (sequential, no breaker), by the
-/// segment-local session law.
-///
-/// The model (docs/timeline-notes.md derives it; MODEL.md §5-§6 are the one-outage case):
-///
-/// - **Sessions** are L consecutive requests. A segment of length len holds λ·len/L sessions
-///   (fractional; the whole window λ·D/L, which is MODEL.md §6's S = N/L when L divides N).
-///   At agent traffic a session spans L/λ seconds (20 s at λ = 1, L = 20), far shorter than a
-///   segment, so a session is counted in the segment it starts in and sees that segment's
-///   states throughout. The error this makes is confined to sessions straddling a cut: at
-///   most one session per cut and link, bounded by the number of cuts.
-/// - **Cold starts on a fallback model** m answering a request with probability s_m (summed
-///   over its links: one cache per model) in the segment: each session starts cold there and
-///   pays s_m·U(L) cold starts, U the unwarmed count of [`unwarmed`] with the gap law
-///   G(d) = P(Poisson(λ·TTL_m) ≥ d) ([`poisson_gap_law`]). Without expiry U = (1−(1−s)^L)/s,
-///   so a dead primary and an up fallback (s = 1) give one cold start per session: §6's S.
-/// - **Cold starts on the primary's model** in a partial outage (its links answer with
-///   s_0 < 1 and > 0): the session starts warm and re-warms by the same law with a warm start;
-///   at λ·TTL ≫ L this is ~0 (no expiry while answers keep coming).
-/// - **Fail-back writes**: when the primary's model answers nothing (s_0 = 0: down or drilled)
-///   for a maximal run of segments longer than its TTL, every session of that run rewrites the
-///   primary's cache once when it fails back (MODEL.md §6: "only if D > primary cache TTL",
-///   S writes): λ·run/L writes. A run shorter than the TTL writes nothing; several runs each
-///   count.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CacheFigures {
-    /// Per link, expected cold starts attributed to it (a model listed twice: on its first
-    /// link). The primary's model's cold starts in partial outages are on its first link.
-    pub cold_starts: Vec<f64>,
-    /// Expected fail-back writes of the primary's model.
-    pub failback_writes: f64,
-}
-
-/// The cold starts and fail-back writes of [`CacheFigures`] for a chain of `links`, with the
-/// cache TTL of each link's model in `ttl_s` (seconds; infinite: no expiry), at λ =
-/// `requests_per_second`, sessions of `session_length` requests.
-pub fn cache_figures(
-    timeline: &Timeline,
-    links: &[LinkRef],
-    ttl_s: &[f64],
-    requests_per_second: f64,
-    session_length: usize,
-) -> CacheFigures {
-    let l = session_length.max(1);
-    let mut cold = vec![0.0; links.len()];
-    let mut failback = 0.0;
-    let mut run = 0.0; // the current run of seconds with the primary's model answering nothing
-    let primary = &links[0].model;
-    let first_of = |k: usize| links.iter().position(|x| x.model == links[k].model) == Some(k);
-    let segs = timeline.chain_segments(links);
-    for seg in &segs {
-        let shares = request_shares(
-            &seg.p,
-            &seg.states.iter().map(|s| s.attempted()).collect::<Vec<_>>(),
-        );
-        let sessions = requests_per_second * seg.len_s() / l as f64;
-        for k in 0..links.len() {
-            if !first_of(k) {
-                continue;
-            }
-            let s: f64 = (0..links.len())
-                .filter(|&j| links[j].model == links[k].model)
-                .map(|j| shares.answered_by[j])
-                .sum();
-            let gap = poisson_gap_law(requests_per_second * ttl_s[k], l);
-            if links[k].model == *primary {
-                if s > 0.0 && s < 1.0 {
-                    cold[k] += sessions * s * unwarmed(s, l, &gap, true);
-                }
-            } else if s > 0.0 {
-                cold[k] += sessions * s * unwarmed(s, l, &gap, false);
-            }
-        }
-        let s0: f64 = (0..links.len())
-            .filter(|&j| links[j].model == *primary)
-            .map(|j| shares.answered_by[j])
-            .sum();
-        if s0 == 0.0 {
-            run += seg.len_s();
-        } else {
-            if run > ttl_s[0] {
-                failback += requests_per_second * run / l as f64;
-            }
-            run = 0.0;
-        }
-    }
-    if run > ttl_s[0] {
-        failback += requests_per_second * run / l as f64;
-    }
-    CacheFigures {
-        cold_starts: cold,
-        failback_writes: failback,
-    }
 }
 
 #[cfg(test)]
@@ -959,103 +820,5 @@ mod tests {
         assert_eq!(f.segments.len(), 1);
         assert_eq!(f.answered_by, vec![0.0, 11_160.0]);
         assert_eq!(f.failed, 0.0);
-    }
-
-    #[test]
-    fn cache_figures_reproduce_section_6_and_follow_the_timeline() {
-        let links = chain(&["anthropic/claude-sonnet-5", "openai/gpt-6-sol"]);
-        let ttl = [300.0, 600.0];
-        // The old form: 558 sessions, each one cold start on Sol and one fail-back write.
-        let one = Timeline::whole_window(D, "anthropic", OutageFailure::Fast).unwrap();
-        let c = cache_figures(&one, &links, &ttl, 1.0, 20);
-        assert!((c.cold_starts[1] - 558.0).abs() < 1e-9, "{:?}", c);
-        assert_eq!(c.cold_starts[0], 0.0);
-        assert!((c.failback_writes - 558.0).abs() < 1e-9);
-        // Sept 3: Sol answers nothing for 2,040 s: 102 sessions fewer cold starts (456);
-        // Anthropic is down all 11,160 s: still 558 fail-back writes.
-        let c = cache_figures(&sept3(), &links, &ttl, 1.0, 20);
-        assert!((c.cold_starts[1] - 456.0).abs() < 1e-9, "{:?}", c);
-        assert!((c.failback_writes - 558.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn failback_counts_each_run_longer_than_the_ttl() {
-        let links = chain(&["anthropic/claude-sonnet-5", "openai/gpt-6-sol"]);
-        let o =
-            |start, dur| Outage::new(provider("anthropic"), start, Some(dur), OutageFailure::Fast);
-        // Two runs: 600 s (> 300 s TTL: 30 writes at λ = 1, L = 20) and 200 s (none).
-        let t = Timeline::new(2000.0, vec![o(100.0, 600.0), o(1000.0, 200.0)]).unwrap();
-        let c = cache_figures(&t, &links, &[300.0, 600.0], 1.0, 20);
-        assert!((c.failback_writes - 30.0).abs() < 1e-9);
-        // cold starts on Sol: one per session of the 800 s down: 40
-        assert!((c.cold_starts[1] - 40.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_partial_fallback_warms_by_the_no_expiry_law() {
-        // Primary dead, Sol answering half: U(20) = (1 − 0.5^20)/0.5, cold starts per session
-        // s·U = 1 − 0.5^20.
-        let links = chain(&["anthropic/claude-sonnet-5", "openai/gpt-6-sol"]);
-        let t = Timeline::new(
-            200.0,
-            vec![
-                Outage::new(provider("anthropic"), 0.0, None, OutageFailure::Fast),
-                Outage::new(provider("openai"), 0.0, None, OutageFailure::Fast)
-                    .with_error_rate(0.5),
-            ],
-        )
-        .unwrap();
-        let c = cache_figures(&t, &links, &[300.0, f64::INFINITY], 1.0, 20);
-        let want = 10.0 * (1.0 - 0.5f64.powi(20));
-        assert!((c.cold_starts[1] - want).abs() < 1e-9, "{:?}", c);
-    }
-
-    #[test]
-    fn segment_local_sessions_differ_from_the_exact_count_only_at_cuts() {
-        use crate::sim::rng::{chunk_rng, uniform};
-        // λ = 1, D = 2,000 s (N = 2,000), L = 20, no expiry on Sol; Anthropic down throughout,
-        // OpenAI down [500, 1000): Sonnet → Sol. Segment-local: 1,500 s of Sol up = 75
-        // sessions, one cold start each.
-        let links = chain(&["anthropic/claude-sonnet-5", "openai/gpt-6-sol"]);
-        let t = Timeline::new(
-            2000.0,
-            vec![
-                Outage::new(provider("anthropic"), 0.0, None, OutageFailure::Fast),
-                Outage::new(provider("openai"), 500.0, Some(500.0), OutageFailure::Fast),
-            ],
-        )
-        .unwrap();
-        let c = cache_figures(&t, &links, &[300.0, f64::INFINITY], 1.0, 20);
-        assert!((c.cold_starts[1] - 75.0).abs() < 1e-9, "{c:?}");
-        // Exact, by simulation of MODEL.md §6's placement (N uniform order statistics on
-        // [0, D], sessions of 20 consecutive ones): a session pays one cold start on Sol iff
-        // one of its requests lands while OpenAI is up.
-        let runs = 400;
-        let mut total = 0.0;
-        for r in 0..runs {
-            let mut rng = chunk_rng(1, 99, r);
-            let mut times: Vec<f64> = (0..2000).map(|_| uniform(&mut rng) * 2000.0).collect();
-            times.sort_by(f64::total_cmp);
-            total += times
-                .chunks(20)
-                .filter(|s| s.iter().any(|x| !(500.0..1000.0).contains(x)))
-                .count() as f64;
-        }
-        let exact = total / runs as f64;
-        // The difference is the sessions straddling the two cuts: between 0 and 2 (75.93 over
-        // these 400 windows: about half a session per cut).
-        assert!(exact > 75.0 && exact < 77.0, "{exact}");
-    }
-
-    #[test]
-    fn the_gap_law_is_poisson_tails() {
-        // mean 2: P(X ≥ 1) = 1 − e⁻², P(X ≥ 2) = 1 − 3e⁻²
-        let g = poisson_gap_law(2.0, 2);
-        assert!((g[0] - (1.0 - (-2.0f64).exp())).abs() < 1e-12);
-        assert!((g[1] - (1.0 - 3.0 * (-2.0f64).exp())).abs() < 1e-12);
-        // with G = 1 and s = 1 a session pays one cold request
-        assert_eq!(unwarmed(1.0, 20, &[1.0; 20], false), 1.0);
-        // warm start at s = 1: never cold
-        assert_eq!(unwarmed(1.0, 20, &[1.0; 20], true), 0.0);
     }
 }

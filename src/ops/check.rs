@@ -76,7 +76,13 @@ pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
         .or(settings.pricing.as_deref())
         .unwrap_or(broad_name());
     let prices = PricingRef::parse(spec, None).load()?;
-    let (input_tokens, output_tokens) = args.profile.or(settings.profile).unwrap_or((2000, 500));
+    // fallcost.toml [usage]: the request and the reference incident `diff` and `compare` use.
+    let usage = settings::usage_settings(args.config_file.as_deref())?;
+    let (input_tokens, output_tokens) = args
+        .profile
+        .or(settings.profile)
+        .or(usage.profile)
+        .unwrap_or((2000, 500));
     let (allow, allow_from) = if args.allow.is_empty() {
         (
             settings.allow.clone().unwrap_or_default(),
@@ -102,7 +108,16 @@ pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
             requests_per_second: args.rate,
             session_length: args.session_length,
         }),
-        None => None,
+        None => usage.incident_s.map(|duration_s| IncidentCheck {
+            duration_s,
+            requests_per_second: usage
+                .incident_requests_per_second
+                .or(usage
+                    .requests_per_month
+                    .map(|n| n / settings::usage::MONTH_S))
+                .unwrap_or(args.rate),
+            session_length: args.session_length,
+        }),
     };
     let deny_warnings = args.deny_warnings || settings.deny_warnings.unwrap_or(false);
     let options = CheckOptions {

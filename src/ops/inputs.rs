@@ -74,6 +74,13 @@ pub struct Inputs {
 /// a scenario with `[[chain]]` or `[policy]` beside `--config`.
 pub fn source(flags: &Flags) -> anyhow::Result<Source> {
     let settings = crate::input::settings::compare_settings(flags.config_file)?;
+    // fallcost.toml [usage]: the request and reference incident `diff` and `check` use too.
+    let usage = crate::input::settings::usage_settings(flags.config_file)?;
+    let set: Vec<(String, String)> = usage
+        .incident_overrides()
+        .into_iter()
+        .chain(flags.set.iter().cloned())
+        .collect();
     let configs = if flags.config.is_empty() && flags.scenario.is_none() {
         settings.config.clone().unwrap_or_default()
     } else {
@@ -98,14 +105,15 @@ pub fn source(flags: &Flags) -> anyhow::Result<Source> {
             label: path.display().to_string(),
             text: read_text(path)?,
             base,
-            overrides: flags.set.to_vec(),
+            overrides: set,
             provenance: Vec::new(),
         });
     }
-    let profile = flags.profile.or(settings.profile);
+    let profile = flags.profile.or(settings.profile).or(usage.profile);
+    let scenario_path = scenario_path.or(usage.scenario);
     let built = build_text(&configs, scenario_path.as_deref(), profile)?;
     let mut overrides = built.overrides;
-    overrides.extend(flags.set.iter().cloned());
+    overrides.extend(set);
     Ok(Source {
         label: built.label,
         text: built.text,

@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod compare;
+pub mod diff;
 pub mod history;
 pub mod inputs;
 pub mod prices;

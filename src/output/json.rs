@@ -126,13 +126,24 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
                 .collect(),
         ),
     );
-    // Analytic incident rows on a timeline with cuts count sessions per segment (≈).
-    let segment_local = report
-        .input
-        .incident
-        .as_ref()
-        .and_then(|i| i.timeline.as_ref())
-        .is_some_and(|t| t.cuts() > 0);
+    // Analytic incident rows on a timeline with cuts whose figures are not exact (≈; MODEL.md
+    // §6, "Timelines": `model::incident::timeline_bound`).
+    let approximate = |chain: Option<&str>, pattern: Option<&str>| -> bool {
+        let (Some(inc), Some(c)) = (
+            report.input.incident.as_ref(),
+            report.input.chains.iter().find(|c| Some(c.name.as_str()) == chain),
+        ) else {
+            return false;
+        };
+        let Some(p) = crate::model::Pattern::ALL
+            .into_iter()
+            .find(|p| Some(p.as_str()) == pattern)
+        else {
+            return false;
+        };
+        crate::model::incident::timeline_bound(&report.input.request, c, &inc.for_chain(c), p)
+            .is_some_and(|b| !b.exact())
+    };
     for section in ["steady", "incident"] {
         if let Some(Value::Array(rows)) = obj.get_mut(section) {
             for row in rows.iter_mut() {
@@ -142,8 +153,10 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
                     if section == "incident" {
                         // in every incident row of every document, not only where one is set
                         let analytic = !m.contains_key("method");
-                        m.entry("approximate")
-                            .or_insert(json!(segment_local && analytic));
+                        let chain = m.get("chain").and_then(Value::as_str);
+                        let pattern = m.get("pattern").and_then(Value::as_str);
+                        let approx = analytic && approximate(chain, pattern);
+                        m.entry("approximate").or_insert(json!(approx));
                         m.entry("breaker").or_insert(Value::Null);
                         m.entry("method").or_insert(json!("analytic"));
                         m.entry("simulated_windows").or_insert(Value::Null);

@@ -7,6 +7,7 @@ pub mod check;
 pub mod color;
 pub mod compare_plot;
 pub mod csv;
+pub mod diff;
 pub mod history;
 pub mod json;
 pub mod layout;

@@ -13,6 +13,7 @@ use crate::model::cache::FailoverCache;
 use crate::model::{FailureMode, Pattern, Scenario};
 
 pub mod check;
+pub mod diff;
 pub mod history;
 mod incident;
 mod steady;

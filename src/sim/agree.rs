@@ -19,8 +19,8 @@
 //! samples (requests in steady state, windows for an incident).
 //!
 //! On an incident timeline with cuts the analytic engine is off by design by a documented
-//! amount (MODEL.md §6, "Timelines": segment-local sessions, and gray hangs that carry a
-//! request's later attempts across a cut): the interval is widened by that bound too
+//! amount (MODEL.md §6, "Timelines": a request's later attempts, a dead time after it arrived,
+//! may cross a cut; cache expiry within a session straddling one): the interval is widened by that bound too
 //! (`TimelineSlack`), so the check holds the engines to what the report says of them.
 
 use crate::figures::{Agree, Bound, Entry, IncidentFigures, SteadyFigures, SteadyPolicyFigures};
@@ -105,15 +105,16 @@ struct At<'a> {
 }
 
 /// The documented error of the analytic engine on an incident timeline (MODEL.md §6,
-/// "Timelines"), in the engine's units:
+/// "Timelines"; [`incident::TimelineBound`]), in the engine's units:
 ///
-/// - cache figures are segment-local: cold starts and fail-back writes off by at most one
-///   session per cut and model, so `sessions` = cuts × links, and their cost by that many
-///   sessions at one request's dearest price ([`request_bound`]);
-/// - a gray outage makes a request's later attempts T seconds after it arrived, where the
-///   analytic engine gives them its arrival segment: at most λ·T requests per cut see the
-///   other segment's states, so `requests` = cuts × λ·T (0 without a gray outage) for every
-///   figure, in requests (attempts: × links) or USD (× [`request_bound`]).
+/// - cache figures are exact but where a cache can expire within a session: then cold starts
+///   and fail-back writes off by at most one session per cut and model (`sessions` = cuts ×
+///   links), and their cost by that many sessions at one request's dearest price
+///   ([`request_bound`]);
+/// - a request's later attempts come its dead time after it arrived, where the analytic
+///   engine gives them its arrival segment: `requests` = λ × the mean dead time before each
+///   cut, summed, for every figure, in requests (attempts: × links) or USD (×
+///   [`request_bound`]).
 #[derive(Debug, Clone, Copy, Default)]
 struct TimelineSlack {
     sessions: f64,
@@ -132,25 +133,21 @@ const SEGMENT_LOCAL: &[&str] = &[
 ];
 
 impl TimelineSlack {
-    /// The slack of `chain` over `incident` (zero for the shorthand or a timeline with no cut).
-    fn of(chain: &crate::model::Chain, incident: &crate::model::Incident) -> TimelineSlack {
-        use crate::model::timeline::OutageFailure;
-        let Some(t) = incident.timeline.as_ref().filter(|t| t.cuts() > 0) else {
-            return TimelineSlack::default();
-        };
-        let cuts = t.cuts() as f64;
-        let gray = t.outages().iter().any(|o| o.failure == OutageFailure::Gray);
-        let t_max = (0..chain.links.len())
-            .map(|i| chain.timeout_s(i))
-            .fold(0.0, f64::max);
-        TimelineSlack {
-            sessions: cuts * chain.links.len() as f64,
-            requests: if gray {
-                cuts * incident.requests_per_second * t_max
-            } else {
-                0.0
+    /// The slack of `pattern` on `chain` over `incident`: the analytic engine's own bound
+    /// ([`incident::timeline_bound`]; zero for the shorthand or a timeline with no cut).
+    fn of(
+        req: &crate::model::Request,
+        chain: &crate::model::Chain,
+        incident: &crate::model::Incident,
+        pattern: Pattern,
+    ) -> TimelineSlack {
+        incident::timeline_bound(req, chain, incident, pattern).map_or_else(
+            TimelineSlack::default,
+            |b| TimelineSlack {
+                sessions: b.sessions,
+                requests: b.requests,
             },
-        }
+        )
     }
 
     /// The slack of figure `key` checked with `bound`, given one request's `usd` bound and the
@@ -374,7 +371,7 @@ pub fn scenario(scenario: &Scenario, opts: &McOptions) -> Vec<Check> {
                 attempts: 0.0,
                 dead_s: 0.0,
                 allow_unseen: false,
-                timeline: TimelineSlack::of(chain, inc),
+                timeline: TimelineSlack::of(req, chain, inc, pattern),
             };
             let (a, m): (IncidentFigures<f64>, _) = (a.figures(), m.sums());
             check_all(&mut out, &at, |f| a.visit_pair(&m, f));

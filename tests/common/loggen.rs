@@ -43,6 +43,33 @@ pub struct Truth {
     pub session_length: u64,
     /// Poisson arrival rate, requests per second.
     pub rps: f64,
+    /// How the usage reports the cache.
+    pub usage: Usage,
+    /// Added to every trace, request and session id (two logs with distinct ids).
+    pub id_offset: u64,
+}
+
+/// How a provider's usage reports the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Usage {
+    /// Reads and writes (Anthropic: `cache_read_input_tokens`, `cache_creation_input_tokens`).
+    Anthropic,
+    /// Reads only, a miss reading 0 (OpenAI: `prompt_tokens_details.cached_tokens`).
+    OpenAi,
+    /// Reads only, the field left out on a miss (Gemini's `cached_content_token_count`, as
+    /// instrumentations that omit a zero attribute write it).
+    Gemini,
+}
+
+impl Usage {
+    /// The cache read and write fields to write for an attempt: `None` is left out.
+    pub fn fields(self, read: u64, write: u64) -> (Option<u64>, Option<u64>) {
+        match self {
+            Usage::Anthropic => (Some(read), Some(write)),
+            Usage::OpenAi => (Some(read), None),
+            Usage::Gemini => ((read > 0).then_some(read), None),
+        }
+    }
 }
 
 impl Default for Truth {
@@ -61,6 +88,8 @@ impl Default for Truth {
             output: (200, 600),
             session_length: 8,
             rps: 5.0,
+            usage: Usage::Anthropic,
+            id_offset: 0,
         }
     }
 }
@@ -163,8 +192,8 @@ pub fn each_request(truth: &Truth, n: u64, seed: u64, mut f: impl FnMut(Req)) {
             }
         }
         f(Req {
-            id,
-            session: id / truth.session_length,
+            id: id + truth.id_offset,
+            session: id / truth.session_length + truth.id_offset,
             attempts,
         });
     }
@@ -236,11 +265,15 @@ pub fn otlp_line(truth: &Truth, r: &Req) -> String {
                     r#"{{"key":"gen_ai.usage.input_tokens","value":{{"intValue":"{}"}}}}"#,
                     a.fresh + a.cache_read + a.cache_write
                 ));
-                attrs.push(format!(
-                    r#"{{"key":"gen_ai.usage.cache_read.input_tokens","value":{{"intValue":{}}}}}"#,
-                    a.cache_read
-                ));
-                attrs.push(format!(r#"{{"key":"gen_ai.usage.cache_creation.input_tokens","value":{{"intValue":"{}"}}}}"#, a.cache_write));
+                let (read, write) = truth.usage.fields(a.cache_read, a.cache_write);
+                if let Some(read) = read {
+                    attrs.push(format!(
+                        r#"{{"key":"gen_ai.usage.cache_read.input_tokens","value":{{"intValue":{read}}}}}"#
+                    ));
+                }
+                if let Some(write) = write {
+                    attrs.push(format!(r#"{{"key":"gen_ai.usage.cache_creation.input_tokens","value":{{"intValue":"{write}"}}}}"#));
+                }
                 attrs.push(format!(
                     r#"{{"key":"gen_ai.usage.output_tokens","value":{{"intValue":"{}"}}}}"#,
                     a.output
@@ -352,10 +385,14 @@ pub fn litellm_rows(truth: &Truth, r: &Req) -> Vec<String> {
                 (0, 0)
             };
             let usage = if a.fail.is_none() {
-                format!(
-                    r#"{{"prompt_tokens":{prompt},"completion_tokens":{completion},"cache_read_input_tokens":{},"cache_creation_input_tokens":{}}}"#,
-                    a.cache_read, a.cache_write
-                )
+                let cache = match truth.usage.fields(a.cache_read, a.cache_write) {
+                    (Some(r), Some(w)) => format!(
+                        r#","cache_read_input_tokens":{r},"cache_creation_input_tokens":{w}"#
+                    ),
+                    (Some(r), None) => format!(r#","prompt_tokens_details":{{"cached_tokens":{r}}}"#),
+                    _ => String::new(),
+                };
+                format!(r#"{{"prompt_tokens":{prompt},"completion_tokens":{completion}{cache}}}"#)
             } else {
                 String::from("null")
             };
@@ -462,11 +499,13 @@ pub fn write_plain(truth: &Truth, n: u64, seed: u64, w: &mut impl Write) {
                 Some(f) => (status_of(f).0.to_string(), status_of(f).1),
             };
             let tokens = if a.fail.is_none() {
+                let (read, write) = truth.usage.fields(a.cache_read, a.cache_write);
+                let opt = |x: Option<u64>| x.map_or(String::new(), |x| x.to_string());
                 format!(
                     "{},{},{},{}",
                     a.fresh + a.cache_read + a.cache_write,
-                    a.cache_read,
-                    a.cache_write,
+                    opt(read),
+                    opt(write),
                     a.output
                 )
             } else {

@@ -12,25 +12,25 @@
 //!   p = 1 − (1 − q)(1 − e). The engine mixes the 2^k ways the k partially failing links of a
 //!   segment can be found (their weights the products of e and 1 − e);
 //! - **drilled**: no attempt (the breaker opened by hand); the request goes on to the next
-//!   link. A hedge with a drilled leg sends the other alone, then the links after it in turn;
+//!   link. A hedge's drilled leg is a refused leg ([`HedgeLeg::dead`] tried by none): the other
+//!   goes alone, once, without retries, then the links after them in turn;
 //! - **slow** (a latency factor f): the link's latency model scaled by f, so its trip rate
 //!   P(f·L > T) where the trip rate comes from a given latency model (a trip rate given as a
 //!   number is kept; the default latency model drives no trips, MODEL.md §7), and the hedge's w
 //!   where it came from the latency models.
 //!
-//! Cache figures follow the segment-local session law of docs/timeline-notes.md: session j
-//! (requests jL .. jL + L − 1, the last one shorter when L does not divide N) is counted in the
-//! segment where its first request falls (request i at time i·D/N) and sees that segment's
-//! states throughout. Cold starts on a fallback model are MODEL.md §6's per session with the
-//! segment's answer share s; a warm model (the primary, a hedge's second leg) in a partial
-//! outage re-warms by the same law from a warm start ([`rewarm_unwarmed`]). Fail-back writes:
-//! per maximal run of segments in which the primary's model answers nothing (down with e = 1,
-//! or drilled) and some other link answers, longer than the primary's cache TTL, the sessions
-//! starting in the run rewrite the primary's cache once ([`failback`]). With one outage of the
-//! primary's provider over the whole window this is the shorthand exactly (one segment, ⌈N/L⌉
-//! sessions). A session straddling a cut is counted with the states of the segment it starts
-//! in, so the cold starts and fail-back writes are off by at most one session per cut and
-//! model (measured: docs/MODEL.md §6, "Timelines"); every other figure is an exact expectation.
+//! Every attempt of a request is priced in its arrival segment; in time its attempts after a
+//! failure come its dead time later, so the figures are off by at most [`priced`]'s count of
+//! the requests whose attempts reach past a cut (MODEL.md §6, "Timelines";
+//! `incident::timeline_bound`).
+//!
+//! Cache figures (MODEL.md §6, "Timelines"): with cuts, each segment hands its models'
+//! answer shares and unwarmed extra costs ([`ModelShare`]) up, and [`exact_cache`] walks each
+//! way a session can lie on the segments ([`placements`], exact) request by request. Without
+//! cuts, the shorthand's session law. A warm model (the primary, a hedge's second leg) in a
+//! partial outage re-warms per segment ([`rewarm`]; ~0 at λ·TTL ≫ L). Fail-back writes
+//! ([`failback`]): per silent run of the primary longer than its TTL, the sessions with a
+//! request answered in it.
 //!
 //! A circuit breaker has no closed form on a timeline (MODEL.md §8): [`evaluate`] returns
 //! `None` for such a chain, and reports take its figures from the incident simulator.
@@ -39,13 +39,16 @@ use crate::model::latency;
 use crate::model::timeline::{ChainSegment, LinkRef, LinkState, OutageFailure, Timeline};
 
 use super::super::cost::first_state;
-use super::super::hedge::Hedge;
+use super::super::hedge::{Hedge, HedgeLeg};
 use super::super::policy::{self, CapCount, Entry, PolicyOutcome};
 use super::super::{Caching, Chain, FailureMode, Incident, Pattern, Request};
 use super::{
-    IncidentOutcome, Sessions, Span, Totals, WindowLink, add_head, hedge_leg, in_sequence, outcome,
-    tail_cap, window_links,
+    IncidentOutcome, ModelShare, Sessions, Span, Totals, WindowLink, add_head, hedge_leg,
+    in_sequence, outcome, tail_cap, window_links,
 };
+use crate::model::cost::CacheState;
+use crate::model::policy::WarmPolicy;
+use crate::model::timeline::sessions::{Placed, placements};
 
 /// The incident figures of `pattern` on `chain` over `timeline` (its window `incident`'s,
 /// `incident.requests()` requests, sessions of `incident.session_length`). `None`: a hedged
@@ -57,6 +60,19 @@ pub(super) fn evaluate(
     timeline: &Timeline,
     pattern: Pattern,
 ) -> Option<IncidentOutcome> {
+    priced(request, chain, incident, timeline, pattern).map(|(o, _)| o)
+}
+
+/// [`evaluate`] and the expected requests whose attempts cross a cut after their first
+/// ([`super::TimelineBound::requests`]): Σ over the segments but the last of λ × the mean
+/// dead time of the requests arriving there.
+pub(super) fn priced(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    timeline: &Timeline,
+    pattern: Pattern,
+) -> Option<(IncidentOutcome, f64)> {
     if chain.policy.breaker.is_some() {
         return None;
     }
@@ -68,8 +84,14 @@ pub(super) fn evaluate(
     let nf = n as f64;
     let d = timeline.window_s();
     let l = incident.session_length.max(1);
+    let segs = timeline.chain_segments(&link_refs(chain));
+    // With cuts, sessions straddle segments: the cache figures are summed over where each
+    // session's requests fall ([`exact_cache`]); without, the shorthand's session law.
+    let straddle = segs.len() > 1;
     let mut totals = Totals::default();
-    for seg in timeline.chain_segments(&link_refs(chain)) {
+    let mut shares: Vec<SegmentShares> = Vec::with_capacity(segs.len());
+    let mut crossing = 0.0;
+    for (k, seg) in segs.iter().enumerate() {
         let slowed = slowed(chain, &seg.states);
         let here = slowed.as_ref().unwrap_or(chain);
         let modes: Vec<FailureMode> = seg.states.iter().map(|&s| mode_of(s)).collect();
@@ -80,12 +102,30 @@ pub(super) fn evaluate(
             modes: &modes,
         };
         let sessions = sessions_in(seg.start_s, seg.end_s, n, l, d);
-        let mut t = segment(request, here, &span, &seg, &base, sessions, pattern);
-        rewarm(request, &span, &seg, &base, sessions, &mut t);
+        let law = (!straddle).then_some(sessions);
+        let mut t = segment(request, here, &span, seg, &base, law, pattern);
+        rewarm(request, &span, seg, &base, sessions, &mut t);
+        if k + 1 < segs.len() && span.requests > 0.0 {
+            // λ·E[min(Δ, len)] ≤ λ·E[Δ]: the requests whose attempts reach the next cut
+            crossing += incident.requests_per_second * (t.dead_time / span.requests);
+        }
+        shares.push(SegmentShares {
+            models: std::mem::take(&mut t.caches),
+            answered: if span.requests > 0.0 {
+                (1.0 - t.failed / span.requests).clamp(0.0, 1.0)
+            } else {
+                0.0
+            },
+        });
         add(&mut totals, t);
     }
-    let failback = failback(request, chain, incident, timeline, pattern);
-    Some(outcome(
+    let cuts: Vec<f64> = segs[1..].iter().map(|s| s.start_s / d).collect();
+    let placed = placements(&cuts, n, l);
+    if straddle {
+        exact_cache(request, chain, &placed, &shares, nf, d, &mut totals);
+    }
+    let failback = failback(request, chain, &segs, &placed, &shares, pattern);
+    let o = outcome(
         request,
         chain,
         incident,
@@ -93,7 +133,15 @@ pub(super) fn evaluate(
         n.div_ceil(l),
         failback,
         None,
-    ))
+    );
+    Some((o, crossing))
+}
+
+/// What a segment hands the window-level cache figures: its models' [`ModelShare`]s and the
+/// share of its requests some link answered.
+struct SegmentShares {
+    models: Vec<ModelShare>,
+    answered: f64,
 }
 
 /// The chain's links as the timeline sees them: provider and model id.
@@ -208,7 +256,7 @@ fn segment(
     span: &Span,
     seg: &ChainSegment,
     base: &[WindowLink],
-    sessions: Sessions,
+    sessions: Option<Sessions>,
     pattern: Pattern,
 ) -> Totals {
     let states = &seg.states;
@@ -232,19 +280,21 @@ fn segment(
             CapCount::Off,
         ),
         Pattern::Sequential => sequence(&live, CapCount::After(None)),
-        // A drilled leg is not sent: the other goes alone, then the rest in turn.
-        Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel
-            if !(states[base[0].index].attempted() && states[base[1].index].attempted()) =>
-        {
-            sequence(&live, CapCount::After(None))
-        }
+        // A drilled leg is a leg the breaker refuses (MODEL.md §6, "Timelines"): not sent; the
+        // other leg goes alone, once, without retries, as every hedge leg; then the rest in
+        // turn under the policy.
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
             let cancel = pattern == Pattern::HedgedTakeFirst;
             let mut heads: Vec<(f64, PolicyOutcome)> = Vec::new();
             let mut entries: Vec<(Entry, f64)> = Vec::new();
             for (w, legs) in variants(&base[..2], states) {
-                let leg =
-                    |l: &WindowLink| hedge_leg(request, chain, l, span.modes[l.index], cancel, 1.0);
+                let leg = |l: &WindowLink| {
+                    if states[l.index].attempted() {
+                        hedge_leg(request, chain, l, span.modes[l.index], cancel, 1.0)
+                    } else {
+                        HedgeLeg::dead(l.index, false, 0.0, 0.0, 0.0)
+                    }
+                };
                 let race = Hedge::new(chain, pattern, leg(&legs[0]), leg(&legs[1]))
                     .race(chain.links.len());
                 entries.extend(race.tail.iter().map(|&(e, r)| (e, w * r)));
@@ -375,55 +425,264 @@ fn add(to: &mut Totals, t: Totals) {
     }
 }
 
-/// The fail-back writes of `pattern` on `chain` over `timeline`: (USD, sessions). Per maximal
-/// run of segments in which the primary's model answers nothing (every link of it down with
-/// error rate 1, or drilled) and some other link the cost cap allows is tried and not down
-/// for good, a run longer than the primary's cache TTL makes the sessions starting in it
-/// rewrite the primary's cache once on their way back (MODEL.md §6's S for one run over the
-/// whole window); a shorter run writes nothing. No fallback (or no caching) writes nothing.
-pub(super) fn failback(
+/// The fail-back writes over a timeline: (USD, sessions). MODEL.md §6, "Fail-back writes": per
+/// maximal run of segments in which the primary's model answers nothing (every link of it down
+/// with error rate 1, or drilled), longer than the primary's cache TTL, a session rewrites the
+/// primary's cache once if one of its requests arriving in the run was answered (by another
+/// model): exactly, Σ over the sessions' placements of 1 − Π_{its requests in the run}(1 − a),
+/// a the share of a segment's requests answered. No fallback (or no caching) writes nothing.
+fn failback(
     request: &Request,
     chain: &Chain,
-    incident: &Incident,
-    timeline: &Timeline,
+    segs: &[ChainSegment],
+    placed: &[Placed],
+    shares: &[SegmentShares],
     pattern: Pattern,
 ) -> (f64, f64) {
     let primary = &chain.links[0].price;
     if pattern == Pattern::NoFallback || primary.caching == Caching::None {
         return (0.0, 0.0);
     }
-    let allowed = policy::allowed_links(request, chain);
-    let n = incident.requests();
-    let l = incident.session_length.max(1);
-    let d = timeline.window_s();
-    let (mut writes, mut run_s, mut run_sessions, mut left) = (0u64, 0.0, 0u64, false);
-    let mut close = |run_s: f64, run_sessions: u64, left: bool| {
-        if left && run_s > primary.cache_ttl_s {
-            writes += run_sessions;
+    let silent: Vec<bool> = segs
+        .iter()
+        .map(|seg| {
+            (0..chain.links.len())
+                .filter(|&i| chain.links[i].price.id == primary.id)
+                .all(|i| seg.states[i].failure_probability() >= 1.0)
+        })
+        .collect();
+    // The runs, numbered; a run no longer than the TTL writes nothing (no id).
+    let mut run_of: Vec<Option<usize>> = vec![None; segs.len()];
+    let mut k = 0;
+    let mut id = 0;
+    while k < segs.len() {
+        if !silent[k] {
+            k += 1;
+            continue;
         }
-    };
-    for seg in timeline.chain_segments(&link_refs(chain)) {
-        let down = |i: usize| seg.states[i].failure_probability() >= 1.0;
-        let silent = (0..chain.links.len())
-            .filter(|&i| chain.links[i].price.id == primary.id)
-            .all(down);
-        if silent {
-            run_s += seg.len_s();
-            run_sessions += sessions_in(seg.start_s, seg.end_s, n, l, d).count();
-            left |= allowed
-                .iter()
-                .any(|&i| chain.links[i].price.id != primary.id && !down(i));
-        } else {
-            close(run_s, run_sessions, left);
-            (run_s, run_sessions, left) = (0.0, 0, false);
+        let first = k;
+        while k < segs.len() && silent[k] {
+            k += 1;
+        }
+        if segs[k - 1].end_s - segs[first].start_s > primary.cache_ttl_s {
+            run_of[first..k].iter_mut().for_each(|r| *r = Some(id));
+            id += 1;
         }
     }
-    close(run_s, run_sessions, left);
-    let writes = writes as f64;
+    let answered: Vec<f64> = shares.iter().map(|s| s.answered).collect();
+    let writes = failback_writes(placed, &run_of, &answered);
     (
         writes * request.premium_over_warm(primary, first_state(primary)),
         writes,
     )
+}
+
+/// Expected fail-back writes: Σ over `placed` of weight × Σ_runs (1 − Π_{requests in the run}
+/// (1 − answered[segment])), `run_of[segment]` the segment's silent run (`None`: not in one
+/// that writes).
+pub(super) fn failback_writes(placed: &[Placed], run_of: &[Option<usize>], answered: &[f64]) -> f64 {
+    let mut writes = 0.0;
+    let mut none: Vec<(usize, f64)> = Vec::new();
+    for p in placed {
+        none.clear();
+        for &(seg, count) in &p.runs {
+            let Some(r) = run_of[seg] else { continue };
+            let miss = (1.0 - answered[seg]).powf(count as f64);
+            match none.iter_mut().find(|x| x.0 == r) {
+                Some(x) => x.1 *= miss,
+                None => none.push((r, miss)),
+            }
+        }
+        writes += p.weight * none.iter().map(|x| 1.0 - x.1).sum::<f64>();
+    }
+    writes
+}
+
+/// The cache figures of a timeline with cuts, exactly (MODEL.md §6, "Timelines"): per model
+/// not warm from the start, each session's requests see the model's share in their own
+/// segments ([`placements`]); cold starts and the unwarmed failed attempts' extra cost follow
+/// the warm policy's law request by request ([`ModelLaw`]).
+fn exact_cache(
+    request: &Request,
+    chain: &Chain,
+    placed: &[Placed],
+    shares: &[SegmentShares],
+    arrivals: f64,
+    window_s: f64,
+    t: &mut Totals,
+) {
+    let id = |link: usize| chain.links[link].price.id.as_str();
+    let mut models: Vec<usize> = Vec::new();
+    for m in shares.iter().flat_map(|s| &s.models) {
+        if !models.iter().any(|&x| id(x) == id(m.link)) {
+            models.push(m.link);
+        }
+    }
+    let longest = placed.iter().map(Placed::len).max().unwrap_or(0) as usize;
+    for link in models {
+        let per_seg: Vec<ModelShare> = shares
+            .iter()
+            .map(|s| {
+                s.models
+                    .iter()
+                    .find(|m| id(m.link) == id(link))
+                    .copied()
+                    .unwrap_or(ModelShare {
+                        link,
+                        s: 0.0,
+                        extra: 0.0,
+                        extra_down: 0.0,
+                    })
+            })
+            .collect();
+        let law = ModelLaw::new(request, chain, link, arrivals, window_s, longest);
+        for p in placed {
+            law.add(p, &per_seg, t);
+        }
+    }
+}
+
+/// One model's cache law for [`exact_cache`]: its warm policy, premiums and gap law.
+struct ModelLaw {
+    policy: Option<WarmPolicy>,
+    first_premium: f64,
+    cold_premium: f64,
+    write_premium: f64,
+    /// G(d) = P(Bin(N, TTL/D) ≥ d), d = 1.. (MODEL.md §6).
+    gap: Vec<f64>,
+}
+
+impl ModelLaw {
+    fn new(
+        request: &Request,
+        chain: &Chain,
+        link: usize,
+        arrivals: f64,
+        window_s: f64,
+        longest: usize,
+    ) -> ModelLaw {
+        let price = &chain.links[link].price;
+        let policy = match (price.caching, chain.policy.warm_fallback) {
+            (Caching::Explicit, p @ (WarmPolicy::Never | WarmPolicy::After(_))) => Some(p),
+            _ => None,
+        };
+        ModelLaw {
+            policy,
+            first_premium: request.premium_over_warm(price, first_state(price)),
+            cold_premium: request.premium_over_warm(price, CacheState::Cold),
+            write_premium: request.premium_over_warm(price, CacheState::Write),
+            gap: gap_law(arrivals, cache_ttl(price) / window_s, longest),
+        }
+    }
+
+    /// Adds the figures of the sessions placed as `p` to `t`.
+    fn add(&self, p: &Placed, per_seg: &[ModelShare], t: &mut Totals) {
+        let seq: Vec<&ModelShare> = p.requests().map(|seg| &per_seg[seg]).collect();
+        let w = p.weight;
+        let none: f64 = seq.iter().map(|m| 1.0 - m.s).product();
+        // the unwarmed failed attempts' extra cost of request k
+        let bill = |t: &mut Totals, k: usize, unwarmed: f64| {
+            let m = seq[k];
+            t.window += w * unwarmed * m.extra;
+            t.cold_start += w * unwarmed * m.extra_down;
+            t.wasted += w * unwarmed * (m.extra + m.extra_down);
+        };
+        match self.policy {
+            Some(WarmPolicy::Never) => {
+                for k in 0..seq.len() {
+                    bill(t, k, 1.0);
+                    t.cold_start += w * seq[k].s * self.cold_premium;
+                }
+                t.cold_starts += w * (1.0 - none);
+            }
+            Some(WarmPolicy::After(n)) => {
+                // dist[c]: P(c successes so far), c = n + 1 meaning more than n.
+                let n = n as usize;
+                let mut dist = vec![0.0; n + 2];
+                dist[0] = 1.0;
+                for k in 0..seq.len() {
+                    let s = seq[k].s;
+                    bill(t, k, dist[..=n].iter().sum());
+                    let cold: f64 = dist[..n].iter().sum();
+                    t.cold_start += w * s * (cold * self.cold_premium + dist[n] * self.write_premium);
+                    for c in (0..dist.len()).rev() {
+                        let stay = if c == n + 1 { dist[c] } else { dist[c] * (1.0 - s) };
+                        let come = if c > 0 { dist[c - 1] * s } else { 0.0 };
+                        dist[c] = stay + come;
+                    }
+                }
+                t.cold_starts += w * (1.0 - none);
+            }
+            _ => {
+                for k in 0..seq.len() {
+                    // P(warm at k) = Σ_d s_{k−d}·Π_{k−d<j<k}(1 − s_j)·G(d)
+                    let (mut warm, mut miss) = (0.0, 1.0);
+                    for d in 1..=k {
+                        let m = seq[k - d];
+                        warm += m.s * miss * self.gap[d - 1];
+                        miss *= 1.0 - m.s;
+                        if miss < 1e-18 {
+                            break;
+                        }
+                    }
+                    let unwarmed = (1.0 - warm).max(0.0);
+                    bill(t, k, unwarmed);
+                    let cold = w * seq[k].s * unwarmed;
+                    t.cold_starts += cold;
+                    t.cold_start += cold * self.first_premium;
+                }
+            }
+        }
+    }
+}
+
+/// A model's cache TTL, seconds (infinite without caching).
+fn cache_ttl(price: &crate::model::ModelPrice) -> f64 {
+    if price.caching == Caching::None {
+        f64::INFINITY
+    } else {
+        price.cache_ttl_s
+    }
+}
+
+/// G(d) = P(Bin(N, share) ≥ d) for d = 1..=len: the chance that d consecutive spacings of the
+/// window's N arrivals fit in the TTL (`share` = TTL / D; ≥ 1 or infinite: 1).
+pub(super) fn gap_law(arrivals: f64, share: f64, len: usize) -> Vec<f64> {
+    if share.is_nan() || share >= 1.0 {
+        return vec![1.0; len];
+    }
+    let (n, p) = (arrivals, share.max(0.0));
+    if p <= 0.0 {
+        return vec![0.0; len];
+    }
+    let ln_odds = p.ln() - (-p).ln_1p();
+    let mut ln_pmf = n * (-p).ln_1p();
+    let mut cdf = 0.0;
+    let mut out = Vec::with_capacity(len);
+    for m in 0..len {
+        let mf = m as f64;
+        if mf <= n {
+            cdf += ln_pmf.exp();
+            ln_pmf += (n - mf).ln() - (mf + 1.0).ln() + ln_odds;
+        } else {
+            cdf = 1.0;
+        }
+        out.push((1.0 - cdf).max(0.0));
+    }
+    out
+}
+
+/// Whether expiry within a session is negligible for every cached model of `chain` over
+/// `incident` (G(L) ≥ 1 − 1e-12: λ·TTL ≫ L), so that the cache figures on a timeline are exact:
+/// otherwise the gap law is the window's, not the one given where a session straddles a cut,
+/// and a warm model's re-warms are counted per segment (MODEL.md §6, "Timelines").
+pub(super) fn expiry_negligible(chain: &Chain, incident: &Incident) -> bool {
+    let l = incident.session_length.max(1) as usize;
+    let n = incident.requests() as f64;
+    chain.links.iter().all(|link| {
+        let share = cache_ttl(&link.price) / incident.duration_s;
+        gap_law(n, share, l).last().is_none_or(|&g| g >= 1.0 - 1e-12)
+    })
 }
 
 #[cfg(test)]
@@ -536,10 +795,15 @@ mod tests {
     /// docs/timeline-notes.md's two-provider case: Anthropic down all 11,160 s, OpenAI down
     /// 34 minutes inside it (offset 3,600 s, 2,040 s), 1 req/s, Sonnet 5 → Sol. The 2,040
     /// requests of OpenAI's minutes fail; Sol answers the other 9,120: window 9,120 × 0.0348 =
-    /// 317.376. Sessions start every 20 s: 180 in [0, 3600), 102 in OpenAI's minutes, 276
-    /// after: 456 cold starts on Sol (× 0.0972 = 44.3232); the primary answers nothing all
-    /// window: 558 fail-back writes (× 0.1272 = 70.9776). Total 432.6768. Attempts: every
-    /// request tries both links, none answers 2,040 of them: 22,320 − 9,120 = 13,200 wasted.
+    /// 317.376. A session pays a cold start on Sol unless all its requests fall in OpenAI's
+    /// minutes: with C₁ and C₂ the arrivals before 3,600 s and 5,640 s (σ ≈ 50 ≫ L, so the
+    /// cuts' phases in the session grid are uniform), E[sessions inside] = (E[C₂ − C₁] −
+    /// (L − 1))/L = (2,040 − 19)/20 = 101.05: 558 − 101.05 = 456.95 cold starts (× 0.0972).
+    /// The primary answers nothing all window and the same 456.95 sessions had a request
+    /// answered (by Sol): 456.95 fail-back writes (× 0.1272); the 101.05 sessions whose every
+    /// request failed did not fail over (MODEL.md §6, "Fail-back writes"). Total 419.91558.
+    /// Attempts: every request tries both links, none answers 2,040 of them: 22,320 − 9,120 =
+    /// 13,200 wasted.
     #[test]
     fn sonnet_to_sol_with_openai_down_34_minutes_inside() {
         let r = req(0.0, 1200.0, 60000.0, 0.9);
@@ -551,19 +815,20 @@ mod tests {
         let o = price(&r, &chain(&[SONNET, SOL]), &i, Pattern::Sequential).unwrap();
         assert!(close(o.failed_requests, 2040.0, 1e-9), "{o:?}");
         assert!(close(o.window, 9120.0 * C, 1e-9), "{o:?}");
-        assert!(close(o.cold_starts, 456.0, 1e-9), "{o:?}");
-        assert!(close(o.cold_start, 456.0 * SOL_COLD, 1e-9));
-        assert_eq!(o.failback_writes, 558.0);
-        assert!(close(o.failback, 558.0 * SONNET_WRITE, 1e-9));
-        assert!(close(o.total, 432.6768, 1e-9), "{}", o.total);
+        assert!(close(o.cold_starts, 456.95, 1e-9), "{o:?}");
+        assert!(close(o.cold_start, 456.95 * SOL_COLD, 1e-9));
+        assert!(close(o.failback_writes, 456.95, 1e-9), "{o:?}");
+        assert!(close(o.failback, 456.95 * SONNET_WRITE, 1e-9));
+        assert!(close(o.total, 419.91558, 1e-9), "{}", o.total);
         assert!(close(o.wasted_attempts, 13_200.0, 1e-9));
         // Fast failures take 0.5 s: 11,160 on Sonnet + 2,040 on Sol = 13,200 × 0.5 s.
         assert!(close(o.dead_time_mean_s, 13_200.0 * 0.5 / D, 1e-12));
 
         // A third provider (DeepSeek, down 4,800-8,400 s as the notes' Grok) answers OpenAI's
         // minutes but the 840 s all three are down: 1,200 answered by it, 840 failed. Its cold
-        // start is free (no cached price: warm bills the prefix at input, as cold does), its
-        // 60 sessions in [3600, 4800) are cold starts: 516 in all.
+        // start is free (no cached price: warm bills the prefix at input, as cold does).
+        // DeepSeek answers the requests of [3600, 4800) (1,200 expected): a session pays one
+        // when one of its requests falls there, E = (1,200 + (L − 1))/L = 60.95 sessions.
         let mut three = outages;
         three.push(down("deepseek", 4800.0, Some(3600.0)));
         let c = chain(&[SONNET, SOL, "deepseek/deepseek-v4-flash"]);
@@ -571,8 +836,8 @@ mod tests {
         assert!(close(o.failed_requests, 840.0, 1e-9), "{o:?}");
         let ds = (60000.0 * 0.14 + 1200.0 * 0.28) / 1e6; // 0.008736
         assert!(close(o.window, 9120.0 * C + 1200.0 * ds, 1e-9), "{o:?}");
-        assert!(close(o.cold_starts, 456.0 + 60.0, 1e-9), "{o:?}");
-        assert!(close(o.cold_start, 456.0 * SOL_COLD, 1e-9));
+        assert!(close(o.cold_starts, 456.95 + 60.95, 1e-9), "{o:?}");
+        assert!(close(o.cold_start, 456.95 * SOL_COLD, 1e-9));
         // attempts: 11,160 × 2 + 2,040 third ones; answered 10,320
         assert!(close(o.wasted_attempts, 24_360.0 - 10_320.0, 1e-9));
     }
@@ -594,17 +859,20 @@ mod tests {
         assert!(close(o.failed_requests, 2040.0, 1e-9));
         assert!(close(o.window, 9120.0 * C, 1e-9));
         assert_eq!((o.cold_starts, o.cold_start), (0.0, 0.0));
-        assert!(close(o.failback, 558.0 * SONNET_WRITE, 1e-9));
+        assert!(close(o.failback, 456.95 * SONNET_WRITE, 1e-9));
     }
 
     /// A partial outage: Anthropic failing half its requests (e = 0.5) all window, OpenAI down
     /// 2,040 s. Sonnet answers half of everything, 5,580; Sol half of the rest outside
     /// OpenAI's minutes, 0.5 × 9,120 = 4,560; failed 0.5 × 2,040 = 1,020. Window (5,580 +
     /// 4,560) × 0.0348 = 352.872. Attempts 11,160 + 5,580 = 16,740, wasted 16,740 − 10,140 =
-    /// 6,600. Sol answers a session's request with s = 0.5 in its 456 sessions: cold starts
-    /// 456 · (1 − 0.5²⁰) (its 600 s TTL never expires at λ = 1: G = 1 to 1e-200). Sonnet keeps
-    /// answering: no fail-back run, no writes; its cache never expires (λ·TTL = 300 ≫ 20): no
-    /// primary cold starts.
+    /// 6,600. Sol answers a request outside OpenAI's minutes with s = 0.5 (its 600 s TTL
+    /// never expires at λ = 1: G = 1 to 1e-200), so a session with m such requests pays
+    /// 1 − 0.5^m cold starts. With the cuts' phases uniform in the session grid (σ ≈ 50 ≫ L),
+    /// (3,600 + 5,520 − 19)/20 = 455.05 sessions lie wholly outside and each cut is straddled
+    /// with m uniform on 0..19: E = (18 + 2⁻¹⁹)/20 per cut: cold starts 455.05·(1 − 2⁻²⁰) + 1.8
+    /// + 2⁻¹⁹/10 = 456.849566. Sonnet keeps answering: no fail-back run, no writes; its cache
+    /// never expires (λ·TTL = 300 ≫ 20): no primary cold starts.
     #[test]
     fn a_partial_outage_of_the_primary() {
         let r = req(0.0, 1200.0, 60000.0, 0.9);
@@ -620,7 +888,7 @@ mod tests {
         assert!(close(o.failed_requests, 1020.0, 1e-9), "{o:?}");
         assert!(close(o.window, 10_140.0 * C, 1e-9), "{o:?}");
         assert!(close(o.wasted_attempts, 6600.0, 1e-9));
-        let cold = 456.0 * (1.0 - 0.5f64.powi(20));
+        let cold = 455.05 * (1.0 - 0.5f64.powi(20)) + 1.8 + 0.5f64.powi(19) / 10.0;
         assert!(close(o.cold_starts, cold, 1e-9), "{o:?}");
         assert!(close(o.cold_start, cold * SOL_COLD, 1e-9));
         assert_eq!((o.failback, o.failback_writes), (0.0, 0.0));
@@ -696,8 +964,14 @@ mod tests {
     }
 
     /// Two Anthropic outages of 600 s and 200 s (TTL 300 s) in 2,000 s at λ = 1: the first
-    /// writes its 30 sessions back, the second none. A failing live fallback (q = 0.1) stays
-    /// exact: Sol answers 0.9 of the 800 s down, 720 requests, and 80 fail.
+    /// writes back the sessions Sol answered in it, the second none. A failing live fallback
+    /// (q = 0.1, fast) stays exact: Sol answers 0.9 of the 800 s down, 720 requests, and 80
+    /// fail. By hand, with the cuts' phases uniform in the session grid: (600 + 19)/20 = 30.95
+    /// sessions touch the first run, and one straddling each of its ends with m requests in
+    /// it (m uniform on 1..19, probability 1/20 each) writes unless all m failed: 30.95 −
+    /// 2·Σ_m 0.1^m/20 = 30.9389 (the phases at σ ≈ 10 are not quite uniform: the exact
+    /// placement, `cache_figures_are_the_exact_placements`, checks the rest). Cold starts on
+    /// Sol likewise: 30.95 + 10.95 − 4·0.00556 = 41.878.
     #[test]
     fn fail_back_writes_per_run_longer_than_the_ttl() {
         let r = req(0.0, 1200.0, 60000.0, 0.9);
@@ -713,11 +987,55 @@ mod tests {
             ],
         );
         let o = price(&r, &c, &i, Pattern::Sequential).unwrap();
-        assert_eq!(o.failback_writes, 30.0);
+        assert!(close(o.failback_writes, 30.9389, 0.01), "{o:?}");
         assert!(close(o.failed_requests, 80.0, 1e-9));
         assert!(close(o.window, 1920.0 * C, 1e-9), "{o:?}");
-        // 40 sessions start in the 800 s down: 40 · (1 − 0.1²⁰) cold starts on Sol
-        assert!(close(o.cold_starts, 40.0 * (1.0 - 0.1f64.powi(20)), 1e-9));
+        assert!(close(o.cold_starts, 41.878, 0.02), "{o:?}");
+    }
+
+    /// Fail-back writes are continuous in the inputs (MODEL.md §6, "Fail-back writes"): the
+    /// primary down all 11,160 s, the fallback's outage stretched from 10,800 s to the whole
+    /// window in steps of 60 s. Each step moves 60 requests from answered to failed, and the
+    /// fail-back figure by at most the sessions those requests touch (at most 60/L + 1 = 4);
+    /// the last step, from 11,100 s (60 s of Sol) to 11,160 s, goes from 3.47 writes ($0.44)
+    /// to 0 (before: $73.36 to $0.00, every session charged as soon as any link answered
+    /// anywhere).
+    #[test]
+    fn fail_back_writes_move_with_the_requests_they_move() {
+        let r = req(0.0, 1200.0, 60000.0, 0.9);
+        let c = chain(&[SONNET, SOL]);
+        let mut before: Option<f64> = None;
+        for k in 0..=6 {
+            let len = 10_800.0 + 60.0 * f64::from(k);
+            let i = incident(
+                D,
+                1.0,
+                vec![down("anthropic", 0.0, None), down("openai", 0.0, Some(len))],
+            );
+            let o = price(&r, &c, &i, Pattern::Sequential).unwrap();
+            if let Some(b) = before {
+                let moved = b - o.failback_writes;
+                assert!((0.0..=60.0 / 20.0 + 1.0).contains(&moved), "{len}: {moved}");
+            }
+            if k == 5 {
+                // 60 s of Sol at the window's end, which is on the session grid (N = 558·20):
+                // the X ~ Bin(11,160, 60/11,160) last requests touch ⌈X/20⌉ sessions, 3 to 4
+                assert!((3.0..4.0).contains(&o.failback_writes), "{o:?}");
+                assert!(close(o.failback, o.failback_writes * SONNET_WRITE, 1e-9));
+            }
+            before = Some(o.failback_writes);
+        }
+        assert_eq!(before, Some(0.0));
+        // no link answers anything: nothing fails back, in every pattern
+        let i = incident(
+            3600.0,
+            1.0,
+            vec![down("anthropic", 0.0, None), down("openai", 0.0, None)],
+        );
+        for p in Pattern::ALL {
+            let o = price(&r, &c, &i, p).unwrap();
+            assert_eq!((o.failback, o.failback_writes), (0.0, 0.0), "{p:?}");
+        }
     }
 
     /// A circuit breaker on a timeline has no closed form: no analytic figures.
@@ -789,7 +1107,7 @@ mod tests {
     /// The re-warm law by hand: s = 0.5, three requests, N = 10 arrivals, TTL/D = 0.1:
     /// G(1) = 1 − 0.9¹⁰, G(2) = G(1) − 10·0.1·0.9⁹, G(3) = G(2) − 45·0.01·0.9⁸;
     /// P(warm at 0) = G(1), at 1: s·G(1) + (1 − s)·G(2), at 2: s·G(1) + s(1 − s)·G(2) +
-    /// (1 − s)²·G(3). The same as model::timeline's `unwarmed` with a warm start on that law.
+    /// (1 − s)²·G(3).
     #[test]
     fn rewarm_by_hand() {
         let g1 = 1.0 - 0.9f64.powi(10);
@@ -798,8 +1116,6 @@ mod tests {
         let want =
             (1.0 - g1) + (1.0 - 0.5 * g1 - 0.5 * g2) + (1.0 - 0.5 * g1 - 0.25 * g2 - 0.25 * g3);
         assert!(close(rewarm_unwarmed(0.5, 3.0, 10.0, 0.1), want, 1e-12));
-        let timeline = crate::model::timeline::unwarmed(0.5, 3, &[g1, g2, g3], true);
-        assert!(close(timeline, want, 1e-12));
         // no expiry, or always answered: never unwarmed
         assert_eq!(rewarm_unwarmed(0.5, 20.0, 11_160.0, 1.5), 0.0);
         assert_eq!(rewarm_unwarmed(1.0, 20.0, 11_160.0, 0.01), 0.0);
@@ -807,48 +1123,66 @@ mod tests {
         assert!(rewarm_unwarmed(0.5, 20.0, 11_160.0, 300.0 / D) < 1e-100);
     }
 
-    /// The segment-local session count measured against the exact placement the simulators
-    /// use (MODEL.md §6: N arrivals uniform on [0, D], a session L consecutive ones; each
-    /// request sees the states at its own time, a partial outage drawn per request), on four
-    /// timelines at λ = 1, L = 20, fast failures, no cache expiry within a session (λ·TTL ≫
-    /// L). Exact: a session pays a cold start on a fallback model when one of its requests is
-    /// answered there, and rewrites the primary's cache when one of its requests falls in a
-    /// run (longer than the 300 s TTL) in which the primary answers nothing. The difference
-    /// per cut and model stays within the bound of one session (docs/MODEL.md §6 records the
-    /// numbers: `cargo test --lib segment_local_error -- --nocapture` prints them).
+    /// One window of the exact placement (MODEL.md §6: N arrivals uniform on [0, D], a session
+    /// L consecutive ones, each request seeing the states at its own time, a partial outage
+    /// drawn per request, fast failures, no expiry within a session): (cold starts on the
+    /// fallbacks, fail-back writes). A session pays a cold start on each fallback model that
+    /// answers one of its requests, and rewrites the primary's cache once per silent run
+    /// longer than the TTL in which one of its requests was answered.
+    fn placement_window(
+        segs: &[ChainSegment],
+        runs: &[(f64, f64)],
+        n: usize,
+        window: f64,
+        rng: &mut crate::sim::rng::SimRng,
+    ) -> (f64, f64) {
+        use crate::sim::rng::uniform;
+        let mut times: Vec<f64> = (0..n).map(|_| uniform(rng) * window).collect();
+        times.sort_by(f64::total_cmp);
+        let (mut cold, mut writes) = (0.0, 0.0);
+        for session in times.chunks(20) {
+            let mut answered = vec![false; segs[0].p.len()];
+            let mut wrote = vec![false; runs.len()];
+            for &x in session {
+                let seg = segs.iter().find(|s| x < s.end_s).unwrap_or(&segs[segs.len() - 1]);
+                let by = seg
+                    .p
+                    .iter()
+                    .position(|&p| p <= 0.0 || (p < 1.0 && uniform(rng) >= p));
+                if let Some(k) = by {
+                    answered[k] = true;
+                    if k > 0 && let Some(r) = runs.iter().position(|r| r.0 <= x && x < r.1) {
+                        wrote[r] = true;
+                    }
+                }
+            }
+            cold += answered[1..].iter().filter(|&&a| a).count() as f64;
+            writes += wrote.iter().filter(|&&w| w).count() as f64;
+        }
+        (cold, writes)
+    }
+
+    /// The cache figures on a timeline with cuts are exact expectations of the placement:
+    /// on five timelines (λ = 1, L = 20, fast, no expiry within a session), the analytic cold
+    /// starts and fail-back writes lie within 4 standard errors of `placement_window` over
+    /// 64 windows (`FALLCOST_MEASURE_WINDOWS` for more; `--nocapture` prints them; MODEL.md
+    /// §6 records 400 windows).
     #[test]
-    fn segment_local_error_is_within_a_session_per_cut_and_model() {
-        use crate::sim::rng::{chunk_rng, uniform};
+    fn cache_figures_are_the_exact_placements() {
+        use crate::sim::rng::chunk_rng;
         let r = req(0.0, 1200.0, 60000.0, 0.9);
         const DS: &str = "deepseek/deepseek-v4-flash";
+        let sept3 = vec![down("anthropic", 0.0, None), down("openai", 3600.0, Some(2040.0))];
+        let mut three = sept3.clone();
+        three.push(down("deepseek", 4800.0, Some(3600.0)));
         let cases: Vec<(&str, f64, Vec<&str>, Vec<Outage>)> = vec![
-            (
-                "sept3 two providers",
-                D,
-                vec![SONNET, SOL],
-                vec![
-                    down("anthropic", 0.0, None),
-                    down("openai", 3600.0, Some(2040.0)),
-                ],
-            ),
-            (
-                "sept3 three providers",
-                D,
-                vec![SONNET, SOL, DS],
-                vec![
-                    down("anthropic", 0.0, None),
-                    down("openai", 3600.0, Some(2040.0)),
-                    down("deepseek", 4800.0, Some(3600.0)),
-                ],
-            ),
+            ("sept3 two providers", D, vec![SONNET, SOL], sept3),
+            ("sept3 three providers", D, vec![SONNET, SOL, DS], three),
             (
                 "two anthropic runs",
                 2000.0,
                 vec![SONNET, SOL],
-                vec![
-                    down("anthropic", 110.0, Some(600.0)),
-                    down("anthropic", 1010.0, Some(200.0)),
-                ],
+                vec![down("anthropic", 110.0, Some(600.0)), down("anthropic", 1010.0, Some(200.0))],
             ),
             (
                 "partial primary",
@@ -857,6 +1191,16 @@ mod tests {
                 vec![
                     down("anthropic", 0.0, None).with_error_rate(0.5),
                     down("openai", 3600.0, Some(2040.0)),
+                ],
+            ),
+            (
+                "close cuts, partial fallback",
+                2000.0,
+                vec![SONNET, SOL, DS],
+                vec![
+                    down("anthropic", 0.0, None),
+                    down("openai", 500.0, Some(7.0)).with_error_rate(0.6),
+                    down("deepseek", 503.0, Some(600.0)),
                 ],
             ),
         ];
@@ -868,63 +1212,38 @@ mod tests {
             let c = chain(&models);
             let i = incident(window, 1.0, outages);
             let o = price(&r, &c, &i, Pattern::Sequential).unwrap();
-            let t = i.timeline.as_ref().unwrap();
-            let segs = t.chain_segments(&link_refs(&c));
-            let n = i.requests() as usize;
-            // the silent runs of the primary longer than its TTL
+            let segs = i.timeline.as_ref().unwrap().chain_segments(&link_refs(&c));
             let mut runs: Vec<(f64, f64)> = Vec::new();
-            for s in &segs {
-                if s.p[0] >= 1.0 {
-                    match runs.last_mut() {
-                        Some(r) if r.1 == s.start_s => r.1 = s.end_s,
-                        _ => runs.push((s.start_s, s.end_s)),
-                    }
+            for s in segs.iter().filter(|s| s.p[0] >= 1.0) {
+                match runs.last_mut() {
+                    Some(r) if r.1 == s.start_s => r.1 = s.end_s,
+                    _ => runs.push((s.start_s, s.end_s)),
                 }
             }
             runs.retain(|r| r.1 - r.0 > 300.0);
-            let (mut cold, mut writes, mut cold_sq) = (0.0, 0.0, 0.0);
+            let mut sums = [(0.0, 0.0); 2];
             for w in 0..windows {
-                let before = cold;
                 let mut rng = chunk_rng(7, 14, w);
-                let mut times: Vec<f64> = (0..n).map(|_| uniform(&mut rng) * window).collect();
-                times.sort_by(f64::total_cmp);
-                for session in times.chunks(20) {
-                    let mut answered = vec![false; models.len()];
-                    let mut written = false;
-                    for &x in session {
-                        let seg = segs
-                            .iter()
-                            .find(|s| x < s.end_s)
-                            .unwrap_or(&segs[segs.len() - 1]);
-                        for (k, &p) in seg.p.iter().enumerate() {
-                            if p <= 0.0 || (p < 1.0 && uniform(&mut rng) >= p) {
-                                answered[k] = true;
-                                break;
-                            }
-                        }
-                        written |= runs.iter().any(|r| r.0 <= x && x < r.1);
-                    }
-                    cold += answered[1..].iter().filter(|&&a| a).count() as f64;
-                    writes += f64::from(u8::from(written));
+                let (cold, writes) =
+                    placement_window(&segs, &runs, i.requests() as usize, window, &mut rng);
+                for (s, x) in sums.iter_mut().zip([cold, writes]) {
+                    s.0 += x;
+                    s.1 += x * x;
                 }
-                cold_sq += (cold - before) * (cold - before);
             }
-            let se = ((cold_sq / windows as f64 - (cold / windows as f64).powi(2))
-                / (windows - 1) as f64)
-                .sqrt();
-            let (cold, writes) = (cold / windows as f64, writes / windows as f64);
-            let cuts = (segs.len() - 1) as f64;
+            let k = windows as f64;
+            let stat = |(s, sq): (f64, f64)| {
+                let mean = s / k;
+                (mean, ((sq / k - mean * mean) / (k - 1.0)).max(0.0).sqrt())
+            };
+            let ((cold, cold_se), (writes, writes_se)) = (stat(sums[0]), stat(sums[1]));
             println!(
-                "{name}: cold starts exact {cold:.2} ± {se:.2} (1 s.e.), segment-local {:.2}; fail-back writes exact {writes:.2}, segment-local {:.2}; {cuts} cuts",
+                "{name}: cold starts exact {cold:.2} ± {cold_se:.2} (1 s.e.), analytic {:.3}; fail-back writes exact {writes:.2} ± {writes_se:.2}, analytic {:.3}",
                 o.cold_starts, o.failback_writes
             );
-            let bound = cuts * (models.len() - 1) as f64;
+            assert!((cold - o.cold_starts).abs() <= 4.0 * cold_se + 0.02, "{name}: {cold}");
             assert!(
-                (cold - o.cold_starts).abs() <= bound.max(0.5),
-                "{name}: {cold}"
-            );
-            assert!(
-                (writes - o.failback_writes).abs() <= cuts.max(0.5),
+                (writes - o.failback_writes).abs() <= 4.0 * writes_se + 0.02,
                 "{name}: {writes}"
             );
         }

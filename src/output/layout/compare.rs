@@ -530,7 +530,10 @@ fn incident_notes(
             .incident
             .iter()
             .any(|row| row.chain == chain.name && row.method == crate::report::Method::Analytic);
-        notes.extend(super::timeline::segment_local(t).filter(|_| analytic));
+        let inc = report.input.incident.as_ref().map(|i| i.for_chain(chain));
+        notes.extend(inc.and_then(|i| {
+            super::timeline::approximation(&report.input.request, chain, &i).filter(|_| analytic)
+        }));
     }
     notes.extend(breaker_notes(report, chain, w));
     notes.extend(mc_breaker_note(report, chain));

@@ -1,7 +1,9 @@
 //! The notes of an incident section whose incident is a timeline (issue 14): its outages, and
-//! where the analytic figures are not exact (the segment-local session count).
+//! where the analytic figures are not exact and by how much.
 
+use crate::model::incident;
 use crate::model::timeline::{OutageFailure, Target, Timeline};
+use crate::model::{Chain, Incident, Pattern, Request};
 use crate::number::format_seconds;
 
 /// `timeline: anthropic down 0s-3h6m (fast); openai 50% failing 1h-1h34m (gray); …`: each
@@ -37,23 +39,29 @@ pub(super) fn outages(t: &Timeline) -> String {
     format!("timeline: {}", parts.join("; "))
 }
 
-/// The note on the cold starts and fail-back writes of analytic rows on a timeline with cuts:
-/// counted per segment, so low by up to a session per cut and model; with a gray outage also
-/// the request figures, off by up to λ·T requests per cut (`None` without cuts).
-pub(super) fn segment_local(t: &Timeline) -> Option<String> {
-    let cuts = t.cuts();
-    (cuts > 0).then(|| {
-        let rest = if t
-            .outages()
-            .iter()
-            .any(|o| o.failure == OutageFailure::Gray)
-        {
-            "; with a gray outage a request's attempts after a hang are priced in the segment it arrived in, where in time they come T s later: off by at most λ·T requests per cut (docs/MODEL.md §6); the other figures are exact"
-        } else {
-            "; the other figures are exact"
-        };
-        format!(
-            "≈ cold starts and fail-back writes: each session counted in the segment where it starts, so a session straddling one of the {cuts} cuts is missed: low by up to one session per cut and model (measured 0.9 to 1.0 per cut where a model starts answering; docs/MODEL.md §6){rest}"
-        )
-    })
+/// The note on the analytic rows of `chain` over `incident` on a timeline with cuts (`None`
+/// without cuts, or where every figure is exact): each request is priced in the segment it
+/// arrives in, its later attempts may cross a cut (at most the largest
+/// [`incident::TimelineBound::requests`] of the chain's patterns); the cache figures are
+/// exact but where a cache can expire within a session (docs/MODEL.md §6, "Timelines").
+pub(super) fn approximation(request: &Request, chain: &Chain, incident: &Incident) -> Option<String> {
+    let cuts = incident.timeline.as_ref()?.cuts();
+    let bounds: Vec<incident::TimelineBound> = Pattern::ALL
+        .iter()
+        .filter_map(|&p| incident::timeline_bound(request, chain, incident, p))
+        .collect();
+    let requests = bounds.iter().map(|b| b.requests).fold(0.0, f64::max);
+    let sessions = bounds.iter().map(|b| b.sessions).fold(0.0, f64::max);
+    if requests <= 0.0 && sessions <= 0.0 {
+        return None;
+    }
+    let cache = if sessions > 0.0 {
+        "; a cache can expire within a session here (λ·TTL not ≫ L): cold starts and fail-back writes off by up to one session per cut and model"
+    } else {
+        "; cold starts and fail-back writes are exact (sessions straddle the cuts as the arrivals place them)"
+    };
+    Some(format!(
+        "≈ each request is priced in the segment it arrives in, but its attempts after a failure start later (its dead time) and may find the next segment's states: every figure off by at most {} requests' worth over the {cuts} cuts (λ × the mean dead time before each cut, docs/MODEL.md §6){cache}",
+        crate::number::trim(requests, 2)
+    ))
 }

@@ -72,6 +72,15 @@ impl Clock {
         self.runs.iter().copied().find(|&(a, b)| a <= t && t < b)
     }
 
+    /// The index of the run of the primary's silence containing `t` if it is longer than
+    /// `ttl_s` (the runs after which a session that failed over rewrites the primary's cache).
+    pub(super) fn long_run_at(&self, t: f64, ttl_s: f64) -> Option<usize> {
+        self.runs
+            .iter()
+            .position(|&(a, b)| a <= t && t < b)
+            .filter(|&i| self.runs[i].1 - self.runs[i].0 > ttl_s)
+    }
+
     /// Whether a run of the primary's silence lies between `from` and `to` (overlaps the open
     /// interval): a session's cache on the primary that expired across it is a fail-back
     /// write, not a cold start.

@@ -63,15 +63,18 @@
 //! Requests fail when no link answers. The breaker runs in time as above, one per provider;
 //! a partial outage closes and opens it repeatedly, and `opens` counts the openings from
 //! closed (all providers' breakers, as `probes` and `open_s` on a timeline). Cold starts on
-//! fallbacks emerge as above. The primary's model keeps a per-session cache too: a session
+//! fallbacks emerge as above; a fallback down for every request (error rate 1) and not warm
+//! books its failed attempts' premium over warm as a cold-start cost (MODEL.md §6), as the
+//! shorthand's dead provider does. The primary's model keeps a per-session cache too: a session
 //! comes warm (its last answer there is the session's start, or the start of the primary's
-//! silent run it starts in), and an answer after a gap over the TTL rewrites it: a fail-back
-//! write if a silent run (every link of the primary's model at failure probability 1) lies in
-//! the gap, else a cold start on the primary (a partial outage's gaps). A session whose last
-//! request falls in a silent run [a, b) comes back to the primary at b (the window's end, if
-//! the silence lasts): one fail-back write if its cache expired by then. With one outage of the
-//! primary's provider over the whole window this is every session once when D > TTL: the
-//! shorthand's ⌈N/L⌉ writes. No-fallback patterns and one-link chains write nothing (as the
+//! silent run it starts in), and an answer after a gap over the TTL that crosses no silent run
+//! rewrites it as a cold start on the primary (a partial outage's gaps). Fail-back writes
+//! (MODEL.md §6, "Fail-back writes"): a session writes once per silent run (every link of the
+//! primary's model at failure probability 1) longer than the TTL in which one of its requests,
+//! by its arrival, was answered by another model; a session none of whose requests there were
+//! answered writes nothing. With one outage of the primary's provider over the whole window
+//! and a healthy fallback this is every session once when D > TTL: the shorthand's ⌈N/L⌉
+//! writes. No-fallback patterns and one-link chains write nothing (as the
 //! shorthand). Hedged patterns: the legs' outages, drills and breaker follow the timeline and a
 //! primary leg's answer keeps the primary's cache; the second leg stays warm throughout (its
 //! cache expiring while its provider is down is not modelled, as in the analytic engine).
@@ -143,7 +146,7 @@ struct Cache {
 }
 
 /// Per-run totals.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Run {
     /// The figures every incident simulation keeps.
     base: crate::sim::incident::fast::Run,
@@ -156,6 +159,10 @@ struct Run {
     /// the simulation; the shorthand's are deterministic).
     failback: f64,
     failback_writes: f64,
+    /// On a timeline: (session, silent run) for each request answered by another model than
+    /// the primary's that arrived in a silent run longer than the primary's TTL; each distinct
+    /// pair is one fail-back write (MODEL.md §6, "Fail-back writes").
+    written: Vec<(u32, u32)>,
 }
 
 const STEP: u8 = 1;
@@ -296,26 +303,31 @@ impl Window<'_> {
     }
 
     /// On a timeline, the primary's model answered session cache `c` at `t`: a cache expired
-    /// since its last answer (a gap over the TTL) is rewritten, a fail-back write when a run of
-    /// the primary's silence lies in the gap (the session comes back to it), else a cold start
-    /// on the primary (the gaps of a partial outage).
+    /// since its last answer (a gap over the TTL) is rewritten. Across a run of the primary's
+    /// silence that is the fail-back write, counted by what the session saw in the run
+    /// ([`Window::answered_elsewhere`]); otherwise a cold start on the primary (the gaps of a
+    /// partial outage).
     fn primary_answered(&self, l: &IncidentLink, c: &mut Cache, t: f64, run: &mut Run) {
         let Some(clock) = &self.clock else {
             return;
         };
-        if t - c.last > l.ttl_s {
-            let premium = l.first.success - l.warm.success;
-            if clock.crosses_run(c.last, t) {
-                if self.failback_counts {
-                    run.failback += premium;
-                    run.failback_writes += 1.0;
-                }
-            } else {
-                run.base.cold_start += premium;
-                run.base.cold_starts += 1.0;
-            }
+        if t - c.last > l.ttl_s && !clock.crosses_run(c.last, t) {
+            run.base.cold_start += l.first.success - l.warm.success;
+            run.base.cold_starts += 1.0;
         }
         c.last = t;
+    }
+
+    /// On a timeline, request `f` was answered by another model than the primary's: if it
+    /// arrived in a silent run of the primary longer than its TTL, its session rewrites the
+    /// primary's cache once for that run (MODEL.md §6, "Fail-back writes").
+    fn answered_elsewhere(&self, f: &Flight, run: &mut Run) {
+        if let Some(clock) = &self.clock
+            && self.failback_counts
+            && let Some(id) = clock.long_run_at(f.start, self.links[0].ttl_s)
+        {
+            run.written.push((f.session as u32, id as u32));
+        }
     }
 
     /// The prices of live link `l` for the request at `t`: (a success, a failed attempt).
@@ -392,6 +404,10 @@ impl Window<'_> {
                 f.budget = None;
                 continue;
             };
+            // On a timeline, a link down for every request (error rate 1) that is not warm:
+            // its failed attempts' premium over warm is a cold-start cost, as on the
+            // shorthand's dead provider (MODEL.md §6).
+            let mut down_cold = false;
             let (class, usd, secs) = if l.role.dead {
                 run.dead_attempts += 1.0;
                 record(
@@ -407,7 +423,11 @@ impl Window<'_> {
                 let cache = &mut caches[f.session * nl + l.slot];
                 let (prices, fail_prices) = self.live_prices(l, cache, t);
                 let outcome = match self.outage_hit(f.pos, state, &mut f.outage_u, run, rng) {
-                    Some(failure) => self.outage_failure(l.role.index, failure, fail_prices),
+                    Some(failure) => {
+                        down_cold = !std::ptr::eq(fail_prices, &l.warm)
+                            && state.is_some_and(|s| s.failure_probability() >= 1.0);
+                        self.outage_failure(l.role.index, failure, fail_prices)
+                    }
                     None => self.sim_for(state).draw(l.role.index, fail_prices, rng),
                 };
                 match outcome {
@@ -423,6 +443,8 @@ impl Window<'_> {
                         f.n += 1;
                         if l.slot == 0 && l.role.starts_warm {
                             self.primary_answered(l, cache, t, run);
+                        } else if l.slot != 0 {
+                            self.answered_elsewhere(f, run);
                         }
                         run.base.window += l.warm.success;
                         let premium = prices.success - l.warm.success;
@@ -450,6 +472,10 @@ impl Window<'_> {
             if l.role.dead {
                 run.base.window += l.dead_warm;
                 run.base.cold_start += usd - l.dead_warm;
+            } else if down_cold {
+                let warm = if usd > 0.0 { l.warm.gray } else { 0.0 };
+                run.base.window += warm;
+                run.base.cold_start += usd - warm;
             } else {
                 run.base.window += usd;
             }
@@ -519,11 +545,10 @@ impl Window<'_> {
             seq: 0,
         };
         let mut arrivals = Arrivals::new(n as u64, self.incident.duration_s);
-        // On a timeline: each session's last arrival (where it leaves the primary, if silent).
-        let mut last_arrival = vec![0.0; if self.clock.is_some() { sessions } else { 0 }];
         for (k, f) in flights.iter_mut().enumerate() {
             let t = arrivals.next(rng);
             f.session = k / length;
+            f.start = t;
             sched.push(t, STEP, k as u32);
             if let Some(clock) = &self.clock {
                 // The session comes warm on the primary: it last answered at the session's
@@ -531,7 +556,6 @@ impl Window<'_> {
                 if k % length == 0 && nl > 0 {
                     caches[f.session * nl].last = clock.run_at(t).map_or(t, |(a, _)| a);
                 }
-                last_arrival[f.session] = t;
             }
         }
         let mut run = Run::default();
@@ -572,21 +596,14 @@ impl Window<'_> {
             }
             flights[r] = f;
         }
-        if let Some(clock) = &self.clock {
-            // A session whose last request finds the primary silent comes back to it when the
-            // silence ends (at the window's end, if it lasts): a fail-back write if its cache
-            // expired by then.
-            if self.failback_counts {
-                let l0 = &self.links[0];
-                for (s, &t1) in last_arrival.iter().enumerate() {
-                    if let Some((_, end)) = clock.run_at(t1)
-                        && end - caches[s * nl].last > l0.ttl_s
-                    {
-                        run.failback += l0.first.success - l0.warm.success;
-                        run.failback_writes += 1.0;
-                    }
-                }
-            }
+        if self.clock.is_some() {
+            // One fail-back write per session and silent run it was answered elsewhere in.
+            let mut written = std::mem::take(&mut run.written);
+            written.sort_unstable();
+            written.dedup();
+            let l0 = &self.links[0];
+            run.failback_writes = written.len() as f64;
+            run.failback = run.failback_writes * (l0.first.success - l0.warm.success);
             // Every provider's breaker: on a timeline any of them may open.
             run.probes = breakers.iter().map(Circuit::probes).sum();
             run.open_s = breakers.iter().map(Circuit::open_s).sum();

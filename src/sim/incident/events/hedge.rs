@@ -132,6 +132,9 @@ impl Window<'_> {
     /// The request answered on hedge leg `leg` after `dead_s` seconds of dead time, the other
     /// leg costing `lost` USD.
     fn hedge_answered(&self, leg: usize, lost: f64, dead_s: f64, f: &Flight, run: &mut Run) {
+        if self.links[leg].slot != 0 {
+            self.answered_elsewhere(f, run);
+        }
         run.base.window += self.links[leg].warm.success + lost;
         run.base.wasted += lost;
         run.base.wasted_attempts += f64::from(f.n) - 1.0;

@@ -1,0 +1,323 @@
+//! Where a window's sessions fall on a timeline's segments, exactly (MODEL.md §6, "Timelines").
+//!
+//! The window's N requests are the order statistics of N uniforms on [0, D]; session j is
+//! requests jL .. jL + ℓ − 1 (ℓ = L, the last one N mod L when L does not divide N). Request r
+//! lies in segment k iff C_k ≤ r < C_{k+1}, where C_k is the number of arrivals before the k-th
+//! cut (C_0 = 0, C_K = N). The C_k are the cumulative counts of a multinomial, a Markov chain in
+//! both directions: C_k ~ Bin(N, P_k) (P_k = the cut's offset / D), forward C_{k+1} − C_k | C_k
+//! ~ Bin(N − C_k, (P_{k+1} − P_k)/(1 − P_k)), backward C_{k−1} | C_k ~ Bin(C_k, P_{k−1}/P_k).
+//! So the chance that a session lies in segment a alone, or enters the range of its requests at
+//! cut m with C_m = v (C_{m−1} ≤ jL < v) and goes on cut by cut, is a finite sum:
+//! [`placements`] lists every way a session can lie (its requests' segments, in runs) with the
+//! expected number of the window's sessions that lie so. A figure that depends on each request's
+//! segment (a cold start on a model that answers some segments, a fail-back write after a silent
+//! run) is then an exact expectation: Σ over placements of weight × the figure of that sequence.
+//!
+//! Cost: per session near a cut (within the binomial's band of C_k, about ±15 standard
+//! deviations) O(ℓ²) terms per cut; the sessions far from every cut lie in one segment for sure.
+
+use std::collections::BTreeMap;
+
+/// One way a session can lie on the segments: its requests in order, as `runs` of (segment
+/// index, requests) in increasing segments, and the expected number of the window's sessions
+/// that lie so (not an integer in general).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    /// Expected sessions lying so.
+    pub weight: f64,
+    /// (segment, requests in it), in order; the requests sum to the session's length.
+    pub runs: Vec<(usize, u64)>,
+}
+
+impl Placed {
+    /// The segment of each of the session's requests, in order.
+    pub fn requests(&self) -> impl Iterator<Item = usize> + '_ {
+        self.runs
+            .iter()
+            .flat_map(|&(seg, k)| std::iter::repeat_n(seg, k as usize))
+    }
+
+    /// The session's length.
+    pub fn len(&self) -> u64 {
+        self.runs.iter().map(|r| r.1).sum()
+    }
+
+    /// Whether the session has no request (never: placements hold sessions of ≥ 1 request).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The law of C = the arrivals before a cut at fraction p of the window: Bin(N, p), kept on the
+/// band where it has mass (outside it the pmf is below 1e-40).
+struct Band {
+    lo: u64,
+    pmf: Vec<f64>,
+    /// cdf[i] = P(C ≤ lo + i).
+    cdf: Vec<f64>,
+}
+
+impl Band {
+    fn new(n: u64, p: f64) -> Band {
+        let nf = n as f64;
+        let mean = nf * p;
+        let sd = (nf * p * (1.0 - p)).sqrt();
+        let lo = (mean - 15.0 * sd - 40.0).floor().max(0.0) as u64;
+        let hi = ((mean + 15.0 * sd + 40.0).ceil() as u64).min(n);
+        // ln pmf up to a constant by the ratio pmf(i+1)/pmf(i) = (N − i)/(i + 1)·p/(1 − p),
+        // normalized over the band (which holds all but ~1e-40 of the mass).
+        let odds = p.ln() - (-p).ln_1p();
+        let mut ln = Vec::with_capacity((hi - lo + 1) as usize);
+        let mut x = 0.0;
+        for i in lo..=hi {
+            ln.push(x);
+            x += ((n - i) as f64).ln() - ((i + 1) as f64).ln() + odds;
+        }
+        let top = ln.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mut pmf: Vec<f64> = ln.iter().map(|&l| (l - top).exp()).collect();
+        let total: f64 = pmf.iter().sum();
+        let mut acc = 0.0;
+        let mut cdf = Vec::with_capacity(pmf.len());
+        for v in &mut pmf {
+            *v /= total;
+            acc += *v;
+            cdf.push(acc.min(1.0));
+        }
+        Band { lo, pmf, cdf }
+    }
+
+    fn hi(&self) -> u64 {
+        self.lo + self.pmf.len() as u64 - 1
+    }
+
+    fn pmf(&self, v: u64) -> f64 {
+        if v < self.lo || v > self.hi() {
+            0.0
+        } else {
+            self.pmf[(v - self.lo) as usize]
+        }
+    }
+
+    /// P(C ≤ v).
+    fn cdf(&self, v: u64) -> f64 {
+        if v < self.lo {
+            0.0
+        } else if v >= self.hi() {
+            1.0
+        } else {
+            self.cdf[(v - self.lo) as usize]
+        }
+    }
+
+    /// Whether C can lie in [a, b] (a ≤ b).
+    fn touches(&self, a: u64, b: u64) -> bool {
+        a <= b && b >= self.lo && a <= self.hi()
+    }
+}
+
+/// ln C(m, j) for a small j (a sum of j logs).
+fn ln_choose_small(m: u64, j: u64) -> f64 {
+    (0..j)
+        .map(|t| ((m - t) as f64).ln() - ((t + 1) as f64).ln())
+        .sum()
+}
+
+/// P(Bin(m, q) = j) for a small j.
+fn binom_small(m: u64, q: f64, j: u64) -> f64 {
+    if j > m {
+        return 0.0;
+    }
+    if q <= 0.0 {
+        return f64::from(u8::from(j == 0));
+    }
+    if q >= 1.0 {
+        return f64::from(u8::from(j == m));
+    }
+    (ln_choose_small(m, j) + j as f64 * q.ln() + (m - j) as f64 * (-q).ln_1p()).exp()
+}
+
+/// The ways the sessions of a window of `n` requests in sessions of `l` lie on segments cut at
+/// `cuts` (the inner cuts as fractions of the window, strictly increasing in (0, 1)): segment k
+/// runs from cut k − 1 to cut k (0 and 1 at the ends). Placements of equal runs are merged;
+/// their weights sum to ⌈n/l⌉ (to rounding, and the ~1e-18 of paths not followed).
+pub fn placements(cuts: &[f64], n: u64, l: u64) -> Vec<Placed> {
+    let l = l.max(1);
+    let bands: Vec<Band> = cuts.iter().map(|&p| Band::new(n, p)).collect();
+    let mut out: BTreeMap<Vec<(usize, u64)>, f64> = BTreeMap::new();
+    for j in 0..n.div_ceil(l) {
+        let r0 = j * l;
+        let len = l.min(n - r0);
+        session(cuts, &bands, n, r0, len, &mut out);
+    }
+    out.into_iter()
+        .map(|(runs, weight)| Placed { weight, runs })
+        .filter(|p| p.weight > 0.0)
+        .collect()
+}
+
+/// Adds the placements of the session of requests r0 .. r0 + len − 1 to `out`.
+fn session(
+    cuts: &[f64],
+    bands: &[Band],
+    n: u64,
+    r0: u64,
+    len: u64,
+    out: &mut BTreeMap<Vec<(usize, u64)>, f64>,
+) {
+    let k = cuts.len() + 1; // segments
+    // P(C_m ≤ r0) for m = 0..=k (C_0 = 0, C_k = n > r0).
+    let below = |m: usize| -> f64 {
+        if m == 0 {
+            1.0
+        } else if m == k {
+            0.0
+        } else {
+            bands[m - 1].cdf(r0)
+        }
+    };
+    let (a, b) = (r0 + 1, r0 + len - 1); // the values of a cut inside the session
+    for seg in 0..k {
+        let mut whole = below(seg) - below(seg + 1);
+        let m = seg + 1; // the cut entered
+        if m < k && len > 1 && bands[m - 1].touches(a, b) {
+            let rho = if m >= 2 { cuts[m - 2] / cuts[m - 1] } else { 0.0 };
+            for v in a..=b {
+                let pv = bands[m - 1].pmf(v);
+                if pv < 1e-300 {
+                    continue;
+                }
+                // P(C_{m−1} ≤ r0 | C_m = v) = 1 − P(Bin(v, ρ) ≥ r0 + 1): v − r0 − 1 < len terms.
+                let q = if m >= 2 {
+                    let upper: f64 = (0..v - r0).map(|t| binom_small(v, 1.0 - rho, t)).sum();
+                    (1.0 - upper).max(0.0)
+                } else {
+                    1.0
+                };
+                let w = pv * q;
+                if w <= 0.0 {
+                    continue;
+                }
+                whole -= w;
+                let runs = vec![(seg, v - r0)];
+                forward(cuts, n, r0 + len, m, v, w, runs, out);
+            }
+        }
+        if whole > 0.0 {
+            *out.entry(vec![(seg, len)]).or_insert(0.0) += whole;
+        }
+    }
+}
+
+/// From cut `m` with C_m = v inside the session (whose requests end before `end`), weight `w`,
+/// the requests before v placed in `runs`: on through segment m, cut by cut.
+#[allow(clippy::too_many_arguments)]
+fn forward(
+    cuts: &[f64],
+    n: u64,
+    end: u64,
+    m: usize,
+    v: u64,
+    w: f64,
+    runs: Vec<(usize, u64)>,
+    out: &mut BTreeMap<Vec<(usize, u64)>, f64>,
+) {
+    let finish = |mut runs: Vec<(usize, u64)>, weight: f64, out: &mut BTreeMap<_, f64>| {
+        runs.push((m, end - v));
+        *out.entry(runs).or_insert(0.0) += weight;
+    };
+    if m == cuts.len() {
+        return finish(runs, w, out);
+    }
+    let (pm, pn) = (cuts[m - 1], cuts[m]);
+    let q = (pn - pm) / (1.0 - pm);
+    let mut tail = 1.0;
+    for i in 0..end - v {
+        let b = binom_small(n - v, q, i);
+        tail -= b;
+        let wi = w * b;
+        if wi < 1e-18 {
+            continue;
+        }
+        let mut next = runs.clone();
+        if i > 0 {
+            next.push((m, i));
+        }
+        forward(cuts, n, end, m + 1, v + i, wi, next, out);
+    }
+    if tail > 0.0 && w * tail >= 1e-18 {
+        finish(runs, w * tail, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rng::{chunk_rng, uniform};
+
+    /// The placements' total weight is the session count, and each session's segments are a
+    /// law: Monte Carlo of the placement (N uniform order statistics) agrees with the weights.
+    #[test]
+    fn placements_match_the_order_statistics() {
+        // D = 1, cuts at 0.3, 0.3004 and 0.8 (a segment of ~0.4 requests at N = 1,000), L = 20;
+        // N = 1,010: 51 sessions, the last of 10.
+        let cuts = [0.3, 0.3004, 0.8];
+        let (n, l) = (1010u64, 20u64);
+        let p = placements(&cuts, n, l);
+        let total: f64 = p.iter().map(|x| x.weight).sum();
+        assert!((total - 51.0).abs() < 1e-9, "{total}");
+        // the expected requests per segment: N × its length
+        let mut per_seg = [0.0; 4];
+        for x in &p {
+            for &(s, k) in &x.runs {
+                per_seg[s] += x.weight * k as f64;
+            }
+        }
+        let want = [303.0, 0.404, 505.0 - 0.404, 202.0];
+        for (g, w) in per_seg.iter().zip(want) {
+            assert!((g - w).abs() < 1e-6, "{per_seg:?}");
+        }
+        // the straddling sessions: E[#sessions with requests in segments 0 and 2] by simulation
+        let straddle = |x: &Placed| x.runs.len() > 1;
+        let exact: f64 = p.iter().filter(|x| straddle(x)).map(|x| x.weight).sum();
+        let runs = 4000;
+        let mut seen = 0.0;
+        for r in 0..runs {
+            let mut rng = chunk_rng(3, 5, r);
+            let mut t: Vec<f64> = (0..n).map(|_| uniform(&mut rng)).collect();
+            t.sort_by(f64::total_cmp);
+            let seg = |x: f64| cuts.iter().filter(|&&c| c <= x).count();
+            seen += t
+                .chunks(l as usize)
+                .filter(|s| seg(s[0]) != seg(s[s.len() - 1]))
+                .count() as f64;
+        }
+        let mc = seen / runs as f64;
+        // three cuts, about (L − 1)/L straddling sessions each, two cuts 0.4 requests apart
+        // mostly straddled by one session: ~2 in all; the simulation's s.e. is ~0.015
+        assert!((mc - exact).abs() < 0.06, "{mc} vs {exact}");
+        assert!(exact > 1.5 && exact < 3.0, "{exact}");
+    }
+
+    /// A session of one request never straddles; no cut: every session whole.
+    #[test]
+    fn placements_by_hand() {
+        let p = placements(&[], 45, 20);
+        assert_eq!(
+            p,
+            vec![
+                Placed {
+                    weight: 1.0,
+                    runs: vec![(0, 5)]
+                },
+                Placed {
+                    weight: 2.0,
+                    runs: vec![(0, 20)]
+                }
+            ]
+        );
+        let p = placements(&[0.5], 10, 1);
+        assert!(p.iter().all(|x| x.runs.len() == 1));
+        let left: f64 = p.iter().filter(|x| x.runs[0].0 == 0).map(|x| x.weight).sum();
+        assert!((left - 5.0).abs() < 1e-12, "{left}");
+    }
+}

@@ -1,0 +1,483 @@
+//! `fallcost diff` as an operation: price two sides (BASE and HEAD: scenarios, gateway configs
+//! or folders, or the same paths at a git ref) under the same usage assumptions
+//! (`fallcost.toml [usage]`, [`crate::input::settings::usage`]), match their chains by name
+//! and report each chain's change, the totals, the thresholds crossed and the chains over
+//! budget ([`crate::report::diff`]). With `--mc` the matched chains are simulated on common
+//! random numbers ([`crn`]).
+//!
+//! Every figure is [`crate::ops::compare::analytic`]'s row for the chain under the chosen
+//! pattern (`sequential` by default, what a gateway's failover runs): steady USD per 1,000
+//! requests (MODEL.md §3, §4) and the reference incident's bill (§6); per month is per 1,000 ×
+//! the chain's requests per month / 1,000; the annual premium is `ops::history`'s simulated
+//! years on the same seed for both sides.
+
+use std::path::{Path, PathBuf};
+
+use crate::input::settings::UsageSettings;
+use crate::model::{Chain, Pattern, Scenario};
+use crate::number::clean;
+use crate::ops::inputs::{self, Flags};
+use crate::report::diff::{
+    Assumption, ChainDiff, Crossed, DiffFigures, DiffReport, FreePrimary, Status,
+};
+
+mod changes;
+pub mod crn;
+pub mod sides;
+
+pub use sides::Side;
+
+/// A `--fail-above` threshold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Threshold {
+    /// The steady monthly total rises by more than this many percent (`10%`).
+    Percent(f64),
+    /// The steady monthly total rises by more than this many USD (`$500/month`).
+    PerMonth(f64),
+    /// The reference incident's bill rises by more than this many USD (`$1000/incident`).
+    PerIncident(f64),
+    /// A changed or added chain's worst fallback ratio is above this (`2x`).
+    Ratio(f64),
+}
+
+/// What to diff and how, resolved from the command line.
+#[derive(Debug, Clone)]
+pub struct DiffRequest<'a> {
+    /// BASE's paths (ignored with `base_ref`).
+    pub base: Vec<PathBuf>,
+    /// HEAD's paths.
+    pub head: Vec<PathBuf>,
+    /// `--base-ref`: BASE is `head`'s paths at this git ref.
+    pub base_ref: Option<String>,
+    /// `--scenario`: the request, steady state and incident gateway configs are priced with.
+    pub scenario: Option<PathBuf>,
+    /// `--profile`.
+    pub profile: Option<(u64, u64)>,
+    /// `--set`, applied to both sides after the usage settings.
+    pub set: &'a [(String, String)],
+    /// `--config-file`.
+    pub config_file: Option<&'a Path>,
+    /// `--pattern`.
+    pub pattern: Pattern,
+    /// `--requests-per-month`: every chain's traffic (wins over `[usage]`).
+    pub requests_per_month: Option<f64>,
+    /// `--budget` USD per month (wins over `[usage] budget`).
+    pub budget: Option<f64>,
+    /// `--incidents`: history files (win over `[usage] history`).
+    pub incidents: Vec<PathBuf>,
+    /// Simulated years for the annual premium, and their seed.
+    pub years: u64,
+    /// The seed of the years and, with `mc`, of the Monte Carlo.
+    pub seed: u64,
+    /// `--fail-above`.
+    pub thresholds: Vec<Threshold>,
+    /// `--mc`: requests and windows per chain and side.
+    pub mc: Option<crate::sim::McOptions>,
+}
+
+/// Run the diff.
+///
+/// Errors (exit 2): an unreadable or invalid side (as `compare`'s), a git ref or path git
+/// cannot show, invalid usage settings, a threshold that needs traffic or an incident the
+/// inputs do not give.
+pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
+    let mut usage = crate::input::settings::usage_settings(req.config_file)?;
+    if usage.file.is_empty() {
+        usage.file = "fallcost.toml".into();
+    }
+    if let Some(n) = req.requests_per_month {
+        usage.requests_per_month = Some(n);
+        usage.chains.clear();
+        usage.file = "--requests-per-month".into();
+    }
+    if !req.incidents.is_empty() {
+        usage.history = req.incidents.clone();
+    }
+    let (base, head) = sides::resolve(req, &usage)?;
+    let history = match usage.history.is_empty() {
+        true => None,
+        false => Some(crate::input::history::load(
+            &usage.history,
+            &Default::default(),
+        )?),
+    };
+    let price = |side: &Side| -> anyhow::Result<Vec<(String, DiffFigures, Vec<Assumption>)>> {
+        sides::figures(side, req, &usage, history.as_ref())
+    };
+    let base_figs = price(&base)?;
+    let head_figs = price(&head)?;
+    let budget = req.budget.or(usage.budget);
+    let (chains, unchanged) = match_chains(req, &usage, (&base, &base_figs), (&head, &head_figs));
+    let base_total = total(base_figs.iter().map(|f| &f.1));
+    let head_total = total(head_figs.iter().map(|f| &f.1));
+    let diff_total = minus(&head_total, &base_total);
+    let diff_month_ratio = match (diff_total.per_month_usd, base_total.per_month_usd) {
+        (Some(d), Some(b)) if b > 0.0 => Some(clean(d / b)),
+        _ => None,
+    };
+    let mut report = DiffReport {
+        version: crate::report::diff::DIFF_VERSION,
+        fallcost_version: env!("CARGO_PKG_VERSION"),
+        pattern: req.pattern,
+        base: base.meta(),
+        head: head.meta(),
+        incident: sides::incident_line(&base.scenario, &head.scenario),
+        assumptions: sides::assumptions(&head, &usage, req, budget),
+        scenario_changes: changes::scenario(&base.scenario, &head.scenario),
+        chains,
+        unchanged,
+        base_total,
+        head_total,
+        diff_total,
+        diff_month_ratio,
+        free_primaries: free_primaries(&head.scenario, &head_figs),
+        budget_usd: budget,
+        crossed: Vec::new(),
+        mc: req.mc.map(|o| crn::meta(&o)),
+    };
+    report.crossed = crossed(&report, &head_figs, &req.thresholds)?;
+    Ok(report)
+}
+
+/// A chain's models, primary first.
+fn models(chain: &Chain) -> Vec<String> {
+    chain.links.iter().map(|l| l.price.id.clone()).collect()
+}
+
+/// Whether some figure of a difference is not 0.
+fn figures_differ(d: &DiffFigures) -> bool {
+    figure_values(d).iter().any(|v| v.is_some_and(|x| x != 0.0))
+}
+
+/// Every figure of `d`, in declaration order.
+fn figure_values(d: &DiffFigures) -> [Option<f64>; 10] {
+    [
+        d.per_1k_usd,
+        d.requests_per_month,
+        d.per_month_usd,
+        d.incident_usd,
+        d.incident_excess_usd,
+        d.incident_failed,
+        d.premium_per_year_usd,
+        d.premium_p95_usd,
+        d.worst_ratio,
+        d.month_at_risk_usd,
+    ]
+}
+
+/// HEAD − BASE, figure by figure, where both have it.
+pub fn minus(h: &DiffFigures, b: &DiffFigures) -> DiffFigures {
+    let d = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) => Some(clean(x - y)),
+        _ => None,
+    };
+    DiffFigures {
+        per_1k_usd: d(h.per_1k_usd, b.per_1k_usd),
+        requests_per_month: d(h.requests_per_month, b.requests_per_month),
+        per_month_usd: d(h.per_month_usd, b.per_month_usd),
+        incident_usd: d(h.incident_usd, b.incident_usd),
+        incident_excess_usd: d(h.incident_excess_usd, b.incident_excess_usd),
+        incident_failed: d(h.incident_failed, b.incident_failed),
+        premium_per_year_usd: d(h.premium_per_year_usd, b.premium_per_year_usd),
+        premium_p95_usd: d(h.premium_p95_usd, b.premium_p95_usd),
+        worst_ratio: d(h.worst_ratio, b.worst_ratio),
+        month_at_risk_usd: d(h.month_at_risk_usd, b.month_at_risk_usd),
+    }
+}
+
+/// The chains of one side added up: sums where every chain has the figure (the incident and
+/// premium figures: where any has it), per 1,000 the traffic-weighted mean, the worst ratio the
+/// largest, the p95 left out (a sum of percentiles is no percentile).
+fn total<'a>(figs: impl Iterator<Item = &'a DiffFigures> + Clone) -> DiffFigures {
+    let all = |f: fn(&DiffFigures) -> Option<f64>| -> Option<f64> {
+        figs.clone()
+            .map(f)
+            .try_fold(0.0, |acc, v| v.map(|x| acc + x))
+            .map(clean)
+    };
+    let any = |f: fn(&DiffFigures) -> Option<f64>| -> Option<f64> {
+        let v: Vec<f64> = figs.clone().filter_map(f).collect();
+        (!v.is_empty()).then(|| clean(v.iter().sum()))
+    };
+    let requests = all(|f| f.requests_per_month);
+    let month = all(|f| f.per_month_usd);
+    DiffFigures {
+        per_1k_usd: match (month, requests) {
+            (Some(m), Some(r)) if r > 0.0 => Some(clean(m / r * 1000.0)),
+            _ => None,
+        },
+        requests_per_month: requests,
+        per_month_usd: month,
+        incident_usd: any(|f| f.incident_usd),
+        incident_excess_usd: any(|f| f.incident_excess_usd),
+        incident_failed: any(|f| f.incident_failed),
+        premium_per_year_usd: any(|f| f.premium_per_year_usd),
+        premium_p95_usd: None,
+        worst_ratio: figs.clone().filter_map(|f| f.worst_ratio).reduce(f64::max),
+        month_at_risk_usd: all(|f| f.month_at_risk_usd),
+    }
+}
+
+/// HEAD's chains whose primary is free (a local model, a free tier) with a paid fallback.
+fn free_primaries(
+    head: &Scenario,
+    figs: &[(String, DiffFigures, Vec<Assumption>)],
+) -> Vec<FreePrimary> {
+    let req = &head.request;
+    head.chains
+        .iter()
+        .zip(figs)
+        .filter_map(|(c, (_, f, _))| {
+            let primary = &c.links.first()?.price;
+            if req.like_for_like(primary) > 0.0 {
+                return None;
+            }
+            let paid = c.links[1..]
+                .iter()
+                .find(|l| req.like_for_like(&l.price) > 0.0)?;
+            Some(FreePrimary {
+                chain: c.name.clone(),
+                primary: primary.id.clone(),
+                fallback: paid.price.id.clone(),
+                outage_usd: f.incident_usd,
+            })
+        })
+        .collect()
+}
+
+/// The thresholds `report` crosses and HEAD's chains over the budget.
+///
+/// Errors (exit 2): a percent or per-month threshold without traffic, a per-incident one
+/// without an incident on both sides.
+fn crossed(
+    report: &DiffReport,
+    head: &[(String, DiffFigures, Vec<Assumption>)],
+    thresholds: &[Threshold],
+) -> anyhow::Result<Vec<Crossed>> {
+    let mut out = Vec::new();
+    let d = &report.diff_total;
+    let need_month = || {
+        anyhow::anyhow!(
+            "--fail-above in percent or $/month needs every chain's traffic: requests_per_month in fallcost.toml [usage] (or [usage.chains]), or --requests-per-month"
+        )
+    };
+    for t in thresholds {
+        match *t {
+            Threshold::Percent(p) => {
+                d.per_month_usd.ok_or_else(need_month)?;
+                let r = report.diff_month_ratio.unwrap_or(0.0) * 100.0;
+                if r > p {
+                    out.push(total_crossed(
+                        "percent",
+                        p,
+                        r,
+                        format!("the steady monthly bill rises {r:.2}%, above --fail-above {p}%"),
+                    ));
+                }
+            }
+            Threshold::PerMonth(x) => {
+                let v = d.per_month_usd.ok_or_else(need_month)?;
+                if v > x {
+                    out.push(total_crossed(
+                        "per_month_usd",
+                        x,
+                        v,
+                        format!(
+                            "the steady monthly bill rises ${}, above --fail-above ${x}/month",
+                            crate::number::money(v)
+                        ),
+                    ));
+                }
+            }
+            Threshold::PerIncident(x) => {
+                let v = d.incident_usd.ok_or_else(|| anyhow::anyhow!("--fail-above $/incident needs the reference incident on both sides: an [incident] in the scenarios, or `incident` in fallcost.toml [usage]"))?;
+                if v > x {
+                    out.push(total_crossed("per_incident_usd", x, v, format!("the reference incident's bill rises ${}, above --fail-above ${x}/incident", crate::number::money(v))));
+                }
+            }
+            Threshold::Ratio(r) => {
+                for c in report.chains.iter().filter(|c| c.status != Status::Removed) {
+                    let Some(v) = c.head.as_ref().and_then(|h| h.worst_ratio) else {
+                        continue;
+                    };
+                    let was = c.base.as_ref().and_then(|b| b.worst_ratio);
+                    if v > r && was.is_none_or(|w| v > w) {
+                        out.push(Crossed {
+                            kind: "ratio",
+                            limit: r,
+                            value: v,
+                            chain: Some(c.chain.clone()),
+                            message: format!("chain `{}`: its dearest fallback is {v:.2}x its primary, above --fail-above {r}x", c.chain),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if let Some(budget) = report.budget_usd {
+        for (name, f, _) in head {
+            if let Some(m) = f.month_at_risk_usd.filter(|m| *m > budget) {
+                out.push(Crossed {
+                    kind: "budget",
+                    limit: budget,
+                    value: m,
+                    chain: Some(name.clone()),
+                    message: format!("chain `{name}`: a month with the reference incident costs ${}, above the budget of ${}/month", crate::number::money(m), crate::number::money(budget)),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn total_crossed(kind: &'static str, limit: f64, value: f64, message: String) -> Crossed {
+    Crossed {
+        kind,
+        limit,
+        value: clean(value),
+        chain: None,
+        message,
+    }
+}
+
+/// Where the usage settings are, for [`sides`]: the flags' view of one side.
+fn flags<'a>(
+    req: &'a DiffRequest,
+    scenario: Option<&'a Path>,
+    config: &'a [PathBuf],
+    set: &'a [(String, String)],
+    profile: Option<(u64, u64)>,
+) -> Flags<'a> {
+    Flags {
+        command: "diff",
+        scenario,
+        config,
+        profile,
+        set,
+        config_file: req.config_file,
+    }
+}
+
+/// Resolve one side's scenario.
+fn resolve_side(
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    paths: &[PathBuf],
+) -> anyhow::Result<inputs::Inputs> {
+    let mut set = usage.incident_overrides();
+    set.extend(req.set.iter().cloned());
+    let is_scenario =
+        paths.len() == 1 && paths[0].is_file() && paths[0].extension().is_some_and(|e| e == "toml");
+    if is_scenario {
+        inputs::resolve(&flags(req, Some(&paths[0]), &[], &set, None), &[])
+    } else {
+        let scenario = req.scenario.as_deref().or(usage.scenario.as_deref());
+        let profile = req.profile.or(usage.profile);
+        inputs::resolve(&flags(req, scenario, paths, &set, profile), &[])
+    }
+}
+
+/// A side and its chains' figures ([`sides::figures`]).
+type Priced<'a> = (&'a Side, &'a [(String, DiffFigures, Vec<Assumption>)]);
+
+/// Match HEAD's chains with BASE's by name: the added, changed (with their settings' changes
+/// and, with `--mc`, their simulated differences) and removed chains, and the names of the
+/// unchanged ones.
+fn match_chains(
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    (base, base_figs): Priced<'_>,
+    (head, head_figs): Priced<'_>,
+) -> (Vec<ChainDiff>, Vec<String>) {
+    let mut chains = Vec::new();
+    let mut unchanged = Vec::new();
+    for (i, chain) in head.scenario.chains.iter().enumerate() {
+        let (_, h, assumptions) = head_figs[i].clone();
+        let old = base
+            .scenario
+            .chains
+            .iter()
+            .position(|c| c.name == chain.name);
+        let d = match old {
+            None => ChainDiff {
+                chain: chain.name.clone(),
+                status: Status::Added,
+                base_models: Vec::new(),
+                head_models: models(chain),
+                base: None,
+                head: Some(h),
+                diff: None,
+                changes: Vec::new(),
+                at: head.at(&chain.name),
+                assumptions,
+                mc: None,
+            },
+            Some(j) => {
+                let b = base_figs[j].1.clone();
+                let c = changes::chain(&base.scenario.chains[j], chain);
+                let dd = minus(&h, &b);
+                let moved = figures_differ(&dd);
+                if c.is_empty() && !moved {
+                    unchanged.push(chain.name.clone());
+                    continue;
+                }
+                let mc = req.mc.map(|o| {
+                    simulate_pair(req, usage, (&base.scenario, j), (&head.scenario, i), &o)
+                });
+                let old_models = models(&base.scenario.chains[j]);
+                let new: Vec<&str> = chain
+                    .links
+                    .iter()
+                    .map(|l| l.price.id.as_str())
+                    .filter(|m| !old_models.iter().any(|o| o == m))
+                    .collect();
+                ChainDiff {
+                    chain: chain.name.clone(),
+                    status: Status::Changed,
+                    base_models: models(&base.scenario.chains[j]),
+                    head_models: models(chain),
+                    base: Some(b),
+                    head: Some(h),
+                    diff: Some(dd),
+                    changes: c,
+                    at: head.at_models(&chain.name, &new),
+                    assumptions,
+                    mc,
+                }
+            }
+        };
+        chains.push(d);
+    }
+    for (j, chain) in base.scenario.chains.iter().enumerate() {
+        if head.scenario.chains.iter().all(|c| c.name != chain.name) {
+            chains.push(ChainDiff {
+                chain: chain.name.clone(),
+                status: Status::Removed,
+                base_models: models(chain),
+                head_models: Vec::new(),
+                base: Some(base_figs[j].1.clone()),
+                head: None,
+                diff: None,
+                changes: Vec::new(),
+                at: None,
+                assumptions: base_figs[j].2.clone(),
+                mc: None,
+            });
+        }
+    }
+    (chains, unchanged)
+}
+
+/// BASE's chain `bj` and HEAD's chain `hi`, each priced alone as [`sides::figures`] prices
+/// it, simulated on common random numbers ([`crn::chain`]).
+fn simulate_pair(
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    (bs, bj): (&Scenario, usize),
+    (hs, hi): (&Scenario, usize),
+    o: &crate::sim::McOptions,
+) -> crate::report::diff::ChainMc {
+    let b = sides::alone_as_priced(bs, &bs.chains[bj], usage);
+    let h = sides::alone_as_priced(hs, &hs.chains[hi], usage);
+    crn::chain(&b, &b.chains[0], &h, &h.chains[0], req.pattern, o)
+}

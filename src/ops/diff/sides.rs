@@ -1,0 +1,491 @@
+//! The two sides of a diff: resolved from their paths (or HEAD's paths at a git ref, read with
+//! `git show REF:path` into a temporary folder: no checkout), and priced chain by chain.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::{DiffRequest, resolve_side};
+use crate::input::gateway::price::Provenance;
+use crate::input::history::History;
+use crate::input::settings::UsageSettings;
+use crate::input::settings::usage::MONTH_S;
+use crate::model::{Pattern, Scenario};
+use crate::number::clean;
+use crate::report::diff::{Assumption, At, DiffFigures, SideMeta};
+
+/// One side, resolved.
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// The paths as given (`REF:path` for a git ref).
+    pub label: String,
+    /// The scenario, validated (no chain when the side's paths do not exist at the ref).
+    pub scenario: Scenario,
+    /// Values taken from gateway configs (file and line of each chain's primary).
+    pub provenance: Vec<Provenance>,
+    /// A scenario file's text, to find a chain's `name = "..."` line.
+    pub text: Option<(String, String)>,
+    /// The file the request, steady state and incident come from (a scenario, or the
+    /// scenario gateway configs are priced with), as shown.
+    pub scenario_file: String,
+}
+
+impl Side {
+    /// The side as the report names it.
+    pub fn meta(&self) -> SideMeta {
+        SideMeta {
+            label: self.label.clone(),
+            scenario: self.scenario.name.clone(),
+            pricing: self.scenario.pricing.clone(),
+        }
+    }
+
+    /// Where the side writes one of `models` in chain `name` (a config's line for that link,
+    /// the line a pull request changed), else where it writes the chain ([`Side::at`]).
+    pub fn at_models(&self, name: &str, models: &[&str]) -> Option<At> {
+        self.provenance
+            .iter()
+            .find(|p| p.chain == name && models.iter().any(|m| p.what.contains(&format!("`{m}`"))))
+            .map(|p| At {
+                file: p.file.clone(),
+                line: p.line,
+            })
+            .or_else(|| self.at(name))
+    }
+
+    /// Where the side writes chain `name`: a scenario's `name = "NAME"` line, else the first
+    /// value a config gave the chain.
+    pub fn at(&self, name: &str) -> Option<At> {
+        if let Some((file, text)) = &self.text {
+            let quoted = format!("\"{name}\"");
+            let line = text.lines().position(|l| {
+                let l = l.trim_start();
+                l.starts_with("name") && l.contains(&quoted)
+            })?;
+            return Some(At {
+                file: file.clone(),
+                line: line + 1,
+            });
+        }
+        self.provenance
+            .iter()
+            .find(|p| p.chain == name)
+            .map(|p| At {
+                file: p.file.clone(),
+                line: p.line,
+            })
+    }
+}
+
+/// BASE and HEAD, resolved with the same usage settings.
+///
+/// Errors: as `compare`'s inputs (`ops::inputs::resolve`); with `--base-ref`, git failing to list or show a path.
+pub fn resolve(req: &DiffRequest, usage: &UsageSettings) -> anyhow::Result<(Side, Side)> {
+    let head = side(req, usage, &req.head, label(&req.head))?;
+    let base = match &req.base_ref {
+        None => side(req, usage, &req.base, label(&req.base))?,
+        Some(r) => {
+            let (dir, paths) = at_ref(r, &req.head)?;
+            let shown = req
+                .head
+                .iter()
+                .map(|p| format!("{r}:{}", p.display()))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let mut side = match paths.is_empty() {
+                // Nothing at the ref: every chain of HEAD is new.
+                true => Side {
+                    scenario: Scenario {
+                        chains: Vec::new(),
+                        ..head.scenario.clone()
+                    },
+                    ..head.clone()
+                },
+                false => side(req, usage, &paths, shown.clone())?,
+            };
+            side.label = shown;
+            let _ = std::fs::remove_dir_all(dir);
+            side
+        }
+    };
+    Ok((base, head))
+}
+
+fn label(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn side(
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    paths: &[PathBuf],
+    label: String,
+) -> anyhow::Result<Side> {
+    let inputs = resolve_side(req, usage, paths)?;
+    let text = match paths {
+        [p] if p.is_file() && p.extension().is_some_and(|e| e == "toml") => Some((
+            p.display().to_string(),
+            crate::input::read_text(p).unwrap_or_default(),
+        )),
+        _ => None,
+    };
+    let scenario_file = match &text {
+        Some((f, _)) => f.clone(),
+        None => req
+            .scenario
+            .as_deref()
+            .or(usage.scenario.as_deref())
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| format!("{} (gateway defaults)", inputs.label)),
+    };
+    Ok(Side {
+        label,
+        scenario: inputs.scenario,
+        provenance: inputs.provenance,
+        text,
+        scenario_file,
+    })
+}
+
+/// `paths` as they are at git ref `r`, written under a new temporary folder; the folder and
+/// the paths there that exist at the ref (empty when none does).
+///
+/// Errors: git cannot be run, or refuses the ref (its message, exit 2).
+fn at_ref(r: &str, paths: &[PathBuf]) -> anyhow::Result<(PathBuf, Vec<PathBuf>)> {
+    let dir = std::env::temp_dir().join(format!(
+        "fallcost-diff-{}-{}",
+        std::process::id(),
+        crate::sim::rng::fresh_seed()
+    ));
+    let git = |args: &[&str]| -> anyhow::Result<Vec<u8>> {
+        let out = Command::new("git")
+            .args(args)
+            .output()
+            .map_err(|e| anyhow::anyhow!("--base-ref {r}: cannot run git: {e}"))?;
+        if !out.status.success() {
+            anyhow::bail!(
+                "--base-ref {r}: git {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(out.stdout)
+    };
+    git(&[
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("{r}^{{commit}}"),
+    ])?;
+    let mut out = Vec::new();
+    for p in paths {
+        let listed = git(&[
+            "ls-tree",
+            "-r",
+            "--name-only",
+            r,
+            "--",
+            &p.display().to_string(),
+        ])?;
+        let files: Vec<&str> = std::str::from_utf8(&listed)?.lines().collect();
+        if files.is_empty() {
+            continue;
+        }
+        for f in files {
+            let body = git(&["show", &format!("{r}:./{f}")])?;
+            let target = dir.join(safe(Path::new(f)));
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&target, body)?;
+        }
+        out.push(dir.join(safe(p)));
+    }
+    Ok((dir, out))
+}
+
+/// `p` with `..` and root components made plain names, so it stays inside the folder.
+fn safe(p: &Path) -> PathBuf {
+    use std::path::Component;
+    p.components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(PathBuf::from(n)),
+            Component::ParentDir => Some(PathBuf::from("__up")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One line naming the reference incident of both sides (`None` when either has none): its
+/// duration, traffic and failure, and HEAD's where they differ.
+pub fn incident_line(base: &Scenario, head: &Scenario) -> Option<String> {
+    let show = |s: &Scenario| {
+        s.incident.as_ref().map(|i| {
+            format!(
+                "{} outage, {} requests at {} req/s in sessions of {}",
+                crate::number::format_seconds(i.duration_s),
+                crate::number::count(i.requests() as f64),
+                clean(i.requests_per_second),
+                i.session_length
+            )
+        })
+    };
+    let (b, h) = (show(base)?, show(head)?);
+    Some(if b == h {
+        h
+    } else {
+        format!("{b} (BASE); {h} (HEAD)")
+    })
+}
+
+/// A chain's reference-incident rate from its monthly traffic (`None`: the scenario's).
+fn chain_rate(usage: &UsageSettings, requests: Option<f64>) -> Option<f64> {
+    requests
+        .filter(|_| usage.incident_requests_per_second.is_none())
+        .map(|n| n / MONTH_S)
+}
+
+/// Chain `chain` of `s` priced alone, as [`figures`] prices it.
+pub fn alone_as_priced(
+    s: &Scenario,
+    chain: &crate::model::Chain,
+    usage: &UsageSettings,
+) -> Scenario {
+    let requests = usage
+        .requests_of(&chain.name, chain.traffic_share)
+        .map(|r| r.0);
+    alone(s, chain, chain_rate(usage, requests))
+}
+
+/// Chain `chain` of `s` alone, its reference incident at `rate` requests per second (the
+/// chain's own traffic) when given, else at its share of the scenario's.
+fn alone(s: &Scenario, chain: &crate::model::Chain, rate: Option<f64>) -> Scenario {
+    let mut one = s.clone();
+    one.incident = s.incident.as_ref().map(|i| crate::model::Incident {
+        requests_per_second: rate.unwrap_or_else(|| i.for_chain(chain).requests_per_second),
+        ..i.clone()
+    });
+    one.chains = vec![crate::model::Chain {
+        traffic_share: None,
+        ..chain.clone()
+    }];
+    one
+}
+
+/// Every chain's figures on `side` under `req.pattern`, with the assumptions each rests on.
+/// Each chain is priced alone: its reference incident (and the history's years) at the
+/// chain's own requests per month spread evenly over a month of 730 hours, when the usage
+/// gives them and no `incident_requests_per_second`; else at the scenario's rate (times the
+/// chain's traffic share).
+///
+/// Errors: a history that does not fit the side's chains (`ops::history::replay`).
+pub fn figures(
+    side: &Side,
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    history: Option<&History>,
+) -> anyhow::Result<Vec<(String, DiffFigures, Vec<Assumption>)>> {
+    let s = &side.scenario;
+    let mut out = Vec::new();
+    for chain in &s.chains {
+        let (requests, source) = match usage.requests_of(&chain.name, chain.traffic_share) {
+            Some((n, src)) => (Some(n), Some(src)),
+            None => (None, None),
+        };
+        let rate = chain_rate(usage, requests);
+        let one = alone(s, chain, rate);
+        let report = crate::ops::compare::analytic(&one);
+        let pattern = if report.steady.iter().any(|r| r.pattern == req.pattern) {
+            req.pattern
+        } else {
+            Pattern::NoFallback
+        };
+        let steady = report.steady.iter().find(|r| r.pattern == pattern);
+        let incident = report.incident.iter().find(|r| r.pattern == pattern);
+        let touched = history.is_some_and(|h| {
+            h.incidents
+                .iter()
+                .any(|i| chain.links.iter().any(|l| l.price.provider == i.provider))
+        });
+        let years = match history {
+            Some(h) if one.incident.is_some() && touched => years(&one, h, usage, req)?,
+            _ => Vec::new(),
+        };
+        // A chain none of whose providers the history names pays no premium.
+        let untouched = history.is_some() && one.incident.is_some() && !touched;
+        let year = years.iter().find(|r| r.pattern == pattern);
+        let per_1k = steady.map(|r| r.analytic.cost_per_1k_usd);
+        let per_month = per_1k.zip(requests).map(|(c, n)| clean(c * n / 1000.0));
+        let excess = incident.map(|r| r.analytic.excess_usd);
+        let at_risk = match (per_month, year, excess) {
+            (Some(m), Some(y), _) => Some(clean(m + y.premium_p95_usd.max(0.0))),
+            (Some(m), None, Some(e)) => Some(clean(m + e.max(0.0))),
+            (Some(m), None, None) => Some(m),
+            _ => None,
+        };
+        let figs = DiffFigures {
+            per_1k_usd: per_1k,
+            requests_per_month: requests,
+            per_month_usd: per_month,
+            incident_usd: incident.map(|r| r.analytic.total_usd),
+            incident_excess_usd: excess,
+            incident_failed: incident.map(|r| r.analytic.failed_requests),
+            premium_per_year_usd: year
+                .map(|y| y.premium_mean_usd)
+                .or(untouched.then_some(0.0)),
+            premium_p95_usd: year.map(|y| y.premium_p95_usd).or(untouched.then_some(0.0)),
+            worst_ratio: worst_ratio(s, chain),
+            month_at_risk_usd: at_risk,
+        };
+        let mut assumptions = Vec::new();
+        if let (Some(n), Some(src)) = (requests, source) {
+            assumptions.push(Assumption {
+                key: "requests_per_month".into(),
+                value: crate::number::count(n),
+                source: src,
+            });
+        }
+        if let (Some(r), Some(i)) = (rate, &one.incident) {
+            assumptions.push(Assumption {
+                key: "incident_requests_per_second".into(),
+                value: crate::number::count(clean(r)),
+                source: format!(
+                    "requests_per_month / 730 hours ({} requests in the {} window)",
+                    crate::number::count(i.requests() as f64),
+                    crate::number::format_seconds(i.duration_s)
+                ),
+            });
+        }
+        out.push((chain.name.clone(), figs, assumptions));
+    }
+    Ok(out)
+}
+
+/// The dearest fallback's like-for-like price (warm, per request) over the primary's; `None`
+/// for a one-link chain or a free primary.
+fn worst_ratio(s: &Scenario, chain: &crate::model::Chain) -> Option<f64> {
+    let req = &s.request;
+    let p0 = req.like_for_like(&chain.links.first()?.price);
+    if p0 <= 0.0 {
+        return None;
+    }
+    chain.links[1..]
+        .iter()
+        .map(|l| req.like_for_like(&l.price) / p0)
+        .reduce(f64::max)
+        .map(clean)
+}
+
+/// The simulated years of `history` on `s`'s chains (`ops::history::years`).
+fn years(
+    s: &Scenario,
+    history: &History,
+    usage: &UsageSettings,
+    req: &DiffRequest,
+) -> anyhow::Result<Vec<crate::report::history::YearsRow>> {
+    let inputs = crate::ops::history::ReplayInputs {
+        files: usage
+            .history
+            .iter()
+            .map(|p| crate::input::shown_path(p))
+            .collect(),
+        minor_error_rate: crate::input::history::DEFAULT_MINOR_ERROR_RATE,
+    };
+    let mut report = crate::ops::history::replay(s, history, &inputs)?;
+    let request = crate::ops::history::YearsRequest {
+        years: req.years,
+        seed: req.seed,
+        cluster: None,
+    };
+    crate::ops::history::years(s, history, request, &mut report)?;
+    Ok(report.years.map(|y| y.rows).unwrap_or_default())
+}
+
+/// The assumptions every figure of the report rests on, with where each was read.
+pub fn assumptions(
+    head: &Side,
+    usage: &UsageSettings,
+    req: &DiffRequest,
+    budget: Option<f64>,
+) -> Vec<Assumption> {
+    let s = &head.scenario;
+    let mut out = vec![Assumption {
+        key: "pattern".into(),
+        value: req.pattern.as_str().into(),
+        source: "--pattern (default sequential: a gateway's failover)".into(),
+    }];
+    let r = &s.request;
+    let profile_src = if req.profile.is_some() {
+        "--profile".to_string()
+    } else if usage.profile.is_some() {
+        format!("{} [usage] profile", usage.file)
+    } else {
+        format!("{} [request]", head.scenario_file)
+    };
+    out.push(Assumption {
+        key: "request".into(),
+        value: format!(
+            "{} input + {} cacheable prefix + {} output tokens",
+            crate::number::count(r.input_tokens),
+            crate::number::count(r.prefix_tokens),
+            crate::number::count(r.output_tokens)
+        ),
+        source: profile_src,
+    });
+    if let Some(i) = &s.incident {
+        out.push(Assumption {
+            key: "incident".into(),
+            value: format!(
+                "{} at {} req/s, sessions of {}",
+                crate::number::format_seconds(i.duration_s),
+                clean(i.requests_per_second),
+                i.session_length
+            ),
+            source: match usage.incident_s {
+                Some(_) => format!("{} [usage] incident", usage.file),
+                None => format!("{} [incident]", head.scenario_file),
+            },
+        });
+    }
+    out.push(Assumption {
+        key: "month".into(),
+        value: format!("{} hours", MONTH_S / 3600.0),
+        source: "8,760 hours a year / 12, as cloud bills count a month".into(),
+    });
+    if !usage.history.is_empty() {
+        out.push(Assumption {
+            key: "history".into(),
+            value: format!(
+                "{} ({} simulated years, seed {})",
+                usage
+                    .history
+                    .iter()
+                    .map(|p| crate::input::shown_path(p))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                crate::number::count(req.years as f64),
+                req.seed
+            ),
+            source: if req.incidents.is_empty() {
+                format!("{} [usage] history", usage.file)
+            } else {
+                "--incidents".into()
+            },
+        });
+    }
+    if let Some(b) = budget {
+        out.push(Assumption {
+            key: "budget".into(),
+            value: format!("${}/month", crate::number::money(b)),
+            source: if req.budget.is_some() {
+                "--budget".into()
+            } else {
+                format!("{} [usage] budget", usage.file)
+            },
+        });
+    }
+    out
+}
