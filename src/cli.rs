@@ -56,16 +56,8 @@ pub struct Cli {
     pub color: ColorWhen,
 }
 
-/// `--color`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
-    /// Colour a terminal, honouring `NO_COLOR` and `CLICOLOR_FORCE`.
-    Auto,
-    /// Always colour (even in a pipe).
-    Always,
-    /// Never colour.
-    Never,
-}
+/// `--color`: [`crate::output::ui::ColorWhen`] (the output layer decides what it means).
+pub use crate::output::ui::ColorWhen;
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -572,22 +564,9 @@ fn parse_share(s: &str) -> Result<f64, String> {
     }
 }
 
-/// `IN/OUT` tokens (`2000/500`), as `--profile` and fallcost.toml's `profile` take them.
-///
-/// Errors: not two whole numbers separated by `/`, a count above 2^40, or both 0.
-pub fn parse_profile(s: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("expected INPUT/OUTPUT tokens, e.g. 2000/500; got `{s}`");
-    let (i, o) = s.split_once('/').ok_or_else(bad)?;
-    let i: u64 = i.trim().parse().map_err(|_| bad())?;
-    let o: u64 = o.trim().parse().map_err(|_| bad())?;
-    if i > 1 << 40 || o > 1 << 40 {
-        return Err(format!("{s}: token counts above 2^40 are not a request"));
-    }
-    if i == 0 && o == 0 {
-        return Err("a request of 0 tokens costs nothing anywhere; give a real profile".into());
-    }
-    Ok((i, o))
-}
+/// `IN/OUT` tokens (`2000/500`): [`crate::input::settings::parse_profile`], which
+/// fallcost.toml's `profile` uses too.
+pub use crate::input::settings::parse_profile;
 
 /// clap's multi-line usage error as one line: the message up to the usage block, its lines
 /// joined, then a pointer to `--help`: the subcommand's, named by the usage line or, for an

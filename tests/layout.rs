@@ -1,33 +1,31 @@
-//! The architecture rules of issue 11 (item 6) as a test: no file in `src/` over 800 lines of
-//! code, and no back edges between the layers.
+//! The architecture rules of README's "Architecture" table as a test: no file in `src/` over
+//! 800 lines of code, and no back edges between the layers.
 //!
-//! Lines of code: the non-blank lines that are not comments (`//`, `///`, `//!`, `/* … */`),
-//! before the file's first `#[cfg(test)]` (tests aside).
+//! Every line of a file is read but its `#[cfg(test)]` items (a `mod tests { … }` wherever it
+//! sits, with the code after it read too; a `#[cfg(test)] mod tests;` leaves its file out).
+//! Lines of code: the non-blank lines that are not comments (`//`, `///`, `//!`, `/* … */`).
 //!
 //! Dependencies: the module paths a file names through `crate::…` (plain, `crate::{a, b::c}`
 //! groups, `use crate::m::{self, …}` then `m::x`) and `super::…` (resolved from the file's
-//! place), in its code before the first `#[cfg(test)]`: comments and string literals are
-//! skipped. The rules:
+//! place): comments and string literals are skipped. Every module of `src/` has a rule (a
+//! file no rule covers is reported), one per row of the table:
 //!
-//! - `src/input/**` does not use `crate::output`, `crate::check`, `crate::cmd`, `crate::sim`;
-//! - `src/output/**` does not use `crate::check`, `crate::cmd`, `crate::ops` (the sweep
-//!   operation is `ops::sweep`; `crate::sweep` holds its result types, as `crate::report` does
-//!   compare's and check's, and may be used);
-//! - `src/report*` (`report.rs` or `report/`) does not use `crate::output`, `crate::cmd`,
-//!   `crate::ops`, `crate::check` or a simulator of `crate::sim` (every module of `src/sim/` but
-//!   `stats`, `histogram` and `rng`, which hold result types and the generator's name);
-//! - `src/model/**` does not use `crate::input`, `crate::output`, `crate::sim`, `crate::cmd`,
-//!   `crate::report`, `crate::ops`, `crate::check`;
-//! - the leaves (`figures.rs`, `number.rs`, `suggest.rs`) use none of the layers;
-//! - `src/sim/**` does not use `crate::input`, `crate::output`, `crate::cmd`, `crate::ops`,
-//!   `crate::check`;
-//! - `src/check/**` and `src/calibrate/**` do not use `crate::output`, `crate::cmd`,
-//!   `crate::ops`, `crate::sim`;
-//! - `src/ops/**` does not use `crate::output` or `crate::cmd` (it returns results; `cmd`
-//!   renders them).
+//! - the leaves (`number.rs`, `suggest.rs`, `error.rs`, `figures.rs`) use none of the layers;
+//! - `src/model/**` uses the leaves only;
+//! - `src/report*` (`report.rs` or `report/`) and `src/sweep.rs` (result types) use the leaves,
+//!   `model`, `input::gateway::Notice` and of `crate::sim` only `stats`, `histogram` and `rng`
+//!   (result types and the generator's name), nothing else of `input` or `sim`;
+//! - `src/sim/**` uses `model`, `report`, `sweep` and the leaves;
+//! - `src/input/**` uses `model` and the leaves;
+//! - `src/check/**` uses `input`, `model`, `report` and the leaves;
+//! - `src/calibrate/**` uses `input`, `model` and the leaves;
+//! - `src/ops/**` uses everything above but `output` (it returns results; `cmd` renders them);
+//! - `src/output/**` uses the result types (`report`, `sweep`), `model` and the leaves: not
+//!   `input`, `sim`, `cli`, `ops` (the sweep operation is `ops::sweep`; `crate::sweep` holds its
+//!   result types, as `crate::report` does compare's and check's);
+//! - `src/cmd/**`, `cli.rs`, `lib.rs` and `main.rs` use everything.
 //!
-//! [`ALLOWED_TODAY`] is empty: issue 11's back edges are all fixed, so any violation fails the
-//! test.
+//! [`ALLOWED_TODAY`] is empty: any violation fails the test.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -51,10 +49,39 @@ struct Rule {
     layer: &'static str,
     prefixes: &'static [&'static str],
     forbidden: Vec<String>,
+    /// Paths under a forbidden one that are allowed all the same (exactly these).
+    except: &'static [&'static str],
 }
+
+/// Every top-level module of `src/` (for the leaves' rule: none of them may be used).
+const MODULES: &[&str] = &[
+    "calibrate",
+    "check",
+    "cli",
+    "cmd",
+    "error",
+    "figures",
+    "input",
+    "model",
+    "number",
+    "ops",
+    "output",
+    "report",
+    "sim",
+    "suggest",
+    "sweep",
+];
 
 fn rules(src: &Path) -> Vec<Rule> {
     let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // every module but `allowed` (each `a` allowing `crate::a` and everything under it)
+    let all_but = |allowed: &[&str]| {
+        MODULES
+            .iter()
+            .filter(|m| !allowed.contains(m))
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+    };
     // the simulators: every module of src/sim but the result types and the generator
     let mut simulators: Vec<String> = std::fs::read_dir(src.join("sim"))
         .expect("src/sim exists")
@@ -71,55 +98,75 @@ fn rules(src: &Path) -> Vec<Rule> {
         simulators.iter().any(|m| m == "sim::steady"),
         "{simulators:?}"
     );
-    let mut report = own(&["output", "cmd", "ops", "check"]);
+    let leaves = ["error", "figures", "number", "suggest"];
+    let with_leaves = |more: &[&'static str]| {
+        let mut v = leaves.to_vec();
+        v.extend_from_slice(more);
+        v
+    };
+    // the result types: the leaves, model, input's notice type, sim's result types
+    let mut report = all_but(&with_leaves(&["model", "report", "sweep", "sim"]));
     report.extend(simulators);
     vec![
         Rule {
-            layer: "input",
-            prefixes: &["input/"],
-            forbidden: own(&["output", "check", "cmd", "sim"]),
-        },
-        Rule {
-            layer: "output",
-            prefixes: &["output/"],
-            forbidden: own(&["check", "cmd", "ops"]),
-        },
-        Rule {
-            layer: "report",
-            prefixes: &["report.rs", "report/"],
-            forbidden: report,
+            layer: "leaves",
+            prefixes: &["figures.rs", "number.rs", "suggest.rs", "error.rs"],
+            forbidden: all_but(&leaves),
+            except: &[],
         },
         Rule {
             layer: "model",
             prefixes: &["model/"],
-            forbidden: own(&["input", "output", "sim", "cmd", "report", "ops", "check"]),
+            forbidden: all_but(&with_leaves(&["model"])),
+            except: &[],
         },
         Rule {
-            layer: "figures",
-            prefixes: &["figures.rs", "number.rs", "suggest.rs"],
-            forbidden: own(&[
-                "input", "output", "sim", "cmd", "report", "ops", "check", "model",
-            ]),
+            layer: "report",
+            prefixes: &["report.rs", "report/", "sweep.rs"],
+            forbidden: report,
+            except: &["input::gateway::Notice"],
         },
         Rule {
             layer: "sim",
             prefixes: &["sim/"],
-            forbidden: own(&["input", "output", "cmd", "ops", "check"]),
+            forbidden: all_but(&with_leaves(&["sim", "model", "report", "sweep"])),
+            except: &[],
+        },
+        Rule {
+            layer: "input",
+            prefixes: &["input/"],
+            forbidden: all_but(&with_leaves(&["input", "model"])),
+            except: &[],
         },
         Rule {
             layer: "check",
             prefixes: &["check/"],
-            forbidden: own(&["output", "cmd", "ops", "sim"]),
+            forbidden: all_but(&with_leaves(&["check", "input", "model", "report"])),
+            except: &[],
         },
         Rule {
             layer: "calibrate",
             prefixes: &["calibrate/"],
-            forbidden: own(&["output", "cmd", "ops", "sim"]),
+            forbidden: all_but(&with_leaves(&["calibrate", "input", "model"])),
+            except: &[],
         },
         Rule {
             layer: "ops",
             prefixes: &["ops/"],
-            forbidden: own(&["output", "cmd"]),
+            forbidden: own(&["output", "cmd", "cli"]),
+            except: &[],
+        },
+        Rule {
+            layer: "output",
+            prefixes: &["output/"],
+            forbidden: all_but(&with_leaves(&["output", "report", "sweep", "model"])),
+            except: &[],
+        },
+        Rule {
+            layer: "cmd",
+            prefixes: &["cmd/", "cli.rs", "lib.rs", "main.rs"],
+            forbidden: Vec::new(),
+            except: &[],
         },
     ]
 }
@@ -137,16 +184,68 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     out.sort();
 }
 
-/// The text before the first `#[cfg(test)]` line.
-fn before_tests(text: &str) -> &str {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with("#[cfg(test)]") {
-            return &text[..at];
+/// `code` (after [`code_only`]: no comments or literals) without its `#[cfg(test)]` items:
+/// each attribute with the attributes after it and the item up to its `;` or its block's
+/// closing brace, wherever in the file it is; the code after a test module stays. Also the
+/// names of the modules declared as `#[cfg(test)] mod NAME;` (their files are test code).
+fn without_tests(code: &str) -> (String, Vec<String>) {
+    const ATTR: &str = "#[cfg(test)]";
+    let c: Vec<char> = code.chars().collect();
+    let attr: Vec<char> = ATTR.chars().collect();
+    let mut out = String::with_capacity(code.len());
+    let mut test_mods = Vec::new();
+    let mut i = 0;
+    while i < c.len() {
+        if !c[i..].starts_with(&attr) {
+            out.push(c[i]);
+            i += 1;
+            continue;
         }
-        at += line.len();
+        let start = i;
+        i += attr.len();
+        // further attributes, then the item: up to `;` or the block's end
+        let mut depth = 0usize;
+        let mut brackets = 0usize;
+        while i < c.len() {
+            match c[i] {
+                '[' => brackets += 1,
+                ']' => brackets = brackets.saturating_sub(1),
+                ';' if depth == 0 && brackets == 0 => {
+                    i += 1;
+                    break;
+                }
+                '{' if brackets == 0 => depth += 1,
+                '}' if brackets == 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        let item: String = c[start + attr.len()..i].iter().collect();
+        let words: Vec<&str> = item
+            .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == ';'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        if let [.., "mod", name] = words.as_slice()
+            && let Some(name) = name.strip_suffix(';')
+        {
+            test_mods.push(name.to_string());
+        }
+        // keep the lines: a removed item leaves its newlines
+        out.extend(c[start..i].iter().filter(|&&ch| ch == '\n'));
     }
-    text
+    (out, test_mods)
+}
+
+/// A file's code: its text without comments, literals and `#[cfg(test)]` items
+/// ([`without_tests`]).
+fn code_of(text: &str) -> String {
+    without_tests(&code_only(text)).0
 }
 
 /// `text` with comments replaced by spaces and string and char literals by `""` / `' '`;
@@ -252,9 +351,9 @@ fn code_only(text: &str) -> String {
     out
 }
 
-/// Lines of code of a file's text: non-blank, non-comment lines before its tests.
+/// Lines of code of a file's text: non-blank, non-comment lines outside its tests.
 fn lines_of_code(text: &str) -> usize {
-    code_only(before_tests(text))
+    code_of(text)
         .lines()
         .filter(|l| !l.trim().is_empty())
         .count()
@@ -358,7 +457,7 @@ fn module_of(rel: &str) -> Vec<String> {
 
 /// The crate paths (without `crate::`) that a file's code names.
 fn used_paths(rel: &str, text: &str) -> BTreeSet<String> {
-    let code = code_only(before_tests(text));
+    let code = code_of(text);
     let c: Vec<char> = code.chars().collect();
     let mut paths: Vec<Vec<String>> = Vec::new();
     for at in path_starts(&c, "crate") {
@@ -395,6 +494,31 @@ fn used_paths(rel: &str, text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The files under `src/` that hold test code only: declared `#[cfg(test)] mod NAME;` by a
+/// file of `files` (`a/b.rs` declares `a/b/NAME.rs`, `a/mod.rs` declares `a/NAME.rs`; or
+/// `NAME/mod.rs` in either).
+fn test_only_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let (_, mods) = without_tests(&code_only(&text));
+        let stem = f.file_stem().unwrap().to_string_lossy();
+        let dir = if ["mod", "lib", "main"].contains(&stem.as_ref()) {
+            f.parent().unwrap().to_path_buf()
+        } else {
+            f.with_extension("")
+        };
+        for m in mods {
+            out.insert(dir.join(format!("{m}.rs")));
+            out.insert(dir.join(&m).join("mod.rs"));
+        }
+    }
+    out
+}
+
+/// The rule that does not cover a file: every file of `src/` is in one layer.
+const NO_LAYER: &str = "in no layer: give its module a row in README's architecture table and a rule in tests/layout.rs";
+
 /// Every violation in `src/`, as (file, rule), sorted.
 fn violations(root: &Path) -> BTreeSet<(String, String)> {
     let src = root.join("src");
@@ -402,31 +526,37 @@ fn violations(root: &Path) -> BTreeSet<(String, String)> {
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     assert!(files.len() > 30, "{} files in src/", files.len());
+    let tests_only = test_only_files(&files);
     let mut out = BTreeSet::new();
-    for f in files {
+    for f in files.iter().filter(|f| !tests_only.contains(*f)) {
         let rel = f
             .strip_prefix(&src)
             .unwrap()
             .to_string_lossy()
             .replace('\\', "/");
         let name = format!("src/{rel}");
-        let text = std::fs::read_to_string(&f).unwrap();
+        let text = std::fs::read_to_string(f).unwrap();
         if lines_of_code(&text) > MAX_LINES {
             out.insert((name.clone(), TOO_LONG.to_string()));
         }
         let used = used_paths(&rel, &text);
+        let mut covered = false;
         for rule in rules
             .iter()
             .filter(|r| r.prefixes.iter().any(|p| rel.starts_with(p)))
         {
+            covered = true;
             for bad in &rule.forbidden {
-                if used
-                    .iter()
-                    .any(|u| u == bad || u.starts_with(&format!("{bad}::")))
-                {
+                if used.iter().any(|u| {
+                    (u == bad || u.starts_with(&format!("{bad}::")))
+                        && !rule.except.contains(&u.as_str())
+                }) {
                     out.insert((name.clone(), format!("{} uses crate::{bad}", rule.layer)));
                 }
             }
+        }
+        if !covered {
+            out.insert((name, NO_LAYER.to_string()));
         }
     }
     out
@@ -436,6 +566,22 @@ fn violations(root: &Path) -> BTreeSet<(String, String)> {
 fn layout_rules_hold_but_for_the_listed_violations() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let found = violations(root);
+    // every top-level module has its rule: src/'s modules are MODULES
+    let mut modules: Vec<String> = std::fs::read_dir(root.join("src"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            let stem = p.file_stem()?.to_string_lossy().into_owned();
+            (p.is_dir() || p.extension().is_some_and(|e| e == "rs")).then_some(stem)
+        })
+        .filter(|m| m != "lib" && m != "main")
+        .collect();
+    modules.sort();
+    modules.dedup();
+    assert_eq!(
+        modules, MODULES,
+        "src/'s top-level modules: give a new one its rule in tests/layout.rs and its row in README's architecture table"
+    );
     // the largest files, for the record (`cargo test --test layout -- --nocapture`)
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
@@ -490,6 +636,13 @@ fn the_scanner_reads_paths_and_counts_lines() {
                 let _ = \"crate::check\";\n    sim::steady::simulate(); super::super::ops::run();\n    \
                 '\"'\n}\n#[cfg(test)]\nmod tests { use crate::cli; }\n";
     assert_eq!(lines_of_code(text), 7);
+    // a test module in the middle: skipped, the code after it read and counted
+    let middle = "use crate::model;\n#[cfg(test)]\n#[allow(unused)]\nmod tests {\n    use crate::cli;\n    \
+                  fn f() { let _ = '}'; }\n}\n\nuse crate::output::x;\n#[cfg(test)]\nmod more;\nfn g() {}\n";
+    assert_eq!(lines_of_code(middle), 3);
+    let used: Vec<String> = used_paths("input/a.rs", middle).into_iter().collect();
+    assert_eq!(used, ["model", "output::x"]);
+    assert_eq!(without_tests(&code_only(middle)).1, ["more"]);
     let used: Vec<String> = used_paths("input/gateway/litellm.rs", text)
         .into_iter()
         .collect();
@@ -520,9 +673,18 @@ fn a_back_edge_is_reported() {
     for sub in ["src/input", "src/sim", "src/model", "src/output"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
+    std::fs::create_dir_all(dir.join("src/cmd")).unwrap();
     for i in 0..31 {
-        std::fs::write(dir.join(format!("src/f{i}.rs")), "").unwrap();
+        std::fs::write(dir.join(format!("src/cmd/f{i}.rs")), "").unwrap();
     }
+    // a module in no layer; a test-only file (declared by input/mod.rs) uses what it likes
+    std::fs::write(dir.join("src/extra.rs"), "").unwrap();
+    std::fs::write(
+        dir.join("src/input/mod.rs"),
+        "#[cfg(test)]\nmod tests;\nfn f() {}\n#[cfg(test)]\nmod inline { use crate::cmd; }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/input/tests.rs"), "use crate::cmd::x;\n").unwrap();
     std::fs::write(dir.join("src/sim/steady.rs"), "").unwrap();
     std::fs::write(
         dir.join("src/model/mod.rs"),
@@ -532,7 +694,10 @@ fn a_back_edge_is_reported() {
     std::fs::write(dir.join("src/output/json.rs"), "use crate::model;\n").unwrap();
     std::fs::write(
         dir.join("src/input/long.rs"),
-        "fn x() {}\n".repeat(801) + "#[cfg(test)]\nmod tests {}\n",
+        "fn x() {}\n".repeat(400)
+            + "#[cfg(test)]\nmod tests {\n    fn t() {}\n}\n"
+            + &"fn y() {}\n".repeat(401)
+            + "use crate::output::table;\n",
     )
     .unwrap();
     std::fs::write(
@@ -548,9 +713,11 @@ fn a_back_edge_is_reported() {
     assert_eq!(
         found,
         [
-            "src/input/long.rs: over 800 lines of code",
-            "src/model/mod.rs: model uses crate::sim",
-            "src/report.rs: report uses crate::sim::steady",
+            format!("src/extra.rs: {NO_LAYER}"),
+            "src/input/long.rs: input uses crate::output".to_string(),
+            "src/input/long.rs: over 800 lines of code".to_string(),
+            "src/model/mod.rs: model uses crate::sim".to_string(),
+            "src/report.rs: report uses crate::sim::steady".to_string(),
         ]
     );
 }

@@ -159,3 +159,92 @@ fn timeline_and_drill_tables_are_real() {
         1e-9,
     );
 }
+
+/// The README's images are what its documented commands draw: every `--plot docs/img/X.svg`
+/// command in a `sh` block, run with the plot written elsewhere, draws `docs/img/X.svg` byte for
+/// byte (`scripts/readme-images.sh` redraws them all).
+#[test]
+fn readme_images_are_current() {
+    let commands = plot_commands(&readme());
+    assert!(commands.len() >= 2, "{commands:?}");
+    let dir = std::env::temp_dir().join(format!("fallcost-readme-img-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (args, image) in &commands {
+        let fresh = dir.join(image.rsplit('/').next().unwrap());
+        let args: Vec<&str> = args
+            .iter()
+            .map(|a| {
+                if a == image {
+                    fresh.to_str().unwrap()
+                } else {
+                    a.as_str()
+                }
+            })
+            .collect();
+        let out = fallcost(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "fallcost {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let drawn = std::fs::read_to_string(&fresh).unwrap();
+        let committed = std::fs::read_to_string(root().join(image)).unwrap();
+        assert!(
+            drawn == committed,
+            "{image} is not what `fallcost {}` draws: run scripts/readme-images.sh",
+            args.join(" ")
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `fallcost … --plot docs/img/X.svg` commands of the README's `sh` blocks (continued
+/// lines joined): each command's arguments after `fallcost`, and the image path.
+fn plot_commands(readme: &str) -> Vec<(Vec<String>, String)> {
+    let mut out = Vec::new();
+    for block in readme.split("```sh\n").skip(1) {
+        let block = block.split("```").next().unwrap();
+        let joined = block.replace("\\\n", " ");
+        for line in joined.lines() {
+            let words: Vec<String> = line.split_whitespace().map(String::from).collect();
+            let Some(at) = words.iter().position(|w| w == "--plot") else {
+                continue;
+            };
+            if words.first().map(String::as_str) != Some("fallcost") {
+                continue;
+            }
+            let image = words[at + 1].clone();
+            if image.starts_with("docs/img/") {
+                out.push((words[1..].to_vec(), image));
+            }
+        }
+    }
+    out
+}
+
+/// The command reader on a made-up README: continued lines joined, other blocks ignored.
+#[test]
+fn plot_commands_are_read_whole() {
+    let text = "```sh\nfallcost sweep -s a.toml \\\n  --param x=0:1:1 --plot docs/img/a.svg\n```\n\
+                ```text\nfallcost compare --plot docs/img/b.svg\n```\n\
+                ```sh\nfallcost compare -s b.toml --plot /tmp/c.svg\n```\n";
+    assert_eq!(
+        plot_commands(text),
+        [(
+            [
+                "sweep",
+                "-s",
+                "a.toml",
+                "--param",
+                "x=0:1:1",
+                "--plot",
+                "docs/img/a.svg"
+            ]
+            .map(String::from)
+            .to_vec(),
+            "docs/img/a.svg".to_string()
+        )]
+    );
+}

@@ -1,6 +1,7 @@
-//! End to end at `COLUMNS=80` (the helpers in `common` set it): every line of the price
-//! table, `prices --list`, `--version`, `completions --help` and a scenario of long real model
-//! ids fits 80 columns, and nothing is split over many stacked copies of the same rows.
+//! End to end at `COLUMNS=80` (the helpers in `common` set it): `prices --list`, `--version`,
+//! `completions --help` and a scenario of long real model ids fit 80 columns, a price table is
+//! one line per model with its id whole, and nothing is split over many stacked copies of the
+//! same rows.
 
 mod common;
 
@@ -20,42 +21,101 @@ fn tables(text: &str) -> usize {
     text.lines().filter(|l| l.starts_with('┌')).count()
 }
 
-#[test]
-fn the_whole_price_table_fits_in_two_tables() {
-    let t = ok(&["prices"]);
-    assert_eq!(too_wide(&t), vec![], "prices");
-    // was 10 tables of 3,585 rows with one price column each, 115-165 columns wide
-    assert_eq!(tables(&t), 2);
-    // the prices together in the first table
-    // each table's header: the line under its top border
-    let lines: Vec<&str> = t.lines().collect();
-    let headers: Vec<&str> = (1..lines.len())
-        .filter(|&i| lines[i - 1].starts_with('┌'))
-        .map(|i| lines[i])
-        .collect();
-    let header = headers[0];
-    for col in ["input", "cache read", "output"] {
-        assert!(header.contains(col), "{header}");
-    }
-    // caching, TTL and minimum prefix folded into one column, the tiers into another
-    let second = headers[1];
-    assert!(
-        second.contains("caching") && second.contains("tiers"),
-        "{second}"
-    );
+/// The rows of a price table too wide for 80 columns with its ids whole (the aligned layout
+/// without borders): the lines after the rule under its header.
+fn plain_rows(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with('─'))
+        .skip(1)
+        .collect()
 }
 
+/// The whole table at 80 columns: one line per model with its id whole (the ids of real
+/// tables run to 60 columns, so a boxed table wrapped each over 3 or 4 lines), the prices
+/// together, caching, TTL and minimum prefix folded into one column, the tiers into another;
+/// the preamble still wrapped to 80.
 #[test]
-fn a_filtered_price_list_is_one_table() {
+fn the_whole_price_table_is_one_line_per_model() {
+    let t = ok(&["prices"]);
+    assert_eq!(tables(&t), 0, "no boxed table");
+    let rows = plain_rows(&t);
+    assert_eq!(rows.len(), 3585);
+    let json = common::json(&["prices"]);
+    let ids: Vec<&String> = json["models"].as_object().unwrap().keys().collect();
+    for id in &ids {
+        assert!(
+            rows.iter().any(|r| r.starts_with(&format!("{id} "))),
+            "{id} not whole at the start of a row"
+        );
+    }
+    let header: String = t
+        .lines()
+        .take_while(|l| !l.starts_with('─'))
+        .skip_while(|l| !l.starts_with("USD per 1,000,000 tokens"))
+        .skip(1)
+        .collect::<Vec<_>>()
+        .join("\n");
+    for col in [
+        "model", "input", "cache", "read", "output", "caching", "tiers",
+    ] {
+        assert!(header.contains(col), "{header}");
+    }
+    let preamble: Vec<&str> = t
+        .lines()
+        .take_while(|l| !l.starts_with("USD per 1,000,000 tokens"))
+        .collect();
+    assert_eq!(too_wide(&preamble.join("\n")), vec![], "prices");
+}
+
+/// A filtered list too wide for a boxed table with its ids whole: one line per model, the id
+/// first and whole, the provider last; caching folded into one column. A table that fits is
+/// one boxed table.
+#[test]
+fn a_filtered_price_list_is_one_line_per_model() {
     let t = ok(&["prices", "gemini-2.5-pro"]);
-    assert_eq!(too_wide(&t), vec![], "{t}");
-    assert_eq!(tables(&t), 1, "{t}");
     assert!(t.contains("7 of 3,585 models shown"), "{t}");
-    // the provider in the model cell when the id does not start with it; caching folded
-    assert!(t.contains("(vertex_"), "{t}");
+    let rows = plain_rows(&t);
+    assert_eq!(rows.len(), 7, "{t}");
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("gemini-2.5-pro ") && r.ends_with(" vertex_ai-language-models")),
+        "{t}"
+    );
     assert!(t.contains("10m ≥2,048"), "{t}");
     let t = ok(&["prices", "claude*4-5"]);
+    let rows = plain_rows(&t);
+    assert!(rows.len() > 10, "{t}");
+    assert!(
+        rows.iter()
+            .all(|r| r.contains("claude") && r.contains("4-5")),
+        "{t}"
+    );
+    let t = ok(&["prices", "--pricing", "2026-07"]);
     assert_eq!(too_wide(&t), vec![], "{t}");
+    assert_eq!(tables(&t), 1, "{t}");
+}
+
+/// `prices gpt-4o` at 80 columns: one line per model (47 models, not 274 lines of wrapped
+/// ids), each id whole, and no `cache write` column: no model of the 47 prices a cache write.
+#[test]
+fn gpt_4o_prices_are_one_line_per_model_with_whole_ids() {
+    let t = ok(&["prices", "gpt-4o"]);
+    assert!(t.contains("47 of 3,585 models shown"), "{t}");
+    let rows = plain_rows(&t);
+    assert_eq!(rows.len(), 47, "{t}");
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("azure/global-standard/gpt-4o-2024-08-06 ")),
+        "{t}"
+    );
+    let header: Vec<&str> = t
+        .lines()
+        .skip_while(|l| !l.starts_with("USD per 1,000,000 tokens"))
+        .take_while(|l| !l.starts_with('─'))
+        .collect();
+    assert!(header.iter().any(|l| l.contains("read")), "{t}");
+    assert!(!header.iter().any(|l| l.contains("write")), "{t}");
+    assert!(t.lines().count() < 70, "{t}");
 }
 
 #[test]

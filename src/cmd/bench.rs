@@ -34,7 +34,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitStatus> {
         floor_ratio(floor, model),
     );
     let text = format!("{text}{}", prices_bench(args.repeat)?);
-    crate::output::write(&crate::output::Target::Stdout, text.as_bytes())?;
+    crate::output::write(&crate::output::OutputTarget::Stdout, text.as_bytes())?;
     Ok(ExitStatus::Success)
 }
 

@@ -121,7 +121,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
         return Err(e.into());
     }
     crate::output::write(
-        &crate::output::Target::parse(&args.output),
+        &crate::output::OutputTarget::parse(&args.output),
         written.text.as_bytes(),
     )?;
     report(&agg, &files, &written, &prices, elapsed);

@@ -29,6 +29,9 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         "price table {}; {n} chain{s}",
         inputs.scenario.pricing
     ));
+    if let Some(hint) = nothing_fails(&inputs) {
+        ui::note(&hint);
+    }
     let started = std::time::Instant::now();
     let mut report = crate::ops::compare::analytic(&inputs.scenario);
     if let Some(note) = &inputs.partial {
@@ -54,6 +57,22 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
     }
     output::write(target, &bytes)?;
     Ok(ExitStatus::Success)
+}
+
+/// The hint for a scenario read from gateway configs alone (no `--scenario`, no fallcost.toml
+/// `scenario`) in which nothing fails: every failure and incident figure would print as 0.
+fn nothing_fails(inputs: &inputs::Inputs) -> Option<String> {
+    let s = &inputs.scenario;
+    let fails = s
+        .chains
+        .iter()
+        .any(|c| c.links.iter().any(|l| l.failure_rate > 0.0));
+    (inputs.label == "--config" && !fails && s.incident.is_none()).then(|| {
+        "the configs give the chains but no failure rate and no incident, so every failure figure is 0: \
+         give --scenario FILE (or fallcost.toml [compare] scenario) without [[chain]], with a \
+         [steady] failure_rate or an [incident], to price failures"
+            .to_string()
+    })
 }
 
 /// Where the scenario comes from, as the flags give it.

@@ -5,7 +5,7 @@ use crate::cli::DiffArgs;
 use crate::cmd::options::Options;
 use crate::error::ExitStatus;
 use crate::ops::diff::{DiffRequest, Threshold};
-use crate::output::{self, Target, ui};
+use crate::output::{self, OutputTarget, ui};
 
 /// Parse a `--fail-above` limit: `10%`, `$500/month` (or `500/month`), `$1000/incident`, `3x`.
 ///
@@ -76,7 +76,7 @@ pub fn run(args: &DiffArgs, _opts: &Options) -> anyhow::Result<ExitStatus> {
     } else {
         output::diff::render_diff(&report, args.format)?
     };
-    output::write(&Target::parse(&args.output), text.as_bytes())?;
+    output::write(&OutputTarget::parse(&args.output), text.as_bytes())?;
     Ok(if report.crossed.is_empty() {
         ExitStatus::Success
     } else {

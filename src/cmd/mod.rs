@@ -18,13 +18,13 @@ pub mod version;
 use std::path::Path;
 
 use crate::cli::OutputArgs;
-use crate::output::{Format, Target};
+use crate::output::{Format, OutputTarget};
 
 /// Refuse a `--plot` that names the `--output` file (`compare`, `sweep`), before any work.
 ///
 /// Errors (exit 2): both flags name the same file.
-pub fn plot_apart(plot: Option<&Path>, target: &Target) -> anyhow::Result<()> {
-    if let (Some(plot), Target::File(out)) = (plot, target)
+pub fn plot_apart(plot: Option<&Path>, target: &OutputTarget) -> anyhow::Result<()> {
+    if let (Some(plot), OutputTarget::File(out)) = (plot, target)
         && plot == out
     {
         anyhow::bail!(

@@ -5,7 +5,7 @@
 //! [`resolve`] in [`crate::run`] before any subcommand runs; no command rebuilds them.
 
 use crate::cli::{Cli, Command};
-use crate::output::{Format, Target, ui::Ui};
+use crate::output::{Format, OutputTarget, ui::Ui};
 use crate::sim::{self, McOptions};
 
 /// Everything the subcommands read from the command line beyond their own inputs.
@@ -17,7 +17,7 @@ pub struct Options {
     /// file's extension, else a table ([`super::format_of`]). A table for other commands.
     pub format: Format,
     /// Where the output goes (`--output`; standard output for other commands).
-    pub target: Target,
+    pub target: OutputTarget,
     /// With `--mc` (`compare`, `sweep`): the Monte Carlo budget and seed.
     pub mc: Option<Mc>,
 }
@@ -51,7 +51,7 @@ impl Mc {
 
 impl Options {
     /// The output format and target.
-    pub fn output(&self) -> (Format, &Target) {
+    pub fn output(&self) -> (Format, &OutputTarget) {
         (self.format, &self.target)
     }
 }
@@ -63,8 +63,8 @@ impl Options {
 /// that names no format ([`super::format_of`]), before anything runs.
 pub fn resolve(cli: &Cli, ui: Ui) -> anyhow::Result<Options> {
     let (format, target) = match cli.command.output_args() {
-        Some(o) => (super::format_of(o)?, Target::parse(&o.output)),
-        None => (Format::Table, Target::Stdout),
+        Some(o) => (super::format_of(o)?, OutputTarget::parse(&o.output)),
+        None => (Format::Table, OutputTarget::Stdout),
     };
     let mc = |requests: Option<u64>, runs: Option<u64>, default_runs: u64, seed: Option<u64>| {
         requests.map(|requests| Mc {

@@ -6,6 +6,7 @@ use crate::cmd::options::Options;
 use crate::error::ExitStatus;
 use crate::ops::prices;
 use crate::output;
+use crate::output::prices::ListedTable;
 
 /// Print the filtered, sorted table; or `--list` the bundled tables; or `--update` the cached
 /// LiteLLM file.
@@ -14,7 +15,19 @@ use crate::output;
 pub fn run(args: &PricesArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
     let (format, target) = opts.output();
     if args.list {
-        output::write(target, output::prices::list().as_bytes())?;
+        let tables: Vec<ListedTable> = crate::input::pricing::BUNDLED
+            .iter()
+            .map(|b| ListedTable {
+                name: b.name,
+                aliases: b.aliases,
+                date: b.date,
+                default_for: b.default_for,
+                source: b.source,
+            })
+            .collect();
+        let latest = crate::input::update::cache_file();
+        let latest = latest.as_deref().map(|p| (p, p.is_file()));
+        output::write(target, output::prices::list(&tables, latest).as_bytes())?;
         return Ok(ExitStatus::Success);
     }
     if let Some(url) = &args.update {

@@ -6,7 +6,7 @@ use crate::error::ExitStatus;
 use crate::number::count;
 use crate::ops::inputs::{self, Flags};
 use crate::ops::sweep::{self, Param};
-use crate::output::{self, Target, ui};
+use crate::output::{self, OutputTarget, ui};
 
 /// Parse the ranges, resolve the scenario ([`inputs::source`]), run the sweep, print or write
 /// it, and draw `--plot`.
@@ -60,7 +60,7 @@ pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
 fn refuse_before_computing(
     args: &SweepArgs,
     params: &[Param],
-    target: &Target,
+    target: &OutputTarget,
 ) -> anyhow::Result<()> {
     if args.plot.is_some() && params.len() != 1 {
         anyhow::bail!(

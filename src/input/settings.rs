@@ -105,7 +105,7 @@ pub fn compare_settings(path: Option<&Path>) -> Result<CompareSettings, InputErr
         return Ok(CompareSettings::default());
     };
     let profile = match &c.profile {
-        Some(p) => Some(crate::cli::parse_profile(p).map_err(|m| {
+        Some(p) => Some(parse_profile(p).map_err(|m| {
             doc.error_at(
                 InputErrorKind::Invalid,
                 &[
@@ -205,7 +205,7 @@ pub fn load(path: &Path) -> Result<CheckSettings, InputError> {
     }
     if let Some(p) = &c.profile {
         out.profile = Some(
-            crate::cli::parse_profile(p)
+            parse_profile(p)
                 .map_err(|m| doc.error_at(InputErrorKind::Invalid, &at("profile"), m))?,
         );
     }
@@ -233,6 +233,23 @@ pub fn load(path: &Path) -> Result<CheckSettings, InputError> {
         );
     out.deny_warnings = c.deny_warnings;
     Ok(out)
+}
+
+/// `IN/OUT` tokens (`2000/500`), as `--profile` and fallcost.toml's `profile` take them.
+///
+/// Errors: not two whole numbers separated by `/`, a count above 2^40, or both 0.
+pub fn parse_profile(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("expected INPUT/OUTPUT tokens, e.g. 2000/500; got `{s}`");
+    let (i, o) = s.split_once('/').ok_or_else(bad)?;
+    let i: u64 = i.trim().parse().map_err(|_| bad())?;
+    let o: u64 = o.trim().parse().map_err(|_| bad())?;
+    if i > 1 << 40 || o > 1 << 40 {
+        return Err(format!("{s}: token counts above 2^40 are not a request"));
+    }
+    if i == 0 && o == 0 {
+        return Err("a request of 0 tokens costs nothing anywhere; give a real profile".into());
+    }
+    Ok((i, o))
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub mod incident;
 pub mod latency;
 pub mod policy;
 pub mod prices;
+pub mod provenance;
 pub mod steady;
 pub mod timeline;
 

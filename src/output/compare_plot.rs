@@ -87,22 +87,21 @@ struct Canvas {
 #[allow(clippy::too_many_arguments)]
 impl Canvas {
     fn text(&mut self, x: f64, y: f64, size: f64, fill: &str, anchor: &str, weight: &str, s: &str) {
-        // bold labels sit over the dashed reference lines: a white halo keeps them legible
-        let halo = if weight == "bold" {
-            r#" stroke="white" stroke-width="4" paint-order="stroke""#
-        } else {
-            ""
+        let element = |fill: &str, stroke: &str| {
+            format!(
+                r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" fill="{fill}" text-anchor="{anchor}" font-weight="{weight}"{stroke}>{}</text>"#,
+                esc(s)
+            )
         };
-        let out = if halo.is_empty() {
-            &mut self.svg
+        if weight == "bold" {
+            // bold labels sit over the dashed reference lines: a white halo keeps them legible,
+            // drawn as a copy of the text stroked white under it (renderers that ignore
+            // `paint-order` would paint a stroke on the text itself over its letters)
+            let halo = element("white", r#" stroke="white" stroke-width="4""#);
+            let _ = writeln!(self.labels, "{halo}\n{}", element(fill, ""));
         } else {
-            &mut self.labels
-        };
-        let _ = writeln!(
-            out,
-            r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" fill="{fill}" text-anchor="{anchor}" font-weight="{weight}"{halo}>{}</text>"#,
-            esc(s)
-        );
+            let _ = writeln!(self.svg, "{}", element(fill, ""));
+        }
     }
 
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
@@ -202,227 +201,10 @@ pub fn compare_chart(report: &Report) -> String {
     );
     c.y += 20.0;
     for chain in chains {
-        let rows: Vec<_> = patterns()
-            .iter()
-            .filter_map(|p| {
-                report
-                    .steady
-                    .iter()
-                    .find(|r| r.chain == chain && r.pattern == *p)
-            })
-            .collect();
-        if rows.is_empty() {
+        if !steady_bars(&mut c, report, chain) {
             continue;
         }
-        c.y += 26.0;
-        c.text(
-            20.0,
-            c.y,
-            16.0,
-            INK,
-            "start",
-            "bold",
-            &format!("Chain {chain}"),
-        );
-        c.y += 20.0;
-        c.text(
-            20.0,
-            c.y,
-            13.0,
-            INK,
-            "start",
-            "normal",
-            "Steady state: USD per 1,000 requests",
-        );
-        c.y += 32.0;
-        let base = rows[0].baseline();
-        let max = rows
-            .iter()
-            .map(|r| r.analytic.cost_per_1k_usd)
-            .fold(base, f64::max);
-        let top = c.y + 6.0;
-        let scale = c.axis(top, rows.len(), max, "USD per 1,000 requests");
-        let mut below_note = None;
-        for (i, r) in rows.iter().enumerate() {
-            let y = top + i as f64 * (BAR + GAP);
-            c.text(
-                LEFT - 10.0,
-                y + BAR * 0.68,
-                13.0,
-                INK,
-                "end",
-                "normal",
-                r.pattern.as_str(),
-            );
-            let cost = r.analytic.cost_per_1k_usd;
-            c.rect(LEFT, y, cost.min(base) * scale, BAR, BASE);
-            c.rect(
-                LEFT + base * scale,
-                y,
-                (cost - base).max(0.0) * scale,
-                BAR,
-                PREMIUM,
-            );
-            let mut label = format!("${}", money(cost));
-            let mut colour = INK;
-            if let Some(v) = r.analytic.vs_baseline {
-                if v > 0.0005 {
-                    label.push_str(&format!(" · +{:.1}%", v * 100.0));
-                    colour = PREMIUM;
-                } else if v < -0.00005 || (cost < base && r.analytic.failed_per_1k > 0.0) {
-                    label.push_str(&format!(" · {:.2}%", v * 100.0));
-                }
-            }
-            if r.analytic.failed_per_1k > 0.0 {
-                label.push_str(&format!(" · {} failed*", count(r.analytic.failed_per_1k)));
-                below_note = Some(());
-            }
-            c.text(
-                LEFT + cost.max(base) * scale + 8.0,
-                y + BAR * 0.68,
-                13.0,
-                colour,
-                "start",
-                "bold",
-                &label,
-            );
-        }
-        let bottom = top + rows.len() as f64 * (BAR + GAP);
-        let bx = LEFT + base * scale;
-        c.line(bx, top - 10.0, bx, bottom - GAP + 4.0, INK, true, 1.5);
-        c.text(
-            bx,
-            top - 14.0,
-            12.0,
-            INK,
-            "middle",
-            "normal",
-            &format!("primary alone ${}", money(base)),
-        );
-        c.y = bottom + 60.0;
-        let mut legend = vec![
-            (BASE, "up to the primary alone"),
-            (PREMIUM, "premium above it"),
-        ];
-        if below_note.is_some() {
-            c.text(
-                LEFT,
-                c.y,
-                12.0,
-                MUTED,
-                "start",
-                "normal",
-                "* failed requests per 1,000, not billed: a pattern that fails more can cost less",
-            );
-            c.y += 18.0;
-            legend.truncate(2);
-        }
-        legend_row(&mut c, &legend);
-
-        // The incident, stacked.
-        let inc: Vec<_> = patterns()
-            .iter()
-            .filter_map(|p| {
-                report
-                    .incident
-                    .iter()
-                    .find(|r| r.chain == chain && r.pattern == *p)
-            })
-            .collect();
-        if inc.is_empty() {
-            continue;
-        }
-        c.y += 30.0;
-        c.text(
-            20.0,
-            c.y,
-            13.0,
-            INK,
-            "start",
-            "normal",
-            "Incident: USD for the whole window, in its parts",
-        );
-        c.y += 32.0;
-        let normal = inc[0].normal();
-        let max = inc
-            .iter()
-            .map(|r| r.analytic.total_usd)
-            .fold(normal, f64::max);
-        let top = c.y + 6.0;
-        let scale = c.axis(top, inc.len(), max, "USD");
-        for (i, r) in inc.iter().enumerate() {
-            let y = top + i as f64 * (BAR + GAP);
-            c.text(
-                LEFT - 10.0,
-                y + BAR * 0.68,
-                13.0,
-                INK,
-                "end",
-                "normal",
-                r.pattern.as_str(),
-            );
-            let mut x = LEFT;
-            for (v, colour) in [
-                (r.analytic.window_usd, WINDOW),
-                (r.analytic.cold_start_usd, COLD),
-                (r.analytic.failback_usd, FAILBACK),
-            ] {
-                c.rect(x, y, v.max(0.0) * scale, BAR, colour);
-                x += v.max(0.0) * scale;
-            }
-            let mut label = format!("${}", money(r.analytic.total_usd));
-            if let Some(m) = r.analytic.multiplier.filter(|m| *m > 0.0) {
-                label.push_str(&format!(" · {m:.2}x normal"));
-            }
-            if r.analytic.failed_requests > 0.0 {
-                label.push_str(&format!(
-                    " · {} failed*",
-                    count(r.analytic.failed_requests.round())
-                ));
-            }
-            c.text(
-                LEFT + r.analytic.total_usd.max(0.0) * scale + 8.0,
-                y + BAR * 0.68,
-                13.0,
-                INK,
-                "start",
-                "bold",
-                &label,
-            );
-        }
-        let bottom = top + inc.len() as f64 * (BAR + GAP);
-        let nx = LEFT + normal * scale;
-        c.line(nx, top - 10.0, nx, bottom - GAP + 4.0, INK, true, 1.5);
-        c.text(
-            nx,
-            top - 14.0,
-            12.0,
-            INK,
-            "middle",
-            "normal",
-            &format!("normal bill ${}", money(normal)),
-        );
-        c.y = bottom + 60.0;
-        if inc.iter().any(|r| r.analytic.failed_requests > 0.0) {
-            c.text(
-                LEFT,
-                c.y,
-                12.0,
-                MUTED,
-                "start",
-                "normal",
-                "* requests that failed in the window: not billed, and not answered",
-            );
-            c.y += 18.0;
-        }
-        legend_row(
-            &mut c,
-            &[
-                (WINDOW, "window"),
-                (COLD, "cold starts"),
-                (FAILBACK, "fail-back writes"),
-            ],
-        );
+        incident_bars(&mut c, report, chain);
     }
     let height = c.y + 24.0;
     format!(
@@ -432,6 +214,238 @@ pub fn compare_chart(report: &Report) -> String {
 "#,
         c.svg, c.labels
     )
+}
+
+/// A chain's steady-state bars: each pattern's cost per 1,000 requests, up to the primary
+/// alone and the premium above it, with the primary's line; `false` when the report has no
+/// steady row for `chain` (nothing drawn).
+fn steady_bars(c: &mut Canvas, report: &Report, chain: &str) -> bool {
+    let rows: Vec<_> = patterns()
+        .iter()
+        .filter_map(|p| {
+            report
+                .steady
+                .iter()
+                .find(|r| r.chain == chain && r.pattern == *p)
+        })
+        .collect();
+    if rows.is_empty() {
+        return false;
+    }
+    c.y += 26.0;
+    c.text(
+        20.0,
+        c.y,
+        16.0,
+        INK,
+        "start",
+        "bold",
+        &format!("Chain {chain}"),
+    );
+    c.y += 20.0;
+    c.text(
+        20.0,
+        c.y,
+        13.0,
+        INK,
+        "start",
+        "normal",
+        "Steady state: USD per 1,000 requests",
+    );
+    c.y += 32.0;
+    let base = rows[0].baseline();
+    let max = rows
+        .iter()
+        .map(|r| r.analytic.cost_per_1k_usd)
+        .fold(base, f64::max);
+    let top = c.y + 6.0;
+    let scale = c.axis(top, rows.len(), max, "USD per 1,000 requests");
+    let mut below_note = None;
+    for (i, r) in rows.iter().enumerate() {
+        let y = top + i as f64 * (BAR + GAP);
+        c.text(
+            LEFT - 10.0,
+            y + BAR * 0.68,
+            13.0,
+            INK,
+            "end",
+            "normal",
+            r.pattern.as_str(),
+        );
+        let cost = r.analytic.cost_per_1k_usd;
+        c.rect(LEFT, y, cost.min(base) * scale, BAR, BASE);
+        c.rect(
+            LEFT + base * scale,
+            y,
+            (cost - base).max(0.0) * scale,
+            BAR,
+            PREMIUM,
+        );
+        let mut label = format!("${}", money(cost));
+        let mut colour = INK;
+        if let Some(v) = r.analytic.vs_baseline {
+            if v > 0.0005 {
+                label.push_str(&format!(" · +{:.1}%", v * 100.0));
+                colour = PREMIUM;
+            } else if v < -0.00005 || (cost < base && r.analytic.failed_per_1k > 0.0) {
+                label.push_str(&format!(" · {:.2}%", v * 100.0));
+            }
+        }
+        if r.analytic.failed_per_1k > 0.0 {
+            label.push_str(&format!(" · {} failed*", count(r.analytic.failed_per_1k)));
+            below_note = Some(());
+        }
+        c.text(
+            LEFT + cost.max(base) * scale + 8.0,
+            y + BAR * 0.68,
+            13.0,
+            colour,
+            "start",
+            "bold",
+            &label,
+        );
+    }
+    let bottom = top + rows.len() as f64 * (BAR + GAP);
+    let bx = LEFT + base * scale;
+    c.line(bx, top - 10.0, bx, bottom - GAP + 4.0, INK, true, 1.5);
+    c.text(
+        bx,
+        top - 14.0,
+        12.0,
+        INK,
+        "middle",
+        "normal",
+        &format!("primary alone ${}", money(base)),
+    );
+    c.y = bottom + 60.0;
+    let mut legend = vec![
+        (BASE, "up to the primary alone"),
+        (PREMIUM, "premium above it"),
+    ];
+    if below_note.is_some() {
+        c.text(
+            LEFT,
+            c.y,
+            12.0,
+            MUTED,
+            "start",
+            "normal",
+            "* failed requests per 1,000, not billed: a pattern that fails more can cost less",
+        );
+        c.y += 18.0;
+        legend.truncate(2);
+    }
+    legend_row(c, &legend);
+    true
+}
+
+/// A chain's incident bars: each pattern's bill for the window in its parts (window, cold
+/// starts, fail-back writes), with the normal bill's line; nothing without incident rows.
+fn incident_bars(c: &mut Canvas, report: &Report, chain: &str) {
+    // The incident, stacked.
+    let inc: Vec<_> = patterns()
+        .iter()
+        .filter_map(|p| {
+            report
+                .incident
+                .iter()
+                .find(|r| r.chain == chain && r.pattern == *p)
+        })
+        .collect();
+    if inc.is_empty() {
+        return;
+    }
+    c.y += 30.0;
+    c.text(
+        20.0,
+        c.y,
+        13.0,
+        INK,
+        "start",
+        "normal",
+        "Incident: USD for the whole window, in its parts",
+    );
+    c.y += 32.0;
+    let normal = inc[0].normal();
+    let max = inc
+        .iter()
+        .map(|r| r.analytic.total_usd)
+        .fold(normal, f64::max);
+    let top = c.y + 6.0;
+    let scale = c.axis(top, inc.len(), max, "USD");
+    for (i, r) in inc.iter().enumerate() {
+        let y = top + i as f64 * (BAR + GAP);
+        c.text(
+            LEFT - 10.0,
+            y + BAR * 0.68,
+            13.0,
+            INK,
+            "end",
+            "normal",
+            r.pattern.as_str(),
+        );
+        let mut x = LEFT;
+        for (v, colour) in [
+            (r.analytic.window_usd, WINDOW),
+            (r.analytic.cold_start_usd, COLD),
+            (r.analytic.failback_usd, FAILBACK),
+        ] {
+            c.rect(x, y, v.max(0.0) * scale, BAR, colour);
+            x += v.max(0.0) * scale;
+        }
+        let mut label = format!("${}", money(r.analytic.total_usd));
+        if let Some(m) = r.analytic.multiplier.filter(|m| *m > 0.0) {
+            label.push_str(&format!(" · {m:.2}x normal"));
+        }
+        if r.analytic.failed_requests > 0.0 {
+            label.push_str(&format!(
+                " · {} failed*",
+                count(r.analytic.failed_requests.round())
+            ));
+        }
+        c.text(
+            LEFT + r.analytic.total_usd.max(0.0) * scale + 8.0,
+            y + BAR * 0.68,
+            13.0,
+            INK,
+            "start",
+            "bold",
+            &label,
+        );
+    }
+    let bottom = top + inc.len() as f64 * (BAR + GAP);
+    let nx = LEFT + normal * scale;
+    c.line(nx, top - 10.0, nx, bottom - GAP + 4.0, INK, true, 1.5);
+    c.text(
+        nx,
+        top - 14.0,
+        12.0,
+        INK,
+        "middle",
+        "normal",
+        &format!("normal bill ${}", money(normal)),
+    );
+    c.y = bottom + 60.0;
+    if inc.iter().any(|r| r.analytic.failed_requests > 0.0) {
+        c.text(
+            LEFT,
+            c.y,
+            12.0,
+            MUTED,
+            "start",
+            "normal",
+            "* requests that failed in the window: not billed, and not answered",
+        );
+        c.y += 18.0;
+    }
+    legend_row(
+        c,
+        &[
+            (WINDOW, "window"),
+            (COLD, "cold starts"),
+            (FAILBACK, "fail-back writes"),
+        ],
+    );
 }
 
 /// A row of colour keys at the canvas's current line.

@@ -43,20 +43,20 @@ pub enum Format {
 
 /// Where output goes: standard output, or a file written atomically.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub enum OutputTarget {
     /// Standard output (`--output -`, the default).
     Stdout,
     /// A file path.
     File(PathBuf),
 }
 
-impl Target {
+impl OutputTarget {
     /// `-` is standard output; anything else a path.
-    pub fn parse(spec: &str) -> Target {
+    pub fn parse(spec: &str) -> OutputTarget {
         if spec == "-" {
-            Target::Stdout
+            OutputTarget::Stdout
         } else {
-            Target::File(PathBuf::from(spec))
+            OutputTarget::File(PathBuf::from(spec))
         }
     }
 }
@@ -80,11 +80,11 @@ pub fn render(report: &Report, format: Format) -> anyhow::Result<Vec<u8>> {
 ///
 /// Errors: the file cannot be created, written or renamed (with the path); writing to a closed
 /// standard output returns the `BrokenPipe` I/O error for the caller to treat as success.
-pub fn write(target: &Target, bytes: &[u8]) -> anyhow::Result<()> {
+pub fn write(target: &OutputTarget, bytes: &[u8]) -> anyhow::Result<()> {
     match target {
-        Target::Stdout => Ok(write_stdout(bytes)?),
+        OutputTarget::Stdout => Ok(write_stdout(bytes)?),
         // Colour is for the terminal: a file never gets it.
-        Target::File(path) => write_file(path, &strip_sgr(bytes), "--output"),
+        OutputTarget::File(path) => write_file(path, &strip_sgr(bytes), "--output"),
     }
 }
 

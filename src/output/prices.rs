@@ -3,7 +3,6 @@
 //! `--list` of bundled tables.
 
 use super::{Format, layout, table};
-use crate::input::pricing::BUNDLED;
 use crate::model::{ModelPrice, PriceTable};
 
 /// The models `shown` of `prices` (in that order; `total` in the whole table) in `format`.
@@ -26,17 +25,102 @@ pub fn render(
     Ok(match format {
         Format::Table => {
             let width = super::ui::width();
-            for section in &mut doc.sections {
+            let mut compacted = doc.clone();
+            for section in &mut compacted.sections {
                 if !table::fits(section, width) {
-                    compact(section);
+                    compact(section, true);
                 }
             }
-            table::render_at(&doc, table::Style::Terminal, width).into_bytes()
+            if compacted.sections.iter().all(|s| table::fits(s, width)) {
+                table::render_at(&compacted, table::Style::Terminal, width).into_bytes()
+            } else {
+                // ids whole, one line per model: the provider last, after the prices
+                for section in &mut doc.sections {
+                    compact(section, false);
+                }
+                plain(&doc, width).into_bytes()
+            }
         }
         Format::Markdown => table::render(&doc, table::Style::Markdown).into_bytes(),
         Format::Json => super::json::render(prices)?,
         Format::Csv => csv(shown)?,
     })
+}
+
+/// The page for a terminal too narrow for the compacted table with whole model ids: the
+/// preamble and titles as in a table, each section's columns aligned without borders (two
+/// spaces apart, numbers right-aligned, a rule under the header), one line per model with its
+/// id whole, never wrapped (the line may run past `width`).
+fn plain(doc: &layout::Page, width: usize) -> String {
+    let head = layout::Page {
+        preamble: doc.preamble.clone(),
+        sections: Vec::new(),
+    };
+    let mut out = table::render_at(&head, table::Style::Terminal, width);
+    for section in &doc.sections {
+        out.push('\n');
+        out.push_str(&table::wrap(&section.title, width, 2));
+        out.push('\n');
+        let cols = |s: &str| s.chars().count();
+        // a column is as wide as its widest cell or its header's longest word: a header wider
+        // than the cells wraps (`cache` over `read`)
+        let widths: Vec<usize> = (0..section.header.len())
+            .map(|i| {
+                let word = section.header[i].split(' ').map(cols).max().unwrap_or(0);
+                section
+                    .rows
+                    .iter()
+                    .filter_map(|r| r.get(i))
+                    .map(|c| cols(c))
+                    .chain([word])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let header: Vec<Vec<String>> = section
+            .header
+            .iter()
+            .zip(&widths)
+            .map(|(h, &w)| table::wrap_cell(h, w).lines().map(String::from).collect())
+            .collect();
+        let header_lines = header.iter().map(Vec::len).max().unwrap_or(1);
+        let line = |cells: &[String]| {
+            let padded: Vec<String> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let pad = " ".repeat(widths[i].saturating_sub(cols(c)));
+                    if section.numeric.get(i).copied().unwrap_or(false) {
+                        format!("{pad}{c}")
+                    } else {
+                        format!("{c}{pad}")
+                    }
+                })
+                .collect();
+            padded.join("  ").trim_end().to_string() + "\n"
+        };
+        for k in 0..header_lines {
+            // headers sit on their last line, as in the tables
+            let cells: Vec<String> = header
+                .iter()
+                .map(|h| {
+                    let skip = header_lines - h.len();
+                    if k < skip {
+                        String::new()
+                    } else {
+                        h[k - skip].clone()
+                    }
+                })
+                .collect();
+            out.push_str(&line(&cells));
+        }
+        let rule: Vec<String> = widths.iter().map(|&w| "─".repeat(w)).collect();
+        out.push_str(&line(&rule));
+        for row in &section.rows {
+            out.push_str(&line(row));
+        }
+    }
+    out
 }
 
 /// The CSV: one row per model, prices in USD per million tokens.
@@ -93,20 +177,41 @@ pub fn updated(models: usize, path: &std::path::Path) -> String {
     )
 }
 
-/// `fallcost prices --list`: the bundled tables, and the cached `latest` when there is one.
-pub fn list() -> String {
-    list_at(super::ui::width())
+/// One bundled price table as `fallcost prices --list` shows it (from
+/// `input::pricing::BUNDLED`, which the caller reads: output does not use `input`).
+#[derive(Debug, Clone, Copy)]
+pub struct ListedTable<'a> {
+    /// The name `pricing` or `--pricing` gives.
+    pub name: &'a str,
+    /// Other names that give the table.
+    pub aliases: &'a [&'a str],
+    /// The date the prices were taken (ISO 8601).
+    pub date: &'a str,
+    /// What the table is the default for.
+    pub default_for: &'a str,
+    /// Where the prices come from.
+    pub source: &'a str,
+}
+
+/// `fallcost prices --list`: the bundled `tables`, then `latest`: the path of the file
+/// `prices --update` writes and whether it is there (`None`: no cache directory).
+pub fn list(tables: &[ListedTable], latest: Option<(&std::path::Path, bool)>) -> String {
+    list_at(tables, latest, super::ui::width())
 }
 
 /// [`list`] for a terminal `width` columns wide: each line wrapped at spaces, continuation
 /// indented; what a table is the default for and its source each on its own indented line.
-fn list_at(width: usize) -> String {
+fn list_at(
+    tables: &[ListedTable],
+    latest: Option<(&std::path::Path, bool)>,
+    width: usize,
+) -> String {
     let mut out = String::from("Bundled price tables (name, date, default for, source):\n");
     let mut line = |text: String, indent: usize| {
         out.push_str(&table::wrap(&text, width, indent));
         out.push('\n');
     };
-    for b in BUNDLED {
+    for b in tables {
         let aliases = if b.aliases.is_empty() {
             String::new()
         } else {
@@ -116,15 +221,15 @@ fn list_at(width: usize) -> String {
         line(format!("    default for {}", b.default_for), 4);
         line(format!("    source: {}", b.source), 4);
     }
-    match crate::input::update::cache_file() {
-        Some(p) if p.is_file() => line(
+    match latest {
+        Some((p, true)) => line(
             format!(
                 "  latest  the file `fallcost prices --update` downloaded: {}",
                 p.display()
             ),
             4,
         ),
-        Some(p) => line(
+        Some((p, false)) => line(
             format!(
                 "  latest  not downloaded yet (`fallcost prices --update` writes {})",
                 p.display()
@@ -141,7 +246,10 @@ fn list_at(width: usize) -> String {
 /// with it), caching, TTL and minimum prefix in one `caching` cell (`automatic 10m ≥2,048`),
 /// and the long-context and service tiers in one `tiers` cell; so the prices stay in one
 /// table (its text cells wrapped) rather than split over stacked copies of every row.
-pub fn compact(section: &mut layout::Section) {
+///
+/// With `provider_in_id` false the provider keeps a column of its own, moved last (for the
+/// layout without borders, where the id is never wrapped).
+pub fn compact(section: &mut layout::Section, provider_in_id: bool) {
     let col = |name: &str| section.header.iter().position(|h| h == name);
     let (Some(model), Some(provider)) = (col("model"), col("provider")) else {
         return;
@@ -149,6 +257,17 @@ pub fn compact(section: &mut layout::Section) {
     let caching: Vec<usize> = ["caching", "TTL", "min prefix"]
         .iter()
         .filter_map(|n| col(n))
+        .collect();
+    // the minimum prefix reads `≥2,048` in the merged cell
+    let caching_prefixes: Vec<&str> = caching
+        .iter()
+        .map(|&i| {
+            if section.header[i] == "min prefix" {
+                "≥"
+            } else {
+                ""
+            }
+        })
         .collect();
     let tiers: Vec<usize> = ["long context in/out", "service tiers"]
         .iter()
@@ -168,17 +287,20 @@ pub fn compact(section: &mut layout::Section) {
         }
     };
     let drop: Vec<usize> = std::iter::once(provider)
+        .filter(|_| provider_in_id)
         .chain(caching.iter().skip(1).copied())
         .chain(tiers.iter().skip(1).copied())
         .collect();
     for row in &mut section.rows {
         let (id, prov) = (&row[model], &row[provider]);
-        if !prov.is_empty() && !id.to_lowercase().starts_with(&prov.to_lowercase()) {
+        if provider_in_id
+            && !prov.is_empty()
+            && !id.to_lowercase().starts_with(&prov.to_lowercase())
+        {
             row[model] = format!("{id} ({prov})");
         }
         if let Some(&first) = caching.first() {
-            let min_prefix = if caching.len() == 3 { "≥" } else { "" };
-            let text = merged(row, &caching, " ", &["", "", min_prefix]);
+            let text = merged(row, &caching, " ", &caching_prefixes);
             row[first] = text;
         }
         if let Some(&first) = tiers.first() {
@@ -209,15 +331,39 @@ pub fn compact(section: &mut layout::Section) {
         .filter(keep)
         .map(|i| section.numeric[i])
         .collect();
+    if !provider_in_id {
+        // the provider column is where it was (nothing before it was dropped): move it last
+        let cell = |row: &mut Vec<String>| {
+            let p = row.remove(provider);
+            row.push(p);
+        };
+        for row in &mut section.rows {
+            cell(row);
+        }
+        cell(&mut section.header);
+        let n = section.numeric.remove(provider);
+        section.numeric.push(n);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::pricing::BUNDLED;
 
     #[test]
     fn the_list_fits_80_columns_with_each_source_on_its_own_line() {
-        let text = list_at(80);
+        let tables: Vec<ListedTable> = BUNDLED
+            .iter()
+            .map(|b| ListedTable {
+                name: b.name,
+                aliases: b.aliases,
+                date: b.date,
+                default_for: b.default_for,
+                source: b.source,
+            })
+            .collect();
+        let text = list_at(&tables, None, 80);
         for l in text.lines() {
             assert!(
                 l.chars().count() <= 80,

@@ -2,7 +2,7 @@
 //! ("Taken from the config: ..." before the tables; `config` and `config_shared` in JSON; lines
 //! on standard error beside CSV).
 
-use crate::input::gateway::price::Provenance;
+use crate::model::provenance::Provenance;
 
 /// TOML/JSON string literal, as chain names are quoted in the listing.
 fn quoted(s: &str) -> String {

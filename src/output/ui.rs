@@ -15,7 +15,16 @@
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
-use crate::cli::ColorWhen;
+/// `--color`: when to colour standard output and standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// Colour a terminal, honouring `NO_COLOR` and `CLICOLOR_FORCE`.
+    Auto,
+    /// Always colour (even in a pipe).
+    Always,
+    /// Never colour.
+    Never,
+}
 
 /// The global output settings of one run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

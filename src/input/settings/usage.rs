@@ -189,7 +189,7 @@ pub fn usage_settings(path: Option<&Path>) -> Result<UsageSettings, InputError> 
         file: shown,
         scenario: u.scenario.map(|p| super::tidy(&dir.join(p))),
         profile: match &u.profile {
-            Some(p) => Some(crate::cli::parse_profile(p).map_err(|m| bad("profile", m))?),
+            Some(p) => Some(super::parse_profile(p).map_err(|m| bad("profile", m))?),
             None => None,
         },
         requests_per_month: count("requests_per_month", u.requests_per_month)?,

@@ -1,10 +1,10 @@
 //! The layout of `fallcost compare`: one builder per section (a chain's steady state, its
 //! policy, its incident, its failover cache; the blended traffic-share table).
 
+use crate::model::timeline::{Outage, OutageFailure};
 use crate::model::{AbandonedBilling, Chain, FailureMode};
 use crate::number::format_seconds;
 use crate::report::Report;
-use crate::sim::{Engine, SteadyEngine};
 
 use super::cells::{self, Table};
 use super::{
@@ -141,11 +141,31 @@ fn latency_defaults_note(report: &Report, chain: &Chain) -> Option<String> {
     Some(note)
 }
 
+/// The incident section's title over a timeline of `outages` in a window of `window_s`
+/// seconds: one outage is named (`a drill on provider "openai" for 20m`), more are counted.
+fn timeline_title(outages: &[Outage], window_s: f64) -> String {
+    match outages {
+        [one] => {
+            let length = format_seconds(one.duration_s.unwrap_or(window_s - one.start_s));
+            let what = match one.failure {
+                OutageFailure::Drill => format!("a drill on {} for {length}", one.target),
+                f => format!("{} down ({} failures) for {length}", one.target, f.as_str()),
+            };
+            format!("Incident: {what} over {}, USD", format_seconds(window_s))
+        }
+        many => format!(
+            "Incident: a timeline of {} outages over {}, USD",
+            many.len(),
+            format_seconds(window_s)
+        ),
+    }
+}
+
 /// Whether a chain's client policy differs from the default, so its retries, caps and
-/// attribution are worth a table (and the policy simulator fills its MC column): its steady
-/// engine is [`SteadyEngine::Policy`] ([`Engine::for_chain`]).
+/// attribution are worth a table (and the policy simulator fills its MC column): the test
+/// `sim::Engine::for_chain` makes to pick the steady policy engine.
 fn has_policy(chain: &Chain) -> bool {
-    Engine::for_chain(chain).steady == SteadyEngine::Policy
+    !chain.has_default_policy()
 }
 
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
@@ -386,27 +406,7 @@ fn steady_section(report: &Report, chain: &Chain) -> Section {
 
 /// A chain's incident table over the outage window `w`, USD, with its notes.
 fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentWindow) -> Section {
-    let rows: Vec<Vec<String>> = report
-        .incident
-        .iter()
-        .filter(|row| row.chain == chain.name)
-        .map(|row| {
-            let sim = row.method == crate::report::Method::Simulated;
-            let mut cells = vec![row.pattern.as_str().to_string()];
-            cells.extend(cells::cells(Table::Chain, sim, &no_list, |f| {
-                row.analytic.visit(f)
-            }));
-            if let Some(m) = &row.mc {
-                cells.extend(cells::mc_cells(
-                    INCIDENT_FIGURES,
-                    Table::Chain,
-                    Some(&m.figures),
-                    |f, v| f.visit(v),
-                ));
-            }
-            cells
-        })
-        .collect();
+    let rows = incident_rows(report, chain);
     let incident_mc = report
         .incident
         .iter()
@@ -417,155 +417,17 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
         .incident
         .as_ref()
         .and_then(|i| i.timeline.as_ref());
-    let failure = match (timeline, w.failure) {
-        (Some(_), _) => "",
-        (None, FailureMode::Fast) => ", fast failures (billed 0)",
-        (None, FailureMode::Gray) => ", gray failures (each hangs to the timeout, billed)",
-    };
-    let normal = report
-        .incident
-        .iter()
-        .find(|row| row.chain == chain.name)
-        .map(|row| row.normal())
-        .unwrap_or(0.0);
     Section {
         heading: None,
         title: match timeline {
-            Some(t) => format!(
-                "Incident: a timeline of {} outage{} over {}, USD",
-                t.outages().len(),
-                if t.outages().len() == 1 { "" } else { "s" },
-                format_seconds(w.duration_s)
-            ),
+            Some(t) => timeline_title(t.outages(), w.duration_s),
             None => format!(
                 "Incident: {} down for {}, USD",
                 chain.links[0].price.provider,
                 format_seconds(w.duration_s)
             ),
         },
-        notes: {
-            // A chain with a traffic share sees its share of the window's requests.
-            let mine = report
-                .input
-                .incident
-                .as_ref()
-                .map(|i| i.for_chain(chain).requests())
-                .unwrap_or(w.requests);
-            let share = chain
-                .traffic_share
-                .map(|s| format!(" ({} of the traffic)", pct(s)))
-                .unwrap_or_default();
-            let mut notes = vec![
-                format!(
-                    "{} requests{share} in {} sessions of {}{failure}",
-                    group(&mine.to_string()),
-                    group(&mine.div_ceil(w.session_length.max(1)).to_string()),
-                    w.session_length
-                ),
-                format!("normal bill for the same requests: ${}", money(normal)),
-            ];
-            if let Some(t) = report
-                .input
-                .incident
-                .as_ref()
-                .and_then(|i| i.timeline.as_ref())
-            {
-                notes.push(super::timeline::outages(t));
-                let analytic = report.incident.iter().any(|row| {
-                    row.chain == chain.name && row.method == crate::report::Method::Analytic
-                });
-                let inc = report.input.incident.as_ref().map(|i| i.for_chain(chain));
-                notes.extend(inc.and_then(|i| {
-                    super::timeline::approximation(&report.input.request, chain, &i)
-                        .filter(|_| analytic)
-                }));
-            }
-            if let Some(windows) = report
-                .incident
-                .iter()
-                .filter(|row| row.chain == chain.name)
-                .filter_map(|row| row.simulated_windows)
-                .max()
-            {
-                notes.push(format!(
-                    "sim: every figure of a row so marked is simulated (a circuit breaker has no exact closed form): the incident simulator's mean over {} windows, fixed seed",
-                    group(&windows.to_string())
-                ));
-            }
-            if let Some(b) = report
-                .incident
-                .iter()
-                .find(|row| {
-                    row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential
-                })
-                .and_then(|row| row.breaker)
-            {
-                notes.push(format!(
-                    "circuit breaker (simulated), sequential: {} attempts on the dead provider, {} half-open probes, open {} of {}",
-                    count(b.dead_attempts),
-                    count(b.probes),
-                    format_seconds(b.open_s.round()),
-                    format_seconds(w.duration_s)
-                ));
-            }
-            if let Some(m) = report
-                .incident
-                .iter()
-                .find(|row| {
-                    row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential
-                })
-                .and_then(|row| row.mc.as_ref())
-                .and_then(|mc| mc.policy.as_ref())
-            {
-                let mut note = format!(
-                    "Monte Carlo, sequential: {} attempts on the dead provider",
-                    group(&trim(m.dead_provider_attempts.mean, 4))
-                );
-                if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
-                    let (p, o) = (p.mean, o.mean);
-                    note.push_str(&format!(
-                        ", {} half-open probes, breaker open {}",
-                        group(&trim(p, 4)),
-                        format_seconds(o.round())
-                    ));
-                }
-                // On a timeline: how often it opened (a partial outage makes it flap).
-                if let Some(n) = m.breaker_opens {
-                    note.push_str(&format!(
-                        ", opened {} times from closed{}",
-                        group(&trim(n.mean, 4)),
-                        if n.mean > 1.5 {
-                            " (it flaps: the outage's successes close it, its failures reopen it)"
-                        } else {
-                            ""
-                        }
-                    ));
-                }
-                note.push_str(&format!(
-                    "; {} s of dead time per request",
-                    trim(m.dead_time_mean_s.mean, 3)
-                ));
-                notes.push(note);
-            }
-            let sequential = report.incident.iter().find(|row| {
-                row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential
-            });
-            if let Some(row) = sequential.filter(|row| row.dead_time_mean_s > 0.0) {
-                // Dead time precedes an answer, or the error when nothing answers.
-                let before = if row.analytic.failed_requests >= mine as f64 {
-                    "before the error (no link answers)"
-                } else if row.analytic.failed_requests > 0.0 {
-                    "before the answer or the error"
-                } else {
-                    "before the answer"
-                };
-                notes.push(format!(
-                    "sequential: {} s of dead time per request on average {before}",
-                    trim(row.dead_time_mean_s, 2)
-                ));
-            }
-            notes
-        },
+        notes: incident_notes(report, chain, w),
         header: {
             let (mut h, _) = figure_columns(INCIDENT_FIGURES, Table::Chain);
             if incident_mc {
@@ -586,6 +448,194 @@ fn incident_section(report: &Report, chain: &Chain, w: &crate::report::IncidentW
         rows,
         footer: vec![],
     }
+}
+
+/// A chain's incident rows: each pattern's figures, then its Monte Carlo columns with `--mc`.
+fn incident_rows(report: &Report, chain: &Chain) -> Vec<Vec<String>> {
+    report
+        .incident
+        .iter()
+        .filter(|row| row.chain == chain.name)
+        .map(|row| {
+            let sim = row.method == crate::report::Method::Simulated;
+            let mut cells = vec![row.pattern.as_str().to_string()];
+            cells.extend(cells::cells(Table::Chain, sim, &no_list, |f| {
+                row.analytic.visit(f)
+            }));
+            if let Some(m) = &row.mc {
+                cells.extend(cells::mc_cells(
+                    INCIDENT_FIGURES,
+                    Table::Chain,
+                    Some(&m.figures),
+                    |f, v| f.visit(v),
+                ));
+            }
+            cells
+        })
+        .collect()
+}
+
+/// The notes under a chain's incident title: its requests and sessions, the normal bill, the
+/// timeline's outages, then what was simulated ([`breaker_notes`]), the Monte Carlo breaker
+/// figures ([`mc_breaker_note`]) and the dead time ([`dead_time_note`]).
+fn incident_notes(
+    report: &Report,
+    chain: &Chain,
+    w: &crate::report::IncidentWindow,
+) -> Vec<String> {
+    let timeline = report
+        .input
+        .incident
+        .as_ref()
+        .and_then(|i| i.timeline.as_ref());
+    let failure = match (timeline, w.failure) {
+        (Some(_), _) => "",
+        (None, FailureMode::Fast) => ", fast failures (billed 0)",
+        (None, FailureMode::Gray) => ", gray failures (each hangs to the timeout, billed)",
+    };
+    let normal = report
+        .incident
+        .iter()
+        .find(|row| row.chain == chain.name)
+        .map(|row| row.normal())
+        .unwrap_or(0.0);
+    // A chain with a traffic share sees its share of the window's requests.
+    let mine = report
+        .input
+        .incident
+        .as_ref()
+        .map(|i| i.for_chain(chain).requests())
+        .unwrap_or(w.requests);
+    let share = chain
+        .traffic_share
+        .map(|s| format!(" ({} of the traffic)", pct(s)))
+        .unwrap_or_default();
+    let mut notes = vec![
+        format!(
+            "{} requests{share} in {} sessions of {}{failure}",
+            group(&mine.to_string()),
+            group(&mine.div_ceil(w.session_length.max(1)).to_string()),
+            w.session_length
+        ),
+        format!("normal bill for the same requests: ${}", money(normal)),
+    ];
+    if let Some(t) = report
+        .input
+        .incident
+        .as_ref()
+        .and_then(|i| i.timeline.as_ref())
+    {
+        notes.push(super::timeline::outages(t));
+        let analytic = report
+            .incident
+            .iter()
+            .any(|row| row.chain == chain.name && row.method == crate::report::Method::Analytic);
+        let inc = report.input.incident.as_ref().map(|i| i.for_chain(chain));
+        notes.extend(inc.and_then(|i| {
+            super::timeline::approximation(&report.input.request, chain, &i).filter(|_| analytic)
+        }));
+    }
+    notes.extend(breaker_notes(report, chain, w));
+    notes.extend(mc_breaker_note(report, chain));
+    notes.extend(dead_time_note(report, chain, mine));
+    notes
+}
+
+/// The notes on a row simulated for its circuit breaker: over how many windows, and the
+/// breaker's figures under sequential.
+fn breaker_notes(report: &Report, chain: &Chain, w: &crate::report::IncidentWindow) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(windows) = report
+        .incident
+        .iter()
+        .filter(|row| row.chain == chain.name)
+        .filter_map(|row| row.simulated_windows)
+        .max()
+    {
+        notes.push(format!(
+            "sim: every figure of a row so marked is simulated (a circuit breaker has no exact closed form): the incident simulator's mean over {} windows, fixed seed",
+            group(&windows.to_string())
+        ));
+    }
+    if let Some(b) = report
+        .incident
+        .iter()
+        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+        .and_then(|row| row.breaker)
+    {
+        notes.push(format!(
+            "circuit breaker (simulated), sequential: {} attempts on the dead provider, {} half-open probes, open {} of {}",
+            count(b.dead_attempts),
+            count(b.probes),
+            format_seconds(b.open_s.round()),
+            format_seconds(w.duration_s)
+        ));
+    }
+    notes
+}
+
+/// With `--mc`, the breaker's simulated figures under sequential: attempts on the dead
+/// provider, half-open probes, time open, how often it opened, dead time per request.
+fn mc_breaker_note(report: &Report, chain: &Chain) -> Option<String> {
+    let m = report
+        .incident
+        .iter()
+        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+        .and_then(|row| row.mc.as_ref())
+        .and_then(|mc| mc.policy.as_ref())?;
+    let mut note = format!(
+        "Monte Carlo, sequential: {} attempts on the dead provider",
+        group(&trim(m.dead_provider_attempts.mean, 4))
+    );
+    if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
+        let (p, o) = (p.mean, o.mean);
+        note.push_str(&format!(
+            ", {} half-open probes, breaker open {}",
+            group(&trim(p, 4)),
+            format_seconds(o.round())
+        ));
+    }
+    // On a timeline: how often it opened (a partial outage makes it flap).
+    if let Some(n) = m.breaker_opens {
+        note.push_str(&format!(
+            ", opened {} times from closed{}",
+            group(&trim(n.mean, 4)),
+            if n.mean > 1.5 {
+                " (it flaps: the outage's successes close it, its failures reopen it)"
+            } else {
+                ""
+            }
+        ));
+    }
+    note.push_str(&format!(
+        "; {} s of dead time per request",
+        trim(m.dead_time_mean_s.mean, 3)
+    ));
+    Some(note)
+}
+
+/// Under sequential, the dead time per request (`mine` requests in the window) and what it
+/// precedes.
+fn dead_time_note(report: &Report, chain: &Chain, mine: u64) -> Option<String> {
+    let sequential = report
+        .incident
+        .iter()
+        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential);
+    if let Some(row) = sequential.filter(|row| row.dead_time_mean_s > 0.0) {
+        // Dead time precedes an answer, or the error when nothing answers.
+        let before = if row.analytic.failed_requests >= mine as f64 {
+            "before the error (no link answers)"
+        } else if row.analytic.failed_requests > 0.0 {
+            "before the answer or the error"
+        } else {
+            "before the answer"
+        };
+        return Some(format!(
+            "sequential: {} s of dead time per request on average {before}",
+            trim(row.dead_time_mean_s, 2)
+        ));
+    }
+    None
 }
 
 /// A chain's failover-cache table (MODEL.md §5), per 1,000 requests, with its break-even.

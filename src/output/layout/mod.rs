@@ -195,9 +195,10 @@ pub fn prices(table: &PriceTable) -> Page {
     prices_of(table, &models)
 }
 
-/// The layout of `fallcost prices` for `models` of `table`, in that order. The 1-hour cache
-/// write, minimum cached prefix, long-context and service-tier columns appear only when a
-/// shown model has them.
+/// The layout of `fallcost prices` for `models` of `table`, in that order. A column appears
+/// only when a shown model has a value in it (`cache write` with no model that prices a cache
+/// write is left out), as the 1-hour cache write, minimum cached prefix, long-context and
+/// service-tier columns are; model, input, output and caching are always shown.
 pub fn prices_of(table: &PriceTable, models: &[&ModelPrice]) -> Page {
     let mut preamble = vec![format!("Price table {}", table.name)];
     if let Some(v) = &table.verified {
@@ -206,106 +207,147 @@ pub fn prices_of(table: &PriceTable, models: &[&ModelPrice]) -> Page {
     if let Some(s) = &table.source {
         preamble.push(format!("source: {s}"));
     }
-    let has_1h = models.iter().any(|m| m.cache_write_1h.is_some());
-    let has_min = models.iter().any(|m| m.min_cache_prefix.is_some());
-    let has_long = models.iter().any(|m| !m.context_tiers().is_empty());
-    let has_service = models.iter().any(|m| !m.services().is_empty());
-    let rows = models
+    let columns: Vec<&PriceColumn> = PRICE_COLUMNS
         .iter()
-        .map(|m| {
-            let mut row = vec![
-                m.id.clone(),
-                m.provider.clone(),
-                price(m.input),
-                opt_price(m.cached_input),
-                opt_price(m.cache_write),
-            ];
-            if has_1h {
-                row.push(opt_price(m.cache_write_1h));
-            }
-            row.extend([
-                price(m.output),
-                m.caching.as_str().to_string(),
-                if m.caching == crate::model::Caching::None {
-                    "–".into()
-                } else {
-                    format_seconds(m.cache_ttl_s)
-                },
-            ]);
-            if has_min {
-                row.push(
-                    m.min_cache_prefix
-                        .map_or("–".into(), |n| crate::number::group(&n.to_string())),
-                );
-            }
-            if has_long {
-                let t = m.context_tiers();
-                row.push(if t.is_empty() {
-                    "–".into()
-                } else {
-                    t.iter()
-                        .map(|n| {
-                            let r = |rate| {
-                                m.rate_for(
-                                    rate,
-                                    *n as f64 + 1.0,
-                                    crate::model::ServiceTier::Standard,
-                                )
-                            };
-                            format!(
-                                ">{}k: {}/{}",
-                                n / 1000,
-                                r(crate::model::Rate::Input).map_or("–".into(), price),
-                                r(crate::model::Rate::Output).map_or("–".into(), price)
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                });
-            }
-            if has_service {
-                let s = m.services();
-                row.push(if s.is_empty() {
-                    "–".into()
-                } else {
-                    s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")
-                });
-            }
-            row
-        })
+        .filter(|c| c.always || models.iter().any(|m| (c.cell)(m) != "–"))
         .collect();
-    let mut header: Vec<String> = ["model", "provider", "input", "cache read", "cache write"]
-        .map(String::from)
-        .to_vec();
-    let mut numeric = vec![false, false, true, true, true];
-    if has_1h {
-        header.push("write 1h".into());
-        numeric.push(true);
-    }
-    header.extend(["output", "caching", "TTL"].map(String::from));
-    numeric.extend([true, false, true]);
-    for (on, name, num) in [
-        (has_min, "min prefix", true),
-        (has_long, "long context in/out", false),
-        (has_service, "service tiers", false),
-    ] {
-        if on {
-            header.push(name.into());
-            numeric.push(num);
-        }
-    }
     Page {
         preamble,
         sections: vec![Section {
             heading: None,
             title: "USD per 1,000,000 tokens ($/MTok)".into(),
             notes: vec![],
-            header,
-            numeric,
-            rows,
+            header: columns.iter().map(|c| c.name.to_string()).collect(),
+            numeric: columns.iter().map(|c| c.numeric).collect(),
+            rows: models
+                .iter()
+                .map(|m| columns.iter().map(|c| (c.cell)(m)).collect())
+                .collect(),
             footer: vec![],
         }],
     }
+}
+
+/// A column of the `prices` table: its header, whether it is a number, whether it is shown
+/// when no model has a value in it, and a model's cell (`–`: none).
+struct PriceColumn {
+    name: &'static str,
+    numeric: bool,
+    always: bool,
+    cell: fn(&ModelPrice) -> String,
+}
+
+/// The columns of the `prices` table, in order (a declarative table).
+const PRICE_COLUMNS: [PriceColumn; 12] = [
+    PriceColumn {
+        name: "model",
+        numeric: false,
+        always: true,
+        cell: |m| m.id.clone(),
+    },
+    PriceColumn {
+        name: "provider",
+        numeric: false,
+        always: true,
+        cell: |m| m.provider.clone(),
+    },
+    PriceColumn {
+        name: "input",
+        numeric: true,
+        always: true,
+        cell: |m| price(m.input),
+    },
+    PriceColumn {
+        name: "cache read",
+        numeric: true,
+        always: false,
+        cell: |m| opt_price(m.cached_input),
+    },
+    PriceColumn {
+        name: "cache write",
+        numeric: true,
+        always: false,
+        cell: |m| opt_price(m.cache_write),
+    },
+    PriceColumn {
+        name: "write 1h",
+        numeric: true,
+        always: false,
+        cell: |m| opt_price(m.cache_write_1h),
+    },
+    PriceColumn {
+        name: "output",
+        numeric: true,
+        always: true,
+        cell: |m| price(m.output),
+    },
+    PriceColumn {
+        name: "caching",
+        numeric: false,
+        always: true,
+        cell: |m| m.caching.as_str().to_string(),
+    },
+    PriceColumn {
+        name: "TTL",
+        numeric: true,
+        always: false,
+        cell: |m| {
+            if m.caching == crate::model::Caching::None {
+                "–".into()
+            } else {
+                format_seconds(m.cache_ttl_s)
+            }
+        },
+    },
+    PriceColumn {
+        name: "min prefix",
+        numeric: true,
+        always: false,
+        cell: |m| {
+            m.min_cache_prefix
+                .map_or("–".into(), |n| crate::number::group(&n.to_string()))
+        },
+    },
+    PriceColumn {
+        name: "long context in/out",
+        numeric: false,
+        always: false,
+        cell: long_context_cell,
+    },
+    PriceColumn {
+        name: "service tiers",
+        numeric: false,
+        always: false,
+        cell: |m| {
+            let s = m.services();
+            if s.is_empty() {
+                "–".into()
+            } else {
+                s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")
+            }
+        },
+    },
+];
+
+/// A model's long-context tiers as `>200k: 6.00/22.50` (input/output $/MTok above 200,000
+/// tokens), comma-separated; `–` without one.
+fn long_context_cell(m: &ModelPrice) -> String {
+    let t = m.context_tiers();
+    if t.is_empty() {
+        return "–".into();
+    }
+    t.iter()
+        .map(|n| {
+            let r = |rate| m.rate_for(rate, *n as f64 + 1.0, crate::model::ServiceTier::Standard);
+            format!(
+                ">{}k: {}/{}",
+                n / 1000,
+                r(crate::model::Rate::Input).map_or("–".into(), price),
+                r(crate::model::Rate::Output).map_or("–".into(), price)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

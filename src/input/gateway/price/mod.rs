@@ -63,21 +63,8 @@ use chains::{Written, emit, unknown_models};
 use policy::policy_of;
 use portkey_policy::portkey_policy;
 
-/// A value taken from a config, for the report: `chain "x": retries 2 (config.yaml:41)`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Provenance {
-    /// The scenario chain it applies to.
-    pub chain: String,
-    /// What was taken, as the report shows it (`retries 2`).
-    pub what: String,
-    /// The file it was read from.
-    pub file: String,
-    /// Its line.
-    pub line: usize,
-    /// The config the chain was read from (the listing names the settings every chain of one
-    /// config shares once).
-    pub config: String,
-}
+/// A value taken from a config, for the report (defined in the model, which `output` may use).
+pub use crate::model::provenance::Provenance;
 
 /// A scenario built from gateway configs.
 pub struct FromConfig {
