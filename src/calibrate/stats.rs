@@ -82,13 +82,13 @@ impl LogHist {
             return;
         }
         if !self.exact.is_empty() {
-            self.to_bins();
+            self.bin_values();
         }
         self.add_bin(Self::bin(x), 1);
     }
 
     /// Move the exact values into bins.
-    fn to_bins(&mut self) {
+    fn bin_values(&mut self) {
         let values = std::mem::take(&mut self.exact);
         self.n -= values.len() as u64;
         for x in values {
@@ -102,7 +102,7 @@ impl LogHist {
             return;
         }
         if !self.exact.is_empty() {
-            self.to_bins();
+            self.bin_values();
         }
         let b = bin.min(BINS - 1) as u16;
         match self.bins.binary_search(&b) {
