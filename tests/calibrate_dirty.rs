@@ -138,8 +138,8 @@ fn one_outlier_moves_no_figure() {
 #[test]
 fn otlp_times_in_milliseconds_are_refused_with_the_line() {
     let mut l = lines(&otlp(&Truth::default(), 20, 52));
-    let ms = |s: &str| {
-        // Cut 6 digits off each time: nanoseconds to milliseconds.
+    /// Cut 6 digits off each time: nanoseconds to milliseconds.
+    fn ms(s: &str) -> String {
         let mut out = String::new();
         for (i, part) in s.split("UnixNano\":\"").enumerate() {
             if i == 0 {
@@ -152,7 +152,7 @@ fn otlp_times_in_milliseconds_are_refused_with_the_line() {
             out.push_str(&part[digits..]);
         }
         out
-    };
+    }
     l[4] = ms(&l[4]);
     let log = write("ms", "ms.jsonl", l.join("\n").as_bytes());
     let (code, _, stderr) = run(&[&log], &[]);
@@ -244,7 +244,6 @@ fn an_unbalanced_csv_quote_is_named_with_the_rows_it_swallowed() {
     let mut v = Vec::new();
     loggen::write_plain(&Truth::default(), 50, 57, &mut v);
     let mut l = lines(&v);
-    let total = l.len() as u64;
     l[20] = l[20].replacen(",\"", ",\"\"\"", 1);
     l[20] = l[20].replace("with a comma\"", "with a comma");
     let log = write("quote", "rows.csv", l.join("\n").as_bytes());
