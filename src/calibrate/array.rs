@@ -33,6 +33,76 @@ pub enum End {
     Truncated,
 }
 
+/// The scanner: its state, the current line and the element being cut out.
+struct Scanner {
+    state: State,
+    line: u64,
+    start_line: u64,
+    elem: Vec<u8>,
+}
+
+impl Scanner {
+    /// Take byte `b`; `each` gets every element completed. Returns false when the input is
+    /// not an array.
+    fn byte(&mut self, b: u8, each: &mut impl FnMut(u64, &[u8])) -> bool {
+        match self.state {
+            State::Before => match b {
+                b'[' => self.state = State::Between,
+                b' ' | b'\t' | b'\r' | b'\n' => {}
+                _ => return false,
+            },
+            State::Between => match b {
+                b']' => self.state = State::Done,
+                b',' | b' ' | b'\t' | b'\r' | b'\n' => {}
+                _ => {
+                    self.start_line = self.line;
+                    self.elem.clear();
+                    self.elem.push(b);
+                    self.state = State::In {
+                        depth: u32::from(matches!(b, b'{' | b'[')),
+                        string: b == b'"',
+                        escape: false,
+                    };
+                }
+            },
+            State::In {
+                depth,
+                string,
+                escape,
+            } => {
+                let scalar_end = depth == 0
+                    && !string
+                    && matches!(b, b',' | b']' | b' ' | b'\t' | b'\r' | b'\n');
+                if scalar_end {
+                    each(self.start_line, &self.elem);
+                    self.state = if b == b']' {
+                        State::Done
+                    } else {
+                        State::Between
+                    };
+                } else {
+                    self.elem.push(b);
+                    self.state = step(depth, string, escape, b);
+                    let closed = State::In {
+                        depth: 0,
+                        string: false,
+                        escape: false,
+                    };
+                    if self.state == closed && matches!(b, b'}' | b']' | b'"') {
+                        each(self.start_line, &self.elem);
+                        self.state = State::Between;
+                    }
+                }
+            }
+            State::Done => {}
+        }
+        if b == b'\n' {
+            self.line += 1;
+        }
+        true
+    }
+}
+
 /// Call `each(line, bytes)` for every element of the JSON array in `reader` (the line is the
 /// 1-based line of the element's first byte).
 ///
@@ -41,93 +111,35 @@ pub fn elements<R: BufRead>(
     reader: &mut R,
     mut each: impl FnMut(u64, &[u8]),
 ) -> std::io::Result<End> {
-    let mut state = State::Before;
-    let mut line = 1u64;
-    let mut start_line = 1u64;
-    let mut elem: Vec<u8> = Vec::new();
+    let mut s = Scanner {
+        state: State::Before,
+        line: 1,
+        start_line: 1,
+        elem: Vec::new(),
+    };
     let mut at_start = true;
     loop {
         let buf = reader.fill_buf()?;
         if buf.is_empty() {
             break;
         }
-        let mut i = 0;
-        if at_start {
-            at_start = false;
-            if buf.starts_with(b"\xEF\xBB\xBF") {
-                i = 3;
+        let mut from = 0;
+        if std::mem::take(&mut at_start) && buf.starts_with(b"\xEF\xBB\xBF") {
+            from = 3;
+        }
+        for &b in &buf[from..] {
+            if !s.byte(b, &mut each) {
+                return Ok(End::NotAnArray);
             }
         }
         let n = buf.len();
-        while i < n {
-            let b = buf[i];
-            match state {
-                State::Before => match b {
-                    b'[' => state = State::Between,
-                    b' ' | b'\t' | b'\r' | b'\n' => {}
-                    _ => return Ok(End::NotAnArray),
-                },
-                State::Between => match b {
-                    b']' => state = State::Done,
-                    b',' | b' ' | b'\t' | b'\r' | b'\n' => {}
-                    _ => {
-                        start_line = line;
-                        elem.clear();
-                        elem.push(b);
-                        state = match b {
-                            b'{' | b'[' => State::In {
-                                depth: 1,
-                                string: false,
-                                escape: false,
-                            },
-                            b'"' => State::In {
-                                depth: 0,
-                                string: true,
-                                escape: false,
-                            },
-                            _ => State::In {
-                                depth: 0,
-                                string: false,
-                                escape: false,
-                            },
-                        };
-                    }
-                },
-                State::In {
-                    depth,
-                    string,
-                    escape,
-                } => {
-                    let scalar_end =
-                        depth == 0 && !string && matches!(b, b',' | b']' | b' ' | b'\t' | b'\r' | b'\n');
-                    if scalar_end {
-                        each(start_line, &elem);
-                        state = if b == b']' { State::Done } else { State::Between };
-                    } else {
-                        elem.push(b);
-                        state = step(depth, string, escape, b);
-                        if state == (State::In { depth: 0, string: false, escape: false })
-                            && matches!(b, b'}' | b']' | b'"')
-                        {
-                            each(start_line, &elem);
-                            state = State::Between;
-                        }
-                    }
-                }
-                State::Done => {}
-            }
-            if b == b'\n' {
-                line += 1;
-            }
-            i += 1;
-        }
         reader.consume(n);
     }
-    Ok(match state {
+    Ok(match s.state {
         State::Done => End::Closed,
         State::Before => End::NotAnArray,
         State::In { .. } => {
-            each(start_line, &elem);
+            each(s.start_line, &s.elem);
             End::Truncated
         }
         State::Between => End::Truncated,
@@ -175,7 +187,8 @@ mod tests {
 
     #[test]
     fn elements_with_their_lines_and_a_bad_one_in_the_middle() {
-        let (e, end) = split("\u{feff}[\n{\"a\":\"}\\\"]\"},\n{\"b\":[1,{}]} ,\n{bad},\n{\"c\":1}\n]");
+        let (e, end) =
+            split("\u{feff}[\n{\"a\":\"}\\\"]\"},\n{\"b\":[1,{}]} ,\n{bad},\n{\"c\":1}\n]");
         assert_eq!(end, End::Closed);
         let got: Vec<(u64, &str)> = e.iter().map(|(l, s)| (*l, s.as_str())).collect();
         assert_eq!(

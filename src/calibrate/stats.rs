@@ -82,13 +82,13 @@ impl LogHist {
             return;
         }
         if !self.exact.is_empty() {
-            self.to_bins();
+            self.bin_values();
         }
         self.add_bin(Self::bin(x), 1);
     }
 
     /// Move the exact values into bins.
-    fn to_bins(&mut self) {
+    fn bin_values(&mut self) {
         let values = std::mem::take(&mut self.exact);
         self.n -= values.len() as u64;
         for x in values {
@@ -102,7 +102,7 @@ impl LogHist {
             return;
         }
         if !self.exact.is_empty() {
-            self.to_bins();
+            self.bin_values();
         }
         let b = bin.min(BINS - 1) as u16;
         match self.bins.binary_search(&b) {
@@ -400,7 +400,14 @@ impl Ratio {
 
     /// A ratio from its sums over `n` units: Σr, Σd, Σr², Σd², Σrd.
     pub fn from_sums(n: u64, r: f64, d: f64, rr: f64, dd: f64, rd: f64) -> Ratio {
-        Ratio { n, r, d, rr, dd, rd }
+        Ratio {
+            n,
+            r,
+            d,
+            rr,
+            dd,
+            rd,
+        }
     }
 
     /// Add every unit of `other`.
@@ -477,7 +484,11 @@ mod tests {
         let q = h.quantile(0.5).unwrap();
         assert_eq!((q.value, q.lo, q.hi), (5.0, Some(2.0), Some(9.0)));
         let q = h.quantile(0.99).unwrap();
-        assert_eq!((q.value, q.hi), (10.0, None), "too few for a p99's upper end");
+        assert_eq!(
+            (q.value, q.hi),
+            (10.0, None),
+            "too few for a p99's upper end"
+        );
     }
 
     /// Coverage: the 95% interval of a p99 covers the true quantile about 95% of the time or
