@@ -300,7 +300,8 @@ pub(super) struct Reached<'n> {
     /// The key of the entry it is declared in (`*`, the root's key when the hop resumes the
     /// root's chain, or `from`'s own key).
     pub(super) key: &'n str,
-    /// The groups between the primary and `to`.
+    /// The groups between the primary and `to` (none when `to` is declared in the root's own
+    /// entry).
     pub(super) via: Vec<String>,
 }
 
@@ -352,8 +353,14 @@ pub(super) fn walk<'n>(
             continue;
         }
         top.depth += 1;
-        let (from, key, depth) = (top.group, top.entry.key, top.depth);
-        let via = stack[1..].iter().map(|f| f.group.to_string()).collect();
+        let (from, key, depth, entry) = (top.group, top.entry.key, top.depth, top.entry);
+        // A target of the root's own entry (a hop that resumes the root's chain) is declared as
+        // the root's direct fallback; any other is reached through the groups on the stack.
+        let via = if std::ptr::eq(entry, stack[0].entry) {
+            Vec::new()
+        } else {
+            stack[1..].iter().map(|f| f.group.to_string()).collect()
+        };
         out.push(Reached {
             from,
             to,
