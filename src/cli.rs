@@ -258,6 +258,13 @@ pub struct CheckArgs {
     /// fallback. Reported as notes. Repeat for several.
     #[arg(long, value_name = "MODEL_OR_PROVIDER")]
     pub allow: Vec<String>,
+    /// A fallback of a free primary (a local `ollama/`, `lm_studio/`, `hosted_vllm/` model, an
+    /// `openai/` model on a local or private `api_base`, an OpenRouter `:free` id: $0 per
+    /// token) fails when it costs more than this, USD per 1,000 requests at the profile; a
+    /// ratio over $0 means nothing. Exactly at the limit passes. Default: 5 (half a cent a
+    /// request).
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    pub max_usd_per_1k: Option<f64>,
 }
 
 /// `fallcost bench`.
@@ -517,6 +524,13 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
         _ => Err(format!("expected a number > 0, e.g. 2 or 1.5; got `{s}`")),
+    }
+}
+
+fn parse_usd(s: &str) -> Result<f64, String> {
+    match s.trim().trim_start_matches('$').parse::<f64>() {
+        Ok(r) if r.is_finite() && r >= 0.0 => Ok(r),
+        _ => Err(format!("expected USD per 1,000 requests >= 0, e.g. 5; got `{s}`")),
     }
 }
 
