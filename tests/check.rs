@@ -1614,3 +1614,44 @@ fn incident_judges_the_first_failover() {
         "{err}"
     );
 }
+
+/// A first run over a folder of real public LiteLLM configs (tests/fixtures/real-configs,
+/// sources in its README) gives findings or a pass, never input errors: local ollama models
+/// are $0, and their paid GitHub Models fallback ($10.00 per 1,000 requests) is above the
+/// default --max-usd-per-1k 5.
+#[test]
+fn real_configs_give_findings_not_input_errors() {
+    let out = fallcost(&[
+        "check",
+        "tests/fixtures/real-configs",
+        "--format",
+        "json",
+    ]);
+    let code = out.status.code();
+    assert!(matches!(code, Some(0 | 1)), "exit {code:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["input_errors"], 0);
+    assert_eq!(doc["summary"]["files"], 11);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 4);
+    for f in &above {
+        assert_eq!(f["fallback"]["mix_per_1k_usd"], 10.0, "{f}");
+        assert_eq!(f["primary"]["mix_per_1k_usd"], 0.0, "{f}");
+    }
+    // With a limit above $10.00 per 1,000 requests, the same folder passes.
+    let out = fallcost(&["check", "tests/fixtures/real-configs", "--max-usd-per-1k", "10"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// Real configs naming models that no bundled table prices: exit 2, and every input error is
+/// an unknown model (nothing else refused).
+#[test]
+fn real_configs_unpriced_list_only_unknown_models() {
+    let out = fallcost(&["check", "tests/fixtures/real-configs-unpriced"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.lines().count() > 0);
+    for line in err.lines() {
+        assert!(line.contains("unknown model `"), "{line}");
+    }
+}
