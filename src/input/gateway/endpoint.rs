@@ -43,6 +43,7 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
     // `@openai-prod/gpt-4o` with provider `openai`) is priced as `provider/model`.
     let entry = table
         .get(&ep.model)
+        .or_else(|| bedrock_entry(table, &ep.model))
         .or_else(|| {
             let provider = ep.provider.as_deref()?;
             let bare = ep
@@ -156,8 +157,16 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
             table.name
         )
     };
+    let bare = |id: &str| {
+        let id = bedrock_id(id).unwrap_or(id);
+        id.split_once('/').map_or(id, |(_, b)| b).to_string()
+    };
     let note = match (&ep.note, entry) {
         (Some(n), _) => Some(format!("{n}; priced from {source}")),
+        (None, Some(e)) if priced_as != "config" && bare(&e.id) != bare(&ep.model) => Some(format!(
+            "`{}` is a rolling alias (LiteLLM's alias_of): priced from {source}",
+            ep.model
+        )),
         (None, Some(e))
             if priced_as != "config"
                 && provider_family(&provider) != provider_family(&e.provider)
@@ -177,6 +186,33 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
         provider,
         note,
     })
+}
+
+/// The entry of a Bedrock model id as LiteLLM routes it: `bedrock/` (or `bedrock_converse/`)
+/// and an optional route (`converse/`, `invoke/`) before the Bedrock model id, which LiteLLM's
+/// price file keys bare (`anthropic.claude-…-v1:0`, the cross-region `us.…`, `eu.…`,
+/// `global.…` inference profiles, `amazon.nova-pro-v1:0`), some under `bedrock_converse`.
+/// Only an entry of the Bedrock family is taken: never another provider's price.
+fn bedrock_entry<'t>(table: &'t PriceTable, model: &str) -> Option<&'t ModelPrice> {
+    let id = bedrock_id(model)?;
+    table
+        .models
+        .get(id)
+        .or_else(|| table.models.get(&format!("bedrock/{id}")))
+        .filter(|e| provider_family(&e.provider) == "bedrock")
+}
+
+/// The Bedrock model id of `model` (`bedrock/converse/us.amazon.nova-pro-v1:0` →
+/// `us.amazon.nova-pro-v1:0`); `None` when it is not a `bedrock/` id.
+fn bedrock_id(model: &str) -> Option<&str> {
+    let rest = model
+        .strip_prefix("bedrock/")
+        .or_else(|| model.strip_prefix("bedrock_converse/"))?;
+    Some(
+        rest.strip_prefix("converse/")
+            .or_else(|| rest.strip_prefix("invoke/"))
+            .unwrap_or(rest),
+    )
 }
 
 /// Providers whose models run on the team's own hardware: LiteLLM bills them at $0 per token
@@ -305,6 +341,32 @@ mod tests {
             deployment: None,
             served: None,
         }
+    }
+
+    #[test]
+    fn bedrock_ids_and_rolling_aliases_are_priced_as_billed() {
+        let t = crate::input::pricing::bundled("litellm-1.110.2").unwrap();
+        // (id as written, the entry it is priced from, input $/MTok)
+        for (model, entry, input) in [
+            ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", 3.3),
+            ("bedrock/global.anthropic.claude-sonnet-4-5-20250929-v1:0", "global.anthropic.claude-sonnet-4-5-20250929-v1:0", 3.0),
+            ("bedrock/converse/us.amazon.nova-pro-v1:0", "us.amazon.nova-pro-v1:0", 0.8),
+            ("bedrock/amazon.nova-pro-v1:0", "amazon.nova-pro-v1:0", 0.8),
+            ("amazon.nova-pro-v1:0", "amazon.nova-pro-v1:0", 0.8),
+            ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", "anthropic.claude-3-5-sonnet-20240620-v1:0", 3.0),
+        ] {
+            let p = price("c.yaml", &ep(model, Some("bedrock")), &t).unwrap();
+            assert_eq!(p.priced_as, entry, "{model}");
+            assert_eq!(p.price.input, input, "{model}");
+        }
+        // A rolling alias is billed as the entry LiteLLM's alias_of names.
+        let alias = price("c.yaml", &ep("claude-sonnet-latest", None), &t).unwrap();
+        let target = t.models.get("claude-sonnet-5-5").unwrap();
+        assert_eq!(alias.priced_as, "claude-sonnet-5-5");
+        assert!(alias.note.unwrap().contains("rolling alias"));
+        assert_eq!((alias.price.input, alias.price.output), (target.input, target.output));
+        // Bedrock never borrows another provider's entry of the same name.
+        assert!(price("c.yaml", &ep("bedrock/gpt-4o", Some("bedrock")), &t).is_err());
     }
 
     #[test]
