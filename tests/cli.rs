@@ -1169,7 +1169,7 @@ fn prices_filter_list_and_columns() {
         table.contains("┆ write ┆") && table.contains("┆    1h ┆"),
         "{table}"
     );
-    assert!(table.contains("2 of 3,585 models shown"), "{table}");
+    assert!(table.contains("2 of 3,683 models shown"), "{table}");
     let list = ok(&["prices", "--list"]);
     assert!(
         list.contains("  2026-07  2026-07-18\n    default for "),

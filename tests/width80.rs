@@ -50,7 +50,7 @@ fn a_filtered_price_list_is_one_table() {
     let t = ok(&["prices", "gemini-2.5-pro"]);
     assert_eq!(too_wide(&t), vec![], "{t}");
     assert_eq!(tables(&t), 1, "{t}");
-    assert!(t.contains("7 of 3,585 models shown"), "{t}");
+    assert!(t.contains("7 of 3,683 models shown"), "{t}");
     // the provider in the model cell when the id does not start with it; caching folded
     assert!(t.contains("(vertex_"), "{t}");
     assert!(t.contains("10m ≥2,048"), "{t}");
