@@ -1655,3 +1655,38 @@ fn real_configs_unpriced_list_only_unknown_models() {
         assert!(line.contains("unknown model `"), "{line}");
     }
 }
+
+/// Portkey targets whose `@slug` names no Portkey provider are judged on the model's own
+/// provider (no false cross-provider pass: two keys of one OpenAI account are one provider), with
+/// a note; LiteLLM's `explicit_cache_read_input_token_cost` is named as not read.
+#[test]
+fn unknown_slugs_are_not_providers_and_unread_cache_prices_are_named() {
+    let dir = "tests/fixtures/check/portkey-slugs";
+    let doc = check_json(
+        &[&format!("{dir}/unknown-slugs.json"), "--pricing", "litellm-1.110.2"],
+        0,
+    );
+    let same = findings(&doc, "same-provider");
+    assert_eq!(same.len(), 1, "{doc}");
+    assert!(same[0]["message"].as_str().unwrap().contains("(openai)"));
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 2);
+    assert!(
+        notes[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the slug `@prod-key` names no Portkey provider")
+    );
+    let doc = check_json(
+        &[&format!("{dir}/explicit-cache.yaml"), "--pricing", "litellm-1.110.2"],
+        0,
+    );
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 1, "{doc}");
+    assert!(
+        notes[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("explicit_cache_read_input_token_cost (line 4) is not read")
+    );
+}

@@ -496,6 +496,21 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
         )?;
         *slot = from_info.or(from_params);
     }
+    // LiteLLM's price for reads of an explicit (`cache_control`) cache: not read, said.
+    if let Some(n) = [info, Some(params)]
+        .into_iter()
+        .flatten()
+        .find_map(|n| n.get("explicit_cache_read_input_token_cost"))
+    {
+        let ignored = format!(
+            "explicit_cache_read_input_token_cost (line {}) is not read: cache reads are priced at cache_read_input_token_cost or the table's cache-read price",
+            n.line
+        );
+        note = Some(match note {
+            Some(n) => format!("{n}; {ignored}"),
+            None => ignored,
+        });
+    }
     Ok(Endpoint {
         model: base_model.unwrap_or(model).to_string(),
         provider,
