@@ -1650,10 +1650,20 @@ fn real_configs_unpriced_list_only_unknown_models() {
     let out = fallcost(&["check", "tests/fixtures/real-configs-unpriced"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.lines().count() > 0);
-    for line in err.lines() {
+    let (errors, stub): (Vec<&str>, Vec<&str>) =
+        err.lines().partition(|l| l.starts_with("error: "));
+    // One error per model, at its first line, naming the others.
+    assert_eq!(errors.len(), 4, "{err}");
+    for line in &errors {
         assert!(line.contains("unknown model `"), "{line}");
     }
+    assert!(errors[0].ends_with("(also named at line 15)"), "{}", errors[0]);
+    // Then every one of them once, as a price table entry to fill in (the `…` refuses to be
+    // read until it is).
+    assert_eq!(stub.len(), 1 + 3 * 4, "{err}");
+    assert!(stub[0].starts_with("# 4 models with no price"), "{}", stub[0]);
+    assert_eq!(stub[1], "[models.\"together_ai/meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8\"]");
+    assert!(stub[2].starts_with("input = …"));
 }
 
 /// Portkey targets whose `@slug` names no Portkey provider are judged on the model's own
