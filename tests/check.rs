@@ -1647,7 +1647,7 @@ fn real_configs_give_findings_not_input_errors() {
 /// an unknown model (nothing else refused).
 #[test]
 fn real_configs_unpriced_list_only_unknown_models() {
-    let out = fallcost(&["check", "tests/fixtures/real-configs-unpriced"]);
+    let out = fallcost(&["check", "tests/fixtures/real-configs-unpriced", "--verbose"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     let (errors, stub): (Vec<&str>, Vec<&str>) =
@@ -1658,8 +1658,8 @@ fn real_configs_unpriced_list_only_unknown_models() {
         assert!(line.contains("unknown model `"), "{line}");
     }
     assert!(errors[0].ends_with("(also named at line 15)"), "{}", errors[0]);
-    // Then every one of them once, as a price table entry to fill in (the `…` refuses to be
-    // read until it is).
+    // Then (under --verbose) every one of them once, as a price table entry to fill in (the `…`
+    // refuses to be read until it is).
     assert_eq!(stub.len(), 1 + 3 * 4, "{err}");
     assert!(stub[0].starts_with("# 4 models with no price"), "{}", stub[0]);
     assert_eq!(stub[1], "[models.\"together_ai/meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8\"]");

@@ -120,7 +120,8 @@ pub fn print(
             )
         )?;
     }
-    if let Some(stub) = price_stub(report) {
+    // Under --verbose (an input error stays one line otherwise).
+    if let Some(stub) = price_stub(report).filter(|_| ui.verbose) {
         write!(stderr, "{stub}")?;
     }
     Ok(())
