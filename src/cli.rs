@@ -530,7 +530,9 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
 fn parse_usd(s: &str) -> Result<f64, String> {
     match s.trim().trim_start_matches('$').parse::<f64>() {
         Ok(r) if r.is_finite() && r >= 0.0 => Ok(r),
-        _ => Err(format!("expected USD per 1,000 requests >= 0, e.g. 5; got `{s}`")),
+        _ => Err(format!(
+            "expected USD per 1,000 requests >= 0, e.g. 5; got `{s}`"
+        )),
     }
 }
 

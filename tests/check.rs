@@ -1621,14 +1621,13 @@ fn incident_judges_the_first_failover() {
 /// default --max-usd-per-1k 5.
 #[test]
 fn real_configs_give_findings_not_input_errors() {
-    let out = fallcost(&[
-        "check",
-        "tests/fixtures/real-configs",
-        "--format",
-        "json",
-    ]);
+    let out = fallcost(&["check", "tests/fixtures/real-configs", "--format", "json"]);
     let code = out.status.code();
-    assert!(matches!(code, Some(0 | 1)), "exit {code:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        matches!(code, Some(0 | 1)),
+        "exit {code:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["summary"]["input_errors"], 0);
     assert_eq!(doc["summary"]["files"], 11);
@@ -1639,8 +1638,18 @@ fn real_configs_give_findings_not_input_errors() {
         assert_eq!(f["primary"]["mix_per_1k_usd"], 0.0, "{f}");
     }
     // With a limit above $10.00 per 1,000 requests, the same folder passes.
-    let out = fallcost(&["check", "tests/fixtures/real-configs", "--max-usd-per-1k", "10"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = fallcost(&[
+        "check",
+        "tests/fixtures/real-configs",
+        "--max-usd-per-1k",
+        "10",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 /// Real configs naming models that no bundled table prices: exit 2, and every input error is
@@ -1657,12 +1666,23 @@ fn real_configs_unpriced_list_only_unknown_models() {
     for line in &errors {
         assert!(line.contains("unknown model `"), "{line}");
     }
-    assert!(errors[0].ends_with("(also named at line 15)"), "{}", errors[0]);
+    assert!(
+        errors[0].ends_with("(also named at line 15)"),
+        "{}",
+        errors[0]
+    );
     // Then (under --verbose) every one of them once, as a price table entry to fill in (the `…`
     // refuses to be read until it is).
     assert_eq!(stub.len(), 1 + 3 * 4, "{err}");
-    assert!(stub[0].starts_with("# 4 models with no price"), "{}", stub[0]);
-    assert_eq!(stub[1], "[models.\"together_ai/meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8\"]");
+    assert!(
+        stub[0].starts_with("# 4 models with no price"),
+        "{}",
+        stub[0]
+    );
+    assert_eq!(
+        stub[1],
+        "[models.\"together_ai/meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8\"]"
+    );
     assert!(stub[2].starts_with("input = …"));
 }
 
@@ -1673,7 +1693,11 @@ fn real_configs_unpriced_list_only_unknown_models() {
 fn unknown_slugs_are_not_providers_and_unread_cache_prices_are_named() {
     let dir = "tests/fixtures/check/portkey-slugs";
     let doc = check_json(
-        &[&format!("{dir}/unknown-slugs.json"), "--pricing", "litellm-1.110.2"],
+        &[
+            &format!("{dir}/unknown-slugs.json"),
+            "--pricing",
+            "litellm-1.110.2",
+        ],
         0,
     );
     let same = findings(&doc, "same-provider");
@@ -1688,7 +1712,11 @@ fn unknown_slugs_are_not_providers_and_unread_cache_prices_are_named() {
             .starts_with("the slug `@prod-key` names no Portkey provider")
     );
     let doc = check_json(
-        &[&format!("{dir}/explicit-cache.yaml"), "--pricing", "litellm-1.110.2"],
+        &[
+            &format!("{dir}/explicit-cache.yaml"),
+            "--pricing",
+            "litellm-1.110.2",
+        ],
         0,
     );
     let notes = findings(&doc, "price-source");

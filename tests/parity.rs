@@ -42,10 +42,22 @@ fn walk_of(route: Option<&Route>, name: &str) -> (Vec<String>, Vec<Vec<String>>)
         return (vec![name.to_string()], vec![vec![]]);
     };
     let mut groups = vec![r.primary.label.clone()];
-    let mut models = vec![r.primary.endpoints.iter().map(|e| e.model.clone()).collect()];
+    let mut models = vec![
+        r.primary
+            .endpoints
+            .iter()
+            .map(|e| e.model.clone())
+            .collect(),
+    ];
     for l in &r.links {
         groups.push(l.fallback.label.clone());
-        models.push(l.fallback.endpoints.iter().map(|e| e.model.clone()).collect());
+        models.push(
+            l.fallback
+                .endpoints
+                .iter()
+                .map(|e| e.model.clone())
+                .collect(),
+        );
     }
     (groups, models)
 }
@@ -90,7 +102,10 @@ fn fallcost_walks_every_chain_as_litellms_router_does() {
                 // `gpt-4o-mini`) and that a request may also name: fallcost judges that chain
                 // once, as the group's, whose deployments the request reaches.
                 route = routes.iter().find(|r| {
-                    r.primary.endpoints.iter().any(|e| e.model == their_models[0])
+                    r.primary
+                        .endpoints
+                        .iter()
+                        .any(|e| e.model == their_models[0])
                         && r.links.iter().map(|l| &l.fallback.label).eq(&theirs[1..])
                 });
                 if let Some(r) = route {

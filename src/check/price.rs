@@ -122,7 +122,9 @@ pub fn price_config(
                     let key = (e.file.clone(), ep.model.clone());
                     let line = e.location.map_or(0, |l| l.line);
                     match unknown.get_mut(&key) {
-                        Some((_, lines)) if e.kind == crate::error::InputErrorKind::UnknownModel => {
+                        Some((_, lines))
+                            if e.kind == crate::error::InputErrorKind::UnknownModel =>
+                        {
                             if !lines.contains(&line) {
                                 lines.push(line);
                             }

@@ -665,7 +665,10 @@ fn find_key(text: &str, key: &str, mut from: usize) -> Option<usize> {
 /// LiteLLM bills a request for the alias (an alias of an alias too); the price keeps the
 /// target's id, so every message names the entry it is priced from. Returns how many aliases
 /// were priced (an alias of a missing or unpriced entry is left out: unknown, never free).
-fn resolve_aliases(models: &mut BTreeMap<String, ModelPrice>, aliases: &[(String, String)]) -> usize {
+fn resolve_aliases(
+    models: &mut BTreeMap<String, ModelPrice>,
+    aliases: &[(String, String)],
+) -> usize {
     let mut done = 0;
     let mut left: Vec<&(String, String)> = aliases.iter().collect();
     // Each pass prices the aliases whose target is priced: an alias of an alias takes two.

@@ -163,10 +163,12 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
     };
     let note = match (&ep.note, entry) {
         (Some(n), _) => Some(format!("{n}; priced from {source}")),
-        (None, Some(e)) if priced_as != "config" && bare(&e.id) != bare(&ep.model) => Some(format!(
-            "`{}` is a rolling alias (LiteLLM's alias_of): priced from {source}",
-            ep.model
-        )),
+        (None, Some(e)) if priced_as != "config" && bare(&e.id) != bare(&ep.model) => {
+            Some(format!(
+                "`{}` is a rolling alias (LiteLLM's alias_of): priced from {source}",
+                ep.model
+            ))
+        }
         (None, Some(e))
             if priced_as != "config"
                 && provider_family(&provider) != provider_family(&e.provider)
@@ -348,12 +350,28 @@ mod tests {
         let t = crate::input::pricing::bundled("litellm-1.110.2").unwrap();
         // (id as written, the entry it is priced from, input $/MTok)
         for (model, entry, input) in [
-            ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", 3.3),
-            ("bedrock/global.anthropic.claude-sonnet-4-5-20250929-v1:0", "global.anthropic.claude-sonnet-4-5-20250929-v1:0", 3.0),
-            ("bedrock/converse/us.amazon.nova-pro-v1:0", "us.amazon.nova-pro-v1:0", 0.8),
+            (
+                "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                3.3,
+            ),
+            (
+                "bedrock/global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                3.0,
+            ),
+            (
+                "bedrock/converse/us.amazon.nova-pro-v1:0",
+                "us.amazon.nova-pro-v1:0",
+                0.8,
+            ),
             ("bedrock/amazon.nova-pro-v1:0", "amazon.nova-pro-v1:0", 0.8),
             ("amazon.nova-pro-v1:0", "amazon.nova-pro-v1:0", 0.8),
-            ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", "anthropic.claude-3-5-sonnet-20240620-v1:0", 3.0),
+            (
+                "bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0",
+                "anthropic.claude-3-5-sonnet-20240620-v1:0",
+                3.0,
+            ),
         ] {
             let p = price("c.yaml", &ep(model, Some("bedrock")), &t).unwrap();
             assert_eq!(p.priced_as, entry, "{model}");
@@ -364,7 +382,10 @@ mod tests {
         let target = t.models.get("claude-sonnet-5-5").unwrap();
         assert_eq!(alias.priced_as, "claude-sonnet-5-5");
         assert!(alias.note.unwrap().contains("rolling alias"));
-        assert_eq!((alias.price.input, alias.price.output), (target.input, target.output));
+        assert_eq!(
+            (alias.price.input, alias.price.output),
+            (target.input, target.output)
+        );
         // Bedrock never borrows another provider's entry of the same name.
         assert!(price("c.yaml", &ep("bedrock/gpt-4o", Some("bedrock")), &t).is_err());
     }
@@ -375,11 +396,31 @@ mod tests {
         for (model, provider, domain) in [
             ("ollama/llama3.1:8b", Some("ollama"), "ollama"),
             ("lm_studio/qwen2.5-7b", Some("lm_studio"), "lm_studio"),
-            ("hosted_vllm/meta-llama/Llama-3.1-8B", Some("hosted_vllm"), "hosted_vllm"),
-            ("openai/my-model", Some("api_base localhost:8000"), "api_base localhost:8000"),
-            ("openai/my-model", Some("api_base 10.0.3.4:8000"), "api_base 10.0.3.4:8000"),
-            ("openai/qwen", Some("api_base vllm:8000"), "api_base vllm:8000"),
-            ("openrouter/meta-llama/llama-3.3-70b-instruct:free", Some("openrouter"), "openrouter"),
+            (
+                "hosted_vllm/meta-llama/Llama-3.1-8B",
+                Some("hosted_vllm"),
+                "hosted_vllm",
+            ),
+            (
+                "openai/my-model",
+                Some("api_base localhost:8000"),
+                "api_base localhost:8000",
+            ),
+            (
+                "openai/my-model",
+                Some("api_base 10.0.3.4:8000"),
+                "api_base 10.0.3.4:8000",
+            ),
+            (
+                "openai/qwen",
+                Some("api_base vllm:8000"),
+                "api_base vllm:8000",
+            ),
+            (
+                "openrouter/meta-llama/llama-3.3-70b-instruct:free",
+                Some("openrouter"),
+                "openrouter",
+            ),
         ] {
             let p = price("c.yaml", &ep(model, provider), &t).unwrap();
             assert_eq!((p.price.input, p.price.output), (0.0, 0.0), "{model}");
@@ -387,7 +428,14 @@ mod tests {
             assert!(p.note.unwrap().contains("$0 per token"), "{model}");
         }
         // A public api_base is not free: the model is looked up (and unknown here).
-        assert!(price("c.yaml", &ep("openai/my-model", Some("api_base api.example.com")), &t).is_err());
+        assert!(
+            price(
+                "c.yaml",
+                &ep("openai/my-model", Some("api_base api.example.com")),
+                &t
+            )
+            .is_err()
+        );
         for (host, private) in [
             ("localhost:11434", true),
             ("127.0.0.1", true),

@@ -339,8 +339,8 @@ impl fmt::Display for Notice {
                 share: Some(s),
             } => write!(
                 f,
-                "fallback `{fallback}` of `{primary}` sends {} of `{primary}`'s requests back to the deployment that just failed (identical litellm_params under two group names, at the groups' traffic shares): a retry for that share, a failover for the rest",
-                format!("{}%", crate::number::trim(s * 100.0, 2))
+                "fallback `{fallback}` of `{primary}` sends {}% of `{primary}`'s requests back to the deployment that just failed (identical litellm_params under two group names, at the groups' traffic shares): a retry for that share, a failover for the rest",
+                crate::number::trim(s * 100.0, 2)
             ),
             Notice::SameModel {
                 primary,

@@ -65,7 +65,11 @@ impl<'n> Lists<'n> {
     /// (`_check_stripped_model_group`) or, for a group without one, by the group with the
     /// provider LiteLLM infers for it (`_provider_prefixed_model_group`: a key
     /// `openai/gpt-4o-mini` applies to a group `gpt-4o-mini`).
-    pub(super) fn specific(&self, group: &str, providers: &Providers) -> Option<(&Entry<'n>, &str)> {
+    pub(super) fn specific(
+        &self,
+        group: &str,
+        providers: &Providers,
+    ) -> Option<(&Entry<'n>, &str)> {
         if let Some(&i) = self.first.get(group) {
             return Some((&self.entries[i], &self.field));
         }

@@ -358,8 +358,7 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
     };
     let mut wild_in_chain: BTreeSet<String> = BTreeSet::new();
     for kind in FALLBACK_KEYS {
-        let Some(lists) = lists_of_kind(file, &mut out, &sections, kind, &mut star_default)?
-        else {
+        let Some(lists) = lists_of_kind(file, &mut out, &sections, kind, &mut star_default)? else {
             continue;
         };
         let primaries = ctx.primaries(&lists, &mut out);
@@ -525,8 +524,8 @@ fn lists_of_kind<'n>(
             lists = parsed.map(|entries| Lists::new(field, entries, generic));
         }
     }
-    let mut lists = lists
-        .unwrap_or_else(|| Lists::new(format!("router_settings.{kind}"), Vec::new(), generic));
+    let mut lists =
+        lists.unwrap_or_else(|| Lists::new(format!("router_settings.{kind}"), Vec::new(), generic));
     if generic && let Some((entry, field)) = star_default.take() {
         // The "*" LiteLLM uses is the last one: default_fallbacks, appended after the list.
         if let Some((old, _)) = &lists.star {
@@ -832,7 +831,10 @@ mod tests {
         notices.sort_by_key(|(at, _)| at.line);
         let msgs: Vec<String> = notices.iter().map(|(_, n)| n.to_string()).collect();
         assert!(msgs[0].contains("is a model id"), "{msgs:?}");
-        assert!(msgs[1].contains("`nowhere` of `a` is not a model_name group"), "{msgs:?}");
+        assert!(
+            msgs[1].contains("`nowhere` of `a` is not a model_name group"),
+            "{msgs:?}"
+        );
         assert!(msgs[2].contains("whose litellm_params.model is `openai/gpt-6-astra` (group `c`)"));
         assert!(msgs[3].contains("`ghost` has fallbacks but is not a model_name group"));
         assert_eq!(notices[0].0.line, 11);

@@ -347,7 +347,10 @@ impl ModelList {
                 ep.model = fill_stars(&ep.model, &caps);
             }
             // One route serves many models: the called model tells its deployments apart.
-            ep.deployment = ep.deployment.take().map(|d| format!("{d} model={}", ep.model));
+            ep.deployment = ep
+                .deployment
+                .take()
+                .map(|d| format!("{d} model={}", ep.model));
         }
         let models: Vec<String> = group
             .endpoints
