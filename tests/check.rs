@@ -1728,3 +1728,55 @@ fn unknown_slugs_are_not_providers_and_unread_cache_prices_are_named() {
             .starts_with("explicit_cache_read_input_token_cost (line 4) is not read")
     );
 }
+
+/// The router's walk, priced (tests/fixtures/check/router-walk; the walks themselves are
+/// checked against LiteLLM's Router in tests/parity.rs). At 2,000 in / 500 out: GPT-4o mini
+/// $0.60, Claude Haiku 4.5 $4.50, GPT-4o $10.00, Claude Sonnet 4.5 $13.50 per 1,000 requests.
+#[test]
+fn the_routers_walk_is_what_is_priced() {
+    let dir = "tests/fixtures/check/router-walk";
+    let run = |f: &str, code| {
+        check_json(
+            &[&format!("{dir}/{f}"), "--pricing", "litellm-1.110.2"],
+            code,
+        )
+    };
+    // A fallback only a wildcard route serves fires: $10.00 / $0.60 = 16.67x.
+    let doc = run("wildcard.yaml", 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1);
+    assert!((above[0]["ratio"].as_f64().unwrap() - 10.0 / 0.6).abs() < 1e-9);
+    // Only the second deployment sets a weight: all of mix's traffic goes to GPT-4o mini, so
+    // Haiku is 7.50x the mix (not 0.45x a GPT-4o-heavy mix).
+    let doc = run("traffic.yaml", 1);
+    let above = findings(&doc, "above-ratio");
+    assert!((above[0]["ratio"].as_f64().unwrap() - 7.5).abs() < 1e-9);
+    assert_eq!(above[0]["primary"]["mix"], "litellm_params.weight 0:1");
+    // q's fallback p is already tried: not counted, so t is reached from p at max_fallbacks 3.
+    let doc = run("depth.yaml", 1);
+    let p_t: Vec<&Value> = findings(&doc, "above-ratio")
+        .into_iter()
+        .filter(|f| f["chain"] == "p (router_settings.fallbacks)")
+        .collect();
+    assert_eq!(p_t.len(), 1);
+    assert_eq!(p_t[0]["via"], serde_json::json!(["q", "s"]));
+    assert!((p_t[0]["ratio"].as_f64().unwrap() - 10.0 / 4.5).abs() < 1e-9);
+    // b is a's GPT-4o deployment: a retry for the half of a's traffic that went there.
+    let doc = run("same-deployment.yaml", 0);
+    let same = findings(&doc, "same-deployment");
+    assert_eq!(same.len(), 1);
+    assert!(
+        same[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sends 50% of `a`'s requests back")
+    );
+    // b has no chain of its own: its hop resumes a's chain, so `*`'s dear never fires from a.
+    let doc = run("resume-root.yaml", 1);
+    let from_a: Vec<&Value> = findings(&doc, "above-ratio")
+        .into_iter()
+        .filter(|f| f["chain"] == "a (router_settings.fallbacks)")
+        .collect();
+    assert_eq!(from_a.len(), 1);
+    assert_eq!(from_a[0]["fallback"]["name"], "b");
+}
