@@ -38,6 +38,11 @@ def main() -> None:
         data = json.load(f)
     out = []
     for key, entry in data.items():
+        if isinstance(entry, dict) and isinstance(entry.get("alias_of"), str):
+            # A rolling alias (`claude-sonnet-latest`): billed as the entry it names.
+            alias = {k: entry[k] for k in ("alias_of", "litellm_provider") if k in entry}
+            out.append(json.dumps(key) + ": " + json.dumps(alias, separators=(",", ":")))
+            continue
         if not isinstance(entry, dict) or entry.get("mode") not in MODES:
             continue
         kept = {k: v for k, v in entry.items() if k in OTHER or PRICE.match(k)}

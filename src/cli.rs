@@ -268,6 +268,13 @@ pub struct CheckArgs {
     /// fallback. Reported as notes. Repeat for several.
     #[arg(long, value_name = "MODEL_OR_PROVIDER")]
     pub allow: Vec<String>,
+    /// A fallback of a free primary (a local `ollama/`, `lm_studio/`, `hosted_vllm/` model, an
+    /// `openai/` model on a local or private `api_base`, an OpenRouter `:free` id: $0 per
+    /// token) fails when it costs more than this, USD per 1,000 requests at the profile; a
+    /// ratio over $0 means nothing. Exactly at the limit passes. Default: 5 (half a cent a
+    /// request).
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    pub max_usd_per_1k: Option<f64>,
 }
 
 /// `fallcost bench`.
@@ -548,6 +555,15 @@ fn parse_calibrate_timeout(s: &str) -> Result<f64, String> {
         Ok(t) if t.is_finite() && t > 0.0 && t <= 86_400.0 => Ok(t),
         _ => Err(format!(
             "expected seconds > 0 and at most 86400 (a day), e.g. 30; got `{s}`"
+        )),
+    }
+}
+
+fn parse_usd(s: &str) -> Result<f64, String> {
+    match s.trim().trim_start_matches('$').parse::<f64>() {
+        Ok(r) if r.is_finite() && r >= 0.0 => Ok(r),
+        _ => Err(format!(
+            "expected USD per 1,000 requests >= 0, e.g. 5; got `{s}`"
         )),
     }
 }

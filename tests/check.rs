@@ -885,13 +885,15 @@ fn provider_stripped_fallback_keys_apply() {
 
 /// A fallback reached both directly and through another group is reported at its direct link.
 #[test]
-fn direct_links_are_reported_at_their_own_line() {
+fn a_link_is_reported_where_the_routers_walk_reaches_it() {
     let doc = check_json(&[&format!("{FIX}/litellm/shortest.yaml")], 1);
     let above = findings(&doc, "above-ratio");
     assert_eq!(above.len(), 2);
+    // LiteLLM tries sol's own fallbacks before sonnet's next one: astra is reached through sol
+    // (line 15), and sonnet's own `astra` (line 13) is skipped as already tried.
     assert_eq!(above[0]["chain"], "sonnet (router_settings.fallbacks)");
-    assert_eq!(above[0]["line"], 13);
-    assert_eq!(above[0]["via"], serde_json::json!([]));
+    assert_eq!(above[0]["line"], 15);
+    assert_eq!(above[0]["via"], serde_json::json!(["sol"]));
     assert_eq!(above[1]["chain"], "sol (router_settings.fallbacks)");
     assert_eq!(above[1]["line"], 15);
 }
@@ -1605,4 +1607,170 @@ fn incident_judges_the_first_failover() {
         err.starts_with("error: --incident: `soon` is not a duration"),
         "{err}"
     );
+}
+
+/// A first run over a folder of real public LiteLLM configs (tests/fixtures/real-configs,
+/// sources in its README) gives findings or a pass, never input errors: local ollama models
+/// are $0, and their paid GitHub Models fallback ($10.00 per 1,000 requests) is above the
+/// default --max-usd-per-1k 5.
+#[test]
+fn real_configs_give_findings_not_input_errors() {
+    let out = fallcost(&["check", "tests/fixtures/real-configs", "--format", "json"]);
+    let code = out.status.code();
+    assert!(
+        matches!(code, Some(0 | 1)),
+        "exit {code:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["input_errors"], 0);
+    assert_eq!(doc["summary"]["files"], 11);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 4);
+    for f in &above {
+        assert_eq!(f["fallback"]["mix_per_1k_usd"], 10.0, "{f}");
+        assert_eq!(f["primary"]["mix_per_1k_usd"], 0.0, "{f}");
+    }
+    // With a limit above $10.00 per 1,000 requests, the same folder passes.
+    let out = fallcost(&[
+        "check",
+        "tests/fixtures/real-configs",
+        "--max-usd-per-1k",
+        "10",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// Real configs naming models that no bundled table prices: exit 2, and every input error is
+/// an unknown model (nothing else refused).
+#[test]
+fn real_configs_unpriced_list_only_unknown_models() {
+    let out = fallcost(&["check", "tests/fixtures/real-configs-unpriced", "--verbose"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let (errors, stub): (Vec<&str>, Vec<&str>) =
+        err.lines().partition(|l| l.starts_with("error: "));
+    // One error per model, at its first line, naming the others.
+    assert_eq!(errors.len(), 4, "{err}");
+    for line in &errors {
+        assert!(line.contains("unknown model `"), "{line}");
+    }
+    assert!(
+        errors[0].ends_with("(also named at line 15)"),
+        "{}",
+        errors[0]
+    );
+    // Then (under --verbose) every one of them once, as a price table entry to fill in (the `…`
+    // refuses to be read until it is).
+    assert_eq!(stub.len(), 1 + 3 * 4, "{err}");
+    assert!(
+        stub[0].starts_with("# 4 models with no price"),
+        "{}",
+        stub[0]
+    );
+    assert_eq!(
+        stub[1],
+        "[models.\"together_ai/meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8\"]"
+    );
+    assert!(stub[2].starts_with("input = …"));
+}
+
+/// Portkey targets whose `@slug` names no Portkey provider are judged on the model's own
+/// provider (no false cross-provider pass: two keys of one OpenAI account are one provider), with
+/// a note; LiteLLM's `explicit_cache_read_input_token_cost` is named as not read.
+#[test]
+fn unknown_slugs_are_not_providers_and_unread_cache_prices_are_named() {
+    let dir = "tests/fixtures/check/portkey-slugs";
+    let doc = check_json(
+        &[
+            &format!("{dir}/unknown-slugs.json"),
+            "--pricing",
+            "litellm-1.110.2",
+        ],
+        0,
+    );
+    let same = findings(&doc, "same-provider");
+    assert_eq!(same.len(), 1, "{doc}");
+    assert!(same[0]["message"].as_str().unwrap().contains("(openai)"));
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 2);
+    assert!(
+        notes[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the slug `@prod-key` names no Portkey provider")
+    );
+    let doc = check_json(
+        &[
+            &format!("{dir}/explicit-cache.yaml"),
+            "--pricing",
+            "litellm-1.110.2",
+        ],
+        0,
+    );
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 1, "{doc}");
+    assert!(
+        notes[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("explicit_cache_read_input_token_cost (line 4) is not read")
+    );
+}
+
+/// The router's walk, priced (tests/fixtures/check/router-walk; the walks themselves are
+/// checked against LiteLLM's Router in tests/parity.rs). At 2,000 in / 500 out: GPT-4o mini
+/// $0.60, Claude Haiku 4.5 $4.50, GPT-4o $10.00, Claude Sonnet 4.5 $13.50 per 1,000 requests.
+#[test]
+fn the_routers_walk_is_what_is_priced() {
+    let dir = "tests/fixtures/check/router-walk";
+    let run = |f: &str, code| {
+        check_json(
+            &[&format!("{dir}/{f}"), "--pricing", "litellm-1.110.2"],
+            code,
+        )
+    };
+    // A fallback only a wildcard route serves fires: $10.00 / $0.60 = 16.67x.
+    let doc = run("wildcard.yaml", 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1);
+    assert!((above[0]["ratio"].as_f64().unwrap() - 10.0 / 0.6).abs() < 1e-9);
+    // Only the second deployment sets a weight: all of mix's traffic goes to GPT-4o mini, so
+    // Haiku is 7.50x the mix (not 0.45x a GPT-4o-heavy mix).
+    let doc = run("traffic.yaml", 1);
+    let above = findings(&doc, "above-ratio");
+    assert!((above[0]["ratio"].as_f64().unwrap() - 7.5).abs() < 1e-9);
+    assert_eq!(above[0]["primary"]["mix"], "litellm_params.weight 0:1");
+    // q's fallback p is already tried: not counted, so t is reached from p at max_fallbacks 3.
+    let doc = run("depth.yaml", 1);
+    let p_t: Vec<&Value> = findings(&doc, "above-ratio")
+        .into_iter()
+        .filter(|f| f["chain"] == "p (router_settings.fallbacks)")
+        .collect();
+    assert_eq!(p_t.len(), 1);
+    assert_eq!(p_t[0]["via"], serde_json::json!(["q", "s"]));
+    assert!((p_t[0]["ratio"].as_f64().unwrap() - 10.0 / 4.5).abs() < 1e-9);
+    // b is a's GPT-4o deployment: a retry for the half of a's traffic that went there.
+    let doc = run("same-deployment.yaml", 0);
+    let same = findings(&doc, "same-deployment");
+    assert_eq!(same.len(), 1);
+    assert!(
+        same[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sends 50% of `a`'s requests back")
+    );
+    // b has no chain of its own: its hop resumes a's chain, so `*`'s dear never fires from a.
+    let doc = run("resume-root.yaml", 1);
+    let from_a: Vec<&Value> = findings(&doc, "above-ratio")
+        .into_iter()
+        .filter(|f| f["chain"] == "a (router_settings.fallbacks)")
+        .collect();
+    assert_eq!(from_a.len(), 1);
+    assert_eq!(from_a[0]["fallback"]["name"], "b");
 }

@@ -1188,7 +1188,7 @@ fn prices_filter_list_and_columns() {
             .any(|l| l.starts_with("claude-sonnet-4-5-20250929 ") && l.ends_with(" anthropic")),
         "{table}"
     );
-    assert!(table.contains("2 of 3,585 models shown"), "{table}");
+    assert!(table.contains("2 of 3,683 models shown"), "{table}");
     let list = ok(&["prices", "--list"]);
     assert!(
         list.contains("  2026-07  2026-07-18\n    default for "),

@@ -32,7 +32,10 @@ fn usd(t: &PriceTable, id: &str, r: Request, billing: Billing, state: CacheState
 #[test]
 fn the_snapshot_is_broad() {
     let t = table();
-    assert_eq!(t.models.len(), 3585);
+    // 3,585 priced entries and 98 rolling aliases (`alias_of`) priced as the entry they name.
+    assert_eq!(t.models.len(), 3585 + 98);
+    let alias = t.get("claude-sonnet-latest").unwrap();
+    assert_eq!(alias.id, "claude-sonnet-5-5");
     assert_eq!(t.verified.as_deref(), Some("2026-12-01"));
     for id in [
         "gpt-4o",

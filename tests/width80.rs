@@ -73,7 +73,7 @@ fn the_whole_price_table_is_one_line_per_model() {
 #[test]
 fn a_filtered_price_list_is_one_line_per_model() {
     let t = ok(&["prices", "gemini-2.5-pro"]);
-    assert!(t.contains("7 of 3,585 models shown"), "{t}");
+    assert!(t.contains("7 of 3,683 models shown"), "{t}");
     let rows = plain_rows(&t);
     assert_eq!(rows.len(), 7, "{t}");
     assert!(

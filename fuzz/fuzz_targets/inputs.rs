@@ -24,6 +24,7 @@ fn options() -> &'static fallcost::check::CheckOptions {
         allow: Vec::new(),
         allow_from: None,
         incident: None,
+        max_usd_per_1k: fallcost::check::DEFAULT_MAX_USD_PER_1K,
     })
 }
 

@@ -22,7 +22,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{CheckOptions, PricedChain, PricedLink, judge_allowing};
+use super::{CheckOptions, PricedChain, PricedLink, judge_limits};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
 use crate::input::gateway::{self, litellm, openrouter, portkey};
@@ -236,7 +236,7 @@ fn record_chains(
     file: &str,
     format: FileKind,
     chains: &[PricedChain],
-    max_ratio: f64,
+    (max_ratio, max_usd_per_1k): (f64, f64),
     allow: &[String],
     allow_from: Option<&str>,
     incident: Option<&super::IncidentCheck>,
@@ -249,7 +249,9 @@ fn record_chains(
     });
     let first = report.findings.len();
     for c in chains {
-        report.findings.extend(judge_allowing(c, max_ratio, allow));
+        report
+            .findings
+            .extend(judge_limits(c, max_ratio, Some(max_usd_per_1k), allow));
         if let Some(incident) = incident {
             report
                 .findings
@@ -392,7 +394,7 @@ fn check_scenario(
         file,
         FileKind::Scenario,
         &chains,
-        max_ratio,
+        (max_ratio, opts.max_usd_per_1k),
         &opts.allow,
         opts.allow_from.as_deref(),
         opts.incident.as_ref(),
@@ -421,7 +423,7 @@ fn gateway_chains(
         file,
         format,
         &chains,
-        opts.max_ratio,
+        (opts.max_ratio, opts.max_usd_per_1k),
         &opts.allow,
         opts.allow_from.as_deref(),
         opts.incident.as_ref(),

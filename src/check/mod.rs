@@ -71,7 +71,16 @@ pub struct CheckOptions {
     /// `--incident DURATION`: also judge each fallback by what an outage of the primary's
     /// provider costs (see [`judge_incident`]).
     pub incident: Option<IncidentCheck>,
+    /// `--max-usd-per-1k`: a fallback of a free primary (a local model, a `:free` id; no ratio
+    /// over $0 means anything) is above the limit when it costs more than this, USD per 1,000
+    /// requests at the profile (default [`DEFAULT_MAX_USD_PER_1K`]).
+    pub max_usd_per_1k: f64,
 }
+
+/// `--max-usd-per-1k` when neither the flag nor fallcost.toml sets it: $5.00 per 1,000
+/// requests (half a cent a request). At the default profile (2,000 in / 500 out) GPT-4o mini
+/// ($0.60) passes behind a local model, GPT-4o ($10.00) and Claude Sonnet ($13.50) fail.
+pub const DEFAULT_MAX_USD_PER_1K: f64 = 5.0;
 
 /// What the link `primary -> fallback` costs in an incident of the primary's provider (USD
 /// per request from the sides' per-1,000 prices, MODEL.md §6). The primary's cache is
@@ -184,13 +193,30 @@ pub fn judge(chain: &PricedChain, max_ratio: f64) -> Vec<Finding> {
 /// [`judge`], with the links that `allow` allows ([`allows`]: their primary or their fallback)
 /// reported as notes instead of errors.
 pub fn judge_allowing(chain: &PricedChain, max_ratio: f64, allow: &[String]) -> Vec<Finding> {
+    judge_limits(chain, max_ratio, None, allow)
+}
+
+/// [`judge_allowing`], with a fallback of a free primary judged by an absolute limit,
+/// `max_usd_per_1k` USD per 1,000 requests (`--max-usd-per-1k`; exactly at it passes), instead
+/// of a ratio over $0 (`None`: any paid fallback of a free primary is above).
+pub fn judge_limits(
+    chain: &PricedChain,
+    max_ratio: f64,
+    max_usd_per_1k: Option<f64>,
+    allow: &[String],
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for link in &chain.links {
         let (p, fb) = (
             chain.primary.judged_as_primary(),
             link.fallback.judged_as_fallback(),
         );
-        if above(fb, p, max_ratio) {
+        let free_limit = max_usd_per_1k.filter(|_| p <= 0.0);
+        let is_above = match free_limit {
+            Some(usd) => fb > usd * (1.0 + REL_TOL),
+            None => above(fb, p, max_ratio),
+        };
+        if is_above {
             out.push(Finding::AboveRatio {
                 file: link.file.clone(),
                 line: link.line,
@@ -199,6 +225,7 @@ pub fn judge_allowing(chain: &PricedChain, max_ratio: f64, allow: &[String]) -> 
                 fallback: link.fallback.clone(),
                 ratio: (p > 0.0).then(|| fb / p),
                 max_ratio,
+                max_usd_per_1k: free_limit,
                 via: link.via.clone(),
                 allowed: allows(allow, &chain.primary)
                     .or_else(|| allows(allow, &link.fallback))

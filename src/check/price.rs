@@ -80,6 +80,8 @@ pub fn price_config(
 ) -> (Vec<PricedChain>, Vec<Finding>, Vec<InputError>) {
     let mut notes = Vec::new();
     let mut errors: Vec<InputError> = Vec::new();
+    // An unknown model is one error at its first place, naming the other lines it is at.
+    let mut unknown: HashMap<(String, String), (usize, Vec<usize>)> = HashMap::new();
     let mut noted = BTreeSet::new();
     // A group is its label and where its models are named.
     type Key = (String, Vec<(Option<String>, usize, usize)>);
@@ -117,8 +119,22 @@ pub fn price_config(
                     models.push(m);
                 }
                 Err(e) => {
-                    if !errors.contains(&e) {
-                        errors.push(e);
+                    let key = (e.file.clone(), ep.model.clone());
+                    let line = e.location.map_or(0, |l| l.line);
+                    match unknown.get_mut(&key) {
+                        Some((_, lines))
+                            if e.kind == crate::error::InputErrorKind::UnknownModel =>
+                        {
+                            if !lines.contains(&line) {
+                                lines.push(line);
+                            }
+                        }
+                        _ => {
+                            if !errors.contains(&e) {
+                                unknown.insert(key, (errors.len(), vec![line]));
+                                errors.push(e);
+                            }
+                        }
                     }
                     ok = false;
                 }
@@ -156,6 +172,25 @@ pub fn price_config(
                 primary,
                 links,
             });
+        }
+    }
+    for (i, lines) in unknown.into_values() {
+        let mut lines = lines;
+        lines.sort_unstable();
+        if lines.len() > 1 {
+            let first = errors[i].location.map_or(0, |l| l.line);
+            let others: Vec<String> = lines
+                .iter()
+                .filter(|l| **l != first)
+                .map(|l| l.to_string())
+                .collect();
+            if !others.is_empty() {
+                errors[i].message.push_str(&format!(
+                    " (also named at line{} {})",
+                    if others.len() == 1 { "" } else { "s" },
+                    others.join(", ")
+                ));
+            }
         }
     }
     // In the order of the file, whatever order the chains reached the models in.

@@ -34,5 +34,6 @@ fn flags(args: &CheckArgs) -> check::CheckFlags {
         config_file: args.config_file.clone(),
         deny_warnings: args.deny_warnings,
         allow: args.allow.clone(),
+        max_usd_per_1k: args.max_usd_per_1k,
     }
 }

@@ -167,6 +167,9 @@ struct RawEntry {
     provider: Option<Value>,
     min_tokens: Option<Value>,
     tiered: Option<Value>,
+    /// LiteLLM's `alias_of`: a rolling alias (`claude-sonnet-latest`) billed as the entry it
+    /// names.
+    alias_of: Option<Value>,
 }
 
 /// A key, borrowed from the text when it has no escapes.
@@ -229,6 +232,7 @@ impl<'de> Visitor<'de> for EntrySeed<'_> {
                 "litellm_provider" => e.provider = Some(map.next_value()?),
                 "prompt_cache_min_tokens" => e.min_tokens = Some(map.next_value()?),
                 "tiered_pricing" => e.tiered = Some(map.next_value()?),
+                "alias_of" => e.alias_of = Some(map.next_value()?),
                 name if let Some(field) = price_field(name) => {
                     e.prices.push((field, map.next_value()?));
                 }
@@ -380,6 +384,7 @@ fn build(
     entries: Vec<(String, RawEntry)>,
 ) -> Result<PriceTable, InputError> {
     let mut models = BTreeMap::new();
+    let mut aliases: Vec<(String, String)> = Vec::new();
     let mut unpriced = 0usize;
     let mut ignored = 0usize;
     // Distinct prices are few (a few hundred in 40,000 fields): convert each once.
@@ -396,6 +401,12 @@ fn build(
         }
         if !entry.object {
             unpriced += 1;
+            continue;
+        }
+        if let Some(Value::String(target)) = &entry.alias_of
+            && entry.prices.is_empty()
+        {
+            aliases.push((key, target.clone()));
             continue;
         }
         let error = |field: &str, message: String| {
@@ -604,6 +615,8 @@ fn build(
             },
         );
     }
+    let aliased = resolve_aliases(&mut models, &aliases);
+    unpriced += aliases.len() - aliased;
     if models.is_empty() {
         return Err(InputError::file(
             InputErrorKind::Invalid,
@@ -616,6 +629,11 @@ fn build(
         models.len(),
         unpriced
     );
+    if aliased > 0 {
+        source.push_str(&format!(
+            "; {aliased} rolling aliases (alias_of, e.g. claude-sonnet-latest) priced as the entry each names"
+        ));
+    }
     if ignored > 0 {
         source.push_str(&format!(
             "; {ignored} cache prices ignored (a cache read above input or a cache write below it)"
@@ -641,6 +659,35 @@ fn find_key(text: &str, key: &str, mut from: usize) -> Option<usize> {
         from = at + quoted.len();
     }
     None
+}
+
+/// Price every rolling alias (`alias: target`, LiteLLM's `alias_of`) as the entry it names, as
+/// LiteLLM bills a request for the alias (an alias of an alias too); the price keeps the
+/// target's id, so every message names the entry it is priced from. Returns how many aliases
+/// were priced (an alias of a missing or unpriced entry is left out: unknown, never free).
+fn resolve_aliases(
+    models: &mut BTreeMap<String, ModelPrice>,
+    aliases: &[(String, String)],
+) -> usize {
+    let mut done = 0;
+    let mut left: Vec<&(String, String)> = aliases.iter().collect();
+    // Each pass prices the aliases whose target is priced: an alias of an alias takes two.
+    while !left.is_empty() {
+        let before = left.len();
+        left.retain(|(alias, target)| match models.get(target).cloned() {
+            Some(p) if !models.contains_key(alias) => {
+                models.insert(alias.clone(), p);
+                done += 1;
+                false
+            }
+            Some(_) => false,
+            None => true,
+        });
+        if left.len() == before {
+            break;
+        }
+    }
+    done
 }
 
 #[cfg(test)]

@@ -39,6 +39,9 @@ pub struct CheckFlags {
     pub deny_warnings: bool,
     /// `--allow`: models or providers allowed above the ratio.
     pub allow: Vec<String>,
+    /// `--max-usd-per-1k`: the absolute limit for a fallback of a free primary, USD per 1,000
+    /// requests.
+    pub max_usd_per_1k: Option<f64>,
 }
 
 /// A check to run: the paths, the options every chain is judged with, and whether warnings
@@ -132,6 +135,9 @@ pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
         allow,
         allow_from,
         incident,
+        max_usd_per_1k: args
+            .max_usd_per_1k
+            .unwrap_or(crate::check::DEFAULT_MAX_USD_PER_1K),
     };
     Ok(Plan {
         paths,

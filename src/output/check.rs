@@ -120,7 +120,53 @@ pub fn print(
             )
         )?;
     }
+    // Under --verbose (an input error stays one line otherwise).
+    if let Some(stub) = price_stub(report).filter(|_| ui.verbose) {
+        write!(stderr, "{stub}")?;
+    }
     Ok(())
+}
+
+/// For a run with models no table or config prices: every one of them, once, as a fallcost
+/// price table entry to fill in and paste (`[models."ID"]`, $/MTok; pass the file with
+/// `--pricing`), each `…` left to fill so that an unfilled entry is refused rather than read as
+/// free. `None` when every model is priced.
+pub fn price_stub(report: &CheckReport) -> Option<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for e in &report.errors {
+        if e.kind != crate::error::InputErrorKind::UnknownModel {
+            continue;
+        }
+        let Some(id) = e
+            .message
+            .strip_prefix("unknown model `")
+            .and_then(|m| m.split_once('`'))
+            .map(|(id, _)| id.to_string())
+        else {
+            continue;
+        };
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    if ids.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "# {} with no price: fill in USD per 1M tokens from the provider's price page and add to a fallcost price table (--pricing FILE), or set input_cost_per_token/output_cost_per_token in the config\n",
+        if ids.len() == 1 {
+            "1 model".to_string()
+        } else {
+            format!("{} models", ids.len())
+        }
+    );
+    for id in ids {
+        let id = crate::error::printable_line(&id).replace('"', "\\\"");
+        out.push_str(&format!(
+            "[models.\"{id}\"]\ninput = …     # USD per 1M input tokens\noutput = …    # USD per 1M output tokens\n"
+        ));
+    }
+    Some(out)
 }
 
 /// The text format with its severities coloured when `on`: `error` red, `warning` yellow,

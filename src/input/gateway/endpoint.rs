@@ -31,12 +31,19 @@ pub struct EndpointPrice {
 /// config does not set both input and output prices (an unknown price is never taken as zero).
 pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPrice, InputError> {
     let o = &ep.price_override;
+    if o.input.is_none()
+        && o.output.is_none()
+        && let Some((provider, why)) = free_model(ep)
+    {
+        return Ok(free(ep, provider, why));
+    }
     // `provider/model` resolves only to that provider's own entry (never another provider's
     // price for the same model name); a bare id only when one provider has it.
     // A config that names the provider apart from the model (a Portkey virtual key
     // `@openai-prod/gpt-4o` with provider `openai`) is priced as `provider/model`.
     let entry = table
         .get(&ep.model)
+        .or_else(|| bedrock_entry(table, &ep.model))
         .or_else(|| {
             let provider = ep.provider.as_deref()?;
             let bare = ep
@@ -150,8 +157,18 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
             table.name
         )
     };
+    let bare = |id: &str| {
+        let id = bedrock_id(id).unwrap_or(id);
+        id.split_once('/').map_or(id, |(_, b)| b).to_string()
+    };
     let note = match (&ep.note, entry) {
         (Some(n), _) => Some(format!("{n}; priced from {source}")),
+        (None, Some(e)) if priced_as != "config" && bare(&e.id) != bare(&ep.model) => {
+            Some(format!(
+                "`{}` is a rolling alias (LiteLLM's alias_of): priced from {source}",
+                ep.model
+            ))
+        }
         (None, Some(e))
             if priced_as != "config"
                 && provider_family(&provider) != provider_family(&e.provider)
@@ -171,4 +188,267 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
         provider,
         note,
     })
+}
+
+/// The entry of a Bedrock model id as LiteLLM routes it: `bedrock/` (or `bedrock_converse/`)
+/// and an optional route (`converse/`, `invoke/`) before the Bedrock model id, which LiteLLM's
+/// price file keys bare (`anthropic.claude-…-v1:0`, the cross-region `us.…`, `eu.…`,
+/// `global.…` inference profiles, `amazon.nova-pro-v1:0`), some under `bedrock_converse`.
+/// Only an entry of the Bedrock family is taken: never another provider's price.
+fn bedrock_entry<'t>(table: &'t PriceTable, model: &str) -> Option<&'t ModelPrice> {
+    let id = bedrock_id(model)?;
+    table
+        .models
+        .get(id)
+        .or_else(|| table.models.get(&format!("bedrock/{id}")))
+        .filter(|e| provider_family(&e.provider) == "bedrock")
+}
+
+/// The Bedrock model id of `model` (`bedrock/converse/us.amazon.nova-pro-v1:0` →
+/// `us.amazon.nova-pro-v1:0`); `None` when it is not a `bedrock/` id.
+fn bedrock_id(model: &str) -> Option<&str> {
+    let rest = model
+        .strip_prefix("bedrock/")
+        .or_else(|| model.strip_prefix("bedrock_converse/"))?;
+    Some(
+        rest.strip_prefix("converse/")
+            .or_else(|| rest.strip_prefix("invoke/"))
+            .unwrap_or(rest),
+    )
+}
+
+/// Providers whose models run on the team's own hardware: LiteLLM bills them at $0 per token
+/// (no entry of its price file has a price for them).
+pub const LOCAL_PROVIDERS: &[&str] = &[
+    "ollama",
+    "ollama_chat",
+    "lm_studio",
+    "hosted_vllm",
+    "vllm",
+    "llamafile",
+];
+
+/// Whether `ep` is billed nothing per token, and why: a model of a [`LOCAL_PROVIDERS`] provider
+/// (`ollama/llama3`), an OpenAI-compatible model served from a local or private address
+/// ([`private_host`]: `openai/…` with `api_base: http://localhost:8000/v1`), or an OpenRouter
+/// `:free` variant (`meta-llama/llama-3.3-70b-instruct:free`, which OpenRouter bills at $0).
+/// Returns the provider (failure domain) and the note.
+pub fn free_model(ep: &Endpoint) -> Option<(String, String)> {
+    let prefix = ep.model.split_once('/').map(|(p, _)| p);
+    let provider = ep.provider.as_deref().or(prefix);
+    if let Some(p) = provider.filter(|p| LOCAL_PROVIDERS.contains(p)) {
+        return Some((
+            p.to_string(),
+            format!(
+                "`{}` runs on your own server ({p}): $0 per token, as LiteLLM bills it (the hardware is not priced)",
+                ep.model
+            ),
+        ));
+    }
+    if let Some(host) = provider.and_then(|p| p.strip_prefix("api_base "))
+        && private_host(host)
+    {
+        return Some((
+            format!("api_base {host}"),
+            format!(
+                "`{}` is served from a local or private address ({host}): $0 per token, as LiteLLM bills a model it has no price for (the hardware is not priced)",
+                ep.model
+            ),
+        ));
+    }
+    let served = ep.served.as_deref().unwrap_or(&ep.model);
+    if served.ends_with(":free") && (provider == Some("openrouter") || ep.model.contains('/')) {
+        return Some((
+            provider.unwrap_or("openrouter").to_string(),
+            format!(
+                "`{}` is an OpenRouter `:free` variant: $0 per token, as OpenRouter bills it (rate-limited)",
+                ep.model
+            ),
+        ));
+    }
+    None
+}
+
+/// Whether an `api_base` host (`host:port`) is local or private: `localhost`, a loopback,
+/// private (RFC 1918) or link-local IPv4 address, `::1`, `host.docker.internal`, a name under
+/// `.local`, `.internal`, `.localhost` or `.lan`, or a name without a dot (a container or
+/// cluster service, `ollama:11434`).
+pub fn private_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => host.rsplit_once(':').map_or(host, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        }),
+    }
+    .to_ascii_lowercase();
+    if name.is_empty() || name.starts_with("os.environ") {
+        return false;
+    }
+    if let Ok(ip) = name.parse::<std::net::IpAddr>() {
+        return match ip {
+            std::net::IpAddr::V4(v4) => {
+                v4.is_loopback() || v4.is_private() || v4.is_link_local() || v4.is_unspecified()
+            }
+            std::net::IpAddr::V6(v6) => v6.is_loopback() || v6.is_unspecified(),
+        };
+    }
+    name == "localhost"
+        || name == "host.docker.internal"
+        || [".local", ".internal", ".localhost", ".lan"]
+            .iter()
+            .any(|s| name.ends_with(s))
+        || !name.contains('.')
+}
+
+/// A price of $0 per token for `ep` (see [`free_model`]), with `why` as its note.
+fn free(ep: &Endpoint, provider: String, why: String) -> EndpointPrice {
+    EndpointPrice {
+        price: ModelPrice {
+            id: ep.model.clone(),
+            provider: provider.clone(),
+            input: 0.0,
+            output: 0.0,
+            cached_input: None,
+            cache_write: None,
+            caching: Caching::implied(None, None),
+            cache_ttl_s: Caching::implied(None, None).default_ttl_s(),
+            cache_write_1h: None,
+            min_cache_prefix: None,
+            miss_writes: false,
+            tiers: Vec::new(),
+        },
+        priced_as: "free ($0 per token)".to_string(),
+        provider,
+        note: Some(why),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ep(model: &str, provider: Option<&str>) -> Endpoint {
+        Endpoint {
+            model: model.into(),
+            provider: provider.map(str::to_string),
+            price_override: Default::default(),
+            note: None,
+            file: None,
+            line: 1,
+            col: 1,
+            deployment: None,
+            served: None,
+        }
+    }
+
+    #[test]
+    fn bedrock_ids_and_rolling_aliases_are_priced_as_billed() {
+        let t = crate::input::pricing::bundled("litellm-1.110.2").unwrap();
+        // (id as written, the entry it is priced from, input $/MTok)
+        for (model, entry, input) in [
+            (
+                "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                3.3,
+            ),
+            (
+                "bedrock/global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                3.0,
+            ),
+            (
+                "bedrock/converse/us.amazon.nova-pro-v1:0",
+                "us.amazon.nova-pro-v1:0",
+                0.8,
+            ),
+            ("bedrock/amazon.nova-pro-v1:0", "amazon.nova-pro-v1:0", 0.8),
+            ("amazon.nova-pro-v1:0", "amazon.nova-pro-v1:0", 0.8),
+            (
+                "bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0",
+                "anthropic.claude-3-5-sonnet-20240620-v1:0",
+                3.0,
+            ),
+        ] {
+            let p = price("c.yaml", &ep(model, Some("bedrock")), &t).unwrap();
+            assert_eq!(p.priced_as, entry, "{model}");
+            assert_eq!(p.price.input, input, "{model}");
+        }
+        // A rolling alias is billed as the entry LiteLLM's alias_of names.
+        let alias = price("c.yaml", &ep("claude-sonnet-latest", None), &t).unwrap();
+        let target = t.models.get("claude-sonnet-5-5").unwrap();
+        assert_eq!(alias.priced_as, "claude-sonnet-5-5");
+        assert!(alias.note.unwrap().contains("rolling alias"));
+        assert_eq!(
+            (alias.price.input, alias.price.output),
+            (target.input, target.output)
+        );
+        // Bedrock never borrows another provider's entry of the same name.
+        assert!(price("c.yaml", &ep("bedrock/gpt-4o", Some("bedrock")), &t).is_err());
+    }
+
+    #[test]
+    fn local_and_free_models_cost_nothing_and_say_why() {
+        let t = crate::input::pricing::bundled("litellm-1.110.2").unwrap();
+        for (model, provider, domain) in [
+            ("ollama/llama3.1:8b", Some("ollama"), "ollama"),
+            ("lm_studio/qwen2.5-7b", Some("lm_studio"), "lm_studio"),
+            (
+                "hosted_vllm/meta-llama/Llama-3.1-8B",
+                Some("hosted_vllm"),
+                "hosted_vllm",
+            ),
+            (
+                "openai/my-model",
+                Some("api_base localhost:8000"),
+                "api_base localhost:8000",
+            ),
+            (
+                "openai/my-model",
+                Some("api_base 10.0.3.4:8000"),
+                "api_base 10.0.3.4:8000",
+            ),
+            (
+                "openai/qwen",
+                Some("api_base vllm:8000"),
+                "api_base vllm:8000",
+            ),
+            (
+                "openrouter/meta-llama/llama-3.3-70b-instruct:free",
+                Some("openrouter"),
+                "openrouter",
+            ),
+        ] {
+            let p = price("c.yaml", &ep(model, provider), &t).unwrap();
+            assert_eq!((p.price.input, p.price.output), (0.0, 0.0), "{model}");
+            assert_eq!(p.provider, domain);
+            assert!(p.note.unwrap().contains("$0 per token"), "{model}");
+        }
+        // A public api_base is not free: the model is looked up (and unknown here).
+        assert!(
+            price(
+                "c.yaml",
+                &ep("openai/my-model", Some("api_base api.example.com")),
+                &t
+            )
+            .is_err()
+        );
+        for (host, private) in [
+            ("localhost:11434", true),
+            ("127.0.0.1", true),
+            ("192.168.1.20:8080", true),
+            ("172.20.0.2", true),
+            ("172.32.0.2", false),
+            ("[::1]:8000", true),
+            ("host.docker.internal:1234", true),
+            ("gpu-box.lan", true),
+            ("api.together.xyz", false),
+            ("8.8.8.8", false),
+        ] {
+            assert_eq!(private_host(host), private, "{host}");
+        }
+    }
 }

@@ -177,6 +177,10 @@ pub enum Notice {
         primary: String,
         /// The fallback.
         fallback: String,
+        /// The share of the primary's traffic for which the fallback picks the deployment the
+        /// primary picked (LiteLLM's `simple_shuffle` shares of both groups), when it is not
+        /// all of it: a retry for that share, a failover for the rest.
+        share: Option<f64>,
     },
     /// A fallback that serves the primary's model on the primary's provider through another
     /// key or slug (Portkey `@openai-prod/gpt-4o` -> `@openai-backup/gpt-4o`).
@@ -321,9 +325,22 @@ impl fmt::Display for Notice {
                 f,
                 "`{name}` has fallbacks and is not a model_name group, but a request for it goes to {how}: its chain is judged"
             ),
-            Notice::SameDeployment { primary, fallback } => write!(
+            Notice::SameDeployment {
+                primary,
+                fallback,
+                share: None,
+            } => write!(
                 f,
                 "fallback `{fallback}` of `{primary}` sends the request to the same deployment (identical litellm_params under two group names): a retry, not a failover (it survives no outage of that deployment)"
+            ),
+            Notice::SameDeployment {
+                primary,
+                fallback,
+                share: Some(s),
+            } => write!(
+                f,
+                "fallback `{fallback}` of `{primary}` sends {}% of `{primary}`'s requests back to the deployment that just failed (identical litellm_params under two group names, at the groups' traffic shares): a retry for that share, a failover for the rest",
+                crate::number::trim(s * 100.0, 2)
             ),
             Notice::SameModel {
                 primary,

@@ -28,8 +28,8 @@
 //!   of `@slug/model` or `provider: "@slug"` (Portkey's Model Catalog providers and virtual keys,
 //!   which the hosted gateway resolves: the open-source gateway's `tryTargetsRecursively`,
 //!   `src/handlers/handlerUtils.ts`, passes them on) resolved to the Portkey provider it starts
-//!   with (`openai-prod` is `openai`), else the slug itself, else the price
-//!   table's provider for the model;
+//!   with (`openai-prod` is `openai`), else (a slug that names none: a note) the price
+//!   table's provider for the model, so two unknown slugs are never two providers;
 //! - a fallback serving the primary's model on the primary's provider through another slug or
 //!   key is a warning: a retry on another key, not a failover;
 //! - a target left with no model uses the request's model: a warning (its chain cannot be judged
@@ -493,10 +493,18 @@ fn leaves(
     let named = field
         .filter(|p| !p.starts_with('@'))
         .and_then(provider_of_slug);
+    // A slug that names no Portkey provider (`@prod-key`) says nothing of the failure domain:
+    // the model's own provider in the price table is judged, and a note says so (two unknown
+    // slugs are never taken for two providers).
     let provider = named
         .or_else(|| slug.as_deref().and_then(provider_of_slug))
-        .map(str::to_string)
-        .or_else(|| slug.clone());
+        .map(str::to_string);
+    let note = match (&provider, &slug) {
+        (None, Some(s)) => Some(format!(
+            "the slug `@{s}` names no Portkey provider: `{model}` is judged on the provider the price table gives it"
+        )),
+        _ => None,
+    };
     let served = model.clone();
     let id = match &slug {
         Some(p) if !model.contains('/') => format!("{p}/{model}"),
@@ -506,7 +514,7 @@ fn leaves(
         model: id,
         provider,
         price_override: PriceOverride::default(),
-        note: None,
+        note,
         file: None,
         line: model_node.line,
         col: model_node.col,

@@ -54,6 +54,10 @@ pub enum Finding {
         ratio: Option<f64>,
         /// The limit.
         max_ratio: f64,
+        /// The absolute limit a fallback of a free primary was judged by (`--max-usd-per-1k`,
+        /// USD per 1,000 requests); `None` when the primary is not free (or no such limit was
+        /// set, and any paid fallback of a free primary is above).
+        max_usd_per_1k: Option<f64>,
         /// The steps between the primary and this fallback.
         via: Vec<String>,
         /// The `--allow` entry that allows this link (it is then a note, not an error).
@@ -216,6 +220,7 @@ impl fmt::Display for Finding {
                 fallback,
                 ratio,
                 max_ratio,
+                max_usd_per_1k,
                 via,
                 allowed,
                 allowed_from,
@@ -257,7 +262,7 @@ impl fmt::Display for Finding {
                     ),
                     None => write!(
                         f,
-                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` {} ({}): any paid fallback is above --max-ratio {limit}{via}{allowed}",
+                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` {} ({}): {}{via}{allowed}",
                         fallback.name,
                         fallback.price(),
                         primary.name,
@@ -267,6 +272,13 @@ impl fmt::Display for Finding {
                             "is free"
                         },
                         primary.price(),
+                        match max_usd_per_1k {
+                            Some(usd) => format!(
+                                "above --max-usd-per-1k {} for a paid fallback of a free primary",
+                                crate::number::trim(*usd, 6)
+                            ),
+                            None => format!("any paid fallback is above --max-ratio {limit}"),
+                        },
                     ),
                 }
             }

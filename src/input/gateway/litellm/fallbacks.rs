@@ -3,13 +3,13 @@
 //! (`get_fallback_model_group`), and the walk through them that finds every group a chain reaches
 //! (with loops and self-links).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use super::Out;
 use super::model_list::{ModelList, string_list};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::gateway::{Node, Notice, Place, Value};
+use crate::model::PriceTable;
 
 /// One declared fallback entry: a group (or `*`) and the groups it falls back to.
 pub(super) struct Entry<'n> {
@@ -39,23 +39,61 @@ pub(super) struct Lists<'n> {
 }
 
 impl<'n> Lists<'n> {
-    /// The entry LiteLLM uses for `group`, with the field it is declared in.
+    /// The entry LiteLLM uses for a request for `group` (`get_fallback_model_group`), with the
+    /// field it is declared in: the group's own entry, else `*`.
     pub(super) fn lookup(&self, group: &str, providers: &Providers) -> Option<(&Entry<'n>, &str)> {
+        self.specific(group, providers)
+            .or_else(|| self.star.as_ref().map(|(e, field)| (e, field.as_str())))
+    }
+
+    /// The entry LiteLLM uses on a fallback hop to `group` from a walk that started at `root`
+    /// (`fallback_lookup_groups`, `get_fallback_model_group_for_lookup_groups`): `group`'s own
+    /// entry, else the root's own entry (the hop resumes the original group's chain), else `*`.
+    pub(super) fn lookup_hop(
+        &self,
+        group: &str,
+        root: &str,
+        providers: &Providers,
+    ) -> Option<(&Entry<'n>, &str)> {
+        self.specific(group, providers)
+            .or_else(|| self.specific(root, providers))
+            .or_else(|| self.star.as_ref().map(|(e, field)| (e, field.as_str())))
+    }
+
+    /// `group`'s own entry, as `get_fallback_model_group` matches it: the first entry keyed by
+    /// the group, else (for `fallbacks`) the last keyed by the group without its provider prefix
+    /// (`_check_stripped_model_group`) or, for a group without one, by the group with the
+    /// provider LiteLLM infers for it (`_provider_prefixed_model_group`: a key
+    /// `openai/gpt-4o-mini` applies to a group `gpt-4o-mini`).
+    pub(super) fn specific(
+        &self,
+        group: &str,
+        providers: &Providers,
+    ) -> Option<(&Entry<'n>, &str)> {
         if let Some(&i) = self.first.get(group) {
             return Some((&self.entries[i], &self.field));
         }
         if !self.generic {
             return None;
         }
-        if let Some(&i) = providers.strip(group).and_then(|bare| self.last.get(bare)) {
-            return Some((&self.entries[i], &self.field));
-        }
-        self.star.as_ref().map(|(e, field)| (e, field.as_str()))
+        let key = match providers.strip(group) {
+            Some(bare) => self.last.get(bare),
+            None => providers
+                .prefixed(group)
+                .and_then(|prefixed| self.last.get(prefixed.as_str())),
+        };
+        key.map(|&i| (&self.entries[i], self.field.as_str()))
     }
 }
 
-/// The provider prefixes LiteLLM strips from a group name to find its fallbacks.
-pub(super) struct Providers<'p>(pub(super) HashSet<&'p str>);
+/// The provider prefixes LiteLLM strips from a group name to find its fallbacks, and the price
+/// table that says which provider a bare model id belongs to.
+pub(super) struct Providers<'p> {
+    /// The prefixes (`litellm.provider_list` and the price table's providers).
+    pub(super) prefixes: HashSet<&'p str>,
+    /// The table: a bare id's provider is its entry's (`gpt-4o-mini` is `openai`'s).
+    pub(super) prices: &'p PriceTable,
+}
 
 impl Providers<'_> {
     /// `group` without its provider prefix (`anthropic/claude-sonnet-5` → `claude-sonnet-5`), as
@@ -63,8 +101,19 @@ impl Providers<'_> {
     pub(super) fn strip<'g>(&self, group: &'g str) -> Option<&'g str> {
         group
             .split_once('/')
-            .filter(|(p, _)| self.0.contains(p))
+            .filter(|(p, _)| self.prefixes.contains(p))
             .map(|(_, bare)| bare)
+    }
+
+    /// A bare `group` with the provider LiteLLM infers for it (`gpt-4o-mini` →
+    /// `openai/gpt-4o-mini`), as `_provider_prefixed_model_group` builds it; `None` for a group
+    /// with a `/` or one the price table does not know.
+    pub(super) fn prefixed(&self, group: &str) -> Option<String> {
+        if group.contains('/') {
+            return None;
+        }
+        let provider = &self.prices.models.get(group)?.provider;
+        Some(format!("{provider}/{group}"))
     }
 }
 
@@ -246,75 +295,85 @@ pub(super) fn parse_list<'n>(
 
 /// A fallback reached by a walk.
 pub(super) struct Reached<'n> {
-    /// The group whose fallback it is.
+    /// The group whose failure leads to it.
     pub(super) from: &'n str,
     /// The fallback.
     pub(super) to: &'n str,
-    /// Where `from -> to` is declared.
+    /// Where `to` is declared.
     pub(super) at: Place,
-    /// The groups between the primary and `to`.
+    /// The key of the entry it is declared in (`*`, the root's key when the hop resumes the
+    /// root's chain, or `from`'s own key).
+    pub(super) key: &'n str,
+    /// The groups between the primary and `to` (none when `to` is declared in the root's own
+    /// entry).
     pub(super) via: Vec<String>,
 }
 
-/// Every fallback LiteLLM can try after `primary` fails, each once, on its path with the lowest
-/// fallback depth (then the fewest hops, then declaration order). LiteLLM's `run_async_fallback`
-/// tries a group's fallbacks in order, adding one to the depth for each (a group's fallback to
-/// itself is skipped without counting), and tries a fallback's own fallbacks only while its depth
-/// is below `max_fallbacks`. Only names the router resolves (`resolves`) go on to their own
-/// fallbacks. Cost: each
-/// group is expanded at most once, so O(edges log groups) per primary.
+/// Every fallback LiteLLM tries after `root` fails, in the order it tries them, when every
+/// deployment fails (`run_async_fallback`, `litellm/router_utils/fallback_event_handlers.py`):
+/// a group's chain ([`Lists::lookup_hop`]) is tried in order, each target's own chain before the
+/// next target (a depth-first walk); a target already attempted in this request (the root
+/// included) or the failing group itself is skipped without counting (`attempted_targets`);
+/// every other target adds one to the fallback depth of its level, and a chain is only entered
+/// while the depth is below `max_fallbacks`. A name that resolves to no deployment still goes on
+/// to its own fallbacks (the router's "no deployment" error fails over like any other). Each
+/// name is reached at most once, so the walk is O(entries).
 pub(super) fn walk<'n>(
-    primary: &'n str,
-    lists: &Lists<'n>,
+    root: &'n str,
+    lists: &'n Lists<'n>,
     providers: &Providers,
     max_fallbacks: usize,
-    resolves: &dyn Fn(&str) -> bool,
 ) -> Vec<Reached<'n>> {
-    let mut best: HashMap<&str, (usize, usize)> = HashMap::from([(primary, (0, 0))]);
-    let mut parent: HashMap<&str, (&str, Place)> = HashMap::new();
-    let mut done: HashSet<&str> = HashSet::new();
-    let mut heap = BinaryHeap::from([Reverse((0usize, 0usize, 0usize, primary))]);
-    let mut seq = 0;
+    let mut attempted: HashSet<&str> = HashSet::from([root]);
     let mut out = Vec::new();
-    while let Some(Reverse((depth, hops, _, u))) = heap.pop() {
-        if best.get(u) != Some(&(depth, hops)) || !done.insert(u) {
-            continue;
+    // One frame per group whose chain is being tried: the group, its entry, the next target's
+    // index, and the depth so far at that level.
+    struct Frame<'n> {
+        group: &'n str,
+        entry: &'n Entry<'n>,
+        next: usize,
+        depth: usize,
+    }
+    let enter = |group: &'n str, depth: usize| -> Option<Frame<'n>> {
+        if depth >= max_fallbacks {
+            return None;
         }
-        if let Some((from, at)) = parent.get(u) {
-            let mut via = Vec::new();
-            let mut g = *from;
-            while g != primary {
-                via.push(g.to_string());
-                g = parent[g].0;
-            }
-            via.reverse();
-            out.push(Reached {
-                from,
-                to: u,
-                at: at.clone(),
-                via,
-            });
-        }
-        if depth >= max_fallbacks || !resolves(u) {
-            continue;
-        }
-        let Some((entry, _)) = lists.lookup(u, providers) else {
+        let (entry, _) = lists.lookup_hop(group, root, providers)?;
+        Some(Frame {
+            group,
+            entry,
+            next: 0,
+            depth,
+        })
+    };
+    let mut stack: Vec<Frame> = enter(root, 0).into_iter().collect();
+    while let Some(top) = stack.last_mut() {
+        let Some((to, at)) = top.entry.targets.get(top.next) else {
+            stack.pop();
             continue;
         };
-        let mut tried = 0;
-        for (v, at) in &entry.targets {
-            if *v == u {
-                continue;
-            }
-            tried += 1;
-            let next = (depth + tried, hops + 1);
-            if done.contains(v) || best.get(v).is_some_and(|b| *b <= next) {
-                continue;
-            }
-            best.insert(v, next);
-            parent.insert(v, (u, at.clone()));
-            seq += 1;
-            heap.push(Reverse((next.0, next.1, seq, v)));
+        top.next += 1;
+        if *to == top.group || !attempted.insert(to) {
+            continue;
+        }
+        top.depth += 1;
+        let (from, key, depth, entry) = (top.group, top.entry.key, top.depth, top.entry);
+        // A target of the root's own entry (a hop that resumes the root's chain) is declared as
+        // the root's direct fallback; any other is reached through the groups on the stack.
+        let via = if std::ptr::eq(entry, stack[0].entry) {
+            Vec::new()
+        } else {
+            stack[1..].iter().map(|f| f.group.to_string()).collect()
+        };
+        out.push(Reached {
+            from,
+            to,
+            at: at.clone(),
+            key,
+            via,
+        });
+        if let Some(frame) = enter(to, depth) {
+            stack.push(frame);
         }
     }
     out

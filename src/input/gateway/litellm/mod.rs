@@ -70,7 +70,7 @@ mod model_list;
 
 use fallbacks::{Entry, Lists, Providers, loops, parse_list, walk};
 pub use include::{includes_files, python_syntax, resolve_includes};
-use model_list::{ModelList, same_deployments, string_list};
+use model_list::{ModelList, retry_share, string_list};
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -336,9 +336,61 @@ pub fn recognise(root: &Node) -> bool {
 /// `{group: [groups]}` map, `max_fallbacks` that is not a whole number, a price override that is
 /// not a number >= 0), naming field and line.
 pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, InputError> {
-    // A near miss of a key fallcost reads would silently drop prices or fallbacks.
+    refuse_misplaced(file, root)?;
+    let models = ModelList::read(file, root)?;
+    let sections = settings_sections(file, root)?;
+    let mut out = Out::default();
+    let max_fallbacks = max_fallbacks(file, &mut out, &sections)?;
+    let mut star_default = star_default(file, &mut out, &sections)?;
+    let providers = Providers {
+        prefixes: PROVIDERS
+            .iter()
+            .copied()
+            .chain(prices.models.values().map(|m| m.provider.as_str()))
+            .collect(),
+        prices,
+    };
+    let ctx = Walker {
+        models: &models,
+        providers: &providers,
+        prices,
+        max_fallbacks,
+    };
+    let mut wild_in_chain: BTreeSet<String> = BTreeSet::new();
+    for kind in FALLBACK_KEYS {
+        let Some(lists) = lists_of_kind(file, &mut out, &sections, kind, &mut star_default)? else {
+            continue;
+        };
+        let primaries = ctx.primaries(&lists, &mut out);
+        for (at, cycle, more) in loops(&models, &lists, &providers) {
+            out.notice(at, Notice::Loop { cycle, more });
+        }
+        for name in &primaries {
+            if let Some(route) = ctx.route(&lists, name, &mut out, &mut wild_in_chain) {
+                out.config.chains.push(route);
+            }
+        }
+    }
+    for (name, at) in &models.wildcard_at {
+        if !wild_in_chain.contains(name) {
+            out.notice(
+                at.clone(),
+                Notice::Wildcard {
+                    name: name.clone(),
+                    primary: None,
+                    in_chain: false,
+                },
+            );
+        }
+    }
+    Ok(out.config)
+}
+
+/// Refuse what would silently drop prices or fallbacks: a near miss of a key fallcost reads
+/// (`model_lst`, `router_setings`, a deployment's `litelm_params`) and fallback settings at the
+/// top level, which LiteLLM never reads.
+fn refuse_misplaced(file: &str, root: &Node) -> Result<(), InputError> {
     root.refuse_near_misses(file, "", ROOT_READ, ROOT_KEYS, 2, 2)?;
-    // Fallback settings at the top level are never read by LiteLLM: the chain would not exist.
     if let Value::Map(entries) = &root.value {
         for (k, _) in entries {
             if let Some(key) = k.as_str().filter(|k| FALLBACK_SETTINGS.contains(k)) {
@@ -371,7 +423,13 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
             2,
         )?;
     }
-    let models = ModelList::read(file, root)?;
+    Ok(())
+}
+
+/// The settings sections the config has, `router_settings` first.
+///
+/// Errors: a section that is not a mapping.
+fn settings_sections<'n>(file: &str, root: &'n Node) -> Result<Vec<Setting<'n>>, InputError> {
     let sections: Vec<(&str, &Node)> = SECTIONS
         .iter()
         .filter_map(|s| root.get(s).map(|n| (*s, n)))
@@ -386,107 +444,124 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
             ));
         }
     }
+    Ok(sections)
+}
 
-    let mut out = Out::default();
-    let chosen =
-        |out: &mut Out, key: &str, set: &dyn Fn(&Node) -> bool| chosen(out, &sections, key, set);
-    let non_empty = |n: &Node| match &n.value {
+/// Whether a fallback setting is set (not null, not an empty list).
+fn non_empty(n: &Node) -> bool {
+    match &n.value {
         Value::Null => false,
         Value::Seq(items) => !items.is_empty(),
         _ => true,
-    };
+    }
+}
 
-    // max_fallbacks
-    let (_, max) = chosen(&mut out, "max_fallbacks", &|n| n.value != Value::Null);
-    let max_fallbacks = match max {
-        None => DEFAULT_MAX_FALLBACKS,
+/// `max_fallbacks`, as LiteLLM takes it (default [`DEFAULT_MAX_FALLBACKS`]).
+///
+/// Errors: not a whole number >= 0.
+fn max_fallbacks(file: &str, out: &mut Out, sections: &[Setting]) -> Result<usize, InputError> {
+    let (_, max) = chosen(out, sections, "max_fallbacks", &|n| n.value != Value::Null);
+    match max {
+        None => Ok(DEFAULT_MAX_FALLBACKS),
         Some((s, n)) => match n.value {
-            Value::Int(i) if i >= 0 => usize::try_from(i).unwrap_or(usize::MAX),
-            _ => {
-                return Err(n.error(
-                    file,
-                    InputErrorKind::Invalid,
-                    format!("{s}.max_fallbacks"),
-                    format!("expected a whole number >= 0; got {}", n.describe()),
-                ));
-            }
+            Value::Int(i) if i >= 0 => Ok(usize::try_from(i).unwrap_or(usize::MAX)),
+            _ => Err(n.error(
+                file,
+                InputErrorKind::Invalid,
+                format!("{s}.max_fallbacks"),
+                format!("expected a whole number >= 0; got {}", n.describe()),
+            )),
         },
-    };
+    }
+}
 
-    // default_fallbacks: LiteLLM appends them to fallbacks as a "*" entry.
-    let (all_defaults, defaults) = chosen(&mut out, "default_fallbacks", &non_empty);
+/// `default_fallbacks`, which LiteLLM appends to `fallbacks` as a `"*"` entry, with its field;
+/// an empty one is a note.
+///
+/// Errors: not a list of group names.
+fn star_default<'n>(
+    file: &str,
+    out: &mut Out,
+    sections: &[Setting<'n>],
+) -> Result<Option<(Entry<'n>, String)>, InputError> {
+    let (all_defaults, defaults) = chosen(out, sections, "default_fallbacks", &non_empty);
     for (s, d) in &all_defaults {
         let field = format!("{s}.default_fallbacks");
         if d.value != Value::Null && string_list(file, d, &field)?.is_empty() {
             out.notice(Place::of(d), Notice::Empty { what: field });
         }
     }
-    let mut star_default = match defaults {
-        Some((s, d)) => Some((
-            Entry {
-                key: "*",
-                at: Place::of(d),
-                targets: string_list(file, d, &format!("{s}.default_fallbacks"))?,
-            },
-            format!("{s}.default_fallbacks"),
-        )),
-        None => None,
+    let Some((s, d)) = defaults else {
+        return Ok(None);
     };
+    Ok(Some((
+        Entry {
+            key: "*",
+            at: Place::of(d),
+            targets: string_list(file, d, &format!("{s}.default_fallbacks"))?,
+        },
+        format!("{s}.default_fallbacks"),
+    )))
+}
 
-    let providers = Providers(
-        PROVIDERS
-            .iter()
-            .copied()
-            .chain(prices.models.values().map(|m| m.provider.as_str()))
-            .collect(),
-    );
-    let mut wild_in_chain: BTreeSet<String> = BTreeSet::new();
+/// The `kind` fallback lists LiteLLM acts on (`None` when there are none): every section's
+/// list is parsed (for its errors and warnings), the chosen one kept; for `fallbacks`,
+/// `default_fallbacks` becomes its `*` entry (and wins over a `*` entry of the list).
+fn lists_of_kind<'n>(
+    file: &str,
+    out: &mut Out,
+    sections: &[Setting<'n>],
+    kind: &str,
+    star_default: &mut Option<(Entry<'n>, String)>,
+) -> Result<Option<Lists<'n>>, InputError> {
+    let (all, effective) = chosen(out, sections, kind, &non_empty);
+    let generic = kind == "fallbacks";
+    let mut lists = None;
+    for (section, list) in &all {
+        let field = format!("{section}.{kind}");
+        let parsed = parse_list(file, list, &field, kind, out)?;
+        if effective.is_some_and(|(s, _)| s == *section) {
+            lists = parsed.map(|entries| Lists::new(field, entries, generic));
+        }
+    }
+    let mut lists =
+        lists.unwrap_or_else(|| Lists::new(format!("router_settings.{kind}"), Vec::new(), generic));
+    if generic && let Some((entry, field)) = star_default.take() {
+        // The "*" LiteLLM uses is the last one: default_fallbacks, appended after the list.
+        if let Some((old, _)) = &lists.star {
+            out.ignored(
+                old.at.clone(),
+                format!("the `*` entry of {}", lists.field),
+                format!("LiteLLM appends {field} after it as a later `*` entry, which wins"),
+            );
+        }
+        lists.star = Some((entry, field));
+    }
+    if lists.entries.is_empty() && lists.star.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(lists))
+}
 
-    for kind in FALLBACK_KEYS {
-        let (all, effective) = chosen(&mut out, kind, &non_empty);
-        let generic = *kind == "fallbacks";
-        let mut lists = None;
-        for (section, list) in &all {
-            let field = format!("{section}.{kind}");
-            let parsed = parse_list(file, list, &field, kind, &mut out)?;
-            if effective.is_some_and(|(s, _)| s == *section) {
-                lists = parsed.map(|entries| Lists::new(field, entries, generic));
-            }
-        }
-        let mut lists = lists
-            .unwrap_or_else(|| Lists::new(format!("router_settings.{kind}"), Vec::new(), generic));
-        if generic {
-            // The "*" LiteLLM uses is the last one: default_fallbacks, appended after the list.
-            if let Some((entry, field)) = star_default.take() {
-                if let Some((old, _)) = &lists.star {
-                    out.ignored(
-                        old.at.clone(),
-                        format!("the `*` entry of {}", lists.field),
-                        format!(
-                            "LiteLLM appends {field} after it as a later `*` entry, which wins"
-                        ),
-                    );
-                }
-                lists.star = Some((entry, field));
-            }
-        }
-        if lists.entries.is_empty() && lists.star.is_none() {
-            continue;
-        }
-        // Keys that no group uses and that name nothing the router resolves (an alias, a
-        // deployment's litellm_params.model or model_info.id): LiteLLM never fires them.
+/// What a walk through one config's fallbacks needs.
+struct Walker<'a> {
+    models: &'a ModelList,
+    providers: &'a Providers<'a>,
+    prices: &'a PriceTable,
+    max_fallbacks: usize,
+}
+
+impl Walker<'_> {
+    /// The requests LiteLLM looks fallbacks up for: every group, then every other key the router
+    /// resolves (`async_function_with_fallbacks_common_utils` looks fallbacks up by the model
+    /// name as requested, before `_get_model_from_alias`); a key that is neither never fires (a
+    /// warning).
+    fn primaries(&self, lists: &Lists, out: &mut Out) -> Vec<String> {
+        let models = self.models;
         let used: HashSet<&str> = models
             .groups
             .iter()
-            .filter_map(|(g, _)| {
-                if lists.first.contains_key(g.as_str()) {
-                    Some(g.as_str())
-                } else if generic {
-                    providers.strip(g).filter(|b| lists.last.contains_key(b))
-                } else {
-                    None
-                }
-            })
+            .filter_map(|(g, _)| lists.specific(g, self.providers).map(|(e, _)| e.key))
             .collect();
         let mut unused: Vec<(&str, usize)> = lists
             .first
@@ -495,9 +570,6 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
             .map(|(k, i)| (*k, *i))
             .collect();
         unused.sort_by_key(|(_, i)| *i);
-        // The requests LiteLLM looks fallbacks up for: every group, then every other key the
-        // router resolves (`async_function_with_fallbacks_common_utils` looks fallbacks up by
-        // the model name as requested, before `_get_model_from_alias`).
         let mut primaries: Vec<String> = models.groups.iter().map(|(g, _)| g.clone()).collect();
         for (key, i) in unused {
             match models.resolve(key) {
@@ -517,116 +589,125 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
                     Notice::NotAGroup {
                         name: key.to_string(),
                         primary: None,
-                        model_id: models.is_model_id(key, prices),
+                        model_id: models.is_model_id(key, self.prices),
                     },
                 ),
             }
         }
-        for (at, cycle, more) in loops(&models, &lists, &providers) {
-            out.notice(at, Notice::Loop { cycle, more });
-        }
-        for name in &primaries {
-            let Some((entry, field)) = lists.lookup(name, &providers) else {
-                continue;
-            };
-            if models.wildcard.contains(name) {
-                wild_in_chain.insert(name.clone());
-                out.notice(
-                    entry.at.clone(),
-                    Notice::Wildcard {
-                        name: name.clone(),
-                        primary: None,
-                        in_chain: true,
-                    },
-                );
-                continue;
-            }
-            let Some(primary) = models.resolve(name) else {
-                continue;
-            };
-            let mut links = Vec::new();
-            let resolves = |g: &str| models.resolve(g).is_some();
-            for r in walk(name, &lists, &providers, max_fallbacks, &resolves) {
-                if models.wildcard.contains(r.to) {
-                    wild_in_chain.insert(r.to.to_string());
-                    out.notice(
-                        r.at,
-                        Notice::Wildcard {
-                            name: r.to.to_string(),
-                            primary: Some(name.clone()),
-                            in_chain: true,
-                        },
-                    );
-                } else if let Some(resolved) = models.resolve(r.to) {
-                    let from = models.resolve(r.from);
-                    if let Some(how) = &resolved.how {
-                        out.notice(
-                            r.at.clone(),
-                            Notice::Resolved {
-                                name: r.to.to_string(),
-                                primary: Some(r.from.to_string()),
-                                how: how.clone(),
-                            },
-                        );
-                    }
-                    if let Some(from) = from
-                        && same_deployments(&from.group, &resolved.group)
-                    {
-                        out.notice(
-                            r.at.clone(),
-                            Notice::SameDeployment {
-                                primary: r.from.to_string(),
-                                fallback: r.to.to_string(),
-                            },
-                        );
-                    }
-                    links.push(RouteLink {
-                        fallback: resolved.group,
-                        at: r.at,
-                        via: r.via,
-                    });
-                } else {
-                    // A default fallback is named once, not once per group it applies to.
-                    let from = match lists.lookup(r.from, &providers) {
-                        Some((e, field)) if e.key == "*" => field.to_string(),
-                        _ => r.from.to_string(),
-                    };
-                    let model_id = models.is_model_id(r.to, prices);
-                    out.notice(
-                        r.at,
-                        Notice::NotAGroup {
-                            name: r.to.to_string(),
-                            primary: Some(from),
-                            model_id,
-                        },
-                    );
-                }
-            }
-            if links.is_empty() && entry.key == "*" {
-                // Only itself among the defaults: no chain.
-                continue;
-            }
-            out.config.chains.push(Route {
-                name: format!("{name} ({field})"),
-                at: entry.at.clone(),
-                primary: primary.group,
-                links,
-            });
-        }
+        primaries
     }
-    for (name, at) in &models.wildcard_at {
-        if !wild_in_chain.contains(name) {
+
+    /// The chain of a request for `name`: the fallbacks LiteLLM's walk tries ([`walk`]), each
+    /// judged as what it resolves to; `None` when `name` has no fallbacks, is a wildcard route
+    /// (a warning) or resolves to nothing.
+    fn route(
+        &self,
+        lists: &Lists,
+        name: &str,
+        out: &mut Out,
+        wild_in_chain: &mut BTreeSet<String>,
+    ) -> Option<Route> {
+        let models = self.models;
+        let (entry, field) = lists.lookup(name, self.providers)?;
+        if models.wildcard.contains(name) {
+            wild_in_chain.insert(name.to_string());
             out.notice(
-                at.clone(),
+                entry.at.clone(),
                 Notice::Wildcard {
-                    name: name.clone(),
+                    name: name.to_string(),
                     primary: None,
-                    in_chain: false,
+                    in_chain: true,
+                },
+            );
+            return None;
+        }
+        let primary = models.resolve(name)?;
+        let links: Vec<RouteLink> = walk(name, lists, self.providers, self.max_fallbacks)
+            .into_iter()
+            .filter_map(|r| self.link(lists, name, r, out, wild_in_chain))
+            .collect();
+        if links.is_empty() && entry.key == "*" {
+            // Only itself among the defaults: no chain.
+            return None;
+        }
+        Some(Route {
+            name: format!("{name} ({field})"),
+            at: entry.at.clone(),
+            primary: primary.group,
+            links,
+        })
+    }
+
+    /// One fallback the walk from `root` reached, as a link, with the notices it earns: how a
+    /// name that is no group resolved, a retry on the same deployment, a wildcard route or a
+    /// name that resolves to nothing (no link).
+    fn link(
+        &self,
+        lists: &Lists,
+        root: &str,
+        r: fallbacks::Reached,
+        out: &mut Out,
+        wild_in_chain: &mut BTreeSet<String>,
+    ) -> Option<RouteLink> {
+        let models = self.models;
+        if models.wildcard.contains(r.to) {
+            wild_in_chain.insert(r.to.to_string());
+            out.notice(
+                r.at,
+                Notice::Wildcard {
+                    name: r.to.to_string(),
+                    primary: Some(root.to_string()),
+                    in_chain: true,
+                },
+            );
+            return None;
+        }
+        // The group the fallback is declared for (a hop that resumes the root's chain is the
+        // root's fallback); a default fallback is named once, not once per group it applies to.
+        let declared = match &lists.star {
+            Some((_, field)) if r.key == "*" => field.clone(),
+            _ => r.key.to_string(),
+        };
+        let Some(resolved) = models.resolve(r.to) else {
+            out.notice(
+                r.at,
+                Notice::NotAGroup {
+                    name: r.to.to_string(),
+                    primary: Some(declared),
+                    model_id: models.is_model_id(r.to, self.prices),
+                },
+            );
+            return None;
+        };
+        if let Some(how) = &resolved.how {
+            out.notice(
+                r.at.clone(),
+                Notice::Resolved {
+                    name: r.to.to_string(),
+                    primary: Some(declared),
+                    how: how.clone(),
                 },
             );
         }
+        if let Some(from) = models.resolve(r.from) {
+            let share = retry_share(&from.group, &resolved.group);
+            if share > 0.0 {
+                out.notice(
+                    r.at.clone(),
+                    Notice::SameDeployment {
+                        primary: r.from.to_string(),
+                        fallback: r.to.to_string(),
+                        share: (share < 1.0 - 1e-9).then_some(share),
+                    },
+                );
+            }
+        }
+        Some(RouteLink {
+            fallback: resolved.group,
+            at: r.at,
+            via: r.via,
+        })
     }
-    Ok(out.config)
 }
 
 /// A config being read, and the notices already given (each once per place).
@@ -750,7 +831,10 @@ mod tests {
         notices.sort_by_key(|(at, _)| at.line);
         let msgs: Vec<String> = notices.iter().map(|(_, n)| n.to_string()).collect();
         assert!(msgs[0].contains("is a model id"), "{msgs:?}");
-        assert!(msgs[1].contains("`nowhere` of `a` is not a model_name group"));
+        assert!(
+            msgs[1].contains("`nowhere` of `a` is not a model_name group"),
+            "{msgs:?}"
+        );
         assert!(msgs[2].contains("whose litellm_params.model is `openai/gpt-6-astra` (group `c`)"));
         assert!(msgs[3].contains("`ghost` has fallbacks but is not a model_name group"));
         assert_eq!(notices[0].0.line, 11);
@@ -771,14 +855,15 @@ router_settings:
   fallbacks: [{\"g\": [\"h\"]}]
 ";
         let c = read_str(text).unwrap();
-        // g's first deployment sets rpm, not weight: rpm decides (100:300), weight is not read.
+        // g's second deployment sets weight: LiteLLM's simple_shuffle takes weight when any
+        // deployment sets it (the first counting 0), before rpm (tests/parity.rs pins this).
         let g = &c.chains[0].primary;
-        assert_eq!(g.shares, Some(vec![0.25, 0.75]));
-        assert_eq!(g.mix.as_deref(), Some("litellm_params.rpm 100:300"));
-        // h's first deployment sets none of the three: equal shares.
+        assert_eq!(g.shares, Some(vec![0.0, 1.0]));
+        assert_eq!(g.mix.as_deref(), Some("litellm_params.weight 0:9"));
+        // h likewise: its first deployment sets none of the three, its second a weight.
         let h = &c.chains[0].links[0].fallback;
-        assert_eq!(h.shares, Some(vec![0.5, 0.5]));
-        assert_eq!(h.mix.as_deref(), Some("equal shares"));
+        assert_eq!(h.shares, Some(vec![0.0, 1.0]));
+        assert_eq!(h.mix.as_deref(), Some("litellm_params.weight 0:9"));
         let other = format!("{text}  routing_strategy: latency-based-routing\n");
         let c = read_str(&other).unwrap();
         assert_eq!(c.chains[0].primary.shares, Some(vec![0.5, 0.5]));

@@ -37,7 +37,7 @@ pub(super) struct ModelList {
 
 /// A deployment's `litellm_params.weight`, `rpm` and `tpm`, which LiteLLM's `simple_shuffle`
 /// (`litellm/router_strategy/simple_shuffle.py`) picks deployments by: the first of the three
-/// that the group's first deployment sets, a deployment without it counting 0.
+/// that any deployment of the group sets, a deployment without it counting 0.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Rates {
     pub(super) weight: Option<f64>,
@@ -228,8 +228,8 @@ impl ModelList {
     }
 
     /// The deployments `members` as one step labelled `label`, with the traffic shares
-    /// LiteLLM's `simple_shuffle` gives them (`weight`, else `rpm`, else `tpm`, by the first
-    /// deployment; else equal shares), or equal shares under another `routing_strategy`.
+    /// LiteLLM's `simple_shuffle` gives them (see [`shuffle_shares`]), or equal shares under
+    /// another `routing_strategy`.
     pub(super) fn mixed(&self, label: &str, members: Vec<(usize, usize)>) -> Group {
         let endpoints: Vec<Endpoint> = members
             .iter()
@@ -237,45 +237,14 @@ impl ModelList {
             .collect();
         let rates: Vec<Rates> = members.iter().map(|&(g, d)| self.rates[g][d]).collect();
         let n = endpoints.len();
-        let equal = || (vec![1.0 / n as f64; n], "equal shares".to_string());
-        let (shares, mix) = match (&self.strategy, rates.first()) {
-            (Some(s), _) if n > 1 => {
-                let (sh, _) = equal();
-                (
-                    sh,
-                    format!(
-                        "equal shares assumed: routing_strategy `{s}` picks by live state, not weights"
-                    ),
-                )
-            }
-            (_, Some(first)) => {
-                let pick: Option<(&str, RateOf)> = if first.weight.is_some() {
-                    Some(("weight", |r| r.weight))
-                } else if first.rpm.is_some() {
-                    Some(("rpm", |r| r.rpm))
-                } else if first.tpm.is_some() {
-                    Some(("tpm", |r| r.tpm))
-                } else {
-                    None
-                };
-                match pick {
-                    Some((key, get)) => {
-                        let w: Vec<f64> = rates.iter().map(|r| get(r).unwrap_or(0.0)).collect();
-                        let total: f64 = w.iter().sum();
-                        if total > 0.0 {
-                            let shown: Vec<String> = w.iter().map(|x| format!("{x}")).collect();
-                            (
-                                w.iter().map(|x| x / total).collect(),
-                                format!("litellm_params.{key} {}", shown.join(":")),
-                            )
-                        } else {
-                            equal()
-                        }
-                    }
-                    None => equal(),
-                }
-            }
-            (_, None) => equal(),
+        let (shares, mix) = match &self.strategy {
+            Some(s) if n > 1 => (
+                vec![1.0 / n as f64; n],
+                format!(
+                    "equal shares assumed: routing_strategy `{s}` picks by live state, not weights"
+                ),
+            ),
+            _ => shuffle_shares(&rates),
         };
         Group {
             label: label.to_string(),
@@ -320,7 +289,9 @@ impl ModelList {
         if let Some(group) = self.group(name) {
             return Some(Resolved { group, how: None });
         }
-        let members = self.by_litellm_model.get(name)?;
+        let Some(members) = self.by_litellm_model.get(name) else {
+            return self.resolve_pattern(name);
+        };
         let mut groups: Vec<&str> = Vec::new();
         for &(g, _) in members {
             if !groups.contains(&self.groups[g].0.as_str()) {
@@ -339,6 +310,59 @@ impl ModelList {
                     .collect::<Vec<_>>()
                     .join(", "),
                 if members.len() == 1 { "it" } else { "them" },
+            )),
+        })
+    }
+
+    /// A wildcard route that serves `name`, as LiteLLM's pattern router
+    /// (`litellm/router_utils/pattern_match_deployments.py`) matches a request no group serves:
+    /// the route whose `model_name` pattern matches (`*` standing for any text), the most
+    /// specific (most characters besides `*`, then the first in the file) when several do, its
+    /// deployments calling `litellm_params.model` with each `*` replaced by the text the
+    /// pattern's `*` matched (`openai/*` serves `openai/gpt-4o` as `openai/gpt-4o`, a `*` route
+    /// to `anthropic/*` serves `claude-3-opus` as `anthropic/claude-3-opus`). The recorded
+    /// walks of `tests/fixtures/parity/wildcard.yaml` pin this.
+    fn resolve_pattern(&self, name: &str) -> Option<Resolved> {
+        if name.contains('*') {
+            return None;
+        }
+        let mut best: Option<(usize, usize, Vec<&str>)> = None;
+        for (g, (pattern, _)) in self.groups.iter().enumerate() {
+            if !pattern.contains('*') {
+                continue;
+            }
+            let Some(caps) = glob_captures(pattern, name) else {
+                continue;
+            };
+            let specific = pattern.chars().filter(|c| *c != '*').count();
+            if best.as_ref().is_none_or(|(s, _, _)| specific > *s) {
+                best = Some((specific, g, caps));
+            }
+        }
+        let (_, g, caps) = best?;
+        let pattern = &self.groups[g].0;
+        let mut group = self.mixed(name, (0..self.groups[g].1.len()).map(|d| (g, d)).collect());
+        for ep in &mut group.endpoints {
+            if ep.model.contains('*') {
+                ep.model = fill_stars(&ep.model, &caps);
+            }
+            // One route serves many models: the called model tells its deployments apart.
+            ep.deployment = ep
+                .deployment
+                .take()
+                .map(|d| format!("{d} model={}", ep.model));
+        }
+        let models: Vec<String> = group
+            .endpoints
+            .iter()
+            .map(|e| format!("`{}`", e.model))
+            .collect();
+        let line = self.groups[g].1.first().map_or(0, |e| e.line);
+        Some(Resolved {
+            group,
+            how: Some(format!(
+                "the wildcard route `{pattern}` (line {line}), which LiteLLM's pattern router matches and calls as {}",
+                models.join(", ")
             )),
         })
     }
@@ -475,6 +499,21 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
         )?;
         *slot = from_info.or(from_params);
     }
+    // LiteLLM's price for reads of an explicit (`cache_control`) cache: not read, said.
+    if let Some(n) = [info, Some(params)]
+        .into_iter()
+        .flatten()
+        .find_map(|n| n.get("explicit_cache_read_input_token_cost"))
+    {
+        let ignored = format!(
+            "explicit_cache_read_input_token_cost (line {}) is not read: cache reads are priced at cache_read_input_token_cost or the table's cache-read price",
+            n.line
+        );
+        note = Some(match note {
+            Some(n) => format!("{n}; {ignored}"),
+            None => ignored,
+        });
+    }
     Ok(Endpoint {
         model: base_model.unwrap_or(model).to_string(),
         provider,
@@ -523,17 +562,90 @@ pub(super) fn rates(file: &str, params: Option<&Node>, at: &str) -> Result<Rates
     Ok(out)
 }
 
-/// Whether every deployment of `fallback` is one of `primary`'s (identical `litellm_params`):
-/// the fallback sends the request where the primary already sent it.
-pub(super) fn same_deployments(primary: &Group, fallback: &Group) -> bool {
-    !fallback.endpoints.is_empty()
-        && fallback.endpoints.iter().all(|f| {
-            f.deployment.is_some()
-                && primary
-                    .endpoints
-                    .iter()
-                    .any(|p| p.deployment == f.deployment)
+/// The first-pick shares LiteLLM 1.110's `simple_shuffle`
+/// (`litellm/router_strategy/simple_shuffle.py`) gives deployments with these rates, and how
+/// they were set: the first of `weight`, `rpm`, `tpm` that ANY deployment sets above 0 decides
+/// (a deployment without it counting 0), else equal shares (`random.choice`).
+pub(super) fn shuffle_shares(rates: &[Rates]) -> (Vec<f64>, String) {
+    let n = rates.len().max(1);
+    let metrics: [(&str, RateOf); 3] = [
+        ("weight", |r| r.weight),
+        ("rpm", |r| r.rpm),
+        ("tpm", |r| r.tpm),
+    ];
+    for (key, get) in metrics {
+        let w: Vec<f64> = rates.iter().map(|r| get(r).unwrap_or(0.0)).collect();
+        let total: f64 = w.iter().sum();
+        if total > 0.0 {
+            let shown: Vec<String> = w.iter().map(|x| format!("{x}")).collect();
+            return (
+                w.iter().map(|x| x / total).collect(),
+                format!("litellm_params.{key} {}", shown.join(":")),
+            );
+        }
+    }
+    (vec![1.0 / n as f64; n], "equal shares".to_string())
+}
+
+/// The share of `primary`'s traffic for which `fallback` picks the very deployment the primary
+/// picked (identical `litellm_params`), both at their traffic shares: sum over the primary's
+/// deployments i of share(i) times the fallback's share of deployments equal to i. 1 when
+/// every deployment of the fallback is the primary's only one; 0 when they share none.
+pub(super) fn retry_share(primary: &Group, fallback: &Group) -> f64 {
+    let shares = |g: &Group| {
+        g.shares
+            .clone()
+            .unwrap_or_else(|| vec![1.0 / g.endpoints.len().max(1) as f64; g.endpoints.len()])
+    };
+    let (p, q) = (shares(primary), shares(fallback));
+    primary
+        .endpoints
+        .iter()
+        .zip(&p)
+        .filter(|(e, _)| e.deployment.is_some())
+        .map(|(e, pi)| {
+            let same: f64 = fallback
+                .endpoints
+                .iter()
+                .zip(&q)
+                .filter(|(f, _)| f.deployment == e.deployment)
+                .map(|(_, qj)| qj)
+                .sum();
+            pi * same
         })
+        .sum()
+}
+
+/// The texts each `*` of `pattern` matches in `name` (the first `*` as little as the rest
+/// allows, the last taking what is left), or `None` when `name` does not match.
+pub(super) fn glob_captures<'a>(pattern: &str, name: &'a str) -> Option<Vec<&'a str>> {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if parts.len() < 2 || name.len() < first.len() + last.len() {
+        return None;
+    }
+    let inner = name.strip_prefix(first)?.strip_suffix(last)?;
+    let mut caps = Vec::new();
+    let mut rest = inner;
+    for lit in &parts[1..parts.len() - 1] {
+        let at = rest.find(lit)?;
+        caps.push(&rest[..at]);
+        rest = &rest[at + lit.len()..];
+    }
+    caps.push(rest);
+    Some(caps)
+}
+
+/// `model` with its `*`s replaced by `caps` in order (a `*` beyond them kept).
+pub(super) fn fill_stars(model: &str, caps: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, part) in model.split('*').enumerate() {
+        if i > 0 {
+            out.push_str(caps.get(i - 1).copied().unwrap_or("*"));
+        }
+        out.push_str(part);
+    }
+    out
 }
 
 /// The host of an `api_base` URL (`https://x.example.com/v1` → `x.example.com`); an
