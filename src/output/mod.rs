@@ -14,6 +14,7 @@ pub mod plot;
 pub mod prices;
 pub mod provenance;
 pub mod sweep;
+pub mod tune;
 pub mod table;
 pub mod ui;
 
