@@ -285,12 +285,20 @@ fn p99s(s: &Scenario) -> BTreeMap<Pattern, f64> {
         .collect()
 }
 
-/// The settings that change steady latency (the breaker and the warm policy do not).
-fn latency_key(set: &[(String, String)]) -> Vec<(String, String)> {
-    set.iter()
+/// The settings that change steady latency (the breaker and the warm policy do not), and
+/// whether the chain's policy is the default one (which picks the steady simulator, and so
+/// its draws).
+type LatencyKey = (Vec<(String, String)>, bool);
+
+fn latency_key(p: &Priced) -> LatencyKey {
+    let set = p
+        .combo
+        .set
+        .iter()
         .filter(|(k, _)| !k.starts_with("policy.breaker") && !k.starts_with(space::WARM))
         .cloned()
-        .collect()
+        .collect();
+    (set, p.scenario.chains[0].has_default_policy())
 }
 
 /// The `KEY=VALUE` strings of a combination.
@@ -311,11 +319,27 @@ fn tune_chain(
         .map(|c| price(source, name, c, true))
         .collect::<anyhow::Result<_>>()?;
     let latency = latencies(&priced);
+    let shipped = shipped(source, name, usage, &ask.goals)?;
+    // Without --availability, a point must answer at least as many requests as the shipped
+    // settings: the cheapest setting that answers fewer is rarely the question.
+    let goals = Goals {
+        availability: ask
+            .goals
+            .availability
+            .or(shipped.as_ref().map(|s| s.availability)),
+        ..ask.goals
+    };
+    let shipped = shipped.map(|s| {
+        let mut s = s;
+        s.violations = frontier::violations(&s, &goals);
+        s.feasible = s.violations.is_empty();
+        s
+    });
     let weigh_all = |priced: &[Priced]| -> Vec<(Point, bool)> {
         priced
             .iter()
             .flat_map(|p| {
-                let key = latency_key(&p.combo.set);
+                let key = latency_key(p);
                 let models: Vec<String> = p.scenario.chains[0]
                     .links
                     .iter()
@@ -331,7 +355,7 @@ fn tune_chain(
                         let point = weigh(
                             raw,
                             usage,
-                            &ask.goals,
+                            &goals,
                             name,
                             models.clone(),
                             *pattern,
@@ -369,9 +393,10 @@ fn tune_chain(
         ask,
         usage,
         name,
+        goals,
     };
     let counts = [combos.len(), candidates, screened, again.len()];
-    finish(&ctx, points, counts, shipped(&ctx)?)
+    finish(&ctx, points, counts, shipped)
 }
 
 /// What every step of one chain's search reads.
@@ -380,15 +405,16 @@ struct Ctx<'a> {
     ask: &'a Ask,
     usage: &'a Usage,
     name: &'a str,
+    goals: Goals,
 }
 
 /// The p99 of every distinct latency setting of `priced`, computed once each.
-fn latencies(priced: &[Priced]) -> BTreeMap<Vec<(String, String)>, BTreeMap<Pattern, f64>> {
-    let mut first: BTreeMap<Vec<(String, String)>, usize> = BTreeMap::new();
+fn latencies(priced: &[Priced]) -> BTreeMap<LatencyKey, BTreeMap<Pattern, f64>> {
+    let mut first: BTreeMap<LatencyKey, usize> = BTreeMap::new();
     for (i, p) in priced.iter().enumerate() {
-        first.entry(latency_key(&p.combo.set)).or_insert(i);
+        first.entry(latency_key(p)).or_insert(i);
     }
-    let keys: Vec<(Vec<(String, String)>, usize)> = first.into_iter().collect();
+    let keys: Vec<(LatencyKey, usize)> = first.into_iter().collect();
     keys.par_iter()
         .map(|(k, i)| (k.clone(), p99s(&priced[*i].scenario)))
         .collect()
@@ -451,8 +477,12 @@ fn survivors(weighed: &[(Point, bool)]) -> Vec<usize> {
 
 /// The scenario as given, on its first pattern with a fallback (sequential; no-fallback for
 /// one model), weighed.
-fn shipped(ctx: &Ctx) -> anyhow::Result<Option<Point>> {
-    let (source, name, usage, ask) = (ctx.source, ctx.name, ctx.usage, ctx.ask);
+fn shipped(
+    source: &Source,
+    name: &str,
+    usage: &Usage,
+    goals: &Goals,
+) -> anyhow::Result<Option<Point>> {
     let combo = Combo {
         set: Vec::new(),
         first_hedge: true,
@@ -471,7 +501,7 @@ fn shipped(ctx: &Ctx) -> anyhow::Result<Option<Point>> {
     let latency = p99s(&p.scenario);
     Ok(p.rows.into_iter().find(|r| r.0 == want).map(|(pattern, mut raw, _)| {
         raw.p99_s = latency.get(&pattern).copied().unwrap_or(f64::NAN);
-        weigh(raw, usage, &ask.goals, name, models, pattern, Vec::new())
+        weigh(raw, usage, goals, name, models, pattern, Vec::new())
     }))
 }
 
@@ -491,7 +521,7 @@ fn finish(
     let runner_up = runner.map(|i| points[i].clone());
     let infeasible = best
         .is_none()
-        .then(|| frontier::infeasible(&points, &ask.goals));
+        .then(|| frontier::infeasible(&points, &ctx.goals));
     let confirmation = match (&recommended, &runner_up) {
         (Some(r), Some(u)) if ask.confirm_batches >= 2 => Some(confirm(ctx, r, u)?),
         _ => None,
@@ -506,6 +536,7 @@ fn finish(
     };
     Ok(ChainTune {
         chain: name.to_string(),
+        goals: ctx.goals,
         combinations,
         candidates,
         screened,

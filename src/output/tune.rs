@@ -27,16 +27,46 @@ pub fn render(tune: &Tune, format: Format) -> anyhow::Result<Vec<u8>> {
     })
 }
 
-/// A point's settings for a table cell: `KEY=VALUE` with `policy.` left out.
+/// A point's settings for a table cell, short: `timeout=10s retries=0 breaker=5/60s
+/// hedge=none warm=always` (the chain's models are their own column).
 fn settings(p: &Point) -> String {
     if p.set.is_empty() {
         return "(as shipped)".into();
     }
-    p.set
-        .iter()
-        .map(|s| s.strip_prefix("policy.").unwrap_or(s).to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
+    let value = |key: &str| {
+        p.set
+            .iter()
+            .find_map(|s| s.strip_prefix(key)?.strip_prefix('='))
+    };
+    let mut out = Vec::new();
+    let mut breaker_done = false;
+    for s in &p.set {
+        let (k, v) = s.split_once('=').unwrap_or((s, ""));
+        let item = match k {
+            "policy.timeout_s" => format!("timeout={v}s"),
+            "policy.hedge_delay_s" if v == "none" => "hedge=none".into(),
+            "policy.hedge_delay_s" => format!("hedge={v}s"),
+            "policy.backoff.base_s" => format!("backoff={v}s"),
+            "policy.warm_fallback" => format!("warm={v}"),
+            "policy.warm_fallback.after" => format!("warm=after {v}"),
+            "policy.breaker" => "breaker=none".into(),
+            "policy.breaker.threshold" | "policy.breaker.cooldown_s" => {
+                if breaker_done {
+                    continue;
+                }
+                breaker_done = true;
+                format!(
+                    "breaker={}/{}s",
+                    value("policy.breaker.threshold").unwrap_or("?"),
+                    value("policy.breaker.cooldown_s").unwrap_or("?")
+                )
+            }
+            _ if k.starts_with("chain.") && k.ends_with(".models") => continue,
+            _ => s.strip_prefix("policy.").unwrap_or(s).to_string(),
+        };
+        out.push(item);
+    }
+    out.join(" ")
 }
 
 /// The `--set` flags of a point, for a `compare` command line.
@@ -72,25 +102,11 @@ pub fn layout(tune: &Tune) -> Page {
         u.source,
         u.incidents_per_year
     ));
-    let g = &tune.goals;
-    let mut goals = Vec::new();
-    if let Some(a) = g.availability {
-        goals.push(format!("availability >= {}", percent(a)));
+    if tune.goals.availability.is_none() {
+        preamble.push(
+            "Without --availability a point must answer at least the shipped settings' share".into(),
+        );
     }
-    if let Some(t) = g.p99_s {
-        goals.push(format!("p99 <= {t} s"));
-    }
-    if let Some(m) = g.max_ratio {
-        goals.push(format!("max-ratio <= {m}x"));
-    }
-    if let Some(b) = g.budget_usd_month {
-        goals.push(format!("budget <= ${b}/month"));
-    }
-    preamble.push(if goals.is_empty() {
-        "Constraints: none (the recommendation is the cheapest point)".into()
-    } else {
-        format!("Constraints: {}", goals.join(", "))
-    });
     preamble.push(format!(
         "p99: steady-state Monte Carlo, {} requests, one seed for every candidate (common random numbers)",
         group(&crate::tune::P99_REQUESTS.to_string())
@@ -101,8 +117,35 @@ pub fn layout(tune: &Tune) -> Page {
     }
 }
 
+/// The constraints as a line.
+fn goals_text(g: &crate::tune::Goals) -> String {
+    let mut goals = Vec::new();
+    if let Some(a) = g.availability {
+        goals.push(format!("answered >= {}", percent(a)));
+    }
+    if let Some(t) = g.p99_s {
+        goals.push(format!("p99 <= {t} s"));
+    }
+    if let Some(m) = g.max_ratio {
+        goals.push(format!("max-ratio <= {m}x"));
+    }
+    if let Some(b) = g.budget_usd_month {
+        goals.push(format!("budget <= ${b}/month"));
+    }
+    if goals.is_empty() {
+        "constraints: none (the recommendation is the cheapest point)".into()
+    } else {
+        format!("constraints: {}", goals.join(", "))
+    }
+}
+
 fn section(c: &ChainTune) -> Section {
-    let header: Vec<String> = [
+    let chains_vary = c
+        .frontier
+        .iter()
+        .chain(c.shipped.as_ref())
+        .any(|p| Some(&p.models) != c.shipped.as_ref().map(|s| &s.models));
+    let mut header: Vec<String> = [
         "#",
         "pattern",
         "models",
@@ -116,11 +159,15 @@ fn section(c: &ChainTune) -> Section {
     ]
     .map(String::from)
     .to_vec();
-    let numeric = vec![
+    let mut numeric = vec![
         true, false, false, false, true, true, true, true, true, false,
     ];
+    if !chains_vary {
+        header.remove(2);
+        numeric.remove(2);
+    }
     let row = |tag: String, p: &Point| {
-        vec![
+        let mut cells = vec![
             tag,
             p.pattern.as_str().to_string(),
             p.models.join(" → "),
@@ -135,7 +182,11 @@ fn section(c: &ChainTune) -> Section {
             } else {
                 p.violations.join("; ")
             },
-        ]
+        ];
+        if !chains_vary {
+            cells.remove(2);
+        }
+        cells
     };
     let mut rows: Vec<Vec<String>> = Vec::new();
     if let Some(s) = &c.shipped {
@@ -164,6 +215,10 @@ fn section(c: &ChainTune) -> Section {
     }) {
         notes.push("incident figures with a breaker are simulated (fixed seed), as compare prints them".into());
     }
+    if let Some(s) = &c.shipped {
+        notes.insert(0, format!("shipped chain: {}", s.models.join(" → ")));
+    }
+    notes.insert(0, goals_text(&c.goals));
     Section {
         heading: Some(format!("Chain {}", c.chain)),
         title: "Pareto frontier: cost against availability and p99 (cheapest first; * recommended)"

@@ -131,6 +131,9 @@ pub struct Point {
 pub struct ChainTune {
     /// The chain's name.
     pub chain: String,
+    /// The constraints this chain was held to: the asked ones, with `availability` the
+    /// shipped settings' when `--availability` is not given.
+    pub goals: Goals,
     /// Settings combinations tried (each priced on every pattern the chain has).
     pub combinations: usize,
     /// Candidates weighed (combination × pattern).
