@@ -610,7 +610,9 @@ fn parse_duration_s(s: &str) -> Result<f64, String> {
         .or_else(|_| crate::input::duration::parse_seconds(t));
     match v {
         Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(format!("expected a duration > 0, as 8s, 1.5s or 2m; got `{s}`")),
+        _ => Err(format!(
+            "expected a duration > 0, as 8s, 1.5s or 2m; got `{s}`"
+        )),
     }
 }
 
@@ -620,7 +622,9 @@ fn parse_budget(s: &str) -> Result<f64, String> {
     let t = t.strip_suffix("/month").unwrap_or(t);
     match t.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(format!("expected USD per month > 0, as 500 or 500/month; got `{s}`")),
+        _ => Err(format!(
+            "expected USD per month > 0, as 500 or 500/month; got `{s}`"
+        )),
     }
 }
 
@@ -634,7 +638,9 @@ fn parse_positive(s: &str) -> Result<f64, String> {
 fn parse_non_negative(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && (0.0..=1e6).contains(&x) => Ok(x),
-        _ => Err(format!("expected a number from 0 to 1e6, e.g. 2; got `{s}`")),
+        _ => Err(format!(
+            "expected a number from 0 to 1e6, e.g. 2; got `{s}`"
+        )),
     }
 }
 

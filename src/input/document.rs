@@ -486,7 +486,7 @@ impl<'a> Document<'a> {
             };
             if let Some(at) = element {
                 let found = match table.get_mut(p.as_str()).map(|v| v.get_mut()) {
-                    Some(DeValue::Array(a)) => a.iter_mut().nth(at).map(|e| e.get_mut()),
+                    Some(DeValue::Array(a)) => a.get_mut(at).map(|e| e.get_mut()),
                     _ => None,
                 };
                 let Some(DeValue::Table(t)) = found else {

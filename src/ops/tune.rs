@@ -32,8 +32,8 @@ use crate::tune::{
     SECONDS_PER_MONTH, Tune, Usage, gateway,
 };
 
-/// Windows of the breaker screen.
-pub const SCREEN_WINDOWS: u64 = 2;
+/// Windows of the breaker screen: the first step of [`sim::expected::expected`]'s rule.
+pub const SCREEN_WINDOWS: u64 = sim::expected::MIN_WINDOWS;
 
 /// The seed of the first confirmation batch (batch b runs on `CONFIRM_SEED + b`).
 pub const CONFIRM_SEED: u64 = 0xC0F1_2026;
@@ -82,7 +82,7 @@ pub fn run(source: &Source, ask: &Ask) -> anyhow::Result<Tune> {
             .iter()
             .find(|c| &c.name == name)
             .expect("selected above");
-        let space = space_for(chain, base.incident.is_some(), ask);
+        let space = space_for(chain, &base, ask);
         let combos = space
             .combos(chain.policy.timeout_s)
             .map_err(anyhow::Error::msg)?;
@@ -113,7 +113,10 @@ fn usage(base: &Scenario, ask: &Ask) -> anyhow::Result<Usage> {
                     "--budget needs the monthly traffic: give --requests-per-month N (the scenario has no [incident] whose rate would stand for it)"
                 );
             }
-            (1e6, "not needed (no incident; per-1,000 figures)".to_string())
+            (
+                1e6,
+                "not needed (no incident; per-1,000 figures)".to_string(),
+            )
         }
     };
     if let Some(i) = &base.incident {
@@ -135,8 +138,13 @@ fn usage(base: &Scenario, ask: &Ask) -> anyhow::Result<Usage> {
 }
 
 /// The space for `chain`: the defaults (or `--space`), then `--vary`.
-fn space_for(chain: &crate::model::Chain, has_incident: bool, ask: &Ask) -> Space {
-    let defaults = space::defaults(chain, has_incident, &ask.candidates);
+fn space_for(chain: &crate::model::Chain, base: &Scenario, ask: &Ask) -> Space {
+    let defaults = space::defaults(
+        chain,
+        base.incident.is_some(),
+        base.request.prefix_tokens > 0.0,
+        &ask.candidates,
+    );
     let mut s = match &ask.space_file {
         None => defaults,
         Some((dims, keep)) => {
@@ -165,12 +173,11 @@ struct Priced {
 fn scenario_of(source: &Source, name: &str, set: &[(String, String)]) -> anyhow::Result<Scenario> {
     let mut overrides = source.overrides.clone();
     overrides.extend(set.iter().cloned());
-    let mut s = scenario::parse(&source.label, &source.text, &source.base, &overrides).map_err(
-        |e| {
+    let mut s =
+        scenario::parse(&source.label, &source.text, &source.base, &overrides).map_err(|e| {
             let at: Vec<String> = set.iter().map(|(k, v)| format!("{k}={v}")).collect();
             anyhow::anyhow!("{e} (tune at --set {})", at.join(" --set "))
-        },
-    )?;
+        })?;
     scenario::select_chains(&mut s, &[name.to_string()]).map_err(anyhow::Error::msg)?;
     Ok(s)
 }
@@ -236,15 +243,13 @@ fn price(source: &Source, name: &str, combo: &Combo, screen: bool) -> anyhow::Re
         raws(&report, &s)
             .into_iter()
             .map(|(p, mut raw)| {
-                raw.incident =
-                    sim::expected::screened(&s.request, chain, &inc, p, SCREEN_WINDOWS).map(|m| {
-                        RawIncident {
-                            total_usd: m.outcome.total,
-                            requests: inc.requests() as f64,
-                            failed_requests: m.outcome.failed_requests,
-                            method: "screened",
-                            precision: Some(m.precision),
-                        }
+                raw.incident = sim::expected::screened(&s.request, chain, &inc, p, SCREEN_WINDOWS)
+                    .map(|m| RawIncident {
+                        total_usd: m.outcome.total,
+                        requests: inc.requests() as f64,
+                        failed_requests: m.outcome.failed_requests,
+                        method: "screened",
+                        precision: Some(m.precision),
                     });
                 (p, raw, true)
             })
@@ -375,7 +380,9 @@ fn tune_chain(
     let again: Vec<usize> = (0..priced.len())
         .filter(|&i| {
             priced[i].rows.iter().any(|r| r.2)
-                && keep.iter().any(|&k| weighed[k].0.set == set_strings(&priced[i].combo.set))
+                && keep
+                    .iter()
+                    .any(|&k| weighed[k].0.set == set_strings(&priced[i].combo.set))
         })
         .collect();
     let recomputed: Vec<Priced> = again
@@ -434,7 +441,8 @@ fn survivors(weighed: &[(Point, bool)]) -> Vec<usize> {
         // the premium moves with the window's bill; failures by their own count's noise
         let cost = rel * (per_incident.abs() + total_share * p.incident_premium_per_1k_usd.abs())
             + 1e-9 * p.cost_per_1k_usd.abs();
-        let failed = rel * i.failed_requests + 4.5 * (i.failed_requests.max(1.0) / 2.0).sqrt();
+        let failed = rel * i.failed_requests
+            + 4.5 * (i.failed_requests.max(1.0) / SCREEN_WINDOWS as f64).sqrt();
         let avail = (1.0 - p.availability) * failed / i.failed_requests.max(1.0);
         (cost, avail.max(1e-12))
     };
@@ -499,10 +507,13 @@ fn shipped(
         Pattern::NoFallback
     };
     let latency = p99s(&p.scenario);
-    Ok(p.rows.into_iter().find(|r| r.0 == want).map(|(pattern, mut raw, _)| {
-        raw.p99_s = latency.get(&pattern).copied().unwrap_or(f64::NAN);
-        weigh(raw, usage, goals, name, models, pattern, Vec::new())
-    }))
+    Ok(p.rows
+        .into_iter()
+        .find(|r| r.0 == want)
+        .map(|(pattern, mut raw, _)| {
+            raw.p99_s = latency.get(&pattern).copied().unwrap_or(f64::NAN);
+            weigh(raw, usage, goals, name, models, pattern, Vec::new())
+        }))
 }
 
 /// The frontier, recommendation, runner-up, confirmation and snippets of one chain.
@@ -530,7 +541,11 @@ fn finish(
         Some(r) => {
             let own = source.parse()?;
             let chain = own.chains.iter().find(|c| c.name == name).expect("tuned");
-            Some(gateway::snippets(r, chain.policy.timeout_s, chain.policy.retries))
+            Some(gateway::snippets(
+                r,
+                chain.policy.timeout_s,
+                chain.policy.retries,
+            ))
         }
         None => None,
     };
@@ -558,7 +573,9 @@ fn t975(df: u64) -> f64 {
         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
         2.052, 2.048, 2.045, 2.042,
     ];
-    T.get(df.saturating_sub(1) as usize).copied().unwrap_or(1.96)
+    T.get(df.saturating_sub(1) as usize)
+        .copied()
+        .unwrap_or(1.96)
 }
 
 /// The recommendation against the runner-up: `ask.confirm_batches` paired Monte Carlo
@@ -587,7 +604,12 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
         };
         compare::simulate(&mut report, &opts, &mut |_| {});
         let mut raw = p.raw.clone();
-        if let Some(m) = report.steady.iter().find(|r| r.pattern == p.pattern).and_then(|r| r.mc.as_ref()) {
+        if let Some(m) = report
+            .steady
+            .iter()
+            .find(|r| r.pattern == p.pattern)
+            .and_then(|r| r.mc.as_ref())
+        {
             raw.steady_cost_per_1k_usd = m.figures.cost_per_1k_usd.mean;
             raw.steady_failed_per_1k = m.figures.failed_per_1k.mean;
         }

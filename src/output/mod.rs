@@ -14,8 +14,8 @@ pub mod plot;
 pub mod prices;
 pub mod provenance;
 pub mod sweep;
-pub mod tune;
 pub mod table;
+pub mod tune;
 pub mod ui;
 
 use std::io::Write;

@@ -104,7 +104,8 @@ pub fn layout(tune: &Tune) -> Page {
     ));
     if tune.goals.availability.is_none() {
         preamble.push(
-            "Without --availability a point must answer at least the shipped settings' share".into(),
+            "Without --availability a point must answer at least the shipped settings' share"
+                .into(),
         );
     }
     preamble.push(format!(
@@ -213,7 +214,10 @@ fn section(c: &ChainTune) -> Section {
             .as_ref()
             .is_some_and(|i| i.method == "simulated")
     }) {
-        notes.push("incident figures with a breaker are simulated (fixed seed), as compare prints them".into());
+        notes.push(
+            "incident figures with a breaker are simulated (fixed seed), as compare prints them"
+                .into(),
+        );
     }
     if let Some(s) = &c.shipped {
         notes.insert(0, format!("shipped chain: {}", s.models.join(" → ")));

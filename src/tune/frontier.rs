@@ -158,7 +158,7 @@ pub fn pareto(points: &[Point]) -> Vec<usize> {
 }
 
 /// The index of the cheapest feasible point (ties: higher availability, lower p99, the first
-/// tried), and of the next such point with other settings (the runner-up).
+/// tried), and of the next such point whose figures differ (the runner-up).
 pub fn recommend(points: &[Point]) -> (Option<usize>, Option<usize>) {
     let mut feasible: Vec<usize> = (0..points.len()).filter(|&i| points[i].feasible).collect();
     feasible.sort_by(|&a, &b| {
@@ -170,10 +170,12 @@ pub fn recommend(points: &[Point]) -> (Option<usize>, Option<usize>) {
             .then(a.cmp(&b))
     });
     let best = feasible.first().copied();
+    // the runner-up differs in its figures: a setting that changes nothing is no alternative
     let runner = best.and_then(|b| {
-        feasible.iter().copied().find(|&i| {
-            i != b && (points[i].set != points[b].set || points[i].pattern != points[b].pattern)
-        })
+        feasible
+            .iter()
+            .copied()
+            .find(|&i| i != b && !same(&points[i], &points[b]))
     });
     (best, runner)
 }
@@ -325,7 +327,15 @@ mod tests {
             availability: Some(0.999),
             ..Goals::default()
         };
-        let p = weigh(r, &usage(), &goals, "c", vec![], Pattern::Sequential, vec![]);
+        let p = weigh(
+            r,
+            &usage(),
+            &goals,
+            "c",
+            vec![],
+            Pattern::Sequential,
+            vec![],
+        );
         assert!((p.incident_premium_per_1k_usd - 40.0 / 12e6 * 1000.0).abs() < 1e-12);
         assert!((p.cost_per_1k_usd - (30.0 + 40.0 / 12e3)).abs() < 1e-9);
         assert!((p.availability - (1.0 - 12_198.0 / 12e6)).abs() < 1e-12);

@@ -70,9 +70,10 @@ pub fn snippets(point: &Point, own_timeout_s: f64, own_retries: u32) -> Snippets
             "  allowed_fails: {}   # cool down after {t} failures in a minute\n  cooldown_time: {c}\n",
             t.saturating_sub(1)
         ));
-        unmapped.push(format!(
+        unmapped.push(
             "breaker: LiteLLM counts failures per deployment within a minute, not consecutive ones; with one deployment per model group it may not cool the primary down at all (put the fallback's provider in its own group)"
-        ));
+                .to_string(),
+        );
     } else if value(point, "policy.breaker") == Some("none") {
         unmapped.push("no breaker: LiteLLM always has one (allowed_fails defaults to 3, cooldown_time to 5 s); set allowed_fails high to approach none".into());
     }
@@ -119,9 +120,12 @@ pub fn snippets(point: &Point, own_timeout_s: f64, own_retries: u32) -> Snippets
         "targets": targets,
     });
     if retries > 0 {
-        portkey["retry"] = json!({ "attempts": retries.min(5), "on_status_codes": [429, 500, 502, 503, 504] });
+        portkey["retry"] =
+            json!({ "attempts": retries.min(5), "on_status_codes": [429, 500, 502, 503, 504] });
         if retries > 5 {
-            unmapped.push(format!("retries {retries}: Portkey retries at most 5 times"));
+            unmapped.push(format!(
+                "retries {retries}: Portkey retries at most 5 times"
+            ));
         }
     }
     unmapped.push("backoff: both gateways back off on their own schedule (LiteLLM: retry_after and the provider's Retry-After; Portkey: exponential)".into());

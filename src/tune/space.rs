@@ -138,11 +138,18 @@ pub fn models_of(value: &str) -> Vec<String> {
         .collect()
 }
 
-/// The default space for `chain`: timeouts 10–60 s, 0–2 retries, no breaker or one opening
-/// after 1, 3 or 5 failures for 30–120 s (with an incident), no hedge delay or 3 or 7 s (on a
-/// chain that can hedge), `always`/`never`/`after=3` (on a chain with an explicit-caching
-/// fallback), each with the chain's own value added; with `candidates`, the chain's models.
-pub fn defaults(chain: &Chain, has_incident: bool, candidates: &[String]) -> Space {
+/// The default space for `chain`: timeouts 10, 30 and 60 s, 0–2 retries, no breaker or one
+/// opening after 2 or 5 failures for 30 or 60 s (with an incident), no hedge delay or 7 s (on
+/// a chain that can hedge), `always`/`never` (on a chain with an explicit-caching fallback and
+/// a cacheable prefix),
+/// each with the chain's own value added; with `candidates`, the chain's models. Wider
+/// ranges: `--vary`.
+pub fn defaults(
+    chain: &Chain,
+    has_incident: bool,
+    has_prefix: bool,
+    candidates: &[String],
+) -> Space {
     let p = &chain.policy;
     let mut dims = Vec::new();
     let own: Vec<String> = chain.links.iter().map(|l| l.price.id.clone()).collect();
@@ -154,7 +161,7 @@ pub fn defaults(chain: &Chain, has_incident: bool, candidates: &[String]) -> Spa
     }
     dims.push(Dim {
         key: TIMEOUT.into(),
-        values: with(&[10.0, 20.0, 30.0, 60.0], Some(p.timeout_s)),
+        values: with(&[10.0, 30.0, 60.0], Some(p.timeout_s)),
     });
     dims.push(Dim {
         key: RETRIES.into(),
@@ -162,19 +169,19 @@ pub fn defaults(chain: &Chain, has_incident: bool, candidates: &[String]) -> Spa
     });
     if has_incident {
         let mut t = vec!["none".to_string()];
-        t.extend(with(&[1.0, 3.0, 5.0], p.breaker.map(|b| f64::from(b.threshold))));
+        t.extend(with(&[2.0, 5.0], p.breaker.map(|b| f64::from(b.threshold))));
         dims.push(Dim {
             key: THRESHOLD.into(),
             values: t,
         });
         dims.push(Dim {
             key: COOLDOWN.into(),
-            values: with(&[30.0, 60.0, 120.0], p.breaker.map(|b| b.cooldown_s)),
+            values: with(&[30.0, 60.0], p.breaker.map(|b| b.cooldown_s)),
         });
     }
     if chain.links.len() > 1 || !candidates.is_empty() {
         let mut h = vec!["none".to_string()];
-        h.extend(with(&[3.0, 7.0], p.hedge_delay_s));
+        h.extend(with(&[7.0], p.hedge_delay_s));
         dims.push(Dim {
             key: HEDGE_DELAY.into(),
             values: h,
@@ -183,8 +190,8 @@ pub fn defaults(chain: &Chain, has_incident: bool, candidates: &[String]) -> Spa
     let explicit_fallback = chain.links[1..]
         .iter()
         .any(|l| l.price.caching == Caching::Explicit);
-    if explicit_fallback || p.warm_fallback != WarmPolicy::Always {
-        let mut w: Vec<String> = ["always", "never", "after=3"].map(String::from).to_vec();
+    if has_prefix && (explicit_fallback || p.warm_fallback != WarmPolicy::Always) {
+        let mut w: Vec<String> = ["always", "never"].map(String::from).to_vec();
         let own = warm_value(p.warm_fallback);
         if !w.contains(&own) {
             w.push(own);
@@ -437,6 +444,9 @@ mod tests {
         assert_eq!(c[0], r#"["a", "b"]"#);
         assert_eq!(c.len(), 3 + 6 + 6);
         assert_eq!(models_of(&c[0]), own);
-        assert_eq!(setting(WARM, "after=3"), (format!("{WARM}.after"), "3".into()));
+        assert_eq!(
+            setting(WARM, "after=3"),
+            (format!("{WARM}.after"), "3".into())
+        );
     }
 }

@@ -31,8 +31,7 @@ pub(super) fn apply<'a>(
 ) -> Result<(), InputError> {
     for (k, v) in overrides {
         if let Ok(path) = split_dotted_key(k) {
-            if v.trim().trim_matches('"') == "none"
-                && REMOVABLE.iter().any(|f| in_policy(&path, f))
+            if v.trim().trim_matches('"') == "none" && REMOVABLE.iter().any(|f| in_policy(&path, f))
             {
                 doc.remove(&path);
                 continue;
