@@ -341,9 +341,9 @@ mod tests {
         assert!((p.availability - (1.0 - 12_198.0 / 12e6)).abs() < 1e-12);
         assert_eq!(p.incident_availability, Some(0.9));
         assert!((p.monthly_usd - p.cost_per_1k_usd * 1000.0).abs() < 1e-6);
-        // 99.8983% answered: below 99.9%
+        // 1 − 12,198 / 12e6 = 99.89835% answered: below 99.9%
         assert!(!p.feasible);
-        assert_eq!(p.violations, ["availability 99.8983% < 99.9%"]);
+        assert_eq!(p.violations, ["availability 99.8984% < 99.9%"]);
     }
 
     #[test]
