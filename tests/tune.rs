@@ -266,3 +266,57 @@ fn an_unreachable_slo_names_the_binding_constraint() {
     assert_eq!(avail.best, best);
     assert!(why.closest.as_ref().is_some_and(|p| !p.feasible));
 }
+
+/// The `--set` keys tune writes: a chain's models by the chain's name, `none` removing a
+/// breaker or hedge delay, and a warm policy given as a word or as `after`, either over the other.
+#[test]
+fn set_reaches_what_tune_varies() {
+    let text = std::fs::read_to_string("scenarios/policies.toml").unwrap();
+    let parse = |set: &[(&str, &str)]| {
+        let set: Vec<(String, String)> = set
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        scenario::parse(
+            "policies.toml",
+            &text,
+            std::path::Path::new("scenarios"),
+            &set,
+        )
+    };
+    let s = parse(&[
+        (
+            "chain.medium.models",
+            r#"["openai/gpt-6-sol", "anthropic/claude-sonnet-5"]"#,
+        ),
+        ("policy.breaker", "none"),
+        ("policy.hedge_delay_s", "none"),
+        ("policy.warm_fallback", "never"),
+    ])
+    .unwrap();
+    let medium = s.chains.iter().find(|c| c.name == "medium").unwrap();
+    assert_eq!(medium.links[0].price.id, "openai/gpt-6-sol");
+    assert_eq!(medium.links[1].price.id, "anthropic/claude-sonnet-5");
+    // the other chains keep their models
+    assert_eq!(s.chains[0].links[0].price.id, "anthropic/claude-haiku-4-5");
+    assert!(medium.policy.breaker.is_none() && medium.policy.hedge_delay_s.is_none());
+    assert_eq!(
+        medium.policy.warm_fallback,
+        fallcost::model::policy::WarmPolicy::Never
+    );
+    // a word over a table, then a table's field over the word
+    let s = parse(&[
+        ("policy.warm_fallback", "always"),
+        ("policy.warm_fallback.after", "2"),
+    ])
+    .unwrap();
+    assert_eq!(
+        s.chains[0].policy.warm_fallback,
+        fallcost::model::policy::WarmPolicy::After(2)
+    );
+    // a chain the scenario does not have is still an error naming `chain`
+    let e = parse(&[("chain.nosuch.models", r#"["openai/gpt-6-sol"]"#)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("chain.NAME.FIELD"), "{e}");
+}
