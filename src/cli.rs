@@ -101,6 +101,21 @@ pub enum Command {
   fallcost sweep --scenario scenarios/timeout.toml \\
     --param policy.timeout_s=2:20:1 --mc --seed 7")]
     Sweep(SweepArgs),
+    /// Search timeouts, retries, the circuit breaker, hedging, the warm-fallback policy and
+    /// the chain for the cheapest settings that meet an SLO: the Pareto frontier of cost
+    /// against availability and p99 latency, and the recommended point.
+    #[command(after_help = "Examples:
+  fallcost tune --scenario scenarios/policies.toml --chain medium --availability 99.9%
+  fallcost tune --scenario scenarios/sept3.toml --p99 8s \\
+    --candidate openai/gpt-6-luna --candidate google/gemini-3-pro
+  fallcost tune --scenario scenarios/policies.toml --chain simple \\
+    --vary policy.breaker.threshold=none,1,2,3 --vary policy.breaker.cooldown_s=30:120:30
+  fallcost tune --scenario scenarios/sept3.toml --format json -o tune.json
+
+Every frontier point carries `set`: `fallcost compare --chain CHAIN --set KEY=VALUE ...`
+reproduces its figures. Exit codes: 0 a recommendation, 1 no point meets the constraints,
+2 bad input.")]
+    Tune(TuneArgs),
     /// CI gate: find every fallback chain (fallcost scenarios, LiteLLM proxy configs, Portkey
     /// configs) and flag each fallback priced above --max-ratio times its primary.
     #[command(
@@ -180,6 +195,7 @@ impl Command {
             Command::Compare(a) => Some(&a.output),
             Command::Prices(a) => Some(&a.output),
             Command::Sweep(a) => Some(&a.output),
+            Command::Tune(a) => Some(&a.output),
             _ => None,
         }
     }
@@ -535,6 +551,134 @@ pub struct SweepArgs {
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `fallcost tune`.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// The scenario file (TOML). With `--config`, a scenario without `[[chain]]`. Default:
+    /// fallcost.toml's `[compare] scenario`, as `compare` reads it.
+    #[arg(long, short = 's', value_name = "PATH")]
+    pub scenario: Option<PathBuf>,
+    /// Tune the chains of a gateway config, as `compare --config` prices them. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub config: Vec<PathBuf>,
+    /// With `--config`: the request, input and output tokens, over the scenario's `[request]`.
+    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
+    pub profile: Option<(u64, u64)>,
+    /// Project settings to read instead of the nearest fallcost.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// Override a scenario value before the search, as in `compare --set`.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub set: Vec<(String, String)>,
+    /// Tune only these chains (by name; repeatable). Default: each chain, one search each.
+    #[arg(long = "chain", value_name = "NAME")]
+    pub chains: Vec<String>,
+    /// A model the chain may be built from (repeatable): the search tries every order of 1
+    /// to 3 distinct models of the chain's own and the candidates.
+    #[arg(long, value_name = "MODEL")]
+    pub candidate: Vec<String>,
+    /// The space as a TOML file: `[space]` with `"KEY" = [values]` replacing the defaults
+    /// (`defaults = true` keeps the default keys it does not list).
+    #[arg(long, value_name = "FILE")]
+    pub space: Option<PathBuf>,
+    /// A key of the space and its values, replacing the default ones: `KEY=FROM:TO:STEP`
+    /// (both ends included) or `KEY=A,B,C` (`none` turns a breaker or hedge delay off).
+    #[arg(long, value_name = "KEY=FROM:TO:STEP")]
+    pub vary: Vec<String>,
+    /// The share of the year's requests that must be answered (steady state and incidents):
+    /// `99.9%` or `0.999`.
+    #[arg(long, value_name = "SHARE", value_parser = parse_availability)]
+    pub availability: Option<f64>,
+    /// The steady-state p99 latency the user sees, at most (`8s`, `1.5s`, `2m`).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_s)]
+    pub p99: Option<f64>,
+    /// The priciest fallback's like-for-like price over the primary's, at most (`2` or `1.5`).
+    #[arg(long, value_name = "RATIO", value_parser = parse_ratio)]
+    pub max_ratio: Option<f64>,
+    /// The chain's monthly bill at most, USD (`500` or `500/month`).
+    #[arg(long, value_name = "USD/month", value_parser = parse_budget)]
+    pub budget: Option<f64>,
+    /// Requests per month the scenario serves (all chains together). Default: the incident's
+    /// requests_per_second around the clock.
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    pub requests_per_month: Option<f64>,
+    /// Times a year the scenario's `[incident]` happens (0 ignores it).
+    #[arg(long, value_name = "R", default_value = "1", value_parser = parse_non_negative)]
+    pub incidents_per_year: f64,
+    /// Paired Monte Carlo batches confirming the recommendation against the runner-up
+    /// (common random numbers; 0 skips it).
+    #[arg(long, value_name = "N", default_value = "10", value_parser = parse_batches)]
+    pub confirm: u64,
+    /// Where and how to print.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `--availability 99.9%` or `0.999`: a share in (0, 1].
+fn parse_availability(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match v {
+        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
+        _ => Err(format!(
+            "expected a share answered, as 99.9% or 0.999 (above 0, at most 100%); got `{s}`"
+        )),
+    }
+}
+
+/// `--p99 8s`: a positive duration in seconds.
+fn parse_duration_s(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v = t
+        .parse::<f64>()
+        .or_else(|_| crate::input::duration::parse_seconds(t));
+    match v {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!(
+            "expected a duration > 0, as 8s, 1.5s or 2m; got `{s}`"
+        )),
+    }
+}
+
+/// `--budget 500` or `500/month`, USD.
+fn parse_budget(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_start_matches('$');
+    let t = t.strip_suffix("/month").unwrap_or(t);
+    match t.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!(
+            "expected USD per month > 0, as 500 or 500/month; got `{s}`"
+        )),
+    }
+}
+
+fn parse_positive(s: &str) -> Result<f64, String> {
+    match s.trim().replace('_', "").parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("expected a number > 0, e.g. 2.6e6; got `{s}`")),
+    }
+}
+
+fn parse_non_negative(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..=1e6).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "expected a number from 0 to 1e6, e.g. 2; got `{s}`"
+        )),
+    }
+}
+
+/// `--confirm N`: 0 (off) or 2 to 30 batches.
+fn parse_batches(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n == 0 || (2..=30).contains(&n) => Ok(n),
+        _ => Err(format!("expected 0 (off) or 2 to 30 batches; got `{s}`")),
+    }
 }
 
 /// `--years N`: 2 to 1e6 simulated years.

@@ -35,6 +35,7 @@ pub mod report;
 pub mod sim;
 pub mod suggest;
 pub mod sweep;
+pub mod tune;
 
 use error::ExitStatus;
 
@@ -50,6 +51,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Compare(args) => cmd::compare::run(args, &opts),
         cli::Command::Prices(args) => cmd::prices::run(args, &opts),
         cli::Command::Sweep(args) => cmd::sweep::run(args, &opts),
+        cli::Command::Tune(args) => cmd::tune::run(args, &opts),
         cli::Command::Check(args) => cmd::check::run(args, &opts),
         cli::Command::Bench(args) => cmd::bench::run(args),
         cli::Command::Calibrate(args) => cmd::calibrate::run(args),

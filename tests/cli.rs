@@ -530,7 +530,7 @@ fn set_errors_name_the_flag_and_what_is_allowed() {
         ),
         (
             "chain.name=x",
-            "`chain` is an array of tables ([[chain]]), which --set cannot reach into; edit scenarios/sept3.toml",
+            "`chain` is an array of tables ([[chain]]): --set reaches one element by its name, as chain.NAME.FIELD",
         ),
         (
             "request.output_tokens.x=1",

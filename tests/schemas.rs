@@ -334,3 +334,41 @@ fn update_schemas_restores_a_missing_figure() {
     );
     assert_eq!(row["required"][0], "cold_starts");
 }
+
+/// `fallcost tune --format json` on the small brute-force space (a breaker among its settings,
+/// so screened, recomputed and simulated points all appear), feasible and infeasible.
+#[test]
+fn tune_json_follows_its_schema() {
+    let v = validator("tune.schema.json");
+    let base = [
+        "tune",
+        "-s",
+        "tests/fixtures/tune/small.toml",
+        "--vary",
+        "policy.timeout_s=20",
+        "--vary",
+        "policy.retries=0",
+        "--vary",
+        "policy.warm_fallback=always,never",
+        "--vary",
+        "policy.breaker.threshold=none,2",
+        "--vary",
+        "policy.breaker.cooldown_s=30",
+        "--vary",
+        "policy.hedge_delay_s=none,3",
+        "--confirm",
+        "2",
+        "-f",
+        "json",
+    ];
+    let mut loose = base.to_vec();
+    loose.extend(["--availability", "99.9%"]);
+    let doc = output(&loose);
+    assert_valid(&v, &doc, "tune");
+    assert!(doc["chains"][0]["recommended"].is_object(), "{doc}");
+    let mut strict = base.to_vec();
+    strict.extend(["--availability", "99.99999%"]);
+    let doc = output(&strict);
+    assert_valid(&v, &doc, "tune, infeasible");
+    assert!(doc["chains"][0]["infeasible"].is_object(), "{doc}");
+}

@@ -13,6 +13,7 @@ pub mod options;
 pub mod prices;
 pub mod simulate;
 pub mod sweep;
+pub mod tune;
 pub mod version;
 
 use std::path::Path;

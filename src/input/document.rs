@@ -470,7 +470,33 @@ impl<'a> Document<'a> {
         let mut anchor = self.root.span();
         let mut in_file = 0;
         let mut table: &mut DeTable<'a> = self.root.get_mut();
+        let mut named = None;
         for (i, p) in parents.iter().enumerate() {
+            // `chain.NAME.FIELD`: the element of `[[chain]]` whose `name` is NAME.
+            if named.take() == Some(i) {
+                continue;
+            }
+            let element = match table.get(p.as_str()).map(|v| v.get_ref()) {
+                Some(DeValue::Array(a)) if i + 1 < parents.len() => a.iter().position(|e| {
+                    matches!(e.get_ref(), DeValue::Table(t) if t
+                        .get("name")
+                        .is_some_and(|n| n.get_ref().as_str() == Some(parts[i + 1].as_str())))
+                }),
+                _ => None,
+            };
+            if let Some(at) = element {
+                let found = match table.get_mut(p.as_str()).map(|v| v.get_mut()) {
+                    Some(DeValue::Array(a)) => a.get_mut(at).map(|e| e.get_mut()),
+                    _ => None,
+                };
+                let Some(DeValue::Table(t)) = found else {
+                    return Err(bad(format!("`{p}` changed while it was read")));
+                };
+                table = t;
+                named = Some(i + 1);
+                in_file = i + 2;
+                continue;
+            }
             let owned: Spanned<std::borrow::Cow<'a, str>> =
                 Spanned::new(anchor.clone(), std::borrow::Cow::Owned(p.clone()));
             if table.get(p.as_str()).is_some() && in_file == i {
@@ -486,7 +512,7 @@ impl<'a> Document<'a> {
                     let here = path_string(&path[..=i]);
                     return Err(InputError {
                         message: format!(
-                            "`{here}` is an array of tables ([[{here}]]), which --set cannot reach into; edit {file} (and pick chains with --chain)"
+                            "`{here}` is an array of tables ([[{here}]]): --set reaches one element by its name, as {here}.NAME.FIELD (e.g. chain.NAME.models=[\"a\", \"b\"]), or edit {file} (and pick chains with --chain)"
                         ),
                         ..bad(String::new())
                     });
@@ -517,22 +543,56 @@ impl<'a> Document<'a> {
     }
 }
 
-impl Document<'_> {
+impl<'a> Document<'a> {
     /// Remove the value at a key path (`["steady", "failure_rates"]`), if it is there (used
     /// when an override replaces a setting that has an alternative spelling, e.g. a scalar and
     /// its per-link list).
     pub fn remove(&mut self, path: &[String]) {
-        let Some((last, parents)) = path.split_last() else {
-            return;
-        };
-        let mut table = self.root.get_mut();
-        for p in parents {
-            match table.get_mut(p.as_str()).map(|v| v.get_mut()) {
-                Some(DeValue::Table(t)) => table = t,
-                _ => return,
-            }
+        if let Some((last, parents)) = path.split_last()
+            && let Some(table) = self.table_at(parents)
+        {
+            table.remove(last.as_str());
         }
-        table.remove(last.as_str());
+    }
+
+    /// Remove the value at a key path if it is a plain value, not a table (used when an
+    /// override sets a field of a setting that the file gives as one word, e.g.
+    /// `warm_fallback = "always"` overridden by `policy.warm_fallback.after=3`).
+    pub fn remove_value(&mut self, path: &[String]) {
+        if let Some((last, parents)) = path.split_last()
+            && let Some(table) = self.table_at(parents)
+            && table
+                .get(last.as_str())
+                .is_some_and(|v| !matches!(v.get_ref(), DeValue::Table(_)))
+        {
+            table.remove(last.as_str());
+        }
+    }
+
+    /// The table at a key path, an array of tables entered by its element's `name`
+    /// (`chain.NAME`), if it is there.
+    fn table_at(&mut self, path: &[String]) -> Option<&mut DeTable<'a>> {
+        let mut table = self.root.get_mut();
+        let mut rest = path;
+        while let Some((p, tail)) = rest.split_first() {
+            rest = tail;
+            table = match table.get_mut(p.as_str()).map(|v| v.get_mut())? {
+                DeValue::Table(t) => t,
+                DeValue::Array(a) => {
+                    let (name, tail) = rest.split_first()?;
+                    rest = tail;
+                    a.iter_mut().find_map(|e| match e.get_mut() {
+                        DeValue::Table(t) => t
+                            .get("name")
+                            .is_some_and(|n| n.get_ref().as_str() == Some(name.as_str()))
+                            .then_some(t),
+                        _ => None,
+                    })?
+                }
+                _ => return None,
+            };
+        }
+        Some(table)
     }
 }
 

@@ -9,3 +9,4 @@ pub mod history;
 pub mod inputs;
 pub mod prices;
 pub mod sweep;
+pub mod tune;

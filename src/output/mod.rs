@@ -16,6 +16,7 @@ pub mod prices;
 pub mod provenance;
 pub mod sweep;
 pub mod table;
+pub mod tune;
 pub mod ui;
 
 use std::io::Write;

@@ -118,6 +118,40 @@ pub fn expected(
     }
 }
 
+/// The same figures from exactly `windows` windows (at least 2) on the same seed and stream as
+/// [`expected`]: a quick screen for `fallcost tune`, whose candidates all draw the same
+/// arrivals and failures (common random numbers), so that their differences are steadier than
+/// their levels. `precision` is the screen's own 4.5-standard-error bound; the figures
+/// `compare` prints are [`expected`]'s. `None` where the pattern does not exist on the chain.
+pub fn screened(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+    windows: u64,
+) -> Option<Simulated> {
+    let windows = windows.max(2);
+    let opts = McOptions {
+        requests: 0,
+        runs: windows,
+        seed: SEED,
+    };
+    let m = simulate(
+        request,
+        chain,
+        incident,
+        pattern,
+        STREAM_INDEX,
+        &opts,
+        &mut |_| {},
+    )?;
+    Some(Simulated {
+        outcome: outcome(&m, incident, chain.policy.breaker.is_some()),
+        windows,
+        precision: precision(&m),
+    })
+}
+
 fn outcome(m: &PolicyIncidentMc, incident: &Incident, breaker: bool) -> IncidentOutcome {
     let (b, f) = (&m.base, &m.base.figures);
     let n = incident.requests();

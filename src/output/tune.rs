@@ -1,0 +1,394 @@
+//! The `fallcost tune` document ([`Tune`]) in every format: a table (terminal or Markdown) per
+//! chain with its frontier, then the recommendation, the saving against the shipped settings,
+//! the confirmation and the gateway snippets; CSV (one row per frontier point, plus the
+//! shipped point); JSON (the [`Tune`] as serialised, schema `schemas/tune.schema.json`).
+
+use super::csv;
+
+/// A number as the CSV writes it.
+fn num(x: f64) -> String {
+    csv::num(Some(x))
+}
+use super::layout::{Page, Section};
+use super::{Format, table};
+use crate::number::{group, money};
+use crate::tune::frontier::percent;
+use crate::tune::{ChainTune, Point, Tune};
+
+/// `tune` in `format`, as written to standard output or `--output`.
+///
+/// Errors: JSON or CSV serialisation (not expected).
+pub fn render(tune: &Tune, format: Format) -> anyhow::Result<Vec<u8>> {
+    Ok(match format {
+        Format::Table => table::render(&layout(tune), table::Style::Terminal).into_bytes(),
+        Format::Markdown => table::render(&layout(tune), table::Style::Markdown).into_bytes(),
+        Format::Json => super::json::render(tune)?,
+        Format::Csv => to_csv(tune)?,
+    })
+}
+
+/// A point's settings for a table cell, short: `timeout=10s retries=0 breaker=5/60s
+/// hedge=none warm=always` (the chain's models are their own column).
+fn settings(p: &Point) -> String {
+    if p.set.is_empty() {
+        return "(as shipped)".into();
+    }
+    let value = |key: &str| {
+        p.set
+            .iter()
+            .find_map(|s| s.strip_prefix(key)?.strip_prefix('='))
+    };
+    let mut out = Vec::new();
+    let mut breaker_done = false;
+    for s in &p.set {
+        let (k, v) = s.split_once('=').unwrap_or((s, ""));
+        let item = match k {
+            "policy.timeout_s" => format!("timeout={v}s"),
+            "policy.hedge_delay_s" if v == "none" => "hedge=none".into(),
+            "policy.hedge_delay_s" => format!("hedge={v}s"),
+            "policy.backoff.base_s" => format!("backoff={v}s"),
+            "policy.warm_fallback" => format!("warm={v}"),
+            "policy.warm_fallback.after" => format!("warm=after {v}"),
+            "policy.breaker" => "breaker=none".into(),
+            "policy.breaker.threshold" | "policy.breaker.cooldown_s" => {
+                if breaker_done {
+                    continue;
+                }
+                breaker_done = true;
+                format!(
+                    "breaker={}/{}s",
+                    value("policy.breaker.threshold").unwrap_or("?"),
+                    value("policy.breaker.cooldown_s").unwrap_or("?")
+                )
+            }
+            _ if k.starts_with("chain.") && k.ends_with(".models") => continue,
+            _ => s.strip_prefix("policy.").unwrap_or(s).to_string(),
+        };
+        out.push(item);
+    }
+    out.join(" ")
+}
+
+/// The `--set` flags of a point, for a `compare` command line.
+fn flags(p: &Point) -> String {
+    p.set
+        .iter()
+        .map(|s| {
+            if s.contains(['[', '"', ' ']) {
+                format!("--set '{s}'")
+            } else {
+                format!("--set {s}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn seconds(s: f64) -> String {
+    if s.is_finite() {
+        format!("{s:.2}")
+    } else {
+        "–".into()
+    }
+}
+
+/// The table: a preamble, then one section per chain.
+pub fn layout(tune: &Tune) -> Page {
+    let mut preamble = vec![format!("{}: tune", tune.scenario)];
+    let u = &tune.usage;
+    preamble.push(format!(
+        "Year: {} requests/month ({}); the reference incident {} a year. Cost = steady $/1k + the incident's premium over its requests' steady bill, per 1,000 requests of the year.",
+        group(&format!("{:.0}", u.requests_per_month)),
+        u.source,
+        u.incidents_per_year
+    ));
+    if tune.goals.availability.is_none() {
+        preamble.push(
+            "Without --availability a point must answer at least the shipped settings' share"
+                .into(),
+        );
+    }
+    preamble.push(format!(
+        "p99: steady-state Monte Carlo, {} requests, one seed for every candidate (common random numbers)",
+        group(&crate::tune::P99_REQUESTS.to_string())
+    ));
+    Page {
+        preamble,
+        sections: tune.chains.iter().map(section).collect(),
+    }
+}
+
+/// The constraints as a line.
+fn goals_text(g: &crate::tune::Goals) -> String {
+    let mut goals = Vec::new();
+    if let Some(a) = g.availability {
+        goals.push(format!("answered >= {}", percent(a)));
+    }
+    if let Some(t) = g.p99_s {
+        goals.push(format!("p99 <= {t} s"));
+    }
+    if let Some(m) = g.max_ratio {
+        goals.push(format!("max-ratio <= {m}x"));
+    }
+    if let Some(b) = g.budget_usd_month {
+        goals.push(format!("budget <= ${b}/month"));
+    }
+    if goals.is_empty() {
+        "constraints: none (the recommendation is the cheapest point)".into()
+    } else {
+        format!("constraints: {}", goals.join(", "))
+    }
+}
+
+fn section(c: &ChainTune) -> Section {
+    let chains_vary = c
+        .frontier
+        .iter()
+        .chain(c.shipped.as_ref())
+        .any(|p| Some(&p.models) != c.shipped.as_ref().map(|s| &s.models));
+    let mut header: Vec<String> = [
+        "#",
+        "pattern",
+        "models",
+        "settings",
+        "$/1k req",
+        "incident $/1k",
+        "$/month",
+        "answered",
+        "p99 s",
+        "meets",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut numeric = vec![
+        true, false, false, false, true, true, true, true, true, false,
+    ];
+    if !chains_vary {
+        header.remove(2);
+        numeric.remove(2);
+    }
+    let row = |tag: String, p: &Point| {
+        let mut cells = vec![
+            tag,
+            p.pattern.as_str().to_string(),
+            p.models.join(" → "),
+            settings(p),
+            money(p.cost_per_1k_usd),
+            money(p.incident_premium_per_1k_usd),
+            money(p.monthly_usd),
+            percent(p.availability),
+            seconds(p.raw.p99_s),
+            if p.feasible {
+                "yes".into()
+            } else {
+                p.violations.join("; ")
+            },
+        ];
+        if !chains_vary {
+            cells.remove(2);
+        }
+        cells
+    };
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    if let Some(s) = &c.shipped {
+        rows.push(row("shipped".into(), s));
+    }
+    for (i, p) in c.frontier.iter().enumerate() {
+        let tag = if c.recommended.as_ref() == Some(p) {
+            format!("{} *", i + 1)
+        } else {
+            (i + 1).to_string()
+        };
+        rows.push(row(tag, p));
+    }
+    let mut notes = vec![format!(
+        "{} combinations, {} candidates with their patterns; {} screened on the breaker's quick simulation, {} of them recomputed as compare prints them",
+        group(&c.combinations.to_string()),
+        group(&c.candidates.to_string()),
+        group(&c.screened.to_string()),
+        group(&c.recomputed.to_string())
+    )];
+    if c.frontier.iter().any(|p| {
+        p.raw
+            .incident
+            .as_ref()
+            .is_some_and(|i| i.method == "simulated")
+    }) {
+        notes.push(
+            "incident figures with a breaker are simulated (fixed seed), as compare prints them"
+                .into(),
+        );
+    }
+    if let Some(s) = &c.shipped {
+        notes.insert(0, format!("shipped chain: {}", s.models.join(" → ")));
+    }
+    notes.insert(0, goals_text(&c.goals));
+    Section {
+        heading: Some(format!("Chain {}", c.chain)),
+        title: "Pareto frontier: cost against availability and p99 (cheapest first; * recommended)"
+            .into(),
+        notes,
+        header,
+        numeric,
+        rows,
+        footer: footer(c),
+    }
+}
+
+/// The recommendation, the saving, the confirmation, the snippets; or why nothing fits.
+fn footer(c: &ChainTune) -> Vec<String> {
+    let mut f = Vec::new();
+    match &c.recommended {
+        Some(r) => {
+            f.push(format!(
+                "Recommended: {} on {}, {}: ${}/1k requests, {} answered, p99 {} s",
+                r.pattern.as_str(),
+                r.models.join(" → "),
+                settings(r),
+                money(r.cost_per_1k_usd),
+                percent(r.availability),
+                seconds(r.raw.p99_s)
+            ));
+            if let Some(s) = &c.shipped {
+                let saved = s.cost_per_1k_usd - r.cost_per_1k_usd;
+                f.push(format!(
+                    "Against the shipped settings ({}): saves ${}/1k requests, ${}/month; answered {} → {}",
+                    s.pattern.as_str(),
+                    money(saved),
+                    money(s.monthly_usd - r.monthly_usd),
+                    percent(s.availability),
+                    percent(r.availability)
+                ));
+            }
+            f.push(format!(
+                "Reproduce: fallcost compare --chain {} {}",
+                c.chain,
+                flags(r)
+            ));
+        }
+        None => f.push("No point meets every constraint.".into()),
+    }
+    if let (Some(u), Some(k)) = (&c.runner_up, &c.confirmation) {
+        f.push(format!(
+            "Runner-up: {} {}: ${}/1k. Monte Carlo, {} paired batches (common random numbers): the recommendation saves {} per 1k, 95% CI [{}, {}]: {}",
+            u.pattern.as_str(),
+            settings(u),
+            money(u.cost_per_1k_usd),
+            k.batches,
+            signed(k.saving_per_1k_usd),
+            signed(k.ci95[0]),
+            signed(k.ci95[1]),
+            if k.beyond_noise {
+                "beyond noise"
+            } else {
+                "within noise (the two are as good)"
+            }
+        ));
+    }
+    if let Some(why) = &c.infeasible {
+        for b in &why.constraints {
+            f.push(format!(
+                "{}: limit {}, best reached {}{}",
+                b.name,
+                show_limit(b.name, b.limit),
+                show_limit(b.name, b.best),
+                if b.binds { " (binds)" } else { "" }
+            ));
+        }
+        if let Some(p) = &why.closest {
+            f.push(format!(
+                "Closest: {} {}: {}",
+                p.pattern.as_str(),
+                settings(p),
+                p.violations.join("; ")
+            ));
+        }
+    }
+    if let Some(g) = &c.gateway {
+        f.push("LiteLLM (config.yaml):".into());
+        f.extend(g.litellm_yaml.lines().map(|l| format!("  {l}")));
+        f.push(format!("Portkey config: {}", g.portkey));
+        for u in &g.unmapped {
+            f.push(format!("Not mapped: {u}"));
+        }
+    }
+    f
+}
+
+fn signed(x: f64) -> String {
+    if x < 0.0 {
+        format!("-${}", money(-x))
+    } else {
+        format!("${}", money(x))
+    }
+}
+
+fn show_limit(name: &str, v: f64) -> String {
+    match name {
+        "availability" => percent(v),
+        "p99" => format!("{v:.2} s"),
+        "max-ratio" => format!("{v:.2}x"),
+        _ => format!("${}/month", money(v)),
+    }
+}
+
+/// The CSV: the shipped point and every frontier point of every chain.
+fn to_csv(tune: &Tune) -> anyhow::Result<Vec<u8>> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "chain",
+        "rank",
+        "recommended",
+        "pattern",
+        "models",
+        "set",
+        "cost_per_1k_usd",
+        "steady_cost_per_1k_usd",
+        "incident_premium_per_1k_usd",
+        "monthly_usd",
+        "availability",
+        "steady_availability",
+        "incident_availability",
+        "p99_s",
+        "dead_time_mean_s",
+        "max_ratio",
+        "incident_total_usd",
+        "incident_method",
+        "feasible",
+        "violations",
+    ])?;
+    for c in &tune.chains {
+        let shipped = c.shipped.iter().map(|p| ("shipped".to_string(), p));
+        let front = c
+            .frontier
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ((i + 1).to_string(), p));
+        for (rank, p) in shipped.chain(front) {
+            let inc = p.raw.incident.as_ref();
+            w.write_record([
+                c.chain.clone(),
+                rank,
+                (c.recommended.as_ref() == Some(p)).to_string(),
+                p.pattern.as_str().to_string(),
+                p.models.join(";"),
+                p.set.join(" "),
+                num(p.cost_per_1k_usd),
+                num(p.raw.steady_cost_per_1k_usd),
+                num(p.incident_premium_per_1k_usd),
+                num(p.monthly_usd),
+                num(p.availability),
+                num(p.steady_availability),
+                p.incident_availability.map(num).unwrap_or_default(),
+                num(p.raw.p99_s),
+                num(p.raw.dead_time_mean_s),
+                num(p.raw.max_ratio),
+                inc.map(|i| num(i.total_usd)).unwrap_or_default(),
+                inc.map(|i| i.method.to_string()).unwrap_or_default(),
+                p.feasible.to_string(),
+                p.violations.join("; "),
+            ])?;
+        }
+    }
+    Ok(w.into_inner()?)
+}

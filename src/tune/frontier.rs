@@ -1,0 +1,391 @@
+//! The year a candidate buys, its constraints, the Pareto frontier and the recommendation.
+//!
+//! A year of a chain's traffic is N = 12 · requests per month · traffic share requests, of
+//! which r · n fall in the reference incident (r incidents a year of n requests each). With
+//! the steady cost c and failed share f per request and the incident's bill B and failed
+//! requests F:
+//!
+//! ```text
+//! premium      = B − n · c                       the incident's bill over the same requests' steady bill
+//! cost per 1k  = 1000 · (c + r · premium / N)
+//! availability = 1 − ((N − r·n) · f + r · F) / N
+//! ```
+//!
+//! The frontier is the non-dominated set of (cost ↓, availability ↑, p99 ↓): a point is on it
+//! when no other point is at least as good in all three and better in one; of points equal in
+//! all three the first tried stands for them. The recommendation is the cheapest point that
+//! meets every constraint (ties: higher availability, then lower p99, then the first tried).
+
+use serde::Serialize;
+
+use super::{Goals, Point, Raw, Usage};
+use crate::model::Pattern;
+use crate::number::clean;
+
+/// Weigh `raw` (one pattern on one chain) into a [`Point`] and check `goals`.
+pub fn weigh(
+    raw: Raw,
+    usage: &Usage,
+    goals: &Goals,
+    chain: &str,
+    models: Vec<String>,
+    pattern: Pattern,
+    set: Vec<String>,
+) -> Point {
+    let year = 12.0 * usage.requests_per_month * raw.traffic_share;
+    let c = raw.steady_cost_per_1k_usd / 1000.0;
+    let f = raw.steady_failed_per_1k / 1000.0;
+    let r = usage.incidents_per_year;
+    let (premium, failed_in_year, incident_availability) = match &raw.incident {
+        Some(i) => (
+            i.total_usd - i.requests * c,
+            (year - r * i.requests).max(0.0) * f + r * i.failed_requests,
+            Some(1.0 - i.failed_requests / i.requests.max(1.0)),
+        ),
+        None => (0.0, year * f, None),
+    };
+    let per_1k = if year > 0.0 {
+        1000.0 * r * premium / year
+    } else {
+        0.0
+    };
+    let cost = raw.steady_cost_per_1k_usd + per_1k;
+    let availability = if year > 0.0 {
+        1.0 - failed_in_year / year
+    } else {
+        1.0 - f
+    };
+    let mut p = Point {
+        chain: chain.to_string(),
+        models,
+        pattern,
+        set,
+        cost_per_1k_usd: clean(cost),
+        incident_premium_per_1k_usd: clean(per_1k),
+        monthly_usd: clean(cost * year / 12.0 / 1000.0),
+        availability: clean(availability),
+        steady_availability: clean(1.0 - f),
+        incident_availability: incident_availability.map(clean),
+        feasible: true,
+        violations: Vec::new(),
+        raw,
+    };
+    p.violations = violations(&p, goals);
+    p.feasible = p.violations.is_empty();
+    p
+}
+
+/// The constraints `p` breaks, each as `name value vs limit`.
+pub fn violations(p: &Point, goals: &Goals) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(a) = goals.availability
+        && p.availability < a
+    {
+        v.push(format!(
+            "availability {} < {}",
+            percent(p.availability),
+            percent(a)
+        ));
+    }
+    if let Some(t) = goals.p99_s
+        && p.raw.p99_s > t
+    {
+        v.push(format!("p99 {:.2} s > {t} s", p.raw.p99_s));
+    }
+    if let Some(m) = goals.max_ratio
+        && p.raw.max_ratio > m * (1.0 + 1e-9)
+    {
+        v.push(format!("max-ratio {:.2}x > {m}x", p.raw.max_ratio));
+    }
+    if let Some(b) = goals.budget_usd_month
+        && p.monthly_usd > b
+    {
+        v.push(format!("budget ${:.2}/month > ${b}/month", p.monthly_usd));
+    }
+    v
+}
+
+/// A share as a percentage with enough digits to tell 99.9% from 99.95%.
+pub fn percent(x: f64) -> String {
+    let p = 100.0 * x;
+    let s = format!("{p:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}%")
+}
+
+/// Whether `a` dominates `b`: at least as good in cost, availability and p99, better in one.
+pub fn dominates(a: &Point, b: &Point) -> bool {
+    let ge = a.cost_per_1k_usd <= b.cost_per_1k_usd
+        && a.availability >= b.availability
+        && a.raw.p99_s <= b.raw.p99_s;
+    ge && (a.cost_per_1k_usd < b.cost_per_1k_usd
+        || a.availability > b.availability
+        || a.raw.p99_s < b.raw.p99_s)
+}
+
+/// Whether `a` and `b` are equal in all three objectives.
+fn same(a: &Point, b: &Point) -> bool {
+    a.cost_per_1k_usd == b.cost_per_1k_usd
+        && a.availability == b.availability
+        && a.raw.p99_s == b.raw.p99_s
+}
+
+/// The indices of the frontier of `points` (see the module doc), cheapest first (ties in
+/// the order tried). Sorting by cost first makes this O(n·h) for a frontier of h points.
+pub fn pareto(points: &[Point]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (p, q) = (&points[a], &points[b]);
+        p.cost_per_1k_usd
+            .total_cmp(&q.cost_per_1k_usd)
+            .then(q.availability.total_cmp(&p.availability))
+            .then(p.raw.p99_s.total_cmp(&q.raw.p99_s))
+            .then(a.cmp(&b))
+    });
+    let mut front: Vec<usize> = Vec::new();
+    for i in order {
+        let p = &points[i];
+        // every point that could dominate p is cheaper or as cheap: already considered
+        if front
+            .iter()
+            .any(|&j| dominates(&points[j], p) || same(&points[j], p))
+        {
+            continue;
+        }
+        front.push(i);
+    }
+    front
+}
+
+/// The index of the cheapest feasible point (ties: higher availability, lower p99, the first
+/// tried), and of the next such point whose figures differ (the runner-up).
+pub fn recommend(points: &[Point]) -> (Option<usize>, Option<usize>) {
+    let mut feasible: Vec<usize> = (0..points.len()).filter(|&i| points[i].feasible).collect();
+    feasible.sort_by(|&a, &b| {
+        let (p, q) = (&points[a], &points[b]);
+        p.cost_per_1k_usd
+            .total_cmp(&q.cost_per_1k_usd)
+            .then(q.availability.total_cmp(&p.availability))
+            .then(p.raw.p99_s.total_cmp(&q.raw.p99_s))
+            .then(a.cmp(&b))
+    });
+    let best = feasible.first().copied();
+    // the runner-up differs in its figures: a setting that changes nothing is no alternative
+    let runner = best.and_then(|b| {
+        feasible
+            .iter()
+            .copied()
+            .find(|&i| i != b && !same(&points[i], &points[b]))
+    });
+    (best, runner)
+}
+
+/// Why no point is feasible: each constraint with the best any point reaches, which bind, and
+/// the point closest to meeting them all.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Infeasible {
+    /// Per constraint: its name, the limit, the best value any point reaches, and whether it
+    /// binds (no point meets it together with the other constraints).
+    pub constraints: Vec<Bound>,
+    /// The point that misses the constraints by the least (the largest relative shortfall
+    /// over them, smallest), index into the weighed points.
+    pub closest: Option<Point>,
+}
+
+/// One constraint's limit and the best value reached.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Bound {
+    /// `availability`, `p99`, `max-ratio` or `budget`.
+    pub name: &'static str,
+    /// The limit asked for.
+    pub limit: f64,
+    /// The best value any point reaches.
+    pub best: f64,
+    /// Whether it binds: no point meets it together with every other constraint.
+    pub binds: bool,
+}
+
+/// The constraints as (name, limit, value of a point, whether larger is better).
+type Check = (&'static str, f64, fn(&Point) -> f64, bool);
+
+fn checks(goals: &Goals) -> Vec<Check> {
+    let mut c: Vec<Check> = Vec::new();
+    if let Some(a) = goals.availability {
+        c.push(("availability", a, |p| p.availability, true));
+    }
+    if let Some(t) = goals.p99_s {
+        c.push(("p99", t, |p| p.raw.p99_s, false));
+    }
+    if let Some(m) = goals.max_ratio {
+        c.push(("max-ratio", m * (1.0 + 1e-9), |p| p.raw.max_ratio, false));
+    }
+    if let Some(b) = goals.budget_usd_month {
+        c.push(("budget", b, |p| p.monthly_usd, false));
+    }
+    c
+}
+
+fn meets(p: &Point, (_, limit, value, larger): &Check) -> bool {
+    if *larger {
+        value(p) >= *limit
+    } else {
+        value(p) <= *limit
+    }
+}
+
+/// What binds when no point of `points` meets `goals`.
+pub fn infeasible(points: &[Point], goals: &Goals) -> Infeasible {
+    let checks = checks(goals);
+    let constraints = checks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let values = points.iter().map(|p| (c.2)(p));
+            let best = if c.3 {
+                values.fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                values.fold(f64::INFINITY, f64::min)
+            };
+            let binds = !points.iter().any(|p| {
+                checks
+                    .iter()
+                    .enumerate()
+                    .all(|(j, d)| j == i || meets(p, d))
+                    && meets(p, c)
+            });
+            Bound {
+                name: c.0,
+                limit: c.1,
+                best,
+                binds,
+            }
+        })
+        .collect();
+    let shortfall = |p: &Point| {
+        checks
+            .iter()
+            .map(|c| {
+                let v = (c.2)(p);
+                let gap = if c.3 { c.1 - v } else { v - c.1 };
+                gap.max(0.0) / c.1.abs().max(1e-12)
+            })
+            .fold(0.0, f64::max)
+    };
+    let closest = points
+        .iter()
+        .min_by(|a, b| {
+            shortfall(a)
+                .total_cmp(&shortfall(b))
+                .then(a.cost_per_1k_usd.total_cmp(&b.cost_per_1k_usd))
+        })
+        .cloned();
+    Infeasible {
+        constraints,
+        closest,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tune::RawIncident;
+
+    fn raw(cost: f64, failed: f64, p99: f64) -> Raw {
+        Raw {
+            steady_cost_per_1k_usd: cost,
+            steady_failed_per_1k: failed,
+            dead_time_mean_s: 0.0,
+            p99_s: p99,
+            max_ratio: 1.0,
+            traffic_share: 1.0,
+            incident: None,
+        }
+    }
+
+    fn usage() -> Usage {
+        Usage {
+            requests_per_month: 1e6,
+            incidents_per_year: 2.0,
+            source: "test".into(),
+        }
+    }
+
+    /// 12e6 requests a year, two incidents of 1,000 requests billing $50 and failing 100 each,
+    /// at $30 per 1,000 steady with 1 failure per 1,000: premium 50 − 30 = $20 per incident,
+    /// $40 a year = $0.00333 per 1,000; failed (12e6 − 2,000)·0.001 + 200 = 12,198.
+    #[test]
+    fn a_year_weighs_the_incident_at_its_rate() {
+        let mut r = raw(30.0, 1.0, 5.0);
+        r.incident = Some(RawIncident {
+            total_usd: 50.0,
+            requests: 1000.0,
+            failed_requests: 100.0,
+            method: "analytic",
+            precision: None,
+        });
+        let goals = Goals {
+            availability: Some(0.999),
+            ..Goals::default()
+        };
+        let p = weigh(
+            r,
+            &usage(),
+            &goals,
+            "c",
+            vec![],
+            Pattern::Sequential,
+            vec![],
+        );
+        assert!((p.incident_premium_per_1k_usd - 40.0 / 12e6 * 1000.0).abs() < 1e-12);
+        assert!((p.cost_per_1k_usd - (30.0 + 40.0 / 12e3)).abs() < 1e-9);
+        assert!((p.availability - (1.0 - 12_198.0 / 12e6)).abs() < 1e-12);
+        assert_eq!(p.incident_availability, Some(0.9));
+        assert!((p.monthly_usd - p.cost_per_1k_usd * 1000.0).abs() < 1e-6);
+        // 1 − 12,198 / 12e6 = 99.89835% answered: below 99.9%
+        assert!(!p.feasible);
+        assert_eq!(p.violations, ["availability 99.8984% < 99.9%"]);
+    }
+
+    #[test]
+    fn the_frontier_is_the_non_dominated_set_and_ties_keep_the_first() {
+        let goals = Goals::default();
+        let pts: Vec<Point> = [
+            (10.0, 1.0, 5.0), // 0: cheapest, worst availability
+            (12.0, 0.0, 5.0), // 1: dearer, better availability
+            (12.0, 0.0, 6.0), // 2: dominated by 1
+            (12.0, 0.0, 5.0), // 3: equal to 1: not listed again
+            (11.0, 1.0, 4.0), // 4: faster than 0
+            (13.0, 1.0, 4.0), // 5: dominated by 4
+        ]
+        .iter()
+        .map(|&(c, f, t)| {
+            weigh(
+                raw(c, f, t),
+                &usage(),
+                &goals,
+                "c",
+                vec![],
+                Pattern::Sequential,
+                vec![],
+            )
+        })
+        .collect();
+        assert_eq!(pareto(&pts), vec![0, 4, 1]);
+        assert_eq!(recommend(&pts), (Some(0), Some(4)));
+        let strict = Goals {
+            availability: Some(0.9999),
+            p99_s: Some(4.5),
+            ..Goals::default()
+        };
+        let pts: Vec<Point> = pts
+            .into_iter()
+            .map(|p| weigh(p.raw, &usage(), &strict, "c", vec![], p.pattern, vec![]))
+            .collect();
+        assert_eq!(recommend(&pts), (None, None));
+        let why = infeasible(&pts, &strict);
+        // availability alone is met (points 1–3), p99 alone too (4, 5), never both
+        assert!(why.constraints.iter().all(|b| b.binds));
+        assert_eq!(why.constraints[0].best, 1.0);
+        assert_eq!(why.constraints[1].best, 4.0);
+    }
+}

@@ -1,0 +1,198 @@
+//! `fallcost tune`: the cheapest resilience settings that meet a stated SLO (README "Tuning").
+//!
+//! A [`space::Space`] declares the settings to try (timeouts, retries and backoff, the circuit
+//! breaker, the hedge delay, the warm-fallback policy, the chain's models), each as a `--set`
+//! key with its values. Every combination is priced by the analytic engine (`ops::tune` runs
+//! it); [`frontier`] weighs each candidate into one yearly objective (steady cost per 1,000
+//! requests plus the reference incident's premium at its yearly rate), checks the constraints
+//! ([`Goals`]), keeps the Pareto frontier of cost against availability and p99 latency, and
+//! picks the cheapest feasible point. [`gateway`] writes the recommendation as LiteLLM and
+//! Portkey settings.
+//!
+//! This module holds the search's pure parts and its result types; it prices nothing itself.
+
+use serde::Serialize;
+
+use crate::model::Pattern;
+
+pub mod frontier;
+pub mod gateway;
+pub mod space;
+
+/// Seconds in an average month (365.25 days / 12), for traffic given per second.
+pub const SECONDS_PER_MONTH: f64 = 365.25 * 86_400.0 / 12.0;
+
+/// The seed of the steady-state Monte Carlo that times every candidate's p99 (the same for
+/// every candidate: common random numbers, so that two candidates' p99 differ only by their
+/// settings).
+pub const P99_SEED: u64 = 0x7E4E_5E7D_0099_0001;
+
+/// Requests of that steady-state Monte Carlo per candidate chain (all patterns at once).
+pub const P99_REQUESTS: u64 = 20_000;
+
+/// The traffic and incident rate that weigh the reference incident into a year.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Usage {
+    /// Requests per month the scenario's chains serve together (each chain its traffic share).
+    pub requests_per_month: f64,
+    /// Times per year the scenario's `[incident]` happens.
+    pub incidents_per_year: f64,
+    /// Where `requests_per_month` came from: `--requests-per-month`, `[usage]` of
+    /// fallcost.toml, or the incident's `requests_per_second` around the clock.
+    pub source: String,
+}
+
+/// The constraints a team states (`--availability`, `--p99`, `--max-ratio`, `--budget`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Goals {
+    /// Share of the year's requests answered, steady state and incidents together (0.999).
+    pub availability: Option<f64>,
+    /// Steady-state p99 latency the user sees, seconds.
+    pub p99_s: Option<f64>,
+    /// The priciest fallback's like-for-like price over the primary's, at most.
+    pub max_ratio: Option<f64>,
+    /// The chain's monthly bill, USD, at most.
+    pub budget_usd_month: Option<f64>,
+}
+
+/// The engines' figures of one candidate (one pattern on one chain under one setting), before
+/// they are weighed into a year.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Raw {
+    /// Steady-state USD per 1,000 requests (the analytic engine's).
+    pub steady_cost_per_1k_usd: f64,
+    /// Steady-state failed requests per 1,000.
+    pub steady_failed_per_1k: f64,
+    /// Steady-state mean dead time per request, seconds.
+    pub dead_time_mean_s: f64,
+    /// Steady-state p99 latency, seconds: the Monte Carlo's with [`P99_SEED`] and
+    /// [`P99_REQUESTS`] (no closed form).
+    pub p99_s: f64,
+    /// The priciest fallback's like-for-like price over the primary's (1 for one model).
+    pub max_ratio: f64,
+    /// The chain's traffic share (1 without shares).
+    pub traffic_share: f64,
+    /// The reference incident, if the scenario has one.
+    pub incident: Option<RawIncident>,
+}
+
+/// A candidate's reference-incident figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RawIncident {
+    /// The window's bill, USD.
+    pub total_usd: f64,
+    /// Requests of the window (the chain's share).
+    pub requests: f64,
+    /// Failed requests of the window.
+    pub failed_requests: f64,
+    /// `analytic` (closed forms, exact), `simulated` (with a breaker: the fixed-seed incident
+    /// simulator, as `compare` prints it) or `screened` (the search's quick screen, never in a
+    /// printed point).
+    pub method: &'static str,
+    /// With a simulated method: the relative 4.5-standard-error bound of the headline figures.
+    pub precision: Option<f64>,
+}
+
+/// One candidate, weighed: what the frontier and the recommendation are made of.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// The chain tuned (its name in the scenario).
+    pub chain: String,
+    /// The chain's models at this point, primary first.
+    pub models: Vec<String>,
+    /// The pattern.
+    pub pattern: Pattern,
+    /// The settings, as `compare --set KEY=VALUE` takes them (with `--chain CHAIN`): they
+    /// reproduce `raw` exactly on this pattern's rows.
+    pub set: Vec<String>,
+    /// The objective: steady USD per 1,000 requests plus the incident's premium over the
+    /// steady bill of its requests, at its yearly rate, per 1,000 requests of the year.
+    pub cost_per_1k_usd: f64,
+    /// That premium alone, USD per 1,000 requests of the year.
+    pub incident_premium_per_1k_usd: f64,
+    /// The chain's monthly bill at `cost_per_1k_usd`, USD.
+    pub monthly_usd: f64,
+    /// Share of the year's requests answered (steady state and incidents).
+    pub availability: f64,
+    /// Share answered in steady state.
+    pub steady_availability: f64,
+    /// Share answered during the reference incident.
+    pub incident_availability: Option<f64>,
+    /// Whether every constraint holds.
+    pub feasible: bool,
+    /// The constraints that do not hold, e.g. `availability 99.62% < 99.9%`.
+    pub violations: Vec<String>,
+    /// The engines' figures.
+    pub raw: Raw,
+}
+
+/// One chain's search: its frontier, recommendation and the evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChainTune {
+    /// The chain's name.
+    pub chain: String,
+    /// The constraints this chain was held to: the asked ones, with `availability` the
+    /// shipped settings' when `--availability` is not given.
+    pub goals: Goals,
+    /// Settings combinations tried (each priced on every pattern the chain has).
+    pub combinations: usize,
+    /// Candidates weighed (combination × pattern).
+    pub candidates: usize,
+    /// Candidates whose incident figures came from the breaker's quick screen
+    /// ([`crate::sim::expected::screened`]); those left on or near the frontier were
+    /// recomputed exactly as `compare` prints them.
+    pub screened: usize,
+    /// Candidates recomputed with `compare`'s figures after the screen.
+    pub recomputed: usize,
+    /// The shipped settings (the scenario as given, sequential; no-fallback for one model).
+    pub shipped: Option<Point>,
+    /// The Pareto frontier of cost against availability and p99, cheapest first.
+    pub frontier: Vec<Point>,
+    /// The cheapest feasible point.
+    pub recommended: Option<Point>,
+    /// The next cheapest feasible point with other settings.
+    pub runner_up: Option<Point>,
+    /// Without a feasible point: which constraints bind and how close the best point gets.
+    pub infeasible: Option<frontier::Infeasible>,
+    /// The recommendation against the runner-up, by Monte Carlo with common random numbers.
+    pub confirmation: Option<Confirmation>,
+    /// The recommendation as gateway settings.
+    pub gateway: Option<gateway::Snippets>,
+}
+
+/// The recommendation against the runner-up in paired Monte Carlo batches: each batch runs
+/// both on the same seed (common random numbers), so their difference is estimated with the
+/// shared noise cancelled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Confirmation {
+    /// Batches (seeds) run.
+    pub batches: u64,
+    /// Steady requests per batch and candidate.
+    pub requests: u64,
+    /// Incident windows per batch and candidate (0 without an incident).
+    pub windows: u64,
+    /// Mean over the batches of runner-up's objective minus the recommendation's, USD per
+    /// 1,000 requests (positive: the recommendation is cheaper).
+    pub saving_per_1k_usd: f64,
+    /// Its 95% interval (Student t over the batches).
+    pub ci95: [f64; 2],
+    /// Whether the interval excludes 0 (the recommendation beats the runner-up beyond noise).
+    pub beyond_noise: bool,
+}
+
+/// Everything `fallcost tune` computed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tune {
+    /// The fallcost version.
+    pub fallcost_version: &'static str,
+    /// The scenario's name.
+    pub scenario: String,
+    /// The traffic and incident rate the year is weighed with.
+    pub usage: Usage,
+    /// The constraints.
+    pub goals: Goals,
+    /// The space searched: each key and its values.
+    pub space: Vec<space::Dim>,
+    /// One search per chain.
+    pub chains: Vec<ChainTune>,
+}
