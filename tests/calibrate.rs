@@ -785,8 +785,12 @@ fn a_model_two_chains_share_is_measured_per_chain() {
         id_offset: 1_000_000,
         ..Truth::default()
     };
-    let fa = generate("shared-model", "a.jsonl", |w| loggen::write_otlp(&a, N, 46, w));
-    let fb = generate("shared-model", "b.jsonl", |w| loggen::write_otlp(&b, N, 47, w));
+    let fa = generate("shared-model", "a.jsonl", |w| {
+        loggen::write_otlp(&a, N, 46, w)
+    });
+    let fb = generate("shared-model", "b.jsonl", |w| {
+        loggen::write_otlp(&b, N, 47, w)
+    });
     let out = fa.with_extension("scenario.toml");
     let run = fallcost(&[
         "calibrate",
@@ -795,7 +799,11 @@ fn a_model_two_chains_share_is_measured_per_chain() {
         "-o",
         out.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let text = std::fs::read_to_string(&out).unwrap();
     let v: toml::Value = toml::from_str(&text).unwrap();
     let chain = v["chain"]
@@ -808,7 +816,12 @@ fn a_model_two_chains_share_is_measured_per_chain() {
     let [f0, f1] = a.failure_rates;
     // Chain A's Sol: its own 2% (server errors only), not chain B's 30%.
     let rate1 = chain["steady"]["failure_rates"][1].as_float().unwrap();
-    within("chain A's fallback rate", rate1, f1, 4.0 * (f1 * (1.0 - f1) / (n * f0)).sqrt());
+    within(
+        "chain A's fallback rate",
+        rate1,
+        f1,
+        4.0 * (f1 * (1.0 - f1) / (n * f0)).sqrt(),
+    );
     // Chain A's timeout share: the primary's gray ones only (chain B's are 90% gray).
     let want = a.gray_share / (1.0 + f1);
     let failures = n * f0 * (1.0 + f1);
@@ -819,7 +832,11 @@ fn a_model_two_chains_share_is_measured_per_chain() {
         4.0 * (want * (1.0 - want) / failures).sqrt(),
     );
     let run = fallcost(&["compare", "--scenario", out.to_str().unwrap()]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
 }
 
 /// The 95% intervals written in the comments, on 40 seeded replicates of 2,000 requests:
@@ -848,7 +865,12 @@ fn the_intervals_cover_the_truth_on_40_seeded_replicates() {
         (v(a), v(b))
     }
     let truths: [(&str, &str, usize, f64); 6] = [
-        ("primary failure rate", "# anthropic/claude-sonnet-5: ", 0, 0.08),
+        (
+            "primary failure rate",
+            "# anthropic/claude-sonnet-5: ",
+            0,
+            0.08,
+        ),
         ("primary p50", "# successful attempts: ", 0, 2.0),
         ("primary p99", "# successful attempts: ", 1, 8.0),
         ("fresh input mean", "# fresh input tokens", 0, 2000.0),

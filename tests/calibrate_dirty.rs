@@ -49,7 +49,10 @@ fn run(logs: &[&Path], extra: &[&str]) -> (i32, String, String) {
     assert!(!stderr.contains("panicked"), "{stderr}");
     if r.status.success() {
         let parsed: Result<toml::Value, _> = toml::from_str(&text);
-        assert!(parsed.is_ok(), "the scenario must parse: {parsed:?}\n{text}");
+        assert!(
+            parsed.is_ok(),
+            "the scenario must parse: {parsed:?}\n{text}"
+        );
         // calibrate → compare with no edit, whenever every model has a price.
         if !text.contains("# TODO: price table") {
             let c = fallcost(&["compare", "--scenario", out.to_str().unwrap()]);
@@ -91,12 +94,18 @@ fn one_outlier_moves_no_figure() {
         ..Truth::default()
     };
     let mut l = lines(&otlp(&t, N, 51));
-    let (_, clean, _) = run(&[&write("outliers", "clean.jsonl", l.join("\n").as_bytes())], &[]);
+    let (_, clean, _) = run(
+        &[&write("outliers", "clean.jsonl", l.join("\n").as_bytes())],
+        &[],
+    );
     // A 3,600 s failure, a request in 2001 and one with 1e12 output tokens.
     let long = l[5]
         .replace("\"code\":1}", "\"code\":2}")
         .replace("\"endTimeUnixNano\":\"", "\"endTimeUnixNano\":\"3");
-    let stray = l[6].replace("\"startTimeUnixNano\":\"1784", "\"startTimeUnixNano\":\"1000");
+    let stray = l[6].replace(
+        "\"startTimeUnixNano\":\"1784",
+        "\"startTimeUnixNano\":\"1000",
+    );
     let huge = l[7].replace(
         "\"gen_ai.usage.output_tokens\",\"value\":{\"intValue\":\"",
         "\"gen_ai.usage.output_tokens\",\"value\":{\"intValue\":\"1000000000000",
@@ -107,10 +116,16 @@ fn one_outlier_moves_no_figure() {
     let (code, text, stderr) = run(&[&log], &[]);
     assert_eq!(code, 0, "{stderr}");
     let timeout = value(&text, &["policy", "timeout_s"]);
-    assert!((timeout - 20.025).abs() < 0.05, "timeout_s {timeout}: {text}");
+    assert!(
+        (timeout - 20.025).abs() < 0.05,
+        "timeout_s {timeout}: {text}"
+    );
     let rps = value(&text, &["incident", "requests_per_second"]);
     let rps0 = value(&clean, &["incident", "requests_per_second"]);
-    assert!((rps / rps0 - 1.0).abs() < 0.01, "rate {rps} vs {rps0} clean");
+    assert!(
+        (rps / rps0 - 1.0).abs() < 0.01,
+        "rate {rps} vs {rps0} clean"
+    );
     let out = value(&text, &["request", "output_tokens"]);
     assert!((200.0..=600.0).contains(&out), "output_tokens {out}");
     assert!(
@@ -196,13 +211,23 @@ fn foreign_lines_bad_elements_and_a_truncated_first_line_are_one_record_each() {
     assert_eq!(code, 0);
     assert!(text.contains("(otlp): "), "{text}");
     assert!(text.contains(", 2 unreadable"), "{text}");
-    assert!(text.contains("mixed.jsonl:1: not an OTLP/JSON export"), "{text}");
-    assert!(text.contains("mixed.jsonl:4: not an OTLP/JSON export (no `resourceSpans`"), "{text}");
+    assert!(
+        text.contains("mixed.jsonl:1: not an OTLP/JSON export"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mixed.jsonl:4: not an OTLP/JSON export (no `resourceSpans`"),
+        "{text}"
+    );
     let mut arr = Vec::new();
     loggen::write_litellm(&t, 300, 56, "array", &mut arr);
     let text_arr = String::from_utf8(arr).unwrap();
     let rows = text_arr.matches("\"request_id\"").count();
-    let bad = text_arr.replacen("\"startTime\":\"2026", "\"startTime\":[1,2],\"x\":\"2026", 1);
+    let bad = text_arr.replacen(
+        "\"startTime\":\"2026",
+        "\"startTime\":[1,2],\"x\":\"2026",
+        1,
+    );
     let log = write("foreign", "spend.json", bad.as_bytes());
     let (code, text, stderr) = run(&[&log], &[]);
     assert_eq!(code, 0, "{stderr}");
@@ -226,7 +251,9 @@ fn an_unbalanced_csv_quote_is_named_with_the_rows_it_swallowed() {
     let (code, text, _) = run(&[&log], &[]);
     assert_eq!(code, 0);
     assert!(
-        text.contains("rows.csv:21: an unbalanced quote: a quoted field opened here or later is not closed; "),
+        text.contains(
+            "rows.csv:21: an unbalanced quote: a quoted field opened here or later is not closed; "
+        ),
         "{text}"
     );
     assert!(!text.contains(", 0 unreadable"), "{text}");
@@ -242,27 +269,49 @@ fn metadata_negative_tokens_bom_and_gzip() {
     let csv_text = String::from_utf8(v).unwrap();
     let bad_meta = csv_text.replacen("\"{\"\"error_information", "\"{]\"\"error_information", 1);
     assert_ne!(bad_meta, csv_text);
-    let log = write("meta", "spend.csv", format!("\u{feff}{bad_meta}").as_bytes());
+    let log = write(
+        "meta",
+        "spend.csv",
+        format!("\u{feff}{bad_meta}").as_bytes(),
+    );
     let (code, text, stderr) = run(&[&log], &[]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(text.contains("# 1 rows have a `metadata` that is not JSON"), "{text}");
+    assert!(
+        text.contains("# 1 rows have a `metadata` that is not JSON"),
+        "{text}"
+    );
     // Negative tokens.
     let mut l = lines(&otlp(&t, 50, 59));
     l[2] = l[2].replace(
         "\"gen_ai.usage.output_tokens\",\"value\":{\"intValue\":\"",
         "\"gen_ai.usage.output_tokens\",\"value\":{\"intValue\":\"-",
     );
-    let log = write("neg", "neg.jsonl", format!("\u{feff}{}", l.join("\n")).as_bytes());
+    let log = write(
+        "neg",
+        "neg.jsonl",
+        format!("\u{feff}{}", l.join("\n")).as_bytes(),
+    );
     let (_, text, _) = run(&[&log], &[]);
-    assert!(text.contains("neg.jsonl:3: a negative token count"), "{text}");
+    assert!(
+        text.contains("neg.jsonl:3: a negative token count"),
+        "{text}"
+    );
     let mut lite = Vec::new();
     loggen::write_litellm(&t, 50, 60, "lines", &mut lite);
-    let lite = String::from_utf8(lite)
-        .unwrap()
-        .replacen("\"prompt_tokens\":", "\"prompt_tokens\":-", 1);
-    let log = write("neg", "neg-spend.jsonl", format!("\u{feff}{lite}").as_bytes());
+    let lite =
+        String::from_utf8(lite)
+            .unwrap()
+            .replacen("\"prompt_tokens\":", "\"prompt_tokens\":-", 1);
+    let log = write(
+        "neg",
+        "neg-spend.jsonl",
+        format!("\u{feff}{lite}").as_bytes(),
+    );
     let (_, text, _) = run(&[&log], &[]);
-    assert!(text.contains("neg-spend.jsonl:1: a negative or fractional token count"), "{text}");
+    assert!(
+        text.contains("neg-spend.jsonl:1: a negative or fractional token count"),
+        "{text}"
+    );
     // gzip.
     let raw = otlp(&t, 300, 61);
     let plain = write("gzip", "traces.jsonl", &raw);
@@ -291,12 +340,20 @@ fn a_successes_only_litellm_log_infers_the_failure_rates() {
     let log = write("successes", "spend.jsonl", ok.join("\n").as_bytes());
     let (code, text, _) = run(&[&log], &[]);
     assert_eq!(code, 0);
-    assert!(text.contains("the logs hold no failed attempt, yet fallbacks answered"), "{text}");
+    assert!(
+        text.contains("the logs hold no failed attempt, yet fallbacks answered"),
+        "{text}"
+    );
     let v: toml::Value = toml::from_str(&text).unwrap();
-    let r0 = v["chain"][0]["steady"]["failure_rates"][0].as_float().unwrap();
+    let r0 = v["chain"][0]["steady"]["failure_rates"][0]
+        .as_float()
+        .unwrap();
     // The primary's 8% failures, less the 2% × 8% that failed on both (not logged).
     let want = 0.08 * 0.98 / (1.0 - 0.08 * 0.02);
-    assert!((r0 - want).abs() < 4.0 * (want * (1.0 - want) / N as f64).sqrt(), "{r0}");
+    assert!(
+        (r0 - want).abs() < 4.0 * (want * (1.0 - want) / N as f64).sqrt(),
+        "{r0}"
+    );
 }
 
 /// Item 5: `--strict` refuses any unreadable record.
@@ -307,7 +364,10 @@ fn strict_refuses_an_unreadable_record() {
     let log = write("strict", "t.jsonl", l.join("\n").as_bytes());
     let (code, _, stderr) = run(&[&log], &["--strict", "--min-events", "1"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("t.jsonl:8:1: --strict: 1 unreadable record(s)"), "{stderr}");
+    assert!(
+        stderr.contains("t.jsonl:8:1: --strict: 1 unreadable record(s)"),
+        "{stderr}"
+    );
 }
 
 /// Item 6: the scenario parses whatever the log holds (a model name with a newline and
@@ -322,7 +382,10 @@ fn the_written_scenario_always_parses() {
     let (code, text, _) = run(&[&log], &[]);
     assert_eq!(code, 0);
     let v: toml::Value = toml::from_str(&text).unwrap();
-    assert_eq!(v["chain"][0]["models"][0].as_str(), Some("acme/we\"ird\nname"));
+    assert_eq!(
+        v["chain"][0]["models"][0].as_str(),
+        Some("acme/we\"ird\nname")
+    );
     assert!(text.contains("rows.csv:6: impossible duration"), "{text}");
     let (code, _, stderr) = run(&[&log], &["--timeout-s", "1e308"]);
     assert_eq!(code, 2);

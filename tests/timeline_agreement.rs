@@ -49,8 +49,11 @@ fn random_timeline(rng: &mut SimRng, window_s: f64) -> Timeline {
                 } else {
                     Some((uniform(rng) * rest).max(1.0).min(rest))
                 };
-                let failure = [OutageFailure::Fast, OutageFailure::Gray, OutageFailure::Drill]
-                    [pick(rng, 3)];
+                let failure = [
+                    OutageFailure::Fast,
+                    OutageFailure::Gray,
+                    OutageFailure::Drill,
+                ][pick(rng, 3)];
                 let rate = if uniform(rng) < 0.5 {
                     1.0
                 } else {
@@ -139,12 +142,17 @@ fn random_timelines_agree() {
             bad.is_empty(),
             "case {case}: {:?}\n{:?}\n{}",
             s.incident.as_ref().unwrap().timeline,
-            s.chains[0].links.iter().map(|l| &l.price.id).collect::<Vec<_>>(),
+            s.chains[0]
+                .links
+                .iter()
+                .map(|l| &l.price.id)
+                .collect::<Vec<_>>(),
             bad.join("\n")
         );
         let inc = s.incident.as_ref().unwrap();
         for c in all.iter().filter(|c| c.section == "incident") {
-            let b = fallcost::model::incident::timeline_bound(&s.request, &s.chains[0], inc, c.pattern);
+            let b =
+                fallcost::model::incident::timeline_bound(&s.request, &s.chains[0], inc, c.pattern);
             if b.is_none_or(|b| b.exact()) {
                 exact += 1;
                 let zc = z(c);

@@ -664,7 +664,11 @@ fn a_drilled_hedge_leg_is_not_retried() {
         assert!((a.wasted_attempts - 240.0).abs() < 1e-9, "{a:?}");
         assert_eq!(a.failed_requests, 0.0);
         let m = run(&r, &c, &inc, pattern, 40, 3);
-        assert_within("wasted attempts", &m.base.wasted_attempts, a.wasted_attempts);
+        assert_within(
+            "wasted attempts",
+            &m.base.wasted_attempts,
+            a.wasted_attempts,
+        );
         assert_within("window", &m.base.window, a.window);
     }
     // in sequence Sol is retried: 297.6
@@ -737,7 +741,14 @@ fn retries_that_outlive_an_outage_are_within_the_stated_bound() {
     assert_eq!(b.sessions, 0.0);
     let m = run(&r, &c, &inc, Pattern::Sequential, 30, 6);
     let mc = m.base.wasted_attempts.mean();
-    println!("wasted attempts: analytic {}, MC {mc:.1} ± {:.1}", a.wasted_attempts, m.base.wasted_attempts.std_error());
-    assert!((mc - 838.5).abs() < 4.0 * m.base.wasted_attempts.std_error() + 1.0, "{mc}");
+    println!(
+        "wasted attempts: analytic {}, MC {mc:.1} ± {:.1}",
+        a.wasted_attempts,
+        m.base.wasted_attempts.std_error()
+    );
+    assert!(
+        (mc - 838.5).abs() < 4.0 * m.base.wasted_attempts.std_error() + 1.0,
+        "{mc}"
+    );
     assert!((a.wasted_attempts - mc).abs() <= 2.0 * b.requests);
 }

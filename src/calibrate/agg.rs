@@ -70,9 +70,7 @@ impl Attempt {
         ];
         for (what, n) in counts {
             if n.is_some_and(|n| n > MAX_TOKENS) {
-                return Some(format!(
-                    "impossible {what} token count (above 100,000,000)"
-                ));
+                return Some(format!("impossible {what} token count (above 100,000,000)"));
             }
         }
         None

@@ -98,15 +98,25 @@ pub fn elements<R: BufRead>(
                     string,
                     escape,
                 } => {
-                    let scalar_end =
-                        depth == 0 && !string && matches!(b, b',' | b']' | b' ' | b'\t' | b'\r' | b'\n');
+                    let scalar_end = depth == 0
+                        && !string
+                        && matches!(b, b',' | b']' | b' ' | b'\t' | b'\r' | b'\n');
                     if scalar_end {
                         each(start_line, &elem);
-                        state = if b == b']' { State::Done } else { State::Between };
+                        state = if b == b']' {
+                            State::Done
+                        } else {
+                            State::Between
+                        };
                     } else {
                         elem.push(b);
                         state = step(depth, string, escape, b);
-                        if state == (State::In { depth: 0, string: false, escape: false })
+                        if state
+                            == (State::In {
+                                depth: 0,
+                                string: false,
+                                escape: false,
+                            })
                             && matches!(b, b'}' | b']' | b'"')
                         {
                             each(start_line, &elem);
@@ -175,7 +185,8 @@ mod tests {
 
     #[test]
     fn elements_with_their_lines_and_a_bad_one_in_the_middle() {
-        let (e, end) = split("\u{feff}[\n{\"a\":\"}\\\"]\"},\n{\"b\":[1,{}]} ,\n{bad},\n{\"c\":1}\n]");
+        let (e, end) =
+            split("\u{feff}[\n{\"a\":\"}\\\"]\"},\n{\"b\":[1,{}]} ,\n{bad},\n{\"c\":1}\n]");
         assert_eq!(end, End::Closed);
         let got: Vec<(u64, &str)> = e.iter().map(|(l, s)| (*l, s.as_str())).collect();
         assert_eq!(

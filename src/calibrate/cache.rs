@@ -42,7 +42,9 @@ impl SumHist {
         self.bins
             .iter()
             .filter(|(b, _)| (usize::from(**b) >= from) == above)
-            .fold((0, 0.0, 0.0), |(n, s, q), (_, e)| (n + e.0, s + e.1, q + e.2))
+            .fold((0, 0.0, 0.0), |(n, s, q), (_, e)| {
+                (n + e.0, s + e.1, q + e.2)
+            })
     }
 }
 
@@ -131,7 +133,14 @@ impl CacheStats {
         p.fresh.merge(&Mean::from_sums(ns, ss, qs));
         p.prefix.merge(&Mean::from_sums(ns, 0.0, 0.0));
         // Hits read r of prefix r; misses read 0 of P.
-        p.hits.merge(&Ratio::from_sums(n0 + nm, s0, s0 + nmf * big, q0, q0 + nmf * big * big, q0));
+        p.hits.merge(&Ratio::from_sums(
+            n0 + nm,
+            s0,
+            s0 + nmf * big,
+            q0,
+            q0 + nmf * big * big,
+            q0,
+        ));
         p
     }
 }

@@ -435,7 +435,8 @@ impl CsvColumns {
     fn of(headers: &csv::ByteRecord) -> CsvColumns {
         let col = |names: &[&str]| {
             headers.iter().position(|h| {
-                std::str::from_utf8(h).is_ok_and(|h| names.contains(&h.trim().trim_start_matches('\u{feff}')))
+                std::str::from_utf8(h)
+                    .is_ok_and(|h| names.contains(&h.trim().trim_start_matches('\u{feff}')))
             })
         };
         CsvColumns([

@@ -409,7 +409,9 @@ pub fn for_each_line<R: BufRead>(
 pub fn csv_problem(e: &csv::Error) -> String {
     match e.kind() {
         csv::ErrorKind::Utf8 { .. } => "CSV: a field that is not UTF-8".into(),
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => {
             format!("CSV: {len} fields where the header has {expected_len}")
         }
         _ => format!("CSV: {e}"),
@@ -524,7 +526,10 @@ mod tests {
         assert_eq!(parse_time_ns("1.5"), Some(1_500_000_000));
         assert_eq!(parse_time_ns("yesterday"), None);
         // Past 2262 a time does not fit i64 nanoseconds: unreadable, never wrapped.
-        assert_eq!(parse_time_ns("2262-04-11T23:47:16Z"), Some(9_223_372_036_000_000_000));
+        assert_eq!(
+            parse_time_ns("2262-04-11T23:47:16Z"),
+            Some(9_223_372_036_000_000_000)
+        );
         assert_eq!(parse_time_ns("2263-01-01T00:00:00Z"), None);
         assert_eq!(parse_time_ns("9999-12-31T23:59:59Z"), None);
         assert_eq!(parse_time_ns("2026-07-18T10:00:00+99:00"), None);

@@ -428,7 +428,10 @@ pub fn read<R: BufRead>(
 /// The attributes' token counts, or why one is unreadable (negative).
 fn tokens(a: &Attrs) -> Result<[Option<u64>; 4], &'static str> {
     let mut out = [None; 4];
-    for (o, v) in out.iter_mut().zip([a.input, a.cache_read, a.cache_write, a.output]) {
+    for (o, v) in out
+        .iter_mut()
+        .zip([a.input, a.cache_read, a.cache_write, a.output])
+    {
         *o = match v {
             Some(x) => Some(u64::try_from(x).map_err(|_| "a negative token count")?),
             None => None,
@@ -534,8 +537,7 @@ fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<
 fn failure_class(a: &Attrs, agg: &mut Aggregator) -> crate::model::policy::ErrorClass {
     let class = classify(a.http_status.filter(|c| *c >= 400), a.error_type.as_deref());
     if a.http_status.is_none_or(|c| c < 400)
-        && a
-            .error_type
+        && a.error_type
             .as_deref()
             .is_none_or(|t| super::classify_word(t).is_none() && t.parse::<i64>().is_err())
     {

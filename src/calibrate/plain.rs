@@ -122,7 +122,10 @@ fn parse_row(rec: &csv::StringRecord, c: &Columns, agg: &mut Aggregator) -> Resu
     };
     let m = agg.model(None, model);
     Ok((
-        Attempt { model: m, ..attempt },
+        Attempt {
+            model: m,
+            ..attempt
+        },
         get(c_req).map(hash_id),
         get(c_sess).map(hash_id),
     ))

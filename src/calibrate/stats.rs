@@ -400,7 +400,14 @@ impl Ratio {
 
     /// A ratio from its sums over `n` units: Σr, Σd, Σr², Σd², Σrd.
     pub fn from_sums(n: u64, r: f64, d: f64, rr: f64, dd: f64, rd: f64) -> Ratio {
-        Ratio { n, r, d, rr, dd, rd }
+        Ratio {
+            n,
+            r,
+            d,
+            rr,
+            dd,
+            rd,
+        }
     }
 
     /// Add every unit of `other`.
@@ -477,7 +484,11 @@ mod tests {
         let q = h.quantile(0.5).unwrap();
         assert_eq!((q.value, q.lo, q.hi), (5.0, Some(2.0), Some(9.0)));
         let q = h.quantile(0.99).unwrap();
-        assert_eq!((q.value, q.hi), (10.0, None), "too few for a p99's upper end");
+        assert_eq!(
+            (q.value, q.hi),
+            (10.0, None),
+            "too few for a p99's upper end"
+        );
     }
 
     /// Coverage: the 95% interval of a p99 covers the true quantile about 95% of the time or

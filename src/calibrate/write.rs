@@ -127,9 +127,8 @@ fn rate(k: u64, n: u64) -> f64 {
 /// A quantile's interval in words: `[lo, hi] s`, an end too few values give said so.
 fn interval(q: &Quantile, unit: &str) -> String {
     let lo = q.lo.map_or("below the smallest".to_string(), |x| sig(x, 4));
-    let hi = q
-        .hi
-        .map_or("too few values to bound above".to_string(), |x| sig(x, 4));
+    let hi =
+        q.hi.map_or("too few values to bound above".to_string(), |x| sig(x, 4));
     format!("[{lo}, {hi}]{unit}")
 }
 
@@ -697,7 +696,13 @@ fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) 
     o.line(format!("failure_rates = [{}]", rates.join(", ")));
 }
 
-fn trip_comment(o: &mut Out, agg: &Aggregator, chain: &Chain, timeout: &Timeout, opts: &WriteOptions) {
+fn trip_comment(
+    o: &mut Out,
+    agg: &Aggregator,
+    chain: &Chain,
+    timeout: &Timeout,
+    opts: &WriteOptions,
+) {
     o.line("# a healthy request the timeout abandons looks like a gray failure in the logs: trips are inside the failure rates above");
     let l = &agg.models[chain.primary].latency;
     let t = opts
@@ -850,7 +855,11 @@ fn incident(o: &mut Out, agg: &Aggregator, primary: &Chain, t: &Timeout) {
             pct(lo),
             pct(hi)
         ));
-        let mode = if s.gray * 2 >= s.failed { "gray" } else { "fast" };
+        let mode = if s.gray * 2 >= s.failed {
+            "gray"
+        } else {
+            "fast"
+        };
         o.line(format!("failure = \"{mode}\""));
     } else {
         o.line("# the primary never failed: how it fails in an outage is a guess");
@@ -896,7 +905,9 @@ fn sessions(o: &mut Out, agg: &Aggregator) {
     }
     let (lo, hi) = sess.ci95();
     let n = sess.n;
-    o.few(n, |min| format!("session_length from {n} sessions (fewer than {min})"));
+    o.few(n, |min| {
+        format!("session_length from {n} sessions (fewer than {min})")
+    });
     let sample = if agg.sessions.shift > 0 {
         format!(
             " (a hash sample: 1 in {} sessions, each counted whole)",
@@ -953,7 +964,8 @@ mod tests {
         assert_eq!(sig(0.0, 3), "0");
         assert_eq!(count(1234567), "1,234,567");
         let name = "a\"b\\c\nd\u{7f}e";
-        let v: toml::Value = toml::from_str(&format!("[x.{}]\ny = {}", toml_str(name), toml_str(name))).unwrap();
+        let v: toml::Value =
+            toml::from_str(&format!("[x.{}]\ny = {}", toml_str(name), toml_str(name))).unwrap();
         assert_eq!(v["x"][name]["y"].as_str(), Some(name));
         // Past 1e15 an exponent, so that TOML reads a float, never an integer overflow.
         assert_eq!(sig(1e308, 6), "1e308");

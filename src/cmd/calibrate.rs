@@ -129,7 +129,13 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
 }
 
 /// Standard error: the unreadable records, duplicates, warnings, unpriced models, throughput.
-fn report(agg: &Aggregator, files: &[FileReport], written: &Written, prices: &PriceTable, elapsed: f64) {
+fn report(
+    agg: &Aggregator,
+    files: &[FileReport],
+    written: &Written,
+    prices: &PriceTable,
+    elapsed: f64,
+) {
     let line = |s: &str| crate::error::printable_line(s).into_owned();
     for b in &agg.bad {
         eprintln!(

@@ -512,8 +512,7 @@ fn session_law(
                 // The cache expires when the gap to the session's last answer there exceeds
                 // the TTL ([`unwarmed_requests`]).
                 let share = cache_ttl_s(price) / span.window_s;
-                let unwarmed =
-                    sessions.sum(|len| unwarmed_requests(s, len, span.arrivals, share));
+                let unwarmed = sessions.sum(|len| unwarmed_requests(s, len, span.arrivals, share));
                 t.window += unwarmed * extra_fail;
                 t.wasted += unwarmed * extra_fail;
                 let cold_starts = s * unwarmed;
@@ -679,7 +678,8 @@ pub fn failback(
     incident: &Incident,
     pattern: Pattern,
 ) -> (f64, f64) {
-    evaluate(request, chain, incident, pattern).map_or((0.0, 0.0), |o| (o.failback, o.failback_writes))
+    evaluate(request, chain, incident, pattern)
+        .map_or((0.0, 0.0), |o| (o.failback, o.failback_writes))
 }
 
 /// The shorthand's fail-back writes (USD, sessions): the primary's provider is down the whole

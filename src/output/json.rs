@@ -131,7 +131,11 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
     let approximate = |chain: Option<&str>, pattern: Option<&str>| -> bool {
         let (Some(inc), Some(c)) = (
             report.input.incident.as_ref(),
-            report.input.chains.iter().find(|c| Some(c.name.as_str()) == chain),
+            report
+                .input
+                .chains
+                .iter()
+                .find(|c| Some(c.name.as_str()) == chain),
         ) else {
             return false;
         };

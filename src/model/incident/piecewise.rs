@@ -480,7 +480,11 @@ fn failback(
 /// Expected fail-back writes: Σ over `placed` of weight × Σ_runs (1 − Π_{requests in the run}
 /// (1 − answered[segment])), `run_of[segment]` the segment's silent run (`None`: not in one
 /// that writes).
-pub(super) fn failback_writes(placed: &[Placed], run_of: &[Option<usize>], answered: &[f64]) -> f64 {
+pub(super) fn failback_writes(
+    placed: &[Placed],
+    run_of: &[Option<usize>],
+    answered: &[f64],
+) -> f64 {
     let mut writes = 0.0;
     let mut none: Vec<(usize, f64)> = Vec::new();
     for p in placed {
@@ -604,9 +608,14 @@ impl ModelLaw {
                     let s = seq[k].s;
                     bill(t, k, dist[..=n].iter().sum());
                     let cold: f64 = dist[..n].iter().sum();
-                    t.cold_start += w * s * (cold * self.cold_premium + dist[n] * self.write_premium);
+                    t.cold_start +=
+                        w * s * (cold * self.cold_premium + dist[n] * self.write_premium);
                     for c in (0..dist.len()).rev() {
-                        let stay = if c == n + 1 { dist[c] } else { dist[c] * (1.0 - s) };
+                        let stay = if c == n + 1 {
+                            dist[c]
+                        } else {
+                            dist[c] * (1.0 - s)
+                        };
                         let come = if c > 0 { dist[c - 1] * s } else { 0.0 };
                         dist[c] = stay + come;
                     }
@@ -681,7 +690,9 @@ pub(super) fn expiry_negligible(chain: &Chain, incident: &Incident) -> bool {
     let n = incident.requests() as f64;
     chain.links.iter().all(|link| {
         let share = cache_ttl(&link.price) / incident.duration_s;
-        gap_law(n, share, l).last().is_none_or(|&g| g >= 1.0 - 1e-12)
+        gap_law(n, share, l)
+            .last()
+            .is_none_or(|&g| g >= 1.0 - 1e-12)
     })
 }
 
@@ -1144,14 +1155,19 @@ mod tests {
             let mut answered = vec![false; segs[0].p.len()];
             let mut wrote = vec![false; runs.len()];
             for &x in session {
-                let seg = segs.iter().find(|s| x < s.end_s).unwrap_or(&segs[segs.len() - 1]);
+                let seg = segs
+                    .iter()
+                    .find(|s| x < s.end_s)
+                    .unwrap_or(&segs[segs.len() - 1]);
                 let by = seg
                     .p
                     .iter()
                     .position(|&p| p <= 0.0 || (p < 1.0 && uniform(rng) >= p));
                 if let Some(k) = by {
                     answered[k] = true;
-                    if k > 0 && let Some(r) = runs.iter().position(|r| r.0 <= x && x < r.1) {
+                    if k > 0
+                        && let Some(r) = runs.iter().position(|r| r.0 <= x && x < r.1)
+                    {
                         wrote[r] = true;
                     }
                 }
@@ -1172,7 +1188,10 @@ mod tests {
         use crate::sim::rng::chunk_rng;
         let r = req(0.0, 1200.0, 60000.0, 0.9);
         const DS: &str = "deepseek/deepseek-v4-flash";
-        let sept3 = vec![down("anthropic", 0.0, None), down("openai", 3600.0, Some(2040.0))];
+        let sept3 = vec![
+            down("anthropic", 0.0, None),
+            down("openai", 3600.0, Some(2040.0)),
+        ];
         let mut three = sept3.clone();
         three.push(down("deepseek", 4800.0, Some(3600.0)));
         let cases: Vec<(&str, f64, Vec<&str>, Vec<Outage>)> = vec![
@@ -1182,7 +1201,10 @@ mod tests {
                 "two anthropic runs",
                 2000.0,
                 vec![SONNET, SOL],
-                vec![down("anthropic", 110.0, Some(600.0)), down("anthropic", 1010.0, Some(200.0))],
+                vec![
+                    down("anthropic", 110.0, Some(600.0)),
+                    down("anthropic", 1010.0, Some(200.0)),
+                ],
             ),
             (
                 "partial primary",
@@ -1241,7 +1263,10 @@ mod tests {
                 "{name}: cold starts exact {cold:.2} ± {cold_se:.2} (1 s.e.), analytic {:.3}; fail-back writes exact {writes:.2} ± {writes_se:.2}, analytic {:.3}",
                 o.cold_starts, o.failback_writes
             );
-            assert!((cold - o.cold_starts).abs() <= 4.0 * cold_se + 0.02, "{name}: {cold}");
+            assert!(
+                (cold - o.cold_starts).abs() <= 4.0 * cold_se + 0.02,
+                "{name}: {cold}"
+            );
             assert!(
                 (writes - o.failback_writes).abs() <= 4.0 * writes_se + 0.02,
                 "{name}: {writes}"

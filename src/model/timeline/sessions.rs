@@ -180,7 +180,11 @@ fn session(
         let mut whole = below(seg) - below(seg + 1);
         let m = seg + 1; // the cut entered
         if m < k && len > 1 && bands[m - 1].touches(a, b) {
-            let rho = if m >= 2 { cuts[m - 2] / cuts[m - 1] } else { 0.0 };
+            let rho = if m >= 2 {
+                cuts[m - 2] / cuts[m - 1]
+            } else {
+                0.0
+            };
             for v in a..=b {
                 let pv = bands[m - 1].pmf(v);
                 if pv < 1e-300 {
@@ -317,7 +321,11 @@ mod tests {
         );
         let p = placements(&[0.5], 10, 1);
         assert!(p.iter().all(|x| x.runs.len() == 1));
-        let left: f64 = p.iter().filter(|x| x.runs[0].0 == 0).map(|x| x.weight).sum();
+        let left: f64 = p
+            .iter()
+            .filter(|x| x.runs[0].0 == 0)
+            .map(|x| x.weight)
+            .sum();
         assert!((left - 5.0).abs() < 1e-12, "{left}");
     }
 }

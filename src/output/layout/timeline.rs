@@ -44,7 +44,11 @@ pub(super) fn outages(t: &Timeline) -> String {
 /// arrives in, its later attempts may cross a cut (at most the largest
 /// [`incident::TimelineBound::requests`] of the chain's patterns); the cache figures are
 /// exact but where a cache can expire within a session (docs/MODEL.md §6, "Timelines").
-pub(super) fn approximation(request: &Request, chain: &Chain, incident: &Incident) -> Option<String> {
+pub(super) fn approximation(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+) -> Option<String> {
     let cuts = incident.timeline.as_ref()?.cuts();
     let bounds: Vec<incident::TimelineBound> = Pattern::ALL
         .iter()
