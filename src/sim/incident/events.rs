@@ -155,6 +155,9 @@ struct Run {
     probes: f64,
     open_s: f64,
     opens: f64,
+    /// Openings of every provider's breaker, on a timeline or not (the stopping rule's
+    /// rare-event guard, [`crate::sim::expected`]).
+    every_opens: f64,
     /// On a timeline: the fail-back premium USD and writes of this window (they emerge from
     /// the simulation; the shorthand's are deterministic).
     failback: f64,
@@ -614,6 +617,7 @@ impl Window<'_> {
             run.open_s = b.open_s();
             run.opens = b.opens();
         }
+        run.every_opens = breakers.iter().map(Circuit::opens).sum();
         run
     }
 }
@@ -636,6 +640,9 @@ pub struct PolicyIncidentMc {
     /// flap, closing and opening again and again). On a timeline every provider's breaker counts; in the shorthand the
     /// dead provider's, as `probes` and `open_s`.
     pub opens: Sum,
+    /// Windows by how many times every provider's breaker opened in them (openings → windows):
+    /// [`crate::sim::expected`]'s guard against a rare opening the windows have not yet shown.
+    pub every_opens: std::collections::BTreeMap<u64, u64>,
     /// Whether the windows followed an incident timeline (not the shorthand).
     pub timeline: bool,
 }
@@ -783,6 +790,7 @@ pub fn simulate(
         probes: Sum::default(),
         open_s: Sum::default(),
         opens: Sum::default(),
+        every_opens: Default::default(),
         timeline,
     };
     ordered(
@@ -801,6 +809,7 @@ pub fn simulate(
             out.probes.add(run.probes);
             out.open_s.add(run.open_s);
             out.opens.add(run.opens);
+            *out.every_opens.entry(run.every_opens as u64).or_default() += 1;
         },
         tick,
     );
