@@ -161,7 +161,9 @@ fn rules(src: &Path) -> Vec<Rule> {
         Rule {
             layer: "output",
             prefixes: &["output/"],
-            forbidden: all_but(&with_leaves(&["output", "report", "sweep", "model", "tune"])),
+            forbidden: all_but(&with_leaves(&[
+                "output", "report", "sweep", "model", "tune",
+            ])),
             except: &[],
         },
         Rule {

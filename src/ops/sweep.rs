@@ -275,9 +275,8 @@ fn point_rows(
                 steady: s.analytic.clone(),
                 incident: incident.map(|i| i.analytic.clone()),
                 incident_method: incident.map(|i| i.method),
-                incident_approximate: incident.map(|i| {
-                    i.method == crate::report::Method::Analytic && approximate(report, i)
-                }),
+                incident_approximate: incident
+                    .map(|i| i.method == crate::report::Method::Analytic && approximate(report, i)),
                 mc: simulated.and_then(|m| {
                     m.steady
                         .iter()
