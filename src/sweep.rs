@@ -35,7 +35,6 @@ pub struct SweepRow {
     /// Whether the incident figures are approximate, as `compare` says of the same point
     /// (`approximate`): analytic figures of a timeline with cuts count cold starts and
     /// fail-back writes per segment (docs/MODEL.md §6). Absent without an incident.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub incident_approximate: Option<bool>,
     /// With `--mc`: the steady-state Monte Carlo figures, as in `compare`'s rows (means with
     /// their 95% intervals as `KEY_ci95`, latency percentiles, policy figures).
@@ -111,7 +110,8 @@ pub fn columns() -> Vec<Column> {
 
 impl Serialize for SweepRow {
     /// `point`, `chain`, `pattern`, every [`columns`] figure (`null` where it does not apply),
-    /// `incident_method` (when simulated) and `mc` (with `--mc`).
+    /// `incident_method` (when simulated), `incident_approximate` (with an incident) and `mc`
+    /// (with `--mc`).
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("point", &self.point)?;
@@ -122,6 +122,9 @@ impl Serialize for SweepRow {
         }
         if !analytic(&self.incident_method) {
             map.serialize_entry("incident_method", &self.incident_method)?;
+        }
+        if let Some(a) = self.incident_approximate {
+            map.serialize_entry("incident_approximate", &a)?;
         }
         if let Some(mc) = &self.mc {
             map.serialize_entry("mc", mc)?;

@@ -558,7 +558,7 @@ fn real_litellm_price_file_loads() {
     assert_eq!(gpt4o["provider"], "openai");
     let source = j["source"].as_str().unwrap();
     assert!(
-        source.contains("3931 models with per-token prices"),
+        source.contains("4029 models with per-token prices"),
         "{source}"
     );
     // A clean fixture priced from it still passes (every model it names is priced there).

@@ -831,7 +831,7 @@ fn chain_subset_of_a_traffic_share_scenario_drops_the_blend() {
         close(
             num(row(&r, "incident", "complex", "sequential"), "total_usd"),
             // simulated (a breaker): the fixed-seed figure; the MC gives 70.887 ± 0.025
-            70.8594375,
+            70.8596507812,
             1e-9,
         );
         let steady = r["steady"].as_array().unwrap();

@@ -72,6 +72,7 @@ const MODULES: &[&str] = &[
     "sim",
     "suggest",
     "sweep",
+    "tune",
 ];
 
 fn rules(src: &Path) -> Vec<Rule> {

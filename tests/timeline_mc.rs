@@ -666,10 +666,10 @@ fn a_drilled_hedge_leg_is_not_retried() {
         let m = run(&r, &c, &inc, pattern, 40, 3);
         assert_within(
             "wasted attempts",
-            &m.base.wasted_attempts,
+            &m.base.figures.wasted_attempts,
             a.wasted_attempts,
         );
-        assert_within("window", &m.base.window, a.window);
+        assert_within("window", &m.base.figures.window_usd, a.window);
     }
     // in sequence Sol is retried: 297.6
     let s = fallcost::model::incident::evaluate(&r, &c, &inc, Pattern::Sequential).unwrap();
@@ -697,8 +697,8 @@ fn a_dead_fallbacks_premium_is_a_cold_start_in_both_engines() {
     assert!((a.cold_start - 76.32).abs() < 1e-9, "{a:?}");
     assert!((a.window - 34.56).abs() < 1e-9, "{a:?}");
     let m = run(&r, &c, &inc, Pattern::Sequential, 20, 4);
-    assert_within("cold start", &m.base.cold_start, a.cold_start);
-    assert_within("window", &m.base.window, a.window);
+    assert_within("cold start", &m.base.figures.cold_start_usd, a.cold_start);
+    assert_within("window", &m.base.figures.window_usd, a.window);
 }
 
 /// Issue 21, item 5: retries that outlive a fast outage. Anthropic down [0, 300 s) of 900 s at
@@ -740,14 +740,14 @@ fn retries_that_outlive_an_outage_are_within_the_stated_bound() {
     assert!((b.requests - 41.5).abs() < 1e-9, "{b:?}");
     assert_eq!(b.sessions, 0.0);
     let m = run(&r, &c, &inc, Pattern::Sequential, 30, 6);
-    let mc = m.base.wasted_attempts.mean();
+    let mc = m.base.figures.wasted_attempts.mean();
     println!(
         "wasted attempts: analytic {}, MC {mc:.1} ± {:.1}",
         a.wasted_attempts,
-        m.base.wasted_attempts.std_error()
+        m.base.figures.wasted_attempts.std_error()
     );
     assert!(
-        (mc - 838.5).abs() < 4.0 * m.base.wasted_attempts.std_error() + 1.0,
+        (mc - 838.5).abs() < 4.0 * m.base.figures.wasted_attempts.std_error() + 1.0,
         "{mc}"
     );
     assert!((a.wasted_attempts - mc).abs() <= 2.0 * b.requests);

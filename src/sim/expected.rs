@@ -502,7 +502,8 @@ pub(crate) mod tests {
         let a = expected(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
         let b = expected(&r, &c, &i, Pattern::HedgedTakeFirst).unwrap();
         assert_eq!(a, b);
-        assert_eq!(windows_for(300), (MIN_WINDOWS, (1 << 23) / 300));
+        assert_eq!(windows_for(300), (MIN_WINDOWS, MAX_WINDOWS));
+        assert_eq!(windows_for(11_160), (MIN_WINDOWS, (1 << 23) / 11_160));
     }
 
     /// Issue 10 item 2: the window's arrivals are N uniforms on [0, D] in order: every time

@@ -25,7 +25,7 @@ use crate::model::{Chain, Pattern, Scenario};
 use crate::number::clean;
 use crate::report::diff::{ChainMc, DiffMcMeta, McDiff};
 use crate::sim::stats::{Sum, Z95};
-use crate::sim::{self, Engine, IncidentSimulator, McOptions, SteadyEngine};
+use crate::sim::{self, Engine, McOptions};
 
 /// Batches the budget is cut into.
 pub const BATCHES: u64 = 50;
@@ -76,26 +76,16 @@ fn batch(s: &Scenario, chain: &Chain, pattern: Pattern, o: &McOptions, b: u64) -
     let req = &s.request;
     let engine = Engine::for_chain(chain);
     let none = &mut |_| {};
-    let steady = if engine.steady == SteadyEngine::Fast {
-        sim::steady::fast::simulate(req, chain, k, &opts, none)
-            .into_iter()
-            .find(|m| m.pattern == pattern)
-            .map(|m| m.cost)
-    } else {
-        sim::steady::policy::simulate(req, chain, k, &opts, none)
-            .into_iter()
-            .find(|m| m.base.pattern == pattern)
-            .map(|m| m.base.cost)
-    };
+    let steady = engine
+        .simulate_steady(req, chain, k, &opts, none)
+        .into_iter()
+        .find(|m| m.base().pattern == pattern)
+        .map(|m| m.base().figures.cost_per_1k_usd);
     let incident = s.incident.as_ref().filter(|_| o.runs > 0).and_then(|i| {
         let inc = i.for_chain(chain);
-        if engine.incident.simulator(&inc) == IncidentSimulator::Fast {
-            sim::incident::fast::simulate(req, chain, &inc, pattern, k, &opts, none)
-                .map(|m| m.total)
-        } else {
-            sim::incident::events::simulate(req, chain, &inc, pattern, k, &opts, none)
-                .map(|m| m.base.total)
-        }
+        engine
+            .simulate_incident(req, chain, &inc, pattern, k, &opts, none)
+            .map(|m| m.base().figures.total_usd)
     });
     Batch {
         steady: steady.unwrap_or_default(),

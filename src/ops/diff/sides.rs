@@ -400,7 +400,7 @@ fn years(
         seed: req.seed,
         cluster: None,
     };
-    crate::ops::history::years(s, history, request, &mut report)?;
+    crate::ops::history::years(s, request, &mut report)?;
     Ok(report.years.map(|y| y.rows).unwrap_or_default())
 }
 
