@@ -39,7 +39,7 @@ fn the_whole_price_table_is_one_line_per_model() {
     let t = ok(&["prices"]);
     assert_eq!(tables(&t), 0, "no boxed table");
     let rows = plain_rows(&t);
-    assert_eq!(rows.len(), 3585);
+    assert_eq!(rows.len(), 3683);
     let json = common::json(&["prices"]);
     let ids: Vec<&String> = json["models"].as_object().unwrap().keys().collect();
     for id in &ids {
@@ -100,7 +100,7 @@ fn a_filtered_price_list_is_one_line_per_model() {
 #[test]
 fn gpt_4o_prices_are_one_line_per_model_with_whole_ids() {
     let t = ok(&["prices", "gpt-4o"]);
-    assert!(t.contains("47 of 3,585 models shown"), "{t}");
+    assert!(t.contains("47 of 3,683 models shown"), "{t}");
     let rows = plain_rows(&t);
     assert_eq!(rows.len(), 47, "{t}");
     assert!(

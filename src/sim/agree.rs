@@ -3,7 +3,7 @@
 //!
 //! Which figures are compared, and how, is their declaration's ([`crate::figures::Agree`]):
 //! this walks the analytic figure set and the simulator's sums together
-//! ([`SteadyFigures::visit_pair`], [`IncidentFigures::visit_pair`]). The headline figure of
+//! ([`crate::figures::SteadyFigures::visit_pair`], [`crate::figures::IncidentFigures::visit_pair`]). The headline figure of
 //! each pattern (steady: cost; incident: total) is checked at 99%. The other checked figures
 //! (failed, wasted attempts and their cost, window, cold starts…) are checked at 99.9%: with
 //! dozens of figures per scenario, a 99% interval would miss about once per hundred figures by
