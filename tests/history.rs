@@ -964,10 +964,7 @@ fn a_sweep_of_a_timeline_says_approximate() {
     c.extend(["--format", "csv"]);
     let csv = ok(&c);
     let header = csv.lines().next().unwrap();
-    assert!(
-        header.ends_with(",incident_approximate"),
-        "{header}"
-    );
+    assert!(header.ends_with(",incident_approximate"), "{header}");
     assert!(csv.lines().skip(1).all(|l| l.ends_with(",true")), "{csv}");
     assert!(ok(&args).contains("≈ approximate incident figures"));
 }
