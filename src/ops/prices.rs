@@ -75,7 +75,9 @@ pub fn select(
     }
     // LiteLLM's USD per token times a million carries float noise (15.000020000000003): show
     // every price at 12 significant digits, in every format.
-    for m in prices.models.values_mut() {
+    for (key, m) in prices.models.iter_mut() {
+        // a rolling alias is shown under its own id (its price is the entry's it names)
+        m.id.clone_from(key);
         for p in [&mut m.input, &mut m.output, &mut m.cache_ttl_s]
             .into_iter()
             .chain(m.cached_input.as_mut())
@@ -86,13 +88,15 @@ pub fn select(
             *p = crate::number::clean(*p);
         }
     }
-    let mut sorted: Vec<&ModelPrice> = prices.models.values().collect();
+    // by the table's key: a rolling alias (`alias_of`) holds the price of the entry it names,
+    // whose id may be filtered out
+    let mut sorted: Vec<(&String, &ModelPrice)> = prices.models.iter().collect();
     match sort {
         PriceSort::Model => {}
-        PriceSort::Input => sorted.sort_by(|a, b| a.input.total_cmp(&b.input)),
-        PriceSort::Output => sorted.sort_by(|a, b| a.output.total_cmp(&b.output)),
+        PriceSort::Input => sorted.sort_by(|a, b| a.1.input.total_cmp(&b.1.input)),
+        PriceSort::Output => sorted.sort_by(|a, b| a.1.output.total_cmp(&b.1.output)),
     }
-    let order = sorted.iter().map(|m| m.id.clone()).collect();
+    let order = sorted.iter().map(|(id, _)| (*id).clone()).collect();
     Ok(Selection {
         table: prices,
         order,
