@@ -320,6 +320,23 @@ pub(crate) mod tests {
         })
     }
 
+    /// `models` with the first link's provider down and the second link failing `rate` of its
+    /// requests with server errors (nothing trips a timeout): the breaker cases below.
+    fn failing_fallback(
+        models: &[&str],
+        policy: Policy,
+        failure: FailureMode,
+        rate: f64,
+    ) -> (Request, Chain, Incident) {
+        let (r, mut c, i) = scenario(models, policy, failure);
+        set_failure_rates(&mut c, &[0.0, rate, 0.0]);
+        set_trip_rates(&mut c, &[0.0; 3]);
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        });
+        (r, c, i)
+    }
+
     fn assert_close(r: &Request, c: &Chain, i: &Incident, p: Pattern, runs: u64) -> Simulated {
         let s = expected(r, c, i, p).unwrap();
         let m = long(r, c, i, p, runs);
@@ -467,16 +484,12 @@ pub(crate) mod tests {
             breaker: breaker(2, 30.0),
             ..Policy::default()
         };
-        let (r, mut c, mut i) = scenario(
+        let (r, mut c, mut i) = failing_fallback(
             &[SONNET, SOL, "deepseek/deepseek-v4-flash"],
             policy,
             FailureMode::Fast,
+            0.3,
         );
-        set_failure_rates(&mut c, &[0.0, 0.3, 0.0]);
-        set_trip_rates(&mut c, &[0.0; 3]);
-        c.steady.error_mix = Some(ErrorMix {
-            shares: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
-        });
         i.duration_s = 3600.0;
         let with = assert_close(&r, &c, &i, Pattern::Sequential, 60);
         c.policy.breaker = None;
@@ -701,26 +714,22 @@ pub(crate) mod tests {
 
     /// Issue 21, a breaker that rarely opens: GPT-6 Sol behind the dead Sonnet 5 fails 10% of
     /// its requests (server errors), and its breaker opens after 4 in a row, about once in
-    /// ten 10-minute windows; each opening sends 60 s of traffic to the pricier GPT-6 Astra
-    /// (on OpenAI too: its breaker is open, so the request fails over past it). The old rule stopped after 8 windows that all missed it, claimed
-    /// a precision near 0 and was off; now the windows run until openings have been seen often
-    /// enough, and every figure is within 1% or 4.5 standard errors of a long run.
+    /// ten 10-minute windows, and then keeps OpenAI's links (Sol and Astra) closed for 60 s.
+    /// The old rule stopped after 8 windows that all missed it, claimed a precision near 0
+    /// and was off; now the windows run until openings have been seen often enough, and
+    /// every figure is within 1% or 4.5 standard errors of a long run.
     #[test]
     fn a_breaker_that_rarely_opens_is_not_missed() {
         let policy = Policy {
             breaker: breaker(4, 60.0),
             ..Policy::default()
         };
-        let (r, mut c, mut i) = scenario(
+        let (r, c, mut i) = failing_fallback(
             &[SONNET, SOL, "openai/gpt-6-astra"],
             policy,
             FailureMode::Fast,
+            0.1,
         );
-        set_failure_rates(&mut c, &[0.0, 0.1, 0.0]);
-        set_trip_rates(&mut c, &[0.0; 3]);
-        c.steady.error_mix = Some(ErrorMix {
-            shares: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
-        });
         i.duration_s = 600.0;
         let s = expected(&r, &c, &i, Pattern::Sequential).unwrap();
         assert!(s.windows >= 256, "stopped after {} windows", s.windows);
@@ -763,12 +772,8 @@ pub(crate) mod tests {
             } else {
                 FailureMode::Gray
             };
-            let (r, mut c, mut i) = scenario(&[SONNET, fb, HAIKU], policy, failure);
-            set_failure_rates(&mut c, &[0.0, 0.3 * uniform(&mut rng), 0.0]);
-            set_trip_rates(&mut c, &[0.0; 3]);
-            c.steady.error_mix = Some(ErrorMix {
-                shares: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
-            });
+            let rate = 0.3 * uniform(&mut rng);
+            let (r, c, mut i) = failing_fallback(&[SONNET, fb, HAIKU], policy, failure, rate);
             i.duration_s = 120.0 + 480.0 * uniform(&mut rng);
             i.requests_per_second = 0.5 + 1.5 * uniform(&mut rng);
             for pattern in Pattern::ALL {
