@@ -476,12 +476,14 @@ pub fn load(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const T0: f64 = 1_788_441_000.0; // 2026-09-03T13:10:00Z
+    /// 2026-09-03T13:10:00Z, the Sept 3 window's start: the readers' tests' epoch.
+    pub(crate) const T0: f64 = 1_788_441_000.0;
 
-    fn fixture(name: &str) -> String {
+    /// A file of `tests/fixtures/history/`, whole.
+    pub(crate) fn fixture(name: &str) -> String {
         let path = format!(
             "{}/tests/fixtures/history/{name}",
             env!("CARGO_MANIFEST_DIR")

@@ -576,15 +576,7 @@ mod tests {
     use super::*;
     use crate::input::history::ImpactModel;
 
-    const T0: f64 = 1_788_441_000.0; // 2026-09-03T13:10:00Z
-
-    fn fixture(name: &str) -> String {
-        let path = format!(
-            "{}/tests/fixtures/history/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read_to_string(path).unwrap()
-    }
+    use crate::input::history::tests::{T0, fixture};
 
     #[test]
     fn known_pages_name_their_price_table_provider() {

@@ -121,7 +121,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 mod tests {
     use super::*;
 
-    const T0: f64 = 1_788_441_000.0; // 2026-09-03T13:10:00Z
+    use crate::input::history::tests::T0;
 
     #[test]
     fn rfc3339_by_hand() {
