@@ -1,10 +1,10 @@
 //! `cargo bench --bench calibrate`: how fast `fallcost calibrate` reads each log format, in
 //! MB/s on one thread (the reader is single-threaded), best of 3 passes over a file written
-//! by the seeded generator of `tests/common/loggen.rs`. The target for OTLP/JSON is 200 MB/s
+//! by the seeded generator of `tests/it/common/loggen.rs`. The target for OTLP/JSON is 200 MB/s
 //! per core (issue 24, item 7). `CALIBRATE_BENCH_REQUESTS` sets the requests per file (default 50,000: about
 //! 108 MB of OTLP/JSON).
 
-#[path = "../tests/common/loggen.rs"]
+#[path = "../tests/it/common/loggen.rs"]
 mod loggen;
 
 use std::io::{BufWriter, Write};

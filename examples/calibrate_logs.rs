@@ -1,5 +1,5 @@
 //! Write a large generated log for `fallcost calibrate`'s memory and throughput measurements
-//! (README, "Calibrate"): the seeded generator of `tests/common/loggen.rs`.
+//! (README, "Calibrate"): the seeded generator of `tests/it/common/loggen.rs`.
 //!
 //! ```console
 //! $ cargo run --release --example calibrate_logs -- otlp 400000 /tmp/big.jsonl
@@ -8,7 +8,7 @@
 //!
 //! Formats: `otlp`, `litellm-csv`, `litellm-json`, `litellm-lines`, `csv`.
 
-#[path = "../tests/common/loggen.rs"]
+#[path = "../tests/it/common/loggen.rs"]
 mod loggen;
 
 use std::io::{BufWriter, Write};

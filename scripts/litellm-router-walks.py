@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record how LiteLLM's own Router walks each test config, for tests/parity.rs.
+"""Record how LiteLLM's own Router walks each test config, for tests/it/parity.rs.
 
 Run by hand (not by CI), in a virtualenv:
 
@@ -18,7 +18,7 @@ and records the walk: the model group and the model of each call, in order.
 It also records the first-pick shares of every group with several deployments: the Router's
 `get_available_deployment` called SAMPLES times (simple-shuffle's random choice; LiteLLM 1.110
 picks in native code, so the shares are counted, not read), as counts per deployment model.
-tests/parity.rs compares fallcost's chains with the walks exactly and its shares with the
+tests/it/parity.rs compares fallcost's chains with the walks exactly and its shares with the
 counts within a binomial tolerance.
 """
 import asyncio

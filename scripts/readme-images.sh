@@ -4,7 +4,7 @@
 #
 #   cargo build --release && scripts/readme-images.sh target/release/fallcost
 #
-# tests/readme.rs (readme_images_are_current) fails when an image is not current.
+# tests/it/readme.rs (readme_images_are_current) fails when an image is not current.
 set -euo pipefail
 bin=${1:?usage: readme-images.sh FALLCOST_BINARY}
 bin=$(realpath "$bin")

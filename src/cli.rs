@@ -862,7 +862,7 @@ mod tests {
     #[test]
     fn usage_errors_become_one_line() {
         // `compare` needs --scenario or --config, which fallcost.toml may give: it says so
-        // itself (tests/cli.rs); `sweep` always needs --param.
+        // itself (tests/it/cli.rs); `sweep` always needs --param.
         let err = Cli::try_parse_from(["fallcost", "sweep"]).unwrap_err();
         let line = one_line_usage_error(&err.to_string(), Some("sweep"));
         assert!(!line.contains('\n'), "{line}");

@@ -27,7 +27,7 @@
 //! `sim::steady::policy`'s `ReqOut::bill`, `sim::incident::fast`'s `Run::bill`, which the event
 //! simulator fills too). JSON, CSV, the tables, the blends, the sweep and the agreement check
 //! follow the declaration. The schemas' strict rows are then brought up to date by
-//! `UPDATE_SCHEMAS=1 cargo test --test schemas` (`tests/schemas.rs`).
+//! `UPDATE_SCHEMAS=1 cargo test --test it schemas::` (`tests/it/schemas.rs`).
 
 use serde::Serialize;
 use serde::ser::SerializeMap;

@@ -755,42 +755,56 @@ pub(crate) mod tests {
     /// within 1% or says it spent its budget.
     #[test]
     fn random_breaker_cases_reach_the_stated_precision() {
+        use rayon::prelude::*;
         let mut rng = chunk_rng(21, 4, 0);
         let fallbacks = [SOL, "openai/gpt-6-luna", "deepseek/deepseek-v4-flash"];
-        let (mut figures, mut outside) = (0usize, Vec::new());
-        for case in 0..12 {
-            let policy = Policy {
-                breaker: breaker(
-                    2 + (uniform(&mut rng) * 5.0) as u32,
-                    5.0 + 115.0 * uniform(&mut rng),
-                ),
-                ..Policy::default()
-            };
-            let fb = fallbacks[(uniform(&mut rng) * 3.0) as usize % 3];
-            let failure = if uniform(&mut rng) < 0.5 {
-                FailureMode::Fast
-            } else {
-                FailureMode::Gray
-            };
-            let rate = 0.3 * uniform(&mut rng);
-            let (r, c, mut i) = failing_fallback(&[SONNET, fb, HAIKU], policy, failure, rate);
-            i.duration_s = 120.0 + 480.0 * uniform(&mut rng);
-            i.requests_per_second = 0.5 + 1.5 * uniform(&mut rng);
-            for pattern in Pattern::ALL {
-                let Some(s) = expected(&r, &c, &i, pattern) else {
-                    continue;
+        // the cases are drawn in order; the (case, pattern) runs are independent and seeded,
+        // so they run in parallel with the same result on any thread count
+        let cases: Vec<(Request, Chain, Incident)> = (0..12)
+            .map(|_| {
+                let policy = Policy {
+                    breaker: breaker(
+                        2 + (uniform(&mut rng) * 5.0) as u32,
+                        5.0 + 115.0 * uniform(&mut rng),
+                    ),
+                    ..Policy::default()
                 };
+                let fb = fallbacks[(uniform(&mut rng) * 3.0) as usize % 3];
+                let failure = if uniform(&mut rng) < 0.5 {
+                    FailureMode::Fast
+                } else {
+                    FailureMode::Gray
+                };
+                let rate = 0.3 * uniform(&mut rng);
+                let (r, c, mut i) = failing_fallback(&[SONNET, fb, HAIKU], policy, failure, rate);
+                i.duration_s = 120.0 + 480.0 * uniform(&mut rng);
+                i.requests_per_second = 0.5 + 1.5 * uniform(&mut rng);
+                (r, c, i)
+            })
+            .collect();
+        let units: Vec<(usize, Pattern)> = (0..cases.len())
+            .flat_map(|case| Pattern::ALL.into_iter().map(move |p| (case, p)))
+            .collect();
+        let checked: Vec<(usize, Pattern, Vec<Check>)> = units
+            .into_par_iter()
+            .filter_map(|(case, pattern)| {
+                let (r, c, i) = &cases[case];
+                let s = expected(r, c, i, pattern)?;
                 let (_, most) = windows_for(i.requests());
                 assert!(
                     s.precision <= 0.01 || s.windows >= most,
                     "case {case}: {s:?}"
                 );
-                let m = long(&r, &c, &i, pattern, 4 * s.windows);
-                for check in compare(&s.outcome, Some(s.windows), &m) {
-                    figures += 1;
-                    if !close(&check) {
-                        outside.push((case, pattern, check));
-                    }
+                let m = long(r, c, i, pattern, 4 * s.windows);
+                Some((case, pattern, compare(&s.outcome, Some(s.windows), &m)))
+            })
+            .collect();
+        let (mut figures, mut outside) = (0usize, Vec::new());
+        for (case, pattern, checks) in checked {
+            for check in checks {
+                figures += 1;
+                if !close(&check) {
+                    outside.push((case, pattern, check));
                 }
             }
         }

@@ -17,7 +17,7 @@
 //! ```
 //!
 //! fallcost follows what LiteLLM's router does with it (`Router.__init__`,
-//! `get_fallback_model_group`, `run_async_fallback`; each answer is tested in `tests/check.rs`):
+//! `get_fallback_model_group`, `run_async_fallback`; each answer is tested in `tests/it/check.rs`):
 //! - `router_settings` wins over `litellm_settings`: a fallbacks list (or `default_fallbacks`,
 //!   `max_fallbacks`) set in both is read from `router_settings`, and the other one is a warning;
 //! - a group's fallbacks are the first entry whose key is the group; failing that (for
@@ -856,7 +856,7 @@ router_settings:
 ";
         let c = read_str(text).unwrap();
         // g's second deployment sets weight: LiteLLM's simple_shuffle takes weight when any
-        // deployment sets it (the first counting 0), before rpm (tests/parity.rs pins this).
+        // deployment sets it (the first counting 0), before rpm (tests/it/parity.rs pins this).
         let g = &c.chains[0].primary;
         assert_eq!(g.shares, Some(vec![0.0, 1.0]));
         assert_eq!(g.mix.as_deref(), Some("litellm_params.weight 0:9"));

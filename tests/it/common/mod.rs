@@ -1,0 +1,121 @@
+//! Shared helpers for the end-to-end tests: run the built binary from the repository root.
+
+#![allow(dead_code)]
+
+pub mod contract;
+pub mod loggen;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root (where `scenarios/` and `pricing/` are).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Run `fallcost ARGS` from the repository root.
+pub fn fallcost(args: &[&str]) -> Output {
+    fallcost_in(&root(), args)
+}
+
+/// Run `fallcost ARGS` from `dir`.
+pub fn fallcost_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("RAYON_NUM_THREADS")
+        // tables and prose fit an 80-column terminal when stdout is not one
+        .env("COLUMNS", "80")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .expect("the fallcost binary runs")
+}
+
+/// Standard output of a run that must succeed; on failure, show the command and both streams.
+pub fn ok(args: &[&str]) -> String {
+    let out = fallcost(args);
+    assert!(
+        out.status.success(),
+        "fallcost {} exited {:?}\nstdout:\n{}\nstderr:\n{}",
+        args.join(" "),
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Standard output of a run that must succeed, laid out for a terminal `columns` wide.
+pub fn ok_cols(columns: usize, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("RAYON_NUM_THREADS")
+        .env("COLUMNS", columns.to_string())
+        .output()
+        .expect("the fallcost binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Standard error of a run that must fail with exit code 2, checked to be one line with no
+/// panic text.
+pub fn fails(args: &[&str]) -> String {
+    fails_in(&root(), args)
+}
+
+/// As [`fails`], from `dir`.
+pub fn fails_in(dir: &Path, args: &[&str]) -> String {
+    let out = fallcost_in(dir, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "fallcost {} should exit 2\nstdout:\n{}\nstderr:\n{stderr}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    stderr
+}
+
+/// JSON output of a run that must succeed.
+pub fn json(args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    serde_json::from_str(&ok(&all)).expect("valid JSON")
+}
+
+/// The row of `section` (`steady` or `incident`) for `chain` and `pattern`.
+pub fn row<'a>(
+    report: &'a serde_json::Value,
+    section: &str,
+    chain: &str,
+    pattern: &str,
+) -> &'a serde_json::Value {
+    report[section]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {section} rows"))
+        .iter()
+        .find(|r| r["chain"] == chain && r["pattern"] == pattern)
+        .unwrap_or_else(|| panic!("no {section} row for {chain} / {pattern}"))
+}
+
+/// The number at `key` of a row.
+pub fn num(row: &serde_json::Value, key: &str) -> f64 {
+    row[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number in {row}"))
+}
+
+/// Assert `got` is within `tol` of `want`.
+pub fn close(got: f64, want: f64, tol: f64) {
+    assert!((got - want).abs() <= tol, "got {got}, want {want} ± {tol}");
+}
