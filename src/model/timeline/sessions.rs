@@ -144,15 +144,50 @@ pub fn placements(cuts: &[f64], n: u64, l: u64) -> Vec<Placed> {
     let l = l.max(1);
     let bands: Vec<Band> = cuts.iter().map(|&p| Band::new(n, p)).collect();
     let mut out: BTreeMap<Vec<(usize, u64)>, f64> = BTreeMap::new();
-    for j in 0..n.div_ceil(l) {
+    let sessions = n.div_ceil(l);
+    let mut j = 0;
+    while j < sessions {
         let r0 = j * l;
         let len = l.min(n - r0);
+        // A whole session far from every band lies in one segment for sure (weight 1): the
+        // run of such sessions up to the next band is counted at once.
+        let far = far_run(&bands, j, l, sessions - 1);
+        if far > 0 {
+            let seg = bands.iter().filter(|b| b.hi() <= r0).count();
+            *out.entry(vec![(seg, l)]).or_insert(0.0) += far as f64;
+            j += far;
+            continue;
+        }
         session(cuts, &bands, n, r0, len, &mut out);
+        j += 1;
     }
     out.into_iter()
         .map(|(runs, weight)| Placed { weight, runs })
         .filter(|p| p.weight > 0.0)
         .collect()
+}
+
+/// How many whole sessions from session `j` on (of `l` requests each, before the last session
+/// `last`, which may be shorter and is always placed one by one) lie far from every band: each
+/// cut surely before the session's first request (C ≤ r0, so `hi ≤ r0`) or surely after its
+/// last (`lo > r0 + l − 1`), and on the same side of every band as session `j`. Such a session
+/// lies in one segment (the number of cuts before it) with weight 1, as [`session`] would find.
+fn far_run(bands: &[Band], j: u64, l: u64, last: u64) -> u64 {
+    let r0 = j * l;
+    let mut end = last; // sessions j .. end are counted
+    for b in bands {
+        if b.hi() <= r0 {
+            continue; // before the session, and before every later one
+        }
+        if b.lo > r0 + l - 1 {
+            // after this session; the first session that reaches the band (lo ≤ r0' + l − 1)
+            let reach = (b.lo + 1).saturating_sub(l).div_ceil(l);
+            end = end.min(reach);
+        } else {
+            return 0;
+        }
+    }
+    end.saturating_sub(j)
 }
 
 /// Adds the placements of the session of requests r0 .. r0 + len − 1 to `out`.
