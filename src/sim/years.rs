@@ -841,11 +841,7 @@ mod tests {
     fn drawn(spans: &[(f64, f64)]) -> Vec<Drawn> {
         spans
             .iter()
-            .map(|&(start, end)| Drawn {
-                start,
-                end,
-                row: 0,
-            })
+            .map(|&(start, end)| Drawn { start, end, row: 0 })
             .collect()
     }
 
