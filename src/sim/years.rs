@@ -254,20 +254,32 @@ pub struct YearsFigures {
     pub overlap_share: f64,
 }
 
-/// The price table: per process, its samples' durations; the prices flat, per process and
-/// sample the `chains` prices side by side (one drawn incident reads one contiguous run).
+/// The price table: per process, its samples as rows (flat, from the process's offset); per
+/// row its duration and its `chains` prices side by side (one drawn incident reads one
+/// contiguous run). Samples alike to the bit (duration and every price) share one row: a
+/// history's windows of one shape cost the same, and a drawn year's random reads then stay in
+/// the processor's cache (issue 21 item 9: 20,000 windows × 8 chains are 2.5 MB of prices,
+/// read at random; their distinct rows a tenth of that).
 struct Table {
-    durations: Vec<Vec<f64>>,
     offsets: Vec<usize>,
+    counts: Vec<usize>,
+    rows: Vec<u32>,
+    durations: Vec<f64>,
     chains: usize,
     prices: Vec<IncidentPrice>,
 }
 
 impl Table {
-    /// The `chains` prices of sample `i` of process `p`.
+    /// The row of sample `i` of process `p`.
     #[inline]
-    fn of(&self, p: usize, i: usize) -> &[IncidentPrice] {
-        let at = (self.offsets[p] + i) * self.chains;
+    fn row(&self, p: usize, i: usize) -> u32 {
+        self.rows[self.offsets[p] + i]
+    }
+
+    /// The `chains` prices of `row`.
+    #[inline]
+    fn of(&self, row: u32) -> &[IncidentPrice] {
+        let at = row as usize * self.chains;
         &self.prices[at..at + self.chains]
     }
 }
@@ -277,36 +289,46 @@ fn table<S: Sample>(
     chains: usize,
     price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
 ) -> Table {
-    let durations = providers
-        .iter()
-        .map(|h| h.samples.iter().map(|s| s.duration_s().max(0.0)).collect())
-        .collect();
-    let mut offsets = Vec::with_capacity(providers.len());
-    let mut prices = Vec::new();
-    let mut at = 0;
+    let mut t = Table {
+        offsets: Vec::with_capacity(providers.len()),
+        counts: providers.iter().map(|h| h.samples.len()).collect(),
+        rows: Vec::new(),
+        durations: Vec::new(),
+        chains,
+        prices: Vec::new(),
+    };
+    let mut seen: std::collections::HashMap<Vec<u64>, u32> = std::collections::HashMap::new();
     for (p, h) in providers.iter().enumerate() {
-        offsets.push(at);
-        at += h.samples.len();
+        t.offsets.push(t.rows.len());
         for s in &h.samples {
-            prices.extend((0..chains).map(|c| price(c, p, s)));
+            let duration = s.duration_s().max(0.0);
+            let prices: Vec<IncidentPrice> = (0..chains).map(|c| price(c, p, s)).collect();
+            let key = std::iter::once(duration.to_bits())
+                .chain(
+                    prices
+                        .iter()
+                        .flat_map(|x| [x.premium_usd.to_bits(), x.failed_requests.to_bits()]),
+                )
+                .collect();
+            let next = t.durations.len() as u32;
+            let row = *seen.entry(key).or_insert_with(|| {
+                t.durations.push(duration);
+                t.prices.extend_from_slice(&prices);
+                next
+            });
+            t.rows.push(row);
         }
     }
-    Table {
-        durations,
-        offsets,
-        chains,
-        prices,
-    }
+    t
 }
 
 /// One incident drawn into a year: its start (seconds into the year), its end (may pass the
-/// year's end: it wraps), its process and sample.
+/// year's end: it wraps), its sample's row in the [`Table`].
 #[derive(Debug, Clone, Copy)]
 struct Drawn {
     start: f64,
     end: f64,
-    process: u32,
-    sample: u32,
+    row: u32,
 }
 
 /// The year's incidents, in start order: a Poisson process per process at its rate, merged
@@ -331,14 +353,14 @@ fn draw_arrivals(rng: &mut SimRng, rates: &[f64], t: &Table, out: &mut Vec<Drawn
             pick -= rates[p];
             p += 1;
         }
-        let n = t.durations[p].len();
+        let n = t.counts[p];
         let i = ((uniform(rng) * n as f64) as usize).min(n - 1);
         let start = at * YEAR_S;
+        let row = t.row(p, i);
         out.push(Drawn {
             start,
-            end: start + t.durations[p][i],
-            process: p as u32,
-            sample: i as u32,
+            end: start + t.durations[row as usize],
+            row,
         });
     }
 }
@@ -446,7 +468,7 @@ fn draw_year<S>(
     let overlapped = overlap_weights(&scratch.drawn, &mut scratch.weights, &mut scratch.clusters);
     out.iter_mut().for_each(|o| *o = (0.0, 0.0));
     for (d, &w) in scratch.drawn.iter().zip(&scratch.weights) {
-        let prices = t.of(d.process as usize, d.sample as usize);
+        let prices = t.of(d.row);
         for (o, pr) in out.iter_mut().zip(prices) {
             o.0 += w * pr.premium_usd;
             o.1 += w * pr.failed_requests;
@@ -601,6 +623,40 @@ mod tests {
         assert_eq!(h[0].incidents_per_year, 1.5);
         assert_eq!(h[0].samples, vec![60.0, 90.0, 60.0]);
         assert_eq!(h[1].incidents_per_year, 0.5);
+    }
+
+    /// Samples alike to the bit share a row of the table; a sample differing in its duration
+    /// or in any chain's price gets its own, and every sample reads its own figures.
+    #[test]
+    fn samples_priced_alike_share_a_row() {
+        let providers = vec![
+            ProviderHistory {
+                provider: "a".into(),
+                incidents_per_year: 1.0,
+                samples: vec![600.0, 1200.0, 600.0, 600.0],
+            },
+            ProviderHistory {
+                provider: "b".into(),
+                incidents_per_year: 1.0,
+                samples: vec![600.0, 1200.0],
+            },
+        ];
+        // chain 1 prices process b's 600 s apart from a's
+        let price = |c: usize, p: usize, d: &f64| IncidentPrice {
+            premium_usd: d * (1.0 + (c * p) as f64),
+            failed_requests: *d,
+        };
+        let t = table(&providers, 2, &price);
+        assert_eq!(t.rows, vec![0, 1, 0, 0, 2, 3]);
+        assert_eq!(t.durations, vec![600.0, 1200.0, 600.0, 1200.0]);
+        for (p, h) in providers.iter().enumerate() {
+            for (i, d) in h.samples.iter().enumerate() {
+                let row = t.row(p, i);
+                assert_eq!(t.durations[row as usize], *d);
+                let want: Vec<IncidentPrice> = (0..2).map(|c| price(c, p, d)).collect();
+                assert_eq!(t.of(row), &want[..]);
+            }
+        }
     }
 
     #[test]
@@ -785,12 +841,7 @@ mod tests {
     fn drawn(spans: &[(f64, f64)]) -> Vec<Drawn> {
         spans
             .iter()
-            .map(|&(start, end)| Drawn {
-                start,
-                end,
-                process: 0,
-                sample: 0,
-            })
+            .map(|&(start, end)| Drawn { start, end, row: 0 })
             .collect()
     }
 
