@@ -35,5 +35,6 @@ mod sweep;
 mod timeline_agreement;
 mod timeline_analytic;
 mod timeline_mc;
+mod timeline_regressions;
 mod tune;
 mod width80;
