@@ -450,7 +450,13 @@ fn tune_chain(
         name,
         goals,
     };
-    let counts = [combos.len(), candidates, screened, again.len(), points.len()];
+    let counts = [
+        combos.len(),
+        candidates,
+        screened,
+        again.len(),
+        points.len(),
+    ];
     finish(&ctx, points, counts, shipped)
 }
 

@@ -99,7 +99,10 @@ pub fn layout(tune: &Tune) -> Page {
     let incidents = if u.history.is_empty() {
         format!("the reference incident {} a year", u.incidents_per_year)
     } else {
-        format!("the history's incidents per year ({})", u.history.join(", "))
+        format!(
+            "the history's incidents per year ({})",
+            u.history.join(", ")
+        )
     };
     preamble.push(format!(
         "Year: {} requests/month ({}); {incidents}. Cost = steady $/1k + the incidents' premium over their requests' steady bill, per 1,000 requests of the year.",

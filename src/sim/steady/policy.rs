@@ -793,8 +793,7 @@ pub fn latencies(
         |c| {
             let count = CHUNK.min(n - c * CHUNK);
             let mut rng = chunk_rng(opts.seed, stream, c);
-            let mut hists: Vec<Histogram> =
-                patterns.iter().map(|_| Histogram::default()).collect();
+            let mut hists: Vec<Histogram> = patterns.iter().map(|_| Histogram::default()).collect();
             for _ in 0..count {
                 for (p, h) in patterns.iter().zip(hists.iter_mut()) {
                     h.add_seconds(sim.request(*p, &mut rng).latency_s);
