@@ -111,7 +111,15 @@ pub enum Command {
   fallcost tune --scenario scenarios/policies.toml --chain simple \\
     --vary policy.breaker.threshold=none,1,2,3 --vary policy.breaker.cooldown_s=30:120:30
   fallcost tune --scenario scenarios/sept3.toml --format json -o tune.json
+  fallcost tune --scenario scenarios/sept3.toml --requests-per-month 3e6 \\
+    --history examples/history/anthropic-incidents.json
 
+The objective, USD per 1,000 requests: the steady cost plus 1,000 x the year's incident
+premium / the year's requests (12 x requests per month x the chain's traffic share). The
+premium is the incident's bill less the steady bill of its requests: the reference
+incident's times --incidents-per-year, or with --history the history's per year (what
+`compare --incidents FILE` prints per year). Traffic, budget and history default to
+fallcost.toml's [usage] (requests_per_month, budget, history); flags win.
 Every frontier point carries `set`: `fallcost compare --chain CHAIN --set KEY=VALUE ...`
 reproduces its figures. Exit codes: 0 a recommendation, 1 no point meets the constraints,
 2 bad input.")]
@@ -597,16 +605,23 @@ pub struct TuneArgs {
     /// The priciest fallback's like-for-like price over the primary's, at most (`2` or `1.5`).
     #[arg(long, value_name = "RATIO", value_parser = parse_ratio)]
     pub max_ratio: Option<f64>,
-    /// The chain's monthly bill at most, USD (`500` or `500/month`).
+    /// The chain's monthly bill at most, USD (`500` or `500/month`). Default: fallcost.toml
+    /// `[usage] budget`, if any.
     #[arg(long, value_name = "USD/month", value_parser = parse_budget)]
     pub budget: Option<f64>,
-    /// Requests per month the scenario serves (all chains together). Default: the incident's
-    /// requests_per_second around the clock.
+    /// Requests per month the scenario serves (all chains together). Default: fallcost.toml
+    /// `[usage] requests_per_month`, else the incident's requests_per_second around the clock.
     #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub requests_per_month: Option<f64>,
-    /// Times a year the scenario's `[incident]` happens (0 ignores it).
+    /// Times a year the scenario's `[incident]` happens (0 ignores it; not with `--history`).
     #[arg(long, value_name = "R", default_value = "1", value_parser = parse_non_negative)]
     pub incidents_per_year: f64,
+    /// Incident history files (a Statuspage `incidents.json` or the CSV, as `compare
+    /// --incidents`; repeatable): the incident cost is the history's premium per year, its
+    /// windows replayed on the scenario's `[incident]` traffic, instead of the reference
+    /// incident. Default: fallcost.toml `[usage] history`.
+    #[arg(long, value_name = "FILE")]
+    pub history: Vec<PathBuf>,
     /// Paired Monte Carlo batches confirming the recommendation against the runner-up
     /// (common random numbers; 0 skips it).
     #[arg(long, value_name = "N", default_value = "10", value_parser = parse_batches)]

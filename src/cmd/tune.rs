@@ -10,12 +10,13 @@ use crate::output::{self, ui};
 use crate::tune::Goals;
 use crate::tune::space::{parse_space_file, parse_vary};
 
-/// Parse the space and the constraints, resolve the scenario ([`inputs::source`]), search,
+/// Parse the space and the constraints, resolve the scenario ([`inputs::source`]) and the
+/// usage (flags, else fallcost.toml's `[usage]`: requests per month, budget, history), search,
 /// print or write the result.
 ///
 /// Exit: 0 with a recommendation for every chain tuned, 1 when no point meets the
-/// constraints on some chain. Errors (exit 2): a bad `--vary` or `--space`, an invalid
-/// scenario or combination, an unwritable output.
+/// constraints on some chain. Errors (exit 2): a bad `--vary` or `--space`, invalid usage
+/// settings or history, an invalid scenario or combination, an unwritable output.
 pub fn run(args: &TuneArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
     let (format, target) = opts.output();
     let vary = args
@@ -41,22 +42,49 @@ pub fn run(args: &TuneArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         set: &args.set,
         config_file: args.config_file.as_deref(),
     })?;
+    // fallcost.toml [usage]: traffic, budget and history, as `diff`, `compare` and `check`
+    // read them (its incident overrides are already in `source`); a flag wins.
+    let usage = crate::input::settings::usage_settings(args.config_file.as_deref())?;
+    let file = if usage.file.is_empty() {
+        "fallcost.toml".to_string()
+    } else {
+        usage.file.clone()
+    };
+    let requests_per_month = match (args.requests_per_month, usage.requests_per_month) {
+        (Some(r), _) => Some((r, "--requests-per-month".to_string())),
+        (None, Some(r)) => Some((r, format!("{file} [usage] requests_per_month"))),
+        (None, None) => None,
+    };
+    let history_files = if args.history.is_empty() {
+        usage.history.clone()
+    } else {
+        args.history.clone()
+    };
+    let history = if history_files.is_empty() {
+        None
+    } else {
+        let h = crate::input::history::load(&history_files, &Default::default())?;
+        let shown = history_files
+            .iter()
+            .map(|p| crate::input::shown_path(p))
+            .collect();
+        Some((h, shown))
+    };
     let ask = Ask {
         chains: args.chains.clone(),
         candidates: args.candidate.clone(),
         space_file,
         vary,
-        requests_per_month: args
-            .requests_per_month
-            .map(|r| (r, "--requests-per-month".to_string())),
+        requests_per_month,
         incidents_per_year: args.incidents_per_year,
         goals: Goals {
             availability: args.availability,
             p99_s: args.p99,
             max_ratio: args.max_ratio,
-            budget_usd_month: args.budget,
+            budget_usd_month: args.budget.or(usage.budget),
         },
         confirm_batches: args.confirm,
+        history,
     };
     let started = std::time::Instant::now();
     let result = tune::run(&source, &ask)?;

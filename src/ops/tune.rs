@@ -7,25 +7,37 @@
 //!
 //! - the p99 latency: the steady-state Monte Carlo with one seed for every candidate
 //!   ([`P99_SEED`], [`P99_REQUESTS`] requests: common random numbers), once per distinct
-//!   latency setting (the breaker and warm-fallback policy do not change steady latency);
+//!   latency setting (the breaker and warm-fallback policy do not change steady latency),
+//!   latencies alone ([`sim::Engine::steady_latencies`]: the same draws as `compare --mc`).
+//!   The search screens it first on the run's first [`P99_SCREEN_REQUESTS`] requests, with
+//!   bounds on what the whole run prints ([`P99Ranks`]), and times only the survivors whole;
 //! - the incident figures of a chain with a circuit breaker, which `compare` simulates with a
 //!   fixed seed ([`sim::expected`]). The search screens them first on [`SCREEN_WINDOWS`] windows
-//!   of the same seed ([`sim::expected::screened`], common random numbers); a screened
-//!   candidate that another dominates beyond both screens' 4.5-standard-error bounds is
-//!   dropped, and every other is recomputed with `compare`'s own figures before the frontier
-//!   and the recommendation are taken.
+//!   of the same seed ([`sim::expected::screened`], common random numbers).
+//!
+//! A candidate that another dominates beyond both screens' 4.5-standard-error bounds is
+//! dropped ([`screen::survivors`]), and every other gets its exact figures (`compare`'s own
+//! incident figures, the whole p99 run) before the frontier and the recommendation are taken.
+//!
+//! With a history (`--history`) each candidate's incident figures are the history's per
+//! year instead ([`crate::ops::history::replay`], as `compare --incidents` prints them).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
 use super::compare;
 use super::inputs::Source;
+
+mod history;
+use crate::input::history::History;
 use crate::input::scenario;
 use crate::model::{Pattern, Scenario};
 use crate::report::Report;
+use crate::sim::histogram::Histogram;
 use crate::sim::{self, McOptions};
 use crate::tune::frontier::{self, weigh};
+use crate::tune::screen::{self, Bounds, P99_SCREEN_REQUESTS, P99Ranks};
 use crate::tune::space::{self, Combo, Dim, Space};
 use crate::tune::{
     ChainTune, Confirmation, Goals, P99_REQUESTS, P99_SEED, Point, Raw, RawIncident,
@@ -57,6 +69,9 @@ pub struct Ask {
     pub goals: Goals,
     /// Paired Monte Carlo batches confirming the recommendation (0: none).
     pub confirm_batches: u64,
+    /// `--history` (or fallcost.toml's `[usage] history`): the incident history whose
+    /// per-year figures replace the reference incident's, and its files as shown.
+    pub history: Option<(History, Vec<String>)>,
 }
 
 /// Run the search on `source` (the scenario as `compare` reads it).
@@ -119,6 +134,19 @@ fn usage(base: &Scenario, ask: &Ask) -> anyhow::Result<Usage> {
             )
         }
     };
+    if let Some((_, files)) = &ask.history {
+        if base.incident.is_none() {
+            anyhow::bail!(
+                "--history replays each incident of the history on the scenario's [incident] (its requests_per_second and session_length); add an [incident] to the scenario"
+            );
+        }
+        return Ok(Usage {
+            requests_per_month,
+            incidents_per_year: 1.0,
+            source,
+            history: files.clone(),
+        });
+    }
     if let Some(i) = &base.incident {
         let year = 12.0 * requests_per_month;
         let in_incidents = ask.incidents_per_year * i.requests() as f64;
@@ -134,6 +162,7 @@ fn usage(base: &Scenario, ask: &Ask) -> anyhow::Result<Usage> {
         requests_per_month,
         incidents_per_year: ask.incidents_per_year,
         source,
+        history: Vec::new(),
     })
 }
 
@@ -229,11 +258,39 @@ fn raws(report: &Report, scenario: &Scenario) -> Vec<(Pattern, Raw)> {
 
 /// Price `combo` on chain `name`: exactly with `compare`'s figures, or with the breaker's
 /// incident figures screened when `screen` and the chain has a breaker.
-fn price(source: &Source, name: &str, combo: &Combo, screen: bool) -> anyhow::Result<Priced> {
+/// With `history`, every pattern's incident figures are the history's per year instead
+/// ([`history::year`], never screened).
+fn price(
+    source: &Source,
+    name: &str,
+    combo: &Combo,
+    screen: bool,
+    history: Option<&(History, Vec<String>)>,
+) -> anyhow::Result<Priced> {
     let s = scenario_of(source, name, &combo.set)?;
     let chain = &s.chains[0];
     let breaker = chain.policy.breaker.is_some() && s.incident.is_some();
-    let rows = if screen && breaker {
+    let rows = if let Some(h) = history {
+        let steady_only = Scenario {
+            incident: None,
+            ..s.clone()
+        };
+        let report = compare::analytic(&steady_only);
+        let year = history::year(&s, h)?;
+        raws(&report, &s)
+            .into_iter()
+            .map(|(p, mut raw)| {
+                raw.incident = Some(year.get(&p).cloned().unwrap_or(RawIncident {
+                    total_usd: 0.0,
+                    requests: 0.0,
+                    failed_requests: 0.0,
+                    method: "analytic",
+                    precision: None,
+                }));
+                (p, raw, false)
+            })
+            .collect()
+    } else if screen && breaker {
         let steady_only = Scenario {
             incident: None,
             ..s.clone()
@@ -269,25 +326,25 @@ fn price(source: &Source, name: &str, combo: &Combo, screen: bool) -> anyhow::Re
     })
 }
 
-/// The steady p99 of every pattern of a one-chain scenario, from the fixed-seed Monte Carlo.
+/// The steady p99 of every pattern of a one-chain scenario, from the fixed-seed Monte Carlo:
+/// the same draws and percentile as `compare --mc` on [`P99_SEED`] with [`P99_REQUESTS`]
+/// requests prints ([`sim::Engine::steady_latencies`] skips only the other tallies).
 fn p99s(s: &Scenario) -> BTreeMap<Pattern, f64> {
-    let steady_only = Scenario {
-        incident: None,
-        ..s.clone()
-    };
-    let mut report = compare::analytic(&steady_only);
-    report.omit_blended();
+    p99_histograms(s, P99_REQUESTS)
+        .into_iter()
+        .map(|(p, h)| (p, crate::number::clean(h.quantile(0.99).unwrap_or(0.0))))
+        .collect()
+}
+
+/// Every pattern's latency histogram of the first `requests` requests of that Monte Carlo.
+fn p99_histograms(s: &Scenario, requests: u64) -> Vec<(Pattern, Histogram)> {
+    let chain = &s.chains[0];
     let opts = McOptions {
-        requests: P99_REQUESTS,
+        requests,
         runs: 0,
         seed: P99_SEED,
     };
-    compare::simulate(&mut report, &opts, &mut |_| {});
-    report
-        .steady
-        .iter()
-        .filter_map(|r| Some((r.pattern, r.mc.as_ref()?.latency_p99_s)))
-        .collect()
+    sim::Engine::for_chain(chain).steady_latencies(&s.request, chain, 0, &opts)
 }
 
 /// The settings that change steady latency (the breaker and the warm policy do not), and
@@ -312,6 +369,10 @@ fn set_strings(set: &[(String, String)]) -> Vec<String> {
 }
 
 /// Price and weigh every combination on chain `name`, keep the frontier, recommend.
+///
+/// Two passes: every combination with the screens' figures and bounds (the p99 from the first
+/// [`P99_SCREEN_REQUESTS`] requests, a breaker's incident from [`SCREEN_WINDOWS`] windows),
+/// then the exact figures of the survivors ([`screen::survivors`]).
 fn tune_chain(
     source: &Source,
     name: &str,
@@ -319,12 +380,12 @@ fn tune_chain(
     usage: &Usage,
     ask: &Ask,
 ) -> anyhow::Result<ChainTune> {
+    let history = ask.history.as_ref();
     let priced: Vec<Priced> = combos
         .par_iter()
-        .map(|c| price(source, name, c, true))
+        .map(|c| price(source, name, c, true, history))
         .collect::<anyhow::Result<_>>()?;
-    let latency = latencies(&priced);
-    let shipped = shipped(source, name, usage, &ask.goals)?;
+    let shipped = shipped(source, name, usage, ask)?;
     // Without --availability, a point must answer at least as many requests as the shipped
     // settings: the cheapest setting that answers fewer is rarely the question.
     let goals = Goals {
@@ -340,61 +401,48 @@ fn tune_chain(
         s.feasible = s.violations.is_empty();
         s
     });
-    let weigh_all = |priced: &[Priced]| -> Vec<(Point, bool)> {
-        priced
-            .iter()
-            .flat_map(|p| {
-                let key = latency_key(p);
-                let models: Vec<String> = p.scenario.chains[0]
-                    .links
-                    .iter()
-                    .map(|l| l.price.id.clone())
-                    .collect();
-                let latency = &latency[&key];
-                p.rows
-                    .iter()
-                    .filter(|(pattern, _, _)| pattern.is_hedged() || p.combo.first_hedge)
-                    .map(move |(pattern, raw, screened)| {
-                        let mut raw = raw.clone();
-                        raw.p99_s = latency.get(pattern).copied().unwrap_or(f64::NAN);
-                        let point = weigh(
-                            raw,
-                            usage,
-                            &goals,
-                            name,
-                            models.clone(),
-                            *pattern,
-                            set_strings(&p.combo.set),
-                        );
-                        (point, *screened)
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    };
-    let weighed = weigh_all(&priced);
-    let candidates = weighed.len();
-    let screened = weighed.iter().filter(|(_, s)| *s).count();
-    let keep = survivors(&weighed);
-    // recompute the surviving screened combinations with compare's figures
-    let again: Vec<usize> = (0..priced.len())
-        .filter(|&i| {
-            priced[i].rows.iter().any(|r| r.2)
-                && keep
-                    .iter()
-                    .any(|&k| weighed[k].0.set == set_strings(&priced[i].combo.set))
-        })
-        .collect();
-    let recomputed: Vec<Priced> = again
-        .par_iter()
-        .map(|&i| price(source, name, &priced[i].combo, false))
-        .collect::<anyhow::Result<_>>()?;
-    let mut points: Vec<Point> = keep
+    let quick = latencies(&priced, P99_SCREEN_REQUESTS);
+    let weighed: Vec<Weighed> = priced
         .iter()
-        .filter(|&&k| !weighed[k].1)
-        .map(|&k| weighed[k].0.clone())
+        .enumerate()
+        .flat_map(|(i, p)| weigh_priced(i, p, &quick[&latency_key(p)], usage, &goals, name))
         .collect();
-    points.extend(weigh_all(&recomputed).into_iter().map(|(p, _)| p));
+    let candidates = weighed.len();
+    let screened = weighed.iter().filter(|w| w.screened).count();
+    let bounded: Vec<(Point, Bounds)> = weighed
+        .iter()
+        .map(|w| (w.point.clone(), bounds(w)))
+        .collect();
+    let keep = screen::survivors(&bounded, &goals);
+    let kept: BTreeSet<(usize, Pattern)> = keep
+        .iter()
+        .map(|&k| (weighed[k].combo, weighed[k].point.pattern))
+        .collect();
+    let combos_kept: BTreeSet<usize> = kept.iter().map(|k| k.0).collect();
+    // the kept combinations, their screened incidents recomputed with compare's figures
+    let again: Vec<usize> = combos_kept
+        .iter()
+        .copied()
+        .filter(|&i| priced[i].rows.iter().any(|r| r.2))
+        .collect();
+    let recomputed: BTreeMap<usize, Priced> = again
+        .par_iter()
+        .map(|&i| Ok((i, price(source, name, &priced[i].combo, false, history)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .collect();
+    let exact: Vec<(usize, &Priced)> = combos_kept
+        .iter()
+        .map(|&i| (i, recomputed.get(&i).unwrap_or(&priced[i])))
+        .collect();
+    let only: Vec<&Priced> = exact.iter().map(|e| e.1).collect();
+    let full = latencies_of(&only, P99_REQUESTS);
+    let points: Vec<Point> = exact
+        .iter()
+        .flat_map(|&(i, p)| weigh_priced(i, p, &full[&latency_key(p)], usage, &goals, name))
+        .filter(|w| kept.contains(&(w.combo, w.point.pattern)))
+        .map(|w| w.point)
+        .collect();
     let ctx = Ctx {
         source,
         ask,
@@ -402,8 +450,67 @@ fn tune_chain(
         name,
         goals,
     };
-    let counts = [combos.len(), candidates, screened, again.len()];
+    let counts = [
+        combos.len(),
+        candidates,
+        screened,
+        again.len(),
+        points.len(),
+    ];
     finish(&ctx, points, counts, shipped)
+}
+
+/// One weighed candidate: its point, its combination's index, and whether its incident
+/// figures are the breaker's screen.
+struct Weighed {
+    point: Point,
+    combo: usize,
+    screened: bool,
+    /// The p99's bounds (equal to it when exact).
+    p99: [f64; 2],
+}
+
+/// The candidates of combination `index` (`p`), weighed with the p99s `latency`.
+fn weigh_priced(
+    index: usize,
+    p: &Priced,
+    latency: &BTreeMap<Pattern, (f64, [f64; 2])>,
+    usage: &Usage,
+    goals: &Goals,
+    name: &str,
+) -> Vec<Weighed> {
+    let models: Vec<String> = p.scenario.chains[0]
+        .links
+        .iter()
+        .map(|l| l.price.id.clone())
+        .collect();
+    p.rows
+        .iter()
+        .filter(|(pattern, _, _)| pattern.is_hedged() || p.combo.first_hedge)
+        .map(|(pattern, raw, screened)| {
+            let mut raw = raw.clone();
+            let (q, b) = latency
+                .get(pattern)
+                .copied()
+                .unwrap_or((f64::NAN, [f64::NAN; 2]));
+            raw.p99_s = q;
+            let point = weigh(
+                raw,
+                usage,
+                goals,
+                name,
+                models.clone(),
+                *pattern,
+                set_strings(&p.combo.set),
+            );
+            Weighed {
+                point,
+                combo: index,
+                screened: *screened,
+                p99: b,
+            }
+        })
+        .collect()
 }
 
 /// What every step of one chain's search reads.
@@ -415,26 +522,54 @@ struct Ctx<'a> {
     goals: Goals,
 }
 
-/// The p99 of every distinct latency setting of `priced`, computed once each.
-fn latencies(priced: &[Priced]) -> BTreeMap<LatencyKey, BTreeMap<Pattern, f64>> {
+/// Per distinct latency setting of `priced`, computed once each: every pattern's p99 from the
+/// first `requests` requests of the p99 Monte Carlo, with its bounds on the
+/// [`P99_REQUESTS`]-request run's ([`P99Ranks`]; exact at `requests` = [`P99_REQUESTS`]).
+fn latencies(
+    priced: &[Priced],
+    requests: u64,
+) -> BTreeMap<LatencyKey, BTreeMap<Pattern, (f64, [f64; 2])>> {
+    let all: Vec<&Priced> = priced.iter().collect();
+    latencies_of(&all, requests)
+}
+
+fn latencies_of(
+    priced: &[&Priced],
+    requests: u64,
+) -> BTreeMap<LatencyKey, BTreeMap<Pattern, (f64, [f64; 2])>> {
     let mut first: BTreeMap<LatencyKey, usize> = BTreeMap::new();
     for (i, p) in priced.iter().enumerate() {
         first.entry(latency_key(p)).or_insert(i);
     }
+    let ranks = P99Ranks::new(P99_SCREEN_REQUESTS, P99_REQUESTS);
     let keys: Vec<(LatencyKey, usize)> = first.into_iter().collect();
     keys.par_iter()
-        .map(|(k, i)| (k.clone(), p99s(&priced[*i].scenario)))
+        .map(|(k, i)| {
+            let hists = p99_histograms(&priced[*i].scenario, requests);
+            let by: BTreeMap<Pattern, (f64, [f64; 2])> = hists
+                .into_iter()
+                .map(|(p, h)| {
+                    let q = crate::number::clean(h.quantile(0.99).unwrap_or(0.0));
+                    let b = if requests >= P99_REQUESTS {
+                        [q, q]
+                    } else {
+                        ranks.bounds(&h)
+                    };
+                    (p, (q, b))
+                })
+                .collect();
+            (k.clone(), by)
+        })
         .collect()
 }
 
-/// The indices of `weighed` to keep: every exact point, and every screened point that no
-/// point dominates beyond the screens' bounds, or that may be the cheapest feasible one.
-fn survivors(weighed: &[(Point, bool)]) -> Vec<usize> {
-    // (cost, availability) bounds: optimistic and pessimistic
-    let margin = |p: &Point| -> (f64, f64) {
-        let Some(i) = p.raw.incident.as_ref().filter(|i| i.method == "screened") else {
-            return (0.0, 0.0);
-        };
+/// The bounds of a weighed candidate: its p99's from the screen, and with a screened
+/// incident the cost and availability within the screen's 4.5-standard-error precision.
+fn bounds(w: &Weighed) -> Bounds {
+    let p = &w.point;
+    let mut b = Bounds::exact(p);
+    b.p99_s = w.p99;
+    if let Some(i) = p.raw.incident.as_ref().filter(|i| i.method == "screened") {
         let per_incident = p.cost_per_1k_usd - p.raw.steady_cost_per_1k_usd;
         let rel = i.precision.unwrap_or(f64::INFINITY).min(1e6);
         let total_share = if i.total_usd != 0.0 { 1.0 } else { 0.0 };
@@ -443,59 +578,22 @@ fn survivors(weighed: &[(Point, bool)]) -> Vec<usize> {
             + 1e-9 * p.cost_per_1k_usd.abs();
         let failed = rel * i.failed_requests
             + 4.5 * (i.failed_requests.max(1.0) / SCREEN_WINDOWS as f64).sqrt();
-        let avail = (1.0 - p.availability) * failed / i.failed_requests.max(1.0);
-        (cost, avail.max(1e-12))
-    };
-    let bounds: Vec<((f64, f64), (f64, f64))> = weighed
-        .iter()
-        .map(|(p, _)| {
-            let (mc, ma) = margin(p);
-            (
-                (p.cost_per_1k_usd - mc, p.availability + ma),
-                (p.cost_per_1k_usd + mc, p.availability - ma),
-            )
-        })
-        .collect();
-    let best_feasible = weighed
-        .iter()
-        .zip(&bounds)
-        .filter(|((p, _), _)| p.feasible)
-        .map(|(_, b)| b.1.0)
-        .fold(f64::INFINITY, f64::min);
-    (0..weighed.len())
-        .filter(|&i| {
-            let (p, screened) = &weighed[i];
-            if !screened {
-                return true;
-            }
-            let (opt_c, opt_a) = bounds[i].0;
-            if p.feasible && opt_c <= best_feasible {
-                return true;
-            }
-            !weighed.iter().zip(&bounds).any(|((q, _), b)| {
-                let (pc, pa) = b.1;
-                pc <= opt_c
-                    && pa >= opt_a
-                    && q.raw.p99_s <= p.raw.p99_s
-                    && (pc < opt_c || pa > opt_a || q.raw.p99_s < p.raw.p99_s)
-            })
-        })
-        .collect()
+        let avail = ((1.0 - p.availability) * failed / i.failed_requests.max(1.0)).max(1e-12);
+        b.cost = [p.cost_per_1k_usd - cost, p.cost_per_1k_usd + cost];
+        b.availability = [p.availability + avail, p.availability - avail];
+    }
+    b
 }
 
 /// The scenario as given, on its first pattern with a fallback (sequential; no-fallback for
 /// one model), weighed.
-fn shipped(
-    source: &Source,
-    name: &str,
-    usage: &Usage,
-    goals: &Goals,
-) -> anyhow::Result<Option<Point>> {
+fn shipped(source: &Source, name: &str, usage: &Usage, ask: &Ask) -> anyhow::Result<Option<Point>> {
+    let goals = &ask.goals;
     let combo = Combo {
         set: Vec::new(),
         first_hedge: true,
     };
-    let p = price(source, name, &combo, false)?;
+    let p = price(source, name, &combo, false, ask.history.as_ref())?;
     let models: Vec<String> = p.scenario.chains[0]
         .links
         .iter()
@@ -517,15 +615,15 @@ fn shipped(
 }
 
 /// The frontier, recommendation, runner-up, confirmation and snippets of one chain.
-/// `counts`: combinations, candidates, screened and recomputed.
+/// `counts`: combinations, candidates, screened, recomputed and timed exactly.
 fn finish(
     ctx: &Ctx,
     points: Vec<Point>,
-    counts: [usize; 4],
+    counts: [usize; 5],
     shipped: Option<Point>,
 ) -> anyhow::Result<ChainTune> {
     let (source, ask, name) = (ctx.source, ctx.ask, ctx.name);
-    let [combinations, candidates, screened, recomputed] = counts;
+    let [combinations, candidates, screened, recomputed, p99_exact] = counts;
     let front = frontier::pareto(&points);
     let (best, runner) = frontier::recommend(&points);
     let recommended = best.map(|i| points[i].clone());
@@ -556,6 +654,7 @@ fn finish(
         candidates,
         screened,
         recomputed,
+        p99_exact,
         shipped,
         frontier: front.into_iter().map(|i| points[i].clone()).collect(),
         recommended,
@@ -592,7 +691,12 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
         scenario_of(source, &p.chain, &set)
     };
     let (a, b) = (scenario(rec)?, scenario(runner)?);
-    let windows = if a.incident.is_some() { 4 } else { 0 };
+    // With a history the incident figures stay the replay's: the batches pair the steady state.
+    let windows = if a.incident.is_some() && ask.history.is_none() {
+        4
+    } else {
+        0
+    };
     let requests = 50_000;
     let cost = |s: &Scenario, p: &Point, seed: u64| -> f64 {
         let mut report = compare::analytic(s);

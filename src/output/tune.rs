@@ -96,11 +96,18 @@ fn seconds(s: f64) -> String {
 pub fn layout(tune: &Tune) -> Page {
     let mut preamble = vec![format!("{}: tune", tune.scenario)];
     let u = &tune.usage;
+    let incidents = if u.history.is_empty() {
+        format!("the reference incident {} a year", u.incidents_per_year)
+    } else {
+        format!(
+            "the history's incidents per year ({})",
+            u.history.join(", ")
+        )
+    };
     preamble.push(format!(
-        "Year: {} requests/month ({}); the reference incident {} a year. Cost = steady $/1k + the incident's premium over its requests' steady bill, per 1,000 requests of the year.",
+        "Year: {} requests/month ({}); {incidents}. Cost = steady $/1k + the incidents' premium over their requests' steady bill, per 1,000 requests of the year.",
         group(&format!("{:.0}", u.requests_per_month)),
         u.source,
-        u.incidents_per_year
     ));
     if tune.goals.availability.is_none() {
         preamble.push(
@@ -109,8 +116,9 @@ pub fn layout(tune: &Tune) -> Page {
         );
     }
     preamble.push(format!(
-        "p99: steady-state Monte Carlo, {} requests, one seed for every candidate (common random numbers)",
-        group(&crate::tune::P99_REQUESTS.to_string())
+        "p99: steady-state Monte Carlo, {} requests, one seed for every candidate (common random numbers); screened on its first {} (4.5-standard-error bounds), exact for every candidate kept",
+        group(&crate::tune::P99_REQUESTS.to_string()),
+        group(&crate::tune::screen::P99_SCREEN_REQUESTS.to_string())
     ));
     Page {
         preamble,
@@ -202,11 +210,12 @@ fn section(c: &ChainTune) -> Section {
         rows.push(row(tag, p));
     }
     let mut notes = vec![format!(
-        "{} combinations, {} candidates with their patterns; {} screened on the breaker's quick simulation, {} of them recomputed as compare prints them",
+        "{} combinations, {} candidates with their patterns; {} screened on the breaker's quick simulation, {} of them recomputed as compare prints them; {} kept by the p99 screen and timed on the whole Monte Carlo",
         group(&c.combinations.to_string()),
         group(&c.candidates.to_string()),
         group(&c.screened.to_string()),
-        group(&c.recomputed.to_string())
+        group(&c.recomputed.to_string()),
+        group(&c.p99_exact.to_string())
     )];
     if c.frontier.iter().any(|p| {
         p.raw

@@ -140,6 +140,25 @@ impl Histogram {
     }
 }
 
+impl Histogram {
+    /// The geometric midpoint of the bin holding the `rank`-th smallest sample (1-based),
+    /// seconds: [`Histogram::quantile`] at an exact rank. `None` when `rank` is 0 or above
+    /// the samples counted.
+    pub fn at_rank(&self, rank: u64) -> Option<f64> {
+        if rank == 0 {
+            return None;
+        }
+        let mut seen = 0;
+        for (i, c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return Some(midpoint(i));
+            }
+        }
+        None
+    }
+}
+
 /// The geometric midpoint of bin `i`, seconds: what a percentile in that bin is reported as.
 fn midpoint(i: usize) -> f64 {
     (LN_LO + (i as f64 + 0.5) * WIDTH).exp()

@@ -266,6 +266,26 @@ impl Engine {
         }
     }
 
+    /// The steady-state latency histogram of every pattern [`Engine::simulate_steady`]
+    /// simulates, from the same draws (so the same percentiles), without its other figures
+    /// where the policy path can skip them ([`steady::policy::latencies`]): `fallcost tune`'s
+    /// p99 of each candidate.
+    pub fn steady_latencies(
+        self,
+        request: &crate::model::Request,
+        chain: &crate::model::Chain,
+        index: u64,
+        opts: &McOptions,
+    ) -> Vec<(crate::model::Pattern, histogram::Histogram)> {
+        match self.steady {
+            SteadyEngine::Fast => steady::fast::simulate(request, chain, index, opts, &mut |_| {})
+                .into_iter()
+                .map(|m| (m.pattern, m.latency))
+                .collect(),
+            SteadyEngine::Policy => steady::policy::latencies(request, chain, index, opts),
+        }
+    }
+
     /// Simulate `opts.runs` windows of `incident` (already the chain's: `Incident::for_chain`)
     /// under `pattern` on chain number `index`, with the simulator
     /// [`IncidentEngine::simulator`] picks; `None` where the pattern does not exist on the

@@ -307,6 +307,7 @@ mod tests {
             requests_per_month: 1e6,
             incidents_per_year: 2.0,
             source: "test".into(),
+            history: Vec::new(),
         }
     }
 

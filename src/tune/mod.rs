@@ -17,6 +17,7 @@ use crate::model::Pattern;
 
 pub mod frontier;
 pub mod gateway;
+pub mod screen;
 pub mod space;
 
 /// Seconds in an average month (365.25 days / 12), for traffic given per second.
@@ -40,6 +41,10 @@ pub struct Usage {
     /// Where `requests_per_month` came from: `--requests-per-month`, `[usage]` of
     /// fallcost.toml, or the incident's `requests_per_second` around the clock.
     pub source: String,
+    /// `--history` (or `[usage] history`): the history files whose per-year figures stand for
+    /// the incidents (`incidents_per_year` is then 1: each candidate's incident figures are
+    /// already a year's). Empty: the reference incident.
+    pub history: Vec<String>,
 }
 
 /// The constraints a team states (`--availability`, `--p99`, `--max-ratio`, `--budget`).
@@ -76,7 +81,8 @@ pub struct Raw {
     pub incident: Option<RawIncident>,
 }
 
-/// A candidate's reference-incident figures.
+/// A candidate's reference-incident figures (with `--history`: the history's figures per
+/// year, [`Usage::history`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RawIncident {
     /// The window's bill, USD.
@@ -144,6 +150,10 @@ pub struct ChainTune {
     pub screened: usize,
     /// Candidates recomputed with `compare`'s figures after the screen.
     pub recomputed: usize,
+    /// Candidates whose p99 was timed on the whole [`P99_REQUESTS`]-request Monte Carlo: the
+    /// others' p99 was screened on its first [`screen::P99_SCREEN_REQUESTS`] requests and
+    /// they were dropped, dominated beyond the screens' bounds ([`screen`]).
+    pub p99_exact: usize,
     /// The shipped settings (the scenario as given, sequential; no-fallback for one model).
     pub shipped: Option<Point>,
     /// The Pareto frontier of cost against availability and p99, cheapest first.

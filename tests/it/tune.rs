@@ -49,6 +49,7 @@ fn usage() -> Usage {
         requests_per_month: 1e6,
         incidents_per_year: 12.0,
         source: "--requests-per-month".into(),
+        history: Vec::new(),
     }
 }
 
@@ -319,4 +320,151 @@ fn set_reaches_what_tune_varies() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("chain.NAME.FIELD"), "{e}");
+}
+
+const HISTORY: &str = "tests/fixtures/tune/history.csv";
+
+/// `--history`: the objective's incident cost is the history's premium per year. The fixture's
+/// year (2026, 365 days) holds two gray outages of the primary's provider, 10 and 20 minutes,
+/// at the scenario's 0.5 requests per second: 300 + 600 = 900 requests, 900 × 365.25 / 365 =
+/// 900.6164 a Julian year. Each point's objective is its steady cost plus 1,000 × (the
+/// history's bill per year − those requests × the steady cost per request) / the year's
+/// 12 × 10⁶ requests, the bill being what `compare --incidents` prints per year.
+#[test]
+fn with_a_history_the_objective_is_steady_plus_its_annual_premium_per_1k() {
+    let paths = vec![PathBuf::from(HISTORY)];
+    let history = fallcost::input::history::load(&paths, &Default::default()).unwrap();
+    let mut a = ask();
+    a.space_file = Some((
+        vec![
+            dim("policy.timeout_s", &["20"]),
+            dim("policy.retries", &["1"]),
+            dim("policy.breaker.threshold", &["none", "2"]),
+            dim("policy.breaker.cooldown_s", &["30"]),
+            dim("policy.hedge_delay_s", &["none"]),
+        ],
+        false,
+    ));
+    a.history = Some((history.clone(), vec![HISTORY.to_string()]));
+    a.goals = Goals::default();
+    let tune = run(&source(), &a).unwrap();
+    assert_eq!(tune.usage.incidents_per_year, 1.0);
+    assert_eq!(tune.usage.history, vec![HISTORY.to_string()]);
+    let c = &tune.chains[0];
+    // with a history nothing is screened, the breaker's either: every candidate is the replay's
+    assert_eq!((c.combinations, c.candidates, c.screened), (2, 8, 0));
+    let rec = c.recommended.as_ref().unwrap();
+    let year_requests = 12.0 * 1e6;
+    for p in c.frontier.iter().chain([rec]) {
+        let set: Vec<(String, String)> = p
+            .set
+            .iter()
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').unwrap();
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        let src = source();
+        let s = scenario::parse(&src.label, &src.text, &src.base, &set).unwrap();
+        let steady = compare::analytic(&s)
+            .steady
+            .into_iter()
+            .find(|r| r.pattern == p.pattern)
+            .unwrap()
+            .analytic;
+        let inputs = fallcost::ops::history::ReplayInputs {
+            files: vec![HISTORY.into()],
+            minor_error_rate: 0.5,
+        };
+        let replay = fallcost::ops::history::replay(&s, &history, &inputs).unwrap();
+        let year = replay
+            .per_year
+            .iter()
+            .find(|t| t.chain == "c" && t.pattern == p.pattern)
+            .unwrap();
+        let inc = p.raw.incident.as_ref().unwrap();
+        assert_eq!(inc.total_usd, year.figures.total_usd, "{:?}", p.set);
+        assert!(
+            (inc.requests - 900.0 * 365.25 / 365.0).abs() < 1e-6,
+            "{}",
+            inc.requests
+        );
+        let c1 = steady.cost_per_1k_usd / 1000.0;
+        let premium = year.figures.total_usd - inc.requests * c1;
+        let want = steady.cost_per_1k_usd + 1000.0 * premium / year_requests;
+        assert!(
+            (p.cost_per_1k_usd - want).abs() < 1e-9 * want,
+            "{:?}: {} vs {want}",
+            p.set,
+            p.cost_per_1k_usd
+        );
+        // the history moves the objective: its windows bill otherwise than the steady state
+        assert!(premium.abs() > 1e-3, "{premium}");
+        let f = steady.failed_per_1k / 1000.0;
+        let failed = (year_requests - inc.requests) * f + year.figures.failed_requests;
+        assert!((p.availability - (1.0 - failed / year_requests)).abs() < 1e-12);
+    }
+}
+
+/// fallcost.toml's `[usage]`: the traffic, budget and history `tune` reads when no flag gives
+/// them, and a flag over it.
+#[test]
+fn tune_reads_usage_from_fallcost_toml() {
+    let run_cli = |extra: &[&str]| -> serde_json::Value {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+            .args([
+                "tune",
+                "--scenario",
+                FIXTURE,
+                "--config-file",
+                "tests/fixtures/tune/fallcost.toml",
+                "--vary",
+                "policy.timeout_s=20",
+                "--vary",
+                "policy.retries=1",
+                "--vary",
+                "policy.breaker.threshold=none",
+                "--vary",
+                "policy.hedge_delay_s=none",
+                "--confirm",
+                "0",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = run_cli(&[]);
+    let u = &v["usage"];
+    assert_eq!(u["requests_per_month"], 2e6);
+    assert!(
+        u["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("[usage] requests_per_month"),
+        "{u}"
+    );
+    assert_eq!(u["history"][0], "tests/fixtures/tune/history.csv");
+    assert_eq!(u["incidents_per_year"], 1.0);
+    assert_eq!(v["goals"]["budget_usd_month"], 50_000.0);
+    // the shipped point's monthly bill: cost per 1k × 2e6 / 1,000
+    let shipped = &v["chains"][0]["shipped"];
+    let per_1k = shipped["cost_per_1k_usd"].as_f64().unwrap();
+    let monthly = shipped["monthly_usd"].as_f64().unwrap();
+    assert!(
+        (monthly - per_1k * 2000.0).abs() < 1e-6 * monthly,
+        "{shipped}"
+    );
+    // flags win
+    let v = run_cli(&["--requests-per-month", "1e6", "--budget", "10"]);
+    assert_eq!(v["usage"]["requests_per_month"], 1e6);
+    assert_eq!(v["usage"]["source"], "--requests-per-month");
+    assert_eq!(v["goals"]["budget_usd_month"], 10.0);
 }

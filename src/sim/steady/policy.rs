@@ -769,6 +769,48 @@ pub fn simulate(
         .collect()
 }
 
+/// The latency histogram of every pattern [`simulate`] simulates, from the same draws (the
+/// same stream, chunks and request order, so every latency and hence every percentile is
+/// identical to its), without the other tallies: what `fallcost tune` times each candidate's
+/// p99 with (`ops::tune`). The first n requests of a run are the first n of any longer run on
+/// the same seed (one generator per [`CHUNK`]), so a short run is a prefix of a long one.
+pub fn latencies(
+    request: &Request,
+    chain: &Chain,
+    index: u64,
+    opts: &McOptions,
+) -> Vec<(Pattern, Histogram)> {
+    let sim = PolicySim::new(request, chain);
+    let patterns: Vec<Pattern> = Pattern::ALL
+        .into_iter()
+        .filter(|p| !p.is_hedged() || sim.hedges())
+        .collect();
+    let n = opts.requests;
+    let stream = Stream::SteadyPolicy { chain: index }.id();
+    let mut total: Vec<Histogram> = patterns.iter().map(|_| Histogram::default()).collect();
+    ordered(
+        n.div_ceil(CHUNK),
+        |c| {
+            let count = CHUNK.min(n - c * CHUNK);
+            let mut rng = chunk_rng(opts.seed, stream, c);
+            let mut hists: Vec<Histogram> = patterns.iter().map(|_| Histogram::default()).collect();
+            for _ in 0..count {
+                for (p, h) in patterns.iter().zip(hists.iter_mut()) {
+                    h.add_seconds(sim.request(*p, &mut rng).latency_s);
+                }
+            }
+            hists
+        },
+        |hists| {
+            for (t, h) in total.iter_mut().zip(&hists) {
+                t.merge(h);
+            }
+        },
+        &mut |_| {},
+    );
+    patterns.into_iter().zip(total).collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
