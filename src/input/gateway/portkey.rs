@@ -325,9 +325,12 @@ fn visit<'n>(
         let mut groups = Vec::new();
         for (i, t) in items.iter().enumerate() {
             let tpath = format!("{path}.targets[{i}]");
-            let mut endpoints = Vec::new();
-            let shares = leaves(file, t, &tpath, inherited, &mut endpoints, config)?
-                .filter(|s| s.len() == endpoints.len() && endpoints.len() > 1);
+            let mut reached = Vec::new();
+            let shares = leaves(file, t, &tpath, inherited, &mut reached, config)?
+                .filter(|s| s.len() == reached.len() && reached.len() > 1);
+            let (endpoints, slugs): (Vec<Endpoint>, Vec<Option<String>>) =
+                reached.into_iter().unzip();
+            let _ = slugs;
             groups.push((
                 label(t, &tpath, &endpoints),
                 endpoints,
@@ -411,6 +414,10 @@ fn weight(file: &str, target: &Node, path: &str) -> Result<f64, InputError> {
     }
 }
 
+/// An endpoint a target reaches, with the slug it goes through when that slug names no Portkey
+/// provider (`@prod-key`: its provider is unknown).
+type Leaf = (Endpoint, Option<String>);
+
 /// Every model `target` can send a request to; `inherited` is the model its parents set.
 /// Returns the share of the target's traffic each model pushed onto `out` gets in steady state
 /// (a loadbalance by its targets' weights, a fallback or `single` all to its first target),
@@ -420,45 +427,13 @@ fn leaves(
     target: &Node,
     path: &str,
     inherited: Option<&Node>,
-    out: &mut Vec<Endpoint>,
+    out: &mut Vec<Leaf>,
     config: &mut Config,
 ) -> Result<Option<Vec<f64>>, InputError> {
     let nested = targets(file, target, path)?;
     let inherited = model(target, inherited);
     if !nested.is_empty() {
-        let m = mode(file, target, path)?;
-        let mut parts = Vec::new();
-        for (i, t) in nested.iter().enumerate() {
-            let tpath = format!("{path}.targets[{i}]");
-            let w = weight(file, t, &tpath)?;
-            let shares = leaves(file, t, &tpath, inherited, out, config)?;
-            parts.push((w, shares));
-        }
-        let factors: Option<Vec<f64>> = match m {
-            Some("loadbalance") => {
-                let total: f64 = parts.iter().map(|(w, _)| w).sum();
-                (total > 0.0).then(|| parts.iter().map(|(w, _)| w / total).collect())
-            }
-            Some("fallback") | Some("single") => Some(
-                (0..parts.len())
-                    .map(|i| if i == 0 { 1.0 } else { 0.0 })
-                    .collect(),
-            ),
-            _ => None,
-        };
-        let Some(factors) = factors else {
-            return Ok(None);
-        };
-        let mut shares = Vec::new();
-        for ((_, part), f) in parts.into_iter().zip(factors) {
-            match part {
-                Some(p) if !p.is_empty() => shares.extend(p.into_iter().map(|x| x * f)),
-                // A target without a model that takes traffic: its share is unknown.
-                _ if f > 0.0 => return Ok(None),
-                _ => {}
-            }
-        }
-        return Ok(Some(shares));
+        return nested_leaves(file, (target, nested), path, inherited, out, config);
     }
     let Some(model_node) = inherited.filter(|m| m.value != Value::Null) else {
         config.notices.push((
@@ -469,6 +444,60 @@ fn leaves(
         ));
         return Ok(None);
     };
+    out.push(leaf(file, target, path, model_node)?);
+    Ok(Some(vec![1.0]))
+}
+
+/// [`leaves`] of a target with `nested` targets: each nested target's, and the shares of the
+/// target's traffic they get by its strategy's mode.
+fn nested_leaves(
+    file: &str,
+    (target, nested): (&Node, &[Node]),
+    path: &str,
+    inherited: Option<&Node>,
+    out: &mut Vec<Leaf>,
+    config: &mut Config,
+) -> Result<Option<Vec<f64>>, InputError> {
+    let m = mode(file, target, path)?;
+    let mut parts = Vec::new();
+    for (i, t) in nested.iter().enumerate() {
+        let tpath = format!("{path}.targets[{i}]");
+        let w = weight(file, t, &tpath)?;
+        let shares = leaves(file, t, &tpath, inherited, out, config)?;
+        parts.push((w, shares));
+    }
+    let factors: Option<Vec<f64>> = match m {
+        Some("loadbalance") => {
+            let total: f64 = parts.iter().map(|(w, _)| w).sum();
+            (total > 0.0).then(|| parts.iter().map(|(w, _)| w / total).collect())
+        }
+        Some("fallback") | Some("single") => Some(
+            (0..parts.len())
+                .map(|i| if i == 0 { 1.0 } else { 0.0 })
+                .collect(),
+        ),
+        _ => None,
+    };
+    let Some(factors) = factors else {
+        return Ok(None);
+    };
+    let mut shares = Vec::new();
+    for ((_, part), f) in parts.into_iter().zip(factors) {
+        match part {
+            Some(p) if !p.is_empty() => shares.extend(p.into_iter().map(|x| x * f)),
+            // A target without a model that takes traffic: its share is unknown.
+            _ if f > 0.0 => return Ok(None),
+            _ => {}
+        }
+    }
+    Ok(Some(shares))
+}
+
+/// The endpoint of a target without nested targets, whose model is `model_node`: its failure
+/// domain from its `provider` field or slug, and the slug when that names no provider.
+///
+/// Errors: a model that is not a string.
+fn leaf(file: &str, target: &Node, path: &str, model_node: &Node) -> Result<Leaf, InputError> {
     let Some(model) = model_node.as_str() else {
         return Err(model_node.error(
             file,
@@ -494,34 +523,40 @@ fn leaves(
         .filter(|p| !p.starts_with('@'))
         .and_then(provider_of_slug);
     // A slug that names no Portkey provider (`@prod-key`) says nothing of the failure domain:
-    // the model's own provider in the price table is judged, and a note says so (two unknown
-    // slugs are never taken for two providers).
+    // the model is priced from the price table's entry, a note says so, and the chain's
+    // provider check treats the slug as an unknown provider ([`unknown_providers`]): two
+    // unknown slugs are never taken for two providers, nor for one.
     let provider = named
         .or_else(|| slug.as_deref().and_then(provider_of_slug))
         .map(str::to_string);
-    let note = match (&provider, &slug) {
-        (None, Some(s)) => Some(format!(
-            "the slug `@{s}` names no Portkey provider: `{model}` is judged on the provider the price table gives it"
-        )),
+    let unknown = match (&provider, &slug) {
+        (None, Some(s)) => Some(s.clone()),
         _ => None,
     };
+    let note = unknown.as_ref().map(|s| {
+        format!(
+            "the slug `@{s}` names no Portkey provider: `{model}` is judged on the provider the price table gives it"
+        )
+    });
     let served = model.clone();
     let id = match &slug {
         Some(p) if !model.contains('/') => format!("{p}/{model}"),
         _ => model,
     };
-    out.push(Endpoint {
-        model: id,
-        provider,
-        price_override: PriceOverride::default(),
-        note,
-        file: None,
-        line: model_node.line,
-        col: model_node.col,
-        deployment: None,
-        served: Some(served),
-    });
-    Ok(Some(vec![1.0]))
+    Ok((
+        Endpoint {
+            model: id,
+            provider,
+            price_override: PriceOverride::default(),
+            note,
+            file: None,
+            line: model_node.line,
+            col: model_node.col,
+            deployment: None,
+            served: Some(served),
+        },
+        unknown,
+    ))
 }
 
 #[cfg(test)]
