@@ -143,48 +143,8 @@ pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
         return Ok(config);
     };
     let list = strings(file, models, "models", "model ids")?;
-    let order = match root.get("provider") {
-        None => Vec::new(),
-        Some(p) if p.value == Value::Null => Vec::new(),
-        Some(
-            p @ Node {
-                value: Value::Map(_),
-                ..
-            },
-        ) => match p.get("order") {
-            None => Vec::new(),
-            Some(o) if o.value == Value::Null => Vec::new(),
-            Some(o) => strings(file, o, "provider.order", "provider names")?
-                .into_iter()
-                .map(|(s, _)| s)
-                .collect(),
-        },
-        Some(p) => {
-            return Err(p.error(
-                file,
-                InputErrorKind::Schema,
-                "provider",
-                format!(
-                    "expected an object such as {{\"order\": [\"anthropic\"]}}; got {}",
-                    p.kind()
-                ),
-            ));
-        }
-    };
-    let primary = match root.get("model") {
-        Some(m) => match m.as_str() {
-            Some(s) => Some((s, m)),
-            None => {
-                return Err(m.error(
-                    file,
-                    InputErrorKind::Schema,
-                    "model",
-                    format!("expected a model id; got {}", m.kind()),
-                ));
-            }
-        },
-        None => None,
-    };
+    let order = provider_order(file, root)?;
+    let primary = primary_model(file, root)?;
     let mut steps: Vec<(&str, &Node)> = Vec::new();
     steps.extend(primary);
     for (m, n) in list {
@@ -205,46 +165,13 @@ pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
         }
         steps.push((m, n));
     }
-    let group = |(m, n): (&str, &Node)| -> Group {
-        let serving: Vec<Option<String>> = order
-            .iter()
-            .map(|p| provider_name(p))
-            .filter(|p| serves(p, m))
-            .map(Some)
-            .collect();
-        let providers = if serving.is_empty() {
-            vec![None]
-        } else {
-            serving
-        };
-        let k = providers.len();
-        Group {
-            label: m.to_string(),
-            endpoints: providers
-                .into_iter()
-                .map(|provider| Endpoint {
-                    model: m.to_string(),
-                    provider,
-                    price_override: PriceOverride::default(),
-                    note: None,
-                    file: None,
-                    line: n.line,
-                    col: n.col,
-                    deployment: None,
-                    served: Some(m.to_string()),
-                })
-                .collect(),
-            shares: (k > 1).then(|| (0..k).map(|i| if i == 0 { 1.0 } else { 0.0 }).collect()),
-            mix: (k > 1).then(|| "provider.order: the first provider takes the traffic".into()),
-        }
-    };
     let mut steps = steps.into_iter();
     let Some(first) = steps.next() else {
         return Ok(config);
     };
     let links: Vec<RouteLink> = steps
         .map(|(m, n)| RouteLink {
-            fallback: group((m, n)),
+            fallback: group(&order, (m, n)),
             at: Place::of(n),
             via: vec![],
         })
@@ -252,10 +179,99 @@ pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
     config.chains.push(Route {
         name: "models (OpenRouter)".into(),
         at: Place::of(models),
-        primary: group(first),
+        primary: group(&order, first),
         links,
     });
     Ok(config)
+}
+
+/// `provider.order` of the request `root`: the provider names as written (empty without one).
+///
+/// Errors: `provider` not an object, `order` not a list of provider names.
+fn provider_order<'n>(file: &str, root: &'n Node) -> Result<Vec<&'n str>, InputError> {
+    match root.get("provider") {
+        None => Ok(Vec::new()),
+        Some(p) if p.value == Value::Null => Ok(Vec::new()),
+        Some(
+            p @ Node {
+                value: Value::Map(_),
+                ..
+            },
+        ) => match p.get("order") {
+            None => Ok(Vec::new()),
+            Some(o) if o.value == Value::Null => Ok(Vec::new()),
+            Some(o) => Ok(strings(file, o, "provider.order", "provider names")?
+                .into_iter()
+                .map(|(s, _)| s)
+                .collect()),
+        },
+        Some(p) => Err(p.error(
+            file,
+            InputErrorKind::Schema,
+            "provider",
+            format!(
+                "expected an object such as {{\"order\": [\"anthropic\"]}}; got {}",
+                p.kind()
+            ),
+        )),
+    }
+}
+
+/// The request's `model`, with its node, when it has one.
+///
+/// Errors: `model` not a string.
+fn primary_model<'n>(
+    file: &str,
+    root: &'n Node,
+) -> Result<Option<(&'n str, &'n Node)>, InputError> {
+    match root.get("model") {
+        Some(m) => match m.as_str() {
+            Some(s) => Ok(Some((s, m))),
+            None => Err(m.error(
+                file,
+                InputErrorKind::Schema,
+                "model",
+                format!("expected a model id; got {}", m.kind()),
+            )),
+        },
+        None => Ok(None),
+    }
+}
+
+/// The chain step of model `m` (at `n`): one endpoint per provider of `order` that serves it,
+/// the first taking the traffic; without one, the price table's provider.
+fn group(order: &[&str], (m, n): (&str, &Node)) -> Group {
+    let serving: Vec<Option<String>> = order
+        .iter()
+        .map(|p| provider_name(p))
+        .filter(|p| serves(p, m))
+        .map(Some)
+        .collect();
+    let providers = if serving.is_empty() {
+        vec![None]
+    } else {
+        serving
+    };
+    let k = providers.len();
+    Group {
+        label: m.to_string(),
+        endpoints: providers
+            .into_iter()
+            .map(|provider| Endpoint {
+                model: m.to_string(),
+                provider,
+                price_override: PriceOverride::default(),
+                note: None,
+                file: None,
+                line: n.line,
+                col: n.col,
+                deployment: None,
+                served: Some(m.to_string()),
+            })
+            .collect(),
+        shares: (k > 1).then(|| (0..k).map(|i| if i == 0 { 1.0 } else { 0.0 }).collect()),
+        mix: (k > 1).then(|| "provider.order: the first provider takes the traffic".into()),
+    }
 }
 
 #[cfg(test)]
