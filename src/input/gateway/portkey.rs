@@ -28,8 +28,11 @@
 //!   of `@slug/model` or `provider: "@slug"` (Portkey's Model Catalog providers and virtual keys,
 //!   which the hosted gateway resolves: the open-source gateway's `tryTargetsRecursively`,
 //!   `src/handlers/handlerUtils.ts`, passes them on) resolved to the Portkey provider it starts
-//!   with (`openai-prod` is `openai`), else (a slug that names none: a note) the price
-//!   table's provider for the model, so two unknown slugs are never two providers;
+//!   with (`openai-prod` is `openai`); a slug that names none (`@prod-key`, a virtual key or
+//!   integration) leaves the provider unknown: the model is priced from the table's entry (a
+//!   note), and a chain that goes through such slugs is warned about unless the providers the
+//!   config names already span two failure domains (two unknown slugs are never taken for two
+//!   providers, nor for one; one slug throughout is one provider);
 //! - a fallback serving the primary's model on the primary's provider through another slug or
 //!   key is a warning: a retry on another key, not a failover;
 //! - a target left with no model uses the request's model: a warning (its chain cannot be judged
@@ -323,6 +326,7 @@ fn visit<'n>(
             ));
         }
         let mut groups = Vec::new();
+        let mut unknown: Vec<Vec<String>> = Vec::new();
         for (i, t) in items.iter().enumerate() {
             let tpath = format!("{path}.targets[{i}]");
             let mut reached = Vec::new();
@@ -330,7 +334,7 @@ fn visit<'n>(
                 .filter(|s| s.len() == reached.len() && reached.len() > 1);
             let (endpoints, slugs): (Vec<Endpoint>, Vec<Option<String>>) =
                 reached.into_iter().unzip();
-            let _ = slugs;
+            unknown.push(slugs.into_iter().flatten().collect::<Vec<_>>());
             groups.push((
                 label(t, &tpath, &endpoints),
                 endpoints,
@@ -362,6 +366,7 @@ fn visit<'n>(
                     .collect(),
             };
             same_model_links(&chain, config);
+            unknown_providers(&chain, &unknown, config);
             config.chains.push(chain);
         }
     }
@@ -535,7 +540,7 @@ fn leaf(file: &str, target: &Node, path: &str, model_node: &Node) -> Result<Leaf
     };
     let note = unknown.as_ref().map(|s| {
         format!(
-            "the slug `@{s}` names no Portkey provider: `{model}` is judged on the provider the price table gives it"
+            "the slug `@{s}` names no Portkey provider: the provider of `{model}` there is unknown"
         )
     });
     let served = model.clone();
@@ -557,6 +562,48 @@ fn leaf(file: &str, target: &Node, path: &str, model_node: &Node) -> Result<Leaf
         },
         unknown,
     ))
+}
+
+/// A warning for a chain some of whose targets go through slugs that name no Portkey provider
+/// (`unknown`, one entry per step, the slugs of that step), unless the providers the config
+/// does name already span two failure domains: whether such a chain leaves its primary's
+/// provider cannot be told (two virtual keys may be one provider's), so it is never counted as
+/// crossing providers. Every step through one and the same slug is one provider, whatever it is.
+fn unknown_providers(chain: &Route, unknown: &[Vec<String>], config: &mut Config) {
+    let mut slugs: Vec<String> = Vec::new();
+    for s in unknown.iter().flatten() {
+        if !slugs.contains(s) {
+            slugs.push(s.clone());
+        }
+    }
+    if slugs.is_empty() || chain.links.is_empty() {
+        return;
+    }
+    let steps = std::iter::once(&chain.primary).chain(chain.links.iter().map(|l| &l.fallback));
+    let mut named: Vec<&str> = Vec::new();
+    let mut every_step_slugged = true;
+    for (g, u) in steps.zip(unknown) {
+        for e in &g.endpoints {
+            if let Some(p) = e.provider.as_deref() {
+                let fam = crate::model::prices::provider_family(p);
+                if !named.contains(&fam) {
+                    named.push(fam);
+                }
+            }
+        }
+        every_step_slugged &= !g.endpoints.is_empty() && u.len() == g.endpoints.len();
+    }
+    if named.len() >= 2 {
+        return;
+    }
+    config.notices.push((
+        chain.at.clone(),
+        Notice::UnknownProvider {
+            chain: chain.name.clone(),
+            one: slugs.len() == 1 && named.is_empty() && every_step_slugged,
+            slugs,
+        },
+    ));
 }
 
 #[cfg(test)]
