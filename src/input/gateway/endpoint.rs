@@ -89,6 +89,7 @@ fn table_entry<'t>(ep: &Endpoint, table: &'t PriceTable) -> Option<&'t ModelPric
                 .map_or(ep.model.as_str(), |(_, b)| b);
             table.get(&format!("{provider}/{bare}"))
         })
+        .or_else(|| hosted_entry(ep, table))
         .or_else(|| {
             // A prefix that is no provider of the table (a Portkey virtual key `@openai-prod`, an
             // alias) says nothing of whose model it is: the bare id, when one provider has it,
@@ -107,6 +108,40 @@ fn table_entry<'t>(ep: &Endpoint, table: &'t PriceTable) -> Option<&'t ModelPric
                     .is_some_and(|t| is_provider(&t));
             (!known).then(|| table.get(bare)).flatten()
         })
+}
+
+/// The entry of a model a gateway sends to a provider it names apart from the model (an
+/// OpenRouter `provider.order` entry, a Portkey `provider`): among that provider's own entries
+/// (its provider family), the one whose key is, but for case and `.`/`_`/`-` ([`same_id`]), the
+/// id as written, `provider/served`, `served`, or `provider/name` (the served id without its
+/// author, `meta-llama/`). OpenRouter's ids are lower-case where the providers' are not
+/// (`deepinfra/meta-llama/Llama-3.3-70B-Instruct`), and write versions with dots. LiteLLM endpoints (no `served` id) are
+/// looked up exactly, as LiteLLM does.
+fn hosted_entry<'t>(ep: &Endpoint, table: &'t PriceTable) -> Option<&'t ModelPrice> {
+    let provider = ep.provider.as_deref()?;
+    let served = ep.served.as_deref()?;
+    let family = provider_family(provider);
+    let mut keys = vec![
+        same_id(&ep.model),
+        same_id(&format!("{provider}/{served}")),
+        same_id(served),
+    ];
+    if let Some((_, name)) = served.split_once('/') {
+        keys.push(same_id(&format!("{provider}/{name}")));
+    }
+    keys.iter().find_map(|key| {
+        table
+            .models
+            .iter()
+            .find(|(k, e)| same_id(k) == *key && provider_family(&e.provider) == family)
+            .map(|(_, e)| e)
+    })
+}
+
+/// `id` as compared across spellings of one id: lower-case, `.` and `_` as `-`
+/// (`claude-sonnet-4.5` on Portkey's Model Catalog and OpenRouter is `claude-sonnet-4-5`).
+fn same_id(id: &str) -> String {
+    id.to_lowercase().replace(['.', '_'], "-")
 }
 
 /// The price of `ep` when the config sets both its `input` and `output` ($/MTok): the config's,
@@ -195,6 +230,16 @@ fn price_note(
     };
     match (&ep.note, entry) {
         (Some(n), _) => Some(format!("{n}; priced from {source}")),
+        (None, Some(e))
+            if priced_as != "config"
+                && bare(&e.id) != bare(&ep.model)
+                && same_id(&bare(&e.id)) == same_id(&bare(&ep.model)) =>
+        {
+            Some(format!(
+                "`{}` is priced as `{}`, the same id but for case and separators: from {source}",
+                ep.model, e.id
+            ))
+        }
         (None, Some(e)) if priced_as != "config" && bare(&e.id) != bare(&ep.model) => {
             Some(format!(
                 "`{}` is a rolling alias (LiteLLM's alias_of): priced from {source}",

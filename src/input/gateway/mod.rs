@@ -206,6 +206,13 @@ pub enum Notice {
         /// Whether every target goes through the one slug: one provider, whatever it is.
         one: bool,
     },
+    /// An OpenRouter model whose `provider.order` leaves `allow_fallbacks` on (its default)
+    /// without `only`: after the listed providers OpenRouter may try others, not priced (a
+    /// note).
+    OtherProviders {
+        /// The model.
+        model: String,
+    },
     /// A file found in a folder that looks like a gateway config but is not one fallcost reads
     /// (a note, so that it does not vanish from the run).
     NotRead {
@@ -272,6 +279,7 @@ impl Notice {
             Notice::Loop { .. }
             | Notice::Empty { .. }
             | Notice::Resolved { .. }
+            | Notice::OtherProviders { .. }
             | Notice::NotRead { .. } => false,
         }
     }
@@ -285,6 +293,7 @@ impl Notice {
             Notice::SameDeployment { .. } => "same-deployment",
             Notice::SameModel { .. } => "same-model",
             Notice::UnknownProvider { .. } => "unknown-provider",
+            Notice::OtherProviders { .. } => "other-providers",
             Notice::NotRead { .. } => "not-read",
             Notice::SelfFallback { .. } => "self-fallback",
             Notice::Empty { .. } => "empty-fallbacks",
@@ -387,6 +396,10 @@ impl fmt::Display for Notice {
                     .collect::<Vec<_>>()
                     .join(", "),
                 if slugs.len() == 1 { "s" } else { "" }
+            ),
+            Notice::OtherProviders { model } => write!(
+                f,
+                "after the providers provider.order lists for `{model}`, OpenRouter may try its other providers (allow_fallbacks is true unless set false): those attempts are not priced; set \"allow_fallbacks\": false, or list them in `only`, to price every provider the request can reach"
             ),
             Notice::NotRead { why } => write!(f, "skipped: {why}"),
             Notice::Loop { cycle, more } => {

@@ -324,6 +324,7 @@ fn visit<'n>(
                     what: format!("{path}.targets of a fallback strategy"),
                 },
             ));
+            misplaced_targets(node, path, config);
         }
         let mut groups = Vec::new();
         let mut unknown: Vec<Vec<String>> = Vec::new();
@@ -376,6 +377,26 @@ fn visit<'n>(
         }
     }
     Ok(())
+}
+
+/// A warning for `targets` written inside `strategy` (`{"strategy": {"mode": "fallback",
+/// "targets": [...]}}`, as in a real config): Portkey reads a strategy's targets beside it, in
+/// the config or target object, so none of them is ever tried.
+fn misplaced_targets(node: &Node, path: &str, config: &mut Config) {
+    let Some(inner) = node.get("strategy").and_then(|s| s.get("targets")) else {
+        return;
+    };
+    let n = match &inner.value {
+        Value::Seq(items) => items.len(),
+        _ => 0,
+    };
+    config.notices.push((
+        Place::of(inner),
+        Notice::Ignored {
+            what: format!("{path}.strategy.targets ({n} target{})", if n == 1 { "" } else { "s" }),
+            why: "Portkey reads a strategy's `targets` beside `strategy`, not inside it, so this fallback strategy has no targets; move the list up one level".into(),
+        },
+    ));
 }
 
 /// A name for a target in messages: its `name`, or its path, with the models it reaches.
