@@ -134,7 +134,7 @@ fn openrouter_provider_order_is_a_chain_priced_per_provider() {
         above[0]["primary"]["models"][0]["priced_as"],
         "deepinfra/meta-llama/Llama-3.3-70B-Instruct"
     );
-    assert!((above[0]["primary"]["mix_per_1k_usd"].as_f64().unwrap() - deepinfra).abs() < 1e-9);
+    assert!((above[0]["primary"]["min_per_1k_usd"].as_f64().unwrap() - deepinfra).abs() < 1e-9);
     assert_eq!(above[0]["fallback"]["name"], "openai/gpt-4o on azure");
     assert_eq!(
         above[0]["fallback"]["models"][0]["priced_as"],
