@@ -535,7 +535,12 @@ mod tests {
             t.lookup_hint("anthropic/claude-sonnet-4"),
             " (did you mean `anthropic/claude-sonnet-4-20250514`?)"
         );
-        assert_eq!(t.lookup_hint("vertex_ai/claude-sonnet-4"), "");
+        // (Vertex's `claude-sonnet-4-6@default` is another version: Anthropic's dated
+        // snapshot is named as Anthropic's.)
+        assert_eq!(
+            t.lookup_hint("vertex_ai/claude-sonnet-4"),
+            " (not priced for vertex_ai; `claude-sonnet-4-20250514` is anthropic's price, not vertex_ai's)"
+        );
         // `-Turbo` is a word: the same model on the same provider; the 405B is another model.
         assert_eq!(
             t.lookup_hint("together_ai/meta-llama/llama-3.3-70b-instruct"),

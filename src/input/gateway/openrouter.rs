@@ -504,7 +504,7 @@ mod tests {
                 .note
                 .as_deref()
                 .unwrap()
-                .contains("bedrock's price")
+                .contains("on `bedrock` (OpenRouter provider routing)")
         );
         // `model` repeated first in `models` is the primary once; the second gpt-4o is skipped;
         // allow_fallbacks (default true) leaves other providers after the listed ones: a note.
