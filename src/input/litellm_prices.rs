@@ -18,7 +18,7 @@
 //!
 //! Deliberately not read: per-character, per-image, per-audio, per-video, per-second,
 //! per-request and per-query prices (fallcost prices text tokens), `output_cost_per_reasoning_token`
-//! (reasoning is billed as output), `input_cost_per_token_cache_hit`, the `_above_12hr` cache
+//! (reasoning is billed as output), `input_cost_per_token_cache_hit`, `explicit_cache_read_input_token_cost`, the `_above_12hr` cache
 //! writes, and the `_ultrafast`, `_balanced` and `_decisions` tiers, which no scenario can name.
 //!
 //! A cache-read price above the input price, or a cache-write price below it (LiteLLM has `0`

@@ -318,28 +318,91 @@ impl PriceTable {
             Some((p, b)) => (Some(p), b),
             None => (None, id),
         };
-        // Compare like with like: the whole id with the keys, the bare part with the bare keys
-        // of that provider (`anthropic/claude-sonnet-4.5` -> `claude-sonnet-4-5`).
+        // Compare like with like: the bare part with the keys of that provider's own entries
+        // (its family: `bedrock_converse` is Bedrock's), without the provider's prefix
+        // (`anthropic/claude-sonnet-4.5` -> `claude-sonnet-4-5`).
         let own = provider.and_then(|pr| {
-            crate::suggest::nearest(
-                bare,
-                self.models
-                    .values()
-                    .filter(|p| same_provider(&p.provider, pr) && !p.id.contains('/'))
-                    .map(|p| p.id.as_str()),
-            )
+            let prefix = format!("{pr}/");
+            let keys = self
+                .models
+                .iter()
+                .filter(|(_, p)| provider_family(&p.provider) == provider_family(pr))
+                .map(|(k, _)| k.strip_prefix(&prefix).unwrap_or(k));
+            same_model(bare, keys).map(|n| format!("{pr}/{n}"))
         });
-        let near =
-            own.or_else(|| crate::suggest::nearest(id, self.models.keys().map(String::as_str)));
-        near.map(|n| {
-            let n = match (provider, own) {
-                (Some(p), Some(_)) => format!("{p}/{n}"),
-                _ => n.to_string(),
-            };
-            format!(" (did you mean `{n}`?)")
-        })
-        .unwrap_or_default()
+        if let Some(n) = own {
+            return format!(" (did you mean `{n}`?)");
+        }
+        let near = same_model(id, self.models.keys().map(String::as_str)).or_else(|| {
+            provider.and_then(|_| same_model(bare, self.models.keys().map(String::as_str)))
+        });
+        let Some(near) = near else {
+            return String::new();
+        };
+        let other = self
+            .models
+            .get(near)
+            .map_or("another provider", |p| p.provider.as_str());
+        match provider {
+            // Another provider's entry is never offered as this provider's price.
+            Some(pr) if provider_family(other) != provider_family(pr) => {
+                format!(" (not priced for {pr}; `{near}` is {other}'s price, not {pr}'s)")
+            }
+            _ => format!(" (did you mean `{near}`?)"),
+        }
     }
+}
+
+/// The candidate that is the model `id` names, for a did-you-mean: one equal to it but for case
+/// and separators (`claude-sonnet-4.5`, `claude-sonnet-4-5`); else the shortest that extends it
+/// by a date or a word, never a version (`llama-3.3-70b-instruct` -> `…-instruct-turbo`,
+/// `claude-sonnet-4` -> `claude-sonnet-4-20250514`, not `claude-sonnet-4-5`); else a near miss
+/// ([`crate::suggest::nearest`]) with the same numbers (`gtp-4o` -> `gpt-4o`, never
+/// `claude-sonnet-4` -> `claude-sonnet-5`: another model, another price).
+fn same_model<'c>(id: &str, candidates: impl Iterator<Item = &'c str> + Clone) -> Option<&'c str> {
+    let word = normalise(id);
+    if let Some(c) = candidates.clone().find(|c| normalise(c) == word) {
+        return Some(c);
+    }
+    let extends = |c: &str| {
+        let Some(rest) = normalise(c).strip_prefix(&word).map(str::to_string) else {
+            return false;
+        };
+        let Some(rest) = rest.strip_prefix('-') else {
+            return false;
+        };
+        let head: String = rest
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect();
+        // `-5` (a version) is another model; `-20250514` (a date), `-turbo`, `-v1:0` are not.
+        !(head.chars().all(|ch| ch.is_ascii_digit()) && head.len() < 6)
+    };
+    if let Some(c) = candidates
+        .clone()
+        .filter(|c| extends(c))
+        .min_by_key(|c| (c.len(), *c))
+    {
+        return Some(c);
+    }
+    let numbers = digits(id);
+    crate::suggest::nearest(id, candidates.filter(|c| digits(c) == numbers))
+}
+
+/// `id` lower-cased with `.`, `_` and spaces as `-`, for comparing ids.
+fn normalise(id: &str) -> String {
+    id.to_lowercase()
+        .chars()
+        .map(|c| if matches!(c, '.' | '_' | ' ') { '-' } else { c })
+        .collect()
+}
+
+/// The numbers in `id`, in order (`gpt-4o-2024-08-06`: 4, 2024, 08, 06).
+fn digits(id: &str) -> Vec<String> {
+    id.split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Whether an entry whose provider is `entry` belongs to `provider` as a model id names it:
@@ -422,6 +485,86 @@ mod tests {
         assert_eq!(
             t.lookup_hint("openai/gpt-6-soll"),
             " (did you mean `openai/gpt-6-sol`?)"
+        );
+    }
+
+    #[test]
+    fn suggestions_name_the_same_model_of_the_same_provider_or_say_whose_they_are() {
+        let mut models = BTreeMap::new();
+        for (id, provider) in [
+            ("claude-sonnet-4-5", "anthropic"),
+            ("claude-sonnet-5", "anthropic"),
+            ("claude-sonnet-4-20250514", "anthropic"),
+            (
+                "anthropic.claude-sonnet-4-5-20250929-v1:0",
+                "bedrock_converse",
+            ),
+            ("bedrock/us-east-1/claude-x", "bedrock"),
+            (
+                "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo",
+                "together_ai",
+            ),
+            (
+                "together_ai/meta-llama/Llama-3.1-405B-Instruct",
+                "together_ai",
+            ),
+            (
+                "vertex_ai/claude-sonnet-4-6@default",
+                "vertex_ai-anthropic_models",
+            ),
+            ("gmi/meta-llama/Llama-3.3-70B-Instruct", "gmi"),
+            ("groq/llama-3.1-8b-instant", "groq"),
+        ] {
+            let mut p = price(id);
+            p.provider = provider.into();
+            models.insert(id.to_string(), p);
+        }
+        let t = PriceTable {
+            name: "t".into(),
+            verified: None,
+            source: None,
+            models,
+        };
+        // The same id but for separators: the provider's own entry.
+        assert_eq!(
+            t.lookup_hint("anthropic/claude-sonnet-4.5"),
+            " (did you mean `anthropic/claude-sonnet-4-5`?)"
+        );
+        // A dated snapshot extends the id; a version number (`-5`, `-6@default`) does not.
+        assert_eq!(
+            t.lookup_hint("anthropic/claude-sonnet-4"),
+            " (did you mean `anthropic/claude-sonnet-4-20250514`?)"
+        );
+        // (Vertex's `claude-sonnet-4-6@default` is another version: Anthropic's dated
+        // snapshot is named as Anthropic's.)
+        assert_eq!(
+            t.lookup_hint("vertex_ai/claude-sonnet-4"),
+            " (not priced for vertex_ai; `claude-sonnet-4-20250514` is anthropic's price, not vertex_ai's)"
+        );
+        // `-Turbo` is a word: the same model on the same provider; the 405B is another model.
+        assert_eq!(
+            t.lookup_hint("together_ai/meta-llama/llama-3.3-70b-instruct"),
+            " (did you mean `together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo`?)"
+        );
+        // A typo with the same numbers is suggested; one edit to a version number is not.
+        assert_eq!(
+            t.lookup_hint("anthropic/claude-sonet-4-5"),
+            " (did you mean `anthropic/claude-sonnet-4-5`?)"
+        );
+        assert_eq!(t.lookup_hint("anthropic/claude-sonnet-6"), "");
+        // Only another provider has it: said so, never offered as this provider's.
+        assert_eq!(
+            t.lookup_hint("bedrock/claude-sonnet-4-5"),
+            " (not priced for bedrock; `claude-sonnet-4-5` is anthropic's price, not bedrock's)"
+        );
+        assert_eq!(
+            t.lookup_hint("groq/meta-llama/Llama-3.3-70B-Instruct"),
+            " (not priced for groq; `gmi/meta-llama/Llama-3.3-70B-Instruct` is gmi's price, not groq's)"
+        );
+        // A prefix that is no provider (OpenRouter's author slug): whose price the near id is.
+        assert_eq!(
+            t.lookup_hint("meta-llama/llama-3.3-70b-instruct"),
+            " (not priced for meta-llama; `gmi/meta-llama/Llama-3.3-70B-Instruct` is gmi's price, not meta-llama's)"
         );
     }
 

@@ -1414,8 +1414,10 @@ fn unknown_models_come_in_line_order() {
 }
 
 /// OpenRouter request bodies: `model` then the `models` fallback list is the chain OpenRouter
-/// runs, `provider.order` gives each model its providers; a request body with one model is not
-/// silently dropped from a folder run: a note says which file and why.
+/// runs, `provider.order` makes each model a chain across the listed providers that serve it,
+/// each priced at that provider's price (this table has no Azure prices: the Azure steps are
+/// input errors naming them, never OpenAI's price with a note); a request body with one model
+/// is not silently dropped from a folder run: a note says which file and why.
 #[test]
 fn openrouter_models_lists_are_chains() {
     let doc = check_json(
@@ -1424,29 +1426,39 @@ fn openrouter_models_lists_are_chains() {
             "--pricing",
             &format!("{FIX}/routing/prices.json"),
         ],
-        1,
+        2,
     );
     assert_eq!(doc["files"][0]["format"], "openrouter");
+    // gpt-4o-mini on openai -> (on azure: unpriced) -> sonnet-4 -> gpt-4.1 on openai -> (azure)
     assert_eq!(doc["files"][0]["links"], 2);
+    let errors: Vec<&str> = doc["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(errors.len(), 2, "{doc:#}");
+    assert!(errors[0].starts_with("unknown model `azure/gpt-4o-mini` (not priced for azure; `gpt-4o-mini` is openai's price, not azure's)"), "{}", errors[0]);
+    assert!(
+        errors[1].starts_with("unknown model `azure/gpt-4.1`"),
+        "{}",
+        errors[1]
+    );
     let above = findings(&doc, "above-ratio");
     assert_eq!(above.len(), 2);
     // gpt-4o-mini 0.60 -> sonnet-4 13.50 = 22.50x; -> gpt-4.1 8.00 = 13.33x.
     assert_eq!(above[0]["fallback"]["name"], "anthropic/claude-sonnet-4");
     assert!((num(&above[0]["ratio"]) - 22.5).abs() < 1e-9);
+    assert_eq!(above[1]["fallback"]["name"], "openai/gpt-4.1 on openai");
     assert!((num(&above[1]["ratio"]) - 8.0 / 0.6).abs() < 1e-9);
-    // provider.order [openai, azure]: each OpenAI model on both, the first taking the traffic;
-    // Anthropic's model is served by neither: the price table's provider.
     let primary = &above[0]["primary"];
-    let providers: Vec<&str> = primary["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["provider"].as_str().unwrap())
-        .collect();
-    assert_eq!(providers, vec!["openai", "azure"]);
-    assert_eq!(primary["models"][0]["share"], 1.0);
+    assert_eq!(primary["name"], "openai/gpt-4o-mini on openai");
+    assert_eq!(primary["models"][0]["provider"], "openai");
+    // Anthropic's model is served by neither listed provider: the price table's provider.
     assert_eq!(above[0]["fallback"]["models"][0]["provider"], "anthropic");
     assert!(findings(&doc, "same-provider").is_empty());
+    // allow_fallbacks true: other providers after the listed ones are not priced (a note).
+    assert_eq!(findings(&doc, "other-providers").len(), 2);
     let not_read = findings(&doc, "not-read");
     assert_eq!(not_read.len(), 1);
     assert_eq!(
@@ -1624,7 +1636,8 @@ fn real_configs_give_findings_not_input_errors() {
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["summary"]["input_errors"], 0);
-    assert_eq!(doc["summary"]["files"], 11);
+    // 11 LiteLLM configs and 3 Portkey configs (tests/fixtures/real-configs/README.md).
+    assert_eq!(doc["summary"]["files"], 14);
     let above = findings(&doc, "above-ratio");
     assert_eq!(above.len(), 4);
     for f in &above {

@@ -37,11 +37,48 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
     {
         return Ok(free(ep, provider, why));
     }
+    let entry = table_entry(ep, table);
+    let (price, priced_as) = match (entry, o.input, o.output) {
+        (_, Some(input), Some(output)) => {
+            (config_price(ep, entry, input, output), "config".to_string())
+        }
+        (Some(e), _, _) => {
+            let mut p = e.clone();
+            p.input = o.input.unwrap_or(p.input);
+            p.output = o.output.unwrap_or(p.output);
+            p.cached_input = o.cached_input.or(p.cached_input);
+            p.cache_write = o.cache_write.or(p.cache_write);
+            let label = if o.is_empty() {
+                e.id.clone()
+            } else {
+                format!("{} + config", e.id)
+            };
+            (p, label)
+        }
+        (None, input, output) => return Err(unknown_model(file, ep, table, input, output)),
+    };
+    let provider = ep
+        .provider
+        .clone()
+        .unwrap_or_else(|| price.provider.clone());
+    let note = price_note(ep, entry, &provider, &priced_as, table);
+    Ok(EndpointPrice {
+        price,
+        priced_as,
+        provider,
+        note,
+    })
+}
+
+/// The table's entry for `ep`'s model, never another provider's: the id as written (or a
+/// Bedrock id as LiteLLM routes it), else `provider/model` for a config that names the provider
+/// apart from the model, else (for a prefix that is no provider's) the bare id.
+fn table_entry<'t>(ep: &Endpoint, table: &'t PriceTable) -> Option<&'t ModelPrice> {
     // `provider/model` resolves only to that provider's own entry (never another provider's
     // price for the same model name); a bare id only when one provider has it.
     // A config that names the provider apart from the model (a Portkey virtual key
     // `@openai-prod/gpt-4o` with provider `openai`) is priced as `provider/model`.
-    let entry = table
+    table
         .get(&ep.model)
         .or_else(|| bedrock_entry(table, &ep.model))
         .or_else(|| {
@@ -52,6 +89,7 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
                 .map_or(ep.model.as_str(), |(_, b)| b);
             table.get(&format!("{provider}/{bare}"))
         })
+        .or_else(|| hosted_entry(ep, table))
         .or_else(|| {
             // A prefix that is no provider of the table (a Portkey virtual key `@openai-prod`, an
             // alias) says nothing of whose model it is: the bare id, when one provider has it,
@@ -69,84 +107,113 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
                 || crate::input::pricing::bundled_shared(crate::input::pricing::LITELLM_SNAPSHOT)
                     .is_some_and(|t| is_provider(&t));
             (!known).then(|| table.get(bare)).flatten()
-        });
-    let (price, priced_as) = match (entry, o.input, o.output) {
-        (_, Some(input), Some(output)) => {
-            let base = entry.cloned();
-            let cached_input = o
-                .cached_input
-                .or(base.as_ref().and_then(|b| b.cached_input));
-            let cache_write = o.cache_write.or(base.as_ref().and_then(|b| b.cache_write));
-            let caching = Caching::implied(cache_write, cached_input);
-            (
-                ModelPrice {
-                    id: ep.model.clone(),
-                    provider: base.as_ref().map_or_else(
-                        || {
-                            ep.provider.clone().unwrap_or_else(|| {
-                                ep.model.split('/').next().unwrap_or("unknown").to_string()
-                            })
-                        },
-                        |b| b.provider.clone(),
-                    ),
-                    input,
-                    output,
-                    cached_input,
-                    cache_write,
-                    caching,
-                    cache_ttl_s: caching.default_ttl_s(),
-                    cache_write_1h: None,
-                    min_cache_prefix: base.as_ref().and_then(|b| b.min_cache_prefix),
-                    miss_writes: false,
-                    tiers: Vec::new(),
-                },
-                "config".to_string(),
-            )
-        }
-        (Some(e), _, _) => {
-            let mut p = e.clone();
-            p.input = o.input.unwrap_or(p.input);
-            p.output = o.output.unwrap_or(p.output);
-            p.cached_input = o.cached_input.or(p.cached_input);
-            p.cache_write = o.cache_write.or(p.cache_write);
-            let label = if o.is_empty() {
-                e.id.clone()
-            } else {
-                format!("{} + config", e.id)
-            };
-            (p, label)
-        }
-        (None, input, output) => {
-            let missing = match (input, output) {
-                (Some(_), None) => {
-                    " (the config sets input_cost_per_token but not output_cost_per_token)"
-                }
-                (None, Some(_)) => {
-                    " (the config sets output_cost_per_token but not input_cost_per_token)"
-                }
-                _ => "",
-            };
-            return Err(InputError {
-                file: ep.file.as_deref().unwrap_or(file).to_string(),
-                location: Some(Location {
-                    line: ep.line,
-                    col: ep.col,
-                }),
-                field: None,
-                message: format!(
-                    "unknown model `{}`{}{missing}: price table {} has no price for it, and an unknown price is never taken as zero; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it",
-                    ep.model,
-                    table.lookup_hint(&ep.model),
-                    table.name
-                ),
-                kind: InputErrorKind::UnknownModel,
-            });
-        }
+        })
+}
+
+/// The entry of a model a gateway sends to a provider it names apart from the model (an
+/// OpenRouter `provider.order` entry, a Portkey `provider`): among that provider's own entries
+/// (its provider family), the one whose key is, but for case and `.`/`_`/`-` ([`same_id`]), the
+/// id as written, `provider/served`, `served`, or `provider/name` (the served id without its
+/// author, `meta-llama/`). OpenRouter's ids are lower-case where the providers' are not
+/// (`deepinfra/meta-llama/Llama-3.3-70B-Instruct`), and write versions with dots. LiteLLM endpoints (no `served` id) are
+/// looked up exactly, as LiteLLM does.
+fn hosted_entry<'t>(ep: &Endpoint, table: &'t PriceTable) -> Option<&'t ModelPrice> {
+    let provider = ep.provider.as_deref()?;
+    let served = ep.served.as_deref()?;
+    let family = provider_family(provider);
+    let mut keys = vec![
+        same_id(&ep.model),
+        same_id(&format!("{provider}/{served}")),
+        same_id(served),
+    ];
+    if let Some((_, name)) = served.split_once('/') {
+        keys.push(same_id(&format!("{provider}/{name}")));
+    }
+    keys.iter().find_map(|key| {
+        table
+            .models
+            .iter()
+            .find(|(k, e)| same_id(k) == *key && provider_family(&e.provider) == family)
+            .map(|(_, e)| e)
+    })
+}
+
+/// `id` as compared across spellings of one id: lower-case, `.` and `_` as `-`
+/// (`claude-sonnet-4.5` on Portkey's Model Catalog and OpenRouter is `claude-sonnet-4-5`).
+fn same_id(id: &str) -> String {
+    id.to_lowercase().replace(['.', '_'], "-")
+}
+
+/// The price of `ep` when the config sets both its `input` and `output` ($/MTok): the config's,
+/// with the cache prices and the provider from the table's `base` entry where it has one.
+fn config_price(ep: &Endpoint, base: Option<&ModelPrice>, input: f64, output: f64) -> ModelPrice {
+    let o = &ep.price_override;
+    let cached_input = o.cached_input.or(base.and_then(|b| b.cached_input));
+    let cache_write = o.cache_write.or(base.and_then(|b| b.cache_write));
+    let caching = Caching::implied(cache_write, cached_input);
+    ModelPrice {
+        id: ep.model.clone(),
+        provider: base.map_or_else(
+            || {
+                ep.provider
+                    .clone()
+                    .unwrap_or_else(|| ep.model.split('/').next().unwrap_or("unknown").to_string())
+            },
+            |b| b.provider.clone(),
+        ),
+        input,
+        output,
+        cached_input,
+        cache_write,
+        caching,
+        cache_ttl_s: caching.default_ttl_s(),
+        cache_write_1h: None,
+        min_cache_prefix: base.and_then(|b| b.min_cache_prefix),
+        miss_writes: false,
+        tiers: Vec::new(),
+    }
+}
+
+/// The error for a model the table does not price and the config prices only in part (its
+/// `input` or `output`, or neither).
+fn unknown_model(
+    file: &str,
+    ep: &Endpoint,
+    table: &PriceTable,
+    input: Option<f64>,
+    output: Option<f64>,
+) -> InputError {
+    let missing = match (input, output) {
+        (Some(_), None) => " (the config sets input_cost_per_token but not output_cost_per_token)",
+        (None, Some(_)) => " (the config sets output_cost_per_token but not input_cost_per_token)",
+        _ => "",
     };
-    let provider = ep
-        .provider
-        .clone()
-        .unwrap_or_else(|| price.provider.clone());
+    InputError {
+        file: ep.file.as_deref().unwrap_or(file).to_string(),
+        location: Some(Location {
+            line: ep.line,
+            col: ep.col,
+        }),
+        field: None,
+        message: format!(
+            "unknown model `{}`{}{missing}: price table {} has no price for it, and an unknown price is never taken as zero; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it",
+            ep.model,
+            table.lookup_hint(&ep.model),
+            table.name
+        ),
+        kind: InputErrorKind::UnknownModel,
+    }
+}
+
+/// The note on `ep`'s price, when it may not be what the config's provider bills: the
+/// endpoint's own note, a rolling alias, or another provider's entry, each naming the entry.
+fn price_note(
+    ep: &Endpoint,
+    entry: Option<&ModelPrice>,
+    provider: &str,
+    priced_as: &str,
+    table: &PriceTable,
+) -> Option<String> {
     let source = if priced_as == "config" {
         "the config's own prices".to_string()
     } else {
@@ -161,8 +228,18 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
         let id = bedrock_id(id).unwrap_or(id);
         id.split_once('/').map_or(id, |(_, b)| b).to_string()
     };
-    let note = match (&ep.note, entry) {
+    match (&ep.note, entry) {
         (Some(n), _) => Some(format!("{n}; priced from {source}")),
+        (None, Some(e))
+            if priced_as != "config"
+                && bare(&e.id) != bare(&ep.model)
+                && same_id(&bare(&e.id)) == same_id(&bare(&ep.model)) =>
+        {
+            Some(format!(
+                "`{}` is priced as `{}`, the same id but for case and separators: from {source}",
+                ep.model, e.id
+            ))
+        }
         (None, Some(e)) if priced_as != "config" && bare(&e.id) != bare(&ep.model) => {
             Some(format!(
                 "`{}` is a rolling alias (LiteLLM's alias_of): priced from {source}",
@@ -171,9 +248,9 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
         }
         (None, Some(e))
             if priced_as != "config"
-                && provider_family(&provider) != provider_family(&e.provider)
+                && provider_family(provider) != provider_family(&e.provider)
                 && !provider.starts_with(e.provider.as_str())
-                && !e.provider.starts_with(provider.as_str()) =>
+                && !e.provider.starts_with(provider) =>
         {
             Some(format!(
                 "`{}` on provider `{provider}` is priced from {source}",
@@ -181,13 +258,7 @@ pub fn price(file: &str, ep: &Endpoint, table: &PriceTable) -> Result<EndpointPr
             ))
         }
         _ => None,
-    };
-    Ok(EndpointPrice {
-        price,
-        priced_as,
-        provider,
-        note,
-    })
+    }
 }
 
 /// The entry of a Bedrock model id as LiteLLM routes it: `bedrock/` (or `bedrock_converse/`)

@@ -194,6 +194,25 @@ pub enum Notice {
         /// The model both serve.
         model: String,
     },
+    /// A Portkey chain whose targets go through slugs that name no Portkey provider (virtual
+    /// keys or integrations whose provider the config does not say): whether it leaves its
+    /// primary's provider cannot be told, so it is never counted as crossing providers (a
+    /// warning).
+    UnknownProvider {
+        /// The chain.
+        chain: String,
+        /// The slugs, without `@`, in the order first met.
+        slugs: Vec<String>,
+        /// Whether every target goes through the one slug: one provider, whatever it is.
+        one: bool,
+    },
+    /// An OpenRouter model whose `provider.order` leaves `allow_fallbacks` on (its default)
+    /// without `only`: after the listed providers OpenRouter may try others, not priced (a
+    /// note).
+    OtherProviders {
+        /// The model.
+        model: String,
+    },
     /// A file found in a folder that looks like a gateway config but is not one fallcost reads
     /// (a note, so that it does not vanish from the run).
     NotRead {
@@ -253,12 +272,14 @@ impl Notice {
             | Notice::SelfFallback { .. }
             | Notice::SameDeployment { .. }
             | Notice::SameModel { .. }
+            | Notice::UnknownProvider { .. }
             | Notice::NoModel { .. }
             | Notice::Ignored { .. } => true,
             Notice::Wildcard { in_chain, .. } => *in_chain,
             Notice::Loop { .. }
             | Notice::Empty { .. }
             | Notice::Resolved { .. }
+            | Notice::OtherProviders { .. }
             | Notice::NotRead { .. } => false,
         }
     }
@@ -271,6 +292,8 @@ impl Notice {
             Notice::Resolved { .. } => "resolved-name",
             Notice::SameDeployment { .. } => "same-deployment",
             Notice::SameModel { .. } => "same-model",
+            Notice::UnknownProvider { .. } => "unknown-provider",
+            Notice::OtherProviders { .. } => "other-providers",
             Notice::NotRead { .. } => "not-read",
             Notice::SelfFallback { .. } => "self-fallback",
             Notice::Empty { .. } => "empty-fallbacks",
@@ -350,6 +373,33 @@ impl fmt::Display for Notice {
             } => write!(
                 f,
                 "fallback `{fallback}` of `{primary}` serves the same model (`{model}`) on the same provider (`{provider}`) through another key: it survives a rate limit on one key, not an outage of `{provider}`, and costs the same"
+            ),
+            Notice::UnknownProvider {
+                chain,
+                slugs,
+                one: true,
+            } => write!(
+                f,
+                "chain `{chain}`: every target goes through `@{}`, which names no Portkey provider: one key, so one provider whatever it is; it survives a deprecation, not an outage",
+                slugs.join("")
+            ),
+            Notice::UnknownProvider {
+                chain,
+                slugs,
+                one: false,
+            } => write!(
+                f,
+                "chain `{chain}`: {} name{} no Portkey provider (a virtual key or integration), so whether its fallbacks leave the primary's provider is unknown and it is not counted as crossing providers; set `provider` on those targets (`openai`, `anthropic`, ...) to judge it",
+                slugs
+                    .iter()
+                    .map(|s| format!("`@{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if slugs.len() == 1 { "s" } else { "" }
+            ),
+            Notice::OtherProviders { model } => write!(
+                f,
+                "after the providers provider.order lists for `{model}`, OpenRouter may try its other providers (allow_fallbacks is true unless set false): those attempts are not priced; set \"allow_fallbacks\": false, or list them in `only`, to price every provider the request can reach"
             ),
             Notice::NotRead { why } => write!(f, "skipped: {why}"),
             Notice::Loop { cycle, more } => {

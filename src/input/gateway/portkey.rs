@@ -28,8 +28,11 @@
 //!   of `@slug/model` or `provider: "@slug"` (Portkey's Model Catalog providers and virtual keys,
 //!   which the hosted gateway resolves: the open-source gateway's `tryTargetsRecursively`,
 //!   `src/handlers/handlerUtils.ts`, passes them on) resolved to the Portkey provider it starts
-//!   with (`openai-prod` is `openai`), else (a slug that names none: a note) the price
-//!   table's provider for the model, so two unknown slugs are never two providers;
+//!   with (`openai-prod` is `openai`); a slug that names none (`@prod-key`, a virtual key or
+//!   integration) leaves the provider unknown: the model is priced from the table's entry (a
+//!   note), and a chain that goes through such slugs is warned about unless the providers the
+//!   config names already span two failure domains (two unknown slugs are never taken for two
+//!   providers, nor for one; one slug throughout is one provider);
 //! - a fallback serving the primary's model on the primary's provider through another slug or
 //!   key is a warning: a retry on another key, not a failover;
 //! - a target left with no model uses the request's model: a warning (its chain cannot be judged
@@ -321,13 +324,18 @@ fn visit<'n>(
                     what: format!("{path}.targets of a fallback strategy"),
                 },
             ));
+            misplaced_targets(node, path, config);
         }
         let mut groups = Vec::new();
+        let mut unknown: Vec<Vec<String>> = Vec::new();
         for (i, t) in items.iter().enumerate() {
             let tpath = format!("{path}.targets[{i}]");
-            let mut endpoints = Vec::new();
-            let shares = leaves(file, t, &tpath, inherited, &mut endpoints, config)?
-                .filter(|s| s.len() == endpoints.len() && endpoints.len() > 1);
+            let mut reached = Vec::new();
+            let shares = leaves(file, t, &tpath, inherited, &mut reached, config)?
+                .filter(|s| s.len() == reached.len() && reached.len() > 1);
+            let (endpoints, slugs): (Vec<Endpoint>, Vec<Option<String>>) =
+                reached.into_iter().unzip();
+            unknown.push(slugs.into_iter().flatten().collect::<Vec<_>>());
             groups.push((
                 label(t, &tpath, &endpoints),
                 endpoints,
@@ -359,6 +367,7 @@ fn visit<'n>(
                     .collect(),
             };
             same_model_links(&chain, config);
+            unknown_providers(&chain, &unknown, config);
             config.chains.push(chain);
         }
     }
@@ -368,6 +377,26 @@ fn visit<'n>(
         }
     }
     Ok(())
+}
+
+/// A warning for `targets` written inside `strategy` (`{"strategy": {"mode": "fallback",
+/// "targets": [...]}}`, as in a real config): Portkey reads a strategy's targets beside it, in
+/// the config or target object, so none of them is ever tried.
+fn misplaced_targets(node: &Node, path: &str, config: &mut Config) {
+    let Some(inner) = node.get("strategy").and_then(|s| s.get("targets")) else {
+        return;
+    };
+    let n = match &inner.value {
+        Value::Seq(items) => items.len(),
+        _ => 0,
+    };
+    config.notices.push((
+        Place::of(inner),
+        Notice::Ignored {
+            what: format!("{path}.strategy.targets ({n} target{})", if n == 1 { "" } else { "s" }),
+            why: "Portkey reads a strategy's `targets` beside `strategy`, not inside it, so this fallback strategy has no targets; move the list up one level".into(),
+        },
+    ));
 }
 
 /// A name for a target in messages: its `name`, or its path, with the models it reaches.
@@ -411,6 +440,10 @@ fn weight(file: &str, target: &Node, path: &str) -> Result<f64, InputError> {
     }
 }
 
+/// An endpoint a target reaches, with the slug it goes through when that slug names no Portkey
+/// provider (`@prod-key`: its provider is unknown).
+type Leaf = (Endpoint, Option<String>);
+
 /// Every model `target` can send a request to; `inherited` is the model its parents set.
 /// Returns the share of the target's traffic each model pushed onto `out` gets in steady state
 /// (a loadbalance by its targets' weights, a fallback or `single` all to its first target),
@@ -420,45 +453,13 @@ fn leaves(
     target: &Node,
     path: &str,
     inherited: Option<&Node>,
-    out: &mut Vec<Endpoint>,
+    out: &mut Vec<Leaf>,
     config: &mut Config,
 ) -> Result<Option<Vec<f64>>, InputError> {
     let nested = targets(file, target, path)?;
     let inherited = model(target, inherited);
     if !nested.is_empty() {
-        let m = mode(file, target, path)?;
-        let mut parts = Vec::new();
-        for (i, t) in nested.iter().enumerate() {
-            let tpath = format!("{path}.targets[{i}]");
-            let w = weight(file, t, &tpath)?;
-            let shares = leaves(file, t, &tpath, inherited, out, config)?;
-            parts.push((w, shares));
-        }
-        let factors: Option<Vec<f64>> = match m {
-            Some("loadbalance") => {
-                let total: f64 = parts.iter().map(|(w, _)| w).sum();
-                (total > 0.0).then(|| parts.iter().map(|(w, _)| w / total).collect())
-            }
-            Some("fallback") | Some("single") => Some(
-                (0..parts.len())
-                    .map(|i| if i == 0 { 1.0 } else { 0.0 })
-                    .collect(),
-            ),
-            _ => None,
-        };
-        let Some(factors) = factors else {
-            return Ok(None);
-        };
-        let mut shares = Vec::new();
-        for ((_, part), f) in parts.into_iter().zip(factors) {
-            match part {
-                Some(p) if !p.is_empty() => shares.extend(p.into_iter().map(|x| x * f)),
-                // A target without a model that takes traffic: its share is unknown.
-                _ if f > 0.0 => return Ok(None),
-                _ => {}
-            }
-        }
-        return Ok(Some(shares));
+        return nested_leaves(file, (target, nested), path, inherited, out, config);
     }
     let Some(model_node) = inherited.filter(|m| m.value != Value::Null) else {
         config.notices.push((
@@ -469,6 +470,60 @@ fn leaves(
         ));
         return Ok(None);
     };
+    out.push(leaf(file, target, path, model_node)?);
+    Ok(Some(vec![1.0]))
+}
+
+/// [`leaves`] of a target with `nested` targets: each nested target's, and the shares of the
+/// target's traffic they get by its strategy's mode.
+fn nested_leaves(
+    file: &str,
+    (target, nested): (&Node, &[Node]),
+    path: &str,
+    inherited: Option<&Node>,
+    out: &mut Vec<Leaf>,
+    config: &mut Config,
+) -> Result<Option<Vec<f64>>, InputError> {
+    let m = mode(file, target, path)?;
+    let mut parts = Vec::new();
+    for (i, t) in nested.iter().enumerate() {
+        let tpath = format!("{path}.targets[{i}]");
+        let w = weight(file, t, &tpath)?;
+        let shares = leaves(file, t, &tpath, inherited, out, config)?;
+        parts.push((w, shares));
+    }
+    let factors: Option<Vec<f64>> = match m {
+        Some("loadbalance") => {
+            let total: f64 = parts.iter().map(|(w, _)| w).sum();
+            (total > 0.0).then(|| parts.iter().map(|(w, _)| w / total).collect())
+        }
+        Some("fallback") | Some("single") => Some(
+            (0..parts.len())
+                .map(|i| if i == 0 { 1.0 } else { 0.0 })
+                .collect(),
+        ),
+        _ => None,
+    };
+    let Some(factors) = factors else {
+        return Ok(None);
+    };
+    let mut shares = Vec::new();
+    for ((_, part), f) in parts.into_iter().zip(factors) {
+        match part {
+            Some(p) if !p.is_empty() => shares.extend(p.into_iter().map(|x| x * f)),
+            // A target without a model that takes traffic: its share is unknown.
+            _ if f > 0.0 => return Ok(None),
+            _ => {}
+        }
+    }
+    Ok(Some(shares))
+}
+
+/// The endpoint of a target without nested targets, whose model is `model_node`: its failure
+/// domain from its `provider` field or slug, and the slug when that names no provider.
+///
+/// Errors: a model that is not a string.
+fn leaf(file: &str, target: &Node, path: &str, model_node: &Node) -> Result<Leaf, InputError> {
     let Some(model) = model_node.as_str() else {
         return Err(model_node.error(
             file,
@@ -494,34 +549,82 @@ fn leaves(
         .filter(|p| !p.starts_with('@'))
         .and_then(provider_of_slug);
     // A slug that names no Portkey provider (`@prod-key`) says nothing of the failure domain:
-    // the model's own provider in the price table is judged, and a note says so (two unknown
-    // slugs are never taken for two providers).
+    // the model is priced from the price table's entry, a note says so, and the chain's
+    // provider check treats the slug as an unknown provider ([`unknown_providers`]): two
+    // unknown slugs are never taken for two providers, nor for one.
     let provider = named
         .or_else(|| slug.as_deref().and_then(provider_of_slug))
         .map(str::to_string);
-    let note = match (&provider, &slug) {
-        (None, Some(s)) => Some(format!(
-            "the slug `@{s}` names no Portkey provider: `{model}` is judged on the provider the price table gives it"
-        )),
+    let unknown = match (&provider, &slug) {
+        (None, Some(s)) => Some(s.clone()),
         _ => None,
     };
+    let note = unknown.as_ref().map(|s| {
+        format!(
+            "the slug `@{s}` names no Portkey provider: the provider of `{model}` there is unknown"
+        )
+    });
     let served = model.clone();
     let id = match &slug {
         Some(p) if !model.contains('/') => format!("{p}/{model}"),
         _ => model,
     };
-    out.push(Endpoint {
-        model: id,
-        provider,
-        price_override: PriceOverride::default(),
-        note,
-        file: None,
-        line: model_node.line,
-        col: model_node.col,
-        deployment: None,
-        served: Some(served),
-    });
-    Ok(Some(vec![1.0]))
+    Ok((
+        Endpoint {
+            model: id,
+            provider,
+            price_override: PriceOverride::default(),
+            note,
+            file: None,
+            line: model_node.line,
+            col: model_node.col,
+            deployment: None,
+            served: Some(served),
+        },
+        unknown,
+    ))
+}
+
+/// A warning for a chain some of whose targets go through slugs that name no Portkey provider
+/// (`unknown`, one entry per step, the slugs of that step), unless the providers the config
+/// does name already span two failure domains: whether such a chain leaves its primary's
+/// provider cannot be told (two virtual keys may be one provider's), so it is never counted as
+/// crossing providers. Every step through one and the same slug is one provider, whatever it is.
+fn unknown_providers(chain: &Route, unknown: &[Vec<String>], config: &mut Config) {
+    let mut slugs: Vec<String> = Vec::new();
+    for s in unknown.iter().flatten() {
+        if !slugs.contains(s) {
+            slugs.push(s.clone());
+        }
+    }
+    if slugs.is_empty() || chain.links.is_empty() {
+        return;
+    }
+    let steps = std::iter::once(&chain.primary).chain(chain.links.iter().map(|l| &l.fallback));
+    let mut named: Vec<&str> = Vec::new();
+    let mut every_step_slugged = true;
+    for (g, u) in steps.zip(unknown) {
+        for e in &g.endpoints {
+            if let Some(p) = e.provider.as_deref() {
+                let fam = crate::model::prices::provider_family(p);
+                if !named.contains(&fam) {
+                    named.push(fam);
+                }
+            }
+        }
+        every_step_slugged &= !g.endpoints.is_empty() && u.len() == g.endpoints.len();
+    }
+    if named.len() >= 2 {
+        return;
+    }
+    config.notices.push((
+        chain.at.clone(),
+        Notice::UnknownProvider {
+            chain: chain.name.clone(),
+            one: slugs.len() == 1 && named.is_empty() && every_step_slugged,
+            slugs,
+        },
+    ));
 }
 
 #[cfg(test)]

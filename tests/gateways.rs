@@ -1,0 +1,198 @@
+//! End to end: `fallcost check` on Portkey and OpenRouter configs held to the LiteLLM bar
+//! (issue 23, item 5): OpenRouter's `provider.order` as a chain priced per provider, Portkey
+//! slugs that name no provider, did-you-mean that never names another provider's price as this
+//! one's, and the real public Portkey configs of `tests/fixtures/real-configs/`.
+//!
+//! Prices from the bundled LiteLLM snapshot (`litellm-1.110.2`) at the default profile (2,000
+//! input / 500 output tokens), USD per 1,000 requests: `1000 × (2000 × input + 500 × output)`
+//! with the table's USD per token.
+
+mod common;
+
+use common::fallcost;
+use serde_json::Value;
+
+const FIX: &str = "tests/fixtures/check";
+
+/// Run `fallcost check ARGS --pricing litellm-1.110.2 --format json`, expecting exit `code`.
+fn check_json(args: &[&str], code: i32) -> Value {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    all.extend(["--pricing", "litellm-1.110.2", "--format", "json"]);
+    let out = fallcost(&all);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "fallcost {}\nstdout:\n{}\nstderr:\n{}",
+        all.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+fn findings<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == kind)
+        .collect()
+}
+
+fn message(f: &Value) -> &str {
+    f["message"].as_str().unwrap()
+}
+
+/// Per 1,000 requests at 2,000 in / 500 out, from USD per token.
+fn per_1k(input: f64, output: f64) -> f64 {
+    1000.0 * (2000.0 * input + 500.0 * output)
+}
+
+/// Portkey targets through slugs that name no Portkey provider (`@prod-key`, virtual keys or
+/// integrations) are of unknown provider: a chain through them is never counted as crossing
+/// providers (before: `@prod-key/gpt-4o -> @backup-key/claude-sonnet-4-5` passed silently, as
+/// OpenAI -> Anthropic), one slug throughout is one provider, and providers the config names
+/// that already span two failure domains need no warning.
+#[test]
+fn unknown_slugs_are_unknown_providers() {
+    let dir = format!("{FIX}/portkey-slugs");
+    let doc = check_json(&[&format!("{dir}/unknown-slugs-cross-model.json")], 0);
+    let unknown = findings(&doc, "unknown-provider");
+    assert_eq!(unknown.len(), 1, "{doc:#}");
+    assert_eq!(unknown[0]["severity"], "warning");
+    assert_eq!(unknown[0]["line"], 2);
+    assert!(
+        message(unknown[0]).starts_with(
+            "chain `config (fallback)`: `@prod-key`, `@backup-key` name no Portkey provider"
+        ),
+        "{}",
+        message(unknown[0])
+    );
+    assert!(message(unknown[0]).contains("not counted as crossing providers"));
+    // The prices are the table's entries for the models, said so in the notes.
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 2);
+    assert_eq!(
+        message(notes[0]),
+        "the slug `@prod-key` names no Portkey provider: the provider of `gpt-4o` there is unknown; priced from openai's entry `gpt-4o` in litellm-1.110.2"
+    );
+    // A warning: it fails the gate under --deny-warnings.
+    check_json(
+        &[
+            &format!("{dir}/unknown-slugs-cross-model.json"),
+            "--deny-warnings",
+        ],
+        1,
+    );
+
+    // One slug for every target: one key, one provider, whatever the models.
+    let doc = check_json(&[&format!("{dir}/one-slug.json")], 0);
+    let unknown = findings(&doc, "unknown-provider");
+    assert_eq!(unknown.len(), 1, "{doc:#}");
+    assert!(message(unknown[0]).contains("every target goes through `@team-gateway`"));
+    assert!(message(unknown[0]).ends_with("it survives a deprecation, not an outage"));
+
+    // `provider: openai` and `provider: anthropic` already cross providers: no warning for the
+    // unknown slug between them.
+    let doc = check_json(&[&format!("{dir}/named-providers.json")], 0);
+    assert!(findings(&doc, "unknown-provider").is_empty(), "{doc:#}");
+    assert!(findings(&doc, "same-provider").is_empty());
+}
+
+/// OpenRouter's `provider.order` is a fallback chain across providers of one model, priced at
+/// each provider's own price (the LiteLLM snapshot's entries), walked model by model: before,
+/// the model was one step priced at its owner's rate (`openai/gpt-4o` on `azure` "priced from
+/// openai's entry", and `meta-llama/llama-3.3-70b-instruct` unknown, exit 2).
+#[test]
+fn openrouter_provider_order_is_a_chain_priced_per_provider() {
+    let dir = format!("{FIX}/openrouter-providers");
+    // order [deepinfra, nebius, cerebras, azure], allow_fallbacks false; models [llama, gpt-4o]:
+    // llama on deepinfra -> on nebius -> on cerebras (no Cerebras entry for this id: an input
+    // error naming it) -> gpt-4o on azure (Azure serves OpenAI's models only, so not Llama).
+    let doc = check_json(&[&format!("{dir}/llama-order.json")], 2);
+    let errors = doc["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{doc:#}");
+    let e = errors[0]["message"].as_str().unwrap();
+    assert!(
+        e.starts_with(
+            "unknown model `cerebras/meta-llama/llama-3.3-70b-instruct` (not priced for cerebras; "
+        ),
+        "{e}"
+    );
+    assert_eq!(doc["files"][0]["links"], 2);
+    let deepinfra = per_1k(2.3e-07, 4e-07); // $0.66
+    let nebius = per_1k(1.3e-07, 4e-07); // $0.46
+    let azure_gpt4o = per_1k(2.5e-06, 1e-05); // $10.00
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1, "{doc:#}");
+    assert_eq!(
+        above[0]["primary"]["name"],
+        "meta-llama/llama-3.3-70b-instruct on deepinfra"
+    );
+    assert_eq!(
+        above[0]["primary"]["models"][0]["priced_as"],
+        "deepinfra/meta-llama/Llama-3.3-70B-Instruct"
+    );
+    assert!((above[0]["primary"]["min_per_1k_usd"].as_f64().unwrap() - deepinfra).abs() < 1e-9);
+    assert_eq!(above[0]["fallback"]["name"], "openai/gpt-4o on azure");
+    assert_eq!(
+        above[0]["fallback"]["models"][0]["priced_as"],
+        "azure/gpt-4o"
+    );
+    assert_eq!(above[0]["fallback"]["models"][0]["provider"], "azure");
+    assert!((above[0]["ratio"].as_f64().unwrap() - azure_gpt4o / deepinfra).abs() < 1e-9);
+    // The nebius link is within the ratio: 0.70x.
+    assert!(nebius / deepinfra < 2.0);
+    // Several providers: no same-provider warning; allow_fallbacks false: no other providers.
+    assert!(findings(&doc, "same-provider").is_empty());
+    assert!(findings(&doc, "other-providers").is_empty());
+
+    // A provider of `order` the table has no price for is named (Groq's Llama 3.3 under this
+    // id), and allow_fallbacks (true by default) leaves the providers after it unpriced: a note.
+    let doc = check_json(&[&format!("{dir}/unpriced-host.json")], 2);
+    let errors = doc["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("unknown model `groq/meta-llama/llama-3.3-70b-instruct`")
+    );
+    let other = findings(&doc, "other-providers");
+    assert_eq!(other.len(), 1);
+    assert_eq!(other[0]["severity"], "note");
+}
+
+/// The real public Portkey configs of tests/fixtures/real-configs/ (sources in its README):
+/// findings or a pass, no input error. Before: exit 2 on `@anthropic/claude-sonnet-4.5`
+/// (Portkey's Model Catalog spelling of `claude-sonnet-4-5`), and a fallback whose `targets`
+/// sit inside `strategy` (never read by Portkey) was only an "empty" note.
+#[test]
+fn real_portkey_configs_give_findings_not_input_errors() {
+    let dir = "tests/fixtures/real-configs";
+    // GPT-5.2 $10.50 -> Claude Sonnet 4.5 $13.50: 1.29x, a pass, with a note on the spelling.
+    let doc = check_json(&[&format!("{dir}/shadow-optic-production.json")], 0);
+    assert_eq!(doc["summary"]["input_errors"], 0);
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 1);
+    assert_eq!(
+        message(notes[0]),
+        "`anthropic/claude-sonnet-4.5` is priced as `claude-sonnet-4-5`, the same id but for case and separators: from anthropic's entry `claude-sonnet-4-5` in litellm-1.110.2"
+    );
+    assert_eq!(doc["files"][0]["links"], 1);
+    // A load balancer: no chain.
+    let doc = check_json(&[&format!("{dir}/shadow-optic-shadow.json")], 0);
+    assert_eq!(doc["summary"]["input_errors"], 0);
+    assert_eq!(doc["files"][0]["chains"], 0);
+    // targets inside strategy: a warning at their line, so --deny-warnings fails the gate.
+    let doc = check_json(&[&format!("{dir}/otel-ai-portkey.json")], 0);
+    let ignored = findings(&doc, "ignored");
+    assert_eq!(ignored.len(), 1, "{doc:#}");
+    assert_eq!(ignored[0]["line"], 104);
+    assert!(message(ignored[0]).starts_with("config.strategy.targets (7 targets) never fires"));
+    check_json(
+        &[&format!("{dir}/otel-ai-portkey.json"), "--deny-warnings"],
+        1,
+    );
+}
