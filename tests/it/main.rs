@@ -16,6 +16,7 @@ mod cli_ux;
 mod compare_config;
 mod conflict_markers;
 mod diff;
+mod gateways;
 mod history;
 mod issue10;
 mod json_contract;

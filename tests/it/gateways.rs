@@ -7,7 +7,7 @@
 //! input / 500 output tokens), USD per 1,000 requests: `1000 × (2000 × input + 500 × output)`
 //! with the table's USD per token.
 
-mod common;
+use crate::common;
 
 use common::fallcost;
 use serde_json::Value;
