@@ -38,9 +38,11 @@ pub fn run(args: &TuneArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         scenario: args.scenario.as_deref(),
         config: &args.config,
         profile: args.profile,
+        pricing: None,
         set: &args.set,
         config_file: args.config_file.as_deref(),
     })?;
+    super::compare::config_notices(&source.warnings, &source.skipped);
     let ask = Ask {
         chains: args.chains.clone(),
         candidates: args.candidate.clone(),

@@ -13,6 +13,8 @@ use crate::model::PriceTable;
 /// traffic, the deployment.
 pub(super) struct Pick<'a> {
     pub(super) id: String,
+    /// Set when the config prices the deployment itself: what the provenance says of it.
+    pub(super) own_price: Option<String>,
     pub(super) share: f64,
     pub(super) ep: &'a Endpoint,
 }
@@ -36,6 +38,8 @@ pub(super) struct Written {
     /// Each deployment the price table has no price for (once, however many routes reach it):
     /// its error and its model, so that all of them are reported together, in line order.
     pub(super) unknown: Vec<(InputError, String)>,
+    /// The prices the configs set themselves, by scenario id (added to the scenario's table).
+    pub(super) prices: Vec<crate::model::ModelPrice>,
 }
 
 /// One scenario chain a route became.
@@ -165,6 +169,7 @@ pub(super) fn picks<'a>(
     g: &'a gateway::Group,
     prices: &PriceTable,
     unknown: &mut Vec<(InputError, String)>,
+    extra: &mut Vec<crate::model::ModelPrice>,
 ) -> Result<Vec<Pick<'a>>, InputError> {
     let taking: Vec<usize> = (0..g.endpoints.len())
         .filter(|&d| {
@@ -178,8 +183,8 @@ pub(super) fn picks<'a>(
     let mut out = Vec::new();
     for d in taking {
         let ep = &g.endpoints[d];
-        let id = match table_id(file, ep, prices) {
-            Ok(id) => id,
+        let (id, own) = match table_id(file, ep, prices, extra) {
+            Ok(x) => x,
             Err(e) if e.kind == InputErrorKind::UnknownModel => {
                 if !unknown
                     .iter()
@@ -191,8 +196,20 @@ pub(super) fn picks<'a>(
             }
             Err(e) => return Err(e),
         };
+        let own_price = own.map(|p| {
+            let text = format!(
+                " (the config's own prices: ${} input, ${} output per MTok)",
+                crate::number::trim(p.input, 6),
+                crate::number::trim(p.output, 6)
+            );
+            if !extra.iter().any(|x| x.id == p.id) {
+                extra.push(p);
+            }
+            text
+        });
         out.push(Pick {
             id,
+            own_price,
             share: g
                 .shares
                 .as_ref()
@@ -268,12 +285,13 @@ pub(super) fn emit(
         chains: out,
         provenance,
         unknown,
+        prices: extra,
         ..
     } = written;
-    let primary = picks(file, &chain.primary, prices, unknown)?;
+    let primary = picks(file, &chain.primary, prices, unknown, extra)?;
     let mut links: Vec<(&gateway::RouteLink, Vec<Pick>)> = Vec::new();
     for link in &chain.links {
-        let p = picks(file, &link.fallback, prices, unknown)?;
+        let p = picks(file, &link.fallback, prices, unknown, extra)?;
         if !p.is_empty() {
             links.push((link, p));
         }
@@ -353,7 +371,12 @@ pub(super) fn emit(
             let ep = pick.ep;
             let ep_file = ep.file.as_deref().unwrap_or(file);
             rec(
-                format!("primary `{}` = `{}`", chain.primary.label, pick.id),
+                format!(
+                    "primary `{}` = `{}`{}",
+                    chain.primary.label,
+                    pick.id,
+                    pick.own_price.as_deref().unwrap_or("")
+                ),
                 ep_file,
                 ep.line,
             );
@@ -371,7 +394,12 @@ pub(super) fn emit(
             }
             for ((link, p), &c) in links.iter().zip(choice) {
                 let what = if p.len() == 1 {
-                    format!("fallback `{}` = `{}`", link.fallback.label, p[c].id)
+                    format!(
+                        "fallback `{}` = `{}`{}",
+                        link.fallback.label,
+                        p[c].id,
+                        p[c].own_price.as_deref().unwrap_or("")
+                    )
                 } else if split {
                     format!(
                         "fallback `{}` = `{}`, {} of its traffic ({})",
