@@ -144,7 +144,14 @@ pub fn source(flags: &Flags) -> anyhow::Result<Source> {
     }
     let profile = flags.profile.or(settings.profile).or(usage.profile);
     let scenario_path = scenario_path.or(usage.scenario);
-    let built = build_text(&configs, scenario_path.as_deref(), profile, flags.pricing)?;
+    // fallcost.toml [prices]: the project's own prices, over the table's (as `check` reads them).
+    let own = crate::input::settings::price_settings(flags.config_file)?;
+    let built = build_text(
+        &configs,
+        scenario_path.as_deref(),
+        profile,
+        (flags.pricing, &own),
+    )?;
     let mut overrides = built.overrides;
     overrides.extend(set);
     Ok(Source {

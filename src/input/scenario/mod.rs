@@ -124,7 +124,7 @@ pub fn parse(
 /// [`parse`], with `extra` prices added to the scenario's price table (each by its `id`,
 /// winning over the table's entry of that id): the prices a gateway config sets itself and
 /// fallcost.toml's `[prices]`, which `compare --config` prices as `check` does. The table is
-/// then named `NAME + config prices`. Errors as for [`load`].
+/// then named `NAME + own prices`. Errors as for [`load`].
 pub fn parse_priced(
     label: &str,
     text: &str,
@@ -165,7 +165,7 @@ pub fn parse_priced(
     resolve(&doc, file, &prices, default_name)
 }
 
-/// `table` with `extra` added (each by its id, over the table's entry), named `NAME + config
+/// `table` with `extra` added (each by its id, over the table's entry), named `NAME + own
 /// prices`; `table` itself when `extra` is empty.
 fn with_extra(
     table: std::sync::Arc<PriceTable>,
@@ -175,7 +175,7 @@ fn with_extra(
         return table;
     }
     let mut t = (*table).clone();
-    t.name = format!("{} + config prices", t.name);
+    t.name = format!("{} + own prices", t.name);
     for p in extra {
         t.models.insert(p.id.clone(), p.clone());
     }

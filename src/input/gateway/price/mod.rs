@@ -334,7 +334,8 @@ pub fn build(
     pricing: Option<&str>,
     sets: &[(String, String)],
 ) -> Result<FromConfig, InputError> {
-    let mut b = build_text(configs, scenario, profile, pricing)?;
+    let own = crate::input::settings::OwnPrices::default();
+    let mut b = build_text(configs, scenario, profile, (pricing, &own))?;
     b.overrides.extend(sets.iter().cloned());
     let scenario =
         crate::input::scenario::parse_priced(&b.label, &b.text, &b.base, &b.overrides, &b.prices)?;
@@ -344,14 +345,15 @@ pub fn build(
     })
 }
 
-/// [`build`] without validating: the scenario text and its overrides.
+/// [`build`] without validating: the scenario text and its overrides. `(pricing, own)`:
+/// `--pricing` and fallcost.toml's `[prices]`, over the table (and in [`Built::prices`]).
 ///
 /// Errors: as [`build`], but the scenario's own errors come when it is parsed.
 pub fn build_text(
     configs: &[PathBuf],
     scenario: Option<&Path>,
     profile: Option<(u64, u64)>,
-    pricing: Option<&str>,
+    (pricing, own): (Option<&str>, &crate::input::settings::OwnPrices),
 ) -> Result<Built, InputError> {
     let (label, mut text, mut base) = match scenario {
         Some(path) => {
@@ -412,7 +414,7 @@ pub fn build_text(
         base = PathBuf::new();
     }
     let pricing = pricing.or(named).unwrap_or(broad_name()).to_string();
-    let prices = PricingRef::parse(&pricing, Some(&base)).load()?;
+    let prices = own.over(PricingRef::parse(&pricing, Some(&base)).load()?);
     let mut overrides: Vec<(String, String)> = Vec::new();
     if named != Some(pricing.as_str()) {
         overrides.push(("pricing".into(), pricing.clone()));
@@ -421,7 +423,10 @@ pub fn build_text(
         overrides.push(("request.input_tokens".into(), i.to_string()));
         overrides.push(("request.output_tokens".into(), o.to_string()));
     }
-    let mut written = Written::default();
+    let mut written = Written {
+        prices: own.prices.clone(),
+        ..Written::default()
+    };
     let mut found = 0;
     let mut skipped = Vec::new();
     let mut warnings = Vec::new();
