@@ -49,6 +49,7 @@
 //!   priced.
 
 mod chains;
+mod emit;
 mod policy;
 mod portkey_policy;
 
@@ -59,7 +60,8 @@ use crate::input::gateway::{self, Endpoint, Node, litellm, openrouter, portkey};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
 use crate::model::{ModelPrice, PriceTable, Scenario};
-use chains::{Written, emit, unknown_models};
+use chains::{Written, unknown_models};
+use emit::emit;
 use policy::policy_of;
 use portkey_policy::portkey_policy;
 
@@ -355,55 +357,9 @@ pub fn build_text(
     profile: Option<(u64, u64)>,
     (pricing, own): (Option<&str>, &crate::input::settings::OwnPrices),
 ) -> Result<Built, InputError> {
-    let (label, mut text, mut base) = match scenario {
-        Some(path) => {
-            let text = read_text(path)?;
-            let base = match path.parent() {
-                Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            (path.display().to_string(), text, base)
-        }
-        None => (
-            "--config".to_string(),
-            "[request]\ninput_tokens = 2000\noutput_tokens = 500\n".to_string(),
-            PathBuf::from("."),
-        ),
-    };
+    let (label, mut text, mut base) = scenario_text(scenario)?;
     let table: toml::Table = toml::from_str(&text).unwrap_or_default();
-    if table.contains_key("chain") {
-        return Err(InputError::file(
-            InputErrorKind::Schema,
-            label,
-            "with --config the chains come from the config: give a scenario without [[chain]] (its request, [steady], [latency] and [incident] are used)",
-        ));
-    }
-    // The config settles the policy (retries, timeout, breaker, failover codes): a scenario's
-    // own [policy] would be overridden in silence, so it is refused.
-    if table.contains_key("policy") {
-        let offset = text
-            .lines()
-            .scan(0usize, |at, line| {
-                let start = *at;
-                *at += line.len() + 1;
-                Some((start, line))
-            })
-            .find(|(_, line)| {
-                let l = line.trim_start();
-                l.starts_with("[policy")
-                    || l.starts_with("policy.")
-                    || l.starts_with("policy ")
-                    || l.starts_with("policy=")
-            })
-            .map(|(start, line)| start + (line.len() - line.trim_start().len()));
-        return Err(InputError {
-            file: label,
-            location: offset.map(|o| crate::error::Location::of_offset(&text, o)),
-            field: Some("policy".into()),
-            message: "with --config the config sets the policy (retries, timeout, circuit breaker, the statuses that fail over): remove the scenario's [policy], or price the scenario's own chains without --config".into(),
-            kind: InputErrorKind::Schema,
-        });
-    }
+    refuse_chains_and_policy(&label, &text, &table)?;
     // A gateway config names real models: without a `pricing` in the scenario they are priced
     // from the broad table, as `fallcost check` prices them.
     // `--pricing` wins over the scenario's `pricing`, as a flag wins over a file; a relative
@@ -427,36 +383,7 @@ pub fn build_text(
         prices: own.prices.clone(),
         ..Written::default()
     };
-    let mut found = 0;
-    let mut skipped = Vec::new();
-    let mut warnings = Vec::new();
-    let list = files(configs, &mut skipped)?;
-    let named: Vec<bool> = list.iter().map(|f| configs.contains(f)).collect();
-    for (path, named) in list.iter().zip(named) {
-        let (config, root, is_litellm) = match read_config(path, &prices, named)? {
-            Read::Config(config, root, is_litellm) => (config, root, is_litellm),
-            Read::Skipped(why) => {
-                skipped.push(format!("{}: {why}", shown_path(path)));
-                continue;
-            }
-        };
-        found += 1;
-        let file = shown_path(path);
-        warnings.extend(dangling(&file, &config));
-        let policy = policy_of(&file, &root, is_litellm)?;
-        for chain in &config.chains {
-            let policy = if is_litellm {
-                policy.clone()
-            } else {
-                portkey_policy(&file, &root, chain)?
-            };
-            emit(&file, chain, &policy, &prices, &mut written)?;
-        }
-        // Every model of the config with no price, in one error (fails closed, as check does).
-        if !written.unknown.is_empty() {
-            return Err(unknown_models(std::mem::take(&mut written.unknown)));
-        }
-    }
+    let read = read_configs(configs, &prices, &mut written)?;
     let chains_text = written.write_chains();
     let Written {
         names,
@@ -464,7 +391,7 @@ pub fn build_text(
         prices,
         ..
     } = written;
-    if found == 0 || names.is_empty() {
+    if read.found == 0 || names.is_empty() {
         return Err(InputError::file(
             InputErrorKind::Schema,
             configs
@@ -484,7 +411,131 @@ pub fn build_text(
         overrides,
         provenance,
         prices,
-        warnings,
-        skipped,
+        warnings: read.warnings,
+        skipped: read.skipped,
     })
+}
+
+/// The scenario's label, text and base folder: `scenario`'s, or (`None`) a request of 2,000
+/// in / 500 out labelled `--config`.
+///
+/// Errors: an unreadable scenario.
+fn scenario_text(scenario: Option<&Path>) -> Result<(String, String, PathBuf), InputError> {
+    Ok(match scenario {
+        Some(path) => {
+            let text = read_text(path)?;
+            let base = match path.parent() {
+                Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            (path.display().to_string(), text, base)
+        }
+        None => (
+            "--config".to_string(),
+            "[request]\ninput_tokens = 2000\noutput_tokens = 500\n".to_string(),
+            PathBuf::from("."),
+        ),
+    })
+}
+
+/// Refuse a scenario beside `--config` that has chains of its own, or a `[policy]` (the config
+/// settles the policy: retries, timeout, breaker, failover codes; a scenario's own would be
+/// overridden in silence), at the line of its `policy`.
+fn refuse_chains_and_policy(
+    label: &str,
+    text: &str,
+    table: &toml::Table,
+) -> Result<(), InputError> {
+    if table.contains_key("chain") {
+        return Err(InputError::file(
+            InputErrorKind::Schema,
+            label,
+            "with --config the chains come from the config: give a scenario without [[chain]] (its request, [steady], [latency] and [incident] are used)",
+        ));
+    }
+    if table.contains_key("policy") {
+        let offset = policy_offset(text);
+        return Err(InputError {
+            file: label.to_string(),
+            location: offset.map(|o| crate::error::Location::of_offset(text, o)),
+            field: Some("policy".into()),
+            message: "with --config the config sets the policy (retries, timeout, circuit breaker, the statuses that fail over): remove the scenario's [policy], or price the scenario's own chains without --config".into(),
+            kind: InputErrorKind::Schema,
+        });
+    }
+    Ok(())
+}
+
+/// The byte offset of the first line of `text` that sets the scenario's `policy` (`[policy`,
+/// `policy.`, `policy =`), at its first non-blank character.
+fn policy_offset(text: &str) -> Option<usize> {
+    text.lines()
+        .scan(0usize, |at, line| {
+            let start = *at;
+            *at += line.len() + 1;
+            Some((start, line))
+        })
+        .find(|(_, line)| {
+            let l = line.trim_start();
+            l.starts_with("[policy")
+                || l.starts_with("policy.")
+                || l.starts_with("policy ")
+                || l.starts_with("policy=")
+        })
+        .map(|(start, line)| start + (line.len() - line.trim_start().len()))
+}
+
+/// What reading the configs found besides their chains.
+struct ConfigsRead {
+    /// How many files were configs.
+    found: usize,
+    /// The dangling-fallback warnings ([`dangling`]).
+    warnings: Vec<String>,
+    /// The files of a folder that are no config, `file: why`.
+    skipped: Vec<String>,
+}
+
+/// Read every config `configs` name (folders searched) and write its chains into `written`,
+/// priced from `prices`.
+///
+/// Errors: a config that cannot be read; every model of a config with no price, in one error
+/// (fails closed, as check does).
+fn read_configs(
+    configs: &[PathBuf],
+    prices: &PriceTable,
+    written: &mut Written,
+) -> Result<ConfigsRead, InputError> {
+    let mut read = ConfigsRead {
+        found: 0,
+        warnings: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let list = files(configs, &mut read.skipped)?;
+    let named: Vec<bool> = list.iter().map(|f| configs.contains(f)).collect();
+    for (path, named) in list.iter().zip(named) {
+        let (config, root, is_litellm) = match read_config(path, prices, named)? {
+            Read::Config(config, root, is_litellm) => (config, root, is_litellm),
+            Read::Skipped(why) => {
+                read.skipped.push(format!("{}: {why}", shown_path(path)));
+                continue;
+            }
+        };
+        read.found += 1;
+        let file = shown_path(path);
+        read.warnings.extend(dangling(&file, &config));
+        let policy = policy_of(&file, &root, is_litellm)?;
+        for chain in &config.chains {
+            let policy = if is_litellm {
+                policy.clone()
+            } else {
+                portkey_policy(&file, &root, chain)?
+            };
+            emit(&file, chain, &policy, prices, written)?;
+        }
+        // Every model of the config with no price, in one error (fails closed, as check does).
+        if !written.unknown.is_empty() {
+            return Err(unknown_models(std::mem::take(&mut written.unknown)));
+        }
+    }
+    Ok(read)
 }
