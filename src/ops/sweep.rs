@@ -336,7 +336,7 @@ mod tests {
                     [[chain]]\nname = \"c\"\nmodels = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\"]\n";
         // A list-valued key cannot take a number: the error names the key and the grid point.
         let p = Param::parse("steady.failure_rates=0:0.1:0.05").unwrap();
-        let e = run("s.toml", text, Path::new("."), &[], &[p], &[], None)
+        let e = run("s.toml", text, Path::new("."), &[], &[], &[p], &[], None)
             .unwrap_err()
             .to_string();
         assert!(
@@ -345,7 +345,7 @@ mod tests {
         );
         let fixed = vec![("steady.gray_fraction".to_string(), "1".to_string())];
         let q = Param::parse("steady.failure_rate=0:0.1:0.05").unwrap();
-        let sweep = run("s.toml", text, Path::new("."), &fixed, &[q], &[], None).unwrap();
+        let sweep = run("s.toml", text, Path::new("."), &[], &fixed, &[q], &[], None).unwrap();
         assert_eq!(sweep.rows.len(), 3 * 4);
         for row in sweep
             .rows

@@ -298,9 +298,7 @@ fn retries(at: &At, rec: &mut Rec, policy_text: &mut Vec<String>) -> Option<u64>
         what.push(')');
         rec(what, &at.file, at.line);
     }
-    let retries = if let Some(by_class) =
-        litellm_class_retries(retry_policy, &source, policy.retries.as_ref())
-    {
+    if let Some(by_class) = litellm_class_retries(retry_policy, &source, policy.retries.as_ref()) {
         policy_text.extend(by_class.text);
         for (what, f, line) in by_class.lines {
             rec(what, &f, line);
@@ -322,8 +320,7 @@ fn retries(at: &At, rec: &mut Rec, policy_text: &mut Vec<String>) -> Option<u64>
         Some(r)
     } else {
         None
-    };
-    retries
+    }
 }
 
 /// Portkey's retries: only the statuses `codes` lists (`listed`: retry.on_status_codes, else
