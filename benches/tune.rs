@@ -27,6 +27,9 @@ fn source(path: &str) -> Source {
         base: PathBuf::from("scenarios"),
         overrides: Vec::new(),
         provenance: Vec::new(),
+        prices: Vec::new(),
+        warnings: Vec::new(),
+        skipped: Vec::new(),
     }
 }
 

@@ -382,6 +382,12 @@ pub struct CompareArgs {
     /// it sets. Repeatable. Every value taken is listed with its file and line.
     #[arg(long, value_name = "FILE")]
     pub config: Vec<PathBuf>,
+    /// Prices for gateway configs: a bundled table name (`litellm-1.110.2`, `2026-07`),
+    /// `latest` (the file `fallcost prices --update` downloaded), a fallcost TOML table, or
+    /// LiteLLM's model_prices_and_context_window.json. Default: the bundled LiteLLM snapshot.
+    /// Scenarios use their own `pricing`.
+    #[arg(long, short = 'p', value_name = "NAME|PATH")]
+    pub pricing: Option<String>,
     /// With `--config`: the request, input and output tokens, over the scenario's `[request]`
     /// (default 2000/500 without a scenario).
     #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
@@ -523,6 +529,12 @@ pub struct SweepArgs {
     /// Default (with no --scenario either): fallcost.toml's `[compare] config`.
     #[arg(long, value_name = "FILE")]
     pub config: Vec<PathBuf>,
+    /// Prices for gateway configs: a bundled table name (`litellm-1.110.2`, `2026-07`),
+    /// `latest` (the file `fallcost prices --update` downloaded), a fallcost TOML table, or
+    /// LiteLLM's model_prices_and_context_window.json. Default: the bundled LiteLLM snapshot.
+    /// Scenarios use their own `pricing`.
+    #[arg(long, short = 'p', value_name = "NAME|PATH")]
+    pub pricing: Option<String>,
     /// With `--config`: the request, input and output tokens, over the scenario's `[request]`.
     /// Default: fallcost.toml's `[compare] profile`.
     #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]

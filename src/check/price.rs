@@ -78,85 +78,24 @@ pub fn price_config(
     table: &PriceTable,
     request: &Request,
 ) -> (Vec<PricedChain>, Vec<Finding>, Vec<InputError>) {
-    let mut notes = Vec::new();
-    let mut errors: Vec<InputError> = Vec::new();
-    // An unknown model is one error at its first place, naming the other lines it is at.
-    let mut unknown: HashMap<(String, String), (usize, Vec<usize>)> = HashMap::new();
-    let mut noted = BTreeSet::new();
-    // A group is its label and where its models are named.
-    type Key = (String, Vec<(Option<String>, usize, usize)>);
-    let mut priced: HashMap<Key, Option<Side>> = HashMap::new();
-    let mut side = |group: &Group| -> Option<Side> {
-        if group.endpoints.is_empty() {
-            return None;
-        }
-        let key: Key = (
-            group.label.clone(),
-            group
-                .endpoints
-                .iter()
-                .map(|e| (e.file.clone(), e.line, e.col))
-                .collect(),
-        );
-        if let Some(s) = priced.get(&key) {
-            return s.clone();
-        }
-        let mut models = Vec::new();
-        let mut ok = true;
-        for ep in &group.endpoints {
-            match price_endpoint(file, ep, table, request) {
-                Ok((m, note)) => {
-                    let at = (ep.file.clone(), ep.line);
-                    if let Some(message) = note
-                        && noted.insert(at)
-                    {
-                        notes.push(Finding::PriceSource {
-                            file: ep.file.as_deref().unwrap_or(file).to_string(),
-                            line: ep.line,
-                            message,
-                        });
-                    }
-                    models.push(m);
-                }
-                Err(e) => {
-                    let key = (e.file.clone(), ep.model.clone());
-                    let line = e.location.map_or(0, |l| l.line);
-                    match unknown.get_mut(&key) {
-                        Some((_, lines))
-                            if e.kind == crate::error::InputErrorKind::UnknownModel =>
-                        {
-                            if !lines.contains(&line) {
-                                lines.push(line);
-                            }
-                        }
-                        _ => {
-                            if !errors.contains(&e) {
-                                unknown.insert(key, (errors.len(), vec![line]));
-                                errors.push(e);
-                            }
-                        }
-                    }
-                    ok = false;
-                }
-            }
-        }
-        let s = ok.then(|| match (&group.shares, &group.mix) {
-            (Some(shares), Some(basis)) if shares.len() == models.len() => {
-                Side::mixed(group.label.clone(), models, shares, basis.clone())
-            }
-            _ => Side::new(group.label.clone(), models),
-        });
-        priced.insert(key, s.clone());
-        s
+    let mut p = Pricer {
+        file,
+        table,
+        request,
+        notes: Vec::new(),
+        errors: Vec::new(),
+        unknown: HashMap::new(),
+        noted: BTreeSet::new(),
+        priced: HashMap::new(),
     };
     let mut chains = Vec::new();
     for chain in &config.chains {
-        let primary = side(&chain.primary);
+        let primary = p.side(&chain.primary);
         let links: Vec<PricedLink> = chain
             .links
             .iter()
             .filter_map(|l| {
-                side(&l.fallback).map(|s| PricedLink {
+                p.side(&l.fallback).map(|s| PricedLink {
                     fallback: s,
                     file: l.at.file_or(file).to_string(),
                     line: l.at.line,
@@ -174,8 +113,116 @@ pub fn price_config(
             });
         }
     }
-    for (i, lines) in unknown.into_values() {
-        let mut lines = lines;
+    let Pricer {
+        notes,
+        mut errors,
+        unknown,
+        ..
+    } = p;
+    name_other_lines(&mut errors, unknown);
+    // In the order of the file, whatever order the chains reached the models in.
+    errors.sort_by_key(|e| (e.file.clone(), e.location.map(|l| (l.line, l.col))));
+    (chains, notes, errors)
+}
+
+/// A group: its label and where its models are named.
+type GroupKey = (String, Vec<(Option<String>, usize, usize)>);
+
+/// The state of pricing one config's groups ([`price_config`]).
+struct Pricer<'a> {
+    file: &'a str,
+    table: &'a PriceTable,
+    request: &'a Request,
+    /// The notes on price sources, once per place.
+    notes: Vec<Finding>,
+    /// The input errors, one per unknown model (at its first place).
+    errors: Vec<InputError>,
+    /// An unknown model (file, model) → its error's index and the lines it is named at.
+    unknown: HashMap<(String, String), (usize, Vec<usize>)>,
+    /// The places a note was given for.
+    noted: BTreeSet<(Option<String>, usize)>,
+    /// Each group priced so far (`None`: not fully priced).
+    priced: HashMap<GroupKey, Option<Side>>,
+}
+
+impl Pricer<'_> {
+    /// `group` priced (once), or `None` when it is empty or a model of it has no price.
+    fn side(&mut self, group: &Group) -> Option<Side> {
+        if group.endpoints.is_empty() {
+            return None;
+        }
+        let key: GroupKey = (
+            group.label.clone(),
+            group
+                .endpoints
+                .iter()
+                .map(|e| (e.file.clone(), e.line, e.col))
+                .collect(),
+        );
+        if let Some(s) = self.priced.get(&key) {
+            return s.clone();
+        }
+        let mut models = Vec::new();
+        let mut ok = true;
+        for ep in &group.endpoints {
+            match price_endpoint(self.file, ep, self.table, self.request) {
+                Ok((m, note)) => {
+                    let at = (ep.file.clone(), ep.line);
+                    if let Some(message) = note
+                        && self.noted.insert(at)
+                    {
+                        self.notes.push(Finding::PriceSource {
+                            file: ep.file.as_deref().unwrap_or(self.file).to_string(),
+                            line: ep.line,
+                            message,
+                        });
+                    }
+                    models.push(m);
+                }
+                Err(e) => {
+                    self.failed(ep, e);
+                    ok = false;
+                }
+            }
+        }
+        let s = ok.then(|| match (&group.shares, &group.mix) {
+            (Some(shares), Some(basis)) if shares.len() == models.len() => {
+                Side::mixed(group.label.clone(), models, shares, basis.clone())
+            }
+            _ => Side::new(group.label.clone(), models),
+        });
+        self.priced.insert(key, s.clone());
+        s
+    }
+
+    /// Record `e`, the error pricing `ep`: an unknown model once, at its first place, with the
+    /// other lines it is named at; any other error once.
+    fn failed(&mut self, ep: &Endpoint, e: InputError) {
+        let key = (e.file.clone(), ep.model.clone());
+        let line = e.location.map_or(0, |l| l.line);
+        match self.unknown.get_mut(&key) {
+            Some((_, lines)) if e.kind == crate::error::InputErrorKind::UnknownModel => {
+                if !lines.contains(&line) {
+                    lines.push(line);
+                }
+            }
+            _ => {
+                if !self.errors.contains(&e) {
+                    self.unknown.insert(key, (self.errors.len(), vec![line]));
+                    self.errors.push(e);
+                }
+            }
+        }
+    }
+}
+
+/// Add to each unknown model's error the other lines it is named at (`(also named at lines
+/// 15, 104)`).
+fn name_other_lines(
+    errors: &mut [InputError],
+    unknown: HashMap<(String, String), (usize, Vec<usize>)>,
+) {
+    for (i, mut lines) in unknown.into_values() {
         lines.sort_unstable();
         if lines.len() > 1 {
             let first = errors[i].location.map_or(0, |l| l.line);
@@ -193,7 +240,4 @@ pub fn price_config(
             }
         }
     }
-    // In the order of the file, whatever order the chains reached the models in.
-    errors.sort_by_key(|e| (e.file.clone(), e.location.map(|l| (l.line, l.col))));
-    (chains, notes, errors)
 }

@@ -101,6 +101,7 @@ pub fn prices_bench(repeat: u32) -> anyhow::Result<String> {
             SWEEP_SCENARIO,
             std::path::Path::new("."),
             &[],
+            &[],
             &params,
             &[],
             None,

@@ -16,6 +16,7 @@ pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
     let (format, target) = opts.output();
     super::plot_apart(args.plot.as_deref(), target)?;
     let mut inputs = inputs::resolve(&flags(args), &args.chains)?;
+    config_notices(&inputs.warnings, &inputs.skipped);
     if let Some(d) = &args.drill {
         crate::input::scenario::drill(&mut inputs.scenario, d, &inputs.label)
             .map_err(anyhow::Error::msg)?;
@@ -75,6 +76,18 @@ fn nothing_fails(inputs: &inputs::Inputs) -> Option<String> {
     })
 }
 
+/// Say on standard error what the gateway configs leave out: each fallback that names no group
+/// (a warning: LiteLLM's router skips it), each file of a `--config` folder that is no config
+/// (a note, with why). Shared by `compare`, `sweep` and `tune`.
+pub(super) fn config_notices(warnings: &[String], skipped: &[String]) {
+    for w in warnings {
+        ui::warn(w);
+    }
+    for s in skipped {
+        ui::note(&format!("--config: skipped {s}"));
+    }
+}
+
 /// Where the scenario comes from, as the flags give it.
 fn flags(args: &CompareArgs) -> Flags<'_> {
     Flags {
@@ -82,6 +95,7 @@ fn flags(args: &CompareArgs) -> Flags<'_> {
         scenario: args.scenario.as_deref(),
         config: &args.config,
         profile: args.profile,
+        pricing: args.pricing.as_deref(),
         set: &args.set,
         config_file: args.config_file.as_deref(),
     }

@@ -20,6 +20,7 @@ pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         .map(|p| Param::parse(p).map_err(|e| anyhow::anyhow!("--param {e}")))
         .collect::<Result<_, _>>()?;
     let source = inputs::source(&flags(args))?;
+    super::compare::config_notices(&source.warnings, &source.skipped);
     refuse_before_computing(args, &params, target)?;
     if let Some(mc) = &opts.mc {
         mc.announce();
@@ -30,6 +31,7 @@ pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         &s.label,
         &s.text,
         &s.base,
+        &s.prices,
         &s.overrides,
         &params,
         &args.chains,
@@ -84,6 +86,7 @@ fn flags(args: &SweepArgs) -> Flags<'_> {
         scenario: args.scenario.as_deref(),
         config: &args.config,
         profile: args.profile,
+        pricing: args.pricing.as_deref(),
         set: &args.set,
         config_file: args.config_file.as_deref(),
     }

@@ -39,6 +39,7 @@ pub fn run(args: &TuneArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
         scenario: args.scenario.as_deref(),
         config: &args.config,
         profile: args.profile,
+        pricing: None,
         set: &args.set,
         config_file: args.config_file.as_deref(),
     })?;
@@ -70,6 +71,7 @@ pub fn run(args: &TuneArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
             .collect();
         Some((h, shown))
     };
+    super::compare::config_notices(&source.warnings, &source.skipped);
     let ask = Ask {
         chains: args.chains.clone(),
         candidates: args.candidate.clone(),

@@ -13,6 +13,10 @@
 //! config = ["gateway/config.yaml"]    # --config, when no --scenario and no --config is given
 //! scenario = "steady.toml"            # --scenario (with `config`: one without [[chain]])
 //! profile = "2000/500"                # --profile (with `config`)
+//!
+//! [prices."acme/big-model"]           # a model no price table has ($/MTok; see `prices`)
+//! input = 5.00
+//! output = 20.00
 //! ```
 //!
 //! The file is the nearest `fallcost.toml` from the current folder up to the repository's root
@@ -27,7 +31,9 @@ use serde::Deserialize;
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, Segment};
 
+pub mod prices;
 pub mod usage;
+pub use prices::{OwnPrices, price_settings};
 pub use usage::{UsageSettings, usage_settings};
 
 /// The settings file's name.
@@ -59,6 +65,7 @@ struct SettingsFile {
     check: Option<CheckSection>,
     compare: Option<CompareSection>,
     usage: Option<usage::UsageSection>,
+    prices: Option<std::collections::BTreeMap<String, prices::PriceEntry>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -78,7 +78,9 @@ pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
         .as_deref()
         .or(settings.pricing.as_deref())
         .unwrap_or(broad_name());
-    let prices = PricingRef::parse(spec, None).load()?;
+    // fallcost.toml [prices]: the project's own prices, over the table's.
+    let prices = settings::price_settings(args.config_file.as_deref())?
+        .over(PricingRef::parse(spec, None).load()?);
     // fallcost.toml [usage]: the request and the reference incident `diff` and `compare` use.
     let usage = settings::usage_settings(args.config_file.as_deref())?;
     let (input_tokens, output_tokens) = args

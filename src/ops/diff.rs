@@ -353,6 +353,7 @@ fn flags<'a>(
         scenario,
         config,
         profile,
+        pricing: None,
         set,
         config_file: req.config_file,
     }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::input::gateway::price::{Provenance, build_text};
 use crate::input::{read_text, scenario};
-use crate::model::Scenario;
+use crate::model::{ModelPrice, Scenario};
 
 /// Where a command's scenario comes from, as its command line gives it (built from clap's
 /// arguments by [`crate::cmd::compare`] and [`crate::cmd::sweep`]).
@@ -23,6 +23,9 @@ pub struct Flags<'a> {
     pub config: &'a [PathBuf],
     /// `--profile`: input and output tokens of the request a config is priced with.
     pub profile: Option<(u64, u64)>,
+    /// `--pricing`: the price table a config's models are priced from (a bundled name or a
+    /// path relative to the current folder), over the scenario's `pricing`.
+    pub pricing: Option<&'a str>,
     /// `--set`: `KEY=VALUE` overrides of the scenario, applied last.
     pub set: &'a [(String, String)],
     /// `--config-file`: the project settings to read instead of the nearest `fallcost.toml`.
@@ -42,6 +45,13 @@ pub struct Source {
     pub overrides: Vec<(String, String)>,
     /// Every value taken from the gateway configs, in chain order (empty without `--config`).
     pub provenance: Vec<Provenance>,
+    /// The prices the gateway configs set themselves, added to the scenario's price table
+    /// (empty without `--config`).
+    pub prices: Vec<ModelPrice>,
+    /// Warnings on the configs (`file:line: ...`): the fallbacks that name no group.
+    pub warnings: Vec<String>,
+    /// The files of a `--config` folder that are no config, each `file: why`.
+    pub skipped: Vec<String>,
 }
 
 impl Source {
@@ -49,7 +59,18 @@ impl Source {
     ///
     /// Errors: as [`scenario::parse`] (file:line:col and field, exit 2).
     pub fn parse(&self) -> Result<Scenario, crate::error::InputError> {
-        scenario::parse(&self.label, &self.text, &self.base, &self.overrides)
+        self.parse_with(&self.overrides)
+    }
+
+    /// Parse and validate the scenario with `overrides` instead of its own (`sweep` and `tune`
+    /// add theirs to [`Source::overrides`]), the configs' own prices added.
+    ///
+    /// Errors: as [`scenario::parse`].
+    pub fn parse_with(
+        &self,
+        overrides: &[(String, String)],
+    ) -> Result<Scenario, crate::error::InputError> {
+        scenario::parse_priced(&self.label, &self.text, &self.base, overrides, &self.prices)
     }
 }
 
@@ -64,6 +85,10 @@ pub struct Inputs {
     pub provenance: Vec<Provenance>,
     /// Why the blended rows are left out, when `--chain` dropped a chain of a traffic split.
     pub partial: Option<String>,
+    /// Warnings on the configs ([`Source::warnings`]).
+    pub warnings: Vec<String>,
+    /// The files of a `--config` folder that are no config ([`Source::skipped`]).
+    pub skipped: Vec<String>,
 }
 
 /// The scenario text `flags` name, with the project settings filling what they leave out:
@@ -97,6 +122,11 @@ pub fn source(flags: &Flags) -> anyhow::Result<Source> {
         if flags.profile.is_some() {
             anyhow::bail!("--profile prices a gateway config: it needs --config");
         }
+        if flags.pricing.is_some() {
+            anyhow::bail!(
+                "--pricing prices a gateway config: it needs --config (a scenario uses its own `pricing`)"
+            );
+        }
         let base = match path.parent() {
             Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
             _ => PathBuf::from("."),
@@ -107,11 +137,21 @@ pub fn source(flags: &Flags) -> anyhow::Result<Source> {
             base,
             overrides: set,
             provenance: Vec::new(),
+            prices: Vec::new(),
+            warnings: Vec::new(),
+            skipped: Vec::new(),
         });
     }
     let profile = flags.profile.or(settings.profile).or(usage.profile);
     let scenario_path = scenario_path.or(usage.scenario);
-    let built = build_text(&configs, scenario_path.as_deref(), profile)?;
+    // fallcost.toml [prices]: the project's own prices, over the table's (as `check` reads them).
+    let own = crate::input::settings::price_settings(flags.config_file)?;
+    let built = build_text(
+        &configs,
+        scenario_path.as_deref(),
+        profile,
+        (flags.pricing, &own),
+    )?;
     let mut overrides = built.overrides;
     overrides.extend(set);
     Ok(Source {
@@ -120,6 +160,9 @@ pub fn source(flags: &Flags) -> anyhow::Result<Source> {
         base: built.base,
         overrides,
         provenance: built.provenance,
+        prices: built.prices,
+        warnings: built.warnings,
+        skipped: built.skipped,
     })
 }
 
@@ -137,6 +180,8 @@ pub fn resolve(flags: &Flags, chains: &[String]) -> anyhow::Result<Inputs> {
         label: source.label,
         provenance: source.provenance,
         partial,
+        warnings: source.warnings,
+        skipped: source.skipped,
     })
 }
 
@@ -163,6 +208,7 @@ mod tests {
             scenario,
             config,
             profile: None,
+            pricing: None,
             set: &[],
             config_file: Some(no_compare_settings()),
         }

@@ -104,13 +104,16 @@ impl Param {
 }
 
 /// Run the sweep of `params` over the scenario `text` (labelled `label`, its price table
-/// relative to `base`), with `fixed` overrides applied first.
+/// relative to `base`, with `prices` added: a gateway config's own prices), with `fixed`
+/// overrides applied first.
 ///
 /// Errors: the first grid point whose scenario is invalid, naming the parameter values.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     label: &str,
     text: &str,
     base: &Path,
+    prices: &[crate::model::ModelPrice],
     fixed: &[(String, String)],
     params: &[Param],
     chains: &[String],
@@ -132,7 +135,7 @@ pub fn run(
                 .zip(&point)
                 .map(|(p, v)| (p.key.clone(), p.setting(*v))),
         );
-        let mut scenario = point_scenario(label, text, base, &overrides, params, &point)?;
+        let mut scenario = point_scenario((label, text, base, prices), &overrides, params, &point)?;
         let partial = scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
         let (report, simulated) = point_reports(&scenario, partial.is_some(), mc.as_ref());
         if partial.is_some() {
@@ -181,14 +184,12 @@ fn grid_point(params: &[Param], index: usize) -> Vec<f64> {
 /// Errors: the scenario is invalid there; the error names the point (and a swept value's
 /// `--param`, not `--set`).
 fn point_scenario(
-    label: &str,
-    text: &str,
-    base: &Path,
+    (label, text, base, prices): (&str, &str, &Path, &[crate::model::ModelPrice]),
     overrides: &[(String, String)],
     params: &[Param],
     point: &[f64],
 ) -> anyhow::Result<Scenario> {
-    scenario::parse(label, text, base, overrides).map_err(|mut e| {
+    scenario::parse_priced(label, text, base, overrides, prices).map_err(|mut e| {
         // A swept value came from its --param, not from a --set.
         if params
             .iter()
@@ -335,7 +336,7 @@ mod tests {
                     [[chain]]\nname = \"c\"\nmodels = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\"]\n";
         // A list-valued key cannot take a number: the error names the key and the grid point.
         let p = Param::parse("steady.failure_rates=0:0.1:0.05").unwrap();
-        let e = run("s.toml", text, Path::new("."), &[], &[p], &[], None)
+        let e = run("s.toml", text, Path::new("."), &[], &[], &[p], &[], None)
             .unwrap_err()
             .to_string();
         assert!(
@@ -344,7 +345,7 @@ mod tests {
         );
         let fixed = vec![("steady.gray_fraction".to_string(), "1".to_string())];
         let q = Param::parse("steady.failure_rate=0:0.1:0.05").unwrap();
-        let sweep = run("s.toml", text, Path::new("."), &fixed, &[q], &[], None).unwrap();
+        let sweep = run("s.toml", text, Path::new("."), &[], &fixed, &[q], &[], None).unwrap();
         assert_eq!(sweep.rows.len(), 3 * 4);
         for row in sweep
             .rows

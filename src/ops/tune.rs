@@ -202,11 +202,10 @@ struct Priced {
 fn scenario_of(source: &Source, name: &str, set: &[(String, String)]) -> anyhow::Result<Scenario> {
     let mut overrides = source.overrides.clone();
     overrides.extend(set.iter().cloned());
-    let mut s =
-        scenario::parse(&source.label, &source.text, &source.base, &overrides).map_err(|e| {
-            let at: Vec<String> = set.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            anyhow::anyhow!("{e} (tune at --set {})", at.join(" --set "))
-        })?;
+    let mut s = source.parse_with(&overrides).map_err(|e| {
+        let at: Vec<String> = set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        anyhow::anyhow!("{e} (tune at --set {})", at.join(" --set "))
+    })?;
     scenario::select_chains(&mut s, &[name.to_string()]).map_err(anyhow::Error::msg)?;
     Ok(s)
 }

@@ -120,17 +120,17 @@ pub fn print(
             )
         )?;
     }
-    // Under --verbose (an input error stays one line otherwise).
-    if let Some(stub) = price_stub(report).filter(|_| ui.verbose) {
+    // After the errors, every unpriced model once, as fallcost.toml [prices] entries to fill in.
+    if let Some(stub) = price_stub(report) {
         write!(stderr, "{stub}")?;
     }
     Ok(())
 }
 
-/// For a run with models no table or config prices: every one of them, once, as a fallcost
-/// price table entry to fill in and paste (`[models."ID"]`, $/MTok; pass the file with
-/// `--pricing`), each `…` left to fill so that an unfilled entry is refused rather than read as
-/// free. `None` when every model is priced.
+/// For a run with models no table or config prices: every one of them, once, as a
+/// fallcost.toml `[prices."ID"]` entry to fill in and paste ($/MTok,
+/// [`crate::input::settings::prices`]), each `…` left to fill so that an unfilled entry is
+/// refused rather than read as free. `None` when every model is priced.
 pub fn price_stub(report: &CheckReport) -> Option<String> {
     let mut ids: Vec<String> = Vec::new();
     for e in &report.errors {
@@ -153,7 +153,7 @@ pub fn price_stub(report: &CheckReport) -> Option<String> {
         return None;
     }
     let mut out = format!(
-        "# {} with no price: fill in USD per 1M tokens from the provider's price page and add to a fallcost price table (--pricing FILE), or set input_cost_per_token/output_cost_per_token in the config\n",
+        "# {} with no price: fill in USD per 1M tokens from the provider's price page and paste into fallcost.toml (or set input_cost_per_token/output_cost_per_token in the config)\n",
         if ids.len() == 1 {
             "1 model".to_string()
         } else {
@@ -163,7 +163,7 @@ pub fn price_stub(report: &CheckReport) -> Option<String> {
     for id in ids {
         let id = crate::error::printable_line(&id).replace('"', "\\\"");
         out.push_str(&format!(
-            "[models.\"{id}\"]\ninput = …     # USD per 1M input tokens\noutput = …    # USD per 1M output tokens\n"
+            "[prices.\"{id}\"]\ninput = …     # USD per 1M input tokens\noutput = …    # USD per 1M output tokens\n"
         ));
     }
     Some(out)

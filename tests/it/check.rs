@@ -1127,7 +1127,13 @@ fn control_characters_in_config_names_are_escaped() {
             stdout.contains("chain `m\\u{1b}[31mRED (router_settings.fallbacks)`: fallback `b\\r\\nfake: line` costs $45.00"),
             "{stdout}"
         );
-        assert_eq!(stderr.lines().count(), 2, "{format}: {stderr}");
+        // two errors, then the [prices] block to paste (escaped as the errors are)
+        let errors = stderr.lines().filter(|l| l.starts_with("error: ")).count();
+        assert_eq!(errors, 2, "{format}: {stderr}");
+        assert!(
+            stderr.contains("[prices.\"openai/gpt-6-luna\\u{1b}[2J\\r\"]"),
+            "{stderr}"
+        );
         assert!(
             stderr.contains(
                 "portkey.json:3:69: unknown model `anthropic/claude-opus-5\\nerror: forged`"
@@ -1663,7 +1669,7 @@ fn real_configs_give_findings_not_input_errors() {
 /// an unknown model (nothing else refused).
 #[test]
 fn real_configs_unpriced_list_only_unknown_models() {
-    let out = fallcost(&["check", "tests/fixtures/real-configs-unpriced", "--verbose"]);
+    let out = fallcost(&["check", "tests/fixtures/real-configs-unpriced"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     let (errors, stub): (Vec<&str>, Vec<&str>) =
@@ -1678,8 +1684,8 @@ fn real_configs_unpriced_list_only_unknown_models() {
         "{}",
         errors[0]
     );
-    // Then (under --verbose) every one of them once, as a price table entry to fill in (the `…`
-    // refuses to be read until it is).
+    // Then (by default) every one of them once, as a fallcost.toml [prices] entry to fill in
+    // (the `…` refuses to be read until it is).
     assert_eq!(stub.len(), 1 + 3 * 4, "{err}");
     assert!(
         stub[0].starts_with("# 4 models with no price"),
@@ -1688,9 +1694,108 @@ fn real_configs_unpriced_list_only_unknown_models() {
     );
     assert_eq!(
         stub[1],
-        "[models.\"together_ai/meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8\"]"
+        "[prices.\"together_ai/meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8\"]"
     );
     assert!(stub[2].starts_with("input = …"));
+}
+
+/// The block check prints for the unpriced models, pasted into a fallcost.toml with its `…`
+/// filled in, prices them: the rerun has no input error, and the figures are those prices. The
+/// primary `together_ai/...Maverick...` at $1 / $4 per MTok is $4.00 per 1,000 requests at
+/// 2,000 in / 500 out; each other model at $10 / $40 is $40.00, 10.00x. `compare --config`
+/// reads the same [prices]: the primary alone is $4.00.
+#[test]
+fn the_printed_prices_block_pasted_into_fallcost_toml_prices_the_models() {
+    let dir = std::env::temp_dir().join(format!("fallcost-paste-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("cirisproxy.yaml");
+    std::fs::copy(
+        "tests/fixtures/real-configs-unpriced/cirisproxy.yaml",
+        &config,
+    )
+    .unwrap();
+    let cfg = config.to_str().unwrap();
+    let out = fallcost(&["check", cfg]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let block = &err[err.find("# 4 models with no price").expect(&err)..];
+    let mut filled = String::new();
+    let mut first = true;
+    for line in block.lines() {
+        let line = if line.starts_with("[prices.") {
+            filled.push_str(line);
+            filled.push('\n');
+            continue;
+        } else if line.starts_with("input = …") {
+            line.replacen('…', if first { "1.00" } else { "10.00" }, 1)
+        } else if line.starts_with("output = …") {
+            let l = line.replacen('…', if first { "4.00" } else { "40.00" }, 1);
+            first = false;
+            l
+        } else {
+            line.to_string()
+        };
+        filled.push_str(&line);
+        filled.push('\n');
+    }
+    assert!(filled.starts_with("# 4 models with no price"), "{filled}");
+    assert!(filled.contains("[prices.\"together_ai/meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8\"]\ninput = 1.00"), "{filled}");
+    let settings = dir.join("fallcost.toml");
+    std::fs::write(&settings, &filled).unwrap();
+    let st = settings.to_str().unwrap();
+    let out = fallcost(&["check", cfg, "--config-file", st]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("error:"), "{err}");
+    assert_eq!(out.status.code(), Some(1), "{text}{err}");
+    assert!(
+        text.contains("fallback `groq/llama-4-maverick` costs $40.00 per 1,000 requests, 10.00x its primary `llama-4-maverick` at $4.00"),
+        "{text}"
+    );
+    let out = fallcost(&[
+        "compare",
+        "--config",
+        cfg,
+        "--config-file",
+        st,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = doc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["chain"] == "llama-4-maverick (router_settings.fallbacks)"
+                && r["pattern"] == "no-fallback"
+        })
+        .unwrap();
+    assert!(
+        (row["cost_per_1k_usd"].as_f64().unwrap() - 4.0).abs() < 1e-9,
+        "{row}"
+    );
+    assert!(
+        doc["pricing"].as_str().unwrap().ends_with("+ own prices"),
+        "{doc}"
+    );
+    // An unknown field of an entry is refused, naming the file and line.
+    std::fs::write(
+        &settings,
+        "[prices.\"acme/x\"]\ninput = 1\noutput = 2\ncache_hit = 3\n",
+    )
+    .unwrap();
+    let err = fails(&["check", cfg, "--config-file", st]);
+    assert!(err.contains("fallcost.toml:4"), "{err}");
+    assert!(err.contains("cache_hit"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Portkey targets whose `@slug` names no Portkey provider are judged on the model's own

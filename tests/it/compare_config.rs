@@ -208,10 +208,9 @@ fn bad_configs_and_scenarios_with_chains_are_input_errors() {
         ),
         "{err}"
     );
-    // compare has no --pricing: its advice is the scenario's `pricing`.
-    assert!(!err.contains("--pricing"), "{err}");
+    // check's advice, which compare takes too (config prices, --pricing), and the scenario's.
     assert!(
-        err.contains("; name a price table that has it in the scenario's `pricing` (--scenario FILE, or fallcost.toml [compare] scenario)"),
+        err.contains("; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it (or name one in the scenario's `pricing`)"),
         "{err}"
     );
     let err = fails(&[
@@ -1083,4 +1082,243 @@ router_settings:
     });
     assert!(listed, "{doc:#}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The USD per 1,000 requests of `pattern` on the first chain of a `compare --format json`
+/// document.
+fn per_1k(doc: &Value, pattern: &str) -> f64 {
+    doc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == pattern)
+        .unwrap_or_else(|| panic!("no {pattern} row: {doc}"))["cost_per_1k_usd"]
+        .as_f64()
+        .unwrap()
+}
+
+/// A model priced by the config itself (model_info input/output_cost_per_token) is priced by
+/// compare as check prices it: $3 / $12 per MTok at 2,000 in / 500 out is $6.00 + $6.00 =
+/// $12.00 per 1,000 requests; hedged-no-cancel bills both links on every request, $0.60 +
+/// $12.00 = $12.60. Before, compare refused it ("priced by the config itself").
+#[test]
+fn compare_prices_a_models_own_prices_as_check_does() {
+    let config = format!("{DIR}/own-prices/config.yaml");
+    let out = fallcost(&["check", &config]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "fallback `mine` costs $12.00 per 1,000 requests, 20.00x its primary `cheap` at $0.60"
+        ),
+        "{text}"
+    );
+    let doc = json(&["compare", "--config", &config, "--format", "json"]);
+    assert!((per_1k(&doc, "no-fallback") - 0.6).abs() < 1e-9, "{doc}");
+    assert!(
+        (per_1k(&doc, "hedged-no-cancel") - 12.6).abs() < 1e-9,
+        "{doc}"
+    );
+    assert!(
+        lists(
+            &doc,
+            "fallback `mine` = `openai/my-finetune` (the config's own prices: $3 input, $12 output per MTok)",
+            15
+        ),
+        "{doc}"
+    );
+    // sweep --config reads them through the same path: at 10% fast failures hedged-no-cancel
+    // still bills both links, 0.9 x 12.60 + 0.1 x (the failed primary's nothing + 12.00).
+    let out = fallcost(&[
+        "sweep",
+        "--config",
+        &config,
+        "--param",
+        "steady.failure_rate=0:0.1:0.1",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("0,cheap (router_settings.fallbacks),hedged-no-cancel,12.6,")),
+        "{csv}"
+    );
+}
+
+/// `compare --config` and `sweep --config` take `--pricing` as check does (the same help
+/// text): a table that has the fallback (`acme/big`, $5 / $20 per MTok: $20.00 per 1,000
+/// requests) prices it; without it the model is unknown (exit 2); without --config it is an
+/// error, a scenario naming its own `pricing`.
+#[test]
+fn compare_and_sweep_take_pricing_as_check_does() {
+    let config = format!("{DIR}/own-prices/table.yaml");
+    let table = format!("{DIR}/own-prices/table.toml");
+    let err = fails(&["compare", "--config", &config]);
+    assert!(err.contains("unknown model `acme/big`"), "{err}");
+    let doc = json(&[
+        "compare",
+        "--config",
+        &config,
+        "--pricing",
+        &table,
+        "--format",
+        "json",
+    ]);
+    assert!(
+        (per_1k(&doc, "hedged-no-cancel") - 20.6).abs() < 1e-9,
+        "{doc}"
+    );
+    assert_eq!(doc["pricing"], table.as_str(), "{doc}");
+    let out = fallcost(&[
+        "sweep",
+        "--config",
+        &config,
+        "-p",
+        &table,
+        "--param",
+        "request.output_tokens=500:1000:500",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = String::from_utf8_lossy(&out.stdout);
+    // 1,000 output tokens: gpt-4o-mini $0.90, acme/big $30.00 per 1,000 requests.
+    assert!(
+        csv.lines().any(|l| l.starts_with("1000,cheap (router_settings.fallbacks),hedged-no-cancel,30.9,")),
+        "{csv}"
+    );
+    let err = fails(&[
+        "compare",
+        "-s",
+        "scenarios/sept3.toml",
+        "--pricing",
+        "2026-07",
+    ]);
+    assert!(
+        err.contains("--pricing prices a gateway config: it needs --config"),
+        "{err}"
+    );
+    // The same flag, the same help.
+    let help = |cmd: &str| {
+        let out = fallcost(&[cmd, "--help"]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let at = text
+            .find("  -p, --pricing")
+            .unwrap_or_else(|| panic!("{cmd}: {text}"));
+        let rest = &text[at..];
+        let end = rest.find("\n\n").unwrap_or(rest.len());
+        rest[..end].to_string()
+    };
+    assert_eq!(help("compare"), help("check"));
+    assert_eq!(help("sweep"), help("check"));
+}
+
+/// A dangling fallback (a target no model_name group serves) is priced as LiteLLM's router
+/// treats it: no deployment, no call billed, on to the next fallback. `cheap: [ghost, dear]`
+/// is the chain gpt-4o-mini → gpt-4o (hedged-no-cancel $0.60 + $10.00 = $10.60), `dear:
+/// [nowhere]` is gpt-4o alone ($10.00); each dangling target is one warning naming its file,
+/// line and group, and the one-link chain says it is one.
+#[test]
+fn a_dangling_fallback_is_skipped_as_the_router_skips_it_and_warned_about() {
+    let config = format!("{DIR}/dangling/config.yaml");
+    let out = fallcost(&["compare", "--config", &config, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let models: Vec<&Value> = doc["chains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["models"])
+        .collect();
+    assert_eq!(
+        models,
+        [
+            &serde_json::json!(["gpt-4o-mini", "gpt-4o"]),
+            &serde_json::json!(["gpt-4o"])
+        ]
+    );
+    let cost = |chain: &str, pattern: &str| {
+        doc["steady"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["chain"] == chain && r["pattern"] == pattern)
+            .unwrap()["cost_per_1k_usd"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((cost("cheap (router_settings.fallbacks)", "hedged-no-cancel") - 10.6).abs() < 1e-9);
+    assert!((cost("dear (router_settings.fallbacks)", "no-fallback") - 10.0).abs() < 1e-9);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("fallcost: warning:"))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "fallcost: warning: tests/fixtures/compare/dangling/config.yaml:15: fallback `ghost` of `cheap` is not a model_name group in model_list: LiteLLM never fires it (its router finds no deployment for it, BadRequestError, no call billed, and goes on to the next fallback); priced without it",
+            "fallcost: warning: tests/fixtures/compare/dangling/config.yaml:16: fallback `nowhere` of `dear` is not a model_name group in model_list: LiteLLM never fires it (its router finds no deployment for it, BadRequestError, no call billed, and goes on to the next fallback); `dear` has no other fallback: priced as its primary alone",
+        ],
+        "{err}"
+    );
+    // sweep says it too
+    let out = fallcost(&[
+        "sweep",
+        "--config",
+        &config,
+        "--param",
+        "steady.failure_rate=0:0.01:0.01",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("fallcost: warning:").count(), 2, "{err}");
+}
+
+/// A folder given to `compare --config` lists every file it skipped, with why (as `check
+/// --verbose` does), and prices the configs it holds (own-prices: hedged-no-cancel $12.60).
+#[test]
+fn a_config_folder_lists_the_files_it_skipped_and_why() {
+    let out = fallcost(&[
+        "compare",
+        "--config",
+        &format!("{DIR}/dangling/folder"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        (per_1k(&doc, "hedged-no-cancel") - 12.6).abs() < 1e-9,
+        "{doc}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let skipped: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("--config: skipped"))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            "fallcost: note: --config: skipped tests/fixtures/compare/dangling/folder/notes.txt: not .yaml, .yml or .json",
+            "fallcost: note: --config: skipped tests/fixtures/compare/dangling/folder/other.yaml: YAML, but not a gateway config fallcost reads (no model_list, no fallbacks under router_settings or litellm_settings)",
+            "fallcost: note: --config: skipped tests/fixtures/compare/dangling/folder/package.json: JSON, but not a Portkey config or an OpenRouter request",
+        ],
+        "{err}"
+    );
 }

@@ -313,7 +313,7 @@ impl fmt::Display for Notice {
                 model_id: true,
             } => write!(
                 f,
-                "fallback `{name}` of `{p}` is a model id, not a model_name group: LiteLLM falls back to groups only, so it never fires; name the group that serves it"
+                "fallback `{name}` of `{p}` is a model id, not a model_name group: LiteLLM falls back to groups only, so it never fires (its router finds no deployment for it, BadRequestError, no call billed, and goes on to the next fallback); name the group that serves it"
             ),
             Notice::NotAGroup {
                 name,
@@ -321,7 +321,7 @@ impl fmt::Display for Notice {
                 model_id: false,
             } => write!(
                 f,
-                "fallback `{name}` of `{p}` is not a model_name group in model_list: LiteLLM never fires it"
+                "fallback `{name}` of `{p}` is not a model_name group in model_list: LiteLLM never fires it (its router finds no deployment for it, BadRequestError, no call billed, and goes on to the next fallback)"
             ),
             Notice::NotAGroup {
                 name,

@@ -118,6 +118,20 @@ pub fn parse(
     base: &Path,
     overrides: &[(String, String)],
 ) -> Result<Scenario, InputError> {
+    parse_priced(label, text, base, overrides, &[])
+}
+
+/// [`parse`], with `extra` prices added to the scenario's price table (each by its `id`,
+/// winning over the table's entry of that id): the prices a gateway config sets itself and
+/// fallcost.toml's `[prices]`, which `compare --config` prices as `check` does. The table is
+/// then named `NAME + own prices`. Errors as for [`load`].
+pub fn parse_priced(
+    label: &str,
+    text: &str,
+    base: &Path,
+    overrides: &[(String, String)],
+    extra: &[crate::model::ModelPrice],
+) -> Result<Scenario, InputError> {
     let mut doc = Document::parse(label, text)?;
     overrides::apply(&mut doc, overrides)?;
     let file: ScenarioFile = doc.deserialize().map_err(|e: InputError| {
@@ -143,11 +157,29 @@ pub fn parse(
             e
         }
     })?;
+    let prices = with_extra(prices, extra);
     let default_name = Path::new(label)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     resolve(&doc, file, &prices, default_name)
+}
+
+/// `table` with `extra` added (each by its id, over the table's entry), named `NAME + own
+/// prices`; `table` itself when `extra` is empty.
+fn with_extra(
+    table: std::sync::Arc<PriceTable>,
+    extra: &[crate::model::ModelPrice],
+) -> std::sync::Arc<PriceTable> {
+    if extra.is_empty() {
+        return table;
+    }
+    let mut t = (*table).clone();
+    t.name = format!("{} + own prices", t.name);
+    for p in extra {
+        t.models.insert(p.id.clone(), p.clone());
+    }
+    std::sync::Arc::new(t)
 }
 
 /// Keep only the chains named in `names` (all of them when `names` is empty), in file order.

@@ -82,7 +82,15 @@ pub fn fails_in(dir: &Path, args: &[&str]) -> String {
     );
     assert!(!stderr.contains("panicked"), "panic: {stderr}");
     assert!(stderr.starts_with("error: "), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    // `check` follows its unknown-model errors with the fallcost.toml [prices] block to paste.
+    let error = match stderr
+        .find("\n# ")
+        .filter(|&i| stderr[i..].contains(" with no price: "))
+    {
+        Some(i) => stderr[..=i].to_string(),
+        None => stderr.clone(),
+    };
+    assert_eq!(error.trim_end().lines().count(), 1, "one line: {stderr}");
     stderr
 }
 

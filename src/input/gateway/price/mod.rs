@@ -49,6 +49,7 @@
 //!   priced.
 
 mod chains;
+mod emit;
 mod policy;
 mod portkey_policy;
 
@@ -58,8 +59,9 @@ use crate::error::{InputError, InputErrorKind};
 use crate::input::gateway::{self, Endpoint, Node, litellm, openrouter, portkey};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
-use crate::model::{PriceTable, Scenario};
-use chains::{Written, emit, unknown_models};
+use crate::model::{ModelPrice, PriceTable, Scenario};
+use chains::{Written, unknown_models};
+use emit::emit;
 use policy::policy_of;
 use portkey_policy::portkey_policy;
 
@@ -87,12 +89,25 @@ pub struct Built {
     pub overrides: Vec<(String, String)>,
     /// Every value taken from the configs, in chain order.
     pub provenance: Vec<Provenance>,
+    /// The prices the configs set themselves, by scenario id: parse the text with
+    /// [`crate::input::scenario::parse_priced`] and these.
+    pub prices: Vec<ModelPrice>,
+    /// What the caller warns of, one `file:line: ...` each: the fallbacks that name no group.
+    pub warnings: Vec<String>,
+    /// The files found in a folder that are no config, each `file: why`, in path order.
+    pub skipped: Vec<String>,
 }
 
-/// The files `paths` name: files as given, folders searched for `.yaml`, `.yml` and `.json`.
-fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+/// The files `paths` name: files as given, folders searched for `.yaml`, `.yml` and `.json`
+/// (hidden files and folders aside); the other files found in a folder are listed in `skipped`
+/// with why.
+fn files(paths: &[PathBuf], skipped: &mut Vec<String>) -> Result<Vec<PathBuf>, InputError> {
     let mut out = Vec::new();
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
+    fn walk(
+        dir: &Path,
+        out: &mut Vec<PathBuf>,
+        skipped: &mut Vec<String>,
+    ) -> Result<(), InputError> {
         let entries = std::fs::read_dir(dir).map_err(|e| {
             InputError::file(
                 InputErrorKind::Read,
@@ -111,19 +126,21 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
                 continue;
             }
             if p.is_dir() {
-                walk(&p, out)?;
+                walk(&p, out, skipped)?;
             } else if matches!(
                 p.extension().and_then(|e| e.to_str()),
                 Some("yaml" | "yml" | "json")
             ) {
                 out.push(p);
+            } else {
+                skipped.push(format!("{}: not .yaml, .yml or .json", shown_path(&p)));
             }
         }
         Ok(())
     }
     for p in paths {
         if p.is_dir() {
-            walk(p, &mut out)?;
+            walk(p, &mut out, skipped)?;
         } else {
             out.push(p.clone());
         }
@@ -131,13 +148,19 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     Ok(out)
 }
 
+/// What one file given to `--config` (or found in a folder it names) is.
+enum Read {
+    /// A gateway config: its chains, its root (for the policy values), whether it is
+    /// LiteLLM's.
+    Config(gateway::Config, Node, bool),
+    /// A file found in a folder that is no config fallcost reads: why.
+    Skipped(String),
+}
+
 /// Read one config: its chains and its root (for the policy values). `named` says whether the
-/// file was named itself (then a file that is no config is an error) or found in a folder.
-fn read_config(
-    path: &Path,
-    prices: &PriceTable,
-    named: bool,
-) -> Result<Option<(gateway::Config, Node, bool)>, InputError> {
+/// file was named itself (then a file that is no config is an error) or found in a folder
+/// (then it is skipped, with why).
+fn read_config(path: &Path, prices: &PriceTable, named: bool) -> Result<Read, InputError> {
     let file = shown_path(path);
     let text = read_text(path).map_err(|mut e| {
         e.file = file.clone();
@@ -165,17 +188,16 @@ fn read_config(
             .map_err(|e| crate::input::json_syntax_error(&file, &e))?;
         let root = gateway::parse_json(&file, &text)?;
         if portkey::recognise(&value) {
-            return Ok(Some((portkey::read(&file, &root)?, root, false)));
+            return Ok(Read::Config(portkey::read(&file, &root)?, root, false));
         }
         if openrouter::recognise(&value) {
-            return Ok(Some((openrouter::read(&file, &root)?, root, false)));
+            return Ok(Read::Config(openrouter::read(&file, &root)?, root, false));
         }
+        let why = "JSON, but not a Portkey config or an OpenRouter request";
         return if named {
-            Err(not_one(
-                "JSON, but not a Portkey config or an OpenRouter request",
-            ))
+            Err(not_one(why))
         } else {
-            Ok(None)
+            Ok(Read::Skipped(why.to_string()))
         };
     }
     litellm::python_syntax(&file, &text)?;
@@ -183,7 +205,7 @@ fn read_config(
     let docs = match gateway::parse_yaml_documents(&file, &text) {
         Ok(docs) => docs,
         // A YAML found in a folder that does not parse is not a config (check skips it too).
-        Err(_) if !named => return Ok(None),
+        Err(e) if !named => return Ok(Read::Skipped(format!("not valid YAML ({})", e.message))),
         Err(e) => return Err(e),
     };
     for doc in docs {
@@ -193,47 +215,105 @@ fn read_config(
             doc
         };
         if litellm::recognise(&doc) {
-            return Ok(Some((litellm::read(&file, &doc, prices)?, doc, true)));
+            return Ok(Read::Config(litellm::read(&file, &doc, prices)?, doc, true));
         }
     }
+    let why = "not a gateway config fallcost reads";
     if named {
-        Err(not_one("not a gateway config fallcost reads"))
+        Err(not_one(why))
     } else {
-        Ok(None)
+        Ok(Read::Skipped(format!(
+            "YAML, but {why} (no model_list, no fallbacks under router_settings or litellm_settings)"
+        )))
     }
 }
-/// The price-table id of `ep` (fails closed on a model with no known price, at the config's
-/// line; a model priced by the config itself cannot be priced from a table: an error too).
-fn table_id(file: &str, ep: &Endpoint, prices: &PriceTable) -> Result<String, InputError> {
+
+/// The warning for each fallback of `config` that names no group (a dangling fallback,
+/// `file:line: ...`): LiteLLM's router finds no deployment for it and goes on to the next
+/// fallback, so it is priced as skipped, and a chain left with no fallback is its primary
+/// alone (said).
+fn dangling(file: &str, config: &gateway::Config) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, notice) in &config.notices {
+        let gateway::Notice::NotAGroup {
+            primary: Some(p), ..
+        } = notice
+        else {
+            continue;
+        };
+        let alone = config
+            .chains
+            .iter()
+            .filter(|c| c.primary.label == *p)
+            .all(|c| c.links.is_empty());
+        let then = if alone {
+            format!("; `{p}` has no other fallback: priced as its primary alone")
+        } else {
+            "; priced without it".to_string()
+        };
+        out.push(format!("{}:{}: {notice}{then}", at.file_or(file), at.line));
+    }
+    out
+}
+/// The scenario id of `ep` and, when the config sets its prices itself (LiteLLM `model_info`
+/// or `litellm_params` `input_cost_per_token` ..., wholly or over a table entry), that price,
+/// to add to the scenario's table under the id: the price [`super::endpoint::price`] gives,
+/// the one `check` judges. The id is the config's model, or, when the table or an earlier
+/// deployment (`extra`) has that id at another price, the model with its `file:line`.
+///
+/// Errors: a model with no known price (fails closed, at the config's line).
+fn table_id(
+    file: &str,
+    ep: &Endpoint,
+    prices: &PriceTable,
+    extra: &[ModelPrice],
+) -> Result<(String, Option<ModelPrice>), InputError> {
     let m = super::endpoint::price(file, ep, prices).map_err(|mut e| {
-        // check's advice names its own --pricing flag and config prices; compare prices from the
-        // table its scenario names.
+        // check's advice names its own --pricing flag and config prices; compare's names the
+        // same (`--pricing` here too) and the scenario's `pricing`.
         if e.kind == InputErrorKind::UnknownModel
-            && let Some(i) = e.message.find("; set its prices in the config")
+            && let Some(i) = e.message.find(", or pass --pricing with a table that has it")
         {
             e.message.truncate(i);
             e.message.push_str(
-                "; name a price table that has it in the scenario's `pricing` (--scenario FILE, or fallcost.toml [compare] scenario)",
+                ", or pass --pricing with a table that has it (or name one in the scenario's `pricing`)",
             );
         }
         e
     })?;
-    if m.priced_as.contains("config") {
-        return Err(InputError {
-            file: ep.file.clone().unwrap_or_else(|| file.to_string()),
-            location: Some(crate::error::Location {
-                line: ep.line,
-                col: ep.col,
-            }),
-            field: None,
-            message: format!(
-                "`{}` is priced by the config itself (input_cost_per_token ...); compare prices from a table: add the model to a price table and name it in the scenario's `pricing`",
-                ep.model
-            ),
-            kind: InputErrorKind::UnknownModel,
-        });
+    if !m.priced_as.contains("config") {
+        return Ok((m.priced_as, None));
     }
-    Ok(m.priced_as)
+    let mut price = m.price;
+    let clash = |id: &str| {
+        prices
+            .models
+            .get(id)
+            .is_some_and(|t| *t != price_as(&price, id))
+            || extra
+                .iter()
+                .any(|x| x.id == id && *x != price_as(&price, id))
+    };
+    let id = if clash(&ep.model) {
+        format!(
+            "{} ({}:{})",
+            ep.model,
+            ep.file.as_deref().unwrap_or(file),
+            ep.line
+        )
+    } else {
+        ep.model.clone()
+    };
+    price.id = id.clone();
+    Ok((id, Some(price)))
+}
+
+/// `price` under `id`, to compare with a table entry of that id.
+fn price_as(price: &ModelPrice, id: &str) -> ModelPrice {
+    ModelPrice {
+        id: id.to_string(),
+        ..price.clone()
+    }
 }
 
 /// TOML string literal.
@@ -242,7 +322,10 @@ fn quoted(s: &str) -> String {
 }
 
 /// Build the scenario: `scenario` (without `[[chain]]`; `None`: a request of `profile`), the
-/// chains of `configs`, `profile` over the scenario's `[request]`, then `sets`.
+/// chains of `configs` priced from `pricing` (`--pricing`: a bundled name or a path relative to
+/// the current folder; `None`: the scenario's `pricing`, else the bundled LiteLLM snapshot) and
+/// the prices the configs set themselves, `profile` over the scenario's `[request]`, then
+/// `sets`.
 ///
 /// Errors: a scenario that has chains of its own; a config that is none of the three kinds; a
 /// model with no known price (at the config's line); the scenario's own errors.
@@ -250,116 +333,65 @@ pub fn build(
     configs: &[PathBuf],
     scenario: Option<&Path>,
     profile: Option<(u64, u64)>,
+    pricing: Option<&str>,
     sets: &[(String, String)],
 ) -> Result<FromConfig, InputError> {
-    let mut b = build_text(configs, scenario, profile)?;
+    let own = crate::input::settings::OwnPrices::default();
+    let mut b = build_text(configs, scenario, profile, (pricing, &own))?;
     b.overrides.extend(sets.iter().cloned());
-    let scenario = crate::input::scenario::parse(&b.label, &b.text, &b.base, &b.overrides)?;
+    let scenario =
+        crate::input::scenario::parse_priced(&b.label, &b.text, &b.base, &b.overrides, &b.prices)?;
     Ok(FromConfig {
         scenario,
         provenance: b.provenance,
     })
 }
 
-/// [`build`] without validating: the scenario text and its overrides.
+/// [`build`] without validating: the scenario text and its overrides. `(pricing, own)`:
+/// `--pricing` and fallcost.toml's `[prices]`, over the table (and in [`Built::prices`]).
 ///
 /// Errors: as [`build`], but the scenario's own errors come when it is parsed.
 pub fn build_text(
     configs: &[PathBuf],
     scenario: Option<&Path>,
     profile: Option<(u64, u64)>,
+    (pricing, own): (Option<&str>, &crate::input::settings::OwnPrices),
 ) -> Result<Built, InputError> {
-    let (label, mut text, base) = match scenario {
-        Some(path) => {
-            let text = read_text(path)?;
-            let base = match path.parent() {
-                Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            (path.display().to_string(), text, base)
-        }
-        None => (
-            "--config".to_string(),
-            "[request]\ninput_tokens = 2000\noutput_tokens = 500\n".to_string(),
-            PathBuf::from("."),
-        ),
-    };
+    let (label, mut text, mut base) = scenario_text(scenario)?;
     let table: toml::Table = toml::from_str(&text).unwrap_or_default();
-    if table.contains_key("chain") {
-        return Err(InputError::file(
-            InputErrorKind::Schema,
-            label,
-            "with --config the chains come from the config: give a scenario without [[chain]] (its request, [steady], [latency] and [incident] are used)",
-        ));
-    }
-    // The config settles the policy (retries, timeout, breaker, failover codes): a scenario's
-    // own [policy] would be overridden in silence, so it is refused.
-    if table.contains_key("policy") {
-        let offset = text
-            .lines()
-            .scan(0usize, |at, line| {
-                let start = *at;
-                *at += line.len() + 1;
-                Some((start, line))
-            })
-            .find(|(_, line)| {
-                let l = line.trim_start();
-                l.starts_with("[policy")
-                    || l.starts_with("policy.")
-                    || l.starts_with("policy ")
-                    || l.starts_with("policy=")
-            })
-            .map(|(start, line)| start + (line.len() - line.trim_start().len()));
-        return Err(InputError {
-            file: label,
-            location: offset.map(|o| crate::error::Location::of_offset(&text, o)),
-            field: Some("policy".into()),
-            message: "with --config the config sets the policy (retries, timeout, circuit breaker, the statuses that fail over): remove the scenario's [policy], or price the scenario's own chains without --config".into(),
-            kind: InputErrorKind::Schema,
-        });
-    }
+    refuse_chains_and_policy(&label, &text, &table)?;
     // A gateway config names real models: without a `pricing` in the scenario they are priced
     // from the broad table, as `fallcost check` prices them.
+    // `--pricing` wins over the scenario's `pricing`, as a flag wins over a file; a relative
+    // path is the current folder's, as `check --pricing` takes it (the base is then the
+    // current folder: it is only where a relative `pricing` is taken from).
     let named = table.get("pricing").and_then(|v| v.as_str());
-    let pricing = named.unwrap_or(broad_name()).to_string();
-    let prices = PricingRef::parse(&pricing, Some(&base)).load()?;
+    if pricing.is_some() {
+        base = PathBuf::new();
+    }
+    let pricing = pricing.or(named).unwrap_or(broad_name()).to_string();
+    let prices = own.over(PricingRef::parse(&pricing, Some(&base)).load()?);
     let mut overrides: Vec<(String, String)> = Vec::new();
-    if named.is_none() {
+    if named != Some(pricing.as_str()) {
         overrides.push(("pricing".into(), pricing.clone()));
     }
     if let Some((i, o)) = profile {
         overrides.push(("request.input_tokens".into(), i.to_string()));
         overrides.push(("request.output_tokens".into(), o.to_string()));
     }
-    let mut written = Written::default();
-    let mut found = 0;
-    let list = files(configs)?;
-    let named: Vec<bool> = list.iter().map(|f| configs.contains(f)).collect();
-    for (path, named) in list.iter().zip(named) {
-        let Some((config, root, is_litellm)) = read_config(path, &prices, named)? else {
-            continue;
-        };
-        found += 1;
-        let file = shown_path(path);
-        let policy = policy_of(&file, &root, is_litellm)?;
-        for chain in &config.chains {
-            let policy = if is_litellm {
-                policy.clone()
-            } else {
-                portkey_policy(&file, &root, chain)?
-            };
-            emit(&file, chain, &policy, &prices, &mut written)?;
-        }
-        // Every model of the config with no price, in one error (fails closed, as check does).
-        if !written.unknown.is_empty() {
-            return Err(unknown_models(std::mem::take(&mut written.unknown)));
-        }
-    }
+    let mut written = Written {
+        prices: own.prices.clone(),
+        ..Written::default()
+    };
+    let read = read_configs(configs, &prices, &mut written)?;
     let chains_text = written.write_chains();
     let Written {
-        names, provenance, ..
+        names,
+        provenance,
+        prices,
+        ..
     } = written;
-    if found == 0 || names.is_empty() {
+    if read.found == 0 || names.is_empty() {
         return Err(InputError::file(
             InputErrorKind::Schema,
             configs
@@ -378,5 +410,132 @@ pub fn build_text(
         base,
         overrides,
         provenance,
+        prices,
+        warnings: read.warnings,
+        skipped: read.skipped,
     })
+}
+
+/// The scenario's label, text and base folder: `scenario`'s, or (`None`) a request of 2,000
+/// in / 500 out labelled `--config`.
+///
+/// Errors: an unreadable scenario.
+fn scenario_text(scenario: Option<&Path>) -> Result<(String, String, PathBuf), InputError> {
+    Ok(match scenario {
+        Some(path) => {
+            let text = read_text(path)?;
+            let base = match path.parent() {
+                Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            (path.display().to_string(), text, base)
+        }
+        None => (
+            "--config".to_string(),
+            "[request]\ninput_tokens = 2000\noutput_tokens = 500\n".to_string(),
+            PathBuf::from("."),
+        ),
+    })
+}
+
+/// Refuse a scenario beside `--config` that has chains of its own, or a `[policy]` (the config
+/// settles the policy: retries, timeout, breaker, failover codes; a scenario's own would be
+/// overridden in silence), at the line of its `policy`.
+fn refuse_chains_and_policy(
+    label: &str,
+    text: &str,
+    table: &toml::Table,
+) -> Result<(), InputError> {
+    if table.contains_key("chain") {
+        return Err(InputError::file(
+            InputErrorKind::Schema,
+            label,
+            "with --config the chains come from the config: give a scenario without [[chain]] (its request, [steady], [latency] and [incident] are used)",
+        ));
+    }
+    if table.contains_key("policy") {
+        let offset = policy_offset(text);
+        return Err(InputError {
+            file: label.to_string(),
+            location: offset.map(|o| crate::error::Location::of_offset(text, o)),
+            field: Some("policy".into()),
+            message: "with --config the config sets the policy (retries, timeout, circuit breaker, the statuses that fail over): remove the scenario's [policy], or price the scenario's own chains without --config".into(),
+            kind: InputErrorKind::Schema,
+        });
+    }
+    Ok(())
+}
+
+/// The byte offset of the first line of `text` that sets the scenario's `policy` (`[policy`,
+/// `policy.`, `policy =`), at its first non-blank character.
+fn policy_offset(text: &str) -> Option<usize> {
+    text.lines()
+        .scan(0usize, |at, line| {
+            let start = *at;
+            *at += line.len() + 1;
+            Some((start, line))
+        })
+        .find(|(_, line)| {
+            let l = line.trim_start();
+            l.starts_with("[policy")
+                || l.starts_with("policy.")
+                || l.starts_with("policy ")
+                || l.starts_with("policy=")
+        })
+        .map(|(start, line)| start + (line.len() - line.trim_start().len()))
+}
+
+/// What reading the configs found besides their chains.
+struct ConfigsRead {
+    /// How many files were configs.
+    found: usize,
+    /// The dangling-fallback warnings ([`dangling`]).
+    warnings: Vec<String>,
+    /// The files of a folder that are no config, `file: why`.
+    skipped: Vec<String>,
+}
+
+/// Read every config `configs` name (folders searched) and write its chains into `written`,
+/// priced from `prices`.
+///
+/// Errors: a config that cannot be read; every model of a config with no price, in one error
+/// (fails closed, as check does).
+fn read_configs(
+    configs: &[PathBuf],
+    prices: &PriceTable,
+    written: &mut Written,
+) -> Result<ConfigsRead, InputError> {
+    let mut read = ConfigsRead {
+        found: 0,
+        warnings: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let list = files(configs, &mut read.skipped)?;
+    let named: Vec<bool> = list.iter().map(|f| configs.contains(f)).collect();
+    for (path, named) in list.iter().zip(named) {
+        let (config, root, is_litellm) = match read_config(path, prices, named)? {
+            Read::Config(config, root, is_litellm) => (config, root, is_litellm),
+            Read::Skipped(why) => {
+                read.skipped.push(format!("{}: {why}", shown_path(path)));
+                continue;
+            }
+        };
+        read.found += 1;
+        let file = shown_path(path);
+        read.warnings.extend(dangling(&file, &config));
+        let policy = policy_of(&file, &root, is_litellm)?;
+        for chain in &config.chains {
+            let policy = if is_litellm {
+                policy.clone()
+            } else {
+                portkey_policy(&file, &root, chain)?
+            };
+            emit(&file, chain, &policy, prices, written)?;
+        }
+        // Every model of the config with no price, in one error (fails closed, as check does).
+        if !written.unknown.is_empty() {
+            return Err(unknown_models(std::mem::take(&mut written.unknown)));
+        }
+    }
+    Ok(read)
 }
