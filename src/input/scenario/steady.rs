@@ -101,6 +101,9 @@ pub(super) fn resolve_steady(
     })
 }
 
+/// Reads a per-link rate's list and scalar (`failure_rates`, `failure_rate`) from one level.
+type PerLinkFields = for<'s> fn(&'s SteadySpec) -> (&'s Option<Vec<f64>>, Option<f64>);
+
 /// A chain's own `steady` fields and the scenario's `[steady]`, with where each is written,
 /// for a chain of `links` links.
 struct SteadyLevels<'a> {
@@ -132,7 +135,7 @@ impl SteadyLevels<'_> {
         &self,
         list: &str,
         scalar: &str,
-        get: fn(&SteadySpec) -> (&Option<Vec<f64>>, Option<f64>),
+        get: PerLinkFields,
         scalar_all: bool,
     ) -> Result<Vec<f64>, InputError> {
         let (own_l, own_s) = get(self.own);
@@ -147,16 +150,16 @@ impl SteadyLevels<'_> {
             }
         }
         match (own_l, own_s, top_l, top_s) {
-            (Some(l), _, _, _) => self.from_list(list, l, true),
-            (None, Some(v), _, _) => self.from_scalar(scalar, v, true, scalar_all),
-            (None, None, Some(l), _) => self.from_list(list, l, false),
-            (None, None, None, Some(v)) => self.from_scalar(scalar, v, false, scalar_all),
+            (Some(l), _, _, _) => self.list_rates(list, l, true),
+            (None, Some(v), _, _) => self.scalar_rates(scalar, v, true, scalar_all),
+            (None, None, Some(l), _) => self.list_rates(list, l, false),
+            (None, None, None, Some(v)) => self.scalar_rates(scalar, v, false, scalar_all),
             (None, None, None, None) => Ok(vec![0.0; self.links]),
         }
     }
 
     /// Scalar `v` of field `scalar` for every link (`all`) or for the primary (the others 0).
-    fn from_scalar(
+    fn scalar_rates(
         &self,
         scalar: &str,
         v: f64,
@@ -174,7 +177,7 @@ impl SteadyLevels<'_> {
     }
 
     /// List `l` of field `list`: one rate in [0, 1] per link.
-    fn from_list(&self, list: &str, l: &[f64], in_chain: bool) -> Result<Vec<f64>, InputError> {
+    fn list_rates(&self, list: &str, l: &[f64], in_chain: bool) -> Result<Vec<f64>, InputError> {
         let links = self.links;
         if l.len() != links {
             return Err(self.levels.invalid(
