@@ -152,15 +152,51 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
     }
     let mut models = BTreeMap::new();
     for (id, e) in file.models {
-        let at = |field: &str| -> Vec<Segment> {
-            vec![
-                Segment::Key("models".into()),
-                Segment::Key(id.clone()),
-                Segment::Key(field.into()),
-            ]
-        };
-        let invalid =
-            |field: &str, msg: String| doc.error_at(InputErrorKind::Invalid, &at(field), msg);
+        let price = EntryAt { doc: &doc, id: &id }.model_price(e)?;
+        models.insert(id, price);
+    }
+    Ok(PriceTable {
+        name: name.to_string(),
+        verified: file.verified,
+        source: file.source,
+        models,
+    })
+}
+
+/// One `[models."ID"]` entry of a table's document, for its errors.
+struct EntryAt<'a> {
+    doc: &'a Document<'a>,
+    id: &'a str,
+}
+
+impl EntryAt<'_> {
+    /// The path of `field` of this entry.
+    fn path(&self, field: &str) -> Vec<Segment> {
+        vec![
+            Segment::Key("models".into()),
+            Segment::Key(self.id.to_string()),
+            Segment::Key(field.into()),
+        ]
+    }
+
+    /// An invalid-value error at `field` of this entry.
+    fn invalid(&self, field: &str, msg: String) -> InputError {
+        self.doc
+            .error_at(InputErrorKind::Invalid, &self.path(field), msg)
+    }
+
+    /// An invalid-value error at the entry itself (its id).
+    fn invalid_entry(&self, msg: String) -> InputError {
+        self.doc
+            .error_at(InputErrorKind::Invalid, &self.path("provider")[..2], msg)
+    }
+
+    /// Entry `e` validated as the model's price.
+    ///
+    /// Errors: a price outside [0, [`MAX_PRICE`]], no provider, a bad provider or model id,
+    /// cache prices the caching mode does not allow ([`EntryAt::check_cache_prices`]), a
+    /// non-positive `cache_ttl_s`.
+    fn model_price(&self, mut e: ModelEntry) -> Result<ModelPrice, InputError> {
         for (field, value) in [
             ("input", Some(e.input)),
             ("output", Some(e.output)),
@@ -172,35 +208,57 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
                 // $1,000,000 per MTok is a dollar a token: far above any real price, and low
                 // enough that no bill overflows.
                 check_range(v, 0.0, MAX_PRICE)
-                    .map_err(|m| invalid(field, format!("price in $/MTok {m}")))?;
+                    .map_err(|m| self.invalid(field, format!("price in $/MTok {m}")))?;
             }
         }
-        let provider = match e.provider {
+        let id = self.id;
+        let provider = match e.provider.take() {
             Some(p) => p,
             None => match id.split_once('/') {
                 Some((p, _)) if !p.is_empty() => p.to_string(),
                 _ => {
-                    return Err(doc.error_at(
-                        InputErrorKind::Invalid,
-                        &at("provider")[..2],
-                        format!("`{id}` has no `provider/` prefix; name it `provider/model` or set provider"),
-                    ));
+                    return Err(self.invalid_entry(format!(
+                        "`{id}` has no `provider/` prefix; name it `provider/model` or set provider"
+                    )));
                 }
             },
         };
-        check_name(&provider).map_err(|m| invalid("provider", m))?;
-        check_name(&id).map_err(|m| {
-            doc.error_at(
-                InputErrorKind::Invalid,
-                &at("provider")[..2],
-                format!("model id {m}"),
-            )
-        })?;
+        check_name(&provider).map_err(|m| self.invalid("provider", m))?;
+        check_name(id).map_err(|m| self.invalid_entry(format!("model id {m}")))?;
         let caching = e
             .caching
             .unwrap_or(Caching::implied(e.cache_write, e.cached_input));
+        self.check_cache_prices(&e, caching)?;
+        let cache_ttl_s = e.cache_ttl_s.unwrap_or(caching.default_ttl_s());
+        if !(cache_ttl_s.is_finite() && cache_ttl_s > 0.0 || e.cache_ttl_s.is_none()) {
+            return Err(self.invalid(
+                "cache_ttl_s",
+                format!(
+                    "must be a positive number of seconds (300 for a 5-minute cache); got {cache_ttl_s}"
+                ),
+            ));
+        }
+        Ok(ModelPrice {
+            id: id.to_string(),
+            provider,
+            input: e.input,
+            output: e.output,
+            cached_input: e.cached_input,
+            cache_write: e.cache_write,
+            caching,
+            cache_ttl_s,
+            cache_write_1h: e.cache_write_1h,
+            min_cache_prefix: e.min_cache_prefix,
+            miss_writes: false,
+            tiers: Vec::new(),
+        })
+    }
+
+    /// Entry `e`'s cache prices against its `caching`: writes only with explicit caching,
+    /// reads only with some caching; a read at most, a write at least, the input price.
+    fn check_cache_prices(&self, e: &ModelEntry, caching: Caching) -> Result<(), InputError> {
         if e.cache_write.is_some() && caching != Caching::Explicit {
-            return Err(invalid(
+            return Err(self.invalid(
                 "cache_write",
                 format!(
                     "a cache-write price needs caching = \"explicit\" (this model has \"{}\")",
@@ -209,7 +267,7 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
             ));
         }
         if e.cache_write_1h.is_some() && caching != Caching::Explicit {
-            return Err(invalid(
+            return Err(self.invalid(
                 "cache_write_1h",
                 format!(
                     "a 1-hour cache-write price needs caching = \"explicit\" (this model has \"{}\")",
@@ -218,7 +276,7 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
             ));
         }
         if e.cached_input.is_some() && caching == Caching::None {
-            return Err(invalid(
+            return Err(self.invalid(
                 "cached_input",
                 "a cache-read price needs caching = \"automatic\" or \"explicit\" (this model has \"none\")"
                     .into(),
@@ -227,7 +285,7 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
         if let Some(read) = e.cached_input
             && read > e.input
         {
-            return Err(invalid(
+            return Err(self.invalid(
                 "cached_input",
                 format!(
                     "a cache read ({read}) above the input price ({}) is not a discount; cached_input must be <= input",
@@ -238,7 +296,7 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
         if let Some(write) = e.cache_write
             && write < e.input
         {
-            return Err(invalid(
+            return Err(self.invalid(
                 "cache_write",
                 format!(
                     "a cache write ({write}) below the input price ({}) is not how providers bill; cache_write must be >= input",
@@ -246,39 +304,8 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
                 ),
             ));
         }
-        let cache_ttl_s = e.cache_ttl_s.unwrap_or(caching.default_ttl_s());
-        if !(cache_ttl_s.is_finite() && cache_ttl_s > 0.0 || e.cache_ttl_s.is_none()) {
-            return Err(invalid(
-                "cache_ttl_s",
-                format!(
-                    "must be a positive number of seconds (300 for a 5-minute cache); got {cache_ttl_s}"
-                ),
-            ));
-        }
-        models.insert(
-            id.clone(),
-            ModelPrice {
-                id,
-                provider,
-                input: e.input,
-                output: e.output,
-                cached_input: e.cached_input,
-                cache_write: e.cache_write,
-                caching,
-                cache_ttl_s,
-                cache_write_1h: e.cache_write_1h,
-                min_cache_prefix: e.min_cache_prefix,
-                miss_writes: false,
-                tiers: Vec::new(),
-            },
-        );
+        Ok(())
     }
-    Ok(PriceTable {
-        name: name.to_string(),
-        verified: file.verified,
-        source: file.source,
-        models,
-    })
 }
 
 /// The bundled table `name` (or alias), if there is one.

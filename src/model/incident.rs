@@ -294,93 +294,18 @@ fn in_sequence(
         return Totals::default();
     }
     let n = span.requests;
-    let warm_policy = chain.policy.warm_fallback;
     let links = &variants[0].1;
-    let plans =
-        |links: &[WindowLink], warm_billing: bool, skip_dead: bool, once: bool| -> Vec<LinkPlan> {
-            links
-                .iter()
-                .filter(|l| !(skip_dead && l.dead))
-                .map(|l| LinkPlan {
-                    index: l.index,
-                    // A dead link that is not warm never answers: its gray attempts are billed in
-                    // the state a success there would have had (MODEL.md §3), the premium over
-                    // warm a cold-start cost, like a live link's first answer.
-                    state: if l.starts_warm || warm_billing {
-                        warm_state(l.price)
-                    } else {
-                        policy::unwarmed_state(l.price, warm_policy)
-                    },
-                    dead: l.dead.then_some(span.modes[l.index]),
-                    single: once && l.dead,
-                })
-                .collect()
-        };
-    let run = |links: &[WindowLink], warm_billing: bool, entry: Entry| -> PolicyOutcome {
-        let through = policy::evaluate_plan(
-            request,
-            chain,
-            &plans(links, warm_billing, false, false),
-            entry,
-            cap,
-        );
-        match breaker {
-            // (share of requests that try the dead provider once, retries it lets through)
-            Some((tried, extra)) if links.iter().any(|l| l.dead) => {
-                let skip = policy::evaluate_plan(
-                    request,
-                    chain,
-                    &plans(links, warm_billing, true, false),
-                    entry,
-                    cap,
-                );
-                // Requests the breaker lets through try the dead provider once; their retries
-                // there find it open (the few that start before it opens are `extra`).
-                let probe = policy::evaluate_plan(
-                    request,
-                    chain,
-                    &plans(links, warm_billing, false, true),
-                    entry,
-                    cap,
-                );
-                // The requests that also retried before it opened have spent one more attempt
-                // (which counts against `max_attempts`).
-                let retried = (extra / n).min(tried);
-                let probe_retried = policy::evaluate_plan(
-                    request,
-                    chain,
-                    &plans(links, warm_billing, false, true),
-                    Entry {
-                        attempts: entry.attempts + 1,
-                        ..entry
-                    },
-                    cap,
-                );
-                policy::mix(&[
-                    (tried - retried, &probe),
-                    (retried, &probe_retried),
-                    (1.0 - tried, &skip),
-                ])
-            }
-            _ => through,
-        }
+    let seq = Sequence {
+        request,
+        chain,
+        span,
+        variants,
+        entries,
+        cap,
+        breaker,
     };
-    // Every variant and way in, weighted by its share: the expectation over all the span's
-    // requests.
-    let over_entries = |warm_billing: bool| -> PolicyOutcome {
-        let runs: Vec<(f64, PolicyOutcome)> = variants
-            .iter()
-            .flat_map(|(weight, links)| {
-                entries
-                    .iter()
-                    .map(move |&(entry, reach)| (weight * reach, run(links, warm_billing, entry)))
-            })
-            .collect();
-        let parts: Vec<(f64, &PolicyOutcome)> = runs.iter().map(|(r, o)| (*r, o)).collect();
-        policy::mix(&parts)
-    };
-    let dw = over_entries(true);
-    let df = over_entries(false);
+    let dw = seq.over_entries(true);
+    let df = seq.over_entries(false);
     let mut t = Totals {
         window: n * dw.cost,
         wasted: n * dw.wasted_cost,
@@ -390,14 +315,152 @@ fn in_sequence(
         answered: dw.answered_by.iter().map(|a| n * a).collect(),
         ..Totals::default()
     };
-    // The retries the breaker let through before it opened, on the first dead link.
-    if let (Some((_, extra)), Some(dead)) = (breaker, links.iter().find(|l| l.dead)) {
+    seq.add_breaker_retries(&mut t);
+    t.caches = model_shares(links, variants, &dw, &df);
+    if let Some(sessions) = sessions {
+        let caches = std::mem::take(&mut t.caches);
+        session_law(request, chain, span, &caches, sessions, &mut t);
+    }
+    t
+}
+
+/// What an [`in_sequence`] call prices: the chain's links tried in sequence over a span, by
+/// variant and way in, under a call cap and, with a breaker, (share of requests that try the
+/// dead provider once, retries it lets through).
+struct Sequence<'a> {
+    request: &'a Request,
+    chain: &'a Chain,
+    span: &'a Span<'a>,
+    variants: &'a [(f64, Vec<WindowLink<'a>>)],
+    entries: &'a [(Entry, f64)],
+    cap: CapCount,
+    breaker: Option<(f64, f64)>,
+}
+
+impl Sequence<'_> {
+    /// The plans of `links` (warm-billed if `warm_billing`), without the dead ones if
+    /// `skip_dead`, the dead ones tried once if `once`.
+    fn plans(
+        &self,
+        links: &[WindowLink],
+        warm_billing: bool,
+        skip_dead: bool,
+        once: bool,
+    ) -> Vec<LinkPlan> {
+        let warm_policy = self.chain.policy.warm_fallback;
+        links
+            .iter()
+            .filter(|l| !(skip_dead && l.dead))
+            .map(|l| LinkPlan {
+                index: l.index,
+                // A dead link that is not warm never answers: its gray attempts are billed in
+                // the state a success there would have had (MODEL.md §3), the premium over
+                // warm a cold-start cost, like a live link's first answer.
+                state: if l.starts_warm || warm_billing {
+                    warm_state(l.price)
+                } else {
+                    policy::unwarmed_state(l.price, warm_policy)
+                },
+                dead: l.dead.then_some(self.span.modes[l.index]),
+                single: once && l.dead,
+            })
+            .collect()
+    }
+
+    /// The outcome of `links` (one variant) for the requests entering by `entry`.
+    fn run(&self, links: &[WindowLink], warm_billing: bool, entry: Entry) -> PolicyOutcome {
+        let through = policy::evaluate_plan(
+            self.request,
+            self.chain,
+            &self.plans(links, warm_billing, false, false),
+            entry,
+            self.cap,
+        );
+        match self.breaker {
+            Some((tried, extra)) if links.iter().any(|l| l.dead) => {
+                self.run_with_breaker(links, warm_billing, entry, tried, extra)
+            }
+            _ => through,
+        }
+    }
+
+    /// [`Sequence::run`] with a breaker on the dead provider: a share `tried` of the requests
+    /// try it once, the others skip it; `extra` retries get through before it opens.
+    fn run_with_breaker(
+        &self,
+        links: &[WindowLink],
+        warm_billing: bool,
+        entry: Entry,
+        tried: f64,
+        extra: f64,
+    ) -> PolicyOutcome {
+        let (request, chain, cap, n) = (self.request, self.chain, self.cap, self.span.requests);
+        let skip = policy::evaluate_plan(
+            request,
+            chain,
+            &self.plans(links, warm_billing, true, false),
+            entry,
+            cap,
+        );
+        // Requests the breaker lets through try the dead provider once; their retries
+        // there find it open (the few that start before it opens are `extra`).
+        let probe = policy::evaluate_plan(
+            request,
+            chain,
+            &self.plans(links, warm_billing, false, true),
+            entry,
+            cap,
+        );
+        // The requests that also retried before it opened have spent one more attempt
+        // (which counts against `max_attempts`).
+        let retried = (extra / n).min(tried);
+        let probe_retried = policy::evaluate_plan(
+            request,
+            chain,
+            &self.plans(links, warm_billing, false, true),
+            Entry {
+                attempts: entry.attempts + 1,
+                ..entry
+            },
+            cap,
+        );
+        policy::mix(&[
+            (tried - retried, &probe),
+            (retried, &probe_retried),
+            (1.0 - tried, &skip),
+        ])
+    }
+
+    /// Every variant and way in, weighted by its share: the expectation over all the span's
+    /// requests.
+    fn over_entries(&self, warm_billing: bool) -> PolicyOutcome {
+        let runs: Vec<(f64, PolicyOutcome)> = self
+            .variants
+            .iter()
+            .flat_map(|(weight, links)| {
+                self.entries.iter().map(move |&(entry, reach)| {
+                    (weight * reach, self.run(links, warm_billing, entry))
+                })
+            })
+            .collect();
+        let parts: Vec<(f64, &PolicyOutcome)> = runs.iter().map(|(r, o)| (*r, o)).collect();
+        policy::mix(&parts)
+    }
+
+    /// The retries the breaker let through before it opened, on the first dead link, added
+    /// to `t`.
+    fn add_breaker_retries(&self, t: &mut Totals) {
+        let (request, chain) = (self.request, self.chain);
+        let links = &self.variants[0].1;
+        let (Some((_, extra)), Some(dead)) = (self.breaker, links.iter().find(|l| l.dead)) else {
+            return;
+        };
         let state = if dead.starts_warm {
             warm_state(dead.price)
         } else {
             CacheState::Cold
         };
-        let mode = span.modes[dead.index];
+        let mode = self.span.modes[dead.index];
         let w = dead_cost(request, dead.price, state, chain, mode);
         let d = match mode {
             FailureMode::Fast => chain.steady.fast_fail_s,
@@ -408,12 +471,6 @@ fn in_sequence(
         t.wasted_attempts += extra;
         t.dead_time += extra * (d + chain.policy.backoff.mean_delay_s(0));
     }
-    t.caches = model_shares(links, variants, &dw, &df);
-    if let Some(sessions) = sessions {
-        let caches = std::mem::take(&mut t.caches);
-        session_law(request, chain, span, &caches, sessions, &mut t);
-    }
-    t
 }
 
 /// One model's cache inputs over a span, per request of the span (one cache per model: a

@@ -216,6 +216,87 @@ pub fn compare_chart(report: &Report) -> String {
     )
 }
 
+/// One panel of bars, a row per pattern, against a dashed reference line: what
+/// [`bar_panel`] draws.
+struct Panel<'a> {
+    /// The heading above the bars.
+    title: &'a str,
+    /// The rows' patterns, in order.
+    patterns: Vec<Pattern>,
+    /// The largest value a bar reaches, USD (the axis covers it).
+    max: f64,
+    /// The axis's unit.
+    unit: &'a str,
+    /// The reference line's value, USD, and its label.
+    reference: f64,
+    reference_label: String,
+    /// A note under the bars.
+    footnote: Option<&'a str>,
+    /// The colour keys under the panel.
+    legend: &'a [(&'a str, &'a str)],
+}
+
+/// What a row's bar says after its end: where the label starts (USD), its text and colour.
+struct BarLabel {
+    at: f64,
+    text: String,
+    colour: &'static str,
+}
+
+/// Draw `p`: its title, axis and rows (`bar(c, row, y, scale)` draws row number `row`'s
+/// bar at height `y`, `scale` px per USD, and gives its label), the reference line, the
+/// footnote and the legend.
+fn bar_panel(
+    c: &mut Canvas,
+    p: &Panel,
+    mut bar: impl FnMut(&mut Canvas, usize, f64, f64) -> BarLabel,
+) {
+    c.text(20.0, c.y, 13.0, INK, "start", "normal", p.title);
+    c.y += 32.0;
+    let top = c.y + 6.0;
+    let scale = c.axis(top, p.patterns.len(), p.max, p.unit);
+    for (i, pattern) in p.patterns.iter().enumerate() {
+        let y = top + i as f64 * (BAR + GAP);
+        c.text(
+            LEFT - 10.0,
+            y + BAR * 0.68,
+            13.0,
+            INK,
+            "end",
+            "normal",
+            pattern.as_str(),
+        );
+        let label = bar(c, i, y, scale);
+        c.text(
+            LEFT + label.at * scale + 8.0,
+            y + BAR * 0.68,
+            13.0,
+            label.colour,
+            "start",
+            "bold",
+            &label.text,
+        );
+    }
+    let bottom = top + p.patterns.len() as f64 * (BAR + GAP);
+    let rx = LEFT + p.reference * scale;
+    c.line(rx, top - 10.0, rx, bottom - GAP + 4.0, INK, true, 1.5);
+    c.text(
+        rx,
+        top - 14.0,
+        12.0,
+        INK,
+        "middle",
+        "normal",
+        &p.reference_label,
+    );
+    c.y = bottom + 60.0;
+    if let Some(note) = p.footnote {
+        c.text(LEFT, c.y, 12.0, MUTED, "start", "normal", note);
+        c.y += 18.0;
+    }
+    legend_row(c, p.legend);
+}
+
 /// A chain's steady-state bars: each pattern's cost per 1,000 requests, up to the primary
 /// alone and the premium above it, with the primary's line; `false` when the report has no
 /// steady row for `chain` (nothing drawn).
@@ -243,35 +324,29 @@ fn steady_bars(c: &mut Canvas, report: &Report, chain: &str) -> bool {
         &format!("Chain {chain}"),
     );
     c.y += 20.0;
-    c.text(
-        20.0,
-        c.y,
-        13.0,
-        INK,
-        "start",
-        "normal",
-        "Steady state: USD per 1,000 requests",
-    );
-    c.y += 32.0;
     let base = rows[0].baseline();
     let max = rows
         .iter()
         .map(|r| r.analytic.cost_per_1k_usd)
         .fold(base, f64::max);
-    let top = c.y + 6.0;
-    let scale = c.axis(top, rows.len(), max, "USD per 1,000 requests");
-    let mut below_note = None;
-    for (i, r) in rows.iter().enumerate() {
-        let y = top + i as f64 * (BAR + GAP);
-        c.text(
-            LEFT - 10.0,
-            y + BAR * 0.68,
-            13.0,
-            INK,
-            "end",
-            "normal",
-            r.pattern.as_str(),
-        );
+    let failed = rows.iter().any(|r| r.analytic.failed_per_1k > 0.0);
+    let panel = Panel {
+        title: "Steady state: USD per 1,000 requests",
+        patterns: rows.iter().map(|r| r.pattern).collect(),
+        max,
+        unit: "USD per 1,000 requests",
+        reference: base,
+        reference_label: format!("primary alone ${}", money(base)),
+        footnote: failed.then_some(
+            "* failed requests per 1,000, not billed: a pattern that fails more can cost less",
+        ),
+        legend: &[
+            (BASE, "up to the primary alone"),
+            (PREMIUM, "premium above it"),
+        ],
+    };
+    bar_panel(c, &panel, |c, i, y, scale| {
+        let r = rows[i];
         let cost = r.analytic.cost_per_1k_usd;
         c.rect(LEFT, y, cost.min(base) * scale, BAR, BASE);
         c.rect(
@@ -293,49 +368,13 @@ fn steady_bars(c: &mut Canvas, report: &Report, chain: &str) -> bool {
         }
         if r.analytic.failed_per_1k > 0.0 {
             label.push_str(&format!(" · {} failed*", count(r.analytic.failed_per_1k)));
-            below_note = Some(());
         }
-        c.text(
-            LEFT + cost.max(base) * scale + 8.0,
-            y + BAR * 0.68,
-            13.0,
+        BarLabel {
+            at: cost.max(base),
+            text: label,
             colour,
-            "start",
-            "bold",
-            &label,
-        );
-    }
-    let bottom = top + rows.len() as f64 * (BAR + GAP);
-    let bx = LEFT + base * scale;
-    c.line(bx, top - 10.0, bx, bottom - GAP + 4.0, INK, true, 1.5);
-    c.text(
-        bx,
-        top - 14.0,
-        12.0,
-        INK,
-        "middle",
-        "normal",
-        &format!("primary alone ${}", money(base)),
-    );
-    c.y = bottom + 60.0;
-    let mut legend = vec![
-        (BASE, "up to the primary alone"),
-        (PREMIUM, "premium above it"),
-    ];
-    if below_note.is_some() {
-        c.text(
-            LEFT,
-            c.y,
-            12.0,
-            MUTED,
-            "start",
-            "normal",
-            "* failed requests per 1,000, not billed: a pattern that fails more can cost less",
-        );
-        c.y += 18.0;
-        legend.truncate(2);
-    }
-    legend_row(c, &legend);
+        }
+    });
     true
 }
 
@@ -356,34 +395,29 @@ fn incident_bars(c: &mut Canvas, report: &Report, chain: &str) {
         return;
     }
     c.y += 30.0;
-    c.text(
-        20.0,
-        c.y,
-        13.0,
-        INK,
-        "start",
-        "normal",
-        "Incident: USD for the whole window, in its parts",
-    );
-    c.y += 32.0;
     let normal = inc[0].normal();
     let max = inc
         .iter()
         .map(|r| r.analytic.total_usd)
         .fold(normal, f64::max);
-    let top = c.y + 6.0;
-    let scale = c.axis(top, inc.len(), max, "USD");
-    for (i, r) in inc.iter().enumerate() {
-        let y = top + i as f64 * (BAR + GAP);
-        c.text(
-            LEFT - 10.0,
-            y + BAR * 0.68,
-            13.0,
-            INK,
-            "end",
-            "normal",
-            r.pattern.as_str(),
-        );
+    let failed = inc.iter().any(|r| r.analytic.failed_requests > 0.0);
+    let panel = Panel {
+        title: "Incident: USD for the whole window, in its parts",
+        patterns: inc.iter().map(|r| r.pattern).collect(),
+        max,
+        unit: "USD",
+        reference: normal,
+        reference_label: format!("normal bill ${}", money(normal)),
+        footnote: failed
+            .then_some("* requests that failed in the window: not billed, and not answered"),
+        legend: &[
+            (WINDOW, "window"),
+            (COLD, "cold starts"),
+            (FAILBACK, "fail-back writes"),
+        ],
+    };
+    bar_panel(c, &panel, |c, i, y, scale| {
+        let r = inc[i];
         let mut x = LEFT;
         for (v, colour) in [
             (r.analytic.window_usd, WINDOW),
@@ -403,49 +437,12 @@ fn incident_bars(c: &mut Canvas, report: &Report, chain: &str) {
                 count(r.analytic.failed_requests.round())
             ));
         }
-        c.text(
-            LEFT + r.analytic.total_usd.max(0.0) * scale + 8.0,
-            y + BAR * 0.68,
-            13.0,
-            INK,
-            "start",
-            "bold",
-            &label,
-        );
-    }
-    let bottom = top + inc.len() as f64 * (BAR + GAP);
-    let nx = LEFT + normal * scale;
-    c.line(nx, top - 10.0, nx, bottom - GAP + 4.0, INK, true, 1.5);
-    c.text(
-        nx,
-        top - 14.0,
-        12.0,
-        INK,
-        "middle",
-        "normal",
-        &format!("normal bill ${}", money(normal)),
-    );
-    c.y = bottom + 60.0;
-    if inc.iter().any(|r| r.analytic.failed_requests > 0.0) {
-        c.text(
-            LEFT,
-            c.y,
-            12.0,
-            MUTED,
-            "start",
-            "normal",
-            "* requests that failed in the window: not billed, and not answered",
-        );
-        c.y += 18.0;
-    }
-    legend_row(
-        c,
-        &[
-            (WINDOW, "window"),
-            (COLD, "cold starts"),
-            (FAILBACK, "fail-back writes"),
-        ],
-    );
+        BarLabel {
+            at: r.analytic.total_usd.max(0.0),
+            text: label,
+            colour: INK,
+        }
+    });
 }
 
 /// A row of colour keys at the canvas's current line.

@@ -7,13 +7,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::document::{Document, Segment};
 use super::super::{check_name, show};
-use super::file::ScenarioFile;
+use super::file::{ChainSpec, ScenarioFile};
 use super::policy::resolve_policy;
 use super::steady::resolve_steady;
 use super::{broad_hint, key};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::latency::Latency;
-use crate::model::{Billing, Chain, ChainDraft, LinkDraft, PriceTable, Request, ServiceTier};
+use crate::model::{
+    Billing, Chain, ChainDraft, LinkDraft, ModelPrice, PriceTable, Request, ServiceTier,
+};
 
 /// Each chain's service tier per link, primary first, by chain name
 /// ([`crate::model::ScenarioBilling::service_tiers`]).
@@ -101,6 +103,30 @@ fn resolve_link_values(
     Ok((timeouts, caps))
 }
 
+/// What every chain of a scenario is resolved against: the document (for errors), the file,
+/// the price table, and the request billed with the scenario's `cache_ttl_s`.
+struct ChainInput<'a> {
+    doc: &'a Document<'a>,
+    file: &'a ScenarioFile,
+    prices: &'a PriceTable,
+    request: &'a Request,
+    cache_ttl_s: Option<f64>,
+}
+
+/// The `[latency]` table: each model's latency by resolved id, and the key as written (for
+/// errors) by resolved id.
+struct LatencyTable<'a> {
+    by_id: BTreeMap<String, Latency>,
+    written: BTreeMap<String, &'a str>,
+}
+
+/// The path of field `rest` in chain number `ci`.
+fn chain_path(ci: usize, rest: &[Segment]) -> Vec<Segment> {
+    let mut p = vec![key("chain"), Segment::Index(ci)];
+    p.extend_from_slice(rest);
+    p
+}
+
 /// The chains of `file`, in file order, and each chain's service tier per link (by name), for
 /// `request` billed with the scenario's `cache_ttl_s`.
 ///
@@ -114,82 +140,127 @@ pub(super) fn resolve_chains(
     request: &Request,
     cache_ttl_s: Option<f64>,
 ) -> Result<(Vec<Chain>, ChainTiers), InputError> {
-    let invalid = |path: &[Segment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
-    let r = &file.request;
-
-    // [latency]
-    // Keyed by the resolved id, exactly as chain models are resolved (a LiteLLM table takes
-    // `openai/gpt-4o-mini` for its `gpt-4o-mini`), with the key as written for errors.
-    let mut latency = BTreeMap::new();
-    let mut latency_keys: BTreeMap<String, &str> = BTreeMap::new();
-    for (id, spec) in &file.latency {
-        let at = |f: &str| vec![key("latency"), key(id), key(f)];
-        let Some(resolved) = prices.get(id).map(|p| p.id.clone()) else {
-            let hint = format!("{}{}", prices.lookup_hint(id), broad_hint(file, id));
-            return Err(doc.error_at(
-                InputErrorKind::UnknownModel,
-                &[key("latency"), key(id)],
-                format!(
-                    "unknown model `{id}`{hint}: price table {} has no price for it",
-                    prices.name
-                ),
-            ));
-        };
-        if let Some(first) = latency_keys.insert(resolved.clone(), id) {
-            return Err(invalid(
-                &[key("latency"), key(id)],
-                format!(
-                    "`{id}` and `{first}` name the same model `{resolved}`; give it one [latency] entry"
-                ),
-            ));
-        }
-        if !(spec.p50_s.is_finite() && spec.p50_s > 0.0 && spec.p50_s <= 1e6) {
-            return Err(invalid(
-                &at("p50_s"),
-                format!(
-                    "must be a number of seconds > 0 and at most 1e6; got {}",
-                    spec.p50_s
-                ),
-            ));
-        }
-        if !(spec.p99_s.is_finite() && spec.p99_s >= spec.p50_s && spec.p99_s <= 1e6) {
-            return Err(invalid(
-                &at("p99_s"),
-                format!(
-                    "must be at least p50_s ({}) and at most 1e6 seconds; got {}",
-                    spec.p50_s, spec.p99_s
-                ),
-            ));
-        }
-        latency.insert(
-            resolved,
-            Latency {
-                p50_s: spec.p50_s,
-                p99_s: spec.p99_s,
-                given: true,
-            },
-        );
-    }
-
-    // [[chain]]
+    let input = ChainInput {
+        doc,
+        file,
+        prices,
+        request,
+        cache_ttl_s,
+    };
+    let latency = input.resolve_latency()?;
     if file.chains.is_empty() {
-        return Err(invalid(
+        return Err(input.invalid(
             &[key("chain")],
             "no chains; add at least one [[chain]] with a name and models".into(),
         ));
     }
     let mut names = BTreeSet::new();
     let mut chains = Vec::new();
-    let mut service_tiers: Vec<(String, Vec<ServiceTier>)> = Vec::new();
+    let mut service_tiers: ChainTiers = Vec::new();
     for (ci, spec) in file.chains.iter().enumerate() {
-        let at = |rest: &[Segment]| -> Vec<Segment> {
-            let mut p = vec![key("chain"), Segment::Index(ci)];
-            p.extend_from_slice(rest);
-            p
-        };
-        check_name(&spec.name).map_err(|m| invalid(&at(&[key("name")]), m))?;
+        let (chain, tiers) = input.resolve_chain(ci, spec, &latency.by_id, &mut names)?;
+        service_tiers.push((spec.name.clone(), tiers));
+        chains.push(chain);
+    }
+    input.check_latency_used(&latency.written, &chains)?;
+    input.check_traffic_shares()?;
+    Ok((chains, service_tiers))
+}
+
+impl<'a> ChainInput<'a> {
+    /// An invalid-value error at `path`.
+    fn invalid(&self, path: &[Segment], msg: String) -> InputError {
+        self.doc.error_at(InputErrorKind::Invalid, path, msg)
+    }
+
+    /// The hints for model `id` the price table lacks: near names, and the broad table.
+    fn unknown_hint(&self, id: &str) -> String {
+        format!(
+            "{}{}",
+            self.prices.lookup_hint(id),
+            broad_hint(self.file, id)
+        )
+    }
+
+    /// `[latency]`, keyed by the resolved id, exactly as chain models are resolved (a LiteLLM
+    /// table takes `openai/gpt-4o-mini` for its `gpt-4o-mini`), with the key as written for
+    /// errors.
+    ///
+    /// Errors: an unknown model, two keys naming one model, percentiles out of range.
+    fn resolve_latency(&self) -> Result<LatencyTable<'a>, InputError> {
+        let mut latency = BTreeMap::new();
+        let mut latency_keys: BTreeMap<String, &'a str> = BTreeMap::new();
+        for (id, spec) in &self.file.latency {
+            let at = |f: &str| vec![key("latency"), key(id), key(f)];
+            let Some(resolved) = self.prices.get(id).map(|p| p.id.clone()) else {
+                let hint = self.unknown_hint(id);
+                return Err(self.doc.error_at(
+                    InputErrorKind::UnknownModel,
+                    &[key("latency"), key(id)],
+                    format!(
+                        "unknown model `{id}`{hint}: price table {} has no price for it",
+                        self.prices.name
+                    ),
+                ));
+            };
+            if let Some(first) = latency_keys.insert(resolved.clone(), id) {
+                return Err(self.invalid(
+                    &[key("latency"), key(id)],
+                    format!(
+                        "`{id}` and `{first}` name the same model `{resolved}`; give it one [latency] entry"
+                    ),
+                ));
+            }
+            if !(spec.p50_s.is_finite() && spec.p50_s > 0.0 && spec.p50_s <= 1e6) {
+                return Err(self.invalid(
+                    &at("p50_s"),
+                    format!(
+                        "must be a number of seconds > 0 and at most 1e6; got {}",
+                        spec.p50_s
+                    ),
+                ));
+            }
+            if !(spec.p99_s.is_finite() && spec.p99_s >= spec.p50_s && spec.p99_s <= 1e6) {
+                return Err(self.invalid(
+                    &at("p99_s"),
+                    format!(
+                        "must be at least p50_s ({}) and at most 1e6 seconds; got {}",
+                        spec.p50_s, spec.p99_s
+                    ),
+                ));
+            }
+            latency.insert(
+                resolved,
+                Latency {
+                    p50_s: spec.p50_s,
+                    p99_s: spec.p99_s,
+                    given: true,
+                },
+            );
+        }
+        Ok(LatencyTable {
+            by_id: latency,
+            written: latency_keys,
+        })
+    }
+
+    /// Chain number `ci` built, and its service tier per link; `names` holds the names of the
+    /// chains before it.
+    ///
+    /// Errors: a bad or duplicate name, no models, a link that cannot be billed, service tiers
+    /// that do not match the models, a steady, policy or link value out of range, a
+    /// `traffic_share` outside (0, 1].
+    fn resolve_chain(
+        &self,
+        ci: usize,
+        spec: &'a ChainSpec,
+        latency: &BTreeMap<String, Latency>,
+        names: &mut BTreeSet<&'a str>,
+    ) -> Result<(Chain, Vec<ServiceTier>), InputError> {
+        let at = |rest: &[Segment]| chain_path(ci, rest);
+        check_name(&spec.name).map_err(|m| self.invalid(&at(&[key("name")]), m))?;
         if !names.insert(spec.name.as_str()) {
-            return Err(invalid(
+            return Err(self.invalid(
                 &at(&[key("name")]),
                 format!(
                     "duplicate chain name `{}`; chain names must be unique",
@@ -198,86 +269,22 @@ pub(super) fn resolve_chains(
             ));
         }
         if spec.models.is_empty() {
-            return Err(invalid(
+            return Err(self.invalid(
                 &at(&[key("models")]),
                 "empty chain; list at least the primary model".into(),
             ));
         }
-        let mut links = Vec::new();
-        let mut tiers = Vec::with_capacity(spec.models.len());
-        for (mi, id) in spec.models.iter().enumerate() {
-            let Some(price) = prices.get(id) else {
-                let hint = format!("{}{}", prices.lookup_hint(id), broad_hint(file, id));
-                return Err(doc.error_at(
-                    InputErrorKind::UnknownModel,
-                    &at(&[key("models"), Segment::Index(mi)]),
-                    format!(
-                        "unknown model `{id}`{hint}: price table {} has no price for it, and an unknown price is never taken as zero; run `fallcost prices --pricing {}` to list its models",
-                        prices.name, prices.name
-                    ),
-                ));
-            };
-            let service = match (&spec.service_tiers, spec.service_tier) {
-                (Some(list), _) => match list.get(mi) {
-                    Some(s) => *s,
-                    None => {
-                        return Err(invalid(
-                            &at(&[key("service_tiers")]),
-                            format!(
-                                "gives {} service tiers for {} models; give one per model, primary first",
-                                list.len(),
-                                spec.models.len()
-                            ),
-                        ));
-                    }
-                },
-                (None, Some(s)) => s,
-                (None, None) => file.service_tier.unwrap_or_default(),
-            };
-            let billing = Billing {
-                service,
-                cache_ttl_s,
-                cache_miss: r.cache_miss,
-            };
-            let billed = request.billed(price, &billing).map_err(|m| {
-                let field = if spec.service_tiers.is_some() {
-                    at(&[key("service_tiers"), Segment::Index(mi)])
-                } else if spec.service_tier.is_some() {
-                    at(&[key("service_tier")])
-                } else if service != ServiceTier::Standard {
-                    vec![key("service_tier")]
-                } else if r.cache_ttl.is_some() {
-                    vec![key("request"), key("cache_ttl")]
-                } else {
-                    at(&[key("models"), Segment::Index(mi)])
-                };
-                invalid(&field, m)
-            })?;
-            links.push(billed);
-            tiers.push(service);
-        }
-        if let Some(list) = &spec.service_tiers
-            && list.len() != spec.models.len()
-        {
-            return Err(invalid(
-                &at(&[key("service_tiers")]),
-                format!(
-                    "gives {} service tiers for {} models; give one per model, primary first",
-                    list.len(),
-                    spec.models.len()
-                ),
-            ));
-        }
-        let steady = resolve_steady(doc, &file.steady, &spec.steady, links.len(), ci)?;
-        let policy = resolve_policy(doc, &file.policy, &spec.policy, ci)?;
-        let (timeouts, caps) = resolve_link_values(doc, spec, ci, &policy)?;
-        let links = links
+        let (billed, tiers) = self.bill_links(ci, spec)?;
+        let steady = resolve_steady(self.doc, &self.file.steady, &spec.steady, billed.len(), ci)?;
+        let policy = resolve_policy(self.doc, &self.file.policy, &spec.policy, ci)?;
+        let (timeouts, caps) = resolve_link_values(self.doc, spec, ci, &policy)?;
+        let links = billed
             .into_iter()
             .enumerate()
             .map(|(i, price)| LinkDraft {
                 latency: latency.get(&price.id).copied().unwrap_or_default(),
                 price: match caps[i] {
-                    Some(cap) => crate::model::chain::cap_output(price, request, cap),
+                    Some(cap) => crate::model::chain::cap_output(price, self.request, cap),
                     None => price,
                 },
                 failure_rate: steady.failure_rates[i],
@@ -289,60 +296,146 @@ pub(super) fn resolve_chains(
         if let Some(share) = spec.traffic_share
             && !(share.is_finite() && share > 0.0 && share <= 1.0)
         {
-            return Err(invalid(
+            return Err(self.invalid(
                 &at(&[key("traffic_share")]),
                 format!("must be in (0, 1]; got {}", show(share)),
             ));
         }
-        service_tiers.push((spec.name.clone(), tiers));
-        chains.push(
-            ChainDraft {
-                name: spec.name.clone(),
-                links,
-                steady: steady.shared,
-                primary_win_rate: steady.primary_win_rate,
-                policy,
-                traffic_share: spec.traffic_share,
+        let chain = ChainDraft {
+            name: spec.name.clone(),
+            links,
+            steady: steady.shared,
+            primary_win_rate: steady.primary_win_rate,
+            policy,
+            traffic_share: spec.traffic_share,
+        }
+        .build();
+        Ok((chain, tiers))
+    }
+
+    /// Chain number `ci`'s models priced and billed (request, service tier, cache TTL), with
+    /// each link's service tier, primary first.
+    ///
+    /// Errors: an unknown model, service tiers that do not match the models, a tier or TTL the
+    /// model does not offer.
+    fn bill_links(
+        &self,
+        ci: usize,
+        spec: &ChainSpec,
+    ) -> Result<(Vec<ModelPrice>, Vec<ServiceTier>), InputError> {
+        let at = |rest: &[Segment]| chain_path(ci, rest);
+        let r = &self.file.request;
+        let mut links = Vec::new();
+        let mut tiers = Vec::with_capacity(spec.models.len());
+        for (mi, id) in spec.models.iter().enumerate() {
+            let Some(price) = self.prices.get(id) else {
+                let hint = self.unknown_hint(id);
+                return Err(self.doc.error_at(
+                    InputErrorKind::UnknownModel,
+                    &at(&[key("models"), Segment::Index(mi)]),
+                    format!(
+                        "unknown model `{id}`{hint}: price table {} has no price for it, and an unknown price is never taken as zero; run `fallcost prices --pricing {}` to list its models",
+                        self.prices.name, self.prices.name
+                    ),
+                ));
+            };
+            let service = match (&spec.service_tiers, spec.service_tier) {
+                (Some(list), _) => match list.get(mi) {
+                    Some(s) => *s,
+                    None => return Err(self.tier_count_error(ci, list.len(), spec)),
+                },
+                (None, Some(s)) => s,
+                (None, None) => self.file.service_tier.unwrap_or_default(),
+            };
+            let billing = Billing {
+                service,
+                cache_ttl_s: self.cache_ttl_s,
+                cache_miss: r.cache_miss,
+            };
+            let billed = self.request.billed(price, &billing).map_err(|m| {
+                let field = if spec.service_tiers.is_some() {
+                    at(&[key("service_tiers"), Segment::Index(mi)])
+                } else if spec.service_tier.is_some() {
+                    at(&[key("service_tier")])
+                } else if service != ServiceTier::Standard {
+                    vec![key("service_tier")]
+                } else if r.cache_ttl.is_some() {
+                    vec![key("request"), key("cache_ttl")]
+                } else {
+                    at(&[key("models"), Segment::Index(mi)])
+                };
+                self.invalid(&field, m)
+            })?;
+            links.push(billed);
+            tiers.push(service);
+        }
+        if let Some(list) = &spec.service_tiers
+            && list.len() != spec.models.len()
+        {
+            return Err(self.tier_count_error(ci, list.len(), spec));
+        }
+        Ok((links, tiers))
+    }
+
+    /// Chain number `ci`'s `service_tiers` has `given` tiers, not one per model.
+    fn tier_count_error(&self, ci: usize, given: usize, spec: &ChainSpec) -> InputError {
+        self.invalid(
+            &chain_path(ci, &[key("service_tiers")]),
+            format!(
+                "gives {} service tiers for {} models; give one per model, primary first",
+                given,
+                spec.models.len()
+            ),
+        )
+    }
+
+    /// A latency entry for a model no chain uses applies to nothing: a typo or a stale entry.
+    ///
+    /// Errors: the first such entry (by resolved id).
+    fn check_latency_used(
+        &self,
+        written: &BTreeMap<String, &str>,
+        chains: &[Chain],
+    ) -> Result<(), InputError> {
+        for (resolved, written) in written {
+            if !chains.iter().any(|c| c.prices().any(|l| &l.id == resolved)) {
+                return Err(self.invalid(
+                    &[key("latency"), key(written)],
+                    format!(
+                        "`{written}` is no chain's model: [latency] entries apply to the models listed in a [[chain]]'s `models` (remove it, or add the model to a chain)"
+                    ),
+                ));
             }
-            .build(),
-        );
-    }
-    // A latency entry for a model no chain uses applies to nothing: a typo or a stale entry.
-    for (resolved, written) in &latency_keys {
-        if !chains.iter().any(|c| c.prices().any(|l| &l.id == resolved)) {
-            return Err(invalid(
-                &[key("latency"), key(written)],
-                format!(
-                    "`{written}` is no chain's model: [latency] entries apply to the models listed in a [[chain]]'s `models` (remove it, or add the model to a chain)"
-                ),
-            ));
         }
+        Ok(())
     }
-    // Traffic shares split the traffic across all the chains, or none.
-    let shared = file
-        .chains
-        .iter()
-        .filter(|c| c.traffic_share.is_some())
-        .count();
-    if shared > 0 {
-        let first_missing = file.chains.iter().position(|c| c.traffic_share.is_none());
-        if let Some(ci) = first_missing {
-            return Err(invalid(
-                &[key("chain"), Segment::Index(ci), key("name")],
-                "other chains give a traffic_share; give one for every chain, adding up to 1"
-                    .into(),
-            ));
+
+    /// Traffic shares split the traffic across all the chains, or none.
+    ///
+    /// Errors: a chain without a share when another has one; shares not adding up to 1.
+    fn check_traffic_shares(&self) -> Result<(), InputError> {
+        let chains = &self.file.chains;
+        let shared = chains.iter().filter(|c| c.traffic_share.is_some()).count();
+        if shared > 0 {
+            let first_missing = chains.iter().position(|c| c.traffic_share.is_none());
+            if let Some(ci) = first_missing {
+                return Err(self.invalid(
+                    &[key("chain"), Segment::Index(ci), key("name")],
+                    "other chains give a traffic_share; give one for every chain, adding up to 1"
+                        .into(),
+                ));
+            }
+            let sum: f64 = chains.iter().filter_map(|c| c.traffic_share).sum();
+            if (sum - 1.0).abs() > 1e-9 {
+                return Err(self.invalid(
+                    &[key("chain"), Segment::Index(0), key("traffic_share")],
+                    format!(
+                        "the chains' traffic_share values add up to {}; they must add up to 1",
+                        show(sum)
+                    ),
+                ));
+            }
         }
-        let sum: f64 = file.chains.iter().filter_map(|c| c.traffic_share).sum();
-        if (sum - 1.0).abs() > 1e-9 {
-            return Err(invalid(
-                &[key("chain"), Segment::Index(0), key("traffic_share")],
-                format!(
-                    "the chains' traffic_share values add up to {}; they must add up to 1",
-                    show(sum)
-                ),
-            ));
-        }
+        Ok(())
     }
-    Ok((chains, service_tiers))
 }

@@ -95,6 +95,38 @@ fn key(k: &str) -> Segment {
     Segment::Key(k.to_string())
 }
 
+/// Where a chain's `steady` or `policy` value was written, for its errors: the chain's own
+/// table (`chain[i].TABLE.FIELD`) or the scenario's (`TABLE.FIELD`).
+#[derive(Clone, Copy)]
+struct Levels<'a> {
+    doc: &'a Document<'a>,
+    /// `steady` or `policy`.
+    table: &'static str,
+    chain_index: usize,
+}
+
+impl Levels<'_> {
+    /// The path of `field`: in the chain's table if `in_chain`, else in the scenario's.
+    fn path(&self, field: &str, in_chain: bool) -> Vec<Segment> {
+        if in_chain {
+            vec![
+                key("chain"),
+                Segment::Index(self.chain_index),
+                key(self.table),
+                key(field),
+            ]
+        } else {
+            vec![key(self.table), key(field)]
+        }
+    }
+
+    /// An invalid-value error at `field` ([`Levels::path`]).
+    fn invalid(&self, field: &str, in_chain: bool, msg: impl Into<String>) -> InputError {
+        self.doc
+            .error_at(InputErrorKind::Invalid, &self.path(field, in_chain), msg)
+    }
+}
+
 /// Load and validate the scenario at `path`, applying `overrides` (`--set KEY=VALUE`, dotted
 /// keys as in the file) first.
 ///

@@ -3,8 +3,8 @@
 
 use super::super::document::{Document, Segment};
 use super::super::{check_range, show};
+use super::Levels;
 use super::file::SteadySpec;
-use super::key;
 use crate::error::{InputError, InputErrorKind};
 use crate::model::Steady;
 use crate::model::policy::ErrorMix;
@@ -31,138 +31,27 @@ pub(super) fn resolve_steady(
     chain_index: usize,
 ) -> Result<ResolvedSteady, InputError> {
     let d = Steady::default();
-    // The path of a field as the user wrote it: in the chain's table if set there.
-    let path = |field: &str, in_chain: bool| -> Vec<Segment> {
-        if in_chain {
-            vec![
-                key("chain"),
-                Segment::Index(chain_index),
-                key("steady"),
-                key(field),
-            ]
-        } else {
-            vec![key("steady"), key(field)]
-        }
+    let at = SteadyLevels {
+        levels: Levels {
+            doc,
+            table: "steady",
+            chain_index,
+        },
+        top,
+        own,
+        links,
     };
-    let rate = |field: &str, own_v: Option<f64>, top_v: Option<f64>, default: f64| {
-        let v = own_v.or(top_v).unwrap_or(default);
-        check_range(v, 0.0, 1.0)
-            .map(|_| v)
-            .map_err(|m| doc.error_at(InputErrorKind::Invalid, &path(field, own_v.is_some()), m))
-    };
-    // A per-link list wins over a scalar at the same level; the chain's level wins over the
-    // scenario's. `scalar_all` says whether the scalar applies to every link or the primary.
-    let per_link = |list: &str,
-                    scalar: &str,
-                    own_l: &Option<Vec<f64>>,
-                    own_s: Option<f64>,
-                    top_l: &Option<Vec<f64>>,
-                    top_s: Option<f64>,
-                    scalar_all: bool|
-     -> Result<Vec<f64>, InputError> {
-        let from_scalar = |v: f64, in_chain: bool| -> Result<Vec<f64>, InputError> {
-            check_range(v, 0.0, 1.0)
-                .map_err(|m| doc.error_at(InputErrorKind::Invalid, &path(scalar, in_chain), m))?;
-            Ok(if scalar_all {
-                vec![v; links]
-            } else {
-                let mut out = vec![0.0; links];
-                out[0] = v;
-                out
-            })
-        };
-        let from_list = |l: &Vec<f64>, in_chain: bool| -> Result<Vec<f64>, InputError> {
-            if l.len() != links {
-                return Err(doc.error_at(
-                    InputErrorKind::Invalid,
-                    &path(list, in_chain),
-                    format!(
-                        "has {} values for a chain of {links} models; give one per model",
-                        l.len()
-                    ),
-                ));
-            }
-            for (i, v) in l.iter().enumerate() {
-                check_range(*v, 0.0, 1.0).map_err(|m| {
-                    let mut p = path(list, in_chain);
-                    p.push(Segment::Index(i));
-                    doc.error_at(InputErrorKind::Invalid, &p, m)
-                })?;
-            }
-            Ok(l.clone())
-        };
-        for (l, v, in_chain) in [(own_l, own_s, true), (top_l, top_s, false)] {
-            if l.is_some() && v.is_some() {
-                return Err(doc.error_at(
-                    InputErrorKind::Invalid,
-                    &path(scalar, in_chain),
-                    format!("give either {scalar} (one value) or {list} (one per link), not both"),
-                ));
-            }
-        }
-        match (own_l, own_s, top_l, top_s) {
-            (Some(l), _, _, _) => from_list(l, true),
-            (None, Some(v), _, _) => from_scalar(v, true),
-            (None, None, Some(l), _) => from_list(l, false),
-            (None, None, None, Some(v)) => from_scalar(v, false),
-            (None, None, None, None) => Ok(vec![0.0; links]),
-        }
-    };
-    let error_mix = match (own.errors, top.errors) {
-        (Some(e), _) | (None, Some(e)) => {
-            let in_chain = own.errors.is_some();
-            let given_gray = if in_chain {
-                own.gray_fraction.is_some()
-            } else {
-                top.gray_fraction.is_some() || own.gray_fraction.is_some()
-            };
-            if given_gray {
-                return Err(doc.error_at(
-                    InputErrorKind::Invalid,
-                    &path("gray_fraction", own.gray_fraction.is_some()),
-                    "give either gray_fraction or errors (whose `timeout` share is the gray fraction), not both".to_string(),
-                ));
-            }
-            let shares = [
-                e.rate_limit,
-                e.overload,
-                e.server_error,
-                e.timeout,
-                e.client,
-                e.quota,
-            ];
-            let sum: f64 = shares.iter().sum();
-            if shares
-                .iter()
-                .any(|x| !(x.is_finite() && (0.0..=1.0).contains(x)))
-                || (sum - 1.0).abs() > 1e-9
-            {
-                return Err(doc.error_at(
-                    InputErrorKind::Invalid,
-                    &path("errors", in_chain),
-                    format!("shares of failures must each be in [0, 1] and add up to 1; they add up to {}", show(sum)),
-                ));
-            }
-            Some(ErrorMix { shares })
-        }
-        (None, None) => None,
-    };
-    let failure_rates = per_link(
+    let error_mix = at.error_mix()?;
+    let failure_rates = at.per_link(
         "failure_rates",
         "failure_rate",
-        &own.failure_rates,
-        own.failure_rate,
-        &top.failure_rates,
-        top.failure_rate,
+        |s| (&s.failure_rates, s.failure_rate),
         true,
     )?;
-    let trip_rates = per_link(
+    let trip_rates = at.per_link(
         "timeout_trip_rates",
         "timeout_trip_rate",
-        &own.timeout_trip_rates,
-        own.timeout_trip_rate,
-        &top.timeout_trip_rates,
-        top.timeout_trip_rate,
+        |s| (&s.timeout_trip_rates, s.timeout_trip_rate),
         false,
     )?;
     // Trip rates given anywhere apply to every link; else the latency models derive them.
@@ -170,31 +59,23 @@ pub(super) fn resolve_steady(
         || own.timeout_trip_rates.is_some()
         || top.timeout_trip_rate.is_some()
         || top.timeout_trip_rates.is_some();
-    let primary_win_rate = rate(
+    let primary_win_rate = at.rate(
         "primary_win_rate",
-        own.primary_win_rate,
-        top.primary_win_rate,
+        |s| s.primary_win_rate,
         d.primary_win_rate,
     )?;
     let win_given = own.primary_win_rate.is_some() || top.primary_win_rate.is_some();
     let shared = Steady {
         error_mix,
-        gray_fraction: rate(
-            "gray_fraction",
-            own.gray_fraction,
-            top.gray_fraction,
-            d.gray_fraction,
-        )?,
-        gray_output_fraction: rate(
+        gray_fraction: at.rate("gray_fraction", |s| s.gray_fraction, d.gray_fraction)?,
+        gray_output_fraction: at.rate(
             "gray_output_fraction",
-            own.gray_output_fraction,
-            top.gray_output_fraction,
+            |s| s.gray_output_fraction,
             d.gray_output_fraction,
         )?,
-        cancel_output_fraction: rate(
+        cancel_output_fraction: at.rate(
             "cancel_output_fraction",
-            own.cancel_output_fraction,
-            top.cancel_output_fraction,
+            |s| s.cancel_output_fraction,
             d.cancel_output_fraction,
         )?,
         abandoned_billing: own
@@ -205,11 +86,8 @@ pub(super) fn resolve_steady(
         fast_fail_s: {
             let v = own.fast_fail_s.or(top.fast_fail_s).unwrap_or(d.fast_fail_s);
             check_range(v, 0.0, 1e6).map_err(|m| {
-                doc.error_at(
-                    InputErrorKind::Invalid,
-                    &path("fast_fail_s", own.fast_fail_s.is_some()),
-                    m,
-                )
+                at.levels
+                    .invalid("fast_fail_s", own.fast_fail_s.is_some(), m)
             })?;
             v
         },
@@ -221,4 +99,149 @@ pub(super) fn resolve_steady(
         trip_rates: trips_given.then_some(trip_rates),
         primary_win_rate: win_given.then_some(primary_win_rate),
     })
+}
+
+/// Reads a per-link rate's list and scalar (`failure_rates`, `failure_rate`) from one level.
+type PerLinkFields = for<'s> fn(&'s SteadySpec) -> (&'s Option<Vec<f64>>, Option<f64>);
+
+/// A chain's own `steady` fields and the scenario's `[steady]`, with where each is written,
+/// for a chain of `links` links.
+struct SteadyLevels<'a> {
+    levels: Levels<'a>,
+    top: &'a SteadySpec,
+    own: &'a SteadySpec,
+    links: usize,
+}
+
+impl SteadyLevels<'_> {
+    /// A rate in [0, 1]: the chain's value, the scenario's, or `default`.
+    fn rate(
+        &self,
+        field: &str,
+        get: fn(&SteadySpec) -> Option<f64>,
+        default: f64,
+    ) -> Result<f64, InputError> {
+        let own_v = get(self.own);
+        let v = own_v.or(get(self.top)).unwrap_or(default);
+        check_range(v, 0.0, 1.0)
+            .map(|_| v)
+            .map_err(|m| self.levels.invalid(field, own_v.is_some(), m))
+    }
+
+    /// A per-link rate (`get` reads its list and scalar from a level). A per-link list wins
+    /// over a scalar at the same level; the chain's level wins over the scenario's.
+    /// `scalar_all` says whether the scalar applies to every link or the primary.
+    fn per_link(
+        &self,
+        list: &str,
+        scalar: &str,
+        get: PerLinkFields,
+        scalar_all: bool,
+    ) -> Result<Vec<f64>, InputError> {
+        let (own_l, own_s) = get(self.own);
+        let (top_l, top_s) = get(self.top);
+        for (l, v, in_chain) in [(own_l, own_s, true), (top_l, top_s, false)] {
+            if l.is_some() && v.is_some() {
+                return Err(self.levels.invalid(
+                    scalar,
+                    in_chain,
+                    format!("give either {scalar} (one value) or {list} (one per link), not both"),
+                ));
+            }
+        }
+        match (own_l, own_s, top_l, top_s) {
+            (Some(l), _, _, _) => self.list_rates(list, l, true),
+            (None, Some(v), _, _) => self.scalar_rates(scalar, v, true, scalar_all),
+            (None, None, Some(l), _) => self.list_rates(list, l, false),
+            (None, None, None, Some(v)) => self.scalar_rates(scalar, v, false, scalar_all),
+            (None, None, None, None) => Ok(vec![0.0; self.links]),
+        }
+    }
+
+    /// Scalar `v` of field `scalar` for every link (`all`) or for the primary (the others 0).
+    fn scalar_rates(
+        &self,
+        scalar: &str,
+        v: f64,
+        in_chain: bool,
+        all: bool,
+    ) -> Result<Vec<f64>, InputError> {
+        check_range(v, 0.0, 1.0).map_err(|m| self.levels.invalid(scalar, in_chain, m))?;
+        Ok(if all {
+            vec![v; self.links]
+        } else {
+            let mut out = vec![0.0; self.links];
+            out[0] = v;
+            out
+        })
+    }
+
+    /// List `l` of field `list`: one rate in [0, 1] per link.
+    fn list_rates(&self, list: &str, l: &[f64], in_chain: bool) -> Result<Vec<f64>, InputError> {
+        let links = self.links;
+        if l.len() != links {
+            return Err(self.levels.invalid(
+                list,
+                in_chain,
+                format!(
+                    "has {} values for a chain of {links} models; give one per model",
+                    l.len()
+                ),
+            ));
+        }
+        for (i, v) in l.iter().enumerate() {
+            check_range(*v, 0.0, 1.0).map_err(|m| {
+                let mut p = self.levels.path(list, in_chain);
+                p.push(Segment::Index(i));
+                self.levels.doc.error_at(InputErrorKind::Invalid, &p, m)
+            })?;
+        }
+        Ok(l.to_vec())
+    }
+
+    /// `errors`, the error mix, whole from one level: shares in [0, 1] adding up to 1, and
+    /// no `gray_fraction` beside it (its `timeout` share is the gray fraction).
+    fn error_mix(&self) -> Result<Option<ErrorMix>, InputError> {
+        let (own, top) = (self.own, self.top);
+        let Some(e) = own.errors.or(top.errors) else {
+            return Ok(None);
+        };
+        let in_chain = own.errors.is_some();
+        let given_gray = if in_chain {
+            own.gray_fraction.is_some()
+        } else {
+            top.gray_fraction.is_some() || own.gray_fraction.is_some()
+        };
+        if given_gray {
+            return Err(self.levels.invalid(
+                "gray_fraction",
+                own.gray_fraction.is_some(),
+                "give either gray_fraction or errors (whose `timeout` share is the gray fraction), not both".to_string(),
+            ));
+        }
+        let shares = [
+            e.rate_limit,
+            e.overload,
+            e.server_error,
+            e.timeout,
+            e.client,
+            e.quota,
+        ];
+        let sum: f64 = shares.iter().sum();
+        if shares
+            .iter()
+            .any(|x| !(x.is_finite() && (0.0..=1.0).contains(x)))
+            || (sum - 1.0).abs() > 1e-9
+        {
+            return Err(self.levels.invalid(
+                "errors",
+                in_chain,
+                format!(
+                    "shares of failures must each be in [0, 1] and add up to 1; they add up to {}",
+                    show(sum)
+                ),
+            ));
+        }
+        Ok(Some(ErrorMix { shares }))
+    }
 }

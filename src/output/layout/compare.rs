@@ -170,6 +170,26 @@ fn has_policy(chain: &Chain) -> bool {
 
 /// Attempts, dead time, attribution and cap hits of each pattern (MODEL.md §8).
 fn policy_section(report: &Report, chain: &Chain) -> Section {
+    let with_mc = report.mc.is_some();
+    let (mut header, mut numeric) = figure_columns(STEADY_POLICY_FIGURES, Table::Chain);
+    if with_mc {
+        header.push("MC dead time s mean / p99".into());
+        numeric.push(true);
+    }
+    Section {
+        heading: None,
+        title: "Retries, caps and attribution, per request".into(),
+        notes: vec![policy_note(&chain.policy)],
+        header,
+        numeric,
+        rows: policy_rows(report, chain),
+        footer: vec![],
+    }
+}
+
+/// The policy table's rows of `chain`: per pattern, its policy figures, the attribution and,
+/// with a Monte Carlo, its dead time.
+fn policy_rows(report: &Report, chain: &Chain) -> Vec<Vec<String>> {
     let ids: Vec<&str> = chain.prices().map(|l| l.id.as_str()).collect();
     let labels = answer_labels(&ids);
     let short = |id: &str| {
@@ -178,7 +198,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
             .map_or_else(|| id.to_string(), |k| labels[k].to_string())
     };
     let with_mc = report.mc.is_some();
-    let rows = report
+    report
         .steady
         .iter()
         .filter(|row| row.chain == chain.name)
@@ -218,8 +238,11 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
             }
             cells
         })
-        .collect();
-    let p = &chain.policy;
+        .collect()
+}
+
+/// The policy table's note: retries (by class), backoff, failover classes, caps.
+fn policy_note(p: &crate::model::Policy) -> String {
     let backoff = if p.has_retries() {
         format!(
             ", backoff {}–{} s ({} jitter)",
@@ -258,20 +281,7 @@ fn policy_section(report: &Report, chain: &Chain) -> Section {
             trim(m, 3)
         ));
     }
-    let (mut header, mut numeric) = figure_columns(STEADY_POLICY_FIGURES, Table::Chain);
-    if with_mc {
-        header.push("MC dead time s mean / p99".into());
-        numeric.push(true);
-    }
-    Section {
-        heading: None,
-        title: "Retries, caps and attribution, per request".into(),
-        notes: vec![note],
-        header,
-        numeric,
-        rows,
-        footer: vec![],
-    }
+    note
 }
 
 /// The layout of a compare report: the preamble, then per chain its steady-state table, its

@@ -211,6 +211,61 @@ fn allowed_by(entry: &str, from: Option<&str>) -> String {
     }
 }
 
+/// `allowed_by` for an allowed finding; empty when it is not allowed.
+fn allowed_suffix(allowed: &Option<String>, from: &Option<String>) -> String {
+    allowed
+        .as_ref()
+        .map_or(String::new(), |a| allowed_by(a, from.as_deref()))
+}
+
+/// ` (reached via `a`, `b`)` for the steps between a primary and its fallback; empty for none.
+fn via_suffix(via: &[String]) -> String {
+    if via.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (reached via {})",
+            via.iter()
+                .map(|v| format!("`{v}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// Which models a ratio's worst case compares, when a side ranges over several models (a
+/// mix is priced as one); empty when neither does.
+fn worst_case(primary: &Side, fallback: &Side) -> &'static str {
+    let ranged = |s: &Side| s.models.len() > 1 && !s.is_mix();
+    match (ranged(primary), ranged(fallback)) {
+        (true, true) => " (worst case: dearest fallback model against cheapest primary model)",
+        (true, false) => " (worst case: against the cheapest primary model)",
+        (false, true) => " (worst case: the dearest fallback model)",
+        (false, false) => "",
+    }
+}
+
+/// How a primary with no ratio is free: wholly, or through its cheapest model.
+fn how_free(primary: &Side) -> &'static str {
+    if primary.max_per_1k_usd > 0.0 && !primary.is_mix() {
+        "can be free: its cheapest model is"
+    } else {
+        "is free"
+    }
+}
+
+/// The limit a paid fallback of a free primary is above: `--max-usd-per-1k`, or any price
+/// under `--max-ratio` (`limit`, as [`format_limit`] shows it).
+fn free_primary_limit(max_usd_per_1k: Option<f64>, limit: &str) -> String {
+    match max_usd_per_1k {
+        Some(usd) => format!(
+            "above --max-usd-per-1k {} for a paid fallback of a free primary",
+            crate::number::trim(usd, 6)
+        ),
+        None => format!("any paid fallback is above --max-ratio {limit}"),
+    }
+}
+
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -226,29 +281,9 @@ impl fmt::Display for Finding {
                 allowed_from,
                 ..
             } => {
-                let allowed = allowed
-                    .as_ref()
-                    .map_or(String::new(), |a| allowed_by(a, allowed_from.as_deref()));
-                let via = if via.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " (reached via {})",
-                        via.iter()
-                            .map(|v| format!("`{v}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                let ranged = |s: &Side| s.models.len() > 1 && !s.is_mix();
-                let worst = match (ranged(primary), ranged(fallback)) {
-                    (true, true) => {
-                        " (worst case: dearest fallback model against cheapest primary model)"
-                    }
-                    (true, false) => " (worst case: against the cheapest primary model)",
-                    (false, true) => " (worst case: the dearest fallback model)",
-                    (false, false) => "",
-                };
+                let allowed = allowed_suffix(allowed, allowed_from);
+                let via = via_suffix(via);
+                let worst = worst_case(primary, fallback);
                 let limit = format_limit(*max_ratio);
                 match ratio {
                     Some(r) => write!(
@@ -266,19 +301,9 @@ impl fmt::Display for Finding {
                         fallback.name,
                         fallback.price(),
                         primary.name,
-                        if primary.max_per_1k_usd > 0.0 && !primary.is_mix() {
-                            "can be free: its cheapest model is"
-                        } else {
-                            "is free"
-                        },
+                        how_free(primary),
                         primary.price(),
-                        match max_usd_per_1k {
-                            Some(usd) => format!(
-                                "above --max-usd-per-1k {} for a paid fallback of a free primary",
-                                crate::number::trim(*usd, 6)
-                            ),
-                            None => format!("any paid fallback is above --max-ratio {limit}"),
-                        },
+                        free_primary_limit(*max_usd_per_1k, &limit),
                     ),
                 }
             }
@@ -298,7 +323,7 @@ impl fmt::Display for Finding {
                 let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}x"));
                 write!(
                     f,
-                    "chain `{chain}`: fallback `{}` is {} its primary `{}` at warm prices, but a session's first failover (cold cache or write) costs ${} per 1,000 requests, {}, and a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill; above --max-ratio {limit}",
+                    "chain `{chain}`: fallback `{}` is {} its primary `{}` at warm prices, but a session's first failover (cold cache or write) costs ${} per 1,000 requests, {}, and a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill; above --max-ratio {limit}{}",
                     fallback.name,
                     show(*warm_ratio),
                     primary.name,
@@ -309,11 +334,8 @@ impl fmt::Display for Finding {
                     crate::number::group(&figures.sessions.to_string()),
                     crate::number::count(incident.requests_per_second),
                     show(figures.multiplier),
-                )?;
-                if let Some(a) = allowed {
-                    write!(f, "{}", allowed_by(a, allowed_from.as_deref()))?;
-                }
-                Ok(())
+                    allowed_suffix(allowed, allowed_from),
+                )
             }
             Finding::SameProvider {
                 chain, providers, ..

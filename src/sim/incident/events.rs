@@ -207,6 +207,36 @@ impl Sched {
     }
 }
 
+/// The mutable state of one window's run, which every step of a request changes: the
+/// sessions' caches (session × link slot), the providers' breakers, the event queue, the
+/// run's totals and its random stream.
+struct Live<'r> {
+    caches: Vec<Cache>,
+    breakers: Vec<Circuit>,
+    sched: Sched,
+    run: Run,
+    rng: &'r mut SimRng,
+}
+
+/// An attempt that failed: its class, what it bills (USD), the seconds it took, and whether
+/// it was on a link down for every request and not warm (its premium over warm is then a
+/// cold-start cost).
+struct Failed {
+    class: ErrorClass,
+    usd: f64,
+    secs: f64,
+    down_cold: bool,
+}
+
+impl Flight {
+    /// Go on to the next link: no retries made there, no budget chosen.
+    fn next_link(&mut self) {
+        self.pos += 1;
+        self.k = 0;
+        self.budget = None;
+    }
+}
+
 /// Whether the breaker of `l`'s provider lets an attempt at `t` through (`Some(true)`: as the
 /// half-open probe); always without breakers.
 fn admit(breakers: &mut [Circuit], l: &IncidentLink, t: f64) -> Option<bool> {
@@ -237,6 +267,23 @@ fn record(
 /// other class is a provider-side failure.
 fn answers(class: ErrorClass) -> bool {
     matches!(class, ErrorClass::Client | ErrorClass::Quota)
+}
+
+/// `failed`'s bill on link `l` booked in `run`: on the dead provider, or on a link down for
+/// every request and not warm, the premium over warm is a cold-start cost.
+fn bill_failure(l: &IncidentLink, failed: &Failed, run: &mut Run) {
+    let usd = failed.usd;
+    if l.role.dead {
+        run.base.window += l.dead_warm;
+        run.base.cold_start += usd - l.dead_warm;
+    } else if failed.down_cold {
+        let warm = if usd > 0.0 { l.warm.gray } else { 0.0 };
+        run.base.window += warm;
+        run.base.cold_start += usd - warm;
+    } else {
+        run.base.window += usd;
+    }
+    run.base.wasted += usd;
 }
 
 impl Window<'_> {
@@ -360,34 +407,17 @@ impl Window<'_> {
     }
 
     /// The next attempt of request `r` at `t` in sequence.
-    #[allow(clippy::too_many_arguments)]
-    fn step(
-        &self,
-        r: usize,
-        t: f64,
-        f: &mut Flight,
-        caches: &mut [Cache],
-        breakers: &mut [Circuit],
-        sched: &mut Sched,
-        run: &mut Run,
-        rng: &mut SimRng,
-    ) {
+    fn step(&self, r: usize, t: f64, f: &mut Flight, live: &mut Live) {
         let p = &self.sim.policy;
-        let nl = self.links.len();
         loop {
-            if f.pos >= self.links.len() {
-                return self.fail(f, run);
-            }
-            if p.max_attempts.is_some_and(|a| f.n >= a) {
-                return self.fail(f, run);
+            if f.pos >= self.links.len() || p.max_attempts.is_some_and(|a| f.n >= a) {
+                return self.fail(f, &mut live.run);
             }
             let l = &self.links[f.pos];
             // A drilled link (its breaker opened by hand) gets no attempt: the next link.
             let state = self.state(f.pos, t);
             if state == Some(LinkState::Drill) {
-                f.pos += 1;
-                f.k = 0;
-                f.budget = None;
+                f.next_link();
                 continue;
             }
             if f.bad {
@@ -397,122 +427,158 @@ impl Window<'_> {
                     f.pos += 1;
                     continue;
                 }
-                return self.fail(f, run);
+                return self.fail(f, &mut live.run);
             }
             // Every attempt asks its provider's breaker, retries included; a refused one skips
             // the link at once.
-            let Some(probe) = admit(breakers, l, t) else {
-                f.pos += 1;
-                f.k = 0;
-                f.budget = None;
+            let Some(probe) = admit(&mut live.breakers, l, t) else {
+                f.next_link();
                 continue;
             };
-            // On a timeline, a link down for every request (error rate 1) that is not warm:
-            // its failed attempts' premium over warm is a cold-start cost, as on the
-            // shorthand's dead provider (MODEL.md §6).
-            let mut down_cold = false;
-            let (class, usd, secs) = if l.role.dead {
-                run.dead_attempts += 1.0;
-                record(
-                    breakers,
-                    sched,
-                    l,
-                    t + self.dead_s[l.role.index],
-                    probe,
-                    false,
-                );
-                (self.dead_class, l.dead_cost, self.dead_s[l.role.index])
+            let failed = if l.role.dead {
+                self.dead_attempt(l, t, probe, live)
             } else {
-                let cache = &mut caches[f.session * nl + l.slot];
-                let (prices, fail_prices) = self.live_prices(l, cache, t);
-                let outcome = match self.outage_hit(f.pos, state, &mut f.outage_u, run, rng) {
-                    Some(failure) => {
-                        down_cold = !std::ptr::eq(fail_prices, &l.warm)
-                            && state.is_some_and(|s| s.failure_probability() >= 1.0);
-                        self.outage_failure(l.role.index, failure, fail_prices)
-                    }
-                    None => self.sim_for(state).draw(l.role.index, fail_prices, rng),
-                };
-                match outcome {
-                    AttemptResult::Ok(ln_l) => {
-                        record(breakers, sched, l, t + ln_l.exp(), probe, true)
-                    }
-                    AttemptResult::Fail(class, _, secs) => {
-                        record(breakers, sched, l, t + secs, probe, answers(class))
-                    }
-                }
-                match outcome {
-                    AttemptResult::Ok(_) => {
-                        f.n += 1;
-                        if l.slot == 0 && l.role.starts_warm {
-                            self.primary_answered(l, cache, t, run);
-                        } else if l.slot != 0 {
-                            self.answered_elsewhere(f, run);
-                        }
-                        run.base.window += l.warm.success;
-                        let premium = prices.success - l.warm.success;
-                        if !l.role.starts_warm && !std::ptr::eq(prices, &l.warm) {
-                            run.base.cold_start += premium;
-                            if cache.successes == 0 || !self.within_ttl(l, cache, t) {
-                                run.base.cold_starts += 1.0;
-                            }
-                        }
-                        if !self.within_ttl(l, cache, t) {
-                            cache.successes = 0;
-                        }
-                        cache.successes += 1;
-                        // The TTL runs from the answering attempt's start, as in the
-                        // default-policy simulator (the latency is not part of the gap).
-                        cache.last = t;
-                        run.base.wasted_attempts += f64::from(f.n) - 1.0;
-                        run.dead_time += f.dead_s;
-                        return;
-                    }
-                    AttemptResult::Fail(class, usd, secs) => (class, usd, secs),
+                match self.live_attempt(l, state, t, probe, f, live) {
+                    Some(failed) => failed,
+                    None => return,
                 }
             };
             f.n += 1;
-            if l.role.dead {
-                run.base.window += l.dead_warm;
-                run.base.cold_start += usd - l.dead_warm;
-            } else if down_cold {
-                let warm = if usd > 0.0 { l.warm.gray } else { 0.0 };
-                run.base.window += warm;
-                run.base.cold_start += usd - warm;
-            } else {
-                run.base.window += usd;
+            bill_failure(l, &failed, &mut live.run);
+            f.dead_s += failed.secs;
+            return self.after_failure(r, t, &failed, f, live);
+        }
+    }
+
+    /// An attempt at `t` on link `l` of the provider that is down throughout (the
+    /// shorthand), its failure recorded for the breaker when it ends.
+    fn dead_attempt(&self, l: &IncidentLink, t: f64, probe: bool, live: &mut Live) -> Failed {
+        live.run.dead_attempts += 1.0;
+        let secs = self.dead_s[l.role.index];
+        record(&live.breakers, &mut live.sched, l, t + secs, probe, false);
+        Failed {
+            class: self.dead_class,
+            usd: l.dead_cost,
+            secs,
+            down_cold: false,
+        }
+    }
+
+    /// An attempt at `t` on live link `l` in `state`, billed in the session's cache state
+    /// there and recorded for the breaker when it ends; `None` when it answered (request `f`
+    /// is then done and booked).
+    fn live_attempt(
+        &self,
+        l: &IncidentLink,
+        state: Option<LinkState>,
+        t: f64,
+        probe: bool,
+        f: &mut Flight,
+        live: &mut Live,
+    ) -> Option<Failed> {
+        let nl = self.links.len();
+        let cache = &mut live.caches[f.session * nl + l.slot];
+        let (prices, fail_prices) = self.live_prices(l, cache, t);
+        // On a timeline, a link down for every request (error rate 1) that is not warm:
+        // its failed attempts' premium over warm is a cold-start cost, as on the
+        // shorthand's dead provider (MODEL.md §6).
+        let mut down_cold = false;
+        let outcome = match self.outage_hit(f.pos, state, &mut f.outage_u, &mut live.run, live.rng)
+        {
+            Some(failure) => {
+                down_cold = !std::ptr::eq(fail_prices, &l.warm)
+                    && state.is_some_and(|s| s.failure_probability() >= 1.0);
+                self.outage_failure(l.role.index, failure, fail_prices)
             }
-            run.base.wasted += usd;
-            f.dead_s += secs;
-            match class {
-                ErrorClass::Quota => return self.fail(f, run),
-                ErrorClass::Client => {
-                    if p.failover_on.contains(&ErrorClass::Client) {
-                        f.bad = true;
-                        f.pos += 1;
-                        f.k = 0;
-                        f.budget = None;
-                        sched.push(t + secs, STEP, r as u32);
-                        return;
-                    }
-                    return self.fail(f, run);
-                }
-                _ if f.k < *f.budget.get_or_insert_with(|| p.retries_for(class)) => {
-                    let wait = self.sim.backoff(f.k, rng);
-                    f.dead_s += wait;
-                    f.k += 1;
-                    sched.push(t + secs + wait, STEP, r as u32);
+            None => self
+                .sim_for(state)
+                .draw(l.role.index, fail_prices, live.rng),
+        };
+        let (breakers, sched) = (&live.breakers, &mut live.sched);
+        match outcome {
+            AttemptResult::Ok(ln_l) => record(breakers, sched, l, t + ln_l.exp(), probe, true),
+            AttemptResult::Fail(class, _, secs) => {
+                record(breakers, sched, l, t + secs, probe, answers(class))
+            }
+        }
+        match outcome {
+            AttemptResult::Ok(_) => {
+                self.answered(l, prices, cache, t, f, &mut live.run);
+                None
+            }
+            AttemptResult::Fail(class, usd, secs) => Some(Failed {
+                class,
+                usd,
+                secs,
+                down_cold,
+            }),
+        }
+    }
+
+    /// Request `f` answered at `t` on live link `l`, billed at `prices`: its cost, cold start
+    /// and wasted attempts booked, the session's cache on the link updated.
+    fn answered(
+        &self,
+        l: &IncidentLink,
+        prices: &Prices,
+        cache: &mut Cache,
+        t: f64,
+        f: &mut Flight,
+        run: &mut Run,
+    ) {
+        f.n += 1;
+        if l.slot == 0 && l.role.starts_warm {
+            self.primary_answered(l, cache, t, run);
+        } else if l.slot != 0 {
+            self.answered_elsewhere(f, run);
+        }
+        run.base.window += l.warm.success;
+        let premium = prices.success - l.warm.success;
+        if !l.role.starts_warm && !std::ptr::eq(prices, &l.warm) {
+            run.base.cold_start += premium;
+            if cache.successes == 0 || !self.within_ttl(l, cache, t) {
+                run.base.cold_starts += 1.0;
+            }
+        }
+        if !self.within_ttl(l, cache, t) {
+            cache.successes = 0;
+        }
+        cache.successes += 1;
+        // The TTL runs from the answering attempt's start, as in the
+        // default-policy simulator (the latency is not part of the gap).
+        cache.last = t;
+        run.base.wasted_attempts += f64::from(f.n) - 1.0;
+        run.dead_time += f.dead_s;
+    }
+
+    /// What request `r` does after `failed` at `t`: stop (quota, or a class it may not fail
+    /// over on), retry after a backoff within the link's budget, or fail over to the next
+    /// link; the next step is scheduled when the attempt (and the backoff) ends.
+    fn after_failure(&self, r: usize, t: f64, failed: &Failed, f: &mut Flight, live: &mut Live) {
+        let p = &self.sim.policy;
+        let (class, secs) = (failed.class, failed.secs);
+        match class {
+            ErrorClass::Quota => self.fail(f, &mut live.run),
+            ErrorClass::Client => {
+                if p.failover_on.contains(&ErrorClass::Client) {
+                    f.bad = true;
+                    f.next_link();
+                    live.sched.push(t + secs, STEP, r as u32);
                     return;
                 }
-                _ if p.failover_on.contains(&class) => {
-                    f.pos += 1;
-                    f.k = 0;
-                    f.budget = None;
-                    sched.push(t + secs, STEP, r as u32);
-                    return;
-                }
-                _ => return self.fail(f, run),
+                self.fail(f, &mut live.run)
             }
+            _ if f.k < *f.budget.get_or_insert_with(|| p.retries_for(class)) => {
+                let wait = self.sim.backoff(f.k, live.rng);
+                f.dead_s += wait;
+                f.k += 1;
+                live.sched.push(t + secs + wait, STEP, r as u32);
+            }
+            _ if p.failover_on.contains(&class) => {
+                f.next_link();
+                live.sched.push(t + secs, STEP, r as u32);
+            }
+            _ => self.fail(f, &mut live.run),
         }
     }
 
@@ -531,41 +597,45 @@ impl Window<'_> {
         run.dead_time += f.dead_s;
     }
 
+    /// One window: its requests' arrivals, then every event in time order.
     fn run(&self, rng: &mut SimRng) -> Run {
         let n = self.incident.requests() as usize;
         let length = self.incident.session_length.max(1) as usize;
         let sessions = n.div_ceil(length);
         let nl = self.links.len();
-        let mut caches = vec![Cache::default(); sessions * nl];
-        let mut flights = vec![Flight::default(); n];
         let providers = self.links.iter().map(|l| l.provider + 1).max().unwrap_or(0);
-        let mut breakers: Vec<Circuit> = match self.breaker {
-            Some(b) => vec![Circuit::new(&b, self.incident.duration_s); providers],
-            None => Vec::new(),
+        let mut live = Live {
+            caches: vec![Cache::default(); sessions * nl],
+            breakers: match self.breaker {
+                Some(b) => vec![Circuit::new(&b, self.incident.duration_s); providers],
+                None => Vec::new(),
+            },
+            sched: Sched {
+                queue: BinaryHeap::with_capacity(n + 16),
+                seq: 0,
+            },
+            run: Run::default(),
+            rng,
         };
-        let mut sched = Sched {
-            queue: BinaryHeap::with_capacity(n + 16),
-            seq: 0,
-        };
+        let mut flights = vec![Flight::default(); n];
         let mut arrivals = Arrivals::new(n as u64, self.incident.duration_s);
         for (k, f) in flights.iter_mut().enumerate() {
-            let t = arrivals.next(rng);
+            let t = arrivals.next(live.rng);
             f.session = k / length;
             f.start = t;
-            sched.push(t, STEP, k as u32);
+            live.sched.push(t, STEP, k as u32);
             if let Some(clock) = &self.clock {
                 // The session comes warm on the primary: it last answered at the session's
                 // start, or when the primary fell silent if the session starts in silence.
                 if k % length == 0 && nl > 0 {
-                    caches[f.session * nl].last = clock.run_at(t).map_or(t, |(a, _)| a);
+                    live.caches[f.session * nl].last = clock.run_at(t).map_or(t, |(a, _)| a);
                 }
             }
         }
-        let mut run = Run::default();
-        while let Some(Reverse((bits, _, kind, payload))) = sched.queue.pop() {
+        while let Some(Reverse((bits, _, kind, payload))) = live.sched.queue.pop() {
             let now = f64::from_bits(bits);
             if kind == RECORD {
-                if let Some(b) = breakers.get_mut((payload >> 2) as usize) {
+                if let Some(b) = live.breakers.get_mut((payload >> 2) as usize) {
                     b.record(now, payload & 2 != 0, payload & 1 != 0);
                 }
                 continue;
@@ -573,32 +643,20 @@ impl Window<'_> {
             let r = payload as usize;
             let mut f = flights[r];
             if self.pattern.is_hedged() && f.phase == Phase::Legs {
-                self.hedge(
-                    r,
-                    now,
-                    &mut f,
-                    &mut caches,
-                    &mut breakers,
-                    &mut sched,
-                    &mut run,
-                    rng,
-                );
+                self.hedge(r, now, &mut f, &mut live);
             } else if f.phase == Phase::Backup {
-                self.backup(r, now, &mut f, &mut breakers, &mut sched, &mut run, rng);
+                self.backup(r, now, &mut f, &mut live);
             } else {
-                self.step(
-                    r,
-                    now,
-                    &mut f,
-                    &mut caches,
-                    &mut breakers,
-                    &mut sched,
-                    &mut run,
-                    rng,
-                );
+                self.step(r, now, &mut f, &mut live);
             }
             flights[r] = f;
         }
+        self.finish(live.run, &live.breakers)
+    }
+
+    /// `run`'s breaker figures and, on a timeline, its fail-back writes (one per session and
+    /// silent run it was answered elsewhere in), from what the run recorded.
+    fn finish(&self, mut run: Run, breakers: &[Circuit]) -> Run {
         if self.clock.is_some() {
             // One fail-back write per session and silent run it was answered elsewhere in.
             let mut written = std::mem::take(&mut run.written);
@@ -674,18 +732,128 @@ pub fn simulate(
     opts: &McOptions,
     tick: &mut dyn FnMut(u64),
 ) -> Option<PolicyIncidentMc> {
-    let sim = PolicySim::new(request, chain);
-    if pattern.is_hedged() && !sim.hedges() {
-        return None;
+    let window = Window::new(request, chain, incident, pattern)?;
+    let n = incident.requests();
+    let timeline = incident.timeline.is_some();
+    let normal = crate::model::incident::normal_bill(request, chain, incident);
+    // Fail-back: each session resumes on the primary D seconds after it last used it.
+    let failback = crate::model::incident::failback(request, chain, incident, pattern);
+    let stream = Stream::IncidentPolicy {
+        chain: index,
+        pattern,
     }
-    let s = &chain.steady;
-    let allowed: Vec<usize> = if pattern == Pattern::NoFallback {
-        vec![0]
-    } else {
-        sim.allowed.clone()
+    .id();
+    let mut out = PolicyIncidentMc {
+        base: IncidentSums::new(pattern, normal, n),
+        dead_time_mean: Sum::default(),
+        dead_attempts: Sum::default(),
+        probes: Sum::default(),
+        open_s: Sum::default(),
+        opens: Sum::default(),
+        every_opens: Default::default(),
+        timeline,
     };
+    ordered(
+        opts.runs,
+        |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
+        |run| out.add_run(&run, n, failback),
+        tick,
+    );
+    Some(out)
+}
+
+impl PolicyIncidentMc {
+    /// One window's `run` of `n` requests added; off a timeline its fail-back (USD, writes)
+    /// is the shorthand's `failback`.
+    fn add_run(&mut self, run: &Run, n: u64, failback: (f64, f64)) {
+        if self.timeline {
+            self.base
+                .add_run(&run.base, run.failback, run.failback_writes);
+        } else {
+            self.base.add_run(&run.base, failback.0, failback.1);
+        }
+        self.dead_time_mean
+            .add(if n > 0 { run.dead_time / n as f64 } else { 0.0 });
+        self.dead_attempts.add(run.dead_attempts);
+        self.probes.add(run.probes);
+        self.open_s.add(run.open_s);
+        self.opens.add(run.opens);
+        *self.every_opens.entry(run.every_opens as u64).or_default() += 1;
+    }
+}
+
+impl<'a> Window<'a> {
+    /// The window of `pattern` on `chain` in `incident`, under the chain's policy; `None`
+    /// when the pattern does not exist on the chain.
+    fn new(
+        request: &Request,
+        chain: &Chain,
+        incident: &'a Incident,
+        pattern: Pattern,
+    ) -> Option<Window<'a>> {
+        let sim = PolicySim::new(request, chain);
+        if pattern.is_hedged() && !sim.hedges() {
+            return None;
+        }
+        let allowed: Vec<usize> = if pattern == Pattern::NoFallback {
+            vec![0]
+        } else {
+            sim.allowed.clone()
+        };
+        let mut links = window_links(request, chain, incident, pattern, &allowed);
+        // A timeline: every link's state follows the outages in time (no link is down
+        // throughout).
+        let clock = incident
+            .timeline
+            .as_ref()
+            .map(|timeline| timeline_clock(timeline, chain, &links));
+        if clock.is_some() {
+            for l in &mut links {
+                l.role.dead = false;
+            }
+        }
+        let slow = clock.as_ref().map_or_else(Vec::new, |c| {
+            c.factors().iter().map(|&f| (f, sim.slowed(f))).collect()
+        });
+        let failback_counts = pattern != Pattern::NoFallback && links.len() > 1;
+        let (dead_s, dead_class) = match incident.failure {
+            FailureMode::Fast => (
+                vec![chain.steady.fast_fail_s; chain.links.len()],
+                ErrorClass::ServerError,
+            ),
+            FailureMode::Gray => (
+                (0..chain.links.len()).map(|i| chain.timeout_s(i)).collect(),
+                ErrorClass::Timeout,
+            ),
+        };
+        Some(Window {
+            links,
+            incident,
+            pattern,
+            warm_policy: chain.policy.warm_fallback,
+            dead_s,
+            dead_class,
+            breaker: chain.policy.breaker,
+            clock,
+            slow,
+            failback_counts,
+            sim,
+        })
+    }
+}
+
+/// The window's links: the `allowed` links of `chain` (chain indices, in order), each with
+/// its provider's breaker slot, its cache slot (one cache per model), whether it starts warm
+/// and the state its dead attempts are billed in.
+fn window_links(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+    allowed: &[usize],
+) -> Vec<IncidentLink> {
     let mut providers: Vec<&str> = Vec::new();
-    let mut links: Vec<IncidentLink> = allowed
+    allowed
         .iter()
         .enumerate()
         .map(|(pos, &i)| {
@@ -723,97 +891,27 @@ pub fn simulate(
             };
             IncidentLink::new(request, chain, incident, at)
         })
-        .collect();
-    // A timeline: every link's state follows the outages in time (no link is down throughout).
-    let clock = incident.timeline.as_ref().map(|timeline| {
-        let refs: Vec<LinkRef> = links
-            .iter()
-            .map(|l| {
-                let p = &chain.links[l.role.index].price;
-                LinkRef {
-                    provider: p.provider.clone(),
-                    model: p.id.clone(),
-                }
-            })
-            .collect();
-        let primary: Vec<bool> = links.iter().map(|l| l.slot == 0).collect();
-        Clock::new(timeline, &refs, &primary)
-    });
-    if clock.is_some() {
-        for l in &mut links {
-            l.role.dead = false;
-        }
-    }
-    let slow = clock.as_ref().map_or_else(Vec::new, |c| {
-        c.factors().iter().map(|&f| (f, sim.slowed(f))).collect()
-    });
-    let failback_counts = pattern != Pattern::NoFallback && links.len() > 1;
-    let (dead_s, dead_class) = match incident.failure {
-        FailureMode::Fast => (
-            vec![s.fast_fail_s; chain.links.len()],
-            ErrorClass::ServerError,
-        ),
-        FailureMode::Gray => (
-            (0..chain.links.len()).map(|i| chain.timeout_s(i)).collect(),
-            ErrorClass::Timeout,
-        ),
-    };
-    let window = Window {
-        links,
-        incident,
-        pattern,
-        warm_policy: chain.policy.warm_fallback,
-        dead_s,
-        dead_class,
-        breaker: chain.policy.breaker,
-        clock,
-        slow,
-        failback_counts,
-        sim,
-    };
+        .collect()
+}
 
-    let n = incident.requests();
-    let timeline = incident.timeline.is_some();
-    let normal = crate::model::incident::normal_bill(request, chain, incident);
-    // Fail-back: each session resumes on the primary D seconds after it last used it.
-    let (failback, failback_writes) =
-        crate::model::incident::failback(request, chain, incident, pattern);
-    let stream = Stream::IncidentPolicy {
-        chain: index,
-        pattern,
-    }
-    .id();
-    let mut out = PolicyIncidentMc {
-        base: IncidentSums::new(pattern, normal, n),
-        dead_time_mean: Sum::default(),
-        dead_attempts: Sum::default(),
-        probes: Sum::default(),
-        open_s: Sum::default(),
-        opens: Sum::default(),
-        every_opens: Default::default(),
-        timeline,
-    };
-    ordered(
-        opts.runs,
-        |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
-        |run| {
-            if timeline {
-                out.base
-                    .add_run(&run.base, run.failback, run.failback_writes);
-            } else {
-                out.base.add_run(&run.base, failback, failback_writes);
+/// The clock of `timeline` for the window's `links`: each link's state looked up by time.
+fn timeline_clock(
+    timeline: &crate::model::timeline::Timeline,
+    chain: &Chain,
+    links: &[IncidentLink],
+) -> Clock {
+    let refs: Vec<LinkRef> = links
+        .iter()
+        .map(|l| {
+            let p = &chain.links[l.role.index].price;
+            LinkRef {
+                provider: p.provider.clone(),
+                model: p.id.clone(),
             }
-            out.dead_time_mean
-                .add(if n > 0 { run.dead_time / n as f64 } else { 0.0 });
-            out.dead_attempts.add(run.dead_attempts);
-            out.probes.add(run.probes);
-            out.open_s.add(run.open_s);
-            out.opens.add(run.opens);
-            *out.every_opens.entry(run.every_opens as u64).or_default() += 1;
-        },
-        tick,
-    );
-    Some(out)
+        })
+        .collect();
+    let primary: Vec<bool> = links.iter().map(|l| l.slot == 0).collect();
+    Clock::new(timeline, &refs, &primary)
 }
 
 #[cfg(test)]
