@@ -78,12 +78,22 @@ impl Attempt {
 }
 
 /// A link's attempts and failures within one chain.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LinkStats {
     /// Attempts.
     pub attempts: u64,
-    /// Durations of failed attempts, seconds, per class in [`ErrorClass::ALL`] order.
+    /// Durations of failed attempts, seconds, per class in [`ErrorClass::ALL`] order (binned
+    /// from the first: they are read by bin only).
     pub failures: [LogHist; 6],
+}
+
+impl Default for LinkStats {
+    fn default() -> LinkStats {
+        LinkStats {
+            attempts: 0,
+            failures: std::array::from_fn(|_| LogHist::bins_only()),
+        }
+    }
 }
 
 impl LinkStats {
@@ -106,23 +116,20 @@ pub fn class_index(c: ErrorClass) -> usize {
     ErrorClass::ALL.iter().position(|x| *x == c).unwrap_or(2)
 }
 
-/// What is measured of one model, over every chain it is on.
+/// What is measured of one model, over every chain it is on. The distributions written pooled
+/// over the models (tokens, failure durations) are the [`Aggregator`]'s, not kept per model.
 #[derive(Debug, Clone, Default)]
 pub struct ModelStats {
     /// Attempts.
     pub attempts: u64,
     /// Successful attempts.
     pub successes: u64,
-    /// Durations of failed attempts, seconds, per class (for the timeout cluster).
-    pub failures: [LogHist; 6],
+    /// Failed attempts per class, in [`ErrorClass::ALL`] order.
+    pub class_failures: [u64; 6],
     /// Durations of successful attempts, seconds.
     pub latency: LogHist,
-    /// Input tokens (cached ones included) per successful attempt.
-    pub input_hist: LogHist,
     /// Output tokens per successful attempt.
     pub output: Mean,
-    /// Their distribution.
-    pub output_hist: LogHist,
     /// The cache counts, for the prefix, the fresh input and the hit rate ([`CacheStats`]).
     pub cache: CacheStats,
 }
@@ -130,7 +137,7 @@ pub struct ModelStats {
 impl ModelStats {
     /// Failed attempts.
     pub fn failed(&self) -> u64 {
-        self.failures.iter().map(|h| h.n).sum()
+        self.class_failures.iter().sum()
     }
 }
 
@@ -269,7 +276,7 @@ impl Sessions {
 }
 
 /// Everything measured so far, over all files.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Aggregator {
     /// Model ids in first-seen order.
     pub model_ids: Vec<String>,
@@ -307,9 +314,47 @@ pub struct Aggregator {
     /// Sum and sum of squares of failure durations (seconds) per [`LogHist`] bin, over every
     /// model: the timeout is the exact mean of the cluster's bins.
     pub fail_sums: Vec<(f64, f64)>,
+    /// Durations of failed attempts, seconds, per class, over every model (the timeout
+    /// cluster), binned from the first.
+    pub failures: [LogHist; 6],
+    /// Input tokens (cached ones included) per successful attempt, over every model.
+    pub input_hist: LogHist,
+    /// Output tokens per successful attempt, over every model.
+    pub output_hist: LogHist,
     open: Open,
     recent: Recent,
     scratch: String,
+}
+
+impl Default for Aggregator {
+    fn default() -> Aggregator {
+        Aggregator {
+            model_ids: Vec::new(),
+            index: HashMap::new(),
+            models: Vec::new(),
+            chains: HashMap::new(),
+            requests: 0,
+            starts: Starts::default(),
+            sessions: Sessions::default(),
+            requests_with_session: 0,
+            records: 0,
+            bad: Vec::new(),
+            bad_count: 0,
+            impossible: 0,
+            duplicates: 0,
+            first_duplicate: None,
+            bad_metadata: 0,
+            first_bad_metadata: None,
+            unclassified: 0,
+            fail_sums: Vec::new(),
+            failures: std::array::from_fn(|_| LogHist::bins_only()),
+            input_hist: LogHist::default(),
+            output_hist: LogHist::default(),
+            open: Open::default(),
+            recent: Recent::default(),
+            scratch: String::new(),
+        }
+    }
 }
 
 impl Aggregator {
@@ -396,18 +441,19 @@ impl Aggregator {
                 let s = &mut self.fail_sums[LogHist::bin(a.duration_s)];
                 s.0 += a.duration_s;
                 s.1 += a.duration_s * a.duration_s;
-                m.failures[class_index(class)].add(a.duration_s);
+                m.class_failures[class_index(class)] += 1;
+                self.failures[class_index(class)].add(a.duration_s);
             }
             None => {
                 m.successes += 1;
                 m.latency.add(a.duration_s);
                 if let Some(input) = a.input_tokens {
-                    m.input_hist.add(input as f64);
+                    self.input_hist.add(input as f64);
                     m.cache.add(input, a.cache_read, a.cache_write);
                 }
                 if let Some(out) = a.output_tokens {
                     m.output.add(out as f64);
-                    m.output_hist.add(out as f64);
+                    self.output_hist.add(out as f64);
                 }
             }
         }

@@ -614,7 +614,7 @@ mod tests {
         assert_eq!(p.fresh.mean(), 500.0);
         assert_eq!(p.prefix.mean(), 1000.0);
         assert_eq!(p.hits.value(), 1.0);
-        assert_eq!(m.failures[0].n, 1, "429 is a rate limit");
+        assert_eq!(m.class_failures[0], 1, "429 is a rate limit");
         assert_eq!(m.latency.quantile(0.5).unwrap().n, 1);
     }
 }

@@ -18,22 +18,106 @@ pub const EXACT: usize = 128;
 
 /// A histogram of positive values in bins equal in log scale (1.09% wide), from 1e-3 to about
 /// 1e9 (seconds or tokens). The first [`EXACT`] values are kept exactly (percentiles are then
-/// order statistics); past that they are binned, sparsely (memory grows with the bins in use,
-/// at most 2,560 × 10 bytes), and a percentile reads as its bin's geometric midpoint, within
-/// 0.55% of the exact sample percentile, with the interval's ends at the outer bin edges.
-/// Zero and values below 1e-3 share the first bin and read as 0.
+/// order statistics; [`LogHist::bins_only`] skips this for histograms read only by bin); past
+/// that they are binned, sparsely (memory grows with the bins in use: 6 bytes a bin, 10 once a
+/// bin holds more than 4,294,967,295 values, at most 2,560 bins), and a percentile reads as its
+/// bin's geometric midpoint, within 0.55% of the exact sample percentile, with the interval's
+/// ends at the outer bin edges. Zero and values below 1e-3 share the first bin and read as 0.
 #[derive(Debug, Clone, Default)]
 pub struct LogHist {
     /// The values while there are at most [`EXACT`]; empty once binned.
     exact: Vec<f64>,
     /// Occupied bins, ascending, and their counts (binned mode).
     bins: Vec<u16>,
-    counts: Vec<u64>,
+    counts: Counts,
+    /// Whether values go to bins from the first ([`LogHist::bins_only`]).
+    bins_only: bool,
     /// Values counted.
     pub n: u64,
 }
 
+/// The counts of a [`LogHist`]'s occupied bins: 4 bytes each until one would pass
+/// `u32::MAX`, then 8 bytes each.
+#[derive(Debug, Clone)]
+enum Counts {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Default for Counts {
+    fn default() -> Counts {
+        Counts::Narrow(Vec::new())
+    }
+}
+
+/// Grow a vector that is full by a quarter (not double): the bins of a histogram are found
+/// once and kept, so the spare room is at most a quarter of the bins in use.
+pub(crate) fn room<T>(v: &mut Vec<T>) {
+    if v.len() == v.capacity() {
+        v.reserve_exact(v.len() / 4 + 4);
+    }
+}
+
+impl Counts {
+    fn get(&self, i: usize) -> u64 {
+        match self {
+            Counts::Narrow(v) => u64::from(v[i]),
+            Counts::Wide(v) => v[i],
+        }
+    }
+
+    /// Every count as 8 bytes from now on.
+    fn widen(&mut self) {
+        if let Counts::Narrow(v) = self {
+            *self = Counts::Wide(v.iter().map(|c| u64::from(*c)).collect());
+        }
+    }
+
+    /// Add `k` to the count at `i`.
+    fn add(&mut self, i: usize, k: u64) {
+        if let Counts::Narrow(v) = self {
+            match u32::try_from(u64::from(v[i]) + k) {
+                Ok(c) => {
+                    v[i] = c;
+                    return;
+                }
+                Err(_) => self.widen(),
+            }
+        }
+        if let Counts::Wide(v) = self {
+            v[i] = v[i].saturating_add(k);
+        }
+    }
+
+    /// Insert a new count `k` at `i`.
+    fn insert(&mut self, i: usize, k: u64) {
+        if let Counts::Narrow(v) = self {
+            match u32::try_from(k) {
+                Ok(c) => {
+                    room(v);
+                    v.insert(i, c);
+                    return;
+                }
+                Err(_) => self.widen(),
+            }
+        }
+        if let Counts::Wide(v) = self {
+            room(v);
+            v.insert(i, k);
+        }
+    }
+}
+
 impl LogHist {
+    /// A histogram that bins every value from the first (no exact values): for durations read
+    /// only by bin (failures: the timeout cluster, the gray and fast ones).
+    pub fn bins_only() -> LogHist {
+        LogHist {
+            bins_only: true,
+            ..LogHist::default()
+        }
+    }
+
     /// The bin of `x`.
     pub fn bin(x: f64) -> usize {
         if x.is_nan() || x < LO {
@@ -76,6 +160,10 @@ impl LogHist {
 
     /// Count `x`.
     pub fn add(&mut self, x: f64) {
+        if self.bins_only {
+            self.add_bin(Self::bin(x), 1);
+            return;
+        }
         if !self.binned() && self.exact.len() < EXACT {
             self.exact.push(x);
             self.n += 1;
@@ -106,8 +194,9 @@ impl LogHist {
         }
         let b = bin.min(BINS - 1) as u16;
         match self.bins.binary_search(&b) {
-            Ok(i) => self.counts[i] += k,
+            Ok(i) => self.counts.add(i, k),
             Err(i) => {
+                room(&mut self.bins);
                 self.bins.insert(i, b);
                 self.counts.insert(i, k);
             }
@@ -133,8 +222,8 @@ impl LogHist {
         if self.binned() {
             self.bins
                 .iter()
-                .zip(&self.counts)
-                .map(|(b, c)| (usize::from(*b), *c))
+                .enumerate()
+                .map(|(i, b)| (usize::from(*b), self.counts.get(i)))
                 .collect()
         } else {
             let mut v: Vec<usize> = self.exact.iter().map(|x| Self::bin(*x)).collect();
@@ -525,6 +614,46 @@ mod tests {
         }
         let b = h.sharp_peak().unwrap();
         assert!(LogHist::lower_edge(b) <= 10.0 && 10.0 < LogHist::lower_edge(b + 3));
+    }
+
+    /// A bin's count passes `u32::MAX`: the counts widen to 8 bytes and stay exact.
+    #[test]
+    fn a_bin_past_four_billion_values_counts_exactly() {
+        let mut h = LogHist::default();
+        h.add_bin(5, u64::from(u32::MAX));
+        h.add_bin(9, 2);
+        assert!(matches!(h.counts, Counts::Narrow(_)));
+        h.add_bin(5, 10);
+        assert!(matches!(h.counts, Counts::Wide(_)));
+        assert_eq!(h.occupied(), vec![(5, 4_294_967_305), (9, 2)]);
+        h.add_bin(7, 1u64 << 40);
+        assert_eq!(h.count(7), 1u64 << 40);
+        assert_eq!(h.n, 4_294_967_307 + (1u64 << 40));
+        let mut fresh = LogHist::default();
+        fresh.add_bin(3, 1u64 << 33);
+        assert_eq!(fresh.occupied(), vec![(3, 1u64 << 33)]);
+    }
+
+    /// A bins-only histogram reads as the default one does wherever bins are read (the
+    /// failure durations), without keeping the values.
+    #[test]
+    fn a_bins_only_histogram_counts_as_the_default_one() {
+        let mut exact = LogHist::default();
+        let mut bins = LogHist::bins_only();
+        for i in 0..50 {
+            let x = 0.5 + f64::from(i) * 0.37;
+            exact.add(x);
+            bins.add(x);
+        }
+        assert!(bins.exact.is_empty());
+        assert_eq!(exact.occupied(), bins.occupied());
+        assert_eq!(
+            exact.count_from(LogHist::bin(5.0)),
+            bins.count_from(LogHist::bin(5.0))
+        );
+        let mut merged = LogHist::bins_only();
+        merged.merge(&exact);
+        assert_eq!(merged.occupied(), bins.occupied());
     }
 
     #[test]

@@ -174,11 +174,9 @@ impl Timeout {
     /// The cluster: a location, so measured over its own window only; a failure far past it
     /// (a hung connection) is still gray but does not move the timeout.
     fn measure(agg: &Aggregator, given: Option<f64>) -> Timeout {
-        let mut all = LogHist::default();
-        for m in &agg.models {
-            for h in &m.failures {
-                all.merge(h);
-            }
+        let mut all = LogHist::bins_only();
+        for h in &agg.failures {
+            all.merge(h);
         }
         let (gray_from, window) = match given {
             Some(t) => (
@@ -351,14 +349,12 @@ fn unknown_prices(o: &mut Out, unknown: &[String], prices: &PriceTable) {
 /// `[request]`: the tokens and the cache, over every successful attempt.
 fn request(o: &mut Out, agg: &Aggregator) {
     let mut p = Profile::default();
-    let (mut output, mut output_h, mut input_h) =
-        (Mean::default(), LogHist::default(), LogHist::default());
+    let (input_h, output_h) = (&agg.input_hist, &agg.output_hist);
+    let mut output = Mean::default();
     let mut over_input = 0;
     for m in &agg.models {
         p.merge(&m.cache.profile());
         output.merge(&m.output);
-        output_h.merge(&m.output_hist);
-        input_h.merge(&m.input_hist);
         over_input += m.cache.over_input;
     }
     let successes: u64 = agg.models.iter().map(|m| m.successes).sum();
@@ -384,7 +380,7 @@ fn request(o: &mut Out, agg: &Aggregator) {
     if p.fresh.n > 0 {
         o.line(format!(
             "# prompt (input) tokens per successful attempt: {}",
-            percentiles(&input_h)
+            percentiles(input_h)
         ));
     }
     tokens(
@@ -402,7 +398,7 @@ fn request(o: &mut Out, agg: &Aggregator) {
         successes,
     );
     if output.n > 0 {
-        o.line(format!("# output tokens: {}", percentiles(&output_h)));
+        o.line(format!("# output tokens: {}", percentiles(output_h)));
     }
     tokens(o, "output_tokens", "output tokens", &output, successes);
     cache_rate(o, &p);

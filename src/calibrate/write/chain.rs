@@ -44,14 +44,15 @@ pub(super) struct Chain<'a> {
 }
 
 impl Chain<'_> {
-    /// Link `m`'s attempts and failures on this chain (all of the model's, for a log that
-    /// shows no requests).
+    /// Link `m`'s attempts and failures on this chain (for a log that shows no requests, the
+    /// model's attempts and the failures of every model: the reader saw no chain to put them
+    /// on, which a whole read never leaves).
     pub(super) fn link(&self, agg: &Aggregator, m: usize) -> LinkStats {
         match self.stats {
             Some(c) => c.links.get(&m).cloned().unwrap_or_default(),
             None => LinkStats {
                 attempts: agg.models[m].attempts,
-                failures: agg.models[m].failures.clone(),
+                failures: agg.failures.clone(),
             },
         }
     }
