@@ -11,7 +11,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
 
-use fallcost::calibrate::{Aggregator, Options, read_files};
+use fallcost::calibrate::{Aggregator, ReadOptions, read_files};
 
 fn main() {
     let n: u64 = std::env::var("CALIBRATE_BENCH_REQUESTS")
@@ -58,7 +58,7 @@ fn main() {
 /// Seconds to read and aggregate one file (the page cache warm after the first pass).
 fn time_read(path: &Path) -> f64 {
     let mut agg = Aggregator::default();
-    let options = Options {
+    let options = ReadOptions {
         format: None,
         progress: false,
     };

@@ -4,7 +4,7 @@
 //! analytic engine (`V = f64`) and with estimates by the Monte Carlo engine (`V = MeanCi`: mean
 //! and 95% interval). Everything that lists figures walks the declaration: the JSON keys
 //! (`KEY`, and `KEY_ci95` for an estimate: the [`Serialize`] impl), the CSV columns and cells
-//! ([`Entry`], via `visit`), the finite-number check (`Report::first_non_finite`) and the
+//! ([`FigureEntry`], via `visit`), the finite-number check (`Report::first_non_finite`) and the
 //! blending of traffic-share rows (`combine`, generic over the value type).
 //!
 //! The declaration also says how the compare tables show a figure ([`Show`]: its column, cell
@@ -48,7 +48,7 @@ pub struct Figure {
     /// requests (the engines work per request), else 1.
     pub scale: f64,
     /// Whether the Monte Carlo estimates it (a figure) or not (an exact number, the same in
-    /// both engines: [`Entry::Exact`]; or a non-numeric entry: [`Entry::Text`]).
+    /// both engines: [`FigureEntry::Exact`]; or a non-numeric entry: [`FigureEntry::Text`]).
     pub estimated: bool,
     /// A list entry (`answered_by`): its CSV column comes after the set's other columns.
     pub list: bool,
@@ -403,7 +403,7 @@ pub trait Merge: Accumulate + Clone {
 
 /// One entry of a figure set, as `visit` hands it out.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Entry<'a, V> {
+pub enum FigureEntry<'a, V> {
     /// A figure both engines compute: its value, `None` where it does not apply (a ratio to a
     /// free primary).
     Figure(Option<&'a V>),
@@ -441,12 +441,12 @@ macro_rules! figures {
     (@estimated $kind:ident) => { true };
     (@list list) => { true };
     (@list $kind:ident) => { false };
-    (@entry fig, $x:expr) => { Entry::Figure(Some($x)) };
-    (@entry opt, $x:expr) => { Entry::Figure($x.as_ref()) };
-    (@entry skip, $x:expr) => { Entry::Figure($x.as_ref()) };
-    (@entry exact, $x:expr) => { Entry::Exact(*$x) };
-    (@entry extra, $x:expr) => { Entry::Text(Extra::text($x)) };
-    (@entry list, $x:expr) => { Entry::Text(Extra::text($x)) };
+    (@entry fig, $x:expr) => { FigureEntry::Figure(Some($x)) };
+    (@entry opt, $x:expr) => { FigureEntry::Figure($x.as_ref()) };
+    (@entry skip, $x:expr) => { FigureEntry::Figure($x.as_ref()) };
+    (@entry exact, $x:expr) => { FigureEntry::Exact(*$x) };
+    (@entry extra, $x:expr) => { FigureEntry::Text(Extra::text($x)) };
+    (@entry list, $x:expr) => { FigureEntry::Text(Extra::text($x)) };
     (@ser fig, $map:expr, $key:expr, $x:expr) => { V::serialize_entries(Some($x), $key, $map)? };
     (@ser opt, $map:expr, $key:expr, $x:expr) => { V::serialize_entries($x.as_ref(), $key, $map)? };
     (@ser skip, $map:expr, $key:expr, $x:expr) => {
@@ -560,7 +560,7 @@ macro_rules! figures {
 
         impl<V> $name<V> {
             /// Hand every entry to `f` with its declaration, in declaration order.
-            pub fn visit<'a>(&'a self, mut f: impl FnMut(&'static Figure, Entry<'a, V>)) {
+            pub fn visit<'a>(&'a self, mut f: impl FnMut(&'static Figure, FigureEntry<'a, V>)) {
                 let mut figures = $table.iter();
                 $(
                     f(
@@ -576,7 +576,7 @@ macro_rules! figures {
             pub fn visit_pair<'a, S>(
                 &'a self,
                 other: &'a $name<S>,
-                mut f: impl FnMut(&'static Figure, Entry<'a, V>, Entry<'a, S>),
+                mut f: impl FnMut(&'static Figure, FigureEntry<'a, V>, FigureEntry<'a, S>),
             ) {
                 let mut figures = $table.iter();
                 $(
@@ -1067,32 +1067,32 @@ mod tests {
             seen[0],
             (
                 "attempts_per_request",
-                Entry::Figure(Some(&1.5)),
-                Entry::Figure(Some(&"attempts"))
+                FigureEntry::Figure(Some(&1.5)),
+                FigureEntry::Figure(Some(&"attempts"))
             )
         );
         assert_eq!(
             seen[1],
             (
                 "attempts_max",
-                Entry::Text("3".into()),
-                Entry::Text("4".into())
+                FigureEntry::Text("3".into()),
+                FigureEntry::Text("4".into())
             )
         );
         assert_eq!(
             seen[3],
             (
                 "dead_time_p99_s",
-                Entry::Exact(None),
-                Entry::Exact(Some(9.0))
+                FigureEntry::Exact(None),
+                FigureEntry::Exact(Some(9.0))
             )
         );
         assert_eq!(
             seen[4],
             (
                 "answered_by",
-                Entry::Text("a/x=1".into()),
-                Entry::Text(String::new())
+                FigureEntry::Text("a/x=1".into()),
+                FigureEntry::Text(String::new())
             )
         );
     }

@@ -151,7 +151,7 @@ pub fn count(n: f64) -> String {
 
 /// Round to 12 significant digits: far below a cent on any bill, and free of binary float
 /// noise, so 25.0075 prints as `25.0075` and not `25.007499999999997`.
-pub fn clean(x: f64) -> f64 {
+pub fn round_noise(x: f64) -> f64 {
     if x == 0.0 || !x.is_finite() {
         return if x == 0.0 { 0.0 } else { x };
     }
@@ -247,12 +247,12 @@ mod tests {
 
     #[test]
     fn clean_removes_float_noise_only() {
-        assert_eq!(clean(0.0016150000000000001), 0.001615);
-        assert_eq!(clean(25.007499999999997), 25.0075);
-        assert_eq!(clean(513.5832), 513.5832);
-        assert_eq!(clean(-0.0015), -0.0015);
-        assert_eq!(clean(1e-9 * 3.0), 3e-9);
-        assert_eq!(clean(0.0), 0.0);
+        assert_eq!(round_noise(0.0016150000000000001), 0.001615);
+        assert_eq!(round_noise(25.007499999999997), 25.0075);
+        assert_eq!(round_noise(513.5832), 513.5832);
+        assert_eq!(round_noise(-0.0015), -0.0015);
+        assert_eq!(round_noise(1e-9 * 3.0), 3e-9);
+        assert_eq!(round_noise(0.0), 0.0);
     }
 
     #[test]

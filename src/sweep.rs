@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use crate::figures::{
-    Entry, Figure, INCIDENT_FIGURES, IncidentFigures, STEADY_FIGURES, SteadyFigures,
+    Figure, FigureEntry, INCIDENT_FIGURES, IncidentFigures, STEADY_FIGURES, SteadyFigures,
 };
 use crate::model::Pattern;
 use crate::report::SteadyMc;
@@ -64,12 +64,12 @@ impl Column {
     /// Its value on `row` (`None`: does not apply there; no incident).
     pub fn value(&self, row: &SweepRow) -> Option<f64> {
         let mut value = None;
-        let mut take = |fig: &'static Figure, e: Entry<'_, f64>| {
+        let mut take = |fig: &'static Figure, e: FigureEntry<'_, f64>| {
             if fig.key == self.figure.key {
                 value = match e {
-                    Entry::Figure(v) => v.copied(),
-                    Entry::Exact(v) => v,
-                    Entry::Text(_) => None,
+                    FigureEntry::Figure(v) => v.copied(),
+                    FigureEntry::Exact(v) => v,
+                    FigureEntry::Text(_) => None,
                 };
             }
         };

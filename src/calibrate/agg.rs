@@ -36,7 +36,7 @@ pub const MAX_DURATION_S: f64 = 86_400.0;
 
 /// One attempt (one call to one model), as a reader hands it over.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Attempt {
+pub struct LoggedAttempt {
     /// The model's index in the aggregator ([`Aggregator::model`]).
     pub model: usize,
     /// Start, nanoseconds since the Unix epoch.
@@ -55,7 +55,7 @@ pub struct Attempt {
     pub output_tokens: Option<u64>,
 }
 
-impl Attempt {
+impl LoggedAttempt {
     /// Why the attempt is impossible, if it is: a duration not in [0, 1 day], a token count
     /// above [`MAX_TOKENS`].
     pub fn impossible(&self) -> Option<String> {
@@ -411,9 +411,9 @@ impl Aggregator {
     }
 
     /// Take one attempt read at `file`:`line`: left out as unreadable when it is impossible
-    /// ([`Attempt::impossible`]), or as a duplicate when its `id` was seen; else counted.
+    /// ([`LoggedAttempt::impossible`]), or as a duplicate when its `id` was seen; else counted.
     /// Returns whether it was counted.
-    pub fn accept(&mut self, file: &str, line: u64, a: &Attempt, id: Option<u64>) -> bool {
+    pub fn accept(&mut self, file: &str, line: u64, a: &LoggedAttempt, id: Option<u64>) -> bool {
         if let Some(why) = a.impossible() {
             self.impossible += 1;
             self.bad(file, line, why);
@@ -429,7 +429,7 @@ impl Aggregator {
     }
 
     /// Count one attempt in its model's figures.
-    pub fn attempt(&mut self, a: &Attempt) {
+    pub fn attempt(&mut self, a: &LoggedAttempt) {
         self.records += 1;
         let m = &mut self.models[a.model];
         m.attempts += 1;
@@ -506,7 +506,7 @@ impl Aggregator {
 
     /// Add an attempt to the open request `key` (a hashed trace or request id), to be closed
     /// when the buffer is full or the input ends ([`Aggregator::close_all`]).
-    pub fn open_attempt(&mut self, key: u64, a: &Attempt, session: Option<u64>) {
+    pub fn open_attempt(&mut self, key: u64, a: &LoggedAttempt, session: Option<u64>) {
         if !self.open.map.contains_key(&key) {
             if self.open.map.len() >= OPEN_REQUESTS
                 && let Some(old) = self.open.order.pop_front()

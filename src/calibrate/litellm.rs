@@ -25,7 +25,9 @@ use std::io::BufRead;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
-use super::{Aggregator, Attempt, LinkStats, classify, for_each_line, hash_id, parse_time_ns};
+use super::{
+    Aggregator, LinkStats, LoggedAttempt, classify, for_each_line, hash_id, parse_time_ns,
+};
 use crate::error::{InputError, InputErrorKind};
 
 /// A number that may be written as a string (CSV, or JSON from a text column).
@@ -353,7 +355,7 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
         }
         classify(code_n, class)
     });
-    let attempt = Attempt {
+    let attempt = LoggedAttempt {
         model: m,
         start_ns: start,
         duration_s,

@@ -35,7 +35,7 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 pub use agg::{
-    Aggregator, Attempt, BAD_SHOWN, BadRecord, ChainStats, LinkStats, ModelStats, class_index,
+    Aggregator, BAD_SHOWN, BadRecord, ChainStats, LinkStats, LoggedAttempt, ModelStats, class_index,
 };
 pub use fields::{classify, classify_word, hash_id, looks_like_ms, parse_time_ns, provider_prefix};
 
@@ -99,7 +99,7 @@ pub fn detect(head: &[u8]) -> Result<LogFormat, String> {
 
 /// How a run reads its files.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub struct ReadOptions {
     /// Force this format instead of recognising it.
     pub format: Option<LogFormat>,
     /// Show a progress bar (the caller decides: standard error is a terminal).
@@ -291,7 +291,7 @@ impl<R: Read> Read for Tally<R> {
 fn read_one(
     path: &Path,
     label: &str,
-    options: &Options,
+    options: &ReadOptions,
     agg: &mut Aggregator,
 ) -> Result<FileReport, InputError> {
     let format = format_of(path, label, options.format)?;
@@ -333,7 +333,7 @@ fn read_one(
 /// no record is readable (its bad records are named).
 pub fn read_files(
     paths: &[&Path],
-    options: &Options,
+    options: &ReadOptions,
     agg: &mut Aggregator,
 ) -> Result<Vec<FileReport>, InputError> {
     let mut reports: Vec<FileReport> = Vec::new();

@@ -28,7 +28,7 @@ use std::io::BufRead;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::{Aggregator, Attempt, classify, for_each_line, hash_id, provider_prefix};
+use super::{Aggregator, LoggedAttempt, classify, for_each_line, hash_id, provider_prefix};
 use crate::error::{InputError, InputErrorKind};
 
 #[derive(Deserialize)]
@@ -505,7 +505,7 @@ fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<
         || a.error_type.is_some()
         || a.http_status.is_some_and(|c| c >= 400);
     let failure = error.then(|| failure_class(a, agg));
-    let attempt = Attempt {
+    let attempt = LoggedAttempt {
         model: m,
         start_ns: start.0,
         duration_s: dur_ns as f64 * 1e-9,

@@ -20,7 +20,7 @@
 use std::io::BufRead;
 
 use super::lines::LineCounter;
-use super::{Aggregator, Attempt, classify, hash_id, looks_like_ms, parse_time_ns};
+use super::{Aggregator, LoggedAttempt, classify, hash_id, looks_like_ms, parse_time_ns};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::policy::ErrorClass;
 
@@ -67,7 +67,7 @@ impl Columns {
 }
 
 /// One row, read: the attempt, its request id and session id (hashed).
-type Row = (Attempt, Option<u64>, Option<u64>);
+type Row = (LoggedAttempt, Option<u64>, Option<u64>);
 
 /// The failure a `status` (and `error_type`) names; `None` for a success.
 fn failure(status: &str, error_type: Option<&str>) -> Result<Option<ErrorClass>, String> {
@@ -110,7 +110,7 @@ fn parse_row(rec: &csv::StringRecord, c: &Columns, agg: &mut Aggregator) -> Resu
         .ok_or("`duration_s` is not a number of seconds >= 0")?;
     let status = get(Some(c.status)).ok_or("empty `status`")?;
     let failure = failure(status, get(c_err))?;
-    let attempt = Attempt {
+    let attempt = LoggedAttempt {
         model: 0,
         start_ns: start,
         duration_s,
@@ -122,7 +122,7 @@ fn parse_row(rec: &csv::StringRecord, c: &Columns, agg: &mut Aggregator) -> Resu
     };
     let m = agg.model(None, model);
     Ok((
-        Attempt {
+        LoggedAttempt {
             model: m,
             ..attempt
         },

@@ -3,7 +3,7 @@
 //! Every figure is written with a comment giving the count behind it and its 95% interval
 //! (Wilson for rates, mean ± 1.96 SE for means, the binomial rank interval for percentiles). A
 //! rate or share from fewer than `min_events` events gets a `# WARNING` comment, and is listed
-//! in [`Written::warnings`] (which `--strict` turns into an error). So does a log in which no
+//! in [`WrittenScenario::warnings`] (which `--strict` turns into an error). So does a log in which no
 //! record carried input (or output) token counts: the figure is still written, as 0, since
 //! `compare` needs one, but the request profile is unknown and those tokens would be priced
 //! at $0.
@@ -42,7 +42,7 @@ pub struct WriteOptions {
 
 /// The scenario text and what the user must know about it.
 #[derive(Debug, Clone)]
-pub struct Written {
+pub struct WrittenScenario {
     /// The scenario TOML.
     pub text: String,
     /// Figures from too few events, one line each.
@@ -209,7 +209,7 @@ pub fn scenario(
     files: &[FileReport],
     prices: &PriceTable,
     opts: &WriteOptions,
-) -> Written {
+) -> WrittenScenario {
     let mut o = Out {
         text: String::new(),
         warnings: Vec::new(),
@@ -253,7 +253,7 @@ pub fn scenario(
         latency(&mut o, agg, *m);
     }
     incident(&mut o, agg, &chains[0], &timeout);
-    Written {
+    WrittenScenario {
         text: o.text,
         warnings: o.warnings,
         unknown_models,

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use super::{CheckOptions, PricedChain, PricedLink, judge_limits};
 use crate::error::{InputError, InputErrorKind};
-use crate::input::document::{Document, Segment};
+use crate::input::document::{Document, PathSegment};
 use crate::input::gateway::{self, litellm, openrouter, portkey};
 use crate::input::{litellm_prices, read_text, scenario, shown_path};
 use crate::report::check::{CheckReport, Checked, FileKind, Finding, PricedModel, Side, Skipped};
@@ -331,12 +331,12 @@ fn check_scenario(
     let doc = Document::parse(file, text).ok();
     let line = |ci: usize, mi: Option<usize>| -> usize {
         let mut p = vec![
-            Segment::Key("chain".into()),
-            Segment::Index(ci),
-            Segment::Key(if mi.is_some() { "models" } else { "name" }.into()),
+            PathSegment::Key("chain".into()),
+            PathSegment::Index(ci),
+            PathSegment::Key(if mi.is_some() { "models" } else { "name" }.into()),
         ];
         if let Some(mi) = mi {
-            p.push(Segment::Index(mi));
+            p.push(PathSegment::Index(mi));
         }
         doc.as_ref()
             .and_then(|d| d.locate(&p))

@@ -5,8 +5,8 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
 
-use crate::calibrate::write::{WriteOptions, Written, scenario};
-use crate::calibrate::{Aggregator, FileReport, LogFormat, Options, read_files};
+use crate::calibrate::write::{WriteOptions, WrittenScenario, scenario};
+use crate::calibrate::{Aggregator, FileReport, LogFormat, ReadOptions, read_files};
 use crate::cli::{CalibrateArgs, InputFormat};
 use crate::error::{ExitStatus, InputError, InputErrorKind};
 use crate::input::pricing::{BUNDLED, PricingRef};
@@ -52,7 +52,7 @@ fn pick_pricing(spec: Option<&str>, agg: &Aggregator) -> Result<(String, PriceTa
 }
 
 /// `--strict`: any warning or unreadable record is an error.
-fn strict_error(agg: &Aggregator, written: &Written, first: &Path) -> Option<InputError> {
+fn strict_error(agg: &Aggregator, written: &WrittenScenario, first: &Path) -> Option<InputError> {
     if let Some(b) = agg.bad.first() {
         return Some(InputError {
             file: b.file.clone(),
@@ -87,7 +87,7 @@ fn strict_error(agg: &Aggregator, written: &Written, first: &Path) -> Option<Inp
 /// another unit than the format's; under `--strict` a warning (a figure from too few events,
 /// or no token counts) or an unreadable record; an output that cannot be written.
 pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
-    let options = Options {
+    let options = ReadOptions {
         format: args.input_format.map(|f| match f {
             InputFormat::Otlp => LogFormat::Otlp,
             InputFormat::Litellm => LogFormat::LiteLlmCsv,
@@ -132,7 +132,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
 fn report(
     agg: &Aggregator,
     files: &[FileReport],
-    written: &Written,
+    written: &WrittenScenario,
     prices: &PriceTable,
     elapsed: f64,
 ) {

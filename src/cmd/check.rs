@@ -2,7 +2,7 @@
 //! ([`crate::ops::check`], rendered by [`crate::output::check`]).
 
 use crate::cli::CheckArgs;
-use crate::cmd::options::Options;
+use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
 use crate::ops::check;
 
@@ -12,7 +12,7 @@ use crate::ops::check;
 ///
 /// Errors: a `--pricing` table that cannot be loaded (before any file is read); an output that
 /// cannot be written.
-pub fn run(args: &CheckArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &CheckArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
     let plan = check::plan(&flags(args))?;
     let report = check::run(&plan);
     crate::output::check::print(&report, args.format, opts.ui)?;

@@ -2,7 +2,7 @@
 //! `--mc`, simulated.
 
 use crate::cli::CompareArgs;
-use crate::cmd::options::Options;
+use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
 use crate::ops::inputs::{self, Flags};
 use crate::output::{self, ui};
@@ -12,7 +12,7 @@ use crate::output::{self, ui};
 ///
 /// Errors: an invalid scenario or price table ([`crate::error::InputError`]); an output that
 /// cannot be written.
-pub fn run(args: &CompareArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &CompareArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
     let (format, target) = opts.output();
     super::plot_apart(args.plot.as_deref(), target)?;
     let mut inputs = inputs::resolve(&flags(args), &args.chains)?;

@@ -2,7 +2,7 @@
 //! ([`crate::output::diff`]), exit 1 when a threshold is crossed.
 
 use crate::cli::DiffArgs;
-use crate::cmd::options::Options;
+use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
 use crate::ops::diff::{DiffRequest, Threshold};
 use crate::output::{self, OutputTarget, ui};
@@ -39,7 +39,7 @@ pub fn parse_threshold(s: &str) -> Result<Threshold, String> {
 ///
 /// Errors (exit 2): without --base-ref, a number of paths other than two; everything
 /// [`crate::ops::diff::diff`] refuses; an output that cannot be written.
-pub fn run(args: &DiffArgs, _opts: &Options) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &DiffArgs, _opts: &RunOptions) -> anyhow::Result<ExitStatus> {
     let (base, head) = match (&args.base_ref, args.paths.as_slice()) {
         (Some(_), paths) => (Vec::new(), paths.to_vec()),
         (None, [b, h]) => (vec![b.clone()], vec![h.clone()]),

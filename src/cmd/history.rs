@@ -2,7 +2,7 @@
 //! scenario's chains ([`crate::ops::history`]), render it ([`crate::output::history`]).
 
 use crate::cli::CompareArgs;
-use crate::cmd::options::Options;
+use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
 use crate::input::history::{DEFAULT_MINOR_ERROR_RATE, ImpactModel, StatuspageOptions};
 use crate::model::Scenario;
@@ -17,7 +17,7 @@ use crate::output;
 /// written.
 pub fn run(
     args: &CompareArgs,
-    opts: &Options,
+    opts: &RunOptions,
     scenario: &Scenario,
     partial: bool,
 ) -> anyhow::Result<ExitStatus> {

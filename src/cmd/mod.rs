@@ -1,4 +1,4 @@
-//! One module per subcommand: each takes its parsed arguments and the [`options::Options`]
+//! One module per subcommand: each takes its parsed arguments and the [`options::RunOptions`]
 //! resolved once, calls its operation ([`crate::ops`]), renders the result ([`crate::output`])
 //! and returns an [`ExitStatus`](crate::error::ExitStatus).
 

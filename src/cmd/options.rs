@@ -10,7 +10,7 @@ use crate::sim::{self, McOptions};
 
 /// Everything the subcommands read from the command line beyond their own inputs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub struct RunOptions {
     /// Verbosity and colour of standard output and standard error.
     pub ui: Ui,
     /// The output format of `compare`, `sweep` and `prices`: `--format`, else the `--output`
@@ -49,7 +49,7 @@ impl Mc {
     }
 }
 
-impl Options {
+impl RunOptions {
     /// The output format and target.
     pub fn output(&self) -> (Format, &OutputTarget) {
         (self.format, &self.target)
@@ -61,7 +61,7 @@ impl Options {
 ///
 /// Errors (exit 2): a `--format` that contradicts the `--output` extension, or an extension
 /// that names no format ([`super::format_of`]), before anything runs.
-pub fn resolve(cli: &Cli, ui: Ui) -> anyhow::Result<Options> {
+pub fn resolve(cli: &Cli, ui: Ui) -> anyhow::Result<RunOptions> {
     let (format, target) = match cli.command.output_args() {
         Some(o) => (super::format_of(o)?, OutputTarget::parse(&o.output)),
         None => (Format::Table, OutputTarget::Stdout),
@@ -82,7 +82,7 @@ pub fn resolve(cli: &Cli, ui: Ui) -> anyhow::Result<Options> {
         Command::Sweep(a) => mc(a.mc, None, 0, a.seed),
         _ => None,
     };
-    Ok(Options {
+    Ok(RunOptions {
         ui,
         format,
         target,

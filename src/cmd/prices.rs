@@ -2,7 +2,7 @@
 //! rendered by [`crate::output::prices`]).
 
 use crate::cli::PricesArgs;
-use crate::cmd::options::Options;
+use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
 use crate::ops::prices;
 use crate::output;
@@ -12,7 +12,7 @@ use crate::output::prices::ListedTable;
 /// LiteLLM file.
 ///
 /// Errors: an unreadable or invalid table; a failed download; an output that cannot be written.
-pub fn run(args: &PricesArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &PricesArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
     let (format, target) = opts.output();
     if args.list {
         let tables: Vec<ListedTable> = crate::input::pricing::BUNDLED

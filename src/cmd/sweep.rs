@@ -1,7 +1,7 @@
 //! `fallcost sweep`: a scenario recomputed over a grid of parameter values.
 
 use crate::cli::SweepArgs;
-use crate::cmd::options::Options;
+use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
 use crate::number::count;
 use crate::ops::inputs::{self, Flags};
@@ -12,7 +12,7 @@ use crate::output::{self, OutputTarget, ui};
 /// it, and draw `--plot`.
 ///
 /// Errors: a bad range, an invalid scenario at any grid point, an unwritable output.
-pub fn run(args: &SweepArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &SweepArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
     let (format, target) = opts.output();
     let params: Vec<Param> = args
         .param

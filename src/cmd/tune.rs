@@ -1,7 +1,7 @@
 //! `fallcost tune`: the cheapest resilience settings that meet an SLO.
 
 use crate::cli::TuneArgs;
-use crate::cmd::options::Options;
+use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
 use crate::number::count;
 use crate::ops::inputs::{self, Flags};
@@ -17,7 +17,7 @@ use crate::tune::space::{parse_space_file, parse_vary};
 /// Exit: 0 with a recommendation for every chain tuned, 1 when no point meets the
 /// constraints on some chain. Errors (exit 2): a bad `--vary` or `--space`, invalid usage
 /// settings or history, an invalid scenario or combination, an unwritable output.
-pub fn run(args: &TuneArgs, opts: &Options) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &TuneArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
     let (format, target) = opts.output();
     let vary = args
         .vary

@@ -12,7 +12,7 @@ use crate::error::{InputError, InputErrorKind, Location};
 
 /// One segment of a field path: a table key or an array index.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Segment {
+pub enum PathSegment {
     /// A key in a table, e.g. `steady`.
     Key(String),
     /// An index into an array, e.g. the `1` of `chain[1]`.
@@ -21,11 +21,11 @@ pub enum Segment {
 
 /// Render a path as `chain[1].models[0]`, with TOML's quoting where a key is not a bare key
 /// (`latency."openai/gpt-5.6-sol".p50_s`), so that a path can be pasted back into `--set`.
-pub fn path_string(path: &[Segment]) -> String {
+pub fn path_string(path: &[PathSegment]) -> String {
     let mut out = String::new();
     for seg in path {
         match seg {
-            Segment::Key(k) => {
+            PathSegment::Key(k) => {
                 if !out.is_empty() {
                     out.push('.');
                 }
@@ -38,7 +38,7 @@ pub fn path_string(path: &[Segment]) -> String {
                     out.push_str(k);
                 }
             }
-            Segment::Index(i) => out.push_str(&format!("[{i}]")),
+            PathSegment::Index(i) => out.push_str(&format!("[{i}]")),
         }
     }
     out
@@ -134,9 +134,9 @@ fn quoted_id_hint(key: &str, parts: &[String]) -> Option<String> {
     if field <= id + 1 {
         return None;
     }
-    let mut path: Vec<Segment> = parts[..id].iter().cloned().map(Segment::Key).collect();
-    path.push(Segment::Key(parts[id..field].join(".")));
-    path.push(Segment::Key(parts[field].clone()));
+    let mut path: Vec<PathSegment> = parts[..id].iter().cloned().map(PathSegment::Key).collect();
+    path.push(PathSegment::Key(parts[id..field].join(".")));
+    path.push(PathSegment::Key(parts[field].clone()));
     Some(format!("quote a key holding a dot: {}", path_string(&path)))
 }
 
@@ -152,7 +152,7 @@ pub struct Document<'a> {
 /// One value set by [`Document::set`] (`--set KEY=VALUE`).
 struct Override {
     /// The key path.
-    path: Vec<Segment>,
+    path: Vec<PathSegment>,
     /// `KEY=VALUE` as given, for messages.
     given: String,
     /// How many leading tables of `path` were in the file before the override; the others
@@ -227,14 +227,14 @@ impl<'a> Document<'a> {
     pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, InputError> {
         let de = toml::de::Deserializer::from(self.root.clone());
         serde_path_to_error::deserialize(de).map_err(|err| {
-            let mut path: Vec<Segment> = err
+            let mut path: Vec<PathSegment> = err
                 .path()
                 .iter()
                 .filter_map(|s| match s {
-                    serde_path_to_error::Segment::Seq { index } => Some(Segment::Index(*index)),
-                    serde_path_to_error::Segment::Map { key } => Some(Segment::Key(key.clone())),
+                    serde_path_to_error::Segment::Seq { index } => Some(PathSegment::Index(*index)),
+                    serde_path_to_error::Segment::Map { key } => Some(PathSegment::Key(key.clone())),
                     serde_path_to_error::Segment::Enum { variant } => {
-                        Some(Segment::Key(variant.clone()))
+                        Some(PathSegment::Key(variant.clone()))
                     }
                     serde_path_to_error::Segment::Unknown => None,
                 })
@@ -271,11 +271,11 @@ impl<'a> Document<'a> {
                     value.trim()
                 )
             } else if let Some(name) = missing_field(&raw) {
-                path.push(Segment::Key(name.to_string()));
+                path.push(PathSegment::Key(name.to_string()));
                 top_level_missing = path.len() == 1;
                 "required field is missing".to_string()
             } else if let Some((name, rest)) = unknown_field(&raw) {
-                let key = Segment::Key(name.to_string());
+                let key = PathSegment::Key(name.to_string());
                 if path.last() != Some(&key) {
                     path.push(key);
                 }
@@ -313,18 +313,20 @@ impl<'a> Document<'a> {
     /// document with a [`PROBE`] key in that table: serde refuses it and lists the allowed
     /// fields. `None` when the path runs through an array, or serde answers otherwise (a table
     /// of free-form keys, or an earlier error elsewhere in the document).
-    fn table_fields<T: DeserializeOwned>(&self, path: &[Segment]) -> Option<Vec<String>> {
+    fn table_fields<T: DeserializeOwned>(&self, path: &[PathSegment]) -> Option<Vec<String>> {
         let mut root = self.root.clone();
         let (last, parents) = path.split_last()?;
         let mut table: &mut DeTable<'a> = root.get_mut();
         for seg in parents {
-            let Segment::Key(k) = seg else { return None };
+            let PathSegment::Key(k) = seg else {
+                return None;
+            };
             table = match table.get_mut(k.as_str()).map(|v| v.get_mut()) {
                 Some(DeValue::Table(t)) => t,
                 _ => return None,
             };
         }
-        let Segment::Key(last) = last else {
+        let PathSegment::Key(last) = last else {
             return None;
         };
         let span = self.root.span();
@@ -362,7 +364,7 @@ impl<'a> Document<'a> {
     pub fn error_at(
         &self,
         kind: InputErrorKind,
-        path: &[Segment],
+        path: &[PathSegment],
         message: impl Into<String>,
     ) -> InputError {
         let message = message.into();
@@ -403,7 +405,7 @@ impl<'a> Document<'a> {
     /// Who an error about the field at `path` is about: the latest override whose value holds
     /// it, or that created a table holding it; else a table of the file holding an override;
     /// else the file.
-    fn blame(&self, path: &[Segment]) -> Blame<'_> {
+    fn blame(&self, path: &[PathSegment]) -> Blame<'_> {
         for o in self.overridden.iter().rev() {
             let common = path.iter().zip(&o.path).take_while(|(a, b)| a == b).count();
             if common > o.in_file {
@@ -417,14 +419,14 @@ impl<'a> Document<'a> {
     }
 
     /// The location of the value at `path`, or of its nearest ancestor that is in the file.
-    pub fn locate(&self, path: &[Segment]) -> Option<Location> {
+    pub fn locate(&self, path: &[PathSegment]) -> Option<Location> {
         let mut span = None;
         let mut value: Option<&DeValue<'a>> = None;
         let mut table: Option<&DeTable<'a>> = Some(self.root.get_ref());
         for seg in path {
             let next: Option<&Spanned<DeValue<'a>>> = match (seg, table, value) {
-                (Segment::Key(k), Some(t), _) => t.get(k.as_str()),
-                (Segment::Index(i), _, Some(DeValue::Array(a))) => a.get(*i),
+                (PathSegment::Key(k), Some(t), _) => t.get(k.as_str()),
+                (PathSegment::Index(i), _, Some(DeValue::Array(a))) => a.get(*i),
                 _ => None,
             };
             let Some(next) = next else { break };
@@ -455,7 +457,7 @@ impl<'a> Document<'a> {
             kind: InputErrorKind::Schema,
         };
         let parts = split_dotted_key(key).map_err(bad)?;
-        let path: Vec<Segment> = parts.iter().cloned().map(Segment::Key).collect();
+        let path: Vec<PathSegment> = parts.iter().cloned().map(PathSegment::Key).collect();
         let parsed = match DeValue::parse(value) {
             Ok(v) => v.into_inner(),
             Err(_) => DeValue::String(value.trim().into()),
@@ -771,8 +773,8 @@ mod tests {
 
     #[test]
     fn paths_quote_keys_that_are_not_bare() {
-        let path: Vec<Segment> = ["latency", "openai/gpt-5.6-sol", "p50_s", "a\"b\\c\u{7}", ""]
-            .map(|k| Segment::Key(k.into()))
+        let path: Vec<PathSegment> = ["latency", "openai/gpt-5.6-sol", "p50_s", "a\"b\\c\u{7}", ""]
+            .map(|k| PathSegment::Key(k.into()))
             .into();
         let s = path_string(&path);
         assert_eq!(
@@ -780,10 +782,10 @@ mod tests {
             r#"latency."openai/gpt-5.6-sol".p50_s."a\"b\\c\u0007"."""#
         );
         // what path_string prints, split_dotted_key reads back
-        let back: Vec<Segment> = split_dotted_key(&s)
+        let back: Vec<PathSegment> = split_dotted_key(&s)
             .unwrap()
             .into_iter()
-            .map(Segment::Key)
+            .map(PathSegment::Key)
             .collect();
         assert_eq!(back, path);
     }
@@ -822,10 +824,10 @@ mod tests {
         let text = "[[chain]]\nmodels = [\"a\", \"b\"]\n";
         let doc = Document::parse("s.toml", text).unwrap();
         let path = [
-            Segment::Key("chain".into()),
-            Segment::Index(0),
-            Segment::Key("models".into()),
-            Segment::Index(1),
+            PathSegment::Key("chain".into()),
+            PathSegment::Index(0),
+            PathSegment::Key("models".into()),
+            PathSegment::Index(1),
         ];
         assert_eq!(doc.locate(&path), Some(Location { line: 2, col: 16 }));
         assert_eq!(path_string(&path), "chain[0].models[1]");

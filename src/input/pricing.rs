@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Deserialize;
 
-use super::document::{Document, Segment};
+use super::document::{Document, PathSegment};
 use super::{check_name, check_range, read_text};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::{Caching, ModelPrice, PriceTable};
@@ -146,7 +146,7 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
     if file.models.is_empty() {
         return Err(doc.error_at(
             InputErrorKind::Invalid,
-            &[Segment::Key("models".into())],
+            &[PathSegment::Key("models".into())],
             "the table has no models; add at least one [models.\"provider/model\"] table",
         ));
     }
@@ -171,11 +171,11 @@ struct EntryAt<'a> {
 
 impl EntryAt<'_> {
     /// The path of `field` of this entry.
-    fn path(&self, field: &str) -> Vec<Segment> {
+    fn path(&self, field: &str) -> Vec<PathSegment> {
         vec![
-            Segment::Key("models".into()),
-            Segment::Key(self.id.to_string()),
-            Segment::Key(field.into()),
+            PathSegment::Key("models".into()),
+            PathSegment::Key(self.id.to_string()),
+            PathSegment::Key(field.into()),
         ]
     }
 

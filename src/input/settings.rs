@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::{InputError, InputErrorKind};
-use crate::input::document::{Document, Segment};
+use crate::input::document::{Document, PathSegment};
 
 pub mod prices;
 pub mod usage;
@@ -116,8 +116,8 @@ pub fn compare_settings(path: Option<&Path>) -> Result<CompareSettings, InputErr
             doc.error_at(
                 InputErrorKind::Invalid,
                 &[
-                    Segment::Key("compare".into()),
-                    Segment::Key("profile".into()),
+                    PathSegment::Key("compare".into()),
+                    PathSegment::Key("profile".into()),
                 ],
                 m,
             )
@@ -199,7 +199,12 @@ pub fn load(path: &Path) -> Result<CheckSettings, InputError> {
     let Some(c) = file.check else {
         return Ok(out);
     };
-    let at = |key: &str| vec![Segment::Key("check".into()), Segment::Key(key.into())];
+    let at = |key: &str| {
+        vec![
+            PathSegment::Key("check".into()),
+            PathSegment::Key(key.into()),
+        ]
+    };
     if let Some(r) = c.max_ratio {
         if !(r.is_finite() && r > 0.0) {
             return Err(doc.error_at(
@@ -219,7 +224,7 @@ pub fn load(path: &Path) -> Result<CheckSettings, InputError> {
     if let Some(allow) = c.allow {
         if let Some(i) = allow.iter().position(|a| a.trim().is_empty()) {
             let mut path = at("allow");
-            path.push(Segment::Index(i));
+            path.push(PathSegment::Index(i));
             return Err(doc.error_at(
                 InputErrorKind::Invalid,
                 &path,

@@ -35,7 +35,7 @@
 
 use super::cost::{CacheState, Request};
 use super::latency;
-use super::policy::{Entry, ErrorClass, ErrorMix, PolicyOutcome};
+use super::policy::{ErrorClass, ErrorMix, PlanEntry, PolicyOutcome};
 use super::{AbandonedBilling, Chain, Pattern};
 
 /// How one hedge leg can end: probabilities per attempt (summing to 1) and USD per attempt.
@@ -263,7 +263,7 @@ pub struct Race {
     /// the legs when link 1 is the backup.
     pub head: PolicyOutcome,
     /// The shares of requests that go on to the links after the legs, by how they enter them.
-    pub tail: Vec<(Entry, f64)>,
+    pub tail: Vec<(PlanEntry, f64)>,
 }
 
 /// What happens after a path through the legs.
@@ -277,7 +277,7 @@ enum Then {
 /// Expectations summed path by path.
 struct Paths {
     out: PolicyOutcome,
-    tail: Vec<(Entry, f64)>,
+    tail: Vec<(PlanEntry, f64)>,
     index: [usize; 2],
     /// The cost cap skipped link 1: the backup is a later link.
     capped: bool,
@@ -315,7 +315,7 @@ impl Paths {
             Then::Answer(i) => self.out.answered_by[i] += m,
             Then::Fail => self.out.failed += m,
             Then::Tail(bad) => {
-                let entry = Entry { attempts, bad };
+                let entry = PlanEntry { attempts, bad };
                 match self.tail.iter_mut().find(|(e, _)| *e == entry) {
                     Some((_, r)) => *r += m,
                     None => self.tail.push((entry, m)),

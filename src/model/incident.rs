@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use super::cost::{CacheState, Request, first_state, warm_state};
 use super::hedge::{Hedge, HedgeLeg};
-use super::policy::{self, CapCount, Entry, LinkPlan, PolicyOutcome, WarmPolicy};
+use super::policy::{self, CapCount, LinkPlan, PlanEntry, PolicyOutcome, WarmPolicy};
 use super::{Caching, Chain, FailureMode, Incident, ModelPrice, Pattern};
 
 mod piecewise;
@@ -285,7 +285,7 @@ fn in_sequence(
     chain: &Chain,
     span: &Span,
     variants: &[(f64, Vec<WindowLink>)],
-    entries: &[(Entry, f64)],
+    entries: &[(PlanEntry, f64)],
     sessions: Option<Sessions>,
     cap: CapCount,
     breaker: Option<(f64, f64)>,
@@ -332,7 +332,7 @@ struct Sequence<'a> {
     chain: &'a Chain,
     span: &'a Span<'a>,
     variants: &'a [(f64, Vec<WindowLink<'a>>)],
-    entries: &'a [(Entry, f64)],
+    entries: &'a [(PlanEntry, f64)],
     cap: CapCount,
     breaker: Option<(f64, f64)>,
 }
@@ -368,7 +368,7 @@ impl Sequence<'_> {
     }
 
     /// The outcome of `links` (one variant) for the requests entering by `entry`.
-    fn run(&self, links: &[WindowLink], warm_billing: bool, entry: Entry) -> PolicyOutcome {
+    fn run(&self, links: &[WindowLink], warm_billing: bool, entry: PlanEntry) -> PolicyOutcome {
         let through = policy::evaluate_plan(
             self.request,
             self.chain,
@@ -390,7 +390,7 @@ impl Sequence<'_> {
         &self,
         links: &[WindowLink],
         warm_billing: bool,
-        entry: Entry,
+        entry: PlanEntry,
         tried: f64,
         extra: f64,
     ) -> PolicyOutcome {
@@ -418,7 +418,7 @@ impl Sequence<'_> {
             request,
             chain,
             &self.plans(links, warm_billing, false, true),
-            Entry {
+            PlanEntry {
                 attempts: entry.attempts + 1,
                 ..entry
             },
@@ -971,7 +971,7 @@ pub fn evaluate(
             chain,
             &span,
             &[(1.0, allowed_links[..1].to_vec())],
-            &[(Entry::FRESH, 1.0)],
+            &[(PlanEntry::FRESH, 1.0)],
             Some(sessions),
             CapCount::Off,
             shares,
@@ -981,7 +981,7 @@ pub fn evaluate(
             chain,
             &span,
             &[(1.0, allowed_links.clone())],
-            &[(Entry::FRESH, 1.0)],
+            &[(PlanEntry::FRESH, 1.0)],
             Some(sessions),
             CapCount::After(None),
             shares,

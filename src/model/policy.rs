@@ -435,7 +435,7 @@ impl Mass {
 /// legs), counted against `max_attempts`, and whether it is known bad (a client error: it
 /// fails with the same error, fast and billed 0, on every link it tries).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Entry {
+pub struct PlanEntry {
     /// Attempts made before the plan's first link.
     pub attempts: u32,
     /// A client error has shown the request is bad (only then with `client` in `failover_on`:
@@ -443,9 +443,9 @@ pub struct Entry {
     pub bad: bool,
 }
 
-impl Entry {
+impl PlanEntry {
     /// A new request: no attempt yet, not known bad.
-    pub const FRESH: Entry = Entry {
+    pub const FRESH: PlanEntry = PlanEntry {
         attempts: 0,
         bad: false,
     };
@@ -474,7 +474,7 @@ pub fn evaluate(
     chain: &Chain,
     links: &[usize],
     first_warm: bool,
-    entry: Entry,
+    entry: PlanEntry,
     cap: CapCount,
 ) -> PolicyOutcome {
     let warm: Vec<&str> = links
@@ -494,7 +494,7 @@ pub fn evaluate_warm(
     chain: &Chain,
     links: &[usize],
     warm: &[&str],
-    entry: Entry,
+    entry: PlanEntry,
     cap: CapCount,
 ) -> PolicyOutcome {
     let plans: Vec<LinkPlan> = links
@@ -521,7 +521,7 @@ pub fn evaluate_plan(
     request: &Request,
     chain: &Chain,
     plans: &[LinkPlan],
-    entry: Entry,
+    entry: PlanEntry,
     cap: CapCount,
 ) -> PolicyOutcome {
     let mut out = PolicyOutcome {
@@ -684,7 +684,7 @@ mod tests {
 
     /// Every link in order, a fresh request, cost-cap hits counted: the sequential pattern.
     fn sequential(r: &Request, c: &Chain) -> PolicyOutcome {
-        evaluate(r, c, &all(c), true, Entry::FRESH, CapCount::After(None))
+        evaluate(r, c, &all(c), true, PlanEntry::FRESH, CapCount::After(None))
     }
 
     /// With the default policy the Markov chain is MODEL.md §4's sequential formula.
@@ -892,7 +892,7 @@ mod tests {
             &c,
             &allowed_links(&r, &c),
             true,
-            Entry::FRESH,
+            PlanEntry::FRESH,
             CapCount::After(None),
         );
         assert_eq!(o.answered_by, vec![0.0, 0.0, 1.0]);
@@ -975,7 +975,7 @@ mod tests {
             &c,
             &allowed_links(&r, &c),
             true,
-            Entry::FRESH,
+            PlanEntry::FRESH,
             CapCount::After(None),
         );
         assert_eq!((o.cost_cap_hits, o.failed), (0.5, 0.5));

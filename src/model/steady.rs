@@ -22,7 +22,7 @@
 
 use super::cost::{Request, warm_state};
 use super::hedge::{Hedge, HedgeLeg};
-use super::policy::{self, CapCount, Entry, PolicyOutcome};
+use super::policy::{self, CapCount, PlanEntry, PolicyOutcome};
 use super::{Chain, Pattern};
 
 /// The steady-state figures of one pattern on one chain, per request.
@@ -53,7 +53,7 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
             chain,
             &[0],
             true,
-            Entry::FRESH,
+            PlanEntry::FRESH,
             CapCount::Off,
         )),
         Pattern::Sequential => Some(policy::evaluate(
@@ -61,7 +61,7 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
             chain,
             &allowed,
             true,
-            Entry::FRESH,
+            PlanEntry::FRESH,
             CapCount::After(None),
         )),
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {

@@ -30,46 +30,46 @@ pub mod sessions;
 /// What an outage takes down.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Target {
+pub enum OutageTarget {
     /// Every model of this provider (e.g. `anthropic`).
     Provider(String),
     /// One model, by its id `provider/model` (e.g. `openai/gpt-6-sol`).
     Model(String),
 }
 
-impl Target {
+impl OutageTarget {
     /// The provider this target belongs to: the provider itself, or a model id's part before
     /// its first `/` (MODEL.md §10's default).
     pub fn provider(&self) -> &str {
         match self {
-            Target::Provider(p) => p,
-            Target::Model(m) => m.split_once('/').map_or(m.as_str(), |(p, _)| p),
+            OutageTarget::Provider(p) => p,
+            OutageTarget::Model(m) => m.split_once('/').map_or(m.as_str(), |(p, _)| p),
         }
     }
 
     /// Whether this target takes down `link`.
     pub fn covers(&self, link: &LinkRef) -> bool {
         match self {
-            Target::Provider(p) => *p == link.provider,
-            Target::Model(m) => *m == link.model,
+            OutageTarget::Provider(p) => *p == link.provider,
+            OutageTarget::Model(m) => *m == link.model,
         }
     }
 
     /// Whether two targets can take down the same model: the same provider, the same model,
     /// or a provider and one of its models.
-    fn intersects(&self, other: &Target) -> bool {
+    fn intersects(&self, other: &OutageTarget) -> bool {
         match (self, other) {
-            (Target::Model(a), Target::Model(b)) => a == b,
+            (OutageTarget::Model(a), OutageTarget::Model(b)) => a == b,
             _ => self.provider() == other.provider(),
         }
     }
 }
 
-impl fmt::Display for Target {
+impl fmt::Display for OutageTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Target::Provider(p) => write!(f, "provider {p:?}"),
-            Target::Model(m) => write!(f, "model {m:?}"),
+            OutageTarget::Provider(p) => write!(f, "provider {p:?}"),
+            OutageTarget::Model(m) => write!(f, "model {m:?}"),
         }
     }
 }
@@ -113,7 +113,7 @@ impl OutageFailure {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Outage {
     /// What is down.
-    pub target: Target,
+    pub target: OutageTarget,
     /// Offset of the start from the window's start, seconds (default 0).
     pub start_s: f64,
     /// How long it lasts, seconds; `None`: the rest of the window.
@@ -130,7 +130,7 @@ impl Outage {
     /// A full (error rate 1) outage of `target` from `start_s` for `duration_s` (`None`: the
     /// rest of the window), failing `failure`.
     pub fn new(
-        target: Target,
+        target: OutageTarget,
         start_s: f64,
         duration_s: Option<f64>,
         failure: OutageFailure,
@@ -284,7 +284,7 @@ impl LinkState {
 
 /// One segment of the window: [start_s, end_s) with the outages active in it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Segment {
+pub struct TimelineSegment {
     /// Start offset, seconds.
     pub start_s: f64,
     /// End offset, seconds (> start).
@@ -293,7 +293,7 @@ pub struct Segment {
     pub active: Vec<usize>,
 }
 
-impl Segment {
+impl TimelineSegment {
     /// The segment's length, seconds.
     pub fn len_s(&self) -> f64 {
         self.end_s - self.start_s
@@ -432,7 +432,7 @@ impl Timeline {
         Timeline::new(
             window_s,
             vec![Outage::new(
-                Target::Provider(provider.to_string()),
+                OutageTarget::Provider(provider.to_string()),
                 0.0,
                 None,
                 failure,
@@ -459,7 +459,7 @@ impl Timeline {
 
     /// The window cut at every outage start and end: consecutive segments covering [0, D],
     /// each with the outages active in it (a segment with none is all up).
-    pub fn segments(&self) -> Vec<Segment> {
+    pub fn segments(&self) -> Vec<TimelineSegment> {
         let mut cuts = vec![0.0, self.window_s];
         for o in &self.outages {
             cuts.push(o.start_s);
@@ -477,7 +477,7 @@ impl Timeline {
                     .filter(|(_, o)| o.start_s <= start_s && o.end_s(self.window_s) >= end_s)
                     .map(|(i, _)| i)
                     .collect();
-                Segment {
+                TimelineSegment {
                     start_s,
                     end_s,
                     active,
@@ -488,7 +488,7 @@ impl Timeline {
 
     /// The state of `link` in `segment`: the active outage covering it (validation allows at
     /// most one), or up.
-    pub fn state_in(&self, segment: &Segment, link: &LinkRef) -> LinkState {
+    pub fn state_in(&self, segment: &TimelineSegment, link: &LinkRef) -> LinkState {
         segment
             .active
             .iter()
@@ -606,8 +606,8 @@ mod tests {
 
     const D: f64 = 3.0 * 3600.0 + 6.0 * 60.0; // 3h6m = 11,160 s
 
-    fn provider(p: &str) -> Target {
-        Target::Provider(p.into())
+    fn provider(p: &str) -> OutageTarget {
+        OutageTarget::Provider(p.into())
     }
 
     /// September 3, 2026 on one timeline. Facts (the three-down post): Claude's outage lasted
@@ -746,7 +746,7 @@ mod tests {
         let t = Timeline::new(
             100.0,
             vec![Outage::new(
-                Target::Model("openai/gpt-6-sol".into()),
+                OutageTarget::Model("openai/gpt-6-sol".into()),
                 0.0,
                 None,
                 OutageFailure::Gray,
@@ -794,7 +794,7 @@ mod tests {
         );
         // a model and its provider overlap too; touching outages are fine
         let m = Outage::new(
-            Target::Model("openai/gpt-6-sol".into()),
+            OutageTarget::Model("openai/gpt-6-sol".into()),
             10.0,
             Some(5.0),
             OutageFailure::Fast,

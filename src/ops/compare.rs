@@ -4,7 +4,7 @@
 
 use crate::model::cache::failover_cache;
 use crate::model::{Pattern, Scenario, incident, steady};
-use crate::number::clean;
+use crate::number::round_noise;
 use crate::report::{
     Answered, BLENDED, Ci, Figure, IncidentFigures, IncidentMc, IncidentPolicyFigures, IncidentRow,
     IncidentWindow, McMeta, MeanCi, Method, Report, SteadyFigures, SteadyMc, SteadyPolicyFigures,
@@ -15,13 +15,13 @@ use crate::sim::stats::{Estimate, Sum, Z95, weighted_estimate};
 use crate::sim::{self, Engine, IncidentEngine, IncidentRun, McOptions, SteadyRun};
 
 fn ci(e: &Estimate) -> Ci {
-    [clean(e.lo), clean(e.hi)]
+    [round_noise(e.lo), round_noise(e.hi)]
 }
 
 /// A simulator's estimate as the report prints it: mean and interval, cleaned.
 fn mean_ci(e: &Estimate) -> MeanCi {
     MeanCi {
-        mean: clean(e.mean),
+        mean: round_noise(e.mean),
         ci95: ci(e),
     }
 }
@@ -30,12 +30,14 @@ fn mean_ci(e: &Estimate) -> MeanCi {
 /// (the figure's [`Figure::scale`] from an engine's per-request value; 1 from rows already in
 /// the figure's unit), cleaned.
 fn weighted_sum(parts: &[(f64, &f64)], scale: f64) -> f64 {
-    clean(parts.iter().map(|(w, x)| w * **x).sum::<f64>() * scale)
+    round_noise(parts.iter().map(|(w, x)| w * **x).sum::<f64>() * scale)
 }
 
 /// The same for an exact (not random) number.
 fn weighted_exact(parts: &[(f64, f64)], scale: f64) -> Option<f64> {
-    Some(clean(parts.iter().map(|(w, x)| w * x).sum::<f64>() * scale))
+    Some(round_noise(
+        parts.iter().map(|(w, x)| w * x).sum::<f64>() * scale,
+    ))
 }
 
 /// The Monte Carlo rule for combining a figure of several parts: the weighted estimate over
@@ -63,7 +65,7 @@ fn own_policy(f: &SteadyPolicyFigures<f64>) -> SteadyPolicyFigures<f64> {
         .iter()
         .map(|a| Answered {
             model: a.model.clone(),
-            share: clean(a.share),
+            share: round_noise(a.share),
         })
         .collect();
     p
@@ -87,7 +89,7 @@ fn blend_answered<'a>(parts: impl IntoIterator<Item = (f64, &'a [Answered])>) ->
         }
     }
     for a in &mut answered {
-        a.share = clean(a.share);
+        a.share = round_noise(a.share);
     }
     answered
 }
@@ -143,7 +145,7 @@ fn blend_steady(pattern: Pattern, rows: &[&SteadyRow], share: &dyn Fn(&str) -> f
         |_, xs| weighted_sum(xs, 1.0),
         |_, xs| weighted_exact(xs, 1.0),
     );
-    analytic.vs_baseline = (base > 0.0).then(|| clean(cost / base - 1.0));
+    analytic.vs_baseline = (base > 0.0).then(|| round_noise(cost / base - 1.0));
     let parts: Vec<(f64, &SteadyPolicyFigures<f64>)> =
         rows.iter().map(|r| (share(&r.chain), &r.policy)).collect();
     // No dead-time percentile: a mixture's is not the weighted mean of the chains'.
@@ -192,13 +194,13 @@ fn blend_incident(
         |_, xs| weighted_sum(xs, 1.0),
         |_, xs| weighted_exact(xs, 1.0),
     );
-    analytic.multiplier = (normal > 0.0).then(|| clean(total / normal));
+    analytic.multiplier = (normal > 0.0).then(|| round_noise(total / normal));
     IncidentRow {
         chain: BLENDED.to_string(),
         pattern,
         analytic,
         dead_time_mean_s: if requests > 0.0 {
-            clean(
+            round_noise(
                 rows.iter()
                     .map(|r| r.dead_time_mean_s * share(&r.chain))
                     .sum(),
@@ -258,8 +260,9 @@ pub fn analytic(scenario: &Scenario) -> Report {
                             |fig, xs| weighted_sum(xs, fig.scale),
                             |fig, xs| weighted_exact(xs, fig.scale),
                         );
-                        f.baseline_per_1k_usd = Some(clean(base * 1000.0));
-                        f.vs_baseline = (base > 0.0).then(|| clean(o.cost_per_1k_usd / base - 1.0));
+                        f.baseline_per_1k_usd = Some(round_noise(base * 1000.0));
+                        f.vs_baseline =
+                            (base > 0.0).then(|| round_noise(o.cost_per_1k_usd / base - 1.0));
                         f
                     },
                     policy: own_policy(&d.figures(chain)),
@@ -282,18 +285,18 @@ pub fn analytic(scenario: &Scenario) -> Report {
                         |fig, xs| weighted_sum(xs, fig.scale),
                         |fig, xs| weighted_exact(xs, fig.scale),
                     ),
-                    dead_time_mean_s: clean(o.dead_time_mean_s),
+                    dead_time_mean_s: round_noise(o.dead_time_mean_s),
                     method: if sim.is_some() {
                         Method::Simulated
                     } else {
                         Method::Analytic
                     },
                     simulated_windows: sim.map(|(w, _)| w),
-                    simulated_precision: sim.map(|(_, p)| clean(p)),
+                    simulated_precision: sim.map(|(_, p)| round_noise(p)),
                     breaker: o.breaker.map(|b| incident::BreakerFigures {
-                        dead_attempts: clean(b.dead_attempts),
-                        probes: clean(b.probes),
-                        open_s: clean(b.open_s),
+                        dead_attempts: round_noise(b.dead_attempts),
+                        probes: round_noise(b.probes),
+                        open_s: round_noise(b.open_s),
                     }),
                     mc: None,
                 });
@@ -301,8 +304,8 @@ pub fn analytic(scenario: &Scenario) -> Report {
         }
         if let Some(mut c) = failover_cache(req, chain) {
             for r in &mut c.rows {
-                r.cost_per_1k_usd = clean(r.cost_per_1k_usd);
-                r.vs_primary = r.vs_primary.map(clean);
+                r.cost_per_1k_usd = round_noise(r.cost_per_1k_usd);
+                r.vs_primary = r.vs_primary.map(round_noise);
             }
             caches.push(c);
         }
@@ -375,7 +378,7 @@ pub fn simulate(report: &mut Report, opts: &McOptions, tick: &mut dyn FnMut(u64)
         requests: opts.requests,
         runs: opts.runs,
         rng: sim::rng::ALGORITHM,
-        percentile_relative_error: clean(relative_error_bound()),
+        percentile_relative_error: round_noise(relative_error_bound()),
         incident_skipped: (!incident_ok && scenario.incident.is_some())
             .then(|| report.too_many_runs(opts.runs)),
     });
@@ -556,7 +559,7 @@ fn steady_mc(parts: &[ChainShare<'_, SteadyRun>], base: f64) -> SteadyMc {
         .iter()
         .map(|p| (&p.sim.base().latency, p.share))
         .collect();
-    let q = |x: f64| clean(mixture_quantile(&latency, x).unwrap_or(0.0));
+    let q = |x: f64| round_noise(mixture_quantile(&latency, x).unwrap_or(0.0));
     let policy: Option<Vec<(&ChainShare<'_, SteadyRun>, &sim::steady::policy::PolicyMc)>> = parts
         .iter()
         .map(|p| p.sim.policy().map(|m| (p, m)))
@@ -587,7 +590,7 @@ fn policy_figures(
         .collect();
     let own = parts.len() == 1;
     let mut figures = SteadyPolicyFigures::combine(&weighted, weighted_mean_ci, |_, xs| {
-        own.then(|| clean(xs[0].1))
+        own.then(|| round_noise(xs[0].1))
     });
     let answered =
         |p: &ChainShare<'_, SteadyRun>, m: &sim::steady::policy::PolicyMc| -> Vec<Answered> {
@@ -596,7 +599,7 @@ fn policy_figures(
                 .zip(&m.answered_by)
                 .map(|(l, a)| Answered {
                     model: l.id.clone(),
-                    share: clean(a.mean()),
+                    share: round_noise(a.mean()),
                 })
                 .collect()
         };

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::input::settings::UsageSettings;
 use crate::model::{Chain, Pattern, Scenario};
-use crate::number::clean;
+use crate::number::round_noise;
 use crate::ops::inputs::{self, Flags};
 use crate::report::diff::{
     Assumption, ChainDiff, Crossed, DiffFigures, DiffReport, FreePrimary, Status,
@@ -112,7 +112,7 @@ pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
     let head_total = total(head_figs.iter().map(|f| &f.1));
     let diff_total = minus(&head_total, &base_total);
     let diff_month_ratio = match (diff_total.per_month_usd, base_total.per_month_usd) {
-        (Some(d), Some(b)) if b > 0.0 => Some(clean(d / b)),
+        (Some(d), Some(b)) if b > 0.0 => Some(round_noise(d / b)),
         _ => None,
     };
     let mut report = DiffReport {
@@ -168,7 +168,7 @@ fn figure_values(d: &DiffFigures) -> [Option<f64>; 10] {
 /// HEAD − BASE, figure by figure, where both have it.
 pub fn minus(h: &DiffFigures, b: &DiffFigures) -> DiffFigures {
     let d = |x: Option<f64>, y: Option<f64>| match (x, y) {
-        (Some(x), Some(y)) => Some(clean(x - y)),
+        (Some(x), Some(y)) => Some(round_noise(x - y)),
         _ => None,
     };
     DiffFigures {
@@ -193,17 +193,17 @@ fn total<'a>(figs: impl Iterator<Item = &'a DiffFigures> + Clone) -> DiffFigures
         figs.clone()
             .map(f)
             .try_fold(0.0, |acc, v| v.map(|x| acc + x))
-            .map(clean)
+            .map(round_noise)
     };
     let any = |f: fn(&DiffFigures) -> Option<f64>| -> Option<f64> {
         let v: Vec<f64> = figs.clone().filter_map(f).collect();
-        (!v.is_empty()).then(|| clean(v.iter().sum()))
+        (!v.is_empty()).then(|| round_noise(v.iter().sum()))
     };
     let requests = all(|f| f.requests_per_month);
     let month = all(|f| f.per_month_usd);
     DiffFigures {
         per_1k_usd: match (month, requests) {
-            (Some(m), Some(r)) if r > 0.0 => Some(clean(m / r * 1000.0)),
+            (Some(m), Some(r)) if r > 0.0 => Some(round_noise(m / r * 1000.0)),
             _ => None,
         },
         requests_per_month: requests,
@@ -334,7 +334,7 @@ fn total_crossed(kind: &'static str, limit: f64, value: f64, message: String) ->
     Crossed {
         kind,
         limit,
-        value: clean(value),
+        value: round_noise(value),
         chain: None,
         message,
     }

@@ -26,7 +26,7 @@ use crate::error::{InputError, InputErrorKind, Location};
 use crate::input::history::{History, HistoryIncident, format_rfc3339};
 use crate::model::timeline::{OutageFailure, Timeline};
 use crate::model::{FailureMode, Incident, Pattern, Scenario};
-use crate::number::clean;
+use crate::number::round_noise;
 use crate::report::history::{
     CoverageMeta, HistoryMeta, HistoryReport, ProviderRate, RateKnownFigures, ReplayIncident,
     ReplayOutage, ReplayRow, ReplayTotal, YearsReport, YearsRow,
@@ -164,11 +164,11 @@ fn add_up(rows: &[&IncidentRow], weight: f64) -> IncidentFigures<f64> {
         rows.iter().map(|r| (weight, &r.analytic)).collect();
     let mut f = IncidentFigures::combine(
         &parts,
-        |_, xs| clean(xs.iter().map(|(w, x)| w * **x).sum::<f64>()),
-        |_, xs| Some(clean(xs.iter().map(|(w, x)| w * x).sum::<f64>())),
+        |_, xs| round_noise(xs.iter().map(|(w, x)| w * **x).sum::<f64>()),
+        |_, xs| Some(round_noise(xs.iter().map(|(w, x)| w * x).sum::<f64>())),
     );
     let normal = f.normal_usd.unwrap_or(0.0);
-    f.multiplier = (normal > 0.0).then(|| clean(f.total_usd / normal));
+    f.multiplier = (normal > 0.0).then(|| round_noise(f.total_usd / normal));
     f
 }
 
@@ -224,8 +224,8 @@ fn price_window(
         .iter()
         .map(|o| ReplayOutage {
             provider: o.target.provider().to_string(),
-            start_s: clean(o.start_s),
-            duration_s: clean(o.duration_s.unwrap_or(len - o.start_s)),
+            start_s: round_noise(o.start_s),
+            duration_s: round_noise(o.duration_s.unwrap_or(len - o.start_s)),
             failure: o.failure.as_str(),
             error_rate: o.error_rate,
         })
@@ -253,7 +253,7 @@ fn price_window(
         providers: providers.clone(),
         start: start.clone(),
         start_unix_s: w.start_s,
-        duration_s: clean(len),
+        duration_s: round_noise(len),
         requests,
         outages,
     };
@@ -264,7 +264,7 @@ fn price_window(
             name: name.clone(),
             providers: providers.clone(),
             start: start.clone(),
-            duration_s: clean(len),
+            duration_s: round_noise(len),
             approximate: cuts && row.method == Method::Analytic,
             row,
         })
@@ -342,8 +342,8 @@ fn provider_rates(history: &History, years: f64) -> Vec<ProviderRate> {
             ProviderRate {
                 provider: p.to_string(),
                 incidents: n,
-                incidents_per_year: clean(n as f64 / years),
-                incidents_per_year_ci95: [clean(lo), clean(hi)],
+                incidents_per_year: round_noise(n as f64 / years),
+                incidents_per_year_ci95: [round_noise(lo), round_noise(hi)],
             }
         })
         .collect()
@@ -449,8 +449,8 @@ fn history_meta(
         providers: history.providers().into_iter().map(String::from).collect(),
         start: format_rfc3339(start),
         end: format_rfc3339(end),
-        span_s: clean(span_s),
-        span_years: clean(span_s / YEAR_S),
+        span_s: round_noise(span_s),
+        span_years: round_noise(span_s / YEAR_S),
         source_incidents: history.incidents.len(),
         requests_per_second: base.requests_per_second,
         session_length: base.session_length,
@@ -647,26 +647,29 @@ fn years_row(slot: &Slot, f: &YearsFigures, known: &YearsFigures) -> YearsRow {
     YearsRow {
         chain: slot.chain.clone(),
         pattern: slot.pattern,
-        requests_per_year: clean(slot.requests_per_year),
-        premium_mean_usd: clean(f.premium_mean_usd),
-        premium_mean_usd_ci95: [clean(f.premium_ci95[0]), clean(f.premium_ci95[1])],
-        premium_p50_usd: clean(f.premium_p50_usd),
-        premium_p95_usd: clean(f.premium_p95_usd),
-        premium_p99_usd: clean(f.premium_p99_usd),
-        failed_per_year: clean(f.failed_per_year),
+        requests_per_year: round_noise(slot.requests_per_year),
+        premium_mean_usd: round_noise(f.premium_mean_usd),
+        premium_mean_usd_ci95: [
+            round_noise(f.premium_ci95[0]),
+            round_noise(f.premium_ci95[1]),
+        ],
+        premium_p50_usd: round_noise(f.premium_p50_usd),
+        premium_p95_usd: round_noise(f.premium_p95_usd),
+        premium_p99_usd: round_noise(f.premium_p99_usd),
+        failed_per_year: round_noise(f.failed_per_year),
         availability: f.availability,
-        nines: (f.availability < 1.0).then(|| clean(-(1.0 - f.availability).log10())),
-        incidents_per_year: clean(f.incidents_per_year),
-        overlap_share: clean(f.overlap_share),
+        nines: (f.availability < 1.0).then(|| round_noise(-(1.0 - f.availability).log10())),
+        incidents_per_year: round_noise(f.incidents_per_year),
+        overlap_share: round_noise(f.overlap_share),
         method: slot.method,
         simulated_precision: slot.precision,
         approximate: slot.approximate,
         rate_known: RateKnownFigures {
-            premium_mean_usd: clean(known.premium_mean_usd),
-            premium_p50_usd: clean(known.premium_p50_usd),
-            premium_p95_usd: clean(known.premium_p95_usd),
-            premium_p99_usd: clean(known.premium_p99_usd),
-            failed_per_year: clean(known.failed_per_year),
+            premium_mean_usd: round_noise(known.premium_mean_usd),
+            premium_p50_usd: round_noise(known.premium_p50_usd),
+            premium_p95_usd: round_noise(known.premium_p95_usd),
+            premium_p99_usd: round_noise(known.premium_p99_usd),
+            failed_per_year: round_noise(known.failed_per_year),
             availability: known.availability,
         },
     }
@@ -753,8 +756,8 @@ pub fn years(
                 ProviderRate {
                     provider: p.provider.clone(),
                     incidents: n,
-                    incidents_per_year: clean(p.incidents_per_year),
-                    incidents_per_year_ci95: [clean(lo), clean(hi)],
+                    incidents_per_year: round_noise(p.incidents_per_year),
+                    incidents_per_year_ci95: [round_noise(lo), round_noise(hi)],
                 }
             })
             .collect(),

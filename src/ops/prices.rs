@@ -85,7 +85,7 @@ pub fn select(
             .chain(m.cache_write_1h.as_mut())
             .chain(m.tiers.iter_mut().map(|t| &mut t.price))
         {
-            *p = crate::number::clean(*p);
+            *p = crate::number::round_noise(*p);
         }
     }
     // by the table's key: a rolling alias (`alias_of`) holds the price of the entry it names,

@@ -14,7 +14,7 @@ use crate::input::document::split_dotted_key;
 use crate::input::duration::parse_seconds;
 use crate::input::scenario;
 use crate::model::Scenario;
-use crate::number::clean;
+use crate::number::round_noise;
 use crate::report::Report;
 use crate::sim::McOptions;
 pub use crate::sweep::{McOptionsOut, Sweep, SweepRow};
@@ -82,7 +82,7 @@ impl Param {
             ));
         }
         let values = (0..n as usize)
-            .map(|i| clean(from + i as f64 * step))
+            .map(|i| round_noise(from + i as f64 * step))
             .collect();
         let key = key.trim();
         split_dotted_key(key).map_err(|e| format!("`{spec}`: {e}"))?;

@@ -331,7 +331,12 @@ fn price(
 fn p99s(s: &Scenario) -> BTreeMap<Pattern, f64> {
     p99_histograms(s, P99_REQUESTS)
         .into_iter()
-        .map(|(p, h)| (p, crate::number::clean(h.quantile(0.99).unwrap_or(0.0))))
+        .map(|(p, h)| {
+            (
+                p,
+                crate::number::round_noise(h.quantile(0.99).unwrap_or(0.0)),
+            )
+        })
         .collect()
 }
 
@@ -548,7 +553,7 @@ fn latencies_of(
             let by: BTreeMap<Pattern, (f64, [f64; 2])> = hists
                 .into_iter()
                 .map(|(p, h)| {
-                    let q = crate::number::clean(h.quantile(0.99).unwrap_or(0.0));
+                    let q = crate::number::round_noise(h.quantile(0.99).unwrap_or(0.0));
                     let b = if requests >= P99_REQUESTS {
                         [q, q]
                     } else {

@@ -13,7 +13,7 @@ pub mod sarif;
 use serde::Serialize;
 
 use crate::error::{InputError, printable_line};
-use crate::number::clean;
+use crate::number::round_noise;
 use crate::report::check::{CheckReport, Checked, Finding, Severity, Side, Skipped, format_limit};
 
 /// The output formats of `fallcost check` (`--format`; the variants' comments are its `--help`
@@ -346,9 +346,9 @@ impl<'a> SideJson<'a> {
     fn of(s: &'a Side) -> SideJson<'a> {
         SideJson {
             name: &s.name,
-            min_per_1k_usd: clean(s.min_per_1k_usd),
-            max_per_1k_usd: clean(s.max_per_1k_usd),
-            mix_per_1k_usd: s.mix_per_1k_usd.map(clean),
+            min_per_1k_usd: round_noise(s.min_per_1k_usd),
+            max_per_1k_usd: round_noise(s.max_per_1k_usd),
+            mix_per_1k_usd: s.mix_per_1k_usd.map(round_noise),
             mix: s.mix.as_deref(),
             models: s
                 .models
@@ -357,9 +357,9 @@ impl<'a> SideJson<'a> {
                     model: &m.model,
                     priced_as: &m.priced_as,
                     provider: &m.provider,
-                    per_1k_usd: clean(m.per_1k_usd),
-                    first_per_1k_usd: clean(m.first_per_1k_usd),
-                    share: m.share.map(clean),
+                    per_1k_usd: round_noise(m.per_1k_usd),
+                    first_per_1k_usd: round_noise(m.first_per_1k_usd),
+                    share: m.share.map(round_noise),
                 })
                 .collect(),
         }
@@ -459,7 +459,7 @@ impl<'a> FindingJson<'a> {
                 j.allowed_from = Some(allowed_from.as_deref());
                 j.primary = Some(Some(SideJson::of(primary)));
                 j.fallback = Some(Some(SideJson::of(fallback)));
-                j.ratio = Some(ratio.map(clean));
+                j.ratio = Some(ratio.map(round_noise));
                 j.max_ratio = Some(Some(*max_ratio));
                 j.via = Some(Some(via));
             }
@@ -478,17 +478,17 @@ impl<'a> FindingJson<'a> {
                 j.chain = Some(Some(chain));
                 j.primary = Some(Some(SideJson::of(primary)));
                 j.fallback = Some(Some(SideJson::of(fallback)));
-                j.warm_ratio = Some(warm_ratio.map(clean));
-                j.first_failover_ratio = Some(figures.first_ratio.map(clean));
+                j.warm_ratio = Some(warm_ratio.map(round_noise));
+                j.first_failover_ratio = Some(figures.first_ratio.map(round_noise));
                 j.incident = Some(Some(IncidentJson {
                     duration_s: incident.duration_s,
                     requests_per_second: incident.requests_per_second,
                     session_length: incident.session_length,
                     requests: figures.requests,
                     sessions: figures.sessions,
-                    normal_usd: clean(figures.normal),
-                    total_usd: clean(figures.total),
-                    multiplier: figures.multiplier.map(clean),
+                    normal_usd: round_noise(figures.normal),
+                    total_usd: round_noise(figures.total),
+                    multiplier: figures.multiplier.map(round_noise),
                 }));
                 j.max_ratio = Some(Some(*max_ratio));
                 j.allowed = Some(allowed.as_deref());
@@ -649,10 +649,10 @@ mod tests {
 
     #[test]
     fn json_numbers_drop_float_noise() {
-        assert_eq!(clean(0.45000000000000007), 0.45);
-        assert_eq!(clean(174.00000000000003), 174.0);
-        assert_eq!(clean(0.0), 0.0);
-        assert_eq!(clean(2.0 / 3.0), 0.666666666667);
+        assert_eq!(round_noise(0.45000000000000007), 0.45);
+        assert_eq!(round_noise(174.00000000000003), 174.0);
+        assert_eq!(round_noise(0.0), 0.0);
+        assert_eq!(round_noise(2.0 / 3.0), 0.666666666667);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use crate::figures::{Figure, MeanCi};
 use crate::report::{
-    Entry, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentPolicyFigures, Report,
+    FigureEntry, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentPolicyFigures, Report,
     STEADY_FIGURES, STEADY_POLICY_FIGURES, SteadyMc, SteadyPolicyFigures, Value,
 };
 
@@ -80,7 +80,7 @@ fn estimate_cells<F>(
     figures: &'static [Figure],
     late: bool,
     set: Option<&F>,
-    visit: impl Fn(&F, &mut dyn FnMut(&'static Figure, Entry<'_, MeanCi>)),
+    visit: impl Fn(&F, &mut dyn FnMut(&'static Figure, FigureEntry<'_, MeanCi>)),
 ) -> Vec<String> {
     let width = 1 + MeanCi::CSV_SUFFIXES.len();
     let Some(set) = set else {
@@ -91,7 +91,7 @@ fn estimate_cells<F>(
         if fig.csv_last != late {
             return;
         }
-        if let Entry::Figure(v) = e {
+        if let FigureEntry::Figure(v) = e {
             match v {
                 Some(v) => cells.extend(v.numbers().into_iter().map(|x| num(Some(x)))),
                 None => cells.extend(vec![String::new(); width]),
@@ -233,12 +233,12 @@ fn mc_policy_cells(
     incident: Option<&IncidentPolicyFigures<MeanCi>>,
 ) -> Vec<String> {
     let mut have: Vec<(&'static str, Vec<String>)> = Vec::new();
-    let mut take = |fig: &'static Figure, e: Entry<'_, MeanCi>| {
+    let mut take = |fig: &'static Figure, e: FigureEntry<'_, MeanCi>| {
         let cells = match e {
-            Entry::Figure(Some(v)) => v.numbers().into_iter().map(|x| num(Some(x))).collect(),
-            Entry::Figure(None) => Vec::new(),
-            Entry::Exact(v) => vec![num(v)],
-            Entry::Text(t) => vec![guard(&t)],
+            FigureEntry::Figure(Some(v)) => v.numbers().into_iter().map(|x| num(Some(x))).collect(),
+            FigureEntry::Figure(None) => Vec::new(),
+            FigureEntry::Exact(v) => vec![num(v)],
+            FigureEntry::Text(t) => vec![guard(&t)],
         };
         have.push((fig.key, cells));
     };
@@ -267,11 +267,11 @@ fn mc_policy_cells(
 }
 
 /// An analytic entry's cell: the number, empty where it does not apply; a text cell guarded.
-fn analytic_cell(e: Entry<'_, f64>) -> String {
+fn analytic_cell(e: FigureEntry<'_, f64>) -> String {
     match e {
-        Entry::Figure(v) => num(v.copied()),
-        Entry::Exact(v) => num(v),
-        Entry::Text(t) => guard(&t),
+        FigureEntry::Figure(v) => num(v.copied()),
+        FigureEntry::Exact(v) => num(v),
+        FigureEntry::Text(t) => guard(&t),
     }
 }
 
@@ -279,7 +279,7 @@ fn analytic_cell(e: Entry<'_, f64>) -> String {
 /// order.
 fn analytic_cells(
     late: bool,
-    visit: impl FnOnce(&mut dyn FnMut(&'static Figure, Entry<'_, f64>)),
+    visit: impl FnOnce(&mut dyn FnMut(&'static Figure, FigureEntry<'_, f64>)),
 ) -> Vec<String> {
     let mut cells = Vec::new();
     visit(&mut |fig, e| {
@@ -324,7 +324,7 @@ pub fn guard(text: &str) -> String {
 /// zero (never `-0`);
 /// empty for `None` and for a value that is not finite.
 pub fn num(x: Option<f64>) -> String {
-    match x.map(crate::number::clean) {
+    match x.map(crate::number::round_noise) {
         Some(0.0) => "0".to_string(),
         // Past a trillionth (a denormal 1e-320 would print 324 characters) or a quadrillion,
         // the exponent form, which spreadsheets read as well.

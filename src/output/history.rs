@@ -7,7 +7,7 @@
 use super::csv::{guard, num};
 use super::layout::{Page, Section};
 use super::{Format, table};
-use crate::figures::{Entry, INCIDENT_FIGURES, IncidentFigures};
+use crate::figures::{FigureEntry, INCIDENT_FIGURES, IncidentFigures};
 use crate::number::{count, format_seconds, money, multiplier, trim};
 use crate::report::Method;
 use crate::report::history::{HistoryReport, ProviderRate, ReplayTotal, YearsReport, YearsRow};
@@ -120,9 +120,9 @@ fn figure_cells(f: &IncidentFigures<f64>) -> Vec<String> {
     let mut cells = Vec::new();
     f.visit(|_, e| {
         cells.push(match e {
-            Entry::Figure(v) => num(v.copied()),
-            Entry::Exact(v) => num(v),
-            Entry::Text(t) => guard(&t),
+            FigureEntry::Figure(v) => num(v.copied()),
+            FigureEntry::Exact(v) => num(v),
+            FigureEntry::Text(t) => guard(&t),
         })
     });
     cells

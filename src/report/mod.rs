@@ -19,7 +19,7 @@ mod incident;
 mod steady;
 
 pub use crate::figures::{
-    Ci, Entry, Extra, Figure, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentFigures,
+    Ci, Extra, Figure, FigureEntry, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentFigures,
     IncidentPolicyFigures, MeanCi, STEADY_FIGURES, STEADY_POLICY_FIGURES, SteadyFigures,
     SteadyPolicyFigures, Value,
 };
@@ -187,10 +187,10 @@ impl Report {
 }
 
 /// The number of an analytic entry (`None` where it does not apply).
-fn entry_value(e: Entry<'_, f64>) -> Option<f64> {
+fn entry_value(e: FigureEntry<'_, f64>) -> Option<f64> {
     match e {
-        Entry::Figure(v) => v.copied(),
-        Entry::Exact(v) => v,
-        Entry::Text(_) => None,
+        FigureEntry::Figure(v) => v.copied(),
+        FigureEntry::Exact(v) => v,
+        FigureEntry::Text(_) => None,
     }
 }

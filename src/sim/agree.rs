@@ -23,7 +23,7 @@
 //! may cross a cut; cache expiry within a session straddling one): the interval is widened by that bound too
 //! (`TimelineSlack`), so the check holds the engines to what the report says of them.
 
-use crate::figures::{Agree, Bound, Entry, SteadyPolicyFigures};
+use crate::figures::{Agree, Bound, FigureEntry, SteadyPolicyFigures};
 use crate::model::{Pattern, Scenario, incident, steady};
 
 use super::McOptions;
@@ -190,14 +190,15 @@ fn check_all(
     out: &mut Vec<Check>,
     at: &At<'_>,
     visit_pair: impl FnOnce(
-        &mut dyn FnMut(&'static crate::figures::Figure, Entry<'_, f64>, Entry<'_, Sum>),
+        &mut dyn FnMut(&'static crate::figures::Figure, FigureEntry<'_, f64>, FigureEntry<'_, Sum>),
     ),
 ) {
     visit_pair(&mut |fig, analytic, sum| {
         let Agree::Checked { headline, bound } = fig.agree else {
             return;
         };
-        let (Entry::Figure(Some(analytic)), Entry::Figure(Some(sum))) = (analytic, sum) else {
+        let (FigureEntry::Figure(Some(analytic)), FigureEntry::Figure(Some(sum))) = (analytic, sum)
+        else {
             return;
         };
         let (z, level) = if headline { (Z99, 0.99) } else { (Z999, 0.999) };
@@ -261,8 +262,8 @@ fn policy_checks(
             check_all(out, &at, |v| {
                 v(
                     answered,
-                    Entry::Figure(Some(want)),
-                    Entry::Figure(Some(sum)),
+                    FigureEntry::Figure(Some(want)),
+                    FigureEntry::Figure(Some(sum)),
                 )
             });
         }

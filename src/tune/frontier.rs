@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::{Goals, Point, Raw, Usage};
 use crate::model::Pattern;
-use crate::number::clean;
+use crate::number::round_noise;
 
 /// Weigh `raw` (one pattern on one chain) into a [`Point`] and check `goals`.
 pub fn weigh(
@@ -60,12 +60,12 @@ pub fn weigh(
         models,
         pattern,
         set,
-        cost_per_1k_usd: clean(cost),
-        incident_premium_per_1k_usd: clean(per_1k),
-        monthly_usd: clean(cost * year / 12.0 / 1000.0),
-        availability: clean(availability),
-        steady_availability: clean(1.0 - f),
-        incident_availability: incident_availability.map(clean),
+        cost_per_1k_usd: round_noise(cost),
+        incident_premium_per_1k_usd: round_noise(per_1k),
+        monthly_usd: round_noise(cost * year / 12.0 / 1000.0),
+        availability: round_noise(availability),
+        steady_availability: round_noise(1.0 - f),
+        incident_availability: incident_availability.map(round_noise),
         feasible: true,
         violations: Vec::new(),
         raw,

@@ -16,7 +16,7 @@ use crate::input::document::Document;
 use crate::input::duration::parse_seconds;
 use crate::model::policy::WarmPolicy;
 use crate::model::{Caching, Chain};
-use crate::number::clean;
+use crate::number::round_noise;
 
 /// The most combinations one chain's search takes on.
 pub const MAX_COMBINATIONS: usize = 200_000;
@@ -68,7 +68,7 @@ pub struct Combo {
 
 /// A number as `--set` writes it.
 fn num(v: f64) -> String {
-    format!("{}", clean(v))
+    format!("{}", round_noise(v))
 }
 
 /// `v` added to `values` (kept in order, numbers sorted) unless it is there.

@@ -12,7 +12,7 @@ use std::path::Path;
 use fallcost::input::pricing::bundled;
 use fallcost::input::scenario;
 use fallcost::model::policy::{Backoff, Jitter, WarmPolicy};
-use fallcost::model::timeline::{Outage, OutageFailure, Target, Timeline};
+use fallcost::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
 use fallcost::model::{Link, Scenario};
 use fallcost::sim::McOptions;
 use fallcost::sim::agree;
@@ -59,7 +59,7 @@ fn random_timeline(rng: &mut SimRng, window_s: f64) -> Timeline {
                 } else {
                     0.2 + 0.7 * uniform(rng)
                 };
-                let target = Target::Provider(PROVIDERS[pick(rng, 3)].into());
+                let target = OutageTarget::Provider(PROVIDERS[pick(rng, 3)].into());
                 Outage::new(target, start, duration, failure).with_error_rate(rate)
             })
             .collect();

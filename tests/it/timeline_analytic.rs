@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use fallcost::model::timeline::{Outage, OutageFailure, Target, Timeline};
+use fallcost::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
 use fallcost::model::{Pattern, Scenario};
 use fallcost::output::{Format, render};
 use serde_json::Value;
@@ -19,7 +19,7 @@ fn sept3(outages: Vec<Outage>) -> Scenario {
 
 fn down(provider: &str, start: f64, duration: Option<f64>) -> Outage {
     Outage::new(
-        Target::Provider(provider.into()),
+        OutageTarget::Provider(provider.into()),
         start,
         duration,
         OutageFailure::Fast,

@@ -19,7 +19,7 @@ use fallcost::input::scenario;
 use fallcost::model::cost::Request;
 use fallcost::model::policy::Breaker;
 use fallcost::model::timeline::{
-    self, LinkRef, Outage, OutageFailure, Target, Timeline, request_shares,
+    self, LinkRef, Outage, OutageFailure, OutageTarget, Timeline, request_shares,
 };
 use fallcost::model::{Chain, Incident, Link, Pattern};
 use fallcost::sim::McOptions;
@@ -47,8 +47,8 @@ fn sept3(third: bool) -> (Request, Chain, Incident) {
     (s.request, chain, s.incident.unwrap())
 }
 
-fn provider(p: &str) -> Target {
-    Target::Provider(p.into())
+fn provider(p: &str) -> OutageTarget {
+    OutageTarget::Provider(p.into())
 }
 
 fn refs(chain: &Chain) -> Vec<LinkRef> {

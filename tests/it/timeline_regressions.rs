@@ -20,7 +20,7 @@ use std::path::Path;
 use fallcost::input::scenario;
 use fallcost::model::cost::Request;
 use fallcost::model::incident::{IncidentOutcome, evaluate, timeline_bound};
-use fallcost::model::timeline::{Outage, OutageFailure, Target, Timeline};
+use fallcost::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
 use fallcost::model::{Chain, Incident, Pattern};
 use fallcost::sim::McOptions;
 use fallcost::sim::incident::events::{PolicyIncidentMc, simulate};
@@ -50,7 +50,7 @@ fn sept3(timeline: Timeline) -> (Request, Chain, Incident) {
 }
 
 fn down(p: &str, start: f64, duration: Option<f64>, failure: OutageFailure) -> Outage {
-    Outage::new(Target::Provider(p.into()), start, duration, failure)
+    Outage::new(OutageTarget::Provider(p.into()), start, duration, failure)
 }
 
 fn both(

@@ -45,7 +45,7 @@ pub use statuspage::{KNOWN_PAGES, parse_statuspage, provider_of_page};
 pub use time::{format_rfc3339, parse_rfc3339};
 
 use crate::error::{InputError, InputErrorKind, Location};
-use crate::model::timeline::{Outage, OutageFailure, Target};
+use crate::model::timeline::{Outage, OutageFailure, OutageTarget};
 
 /// The error rate of a `minor` Statuspage incident when none is set: 0.5.
 ///
@@ -322,7 +322,7 @@ impl History {
                 let start = i.start_s.max(window_start_s) - window_start_s;
                 let stop = i.end_s.min(end) - window_start_s;
                 Outage {
-                    target: Target::Provider(i.provider.clone()),
+                    target: OutageTarget::Provider(i.provider.clone()),
                     start_s: start,
                     duration_s: Some(stop - start),
                     failure: i.failure,

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::super::document::{Document, Segment};
+use super::super::document::{Document, PathSegment};
 use super::super::{check_name, show};
 use super::file::{ChainSpec, ScenarioFile};
 use super::policy::resolve_policy;
@@ -34,10 +34,11 @@ fn resolve_link_values(
     ci: usize,
     policy: &crate::model::Policy,
 ) -> Result<(Vec<Option<f64>>, Vec<Option<u64>>), InputError> {
-    let at =
-        |field: &str, model: &str| vec![key("chain"), Segment::Index(ci), key(field), key(model)];
+    let at = |field: &str, model: &str| {
+        vec![key("chain"), PathSegment::Index(ci), key(field), key(model)]
+    };
     let invalid =
-        |path: Vec<Segment>, msg: String| doc.error_at(InputErrorKind::Invalid, &path, msg);
+        |path: Vec<PathSegment>, msg: String| doc.error_at(InputErrorKind::Invalid, &path, msg);
     let listed = |field: &str, model: &str| {
         if spec.models.iter().any(|m| m == model) {
             Ok(())
@@ -121,8 +122,8 @@ struct LatencyTable<'a> {
 }
 
 /// The path of field `rest` in chain number `ci`.
-fn chain_path(ci: usize, rest: &[Segment]) -> Vec<Segment> {
-    let mut p = vec![key("chain"), Segment::Index(ci)];
+fn chain_path(ci: usize, rest: &[PathSegment]) -> Vec<PathSegment> {
+    let mut p = vec![key("chain"), PathSegment::Index(ci)];
     p.extend_from_slice(rest);
     p
 }
@@ -169,7 +170,7 @@ pub(super) fn resolve_chains(
 
 impl<'a> ChainInput<'a> {
     /// An invalid-value error at `path`.
-    fn invalid(&self, path: &[Segment], msg: String) -> InputError {
+    fn invalid(&self, path: &[PathSegment], msg: String) -> InputError {
         self.doc.error_at(InputErrorKind::Invalid, path, msg)
     }
 
@@ -257,7 +258,7 @@ impl<'a> ChainInput<'a> {
         latency: &BTreeMap<String, Latency>,
         names: &mut BTreeSet<&'a str>,
     ) -> Result<(Chain, Vec<ServiceTier>), InputError> {
-        let at = |rest: &[Segment]| chain_path(ci, rest);
+        let at = |rest: &[PathSegment]| chain_path(ci, rest);
         check_name(&spec.name).map_err(|m| self.invalid(&at(&[key("name")]), m))?;
         if !names.insert(spec.name.as_str()) {
             return Err(self.invalid(
@@ -323,7 +324,7 @@ impl<'a> ChainInput<'a> {
         ci: usize,
         spec: &ChainSpec,
     ) -> Result<(Vec<ModelPrice>, Vec<ServiceTier>), InputError> {
-        let at = |rest: &[Segment]| chain_path(ci, rest);
+        let at = |rest: &[PathSegment]| chain_path(ci, rest);
         let r = &self.file.request;
         let mut links = Vec::new();
         let mut tiers = Vec::with_capacity(spec.models.len());
@@ -332,7 +333,7 @@ impl<'a> ChainInput<'a> {
                 let hint = self.unknown_hint(id);
                 return Err(self.doc.error_at(
                     InputErrorKind::UnknownModel,
-                    &at(&[key("models"), Segment::Index(mi)]),
+                    &at(&[key("models"), PathSegment::Index(mi)]),
                     format!(
                         "unknown model `{id}`{hint}: price table {} has no price for it, and an unknown price is never taken as zero; run `fallcost prices --pricing {}` to list its models",
                         self.prices.name, self.prices.name
@@ -354,7 +355,7 @@ impl<'a> ChainInput<'a> {
             };
             let billed = self.request.billed(price, &billing).map_err(|m| {
                 let field = if spec.service_tiers.is_some() {
-                    at(&[key("service_tiers"), Segment::Index(mi)])
+                    at(&[key("service_tiers"), PathSegment::Index(mi)])
                 } else if spec.service_tier.is_some() {
                     at(&[key("service_tier")])
                 } else if service != ServiceTier::Standard {
@@ -362,7 +363,7 @@ impl<'a> ChainInput<'a> {
                 } else if r.cache_ttl.is_some() {
                     vec![key("request"), key("cache_ttl")]
                 } else {
-                    at(&[key("models"), Segment::Index(mi)])
+                    at(&[key("models"), PathSegment::Index(mi)])
                 };
                 self.invalid(&field, m)
             })?;
@@ -420,7 +421,7 @@ impl<'a> ChainInput<'a> {
             let first_missing = chains.iter().position(|c| c.traffic_share.is_none());
             if let Some(ci) = first_missing {
                 return Err(self.invalid(
-                    &[key("chain"), Segment::Index(ci), key("name")],
+                    &[key("chain"), PathSegment::Index(ci), key("name")],
                     "other chains give a traffic_share; give one for every chain, adding up to 1"
                         .into(),
                 ));
@@ -428,7 +429,7 @@ impl<'a> ChainInput<'a> {
             let sum: f64 = chains.iter().filter_map(|c| c.traffic_share).sum();
             if (sum - 1.0).abs() > 1e-9 {
                 return Err(self.invalid(
-                    &[key("chain"), Segment::Index(0), key("traffic_share")],
+                    &[key("chain"), PathSegment::Index(0), key("traffic_share")],
                     format!(
                         "the chains' traffic_share values add up to {}; they must add up to 1",
                         show(sum)

@@ -58,7 +58,7 @@
 
 use std::path::Path;
 
-use super::document::{Document, Segment};
+use super::document::{Document, PathSegment};
 use super::duration::parse_seconds;
 use super::pricing::{PricingRef, default_name};
 use super::{check_name, check_range, read_text, show};
@@ -91,8 +91,8 @@ fn broad_hint(file: &ScenarioFile, id: &str) -> String {
     }
 }
 
-fn key(k: &str) -> Segment {
-    Segment::Key(k.to_string())
+fn key(k: &str) -> PathSegment {
+    PathSegment::Key(k.to_string())
 }
 
 /// Where a chain's `steady` or `policy` value was written, for its errors: the chain's own
@@ -107,11 +107,11 @@ struct Levels<'a> {
 
 impl Levels<'_> {
     /// The path of `field`: in the chain's table if `in_chain`, else in the scenario's.
-    fn path(&self, field: &str, in_chain: bool) -> Vec<Segment> {
+    fn path(&self, field: &str, in_chain: bool) -> Vec<PathSegment> {
         if in_chain {
             vec![
                 key("chain"),
-                Segment::Index(self.chain_index),
+                PathSegment::Index(self.chain_index),
                 key(self.table),
                 key(field),
             ]
@@ -253,7 +253,8 @@ fn resolve(
     prices: &PriceTable,
     default_name: String,
 ) -> Result<Scenario, InputError> {
-    let invalid = |path: &[Segment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
+    let invalid =
+        |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
     let _ = file.description;
 
     // [request]

@@ -1,7 +1,7 @@
 //! `[steady]` and a chain's `steady = { .. }`: failure rates, billing shares and the error
 //! mix, validated.
 
-use super::super::document::{Document, Segment};
+use super::super::document::{Document, PathSegment};
 use super::super::{check_range, show};
 use super::Levels;
 use super::file::SteadySpec;
@@ -192,7 +192,7 @@ impl SteadyLevels<'_> {
         for (i, v) in l.iter().enumerate() {
             check_range(*v, 0.0, 1.0).map_err(|m| {
                 let mut p = self.levels.path(list, in_chain);
-                p.push(Segment::Index(i));
+                p.push(PathSegment::Index(i));
                 self.levels.doc.error_at(InputErrorKind::Invalid, &p, m)
             })?;
         }

@@ -238,7 +238,7 @@ fn no_outage_keeps_the_shorthand() {
 
 #[test]
 fn outages_build_the_timeline_with_their_defaults() {
-    use crate::model::timeline::{LinkRef, OutageFailure as F, Target, piecewise};
+    use crate::model::timeline::{LinkRef, OutageFailure as F, OutageTarget, piecewise};
     // `[incident] failure = "gray"` is the default of the outages that give none.
     let text = format!(
         "{SEPT3_HEAD}failure = \"gray\"\n\
@@ -251,7 +251,7 @@ fn outages_build_the_timeline_with_their_defaults() {
     assert_eq!(t.window_s(), 11_160.0);
     let o = t.outages();
     assert_eq!(o.len(), 3);
-    assert_eq!(o[0].target, Target::Provider("anthropic".into()));
+    assert_eq!(o[0].target, OutageTarget::Provider("anthropic".into()));
     assert_eq!(
         (o[0].start_s, o[0].duration_s, o[0].failure, o[0].error_rate),
         (0.0, None, F::Gray, 1.0)
@@ -260,7 +260,7 @@ fn outages_build_the_timeline_with_their_defaults() {
         (o[1].start_s, o[1].duration_s, o[1].failure),
         (3_600.0, Some(2_040.0), F::Fast)
     );
-    assert_eq!(o[2].target, Target::Model("xai/grok-4.7".into()));
+    assert_eq!(o[2].target, OutageTarget::Model("xai/grok-4.7".into()));
     assert_eq!(
         (o[2].start_s, o[2].duration_s, o[2].failure, o[2].error_rate),
         (4_800.0, Some(3_600.0), F::Gray, 0.5)
@@ -386,7 +386,7 @@ fn bad_outages_name_their_line_and_field() {
 
 #[test]
 fn a_drill_replaces_the_incident_with_the_primarys_provider_drilled() {
-    use crate::model::timeline::{OutageFailure, Target};
+    use crate::model::timeline::{OutageFailure, OutageTarget};
     let mut s = load_str(SEPT3_HEAD).unwrap();
     drill(&mut s, "30m", "s.toml").unwrap();
     let i = s.incident.unwrap();
@@ -395,7 +395,10 @@ fn a_drill_replaces_the_incident_with_the_primarys_provider_drilled() {
     let t = i.timeline.unwrap();
     assert_eq!(t.window_s(), 1_800.0);
     assert_eq!(t.outages().len(), 1);
-    assert_eq!(t.outages()[0].target, Target::Provider("anthropic".into()));
+    assert_eq!(
+        t.outages()[0].target,
+        OutageTarget::Provider("anthropic".into())
+    );
     assert_eq!(t.outages()[0].failure, OutageFailure::Drill);
     assert_eq!(t.outages()[0].duration_s, None);
 

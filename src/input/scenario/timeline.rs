@@ -26,17 +26,17 @@
 //! A `drill` outage opens the target's breaker by hand (the three-down post's step 4): no
 //! attempt is made on it, so `error_rate` and `latency_factor` are refused there.
 
-use super::super::document::{Document, Segment};
+use super::super::document::{Document, PathSegment};
 use super::super::duration::parse_seconds;
 use super::file::{IncidentSpec, OutageSpec};
 use super::key;
 use crate::error::{InputError, InputErrorKind};
-use crate::model::timeline::{Outage, OutageFailure, Target, Timeline, TimelineError};
+use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline, TimelineError};
 use crate::model::{Chain, FailureMode, Incident, Scenario};
 
 /// The outage's path in the file: `incident.outage[i]`, then `field` if given.
-fn outage_path(i: usize, field: Option<&str>) -> Vec<Segment> {
-    let mut path = vec![key("incident"), key("outage"), Segment::Index(i)];
+fn outage_path(i: usize, field: Option<&str>) -> Vec<PathSegment> {
+    let mut path = vec![key("incident"), key("outage"), PathSegment::Index(i)];
     if let Some(f) = field {
         path.push(key(f));
     }
@@ -93,8 +93,9 @@ fn target(
     i: usize,
     o: &OutageSpec,
     chains: &[Chain],
-) -> Result<Target, InputError> {
-    let invalid = |path: &[Segment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
+) -> Result<OutageTarget, InputError> {
+    let invalid =
+        |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
     let (providers, models) = used(chains);
     match (&o.provider, &o.model) {
         (Some(_), Some(_)) => Err(invalid(
@@ -110,7 +111,7 @@ fn target(
         )),
         (Some(p), None) => {
             if providers.contains(&p.as_str()) {
-                Ok(Target::Provider(p.clone()))
+                Ok(OutageTarget::Provider(p.clone()))
             } else {
                 Err(invalid(
                     &outage_path(i, Some("provider")),
@@ -124,7 +125,7 @@ fn target(
         }
         (None, Some(m)) => {
             if models.contains(&m.as_str()) {
-                Ok(Target::Model(m.clone()))
+                Ok(OutageTarget::Model(m.clone()))
             } else {
                 Err(invalid(
                     &outage_path(i, Some("model")),
@@ -185,7 +186,8 @@ pub(super) fn resolve(
     if spec.outages.is_empty() {
         return Ok(None);
     }
-    let invalid = |path: &[Segment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
+    let invalid =
+        |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
     let mut outages = Vec::with_capacity(spec.outages.len());
     for (i, o) in spec.outages.iter().enumerate() {
         let target = target(doc, i, o, chains)?;
@@ -292,7 +294,7 @@ pub fn drill(scenario: &mut Scenario, duration: &str, label: &str) -> Result<(),
     let timeline = Timeline::new(
         duration_s,
         vec![Outage::new(
-            Target::Provider(provider),
+            OutageTarget::Provider(provider),
             0.0,
             None,
             OutageFailure::Drill,

@@ -20,7 +20,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::{InputError, InputErrorKind};
-use crate::input::document::{Document, Segment};
+use crate::input::document::{Document, PathSegment};
 use crate::input::pricing::MAX_PRICE;
 use crate::input::{check_name, check_range};
 use crate::model::{Caching, ModelPrice, PriceTable};
@@ -94,10 +94,13 @@ pub fn price_settings(path: Option<&Path>) -> Result<OwnPrices, InputError> {
 
 /// One entry, validated as a price table's (`crate::input::pricing`) are.
 fn entry(doc: &Document, id: String, e: PriceEntry) -> Result<ModelPrice, InputError> {
-    let at = |field: &str| -> Vec<Segment> {
-        let mut p = vec![Segment::Key("prices".into()), Segment::Key(id.clone())];
+    let at = |field: &str| -> Vec<PathSegment> {
+        let mut p = vec![
+            PathSegment::Key("prices".into()),
+            PathSegment::Key(id.clone()),
+        ];
         if !field.is_empty() {
-            p.push(Segment::Key(field.into()));
+            p.push(PathSegment::Key(field.into()));
         }
         p
     };

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::{InputError, InputErrorKind};
-use crate::input::document::{Document, Segment};
+use crate::input::document::{Document, PathSegment};
 
 /// Seconds in a month: 730 hours (a year of 8,760 hours / 12).
 pub const MONTH_S: f64 = 730.0 * 3600.0;
@@ -106,7 +106,7 @@ impl UsageSettings {
             if let Some(r) = rate {
                 out.push((
                     "incident.requests_per_second".to_string(),
-                    crate::number::clean(r).to_string(),
+                    crate::number::round_noise(r).to_string(),
                 ));
             }
         }
@@ -143,7 +143,12 @@ pub fn usage_settings(path: Option<&Path>) -> Result<UsageSettings, InputError> 
         });
     };
     let dir = path.parent().unwrap_or(Path::new(""));
-    let at = |key: &str| vec![Segment::Key("usage".into()), Segment::Key(key.into())];
+    let at = |key: &str| {
+        vec![
+            PathSegment::Key("usage".into()),
+            PathSegment::Key(key.into()),
+        ]
+    };
     let bad = |key: &str, m: String| doc.error_at(InputErrorKind::Invalid, &at(key), m);
     let count = |key: &str, v: Option<f64>| -> Result<Option<f64>, InputError> {
         match v {
@@ -158,7 +163,7 @@ pub fn usage_settings(path: Option<&Path>) -> Result<UsageSettings, InputError> 
     for (k, n) in u.chains.unwrap_or_default() {
         if !(n.is_finite() && n >= 0.0) {
             let mut p = at("chains");
-            p.push(Segment::Key(k.clone()));
+            p.push(PathSegment::Key(k.clone()));
             return Err(doc.error_at(
                 InputErrorKind::Invalid,
                 &p,

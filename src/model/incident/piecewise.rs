@@ -40,7 +40,7 @@ use crate::model::timeline::{ChainSegment, LinkRef, LinkState, OutageFailure, Ti
 
 use super::super::cost::first_state;
 use super::super::hedge::{Hedge, HedgeLeg};
-use super::super::policy::{self, CapCount, Entry, PolicyOutcome};
+use super::super::policy::{self, CapCount, PlanEntry, PolicyOutcome};
 use super::super::{Caching, Chain, FailureMode, Incident, Pattern, Request};
 use super::{
     IncidentOutcome, ModelShare, Sessions, Span, Totals, WindowLink, add_head, hedge_leg,
@@ -268,7 +268,7 @@ fn segment(
             chain,
             span,
             &variants(links, states),
-            &[(Entry::FRESH, 1.0)],
+            &[(PlanEntry::FRESH, 1.0)],
             sessions,
             cap,
             None,
@@ -286,7 +286,7 @@ fn segment(
         Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
             let cancel = pattern == Pattern::HedgedTakeFirst;
             let mut heads: Vec<(f64, PolicyOutcome)> = Vec::new();
-            let mut entries: Vec<(Entry, f64)> = Vec::new();
+            let mut entries: Vec<(PlanEntry, f64)> = Vec::new();
             for (w, legs) in variants(&base[..2], states) {
                 let leg = |l: &WindowLink| {
                     if states[l.index].attempted() {
@@ -700,7 +700,7 @@ mod tests {
     use super::super::evaluate as price;
     use super::*;
     use crate::model::cost::tests::{july, req, set_failure_rates};
-    use crate::model::timeline::{Outage, Target};
+    use crate::model::timeline::{Outage, OutageTarget};
     use crate::model::{Link, Steady};
 
     /// 3h06m: the September 3 window (13:10-16:16 UTC), 11,160 requests at λ = 1.
@@ -736,7 +736,7 @@ mod tests {
 
     fn down(provider: &str, start: f64, duration: Option<f64>) -> Outage {
         Outage::new(
-            Target::Provider(provider.into()),
+            OutageTarget::Provider(provider.into()),
             start,
             duration,
             OutageFailure::Fast,
@@ -762,7 +762,7 @@ mod tests {
                 c.policy.retries = retries;
                 for failure in [FailureMode::Fast, FailureMode::Gray] {
                     let outage = Outage::new(
-                        Target::Provider("anthropic".into()),
+                        OutageTarget::Provider("anthropic".into()),
                         0.0,
                         None,
                         match failure {
@@ -917,7 +917,7 @@ mod tests {
         c.policy.backoff.base_s = 0.0;
         c.policy.backoff.cap_s = 0.0;
         let gray = Outage::new(
-            Target::Provider("anthropic".into()),
+            OutageTarget::Provider("anthropic".into()),
             0.0,
             None,
             OutageFailure::Gray,
@@ -944,7 +944,7 @@ mod tests {
     fn a_drill_makes_no_attempt_on_the_primary() {
         let r = req(0.0, 1200.0, 60000.0, 0.9);
         let drill = Outage::new(
-            Target::Provider("anthropic".into()),
+            OutageTarget::Provider("anthropic".into()),
             0.0,
             None,
             OutageFailure::Drill,

@@ -22,7 +22,7 @@
 use rayon::prelude::*;
 
 use crate::model::{Chain, Pattern, Scenario};
-use crate::number::clean;
+use crate::number::round_noise;
 use crate::report::diff::{ChainMc, DiffMcMeta, McDiff};
 use crate::sim::stats::{Sum, Z95};
 use crate::sim::{self, Engine, McOptions};
@@ -115,9 +115,9 @@ fn paired(base: &[&Sum], head: &[&Sum], scale: f64) -> McDiff {
     let ind = Z95 * (mb.std_error().powi(2) + mh.std_error().powi(2)).sqrt() * scale;
     let m = (mh.mean() - mb.mean()) * scale;
     McDiff {
-        mean: clean(mean),
-        ci95: [clean(mean - half), clean(mean + half)],
-        independent_ci95: [clean(m - ind), clean(m + ind)],
+        mean: round_noise(mean),
+        ci95: [round_noise(mean - half), round_noise(mean + half)],
+        independent_ci95: [round_noise(m - ind), round_noise(m + ind)],
     }
 }
 

@@ -10,7 +10,7 @@ use crate::input::history::History;
 use crate::input::settings::UsageSettings;
 use crate::input::settings::usage::MONTH_S;
 use crate::model::{Pattern, Scenario};
-use crate::number::clean;
+use crate::number::round_noise;
 use crate::report::diff::{Assumption, At, DiffFigures, SideMeta};
 
 /// One side, resolved.
@@ -228,7 +228,7 @@ pub fn incident_line(base: &Scenario, head: &Scenario) -> Option<String> {
                 "{} outage, {} requests at {} req/s in sessions of {}",
                 crate::number::format_seconds(i.duration_s),
                 crate::number::count(i.requests() as f64),
-                clean(i.requests_per_second),
+                round_noise(i.requests_per_second),
                 i.session_length
             )
         })
@@ -318,11 +318,13 @@ pub fn figures(
         let untouched = history.is_some() && one.incident.is_some() && !touched;
         let year = years.iter().find(|r| r.pattern == pattern);
         let per_1k = steady.map(|r| r.analytic.cost_per_1k_usd);
-        let per_month = per_1k.zip(requests).map(|(c, n)| clean(c * n / 1000.0));
+        let per_month = per_1k
+            .zip(requests)
+            .map(|(c, n)| round_noise(c * n / 1000.0));
         let excess = incident.map(|r| r.analytic.excess_usd);
         let at_risk = match (per_month, year, excess) {
-            (Some(m), Some(y), _) => Some(clean(m + y.premium_p95_usd.max(0.0))),
-            (Some(m), None, Some(e)) => Some(clean(m + e.max(0.0))),
+            (Some(m), Some(y), _) => Some(round_noise(m + y.premium_p95_usd.max(0.0))),
+            (Some(m), None, Some(e)) => Some(round_noise(m + e.max(0.0))),
             (Some(m), None, None) => Some(m),
             _ => None,
         };
@@ -351,7 +353,7 @@ pub fn figures(
         if let (Some(r), Some(i)) = (rate, &one.incident) {
             assumptions.push(Assumption {
                 key: "incident_requests_per_second".into(),
-                value: crate::number::count(clean(r)),
+                value: crate::number::count(round_noise(r)),
                 source: format!(
                     "requests_per_month / 730 hours ({} requests in the {} window)",
                     crate::number::count(i.requests() as f64),
@@ -376,7 +378,7 @@ fn worst_ratio(s: &Scenario, chain: &crate::model::Chain) -> Option<f64> {
         .iter()
         .map(|l| req.like_for_like(&l.price) / p0)
         .reduce(f64::max)
-        .map(clean)
+        .map(round_noise)
 }
 
 /// The simulated years of `history` on `s`'s chains (`ops::history::years`).
@@ -441,7 +443,7 @@ pub fn assumptions(
             value: format!(
                 "{} at {} req/s, sessions of {}",
                 crate::number::format_seconds(i.duration_s),
-                clean(i.requests_per_second),
+                round_noise(i.requests_per_second),
                 i.session_length
             ),
             source: match usage.incident_s {

@@ -2,7 +2,7 @@
 //! ([`crate::figures`]: each figure's [`Show`](crate::figures::Show)): which figures a table
 //! shows, under which header, printed how, and which have a Monte Carlo column.
 
-use crate::figures::{Cell, Column, Entry, Figure, MeanCi};
+use crate::figures::{Cell, Column, Figure, FigureEntry, MeanCi};
 use crate::number::{change, count, money, money_adding_up, multiplier, trim};
 
 use super::pm;
@@ -91,15 +91,15 @@ pub(super) fn cells(
     table: Table,
     sim: bool,
     list: &dyn Fn(&'static Figure) -> String,
-    visit: impl FnOnce(&mut dyn FnMut(&'static Figure, Entry<'_, f64>)),
+    visit: impl FnOnce(&mut dyn FnMut(&'static Figure, FigureEntry<'_, f64>)),
 ) -> Vec<String> {
     let mut entries: Vec<(Cell, &'static Figure, Shown)> = Vec::new();
     visit(&mut |fig, e| {
         if let Some((c, _)) = shown(fig, table) {
             let v = match e {
-                Entry::Figure(v) => Shown::Number(v.copied()),
-                Entry::Exact(v) => Shown::Number(v),
-                Entry::Text(t) => Shown::Text(t),
+                FigureEntry::Figure(v) => Shown::Number(v.copied()),
+                FigureEntry::Exact(v) => Shown::Number(v),
+                FigureEntry::Text(t) => Shown::Text(t),
             };
             entries.push((c.cell, fig, v));
         }
@@ -155,7 +155,7 @@ pub(super) fn mc_cells<F>(
     figures: &'static [Figure],
     table: Table,
     set: Option<&F>,
-    visit: impl Fn(&F, &mut dyn FnMut(&'static Figure, Entry<'_, MeanCi>)),
+    visit: impl Fn(&F, &mut dyn FnMut(&'static Figure, FigureEntry<'_, MeanCi>)),
 ) -> Vec<String> {
     let Some(set) = set else {
         return vec!["–".to_string(); mc_headers(figures, table).len()];
@@ -164,7 +164,7 @@ pub(super) fn mc_cells<F>(
     visit(set, &mut |fig, e| {
         if let Some((c, _)) = shown_mc(fig, table) {
             cells.push(match e {
-                Entry::Figure(Some(v)) => pm(v, |x| format(c.cell, x)),
+                FigureEntry::Figure(Some(v)) => pm(v, |x| format(c.cell, x)),
                 _ => "–".into(),
             });
         }

@@ -30,7 +30,10 @@ pub(crate) fn sweep_cells<V>(
     figures: &'static [crate::figures::Figure],
     set: Option<&V>,
     sim: bool,
-    visit: impl Fn(&V, &mut dyn FnMut(&'static crate::figures::Figure, crate::figures::Entry<'_, f64>)),
+    visit: impl Fn(
+        &V,
+        &mut dyn FnMut(&'static crate::figures::Figure, crate::figures::FigureEntry<'_, f64>),
+    ),
 ) -> Vec<String> {
     match set {
         Some(set) => cells::cells(Table::Sweep, sim, &|_| String::new(), |f| visit(set, f)),
@@ -177,7 +180,7 @@ fn opt_price(p: Option<f64>) -> String {
 /// a millionth of a dollar, in exponent form (`1e-9`), never rounded to `0.00`.
 fn price(p: f64) -> String {
     if p != 0.0 && p.abs() < 1e-6 {
-        return format!("{:e}", crate::number::clean(p));
+        return format!("{:e}", crate::number::round_noise(p));
     }
     let s = trim(p, 6);
     if s.contains('.') && s.split('.').nth(1).is_some_and(|f| f.len() == 1) {

@@ -2,7 +2,7 @@
 //! where the analytic figures are not exact and by how much.
 
 use crate::model::incident;
-use crate::model::timeline::{OutageFailure, Target, Timeline};
+use crate::model::timeline::{OutageFailure, OutageTarget, Timeline};
 use crate::model::{Chain, Incident, Pattern, Request};
 use crate::number::format_seconds;
 
@@ -14,7 +14,7 @@ pub(super) fn outages(t: &Timeline) -> String {
         .iter()
         .map(|o| {
             let what = match &o.target {
-                Target::Provider(p) | Target::Model(p) => p.as_str(),
+                OutageTarget::Provider(p) | OutageTarget::Model(p) => p.as_str(),
             };
             let how = match o.failure {
                 OutageFailure::Drill => "drilled (no attempts)".to_string(),

@@ -97,13 +97,13 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::timeline::{Outage, OutageFailure, Target};
+    use crate::model::timeline::{Outage, OutageFailure, OutageTarget};
 
     #[test]
     fn states_follow_the_cuts_and_runs_join_segments() {
         // Anthropic down [0, 100) then at half [100, 200); OpenAI drilled [50, 150), slow x3
         // never. Sonnet → Sol.
-        let p = |x: &str| Target::Provider(x.into());
+        let p = |x: &str| OutageTarget::Provider(x.into());
         let t = Timeline::new(
             300.0,
             vec![

@@ -32,7 +32,7 @@ use crate::model::{Caching, Chain, FailureMode, Incident, Pattern};
 
 use crate::sim::rng::{SimRng, Stream, chunk_rng, uniform};
 use crate::sim::stats::{Compensated, Sum};
-use crate::sim::steady::fast::{Attempt, Prices};
+use crate::sim::steady::fast::{AttemptOutcome, Prices};
 use crate::sim::{McOptions, ordered};
 
 /// The arrival times of a window's N requests: a Poisson process conditioned on N arrivals in
@@ -235,16 +235,16 @@ struct Window<'a> {
 }
 
 impl Window<'_> {
-    fn draw(&self, l: &IncidentLink, rng: &mut SimRng) -> Attempt {
+    fn draw(&self, l: &IncidentLink, rng: &mut SimRng) -> AttemptOutcome {
         let u = uniform(rng);
         if u < l.gray_below {
-            Attempt::Gray
+            AttemptOutcome::Gray
         } else if u < l.fail_below {
-            Attempt::Fast
+            AttemptOutcome::Fast
         } else if u < l.trip_below {
-            Attempt::Trip
+            AttemptOutcome::Trip
         } else {
-            Attempt::Ok
+            AttemptOutcome::Ok
         }
     }
 
@@ -268,7 +268,7 @@ impl Window<'_> {
             }
             let warm = l.role.starts_warm || warm_at[l.slot].is_some_and(|t0| t - t0 <= l.ttl_s);
             let a = self.draw(l, rng);
-            if a == Attempt::Ok {
+            if a == AttemptOutcome::Ok {
                 run.window += l.warm.success;
                 if !warm {
                     run.cold_start += l.first.success - l.warm.success;
@@ -296,7 +296,7 @@ impl Window<'_> {
             }
             let a = self.draw(l, rng);
             let w = l.warm.failed(a);
-            (a == Attempt::Ok, w, w, l.warm.success)
+            (a == AttemptOutcome::Ok, w, w, l.warm.success)
         };
         let (ok0, lost0, w0, c0) = leg(&self.links[0], rng);
         let (ok1, lost1, w1, c1) = leg(&self.links[1], rng);

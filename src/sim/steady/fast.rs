@@ -38,7 +38,7 @@ use crate::sim::{CHUNK, McOptions, ordered};
 
 /// How an attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Attempt {
+pub enum AttemptOutcome {
     /// Answered.
     Ok,
     /// Failed before inference: billed 0, took `fast_fail_s`.
@@ -49,11 +49,16 @@ pub enum Attempt {
     Trip,
 }
 
-impl Attempt {
+impl AttemptOutcome {
     /// Every outcome, in index order.
-    pub const ALL: [Attempt; 4] = [Attempt::Ok, Attempt::Fast, Attempt::Gray, Attempt::Trip];
+    pub const ALL: [AttemptOutcome; 4] = [
+        AttemptOutcome::Ok,
+        AttemptOutcome::Fast,
+        AttemptOutcome::Gray,
+        AttemptOutcome::Trip,
+    ];
 
-    /// Its index in [`Attempt::ALL`].
+    /// Its index in [`AttemptOutcome::ALL`].
     #[inline]
     pub fn index(self) -> usize {
         self as usize
@@ -93,11 +98,11 @@ impl Prices {
 
     /// USD of a failed attempt.
     #[inline]
-    pub fn failed(&self, a: Attempt) -> f64 {
+    pub fn failed(&self, a: AttemptOutcome) -> f64 {
         match a {
-            Attempt::Ok | Attempt::Fast => 0.0,
-            Attempt::Gray => self.gray,
-            Attempt::Trip => self.abandoned,
+            AttemptOutcome::Ok | AttemptOutcome::Fast => 0.0,
+            AttemptOutcome::Gray => self.gray,
+            AttemptOutcome::Trip => self.abandoned,
         }
     }
 }
@@ -199,29 +204,29 @@ impl ChainSim {
     /// One attempt on link `i` from the uniform `u` and normal `z` already drawn; returns the
     /// outcome and ln L (meaningful for `Ok`).
     #[inline(always)]
-    fn attempt(&self, i: usize, u: f64, z: f64, rng: &mut SimRng) -> (Attempt, f64) {
+    fn attempt(&self, i: usize, u: f64, z: f64, rng: &mut SimRng) -> (AttemptOutcome, f64) {
         let l = &self.links[i];
         let ln_l = l.mu + l.sigma * z;
         if u < l.fail_below {
             let a = if u < l.gray_below {
-                Attempt::Gray
+                AttemptOutcome::Gray
             } else {
-                Attempt::Fast
+                AttemptOutcome::Fast
             };
             return (a, ln_l);
         }
         if l.trip_by_latency {
             if ln_l > l.ln_t {
-                (Attempt::Trip, ln_l)
+                (AttemptOutcome::Trip, ln_l)
             } else {
-                (Attempt::Ok, ln_l)
+                (AttemptOutcome::Ok, ln_l)
             }
         } else if u < l.trip_below {
-            (Attempt::Trip, ln_l)
+            (AttemptOutcome::Trip, ln_l)
         } else if ln_l > l.ln_t {
-            (Attempt::Ok, self.redraw_below_timeout(l, rng))
+            (AttemptOutcome::Ok, self.redraw_below_timeout(l, rng))
         } else {
-            (Attempt::Ok, ln_l)
+            (AttemptOutcome::Ok, ln_l)
         }
     }
 
@@ -239,7 +244,7 @@ impl ChainSim {
     }
 
     /// A fresh attempt on link `i`.
-    fn draw(&self, i: usize, rng: &mut SimRng) -> (Attempt, f64) {
+    fn draw(&self, i: usize, rng: &mut SimRng) -> (AttemptOutcome, f64) {
         let u = uniform(rng);
         let z = normal(rng);
         self.attempt(i, u, z, rng)
@@ -247,21 +252,21 @@ impl ChainSim {
 
     /// ln of the seconds an attempt on link `i` took (no `exp`/`ln` calls).
     #[inline]
-    fn ln_seconds(&self, i: usize, a: Attempt, ln_l: f64) -> f64 {
+    fn ln_seconds(&self, i: usize, a: AttemptOutcome, ln_l: f64) -> f64 {
         match a {
-            Attempt::Ok => ln_l,
-            Attempt::Fast => self.ln_fast_fail,
-            Attempt::Gray | Attempt::Trip => self.links[i].ln_t,
+            AttemptOutcome::Ok => ln_l,
+            AttemptOutcome::Fast => self.ln_fast_fail,
+            AttemptOutcome::Gray | AttemptOutcome::Trip => self.links[i].ln_t,
         }
     }
 
     /// Seconds an attempt on link `i` took.
     #[inline]
-    fn seconds(&self, i: usize, a: Attempt, ln_l: f64) -> f64 {
+    fn seconds(&self, i: usize, a: AttemptOutcome, ln_l: f64) -> f64 {
         match a {
-            Attempt::Ok => ln_l.exp(),
-            Attempt::Fast => self.fast_fail_s,
-            Attempt::Gray | Attempt::Trip => self.links[i].timeout_s,
+            AttemptOutcome::Ok => ln_l.exp(),
+            AttemptOutcome::Fast => self.fast_fail_s,
+            AttemptOutcome::Gray | AttemptOutcome::Trip => self.links[i].timeout_s,
         }
     }
 }
@@ -334,7 +339,7 @@ pub struct SteadyTally {
     /// (0: primary, 1: second link).
     pub common: [u64; 2],
     /// Requests where exactly one of links 0 and 1 answered, by the two outcomes
-    /// (`[a₀][a₁]`, [`Attempt::index`]): every pattern's bill is fixed by them, so they are
+    /// (`[a₀][a₁]`, [`AttemptOutcome::index`]): every pattern's bill is fixed by them, so they are
     /// counted, and summed per outcome pair by [`finish`] (their latencies are binned as they
     /// come).
     pub single: [[u64; 4]; 4],
@@ -455,7 +460,7 @@ fn buffered(sim: &ChainSim, rng: &mut SimRng, acc: &mut SteadyTally, count: u64,
         for k in 0..m {
             let (a0, ln0) = sim.attempt(0, u[k][0], z[k][0], rng);
             if !two {
-                if a0 == Attempt::Ok {
+                if a0 == AttemptOutcome::Ok {
                     common[0] += 1;
                     seq_bins[bin(ln0)] += 1;
                 } else {
@@ -464,7 +469,7 @@ fn buffered(sim: &ChainSim, rng: &mut SimRng, acc: &mut SteadyTally, count: u64,
                 continue;
             }
             let (a1, ln1) = sim.attempt(1, u[k][1], z[k][1], rng);
-            if a0 == Attempt::Ok && a1 == Attempt::Ok {
+            if a0 == AttemptOutcome::Ok && a1 == AttemptOutcome::Ok {
                 // The faster leg wins (the minimum of the logs), or a drawn winner.
                 let (second_wins, ln_win) = if sim.win_by_latency {
                     (ln1 < ln0, ln0.min(ln1))
@@ -562,7 +567,7 @@ fn uncommon(
 ) {
     let first = sim.attempt(0, u0, z0, rng);
     let second = sim.attempt(1, u1, z1, rng);
-    if first.0 == Attempt::Ok && second.0 == Attempt::Ok {
+    if first.0 == AttemptOutcome::Ok && second.0 == AttemptOutcome::Ok {
         // healthy legs whose latencies were redrawn below T (given trip rates)
         let (ln0, ln1) = (first.1, second.1);
         common[usize::from(ln1 < ln0)] += 1;
@@ -580,18 +585,18 @@ fn uncommon(
 fn off_common(
     sim: &ChainSim,
     acc: &mut SteadyTally,
-    first: (Attempt, f64),
-    second: (Attempt, f64),
+    first: (AttemptOutcome, f64),
+    second: (AttemptOutcome, f64),
     rng: &mut SimRng,
 ) {
     let (a0, a1) = (first.0, second.0);
-    if a0 != Attempt::Ok && a1 != Attempt::Ok {
+    if a0 != AttemptOutcome::Ok && a1 != AttemptOutcome::Ok {
         rare(sim, acc, first, Some(second), rng);
         return;
     }
     acc.single[a0.index()][a1.index()] += 1;
     let [nf, seq, hedged] = latencies(sim, first, second, 0.0);
-    if a0 == Attempt::Ok {
+    if a0 == AttemptOutcome::Ok {
         acc.raw_hist[slot::PRIMARY].add_ln(nf);
     } else {
         acc.raw_hist[slot::NO_FALLBACK].add_ln(nf);
@@ -606,22 +611,22 @@ fn off_common(
 #[inline]
 fn latencies(
     sim: &ChainSim,
-    first: (Attempt, f64),
-    second: (Attempt, f64),
+    first: (AttemptOutcome, f64),
+    second: (AttemptOutcome, f64),
     tail_s: f64,
 ) -> [f64; 3] {
     let ((a0, ln0), (a1, ln1)) = (first, second);
     let lt0 = sim.ln_seconds(0, a0, ln0);
     let lt1 = sim.ln_seconds(1, a1, ln1);
-    let seq = if a0 == Attempt::Ok {
+    let seq = if a0 == AttemptOutcome::Ok {
         lt0
-    } else if a1 == Attempt::Ok {
+    } else if a1 == AttemptOutcome::Ok {
         (sim.seconds(0, a0, ln0) + sim.seconds(1, a1, ln1)).ln()
     } else {
         (sim.seconds(0, a0, ln0) + sim.seconds(1, a1, ln1) + tail_s).ln()
     };
     // the answering leg's, or, when both failed, the slower failure's and the later links'
-    let hedged = match (a0 == Attempt::Ok, a1 == Attempt::Ok) {
+    let hedged = match (a0 == AttemptOutcome::Ok, a1 == AttemptOutcome::Ok) {
         (true, _) => lt0,
         (false, true) => lt1,
         (false, false) if tail_s > 0.0 => {
@@ -633,9 +638,9 @@ fn latencies(
 }
 
 /// The no-fallback bill of a request whose primary attempt ended `a0` (latency left 0).
-fn primary_bill(sim: &ChainSim, a0: Attempt) -> Sample {
+fn primary_bill(sim: &ChainSim, a0: AttemptOutcome) -> Sample {
     let l = &sim.links[0];
-    if a0 == Attempt::Ok {
+    if a0 == AttemptOutcome::Ok {
         return Sample {
             cost: l.seq.success,
             answer: Answer::Primary,
@@ -657,11 +662,17 @@ fn primary_bill(sim: &ChainSim, a0: Attempt) -> Sample {
 /// `answer` is [`Answer::Failed`] if none of them answered). Latencies are left 0 (see [`latencies`]).
 /// `htail` is the same tail priced for the hedges (a later link of the second leg's model is
 /// warm there: one cache per model).
-fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) -> [Sample; 3] {
+fn bills(
+    sim: &ChainSim,
+    a0: AttemptOutcome,
+    a1: AttemptOutcome,
+    tail: Sample,
+    htail: Sample,
+) -> [Sample; 3] {
     let l = &sim.links;
     let nf = primary_bill(sim, a0);
     // sequential: the same as no-fallback when the primary answered
-    let seq = if a0 == Attempt::Ok {
+    let seq = if a0 == AttemptOutcome::Ok {
         nf
     } else {
         let w0 = l[0].seq.failed(a0);
@@ -671,7 +682,7 @@ fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) 
             wasted_cost: w0,
             ..Sample::default()
         };
-        if a1 == Attempt::Ok {
+        if a1 == AttemptOutcome::Ok {
             s.cost += l[1].seq.success;
             s.answer = Answer::Fallback;
         } else {
@@ -686,7 +697,7 @@ fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) 
     // hedged: links 0 and 1 at once; here at most one of them succeeded, and take-first and
     // no-cancel differ only when both do
     let (h0, h1) = (&l[0].hedge, &l[1].hedge);
-    let hedged = match (a0 == Attempt::Ok, a1 == Attempt::Ok) {
+    let hedged = match (a0 == AttemptOutcome::Ok, a1 == AttemptOutcome::Ok) {
         (true, _) => Sample {
             cost: h0.success + h1.failed(a1),
             answer: Answer::Primary,
@@ -722,8 +733,8 @@ fn bills(sim: &ChainSim, a0: Attempt, a1: Attempt, tail: Sample, htail: Sample) 
 fn rare(
     sim: &ChainSim,
     acc: &mut SteadyTally,
-    first: (Attempt, f64),
-    second: Option<(Attempt, f64)>,
+    first: (AttemptOutcome, f64),
+    second: Option<(AttemptOutcome, f64)>,
     rng: &mut SimRng,
 ) {
     let (a0, ln0) = first;
@@ -745,7 +756,7 @@ fn rare(
     for (i, link) in sim.links.iter().enumerate().skip(2) {
         let (a, ln) = sim.draw(i, rng);
         tail_s += sim.seconds(i, a, ln);
-        if a == Attempt::Ok {
+        if a == AttemptOutcome::Ok {
             tail.cost += link.seq.success;
             htail.cost += link.hedge.success;
             tail.answer = Answer::Fallback;
@@ -843,8 +854,8 @@ pub fn finish(sim: &ChainSim, acc: &SteadyTally) -> Vec<PatternMc> {
                 }
                 let b = bills(
                     sim,
-                    Attempt::ALL[i0],
-                    Attempt::ALL[i1],
+                    AttemptOutcome::ALL[i0],
+                    AttemptOutcome::ALL[i1],
                     Sample::default(),
                     Sample::default(),
                 );

@@ -12,7 +12,7 @@ use crate::input::gateway::{Node, Notice, Place, Value};
 use crate::model::PriceTable;
 
 /// One declared fallback entry: a group (or `*`) and the groups it falls back to.
-pub(super) struct Entry<'n> {
+pub(super) struct FallbackEntry<'n> {
     /// The group, as written.
     pub(super) key: &'n str,
     /// Where the key is.
@@ -27,13 +27,13 @@ pub(super) struct Entry<'n> {
 pub(super) struct Lists<'n> {
     /// The effective list's field, e.g. `router_settings.fallbacks`.
     pub(super) field: String,
-    pub(super) entries: Vec<Entry<'n>>,
+    pub(super) entries: Vec<FallbackEntry<'n>>,
     /// The first entry of each key (exact matches stop there).
     pub(super) first: HashMap<&'n str, usize>,
     /// The last entry of each key (a stripped match keeps looking).
     pub(super) last: HashMap<&'n str, usize>,
     /// The `*` fallbacks and the field they come from (`default_fallbacks` or `fallbacks["*"]`).
-    pub(super) star: Option<(Entry<'n>, String)>,
+    pub(super) star: Option<(FallbackEntry<'n>, String)>,
     /// Whether stripped keys and `*` apply (`fallbacks` only).
     pub(super) generic: bool,
 }
@@ -41,7 +41,11 @@ pub(super) struct Lists<'n> {
 impl<'n> Lists<'n> {
     /// The entry LiteLLM uses for a request for `group` (`get_fallback_model_group`), with the
     /// field it is declared in: the group's own entry, else `*`.
-    pub(super) fn lookup(&self, group: &str, providers: &Providers) -> Option<(&Entry<'n>, &str)> {
+    pub(super) fn lookup(
+        &self,
+        group: &str,
+        providers: &Providers,
+    ) -> Option<(&FallbackEntry<'n>, &str)> {
         self.specific(group, providers)
             .or_else(|| self.star.as_ref().map(|(e, field)| (e, field.as_str())))
     }
@@ -54,7 +58,7 @@ impl<'n> Lists<'n> {
         group: &str,
         root: &str,
         providers: &Providers,
-    ) -> Option<(&Entry<'n>, &str)> {
+    ) -> Option<(&FallbackEntry<'n>, &str)> {
         self.specific(group, providers)
             .or_else(|| self.specific(root, providers))
             .or_else(|| self.star.as_ref().map(|(e, field)| (e, field.as_str())))
@@ -69,7 +73,7 @@ impl<'n> Lists<'n> {
         &self,
         group: &str,
         providers: &Providers,
-    ) -> Option<(&Entry<'n>, &str)> {
+    ) -> Option<(&FallbackEntry<'n>, &str)> {
         if let Some(&i) = self.first.get(group) {
             return Some((&self.entries[i], &self.field));
         }
@@ -118,7 +122,7 @@ impl Providers<'_> {
 }
 
 impl<'n> Lists<'n> {
-    pub(super) fn new(field: String, entries: Vec<Entry<'n>>, generic: bool) -> Lists<'n> {
+    pub(super) fn new(field: String, entries: Vec<FallbackEntry<'n>>, generic: bool) -> Lists<'n> {
         let (mut first, mut last) = (HashMap::new(), HashMap::new());
         let mut star = None;
         let mut kept = Vec::new();
@@ -157,7 +161,7 @@ pub(super) fn parse_list<'n>(
     field: &str,
     kind: &str,
     out: &mut Out,
-) -> Result<Option<Vec<Entry<'n>>>, InputError> {
+) -> Result<Option<Vec<FallbackEntry<'n>>>, InputError> {
     let schema = |node: &Node, field: String, message: String| {
         node.error(file, InputErrorKind::Schema, field, message)
     };
@@ -184,7 +188,7 @@ pub(super) fn parse_list<'n>(
         );
     }
     let validated = kind != "context_window_fallbacks";
-    let mut entries: Vec<Entry> = Vec::new();
+    let mut entries: Vec<FallbackEntry> = Vec::new();
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         let at = format!("{field}[{i}]");
@@ -284,7 +288,7 @@ pub(super) fn parse_list<'n>(
                 format!("LiteLLM uses the last `*` entry (line {})", k.line),
             );
         }
-        entries.push(Entry {
+        entries.push(FallbackEntry {
             key: from,
             at: Place::of(k),
             targets,
@@ -330,7 +334,7 @@ pub(super) fn walk<'n>(
     // index, and the depth so far at that level.
     struct Frame<'n> {
         group: &'n str,
-        entry: &'n Entry<'n>,
+        entry: &'n FallbackEntry<'n>,
         next: usize,
         depth: usize,
     }

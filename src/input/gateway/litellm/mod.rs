@@ -68,7 +68,7 @@ mod fallbacks;
 mod include;
 mod model_list;
 
-use fallbacks::{Entry, Lists, Providers, loops, parse_list, walk};
+use fallbacks::{FallbackEntry, Lists, Providers, loops, parse_list, walk};
 pub use include::{includes_files, python_syntax, resolve_includes};
 use model_list::{ModelList, retry_share, string_list};
 
@@ -483,7 +483,7 @@ fn star_default<'n>(
     file: &str,
     out: &mut Out,
     sections: &[Setting<'n>],
-) -> Result<Option<(Entry<'n>, String)>, InputError> {
+) -> Result<Option<(FallbackEntry<'n>, String)>, InputError> {
     let (all_defaults, defaults) = chosen(out, sections, "default_fallbacks", &non_empty);
     for (s, d) in &all_defaults {
         let field = format!("{s}.default_fallbacks");
@@ -495,7 +495,7 @@ fn star_default<'n>(
         return Ok(None);
     };
     Ok(Some((
-        Entry {
+        FallbackEntry {
             key: "*",
             at: Place::of(d),
             targets: string_list(file, d, &format!("{s}.default_fallbacks"))?,
@@ -512,7 +512,7 @@ fn lists_of_kind<'n>(
     out: &mut Out,
     sections: &[Setting<'n>],
     kind: &str,
-    star_default: &mut Option<(Entry<'n>, String)>,
+    star_default: &mut Option<(FallbackEntry<'n>, String)>,
 ) -> Result<Option<Lists<'n>>, InputError> {
     let (all, effective) = chosen(out, sections, kind, &non_empty);
     let generic = kind == "fallbacks";

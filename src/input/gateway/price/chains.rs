@@ -24,7 +24,7 @@ pub(super) const MAX_COMBINATIONS: usize = 64;
 /// What the routes of the configs become as they are written: the scenario's chains (names,
 /// TOML text), the provenance of every value taken, and the deployments with no price.
 #[derive(Default)]
-pub(super) struct Written {
+pub(super) struct WrittenChains {
     /// The chain names given so far (each unique).
     pub(super) names: Vec<String>,
     /// The scenario's chains, in order.
@@ -62,7 +62,7 @@ pub(super) struct Emitted {
     pub(super) config: String,
 }
 
-impl Written {
+impl WrittenChains {
     /// The `[[chain]]` tables, as TOML. When the scenario is one route split into several chains
     /// (a group of several deployments: one chain per deployment combination), each chain gets
     /// its share as `traffic_share` (they add up to 1), so the report has the blended row of

@@ -3,8 +3,8 @@
 //! (split out of `chains`: the name, the steps, the retries, the timeouts, the output caps and
 //! the breaker each in its own function).
 
-use super::chains::{Emitted, MAX_COMBINATIONS, Pick, Written, own, pct, picks};
-use super::policy::{Policy, litellm_class_retries};
+use super::chains::{Emitted, MAX_COMBINATIONS, Pick, WrittenChains, own, pct, picks};
+use super::policy::{ConfigPolicy, litellm_class_retries};
 use super::portkey_policy::{list, statuses};
 use super::{Provenance, quoted};
 use crate::error::InputError;
@@ -22,7 +22,7 @@ type Rec<'r> = dyn FnMut(String, &str, usize) + 'r;
 struct At<'a, 'p> {
     file: &'a str,
     chain: &'a Route,
-    policy: &'a Policy,
+    policy: &'a ConfigPolicy,
     pick: &'a Pick<'p>,
     links: &'a Links<'a, 'p>,
     choice: &'a [usize],
@@ -37,16 +37,16 @@ struct At<'a, 'p> {
 pub(super) fn emit(
     file: &str,
     chain: &Route,
-    policy: &Policy,
+    policy: &ConfigPolicy,
     prices: &PriceTable,
-    written: &mut Written,
+    written: &mut WrittenChains,
 ) -> Result<(), InputError> {
     if chain.primary.endpoints.is_empty() {
         return Ok(());
     }
     written.routes += 1;
     let route = written.routes;
-    let Written {
+    let WrittenChains {
         names,
         chains: out,
         provenance,

@@ -60,7 +60,7 @@ use crate::input::gateway::{self, Endpoint, Node, litellm, openrouter, portkey};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
 use crate::model::{ModelPrice, PriceTable, Scenario};
-use chains::{Written, unknown_models};
+use chains::{WrittenChains, unknown_models};
 use emit::emit;
 use policy::policy_of;
 use portkey_policy::portkey_policy;
@@ -379,13 +379,13 @@ pub fn build_text(
         overrides.push(("request.input_tokens".into(), i.to_string()));
         overrides.push(("request.output_tokens".into(), o.to_string()));
     }
-    let mut written = Written {
+    let mut written = WrittenChains {
         prices: own.prices.clone(),
-        ..Written::default()
+        ..WrittenChains::default()
     };
     let read = read_configs(configs, &prices, &mut written)?;
     let chains_text = written.write_chains();
-    let Written {
+    let WrittenChains {
         names,
         provenance,
         prices,
@@ -503,7 +503,7 @@ struct ConfigsRead {
 fn read_configs(
     configs: &[PathBuf],
     prices: &PriceTable,
-    written: &mut Written,
+    written: &mut WrittenChains,
 ) -> Result<ConfigsRead, InputError> {
     let mut read = ConfigsRead {
         found: 0,

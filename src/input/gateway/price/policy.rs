@@ -16,7 +16,7 @@ pub(super) struct Setting {
 
 /// The policy values a config settles.
 #[derive(Default, Clone)]
-pub(super) struct Policy {
+pub(super) struct ConfigPolicy {
     pub(super) retries: Option<Setting>,
     pub(super) timeout_s: Option<(Setting, &'static str)>,
     pub(super) allowed_fails: Option<Setting>,
@@ -391,8 +391,12 @@ pub(super) fn tokens(file: &str, t: &Node, field: &str) -> Result<f64, InputErro
         })
 }
 
-pub(super) fn policy_of(file: &str, root: &Node, is_litellm: bool) -> Result<Policy, InputError> {
-    let mut p = Policy::default();
+pub(super) fn policy_of(
+    file: &str,
+    root: &Node,
+    is_litellm: bool,
+) -> Result<ConfigPolicy, InputError> {
+    let mut p = ConfigPolicy::default();
     if is_litellm {
         p.retries = litellm_setting(file, root, &["num_retries"])?.map(|s| s.0);
         p.timeout_s = litellm_setting(file, root, &["timeout", "request_timeout"])?;

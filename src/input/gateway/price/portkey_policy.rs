@@ -2,7 +2,7 @@
 //! `request_timeout` (inherited as Portkey hands them down), the strategy's `on_status_codes`
 //! and `cb_config`, and what a fallback target sets that a fallcost chain cannot price.
 
-use super::policy::{ModelPlace, Policy, Setting, policy_of, tokens};
+use super::policy::{ConfigPolicy, ModelPlace, Setting, policy_of, tokens};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::gateway::{self, Node, Route};
 use crate::model::policy::ErrorClass;
@@ -183,8 +183,12 @@ pub(super) fn portkey_timeout(target: &Node, ancestors: &[&Node], file: &str) ->
 /// targets' `override_params` besides `model`.
 ///
 /// Errors: a bad `retry.attempts`, status code or `cb_config` number.
-pub(super) fn portkey_policy(file: &str, root: &Node, chain: &Route) -> Result<Policy, InputError> {
-    let mut p = Policy::default();
+pub(super) fn portkey_policy(
+    file: &str,
+    root: &Node,
+    chain: &Route,
+) -> Result<ConfigPolicy, InputError> {
+    let mut p = ConfigPolicy::default();
     let Some(path) = portkey_path(root, chain) else {
         return policy_of(file, root, false);
     };
@@ -239,7 +243,7 @@ type Retry = Option<(Setting, Option<Vec<i64>>)>;
 ///
 /// Errors: a bad `retry.attempts` or status code.
 fn fallback_target(
-    p: &mut Policy,
+    p: &mut ConfigPolicy,
     file: &str,
     chain: &Route,
     (k, t): (usize, &Node),
@@ -287,7 +291,7 @@ fn fallback_target(
 ///
 /// Errors: a cap that is not a whole number of tokens.
 fn override_params(
-    p: &mut Policy,
+    p: &mut ConfigPolicy,
     file: &str,
     chain: &Route,
     (k, t): (usize, &Node),
@@ -455,7 +459,7 @@ fn cb_number(file: &str, cb: &Node, key: &str) -> Result<Option<(f64, usize)>, I
 /// differs from fallcost's breaker; without a `failure_threshold` of at least 1, a note.
 ///
 /// Errors: a bad number or status code.
-fn circuit_breaker(p: &mut Policy, file: &str, cb: &Node) -> Result<(), InputError> {
+fn circuit_breaker(p: &mut ConfigPolicy, file: &str, cb: &Node) -> Result<(), InputError> {
     let threshold = cb_number(file, cb, "failure_threshold")?;
     let percentage = cb_number(file, cb, "failure_threshold_percentage")?;
     let cooldown = cb_number(file, cb, "cooldown_interval")?;
