@@ -149,6 +149,20 @@ impl<'n> Lists<'n> {
     }
 }
 
+/// What one fallbacks list is read against: its file, its field and its kind.
+struct ListContext<'a> {
+    file: &'a str,
+    field: &'a str,
+    kind: &'a str,
+}
+
+impl ListContext<'_> {
+    /// A schema error at `node`, in field `field`.
+    fn schema(&self, node: &Node, field: String, message: String) -> InputError {
+        node.error(self.file, InputErrorKind::Schema, field, message)
+    }
+}
+
 /// Parse one fallbacks list (`None` when it is null). Warns about what LiteLLM never reads:
 /// a later entry for the same group, an earlier `*` entry, a second key of a
 /// `context_window_fallbacks` entry; notes empty lists and self-fallbacks.
@@ -162,16 +176,35 @@ pub(super) fn parse_list<'n>(
     kind: &str,
     out: &mut Out,
 ) -> Result<Option<Vec<FallbackEntry<'n>>>, InputError> {
-    let schema = |node: &Node, field: String, message: String| {
-        node.error(file, InputErrorKind::Schema, field, message)
+    let cx = ListContext { file, field, kind };
+    let Some(items) = list_items(&cx, list, out)? else {
+        return Ok(None);
     };
+    let mut entries: Vec<FallbackEntry> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let entry = parse_entry(&cx, i, item, out)?;
+        check_entry(&cx, &entry, &entries, &mut seen, out);
+        entries.push(entry);
+    }
+    Ok(Some(entries))
+}
+
+/// The items of a fallbacks list (`None` when it is null); notes an empty list.
+///
+/// Errors: the list is neither null nor a sequence.
+fn list_items<'n>(
+    cx: &ListContext,
+    list: &'n Node,
+    out: &mut Out,
+) -> Result<Option<&'n [Node]>, InputError> {
     let items = match &list.value {
         Value::Null => return Ok(None),
         Value::Seq(items) => items,
         _ => {
-            return Err(schema(
+            return Err(cx.schema(
                 list,
-                field.to_string(),
+                cx.field.to_string(),
                 format!(
                     "expected a list of {{group: [fallback groups]}} maps, e.g. [{{\"a\": [\"b\"]}}]; got {}",
                     list.kind()
@@ -183,118 +216,154 @@ pub(super) fn parse_list<'n>(
         out.notice(
             Place::of(list),
             Notice::Empty {
-                what: field.to_string(),
+                what: cx.field.to_string(),
             },
         );
     }
-    let validated = kind != "context_window_fallbacks";
-    let mut entries: Vec<FallbackEntry> = Vec::new();
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for (i, item) in items.iter().enumerate() {
-        let at = format!("{field}[{i}]");
-        let Value::Map(pairs) = &item.value else {
-            return Err(schema(
-                item,
-                at,
-                format!(
-                    "expected a {{group: [fallback groups]}} map; got {}",
-                    item.kind()
-                ),
-            ));
-        };
-        let Some((k, v)) = pairs.first() else {
-            return Err(schema(
-                item,
-                at,
-                "expected a {group: [fallback groups]} map with one key; got an empty mapping"
-                    .into(),
-            ));
-        };
-        if let Some((extra, _)) = pairs.get(1) {
-            let name = extra
-                .as_str()
-                .map_or_else(|| extra.describe(), str::to_string);
-            if validated {
-                return Err(schema(
-                    extra,
-                    at,
-                    format!(
-                        "a {field} entry has exactly one key; this one also has `{name}` (LiteLLM's router refuses the config: \"must have exactly one key\"); give `{name}` its own `- {name}: [...]` item"
-                    ),
-                ));
-            }
-            for (extra, _) in &pairs[1..] {
-                let name = extra
-                    .as_str()
-                    .map_or_else(|| extra.describe(), str::to_string);
-                out.ignored(
-                    Place::of(extra),
-                    format!("`{name}` in {at}"),
-                    format!(
-                            "LiteLLM reads only the first key of each entry; give `{name}` its own `- {name}: [...]` item"
-                        ),
-                );
-            }
-        }
-        let Some(from) = k.as_str() else {
-            return Err(schema(
-                k,
-                at,
-                format!("expected a group name as key; got {}", k.kind()),
-            ));
-        };
-        let targets = string_list(file, v, &format!("{at}.{from}"))?;
-        if targets.is_empty() {
-            out.notice(
-                Place::of(v),
-                Notice::Empty {
-                    what: format!("{field} of `{from}`"),
-                },
-            );
-        }
-        if from != "*" {
-            if let Some(&j) = seen.get(from) {
-                out.ignored(
-                    Place::of(k),
-                    format!("this {field} entry for `{from}`"),
-                    format!(
-                        "LiteLLM uses the first entry for a group (line {}); merge the two",
-                        entries[j].at.line
-                    ),
-                );
-            } else {
-                seen.insert(from, entries.len());
-            }
-            for (to, at) in &targets {
-                if *to == from {
-                    out.notice(
-                        at.clone(),
-                        Notice::SelfFallback {
-                            group: from.to_string(),
-                        },
-                    );
-                }
-            }
-        } else if kind != "fallbacks" {
-            out.ignored(
-                Place::of(k),
-                format!("the `*` entry of {field}"),
-                "LiteLLM applies `*` (and default_fallbacks) to `fallbacks` only".into(),
-            );
-        } else if let Some(prev) = entries.iter().rev().find(|e| e.key == "*") {
-            out.ignored(
-                prev.at.clone(),
-                format!("this `*` entry of {field}"),
-                format!("LiteLLM uses the last `*` entry (line {})", k.line),
-            );
-        }
-        entries.push(FallbackEntry {
-            key: from,
-            at: Place::of(k),
-            targets,
-        });
+    Ok(Some(items))
+}
+
+/// Item `i` of a fallbacks list as an entry: its first key and that key's target list; warns
+/// about (or, outside `context_window_fallbacks`, refuses) further keys and notes an empty
+/// target list.
+///
+/// Errors: not a map, an empty map, a second key where LiteLLM refuses one, a key that is not a
+/// string, targets that are not a list of strings.
+fn parse_entry<'n>(
+    cx: &ListContext,
+    i: usize,
+    item: &'n Node,
+    out: &mut Out,
+) -> Result<FallbackEntry<'n>, InputError> {
+    let (field, at) = (cx.field, format!("{}[{i}]", cx.field));
+    let Value::Map(pairs) = &item.value else {
+        return Err(cx.schema(
+            item,
+            at,
+            format!(
+                "expected a {{group: [fallback groups]}} map; got {}",
+                item.kind()
+            ),
+        ));
+    };
+    let Some((k, v)) = pairs.first() else {
+        return Err(cx.schema(
+            item,
+            at,
+            "expected a {group: [fallback groups]} map with one key; got an empty mapping".into(),
+        ));
+    };
+    extra_keys(cx, &at, pairs, out)?;
+    let Some(from) = k.as_str() else {
+        return Err(cx.schema(
+            k,
+            at,
+            format!("expected a group name as key; got {}", k.kind()),
+        ));
+    };
+    let targets = string_list(cx.file, v, &format!("{at}.{from}"))?;
+    if targets.is_empty() {
+        out.notice(
+            Place::of(v),
+            Notice::Empty {
+                what: format!("{field} of `{from}`"),
+            },
+        );
     }
-    Ok(Some(entries))
+    Ok(FallbackEntry {
+        key: from,
+        at: Place::of(k),
+        targets,
+    })
+}
+
+/// The keys after the first of the entry at `at`: an error for `fallbacks` and
+/// `content_policy_fallbacks` (LiteLLM's router refuses them), ignored (with a warning) for
+/// `context_window_fallbacks`.
+fn extra_keys(
+    cx: &ListContext,
+    at: &str,
+    pairs: &[(Node, Node)],
+    out: &mut Out,
+) -> Result<(), InputError> {
+    let field = cx.field;
+    let Some((extra, _)) = pairs.get(1) else {
+        return Ok(());
+    };
+    let name = extra
+        .as_str()
+        .map_or_else(|| extra.describe(), str::to_string);
+    if cx.kind != "context_window_fallbacks" {
+        return Err(cx.schema(
+            extra,
+            at.to_string(),
+            format!(
+                "a {field} entry has exactly one key; this one also has `{name}` (LiteLLM's router refuses the config: \"must have exactly one key\"); give `{name}` its own `- {name}: [...]` item"
+            ),
+        ));
+    }
+    for (extra, _) in &pairs[1..] {
+        let name = extra
+            .as_str()
+            .map_or_else(|| extra.describe(), str::to_string);
+        out.ignored(
+            Place::of(extra),
+            format!("`{name}` in {at}"),
+            format!(
+                "LiteLLM reads only the first key of each entry; give `{name}` its own `- {name}: [...]` item"
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Warns about what LiteLLM never reads of `entry`, given the `entries` before it (`seen`: the
+/// first entry of each group): a later entry for a group, a `*` entry outside `fallbacks`, an
+/// earlier `*` entry; notes self-fallbacks.
+fn check_entry<'n>(
+    cx: &ListContext,
+    entry: &FallbackEntry<'n>,
+    entries: &[FallbackEntry<'n>],
+    seen: &mut HashMap<&'n str, usize>,
+    out: &mut Out,
+) {
+    let (field, from) = (cx.field, entry.key);
+    if from != "*" {
+        if let Some(&j) = seen.get(from) {
+            out.ignored(
+                entry.at.clone(),
+                format!("this {field} entry for `{from}`"),
+                format!(
+                    "LiteLLM uses the first entry for a group (line {}); merge the two",
+                    entries[j].at.line
+                ),
+            );
+        } else {
+            seen.insert(from, entries.len());
+        }
+        for (to, at) in &entry.targets {
+            if *to == from {
+                out.notice(
+                    at.clone(),
+                    Notice::SelfFallback {
+                        group: from.to_string(),
+                    },
+                );
+            }
+        }
+    } else if cx.kind != "fallbacks" {
+        out.ignored(
+            entry.at.clone(),
+            format!("the `*` entry of {field}"),
+            "LiteLLM applies `*` (and default_fallbacks) to `fallbacks` only".into(),
+        );
+    } else if let Some(prev) = entries.iter().rev().find(|e| e.key == "*") {
+        out.ignored(
+            prev.at.clone(),
+            format!("this `*` entry of {field}"),
+            format!("LiteLLM uses the last `*` entry (line {})", entry.at.line),
+        );
+    }
 }
 
 /// A fallback reached by a walk.
@@ -391,8 +460,21 @@ pub(super) fn loops(
     lists: &Lists,
     providers: &Providers,
 ) -> Vec<(Place, Vec<String>, usize)> {
-    let n = models.groups.len();
-    let edges: Vec<Vec<(usize, Place)>> = models
+    let edges = loop_edges(models, lists, providers);
+    strongly_connected(&edges)
+        .into_iter()
+        .filter_map(|scc| shortest_cycle(models, &edges, &scc))
+        .collect()
+}
+
+/// The fallback links between model groups, by group index: each group's targets (other than
+/// itself) that are groups, with where each is declared.
+fn loop_edges(
+    models: &ModelList,
+    lists: &Lists,
+    providers: &Providers,
+) -> Vec<Vec<(usize, Place)>> {
+    models
         .groups
         .iter()
         .map(|(g, _)| {
@@ -407,8 +489,13 @@ pub(super) fn loops(
                 })
                 .unwrap_or_default()
         })
-        .collect();
-    // Tarjan's strongly connected components, iteratively.
+        .collect()
+}
+
+/// The strongly connected sets of two or more nodes of `edges` (Tarjan's algorithm, iterative),
+/// in the order Tarjan completes them.
+fn strongly_connected(edges: &[Vec<(usize, Place)>]) -> Vec<Vec<usize>> {
+    let n = edges.len();
     let (mut index, mut low, mut on) = (vec![usize::MAX; n], vec![0; n], vec![false; n]);
     let (mut stack, mut sccs, mut next) = (Vec::new(), Vec::new(), 0);
     for root in 0..n {
@@ -453,43 +540,50 @@ pub(super) fn loops(
             }
         }
     }
+    sccs
+}
+
+/// The shortest cycle within `scc` through its first group by name (breadth-first), with where
+/// its closing link is declared and how many groups of the set it leaves out; `None` when no
+/// link leads back to that group.
+fn shortest_cycle(
+    models: &ModelList,
+    edges: &[Vec<(usize, Place)>],
+    scc: &[usize],
+) -> Option<(Place, Vec<String>, usize)> {
     let name = |i: usize| models.groups[i].0.clone();
-    let mut out = Vec::new();
-    for scc in sccs {
-        let members: HashSet<usize> = scc.iter().copied().collect();
-        let start = *scc
-            .iter()
-            .min_by_key(|&&i| &models.groups[i].0)
-            .expect("not empty");
-        // Breadth-first from `start` within the set, until a link back to it.
-        let mut prev: HashMap<usize, usize> = HashMap::from([(start, start)]);
-        let mut queue = std::collections::VecDeque::from([start]);
-        let mut closing = None;
-        'bfs: while let Some(v) = queue.pop_front() {
-            for (w, at) in &edges[v] {
-                if *w == start {
-                    closing = Some((v, at.clone()));
-                    break 'bfs;
-                }
-                if members.contains(w) && !prev.contains_key(w) {
-                    prev.insert(*w, v);
-                    queue.push_back(*w);
-                }
+    let members: HashSet<usize> = scc.iter().copied().collect();
+    let start = *scc
+        .iter()
+        .min_by_key(|&&i| &models.groups[i].0)
+        .expect("not empty");
+    // Breadth-first from `start` within the set, until a link back to it.
+    let mut prev: HashMap<usize, usize> = HashMap::from([(start, start)]);
+    let mut queue = std::collections::VecDeque::from([start]);
+    let mut closing = None;
+    'bfs: while let Some(v) = queue.pop_front() {
+        for (w, at) in &edges[v] {
+            if *w == start {
+                closing = Some((v, at.clone()));
+                break 'bfs;
+            }
+            if members.contains(w) && !prev.contains_key(w) {
+                prev.insert(*w, v);
+                queue.push_back(*w);
             }
         }
-        let Some((last, at)) = closing else { continue };
-        let mut cycle = vec![name(start)];
-        let mut path = vec![last];
-        while *path.last().expect("a path") != start {
-            let p = prev[path.last().expect("a path")];
-            path.push(p);
-        }
-        path.pop();
-        path.reverse();
-        cycle.extend(path.into_iter().map(name));
-        cycle.push(name(start));
-        let more = scc.len() - (cycle.len() - 1);
-        out.push((at, cycle, more));
     }
-    out
+    let (last, at) = closing?;
+    let mut cycle = vec![name(start)];
+    let mut path = vec![last];
+    while *path.last().expect("a path") != start {
+        let p = prev[path.last().expect("a path")];
+        path.push(p);
+    }
+    path.pop();
+    path.reverse();
+    cycle.extend(path.into_iter().map(name));
+    cycle.push(name(start));
+    let more = scc.len() - (cycle.len() - 1);
+    Some((at, cycle, more))
 }
