@@ -59,6 +59,11 @@ pub(super) struct Resolved {
 }
 
 impl ModelList {
+    /// The `model_list` and `router_settings` of a config: every deployment, in file order,
+    /// under its group.
+    ///
+    /// Errors: a `model_list` that is not a list, a deployment without a group name or a model,
+    /// or with a field LiteLLM would refuse (see [`deployment`], [`rates`]).
     pub(super) fn read(file: &str, root: &Node) -> Result<ModelList, InputError> {
         let mut list = ModelList {
             groups: Vec::new(),
@@ -87,31 +92,7 @@ impl ModelList {
         };
         for (i, item) in items.iter().enumerate() {
             let at = format!("model_list[{i}]");
-            let name = match item.get("model_name") {
-                Some(n) => n
-                    .as_str()
-                    .map(str::to_string)
-                    .or_else(|| match n.value {
-                        Value::Int(x) => Some(x.to_string()),
-                        _ => None,
-                    })
-                    .ok_or_else(|| {
-                        n.error(
-                            file,
-                            InputErrorKind::Schema,
-                            format!("{at}.model_name"),
-                            format!("expected a group name; got {}", n.kind()),
-                        )
-                    })?,
-                None => {
-                    return Err(item.error(
-                        file,
-                        InputErrorKind::Schema,
-                        at,
-                        "a deployment needs `model_name` (its group) and `litellm_params.model`",
-                    ));
-                }
-            };
+            let name = group_name(file, item, &at)?;
             let endpoint = deployment(file, item, &at)?;
             let params = item.get("litellm_params");
             let raw = params
@@ -119,47 +100,52 @@ impl ModelList {
                 .and_then(Node::as_str)
                 .unwrap_or_default();
             let rates = rates(file, params, &at)?;
-            let id = item
-                .get("model_info")
-                .and_then(|m| m.get("id"))
-                .and_then(|n| {
-                    n.as_str().map(str::to_string).or(match n.value {
-                        Value::Int(x) => Some(x.to_string()),
-                        _ => None,
-                    })
-                });
-            if (name.contains('*') || raw.contains('*')) && list.wildcard.insert(name.clone()) {
-                list.wildcard_at.push((
-                    name.clone(),
-                    Place {
-                        file: endpoint.file.clone(),
-                        line: endpoint.line,
-                    },
-                ));
-            }
-            list.model_ids.insert(endpoint.model.clone());
-            list.model_ids.insert(raw.to_string());
-            let g = match list.index.get(&name) {
-                Some(&g) => g,
-                None => {
-                    list.index.insert(name.clone(), list.groups.len());
-                    list.groups.push((name, Vec::new()));
-                    list.rates.push(Vec::new());
-                    list.groups.len() - 1
-                }
-            };
-            let d = list.groups[g].1.len();
-            list.groups[g].1.push(endpoint);
-            list.rates[g].push(rates);
-            list.by_litellm_model
-                .entry(raw.to_string())
-                .or_default()
-                .push((g, d));
-            if let Some(id) = id {
-                list.by_id.entry(id).or_insert((g, d));
-            }
+            let id = model_info_id(item);
+            list.add(name, raw, endpoint, rates, id);
         }
         Ok(list)
+    }
+
+    /// Adds one deployment (`raw`: its `litellm_params.model` as written; `id`: its
+    /// `model_info.id`) to group `name`, creating the group at its first deployment.
+    fn add(
+        &mut self,
+        name: String,
+        raw: &str,
+        endpoint: Endpoint,
+        rates: Rates,
+        id: Option<String>,
+    ) {
+        if (name.contains('*') || raw.contains('*')) && self.wildcard.insert(name.clone()) {
+            self.wildcard_at.push((
+                name.clone(),
+                Place {
+                    file: endpoint.file.clone(),
+                    line: endpoint.line,
+                },
+            ));
+        }
+        self.model_ids.insert(endpoint.model.clone());
+        self.model_ids.insert(raw.to_string());
+        let g = match self.index.get(&name) {
+            Some(&g) => g,
+            None => {
+                self.index.insert(name.clone(), self.groups.len());
+                self.groups.push((name, Vec::new()));
+                self.rates.push(Vec::new());
+                self.groups.len() - 1
+            }
+        };
+        let d = self.groups[g].1.len();
+        self.groups[g].1.push(endpoint);
+        self.rates[g].push(rates);
+        self.by_litellm_model
+            .entry(raw.to_string())
+            .or_default()
+            .push((g, d));
+        if let Some(id) = id {
+            self.by_id.entry(id).or_insert((g, d));
+        }
     }
 
     /// `router_settings.model_group_alias` (`{alias: group}` or `{alias: {model: group,
@@ -406,6 +392,47 @@ pub(super) fn string_list<'n>(
         .collect()
 }
 
+/// A deployment's `model_name` (its group; an integer is read as its digits).
+///
+/// Errors: no `model_name`, or one that is neither a string nor an integer.
+fn group_name(file: &str, item: &Node, at: &str) -> Result<String, InputError> {
+    match item.get("model_name") {
+        Some(n) => n
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| match n.value {
+                Value::Int(x) => Some(x.to_string()),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                n.error(
+                    file,
+                    InputErrorKind::Schema,
+                    format!("{at}.model_name"),
+                    format!("expected a group name; got {}", n.kind()),
+                )
+            }),
+        None => Err(item.error(
+            file,
+            InputErrorKind::Schema,
+            at,
+            "a deployment needs `model_name` (its group) and `litellm_params.model`",
+        )),
+    }
+}
+
+/// A deployment's `model_info.id` (a string, or an integer read as its digits), if any.
+fn model_info_id(item: &Node) -> Option<String> {
+    item.get("model_info")
+        .and_then(|m| m.get("id"))
+        .and_then(|n| {
+            n.as_str().map(str::to_string).or(match n.value {
+                Value::Int(x) => Some(x.to_string()),
+                _ => None,
+            })
+        })
+}
+
 /// One `model_list` entry as an endpoint.
 pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError> {
     let schema = |node: &Node, field: String, message: String| {
@@ -419,16 +446,7 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
         )
     })?;
     let info = item.get("model_info");
-    for (node, section, read, valid) in [
-        (info, "model_info", &["base_model"][..], &[][..]),
-        (Some(params), "litellm_params", PARAMS_READ, PARAMS_KEYS),
-    ] {
-        if let Some(node) = node {
-            let path = format!("{at}.{section}");
-            node.refuse_near_misses(file, &path, PRICE_KEYS, &[], 2, 2)?;
-            node.refuse_near_misses(file, &path, read, valid, 2, 2)?;
-        }
-    }
+    refuse_near_misses(file, at, info, params)?;
     let model_node = params.get("model").ok_or_else(|| {
         schema(
             params,
@@ -446,6 +464,47 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
     let base_model = info
         .and_then(|i| i.get("base_model"))
         .and_then(Node::as_str);
+    let (provider, note) = provider_of(model, params);
+    let price_override = price_override(file, at, info, params)?;
+    let note = explicit_cache_note(info, params, note);
+    Ok(Endpoint {
+        model: base_model.unwrap_or(model).to_string(),
+        provider,
+        price_override,
+        note,
+        file: model_node.file.as_deref().map(str::to_string),
+        line: model_node.line,
+        col: model_node.col,
+        deployment: Some(params.canonical()),
+        served: None,
+    })
+}
+
+/// Refuses near misses of the price keys and of the keys LiteLLM reads in a deployment's
+/// `model_info` and `litellm_params` (a misspelt key would be silently dropped).
+fn refuse_near_misses(
+    file: &str,
+    at: &str,
+    info: Option<&Node>,
+    params: &Node,
+) -> Result<(), InputError> {
+    for (node, section, read, valid) in [
+        (info, "model_info", &["base_model"][..], &[][..]),
+        (Some(params), "litellm_params", PARAMS_READ, PARAMS_KEYS),
+    ] {
+        if let Some(node) = node {
+            let path = format!("{at}.{section}");
+            node.refuse_near_misses(file, &path, PRICE_KEYS, &[], 2, 2)?;
+            node.refuse_near_misses(file, &path, read, valid, 2, 2)?;
+        }
+    }
+    Ok(())
+}
+
+/// A deployment's provider (`custom_llm_provider`, else the prefix of `model`) and a note: an
+/// OpenAI-compatible provider with an `api_base` elsewhere is judged as that host; one whose
+/// `api_base` comes from the environment keeps its provider, said.
+fn provider_of(model: &str, params: &Node) -> (Option<String>, Option<String>) {
     let mut provider = params
         .get("custom_llm_provider")
         .and_then(Node::as_str)
@@ -472,6 +531,19 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
             ));
         }
     }
+    (provider, note)
+}
+
+/// A deployment's own per-token prices ($/token), each from `model_info`, else
+/// `litellm_params`.
+///
+/// Errors: a price that is not a finite number >= 0 (see `per_token_price`).
+fn price_override(
+    file: &str,
+    at: &str,
+    info: Option<&Node>,
+    params: &Node,
+) -> Result<PriceOverride, InputError> {
     let mut price_override = PriceOverride::default();
     for (key, slot) in [
         ("input_cost_per_token", &mut price_override.input),
@@ -499,31 +571,26 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
         )?;
         *slot = from_info.or(from_params);
     }
-    // LiteLLM's price for reads of an explicit (`cache_control`) cache: not read, said.
-    if let Some(n) = [info, Some(params)]
+    Ok(price_override)
+}
+
+/// `note` with a word that LiteLLM's price for reads of an explicit (`cache_control`) cache
+/// (`explicit_cache_read_input_token_cost`) is not read, when the deployment sets it.
+fn explicit_cache_note(info: Option<&Node>, params: &Node, note: Option<String>) -> Option<String> {
+    let Some(n) = [info, Some(params)]
         .into_iter()
         .flatten()
         .find_map(|n| n.get("explicit_cache_read_input_token_cost"))
-    {
-        let ignored = format!(
-            "explicit_cache_read_input_token_cost (line {}) is not read: cache reads are priced at cache_read_input_token_cost or the table's cache-read price",
-            n.line
-        );
-        note = Some(match note {
-            Some(n) => format!("{n}; {ignored}"),
-            None => ignored,
-        });
-    }
-    Ok(Endpoint {
-        model: base_model.unwrap_or(model).to_string(),
-        provider,
-        price_override,
-        note,
-        file: model_node.file.as_deref().map(str::to_string),
-        line: model_node.line,
-        col: model_node.col,
-        deployment: Some(params.canonical()),
-        served: None,
+    else {
+        return note;
+    };
+    let ignored = format!(
+        "explicit_cache_read_input_token_cost (line {}) is not read: cache reads are priced at cache_read_input_token_cost or the table's cache-read price",
+        n.line
+    );
+    Some(match note {
+        Some(n) => format!("{n}; {ignored}"),
+        None => ignored,
     })
 }
 
