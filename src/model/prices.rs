@@ -360,6 +360,7 @@ impl PriceTable {
 /// ([`crate::suggest::nearest`]) with the same numbers (`gtp-4o` -> `gpt-4o`, never
 /// `claude-sonnet-4` -> `claude-sonnet-5`: another model, another price).
 fn same_model<'c>(id: &str, candidates: impl Iterator<Item = &'c str> + Clone) -> Option<&'c str> {
+    let id = &printable(id);
     let word = normalise(id);
     if let Some(c) = candidates.clone().find(|c| normalise(c) == word) {
         return Some(c);
@@ -387,6 +388,29 @@ fn same_model<'c>(id: &str, candidates: impl Iterator<Item = &'c str> + Clone) -
     }
     let numbers = digits(id);
     crate::suggest::nearest(id, candidates.filter(|c| digits(c) == numbers))
+}
+
+/// `id` without terminal escape sequences (`ESC [ … letter`) and other control characters,
+/// which no price table's id holds: a pasted `gpt\n-6-sol\x1b[2J` is still `gpt-6-sol`.
+fn printable(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    let mut chars = id.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                // parameters and intermediates, then one final byte in '@'..='~'
+                for d in chars.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+            }
+        } else if !c.is_control() {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `id` lower-cased with `.`, `_` and spaces as `-`, for comparing ids.
@@ -486,6 +510,12 @@ mod tests {
             t.lookup_hint("openai/gpt-6-soll"),
             " (did you mean `openai/gpt-6-sol`?)"
         );
+    }
+
+    #[test]
+    fn escapes_and_control_characters_are_not_part_of_an_id() {
+        assert_eq!(printable("openai/gpt\n-6-sol\u{1b}[2J"), "openai/gpt-6-sol");
+        assert_eq!(printable("gpt-4o\u{1b}[1;31m\t"), "gpt-4o");
     }
 
     #[test]
