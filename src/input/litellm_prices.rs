@@ -378,6 +378,78 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
     build(name, text, entries)
 }
 
+/// What one entry of the price file is read against: the file (its label and text), the
+/// entry's key, and the memo of converted prices.
+struct EntryContext<'a> {
+    name: &'a str,
+    text: &'a str,
+    key: &'a str,
+    /// Distinct prices are few (a few hundred in 40,000 fields): each is converted once.
+    memo: &'a RefCell<HashMap<u64, f64>>,
+}
+
+/// An entry's prices as read so far: the base prices by [`Rate`], the tier prices, and the
+/// first field that declares a long-context tier.
+#[derive(Default)]
+struct EntryPrices {
+    base: [Option<f64>; 5],
+    tiers: Vec<TierPrice>,
+    long_context: Option<String>,
+}
+
+impl EntryContext<'_> {
+    /// USD per token as $/MTok, memoised.
+    fn convert(&self, v: f64) -> f64 {
+        *self
+            .memo
+            .borrow_mut()
+            .entry(v.to_bits())
+            .or_insert_with(|| per_token_to_per_mtok(v))
+    }
+
+    /// An invalid-value error at `field` of this entry (located at the field, else the entry).
+    fn error(&self, field: &str, message: String) -> InputError {
+        let (text, key) = (self.text, self.key);
+        let at = find_key(text, key, 0);
+        InputError {
+            file: self.name.to_string(),
+            location: at
+                .and_then(|a| find_key(text, field, a))
+                .or(at)
+                .map(|a| Location::of_offset(text, a)),
+            field: Some(format!("{key:?}.{field}")),
+            message,
+            kind: InputErrorKind::Invalid,
+        }
+    }
+
+    /// A per-token price field in $/MTok (`None` when null).
+    ///
+    /// Errors: not a number, or not in [0, [`MAX_PER_TOKEN`]].
+    fn number(&self, field: &str, value: &Value) -> Result<Option<f64>, InputError> {
+        match value {
+            Value::Null => Ok(None),
+            Value::Number(n) => match n.as_f64() {
+                Some(v) if (0.0..=MAX_PER_TOKEN).contains(&v) => Ok(Some(self.convert(v))),
+                _ => Err(self.error(
+                    field,
+                    format!(
+                        "USD per token must be a finite number in [0, {MAX_PER_TOKEN}]; got {n}"
+                    ),
+                )),
+            },
+            other => Err(self.error(
+                field,
+                format!("USD per token must be a number; got {other}"),
+            )),
+        }
+    }
+}
+
+/// The price table of the parsed `entries` of the file `name` (`text`: its contents, for
+/// error locations).
+///
+/// Errors: as [`parse`], after the JSON is read.
 fn build(
     name: &str,
     text: &str,
@@ -387,14 +459,7 @@ fn build(
     let mut aliases: Vec<(String, String)> = Vec::new();
     let mut unpriced = 0usize;
     let mut ignored = 0usize;
-    // Distinct prices are few (a few hundred in 40,000 fields): convert each once.
     let memo: RefCell<HashMap<u64, f64>> = RefCell::new(HashMap::new());
-    let convert = |v: f64| {
-        *memo
-            .borrow_mut()
-            .entry(v.to_bits())
-            .or_insert_with(|| per_token_to_per_mtok(v))
-    };
     for (key, entry) in entries {
         if key == SAMPLE_SPEC {
             continue;
@@ -409,211 +474,17 @@ fn build(
             aliases.push((key, target.clone()));
             continue;
         }
-        let error = |field: &str, message: String| {
-            let at = find_key(text, &key, 0);
-            InputError {
-                file: name.to_string(),
-                location: at
-                    .and_then(|a| find_key(text, field, a))
-                    .or(at)
-                    .map(|a| Location::of_offset(text, a)),
-                field: Some(format!("{key:?}.{field}")),
-                message,
-                kind: InputErrorKind::Invalid,
-            }
+        let cx = EntryContext {
+            name,
+            text,
+            key: &key,
+            memo: &memo,
         };
-        let number = |field: &str, value: &Value| -> Result<Option<f64>, InputError> {
-            match value {
-                Value::Null => Ok(None),
-                Value::Number(n) => match n.as_f64() {
-                    Some(v) if (0.0..=MAX_PER_TOKEN).contains(&v) => Ok(Some(convert(v))),
-                    _ => Err(error(
-                        field,
-                        format!(
-                            "USD per token must be a finite number in [0, {MAX_PER_TOKEN}]; got {n}"
-                        ),
-                    )),
-                },
-                other => Err(error(
-                    field,
-                    format!("USD per token must be a number; got {other}"),
-                )),
-            }
-        };
-        let mut base: [Option<f64>; 5] = [None; 5];
-        let mut tiers: Vec<TierPrice> = Vec::new();
-        let mut long_context: Option<String> = None;
-        for (parsed, value) in &entry.prices {
-            let (rate, above_tokens, service) = *parsed;
-            // The field's name is spelled out only for an error.
-            let fast = value
-                .as_f64()
-                .filter(|v| (0.0..=MAX_PER_TOKEN).contains(v))
-                .map(convert);
-            let price = match fast {
-                Some(p) => p,
-                None => match number(&field_name(*parsed), value)? {
-                    Some(p) => p,
-                    None => continue,
-                },
-            };
-            if above_tokens == 0 && service == ServiceTier::Standard {
-                base[rate as usize] = Some(price);
-            } else {
-                if above_tokens > 0 && long_context.is_none() {
-                    long_context = Some(field_name(*parsed));
-                }
-                tiers.push(TierPrice {
-                    rate,
-                    above_tokens,
-                    service,
-                    price,
-                });
-            }
-        }
-        if let Some(t) = &entry.tiered {
-            let bad = |m: &str| error("tiered_pricing", m.to_string());
-            let Value::Array(list) = t else {
-                return Err(bad(
-                    "must be a list of { range = [FROM, TO], input_cost_per_token, output_cost_per_token, … }",
-                ));
-            };
-            for item in list {
-                let Some(obj) = item.as_object() else {
-                    return Err(bad("each tier must be an object with a `range` and prices"));
-                };
-                // Tiers by query count (search entries) carry `max_results_range`: not tokens.
-                let Some(range) = obj.get("range") else {
-                    continue;
-                };
-                let lo = range
-                    .as_array()
-                    .filter(|r| r.len() == 2)
-                    .and_then(|r| r[0].as_f64())
-                    .filter(|lo| lo.is_finite() && *lo >= 0.0);
-                let Some(lo) = lo else {
-                    return Err(bad(&format!(
-                        "range must be [FROM, TO] in tokens, FROM >= 0; got {range}"
-                    )));
-                };
-                for (field, rate) in [
-                    ("input_cost_per_token", Rate::Input),
-                    ("output_cost_per_token", Rate::Output),
-                    ("cache_read_input_token_cost", Rate::CacheRead),
-                    ("cache_creation_input_token_cost", Rate::CacheWrite),
-                ] {
-                    let Some(v) = obj.get(field) else { continue };
-                    let Some(price) =
-                        number(&format!("tiered_pricing.{field}"), v).map_err(|mut e| {
-                            e.location = error("tiered_pricing", String::new()).location;
-                            e
-                        })?
-                    else {
-                        continue;
-                    };
-                    if lo == 0.0 {
-                        base[rate as usize].get_or_insert(price);
-                    } else {
-                        if long_context.is_none() {
-                            long_context = Some("tiered_pricing".into());
-                        }
-                        tiers.push(TierPrice {
-                            rate,
-                            above_tokens: lo as u64,
-                            service: ServiceTier::Standard,
-                            price,
-                        });
-                    }
-                }
-            }
-        }
-        let [input, output, cached_input, cache_write, cache_write_1h] = base;
-        let (Some(input), Some(output)) = (input, output) else {
-            if let Some(field) = long_context {
-                let missing = if input.is_none() {
-                    "input_cost_per_token"
-                } else {
-                    "output_cost_per_token"
-                };
-                return Err(error(
-                    &field,
-                    format!(
-                        "a long-context tier price without its base price: the entry has no {missing}, so requests below the tier have no price; add it"
-                    ),
-                ));
-            }
+        let Some(model) = model_price(&cx, &entry, &mut ignored)? else {
             unpriced += 1;
             continue;
         };
-        let min_cache_prefix = match &entry.min_tokens {
-            None | Some(Value::Null) => None,
-            Some(v) => match v.as_f64() {
-                // LiteLLM writes some as 4096.0.
-                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 1e15 => Some(n as u64),
-                _ => {
-                    return Err(error(
-                        "prompt_cache_min_tokens",
-                        format!("must be a whole number of tokens >= 0; got {v}"),
-                    ));
-                }
-            },
-        };
-        // fallcost's price tables keep cached_input <= input <= cache_write (a read is a
-        // discount, a write a fee). LiteLLM has entries that break it (a `0` write price where
-        // the provider charges none, a write below input): such a cache price is not read.
-        let mut cached_input = cached_input;
-        let mut cache_write = cache_write;
-        let mut cache_write_1h = cache_write_1h;
-        if cached_input.is_some_and(|r| r > input) {
-            cached_input = None;
-            ignored += 1;
-        }
-        if cache_write.is_some_and(|w| w < input) {
-            cache_write = None;
-            ignored += 1;
-        }
-        if cache_write_1h.is_some_and(|w| w < input)
-            || (cache_write_1h.is_some() && cache_write.is_none())
-        {
-            cache_write_1h = None;
-            ignored += 1;
-        }
-        // A tier's cache price whose base cache price is absent (or was not read) has no
-        // caching mode to go with: not read.
-        let before = tiers.len();
-        tiers.retain(|t| match t.rate {
-            Rate::CacheRead => cached_input.is_some(),
-            Rate::CacheWrite => cache_write.is_some(),
-            Rate::CacheWrite1h => cache_write_1h.is_some(),
-            Rate::Input | Rate::Output => true,
-        });
-        ignored += before - tiers.len();
-        tiers.sort_by_key(|t| (t.service, t.rate, t.above_tokens));
-        let provider = match entry.provider.as_ref().and_then(Value::as_str) {
-            Some(p) if !p.trim().is_empty() => p.to_string(),
-            _ => match key.split_once('/') {
-                Some((p, _)) if !p.is_empty() => p.to_string(),
-                _ => "unknown".to_string(),
-            },
-        };
-        let caching = Caching::implied(cache_write, cached_input);
-        models.insert(
-            key.clone(),
-            ModelPrice {
-                id: key,
-                provider,
-                input,
-                output,
-                cached_input,
-                cache_write,
-                caching,
-                cache_ttl_s: caching.default_ttl_s(),
-                cache_write_1h,
-                min_cache_prefix,
-                miss_writes: false,
-                tiers,
-            },
-        );
+        models.insert(key.clone(), model);
     }
     let aliased = resolve_aliases(&mut models, &aliases);
     unpriced += aliases.len() - aliased;
@@ -624,10 +495,251 @@ fn build(
             "no entry has both input_cost_per_token and output_cost_per_token; is this LiteLLM's model_prices_and_context_window.json?",
         ));
     }
+    let source = source_note(models.len(), unpriced, aliased, ignored);
+    Ok(PriceTable {
+        name: name.to_string(),
+        verified: None,
+        source: Some(source),
+        models,
+    })
+}
+
+/// One entry's price (`None` when it lacks an input or an output price: unpriced); adds the
+/// cache prices it does not read to `ignored`.
+///
+/// Errors: a bad price field, a long-context tier without its base price, a bad
+/// `tiered_pricing` or `prompt_cache_min_tokens`.
+fn model_price(
+    cx: &EntryContext,
+    entry: &RawEntry,
+    ignored: &mut usize,
+) -> Result<Option<ModelPrice>, InputError> {
+    let mut prices = flat_prices(cx, entry)?;
+    if let Some(t) = &entry.tiered {
+        tiered_prices(cx, t, &mut prices)?;
+    }
+    let EntryPrices {
+        base,
+        mut tiers,
+        long_context,
+    } = prices;
+    let [input, output, cached_input, cache_write, cache_write_1h] = base;
+    let (Some(input), Some(output)) = (input, output) else {
+        if let Some(field) = long_context {
+            let missing = if input.is_none() {
+                "input_cost_per_token"
+            } else {
+                "output_cost_per_token"
+            };
+            return Err(cx.error(
+                &field,
+                format!(
+                    "a long-context tier price without its base price: the entry has no {missing}, so requests below the tier have no price; add it"
+                ),
+            ));
+        }
+        return Ok(None);
+    };
+    let min_cache_prefix = min_cache_prefix(cx, entry)?;
+    let [cached_input, cache_write, cache_write_1h] = consistent_cache_prices(
+        input,
+        [cached_input, cache_write, cache_write_1h],
+        &mut tiers,
+        ignored,
+    );
+    tiers.sort_by_key(|t| (t.service, t.rate, t.above_tokens));
+    let key = cx.key;
+    let provider = match entry.provider.as_ref().and_then(Value::as_str) {
+        Some(p) if !p.trim().is_empty() => p.to_string(),
+        _ => match key.split_once('/') {
+            Some((p, _)) if !p.is_empty() => p.to_string(),
+            _ => "unknown".to_string(),
+        },
+    };
+    let caching = Caching::implied(cache_write, cached_input);
+    Ok(Some(ModelPrice {
+        id: key.to_string(),
+        provider,
+        input,
+        output,
+        cached_input,
+        cache_write,
+        caching,
+        cache_ttl_s: caching.default_ttl_s(),
+        cache_write_1h,
+        min_cache_prefix,
+        miss_writes: false,
+        tiers,
+    }))
+}
+
+/// The entry's price fields (`input_cost_per_token`, `…_above_200k_tokens`, `…_priority`, …):
+/// a standard price without a threshold is a base price, any other a tier.
+///
+/// Errors: a price field that is not a number in [0, [`MAX_PER_TOKEN`]].
+fn flat_prices(cx: &EntryContext, entry: &RawEntry) -> Result<EntryPrices, InputError> {
+    let mut out = EntryPrices::default();
+    for (parsed, value) in &entry.prices {
+        let (rate, above_tokens, service) = *parsed;
+        // The field's name is spelled out only for an error.
+        let fast = value
+            .as_f64()
+            .filter(|v| (0.0..=MAX_PER_TOKEN).contains(v))
+            .map(|v| cx.convert(v));
+        let price = match fast {
+            Some(p) => p,
+            None => match cx.number(&field_name(*parsed), value)? {
+                Some(p) => p,
+                None => continue,
+            },
+        };
+        if above_tokens == 0 && service == ServiceTier::Standard {
+            out.base[rate as usize] = Some(price);
+        } else {
+            if above_tokens > 0 && out.long_context.is_none() {
+                out.long_context = Some(field_name(*parsed));
+            }
+            out.tiers.push(TierPrice {
+                rate,
+                above_tokens,
+                service,
+                price,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Adds the entry's `tiered_pricing` (a list of `{range: [FROM, TO], prices}`) to `prices`: a
+/// tier from 0 fills a base price not set by a flat field, any other is a long-context tier.
+/// Tiers by query count (no `range`) are skipped.
+///
+/// Errors: not a list of objects, a bad `range`, a bad price.
+fn tiered_prices(cx: &EntryContext, t: &Value, prices: &mut EntryPrices) -> Result<(), InputError> {
+    let bad = |m: &str| cx.error("tiered_pricing", m.to_string());
+    let Value::Array(list) = t else {
+        return Err(bad(
+            "must be a list of { range = [FROM, TO], input_cost_per_token, output_cost_per_token, … }",
+        ));
+    };
+    for item in list {
+        let Some(obj) = item.as_object() else {
+            return Err(bad("each tier must be an object with a `range` and prices"));
+        };
+        // Tiers by query count (search entries) carry `max_results_range`: not tokens.
+        let Some(range) = obj.get("range") else {
+            continue;
+        };
+        let lo = range
+            .as_array()
+            .filter(|r| r.len() == 2)
+            .and_then(|r| r[0].as_f64())
+            .filter(|lo| lo.is_finite() && *lo >= 0.0);
+        let Some(lo) = lo else {
+            return Err(bad(&format!(
+                "range must be [FROM, TO] in tokens, FROM >= 0; got {range}"
+            )));
+        };
+        for (field, rate) in [
+            ("input_cost_per_token", Rate::Input),
+            ("output_cost_per_token", Rate::Output),
+            ("cache_read_input_token_cost", Rate::CacheRead),
+            ("cache_creation_input_token_cost", Rate::CacheWrite),
+        ] {
+            let Some(v) = obj.get(field) else { continue };
+            let Some(price) =
+                cx.number(&format!("tiered_pricing.{field}"), v)
+                    .map_err(|mut e| {
+                        e.location = cx.error("tiered_pricing", String::new()).location;
+                        e
+                    })?
+            else {
+                continue;
+            };
+            if lo == 0.0 {
+                prices.base[rate as usize].get_or_insert(price);
+            } else {
+                if prices.long_context.is_none() {
+                    prices.long_context = Some("tiered_pricing".into());
+                }
+                prices.tiers.push(TierPrice {
+                    rate,
+                    above_tokens: lo as u64,
+                    service: ServiceTier::Standard,
+                    price,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The entry's `prompt_cache_min_tokens` (LiteLLM writes some as `4096.0`).
+///
+/// Errors: not a whole number of tokens >= 0.
+fn min_cache_prefix(cx: &EntryContext, entry: &RawEntry) -> Result<Option<u64>, InputError> {
+    Ok(match &entry.min_tokens {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_f64() {
+            // LiteLLM writes some as 4096.0.
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 1e15 => Some(n as u64),
+            _ => {
+                return Err(cx.error(
+                    "prompt_cache_min_tokens",
+                    format!("must be a whole number of tokens >= 0; got {v}"),
+                ));
+            }
+        },
+    })
+}
+
+/// The cache prices `[cached_input, cache_write, cache_write_1h]` fallcost reads, given the
+/// `input` price, and `tiers` without the cache tiers whose base price is not read; adds what
+/// it drops to `ignored`.
+fn consistent_cache_prices(
+    input: f64,
+    [cached_input, cache_write, cache_write_1h]: [Option<f64>; 3],
+    tiers: &mut Vec<TierPrice>,
+    ignored: &mut usize,
+) -> [Option<f64>; 3] {
+    // fallcost's price tables keep cached_input <= input <= cache_write (a read is a
+    // discount, a write a fee). LiteLLM has entries that break it (a `0` write price where
+    // the provider charges none, a write below input): such a cache price is not read.
+    let mut cached_input = cached_input;
+    let mut cache_write = cache_write;
+    let mut cache_write_1h = cache_write_1h;
+    if cached_input.is_some_and(|r| r > input) {
+        cached_input = None;
+        *ignored += 1;
+    }
+    if cache_write.is_some_and(|w| w < input) {
+        cache_write = None;
+        *ignored += 1;
+    }
+    if cache_write_1h.is_some_and(|w| w < input)
+        || (cache_write_1h.is_some() && cache_write.is_none())
+    {
+        cache_write_1h = None;
+        *ignored += 1;
+    }
+    // A tier's cache price whose base cache price is absent (or was not read) has no
+    // caching mode to go with: not read.
+    let before = tiers.len();
+    tiers.retain(|t| match t.rate {
+        Rate::CacheRead => cached_input.is_some(),
+        Rate::CacheWrite => cache_write.is_some(),
+        Rate::CacheWrite1h => cache_write_1h.is_some(),
+        Rate::Input | Rate::Output => true,
+    });
+    *ignored += before - tiers.len();
+    [cached_input, cache_write, cache_write_1h]
+}
+
+/// The table's source line: what it is, how many models it prices and what it leaves out.
+fn source_note(models: usize, unpriced: usize, aliased: usize, ignored: usize) -> String {
     let mut source = format!(
         "LiteLLM model_prices_and_context_window.json (USD per token, shown in $/MTok): {} models with per-token prices; {} entries without both prices left out (unknown, never free)",
-        models.len(),
-        unpriced
+        models, unpriced
     );
     if aliased > 0 {
         source.push_str(&format!(
@@ -639,12 +751,7 @@ fn build(
             "; {ignored} cache prices ignored (a cache read above input or a cache write below it)"
         ));
     }
-    Ok(PriceTable {
-        name: name.to_string(),
-        verified: None,
-        source: Some(source),
-        models,
-    })
+    source
 }
 
 /// The byte offset of the first `"key":` in `text` at or after `from`.
