@@ -1,7 +1,8 @@
 //! How numbers print: money to the cent (more digits under $1), changes as `+0.03%`,
 //! multipliers as `1.32x`, counts with thousands separators. No float noise: values are rounded
-//! to what is shown, never printed with `{}`; values kept in results are [`clean`]ed of binary
-//! float noise; durations print as `3h6m` ([`format_seconds`]). A leaf: it uses no other module.
+//! to what is shown, never printed with `{}`; values kept in results go through
+//! [`round_noise`] (binary float noise dropped); durations print as `3h6m`
+//! ([`format_seconds`]). A leaf: it uses no other module.
 
 /// `value` with at most `decimals` decimals, trailing zeros (and a trailing point) removed.
 pub fn trim(value: f64, decimals: usize) -> String {
