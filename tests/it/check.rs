@@ -16,7 +16,7 @@ const FIX: &str = "tests/fixtures/check";
 /// Run `fallcost check ARGS --format json`, expecting exit `code`; the parsed document. These
 /// fixtures name the posts' models, so without a `--pricing` the run gets `--pricing 2026-07`
 /// (check's own default is the bundled LiteLLM snapshot; `check_defaults_to_litellm` tests it).
-fn check_json(args: &[&str], code: i32) -> Value {
+pub(crate) fn check_json(args: &[&str], code: i32) -> Value {
     let mut all = vec!["check"];
     all.extend_from_slice(args);
     // A fallcost.toml (--config-file) names its own pricing.
@@ -39,7 +39,8 @@ fn check_json(args: &[&str], code: i32) -> Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
-fn findings<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
+/// The findings of `kind` in a check document.
+pub(crate) fn findings<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
     doc["findings"]
         .as_array()
         .unwrap()

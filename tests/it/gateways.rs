@@ -7,37 +7,17 @@
 //! input / 500 output tokens), USD per 1,000 requests: `1000 × (2000 × input + 500 × output)`
 //! with the table's USD per token.
 
-use crate::common;
-
-use common::fallcost;
+use crate::check::findings;
 use serde_json::Value;
 
 const FIX: &str = "tests/fixtures/check";
 
-/// Run `fallcost check ARGS --pricing litellm-1.110.2 --format json`, expecting exit `code`.
+/// Run `fallcost check ARGS --pricing litellm-1.110.2 --format json`, expecting exit `code`
+/// ([`crate::check::check_json`] with the LiteLLM snapshot).
 fn check_json(args: &[&str], code: i32) -> Value {
-    let mut all = vec!["check"];
-    all.extend_from_slice(args);
-    all.extend(["--pricing", "litellm-1.110.2", "--format", "json"]);
-    let out = fallcost(&all);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "fallcost {}\nstdout:\n{}\nstderr:\n{}",
-        all.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
-}
-
-fn findings<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["kind"] == kind)
-        .collect()
+    let mut all = args.to_vec();
+    all.extend(["--pricing", "litellm-1.110.2"]);
+    crate::check::check_json(&all, code)
 }
 
 fn message(f: &Value) -> &str {

@@ -488,16 +488,8 @@ fn per_link(
     notes: &mut Vec<(String, String, usize)>,
 ) -> Vec<(String, f64)> {
     let mut link_timeouts: Vec<(String, f64)> = Vec::new();
-    for (i, (id, t)) in wants.iter().enumerate() {
-        if wants[..i].iter().any(|(m, _)| m == id) {
-            continue;
-        }
-        let same: Vec<Option<f64>> = wants
-            .iter()
-            .filter(|(m, _)| m == id)
-            .map(|(_, t)| *t)
-            .collect();
-        if same.iter().any(|x| x != t) {
+    for (id, t) in by_model(wants) {
+        let Some(t) = t else {
             notes.push((
                 format!(
                     "`{id}`'s timeouts not priced per link: the chain lists it more than once with different timeouts, and a scenario keys link_timeouts_s by model; priced at the primary's"
@@ -505,13 +497,30 @@ fn per_link(
                 file.to_string(),
                 line,
             ));
-        } else if let Some(t) = t
-            && Some(*t) != primary_t
+            continue;
+        };
+        if let Some(t) = t
+            && Some(t) != primary_t
         {
-            link_timeouts.push((id.clone(), *t));
+            link_timeouts.push((id.to_string(), t));
         }
     }
     link_timeouts
+}
+
+/// Each model of `values` once, in the order first listed, with its value: `Some` when every
+/// listing of the model agrees, `None` when the chain lists it with different values (a
+/// scenario keys such settings by model, so they can't be priced per link).
+fn by_model<T: PartialEq + Copy>(values: &[(String, Option<T>)]) -> Vec<(&str, Option<Option<T>>)> {
+    let mut out: Vec<(&str, Option<Option<T>>)> = Vec::new();
+    for (id, v) in values {
+        match out.iter_mut().find(|(m, _)| *m == id.as_str()) {
+            None => out.push((id, Some(*v))),
+            Some((_, seen)) if *seen != Some(*v) => *seen = None,
+            Some(_) => {}
+        }
+    }
+    out
 }
 
 /// Each link's output cap (`max_output_tokens`), said.
@@ -556,16 +565,8 @@ fn caps(at: &At, rec: &mut Rec) -> Vec<(String, u64)> {
         caps_at.push((d.id.clone(), cap));
     }
     let mut caps: Vec<(String, u64)> = Vec::new();
-    for (i, (id, cap)) in caps_at.iter().enumerate() {
-        if caps_at[..i].iter().any(|(m, _)| m == id) {
-            continue;
-        }
-        let same: Vec<Option<u64>> = caps_at
-            .iter()
-            .filter(|(m, _)| m == id)
-            .map(|(_, c)| *c)
-            .collect();
-        if same.iter().any(|x| x != cap) {
+    for (id, cap) in by_model(&caps_at) {
+        let Some(cap) = cap else {
             cap_notes.push((
                 format!(
                     "`{id}`'s output caps not priced: the chain lists it more than once with different caps, and a scenario keys max_output_tokens by model"
@@ -573,8 +574,10 @@ fn caps(at: &At, rec: &mut Rec) -> Vec<(String, u64)> {
                 file.to_string(),
                 chain.at.line,
             ));
-        } else if let Some(n) = cap {
-            caps.push((id.clone(), *n));
+            continue;
+        };
+        if let Some(n) = cap {
+            caps.push((id.to_string(), n));
         }
     }
     for (what, f, line) in cap_notes {
