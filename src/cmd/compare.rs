@@ -33,6 +33,9 @@ pub fn run(args: &CompareArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> 
     if let Some(hint) = nothing_fails(&inputs) {
         ui::note(&hint);
     }
+    if let Some(mc) = &opts.mc {
+        super::simulate::refuse_too_many_runs(&inputs.scenario, mc)?;
+    }
     let started = std::time::Instant::now();
     let mut report = crate::ops::compare::analytic(&inputs.scenario);
     if let Some(note) = &inputs.partial {

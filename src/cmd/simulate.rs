@@ -5,12 +5,25 @@
 use std::time::Instant;
 
 use crate::cmd::options::Mc;
+use crate::model::Scenario;
 use crate::number::count;
 use crate::output::ui;
 use crate::report::Report;
 
 /// Simulated requests above which a progress bar is worth showing (about a second of work).
 const PROGRESS_ABOVE: u64 = 30_000_000;
+
+/// With `--mc-runs` given, an error (exit 2) when its incident windows are more than the
+/// simulation takes on for `scenario`, naming what is allowed
+/// ([`crate::report::too_many_runs`]). `compare` calls it before pricing anything, so a
+/// flag out of range fails at once, not after the analytic engine's breaker figures.
+pub fn refuse_too_many_runs(scenario: &Scenario, mc: &Mc) -> anyhow::Result<()> {
+    let over = crate::report::max_incident_runs(scenario).is_some_and(|max| mc.opts.runs > max);
+    if mc.runs_given && over {
+        anyhow::bail!("{}", crate::report::too_many_runs(scenario, mc.opts.runs));
+    }
+    Ok(())
+}
 
 /// Simulate `report`'s chains with the budget and seed of `mc`, filling its Monte Carlo rows;
 /// `started` is when the command began pricing (the time reported covers both engines).
@@ -20,13 +33,10 @@ const PROGRESS_ABOVE: u64 = 30_000_000;
 /// and the rest is simulated.
 pub fn simulate(report: &mut Report, mc: &Mc, started: Instant) -> anyhow::Result<()> {
     let opts = mc.opts;
+    refuse_too_many_runs(&report.input, mc)?;
     let (work, incident_ok) = crate::ops::compare::mc_work(report, &opts);
     if !incident_ok {
-        // Asked for: refuse what cannot be run. The default: price the rest and say why
-        // the incident windows are missing.
-        if mc.runs_given {
-            anyhow::bail!("{}", report.too_many_runs(opts.runs));
-        }
+        // The default --mc-runs: price the rest and say why the incident windows are missing.
         ui::warn(&format!(
             "incident windows not simulated: {} (the default --mc-runs)",
             report.too_many_runs(opts.runs)

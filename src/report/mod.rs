@@ -105,41 +105,58 @@ impl Report {
         self.incident.retain(|r| r.chain != BLENDED);
     }
 
-    /// Simulated requests in one incident window across every chain and pattern: each chain's
-    /// requests (its traffic share of N = λ·D) × 4 patterns. `None` without an incident.
+    /// Simulated requests in one incident window across every chain and pattern
+    /// ([`incident_window_work`]).
     pub fn incident_window_work(&self) -> Option<u64> {
-        let incident = self.input.incident.as_ref()?;
-        let requests: u64 = self
-            .input
-            .chains
-            .iter()
-            .map(|c| incident.for_chain(c).requests())
-            .sum();
-        Some(requests.saturating_mul(Pattern::ALL.len() as u64))
+        incident_window_work(&self.input)
     }
 
-    /// The most incident windows (`--mc-runs`) the simulation takes on for this scenario,
-    /// [`MAX_INCIDENT_WORK`] / [`Report::incident_window_work`]; `None` without an incident
-    /// (any number will do: nothing is simulated).
+    /// The most incident windows (`--mc-runs`) the simulation takes on for this scenario
+    /// ([`max_incident_runs`]).
     pub fn max_incident_runs(&self) -> Option<u64> {
-        self.incident_window_work()
-            .map(|w| (MAX_INCIDENT_WORK / w.max(1) as f64).floor() as u64)
+        max_incident_runs(&self.input)
     }
 
-    /// Why `runs` incident windows (`--mc-runs`) are more than the simulation takes on for this
-    /// scenario, and what is allowed.
+    /// Why `runs` incident windows are more than the simulation takes on ([`too_many_runs`]).
     pub fn too_many_runs(&self, runs: u64) -> String {
-        let window = self.incident_window_work().unwrap_or(0);
-        let max = self.max_incident_runs().unwrap_or(u64::MAX);
-        let allowed = if max >= 2 {
-            format!("allowed: 2 to {max}")
-        } else {
-            "not even 2 windows fit (a shorter incident or less traffic would)".to_string()
-        };
-        format!(
-            "--mc-runs {runs} is too many for this scenario: each incident window is {window} simulated requests (the window's requests on every chain, 4 patterns) and the simulation takes at most {MAX_INCIDENT_WORK:e} in all; {allowed}"
-        )
+        too_many_runs(&self.input, runs)
     }
+}
+
+/// Simulated requests in one incident window of `scenario` across every chain and pattern:
+/// each chain's requests (its traffic share of N = λ·D) × 4 patterns. `None` without an
+/// incident.
+pub fn incident_window_work(scenario: &Scenario) -> Option<u64> {
+    let incident = scenario.incident.as_ref()?;
+    let requests: u64 = scenario
+        .chains
+        .iter()
+        .map(|c| incident.for_chain(c).requests())
+        .sum();
+    Some(requests.saturating_mul(Pattern::ALL.len() as u64))
+}
+
+/// The most incident windows (`--mc-runs`) the simulation takes on for `scenario`,
+/// [`MAX_INCIDENT_WORK`] / [`incident_window_work`]; `None` without an incident (any number
+/// will do: nothing is simulated). Known from the scenario alone, so `compare` refuses too
+/// many before it prices anything.
+pub fn max_incident_runs(scenario: &Scenario) -> Option<u64> {
+    incident_window_work(scenario).map(|w| (MAX_INCIDENT_WORK / w.max(1) as f64).floor() as u64)
+}
+
+/// Why `runs` incident windows (`--mc-runs`) are more than the simulation takes on for
+/// `scenario`, and what is allowed.
+pub fn too_many_runs(scenario: &Scenario, runs: u64) -> String {
+    let window = incident_window_work(scenario).unwrap_or(0);
+    let max = max_incident_runs(scenario).unwrap_or(u64::MAX);
+    let allowed = if max >= 2 {
+        format!("allowed: 2 to {max}")
+    } else {
+        "not even 2 windows fit (a shorter incident or less traffic would)".to_string()
+    };
+    format!(
+        "--mc-runs {runs} is too many for this scenario: each incident window is {window} simulated requests (the window's requests on every chain, 4 patterns) and the simulation takes at most {MAX_INCIDENT_WORK:e} in all; {allowed}"
+    )
 }
 
 impl Report {
