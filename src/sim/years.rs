@@ -396,6 +396,45 @@ fn draw_arrivals(
     }
 }
 
+/// [`overlap_weights`] in one pass, for the common year whose last incident ends within the
+/// year (nothing wraps onto its start): the clusters on the line, the same arithmetic. A year
+/// that wraps is handed to [`overlap_weights`].
+fn overlap_weights_fast(
+    drawn: &[Drawn],
+    weights: &mut Vec<f64>,
+    clusters: &mut Vec<(usize, usize, f64, f64)>,
+) -> u64 {
+    weights.clear();
+    weights.resize(drawn.len(), 1.0);
+    let Some(first) = drawn.first() else {
+        return 0;
+    };
+    let mut overlapped = 0;
+    let mut close = |from: usize, to: usize, end: f64, sum: f64, w: &mut Vec<f64>| {
+        if to - from > 1 && sum > 0.0 {
+            let share = ((end - drawn[from].start) / sum).min(1.0);
+            w[from..to].iter_mut().for_each(|x| *x = share);
+            overlapped += (to - from) as u64;
+        }
+    };
+    let (mut from, mut end, mut sum) = (0, first.end, first.end - first.start);
+    for (k, d) in drawn.iter().enumerate().skip(1) {
+        let len = d.end - d.start;
+        if d.start < end {
+            end = end.max(d.end);
+            sum += len;
+        } else {
+            close(from, k, end, sum, weights);
+            (from, end, sum) = (k, d.end, len);
+        }
+    }
+    if end > YEAR_S {
+        return overlap_weights(drawn, weights, clusters);
+    }
+    close(from, drawn.len(), end, sum, weights);
+    overlapped
+}
+
 /// Each drawn incident's weight: union / sum of lengths of its cluster of overlapping
 /// incidents on the year's circle (1 alone), and how many overlapped. `drawn` is in start
 /// order.
@@ -503,7 +542,8 @@ fn draw_year<S>(
         &mut scratch.bounds,
         &mut scratch.drawn,
     );
-    let overlapped = overlap_weights(&scratch.drawn, &mut scratch.weights, &mut scratch.clusters);
+    let overlapped =
+        overlap_weights_fast(&scratch.drawn, &mut scratch.weights, &mut scratch.clusters);
     price_year(&scratch.drawn, &scratch.weights, t, out);
     (scratch.drawn.len() as u64, overlapped)
 }
@@ -512,37 +552,42 @@ fn draw_year<S>(
 const CHAIN_BLOCK: usize = 4;
 
 /// Per chain, the year's (premium, failed requests): Σ weight × the incident's price, in the
-/// order the incidents were drawn. [`CHAIN_BLOCK`] chains at a time, each block one pass over
+/// order the incidents were drawn. [`CHAIN_BLOCK`] chains at a time (the rest one by one), each one pass over
 /// the year's incidents (the same sums, term by term, as one pass for all chains).
 fn price_year(drawn: &[Drawn], weights: &[f64], t: &Table, out: &mut [(f64, f64)]) {
-    let chains = t.chains;
     let mut c0 = 0;
-    while c0 < chains {
-        let width = (chains - c0).min(CHAIN_BLOCK);
-        let mut acc = [(0.0f64, 0.0f64); CHAIN_BLOCK];
-        if width == CHAIN_BLOCK {
-            for (d, &w) in drawn.iter().zip(weights) {
-                let at = d.row as usize * chains + c0;
-                let prices: &[IncidentPrice; CHAIN_BLOCK] = t.prices[at..at + CHAIN_BLOCK]
-                    .try_into()
-                    .expect("a block of prices");
-                for (a, pr) in acc.iter_mut().zip(prices) {
-                    a.0 += w * pr.premium_usd;
-                    a.1 += w * pr.failed_requests;
-                }
-            }
+    while c0 < t.chains {
+        if t.chains - c0 >= CHAIN_BLOCK {
+            let acc: [(f64, f64); CHAIN_BLOCK] = price_block(drawn, weights, t, c0);
+            out[c0..c0 + CHAIN_BLOCK].copy_from_slice(&acc);
+            c0 += CHAIN_BLOCK;
         } else {
-            for (d, &w) in drawn.iter().zip(weights) {
-                let at = d.row as usize * chains + c0;
-                for (a, pr) in acc.iter_mut().zip(&t.prices[at..at + width]) {
-                    a.0 += w * pr.premium_usd;
-                    a.1 += w * pr.failed_requests;
-                }
-            }
+            let [one] = price_block::<1>(drawn, weights, t, c0);
+            out[c0] = one;
+            c0 += 1;
         }
-        out[c0..c0 + width].copy_from_slice(&acc[..width]);
-        c0 += width;
     }
+}
+
+/// The year's sums of chains `c0 .. c0 + B` (the sums in registers, returned by value).
+#[inline(always)]
+fn price_block<const B: usize>(
+    drawn: &[Drawn],
+    weights: &[f64],
+    t: &Table,
+    c0: usize,
+) -> [(f64, f64); B] {
+    let mut acc = [(0.0f64, 0.0f64); B];
+    for (d, &w) in drawn.iter().zip(weights) {
+        let at = d.row as usize * t.chains + c0;
+        let prices: &[IncidentPrice; B] =
+            t.prices[at..at + B].try_into().expect("a block of prices");
+        for (a, pr) in acc.iter_mut().zip(prices) {
+            a.0 += w * pr.premium_usd;
+            a.1 += w * pr.failed_requests;
+        }
+    }
+    acc
 }
 
 /// The nearest rank of the q-quantile of n values, from 0: ⌈q·n⌉ − 1 (n ≥ 1).
@@ -943,6 +988,30 @@ mod tests {
 
     fn overlap_weights_of(d: &[Drawn], w: &mut Vec<f64>) -> u64 {
         overlap_weights(d, w, &mut Vec::new())
+    }
+
+    /// The one-pass weights are the general ones, on random years (dense enough to overlap,
+    /// some wrapping past the year's end).
+    #[test]
+    fn one_pass_weights_are_the_circle_weights() {
+        let mut rng = chunk_rng(5, 0, 0);
+        let (mut w, mut fast, mut clusters) = (Vec::new(), Vec::new(), Vec::new());
+        let mut wrapped = 0;
+        for year in 0..2000 {
+            let n = year % 40;
+            let mut starts: Vec<f64> = (0..n).map(|_| uniform(&mut rng) * YEAR_S).collect();
+            starts.sort_by(f64::total_cmp);
+            let spans: Vec<(f64, f64)> = starts
+                .iter()
+                .map(|&s| (s, s + uniform(&mut rng) * 3e6))
+                .collect();
+            let d = drawn(&spans);
+            wrapped += usize::from(spans.iter().any(|s| s.1 > YEAR_S));
+            let a = overlap_weights(&d, &mut w, &mut clusters);
+            let b = overlap_weights_fast(&d, &mut fast, &mut clusters);
+            assert_eq!((a, &w), (b, &fast), "{spans:?}");
+        }
+        assert!(wrapped > 100, "{wrapped}");
     }
 
     #[test]
