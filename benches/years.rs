@@ -12,9 +12,9 @@
 //!    years (800 a year; times to the minute as a status page gives them: durations 5 minutes
 //!    to 6 hours, a fifth of them `minor`, 1 in 25 overlapping the other provider's).
 //!
-//! Last measured (issue 21 item 9, on 2 cores shared with other builds, load ~8): the replay
-//! 0.50 s of CPU time; `--years 100000` 2.5 s of CPU time a run (3.6 s before the draws were
-//! made branch-free; the wall clock on that machine says little: 5.0 s, 5.5 s before).
+//! Last measured (issue 21 item 9, 2 cores shared with other builds): the replay 495 ms (0.53 s
+//! of CPU time); `--years 100000` 855 ms, 2.1 s of CPU time a run (before: 3.6 s of CPU time,
+//! 5.5 s of wall time at a load of ~7).
 
 use std::time::Instant;
 
