@@ -729,8 +729,9 @@ pub fn years(
             },
         )
     };
-    let uncertain = run(RateModel::Uncertain);
-    let known = run(RateModel::Known);
+    // both rate models at once, so the pool's threads share all their chunks (each run's
+    // figures are its own chunks', merged in order: the same on any thread count)
+    let (uncertain, known) = rayon::join(|| run(RateModel::Uncertain), || run(RateModel::Known));
     let rows: Vec<YearsRow> = slots
         .iter()
         .zip(uncertain.iter().zip(&known))

@@ -91,7 +91,9 @@ pub fn chunk_rng(seed: u64, stream: u64, chunk: u64) -> SimRng {
 /// A uniform draw in [0, 1) with 53 random bits.
 #[inline(always)]
 pub fn uniform(rng: &mut SimRng) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    // through i64: the 53 bits fit, and a signed conversion is one instruction on x86-64
+    // where an unsigned one is several (the same value either way)
+    ((rng.next_u64() >> 11) as i64) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// A standard normal draw (`rand_distr`'s ziggurat `StandardNormal`).

@@ -51,6 +51,7 @@
 //! merged in chunk order ([`crate::sim::ordered`]): the same seed gives the same output on any
 //! thread count.
 
+use rand::Rng;
 use rand_distr::{Distribution, Exp1, Gamma};
 
 use super::rng::{SimRng, chunk_rng, uniform};
@@ -262,22 +263,26 @@ pub struct YearsFigures {
 /// read at random; their distinct rows a tenth of that).
 struct Table {
     offsets: Vec<usize>,
-    counts: Vec<usize>,
     rows: Vec<u32>,
     durations: Vec<f64>,
+    /// Per sample (flat, as `rows`): its duration and its row, side by side, so that a drawn
+    /// sample is one read (not its row, then the row's duration).
+    entries: Vec<(f64, u32)>,
+    /// Per process, its first sample in `entries` and its count.
+    spans: Vec<(u32, u32)>,
     chains: usize,
     prices: Vec<IncidentPrice>,
 }
 
 impl Table {
     /// The row of sample `i` of process `p`.
-    #[inline]
+    #[cfg(test)]
     fn row(&self, p: usize, i: usize) -> u32 {
         self.rows[self.offsets[p] + i]
     }
 
     /// The `chains` prices of `row`.
-    #[inline]
+    #[cfg(test)]
     fn of(&self, row: u32) -> &[IncidentPrice] {
         let at = row as usize * self.chains;
         &self.prices[at..at + self.chains]
@@ -291,9 +296,10 @@ fn table<S: Sample>(
 ) -> Table {
     let mut t = Table {
         offsets: Vec::with_capacity(providers.len()),
-        counts: providers.iter().map(|h| h.samples.len()).collect(),
         rows: Vec::new(),
         durations: Vec::new(),
+        entries: Vec::new(),
+        spans: Vec::new(),
         chains,
         prices: Vec::new(),
     };
@@ -317,7 +323,11 @@ fn table<S: Sample>(
                 next
             });
             t.rows.push(row);
+            t.entries.push((t.durations[row as usize], row));
         }
+        let first = u32::try_from(t.offsets[p]).expect("fewer than 2³² samples");
+        let n = u32::try_from(h.samples.len()).expect("fewer than 2³² samples");
+        t.spans.push((first, n));
     }
     t
 }
@@ -331,12 +341,38 @@ struct Drawn {
     row: u32,
 }
 
+/// The process an arrival belongs to, for `pick` uniform on [0, total rate): the number of
+/// the cumulative rates `bounds` (r₀, r₀ + r₁, …, all but the total) at or below it. Counted
+/// without a branch for a few processes (the common case: which process an arrival is, is a
+/// coin toss the processor cannot predict), by bisection for many; the same count either way.
+#[inline(always)]
+fn pick_process(pick: f64, bounds: &[f64]) -> usize {
+    if bounds.len() <= 8 {
+        bounds.iter().map(|&b| usize::from(pick >= b)).sum()
+    } else {
+        bounds.partition_point(|&b| pick >= b)
+    }
+}
+
 /// The year's incidents, in start order: a Poisson process per process at its rate, merged
 /// into one by the superposition (exponential gaps at the total rate, each arrival a process
-/// chosen in proportion to its rate), so no sort is needed.
-fn draw_arrivals(rng: &mut SimRng, rates: &[f64], t: &Table, out: &mut Vec<Drawn>) {
+/// chosen in proportion to its rate, then one of its samples uniformly: ⌊y·n / 2⁶⁴⌋ of a
+/// 64-bit draw y, uniform to n / 2⁶⁴), so no sort is needed. `bounds` is scratch.
+fn draw_arrivals(
+    rng: &mut SimRng,
+    rates: &[f64],
+    t: &Table,
+    bounds: &mut Vec<f64>,
+    out: &mut Vec<Drawn>,
+) {
     out.clear();
-    let total: f64 = rates.iter().sum();
+    bounds.clear();
+    let mut total = 0.0;
+    for &r in rates {
+        total += r;
+        bounds.push(total);
+    }
+    bounds.pop();
     if total <= 0.0 {
         return;
     }
@@ -347,22 +383,56 @@ fn draw_arrivals(rng: &mut SimRng, rates: &[f64], t: &Table, out: &mut Vec<Drawn
         if at >= 1.0 {
             return;
         }
-        let mut pick = uniform(rng) * total;
-        let mut p = 0;
-        while p + 1 < rates.len() && pick >= rates[p] {
-            pick -= rates[p];
-            p += 1;
-        }
-        let n = t.counts[p];
-        let i = ((uniform(rng) * n as f64) as usize).min(n - 1);
+        let p = pick_process(uniform(rng) * total, bounds);
+        let (first, n) = t.spans[p];
+        let i = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u32;
+        let (duration, row) = t.entries[(first + i) as usize];
         let start = at * YEAR_S;
-        let row = t.row(p, i);
         out.push(Drawn {
             start,
-            end: start + t.durations[row as usize],
+            end: start + duration,
             row,
         });
     }
+}
+
+/// [`overlap_weights`] in one pass, for the common year whose last incident ends within the
+/// year (nothing wraps onto its start): the clusters on the line, the same arithmetic. A year
+/// that wraps is handed to [`overlap_weights`].
+fn overlap_weights_fast(
+    drawn: &[Drawn],
+    weights: &mut Vec<f64>,
+    clusters: &mut Vec<(usize, usize, f64, f64)>,
+) -> u64 {
+    weights.clear();
+    weights.resize(drawn.len(), 1.0);
+    let Some(first) = drawn.first() else {
+        return 0;
+    };
+    let mut overlapped = 0;
+    let mut close = |from: usize, to: usize, end: f64, sum: f64, w: &mut Vec<f64>| {
+        if to - from > 1 && sum > 0.0 {
+            let share = ((end - drawn[from].start) / sum).min(1.0);
+            w[from..to].iter_mut().for_each(|x| *x = share);
+            overlapped += (to - from) as u64;
+        }
+    };
+    let (mut from, mut end, mut sum) = (0, first.end, first.end - first.start);
+    for (k, d) in drawn.iter().enumerate().skip(1) {
+        let len = d.end - d.start;
+        if d.start < end {
+            end = end.max(d.end);
+            sum += len;
+        } else {
+            close(from, k, end, sum, weights);
+            (from, end, sum) = (k, d.end, len);
+        }
+    }
+    if end > YEAR_S {
+        return overlap_weights(drawn, weights, clusters);
+    }
+    close(from, drawn.len(), end, sum, weights);
+    overlapped
 }
 
 /// Each drawn incident's weight: union / sum of lengths of its cluster of overlapping
@@ -432,6 +502,7 @@ fn overlap_weights(
 #[derive(Default)]
 struct Scratch {
     rates: Vec<f64>,
+    bounds: Vec<f64>,
     drawn: Vec<Drawn>,
     weights: Vec<f64>,
     clusters: Vec<(usize, usize, f64, f64)>,
@@ -464,26 +535,96 @@ fn draw_year<S>(
             rate.max(0.0)
         });
     }
-    draw_arrivals(rng, &scratch.rates, t, &mut scratch.drawn);
-    let overlapped = overlap_weights(&scratch.drawn, &mut scratch.weights, &mut scratch.clusters);
-    out.iter_mut().for_each(|o| *o = (0.0, 0.0));
-    for (d, &w) in scratch.drawn.iter().zip(&scratch.weights) {
-        let prices = t.of(d.row);
-        for (o, pr) in out.iter_mut().zip(prices) {
-            o.0 += w * pr.premium_usd;
-            o.1 += w * pr.failed_requests;
-        }
-    }
+    draw_arrivals(
+        rng,
+        &scratch.rates,
+        t,
+        &mut scratch.bounds,
+        &mut scratch.drawn,
+    );
+    let overlapped =
+        overlap_weights_fast(&scratch.drawn, &mut scratch.weights, &mut scratch.clusters);
+    price_year(&scratch.drawn, &scratch.weights, t, out);
     (scratch.drawn.len() as u64, overlapped)
 }
 
+/// Chains priced together by [`price_year`]: their sums stay in registers.
+const CHAIN_BLOCK: usize = 4;
+
+/// Per chain, the year's (premium, failed requests): Σ weight × the incident's price, in the
+/// order the incidents were drawn. [`CHAIN_BLOCK`] chains at a time (the rest one by one), each one pass over
+/// the year's incidents (the same sums, term by term, as one pass for all chains).
+fn price_year(drawn: &[Drawn], weights: &[f64], t: &Table, out: &mut [(f64, f64)]) {
+    let mut c0 = 0;
+    while c0 < t.chains {
+        if t.chains - c0 >= CHAIN_BLOCK {
+            let acc: [(f64, f64); CHAIN_BLOCK] = price_block(drawn, weights, t, c0);
+            out[c0..c0 + CHAIN_BLOCK].copy_from_slice(&acc);
+            c0 += CHAIN_BLOCK;
+        } else {
+            let [one] = price_block::<1>(drawn, weights, t, c0);
+            out[c0] = one;
+            c0 += 1;
+        }
+    }
+}
+
+/// The year's sums of chains `c0 .. c0 + B` (the sums in registers, returned by value).
+#[inline(always)]
+fn price_block<const B: usize>(
+    drawn: &[Drawn],
+    weights: &[f64],
+    t: &Table,
+    c0: usize,
+) -> [(f64, f64); B] {
+    let mut acc = [(0.0f64, 0.0f64); B];
+    for (d, &w) in drawn.iter().zip(weights) {
+        let at = d.row as usize * t.chains + c0;
+        let prices: &[IncidentPrice; B] =
+            t.prices[at..at + B].try_into().expect("a block of prices");
+        for (a, pr) in acc.iter_mut().zip(prices) {
+            a.0 += w * pr.premium_usd;
+            a.1 += w * pr.failed_requests;
+        }
+    }
+    acc
+}
+
+/// The nearest rank of the q-quantile of n values, from 0: ⌈q·n⌉ − 1 (n ≥ 1).
+fn rank(n: usize, q: f64) -> usize {
+    ((q * n as f64).ceil() as usize).clamp(1, n) - 1
+}
+
 /// The nearest-rank q-quantile of sorted `v`: v[⌈q·n⌉ − 1].
+#[cfg(test)]
 fn quantile(v: &[f64], q: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
-    let r = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[r - 1]
+    v[rank(v.len(), q)]
+}
+
+/// The nearest-rank p50, p95 and p99 of `v` (reordered), as `quantile` of it sorted, by
+/// selection: the p99's rank first, then the p95's among the values below it, then the p50's.
+fn quantiles(v: &mut [f64]) -> [f64; 3] {
+    if v.is_empty() {
+        return [0.0; 3];
+    }
+    let n = v.len();
+    let [r50, r95, r99] = [0.50, 0.95, 0.99].map(|q| rank(n, q));
+    let (below, &mut p99, _) = v.select_nth_unstable_by(r99, f64::total_cmp);
+    let p95 = if r95 < r99 {
+        *below.select_nth_unstable_by(r95, f64::total_cmp).1
+    } else {
+        p99
+    };
+    let below = &mut below[..r95.min(r99)];
+    let p50 = if r50 < r95 {
+        *below.select_nth_unstable_by(r50, f64::total_cmp).1
+    } else {
+        p95
+    };
+    [p50, p95, p99]
 }
 
 /// Per chain, the figures of its simulated years' (premium, failed) list.
@@ -502,14 +643,14 @@ fn figures_of(
         0.0
     };
     let half = 1.96 * (var / n).sqrt();
-    v.sort_by(f64::total_cmp);
+    let [p50, p95, p99] = quantiles(&mut v);
     let failed_per_year = failed / n;
     YearsFigures {
         premium_mean_usd: mean,
         premium_ci95: [mean - half, mean + half],
-        premium_p50_usd: quantile(&v, 0.50),
-        premium_p95_usd: quantile(&v, 0.95),
-        premium_p99_usd: quantile(&v, 0.99),
+        premium_p50_usd: p50,
+        premium_p95_usd: p95,
+        premium_p99_usd: p99,
         failed_per_year,
         availability: if requests_per_year > 0.0 {
             (1.0 - failed_per_year / requests_per_year).clamp(0.0, 1.0)
@@ -849,6 +990,30 @@ mod tests {
         overlap_weights(d, w, &mut Vec::new())
     }
 
+    /// The one-pass weights are the general ones, on random years (dense enough to overlap,
+    /// some wrapping past the year's end).
+    #[test]
+    fn one_pass_weights_are_the_circle_weights() {
+        let mut rng = chunk_rng(5, 0, 0);
+        let (mut w, mut fast, mut clusters) = (Vec::new(), Vec::new(), Vec::new());
+        let mut wrapped = 0;
+        for year in 0..2000 {
+            let n = year % 40;
+            let mut starts: Vec<f64> = (0..n).map(|_| uniform(&mut rng) * YEAR_S).collect();
+            starts.sort_by(f64::total_cmp);
+            let spans: Vec<(f64, f64)> = starts
+                .iter()
+                .map(|&s| (s, s + uniform(&mut rng) * 3e6))
+                .collect();
+            let d = drawn(&spans);
+            wrapped += usize::from(spans.iter().any(|s| s.1 > YEAR_S));
+            let a = overlap_weights(&d, &mut w, &mut clusters);
+            let b = overlap_weights_fast(&d, &mut fast, &mut clusters);
+            assert_eq!((a, &w), (b, &fast), "{spans:?}");
+        }
+        assert!(wrapped > 100, "{wrapped}");
+    }
+
     #[test]
     fn overlapping_incidents_of_a_year_share_their_union() {
         let mut w = Vec::new();
@@ -944,5 +1109,27 @@ mod tests {
         assert_eq!(quantile(&v, 0.95), 4.0);
         assert_eq!(quantile(&v, 0.0), 1.0);
         assert_eq!(quantile(&[], 0.5), 0.0);
+    }
+
+    /// Selection gives the sorted list's nearest-rank p50, p95 and p99, at every length from 1
+    /// (where the ranks coincide) and with ties.
+    #[test]
+    fn selected_quantiles_are_the_sorted_ones() {
+        let mut rng = chunk_rng(3, 0, 0);
+        for n in (1..60).chain([99, 100, 101, 1000, 4097]) {
+            for ties in [false, true] {
+                let v: Vec<f64> = (0..n)
+                    .map(|_| {
+                        let x = uniform(&mut rng) * 100.0;
+                        if ties { x.floor() } else { x }
+                    })
+                    .collect();
+                let mut sorted = v.clone();
+                sorted.sort_by(f64::total_cmp);
+                let want = [0.5, 0.95, 0.99].map(|q| quantile(&sorted, q));
+                assert_eq!(quantiles(&mut v.clone()), want, "n = {n}");
+            }
+        }
+        assert_eq!(quantiles(&mut []), [0.0; 3]);
     }
 }
