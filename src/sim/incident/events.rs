@@ -192,18 +192,59 @@ struct Window<'a> {
 
 /// The event queue: (time bits, sequence, kind, payload), earliest first; at equal times a
 /// failure is recorded before a step. Times are non-negative, so their bits order like them.
-type Queue = BinaryHeap<Reverse<(u64, u64, u8, u32)>>;
+type Event = (u64, u64, u8, u32);
+type Queue = BinaryHeap<Reverse<Event>>;
 
+/// The events in time order: the window's arrivals, pushed first and in ascending order, wait
+/// in `arrivals` (already sorted), every later event in the heap `queue`; [`Sched::pop`] takes
+/// the earlier of the two fronts. Every event's key is unique (its sequence number), so the
+/// order is exactly one heap's, with a heap of the requests in flight rather than of the
+/// window's every arrival.
 struct Sched {
     queue: Queue,
+    arrivals: Vec<Event>,
+    next_arrival: usize,
     seq: u64,
 }
 
 impl Sched {
+    fn new(arrivals: usize) -> Sched {
+        Sched {
+            queue: BinaryHeap::with_capacity(64),
+            arrivals: Vec::with_capacity(arrivals),
+            next_arrival: 0,
+            seq: 0,
+        }
+    }
+
     fn push(&mut self, t: f64, kind: u8, payload: u32) {
         self.seq += 1;
         self.queue
             .push(Reverse((t.max(0.0).to_bits(), self.seq, kind, payload)));
+    }
+
+    /// An arrival, before any event is popped: kept in `arrivals` while they come in
+    /// ascending order (as [`Arrivals`] draws them), else in the heap.
+    fn push_arrival(&mut self, t: f64, kind: u8, payload: u32) {
+        self.seq += 1;
+        let e = (t.max(0.0).to_bits(), self.seq, kind, payload);
+        if self.next_arrival == 0 && self.arrivals.last().is_none_or(|l| *l < e) {
+            self.arrivals.push(e);
+        } else {
+            self.queue.push(Reverse(e));
+        }
+    }
+
+    /// The earliest event, removed.
+    fn pop(&mut self) -> Option<Event> {
+        match (self.arrivals.get(self.next_arrival), self.queue.peek()) {
+            (Some(a), Some(Reverse(q))) if q < a => self.queue.pop().map(|Reverse(e)| e),
+            (Some(&a), _) => {
+                self.next_arrival += 1;
+                Some(a)
+            }
+            (None, _) => self.queue.pop().map(|Reverse(e)| e),
+        }
     }
 }
 
@@ -610,10 +651,7 @@ impl Window<'_> {
                 Some(b) => vec![Circuit::new(&b, self.incident.duration_s); providers],
                 None => Vec::new(),
             },
-            sched: Sched {
-                queue: BinaryHeap::with_capacity(n + 16),
-                seq: 0,
-            },
+            sched: Sched::new(n),
             run: Run::default(),
             rng,
         };
@@ -623,7 +661,7 @@ impl Window<'_> {
             let t = arrivals.next(live.rng);
             f.session = k / length;
             f.start = t;
-            live.sched.push(t, STEP, k as u32);
+            live.sched.push_arrival(t, STEP, k as u32);
             if let Some(clock) = &self.clock {
                 // The session comes warm on the primary: it last answered at the session's
                 // start, or when the primary fell silent if the session starts in silence.
@@ -632,7 +670,7 @@ impl Window<'_> {
                 }
             }
         }
-        while let Some(Reverse((bits, _, kind, payload))) = live.sched.queue.pop() {
+        while let Some((bits, _, kind, payload)) = live.sched.pop() {
             let now = f64::from_bits(bits);
             if kind == RECORD {
                 if let Some(b) = live.breakers.get_mut((payload >> 2) as usize) {
@@ -917,6 +955,46 @@ fn timeline_clock(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// The arrivals' sorted list and the heap pop in exactly one heap's order: arrivals in
+    /// ascending order (one out of order among them), events pushed while popping, ties in
+    /// time broken by the sequence.
+    #[test]
+    fn sched_pops_in_one_heaps_order() {
+        let mut sched = Sched::new(8);
+        let mut heap: Queue = BinaryHeap::new();
+        let mut seq = 0;
+        let mut both = |sched: &mut Sched, heap: &mut Queue, t: f64, arrival: bool| {
+            seq += 1;
+            heap.push(Reverse((t.to_bits(), seq, STEP, seq as u32)));
+            if arrival {
+                sched.push_arrival(t, STEP, seq as u32);
+            } else {
+                sched.push(t, STEP, seq as u32);
+            }
+        };
+        for t in [0.5, 1.0, 1.0, 0.25, 3.0, 7.5] {
+            both(&mut sched, &mut heap, t, true);
+        }
+        let mut order = Vec::new();
+        let mut want = Vec::new();
+        let mut k = 0;
+        while let Some(e) = sched.pop() {
+            let Reverse(w) = heap.pop().expect("as many");
+            order.push(e);
+            want.push(w);
+            // the first six schedule one more each, some before the next arrival
+            if k < 6 {
+                let t = f64::from_bits(e.0) + [0.1, 0.0, 5.0][k % 3];
+                both(&mut sched, &mut heap, t, false);
+            }
+            k += 1;
+        }
+        assert!(heap.is_empty());
+        assert_eq!(order.len(), 12);
+        assert_eq!(order, want);
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    }
     use crate::model::Link;
     use crate::model::cost::tests::{july, req, set_failure_rates, set_trip_rates};
     use crate::model::incident::{breaker_bound, evaluate};
