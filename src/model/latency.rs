@@ -88,7 +88,7 @@ impl Latency {
 /// In log-seconds, with y = ln T: w = ∫_{−∞}^{y} φ₀(x)·(F₁(y) − F₁(x)) dx / (F₀(y)·F₁(y)),
 /// integrated with Simpson's rule over 4,096 panels from μ₀ − 12σ₀ (error far below 1e-9).
 /// Returns 1 when neither leg can finish before the timeout (no hedge is ever won).
-/// Memoised per thread ([`memo`]).
+/// Memoised per thread (by the bits of its arguments: the very value the integral returns).
 pub fn primary_win_rate(l0: &Latency, l1: &Latency, timeout_s: f64) -> f64 {
     memo(
         [
@@ -140,7 +140,8 @@ fn primary_win_rate_integral(l0: &Latency, l1: &Latency, timeout_s: f64) -> f64 
 /// timeout (a link's own `timeout_s`, MODEL.md §3), seconds. In log-seconds, with y_k = ln T_k:
 /// w = ∫_{−∞}^{min(y₀, y₁)} φ₀(x)·(F₁(y₁) − F₁(x)) dx / (F₀(y₀)·F₁(y₁)) (a primary slower than
 /// T₁ never wins: the backup has answered by then), by Simpson's rule over 4,096 panels.
-/// Equal timeouts give [`primary_win_rate`] exactly. Memoised per thread ([`memo`]).
+/// Equal timeouts give [`primary_win_rate`] exactly. Memoised per thread (by the bits of its
+/// arguments: the very value the integral returns).
 pub fn primary_win_rate_each(l0: &Latency, l1: &Latency, t0_s: f64, t1_s: f64) -> f64 {
     if t0_s == t1_s {
         return primary_win_rate(l0, l1, t0_s);
@@ -184,7 +185,7 @@ fn primary_win_rate_each_integral(l0: &Latency, l1: &Latency, t0_s: f64, t1_s: f
 /// at its own timeout, seconds; the integrand's F₁(T) − F₁(eˣ − d) becomes
 /// max(0, F₁(T₁) − F₁(eˣ − d)) over ln d < x ≤ ln T₀ (with equal timeouts the max is never
 /// taken: eˣ − d < T there, so this is [`delayed_win_rate`], which calls it).
-/// Memoised per thread ([`memo`]).
+/// Memoised per thread (by the bits of its arguments: the very value the integral returns).
 pub fn delayed_win_rate_each(
     l0: &Latency,
     l1: &Latency,
