@@ -8,6 +8,9 @@
 //! The analytic engine uses these closed forms; the Monte Carlo engine draws the latencies, so
 //! its trip and win shares converge to them.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 /// z₀.₉₉: the standard normal's 99th percentile.
@@ -85,7 +88,17 @@ impl Latency {
 /// In log-seconds, with y = ln T: w = ∫_{−∞}^{y} φ₀(x)·(F₁(y) − F₁(x)) dx / (F₀(y)·F₁(y)),
 /// integrated with Simpson's rule over 4,096 panels from μ₀ − 12σ₀ (error far below 1e-9).
 /// Returns 1 when neither leg can finish before the timeout (no hedge is ever won).
+/// Memoised per thread (by the bits of its arguments: the very value the integral returns).
 pub fn primary_win_rate(l0: &Latency, l1: &Latency, timeout_s: f64) -> f64 {
+    memo(
+        [
+            0.0, l0.p50_s, l0.p99_s, l1.p50_s, l1.p99_s, timeout_s, 0.0, 0.0,
+        ],
+        || primary_win_rate_integral(l0, l1, timeout_s),
+    )
+}
+
+fn primary_win_rate_integral(l0: &Latency, l1: &Latency, timeout_s: f64) -> f64 {
     let (f0, f1) = (l0.cdf(timeout_s), l1.cdf(timeout_s));
     if f0 <= 0.0 || f1 <= 0.0 {
         return 1.0;
@@ -127,11 +140,19 @@ pub fn primary_win_rate(l0: &Latency, l1: &Latency, timeout_s: f64) -> f64 {
 /// timeout (a link's own `timeout_s`, MODEL.md §3), seconds. In log-seconds, with y_k = ln T_k:
 /// w = ∫_{−∞}^{min(y₀, y₁)} φ₀(x)·(F₁(y₁) − F₁(x)) dx / (F₀(y₀)·F₁(y₁)) (a primary slower than
 /// T₁ never wins: the backup has answered by then), by Simpson's rule over 4,096 panels.
-/// Equal timeouts give [`primary_win_rate`] exactly.
+/// Equal timeouts give [`primary_win_rate`] exactly. Memoised per thread (by the bits of its
+/// arguments: the very value the integral returns).
 pub fn primary_win_rate_each(l0: &Latency, l1: &Latency, t0_s: f64, t1_s: f64) -> f64 {
     if t0_s == t1_s {
         return primary_win_rate(l0, l1, t0_s);
     }
+    memo(
+        [1.0, l0.p50_s, l0.p99_s, l1.p50_s, l1.p99_s, t0_s, t1_s, 0.0],
+        || primary_win_rate_each_integral(l0, l1, t0_s, t1_s),
+    )
+}
+
+fn primary_win_rate_each_integral(l0: &Latency, l1: &Latency, t0_s: f64, t1_s: f64) -> f64 {
     let (f0, f1) = (l0.cdf(t0_s), l1.cdf(t1_s));
     if f0 <= 0.0 || f1 <= 0.0 {
         return 1.0;
@@ -164,6 +185,7 @@ pub fn primary_win_rate_each(l0: &Latency, l1: &Latency, t0_s: f64, t1_s: f64) -
 /// at its own timeout, seconds; the integrand's F₁(T) − F₁(eˣ − d) becomes
 /// max(0, F₁(T₁) − F₁(eˣ − d)) over ln d < x ≤ ln T₀ (with equal timeouts the max is never
 /// taken: eˣ − d < T there, so this is [`delayed_win_rate`], which calls it).
+/// Memoised per thread (by the bits of its arguments: the very value the integral returns).
 pub fn delayed_win_rate_each(
     l0: &Latency,
     l1: &Latency,
@@ -174,6 +196,21 @@ pub fn delayed_win_rate_each(
     if delay_s <= 0.0 {
         return primary_win_rate_each(l0, l1, t0_s, t1_s);
     }
+    memo(
+        [
+            2.0, l0.p50_s, l0.p99_s, l1.p50_s, l1.p99_s, delay_s, t0_s, t1_s,
+        ],
+        || delayed_win_rate_integral(l0, l1, delay_s, t0_s, t1_s),
+    )
+}
+
+fn delayed_win_rate_integral(
+    l0: &Latency,
+    l1: &Latency,
+    delay_s: f64,
+    t0_s: f64,
+    t1_s: f64,
+) -> f64 {
     let pending = l0.cdf(t0_s) - l0.cdf(delay_s);
     let f1t = l1.cdf(t1_s);
     if pending <= 0.0 || f1t <= 0.0 || delay_s >= t0_s {
@@ -208,6 +245,35 @@ pub fn delayed_win_rate_each(
 /// rule over 4,096 panels. Returns 1 when the primary cannot still be running at d.
 pub fn delayed_win_rate(l0: &Latency, l1: &Latency, delay_s: f64, timeout_s: f64) -> f64 {
     delayed_win_rate_each(l0, l1, delay_s, timeout_s, timeout_s)
+}
+
+/// The most win rates one thread keeps ([`memo`] forgets them all when it would hold more).
+const MEMO_ENTRIES: usize = 65_536;
+
+thread_local! {
+    static WIN_RATES: RefCell<HashMap<[u64; 8], f64>> = RefCell::new(HashMap::new());
+}
+
+/// `f()`, remembered per thread by the bits of `key` (which function, then every argument it
+/// reads): the win rates are pure functions of their arguments, so a remembered value is the
+/// very value `f` returns (the same bits on any thread, in any order), and `fallcost tune`'s
+/// candidates that share a latency, timeout and hedge-delay setting (but not retries, prices or
+/// the breaker) integrate it once (each integral is 4,096 panels of exponentials and
+/// logarithms).
+fn memo(key: [f64; 8], f: impl FnOnce() -> f64) -> f64 {
+    let bits = key.map(f64::to_bits);
+    if let Some(w) = WIN_RATES.with(|m| m.borrow().get(&bits).copied()) {
+        return w;
+    }
+    let w = f();
+    WIN_RATES.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= MEMO_ENTRIES {
+            m.clear();
+        }
+        m.insert(bits, w);
+    });
+    w
 }
 
 /// Φ(x), the standard normal CDF (Hart's 1968 rational approximation as given by G. West,
@@ -322,5 +388,45 @@ mod tests {
         assert!((got - want).abs() < 1e-9, "{got} vs {want}");
         // A timeout cuts off the slow tail, where the faster primary wins less often.
         assert!(primary_win_rate(&a, &b, 5.0) < got);
+    }
+
+    /// The memo returns the integral's very bits, first call and later, for each function and
+    /// on another thread (which integrates it afresh).
+    #[test]
+    fn remembered_win_rates_are_the_integrals() {
+        let a = Latency {
+            p50_s: 2.0,
+            p99_s: 9.0,
+            given: true,
+        };
+        let b = Latency {
+            p50_s: 3.0,
+            p99_s: 20.0,
+            given: true,
+        };
+        let want = [
+            primary_win_rate_integral(&a, &b, 7.0),
+            primary_win_rate_each_integral(&a, &b, 7.0, 11.0),
+            delayed_win_rate_integral(&a, &b, 2.0, 7.0, 11.0),
+        ];
+        let got = move || {
+            [
+                primary_win_rate(&a, &b, 7.0),
+                primary_win_rate_each(&a, &b, 7.0, 11.0),
+                delayed_win_rate_each(&a, &b, 2.0, 7.0, 11.0),
+            ]
+        };
+        assert!(want.iter().all(|w| *w > 0.0 && *w < 1.0), "{want:?}");
+        assert_eq!(want.map(f64::to_bits), got().map(f64::to_bits));
+        assert_eq!(want.map(f64::to_bits), got().map(f64::to_bits));
+        let other = std::thread::spawn(move || got().map(f64::to_bits))
+            .join()
+            .unwrap();
+        assert_eq!(want.map(f64::to_bits), other);
+        // a different delay is its own integral
+        assert_ne!(
+            delayed_win_rate_each(&a, &b, 3.0, 7.0, 11.0).to_bits(),
+            want[2].to_bits()
+        );
     }
 }

@@ -298,6 +298,9 @@ fn price(
         let inc = s.incident.as_ref().expect("breaker").for_chain(chain);
         raws(&report, &s)
             .into_iter()
+            // the unhedged patterns are weighed on the space's first hedge delay only
+            // ([`weigh_priced`]): the others' would be simulated for nothing
+            .filter(|(p, _)| p.is_hedged() || combo.first_hedge)
             .map(|(p, mut raw)| {
                 raw.incident = sim::expected::screened(&s.request, chain, &inc, p, SCREEN_WINDOWS)
                     .map(|m| RawIncident {

@@ -192,42 +192,29 @@ struct Window<'a> {
 
 /// The event queue: (time bits, sequence, kind, payload), earliest first; at equal times a
 /// failure is recorded before a step. Times are non-negative, so their bits order like them.
-type Queue = BinaryHeap<Reverse<(u64, u64, u8, u32)>>;
+type Event = (u64, u64, u8, u32);
+type Queue = BinaryHeap<Reverse<Event>>;
 
-/// A window's events in time order: its requests' arrivals, drawn in time order before the
-/// run, in a lane of their own (request `k` arrives as sequence number `k + 1`), and every
-/// later event in a heap. Popping the earlier of the two heads gives exactly the order one
-/// heap of everything would (the same (time, sequence) keys), with a heap only as large as the
-/// attempts in flight: a window of 100,000 requests spent half its time sifting a heap of all
-/// their arrivals.
+/// The events in time order: the window's arrivals, pushed first and in ascending order, wait
+/// in `arrivals` (already sorted), every later event in the heap `queue`; [`Sched::pop`] takes
+/// the earlier of the two fronts. Every event's key is unique (its sequence number), so the
+/// order is exactly one heap's, with a heap of the requests in flight rather than of the
+/// window's every arrival.
 struct Sched {
-    /// Arrival time bits of request `k`, ascending.
-    arrivals: Vec<u64>,
-    /// The next arrival not yet popped.
-    next: usize,
     queue: Queue,
+    arrivals: Vec<Event>,
+    next_arrival: usize,
     seq: u64,
 }
 
 impl Sched {
-    /// An empty schedule for a window of `n` requests.
-    fn new(n: usize) -> Sched {
+    fn new(arrivals: usize) -> Sched {
         Sched {
-            arrivals: Vec::with_capacity(n),
-            next: 0,
             queue: BinaryHeap::with_capacity(64),
+            arrivals: Vec::with_capacity(arrivals),
+            next_arrival: 0,
             seq: 0,
         }
-    }
-
-    /// Request `k`'s arrival at `t`: arrivals come in request order, before any other event.
-    fn arrive(&mut self, t: f64, k: usize) {
-        debug_assert_eq!(k, self.arrivals.len());
-        debug_assert!(self.queue.is_empty());
-        let bits = t.max(0.0).to_bits();
-        debug_assert!(self.arrivals.last().is_none_or(|&b| b <= bits));
-        self.arrivals.push(bits);
-        self.seq += 1;
     }
 
     fn push(&mut self, t: f64, kind: u8, payload: u32) {
@@ -236,29 +223,27 @@ impl Sched {
             .push(Reverse((t.max(0.0).to_bits(), self.seq, kind, payload)));
     }
 
-    /// The earliest event: (time bits, kind, payload).
-    fn pop(&mut self) -> Option<(u64, u8, u32)> {
-        let arrival = self.arrivals.get(self.next).copied();
-        let head = self
-            .queue
-            .peek()
-            .map(|Reverse((bits, seq, _, _))| (*bits, *seq));
-        let take_arrival = match (arrival, head) {
-            (None, None) => return None,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            // an arrival's sequence number is at most the window's requests, below every
-            // later event's: at equal times the arrival comes first
-            (Some(a), Some((h, seq))) => (a, self.next as u64 + 1) < (h, seq),
-        };
-        if take_arrival {
-            let k = self.next;
-            self.next += 1;
-            Some((self.arrivals[k], STEP, k as u32))
+    /// An arrival, before any event is popped: kept in `arrivals` while they come in
+    /// ascending order (as [`Arrivals`] draws them), else in the heap.
+    fn push_arrival(&mut self, t: f64, kind: u8, payload: u32) {
+        self.seq += 1;
+        let e = (t.max(0.0).to_bits(), self.seq, kind, payload);
+        if self.next_arrival == 0 && self.arrivals.last().is_none_or(|l| *l < e) {
+            self.arrivals.push(e);
         } else {
-            self.queue
-                .pop()
-                .map(|Reverse((bits, _, kind, payload))| (bits, kind, payload))
+            self.queue.push(Reverse(e));
+        }
+    }
+
+    /// The earliest event, removed.
+    fn pop(&mut self) -> Option<Event> {
+        match (self.arrivals.get(self.next_arrival), self.queue.peek()) {
+            (Some(a), Some(Reverse(q))) if q < a => self.queue.pop().map(|Reverse(e)| e),
+            (Some(&a), _) => {
+                self.next_arrival += 1;
+                Some(a)
+            }
+            (None, _) => self.queue.pop().map(|Reverse(e)| e),
         }
     }
 }
@@ -676,7 +661,7 @@ impl Window<'_> {
             let t = arrivals.next(live.rng);
             f.session = k / length;
             f.start = t;
-            live.sched.arrive(t, k);
+            live.sched.push_arrival(t, STEP, k as u32);
             if let Some(clock) = &self.clock {
                 // The session comes warm on the primary: it last answered at the session's
                 // start, or when the primary fell silent if the session starts in silence.
@@ -685,7 +670,7 @@ impl Window<'_> {
                 }
             }
         }
-        while let Some((bits, kind, payload)) = live.sched.pop() {
+        while let Some((bits, _, kind, payload)) = live.sched.pop() {
             let now = f64::from_bits(bits);
             if kind == RECORD {
                 if let Some(b) = live.breakers.get_mut((payload >> 2) as usize) {
@@ -970,6 +955,46 @@ fn timeline_clock(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// The arrivals' sorted list and the heap pop in exactly one heap's order: arrivals in
+    /// ascending order (one out of order among them), events pushed while popping, ties in
+    /// time broken by the sequence.
+    #[test]
+    fn sched_pops_in_one_heaps_order() {
+        let mut sched = Sched::new(8);
+        let mut heap: Queue = BinaryHeap::new();
+        let mut seq = 0;
+        let mut both = |sched: &mut Sched, heap: &mut Queue, t: f64, arrival: bool| {
+            seq += 1;
+            heap.push(Reverse((t.to_bits(), seq, STEP, seq as u32)));
+            if arrival {
+                sched.push_arrival(t, STEP, seq as u32);
+            } else {
+                sched.push(t, STEP, seq as u32);
+            }
+        };
+        for t in [0.5, 1.0, 1.0, 0.25, 3.0, 7.5] {
+            both(&mut sched, &mut heap, t, true);
+        }
+        let mut order = Vec::new();
+        let mut want = Vec::new();
+        let mut k = 0;
+        while let Some(e) = sched.pop() {
+            let Reverse(w) = heap.pop().expect("as many");
+            order.push(e);
+            want.push(w);
+            // the first six schedule one more each, some before the next arrival
+            if k < 6 {
+                let t = f64::from_bits(e.0) + [0.1, 0.0, 5.0][k % 3];
+                both(&mut sched, &mut heap, t, false);
+            }
+            k += 1;
+        }
+        assert!(heap.is_empty());
+        assert_eq!(order.len(), 12);
+        assert_eq!(order, want);
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    }
     use crate::model::Link;
     use crate::model::cost::tests::{july, req, set_failure_rates, set_trip_rates};
     use crate::model::incident::{breaker_bound, evaluate};
