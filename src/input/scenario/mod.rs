@@ -257,8 +257,47 @@ fn resolve(
         |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
     let _ = file.description;
 
-    // [request]
     let r = &file.request;
+    let (request, cache_ttl_s) = resolve_request(doc, r)?;
+    let (chains, service_tiers) =
+        chains::resolve_chains(doc, &file, prices, &request, cache_ttl_s)?;
+
+    let incident = match &file.incident {
+        None => None,
+        Some(i) => Some(resolve_incident(doc, i, &chains)?),
+    };
+
+    Ok(Scenario {
+        name: match file.name {
+            Some(n) => {
+                check_name(&n).map_err(|m| invalid(&[key("name")], m))?;
+                n
+            }
+            None => default_name,
+        },
+        pricing: prices.name.clone(),
+        request,
+        chains,
+        incident,
+        billing: crate::model::ScenarioBilling {
+            cache_ttl_s,
+            cache_miss: r.cache_miss,
+            service_tiers,
+        },
+    })
+}
+
+/// The `[request]` table: token counts (each at most 2^53, exact in an f64), the cache hit
+/// rate in [0, 1] and the explicit cache's TTL (5 minutes or 1 hour; MODEL.md §3, §10).
+///
+/// # Errors
+/// An out-of-range field, named with its line.
+fn resolve_request(
+    doc: &Document,
+    r: &file::RequestSpec,
+) -> Result<(Request, Option<f64>), InputError> {
+    let invalid =
+        |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
     let h = r.cache_hit_rate.unwrap_or(1.0);
     check_range(h, 0.0, 1.0).map_err(|m| invalid(&[key("request"), key("cache_hit_rate")], m))?;
     for (field, v) in [
@@ -297,73 +336,60 @@ fn resolve(
         prefix_tokens: r.prefix_tokens as f64,
         cache_hit_rate: h,
     };
-    let (chains, service_tiers) =
-        chains::resolve_chains(doc, &file, prices, &request, cache_ttl_s)?;
+    Ok((request, cache_ttl_s))
+}
 
-    // [incident]
-    let incident = match &file.incident {
-        None => None,
-        Some(i) => {
-            let at = |f: &str| [key("incident"), key(f)];
-            let duration_s =
-                parse_seconds(&i.duration.0).map_err(|m| invalid(&at("duration"), m))?;
-            check_range(i.requests_per_second, f64::MIN_POSITIVE, 1e9).map_err(|_| {
-                invalid(
-                    &at("requests_per_second"),
-                    format!(
-                        "must be > 0 and at most 1e9; got {}",
-                        show(i.requests_per_second)
-                    ),
-                )
-            })?;
-            if i.session_length == 0 {
-                return Err(invalid(
-                    &at("session_length"),
-                    "must be at least 1 request".into(),
-                ));
-            }
-            let n = i.requests_per_second * duration_s;
-            if n.round() < 1.0 {
-                return Err(invalid(
-                    &at("duration"),
-                    format!(
-                        "the window holds no requests (requests_per_second × duration = {}); lengthen the outage or raise the rate",
-                        show(n)
-                    ),
-                ));
-            }
-            if n > 1e15 {
-                return Err(invalid(
-                    &at("duration"),
-                    format!("the window holds {n:.3e} requests; fallcost prices at most 1e15"),
-                ));
-            }
-            Some(Incident {
-                duration_s,
-                requests_per_second: i.requests_per_second,
-                session_length: i.session_length,
-                failure: i.failure,
-                timeline: timeline::resolve(doc, i, duration_s, &chains)?,
-            })
-        }
-    };
-
-    Ok(Scenario {
-        name: match file.name {
-            Some(n) => {
-                check_name(&n).map_err(|m| invalid(&[key("name")], m))?;
-                n
-            }
-            None => default_name,
-        },
-        pricing: prices.name.clone(),
-        request,
-        chains,
-        incident,
-        billing: crate::model::ScenarioBilling {
-            cache_ttl_s,
-            cache_miss: r.cache_miss,
-            service_tiers,
-        },
+/// The `[incident]` table: the outage's duration, the request rate (> 0, at most 1e9 a
+/// second), the session length (at least 1) and the timeline, if any; the window must hold
+/// between 1 and 1e15 requests (MODEL.md §6, §10).
+///
+/// # Errors
+/// An out-of-range field, named with its line.
+fn resolve_incident(
+    doc: &Document,
+    i: &file::IncidentSpec,
+    chains: &[crate::model::Chain],
+) -> Result<Incident, InputError> {
+    let invalid =
+        |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
+    let at = |f: &str| [key("incident"), key(f)];
+    let duration_s = parse_seconds(&i.duration.0).map_err(|m| invalid(&at("duration"), m))?;
+    check_range(i.requests_per_second, f64::MIN_POSITIVE, 1e9).map_err(|_| {
+        invalid(
+            &at("requests_per_second"),
+            format!(
+                "must be > 0 and at most 1e9; got {}",
+                show(i.requests_per_second)
+            ),
+        )
+    })?;
+    if i.session_length == 0 {
+        return Err(invalid(
+            &at("session_length"),
+            "must be at least 1 request".into(),
+        ));
+    }
+    let n = i.requests_per_second * duration_s;
+    if n.round() < 1.0 {
+        return Err(invalid(
+            &at("duration"),
+            format!(
+                "the window holds no requests (requests_per_second × duration = {}); lengthen the outage or raise the rate",
+                show(n)
+            ),
+        ));
+    }
+    if n > 1e15 {
+        return Err(invalid(
+            &at("duration"),
+            format!("the window holds {n:.3e} requests; fallcost prices at most 1e15"),
+        ));
+    }
+    Ok(Incident {
+        duration_s,
+        requests_per_second: i.requests_per_second,
+        session_length: i.session_length,
+        failure: i.failure,
+        timeline: timeline::resolve(doc, i, duration_s, chains)?,
     })
 }
