@@ -28,12 +28,11 @@ pub fn refuse_too_many_runs(scenario: &Scenario, mc: &Mc) -> anyhow::Result<()> 
 /// Simulate `report`'s chains with the budget and seed of `mc`, filling its Monte Carlo rows;
 /// `started` is when the command began pricing (the time reported covers both engines).
 ///
-/// When the incident windows asked for are more than the simulation takes on: with
-/// `--mc-runs` given, an error (exit 2) naming what is allowed; with the default, a warning,
-/// and the rest is simulated.
+/// When the default `--mc-runs` asks for more incident windows than the simulation takes on,
+/// a warning, and the rest is simulated (a given `--mc-runs` the caller refused first with
+/// [`refuse_too_many_runs`]).
 pub fn simulate(report: &mut Report, mc: &Mc, started: Instant) -> anyhow::Result<()> {
     let opts = mc.opts;
-    refuse_too_many_runs(&report.input, mc)?;
     let (work, incident_ok) = crate::ops::compare::mc_work(report, &opts);
     if !incident_ok {
         // The default --mc-runs: price the rest and say why the incident windows are missing.

@@ -93,18 +93,10 @@ pub struct CompareSettings {
 ///
 /// Errors: as [`load`].
 pub fn compare_settings(path: Option<&Path>) -> Result<CompareSettings, InputError> {
-    let found = match path {
-        Some(p) => Some(p.to_path_buf()),
-        None => std::env::current_dir().ok().and_then(|cwd| find(&cwd)),
-    };
-    let Some(path) = found else {
+    let Some(path) = locate(path) else {
         return Ok(CompareSettings::default());
     };
-    let shown = crate::input::shown_path(&path);
-    let text = crate::input::read_text(&path).map_err(|mut e| {
-        e.file = shown.clone();
-        e
-    })?;
+    let (shown, text) = read(&path)?;
     let doc = Document::parse(&shown, &text)?;
     let file: SettingsFile = doc.deserialize()?;
     let dir = path.parent().unwrap_or(Path::new(""));
@@ -142,6 +134,27 @@ struct CheckSection {
     pricing: Option<String>,
     profile: Option<String>,
     deny_warnings: Option<bool>,
+}
+
+/// The settings file to read: `path` when given, else the nearest `fallcost.toml` from the
+/// current folder ([`find`]); `None` when there is none.
+fn locate(path: Option<&Path>) -> Option<PathBuf> {
+    match path {
+        Some(p) => Some(p.to_path_buf()),
+        None => std::env::current_dir().ok().and_then(|cwd| find(&cwd)),
+    }
+}
+
+/// The settings file at `path`: its path as shown in messages and its text.
+///
+/// Errors: a file that cannot be read, named as shown.
+fn read(path: &Path) -> Result<(String, String), InputError> {
+    let shown = crate::input::shown_path(path);
+    let text = crate::input::read_text(path).map_err(|mut e| {
+        e.file = shown.clone();
+        e
+    })?;
+    Ok((shown, text))
 }
 
 /// The nearest `fallcost.toml` from `cwd` up to the repository's root (a folder holding
@@ -184,11 +197,7 @@ fn tidy(path: &Path) -> PathBuf {
 /// Errors: a file that cannot be read; invalid TOML; an unknown key or a value of the wrong
 /// type; `max_ratio` not > 0; `profile` not `IN/OUT` tokens; all with line and column.
 pub fn load(path: &Path) -> Result<CheckSettings, InputError> {
-    let shown = crate::input::shown_path(path);
-    let text = crate::input::read_text(path).map_err(|mut e| {
-        e.file = shown.clone();
-        e
-    })?;
+    let (shown, text) = read(path)?;
     let doc = Document::parse(&shown, &text)?;
     let file: SettingsFile = doc.deserialize()?;
     let dir = path.parent().unwrap_or(Path::new(""));

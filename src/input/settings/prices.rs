@@ -66,20 +66,10 @@ impl OwnPrices {
 /// Errors: an unreadable file, TOML syntax, unknown or mistyped fields, a price out of range
 /// (each naming the file, line and field).
 pub fn price_settings(path: Option<&Path>) -> Result<OwnPrices, InputError> {
-    let found = match path {
-        Some(p) => Some(p.to_path_buf()),
-        None => std::env::current_dir()
-            .ok()
-            .and_then(|cwd| super::find(&cwd)),
-    };
-    let Some(path) = found else {
+    let Some(path) = super::locate(path) else {
         return Ok(OwnPrices::default());
     };
-    let shown = crate::input::shown_path(&path);
-    let text = crate::input::read_text(&path).map_err(|mut e| {
-        e.file = shown.clone();
-        e
-    })?;
+    let (shown, text) = super::read(&path)?;
     let doc = Document::parse(&shown, &text)?;
     let file: super::SettingsFile = doc.deserialize()?;
     let mut prices = Vec::new();

@@ -120,20 +120,10 @@ impl UsageSettings {
 /// Errors: an unreadable file, invalid TOML, an unknown key or a bad value (a negative or
 /// non-finite count or budget, a bad duration or profile), with its line and column.
 pub fn usage_settings(path: Option<&Path>) -> Result<UsageSettings, InputError> {
-    let found = match path {
-        Some(p) => Some(p.to_path_buf()),
-        None => std::env::current_dir()
-            .ok()
-            .and_then(|cwd| super::find(&cwd)),
-    };
-    let Some(path) = found else {
+    let Some(path) = super::locate(path) else {
         return Ok(UsageSettings::default());
     };
-    let shown = crate::input::shown_path(&path);
-    let text = crate::input::read_text(&path).map_err(|mut e| {
-        e.file = shown.clone();
-        e
-    })?;
+    let (shown, text) = super::read(&path)?;
     let doc = Document::parse(&shown, &text)?;
     let file: super::SettingsFile = doc.deserialize()?;
     let Some(u) = file.usage else {
