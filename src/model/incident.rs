@@ -38,7 +38,10 @@ use super::hedge::{Hedge, HedgeLeg};
 use super::policy::{self, CapCount, LinkPlan, PlanEntry, PolicyOutcome, WarmPolicy};
 use super::{Caching, Chain, FailureMode, Incident, ModelPrice, Pattern};
 
+mod inert;
 mod piecewise;
+
+pub use inert::{InertBreaker, MAX_FLIP_PROBABILITY, inert_breaker};
 
 /// Expected figures of one pattern over the whole incident window. Money in USD.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]

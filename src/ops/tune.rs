@@ -32,6 +32,7 @@ use super::inputs::Source;
 mod history;
 use crate::input::history::History;
 use crate::input::scenario;
+use crate::model::incident::inert_breaker;
 use crate::model::{Pattern, Scenario};
 use crate::report::Report;
 use crate::sim::histogram::Histogram;
@@ -194,6 +195,9 @@ fn space_for(chain: &crate::model::Chain, base: &Scenario, ask: &Ask) -> Space {
 struct Priced {
     combo: Combo,
     scenario: Scenario,
+    /// Whether the chain's circuit breaker is inert in the incident ([`inert_breaker`]): its
+    /// incident figures are then the analytic engine's without it.
+    inert: bool,
     /// Per pattern the chain has: the raw figures without p99, and whether they were screened.
     rows: Vec<(Pattern, Raw, bool)>,
 }
@@ -268,7 +272,13 @@ fn price(
 ) -> anyhow::Result<Priced> {
     let s = scenario_of(source, name, &combo.set)?;
     let chain = &s.chains[0];
-    let breaker = chain.policy.breaker.is_some() && s.incident.is_some();
+    // A breaker that changes no bill and no failure ([`inert_breaker`]): the incident's
+    // figures are the analytic engine's without it, as `compare` prints them.
+    let inert = s
+        .incident
+        .as_ref()
+        .is_some_and(|i| inert_breaker(chain, &i.for_chain(chain)).is_some());
+    let breaker = chain.policy.breaker.is_some() && s.incident.is_some() && !inert;
     let rows = if let Some(h) = history {
         let steady_only = Scenario {
             incident: None,
@@ -314,16 +324,22 @@ fn price(
             })
             .collect()
     } else {
-        let mut report = compare::analytic(&s);
+        let mut free = s.clone();
+        if inert {
+            free.chains[0].policy.breaker = None;
+        }
+        let mut report = compare::analytic(&free);
         report.omit_blended();
         raws(&report, &s)
             .into_iter()
             .map(|(p, r)| (p, r, false))
             .collect()
     };
+    let inert = inert && history.is_none();
     Ok(Priced {
         combo: combo.clone(),
         scenario: s,
+        inert,
         rows,
     })
 }
@@ -416,6 +432,7 @@ fn tune_chain(
         .collect();
     let candidates = weighed.len();
     let screened = weighed.iter().filter(|w| w.screened).count();
+    let inert = weighed.iter().filter(|w| priced[w.combo].inert).count();
     let bounded: Vec<(Point, Bounds)> = weighed
         .iter()
         .map(|w| (w.point.clone(), bounds(w)))
@@ -461,6 +478,7 @@ fn tune_chain(
         combos.len(),
         candidates,
         screened,
+        inert,
         again.len(),
         points.len(),
     ];
@@ -622,15 +640,23 @@ fn shipped(source: &Source, name: &str, usage: &Usage, ask: &Ask) -> anyhow::Res
 }
 
 /// The frontier, recommendation, runner-up, confirmation and snippets of one chain.
-/// `counts`: combinations, candidates, screened, recomputed and timed exactly.
+/// `counts`: combinations, candidates, screened, with an inert breaker, recomputed and timed
+/// exactly.
 fn finish(
     ctx: &Ctx,
     points: Vec<Point>,
-    counts: [usize; 5],
+    counts: [usize; 6],
     shipped: Option<Point>,
 ) -> anyhow::Result<ChainTune> {
     let (source, ask, name) = (ctx.source, ctx.ask, ctx.name);
-    let [combinations, candidates, screened, recomputed, p99_exact] = counts;
+    let [
+        combinations,
+        candidates,
+        screened,
+        inert_breakers,
+        recomputed,
+        p99_exact,
+    ] = counts;
     let front = frontier::pareto(&points);
     let (best, runner) = frontier::recommend(&points);
     let recommended = best.map(|i| points[i].clone());
@@ -660,6 +686,7 @@ fn finish(
         combinations,
         candidates,
         screened,
+        inert_breakers,
         recomputed,
         p99_exact,
         shipped,
@@ -698,6 +725,25 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
         scenario_of(source, &p.chain, &set)
     };
     let (a, b) = (scenario(rec)?, scenario(runner)?);
+    // The rows the batches fill, priced once per side: only their Monte Carlo figures are
+    // read. An inert breaker's analytic rows are the chain's without it (the same bill; its
+    // own simulated figures, the longest step, are not needed here); the batches simulate
+    // the scenario as it is, breaker included.
+    let analytic = |s: &Scenario| {
+        let mut free = s.clone();
+        if let Some(i) = &s.incident {
+            for c in &mut free.chains {
+                if inert_breaker(c, &i.for_chain(c)).is_some() {
+                    c.policy.breaker = None;
+                }
+            }
+        }
+        let mut report = compare::analytic(&free);
+        report.input = s.clone();
+        report.omit_blended();
+        report
+    };
+    let (report_a, report_b) = (analytic(&a), analytic(&b));
     // With a history the incident figures stay the replay's: the batches pair the steady state.
     let windows = if a.incident.is_some() && ask.history.is_none() {
         4
@@ -705,9 +751,8 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
         0
     };
     let requests = 50_000;
-    let cost = |s: &Scenario, p: &Point, seed: u64| -> f64 {
-        let mut report = compare::analytic(s);
-        report.omit_blended();
+    let cost = |analytic: &crate::report::Report, p: &Point, seed: u64| -> f64 {
+        let mut report = analytic.clone();
         let opts = McOptions {
             requests,
             runs: windows,
@@ -739,7 +784,7 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
     };
     let d: Vec<f64> = (0..ask.confirm_batches)
         .into_par_iter()
-        .map(|k| cost(&b, runner, CONFIRM_SEED + k) - cost(&a, rec, CONFIRM_SEED + k))
+        .map(|k| cost(&report_b, runner, CONFIRM_SEED + k) - cost(&report_a, rec, CONFIRM_SEED + k))
         .collect();
     let n = d.len() as f64;
     let mean = d.iter().sum::<f64>() / n;

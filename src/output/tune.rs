@@ -217,6 +217,12 @@ fn section(c: &ChainTune) -> Section {
         group(&c.recomputed.to_string()),
         group(&c.p99_exact.to_string())
     )];
+    if c.inert_breakers > 0 {
+        notes.push(format!(
+            "{} candidates with a circuit breaker that refuses only attempts failing fast and billing nothing: it changes no bill and no failure, so their incident is the analytic engine's without it, as compare prints it (docs/MODEL.md §8)",
+            group(&c.inert_breakers.to_string())
+        ));
+    }
     if c.frontier.iter().any(|p| {
         p.raw
             .incident

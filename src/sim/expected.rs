@@ -160,8 +160,12 @@ pub fn expected(
         )?;
         let p = precision(&m);
         if (p <= 0.01 && trusted(&m.every_opens)) || windows >= most {
+            let mut outcome = outcome(&m, incident, chain.policy.breaker.is_some());
+            if let Some(exact) = inert_bill(request, chain, incident, pattern) {
+                outcome = with_bill(outcome, &exact);
+            }
             return Some(Simulated {
-                outcome: outcome(&m, incident, chain.policy.breaker.is_some()),
+                outcome,
                 windows,
                 precision: p,
             });
@@ -202,6 +206,40 @@ pub fn screened(
         windows,
         precision: precision(&m),
     })
+}
+
+/// The exact bill of `pattern` where `chain`'s breaker is inert over `incident`
+/// ([`crate::model::incident::inert_breaker`]: it changes no bill and no failure): the
+/// analytic engine's figures for the chain without its breaker. `None` where the breaker is
+/// not inert (or the pattern does not exist on the chain).
+pub fn inert_bill(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+) -> Option<IncidentOutcome> {
+    crate::model::incident::inert_breaker(chain, incident)?;
+    let mut free = chain.clone();
+    free.policy.breaker = None;
+    crate::model::incident::evaluate(request, &free, incident, pattern)
+}
+
+/// `simulated` with the bill and the failed requests of `exact` (an inert breaker's
+/// [`inert_bill`]); the attempts, the dead time and the breaker's figures stay simulated.
+fn with_bill(simulated: IncidentOutcome, exact: &IncidentOutcome) -> IncidentOutcome {
+    IncidentOutcome {
+        normal: exact.normal,
+        window: exact.window,
+        cold_start: exact.cold_start,
+        failback: exact.failback,
+        total: exact.total,
+        multiplier: exact.multiplier,
+        failed_requests: exact.failed_requests,
+        wasted: exact.wasted,
+        cold_starts: exact.cold_starts,
+        failback_writes: exact.failback_writes,
+        ..simulated
+    }
 }
 
 fn outcome(m: &PolicyIncidentMc, incident: &Incident, breaker: bool) -> IncidentOutcome {
@@ -814,5 +852,191 @@ pub(crate) mod tests {
             "{} of {figures} outside: {outside:?}",
             outside.len()
         );
+    }
+
+    /// An inert breaker (`model::incident::inert_breaker`: every attempt it could refuse fails
+    /// fast and bills 0, nothing else fails) changes no bill and no failure: on 24 random
+    /// chains of 2-3 links over three providers, with random retries, timeouts, breakers,
+    /// hedge delays, warm policies, requests and traffic, on the shorthand or a timeline
+    /// (one provider down fast for the whole window, or drilled), 64 simulated windows with
+    /// the breaker bill exactly what the same windows bill without it, in every pattern (the
+    /// attempts on the dead provider are fewer); and `expected`, what `compare` prints, takes
+    /// its bill (checked on six cases) from the analytic engine without the breaker, which `fallcost tune` uses.
+    #[test]
+    fn an_inert_breaker_bills_as_no_breaker() {
+        use crate::model::cost::tests::req;
+        use crate::model::incident::{evaluate, inert_breaker};
+        use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
+        use rayon::prelude::*;
+        let mut rng = chunk_rng(26, 4, 0);
+        let anthropic = [SONNET, HAIKU];
+        let others = [
+            SOL,
+            "openai/gpt-6-luna",
+            "openai/gpt-6-astra",
+            "deepseek/deepseek-v4-flash",
+        ];
+        let pick = |n: usize, rng: &mut _| (uniform(rng) * n as f64) as usize % n;
+        let cases: Vec<(Request, Chain, Incident)> = (0..24)
+            .map(|case| {
+                let len = 2 + pick(2, &mut rng);
+                let mut models = vec![anthropic[pick(2, &mut rng)]];
+                while models.len() < len {
+                    let m = if uniform(&mut rng) < 0.3 {
+                        anthropic[pick(2, &mut rng)]
+                    } else {
+                        others[pick(4, &mut rng)]
+                    };
+                    if !models.contains(&m) {
+                        models.push(m);
+                    }
+                }
+                let timeout_s = 5.0 + 55.0 * uniform(&mut rng);
+                let policy = Policy {
+                    timeout_s,
+                    retries: pick(3, &mut rng) as u32,
+                    breaker: breaker(
+                        1 + pick(6, &mut rng) as u32,
+                        5.0 + 115.0 * uniform(&mut rng),
+                    ),
+                    hedge_delay_s: (uniform(&mut rng) < 0.5)
+                        .then(|| (timeout_s - 1.0) * uniform(&mut rng)),
+                    warm_fallback: [WarmPolicy::Always, WarmPolicy::Never, WarmPolicy::After(2)]
+                        [pick(3, &mut rng)],
+                    ..Policy::default()
+                };
+                let (_, c, mut i) = scenario(&models, policy, FailureMode::Fast);
+                let r = req(
+                    4000.0 * uniform(&mut rng),
+                    100.0 + 2000.0 * uniform(&mut rng),
+                    [0.0, 15000.0, 60000.0][pick(3, &mut rng)],
+                    uniform(&mut rng),
+                );
+                i.duration_s = 120.0 + 600.0 * uniform(&mut rng);
+                i.requests_per_second = 0.5 + 2.5 * uniform(&mut rng);
+                i.session_length = 1 + pick(30, &mut rng) as u64;
+                // a third of the cases on a timeline: one provider of the chain down (or
+                // drilled) for the whole window, and another provider's outage that no link
+                // of the chain sees
+                if case % 3 == 2 {
+                    let down = c.links[pick(len, &mut rng)].price.provider.clone();
+                    let failure = if uniform(&mut rng) < 0.25 {
+                        OutageFailure::Drill
+                    } else {
+                        OutageFailure::Fast
+                    };
+                    let outages = vec![
+                        Outage::new(OutageTarget::Provider(down), 0.0, None, failure),
+                        Outage::new(
+                            OutageTarget::Provider("xai".into()),
+                            10.0,
+                            Some(30.0),
+                            OutageFailure::Gray,
+                        ),
+                    ];
+                    i.timeline = Some(Timeline::new(i.duration_s, outages).unwrap());
+                }
+                (r, c, i)
+            })
+            .collect();
+        let units: Vec<(usize, Pattern)> = (0..cases.len())
+            .flat_map(|case| Pattern::ALL.into_iter().map(move |p| (case, p)))
+            .collect();
+        let compared: Vec<usize> = units
+            .into_par_iter()
+            .filter_map(|(case, pattern)| {
+                let (r, c, i) = &cases[case];
+                assert!(inert_breaker(c, i).is_some(), "case {case}: {c:?} {i:?}");
+                let mut free = c.clone();
+                free.policy.breaker = None;
+                let with = long(r, c, i, pattern, 64);
+                let without = long(r, &free, i, pattern, 64);
+                let (a, b) = (&with.base.figures, &without.base.figures);
+                let figures = [
+                    ("total", &a.total_usd, &b.total_usd),
+                    ("window", &a.window_usd, &b.window_usd),
+                    ("cold_start", &a.cold_start_usd, &b.cold_start_usd),
+                    ("failback", &a.failback_usd, &b.failback_usd),
+                    ("failed_requests", &a.failed_requests, &b.failed_requests),
+                    ("cold_starts", &a.cold_starts, &b.cold_starts),
+                ];
+                for (name, x, y) in figures {
+                    let (x, y) = (x.mean(), y.mean());
+                    assert!(
+                        (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-3),
+                        "case {case} {pattern:?} {name}: with the breaker {x}, without {y}: {c:?} {i:?}"
+                    );
+                }
+                // what compare prints, on the sequential pattern of a few cases (the
+                // simulation behind it runs to the stopping rule)
+                if pattern != Pattern::Sequential || case % 4 != 0 {
+                    return Some(case);
+                }
+                let s = expected(r, c, i, pattern)?;
+                let exact = evaluate(r, &free, i, pattern).expect("the pattern exists");
+                assert_eq!(s.outcome.total, exact.total, "case {case} {pattern:?}");
+                assert_eq!(s.outcome.failed_requests, exact.failed_requests);
+                assert!(s.outcome.breaker.is_some());
+                Some(case)
+            })
+            .collect();
+        assert!(compared.len() >= 80, "{}", compared.len());
+    }
+
+    /// What makes a breaker not inert: a gray or partial outage, an outage that ends inside
+    /// the window, a live link that fails or trips, a call cap, server errors that do not
+    /// fail over, and traffic so sparse that a session's answers lie near the cache TTL.
+    #[test]
+    fn a_breaker_is_inert_only_where_it_moves_nothing() {
+        use crate::model::incident::inert_breaker;
+        use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
+        let policy = Policy {
+            breaker: breaker(2, 30.0),
+            retries: 2,
+            ..Policy::default()
+        };
+        let (_, c, i) = scenario(&[SONNET, SOL], policy.clone(), FailureMode::Fast);
+        let inert = inert_breaker(&c, &i).expect("the sept3 window with a breaker");
+        // two fast failures of 0.5 s and two backoffs of at most 8 s on the dead link
+        assert_eq!(inert.shift_s, 3.0 * 0.5 + 2.0 * 8.0);
+        assert!(inert.flip_probability < 1e-100, "{inert:?}");
+        let mut free = c.clone();
+        free.policy.breaker = None;
+        assert_eq!(inert_breaker(&free, &i), None);
+        let (_, gray, i_gray) = scenario(&[SONNET, SOL], policy.clone(), FailureMode::Gray);
+        assert_eq!(inert_breaker(&gray, &i_gray), None);
+        let mut failing = c.clone();
+        set_failure_rates(&mut failing, &[0.0, 0.01]);
+        assert_eq!(inert_breaker(&failing, &i), None);
+        let mut tripping = c.clone();
+        set_trip_rates(&mut tripping, &[0.0, 0.01]);
+        assert_eq!(inert_breaker(&tripping, &i), None);
+        let mut capped = c.clone();
+        capped.policy.max_attempts = Some(3);
+        assert_eq!(inert_breaker(&capped, &i), None);
+        let mut strict = c.clone();
+        strict.policy.failover_on = vec![ErrorClass::Timeout];
+        assert_eq!(inert_breaker(&strict, &i), None);
+        let mut sparse = i.clone();
+        sparse.requests_per_second = 0.02;
+        assert_eq!(inert_breaker(&c, &sparse), None);
+        let timeline = |outage: Outage| {
+            let mut t = i.clone();
+            t.timeline = Some(Timeline::new(i.duration_s, vec![outage]).unwrap());
+            t
+        };
+        let anthropic = || OutageTarget::Provider("anthropic".into());
+        let whole = timeline(Outage::new(anthropic(), 0.0, None, OutageFailure::Fast));
+        assert_eq!(inert_breaker(&c, &whole), Some(inert));
+        let ends = timeline(Outage::new(
+            anthropic(),
+            0.0,
+            Some(600.0),
+            OutageFailure::Fast,
+        ));
+        assert_eq!(inert_breaker(&c, &ends), None);
+        let partial =
+            timeline(Outage::new(anthropic(), 0.0, None, OutageFailure::Fast).with_error_rate(0.5));
+        assert_eq!(inert_breaker(&c, &partial), None);
     }
 }

@@ -148,6 +148,11 @@ pub struct ChainTune {
     /// ([`crate::sim::expected::screened`]); those left on or near the frontier were
     /// recomputed exactly as `compare` prints them.
     pub screened: usize,
+    /// Candidates with a circuit breaker that changes no bill and no failure in the incident
+    /// ([`crate::model::incident::inert_breaker`]: every attempt it could refuse fails fast
+    /// and bills 0), priced by the analytic engine without it (exact, and what `compare`
+    /// prints; docs/MODEL.md §8, "An inert breaker"); never screened.
+    pub inert_breakers: usize,
     /// Candidates recomputed with `compare`'s figures after the screen.
     pub recomputed: usize,
     /// Candidates whose p99 was timed on the whole [`P99_REQUESTS`]-request Monte Carlo: the
