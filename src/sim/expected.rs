@@ -22,8 +22,7 @@ use crate::model::cost::Request;
 use crate::model::incident::{BreakerFigures, IncidentOutcome};
 use crate::model::{Chain, Incident, Pattern};
 
-use super::McOptions;
-use super::incident::events::{PolicyIncidentMc, simulate};
+use super::incident::events::{PolicyIncidentMc, Resumable};
 use super::stats::Sum;
 
 /// The seed of every simulated incident figure.
@@ -142,33 +141,35 @@ pub fn expected(
     incident: &Incident,
     pattern: Pattern,
 ) -> Option<Simulated> {
-    let (mut windows, most) = windows_for(incident.requests());
+    let mut sim = Resumable::new(request, chain, incident, pattern, STREAM_INDEX, SEED)?;
+    Some(finish(&mut sim, request, chain, incident, pattern))
+}
+
+/// [`expected`]'s rule on `sim`, resumed from the windows it has run (each step runs only
+/// the windows it adds: the sums are those of running them all at once).
+fn finish(
+    sim: &mut Resumable,
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+) -> Simulated {
+    let (first, most) = windows_for(incident.requests());
+    let mut windows = first.max(sim.windows());
     loop {
-        let opts = McOptions {
-            requests: 0,
-            runs: windows,
-            seed: SEED,
-        };
-        let m = simulate(
-            request,
-            chain,
-            incident,
-            pattern,
-            STREAM_INDEX,
-            &opts,
-            &mut |_| {},
-        )?;
-        let p = precision(&m);
+        sim.run_to(windows, &mut |_| {});
+        let m = &sim.sums;
+        let p = precision(m);
         if (p <= 0.01 && trusted(&m.every_opens)) || windows >= most {
-            let mut outcome = outcome(&m, incident, chain.policy.breaker.is_some());
+            let mut outcome = outcome(m, incident, chain.policy.breaker.is_some());
             if let Some(exact) = inert_bill(request, chain, incident, pattern) {
                 outcome = with_bill(outcome, &exact);
             }
-            return Some(Simulated {
+            return Simulated {
                 outcome,
                 windows,
                 precision: p,
-            });
+            };
         }
         windows = next_windows(windows, p, &m.every_opens).min(most);
     }
@@ -186,26 +187,18 @@ pub fn screened(
     pattern: Pattern,
     windows: u64,
 ) -> Option<Simulated> {
-    let windows = windows.max(2);
-    let opts = McOptions {
-        requests: 0,
-        runs: windows,
-        seed: SEED,
-    };
-    let m = simulate(
-        request,
-        chain,
-        incident,
-        pattern,
-        STREAM_INDEX,
-        &opts,
-        &mut |_| {},
-    )?;
-    Some(Simulated {
-        outcome: outcome(&m, incident, chain.policy.breaker.is_some()),
-        windows,
-        precision: precision(&m),
-    })
+    let mut sim = Resumable::new(request, chain, incident, pattern, STREAM_INDEX, SEED)?;
+    sim.run_to(windows.max(2), &mut |_| {});
+    Some(screen_of(&sim, incident, chain))
+}
+
+/// The figures of the windows `sim` has run, as [`screened`] gives them.
+fn screen_of(sim: &Resumable, incident: &Incident, chain: &Chain) -> Simulated {
+    Simulated {
+        outcome: outcome(&sim.sums, incident, chain.policy.breaker.is_some()),
+        windows: sim.windows(),
+        precision: precision(&sim.sums),
+    }
 }
 
 /// The exact bill of `pattern` where `chain`'s breaker is inert over `incident`
@@ -275,6 +268,8 @@ pub(crate) mod tests {
     use crate::model::cost::tests::{set_failure_rates, set_trip_rates};
     use crate::model::policy::{Backoff, Breaker, ErrorClass, ErrorMix, Jitter, WarmPolicy};
     use crate::model::{FailureMode, Policy};
+    use crate::sim::McOptions;
+    use crate::sim::incident::events::simulate;
     use crate::sim::rng::{chunk_rng, uniform};
 
     /// A figure of a simulated row against a long simulation: (name, figure, long mean, z), z

@@ -770,34 +770,92 @@ pub fn simulate(
     opts: &McOptions,
     tick: &mut dyn FnMut(u64),
 ) -> Option<PolicyIncidentMc> {
-    let window = Window::new(request, chain, incident, pattern)?;
-    let n = incident.requests();
-    let timeline = incident.timeline.is_some();
-    let normal = crate::model::incident::normal_bill(request, chain, incident);
-    // Fail-back: each session resumes on the primary D seconds after it last used it.
-    let failback = crate::model::incident::failback(request, chain, incident, pattern);
-    let stream = Stream::IncidentPolicy {
-        chain: index,
-        pattern,
+    let mut sim = Resumable::new(request, chain, incident, pattern, index, opts.seed)?;
+    sim.run_to(opts.runs, tick);
+    Some(sim.sums)
+}
+
+/// [`simulate`]'s windows, run in steps: windows `0..k` first, then `k..m` added to the same
+/// sums in window order, which are exactly [`simulate`]'s for `m` windows (each window has its
+/// own stream, and the sums take the windows in index order). `crate::sim::expected`'s
+/// stopping rule resumes where its last step stopped instead of starting again.
+pub struct Resumable<'a> {
+    window: Window<'a>,
+    /// Requests per window.
+    n: u64,
+    /// The shorthand's fail-back (USD, writes), added to every window off a timeline.
+    failback: (f64, f64),
+    stream: u64,
+    seed: u64,
+    /// The windows run so far: `0..done`.
+    done: u64,
+    /// Their sums.
+    pub sums: PolicyIncidentMc,
+}
+
+impl<'a> Resumable<'a> {
+    /// No window run yet, on `seed` and chain number `index`'s stream for `pattern`; `None`
+    /// where the pattern does not exist on the chain.
+    pub fn new(
+        request: &'a Request,
+        chain: &'a Chain,
+        incident: &'a Incident,
+        pattern: Pattern,
+        index: u64,
+        seed: u64,
+    ) -> Option<Resumable<'a>> {
+        let window = Window::new(request, chain, incident, pattern)?;
+        let n = incident.requests();
+        let normal = crate::model::incident::normal_bill(request, chain, incident);
+        // Fail-back: each session resumes on the primary D seconds after it last used it.
+        let failback = crate::model::incident::failback(request, chain, incident, pattern);
+        let stream = Stream::IncidentPolicy {
+            chain: index,
+            pattern,
+        }
+        .id();
+        let sums = PolicyIncidentMc {
+            base: IncidentSums::new(pattern, normal, n),
+            dead_time_mean: Sum::default(),
+            dead_attempts: Sum::default(),
+            probes: Sum::default(),
+            open_s: Sum::default(),
+            opens: Sum::default(),
+            every_opens: Default::default(),
+            timeline: incident.timeline.is_some(),
+        };
+        Some(Resumable {
+            window,
+            n,
+            failback,
+            stream,
+            seed,
+            done: 0,
+            sums,
+        })
     }
-    .id();
-    let mut out = PolicyIncidentMc {
-        base: IncidentSums::new(pattern, normal, n),
-        dead_time_mean: Sum::default(),
-        dead_attempts: Sum::default(),
-        probes: Sum::default(),
-        open_s: Sum::default(),
-        opens: Sum::default(),
-        every_opens: Default::default(),
-        timeline,
-    };
-    ordered(
-        opts.runs,
-        |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
-        |run| out.add_run(&run, n, failback),
-        tick,
-    );
-    Some(out)
+
+    /// Run windows `done..windows` (none when `windows` ≤ `done`). `tick(n)`: n more windows.
+    pub fn run_to(&mut self, windows: u64, tick: &mut dyn FnMut(u64)) {
+        let from = self.done;
+        if windows <= from {
+            return;
+        }
+        let (window, seed, stream) = (&self.window, self.seed, self.stream);
+        let (sums, n, failback) = (&mut self.sums, self.n, self.failback);
+        ordered(
+            windows - from,
+            |r| window.run(&mut chunk_rng(seed, stream, from + r)),
+            |run| sums.add_run(&run, n, failback),
+            tick,
+        );
+        self.done = windows;
+    }
+
+    /// The windows run so far.
+    pub fn windows(&self) -> u64 {
+        self.done
+    }
 }
 
 impl PolicyIncidentMc {
