@@ -6,7 +6,7 @@
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 
 use super::cache::CacheStats;
-use super::stats::{LogHist, Mean};
+use super::stats::{ClassHist, LogHist, Mean};
 use crate::model::policy::ErrorClass;
 
 /// How many unreadable records are listed by file and line; the rest are only counted.
@@ -31,7 +31,7 @@ pub const TRIM_MAX: usize = 1000;
 /// a bin in use). Past it every model's bins are widened ([`Aggregator::bin_shift`] grows by
 /// one: twice as wide), until they fit or are an octave wide. A log with a few models never
 /// comes near it (a model whose latency and prompts span the whole range from 1e-3 to 1e9
-/// takes 81 KB), so its bins stay 1.09% wide.
+/// takes 82 KB: 300 of them fit), so its bins stay 1.09% wide.
 pub const BIN_BUDGET: usize = 24 << 20;
 
 /// Successful attempts between two checks of [`BIN_BUDGET`] (each may add a bin: at most
@@ -94,53 +94,48 @@ pub struct LinkStats {
     /// Attempts.
     pub attempts: u64,
     /// Durations of failed attempts, seconds, per class in [`ErrorClass::ALL`] order (binned
-    /// from the first: they are read by bin only); boxed on the first failure, so a link that
-    /// never failed takes 16 bytes.
-    failures: Option<Box<[LogHist; 6]>>,
+    /// from the first: they are read by bin only), in one sparse list.
+    failures: ClassHist,
 }
 
 impl LinkStats {
     /// A link of `attempts` attempts whose failures' durations, seconds, per class in
     /// [`ErrorClass::ALL`] order, are `failures`.
-    pub fn new(attempts: u64, failures: [LogHist; 6]) -> LinkStats {
-        LinkStats {
+    pub fn new(attempts: u64, failures: &[LogHist; 6]) -> LinkStats {
+        let mut l = LinkStats {
             attempts,
-            failures: Some(Box::new(failures)),
+            failures: ClassHist::default(),
+        };
+        for (c, h) in failures.iter().enumerate() {
+            for (b, k) in h.occupied() {
+                l.failures.add_bin(c, b, k);
+            }
         }
+        l
     }
 
     /// Count one attempt.
     pub fn add(&mut self, failure: Option<ErrorClass>, duration_s: f64) {
         self.attempts += 1;
         if let Some(c) = failure {
-            self.classes_mut()[class_index(c)].add(duration_s);
+            self.failures.add(class_index(c), duration_s);
         }
     }
 
-    fn classes_mut(&mut self) -> &mut [LogHist; 6] {
-        self.failures
-            .get_or_insert_with(|| Box::new(std::array::from_fn(|_| LogHist::bins_only())))
-    }
-
-    /// The failures' durations, seconds, per class in [`ErrorClass::ALL`] order (none for a
-    /// link that never failed).
-    pub fn classes(&self) -> &[LogHist] {
-        self.failures.as_deref().map_or(&[], |f| f.as_slice())
+    /// The failures' durations, seconds, per class in [`ErrorClass::ALL`] order.
+    pub fn classes(&self) -> [LogHist; 6] {
+        std::array::from_fn(|c| self.failures.class(c))
     }
 
     /// Add the attempts and failures of `other`.
     pub fn merge(&mut self, other: &LinkStats) {
         self.attempts += other.attempts;
-        if other.failures.is_some() {
-            for (a, b) in self.classes_mut().iter_mut().zip(other.classes()) {
-                a.merge(b);
-            }
-        }
+        self.failures.merge(&other.failures);
     }
 
     /// Failed attempts.
     pub fn failed(&self) -> u64 {
-        self.classes().iter().map(|h| h.n).sum()
+        self.failures.total()
     }
 }
 

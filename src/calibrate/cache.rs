@@ -51,26 +51,27 @@ impl SumHist {
             return;
         }
         self.shift = shift;
-        let mut bins: Vec<u16> = Vec::new();
-        let mut sums: Vec<(u64, f64, f64)> = Vec::new();
-        for (b, e) in self.bins.iter().zip(&self.sums) {
-            let c = coarse(usize::from(*b), shift) as u16;
-            match (bins.last(), sums.last_mut()) {
-                (Some(lb), Some(ls)) if *lb == c => {
-                    ls.0 += e.0;
-                    ls.1 += e.1;
-                    ls.2 += e.2;
-                }
-                _ => {
-                    bins.push(c);
-                    sums.push(*e);
-                }
+        // In place: the merged bins are written over the first ones, then the vectors shrink
+        // where they are.
+        let mut w = 0;
+        for r in 0..self.bins.len() {
+            let c = coarse(usize::from(self.bins[r]), shift) as u16;
+            let e = self.sums[r];
+            if w > 0 && self.bins[w - 1] == c {
+                let t = &mut self.sums[w - 1];
+                t.0 += e.0;
+                t.1 += e.1;
+                t.2 += e.2;
+            } else {
+                self.bins[w] = c;
+                self.sums[w] = e;
+                w += 1;
             }
         }
-        bins.shrink_to_fit();
-        sums.shrink_to_fit();
-        self.bins = bins;
-        self.sums = sums;
+        self.bins.truncate(w);
+        self.sums.truncate(w);
+        self.bins.shrink_to_fit();
+        self.sums.shrink_to_fit();
     }
 
     fn add(&mut self, x: f64) {

@@ -50,7 +50,7 @@ impl Chain<'_> {
     pub(super) fn link(&self, agg: &Aggregator, m: usize) -> LinkStats {
         match self.stats {
             Some(c) => c.links.get(&m).cloned().unwrap_or_default(),
-            None => LinkStats::new(agg.models[m].attempts, agg.failures.clone()),
+            None => LinkStats::new(agg.models[m].attempts, &agg.failures),
         }
     }
 }
