@@ -701,7 +701,9 @@ mod tests {
     #[test]
     fn a_few_models_keep_the_fine_bins() {
         let mut agg = Aggregator::default();
-        let ms: Vec<usize> = (0..3).map(|i| agg.model(None, &format!("p/m{i}"))).collect();
+        let ms: Vec<usize> = (0..3)
+            .map(|i| agg.model(None, &format!("p/m{i}")))
+            .collect();
         for i in 0..200_000u32 {
             let x = 1.0001f64.powi(i as i32 % 50_000);
             agg.attempt(&success(ms[i as usize % 3], 0.01 * x, (100.0 * x) as u64));

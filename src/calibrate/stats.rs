@@ -48,6 +48,8 @@ pub const EXACT: usize = 128;
 /// bin holds more than 4,294,967,295 values, at most 2,560 bins), and a percentile reads as its
 /// bin's geometric midpoint, within 0.55% of the exact sample percentile, with the interval's
 /// ends at the outer bin edges. Zero and values below 1e-3 share the first bin and read as 0.
+/// Once [`LogHist::coarsen`]ed (the models' histograms, when many share the memory budget),
+/// a bin is 2^shift of these ([`bin_width`]) and a percentile reads within [`bin_error`].
 #[derive(Debug, Clone, Default)]
 pub struct LogHist {
     /// The values while there are at most [`EXACT`]; empty once binned.
