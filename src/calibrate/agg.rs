@@ -6,7 +6,7 @@
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 
 use super::cache::CacheStats;
-use super::stats::{LogHist, Mean};
+use super::stats::{ClassHist, LogHist, Mean};
 use crate::model::policy::ErrorClass;
 
 /// How many unreadable records are listed by file and line; the rest are only counted.
@@ -26,6 +26,17 @@ pub const SESSIONS_KEPT: usize = 1 << 18;
 /// Starts kept at each end of the log: the request rate is measured between the m-th earliest
 /// and the m-th latest start, m = min(1% of the requests, this).
 pub const TRIM_MAX: usize = 1000;
+
+/// Bytes the models' latency bins and zero-read prompt bins may take together (6 and 26 bytes
+/// a bin in use). Past it every model's bins are widened ([`Aggregator::bin_shift`] grows by
+/// one: twice as wide), until they fit or are an octave wide. A log with a few models never
+/// comes near it (a model whose latency and prompts span the whole range from 1e-3 to 1e9
+/// takes 82 KB: 300 of them fit), so its bins stay 1.09% wide.
+pub const BIN_BUDGET: usize = 24 << 20;
+
+/// Successful attempts between two checks of [`BIN_BUDGET`] (each may add a bin: at most
+/// 16,384 × 26 bytes past the budget between checks).
+const BUDGET_EVERY: u32 = 1 << 14;
 
 /// The most tokens one attempt can carry: no model's context window comes within a tenth of
 /// this; a record past it is impossible (a unit or overflow error) and left out.
@@ -78,36 +89,53 @@ impl LoggedAttempt {
 }
 
 /// A link's attempts and failures within one chain.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LinkStats {
     /// Attempts.
     pub attempts: u64,
     /// Durations of failed attempts, seconds, per class in [`ErrorClass::ALL`] order (binned
-    /// from the first: they are read by bin only).
-    pub failures: [LogHist; 6],
-}
-
-impl Default for LinkStats {
-    fn default() -> LinkStats {
-        LinkStats {
-            attempts: 0,
-            failures: std::array::from_fn(|_| LogHist::bins_only()),
-        }
-    }
+    /// from the first: they are read by bin only), in one sparse list.
+    failures: ClassHist,
 }
 
 impl LinkStats {
+    /// A link of `attempts` attempts whose failures' durations, seconds, per class in
+    /// [`ErrorClass::ALL`] order, are `failures`.
+    pub fn new(attempts: u64, failures: &[LogHist; 6]) -> LinkStats {
+        let mut l = LinkStats {
+            attempts,
+            failures: ClassHist::default(),
+        };
+        for (c, h) in failures.iter().enumerate() {
+            for (b, k) in h.occupied() {
+                l.failures.add_bin(c, b, k);
+            }
+        }
+        l
+    }
+
     /// Count one attempt.
     pub fn add(&mut self, failure: Option<ErrorClass>, duration_s: f64) {
         self.attempts += 1;
         if let Some(c) = failure {
-            self.failures[class_index(c)].add(duration_s);
+            self.failures.add(class_index(c), duration_s);
         }
+    }
+
+    /// The failures' durations, seconds, per class in [`ErrorClass::ALL`] order.
+    pub fn classes(&self) -> [LogHist; 6] {
+        std::array::from_fn(|c| self.failures.class(c))
+    }
+
+    /// Add the attempts and failures of `other`.
+    pub fn merge(&mut self, other: &LinkStats) {
+        self.attempts += other.attempts;
+        self.failures.merge(&other.failures);
     }
 
     /// Failed attempts.
     pub fn failed(&self) -> u64 {
-        self.failures.iter().map(|h| h.n).sum()
+        self.failures.total()
     }
 }
 
@@ -135,6 +163,12 @@ pub struct ModelStats {
 }
 
 impl ModelStats {
+    /// Widen its latency and zero-read prompt bins to 2^shift of the 1.09% bins each.
+    pub fn coarsen(&mut self, shift: u8) {
+        self.latency.coarsen(shift);
+        self.cache.zero_read.coarsen(shift);
+    }
+
     /// Failed attempts.
     pub fn failed(&self) -> u64 {
         self.class_failures.iter().sum()
@@ -169,24 +203,32 @@ pub struct BadRecord {
     pub message: String,
 }
 
-/// The bounded buffer of requests whose spans may still arrive.
+/// The bounded buffer of requests whose spans may still arrive: the requests in the order
+/// they opened (the oldest is closed first), and where each key's request is in it (72 bytes
+/// a request in the ring, 16 in the index, and 24 an attempt past the first).
 #[derive(Debug, Default)]
 struct Open {
-    map: HashMap<u64, OpenRequest>,
-    order: VecDeque<u64>,
+    /// Key → the request's sequence number (its place in `ring` is that minus `head`).
+    index: HashMap<u64, u64>,
+    ring: VecDeque<(u64, OpenRequest)>,
+    /// The sequence number of the request at the front of `ring`.
+    head: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct OpenAttempt {
     start_ns: i64,
-    model: usize,
-    failure: Option<ErrorClass>,
     duration_s: f64,
+    model: u32,
+    failure: Option<ErrorClass>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct OpenRequest {
-    attempts: Vec<OpenAttempt>,
+    /// The first attempt seen (most requests have one).
+    first: OpenAttempt,
+    /// The attempts seen after it.
+    more: Vec<OpenAttempt>,
     session: Option<u64>,
 }
 
@@ -203,12 +245,14 @@ impl Recent {
         if !self.set.insert(id) {
             return true;
         }
-        self.order.push_back(id);
-        if self.order.len() > RECENT_IDS
+        // The oldest leaves before the new one joins: the queue never holds more than
+        // RECENT_IDS (its capacity is not doubled for one more).
+        if self.order.len() >= RECENT_IDS
             && let Some(old) = self.order.pop_front()
         {
             self.set.remove(&old);
         }
+        self.order.push_back(id);
         false
     }
 }
@@ -321,6 +365,11 @@ pub struct Aggregator {
     pub input_hist: LogHist,
     /// Output tokens per successful attempt, over every model.
     pub output_hist: LogHist,
+    /// The models' latency and zero-read prompt bins hold 2^bin_shift of the 1.09% bins each
+    /// (0 until they pass [`BIN_BUDGET`]; the written scenario states the widening).
+    pub bin_shift: u8,
+    /// Successful attempts since the last check of [`BIN_BUDGET`].
+    since_budget: u32,
     open: Open,
     recent: Recent,
     scratch: String,
@@ -350,6 +399,8 @@ impl Default for Aggregator {
             failures: std::array::from_fn(|_| LogHist::bins_only()),
             input_hist: LogHist::default(),
             output_hist: LogHist::default(),
+            bin_shift: 0,
+            since_budget: 0,
             open: Open::default(),
             recent: Recent::default(),
             scratch: String::new(),
@@ -376,8 +427,29 @@ impl Aggregator {
         let i = self.model_ids.len();
         self.model_ids.push(self.scratch.clone());
         self.index.insert(self.scratch.clone(), i);
-        self.models.push(ModelStats::default());
+        let mut stats = ModelStats::default();
+        stats.coarsen(self.bin_shift);
+        self.models.push(stats);
         i
+    }
+
+    /// Bytes the models' latency and zero-read prompt bins take.
+    pub fn bin_bytes(&self) -> usize {
+        self.models
+            .iter()
+            .map(|m| m.latency.bin_bytes() + m.cache.zero_read.bin_bytes())
+            .sum()
+    }
+
+    /// Keep the models' bins within [`BIN_BUDGET`]: widen them all (twice as wide each time)
+    /// until they fit, or are an octave wide ([`MAX_SHIFT`](super::stats::MAX_SHIFT)).
+    pub fn keep_budget(&mut self) {
+        while self.bin_shift < super::stats::MAX_SHIFT && self.bin_bytes() > BIN_BUDGET {
+            self.bin_shift += 1;
+            for m in &mut self.models {
+                m.coarsen(self.bin_shift);
+            }
+        }
     }
 
     /// Record an unreadable record.
@@ -445,6 +517,12 @@ impl Aggregator {
                 self.failures[class_index(class)].add(a.duration_s);
             }
             None => {
+                self.since_budget += 1;
+                if self.since_budget >= BUDGET_EVERY {
+                    self.since_budget = 0;
+                    self.keep_budget();
+                }
+                let m = &mut self.models[a.model];
                 m.successes += 1;
                 m.latency.add(a.duration_s);
                 if let Some(input) = a.input_tokens {
@@ -507,50 +585,70 @@ impl Aggregator {
     /// Add an attempt to the open request `key` (a hashed trace or request id), to be closed
     /// when the buffer is full or the input ends ([`Aggregator::close_all`]).
     pub fn open_attempt(&mut self, key: u64, a: &LoggedAttempt, session: Option<u64>) {
-        if !self.open.map.contains_key(&key) {
-            if self.open.map.len() >= OPEN_REQUESTS
-                && let Some(old) = self.open.order.pop_front()
-                && let Some(r) = self.open.map.remove(&old)
-            {
-                self.close(r);
-            }
-            self.open.order.push_back(key);
-        }
-        let r = self.open.map.entry(key).or_default();
-        r.attempts.push(OpenAttempt {
+        let attempt = OpenAttempt {
             start_ns: a.start_ns,
-            model: a.model,
-            failure: a.failure,
             duration_s: a.duration_s,
-        });
-        if r.session.is_none() {
-            r.session = session;
+            model: a.model as u32,
+            failure: a.failure,
+        };
+        if let Some(&seq) = self.open.index.get(&key) {
+            let (_, r) = &mut self.open.ring[(seq - self.open.head) as usize];
+            r.more.push(attempt);
+            if r.session.is_none() {
+                r.session = session;
+            }
+            return;
         }
+        if self.open.ring.len() >= OPEN_REQUESTS
+            && let Some((old, r)) = self.open.ring.pop_front()
+        {
+            self.open.head += 1;
+            self.open.index.remove(&old);
+            self.close(r);
+        }
+        let seq = self.open.head + self.open.ring.len() as u64;
+        self.open.index.insert(key, seq);
+        self.open.ring.push_back((
+            key,
+            OpenRequest {
+                first: attempt,
+                more: Vec::new(),
+                session,
+            },
+        ));
     }
 
     /// Turn a closed trace into requests: its attempts in start order, a request ending at
     /// each success (a trace with several answered calls, an agent's, is several requests)
     /// or at the trace's end (a request that failed on every link). Retries on one model are
     /// one link. Each attempt is counted on its own request's chain.
-    fn close(&mut self, mut r: OpenRequest) {
-        r.attempts.sort_by_key(|a| a.start_ns);
+    fn close(&mut self, r: OpenRequest) {
+        if r.more.is_empty() {
+            let answered = r.first.failure.is_none();
+            self.finish_request(std::slice::from_ref(&r.first), r.session, answered);
+            return;
+        }
+        let mut attempts = r.more;
+        attempts.insert(0, r.first);
+        attempts.sort_by_key(|a| a.start_ns);
         let mut from = 0;
-        for i in 0..r.attempts.len() {
-            if r.attempts[i].failure.is_none() {
-                self.finish_request(&r.attempts[from..=i], r.session, true);
+        for i in 0..attempts.len() {
+            if attempts[i].failure.is_none() {
+                self.finish_request(&attempts[from..=i], r.session, true);
                 from = i + 1;
             }
         }
-        if from < r.attempts.len() {
-            self.finish_request(&r.attempts[from..], r.session, false);
+        if from < attempts.len() {
+            self.finish_request(&attempts[from..], r.session, false);
         }
     }
 
     fn finish_request(&mut self, attempts: &[OpenAttempt], session: Option<u64>, answered: bool) {
         let mut path: Vec<Option<usize>> = Vec::new();
         for a in attempts {
-            if path.last() != Some(&Some(a.model)) {
-                path.push(Some(a.model));
+            let m = a.model as usize;
+            if path.last() != Some(&Some(m)) {
+                path.push(Some(m));
             }
         }
         self.request(attempts[0].start_ns, session, 1);
@@ -561,22 +659,82 @@ impl Aggregator {
             c.sees_failures = true;
             for a in attempts {
                 c.links
-                    .entry(a.model)
+                    .entry(a.model as usize)
                     .or_default()
                     .add(a.failure, a.duration_s);
             }
         }
     }
 
+    /// The input has ended (every file read): give back what only reading needs, the record
+    /// ids kept to find duplicates and the spare room of the models' list.
+    pub fn end_input(&mut self) {
+        self.close_all();
+        self.recent = Recent::default();
+        self.models.shrink_to_fit();
+    }
+
     /// Close every open request.
     pub fn close_all(&mut self) {
         let open = std::mem::take(&mut self.open);
-        let mut order = open.order;
-        let mut map = open.map;
-        while let Some(k) = order.pop_front() {
-            if let Some(r) = map.remove(&k) {
-                self.close(r);
-            }
+        for (_, r) in open.ring {
+            self.close(r);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn success(model: usize, duration_s: f64, input: u64) -> LoggedAttempt {
+        LoggedAttempt {
+            model,
+            duration_s,
+            input_tokens: Some(input),
+            cache_read: Some(0),
+            ..LoggedAttempt::default()
+        }
+    }
+
+    /// A few busy models stay far below the budget: their bins are not widened.
+    #[test]
+    fn a_few_models_keep_the_fine_bins() {
+        let mut agg = Aggregator::default();
+        let ms: Vec<usize> = (0..3)
+            .map(|i| agg.model(None, &format!("p/m{i}")))
+            .collect();
+        for i in 0..200_000u32 {
+            let x = 1.0001f64.powi(i as i32 % 50_000);
+            agg.attempt(&success(ms[i as usize % 3], 0.01 * x, (100.0 * x) as u64));
+        }
+        assert_eq!(agg.bin_shift, 0);
+        assert!(agg.bin_bytes() < BIN_BUDGET / 10, "{}", agg.bin_bytes());
+        assert_eq!(agg.models[0].latency.shift(), 0);
+    }
+
+    /// Past the budget every model's bins widen, counts are kept, and a model added later
+    /// starts wide.
+    #[test]
+    fn many_models_share_the_budget() {
+        let mut agg = Aggregator::default();
+        let models = 3000;
+        let ms: Vec<usize> = (0..models)
+            .map(|i| agg.model(None, &format!("p/m{i}")))
+            .collect();
+        let mut k = 1.0f64;
+        for i in 0..3_000_000usize {
+            k = (k * 1.618_034) % 1.0 + 0.001;
+            let x = (20.0 * k).exp2();
+            agg.attempt(&success(ms[i % models], 1e-3 * x, x as u64 + 1));
+        }
+        agg.keep_budget();
+        assert!(agg.bin_shift > 0);
+        assert!(agg.bin_bytes() <= BIN_BUDGET, "{}", agg.bin_bytes());
+        let n: u64 = agg.models.iter().map(|m| m.latency.n).sum();
+        assert_eq!(n, 3_000_000);
+        let late = agg.model(None, "p/late");
+        assert_eq!(agg.models[late].latency.shift(), agg.bin_shift);
+        assert_eq!(agg.models[late].cache.zero_read.shift(), agg.bin_shift);
     }
 }

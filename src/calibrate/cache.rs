@@ -19,19 +19,63 @@
 //! An attempt with no cache field at all, of a model whose other attempts report reads, is
 //! taken as a zero read (instrumentations leave a zero attribute out).
 
-use super::stats::{LogHist, Mean, Ratio, room};
+use super::stats::{LogHist, MAX_SHIFT, Mean, Ratio, coarse, room};
 
 /// Per input-token bin: count, Σ input, Σ input² of the attempts that read nothing (only the
-/// bins in use, ascending: 26 bytes a bin).
+/// bins in use, ascending: 26 bytes a bin). The bins are [`LogHist`]'s, 1.09% wide, or 2^shift
+/// of them merged once [`SumHist::coarsen`]ed.
 #[derive(Debug, Clone, Default)]
 pub struct SumHist {
     bins: Vec<u16>,
     sums: Vec<(u64, f64, f64)>,
+    shift: u8,
 }
 
 impl SumHist {
+    /// Bytes the bins in use take (26 a bin).
+    pub fn bin_bytes(&self) -> usize {
+        self.bins.len() * 26
+    }
+
+    /// The shift of [`SumHist::coarsen`] (0: the 1.09% bins).
+    pub fn shift(&self) -> u8 {
+        self.shift
+    }
+
+    /// The bins hold 2^shift fine bins each from now on: adjacent bins are merged (counts and
+    /// sums add) and the memory they no longer need is given back. A shift at or below the
+    /// current one changes nothing.
+    pub fn coarsen(&mut self, shift: u8) {
+        let shift = shift.min(MAX_SHIFT);
+        if shift <= self.shift {
+            return;
+        }
+        self.shift = shift;
+        // In place: the merged bins are written over the first ones, then the vectors shrink
+        // where they are.
+        let mut w = 0;
+        for r in 0..self.bins.len() {
+            let c = coarse(usize::from(self.bins[r]), shift) as u16;
+            let e = self.sums[r];
+            if w > 0 && self.bins[w - 1] == c {
+                let t = &mut self.sums[w - 1];
+                t.0 += e.0;
+                t.1 += e.1;
+                t.2 += e.2;
+            } else {
+                self.bins[w] = c;
+                self.sums[w] = e;
+                w += 1;
+            }
+        }
+        self.bins.truncate(w);
+        self.sums.truncate(w);
+        self.bins.shrink_to_fit();
+        self.sums.shrink_to_fit();
+    }
+
     fn add(&mut self, x: f64) {
-        let b = LogHist::bin(x) as u16;
+        let b = coarse(LogHist::bin(x), self.shift) as u16;
         let i = match self.bins.binary_search(&b) {
             Ok(i) => i,
             Err(i) => {
@@ -48,8 +92,11 @@ impl SumHist {
         e.2 += x * x;
     }
 
-    /// (count, Σx, Σx²) over the bins at or above `from` (`above`) or below it.
+    /// (count, Σx, Σx²) over the bins at or above `from` (`above`) or below it; once
+    /// coarsened, the bin holding `from` counts as above (values down to one bin, 2^shift fine
+    /// bins, below `from` are above).
     fn sums(&self, from: usize, above: bool) -> (u64, f64, f64) {
+        let from = coarse(from, self.shift);
         self.bins
             .iter()
             .zip(&self.sums)
@@ -211,6 +258,30 @@ mod tests {
         // (100 × 6000) / 120 = 5000.
         assert!((p.prefix.mean() - 5000.0).abs() < 1e-9);
         assert!((p.hits.value() - 0.8).abs() < 1e-12, "{}", p.hits.value());
+    }
+
+    /// Widened zero-read bins keep every count and sum; a zero read within one wide bin below
+    /// the prefix counts as a miss (the stated error), one further below does not.
+    #[test]
+    fn widened_zero_read_bins_keep_the_sums() {
+        let mut c = CacheStats::default();
+        for _ in 0..10 {
+            c.add(6800, Some(6000), None);
+        }
+        for x in [500, 5800, 5950, 6800, 9000] {
+            c.add(x, Some(0), None);
+        }
+        let exact = c.profile();
+        // 5,950 is 0.8% short of the 6,000-token prefix (bin 1,441 of 1,442): no prefix in the
+        // fine bins; 5,800 (bin 1,438) neither.
+        assert_eq!(exact.misses, 2);
+        c.zero_read.coarsen(3);
+        assert_eq!(c.zero_read.sums(0, true), (5, 28050.0, 196_532_500.0));
+        let wide = c.profile();
+        // Bins of 8: 1,441..1,448 holds 5,950 and 6,000, not 5,800 (in 1,433..1,440).
+        assert!(5950.0 >= 6000.0 / (1.0 + crate::calibrate::stats::bin_width(3)));
+        assert_eq!(wide.misses, 3, "within 9.05% of the prefix: a miss");
+        assert_eq!(wide.fresh.n, exact.fresh.n);
     }
 
     /// Anthropic reports reads and writes: the prefix is both, the hit rate the share read.

@@ -422,11 +422,7 @@ fn finish(routes: Routes, agg: &mut Aggregator) {
             continue;
         };
         let chain = agg.chains.entry(primary).or_default();
-        let l = chain.links.entry(*m).or_default();
-        l.attempts += stats.attempts;
-        for (a, b) in l.failures.iter_mut().zip(&stats.failures) {
-            a.merge(b);
-        }
+        chain.links.entry(*m).or_default().merge(stats);
     }
 }
 

@@ -377,6 +377,7 @@ pub fn read_files(
         }
         reports.push(report);
     }
+    agg.end_input();
     Ok(reports)
 }
 

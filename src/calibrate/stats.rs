@@ -12,6 +12,31 @@ const LO: f64 = 1e-3;
 /// Bins: 64 per octave from 1e-3 up to about 1.1e9 (40 octaves).
 pub const BINS: usize = 2560;
 
+/// The widest [`LogHist::coarsen`] shift: bins of 2^6 = 64 fine bins, one octave.
+pub const MAX_SHIFT: u8 = 6;
+
+/// The bin that holds fine bin `bin` at `shift` (bins of 2^shift fine bins, from bin 1; bin 0,
+/// zero and values below 1e-3, stays alone): the group's first fine bin.
+pub fn coarse(bin: usize, shift: u8) -> usize {
+    if bin == 0 || shift == 0 {
+        bin
+    } else {
+        (((bin - 1) >> shift) << shift) + 1
+    }
+}
+
+/// How wide a bin is at `shift`, as a fraction of the value: 2^(2^shift / 64) − 1 (1.09% at
+/// 0, 2.19% at 1, 4.43% at 2, 9.05% at 3, 18.9% at 4).
+pub fn bin_width(shift: u8) -> f64 {
+    (f64::from(1u32 << shift) / PER_OCTAVE).exp2() - 1.0
+}
+
+/// How far a value read from a bin at `shift` (its geometric midpoint) can be from a value in
+/// it, as a fraction: 2^(2^shift / 128) − 1 (0.54% at 0, 1.09% at 1, 2.19% at 2, 4.43% at 3).
+pub fn bin_error(shift: u8) -> f64 {
+    (f64::from(1u32 << shift) / (2.0 * PER_OCTAVE)).exp2() - 1.0
+}
+
 /// Values kept exactly before a [`LogHist`] bins them: up to this many, percentiles and their
 /// intervals are exact order statistics.
 pub const EXACT: usize = 128;
@@ -23,6 +48,8 @@ pub const EXACT: usize = 128;
 /// bin holds more than 4,294,967,295 values, at most 2,560 bins), and a percentile reads as its
 /// bin's geometric midpoint, within 0.55% of the exact sample percentile, with the interval's
 /// ends at the outer bin edges. Zero and values below 1e-3 share the first bin and read as 0.
+/// Once [`LogHist::coarsen`]ed (the models' histograms, when many share the memory budget),
+/// a bin is 2^shift of these ([`bin_width`]) and a percentile reads within [`bin_error`].
 #[derive(Debug, Clone, Default)]
 pub struct LogHist {
     /// The values while there are at most [`EXACT`]; empty once binned.
@@ -32,6 +59,8 @@ pub struct LogHist {
     counts: Counts,
     /// Whether values go to bins from the first ([`LogHist::bins_only`]).
     bins_only: bool,
+    /// The bins hold 2^shift fine bins each ([`LogHist::coarsen`]; 0: the 1.09% bins).
+    shift: u8,
     /// Values counted.
     pub n: u64,
 }
@@ -63,6 +92,36 @@ impl Counts {
         match self {
             Counts::Narrow(v) => u64::from(v[i]),
             Counts::Wide(v) => v[i],
+        }
+    }
+
+    /// Set the count at `i` to `k`.
+    fn set(&mut self, i: usize, k: u64) {
+        if let Counts::Narrow(v) = self {
+            match u32::try_from(k) {
+                Ok(c) => {
+                    v[i] = c;
+                    return;
+                }
+                Err(_) => self.widen(),
+            }
+        }
+        if let Counts::Wide(v) = self {
+            v[i] = k;
+        }
+    }
+
+    /// Keep the first `n` counts and give back the rest of the room.
+    fn truncate(&mut self, n: usize) {
+        match self {
+            Counts::Narrow(v) => {
+                v.truncate(n);
+                v.shrink_to_fit();
+            }
+            Counts::Wide(v) => {
+                v.truncate(n);
+                v.shrink_to_fit();
+            }
         }
     }
 
@@ -154,6 +213,72 @@ impl LogHist {
         }
     }
 
+    /// The value a bin of this histogram reads as: the geometric midpoint of its 2^shift fine
+    /// bins (0 for bin 0).
+    fn mid(&self, bin: usize) -> f64 {
+        if bin == 0 || self.shift == 0 {
+            Self::value(bin)
+        } else {
+            let half = f64::from(1u32 << self.shift) / 2.0;
+            LO * ((bin as f64 - 1.0 + half) / PER_OCTAVE).exp2()
+        }
+    }
+
+    /// The upper edge of a bin of this histogram (of the last of its fine bins).
+    fn upper(&self, bin: usize) -> f64 {
+        if bin == 0 {
+            Self::upper_edge(0)
+        } else {
+            Self::upper_edge(bin + (1usize << self.shift) - 1)
+        }
+    }
+
+    /// The bins hold 2^shift fine bins each ([`bin_width`] wide), from now on: adjacent bins
+    /// are merged (counts add) and the memory they no longer need is given back. Exact values
+    /// stay exact. A shift at or below the current one changes nothing.
+    pub fn coarsen(&mut self, shift: u8) {
+        let shift = shift.min(MAX_SHIFT);
+        if shift <= self.shift {
+            return;
+        }
+        self.shift = shift;
+        if !self.binned() {
+            return;
+        }
+        // In place: the merged bins are written over the first ones, then the vectors shrink
+        // where they are (no new allocation, so nothing is left in pieces).
+        let mut w = 0;
+        for r in 0..self.bins.len() {
+            let c = coarse(usize::from(self.bins[r]), shift) as u16;
+            let k = self.counts.get(r);
+            if w > 0 && self.bins[w - 1] == c {
+                self.counts.add(w - 1, k);
+            } else {
+                self.bins[w] = c;
+                self.counts.set(w, k);
+                w += 1;
+            }
+        }
+        self.bins.truncate(w);
+        self.bins.shrink_to_fit();
+        self.counts.truncate(w);
+    }
+
+    /// The shift of [`LogHist::coarsen`] (0: the 1.09% bins).
+    pub fn shift(&self) -> u8 {
+        self.shift
+    }
+
+    /// Bytes the bins in use take (2 for the bin, 4 or 8 for its count), exact values not
+    /// counted.
+    pub fn bin_bytes(&self) -> usize {
+        let count = match self.counts {
+            Counts::Narrow(_) => 4,
+            Counts::Wide(_) => 8,
+        };
+        self.bins.len() * (2 + count)
+    }
+
     fn binned(&self) -> bool {
         self.exact.is_empty() && self.n > 0
     }
@@ -192,7 +317,7 @@ impl LogHist {
         if !self.exact.is_empty() {
             self.bin_values();
         }
-        let b = bin.min(BINS - 1) as u16;
+        let b = coarse(bin.min(BINS - 1), self.shift) as u16;
         match self.bins.binary_search(&b) {
             Ok(i) => self.counts.add(i, k),
             Err(i) => {
@@ -297,9 +422,9 @@ impl LogHist {
             let occ = self.occupied();
             let at = |r: u64| Self::bin_at_rank(&occ, r);
             Some(Quantile {
-                value: Self::value(at(mid)),
+                value: self.mid(at(mid)),
                 lo: l.map(|l| Self::lower_edge(at(l - 1))),
-                hi: u.map(|u| Self::upper_edge(at(u - 1))),
+                hi: u.map(|u| self.upper(at(u - 1))),
                 n,
             })
         } else {
@@ -337,6 +462,68 @@ impl LogHist {
         let around_bins = (hi - lo - 3).max(1) as f64;
         let density = w as f64 / 3.0;
         (density >= 4.0 * around as f64 / around_bins).then_some(best)
+    }
+}
+
+/// Failure durations per error class in one sparse list: the [`LogHist`] bins of class `c`
+/// are keys `c × 2,560 + bin`, only those in use, ascending (6 bytes a bin in use, 10 once a
+/// count passes 4,294,967,295): a chain link's failures in two allocations, not twelve.
+#[derive(Debug, Clone, Default)]
+pub struct ClassHist {
+    keys: Vec<u16>,
+    counts: Counts,
+}
+
+impl ClassHist {
+    /// Classes kept (the error classes).
+    pub const CLASSES: usize = 6;
+
+    /// Count a duration `x`, seconds, of class `class` (< [`ClassHist::CLASSES`]).
+    pub fn add(&mut self, class: usize, x: f64) {
+        self.add_key(class * BINS + LogHist::bin(x), 1);
+    }
+
+    /// Count `k` values of class `class` in bin `bin`.
+    pub fn add_bin(&mut self, class: usize, bin: usize, k: u64) {
+        if k > 0 {
+            self.add_key(class * BINS + bin.min(BINS - 1), k);
+        }
+    }
+
+    fn add_key(&mut self, key: usize, k: u64) {
+        let key = key as u16;
+        match self.keys.binary_search(&key) {
+            Ok(i) => self.counts.add(i, k),
+            Err(i) => {
+                room(&mut self.keys);
+                self.keys.insert(i, key);
+                self.counts.insert(i, k);
+            }
+        }
+    }
+
+    /// Add every value of `other`.
+    pub fn merge(&mut self, other: &ClassHist) {
+        for (i, key) in other.keys.iter().enumerate() {
+            self.add_key(usize::from(*key), other.counts.get(i));
+        }
+    }
+
+    /// Values counted, over every class.
+    pub fn total(&self) -> u64 {
+        (0..self.keys.len()).map(|i| self.counts.get(i)).sum()
+    }
+
+    /// Class `class`'s durations as a bins-only [`LogHist`].
+    pub fn class(&self, class: usize) -> LogHist {
+        let mut h = LogHist::bins_only();
+        for (i, key) in self.keys.iter().enumerate() {
+            let key = usize::from(*key);
+            if key / BINS == class {
+                h.add_bin(key % BINS, self.counts.get(i));
+            }
+        }
+        h
     }
 }
 
@@ -654,6 +841,59 @@ mod tests {
         let mut merged = LogHist::bins_only();
         merged.merge(&exact);
         assert_eq!(merged.occupied(), bins.occupied());
+    }
+
+    /// Widening keeps every count, reads a percentile within the stated error of the
+    /// sample's, and its interval still covers the exact one.
+    #[test]
+    fn coarsened_bins_keep_counts_and_the_stated_error() {
+        let mut fine = LogHist::default();
+        for i in 1..=5000 {
+            fine.add(0.1 * 1.001f64.powi(i));
+        }
+        let mut wide = fine.clone();
+        wide.coarsen(3);
+        assert_eq!(wide.shift(), 3);
+        assert_eq!(wide.n, 5000);
+        let total: u64 = wide.occupied().iter().map(|(_, c)| c).sum();
+        assert_eq!(total, 5000);
+        assert!(wide.occupied().len() * 7 < fine.occupied().len());
+        assert!((bin_width(3) - 0.0905).abs() < 1e-4, "{}", bin_width(3));
+        assert!((bin_error(3) - 0.0443).abs() < 1e-4, "{}", bin_error(3));
+        for p in [0.5, 0.99] {
+            let (f, w) = (fine.quantile(p).unwrap(), wide.quantile(p).unwrap());
+            // The fine bins read within 0.55% of the sample: the wide ones within 4.43% more.
+            let err = (w.value / f.value - 1.0).abs();
+            assert!(err <= bin_error(3) + bin_error(0), "p{p}: {err}");
+            assert!(w.lo.unwrap() <= f.lo.unwrap() && f.hi.unwrap() <= w.hi.unwrap());
+        }
+        // Values added after widening go to the wide bins; a narrower shift changes nothing.
+        wide.add(1.0);
+        wide.coarsen(1);
+        assert_eq!((wide.shift(), wide.n), (3, 5001));
+        assert_eq!(coarse(0, 3), 0);
+        assert_eq!((coarse(1, 3), coarse(8, 3), coarse(9, 3)), (1, 1, 9));
+    }
+
+    /// One sparse list per link reads as six bins-only histograms, one per class.
+    #[test]
+    fn a_class_list_reads_as_one_histogram_a_class() {
+        let mut list = ClassHist::default();
+        let mut hists: [LogHist; 6] = std::array::from_fn(|_| LogHist::bins_only());
+        for i in 0..600 {
+            let (c, x) = (i % 6, 0.01 * 1.03f64.powi(i as i32 / 3));
+            list.add(c, x);
+            hists[c].add(x);
+        }
+        list.add_bin(5, BINS + 7, 3);
+        hists[5].add_bin(BINS - 1, 3);
+        let mut merged = ClassHist::default();
+        merged.merge(&list);
+        for (c, h) in hists.iter().enumerate() {
+            assert_eq!(merged.class(c).occupied(), h.occupied(), "class {c}");
+            assert_eq!(merged.class(c).n, h.n);
+        }
+        assert_eq!(merged.total(), 603);
     }
 
     #[test]

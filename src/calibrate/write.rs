@@ -324,6 +324,17 @@ fn header(o: &mut Out, agg: &Aggregator, files: &[FileReport]) {
             count(agg.unclassified)
         ));
     }
+    if agg.bin_shift > 0 {
+        let k = agg.bin_shift;
+        o.line(format!(
+            "# Approximate: the {} models' bins passed the memory budget ({} MiB), so their latency and zero-read prompt bins were widened to {} (from 1.09%): each latency percentile is within {} of the sample's (its interval still covers), and a prompt that read no cache up to {} shorter than the prefix may be counted as a miss.",
+            count(agg.models.len() as u64),
+            super::agg::BIN_BUDGET >> 20,
+            pct(super::stats::bin_width(k)),
+            pct(super::stats::bin_error(k)),
+            pct(super::stats::bin_width(k))
+        ));
+    }
 }
 
 /// A TODO for each model no table prices, with how to price it.

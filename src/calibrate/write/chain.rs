@@ -20,7 +20,7 @@ pub(super) struct Split {
 
 pub(super) fn split(l: &LinkStats, gray_from: Option<usize>) -> Split {
     let mut s = Split::default();
-    for (i, h) in l.failures.iter().enumerate() {
+    for (i, h) in l.classes().iter().enumerate() {
         let g = gray_from.map_or(0, |b| h.count_from(b));
         s.gray += g;
         s.classes[i] += h.n - g;
@@ -50,10 +50,7 @@ impl Chain<'_> {
     pub(super) fn link(&self, agg: &Aggregator, m: usize) -> LinkStats {
         match self.stats {
             Some(c) => c.links.get(&m).cloned().unwrap_or_default(),
-            None => LinkStats {
-                attempts: agg.models[m].attempts,
-                failures: agg.failures.clone(),
-            },
+            None => LinkStats::new(agg.models[m].attempts, &agg.failures),
         }
     }
 }
