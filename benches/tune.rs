@@ -8,10 +8,13 @@
 //!    10,000 candidates (combination × pattern), each priced by the analytic engine, with a
 //!    fixed-seed steady Monte Carlo per distinct latency setting for the p99 (screened on its
 //!    first requests, timed whole for the survivors).
-//! 2. The default space on each chain of `scenarios/sept3.toml` and on the medium chain of
-//!    `scenarios/policies.toml` (its breaker settings screened by simulation).
+//! 2. The default space on each chain of `scenarios/sept3.toml` and of
+//!    `scenarios/failover-cache.toml` (fast outages with no steady failures: every breaker
+//!    setting is inert, priced analytically), and with `TUNE_BENCH_GRAY=1` on the medium chain
+//!    of `scenarios/policies.toml` (a gray outage: its breaker settings screened and
+//!    recomputed by simulation, minutes).
 //!
-//! Neither confirms by Monte Carlo (`--confirm 0`); `TUNE_BENCH_CONFIRM=10` adds it.
+//! None confirms by Monte Carlo (`--confirm 0`); `TUNE_BENCH_CONFIRM=10` adds it.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -94,10 +97,14 @@ fn main() {
         ..Ask::default()
     };
     best_of_3("sept3, default space (both chains)", &sept3, &defaults);
-    let policies = source("scenarios/policies.toml");
-    let medium = Ask {
-        chains: vec!["medium".into()],
-        ..defaults.clone()
-    };
-    best_of_3("policies medium, default space", &policies, &medium);
+    let cache = source("scenarios/failover-cache.toml");
+    best_of_3("failover-cache, default space (both chains)", &cache, &defaults);
+    if std::env::var_os("TUNE_BENCH_GRAY").is_some() {
+        let policies = source("scenarios/policies.toml");
+        let medium = Ask {
+            chains: vec!["medium".into()],
+            ..defaults.clone()
+        };
+        best_of_3("policies medium, default space", &policies, &medium);
+    }
 }
