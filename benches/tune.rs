@@ -98,7 +98,11 @@ fn main() {
     };
     best_of_3("sept3, default space (both chains)", &sept3, &defaults);
     let cache = source("scenarios/failover-cache.toml");
-    best_of_3("failover-cache, default space (both chains)", &cache, &defaults);
+    best_of_3(
+        "failover-cache, default space (both chains)",
+        &cache,
+        &defaults,
+    );
     if std::env::var_os("TUNE_BENCH_GRAY").is_some() {
         let policies = source("scenarios/policies.toml");
         let medium = Ask {
