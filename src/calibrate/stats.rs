@@ -87,6 +87,19 @@ pub(crate) fn room<T>(v: &mut Vec<T>) {
     }
 }
 
+/// Add `k` to the count of `key` in the sorted `keys` and their parallel `counts`, inserting
+/// it in order when new.
+fn add_sorted(keys: &mut Vec<u16>, counts: &mut Counts, key: u16, k: u64) {
+    match keys.binary_search(&key) {
+        Ok(i) => counts.add(i, k),
+        Err(i) => {
+            room(keys);
+            keys.insert(i, key);
+            counts.insert(i, k);
+        }
+    }
+}
+
 impl Counts {
     fn get(&self, i: usize) -> u64 {
         match self {
@@ -318,14 +331,7 @@ impl LogHist {
             self.bin_values();
         }
         let b = coarse(bin.min(BINS - 1), self.shift) as u16;
-        match self.bins.binary_search(&b) {
-            Ok(i) => self.counts.add(i, k),
-            Err(i) => {
-                room(&mut self.bins);
-                self.bins.insert(i, b);
-                self.counts.insert(i, k);
-            }
-        }
+        add_sorted(&mut self.bins, &mut self.counts, b, k);
         self.n += k;
     }
 
@@ -491,15 +497,7 @@ impl ClassHist {
     }
 
     fn add_key(&mut self, key: usize, k: u64) {
-        let key = key as u16;
-        match self.keys.binary_search(&key) {
-            Ok(i) => self.counts.add(i, k),
-            Err(i) => {
-                room(&mut self.keys);
-                self.keys.insert(i, key);
-                self.counts.insert(i, k);
-            }
-        }
+        add_sorted(&mut self.keys, &mut self.counts, key as u16, k);
     }
 
     /// Add every value of `other`.

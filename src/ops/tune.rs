@@ -214,6 +214,21 @@ fn scenario_of(source: &Source, name: &str, set: &[(String, String)]) -> anyhow:
     Ok(s)
 }
 
+/// `s` without the circuit breakers that are inert in its incident ([`inert_breaker`]: they
+/// change no bill and no failure), so that the analytic engine prices its incident exactly,
+/// the bill `compare` prints for `s`, without simulating the breakers.
+fn without_inert_breakers(s: &Scenario) -> Scenario {
+    let mut free = s.clone();
+    if let Some(i) = &s.incident {
+        for c in &mut free.chains {
+            if inert_breaker(c, &i.for_chain(c)).is_some() {
+                c.policy.breaker = None;
+            }
+        }
+    }
+    free
+}
+
 /// The raw figures of every pattern of a one-chain `report` (p99 left 0).
 fn raws(report: &Report, scenario: &Scenario) -> Vec<(Pattern, Raw)> {
     let chain = &scenario.chains[0];
@@ -272,12 +287,8 @@ fn price(
 ) -> anyhow::Result<Priced> {
     let s = scenario_of(source, name, &combo.set)?;
     let chain = &s.chains[0];
-    // A breaker that changes no bill and no failure ([`inert_breaker`]): the incident's
-    // figures are the analytic engine's without it, as `compare` prints them.
-    let inert = s
-        .incident
-        .as_ref()
-        .is_some_and(|i| inert_breaker(chain, &i.for_chain(chain)).is_some());
+    let free = without_inert_breakers(&s);
+    let inert = free.chains[0].policy.breaker != chain.policy.breaker;
     let breaker = chain.policy.breaker.is_some() && s.incident.is_some() && !inert;
     let rows = if let Some(h) = history {
         let steady_only = Scenario {
@@ -324,10 +335,6 @@ fn price(
             })
             .collect()
     } else {
-        let mut free = s.clone();
-        if inert {
-            free.chains[0].policy.breaker = None;
-        }
         let mut report = compare::analytic(&free);
         report.omit_blended();
         raws(&report, &s)
@@ -730,15 +737,7 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
     // own simulated figures, the longest step, are not needed here); the batches simulate
     // the scenario as it is, breaker included.
     let analytic = |s: &Scenario| {
-        let mut free = s.clone();
-        if let Some(i) = &s.incident {
-            for c in &mut free.chains {
-                if inert_breaker(c, &i.for_chain(c)).is_some() {
-                    c.policy.breaker = None;
-                }
-            }
-        }
-        let mut report = compare::analytic(&free);
+        let mut report = compare::analytic(&without_inert_breakers(s));
         report.input = s.clone();
         report.omit_blended();
         report

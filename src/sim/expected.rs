@@ -141,21 +141,9 @@ pub fn expected(
     incident: &Incident,
     pattern: Pattern,
 ) -> Option<Simulated> {
+    let (mut windows, most) = windows_for(incident.requests());
+    // each step adds only its new windows to the sums: the same as running them all at once
     let mut sim = Resumable::new(request, chain, incident, pattern, STREAM_INDEX, SEED)?;
-    Some(finish(&mut sim, request, chain, incident, pattern))
-}
-
-/// [`expected`]'s rule on `sim`, resumed from the windows it has run (each step runs only
-/// the windows it adds: the sums are those of running them all at once).
-fn finish(
-    sim: &mut Resumable,
-    request: &Request,
-    chain: &Chain,
-    incident: &Incident,
-    pattern: Pattern,
-) -> Simulated {
-    let (first, most) = windows_for(incident.requests());
-    let mut windows = first.max(sim.windows());
     loop {
         sim.run_to(windows, &mut |_| {});
         let m = &sim.sums;
@@ -165,11 +153,11 @@ fn finish(
             if let Some(exact) = inert_bill(request, chain, incident, pattern) {
                 outcome = with_bill(outcome, &exact);
             }
-            return Simulated {
+            return Some(Simulated {
                 outcome,
                 windows,
                 precision: p,
-            };
+            });
         }
         windows = next_windows(windows, p, &m.every_opens).min(most);
     }
@@ -187,18 +175,14 @@ pub fn screened(
     pattern: Pattern,
     windows: u64,
 ) -> Option<Simulated> {
+    let windows = windows.max(2);
     let mut sim = Resumable::new(request, chain, incident, pattern, STREAM_INDEX, SEED)?;
-    sim.run_to(windows.max(2), &mut |_| {});
-    Some(screen_of(&sim, incident, chain))
-}
-
-/// The figures of the windows `sim` has run, as [`screened`] gives them.
-fn screen_of(sim: &Resumable, incident: &Incident, chain: &Chain) -> Simulated {
-    Simulated {
+    sim.run_to(windows, &mut |_| {});
+    Some(Simulated {
         outcome: outcome(&sim.sums, incident, chain.policy.breaker.is_some()),
-        windows: sim.windows(),
+        windows,
         precision: precision(&sim.sums),
-    }
+    })
 }
 
 /// The exact bill of `pattern` where `chain`'s breaker is inert over `incident`

@@ -851,11 +851,6 @@ impl<'a> Resumable<'a> {
         );
         self.done = windows;
     }
-
-    /// The windows run so far.
-    pub fn windows(&self) -> u64 {
-        self.done
-    }
 }
 
 impl PolicyIncidentMc {
