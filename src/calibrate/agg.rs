@@ -3,7 +3,7 @@
 //! still arrive, a hash sample of the sessions, the earliest and latest request starts, and a
 //! bounded set of recent record ids (duplicates). Memory is flat in the number of records.
 
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 
 use super::cache::CacheStats;
 use super::stats::{ClassHist, LogHist, Mean};
@@ -349,12 +349,23 @@ pub struct Aggregator {
     pub duplicates: u64,
     /// The first duplicate: file and line.
     pub first_duplicate: Option<(String, u64)>,
+    /// Fields that could not be read (a negative or non-numeric token count) and were dropped,
+    /// their records kept: the count, and the first [`BAD_SHOWN`] by file and line.
+    pub bad_fields: u64,
+    /// The first dropped fields.
+    pub bad_field_shown: Vec<BadRecord>,
+    /// Spans of the file being read whose start looks like milliseconds or microseconds
+    /// (left out as unreadable; most of a file so is refused), and the first one's line.
+    pub unit_suspect: (u64, u64),
     /// Records whose `metadata` could not be parsed (read without it).
     pub bad_metadata: u64,
     /// The first of them: file and line.
     pub first_bad_metadata: Option<(String, u64)>,
     /// Attempts that failed with an error type no rule knows (counted as server errors).
     pub unclassified: u64,
+    /// Records that name a model but are not one LLM call (an agent or tool span, an
+    /// embedding, a response-cache hit), by what they are: left out, counted here.
+    pub left_out: BTreeMap<&'static str, u64>,
     /// Sum and sum of squares of failure durations (seconds) per [`LogHist`] bin, over every
     /// model: the timeout is the exact mean of the cluster's bins.
     pub fail_sums: Vec<(f64, f64)>,
@@ -392,9 +403,13 @@ impl Default for Aggregator {
             impossible: 0,
             duplicates: 0,
             first_duplicate: None,
+            bad_fields: 0,
+            bad_field_shown: Vec::new(),
+            unit_suspect: (0, 0),
             bad_metadata: 0,
             first_bad_metadata: None,
             unclassified: 0,
+            left_out: BTreeMap::new(),
             fail_sums: Vec::new(),
             failures: std::array::from_fn(|_| LogHist::bins_only()),
             input_hist: LogHist::default(),
@@ -462,6 +477,41 @@ impl Aggregator {
                 message: message.into(),
             });
         }
+    }
+
+    /// A field of the record at `file`:`line` that cannot be read: dropped (read as absent),
+    /// the record kept.
+    pub fn bad_field(&mut self, file: &str, line: u64, message: impl Into<String>) {
+        self.bad_fields += 1;
+        if self.bad_field_shown.len() < BAD_SHOWN {
+            self.bad_field_shown.push(BadRecord {
+                file: file.to_string(),
+                line,
+                message: message.into(),
+            });
+        }
+    }
+
+    /// Count a record left out as no LLM call (`what` it is instead).
+    pub fn left_out(&mut self, what: &'static str) {
+        *self.left_out.entry(what).or_insert(0) += 1;
+    }
+
+    /// The left-out records in one line (`12 invoke_agent, 3 embeddings`), or `None`.
+    pub fn left_out_summary(&self) -> Option<String> {
+        let total: u64 = self.left_out.values().sum();
+        if total == 0 {
+            return None;
+        }
+        let parts: Vec<String> = self
+            .left_out
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        Some(format!(
+            "{total} records that name a model are not LLM calls and are left out: {}",
+            parts.join(", ")
+        ))
     }
 
     /// Count a record whose `metadata` could not be parsed.

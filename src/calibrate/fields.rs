@@ -170,3 +170,78 @@ pub fn looks_like_ms(text: &str) -> bool {
         .parse::<f64>()
         .is_ok_and(|x| x.is_finite() && (1e11..1e17).contains(&x.abs()))
 }
+
+/// Whether a span or row is one LLM call, from its operation: `None` when it is, else what
+/// it is instead (the label the summary of left-out records counts it under).
+///
+/// - `gen_ai.operation.name` (OTel GenAI semconv, `model/gen-ai/registry.yaml`,
+///   <https://opentelemetry.io/docs/specs/semconv/registry/attributes/gen-ai/>): `chat`,
+///   `text_completion` and `generate_content` are calls; `invoke_agent`, `create_agent`,
+///   `execute_tool`, `embeddings` and any other name are not (an agent span carries the model
+///   it drives, but its time and outcome are the agent's, not one call's);
+/// - `llm.request.type` (OpenLLMetry, `opentelemetry-semantic-conventions-ai`
+///   `LLMRequestTypeValues`): `chat` and `completion` are calls; `embedding`, `rerank` and
+///   `unknown` are not;
+/// - `openinference.span.kind` (OpenInference,
+///   <https://arize-ai.github.io/openinference/spec/semantic_conventions.html>): `LLM` is a
+///   call; `EMBEDDING`, `CHAIN`, `AGENT`, `TOOL`, `RETRIEVER`, ... are not.
+///
+/// With none of the three a span with a model is a call (instrumentations before the
+/// operation name).
+pub fn left_out_span(
+    operation: Option<&str>,
+    request_type: Option<&str>,
+    oi_kind: Option<&str>,
+) -> Option<&'static str> {
+    if let Some(op) = operation {
+        return match op.trim() {
+            "chat" | "text_completion" | "generate_content" => None,
+            "invoke_agent" => Some("invoke_agent"),
+            "create_agent" => Some("create_agent"),
+            "execute_tool" => Some("execute_tool"),
+            "embeddings" => Some("embeddings"),
+            _ => Some("another gen_ai.operation.name"),
+        };
+    }
+    if let Some(kind) = oi_kind {
+        return match kind.trim().to_ascii_uppercase().as_str() {
+            "LLM" => None,
+            "EMBEDDING" => Some("embeddings"),
+            "AGENT" => Some("invoke_agent"),
+            "TOOL" => Some("execute_tool"),
+            "CHAIN" => Some("chain (OpenInference)"),
+            _ => Some("another openinference.span.kind"),
+        };
+    }
+    if let Some(t) = request_type {
+        return match t.trim() {
+            "chat" | "completion" => None,
+            "embedding" => Some("embeddings"),
+            "rerank" => Some("rerank"),
+            _ => Some("another llm.request.type"),
+        };
+    }
+    None
+}
+
+/// Whether a LiteLLM spend-log row is one LLM call, from its `call_type` (LiteLLM
+/// `litellm/types/utils.py` `CallTypes`): `None` when it is, else what it is instead.
+/// `completion`, `acompletion`, `text_completion`, `atext_completion`, `responses`,
+/// `aresponses`, `generate_content`, `agenerate_content`, `anthropic_messages` and
+/// `aanthropic_messages` are calls (an empty or absent `call_type` too); `embedding`,
+/// `aembedding`, images, audio, moderation, rerank, pass-through and any other type are not.
+pub fn left_out_call_type(call_type: &str) -> Option<&'static str> {
+    match call_type.trim() {
+        "" | "completion" | "acompletion" | "text_completion" | "atext_completion"
+        | "responses" | "aresponses" | "generate_content" | "agenerate_content"
+        | "anthropic_messages" | "aanthropic_messages" => None,
+        "embedding" | "aembedding" => Some("embeddings"),
+        "rerank" | "arerank" => Some("rerank"),
+        "image_generation" | "aimage_generation" | "image_edit" | "aimage_edit" => {
+            Some("image generation")
+        }
+        "transcription" | "atranscription" | "speech" | "aspeech" => Some("audio"),
+        "moderation" | "amoderation" => Some("moderation"),
+        _ => Some("another call_type"),
+    }
+}

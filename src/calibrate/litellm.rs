@@ -108,6 +108,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Str<'de>, E> {
                 Ok(Str(Some(Cow::Owned(v.to_string()))))
             }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Str<'de>, E> {
+                Ok(Str(Some(Cow::Borrowed(if v { "true" } else { "false" }))))
+            }
             fn visit_unit<E: de::Error>(self) -> Result<Str<'de>, E> {
                 Ok(Str(None))
             }
@@ -265,6 +268,10 @@ struct Row<'a> {
     session_id: Str<'a>,
     #[serde(default)]
     metadata: MetaField,
+    #[serde(borrow, default)]
+    call_type: Str<'a>,
+    #[serde(borrow, default)]
+    cache_hit: Str<'a>,
 }
 
 /// Routes waiting for their groups' models: (primary group, answering position, model).
@@ -275,6 +282,9 @@ struct Routes {
     links: HashMap<(String, usize), LinkStats>,
     /// Requests per model_group and model index, to name a group's model.
     group_models: HashMap<String, HashMap<usize, u64>>,
+    /// First attempts (rows without `attempted_fallbacks`) per group: the requests that
+    /// start there, answered or not (a model that only failed keeps its traffic).
+    first_attempts: HashMap<String, u64>,
 }
 
 /// A row's start and duration, or why they are unreadable.
@@ -293,34 +303,36 @@ fn times(r: &Row) -> Result<(i64, f64), &'static str> {
     }
 }
 
-/// The row's token counts (input, cache read, cache write, output), or why one is unreadable.
-fn usage(r: &Row, meta: &Meta) -> Result<[Option<u64>; 4], &'static str> {
-    let bad = |_| "a negative or fractional token count";
+/// The row's token counts (input, cache read, cache write, output): the row's columns first,
+/// then `metadata.usage_object`, then `additional_usage_values`. A negative or fractional
+/// count is dropped (read as absent, the row kept) and named in `dropped`.
+fn usage(r: &Row, meta: &Meta, dropped: &mut Vec<&'static str>) -> [Option<u64>; 4] {
+    let mut ok = |n: Num, name: &'static str| match n.tokens() {
+        Ok(x) => x,
+        Err(()) => {
+            if !dropped.contains(&name) {
+                dropped.push(name);
+            }
+            None
+        }
+    };
     let usage = meta.usage_object.as_ref();
     let extra = meta.additional_usage_values.as_ref();
-    let pick = |f: fn(&Usage) -> Num| -> Result<Option<u64>, ()> {
-        Ok(match usage.map(|u| f(u).tokens()).transpose()?.flatten() {
-            Some(x) => Some(x),
-            None => extra.map(|u| f(u).tokens()).transpose()?.flatten(),
-        })
+    let mut pick = |f: fn(&Usage) -> Num, name: &'static str| -> Option<u64> {
+        usage
+            .and_then(|u| ok(f(u), name))
+            .or_else(|| extra.and_then(|u| ok(f(u), name)))
     };
+    let cache_read = pick(|u| u.cache_read_input_tokens, "cache read");
+    let cache_write = pick(|u| u.cache_creation_input_tokens, "cache write");
+    let input_u = pick(|u| u.prompt_tokens, "prompt_tokens");
+    let output_u = pick(|u| u.completion_tokens, "completion_tokens");
     let cached = usage
         .and_then(|u| u.prompt_tokens_details.as_ref())
-        .map(|d| d.cached_tokens.tokens())
-        .transpose()
-        .map_err(bad)?
-        .flatten();
-    let cache_read = pick(|u| u.cache_read_input_tokens).map_err(bad)?.or(cached);
-    let cache_write = pick(|u| u.cache_creation_input_tokens).map_err(bad)?;
-    let input = match r.prompt_tokens.tokens().map_err(bad)? {
-        Some(x) => Some(x),
-        None => pick(|u| u.prompt_tokens).map_err(bad)?,
-    };
-    let output = match r.completion_tokens.tokens().map_err(bad)? {
-        Some(x) => Some(x),
-        None => pick(|u| u.completion_tokens).map_err(bad)?,
-    };
-    Ok([input, cache_read, cache_write, output])
+        .and_then(|d| ok(d.cached_tokens, "cached_tokens"));
+    let input = ok(r.prompt_tokens, "prompt_tokens").or(input_u);
+    let output = ok(r.completion_tokens, "completion_tokens").or(output_u);
+    [input, cache_read.or(cached), cache_write, output]
 }
 
 fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Routes) {
@@ -328,6 +340,19 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
         agg.bad(label, line, "no `model`");
         return;
     };
+    if let Some(what) = r.call_type.get().and_then(super::fields::left_out_call_type) {
+        agg.left_out(what);
+        return;
+    }
+    // LiteLLM's own response cache answered: no provider was called.
+    if r
+        .cache_hit
+        .get()
+        .is_some_and(|c| c.eq_ignore_ascii_case("true"))
+    {
+        agg.left_out("LiteLLM response-cache hits (cache_hit = True)");
+        return;
+    }
     let (start, duration_s) = match times(&r) {
         Ok(t) => t,
         Err(m) => return agg.bad(label, line, m),
@@ -336,10 +361,18 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
         agg.bad_metadata(label, line);
     }
     let meta = r.metadata.0.take().unwrap_or_default();
-    let [input_tokens, cache_read, cache_write, output_tokens] = match usage(&r, &meta) {
-        Ok(u) => u,
-        Err(m) => return agg.bad(label, line, m),
-    };
+    let mut dropped = Vec::new();
+    let [input_tokens, cache_read, cache_write, output_tokens] = usage(&r, &meta, &mut dropped);
+    if !dropped.is_empty() {
+        agg.bad_field(
+            label,
+            line,
+            format!(
+                "a negative or fractional token count ({}): the field is dropped",
+                dropped.join(", ")
+            ),
+        );
+    }
     let status = r.status.get().or(meta.status.get()).unwrap_or("success");
     let failed = status.eq_ignore_ascii_case("failure") || status.eq_ignore_ascii_case("error");
     let m = agg.model(r.custom_llm_provider.get(), model);
@@ -378,6 +411,7 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
     let depth = meta.attempted_fallbacks.count().unwrap_or(0) as usize;
     if depth == 0 {
         agg.request(start, r.session_id.get().map(hash_id), 1);
+        *routes.first_attempts.entry(group.clone()).or_insert(0) += 1;
     }
     let primary = meta
         .original_model_group
@@ -424,10 +458,29 @@ fn finish(routes: Routes, agg: &mut Aggregator) {
         let chain = agg.chains.entry(primary).or_default();
         chain.links.entry(*m).or_default().merge(stats);
     }
+    // The requests that start on a group: its first attempts, answered or not. Those not
+    // answered on any logged link have no known outcome (the answer shares stay of the
+    // answered), but they are the chain's traffic: a model that only failed keeps its share.
+    let mut firsts: Vec<_> = routes.first_attempts.iter().collect();
+    firsts.sort();
+    for (group, n) in firsts {
+        let Some(primary) = group_model(&routes, group) else {
+            continue;
+        };
+        let chain = agg.chains.entry(primary).or_default();
+        if chain.reached.is_empty() {
+            chain.reached.push(HashMap::new());
+            chain.answered.push(0);
+        }
+        if *n > chain.requests {
+            *chain.reached[0].entry(primary).or_insert(0) += n - chain.requests;
+            chain.requests = *n;
+        }
+    }
 }
 
 /// The columns read, by position in the header.
-struct CsvColumns([Option<usize>; 12]);
+struct CsvColumns([Option<usize>; 14]);
 
 impl CsvColumns {
     fn of(headers: &csv::ByteRecord) -> CsvColumns {
@@ -450,6 +503,8 @@ impl CsvColumns {
             col(&["session_id"]),
             col(&["metadata"]),
             col(&["request_id"]),
+            col(&["call_type"]),
+            col(&["cache_hit"]),
         ])
     }
 
@@ -478,6 +533,8 @@ impl CsvColumns {
             status: get(c[8]),
             session_id: get(c[9]),
             metadata: get(c[10]).get().map(parse_meta).unwrap_or_default(),
+            call_type: get(c[12]),
+            cache_hit: get(c[13]),
         }
     }
 }
@@ -509,16 +566,28 @@ pub fn read_csv<R: BufRead>(
                     .position()
                     .map_or(0, |p| csv.get_mut().line_at(p.byte()));
                 starts.record(line);
-                // A token column that is there but not a number is unreadable, not absent.
-                let bad_num = [6, 7].iter().any(|&k| {
-                    cols.0[k]
-                        .and_then(|i| rec.get(i))
-                        .and_then(|b| std::str::from_utf8(b).ok())
-                        .is_some_and(|s| !s.trim().is_empty() && s.trim().parse::<f64>().is_err())
-                });
-                if bad_num {
-                    agg.bad(label, line, "a token count that is not a number");
-                    continue;
+                // A token column that is there but not a number is dropped (the row kept).
+                let bad_num: Vec<&str> = [(6, "prompt_tokens"), (7, "completion_tokens")]
+                    .iter()
+                    .filter(|(k, _)| {
+                        cols.0[*k]
+                            .and_then(|i| rec.get(i))
+                            .and_then(|b| std::str::from_utf8(b).ok())
+                            .is_some_and(|s| {
+                                !s.trim().is_empty() && s.trim().parse::<f64>().is_err()
+                            })
+                    })
+                    .map(|(_, n)| *n)
+                    .collect();
+                if !bad_num.is_empty() {
+                    agg.bad_field(
+                        label,
+                        line,
+                        format!(
+                            "a token count that is not a number ({}): the field is dropped",
+                            bad_num.join(", ")
+                        ),
+                    );
                 }
                 row(label, line, cols.row(&rec), agg, &mut routes);
             }

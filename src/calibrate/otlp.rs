@@ -170,6 +170,11 @@ struct Attrs<'a> {
     output: Option<i64>,
     cache_read: Option<i64>,
     cache_write: Option<i64>,
+    /// `gen_ai.operation.name` (OTel GenAI), `llm.request.type` (OpenLLMetry before it took
+    /// up the operation name) or `openinference.span.kind` (OpenInference).
+    operation: Option<Cow<'a, str>>,
+    request_type: Option<Cow<'a, str>>,
+    oi_kind: Option<Cow<'a, str>>,
 }
 
 #[derive(Clone, Copy)]
@@ -185,6 +190,9 @@ enum Field {
     Output,
     CacheRead,
     CacheWrite,
+    Operation,
+    RequestType,
+    OiKind,
 }
 
 impl Field {
@@ -192,15 +200,35 @@ impl Field {
         Some(match key {
             "gen_ai.provider.name" => Field::Provider,
             "gen_ai.system" => Field::System,
-            "gen_ai.request.model" => Field::RequestModel,
-            "gen_ai.response.model" => Field::ResponseModel,
-            "gen_ai.conversation.id" => Field::Conversation,
+            // OpenInference names the system and the hosting provider apart; the provider
+            // (`azure`) is the one that bills.
+            "llm.provider" => Field::Provider,
+            "llm.system" => Field::System,
+            "gen_ai.request.model" | "llm.request.model_name" => Field::RequestModel,
+            "gen_ai.response.model" | "llm.model_name" | "llm.response.model_name" => {
+                Field::ResponseModel
+            }
+            "gen_ai.conversation.id" | "session.id" => Field::Conversation,
             "error.type" => Field::ErrorType,
             "http.response.status_code" | "http.status_code" => Field::HttpStatus,
-            "gen_ai.usage.input_tokens" | "gen_ai.usage.prompt_tokens" => Field::Input,
-            "gen_ai.usage.output_tokens" | "gen_ai.usage.completion_tokens" => Field::Output,
-            "gen_ai.usage.cache_read.input_tokens" => Field::CacheRead,
-            "gen_ai.usage.cache_creation.input_tokens" => Field::CacheWrite,
+            "gen_ai.usage.input_tokens"
+            | "gen_ai.usage.prompt_tokens"
+            | "llm.usage.prompt_tokens"
+            | "llm.token_count.prompt" => Field::Input,
+            "gen_ai.usage.output_tokens"
+            | "gen_ai.usage.completion_tokens"
+            | "llm.usage.completion_tokens"
+            | "llm.token_count.completion" => Field::Output,
+            "gen_ai.usage.cache_read.input_tokens"
+            | "gen_ai.usage.cache_read_input_tokens"
+            | "llm.token_count.prompt_details.cache_read" => Field::CacheRead,
+            "gen_ai.usage.cache_creation.input_tokens"
+            | "gen_ai.usage.cache_write.input_tokens"
+            | "gen_ai.usage.cache_creation_input_tokens"
+            | "llm.token_count.prompt_details.cache_write" => Field::CacheWrite,
+            "gen_ai.operation.name" => Field::Operation,
+            "llm.request.type" => Field::RequestType,
+            "openinference.span.kind" => Field::OiKind,
             _ => return None,
         })
     }
@@ -290,6 +318,9 @@ impl<'de> Visitor<'de> for KeyValueSeed<'_, 'de> {
                             Field::Output => a.output = int(&v),
                             Field::CacheRead => a.cache_read = int(&v),
                             Field::CacheWrite => a.cache_write = int(&v),
+                            Field::Operation => a.operation = text(v),
+                            Field::RequestType => a.request_type = text(v),
+                            Field::OiKind => a.oi_kind = text(v),
                         }
                     }
                     None => {
@@ -404,6 +435,8 @@ pub fn read<R: BufRead>(
     let io = |e: std::io::Error| {
         InputError::file(InputErrorKind::Read, label, format!("cannot read: {e}"))
     };
+    agg.unit_suspect = (0, 0);
+    let records0 = agg.records;
     let mut state = LineRead {
         label,
         pending: None,
@@ -422,22 +455,44 @@ pub fn read<R: BufRead>(
             Err(e) => agg.bad(label, e.line() as u64, problem(Some(&e))),
         }
     }
+    let (suspect, first) = agg.unit_suspect;
+    if suspect > 0 && suspect >= agg.records - records0 {
+        return Err(super::error_at(
+            label,
+            first,
+            "startTimeUnixNano",
+            &format!(
+                "{suspect} GenAI spans start in January 1970 as nanoseconds, a date since 2001 as milliseconds or microseconds (as many as the spans read): the log's times are in another unit; OTLP requires nanoseconds since the Unix epoch"
+            ),
+        ));
+    }
     Ok(())
 }
 
-/// The attributes' token counts, or why one is unreadable (negative).
-fn tokens(a: &Attrs) -> Result<[Option<u64>; 4], &'static str> {
+/// The attributes' token counts; a negative one is dropped (read as absent, the span kept)
+/// and reported with its line.
+fn tokens(label: &str, line: u64, a: &Attrs, agg: &mut Aggregator) -> [Option<u64>; 4] {
     let mut out = [None; 4];
-    for (o, v) in out
+    let names = ["input", "cache read", "cache write", "output"];
+    for ((o, v), name) in out
         .iter_mut()
         .zip([a.input, a.cache_read, a.cache_write, a.output])
+        .zip(names)
     {
-        *o = match v {
-            Some(x) => Some(u64::try_from(x).map_err(|_| "a negative token count")?),
+        *o = match v.map(u64::try_from) {
+            Some(Ok(x)) => Some(x),
+            Some(Err(_)) => {
+                agg.bad_field(
+                    label,
+                    line,
+                    format!("a negative token count ({name}): the field is dropped"),
+                );
+                None
+            }
             None => None,
         };
     }
-    Ok(out)
+    out
 }
 
 fn spans(label: &str, line: u64, export: Export, agg: &mut Aggregator) -> Result<(), InputError> {
@@ -464,6 +519,14 @@ fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<
     let Some(model) = a.request_model.as_ref().or(a.response_model.as_ref()) else {
         return Ok(());
     };
+    if let Some(what) = super::fields::left_out_span(
+        a.operation.as_deref(),
+        a.request_type.as_deref(),
+        a.oi_kind.as_deref(),
+    ) {
+        agg.left_out(what);
+        return Ok(());
+    }
     let (Some(start), Some(end)) = (span.start, span.end) else {
         agg.bad(
             label,
@@ -473,24 +536,23 @@ fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<
         return Ok(());
     };
     if MS_OR_US.contains(&start.0) {
-        return Err(super::error_at(
+        // One stray time is one unreadable span; a file mostly so is refused once read.
+        if agg.unit_suspect.0 == 0 {
+            agg.unit_suspect.1 = line;
+        }
+        agg.unit_suspect.0 += 1;
+        agg.bad(
             label,
             line,
-            "startTimeUnixNano",
-            "a time in January 1970 as nanoseconds, a date since 2001 as milliseconds or microseconds: the log's times are in another unit; OTLP requires nanoseconds since the Unix epoch",
-        ));
+            "startTimeUnixNano reads as January 1970 in nanoseconds (a date since 2001 in milliseconds or microseconds?): left out",
+        );
+        return Ok(());
     }
     let Some(dur_ns) = end.0.checked_sub(start.0).filter(|d| *d >= 0) else {
         agg.bad(label, line, "GenAI span ends before it starts");
         return Ok(());
     };
-    let [input, cache_read, cache_write, output] = match tokens(a) {
-        Ok(t) => t,
-        Err(m) => {
-            agg.bad(label, line, m);
-            return Ok(());
-        }
-    };
+    let [input, cache_read, cache_write, output] = tokens(label, line, a, agg);
     let provider = a
         .provider
         .as_deref()

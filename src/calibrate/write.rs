@@ -223,6 +223,13 @@ pub fn scenario(
         .collect();
     let timeout = Timeout::measure(agg, opts.timeout_s);
     header(&mut o, agg, files);
+    let failed: u64 = agg.models.iter().map(|m| m.failed()).sum();
+    if failed == 0 && agg.records > 0 {
+        o.warn(format!(
+            "no failure recorded in the whole log ({} attempts): check that your instrumentation records errors (some end no span when a call raises); each failure rate is written as the upper bound the log supports (rule of three), not 0",
+            count(agg.records)
+        ));
+    }
     unknown_prices(&mut o, &unknown_models, prices);
     o.line("name = \"calibrated\"");
     o.line(format!("pricing = {}", toml_str(&opts.pricing)));
@@ -299,6 +306,21 @@ fn header(o: &mut Out, agg: &Aggregator, files: &[FileReport]) {
             ));
         }
     }
+    if agg.bad_fields > 0 {
+        o.line(format!(
+            "# Unreadable fields: {} (each dropped, read as absent; its record kept; first {}):",
+            count(agg.bad_fields),
+            agg.bad_field_shown.len()
+        ));
+        for b in &agg.bad_field_shown {
+            o.line(format!(
+                "#   {}:{}: {}",
+                clean(&b.file),
+                b.line,
+                clean(&b.message)
+            ));
+        }
+    }
     if let Some((f, l)) = &agg.first_duplicate {
         o.line(format!(
             "# Duplicates: {} records repeat an earlier span, row or request id and are counted once (first at {}:{l})",
@@ -318,6 +340,9 @@ fn header(o: &mut Out, agg: &Aggregator, files: &[FileReport]) {
         count(agg.records),
         count(agg.requests)
     ));
+    if let Some(l) = agg.left_out_summary() {
+        o.line(format!("# Left out: {l}."));
+    }
     if agg.unclassified > 0 {
         o.line(format!(
             "# {} failures had no status code or error.type fallcost knows: counted as server_error.",
@@ -591,8 +616,24 @@ fn sessions(o: &mut Out, agg: &Aggregator) {
         sess.add(f64::from(*n));
     }
     if sess.n == 0 {
-        o.line("# no conversation or session ids in the logs: every request its own session");
-        o.line("session_length = 1");
+        o.line(format!(
+            "# not measured: no conversation or session ids in the logs; session_length is the documented default ({DEFAULT_SESSION_LENGTH}, README \"Scenarios and price tables\"); set it by hand"
+        ));
+        o.line(format!("session_length = {DEFAULT_SESSION_LENGTH}"));
+        return;
+    }
+    let longest = agg.sessions.kept.values().copied().max().unwrap_or(0);
+    if longest == 1 && sess.n >= o.min {
+        // One id per request (LiteLLM's default `session_id` is the request's own trace id):
+        // the id names requests, not sessions, and says nothing of their length.
+        o.warn(format!(
+            "every one of the {} session ids is unique to its request (as LiteLLM's default session_id, one per request): they are request ids, not sessions; session_length is not measured and is written as the documented default ({DEFAULT_SESSION_LENGTH}); pass a real session or conversation id (LiteLLM: metadata litellm_session_id; OTel: gen_ai.conversation.id) or set it by hand",
+            count(sess.n)
+        ));
+        o.line(format!(
+            "# not measured (the ids are per request): the documented default, {DEFAULT_SESSION_LENGTH}"
+        ));
+        o.line(format!("session_length = {DEFAULT_SESSION_LENGTH}"));
         return;
     }
     let (lo, hi) = sess.ci95();
@@ -622,6 +663,10 @@ fn sessions(o: &mut Out, agg: &Aggregator) {
     ));
 }
 
+/// The session length written when the logs do not measure one: the default of the README's
+/// and MODEL.md's example scenarios.
+pub const DEFAULT_SESSION_LENGTH: u64 = 20;
+
 /// Shares of `counts` in millionths, the largest taking the rounding so they add up to 1:
 /// each prints short (`0.431487`) and their sum is 1 within float rounding.
 fn parts_of_one(counts: &[u64]) -> Vec<f64> {
@@ -629,9 +674,13 @@ fn parts_of_one(counts: &[u64]) -> Vec<f64> {
     if total == 0 {
         return vec![0.0; counts.len()];
     }
+    // A chain with traffic keeps a share (at least one millionth): a share of 0 is refused.
     let mut micro: Vec<i64> = counts
         .iter()
-        .map(|c| (*c as f64 / total as f64 * 1e6).round() as i64)
+        .map(|c| {
+            let m = (*c as f64 / total as f64 * 1e6).round() as i64;
+            if *c > 0 { m.max(1) } else { m }
+        })
         .collect();
     let big = (0..micro.len())
         .max_by_key(|i| (micro[*i], std::cmp::Reverse(*i)))

@@ -93,7 +93,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
             InputFormat::Litellm => LogFormat::LiteLlmCsv,
             InputFormat::Csv => LogFormat::Plain,
         }),
-        progress: std::io::stderr().is_terminal(),
+        progress: std::io::stderr().is_terminal() && !crate::output::ui::get().quiet,
     };
     if let Some(spec) = args.pricing.as_deref() {
         // A bad table is refused before the logs are read.
@@ -128,6 +128,9 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// Warnings printed one per line on standard error; past this a count (the scenario lists all).
+const WARNINGS_SHOWN: usize = 10;
+
 /// Standard error: the unreadable records, duplicates, warnings, unpriced models, throughput.
 fn report(
     agg: &Aggregator,
@@ -137,6 +140,17 @@ fn report(
     elapsed: f64,
 ) {
     let line = |s: &str| crate::error::printable_line(s).into_owned();
+    if crate::output::ui::get().quiet {
+        // `-q`: one line for everything the scenario's header lists.
+        let warnings = written.warnings.len() + written.unknown_models.len();
+        if warnings > 0 || agg.bad_count > 0 || agg.bad_fields > 0 {
+            eprintln!(
+                "fallcost calibrate: {warnings} warning(s), {} unreadable record(s), {} unreadable field(s): listed in the scenario's header",
+                agg.bad_count, agg.bad_fields
+            );
+        }
+        return;
+    }
     for b in &agg.bad {
         eprintln!(
             "fallcost calibrate: {}:{}: unreadable record: {}",
@@ -174,10 +188,42 @@ fn report(
             line(f)
         );
     }
-    for w in &written.warnings {
+    if let Some(l) = agg.left_out_summary() {
+        eprintln!("fallcost calibrate: {l}");
+    }
+    if agg.bad_fields > 0 {
+        let first = agg
+            .bad_field_shown
+            .first()
+            .map(|b| format!(", first at {}:{}: {}", line(&b.file), b.line, line(&b.message)))
+            .unwrap_or_default();
+        eprintln!(
+            "fallcost calibrate: warning: {} unreadable field(s) dropped, their records kept{first}",
+            agg.bad_fields
+        );
+    }
+    for w in written.warnings.iter().take(WARNINGS_SHOWN) {
         eprintln!("fallcost calibrate: warning: {}", line(w));
     }
-    for m in &written.unknown_models {
+    if written.warnings.len() > WARNINGS_SHOWN {
+        eprintln!(
+            "fallcost calibrate: and {} more warnings (every one is a `# WARNING` line in the scenario)",
+            written.warnings.len() - WARNINGS_SHOWN
+        );
+    }
+    if written.unknown_models.len() > WARNINGS_SHOWN {
+        eprintln!(
+            "fallcost calibrate: warning: {} models are not in price table {}: `compare` refuses the scenario until each has a price (an unknown price is never taken as zero); the scenario's header lists them; write a price table with [models.\"provider/model\"] input = ..., output = ... ($/MTok) and run calibrate again with --pricing PATH",
+            written.unknown_models.len(),
+            prices.name
+        );
+    }
+    let each = if written.unknown_models.len() > WARNINGS_SHOWN {
+        &[][..]
+    } else {
+        &written.unknown_models[..]
+    };
+    for m in each {
         eprintln!(
             "fallcost calibrate: warning: model `{}` is not in price table {}: `compare` refuses the scenario until it has a price (an unknown price is never taken as zero); write a price table with [models.\"{}\"] input = ..., output = ... ($/MTok) and run calibrate again with --pricing PATH (README, \"Scenarios and price tables\")",
             line(m),

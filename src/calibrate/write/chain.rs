@@ -195,6 +195,24 @@ fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split])
         let n = chain.link(agg, *m).attempts;
         let (lo, hi) = wilson(s.failed, n);
         let failed = s.failed;
+        if failed == 0 && n > 0 {
+            // Missing evidence is not zero: no failure in n attempts bounds the rate below
+            // 3/n at 95% (the rule of three, -ln 0.05 / n), and that bound is what is written.
+            let bound = rule_of_three(n);
+            o.warn(format!(
+                "{}: no failure recorded in {n} attempts: check that your instrumentation records errors (some end no span on an error); failure rate written as the upper bound the log supports, {} (rule of three: 3/{n})",
+                agg.model_ids[*m],
+                pct(bound)
+            ));
+            o.line(format!(
+                "# {}: 0 failed of {} attempts: below {} at 95% (rule of three), written as that bound",
+                clean(&agg.model_ids[*m]),
+                count(n),
+                pct(bound)
+            ));
+            rates.push(bound);
+            continue;
+        }
         o.few(failed, |min| {
             format!(
                 "{}: failure rate from {failed} failures (fewer than {min})",
@@ -214,6 +232,12 @@ fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split])
     }
     let rates: Vec<String> = rates.iter().map(|r| sig(*r, 6)).collect();
     o.line(format!("failure_rates = [{}]", rates.join(", ")));
+}
+
+/// The rule of three: with no event in `n` trials the rate is below 3/n at 95% confidence
+/// (exactly 1 − 0.05^(1/n), which 3/n bounds above; Hanley & Lippman-Hand, JAMA 1983).
+pub(super) fn rule_of_three(n: u64) -> f64 {
+    (3.0 / n as f64).min(1.0)
 }
 
 /// A log of answered requests only (LiteLLM logging successes): no failure is logged, but a
