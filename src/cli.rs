@@ -352,6 +352,8 @@ pub enum InputFormat {
     Litellm,
     /// The plain CSV.
     Csv,
+    /// Langfuse observations (an API page, a JSON array or JSON lines).
+    Langfuse,
 }
 
 /// Output flags shared by every subcommand that prints a report.

@@ -1,12 +1,12 @@
 //! Fuzz `fallcost calibrate`'s readers and writer: any bytes as an OTLP/JSON, LiteLLM (CSV or
-//! JSON) or plain CSV log (the first byte picks the reader) must read without a panic or an
+//! JSON), Langfuse or plain CSV log (the first byte picks the reader) must read without a panic or an
 //! arithmetic overflow, and the scenario written from whatever was read must parse as TOML.
 #![no_main]
 
 use std::sync::OnceLock;
 
 use fallcost::calibrate::write::{WriteOptions, scenario};
-use fallcost::calibrate::{Aggregator, litellm, otlp, plain};
+use fallcost::calibrate::{Aggregator, langfuse, litellm, otlp, plain};
 use libfuzzer_sys::fuzz_target;
 
 fn prices() -> &'static fallcost::model::PriceTable {
@@ -20,10 +20,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut agg = Aggregator::default();
     let mut reader = std::io::BufReader::new(log);
-    let read = match which % 4 {
+    let read = match which % 5 {
         0 => otlp::read("fuzz.jsonl", &mut reader, &mut agg),
         1 => litellm::read_csv("fuzz.csv", &mut reader, &mut agg),
         2 => litellm::read_json("fuzz.json", &mut reader, &mut agg),
+        3 => langfuse::read("fuzz.json", &mut reader, &mut agg),
         _ => plain::read("fuzz.csv", &mut reader, &mut agg),
     };
     agg.close_all();

@@ -357,6 +357,9 @@ pub struct Aggregator {
     /// Spans of the file being read whose start looks like milliseconds or microseconds
     /// (left out as unreadable; most of a file so is refused), and the first one's line.
     pub unit_suspect: (u64, u64),
+    /// Attempts whose model named no provider, given one inferred from its name
+    /// ([`super::fields::infer_provider`]).
+    pub provider_inferred: u64,
     /// Records whose `metadata` could not be parsed (read without it).
     pub bad_metadata: u64,
     /// The first of them: file and line.
@@ -406,6 +409,7 @@ impl Default for Aggregator {
             bad_fields: 0,
             bad_field_shown: Vec::new(),
             unit_suspect: (0, 0),
+            provider_inferred: 0,
             bad_metadata: 0,
             first_bad_metadata: None,
             unclassified: 0,

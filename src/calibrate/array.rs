@@ -103,18 +103,116 @@ impl Scanner {
     }
 }
 
+/// How a JSON export opens, as [`open`] found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opening {
+    /// An array (bare, or the value of a page's first key `data`), starting on this line:
+    /// the reader is at its `[`.
+    Array(u64),
+    /// Not an array nor an object starting with `data`: one JSON value per line, the next
+    /// on this line (the reader is after any whitespace).
+    Lines(u64),
+    /// An object whose first key is not `data`.
+    OtherKey,
+}
+
+/// Look at how a JSON export opens: a bare array; a page `{"data": [...], ...}` (LiteLLM's
+/// `/spend/logs/v2`, Langfuse's API), where the reader is moved to the array; or JSON lines.
+/// Whitespace and a UTF-8 byte-order mark before it are skipped.
+///
+/// Errors: an I/O failure.
+pub fn open<R: BufRead>(reader: &mut R) -> std::io::Result<Opening> {
+    let mut line = 1u64;
+    // Skip whitespace and a BOM, counting lines.
+    let first = loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(Opening::Lines(line));
+        }
+        match buf
+            .iter()
+            .position(|b| !b.is_ascii_whitespace() && !matches!(b, 0xEF | 0xBB | 0xBF))
+        {
+            Some(i) => {
+                line += buf[..i].iter().filter(|b| **b == b'\n').count() as u64;
+                let c = buf[i];
+                reader.consume(i);
+                break c;
+            }
+            None => {
+                line += buf.iter().filter(|b| **b == b'\n').count() as u64;
+                let n = buf.len();
+                reader.consume(n);
+            }
+        }
+    };
+    match first {
+        b'[' => Ok(Opening::Array(line)),
+        b'{' => {
+            // A page: `{` ws `"data"` ws `:` ws `[`. The first line of an object per line
+            // (`{"startTime": ...}`) does not match and is read as JSON lines.
+            let buf = reader.fill_buf()?;
+            let mut i = 1;
+            let mut lines = 0u64;
+            let skip = |i: &mut usize, lines: &mut u64| {
+                while *i < buf.len() && buf[*i].is_ascii_whitespace() {
+                    if buf[*i] == b'\n' {
+                        *lines += 1;
+                    }
+                    *i += 1;
+                }
+            };
+            skip(&mut i, &mut lines);
+            if !buf[i..].starts_with(b"\"data\"") {
+                // Another first key: JSON lines when the object closes on its line.
+                // (A first line longer than the buffer is taken as a line.)
+                let one_line = buf.iter().position(|b| *b == b'\n').is_none_or(|nl| {
+                    serde_json::from_slice::<serde::de::IgnoredAny>(&buf[..nl]).is_ok()
+                });
+                return Ok(if one_line {
+                    Opening::Lines(line)
+                } else {
+                    Opening::OtherKey
+                });
+            }
+            i += 6;
+            skip(&mut i, &mut lines);
+            if buf.get(i) != Some(&b':') {
+                return Ok(Opening::OtherKey);
+            }
+            i += 1;
+            skip(&mut i, &mut lines);
+            if buf.get(i) != Some(&b'[') {
+                return Ok(Opening::OtherKey);
+            }
+            reader.consume(i);
+            Ok(Opening::Array(line + lines))
+        }
+        _ => Ok(Opening::Lines(line)),
+    }
+}
+
 /// Call `each(line, bytes)` for every element of the JSON array in `reader` (the line is the
 /// 1-based line of the element's first byte).
 ///
 /// Errors: an I/O failure.
-pub fn elements<R: BufRead>(
+pub fn elements<R: BufRead>(reader: &mut R, each: impl FnMut(u64, &[u8])) -> std::io::Result<End> {
+    elements_from(reader, 1, each)
+}
+
+/// [`elements`] of an array whose `[` (or the whitespace before it) is on line `first_line`;
+/// what follows its closing `]` (the rest of a page) is not read.
+///
+/// Errors: an I/O failure.
+pub fn elements_from<R: BufRead>(
     reader: &mut R,
+    first_line: u64,
     mut each: impl FnMut(u64, &[u8]),
 ) -> std::io::Result<End> {
     let mut s = Scanner {
         state: State::Before,
-        line: 1,
-        start_line: 1,
+        line: first_line,
+        start_line: first_line,
         elem: Vec::new(),
     };
     let mut at_start = true;
@@ -130,6 +228,9 @@ pub fn elements<R: BufRead>(
         for &b in &buf[from..] {
             if !s.byte(b, &mut each) {
                 return Ok(End::NotAnArray);
+            }
+            if s.state == State::Done {
+                return Ok(End::Closed);
             }
         }
         let n = buf.len();

@@ -123,8 +123,13 @@ pub struct CacheStats {
     /// Attempts that read nothing and report no write: their input tokens, binned with sums.
     pub zero_read: SumHist,
     /// Attempts whose cache tokens exceed their input (impossible when input includes them):
-    /// counted with fresh input 0.
+    /// the evidence that the model's input excludes the cache ([`CacheStats::excludes_cache`]).
     pub over_input: u64,
+    /// Attempts that read or wrote the cache.
+    pub with_cache: u64,
+    /// The fresh input of the attempts with a write, and of the reads-only hits, were their
+    /// input to exclude the cache (Anthropic's native usage: fresh = input).
+    pub excl_fresh: Mean,
 }
 
 impl CacheStats {
@@ -137,6 +142,10 @@ impl CacheStats {
                 if prefix > input {
                     self.over_input += 1;
                 }
+                if prefix > 0 {
+                    self.with_cache += 1;
+                }
+                self.excl_fresh.add(input as f64);
                 self.both_fresh.add(input.saturating_sub(prefix) as f64);
                 self.both_prefix.add(prefix as f64);
                 if prefix > 0 {
@@ -147,6 +156,8 @@ impl CacheStats {
                 if r > input {
                     self.over_input += 1;
                 }
+                self.with_cache += 1;
+                self.excl_fresh.add(input as f64);
                 self.hit_read.add(r as f64);
                 self.hit_fresh.add(input.saturating_sub(r) as f64);
             }
@@ -154,16 +165,33 @@ impl CacheStats {
         }
     }
 
+    /// Whether this model's input tokens exclude the cached ones (Anthropic's native
+    /// `input_tokens`, Langfuse's `input`), decided from the records: at least 1% of the
+    /// attempts that read or wrote the cache (and at least one) report more cache tokens than
+    /// input, which cannot happen when input includes them (the OTel GenAI semconv's
+    /// `gen_ai.usage.input_tokens`, OpenAI's and LiteLLM's `prompt_tokens`). Then every
+    /// attempt's input is taken as fresh input, the cache tokens on top.
+    pub fn excludes_cache(&self) -> bool {
+        self.over_input > 0 && self.over_input * 100 >= self.with_cache
+    }
+
     /// The request profile these counts give ([`Profile`]).
     pub fn profile(&self) -> Profile {
+        let excl = self.excludes_cache();
         let mut p = Profile {
-            fresh: self.both_fresh,
+            fresh: if excl {
+                self.excl_fresh
+            } else {
+                self.both_fresh
+            },
             prefix: self.both_prefix,
             hits: self.both_hits,
             reads_only_hits: self.hit_read.n,
             ..Profile::default()
         };
-        p.fresh.merge(&self.hit_fresh);
+        if !excl {
+            p.fresh.merge(&self.hit_fresh);
+        }
         p.prefix.merge(&self.hit_read);
         let (n0, s0, q0) = self.hit_read.sums();
         if n0 == 0 {
@@ -298,6 +326,26 @@ mod tests {
         assert_eq!(p.prefix.mean(), 6000.0);
         assert!((p.hits.value() - 0.8).abs() < 1e-12);
         assert_eq!(p.misses, 0);
+    }
+
+    /// Input that excludes the cache (Anthropic's native usage): read from the records that
+    /// report more cache tokens than input, and then every attempt's input is fresh.
+    #[test]
+    fn input_without_the_cache_is_recognised() {
+        let mut c = CacheStats::default();
+        for i in 0..100 {
+            // 800 fresh, 6,000 prefix; a few prompts with a long fresh part (9,000 > 6,000).
+            let fresh = if i % 10 == 0 { 9000 } else { 800 };
+            let (r, w) = if i % 5 != 0 { (6000, 0) } else { (0, 6000) };
+            c.add(fresh, Some(r), Some(w));
+        }
+        assert!(c.excludes_cache());
+        let p = c.profile();
+        assert!((p.fresh.mean() - 1620.0).abs() < 1e-9, "{}", p.fresh.mean());
+        assert_eq!(p.prefix.mean(), 6000.0);
+        let mut inclusive = CacheStats::default();
+        inclusive.add(6800, Some(6000), Some(0));
+        assert!(!inclusive.excludes_cache());
     }
 
     /// No cache field at all: every input token is fresh.

@@ -79,17 +79,69 @@ pub fn classify_word(t: &str) -> Option<ErrorClass> {
 /// The price-table provider for an OpenTelemetry `gen_ai.provider.name` (or `gen_ai.system`)
 /// value: the LiteLLM-style prefix (`aws.bedrock` → `bedrock`, `gcp.vertex_ai` → `vertex_ai`,
 /// `azure.ai.openai` → `azure`, `mistral_ai` → `mistral`, `x_ai` → `xai`); others as given.
-pub fn provider_prefix(name: &str) -> &str {
-    match name {
-        "aws.bedrock" => "bedrock",
-        "gcp.vertex_ai" => "vertex_ai",
-        "gcp.gemini" | "gcp.gen_ai" => "gemini",
-        "azure.ai.openai" | "az.ai.openai" => "azure",
+///
+/// Names are matched case-insensitively (`OpenAI`, `Anthropic`), and the other spellings in
+/// use are mapped too: OpenInference's `llm.provider` / `llm.system` values (`aws`, `google`,
+/// `vertexai`, `mistralai`; <https://arize-ai.github.io/openinference/spec/semantic_conventions.html>)
+/// and OpenLLMetry's `gen_ai.system` values (`Anthropic`, `OpenAI`, `AWS`, `Google`).
+pub fn provider_prefix(name: &str) -> std::borrow::Cow<'_, str> {
+    let lower = name.trim().to_ascii_lowercase();
+    std::borrow::Cow::Borrowed(match lower.as_str() {
+        "aws.bedrock" | "aws" | "bedrock" | "aws_bedrock" | "amazon_bedrock" => "bedrock",
+        "gcp.vertex_ai" | "vertexai" | "vertex_ai" | "vertex" | "google_vertex" => "vertex_ai",
+        "gcp.gemini" | "gcp.gen_ai" | "google" | "gemini" | "google_genai" => "gemini",
+        "azure.ai.openai" | "az.ai.openai" | "azure" | "azure_openai" => "azure",
         "azure.ai.inference" | "az.ai.inference" => "azure_ai",
-        "mistral_ai" => "mistral",
-        "x_ai" => "xai",
+        "mistral_ai" | "mistralai" | "mistral" => "mistral",
+        "x_ai" | "xai" => "xai",
         "ibm.watsonx.ai" => "watsonx",
-        other => other,
+        "openai" => "openai",
+        "anthropic" => "anthropic",
+        "deepseek" => "deepseek",
+        "cohere" => "cohere",
+        "groq" => "groq",
+        _ if lower == name => return std::borrow::Cow::Borrowed(name),
+        _ => return std::borrow::Cow::Owned(lower),
+    })
+}
+
+/// The provider of a model id that names none (Langfuse records no provider): `gpt-*`,
+/// `o1`/`o3`/`o4*`, `chatgpt-*` → `openai`; `claude-*` → `anthropic`; `gemini-*` →
+/// `gemini`; a Bedrock id (`anthropic.claude-…`, `us.anthropic.…`, `eu.`/`apac.` inference
+/// profiles, `amazon.`, `meta.`, `mistral.`, `cohere.`) → `bedrock`; else none (the id is kept as
+/// given, and the price table decides). An id with a `/` already names its provider.
+pub fn infer_provider(model: &str) -> Option<&'static str> {
+    if model.contains('/') {
+        return None;
+    }
+    let m = model.trim().to_ascii_lowercase();
+    let region = ["us.", "eu.", "apac.", "global."]
+        .iter()
+        .find_map(|r| m.strip_prefix(r))
+        .unwrap_or(&m);
+    let bedrock = [
+        "anthropic.",
+        "amazon.",
+        "meta.",
+        "mistral.",
+        "cohere.",
+        "ai21.",
+    ];
+    if bedrock.iter().any(|p| region.starts_with(p)) {
+        Some("bedrock")
+    } else if m.starts_with("gpt-")
+        || m.starts_with("chatgpt-")
+        || ["o1", "o3", "o4"]
+            .iter()
+            .any(|p| m == *p || m.starts_with(&format!("{p}-")))
+    {
+        Some("openai")
+    } else if m.starts_with("claude-") {
+        Some("anthropic")
+    } else if m.starts_with("gemini-") {
+        Some("gemini")
+    } else {
+        None
     }
 }
 
@@ -232,9 +284,17 @@ pub fn left_out_span(
 /// `aembedding`, images, audio, moderation, rerank, pass-through and any other type are not.
 pub fn left_out_call_type(call_type: &str) -> Option<&'static str> {
     match call_type.trim() {
-        "" | "completion" | "acompletion" | "text_completion" | "atext_completion"
-        | "responses" | "aresponses" | "generate_content" | "agenerate_content"
-        | "anthropic_messages" | "aanthropic_messages" => None,
+        ""
+        | "completion"
+        | "acompletion"
+        | "text_completion"
+        | "atext_completion"
+        | "responses"
+        | "aresponses"
+        | "generate_content"
+        | "agenerate_content"
+        | "anthropic_messages"
+        | "aanthropic_messages" => None,
         "embedding" | "aembedding" => Some("embeddings"),
         "rerank" | "arerank" => Some("rerank"),
         "image_generation" | "aimage_generation" | "image_edit" | "aimage_edit" => {

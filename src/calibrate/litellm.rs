@@ -25,14 +25,12 @@ use std::io::BufRead;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
-use super::{
-    Aggregator, LinkStats, LoggedAttempt, classify, for_each_line, hash_id, parse_time_ns,
-};
+use super::{Aggregator, LinkStats, LoggedAttempt, classify, hash_id, parse_time_ns};
 use crate::error::{InputError, InputErrorKind};
 
 /// A number that may be written as a string (CSV, or JSON from a text column).
 #[derive(Clone, Copy, Default)]
-struct Num(Option<f64>);
+pub(super) struct Num(Option<f64>);
 
 impl<'de> Deserialize<'de> for Num {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -70,7 +68,7 @@ impl<'de> Deserialize<'de> for Num {
 
 impl Num {
     /// A token count: `Err` for a negative or fractional one (unreadable, never dropped).
-    fn tokens(self) -> Result<Option<u64>, ()> {
+    pub(super) fn tokens(self) -> Result<Option<u64>, ()> {
         match self.0 {
             None => Ok(None),
             Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => Ok(Some(x as u64)),
@@ -86,7 +84,7 @@ impl Num {
 
 /// A string field (a number is taken as its text: `error_code` comes both ways).
 #[derive(Default)]
-struct Str<'a>(Option<Cow<'a, str>>);
+pub(super) struct Str<'a>(Option<Cow<'a, str>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -123,7 +121,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
 }
 
 impl Str<'_> {
-    fn get(&self) -> Option<&str> {
+    pub(super) fn get(&self) -> Option<&str> {
         self.0.as_deref().filter(|s| !s.is_empty())
     }
 }
@@ -340,13 +338,16 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
         agg.bad(label, line, "no `model`");
         return;
     };
-    if let Some(what) = r.call_type.get().and_then(super::fields::left_out_call_type) {
+    if let Some(what) = r
+        .call_type
+        .get()
+        .and_then(super::fields::left_out_call_type)
+    {
         agg.left_out(what);
         return;
     }
     // LiteLLM's own response cache answered: no provider was called.
-    if r
-        .cache_hit
+    if r.cache_hit
         .get()
         .is_some_and(|c| c.eq_ignore_ascii_case("true"))
     {
@@ -375,7 +376,8 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
     }
     let status = r.status.get().or(meta.status.get()).unwrap_or("success");
     let failed = status.eq_ignore_ascii_case("failure") || status.eq_ignore_ascii_case("error");
-    let m = agg.model(r.custom_llm_provider.get(), model);
+    let provider = r.custom_llm_provider.get().map(super::provider_prefix);
+    let m = agg.model(provider.as_deref(), model);
     let failure = failed.then(|| {
         let (code, class) = meta
             .error_information
@@ -608,8 +610,8 @@ pub fn read_csv<R: BufRead>(
     Ok(())
 }
 
-/// Read LiteLLM spend logs as a JSON array of rows (element by element, [`super::array`]) or
-/// JSON lines.
+/// Read LiteLLM spend logs as a JSON array of rows (element by element, [`super::array`]), a
+/// `/spend/logs` page `{"data": [rows], ...}`, or JSON lines.
 ///
 /// Errors: an I/O failure (unreadable rows, and an array cut short, are counted with their
 /// line).
@@ -621,20 +623,7 @@ pub fn read_json<R: BufRead>(
     let io = |e: std::io::Error| {
         InputError::file(InputErrorKind::Read, label, format!("cannot read: {e}"))
     };
-    let starts_array = loop {
-        let buf = reader.fill_buf().map_err(io)?;
-        match buf
-            .iter()
-            .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF)
-        {
-            Some(i) => break buf[i] == b'[',
-            None if buf.is_empty() => return Ok(()),
-            None => {
-                let n = buf.len();
-                reader.consume(n);
-            }
-        }
-    };
+    let opening = super::array::open(reader).map_err(io)?;
     let mut routes = Routes::default();
     let mut one = |line: u64, bytes: &[u8], agg: &mut Aggregator| {
         if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -649,11 +638,24 @@ pub fn read_json<R: BufRead>(
             ),
         }
     };
-    if starts_array {
-        // An array cut short: its last, partial element is an unreadable row.
-        super::array::elements(reader, |line, bytes| one(line, bytes, agg)).map_err(io)?;
-    } else {
-        for_each_line(reader, |line, bytes| one(line, bytes, agg)).map_err(io)?;
+    match opening {
+        // An array cut short: its last, partial element is an unreadable row. A page of
+        // `/spend/logs/v2` (`{"data": [...], "total": ...}`) is read as its array.
+        super::array::Opening::Array(first) => {
+            super::array::elements_from(reader, first, |line, bytes| one(line, bytes, agg))
+                .map_err(io)?;
+        }
+        super::array::Opening::Lines(first) => {
+            super::for_each_line_from(reader, first, |line, bytes| one(line, bytes, agg))
+                .map_err(io)?;
+        }
+        super::array::Opening::OtherKey => {
+            return Err(InputError::file(
+                InputErrorKind::Schema,
+                label,
+                "a JSON object whose first key is not `data`: expected spend-log rows as a JSON array, one per line, or a /spend/logs page {\"data\": [rows], ...}",
+            ));
+        }
     }
     finish(routes, agg);
     Ok(())

@@ -24,6 +24,7 @@ pub mod agg;
 pub mod array;
 pub mod cache;
 pub mod fields;
+pub mod langfuse;
 pub mod lines;
 pub mod litellm;
 pub mod otlp;
@@ -50,6 +51,8 @@ pub enum LogFormat {
     LiteLlmJson,
     /// The plain CSV of [`plain`].
     Plain,
+    /// Langfuse observations ([`langfuse`]): an API page, a JSON array or JSON lines.
+    Langfuse,
 }
 
 impl LogFormat {
@@ -60,25 +63,76 @@ impl LogFormat {
             LogFormat::LiteLlmCsv => "litellm (csv)",
             LogFormat::LiteLlmJson => "litellm (json)",
             LogFormat::Plain => "csv",
+            LogFormat::Langfuse => "langfuse",
         }
     }
 }
 
+/// Formats recognised by their first bytes and refused by name, with what to export instead.
+const REFUSED_MAGIC: &[(&[u8], &str)] = &[
+    (
+        &[0x28, 0xB5, 0x2F, 0xFD],
+        "this is zstd-compressed; fallcost reads plain or gzip files: decompress it (`zstd -d FILE`) or recompress it with gzip",
+    ),
+    (
+        b"PAR1",
+        "this looks like Parquet; export the rows as CSV or JSON lines",
+    ),
+    (
+        b"BZh",
+        "this is bzip2-compressed; fallcost reads plain or gzip files: decompress it (`bunzip2`)",
+    ),
+    (
+        &[0xFD, b'7', b'z', b'X', b'Z', 0x00],
+        "this is xz-compressed; fallcost reads plain or gzip files: decompress it (`xz -d`)",
+    ),
+    (
+        b"PK\x03\x04",
+        "this is a zip archive; unzip it and give the log files inside",
+    ),
+];
+
 /// Recognise the format of a file from its first bytes (`head`, up to 64 KiB).
 ///
-/// Errors: a text that is none of the three, with what each starts with.
+/// Errors: a text that is none of the formats read, with what each starts with; a format that
+/// is not read, by name, with what to export instead (zstd, Parquet, OTLP protobuf, OTLP logs
+/// or metrics, Jaeger or Zipkin JSON).
 pub fn detect(head: &[u8]) -> Result<LogFormat, String> {
+    for (magic, why) in REFUSED_MAGIC {
+        if head.starts_with(magic) {
+            return Err((*why).into());
+        }
+    }
     let text = String::from_utf8_lossy(head);
+    if std::str::from_utf8(head).is_err()
+        && text.matches('\u{fffd}').count() * 10 > text.len().min(4096) / 4
+    {
+        return Err("this is binary, not text (OTLP protobuf?); export OTLP as JSON (the collector's file exporter writes OTLP/JSON lines)".into());
+    }
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if t.starts_with('{') || t.starts_with('[') {
         if t.contains("\"resourceSpans\"") {
             return Ok(LogFormat::Otlp);
         }
+        if t.contains("\"resourceLogs\"") || t.contains("\"resourceMetrics\"") {
+            return Err("this looks like OTLP logs or metrics, not traces; export the traces (resourceSpans) as OTLP/JSON".into());
+        }
+        if t.contains("\"traceID\"") && t.contains("\"processes\"") {
+            return Err("this looks like Jaeger's JSON (traceID, spans, processes); export the spans as OTLP/JSON (Jaeger's /api/v3 or the collector's file exporter)".into());
+        }
+        if t.contains("\"localEndpoint\"") && t.contains("\"traceId\"") {
+            return Err("this looks like Zipkin v2 JSON; export the spans as OTLP/JSON (the collector's zipkin receiver and file exporter)".into());
+        }
+        if t.contains("\"GENERATION\"")
+            || (t.contains("\"traceId\"") && t.contains("\"usageDetails\""))
+        {
+            return Ok(LogFormat::Langfuse);
+        }
         if t.contains("\"startTime\"") || t.contains("\"request_id\"") {
             return Ok(LogFormat::LiteLlmJson);
         }
         return Err(
-            "JSON without `resourceSpans` (OTLP) or `startTime`/`request_id` (LiteLLM spend logs)"
+            "JSON without `resourceSpans` (OTLP), `startTime`/`request_id` (LiteLLM spend logs) or `type: GENERATION` (Langfuse observations)"
                 .into(),
         );
     }
@@ -94,7 +148,7 @@ pub fn detect(head: &[u8]) -> Result<LogFormat, String> {
     if has("model") && has("duration_s") && has("status") {
         return Ok(LogFormat::Plain);
     }
-    Err("not OTLP/JSON (`resourceSpans`), LiteLLM spend logs (a `startTime` column or key) or the plain CSV (columns model, start, duration_s, status)".into())
+    Err("not OTLP/JSON (`resourceSpans`), LiteLLM spend logs (a `startTime` column or key), Langfuse observations (`type: GENERATION`) or the plain CSV (columns model, start, duration_s, status)".into())
 }
 
 /// How a run reads its files.
@@ -223,6 +277,11 @@ fn head(path: &Path, label: &str, n: u64) -> Result<Vec<u8>, InputError> {
 
 /// The format of `path`: `forced`, or recognised by content ([`detect`]).
 fn format_of(path: &Path, label: &str, forced: Option<LogFormat>) -> Result<LogFormat, InputError> {
+    // A compressed or binary format fallcost does not read is refused by name, forced or not.
+    let magic = head(path, label, 8)?;
+    if let Some((_, why)) = REFUSED_MAGIC.iter().find(|(m, _)| magic.starts_with(m)) {
+        return Err(InputError::file(InputErrorKind::Schema, label, *why));
+    }
     match forced {
         Some(LogFormat::LiteLlmCsv | LogFormat::LiteLlmJson) => {
             // LiteLLM's exports come as CSV or JSON: told apart by the first character.
@@ -240,7 +299,7 @@ fn format_of(path: &Path, label: &str, forced: Option<LogFormat>) -> Result<LogF
             InputError::file(
                 InputErrorKind::Schema,
                 label,
-                format!("{m}; name the format with --input-format otlp|litellm|csv"),
+                format!("{m}; name the format with --input-format otlp|litellm|langfuse|csv"),
             )
         }),
     }
@@ -309,6 +368,7 @@ fn read_one(
         LogFormat::LiteLlmCsv => litellm::read_csv(label, &mut reader, agg)?,
         LogFormat::LiteLlmJson => litellm::read_json(label, &mut reader, agg)?,
         LogFormat::Plain => plain::read(label, &mut reader, agg)?,
+        LogFormat::Langfuse => langfuse::read(label, &mut reader, agg)?,
     }
     agg.close_all();
     if let Some(b) = bar {
@@ -385,10 +445,21 @@ pub fn read_files(
 /// (without the newline). Lines are read into one reused buffer.
 pub fn for_each_line<R: BufRead>(
     reader: &mut R,
+    each: impl FnMut(u64, &[u8]),
+) -> std::io::Result<()> {
+    for_each_line_from(reader, 1, each)
+}
+
+/// [`for_each_line`] of a reader whose next line is line `first` of the file.
+///
+/// Errors: an I/O failure.
+pub fn for_each_line_from<R: BufRead>(
+    reader: &mut R,
+    first: u64,
     mut each: impl FnMut(u64, &[u8]),
 ) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(1 << 16);
-    let mut line = 0u64;
+    let mut line = first.saturating_sub(1);
     loop {
         buf.clear();
         if reader.read_until(b'\n', &mut buf)? == 0 {

@@ -208,7 +208,9 @@ impl Field {
             "gen_ai.response.model" | "llm.model_name" | "llm.response.model_name" => {
                 Field::ResponseModel
             }
-            "gen_ai.conversation.id" | "session.id" => Field::Conversation,
+            "gen_ai.conversation.id"
+            | "session.id"
+            | "traceloop.association.properties.session_id" => Field::Conversation,
             "error.type" => Field::ErrorType,
             "http.response.status_code" | "http.status_code" => Field::HttpStatus,
             "gen_ai.usage.input_tokens"
@@ -558,7 +560,14 @@ fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<
         .as_deref()
         .or(a.system.as_deref())
         .map(provider_prefix);
-    let m = agg.model(provider, model);
+    let provider = provider.or_else(|| {
+        let p = super::fields::infer_provider(model).map(std::borrow::Cow::Borrowed);
+        if p.is_some() {
+            agg.provider_inferred += 1;
+        }
+        p
+    });
+    let m = agg.model(provider.as_deref(), model);
     let error = span
         .status
         .as_ref()

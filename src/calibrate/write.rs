@@ -387,11 +387,9 @@ fn request(o: &mut Out, agg: &Aggregator) {
     let mut p = Profile::default();
     let (input_h, output_h) = (&agg.input_hist, &agg.output_hist);
     let mut output = Mean::default();
-    let mut over_input = 0;
     for m in &agg.models {
         p.merge(&m.cache.profile());
         output.merge(&m.output);
-        over_input += m.cache.over_input;
     }
     let successes: u64 = agg.models.iter().map(|m| m.successes).sum();
     o.line("[request]");
@@ -407,12 +405,7 @@ fn request(o: &mut Out, agg: &Aggregator) {
             ));
         }
     }
-    if over_input > 0 {
-        o.line(format!(
-            "# {} attempts reported more cache tokens than input tokens (input should include them): their fresh input is taken as 0",
-            count(over_input)
-        ));
-    }
+    convention(o, agg);
     if p.fresh.n > 0 {
         o.line(format!(
             "# prompt (input) tokens per successful attempt: {}",
@@ -441,6 +434,40 @@ fn request(o: &mut Out, agg: &Aggregator) {
     o.line("");
 }
 
+/// Per provider: whether its input tokens include the cached ones, as decided from the records
+/// ([`super::cache::CacheStats::excludes_cache`], per model), stated in the file.
+fn convention(o: &mut Out, agg: &Aggregator) {
+    let mut by: std::collections::BTreeMap<&str, (u64, u64, u64, u64)> = Default::default();
+    for (id, m) in agg.model_ids.iter().zip(&agg.models) {
+        let c = &m.cache;
+        if c.with_cache == 0 {
+            continue;
+        }
+        let provider = id.split_once('/').map_or("(no provider)", |(p, _)| p);
+        let e = by.entry(provider).or_default();
+        if c.excludes_cache() {
+            e.0 += 1;
+        } else {
+            e.1 += 1;
+        }
+        e.2 += c.over_input;
+        e.3 += c.with_cache;
+    }
+    for (provider, (excl, incl, over, with)) in by {
+        let how = match (excl, incl) {
+            (0, _) => "input tokens include the cached ones (the OTel GenAI semconv's gen_ai.usage.input_tokens, OpenAI's and LiteLLM's prompt_tokens): fresh input = input - cache reads - writes".to_string(),
+            (_, 0) => "input tokens exclude the cached ones (Anthropic's native input_tokens, Langfuse's input): fresh input = input, the cache tokens on top".to_string(),
+            (e, i) => format!("{e} model(s) exclude the cached tokens from input, {i} include them (decided per model)"),
+        };
+        o.line(format!(
+            "# input-token convention, {}: {how}; {} of {} attempts with cache counts report more cache tokens than input",
+            clean(provider),
+            count(over),
+            count(with)
+        ));
+    }
+}
+
 fn percentiles(h: &LogHist) -> String {
     let q = |p: f64| h.quantile(p).map_or("-".into(), |q| sig(q.value, 3));
     format!("p50 {}, p90 {}, p99 {}", q(0.5), q(0.9), q(0.99))
@@ -467,6 +494,12 @@ fn tokens(o: &mut Out, key: &str, what: &str, m: &Mean, successes: u64) {
 
 fn cache_rate(o: &mut Out, p: &Profile) {
     if p.hits.n == 0 {
+        if p.fresh.n > 0 {
+            o.warn(format!(
+                "no record carried cache read or write counts ({} attempts with input tokens): the cacheable prefix and the hit rate are unknown, not 0 (some instrumentations send none: LiteLLM's OTel callback; OpenLLMetry writes gen_ai.usage.cache_read_input_tokens, OpenInference llm.token_count.prompt_details.cache_read); prefix_tokens is written as 0, so set prefix_tokens and cache_hit_rate by hand if the prompts are cached",
+                count(p.fresh.n)
+            ));
+        }
         o.line("# no cache read or write counts in the logs: no prefix measured");
         return;
     }

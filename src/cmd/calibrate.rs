@@ -92,6 +92,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<ExitStatus> {
             InputFormat::Otlp => LogFormat::Otlp,
             InputFormat::Litellm => LogFormat::LiteLlmCsv,
             InputFormat::Csv => LogFormat::Plain,
+            InputFormat::Langfuse => LogFormat::Langfuse,
         }),
         progress: std::io::stderr().is_terminal() && !crate::output::ui::get().quiet,
     };
@@ -195,7 +196,14 @@ fn report(
         let first = agg
             .bad_field_shown
             .first()
-            .map(|b| format!(", first at {}:{}: {}", line(&b.file), b.line, line(&b.message)))
+            .map(|b| {
+                format!(
+                    ", first at {}:{}: {}",
+                    line(&b.file),
+                    b.line,
+                    line(&b.message)
+                )
+            })
             .unwrap_or_default();
         eprintln!(
             "fallcost calibrate: warning: {} unreadable field(s) dropped, their records kept{first}",

@@ -10,6 +10,7 @@ mod agreement;
 mod bad_inputs;
 mod calibrate;
 mod calibrate_dirty;
+mod calibrate_real;
 mod check;
 mod cli;
 mod cli_ux;

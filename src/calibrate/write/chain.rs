@@ -167,6 +167,7 @@ pub(super) fn chain_section(
         ));
         o.line(format!("traffic_share = {share}"));
     }
+    chain_profile(o, agg, chain);
     o.line("[chain.steady]");
     let splits: Vec<Split> = chain
         .links
@@ -186,6 +187,47 @@ pub(super) fn chain_section(
     o.line("timeout_trip_rate = 0.0");
     fast_and_classes(o, agg, chain, &splits);
     o.line("");
+}
+
+/// The chain's own request profile (its models' successful attempts; a model on two chains
+/// counts on both), beside the pooled `[request]`: the scenario has one `[request]`, so a
+/// chain whose prompts differ from the pool by more than a fifth gets a warning saying so.
+fn chain_profile(o: &mut Out, agg: &Aggregator, chain: &Chain) {
+    let mut own = crate::calibrate::cache::Profile::default();
+    let mut pool = crate::calibrate::cache::Profile::default();
+    for (i, m) in agg.models.iter().enumerate() {
+        let p = m.cache.profile();
+        if chain.links.contains(&i) {
+            own.merge(&p);
+        }
+        pool.merge(&p);
+    }
+    if own.fresh.n == 0 {
+        return;
+    }
+    let (f, x) = (own.fresh.mean(), own.prefix.mean());
+    o.line(format!(
+        "# this chain's own request profile ({} successful attempts): {} fresh input + {} prefix tokens{}",
+        count(own.fresh.n),
+        sig(f, 4),
+        sig(x, 4),
+        if own.hits.n > 0 {
+            format!(" at a cache hit rate of {}", sig(own.hits.value(), 4))
+        } else {
+            String::new()
+        }
+    ));
+    let off = |a: f64, b: f64| (a - b).abs() > 0.2 * b.max(1.0);
+    if pool.fresh.n > own.fresh.n && (off(f, pool.fresh.mean()) || off(x, pool.prefix.mean())) {
+        o.warn(format!(
+            "chain {}: its prompts ({} fresh + {} prefix tokens) differ from the pooled [request] ({} + {}) by more than a fifth, and a scenario has one [request]: to price this chain on its own traffic, copy the scenario with these figures in [request]",
+            agg.model_ids[chain.primary],
+            sig(f, 4),
+            sig(x, 4),
+            sig(pool.fresh.mean(), 4),
+            sig(pool.prefix.mean(), 4)
+        ));
+    }
 }
 
 /// Per link: failed of attempts, on this chain.

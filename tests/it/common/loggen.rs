@@ -520,3 +520,8 @@ pub fn write_plain(truth: &Truth, n: u64, seed: u64, w: &mut impl Write) {
         }
     });
 }
+
+/// `s` seconds since the Unix epoch as ISO 8601 UTC with microseconds.
+pub fn iso_time(s: f64) -> String {
+    iso(s)
+}

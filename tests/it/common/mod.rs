@@ -4,6 +4,7 @@
 
 pub mod contract;
 pub mod loggen;
+pub mod realgen;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
