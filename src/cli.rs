@@ -149,7 +149,8 @@ Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 inp
   RAYON_NUM_THREADS=1 fallcost bench --requests 5e7")]
     Bench(BenchArgs),
     /// Measure a scenario from request logs (OpenTelemetry GenAI spans as OTLP/JSON, LiteLLM
-    /// spend logs as CSV or JSON, or a plain CSV) and write it as TOML that `compare` runs.
+    /// spend logs as CSV or JSON, Langfuse observations, or a plain CSV) and write it as TOML
+    /// that `compare` runs.
     #[command(after_help = "Examples:
   fallcost calibrate traces.jsonl -o calibrated.toml
   fallcost compare --scenario calibrated.toml
@@ -157,9 +158,12 @@ Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 inp
     --pricing model_prices_and_context_window.json
   fallcost calibrate requests.csv --input-format csv --timeout-s 30 --strict
 
-Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format, times
-in another unit than the format's, a figure from too few events or any unreadable record
-under --strict).")]
+With -q, the warnings, unreadable records and dropped fields are one line on standard error
+(the scenario's header lists them all).
+
+Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format or one
+refused by name (zstd, Parquet, OTLP protobuf, Jaeger), times in another unit than the
+format's, a figure from too few events or any unreadable record under --strict).")]
     Calibrate(CalibrateArgs),
     /// What a change does to the bill: price BASE and HEAD (two scenarios, two gateway
     /// configs, two folders, or HEAD's paths at a git ref) under the same usage assumptions,
@@ -316,7 +320,8 @@ pub struct BenchArgs {
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
     /// Log files: OTLP/JSON trace exports (one request per line or one document), LiteLLM
-    /// spend logs (CSV, a JSON array or JSON lines), or the plain CSV (README, "Calibrate").
+    /// spend logs (CSV, a JSON array, a /spend/logs page or JSON lines), Langfuse observations
+    /// (an API page, a JSON array or JSON lines), or the plain CSV (README, "Calibrate").
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<PathBuf>,
     /// Where to write the scenario (`-` is standard output). Written whole or not at all.

@@ -12,11 +12,12 @@
 //! a failure), `statusMessage` (only to classify an error: a status code 400 to 599 in it, or
 //! a class word; never kept or quoted) and `sessionId` when the export carries it.
 //!
-//! Langfuse's usage types add up to the total (<https://langfuse.com/docs/observability/
-//! features/token-and-cost-tracking>): `input` excludes the cached tokens, so the input
-//! handed on is `input` + cache reads + cache writes. `input`, `output` and the messages
-//! (`input`/`output` of the observation itself) are skipped unread. A model without a
-//! provider prefix gets one inferred from its name ([`super::fields::infer_provider`]).
+//! Langfuse's usage types add up to the total
+//! (<https://langfuse.com/docs/observability/features/token-and-cost-tracking>): `input`
+//! excludes the cached tokens, so the input handed on is `input` + cache reads + cache
+//! writes. The observation's own `input` and `output` (the messages) are skipped unread. A
+//! model without a provider prefix gets one inferred from its name
+//! ([`super::fields::infer_provider`]).
 
 use std::io::BufRead;
 

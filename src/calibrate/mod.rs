@@ -1,12 +1,15 @@
 //! `fallcost calibrate`: measure a scenario from request logs.
 //!
-//! Three input formats, recognised by content ([`detect`]):
+//! Four input formats, recognised by content ([`detect`]; others refused by name):
 //! - OpenTelemetry GenAI spans as OTLP/JSON ([`otlp`]): one `ExportTraceServiceRequest` per
-//!   line (the collector's file exporter) or one document; the spans of a trace, in start
-//!   order, are one request up to the first that succeeds (the rest of the trace, as in an
-//!   agent's, are further requests), and their order is its chain;
-//! - LiteLLM spend logs (`LiteLLM_SpendLogs` rows) as CSV, a JSON array or JSON lines
-//!   ([`litellm`]);
+//!   line (the collector's file exporter) or one document, in the attribute names of the
+//!   GenAI semconv before and after 1.37, OpenLLMetry, OpenInference and LiteLLM's OTel
+//!   callback; the spans of a trace, in start order, are one request up to the first that
+//!   succeeds (the rest of the trace, as in an agent's, are further requests), and their
+//!   order is its chain. Only LLM calls are attempts ([`fields::left_out_span`]);
+//! - LiteLLM spend logs (`LiteLLM_SpendLogs` rows) as CSV, a JSON array, a `/spend/logs` page
+//!   or JSON lines ([`litellm`]);
+//! - Langfuse observations as an API page, a JSON array or JSON lines ([`langfuse`]);
 //! - a plain CSV with documented columns ([`plain`]).
 //!
 //! Every reader streams its file and hands each attempt to an [`Aggregator`], which keeps only

@@ -11,9 +11,21 @@
 //! `gen_ai.usage.input_tokens` (which includes the cached tokens),
 //! `gen_ai.usage.cache_read.input_tokens`, `gen_ai.usage.cache_creation.input_tokens`,
 //! `gen_ai.usage.output_tokens` (and the deprecated `gen_ai.usage.prompt_tokens` /
-//! `completion_tokens`), `gen_ai.conversation.id`; `error.type` (semantic-conventions
-//! `model/error/registry.yaml`) and `http.response.status_code`. A span is an attempt when it
-//! has `gen_ai.request.model` or `gen_ai.response.model`; other spans are ignored.
+//! `completion_tokens`), `gen_ai.conversation.id`, `gen_ai.operation.name`; `error.type`
+//! (semantic-conventions `model/error/registry.yaml`) and `http.response.status_code`.
+//!
+//! Other instrumentations' names for the same fields: OpenLLMetry (traceloop
+//! `opentelemetry-semantic-conventions-ai`: `llm.request.type`,
+//! `gen_ai.usage.cache_read_input_tokens`, `gen_ai.usage.cache_creation_input_tokens`,
+//! `llm.usage.prompt_tokens` / `completion_tokens`, the association property
+//! `traceloop.association.properties.session_id`); OpenInference
+//! (<https://arize-ai.github.io/openinference/spec/semantic_conventions.html>:
+//! `openinference.span.kind`, `llm.model_name`, `llm.provider`, `llm.system`,
+//! `llm.token_count.prompt` / `completion`, `llm.token_count.prompt_details.cache_read` /
+//! `cache_write`, `session.id`); the newer semconv's `gen_ai.usage.cache_write.input_tokens`.
+//! A span is an attempt when it has a model (`gen_ai.request.model`, `gen_ai.response.model`,
+//! `llm.model_name`) and is an LLM call by its operation ([`super::fields::left_out_span`]);
+//! a span with a model that is not (an agent, a tool, an embedding) is counted as left out.
 //!
 //! Nothing else is decoded: an attribute whose key is not one of these has its value skipped
 //! by the parser unread, and span events (where prompts and completions travel as event bodies)

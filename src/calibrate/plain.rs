@@ -87,17 +87,23 @@ fn failure(status: &str, error_type: Option<&str>) -> Result<Option<ErrorClass>,
     })
 }
 
-/// Read one record: Err(message) for an unreadable row.
-fn parse_row(rec: &csv::StringRecord, c: &Columns, agg: &mut Aggregator) -> Result<Row, String> {
+/// Read one record: Err(message) for an unreadable row. A token count that is not a whole
+/// number is dropped (read as absent) and named in `dropped`; the row is kept.
+fn parse_row(
+    rec: &csv::StringRecord,
+    c: &Columns,
+    agg: &mut Aggregator,
+    dropped: &mut Vec<&'static str>,
+) -> Result<Row, String> {
     let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).filter(|s| !s.is_empty());
-    let tokens = |i: Option<usize>, what: &str| -> Result<Option<u64>, String> {
-        match get(i) {
-            None => Ok(None),
-            Some(s) => s
-                .parse::<u64>()
-                .map(Some)
-                .map_err(|_| format!("{what} is not a whole number of tokens (>= 0)")),
-        }
+    let mut tokens = |i: Option<usize>, what: &'static str| -> Result<Option<u64>, String> {
+        Ok(get(i).and_then(|s| {
+            let n = s.parse::<u64>().ok();
+            if n.is_none() {
+                dropped.push(what);
+            }
+            n
+        }))
     };
     let [c_err, c_req, c_in, c_read, c_write, c_out, c_sess] = c.optional;
     let model = get(Some(c.model)).ok_or("empty `model`")?;
@@ -143,8 +149,8 @@ fn row_id(rec: &csv::StringRecord) -> u64 {
 
 /// Read the plain CSV into `agg`.
 ///
-/// Errors: an I/O failure, no header, or a header without the required columns; a `start`
-/// in milliseconds (unreadable rows are counted).
+/// Errors: an I/O failure, no header, or a header without the required columns; every
+/// `start` in milliseconds (unreadable rows, one stray such start among them, are counted).
 pub fn read<R: BufRead>(
     label: &str,
     reader: &mut R,
@@ -161,6 +167,8 @@ pub fn read<R: BufRead>(
     let cols = Columns::of(label, &headers)?;
     let mut rec = csv::StringRecord::new();
     let mut starts = super::RecordLines::default();
+    let (mut suspect, mut first_suspect) = (0u64, 0u64);
+    let records0 = agg.records;
     loop {
         match csv.read_record(&mut rec) {
             Ok(false) => break,
@@ -172,14 +180,31 @@ pub fn read<R: BufRead>(
                 if let Some(s) = rec.get(cols.start)
                     && looks_like_ms(s)
                 {
-                    return Err(super::error_at(
+                    // One stray time is one unreadable row; a file of them is refused below.
+                    if suspect == 0 {
+                        first_suspect = line;
+                    }
+                    suspect += 1;
+                    agg.bad(
                         label,
                         line,
-                        "start",
-                        "a Unix time after the year 5138 in seconds: the log's times look like milliseconds or microseconds; give seconds (`1784368800.25`) or ISO 8601",
-                    ));
+                        "`start` is a Unix time after the year 5138 in seconds (milliseconds or microseconds?): left out",
+                    );
+                    continue;
                 }
-                match parse_row(&rec, &cols, agg) {
+                let mut dropped = Vec::new();
+                let parsed = parse_row(&rec, &cols, agg, &mut dropped);
+                if !dropped.is_empty() && parsed.is_ok() {
+                    agg.bad_field(
+                        label,
+                        line,
+                        format!(
+                            "{} not a whole number of tokens (>= 0): the field is dropped",
+                            dropped.join(", ")
+                        ),
+                    );
+                }
+                match parsed {
                     Ok((a, req, session)) => {
                         if agg.accept(label, line, &a, Some(row_id(&rec))) {
                             let key = req.unwrap_or_else(|| hash_id(&format!("{label}:{line}")));
@@ -202,5 +227,15 @@ pub fn read<R: BufRead>(
         }
     }
     super::quote_check(label, csv.get_ref(), &starts, agg);
+    if suspect > 0 && suspect >= agg.records - records0 {
+        return Err(super::error_at(
+            label,
+            first_suspect,
+            "start",
+            &format!(
+                "{suspect} rows start after the year 5138 in Unix seconds (as many as the rows read): the log's times look like milliseconds or microseconds; give seconds (`1784368800.25`) or ISO 8601"
+            ),
+        ));
+    }
     Ok(())
 }

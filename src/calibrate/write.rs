@@ -226,7 +226,7 @@ pub fn scenario(
     let failed: u64 = agg.models.iter().map(|m| m.failed()).sum();
     if failed == 0 && agg.records > 0 {
         o.warn(format!(
-            "no failure recorded in the whole log ({} attempts): check that your instrumentation records errors (some end no span when a call raises); each failure rate is written as the upper bound the log supports (rule of three), not 0",
+            "no failure recorded in the whole log ({} attempts): check that your instrumentation records errors (some end no span when a call raises); a link's failure rate is written as the upper bound its attempts support (rule of three) or, where fallbacks answered, inferred from them: never 0",
             count(agg.records)
         ));
     }

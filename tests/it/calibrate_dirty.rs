@@ -133,7 +133,9 @@ fn one_outlier_moves_no_figure() {
     );
 }
 
-/// Item 4: times in milliseconds where OTLP requires nanoseconds are refused, by line.
+/// Item 4: times in milliseconds where OTLP requires nanoseconds are refused, by the first
+/// line (issue 34: a file of them; one stray span is one unreadable record, in
+/// `calibrate_real.rs`).
 #[test]
 fn otlp_times_in_milliseconds_are_refused_with_the_line() {
     let mut l = lines(&otlp(&Truth::default(), 20, 52));
@@ -152,12 +154,15 @@ fn otlp_times_in_milliseconds_are_refused_with_the_line() {
         }
         out
     }
-    l[4] = ms(&l[4]);
-    let log = write("ms", "ms.jsonl", l.join("\n").as_bytes());
+    for line in l.iter_mut().skip(4) {
+        *line = ms(line);
+    }
+    // Lines 1 to 4 are gone (one request each): every span left is in milliseconds.
+    let log = write("ms", "ms.jsonl", l[4..].join("\n").as_bytes());
     let (code, _, stderr) = run(&[&log], &[]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("ms.jsonl:5:1: startTimeUnixNano: ") && stderr.contains("another unit"),
+        stderr.contains("ms.jsonl:1:1: startTimeUnixNano: ") && stderr.contains("another unit"),
         "{stderr}"
     );
 }

@@ -295,6 +295,19 @@ fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) 
         let reached: u64 = c.answered.iter().skip(k).sum();
         let answered = c.answered.get(k).copied().unwrap_or(0);
         let failed = reached - answered;
+        if failed == 0 && reached > 0 {
+            // No failure logged here (a request failing on every link is not logged): the
+            // rule-of-three bound, never 0.
+            let bound = rule_of_three(reached);
+            o.line(format!(
+                "# {}: 0 failed of {} answered requests that reached it: below {} at 95% (rule of three), written as that bound",
+                clean(&agg.model_ids[chain.links[k]]),
+                count(reached),
+                pct(bound)
+            ));
+            rates.push(sig(bound, 6));
+            continue;
+        }
         let (lo, hi) = wilson(failed, reached);
         o.line(format!(
             "# {}: at least {} failed of {} answered requests that reached it = {}, 95% CI [{}, {}]",
