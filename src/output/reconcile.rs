@@ -16,7 +16,8 @@ fn usd(x: Option<f64>) -> String {
     x.map_or_else(|| "–".into(), money)
 }
 
-/// The report as a page of tables.
+/// The report as a page of tables (the model-day rows' residual as a share of the bill; its USD,
+/// the requests and the tokens are in the CSV and JSON).
 pub fn page(r: &ReconcileReport) -> Page {
     let t = &r.totals;
     let band = crate::number::trim(r.band * 100.0, 2);
@@ -60,10 +61,8 @@ pub fn page(r: &ReconcileReport) -> Page {
         rows.push(vec![
             row.day.clone(),
             format!("{}{mark}", row.model),
-            row.requests.map_or_else(|| "–".into(), count),
             usd(row.expected_usd),
             usd(row.billed_usd),
-            usd(row.residual_usd),
             pct(row.residual_share),
             if row.within { "yes" } else { "no" }.into(),
         ]);
@@ -75,17 +74,15 @@ pub fn page(r: &ReconcileReport) -> Page {
         header: [
             "day",
             "model",
-            "requests",
             "expected",
             "billed",
             "residual",
-            "residual %",
             &format!("±{band}%"),
         ]
         .iter()
         .map(|s| s.to_string())
         .collect(),
-        numeric: vec![false, false, true, true, true, true, true, false],
+        numeric: vec![false, false, true, true, true, false],
         rows,
         footer,
     }];

@@ -313,3 +313,6 @@ pub fn check_day(text: &str) -> Result<String, String> {
 pub(crate) fn tokens(n: u64) -> f64 {
     n as f64
 }
+
+#[cfg(test)]
+mod tests;

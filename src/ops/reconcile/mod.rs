@@ -418,3 +418,6 @@ pub fn over(report: &ReconcileReport, limit: f64) -> bool {
         .is_some_and(|e| e.abs() > limit);
     table || scenario
 }
+
+#[cfg(test)]
+mod tests;
