@@ -182,6 +182,23 @@ come from fallcost.toml's [usage]; flags win. Exit codes: 0 within every
 threshold, 1 a --fail-above threshold crossed or a chain over --budget, 2 input
 error.")]
     Diff(DiffArgs),
+    /// Hold the price table (and a scenario) against the providers' own bill: usage and cost
+    /// exports priced model by model and day by day, the residual, and the share of billed
+    /// dollars the table explains.
+    #[command(after_help = "Examples (from the repository's root):
+  fallcost reconcile examples/reconcile/*.json --pricing 2026-07
+  fallcost reconcile usage.json costs.json --fail-above 2%
+  fallcost reconcile examples/reconcile/*.json --pricing 2026-07 \\
+    --scenario examples/reconcile/team.toml \\
+    --incidents examples/reconcile/incidents.csv
+  fallcost reconcile bill.csv --format json -o reconcile.json
+
+Reads OpenAI's usage/completions and costs pages, Anthropic's usage_report/messages and
+cost_report pages, OpenRouter's activity and the plain CSV (README, \"Reconcile against the
+bill\"), told apart by content. Discounts and dated prices come from fallcost.toml's
+[pricing]. Exit codes: 0 within tolerance, 1 the period's residual (or, with --scenario, its
+error, or the unpriced share of the bill) above --fail-above, 2 input error.")]
+    Reconcile(ReconcileArgs),
     /// Print a shell completion script on standard output.
     #[command(after_help = "Install (one of):
   fallcost completions bash \\
@@ -208,6 +225,7 @@ impl Command {
             Command::Prices(a) => Some(&a.output),
             Command::Sweep(a) => Some(&a.output),
             Command::Tune(a) => Some(&a.output),
+            Command::Reconcile(a) => Some(&a.output),
             _ => None,
         }
     }
@@ -648,6 +666,61 @@ pub struct TuneArgs {
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `fallcost reconcile`.
+#[derive(Debug, Args)]
+pub struct ReconcileArgs {
+    /// Usage and cost exports: OpenAI usage/completions or costs pages, Anthropic
+    /// usage_report/messages or cost_report pages (one page or a JSON array of pages),
+    /// OpenRouter activity, or the plain CSV.
+    #[arg(value_name = "EXPORT", required = true)]
+    pub exports: Vec<PathBuf>,
+    /// The price table: a bundled name (`litellm-1.110.2`, `2026-07`), `latest`, a fallcost
+    /// TOML table or LiteLLM's JSON. Default: the bundled LiteLLM snapshot.
+    #[arg(long, short = 'p', value_name = "NAME|PATH")]
+    pub pricing: Option<String>,
+    /// Project settings to read instead of the nearest fallcost.toml (its `[pricing]`:
+    /// discounts and dated prices; its `[prices]`: models no table has).
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// A model-day counts as explained when its residual is within this share of its bill
+    /// (`2%` or `0.02`).
+    #[arg(long, value_name = "PCT", default_value = "2%", value_parser = parse_percent)]
+    pub band: f64,
+    /// Exit 1 when the period's residual, the unpriced share of the bill, or (with
+    /// --scenario) the scenario's period error is above this share (`2%` or `0.02`).
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub fail_above: Option<f64>,
+    /// A scenario whose chain served this traffic: its predicted cost per day beside the
+    /// chain's bill.
+    #[arg(long, short = 's', value_name = "PATH")]
+    pub scenario: Option<PathBuf>,
+    /// The scenario's chain to compare (default: its first).
+    #[arg(long, value_name = "NAME", requires = "scenario")]
+    pub chain: Option<String>,
+    /// Incident histories (Statuspage incidents.json or the incidents CSV, as `compare
+    /// --incidents` reads them): the predicted premium on each incident's day. Repeatable.
+    #[arg(long, value_name = "FILE", requires = "scenario")]
+    pub incidents: Vec<PathBuf>,
+    /// Where and how to print.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `2%` or `0.02`: a share in [0, 1].
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match v {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "expected a share, as 2% or 0.02 (from 0 to 100%); got `{s}`"
+        )),
+    }
 }
 
 /// `--availability 99.9%` or `0.999`: a share in (0, 1].

@@ -56,6 +56,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Bench(args) => cmd::bench::run(args),
         cli::Command::Calibrate(args) => cmd::calibrate::run(args),
         cli::Command::Diff(args) => cmd::diff::run(args, &opts),
+        cli::Command::Reconcile(args) => cmd::reconcile::run(args, &opts),
         cli::Command::Completions(args) => cmd::completions::run_completions(args.shell),
         cli::Command::Man => cmd::completions::run_man(),
     }

@@ -11,6 +11,7 @@ pub mod diff;
 pub mod history;
 pub mod options;
 pub mod prices;
+pub mod reconcile;
 pub mod simulate;
 pub mod sweep;
 pub mod tune;

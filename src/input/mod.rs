@@ -4,6 +4,7 @@
 //! column and field. Unknown fields are errors (with the nearest valid name), and an unknown
 //! price is unknown, never zero.
 
+pub mod bill;
 pub mod document;
 pub mod duration;
 pub mod gateway;

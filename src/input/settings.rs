@@ -31,8 +31,10 @@ use serde::Deserialize;
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, PathSegment};
 
+pub mod bill;
 pub mod prices;
 pub mod usage;
+pub use bill::{BillPricing, PriceChange, bill_pricing};
 pub use prices::{OwnPrices, price_settings};
 pub use usage::{UsageSettings, usage_settings};
 
@@ -66,6 +68,7 @@ struct SettingsFile {
     compare: Option<CompareSection>,
     usage: Option<usage::UsageSection>,
     prices: Option<std::collections::BTreeMap<String, prices::PriceEntry>>,
+    pricing: Option<bill::PricingSection>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -8,5 +8,6 @@ pub mod diff;
 pub mod history;
 pub mod inputs;
 pub mod prices;
+pub mod reconcile;
 pub mod sweep;
 pub mod tune;

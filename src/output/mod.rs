@@ -14,6 +14,7 @@ pub mod layout;
 pub mod plot;
 pub mod prices;
 pub mod provenance;
+pub mod reconcile;
 pub mod sweep;
 pub mod table;
 pub mod tune;

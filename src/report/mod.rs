@@ -16,6 +16,7 @@ pub mod check;
 pub mod diff;
 pub mod history;
 mod incident;
+pub mod reconcile;
 mod steady;
 
 pub use crate::figures::{

@@ -29,6 +29,7 @@ mod posts;
 mod properties;
 mod readme;
 mod real_prices;
+mod reconcile;
 mod report_fixes;
 mod rng_pinned;
 mod schemas;

@@ -248,3 +248,44 @@ fn plot_commands_are_read_whole() {
         )]
     );
 }
+
+/// The README's `$ fallcost reconcile` block under "Reconcile against the bill" is the real
+/// output of the worked example, line for line.
+#[test]
+fn reconcile_example_output_is_real() {
+    let readme = readme();
+    let block = readme
+        .split("$ fallcost reconcile examples/reconcile/*.json --pricing 2026-07 \\\n")
+        .nth(1)
+        .expect("the README shows the reconcile example");
+    let mut lines = block.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .contains("--scenario examples/reconcile/team.toml")
+    );
+    let shown: String = lines
+        .take_while(|l| !l.starts_with("```"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut args = vec!["reconcile"];
+    let files = [
+        "examples/reconcile/anthropic-costs.json",
+        "examples/reconcile/anthropic-usage.json",
+        "examples/reconcile/openai-costs.json",
+        "examples/reconcile/openai-usage.json",
+    ];
+    args.extend(files);
+    args.extend([
+        "--pricing",
+        "2026-07",
+        "--scenario",
+        "examples/reconcile/team.toml",
+        "--incidents",
+        "examples/reconcile/incidents.csv",
+    ]);
+    let out = fallcost(&args);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), shown);
+}

@@ -372,3 +372,43 @@ fn tune_json_follows_its_schema() {
     assert_valid(&v, &doc, "tune, infeasible");
     assert!(doc["chains"][0]["infeasible"].is_object(), "{doc}");
 }
+
+#[test]
+fn reconcile_json_follows_its_schema() {
+    let v = validator("reconcile.schema.json");
+    let d = "tests/fixtures/reconcile";
+    for args in [
+        vec![
+            format!("{d}/openai-usage.json"),
+            format!("{d}/openai-costs.json"),
+        ],
+        vec![
+            format!("{d}/anthropic-usage.json"),
+            format!("{d}/anthropic-costs.json"),
+            "--config-file".into(),
+            format!("{d}/fallcost.toml"),
+        ],
+        vec![
+            format!("{d}/openrouter-activity.json"),
+            format!("{d}/bill.csv"),
+        ],
+        vec![
+            "examples/reconcile/anthropic-usage.json".into(),
+            "examples/reconcile/anthropic-costs.json".into(),
+            "examples/reconcile/openai-usage.json".into(),
+            "examples/reconcile/openai-costs.json".into(),
+            "--scenario".into(),
+            "examples/reconcile/team.toml".into(),
+            "--incidents".into(),
+            "examples/reconcile/incidents.csv".into(),
+        ],
+    ] {
+        let mut all = vec!["reconcile", "--pricing", "2026-07", "-f", "json"];
+        all.extend(args.iter().map(String::as_str));
+        let mut doc = output(&all);
+        assert_valid(&v, &doc, &args.join(" "));
+        // not a rubber stamp: a row without `within` fails
+        doc["rows"][0].as_object_mut().unwrap().remove("within");
+        assert!(!v.is_valid(&doc));
+    }
+}
