@@ -28,9 +28,11 @@ if [ -n "${INPUT_PROFILE:-}" ]; then args+=(--profile "$INPUT_PROFILE"); fi
 if [ "${INPUT_DENY_WARNINGS:-false}" = true ]; then args+=(--deny-warnings); fi
 if [ -n "${INPUT_CONFIG_FILE:-}" ]; then args+=(--config-file "$INPUT_CONFIG_FILE"); fi
 if [ -n "${INPUT_INCIDENT:-}" ]; then args+=(--incident "$INPUT_INCIDENT"); fi
+allow=()
 read -r -d '' -a allow <<< "${INPUT_ALLOW:-}"
-for a in "${allow[@]}"; do args+=(--allow "$a"); done
+for a in ${allow[@]+"${allow[@]}"}; do args+=(--allow "$a"); done
 # Paths separated by spaces or newlines (a path holding a space cannot be given here).
+paths=()
 read -r -d '' -a paths <<< "${INPUT_PATHS:-.}"
 if [ "${#paths[@]}" -eq 0 ]; then paths=(.); fi
 args+=(-- "${paths[@]}")

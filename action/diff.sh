@@ -6,7 +6,10 @@
 #   FALLCOST=target/debug/fallcost GITHUB_EVENT_PATH=event.json GITHUB_REPOSITORY=o/r \
 #     INPUT_PATHS=gateway/ bash action/diff.sh
 # Exit code: fallcost diff's (0 within thresholds, 1 a threshold crossed, 2 input error); 2
-# for a bad input value here or an event without a pull request and no base-ref.
+# for a bad input value here or an event without a pull request and no base-ref. A comment
+# that cannot be posted (a fork's pull request: the job's token is read-only) is a notice or a
+# warning, never the exit code. Portable to macOS runners: bash 3.2 (no bash 4 features; an
+# empty array is expanded as ${a[@]+"${a[@]}"} under set -u), no GNU-only tools.
 set -uo pipefail
 
 marker='<!-- fallcost-diff -->'
@@ -18,10 +21,15 @@ case "${INPUT_ONLY_INCREASES:-false}" in true|false) ;; *) fail "only-increases 
 
 event="${GITHUB_EVENT_PATH:-}"
 pr=""
+fork=false
 base="${INPUT_BASE_REF:-}"
 if [ -n "$event" ] && [ -f "$event" ]; then
   pr=$(jq -r '.pull_request.number // empty' "$event")
   if [ -z "$base" ]; then base=$(jq -r '.pull_request.base.sha // empty' "$event"); fi
+  # A pull request from a fork: the job's token cannot write to this repository.
+  head_repo=$(jq -r '.pull_request.head.repo.full_name // empty' "$event")
+  base_repo=$(jq -r '.pull_request.base.repo.full_name // empty' "$event")
+  if [ -n "$head_repo" ] && [ -n "$base_repo" ] && [ "$head_repo" != "$base_repo" ]; then fork=true; fi
 fi
 [ -n "$base" ] || fail "no base to diff against: run on a pull_request event or give base-ref"
 # actions/checkout fetches one commit by default: fetch the base commit when it is missing.
@@ -38,12 +46,15 @@ if [ -n "${INPUT_REQUESTS_PER_MONTH:-}" ]; then args+=(--requests-per-month "$IN
 if [ -n "${INPUT_BUDGET:-}" ]; then args+=(--budget "$INPUT_BUDGET"); fi
 if [ -n "${INPUT_MC:-}" ]; then args+=(--mc "$INPUT_MC"); fi
 if [ -n "${INPUT_SEED:-}" ]; then args+=(--seed "$INPUT_SEED"); fi
+limits=()
 read -r -d '' -a limits <<< "${INPUT_FAIL_ABOVE:-}"
-for l in "${limits[@]}"; do args+=(--fail-above "$l"); done
+for l in ${limits[@]+"${limits[@]}"}; do args+=(--fail-above "$l"); done
+incidents=()
 read -r -d '' -a incidents <<< "${INPUT_INCIDENTS:-}"
-for f in "${incidents[@]}"; do args+=(--incidents "$f"); done
+for f in ${incidents[@]+"${incidents[@]}"}; do args+=(--incidents "$f"); done
 if [ "${INPUT_ONLY_INCREASES:-false}" = true ]; then args+=(--only-increases); fi
 # Paths separated by spaces or newlines (a path holding a space cannot be given here).
+paths=()
 read -r -d '' -a paths <<< "${INPUT_PATHS:-.}"
 if [ "${#paths[@]}" -eq 0 ]; then paths=(.); fi
 
@@ -54,30 +65,47 @@ if [ "$code" -eq 2 ]; then exit 2; fi
 # Annotations on the changed lines, in the log (the thresholds' exit code is the run above's).
 "$fallcost" "${args[@]}" --format github -- "${paths[@]}"
 
+# The job summary and the outputs first: they appear whatever happens to the comment.
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -s "$report" ]; then cat "$report" >> "$GITHUB_STEP_SUMMARY"; fi
+
 comment_id=""
-if [ "${INPUT_COMMENT:-true}" = true ] && [ -n "$pr" ]; then
+warn() { echo "::warning title=fallcost diff::$1"; }
+if [ "${INPUT_COMMENT:-true}" = true ] && [ -n "$pr" ] && [ "$fork" = true ]; then
+  echo "::notice title=fallcost diff::pull request #$pr comes from a fork: the job's token cannot comment, so the report is in the job summary only"
+elif [ "${INPUT_COMMENT:-true}" = true ] && [ -n "$pr" ]; then
   repo="${GITHUB_REPOSITORY:?GITHUB_REPOSITORY is not set}"
-  comment_id=$(gh api "repos/$repo/issues/$pr/comments" --paginate \
-    --jq ".[] | select(.body | startswith(\"$marker\")) | .id" | head -n 1)
+  if ! comments=$(gh api "repos/$repo/issues/$pr/comments" --paginate \
+    --jq ".[] | select(.body | startswith(\"$marker\")) | .id"); then
+    warn "cannot read the comments of pull request #$pr (does the token have pull-requests: write?): the report is in the job summary"
+    comments=""
+    pr=""
+  fi
+  comment_id=$(printf '%s\n' "$comments" | sed -n '1p')
   body="${RUNNER_TEMP:-/tmp}/fallcost-diff-comment.md"
   if [ -s "$report" ]; then
     { echo "$marker"; cat "$report"; } > "$body"
   else
     # --only-increases and nothing costs more: say so in the comment if there is one.
-    printf '%s\n### fallcost diff\n\nNo chain costs more than on the base branch.\n' "$marker" > "$body"
+    printf '%s\n### fallcost diff\n\nNo chain costs or fails more than on the base branch.\n' "$marker" > "$body"
   fi
-  if [ -n "$comment_id" ]; then
-    gh api -X PATCH "repos/$repo/issues/comments/$comment_id" -F "body=@$body" >/dev/null \
-      || fail "cannot update comment $comment_id"
-    echo "fallcost diff: updated comment $comment_id on pull request #$pr"
+  if [ -z "$pr" ]; then
+    :
+  elif [ -n "$comment_id" ]; then
+    if gh api -X PATCH "repos/$repo/issues/comments/$comment_id" -F "body=@$body" >/dev/null; then
+      echo "fallcost diff: updated comment $comment_id on pull request #$pr"
+    else
+      warn "cannot update comment $comment_id: the report is in the job summary"
+    fi
   elif [ -s "$report" ]; then
-    comment_id=$(gh api -X POST "repos/$repo/issues/$pr/comments" -F "body=@$body" --jq .id) \
-      || fail "cannot comment on pull request #$pr"
-    echo "fallcost diff: commented on pull request #$pr (comment $comment_id)"
+    if comment_id=$(gh api -X POST "repos/$repo/issues/$pr/comments" -F "body=@$body" --jq .id); then
+      echo "fallcost diff: commented on pull request #$pr (comment $comment_id)"
+    else
+      comment_id=""
+      warn "cannot comment on pull request #$pr: the report is in the job summary"
+    fi
   fi
 fi
 
-if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -s "$report" ]; then cat "$report" >> "$GITHUB_STEP_SUMMARY"; fi
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   {
     echo "diff-exit-code=$code"

@@ -8,6 +8,8 @@ set -euo pipefail
 dir="${1:-${GITHUB_ACTION_PATH:-.}}"
 cd "$dir"
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+# sha256sum is GNU coreutils; macOS runners have shasum (Perl) instead.
+if command -v sha256sum >/dev/null 2>&1; then sha() { sha256sum "$@"; }; else sha() { shasum -a 256 "$@"; }; fi
 hash=$(find Cargo.toml Cargo.lock build.rs src pricing -type f 2>/dev/null | LC_ALL=C sort \
-  | xargs sha256sum | sha256sum | cut -c1-16)
+  | while IFS= read -r f; do sha "$f"; done | sha | cut -c1-16)
 echo "fallcost-${version}-${hash}"

@@ -1167,6 +1167,15 @@ mod tests {
     }
 }
 
+/// Whose usage assumptions price BASE in `fallcost diff --base-ref` (`--usage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UsageSide {
+    /// Each side its own: BASE with fallcost.toml's `[usage]` as it is at the ref.
+    Own,
+    /// HEAD's on both sides.
+    Head,
+}
+
 /// `fallcost diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -1212,12 +1221,19 @@ pub struct DiffArgs {
     pub years: u64,
     /// Fail (exit 1) above a threshold: `10%` (steady monthly total), `$500/month`,
     /// `$1000/incident` (the reference incident's bill), `3x` (a changed chain's worst fallback
-    /// ratio). Repeat for several.
+    /// ratio), `+100failed/incident` (the reference incident's failed requests),
+    /// `-0.01%availability` (percentage points, with a history). Repeat for several.
     #[arg(long = "fail-above", value_name = "LIMIT", value_parser = crate::cmd::diff::parse_threshold)]
     pub fail_above: Vec<crate::ops::diff::Threshold>,
-    /// Print nothing unless some chain (or the total) costs more in HEAD.
+    /// Print nothing unless some chain (or the total) costs or fails more in HEAD, or a
+    /// threshold is crossed.
     #[arg(long)]
     pub only_increases: bool,
+    /// With --base-ref, the usage assumptions BASE is priced with: `own` (fallcost.toml's
+    /// `[usage]` and its scenario as they are at the ref: a change to them is a change) or
+    /// `head` (HEAD's on both sides: only the configs' change).
+    #[arg(long, value_enum, default_value = "own")]
+    pub usage: UsageSide,
     /// Simulate the changed chains' differences on common random numbers, N requests per
     /// chain and side (default 1,000,000).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000000", value_parser = parse_mc_requests)]

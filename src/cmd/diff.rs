@@ -7,11 +7,13 @@ use crate::error::ExitStatus;
 use crate::ops::diff::{DiffRequest, Threshold};
 use crate::output::{self, OutputTarget, ui};
 
-/// Parse a `--fail-above` limit: `10%`, `$500/month` (or `500/month`), `$1000/incident`, `3x`.
+/// Parse a `--fail-above` limit: `10%`, `$500/month` (or `500/month`), `$1000/incident`, `3x`,
+/// `+100failed/incident` (failed requests per reference incident), `-0.01%availability`
+/// (percentage points of availability through the history's incidents).
 ///
 /// Errors: anything else, naming the forms allowed.
 pub fn parse_threshold(s: &str) -> Result<Threshold, String> {
-    let allowed = "expected 10% (the steady monthly total), $500/month, $1000/incident or 3x (a chain's worst fallback ratio)";
+    let allowed = "expected 10% (the steady monthly total), $500/month, $1000/incident, 3x (a chain's worst fallback ratio), +100failed/incident (failed requests per reference incident) or -0.01%availability (percentage points a year, with a history)";
     let t = s.trim();
     let num = |x: &str| -> Result<f64, String> {
         let x = x.trim().trim_start_matches('$').replace(['_', ','], "");
@@ -20,6 +22,12 @@ pub fn parse_threshold(s: &str) -> Result<Threshold, String> {
             _ => Err(format!("{allowed}; got `{s}`")),
         }
     };
+    if let Some(f) = t.strip_suffix("failed/incident") {
+        return num(f.trim_start_matches('+')).map(Threshold::FailedPerIncident);
+    }
+    if let Some(a) = t.strip_suffix("%availability") {
+        return num(a.trim_start_matches('-')).map(Threshold::Availability);
+    }
     if let Some(p) = t.strip_suffix('%') {
         return num(p).map(Threshold::Percent);
     }
@@ -63,6 +71,7 @@ pub fn run(args: &DiffArgs, _opts: &RunOptions) -> anyhow::Result<ExitStatus> {
         years: args.years,
         seed: args.seed,
         thresholds: args.fail_above.clone(),
+        hold_usage: args.usage == crate::cli::UsageSide::Head,
         mc: args.mc.map(|requests| crate::sim::McOptions {
             requests,
             runs: args.mc_runs.unwrap_or(crate::sim::DEFAULT_RUNS),
@@ -70,8 +79,10 @@ pub fn run(args: &DiffArgs, _opts: &RunOptions) -> anyhow::Result<ExitStatus> {
         }),
     };
     let report = crate::ops::diff::diff(&req)?;
-    let text = if args.only_increases && !report.has_increase() {
-        ui::note("--only-increases: no chain costs more in HEAD; nothing printed");
+    let text = if args.only_increases && !report.has_increase() && report.crossed.is_empty() {
+        ui::note(
+            "--only-increases: no chain costs or fails more in HEAD and no threshold is crossed; nothing printed",
+        );
         String::new()
     } else {
         output::diff::render_diff(&report, args.format)?
@@ -104,6 +115,14 @@ mod tests {
             Ok(Threshold::PerIncident(1000.0))
         );
         assert_eq!(parse_threshold("2.5x"), Ok(Threshold::Ratio(2.5)));
+        assert_eq!(
+            parse_threshold("+100failed/incident"),
+            Ok(Threshold::FailedPerIncident(100.0))
+        );
+        assert_eq!(
+            parse_threshold("-0.01%availability"),
+            Ok(Threshold::Availability(0.01))
+        );
         let e = parse_threshold("10").unwrap_err();
         assert!(
             e.starts_with("expected 10% (the steady monthly total)"),

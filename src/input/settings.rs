@@ -180,6 +180,10 @@ pub fn find(cwd: &Path) -> Option<PathBuf> {
 
 /// `path` with `dir/..` pairs and `.` removed, as written (no file system access), so that
 /// findings name `routing/x.yaml`, not `settings/../routing/x.yaml`.
+pub fn tidy_path(path: &Path) -> PathBuf {
+    tidy(path)
+}
+
 fn tidy(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out: Vec<Component> = Vec::new();

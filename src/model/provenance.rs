@@ -16,3 +16,26 @@ pub struct Provenance {
     /// config shares once).
     pub config: String,
 }
+
+/// The gateway traffic a scenario chain read from a config serves (`compare --config`,
+/// `diff`): its route, the route's primary group and model, and its share of the route's
+/// requests as the router splits them (LiteLLM's `simple_shuffle` shares over a group's
+/// deployments, times a split fallback group's; 1 for a route that is one chain).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Served {
+    /// The scenario chain.
+    pub chain: String,
+    /// The route's name (`chat (router_settings.fallbacks)`): every chain of one route has it.
+    pub route: String,
+    /// The route's primary group as the config names it (a LiteLLM `model_name`, a Portkey
+    /// target's label).
+    pub group: String,
+    /// The chain's primary model as the config names it (`anthropic/claude-sonnet-5`).
+    pub primary: String,
+    /// The chain's share of its route's requests, in (0, 1]; a route's chains add up to 1.
+    pub share: f64,
+    /// The config the route was read from, as shown.
+    pub config: String,
+    /// The line of the primary deployment in the file it is written in.
+    pub line: usize,
+}

@@ -23,7 +23,9 @@ use crate::report::diff::{
 
 mod changes;
 pub mod crn;
+pub mod matching;
 pub mod sides;
+pub mod usage;
 
 pub use sides::Side;
 
@@ -38,6 +40,12 @@ pub enum Threshold {
     PerIncident(f64),
     /// A changed or added chain's worst fallback ratio is above this (`2x`).
     Ratio(f64),
+    /// The reference incident's failed requests (every chain's, added up) rise by more than
+    /// this many (`+100failed/incident`).
+    FailedPerIncident(f64),
+    /// The availability through the history's incidents (every chain's, weighted by its
+    /// traffic) falls by more than this many percentage points (`-0.01%availability`).
+    Availability(f64),
 }
 
 /// What to diff and how, resolved from the command line.
@@ -73,6 +81,9 @@ pub struct DiffRequest<'a> {
     pub thresholds: Vec<Threshold>,
     /// `--mc`: requests and windows per chain and side.
     pub mc: Option<crate::sim::McOptions>,
+    /// `--usage head`: price BASE with HEAD's usage assumptions too (by default, with
+    /// `--base-ref`, BASE is priced with fallcost.toml's `[usage]` as it is at the ref).
+    pub hold_usage: bool,
 }
 
 /// Run the diff.
@@ -85,29 +96,122 @@ pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
     if usage.file.is_empty() {
         usage.file = "fallcost.toml".into();
     }
-    if let Some(n) = req.requests_per_month {
-        usage.requests_per_month = Some(n);
-        usage.chains.clear();
-        usage.file = "--requests-per-month".into();
-    }
-    if !req.incidents.is_empty() {
-        usage.history = req.incidents.clone();
-    }
-    let (base, head) = sides::resolve(req, &usage)?;
-    let history = match usage.history.is_empty() {
-        true => None,
-        false => Some(crate::input::history::load(
-            &usage.history,
-            &Default::default(),
-        )?),
+    let flags = |usage: &mut UsageSettings| {
+        if let Some(n) = req.requests_per_month {
+            usage.requests_per_month = Some(n);
+            usage.chains.clear();
+            usage.file = "--requests-per-month".into();
+        }
+        if !req.incidents.is_empty() {
+            usage.history = req.incidents.clone();
+        }
     };
-    let price = |side: &Side| -> anyhow::Result<Vec<(String, DiffFigures, Vec<Assumption>)>> {
-        sides::figures(side, req, &usage, history.as_ref())
+    flags(&mut usage);
+    let at_ref = match (&req.base_ref, req.hold_usage) {
+        (Some(r), false) => usage::at_ref(r, req.config_file, &usage)?,
+        _ => None,
     };
-    let base_figs = price(&base)?;
-    let head_figs = price(&head)?;
+    let (usage_b, usage_changes) = match &at_ref {
+        Some(a) => {
+            let mut ub = a.usage.clone();
+            flags(&mut ub);
+            let ch = usage::changes(&ub, &a.dir, &usage);
+            match ch.is_empty() {
+                true => (usage.clone(), ch),
+                false => (ub, ch),
+            }
+        }
+        None => (usage.clone(), Vec::new()),
+    };
+    let out = diff_with(req, &usage_b, &usage, usage_changes);
+    if let Some(a) = at_ref {
+        a.clean();
+    }
+    out
+}
+
+/// The diff with BASE priced under `usage_b` and HEAD under `usage` (the same but for a
+/// `[usage]` changed between the refs: `usage_changes`).
+fn diff_with(
+    req: &DiffRequest,
+    usage_b: &UsageSettings,
+    usage: &UsageSettings,
+    usage_changes: Vec<crate::report::diff::Change>,
+) -> anyhow::Result<DiffReport> {
+    let (base, head) = sides::resolve(req, usage_b, usage)?;
+    let load = |u: &UsageSettings| -> anyhow::Result<Option<crate::input::history::History>> {
+        Ok(match u.history.is_empty() {
+            true => None,
+            false => Some(crate::input::history::load(
+                &u.history,
+                &Default::default(),
+            )?),
+        })
+    };
+    let history = load(usage)?;
+    let history_b = match usage_b.history == usage.history {
+        true => history.clone(),
+        false => load(usage_b)?,
+    };
+    let pairs = matching::pair(&base, &head, &head.lone);
+    let mut warnings = Vec::new();
+    let base_traffic: Vec<sides::Traffic> = base
+        .scenario
+        .chains
+        .iter()
+        .map(|c| base.requests(c, usage_b))
+        .collect();
+    let mut head_traffic: Vec<sides::Traffic> = head
+        .scenario
+        .chains
+        .iter()
+        .map(|c| head.requests(c, usage))
+        .collect();
+    carry_renamed_traffic(
+        (usage_b, usage),
+        (&base, &head),
+        &pairs,
+        &mut head_traffic,
+        &mut warnings,
+    );
+    unmatched_keys(usage, (&base, &head), &mut warnings);
+    if usage_b != usage {
+        unmatched_keys(usage_b, (&base, &head), &mut warnings);
+        warnings.dedup();
+    }
+    let base_figs = sides::figures(&base, req, usage_b, history_b.as_ref(), &base_traffic)?;
+    let mut head_figs = sides::figures(&head, req, usage, history.as_ref(), &head_traffic)?;
     let budget = req.budget.or(usage.budget);
-    let (chains, unchanged) = match_chains(req, &usage, (&base, &base_figs), (&head, &head_figs));
+    let (chains, unchanged) = match_chains(
+        req,
+        usage,
+        history.as_ref(),
+        (&base, &base_figs),
+        (&head, &mut head_figs),
+        &pairs,
+    )?;
+    let rates: Vec<f64> = base_figs
+        .iter()
+        .chain(head_figs.iter())
+        .filter_map(|f| sides::chain_rate(usage, f.1.requests_per_month))
+        .collect();
+    let mut providers: Vec<(String, String)> = Vec::new();
+    for c in base.scenario.chains.iter().chain(&head.scenario.chains) {
+        let group = [&head, &base]
+            .iter()
+            .find_map(|s| s.served(&c.name).map(|x| x.group.clone()))
+            .unwrap_or_else(|| c.name.clone());
+        let p = c
+            .links
+            .first()
+            .map(|l| l.price.provider.clone())
+            .unwrap_or_default();
+        match providers.iter_mut().find(|x| x.0 == group) {
+            Some(x) if !x.1.split(", ").any(|q| q == p) => x.1 = format!("{}, {p}", x.1),
+            Some(_) => {}
+            None => providers.push((group, p)),
+        }
+    }
     let base_total = total(base_figs.iter().map(|f| &f.1));
     let head_total = total(head_figs.iter().map(|f| &f.1));
     let diff_total = minus(&head_total, &base_total);
@@ -121,8 +225,8 @@ pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
         pattern: req.pattern,
         base: base.meta(),
         head: head.meta(),
-        incident: sides::incident_line(&base.scenario, &head.scenario),
-        assumptions: sides::assumptions(&head, &usage, req, budget),
+        incident: sides::incident_line(&base.scenario, &head.scenario, &rates, &providers),
+        assumptions: sides::assumptions(&head, usage, req, budget),
         scenario_changes: changes::scenario(&base.scenario, &head.scenario),
         chains,
         unchanged,
@@ -134,9 +238,111 @@ pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
         budget_usd: budget,
         crossed: Vec::new(),
         mc: req.mc.map(|o| crn::meta(&o)),
+        warnings,
+        usage_changes,
     };
     report.crossed = crossed(&report, &head_figs, &req.thresholds)?;
     Ok(report)
+}
+
+/// The `[usage.chains]` key chain `name` (primary group `group`) takes its traffic from.
+fn usage_key<'u>(usage: &'u UsageSettings, name: &str, group: Option<&str>) -> Option<&'u str> {
+    let group = group.unwrap_or_else(|| name.split([' ', '(']).next().unwrap_or(name));
+    usage
+        .chains
+        .iter()
+        .find(|(k, _)| k == name)
+        .or_else(|| usage.chains.iter().find(|(k, _)| k == group))
+        .map(|(k, _)| k.as_str())
+}
+
+fn key_of<'u>(usage: &'u UsageSettings, side: &Side, c: &Chain) -> Option<&'u str> {
+    usage_key(
+        usage,
+        &c.name,
+        side.served(&c.name).map(|s| s.group.as_str()),
+    )
+}
+
+/// A HEAD chain matched to a BASE chain whose `[usage.chains]` key matches nothing in HEAD
+/// (the group or chain was renamed) keeps BASE's traffic for it, said in a warning: a rename
+/// moves no traffic.
+fn carry_renamed_traffic(
+    (usage_b, usage): (&UsageSettings, &UsageSettings),
+    (base, head): (&Side, &Side),
+    pairs: &[matching::Pairing],
+    head_traffic: &mut [sides::Traffic],
+    warnings: &mut Vec<String>,
+) {
+    let head_keys: Vec<Option<&str>> = head
+        .scenario
+        .chains
+        .iter()
+        .map(|c| key_of(usage, head, c))
+        .collect();
+    for p in pairs {
+        let matching::Pairing::Both(j, i) = *p else {
+            continue;
+        };
+        let (b, h) = (&base.scenario.chains[j], &head.scenario.chains[i]);
+        let Some(k) = key_of(usage_b, base, b) else {
+            continue;
+        };
+        if head_keys[i].is_some() || head_keys.contains(&Some(k)) {
+            continue;
+        }
+        let Some(n) = usage.chains.iter().find(|(x, _)| x == k).map(|x| x.1) else {
+            continue;
+        };
+        let share = match head.served(&h.name) {
+            _ if k == b.name => 1.0,
+            Some(s) => s.share,
+            None => h.traffic_share.unwrap_or(1.0),
+        };
+        head_traffic[i] = Some((
+            n * share,
+            format!(
+                "{} [usage.chains] \"{k}\" × {share}, BASE's name of this chain",
+                usage.file
+            ),
+        ));
+        warnings.push(format!(
+            "{} [usage.chains] \"{k}\" names BASE's `{}`, renamed `{}` in HEAD: HEAD keeps its traffic; add the new name to {} to say so",
+            usage.file, b.name, h.name, usage.file
+        ));
+    }
+}
+
+/// A warning for each `[usage.chains]` key that matches no chain of either side: its traffic
+/// is priced nowhere.
+fn unmatched_keys(usage: &UsageSettings, (base, head): (&Side, &Side), out: &mut Vec<String>) {
+    for (k, n) in &usage.chains {
+        let used = [base, head].iter().any(|side| {
+            side.scenario
+                .chains
+                .iter()
+                .any(|c| key_of(usage, side, c) == Some(k.as_str()))
+        });
+        if !used {
+            let names: Vec<String> = head
+                .scenario
+                .chains
+                .iter()
+                .map(|c| {
+                    head.served(&c.name)
+                        .map_or(c.name.clone(), |s| s.group.clone())
+                })
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            out.push(format!(
+                "{} [usage.chains] \"{k}\" ({} requests/month) matches no chain or group of BASE or HEAD: priced nowhere (HEAD has: {})",
+                usage.file,
+                crate::number::count(*n),
+                names.join(", ")
+            ));
+        }
+    }
 }
 
 /// A chain's models, primary first.
@@ -150,7 +356,7 @@ fn figures_differ(d: &DiffFigures) -> bool {
 }
 
 /// Every figure of `d`, in declaration order.
-fn figure_values(d: &DiffFigures) -> [Option<f64>; 10] {
+fn figure_values(d: &DiffFigures) -> [Option<f64>; 12] {
     [
         d.per_1k_usd,
         d.requests_per_month,
@@ -160,6 +366,8 @@ fn figure_values(d: &DiffFigures) -> [Option<f64>; 10] {
         d.incident_failed,
         d.premium_per_year_usd,
         d.premium_p95_usd,
+        d.failed_per_year,
+        d.availability,
         d.worst_ratio,
         d.month_at_risk_usd,
     ]
@@ -180,15 +388,19 @@ pub fn minus(h: &DiffFigures, b: &DiffFigures) -> DiffFigures {
         incident_failed: d(h.incident_failed, b.incident_failed),
         premium_per_year_usd: d(h.premium_per_year_usd, b.premium_per_year_usd),
         premium_p95_usd: d(h.premium_p95_usd, b.premium_p95_usd),
+        failed_per_year: d(h.failed_per_year, b.failed_per_year),
+        availability: d(h.availability, b.availability),
         worst_ratio: d(h.worst_ratio, b.worst_ratio),
         month_at_risk_usd: d(h.month_at_risk_usd, b.month_at_risk_usd),
     }
 }
 
 /// The chains of one side added up: sums where every chain has the figure (the incident and
-/// premium figures: where any has it), per 1,000 the traffic-weighted mean, the worst ratio the
-/// largest, the p95 left out (a sum of percentiles is no percentile).
+/// premium figures: where any has it), per 1,000 the traffic-weighted mean, the availability
+/// the traffic-weighted mean, the worst ratio the largest, the p95 left out (a sum of
+/// percentiles is no percentile). A side with no chain serves no traffic: every sum is 0.
 fn total<'a>(figs: impl Iterator<Item = &'a DiffFigures> + Clone) -> DiffFigures {
+    let empty = figs.clone().next().is_none();
     let all = |f: fn(&DiffFigures) -> Option<f64>| -> Option<f64> {
         figs.clone()
             .map(f)
@@ -197,10 +409,18 @@ fn total<'a>(figs: impl Iterator<Item = &'a DiffFigures> + Clone) -> DiffFigures
     };
     let any = |f: fn(&DiffFigures) -> Option<f64>| -> Option<f64> {
         let v: Vec<f64> = figs.clone().filter_map(f).collect();
-        (!v.is_empty()).then(|| round_noise(v.iter().sum()))
+        (empty || !v.is_empty()).then(|| round_noise(v.iter().sum()))
     };
     let requests = all(|f| f.requests_per_month);
     let month = all(|f| f.per_month_usd);
+    let availability = {
+        let v: Vec<(f64, f64)> = figs
+            .clone()
+            .filter_map(|f| Some((f.availability?, f.requests_per_month?)))
+            .collect();
+        let w: f64 = v.iter().map(|x| x.1).sum();
+        (w > 0.0).then(|| v.iter().map(|(a, r)| a * r).sum::<f64>() / w)
+    };
     DiffFigures {
         per_1k_usd: match (month, requests) {
             (Some(m), Some(r)) if r > 0.0 => Some(round_noise(m / r * 1000.0)),
@@ -213,6 +433,8 @@ fn total<'a>(figs: impl Iterator<Item = &'a DiffFigures> + Clone) -> DiffFigures
         incident_failed: any(|f| f.incident_failed),
         premium_per_year_usd: any(|f| f.premium_per_year_usd),
         premium_p95_usd: None,
+        failed_per_year: any(|f| f.failed_per_year),
+        availability,
         worst_ratio: figs.clone().filter_map(|f| f.worst_ratio).reduce(f64::max),
         month_at_risk_usd: all(|f| f.month_at_risk_usd),
     }
@@ -264,15 +486,32 @@ fn crossed(
     for t in thresholds {
         match *t {
             Threshold::Percent(p) => {
-                d.per_month_usd.ok_or_else(need_month)?;
-                let r = report.diff_month_ratio.unwrap_or(0.0) * 100.0;
-                if r > p {
-                    out.push(total_crossed(
-                        "percent",
+                let v = d.per_month_usd.ok_or_else(need_month)?;
+                match report.diff_month_ratio {
+                    Some(ratio) if ratio * 100.0 > p => {
+                        let r = ratio * 100.0;
+                        out.push(total_crossed(
+                            "percent",
+                            p,
+                            r,
+                            format!(
+                                "the steady monthly bill rises {r:.2}%, above --fail-above {p}%"
+                            ),
+                        ));
+                    }
+                    // From a month of $0 (no chain in BASE, or only free ones) any rise is
+                    // above every percentage.
+                    None if v > 0.0 => out.push(total_crossed(
+                        "percent_from_zero",
                         p,
-                        r,
-                        format!("the steady monthly bill rises {r:.2}%, above --fail-above {p}%"),
-                    ));
+                        v,
+                        format!(
+                            "the steady monthly bill rises from $0.00 to ${} (+${}), above --fail-above {p}%",
+                            crate::number::money(report.head_total.per_month_usd.unwrap_or(v)),
+                            crate::number::money(v)
+                        ),
+                    )),
+                    _ => {}
                 }
             }
             Threshold::PerMonth(x) => {
@@ -293,6 +532,18 @@ fn crossed(
                 let v = d.incident_usd.ok_or_else(|| anyhow::anyhow!("--fail-above $/incident needs the reference incident on both sides: an [incident] in the scenarios, or `incident` in fallcost.toml [usage]"))?;
                 if v > x {
                     out.push(total_crossed("per_incident_usd", x, v, format!("the reference incident's bill rises ${}, above --fail-above ${x}/incident", crate::number::money(v))));
+                }
+            }
+            Threshold::FailedPerIncident(x) => {
+                let v = d.incident_failed.ok_or_else(|| anyhow::anyhow!("--fail-above failed/incident needs the reference incident on both sides: an [incident] in the scenarios, or `incident` in fallcost.toml [usage]"))?;
+                if v > x {
+                    out.push(total_crossed("failed_per_incident", x, v, format!("the reference incident's failed requests rise by {}, above --fail-above +{}failed/incident", crate::number::count(v), crate::number::count(x))));
+                }
+            }
+            Threshold::Availability(x) => {
+                let v = d.availability.ok_or_else(|| anyhow::anyhow!("--fail-above %availability needs an incident history on both sides: `history` in fallcost.toml [usage], or --incidents FILE"))? * 100.0;
+                if -v > x {
+                    out.push(total_crossed("availability", x, v, format!("the availability through the history's incidents falls by {:.4} percentage points, above --fail-above -{x}%availability", -v)));
                 }
             }
             Threshold::Ratio(r) => {
@@ -381,51 +632,132 @@ fn resolve_side(
 /// A side and its chains' figures ([`sides::figures`]).
 type Priced<'a> = (&'a Side, &'a [(String, DiffFigures, Vec<Assumption>)]);
 
-/// Match HEAD's chains with BASE's by name: the added, changed (with their settings' changes
-/// and, with `--mc`, their simulated differences) and removed chains, and the names of the
-/// unchanged ones.
+/// The chains of the diff from the pairing ([`matching::pair`]): the added, changed (with
+/// their settings' changes and, with `--mc`, their simulated differences), renamed and removed
+/// chains, and the names of the unchanged ones. A chain whose group lost its last fallback is
+/// priced on HEAD as its primary alone and added to `head_figs` (it serves HEAD's traffic).
+///
+/// Errors: a history that does not fit such a chain.
 fn match_chains(
     req: &DiffRequest,
     usage: &UsageSettings,
+    history: Option<&crate::input::history::History>,
     (base, base_figs): Priced<'_>,
-    (head, head_figs): Priced<'_>,
-) -> (Vec<ChainDiff>, Vec<String>) {
+    (head, head_figs): (&Side, &mut Vec<(String, DiffFigures, Vec<Assumption>)>),
+    pairs: &[matching::Pairing],
+) -> anyhow::Result<(Vec<ChainDiff>, Vec<String>)> {
     let mut chains = Vec::new();
     let mut unchanged = Vec::new();
-    for (i, chain) in head.scenario.chains.iter().enumerate() {
-        let (_, h, assumptions) = head_figs[i].clone();
-        let old = base
-            .scenario
-            .chains
-            .iter()
-            .position(|c| c.name == chain.name);
-        let d = match old {
-            None => ChainDiff {
-                chain: chain.name.clone(),
-                status: Status::Added,
-                base_models: Vec::new(),
-                head_models: models(chain),
-                base: None,
-                head: Some(h),
+    let bc = &base.scenario.chains;
+    for p in pairs {
+        let d = match p {
+            matching::Pairing::Added(i) => {
+                let chain = &head.scenario.chains[*i];
+                ChainDiff {
+                    chain: chain.name.clone(),
+                    base_chain: None,
+                    status: Status::Added,
+                    base_models: Vec::new(),
+                    head_models: models(chain),
+                    base: None,
+                    head: Some(head_figs[*i].1.clone()),
+                    diff: None,
+                    changes: Vec::new(),
+                    at: head.at(&chain.name),
+                    assumptions: head_figs[*i].2.clone(),
+                    mc: None,
+                }
+            }
+            matching::Pairing::Removed(j) => ChainDiff {
+                chain: bc[*j].name.clone(),
+                base_chain: None,
+                status: Status::Removed,
+                base_models: models(&bc[*j]),
+                head_models: Vec::new(),
+                base: Some(base_figs[*j].1.clone()),
+                head: None,
                 diff: None,
                 changes: Vec::new(),
-                at: head.at(&chain.name),
-                assumptions,
+                at: None,
+                assumptions: base_figs[*j].2.clone(),
                 mc: None,
             },
-            Some(j) => {
+            matching::Pairing::Lost(j, g) => {
+                let b = &bc[*j];
+                let alone = Chain {
+                    links: b.links[..1].to_vec(),
+                    ..b.clone()
+                };
+                let traffic = usage.requests_of(&b.name, Some(&g.group), Some(g.share));
+                let (_, h, mut assumptions) =
+                    sides::chain_figures(&head.scenario, &alone, traffic, req, usage, history)?;
+                assumptions.push(Assumption {
+                    key: "lost_fallback".into(),
+                    value: format!(
+                        "group `{}` ({}) serves its traffic with no fallback",
+                        g.group, g.primary
+                    ),
+                    source: format!("{} model_list", g.config),
+                });
+                head_figs.push((b.name.clone(), h.clone(), assumptions.clone()));
+                let bf = base_figs[*j].1.clone();
+                let mut c = changes::chain(b, &alone);
+                c.insert(
+                    1.min(c.len()),
+                    crate::report::diff::Change {
+                        what: "fallbacks".into(),
+                        base: Some(models(b)[1..].join(" → ")),
+                        head: Some(format!(
+                            "(none: `{}` still serves its traffic on {} alone)",
+                            g.group, g.primary
+                        )),
+                    },
+                );
+                ChainDiff {
+                    chain: b.name.clone(),
+                    base_chain: None,
+                    status: Status::Changed,
+                    base_models: models(b),
+                    head_models: models(&alone),
+                    diff: Some(minus(&h, &bf)),
+                    base: Some(bf),
+                    head: Some(h),
+                    changes: c,
+                    at: head.lone_at(&g.group).or_else(|| {
+                        head.provenance.first().map(|p| crate::report::diff::At {
+                            file: p.file.clone(),
+                            line: 1,
+                        })
+                    }),
+                    assumptions,
+                    mc: None,
+                }
+            }
+            matching::Pairing::Both(j, i) => {
+                let (j, i) = (*j, *i);
+                let chain = &head.scenario.chains[i];
+                let (_, h, assumptions) = head_figs[i].clone();
                 let b = base_figs[j].1.clone();
-                let c = changes::chain(&base.scenario.chains[j], chain);
+                let c = changes::chain(&bc[j], chain);
                 let dd = minus(&h, &b);
                 let moved = figures_differ(&dd);
-                if c.is_empty() && !moved {
+                let renamed = bc[j].name != chain.name;
+                if c.is_empty() && !moved && !renamed {
                     unchanged.push(chain.name.clone());
                     continue;
                 }
                 let mc = req.mc.map(|o| {
-                    simulate_pair(req, usage, (&base.scenario, j), (&head.scenario, i), &o)
+                    let bt = base_figs[j].1.requests_per_month;
+                    let ht = h.requests_per_month;
+                    simulate_pair(
+                        req,
+                        usage,
+                        (&base.scenario, j, bt),
+                        (&head.scenario, i, ht),
+                        &o,
+                    )
                 });
-                let old_models = models(&base.scenario.chains[j]);
+                let old_models = models(&bc[j]);
                 let new: Vec<&str> = chain
                     .links
                     .iter()
@@ -434,8 +766,13 @@ fn match_chains(
                     .collect();
                 ChainDiff {
                     chain: chain.name.clone(),
-                    status: Status::Changed,
-                    base_models: models(&base.scenario.chains[j]),
+                    base_chain: renamed.then(|| bc[j].name.clone()),
+                    status: if c.is_empty() && !moved {
+                        Status::Renamed
+                    } else {
+                        Status::Changed
+                    },
+                    base_models: old_models,
                     head_models: models(chain),
                     base: Some(b),
                     head: Some(h),
@@ -449,24 +786,7 @@ fn match_chains(
         };
         chains.push(d);
     }
-    for (j, chain) in base.scenario.chains.iter().enumerate() {
-        if head.scenario.chains.iter().all(|c| c.name != chain.name) {
-            chains.push(ChainDiff {
-                chain: chain.name.clone(),
-                status: Status::Removed,
-                base_models: models(chain),
-                head_models: Vec::new(),
-                base: Some(base_figs[j].1.clone()),
-                head: None,
-                diff: None,
-                changes: Vec::new(),
-                at: None,
-                assumptions: base_figs[j].2.clone(),
-                mc: None,
-            });
-        }
-    }
-    (chains, unchanged)
+    Ok((chains, unchanged))
 }
 
 /// BASE's chain `bj` and HEAD's chain `hi`, each priced alone as [`sides::figures`] prices
@@ -474,11 +794,11 @@ fn match_chains(
 fn simulate_pair(
     req: &DiffRequest,
     usage: &UsageSettings,
-    (bs, bj): (&Scenario, usize),
-    (hs, hi): (&Scenario, usize),
+    (bs, bj, bt): (&Scenario, usize, Option<f64>),
+    (hs, hi, ht): (&Scenario, usize, Option<f64>),
     o: &crate::sim::McOptions,
 ) -> crate::report::diff::ChainMc {
-    let b = sides::alone_as_priced(bs, &bs.chains[bj], usage);
-    let h = sides::alone_as_priced(hs, &hs.chains[hi], usage);
+    let b = sides::alone_as_priced(bs, &bs.chains[bj], usage, bt);
+    let h = sides::alone_as_priced(hs, &hs.chains[hi], usage, ht);
     crn::chain(&b, &b.chains[0], &h, &h.chains[0], req.pattern, o)
 }

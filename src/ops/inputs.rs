@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::input::gateway::price::{Provenance, build_text};
+use crate::input::gateway::price::{Provenance, Served, build_text};
 use crate::input::{read_text, scenario};
 use crate::model::{ModelPrice, Scenario};
 
@@ -45,6 +45,8 @@ pub struct Source {
     pub overrides: Vec<(String, String)>,
     /// Every value taken from the gateway configs, in chain order (empty without `--config`).
     pub provenance: Vec<Provenance>,
+    /// The traffic each chain read from a gateway config serves (empty without `--config`).
+    pub served: Vec<Served>,
     /// The prices the gateway configs set themselves, added to the scenario's price table
     /// (empty without `--config`).
     pub prices: Vec<ModelPrice>,
@@ -83,6 +85,8 @@ pub struct Inputs {
     pub label: String,
     /// Every value taken from the gateway configs, in chain order (empty without `--config`).
     pub provenance: Vec<Provenance>,
+    /// The traffic each chain read from a gateway config serves (empty without `--config`).
+    pub served: Vec<Served>,
     /// Why the blended rows are left out, when `--chain` dropped a chain of a traffic split.
     pub partial: Option<String>,
     /// Warnings on the configs ([`Source::warnings`]).
@@ -137,6 +141,7 @@ pub fn source(flags: &Flags) -> anyhow::Result<Source> {
             base,
             overrides: set,
             provenance: Vec::new(),
+            served: Vec::new(),
             prices: Vec::new(),
             warnings: Vec::new(),
             skipped: Vec::new(),
@@ -160,6 +165,7 @@ pub fn source(flags: &Flags) -> anyhow::Result<Source> {
         base: built.base,
         overrides,
         provenance: built.provenance,
+        served: built.served,
         prices: built.prices,
         warnings: built.warnings,
         skipped: built.skipped,
@@ -179,6 +185,7 @@ pub fn resolve(flags: &Flags, chains: &[String]) -> anyhow::Result<Inputs> {
         scenario,
         label: source.label,
         provenance: source.provenance,
+        served: source.served,
         partial,
         warnings: source.warnings,
         skipped: source.skipped,

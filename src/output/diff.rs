@@ -45,6 +45,22 @@ fn signed_money(x: f64) -> String {
 /// The headline: what the change does to the month on a normal day and to one reference
 /// incident (`+$1,240.00/month (+18.00%) on a normal day; +$3,900.00 per 3h outage`).
 pub fn headline(r: &DiffReport) -> String {
+    let line = bill_headline(r);
+    match r.usage_changes.is_empty() {
+        true => line,
+        false => format!(
+            "{line}; the usage assumptions changed too ({}), and each side is priced with its own (--usage head holds HEAD's)",
+            r.usage_changes
+                .iter()
+                .map(|c| c.what.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The headline's figures ([`headline`]).
+fn bill_headline(r: &DiffReport) -> String {
     let d = &r.diff_total;
     if r.chains.is_empty() {
         let n = r.unchanged.len();
@@ -77,21 +93,74 @@ pub fn headline(r: &DiffReport) -> String {
             parts.push(format!("{} on a normal day", moved.join(", ")));
         }
     }
-    if let (Some(i), Some(w)) = (d.incident_usd, &r.incident) {
-        let dur = w.split(" outage").next().unwrap_or(w);
-        parts.push(format!("{} per {dur} outage", signed_money(i)));
+    let dur = r.incident.as_ref().map(|w| incident_name(w));
+    if let (Some(i), Some(dur)) = (d.incident_usd, &dur) {
+        parts.push(format!("{} per {dur}", signed_money(i)));
+    }
+    if let (Some(f), Some(dur)) = (d.incident_failed, &dur)
+        && (f != 0.0 || lost_fallback(r))
+    {
+        parts.push(format!("{} failed requests per {dur}", signed_count(f)));
+    }
+    if let Some(a) = d.availability.filter(|a| *a != 0.0) {
+        parts.push(format!(
+            "availability {:+.4} percentage points a year",
+            a * 100.0
+        ));
     }
     if parts.is_empty() {
         return format!("{}: no change to the figures", counts(r));
     }
-    parts.join("; ")
+    let line = parts.join("; ");
+    let fails = r
+        .chains
+        .iter()
+        .any(|c| c.diff.as_ref().is_some_and(crate::report::diff::fails_more))
+        || crate::report::diff::fails_more(d);
+    if fails && !crate::report::diff::costs_more(d) {
+        format!("{line} (fewer requests answered: an availability loss, not a saving)")
+    } else {
+        line
+    }
+}
+
+/// Whether some chain lost its last fallback.
+fn lost_fallback(r: &DiffReport) -> bool {
+    r.chains
+        .iter()
+        .any(|c| c.changes.iter().any(|x| x.what == "fallbacks"))
+}
+
+/// `3h outage`, or both sides' when the incident differs (`3h outage (BASE), 1h outage (HEAD)`).
+fn incident_name(w: &str) -> String {
+    match w.split_once(" (BASE); ") {
+        Some((b, h)) => format!(
+            "{} outage (BASE) / {} outage (HEAD)",
+            b.split(" outage").next().unwrap_or(b),
+            h.split(" outage").next().unwrap_or(h)
+        ),
+        None => format!("{} outage", w.split(" outage").next().unwrap_or(w)),
+    }
+}
+
+/// `+4,069` / `-41` / `0`.
+fn signed_count(x: f64) -> String {
+    if x > 0.0 {
+        format!("+{}", count(x))
+    } else {
+        count(x)
+    }
 }
 
 /// The counts line: `2 changed, 1 added, 0 removed, 3 unchanged`.
 fn counts(r: &DiffReport) -> String {
     let n = |s: Status| r.chains.iter().filter(|c| c.status == s).count();
+    let renamed = match n(Status::Renamed) {
+        0 => String::new(),
+        k => format!("{k} renamed, "),
+    };
     format!(
-        "{} changed, {} added, {} removed, {} unchanged",
+        "{} changed, {} added, {} removed, {renamed}{} unchanged",
         n(Status::Changed),
         n(Status::Added),
         n(Status::Removed),
@@ -112,6 +181,12 @@ const ROWS: &[(&str, Getter, bool)] = &[
     ("incident failed", |f| f.incident_failed, false),
     ("premium $/year", |f| f.premium_per_year_usd, true),
     ("premium p95 year $", |f| f.premium_p95_usd, true),
+    ("failed/year", |f| f.failed_per_year, false),
+    (
+        "availability %",
+        |f| f.availability.map(|a| a * 100.0),
+        false,
+    ),
     ("worst ratio", |f| f.worst_ratio, false),
     ("month at risk $", |f| f.month_at_risk_usd, true),
 ];
@@ -208,13 +283,22 @@ fn change_line(c: &crate::report::diff::Change) -> String {
     )
 }
 
-/// One listed chain as a section: its links, its figures, what changed.
-fn chain_section(c: &ChainDiff) -> Section {
-    let status = match c.status {
+fn status_word(s: Status) -> &'static str {
+    match s {
         Status::Added => "added",
         Status::Removed => "removed",
         Status::Changed => "changed",
+        Status::Renamed => "renamed",
         Status::Unchanged => "unchanged",
+    }
+}
+
+/// One listed chain as a section: its links, its figures, what changed.
+fn chain_section(c: &ChainDiff) -> Section {
+    let status = match (&c.base_chain, c.status) {
+        (Some(b), Status::Renamed) => format!("renamed from {b}"),
+        (Some(b), _) => format!("changed, renamed from {b}"),
+        (None, s) => status_word(s).to_string(),
     };
     let links = match c.status {
         Status::Removed => c.base_models.join(" → "),
@@ -245,7 +329,7 @@ fn chain_section(c: &ChainDiff) -> Section {
 
 /// The lines after the tables: thresholds crossed, free primaries, unchanged chains.
 fn closing(r: &DiffReport) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = r.warnings.iter().map(|w| format!("warning: {w}")).collect();
     for f in &r.free_primaries {
         let cost = f
             .outage_usd
@@ -287,6 +371,9 @@ fn page(r: &DiffReport) -> Page {
     for c in &r.scenario_changes {
         preamble.push(format!("every chain: {}", change_line(c)));
     }
+    for c in &r.usage_changes {
+        preamble.push(format!("usage changed: {}", change_line(c)));
+    }
     let mut sections: Vec<Section> = r.chains.iter().map(chain_section).collect();
     let mut total = figures_section(
         Some("Total (every chain)".into()),
@@ -316,8 +403,10 @@ fn markdown(r: &DiffReport) -> String {
         counts(r)
     ));
     if !r.chains.is_empty() {
-        out.push_str("| chain | status | $/month | $/1k requests | incident $ | worst ratio |\n");
-        out.push_str("|---|---|---:|---:|---:|---:|\n");
+        out.push_str(
+            "| chain | status | $/month | $/1k requests | incident $ | incident failed | worst ratio |\n",
+        );
+        out.push_str("|---|---|---:|---:|---:|---:|---:|\n");
         for c in &r.chains {
             let col = |get: Getter, is_money: bool, ratio: bool| -> String {
                 let (b, h) = (c.base.as_ref().and_then(get), c.head.as_ref().and_then(get));
@@ -335,13 +424,22 @@ fn markdown(r: &DiffReport) -> String {
                     ),
                 }
             };
+            let status = match &c.base_chain {
+                Some(b) => format!(
+                    "{} (was `{}`)",
+                    status_word(c.status),
+                    b.replace('|', "\\|")
+                ),
+                None => status_word(c.status).to_string(),
+            };
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} |\n",
+                "| `{}` | {} | {} | {} | {} | {} | {} |\n",
                 c.chain.replace('|', "\\|"),
-                format!("{:?}", c.status).to_lowercase(),
+                status,
                 col(|f| f.per_month_usd, true, false),
                 col(|f| f.per_1k_usd, true, false),
                 col(|f| f.incident_usd, true, false),
+                col(|f| f.incident_failed, false, false),
                 col(|f| f.worst_ratio, false, true),
             ));
         }
@@ -417,12 +515,12 @@ fn github(r: &DiffReport) -> String {
         let up = d
             .and_then(|d| d.per_month_usd.or(d.per_1k_usd))
             .is_some_and(|x| x > 0.0)
+            || d.is_some_and(crate::report::diff::fails_more)
             || c.status == Status::Added;
-        let mut msg = format!(
-            "chain `{}` {}",
-            c.chain,
-            format!("{:?}", c.status).to_lowercase()
-        );
+        let mut msg = format!("chain `{}` {}", c.chain, status_word(c.status));
+        if let Some(b) = &c.base_chain {
+            msg.push_str(&format!(" (was `{b}`)"));
+        }
         if let Some(d) = d {
             if let Some(m) = d.per_month_usd {
                 msg.push_str(&format!(": {}/month", signed_money(m)));
@@ -431,6 +529,12 @@ fn github(r: &DiffReport) -> String {
             }
             if let Some(i) = d.incident_usd {
                 msg.push_str(&format!(", {} per reference incident", signed_money(i)));
+            }
+            if let Some(f) = d.incident_failed.filter(|f| *f != 0.0) {
+                msg.push_str(&format!(
+                    ", {} failed requests per reference incident",
+                    signed_count(f)
+                ));
             }
         }
         let what: Vec<&str> = c.changes.iter().map(|x| x.what.as_str()).collect();

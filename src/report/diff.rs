@@ -34,6 +34,12 @@ pub struct DiffFigures {
     pub premium_per_year_usd: Option<f64>,
     /// Its 95th-percentile year, USD.
     pub premium_p95_usd: Option<f64>,
+    /// Requests failed on every link in the history's incidents, mean per simulated year
+    /// (for a total: the sum).
+    pub failed_per_year: Option<f64>,
+    /// Share of the year's requests answered through those incidents: 1 − failed / requests
+    /// (for a total: the mean weighted by requests per month).
+    pub availability: Option<f64>,
     /// The dearest fallback's like-for-like price over the primary's (warm, per request);
     /// `None` for a free primary, a one-link chain and a total.
     pub worst_ratio: Option<f64>,
@@ -52,6 +58,9 @@ pub enum Status {
     Removed,
     /// In both, with a different chain or different figures.
     Changed,
+    /// In both under another name or in another file (matched by the traffic it serves),
+    /// with the same chain and figures.
+    Renamed,
     /// In both, the same chain and figures.
     Unchanged,
 }
@@ -100,8 +109,11 @@ pub struct ChainMc {
 /// One chain, both sides.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChainDiff {
-    /// The chain's name (the key BASE and HEAD are matched on).
+    /// The chain's name (HEAD's; BASE's when removed).
     pub chain: String,
+    /// BASE's name of the chain when it differs (a rename, a move to another file or format:
+    /// BASE and HEAD are matched by the traffic they serve, then by name).
+    pub base_chain: Option<String>,
     /// Added, removed, changed or unchanged.
     pub status: Status,
     /// Its links in BASE, primary first (`[]` when added).
@@ -150,7 +162,9 @@ pub struct SideMeta {
 /// A threshold crossed (`--fail-above`) or a budget exceeded (`--budget`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Crossed {
-    /// `percent`, `per_month_usd`, `per_incident_usd`, `ratio` or `budget`.
+    /// `percent`, `percent_from_zero` (a rise from a month of $0: `value` is the rise in
+    /// USD per month), `per_month_usd`, `per_incident_usd`, `failed_per_incident`,
+    /// `availability` (percentage points, negative for a fall), `ratio` or `budget`.
     pub kind: &'static str,
     /// The limit given.
     pub limit: f64,
@@ -232,27 +246,54 @@ pub struct DiffReport {
     pub crossed: Vec<Crossed>,
     /// With `--mc`: the simulation's seed and budget.
     pub mc: Option<DiffMcMeta>,
+    /// What the reader must know about the inputs: a `[usage.chains]` key that matches no
+    /// chain, a renamed group's traffic carried over, each side priced with its own usage.
+    pub warnings: Vec<String>,
+    /// The usage assumptions (`fallcost.toml [usage]`, its scenario) that differ between the
+    /// refs with `--base-ref`: each side is then priced with its own (`--usage head` holds
+    /// HEAD's).
+    pub usage_changes: Vec<Change>,
 }
 
 impl DiffReport {
-    /// Whether some chain (or the total) costs more in HEAD, per month, per 1,000 requests or
-    /// per incident (`--only-increases` prints nothing otherwise).
+    /// Whether some chain (or the total) costs more or fails more in HEAD: per month, per
+    /// 1,000 requests, per incident, per year, more failed requests per incident or per year,
+    /// or a lower availability (`--only-increases` prints nothing otherwise).
     pub fn has_increase(&self) -> bool {
-        let up = |d: &DiffFigures| {
-            [
-                d.per_month_usd,
-                d.per_1k_usd,
-                d.incident_usd,
-                d.premium_per_year_usd,
-            ]
-            .iter()
-            .any(|v| v.is_some_and(|x| x > 0.0))
-        };
-        up(&self.diff_total)
+        self.diff_total_up()
             || self.chains.iter().any(|c| match (&c.diff, c.status) {
                 (Some(d), _) => up(d),
                 (None, Status::Added) => true,
                 _ => false,
             })
     }
+
+    fn diff_total_up(&self) -> bool {
+        up(&self.diff_total)
+    }
+}
+
+/// Whether a difference costs more or fails more.
+pub fn up(d: &DiffFigures) -> bool {
+    costs_more(d) || fails_more(d)
+}
+
+/// Whether a difference costs more: per month, per 1,000, per incident or per year.
+pub fn costs_more(d: &DiffFigures) -> bool {
+    [
+        d.per_month_usd,
+        d.per_1k_usd,
+        d.incident_usd,
+        d.premium_per_year_usd,
+    ]
+    .iter()
+    .any(|v| v.is_some_and(|x| x > 0.0))
+}
+
+/// Whether a difference fails more: failed requests per incident or per year up, or the
+/// availability down.
+pub fn fails_more(d: &DiffFigures) -> bool {
+    d.incident_failed.is_some_and(|x| x > 0.0)
+        || d.failed_per_year.is_some_and(|x| x > 0.0)
+        || d.availability.is_some_and(|x| x < 0.0)
 }

@@ -68,6 +68,7 @@ fn the_action_declares_a_composite_that_caches_the_binary_and_passes_every_input
             "fallcost cache key",
             "Restore fallcost",
             "Build fallcost (once per version and source)",
+            "Save fallcost (before the thresholds can fail the job)",
             "fallcost check",
             "fallcost diff"
         ]
@@ -77,7 +78,7 @@ fn the_action_declares_a_composite_that_caches_the_binary_and_passes_every_input
         string(get(&steps[0], "run")),
         "echo \"key=${{ runner.os }}-${{ runner.arch }}-$(bash \"$GITHUB_ACTION_PATH/action/source-key.sh\")\" >> \"$GITHUB_OUTPUT\""
     );
-    assert_eq!(string(get(&steps[1], "uses")), "actions/cache@v4");
+    assert_eq!(string(get(&steps[1], "uses")), "actions/cache/restore@v4");
     let with = get(&steps[1], "with");
     assert_eq!(string(get(with, "path")), "${{ runner.temp }}/fallcost");
     assert_eq!(string(get(with, "key")), "${{ steps.key.outputs.key }}");
@@ -90,7 +91,7 @@ fn the_action_declares_a_composite_that_caches_the_binary_and_passes_every_input
         string(get(&steps[2], "run")),
         "cargo install --locked --path \"$GITHUB_ACTION_PATH\" --root \"$RUNNER_TEMP/fallcost\""
     );
-    let (check, diff) = (&steps[3], &steps[4]);
+    let (check, diff) = (&steps[4], &steps[5]);
     assert_eq!(string(get(check, "if")), "inputs.mode != 'diff'");
     assert_eq!(string(get(diff, "if")), "inputs.mode != 'check'");
     assert_eq!(
@@ -384,6 +385,67 @@ fn pr_repository(tag: &str) -> (PathBuf, String) {
 /// event (tests/fixtures/action/pull_request.json, its base commit set to `base`), the fake
 /// `gh` first on PATH, `GITHUB_OUTPUT`, `RUNNER_TEMP`. Offline: no call leaves the machine.
 fn run_diff(repo: &Path, base: &str, inputs: &[(&str, &str)], gh: &Path) -> (Output, String) {
+    run_diff_in(repo, base, inputs, gh, Runner::default())
+}
+
+/// How [`run_diff_in`] runs the script: from a fork (the event's head repository is another
+/// one), and on a macOS-style PATH (only the tools a macOS runner has: no GNU `sha256sum`, a
+/// `shasum` instead).
+#[derive(Default, Clone, Copy)]
+struct Runner {
+    fork: bool,
+    macos: bool,
+    /// The token GitHub refuses writes with (the fake `gh` refuses without one).
+    read_only: bool,
+}
+
+/// A folder holding only the tools `action/*.sh` and the fake `gh` may use on a macOS runner
+/// (links to this machine's), with `shasum -a 256` standing in for GNU `sha256sum`.
+fn macos_path(bin: &Path) -> String {
+    for tool in [
+        "bash", "git", "jq", "sed", "find", "sort", "cut", "head", "tail", "cat", "ls", "cp",
+        "mkdir", "env", "rm",
+    ] {
+        let which = Command::new("bash")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let at = String::from_utf8_lossy(&which.stdout).trim().to_string();
+        assert!(!at.is_empty(), "no {tool} on this machine");
+        let _ = std::fs::remove_file(bin.join(tool));
+        std::os::unix::fs::symlink(&at, bin.join(tool)).unwrap();
+    }
+    let sha = Command::new("bash")
+        .args(["-c", "command -v sha256sum"])
+        .output()
+        .unwrap();
+    let sha = String::from_utf8_lossy(&sha.stdout).trim().to_string();
+    std::fs::write(
+        bin.join("shasum"),
+        format!(
+            "#!/bin/sh
+# macOS's shasum, as this test's stand-in
+[ \"$1 $2\" = \"-a 256\" ] || {{ echo \"shasum: only -a 256\" >&2; exit 1; }}
+shift 2
+exec {sha} \"$@\"
+"
+        ),
+    )
+    .unwrap();
+    let _ = Command::new("chmod")
+        .arg("+x")
+        .arg(bin.join("shasum"))
+        .status();
+    bin.display().to_string()
+}
+
+fn run_diff_in(
+    repo: &Path,
+    base: &str,
+    inputs: &[(&str, &str)],
+    gh: &Path,
+    runner: Runner,
+) -> (Output, String) {
     let work = tmp(&format!(
         "work-{}",
         gh.file_name().unwrap().to_string_lossy()
@@ -392,34 +454,49 @@ fn run_diff(repo: &Path, base: &str, inputs: &[(&str, &str)], gh: &Path) -> (Out
     let bin = work.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::copy(root().join("tests/fixtures/action/fake-gh"), bin.join("gh")).unwrap();
-    let event = std::fs::read_to_string(root().join("tests/fixtures/action/pull_request.json"))
+    let mut event = std::fs::read_to_string(root().join("tests/fixtures/action/pull_request.json"))
         .unwrap()
         .replace("BASE_SHA", base);
+    if runner.fork {
+        event = event.replace(
+            "\"sha\": \"HEAD_SHA\", \"repo\": {\"full_name\": \"octo/gateway\"}",
+            "\"sha\": \"HEAD_SHA\", \"repo\": {\"full_name\": \"contributor/gateway\"}",
+        );
+        assert!(event.contains("contributor/gateway"));
+    }
     std::fs::write(work.join("event.json"), event).unwrap();
     let output = work.join("github-output");
     let _ = std::fs::remove_file(&output);
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let summary = work.join("step-summary");
+    let _ = std::fs::remove_file(&summary);
+    let path = match runner.macos {
+        true => macos_path(&bin),
+        false => format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    };
     let mut cmd = Command::new("bash");
     cmd.arg(root().join("action/diff.sh"))
         .current_dir(repo)
         .env("PATH", path)
         .env("FALLCOST", env!("CARGO_BIN_EXE_fallcost"))
         .env("FAKE_GH_DIR", gh)
-        .env("GH_TOKEN", "fake-token")
+        .env("GH_TOKEN", if runner.read_only { "" } else { "fake-token" })
         .env("GITHUB_EVENT_PATH", work.join("event.json"))
         .env("GITHUB_REPOSITORY", "octo/gateway")
         .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
         .env("RUNNER_TEMP", &work)
         .env("INPUT_PATHS", "gw/config.yaml");
     for (k, v) in inputs {
         cmd.env(format!("INPUT_{}", k.to_uppercase().replace('-', "_")), v);
     }
     let out = cmd.output().unwrap();
-    (out, std::fs::read_to_string(&output).unwrap_or_default())
+    let written = std::fs::read_to_string(&output).unwrap_or_default();
+    let summary = std::fs::read_to_string(&summary).unwrap_or_default();
+    (out, format!("{written}{summary}"))
 }
 
 use std::path::Path;
@@ -501,7 +578,7 @@ fn the_diff_script_posts_one_sticky_comment_and_updates_it_on_every_push() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         comment("1001"),
-        "<!-- fallcost-diff -->\n### fallcost diff\n\nNo chain costs more than on the base branch.\n"
+        "<!-- fallcost-diff -->\n### fallcost diff\n\nNo chain costs or fails more than on the base branch.\n"
     );
 }
 
@@ -522,4 +599,190 @@ fn the_diff_script_refuses_bad_inputs_and_a_missing_base() {
     assert_eq!(out.status.code(), Some(0));
     assert!(!gh.join("calls").exists());
     assert!(written.contains("comment-id=\n"), "{written}");
+}
+
+/// A pull request from a fork: the job's token cannot write, so no `gh` call is made, a notice
+/// says why, the job summary and outputs still appear, and the exit code is the thresholds'.
+#[test]
+fn the_diff_script_on_a_fork_skips_the_comment_and_keeps_summary_outputs_and_exit_code() {
+    let (repo, base) = pr_repository("fork");
+    let gh = tmp("gh-fork");
+    let _ = std::fs::remove_dir_all(&gh);
+    std::fs::create_dir_all(&gh).unwrap();
+    let fork = Runner {
+        fork: true,
+        ..Runner::default()
+    };
+    let (out, written) = run_diff_in(&repo, &base, &[], &gh, fork);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("::notice title=fallcost diff::pull request #42 comes from a fork"),
+        "{stdout}"
+    );
+    assert!(!gh.join("calls").exists(), "gh was called on a fork");
+    assert!(written.contains("diff-exit-code=0\n"), "{written}");
+    assert!(written.contains("comment-id=\n"), "{written}");
+    // the job summary is the comment's Markdown
+    assert!(
+        written.contains("### fallcost diff\n\n**+$936.62/month (+3.88%) on a normal day; +$384.91 per 3h outage**"),
+        "{written}"
+    );
+    // a threshold crossed: exit 1, from the thresholds, not from the comment
+    let (out, written) = run_diff_in(&repo, &base, &[("fail-above", "3%")], &gh, fork);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(written.contains("diff-exit-code=1\n"), "{written}");
+    assert!(!gh.join("calls").exists());
+}
+
+/// A token that cannot comment (GitHub refuses it; the fake `gh` refuses an empty one): a
+/// warning, the summary and outputs, and the thresholds' exit code.
+#[test]
+fn the_diff_script_warns_when_the_comment_cannot_be_posted() {
+    let (repo, base) = pr_repository("readonly");
+    let gh = tmp("gh-readonly");
+    let _ = std::fs::remove_dir_all(&gh);
+    std::fs::create_dir_all(&gh).unwrap();
+    let ro = Runner {
+        read_only: true,
+        ..Runner::default()
+    };
+    let (out, written) = run_diff_in(&repo, &base, &[("fail-above", "3%")], &gh, ro);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "::warning title=fallcost diff::cannot read the comments of pull request #42"
+        ),
+        "{stdout}"
+    );
+    assert!(written.contains("diff-exit-code=1\n"), "{written}");
+    assert!(written.contains("comment-id=\n"), "{written}");
+    assert!(written.contains("threshold crossed: the steady monthly bill rises 3.88%"));
+}
+
+/// On a macOS-style PATH (no GNU sha256sum; shasum instead) the cache key is the same as on
+/// Linux, and the diff script runs, comments and exits as on Linux.
+#[test]
+fn the_action_scripts_run_with_macos_tools() {
+    let bin = tmp("macos-bin");
+    let _ = std::fs::remove_dir_all(&bin);
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = macos_path(&bin);
+    assert!(!bin.join("sha256sum").exists());
+    let key = |path: Option<&str>| {
+        let mut cmd = Command::new("bash");
+        cmd.arg("action/source-key.sh").arg(".").current_dir(root());
+        if let Some(p) = path {
+            cmd.env("PATH", p);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let (linux, macos) = (key(None), key(Some(&path)));
+    assert_eq!(linux, macos);
+    assert!(linux.starts_with(&format!("fallcost-{}-", env!("CARGO_PKG_VERSION"))));
+
+    let (repo, base) = pr_repository("macos");
+    let gh = tmp("gh-macos");
+    let _ = std::fs::remove_dir_all(&gh);
+    std::fs::create_dir_all(&gh).unwrap();
+    let mac = Runner {
+        macos: true,
+        ..Runner::default()
+    };
+    // no input for fail-above or incidents: empty arrays under set -u (bash 3.2 refuses a bare
+    // "${a[@]}" of an empty array; the scripts guard every one)
+    let (out, written) = run_diff_in(&repo, &base, &[], &gh, mac);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(written.contains("comment-id=1001\n"), "{written}");
+    // no bash 4 features in the scripts: associative arrays, case conversion, mapfile,
+    // readarray, |&, &>>, ;;& and unguarded array expansions
+    for script in ["action/check.sh", "action/diff.sh", "action/source-key.sh"] {
+        let text = std::fs::read_to_string(root().join(script)).unwrap();
+        for bad in [
+            "declare -A",
+            "local -A",
+            ",,}",
+            "^^}",
+            "mapfile",
+            "readarray",
+            "|&",
+            "&>>",
+            ";;&",
+            "sha256sum \"",
+            "xargs sha256sum",
+        ] {
+            assert!(!text.contains(bad), "{script} uses `{bad}`");
+        }
+        for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+            for arr in ["limits", "incidents", "allow"] {
+                if line.contains(&format!("\"${{{arr}[@]}}\"")) {
+                    assert!(
+                        line.contains(&format!("${{{arr}[@]+")),
+                        "{script}: unguarded ${{{arr}[@]}}: {line}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The binary's cache: restored by key (the version, the source and the runner), built only
+/// on a miss and saved right after the build, before the check and diff steps can fail the
+/// job; and the action's default profile is empty, so the team's `[usage]` profile is used.
+#[test]
+fn the_cache_is_saved_before_the_thresholds_and_the_default_profile_is_the_teams() {
+    let action = yaml("action.yml");
+    let steps = get(get(&action, "runs"), "steps").as_sequence().unwrap();
+    let names: Vec<String> = steps.iter().map(|s| string(get(s, "name"))).collect();
+    let at = |n: &str| names.iter().position(|x| x.starts_with(n)).unwrap();
+    let (restore, build, save) = (
+        &steps[at("Restore fallcost")],
+        &steps[at("Build fallcost")],
+        &steps[at("Save fallcost")],
+    );
+    assert_eq!(string(get(restore, "uses")), "actions/cache/restore@v4");
+    assert_eq!(string(get(save, "uses")), "actions/cache/save@v4");
+    for s in [build, save] {
+        assert_eq!(
+            string(get(s, "if")),
+            "steps.cache.outputs.cache-hit != 'true'",
+            "a miss builds and saves; a hit does neither"
+        );
+    }
+    assert_eq!(
+        string(get(get(save, "with"), "key")),
+        string(get(get(restore, "with"), "key"))
+    );
+    assert!(
+        at("Save fallcost") < at("fallcost check") && at("Save fallcost") < at("fallcost diff")
+    );
+    assert_eq!(
+        string(get(get(inputs_of(&action), "profile"), "default")),
+        ""
+    );
+    // a cache miss then a hit, as the steps' conditions run them: the key is the same on the
+    // second run (same source), so the restore hits and neither build nor save runs
+    let key = || {
+        let out = Command::new("bash")
+            .arg("action/source-key.sh")
+            .arg(".")
+            .current_dir(root())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(key(), key());
 }

@@ -17,6 +17,7 @@ mod cli_ux;
 mod compare_config;
 mod conflict_markers;
 mod diff;
+mod diff_cases;
 mod gateways;
 mod history;
 mod issue10;

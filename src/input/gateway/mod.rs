@@ -458,6 +458,10 @@ impl fmt::Display for Notice {
 pub struct Config {
     /// The chains, in file order.
     pub chains: Vec<Route>,
+    /// Every group requests can name, with its deployments and their shares (LiteLLM's
+    /// `model_list` groups, fallbacks or not; empty for Portkey and OpenRouter): `diff` finds
+    /// here a group that lost its last fallback and still serves its traffic.
+    pub groups: Vec<Group>,
     /// Notices with the place they are about.
     pub notices: Vec<(Place, Notice)>,
 }

@@ -68,22 +68,27 @@ pub struct UsageSettings {
 }
 
 impl UsageSettings {
-    /// Requests per month of the chain `name` whose primary model group is `group` (a LiteLLM
-    /// chain's name starts with its group) and whose share of its group's traffic is `share`,
+    /// Requests per month of the chain `name` whose primary model group is `group` (`None`:
+    /// the name's first word, as a LiteLLM chain's name starts with its group) and whose share
+    /// of its route's traffic is `share` (the router's split over the group's deployments),
     /// with where the figure comes from: `[usage.chains]` by chain name, then by group (times
     /// the share), then `requests_per_month` (times the share). `None` without any.
-    pub fn requests_of(&self, name: &str, share: Option<f64>) -> Option<(f64, String)> {
+    pub fn requests_of(
+        &self,
+        name: &str,
+        group: Option<&str>,
+        share: Option<f64>,
+    ) -> Option<(f64, String)> {
         let at = |key: &str| format!("{} [usage.chains] \"{key}\"", self.file);
         if let Some((k, n)) = self.chains.iter().find(|(k, _)| k == name) {
             return Some((*n, at(k)));
         }
-        let group = name.split([' ', '(']).next().unwrap_or(name);
+        let group = group.unwrap_or_else(|| name.split([' ', '(']).next().unwrap_or(name));
+        let s = share.unwrap_or(1.0);
         if let Some((k, n)) = self.chains.iter().find(|(k, _)| k == group) {
-            let s = share.unwrap_or(1.0);
             return Some((n * s, format!("{} × {s}", at(k))));
         }
         self.requests_per_month.map(|n| {
-            let s = share.unwrap_or(1.0);
             let src = format!("{} [usage] requests_per_month", self.file);
             if s == 1.0 {
                 (n, src)
@@ -233,14 +238,25 @@ mod tests {
             ]
         );
         // by chain name, by group (times the share), else the default
-        assert_eq!(u.requests_of("chat", None).unwrap().0, 1000.0);
+        assert_eq!(u.requests_of("chat", None, None).unwrap().0, 1000.0);
         assert_eq!(
-            u.requests_of("chat (router_settings.fallbacks) [gpt-4o, 75%]", Some(0.75))
-                .unwrap()
-                .0,
+            u.requests_of(
+                "chat (router_settings.fallbacks) [gpt-4o, 75%]",
+                None,
+                Some(0.75)
+            )
+            .unwrap()
+            .0,
             750.0
         );
-        let (n, src) = u.requests_of("other", None).unwrap();
+        // a group named by the config, not the chain's first word
+        assert_eq!(
+            u.requests_of("renamed [x, 50%]", Some("chat"), Some(0.5))
+                .unwrap()
+                .0,
+            500.0
+        );
+        let (n, src) = u.requests_of("other", None, None).unwrap();
         assert_eq!(n, 2_628_000.0);
         assert!(src.ends_with("[usage] requests_per_month"), "{src}");
 

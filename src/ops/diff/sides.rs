@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{DiffRequest, resolve_side};
-use crate::input::gateway::price::Provenance;
+use crate::input::gateway::price::{Provenance, Served};
 use crate::input::history::History;
 use crate::input::settings::UsageSettings;
 use crate::input::settings::usage::MONTH_S;
@@ -22,6 +22,11 @@ pub struct Side {
     pub scenario: Scenario,
     /// Values taken from gateway configs (file and line of each chain's primary).
     pub provenance: Vec<Provenance>,
+    /// The gateway traffic each chain read from a config serves (route, primary, share).
+    pub served: Vec<Served>,
+    /// Every deployment of the configs' groups, fallbacks or not
+    /// ([`crate::input::gateway::price::served_groups`]).
+    pub lone: Vec<Served>,
     /// A scenario file's text, to find a chain's `name = "..."` line.
     pub text: Option<(String, String)>,
     /// The file the request, steady state and incident come from (a scenario, or the
@@ -30,6 +35,35 @@ pub struct Side {
 }
 
 impl Side {
+    /// Where the configs declare group `group`'s first deployment.
+    pub fn lone_at(&self, group: &str) -> Option<At> {
+        self.lone.iter().find(|g| g.group == group).map(|g| At {
+            file: g.config.clone(),
+            line: g.line,
+        })
+    }
+
+    /// The gateway traffic chain `name` serves, when it was read from a config.
+    pub fn served(&self, name: &str) -> Option<&Served> {
+        self.served.iter().find(|s| s.chain == name)
+    }
+
+    /// Requests per month of `chain` and where the figure comes from: a chain read from a
+    /// gateway config gets its route's traffic (by chain name, by its primary group, else
+    /// `requests_per_month`) times its share of the route as the router splits it, so a
+    /// route's chains add up to the route's traffic; a scenario's chain by its name, times its
+    /// `traffic_share`.
+    pub fn requests(
+        &self,
+        chain: &crate::model::Chain,
+        usage: &UsageSettings,
+    ) -> Option<(f64, String)> {
+        match self.served(&chain.name) {
+            Some(s) => usage.requests_of(&chain.name, Some(&s.group), Some(s.share)),
+            None => usage.requests_of(&chain.name, None, chain.traffic_share),
+        }
+    }
+
     /// The side as the report names it.
     pub fn meta(&self) -> SideMeta {
         SideMeta {
@@ -76,38 +110,106 @@ impl Side {
     }
 }
 
-/// BASE and HEAD, resolved with the same usage settings.
+/// BASE and HEAD, resolved with their usage settings (`usage_b`, `usage`: the same unless
+/// `[usage]` changed between the refs). A side with no chain (its paths
+/// missing at the ref or, with `--base-ref`, deleted in HEAD; configs with no fallback left) is
+/// the other side's scenario with no chain: it serves no traffic and prices at 0.
 ///
-/// Errors: as `compare`'s inputs (`ops::inputs::resolve`); with `--base-ref`, git failing to list or show a path.
-pub fn resolve(req: &DiffRequest, usage: &UsageSettings) -> anyhow::Result<(Side, Side)> {
-    let head = side(req, usage, &req.head, label(&req.head))?;
-    let base = match &req.base_ref {
-        None => side(req, usage, &req.base, label(&req.base))?,
+/// Errors: as `compare`'s inputs (`ops::inputs::resolve`); with `--base-ref`, git failing to
+/// list or show a path; both sides empty.
+pub fn resolve(
+    req: &DiffRequest,
+    usage_b: &UsageSettings,
+    usage: &UsageSettings,
+) -> anyhow::Result<(Side, Side)> {
+    let deleted = req.base_ref.is_some() && req.head.iter().all(|p| !p.exists());
+    let head = match deleted {
+        true => Err(Vec::new()),
+        false => maybe_empty(side(req, usage, &req.head, label(&req.head)), &req.head)?,
+    };
+    let (base, base_label) = match &req.base_ref {
+        None => (
+            maybe_empty(side(req, usage_b, &req.base, label(&req.base)), &req.base)?,
+            label(&req.base),
+        ),
         Some(r) => {
             let (dir, paths) = at_ref(r, &req.head)?;
             let shown = req
                 .head
                 .iter()
-                .map(|p| format!("{r}:{}", p.display()))
+                .map(|p| format!("{r}:{}", in_repo(p).display()))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let mut side = match paths.is_empty() {
+            let side = match paths.is_empty() {
                 // Nothing at the ref: every chain of HEAD is new.
-                true => Side {
-                    scenario: Scenario {
-                        chains: Vec::new(),
-                        ..head.scenario.clone()
-                    },
-                    ..head.clone()
-                },
-                false => side(req, usage, &paths, shown.clone())?,
+                true => Err(Vec::new()),
+                false => {
+                    maybe_empty(side(req, usage_b, &paths, shown.clone()), &paths)?.map(|mut s| {
+                        // the ref's files as the repository names them, not the temporary copy
+                        let tmp = format!("{}/", dir.display());
+                        for x in &mut s.served {
+                            x.config = x.config.replace(&tmp, "");
+                        }
+                        for x in &mut s.lone {
+                            x.config = x.config.replace(&tmp, "");
+                        }
+                        s
+                    })
+                }
             };
-            side.label = shown;
             let _ = std::fs::remove_dir_all(dir);
-            side
+            (side, shown)
         }
     };
-    Ok((base, head))
+    let empty = |other: &Side, label: String, lone: Vec<Served>| Side {
+        label,
+        scenario: Scenario {
+            chains: Vec::new(),
+            ..other.scenario.clone()
+        },
+        provenance: Vec::new(),
+        served: Vec::new(),
+        lone,
+        text: None,
+        scenario_file: other.scenario_file.clone(),
+    };
+    match (base, head) {
+        (Ok(b), Ok(h)) => Ok((b, h)),
+        (Ok(b), Err(lone)) => {
+            let h = empty(&b, label(&req.head), lone);
+            Ok((b, h))
+        }
+        (Err(lone), Ok(h)) => Ok((empty(&h, base_label, lone), h)),
+        (Err(_), Err(_)) => anyhow::bail!(
+            "no fallback chain in BASE ({base_label}) nor in HEAD ({}): nothing to diff",
+            label(&req.head)
+        ),
+    }
+}
+
+/// A side, or (`Err`) the groups of configs that have no fallback chain left (an empty side:
+/// its groups may still serve what lost its fallback).
+type MaybeEmpty = Result<Side, Vec<Served>>;
+
+/// `side` as is, or [`MaybeEmpty`]'s `Err` for configs that have no fallback chain.
+fn maybe_empty(side: anyhow::Result<Side>, paths: &[PathBuf]) -> anyhow::Result<MaybeEmpty> {
+    match side {
+        Err(e) if e.to_string().contains("no fallback chain found") => {
+            Ok(Err(crate::input::gateway::price::served_groups(paths)?))
+        }
+        r => r.map(Ok),
+    }
+}
+
+/// `p` relative to the current folder when it is an absolute path under it (git's pathspecs
+/// and `REF:./path` name files from there).
+fn in_repo(p: &Path) -> PathBuf {
+    match std::env::current_dir() {
+        Ok(cwd) if p.is_absolute() => p
+            .strip_prefix(&cwd)
+            .map_or(p.to_path_buf(), Path::to_path_buf),
+        _ => p.to_path_buf(),
+    }
 }
 
 fn label(paths: &[PathBuf]) -> String {
@@ -141,10 +243,16 @@ fn side(
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| format!("{} (gateway defaults)", inputs.label)),
     };
+    let lone = match text {
+        Some(_) => Vec::new(),
+        None => crate::input::gateway::price::served_groups(paths)?,
+    };
     Ok(Side {
         label,
         scenario: inputs.scenario,
         provenance: inputs.provenance,
+        served: inputs.served,
+        lone,
         text,
         scenario_file,
     })
@@ -174,14 +282,35 @@ fn at_ref(r: &str, paths: &[PathBuf]) -> anyhow::Result<(PathBuf, Vec<PathBuf>)>
         }
         Ok(out.stdout)
     };
-    git(&[
+    if git(&[
         "rev-parse",
         "--verify",
         "--quiet",
         &format!("{r}^{{commit}}"),
-    ])?;
+    ])
+    .is_err()
+    {
+        // say why: no repository here, or a ref this clone lacks
+        git(&["rev-parse", "--is-inside-work-tree"]).map_err(|_| {
+            anyhow::anyhow!(
+                "--base-ref {r}: the current folder is not inside a git repository (run fallcost diff from the repository's checkout)"
+            )
+        })?;
+        let shallow = git(&["rev-parse", "--is-shallow-repository"])
+            .map(|o| String::from_utf8_lossy(&o).trim() == "true")
+            .unwrap_or(false);
+        anyhow::bail!(
+            "--base-ref {r}: git knows no commit `{r}` in this repository{} (fetch it first: git fetch origin {r}; or check the name with git log --oneline -1 {r})",
+            if shallow {
+                ": the clone is shallow, so the base branch's commits may not have been fetched"
+            } else {
+                ""
+            }
+        );
+    }
     let mut out = Vec::new();
     for p in paths {
+        let p = &in_repo(p);
         let listed = git(&[
             "ls-tree",
             "-r",
@@ -220,43 +349,80 @@ fn safe(p: &Path) -> PathBuf {
 }
 
 /// One line naming the reference incident of both sides (`None` when either has none): its
-/// duration, traffic and failure, and HEAD's where they differ.
-pub fn incident_line(base: &Scenario, head: &Scenario) -> Option<String> {
+/// duration, traffic and sessions, and HEAD's where they differ. `rates` are the requests per
+/// second the chains' incidents run at when each runs at its own traffic (empty: the
+/// scenario's rate); `providers` the providers whose outage each chain's incident is (its
+/// primary's), said when the totals add several.
+pub fn incident_line(
+    base: &Scenario,
+    head: &Scenario,
+    rates: &[f64],
+    providers: &[(String, String)],
+) -> Option<String> {
     let show = |s: &Scenario| {
         s.incident.as_ref().map(|i| {
-            format!(
-                "{} outage, {} requests at {} req/s in sessions of {}",
-                crate::number::format_seconds(i.duration_s),
-                crate::number::count(i.requests() as f64),
-                round_noise(i.requests_per_second),
-                i.session_length
-            )
+            let d = crate::number::format_seconds(i.duration_s);
+            let lo = rates.iter().copied().reduce(f64::min);
+            let hi = rates.iter().copied().reduce(f64::max);
+            match (lo, hi) {
+                (Some(lo), Some(hi)) if round_noise(lo) != round_noise(hi) => format!(
+                    "{d} outage in sessions of {}, each chain at its own traffic (requests_per_month / 730 hours): {} to {} req/s",
+                    i.session_length,
+                    crate::number::count(round_noise(lo)),
+                    crate::number::count(round_noise(hi))
+                ),
+                (Some(r), _) => format!(
+                    "{d} outage, {} requests at {} req/s (each chain's own traffic) in sessions of {}",
+                    crate::number::count((r * i.duration_s).round()),
+                    crate::number::count(round_noise(r)),
+                    i.session_length
+                ),
+                _ => format!(
+                    "{d} outage, {} requests at {} req/s in sessions of {}",
+                    crate::number::count(i.requests() as f64),
+                    round_noise(i.requests_per_second),
+                    i.session_length
+                ),
+            }
         })
     };
     let (b, h) = (show(base)?, show(head)?);
-    Some(if b == h {
+    let mut line = if b == h {
         h
     } else {
         format!("{b} (BASE); {h} (HEAD)")
-    })
+    };
+    let mut names: Vec<&str> = providers.iter().flat_map(|p| p.1.split(", ")).collect();
+    names.sort_unstable();
+    names.dedup();
+    let own = head.incident.as_ref().is_some_and(|i| i.timeline.is_none());
+    if own && names.len() > 1 {
+        let each: Vec<String> = providers
+            .iter()
+            .map(|(c, p)| format!("{p} for {c}"))
+            .collect();
+        line.push_str(&format!(
+            "; each chain's outage is its primary's provider down, and the totals add them ({}): not one outage of all",
+            each.join(", ")
+        ));
+    }
+    Some(line)
 }
 
 /// A chain's reference-incident rate from its monthly traffic (`None`: the scenario's).
-fn chain_rate(usage: &UsageSettings, requests: Option<f64>) -> Option<f64> {
+pub(super) fn chain_rate(usage: &UsageSettings, requests: Option<f64>) -> Option<f64> {
     requests
         .filter(|_| usage.incident_requests_per_second.is_none())
         .map(|n| n / MONTH_S)
 }
 
-/// Chain `chain` of `s` priced alone, as [`figures`] prices it.
+/// Chain `chain` of `s` priced alone at `requests` per month, as [`figures`] prices it.
 pub fn alone_as_priced(
     s: &Scenario,
     chain: &crate::model::Chain,
     usage: &UsageSettings,
+    requests: Option<f64>,
 ) -> Scenario {
-    let requests = usage
-        .requests_of(&chain.name, chain.traffic_share)
-        .map(|r| r.0);
     alone(s, chain, chain_rate(usage, requests))
 }
 
@@ -275,11 +441,11 @@ fn alone(s: &Scenario, chain: &crate::model::Chain, rate: Option<f64>) -> Scenar
     one
 }
 
-/// Every chain's figures on `side` under `req.pattern`, with the assumptions each rests on.
-/// Each chain is priced alone: its reference incident (and the history's years) at the
-/// chain's own requests per month spread evenly over a month of 730 hours, when the usage
-/// gives them and no `incident_requests_per_second`; else at the scenario's rate (times the
-/// chain's traffic share).
+/// One chain's traffic: requests per month and where the figure comes from.
+pub type Traffic = Option<(f64, String)>;
+
+/// Every chain's figures on `side` under `req.pattern`, each at its traffic (`traffic[i]` for
+/// chain `i`), with the assumptions each rests on ([`chain_figures`]).
 ///
 /// Errors: a history that does not fit the side's chains (`ops::history::replay`).
 pub fn figures(
@@ -287,11 +453,32 @@ pub fn figures(
     req: &DiffRequest,
     usage: &UsageSettings,
     history: Option<&History>,
+    traffic: &[Traffic],
 ) -> anyhow::Result<Vec<(String, DiffFigures, Vec<Assumption>)>> {
-    let s = &side.scenario;
-    let mut out = Vec::new();
-    for chain in &s.chains {
-        let (requests, source) = match usage.requests_of(&chain.name, chain.traffic_share) {
+    side.scenario
+        .chains
+        .iter()
+        .zip(traffic)
+        .map(|(chain, t)| chain_figures(&side.scenario, chain, t.clone(), req, usage, history))
+        .collect()
+}
+
+/// Chain `chain` of scenario `s` priced alone under `req.pattern` at `traffic`: its reference
+/// incident (and the history's years) at the chain's own requests per month spread evenly over
+/// a month of 730 hours, when the usage gives them and no `incident_requests_per_second`; else
+/// at the scenario's rate (times the chain's traffic share).
+///
+/// Errors: a history that does not fit the chain (`ops::history::replay`).
+pub fn chain_figures(
+    s: &Scenario,
+    chain: &crate::model::Chain,
+    traffic: Traffic,
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    history: Option<&History>,
+) -> anyhow::Result<(String, DiffFigures, Vec<Assumption>)> {
+    {
+        let (requests, source) = match traffic {
             Some((n, src)) => (Some(n), Some(src)),
             None => (None, None),
         };
@@ -339,6 +526,8 @@ pub fn figures(
                 .map(|y| y.premium_mean_usd)
                 .or(untouched.then_some(0.0)),
             premium_p95_usd: year.map(|y| y.premium_p95_usd).or(untouched.then_some(0.0)),
+            failed_per_year: year.map(|y| y.failed_per_year).or(untouched.then_some(0.0)),
+            availability: year.map(|y| y.availability).or(untouched.then_some(1.0)),
             worst_ratio: worst_ratio(s, chain),
             month_at_risk_usd: at_risk,
         };
@@ -361,9 +550,8 @@ pub fn figures(
                 ),
             });
         }
-        out.push((chain.name.clone(), figs, assumptions));
+        Ok((chain.name.clone(), figs, assumptions))
     }
-    Ok(out)
 }
 
 /// The dearest fallback's like-for-like price (warm, per request) over the primary's; `None`

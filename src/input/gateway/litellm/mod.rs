@@ -340,6 +340,11 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
     let models = ModelList::read(file, root)?;
     let sections = settings_sections(file, root)?;
     let mut out = Out::default();
+    out.config.groups = models
+        .groups
+        .iter()
+        .filter_map(|(name, _)| models.group(name))
+        .collect();
     let max_fallbacks = max_fallbacks(file, &mut out, &sections)?;
     let mut star_default = star_default(file, &mut out, &sections)?;
     let providers = Providers {

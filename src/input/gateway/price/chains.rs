@@ -38,6 +38,8 @@ pub(super) struct WrittenChains {
     pub(super) unknown: Vec<(InputError, String)>,
     /// The prices the configs set themselves, by scenario id (added to the scenario's table).
     pub(super) prices: Vec<crate::model::ModelPrice>,
+    /// The traffic each chain serves, in chain order.
+    pub(super) served: Vec<super::Served>,
 }
 
 /// One scenario chain a route became.
@@ -195,11 +197,14 @@ pub(super) fn picks<'a>(
             Err(e) => return Err(e),
         };
         let own_price = own.map(|p| {
-            let text = format!(
-                " (the config's own prices: ${} input, ${} output per MTok)",
-                crate::number::trim(p.input, 6),
-                crate::number::trim(p.output, 6)
-            );
+            let text = match crate::input::gateway::endpoint::free_model(ep) {
+                Some((_, why)) if p.input == 0.0 && p.output == 0.0 => format!(" ({why})"),
+                _ => format!(
+                    " (the config's own prices: ${} input, ${} output per MTok)",
+                    crate::number::trim(p.input, 6),
+                    crate::number::trim(p.output, 6)
+                ),
+            };
             if !extra.iter().any(|x| x.id == p.id) {
                 extra.push(p);
             }

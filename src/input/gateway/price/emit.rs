@@ -52,6 +52,7 @@ pub(super) fn emit(
         provenance,
         unknown,
         prices: extra,
+        served,
         ..
     } = written;
     let primary = picks(file, &chain.primary, prices, unknown, extra)?;
@@ -94,6 +95,15 @@ pub(super) fn emit(
             let caps = caps(&at, &mut rec);
             fallback_retry_notes(&at, &mut rec);
             breaker_and_cap(&at, models.len(), retries, &mut rec, &mut policy_text);
+            served.push(super::Served {
+                chain: name.clone(),
+                route: chain.name.clone(),
+                group: chain.primary.label.clone(),
+                primary: pick.ep.model.clone(),
+                share,
+                config: file.to_string(),
+                line: pick.ep.line,
+            });
             out.push(Emitted {
                 name: name.clone(),
                 models,

@@ -66,7 +66,7 @@ use policy::policy_of;
 use portkey_policy::portkey_policy;
 
 /// A value taken from a config, for the report (defined in the model, which `output` may use).
-pub use crate::model::provenance::Provenance;
+pub use crate::model::provenance::{Provenance, Served};
 
 /// A scenario built from gateway configs.
 pub struct FromConfig {
@@ -89,6 +89,8 @@ pub struct Built {
     pub overrides: Vec<(String, String)>,
     /// Every value taken from the configs, in chain order.
     pub provenance: Vec<Provenance>,
+    /// The traffic each chain serves (its route, primary and share), in chain order.
+    pub served: Vec<Served>,
     /// The prices the configs set themselves, by scenario id: parse the text with
     /// [`crate::input::scenario::parse_priced`] and these.
     pub prices: Vec<ModelPrice>,
@@ -281,7 +283,11 @@ fn table_id(
         }
         e
     })?;
-    if !m.priced_as.contains("config") {
+    // A free or local model (ollama, vLLM, LM Studio, a private api_base, an OpenRouter
+    // `:free` variant) is priced at $0 per token, as `check` reads it: its price goes into
+    // the scenario's table under the model's own id, like a price the config sets.
+    let free = super::endpoint::free_model(ep).is_some() && !m.priced_as.contains("config");
+    if !m.priced_as.contains("config") && !free {
         return Ok((m.priced_as, None));
     }
     let mut price = m.price;
@@ -389,6 +395,7 @@ pub fn build_text(
         names,
         provenance,
         prices,
+        served,
         ..
     } = written;
     if read.found == 0 || names.is_empty() {
@@ -410,10 +417,45 @@ pub fn build_text(
         base,
         overrides,
         provenance,
+        served,
         prices,
         warnings: read.warnings,
         skipped: read.skipped,
     })
+}
+
+/// Every deployment of every group the LiteLLM configs `configs` name (folders searched),
+/// fallbacks or not, each as the traffic it serves: `chain` and `route` are the group's name,
+/// `primary` the deployment's model, `share` its share of the group (LiteLLM's
+/// `simple_shuffle`). `diff` pairs a chain whose group lost its last fallback with these.
+///
+/// Errors: a config that cannot be read or parsed (as [`build`]).
+pub fn served_groups(configs: &[PathBuf]) -> Result<Vec<Served>, InputError> {
+    let prices = PricingRef::parse(broad_name(), None).load()?;
+    let mut skipped = Vec::new();
+    let list = files(configs, &mut skipped)?;
+    let mut out = Vec::new();
+    for path in &list {
+        let Read::Config(config, _, true) = read_config(path, &prices, configs.contains(path))?
+        else {
+            continue;
+        };
+        for g in &config.groups {
+            let n = g.endpoints.len() as f64;
+            for (i, ep) in g.endpoints.iter().enumerate() {
+                out.push(Served {
+                    chain: g.label.clone(),
+                    route: g.label.clone(),
+                    group: g.label.clone(),
+                    primary: ep.model.clone(),
+                    share: g.shares.as_ref().map_or(1.0 / n, |s| s[i]),
+                    config: shown_path(path),
+                    line: ep.line,
+                });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The scenario's label, text and base folder: `scenario`'s, or (`None`) a request of 2,000
