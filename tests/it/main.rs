@@ -19,6 +19,7 @@ mod diff;
 mod gateways;
 mod history;
 mod issue10;
+mod issue33;
 mod json_contract;
 mod layout;
 mod mc;
