@@ -767,7 +767,7 @@ fn shorthand_failback(
         incident.requests(),
         incident.session_length.max(1),
     );
-    let writes = piecewise::failback_writes(&placed, &[Some(0)], &[1.0 - failed_share]);
+    let writes = piecewise::failback_writes(&placed, &[Some(0)], &[1.0 - failed_share], &[0.0]);
     (
         writes * request.premium_over_warm(primary, first_state(primary)),
         writes,

@@ -322,12 +322,23 @@ pub(crate) mod tests {
     use crate::sim::incident::events::tests::sept3 as scenario;
 
     fn long(r: &Request, c: &Chain, i: &Incident, p: Pattern, runs: u64) -> PolicyIncidentMc {
+        maybe_long(r, c, i, p, runs).unwrap()
+    }
+
+    /// [`long`], `None` where the pattern does not exist on the chain.
+    fn maybe_long(
+        r: &Request,
+        c: &Chain,
+        i: &Incident,
+        p: Pattern,
+        runs: u64,
+    ) -> Option<PolicyIncidentMc> {
         let opts = McOptions {
             requests: 0,
             runs,
             seed: 7,
         };
-        simulate(r, c, i, p, 0, &opts, &mut |_| {}).unwrap()
+        simulate(r, c, i, p, 0, &opts, &mut |_| {})
     }
 
     fn breaker(threshold: u32, cooldown_s: f64) -> Option<Breaker> {
@@ -962,6 +973,238 @@ pub(crate) mod tests {
         assert!(compared.len() >= 80, "{}", compared.len());
     }
 
+    /// The inert rule is a theorem (docs/MODEL.md §8, "An inert breaker"), checked where it
+    /// is most likely to fail: 400 random chains of 2-4 distinct models over three providers
+    /// with siblings (Anthropic's three models, OpenAI's three, DeepSeek), so that one chain
+    /// has several breakers, each over several links; random timelines of provider- and
+    /// model-level outages for the whole window (fast at error rate 1, drilled, and now and
+    /// then gray or half failing), steady failures on a fifth of the links, random retries,
+    /// thresholds, cooldowns, hedge delays, warm policies and cost caps. Every case the rule
+    /// accepts (at least 200) bills, on 32 simulated windows with its breakers, exactly what
+    /// the same windows bill without them, every pattern (bill, window, cold starts,
+    /// fail-back, failed requests); and the analytic figures that `compare` and `tune` then
+    /// print are within 5 standard errors of those 32 windows with the breakers, or 1e-4 of
+    /// the figure (a rare event the windows did not draw). A refusal for a breaker over a dead and a quiet link
+    /// is needed: on those cases the breaker changes the failed requests (sequential or
+    /// hedged) in most of them.
+    #[test]
+    fn the_inert_rule_holds_per_breaker_on_random_scopes() {
+        use crate::model::cost::tests::req;
+        use crate::model::incident::{evaluate, inert_breaker};
+        use crate::model::timeline::{LinkState, Outage, OutageFailure, OutageTarget, Timeline};
+        use rayon::prelude::*;
+        let mut rng = chunk_rng(33, 1, 0);
+        let providers: [(&str, &[&str]); 3] = [
+            ("anthropic", &[SONNET, HAIKU, "anthropic/claude-opus-5"]),
+            ("openai", &[SOL, "openai/gpt-6-luna", "openai/gpt-6-astra"]),
+            ("deepseek", &["deepseek/deepseek-v4-flash"]),
+        ];
+        let pool: Vec<&str> = providers
+            .iter()
+            .flat_map(|(_, m)| m.iter().copied())
+            .collect();
+        let pick = |n: usize, rng: &mut _| (uniform(rng) * n as f64) as usize % n;
+        let failure = |rng: &mut _| {
+            let u = uniform(rng);
+            if u < 0.7 {
+                (OutageFailure::Fast, 1.0)
+            } else if u < 0.85 {
+                (OutageFailure::Drill, 1.0)
+            } else if u < 0.92 {
+                (OutageFailure::Gray, 1.0)
+            } else {
+                (OutageFailure::Fast, 0.5)
+            }
+        };
+        let cases: Vec<(Request, Chain, Incident)> = (0..400)
+            .map(|_| {
+                let len = 2 + pick(3, &mut rng);
+                let mut models: Vec<&str> = Vec::new();
+                while models.len() < len {
+                    let m = pool[pick(pool.len(), &mut rng)];
+                    if !models.contains(&m) {
+                        models.push(m);
+                    }
+                }
+                let timeout_s = 5.0 + 55.0 * uniform(&mut rng);
+                let policy = Policy {
+                    timeout_s,
+                    retries: pick(3, &mut rng) as u32,
+                    breaker: breaker(
+                        1 + pick(6, &mut rng) as u32,
+                        5.0 + 115.0 * uniform(&mut rng),
+                    ),
+                    hedge_delay_s: (uniform(&mut rng) < 0.3)
+                        .then(|| (timeout_s - 1.0) * uniform(&mut rng)),
+                    warm_fallback: [WarmPolicy::Always, WarmPolicy::Never, WarmPolicy::After(2)]
+                        [pick(3, &mut rng)],
+                    max_multiplier: (uniform(&mut rng) < 0.15).then_some(2.0),
+                    ..Policy::default()
+                };
+                let (_, mut c, mut i) = scenario(&models, policy, FailureMode::Fast);
+                let rates: Vec<f64> = (0..len)
+                    .map(|_| if uniform(&mut rng) < 0.2 { 0.05 } else { 0.0 })
+                    .collect();
+                set_failure_rates(&mut c, &rates);
+                set_trip_rates(&mut c, &vec![0.0; len]);
+                c.steady.error_mix = Some(ErrorMix {
+                    shares: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+                });
+                let r = req(
+                    4000.0 * uniform(&mut rng),
+                    100.0 + 2000.0 * uniform(&mut rng),
+                    [0.0, 15000.0, 60000.0][pick(3, &mut rng)],
+                    uniform(&mut rng),
+                );
+                i.duration_s = 60.0 + 220.0 * uniform(&mut rng);
+                i.requests_per_second = 0.5 + 2.5 * uniform(&mut rng);
+                i.session_length = 1 + pick(30, &mut rng) as u64;
+                // per provider of the chain: down whole (a third), or each of its models in
+                // the chain down on its own (a model-level outage) or up
+                let mut outages = Vec::new();
+                for (p, ms) in providers {
+                    let here: Vec<&str> =
+                        ms.iter().copied().filter(|m| models.contains(m)).collect();
+                    if here.is_empty() {
+                        continue;
+                    }
+                    let u = uniform(&mut rng);
+                    let mut add = |target, rng: &mut _| {
+                        let (f, e) = failure(rng);
+                        outages.push(Outage::new(target, 0.0, None, f).with_error_rate(e));
+                    };
+                    if u < 0.33 {
+                        add(OutageTarget::Provider(p.into()), &mut rng);
+                    } else {
+                        for m in here {
+                            if uniform(&mut rng) < 0.45 {
+                                add(OutageTarget::Model(m.into()), &mut rng);
+                            }
+                        }
+                    }
+                }
+                if outages.is_empty() {
+                    let m = models[0];
+                    outages.push(Outage::new(
+                        OutageTarget::Model(m.into()),
+                        0.0,
+                        None,
+                        OutageFailure::Fast,
+                    ));
+                }
+                i.timeline = Some(Timeline::new(i.duration_s, outages).unwrap());
+                (r, c, i)
+            })
+            .collect();
+        // a breaker's reachable links dead and quiet at once: what the rule refuses
+        let mixed = |c: &Chain, i: &Incident| {
+            let refs: Vec<_> = c
+                .prices()
+                .map(|p| crate::model::timeline::LinkRef {
+                    provider: p.provider.clone(),
+                    model: p.id.clone(),
+                })
+                .collect();
+            let states = i.timeline.as_ref().unwrap().chain_segments(&refs)[0]
+                .states
+                .clone();
+            let dead = |k: usize| matches!(states[k], LinkState::Failing { failure: OutageFailure::Fast, error_rate, .. } if error_rate == 1.0);
+            let quiet = |k: usize| states[k] == LinkState::Up && c.links[k].failure_rate == 0.0;
+            c.policy.max_multiplier.is_none()
+                && (0..2.min(c.links.len())).any(|a| {
+                    (0..2.min(c.links.len())).any(|b| {
+                        dead(a)
+                            && quiet(b)
+                            && c.links[a].price.provider == c.links[b].price.provider
+                    })
+                })
+        };
+        let units: Vec<(usize, Pattern)> = (0..cases.len())
+            .flat_map(|case| Pattern::ALL.into_iter().map(move |p| (case, p)))
+            .collect();
+        // (case, accepted, worst z and relative deviation against the analytic figures,
+        // whether the breaker changed the failed requests)
+        let results: Vec<(usize, bool, f64, f64, bool)> = units
+            .into_par_iter()
+            .filter_map(|(case, pattern)| {
+                let (r, c, i) = &cases[case];
+                let mut free = c.clone();
+                free.policy.breaker = None;
+                let Some(_) = inert_breaker(c, i) else {
+                    if !mixed(c, i) || pattern == Pattern::NoFallback {
+                        return None;
+                    }
+                    let with = maybe_long(r, c, i, pattern, 4)?;
+                    let without = maybe_long(r, &free, i, pattern, 4)?;
+                    let moved = with.base.figures.failed_requests.mean()
+                        != without.base.figures.failed_requests.mean();
+                    return Some((case, false, 0.0, 0.0, moved));
+                };
+                let with = maybe_long(r, c, i, pattern, 32)?;
+                let without = maybe_long(r, &free, i, pattern, 32)?;
+                let exact = evaluate(r, &free, i, pattern).expect("the pattern exists");
+                let (a, b) = (&with.base.figures, &without.base.figures);
+                let figures = [
+                    ("total", &a.total_usd, &b.total_usd, exact.total),
+                    ("window", &a.window_usd, &b.window_usd, exact.window),
+                    ("cold_start", &a.cold_start_usd, &b.cold_start_usd, exact.cold_start),
+                    ("failback", &a.failback_usd, &b.failback_usd, exact.failback),
+                    (
+                        "failed_requests",
+                        &a.failed_requests,
+                        &b.failed_requests,
+                        exact.failed_requests,
+                    ),
+                    ("cold_starts", &a.cold_starts, &b.cold_starts, exact.cold_starts),
+                ];
+                let (mut worst, mut worst_rel) = (0.0f64, 0.0f64);
+                for (name, x, y, e) in figures {
+                    let (m, n) = (x.mean(), y.mean());
+                    assert!(
+                        (m - n).abs() <= 1e-9 * m.abs().max(n.abs()).max(1e-3),
+                        "case {case} {pattern:?} {name}: with the breakers {m}, without {n}: {c:?} {i:?}"
+                    );
+                    // within 5 standard errors, or 1e-4 of the figure: a rare event (a
+                    // delayed hedge's backup) the 32 windows did not draw leaves their
+                    // spread 0 while the exact expectation counts it
+                    let d = (e - m).abs();
+                    let rel = d / e.abs().max(m.abs()).max(1e-3);
+                    let z = if rel <= 1e-9 { 0.0 } else { d / x.std_error() };
+                    assert!(
+                        z <= 5.0 || rel <= 1e-4,
+                        "case {case} {pattern:?} {name}: analytic {e}, simulated with the breakers {m} ± {}: {c:?} {i:?}",
+                        x.std_error()
+                    );
+                    worst = worst.max(if z <= 5.0 { z } else { 0.0 });
+                    worst_rel = worst_rel.max(rel);
+                }
+                Some((case, true, worst, worst_rel, false))
+            })
+            .collect();
+        let mut accepted: Vec<usize> = results.iter().filter(|r| r.1).map(|r| r.0).collect();
+        accepted.dedup();
+        let worst = results.iter().map(|r| r.2).fold(0.0, f64::max);
+        let worst_rel = results.iter().map(|r| r.3).fold(0.0, f64::max);
+        let mut refused: Vec<usize> = results.iter().filter(|r| !r.1).map(|r| r.0).collect();
+        refused.dedup();
+        let mut moved: Vec<usize> = results.iter().filter(|r| r.4).map(|r| r.0).collect();
+        moved.dedup();
+        eprintln!(
+            "{} accepted (worst z {worst:.2}, worst relative deviation {worst_rel:.2e}); {} refused over a dead and a quiet link, the breaker moved the failures in {}",
+            accepted.len(),
+            refused.len(),
+            moved.len()
+        );
+        assert!(accepted.len() >= 200, "{}", accepted.len());
+        assert!(refused.len() >= 20, "{}", refused.len());
+        assert!(
+            2 * moved.len() > refused.len(),
+            "{} of {}",
+            moved.len(),
+            refused.len()
+        );
+    }
+
     /// What makes a breaker not inert: a gray or partial outage, an outage that ends inside
     /// the window, a live link that fails or trips, a call cap, server errors that do not
     /// fail over, and traffic so sparse that a session's answers lie near the cache TTL.
@@ -1017,5 +1260,30 @@ pub(crate) mod tests {
         let partial =
             timeline(Outage::new(anthropic(), 0.0, None, OutageFailure::Fast).with_error_rate(0.5));
         assert_eq!(inert_breaker(&c, &partial), None);
+        // issue 33: Sonnet 5 down on its own, Haiku 4.5 up on the same provider, one
+        // Anthropic breaker opened by Sonnet's failures refusing Haiku: not inert
+        let sonnet = timeline(Outage::new(
+            OutageTarget::Model(SONNET.into()),
+            0.0,
+            None,
+            OutageFailure::Fast,
+        ));
+        let (_, siblings, _) = scenario(&[SONNET, HAIKU], policy.clone(), FailureMode::Fast);
+        assert_eq!(inert_breaker(&siblings, &sonnet), None);
+        // the same with the whole provider down: both links dead, inert
+        assert!(inert_breaker(&siblings, &whole).is_some());
+        // Haiku behind a quiet Sol gets no attempt: inert, the shift Sonnet's alone
+        let (_, behind, _) = scenario(&[SONNET, SOL, HAIKU], policy.clone(), FailureMode::Fast);
+        assert_eq!(inert_breaker(&behind, &sonnet), Some(inert));
+        // Haiku as the hedge's backup leg gets every request: not inert
+        let (_, legs, _) = scenario(&[SONNET, HAIKU, SOL], policy.clone(), FailureMode::Fast);
+        assert_eq!(inert_breaker(&legs, &sonnet), None);
+        // a failing link no request reaches does not matter; one that is reached does
+        let mut unreached = behind.clone();
+        set_failure_rates(&mut unreached, &[0.0, 0.0, 0.2]);
+        assert_eq!(inert_breaker(&unreached, &sonnet), Some(inert));
+        let mut reached = behind.clone();
+        set_failure_rates(&mut reached, &[0.0, 0.2, 0.0]);
+        assert_eq!(inert_breaker(&reached, &sonnet), None);
     }
 }

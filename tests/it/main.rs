@@ -21,6 +21,7 @@ mod diff_cases;
 mod gateways;
 mod history;
 mod issue10;
+mod issue33;
 mod json_contract;
 mod layout;
 mod mc;

@@ -225,3 +225,265 @@ fn extreme_but_valid_values_price_exactly() {
     assert!((inc.normal() / (n * 2e-3) - 1.0).abs() < 1e-12);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// One continuous input of a timeline incident moved a little (issue 33 item 3).
+#[derive(Debug, Clone, Copy)]
+enum Move {
+    /// An outage's error rate, down by 1e-6 (1.0 → 0.999999 among them).
+    ErrorRate(usize),
+    /// An outage's start, 1 ms later.
+    Start(usize),
+    /// An outage's duration, 1 ms shorter.
+    Duration(usize),
+    /// The traffic, × (1 + 1e-6).
+    Rate,
+    /// The window, 1 ms longer.
+    Window,
+    /// A link's input and output prices, × (1 + 1e-6).
+    Price(usize),
+    /// The cache hit rate, less 1e-6.
+    HitRate,
+    /// A link's steady failure rate, plus 1e-6.
+    FailureRate(usize),
+}
+
+/// Every figure of `a` against `b` (the same incident with one input moved): within 1e-4 of
+/// its size plus a hundredth of its unit (one request's dearest USD, one request, the most
+/// attempts a request makes), plus 3 units per request the move added to or took from the
+/// window (N = λ·D rounds to whole requests). `split`: also the window and cold-start USD
+/// apart (their sum always).
+fn moved_a_little(
+    a: &fallcost::model::incident::IncidentOutcome,
+    b: &fallcost::model::incident::IncidentOutcome,
+    usd: f64,
+    attempts: f64,
+    split: bool,
+) -> Result<(), String> {
+    let dn = (a.requests as f64 - b.requests as f64).abs();
+    let mut figures = vec![
+        ("total", a.total, b.total, usd),
+        ("normal", a.normal, b.normal, usd),
+        (
+            "window + cold_start",
+            a.window + a.cold_start,
+            b.window + b.cold_start,
+            usd,
+        ),
+        ("failback", a.failback, b.failback, usd),
+        ("failed_requests", a.failed_requests, b.failed_requests, 1.0),
+        (
+            "wasted_attempts",
+            a.wasted_attempts,
+            b.wasted_attempts,
+            attempts,
+        ),
+        ("wasted", a.wasted, b.wasted, usd),
+        ("cold_starts", a.cold_starts, b.cold_starts, 1.0),
+        ("failback_writes", a.failback_writes, b.failback_writes, 1.0),
+    ];
+    if split {
+        figures.push(("window", a.window, b.window, usd));
+        figures.push(("cold_start", a.cold_start, b.cold_start, usd));
+    }
+    for (name, x, y, unit) in figures {
+        let bound = 1e-4 * x.abs().max(y.abs()) + 0.01 * unit + 3.0 * unit * dn;
+        if (x - y).abs() > bound {
+            return Err(format!("{name}: {x} then {y} (bound {bound})"));
+        }
+    }
+    Ok(())
+}
+
+/// Continuous where the documentation says continuous (issue 33 item 3; MODEL.md §6,
+/// "Fail-back writes"): on 200 random timelines over the three chains of
+/// `scenarios/sept3-timeline.toml` (Anthropic, OpenAI and xAI outages, fast or gray, error
+/// rates 1, near 1 or anywhere, random windows, traffic, sessions and steady failures), a
+/// small move of one continuous input (an error rate by 1e-6, an outage's start or duration
+/// by 1 ms, the traffic or a price by a millionth, the hit rate or a failure rate by 1e-6)
+/// moves every incident figure of every pattern by at most 1e-4 of it plus a hundredth of its
+/// unit (and 3 units per request the move adds to N). The window and cold-start USD are
+/// checked apart except when a gray outage's error rate leaves 1: a failed attempt's premium
+/// over warm on a fallback that never answers is a cold-start cost, on one that answers some
+/// requests window spend (MODEL.md §6), so that share moves from one to the other while
+/// their sum does not. Before, 1.0 → 0.999999 on Anthropic's outage took $70.97 of fail-back
+/// writes off the Sept 3 bill ($513.58 → $442.61).
+#[test]
+fn a_small_move_of_a_continuous_input_moves_every_figure_a_little() {
+    use fallcost::model::cost::CacheState;
+    use fallcost::model::incident::evaluate;
+    use fallcost::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
+    use proptest::test_runner::{Config, RngSeed, TestRunner};
+    let base = scenario::load(Path::new("scenarios/sept3-timeline.toml"), &[]).unwrap();
+    // the worked example first: the shorthand's Sept 3 as a timeline, error rate 1 and 0.999999
+    let sept3 = |e: f64| {
+        let mut i = base.incident.clone().unwrap();
+        let o = Outage::new(
+            OutageTarget::Provider("anthropic".into()),
+            0.0,
+            None,
+            OutageFailure::Fast,
+        )
+        .with_error_rate(e);
+        i.timeline = Some(Timeline::new(i.duration_s, vec![o]).unwrap());
+        evaluate(&base.request, &base.chains[0], &i, Pattern::Sequential).unwrap()
+    };
+    let (one, near) = (sept3(1.0), sept3(0.999_999));
+    assert!((one.total - 513.58).abs() < 0.005, "{one:?}");
+    assert!(
+        (near.total - one.total).abs() < 1e-5 * one.total,
+        "{near:?}"
+    );
+    let providers = ["anthropic", "openai", "xai"];
+    let outage = (
+        prop::bool::weighted(0.7),
+        0.0f64..0.6,
+        0.05f64..1.0,
+        prop::bool::ANY,
+        prop_oneof![3 => Just(1.0f64), 1 => Just(0.999_99f64), 3 => 0.0f64..1.0],
+    );
+    let strategy = (
+        prop::collection::vec(outage, 3),
+        600.0f64..12_000.0,
+        0.2f64..2.0,
+        1u64..30,
+        prop::collection::vec(prop_oneof![3 => Just(0.0f64), 1 => 0.001f64..0.05], 3),
+        0usize..8,
+        0usize..3,
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 200,
+        rng_seed: RngSeed::Fixed(20261203),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(
+        &strategy,
+        |(outages, window, rps, session, rates, kind, which)| {
+            let mut list: Vec<(usize, f64, f64, OutageFailure, f64)> = Vec::new();
+            for (p, (on, start, len, gray, e)) in outages.into_iter().enumerate() {
+                if on || (p == 0 && list.is_empty()) {
+                    let start = start * window;
+                    let len = len * (window - start) - 0.01;
+                    let failure = if gray {
+                        OutageFailure::Gray
+                    } else {
+                        OutageFailure::Fast
+                    };
+                    list.push((p, start, len, failure, e));
+                }
+            }
+            let k = which % list.len();
+            let mv = match kind {
+                0 => Move::ErrorRate(k),
+                1 => Move::Start(k),
+                2 => Move::Duration(k),
+                3 => Move::Rate,
+                4 => Move::Window,
+                5 => Move::Price(which),
+                6 => Move::HitRate,
+                _ => Move::FailureRate(which),
+            };
+            let build = |moved: bool| {
+                let mut s = base.clone();
+                let mut i = s.incident.clone().unwrap();
+                i.duration_s = window
+                    + if moved && matches!(mv, Move::Window) {
+                        1e-3
+                    } else {
+                        0.0
+                    };
+                i.requests_per_second = rps
+                    * if moved && matches!(mv, Move::Rate) {
+                        1.0 + 1e-6
+                    } else {
+                        1.0
+                    };
+                i.session_length = session;
+                let outages: Vec<Outage> = list
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &(p, start, len, failure, e))| {
+                        let here = moved && j == k;
+                        let start = start
+                            + if here && matches!(mv, Move::Start(_)) {
+                                1e-3
+                            } else {
+                                0.0
+                            };
+                        let len = len
+                            - if here && matches!(mv, Move::Duration(_)) {
+                                1e-3
+                            } else {
+                                0.0
+                            };
+                        let e = if here && matches!(mv, Move::ErrorRate(_)) {
+                            (e - 1e-6).max(0.0)
+                        } else {
+                            e
+                        };
+                        Outage::new(
+                            OutageTarget::Provider(providers[p].into()),
+                            start,
+                            Some(len),
+                            failure,
+                        )
+                        .with_error_rate(e)
+                    })
+                    .collect();
+                i.timeline = Some(Timeline::new(i.duration_s, outages).unwrap());
+                if moved && matches!(mv, Move::HitRate) {
+                    s.request.cache_hit_rate -= 1e-6;
+                }
+                for c in &mut s.chains {
+                    for (l, r) in c.links.iter_mut().zip(&rates) {
+                        l.failure_rate = *r;
+                    }
+                    if moved {
+                        if let Move::Price(at) = mv {
+                            let n = c.links.len();
+                            let l = &mut c.links[at % n];
+                            l.price.input *= 1.0 + 1e-6;
+                            l.price.output *= 1.0 + 1e-6;
+                        }
+                        if let Move::FailureRate(at) = mv {
+                            let n = c.links.len();
+                            c.links[at % n].failure_rate += 1e-6;
+                        }
+                    }
+                }
+                (s, i)
+            };
+            let ((s0, i0), (s1, i1)) = (build(false), build(true));
+            // a gray outage's error rate leaving 1 moves failed attempts' premium from cold
+            // start to window (their sum is checked)
+            let split = !matches!(mv, Move::ErrorRate(_))
+                || !(list[k].3 == OutageFailure::Gray && list[k].4 == 1.0);
+            for (c0, c1) in s0.chains.iter().zip(&s1.chains) {
+                let usd = 3.0
+                    * c0.links
+                        .iter()
+                        .flat_map(|l| {
+                            [CacheState::Write, CacheState::Cold]
+                                .map(|st| s0.request.success_cost(&l.price, st))
+                        })
+                        .fold(0.0, f64::max);
+                let attempts = c0.links.len() as f64;
+                for p in Pattern::ALL {
+                    let (Some(a), Some(b)) = (
+                        evaluate(&s0.request, c0, &i0, p),
+                        evaluate(&s1.request, c1, &i1, p),
+                    ) else {
+                        continue;
+                    };
+                    moved_a_little(&a, &b, usd, attempts, split).map_err(|e| {
+                        TestCaseError::fail(format!("{} {p:?}, {mv:?} of {list:?}: {e}", c0.name))
+                    })?;
+                }
+            }
+            Ok(())
+        },
+    );
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}

@@ -29,8 +29,8 @@
 //! way a session can lie on the segments ([`placements`], exact) request by request. Without
 //! cuts, the shorthand's session law. A warm model (the primary, a hedge's second leg) in a
 //! partial outage re-warms per segment ([`rewarm`]; ~0 at λ·TTL ≫ L). Fail-back writes
-//! ([`failback`]): per silent run of the primary longer than its TTL, the sessions with a
-//! request answered in it.
+//! ([`failback`]): per outage run of the primary longer than its TTL, the sessions with a
+//! request answered in it by another model and none by the primary's.
 //!
 //! A circuit breaker has no closed form on a timeline (MODEL.md §8): [`evaluate`] returns
 //! `None` for such a chain, and reports take its figures from the incident simulator.
@@ -109,13 +109,23 @@ pub(super) fn priced(
             // λ·E[min(Δ, len)] ≤ λ·E[Δ]: the requests whose attempts reach the next cut
             crossing += incident.requests_per_second * (t.dead_time / span.requests);
         }
-        shares.push(SegmentShares {
-            models: std::mem::take(&mut t.caches),
-            answered: if span.requests > 0.0 {
-                (1.0 - t.failed / span.requests).clamp(0.0, 1.0)
+        let primary_id = &chain.links[0].price.id;
+        let by_primary: f64 = (0..chain.links.len())
+            .filter(|&i| chain.links[i].price.id == *primary_id)
+            .filter_map(|i| t.answered.get(i))
+            .sum();
+        let share = |x: f64| {
+            if span.requests > 0.0 {
+                (x / span.requests).clamp(0.0, 1.0)
             } else {
                 0.0
-            },
+            }
+        };
+        let answered = share(span.requests - t.failed);
+        shares.push(SegmentShares {
+            models: std::mem::take(&mut t.caches),
+            answered,
+            primary: share(by_primary).min(answered),
         });
         add(&mut totals, t);
     }
@@ -142,6 +152,8 @@ pub(super) fn priced(
 struct SegmentShares {
     models: Vec<ModelShare>,
     answered: f64,
+    /// The share of the segment's requests the primary's model answered (any of its links).
+    primary: f64,
 }
 
 /// The chain's links as the timeline sees them: provider and model id.
@@ -426,11 +438,15 @@ fn add(to: &mut Totals, t: Totals) {
 }
 
 /// The fail-back writes over a timeline: (USD, sessions). MODEL.md §6, "Fail-back writes": per
-/// maximal run of segments in which the primary's model answers nothing (every link of it down
-/// with error rate 1, or drilled), longer than the primary's cache TTL, a session rewrites the
-/// primary's cache once if one of its requests arriving in the run was answered (by another
-/// model): exactly, Σ over the sessions' placements of 1 − Π_{its requests in the run}(1 − a),
-/// a the share of a segment's requests answered. No fallback (or no caching) writes nothing.
+/// *outage run* of the primary (a maximal run of segments in which every link of the
+/// primary's model fails at some rate: down, partly failing, or drilled) longer than the
+/// primary's cache TTL, a session rewrites the primary's cache once if one of its requests
+/// arriving in the run was answered by another model and none by the primary's: exactly, Σ
+/// over the sessions' placements of Π_{its requests in the run}(1 − p) − Π(1 − a), p the
+/// share of a segment's requests the primary's model answered, a the share some link
+/// answered (a silent run, p = 0: 1 − Π(1 − a)). Continuous in the error rates: at error
+/// rate 1 − ε a session of ℓ requests writes with probability within ℓ·ε of rate 1's. No
+/// fallback (or no caching) writes nothing.
 fn failback(
     request: &Request,
     chain: &Chain,
@@ -443,12 +459,12 @@ fn failback(
     if pattern == Pattern::NoFallback || primary.caching == Caching::None {
         return (0.0, 0.0);
     }
-    let silent: Vec<bool> = segs
+    let failing: Vec<bool> = segs
         .iter()
         .map(|seg| {
             (0..chain.links.len())
                 .filter(|&i| chain.links[i].price.id == primary.id)
-                .all(|i| seg.states[i].failure_probability() >= 1.0)
+                .all(|i| seg.states[i] != LinkState::Up)
         })
         .collect();
     // The runs, numbered; a run no longer than the TTL writes nothing (no id).
@@ -456,12 +472,12 @@ fn failback(
     let mut k = 0;
     let mut id = 0;
     while k < segs.len() {
-        if !silent[k] {
+        if !failing[k] {
             k += 1;
             continue;
         }
         let first = k;
-        while k < segs.len() && silent[k] {
+        while k < segs.len() && failing[k] {
             k += 1;
         }
         if segs[k - 1].end_s - segs[first].start_s > primary.cache_ttl_s {
@@ -470,34 +486,42 @@ fn failback(
         }
     }
     let answered: Vec<f64> = shares.iter().map(|s| s.answered).collect();
-    let writes = failback_writes(placed, &run_of, &answered);
+    let by_primary: Vec<f64> = shares.iter().map(|s| s.primary).collect();
+    let writes = failback_writes(placed, &run_of, &answered, &by_primary);
     (
         writes * request.premium_over_warm(primary, first_state(primary)),
         writes,
     )
 }
 
-/// Expected fail-back writes: Σ over `placed` of weight × Σ_runs (1 − Π_{requests in the run}
-/// (1 − answered[segment])), `run_of[segment]` the segment's silent run (`None`: not in one
-/// that writes).
+/// Expected fail-back writes: Σ over `placed` of weight × Σ_runs (Π_{requests in the run}
+/// (1 − primary[segment]) − Π (1 − answered[segment])), `run_of[segment]` the segment's
+/// outage run (`None`: not in one that writes), `primary` the share the primary's model
+/// answered (≤ `answered`).
 pub(super) fn failback_writes(
     placed: &[Placed],
     run_of: &[Option<usize>],
     answered: &[f64],
+    primary: &[f64],
 ) -> f64 {
     let mut writes = 0.0;
-    let mut none: Vec<(usize, f64)> = Vec::new();
+    // per run: (run, P(the primary answered none), P(no link answered any))
+    let mut none: Vec<(usize, f64, f64)> = Vec::new();
     for p in placed {
         none.clear();
         for &(seg, count) in &p.runs {
             let Some(r) = run_of[seg] else { continue };
+            let kept = (1.0 - primary[seg]).powf(count as f64);
             let miss = (1.0 - answered[seg]).powf(count as f64);
             match none.iter_mut().find(|x| x.0 == r) {
-                Some(x) => x.1 *= miss,
-                None => none.push((r, miss)),
+                Some(x) => {
+                    x.1 *= kept;
+                    x.2 *= miss;
+                }
+                None => none.push((r, kept, miss)),
             }
         }
-        writes += p.weight * none.iter().map(|x| 1.0 - x.1).sum::<f64>();
+        writes += p.weight * none.iter().map(|x| (x.1 - x.2).max(0.0)).sum::<f64>();
     }
     writes
 }
@@ -881,8 +905,9 @@ mod tests {
     /// 1 − 0.5^m cold starts. With the cuts' phases uniform in the session grid (σ ≈ 50 ≫ L),
     /// (3,600 + 5,520 − 19)/20 = 455.05 sessions lie wholly outside and each cut is straddled
     /// with m uniform on 0..19: E = (18 + 2⁻¹⁹)/20 per cut: cold starts 455.05·(1 − 2⁻²⁰) + 1.8
-    /// plus 2⁻¹⁹/10 = 456.849566. Sonnet keeps answering: no fail-back run, no writes; its
-    /// cache never expires (λ·TTL = 300 ≫ 20): no primary cold starts.
+    /// plus 2⁻¹⁹/10 = 456.849566. Sonnet keeps answering: a session writes back only if it
+    /// answered none of the session's requests (2⁻²⁰); its cache never expires (λ·TTL = 300 ≫
+    /// 20): no primary cold starts.
     #[test]
     fn a_partial_outage_of_the_primary() {
         let r = req(0.0, 1200.0, 60000.0, 0.9);
@@ -901,7 +926,15 @@ mod tests {
         let cold = 455.05 * (1.0 - 0.5f64.powi(20)) + 1.8 + 0.5f64.powi(19) / 10.0;
         assert!(close(o.cold_starts, cold, 1e-9), "{o:?}");
         assert!(close(o.cold_start, cold * SOL_COLD, 1e-9));
-        assert_eq!((o.failback, o.failback_writes), (0.0, 0.0));
+        // Anthropic's whole window is one outage run: a session writes when Sonnet answered
+        // none of its 20 requests and Sol one (issue 33): 2⁻²⁰ of the 455.05 sessions away
+        // from OpenAI's outage, a little more with the straddling ones
+        let w = 455.05 * 0.5f64.powi(20);
+        assert!(
+            (w..w + 2.0 * 0.5f64.powi(20)).contains(&o.failback_writes),
+            "{o:?}"
+        );
+        assert!(close(o.failback, o.failback_writes * SONNET_WRITE, 1e-9));
     }
 
     /// The share is drawn per request: with 2 retries and no backoff, a request in the failing
@@ -1048,6 +1081,53 @@ mod tests {
         }
     }
 
+    /// Issue 33 item 3: the primary's provider failing 0.999999 of its requests for the whole
+    /// Sept 3 window bills within a millionth-scale move of the outage at error rate 1
+    /// ($513.58: 558 fail-back writes), in every pattern with a fallback; before, the
+    /// fail-back writes switched on only at exactly 1 ($442.61 against $513.58). A session of
+    /// 20 writes unless the primary answered one of its requests: 1 − (1 − 1e-6)^20 ≈ 2e-5
+    /// of the sessions keep their cache. At 0.5 only 0.5^20 of them write.
+    #[test]
+    fn fail_back_writes_are_continuous_at_error_rate_one() {
+        let r = req(0.0, 1200.0, 60000.0, 0.9);
+        let c = chain(&[SONNET, SOL]);
+        let at = |e: f64| {
+            incident(
+                D,
+                1.0,
+                vec![down("anthropic", 0.0, None).with_error_rate(e)],
+            )
+        };
+        for p in [
+            Pattern::Sequential,
+            Pattern::HedgedTakeFirst,
+            Pattern::HedgedNoCancel,
+        ] {
+            let one = price(&r, &c, &at(1.0), p).unwrap();
+            let near = price(&r, &c, &at(0.999_999), p).unwrap();
+            assert!(close(one.failback_writes, 558.0, 1e-9), "{p:?} {one:?}");
+            if p == Pattern::Sequential {
+                assert!(close(one.total, 513.58, 0.005), "{one:?}");
+            }
+            let kept = 558.0 * (1.0 - (1.0 - 1e-6f64).powi(20));
+            assert!(
+                close(near.failback_writes, 558.0 - kept, 1e-6),
+                "{p:?} {near:?}"
+            );
+            assert!(
+                (near.total - one.total).abs() <= 1e-5 * one.total,
+                "{p:?}: {} against {}",
+                near.total,
+                one.total
+            );
+        }
+        let half = price(&r, &c, &at(0.5), Pattern::Sequential).unwrap();
+        assert!(
+            close(half.failback_writes, 558.0 * 0.5f64.powi(20), 1e-9),
+            "{half:?}"
+        );
+    }
+
     /// A circuit breaker on a timeline has no closed form: no analytic figures.
     #[test]
     fn a_breaker_on_a_timeline_has_no_closed_form() {
@@ -1137,8 +1217,9 @@ mod tests {
     /// L consecutive ones, each request seeing the states at its own time, a partial outage
     /// drawn per request, fast failures, no expiry within a session): (cold starts on the
     /// fallbacks, fail-back writes). A session pays a cold start on each fallback model that
-    /// answers one of its requests, and rewrites the primary's cache once per silent run
-    /// longer than the TTL in which one of its requests was answered.
+    /// answers one of its requests, and rewrites the primary's cache once per outage run of
+    /// the primary longer than the TTL in which one of its requests was answered by a
+    /// fallback and none by the primary.
     fn placement_window(
         segs: &[ChainSegment],
         runs: &[(f64, f64)],
@@ -1153,6 +1234,7 @@ mod tests {
         for session in times.chunks(20) {
             let mut answered = vec![false; segs[0].p.len()];
             let mut wrote = vec![false; runs.len()];
+            let mut kept = vec![false; runs.len()];
             for &x in session {
                 let seg = segs
                     .iter()
@@ -1164,15 +1246,17 @@ mod tests {
                     .position(|&p| p <= 0.0 || (p < 1.0 && uniform(rng) >= p));
                 if let Some(k) = by {
                     answered[k] = true;
-                    if k > 0
-                        && let Some(r) = runs.iter().position(|r| r.0 <= x && x < r.1)
-                    {
-                        wrote[r] = true;
+                    if let Some(r) = runs.iter().position(|r| r.0 <= x && x < r.1) {
+                        if k > 0 {
+                            wrote[r] = true;
+                        } else {
+                            kept[r] = true;
+                        }
                     }
                 }
             }
             cold += answered[1..].iter().filter(|&&a| a).count() as f64;
-            writes += wrote.iter().filter(|&&w| w).count() as f64;
+            writes += wrote.iter().zip(&kept).filter(|(w, k)| **w && !**k).count() as f64;
         }
         (cold, writes)
     }
@@ -1235,7 +1319,7 @@ mod tests {
             let o = price(&r, &c, &i, Pattern::Sequential).unwrap();
             let segs = i.timeline.as_ref().unwrap().chain_segments(&link_refs(&c));
             let mut runs: Vec<(f64, f64)> = Vec::new();
-            for s in segs.iter().filter(|s| s.p[0] >= 1.0) {
+            for s in segs.iter().filter(|s| s.states[0] != LinkState::Up) {
                 match runs.last_mut() {
                     Some(r) if r.1 == s.start_s => r.1 = s.end_s,
                     _ => runs.push((s.start_s, s.end_s)),

@@ -1,6 +1,7 @@
 //! An incident timeline as the event simulator ([`super::events`]) reads it in time (issue 14):
-//! each window link's state at a request's time t, and the runs in which the primary's model
-//! answers nothing (where its cache expires and fail-back writes come from).
+//! each window link's state at a request's time t, the runs in which the primary's model
+//! answers nothing (where its cache expires) and the runs of its outages (where fail-back
+//! writes come from).
 //!
 //! [`crate::model::timeline::Timeline::chain_segments`] cuts the window; this looks a time up in
 //! those segments (a binary search over their starts). A link is in one
@@ -20,6 +21,10 @@ pub(super) struct Clock {
     /// The maximal runs [start, end) of consecutive segments in which every link of the
     /// primary's model has failure probability 1 (down at error rate 1, or drilled).
     runs: Vec<(f64, f64)>,
+    /// The maximal runs [start, end) of consecutive segments in which every link of the
+    /// primary's model is in an outage (failing at any rate, or drilled): the runs fail-back
+    /// writes are counted over (MODEL.md §6, "Fail-back writes").
+    outages: Vec<(f64, f64)>,
     /// The latency factors other than 1 the outages use (each gets a slowed draw).
     factors: Vec<f64>,
 }
@@ -30,8 +35,21 @@ impl Clock {
     pub(super) fn new(timeline: &Timeline, links: &[LinkRef], primary: &[bool]) -> Clock {
         let segs = timeline.chain_segments(links);
         let mut runs: Vec<(f64, f64)> = Vec::new();
+        let mut outages: Vec<(f64, f64)> = Vec::new();
         let mut factors: Vec<f64> = Vec::new();
         for s in &segs {
+            let out = s
+                .states
+                .iter()
+                .zip(primary)
+                .filter(|(_, is)| **is)
+                .all(|(st, _)| *st != LinkState::Up);
+            if out {
+                match outages.last_mut() {
+                    Some(r) if r.1 == s.start_s => r.1 = s.end_s,
+                    _ => outages.push((s.start_s, s.end_s)),
+                }
+            }
             let silent =
                 s.p.iter()
                     .zip(primary)
@@ -56,6 +74,7 @@ impl Clock {
             starts: segs.iter().map(|s| s.start_s).collect(),
             states: segs.into_iter().map(|s| s.states).collect(),
             runs,
+            outages,
             factors,
         }
     }
@@ -72,13 +91,14 @@ impl Clock {
         self.runs.iter().copied().find(|&(a, b)| a <= t && t < b)
     }
 
-    /// The index of the run of the primary's silence containing `t` if it is longer than
-    /// `ttl_s` (the runs after which a session that failed over rewrites the primary's cache).
-    pub(super) fn long_run_at(&self, t: f64, ttl_s: f64) -> Option<usize> {
-        self.runs
+    /// The index of the outage run of the primary containing `t` if it is longer than
+    /// `ttl_s` (the runs after which a session that failed over, and was not answered by the
+    /// primary's model in the run, rewrites the primary's cache).
+    pub(super) fn long_outage_at(&self, t: f64, ttl_s: f64) -> Option<usize> {
+        self.outages
             .iter()
             .position(|&(a, b)| a <= t && t < b)
-            .filter(|&i| self.runs[i].1 - self.runs[i].0 > ttl_s)
+            .filter(|&i| self.outages[i].1 - self.outages[i].0 > ttl_s)
     }
 
     /// Whether a run of the primary's silence lies between `from` and `to` (overlaps the open
@@ -124,8 +144,13 @@ mod tests {
         assert_eq!(c.state(0, 99.0).failure_probability(), 1.0);
         assert_eq!(c.state(0, 100.0).failure_probability(), 0.5);
         assert_eq!(c.state(0, 250.0), LinkState::Up);
-        // [0, 50) and [50, 100) join into one silent run; the partial outage is not one.
+        // [0, 50) and [50, 100) join into one silent run; the partial outage is not one,
+        // but it is part of the outage run
         assert_eq!(c.runs, vec![(0.0, 100.0)]);
+        assert_eq!(c.outages, vec![(0.0, 200.0)]);
+        assert_eq!(c.long_outage_at(150.0, 150.0), Some(0));
+        assert_eq!(c.long_outage_at(150.0, 200.0), None);
+        assert_eq!(c.long_outage_at(200.0, 10.0), None);
         assert_eq!(c.run_at(99.0), Some((0.0, 100.0)));
         assert_eq!(c.run_at(100.0), None);
         assert!(c.crosses_run(-1.0, 120.0));

@@ -69,10 +69,10 @@
 //! comes warm (its last answer there is the session's start, or the start of the primary's
 //! silent run it starts in), and an answer after a gap over the TTL that crosses no silent run
 //! rewrites it as a cold start on the primary (a partial outage's gaps). Fail-back writes
-//! (MODEL.md §6, "Fail-back writes"): a session writes once per silent run (every link of the
-//! primary's model at failure probability 1) longer than the TTL in which one of its requests,
-//! by its arrival, was answered by another model; a session none of whose requests there were
-//! answered writes nothing. With one outage of the primary's provider over the whole window
+//! (MODEL.md §6, "Fail-back writes"): a session writes once per outage run of the primary
+//! (every link of the primary's model failing at some rate, or drilled) longer than the TTL
+//! in which one of its requests, by its arrival, was answered by another model and none by the
+//! primary's; a session none of whose requests there were answered writes nothing. With one outage of the primary's provider over the whole window
 //! and a healthy fallback this is every session once when D > TTL: the shorthand's ⌈N/L⌉
 //! writes. No-fallback patterns and one-link chains write nothing (as the
 //! shorthand). Hedged patterns: the legs' outages, drills and breaker follow the timeline and a
@@ -162,10 +162,13 @@ struct Run {
     /// the simulation; the shorthand's are deterministic).
     failback: f64,
     failback_writes: f64,
-    /// On a timeline: (session, silent run) for each request answered by another model than
-    /// the primary's that arrived in a silent run longer than the primary's TTL; each distinct
-    /// pair is one fail-back write (MODEL.md §6, "Fail-back writes").
+    /// On a timeline: (session, outage run) for each request answered by another model than
+    /// the primary's that arrived in an outage run of the primary longer than its TTL; each
+    /// distinct pair not in `kept` is one fail-back write (MODEL.md §6, "Fail-back writes").
     written: Vec<(u32, u32)>,
+    /// On a timeline: (session, outage run) for each request answered by the primary's model
+    /// that arrived in such a run (the session kept its cache there).
+    kept: Vec<(u32, u32)>,
 }
 
 const STEP: u8 = 1;
@@ -396,7 +399,7 @@ impl Window<'_> {
     /// On a timeline, the primary's model answered session cache `c` at `t`: a cache expired
     /// since its last answer (a gap over the TTL) is rewritten. Across a run of the primary's
     /// silence that is the fail-back write, counted by what the session saw in the run
-    /// ([`Window::answered_elsewhere`]); otherwise a cold start on the primary (the gaps of a
+    /// ([`Window::answered_in_run`]); otherwise a cold start on the primary (the gaps of a
     /// partial outage).
     fn primary_answered(&self, l: &IncidentLink, c: &mut Cache, t: f64, run: &mut Run) {
         let Some(clock) = &self.clock else {
@@ -409,15 +412,21 @@ impl Window<'_> {
         c.last = t;
     }
 
-    /// On a timeline, request `f` was answered by another model than the primary's: if it
-    /// arrived in a silent run of the primary longer than its TTL, its session rewrites the
-    /// primary's cache once for that run (MODEL.md §6, "Fail-back writes").
-    fn answered_elsewhere(&self, f: &Flight, run: &mut Run) {
+    /// On a timeline, request `f` was answered by another model than the primary's
+    /// (`elsewhere`) or by the primary's: if it arrived in an outage run of the primary longer
+    /// than its TTL, its session rewrites the primary's cache once for that run unless the
+    /// primary's model answered one of its requests there (MODEL.md §6, "Fail-back writes").
+    fn answered_in_run(&self, f: &Flight, elsewhere: bool, run: &mut Run) {
         if let Some(clock) = &self.clock
             && self.failback_counts
-            && let Some(id) = clock.long_run_at(f.start, self.links[0].ttl_s)
+            && let Some(id) = clock.long_outage_at(f.start, self.links[0].ttl_s)
         {
-            run.written.push((f.session as u32, id as u32));
+            let pair = (f.session as u32, id as u32);
+            if elsewhere {
+                run.written.push(pair);
+            } else {
+                run.kept.push(pair);
+            }
         }
     }
 
@@ -570,9 +579,8 @@ impl Window<'_> {
         f.n += 1;
         if l.slot == 0 && l.role.starts_warm {
             self.primary_answered(l, cache, t, run);
-        } else if l.slot != 0 {
-            self.answered_elsewhere(f, run);
         }
+        self.answered_in_run(f, l.slot != 0, run);
         run.base.window += l.warm.success;
         let premium = prices.success - l.warm.success;
         if !l.role.starts_warm && !std::ptr::eq(prices, &l.warm) {
@@ -696,12 +704,20 @@ impl Window<'_> {
     /// silent run it was answered elsewhere in), from what the run recorded.
     fn finish(&self, mut run: Run, breakers: &[Circuit]) -> Run {
         if self.clock.is_some() {
-            // One fail-back write per session and silent run it was answered elsewhere in.
+            // One fail-back write per session and outage run it was answered elsewhere in
+            // and never by the primary's model.
             let mut written = std::mem::take(&mut run.written);
             written.sort_unstable();
             written.dedup();
+            let mut kept = std::mem::take(&mut run.kept);
+            kept.sort_unstable();
+            kept.dedup();
+            let writes = written
+                .iter()
+                .filter(|w| kept.binary_search(w).is_err())
+                .count();
             let l0 = &self.links[0];
-            run.failback_writes = written.len() as f64;
+            run.failback_writes = writes as f64;
             run.failback = run.failback_writes * (l0.first.success - l0.warm.success);
             // Every provider's breaker: on a timeline any of them may open.
             run.probes = breakers.iter().map(Circuit::probes).sum();

@@ -169,9 +169,7 @@ impl Window<'_> {
     /// The request answered on hedge leg `leg` after `dead_s` seconds of dead time, the other
     /// leg costing `lost` USD.
     fn hedge_answered(&self, leg: usize, lost: f64, dead_s: f64, f: &Flight, run: &mut Run) {
-        if self.links[leg].slot != 0 {
-            self.answered_elsewhere(f, run);
-        }
+        self.answered_in_run(f, self.links[leg].slot != 0, run);
         run.base.window += self.links[leg].warm.success + lost;
         run.base.wasted += lost;
         run.base.wasted_attempts += f64::from(f.n) - 1.0;
