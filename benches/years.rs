@@ -18,8 +18,6 @@
 
 use std::time::Instant;
 
-use fallcost::input::history::{History, HistoryIncident};
-use fallcost::model::timeline::OutageFailure;
 use fallcost::ops::history::{ReplayInputs, YearsRequest, replay, years};
 use fallcost::sim::years::{
     IncidentPrice, ProviderHistory, RateModel, YEAR_S, YearsOptions, simulate,
@@ -98,71 +96,150 @@ fn simulate_alone(years: u64) {
     }
 }
 
-/// `n` incidents over 25 years: a deterministic made-up status page (a linear congruential
-/// generator), to the minute.
-fn long_history(n: usize) -> History {
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move || {
-        state = state
+/// A deterministic uniform in [0, 1) (a 64-bit linear congruential generator's top 53 bits).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// A made-up Statuspage `incidents.json` of `n` incidents over ten years from 2016-01-01, as
+/// `curl https://status.…/api/v2/incidents.json` gives it: one line, newest first, each
+/// incident with its updates and components. Arrivals are a Poisson process (each page its
+/// own, so the two pages' incidents overlap at random offsets, as real pages' do, and some of
+/// a page's own overlap); times to the second in RFC 3339 with milliseconds; durations 2
+/// minutes to 8 hours, long-tailed; impacts 5% none, 25% minor, 60% major, 10% critical;
+/// `started_at` on two thirds (else `created_at` is the start).
+fn statuspage_json(name: &str, url: &str, n: usize, seed: u64) -> String {
+    let mut rng = Lcg(seed);
+    let t0 = 1_451_606_400.0; // 2016-01-01T00:00:00Z
+    let period = 10.0 * YEAR_S;
+    let mean_gap = period / n as f64;
+    let time = |t: f64| {
+        let s = fallcost::input::history::format_rfc3339(t.floor());
+        s.replace('Z', ".000Z")
     };
-    let t0 = 1_577_836_800.0; // 2020-01-01T00:00:00Z
-    let step = 25.0 * YEAR_S / n as f64;
-    let minute = |x: f64| (x / 60.0).round() * 60.0;
+    let components = ["API", "Console", "Chat app", "Batch API"];
+    let mut t = t0;
     let mut incidents = Vec::with_capacity(n);
     for k in 0..n {
-        let start = minute(t0 + step * k as f64 + 0.5 * step * next());
-        // 5 minutes to 6 hours, long-tailed
-        let duration = minute(300.0 * (72.0f64).powf(next() * next()));
-        let openai = k % 2 == 1;
-        // 1 in 25 overlaps the previous (another provider's) incident
-        let start = if k % 25 == 0 && k > 0 {
-            start - 0.5 * step
-        } else {
-            start
+        t += -mean_gap * (1.0 - rng.next()).ln();
+        let duration = 120.0 * 240.0f64.powf(rng.next() * rng.next());
+        let impact = match rng.next() {
+            u if u < 0.05 => "none",
+            u if u < 0.30 => "minor",
+            u if u < 0.90 => "major",
+            _ => "critical",
         };
-        incidents.push(HistoryIncident {
-            provider: if openai { "openai" } else { "anthropic" }.into(),
-            name: format!("incident {k}"),
-            start_s: minute(start),
-            end_s: minute(start) + duration.max(300.0),
-            failure: OutageFailure::Fast,
-            error_rate: if k % 5 == 0 { 0.5 } else { 1.0 },
-            file: "bench".into(),
-            line: k + 1,
+        let posted = t + 60.0 + 600.0 * rng.next();
+        let end = t + duration.max(posted - t + 60.0);
+        let c = (rng.next() * 4.0) as usize;
+        let mut inc = serde_json::json!({
+            "id": format!("{name}{k:06}"),
+            "name": format!("{} on the {}", if impact == "minor" { "Degraded performance" } else { "Elevated errors" }, components[c]),
+            "status": "resolved",
+            "impact": impact,
+            "created_at": time(posted),
+            "updated_at": time(end + 30.0),
+            "monitoring_at": time(end - 0.25 * duration),
+            "resolved_at": time(end),
+            "shortlink": format!("https://stspg.io/{k:x}"),
+            "page_id": name,
+            "incident_updates": [
+                {"status": "resolved", "body": "This incident has been resolved.", "created_at": time(end), "display_at": time(end)},
+                {"status": "investigating", "body": format!("We are investigating elevated error rates on the {}.", components[c]), "created_at": time(posted), "display_at": time(posted)}
+            ],
+            "components": [{"id": format!("c{c}"), "name": components[c], "status": "operational"}]
         });
+        if rng.next() < 2.0 / 3.0 {
+            inc["started_at"] = serde_json::Value::String(time(t));
+        }
+        incidents.push(inc);
     }
-    let parts = History {
-        incidents,
-        coverage: vec![fallcost::input::history::Coverage {
-            file: "bench".into(),
-            start_s: t0,
-            end_s: t0 + 25.0 * YEAR_S + 86_400.0,
-            source: fallcost::input::history::PeriodSource::Stated,
-        }],
-        ..History::default()
-    };
-    History::merge(vec![parts])
+    incidents.reverse();
+    serde_json::json!({
+        "page": {"id": name, "name": name, "url": url, "time_zone": "Etc/UTC", "updated_at": time(t0 + period)},
+        "incidents": incidents
+    })
+    .to_string()
+}
+
+/// Write the bench's two pages (`n` incidents in all, half each: Anthropic's and OpenAI's) to
+/// `dir`; their paths.
+fn write_pages(dir: &std::path::Path, n: usize) -> Vec<std::path::PathBuf> {
+    std::fs::create_dir_all(dir).expect("the bench's directory");
+    [
+        ("anthropic", "Anthropic", "https://status.anthropic.com", 1),
+        ("openai", "OpenAI", "https://status.openai.com", 2),
+    ]
+    .into_iter()
+    .map(|(file, name, url, seed)| {
+        let path = dir.join(format!("{file}.json"));
+        std::fs::write(&path, statuspage_json(name, url, n / 2, seed)).expect("writes");
+        path
+    })
+    .collect()
 }
 
 fn history_replay(n: usize, years_n: u64) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/sept3.toml");
-    let scenario = fallcost::input::scenario::load(&path, &[]).expect("sept3 loads");
-    let history = long_history(n);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::var_os("HISTORY_BENCH_DIR")
+        .map_or_else(|| root.join("target/history-bench"), Into::into);
+    let paths = write_pages(&dir, n);
+    let scenario_path = root.join("scenarios/sept3.toml");
+    println!(
+        "history bench: {n} incidents in {} (ten years; the command: fallcost compare --scenario scenarios/sept3.toml --incidents {} --years {years_n} --seed 1)",
+        dir.display(),
+        paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" --incidents ")
+    );
+    if std::env::var_os("HISTORY_BENCH_WRITE_ONLY").is_some() {
+        return;
+    }
+    let scenario = fallcost::input::scenario::load(&scenario_path, &[]).expect("sept3 loads");
+    let options = fallcost::input::history::StatuspageOptions::default();
+    let cpu = cpu_s();
+    let (t_load, history) =
+        best_of_3(|| fallcost::input::history::load(&paths, &options).expect("the pages load"));
+    let load_cpu = cpu_note(cpu, 3.0);
     let inputs = ReplayInputs {
-        files: vec!["bench".into()],
+        files: paths.iter().map(|p| p.display().to_string()).collect(),
         minor_error_rate: 0.5,
     };
     let cpu = cpu_s();
     let (t_replay, report) = best_of_3(|| replay(&scenario, &history, &inputs).expect("replays"));
     let replay_cpu = cpu_note(cpu, 3.0);
+    let shapes = {
+        let mut s: Vec<String> = report
+            .incidents
+            .iter()
+            .map(|w| format!("{:?} {:?}", w.duration_s, w.outages))
+            .collect();
+        s.sort_unstable();
+        s.dedup();
+        s.len()
+    };
+    let multi = report
+        .incidents
+        .iter()
+        .filter(|w| w.providers.len() > 1)
+        .count();
     println!(
-        "history bench: {n} incidents ({} windows) on sept3 (2 chains × 4 patterns), {} threads, best of 3",
+        "  {} incidents read, {} windows ({multi} of two providers), {shapes} distinct shapes; sept3 (2 chains × 4 patterns), {} threads, best of 3",
+        history.incidents.len(),
         report.incidents.len(),
         rayon::current_num_threads()
     );
+    println!("  load           {:8.1} ms{load_cpu}", t_load * 1e3);
     println!("  replay         {:8.1} ms{replay_cpu}", t_replay * 1e3);
     let request = YearsRequest {
         years: years_n,

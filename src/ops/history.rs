@@ -140,6 +140,49 @@ fn check_providers(scenario: &Scenario, history: &History) -> Result<(), InputEr
     Ok(())
 }
 
+/// A file that states no period and holds a single incident would be its own period: one
+/// 3h6m incident a year every 3h6m, 2,828 a year. Refused, saying how to state the period.
+/// "Holds a single incident": one incident of the file was read, and no other incident of the
+/// file (one `--component` left out) starts before it.
+fn check_periods(history: &History) -> Result<(), InputError> {
+    use crate::input::history::PeriodSource;
+    for c in &history.coverage {
+        if !matches!(c.source, PeriodSource::Incidents | PeriodSource::PageTimes) {
+            continue;
+        }
+        let mut of = history.incidents.iter().filter(|i| i.file == c.file);
+        let (Some(inc), None) = (of.next(), of.next()) else {
+            continue;
+        };
+        if inc.start_s > c.start_s {
+            continue;
+        }
+        let span = c.end_s - c.start_s;
+        let how = if c.source == PeriodSource::Incidents {
+            "add a first line `# period: START/END` with the time your monitoring covered (e.g. `# period: 2026-01-01T00:00:00Z/2027-01-01T00:00:00Z`), or give --since and --until"
+        } else {
+            "the page has no updated_at to end its period: give --since and --until with the time the page covers"
+        };
+        return Err(InputError {
+            file: c.file.clone(),
+            location: Some(Location {
+                line: inc.line.max(1),
+                col: 1,
+            }),
+            field: Some("period".into()),
+            message: format!(
+                "the file holds one incident and states no period, so its period would be the incident's own {} ({} to {}) and its rate {} a year; {how}",
+                crate::number::format_seconds(span),
+                format_rfc3339(c.start_s),
+                format_rfc3339(c.end_s),
+                crate::number::group(&format!("{:.0}", YEAR_S / span.max(1e-9))),
+            ),
+            kind: InputErrorKind::Invalid,
+        });
+    }
+    Ok(())
+}
+
 /// The scenario's incident with its outage replaced by `timeline` (λ, L kept; the shorthand's
 /// failure set from the timeline's first outage, so a one-outage timeline reads alike either
 /// way).
@@ -157,11 +200,11 @@ fn with_timeline(base: &Incident, timeline: Timeline) -> Incident {
     }
 }
 
-/// The figures of `rows` added up with weight `weight` each (1: the totals; 1 / years: per
-/// year), the multiplier total / normal of the sums.
-fn add_up(rows: &[&IncidentRow], weight: f64) -> IncidentFigures<f64> {
+/// The figures of `rows` added up, each with its weight (1: the totals; a year over its
+/// window's period: per year), the multiplier total / normal of the sums.
+fn add_up(rows: &[(f64, &IncidentRow)]) -> IncidentFigures<f64> {
     let parts: Vec<(f64, &IncidentFigures<f64>)> =
-        rows.iter().map(|r| (weight, &r.analytic)).collect();
+        rows.iter().map(|(w, r)| (*w, &r.analytic)).collect();
     let mut f = IncidentFigures::combine(
         &parts,
         |_, xs| round_noise(xs.iter().map(|(w, x)| w * **x).sum::<f64>()),
@@ -200,21 +243,70 @@ fn price_timeline(
     Ok(report.incident)
 }
 
-/// Windows of the same shape (the same timeline: length, providers, offsets, durations,
-/// failures, error rates) have the same rows: priced once. A status page's times are to the
-/// minute, so a long history holds far fewer shapes than windows.
-type Priced = std::collections::HashMap<String, Vec<IncidentRow>>;
+/// One window cut and described: its timeline, its providers, its shape's index among the
+/// history's distinct shapes (windows of the same shape, the same timeline: length, providers,
+/// offsets, durations, failures, error rates, have the same rows: priced once).
+struct Cut<'a> {
+    window: &'a Window<'a>,
+    timeline: Timeline,
+    providers: Vec<String>,
+    shape: usize,
+}
 
-/// One window priced: its description and its rows (every chain and pattern `compare`
-/// prints for a scenario whose outage is its timeline).
-fn price_window(
+/// The windows cut into timelines, and the distinct shapes (each with the 1-based id of the
+/// first window of that shape, which names it in errors) in first-seen order. Errors: a
+/// window's outages do not make a valid timeline.
+fn cut_windows<'a>(windows: &'a [Window<'a>]) -> anyhow::Result<(Vec<Cut<'a>>, Vec<usize>)> {
+    let mut shapes: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut first: Vec<usize> = Vec::new();
+    let mut cuts = Vec::with_capacity(windows.len());
+    for (k, w) in windows.iter().enumerate() {
+        let (timeline, providers) = window_timeline(w, k + 1)?;
+        let key = format!("{:?} {:?}", timeline.window_s(), timeline.outages());
+        let shape = *shapes.entry(key).or_insert_with(|| {
+            first.push(k);
+            first.len() - 1
+        });
+        cuts.push(Cut {
+            window: w,
+            timeline,
+            providers,
+            shape,
+        });
+    }
+    Ok((cuts, first))
+}
+
+/// Every distinct shape priced (`first[s]`: the index of the first window of shape `s`), in
+/// parallel on rayon's pool: each shape's rows are `compare`'s on its own scenario, a pure
+/// function of it, so the result is the same on any thread count. Errors: the first window
+/// (in calendar order) whose figures are not finite.
+fn price_shapes(
     scenario: &Scenario,
     base: &Incident,
-    w: &Window<'_>,
+    cuts: &[Cut<'_>],
+    first: &[usize],
+) -> anyhow::Result<Vec<Vec<IncidentRow>>> {
+    use rayon::prelude::*;
+    first
+        .par_iter()
+        .map(|&k| price_timeline(scenario, base, cuts[k].timeline.clone(), k + 1))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// Window `id` (1-based) described, with its shape's `rows` (every chain and pattern `compare`
+/// prints for a scenario whose outage is its timeline) and the period its providers were
+/// observed over (`period_of` them).
+fn describe_window(
+    base: &Incident,
+    cut: &Cut<'_>,
     id: usize,
-    priced: &mut Priced,
-) -> anyhow::Result<(ReplayIncident, Vec<ReplayRow>)> {
-    let (timeline, providers) = window_timeline(w, id)?;
+    rows: &[IncidentRow],
+    period_of: &mut impl FnMut(&[String]) -> f64,
+) -> (ReplayIncident, Vec<ReplayRow>) {
+    let (w, timeline, providers) = (cut.window, &cut.timeline, &cut.providers);
     let len = timeline.window_s();
     // as compare's JSON says of the same window (output::json): analytic rows of a timeline
     // with cuts count sessions per segment
@@ -231,15 +323,6 @@ fn price_window(
         })
         .collect();
     let requests = with_timeline(base, timeline.clone()).requests();
-    let key = format!("{len:?} {:?}", timeline.outages());
-    let rows = match priced.get(&key) {
-        Some(rows) => rows.clone(),
-        None => {
-            let rows = price_timeline(scenario, base, timeline, id)?;
-            priced.insert(key, rows.clone());
-            rows
-        }
-    };
     let name = w
         .incidents
         .iter()
@@ -256,9 +339,10 @@ fn price_window(
         duration_s: round_noise(len),
         requests,
         outages,
+        period_s: period_of(providers),
     };
     let rows = rows
-        .into_iter()
+        .iter()
         .map(|row| ReplayRow {
             incident: id,
             name: name.clone(),
@@ -266,10 +350,10 @@ fn price_window(
             start: start.clone(),
             duration_s: round_noise(len),
             approximate: cuts && row.method == Method::Analytic,
-            row,
+            row: row.clone(),
         })
         .collect();
-    Ok((incident, rows))
+    (incident, rows)
 }
 
 /// The (chain, pattern) keys of `rows` in their order (chains, then patterns, blended last).
@@ -284,10 +368,14 @@ fn row_keys(rows: &[ReplayRow]) -> Vec<(String, Pattern)> {
     keys
 }
 
-/// Per chain and pattern, the rows added up with `weight` each (1: the totals; 1 / years:
-/// per year), with the windows' labels: simulated if any is, approximate if any is, the
+/// Per chain and pattern, the rows added up, each with its `weight` (1: the totals; a year
+/// over its window's period: per year), with the windows' labels: simulated if any is, approximate if any is, the
 /// largest precision. Linear in the rows.
-fn totals(rows: &[ReplayRow], keys: &[(String, Pattern)], weight: f64) -> Vec<ReplayTotal> {
+fn totals(
+    rows: &[ReplayRow],
+    keys: &[(String, Pattern)],
+    weight: impl Fn(&ReplayRow) -> f64,
+) -> Vec<ReplayTotal> {
     let mut of: Vec<Vec<&ReplayRow>> = vec![Vec::new(); keys.len()];
     let index: std::collections::HashMap<(&str, &str), usize> = keys
         .iter()
@@ -315,7 +403,7 @@ fn totals(rows: &[ReplayRow], keys: &[(String, Pattern)], weight: f64) -> Vec<Re
                     .iter()
                     .filter_map(|r| r.row.simulated_precision)
                     .reduce(f64::max),
-                figures: add_up(&of.iter().map(|r| &r.row).collect::<Vec<_>>(), weight),
+                figures: add_up(&of.iter().map(|r| (weight(r), &r.row)).collect::<Vec<_>>()),
             }
         })
         .collect()
@@ -330,20 +418,119 @@ fn period(history: &History) -> (f64, f64) {
     })
 }
 
-/// Per provider (sorted), its incidents (joined per provider) and rate over `years`, with the
-/// exact Poisson interval.
-fn provider_rates(history: &History, years: f64) -> Vec<ProviderRate> {
+/// Disjoint intervals of Unix seconds, sorted.
+type Spans = Vec<(f64, f64)>;
+
+/// `spans` sorted and merged where they overlap or touch.
+fn union(mut spans: Vec<(f64, f64)>) -> Spans {
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut out: Spans = Vec::with_capacity(spans.len());
+    for (a, b) in spans {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// The intersection of two [`Spans`].
+fn intersect(a: &Spans, b: &Spans) -> Spans {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (lo, hi) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if hi > lo {
+            out.push((lo, hi));
+        }
+        if a[i].1 < b[j].1 { i += 1 } else { j += 1 }
+    }
+    out
+}
+
+/// Their total length, seconds.
+fn measure(spans: &Spans) -> f64 {
+    spans.iter().map(|(a, b)| b - a).sum()
+}
+
+/// The time over which each provider's incidents were observed: the periods of the files its
+/// incidents came from (a CSV's `# period:`, a page's earliest incident to its `updated_at`),
+/// not the union of every file's: a second file that covers a longer time does not thin out
+/// the first file's rate. With `--since`/`--until`, their period for every provider.
+struct Periods {
+    of: std::collections::HashMap<String, Spans>,
+    /// The whole history's period, for a provider no file's coverage names (a history built by
+    /// hand).
+    all: Spans,
+}
+
+impl Periods {
+    /// From the history as read (before coalescing: each incident names its own file).
+    fn new(history: &History, (start, end): (f64, f64)) -> Periods {
+        let all = vec![(start, end)];
+        let flags = history
+            .coverage
+            .iter()
+            .any(|c| c.source == crate::input::history::PeriodSource::Flags);
+        let mut files: std::collections::HashMap<&str, Vec<&str>> =
+            std::collections::HashMap::new();
+        for inc in &history.incidents {
+            let f = files.entry(inc.provider.as_str()).or_default();
+            if !f.contains(&inc.file.as_str()) {
+                f.push(inc.file.as_str());
+            }
+        }
+        let of = files
+            .into_iter()
+            .map(|(p, fs)| {
+                let spans: Vec<(f64, f64)> = history
+                    .coverage
+                    .iter()
+                    .filter(|c| !flags && fs.contains(&c.file.as_str()))
+                    .map(|c| (c.start_s, c.end_s))
+                    .collect();
+                let spans = if spans.is_empty() {
+                    all.clone()
+                } else {
+                    union(spans)
+                };
+                (p.to_string(), spans)
+            })
+            .collect();
+        Periods { of, all }
+    }
+
+    /// The time, seconds, all of `providers` were observed at once (one provider: its files'
+    /// period).
+    fn of_set<'a>(&self, providers: impl IntoIterator<Item = &'a str>) -> f64 {
+        let mut spans: Option<Spans> = None;
+        for p in providers {
+            let own = self.of.get(p).unwrap_or(&self.all);
+            spans = Some(match spans {
+                None => own.clone(),
+                Some(s) => intersect(&s, own),
+            });
+        }
+        measure(spans.as_ref().unwrap_or(&self.all))
+    }
+}
+
+/// Per provider (sorted), its incidents (joined per provider) and rate over its own period
+/// ([`Periods`]), with the exact Poisson interval.
+fn provider_rates(history: &History, periods: &Periods) -> Vec<ProviderRate> {
     history
         .providers()
         .into_iter()
         .map(|p| {
             let n = history.incidents.iter().filter(|i| i.provider == p).count();
+            let years = periods.of_set([p]) / YEAR_S;
             let [lo, hi] = poisson_rate_ci95(n as u64, years);
             ProviderRate {
                 provider: p.to_string(),
                 incidents: n,
                 incidents_per_year: round_noise(n as f64 / years),
                 incidents_per_year_ci95: [round_noise(lo), round_noise(hi)],
+                period_years: round_noise(years),
             }
         })
         .collect()
@@ -422,17 +609,33 @@ fn period_note(meta: &HistoryMeta) -> String {
             ),
         })
         .collect();
+    let own = ProviderRate::periods_differ(&meta.rates);
+    let rates = meta
+        .rates
+        .iter()
+        .map(|r| r.text_over(own))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if !own {
+        return format!(
+            "per year: the totals divided by the period the history covers, {} to {} ({} days; {}); rates {rates}",
+            meta.start,
+            meta.end,
+            crate::number::trim(meta.span_s / 86_400.0, 2),
+            from.join("; "),
+        );
+    }
+    let files: Vec<String> = meta
+        .coverage
+        .iter()
+        .zip(&from)
+        .map(|(c, from)| format!("{} to {} ({from})", c.start, c.end))
+        .collect();
     format!(
-        "per year: the totals divided by the period the history covers, {} to {} ({} days; {}); rates {}",
+        "per year: each provider's incidents divided by the period of the files they came from, a window of several providers' by the time all their files cover (not the union of the files' periods, {} to {}); the files: {}; rates {rates}",
         meta.start,
         meta.end,
-        crate::number::trim(meta.span_s / 86_400.0, 2),
-        from.join("; "),
-        meta.rates
-            .iter()
-            .map(ProviderRate::text)
-            .collect::<Vec<_>>()
-            .join(", ")
+        files.join("; "),
     )
 }
 
@@ -442,6 +645,7 @@ fn history_meta(
     history: &History,
     inputs: &ReplayInputs,
     (start, end): (f64, f64),
+    periods: &Periods,
 ) -> HistoryMeta {
     let span_s = end - start;
     HistoryMeta {
@@ -467,7 +671,7 @@ fn history_meta(
                 source: c.source.as_str(),
             })
             .collect(),
-        rates: provider_rates(history, span_s / YEAR_S),
+        rates: provider_rates(history, periods),
     }
 }
 
@@ -485,6 +689,8 @@ pub fn replay(
 ) -> anyhow::Result<HistoryReport> {
     let base = base_incident(scenario)?;
     check_providers(scenario, history)?;
+    check_periods(history)?;
+    let read = history;
     let history = history.coalesced();
     if history.incidents.is_empty() {
         anyhow::bail!(
@@ -503,18 +709,35 @@ pub fn replay(
             format_rfc3339(end)
         );
     }
-    let mut incidents = Vec::new();
-    let mut rows: Vec<ReplayRow> = Vec::new();
-    let mut priced = Priced::new();
-    for (k, w) in windows(&history).iter().enumerate() {
-        let (incident, window_rows) = price_window(scenario, base, w, k + 1, &mut priced)?;
+    let periods = Periods::new(read, (start, end));
+    let windows = windows(&history);
+    let (cuts, first) = cut_windows(&windows)?;
+    let priced = price_shapes(scenario, base, &cuts, &first)?;
+    let mut incidents = Vec::with_capacity(cuts.len());
+    let mut rows: Vec<ReplayRow> =
+        Vec::with_capacity(cuts.len() * priced.first().map_or(0, Vec::len));
+    let mut set_periods: std::collections::HashMap<Vec<String>, f64> =
+        std::collections::HashMap::new();
+    let mut period_of = |providers: &[String]| {
+        let mut set = providers.to_vec();
+        set.sort_unstable();
+        *set_periods
+            .entry(set)
+            .or_insert_with_key(|set| periods.of_set(set.iter().map(String::as_str)))
+    };
+    for (k, cut) in cuts.iter().enumerate() {
+        let (incident, window_rows) =
+            describe_window(base, cut, k + 1, &priced[cut.shape], &mut period_of);
         incidents.push(incident);
         rows.extend(window_rows);
     }
-    let meta = history_meta(base, &history, inputs, (start, end));
+    let meta = history_meta(base, &history, inputs, (start, end), &periods);
     let keys = row_keys(&rows);
-    let totals_all = totals(&rows, &keys, 1.0);
-    let per_year = totals(&rows, &keys, YEAR_S / (end - start));
+    let totals_all = totals(&rows, &keys, |_| 1.0);
+    // a year over the period its window's providers were observed (each file its own)
+    let per_year = totals(&rows, &keys, |r| {
+        YEAR_S / incidents[r.incident - 1].period_s
+    });
     let notes = replay_notes(base, &history, &rows, &meta);
     Ok(HistoryReport {
         fallcost_version: env!("CARGO_PKG_VERSION"),
@@ -550,23 +773,43 @@ impl Sample for WindowRef {
 /// The replay's windows as the years' processes: one per set of providers a window holds
 /// (`anthropic`; `anthropic + openai` for windows where both were down at once), each with its
 /// windows as samples, at the history's rate (windows / period).
-fn window_processes(report: &HistoryReport) -> Vec<ProviderHistory<WindowRef>> {
-    let samples = report.incidents.iter().enumerate().map(|(index, w)| {
+///
+/// A set's rate is over the period its windows were observed ([`ReplayIncident::period_s`]:
+/// the time all its providers' files cover), so each file keeps its own period. Also that
+/// period per process, seconds.
+fn window_processes(report: &HistoryReport) -> (Vec<ProviderHistory<WindowRef>>, Vec<f64>) {
+    let mut out: Vec<ProviderHistory<WindowRef>> = Vec::new();
+    let mut periods: Vec<f64> = Vec::new();
+    let mut index_of: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (index, w) in report.incidents.iter().enumerate() {
         let mut providers = w.providers.clone();
         providers.sort_unstable();
-        (
-            providers.join(" + "),
-            WindowRef {
-                index,
-                duration_s: w.duration_s,
-            },
-        )
-    });
-    let samples: Vec<(String, WindowRef)> = samples.collect();
-    ProviderHistory::from_incidents(
-        samples.iter().map(|(p, s)| (p.as_str(), *s)),
-        report.history.span_s,
-    )
+        let sample = WindowRef {
+            index,
+            duration_s: w.duration_s,
+        };
+        let key = providers.join(" + ");
+        match index_of.get(&key) {
+            Some(&k) => out[k].samples.push(sample),
+            None => {
+                index_of.insert(key.clone(), out.len());
+                out.push(ProviderHistory {
+                    provider: key,
+                    incidents_per_year: 0.0,
+                    samples: vec![sample],
+                });
+                periods.push(w.period_s);
+            }
+        }
+    }
+    // the period as the report states it (`span_s`: noise rounded off), counted as
+    // ProviderHistory::from_incidents counts it
+    let periods: Vec<f64> = periods.into_iter().map(round_noise).collect();
+    for (h, period_s) in out.iter_mut().zip(&periods) {
+        let years = period_s / YEAR_S;
+        h.incidents_per_year = h.samples.len() as f64 / years;
+    }
+    (out, periods)
 }
 
 /// `--years`: the simulated years' options.
@@ -712,7 +955,7 @@ pub fn years(
     let Some(base) = scenario.incident.as_ref() else {
         anyhow::bail!("--years needs the scenario's [incident] (see --incidents)");
     };
-    let providers = window_processes(report);
+    let (providers, periods) = window_processes(report);
     let slots = slots(scenario, base, report);
     let requests_per_year: Vec<f64> = slots.iter().map(|s| s.requests_per_year).collect();
     let price = |slot: usize, _: usize, w: &WindowRef| slots[slot].prices[w.index];
@@ -739,7 +982,6 @@ pub fn years(
         .collect();
     let overlap = uncertain.first().map_or(0.0, |f| f.overlap_share);
     report.notes.push(years_note(request, overlap));
-    let span_years = report.history.span_years;
     report.years = Some(YearsReport {
         years: request.years,
         seed: request.seed,
@@ -751,14 +993,17 @@ pub fn years(
         year_factor_shape: request.cluster,
         rates: providers
             .iter()
-            .map(|p| {
+            .zip(&periods)
+            .map(|(p, period_s)| {
                 let n = p.samples.len();
-                let [lo, hi] = poisson_rate_ci95(n as u64, span_years);
+                let years = round_noise(period_s / YEAR_S);
+                let [lo, hi] = poisson_rate_ci95(n as u64, years);
                 ProviderRate {
                     provider: p.provider.clone(),
                     incidents: n,
                     incidents_per_year: round_noise(p.incidents_per_year),
                     incidents_per_year_ci95: [round_noise(lo), round_noise(hi)],
+                    period_years: round_noise(years),
                 }
             })
             .collect(),

@@ -382,9 +382,10 @@ fn totals_section(title: String, list: &[ReplayTotal]) -> Section {
 
 /// Every rate's [`ProviderRate::text`], joined.
 fn rates_text(rates: &[ProviderRate]) -> String {
+    let own = ProviderRate::periods_differ(rates);
     rates
         .iter()
-        .map(ProviderRate::text)
+        .map(|r| r.text_over(own))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -463,12 +464,13 @@ pub fn layout(report: &HistoryReport) -> Page {
     let h = &report.history;
     let mut sections = vec![incidents_section(report), rows_section(report)];
     sections.push(totals_section("Over the history".into(), &report.totals));
+    let over = if ProviderRate::periods_differ(&h.rates) {
+        "each provider over its files' period".to_string()
+    } else {
+        format!("the history's {} years", trim(h.span_years, 4))
+    };
     sections.push(totals_section(
-        format!(
-            "Per year (the history's {} years; rates {})",
-            trim(h.span_years, 4),
-            rates_text(&h.rates)
-        ),
+        format!("Per year ({over}; rates {})", rates_text(&h.rates)),
         &report.per_year,
     ));
     if let Some(y) = &report.years {

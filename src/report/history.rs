@@ -119,6 +119,11 @@ pub struct ReplayIncident {
     pub requests: u64,
     /// Its timeline: one outage per incident, offsets from the window's start.
     pub outages: Vec<ReplayOutage>,
+    /// The period, seconds, over which windows of its set of providers were observed (the
+    /// time all of its providers' files cover): its per-year weight is a year over it. Not
+    /// in the documents (each rate's `period_years` is).
+    #[serde(skip)]
+    pub period_s: f64,
 }
 
 /// One outage of a window's timeline.
@@ -214,6 +219,10 @@ pub struct ProviderRate {
     pub incidents_per_year: f64,
     /// Its exact (Garwood) 95% interval, per year.
     pub incidents_per_year_ci95: [f64; 2],
+    /// The period the rate is over, in Julian years: the period of the files its incidents
+    /// came from (several providers at once: the time all of them were covered), or
+    /// `--since`/`--until`.
+    pub period_years: f64,
 }
 
 impl ProviderRate {
@@ -234,6 +243,28 @@ impl ProviderRate {
             self.incidents,
             if self.incidents == 1 { "" } else { "s" }
         )
+    }
+
+    /// [`ProviderRate::text`] with its period when `own` (the rates of a history whose files
+    /// cover different periods): `openai 7.822/yr (95%: 0.9472 to 28.25; 2 incidents in
+    /// 0.2557 years)`.
+    pub fn text_over(&self, own: bool) -> String {
+        let text = self.text();
+        if !own {
+            return text;
+        }
+        format!(
+            "{} in {} years)",
+            text.strip_suffix(')').unwrap_or(&text),
+            crate::number::trim(self.period_years, 4)
+        )
+    }
+
+    /// Whether `rates` are over different periods (then each is printed with its own).
+    pub fn periods_differ(rates: &[ProviderRate]) -> bool {
+        rates
+            .windows(2)
+            .any(|w| w[0].period_years != w[1].period_years)
     }
 }
 

@@ -825,8 +825,9 @@ fn the_period_is_what_the_page_covers_and_the_rate_has_its_interval() {
 
 /// Issue 21 item 8: one incident in a CSV that states a year is 1 a year (it read 8,766 a
 /// year, the period of the incident itself), and the years' availability is never below 0:
-/// even without a stated period (8,766 one-hour windows a year), drawn windows that overlap
-/// merge, so a year fails at most its own requests.
+/// even without a stated period (two one-hour incidents in three hours: 5,844 one-hour windows
+/// a year), drawn windows that overlap merge, so a year fails at most its own requests. (One
+/// incident without a period is refused: issue 33 item 2, below.)
 #[test]
 fn one_incident_is_one_a_year_and_availability_stays_in_range() {
     let dir = scratch("one");
@@ -842,7 +843,8 @@ fn one_incident_is_one_a_year_and_availability_stays_in_range() {
     std::fs::write(
         &bare,
         "provider,start,end,failure,error_rate\n\
-         anthropic,2026-09-03T13:00:00Z,2026-09-03T14:00:00Z,fast,\n",
+         anthropic,2026-09-03T13:00:00Z,2026-09-03T14:00:00Z,fast,\n\
+         anthropic,2026-09-03T15:00:00Z,2026-09-03T16:00:00Z,fast,\n",
     )
     .unwrap();
     let run = |file: &std::path::Path| {
@@ -888,10 +890,11 @@ fn one_incident_is_one_a_year_and_availability_stays_in_range() {
             assert!((0.0..=1.0).contains(&a), "{y}");
         }
     }
-    // at a known 8,766 a year, 1 − e^{−1} of the year is down: no-fallback availability ≈ e^{−1}
+    // at a known 5,844 one-hour windows a year (2/3 of a year's hours, drawn at random),
+    // 1 − e^{−2/3} of the year is down: no-fallback availability ≈ e^{−2/3}
     let none = &rows_of(&doc["years"], "rows")[0];
     let a = f(&none["rate_known"], "availability");
-    assert!((a - (-1.0f64).exp()).abs() < 0.01, "{none}");
+    assert!((a - (-2.0f64 / 3.0).exp()).abs() < 0.01, "{none}");
 }
 
 /// Issue 21 item 10: Anthropic's page is status.claude.com (named "Claude"), which read as a
@@ -967,4 +970,175 @@ fn a_sweep_of_a_timeline_says_approximate() {
     assert!(header.ends_with(",incident_approximate"), "{header}");
     assert!(csv.lines().skip(1).all(|l| l.ends_with(",true")), "{csv}");
     assert!(ok(&args).contains("≈ approximate incident figures"));
+}
+
+/// Issue 33 item 2: with `--incidents anthropic.json --incidents openai-year.csv`, each
+/// provider's rate is over its own file's period, not the union of both (2026-01-01 to
+/// 2027-01-01, which read Anthropic's 3 incidents of 20.7 days as 3.0 a year, its interval
+/// [0.62, 8.77] far from the 52.87 its page alone gives). The page covers 2026-08-20T09:00 to
+/// 2026-09-10T02:25 = 1,790,700 s; the CSV states 365 days = 31,536,000 s.
+#[test]
+fn each_file_keeps_its_own_period() {
+    const PAGE: &str = "tests/fixtures/history/anthropic.json";
+    const CSV: &str = "tests/fixtures/history/openai-year.csv";
+    let (year, t_a, t_o) = (31_557_600.0, 1_790_700.0, 31_536_000.0);
+    let run = |files: &[&str], years: bool| {
+        let mut args = vec!["compare", "-s", SEPT3];
+        for file in files {
+            args.extend(["--incidents", file]);
+        }
+        if years {
+            args.extend(["--years", "20000", "--seed", "4"]);
+        }
+        args.extend(["--format", "json"]);
+        json(&args)
+    };
+    let rate = |doc: &Value, p: &str| -> Value {
+        rows_of(&doc["history"], "rates")
+            .iter()
+            .find(|r| r["provider"] == p)
+            .unwrap_or_else(|| panic!("{p} in {}", doc["history"]))
+            .clone()
+    };
+    let both = run(&[PAGE, CSV], true);
+    let page = run(&[PAGE], false);
+    let csv = run(&[CSV], false);
+    for (p, alone, n, period) in [("anthropic", &page, 3.0, t_a), ("openai", &csv, 2.0, t_o)] {
+        let r = rate(&both, p);
+        // hand-computed: 3 × 31,557,600 / 1,790,700 = 52.869; 2 × 365.25 / 365 = 2.0014
+        let want = n * year / period;
+        assert!(
+            (f(&r, "incidents_per_year") - want).abs() < 1e-9 * want,
+            "{r}"
+        );
+        assert!((f(&r, "period_years") - period / year).abs() < 1e-11, "{r}");
+        // what the file alone gives, to the digit, and its printed interval holds it
+        assert_eq!(r, rate(alone, p), "{p}");
+        let ci = r["incidents_per_year_ci95"].as_array().unwrap();
+        let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+        assert!(lo < want && want < hi, "{r}");
+    }
+    assert!((f(&rate(&both, "anthropic"), "incidents_per_year") - 52.869157).abs() < 1e-6);
+    // per year: each window over the period its providers were observed: Aug 20, Sept 3
+    // (with OpenAI's 14:10-14:44: both files cover it, the page's period is the overlap) and
+    // Sept 10 over the page's; Nov 20 (OpenAI alone) over the CSV's year
+    let windows = rows_of(&both, "incidents");
+    assert_eq!(windows.len(), 4);
+    let providers: Vec<&Value> = windows.iter().map(|w| &w["providers"]).collect();
+    assert_eq!(
+        providers,
+        [
+            &serde_json::json!(["anthropic"]),
+            &serde_json::json!(["anthropic", "openai"]),
+            &serde_json::json!(["anthropic"]),
+            &serde_json::json!(["openai"]),
+        ]
+    );
+    let over = [t_a, t_a, t_a, t_o];
+    let rows = rows_of(&both, "rows");
+    for y in rows_of(&both, "per_year") {
+        let of = rows
+            .iter()
+            .filter(|r| r["chain"] == y["chain"] && r["pattern"] == y["pattern"]);
+        let want: f64 = of
+            .map(|r| f(r, "total_usd") * year / over[r["incident"].as_u64().unwrap() as usize - 1])
+            .sum();
+        assert!(
+            (f(y, "total_usd") - want).abs() < 1e-9 * want.max(1.0),
+            "{y}"
+        );
+    }
+    // the years: each set of providers at its windows over its period
+    let years = rows_of(&both["years"], "rates");
+    let got: Vec<(&str, u64, f64)> = years
+        .iter()
+        .map(|r| {
+            (
+                r["provider"].as_str().unwrap(),
+                r["incidents"].as_u64().unwrap(),
+                f(r, "incidents_per_year"),
+            )
+        })
+        .collect();
+    let want = [
+        ("anthropic", 2, 2.0 * year / t_a),
+        ("anthropic + openai", 1, year / t_a),
+        ("openai", 1, year / t_o),
+    ];
+    assert_eq!(got.len(), 3, "{got:?}");
+    for ((p, n, r), (wp, wn, wr)) in got.iter().zip(want) {
+        assert_eq!((*p, *n), (wp, wn));
+        assert!((r - wr).abs() < 1e-9 * wr, "{p}: {r} against {wr}");
+    }
+    // the note says so
+    assert!(
+        rows_of(&both, "notes").iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("divided by the period of the files they came from")),
+        "{}",
+        both["notes"]
+    );
+}
+
+/// Issue 33 item 2: one incident in a file that states no period was its own period (one
+/// 3h6m incident, 2,828 a year); refused, saying how to state it, for a CSV and for a page
+/// without `updated_at`. With a period it reads.
+#[test]
+fn one_incident_without_a_period_is_refused_saying_how_to_state_it() {
+    let dir = scratch("lone");
+    let csv = dir.join("lone.csv");
+    std::fs::write(
+        &csv,
+        "provider,start,end,failure,error_rate\n\
+         anthropic,2026-09-03T13:10:00Z,2026-09-03T16:16:00Z,fast,\n",
+    )
+    .unwrap();
+    let e = fails(&["compare", "-s", SEPT3, "--incidents", csv.to_str().unwrap()]);
+    assert!(
+        e.contains("lone.csv:2:1: period: the file holds one incident and states no period, so its period would be the incident's own 3h6m (2026-09-03T13:10:00Z to 2026-09-03T16:16:00Z) and its rate 2,828 a year; add a first line `# period: START/END`"),
+        "{e}"
+    );
+    assert!(e.contains("or give --since and --until"), "{e}");
+    let page = dir.join("lone.json");
+    std::fs::write(
+        &page,
+        r#"{"page": {"name": "Anthropic", "url": "https://status.anthropic.com"},
+ "incidents": [
+  {"name": "a", "impact": "major", "started_at": "2026-09-03T13:10:00Z",
+   "resolved_at": "2026-09-03T16:16:00Z", "components": []}
+ ]}"#,
+    )
+    .unwrap();
+    let e = fails(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        page.to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("lone.json:3:3: period: the file holds one incident and states no period")
+            && e.contains("the page has no updated_at to end its period: give --since and --until"),
+        "{e}"
+    );
+    // the period given: one incident in 30 days, 12.175 a year
+    let doc = json(&[
+        "compare",
+        "-s",
+        SEPT3,
+        "--incidents",
+        csv.to_str().unwrap(),
+        "--since",
+        "2026-09-01T00:00:00Z",
+        "--until",
+        "2026-10-01T00:00:00Z",
+        "--format",
+        "json",
+    ]);
+    let r = &doc["history"]["rates"][0];
+    assert!(
+        (f(r, "incidents_per_year") - 365.25 / 30.0).abs() < 1e-9,
+        "{r}"
+    );
 }

@@ -132,16 +132,56 @@ struct Places<'a> {
     file: &'a str,
     text: &'a str,
     starts: Vec<usize>,
+    /// The line and column of each of `starts`, found in one pass over the text (a page as
+    /// its API serves it is one line of megabytes: locating each incident from the start of
+    /// the text was quadratic).
+    locations: Vec<Location>,
 }
 
-impl Places<'_> {
+/// The location `text[from..to]` moves `at` (the location of `from`) to: lines counted,
+/// columns in characters.
+fn advance(text: &str, from: usize, to: usize, at: Location) -> Location {
+    let part = &text[from..to];
+    match part.rfind('\n') {
+        Some(nl) => Location {
+            line: at.line + part.matches('\n').count(),
+            col: part[nl + 1..].chars().count() + 1,
+        },
+        None => Location {
+            line: at.line,
+            col: at.col + part.chars().count(),
+        },
+    }
+}
+
+impl<'a> Places<'a> {
+    /// The incidents of `text` and their locations. Linear in the text.
+    fn new(file: &'a str, text: &'a str) -> Places<'a> {
+        let starts = element_starts(text, "incidents");
+        let mut locations = Vec::with_capacity(starts.len());
+        let (mut from, mut at) = (0, Location { line: 1, col: 1 });
+        for &s in &starts {
+            // the starts are increasing, and each is an ASCII `{` (a char boundary)
+            at = advance(text, from, s, at);
+            from = s;
+            locations.push(at);
+        }
+        Places {
+            file,
+            text,
+            starts,
+            locations,
+        }
+    }
+
     /// Incident `i`'s object (or its `key` in it).
     fn at(&self, i: usize, key: Option<&str>) -> Option<Location> {
         let start = *self.starts.get(i)?;
-        let offset = key
-            .and_then(|k| key_offset(self.text, start, k))
-            .unwrap_or(start);
-        Some(Location::of_offset(self.text, offset))
+        let at = self.locations[i];
+        Some(match key.and_then(|k| key_offset(self.text, start, k)) {
+            Some(offset) => advance(self.text, start, offset, at),
+            None => at,
+        })
     }
 
     /// An `Invalid` error at incident `i`'s `key`.
@@ -411,11 +451,7 @@ pub fn parse_statuspage(
             kind: InputErrorKind::Invalid,
         });
     }
-    let places = Places {
-        file,
-        text,
-        starts: element_starts(text, "incidents"),
-    };
+    let places = Places::new(file, text);
     let provider = page_provider(file, text, &parsed.page, options)?;
     check_components(file, &parsed.incidents, &options.components)?;
     let mut out = History::default();
@@ -796,6 +832,43 @@ mod tests {
         assert_eq!(h.incidents.len(), 1);
         assert_eq!(h.incidents[0].provider, "openai");
         assert_eq!(h.incidents[0].duration_s(), 2040.0);
+    }
+
+    #[test]
+    fn a_one_line_page_names_each_incidents_column() {
+        // as the API serves it: one line; incident k's object and its key located in one pass
+        let inc = |k: usize, impact: &str| {
+            format!(
+                r#"{{"name":"i{k}","impact":"{impact}","started_at":"2026-09-0{k}T13:10:00Z","resolved_at":"2026-09-0{k}T14:10:00Z","components":[{{"name":"API"}}]}}"#
+            )
+        };
+        let text = format!(
+            r#"{{"page":{{"name":"Claude","url":"https://status.claude.com"}},"incidents":[{},{},{}]}}"#,
+            inc(1, "major"),
+            inc(2, "minor"),
+            inc(3, "severe")
+        );
+        let e = parse_statuspage("c.json", &text, &StatuspageOptions::default()).unwrap_err();
+        let col = text.find(r#""impact":"severe""#).unwrap() + 1;
+        assert_eq!(e.location, Some(Location { line: 1, col }));
+        let text = text.replace("severe", "major");
+        let h = parse_statuspage("c.json", &text, &StatuspageOptions::default()).unwrap();
+        assert_eq!(h.incidents.len(), 3);
+        assert!(h.incidents.iter().all(|i| i.line == 1));
+        // a multi-byte name before an incident counts as one column, a newline as a line
+        let text = text.replacen(r#""i1""#, "\"é\n\"", 1);
+        let places = Places::new("c.json", &text);
+        let second = places.starts[1];
+        let nl = text.find('\n').unwrap();
+        let col = text[nl + 1..second].chars().count() + 1;
+        assert_eq!(places.at(1, None), Some(Location { line: 2, col }));
+        assert_eq!(
+            places.at(1, Some("impact")),
+            Some(Location::of_offset(
+                &text,
+                key_offset(&text, second, "impact").unwrap()
+            ))
+        );
     }
 
     #[test]
