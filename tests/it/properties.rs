@@ -457,8 +457,9 @@ fn a_small_move_of_a_continuous_input_moves_every_figure_a_little() {
             let ((s0, i0), (s1, i1)) = (build(false), build(true));
             // a gray outage's error rate leaving 1 moves failed attempts' premium from cold
             // start to window (their sum is checked)
-            let split = !matches!(mv, Move::ErrorRate)
-                || !(list[k].3 == OutageFailure::Gray && list[k].4 == 1.0);
+            let split = !(matches!(mv, Move::ErrorRate)
+                && list[k].3 == OutageFailure::Gray
+                && list[k].4 == 1.0);
             for (c0, c1) in s0.chains.iter().zip(&s1.chains) {
                 let usd = 3.0
                     * c0.links
