@@ -561,7 +561,7 @@ fn replay_notes(
         )
     }));
     if rows.iter().any(|r| r.approximate) {
-        notes.push("≈ approximate: on windows where incidents of several providers overlap (a timeline with cuts), cold starts and fail-back writes are counted per segment, low by up to one session per cut and model (docs/MODEL.md §6), as compare says of the same window".into());
+        notes.push("≈ approximate: on windows where incidents of several providers overlap (a timeline with cuts), each request is priced in the segment it arrives in and its attempts after a failure may find the next segment's states: every figure (cold starts and fail-back writes included) may be off by λ × the mean dead time before each cut in requests' worth, and the cache figures by up to one session per cut and model where a cache can expire within a session (docs/MODEL.md §6), as compare says of the same window".into());
     }
     if let Some(p) = rows
         .iter()

@@ -133,7 +133,7 @@ pub fn layout(sweep: &Sweep) -> Page {
                 .iter()
                 .any(|r| r.incident_approximate == Some(true))
             {
-                p.push("≈ approximate incident figures: on a timeline with cuts, cold starts and fail-back writes are counted per segment, low by up to one session per cut and model (docs/MODEL.md §6), as compare says".into());
+                p.push("≈ approximate incident figures: on a timeline with cuts each request is priced in the segment it arrives in, and its attempts after a failure may find the next segment's states, so every figure (cold starts and fail-back writes included) may be off by λ × the mean dead time before each cut in requests' worth, and the cache figures by up to one session per cut and model where a cache can expire within a session (docs/MODEL.md §6), as compare says".into());
             }
             if let Some(m) = sweep.mc {
                 p.push(format!(

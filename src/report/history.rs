@@ -217,7 +217,8 @@ pub struct ProviderRate {
     pub incidents: usize,
     /// r = incidents / period in years.
     pub incidents_per_year: f64,
-    /// Its exact (Garwood) 95% interval, per year.
+    /// Its 95% interval, per year: Gamma(n, 1)'s 2.5% and 97.5% quantiles over the period, the
+    /// law the years draw the rate from (`sim::years::poisson_ci95`).
     pub incidents_per_year_ci95: [f64; 2],
     /// The period the rate is over, in Julian years: the period of the files its incidents
     /// came from (several providers at once: the time all of them were covered), or
@@ -226,7 +227,7 @@ pub struct ProviderRate {
 }
 
 impl ProviderRate {
-    /// As the notes and tables print it: `anthropic 2.029/yr (95%: 0.2457 to 7.33; 2
+    /// As the notes and tables print it: `anthropic 2.029/yr (95%: 0.2457 to 5.653; 2
     /// incidents)`.
     pub fn text(&self) -> String {
         // four significant figures (2.029, 32.99, 8,766 → 8766)

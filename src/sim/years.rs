@@ -170,18 +170,23 @@ fn bisect(mut lo: f64, mut hi: f64, target: f64, f: impl Fn(f64) -> f64) -> f64 
     0.5 * (lo + hi)
 }
 
-/// The exact (Garwood) 95% interval of a Poisson mean from an observed count `n`: [μ_lo, μ_hi]
-/// with P(X ≥ n | μ_lo) = 0.025 (0 for n = 0) and P(X ≤ n | μ_hi) = 0.025, so it covers the
-/// true mean in at least 95% of histories whatever it is. Divide by the period in years for a
-/// rate. Worked values (Garwood 1936; any table of Poisson limits): n = 0 → [0, 3.689]; n = 1
-/// → [0.02532, 5.572]; n = 2 → [0.2422, 7.225]; n = 10 → [4.795, 18.39].
+/// The 95% interval of a Poisson mean from an observed count `n`, in the law the years draw
+/// the rate from (MODEL.md §6, "The years"; [`RateModel::Uncertain`]): the 2.5% and 97.5%
+/// quantiles of Gamma(n, 1), the mean's posterior under the scale-free prior 1/μ, which are
+/// [χ²(0.025; 2n)/2, χ²(0.975; 2n)/2]: μ_lo with P(X ≥ n | μ_lo) = 0.025 (Garwood's lower
+/// limit) and μ_hi with P(X ≤ n − 1 | μ_hi) = 0.025 (Garwood's upper limit for n − 1). n = 0
+/// has no draws (no windows to resample): [0, Garwood's 3.689]. Divide by the period in
+/// years for a rate. Worked values (any table of Poisson limits, Garwood 1936): n = 1 →
+/// [0.02532, 3.689]; n = 2 → [0.2422, 5.572]; n = 10 → [4.795, 17.08].
 pub fn poisson_ci95(n: u64) -> [f64; 2] {
     let ln_fact = |m: u64| (1..=m).map(|k| (k as f64).ln()).sum::<f64>();
     let nf = n as f64;
     let top = nf + 12.0 * nf.sqrt() + 20.0;
+    // P(X ≤ m | μ) = 0.025 for m = n − 1 (m = 0 at n = 0)
+    let m = n.saturating_sub(1);
     let hi = {
-        let lf = ln_fact(n);
-        bisect(0.0, top, 0.025, |mu| poisson_cdf(n, mu, lf))
+        let lf = ln_fact(m);
+        bisect(0.0, top, 0.025, |mu| poisson_cdf(m, mu, lf))
     };
     let lo = if n == 0 {
         0.0
@@ -940,9 +945,11 @@ mod tests {
         assert!(clustered.premium_p99_usd > 35.0, "{clustered:?}");
     }
 
+    /// The printed interval is the law the years draw (issue 33 item 5): Gamma(n, 1)'s 2.5%
+    /// and 97.5% quantiles, checked against tables of Poisson limits and against the draws.
     #[test]
-    fn garwood_intervals_match_the_tables() {
-        // Garwood (1936) / any table of exact Poisson limits, 95%
+    fn rate_intervals_are_the_drawn_gammas_quantiles() {
+        // Garwood (1936) / any table of exact Poisson limits, 95%: lower(n), upper(n − 1)
         let close = |got: [f64; 2], want: [f64; 2]| {
             assert!(
                 (got[0] - want[0]).abs() <= 5e-4 * want[0].max(1e-3)
@@ -951,11 +958,11 @@ mod tests {
             );
         };
         close(poisson_ci95(0), [0.0, 3.6889]);
-        close(poisson_ci95(1), [0.025_318, 5.5716]);
-        close(poisson_ci95(2), [0.24217, 7.2247]);
-        close(poisson_ci95(10), [4.7954, 18.390]);
-        close(poisson_ci95(100), [81.364, 121.63]);
-        // the defining tail probabilities, at n = 3: P(X ≥ 3 | lo) = P(X ≤ 3 | hi) = 0.025
+        close(poisson_ci95(1), [0.025_318, 3.6889]);
+        close(poisson_ci95(2), [0.24217, 5.5716]);
+        close(poisson_ci95(10), [4.7954, 17.085]);
+        close(poisson_ci95(100), [81.364, 120.53]);
+        // the defining tail probabilities, at n = 3: P(X ≥ 3 | lo) = P(X ≤ 2 | hi) = 0.025
         let [lo, hi] = poisson_ci95(3);
         let cdf = |n: u64, mu: f64| {
             (0..=n)
@@ -963,7 +970,16 @@ mod tests {
                 .sum::<f64>()
         };
         assert!((1.0 - cdf(2, lo) - 0.025).abs() < 1e-10, "{lo}");
-        assert!((cdf(3, hi) - 0.025).abs() < 1e-10, "{hi}");
+        assert!((cdf(2, hi) - 0.025).abs() < 1e-10, "{hi}");
+        // the draws: 40,000 of Gamma(3, 1) fall below lo 2.5% and above hi 2.5% of the
+        // time (± 4.5 standard errors of a share of 0.025: ±0.0035)
+        let mut rng = crate::sim::rng::chunk_rng(33, 5, 0);
+        let g = Gamma::new(3.0, 1.0).unwrap();
+        let draws: Vec<f64> = (0..40_000).map(|_| g.sample(&mut rng)).collect();
+        let below = draws.iter().filter(|&&x| x < lo).count() as f64 / 40_000.0;
+        let above = draws.iter().filter(|&&x| x > hi).count() as f64 / 40_000.0;
+        assert!((below - 0.025).abs() < 0.0035, "{below}");
+        assert!((above - 0.025).abs() < 0.0035, "{above}");
         // a large count: within the normal approximation's reach, n ± 1.96·√n (+ ~1)
         let [lo, hi] = poisson_ci95(20_000);
         assert!(
@@ -976,7 +992,7 @@ mod tests {
         );
         // as a rate: 2 incidents over half a year
         let [lo, hi] = poisson_rate_ci95(2, 0.5);
-        assert!((lo - 0.48434).abs() < 1e-3 && (hi - 14.449).abs() < 1e-2);
+        assert!((lo - 0.48434).abs() < 1e-3 && (hi - 11.143).abs() < 1e-2);
     }
 
     fn drawn(spans: &[(f64, f64)]) -> Vec<Drawn> {

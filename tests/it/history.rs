@@ -779,14 +779,14 @@ fn the_period_is_what_the_page_covers_and_the_rate_has_its_interval() {
     assert_eq!(f(h, "span_s"), 360.0 * 86_400.0);
     assert_eq!(h["coverage"][0]["source"], "page updated_at");
     let rate = &h["rates"][0];
-    // 2 / (360 / 365.25) = 2.0292; Garwood [0.24217, 7.2247] × 365.25 / 360
+    // 2 / (360 / 365.25) = 2.0292; Gamma(2, 1)'s 95% [0.24217, 5.5716] × 365.25 / 360
     assert!(
         (f(rate, "incidents_per_year") - 2.029_167).abs() < 1e-6,
         "{rate}"
     );
     let ci = rate["incidents_per_year_ci95"].as_array().unwrap();
     assert!((ci[0].as_f64().unwrap() - 0.245_70).abs() < 1e-4, "{rate}");
-    assert!((ci[1].as_f64().unwrap() - 7.3300).abs() < 1e-3, "{rate}");
+    assert!((ci[1].as_f64().unwrap() - 5.6528).abs() < 1e-3, "{rate}");
     // per year = totals × 365.25 / 360 (not × 365.25 / 22.04)
     for (t, y) in rows_of(&doc, "totals")
         .iter()
@@ -864,7 +864,7 @@ fn one_incident_is_one_a_year_and_availability_stays_in_range() {
     };
     let doc = run(&stated);
     let rate = &doc["history"]["rates"][0];
-    // 1 incident in 365 days: 1.00068 a year, Garwood [0.025318, 5.5716] × 365.25/365
+    // 1 incident in 365 days: 1.00068 a year, Gamma(1, 1)'s 95% [0.025318, 3.6889] × 365.25/365
     assert!(
         (f(rate, "incidents_per_year") - 365.25 / 365.0).abs() < 1e-9,
         "{rate}"

@@ -42,8 +42,9 @@ pub(super) fn outages(t: &Timeline) -> String {
 /// The note on the analytic rows of `chain` over `incident` on a timeline with cuts (`None`
 /// without cuts, or where every figure is exact): each request is priced in the segment it
 /// arrives in, its later attempts may cross a cut (at most the largest
-/// [`incident::TimelineBound::requests`] of the chain's patterns); the cache figures are
-/// exact but where a cache can expire within a session (docs/MODEL.md §6, "Timelines").
+/// [`incident::TimelineBound::requests`] of the chain's patterns), cold starts and fail-back
+/// writes included; beyond that the cache figures are exact but where a cache can expire
+/// within a session (docs/MODEL.md §6, "Timelines").
 pub(super) fn approximation(
     request: &Request,
     chain: &Chain,
@@ -60,9 +61,9 @@ pub(super) fn approximation(
         return None;
     }
     let cache = if sessions > 0.0 {
-        "; a cache can expire within a session here (λ·TTL not ≫ L): cold starts and fail-back writes off by up to one session per cut and model"
+        "; cold starts and fail-back writes within that bound (one per such request and model), and further off by up to one session per cut and model, since a cache can expire within a session here (λ·TTL not ≫ L)"
     } else {
-        "; cold starts and fail-back writes are exact (sessions straddle the cuts as the arrivals place them)"
+        "; cold starts and fail-back writes within that bound (one per such request and model), otherwise exact over where the sessions fall (they straddle the cuts as the arrivals place them)"
     };
     Some(format!(
         "≈ each request is priced in the segment it arrives in, but its attempts after a failure start later (its dead time) and may find the next segment's states: every figure off by at most {} requests' worth over the {cuts} cuts (λ × the mean dead time before each cut, docs/MODEL.md §6){cache}",
