@@ -5,16 +5,18 @@
 //! 1. `fallcost::sim::years::simulate` alone: three providers at 30, 24 and 12 incidents a
 //!    year, 40 durations each (10 minutes to 6 hours), priced for 4 chains by a closed-form
 //!    stand-in for the incident engine. `YEARS_BENCH_YEARS` sets the years (default 1e5).
-//! 2. `ops::history::replay`, then `ops::history::years` (both rate models; timed alone, on a
-//!    copy of the replay's report made before the clock starts) on
-//!    `scenarios/sept3.toml` (2 chains × 4 patterns) with a made-up status-page history of
-//!    `HISTORY_BENCH_INCIDENTS` incidents (default 20,000) of Anthropic and OpenAI over 25
-//!    years (800 a year; times to the minute as a status page gives them: durations 5 minutes
-//!    to 6 hours, a fifth of them `minor`, 1 in 25 overlapping the other provider's).
+//! 2. A long history read from disk (issue 33 item 6): two made-up Statuspage pages
+//!    (Anthropic's and OpenAI's, `HISTORY_BENCH_INCIDENTS` incidents in all, default 20,000,
+//!    over ten years) written as the API serves them (one line, newest first, with updates and
+//!    components; times to the second, independent Poisson arrivals per page, so two-provider
+//!    windows fall at every offset and nearly every window has a shape of its own) to
+//!    `HISTORY_BENCH_DIR` (default `target/history-bench`); then `input::history::load` on
+//!    them, `ops::history::replay` and `ops::history::years` (both rate models; timed alone, on
+//!    a copy of the replay's report made before the clock starts) on `scenarios/sept3.toml`
+//!    (2 chains × 4 patterns). `HISTORY_BENCH_WRITE_ONLY=1` writes the pages and prints the
+//!    command that replays them with the binary (to time or profile it), and stops.
 //!
-//! Last measured (issue 21 item 9, 2 cores shared with other builds): the replay 495 ms (0.53 s
-//! of CPU time); `--years 100000` 855 ms, 2.1 s of CPU time a run (before: 3.6 s of CPU time,
-//! 5.5 s of wall time at a load of ~7).
+//! Times: README "Reading an incident history".
 
 use std::time::Instant;
 

@@ -11,10 +11,14 @@
 //! pipeline ([`super::compare::analytic`]), so a window's rows are exactly what `compare`
 //! prints for a scenario with that timeline, labels included (`approximate`, `method`,
 //! `simulated_precision`). The totals add the windows' figures up; the per-year figures divide
-//! them by the period the history covers ([`History::period`]: its files' own coverage or
-//! `--since`/`--until`), and each provider's rate carries its exact Poisson interval.
+//! each window's by the period its providers were observed over: each file keeps its own period
+//! (a page's window, a CSV's `# period:`; a window of several providers: the time all their
+//! files cover; `--since`/`--until`: theirs), never the union of all files', and each
+//! provider's rate, the one its file alone gives, carries its exact Poisson interval. A file
+//! that states no period and holds one incident is refused ([`replay`]'s errors).
 //! Everything is linear in the history's length: windows are cut in one pass over the sorted
-//! incidents, and each window's timeline holds only its own incidents.
+//! incidents, each window's timeline holds only its own incidents, and each distinct window
+//! shape is priced once, the shapes in parallel (the same figures on any thread count).
 //!
 //! **The years** ([`crate::sim::years`]): the replay's windows as a Poisson process per set of
 //! providers a window holds, at the history's rate, each window resampled whole and priced at
@@ -678,8 +682,9 @@ fn history_meta(
 /// Replay `history` on every chain and pattern of `scenario`: one row per incident window ×
 /// chain × pattern, the totals and the per-year figures (over the period the history covers).
 ///
-/// Errors: the scenario has no `[incident]` (its λ and session length are needed); the
-/// history holds no incident; a provider of the history is not a provider of the scenario's
+/// Errors: the scenario has no `[incident]` (its λ and session length are needed); a file
+/// states no period and holds a single incident (file, line, field `period`, and how to state
+/// one); the history holds no incident; a provider of the history is not a provider of the scenario's
 /// chains (file, line, field `provider`); the period is not longer than zero; a window's
 /// figures are not finite.
 pub fn replay(
