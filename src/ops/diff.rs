@@ -167,16 +167,16 @@ fn diff_with(
         .iter()
         .map(|c| head.requests(c, usage))
         .collect();
-    carry_renamed_traffic(
+    matching::carry_renamed_traffic(
         (usage_b, usage),
         (&base, &head),
         &pairs,
         &mut head_traffic,
         &mut warnings,
     );
-    unmatched_keys(usage, (&base, &head), &mut warnings);
+    matching::unmatched_keys(usage, (&base, &head), &mut warnings);
     if usage_b != usage {
-        unmatched_keys(usage_b, (&base, &head), &mut warnings);
+        matching::unmatched_keys(usage_b, (&base, &head), &mut warnings);
         warnings.dedup();
     }
     let base_figs = sides::figures(&base, req, usage_b, history_b.as_ref(), &base_traffic)?;
@@ -243,106 +243,6 @@ fn diff_with(
     };
     report.crossed = crossed(&report, &head_figs, &req.thresholds)?;
     Ok(report)
-}
-
-/// The `[usage.chains]` key chain `name` (primary group `group`) takes its traffic from.
-fn usage_key<'u>(usage: &'u UsageSettings, name: &str, group: Option<&str>) -> Option<&'u str> {
-    let group = group.unwrap_or_else(|| name.split([' ', '(']).next().unwrap_or(name));
-    usage
-        .chains
-        .iter()
-        .find(|(k, _)| k == name)
-        .or_else(|| usage.chains.iter().find(|(k, _)| k == group))
-        .map(|(k, _)| k.as_str())
-}
-
-fn key_of<'u>(usage: &'u UsageSettings, side: &Side, c: &Chain) -> Option<&'u str> {
-    usage_key(
-        usage,
-        &c.name,
-        side.served(&c.name).map(|s| s.group.as_str()),
-    )
-}
-
-/// A HEAD chain matched to a BASE chain whose `[usage.chains]` key matches nothing in HEAD
-/// (the group or chain was renamed) keeps BASE's traffic for it, said in a warning: a rename
-/// moves no traffic.
-fn carry_renamed_traffic(
-    (usage_b, usage): (&UsageSettings, &UsageSettings),
-    (base, head): (&Side, &Side),
-    pairs: &[matching::Pairing],
-    head_traffic: &mut [sides::Traffic],
-    warnings: &mut Vec<String>,
-) {
-    let head_keys: Vec<Option<&str>> = head
-        .scenario
-        .chains
-        .iter()
-        .map(|c| key_of(usage, head, c))
-        .collect();
-    for p in pairs {
-        let matching::Pairing::Both(j, i) = *p else {
-            continue;
-        };
-        let (b, h) = (&base.scenario.chains[j], &head.scenario.chains[i]);
-        let Some(k) = key_of(usage_b, base, b) else {
-            continue;
-        };
-        if head_keys[i].is_some() || head_keys.contains(&Some(k)) {
-            continue;
-        }
-        let Some(n) = usage.chains.iter().find(|(x, _)| x == k).map(|x| x.1) else {
-            continue;
-        };
-        let share = match head.served(&h.name) {
-            _ if k == b.name => 1.0,
-            Some(s) => s.share,
-            None => h.traffic_share.unwrap_or(1.0),
-        };
-        head_traffic[i] = Some((
-            n * share,
-            format!(
-                "{} [usage.chains] \"{k}\" × {share}, BASE's name of this chain",
-                usage.file
-            ),
-        ));
-        warnings.push(format!(
-            "{} [usage.chains] \"{k}\" names BASE's `{}`, renamed `{}` in HEAD: HEAD keeps its traffic; add the new name to {} to say so",
-            usage.file, b.name, h.name, usage.file
-        ));
-    }
-}
-
-/// A warning for each `[usage.chains]` key that matches no chain of either side: its traffic
-/// is priced nowhere.
-fn unmatched_keys(usage: &UsageSettings, (base, head): (&Side, &Side), out: &mut Vec<String>) {
-    for (k, n) in &usage.chains {
-        let used = [base, head].iter().any(|side| {
-            side.scenario
-                .chains
-                .iter()
-                .any(|c| key_of(usage, side, c) == Some(k.as_str()))
-        });
-        if !used {
-            let names: Vec<String> = head
-                .scenario
-                .chains
-                .iter()
-                .map(|c| {
-                    head.served(&c.name)
-                        .map_or(c.name.clone(), |s| s.group.clone())
-                })
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect();
-            out.push(format!(
-                "{} [usage.chains] \"{k}\" ({} requests/month) matches no chain or group of BASE or HEAD: priced nowhere (HEAD has: {})",
-                usage.file,
-                crate::number::count(*n),
-                names.join(", ")
-            ));
-        }
-    }
 }
 
 /// A chain's models, primary first.

@@ -193,7 +193,7 @@ fn every_routes_priced_requests_add_up_to_its_usage() {
     let scenario = empty.join("usage.toml");
     std::fs::write(
         &scenario,
-        "[request]\ninput_tokens = 2000\noutput_tokens = 500\n[incident]\nduration = \"1h\"\nrequests_per_second = 1\n",
+        "[request]\ninput_tokens = 2000\noutput_tokens = 500\n[incident]\nduration = \"1h\"\nrequests_per_second = 1\nsession_length = 20\n",
     )
     .unwrap();
     let settings = empty.join("fallcost.toml");
@@ -284,10 +284,12 @@ fn repo(tag: &str) -> PathBuf {
     for f in ["usage.toml", "fallcost.toml"] {
         std::fs::copy(cases().join(f), dir.join(f)).unwrap();
     }
-    let git = git_in(&dir);
-    git(&["init", "-q"]);
-    git(&["add", "."]);
-    git(&["commit", "-qm", "usage"]);
+    {
+        let git = git_in(&dir);
+        git(&["init", "-q"]);
+        git(&["add", "."]);
+        git(&["commit", "-qm", "usage"]);
+    }
     dir
 }
 
@@ -327,6 +329,8 @@ fn an_empty_base_is_zero_traffic_and_every_threshold_applies() {
             "--budget",
             "1000",
             "--only-increases",
+            "-f",
+            "markdown",
         ],
     );
     assert_eq!(code, Some(1));

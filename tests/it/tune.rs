@@ -26,6 +26,7 @@ fn source() -> Source {
         base: PathBuf::from("tests/fixtures/tune"),
         overrides: Vec::new(),
         provenance: Vec::new(),
+        served: Vec::new(),
         prices: Vec::new(),
         warnings: Vec::new(),
         skipped: Vec::new(),

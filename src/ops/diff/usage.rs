@@ -110,7 +110,7 @@ pub fn changes(base: &UsageSettings, dir: &Path, head: &UsageSettings) -> Vec<Ch
             });
         }
     };
-    let num = |x: Option<f64>| x.map(|v| crate::number::count(v));
+    let num = |x: Option<f64>| x.map(crate::number::count);
     key(
         "scenario",
         base.scenario.as_deref().map(shown),
