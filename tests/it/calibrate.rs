@@ -634,7 +634,7 @@ fn an_unreadable_csv_row_is_named_without_its_values() {
     );
     // A bad token count drops the field, not the row (issue 34).
     assert!(
-        stderr.contains("first at rows.csv:4: input_tokens not a whole number of tokens"),
+        stderr.contains("rows.csv:4: input_tokens not a whole number of tokens"),
         "{stderr}"
     );
     assert!(text.contains("# 2 attempts in"), "{text}");
@@ -688,7 +688,7 @@ fn crlf_line_endings_name_a_bad_row_by_its_line_in_every_reader() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("first at rows.csv:6: input_tokens not a whole number"),
+        stderr.contains("rows.csv:6: input_tokens not a whole number"),
         "after an empty line: {stderr}"
     );
 
