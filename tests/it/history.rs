@@ -1118,7 +1118,7 @@ fn one_incident_without_a_period_is_refused_saying_how_to_state_it() {
         page.to_str().unwrap(),
     ]);
     assert!(
-        e.contains("lone.json:3:3: period: the file holds one incident and states no period")
+        e.contains("lone.json:3:1: period: the file holds one incident and states no period")
             && e.contains("the page has no updated_at to end its period: give --since and --until"),
         "{e}"
     );
