@@ -227,7 +227,7 @@ fn a_renamed_chain_is_listed_and_only_increases_stays_quiet_on_a_saving() {
     // traffic they serve, then by name), with no difference
     assert_eq!(status, [("best-available-2", "renamed")]);
     assert_eq!(d["chains"][0]["base_chain"], "best-available");
-    assert_eq!(d["diff_total"]["per_1k_usd"], 0.0);
+    assert_eq!(d["chains"][0]["diff"]["per_1k_usd"], 0.0);
     assert_eq!(d["unchanged"][0], "price-matched");
     assert_eq!(d["chains"][0]["at"]["line"], 29);
     // HEAD → BASE of the worked example saves money: quiet with --only-increases

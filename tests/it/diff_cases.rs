@@ -197,13 +197,21 @@ fn every_routes_priced_requests_add_up_to_its_usage() {
     )
     .unwrap();
     let settings = empty.join("fallcost.toml");
-    std::fs::write(&settings, "[check]\nmax_ratio = 2\n").unwrap();
+    // the retired models the parity configs name, at Anthropic's list prices ($/MTok)
+    std::fs::write(
+        &settings,
+        "[prices.\"anthropic/claude-3-5-haiku-20241022\"]\ninput = 0.8\noutput = 4\n[prices.\"anthropic/claude-3-5-sonnet-20241022\"]\ninput = 3\noutput = 15\n[prices.\"anthropic/claude-3-opus-20240229\"]\ninput = 15\noutput = 75\n",
+    )
+    .unwrap();
+    let mut unpriced = Vec::new();
     let mut checked = 0;
     for dir in dirs {
         let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
             .unwrap()
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "json"))
+            // the parity folder's recorded walks, not a config
+            .filter(|p| !p.ends_with("parity/walks.json"))
             .collect();
         files.sort();
         for f in files {
@@ -229,6 +237,14 @@ fn every_routes_priced_requests_add_up_to_its_usage() {
                 Ok(r) => r,
                 // not a gateway config with chains (a walks list, an incident history)
                 Err(e) if format!("{e:#}").contains("no fallback chain") => continue,
+                // a real config naming a model no table prices is refused, never priced at 0
+                Err(e)
+                    if dir.ends_with("real-configs")
+                        && format!("{e:#}").contains("has no price") =>
+                {
+                    unpriced.push(f.display().to_string());
+                    continue;
+                }
                 Err(e) => panic!("{}: {e:#}", f.display()),
             };
             let usage = fallcost::input::settings::usage_settings(Some(&settings)).unwrap();
@@ -252,7 +268,10 @@ fn every_routes_priced_requests_add_up_to_its_usage() {
             checked += 1;
         }
     }
-    assert!(checked >= 20, "only {checked} configs priced");
+    assert!(
+        checked >= 15,
+        "only {checked} configs priced; unpriced: {unpriced:?}"
+    );
 }
 
 /// A throwaway git repository in `dir`: `git(args)` runs there and returns stdout.
