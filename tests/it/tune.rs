@@ -262,7 +262,9 @@ fn against_brute_force(
     got.sort();
     expect.sort();
     assert_eq!(got, expect);
-    assert!(want.len() >= 3, "a frontier of {} points", want.len());
+    // one timeout with every breaker inert leaves one point standing (the rest equal or worse)
+    let least = if timeouts.len() > 1 { 3 } else { 1 };
+    assert!(want.len() >= least, "a frontier of {} points", want.len());
     // every frontier point's figures are the brute force's, exactly (an inert breaker's
     // labelled analytic, where compare labels its simulation)
     let same = |p: &Point, b: &Point| {
@@ -989,9 +991,9 @@ fn litellm_fragments_make_the_router_walk_the_recommendation() {
             .unwrap();
         // the team's deployment kept, the fragment's keys merged in
         assert_eq!(primary["model"], "openai/gpt-6-sol");
-        assert_eq!(primary["timeout"], 15);
+        assert_eq!(primary["timeout"].as_f64(), Some(15.0));
         if case == "breaker" {
-            assert_eq!(primary["cooldown_time"], 60);
+            assert_eq!(primary["cooldown_time"].as_f64(), Some(60.0));
             assert_eq!(
                 primary["allowed_fails_policy"]["InternalServerErrorAllowedFails"],
                 1
