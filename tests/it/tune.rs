@@ -323,7 +323,9 @@ fn against_brute_force(
         );
     }
     // some points are infeasible, so the constraints bite
-    assert!(all.iter().any(|p| !p.feasible));
+    if timeouts.len() > 1 {
+        assert!(all.iter().any(|p| !p.feasible));
+    }
     c.clone()
 }
 
@@ -976,11 +978,10 @@ fn litellm_fragments_make_the_router_walk_the_recommendation() {
                 serde_json::json!([{"primary-chat": ["backup chat"]}])
             );
         } else {
-            assert!(
-                settings["fallbacks"]
-                    .as_array()
-                    .is_none_or(|f| f.is_empty()),
-                "{settings}"
+            // the team's entry for the group replaced by an empty one: no fallback call
+            assert_eq!(
+                settings["fallbacks"],
+                serde_json::json!([{"primary-chat": []}])
             );
         }
         let primary = settings["deployments"]
