@@ -107,7 +107,7 @@ pub enum Command {
     #[command(after_help = "Examples:
   fallcost tune --scenario scenarios/policies.toml --chain medium --availability 99.9%
   fallcost tune --scenario scenarios/sept3.toml --p99 8s \\
-    --candidate openai/gpt-6-luna --candidate google/gemini-3-pro
+    --candidate openai/gpt-6-luna --candidate xai/grok-4.7
   fallcost tune --scenario scenarios/policies.toml --chain simple \\
     --vary policy.breaker.threshold=none,1,2,3 --vary policy.breaker.cooldown_s=30:120:30
   fallcost tune --scenario scenarios/sept3.toml --format json -o tune.json
@@ -663,6 +663,11 @@ pub struct TuneArgs {
     /// (common random numbers; 0 skips it).
     #[arg(long, value_name = "N", default_value = "10", value_parser = parse_batches)]
     pub confirm: u64,
+    /// Stop pricing new candidates after S seconds of wall clock and print the best frontier
+    /// of those priced so far, labelled PARTIAL (the kept candidates' exact figures are still
+    /// computed while the budget lasts; those it cuts are left out, never printed screened).
+    #[arg(long = "budget-s", value_name = "S", value_parser = parse_positive)]
+    pub budget_s: Option<f64>,
     /// Where and how to print.
     #[command(flatten)]
     pub output: OutputArgs,

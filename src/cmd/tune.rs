@@ -10,6 +10,33 @@ use crate::output::{self, ui};
 use crate::tune::Goals;
 use crate::tune::space::{parse_space_file, parse_vary};
 
+/// The `fallcost compare` flags that read the inputs `args` reads, one word each: the start
+/// of tune's reproduce lines.
+fn compare_inputs(args: &TuneArgs) -> Vec<String> {
+    let mut w = Vec::new();
+    if let Some(s) = &args.scenario {
+        w.push("--scenario".to_string());
+        w.push(s.display().to_string());
+    }
+    for c in &args.config {
+        w.push("--config".to_string());
+        w.push(c.display().to_string());
+    }
+    if let Some((i, o)) = args.profile {
+        w.push("--profile".to_string());
+        w.push(format!("{i}/{o}"));
+    }
+    if let Some(f) = &args.config_file {
+        w.push("--config-file".to_string());
+        w.push(f.display().to_string());
+    }
+    for (k, v) in &args.set {
+        w.push("--set".to_string());
+        w.push(format!("{k}={v}"));
+    }
+    w
+}
+
 /// Parse the space and the constraints, resolve the scenario ([`inputs::source`]) and the
 /// usage (flags, else fallcost.toml's `[usage]`: requests per month, budget, history), search,
 /// print or write the result.
@@ -87,9 +114,31 @@ pub fn run(args: &TuneArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
         },
         confirm_batches: args.confirm,
         history,
+        inputs: compare_inputs(args),
+        budget_s: args.budget_s,
     };
     let started = std::time::Instant::now();
-    let result = tune::run(&source, &ask)?;
+    let bar = ui::progress_allowed().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "tuning {bar:40} {percent:>3}% {human_pos}/{human_len} candidates priced, eta {eta}",
+            )
+            .expect("a valid template"),
+        );
+        bar
+    });
+    let tick = |done: u64, total: u64| {
+        if let Some(b) = &bar {
+            b.set_length(total);
+            b.set_position(done);
+        }
+    };
+    let result = tune::run_with(&source, &ask, &tune::Progress::new(&tick));
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let result = result?;
     let took = started.elapsed().as_secs_f64();
     let candidates: usize = result.chains.iter().map(|c| c.candidates).sum();
     ui::detail(&format!(

@@ -54,6 +54,9 @@ pub struct Source {
     pub warnings: Vec<String>,
     /// The files of a `--config` folder that are no config, each `file: why`.
     pub skipped: Vec<String>,
+    /// Per chain read from a gateway config, the config's names for its links (empty without
+    /// `--config`).
+    pub groups: Vec<crate::model::provenance::ConfigChain>,
 }
 
 impl Source {
@@ -145,6 +148,7 @@ pub fn source(flags: &Flags) -> anyhow::Result<Source> {
             prices: Vec::new(),
             warnings: Vec::new(),
             skipped: Vec::new(),
+            groups: Vec::new(),
         });
     }
     let profile = flags.profile.or(settings.profile).or(usage.profile);
@@ -169,6 +173,7 @@ pub fn source(flags: &Flags) -> anyhow::Result<Source> {
         prices: built.prices,
         warnings: built.warnings,
         skipped: built.skipped,
+        groups: built.groups,
     })
 }
 

@@ -23,6 +23,8 @@
 //! year instead ([`crate::ops::history::replay`], as `compare --incidents` prints them).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -41,8 +43,8 @@ use crate::tune::frontier::{self, weigh};
 use crate::tune::screen::{self, Bounds, P99_SCREEN_REQUESTS, P99Ranks};
 use crate::tune::space::{self, Combo, Dim, Space};
 use crate::tune::{
-    ChainTune, Confirmation, Goals, P99_REQUESTS, P99_SEED, Point, Raw, RawIncident,
-    SECONDS_PER_MONTH, Tune, Usage, gateway,
+    BreakerBuys, ChainTune, Confirmation, Goals, IncidentEffect, P99_REQUESTS, P99_SEED, Point,
+    Raw, RawIncident, SECONDS_PER_MONTH, Tune, Usage, gateway,
 };
 
 /// Windows of the breaker screen: the first step of [`sim::expected::expected`]'s rule.
@@ -73,14 +75,81 @@ pub struct Ask {
     /// `--history` (or fallcost.toml's `[usage] history`): the incident history whose
     /// per-year figures replace the reference incident's, and its files as shown.
     pub history: Option<(History, Vec<String>)>,
+    /// The `fallcost compare` flags that read the same inputs (`--scenario PATH`, each
+    /// `--config FILE`, `--profile`, `--config-file`, the user's `--set`), one word each,
+    /// unquoted: the start of every reproduce line ([`crate::tune::shell_line`] quotes them).
+    pub inputs: Vec<String>,
+    /// `--budget-s`: seconds of wall clock after which the search stops pricing new
+    /// candidates and returns the best frontier of those priced ([`Tune::partial`]).
+    pub budget_s: Option<f64>,
 }
 
-/// Run the search on `source` (the scenario as `compare` reads it).
+/// Progress of a search: `tick(done, total)` in units of work (a combination priced, a
+/// candidate recomputed), called from any thread; `total` may grow as the search learns how
+/// many candidates survive its screens.
+pub struct Progress<'a> {
+    tick: &'a (dyn Fn(u64, u64) + Sync),
+    done: AtomicU64,
+    total: AtomicU64,
+}
+
+impl<'a> Progress<'a> {
+    /// A progress report calling `tick`.
+    pub fn new(tick: &'a (dyn Fn(u64, u64) + Sync)) -> Progress<'a> {
+        Progress {
+            tick,
+            done: AtomicU64::new(0),
+            total: AtomicU64::new(0),
+        }
+    }
+
+    fn add_total(&self, n: u64) {
+        let t = self.total.fetch_add(n, Ordering::Relaxed) + n;
+        (self.tick)(self.done.load(Ordering::Relaxed), t);
+    }
+
+    fn step(&self) {
+        let d = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        (self.tick)(d, self.total.load(Ordering::Relaxed));
+    }
+}
+
+/// When the search must stop pricing new candidates (`--budget-s`), and whether it did.
+struct Deadline {
+    at: Option<Instant>,
+    hit: AtomicBool,
+}
+
+impl Deadline {
+    /// Whether the budget is spent (and so the work at hand is skipped).
+    fn passed(&self) -> bool {
+        let late = self.at.is_some_and(|t| Instant::now() >= t);
+        if late {
+            self.hit.store(true, Ordering::Relaxed);
+        }
+        late
+    }
+}
+
+/// Run the search on `source` (the scenario as `compare` reads it), with no progress shown.
+///
+/// Errors: as [`run_with`].
+pub fn run(source: &Source, ask: &Ask) -> anyhow::Result<Tune> {
+    run_with(source, ask, &Progress::new(&|_, _| {}))
+}
+
+/// Run the search on `source`, reporting its progress to `progress`.
 ///
 /// Errors (exit 2): an invalid scenario or combination (naming the `--set` pairs), a
 /// `--chain` the scenario lacks, a space over [`space::MAX_COMBINATIONS`], more incident
 /// requests a year than the year has, `--budget` without traffic to weigh it by.
-pub fn run(source: &Source, ask: &Ask) -> anyhow::Result<Tune> {
+pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> anyhow::Result<Tune> {
+    let deadline = Deadline {
+        at: ask
+            .budget_s
+            .map(|b| Instant::now() + std::time::Duration::from_secs_f64(b.max(0.0))),
+        hit: AtomicBool::new(false),
+    };
     let base = source.parse()?;
     let usage = usage(&base, ask)?;
     let names: Vec<String> = if ask.chains.is_empty() {
@@ -90,7 +159,7 @@ pub fn run(source: &Source, ask: &Ask) -> anyhow::Result<Tune> {
         scenario::select_chains(&mut s, &ask.chains).map_err(anyhow::Error::msg)?;
         ask.chains.clone()
     };
-    let mut chains = Vec::new();
+    let mut plans = Vec::new();
     let mut dims = Vec::new();
     for name in &names {
         let chain = base
@@ -98,13 +167,59 @@ pub fn run(source: &Source, ask: &Ask) -> anyhow::Result<Tune> {
             .iter()
             .find(|c| &c.name == name)
             .expect("selected above");
-        let space = space_for(chain, &base, ask);
+        let mut space = space_for(chain, &base, ask);
+        let mut held = Vec::new();
+        if let Some(why) = unpriced_timeout(chain) {
+            let own = space::num(chain.policy.timeout_s);
+            let asked: Vec<String> = space
+                .dims
+                .iter()
+                .find(|d| d.key == space::TIMEOUT)
+                .map(|d| d.values.clone())
+                .unwrap_or_default();
+            if asked.iter().any(|v| *v != own) {
+                held.push(format!(
+                    "{} held at the chain's own {own} s (not tried: {}): {why}",
+                    space::TIMEOUT,
+                    asked
+                        .iter()
+                        .filter(|v| **v != own)
+                        .map(|v| format!("{v} s"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                space = space.with(Dim {
+                    key: space::TIMEOUT.into(),
+                    values: vec![own],
+                });
+            }
+        }
         let combos = space
             .combos(chain.policy.timeout_s)
             .map_err(anyhow::Error::msg)?;
-        chains.push(tune_chain(source, name, &combos, &usage, ask)?);
+        progress.add_total(combos.len() as u64);
+        plans.push((name, combos, held));
         dims = space.dims;
     }
+    let mut chains = Vec::new();
+    for (name, combos, held) in plans {
+        let ctx = Ctx {
+            source,
+            ask,
+            usage: &usage,
+            name,
+            goals: ask.goals,
+            progress,
+            deadline: &deadline,
+        };
+        chains.push(tune_chain(&ctx, &combos, held)?);
+    }
+    let partial = deadline.hit.load(Ordering::Relaxed).then(|| {
+        format!(
+            "stopped at --budget-s {}: the frontier is the best of the candidates priced by then, not of the whole space (each chain's `priced` says how many)",
+            ask.budget_s.unwrap_or(0.0)
+        )
+    });
     Ok(Tune {
         fallcost_version: env!("CARGO_PKG_VERSION"),
         scenario: base.name.clone(),
@@ -112,7 +227,50 @@ pub fn run(source: &Source, ask: &Ask) -> anyhow::Result<Tune> {
         goals: ask.goals,
         space: dims,
         chains,
+        partial,
     })
+}
+
+/// Why the chain's timeout cannot be tuned, if it cannot: a link whose trip rate (the share
+/// of healthy attempts the timeout abandons) would not move with the timeout, so another
+/// timeout's trips would go unbilled while the p99 simulation abandons the slow attempts.
+/// A link's trip rate moves with the timeout only when it is derived from a given
+/// `[latency]` model (P(L > T)); a link with its own timeout does not see the policy's.
+pub fn unpriced_timeout(chain: &crate::model::Chain) -> Option<String> {
+    let unpriced: Vec<&crate::model::Link> = chain
+        .links
+        .iter()
+        .filter(|l| !l.trip_from_latency && l.timeout_s.is_none())
+        .collect();
+    if unpriced.is_empty() {
+        return None;
+    }
+    let ids = |given: bool| -> Vec<String> {
+        unpriced
+            .iter()
+            .filter(|l| l.latency.given == given)
+            .map(|l| l.price.id.clone())
+            .collect()
+    };
+    let (no_model, given_rate) = (ids(false), ids(true));
+    let mut why = Vec::new();
+    if !no_model.is_empty() {
+        why.push(format!(
+            "{} {} no [latency] model, so a timeout's trips of healthy requests are not priced",
+            no_model.join(", "),
+            if no_model.len() == 1 { "has" } else { "have" }
+        ));
+    }
+    if !given_rate.is_empty() {
+        why.push(format!(
+            "{}: timeout_trip_rate is given, so it stays as given at any timeout (a calibrated scenario's trips are inside its measured failure rate at its own timeout)",
+            given_rate.join(", ")
+        ));
+    }
+    Some(format!(
+        "{}; give [latency.\"MODEL\"] p50_s and p99_s (and no timeout_trip_rate) to tune it",
+        why.join("; ")
+    ))
 }
 
 /// The year's traffic: `--requests-per-month`, else the incident's rate around the clock.
@@ -351,9 +509,9 @@ fn price(
     })
 }
 
-/// The steady p99 of every pattern of a one-chain scenario, from the fixed-seed Monte Carlo:
-/// the same draws and percentile as `compare --mc` on [`P99_SEED`] with [`P99_REQUESTS`]
-/// requests prints ([`sim::Engine::steady_latencies`] skips only the other tallies).
+/// The steady p99 of every pattern of a one-chain scenario, from the fixed-seed Monte Carlo
+/// of its steady latency ([`p99_histograms`]: the breaker, which the steady simulation does
+/// not see, left out, so that a candidate with a breaker and one without draw the same).
 fn p99s(s: &Scenario) -> BTreeMap<Pattern, f64> {
     p99_histograms(s, P99_REQUESTS)
         .into_iter()
@@ -366,8 +524,24 @@ fn p99s(s: &Scenario) -> BTreeMap<Pattern, f64> {
         .collect()
 }
 
-/// Every pattern's latency histogram of the first `requests` requests of that Monte Carlo.
+/// `s` without its chains' circuit breakers: what the steady latency simulation sees. No
+/// steady simulator reads the breaker (it only acts in an incident), but a breaker makes an
+/// otherwise default policy take the generic simulator, whose draws differ; without it, a
+/// candidate with a breaker is timed on exactly the draws of the same settings without one
+/// (common random numbers), and `compare --mc` prints that p99 for the breaker-free settings.
+pub fn steady_only(s: &Scenario) -> Scenario {
+    let mut free = s.clone();
+    for c in &mut free.chains {
+        c.policy.breaker = None;
+    }
+    free
+}
+
+/// Every pattern's latency histogram of the first `requests` requests of that Monte Carlo
+/// (on [`steady_only`]`(s)`: the same draws as `compare --mc --seed` [`P99_SEED`] on the
+/// chain's breaker-free settings).
 fn p99_histograms(s: &Scenario, requests: u64) -> Vec<(Pattern, Histogram)> {
+    let s = steady_only(s);
     let chain = &s.chains[0];
     let opts = McOptions {
         requests,
@@ -378,8 +552,8 @@ fn p99_histograms(s: &Scenario, requests: u64) -> Vec<(Pattern, Histogram)> {
 }
 
 /// The settings that change steady latency (the breaker and the warm policy do not), and
-/// whether the chain's policy is the default one (which picks the steady simulator, and so
-/// its draws).
+/// whether the chain's policy without its breaker is the default one (which picks the steady
+/// simulator, and so its draws).
 type LatencyKey = (Vec<(String, String)>, bool);
 
 fn latency_key(p: &Priced) -> LatencyKey {
@@ -390,7 +564,9 @@ fn latency_key(p: &Priced) -> LatencyKey {
         .filter(|(k, _)| !k.starts_with("policy.breaker") && !k.starts_with(space::WARM))
         .cloned()
         .collect();
-    (set, p.scenario.chains[0].has_default_policy())
+    let mut chain = p.scenario.chains[0].clone();
+    chain.policy.breaker = None;
+    (set, chain.has_default_policy())
 }
 
 /// The `KEY=VALUE` strings of a combination.
@@ -398,23 +574,62 @@ fn set_strings(set: &[(String, String)]) -> Vec<String> {
     set.iter().map(|(k, v)| format!("{k}={v}")).collect()
 }
 
-/// Price and weigh every combination on chain `name`, keep the frontier, recommend.
+/// Price and weigh every combination on the chain `ctx.name`, keep the frontier, recommend.
+/// `held`: the settings the space held at the chain's own value, and why.
 ///
 /// Two passes: every combination with the screens' figures and bounds (the p99 from the first
 /// [`P99_SCREEN_REQUESTS`] requests, a breaker's incident from [`SCREEN_WINDOWS`] windows),
-/// then the exact figures of the survivors ([`screen::survivors`]).
-fn tune_chain(
-    source: &Source,
-    name: &str,
-    combos: &[Combo],
-    usage: &Usage,
-    ask: &Ask,
-) -> anyhow::Result<ChainTune> {
+/// then the exact figures of the survivors ([`screen::survivors`]). Past `--budget-s` no new
+/// combination is priced and no survivor recomputed: the frontier is of those done.
+fn tune_chain(ctx: &Ctx, combos: &[Combo], mut held: Vec<String>) -> anyhow::Result<ChainTune> {
+    let (source, name, usage, ask) = (ctx.source, ctx.name, ctx.usage, ctx.ask);
     let history = ask.history.as_ref();
-    let priced: Vec<Priced> = combos
+    let own = source.parse()?;
+    let own_timeout = own
+        .chains
+        .iter()
+        .find(|c| c.name == name)
+        .expect("tuned")
+        .policy
+        .timeout_s;
+    let priced: Vec<Option<Result<Priced, crate::model::Chain>>> = combos
         .par_iter()
-        .map(|c| price(source, name, c, true, history))
-        .collect::<anyhow::Result<_>>()?;
+        .map(|c| {
+            if ctx.deadline.passed() {
+                ctx.progress.step();
+                return Ok(None);
+            }
+            let p = price(source, name, c, true, history)?;
+            ctx.progress.step();
+            // a chain of --candidate models whose trips at this timeout are not priced
+            let timeout = p.scenario.chains[0].policy.timeout_s;
+            if timeout != own_timeout && unpriced_timeout(&p.scenario.chains[0]).is_some() {
+                return Ok(Some(Err(p.scenario.chains[0].clone())));
+            }
+            Ok(Some(Ok(p)))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let cut = priced.iter().filter(|p| p.is_none()).count();
+    let held_out = priced.iter().filter(|p| matches!(p, Some(Err(_)))).count();
+    let priced: Vec<Option<Priced>> = priced
+        .into_iter()
+        .map(|r| match r {
+            Some(Ok(p)) => Some(p),
+            Some(Err(chain)) => {
+                if let Some(why) = unpriced_timeout(&chain)
+                    && !held.iter().any(|h| h.contains(&why))
+                {
+                    held.push(format!(
+                        "chains of --candidate models held at the timeout {} s where {why}",
+                        space::num(own_timeout)
+                    ));
+                }
+                None
+            }
+            None => None,
+        })
+        .collect();
+    let priced: Vec<Priced> = priced.into_iter().flatten().collect();
     let shipped = shipped(source, name, usage, ask)?;
     // Without --availability, a point must answer at least as many requests as the shipped
     // settings: the cheapest setting that answers fewer is rarely the question.
@@ -425,6 +640,7 @@ fn tune_chain(
             .or(shipped.as_ref().map(|s| s.availability)),
         ..ask.goals
     };
+    let ctx = &Ctx { goals, ..*ctx };
     let shipped = shipped.map(|s| {
         let mut s = s;
         s.violations = frontier::violations(&s, &goals);
@@ -456,40 +672,59 @@ fn tune_chain(
         .copied()
         .filter(|&i| priced[i].rows.iter().any(|r| r.2))
         .collect();
-    let recomputed: BTreeMap<usize, Priced> = again
+    ctx.progress.add_total(again.len() as u64);
+    let recomputed: BTreeMap<usize, Option<Priced>> = again
         .par_iter()
-        .map(|&i| Ok((i, price(source, name, &priced[i].combo, false, history)?)))
+        .map(|&i| {
+            let p = if ctx.deadline.passed() {
+                None
+            } else {
+                Some(price(source, name, &priced[i].combo, false, history)?)
+            };
+            ctx.progress.step();
+            Ok((i, p))
+        })
         .collect::<anyhow::Result<Vec<_>>>()?
         .into_iter()
         .collect();
+    // a screened combination the budget left unrecomputed is not printed
     let exact: Vec<(usize, &Priced)> = combos_kept
         .iter()
-        .map(|&i| (i, recomputed.get(&i).unwrap_or(&priced[i])))
+        .filter_map(|&i| match recomputed.get(&i) {
+            Some(Some(p)) => Some((i, p)),
+            Some(None) => None,
+            None => Some((i, &priced[i])),
+        })
         .collect();
     let only: Vec<&Priced> = exact.iter().map(|e| e.1).collect();
     let full = latencies_of(&only, P99_REQUESTS);
-    let points: Vec<Point> = exact
+    let (points, p99_ci): (Vec<Point>, Vec<[f64; 2]>) = exact
         .iter()
         .flat_map(|&(i, p)| weigh_priced(i, p, &full[&latency_key(p)], usage, &goals, name))
         .filter(|w| kept.contains(&(w.combo, w.point.pattern)))
-        .map(|w| w.point)
-        .collect();
-    let ctx = Ctx {
-        source,
-        ask,
-        usage,
-        name,
-        goals,
-    };
-    let counts = [
-        combos.len(),
+        .map(|w| (w.point, w.p99))
+        .unzip();
+    let counts = Counts {
+        combinations: combos.len() - held_out,
+        priced: combos.len() - held_out - cut,
         candidates,
         screened,
         inert,
-        again.len(),
-        points.len(),
-    ];
-    finish(&ctx, points, counts, shipped)
+        recomputed: again.len(),
+        p99_exact: points.len(),
+    };
+    finish(ctx, points, &p99_ci, counts, shipped, held)
+}
+
+/// What one chain's search counted ([`ChainTune`]'s fields of the same names).
+struct Counts {
+    combinations: usize,
+    priced: usize,
+    candidates: usize,
+    screened: usize,
+    inert: usize,
+    recomputed: usize,
+    p99_exact: usize,
 }
 
 /// One weighed candidate: its point, its combination's index, and whether its incident
@@ -498,7 +733,7 @@ struct Weighed {
     point: Point,
     combo: usize,
     screened: bool,
-    /// The p99's bounds (equal to it when exact).
+    /// The p99's bounds on the whole run from the screen, or its 95% interval when exact.
     p99: [f64; 2],
 }
 
@@ -546,12 +781,15 @@ fn weigh_priced(
 }
 
 /// What every step of one chain's search reads.
+#[derive(Clone, Copy)]
 struct Ctx<'a> {
     source: &'a Source,
     ask: &'a Ask,
     usage: &'a Usage,
     name: &'a str,
     goals: Goals,
+    progress: &'a Progress<'a>,
+    deadline: &'a Deadline,
 }
 
 /// Per distinct latency setting of `priced`, computed once each: every pattern's p99 from the
@@ -583,7 +821,7 @@ fn latencies_of(
                 .map(|(p, h)| {
                     let q = crate::number::round_noise(h.quantile(0.99).unwrap_or(0.0));
                     let b = if requests >= P99_REQUESTS {
-                        [q, q]
+                        p99_ci95(&h, requests)
                     } else {
                         ranks.bounds(&h)
                     };
@@ -593,6 +831,14 @@ fn latencies_of(
             (k.clone(), by)
         })
         .collect()
+}
+
+/// The 95% interval of the p99 of `h` (`n` requests): the quantiles at the binomial rank
+/// interval 0.99 ± 1.96·√(0.99·0.01/n), rounded as the p99 is.
+fn p99_ci95(h: &Histogram, n: u64) -> [f64; 2] {
+    let half = 1.96 * (0.99 * 0.01 / n.max(1) as f64).sqrt();
+    let q = |p: f64| crate::number::round_noise(h.quantile(p.clamp(0.0, 1.0)).unwrap_or(0.0));
+    [q(0.99 - half), q(0.99 + half)]
 }
 
 /// The bounds of a weighed candidate: its p99's from the screen, and with a screened
@@ -646,64 +892,196 @@ fn shipped(source: &Source, name: &str, usage: &Usage, ask: &Ask) -> anyhow::Res
         }))
 }
 
-/// The frontier, recommendation, runner-up, confirmation and snippets of one chain.
-/// `counts`: combinations, candidates, screened, with an inert breaker, recomputed and timed
-/// exactly.
+/// The frontier, recommendation (ties by [`frontier::TIE_RULE`]), runner-up, confirmation,
+/// what a recommended breaker buys, the reproduce lines and the snippets of one chain.
+/// `p99_ci[i]`: the 95% interval of `points[i]`'s p99.
 fn finish(
     ctx: &Ctx,
     points: Vec<Point>,
-    counts: [usize; 6],
+    p99_ci: &[[f64; 2]],
+    counts: Counts,
     shipped: Option<Point>,
+    held: Vec<String>,
 ) -> anyhow::Result<ChainTune> {
     let (source, ask, name) = (ctx.source, ctx.ask, ctx.name);
-    let [
-        combinations,
-        candidates,
-        screened,
-        inert_breakers,
-        recomputed,
-        p99_exact,
-    ] = counts;
     let front = frontier::pareto(&points);
-    let (best, runner) = frontier::recommend(&points);
+    let (best, runner, tied) = frontier::recommend_tied(&points, p99_ci);
     let recommended = best.map(|i| points[i].clone());
     let runner_up = runner.map(|i| points[i].clone());
     let infeasible = best
         .is_none()
         .then(|| frontier::infeasible(&points, &ctx.goals));
+    let reason = best.map(|b| reason(&points, b, &tied));
     let confirmation = match (&recommended, &runner_up) {
-        (Some(r), Some(u)) if ask.confirm_batches >= 2 => Some(confirm(ctx, r, u)?),
+        (Some(r), Some(u)) if ask.confirm_batches >= 2 && !ctx.deadline.passed() => {
+            Some(confirm(ctx, r, u)?)
+        }
         _ => None,
     };
-    let gateway = match &recommended {
+    let breaker_buys = match &recommended {
+        Some(r) if ask.history.is_none() => breaker_buys(ctx, r)?,
+        _ => None,
+    };
+    let own = source.parse()?;
+    let chain = own.chains.iter().find(|c| c.name == name).expect("tuned");
+    let gateway = recommended.as_ref().map(|r| {
+        gateway::snippets(
+            r,
+            chain.policy.timeout_s,
+            chain.policy.retries,
+            source.groups.iter().find(|g| g.chain == name),
+        )
+    });
+    let (reproduce, reproduce_p99) = match &recommended {
         Some(r) => {
-            let own = source.parse()?;
-            let chain = own.chains.iter().find(|c| c.name == name).expect("tuned");
-            Some(gateway::snippets(
-                r,
-                chain.policy.timeout_s,
-                chain.policy.retries,
-            ))
+            let (a, b) = reproduce(ctx, r)?;
+            (Some(a), b)
         }
-        None => None,
+        None => (None, None),
     };
     Ok(ChainTune {
         chain: name.to_string(),
         goals: ctx.goals,
-        combinations,
-        candidates,
-        screened,
-        inert_breakers,
-        recomputed,
-        p99_exact,
+        combinations: counts.combinations,
+        priced: counts.priced,
+        held,
+        candidates: counts.candidates,
+        screened: counts.screened,
+        inert_breakers: counts.inert,
+        recomputed: counts.recomputed,
+        p99_exact: counts.p99_exact,
         shipped,
         frontier: front.into_iter().map(|i| points[i].clone()).collect(),
         recommended,
+        reason,
+        breaker_buys,
+        reproduce,
+        reproduce_p99,
         runner_up,
         infeasible,
         confirmation,
         gateway,
     })
+}
+
+/// Why `points[best]` is the recommendation: alone beyond the intervals, or a tie won by
+/// [`frontier::TIE_RULE`] (naming the tied settings, at most three).
+fn reason(points: &[Point], best: usize, tied: &[usize]) -> String {
+    let b = &points[best];
+    if tied.is_empty() {
+        return "the cheapest point that meets every constraint; no other is within its cost, availability and p99 intervals".into();
+    }
+    let names: Vec<String> = tied
+        .iter()
+        .take(3)
+        .map(|&i| {
+            let p = &points[i];
+            format!(
+                "{} {} ({} moving parts)",
+                p.pattern.as_str(),
+                if p.set.is_empty() {
+                    "as shipped".to_string()
+                } else {
+                    p.set.join(" ")
+                },
+                frontier::moving_parts(p)
+            )
+        })
+        .collect();
+    format!(
+        "tied within the intervals with {} other point{} ({}{}): the fewest moving parts wins ({}), then the lowest cost, then the first tried",
+        tied.len(),
+        if tied.len() == 1 { "" } else { "s" },
+        names.join("; "),
+        if tied.len() > 3 { "; ..." } else { "" },
+        frontier::moving_parts(b)
+    )
+}
+
+/// The `(KEY, VALUE)` pairs of a point's `set`.
+fn pairs(set: &[String]) -> Vec<(String, String)> {
+    set.iter()
+        .filter_map(|s| s.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// The shell lines that reproduce a point: `fallcost compare` on the same inputs, the
+/// point's `--set`s, and the p99's Monte Carlo (`--mc` [`P99_REQUESTS`] `--seed`
+/// [`P99_SEED`]); and, when the point has a breaker on an otherwise default policy (compare
+/// then times it on the generic simulator, other draws), the line that prints its p99: the
+/// same without the breaker, which the steady simulation does not see ([`steady_only`]).
+///
+/// Errors: the point's scenario fails to parse (not expected: it was priced).
+fn reproduce(ctx: &Ctx, p: &Point) -> anyhow::Result<(String, Option<String>)> {
+    let ask = ctx.ask;
+    let line = |set: &[String]| {
+        let mut w: Vec<String> = vec!["fallcost".into(), "compare".into()];
+        w.extend(ask.inputs.iter().cloned());
+        w.push("--chain".into());
+        w.push(p.chain.clone());
+        for s in set {
+            w.push("--set".into());
+            w.push(s.clone());
+        }
+        w.extend([
+            "--mc".to_string(),
+            P99_REQUESTS.to_string(),
+            "--seed".to_string(),
+            P99_SEED.to_string(),
+        ]);
+        crate::tune::shell_line(&w)
+    };
+    let mut without: Vec<String> = p
+        .set
+        .iter()
+        .filter(|s| !s.starts_with("policy.breaker"))
+        .cloned()
+        .collect();
+    without.push("policy.breaker=none".into());
+    // compare's steady engine for the point: the generic one with a breaker; the fast path
+    // for the same settings without it when they are the default policy
+    let s = scenario_of(ctx.source, ctx.name, &pairs(&p.set))?;
+    let differs =
+        s.chains[0].policy.breaker.is_some() && steady_only(&s).chains[0].has_default_policy();
+    Ok((line(&p.set), differs.then(|| line(&without))))
+}
+
+/// What the recommended point's circuit breaker buys in the reference incident, when it has
+/// one: its figures against the same settings without it, both as `compare` computes them
+/// (the breaker's by the fixed-seed event simulation, [`sim::expected`]; without it the
+/// closed forms).
+///
+/// Errors: the scenario fails to parse (not expected: it was priced).
+fn breaker_buys(ctx: &Ctx, p: &Point) -> anyhow::Result<Option<BreakerBuys>> {
+    let with = pairs(&p.set);
+    if !with
+        .iter()
+        .any(|(k, v)| k == space::THRESHOLD && v != "none")
+    {
+        return Ok(None);
+    }
+    let s = scenario_of(ctx.source, ctx.name, &with)?;
+    if s.incident.is_none() {
+        return Ok(None);
+    }
+    let free = steady_only(&s);
+    let effect = |s: &Scenario| -> Option<IncidentEffect> {
+        let report = compare::analytic(s);
+        let row = report.incident.iter().find(|r| r.pattern == p.pattern)?;
+        Some(IncidentEffect {
+            dead_time_mean_s: row.dead_time_mean_s,
+            failed_attempts: row.analytic.wasted_attempts,
+            dead_provider_attempts: row.breaker.as_ref().map(|b| b.dead_attempts),
+            probes: row.breaker.as_ref().map(|b| b.probes),
+            total_usd: row.analytic.total_usd,
+            failed_requests: row.analytic.failed_requests,
+            method: row.method.as_str(),
+        })
+    };
+    Ok(effect(&s)
+        .zip(effect(&free))
+        .map(|(with, without)| BreakerBuys { with, without }))
 }
 
 /// Student's t at 97.5% for `df` degrees of freedom (2 to 30; the normal's 1.96 beyond).
@@ -750,16 +1128,37 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
         0
     };
     let requests = 50_000;
+    // The steady state on common random numbers: both sides' steady simulation without the
+    // breaker (which it does not see; with one, an otherwise default policy would take the
+    // generic simulator and other draws), the incident windows with it.
     let cost = |analytic: &crate::report::Report, p: &Point, seed: u64| -> f64 {
-        let mut report = analytic.clone();
+        let mut steady = analytic.clone();
+        steady.input = steady_only(&analytic.input);
         let opts = McOptions {
             requests,
             runs: windows,
             seed,
         };
-        compare::simulate(&mut report, &opts, &mut |_| {});
+        compare::simulate(&mut steady, &opts, &mut |_| {});
+        let breaker = analytic
+            .input
+            .chains
+            .iter()
+            .any(|c| c.policy.breaker.is_some());
+        let report = if breaker && windows > 0 {
+            let mut r = analytic.clone();
+            let opts = McOptions {
+                requests: 1_000,
+                runs: windows,
+                seed,
+            };
+            compare::simulate(&mut r, &opts, &mut |_| {});
+            r
+        } else {
+            steady.clone()
+        };
         let mut raw = p.raw.clone();
-        if let Some(m) = report
+        if let Some(m) = steady
             .steady
             .iter()
             .find(|r| r.pattern == p.pattern)

@@ -55,6 +55,10 @@ fn cols(s: &str) -> usize {
     s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
 }
 
+/// A footer line that starts with this is printed as it is, without it and never wrapped: a
+/// command or a config to copy, which a line break would break.
+pub const VERBATIM: &str = "\u{1}";
+
 /// `text` wrapped at spaces to lines of at most `width` columns (a longer word stays whole),
 /// continuation lines indented by `indent` spaces; a trailing newline is kept.
 pub fn wrap(text: &str, width: usize, indent: usize) -> String {
@@ -413,7 +417,10 @@ pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
             if md {
                 out.push('\n');
             }
-            out.push_str(&prose(line));
+            match line.strip_prefix(VERBATIM) {
+                Some(v) => out.push_str(v),
+                None => out.push_str(&prose(line)),
+            }
             out.push('\n');
         }
     }

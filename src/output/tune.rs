@@ -10,6 +10,7 @@ fn num(x: f64) -> String {
     csv::num(Some(x))
 }
 use super::layout::{Page, Section};
+use super::table::VERBATIM;
 use super::{Format, table};
 use crate::number::{group, money};
 use crate::tune::frontier::percent;
@@ -69,21 +70,6 @@ fn settings(p: &Point) -> String {
     out.join(" ")
 }
 
-/// The `--set` flags of a point, for a `compare` command line.
-fn flags(p: &Point) -> String {
-    p.set
-        .iter()
-        .map(|s| {
-            if s.contains(['[', '"', ' ']) {
-                format!("--set '{s}'")
-            } else {
-                format!("--set {s}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn seconds(s: f64) -> String {
     if s.is_finite() {
         format!("{s:.2}")
@@ -116,10 +102,15 @@ pub fn layout(tune: &Tune) -> Page {
         );
     }
     preamble.push(format!(
-        "p99: steady-state Monte Carlo, {} requests, one seed for every candidate (common random numbers); screened on its first {} (4.5-standard-error bounds), exact for every candidate kept",
+        "p99: steady-state Monte Carlo, {} requests, seed {}, the same for every candidate (common random numbers; a breaker, which the steady simulation does not see, left out, so a candidate with one is timed on the draws of the same settings without it); screened on its first {} (4.5-standard-error bounds), exact for every candidate kept",
         group(&crate::tune::P99_REQUESTS.to_string()),
+        crate::tune::P99_SEED,
         group(&crate::tune::screen::P99_SCREEN_REQUESTS.to_string())
     ));
+    preamble.push(format!("Ties: {}", crate::tune::frontier::TIE_RULE));
+    if let Some(p) = &tune.partial {
+        preamble.insert(1, format!("PARTIAL: {p}"));
+    }
     Page {
         preamble,
         sections: tune.chains.iter().map(section).collect(),
@@ -210,8 +201,16 @@ fn section(c: &ChainTune) -> Section {
         rows.push(row(tag, p));
     }
     let mut notes = vec![format!(
-        "{} combinations, {} candidates with their patterns; {} screened on the breaker's quick simulation, {} of them recomputed as compare prints them; {} kept by the p99 screen and timed on the whole Monte Carlo",
+        "{} combinations{}, {} candidates with their patterns; {} screened on the breaker's quick simulation, {} of them recomputed as compare prints them; {} kept by the p99 screen and timed on the whole Monte Carlo",
         group(&c.combinations.to_string()),
+        if c.priced < c.combinations {
+            format!(
+                " ({} priced within --budget-s)",
+                group(&c.priced.to_string())
+            )
+        } else {
+            String::new()
+        },
         group(&c.candidates.to_string()),
         group(&c.screened.to_string()),
         group(&c.recomputed.to_string()),
@@ -233,6 +232,9 @@ fn section(c: &ChainTune) -> Section {
             "incident figures with a breaker are simulated (fixed seed), as compare prints them"
                 .into(),
         );
+    }
+    for h in &c.held {
+        notes.push(format!("held: {h}"));
     }
     if let Some(s) = &c.shipped {
         notes.insert(0, format!("shipped chain: {}", s.models.join(" → ")));
@@ -275,11 +277,23 @@ fn footer(c: &ChainTune) -> Vec<String> {
                     percent(r.availability)
                 ));
             }
-            f.push(format!(
-                "Reproduce: fallcost compare --chain {} {}",
-                c.chain,
-                flags(r)
-            ));
+            if let Some(why) = &c.reason {
+                f.push(format!("Why: {why}"));
+            }
+            if let Some(b) = &c.breaker_buys {
+                f.push(breaker_line(b));
+            }
+            if let Some(line) = &c.reproduce {
+                f.push("Reproduce (one line, to paste into a shell):".into());
+                f.push(format!("{VERBATIM}  {line}"));
+            }
+            if let Some(line) = &c.reproduce_p99 {
+                f.push(
+                    "Its p99 (the same without the breaker, which the steady simulation does not see; the line above draws the breaker's chain on the generic simulator):"
+                        .into(),
+                );
+                f.push(format!("{VERBATIM}  {line}"));
+            }
         }
         None => f.push("No point meets every constraint.".into()),
     }
@@ -321,13 +335,63 @@ fn footer(c: &ChainTune) -> Vec<String> {
     }
     if let Some(g) = &c.gateway {
         f.push("LiteLLM (config.yaml):".into());
-        f.extend(g.litellm_yaml.lines().map(|l| format!("  {l}")));
-        f.push(format!("Portkey config: {}", g.portkey));
+        f.extend(g.litellm_yaml.lines().map(|l| format!("{VERBATIM}  {l}")));
+        f.push("Portkey config:".into());
+        f.push(format!("{VERBATIM}  {}", g.portkey));
         for u in &g.unmapped {
             f.push(format!("Not mapped: {u}"));
         }
     }
     f
+}
+
+/// What a recommended breaker buys in the reference incident, as one line.
+fn breaker_line(b: &crate::tune::BreakerBuys) -> String {
+    let (w, o) = (&b.with, &b.without);
+    let mut parts = vec![
+        format!(
+            "dead time {} → {} s per request",
+            seconds3(o.dead_time_mean_s),
+            seconds3(w.dead_time_mean_s)
+        ),
+        format!(
+            "failed attempts {} → {}",
+            group(&format!("{:.0}", o.failed_attempts)),
+            group(&format!("{:.0}", w.failed_attempts))
+        ),
+    ];
+    if let Some(d) = w.dead_provider_attempts {
+        parts.push(format!(
+            "attempts on the dead provider {}",
+            group(&format!("{d:.0}"))
+        ));
+    }
+    if let Some(p) = w.probes {
+        parts.push(format!("{} half-open probes", group(&format!("{p:.0}"))));
+    }
+    parts.push(format!(
+        "window ${} → ${}, failed requests {} → {}",
+        money(o.total_usd),
+        money(w.total_usd),
+        trim(o.failed_requests),
+        trim(w.failed_requests)
+    ));
+    format!(
+        "What the breaker buys in the reference incident (without → with; {} without, {} with, as compare computes them): {}",
+        o.method,
+        w.method,
+        parts.join("; ")
+    )
+}
+
+fn seconds3(s: f64) -> String {
+    let t = format!("{s:.3}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn trim(x: f64) -> String {
+    let t = format!("{x:.1}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 fn signed(x: f64) -> String {

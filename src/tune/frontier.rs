@@ -14,7 +14,8 @@
 //! The frontier is the non-dominated set of (cost ↓, availability ↑, p99 ↓): a point is on it
 //! when no other point is at least as good in all three and better in one; of points equal in
 //! all three the first tried stands for them. The recommendation is the cheapest point that
-//! meets every constraint (ties: higher availability, then lower p99, then the first tried).
+//! meets every constraint, with ties within the figures' intervals broken by [`TIE_RULE`]
+//! ([`recommend_tied`]).
 
 use serde::Serialize;
 
@@ -128,6 +129,152 @@ fn same(a: &Point, b: &Point) -> bool {
     a.cost_per_1k_usd == b.cost_per_1k_usd
         && a.availability == b.availability
         && a.raw.p99_s == b.raw.p99_s
+}
+
+/// How [`recommend_tied`] breaks ties, as the output states it.
+pub const TIE_RULE: &str = "points whose cost and availability are within each other's intervals (exact analytic figures: equal to 1e-9; a simulated incident: its 4.5-standard-error precision) and whose p99 95% intervals overlap are a tie; a tie goes to the fewest moving parts (a breaker, each retry, a hedge delay on a hedged pattern, a hedged pattern, a warm policy other than always, each fallback used), then the lowest cost, then the first tried";
+
+/// The moving parts of a point, for [`TIE_RULE`]: a breaker, each retry, a hedge delay on a
+/// hedged pattern, a hedged pattern, a warm policy other than `always`, each fallback the
+/// pattern uses.
+pub fn moving_parts(p: &Point) -> u32 {
+    let value = |key: &str| {
+        p.set
+            .iter()
+            .find_map(|s| s.strip_prefix(key)?.strip_prefix('='))
+    };
+    let mut n = 0;
+    if value(super::space::THRESHOLD).is_some_and(|v| v != "none") {
+        n += 1;
+    }
+    n += value(super::space::RETRIES)
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(0);
+    if p.pattern.is_hedged() {
+        n += 1;
+        if value(super::space::HEDGE_DELAY).is_some_and(|v| v != "none") {
+            n += 1;
+        }
+    }
+    if value(super::space::WARM).is_some_and(|v| v != "always")
+        || value(&format!("{}.after", super::space::WARM)).is_some()
+    {
+        n += 1;
+    }
+    if p.pattern != Pattern::NoFallback {
+        n += p.models.len().saturating_sub(1) as u32;
+    }
+    n
+}
+
+/// The relative precision of a point's simulated incident figures (0 when exact).
+fn precision(p: &Point) -> f64 {
+    p.raw
+        .incident
+        .as_ref()
+        .filter(|i| i.method != "analytic")
+        .and_then(|i| i.precision)
+        .unwrap_or(0.0)
+}
+
+/// Whether `a` and `b` cost the same within their intervals.
+fn cost_tie(a: &Point, b: &Point) -> bool {
+    let tol = |p: &Point| {
+        1e-9 * p.cost_per_1k_usd.abs() + precision(p) * p.incident_premium_per_1k_usd.abs()
+    };
+    (a.cost_per_1k_usd - b.cost_per_1k_usd).abs() <= tol(a) + tol(b)
+}
+
+/// Whether `a` and `b` answer the same share within their intervals.
+fn availability_tie(a: &Point, b: &Point) -> bool {
+    let tol = |p: &Point| 1e-12 + precision(p) * (1.0 - p.availability);
+    (a.availability - b.availability).abs() <= tol(a) + tol(b)
+}
+
+/// Whether the p99 intervals `a` and `b` overlap.
+fn p99_tie(a: [f64; 2], b: [f64; 2]) -> bool {
+    a[0] <= b[1] && b[0] <= a[1]
+}
+
+/// The recommendation and the runner-up by [`TIE_RULE`], and the points tied with the
+/// recommendation (itself excluded). `p99_ci[i]`: the 95% interval of `points[i]`'s p99.
+///
+/// Of the feasible points, cheapest first: those tied in cost with the cheapest, of them those
+/// tied in availability with the most available, of them those whose p99 interval overlaps
+/// the lowest p99's; the fewest moving parts among these, then the lowest cost, then the
+/// first tried. The runner-up is the same choice among the rest, less the points equal to
+/// the recommendation in all three figures (a setting that changes nothing is no
+/// alternative).
+pub fn recommend_tied(
+    points: &[Point],
+    p99_ci: &[[f64; 2]],
+) -> (Option<usize>, Option<usize>, Vec<usize>) {
+    let mut feasible: Vec<usize> = (0..points.len()).filter(|&i| points[i].feasible).collect();
+    feasible.sort_by(|&a, &b| {
+        let (p, q) = (&points[a], &points[b]);
+        p.cost_per_1k_usd
+            .total_cmp(&q.cost_per_1k_usd)
+            .then(q.availability.total_cmp(&p.availability))
+            .then(p.raw.p99_s.total_cmp(&q.raw.p99_s))
+            .then(a.cmp(&b))
+    });
+    let ci = |i: usize| p99_ci.get(i).copied().unwrap_or([points[i].raw.p99_s; 2]);
+    let choose = |among: &[usize]| -> Option<(usize, Vec<usize>)> {
+        let &c0 = among.first()?;
+        let t1: Vec<usize> = among
+            .iter()
+            .copied()
+            .filter(|&i| cost_tie(&points[i], &points[c0]))
+            .collect();
+        let a0 = *t1
+            .iter()
+            .max_by(|&&a, &&b| {
+                points[a]
+                    .availability
+                    .total_cmp(&points[b].availability)
+                    .then(b.cmp(&a))
+            })
+            .expect("c0 is tied with itself");
+        let t2: Vec<usize> = t1
+            .into_iter()
+            .filter(|&i| availability_tie(&points[i], &points[a0]))
+            .collect();
+        let p0 = *t2
+            .iter()
+            .min_by(|&&a, &&b| {
+                points[a]
+                    .raw
+                    .p99_s
+                    .total_cmp(&points[b].raw.p99_s)
+                    .then(a.cmp(&b))
+            })
+            .expect("a0 is tied with itself");
+        let t3: Vec<usize> = t2.into_iter().filter(|&i| p99_tie(ci(i), ci(p0))).collect();
+        let best = *t3
+            .iter()
+            .min_by(|&&a, &&b| {
+                moving_parts(&points[a])
+                    .cmp(&moving_parts(&points[b]))
+                    .then(
+                        points[a]
+                            .cost_per_1k_usd
+                            .total_cmp(&points[b].cost_per_1k_usd),
+                    )
+                    .then(a.cmp(&b))
+            })
+            .expect("p0 is tied with itself");
+        Some((best, t3.into_iter().filter(|&i| i != best).collect()))
+    };
+    let Some((best, tied)) = choose(&feasible) else {
+        return (None, None, Vec::new());
+    };
+    let rest: Vec<usize> = feasible
+        .iter()
+        .copied()
+        .filter(|&i| i != best && !same(&points[i], &points[best]))
+        .collect();
+    let runner = choose(&rest).map(|r| r.0);
+    (Some(best), runner, tied)
 }
 
 /// The indices of the frontier of `points` (see the module doc), cheapest first (ties in

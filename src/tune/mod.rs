@@ -140,8 +140,14 @@ pub struct ChainTune {
     /// The constraints this chain was held to: the asked ones, with `availability` the
     /// shipped settings' when `--availability` is not given.
     pub goals: Goals,
-    /// Settings combinations tried (each priced on every pattern the chain has).
+    /// Settings combinations of the space (each priced on every pattern the chain has).
     pub combinations: usize,
+    /// Combinations priced: all of them, unless `--budget-s` stopped the search first
+    /// ([`Tune::partial`]).
+    pub priced: usize,
+    /// Settings the space held at the chain's own value instead of trying, each with why
+    /// (a timeout whose trips of healthy requests would not be priced).
+    pub held: Vec<String>,
     /// Candidates weighed (combination × pattern).
     pub candidates: usize,
     /// Candidates whose incident figures came from the breaker's quick screen
@@ -163,8 +169,19 @@ pub struct ChainTune {
     pub shipped: Option<Point>,
     /// The Pareto frontier of cost against availability and p99, cheapest first.
     pub frontier: Vec<Point>,
-    /// The cheapest feasible point.
+    /// The cheapest feasible point (ties by [`frontier::TIE_RULE`]).
     pub recommended: Option<Point>,
+    /// Why it is the recommendation: alone beyond the intervals, or the tie it won.
+    pub reason: Option<String>,
+    /// With a circuit breaker recommended and a reference incident: what it buys there.
+    pub breaker_buys: Option<BreakerBuys>,
+    /// The shell line that reproduces the recommendation: `fallcost compare` on the same
+    /// inputs, its `--set`s, and the p99's Monte Carlo seed (names shell-quoted).
+    pub reproduce: Option<String>,
+    /// With a breaker on an otherwise default policy: the line whose `--mc` prints the
+    /// recommendation's p99 (the same settings without the breaker, which the steady
+    /// simulation does not see; `reproduce` times the breaker's chain on other draws).
+    pub reproduce_p99: Option<String>,
     /// The next cheapest feasible point with other settings.
     pub runner_up: Option<Point>,
     /// Without a feasible point: which constraints bind and how close the best point gets.
@@ -173,6 +190,35 @@ pub struct ChainTune {
     pub confirmation: Option<Confirmation>,
     /// The recommendation as gateway settings.
     pub gateway: Option<gateway::Snippets>,
+}
+
+/// What a recommended circuit breaker buys in the reference incident: the recommendation's
+/// incident figures against the same settings without the breaker.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BreakerBuys {
+    /// With the breaker (the fixed-seed event simulation, as `compare` prints it).
+    pub with: IncidentEffect,
+    /// Without it (the closed forms).
+    pub without: IncidentEffect,
+}
+
+/// One side of [`BreakerBuys`]: one pattern's incident row, as `compare` computes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncidentEffect {
+    /// Mean seconds per request spent in failed attempts and backoff.
+    pub dead_time_mean_s: f64,
+    /// Failed attempts in the window.
+    pub failed_attempts: f64,
+    /// With a breaker: attempts sent to the dead provider.
+    pub dead_provider_attempts: Option<f64>,
+    /// With a breaker: half-open probes sent.
+    pub probes: Option<f64>,
+    /// The window's bill, USD.
+    pub total_usd: f64,
+    /// Failed requests of the window.
+    pub failed_requests: f64,
+    /// How the row was computed: `analytic` or `simulated`.
+    pub method: &'static str,
 }
 
 /// The recommendation against the runner-up in paired Monte Carlo batches: each batch runs
@@ -210,4 +256,29 @@ pub struct Tune {
     pub space: Vec<space::Dim>,
     /// One search per chain.
     pub chains: Vec<ChainTune>,
+    /// Set when `--budget-s` stopped the search: the frontiers are the best of the candidates
+    /// priced by then, and this says so.
+    pub partial: Option<String>,
+}
+
+/// A word as a POSIX shell reads it back unchanged: as is when it holds only characters no
+/// shell treats specially, else in single quotes (a `'` inside as `'\''`).
+pub fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+    if plain {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// Words joined into one shell line, each [`shell_word`]-quoted.
+pub fn shell_line(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| shell_word(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -67,7 +67,7 @@ pub struct Combo {
 }
 
 /// A number as `--set` writes it.
-fn num(v: f64) -> String {
+pub fn num(v: f64) -> String {
     format!("{}", round_noise(v))
 }
 

@@ -2,8 +2,11 @@
 //! off or on × 2 hedge delays: 16 combinations, 48 candidates with their patterns) priced point
 //! by point through the analytic engine (`ops::compare::analytic`, as `compare --set` prices
 //! it; the breaker's incident figures are its fixed-seed simulation) and the p99 from the
-//! fixed-seed steady Monte Carlo. Tune's frontier must be exactly the non-dominated set and its
-//! recommendation the cheapest feasible point, every figure equal to the brute force's.
+//! fixed-seed steady Monte Carlo of the settings without their breaker (which the steady
+//! simulation does not see: common random numbers with and without one). Tune's frontier must
+//! be exactly the non-dominated set and its recommendation the cheapest feasible point (or one
+//! tied with it within the intervals and with fewer moving parts), every figure equal to the
+//! brute force's.
 
 use std::path::PathBuf;
 
@@ -13,7 +16,7 @@ use fallcost::ops::compare;
 use fallcost::ops::inputs::Source;
 use fallcost::ops::tune::{Ask, run};
 use fallcost::sim::McOptions;
-use fallcost::tune::frontier::weigh;
+use fallcost::tune::frontier::{moving_parts, weigh};
 use fallcost::tune::space::Dim;
 use fallcost::tune::{Goals, P99_REQUESTS, P99_SEED, Point, Raw, RawIncident, Usage};
 
@@ -30,6 +33,7 @@ fn source() -> Source {
         prices: Vec::new(),
         warnings: Vec::new(),
         skipped: Vec::new(),
+        groups: Vec::new(),
     }
 }
 
@@ -84,10 +88,15 @@ fn brute(overrides: &[(String, String)], set: &[(String, String)]) -> Vec<Point>
     let all: Vec<(String, String)> = overrides.iter().chain(set).cloned().collect();
     let s: Scenario = scenario::parse(&src.label, &src.text, &src.base, &all).unwrap();
     let report = compare::analytic(&s);
-    let mut steady = compare::analytic(&Scenario {
+    // the p99: the same settings without the breaker, on the same seed
+    let mut free = Scenario {
         incident: None,
         ..s.clone()
-    });
+    };
+    for c in &mut free.chains {
+        c.policy.breaker = None;
+    }
+    let mut steady = compare::analytic(&free);
     let opts = McOptions {
         requests: P99_REQUESTS,
         runs: 0,
@@ -154,9 +163,9 @@ fn brute(overrides: &[(String, String)], set: &[(String, String)]) -> Vec<Point>
 }
 
 /// Every point of the space on the scenario with `overrides`, in the order tune tries them.
-fn every_point(overrides: &[(String, String)]) -> Vec<Point> {
+fn every_point(overrides: &[(String, String)], timeouts: &[&str]) -> Vec<Point> {
     let mut all = Vec::new();
-    for t in ["5", "20"] {
+    for &t in timeouts {
         for r in ["0", "1"] {
             for b in [None, Some(("2", "30"))] {
                 for h in ["none", "3"] {
@@ -195,14 +204,14 @@ fn objectives(p: &Point) -> (f64, f64, f64) {
 
 #[test]
 fn the_frontier_is_the_non_dominated_set_and_the_recommendation_the_cheapest_feasible() {
-    let c = against_brute_force(&[]);
+    let c = against_brute_force(&[], &["5", "20"]);
     // 8 of the 16 combinations have a breaker: their 24 candidates are screened
     assert_eq!(c.screened, 24);
     assert_eq!(c.inert_breakers, 0);
 }
 
-/// The same space on a fast outage with no steady failures: every breaker is inert (it refuses
-/// only attempts that fail fast and bill nothing), so its 24 candidates are priced by the
+/// The same space on a fast outage with no steady failures or trips: every breaker is inert
+/// (it refuses only attempts that fail fast and bill nothing), so its 12 candidates are priced by the
 /// analytic engine without it, never screened, and a point's figures are still exactly what
 /// `compare --set` prints (compare simulates them with the breaker: the same bill); only the
 /// method says `analytic` where compare says `simulated`.
@@ -211,17 +220,25 @@ fn inert_breakers_are_priced_as_compare_prints_them_without_a_screen() {
     let overrides = [
         ("incident.failure".to_string(), "fast".to_string()),
         ("steady.failure_rate".to_string(), "0".to_string()),
+        // no trips either (else the fallback's trips fail in the window): the timeout is
+        // then held at the chain's own 30 s, its trips not priced at another
+        ("steady.timeout_trip_rate".to_string(), "0".to_string()),
     ];
-    let c = against_brute_force(&overrides);
+    let c = against_brute_force(&overrides, &["30"]);
     assert_eq!(c.screened, 0);
     assert_eq!(c.recomputed, 0);
-    assert_eq!(c.inert_breakers, 24);
+    assert_eq!(c.inert_breakers, 12);
+    assert_eq!(c.held.len(), 1);
 }
 
 /// Tune on the fixture with `overrides` against brute force (the module doc); its result.
-fn against_brute_force(overrides: &[(String, String)]) -> fallcost::tune::ChainTune {
-    let all = every_point(overrides);
-    assert_eq!(all.len(), 48);
+/// `timeouts`: the ones tune tries (5 and 20 s, or the chain's own 30 s where it holds it).
+fn against_brute_force(
+    overrides: &[(String, String)],
+    timeouts: &[&str],
+) -> fallcost::tune::ChainTune {
+    let all = every_point(overrides, timeouts);
+    assert_eq!(all.len(), 24 * timeouts.len());
     // the non-dominated set, by definition (O(n²)); of equal points the first tried stands
     let dominated = |p: &Point| {
         all.iter().any(|q| {
@@ -239,14 +256,16 @@ fn against_brute_force(overrides: &[(String, String)]) -> fallcost::tune::ChainT
     src.overrides = overrides.to_vec();
     let tune = run(&src, &ask()).unwrap();
     let c = &tune.chains[0];
-    assert_eq!(c.combinations, 16);
-    assert_eq!(c.candidates, 48);
+    assert_eq!(c.combinations, 8 * timeouts.len());
+    assert_eq!(c.candidates, 24 * timeouts.len());
     let mut got: Vec<_> = c.frontier.iter().map(key).collect();
     let mut expect: Vec<_> = want.iter().map(|p| key(p)).collect();
     got.sort();
     expect.sort();
     assert_eq!(got, expect);
-    assert!(want.len() >= 3, "a frontier of {} points", want.len());
+    // one timeout with every breaker inert leaves one point standing (the rest equal or worse)
+    let least = if timeouts.len() > 1 { 3 } else { 1 };
+    assert!(want.len() >= least, "a frontier of {} points", want.len());
     // every frontier point's figures are the brute force's, exactly (an inert breaker's
     // labelled analytic, where compare labels its simulation)
     let same = |p: &Point, b: &Point| {
@@ -276,10 +295,38 @@ fn against_brute_force(overrides: &[(String, String)]) -> fallcost::tune::ChainT
         })
         .unwrap();
     let rec = c.recommended.as_ref().unwrap();
-    assert_eq!(key(rec), key(best));
-    same(rec, best);
+    let b = all.iter().find(|b| key(b) == key(rec)).unwrap();
+    same(rec, b);
+    if key(rec) != key(best) {
+        // a tie within the intervals, won by fewer moving parts: the cost within the
+        // simulated incidents' precision, and not more parts than the cheapest
+        let tol = |p: &Point| {
+            let prec = p
+                .raw
+                .incident
+                .as_ref()
+                .and_then(|i| i.precision)
+                .unwrap_or(0.0);
+            1e-9 * p.cost_per_1k_usd + prec * p.incident_premium_per_1k_usd.abs()
+        };
+        assert!(
+            (rec.cost_per_1k_usd - best.cost_per_1k_usd).abs() <= tol(rec) + tol(best),
+            "{:?} vs {:?}",
+            rec.set,
+            best.set
+        );
+        assert!(moving_parts(rec) <= moving_parts(best));
+        assert!(
+            c.reason
+                .as_ref()
+                .unwrap()
+                .starts_with("tied within the intervals")
+        );
+    }
     // some points are infeasible, so the constraints bite
-    assert!(all.iter().any(|p| !p.feasible));
+    if timeouts.len() > 1 {
+        assert!(all.iter().any(|p| !p.feasible));
+    }
     c.clone()
 }
 
@@ -511,4 +558,472 @@ fn tune_reads_usage_from_fallcost_toml() {
     assert_eq!(v["usage"]["requests_per_month"], 1e6);
     assert_eq!(v["usage"]["source"], "--requests-per-month");
     assert_eq!(v["goals"]["budget_usd_month"], 10.0);
+}
+
+/// A scenario with no `[latency]` model: a timeout's trips of healthy requests would not be
+/// billed (the analytic engine keeps the trip rate as given, 0), so tune holds the chain's own
+/// timeout, says why, and tries none of the others it was asked.
+#[test]
+fn a_timeout_without_a_latency_model_is_held_and_said() {
+    let mut src = source();
+    src.text = src.text.replace(
+        "[latency.\"anthropic/claude-sonnet-5\"]\np50_s = 2.5\np99_s = 12\n",
+        "",
+    );
+    let tune = run(&src, &ask()).unwrap();
+    let c = &tune.chains[0];
+    // 5 and 20 s asked, the chain's own 30 s held: 8 combinations, not 16
+    assert_eq!(c.combinations, 8);
+    assert_eq!(c.held.len(), 1, "{:?}", c.held);
+    let h = &c.held[0];
+    assert!(
+        h.starts_with("policy.timeout_s held at the chain's own 30 s (not tried: 5 s, 20 s)"),
+        "{h}"
+    );
+    assert!(
+        h.contains("anthropic/claude-sonnet-5 has no [latency] model"),
+        "{h}"
+    );
+    for p in c.frontier.iter().chain(c.recommended.as_ref()) {
+        assert!(
+            p.set.contains(&"policy.timeout_s=30".to_string()),
+            "{:?}",
+            p.set
+        );
+    }
+    // with both models' latency, the timeout is tried
+    let tune = run(&source(), &ask()).unwrap();
+    assert!(tune.chains[0].held.is_empty());
+    assert_eq!(tune.chains[0].combinations, 16);
+}
+
+/// The tie rule on sept3's price-matched chain: a fast outage with no steady failures makes
+/// every breaker inert (the same bill, the same failures), and the p99 of the same settings
+/// with and without a breaker is drawn on the same requests (common random numbers): the
+/// two are one tie, and the recommendation is the one without the breaker (fewer moving
+/// parts), with the reason printed.
+#[test]
+fn a_breaker_that_changes_nothing_ties_and_loses_to_none() {
+    let text = std::fs::read_to_string("scenarios/sept3.toml").unwrap();
+    let src = Source {
+        label: "scenarios/sept3.toml".into(),
+        text,
+        base: PathBuf::from("scenarios"),
+        overrides: Vec::new(),
+        provenance: Vec::new(),
+        prices: Vec::new(),
+        warnings: Vec::new(),
+        skipped: Vec::new(),
+        groups: Vec::new(),
+    };
+    let a = Ask {
+        chains: vec!["price-matched".into()],
+        space_file: Some((
+            vec![
+                dim("policy.retries", &["0", "1"]),
+                dim("policy.breaker.threshold", &["none", "2"]),
+                dim("policy.breaker.cooldown_s", &["30"]),
+                dim("policy.hedge_delay_s", &["none"]),
+            ],
+            false,
+        )),
+        incidents_per_year: 1.0,
+        confirm_batches: 0,
+        ..Ask::default()
+    };
+    let tune = run(&src, &a).unwrap();
+    let c = &tune.chains[0];
+    let rec = c.recommended.as_ref().unwrap();
+    assert!(
+        rec.set.contains(&"policy.breaker=none".to_string()),
+        "{:?}",
+        rec.set
+    );
+    assert!(
+        rec.set.contains(&"policy.retries=0".to_string()),
+        "{:?}",
+        rec.set
+    );
+    let why = c.reason.as_ref().unwrap();
+    assert!(why.starts_with("tied within the intervals with "), "{why}");
+    assert!(why.contains("policy.breaker.threshold=2"), "{why}");
+    assert!(c.breaker_buys.is_none());
+    assert!(c.reproduce_p99.is_none());
+}
+
+/// What a recommended breaker buys is printed: the one-deployment example, where a breaker
+/// opening at the first failure for 60 s is the cheapest, against the same settings without it.
+#[test]
+fn a_recommended_breaker_says_what_it_buys() {
+    let path = "examples/tune/one-deployment.toml";
+    let src = Source {
+        label: path.into(),
+        text: std::fs::read_to_string(path).unwrap(),
+        base: PathBuf::from("examples/tune"),
+        overrides: Vec::new(),
+        provenance: Vec::new(),
+        prices: Vec::new(),
+        warnings: Vec::new(),
+        skipped: Vec::new(),
+        groups: Vec::new(),
+    };
+    let a = Ask {
+        space_file: Some((
+            vec![
+                dim("policy.retries", &["0"]),
+                dim("policy.breaker.threshold", &["none", "1"]),
+                dim("policy.breaker.cooldown_s", &["60"]),
+                dim("policy.hedge_delay_s", &["none"]),
+            ],
+            false,
+        )),
+        incidents_per_year: 52.0,
+        confirm_batches: 0,
+        ..Ask::default()
+    };
+    let tune = run(&src, &a).unwrap();
+    let c = &tune.chains[0];
+    let rec = c.recommended.as_ref().unwrap();
+    assert!(
+        rec.set.contains(&"policy.breaker.threshold=1".to_string()),
+        "{:?}",
+        rec.set
+    );
+    let b = c.breaker_buys.as_ref().expect("a breaker recommended");
+    assert_eq!(b.with.method, "simulated");
+    assert_eq!(b.without.method, "analytic");
+    // 11 requests, each trying the dead deployment once without a breaker
+    assert_eq!(b.without.failed_attempts, 11.0);
+    assert!(b.with.failed_attempts < b.without.failed_attempts, "{b:?}");
+    assert!(
+        b.with.dead_time_mean_s < b.without.dead_time_mean_s,
+        "{b:?}"
+    );
+    assert!(b.with.dead_provider_attempts.unwrap() < 11.0);
+    assert_eq!(
+        Some(b.with.total_usd),
+        rec.raw.incident.as_ref().map(|i| i.total_usd)
+    );
+}
+
+/// Run the built binary with `args` from the repository root (or `dir`); its output.
+fn fallcost_at(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("RAYON_NUM_THREADS")
+        .output()
+        .unwrap()
+}
+
+/// A folder of its own under the system's temporary folder, with a space in its name.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fallcost tune {name} {}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The printed reproduce line runs when pasted into a shell: a scenario path and a chain name
+/// with spaces and a quote, the point's `--set`s and the p99's seed. `compare --format json`
+/// from that line prints the recommendation's steady cost, incident bill and p99 exactly.
+#[test]
+fn the_reproduce_line_runs_in_a_shell_and_prints_the_row() {
+    let dir = scratch("reproduce");
+    let text = std::fs::read_to_string(FIXTURE)
+        .unwrap()
+        .replace("name = \"c\"", "name = \"team's chain\"");
+    let path = dir.join("small scenario.toml");
+    std::fs::write(&path, text).unwrap();
+    let path_s = path.display().to_string();
+    let out = fallcost_at(
+        &dir,
+        &[
+            "tune",
+            "--scenario",
+            &path_s,
+            "--vary",
+            "policy.timeout_s=20",
+            "--vary",
+            "policy.retries=0,1",
+            "--vary",
+            "policy.breaker.threshold=none",
+            "--vary",
+            "policy.hedge_delay_s=none",
+            "--confirm",
+            "0",
+            "--availability",
+            "99%",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &v["chains"][0];
+    let line = c["reproduce"].as_str().unwrap();
+    assert!(line.starts_with("fallcost compare --scenario '"), "{line}");
+    assert!(line.contains("--chain 'team'\\''s chain'"), "{line}");
+    assert!(
+        line.ends_with(&format!("--mc 20000 --seed {P99_SEED}")),
+        "{line}"
+    );
+    let bin = env!("CARGO_BIN_EXE_fallcost");
+    let cmd = format!(
+        "{} {} --format json",
+        fallcost::tune::shell_word(bin),
+        line.strip_prefix("fallcost ").unwrap()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &cmd])
+        .current_dir(&dir)
+        .env_remove("RAYON_NUM_THREADS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rec = &c["recommended"];
+    let pattern = rec["pattern"].as_str().unwrap();
+    let steady = doc["steady"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == pattern && r["chain"] == "team's chain")
+        .unwrap();
+    assert_eq!(
+        steady["cost_per_1k_usd"],
+        rec["raw"]["steady_cost_per_1k_usd"]
+    );
+    assert_eq!(
+        steady["mc"]["latency_p99_s"], rec["raw"]["p99_s"],
+        "{steady}"
+    );
+    let incident = doc["incident"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == pattern && r["chain"] == "team's chain")
+        .unwrap();
+    assert_eq!(incident["total_usd"], rec["raw"]["incident"]["total_usd"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every example of `fallcost tune --help` runs: it exits with a result (0, or 1 when nothing
+/// meets the constraints), never 2. Each is run as printed, in a folder that sees the
+/// repository's scenarios and examples (so `-o tune.json` writes there), with `--budget-s 2`
+/// added so that the slow ones stop early (the frontier so far, labelled partial).
+#[test]
+fn every_tune_help_example_runs() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let help = fallcost_at(&root, &["tune", "--help"]);
+    let help = String::from_utf8(help.stdout).unwrap();
+    // the examples, one line each whatever width clap wrapped them to
+    let examples = help
+        .split("Examples:\n")
+        .nth(1)
+        .unwrap()
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .replace('\\', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .split("fallcost tune ")
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| format!("fallcost tune {}", e.trim()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let dir = scratch("help");
+    for d in ["scenarios", "examples"] {
+        std::os::unix::fs::symlink(root.join(d), dir.join(d)).unwrap();
+    }
+    let mut ran = 0;
+    for line in examples.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(words[..2], ["fallcost", "tune"], "{line}");
+        let mut args = words[1..].to_vec();
+        args.extend(["--budget-s", "2"]);
+        let out = fallcost_at(&dir, &args);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{line}: exit {:?}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    assert_eq!(ran, 5);
+    assert!(dir.join("tune.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The LiteLLM fragments of `tests/fixtures/tune/litellm/`: tune on the team's config
+/// (`team.yaml`, groups named `primary-chat` and `backup chat`) prints each case's fragment
+/// byte for byte, and LiteLLM's own Router, given the fragment merged into the team's config
+/// (`scripts/litellm-tune-walks.py`, recorded in `walks.json`), walks a failing request
+/// exactly as recommended: each group of the chain in order, 1 + the recommended retries
+/// calls each at the recommended timeout, the team's global `num_retries: 2` overridden; and
+/// with a breaker, the cooled-down primary is skipped by the next request.
+#[test]
+fn litellm_fragments_make_the_router_walk_the_recommendation() {
+    const DIR: &str = "tests/fixtures/tune/litellm";
+    let walks: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/walks.json")).unwrap())
+            .unwrap();
+    assert_eq!(walks["litellm_version"], "1.110.2");
+    let cases: [(&str, &[&str], &str); 2] = [
+        (
+            "breaker",
+            &[
+                "policy.retries=1",
+                "policy.breaker.threshold=2",
+                "policy.breaker.cooldown_s=60",
+            ],
+            "99.9999%",
+        ),
+        (
+            "no-fallback",
+            &["policy.retries=0", "policy.breaker.threshold=none"],
+            "90%",
+        ),
+    ];
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for (case, vary, availability) in cases {
+        let mut args = vec![
+            "tune",
+            "--config",
+            "tests/fixtures/tune/litellm/team.yaml",
+            "--scenario",
+            "tests/fixtures/tune/litellm/scenario.toml",
+            "--vary",
+            "policy.timeout_s=15",
+            "--vary",
+            "policy.hedge_delay_s=none",
+            "--availability",
+            availability,
+            "--confirm",
+            "0",
+            "--format",
+            "json",
+        ];
+        for v in vary {
+            args.extend(["--vary", v]);
+        }
+        let out = fallcost_at(&root, &args);
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let c = &v["chains"][0];
+        let rec = &c["recommended"];
+        let fragment = c["gateway"]["litellm_yaml"].as_str().unwrap();
+        let recorded = std::fs::read_to_string(format!("{DIR}/{case}.fragment.yaml")).unwrap();
+        assert_eq!(
+            fragment, recorded,
+            "{case}: tune prints another fragment than the one recorded"
+        );
+        let pattern = rec["pattern"].as_str().unwrap();
+        let set: Vec<&str> = rec["set"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        let retries: usize = set
+            .iter()
+            .find_map(|s| s.strip_prefix("policy.retries="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let groups: Vec<&str> = if pattern == "no-fallback" {
+            vec!["primary-chat"]
+        } else {
+            vec!["primary-chat", "backup chat"]
+        };
+        assert_eq!(
+            pattern,
+            if case == "breaker" {
+                "sequential"
+            } else {
+                "no-fallback"
+            },
+            "{case}"
+        );
+        let w = &walks["cases"][case];
+        // the first request: every group in order, 1 + retries calls each, at 15 s
+        let calls = w["walks"][0]["calls"].as_array().unwrap();
+        let want: Vec<(&str, f64)> = groups
+            .iter()
+            .flat_map(|g| std::iter::repeat_n((*g, 15.0), 1 + retries))
+            .collect();
+        let got: Vec<(&str, f64)> = calls
+            .iter()
+            .map(|k| (k["group"].as_str().unwrap(), k["timeout"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(got, want, "{case}: {w}");
+        let settings = &w["settings"];
+        if groups.len() > 1 {
+            assert_eq!(
+                settings["fallbacks"],
+                serde_json::json!([{"primary-chat": ["backup chat"]}])
+            );
+        } else {
+            // the team's entry for the group replaced by an empty one: no fallback call
+            assert_eq!(
+                settings["fallbacks"],
+                serde_json::json!([{"primary-chat": []}])
+            );
+        }
+        let primary = settings["deployments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["model_name"] == "primary-chat")
+            .unwrap();
+        // the team's deployment kept, the fragment's keys merged in
+        assert_eq!(primary["model"], "openai/gpt-6-sol");
+        assert_eq!(primary["timeout"].as_f64(), Some(15.0));
+        if case == "breaker" {
+            assert_eq!(primary["cooldown_time"].as_f64(), Some(60.0));
+            assert_eq!(
+                primary["allowed_fails_policy"]["InternalServerErrorAllowedFails"],
+                1
+            );
+            // cooled down after its 2nd failure: the next requests do not call it
+            for later in &w["walks"].as_array().unwrap()[1..] {
+                assert!(
+                    later["calls"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|k| k["group"] != "primary-chat"),
+                    "{later}"
+                );
+            }
+        } else {
+            assert_eq!(
+                primary["allowed_fails_policy"]["InternalServerErrorAllowedFails"],
+                1_000_000
+            );
+            // no breaker: every request calls the primary again
+            for later in w["walks"].as_array().unwrap() {
+                assert_eq!(
+                    later["calls"].as_array().unwrap().len(),
+                    groups.len() * (1 + retries),
+                    "{later}"
+                );
+            }
+        }
+    }
 }

@@ -62,6 +62,8 @@ pub(super) struct Emitted {
     pub(super) route: usize,
     /// The config the route was read from.
     pub(super) config: String,
+    /// The config's names for its links.
+    pub(super) names: crate::model::provenance::ConfigChain,
 }
 
 impl WrittenChains {

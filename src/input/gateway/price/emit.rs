@@ -10,6 +10,7 @@ use super::{Provenance, quoted};
 use crate::error::InputError;
 use crate::input::gateway::{self, Endpoint, Route};
 use crate::model::PriceTable;
+use crate::model::provenance::{ConfigChain, ConfigLink};
 
 /// The fallback steps of a route that have a priced deployment, each with its deployments.
 type Links<'a, 'p> = [(&'a gateway::RouteLink, Vec<Pick<'p>>)];
@@ -104,6 +105,29 @@ pub(super) fn emit(
                 config: file.to_string(),
                 line: pick.ep.line,
             });
+            let mut links_named = vec![ConfigLink {
+                model: pick.id.clone(),
+                group: chain.primary.label.clone(),
+                deployment: pick.ep.model.clone(),
+            }];
+            links_named.extend(links.iter().zip(choice).map(|((l, p), &c)| ConfigLink {
+                model: p[c].id.clone(),
+                group: l.fallback.label.clone(),
+                deployment: p[c].ep.model.clone(),
+            }));
+            let gateway = if pick.ep.deployment.is_some() {
+                "litellm"
+            } else if pick.ep.served.is_some() {
+                "portkey"
+            } else {
+                "openrouter"
+            };
+            let names_of = ConfigChain {
+                chain: name.clone(),
+                gateway,
+                config: file.to_string(),
+                links: links_named,
+            };
             out.push(Emitted {
                 name: name.clone(),
                 models,
@@ -113,6 +137,7 @@ pub(super) fn emit(
                 share,
                 route,
                 config: file.to_string(),
+                names: names_of,
             });
         }
     }

@@ -98,6 +98,8 @@ pub struct Built {
     pub warnings: Vec<String>,
     /// The files found in a folder that are no config, each `file: why`, in path order.
     pub skipped: Vec<String>,
+    /// Per scenario chain, the config's names for its links.
+    pub groups: Vec<crate::model::provenance::ConfigChain>,
 }
 
 /// The files `paths` name: files as given, folders searched for `.yaml`, `.yml` and `.json`
@@ -391,6 +393,7 @@ pub fn build_text(
     };
     let read = read_configs(configs, &prices, &mut written)?;
     let chains_text = written.write_chains();
+    let groups = written.chains.iter().map(|c| c.names.clone()).collect();
     let WrittenChains {
         names,
         provenance,
@@ -421,6 +424,7 @@ pub fn build_text(
         prices,
         warnings: read.warnings,
         skipped: read.skipped,
+        groups,
     })
 }
 
