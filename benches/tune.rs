@@ -29,6 +29,7 @@ fn source(path: &str) -> Source {
         base: PathBuf::from("scenarios"),
         overrides: Vec::new(),
         provenance: Vec::new(),
+        served: Vec::new(),
         prices: Vec::new(),
         warnings: Vec::new(),
         skipped: Vec::new(),

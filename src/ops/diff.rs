@@ -529,8 +529,11 @@ fn resolve_side(
     }
 }
 
+/// One chain's name, figures and assumptions ([`sides::figures`]).
+type ChainFigures = (String, DiffFigures, Vec<Assumption>);
+
 /// A side and its chains' figures ([`sides::figures`]).
-type Priced<'a> = (&'a Side, &'a [(String, DiffFigures, Vec<Assumption>)]);
+type Priced<'a> = (&'a Side, &'a [ChainFigures]);
 
 /// The chains of the diff from the pairing ([`matching::pair`]): the added, changed (with
 /// their settings' changes and, with `--mc`, their simulated differences), renamed and removed
@@ -543,7 +546,7 @@ fn match_chains(
     usage: &UsageSettings,
     history: Option<&crate::input::history::History>,
     (base, base_figs): Priced<'_>,
-    (head, head_figs): (&Side, &mut Vec<(String, DiffFigures, Vec<Assumption>)>),
+    (head, head_figs): (&Side, &mut Vec<ChainFigures>),
     pairs: &[matching::Pairing],
 ) -> anyhow::Result<(Vec<ChainDiff>, Vec<String>)> {
     let mut chains = Vec::new();
