@@ -80,7 +80,7 @@ pub struct HistoryMeta {
     /// The period each file covers and where it came from (the history's period is their
     /// hull, or `--since`/`--until`).
     pub coverage: Vec<CoverageMeta>,
-    /// Each provider's incident rate over the period, with its exact Poisson interval.
+    /// Each provider's incident rate over the period, with its 95% interval (`sim::years::poisson_ci95`).
     pub rates: Vec<ProviderRate>,
 }
 

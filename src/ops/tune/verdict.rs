@@ -1,0 +1,322 @@
+//! A tuned chain's verdict: the frontier, the recommendation and its runner-up, the
+//! confirmation run, what a recommended breaker buys, and the reproduce lines and snippets
+//! (module docs of [`super`]).
+
+use rayon::prelude::*;
+
+use super::{CONFIRM_SEED, Counts, Ctx, compare, scenario_of, steady_only, without_inert_breakers};
+use crate::model::Scenario;
+use crate::sim::McOptions;
+use crate::tune::frontier::{self, weigh};
+use crate::tune::space;
+use crate::tune::{
+    BreakerBuys, ChainTune, Confirmation, Goals, IncidentEffect, P99_REQUESTS, P99_SEED, Point,
+    gateway,
+};
+
+/// The frontier, recommendation (ties by [`frontier::TIE_RULE`]), runner-up, confirmation,
+/// what a recommended breaker buys, the reproduce lines and the snippets of one chain.
+/// `p99_ci[i]`: the 95% interval of `points[i]`'s p99.
+pub(super) fn finish(
+    ctx: &Ctx,
+    points: Vec<Point>,
+    p99_ci: &[[f64; 2]],
+    counts: Counts,
+    shipped: Option<Point>,
+    held: Vec<String>,
+) -> anyhow::Result<ChainTune> {
+    let (source, ask, name) = (ctx.source, ctx.ask, ctx.name);
+    let front = frontier::pareto(&points);
+    let (best, runner, tied) = frontier::recommend_tied(&points, p99_ci);
+    let recommended = best.map(|i| points[i].clone());
+    let runner_up = runner.map(|i| points[i].clone());
+    let infeasible = best
+        .is_none()
+        .then(|| frontier::infeasible(&points, &ctx.goals));
+    let reason = best.map(|b| reason(&points, b, &tied));
+    let confirmation = match (&recommended, &runner_up) {
+        (Some(r), Some(u)) if ask.confirm_batches >= 2 && !ctx.deadline.passed() => {
+            Some(confirm(ctx, r, u)?)
+        }
+        _ => None,
+    };
+    let breaker_buys = match &recommended {
+        Some(r) if ask.history.is_none() => breaker_buys(ctx, r)?,
+        _ => None,
+    };
+    let own = source.parse()?;
+    let chain = own.chains.iter().find(|c| c.name == name).expect("tuned");
+    let gateway = recommended.as_ref().map(|r| {
+        gateway::snippets(
+            r,
+            chain.policy.timeout_s,
+            chain.policy.retries,
+            source.groups.iter().find(|g| g.chain == name),
+        )
+    });
+    let (reproduce, reproduce_p99) = match &recommended {
+        Some(r) => {
+            let (a, b) = reproduce(ctx, r)?;
+            (Some(a), b)
+        }
+        None => (None, None),
+    };
+    Ok(ChainTune {
+        chain: name.to_string(),
+        goals: ctx.goals,
+        combinations: counts.combinations,
+        priced: counts.priced,
+        held,
+        candidates: counts.candidates,
+        screened: counts.screened,
+        inert_breakers: counts.inert,
+        recomputed: counts.recomputed,
+        p99_exact: counts.p99_exact,
+        shipped,
+        frontier: front.into_iter().map(|i| points[i].clone()).collect(),
+        recommended,
+        reason,
+        breaker_buys,
+        reproduce,
+        reproduce_p99,
+        runner_up,
+        infeasible,
+        confirmation,
+        gateway,
+    })
+}
+
+/// Why `points[best]` is the recommendation: alone beyond the intervals, or a tie won by
+/// [`frontier::TIE_RULE`] (naming the tied settings, at most three).
+fn reason(points: &[Point], best: usize, tied: &[usize]) -> String {
+    let b = &points[best];
+    if tied.is_empty() {
+        return "the cheapest point that meets every constraint; no other is within its cost, availability and p99 intervals".into();
+    }
+    let names: Vec<String> = tied
+        .iter()
+        .take(3)
+        .map(|&i| {
+            let p = &points[i];
+            format!(
+                "{} {} ({} moving parts)",
+                p.pattern.as_str(),
+                if p.set.is_empty() {
+                    "as shipped".to_string()
+                } else {
+                    p.set.join(" ")
+                },
+                frontier::moving_parts(p)
+            )
+        })
+        .collect();
+    format!(
+        "tied within the intervals with {} other point{} ({}{}): the fewest moving parts wins ({}), then the lowest cost, then the first tried",
+        tied.len(),
+        if tied.len() == 1 { "" } else { "s" },
+        names.join("; "),
+        if tied.len() > 3 { "; ..." } else { "" },
+        frontier::moving_parts(b)
+    )
+}
+
+/// The `(KEY, VALUE)` pairs of a point's `set`.
+fn pairs(set: &[String]) -> Vec<(String, String)> {
+    set.iter()
+        .filter_map(|s| s.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// The shell lines that reproduce a point: `fallcost compare` on the same inputs, the
+/// point's `--set`s, and the p99's Monte Carlo (`--mc` [`P99_REQUESTS`] `--seed`
+/// [`P99_SEED`]); and, when the point has a breaker on an otherwise default policy (compare
+/// then times it on the generic simulator, other draws), the line that prints its p99: the
+/// same without the breaker, which the steady simulation does not see ([`steady_only`]).
+///
+/// Errors: the point's scenario fails to parse (not expected: it was priced).
+fn reproduce(ctx: &Ctx, p: &Point) -> anyhow::Result<(String, Option<String>)> {
+    let ask = ctx.ask;
+    let line = |set: &[String]| {
+        let mut w: Vec<String> = vec!["fallcost".into(), "compare".into()];
+        w.extend(ask.inputs.iter().cloned());
+        w.push("--chain".into());
+        w.push(p.chain.clone());
+        for s in set {
+            w.push("--set".into());
+            w.push(s.clone());
+        }
+        w.extend([
+            "--mc".to_string(),
+            P99_REQUESTS.to_string(),
+            "--seed".to_string(),
+            P99_SEED.to_string(),
+        ]);
+        crate::tune::shell_line(&w)
+    };
+    let mut without: Vec<String> = p
+        .set
+        .iter()
+        .filter(|s| !s.starts_with("policy.breaker"))
+        .cloned()
+        .collect();
+    without.push("policy.breaker=none".into());
+    // compare's steady engine for the point: the generic one with a breaker; the fast path
+    // for the same settings without it when they are the default policy
+    let s = scenario_of(ctx.source, ctx.name, &pairs(&p.set))?;
+    let differs =
+        s.chains[0].policy.breaker.is_some() && steady_only(&s).chains[0].has_default_policy();
+    Ok((line(&p.set), differs.then(|| line(&without))))
+}
+
+/// What the recommended point's circuit breaker buys in the reference incident, when it has
+/// one: its figures against the same settings without it, both as `compare` computes them
+/// (the breaker's by the fixed-seed event simulation, [`sim::expected`]; without it the
+/// closed forms).
+///
+/// Errors: the scenario fails to parse (not expected: it was priced).
+fn breaker_buys(ctx: &Ctx, p: &Point) -> anyhow::Result<Option<BreakerBuys>> {
+    let with = pairs(&p.set);
+    if !with
+        .iter()
+        .any(|(k, v)| k == space::THRESHOLD && v != "none")
+    {
+        return Ok(None);
+    }
+    let s = scenario_of(ctx.source, ctx.name, &with)?;
+    if s.incident.is_none() {
+        return Ok(None);
+    }
+    let free = steady_only(&s);
+    let effect = |s: &Scenario| -> Option<IncidentEffect> {
+        let report = compare::analytic(s);
+        let row = report.incident.iter().find(|r| r.pattern == p.pattern)?;
+        Some(IncidentEffect {
+            dead_time_mean_s: row.dead_time_mean_s,
+            failed_attempts: row.analytic.wasted_attempts,
+            dead_provider_attempts: row.breaker.as_ref().map(|b| b.dead_attempts),
+            probes: row.breaker.as_ref().map(|b| b.probes),
+            total_usd: row.analytic.total_usd,
+            failed_requests: row.analytic.failed_requests,
+            method: row.method.as_str(),
+        })
+    };
+    Ok(effect(&s)
+        .zip(effect(&free))
+        .map(|(with, without)| BreakerBuys { with, without }))
+}
+
+/// Student's t at 97.5% for `df` degrees of freedom (2 to 30; the normal's 1.96 beyond).
+fn t975(df: u64) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    T.get(df.saturating_sub(1) as usize)
+        .copied()
+        .unwrap_or(1.96)
+}
+
+/// The recommendation against the runner-up: `ask.confirm_batches` paired Monte Carlo
+/// batches, each on its own seed shared by both (common random numbers).
+fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmation> {
+    let (source, ask, usage) = (ctx.source, ctx.ask, ctx.usage);
+    let scenario = |p: &Point| -> anyhow::Result<Scenario> {
+        let set: Vec<(String, String)> = p
+            .set
+            .iter()
+            .filter_map(|s| s.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        scenario_of(source, &p.chain, &set)
+    };
+    let (a, b) = (scenario(rec)?, scenario(runner)?);
+    // The rows the batches fill, priced once per side: only their Monte Carlo figures are
+    // read. An inert breaker's analytic rows are the chain's without it (the same bill; its
+    // own simulated figures, the longest step, are not needed here); the batches simulate
+    // the scenario as it is, breaker included.
+    let analytic = |s: &Scenario| {
+        let mut report = compare::analytic(&without_inert_breakers(s));
+        report.input = s.clone();
+        report.omit_blended();
+        report
+    };
+    let (report_a, report_b) = (analytic(&a), analytic(&b));
+    // With a history the incident figures stay the replay's: the batches pair the steady state.
+    let windows = if a.incident.is_some() && ask.history.is_none() {
+        4
+    } else {
+        0
+    };
+    let requests = 50_000;
+    // The steady state on common random numbers: both sides' steady simulation without the
+    // breaker (which it does not see; with one, an otherwise default policy would take the
+    // generic simulator and other draws), the incident windows with it.
+    let cost = |analytic: &crate::report::Report, p: &Point, seed: u64| -> f64 {
+        let mut steady = analytic.clone();
+        steady.input = steady_only(&analytic.input);
+        let opts = McOptions {
+            requests,
+            runs: windows,
+            seed,
+        };
+        compare::simulate(&mut steady, &opts, &mut |_| {});
+        let breaker = analytic
+            .input
+            .chains
+            .iter()
+            .any(|c| c.policy.breaker.is_some());
+        let report = if breaker && windows > 0 {
+            let mut r = analytic.clone();
+            let opts = McOptions {
+                requests: 1_000,
+                runs: windows,
+                seed,
+            };
+            compare::simulate(&mut r, &opts, &mut |_| {});
+            r
+        } else {
+            steady.clone()
+        };
+        let mut raw = p.raw.clone();
+        if let Some(m) = steady
+            .steady
+            .iter()
+            .find(|r| r.pattern == p.pattern)
+            .and_then(|r| r.mc.as_ref())
+        {
+            raw.steady_cost_per_1k_usd = m.figures.cost_per_1k_usd.mean;
+            raw.steady_failed_per_1k = m.figures.failed_per_1k.mean;
+        }
+        if let (Some(inc), Some(m)) = (
+            raw.incident.as_mut(),
+            report
+                .incident
+                .iter()
+                .find(|r| r.pattern == p.pattern)
+                .and_then(|r| r.mc.as_ref()),
+        ) {
+            inc.total_usd = m.figures.total_usd.mean;
+            inc.failed_requests = m.figures.failed_requests.mean;
+        }
+        weigh(raw, usage, &Goals::default(), "", vec![], p.pattern, vec![]).cost_per_1k_usd
+    };
+    let d: Vec<f64> = (0..ask.confirm_batches)
+        .into_par_iter()
+        .map(|k| cost(&report_b, runner, CONFIRM_SEED + k) - cost(&report_a, rec, CONFIRM_SEED + k))
+        .collect();
+    let n = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let half = t975(ask.confirm_batches - 1) * (var / n).sqrt();
+    let ci95 = [mean - half, mean + half];
+    Ok(Confirmation {
+        batches: ask.confirm_batches,
+        requests,
+        windows,
+        saving_per_1k_usd: mean,
+        ci95,
+        beyond_noise: ci95[0] > 0.0 || ci95[1] < 0.0,
+    })
+}
