@@ -193,8 +193,8 @@ fn years_note(request: YearsRequest, overlap: f64) -> String {
     )
 }
 
-/// Simulate `request.years` years of the history in `report` (made by [`replay`] from the
-/// same scenario) for every chain and pattern of `scenario`, and add them to `report`.
+/// Simulate `request.years` years of the history in `report` (made by
+/// [`replay`](super::replay) from the same scenario) for every chain and pattern of `scenario`, and add them to `report`.
 ///
 /// The events are the replay's windows (an incident, or overlapping incidents of several
 /// providers on one timeline): per set of providers a window holds (`anthropic`, `anthropic +
