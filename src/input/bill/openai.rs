@@ -143,8 +143,17 @@ struct RawCost {
 
 #[derive(Deserialize)]
 struct Amount {
-    value: f64,
+    value: Decimal,
     currency: String,
+}
+
+/// `amount.value`: a JSON number, or the same number as a decimal string (`"0.0643"`), which
+/// some exports and client libraries write to keep its precision.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Decimal {
+    Number(f64),
+    Text(String),
 }
 
 impl TryFrom<RawCost> for CostResult {
@@ -156,16 +165,20 @@ impl TryFrom<RawCost> for CostResult {
                 r.amount.currency
             ));
         }
-        if !r.amount.value.is_finite() {
+        let usd = match r.amount.value {
+            Decimal::Number(v) => v,
+            Decimal::Text(t) => t
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| format!("amount.value {t:?} is not a decimal number"))?,
+        };
+        if !usd.is_finite() {
             return Err("amount.value is not a finite number".into());
         }
         let item = r.line_item.ok_or(
             "`line_item` is null: export the costs grouped by line item (group_by=line_item), or fallcost cannot tell the models apart",
         )?;
-        Ok(CostResult {
-            item,
-            usd: r.amount.value,
-        })
+        Ok(CostResult { item, usd })
     }
 }
 

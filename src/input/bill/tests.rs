@@ -82,3 +82,21 @@ fn more_pages_to_fetch_is_said() {
         b.notes[0]
     );
 }
+
+#[test]
+fn an_openai_amount_may_be_a_decimal_string() {
+    let text = |v: &str| {
+        format!(
+            r#"{{"data":[{{"start_time":0,"end_time":86400,"results":[{{"object":"organization.costs.result","amount":{{"value":{v},"currency":"usd"}},"line_item":"gpt-4o-2024-08-06, cached input"}}]}}]}}"#
+        )
+    };
+    let b = read("c.json", &text("\"0.0643\"")).unwrap();
+    assert_eq!(b.costs[0].usd, 0.0643);
+    assert_eq!(b.costs[0].model, "openai/gpt-4o-2024-08-06");
+    let e = read("c.json", &text("\"about 3\"")).unwrap_err();
+    assert!(
+        e.message
+            .contains("amount.value \"about 3\" is not a decimal number"),
+        "{e}"
+    );
+}
