@@ -23,6 +23,7 @@ use crate::report::diff::{
 
 mod changes;
 pub mod crn;
+mod gitref;
 pub mod matching;
 pub mod sides;
 pub mod usage;
@@ -681,7 +682,7 @@ fn match_chains(
                     head: Some(h),
                     diff: Some(dd),
                     changes: c,
-                    at: head.at_models(&chain.name, &new),
+                    at: head.at_change(base, &chain.name, &new),
                     assumptions,
                     mc,
                 }

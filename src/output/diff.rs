@@ -382,6 +382,11 @@ fn page(r: &DiffReport) -> Page {
         Some(&r.head_total),
         Some(&r.diff_total),
     );
+    if total.rows.is_empty() {
+        total.notes.push(
+            "no monthly or incident figures: state the traffic (fallcost.toml `[usage]`, or --scenario with --requests-per-month) to price a month and an outage".into(),
+        );
+    }
     total.footer = closing(r);
     sections.push(total);
     Page { preamble, sections }

@@ -400,7 +400,13 @@ pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
         } else {
             fit(section, width)
         };
-        for (group, widths) in &layout.groups {
+        // a section with no rows prints its title, notes and footer but no empty table
+        let groups = if section.rows.is_empty() {
+            &[][..]
+        } else {
+            &layout.groups[..]
+        };
+        for (group, widths) in groups {
             let text = table_of(section, group, widths, md);
             if md {
                 let numeric: Vec<bool> = group

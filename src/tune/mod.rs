@@ -20,8 +20,9 @@ pub mod gateway;
 pub mod screen;
 pub mod space;
 
-/// Seconds in an average month (365.25 days / 12), for traffic given per second.
-pub const SECONDS_PER_MONTH: f64 = 365.25 * 86_400.0 / 12.0;
+/// Seconds in a month: the one month every command uses (730 hours, as cloud bills count one;
+/// [`crate::input::settings::usage::MONTH_S`]), so tune's and diff's per-month figures agree.
+pub const SECONDS_PER_MONTH: f64 = crate::input::settings::usage::MONTH_S;
 
 /// The seed of the steady-state Monte Carlo that times every candidate's p99 (the same for
 /// every candidate: common random numbers, so that two candidates' p99 differ only by their

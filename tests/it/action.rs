@@ -520,7 +520,7 @@ fn the_diff_script_posts_one_sticky_comment_and_updates_it_on_every_push() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.starts_with("::warning file=gw/config.yaml,line=15,title=fallcost diff::chain `chat (router_settings.fallbacks)` changed: +$936.62/month"),
+        stdout.starts_with("::warning file=gw/config.yaml,line=8,title=fallcost diff::chain `chat (router_settings.fallbacks)` changed: +$936.62/month"),
         "{stdout}"
     );
     assert!(

@@ -462,3 +462,88 @@ fn a_chain_moved_between_formats_is_a_rename() {
         serde_json::json!(["summarize (router_settings.fallbacks)"])
     );
 }
+
+/// An annotation points at the line the pull request changed: a group that kept its name and
+/// changed its model at its deployment's line (5), a fallbacks entry that names a new group at
+/// that entry (14), not at the chain's first line.
+#[test]
+fn annotations_point_at_the_changed_line() {
+    for (head, line) in [("swapped-model.yaml", 5), ("new-group.yaml", 14)] {
+        let (_, code, out) = run(&cases(), &["diff", "base.yaml", head, "-f", "github"]);
+        assert_eq!(code, Some(0), "{out}");
+        let want = format!(
+            "::warning file={head},line={line},title=fallcost diff::chain `chat (router_settings.fallbacks)` changed: +$936.62/month"
+        );
+        assert!(out.starts_with(&want), "{head}: {out}");
+    }
+}
+
+/// `git mv gw/gateway.yaml gw/litellm.yaml`: with `--base-ref`, BASE is the ref's
+/// gw/gateway.yaml (git's rename detection), so the chains are the same: no change, not
+/// +$24,139.68 of new chains. The same from a subfolder with an absolute path, where BASE's
+/// fallcost.toml (one folder up) is read at the ref and found unchanged.
+#[test]
+fn a_git_mv_is_a_rename_with_no_difference() {
+    let dir = repo("git-mv");
+    std::fs::create_dir_all(dir.join("gw")).unwrap();
+    std::fs::copy(cases().join("base.yaml"), dir.join("gw/gateway.yaml")).unwrap();
+    let git = git_in(&dir);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "gateway"]);
+    git(&["mv", "gw/gateway.yaml", "gw/litellm.yaml"]);
+    let check = |cwd: &Path, path: &str| {
+        let (d, code, out) = run(cwd, &["diff", "--base-ref", "HEAD", path, "-f", "json"]);
+        assert_eq!(code, Some(0), "{out}");
+        assert!(d["chains"].as_array().unwrap().is_empty(), "{d}");
+        assert_eq!(d["unchanged"].as_array().unwrap().len(), 2, "{d}");
+        close(&d["base_total"]["per_month_usd"], 24_139.68, 0.005);
+        close(&d["diff_total"]["per_month_usd"], 0.0, 1e-9);
+        assert!(
+            d["usage_changes"].as_array().is_none_or(|c| c.is_empty()),
+            "{d}"
+        );
+        let (_, _, text) = run(cwd, &["diff", "--base-ref", "HEAD", path]);
+        assert!(text.contains("gateway.yaml (renamed "), "{text}");
+    };
+    check(&dir, "gw/litellm.yaml");
+    let abs = dir.join("gw/litellm.yaml");
+    check(&dir.join("gw"), abs.to_str().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A chain of local and free models (ollama, vLLM, LM Studio, an OpenRouter `:free` model)
+/// ending on a paid fallback: `diff` and `compare --config` read it as `check` does, every
+/// local link at $0, no exit 2, and the free primary called out with its paid fallback. By
+/// hand, GPT-4o alone: 2,000 × $2.50 + 500 × $10.00 per MTok = $10.00 per 1,000 requests.
+#[test]
+fn local_and_free_models_diff_and_compare_as_check_reads_them() {
+    // no fallcost.toml: the broad built-in table, which has GPT-4o and GPT-4o mini
+    let dir = std::env::temp_dir().join(format!("fallcost-local-free-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = "model_list:\n  - model_name: chat\n    litellm_params: {model: ollama/llama3, api_base: \"http://localhost:11434\"}\n  - model_name: chat-vllm\n    litellm_params: {model: hosted_vllm/meta-llama/Llama-3-8B, api_base: \"http://vllm:8000\"}\n  - model_name: chat-lms\n    litellm_params: {model: lm_studio/qwen2.5, api_base: \"http://localhost:1234/v1\"}\n  - model_name: chat-free\n    litellm_params: {model: openrouter/meta-llama/llama-3.3-70b-instruct:free}\n  - model_name: chat-paid\n    litellm_params: {model: openai/gpt-4o}\nrouter_settings:\n  fallbacks:\n    - chat: [chat-vllm, chat-lms, chat-free, chat-paid]\n";
+    std::fs::write(dir.join("a.yaml"), base).unwrap();
+    std::fs::write(
+        dir.join("b.yaml"),
+        base.replace("openai/gpt-4o}", "openai/gpt-4o-mini}"),
+    )
+    .unwrap();
+    let (d, code, out) = run(&dir, &["diff", "a.yaml", "b.yaml", "-f", "json"]);
+    assert_eq!(code, Some(0), "{out}");
+    let f = &d["free_primaries"][0];
+    assert_eq!(f["primary"], "ollama/llama3", "{d}");
+    assert_eq!(f["fallback"], "gpt-4o-mini", "{d}");
+    assert_eq!(d["chains"][0]["status"], "changed", "{d}");
+    let out = fallcost_in(&dir, &["compare", "--config", "a.yaml"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("each link alone: $0.00 → $0.00 → $0.00 → $0.00 → $10.00"),
+        "{text}"
+    );
+}

@@ -1029,3 +1029,24 @@ fn litellm_fragments_make_the_router_walk_the_recommendation() {
         }
     }
 }
+
+/// One month in every command: tune's traffic from an incident at 2 req/s around the clock is
+/// 2 × 730 hours × 3,600 s = 5,256,000 requests, the month diff prices with (not 365.25 / 12
+/// days).
+#[test]
+fn tune_counts_the_month_diff_counts() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args([
+            "tune",
+            "--scenario",
+            "scenarios/failover-cache.toml",
+            "--confirm",
+            "0",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["usage"]["requests_per_month"], 5_256_000.0, "{v}");
+}

@@ -1,8 +1,8 @@
 //! The two sides of a diff: resolved from their paths (or HEAD's paths at a git ref, read with
 //! `git show REF:path` into a temporary folder: no checkout), and priced chain by chain.
 
+use super::gitref::{at_ref, in_repo};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use super::{DiffRequest, resolve_side};
 use crate::input::gateway::price::{Provenance, Served};
@@ -86,6 +86,32 @@ impl Side {
             .or_else(|| self.at(name))
     }
 
+    /// The line a pull request changed to bring `models` into chain `name`, given the `base`
+    /// side: where a group the chain falls back to (or starts from) kept its name and changed
+    /// its model, the deployment's line (`litellm_params.model`); else where the chain names
+    /// the link (a fallbacks entry: a new group in the list), as [`Side::at_models`].
+    pub fn at_change(&self, base: &Side, name: &str, models: &[&str]) -> Option<At> {
+        let named = |group: &str| {
+            let quoted = format!("`{group}`");
+            self.provenance
+                .iter()
+                .any(|p| p.chain == name && p.what.contains(&quoted))
+        };
+        self.lone
+            .iter()
+            .filter(|g| models.contains(&g.primary.as_str()) && named(&g.group))
+            .find(|g| {
+                base.lone
+                    .iter()
+                    .any(|b| b.group == g.group && !models.contains(&b.primary.as_str()))
+            })
+            .map(|g| At {
+                file: g.config.clone(),
+                line: g.line,
+            })
+            .or_else(|| self.at_models(name, models))
+    }
+
     /// Where the side writes chain `name`: a scenario's `name = "NAME"` line, else the first
     /// value a config gave the chain.
     pub fn at(&self, name: &str) -> Option<At> {
@@ -133,11 +159,24 @@ pub fn resolve(
             label(&req.base),
         ),
         Some(r) => {
-            let (dir, paths) = at_ref(r, &req.head)?;
+            let (dir, paths, renamed) = at_ref(r, &req.head)?;
+            // a renamed file under its name at the ref: `origin/main:old.yaml (renamed new.yaml)`
             let shown = req
                 .head
                 .iter()
-                .map(|p| format!("{r}:{}", in_repo(p).display()))
+                .map(|p| {
+                    let p = in_repo(p);
+                    match renamed.iter().find(|m| Path::new(&m.to) == p) {
+                        Some(m) => format!("{r}:{} (renamed {})", m.from, m.to),
+                        None => format!("{r}:{}", p.display()),
+                    }
+                })
+                .chain(
+                    renamed
+                        .iter()
+                        .filter(|m| !req.head.iter().any(|p| Path::new(&m.to) == in_repo(p)))
+                        .map(|m| format!("({} renamed {})", m.from, m.to)),
+                )
                 .collect::<Vec<_>>()
                 .join(" ");
             let side = match paths.is_empty() {
@@ -201,17 +240,6 @@ fn maybe_empty(side: anyhow::Result<Side>, paths: &[PathBuf]) -> anyhow::Result<
     }
 }
 
-/// `p` relative to the current folder when it is an absolute path under it (git's pathspecs
-/// and `REF:./path` name files from there).
-fn in_repo(p: &Path) -> PathBuf {
-    match std::env::current_dir() {
-        Ok(cwd) if p.is_absolute() => p
-            .strip_prefix(&cwd)
-            .map_or(p.to_path_buf(), Path::to_path_buf),
-        _ => p.to_path_buf(),
-    }
-}
-
 fn label(paths: &[PathBuf]) -> String {
     paths
         .iter()
@@ -256,96 +284,6 @@ fn side(
         text,
         scenario_file,
     })
-}
-
-/// `paths` as they are at git ref `r`, written under a new temporary folder; the folder and
-/// the paths there that exist at the ref (empty when none does).
-///
-/// Errors: git cannot be run, or refuses the ref (its message, exit 2).
-fn at_ref(r: &str, paths: &[PathBuf]) -> anyhow::Result<(PathBuf, Vec<PathBuf>)> {
-    let dir = std::env::temp_dir().join(format!(
-        "fallcost-diff-{}-{}",
-        std::process::id(),
-        crate::sim::rng::fresh_seed()
-    ));
-    let git = |args: &[&str]| -> anyhow::Result<Vec<u8>> {
-        let out = Command::new("git")
-            .args(args)
-            .output()
-            .map_err(|e| anyhow::anyhow!("--base-ref {r}: cannot run git: {e}"))?;
-        if !out.status.success() {
-            anyhow::bail!(
-                "--base-ref {r}: git {}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        Ok(out.stdout)
-    };
-    if git(&[
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        &format!("{r}^{{commit}}"),
-    ])
-    .is_err()
-    {
-        // say why: no repository here, or a ref this clone lacks
-        git(&["rev-parse", "--is-inside-work-tree"]).map_err(|_| {
-            anyhow::anyhow!(
-                "--base-ref {r}: the current folder is not inside a git repository (run fallcost diff from the repository's checkout)"
-            )
-        })?;
-        let shallow = git(&["rev-parse", "--is-shallow-repository"])
-            .map(|o| String::from_utf8_lossy(&o).trim() == "true")
-            .unwrap_or(false);
-        anyhow::bail!(
-            "--base-ref {r}: git knows no commit `{r}` in this repository{} (fetch it first: git fetch origin {r}; or check the name with git log --oneline -1 {r})",
-            if shallow {
-                ": the clone is shallow, so the base branch's commits may not have been fetched"
-            } else {
-                ""
-            }
-        );
-    }
-    let mut out = Vec::new();
-    for p in paths {
-        let p = &in_repo(p);
-        let listed = git(&[
-            "ls-tree",
-            "-r",
-            "--name-only",
-            r,
-            "--",
-            &p.display().to_string(),
-        ])?;
-        let files: Vec<&str> = std::str::from_utf8(&listed)?.lines().collect();
-        if files.is_empty() {
-            continue;
-        }
-        for f in files {
-            let body = git(&["show", &format!("{r}:./{f}")])?;
-            let target = dir.join(safe(Path::new(f)));
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(&target, body)?;
-        }
-        out.push(dir.join(safe(p)));
-    }
-    Ok((dir, out))
-}
-
-/// `p` with `..` and root components made plain names, so it stays inside the folder.
-fn safe(p: &Path) -> PathBuf {
-    use std::path::Component;
-    p.components()
-        .filter_map(|c| match c {
-            Component::Normal(n) => Some(PathBuf::from(n)),
-            Component::ParentDir => Some(PathBuf::from("__up")),
-            _ => None,
-        })
-        .collect()
 }
 
 /// One line naming the reference incident of both sides (`None` when either has none): its

@@ -48,10 +48,9 @@ pub fn at_ref(
     else {
         return Ok(None);
     };
-    let rel = |p: &Path| -> PathBuf {
-        let p = p.strip_prefix(&cwd).unwrap_or(p);
-        crate::input::settings::tidy_path(p)
-    };
+    // as git names each file from here (`../fallcost.toml` from a subfolder), and where its
+    // copy goes inside the temporary folder (`..` made a plain name: never outside it)
+    let rel = super::gitref::in_repo;
     let Some(body) = show(r, &rel(&path)) else {
         return Ok(None);
     };
@@ -61,7 +60,7 @@ pub fn at_ref(
         crate::sim::rng::fresh_seed()
     ));
     let put = |p: &Path, body: &[u8]| -> anyhow::Result<()> {
-        let target = dir.join(p);
+        let target = dir.join(super::gitref::safe(p));
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
         }
@@ -69,7 +68,7 @@ pub fn at_ref(
         Ok(())
     };
     put(&rel(&path), &body)?;
-    let settings = dir.join(rel(&path));
+    let settings = dir.join(super::gitref::safe(&rel(&path)));
     let files: Vec<PathBuf> = head.scenario.iter().chain(&head.history).cloned().collect();
     // the files the ref's own [usage] names, besides HEAD's
     let first = crate::input::settings::usage_settings(Some(&settings))?;
@@ -77,7 +76,10 @@ pub fn at_ref(
         .scenario
         .iter()
         .chain(&first.history)
-        .filter_map(|p| p.strip_prefix(&dir).ok().map(Path::to_path_buf))
+        .filter_map(|p| {
+            let p = crate::input::settings::tidy_path(p);
+            p.strip_prefix(&dir).ok().map(super::gitref::unsafe_back)
+        })
         .chain(files.iter().map(|p| rel(p)))
     {
         if let Some(b) = show(r, &p) {
@@ -92,13 +94,15 @@ pub fn at_ref(
 /// What differs between BASE's usage (its paths inside `dir`) and HEAD's: each `[usage]` key,
 /// and the usage scenario's text.
 pub fn changes(base: &UsageSettings, dir: &Path, head: &UsageSettings) -> Vec<Change> {
-    let cwd = std::env::current_dir().unwrap_or_default();
+    // both sides' paths as git names them from here: BASE's copy inside `dir`, HEAD's file
     let shown = |p: &Path| -> String {
-        let p = p
-            .strip_prefix(dir)
-            .or_else(|_| p.strip_prefix(&cwd))
-            .unwrap_or(p);
-        p.display().to_string()
+        let p = crate::input::settings::tidy_path(p);
+        match p.strip_prefix(dir) {
+            Ok(q) => super::gitref::unsafe_back(q),
+            Err(_) => super::gitref::in_repo(&p),
+        }
+        .display()
+        .to_string()
     };
     let mut out = Vec::new();
     let mut key = |what: &str, b: Option<String>, h: Option<String>| {

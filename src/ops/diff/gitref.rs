@@ -1,0 +1,193 @@
+//! A base side read at a git ref: `git show REF:path` for each file into a temporary folder (no
+//! checkout), files renamed since the ref (`git mv`) written at their HEAD names, and paths made
+//! relative to the current folder as git's pathspecs name them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `p` relative to the current folder, as git's pathspecs and `REF:./path` name files: an
+/// absolute path anywhere in the repository becomes `sub/file` or `../other/file` (symbolic
+/// links resolved on both sides); a relative path as written, tidied. An absolute path that
+/// cannot be resolved stays absolute (git then says it is outside the repository).
+pub(super) fn in_repo(p: &Path) -> PathBuf {
+    if !p.is_absolute() {
+        return crate::input::settings::tidy_path(p);
+    }
+    let resolve = |q: &Path| -> Option<PathBuf> {
+        // a path deleted in HEAD has no file to resolve: resolve its folder
+        q.canonicalize().ok().or_else(|| {
+            let parent = q.parent()?.canonicalize().ok()?;
+            Some(parent.join(q.file_name()?))
+        })
+    };
+    let (Some(cwd), Some(abs)) = (
+        std::env::current_dir().ok().and_then(|c| resolve(&c)),
+        resolve(p),
+    ) else {
+        return p.to_path_buf();
+    };
+    let (c, a): (Vec<_>, Vec<_>) = (cwd.components().collect(), abs.components().collect());
+    let common = c.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..c.len() {
+        out.push("..");
+    }
+    for x in &a[common..] {
+        out.push(x);
+    }
+    out
+}
+
+/// `paths` as they are at git ref `r`, written under a new temporary folder; the folder, the
+/// paths there that exist at the ref (empty when none does) and the files renamed into them
+/// since the ref (each written at its HEAD name).
+///
+/// Errors: git cannot be run, or refuses the ref (its message, exit 2).
+pub(super) fn at_ref(
+    r: &str,
+    paths: &[PathBuf],
+) -> anyhow::Result<(PathBuf, Vec<PathBuf>, Vec<Renamed>)> {
+    let dir = std::env::temp_dir().join(format!(
+        "fallcost-diff-{}-{}",
+        std::process::id(),
+        crate::sim::rng::fresh_seed()
+    ));
+    let git = |args: &[&str]| -> anyhow::Result<Vec<u8>> {
+        let out = Command::new("git")
+            .args(args)
+            .output()
+            .map_err(|e| anyhow::anyhow!("--base-ref {r}: cannot run git: {e}"))?;
+        if !out.status.success() {
+            anyhow::bail!(
+                "--base-ref {r}: git {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(out.stdout)
+    };
+    if git(&[
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("{r}^{{commit}}"),
+    ])
+    .is_err()
+    {
+        // say why: no repository here, or a ref this clone lacks
+        git(&["rev-parse", "--is-inside-work-tree"]).map_err(|_| {
+            anyhow::anyhow!(
+                "--base-ref {r}: the current folder is not inside a git repository (run fallcost diff from the repository's checkout)"
+            )
+        })?;
+        let shallow = git(&["rev-parse", "--is-shallow-repository"])
+            .map(|o| String::from_utf8_lossy(&o).trim() == "true")
+            .unwrap_or(false);
+        anyhow::bail!(
+            "--base-ref {r}: git knows no commit `{r}` in this repository{} (fetch it first: git fetch origin {r}; or check the name with git log --oneline -1 {r})",
+            if shallow {
+                ": the clone is shallow, so the base branch's commits may not have been fetched"
+            } else {
+                ""
+            }
+        );
+    }
+    // Files renamed since the ref (`git mv`, a folder moved), as git's rename detection pairs
+    // them (working tree against the ref; paths relative to the current folder): the ref's file
+    // stands at its new name, so a moved config is the same chains, not a deletion and an
+    // addition.
+    let listed = git(&[
+        "diff",
+        "-M",
+        "--name-status",
+        "-z",
+        "--diff-filter=R",
+        "--relative",
+        r,
+    ])?;
+    let fields: Vec<&str> = std::str::from_utf8(&listed)?
+        .split('\0')
+        .filter(|f| !f.is_empty())
+        .collect();
+    let renames: Vec<Renamed> = fields
+        .chunks_exact(3)
+        .map(|c| Renamed {
+            from: c[1].to_string(),
+            to: c[2].to_string(),
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut used = Vec::new();
+    for p in paths {
+        let p = &in_repo(p);
+        let listed = git(&[
+            "ls-tree",
+            "-r",
+            "--name-only",
+            r,
+            "--",
+            &p.display().to_string(),
+        ])?;
+        let mut files: Vec<(String, String)> = std::str::from_utf8(&listed)?
+            .lines()
+            .map(|f| (f.to_string(), f.to_string()))
+            .collect();
+        for m in &renames {
+            let to = Path::new(&m.to);
+            let inside = |q: &Path| q == p.as_path() || q.starts_with(p);
+            if inside(to) && !inside(Path::new(&m.from)) {
+                files.push((m.from.clone(), m.to.clone()));
+                used.push(m.clone());
+            }
+        }
+        if files.is_empty() {
+            continue;
+        }
+        for (f, at) in files {
+            let body = git(&["show", &format!("{r}:./{f}")])?;
+            let target = dir.join(safe(Path::new(&at)));
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&target, body)?;
+        }
+        out.push(dir.join(safe(p)));
+    }
+    Ok((dir, out, used))
+}
+
+/// A file git pairs as renamed between the base ref and the working tree (paths relative to
+/// the current folder).
+#[derive(Debug, Clone)]
+pub(super) struct Renamed {
+    /// Its path at the ref.
+    pub(super) from: String,
+    /// Its path in HEAD.
+    pub(super) to: String,
+}
+
+/// `p` with `..` and root components made plain names, so it stays inside the folder
+/// ([`unsafe_back`] undoes it).
+pub(super) fn safe(p: &Path) -> PathBuf {
+    use std::path::Component;
+    p.components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(PathBuf::from(n)),
+            Component::ParentDir => Some(PathBuf::from(UP)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What [`safe`] writes for `..`.
+const UP: &str = "__up";
+
+/// A path [`safe`] made, as git names it from the current folder (`__up` back to `..`).
+pub(super) fn unsafe_back(p: &Path) -> PathBuf {
+    p.components()
+        .map(|c| match c.as_os_str().to_str() {
+            Some(UP) => PathBuf::from(".."),
+            _ => PathBuf::from(c.as_os_str()),
+        })
+        .collect()
+}
