@@ -4,10 +4,12 @@
 use crate::cli::BenchArgs;
 use crate::error::ExitStatus;
 use crate::input::pricing::bundled;
-use crate::sim::bench::{chain, time_floor, time_model};
+use crate::model::Pattern;
+use crate::sim::bench::{Workload, chain, run as time_workload, run_policy};
 
-/// Time the floor and the model `args.repeat` times each, alternating, and print the best
-/// rate of each, their ratio and the thread count.
+/// Time each loop of the steady-state fast path against its floor ([`Workload`]),
+/// `args.repeat` times each in turn, and print per loop the best rate of each, their ratio,
+/// and the thread count; then the price-table and sweep timings ([`prices_bench`]).
 ///
 /// Errors: writing to standard output fails.
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitStatus> {
@@ -15,24 +17,43 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitStatus> {
         bundled("2026-07").ok_or_else(|| anyhow::anyhow!("no bundled price table 2026-07"))?;
     let (request, chain) = chain(&prices)?;
     let n = args.requests;
-    let (mut floor, mut model) = (f64::INFINITY, f64::INFINITY);
-    for r in 0..args.repeat {
-        floor = floor.min(time_floor(n, u64::from(r)));
-        model = model.min(time_model(&request, &chain, n, u64::from(r)));
-    }
-    let (f, m) = (n as f64 / floor, n as f64 / model);
     let threads = rayon::current_num_threads();
-    let text = format!(
+    let mut text = format!(
         "fallcost bench: {} requests per loop, best of {}, {threads} thread(s)\n\
-         floor (draws only: 2 uniforms + 2 normals per request): {:>7.1} M requests/s\n\
-         steady-state model, all four patterns:                  {:>7.1} M requests/s\n\
-         model / floor time ratio: {:.2}x\n",
+         floor: the same random draws, nothing else; ratio: the loop's time over its floor's\n\
+         {:<43} {:>11} {:>11} {:>7}\n",
         crate::number::group(&n.to_string()),
         args.repeat,
-        f / 1e6,
-        m / 1e6,
-        floor_ratio(floor, model),
+        "steady-state loop (patterns it gives)",
+        "floor M/s",
+        "loop M/s",
+        "ratio",
     );
+    for w in Workload::ALL {
+        let b = time_workload(&request, &chain, w, n, args.repeat);
+        text.push_str(&format!(
+            "{:<43} {:>11.1} {:>11.1} {:>6.2}x\n",
+            w.patterns(),
+            b.floor_per_s / 1e6,
+            b.model_per_s / 1e6,
+            b.ratio(),
+        ));
+    }
+    text.push_str(&format!(
+        "policy simulator (2 retries, full-jitter backoff), one pattern at a time; floor: a uniform and a normal per attempt\n\
+         {:<43} {:>11} {:>11} {:>7}\n",
+        "pattern (attempts per request)", "floor M/s", "loop M/s", "ratio",
+    ));
+    for p in Pattern::ALL {
+        let b = run_policy(&request, &chain, p, n, args.repeat);
+        text.push_str(&format!(
+            "{:<43} {:>11.1} {:>11.1} {:>6.2}x\n",
+            format!("{} ({:.3})", p.as_str(), b.attempts_per_request),
+            b.floor_per_s / 1e6,
+            b.model_per_s / 1e6,
+            b.ratio(),
+        ));
+    }
     let text = format!("{text}{}", prices_bench(args.repeat)?);
     crate::output::write(&crate::output::OutputTarget::Stdout, text.as_bytes())?;
     Ok(ExitStatus::Success)
@@ -112,8 +133,4 @@ pub fn prices_bench(repeat: u32) -> anyhow::Result<String> {
         "analytic sweep, 10,001 points on the LiteLLM snapshot:  {t:>7.2} s\n"
     ));
     Ok(out)
-}
-
-fn floor_ratio(floor_s: f64, model_s: f64) -> f64 {
-    model_s / floor_s
 }

@@ -183,7 +183,10 @@ impl PolicySim {
         sim
     }
 
-    /// One attempt on link `i` billed at `prices`.
+    /// One attempt on link `i` billed at `prices`. Inlined: returned through memory, the
+    /// result's two f64s were read back as one 16-byte load, which the store buffer cannot
+    /// forward from two 8-byte stores (a stall per attempt).
+    #[inline(always)]
     pub fn draw(&self, i: usize, prices: &Prices, rng: &mut SimRng) -> AttemptResult {
         let l = &self.links[i];
         let u = uniform(rng);
@@ -241,6 +244,7 @@ impl PolicySim {
     /// cold), with `out.attempts` already made, cost-cap hits counted as `cap` says, and `bad`
     /// if a client error has already shown the request is bad. Adds to `out`; returns whether
     /// a link answered (and sets `out.answered`, `out.latency_s`).
+    #[inline(always)]
     pub fn sequence(
         &self,
         links: &[usize],
@@ -342,7 +346,10 @@ impl PolicySim {
         self.allowed.len() >= 2 && self.policy.max_attempts.is_none_or(|a| a >= 2)
     }
 
-    /// One request under `pattern`.
+    /// One request under `pattern`. Inlined into the chunk loops, so the request's figures
+    /// are built where the tally reads them (returned through memory, they were copied with
+    /// 16-byte loads over 8-byte stores: a store-forwarding stall per request and pattern).
+    #[inline(always)]
     pub fn request(&self, pattern: Pattern, rng: &mut SimRng) -> ReqOut {
         let mut out = ReqOut::default();
         match pattern {
@@ -366,6 +373,7 @@ impl PolicySim {
     /// The links after a hedge's legs, in sequence (cold), `bad` if a client error showed the
     /// request is bad. Past a skipped first fallback the request is a cost-cap hit already
     /// (its backup was sent); otherwise the links after the backup count as in sequence.
+    #[inline(always)]
     fn after_legs(&self, bad: bool, out: &mut ReqOut, rng: &mut SimRng) {
         let p = self.allowed[1];
         let cap = if p == 1 {
@@ -386,6 +394,7 @@ impl PolicySim {
     /// (billed 0) and the race ends at the first; a quota error lets the other leg answer but
     /// stops the request if it does not. When both legs fail otherwise, the remaining links
     /// follow after the slower failure.
+    #[inline(always)]
     fn hedged(&self, cancel: bool, out: &mut ReqOut, rng: &mut SimRng) {
         let p = self.allowed[1];
         let w0 = &self.links[0].warm;
@@ -404,6 +413,7 @@ impl PolicySim {
     /// A delayed hedge whose primary attempt `a0` ended before the delay `d`: answered, that is
     /// all; failed, the backup follows as a sequential failover (`capped`: a cost-cap hit when
     /// sent). Returns whether the request is done (else the backup races the primary from d).
+    #[inline(always)]
     fn before_delay(
         &self,
         d: f64,
@@ -470,6 +480,7 @@ impl PolicySim {
 
     /// The race of a hedge's legs: the primary's attempt `a0` in flight, the backup sent at
     /// once or at the delay (`capped`: a cost-cap hit), then the links after them.
+    #[inline(always)]
     fn race(
         &self,
         cancel: bool,
@@ -591,7 +602,8 @@ pub struct PolicyTally {
 }
 
 impl PolicyTally {
-    fn new(links: usize) -> Self {
+    /// An empty tally for a chain of `links` links.
+    pub(crate) fn new(links: usize) -> Self {
         PolicyTally {
             answered: vec![0; links],
             ..PolicyTally::default()
