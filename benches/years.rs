@@ -20,6 +20,11 @@
 
 use std::time::Instant;
 
+#[allow(dead_code)] // the test that reads the pages uses the rest
+#[path = "support/history_pages.rs"]
+mod history_pages;
+use history_pages::write_pages;
+
 use fallcost::ops::history::{ReplayInputs, YearsRequest, replay, years};
 use fallcost::sim::years::{
     IncidentPrice, ProviderHistory, RateModel, YEAR_S, YearsOptions, simulate,
@@ -96,97 +101,6 @@ fn simulate_alone(years: u64) {
             f[0].premium_mean_usd
         );
     }
-}
-
-/// A deterministic uniform in [0, 1) (a 64-bit linear congruential generator's top 53 bits).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// A made-up Statuspage `incidents.json` of `n` incidents over ten years from 2016-01-01, as
-/// `curl https://status.…/api/v2/incidents.json` gives it: one line, newest first, each
-/// incident with its updates and components. Arrivals are a Poisson process (each page its
-/// own, so the two pages' incidents overlap at random offsets, as real pages' do, and some of
-/// a page's own overlap); times to the second in RFC 3339 with milliseconds; durations 2
-/// minutes to 8 hours, long-tailed; impacts 5% none, 25% minor, 60% major, 10% critical;
-/// `started_at` on two thirds (else `created_at` is the start).
-fn statuspage_json(name: &str, url: &str, n: usize, seed: u64) -> String {
-    let mut rng = Lcg(seed);
-    let t0 = 1_451_606_400.0; // 2016-01-01T00:00:00Z
-    let period = 10.0 * YEAR_S;
-    let mean_gap = period / n as f64;
-    let time = |t: f64| {
-        let s = fallcost::input::history::format_rfc3339(t.floor());
-        s.replace('Z', ".000Z")
-    };
-    let components = ["API", "Console", "Chat app", "Batch API"];
-    let mut t = t0;
-    let mut incidents = Vec::with_capacity(n);
-    for k in 0..n {
-        t += -mean_gap * (1.0 - rng.next()).ln();
-        let duration = 120.0 * 240.0f64.powf(rng.next() * rng.next());
-        let impact = match rng.next() {
-            u if u < 0.05 => "none",
-            u if u < 0.30 => "minor",
-            u if u < 0.90 => "major",
-            _ => "critical",
-        };
-        let posted = t + 60.0 + 600.0 * rng.next();
-        let end = t + duration.max(posted - t + 60.0);
-        let c = (rng.next() * 4.0) as usize;
-        let mut inc = serde_json::json!({
-            "id": format!("{name}{k:06}"),
-            "name": format!("{} on the {}", if impact == "minor" { "Degraded performance" } else { "Elevated errors" }, components[c]),
-            "status": "resolved",
-            "impact": impact,
-            "created_at": time(posted),
-            "updated_at": time(end + 30.0),
-            "monitoring_at": time(end - 0.25 * duration),
-            "resolved_at": time(end),
-            "shortlink": format!("https://stspg.io/{k:x}"),
-            "page_id": name,
-            "incident_updates": [
-                {"status": "resolved", "body": "This incident has been resolved.", "created_at": time(end), "display_at": time(end)},
-                {"status": "investigating", "body": format!("We are investigating elevated error rates on the {}.", components[c]), "created_at": time(posted), "display_at": time(posted)}
-            ],
-            "components": [{"id": format!("c{c}"), "name": components[c], "status": "operational"}]
-        });
-        if rng.next() < 2.0 / 3.0 {
-            inc["started_at"] = serde_json::Value::String(time(t));
-        }
-        incidents.push(inc);
-    }
-    incidents.reverse();
-    serde_json::json!({
-        "page": {"id": name, "name": name, "url": url, "time_zone": "Etc/UTC", "updated_at": time(t0 + period)},
-        "incidents": incidents
-    })
-    .to_string()
-}
-
-/// Write the bench's two pages (`n` incidents in all, half each: Anthropic's and OpenAI's) to
-/// `dir`; their paths.
-fn write_pages(dir: &std::path::Path, n: usize) -> Vec<std::path::PathBuf> {
-    std::fs::create_dir_all(dir).expect("the bench's directory");
-    [
-        ("anthropic", "Anthropic", "https://status.anthropic.com", 1),
-        ("openai", "OpenAI", "https://status.openai.com", 2),
-    ]
-    .into_iter()
-    .map(|(file, name, url, seed)| {
-        let path = dir.join(format!("{file}.json"));
-        std::fs::write(&path, statuspage_json(name, url, n / 2, seed)).expect("writes");
-        path
-    })
-    .collect()
 }
 
 fn history_replay(n: usize, years_n: u64) {

@@ -24,6 +24,7 @@ mod issue10;
 mod issue33;
 mod json_contract;
 mod layout;
+mod long_history;
 mod mc;
 mod parity;
 mod policies_mc;

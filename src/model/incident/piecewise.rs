@@ -26,7 +26,7 @@
 //!
 //! Cache figures (MODEL.md §6, "Timelines"): with cuts, each segment hands its models'
 //! answer shares and unwarmed extra costs ([`ModelShare`]) up, and [`exact_cache`] walks each
-//! way a session can lie on the segments ([`placements`], exact) request by request. Without
+//! way a session can lie on the segments ([`placements`](crate::model::timeline::sessions::placements), exact) request by request. Without
 //! cuts, the shorthand's session law. A warm model (the primary, a hedge's second leg) in a
 //! partial outage re-warms per segment ([`rewarm`]; ~0 at λ·TTL ≫ L). Fail-back writes
 //! ([`failback`]): per outage run of the primary longer than its TTL, the sessions with a
@@ -48,7 +48,7 @@ use super::{
 };
 use crate::model::cost::CacheState;
 use crate::model::policy::WarmPolicy;
-use crate::model::timeline::sessions::{Placed, placements};
+use crate::model::timeline::sessions::{Placed, placements_shared};
 
 /// The incident figures of `pattern` on `chain` over `timeline` (its window `incident`'s,
 /// `incident.requests()` requests, sessions of `incident.session_length`). `None`: a hedged
@@ -130,11 +130,12 @@ pub(super) fn priced(
         add(&mut totals, t);
     }
     let cuts: Vec<f64> = segs[1..].iter().map(|s| s.start_s / d).collect();
-    let placed = placements(&cuts, n, l);
+    let placed = placements_shared(&cuts, n, l);
+    let placed = placed.as_slice();
     if straddle {
-        exact_cache(request, chain, &placed, &shares, nf, d, &mut totals);
+        exact_cache(request, chain, placed, &shares, nf, d, &mut totals);
     }
-    let failback = failback(request, chain, &segs, &placed, &shares, pattern);
+    let failback = failback(request, chain, &segs, placed, &shares, pattern);
     let o = outcome(
         request,
         chain,
@@ -528,7 +529,7 @@ pub(super) fn failback_writes(
 
 /// The cache figures of a timeline with cuts, exactly (MODEL.md §6, "Timelines"): per model
 /// not warm from the start, each session's requests see the model's share in their own
-/// segments ([`placements`]); cold starts and the unwarmed failed attempts' extra cost follow
+/// segments ([`placements`](crate::model::timeline::sessions::placements)); cold starts and the unwarmed failed attempts' extra cost follow
 /// the warm policy's law request by request ([`ModelLaw`]).
 fn exact_cache(
     request: &Request,

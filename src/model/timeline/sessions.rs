@@ -115,14 +115,17 @@ impl Band {
     }
 }
 
-/// ln C(m, j) for a small j (a sum of j logs).
+/// ln C(m, j) for a small j (a sum of j logs); [`BinomRow`] keeps the same sum term by term.
+#[cfg(test)]
 fn ln_choose_small(m: u64, j: u64) -> f64 {
     (0..j)
         .map(|t| ((m - t) as f64).ln() - ((t + 1) as f64).ln())
         .sum()
 }
 
-/// P(Bin(m, q) = j) for a small j.
+/// P(Bin(m, q) = j) for a small j, from scratch (the reference [`BinomRow`] is checked
+/// against).
+#[cfg(test)]
 fn binom_small(m: u64, q: f64, j: u64) -> f64 {
     if j > m {
         return 0.0;
@@ -134,6 +137,89 @@ fn binom_small(m: u64, q: f64, j: u64) -> f64 {
         return f64::from(u8::from(j == m));
     }
     (ln_choose_small(m, j) + j as f64 * q.ln() + (m - j) as f64 * (-q).ln_1p()).exp()
+}
+
+/// P(Bin(m, q) = j) for j = 0, 1, 2, … in turn, for a small j: exp(ln C(m, j) + j ln q +
+/// (m − j) ln(1 − q)), with ln C(m, j) = Σ_{t<j} (ln(m − t) − ln(t + 1)) kept from one j to the
+/// next (the same sum, in the same order, as summing it afresh for each j: the same bits, O(1)
+/// logs a term instead of O(j)).
+struct BinomRow {
+    m: u64,
+    q: f64,
+    ln_q: f64,
+    ln_1mq: f64,
+    /// ln C(m, j), folded term by term from the empty sum.
+    ln_choose: f64,
+    j: u64,
+}
+
+impl BinomRow {
+    fn new(m: u64, q: f64) -> BinomRow {
+        BinomRow {
+            m,
+            q,
+            ln_q: q.ln(),
+            ln_1mq: (-q).ln_1p(),
+            // the empty sum, as `ln_choose_small(m, 0)` folds it
+            ln_choose: std::iter::empty::<f64>().sum(),
+            j: 0,
+        }
+    }
+
+    /// P(Bin(m, q) = j) for the next j (0 first).
+    fn next_term(&mut self) -> f64 {
+        let (m, q, j) = (self.m, self.q, self.j);
+        let out = if j > m {
+            0.0
+        } else if q <= 0.0 {
+            f64::from(u8::from(j == 0))
+        } else if q >= 1.0 {
+            f64::from(u8::from(j == m))
+        } else {
+            (self.ln_choose + j as f64 * self.ln_q + (m - j) as f64 * self.ln_1mq).exp()
+        };
+        if j < m {
+            self.ln_choose += ((m - j) as f64).ln() - ((j + 1) as f64).ln();
+        }
+        self.j += 1;
+        out
+    }
+}
+
+thread_local! {
+    /// The last few [`placements`] this thread computed, by (cuts' bits, n, l): a window's
+    /// chains and patterns ask for the same ones (one history window: 2 chains × 4 patterns,
+    /// one computation).
+    static PLACEMENTS: std::cell::RefCell<Vec<PlacementsKey>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A memo entry of [`placements_shared`]: the cuts' bits, n, l and the placements.
+type PlacementsKey = (Vec<u64>, u64, u64, std::rc::Rc<Vec<Placed>>);
+
+/// How many [`placements_shared`] keeps per thread.
+const PLACEMENTS_KEPT: usize = 4;
+
+/// [`placements`], remembered per thread for the last few (cuts, n, l) asked: the same value
+/// (a pure function of its arguments), computed once where a window's chains and patterns
+/// share their cuts.
+pub fn placements_shared(cuts: &[f64], n: u64, l: u64) -> std::rc::Rc<Vec<Placed>> {
+    let bits: Vec<u64> = cuts.iter().map(|c| c.to_bits()).collect();
+    let found = PLACEMENTS.with_borrow(|memo| {
+        memo.iter()
+            .find(|(b, nn, ll, _)| *b == bits && *nn == n && *ll == l)
+            .map(|e| e.3.clone())
+    });
+    if let Some(p) = found {
+        return p;
+    }
+    let placed = std::rc::Rc::new(placements(cuts, n, l));
+    PLACEMENTS.with_borrow_mut(|memo| {
+        if memo.len() >= PLACEMENTS_KEPT {
+            memo.remove(0);
+        }
+        memo.push((bits, n, l, placed.clone()));
+    });
+    placed
 }
 
 /// The ways the sessions of a window of `n` requests in sessions of `l` lie on segments cut at
@@ -227,7 +313,8 @@ fn session(
                 }
                 // P(C_{m−1} ≤ r0 | C_m = v) = 1 − P(Bin(v, ρ) ≥ r0 + 1): v − r0 − 1 < len terms.
                 let q = if m >= 2 {
-                    let upper: f64 = (0..v - r0).map(|t| binom_small(v, 1.0 - rho, t)).sum();
+                    let mut row = BinomRow::new(v, 1.0 - rho);
+                    let upper: f64 = (0..v - r0).map(|_| row.next_term()).sum();
                     (1.0 - upper).max(0.0)
                 } else {
                     1.0
@@ -270,8 +357,10 @@ fn forward(
     let (pm, pn) = (cuts[m - 1], cuts[m]);
     let q = (pn - pm) / (1.0 - pm);
     let mut tail = 1.0;
-    for i in 0..end - v {
-        let b = binom_small(n - v, q, i);
+    let mut row = BinomRow::new(n - v, q);
+    for _ in 0..end - v {
+        let i = row.j;
+        let b = row.next_term();
         tail -= b;
         let wi = w * b;
         if wi < 1e-18 {
@@ -292,6 +381,44 @@ fn forward(
 mod tests {
     use super::*;
     use crate::sim::rng::{chunk_rng, uniform};
+
+    /// The running binomial terms are the from-scratch ones bit for bit (the placements, and
+    /// every figure on a timeline with cuts, unchanged), past m and at q = 0 and 1 too.
+    #[test]
+    fn running_binomial_terms_are_the_from_scratch_ones() {
+        for (m, q) in [
+            (0, 0.3),
+            (1, 0.5),
+            (7, 0.001),
+            (19, 0.37),
+            (36_000, 0.999_7),
+            (5, 0.0),
+            (5, 1.0),
+        ] {
+            let mut row = BinomRow::new(m, q);
+            for j in 0..(m + 25).min(60) {
+                assert_eq!(
+                    row.next_term().to_bits(),
+                    binom_small(m, q, j).to_bits(),
+                    "{m} {q} {j}"
+                );
+            }
+        }
+        // the memo hands back the same placements
+        let cuts = [0.3, 0.300_4, 0.8];
+        assert_eq!(
+            *placements_shared(&cuts, 1000, 20),
+            placements(&cuts, 1000, 20)
+        );
+        assert_eq!(
+            *placements_shared(&cuts, 1000, 20),
+            placements(&cuts, 1000, 20)
+        );
+        assert_eq!(
+            *placements_shared(&cuts[..1], 1000, 20),
+            placements(&cuts[..1], 1000, 20)
+        );
+    }
 
     /// The placements' total weight is the session count, and each session's segments are a
     /// law: Monte Carlo of the placement (N uniform order statistics) agrees with the weights.
