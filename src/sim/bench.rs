@@ -318,29 +318,6 @@ fn time_policy(
     (start.elapsed().as_secs_f64(), attempts.round() as u64)
 }
 
-/// Seconds to draw one uniform and one normal `draws` times, on the same chunks and threads.
-fn time_pair_floor(draws: u64, seed: u64) -> f64 {
-    let chunks = draws.div_ceil(CHUNK);
-    let stream = Stream::SteadyPolicy { chain: 0 }.id();
-    let start = Instant::now();
-    let mut total = 0.0;
-    ordered(
-        chunks,
-        |c| {
-            let mut rng = chunk_rng(seed, stream, c);
-            let mut acc = 0.0;
-            for _ in 0..CHUNK.min(draws - c * CHUNK) {
-                acc += uniform(&mut rng) + normal(&mut rng);
-            }
-            acc
-        },
-        |x| total += x,
-        &mut |_| {},
-    );
-    black_box(total);
-    start.elapsed().as_secs_f64()
-}
-
 /// Time the policy simulator on [`policy_chain`], one pattern at a time, against its floor:
 /// `requests` requests, `repeat` times in turn (loop, floor, …), the best run of each.
 pub fn run_policy(
@@ -358,7 +335,8 @@ pub fn run_policy(
         let (s, a) = time_policy(&sim, links, pattern, requests, u64::from(r));
         model_s = model_s.min(s);
         attempts = a;
-        floor_s = floor_s.min(time_pair_floor(a, u64::from(r)));
+        // a uniform and a normal per attempt: the one-link loop's floor, once per attempt
+        floor_s = floor_s.min(time_floor(Workload::OneLink, a, u64::from(r)));
     }
     PolicyBench {
         pattern,
