@@ -19,14 +19,14 @@
 //!   dropped early costs a few windows and one kept to the end has `compare`'s figures.
 //!
 //! A candidate that another dominates beyond both screens' 4.5-standard-error bounds (Student's
-//! t for the first screen's 8 windows) is dropped ([`screen::survivors`]) at whichever step
+//! t for the first screen's 8 windows) is dropped ([`crate::tune::screen::survivors`]) at whichever step
 //! shows it, and every other gets its exact figures (`compare`'s own incident figures of the
 //! patterns weighed, the whole p99 run) before the frontier and the recommendation are taken.
 //!
 //! With a history (`--history`) each candidate's incident figures are the history's per
 //! year instead ([`crate::ops::history::replay`], as `compare --incidents` prints them).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -36,6 +36,7 @@ use super::compare;
 use super::inputs::Source;
 
 mod history;
+mod rounds;
 mod verdict;
 use crate::input::history::History;
 use crate::input::scenario;
@@ -46,23 +47,19 @@ use crate::sim::expected::{Rule, Simulated};
 use crate::sim::histogram::Histogram;
 use crate::sim::{self, McOptions};
 use crate::tune::frontier::{self, weigh};
-use crate::tune::screen::{self, Bounds, P99_SCREEN_REQUESTS, P99Ranks};
+use crate::tune::screen::{P99_SCREEN_REQUESTS, P99Ranks};
 use crate::tune::space::{self, Combo, Dim, Space};
 use crate::tune::{
     ChainTune, Goals, P99_REQUESTS, P99_SEED, Point, Raw, RawIncident, SECONDS_PER_MONTH, Tune,
     Usage,
 };
+use rounds::{exact_of, screen_rounds, weigh_all};
 
 /// Windows of the breaker's first screen: a quarter of the first step of
 /// [`sim::expected::expected`]'s rule. The screens then follow the rule's own steps
 /// ([`sim::expected::Rule`]) for the candidates still in the running, and those that stay to
 /// its end have `compare`'s figures without a simulation of their own.
 pub const SCREEN_WINDOWS: u64 = sim::expected::MIN_WINDOWS / 4;
-
-/// Student's t over the normal's 4.5 at the same two-sided coverage (6.8·10⁻⁶) for the first
-/// screen's [`SCREEN_WINDOWS`] − 1 = 7 degrees of freedom: t₇ = 11.9. Its precision, a 4.5
-/// standard-error half-width from 8 windows' spread, is widened by this much.
-const FIRST_SCREEN_T: f64 = 2.64;
 
 /// The seed of the first confirmation batch (batch b runs on `CONFIRM_SEED + b`).
 pub const CONFIRM_SEED: u64 = 0xC0F1_2026;
@@ -622,7 +619,7 @@ fn set_strings(set: &[(String, String)]) -> Vec<String> {
 /// Every combination is priced with the screens' figures and bounds (the p99 from the first
 /// [`P99_SCREEN_REQUESTS`] requests, a breaker's incident from [`SCREEN_WINDOWS`] windows);
 /// then, round by round, the candidates no survivor beats beyond the bounds
-/// ([`screen::survivors`]) take the next step of `compare`'s stopping rule for their breaker
+/// ([`crate::tune::screen::survivors`]) take the next step of `compare`'s stopping rule for their breaker
 /// figures ([`screen_rounds`]), until every survivor's are `compare`'s; then the survivors'
 /// exact figures. Past `--budget-s` no new combination is priced and no survivor advanced:
 /// the frontier is of those done.
@@ -727,161 +724,6 @@ fn price_all(
         }
     }
     Ok((kept, cut, held_out, held))
-}
-
-/// Every candidate of `priced` weighed with the p99s `latency` (the screen's or exact),
-/// those of `only` if given.
-fn weigh_all(
-    priced: &[Priced],
-    latency: &BTreeMap<LatencyKey, BTreeMap<Pattern, (f64, [f64; 2])>>,
-    ctx: &Ctx,
-    only: Option<&BTreeSet<(usize, Pattern)>>,
-) -> Vec<Weighed> {
-    priced
-        .iter()
-        .enumerate()
-        .flat_map(|(i, p)| {
-            weigh_priced(
-                i,
-                p,
-                &latency[&latency_key(p)],
-                ctx.usage,
-                &ctx.goals,
-                ctx.name,
-            )
-        })
-        .filter(|w| only.is_none_or(|o| o.contains(&(w.combo, w.point.pattern))))
-        .collect()
-}
-
-/// The screen's rounds: the candidates no other beats beyond the bounds ([`screen::survivors`])
-/// stay, and those of them whose breaker figures are still screened take the next step of
-/// `compare`'s stopping rule ([`Rule::advance`] to [`Rule::next_check`]: the same windows, so
-/// nothing is simulated twice), until every one left has `compare`'s own figures (its rule
-/// finished; they are remembered for `compare`'s memo, [`sim::expected::remember`]) or the
-/// budget is spent. Returns the candidates kept, as (combination, pattern).
-fn screen_rounds(
-    ctx: &Ctx,
-    priced: &mut [Priced],
-    quick: &BTreeMap<LatencyKey, BTreeMap<Pattern, (f64, [f64; 2])>>,
-) -> anyhow::Result<BTreeSet<(usize, Pattern)>> {
-    let mut alive: Option<BTreeSet<(usize, Pattern)>> = None;
-    loop {
-        let weighed = weigh_all(priced, quick, ctx, alive.as_ref());
-        let bounded: Vec<(Point, Bounds)> = weighed
-            .iter()
-            .map(|w| (w.point.clone(), bounds(w)))
-            .collect();
-        let kept: BTreeSet<(usize, Pattern)> = screen::survivors(&bounded, &ctx.goals)
-            .into_iter()
-            .map(|k| (weighed[k].combo, weighed[k].point.pattern))
-            .collect();
-        let mut step: Vec<(usize, Pattern, Rule, Option<Simulated>)> = Vec::new();
-        for &(i, pattern) in &kept {
-            if let Some(r) = priced[i]
-                .rules
-                .iter()
-                .find(|r| r.0 == pattern && r.1.finished.is_none())
-            {
-                step.push((i, pattern, r.1.clone(), None));
-            }
-        }
-        alive = Some(kept);
-        if step.is_empty() || ctx.deadline.passed() {
-            break;
-        }
-        ctx.progress.add_total(step.len() as u64);
-        let snapshot: &[Priced] = priced;
-        step.par_iter_mut().for_each(|(i, pattern, rule, out)| {
-            if !ctx.deadline.passed() {
-                let s = &snapshot[*i].scenario;
-                let chain = &s.chains[0];
-                let inc = s.incident.as_ref().expect("screened").for_chain(chain);
-                let to = rule.next_check();
-                *out = rule.advance(&s.request, chain, &inc, *pattern, to);
-            }
-            ctx.progress.step();
-        });
-        for (i, pattern, rule, figures) in step {
-            if let Some(f) = figures {
-                update_screened(&mut priced[i], pattern, rule, f);
-            }
-        }
-    }
-    Ok(alive.unwrap_or_default())
-}
-
-/// `p`'s screened row of `pattern` from `figures`, `rule`'s so far (or `compare`'s, which are
-/// remembered for its memo when the rule has finished).
-fn update_screened(p: &mut Priced, pattern: Pattern, rule: Rule, figures: Simulated) {
-    let s = &p.scenario;
-    let chain = &s.chains[0];
-    let inc = s.incident.as_ref().expect("screened").for_chain(chain);
-    if let Some(f) = &rule.finished {
-        sim::expected::remember(&s.request, chain, &inc, pattern, f.clone());
-    }
-    if let Some(row) = p.rows.iter_mut().find(|r| r.0 == pattern) {
-        row.1.incident = Some(screened_incident(&figures, &inc));
-        row.2 = Some(figures.windows);
-    }
-    if let Some(r) = p.rules.iter_mut().find(|r| r.0 == pattern) {
-        r.1 = rule;
-    }
-}
-
-/// The kept combinations with `compare`'s figures for their kept patterns: a screened one
-/// priced again ([`price_of`], its rules' figures now in `compare`'s memo), the others as
-/// priced; a screened one the budget left unfinished is left out. And how many were priced
-/// again.
-fn exact_of(
-    ctx: &Ctx,
-    priced: &[Priced],
-    kept: &BTreeSet<(usize, Pattern)>,
-) -> anyhow::Result<(Vec<(usize, Priced)>, usize)> {
-    let combos_kept: BTreeSet<usize> = kept.iter().map(|k| k.0).collect();
-    let patterns =
-        |i: usize| -> Vec<Pattern> { kept.iter().filter(|k| k.0 == i).map(|k| k.1).collect() };
-    let again: Vec<usize> = combos_kept
-        .iter()
-        .copied()
-        .filter(|&i| priced[i].rows.iter().any(|r| r.2.is_some()))
-        .collect();
-    ctx.progress.add_total(again.len() as u64);
-    let recomputed: BTreeMap<usize, Option<Priced>> = again
-        .par_iter()
-        .map(|&i| {
-            let done = priced[i]
-                .rules
-                .iter()
-                .filter(|r| patterns(i).contains(&r.0))
-                .all(|r| r.1.finished.is_some());
-            let p = if done {
-                Some(price_of(
-                    ctx.source,
-                    ctx.name,
-                    &priced[i].combo,
-                    false,
-                    ctx.ask.history.as_ref(),
-                    &patterns(i),
-                )?)
-            } else {
-                None
-            };
-            ctx.progress.step();
-            Ok((i, p))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?
-        .into_iter()
-        .collect();
-    let mut recomputed = recomputed;
-    let exact = combos_kept
-        .iter()
-        .filter_map(|&i| match recomputed.remove(&i) {
-            Some(p) => p.map(|p| (i, p)),
-            None => Some((i, priced[i].clone())),
-        })
-        .collect();
-    Ok((exact, again.len()))
 }
 
 /// What one chain's search counted ([`ChainTune`]'s fields of the same names).
@@ -1008,42 +850,6 @@ fn p99_ci95(h: &Histogram, n: u64) -> [f64; 2] {
     let half = 1.96 * (0.99 * 0.01 / n.max(1) as f64).sqrt();
     let q = |p: f64| crate::number::round_noise(h.quantile(p.clamp(0.0, 1.0)).unwrap_or(0.0));
     [q(0.99 - half), q(0.99 + half)]
-}
-
-/// The bounds of a weighed candidate: its p99's from the screen, and with a screened
-/// incident the cost and availability within the screen's 4.5-standard-error precision.
-fn bounds(w: &Weighed) -> Bounds {
-    let p = &w.point;
-    let mut b = Bounds::exact(p);
-    b.p99_s = w.p99;
-    if let Some(i) = p.raw.incident.as_ref().filter(|i| i.method == "screened") {
-        let per_incident = p.cost_per_1k_usd - p.raw.steady_cost_per_1k_usd;
-        let windows = w.screened.unwrap_or(SCREEN_WINDOWS).max(2);
-        // fewer windows than the rule's first step: Student's t for their spread, and no
-        // bound at all where they show none (a rare event not seen yet)
-        let rel = match i.precision {
-            Some(r) if windows < sim::expected::MIN_WINDOWS => {
-                if r > 0.0 {
-                    r * FIRST_SCREEN_T
-                } else {
-                    f64::INFINITY
-                }
-            }
-            Some(r) => r,
-            None => f64::INFINITY,
-        }
-        .min(1e6);
-        let total_share = if i.total_usd != 0.0 { 1.0 } else { 0.0 };
-        // the premium moves with the window's bill; failures by their own count's noise
-        let cost = rel * (per_incident.abs() + total_share * p.incident_premium_per_1k_usd.abs())
-            + 1e-9 * p.cost_per_1k_usd.abs();
-        let failed =
-            rel * i.failed_requests + 4.5 * (i.failed_requests.max(1.0) / windows as f64).sqrt();
-        let avail = ((1.0 - p.availability) * failed / i.failed_requests.max(1.0)).max(1e-12);
-        b.cost = [p.cost_per_1k_usd - cost, p.cost_per_1k_usd + cost];
-        b.availability = [p.availability + avail, p.availability - avail];
-    }
-    b
 }
 
 /// The scenario as given, on its first pattern with a fallback (sequential; no-fallback for
