@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use super::{
-    Ctx, LatencyKey, Priced, SCREEN_WINDOWS, Weighed, price_of, screened_incident, weigh_priced,
+    Ctx, LatencyKey, Priced, SCREEN_WINDOWS, Weighed, latency_key, price_of, screened_incident,
+    weigh_priced,
 };
 use crate::model::Pattern;
 use crate::sim::{
@@ -188,16 +189,11 @@ fn bounds(w: &Weighed) -> Bounds {
         let windows = w.screened.unwrap_or(SCREEN_WINDOWS).max(2);
         // fewer windows than the rule's first step: Student's t for their spread, and no
         // bound at all where they show none (a rare event not seen yet)
+        let first = windows < sim::expected::MIN_WINDOWS;
         let rel = match i.precision {
-            Some(r) if windows < sim::expected::MIN_WINDOWS => {
-                if r > 0.0 {
-                    r * FIRST_SCREEN_T
-                } else {
-                    f64::INFINITY
-                }
-            }
-            Some(r) => r,
-            None => f64::INFINITY,
+            Some(r) if first && r > 0.0 => r * FIRST_SCREEN_T,
+            Some(r) if !first => r,
+            _ => f64::INFINITY,
         }
         .min(1e6);
         let total_share = if i.total_usd != 0.0 { 1.0 } else { 0.0 };
