@@ -3,7 +3,7 @@
 //! runs (one when a run takes over 20 s), on rayon's default pool.
 //!
 //! 1. Every shipped scenario (`scenarios/*.toml`, in name order), its default space on every
-//!    chain: what `fallcost tune --scenario S --confirm 0` searches. A timeout is tried only
+//!    chain: what `fallcost tune --scenario S` searches. A timeout is tried only
 //!    where its trips are priced (the scenario's `[latency]` models); elsewhere it is held.
 //! 2. `scenarios/timeout.toml`'s chain over a closed-form space: the chain's order and length
 //!    among its three models (15 chains), timeouts 2–60 s, 0–2 retries, no hedge delay or 2,
@@ -12,8 +12,8 @@
 //!    setting for the p99 (screened on its first requests, timed whole for the survivors).
 //!
 //! `TUNE_BENCH_ONLY=NAME` runs the scenarios whose file name contains NAME (and skips case 2
-//! unless NAME is in `closed-form`). None confirms by Monte Carlo (`--confirm 0`);
-//! `TUNE_BENCH_CONFIRM=10` adds it.
+//! unless NAME is in `closed-form`). Each confirms its recommendation as `fallcost tune` does
+//! by default (`--confirm 10`); `TUNE_BENCH_CONFIRM=0` leaves that out.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -79,7 +79,7 @@ fn main() {
     let confirm = std::env::var("TUNE_BENCH_CONFIRM")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+        .unwrap_or(10);
     let only = std::env::var("TUNE_BENCH_ONLY").unwrap_or_default();
     println!(
         "tune bench: {} threads, median of up to 3",

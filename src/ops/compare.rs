@@ -242,13 +242,20 @@ pub fn incident_figures(
 
 /// Run the analytic engine over every chain and pattern of `scenario`.
 pub fn analytic(scenario: &Scenario) -> Report {
+    analytic_of(scenario, &Pattern::ALL)
+}
+
+/// [`analytic`]'s report with the rows of `patterns` only (in `Pattern::ALL`'s order): each
+/// row is the one [`analytic`] prints, and a pattern left out is not priced (`fallcost tune`
+/// skips the simulated incident figures of patterns it does not weigh).
+pub fn analytic_of(scenario: &Scenario, patterns: &[Pattern]) -> Report {
     let req = &scenario.request;
     let mut steady_rows = Vec::new();
     let mut incident_rows = Vec::new();
     let mut caches = Vec::new();
     for chain in &scenario.chains {
         let base = steady::baseline(req, chain);
-        for pattern in Pattern::ALL {
+        for pattern in Pattern::ALL.into_iter().filter(|p| patterns.contains(p)) {
             if let Some(d) = steady::detailed(req, chain, pattern) {
                 let o = d.summary();
                 steady_rows.push(SteadyRow {

@@ -12,17 +12,21 @@
 //!   The search screens it first on the run's first [`P99_SCREEN_REQUESTS`] requests, with
 //!   bounds on what the whole run prints ([`P99Ranks`]), and times only the survivors whole;
 //! - the incident figures of a chain with a circuit breaker, which `compare` simulates with a
-//!   fixed seed ([`sim::expected`]). The search screens them first on [`SCREEN_WINDOWS`] windows
-//!   of the same seed ([`sim::expected::screened`], common random numbers).
+//!   fixed seed and a stopping rule ([`sim::expected`]). The search screens them first on
+//!   [`SCREEN_WINDOWS`] windows of the same seed (common random numbers), then walks the
+//!   candidates still in the running along that rule one step at a time
+//!   ([`sim::expected::Rule`]: the same windows, none simulated twice), so that a candidate
+//!   dropped early costs a few windows and one kept to the end has `compare`'s figures.
 //!
-//! A candidate that another dominates beyond both screens' 4.5-standard-error bounds is
-//! dropped ([`screen::survivors`]), and every other gets its exact figures (`compare`'s own
-//! incident figures, the whole p99 run) before the frontier and the recommendation are taken.
+//! A candidate that another dominates beyond both screens' 4.5-standard-error bounds (Student's
+//! t for the first screen's 8 windows) is dropped ([`crate::tune::screen::survivors`]) at whichever step
+//! shows it, and every other gets its exact figures (`compare`'s own incident figures of the
+//! patterns weighed, the whole p99 run) before the frontier and the recommendation are taken.
 //!
 //! With a history (`--history`) each candidate's incident figures are the history's per
 //! year instead ([`crate::ops::history::replay`], as `compare --incidents` prints them).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -32,24 +36,30 @@ use super::compare;
 use super::inputs::Source;
 
 mod history;
+mod rounds;
 mod verdict;
 use crate::input::history::History;
 use crate::input::scenario;
 use crate::model::incident::inert_breaker;
 use crate::model::{Pattern, Scenario};
 use crate::report::Report;
+use crate::sim::expected::{Rule, Simulated};
 use crate::sim::histogram::Histogram;
 use crate::sim::{self, McOptions};
 use crate::tune::frontier::{self, weigh};
-use crate::tune::screen::{self, Bounds, P99_SCREEN_REQUESTS, P99Ranks};
+use crate::tune::screen::{P99_SCREEN_REQUESTS, P99Ranks};
 use crate::tune::space::{self, Combo, Dim, Space};
 use crate::tune::{
     ChainTune, Goals, P99_REQUESTS, P99_SEED, Point, Raw, RawIncident, SECONDS_PER_MONTH, Tune,
     Usage,
 };
+use rounds::{exact_of, screen_rounds, weigh_all};
 
-/// Windows of the breaker screen: the first step of [`sim::expected::expected`]'s rule.
-pub const SCREEN_WINDOWS: u64 = sim::expected::MIN_WINDOWS;
+/// Windows of the breaker's first screen: a quarter of the first step of
+/// [`sim::expected::expected`]'s rule. The screens then follow the rule's own steps
+/// ([`sim::expected::Rule`]) for the candidates still in the running, and those that stay to
+/// its end have `compare`'s figures without a simulation of their own.
+pub const SCREEN_WINDOWS: u64 = sim::expected::MIN_WINDOWS / 4;
 
 /// The seed of the first confirmation batch (batch b runs on `CONFIRM_SEED + b`).
 pub const CONFIRM_SEED: u64 = 0xC0F1_2026;
@@ -351,14 +361,19 @@ fn space_for(chain: &crate::model::Chain, base: &Scenario, ask: &Ask) -> Space {
 }
 
 /// One combination, parsed and priced on the chain alone.
+#[derive(Clone)]
 struct Priced {
     combo: Combo,
     scenario: Scenario,
     /// Whether the chain's circuit breaker is inert in the incident ([`inert_breaker`]): its
     /// incident figures are then the analytic engine's without it.
     inert: bool,
-    /// Per pattern the chain has: the raw figures without p99, and whether they were screened.
-    rows: Vec<(Pattern, Raw, bool)>,
+    /// Per pattern the chain has: the raw figures without p99, and the windows of the breaker's
+    /// screen they were taken from (`None`: exact, `compare`'s figures).
+    rows: Vec<(Pattern, Raw, Option<u64>)>,
+    /// Per screened pattern, the stopping rule of `compare`'s simulated figures, advanced as
+    /// far as the screen ran ([`sim::expected::Rule`]).
+    rules: Vec<(Pattern, Rule)>,
 }
 
 /// The scenario of `set` applied to `source`, with only chain `name`.
@@ -444,11 +459,24 @@ fn price(
     screen: bool,
     history: Option<&(History, Vec<String>)>,
 ) -> anyhow::Result<Priced> {
+    price_of(source, name, combo, screen, history, &Pattern::ALL)
+}
+
+/// [`price`] with the exact figures of `patterns` only (the screen weighs its own).
+fn price_of(
+    source: &Source,
+    name: &str,
+    combo: &Combo,
+    screen: bool,
+    history: Option<&(History, Vec<String>)>,
+    patterns: &[Pattern],
+) -> anyhow::Result<Priced> {
     let s = scenario_of(source, name, &combo.set)?;
     let chain = &s.chains[0];
     let free = without_inert_breakers(&s);
     let inert = free.chains[0].policy.breaker != chain.policy.breaker;
     let breaker = chain.policy.breaker.is_some() && s.incident.is_some() && !inert;
+    let mut rules = Vec::new();
     let rows = if let Some(h) = history {
         let steady_only = Scenario {
             incident: None,
@@ -466,7 +494,7 @@ fn price(
                     method: "analytic",
                     precision: None,
                 }));
-                (p, raw, false)
+                (p, raw, None)
             })
             .collect()
     } else if screen && breaker {
@@ -482,23 +510,21 @@ fn price(
             // ([`weigh_priced`]): the others' would be simulated for nothing
             .filter(|(p, _)| p.is_hedged() || combo.first_hedge)
             .map(|(p, mut raw)| {
-                raw.incident = sim::expected::screened(&s.request, chain, &inc, p, SCREEN_WINDOWS)
-                    .map(|m| RawIncident {
-                        total_usd: m.outcome.total,
-                        requests: inc.requests() as f64,
-                        failed_requests: m.outcome.failed_requests,
-                        method: "screened",
-                        precision: Some(m.precision),
-                    });
-                (p, raw, true)
+                let mut rule = Rule::new(&inc);
+                raw.incident = rule
+                    .advance(&s.request, chain, &inc, p, SCREEN_WINDOWS)
+                    .map(|m| screened_incident(&m, &inc));
+                let windows = rule.windows();
+                rules.push((p, rule));
+                (p, raw, Some(windows))
             })
             .collect()
     } else {
-        let mut report = compare::analytic(&free);
+        let mut report = compare::analytic_of(&free, patterns);
         report.omit_blended();
         raws(&report, &s)
             .into_iter()
-            .map(|(p, r)| (p, r, false))
+            .map(|(p, r)| (p, r, None))
             .collect()
     };
     let inert = inert && history.is_none();
@@ -507,7 +533,19 @@ fn price(
         scenario: s,
         inert,
         rows,
+        rules,
     })
+}
+
+/// The incident figures of a breaker's screen (`m`, windows of [`Rule::advance`]).
+fn screened_incident(m: &Simulated, inc: &crate::model::Incident) -> RawIncident {
+    RawIncident {
+        total_usd: m.outcome.total,
+        requests: inc.requests() as f64,
+        failed_requests: m.outcome.failed_requests,
+        method: "screened",
+        precision: Some(m.precision),
+    }
 }
 
 /// The steady p99 of every pattern of a one-chain scenario, from the fixed-seed Monte Carlo
@@ -578,13 +616,70 @@ fn set_strings(set: &[(String, String)]) -> Vec<String> {
 /// Price and weigh every combination on the chain `ctx.name`, keep the frontier, recommend.
 /// `held`: the settings the space held at the chain's own value, and why.
 ///
-/// Two passes: every combination with the screens' figures and bounds (the p99 from the first
-/// [`P99_SCREEN_REQUESTS`] requests, a breaker's incident from [`SCREEN_WINDOWS`] windows),
-/// then the exact figures of the survivors ([`screen::survivors`]). Past `--budget-s` no new
-/// combination is priced and no survivor recomputed: the frontier is of those done.
-fn tune_chain(ctx: &Ctx, combos: &[Combo], mut held: Vec<String>) -> anyhow::Result<ChainTune> {
+/// Every combination is priced with the screens' figures and bounds (the p99 from the first
+/// [`P99_SCREEN_REQUESTS`] requests, a breaker's incident from [`SCREEN_WINDOWS`] windows);
+/// then, round by round, the candidates no survivor beats beyond the bounds
+/// ([`crate::tune::screen::survivors`]) take the next step of `compare`'s stopping rule for their breaker
+/// figures ([`screen_rounds`]), until every survivor's are `compare`'s; then the survivors'
+/// exact figures. Past `--budget-s` no new combination is priced and no survivor advanced:
+/// the frontier is of those done.
+fn tune_chain(ctx: &Ctx, combos: &[Combo], held: Vec<String>) -> anyhow::Result<ChainTune> {
     let (source, name, usage, ask) = (ctx.source, ctx.name, ctx.usage, ctx.ask);
-    let history = ask.history.as_ref();
+    let (mut priced, cut, held_out, held) = price_all(ctx, combos, held)?;
+    let shipped = shipped(source, name, usage, ask)?;
+    // Without --availability, a point must answer at least as many requests as the shipped
+    // settings: the cheapest setting that answers fewer is rarely the question.
+    let goals = Goals {
+        availability: ask
+            .goals
+            .availability
+            .or(shipped.as_ref().map(|s| s.availability)),
+        ..ask.goals
+    };
+    let ctx = &Ctx { goals, ..*ctx };
+    let shipped = shipped.map(|s| {
+        let mut s = s;
+        s.violations = frontier::violations(&s, &goals);
+        s.feasible = s.violations.is_empty();
+        s
+    });
+    let quick = latencies(&priced, P99_SCREEN_REQUESTS);
+    let first: Vec<Weighed> = weigh_all(&priced, &quick, ctx, None);
+    let candidates = first.len();
+    let screened = first.iter().filter(|w| w.screened.is_some()).count();
+    let inert = first.iter().filter(|w| priced[w.combo].inert).count();
+    let kept = screen_rounds(ctx, &mut priced, &quick)?;
+    let (exact, again) = exact_of(ctx, &priced, &kept)?;
+    let only: Vec<&Priced> = exact.iter().map(|e| &e.1).collect();
+    let full = latencies_of(&only, P99_REQUESTS);
+    let (points, p99_ci): (Vec<Point>, Vec<[f64; 2]>) = exact
+        .iter()
+        .flat_map(|(i, p)| weigh_priced(*i, p, &full[&latency_key(p)], usage, &goals, name))
+        .filter(|w| kept.contains(&(w.combo, w.point.pattern)))
+        .map(|w| (w.point, w.p99))
+        .unzip();
+    let counts = Counts {
+        combinations: combos.len() - held_out,
+        priced: combos.len() - held_out - cut,
+        candidates,
+        screened,
+        inert,
+        recomputed: again,
+        p99_exact: points.len(),
+    };
+    verdict::finish(ctx, points, &p99_ci, counts, shipped, held)
+}
+
+/// Every combination priced with the screens' figures ([`price`]), in parallel: the priced,
+/// how many the budget cut, how many were held out (a chain of `--candidate` models whose
+/// trips at another timeout are not priced), and `held` with why.
+fn price_all(
+    ctx: &Ctx,
+    combos: &[Combo],
+    mut held: Vec<String>,
+) -> anyhow::Result<(Vec<Priced>, usize, usize, Vec<String>)> {
+    let (source, name) = (ctx.source, ctx.name);
+    let history = ctx.ask.history.as_ref();
     let own = source.parse()?;
     let own_timeout = own
         .chains
@@ -612,11 +707,11 @@ fn tune_chain(ctx: &Ctx, combos: &[Combo], mut held: Vec<String>) -> anyhow::Res
         .collect::<anyhow::Result<Vec<_>>>()?;
     let cut = priced.iter().filter(|p| p.is_none()).count();
     let held_out = priced.iter().filter(|p| matches!(p, Some(Err(_)))).count();
-    let priced: Vec<Option<Priced>> = priced
-        .into_iter()
-        .map(|r| match r {
-            Some(Ok(p)) => Some(p),
-            Some(Err(chain)) => {
+    let mut kept = Vec::new();
+    for r in priced.into_iter().flatten() {
+        match r {
+            Ok(p) => kept.push(p),
+            Err(chain) => {
                 if let Some(why) = unpriced_timeout(&chain)
                     && !held.iter().any(|h| h.contains(&why))
                 {
@@ -625,96 +720,10 @@ fn tune_chain(ctx: &Ctx, combos: &[Combo], mut held: Vec<String>) -> anyhow::Res
                         space::num(own_timeout)
                     ));
                 }
-                None
             }
-            None => None,
-        })
-        .collect();
-    let priced: Vec<Priced> = priced.into_iter().flatten().collect();
-    let shipped = shipped(source, name, usage, ask)?;
-    // Without --availability, a point must answer at least as many requests as the shipped
-    // settings: the cheapest setting that answers fewer is rarely the question.
-    let goals = Goals {
-        availability: ask
-            .goals
-            .availability
-            .or(shipped.as_ref().map(|s| s.availability)),
-        ..ask.goals
-    };
-    let ctx = &Ctx { goals, ..*ctx };
-    let shipped = shipped.map(|s| {
-        let mut s = s;
-        s.violations = frontier::violations(&s, &goals);
-        s.feasible = s.violations.is_empty();
-        s
-    });
-    let quick = latencies(&priced, P99_SCREEN_REQUESTS);
-    let weighed: Vec<Weighed> = priced
-        .iter()
-        .enumerate()
-        .flat_map(|(i, p)| weigh_priced(i, p, &quick[&latency_key(p)], usage, &goals, name))
-        .collect();
-    let candidates = weighed.len();
-    let screened = weighed.iter().filter(|w| w.screened).count();
-    let inert = weighed.iter().filter(|w| priced[w.combo].inert).count();
-    let bounded: Vec<(Point, Bounds)> = weighed
-        .iter()
-        .map(|w| (w.point.clone(), bounds(w)))
-        .collect();
-    let keep = screen::survivors(&bounded, &goals);
-    let kept: BTreeSet<(usize, Pattern)> = keep
-        .iter()
-        .map(|&k| (weighed[k].combo, weighed[k].point.pattern))
-        .collect();
-    let combos_kept: BTreeSet<usize> = kept.iter().map(|k| k.0).collect();
-    // the kept combinations, their screened incidents recomputed with compare's figures
-    let again: Vec<usize> = combos_kept
-        .iter()
-        .copied()
-        .filter(|&i| priced[i].rows.iter().any(|r| r.2))
-        .collect();
-    ctx.progress.add_total(again.len() as u64);
-    let recomputed: BTreeMap<usize, Option<Priced>> = again
-        .par_iter()
-        .map(|&i| {
-            let p = if ctx.deadline.passed() {
-                None
-            } else {
-                Some(price(source, name, &priced[i].combo, false, history)?)
-            };
-            ctx.progress.step();
-            Ok((i, p))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?
-        .into_iter()
-        .collect();
-    // a screened combination the budget left unrecomputed is not printed
-    let exact: Vec<(usize, &Priced)> = combos_kept
-        .iter()
-        .filter_map(|&i| match recomputed.get(&i) {
-            Some(Some(p)) => Some((i, p)),
-            Some(None) => None,
-            None => Some((i, &priced[i])),
-        })
-        .collect();
-    let only: Vec<&Priced> = exact.iter().map(|e| e.1).collect();
-    let full = latencies_of(&only, P99_REQUESTS);
-    let (points, p99_ci): (Vec<Point>, Vec<[f64; 2]>) = exact
-        .iter()
-        .flat_map(|&(i, p)| weigh_priced(i, p, &full[&latency_key(p)], usage, &goals, name))
-        .filter(|w| kept.contains(&(w.combo, w.point.pattern)))
-        .map(|w| (w.point, w.p99))
-        .unzip();
-    let counts = Counts {
-        combinations: combos.len() - held_out,
-        priced: combos.len() - held_out - cut,
-        candidates,
-        screened,
-        inert,
-        recomputed: again.len(),
-        p99_exact: points.len(),
-    };
-    verdict::finish(ctx, points, &p99_ci, counts, shipped, held)
+        }
+    }
+    Ok((kept, cut, held_out, held))
 }
 
 /// What one chain's search counted ([`ChainTune`]'s fields of the same names).
@@ -733,7 +742,8 @@ struct Counts {
 struct Weighed {
     point: Point,
     combo: usize,
-    screened: bool,
+    /// The windows of the breaker's screen its incident figures are from (`None`: exact).
+    screened: Option<u64>,
     /// The p99's bounds on the whole run from the screen, or its 95% interval when exact.
     p99: [f64; 2],
 }
@@ -840,28 +850,6 @@ fn p99_ci95(h: &Histogram, n: u64) -> [f64; 2] {
     let half = 1.96 * (0.99 * 0.01 / n.max(1) as f64).sqrt();
     let q = |p: f64| crate::number::round_noise(h.quantile(p.clamp(0.0, 1.0)).unwrap_or(0.0));
     [q(0.99 - half), q(0.99 + half)]
-}
-
-/// The bounds of a weighed candidate: its p99's from the screen, and with a screened
-/// incident the cost and availability within the screen's 4.5-standard-error precision.
-fn bounds(w: &Weighed) -> Bounds {
-    let p = &w.point;
-    let mut b = Bounds::exact(p);
-    b.p99_s = w.p99;
-    if let Some(i) = p.raw.incident.as_ref().filter(|i| i.method == "screened") {
-        let per_incident = p.cost_per_1k_usd - p.raw.steady_cost_per_1k_usd;
-        let rel = i.precision.unwrap_or(f64::INFINITY).min(1e6);
-        let total_share = if i.total_usd != 0.0 { 1.0 } else { 0.0 };
-        // the premium moves with the window's bill; failures by their own count's noise
-        let cost = rel * (per_incident.abs() + total_share * p.incident_premium_per_1k_usd.abs())
-            + 1e-9 * p.cost_per_1k_usd.abs();
-        let failed = rel * i.failed_requests
-            + 4.5 * (i.failed_requests.max(1.0) / SCREEN_WINDOWS as f64).sqrt();
-        let avail = ((1.0 - p.availability) * failed / i.failed_requests.max(1.0)).max(1e-12);
-        b.cost = [p.cost_per_1k_usd - cost, p.cost_per_1k_usd + cost];
-        b.availability = [p.availability + avail, p.availability - avail];
-    }
-    b
 }
 
 /// The scenario as given, on its first pattern with a fallback (sequential; no-fallback for

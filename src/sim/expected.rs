@@ -141,28 +141,38 @@ pub fn expected(
     incident: &Incident,
     pattern: Pattern,
 ) -> Option<Simulated> {
-    // The figures depend on these inputs alone (one seed, one stream), not on the chain's name:
-    // a chain priced twice in one run (diff's unchanged chains, on both sides; tune's shipped
-    // point, which compare's figures also price) is simulated once. The key is the inputs'
-    // `Debug` text, which writes every field (floats round-trip exactly).
-    type Memo = std::collections::HashMap<String, Option<Simulated>>;
+    let key = memo_key(request, chain, incident, pattern);
+    if let Some(hit) = memo().lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return hit;
+    }
+    let figures = simulate_to_precision(request, chain, incident, pattern);
+    if let Ok(mut m) = memo().lock() {
+        m.insert(key, figures.clone());
+    }
+    figures
+}
+
+/// The figures [`expected`] computed so far, by [`memo_key`].
+type Memo = std::collections::HashMap<String, Option<Simulated>>;
+
+/// [`expected`]'s memo. The figures depend on these inputs alone (one seed, one stream), not
+/// on the chain's name: a chain priced twice in one run (diff's unchanged chains, on both
+/// sides; tune's shipped point, which compare's figures also price) is simulated once.
+fn memo() -> &'static std::sync::Mutex<Memo> {
     static MEMO: std::sync::OnceLock<std::sync::Mutex<Memo>> = std::sync::OnceLock::new();
-    let key = format!(
+    MEMO.get_or_init(Default::default)
+}
+
+/// The memo's key: the inputs' `Debug` text, which writes every field (floats round-trip
+/// exactly), the chain's name left out.
+fn memo_key(request: &Request, chain: &Chain, incident: &Incident, pattern: Pattern) -> String {
+    format!(
         "{request:?}|{:?}|{incident:?}|{pattern:?}",
         Chain {
             name: String::new(),
             ..chain.clone()
         }
-    );
-    let memo = MEMO.get_or_init(Default::default);
-    if let Some(hit) = memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
-        return hit;
-    }
-    let figures = simulate_to_precision(request, chain, incident, pattern);
-    if let Ok(mut m) = memo.lock() {
-        m.insert(key, figures.clone());
-    }
-    figures
+    )
 }
 
 /// [`expected`]'s rule, run.
@@ -172,25 +182,116 @@ fn simulate_to_precision(
     incident: &Incident,
     pattern: Pattern,
 ) -> Option<Simulated> {
-    let (mut windows, most) = windows_for(incident.requests());
-    // each step adds only its new windows to the sums: the same as running them all at once
-    let mut sim = Resumable::new(request, chain, incident, pattern, STREAM_INDEX, SEED)?;
-    loop {
-        sim.run_to(windows, &mut |_| {});
-        let m = &sim.sums;
-        let p = precision(m);
-        if (p <= 0.01 && trusted(&m.every_opens)) || windows >= most {
-            let mut outcome = outcome(m, incident, chain.policy.breaker.is_some());
-            if let Some(exact) = inert_bill(request, chain, incident, pattern) {
-                outcome = with_bill(outcome, &exact);
-            }
-            return Some(Simulated {
-                outcome,
-                windows,
-                precision: p,
-            });
+    let mut rule = Rule::new(incident);
+    rule.advance(request, chain, incident, pattern, u64::MAX)?;
+    rule.finished
+}
+
+/// [`expected`]'s stopping rule run a step at a time, so that a caller can look at the
+/// figures between steps and stop a candidate early (`fallcost tune`'s screens): the windows
+/// run so far are a prefix of the rule's (same seed and stream, sums in window order), the
+/// rule checks at the same window counts whatever the steps, and so a rule advanced to its
+/// end has exactly [`expected`]'s figures.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Windows run so far and their sums (`None` before the first window).
+    state: Option<(u64, PolicyIncidentMc)>,
+    /// The window count of the rule's next check.
+    next: u64,
+    /// The most windows the rule may run.
+    most: u64,
+    /// The figures the rule stopped at, once it has.
+    pub finished: Option<Simulated>,
+}
+
+impl Rule {
+    /// No window run yet, for `incident`'s requests per window.
+    pub fn new(incident: &Incident) -> Rule {
+        let (first, most) = windows_for(incident.requests());
+        Rule {
+            state: None,
+            next: first,
+            most,
+            finished: None,
         }
-        windows = next_windows(windows, p, &m.every_opens).min(most);
+    }
+
+    /// The windows run so far.
+    pub fn windows(&self) -> u64 {
+        self.state.as_ref().map_or(0, |s| s.0)
+    }
+
+    /// The window count of the rule's next check (its current one when finished).
+    pub fn next_check(&self) -> u64 {
+        self.next
+    }
+
+    /// Run the rule on the same inputs every call until it stops or has run `target` windows
+    /// (at least 2), and return the figures of the windows run: the rule's own once
+    /// [`Rule::finished`], else the means so far with their 4.5-standard-error precision (as
+    /// [`screened`]). `None` where the pattern does not exist on the chain.
+    pub fn advance(
+        &mut self,
+        request: &Request,
+        chain: &Chain,
+        incident: &Incident,
+        pattern: Pattern,
+        target: u64,
+    ) -> Option<Simulated> {
+        if let Some(f) = &self.finished {
+            return Some(f.clone());
+        }
+        let target = target.max(2);
+        let mut sim = Resumable::new(request, chain, incident, pattern, STREAM_INDEX, SEED)?;
+        if let Some((done, sums)) = self.state.take() {
+            sim = sim.resume(done, sums);
+        }
+        loop {
+            let to = target.min(self.next);
+            sim.run_to(to, &mut |_| {});
+            let m = &sim.sums;
+            if to == self.next {
+                let p = precision(m);
+                if (p <= 0.01 && trusted(&m.every_opens)) || to >= self.most {
+                    let mut outcome = outcome(m, incident, chain.policy.breaker.is_some());
+                    if let Some(exact) = inert_bill(request, chain, incident, pattern) {
+                        outcome = with_bill(outcome, &exact);
+                    }
+                    self.finished = Some(Simulated {
+                        outcome,
+                        windows: to,
+                        precision: p,
+                    });
+                    self.state = Some(sim.into_state());
+                    return self.finished.clone();
+                }
+                self.next = next_windows(to, p, &m.every_opens).min(self.most);
+            }
+            if to >= target {
+                let so_far = Simulated {
+                    outcome: outcome(m, incident, chain.policy.breaker.is_some()),
+                    windows: to,
+                    precision: precision(m),
+                };
+                self.state = Some(sim.into_state());
+                return Some(so_far);
+            }
+        }
+    }
+}
+
+/// Remember `figures` as [`expected`]'s for these inputs, so that [`expected`] (and
+/// `compare`'s figures through it) returns them without simulating: `figures` must be what
+/// [`expected`] computes for them, [`Rule::finished`] of a rule run on the same inputs.
+pub fn remember(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+    figures: Simulated,
+) {
+    if let Ok(mut m) = memo().lock() {
+        m.insert(memo_key(request, chain, incident, pattern), Some(figures));
     }
 }
 

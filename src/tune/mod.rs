@@ -152,8 +152,8 @@ pub struct ChainTune {
     /// Candidates weighed (combination × pattern).
     pub candidates: usize,
     /// Candidates whose incident figures came from the breaker's quick screen
-    /// ([`crate::sim::expected::screened`]); those left on or near the frontier were
-    /// recomputed exactly as `compare` prints them.
+    /// ([`crate::sim::expected::Rule`]'s first windows); those left on or near the frontier
+    /// were carried to the rule's end, exactly as `compare` prints them.
     pub screened: usize,
     /// Candidates with a circuit breaker that changes no bill and no failure in the incident
     /// ([`crate::model::incident::inert_breaker`]: every attempt it could refuse fails fast

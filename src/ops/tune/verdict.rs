@@ -189,7 +189,7 @@ fn breaker_buys(ctx: &Ctx, p: &Point) -> anyhow::Result<Option<BreakerBuys>> {
     }
     let free = steady_only(&s);
     let effect = |s: &Scenario| -> Option<IncidentEffect> {
-        let report = compare::analytic(s);
+        let report = compare::analytic_of(s, &[p.pattern]);
         let row = report.incident.iter().find(|r| r.pattern == p.pattern)?;
         Some(IncidentEffect {
             dead_time_mean_s: row.dead_time_mean_s,
@@ -232,17 +232,17 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
         scenario_of(source, &p.chain, &set)
     };
     let (a, b) = (scenario(rec)?, scenario(runner)?);
-    // The rows the batches fill, priced once per side: only their Monte Carlo figures are
-    // read. An inert breaker's analytic rows are the chain's without it (the same bill; its
-    // own simulated figures, the longest step, are not needed here); the batches simulate
-    // the scenario as it is, breaker included.
-    let analytic = |s: &Scenario| {
-        let mut report = compare::analytic(&without_inert_breakers(s));
+    // The rows the batches fill, priced once per side, of the point's pattern only: only
+    // their Monte Carlo figures are read. An inert breaker's analytic rows are the chain's
+    // without it (the same bill; its own simulated figures, the longest step, are not needed
+    // here); the batches simulate the scenario as it is, breaker included.
+    let analytic = |s: &Scenario, p: &Point| {
+        let mut report = compare::analytic_of(&without_inert_breakers(s), &[p.pattern]);
         report.input = s.clone();
         report.omit_blended();
         report
     };
-    let (report_a, report_b) = (analytic(&a), analytic(&b));
+    let (report_a, report_b) = (analytic(&a, rec), analytic(&b, runner));
     // With a history the incident figures stay the replay's: the batches pair the steady state.
     let windows = if a.incident.is_some() && ask.history.is_none() {
         4

@@ -851,6 +851,19 @@ impl<'a> Resumable<'a> {
         })
     }
 
+    /// The windows run so far and their sums, for [`Resumable::resume`].
+    pub fn into_state(self) -> (u64, PolicyIncidentMc) {
+        (self.done, self.sums)
+    }
+
+    /// This simulation as if windows `0..done` had run, with their `sums`: the state
+    /// [`Resumable::into_state`] took from a simulation of the same inputs, seed and stream.
+    pub fn resume(mut self, done: u64, sums: PolicyIncidentMc) -> Resumable<'a> {
+        self.done = done;
+        self.sums = sums;
+        self
+    }
+
     /// Run windows `done..windows` (none when `windows` ≤ `done`). `tick(n)`: n more windows.
     pub fn run_to(&mut self, windows: u64, tick: &mut dyn FnMut(u64)) {
         let from = self.done;

@@ -1,0 +1,210 @@
+//! The breaker screen's rounds of a tuned chain (module docs of [`super`]): the candidates
+//! weighed, their bounds, the survivors walked along `compare`'s stopping rule, and the kept
+//! combinations with `compare`'s figures.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rayon::prelude::*;
+
+use super::{
+    Ctx, LatencyKey, Priced, SCREEN_WINDOWS, Weighed, latency_key, price_of, screened_incident,
+    weigh_priced,
+};
+use crate::model::Pattern;
+use crate::sim::{
+    self,
+    expected::{Rule, Simulated},
+};
+use crate::tune::Point;
+use crate::tune::screen::{self, Bounds};
+
+/// Student's t over the normal's 4.5 at the same two-sided coverage (6.8·10⁻⁶) for the first
+/// screen's [`SCREEN_WINDOWS`] − 1 = 7 degrees of freedom: t₇ = 11.9. Its precision, a 4.5
+/// standard-error half-width from 8 windows' spread, is widened by this much.
+const FIRST_SCREEN_T: f64 = 2.64;
+
+/// Every candidate of `priced` weighed with the p99s `latency` (the screen's or exact),
+/// those of `only` if given.
+pub(super) fn weigh_all(
+    priced: &[Priced],
+    latency: &BTreeMap<LatencyKey, BTreeMap<Pattern, (f64, [f64; 2])>>,
+    ctx: &Ctx,
+    only: Option<&BTreeSet<(usize, Pattern)>>,
+) -> Vec<Weighed> {
+    priced
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| {
+            weigh_priced(
+                i,
+                p,
+                &latency[&latency_key(p)],
+                ctx.usage,
+                &ctx.goals,
+                ctx.name,
+            )
+        })
+        .filter(|w| only.is_none_or(|o| o.contains(&(w.combo, w.point.pattern))))
+        .collect()
+}
+
+/// The screen's rounds: the candidates no other beats beyond the bounds ([`screen::survivors`])
+/// stay, and those of them whose breaker figures are still screened take the next step of
+/// `compare`'s stopping rule ([`Rule::advance`] to [`Rule::next_check`]: the same windows, so
+/// nothing is simulated twice), until every one left has `compare`'s own figures (its rule
+/// finished; they are remembered for `compare`'s memo, [`sim::expected::remember`]) or the
+/// budget is spent. Returns the candidates kept, as (combination, pattern).
+pub(super) fn screen_rounds(
+    ctx: &Ctx,
+    priced: &mut [Priced],
+    quick: &BTreeMap<LatencyKey, BTreeMap<Pattern, (f64, [f64; 2])>>,
+) -> anyhow::Result<BTreeSet<(usize, Pattern)>> {
+    let mut alive: Option<BTreeSet<(usize, Pattern)>> = None;
+    loop {
+        let weighed = weigh_all(priced, quick, ctx, alive.as_ref());
+        let bounded: Vec<(Point, Bounds)> = weighed
+            .iter()
+            .map(|w| (w.point.clone(), bounds(w)))
+            .collect();
+        let kept: BTreeSet<(usize, Pattern)> = screen::survivors(&bounded, &ctx.goals)
+            .into_iter()
+            .map(|k| (weighed[k].combo, weighed[k].point.pattern))
+            .collect();
+        let mut step: Vec<(usize, Pattern, Rule, Option<Simulated>)> = Vec::new();
+        for &(i, pattern) in &kept {
+            if let Some(r) = priced[i]
+                .rules
+                .iter()
+                .find(|r| r.0 == pattern && r.1.finished.is_none())
+            {
+                step.push((i, pattern, r.1.clone(), None));
+            }
+        }
+        alive = Some(kept);
+        if step.is_empty() || ctx.deadline.passed() {
+            break;
+        }
+        ctx.progress.add_total(step.len() as u64);
+        let snapshot: &[Priced] = priced;
+        step.par_iter_mut().for_each(|(i, pattern, rule, out)| {
+            if !ctx.deadline.passed() {
+                let s = &snapshot[*i].scenario;
+                let chain = &s.chains[0];
+                let inc = s.incident.as_ref().expect("screened").for_chain(chain);
+                let to = rule.next_check();
+                *out = rule.advance(&s.request, chain, &inc, *pattern, to);
+            }
+            ctx.progress.step();
+        });
+        for (i, pattern, rule, figures) in step {
+            if let Some(f) = figures {
+                update_screened(&mut priced[i], pattern, rule, f);
+            }
+        }
+    }
+    Ok(alive.unwrap_or_default())
+}
+
+/// `p`'s screened row of `pattern` from `figures`, `rule`'s so far (or `compare`'s, which are
+/// remembered for its memo when the rule has finished).
+fn update_screened(p: &mut Priced, pattern: Pattern, rule: Rule, figures: Simulated) {
+    let s = &p.scenario;
+    let chain = &s.chains[0];
+    let inc = s.incident.as_ref().expect("screened").for_chain(chain);
+    if let Some(f) = &rule.finished {
+        sim::expected::remember(&s.request, chain, &inc, pattern, f.clone());
+    }
+    if let Some(row) = p.rows.iter_mut().find(|r| r.0 == pattern) {
+        row.1.incident = Some(screened_incident(&figures, &inc));
+        row.2 = Some(figures.windows);
+    }
+    if let Some(r) = p.rules.iter_mut().find(|r| r.0 == pattern) {
+        r.1 = rule;
+    }
+}
+
+/// The kept combinations with `compare`'s figures for their kept patterns: a screened one
+/// priced again ([`price_of`], its rules' figures now in `compare`'s memo), the others as
+/// priced; a screened one the budget left unfinished is left out. And how many were priced
+/// again.
+pub(super) fn exact_of(
+    ctx: &Ctx,
+    priced: &[Priced],
+    kept: &BTreeSet<(usize, Pattern)>,
+) -> anyhow::Result<(Vec<(usize, Priced)>, usize)> {
+    let combos_kept: BTreeSet<usize> = kept.iter().map(|k| k.0).collect();
+    let patterns =
+        |i: usize| -> Vec<Pattern> { kept.iter().filter(|k| k.0 == i).map(|k| k.1).collect() };
+    let again: Vec<usize> = combos_kept
+        .iter()
+        .copied()
+        .filter(|&i| priced[i].rows.iter().any(|r| r.2.is_some()))
+        .collect();
+    ctx.progress.add_total(again.len() as u64);
+    let recomputed: BTreeMap<usize, Option<Priced>> = again
+        .par_iter()
+        .map(|&i| {
+            let done = priced[i]
+                .rules
+                .iter()
+                .filter(|r| patterns(i).contains(&r.0))
+                .all(|r| r.1.finished.is_some());
+            let p = if done {
+                Some(price_of(
+                    ctx.source,
+                    ctx.name,
+                    &priced[i].combo,
+                    false,
+                    ctx.ask.history.as_ref(),
+                    &patterns(i),
+                )?)
+            } else {
+                None
+            };
+            ctx.progress.step();
+            Ok((i, p))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .collect();
+    let mut recomputed = recomputed;
+    let exact = combos_kept
+        .iter()
+        .filter_map(|&i| match recomputed.remove(&i) {
+            Some(p) => p.map(|p| (i, p)),
+            None => Some((i, priced[i].clone())),
+        })
+        .collect();
+    Ok((exact, again.len()))
+}
+
+/// The bounds of a weighed candidate: its p99's from the screen, and with a screened
+/// incident the cost and availability within the screen's 4.5-standard-error precision.
+fn bounds(w: &Weighed) -> Bounds {
+    let p = &w.point;
+    let mut b = Bounds::exact(p);
+    b.p99_s = w.p99;
+    if let Some(i) = p.raw.incident.as_ref().filter(|i| i.method == "screened") {
+        let per_incident = p.cost_per_1k_usd - p.raw.steady_cost_per_1k_usd;
+        let windows = w.screened.unwrap_or(SCREEN_WINDOWS).max(2);
+        // fewer windows than the rule's first step: Student's t for their spread, and no
+        // bound at all where they show none (a rare event not seen yet)
+        let first = windows < sim::expected::MIN_WINDOWS;
+        let rel = match i.precision {
+            Some(r) if first && r > 0.0 => r * FIRST_SCREEN_T,
+            Some(r) if !first => r,
+            _ => f64::INFINITY,
+        }
+        .min(1e6);
+        let total_share = if i.total_usd != 0.0 { 1.0 } else { 0.0 };
+        // the premium moves with the window's bill; failures by their own count's noise
+        let cost = rel * (per_incident.abs() + total_share * p.incident_premium_per_1k_usd.abs())
+            + 1e-9 * p.cost_per_1k_usd.abs();
+        let failed =
+            rel * i.failed_requests + 4.5 * (i.failed_requests.max(1.0) / windows as f64).sqrt();
+        let avail = ((1.0 - p.availability) * failed / i.failed_requests.max(1.0)).max(1e-12);
+        b.cost = [p.cost_per_1k_usd - cost, p.cost_per_1k_usd + cost];
+        b.availability = [p.availability + avail, p.availability - avail];
+    }
+    b
+}
