@@ -184,9 +184,21 @@ fn row(
         output: count("output_tokens")?,
         cache_split: true,
     };
-    let billed = cell("billed_usd");
+    let cost = billed(file, line, cell("billed_usd"))?.map(|usd| CostLine {
+        source,
+        day,
+        model,
+        usd,
+    });
+    Ok((usage, cost))
+}
+
+/// A row's billed amount, USD, from its `billed_usd` cell `billed` (empty: not known).
+///
+/// Errors: not a finite amount >= 0.
+fn billed(file: &str, line: u64, billed: &str) -> Result<Option<f64>, InputError> {
     if billed.is_empty() {
-        return Ok((usage, None));
+        return Ok(None);
     }
     let usd = billed
         .parse::<f64>()
@@ -200,13 +212,7 @@ fn row(
                 format!("{billed:?} is not an amount in USD >= 0"),
             )
         })?;
-    let cost = CostLine {
-        source,
-        day,
-        model,
-        usd,
-    };
-    Ok((usage, Some(cost)))
+    Ok(Some(usd))
 }
 
 /// The record's service tier and whether its prompts are above 200,000 tokens, from its
