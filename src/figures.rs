@@ -20,8 +20,9 @@
 //! and `map` turns one set into another (a chunk's running sums into `Sum`s). The sweep's rows
 //! carry the analytic sets too (`crate::sweep::columns`).
 //!
-//! Adding a steady or incident figure: its line here (a column added after the CSV layout was
-//! fixed is [`Figure::csv_last`]), and one value per engine: the analytic steady engine's
+//! Adding a steady or incident figure: its line here, with the next CSV generation
+//! (`csv(N)`, [`Figure::csv`]: its columns go after every existing column of every CSV), and
+//! one value per engine: the analytic steady engine's
 //! `PolicyOutcome::summary` (`model::policy`) or incident outcome's `figures()`
 //! (`model::incident`), and each simulator's bill (`sim::steady::fast`'s `Sample::bill`,
 //! `sim::steady::policy`'s `ReqOut::bill`, `sim::incident::fast`'s `Run::bill`, which the event
@@ -61,9 +62,14 @@ pub struct Figure {
     pub count: bool,
     /// How the compare tables show it ([`Figure::table`], [`Figure::hidden`]).
     pub table: Show,
-    /// A figure added after the CSV layout was fixed (README, "CSV": new columns after the
-    /// existing ones, so the earlier ones keep their places): its columns come last.
-    pub csv_last: bool,
+    /// Its CSV generation, where its columns sit in every CSV ([`Figure::csv`]): 0 for the
+    /// figures of the first layouts, then one more per batch of figures added later (1:
+    /// `fallback_answers_per_1k` and `answered_requests`). Each CSV kind keeps the generations
+    /// it was laid out with where they always were (`compare` generation 0; `sweep` and the
+    /// incident history generations 0 and 1), then appends each later generation's columns
+    /// after all of its own, generation by generation, so a CSV only ever grows at the end.
+    /// [`CSV_UNDECLARED`] until the declaration says (a unit test requires it).
+    pub csv: u8,
     /// How the agreement check (`sim::agree`) compares the analytic value with the Monte
     /// Carlo's ([`Figure::headline`], [`Figure::checked`], [`Figure::unchecked`]).
     pub agree: Agree,
@@ -187,7 +193,7 @@ impl Figure {
             analytic: true,
             count: false,
             table: Show::Undeclared,
-            csv_last: false,
+            csv: CSV_UNDECLARED,
             agree: Agree::Undeclared,
         }
     }
@@ -252,10 +258,10 @@ impl Figure {
         f
     }
 
-    /// Added after the CSV columns were laid out: its CSV columns (analytic, then Monte
-    /// Carlo) come after every other column of `compare` and `sweep` ([`Figure::csv_last`]).
-    pub const fn csv_last(mut self) -> Figure {
-        self.csv_last = true;
+    /// Its CSV generation ([`Figure::csv`]): a new figure takes [`CSV_LATEST`] + 1 (and
+    /// raises [`CSV_LATEST`]), or [`CSV_LATEST`] when it joins a batch not yet released.
+    pub const fn csv(mut self, generation: u8) -> Figure {
+        self.csv = generation;
         self
     }
 
@@ -420,12 +426,12 @@ pub enum FigureEntry<'a, V> {
 /// Each field is its doc comment (the meaning), then
 /// `KIND name: TYPE = "unit", scale, builder(…), …;` where the builder calls are
 /// [`Figure`]'s (`table`, `mc`, `blended`, `blended_mc`, `hidden`; `headline`, `checked`,
-/// `unchecked`; `mc_only`; `count`), e.g.
+/// `unchecked`; `mc_only`; `count`; `csv`, required), e.g.
 ///
 /// ```text
 /// /// Requests per 1,000 that fail on every link tried.
 /// fig failed_per_1k: V = "requests per 1,000", 1000.0,
-///     table("failed/1k", Cell::Count), mc("MC failed/1k"), checked(Bound::One);
+///     table("failed/1k", Cell::Count), mc("MC failed/1k"), checked(Bound::One), csv(0);
 /// ```
 ///
 /// Kinds: `fig` (a figure: `V`), `opt` (a figure that may not apply: `Option<V>`, `null` in
@@ -662,32 +668,32 @@ figures! {
         fig cost_per_1k_usd: V = "USD per 1,000 requests", 1000.0,
             table("$/1k req", Cell::Money), mc("MC $/1k ± 95%"),
             blended("$/1k req"), blended_mc("MC $/1k ± 95%"), swept("$/1k req"),
-            headline(Bound::Usd);
+            headline(Bound::Usd), csv(0);
         /// The healthy, warm primary alone, USD per 1,000 requests (not random: the analytic
         /// rows only; the tables print it in a note).
         exact baseline_per_1k_usd: Option<f64> = "USD per 1,000 requests", 1000.0,
-            hidden(), unchecked();
+            hidden(), unchecked(), csv(0);
         /// cost / baseline − 1 (0.0003 for +0.03%); `null` for a free primary. Agreement:
         /// the cost over an exact baseline, so it agrees when the cost does.
         opt vs_baseline: Option<V> = "ratio", 1.0,
             table("vs primary", Cell::Change), blended("vs primaries"), swept("vs primary"),
-            unchecked();
+            unchecked(), csv(0);
         /// Requests per 1,000 that fail on every link tried.
         fig failed_per_1k: V = "requests per 1,000", 1000.0,
             table("failed/1k", Cell::Count), mc("MC failed/1k"),
             blended("failed/1k"), blended_mc("MC failed/1k"), swept("failed/1k"),
-            checked(Bound::One);
+            checked(Bound::One), csv(0);
         /// Attempts per 1,000 requests that did not produce the answer (failures, hedge losers).
         fig wasted_attempts_per_1k: V = "attempts per 1,000 requests", 1000.0,
-            hidden(), checked(Bound::Links);
+            hidden(), checked(Bound::Links), csv(0);
         /// USD per 1,000 requests spent on those attempts.
         fig wasted_per_1k_usd: V = "USD per 1,000 requests", 1000.0,
-            hidden(), checked(Bound::Usd);
+            hidden(), checked(Bound::Usd), csv(0);
         /// Requests per 1,000 answered by a fallback link (a failover, or a hedge's second leg
         /// winning): the share of the traffic the chain's fallbacks carry.
         fig fallback_answers_per_1k: V = "requests per 1,000", 1000.0,
             table("fallback/1k", Cell::Count), blended("fallback/1k"), swept("fallback/1k"),
-            checked(Bound::One), csv_last();
+            checked(Bound::One), csv(1);
     }
 }
 
@@ -700,43 +706,44 @@ figures! {
         fig total_usd: V = "USD", 1.0,
             table("total USD", Cell::Total), mc("MC total ± 95%"),
             blended("incident USD"), blended_mc("MC incident ± 95%"), swept("incident USD"),
-            headline(Bound::Usd);
+            headline(Bound::Usd), csv(0);
         /// The primary-alone bill for the same requests, healthy and warm (not random; the
         /// tables print it in a note).
-        exact normal_usd: Option<f64> = "USD", 1.0, hidden(), unchecked();
+        exact normal_usd: Option<f64> = "USD", 1.0, hidden(), unchecked(), csv(0);
         /// total / normal; `null` for a free primary. Agreement: the total over an exact
         /// bill, so it agrees when the total does.
         opt multiplier: Option<V> = "ratio", 1.0,
             table("x normal", Cell::Multiplier), blended("x normal"), swept("x normal"),
-            unchecked();
+            unchecked(), csv(0);
         /// The window's requests at warm prices, failed attempts included.
-        fig window_usd: V = "USD", 1.0, table("window", Cell::Part), checked(Bound::Usd);
+        fig window_usd: V = "USD", 1.0, table("window", Cell::Part), checked(Bound::Usd), csv(0);
         /// Premium of sessions' first requests on a cold fallback.
         fig cold_start_usd: V = "USD", 1.0,
-            table("cold starts", Cell::Part), checked(Bound::Usd);
+            table("cold starts", Cell::Part), checked(Bound::Usd), csv(0);
         /// Premium of rewriting the primary's cache on the way back.
         fig failback_usd: V = "USD", 1.0,
-            table("fail-back writes", Cell::Part), checked(Bound::Zero);
+            table("fail-back writes", Cell::Part), checked(Bound::Zero), csv(0);
         /// Requests that failed on every link (expected count).
         fig failed_requests: V = "requests", 1.0,
-            table("failed requests", Cell::Count), mc("MC failed"), checked(Bound::One), count();
+            table("failed requests", Cell::Count), mc("MC failed"), checked(Bound::One), count(),
+            csv(0);
         /// Attempts that did not produce the answer (expected count).
-        fig wasted_attempts: V = "attempts", 1.0, hidden(), checked(Bound::Links), count();
+        fig wasted_attempts: V = "attempts", 1.0, hidden(), checked(Bound::Links), count(), csv(0);
         /// USD spent on those attempts (included in `window_usd`).
-        fig wasted_usd: V = "USD", 1.0, hidden(), checked(Bound::Usd);
+        fig wasted_usd: V = "USD", 1.0, hidden(), checked(Bound::Usd), csv(0);
         /// Sessions that started cold on a fallback (expected count).
-        fig cold_starts: V = "sessions", 1.0, hidden(), checked(Bound::Links), count();
+        fig cold_starts: V = "sessions", 1.0, hidden(), checked(Bound::Links), count(), csv(0);
         /// Sessions that rewrite the primary's cache on the way back.
-        fig failback_writes: V = "sessions", 1.0, hidden(), checked(Bound::Zero), count();
+        fig failback_writes: V = "sessions", 1.0, hidden(), checked(Bound::Zero), count(), csv(0);
         /// What the incident costs beyond the normal bill: total − normal (window premium,
         /// cold starts and fail-back writes; negative when the fallback is cheaper).
         /// Agreement: the total less an exact bill, so it agrees when the total does.
-        fig excess_usd: V = "USD", 1.0, hidden(), unchecked();
+        fig excess_usd: V = "USD", 1.0, hidden(), unchecked(), csv(0);
         /// Requests answered over the window, by any link (expected count): requests − failed.
         /// In the shorthand, whose primary's provider is down throughout, a fallback answers
         /// every one of them.
         fig answered_requests: V = "requests", 1.0,
-            sweep_only("answered", Cell::Count), checked(Bound::One), count(), csv_last();
+            sweep_only("answered", Cell::Count), checked(Bound::One), count(), csv(1);
     }
 }
 
@@ -750,29 +757,30 @@ figures! {
     pub struct SteadyPolicyFigures, STEADY_POLICY_FIGURES {
         /// Mean attempts per request.
         fig attempts_per_request: V = "attempts per request", 1.0,
-            table("attempts", Cell::Decimals(4)), checked(Bound::Attempts);
+            table("attempts", Cell::Decimals(4)), checked(Bound::Attempts), csv(0);
         /// The most attempts any simulated request made (agreement: a maximum, not a mean).
         extra attempts_max: u32 = "attempts", 1.0, table("max", Cell::Integer), count(),
-            unchecked();
+            unchecked(), csv(0);
         /// Mean seconds per request in failed attempts and backoff before the answer (or error).
         fig dead_time_mean_s: V = "seconds per request", 1.0,
-            table("dead time s", Cell::Decimals(3)), checked(Bound::DeadTime);
+            table("dead time s", Cell::Decimals(3)), checked(Bound::DeadTime), csv(0);
         /// 99th-percentile dead time (0 when fewer than 1% of requests wait at all). `None`
         /// (absent in JSON) on the blended traffic-share rows: the policy simulator keeps its
         /// dead-time histograms to itself, and a mixture's percentile is not the weighted mean
         /// of the chains' percentiles. The policy table prints it in its Monte Carlo column,
         /// after the mean.
-        exact dead_time_p99_s: Option<f64> = "seconds", 1.0, mc_only(), hidden(), unchecked();
+        exact dead_time_p99_s: Option<f64> = "seconds", 1.0,
+            mc_only(), hidden(), unchecked(), csv(0);
         /// Share of requests answered by each model of the chain, in chain order (CSV:
         /// `model=share;…`). Agreement: link by link (`sim::agree`).
         list answered_by: Vec<Answered> = "share of all requests", 1.0,
-            table("answered by", Cell::List), checked(Bound::One);
+            table("answered by", Cell::List), checked(Bound::One), csv(0);
         /// Requests per 1,000 stopped by the call cap.
         fig call_cap_hits_per_1k: V = "requests per 1,000", 1000.0,
-            table("call-cap hits/1k", Cell::Count), checked(Bound::One);
+            table("call-cap hits/1k", Cell::Count), checked(Bound::One), csv(0);
         /// Requests per 1,000 that reached a fallback after one the cost cap skipped.
         fig cost_cap_hits_per_1k: V = "requests per 1,000", 1000.0,
-            table("cost-cap hits/1k", Cell::Count), checked(Bound::One);
+            table("cost-cap hits/1k", Cell::Count), checked(Bound::One), csv(0);
     }
 }
 
@@ -784,19 +792,67 @@ figures! {
     pub struct IncidentPolicyFigures, INCIDENT_POLICY_FIGURES {
         /// Mean seconds per request in failed attempts and backoff (hedges: the slower failed
         /// leg included).
-        fig dead_time_mean_s: V = "seconds per request", 1.0;
+        fig dead_time_mean_s: V = "seconds per request", 1.0, csv(0);
         /// Attempts sent to the dead provider.
-        fig dead_provider_attempts: V = "attempts", 1.0;
+        fig dead_provider_attempts: V = "attempts", 1.0, csv(0);
         /// With a circuit breaker: half-open probes sent. `None` (absent) on a blended row:
         /// each chain's breaker is simulated apart, so their sum would describe no breaker.
-        skip breaker_probes: Option<V> = "probes", 1.0;
+        skip breaker_probes: Option<V> = "probes", 1.0, csv(0);
         /// With a circuit breaker: seconds it was open within the window (absent on a blended
         /// row, as `breaker_probes`).
-        skip breaker_open_s: Option<V> = "seconds", 1.0;
+        skip breaker_open_s: Option<V> = "seconds", 1.0, csv(0);
         /// With a circuit breaker on an incident timeline: times the breakers opened from closed (a partial outage makes one flap); absent in the shorthand (its dead provider's opens once) and on a blended row.
-        skip breaker_opens: Option<V> = "openings", 1.0;
+        skip breaker_opens: Option<V> = "openings", 1.0, csv(0);
     }
 }
+/// The newest CSV generation a figure declares ([`Figure::csv`]).
+pub const CSV_LATEST: u8 = 1;
+
+/// The CSV generation of a figure whose declaration does not say one (a unit test fails on it;
+/// its columns would go after every other).
+pub const CSV_UNDECLARED: u8 = u8::MAX;
+
+/// A range of CSV generations, `first..=last` ([`Figure::csv`]): the figures one group of a
+/// CSV's columns holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsvGenerations {
+    /// The oldest generation held.
+    pub first: u8,
+    /// The newest generation held.
+    pub last: u8,
+}
+
+impl CsvGenerations {
+    /// Generations 0 to `last`: the ones a CSV kind was laid out with.
+    pub const fn through(last: u8) -> CsvGenerations {
+        CsvGenerations { first: 0, last }
+    }
+
+    /// Generation `g` alone: one batch appended to a CSV.
+    pub const fn only(g: u8) -> CsvGenerations {
+        CsvGenerations { first: g, last: g }
+    }
+
+    /// Whether `figure`'s generation is in the range.
+    pub fn holds(self, figure: &Figure) -> bool {
+        (self.first..=self.last).contains(&figure.csv)
+    }
+}
+
+/// The CSV generations of the declared figures after `base` (a CSV kind's own), oldest first,
+/// each once: the batches a CSV laid out with generations up to `base` appends, in order.
+pub fn csv_generations_after(base: u8) -> Vec<u8> {
+    let mut g: Vec<u8> = ALL_SETS
+        .iter()
+        .flat_map(|s| s.iter())
+        .map(|f| f.csv)
+        .filter(|&g| g > base)
+        .collect();
+    g.sort_unstable();
+    g.dedup();
+    g
+}
+
 /// Every figure set's declaration: steady, incident, steady policy, incident policy.
 pub const ALL_SETS: [&[Figure]; 4] = [
     STEADY_FIGURES,
@@ -973,17 +1029,27 @@ mod tests {
         );
     }
 
-    /// The figures added after the CSV layout was fixed go last (README, "CSV"), and the sweep
-    /// table shows the figures the first sweeps printed, then the added ones.
+    /// Every figure declares its CSV generation, the newest is [`CSV_LATEST`], and the figures
+    /// added after the first layouts are generation 1; the sweep table shows the figures the
+    /// first sweeps printed, then the added ones.
     #[test]
-    fn added_figures_go_last_in_csv() {
-        let last: Vec<&str> = ALL_SETS
-            .iter()
-            .flat_map(|s| s.iter())
-            .filter(|f| f.csv_last)
-            .map(|f| f.key)
-            .collect();
-        assert_eq!(last, ["fallback_answers_per_1k", "answered_requests"]);
+    fn every_figure_declares_its_csv_generation() {
+        let all = || ALL_SETS.iter().flat_map(|s| s.iter());
+        for f in all() {
+            assert!(
+                f.csv <= CSV_LATEST,
+                "{}: csv({}), at most {CSV_LATEST}",
+                f.key,
+                f.csv
+            );
+        }
+        assert_eq!(all().map(|f| f.csv).max(), Some(CSV_LATEST));
+        let later: Vec<&str> = all().filter(|f| f.csv == 1).map(|f| f.key).collect();
+        assert_eq!(later, ["fallback_answers_per_1k", "answered_requests"]);
+        assert_eq!(
+            Figure::new("k", "u", "m", 1.0, true, false).csv,
+            CSV_UNDECLARED
+        );
         let swept: Vec<&str> = STEADY_FIGURES
             .iter()
             .chain(INCIDENT_FIGURES)

@@ -81,17 +81,39 @@ impl Column {
         value
     }
 
-    /// Whether its CSV column comes after the sweep's first columns (and `incident_method`):
-    /// every figure but those the first sweeps printed (shown in the sweep table and not
-    /// [`Figure::csv_last`]), so their columns keep their places.
-    pub fn late(&self) -> bool {
-        self.figure.csv_last || self.figure.column().and_then(|c| c.sweep).is_none()
+    /// Where its CSV column goes ([`Place`]).
+    pub fn place(&self) -> Place {
+        let swept = self.figure.column().and_then(|c| c.sweep).is_some();
+        match self.figure.csv {
+            g if g > SWEEP_BASE => Place::Added(g),
+            0 if swept => Place::First,
+            _ => Place::Rest,
+        }
     }
 }
 
+/// The CSV generations the sweep's columns were laid out with ([`Figure::csv`]); each later
+/// generation is appended after every column ([`Place::Added`]).
+pub const SWEEP_BASE: u8 = 1;
+
+/// Where a figure's column goes in the sweep's CSV.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Place {
+    /// Among the first columns, before the Monte Carlo ones and `incident_method`: the
+    /// figures the first sweeps printed (generation 0, shown in the sweep table).
+    First,
+    /// After `incident_method`: every other figure of the sweep's generations
+    /// ([`SWEEP_BASE`]), so the first ones keep their places.
+    Rest,
+    /// After every column of the sweep's generations (`incident_approximate` included), with
+    /// the other figures of its generation, one generation after another.
+    Added(u8),
+}
+
 /// Every analytic figure of the steady and incident sets ([`STEADY_FIGURES`],
-/// [`INCIDENT_FIGURES`]) as sweep columns: first those the sweep table shows ([`Column::late`]
-/// false), then the others, each group steady first, in declaration order.
+/// [`INCIDENT_FIGURES`]) as sweep columns, by [`Column::place`]: first those the first sweeps
+/// printed, then the others of the sweep's generations, then each later generation's; each
+/// group steady first, in declaration order.
 pub fn columns() -> Vec<Column> {
     let all = STEADY_FIGURES
         .iter()
@@ -104,8 +126,10 @@ pub fn columns() -> Vec<Column> {
             incident: true,
         }))
         .filter(|c| c.figure.analytic);
-    let (late, first): (Vec<Column>, Vec<Column>) = all.partition(Column::late);
-    first.into_iter().chain(late).collect()
+    let mut columns: Vec<Column> = all.collect();
+    // stable: declaration order within a place
+    columns.sort_by_key(Column::place);
+    columns
 }
 
 impl Serialize for SweepRow {
@@ -189,6 +213,7 @@ mod tests {
         assert_eq!(keys.len(), all);
         assert!(keys.contains(&"fallback_answers_per_1k".to_string()));
         assert_eq!(keys.last().unwrap(), "incident_answered_requests");
-        assert!(columns()[5..].iter().all(Column::late));
+        assert!(columns()[..5].iter().all(|c| c.place() == Place::First));
+        assert!(columns()[5..].iter().all(|c| c.place() == Place::Rest));
     }
 }

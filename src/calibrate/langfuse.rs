@@ -138,35 +138,7 @@ fn one(label: &str, line: u64, o: Observation, agg: &mut Aggregator) {
         .get()
         .is_some_and(|l| l.eq_ignore_ascii_case("ERROR"));
     let u = o.usage_details.as_ref().or(o.usage.as_ref());
-    let mut dropped = Vec::new();
-    let mut tok = |n: Option<Num>, name: &'static str| match n.map(Num::tokens) {
-        Some(Ok(x)) => x,
-        Some(Err(())) => {
-            dropped.push(name);
-            None
-        }
-        None => None,
-    };
-    let fresh = tok(u.map(|u| u.input), "input").or(tok(u.map(|u| u.prompt_tokens), "input"));
-    let output =
-        tok(u.map(|u| u.output), "output").or(tok(u.map(|u| u.completion_tokens), "output"));
-    let read = tok(u.map(|u| u.cache_read_input_tokens), "cache read");
-    let write = tok(u.map(|u| u.cache_creation_input_tokens), "cache write");
-    if !dropped.is_empty() {
-        agg.bad_field(
-            label,
-            line,
-            format!(
-                "a negative or fractional token count ({}): the field is dropped",
-                dropped.join(", ")
-            ),
-        );
-    }
-    // Langfuse's `input` excludes the cache: the input with the cached tokens.
-    let input = fresh.map(|f| {
-        f.saturating_add(read.unwrap_or(0))
-            .saturating_add(write.unwrap_or(0))
-    });
+    let [input, read, write, output] = tokens(label, line, u, agg);
     let provider = super::fields::infer_provider(model);
     if provider.is_some() && !model.contains('/') {
         agg.provider_inferred += 1;
@@ -199,6 +171,41 @@ fn one(label: &str, line: u64, o: Observation, agg: &mut Aggregator) {
         None => hash_id(&format!("{label}:{line}:{start}")),
     };
     agg.open_attempt(key, &attempt, session);
+}
+
+/// An observation's token counts from its usage `u`: input (the cached tokens included), cache
+/// read, cache write, output; a negative or fractional count dropped (and reported on `agg`).
+fn tokens(label: &str, line: u64, u: Option<&Usage>, agg: &mut Aggregator) -> [Option<u64>; 4] {
+    let mut dropped = Vec::new();
+    let mut tok = |n: Option<Num>, name: &'static str| match n.map(Num::tokens) {
+        Some(Ok(x)) => x,
+        Some(Err(())) => {
+            dropped.push(name);
+            None
+        }
+        None => None,
+    };
+    let fresh = tok(u.map(|u| u.input), "input").or(tok(u.map(|u| u.prompt_tokens), "input"));
+    let output =
+        tok(u.map(|u| u.output), "output").or(tok(u.map(|u| u.completion_tokens), "output"));
+    let read = tok(u.map(|u| u.cache_read_input_tokens), "cache read");
+    let write = tok(u.map(|u| u.cache_creation_input_tokens), "cache write");
+    if !dropped.is_empty() {
+        agg.bad_field(
+            label,
+            line,
+            format!(
+                "a negative or fractional token count ({}): the field is dropped",
+                dropped.join(", ")
+            ),
+        );
+    }
+    // Langfuse's `input` excludes the cache: the input with the cached tokens.
+    let input = fresh.map(|f| {
+        f.saturating_add(read.unwrap_or(0))
+            .saturating_add(write.unwrap_or(0))
+    });
+    [input, read, write, output]
 }
 
 /// Read Langfuse observations: a `{"data": [...]}` page, a JSON array or JSON lines, each

@@ -378,18 +378,7 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
     let failed = status.eq_ignore_ascii_case("failure") || status.eq_ignore_ascii_case("error");
     let provider = r.custom_llm_provider.get().map(super::provider_prefix);
     let m = agg.model(provider.as_deref(), model);
-    let failure = failed.then(|| {
-        let (code, class) = meta
-            .error_information
-            .as_ref()
-            .map(|e| (e.error_code.get(), e.error_class.get()))
-            .unwrap_or((None, None));
-        let code_n = code.and_then(|c| c.trim().parse::<i64>().ok());
-        if code_n.is_none() && class.and_then(super::classify_word).is_none() {
-            agg.unclassified += 1;
-        }
-        classify(code_n, class)
-    });
+    let failure = failed.then(|| failure_class(&meta, agg));
     let attempt = LoggedAttempt {
         model: m,
         start_ns: start,
@@ -404,6 +393,41 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
         return;
     }
     let group = r.model_group.get().unwrap_or(model).to_string();
+    route(&attempt, group, r.session_id.get(), &meta, agg, routes);
+}
+
+/// Why a failed row failed, from its metadata's error code and class (counted as
+/// unclassified when neither says).
+fn failure_class(meta: &Meta, agg: &mut Aggregator) -> crate::model::policy::ErrorClass {
+    let (code, class) = meta
+        .error_information
+        .as_ref()
+        .map(|e| (e.error_code.get(), e.error_class.get()))
+        .unwrap_or((None, None));
+    let code_n = code.and_then(|c| c.trim().parse::<i64>().ok());
+    if code_n.is_none() && class.and_then(super::classify_word).is_none() {
+        agg.unclassified += 1;
+    }
+    classify(code_n, class)
+}
+
+/// Record an accepted `attempt` of model group `group` on the routes: the group's model, a
+/// request when it is a first attempt (of `session`), and the link and fallback depth under
+/// the group the request started on.
+fn route(
+    attempt: &LoggedAttempt,
+    group: String,
+    session: Option<&str>,
+    meta: &Meta,
+    agg: &mut Aggregator,
+    routes: &mut Routes,
+) {
+    let (m, start, failure, duration_s) = (
+        attempt.model,
+        attempt.start_ns,
+        attempt.failure,
+        attempt.duration_s,
+    );
     *routes
         .group_models
         .entry(group.clone())
@@ -412,7 +436,7 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
         .or_insert(0) += 1;
     let depth = meta.attempted_fallbacks.count().unwrap_or(0) as usize;
     if depth == 0 {
-        agg.request(start, r.session_id.get().map(hash_id), 1);
+        agg.request(start, session.map(hash_id), 1);
         *routes.first_attempts.entry(group.clone()).or_insert(0) += 1;
     }
     let primary = meta

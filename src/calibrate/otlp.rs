@@ -541,29 +541,7 @@ fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<
         agg.left_out(what);
         return Ok(());
     }
-    let (Some(start), Some(end)) = (span.start, span.end) else {
-        agg.bad(
-            label,
-            line,
-            "GenAI span without startTimeUnixNano/endTimeUnixNano",
-        );
-        return Ok(());
-    };
-    if MS_OR_US.contains(&start.0) {
-        // One stray time is one unreadable span; a file mostly so is refused once read.
-        if agg.unit_suspect.0 == 0 {
-            agg.unit_suspect.1 = line;
-        }
-        agg.unit_suspect.0 += 1;
-        agg.bad(
-            label,
-            line,
-            "startTimeUnixNano reads as January 1970 in nanoseconds (a date since 2001 in milliseconds or microseconds?): left out",
-        );
-        return Ok(());
-    }
-    let Some(dur_ns) = end.0.checked_sub(start.0).filter(|d| *d >= 0) else {
-        agg.bad(label, line, "GenAI span ends before it starts");
+    let Some((start, dur_ns)) = times(label, line, &span, agg) else {
         return Ok(());
     };
     let [input, cache_read, cache_write, output] = tokens(label, line, a, agg);
@@ -590,7 +568,7 @@ fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<
     let failure = error.then(|| failure_class(a, agg));
     let attempt = LoggedAttempt {
         model: m,
-        start_ns: start.0,
+        start_ns: start,
         duration_s: dur_ns as f64 * 1e-9,
         failure,
         input_tokens: input,
@@ -611,10 +589,42 @@ fn one_span(label: &str, line: u64, span: Span, agg: &mut Aggregator) -> Result<
     let key = match trace {
         Some(t) => hash_id(&t.0),
         // A span without a trace is a request of its own.
-        None => hash_id(&format!("{label}:{line}:{}", start.0)),
+        None => hash_id(&format!("{label}:{line}:{start}")),
     };
     agg.open_attempt(key, &attempt, session);
     Ok(())
+}
+
+/// A span's start (nanoseconds since the Unix epoch) and duration (nanoseconds); `None`, the
+/// span counted unreadable on `agg`, without both times, with a start that reads as
+/// milliseconds or microseconds (counted as such), or ending before it starts.
+fn times(label: &str, line: u64, span: &Span, agg: &mut Aggregator) -> Option<(i64, i64)> {
+    let (Some(start), Some(end)) = (span.start, span.end) else {
+        agg.bad(
+            label,
+            line,
+            "GenAI span without startTimeUnixNano/endTimeUnixNano",
+        );
+        return None;
+    };
+    if MS_OR_US.contains(&start.0) {
+        // One stray time is one unreadable span; a file mostly so is refused once read.
+        if agg.unit_suspect.0 == 0 {
+            agg.unit_suspect.1 = line;
+        }
+        agg.unit_suspect.0 += 1;
+        agg.bad(
+            label,
+            line,
+            "startTimeUnixNano reads as January 1970 in nanoseconds (a date since 2001 in milliseconds or microseconds?): left out",
+        );
+        return None;
+    }
+    let Some(dur_ns) = end.0.checked_sub(start.0).filter(|d| *d >= 0) else {
+        agg.bad(label, line, "GenAI span ends before it starts");
+        return None;
+    };
+    Some((start.0, dur_ns))
 }
 
 fn failure_class(a: &Attrs, agg: &mut Aggregator) -> crate::model::policy::ErrorClass {

@@ -147,6 +147,49 @@ fn row_id(rec: &csv::StringRecord) -> u64 {
     h.finish()
 }
 
+/// Read the record `rec` at `line` into `agg` (an unreadable one counted there); `false` when
+/// its `start` looks like milliseconds or microseconds (left out as unreadable).
+fn one_record(
+    label: &str,
+    line: u64,
+    rec: &csv::StringRecord,
+    cols: &Columns,
+    agg: &mut Aggregator,
+) -> bool {
+    if let Some(s) = rec.get(cols.start)
+        && looks_like_ms(s)
+    {
+        agg.bad(
+            label,
+            line,
+            "`start` is a Unix time after the year 5138 in seconds (milliseconds or microseconds?): left out",
+        );
+        return false;
+    }
+    let mut dropped = Vec::new();
+    let parsed = parse_row(rec, cols, agg, &mut dropped);
+    if !dropped.is_empty() && parsed.is_ok() {
+        agg.bad_field(
+            label,
+            line,
+            format!(
+                "{} not a whole number of tokens (>= 0): the field is dropped",
+                dropped.join(", ")
+            ),
+        );
+    }
+    match parsed {
+        Ok((a, req, session)) => {
+            if agg.accept(label, line, &a, Some(row_id(rec))) {
+                let key = req.unwrap_or_else(|| hash_id(&format!("{label}:{line}")));
+                agg.open_attempt(key, &a, session);
+            }
+        }
+        Err(m) => agg.bad(label, line, m),
+    }
+    true
+}
+
 /// Read the plain CSV into `agg`.
 ///
 /// Errors: an I/O failure, no header, or a header without the required columns; every
@@ -177,41 +220,12 @@ pub fn read<R: BufRead>(
                     .position()
                     .map_or(0, |p| csv.get_mut().line_at(p.byte()));
                 starts.record(line);
-                if let Some(s) = rec.get(cols.start)
-                    && looks_like_ms(s)
-                {
+                if !one_record(label, line, &rec, &cols, agg) {
                     // One stray time is one unreadable row; a file of them is refused below.
                     if suspect == 0 {
                         first_suspect = line;
                     }
                     suspect += 1;
-                    agg.bad(
-                        label,
-                        line,
-                        "`start` is a Unix time after the year 5138 in seconds (milliseconds or microseconds?): left out",
-                    );
-                    continue;
-                }
-                let mut dropped = Vec::new();
-                let parsed = parse_row(&rec, &cols, agg, &mut dropped);
-                if !dropped.is_empty() && parsed.is_ok() {
-                    agg.bad_field(
-                        label,
-                        line,
-                        format!(
-                            "{} not a whole number of tokens (>= 0): the field is dropped",
-                            dropped.join(", ")
-                        ),
-                    );
-                }
-                match parsed {
-                    Ok((a, req, session)) => {
-                        if agg.accept(label, line, &a, Some(row_id(&rec))) {
-                            let key = req.unwrap_or_else(|| hash_id(&format!("{label}:{line}")));
-                            agg.open_attempt(key, &a, session);
-                        }
-                    }
-                    Err(m) => agg.bad(label, line, m),
                 }
             }
             Err(e) => {

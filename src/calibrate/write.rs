@@ -269,58 +269,8 @@ pub fn scenario(
 
 /// The header: the files, the unreadable, impossible and duplicate records.
 fn header(o: &mut Out, agg: &Aggregator, files: &[FileReport]) {
-    o.line(format!(
-        "# Measured by `fallcost calibrate` from {} file(s):",
-        files.len()
-    ));
-    for f in files {
-        match &f.duplicate_of {
-            Some(first) => o.line(format!(
-                "#   {}: the same as {} (same size and first MiB): read once",
-                clean(&f.file),
-                clean(first)
-            )),
-            None => o.line(format!(
-                "#   {} ({}{}): {} records, {} unreadable",
-                clean(&f.file),
-                f.format.as_str(),
-                if f.gzip { ", gzip" } else { "" },
-                count(f.records),
-                count(f.bad)
-            )),
-        }
-    }
-    if agg.bad_count > 0 {
-        o.line(format!(
-            "# Unreadable records: {} ({} with an impossible value, left out; first {}):",
-            count(agg.bad_count),
-            count(agg.impossible),
-            agg.bad.len()
-        ));
-        for b in &agg.bad {
-            o.line(format!(
-                "#   {}:{}: {}",
-                clean(&b.file),
-                b.line,
-                clean(&b.message)
-            ));
-        }
-    }
-    if agg.bad_fields > 0 {
-        o.line(format!(
-            "# Unreadable fields: {} (each dropped, read as absent; its record kept; first {}):",
-            count(agg.bad_fields),
-            agg.bad_field_shown.len()
-        ));
-        for b in &agg.bad_field_shown {
-            o.line(format!(
-                "#   {}:{}: {}",
-                clean(&b.file),
-                b.line,
-                clean(&b.message)
-            ));
-        }
-    }
+    header_files(o, files);
+    header_unreadable(o, agg);
     if let Some((f, l)) = &agg.first_duplicate {
         o.line(format!(
             "# Duplicates: {} records repeat an earlier span, row or request id and are counted once (first at {}:{l})",
@@ -359,6 +309,66 @@ fn header(o: &mut Out, agg: &Aggregator, files: &[FileReport]) {
             pct(super::stats::bin_error(k)),
             pct(super::stats::bin_width(k))
         ));
+    }
+}
+
+/// The header's files: each with its format and records, or the file it repeats.
+fn header_files(o: &mut Out, files: &[FileReport]) {
+    o.line(format!(
+        "# Measured by `fallcost calibrate` from {} file(s):",
+        files.len()
+    ));
+    for f in files {
+        match &f.duplicate_of {
+            Some(first) => o.line(format!(
+                "#   {}: the same as {} (same size and first MiB): read once",
+                clean(&f.file),
+                clean(first)
+            )),
+            None => o.line(format!(
+                "#   {} ({}{}): {} records, {} unreadable",
+                clean(&f.file),
+                f.format.as_str(),
+                if f.gzip { ", gzip" } else { "" },
+                count(f.records),
+                count(f.bad)
+            )),
+        }
+    }
+}
+
+/// The header's unreadable records and fields, the first of each listed.
+fn header_unreadable(o: &mut Out, agg: &Aggregator) {
+    if agg.bad_count > 0 {
+        o.line(format!(
+            "# Unreadable records: {} ({} with an impossible value, left out; first {}):",
+            count(agg.bad_count),
+            count(agg.impossible),
+            agg.bad.len()
+        ));
+        for b in &agg.bad {
+            o.line(format!(
+                "#   {}:{}: {}",
+                clean(&b.file),
+                b.line,
+                clean(&b.message)
+            ));
+        }
+    }
+    if agg.bad_fields > 0 {
+        o.line(format!(
+            "# Unreadable fields: {} (each dropped, read as absent; its record kept; first {}):",
+            count(agg.bad_fields),
+            agg.bad_field_shown.len()
+        ));
+        for b in &agg.bad_field_shown {
+            o.line(format!(
+                "#   {}:{}: {}",
+                clean(&b.file),
+                b.line,
+                clean(&b.message)
+            ));
+        }
     }
 }
 

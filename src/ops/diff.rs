@@ -156,30 +156,8 @@ fn diff_with(
     };
     let pairs = matching::pair(&base, &head, &head.lone);
     let mut warnings = Vec::new();
-    let base_traffic: Vec<sides::Traffic> = base
-        .scenario
-        .chains
-        .iter()
-        .map(|c| base.requests(c, usage_b))
-        .collect();
-    let mut head_traffic: Vec<sides::Traffic> = head
-        .scenario
-        .chains
-        .iter()
-        .map(|c| head.requests(c, usage))
-        .collect();
-    matching::carry_renamed_traffic(
-        (usage_b, usage),
-        (&base, &head),
-        &pairs,
-        &mut head_traffic,
-        &mut warnings,
-    );
-    matching::unmatched_keys(usage, (&base, &head), &mut warnings);
-    if usage_b != usage {
-        matching::unmatched_keys(usage_b, (&base, &head), &mut warnings);
-        warnings.dedup();
-    }
+    let (base_traffic, head_traffic) =
+        traffic((usage_b, usage), (&base, &head), &pairs, &mut warnings);
     let base_figs = sides::figures(&base, req, usage_b, history_b.as_ref(), &base_traffic)?;
     let mut head_figs = sides::figures(&head, req, usage, history.as_ref(), &head_traffic)?;
     let budget = req.budget.or(usage.budget);
@@ -196,23 +174,7 @@ fn diff_with(
         .chain(head_figs.iter())
         .filter_map(|f| sides::chain_rate(usage, f.1.requests_per_month))
         .collect();
-    let mut providers: Vec<(String, String)> = Vec::new();
-    for c in base.scenario.chains.iter().chain(&head.scenario.chains) {
-        let group = [&head, &base]
-            .iter()
-            .find_map(|s| s.served(&c.name).map(|x| x.group.clone()))
-            .unwrap_or_else(|| c.name.clone());
-        let p = c
-            .links
-            .first()
-            .map(|l| l.price.provider.clone())
-            .unwrap_or_default();
-        match providers.iter_mut().find(|x| x.0 == group) {
-            Some(x) if !x.1.split(", ").any(|q| q == p) => x.1 = format!("{}, {p}", x.1),
-            Some(_) => {}
-            None => providers.push((group, p)),
-        }
-    }
+    let providers = primary_providers(&base, &head);
     let base_total = total(base_figs.iter().map(|f| &f.1));
     let head_total = total(head_figs.iter().map(|f| &f.1));
     let diff_total = minus(&head_total, &base_total);
@@ -244,6 +206,64 @@ fn diff_with(
     };
     report.crossed = crossed(&report, &head_figs, &req.thresholds)?;
     Ok(report)
+}
+
+/// Each side's chains' traffic (BASE under `usage_b`, HEAD under `usage`), HEAD's renamed
+/// chains carrying BASE's; the warnings on usage keys that match no chain added.
+fn traffic(
+    (usage_b, usage): (&UsageSettings, &UsageSettings),
+    (base, head): (&Side, &Side),
+    pairs: &[matching::Pairing],
+    warnings: &mut Vec<String>,
+) -> (Vec<sides::Traffic>, Vec<sides::Traffic>) {
+    let base_traffic: Vec<sides::Traffic> = base
+        .scenario
+        .chains
+        .iter()
+        .map(|c| base.requests(c, usage_b))
+        .collect();
+    let mut head_traffic: Vec<sides::Traffic> = head
+        .scenario
+        .chains
+        .iter()
+        .map(|c| head.requests(c, usage))
+        .collect();
+    matching::carry_renamed_traffic(
+        (usage_b, usage),
+        (base, head),
+        pairs,
+        &mut head_traffic,
+        warnings,
+    );
+    matching::unmatched_keys(usage, (base, head), warnings);
+    if usage_b != usage {
+        matching::unmatched_keys(usage_b, (base, head), warnings);
+        warnings.dedup();
+    }
+    (base_traffic, head_traffic)
+}
+
+/// The providers of the primaries serving each group (a gateway group, else a chain's name)
+/// on either side: `(group, "provider, provider")`, in the order met.
+fn primary_providers(base: &Side, head: &Side) -> Vec<(String, String)> {
+    let mut providers: Vec<(String, String)> = Vec::new();
+    for c in base.scenario.chains.iter().chain(&head.scenario.chains) {
+        let group = [head, base]
+            .iter()
+            .find_map(|s| s.served(&c.name).map(|x| x.group.clone()))
+            .unwrap_or_else(|| c.name.clone());
+        let p = c
+            .links
+            .first()
+            .map(|l| l.price.provider.clone())
+            .unwrap_or_default();
+        match providers.iter_mut().find(|x| x.0 == group) {
+            Some(x) if !x.1.split(", ").any(|q| q == p) => x.1 = format!("{}, {p}", x.1),
+            Some(_) => {}
+            None => providers.push((group, p)),
+        }
+    }
+    providers
 }
 
 /// A chain's models, primary first.
@@ -378,92 +398,10 @@ fn crossed(
     thresholds: &[Threshold],
 ) -> anyhow::Result<Vec<Crossed>> {
     let mut out = Vec::new();
-    let d = &report.diff_total;
-    let need_month = || {
-        anyhow::anyhow!(
-            "--fail-above in percent or $/month needs every chain's traffic: requests_per_month in fallcost.toml [usage] (or [usage.chains]), or --requests-per-month"
-        )
-    };
     for t in thresholds {
         match *t {
-            Threshold::Percent(p) => {
-                let v = d.per_month_usd.ok_or_else(need_month)?;
-                match report.diff_month_ratio {
-                    Some(ratio) if ratio * 100.0 > p => {
-                        let r = ratio * 100.0;
-                        out.push(total_crossed(
-                            "percent",
-                            p,
-                            r,
-                            format!(
-                                "the steady monthly bill rises {r:.2}%, above --fail-above {p}%"
-                            ),
-                        ));
-                    }
-                    // From a month of $0 (no chain in BASE, or only free ones) any rise is
-                    // above every percentage.
-                    None if v > 0.0 => out.push(total_crossed(
-                        "percent_from_zero",
-                        p,
-                        v,
-                        format!(
-                            "the steady monthly bill rises from $0.00 to ${} (+${}), above --fail-above {p}%",
-                            crate::number::money(report.head_total.per_month_usd.unwrap_or(v)),
-                            crate::number::money(v)
-                        ),
-                    )),
-                    _ => {}
-                }
-            }
-            Threshold::PerMonth(x) => {
-                let v = d.per_month_usd.ok_or_else(need_month)?;
-                if v > x {
-                    out.push(total_crossed(
-                        "per_month_usd",
-                        x,
-                        v,
-                        format!(
-                            "the steady monthly bill rises ${}, above --fail-above ${x}/month",
-                            crate::number::money(v)
-                        ),
-                    ));
-                }
-            }
-            Threshold::PerIncident(x) => {
-                let v = d.incident_usd.ok_or_else(|| anyhow::anyhow!("--fail-above $/incident needs the reference incident on both sides: an [incident] in the scenarios, or `incident` in fallcost.toml [usage]"))?;
-                if v > x {
-                    out.push(total_crossed("per_incident_usd", x, v, format!("the reference incident's bill rises ${}, above --fail-above ${x}/incident", crate::number::money(v))));
-                }
-            }
-            Threshold::FailedPerIncident(x) => {
-                let v = d.incident_failed.ok_or_else(|| anyhow::anyhow!("--fail-above failed/incident needs the reference incident on both sides: an [incident] in the scenarios, or `incident` in fallcost.toml [usage]"))?;
-                if v > x {
-                    out.push(total_crossed("failed_per_incident", x, v, format!("the reference incident's failed requests rise by {}, above --fail-above +{}failed/incident", crate::number::count(v), crate::number::count(x))));
-                }
-            }
-            Threshold::Availability(x) => {
-                let v = d.availability.ok_or_else(|| anyhow::anyhow!("--fail-above %availability needs an incident history on both sides: `history` in fallcost.toml [usage], or --incidents FILE"))? * 100.0;
-                if -v > x {
-                    out.push(total_crossed("availability", x, v, format!("the availability through the history's incidents falls by {:.4} percentage points, above --fail-above -{x}%availability", -v)));
-                }
-            }
-            Threshold::Ratio(r) => {
-                for c in report.chains.iter().filter(|c| c.status != Status::Removed) {
-                    let Some(v) = c.head.as_ref().and_then(|h| h.worst_ratio) else {
-                        continue;
-                    };
-                    let was = c.base.as_ref().and_then(|b| b.worst_ratio);
-                    if v > r && was.is_none_or(|w| v > w) {
-                        out.push(Crossed {
-                            kind: "ratio",
-                            limit: r,
-                            value: v,
-                            chain: Some(c.chain.clone()),
-                            message: format!("chain `{}`: its dearest fallback is {v:.2}x its primary, above --fail-above {r}x", c.chain),
-                        });
-                    }
-                }
-            }
+            Threshold::Ratio(r) => out.extend(ratio_crossed(report, r)),
+            _ => out.extend(total_threshold(report, t)?),
         }
     }
     if let Some(budget) = report.budget_usd {
@@ -480,6 +418,115 @@ fn crossed(
         }
     }
     Ok(out)
+}
+
+/// The threshold `t` on the totals (every kind but a ratio), when the diff crosses it.
+///
+/// Errors: as [`crossed`].
+fn total_threshold(report: &DiffReport, t: &Threshold) -> anyhow::Result<Option<Crossed>> {
+    let d = &report.diff_total;
+    let need_month = || {
+        anyhow::anyhow!(
+            "--fail-above in percent or $/month needs every chain's traffic: requests_per_month in fallcost.toml [usage] (or [usage.chains]), or --requests-per-month"
+        )
+    };
+    Ok(match *t {
+        Threshold::Percent(p) => {
+            let v = d.per_month_usd.ok_or_else(need_month)?;
+            percent_crossed(report, p, v)
+        }
+        Threshold::PerMonth(x) => {
+            let v = d.per_month_usd.ok_or_else(need_month)?;
+            (v > x).then(|| {
+                total_crossed(
+                    "per_month_usd",
+                    x,
+                    v,
+                    format!(
+                        "the steady monthly bill rises ${}, above --fail-above ${x}/month",
+                        crate::number::money(v)
+                    ),
+                )
+            })
+        }
+        Threshold::PerIncident(x) => {
+            let v = d.incident_usd.ok_or_else(|| anyhow::anyhow!("--fail-above $/incident needs the reference incident on both sides: an [incident] in the scenarios, or `incident` in fallcost.toml [usage]"))?;
+            (v > x).then(|| {
+                total_crossed(
+                    "per_incident_usd",
+                    x,
+                    v,
+                    format!(
+                        "the reference incident's bill rises ${}, above --fail-above ${x}/incident",
+                        crate::number::money(v)
+                    ),
+                )
+            })
+        }
+        Threshold::FailedPerIncident(x) => {
+            let v = d.incident_failed.ok_or_else(|| anyhow::anyhow!("--fail-above failed/incident needs the reference incident on both sides: an [incident] in the scenarios, or `incident` in fallcost.toml [usage]"))?;
+            (v > x).then(|| total_crossed("failed_per_incident", x, v, format!("the reference incident's failed requests rise by {}, above --fail-above +{}failed/incident", crate::number::count(v), crate::number::count(x))))
+        }
+        Threshold::Availability(x) => {
+            let v = d.availability.ok_or_else(|| anyhow::anyhow!("--fail-above %availability needs an incident history on both sides: `history` in fallcost.toml [usage], or --incidents FILE"))? * 100.0;
+            (-v > x).then(|| total_crossed("availability", x, v, format!("the availability through the history's incidents falls by {:.4} percentage points, above --fail-above -{x}%availability", -v)))
+        }
+        Threshold::Ratio(_) => None,
+    })
+}
+
+/// `--fail-above P%`, the steady monthly bill rising by `v` USD: crossed above `p` percent,
+/// or by any rise from a month of $0.
+fn percent_crossed(report: &DiffReport, p: f64, v: f64) -> Option<Crossed> {
+    match report.diff_month_ratio {
+        Some(ratio) if ratio * 100.0 > p => {
+            let r = ratio * 100.0;
+            Some(total_crossed(
+                "percent",
+                p,
+                r,
+                format!("the steady monthly bill rises {r:.2}%, above --fail-above {p}%"),
+            ))
+        }
+        // From a month of $0 (no chain in BASE, or only free ones) any rise is
+        // above every percentage.
+        None if v > 0.0 => Some(total_crossed(
+            "percent_from_zero",
+            p,
+            v,
+            format!(
+                "the steady monthly bill rises from $0.00 to ${} (+${}), above --fail-above {p}%",
+                crate::number::money(report.head_total.per_month_usd.unwrap_or(v)),
+                crate::number::money(v)
+            ),
+        )),
+        _ => None,
+    }
+}
+
+/// `--fail-above Rx`: each of HEAD's chains whose dearest fallback rose above `r` times its
+/// primary.
+fn ratio_crossed(report: &DiffReport, r: f64) -> Vec<Crossed> {
+    let mut out = Vec::new();
+    for c in report.chains.iter().filter(|c| c.status != Status::Removed) {
+        let Some(v) = c.head.as_ref().and_then(|h| h.worst_ratio) else {
+            continue;
+        };
+        let was = c.base.as_ref().and_then(|b| b.worst_ratio);
+        if v > r && was.is_none_or(|w| v > w) {
+            out.push(Crossed {
+                kind: "ratio",
+                limit: r,
+                value: v,
+                chain: Some(c.chain.clone()),
+                message: format!(
+                    "chain `{}`: its dearest fallback is {v:.2}x its primary, above --fail-above {r}x",
+                    c.chain
+                ),
+            });
+        }
+    }
+    out
 }
 
 fn total_crossed(kind: &'static str, limit: f64, value: f64, message: String) -> Crossed {
@@ -587,110 +634,141 @@ fn match_chains(
                 mc: None,
             },
             matching::Pairing::Lost(j, g) => {
-                let b = &bc[*j];
-                let alone = Chain {
-                    links: b.links[..1].to_vec(),
-                    ..b.clone()
-                };
-                let traffic = usage.requests_of(&b.name, Some(&g.group), Some(g.share));
-                let (_, h, mut assumptions) =
-                    sides::chain_figures(&head.scenario, &alone, traffic, req, usage, history)?;
-                assumptions.push(Assumption {
-                    key: "lost_fallback".into(),
-                    value: format!(
-                        "group `{}` ({}) serves its traffic with no fallback",
-                        g.group, g.primary
-                    ),
-                    source: format!("{} model_list", g.config),
-                });
-                head_figs.push((b.name.clone(), h.clone(), assumptions.clone()));
-                let bf = base_figs[*j].1.clone();
-                let mut c = changes::chain(b, &alone);
-                c.insert(
-                    1.min(c.len()),
-                    crate::report::diff::Change {
-                        what: "fallbacks".into(),
-                        base: Some(models(b)[1..].join(" → ")),
-                        head: Some(format!(
-                            "(none: `{}` still serves its traffic on {} alone)",
-                            g.group, g.primary
-                        )),
-                    },
-                );
-                ChainDiff {
-                    chain: b.name.clone(),
-                    base_chain: None,
-                    status: Status::Changed,
-                    base_models: models(b),
-                    head_models: models(&alone),
-                    diff: Some(minus(&h, &bf)),
-                    base: Some(bf),
-                    head: Some(h),
-                    changes: c,
-                    at: head.lone_at(&g.group).or_else(|| {
-                        head.provenance.first().map(|p| crate::report::diff::At {
-                            file: p.file.clone(),
-                            line: 1,
-                        })
-                    }),
-                    assumptions,
-                    mc: None,
-                }
+                let lost = (&bc[*j], g, &base_figs[*j].1);
+                lost_fallback(req, usage, history, lost, (head, head_figs))?
             }
             matching::Pairing::Both(j, i) => {
-                let (j, i) = (*j, *i);
-                let chain = &head.scenario.chains[i];
-                let (_, h, assumptions) = head_figs[i].clone();
-                let b = base_figs[j].1.clone();
-                let c = changes::chain(&bc[j], chain);
-                let dd = minus(&h, &b);
-                let moved = figures_differ(&dd);
-                let renamed = bc[j].name != chain.name;
-                if c.is_empty() && !moved && !renamed {
-                    unchanged.push(chain.name.clone());
-                    continue;
-                }
-                let mc = req.mc.map(|o| {
-                    let bt = base_figs[j].1.requests_per_month;
-                    let ht = h.requests_per_month;
-                    simulate_pair(
-                        req,
-                        usage,
-                        (&base.scenario, j, bt),
-                        (&head.scenario, i, ht),
-                        &o,
-                    )
-                });
-                let old_models = models(&bc[j]);
-                let new: Vec<&str> = chain
-                    .links
-                    .iter()
-                    .map(|l| l.price.id.as_str())
-                    .filter(|m| !old_models.iter().any(|o| o == m))
-                    .collect();
-                ChainDiff {
-                    chain: chain.name.clone(),
-                    base_chain: renamed.then(|| bc[j].name.clone()),
-                    status: if c.is_empty() && !moved {
-                        Status::Renamed
-                    } else {
-                        Status::Changed
-                    },
-                    base_models: old_models,
-                    head_models: models(chain),
-                    base: Some(b),
-                    head: Some(h),
-                    diff: Some(dd),
-                    changes: c,
-                    at: head.at_change(base, &chain.name, &new),
-                    assumptions,
-                    mc,
+                let pair = ((base, base_figs), (head, head_figs.as_slice()), *j, *i);
+                match both(req, usage, pair) {
+                    Some(d) => d,
+                    None => {
+                        unchanged.push(head.scenario.chains[*i].name.clone());
+                        continue;
+                    }
                 }
             }
         };
         chains.push(d);
     }
     Ok((chains, unchanged))
+}
+
+/// BASE's chain `b` (its figures `bf`) whose group HEAD serves with no fallback (`g`): priced
+/// on HEAD as its primary alone, added to `head_figs`, and diffed against BASE.
+///
+/// Errors: a history that does not fit the chain.
+fn lost_fallback(
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    history: Option<&crate::input::history::History>,
+    (b, g, bf): (&Chain, &crate::model::provenance::Served, &DiffFigures),
+    (head, head_figs): (&Side, &mut Vec<ChainFigures>),
+) -> anyhow::Result<ChainDiff> {
+    let alone = Chain {
+        links: b.links[..1].to_vec(),
+        ..b.clone()
+    };
+    let traffic = usage.requests_of(&b.name, Some(&g.group), Some(g.share));
+    let (_, h, mut assumptions) =
+        sides::chain_figures(&head.scenario, &alone, traffic, req, usage, history)?;
+    assumptions.push(Assumption {
+        key: "lost_fallback".into(),
+        value: format!(
+            "group `{}` ({}) serves its traffic with no fallback",
+            g.group, g.primary
+        ),
+        source: format!("{} model_list", g.config),
+    });
+    head_figs.push((b.name.clone(), h.clone(), assumptions.clone()));
+    let bf = bf.clone();
+    let mut c = changes::chain(b, &alone);
+    c.insert(
+        1.min(c.len()),
+        crate::report::diff::Change {
+            what: "fallbacks".into(),
+            base: Some(models(b)[1..].join(" → ")),
+            head: Some(format!(
+                "(none: `{}` still serves its traffic on {} alone)",
+                g.group, g.primary
+            )),
+        },
+    );
+    Ok(ChainDiff {
+        chain: b.name.clone(),
+        base_chain: None,
+        status: Status::Changed,
+        base_models: models(b),
+        head_models: models(&alone),
+        diff: Some(minus(&h, &bf)),
+        base: Some(bf),
+        head: Some(h),
+        changes: c,
+        at: head.lone_at(&g.group).or_else(|| {
+            head.provenance.first().map(|p| crate::report::diff::At {
+                file: p.file.clone(),
+                line: 1,
+            })
+        }),
+        assumptions,
+        mc: None,
+    })
+}
+
+/// BASE's chain `j` and HEAD's chain `i`, the same traffic on both sides: their diff (changed
+/// or renamed; with `--mc` simulated on common random numbers), or `None` when nothing
+/// changed.
+fn both(
+    req: &DiffRequest,
+    usage: &UsageSettings,
+    ((base, base_figs), (head, head_figs), j, i): (Priced<'_>, Priced<'_>, usize, usize),
+) -> Option<ChainDiff> {
+    let bc = &base.scenario.chains;
+    let chain = &head.scenario.chains[i];
+    let (_, h, assumptions) = head_figs[i].clone();
+    let b = base_figs[j].1.clone();
+    let c = changes::chain(&bc[j], chain);
+    let dd = minus(&h, &b);
+    let moved = figures_differ(&dd);
+    let renamed = bc[j].name != chain.name;
+    if c.is_empty() && !moved && !renamed {
+        return None;
+    }
+    let mc = req.mc.map(|o| {
+        let bt = base_figs[j].1.requests_per_month;
+        let ht = h.requests_per_month;
+        simulate_pair(
+            req,
+            usage,
+            (&base.scenario, j, bt),
+            (&head.scenario, i, ht),
+            &o,
+        )
+    });
+    let old_models = models(&bc[j]);
+    let new: Vec<&str> = chain
+        .links
+        .iter()
+        .map(|l| l.price.id.as_str())
+        .filter(|m| !old_models.iter().any(|o| o == m))
+        .collect();
+    Some(ChainDiff {
+        chain: chain.name.clone(),
+        base_chain: renamed.then(|| bc[j].name.clone()),
+        status: if c.is_empty() && !moved {
+            Status::Renamed
+        } else {
+            Status::Changed
+        },
+        base_models: old_models,
+        head_models: models(chain),
+        base: Some(b),
+        head: Some(h),
+        diff: Some(dd),
+        changes: c,
+        at: head.at_change(base, &chain.name, &new),
+        assumptions,
+        mc,
+    })
 }
 
 /// BASE's chain `bj` and HEAD's chain `hi`, each priced alone as [`sides::figures`] prices

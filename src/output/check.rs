@@ -379,6 +379,25 @@ struct IncidentJson {
     multiplier: Option<f64>,
 }
 
+impl IncidentJson {
+    /// The `incident` a finding prices and its `figures`, rounded to 12 significant digits.
+    fn of(
+        incident: &crate::report::check::IncidentCheck,
+        figures: &crate::report::check::IncidentBill,
+    ) -> IncidentJson {
+        IncidentJson {
+            duration_s: incident.duration_s,
+            requests_per_second: incident.requests_per_second,
+            session_length: incident.session_length,
+            requests: figures.requests,
+            sessions: figures.sessions,
+            normal_usd: round_noise(figures.normal),
+            total_usd: round_noise(figures.total),
+            multiplier: figures.multiplier.map(round_noise),
+        }
+    }
+}
+
 /// A key a finding of one kind has and others may not: `None` leaves it out, `Some(None)` is
 /// `null`. [`FindingJson::same_keys`] gives every finding of a document the same keys.
 type Slot<T> = Option<Option<T>>;
@@ -421,27 +440,7 @@ struct FindingJson<'a> {
 
 impl<'a> FindingJson<'a> {
     fn of(f: &'a Finding) -> FindingJson<'a> {
-        let located = !f.file().is_empty();
-        let mut j = FindingJson {
-            severity: f.severity().as_str(),
-            kind: f.kind(),
-            file: located.then(|| f.file()),
-            line: located.then(|| f.line()),
-            message: f.to_string(),
-            chain: None,
-            allowed: None,
-            allowed_from: None,
-            primary: None,
-            fallback: None,
-            ratio: None,
-            warm_ratio: None,
-            first_failover_ratio: None,
-            incident: None,
-            max_ratio: None,
-            via: None,
-            providers: None,
-            paths: None,
-        };
+        let mut j = FindingJson::common(f);
         match f {
             Finding::AboveRatio {
                 chain,
@@ -480,16 +479,7 @@ impl<'a> FindingJson<'a> {
                 j.fallback = Some(Some(SideJson::of(fallback)));
                 j.warm_ratio = Some(warm_ratio.map(round_noise));
                 j.first_failover_ratio = Some(figures.first_ratio.map(round_noise));
-                j.incident = Some(Some(IncidentJson {
-                    duration_s: incident.duration_s,
-                    requests_per_second: incident.requests_per_second,
-                    session_length: incident.session_length,
-                    requests: figures.requests,
-                    sessions: figures.sessions,
-                    normal_usd: round_noise(figures.normal),
-                    total_usd: round_noise(figures.total),
-                    multiplier: figures.multiplier.map(round_noise),
-                }));
+                j.incident = Some(Some(IncidentJson::of(incident, figures)));
                 j.max_ratio = Some(Some(*max_ratio));
                 j.allowed = Some(allowed.as_deref());
                 j.allowed_from = Some(allowed_from.as_deref());
@@ -504,6 +494,32 @@ impl<'a> FindingJson<'a> {
             Finding::Config { .. } | Finding::PriceSource { .. } => {}
         }
         j
+    }
+
+    /// The keys every finding has (severity, kind, file and line when located, message), the
+    /// others absent.
+    fn common(f: &'a Finding) -> FindingJson<'a> {
+        let located = !f.file().is_empty();
+        FindingJson {
+            severity: f.severity().as_str(),
+            kind: f.kind(),
+            file: located.then(|| f.file()),
+            line: located.then(|| f.line()),
+            message: f.to_string(),
+            chain: None,
+            allowed: None,
+            allowed_from: None,
+            primary: None,
+            fallback: None,
+            ratio: None,
+            warm_ratio: None,
+            first_failover_ratio: None,
+            incident: None,
+            max_ratio: None,
+            via: None,
+            providers: None,
+            paths: None,
+        }
     }
 
     /// Every finding of `rows` with the union of their keys, `null` where a finding had none

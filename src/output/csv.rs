@@ -5,11 +5,19 @@
 //! incident figures'. Cells that do not apply to a row's section are empty. Text cells (names)
 //! are guarded against spreadsheet formula injection.
 
-use crate::figures::{Figure, MeanCi};
+use crate::figures::{CsvGenerations, Figure, MeanCi, csv_generations_after};
 use crate::report::{
     FigureEntry, INCIDENT_FIGURES, INCIDENT_POLICY_FIGURES, IncidentPolicyFigures, Report,
     STEADY_FIGURES, STEADY_POLICY_FIGURES, SteadyMc, SteadyPolicyFigures, Value,
 };
+
+/// The CSV generation `compare`'s columns were laid out with ([`Figure::csv`]): its figures
+/// before [`METHOD_COLUMN`]; the figures of each later generation follow [`EXTRA_COLUMNS`], one
+/// generation after another ([`late_columns`]).
+pub const COMPARE_BASE: u8 = 0;
+
+/// The generations of `compare`'s first columns.
+const BASE: CsvGenerations = CsvGenerations::through(COMPARE_BASE);
 
 /// The columns before the figures: what a row is.
 pub const ID_COLUMNS: &[&str] = &["scenario", "section", "chain", "pattern"];
@@ -18,9 +26,19 @@ pub const ID_COLUMNS: &[&str] = &["scenario", "section", "chain", "pattern"];
 /// incident figures: the steady policy figures the analytic engine has
 /// ([`STEADY_POLICY_FIGURES`] with [`Figure::analytic`]), the list `answered_by` last. Steady
 /// rows fill them ([`crate::report::SteadyRow::policy`]); incident rows `dead_time_mean_s`
-/// only ([`crate::report::IncidentRow::dead_time_mean_s`]).
+/// only ([`crate::report::IncidentRow::dead_time_mean_s`]). Those of [`COMPARE_BASE`]; a later
+/// generation's are `policy_columns_of` it.
 pub fn policy_columns() -> Vec<&'static Figure> {
-    let analytic = || STEADY_POLICY_FIGURES.iter().filter(|f| f.analytic);
+    policy_columns_of(BASE)
+}
+
+/// The [`policy_columns`] of the generations `gens`.
+fn policy_columns_of(gens: CsvGenerations) -> Vec<&'static Figure> {
+    let analytic = || {
+        STEADY_POLICY_FIGURES
+            .iter()
+            .filter(move |f| f.analytic && gens.holds(f))
+    };
     analytic()
         .filter(|f| !f.list)
         .chain(analytic().filter(|f| f.list))
@@ -31,7 +49,7 @@ pub fn policy_columns() -> Vec<&'static Figure> {
 /// identity ([`ID_COLUMNS`]), every steady figure ([`STEADY_FIGURES`]), every incident figure
 /// ([`INCIDENT_FIGURES`]), the analytic policy figures ([`policy_columns`]).
 pub fn compare_columns() -> Vec<&'static str> {
-    let keys = |figures: &'static [Figure]| placed(figures, false).map(|f| f.key);
+    let keys = |figures: &'static [Figure]| placed(figures, BASE).map(|f| f.key);
     ID_COLUMNS
         .iter()
         .copied()
@@ -62,33 +80,38 @@ pub const EXTRA_COLUMNS: &[&str] = &[
 /// ([`mc_policy_columns`]). Steady rows fill the steady figures, incident rows the incident ones.
 pub const MC_META_COLUMNS: &[&str] = &["mc_seed", "mc_requests", "mc_runs"];
 
-/// The figures of `figures` in the CSV's first columns (`late` false), or in its last ones
-/// (`late`: the figures added later, [`Figure::csv_last`], after every other column).
-fn placed(figures: &'static [Figure], late: bool) -> impl Iterator<Item = &'static Figure> {
-    figures.iter().filter(move |f| f.csv_last == late)
+/// The figures of `figures` of the CSV generations `gens` ([`Figure::csv`]).
+fn placed(
+    figures: &'static [Figure],
+    gens: CsvGenerations,
+) -> impl Iterator<Item = &'static Figure> {
+    figures.iter().filter(move |f| gens.holds(f))
 }
 
-/// The figures of `figures` (placed as `late` says) the Monte Carlo estimates, each with a
+/// The figures of `figures` (of the generations `gens`) the Monte Carlo estimates, each with a
 /// 95% interval, as `mc_KEY`.
-fn estimated(figures: &'static [Figure], late: bool) -> impl Iterator<Item = &'static str> {
-    placed(figures, late).filter(|f| f.estimated).map(|f| f.key)
+fn estimated(
+    figures: &'static [Figure],
+    gens: CsvGenerations,
+) -> impl Iterator<Item = &'static str> {
+    placed(figures, gens).filter(|f| f.estimated).map(|f| f.key)
 }
 
-/// The cells of a figure set's estimated figures placed as `late` says (`mc_KEY`,
+/// The cells of a figure set's estimated figures of the generations `gens` (`mc_KEY`,
 /// `mc_KEY_ci95_lo`, `mc_KEY_ci95_hi` each); empty cells without Monte Carlo figures.
 fn estimate_cells<F>(
     figures: &'static [Figure],
-    late: bool,
+    gens: CsvGenerations,
     set: Option<&F>,
     visit: impl Fn(&F, &mut dyn FnMut(&'static Figure, FigureEntry<'_, MeanCi>)),
 ) -> Vec<String> {
     let width = 1 + MeanCi::CSV_SUFFIXES.len();
     let Some(set) = set else {
-        return vec![String::new(); width * estimated(figures, late).count()];
+        return vec![String::new(); width * estimated(figures, gens).count()];
     };
     let mut cells = Vec::new();
     visit(set, &mut |fig, e| {
-        if fig.csv_last != late {
+        if !gens.holds(fig) {
             return;
         }
         if let FigureEntry::Figure(v) = e {
@@ -110,23 +133,30 @@ pub const MC_LATENCY: &[&str] = &["mc_latency_p50_s", "mc_latency_p95_s", "mc_la
 /// ([`STEADY_POLICY_FIGURES`], the list `answered_by` last), then the incident ones
 /// ([`INCIDENT_POLICY_FIGURES`]) the steady ones do not name (`dead_time_mean_s` is one column
 /// for both). They are filled on the rows of chains with a non-default policy (and on blended
-/// rows whose chains all have one) and empty elsewhere.
+/// rows whose chains all have one) and empty elsewhere. Those of [`COMPARE_BASE`]; a later
+/// generation's are `mc_policy_columns_of` it.
 pub fn mc_policy_columns() -> Vec<&'static Figure> {
-    let steady = || STEADY_POLICY_FIGURES.iter();
+    mc_policy_columns_of(BASE)
+}
+
+/// The [`mc_policy_columns`] of the generations `gens`.
+fn mc_policy_columns_of(gens: CsvGenerations) -> Vec<&'static Figure> {
+    let steady = || placed(STEADY_POLICY_FIGURES, gens);
     let mut columns: Vec<&'static Figure> = steady().filter(|f| !f.list).collect();
     columns.extend(steady().filter(|f| f.list));
     columns.extend(
-        INCIDENT_POLICY_FIGURES
-            .iter()
+        placed(INCIDENT_POLICY_FIGURES, gens)
             .filter(|f| !STEADY_POLICY_FIGURES.iter().any(|s| s.key == f.key)),
     );
     columns
 }
 
+/// The Monte Carlo columns of `compare`'s first generations: [`MC_META_COLUMNS`], the steady
+/// and incident estimates, [`MC_LATENCY`], [`mc_policy_columns`].
 fn mc_header() -> Vec<String> {
     let mut h: Vec<String> = MC_META_COLUMNS.iter().map(|c| c.to_string()).collect();
-    let with_ci = estimated(STEADY_FIGURES, false)
-        .chain(estimated(INCIDENT_FIGURES, false))
+    let with_ci = estimated(STEADY_FIGURES, BASE)
+        .chain(estimated(INCIDENT_FIGURES, BASE))
         .map(|k| (k, true))
         .chain(
             MC_LATENCY
@@ -153,63 +183,62 @@ fn push_mc_column(header: &mut Vec<String>, key: &str, ci: bool) {
     }
 }
 
-/// The Monte Carlo columns of a steady-state row as `fallcost sweep` prints them, named as in
-/// `compare`'s CSV: the steady figures ([`STEADY_FIGURES`]) each with its 95% interval, then the
-/// latency percentiles ([`MC_LATENCY`]). Cells: [`steady_mc_cells`] then [`latency_cells`].
-pub fn steady_mc_columns() -> Vec<String> {
+/// The Monte Carlo columns of a steady-state row's figures of the generations `gens`, as
+/// `fallcost sweep` prints them, named as in `compare`'s CSV: the steady figures
+/// ([`STEADY_FIGURES`]) each with its 95% interval. Cells: [`steady_mc_cells`].
+pub fn steady_mc_columns(gens: CsvGenerations) -> Vec<String> {
     let mut h = Vec::new();
-    for k in estimated(STEADY_FIGURES, false) {
-        push_mc_column(&mut h, k, true);
-    }
-    h.extend(MC_LATENCY.iter().map(|c| c.to_string()));
-    h
-}
-
-/// The cells of the steady figures' Monte Carlo columns: each figure's simulated mean, then the
-/// low and high ends of its 95% interval; empty cells without Monte Carlo figures.
-pub fn steady_mc_cells(m: Option<&SteadyMc>) -> Vec<String> {
-    estimate_cells(STEADY_FIGURES, false, m.map(|m| &m.figures), |f, v| {
-        f.visit(v)
-    })
-}
-
-/// The Monte Carlo columns of the steady figures added later ([`Figure::csv_last`]), after
-/// every other column of `sweep`'s CSV, as [`steady_mc_columns`].
-pub fn steady_mc_late_columns() -> Vec<String> {
-    let mut h = Vec::new();
-    for k in estimated(STEADY_FIGURES, true) {
+    for k in estimated(STEADY_FIGURES, gens) {
         push_mc_column(&mut h, k, true);
     }
     h
 }
 
-/// The cells under [`steady_mc_late_columns`].
-pub fn steady_mc_late_cells(m: Option<&SteadyMc>) -> Vec<String> {
-    estimate_cells(STEADY_FIGURES, true, m.map(|m| &m.figures), |f, v| {
+/// The cells of the steady figures' Monte Carlo columns of the generations `gens`: each
+/// figure's simulated mean, then the low and high ends of its 95% interval; empty cells without
+/// Monte Carlo figures.
+pub fn steady_mc_cells(gens: CsvGenerations, m: Option<&SteadyMc>) -> Vec<String> {
+    estimate_cells(STEADY_FIGURES, gens, m.map(|m| &m.figures), |f, v| {
         f.visit(v)
     })
 }
 
-/// The cells of the incident figures' Monte Carlo columns placed as `late` says, as
+/// The cells of the incident figures' Monte Carlo columns of the generations `gens`, as
 /// [`steady_mc_cells`].
 fn incident_mc_cells(
-    late: bool,
+    gens: CsvGenerations,
     m: Option<&crate::report::IncidentFigures<MeanCi>>,
 ) -> Vec<String> {
-    estimate_cells(INCIDENT_FIGURES, late, m, |f, v| f.visit(v))
+    estimate_cells(INCIDENT_FIGURES, gens, m, |f, v| f.visit(v))
 }
 
-/// The columns after every other (after [`EXTRA_COLUMNS`]): the steady and incident figures
-/// added later ([`Figure::csv_last`]; README, "CSV": new columns go after the existing ones),
-/// their analytic values, then with `mc` their Monte Carlo estimates.
+/// The columns after every other (after [`EXTRA_COLUMNS`]): the figures of each CSV generation
+/// after [`COMPARE_BASE`] ([`Figure::csv`]; README, "CSV": new columns go after the existing
+/// ones), one generation after another: each the steady, incident and analytic policy
+/// figures' values, then with `mc` the Monte Carlo estimates of the steady and incident figures
+/// and the Monte Carlo policy figures.
 pub fn late_columns(mc: bool) -> Vec<String> {
-    let mut h: Vec<String> = placed(STEADY_FIGURES, true)
-        .chain(placed(INCIDENT_FIGURES, true))
+    csv_generations_after(COMPARE_BASE)
+        .into_iter()
+        .flat_map(|g| generation_columns(CsvGenerations::only(g), mc))
+        .collect()
+}
+
+/// The columns of one appended generation: the steady, incident and analytic policy figures'
+/// values, then with `mc` the Monte Carlo estimates of the steady and incident figures and the
+/// Monte Carlo policy figures.
+fn generation_columns(gens: CsvGenerations, mc: bool) -> Vec<String> {
+    let mut h: Vec<String> = placed(STEADY_FIGURES, gens)
+        .chain(placed(INCIDENT_FIGURES, gens))
+        .chain(policy_columns_of(gens))
         .map(|f| f.key.to_string())
         .collect();
     if mc {
-        for k in estimated(STEADY_FIGURES, true).chain(estimated(INCIDENT_FIGURES, true)) {
+        for k in estimated(STEADY_FIGURES, gens).chain(estimated(INCIDENT_FIGURES, gens)) {
             push_mc_column(&mut h, k, true);
+        }
+        for f in mc_policy_columns_of(gens) {
+            push_mc_column(&mut h, f.key, f.estimated);
         }
     }
     h
@@ -226,9 +255,10 @@ pub fn latency_cells(m: Option<&SteadyMc>) -> Vec<String> {
     }
 }
 
-/// The cells of the [`mc_policy_columns`] of a steady row (`steady`) or an incident row
-/// (`incident`); empty cells for figures the row does not have.
+/// The cells of the Monte Carlo policy `columns` ([`mc_policy_columns`]) of a steady row
+/// (`steady`) or an incident row (`incident`); empty cells for figures the row does not have.
 fn mc_policy_cells(
+    columns: &[&'static Figure],
     steady: Option<&SteadyPolicyFigures<MeanCi>>,
     incident: Option<&IncidentPolicyFigures<MeanCi>>,
 ) -> Vec<String> {
@@ -249,7 +279,7 @@ fn mc_policy_cells(
         p.visit(&mut take);
     }
     let mut cells = Vec::new();
-    for fig in mc_policy_columns() {
+    for fig in columns {
         let width = if fig.estimated {
             1 + MeanCi::CSV_SUFFIXES.len()
         } else {
@@ -275,15 +305,15 @@ fn analytic_cell(e: FigureEntry<'_, f64>) -> String {
     }
 }
 
-/// The cells of an analytic figure set, one per entry placed as `late` says, in declaration
-/// order.
+/// The cells of an analytic figure set, one per entry of the generations `gens`, in
+/// declaration order.
 fn analytic_cells(
-    late: bool,
+    gens: CsvGenerations,
     visit: impl FnOnce(&mut dyn FnMut(&'static Figure, FigureEntry<'_, f64>)),
 ) -> Vec<String> {
     let mut cells = Vec::new();
     visit(&mut |fig, e| {
-        if fig.csv_last == late {
+        if gens.holds(fig) {
             cells.push(analytic_cell(e));
         }
     });
@@ -302,11 +332,11 @@ fn keyed_cells(columns: &[&'static Figure], have: &[(&str, String)]) -> Vec<Stri
         .collect()
 }
 
-/// The [`policy_columns`] cells of an analytic policy figure set.
-fn policy_cells(policy: &SteadyPolicyFigures<f64>) -> Vec<String> {
+/// The cells of an analytic policy figure set under the policy `columns` ([`policy_columns`]).
+fn policy_cells(policy: &SteadyPolicyFigures<f64>, columns: &[&'static Figure]) -> Vec<String> {
     let mut have = Vec::new();
     policy.visit(|fig, e| have.push((fig.key, analytic_cell(e))));
-    keyed_cells(&policy_columns(), &have)
+    keyed_cells(columns, &have)
 }
 
 /// Neutralise a text cell that a spreadsheet would read as a formula (OWASP, "CSV Injection"):
@@ -404,60 +434,87 @@ fn end_cells(method: &str, chain: &str, late: Vec<String>) -> Vec<String> {
 
 /// One steady row's record.
 fn steady_record(report: &Report, r: &crate::report::SteadyRow) -> Vec<String> {
-    let mc = report.mc.is_some();
     let mut rec = id_cells(report, "steady", &r.chain, r.pattern.as_str());
-    rec.extend(analytic_cells(false, |f| r.analytic.visit(f)));
-    rec.extend(blank(placed(INCIDENT_FIGURES, false).count()));
-    rec.extend(policy_cells(&r.policy));
-    rec.extend(meta_cells(report));
-    if mc {
-        rec.extend(steady_mc_cells(r.mc.as_ref()));
-        rec.extend(incident_mc_cells(false, None));
-        rec.extend(latency_cells(r.mc.as_ref()));
-        rec.extend(mc_policy_cells(
-            r.mc.as_ref().and_then(|m| m.policy.as_ref()),
-            None,
-        ));
-    }
-    let mut late = analytic_cells(true, |f| r.analytic.visit(f));
-    late.extend(blank(placed(INCIDENT_FIGURES, true).count()));
-    if mc {
-        late.extend(steady_mc_late_cells(r.mc.as_ref()));
-        late.extend(incident_mc_cells(true, None));
-    }
+    rec.extend(steady_cells(report, r, BASE));
+    let late = csv_generations_after(COMPARE_BASE)
+        .into_iter()
+        .flat_map(|g| steady_cells(report, r, CsvGenerations::only(g)))
+        .collect();
     rec.extend(end_cells("analytic", &r.chain, late));
+    rec
+}
+
+/// A steady row's figure cells of the generations `gens`: analytic, policy, then with `--mc`
+/// (after the [`MC_META_COLUMNS`] in the first generations) the Monte Carlo ones, the
+/// latency percentiles in the first generations.
+fn steady_cells(
+    report: &Report,
+    r: &crate::report::SteadyRow,
+    gens: CsvGenerations,
+) -> Vec<String> {
+    let mut rec = analytic_cells(gens, |f| r.analytic.visit(f));
+    rec.extend(blank(placed(INCIDENT_FIGURES, gens).count()));
+    rec.extend(policy_cells(&r.policy, &policy_columns_of(gens)));
+    if report.mc.is_none() {
+        return rec;
+    }
+    if gens == BASE {
+        rec.extend(meta_cells(report));
+    }
+    rec.extend(steady_mc_cells(gens, r.mc.as_ref()));
+    rec.extend(incident_mc_cells(gens, None));
+    if gens == BASE {
+        rec.extend(latency_cells(r.mc.as_ref()));
+    }
+    rec.extend(mc_policy_cells(
+        &mc_policy_columns_of(gens),
+        r.mc.as_ref().and_then(|m| m.policy.as_ref()),
+        None,
+    ));
     rec
 }
 
 /// One incident row's record.
 fn incident_record(report: &Report, r: &crate::report::IncidentRow) -> Vec<String> {
-    let mc = report.mc.is_some();
-    let figures = r.mc.as_ref().map(|m| &m.figures);
     let mut rec = id_cells(report, "incident", &r.chain, r.pattern.as_str());
-    rec.extend(blank(placed(STEADY_FIGURES, false).count()));
-    rec.extend(analytic_cells(false, |f| r.analytic.visit(f)));
+    rec.extend(incident_cells(report, r, BASE));
+    let late = csv_generations_after(COMPARE_BASE)
+        .into_iter()
+        .flat_map(|g| incident_cells(report, r, CsvGenerations::only(g)))
+        .collect();
+    rec.extend(end_cells(r.method.as_str(), &r.chain, late));
+    rec
+}
+
+/// An incident row's figure cells of the generations `gens`, as [`steady_cells`].
+fn incident_cells(
+    report: &Report,
+    r: &crate::report::IncidentRow,
+    gens: CsvGenerations,
+) -> Vec<String> {
+    let mut rec = blank(placed(STEADY_FIGURES, gens).count());
+    rec.extend(analytic_cells(gens, |f| r.analytic.visit(f)));
     // the policy columns: the incident row's one analytic policy figure, dead time
     rec.extend(keyed_cells(
-        &policy_columns(),
+        &policy_columns_of(gens),
         &[("dead_time_mean_s", num(Some(r.dead_time_mean_s)))],
     ));
-    rec.extend(meta_cells(report));
-    if mc {
-        rec.extend(steady_mc_cells(None));
-        rec.extend(incident_mc_cells(false, figures));
+    if report.mc.is_none() {
+        return rec;
+    }
+    if gens == BASE {
+        rec.extend(meta_cells(report));
+    }
+    rec.extend(steady_mc_cells(gens, None));
+    rec.extend(incident_mc_cells(gens, r.mc.as_ref().map(|m| &m.figures)));
+    if gens == BASE {
         rec.extend(blank(MC_LATENCY.len()));
-        rec.extend(mc_policy_cells(
-            None,
-            r.mc.as_ref().and_then(|m| m.policy.as_ref()),
-        ));
     }
-    let mut late = blank(placed(STEADY_FIGURES, true).count());
-    late.extend(analytic_cells(true, |f| r.analytic.visit(f)));
-    if mc {
-        late.extend(steady_mc_late_cells(None));
-        late.extend(incident_mc_cells(true, figures));
-    }
-    rec.extend(end_cells(r.method.as_str(), &r.chain, late));
+    rec.extend(mc_policy_cells(
+        &mc_policy_columns_of(gens),
+        None,
+        r.mc.as_ref().and_then(|m| m.policy.as_ref()),
+    ));
     rec
 }
 

@@ -7,7 +7,9 @@
 use super::csv::{guard, num};
 use super::layout::{Page, Section};
 use super::{Format, table};
-use crate::figures::{FigureEntry, INCIDENT_FIGURES, IncidentFigures};
+use crate::figures::{
+    CsvGenerations, FigureEntry, INCIDENT_FIGURES, IncidentFigures, csv_generations_after,
+};
 use crate::number::{count, format_seconds, money, multiplier, trim};
 use crate::report::Method;
 use crate::report::history::{HistoryReport, ProviderRate, ReplayTotal, YearsReport, YearsRow};
@@ -105,20 +107,50 @@ pub const TAIL_COLUMNS: [&str; 23] = [
 /// The columns from `approximate` on.
 const LABEL_COLUMNS: usize = 8;
 
-/// The CSV header: [`ID_COLUMNS`], every incident figure (`INCIDENT_FIGURES`), [`TAIL_COLUMNS`].
+/// The CSV generations the history's columns were laid out with
+/// ([`crate::figures::Figure::csv`]): its incident figures before [`TAIL_COLUMNS`]; each later
+/// generation's follow them, one generation after another.
+pub const HISTORY_BASE: u8 = 1;
+
+/// The generations of the incident figures before [`TAIL_COLUMNS`].
+const BASE: CsvGenerations = CsvGenerations::through(HISTORY_BASE);
+
+/// The generations appended after [`TAIL_COLUMNS`], each alone, oldest first.
+fn appended() -> Vec<CsvGenerations> {
+    csv_generations_after(HISTORY_BASE)
+        .into_iter()
+        .map(CsvGenerations::only)
+        .collect()
+}
+
+/// The incident figures of the generations `gens`, in declaration order.
+fn keys(gens: CsvGenerations) -> impl Iterator<Item = &'static str> {
+    INCIDENT_FIGURES
+        .iter()
+        .filter(move |f| gens.holds(f))
+        .map(|f| f.key)
+}
+
+/// The CSV header: [`ID_COLUMNS`], the incident figures (`INCIDENT_FIGURES`) of
+/// [`HISTORY_BASE`], [`TAIL_COLUMNS`], then those of each later generation.
 pub fn columns() -> Vec<&'static str> {
     ID_COLUMNS
         .iter()
         .copied()
-        .chain(INCIDENT_FIGURES.iter().map(|f| f.key))
+        .chain(keys(BASE))
         .chain(TAIL_COLUMNS.iter().copied())
+        .chain(appended().into_iter().flat_map(keys))
         .collect()
 }
 
-/// The cells of an incident figure set, in declaration order.
-fn figure_cells(f: &IncidentFigures<f64>) -> Vec<String> {
+/// The cells of an incident figure set's figures of the generations `gens`, in declaration
+/// order.
+fn figure_cells(f: &IncidentFigures<f64>, gens: CsvGenerations) -> Vec<String> {
     let mut cells = Vec::new();
-    f.visit(|_, e| {
+    f.visit(|fig, e| {
+        if !gens.holds(fig) {
+            return;
+        }
         cells.push(match e {
             FigureEntry::Figure(v) => num(v.copied()),
             FigureEntry::Exact(v) => num(v),
@@ -152,11 +184,12 @@ fn csv(report: &HistoryReport) -> anyhow::Result<Vec<u8>> {
             guard(&r.row.chain),
             r.row.pattern.as_str().to_string(),
         ];
-        rec.extend(figure_cells(&r.row.analytic));
+        rec.extend(figure_cells(&r.row.analytic, BASE));
         rec.push(num(Some(r.row.dead_time_mean_s)));
         rec.push(r.row.method.as_str().to_string());
         rec.extend(blank(1 + years_width));
         rec.extend(label_cells(r.approximate, r.row.simulated_precision));
+        rec.extend(appended_cells(Some(&r.row.analytic)));
         w.write_record(&rec)?;
     }
     for (section, list) in [("total", &report.totals), ("per_year", &report.per_year)] {
@@ -164,12 +197,13 @@ fn csv(report: &HistoryReport) -> anyhow::Result<Vec<u8>> {
             let mut rec = vec![section.to_string()];
             rec.extend(blank(5));
             rec.extend([guard(&t.chain), t.pattern.as_str().to_string()]);
-            rec.extend(figure_cells(&t.figures));
+            rec.extend(figure_cells(&t.figures, BASE));
             rec.push(String::new());
             rec.push(t.method.as_str().to_string());
             rec.push(t.incidents.to_string());
             rec.extend(blank(years_width));
             rec.extend(label_cells(t.approximate, t.simulated_precision));
+            rec.extend(appended_cells(Some(&t.figures)));
             w.write_record(&rec)?;
         }
     }
@@ -178,17 +212,30 @@ fn csv(report: &HistoryReport) -> anyhow::Result<Vec<u8>> {
             let mut rec = vec!["years".to_string()];
             rec.extend(blank(5));
             rec.extend([guard(&r.chain), r.pattern.as_str().to_string()]);
-            rec.extend(blank(INCIDENT_FIGURES.len() + 1));
+            rec.extend(blank(keys(BASE).count() + 1));
             rec.push(r.method.as_str().to_string());
             rec.push(String::new());
             rec.extend(years_cells(r));
             rec.push(y.seed.to_string());
             rec.extend([r.approximate.to_string(), num(r.simulated_precision)]);
             rec.extend(years_known_cells(r));
+            rec.extend(appended_cells(None));
             w.write_record(&rec)?;
         }
     }
     Ok(w.into_inner()?)
+}
+
+/// The cells of the generations appended after [`TAIL_COLUMNS`]: `figures`' values, empty
+/// without (a years row).
+fn appended_cells(figures: Option<&IncidentFigures<f64>>) -> Vec<String> {
+    appended()
+        .into_iter()
+        .flat_map(|gens| match figures {
+            Some(f) => figure_cells(f, gens),
+            None => vec![String::new(); keys(gens).count()],
+        })
+        .collect()
 }
 
 /// A years row's CSV cells, `requests_per_year` to `incidents_per_year`.

@@ -101,73 +101,12 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
             "cache_miss": report.input.billing.cache_miss.map(|m| m.as_str()),
         }),
     );
-    obj.insert(
-        "chains".into(),
-        Value::Array(
-            report
-                .input
-                .chains
-                .iter()
-                .map(|c| {
-                    json!({
-                        "name": c.name,
-                        "models": c.prices().map(|l| l.id.clone()).collect::<Vec<_>>(),
-                        "providers": c.prices().map(|l| l.provider.clone()).collect::<Vec<_>>(),
-                        "traffic_share": c.traffic_share,
-                        "service_tiers": report
-                            .input
-                            .billing
-                            .tiers_of(&c.name, c.links.len())
-                            .iter()
-                            .map(|t| t.as_str())
-                            .collect::<Vec<_>>(),
-                    })
-                })
-                .collect(),
-        ),
-    );
-    // Analytic incident rows on a timeline with cuts whose figures are not exact (≈; MODEL.md
-    // §6, "Timelines": `model::incident::timeline_bound`).
-    let approximate = |chain: Option<&str>, pattern: Option<&str>| -> bool {
-        let (Some(inc), Some(c)) = (
-            report.input.incident.as_ref(),
-            report
-                .input
-                .chains
-                .iter()
-                .find(|c| Some(c.name.as_str()) == chain),
-        ) else {
-            return false;
-        };
-        let Some(p) = crate::model::Pattern::ALL
-            .into_iter()
-            .find(|p| Some(p.as_str()) == pattern)
-        else {
-            return false;
-        };
-        crate::model::incident::timeline_bound(&report.input.request, c, &inc.for_chain(c), p)
-            .is_some_and(|b| !b.exact())
-    };
+    obj.insert("chains".into(), chains(report));
     for section in ["steady", "incident"] {
         if let Some(Value::Array(rows)) = obj.get_mut(section) {
             for row in rows.iter_mut() {
                 if let Some(m) = row.as_object_mut() {
-                    let blended = m.get("chain").and_then(Value::as_str) == Some(BLENDED);
-                    m.insert("blended".into(), json!(blended));
-                    if section == "incident" {
-                        // in every incident row of every document, not only where one is set
-                        let analytic = !m.contains_key("method");
-                        let chain = m.get("chain").and_then(Value::as_str);
-                        let pattern = m.get("pattern").and_then(Value::as_str);
-                        let approx = analytic && approximate(chain, pattern);
-                        m.entry("approximate").or_insert(json!(approx));
-                        m.entry("breaker").or_insert(Value::Null);
-                        m.entry("method").or_insert(json!("analytic"));
-                        m.entry("simulated_windows").or_insert(Value::Null);
-                        m.entry("simulated_precision").or_insert(Value::Null);
-                    } else {
-                        m.entry("latency_defaults").or_insert(json!([]));
-                    }
+                    complete_row(report, section, m);
                 }
             }
             same_keys(rows);
@@ -178,6 +117,78 @@ pub fn compare(report: &Report) -> anyhow::Result<Value> {
     }
     integer_counts(&mut doc);
     Ok(doc)
+}
+
+/// The `chains` list: each chain's name, models, providers, traffic share and service tiers.
+fn chains(report: &Report) -> Value {
+    Value::Array(
+        report
+            .input
+            .chains
+            .iter()
+            .map(|c| {
+                json!({
+                    "name": c.name,
+                    "models": c.prices().map(|l| l.id.clone()).collect::<Vec<_>>(),
+                    "providers": c.prices().map(|l| l.provider.clone()).collect::<Vec<_>>(),
+                    "traffic_share": c.traffic_share,
+                    "service_tiers": report
+                        .input
+                        .billing
+                        .tiers_of(&c.name, c.links.len())
+                        .iter()
+                        .map(|t| t.as_str())
+                        .collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Give a row of `section` (`steady`, `incident`) every key of its kind: `blended`; on an
+/// incident row `approximate`, `breaker`, `method`, `simulated_windows` and
+/// `simulated_precision` (in every incident row of every document, not only where one is
+/// set); on a steady row `latency_defaults`.
+fn complete_row(report: &Report, section: &str, m: &mut serde_json::Map<String, Value>) {
+    let blended = m.get("chain").and_then(Value::as_str) == Some(BLENDED);
+    m.insert("blended".into(), json!(blended));
+    if section == "incident" {
+        let analytic = !m.contains_key("method");
+        let chain = m.get("chain").and_then(Value::as_str);
+        let pattern = m.get("pattern").and_then(Value::as_str);
+        let approx = analytic && approximate(report, chain, pattern);
+        m.entry("approximate").or_insert(json!(approx));
+        m.entry("breaker").or_insert(Value::Null);
+        m.entry("method").or_insert(json!("analytic"));
+        m.entry("simulated_windows").or_insert(Value::Null);
+        m.entry("simulated_precision").or_insert(Value::Null);
+    } else {
+        m.entry("latency_defaults").or_insert(json!([]));
+    }
+}
+
+/// Whether the analytic incident row of `chain` and `pattern` is approximate: on a timeline
+/// with cuts whose figures are not exact (≈; MODEL.md §6, "Timelines":
+/// `model::incident::timeline_bound`).
+fn approximate(report: &Report, chain: Option<&str>, pattern: Option<&str>) -> bool {
+    let (Some(inc), Some(c)) = (
+        report.input.incident.as_ref(),
+        report
+            .input
+            .chains
+            .iter()
+            .find(|c| Some(c.name.as_str()) == chain),
+    ) else {
+        return false;
+    };
+    let Some(p) = crate::model::Pattern::ALL
+        .into_iter()
+        .find(|p| Some(p.as_str()) == pattern)
+    else {
+        return false;
+    };
+    crate::model::incident::timeline_bound(&report.input.request, c, &inc.for_chain(c), p)
+        .is_some_and(|b| !b.exact())
 }
 
 /// [`compare`] as pretty JSON bytes with a trailing newline.

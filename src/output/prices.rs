@@ -273,18 +273,10 @@ pub fn compact(section: &mut layout::Section, provider_in_id: bool) {
         .iter()
         .filter_map(|n| col(n))
         .collect();
-    let merged = |row: &[String], cols: &[usize], sep: &str, prefix: &[&str]| {
-        let parts: Vec<String> = cols
-            .iter()
-            .enumerate()
-            .filter(|&(_, &i)| row[i] != "–" && !row[i].is_empty())
-            .map(|(k, &i)| format!("{}{}", prefix.get(k).copied().unwrap_or(""), row[i]))
-            .collect();
-        if parts.is_empty() {
-            "–".to_string()
-        } else {
-            parts.join(sep)
-        }
+    let long = if col("long context in/out").is_some() {
+        "long "
+    } else {
+        ""
     };
     let drop: Vec<usize> = std::iter::once(provider)
         .filter(|_| provider_in_id)
@@ -300,22 +292,39 @@ pub fn compact(section: &mut layout::Section, provider_in_id: bool) {
             row[model] = format!("{id} ({prov})");
         }
         if let Some(&first) = caching.first() {
-            let text = merged(row, &caching, " ", &caching_prefixes);
-            row[first] = text;
+            row[first] = merged(row, &caching, " ", &caching_prefixes);
         }
         if let Some(&first) = tiers.first() {
-            let long = if col("long context in/out").is_some() {
-                "long "
-            } else {
-                ""
-            };
-            let text = merged(row, &tiers, "; ", &[long, ""]);
-            row[first] = text;
+            row[first] = merged(row, &tiers, "; ", &[long, ""]);
         }
     }
     if let Some(&first) = tiers.first() {
         section.header[first] = "tiers".into();
     }
+    drop_columns(section, &drop);
+    if !provider_in_id {
+        provider_last(section, provider);
+    }
+}
+
+/// The cells `cols` of `row` in one cell, each after its `prefix`, joined by `sep`; those
+/// without a value (`–`, empty) left out, `–` when none has one.
+fn merged(row: &[String], cols: &[usize], sep: &str, prefix: &[&str]) -> String {
+    let parts: Vec<String> = cols
+        .iter()
+        .enumerate()
+        .filter(|&(_, &i)| row[i] != "–" && !row[i].is_empty())
+        .map(|(k, &i)| format!("{}{}", prefix.get(k).copied().unwrap_or(""), row[i]))
+        .collect();
+    if parts.is_empty() {
+        "–".to_string()
+    } else {
+        parts.join(sep)
+    }
+}
+
+/// `section` without the columns `drop` (their header, cells and alignment).
+fn drop_columns(section: &mut layout::Section, drop: &[usize]) {
     let keep = |i: &usize| !drop.contains(i);
     for row in &mut section.rows {
         *row = (0..row.len())
@@ -331,19 +340,20 @@ pub fn compact(section: &mut layout::Section, provider_in_id: bool) {
         .filter(keep)
         .map(|i| section.numeric[i])
         .collect();
-    if !provider_in_id {
-        // the provider column is where it was (nothing before it was dropped): move it last
-        let cell = |row: &mut Vec<String>| {
-            let p = row.remove(provider);
-            row.push(p);
-        };
-        for row in &mut section.rows {
-            cell(row);
-        }
-        cell(&mut section.header);
-        let n = section.numeric.remove(provider);
-        section.numeric.push(n);
+}
+
+/// Move the provider column (at `provider`: nothing before it was dropped) last.
+fn provider_last(section: &mut layout::Section, provider: usize) {
+    let cell = |row: &mut Vec<String>| {
+        let p = row.remove(provider);
+        row.push(p);
+    };
+    for row in &mut section.rows {
+        cell(row);
     }
+    cell(&mut section.header);
+    let n = section.numeric.remove(provider);
+    section.numeric.push(n);
 }
 
 #[cfg(test)]

@@ -76,68 +76,9 @@ pub fn with_provenance(
 ) -> anyhow::Result<Vec<u8>> {
     use crate::output::Format;
     let (shared, own) = split_shared(provenance);
-    let mut lines = Vec::new();
-    let mut i = 0;
-    while i < own.len() {
-        let chain = &own[i].chain;
-        let mut parts = Vec::new();
-        while i < own.len() && &own[i].chain == chain {
-            let p = own[i];
-            parts.push(format!("{} ({}:{})", p.what, p.file, p.line));
-            i += 1;
-        }
-        lines.push(format!("chain {}: {}", quoted(chain), parts.join(", ")));
-    }
-    for (config, chains, entries) in &shared {
-        lines.push(format!(
-            "every chain of {config} ({}): {}",
-            chains.len(),
-            entries
-                .iter()
-                .map(|p| format!("{} ({}:{})", p.what, p.file, p.line))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
+    let lines = listing(&shared, &own);
     Ok(match format {
-        Format::Json => {
-            let mut v: serde_json::Value = serde_json::from_slice(&bytes)?;
-            if let Some(obj) = v.as_object_mut() {
-                obj.insert(
-                    "config_shared".into(),
-                    serde_json::json!(
-                        shared
-                            .iter()
-                            .flat_map(|(config, chains, entries)| entries.iter().map(
-                                move |p| serde_json::json!({
-                                    "config": config,
-                                    "chains": chains,
-                                    "value": p.what,
-                                    "file": p.file,
-                                    "line": p.line,
-                                })
-                            ))
-                            .collect::<Vec<_>>()
-                    ),
-                );
-                obj.insert(
-                    "config".into(),
-                    serde_json::json!(
-                        own.iter()
-                            .map(|p| serde_json::json!({
-                                "chain": p.chain,
-                                "value": p.what,
-                                "file": p.file,
-                                "line": p.line,
-                            }))
-                            .collect::<Vec<_>>()
-                    ),
-                );
-            }
-            let mut s = serde_json::to_string_pretty(&v)?;
-            s.push('\n');
-            s.into_bytes()
-        }
+        Format::Json => json_with(&bytes, &shared, &own)?,
         Format::Csv => {
             for l in &lines {
                 eprintln!("fallcost: config: {l}");
@@ -164,4 +105,79 @@ pub fn with_provenance(
             b
         }
     })
+}
+
+/// The entries every chain of a config shares: `(config, chain names, entries)`
+/// ([`split_shared`]).
+type Shared<'a> = [(String, Vec<String>, Vec<&'a Provenance>)];
+
+/// The listing's lines: one per chain with its own entries (consecutive entries of a chain
+/// together), then one per config with the entries its chains share.
+fn listing(shared: &Shared, own: &[&Provenance]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut i = 0;
+    while i < own.len() {
+        let chain = &own[i].chain;
+        let mut parts = Vec::new();
+        while i < own.len() && &own[i].chain == chain {
+            let p = own[i];
+            parts.push(format!("{} ({}:{})", p.what, p.file, p.line));
+            i += 1;
+        }
+        lines.push(format!("chain {}: {}", quoted(chain), parts.join(", ")));
+    }
+    for (config, chains, entries) in shared {
+        lines.push(format!(
+            "every chain of {config} ({}): {}",
+            chains.len(),
+            entries
+                .iter()
+                .map(|p| format!("{} ({}:{})", p.what, p.file, p.line))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    lines
+}
+
+/// The JSON report `bytes` with `config_shared` and `config` added, pretty-printed.
+///
+/// Errors: `bytes` that do not parse as JSON (a bug).
+fn json_with(bytes: &[u8], shared: &Shared, own: &[&Provenance]) -> anyhow::Result<Vec<u8>> {
+    let mut v: serde_json::Value = serde_json::from_slice(bytes)?;
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert(
+            "config_shared".into(),
+            serde_json::json!(
+                shared
+                    .iter()
+                    .flat_map(|(config, chains, entries)| entries.iter().map(
+                        move |p| serde_json::json!({
+                            "config": config,
+                            "chains": chains,
+                            "value": p.what,
+                            "file": p.file,
+                            "line": p.line,
+                        })
+                    ))
+                    .collect::<Vec<_>>()
+            ),
+        );
+        obj.insert(
+            "config".into(),
+            serde_json::json!(
+                own.iter()
+                    .map(|p| serde_json::json!({
+                        "chain": p.chain,
+                        "value": p.what,
+                        "file": p.file,
+                        "line": p.line,
+                    }))
+                    .collect::<Vec<_>>()
+            ),
+        );
+    }
+    let mut s = serde_json::to_string_pretty(&v)?;
+    s.push('\n');
+    Ok(s.into_bytes())
 }

@@ -5,7 +5,7 @@
 use super::layout::{Page, Section};
 use super::{Format, table};
 use crate::number::{count, money};
-use crate::report::reconcile::ReconcileReport;
+use crate::report::reconcile::{ReconcileReport, ScenarioCheck};
 
 /// `share` as a signed percentage to two decimals (`+1.25%`), `–` when there is none.
 fn pct(share: Option<f64>) -> String {
@@ -19,6 +19,22 @@ fn usd(x: Option<f64>) -> String {
 /// The report as a page of tables (the model-day rows' residual as a share of the bill; its USD,
 /// the requests and the tokens are in the CSV and JSON).
 pub fn page(r: &ReconcileReport) -> Page {
+    let mut sections = vec![bill_section(r)];
+    if let Some(s) = &r.scenario {
+        sections.push(scenario_section(s));
+    }
+    if let Some(last) = sections.last_mut() {
+        last.footer.extend(r.notes.iter().cloned());
+    }
+    Page {
+        preamble: preamble(r),
+        sections,
+    }
+}
+
+/// The headline: the period, the price table, the files read, the share explained and the
+/// totals.
+fn preamble(r: &ReconcileReport) -> Vec<String> {
     let t = &r.totals;
     let band = crate::number::trim(r.band * 100.0, 2);
     let mut preamble = vec![format!(
@@ -49,6 +65,12 @@ pub fn page(r: &ReconcileReport) -> Page {
         pct(t.residual_share),
         money(t.unpriced_billed_usd)
     ));
+    preamble
+}
+
+/// The model-day rows, each row's attribution a numbered footnote.
+fn bill_section(r: &ReconcileReport) -> Section {
+    let band = crate::number::trim(r.band * 100.0, 2);
     let mut rows = Vec::new();
     let mut footer = Vec::new();
     for (i, row) in r.rows.iter().enumerate() {
@@ -67,7 +89,7 @@ pub fn page(r: &ReconcileReport) -> Page {
             if row.within { "yes" } else { "no" }.into(),
         ]);
     }
-    let mut sections = vec![Section {
+    Section {
         heading: None,
         title: "Price table against the bill, per model and day (USD; expected: the table's prices with fallcost.toml's discounts and dated prices)".into(),
         notes: Vec::new(),
@@ -85,11 +107,16 @@ pub fn page(r: &ReconcileReport) -> Page {
         numeric: vec![false, false, true, true, true, false],
         rows,
         footer,
-    }];
-    if let Some(s) = &r.scenario {
-        let mut rows = Vec::new();
-        for d in &s.days {
-            rows.push(vec![
+    }
+}
+
+/// The scenario's days against the bill, the period's totals and the incidents in the footer.
+fn scenario_section(s: &ScenarioCheck) -> Section {
+    let rows = s
+        .days
+        .iter()
+        .map(|d| {
+            vec![
                 d.day.clone(),
                 count(d.requests),
                 money(d.billed_usd),
@@ -97,55 +124,51 @@ pub fn page(r: &ReconcileReport) -> Page {
                 money(d.predicted_usd),
                 pct(d.error_share),
                 usd(d.billed_excess_usd),
-            ]);
-        }
-        let mut footer = vec![format!(
-            "period: predicted {} against billed {} ({}); incident premium predicted {} against billed excess {} ({})",
-            money(s.predicted_usd),
-            money(s.billed_usd),
-            pct(s.error_share),
-            money(s.predicted_premium_usd),
-            usd(s.billed_excess_usd),
-            pct(s.premium_error_share)
-        )];
-        for d in s.days.iter().filter(|d| !d.incidents.is_empty()) {
-            footer.push(format!("{}: {}", d.day, d.incidents.join("; ")));
-        }
-        sections.push(Section {
-            heading: None,
-            title: format!(
-                "Scenario {} against the bill: chain {} ({}), {}",
-                s.scenario,
-                s.chain,
-                s.models.join(" → "),
-                s.pattern
-            ),
-            notes: vec![format!(
-                "predicted: the day's requests at the steady {} per request, plus the incident premium predicted for the day; billed {} per request on days without an incident",
-                money(s.steady_per_request_usd),
-                usd(s.billed_per_request_usd)
-            )],
-            header: [
-                "day",
-                "requests",
-                "billed",
-                "premium",
-                "predicted",
-                "error",
-                "billed excess",
             ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-            numeric: vec![false, true, true, true, true, true, true],
-            rows,
-            footer,
-        });
+        })
+        .collect();
+    let mut footer = vec![format!(
+        "period: predicted {} against billed {} ({}); incident premium predicted {} against billed excess {} ({})",
+        money(s.predicted_usd),
+        money(s.billed_usd),
+        pct(s.error_share),
+        money(s.predicted_premium_usd),
+        usd(s.billed_excess_usd),
+        pct(s.premium_error_share)
+    )];
+    for d in s.days.iter().filter(|d| !d.incidents.is_empty()) {
+        footer.push(format!("{}: {}", d.day, d.incidents.join("; ")));
     }
-    if let Some(last) = sections.last_mut() {
-        last.footer.extend(r.notes.iter().cloned());
+    Section {
+        heading: None,
+        title: format!(
+            "Scenario {} against the bill: chain {} ({}), {}",
+            s.scenario,
+            s.chain,
+            s.models.join(" → "),
+            s.pattern
+        ),
+        notes: vec![format!(
+            "predicted: the day's requests at the steady {} per request, plus the incident premium predicted for the day; billed {} per request on days without an incident",
+            money(s.steady_per_request_usd),
+            usd(s.billed_per_request_usd)
+        )],
+        header: [
+            "day",
+            "requests",
+            "billed",
+            "premium",
+            "predicted",
+            "error",
+            "billed excess",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        numeric: vec![false, true, true, true, true, true, true],
+        rows,
+        footer,
     }
-    Page { preamble, sections }
 }
 
 /// The report in `format`.

@@ -2,12 +2,12 @@
 //! CSV (one row per grid point, chain and pattern; the Monte Carlo columns with `--mc`) and
 //! JSON (the [`Sweep`] as serialised). The `--plot` chart is [`super::plot::cost_chart`].
 
-use super::csv::{guard, num};
+use super::csv::{MC_LATENCY, guard, num};
 use super::layout::{Page, Section, steady_mc_cells, steady_mc_header, sweep_cells, sweep_headers};
 use super::{Format, table};
-use crate::figures::{INCIDENT_FIGURES, STEADY_FIGURES};
+use crate::figures::{CsvGenerations, INCIDENT_FIGURES, STEADY_FIGURES, csv_generations_after};
 use crate::number::{group, trim};
-use crate::sweep::Sweep;
+use crate::sweep::{Column, Place, SWEEP_BASE, Sweep, SweepRow};
 
 /// `sweep` in `format`, as written to standard output or `--output`.
 ///
@@ -22,48 +22,95 @@ pub fn render(sweep: &Sweep, format: Format) -> anyhow::Result<Vec<u8>> {
 }
 
 /// The CSV: the swept parameters, chain and pattern, the figures the first sweeps printed
-/// ([`crate::sweep::columns`] not [`late`](crate::sweep::Column::late)), with `--mc` the
-/// Monte Carlo columns, `incident_method`, then every other analytic figure, then with `--mc`
-/// the Monte Carlo columns of figures added later ([`crate::figures::Figure::csv_last`]).
+/// ([`Place::First`]), with `--mc` the Monte Carlo columns, `incident_method`, then every other
+/// analytic figure of the sweep's generations ([`Place::Rest`]), with `--mc` the Monte Carlo
+/// columns of those of generation 1, `incident_approximate`, then each later generation's
+/// figures ([`Place::Added`]) and their Monte Carlo columns.
 fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
-    let (late, first): (Vec<_>, Vec<_>) =
-        crate::sweep::columns().into_iter().partition(|c| c.late());
+    let columns = crate::sweep::columns();
+    let at = |place: Place| -> Vec<Column> {
+        columns
+            .iter()
+            .copied()
+            .filter(|c| c.place() == place)
+            .collect()
+    };
+    let (first, rest) = (at(Place::First), at(Place::Rest));
+    let added: Vec<(CsvGenerations, Vec<Column>)> = csv_generations_after(SWEEP_BASE)
+        .into_iter()
+        .map(|g| (CsvGenerations::only(g), at(Place::Added(g))))
+        .collect();
+    let mc = sweep.mc.is_some();
     let mut header: Vec<String> = sweep.params.iter().map(|p| guard(p)).collect();
     header.extend(["chain", "pattern"].map(String::from));
     header.extend(first.iter().map(|c| c.key()));
-    if sweep.mc.is_some() {
+    if mc {
         header.extend(["mc_seed", "mc_requests"].map(String::from));
-        header.extend(super::csv::steady_mc_columns());
+        header.extend(super::csv::steady_mc_columns(CsvGenerations::only(0)));
+        header.extend(MC_LATENCY.iter().map(|c| c.to_string()));
     }
     header.push("incident_method".into());
-    header.extend(late.iter().map(|c| c.key()));
-    if sweep.mc.is_some() {
-        header.extend(super::csv::steady_mc_late_columns());
+    header.extend(rest.iter().map(|c| c.key()));
+    if mc {
+        header.extend(super::csv::steady_mc_columns(REST_MC));
     }
     header.push("incident_approximate".into());
+    for (gens, cols) in &added {
+        header.extend(cols.iter().map(|c| c.key()));
+        if mc {
+            header.extend(super::csv::steady_mc_columns(*gens));
+        }
+    }
     w.write_record(&header)?;
     for r in &sweep.rows {
-        let mut rec: Vec<String> = sweep.params.iter().map(|p| num(Some(r.point[p]))).collect();
-        rec.extend([guard(&r.chain), r.pattern.as_str().to_string()]);
-        rec.extend(first.iter().map(|c| num(c.value(r))));
-        if let Some(m) = sweep.mc {
-            rec.extend([m.seed.to_string(), m.requests.to_string()]);
-            rec.extend(super::csv::steady_mc_cells(r.mc.as_ref()));
-            rec.extend(super::csv::latency_cells(r.mc.as_ref()));
-        }
-        rec.push(r.incident_method.map_or("", |m| m.as_str()).into());
-        rec.extend(late.iter().map(|c| num(c.value(r))));
-        if sweep.mc.is_some() {
-            rec.extend(super::csv::steady_mc_late_cells(r.mc.as_ref()));
-        }
-        rec.push(
-            r.incident_approximate
-                .map_or(String::new(), |a| a.to_string()),
-        );
-        w.write_record(&rec)?;
+        w.write_record(record(sweep, r, &first, &rest, &added))?;
     }
     Ok(w.into_inner()?)
+}
+
+/// The generations of the Monte Carlo columns after [`Place::Rest`]'s: 1 to [`SWEEP_BASE`]
+/// (generation 0's come before `incident_method`).
+const REST_MC: CsvGenerations = CsvGenerations {
+    first: 1,
+    last: SWEEP_BASE,
+};
+
+/// One row's CSV record, under the columns [`csv`] lays out.
+fn record(
+    sweep: &Sweep,
+    r: &SweepRow,
+    first: &[Column],
+    rest: &[Column],
+    added: &[(CsvGenerations, Vec<Column>)],
+) -> Vec<String> {
+    let mut rec: Vec<String> = sweep.params.iter().map(|p| num(Some(r.point[p]))).collect();
+    rec.extend([guard(&r.chain), r.pattern.as_str().to_string()]);
+    rec.extend(first.iter().map(|c| num(c.value(r))));
+    if let Some(m) = sweep.mc {
+        rec.extend([m.seed.to_string(), m.requests.to_string()]);
+        rec.extend(super::csv::steady_mc_cells(
+            CsvGenerations::only(0),
+            r.mc.as_ref(),
+        ));
+        rec.extend(super::csv::latency_cells(r.mc.as_ref()));
+    }
+    rec.push(r.incident_method.map_or("", |m| m.as_str()).into());
+    rec.extend(rest.iter().map(|c| num(c.value(r))));
+    if sweep.mc.is_some() {
+        rec.extend(super::csv::steady_mc_cells(REST_MC, r.mc.as_ref()));
+    }
+    rec.push(
+        r.incident_approximate
+            .map_or(String::new(), |a| a.to_string()),
+    );
+    for (gens, cols) in added {
+        rec.extend(cols.iter().map(|c| num(c.value(r))));
+        if sweep.mc.is_some() {
+            rec.extend(super::csv::steady_mc_cells(*gens, r.mc.as_ref()));
+        }
+    }
+    rec
 }
 
 /// The table: one section, a row per grid point, chain and pattern; the figures declared
@@ -86,64 +133,10 @@ pub fn layout(sweep: &Sweep) -> Page {
     let rows = sweep
         .rows
         .iter()
-        .map(|r| {
-            let mut cells: Vec<String> = sweep
-                .params
-                .iter()
-                .map(|p| group(&trim(r.point[p], 9)))
-                .collect();
-            cells.extend([r.chain.clone(), r.pattern.as_str().to_string()]);
-            cells.extend(sweep_cells(
-                STEADY_FIGURES,
-                Some(&r.steady),
-                false,
-                |s, f| s.visit(f),
-            ));
-            if has_incident {
-                let sim = r.incident_method == Some(crate::report::Method::Simulated);
-                cells.extend(sweep_cells(
-                    INCIDENT_FIGURES,
-                    r.incident.as_ref(),
-                    sim,
-                    |s, f| s.visit(f),
-                ));
-            }
-            if sweep.mc.is_some() {
-                cells.extend(steady_mc_cells(r.mc.as_ref()));
-            }
-            cells
-        })
+        .map(|r| table_row(sweep, r, has_incident))
         .collect();
     Page {
-        preamble: {
-            let mut p = vec![format!(
-                "{} (sweep of {})",
-                sweep.scenario,
-                sweep.params.join(", ")
-            )];
-            if sweep
-                .rows
-                .iter()
-                .any(|r| r.incident_method == Some(crate::report::Method::Simulated))
-            {
-                p.push("sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed".into());
-            }
-            if sweep
-                .rows
-                .iter()
-                .any(|r| r.incident_approximate == Some(true))
-            {
-                p.push("≈ approximate incident figures: on a timeline with cuts each request is priced in the segment it arrives in, and its attempts after a failure may find the next segment's states, so every figure (cold starts and fail-back writes included) may be off by λ × the mean dead time before each cut in requests' worth, and the cache figures by up to one session per cut and model where a cache can expire within a session (docs/MODEL.md §6), as compare says".into());
-            }
-            if let Some(m) = sweep.mc {
-                p.push(format!(
-                    "Monte Carlo: {} requests per chain at each point, seed {}; ± is the 95% interval",
-                    group(&m.requests.to_string()),
-                    m.seed
-                ));
-            }
-            p
-        },
+        preamble: preamble(sweep),
         sections: vec![Section {
             heading: None,
             title: if has_incident {
@@ -158,4 +151,66 @@ pub fn layout(sweep: &Sweep) -> Page {
             footer: vec![],
         }],
     }
+}
+
+/// One row's table cells: the point, chain and pattern, the swept figures (the incident ones
+/// with `has_incident`), with `--mc` the Monte Carlo ones.
+fn table_row(sweep: &Sweep, r: &SweepRow, has_incident: bool) -> Vec<String> {
+    let mut cells: Vec<String> = sweep
+        .params
+        .iter()
+        .map(|p| group(&trim(r.point[p], 9)))
+        .collect();
+    cells.extend([r.chain.clone(), r.pattern.as_str().to_string()]);
+    cells.extend(sweep_cells(
+        STEADY_FIGURES,
+        Some(&r.steady),
+        false,
+        |s, f| s.visit(f),
+    ));
+    if has_incident {
+        let sim = r.incident_method == Some(crate::report::Method::Simulated);
+        cells.extend(sweep_cells(
+            INCIDENT_FIGURES,
+            r.incident.as_ref(),
+            sim,
+            |s, f| s.visit(f),
+        ));
+    }
+    if sweep.mc.is_some() {
+        cells.extend(steady_mc_cells(r.mc.as_ref()));
+    }
+    cells
+}
+
+/// The lines above the table: the scenario and the swept keys, the marks used (`sim`, `≈`)
+/// and the Monte Carlo settings.
+fn preamble(sweep: &Sweep) -> Vec<String> {
+    let mut p = vec![format!(
+        "{} (sweep of {})",
+        sweep.scenario,
+        sweep.params.join(", ")
+    )];
+    if sweep
+        .rows
+        .iter()
+        .any(|r| r.incident_method == Some(crate::report::Method::Simulated))
+    {
+        p.push("sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed".into());
+    }
+    if sweep
+        .rows
+        .iter()
+        .any(|r| r.incident_approximate == Some(true))
+    {
+        p.push("≈ approximate incident figures: on a timeline with cuts each request is priced in the segment it arrives in, and its attempts after a failure may find the next segment's states, so every figure (cold starts and fail-back writes included) may be off by λ × the mean dead time before each cut in requests' worth, and the cache figures by up to one session per cut and model where a cache can expire within a session (docs/MODEL.md §6), as compare says".into());
+    }
+    if let Some(m) = sweep.mc {
+        p.push(format!(
+            "Monte Carlo: {} requests per chain at each point, seed {}; ± is the 95% interval",
+            group(&m.requests.to_string()),
+            m.seed
+        ));
+    }
+    p
 }

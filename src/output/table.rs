@@ -191,14 +191,7 @@ fn fit(section: &Section, width: usize) -> Fit {
         .map(|i| data[i].max(cols(&section.header[i])))
         .collect();
     let min: Vec<usize> = (0..n)
-        .map(|i| {
-            let word = header_pieces(&section.header[i])
-                .iter()
-                .map(|(w, _)| w.chars().count())
-                .max()
-                .unwrap_or(0);
-            data[i].max(word)
-        })
+        .map(|i| data[i].max(longest_word(&section.header[i])))
         .collect();
     let all: Vec<usize> = (0..n).collect();
     let widths = narrow(&all, &natural, &min, width);
@@ -217,12 +210,7 @@ fn fit(section: &Section, width: usize) -> Fit {
                 if section.numeric.get(i).copied().unwrap_or(false) || data[i] <= WRAP_OVER {
                     min[i]
                 } else {
-                    let word = header_pieces(&section.header[i])
-                        .iter()
-                        .map(|(w, _)| w.chars().count())
-                        .max()
-                        .unwrap_or(0);
-                    min[i].min(floor.max(word))
+                    min[i].min(floor.max(longest_word(&section.header[i])))
                 }
             })
             .collect();
@@ -233,7 +221,22 @@ fn fit(section: &Section, width: usize) -> Fit {
             };
         }
     }
-    // Split: the key columns repeated, the rest packed left to right.
+    split(section, &natural, &min, width)
+}
+
+/// The characters of the longest word of a `header`, the narrowest its column becomes.
+fn longest_word(header: &str) -> usize {
+    header_pieces(header)
+        .iter()
+        .map(|(w, _)| w.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// `section` split over several tables in `width` columns: the key columns repeated, the rest
+/// packed left to right at their `min` widths, each table then narrowed from `natural`.
+fn split(section: &Section, natural: &[usize], min: &[usize], width: usize) -> Fit {
+    let n = section.header.len();
     let keys = key_columns(&section.numeric, n);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut cur: Vec<usize> = keys.clone();
@@ -251,7 +254,7 @@ fn fit(section: &Section, width: usize) -> Fit {
         groups: groups
             .into_iter()
             .map(|g| {
-                let w = narrow(&g, &natural, &min, width);
+                let w = narrow(&g, natural, min, width);
                 (g, w)
             })
             .collect(),

@@ -166,31 +166,9 @@ fn section(c: &ChainTune) -> Section {
         header.remove(2);
         numeric.remove(2);
     }
-    let row = |tag: String, p: &Point| {
-        let mut cells = vec![
-            tag,
-            p.pattern.as_str().to_string(),
-            p.models.join(" → "),
-            settings(p),
-            money(p.cost_per_1k_usd),
-            money(p.incident_premium_per_1k_usd),
-            money(p.monthly_usd),
-            percent(p.availability),
-            seconds(p.raw.p99_s),
-            if p.feasible {
-                "yes".into()
-            } else {
-                p.violations.join("; ")
-            },
-        ];
-        if !chains_vary {
-            cells.remove(2);
-        }
-        cells
-    };
     let mut rows: Vec<Vec<String>> = Vec::new();
     if let Some(s) = &c.shipped {
-        rows.push(row("shipped".into(), s));
+        rows.push(point_row("shipped".into(), s, chains_vary));
     }
     for (i, p) in c.frontier.iter().enumerate() {
         let tag = if c.recommended.as_ref() == Some(p) {
@@ -198,8 +176,48 @@ fn section(c: &ChainTune) -> Section {
         } else {
             (i + 1).to_string()
         };
-        rows.push(row(tag, p));
+        rows.push(point_row(tag, p, chains_vary));
     }
+    Section {
+        heading: Some(format!("Chain {}", c.chain)),
+        title: "Pareto frontier: cost against availability and p99 (cheapest first; * recommended)"
+            .into(),
+        notes: section_notes(c),
+        header,
+        numeric,
+        rows,
+        footer: footer(c),
+    }
+}
+
+/// A point's row, tagged `tag` (`shipped`, its rank); the models' column only when the
+/// chains vary (`chains_vary`).
+fn point_row(tag: String, p: &Point, chains_vary: bool) -> Vec<String> {
+    let mut cells = vec![
+        tag,
+        p.pattern.as_str().to_string(),
+        p.models.join(" → "),
+        settings(p),
+        money(p.cost_per_1k_usd),
+        money(p.incident_premium_per_1k_usd),
+        money(p.monthly_usd),
+        percent(p.availability),
+        seconds(p.raw.p99_s),
+        if p.feasible {
+            "yes".into()
+        } else {
+            p.violations.join("; ")
+        },
+    ];
+    if !chains_vary {
+        cells.remove(2);
+    }
+    cells
+}
+
+/// The section's notes: the constraints, the shipped chain, how many points were tried and
+/// how, the inert breakers, the simulated incidents, what was held.
+fn section_notes(c: &ChainTune) -> Vec<String> {
     let mut notes = vec![format!(
         "{} combinations{}, {} candidates with their patterns; {} screened on the breaker's quick simulation, {} of them recomputed as compare prints them; {} kept by the p99 screen and timed on the whole Monte Carlo",
         group(&c.combinations.to_string()),
@@ -240,63 +258,15 @@ fn section(c: &ChainTune) -> Section {
         notes.insert(0, format!("shipped chain: {}", s.models.join(" → ")));
     }
     notes.insert(0, goals_text(&c.goals));
-    Section {
-        heading: Some(format!("Chain {}", c.chain)),
-        title: "Pareto frontier: cost against availability and p99 (cheapest first; * recommended)"
-            .into(),
-        notes,
-        header,
-        numeric,
-        rows,
-        footer: footer(c),
-    }
+    notes
 }
 
 /// The recommendation, the saving, the confirmation, the snippets; or why nothing fits.
 fn footer(c: &ChainTune) -> Vec<String> {
-    let mut f = Vec::new();
-    match &c.recommended {
-        Some(r) => {
-            f.push(format!(
-                "Recommended: {} on {}, {}: ${}/1k requests, {} answered, p99 {} s",
-                r.pattern.as_str(),
-                r.models.join(" → "),
-                settings(r),
-                money(r.cost_per_1k_usd),
-                percent(r.availability),
-                seconds(r.raw.p99_s)
-            ));
-            if let Some(s) = &c.shipped {
-                let saved = s.cost_per_1k_usd - r.cost_per_1k_usd;
-                f.push(format!(
-                    "Against the shipped settings ({}): saves ${}/1k requests, ${}/month; answered {} → {}",
-                    s.pattern.as_str(),
-                    money(saved),
-                    money(s.monthly_usd - r.monthly_usd),
-                    percent(s.availability),
-                    percent(r.availability)
-                ));
-            }
-            if let Some(why) = &c.reason {
-                f.push(format!("Why: {why}"));
-            }
-            if let Some(b) = &c.breaker_buys {
-                f.push(breaker_line(b));
-            }
-            if let Some(line) = &c.reproduce {
-                f.push("Reproduce (one line, to paste into a shell):".into());
-                f.push(format!("{VERBATIM}  {line}"));
-            }
-            if let Some(line) = &c.reproduce_p99 {
-                f.push(
-                    "Its p99 (the same without the breaker, which the steady simulation does not see; the line above draws the breaker's chain on the generic simulator):"
-                        .into(),
-                );
-                f.push(format!("{VERBATIM}  {line}"));
-            }
-        }
-        None => f.push("No point meets every constraint.".into()),
-    }
+    let mut f = match &c.recommended {
+        Some(r) => recommended_lines(c, r),
+        None => vec!["No point meets every constraint.".into()],
+    };
     if let (Some(u), Some(k)) = (&c.runner_up, &c.confirmation) {
         f.push(format!(
             "Runner-up: {} {}: ${}/1k. Monte Carlo, {} paired batches (common random numbers): the recommendation saves {} per 1k, 95% CI [{}, {}]: {}",
@@ -341,6 +311,49 @@ fn footer(c: &ChainTune) -> Vec<String> {
         for u in &g.unmapped {
             f.push(format!("Not mapped: {u}"));
         }
+    }
+    f
+}
+
+/// The footer's lines on the recommended point `r`: it, against the shipped settings, why,
+/// what its breaker buys, and the command lines that reproduce it.
+fn recommended_lines(c: &ChainTune, r: &Point) -> Vec<String> {
+    let mut f = vec![format!(
+        "Recommended: {} on {}, {}: ${}/1k requests, {} answered, p99 {} s",
+        r.pattern.as_str(),
+        r.models.join(" → "),
+        settings(r),
+        money(r.cost_per_1k_usd),
+        percent(r.availability),
+        seconds(r.raw.p99_s)
+    )];
+    if let Some(s) = &c.shipped {
+        let saved = s.cost_per_1k_usd - r.cost_per_1k_usd;
+        f.push(format!(
+            "Against the shipped settings ({}): saves ${}/1k requests, ${}/month; answered {} → {}",
+            s.pattern.as_str(),
+            money(saved),
+            money(s.monthly_usd - r.monthly_usd),
+            percent(s.availability),
+            percent(r.availability)
+        ));
+    }
+    if let Some(why) = &c.reason {
+        f.push(format!("Why: {why}"));
+    }
+    if let Some(b) = &c.breaker_buys {
+        f.push(breaker_line(b));
+    }
+    if let Some(line) = &c.reproduce {
+        f.push("Reproduce (one line, to paste into a shell):".into());
+        f.push(format!("{VERBATIM}  {line}"));
+    }
+    if let Some(line) = &c.reproduce_p99 {
+        f.push(
+            "Its p99 (the same without the breaker, which the steady simulation does not see; the line above draws the breaker's chain on the generic simulator):"
+                .into(),
+        );
+        f.push(format!("{VERBATIM}  {line}"));
     }
     f
 }

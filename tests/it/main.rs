@@ -16,6 +16,7 @@ mod cli;
 mod cli_ux;
 mod compare_config;
 mod conflict_markers;
+mod csv_headers;
 mod diff;
 mod diff_cases;
 mod docs_commands;

@@ -344,7 +344,7 @@ fn csv_carries_the_monte_carlo_policy_figures() {
     ];
     // appended: the earlier columns keep their places, the latency percentiles come just
     // before, and after them only `method` (issue 10), the columns that are not Monte
-    // Carlo's (blended and the cache table's) and the figures added later (`csv_last`)
+    // Carlo's (blended and the cache table's) and later CSV generations (`csv(N)`)
     let tail = fallcost::output::csv::EXTRA_COLUMNS.len()
         + fallcost::output::csv::late_columns(true).len();
     let last = header.len() - tail - 1;

@@ -47,7 +47,27 @@ pub fn parse(file: &str, text: &str, bill: &mut Bill) -> Result<(), InputError> 
     let mut reader = ::csv::ReaderBuilder::new()
         .trim(::csv::Trim::All)
         .from_reader(text.as_bytes());
-    let at = |line: u64, field: &str, message: String| InputError {
+    let headers = reader
+        .headers()
+        .map_err(|e| InputError::file(InputErrorKind::Syntax, file, format!("invalid CSV: {e}")))?
+        .clone();
+    check_header(file, &headers)?;
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            at(file, line, "", format!("invalid CSV: {e}"))
+        })?;
+        let line = record.position().map_or(0, |p| p.line());
+        let (usage, cost) = row(file, line, &headers, &record)?;
+        bill.usage.push(usage);
+        bill.costs.extend(cost);
+    }
+    Ok(())
+}
+
+/// An error at `line` of `file`, in column `field`.
+fn at(file: &str, line: u64, field: &str, message: String) -> InputError {
+    InputError {
         file: file.to_string(),
         location: Some(Location {
             line: line as usize,
@@ -56,14 +76,18 @@ pub fn parse(file: &str, text: &str, bill: &mut Bill) -> Result<(), InputError> 
         field: Some(field.to_string()),
         message,
         kind: InputErrorKind::Invalid,
-    };
-    let headers = reader
-        .headers()
-        .map_err(|e| InputError::file(InputErrorKind::Syntax, file, format!("invalid CSV: {e}")))?
-        .clone();
+    }
+}
+
+/// Check the header: every column known, every required one there.
+///
+/// Errors: the first unknown column (with the nearest known name), else the first missing
+/// required one.
+fn check_header(file: &str, headers: &::csv::StringRecord) -> Result<(), InputError> {
     for h in headers.iter() {
         if !COLUMNS.contains(&h) {
             let mut e = at(
+                file,
                 1,
                 h,
                 format!(
@@ -80,6 +104,7 @@ pub fn parse(file: &str, text: &str, bill: &mut Bill) -> Result<(), InputError> 
     for r in REQUIRED {
         if !headers.iter().any(|h| h == r) {
             let mut e = at(
+                file,
                 1,
                 r,
                 format!("missing column; required: {}", REQUIRED.join(", ")),
@@ -88,105 +113,143 @@ pub fn parse(file: &str, text: &str, bill: &mut Bill) -> Result<(), InputError> 
             return Err(e);
         }
     }
+    Ok(())
+}
+
+/// The usage line of `record` at `line` (under `headers`), and its billed amount when the row
+/// has one.
+///
+/// Errors: a cell that is not what its column allows.
+fn row(
+    file: &str,
+    line: u64,
+    headers: &::csv::StringRecord,
+    record: &::csv::StringRecord,
+) -> Result<(UsageLine, Option<CostLine>), InputError> {
     let col = |name: &str| headers.iter().position(|h| h == name);
-    for record in reader.records() {
-        let record = record.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            at(line, "", format!("invalid CSV: {e}"))
-        })?;
-        let line = record.position().map_or(0, |p| p.line());
-        let cell = |name: &str| col(name).and_then(|i| record.get(i)).unwrap_or("");
-        let count = |name: &str| -> Result<f64, InputError> {
-            let c = cell(name);
-            if c.is_empty() {
-                return if REQUIRED.contains(&name) {
-                    Err(at(
-                        line,
-                        name,
-                        "empty; a whole number of tokens is required".into(),
-                    ))
-                } else {
-                    Ok(0.0)
-                };
-            }
-            c.parse::<u64>()
-                .map(|n| n as f64)
-                .map_err(|_| at(line, name, format!("{c:?} is not a whole number >= 0")))
-        };
-        let day = check_day(cell("date")).map_err(|m| at(line, "date", m))?;
-        let model = cell("model").to_string();
-        if !model.contains('/') {
-            return Err(at(
+    let cell = |name: &str| col(name).and_then(|i| record.get(i)).unwrap_or("");
+    let count = |name: &str| -> Result<f64, InputError> {
+        let c = cell(name);
+        if c.is_empty() {
+            return if REQUIRED.contains(&name) {
+                Err(at(
+                    file,
+                    line,
+                    name,
+                    "empty; a whole number of tokens is required".into(),
+                ))
+            } else {
+                Ok(0.0)
+            };
+        }
+        c.parse::<u64>().map(|n| n as f64).map_err(|_| {
+            at(
+                file,
                 line,
-                "model",
-                format!(
-                    "{model:?} has no `provider/` prefix; write it as the price table names it, e.g. openai/gpt-6-sol"
-                ),
+                name,
+                format!("{c:?} is not a whole number >= 0"),
+            )
+        })
+    };
+    let day = check_day(cell("date")).map_err(|m| at(file, line, "date", m))?;
+    let model = cell("model").to_string();
+    if !model.contains('/') {
+        return Err(at(
+            file,
+            line,
+            "model",
+            format!(
+                "{model:?} has no `provider/` prefix; write it as the price table names it, e.g. openai/gpt-6-sol"
+            ),
+        ));
+    }
+    let (service_tier, long_context) =
+        tier_and_window(file, line, cell("service_tier"), cell("context_window"))?;
+    let requests = match cell("requests") {
+        "" => None,
+        _ => Some(count("requests")?),
+    };
+    let source = format!("{file}:{line}");
+    let usage = UsageLine {
+        source: source.clone(),
+        day: day.clone(),
+        model: model.clone(),
+        service_tier,
+        long_context,
+        requests,
+        uncached_input: count("uncached_input_tokens")?,
+        cache_read: count("cache_read_input_tokens")?,
+        cache_write_5m: count("cache_write_5m_input_tokens")?,
+        cache_write_1h: count("cache_write_1h_input_tokens")?,
+        output: count("output_tokens")?,
+        cache_split: true,
+    };
+    let cost = billed(file, line, cell("billed_usd"))?.map(|usd| CostLine {
+        source,
+        day,
+        model,
+        usd,
+    });
+    Ok((usage, cost))
+}
+
+/// A row's billed amount, USD, from its `billed_usd` cell `billed` (empty: not known).
+///
+/// Errors: not a finite amount >= 0.
+fn billed(file: &str, line: u64, billed: &str) -> Result<Option<f64>, InputError> {
+    if billed.is_empty() {
+        return Ok(None);
+    }
+    let usd = billed
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| {
+            at(
+                file,
+                line,
+                "billed_usd",
+                format!("{billed:?} is not an amount in USD >= 0"),
+            )
+        })?;
+    Ok(Some(usd))
+}
+
+/// The record's service tier and whether its prompts are above 200,000 tokens, from its
+/// `service_tier` and `context_window` cells (empty: standard, not).
+///
+/// Errors: a value the column does not allow.
+fn tier_and_window(
+    file: &str,
+    line: u64,
+    tier: &str,
+    window: &str,
+) -> Result<(ServiceTier, bool), InputError> {
+    let service_tier = match tier {
+        "" | "standard" => ServiceTier::Standard,
+        "batch" => ServiceTier::Batch,
+        "flex" => ServiceTier::Flex,
+        "priority" => ServiceTier::Priority,
+        other => {
+            return Err(at(
+                file,
+                line,
+                "service_tier",
+                format!("{other:?}; allowed: standard, batch, flex, priority"),
             ));
         }
-        let service_tier = match cell("service_tier") {
-            "" | "standard" => ServiceTier::Standard,
-            "batch" => ServiceTier::Batch,
-            "flex" => ServiceTier::Flex,
-            "priority" => ServiceTier::Priority,
-            other => {
-                return Err(at(
-                    line,
-                    "service_tier",
-                    format!("{other:?}; allowed: standard, batch, flex, priority"),
-                ));
-            }
-        };
-        let long_context = match cell("context_window") {
-            "" | "0-200k" => false,
-            "200k-1M" => true,
-            other => {
-                return Err(at(
-                    line,
-                    "context_window",
-                    format!("{other:?}; allowed: 0-200k, 200k-1M"),
-                ));
-            }
-        };
-        let requests = match cell("requests") {
-            "" => None,
-            _ => Some(count("requests")?),
-        };
-        let source = format!("{file}:{line}");
-        bill.usage.push(UsageLine {
-            source: source.clone(),
-            day: day.clone(),
-            model: model.clone(),
-            service_tier,
-            long_context,
-            requests,
-            uncached_input: count("uncached_input_tokens")?,
-            cache_read: count("cache_read_input_tokens")?,
-            cache_write_5m: count("cache_write_5m_input_tokens")?,
-            cache_write_1h: count("cache_write_1h_input_tokens")?,
-            output: count("output_tokens")?,
-            cache_split: true,
-        });
-        let billed = cell("billed_usd");
-        if !billed.is_empty() {
-            let usd = billed
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| {
-                    at(
-                        line,
-                        "billed_usd",
-                        format!("{billed:?} is not an amount in USD >= 0"),
-                    )
-                })?;
-            bill.costs.push(CostLine {
-                source,
-                day,
-                model,
-                usd,
-            });
+    };
+    let long_context = match window {
+        "" | "0-200k" => false,
+        "200k-1M" => true,
+        other => {
+            return Err(at(
+                file,
+                line,
+                "context_window",
+                format!("{other:?}; allowed: 0-200k, 200k-1M"),
+            ));
         }
-    }
-    Ok(())
+    };
+    Ok((service_tier, long_context))
 }

@@ -52,108 +52,150 @@ pub(super) fn at_ref(
         std::process::id(),
         crate::sim::rng::fresh_seed()
     ));
-    let git = |args: &[&str]| -> anyhow::Result<Vec<u8>> {
-        let out = Command::new("git")
-            .args(args)
-            .output()
-            .map_err(|e| anyhow::anyhow!("--base-ref {r}: cannot run git: {e}"))?;
-        if !out.status.success() {
-            anyhow::bail!(
-                "--base-ref {r}: git {}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
+    check_ref(r)?;
+    let renames = renames(r)?;
+    let mut out = Vec::new();
+    let mut used = Vec::new();
+    for p in paths {
+        let p = &in_repo(p);
+        if write_at_ref(r, &dir, p, &renames, &mut used)? {
+            out.push(dir.join(safe(p)));
         }
-        Ok(out.stdout)
-    };
+    }
+    Ok((dir, out, used))
+}
+
+/// The standard output of `git ARGS` (for `--base-ref r`).
+///
+/// Errors: git cannot be run, or fails (its message).
+fn git(r: &str, args: &[&str]) -> anyhow::Result<Vec<u8>> {
+    let out = Command::new("git")
+        .args(args)
+        .output()
+        .map_err(|e| anyhow::anyhow!("--base-ref {r}: cannot run git: {e}"))?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "--base-ref {r}: git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(out.stdout)
+}
+
+/// Check that `r` names a commit.
+///
+/// Errors: it does not, saying why: no repository here, or a ref this clone lacks (a shallow
+/// clone said so).
+fn check_ref(r: &str) -> anyhow::Result<()> {
+    let git = |args: &[&str]| git(r, args);
     if git(&[
         "rev-parse",
         "--verify",
         "--quiet",
         &format!("{r}^{{commit}}"),
     ])
-    .is_err()
+    .is_ok()
     {
-        // say why: no repository here, or a ref this clone lacks
-        git(&["rev-parse", "--is-inside-work-tree"]).map_err(|_| {
-            anyhow::anyhow!(
-                "--base-ref {r}: the current folder is not inside a git repository (run fallcost diff from the repository's checkout)"
-            )
-        })?;
-        let shallow = git(&["rev-parse", "--is-shallow-repository"])
-            .map(|o| String::from_utf8_lossy(&o).trim() == "true")
-            .unwrap_or(false);
-        anyhow::bail!(
-            "--base-ref {r}: git knows no commit `{r}` in this repository{} (fetch it first: git fetch origin {r}; or check the name with git log --oneline -1 {r})",
-            if shallow {
-                ": the clone is shallow, so the base branch's commits may not have been fetched"
-            } else {
-                ""
-            }
-        );
+        return Ok(());
     }
-    // Files renamed since the ref (`git mv`, a folder moved), as git's rename detection pairs
-    // them (working tree against the ref; paths relative to the current folder): the ref's file
-    // stands at its new name, so a moved config is the same chains, not a deletion and an
-    // addition.
-    let listed = git(&[
-        "diff",
-        "-M",
-        "--name-status",
-        "-z",
-        "--diff-filter=R",
-        "--relative",
+    // say why: no repository here, or a ref this clone lacks
+    git(&["rev-parse", "--is-inside-work-tree"]).map_err(|_| {
+        anyhow::anyhow!(
+            "--base-ref {r}: the current folder is not inside a git repository (run fallcost diff from the repository's checkout)"
+        )
+    })?;
+    let shallow = git(&["rev-parse", "--is-shallow-repository"])
+        .map(|o| String::from_utf8_lossy(&o).trim() == "true")
+        .unwrap_or(false);
+    anyhow::bail!(
+        "--base-ref {r}: git knows no commit `{r}` in this repository{} (fetch it first: git fetch origin {r}; or check the name with git log --oneline -1 {r})",
+        if shallow {
+            ": the clone is shallow, so the base branch's commits may not have been fetched"
+        } else {
+            ""
+        }
+    );
+}
+
+/// Files renamed since the ref (`git mv`, a folder moved), as git's rename detection pairs
+/// them (working tree against the ref; paths relative to the current folder): the ref's file
+/// stands at its new name, so a moved config is the same chains, not a deletion and an
+/// addition.
+///
+/// Errors: as [`git`]; a listing that is not UTF-8.
+fn renames(r: &str) -> anyhow::Result<Vec<Renamed>> {
+    let listed = git(
         r,
-    ])?;
+        &[
+            "diff",
+            "-M",
+            "--name-status",
+            "-z",
+            "--diff-filter=R",
+            "--relative",
+            r,
+        ],
+    )?;
     let fields: Vec<&str> = std::str::from_utf8(&listed)?
         .split('\0')
         .filter(|f| !f.is_empty())
         .collect();
-    let renames: Vec<Renamed> = fields
+    Ok(fields
         .chunks_exact(3)
         .map(|c| Renamed {
             from: c[1].to_string(),
             to: c[2].to_string(),
         })
-        .collect();
-    let mut out = Vec::new();
-    let mut used = Vec::new();
-    for p in paths {
-        let p = &in_repo(p);
-        let listed = git(&[
+        .collect())
+}
+
+/// Write the files of path `p` at ref `r` under `dir`, and those renamed into it since
+/// (each at its HEAD name, added to `used`); whether there was any.
+///
+/// Errors: as [`git`]; a file that cannot be written.
+fn write_at_ref(
+    r: &str,
+    dir: &Path,
+    p: &Path,
+    renames: &[Renamed],
+    used: &mut Vec<Renamed>,
+) -> anyhow::Result<bool> {
+    let listed = git(
+        r,
+        &[
             "ls-tree",
             "-r",
             "--name-only",
             r,
             "--",
             &p.display().to_string(),
-        ])?;
-        let mut files: Vec<(String, String)> = std::str::from_utf8(&listed)?
-            .lines()
-            .map(|f| (f.to_string(), f.to_string()))
-            .collect();
-        for m in &renames {
-            let to = Path::new(&m.to);
-            let inside = |q: &Path| q == p.as_path() || q.starts_with(p);
-            if inside(to) && !inside(Path::new(&m.from)) {
-                files.push((m.from.clone(), m.to.clone()));
-                used.push(m.clone());
-            }
+        ],
+    )?;
+    let mut files: Vec<(String, String)> = std::str::from_utf8(&listed)?
+        .lines()
+        .map(|f| (f.to_string(), f.to_string()))
+        .collect();
+    for m in renames {
+        let to = Path::new(&m.to);
+        let inside = |q: &Path| q == p || q.starts_with(p);
+        if inside(to) && !inside(Path::new(&m.from)) {
+            files.push((m.from.clone(), m.to.clone()));
+            used.push(m.clone());
         }
-        if files.is_empty() {
-            continue;
-        }
-        for (f, at) in files {
-            let body = git(&["show", &format!("{r}:./{f}")])?;
-            let target = dir.join(safe(Path::new(&at)));
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(&target, body)?;
-        }
-        out.push(dir.join(safe(p)));
     }
-    Ok((dir, out, used))
+    if files.is_empty() {
+        return Ok(false);
+    }
+    for (f, at) in files {
+        let body = git(r, &["show", &format!("{r}:./{f}")])?;
+        let target = dir.join(safe(Path::new(&at)));
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&target, body)?;
+    }
+    Ok(true)
 }
 
 /// A file git pairs as renamed between the base ref and the working tree (paths relative to

@@ -469,27 +469,38 @@ pub fn chain_figures(
             worst_ratio: worst_ratio(s, chain),
             month_at_risk_usd: at_risk,
         };
-        let mut assumptions = Vec::new();
-        if let (Some(n), Some(src)) = (requests, source) {
-            assumptions.push(Assumption {
-                key: "requests_per_month".into(),
-                value: crate::number::count(n),
-                source: src,
-            });
-        }
-        if let (Some(r), Some(i)) = (rate, &one.incident) {
-            assumptions.push(Assumption {
-                key: "incident_requests_per_second".into(),
-                value: crate::number::count(round_noise(r)),
-                source: format!(
-                    "requests_per_month / 730 hours ({} requests in the {} window)",
-                    crate::number::count(i.requests() as f64),
-                    crate::number::format_seconds(i.duration_s)
-                ),
-            });
-        }
+        let assumptions = traffic_assumptions(requests.zip(source), rate, &one);
         Ok((chain.name.clone(), figs, assumptions))
     }
+}
+
+/// The assumptions behind a chain's figures: its requests per month and where they were read
+/// (`traffic`), and the incident's request rate from them (`rate`, on the chain alone: `one`).
+fn traffic_assumptions(
+    traffic: Option<(f64, String)>,
+    rate: Option<f64>,
+    one: &Scenario,
+) -> Vec<Assumption> {
+    let mut assumptions = Vec::new();
+    if let Some((n, src)) = traffic {
+        assumptions.push(Assumption {
+            key: "requests_per_month".into(),
+            value: crate::number::count(n),
+            source: src,
+        });
+    }
+    if let (Some(r), Some(i)) = (rate, &one.incident) {
+        assumptions.push(Assumption {
+            key: "incident_requests_per_second".into(),
+            value: crate::number::count(round_noise(r)),
+            source: format!(
+                "requests_per_month / 730 hours ({} requests in the {} window)",
+                crate::number::count(i.requests() as f64),
+                crate::number::format_seconds(i.duration_s)
+            ),
+        });
+    }
+    assumptions
 }
 
 /// The dearest fallback's like-for-like price (warm, per request) over the primary's; `None`
@@ -583,6 +594,17 @@ pub fn assumptions(
         value: format!("{} hours", MONTH_S / 3600.0),
         source: "8,760 hours a year / 12, as cloud bills count a month".into(),
     });
+    out.extend(history_and_budget(usage, req, budget));
+    out
+}
+
+/// The assumptions on the incident history (with `usage`'s) and the budget (with one).
+fn history_and_budget(
+    usage: &UsageSettings,
+    req: &DiffRequest,
+    budget: Option<f64>,
+) -> Vec<Assumption> {
+    let mut out = Vec::new();
     if !usage.history.is_empty() {
         out.push(Assumption {
             key: "history".into(),

@@ -186,149 +186,17 @@ pub fn reconcile(inputs: &ReconcileInputs) -> anyhow::Result<ReconcileReport> {
     let mut acc: BTreeMap<(String, String), Acc> = BTreeMap::new();
     for u in &bill.usage {
         let a = acc.entry((u.day.clone(), u.model.clone())).or_default();
-        a.has_usage = true;
-        if let Some(r) = u.requests {
-            *a.requests.get_or_insert(0.0) += r;
-        }
-        for (slot, v) in a.tokens.iter_mut().zip([
-            u.uncached_input,
-            u.cache_read,
-            u.cache_write_5m,
-            u.cache_write_1h,
-            u.output,
-        ]) {
-            *slot += v;
-        }
-        if !u.cache_split {
-            push_once(
-                &mut a.attribution,
-                "the export does not split cached from uncached prompt tokens (OpenRouter activity): all priced at the input price, so a cache discount shows as a residual".into(),
-            );
-        }
-        let Some(base) = lookup(table, &u.model) else {
-            push_once(
-                &mut a.unpriced,
-                format!(
-                    "{} is not in the price table {}{}",
-                    u.model,
-                    table.name,
-                    table.lookup_hint(&u.model)
-                ),
-            );
-            continue;
-        };
-        a.priced_as = Some(base.id.clone());
-        let at_table = match price_line(base, u) {
-            Ok(v) => v,
-            Err(m) => {
-                push_once(&mut a.unpriced, m);
-                continue;
-            }
-        };
-        a.table += at_table;
-        let mut now = at_table;
-        if let Some(c) = pricing.change_on(&u.model, &u.day) {
-            match price_line(&changed(base, c), u) {
-                Ok(v) => {
-                    a.change += v - at_table;
-                    now = v;
-                    push_once(
-                        &mut a.attribution,
-                        format!(
-                            "dated price from {} ({} [[pricing.change]])",
-                            c.from, c.source
-                        ),
-                    );
-                }
-                Err(m) => push_once(&mut a.unpriced, m),
-            }
-        }
-        if let Some((d, key)) = pricing.discount_of(&u.model) {
-            a.discount -= now * d;
-            push_once(
-                &mut a.attribution,
-                format!(
-                    "discount {}% ({key} in {} [pricing.discounts])",
-                    crate::number::trim(d * 100.0, 2),
-                    pricing.file
-                ),
-            );
-        }
+        add_usage(a, u, table, pricing);
     }
     for c in &bill.costs {
         let a = acc.entry((c.day.clone(), c.model.clone())).or_default();
         *a.billed.get_or_insert(0.0) += c.usd;
     }
-    let mut rows = Vec::with_capacity(acc.len());
-    let mut no_bill = 0usize;
-    for ((day, model), a) in acc {
-        let priced = a.has_usage && a.unpriced.is_empty();
-        let expected = priced.then_some(a.table + a.discount + a.change);
-        let mut attribution = a.attribution;
-        attribution.extend(a.unpriced.iter().cloned());
-        if !a.has_usage {
-            attribution.push(if model.contains("/(") {
-                "a cost that is not a model's tokens: no usage to price it by".into()
-            } else {
-                "billed with no usage in the exports".into()
-            });
-        }
-        if a.billed.is_none() {
-            no_bill += 1;
-        }
-        let residual = match (a.billed, expected) {
-            // float noise of adding many lines (1e-12) is no residual
-            (Some(b), Some(e)) if (b - e).abs() < 1e-9 * b.abs().max(1.0) => Some(0.0),
-            (Some(b), Some(e)) => Some(b - e),
-            (Some(b), None) => Some(b),
-            _ => None,
-        };
-        let residual_share = match (residual, a.billed) {
-            (Some(r), Some(b)) if b > 0.0 => Some(r / b),
-            _ => None,
-        };
-        let within = match (a.billed, residual) {
-            (Some(b), Some(r)) if expected.is_some() => r.abs() <= band * b + 1e-12,
-            _ => false,
-        };
-        if let (Some(b), Some(e), false) = (a.billed, expected, within)
-            && e > 0.0
-        {
-            let ratio = b / e;
-            let hint = if ratio < 1.0 {
-                format!(
-                    "unexplained: billed {:.4}x expected; a {}% discount or commitment would explain it ([pricing.discounts]), or a price cut ([[pricing.change]])",
-                    ratio,
-                    crate::number::trim((1.0 - ratio) * 100.0, 1)
-                )
-            } else {
-                format!(
-                    "unexplained: billed {ratio:.4}x expected; a price rise ([[pricing.change]]) or usage the exports leave out"
-                )
-            };
-            attribution.push(hint);
-        }
-        rows.push(BillRow {
-            day,
-            model,
-            priced_as: if priced { a.priced_as } else { None },
-            requests: a.requests,
-            uncached_input_tokens: a.tokens[0],
-            cache_read_input_tokens: a.tokens[1],
-            cache_write_5m_input_tokens: a.tokens[2],
-            cache_write_1h_input_tokens: a.tokens[3],
-            output_tokens: a.tokens[4],
-            table_usd: priced.then_some(a.table),
-            discount_usd: if priced { a.discount } else { 0.0 },
-            price_change_usd: if priced { a.change } else { 0.0 },
-            expected_usd: expected,
-            billed_usd: a.billed,
-            residual_usd: residual,
-            residual_share,
-            within,
-            attribution,
-        });
-    }
+    let no_bill = acc.values().filter(|a| a.billed.is_none()).count();
+    let rows: Vec<BillRow> = acc
+        .into_iter()
+        .map(|((day, model), a)| bill_row(day, model, a, band))
+        .collect();
     let totals = totals(&rows);
     let mut notes = bill.notes.clone();
     if no_bill > 0 {
@@ -355,6 +223,166 @@ pub fn reconcile(inputs: &ReconcileInputs) -> anyhow::Result<ReconcileReport> {
         scenario: None,
         notes,
     })
+}
+
+/// Add usage line `u` to its model-day `a`: its requests and tokens, and its USD at the table
+/// (with a dated price change and a discount from `[pricing]`), or why it is unpriced.
+fn add_usage(a: &mut Acc, u: &UsageLine, table: &PriceTable, pricing: &BillPricing) {
+    a.has_usage = true;
+    if let Some(r) = u.requests {
+        *a.requests.get_or_insert(0.0) += r;
+    }
+    for (slot, v) in a.tokens.iter_mut().zip([
+        u.uncached_input,
+        u.cache_read,
+        u.cache_write_5m,
+        u.cache_write_1h,
+        u.output,
+    ]) {
+        *slot += v;
+    }
+    if !u.cache_split {
+        push_once(
+            &mut a.attribution,
+            "the export does not split cached from uncached prompt tokens (OpenRouter activity): all priced at the input price, so a cache discount shows as a residual".into(),
+        );
+    }
+    let Some(base) = lookup(table, &u.model) else {
+        push_once(
+            &mut a.unpriced,
+            format!(
+                "{} is not in the price table {}{}",
+                u.model,
+                table.name,
+                table.lookup_hint(&u.model)
+            ),
+        );
+        return;
+    };
+    a.priced_as = Some(base.id.clone());
+    let at_table = match price_line(base, u) {
+        Ok(v) => v,
+        Err(m) => {
+            push_once(&mut a.unpriced, m);
+            return;
+        }
+    };
+    a.table += at_table;
+    let now = add_price_change(a, base, u, pricing, at_table);
+    if let Some((d, key)) = pricing.discount_of(&u.model) {
+        a.discount -= now * d;
+        push_once(
+            &mut a.attribution,
+            format!(
+                "discount {}% ({key} in {} [pricing.discounts])",
+                crate::number::trim(d * 100.0, 2),
+                pricing.file
+            ),
+        );
+    }
+}
+
+/// Apply `[pricing]`'s dated price change for `u`'s model and day, if any, to `a`: returns the
+/// line's USD at the price of the day (`at_table` without a change, or when the changed
+/// price cannot price the line: then `a` says why).
+fn add_price_change(
+    a: &mut Acc,
+    base: &ModelPrice,
+    u: &UsageLine,
+    pricing: &BillPricing,
+    at_table: f64,
+) -> f64 {
+    let Some(c) = pricing.change_on(&u.model, &u.day) else {
+        return at_table;
+    };
+    match price_line(&changed(base, c), u) {
+        Ok(v) => {
+            a.change += v - at_table;
+            push_once(
+                &mut a.attribution,
+                format!(
+                    "dated price from {} ({} [[pricing.change]])",
+                    c.from, c.source
+                ),
+            );
+            v
+        }
+        Err(m) => {
+            push_once(&mut a.unpriced, m);
+            at_table
+        }
+    }
+}
+
+/// One model-day's row: expected against billed, the residual, whether it is within `band`,
+/// and what explains it.
+fn bill_row(day: String, model: String, a: Acc, band: f64) -> BillRow {
+    let priced = a.has_usage && a.unpriced.is_empty();
+    let expected = priced.then_some(a.table + a.discount + a.change);
+    let mut attribution = a.attribution;
+    attribution.extend(a.unpriced.iter().cloned());
+    if !a.has_usage {
+        attribution.push(if model.contains("/(") {
+            "a cost that is not a model's tokens: no usage to price it by".into()
+        } else {
+            "billed with no usage in the exports".into()
+        });
+    }
+    let residual = match (a.billed, expected) {
+        // float noise of adding many lines (1e-12) is no residual
+        (Some(b), Some(e)) if (b - e).abs() < 1e-9 * b.abs().max(1.0) => Some(0.0),
+        (Some(b), Some(e)) => Some(b - e),
+        (Some(b), None) => Some(b),
+        _ => None,
+    };
+    let residual_share = match (residual, a.billed) {
+        (Some(r), Some(b)) if b > 0.0 => Some(r / b),
+        _ => None,
+    };
+    let within = match (a.billed, residual) {
+        (Some(b), Some(r)) if expected.is_some() => r.abs() <= band * b + 1e-12,
+        _ => false,
+    };
+    if let (Some(b), Some(e), false) = (a.billed, expected, within)
+        && e > 0.0
+    {
+        attribution.push(unexplained(b / e));
+    }
+    BillRow {
+        day,
+        model,
+        priced_as: if priced { a.priced_as } else { None },
+        requests: a.requests,
+        uncached_input_tokens: a.tokens[0],
+        cache_read_input_tokens: a.tokens[1],
+        cache_write_5m_input_tokens: a.tokens[2],
+        cache_write_1h_input_tokens: a.tokens[3],
+        output_tokens: a.tokens[4],
+        table_usd: priced.then_some(a.table),
+        discount_usd: if priced { a.discount } else { 0.0 },
+        price_change_usd: if priced { a.change } else { 0.0 },
+        expected_usd: expected,
+        billed_usd: a.billed,
+        residual_usd: residual,
+        residual_share,
+        within,
+        attribution,
+    }
+}
+
+/// The hint for a residual outside the band, billed `ratio` times expected.
+fn unexplained(ratio: f64) -> String {
+    if ratio < 1.0 {
+        format!(
+            "unexplained: billed {:.4}x expected; a {}% discount or commitment would explain it ([pricing.discounts]), or a price cut ([[pricing.change]])",
+            ratio,
+            crate::number::trim((1.0 - ratio) * 100.0, 1)
+        )
+    } else {
+        format!(
+            "unexplained: billed {ratio:.4}x expected; a price rise ([[pricing.change]]) or usage the exports leave out"
+        )
+    }
 }
 
 /// The period's totals over `rows` (see [`BillTotals`]).

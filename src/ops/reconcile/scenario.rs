@@ -11,7 +11,7 @@
 //! scenario's `output_tokens` per request, and a note says so.
 
 use crate::input::history::History;
-use crate::model::{Pattern, Scenario};
+use crate::model::{Chain, Pattern, Scenario};
 use crate::ops::history::ReplayInputs;
 use crate::report::reconcile::{ReconcileReport, ScenarioCheck, ScenarioDay};
 
@@ -31,7 +31,58 @@ pub struct ScenarioInputs<'a> {
 /// ([`crate::ops::history::replay`]).
 pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Result<()> {
     let sc = inputs.scenario;
-    let chain = match inputs.chain {
+    let chain = pick_chain(sc, inputs.chain)?;
+    let models: Vec<String> = chain.links.iter().map(|l| l.price.id.clone()).collect();
+    let analytic = crate::ops::compare::analytic(sc);
+    let steady = analytic
+        .steady
+        .iter()
+        .find(|r| r.chain == chain.name && r.pattern == Pattern::Sequential)
+        .ok_or_else(|| anyhow::anyhow!("{}: no sequential steady row", chain.name))?;
+    let per_request = steady.analytic.cost_per_1k_usd / 1000.0;
+    let premiums = match &inputs.history {
+        Some((history, replay_inputs)) => premiums(sc, chain, history, replay_inputs)?,
+        None => Vec::new(),
+    };
+    let (mut days, derived) = billed_days(report, &models, sc);
+    if days.is_empty() {
+        anyhow::bail!(
+            "chain {} ({}): the exports bill none of its models",
+            chain.name,
+            models.join(", ")
+        );
+    }
+    predict(&mut days, per_request, &premiums);
+    let (billed_per_request, billed_excess) = billed_excess(&mut days);
+    notes(report, sc, &days, &premiums, derived);
+    let billed: f64 = days.iter().map(|d| d.billed_usd).sum();
+    let predicted: f64 = days.iter().map(|d| d.predicted_usd).sum();
+    let premium: f64 = days.iter().map(|d| d.predicted_premium_usd).sum();
+    report.scenario = Some(ScenarioCheck {
+        scenario: sc.name.clone(),
+        chain: chain.name.clone(),
+        pattern: "sequential",
+        models,
+        steady_per_request_usd: per_request,
+        billed_per_request_usd: billed_per_request,
+        billed_usd: billed,
+        predicted_usd: predicted,
+        error_share: (billed > 0.0).then(|| (predicted - billed) / billed),
+        predicted_premium_usd: premium,
+        premium_error_share: billed_excess
+            .filter(|e: &f64| e.abs() > 0.0)
+            .map(|e| (premium - e) / e),
+        billed_excess_usd: billed_excess,
+        days,
+    });
+    Ok(())
+}
+
+/// The chain named `name` (`None`: the scenario's first).
+///
+/// Errors: no such chain (the message lists the scenario's), or a scenario without chains.
+fn pick_chain<'s>(sc: &'s Scenario, name: Option<&str>) -> anyhow::Result<&'s Chain> {
+    match name {
         Some(name) => sc.chains.iter().find(|c| c.name == name).ok_or_else(|| {
             anyhow::anyhow!(
                 "--chain {name}: no such chain in {}; its chains: {}",
@@ -42,38 +93,49 @@ pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Re
                     .collect::<Vec<_>>()
                     .join(", ")
             )
-        })?,
+        }),
         None => sc
             .chains
             .first()
-            .ok_or_else(|| anyhow::anyhow!("{}: the scenario has no chain", sc.name))?,
-    };
-    let models: Vec<String> = chain.links.iter().map(|l| l.price.id.clone()).collect();
-    let analytic = crate::ops::compare::analytic(sc);
-    let steady = analytic
-        .steady
+            .ok_or_else(|| anyhow::anyhow!("{}: the scenario has no chain", sc.name)),
+    }
+}
+
+/// The replay's predicted premium of each incident window of `history` for `chain`
+/// (sequential pattern): its start day, name and premium (total − normal), USD.
+///
+/// Errors: a history the replay refuses.
+fn premiums(
+    sc: &Scenario,
+    chain: &Chain,
+    history: &History,
+    replay_inputs: &ReplayInputs,
+) -> anyhow::Result<Vec<(String, String, f64)>> {
+    let mut one = sc.clone();
+    one.chains.retain(|c| c.name == chain.name);
+    let replay = crate::ops::history::replay(&one, history, replay_inputs)?;
+    Ok(replay
+        .rows
         .iter()
-        .find(|r| r.chain == chain.name && r.pattern == Pattern::Sequential)
-        .ok_or_else(|| anyhow::anyhow!("{}: no sequential steady row", chain.name))?;
-    let per_request = steady.analytic.cost_per_1k_usd / 1000.0;
-    // incident windows by the day they start
-    let mut premiums: Vec<(String, String, f64)> = Vec::new();
-    if let Some((history, replay_inputs)) = &inputs.history {
-        let mut one = sc.clone();
-        one.chains.retain(|c| c.name == chain.name);
-        let replay = crate::ops::history::replay(&one, history, replay_inputs)?;
-        for row in replay
-            .rows
-            .iter()
-            .filter(|r| r.row.chain == chain.name && r.row.pattern == Pattern::Sequential)
-        {
-            premiums.push((
+        .filter(|r| r.row.chain == chain.name && r.row.pattern == Pattern::Sequential)
+        .map(|row| {
+            (
                 row.start[..10].to_string(),
                 row.name.clone(),
                 row.row.analytic.excess_usd,
-            ));
-        }
-    }
+            )
+        })
+        .collect())
+}
+
+/// The billed days of the chain's `models` in `report`'s rows, in the order met, with their
+/// requests and billed USD; and whether some day's requests were derived from output tokens
+/// (an export that counts none).
+fn billed_days(
+    report: &ReconcileReport,
+    models: &[String],
+    sc: &Scenario,
+) -> (Vec<ScenarioDay>, bool) {
     let in_chain = |r: &crate::report::reconcile::BillRow| {
         r.priced_as.as_ref().is_some_and(|p| models.contains(p)) || models.contains(&r.model)
     };
@@ -106,17 +168,16 @@ pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Re
             }),
         }
     }
-    if days.is_empty() {
-        anyhow::bail!(
-            "chain {} ({}): the exports bill none of its models",
-            chain.name,
-            models.join(", ")
-        );
-    }
+    (days, derived)
+}
+
+/// Sort `days` and fill in each day's prediction: its requests at `per_request`, plus the
+/// premiums of the incidents that start that day, and its error against the bill.
+fn predict(days: &mut [ScenarioDay], per_request: f64, premiums: &[(String, String, f64)]) {
     days.sort_by(|a, b| a.day.cmp(&b.day));
-    for d in &mut days {
+    for d in days {
         d.predicted_steady_usd = d.requests * per_request;
-        for (day, name, premium) in &premiums {
+        for (day, name, premium) in premiums {
             if *day == d.day {
                 d.predicted_premium_usd += premium;
                 d.incidents.push(name.clone());
@@ -126,6 +187,12 @@ pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Re
         d.error_share =
             (d.billed_usd > 0.0).then(|| (d.predicted_usd - d.billed_usd) / d.billed_usd);
     }
+}
+
+/// The billed cost per request of the days without an incident, and the billed incident
+/// excess over the period: each incident day's bill less its requests at that cost (set on
+/// the day too). `None` without a quiet day's request.
+fn billed_excess(days: &mut [ScenarioDay]) -> (Option<f64>, Option<f64>) {
     let quiet: Vec<&ScenarioDay> = days.iter().filter(|d| d.incidents.is_empty()).collect();
     let quiet_requests: f64 = quiet.iter().map(|d| d.requests).sum();
     let billed_per_request = (quiet_requests > 0.0)
@@ -138,6 +205,18 @@ pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Re
             *billed_excess.get_or_insert(0.0) += e;
         }
     }
+    (billed_per_request, billed_excess)
+}
+
+/// The report's notes on the check: incidents outside the billed days, and requests derived
+/// from output tokens.
+fn notes(
+    report: &mut ReconcileReport,
+    sc: &Scenario,
+    days: &[ScenarioDay],
+    premiums: &[(String, String, f64)],
+    derived: bool,
+) {
     let missed: Vec<&str> = premiums
         .iter()
         .filter(|(day, _, _)| !days.iter().any(|d| d.day == *day))
@@ -155,25 +234,4 @@ pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Re
             sc.request.output_tokens
         ));
     }
-    let billed: f64 = days.iter().map(|d| d.billed_usd).sum();
-    let predicted: f64 = days.iter().map(|d| d.predicted_usd).sum();
-    let premium: f64 = days.iter().map(|d| d.predicted_premium_usd).sum();
-    report.scenario = Some(ScenarioCheck {
-        scenario: sc.name.clone(),
-        chain: chain.name.clone(),
-        pattern: "sequential",
-        models,
-        steady_per_request_usd: per_request,
-        billed_per_request_usd: billed_per_request,
-        billed_usd: billed,
-        predicted_usd: predicted,
-        error_share: (billed > 0.0).then(|| (predicted - billed) / billed),
-        predicted_premium_usd: premium,
-        premium_error_share: billed_excess
-            .filter(|e: &f64| e.abs() > 0.0)
-            .map(|e| (premium - e) / e),
-        billed_excess_usd: billed_excess,
-        days,
-    });
-    Ok(())
 }

@@ -258,61 +258,21 @@ pub struct SarifLog<'a> {
     runs: [Run<'a>; 1],
 }
 
+/// A rule as the log lists it: id, short description, default level.
+type RuleText = (String, String, String);
+
 /// The SARIF 2.1.0 log of `report`.
 pub fn to_sarif(report: &CheckReport) -> SarifLog<'_> {
-    let mut rules: Vec<(String, String, String)> = RULES
+    let mut rules: Vec<RuleText> = RULES
         .iter()
         .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
         .collect();
-    let mut results = Vec::new();
-    for f in &report.findings {
-        let id = f.kind();
-        if rule_index(&rules, id).is_none() {
-            rules.push((
-                id.to_string(),
-                id.to_string(),
-                level(f.severity()).to_string(),
-            ));
-        }
-        results.push(SarifResult {
-            rule_id: id.to_string(),
-            rule_index: rule_index(&rules, id),
-            level: level(f.severity()),
-            message: Text {
-                text: printable_line(&f.to_string()).into_owned(),
-            },
-            locations: (!f.file().is_empty()).then(|| [location(f.file(), Some(f.line()), None)]),
-        });
-    }
+    let mut results = finding_results(report, &mut rules);
     let mut notifications = Vec::new();
     for e in &report.errors {
-        let mut text = String::new();
-        if let Some(field) = &e.field {
-            text.push_str(&format!("{field}: "));
-        }
-        text.push_str(&e.message);
-        let text = printable_line(&text).into_owned();
-        let loc = || {
-            (!e.file.is_empty()).then(|| {
-                [location(
-                    &e.file,
-                    e.location.map(|l| l.line),
-                    e.location.map(|l| l.col),
-                )]
-            })
-        };
-        results.push(SarifResult {
-            rule_id: "input-error".into(),
-            rule_index: rule_index(&rules, "input-error"),
-            level: "error",
-            message: Text { text: text.clone() },
-            locations: loc(),
-        });
-        notifications.push(Notification {
-            level: "error",
-            message: Text { text },
-            locations: loc(),
-        });
+        let (result, notification) = error_result(e, &rules);
+        results.push(result);
+        notifications.push(notification);
     }
     let artifacts = report
         .checked
@@ -326,21 +286,7 @@ pub fn to_sarif(report: &CheckReport) -> SarifLog<'_> {
         version: "2.1.0",
         runs: [Run {
             tool: Tool {
-                driver: Driver {
-                    name: "fallcost",
-                    version: env!("CARGO_PKG_VERSION"),
-                    semantic_version: env!("CARGO_PKG_VERSION"),
-                    information_uri: "https://crates.io/crates/fallcost",
-                    rules: rules
-                        .into_iter()
-                        .map(|(id, text, level)| Rule {
-                            name: id.clone(),
-                            id,
-                            short_description: Text { text },
-                            default_configuration: RuleLevel { level },
-                        })
-                        .collect(),
-                },
+                driver: driver(rules),
             },
             invocations: [Invocation {
                 execution_successful: report.errors.is_empty(),
@@ -354,6 +300,82 @@ pub fn to_sarif(report: &CheckReport) -> SarifLog<'_> {
                 summary: super::summary(report),
             },
         }],
+    }
+}
+
+/// One result per finding of `report`, adding to `rules` a finding kind [`RULES`] lacks.
+fn finding_results(report: &CheckReport, rules: &mut Vec<RuleText>) -> Vec<SarifResult> {
+    let mut results = Vec::new();
+    for f in &report.findings {
+        let id = f.kind();
+        if rule_index(rules, id).is_none() {
+            rules.push((
+                id.to_string(),
+                id.to_string(),
+                level(f.severity()).to_string(),
+            ));
+        }
+        results.push(SarifResult {
+            rule_id: id.to_string(),
+            rule_index: rule_index(rules, id),
+            level: level(f.severity()),
+            message: Text {
+                text: printable_line(&f.to_string()).into_owned(),
+            },
+            locations: (!f.file().is_empty()).then(|| [location(f.file(), Some(f.line()), None)]),
+        });
+    }
+    results
+}
+
+/// An input error as a result (rule `input-error`) and as the invocation's notification.
+fn error_result(e: &crate::error::InputError, rules: &[RuleText]) -> (SarifResult, Notification) {
+    let mut text = String::new();
+    if let Some(field) = &e.field {
+        text.push_str(&format!("{field}: "));
+    }
+    text.push_str(&e.message);
+    let text = printable_line(&text).into_owned();
+    let loc = || {
+        (!e.file.is_empty()).then(|| {
+            [location(
+                &e.file,
+                e.location.map(|l| l.line),
+                e.location.map(|l| l.col),
+            )]
+        })
+    };
+    let result = SarifResult {
+        rule_id: "input-error".into(),
+        rule_index: rule_index(rules, "input-error"),
+        level: "error",
+        message: Text { text: text.clone() },
+        locations: loc(),
+    };
+    let notification = Notification {
+        level: "error",
+        message: Text { text },
+        locations: loc(),
+    };
+    (result, notification)
+}
+
+/// The tool's description: fallcost and its `rules`.
+fn driver(rules: Vec<RuleText>) -> Driver {
+    Driver {
+        name: "fallcost",
+        version: env!("CARGO_PKG_VERSION"),
+        semantic_version: env!("CARGO_PKG_VERSION"),
+        information_uri: "https://crates.io/crates/fallcost",
+        rules: rules
+            .into_iter()
+            .map(|(id, text, level)| Rule {
+                name: id.clone(),
+                id,
+                short_description: Text { text },
+                default_configuration: RuleLevel { level },
+            })
+            .collect(),
     }
 }
 

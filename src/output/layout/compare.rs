@@ -730,45 +730,8 @@ fn blended_section(report: &Report) -> Section {
         .iter()
         .filter(|r| r.chain == crate::report::BLENDED)
         .map(|r| {
-            let inc = report
-                .incident
-                .iter()
-                .find(|i| i.chain == crate::report::BLENDED && i.pattern == r.pattern);
-            let mut cells = vec![r.pattern.as_str().to_string()];
-            cells.extend(cells::cells(Table::Blended, false, &no_list, |f| {
-                r.analytic.visit(f)
-            }));
-            match inc {
-                Some(i) => {
-                    // Simulated when the blended row is, or when any chain's row it blends is.
-                    let sim = i.method == crate::report::Method::Simulated
-                        || report.incident.iter().any(|c| {
-                            c.chain != crate::report::BLENDED
-                                && c.pattern == r.pattern
-                                && c.method == crate::report::Method::Simulated
-                        });
-                    any_sim |= sim;
-                    cells.extend(cells::cells(Table::Blended, sim, &no_list, |f| {
-                        i.analytic.visit(f)
-                    }));
-                }
-                None => cells.extend(vec![
-                    "–".to_string();
-                    cells::headers(INCIDENT_FIGURES, Table::Blended).len()
-                ]),
-            }
-            if with_mc {
-                cells.extend(steady_mc_cells_in(Table::Blended, r.mc.as_ref()));
-            }
-            if incident_mc {
-                let mc = inc.and_then(|i| i.mc.as_ref());
-                cells.extend(cells::mc_cells(
-                    INCIDENT_FIGURES,
-                    Table::Blended,
-                    mc.map(|m| &m.figures),
-                    |f, v| f.visit(v),
-                ));
-            }
+            let (cells, sim) = blended_row(report, r, incident_mc);
+            any_sim |= sim;
             cells
         })
         .collect();
@@ -783,6 +746,72 @@ fn blended_section(report: &Report) -> Section {
             "sim: an incident figure so marked blends a chain's simulated incident (a circuit breaker has no exact closed form)".into(),
         );
     }
+    let (header, numeric) = blended_header(with_mc, incident_mc);
+    Section {
+        heading: Some("All chains, weighted by traffic share".into()),
+        title: "Steady state per 1,000 requests, and the incident, USD".into(),
+        notes: blended_notes,
+        header,
+        numeric,
+        rows,
+        footer: vec![],
+    }
+}
+
+/// The blended table's row of the steady row `r` and its pattern's blended incident row; and
+/// whether its incident figures are marked simulated (the blended row is, or any chain's row it
+/// blends). With `incident_mc`, the incident's Monte Carlo cells.
+fn blended_row(
+    report: &Report,
+    r: &crate::report::SteadyRow,
+    incident_mc: bool,
+) -> (Vec<String>, bool) {
+    let inc = report
+        .incident
+        .iter()
+        .find(|i| i.chain == crate::report::BLENDED && i.pattern == r.pattern);
+    let mut cells = vec![r.pattern.as_str().to_string()];
+    cells.extend(cells::cells(Table::Blended, false, &no_list, |f| {
+        r.analytic.visit(f)
+    }));
+    let mut sim = false;
+    match inc {
+        Some(i) => {
+            // Simulated when the blended row is, or when any chain's row it blends is.
+            sim = i.method == crate::report::Method::Simulated
+                || report.incident.iter().any(|c| {
+                    c.chain != crate::report::BLENDED
+                        && c.pattern == r.pattern
+                        && c.method == crate::report::Method::Simulated
+                });
+            cells.extend(cells::cells(Table::Blended, sim, &no_list, |f| {
+                i.analytic.visit(f)
+            }));
+        }
+        None => cells.extend(vec![
+            "–".to_string();
+            cells::headers(INCIDENT_FIGURES, Table::Blended).len()
+        ]),
+    }
+    if report.mc.is_some() {
+        cells.extend(steady_mc_cells_in(Table::Blended, r.mc.as_ref()));
+    }
+    if incident_mc {
+        let mc = inc.and_then(|i| i.mc.as_ref());
+        cells.extend(cells::mc_cells(
+            INCIDENT_FIGURES,
+            Table::Blended,
+            mc.map(|m| &m.figures),
+            |f, v| f.visit(v),
+        ));
+    }
+    (cells, sim)
+}
+
+/// The blended table's header and which columns are numbers: the pattern, the steady and
+/// incident figures, with `with_mc` the steady Monte Carlo columns, with `incident_mc` the
+/// incident's.
+fn blended_header(with_mc: bool, incident_mc: bool) -> (Vec<String>, Vec<bool>) {
     let (mut header, mut numeric) = figure_columns(STEADY_FIGURES, Table::Blended);
     let (h, n) = figure_columns(INCIDENT_FIGURES, Table::Blended);
     header.extend(h.into_iter().skip(1));
@@ -797,13 +826,5 @@ fn blended_section(report: &Report) -> Section {
         numeric.extend(vec![true; mc.len()]);
         header.extend(mc);
     }
-    Section {
-        heading: Some("All chains, weighted by traffic share".into()),
-        title: "Steady state per 1,000 requests, and the incident, USD".into(),
-        notes: blended_notes,
-        header,
-        numeric,
-        rows,
-        footer: vec![],
-    }
+    (header, numeric)
 }
