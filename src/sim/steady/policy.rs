@@ -750,7 +750,7 @@ impl PolicyTally {
 
     /// An empty tally for `pattern` on `sim` that counts its usual requests
     /// ([`PolicySim::common_outcomes`]) rather than summing them.
-    pub(crate) fn for_pattern(sim: &PolicySim, pattern: Pattern) -> Self {
+    pub fn for_pattern(sim: &PolicySim, pattern: Pattern) -> Self {
         PolicyTally {
             common: (sim.common_outcomes(pattern).into_iter())
                 .map(|k| (k, 0))
