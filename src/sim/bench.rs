@@ -305,10 +305,11 @@ fn time_policy(
         chunks,
         |c| {
             let mut rng = chunk_rng(seed, stream, c);
-            let mut acc = PolicyTally::new(links);
+            let mut acc = PolicyTally::for_pattern(sim, pattern);
             for _ in 0..CHUNK.min(requests - c * CHUNK) {
                 acc.add(&sim.request(pattern, &mut rng));
             }
+            acc.settle();
             acc
         },
         |a| total.merge(&a),

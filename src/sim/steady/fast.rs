@@ -435,58 +435,129 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
 type CommonBins<'a> = (&'a mut [u64; 2], &'a mut [u32; BINS], &'a mut [u32; BINS]);
 
 /// The loop of a one-link chain, or of a chain whose hedge winner is drawn with probability
-/// w: draws are made [`BUFFER`] requests at a time, then evaluated.
+/// w: draws are made [`BUFFER`] requests at a time, then evaluated ([`evaluate_one`],
+/// [`evaluate_two`]). The generator's state stays in registers through both passes.
 fn buffered(sim: &ChainSim, rng: &mut SimRng, acc: &mut SteadyTally, count: u64, bins: CommonBins) {
-    let (common, seq_bins, hedge_bins) = bins;
     let two = sim.links.len() >= 2;
     let mut u = [[0.0f64; 2]; BUFFER];
     let mut z = [[0.0f64; 2]; BUFFER];
+    let mut r = rng.clone();
+    let (common, seq_bins, hedge_bins) = bins;
     let mut done = 0u64;
     while done < count {
         let m = (count - done).min(BUFFER as u64) as usize;
         if two {
             for k in 0..m {
-                u[k][0] = uniform(rng);
-                z[k][0] = normal(rng);
-                u[k][1] = uniform(rng);
-                z[k][1] = normal(rng);
+                u[k][0] = uniform(&mut r);
+                z[k][0] = normal(&mut r);
+                u[k][1] = uniform(&mut r);
+                z[k][1] = normal(&mut r);
             }
+            let bins = (&mut *common, &mut *seq_bins, &mut *hedge_bins);
+            evaluate_two(sim, &u[..m], &z[..m], &mut r, acc, bins);
         } else {
             for k in 0..m {
-                u[k][0] = uniform(rng);
-                z[k][0] = normal(rng);
+                u[k][0] = uniform(&mut r);
+                z[k][0] = normal(&mut r);
             }
-        }
-        for k in 0..m {
-            let (a0, ln0) = sim.attempt(0, u[k][0], z[k][0], rng);
-            if !two {
-                if a0 == AttemptOutcome::Ok {
-                    common[0] += 1;
-                    seq_bins[bin(ln0)] += 1;
-                } else {
-                    rare(sim, acc, (a0, ln0), None, rng);
-                }
-                continue;
-            }
-            let (a1, ln1) = sim.attempt(1, u[k][1], z[k][1], rng);
-            if a0 == AttemptOutcome::Ok && a1 == AttemptOutcome::Ok {
-                // The faster leg wins (the minimum of the logs), or a drawn winner.
-                let (second_wins, ln_win) = if sim.win_by_latency {
-                    (ln1 < ln0, ln0.min(ln1))
-                } else {
-                    let second = uniform(rng) >= sim.win_rate;
-                    (second, if second { ln1 } else { ln0 })
-                };
-                common[0] += u64::from(!second_wins);
-                common[1] += u64::from(second_wins);
-                seq_bins[bin(ln0)] += 1;
-                hedge_bins[bin(ln_win)] += 1;
-            } else {
-                off_common(sim, acc, (a0, ln0), (a1, ln1), rng);
-            }
+            evaluate_one(
+                sim,
+                &u[..m],
+                &z[..m],
+                &mut r,
+                acc,
+                (&mut *common, &mut *seq_bins),
+            );
         }
         done += m as u64;
     }
+    *rng = r;
+}
+
+/// The draws u and ln L of link `i` make an attempt that answered under T at once (no
+/// redraw): the outcome [`ChainSim::attempt`] gives `Ok` without touching the generator.
+/// Returns it and ln L (the same expression as there, so the same bits).
+#[inline(always)]
+fn answered_at_once(l: &LinkSim, u: f64, z: f64) -> (bool, f64) {
+    let thr = if l.trip_by_latency {
+        l.fail_below
+    } else {
+        l.trip_below
+    };
+    let ln_l = l.mu + l.sigma * z;
+    ((u >= thr) & (ln_l <= l.ln_t), ln_l)
+}
+
+/// Evaluate a buffer of a one-link chain's draws (`u[k][0]`, `z[k][0]`), in order: the
+/// common outcome (the primary answered at once) counted and binned, the rest through
+/// [`ChainSim::attempt`] with the generator (a latency redrawn below T) and [`rare`].
+#[inline(always)]
+fn evaluate_one(
+    sim: &ChainSim,
+    u: &[[f64; 2]],
+    z: &[[f64; 2]],
+    r: &mut SimRng,
+    acc: &mut SteadyTally,
+    (common, seq_bins): (&mut [u64; 2], &mut [u32; BINS]),
+) {
+    let l0 = &sim.links[0];
+    let mut ok_n = 0u64;
+    for (u, z) in u.iter().zip(z) {
+        let (ok, ln0) = answered_at_once(l0, u[0], z[0]);
+        if ok {
+            ok_n += 1;
+            seq_bins[bin(ln0)] += 1;
+            continue;
+        }
+        let mut spilled = r.clone();
+        let (a0, ln0) = sim.attempt(0, u[0], z[0], &mut spilled);
+        if a0 == AttemptOutcome::Ok {
+            ok_n += 1;
+            seq_bins[bin(ln0)] += 1;
+        } else {
+            rare(sim, acc, (a0, ln0), None, &mut spilled);
+        }
+        *r = spilled;
+    }
+    common[0] += ok_n;
+}
+
+/// Evaluate a buffer of a two-link chain's draws (`u[k]`, `z[k]`: links 0 and 1), in order,
+/// the hedge winner drawn with probability w. The common outcome (both answered at once) is
+/// decided by one test and takes the winner's uniform from the generator, as every request
+/// did before its evaluation was split out; the rest goes through [`uncommon`].
+#[inline(always)]
+fn evaluate_two(
+    sim: &ChainSim,
+    u: &[[f64; 2]],
+    z: &[[f64; 2]],
+    r: &mut SimRng,
+    acc: &mut SteadyTally,
+    bins: CommonBins,
+) {
+    let (common, seq_bins, hedge_bins) = bins;
+    let (l0, l1) = (&sim.links[0], &sim.links[1]);
+    let (mut ok_n, mut second_n) = (0u64, 0u64);
+    for (u, z) in u.iter().zip(z) {
+        let (ok0, ln0) = answered_at_once(l0, u[0], z[0]);
+        let (ok1, ln1) = answered_at_once(l1, u[1], z[1]);
+        if ok0 & ok1 {
+            let second = uniform(r) >= sim.win_rate;
+            ok_n += 1;
+            second_n += u64::from(second);
+            let (k0, k1) = (bin(ln0), bin(ln1));
+            seq_bins[k0] += 1;
+            // the winner's bin without a branch on the coin: k1 when `second`, else k0
+            hedge_bins[k0 ^ ((k0 ^ k1) & usize::from(second).wrapping_neg())] += 1;
+        } else {
+            let mut spilled = r.clone();
+            let draws = [u[0], z[0], u[1], z[1]];
+            uncommon(sim, acc, draws, common, seq_bins, hedge_bins, &mut spilled);
+            *r = spilled;
+        }
+    }
+    common[0] += ok_n - second_n;
+    common[1] += second_n;
 }
 
 /// The loop of a chain of two or more links whose hedge winner is the faster leg (the common
@@ -552,8 +623,8 @@ fn by_latency(
     *rng = r;
 }
 
-/// A request off the latency-driven common path (a failure or a trip on link 0 or 1, or a
-/// latency redrawn below T): see [`off_common`].
+/// A request off the common path of [`by_latency`] or [`evaluate_two`] (a failure or a trip
+/// on link 0 or 1, or a latency redrawn below T): see [`off_common`].
 #[cold]
 #[inline(never)]
 fn uncommon(
@@ -568,11 +639,18 @@ fn uncommon(
     let first = sim.attempt(0, u0, z0, rng);
     let second = sim.attempt(1, u1, z1, rng);
     if first.0 == AttemptOutcome::Ok && second.0 == AttemptOutcome::Ok {
-        // healthy legs whose latencies were redrawn below T (given trip rates)
+        // healthy legs whose latencies were redrawn below T (given trip rates): the faster
+        // leg wins (the minimum of the logs), or a drawn winner
         let (ln0, ln1) = (first.1, second.1);
-        common[usize::from(ln1 < ln0)] += 1;
+        let (second_wins, ln_win) = if sim.win_by_latency {
+            (ln1 < ln0, ln0.min(ln1))
+        } else {
+            let second = uniform(rng) >= sim.win_rate;
+            (second, if second { ln1 } else { ln0 })
+        };
+        common[usize::from(second_wins)] += 1;
         seq_bins[bin(ln0)] += 1;
-        hedge_bins[bin(ln0.min(ln1))] += 1;
+        hedge_bins[bin(ln_win)] += 1;
     } else {
         off_common(sim, acc, first, second, rng);
     }

@@ -36,9 +36,9 @@ use crate::model::policy::{self, CapCount, ErrorClass, ErrorMix, Jitter};
 use crate::model::{Chain, Pattern, Policy};
 
 use crate::figures::{SteadyFigures, SteadyPolicyFigures};
-use crate::sim::histogram::Histogram;
+use crate::sim::histogram::{Histogram, bin};
 use crate::sim::rng::{SimRng, Stream, chunk_rng, normal, uniform};
-use crate::sim::stats::Sum;
+use crate::sim::stats::{ShiftedExact, Sum};
 use crate::sim::steady::fast::{PatternMc, Prices};
 use crate::sim::{CHUNK, McOptions, ordered};
 
@@ -109,8 +109,11 @@ pub struct ReqOut {
     /// Dead time: seconds from the start until the answering attempt starts (or until the
     /// final error): failed attempts, backoff, a hedge's wait for its legs.
     pub dead_s: f64,
-    /// Seconds to the answer or the final error.
-    pub latency_s: f64,
+    /// ln of the answering attempt's latency L, seconds (0 when none answered).
+    pub answer_ln: f64,
+    /// Seconds from the start until the answering attempt started (0 when none answered):
+    /// the answer came at `answer_at + e^answer_ln` ([`ReqOut::latency_s`]).
+    pub answer_at: f64,
     /// The link that answered.
     pub answered: Option<usize>,
     /// Stopped by `max_attempts`.
@@ -243,7 +246,7 @@ impl PolicySim {
     /// `links` tried in sequence under the policy (the first warm if `first_warm`, the rest
     /// cold), with `out.attempts` already made, cost-cap hits counted as `cap` says, and `bad`
     /// if a client error has already shown the request is bad. Adds to `out`; returns whether
-    /// a link answered (and sets `out.answered`, `out.latency_s`).
+    /// a link answered (and sets `out.answered`, `out.answer_at`, `out.answer_ln`).
     #[inline(always)]
     pub fn sequence(
         &self,
@@ -295,7 +298,7 @@ impl PolicySim {
                     AttemptResult::Ok(ln_l) => {
                         out.cost += prices.success;
                         out.answered = Some(i);
-                        out.latency_s = out.dead_s + ln_l.exp();
+                        (out.answer_at, out.answer_ln) = (out.dead_s, ln_l);
                         return true;
                     }
                     AttemptResult::Fail(class, usd, secs) => {
@@ -341,6 +344,56 @@ impl PolicySim {
         self.win_rate
     }
 
+    /// The usual requests' keys under `pattern` ([`BillKey`]), most frequent first: the
+    /// primary answering its first attempt; in a hedge, each leg winning the race and (with a
+    /// delay) the primary answering before it. A [`PolicyTally`] counts the requests that
+    /// match one instead of summing them; a key no request matches costs only the compare.
+    pub fn common_outcomes(&self, pattern: Pattern) -> Vec<BillKey> {
+        let w0 = &self.links[0].warm;
+        let alone = BillKey {
+            cost: w0.success,
+            attempts: 1,
+            answered: Some(0),
+            ..BillKey::default()
+        };
+        if !pattern.is_hedged() || !self.hedges() {
+            return vec![alone];
+        }
+        let p = self.allowed[1];
+        let w1 = &self.links[p].warm;
+        let lost = |l: &Prices| {
+            if pattern == Pattern::HedgedTakeFirst {
+                l.cancel
+            } else {
+                l.success
+            }
+        };
+        let race = BillKey {
+            attempts: 2,
+            cost_cap: p != 1,
+            ..BillKey::default()
+        };
+        let mut keys = vec![
+            BillKey {
+                cost: w0.success + lost(w1),
+                wasted_cost: lost(w1),
+                answered: Some(0),
+                ..race
+            },
+            BillKey {
+                cost: w1.success + lost(w0),
+                wasted_cost: lost(w0),
+                answered: Some(p),
+                dead_s: self.policy.hedge_delay_s.unwrap_or(0.0),
+                ..race
+            },
+        ];
+        if self.policy.hedge_delay_s.is_some() {
+            keys.insert(0, alone);
+        }
+        keys
+    }
+
     /// Whether the hedged patterns exist on this chain under its policy.
     pub fn hedges(&self) -> bool {
         self.allowed.len() >= 2 && self.policy.max_attempts.is_none_or(|a| a >= 2)
@@ -363,9 +416,6 @@ impl PolicySim {
             Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
                 self.hedged(pattern == Pattern::HedgedTakeFirst, &mut out, rng)
             }
-        }
-        if out.answered.is_none() {
-            out.latency_s = out.dead_s;
         }
         out
     }
@@ -430,7 +480,7 @@ impl PolicySim {
             AttemptResult::Ok(l0) if l0.exp() <= d => {
                 out.cost = w0.success;
                 out.answered = Some(0);
-                out.latency_s = l0.exp();
+                out.answer_ln = l0;
                 true
             }
             AttemptResult::Fail(class, u0, s0) if s0 <= d => {
@@ -458,7 +508,7 @@ impl PolicySim {
                     AttemptResult::Ok(l1) => {
                         out.cost += w1.success;
                         out.answered = Some(p);
-                        out.latency_s = s0 + l1.exp();
+                        (out.answer_at, out.answer_ln) = (s0, l1);
                     }
                     AttemptResult::Fail(class, u1, s1) => {
                         out.cost += u1;
@@ -525,27 +575,27 @@ impl PolicySim {
                     out.cost = w0.success + lost(w1);
                     out.wasted_cost = lost(w1);
                     out.answered = Some(0);
-                    out.latency_s = l0.exp();
+                    out.answer_ln = l0;
                 } else {
                     out.cost = w1.success + lost(w0);
                     out.wasted_cost = lost(w0);
                     out.answered = Some(p);
                     out.dead_s = s1;
-                    out.latency_s = s1 + l1.exp();
+                    (out.answer_at, out.answer_ln) = (s1, l1);
                 }
             }
             (AttemptResult::Ok(l0), AttemptResult::Fail(_, u1, _)) => {
                 out.cost = w0.success + u1;
                 out.wasted_cost = u1;
                 out.answered = Some(0);
-                out.latency_s = l0.exp();
+                out.answer_ln = l0;
             }
             (AttemptResult::Fail(_, u0, _), AttemptResult::Ok(l1)) => {
                 out.cost = u0 + w1.success;
                 out.wasted_cost = u0;
                 out.answered = Some(p);
                 out.dead_s = s1;
-                out.latency_s = s1 + l1.exp();
+                (out.answer_at, out.answer_ln) = (s1, l1);
             }
             (AttemptResult::Fail(c0, u0, e0), AttemptResult::Fail(c1, u1, e1)) => {
                 out.cost = u0 + u1;
@@ -559,7 +609,78 @@ impl PolicySim {
     }
 }
 
+/// What a request adds to a [`PolicyTally`]'s sums and counts: every field of its
+/// [`ReqOut`] but the latency (binned per request). Requests with equal keys add the same.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BillKey {
+    /// USD billed.
+    pub cost: f64,
+    /// USD of attempts that did not produce the answer.
+    pub wasted_cost: f64,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Dead time, seconds.
+    pub dead_s: f64,
+    /// The link that answered.
+    pub answered: Option<usize>,
+    /// Stopped by `max_attempts`.
+    pub call_cap: bool,
+    /// A cost-cap hit.
+    pub cost_cap: bool,
+}
+
+impl BillKey {
+    /// A request with this key (its latency 0).
+    fn request(&self) -> ReqOut {
+        ReqOut {
+            cost: self.cost,
+            wasted_cost: self.wasted_cost,
+            attempts: self.attempts,
+            dead_s: self.dead_s,
+            answered: self.answered,
+            call_cap: self.call_cap,
+            cost_cap: self.cost_cap,
+            ..ReqOut::default()
+        }
+    }
+}
+
 impl ReqOut {
+    /// Its [`BillKey`].
+    #[inline]
+    pub fn key(&self) -> BillKey {
+        BillKey {
+            cost: self.cost,
+            wasted_cost: self.wasted_cost,
+            attempts: self.attempts,
+            dead_s: self.dead_s,
+            answered: self.answered,
+            call_cap: self.call_cap,
+            cost_cap: self.cost_cap,
+        }
+    }
+
+    /// Seconds to the answer (`answer_at` + L) or, when no link answered, to the final error
+    /// (the dead time).
+    pub fn latency_s(&self) -> f64 {
+        match self.answered {
+            Some(_) => self.answer_at + self.answer_ln.exp(),
+            None => self.dead_s,
+        }
+    }
+
+    /// ln of [`ReqOut::latency_s`], what the latency histograms bin: the answering attempt's
+    /// ln L itself when it started at once (the common request: no `exp` and `ln`), else the
+    /// log of the seconds. The same number as `latency_s().ln()` but for the rounding of
+    /// ln(e^x) against x (an ulp or two, which moves a bin only at its very edge).
+    #[inline]
+    pub fn ln_latency(&self) -> f64 {
+        match self.answered {
+            Some(_) if self.answer_at == 0.0 => self.answer_ln,
+            _ => self.latency_s().ln(),
+        }
+    }
+
     /// The request's bill: its steady figures, the one place this simulator says them
     /// ([`SteadyFigures`], per request; the baseline and the ratio to it are the report's).
     fn bill(&self) -> SteadyFigures<f64> {
@@ -599,6 +720,23 @@ pub struct PolicyTally {
     pub call_cap: u64,
     /// Cost-cap hits (0/1 per request).
     pub cost_cap: Sum,
+    /// The requests added since the last [`PolicyTally::settle`], as shifted sums (no
+    /// division per request and figure, unlike [`Sum::add`]).
+    raw: RawSums,
+    /// The usual requests' keys ([`PolicySim::common_outcomes`]) and how many requests since
+    /// the last [`PolicyTally::settle`] had each: counted, not summed.
+    common: Vec<(BillKey, u64)>,
+}
+
+/// A chunk's running sums of the figures a [`PolicyTally`] holds as [`Sum`]s
+/// ([`ShiftedExact`]: Σ(x − K), compensated, and Σ(x − K)² around the first sample K), moved
+/// into them once per chunk.
+#[derive(Debug, Clone, Default)]
+struct RawSums {
+    steady: SteadyFigures<ShiftedExact>,
+    attempts: ShiftedExact,
+    dead: ShiftedExact,
+    cost_cap: ShiftedExact,
 }
 
 impl PolicyTally {
@@ -610,27 +748,95 @@ impl PolicyTally {
         }
     }
 
-    /// Count one request.
+    /// An empty tally for `pattern` on `sim` that counts its usual requests
+    /// ([`PolicySim::common_outcomes`]) rather than summing them.
+    pub fn for_pattern(sim: &PolicySim, pattern: Pattern) -> Self {
+        PolicyTally {
+            common: (sim.common_outcomes(pattern).into_iter())
+                .map(|k| (k, 0))
+                .collect(),
+            ..PolicyTally::new(sim.links.len())
+        }
+    }
+
+    /// Count one request: its latency binned from its log ([`ReqOut::ln_latency`]); a usual
+    /// request ([`PolicyTally::for_pattern`]) counted, any other summed; both wait until
+    /// [`PolicyTally::settle`] (call it at the end of a chunk).
+    #[inline]
     pub fn add(&mut self, r: &ReqOut) {
-        self.steady.add(&r.bill());
-        self.attempts.add(f64::from(r.attempts));
+        self.latency.add_ln(r.ln_latency());
+        let key = r.key();
+        for (k, n) in &mut self.common {
+            if *k == key {
+                *n += 1;
+                return;
+            }
+        }
+        self.add_figures(r);
+    }
+
+    /// Sum one request's figures (not its latency).
+    fn add_figures(&mut self, r: &ReqOut) {
+        let raw = &mut self.raw;
+        raw.steady.add(&r.bill());
+        raw.attempts.add(f64::from(r.attempts));
         self.attempts_max = self.attempts_max.max(r.attempts);
-        self.dead.add(r.dead_s);
+        raw.dead.add(r.dead_s);
         if r.dead_s > 0.0 {
             self.dead_hist.add_seconds(r.dead_s);
         } else {
             self.dead_zero += 1;
         }
-        self.latency.add_seconds(r.latency_s);
         if let Some(i) = r.answered {
             self.answered[i] += 1;
         }
         self.call_cap += u64::from(r.call_cap);
-        self.cost_cap.add(f64::from(u8::from(r.cost_cap)));
+        raw.cost_cap.add(f64::from(u8::from(r.cost_cap)));
     }
 
-    /// Merge `other` (in chunk order).
+    /// Move the requests added since the last call into the [`Sum`]s (Chan et al.'s merge of
+    /// the chunk's shifted sums): call once per chunk, before [`PolicyTally::merge`] and
+    /// before reading the sums.
+    pub fn settle(&mut self) {
+        let raw = std::mem::take(&mut self.raw);
+        self.steady.merge(&raw.steady.map(ShiftedExact::to_sum));
+        self.attempts.merge(&raw.attempts.to_sum());
+        self.dead.merge(&raw.dead.to_sum());
+        self.cost_cap.merge(&raw.cost_cap.to_sum());
+        let mut common = std::mem::take(&mut self.common);
+        for (key, n) in &mut common {
+            if *n > 0 {
+                self.add_counted(&key.request(), *n);
+            }
+            *n = 0;
+        }
+        self.common = common;
+    }
+
+    /// Add `n` requests all equal to `r` (latencies aside).
+    fn add_counted(&mut self, r: &ReqOut, n: u64) {
+        self.steady.add_many(&r.bill(), n);
+        self.attempts.add_many(f64::from(r.attempts), n);
+        self.attempts_max = self.attempts_max.max(r.attempts);
+        self.dead.add_many(r.dead_s, n);
+        if r.dead_s > 0.0 {
+            self.dead_hist.add_bin(bin(r.dead_s.ln()), n);
+        } else {
+            self.dead_zero += n;
+        }
+        if let Some(i) = r.answered {
+            self.answered[i] += n;
+        }
+        self.call_cap += u64::from(r.call_cap) * n;
+        self.cost_cap.add_many(f64::from(u8::from(r.cost_cap)), n);
+    }
+
+    /// Merge `other` (in chunk order; both settled, [`PolicyTally::settle`]).
     pub fn merge(&mut self, other: &PolicyTally) {
+        debug_assert!(
+            other.raw.attempts.is_empty() && other.common.iter().all(|c| c.1 == 0),
+            "merge a settled tally"
+        );
         self.steady.merge(&other.steady);
         self.attempts.merge(&other.attempts);
         self.attempts_max = self.attempts_max.max(other.attempts_max);
@@ -758,13 +964,15 @@ pub fn simulate(
         |c| {
             let count = CHUNK.min(n - c * CHUNK);
             let mut rng = chunk_rng(opts.seed, stream, c);
-            let mut accs: Vec<PolicyTally> =
-                patterns.iter().map(|_| PolicyTally::new(links)).collect();
+            let mut accs: Vec<PolicyTally> = (patterns.iter())
+                .map(|p| PolicyTally::for_pattern(&sim, *p))
+                .collect();
             for _ in 0..count {
                 for (p, acc) in patterns.iter().zip(accs.iter_mut()) {
                     acc.add(&sim.request(*p, &mut rng));
                 }
             }
+            accs.iter_mut().for_each(PolicyTally::settle);
             accs
         },
         |accs| {
@@ -808,7 +1016,7 @@ pub fn latencies(
             let mut hists: Vec<Histogram> = patterns.iter().map(|_| Histogram::default()).collect();
             for _ in 0..count {
                 for (p, h) in patterns.iter().zip(hists.iter_mut()) {
-                    h.add_seconds(sim.request(*p, &mut rng).latency_s);
+                    h.add_ln(sim.request(*p, &mut rng).ln_latency());
                 }
             }
             hists
@@ -1364,6 +1572,79 @@ pub(crate) mod tests {
                 .install(|| simulate(&req(2000.0, 500.0, 0.0, 0.0), &c, 0, &opts, &mut |_| {}))
         };
         assert_eq!(go(1), go(2));
+    }
+
+    /// The chunk's figures, the usual requests counted and the rest summed as shifted,
+    /// compensated sums, settled once ([`PolicyTally::settle`]), against Welford's update on
+    /// every request (what the
+    /// simulator did before; `compare --mc` moved only in the last of its 12 digits): the
+    /// same means to 1e-12 relative, the same standard errors to 1e-9 (a figure constant in
+    /// the chunk, exactly), on a chunk of a chain failing often (retries, backoff, failovers,
+    /// a call cap).
+    /// Each request's latency is binned from its log ([`ReqOut::ln_latency`]): the same bins
+    /// as the seconds' log.
+    #[test]
+    fn chunk_sums_agree_with_welford() {
+        let policy = Policy {
+            retries: 1,
+            max_attempts: Some(3),
+            backoff: Backoff {
+                base_s: 0.5,
+                cap_s: 4.0,
+                jitter: Jitter::Full,
+            },
+            ..Policy::default()
+        };
+        let c = chain(&[SOL, SONNET, HAIKU], &[0.1, 0.2, 0.05], policy);
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        let sim = PolicySim::new(&r, &c);
+        let mut rng = chunk_rng(3, 0, 0);
+        for p in Pattern::ALL {
+            let mut tally = PolicyTally::for_pattern(&sim, p);
+            let mut welford = SteadyFigures::<Sum>::default();
+            let (mut attempts, mut dead) = (Sum::default(), Sum::default());
+            let mut latency = Histogram::default();
+            for _ in 0..CHUNK {
+                let out = sim.request(p, &mut rng);
+                tally.add(&out);
+                welford.add(&out.bill());
+                attempts.add(f64::from(out.attempts));
+                dead.add(out.dead_s);
+                latency.add_seconds(out.latency_s());
+            }
+            // most requests were the usual ones, counted rather than summed
+            let counted: u64 = tally.common.iter().map(|c| c.1).sum();
+            assert!(counted > CHUNK / 2, "{p:?}: {counted}");
+            tally.settle();
+            let f = &tally.steady;
+            let pairs = [
+                ("cost", f.cost_per_1k_usd, welford.cost_per_1k_usd),
+                ("failed", f.failed_per_1k, welford.failed_per_1k),
+                ("wasted", f.wasted_per_1k_usd, welford.wasted_per_1k_usd),
+                (
+                    "wasted attempts",
+                    f.wasted_attempts_per_1k,
+                    welford.wasted_attempts_per_1k,
+                ),
+                (
+                    "fallback",
+                    f.fallback_answers_per_1k,
+                    welford.fallback_answers_per_1k,
+                ),
+                ("attempts", tally.attempts, attempts),
+                ("dead", tally.dead, dead),
+            ];
+            for (name, got, want) in pairs {
+                let rel = |a: f64, b: f64| (a - b).abs() / b.abs().max(1e-300);
+                assert_eq!(got.n, CHUNK, "{name}");
+                assert!(rel(got.mean(), want.mean()) < 1e-12, "{p:?} {name}");
+                assert!(
+                    rel(got.std_error(), want.std_error()) < 1e-9,
+                    "{p:?} {name}"
+                );
+            }
+            assert_eq!(tally.latency, latency, "{p:?}");
+        }
     }
 
     mod random {
