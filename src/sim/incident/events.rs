@@ -430,8 +430,9 @@ impl Window<'_> {
             run.base.cold_start += l.first.success - l.warm.success;
             run.base.cold_starts += 1.0;
         }
-        c.last = t;
-        c.last_req = index;
+        if index >= c.last_req {
+            (c.last, c.last_req) = (t, index);
+        }
     }
 
     /// On a timeline, request `f` was answered by another model than the primary's
@@ -621,8 +622,11 @@ impl Window<'_> {
         cache.successes += 1;
         // Gaps are counted between the requests' arrivals, as in the analytic engine and the
         // default-policy simulator (MODEL.md §6: neither dead time nor latency is part of it).
-        cache.last = f.start;
-        cache.last_req = f.index;
+        // An earlier request answered after a later one (its retries took longer) refreshes
+        // nothing: the cache is as fresh as the latest arrival answered there.
+        if f.index >= cache.last_req || cache.successes == 1 {
+            (cache.last, cache.last_req) = (f.start, f.index);
+        }
         run.base.wasted_attempts += f64::from(f.n) - 1.0;
         run.dead_time += f.dead_s;
     }
