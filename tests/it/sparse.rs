@@ -112,7 +112,7 @@ fn sparse_traffic_agrees_on_random_scenarios() {
         let ch = &s.chains[0];
         if ch.policy.retries > 0 {
             // Not held to the rule yet (issue 33 item 4, open): with retries the simulation
-            // counts more cold starts than the analytic law (up to 12% on case 34); printed.
+            // counts more cold starts than the analytic law (3 of 21 cases, 6.5% on case 34); printed.
             retried += 1;
             if let Some(c) = all
                 .iter()
