@@ -69,8 +69,8 @@ pub struct IncidentOutcome {
     /// Expected USD spent on those attempts.
     pub wasted: f64,
     /// Expected sessions that started cold on a fallback (summed over fallback links); on a
-    /// timeline also the re-warms of a warm model (the primary, a hedge's second leg) in a
-    /// partial outage (`incident::piecewise`).
+    /// timeline also the re-warms of the primary's model where it answers some requests but not
+    /// all (`incident::piecewise`).
     pub cold_starts: f64,
     /// Sessions that rewrite the primary's cache on the way back.
     pub failback_writes: f64,
@@ -603,10 +603,14 @@ fn cache_ttl_s(price: &ModelPrice) -> f64 {
 /// distributed as the d-th of them, Beta(d, N + 1 − d), so the gap is at most TTL with
 /// probability G(d) = P(Binomial(N, TTL/D) ≥ d) (→ P(Poisson(λ·TTL) ≥ d) as N grows). The last
 /// answer is d back with probability s(1−s)^(d−1), independently of the cache (an attempt's
-/// outcome does not depend on it):
+/// outcome does not depend on it). A cache is kept between consecutive requests the model
+/// answers, d = 1, whatever their gap (G(1) taken as 1, MODEL.md §6: the expiry of a normal
+/// day's traffic is in the stated hit rate); it expires over a gap in which the model missed
+/// one of the session's requests or more:
 ///
 /// ```text
-/// P(warm at k) = Σ_{d=1..k} s·(1−s)^(d−1)·G(d)      unwarmed = Σ_{k<len} (1 − P(warm at k))
+/// P(warm at k) = Σ_{d=1..k} s·(1−s)^(d−1)·G*(d)     G*(1) = 1, G*(d) = G(d) for d ≥ 2
+/// unwarmed     = Σ_{k<len} (1 − P(warm at k))
 /// ```
 ///
 /// and the expected cold starts are s·unwarmed (a request answered while unwarmed). Without
@@ -638,7 +642,9 @@ fn unwarmed_requests(s: f64, len: f64, arrivals: f64, share: f64) -> f64 {
         } else {
             cdf = 1.0;
         }
-        let g = (1.0 - cdf).max(0.0);
+        // G(1) = 1: a cache is kept between consecutive requests the model answers (MODEL.md
+        // §6: a normal day's expiry between them is in the stated hit rate)
+        let g = if k <= 1.0 { 1.0 } else { (1.0 - cdf).max(0.0) };
         let term = back * g;
         warm += term;
         back *= 1.0 - s;
@@ -1425,14 +1431,15 @@ mod tests {
     }
 
     /// The unwarmed requests of a session with expiry, by hand: s = 0.5, three requests, G(d)
-    /// the binomial tail P(Bin(N, TTL/D) ≥ d); request 0 is cold, request 1 warm with s·G(1),
-    /// request 2 with s·G(1) + s(1 − s)·G(2). Without expiry: (1 − 0.5³)/0.5.
+    /// the binomial tail P(Bin(N, TTL/D) ≥ d) for d ≥ 2 and G*(1) = 1 (a cache is kept between
+    /// consecutive answers, MODEL.md §6); request 0 is cold, request 1 warm with s, request 2
+    /// with s + s(1 − s)·G(2). Without expiry: (1 − 0.5³)/0.5.
     #[test]
     fn unwarmed_requests_by_hand() {
-        // N = 10 arrivals, TTL/D = 0.1: G(1) = 1 − 0.9¹⁰, G(2) = G(1) − 10·0.1·0.9⁹.
+        // N = 10 arrivals, TTL/D = 0.1: G(2) = 1 − 0.9¹⁰ − 10·0.1·0.9⁹.
         let (q10, q9) = (0.9f64.powi(10), 0.9f64.powi(9));
-        let (g1, g2) = (1.0 - q10, 1.0 - q10 - q9);
-        let want = 1.0 + (1.0 - 0.5 * g1) + (1.0 - 0.5 * g1 - 0.25 * g2);
+        let g2 = 1.0 - q10 - q9;
+        let want = 1.0 + (1.0 - 0.5) + (1.0 - 0.5 - 0.25 * g2);
         assert!(close(unwarmed_requests(0.5, 3.0, 10.0, 0.1), want, 1e-12));
         assert!(close(
             unwarmed_requests(0.5, 3.0, 10.0, f64::INFINITY),
@@ -1446,8 +1453,8 @@ mod tests {
         assert!(close(unwarmed_requests(0.5, 3.0, 1e9, 1e-3), 1.75, 1e-12));
         // many arrivals: the binomial tail is the Poisson's (λ·TTL = 1 here)
         let e = (-1.0f64).exp();
-        let (p1, p2) = (1.0 - e, 1.0 - 2.0 * e);
-        let poisson = 1.0 + (1.0 - 0.5 * p1) + (1.0 - 0.5 * p1 - 0.25 * p2);
+        let p2 = 1.0 - 2.0 * e;
+        let poisson = 1.0 + (1.0 - 0.5) + (1.0 - 0.5 - 0.25 * p2);
         assert!(close(unwarmed_requests(0.5, 3.0, 1e7, 1e-7), poisson, 1e-6));
         // a long session: the tail is summed in closed form once the terms vanish
         let long = unwarmed_requests(0.9, 1e6, 1e7, 2e-7);

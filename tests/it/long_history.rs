@@ -52,6 +52,26 @@ fn the_bench_pages_read_as_written() {
         (written.len(), notices, history.skipped_none),
         (19_022, 978, 978)
     );
+    // each file's period: its earliest incident written (notices included) to the page's
+    // `updated_at`, the later of ten years and the latest update it lists (the arrivals may run
+    // past the ten years: one page ends 2026-01-19T19:16:34Z, 1768850194, not 2025-12-31T12:00Z)
+    for ((file, _, incidents), path) in pages.iter().zip(&paths) {
+        let c = history
+            .coverage
+            .iter()
+            .find(|c| std::path::Path::new(&c.file).file_name() == path.file_name())
+            .unwrap_or_else(|| panic!("{file}: no period in {:?}", history.coverage));
+        let first = incidents
+            .iter()
+            .map(|w| w.start_s)
+            .fold(f64::INFINITY, f64::min);
+        let last = incidents
+            .iter()
+            .map(|w| w.end_s + 30.0)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let ten_years = 1_451_606_400.0 + 10.0 * 365.25 * 86_400.0;
+        assert_eq!((c.start_s, c.end_s), (first, last.max(ten_years)), "{file}");
+    }
     let down: f64 = read.iter().map(|r| r.1 - r.0).sum();
     // about 6,432 hours over ten years
     assert_eq!(down, 23_156_000.0, "total downtime, seconds");

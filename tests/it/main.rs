@@ -39,6 +39,7 @@ mod report_fixes;
 mod rng_pinned;
 mod schemas;
 mod snapshots;
+mod sparse;
 mod sweep;
 mod timeline_agreement;
 mod timeline_analytic;

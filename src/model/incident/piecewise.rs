@@ -27,8 +27,9 @@
 //! Cache figures (MODEL.md §6, "Timelines"): with cuts, each segment hands its models'
 //! answer shares and unwarmed extra costs ([`ModelShare`]) up, and [`exact_cache`] walks each
 //! way a session can lie on the segments ([`placements`](crate::model::timeline::sessions::placements), exact) request by request. Without
-//! cuts, the shorthand's session law. A warm model (the primary, a hedge's second leg) in a
-//! partial outage re-warms per segment ([`rewarm`]; ~0 at λ·TTL ≫ L). Fail-back writes
+//! cuts, the shorthand's session law. The primary's model where it answers some of a segment's
+//! requests but not all re-warms per segment ([`rewarm`]; ~0 at λ·TTL ≫ L); a hedge's second
+//! leg stays warm. A cache is kept between consecutive answers (MODEL.md §6). Fail-back writes
 //! ([`failback`]): per outage run of the primary longer than its TTL, the sessions with a
 //! request answered in it by another model and none by the primary's.
 //!
@@ -104,7 +105,7 @@ pub(super) fn priced(
         let sessions = sessions_in(seg.start_s, seg.end_s, n, l, d);
         let law = (!straddle).then_some(sessions);
         let mut t = segment(request, here, &span, seg, &base, law, pattern);
-        rewarm(request, &span, seg, &base, sessions, &mut t);
+        rewarm(request, &span, &base, sessions, &mut t);
         if k + 1 < segs.len() && span.requests > 0.0 {
             // λ·E[min(Δ, len)] ≤ λ·E[Δ]: the requests whose attempts reach the next cut
             crossing += incident.requests_per_second * (t.dead_time / span.requests);
@@ -331,92 +332,61 @@ fn segment(
     }
 }
 
-/// The cold starts of a warm model (the primary; a hedge's second leg) in a partial outage
-/// in the segment: its sessions start warm and re-warm when an answer comes after the cache
-/// expired ([`rewarm_unwarmed`]), each such answer a cold start (docs/timeline-notes.md,
-/// item 2).
-fn rewarm(
-    request: &Request,
-    span: &Span,
-    seg: &ChainSegment,
-    base: &[WindowLink],
-    sessions: Sessions,
-    t: &mut Totals,
-) {
-    if t.answered.is_empty() || span.requests <= 0.0 {
+/// The cold starts of the primary's model where it answers some of a segment's requests but
+/// not all (0 < s < 1: a partial outage, or its steady failures): its sessions start warm and
+/// re-warm when an answer comes after the cache expired ([`rewarm_unwarmed`]), each such answer
+/// a cold start (MODEL.md §6). A hedge's second leg, sent every request, stays warm (as in the
+/// simulators).
+fn rewarm(request: &Request, span: &Span, base: &[WindowLink], sessions: Sessions, t: &mut Totals) {
+    if t.answered.is_empty() || span.requests <= 0.0 || base.is_empty() {
         return;
     }
-    let mut done: Vec<&str> = Vec::new();
-    for l in base.iter().filter(|l| l.starts_warm) {
-        let id = l.price.id.as_str();
-        if done.contains(&id) {
-            continue;
-        }
-        done.push(id);
-        let of_model = || base.iter().filter(|x| x.price.id == id);
-        let partial = of_model().any(|x| {
-            let p = seg.states[x.index].failure_probability();
-            p > 0.0 && p < 1.0
-        });
-        if !partial || l.price.caching == Caching::None {
-            continue;
-        }
-        let s: f64 = of_model().map(|x| t.answered[x.index]).sum::<f64>() / span.requests;
-        if s <= 0.0 || s >= 1.0 {
-            continue;
-        }
-        let share = l.price.cache_ttl_s / span.window_s;
-        let cold = sessions.sum(|len| s * rewarm_unwarmed(s, len, span.arrivals, share));
-        t.cold_starts += cold;
-        t.cold_start += cold * request.premium_over_warm(l.price, first_state(l.price));
+    let l = &base[0];
+    if !l.starts_warm || l.price.caching == Caching::None {
+        return;
     }
+    let id = l.price.id.as_str();
+    let s: f64 = base
+        .iter()
+        .filter(|x| x.price.id == id)
+        .filter_map(|x| t.answered.get(x.index))
+        .sum::<f64>()
+        / span.requests;
+    if s <= 0.0 || s >= 1.0 {
+        return;
+    }
+    let share = l.price.cache_ttl_s / span.window_s;
+    let cold = sessions.sum(|len| s * rewarm_unwarmed(s, len, span.arrivals, share));
+    t.cold_starts += cold;
+    t.cold_start += cold * request.premium_over_warm(l.price, first_state(l.price));
 }
 
 /// The expected requests of a session of `len` made while a model's cache is not warm, for a
-/// session that starts warm there (an answer just before its first request, as on the
-/// primary) and a model that answers with probability `s`, the window's `arrivals` = N
-/// requests uniform on [0, D], `share` = TTL / D: MODEL.md §6's law with the warm start's term,
+/// session that comes warm there (its first request counts as an answer, as on the primary)
+/// and a model that answers with probability `s`, the window's `arrivals` = N requests uniform
+/// on [0, D], `share` = TTL / D: MODEL.md §6's law, G*(1) = 1 ([`gap_law`]), the last answer
+/// before request k ≥ 1 d = 1..k−1 requests back or, if none, the first request, k back:
 ///
 /// ```text
-/// P(warm at k) = Σ_{d=1..k} s·(1−s)^(d−1)·G(d) + (1−s)^k·G(k+1),   G(d) = P(Bin(N, TTL/D) ≥ d)
+/// P(warm at 0) = 1,   P(warm at k) = Σ_{d=1..k−1} s·(1−s)^(d−1)·G*(d) + (1−s)^(k−1)·G*(k)
 /// ```
 ///
 /// summed as Σ_{k<len} (1 − P(warm at k)). At λ·TTL ≫ L (λ = 1, TTL 300 s, L = 20) G ≈ 1 and
 /// this is ~0: a partial outage costs the primary no cache.
 fn rewarm_unwarmed(s: f64, len: f64, arrivals: f64, share: f64) -> f64 {
-    if s >= 1.0 || share.is_nan() || share >= 1.0 {
+    if s >= 1.0 || share.is_nan() || share >= 1.0 || len <= 1.0 {
         return 0.0;
     }
-    let (n, p) = (arrivals, share.max(0.0));
-    if p <= 0.0 {
-        return len;
-    }
-    let ln_odds = p.ln() - (-p).ln_1p();
-    let mut ln_pmf = n * (-p).ln_1p(); // ln P(Bin = m)
-    let mut m = 0.0;
-    let mut g = (1.0 - ln_pmf.exp()).max(0.0); // G(k + 1)
-    let mut settled = 0.0; // Σ_{d ≤ k} s·(1−s)^(d−1)·G(d)
-    let mut miss = 1.0; // (1−s)^k
-    let mut total = 0.0;
-    let mut k = 0.0;
-    while k < len {
-        total += (1.0 - settled - miss * g).max(0.0);
-        settled += s * miss * g;
+    let n = len.ceil() as usize;
+    let g = gap_law(arrivals, share, n);
+    let (mut settled, mut miss, mut total) = (0.0, 1.0, 0.0);
+    for k in 1..n {
+        // request k: d = 1..k−1 settled, else k back (the first request); g[d − 1] = G*(d)
+        let gk = g[k - 1];
+        let warm = settled + miss * gk;
+        total += (1.0 - warm).max(0.0) * (len - k as f64).min(1.0);
+        settled += s * miss * gk;
         miss *= 1.0 - s;
-        k += 1.0;
-        // G(k + 1) = G(k) − P(Bin = k)
-        if m + 1.0 <= n {
-            ln_pmf += (n - m).ln() - (m + 1.0).ln() + ln_odds;
-            m += 1.0;
-            g = (g - ln_pmf.exp()).max(0.0);
-        } else {
-            g = 0.0;
-        }
-        if miss < 1e-17 || g < 1e-17 {
-            // no more terms: every later request is unwarmed with the same probability
-            total += (len - k).max(0.0) * (1.0 - settled).max(0.0);
-            break;
-        }
     }
     total
 }
@@ -678,7 +648,9 @@ fn cache_ttl(price: &crate::model::ModelPrice) -> f64 {
     }
 }
 
-/// G(d) = P(Bin(N, share) ≥ d) for d = 1..=len: the chance that d consecutive spacings of the
+/// G*(d) for d = 1..=len: the chance that a session's cache on a model is still warm when its
+/// last answer there is d requests back (MODEL.md §6): 1 for d = 1 (kept between consecutive
+/// answers), else G(d) = P(Bin(N, share) ≥ d), the chance that d consecutive spacings of the
 /// window's N arrivals fit in the TTL (`share` = TTL / D; ≥ 1 or infinite: 1).
 pub(super) fn gap_law(arrivals: f64, share: f64, len: usize) -> Vec<f64> {
     if share.is_nan() || share >= 1.0 {
@@ -686,7 +658,7 @@ pub(super) fn gap_law(arrivals: f64, share: f64, len: usize) -> Vec<f64> {
     }
     let (n, p) = (arrivals, share.max(0.0));
     if p <= 0.0 {
-        return vec![0.0; len];
+        return (0..len).map(|m| if m == 0 { 1.0 } else { 0.0 }).collect();
     }
     let ln_odds = p.ln() - (-p).ln_1p();
     let mut ln_pmf = n * (-p).ln_1p();
@@ -700,7 +672,8 @@ pub(super) fn gap_law(arrivals: f64, share: f64, len: usize) -> Vec<f64> {
         } else {
             cdf = 1.0;
         }
-        out.push((1.0 - cdf).max(0.0));
+        // G*(1) = 1: kept between consecutive answers ([`super::unwarmed_requests`])
+        out.push(if m == 0 { 1.0 } else { (1.0 - cdf).max(0.0) });
     }
     out
 }
@@ -1195,21 +1168,18 @@ mod tests {
         assert_eq!((s.full, s.last), (10, 0));
     }
 
-    /// The re-warm law by hand: s = 0.5, three requests, N = 10 arrivals, TTL/D = 0.1:
-    /// G(1) = 1 − 0.9¹⁰, G(2) = G(1) − 10·0.1·0.9⁹, G(3) = G(2) − 45·0.01·0.9⁸;
-    /// P(warm at 0) = G(1), at 1: s·G(1) + (1 − s)·G(2), at 2: s·G(1) + s(1 − s)·G(2) +
-    /// (1 − s)²·G(3).
+    /// The re-warm law by hand: s = 0.5, three requests, N = 10 arrivals, TTL/D = 0.1,
+    /// G(2) = 1 − 0.9¹⁰ − 10·0.1·0.9⁹, G*(1) = 1: P(warm at 0) = 1 (the session comes warm),
+    /// at 1: G*(1) = 1, at 2: s·G*(1) + (1 − s)·G(2).
     #[test]
     fn rewarm_by_hand() {
-        let g1 = 1.0 - 0.9f64.powi(10);
-        let g2 = g1 - 10.0 * 0.1 * 0.9f64.powi(9);
-        let g3 = g2 - 45.0 * 0.01 * 0.9f64.powi(8);
-        let want =
-            (1.0 - g1) + (1.0 - 0.5 * g1 - 0.5 * g2) + (1.0 - 0.5 * g1 - 0.25 * g2 - 0.25 * g3);
+        let g2 = 1.0 - 0.9f64.powi(10) - 10.0 * 0.1 * 0.9f64.powi(9);
+        let want = 1.0 - 0.5 - 0.5 * g2;
         assert!(close(rewarm_unwarmed(0.5, 3.0, 10.0, 0.1), want, 1e-12));
-        // no expiry, or always answered: never unwarmed
+        // no expiry, always answered, or sessions of one: never unwarmed
         assert_eq!(rewarm_unwarmed(0.5, 20.0, 11_160.0, 1.5), 0.0);
         assert_eq!(rewarm_unwarmed(1.0, 20.0, 11_160.0, 0.01), 0.0);
+        assert_eq!(rewarm_unwarmed(0.5, 1.0, 10.0, 0.1), 0.0);
         // λ·TTL = 300 ≫ 20: ~0
         assert!(rewarm_unwarmed(0.5, 20.0, 11_160.0, 300.0 / D) < 1e-100);
     }

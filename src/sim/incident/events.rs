@@ -68,7 +68,9 @@
 //! shorthand's dead provider does. The primary's model keeps a per-session cache too: a session
 //! comes warm (its last answer there is the session's start, or the start of the primary's
 //! silent run it starts in), and an answer after a gap over the TTL that crosses no silent run
-//! rewrites it as a cold start on the primary (a partial outage's gaps). Fail-back writes
+//! and does not follow an answer to the session's previous request rewrites it as a cold start
+//! on the primary (a partial outage's gaps). Every cache is kept between consecutive requests
+//! a model answers (MODEL.md §6: a normal day's expiry is in the stated hit rate). Fail-back writes
 //! (MODEL.md §6, "Fail-back writes"): a session writes once per outage run of the primary
 //! (every link of the primary's model failing at some rate, or drilled) longer than the TTL
 //! in which one of its requests, by its arrival, was answered by another model and none by the
@@ -103,6 +105,8 @@ use hedge::LegEnd;
 #[derive(Debug, Clone, Copy, Default)]
 struct Flight {
     session: usize,
+    /// The request's number in the window (arrival order).
+    index: u32,
     pos: usize,
     k: u32,
     /// The retry budget on the current link, chosen by the class of its first failure there
@@ -143,6 +147,17 @@ enum Phase {
 struct Cache {
     successes: u32,
     last: f64,
+    /// The number in the window of the request it last answered (or the session's first, on
+    /// the primary): a cache is kept between consecutive answers (MODEL.md §6).
+    last_req: u32,
+}
+
+impl Cache {
+    /// Whether request `index` follows the last answer here at once: the cache is then kept
+    /// whatever the gap (MODEL.md §6: a normal day's expiry is in the stated hit rate).
+    fn next_to(&self, index: u32) -> bool {
+        index <= self.last_req.saturating_add(1)
+    }
 }
 
 /// Per-run totals.
@@ -401,15 +416,23 @@ impl Window<'_> {
     /// silence that is the fail-back write, counted by what the session saw in the run
     /// ([`Window::answered_in_run`]); otherwise a cold start on the primary (the gaps of a
     /// partial outage).
-    fn primary_answered(&self, l: &IncidentLink, c: &mut Cache, t: f64, run: &mut Run) {
+    fn primary_answered(
+        &self,
+        l: &IncidentLink,
+        c: &mut Cache,
+        (index, t): (u32, f64),
+        run: &mut Run,
+    ) {
         let Some(clock) = &self.clock else {
             return;
         };
-        if t - c.last > l.ttl_s && !clock.crosses_run(c.last, t) {
+        if t - c.last > l.ttl_s && !c.next_to(index) && !clock.crosses_run(c.last, t) {
             run.base.cold_start += l.first.success - l.warm.success;
             run.base.cold_starts += 1.0;
         }
-        c.last = t;
+        if index >= c.last_req {
+            (c.last, c.last_req) = (t, index);
+        }
     }
 
     /// On a timeline, request `f` was answered by another model than the primary's
@@ -431,7 +454,12 @@ impl Window<'_> {
     }
 
     /// The prices of live link `l` for the request at `t`: (a success, a failed attempt).
-    fn live_prices<'l>(&self, l: &'l IncidentLink, c: &Cache, t: f64) -> (&'l Prices, &'l Prices) {
+    fn live_prices<'l>(
+        &self,
+        l: &'l IncidentLink,
+        c: &Cache,
+        (index, t): (u32, f64),
+    ) -> (&'l Prices, &'l Prices) {
         if l.role.starts_warm {
             return (&l.warm, &l.warm);
         }
@@ -447,7 +475,7 @@ impl Window<'_> {
                 }
             }
             _ => {
-                if c.successes > 0 && t - c.last <= l.ttl_s {
+                if c.successes > 0 && (t - c.last <= l.ttl_s || c.next_to(index)) {
                     (&l.warm, &l.warm)
                 } else {
                     (&l.first, &l.first)
@@ -528,7 +556,7 @@ impl Window<'_> {
     ) -> Option<Failed> {
         let nl = self.links.len();
         let cache = &mut live.caches[f.session * nl + l.slot];
-        let (prices, fail_prices) = self.live_prices(l, cache, t);
+        let (prices, fail_prices) = self.live_prices(l, cache, (f.index, f.start));
         // On a timeline, a link down for every request (error rate 1) that is not warm:
         // its failed attempts' premium over warm is a cold-start cost, as on the
         // shorthand's dead provider (MODEL.md §6).
@@ -553,7 +581,7 @@ impl Window<'_> {
         }
         match outcome {
             AttemptResult::Ok(_) => {
-                self.answered(l, prices, cache, t, f, &mut live.run);
+                self.answered(l, prices, cache, f, &mut live.run);
                 None
             }
             AttemptResult::Fail(class, usd, secs) => Some(Failed {
@@ -565,37 +593,40 @@ impl Window<'_> {
         }
     }
 
-    /// Request `f` answered at `t` on live link `l`, billed at `prices`: its cost, cold start
-    /// and wasted attempts booked, the session's cache on the link updated.
+    /// Request `f` answered on live link `l`, billed at `prices`: its cost, cold start and
+    /// wasted attempts booked, the session's cache on the link updated (at its arrival).
     fn answered(
         &self,
         l: &IncidentLink,
         prices: &Prices,
         cache: &mut Cache,
-        t: f64,
         f: &mut Flight,
         run: &mut Run,
     ) {
         f.n += 1;
         if l.slot == 0 && l.role.starts_warm {
-            self.primary_answered(l, cache, t, run);
+            self.primary_answered(l, cache, (f.index, f.start), run);
         }
         self.answered_in_run(f, l.slot != 0, run);
         run.base.window += l.warm.success;
         let premium = prices.success - l.warm.success;
         if !l.role.starts_warm && !std::ptr::eq(prices, &l.warm) {
             run.base.cold_start += premium;
-            if cache.successes == 0 || !self.within_ttl(l, cache, t) {
+            if cache.successes == 0 || !self.within_ttl(l, cache, (f.index, f.start)) {
                 run.base.cold_starts += 1.0;
             }
         }
-        if !self.within_ttl(l, cache, t) {
+        if !self.within_ttl(l, cache, (f.index, f.start)) {
             cache.successes = 0;
         }
         cache.successes += 1;
-        // The TTL runs from the answering attempt's start, as in the
-        // default-policy simulator (the latency is not part of the gap).
-        cache.last = t;
+        // Gaps are counted between the requests' arrivals, as in the analytic engine and the
+        // default-policy simulator (MODEL.md §6: neither dead time nor latency is part of it).
+        // An earlier request answered after a later one (its retries took longer) refreshes
+        // nothing: the cache is as fresh as the latest arrival answered there.
+        if f.index >= cache.last_req || cache.successes == 1 {
+            (cache.last, cache.last_req) = (f.start, f.index);
+        }
         run.base.wasted_attempts += f64::from(f.n) - 1.0;
         run.dead_time += f.dead_s;
     }
@@ -631,12 +662,13 @@ impl Window<'_> {
         }
     }
 
-    /// Whether a session's cache on `l` (Always policy) is still warm at `t`; other warm
-    /// policies keep no expiry.
-    fn within_ttl(&self, l: &IncidentLink, c: &Cache, t: f64) -> bool {
+    /// Whether a session's cache on `l` (Always policy) is still warm for request `index` at
+    /// `t`: kept after an answer to the session's previous request, else within the TTL;
+    /// other warm policies keep no expiry.
+    fn within_ttl(&self, l: &IncidentLink, c: &Cache, (index, t): (u32, f64)) -> bool {
         match (l.explicit, self.warm_policy) {
             (true, WarmPolicy::Never | WarmPolicy::After(_)) => true,
-            _ => c.successes == 0 || t - c.last <= l.ttl_s,
+            _ => c.successes == 0 || t - c.last <= l.ttl_s || c.next_to(index),
         }
     }
 
@@ -668,13 +700,16 @@ impl Window<'_> {
         for (k, f) in flights.iter_mut().enumerate() {
             let t = arrivals.next(live.rng);
             f.session = k / length;
+            f.index = k as u32;
             f.start = t;
             live.sched.push_arrival(t, STEP, k as u32);
             if let Some(clock) = &self.clock {
                 // The session comes warm on the primary: it last answered at the session's
                 // start, or when the primary fell silent if the session starts in silence.
                 if k % length == 0 && nl > 0 {
-                    live.caches[f.session * nl].last = clock.run_at(t).map_or(t, |(a, _)| a);
+                    let c = &mut live.caches[f.session * nl];
+                    c.last = clock.run_at(t).map_or(t, |(a, _)| a);
+                    c.last_req = f.index;
                 }
             }
         }

@@ -14,7 +14,8 @@
 //!   a model listed twice shares it, and one listed as the primary's is warm); attempts made while
 //!   cold are billed in the first-request state (a cache write for `explicit` caching, plain
 //!   cold otherwise), and the success that warms it is counted as a cold start;
-//! - a warmed cache expires when the session's next request on that model comes more than the
+//! - a warmed cache is kept when the model answered the session's previous request, and
+//!   otherwise expires when the session's next request on that model comes more than the
 //!   model's `cache_ttl_s` after the last request it answered (it is then cold again), counted
 //!   between arrivals. The analytic engine has the same expiry in closed form (MODEL.md §6).
 //! - fail-back: every session last used the primary when the outage began and resumes on it
@@ -248,13 +249,14 @@ impl Window<'_> {
         }
     }
 
-    /// Links `from..` tried in sequence for one request at time `t`; `warm_at[i]` is when link
-    /// i last answered in this session. Returns whether a link answered.
+    /// Links `from..` tried in sequence for request `k` at time `t`; `warm_at[i]` is when link
+    /// i last answered in this session, and which request it answered. Returns whether a link
+    /// answered.
     fn in_sequence(
         &self,
         from: usize,
-        t: f64,
-        warm_at: &mut [Option<f64>],
+        (k, t): (u64, f64),
+        warm_at: &mut [Option<(u64, f64)>],
         run: &mut Run,
         rng: &mut SimRng,
     ) -> bool {
@@ -266,7 +268,9 @@ impl Window<'_> {
                 run.wasted_attempts += 1.0;
                 continue;
             }
-            let warm = l.role.starts_warm || warm_at[l.slot].is_some_and(|t0| t - t0 <= l.ttl_s);
+            // kept between consecutive answers, else expired after the TTL (MODEL.md §6)
+            let warm = l.role.starts_warm
+                || warm_at[l.slot].is_some_and(|(k0, t0)| k - k0 <= 1 || t - t0 <= l.ttl_s);
             let a = self.draw(l, rng);
             if a == AttemptOutcome::Ok {
                 run.window += l.warm.success;
@@ -274,7 +278,7 @@ impl Window<'_> {
                     run.cold_start += l.first.success - l.warm.success;
                     run.cold_starts += 1.0;
                 }
-                warm_at[l.slot] = Some(t);
+                warm_at[l.slot] = Some((k, t));
                 return true;
             }
             let c = if warm { &l.warm } else { &l.first }.failed(a);
@@ -286,7 +290,13 @@ impl Window<'_> {
     }
 
     /// One hedged request: links 0 and 1 at once (both warm), then links 2.. in sequence.
-    fn hedged(&self, t: f64, warm_at: &mut [Option<f64>], run: &mut Run, rng: &mut SimRng) {
+    fn hedged(
+        &self,
+        at: (u64, f64),
+        warm_at: &mut [Option<(u64, f64)>],
+        run: &mut Run,
+        rng: &mut SimRng,
+    ) {
         let cancel = self.pattern == Pattern::HedgedTakeFirst;
         // (answered, USD if it failed and the other answered, USD if both failed)
         let leg = |l: &IncidentLink, rng: &mut SimRng| -> (bool, f64, f64, f64) {
@@ -322,7 +332,7 @@ impl Window<'_> {
             return;
         }
         run.wasted_attempts += 2.0;
-        if !self.in_sequence(2, t, warm_at, run, rng) {
+        if !self.in_sequence(2, at, warm_at, run, rng) {
             run.failed += 1.0;
         }
     }
@@ -340,12 +350,12 @@ impl Window<'_> {
             let t = arrivals.next(rng);
             match self.pattern {
                 Pattern::NoFallback | Pattern::Sequential => {
-                    if !self.in_sequence(0, t, &mut warm_at, &mut run, rng) {
+                    if !self.in_sequence(0, (k, t), &mut warm_at, &mut run, rng) {
                         run.failed += 1.0;
                     }
                 }
                 Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
-                    self.hedged(t, &mut warm_at, &mut run, rng)
+                    self.hedged((k, t), &mut warm_at, &mut run, rng)
                 }
             }
         }

@@ -195,7 +195,7 @@ impl Window<'_> {
         if let LegEnd::Ok(_) = a0 {
             let nl = self.links.len();
             let cache = &mut live.caches[f.session * nl];
-            self.primary_answered(&self.links[0], cache, t, &mut live.run);
+            self.primary_answered(&self.links[0], cache, (f.index, t), &mut live.run);
         }
         f.start = t;
         f.leg0 = Some(a0);
