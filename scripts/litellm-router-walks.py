@@ -10,7 +10,8 @@ Run by hand (not by CI), in a virtualenv:
 
 For every `*.yaml` in the folder it builds `litellm.Router` from the config's `model_list` and
 `router_settings` (fallbacks, default_fallbacks, max_fallbacks, model_group_alias,
-routing_strategy, enable_tag_filtering), with retries and cooldowns off and invalid deployments
+routing_strategy, enable_tag_filtering) and `litellm_settings` (the fallback settings the proxy
+sets on the litellm module), with retries and cooldowns off and invalid deployments
 dropped (`ignore_invalid_deployments=True`, as the proxy builds its router), and replaces `litellm.acompletion` with a
 function that records the call and raises `InternalServerError`: every deployment fails. Then,
 for every model_name group (and every `fallbacks` key that is not a group), it sends one request
@@ -50,6 +51,10 @@ ROUTER_KEYS = (
     "enable_tag_filtering",
 )
 PRICE_KEYS = ("input_cost_per_token", "output_cost_per_token")
+# What the proxy sets on the litellm module from `litellm_settings` and the Router reads when
+# its own arguments do not set them (`litellm/router_config.py`, `current_dynamic_config`).
+MODULE_KEYS = ("fallbacks", "default_fallbacks", "context_window_fallbacks", "content_policy_fallbacks", "max_fallbacks")
+MODULE_DEFAULTS = {k: getattr(litellm, k) for k in MODULE_KEYS}
 
 CALLS = []
 
@@ -82,6 +87,9 @@ def requests_of(config):
 
 
 def router_of(config):
+    module = config.get("litellm_settings") or {}
+    for k in MODULE_KEYS:
+        setattr(litellm, k, module.get(k, MODULE_DEFAULTS[k]))
     settings = config.get("router_settings") or {}
     kwargs = {k: settings[k] for k in ROUTER_KEYS if k in settings}
     return Router(

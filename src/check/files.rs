@@ -446,7 +446,7 @@ fn is_templated(model: &str) -> bool {
     model.starts_with("os.environ/") || model.contains("${")
 }
 
-/// A model with no price as the warning it is in a gateway config (LiteLLM serves it; only its
+/// A model with no price as the finding it is in a gateway config (LiteLLM serves it; only its
 /// chains cannot be judged there), naming how to declare its price; any other error as is.
 fn unpriced(e: InputError) -> Result<Finding, InputError> {
     if e.kind != InputErrorKind::UnknownModel {

@@ -495,11 +495,6 @@ const CASES: &[(&str, &str, &str)] = &[
         "litellm-section-typos.yaml:1:1: model_lst: unknown field (did you mean `model_list`?)",
     ),
     (
-        "litellm-top-level-fallbacks.yaml",
-        "check",
-        "litellm-top-level-fallbacks.yaml:6:1: fallbacks: a top-level `fallbacks` is never read by LiteLLM; it belongs under router_settings (or litellm_settings)",
-    ),
-    (
         "litellm-max-fallbacks-string.yaml",
         "check",
         "litellm-max-fallbacks-string.yaml:5:18: router_settings.max_fallbacks: expected a whole number >= 0; got \"x\"",

@@ -124,9 +124,10 @@ pub enum Finding {
         /// What was priced and from where.
         message: String,
     },
-    /// A model the price table has no price for and the config sets no price for (a warning):
-    /// the chains through it are not judged there. LiteLLM loads and serves such a config, so it
-    /// is not an input error; `--deny-warnings` fails it.
+    /// A model the price table has no price for and the config sets no price for (an error: an
+    /// unknown price is never taken as zero, so the gate fails closed, exit 1): the chains
+    /// through it are not judged there. LiteLLM loads and serves such a config, so it is a
+    /// finding, not an input error: every other file is still priced.
     Unpriced {
         /// File.
         file: String,
@@ -153,9 +154,8 @@ impl Finding {
             Finding::AboveRatio { .. } => Severity::Note,
             Finding::IncidentCost { allowed: None, .. } => Severity::Error,
             Finding::IncidentCost { .. } => Severity::Note,
-            Finding::SameProvider { .. } | Finding::NoChains { .. } | Finding::Unpriced { .. } => {
-                Severity::Warning
-            }
+            Finding::Unpriced { .. } => Severity::Error,
+            Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
             Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
             Finding::Config { .. } | Finding::PriceSource { .. } => Severity::Note,
         }

@@ -338,10 +338,10 @@ pub fn recognise(root: &Node) -> bool {
 /// `{group: [groups]}` map, `max_fallbacks` that is not a whole number, a price override that is
 /// not a number >= 0), naming field and line.
 pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, InputError> {
-    refuse_misplaced(file, root)?;
+    let mut out = Out::default();
+    refuse_misplaced(file, root, &mut out)?;
     let models = ModelList::read(file, root, prices)?;
     let sections = settings_sections(file, root)?;
-    let mut out = Out::default();
     for (at, group, model, why) in &models.unreached {
         out.ignored(
             at.clone(),
@@ -404,19 +404,17 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
 /// Refuse what would silently drop prices or fallbacks: a near miss of a key fallcost reads
 /// (`model_lst`, `router_setings`, a deployment's `litelm_params`) and fallback settings at the
 /// top level, which LiteLLM never reads.
-fn refuse_misplaced(file: &str, root: &Node) -> Result<(), InputError> {
+fn refuse_misplaced(file: &str, root: &Node, out: &mut Out) -> Result<(), InputError> {
     root.refuse_near_misses(file, "", ROOT_READ, ROOT_KEYS, 2, 2)?;
     if let Value::Map(entries) = &root.value {
         for (k, _) in entries {
+            // LiteLLM starts and serves without it: a warning, not an input error.
             if let Some(key) = k.as_str().filter(|k| FALLBACK_SETTINGS.contains(k)) {
-                return Err(k.error(
-                    file,
-                    InputErrorKind::Schema,
-                    key,
-                    format!(
-                        "a top-level `{key}` is never read by LiteLLM; it belongs under router_settings (or litellm_settings)"
-                    ),
-                ));
+                out.ignored(
+                    Place::of(k),
+                    format!("a top-level `{key}`"),
+                    "LiteLLM reads fallback settings only under router_settings (or litellm_settings), so none of it is judged; move it there".into(),
+                );
             }
         }
     }
