@@ -1059,7 +1059,9 @@ router_settings:
         };
         let ep = deployment("c.yaml", &items[0], "model_list[0]").unwrap();
         assert_eq!(ep.provider.as_deref(), Some("api_base vllm.internal:8000"));
-        assert_eq!(ep.price_override.input, Some(0.0), "model_info wins");
+        // litellm_params wins where both set a price, as LiteLLM bills it (the recorded
+        // tests/fixtures/parity/prices-both.yaml); model_info fills what it leaves out.
+        assert_eq!(ep.price_override.input, Some(1.0), "litellm_params wins");
         assert_eq!(ep.price_override.output, Some(0.0));
         assert!(ep.note.unwrap().contains("http://vllm.internal:8000/v1"));
     }
