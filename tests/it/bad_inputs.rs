@@ -408,11 +408,6 @@ const CASES: &[(&str, &str, &str)] = &[
         "litellm-python-syntax.yaml:6:3: content_policy_fallbacks: `content_policy_fallbacks=[...]` is Python keyword syntax",
     ),
     (
-        "litellm-unknown-model.yaml",
-        "check",
-        "litellm-unknown-model.yaml:4:14: unknown model `openai/gpt-7-ultra`",
-    ),
-    (
         "litellm-bad-yaml.yaml",
         "check",
         "litellm-bad-yaml.yaml:4:16: invalid YAML",
