@@ -206,8 +206,9 @@ pub(super) const LITELLM_PROVIDERS: &[&str] = &[
 
 /// Why LiteLLM's proxy drops the deployment calling `model` (its `litellm_params.model` as
 /// written) at start, or `None` when it keeps it: no `custom_llm_provider`, and a prefix that is
-/// no LiteLLM provider, or a bare id that the price table does not know (LiteLLM infers a bare
-/// id's provider from its own model lists) and no `api_base` that could name the provider. A
+/// no LiteLLM provider (and an id the price table does not price as written), or a bare id
+/// that the price table does not know (LiteLLM infers a bare id's provider from its own model
+/// lists) and no `api_base` that could name the provider. A
 /// model read from the environment (`os.environ/NAME`, `${NAME}`) is not judged here.
 pub(super) fn dropped_why(model: &str, params: &Node, prices: &PriceTable) -> Option<String> {
     if params.get("custom_llm_provider").is_some()
@@ -219,9 +220,12 @@ pub(super) fn dropped_why(model: &str, params: &Node, prices: &PriceTable) -> Op
         return None;
     }
     match model.split_once('/') {
-        Some((p, _)) if !LITELLM_PROVIDERS.contains(&p) => Some(format!(
-            "`{p}` is not a LiteLLM provider prefix (litellm.provider_list), and no custom_llm_provider names one"
-        )),
+        // A table that prices the id as written (a `--pricing` table of one's own) keeps it.
+        Some((p, _)) if !LITELLM_PROVIDERS.contains(&p) && prices.models.get(model).is_none() => {
+            Some(format!(
+                "`{p}` is not a LiteLLM provider prefix (litellm.provider_list), and no custom_llm_provider names one"
+            ))
+        }
         Some(_) => None,
         None if params.get("api_base").is_none() && prices.models.get(model).is_none() => {
             Some(format!(
