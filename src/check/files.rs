@@ -417,7 +417,17 @@ fn gateway_chains(
     }
     let (chains, notes, errors) = super::price_config(file, &config, &opts.prices, &opts.profile);
     report.findings.extend(notes);
-    report.errors.extend(errors);
+    let mut templated = false;
+    for e in errors {
+        match unpriced(e) {
+            Ok(Finding::Unpriced { model, .. }) if is_templated(&model) && templated => {}
+            Ok(f) => {
+                templated |= matches!(&f, Finding::Unpriced { model, .. } if is_templated(model));
+                report.findings.push(f);
+            }
+            Err(e) => report.errors.push(e),
+        }
+    }
     record_chains(
         report,
         file,
@@ -428,6 +438,49 @@ fn gateway_chains(
         opts.allow_from.as_deref(),
         opts.incident.as_ref(),
     );
+}
+
+/// Whether a model id is read from the environment when the proxy starts (`os.environ/NAME`,
+/// `${NAME}`): the config does not say which model it is.
+fn is_templated(model: &str) -> bool {
+    model.starts_with("os.environ/") || model.contains("${")
+}
+
+/// A model with no price as the finding it is in a gateway config (LiteLLM serves it; only its
+/// chains cannot be judged there), naming how to declare its price; any other error as is.
+fn unpriced(e: InputError) -> Result<Finding, InputError> {
+    if e.kind != InputErrorKind::UnknownModel {
+        return Err(e);
+    }
+    let Some((model, rest)) = e
+        .message
+        .strip_prefix("unknown model `")
+        .and_then(|m| m.split_once('`'))
+    else {
+        return Err(e);
+    };
+    let (model, rest) = (model.to_string(), rest.to_string());
+    if is_templated(&model) {
+        let var = model
+            .trim_start_matches("os.environ/")
+            .trim_start_matches("${")
+            .trim_end_matches('}');
+        return Ok(Finding::PriceSource {
+            line: e.location.map_or(0, |l| l.line),
+            file: e.file,
+            message: format!(
+                "`{model}` (and any other model id of this file read from the environment) is set when the proxy starts: write the model id {var} holds in the config, or declare its price in fallcost.toml, to price it; the chains through it are not judged"
+            ),
+        });
+    }
+    Ok(Finding::Unpriced {
+        line: e.location.map_or(0, |l| l.line),
+        file: e.file,
+        message: format!(
+            "not priced: `{model}`{rest}, or declare it in fallcost.toml (`[prices.\"{model}\"]` input and output in USD per 1M tokens); the chains through it are not judged there"
+        ),
+        model,
+    })
 }
 
 fn check_yaml(file: &str, text: &str, opts: &CheckOptions, report: &mut CheckReport) {
@@ -478,6 +531,18 @@ fn check_yaml(file: &str, text: &str, opts: &CheckOptions, report: &mut CheckRep
         );
         return;
     };
+    if let Some((line, _, key)) = gateway::duplicate_key(text) {
+        report.findings.push(Finding::Config {
+            file: file.to_string(),
+            line,
+            notice: gateway::Notice::Ignored {
+                what: format!("an earlier `{key}` in the same mapping"),
+                why: format!(
+                    "`{key}` is given twice; LiteLLM reads its config with PyYAML, which keeps the last one (this one), so fallcost reads that one too"
+                ),
+            },
+        });
+    }
     match litellm::read(file, &root, &opts.prices) {
         Ok(config) => gateway_chains(file, FileKind::Litellm, config, opts, report),
         Err(e) => report.errors.push(e),

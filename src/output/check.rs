@@ -133,18 +133,21 @@ pub fn print(
 /// refused rather than read as free. `None` when every model is priced.
 pub fn price_stub(report: &CheckReport) -> Option<String> {
     let mut ids: Vec<String> = Vec::new();
-    for e in &report.errors {
-        if e.kind != crate::error::InputErrorKind::UnknownModel {
-            continue;
-        }
-        let Some(id) = e
-            .message
-            .strip_prefix("unknown model `")
-            .and_then(|m| m.split_once('`'))
-            .map(|(id, _)| id.to_string())
-        else {
-            continue;
-        };
+    let unpriced = report.findings.iter().filter_map(|f| match f {
+        Finding::Unpriced { model, .. } => Some(model.clone()),
+        _ => None,
+    });
+    let unknown = report.errors.iter().filter_map(|e| {
+        (e.kind == crate::error::InputErrorKind::UnknownModel)
+            .then(|| {
+                e.message
+                    .strip_prefix("unknown model `")
+                    .and_then(|m| m.split_once('`'))
+                    .map(|(id, _)| id.to_string())
+            })
+            .flatten()
+    });
+    for id in unpriced.chain(unknown) {
         if !ids.contains(&id) {
             ids.push(id);
         }
@@ -491,7 +494,7 @@ impl<'a> FindingJson<'a> {
                 j.providers = Some(Some(providers));
             }
             Finding::NoChains { paths } => j.paths = Some(Some(paths)),
-            Finding::Config { .. } | Finding::PriceSource { .. } => {}
+            Finding::Config { .. } | Finding::PriceSource { .. } | Finding::Unpriced { .. } => {}
         }
         j
     }

@@ -330,12 +330,14 @@ fn azure_deployments_and_base_model() {
     assert_eq!(findings(&doc, "loop").len(), 1);
     assert_eq!(doc["summary"]["links"], 2);
     assert_eq!(doc["summary"]["warnings"], 0);
-    let err = fails(&["check", &format!("{FIX}/errors/azure-no-base")]);
+    let out = fallcost(&["check", &format!("{FIX}/errors/azure-no-base")]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        err.starts_with("error: tests/fixtures/check/errors/azure-no-base/config.yaml:4:14: unknown model `azure/acme-prod-sol`"),
-        "{err}"
+        text.contains("tests/fixtures/check/errors/azure-no-base/config.yaml:4: error: not priced: `azure/acme-prod-sol`"),
+        "{text}"
     );
-    assert!(err.contains("base_model"), "{err}");
+    assert!(text.contains("base_model"), "{text}");
 }
 
 /// The profile changes gateway prices: at 0 in / 1,000 out, Sonnet 5 costs $10.00 and GPT-6 Astra
@@ -469,16 +471,20 @@ fn python_syntax_in_yaml_is_an_error_at_its_line() {
 /// A model with no known price fails closed: exit 2, naming file, line and model.
 #[test]
 fn unknown_models_fail_closed() {
-    let err = fails(&["check", &format!("{FIX}/errors/unknown-model")]);
+    // LiteLLM serves the config: an error finding (exit 1), not an input error (issue 39).
+    let out = fallcost(&["check", &format!("{FIX}/errors/unknown-model")]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        err.starts_with("error: tests/fixtures/check/errors/unknown-model/config.yaml:7:14: unknown model `openai/gpt-9000-preview`"),
-        "{err}"
+        text.starts_with("tests/fixtures/check/errors/unknown-model/config.yaml:7: error: not priced: `openai/gpt-9000-preview`"),
+        "{text}"
     );
-    assert!(err.contains("never taken as zero"), "{err}");
+    assert!(text.contains("never taken as zero"), "{text}");
     // The same in the JSON document, and as a github annotation.
-    let doc = check_json(&[&format!("{FIX}/errors/unknown-model")], 2);
-    assert_eq!(doc["errors"][0]["line"], 7);
-    assert_eq!(doc["errors"][0]["kind"], "unknown-model");
+    let doc = check_json(&[&format!("{FIX}/errors/unknown-model")], 1);
+    let f = &findings(&doc, "unpriced")[0];
+    assert_eq!(f["line"], 7);
+    assert_eq!(f["severity"], "error");
     let out = fallcost(&[
         "check",
         &format!("{FIX}/errors/unknown-model"),
@@ -1111,7 +1117,7 @@ fn control_characters_in_config_names_are_escaped() {
     let dir = format!("{FIX}/control");
     for format in ["text", "github"] {
         let out = fallcost(&["check", &dir, "--format", format]);
-        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(out.status.code(), Some(1));
         let stdout = String::from_utf8(out.stdout).unwrap();
         let stderr = String::from_utf8(out.stderr).unwrap();
         for text in [&stdout, &stderr] {
@@ -1122,27 +1128,26 @@ fn control_characters_in_config_names_are_escaped() {
                 "{format}: {text:?}"
             );
         }
-        let findings = if format == "text" { 2 } else { 4 };
-        assert_eq!(stdout.lines().count(), findings + 1, "{format}: {stdout}");
+        // the link, its provider warning and the two unpriced models, then the summary
+        assert_eq!(stdout.lines().count(), 4 + 1, "{format}: {stdout}");
         assert!(
             stdout.contains("chain `m\\u{1b}[31mRED (router_settings.fallbacks)`: fallback `b\\r\\nfake: line` costs $45.00"),
             "{stdout}"
         );
-        // two errors, then the [prices] block to paste (escaped as the errors are)
+        // no input error, the [prices] block to paste (escaped as the findings are)
         let errors = stderr.lines().filter(|l| l.starts_with("error: ")).count();
-        assert_eq!(errors, 2, "{format}: {stderr}");
+        assert_eq!(errors, 0, "{format}: {stderr}");
         assert!(
             stderr.contains("[prices.\"openai/gpt-6-luna\\u{1b}[2J\\r\"]"),
             "{stderr}"
         );
         assert!(
-            stderr.contains(
-                "portkey.json:3:69: unknown model `anthropic/claude-opus-5\\nerror: forged`"
-            ),
-            "{stderr}"
+            stdout.contains("portkey.json,line=3,title=fallcost check::not priced: `anthropic/claude-opus-5\\nerror: forged`")
+                || stdout.contains("portkey.json:3: error: not priced: `anthropic/claude-opus-5\\nerror: forged`"),
+            "{stdout}"
         );
     }
-    let doc = check_json(&[&dir], 2);
+    let doc = check_json(&[&dir], 1);
     assert_eq!(
         doc["findings"][0]["primary"]["name"], "m\u{1b}[31mRED",
         "{doc:#}"
@@ -1409,11 +1414,9 @@ fn unknown_models_come_in_line_order() {
             "--pricing",
             &format!("{FIX}/routing/prices.json"),
         ],
-        2,
+        1,
     );
-    let lines: Vec<u64> = doc["errors"]
-        .as_array()
-        .unwrap()
+    let lines: Vec<u64> = findings(&doc, "unpriced")
         .iter()
         .map(|e| e["line"].as_u64().unwrap())
         .collect();
@@ -1423,7 +1426,7 @@ fn unknown_models_come_in_line_order() {
 /// OpenRouter request bodies: `model` then the `models` fallback list is the chain OpenRouter
 /// runs, `provider.order` makes each model a chain across the listed providers that serve it,
 /// each priced at that provider's price (this table has no Azure prices: the Azure steps are
-/// input errors naming them, never OpenAI's price with a note); a request body with one model
+/// `unpriced` error findings naming them, never OpenAI's price with a note); a request body with one model
 /// is not silently dropped from a folder run: a note says which file and why.
 #[test]
 fn openrouter_models_lists_are_chains() {
@@ -1433,21 +1436,19 @@ fn openrouter_models_lists_are_chains() {
             "--pricing",
             &format!("{FIX}/routing/prices.json"),
         ],
-        2,
+        1,
     );
     assert_eq!(doc["files"][0]["format"], "openrouter");
     // gpt-4o-mini on openai -> (on azure: unpriced) -> sonnet-4 -> gpt-4.1 on openai -> (azure)
     assert_eq!(doc["files"][0]["links"], 2);
-    let errors: Vec<&str> = doc["errors"]
-        .as_array()
-        .unwrap()
+    let errors: Vec<&str> = findings(&doc, "unpriced")
         .iter()
         .map(|e| e["message"].as_str().unwrap())
         .collect();
     assert_eq!(errors.len(), 2, "{doc:#}");
-    assert!(errors[0].starts_with("unknown model `azure/gpt-4o-mini` (not priced for azure; `gpt-4o-mini` is openai's price, not azure's)"), "{}", errors[0]);
+    assert!(errors[0].starts_with("not priced: `azure/gpt-4o-mini` (not priced for azure; `gpt-4o-mini` is openai's price, not azure's)"), "{}", errors[0]);
     assert!(
-        errors[1].starts_with("unknown model `azure/gpt-4.1`"),
+        errors[1].starts_with("not priced: `azure/gpt-4.1`"),
         "{}",
         errors[1]
     );
@@ -1666,27 +1667,118 @@ fn real_configs_give_findings_not_input_errors() {
     );
 }
 
-/// Real configs naming models that no bundled table prices: exit 2, and every input error is
-/// an unknown model (nothing else refused).
+/// The second folder of real configs (issue 39, item 6; tests/fixtures/real-configs-2/README.md):
+/// 17 LiteLLM configs fallcost had not seen, first run: exit 1, no input error.
+/// `unified-ai-gateway.yaml` falls back from DeepSeek's reasoner ($0.28 / $0.42 per MTok:
+/// $0.77 per 1,000 requests at 2,000 in / 500 out) to Gemini 2.5 Flash ($0.30 / $2.50: $1.85,
+/// 2.40x) and GPT-4o ($2.50 / $10.00: $10.00, 12.99x); 8 models no table prices are error findings; a top-level key
+/// given twice is read as PyYAML reads it (the last wins), with a warning.
+#[test]
+fn second_real_folder_gives_findings_not_input_errors() {
+    let out = fallcost(&["check", "tests/fixtures/real-configs-2", "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["input_errors"], 0);
+    assert_eq!(doc["summary"]["files"], 17);
+    let above = findings(&doc, "above-ratio");
+    let shown: Vec<(&str, f64)> = above
+        .iter()
+        .map(|f| {
+            (
+                f["fallback"]["name"].as_str().unwrap(),
+                f["fallback"]["mix_per_1k_usd"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        vec![("gemini/gemini-2.5-flash", 1.85), ("openai/gpt-4o", 10.0)],
+        "{above:?}"
+    );
+    assert_eq!(findings(&doc, "unpriced").len(), 8);
+    let dup = findings(&doc, "ignored");
+    assert_eq!(dup.len(), 1);
+    assert_eq!(dup[0]["line"], 37);
+    assert!(
+        dup[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`litellm_settings` is given twice")
+    );
+}
+
+/// A top-level `fallbacks:` LiteLLM never reads (it starts and serves without it) is a warning
+/// naming where it belongs, not an input error (issue 39, item 4).
+#[test]
+fn a_top_level_fallbacks_is_a_warning() {
+    let out = fallcost(&[
+        "check",
+        &format!("{FIX}/misplaced/top-level-fallbacks.yaml"),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("top-level-fallbacks.yaml:6: warning: a top-level `fallbacks` never fires: LiteLLM reads fallback settings only under router_settings (or litellm_settings)"),
+        "{text}"
+    );
+}
+
+/// The two real configs LiteLLM refuses to load (tests/fixtures/real-configs-2-refused/README.md)
+/// are the only input errors: a routing_strategy its Router refuses (recorded in refused.json)
+/// and an `include` of a file the project writes at run time.
+#[test]
+fn refused_real_configs_are_the_only_input_errors() {
+    let dir = "tests/fixtures/real-configs-2-refused";
+    let recorded: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/refused.json")).unwrap())
+            .unwrap();
+    assert!(
+        recorded["refused"]["llm-router-config.yaml"]
+            .as_str()
+            .unwrap()
+            .starts_with("ValueError: Invalid routing_strategy: 'llmrouter-knn'")
+    );
+    let out = fallcost(&["check", dir]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 2, "{err}");
+    assert!(errors[0].starts_with(&format!("error: {dir}/frugallm.yaml:7:3: include[0]: cannot read included file `dynamic_models.yaml`")), "{}", errors[0]);
+    assert!(errors[1].starts_with(&format!("error: {dir}/llm-router-config.yaml:53:21: router_settings.routing_strategy: LiteLLM refuses to start with routing_strategy `llmrouter-knn`")), "{}", errors[1]);
+}
+
+/// Real configs naming models that no bundled table prices: LiteLLM serves them, so each is an
+/// error finding (`unpriced`: its chains are not judged there; exit 1), never an input error
+/// (issue 39, item 6).
 #[test]
 fn real_configs_unpriced_list_only_unknown_models() {
     let out = fallcost(&["check", "tests/fixtures/real-configs-unpriced"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
-    let (errors, stub): (Vec<&str>, Vec<&str>) =
-        err.lines().partition(|l| l.starts_with("error: "));
-    // One error per model, at its first line, naming the others.
-    assert_eq!(errors.len(), 4, "{err}");
-    for line in &errors {
-        assert!(line.contains("unknown model `"), "{line}");
-    }
+    assert!(!err.contains("error: "), "{err}");
+    let unpriced: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(": error: not priced: `"))
+        .collect();
+    // One warning per model, at its first line, naming the others, and how to declare it.
+    assert_eq!(unpriced.len(), 4, "{text}");
     assert!(
-        errors[0].ends_with("(also named at line 15)"),
+        unpriced[0].contains("(also named at line 15)")
+            && unpriced[0].contains(
+                "[prices.\"together_ai/meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8\"]"
+            ),
         "{}",
-        errors[0]
+        unpriced[0]
     );
     // Then (by default) every one of them once, as a fallcost.toml [prices] entry to fill in
     // (the `…` refuses to be read until it is).
+    let stub: Vec<&str> = err.lines().collect();
     assert_eq!(stub.len(), 1 + 3 * 4, "{err}");
     assert!(
         stub[0].starts_with("# 4 models with no price"),
@@ -1718,7 +1810,7 @@ fn the_printed_prices_block_pasted_into_fallcost_toml_prices_the_models() {
     .unwrap();
     let cfg = config.to_str().unwrap();
     let out = fallcost(&["check", cfg]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     let block = &err[err.find("# 4 models with no price").expect(&err)..];
     let mut filled = String::new();

@@ -365,7 +365,10 @@ fn sarif_is_valid_and_locates_each_finding() {
     }
 
     // an input error: exit 2, a result at its line and column, an unsuccessful invocation
-    let doc = sarif(&["tests/fixtures/check/errors/unknown-model"], 2);
+    let doc = sarif(
+        &["tests/fixtures/real-configs-2-refused/llm-router-config.yaml"],
+        2,
+    );
     assert_valid(&validator, &doc);
     let run = &doc["runs"][0];
     let r = &run["results"][0];
@@ -373,7 +376,7 @@ fn sarif_is_valid_and_locates_each_finding() {
     let region = &r["locations"][0]["physicalLocation"]["region"];
     assert_eq!(
         (region["startLine"].as_u64(), region["startColumn"].as_u64()),
-        (Some(7), Some(14))
+        (Some(53), Some(21))
     );
     assert_eq!(run["invocations"][0]["executionSuccessful"], false);
     assert_eq!(

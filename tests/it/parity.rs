@@ -10,18 +10,21 @@
 
 use std::collections::BTreeMap;
 
-use fallcost::input::gateway::{Route, litellm, parse_yaml};
+use fallcost::input::gateway::{Config, Route, litellm, parse_yaml};
 use fallcost::input::pricing::bundled;
 use serde_json::Value;
 
 const DIR: &str = "tests/fixtures/parity";
 
-/// fallcost's chains of one config, by request name.
-fn routes(file: &str) -> Vec<Route> {
-    let text = std::fs::read_to_string(format!("{DIR}/{file}")).unwrap();
+/// The folders with recorded walks: the parity cases, and the second folder of real configs.
+const DIRS: &[&str] = &[DIR, "tests/fixtures/real-configs-2"];
+
+/// fallcost's reading of one config: its chains and groups.
+fn routes(dir: &str, file: &str) -> Config {
+    let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
     let root = parse_yaml(file, &text).unwrap().unwrap();
     let prices = bundled("litellm-1.110.2").unwrap();
-    litellm::read(file, &root, &prices).unwrap().chains
+    litellm::read(file, &root, &prices).unwrap()
 }
 
 /// The route of a request for `name`: its primary is `name` (a `fallbacks` chain).
@@ -33,6 +36,12 @@ fn route_of<'r>(routes: &'r [Route], name: &str) -> Option<&'r Route> {
             routes
                 .iter()
                 .find(|r| r.primary.label == name && r.name.contains("fallbacks"))
+        })
+        .or_else(|| {
+            // A group of several `order` tiers that no fallbacks chain starts at.
+            routes
+                .iter()
+                .find(|r| r.primary.label == name && r.name.ends_with("(litellm_params.order)"))
         })
 }
 
@@ -64,19 +73,32 @@ fn walk_of(route: Option<&Route>, name: &str) -> (Vec<String>, Vec<Vec<String>>)
 
 #[test]
 fn fallcost_walks_every_chain_as_litellms_router_does() {
-    let text = std::fs::read_to_string(format!("{DIR}/walks.json")).unwrap();
-    let doc: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(doc["litellm_version"], "1.110.2");
-    let samples = doc["samples"].as_f64().unwrap();
     let mut table = vec![
         "| config | group | LiteLLM's walk | fallcost's | match |".to_string(),
         "|---|---|---|---|---|".to_string(),
     ];
     let mut failures = Vec::new();
+    for dir in DIRS {
+        compare_folder(dir, &mut table, &mut failures);
+    }
+    let rows = table.len() - 2;
+    let matches = table.iter().filter(|r| r.ends_with("| yes |")).count();
+    println!("{}", table.join("\n"));
+    println!("parity: {matches} of {rows} recorded walks match");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The rows of one folder's recorded walks, and a failure for each that does not match.
+fn compare_folder(dir: &str, table: &mut Vec<String>, failures: &mut Vec<String>) {
+    let text = std::fs::read_to_string(format!("{dir}/walks.json")).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["litellm_version"], "1.110.2");
+    let samples = doc["samples"].as_f64().unwrap();
     let configs = doc["configs"].as_object().unwrap();
     assert!(configs.len() >= 10, "{} configs", configs.len());
     for (file, groups) in configs {
-        let routes = routes(file);
+        let config = routes(dir, file);
+        let routes: &[Route] = &config.chains;
         for (name, record) in groups.as_object().unwrap() {
             let calls = record["walk"].as_array().unwrap();
             let theirs: Vec<String> = calls
@@ -88,14 +110,14 @@ fn fallcost_walks_every_chain_as_litellms_router_does() {
             // A request for a name no deployment serves fails before any call: it has no
             // primary to price (fallcost warns that the chain never fires).
             if theirs.first() != Some(name) {
-                assert!(route_of(&routes, name).is_none(), "{file}: {name}");
+                assert!(route_of(routes, name).is_none(), "{file}: {name}");
                 table.push(format!(
                     "| {file} | `{name}` | (no deployment) {} | no chain: never fires | yes |",
                     theirs.join(" → ")
                 ));
                 continue;
             }
-            let mut route = route_of(&routes, name);
+            let mut route = route_of(routes, name);
             let mut alias = String::new();
             if route.is_none() && theirs.len() > 1 {
                 // A fallbacks key that applies to a group (`openai/gpt-4o-mini` to the group
@@ -125,10 +147,17 @@ fn fallcost_walks_every_chain_as_litellms_router_does() {
             }
             let mut shares_note = String::new();
             if let Some(picks) = record.get("first_pick").and_then(Value::as_object) {
-                let r = route.expect("a group of several deployments with fallbacks");
-                let shares = r.primary.shares.as_ref().unwrap();
+                // A group without fallbacks is judged by its traffic shares alone.
+                let primary = route.map(|r| &r.primary).unwrap_or_else(|| {
+                    config
+                        .groups
+                        .iter()
+                        .find(|g| g.label == *name)
+                        .expect("a group of several deployments")
+                });
+                let shares = primary.shares.as_ref().unwrap();
                 let mut ours_by_model: BTreeMap<&str, f64> = BTreeMap::new();
-                for (e, s) in r.primary.endpoints.iter().zip(shares) {
+                for (e, s) in primary.endpoints.iter().zip(shares) {
                     *ours_by_model.entry(e.model.as_str()).or_default() += s;
                 }
                 let mut shown = Vec::new();
@@ -155,6 +184,54 @@ fn fallcost_walks_every_chain_as_litellms_router_does() {
             }
         }
     }
-    println!("{}", table.join("\n"));
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The prices LiteLLM bills a deployment with a price of its own at (`prices` in walks.json:
+/// the model info its router registered) are the config prices fallcost reads for it: the
+/// `litellm_params` price where `model_info` sets another (`prices-both.yaml`).
+#[test]
+fn fallcost_reads_the_config_prices_litellm_bills() {
+    for dir in DIRS {
+        billed_prices_match(dir);
+    }
+}
+
+/// One folder's recorded prices against fallcost's.
+fn billed_prices_match(dir: &str) {
+    let text = std::fs::read_to_string(format!("{dir}/walks.json")).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let files = doc["prices"].as_object().unwrap();
+    assert!(dir != DIR || files.contains_key("prices-both.yaml"));
+    for (file, models) in files {
+        let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
+        let root = parse_yaml(file, &text).unwrap().unwrap();
+        let prices = bundled("litellm-1.110.2").unwrap();
+        let config = litellm::read(file, &root, &prices).unwrap();
+        for (model, billed) in models.as_object().unwrap() {
+            let ep = config
+                .groups
+                .iter()
+                .flat_map(|g| &g.endpoints)
+                .find(|e| {
+                    // A deployment with a base_model is priced as it; its call is `model`.
+                    e.model == *model
+                        || e.deployment
+                            .as_deref()
+                            .is_some_and(|d| d.contains(&format!("{model:?}")))
+                })
+                .unwrap_or_else(|| panic!("{file}: no deployment of {model}"));
+            // fallcost holds $/MTok; LiteLLM $/token.
+            for (ours, key) in [
+                (ep.price_override.input, "input_cost_per_token"),
+                (ep.price_override.output, "output_cost_per_token"),
+            ] {
+                let theirs = billed[key].as_f64().unwrap() * 1e6;
+                let ours = ours.unwrap_or_else(|| panic!("{file} {model}: no {key}"));
+                assert!(
+                    (ours - theirs).abs() <= 1e-12 * theirs,
+                    "{file} {model} {key}: fallcost {ours} $/MTok, LiteLLM bills {theirs}"
+                );
+            }
+        }
+    }
 }

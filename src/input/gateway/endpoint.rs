@@ -299,15 +299,23 @@ pub const LOCAL_PROVIDERS: &[&str] = &[
     "llamafile",
 ];
 
+/// Whether `model` of provider `p` is an Ollama Cloud model (`gpt-oss:120b-cloud`,
+/// `ollama_chat/qwen3-coder:480b-cloud`): run and billed by Ollama's cloud, not your own server.
+fn ollama_cloud(p: &str, model: &str) -> bool {
+    p.starts_with("ollama") && (model.ends_with("-cloud") || model.ends_with(":cloud"))
+}
+
 /// Whether `ep` is billed nothing per token, and why: a model of a [`LOCAL_PROVIDERS`] provider
-/// (`ollama/llama3`), an OpenAI-compatible model served from a local or private address
+/// (`ollama/llama3`; an Ollama Cloud model, `…-cloud`, is not one), an OpenAI-compatible model served from a local or private address
 /// ([`private_host`]: `openai/…` with `api_base: http://localhost:8000/v1`), or an OpenRouter
 /// `:free` variant (`meta-llama/llama-3.3-70b-instruct:free`, which OpenRouter bills at $0).
 /// Returns the provider (failure domain) and the note.
 pub fn free_model(ep: &Endpoint) -> Option<(String, String)> {
     let prefix = ep.model.split_once('/').map(|(p, _)| p);
     let provider = ep.provider.as_deref().or(prefix);
-    if let Some(p) = provider.filter(|p| LOCAL_PROVIDERS.contains(p)) {
+    if let Some(p) = provider.filter(|p| LOCAL_PROVIDERS.contains(p))
+        && !ollama_cloud(p, &ep.model)
+    {
         return Some((
             p.to_string(),
             format!(
@@ -459,6 +467,28 @@ mod tests {
         );
         // Bedrock never borrows another provider's entry of the same name.
         assert!(price("c.yaml", &ep("bedrock/gpt-4o", Some("bedrock")), &t).is_err());
+    }
+
+    #[test]
+    fn ollama_cloud_models_are_not_your_own_server() {
+        let ep = |model: &str| Endpoint {
+            model: model.into(),
+            provider: model.split_once('/').map(|(p, _)| p.to_string()),
+            price_override: crate::input::gateway::PriceOverride::default(),
+            note: None,
+            file: None,
+            line: 1,
+            col: 1,
+            deployment: None,
+            served: None,
+        };
+        for model in [
+            "ollama_chat/gpt-oss:120b-cloud",
+            "ollama/qwen3-coder:480b-cloud",
+        ] {
+            assert_eq!(free_model(&ep(model)), None, "{model}");
+        }
+        assert!(free_model(&ep("ollama/llama3.1:8b")).is_some());
     }
 
     #[test]

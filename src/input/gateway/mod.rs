@@ -23,7 +23,9 @@ use std::fmt;
 
 use crate::error::{InputError, InputErrorKind};
 
-pub use node::{Node, Value, parse_json, parse_yaml, parse_yaml_documents, strip_bom};
+pub use node::{
+    Node, Value, duplicate_key, parse_json, parse_yaml, parse_yaml_documents, strip_bom,
+};
 
 /// Prices a config sets for a deployment itself, in $/MTok (LiteLLM's `model_info` or
 /// `litellm_params` `input_cost_per_token` etc., converted from USD per token). They win over the

@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData, YamlLoader};
+use saphyr_parser::Parser;
 
 use crate::error::{InputError, InputErrorKind, Location};
 
@@ -333,21 +334,56 @@ pub fn parse_yaml(file: &str, text: &str) -> Result<Option<Node>, InputError> {
     Ok(parse_yaml_documents(file, text)?.into_iter().next())
 }
 
-/// Parse every document of a YAML file (`---` separated), in order.
+/// Parse every document of a YAML file (`---` separated), in order. A key given twice in one
+/// mapping keeps its last value, as PyYAML's `safe_load` (which LiteLLM reads its config with)
+/// keeps it; [`duplicate_key`] finds the first such key, for a warning.
 ///
 /// Errors: [`InputErrorKind::Syntax`] with the parser's line and column.
 pub fn parse_yaml_documents(file: &str, text: &str) -> Result<Vec<Node>, InputError> {
-    let docs = MarkedYaml::load_from_str(text).map_err(|e| InputError {
-        file: file.to_string(),
-        location: Some(Location {
-            line: e.marker().line().max(1),
-            col: e.marker().col() + 1,
-        }),
-        field: None,
-        message: format!("invalid YAML: {}", e.info()),
-        kind: InputErrorKind::Syntax,
-    })?;
+    let mut loader: YamlLoader<'_, MarkedYaml> = YamlLoader::default();
+    loader.allow_duplicate_keys(true);
+    let mut parser = Parser::new_from_str(text);
+    let loaded = parser.load(&mut loader, true).err();
+    let error = loaded.or_else(|| loader.error().cloned());
+    if let Some(e) = error {
+        return Err(InputError {
+            file: file.to_string(),
+            location: Some(Location {
+                line: e.marker().line().max(1),
+                col: e.marker().col() + 1,
+            }),
+            field: None,
+            message: format!("invalid YAML: {}", e.info()),
+            kind: InputErrorKind::Syntax,
+        });
+    }
+    let docs = loader.into_documents();
     Ok(docs.iter().map(|d| Node::from_marked(d, (0, 0))).collect())
+}
+
+/// The first key of `text` given twice in one mapping (its second place: 1-based line and
+/// column, and the key as written), which [`parse_yaml_documents`] reads as PyYAML does (the
+/// last value wins); `None` when there is none, or when the text does not parse.
+pub fn duplicate_key(text: &str) -> Option<(usize, usize, String)> {
+    let e = MarkedYaml::load_from_str(text).err()?;
+    if e.info() != "duplicated key in mapping" {
+        return None;
+    }
+    let (line, col) = (e.marker().line().max(1), e.marker().col() + 1);
+    let key: String = text
+        .lines()
+        .nth(line - 1)
+        .and_then(|l| l.get(col - 1..))
+        .map(|rest| {
+            rest.split(':')
+                .next()
+                .unwrap_or(rest)
+                .trim()
+                .trim_matches(['"', '\''])
+                .to_string()
+        })
+        .unwrap_or_default();
+    Some((line, col, key))
 }
 
 /// `text` without a leading UTF-8 byte order mark (Windows editors write one; JSON parsers

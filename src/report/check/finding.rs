@@ -124,6 +124,20 @@ pub enum Finding {
         /// What was priced and from where.
         message: String,
     },
+    /// A model the price table has no price for and the config sets no price for (an error: an
+    /// unknown price is never taken as zero, so the gate fails closed, exit 1): the chains
+    /// through it are not judged there. LiteLLM loads and serves such a config, so it is a
+    /// finding, not an input error: every other file is still priced.
+    Unpriced {
+        /// File.
+        file: String,
+        /// Line of the model's first place.
+        line: usize,
+        /// The model as the config names it.
+        model: String,
+        /// Why it has no price, the nearest priced ids, and how to declare its price.
+        message: String,
+    },
     /// The run found no fallback chain at all (a warning, so `--deny-warnings` fails it): a CI
     /// gate pointed at the wrong folder would otherwise pass forever. It has no file and line.
     NoChains {
@@ -140,6 +154,7 @@ impl Finding {
             Finding::AboveRatio { .. } => Severity::Note,
             Finding::IncidentCost { allowed: None, .. } => Severity::Error,
             Finding::IncidentCost { .. } => Severity::Note,
+            Finding::Unpriced { .. } => Severity::Error,
             Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
             Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
             Finding::Config { .. } | Finding::PriceSource { .. } => Severity::Note,
@@ -147,7 +162,7 @@ impl Finding {
     }
 
     /// A stable kebab-case identifier: `above-ratio`, `same-provider`, `price-source`,
-    /// `no-chains`, or the notice's kind (`not-a-group`, `loop`, `self-fallback`,
+    /// `no-chains`, `unpriced`, or the notice's kind (`not-a-group`, `loop`, `self-fallback`,
     /// `empty-fallbacks`, `no-model`, `ignored`, `wildcard`).
     pub fn kind(&self) -> &'static str {
         match self {
@@ -157,6 +172,7 @@ impl Finding {
             Finding::Config { notice, .. } => notice.kind(),
             Finding::PriceSource { .. } => "price-source",
             Finding::NoChains { .. } => "no-chains",
+            Finding::Unpriced { .. } => "unpriced",
         }
     }
 
@@ -167,7 +183,8 @@ impl Finding {
             | Finding::IncidentCost { file, .. }
             | Finding::SameProvider { file, .. }
             | Finding::Config { file, .. }
-            | Finding::PriceSource { file, .. } => file,
+            | Finding::PriceSource { file, .. }
+            | Finding::Unpriced { file, .. } => file,
             Finding::NoChains { .. } => "",
         }
     }
@@ -179,7 +196,8 @@ impl Finding {
             | Finding::IncidentCost { line, .. }
             | Finding::SameProvider { line, .. }
             | Finding::Config { line, .. }
-            | Finding::PriceSource { line, .. } => *line,
+            | Finding::PriceSource { line, .. }
+            | Finding::Unpriced { line, .. } => *line,
             Finding::NoChains { .. } => 0,
         }
     }
@@ -345,7 +363,9 @@ impl fmt::Display for Finding {
                 providers.join(", ")
             ),
             Finding::Config { notice, .. } => write!(f, "{notice}"),
-            Finding::PriceSource { message, .. } => write!(f, "{message}"),
+            Finding::PriceSource { message, .. } | Finding::Unpriced { message, .. } => {
+                write!(f, "{message}")
+            }
             Finding::NoChains { paths } => write!(
                 f,
                 "no fallback chains found under {}: no fallback was judged (is the path right? --verbose lists what was skipped)",

@@ -67,6 +67,7 @@
 mod fallbacks;
 mod include;
 mod model_list;
+mod scope;
 
 use fallbacks::{FallbackEntry, Lists, Providers, loops, parse_list, walk};
 pub use include::{includes_files, python_syntax, resolve_includes};
@@ -105,6 +106,7 @@ pub const PARAMS_READ: &[&str] = &[
     "weight",
     "rpm",
     "tpm",
+    "order",
 ];
 
 /// LiteLLM's other `litellm_params` keys near one fallcost reads (`GenericLiteLLMParams` and
@@ -336,10 +338,17 @@ pub fn recognise(root: &Node) -> bool {
 /// `{group: [groups]}` map, `max_fallbacks` that is not a whole number, a price override that is
 /// not a number >= 0), naming field and line.
 pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, InputError> {
-    refuse_misplaced(file, root)?;
-    let models = ModelList::read(file, root)?;
-    let sections = settings_sections(file, root)?;
     let mut out = Out::default();
+    refuse_misplaced(file, root, &mut out)?;
+    let models = ModelList::read(file, root, prices)?;
+    let sections = settings_sections(file, root)?;
+    for (at, group, model, why) in &models.unreached {
+        out.ignored(
+            at.clone(),
+            format!("deployment `{model}` of group `{group}`"),
+            format!("{why}; not priced"),
+        );
+    }
     out.config.groups = models
         .groups
         .iter()
@@ -376,6 +385,7 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
             }
         }
     }
+    order_chains(&models, &mut out);
     for (name, at) in &models.wildcard_at {
         if !wild_in_chain.contains(name) {
             out.notice(
@@ -394,19 +404,17 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
 /// Refuse what would silently drop prices or fallbacks: a near miss of a key fallcost reads
 /// (`model_lst`, `router_setings`, a deployment's `litelm_params`) and fallback settings at the
 /// top level, which LiteLLM never reads.
-fn refuse_misplaced(file: &str, root: &Node) -> Result<(), InputError> {
+fn refuse_misplaced(file: &str, root: &Node, out: &mut Out) -> Result<(), InputError> {
     root.refuse_near_misses(file, "", ROOT_READ, ROOT_KEYS, 2, 2)?;
     if let Value::Map(entries) = &root.value {
         for (k, _) in entries {
+            // LiteLLM starts and serves without it: a warning, not an input error.
             if let Some(key) = k.as_str().filter(|k| FALLBACK_SETTINGS.contains(k)) {
-                return Err(k.error(
-                    file,
-                    InputErrorKind::Schema,
-                    key,
-                    format!(
-                        "a top-level `{key}` is never read by LiteLLM; it belongs under router_settings (or litellm_settings)"
-                    ),
-                ));
+                out.ignored(
+                    Place::of(k),
+                    format!("a top-level `{key}`"),
+                    "LiteLLM reads fallback settings only under router_settings (or litellm_settings), so none of it is judged; move it there".into(),
+                );
             }
         }
     }
@@ -627,10 +635,10 @@ impl Walker<'_> {
             return None;
         }
         let primary = models.resolve(name)?;
-        let links: Vec<RouteLink> = walk(name, lists, self.providers, self.max_fallbacks)
-            .into_iter()
-            .filter_map(|r| self.link(lists, name, r, out, wild_in_chain))
-            .collect();
+        let mut links = tier_links(&primary.later, &[]);
+        for r in walk(name, lists, self.providers, self.max_fallbacks) {
+            links.extend(self.link(lists, name, r, out, wild_in_chain));
+        }
         if links.is_empty() && entry.key == "*" {
             // Only itself among the defaults: no chain.
             return None;
@@ -643,9 +651,9 @@ impl Walker<'_> {
         })
     }
 
-    /// One fallback the walk from `root` reached, as a link, with the notices it earns: how a
-    /// name that is no group resolved, a retry on the same deployment, a wildcard route or a
-    /// name that resolves to nothing (no link).
+    /// One fallback the walk from `root` reached, as links (one per `order` tier of it), with
+    /// the notices it earns: how a name that is no group resolved, a retry on the same
+    /// deployment, a wildcard route or a name that resolves to nothing (no link).
     fn link(
         &self,
         lists: &Lists,
@@ -653,7 +661,7 @@ impl Walker<'_> {
         r: fallbacks::Reached,
         out: &mut Out,
         wild_in_chain: &mut BTreeSet<String>,
-    ) -> Option<RouteLink> {
+    ) -> Vec<RouteLink> {
         let models = self.models;
         if models.wildcard.contains(r.to) {
             wild_in_chain.insert(r.to.to_string());
@@ -665,7 +673,7 @@ impl Walker<'_> {
                     in_chain: true,
                 },
             );
-            return None;
+            return Vec::new();
         }
         // The group the fallback is declared for (a hop that resumes the root's chain is the
         // root's fallback); a default fallback is named once, not once per group it applies to.
@@ -682,7 +690,7 @@ impl Walker<'_> {
                     model_id: models.is_model_id(r.to, self.prices),
                 },
             );
-            return None;
+            return Vec::new();
         };
         if let Some(how) = &resolved.how {
             out.notice(
@@ -707,11 +715,64 @@ impl Walker<'_> {
                 );
             }
         }
-        Some(RouteLink {
+        let mut via = r.via.clone();
+        via.push(r.to.to_string());
+        let later = tier_links(&resolved.later, &via);
+        let mut links = vec![RouteLink {
             fallback: resolved.group,
             at: r.at,
             via: r.via,
+        }];
+        links.extend(later);
+        links
+    }
+}
+
+/// The later `order` tiers of a group as links (each at its first deployment), reached `via`
+/// the steps before them.
+fn tier_links(later: &[super::Group], via: &[String]) -> Vec<RouteLink> {
+    later
+        .iter()
+        .map(|g| RouteLink {
+            at: g.endpoints.first().map_or(
+                Place {
+                    file: None,
+                    line: 0,
+                },
+                |e| Place {
+                    file: e.file.clone(),
+                    line: e.line,
+                },
+            ),
+            fallback: g.clone(),
+            via: via.to_vec(),
         })
+        .collect()
+}
+
+/// The chains of the groups with several `order` tiers that no `fallbacks` chain starts at:
+/// LiteLLM tries each tier in turn even without fallbacks.
+fn order_chains(models: &ModelList, out: &mut Out) {
+    for (name, _) in &models.groups {
+        let made = out
+            .config
+            .chains
+            .iter()
+            .any(|c| c.primary.label == *name && c.name.ends_with(".fallbacks)"));
+        let Some(mut tiers) = models.tier_groups(name) else {
+            continue;
+        };
+        if made || tiers.len() < 2 {
+            continue;
+        }
+        let primary = tiers.remove(0);
+        let links = tier_links(&tiers, &[]);
+        out.config.chains.push(Route {
+            name: format!("{name} (litellm_params.order)"),
+            at: links[0].at.clone(),
+            primary,
+            links,
+        });
     }
 }
 
@@ -998,7 +1059,9 @@ router_settings:
         };
         let ep = deployment("c.yaml", &items[0], "model_list[0]").unwrap();
         assert_eq!(ep.provider.as_deref(), Some("api_base vllm.internal:8000"));
-        assert_eq!(ep.price_override.input, Some(0.0), "model_info wins");
+        // litellm_params wins where both set a price, as LiteLLM bills it (the recorded
+        // tests/fixtures/parity/prices-both.yaml); model_info fills what it leaves out.
+        assert_eq!(ep.price_override.input, Some(1.0), "litellm_params wins");
         assert_eq!(ep.price_override.output, Some(0.0));
         assert!(ep.note.unwrap().contains("http://vllm.internal:8000/v1"));
     }

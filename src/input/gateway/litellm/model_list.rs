@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{OPENAI_COMPATIBLE, PARAMS_KEYS, PARAMS_READ, PRICE_KEYS};
+use super::{OPENAI_COMPATIBLE, PARAMS_KEYS, PARAMS_READ, PRICE_KEYS, scope};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::gateway::{Endpoint, Group, Node, Place, PriceOverride, Value};
 use crate::model::PriceTable;
@@ -33,7 +33,29 @@ pub(super) struct ModelList {
     pub(super) wildcard: BTreeSet<String>,
     /// Where each wildcard route is declared.
     pub(super) wildcard_at: Vec<(String, Place)>,
+    /// Each deployment's `litellm_params.order`, as `groups`.
+    pub(super) orders: Vec<Vec<Option<i64>>>,
+    /// The deployments a plain request never reaches, in file order: where, the group, the
+    /// model, and why (dropped as invalid, one team's only, or outside the group's `order`s).
+    pub(super) unreached: Vec<(Place, String, String, String)>,
+    /// The provider LiteLLM infers for a bare model id a wildcard route may serve
+    /// (`gpt-4.1` → `openai`): the price table's, for every bare id whose provider has a
+    /// `PROVIDER/*` route.
+    pub(super) bare_provider: HashMap<String, String>,
 }
+
+/// The `routing_strategy` values LiteLLM 1.110.2's Router accepts
+/// (`litellm_core_utils/routing_groups.py`); any other makes it refuse the config.
+const ROUTING_STRATEGIES: &[&str] = &[
+    "simple-shuffle",
+    "lar1",
+    "least-busy",
+    "latency-based-routing",
+    "cost-based-routing",
+    "usage-based-routing-v2",
+    "usage-based-routing",
+    "provider-budget-routing",
+];
 
 /// A deployment's `litellm_params.weight`, `rpm` and `tpm`, which LiteLLM's `simple_shuffle`
 /// (`litellm/router_strategy/simple_shuffle.py`) picks deployments by: the first of the three
@@ -54,6 +76,8 @@ pub(super) type RateOf = fn(&Rates) -> Option<f64>;
 /// the deployments whose `litellm_params.model` is the name.
 pub(super) struct Resolved {
     pub(super) group: Group,
+    /// The group's later `order` tiers, tried in turn after `group` (empty without `order`).
+    pub(super) later: Vec<Group>,
     /// How the name was resolved, for the note; `None` for a group named as such.
     pub(super) how: Option<String>,
 }
@@ -64,7 +88,11 @@ impl ModelList {
     ///
     /// Errors: a `model_list` that is not a list, a deployment without a group name or a model,
     /// or with a field LiteLLM would refuse (see [`deployment`], [`rates`]).
-    pub(super) fn read(file: &str, root: &Node) -> Result<ModelList, InputError> {
+    pub(super) fn read(
+        file: &str,
+        root: &Node,
+        prices: &PriceTable,
+    ) -> Result<ModelList, InputError> {
         let mut list = ModelList {
             groups: Vec::new(),
             rates: Vec::new(),
@@ -76,6 +104,9 @@ impl ModelList {
             strategy: None,
             wildcard: BTreeSet::new(),
             wildcard_at: Vec::new(),
+            orders: Vec::new(),
+            unreached: Vec::new(),
+            bare_provider: HashMap::new(),
         };
         list.read_router_settings(file, root)?;
         let items = match root.get("model_list").map(|n| (n, &n.value)) {
@@ -101,8 +132,17 @@ impl ModelList {
                 .unwrap_or_default();
             let rates = rates(file, params, &at)?;
             let id = model_info_id(item);
-            list.add(name, raw, endpoint, rates, id);
+            let place = Place {
+                file: endpoint.file.clone(),
+                line: endpoint.line,
+            };
+            if let Some(why) = scope::unreached_why(item, raw, prices) {
+                list.unreached.push((place, name, raw.to_string(), why));
+                continue;
+            }
+            list.add(name, raw, endpoint, (rates, scope::order_of(params)), id);
         }
+        list.finish(prices);
         Ok(list)
     }
 
@@ -113,7 +153,7 @@ impl ModelList {
         name: String,
         raw: &str,
         endpoint: Endpoint,
-        rates: Rates,
+        (rates, order): (Rates, Option<i64>),
         id: Option<String>,
     ) {
         if (name.contains('*') || raw.contains('*')) && self.wildcard.insert(name.clone()) {
@@ -133,18 +173,51 @@ impl ModelList {
                 self.index.insert(name.clone(), self.groups.len());
                 self.groups.push((name, Vec::new()));
                 self.rates.push(Vec::new());
+                self.orders.push(Vec::new());
                 self.groups.len() - 1
             }
         };
         let d = self.groups[g].1.len();
         self.groups[g].1.push(endpoint);
         self.rates[g].push(rates);
+        self.orders[g].push(order);
         self.by_litellm_model
             .entry(raw.to_string())
             .or_default()
             .push((g, d));
         if let Some(id) = id {
             self.by_id.entry(id).or_insert((g, d));
+        }
+    }
+
+    /// After every deployment is read: the deployments outside their group's `order`s (never
+    /// picked), and the bare ids a `PROVIDER/*` route serves ([`ModelList::bare_provider`]).
+    fn finish(&mut self, prices: &PriceTable) {
+        for (g, (name, endpoints)) in self.groups.iter().enumerate() {
+            for d in scope::tiers(&self.orders[g]).1 {
+                let e = &endpoints[d];
+                self.unreached.push((
+                    Place { file: e.file.clone(), line: e.line },
+                    name.clone(),
+                    e.model.clone(),
+                    "it sets no `order` in a group whose other deployments do: LiteLLM routes by `order` there and never picks it".into(),
+                ));
+            }
+        }
+        self.unreached.sort_by_key(|(at, ..)| at.line);
+        let routes: BTreeSet<&str> = self
+            .groups
+            .iter()
+            .filter_map(|(n, _)| n.strip_suffix("/*"))
+            .filter(|p| !p.contains('*'))
+            .collect();
+        if routes.is_empty() {
+            return;
+        }
+        for (id, m) in &prices.models {
+            if !id.contains('/') && routes.contains(m.provider.as_str()) {
+                self.bare_provider.insert(id.clone(), m.provider.clone());
+            }
         }
     }
 
@@ -160,9 +233,21 @@ impl ModelList {
         let Some(rs) = root.get("router_settings") else {
             return Ok(());
         };
-        if let Some(s) = rs.get("routing_strategy").and_then(Node::as_str)
+        if let Some(n) = rs.get("routing_strategy")
+            && let Some(s) = n.as_str()
             && s != "simple-shuffle"
         {
+            if !ROUTING_STRATEGIES.contains(&s) {
+                return Err(n.error(
+                    file,
+                    InputErrorKind::Invalid,
+                    "router_settings.routing_strategy",
+                    format!(
+                        "LiteLLM refuses to start with routing_strategy `{s}` (ValueError: Invalid routing_strategy); valid: {}",
+                        ROUTING_STRATEGIES.join(", ")
+                    ),
+                ));
+            }
             self.strategy = Some(s.to_string());
         }
         let Some(aliases) = rs.get("model_group_alias") else {
@@ -206,11 +291,24 @@ impl ModelList {
         Ok(())
     }
 
-    /// The group `name`, if `model_list` has it.
+    /// The group `name`, if `model_list` has it: its lowest `order` tier (every deployment
+    /// when none sets `order`), which every first pick goes to.
     pub(super) fn group(&self, name: &str) -> Option<Group> {
-        self.index
-            .get(name)
-            .map(|&g| self.mixed(name, (0..self.groups[g].1.len()).map(|d| (g, d)).collect()))
+        self.tier_groups(name)?.into_iter().next()
+    }
+
+    /// The group `name` by `order` tier, lowest first (one tier when no deployment sets
+    /// `order`): LiteLLM tries one deployment of each tier in turn before the group's
+    /// fallbacks (`tests/fixtures/parity/order.yaml`).
+    pub(super) fn tier_groups(&self, name: &str) -> Option<Vec<Group>> {
+        let &g = self.index.get(name)?;
+        let (tiers, _) = scope::tiers(&self.orders[g]);
+        Some(
+            tiers
+                .into_iter()
+                .map(|t| self.mixed(name, t.into_iter().map(|d| (g, d)).collect()))
+                .collect(),
+        )
     }
 
     /// The deployments `members` as one step labelled `label`, with the traffic shares
@@ -248,6 +346,7 @@ impl ModelList {
             group.label = name.to_string();
             return Some(Resolved {
                 group,
+                later: Vec::new(),
                 how: Some(format!(
                     "the deployment with model_info.id `{name}` (in group `{}`), as `Router.has_model_id` finds it",
                     self.groups[g].0
@@ -260,6 +359,7 @@ impl ModelList {
             group.label = name.to_string();
             return Some(Resolved {
                 group,
+                later: inner.later,
                 how: Some(format!(
                     "{}, through model_group_alias `{name}` -> `{target}` (line {}; `Router._get_model_from_alias` resolves an alias first)",
                     inner.how.unwrap_or_else(|| format!("group `{target}`")),
@@ -272,8 +372,15 @@ impl ModelList {
 
     /// A group named `name`, else the deployments whose `litellm_params.model` is `name`.
     pub(super) fn resolve_name(&self, name: &str) -> Option<Resolved> {
-        if let Some(group) = self.group(name) {
-            return Some(Resolved { group, how: None });
+        if let Some(mut tiers) = self.tier_groups(name)
+            && !tiers.is_empty()
+        {
+            let group = tiers.remove(0);
+            return Some(Resolved {
+                group,
+                later: tiers,
+                how: None,
+            });
         }
         let Some(members) = self.by_litellm_model.get(name) else {
             return self.resolve_pattern(name);
@@ -286,6 +393,7 @@ impl ModelList {
         }
         Some(Resolved {
             group: self.mixed(name, members.clone()),
+            later: Vec::new(),
             how: Some(format!(
                 "the deployment{} whose litellm_params.model is `{name}` (group{} {}), as `Router._get_deployment_by_litellm_model` finds {}",
                 if members.len() == 1 { "" } else { "s" },
@@ -325,7 +433,13 @@ impl ModelList {
                 best = Some((specific, g, caps));
             }
         }
-        let (_, g, caps) = best?;
+        let Some((_, g, caps)) = best else {
+            // A bare id: LiteLLM matches it as `PROVIDER/id`, its provider inferred.
+            let provider = self.bare_provider.get(name)?;
+            let mut r = self.resolve_pattern(&format!("{provider}/{name}"))?;
+            r.group.label = name.to_string();
+            return Some(r);
+        };
         let pattern = &self.groups[g].0;
         let mut group = self.mixed(name, (0..self.groups[g].1.len()).map(|d| (g, d)).collect());
         for ep in &mut group.endpoints {
@@ -346,6 +460,7 @@ impl ModelList {
         let line = self.groups[g].1.first().map_or(0, |e| e.line);
         Some(Resolved {
             group,
+            later: Vec::new(),
             how: Some(format!(
                 "the wildcard route `{pattern}` (line {line}), which LiteLLM's pattern router matches and calls as {}",
                 models.join(", ")
@@ -534,8 +649,8 @@ fn provider_of(model: &str, params: &Node) -> (Option<String>, Option<String>) {
     (provider, note)
 }
 
-/// A deployment's own per-token prices ($/token), each from `model_info`, else
-/// `litellm_params`.
+/// A deployment's own per-token prices ($/token), each from `litellm_params`, else
+/// `model_info`.
 ///
 /// Errors: a price that is not a finite number >= 0 (see `per_token_price`).
 fn price_override(
@@ -569,7 +684,9 @@ fn price_override(
             key,
             &format!("{at}.litellm_params"),
         )?;
-        *slot = from_info.or(from_params);
+        // LiteLLM bills `litellm_params`' price when both set one: the router registers the
+        // deployment's model_info with it (`tests/fixtures/parity/prices-both.yaml`).
+        *slot = from_params.or(from_info);
     }
     Ok(price_override)
 }
