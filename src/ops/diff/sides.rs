@@ -265,6 +265,7 @@ fn side(
     let scenario_file = match &text {
         Some((f, _)) => f.clone(),
         None => req
+            .source
             .scenario
             .as_deref()
             .or(usage.scenario.as_deref())
@@ -546,7 +547,7 @@ pub fn assumptions(
         source: "--pattern (default sequential: a gateway's failover)".into(),
     }];
     let r = &s.request;
-    let profile_src = if req.profile.is_some() {
+    let profile_src = if req.source.profile.is_some() {
         "--profile".to_string()
     } else if usage.profile.is_some() {
         format!("{} [usage] profile", usage.file)
