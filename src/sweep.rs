@@ -44,14 +44,14 @@ pub struct SweepRow {
 /// One analytic figure of a sweep row as the sweep names it: a steady figure by its key, an
 /// incident figure as `incident_KEY`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Column {
+pub struct SweepColumn {
     /// The figure's declaration.
     pub figure: &'static Figure,
     /// Whether it is an incident figure.
     pub incident: bool,
 }
 
-impl Column {
+impl SweepColumn {
     /// Its JSON key and CSV column: `KEY`, or `incident_KEY`.
     pub fn key(&self) -> String {
         if self.incident {
@@ -90,21 +90,21 @@ impl Column {
 }
 
 /// Every analytic figure of the steady and incident sets ([`STEADY_FIGURES`],
-/// [`INCIDENT_FIGURES`]) as sweep columns: first those the sweep table shows ([`Column::late`]
+/// [`INCIDENT_FIGURES`]) as sweep columns: first those the sweep table shows ([`SweepColumn::late`]
 /// false), then the others, each group steady first, in declaration order.
-pub fn columns() -> Vec<Column> {
+pub fn columns() -> Vec<SweepColumn> {
     let all = STEADY_FIGURES
         .iter()
-        .map(|figure| Column {
+        .map(|figure| SweepColumn {
             figure,
             incident: false,
         })
-        .chain(INCIDENT_FIGURES.iter().map(|figure| Column {
+        .chain(INCIDENT_FIGURES.iter().map(|figure| SweepColumn {
             figure,
             incident: true,
         }))
         .filter(|c| c.figure.analytic);
-    let (late, first): (Vec<Column>, Vec<Column>) = all.partition(Column::late);
+    let (late, first): (Vec<SweepColumn>, Vec<SweepColumn>) = all.partition(SweepColumn::late);
     first.into_iter().chain(late).collect()
 }
 
@@ -174,7 +174,7 @@ mod tests {
     /// The first sweeps' columns keep their places; every other analytic figure follows.
     #[test]
     fn the_first_columns_keep_their_places() {
-        let keys: Vec<String> = columns().iter().map(Column::key).collect();
+        let keys: Vec<String> = columns().iter().map(SweepColumn::key).collect();
         assert_eq!(
             keys[..5],
             [
@@ -189,6 +189,6 @@ mod tests {
         assert_eq!(keys.len(), all);
         assert!(keys.contains(&"fallback_answers_per_1k".to_string()));
         assert_eq!(keys.last().unwrap(), "incident_answered_requests");
-        assert!(columns()[5..].iter().all(Column::late));
+        assert!(columns()[5..].iter().all(SweepColumn::late));
     }
 }

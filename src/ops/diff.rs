@@ -28,7 +28,7 @@ pub mod matching;
 pub mod sides;
 pub mod usage;
 
-pub use sides::Side;
+pub use sides::DiffSide;
 
 /// A `--fail-above` threshold.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -503,7 +503,7 @@ fn flags(
 /// removed); every chain without one.
 ///
 /// Errors (exit 2): a name neither side has, naming the chains they have.
-fn select_chains(names: &[String], sides: [&mut Side; 2]) -> anyhow::Result<()> {
+fn select_chains(names: &[String], sides: [&mut DiffSide; 2]) -> anyhow::Result<()> {
     if names.is_empty() {
         return Ok(());
     }
@@ -555,7 +555,7 @@ fn resolve_side(
 type ChainFigures = (String, DiffFigures, Vec<Assumption>);
 
 /// A side and its chains' figures ([`sides::figures`]).
-type Priced<'a> = (&'a Side, &'a [ChainFigures]);
+type Priced<'a> = (&'a DiffSide, &'a [ChainFigures]);
 
 /// The chains of the diff from the pairing ([`matching::pair`]): the added, changed (with
 /// their settings' changes and, with `--mc`, their simulated differences), renamed and removed
@@ -568,7 +568,7 @@ fn match_chains(
     usage: &UsageSettings,
     history: Option<&crate::input::history::History>,
     (base, base_figs): Priced<'_>,
-    (head, head_figs): (&Side, &mut Vec<ChainFigures>),
+    (head, head_figs): (&DiffSide, &mut Vec<ChainFigures>),
     pairs: &[matching::Pairing],
 ) -> anyhow::Result<(Vec<ChainDiff>, Vec<String>)> {
     let mut chains = Vec::new();

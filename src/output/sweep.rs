@@ -22,7 +22,7 @@ pub fn render(sweep: &Sweep, format: Format) -> anyhow::Result<Vec<u8>> {
 }
 
 /// The CSV: the swept parameters, chain and pattern, the figures the first sweeps printed
-/// ([`crate::sweep::columns`] not [`late`](crate::sweep::Column::late)), with `--mc` the
+/// ([`crate::sweep::columns`] not [`late`](crate::sweep::SweepColumn::late)), with `--mc` the
 /// Monte Carlo columns, `incident_method`, then every other analytic figure, then with `--mc`
 /// the Monte Carlo columns of figures added later ([`crate::figures::Figure::csv_last`]).
 fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
