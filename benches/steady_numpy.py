@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The steady-state Monte Carlo model of `fallcost bench`, written with numpy, vectorised.
 
-The comparison point for the Rust engine's speed (README, "Monte Carlo"). Same model, same
+The comparison point for the Rust engine's speed (docs/guide/monte-carlo.md). Same model, same
 benchmark chain as `fallcost::sim::bench::chain`: GPT-5.6 Sol -> Claude Sonnet 5 -> Claude
 Haiku 4.5 at 2,000 input / 500 output tokens, 0.5% failures per link (half gray, billed the
 input side and half the output), lognormal latencies (Sol p50 2 s / p99 12 s, Sonnet 1.5 / 10,

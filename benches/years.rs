@@ -16,7 +16,7 @@
 //!    (2 chains × 4 patterns). `HISTORY_BENCH_WRITE_ONLY=1` writes the pages and prints the
 //!    command that replays them with the binary (to time or profile it), and stops.
 //!
-//! Times: README "Reading an incident history".
+//! Times: docs/guide/incidents-and-histories.md.
 
 use std::time::Instant;
 

@@ -196,10 +196,10 @@ error.")]
   fallcost reconcile bill.csv --format json -o reconcile.json
 
 Reads OpenAI's usage/completions and costs pages, Anthropic's usage_report/messages and
-cost_report pages, OpenRouter's activity and the plain CSV (README, \"Reconcile against the
-bill\"), told apart by content. Discounts and dated prices come from fallcost.toml's
-[pricing]. Exit codes: 0 within tolerance, 1 the period's residual (or, with --scenario, its
-error, or the unpriced share of the bill) above --fail-above, 2 input error.")]
+cost_report pages, OpenRouter's activity and the plain CSV (docs/guide/reconcile.md), told
+apart by content. Discounts and dated prices come from fallcost.toml's [pricing]. Exit codes:
+0 within tolerance, 1 the period's residual (or, with --scenario, its error, or the unpriced
+share of the bill) above --fail-above, 2 input error.")]
     Reconcile(ReconcileArgs),
     /// Print a shell completion script on standard output.
     #[command(after_help = "Install (one of):
@@ -331,7 +331,7 @@ pub struct BenchArgs {
 pub struct CalibrateArgs {
     /// Log files: OTLP/JSON trace exports (one request per line or one document), LiteLLM
     /// spend logs (CSV, a JSON array, a /spend/logs page or JSON lines), Langfuse observations
-    /// (an API page, a JSON array or JSON lines), or the plain CSV (README, "Calibrate").
+    /// (an API page, a JSON array or JSON lines), or the plain CSV (docs/guide/calibrate.md).
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<PathBuf>,
     /// Where to write the scenario (`-` is standard output). Written whole or not at all.

@@ -378,7 +378,7 @@ fn unknown_prices(o: &mut Out, unknown: &[String], prices: &PriceTable) {
     if unknown.len() > 20 {
         o.line(format!("#   and {} more", unknown.len() - 20));
     }
-    o.line("#   Write a price table (README, \"Scenarios and price tables\": [models.\"provider/model\"] input = ..., output = ... in $/MTok),");
+    o.line("#   Write a price table (docs/guide/scenarios-and-prices.md: [models.\"provider/model\"] input = ..., output = ... in $/MTok),");
     o.line("#   then set `pricing` below to its path, or run calibrate again with --pricing PATH.");
 }
 
@@ -650,7 +650,7 @@ fn sessions(o: &mut Out, agg: &Aggregator) {
     }
     if sess.n == 0 {
         o.line(format!(
-            "# not measured: no conversation or session ids in the logs; session_length is the documented default ({DEFAULT_SESSION_LENGTH}, README \"Scenarios and price tables\"); set it by hand"
+            "# not measured: no conversation or session ids in the logs; session_length is the documented default ({DEFAULT_SESSION_LENGTH}, docs/guide/scenarios-and-prices.md); set it by hand"
         ));
         o.line(format!("session_length = {DEFAULT_SESSION_LENGTH}"));
         return;
@@ -696,7 +696,7 @@ fn sessions(o: &mut Out, agg: &Aggregator) {
     ));
 }
 
-/// The session length written when the logs do not measure one: the default of the README's
+/// The session length written when the logs do not measure one: the default of docs/guide/scenarios-and-prices.md's
 /// and MODEL.md's example scenarios.
 pub const DEFAULT_SESSION_LENGTH: u64 = 20;
 

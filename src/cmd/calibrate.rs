@@ -259,7 +259,7 @@ fn warnings(written: &WrittenScenario, prices: &PriceTable) {
     };
     for m in each {
         eprintln!(
-            "fallcost calibrate: warning: model `{}` is not in price table {}: `compare` refuses the scenario until it has a price (an unknown price is never taken as zero); write a price table with [models.\"{}\"] input = ..., output = ... ($/MTok) and run calibrate again with --pricing PATH (README, \"Scenarios and price tables\")",
+            "fallcost calibrate: warning: model `{}` is not in price table {}: `compare` refuses the scenario until it has a price (an unknown price is never taken as zero); write a price table with [models.\"{}\"] input = ..., output = ... ($/MTok) and run calibrate again with --pricing PATH (docs/guide/scenarios-and-prices.md)",
             line(m),
             prices.name,
             line(m)

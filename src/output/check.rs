@@ -6,7 +6,7 @@
 //! as `::error` annotations on standard output so they show on the pull request, and `json` lists
 //! them under `errors`.
 //!
-//! NOTE: the JSON keys are a contract (README, "fallcost check in CI"); add keys, never rename.
+//! NOTE: the JSON keys are a contract (docs/guide/check-in-ci.md); add keys, never rename.
 
 pub mod sarif;
 

@@ -4,7 +4,7 @@
 //!
 //! Money is USD; steady figures per 1,000 requests and per month (a month of 730 hours), the
 //! incident figures over the reference incident's window, the premium per year (MODEL.md §6,
-//! README "Reading an incident history").
+//! docs/guide/incidents-and-histories.md).
 
 use serde::Serialize;
 

@@ -1,6 +1,6 @@
 //! The incident figures of a chain with a circuit breaker, computed by the incident simulator
 //! ([`super::incident::events`]) with a fixed seed: the "analytic" column's figures where no closed form
-//! is exact (README "Known limits"; MODEL.md §8).
+//! is exact (docs/guide/policies.md, "Known limits"; MODEL.md §8).
 //!
 //! A breaker couples the requests of a window in time (when it opens depends on when earlier
 //! attempts end, which depends on the arrivals, the timeout, retries and backoff, and which

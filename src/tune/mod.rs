@@ -1,4 +1,4 @@
-//! `fallcost tune`: the cheapest resilience settings that meet a stated SLO (README "Tuning").
+//! `fallcost tune`: the cheapest resilience settings that meet a stated SLO (docs/guide/tune.md).
 //!
 //! A [`space::Space`] declares the settings to try (timeouts, retries and backoff, the circuit
 //! breaker, the hedge delay, the warm-fallback policy, the chain's models), each as a `--set`

@@ -427,7 +427,7 @@ fn crn_differences_are_narrower_than_independent_runs() {
 /// comment it shows rendered is the real Markdown.
 #[test]
 fn the_readme_example_and_comment_are_real() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = crate::common::docs();
     let shown: String = readme
         .split("$ fallcost diff gateway-v1.yaml gateway-v2.yaml     # in examples/diff/\n")
         .nth(1)

@@ -411,7 +411,7 @@ fn bad_histories_exit_2_naming_file_line_and_field() {
 /// The README's "Reading an incident history" output is what the binary prints, line for line.
 #[test]
 fn readme_history_example_is_real() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = crate::common::docs();
     let block = readme
         .split("$ fallcost compare --scenario scenarios/sept3.toml --chain price-matched \\\n")
         .nth(1)

@@ -18,6 +18,7 @@ mod compare_config;
 mod conflict_markers;
 mod diff;
 mod diff_cases;
+mod docs_commands;
 mod gateways;
 mod history;
 mod issue10;

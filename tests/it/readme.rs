@@ -5,8 +5,9 @@ use crate::common;
 
 use common::{fallcost, root};
 
+/// README.md and the guide's pages (docs/guide/), as one text.
 fn readme() -> String {
-    std::fs::read_to_string(root().join("README.md")).unwrap()
+    common::docs()
 }
 
 /// The README's sample under "What you get" is the real start of the main job's output, line

@@ -2,7 +2,7 @@
 //! [`UsageLine`]s (tokens per model, day, service tier and context window) and [`CostLine`]s
 //! (billed USD per model and day).
 //!
-//! The formats, told apart by content (README, "Reconcile against the bill"):
+//! The formats, told apart by content (docs/guide/reconcile.md):
 //!
 //! - OpenAI's organization Usage API, completions (`openai`):
 //!   <https://platform.openai.com/docs/api-reference/usage/completions>;
@@ -61,7 +61,7 @@ impl BillFormat {
         }
     }
 
-    /// The provider's documentation of the format (the plain CSV: this project's README).
+    /// The provider's documentation of the format (the plain CSV: this project's docs/guide/reconcile.md).
     pub fn source(self) -> &'static str {
         match self {
             BillFormat::OpenaiUsage => {
@@ -77,7 +77,7 @@ impl BillFormat {
             BillFormat::Openrouter => {
                 "https://openrouter.ai/docs/api/api-reference/analytics/get-user-activity"
             }
-            BillFormat::Csv => "README.md, \"Reconcile against the bill\"",
+            BillFormat::Csv => "docs/guide/reconcile.md",
         }
     }
 }
@@ -180,7 +180,7 @@ pub fn parse_into(file: &str, text: &str, bill: &mut Bill) -> Result<(), InputEr
 /// Errors: JSON syntax (line, column); a JSON document or CSV header none of the formats has.
 pub fn detect(file: &str, text: &str) -> Result<BillFormat, InputError> {
     let trimmed = text.trim_start();
-    let formats = "OpenAI usage/completions or costs pages, Anthropic usage_report/messages or cost_report pages, OpenRouter activity, or the plain CSV (README, \"Reconcile against the bill\")";
+    let formats = "OpenAI usage/completions or costs pages, Anthropic usage_report/messages or cost_report pages, OpenRouter activity, or the plain CSV (docs/guide/reconcile.md)";
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         let header = text.lines().next().unwrap_or("");
         let cols: Vec<&str> = header.split(',').map(str::trim).collect();

@@ -14,6 +14,39 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The documentation's pages: README.md first, then every `docs/guide/*.md` in name order, as
+/// (path relative to the root, text).
+pub fn doc_pages() -> Vec<(String, String)> {
+    let mut guide: Vec<PathBuf> = std::fs::read_dir(root().join("docs/guide"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    guide.sort();
+    let mut pages = vec![("README.md".to_string(), root().join("README.md"))];
+    for p in guide {
+        let rel = p
+            .strip_prefix(root())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        pages.push((rel, p));
+    }
+    pages
+        .into_iter()
+        .map(|(rel, p)| (rel, std::fs::read_to_string(p).unwrap()))
+        .collect()
+}
+
+/// The whole documentation as one text (README.md and the guide's pages, each followed by a
+/// blank line): a test that finds an example by its content finds it on whichever page holds it.
+pub fn docs() -> String {
+    doc_pages()
+        .into_iter()
+        .map(|(_, text)| text + "\n")
+        .collect()
+}
+
 /// Run `fallcost ARGS` from the repository root.
 pub fn fallcost(args: &[&str]) -> Output {
     fallcost_in(&root(), args)
