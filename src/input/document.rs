@@ -272,12 +272,12 @@ impl<'a> Document<'a> {
         let mut top_level_missing = false;
         let message = if raw.starts_with("invalid type:")
             && raw.ends_with("expected a table")
-            && let Blame::Set(o) = self.blame(&path)
+            && let Blame::Set(o) = self.blame(path)
             && o.path == *path
         {
             // `--set request=3`: the key names a table, and --set sets one value
-            let key = path_string(&path);
-            match self.table_fields::<T>(&path) {
+            let key = path_string(path);
+            match self.table_fields::<T>(path) {
                 Some(fields) => format!(
                     "`{key}` is a table, not a value: set one field at a time, as --set {key}.FIELD=VALUE, FIELD one of: {}",
                     fields.join(", ")
@@ -288,7 +288,7 @@ impl<'a> Document<'a> {
             }
         } else if raw.starts_with("invalid type:")
             && raw.ends_with("expected a string")
-            && let Blame::Set(o) = self.blame(&path)
+            && let Blame::Set(o) = self.blame(path)
             && o.path == *path
             && let Some((key, value)) = o.given.split_once('=')
         {
