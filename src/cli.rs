@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
+use crate::ops::diff::Threshold;
+use crate::ops::inputs::SourceArgs;
 use crate::ops::prices::PriceSort;
 use crate::output::Format;
 use crate::output::check::CheckFormat;
@@ -256,7 +258,11 @@ pub enum Shell {
 
 /// `fallcost check`.
 #[derive(Debug, Args)]
+#[command(mut_args(|a| crate::ops::inputs::only_taken("check", a)))]
 pub struct CheckArgs {
+    /// Prices, profile and settings (the source flags; `--scenario` and `--config` add files to check).
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// Files or folders to check (folders recursively). Default: the current folder.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
@@ -269,16 +275,6 @@ pub struct CheckArgs {
         allow_negative_numbers = true
     )]
     pub max_ratio: Option<f64>,
-    /// Prices for gateway configs: a bundled table name (`litellm-1.110.2`, `2026-07`),
-    /// `latest` (the file `fallcost prices --update` downloaded), a fallcost TOML table, or
-    /// LiteLLM's model_prices_and_context_window.json. Default: the bundled LiteLLM snapshot.
-    /// Scenarios use their own `pricing`.
-    #[arg(long, short = 'p', value_name = "NAME|PATH")]
-    pub pricing: Option<String>,
-    /// The request gateway configs are priced with: input and output tokens. Default:
-    /// fallcost.toml's `profile`, else 2000/500.
-    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
-    pub profile: Option<(u64, u64)>,
     /// A cached prefix in the gateway request profile, tokens (default 0), priced warm at
     /// `--hit-rate`; a fallback's first request of a session pays it cold or as a cache write
     /// (see `--incident`).
@@ -298,10 +294,6 @@ pub struct CheckArgs {
     /// Requests per session during `--incident`, each session with its own cache (default 20).
     #[arg(long, value_name = "N", default_value_t = 20, requires = "incident", value_parser = clap::value_parser!(u64).range(1..))]
     pub session_length: u64,
-    /// Project settings to read instead of the nearest fallcost.toml (from the current folder
-    /// up to the repository's root). Flags win over the file.
-    #[arg(long, value_name = "FILE")]
-    pub config_file: Option<PathBuf>,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
@@ -397,42 +389,9 @@ pub struct OutputArgs {
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("seeded").args(["mc", "years"]).multiple(true)))]
 pub struct CompareArgs {
-    /// The scenario file (TOML): request, chains, `[steady]`, `[incident]`. With `--config`, a
-    /// scenario without `[[chain]]`: what the config cannot say (request, failure rates,
-    /// latency, the incident). Default: fallcost.toml's `[compare] scenario`.
-    #[arg(long, short = 's', value_name = "PATH")]
-    pub scenario: Option<PathBuf>,
-    /// Price the chains of a gateway config (LiteLLM proxy config, Portkey config, OpenRouter
-    /// request body; a folder is searched), with the retries, timeouts, cooldowns and call cap
-    /// it sets. Repeatable. Every value taken is listed with its file and line.
-    #[arg(long, value_name = "FILE")]
-    pub config: Vec<PathBuf>,
-    /// Prices for gateway configs: a bundled table name (`litellm-1.110.2`, `2026-07`),
-    /// `latest` (the file `fallcost prices --update` downloaded), a fallcost TOML table, or
-    /// LiteLLM's model_prices_and_context_window.json. Default: the bundled LiteLLM snapshot.
-    /// Scenarios use their own `pricing`.
-    #[arg(long, short = 'p', value_name = "NAME|PATH")]
-    pub pricing: Option<String>,
-    /// With `--config`: the request, input and output tokens, over the scenario's `[request]`
-    /// (default 2000/500 without a scenario).
-    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
-    pub profile: Option<(u64, u64)>,
-    /// Project settings to read instead of the nearest fallcost.toml (its `[compare]`: config,
-    /// scenario, profile). Flags win over the file.
-    #[arg(long, value_name = "FILE")]
-    pub config_file: Option<PathBuf>,
-    /// Override a scenario value before validation, as in the file: `steady.failure_rate=0`,
-    /// `incident.duration=45m`, `incident.failure=gray`. Repeatable. KEY is a TOML dotted key:
-    /// a key holding a dot is double-quoted, as in the file, `--set
-    /// 'latency."openai/gpt-5.6-sol".p50_s=1.5'` (single quotes keep the shell off the double
-    /// ones); a key without dots needs none (`latency.anthropic/claude-sonnet-5.p50_s=1`).
-    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
-    pub set: Vec<(String, String)>,
-    /// Only these chains (by name; repeatable). Default: every chain of the scenario. Keeping
-    /// only some chains of a scenario with traffic shares leaves out the blended rows (they
-    /// need every chain's share), with a note on standard error.
-    #[arg(long = "chain", value_name = "NAME")]
-    pub chains: Vec<String>,
+    /// Where the scenario comes from (the source flags, as every command takes them).
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// Price a drill (the three-down post's step 4): the primary's provider with its breaker
     /// opened by hand for DURATION (`30m`): no attempt on it, every request on the fallback, at
     /// the scenario's `[incident] requests_per_second` (`--set
@@ -546,41 +505,14 @@ pub struct PricesArgs {
 /// `fallcost sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// The scenario file (TOML). With `--config`, a scenario without `[[chain]]`. Default:
-    /// fallcost.toml's `[compare] scenario`, as `compare` reads it.
-    #[arg(long, short = 's', value_name = "PATH")]
-    pub scenario: Option<PathBuf>,
-    /// Sweep the chains of a gateway config, as `compare --config` prices them. Repeatable.
-    /// Default (with no --scenario either): fallcost.toml's `[compare] config`.
-    #[arg(long, value_name = "FILE")]
-    pub config: Vec<PathBuf>,
-    /// Prices for gateway configs: a bundled table name (`litellm-1.110.2`, `2026-07`),
-    /// `latest` (the file `fallcost prices --update` downloaded), a fallcost TOML table, or
-    /// LiteLLM's model_prices_and_context_window.json. Default: the bundled LiteLLM snapshot.
-    /// Scenarios use their own `pricing`.
-    #[arg(long, short = 'p', value_name = "NAME|PATH")]
-    pub pricing: Option<String>,
-    /// With `--config`: the request, input and output tokens, over the scenario's `[request]`.
-    /// Default: fallcost.toml's `[compare] profile`.
-    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
-    pub profile: Option<(u64, u64)>,
-    /// Project settings to read instead of the nearest fallcost.toml (its `[compare]`: config,
-    /// scenario, profile, as `compare` reads them). Flags win over the file.
-    #[arg(long, value_name = "FILE")]
-    pub config_file: Option<PathBuf>,
+    /// Where the scenario comes from (the source flags, as `compare` takes them).
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// A parameter and its range, `KEY=FROM:TO:STEP` (both ends included), e.g.
     /// `steady.failure_rate=0:0.05:0.005` or `incident.duration=30s:3h:15m`. Repeat for a grid.
     /// KEY is a dotted key as `--set` takes it (`'latency."openai/gpt-5.6-sol".p50_s=1:3:0.5'`).
     #[arg(long, value_name = "KEY=FROM:TO:STEP", required = true)]
     pub param: Vec<String>,
-    /// Override a scenario value at every point, as in `compare --set`.
-    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
-    pub set: Vec<(String, String)>,
-    /// Only these chains (by name; repeatable). Default: every chain of the scenario. Keeping
-    /// only some chains of a scenario with traffic shares leaves out the blended rows (they
-    /// need every chain's share), with a note on standard error.
-    #[arg(long = "chain", value_name = "NAME")]
-    pub chains: Vec<String>,
     /// Also run the Monte Carlo engine at every grid point (N requests per chain, steady state;
     /// default 200,000; at most 1e12, hours of simulation), adding the simulated cost with its
     /// 95% interval and the latency percentiles the user sees.
@@ -601,25 +533,9 @@ pub struct SweepArgs {
 /// `fallcost tune`.
 #[derive(Debug, Args)]
 pub struct TuneArgs {
-    /// The scenario file (TOML). With `--config`, a scenario without `[[chain]]`. Default:
-    /// fallcost.toml's `[compare] scenario`, as `compare` reads it.
-    #[arg(long, short = 's', value_name = "PATH")]
-    pub scenario: Option<PathBuf>,
-    /// Tune the chains of a gateway config, as `compare --config` prices them. Repeatable.
-    #[arg(long, value_name = "FILE")]
-    pub config: Vec<PathBuf>,
-    /// With `--config`: the request, input and output tokens, over the scenario's `[request]`.
-    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
-    pub profile: Option<(u64, u64)>,
-    /// Project settings to read instead of the nearest fallcost.toml.
-    #[arg(long, value_name = "FILE")]
-    pub config_file: Option<PathBuf>,
-    /// Override a scenario value before the search, as in `compare --set`.
-    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
-    pub set: Vec<(String, String)>,
-    /// Tune only these chains (by name; repeatable). Default: each chain, one search each.
-    #[arg(long = "chain", value_name = "NAME")]
-    pub chains: Vec<String>,
+    /// Where the scenario comes from (the source flags, as `compare` takes them).
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// A model the chain may be built from (repeatable): the search tries every order of 1
     /// to 3 distinct models of the chain's own and the candidates.
     #[arg(long, value_name = "MODEL")]
@@ -836,10 +752,6 @@ fn parse_share(s: &str) -> Result<f64, String> {
     }
 }
 
-/// `IN/OUT` tokens (`2000/500`): [`crate::input::settings::parse_profile`], which
-/// fallcost.toml's `profile` uses too.
-pub use crate::input::settings::parse_profile;
-
 /// clap's multi-line usage error as one line: the message up to the usage block, its lines
 /// joined, then a pointer to `--help`: the subcommand's, named by the usage line or, for an
 /// error without one (an invalid value), by `subcommand` (the command line's first word).
@@ -935,40 +847,155 @@ fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
     }
 }
 
-/// `--set KEY=VALUE`. A value such as `1e12`, how people write a large whole number on a
-/// command line (as `--mc 1e7` takes it), is a float in TOML that no token count accepts: a
-/// whole number written with an exponent, up to 2^53, is passed on as its digits. A field that
-/// takes any number reads the digits just as well.
-fn parse_key_value(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => {
-            let v = match v.trim().parse::<f64>() {
-                Ok(x)
-                    if v.contains(['e', 'E'])
-                        && !v.contains("inf")
-                        && x.fract() == 0.0
-                        && x.abs() <= 9_007_199_254_740_992.0 =>
-                {
-                    format!("{x:.0}")
-                }
-                _ => v.to_string(),
-            };
-            Ok((k.trim().to_string(), v))
+/// Parse a `--fail-above` limit: `10%`, `$500/month` (or `500/month`), `$1000/incident`, `3x`,
+/// `+100failed/incident` (failed requests per reference incident), `-0.01%availability`
+/// (percentage points of availability through the history's incidents).
+///
+/// Errors: anything else, naming the forms allowed.
+pub fn parse_threshold(s: &str) -> Result<Threshold, String> {
+    let allowed = "expected 10% (the steady monthly total), $500/month, $1000/incident, 3x (a chain's worst fallback ratio), +100failed/incident (failed requests per reference incident) or -0.01%availability (percentage points a year, with a history)";
+    let t = s.trim();
+    let num = |x: &str| -> Result<f64, String> {
+        let x = x.trim().trim_start_matches('$').replace(['_', ','], "");
+        match x.parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+            _ => Err(format!("{allowed}; got `{s}`")),
         }
-        _ => Err(format!(
-            "expected KEY=VALUE, e.g. steady.failure_rate=0; got `{s}`"
-        )),
+    };
+    if let Some(f) = t.strip_suffix("failed/incident") {
+        return num(f.trim_start_matches('+')).map(Threshold::FailedPerIncident);
     }
+    if let Some(a) = t.strip_suffix("%availability") {
+        return num(a.trim_start_matches('-')).map(Threshold::Availability);
+    }
+    if let Some(p) = t.strip_suffix('%') {
+        return num(p).map(Threshold::Percent);
+    }
+    if let Some(m) = t.strip_suffix("/month") {
+        return num(m).map(Threshold::PerMonth);
+    }
+    if let Some(i) = t.strip_suffix("/incident") {
+        return num(i).map(Threshold::PerIncident);
+    }
+    if let Some(r) = t.strip_suffix('x') {
+        return num(r).map(Threshold::Ratio);
+    }
+    Err(format!("{allowed}; got `{s}`"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
+    use crate::input::settings::parse_profile;
+    use crate::ops::inputs::parse_key_value;
+    use clap::{Args, CommandFactory};
+
+    #[test]
+    fn thresholds_parse_in_each_form_and_refuse_others() {
+        assert_eq!(parse_threshold("10%"), Ok(Threshold::Percent(10.0)));
+        assert_eq!(
+            parse_threshold("$500/month"),
+            Ok(Threshold::PerMonth(500.0))
+        );
+        assert_eq!(
+            parse_threshold("1,000/month"),
+            Ok(Threshold::PerMonth(1000.0))
+        );
+        assert_eq!(
+            parse_threshold("$1000/incident"),
+            Ok(Threshold::PerIncident(1000.0))
+        );
+        assert_eq!(parse_threshold("2.5x"), Ok(Threshold::Ratio(2.5)));
+        assert_eq!(
+            parse_threshold("+100failed/incident"),
+            Ok(Threshold::FailedPerIncident(100.0))
+        );
+        assert_eq!(
+            parse_threshold("-0.01%availability"),
+            Ok(Threshold::Availability(0.01))
+        );
+        let e = parse_threshold("10").unwrap_err();
+        assert!(
+            e.starts_with("expected 10% (the steady monthly total)"),
+            "{e}"
+        );
+        assert!(parse_threshold("-1%").is_err());
+    }
 
     #[test]
     fn cli_declaration_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// The source flags (`ops::inputs::SourceArgs`, declared once) each command shows in its
+    /// `--help`: every one but those `NOT_TAKEN` lists for it.
+    fn source_flags(command: &str) -> Vec<String> {
+        let cli = Cli::command();
+        let sub = cli.find_subcommand(command).expect("a subcommand");
+        let declared = SourceArgs::augment_args(clap::Command::new("x"));
+        declared
+            .get_arguments()
+            .filter_map(|a| a.get_long())
+            .filter(|long| {
+                sub.get_arguments()
+                    .any(|a| a.get_long() == Some(long) && !a.is_hide_set())
+            })
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn each_command_takes_the_source_flags_that_make_sense_for_it() {
+        let all = [
+            "scenario",
+            "config",
+            "pricing",
+            "profile",
+            "config-file",
+            "set",
+            "chain",
+        ];
+        for c in ["compare", "sweep", "tune"] {
+            assert_eq!(source_flags(c), all, "{c}");
+        }
+        let diff = [
+            "scenario",
+            "pricing",
+            "profile",
+            "config-file",
+            "set",
+            "chain",
+        ];
+        assert_eq!(source_flags("diff"), diff);
+        let check = ["scenario", "config", "pricing", "profile", "config-file"];
+        assert_eq!(source_flags("check"), check);
+    }
+
+    #[test]
+    fn a_source_flag_a_command_does_not_take_is_refused_with_why() {
+        let err = |args: &[&str]| {
+            let e = Cli::try_parse_from(args).unwrap_err();
+            one_line_usage_error(&e.to_string(), Some(args[1]))
+        };
+        assert_eq!(
+            err(&["fallcost", "diff", "a.yaml", "b.yaml", "--config", "c.yaml"]),
+            "invalid value 'c.yaml' for '--config <FILE>': not taken: diff takes its gateway configs as BASE and HEAD paths (see `fallcost diff --help`)"
+        );
+        assert_eq!(
+            err(&["fallcost", "check", "--set", "steady.failure_rate=0"]),
+            "invalid value 'steady.failure_rate=0' for '--set <KEY=VALUE>': not taken: check judges every chain of its files as written (see `fallcost check --help`)"
+        );
+        // the flags tune and diff lacked before they were declared once
+        let tune = Cli::try_parse_from(["fallcost", "tune", "--pricing", "2026-07"]).unwrap();
+        let Command::Tune(t) = tune.command else {
+            panic!("tune")
+        };
+        assert_eq!(t.source.pricing.as_deref(), Some("2026-07"));
+        let diff = Cli::try_parse_from(["fallcost", "diff", "a", "b", "--chain", "x"]).unwrap();
+        let Command::Diff(d) = diff.command else {
+            panic!("diff")
+        };
+        assert_eq!(d.source.chains, ["x"]);
     }
 
     #[test]
@@ -1183,7 +1210,11 @@ pub enum UsageSide {
 
 /// `fallcost diff`.
 #[derive(Debug, Args)]
+#[command(mut_args(|a| crate::ops::inputs::only_taken("diff", a)))]
 pub struct DiffArgs {
+    /// The usage scenario, prices, profile, settings, overrides and chains (the source flags; `--config` is BASE and HEAD).
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// BASE then HEAD: two scenarios (`.toml`), two gateway configs, or two folders of
     /// configs. With --base-ref: HEAD's paths only (one or more), BASE being the same paths at
     /// the ref.
@@ -1193,20 +1224,6 @@ pub struct DiffArgs {
     /// checkout): `origin/main`, a tag, a commit.
     #[arg(long, value_name = "REF")]
     pub base_ref: Option<String>,
-    /// For gateway configs: the scenario (without `[[chain]]`) giving the request, steady state,
-    /// latency and incident. Default: fallcost.toml `[usage]` scenario, then `[compare]` scenario.
-    #[arg(long, short = 's', value_name = "PATH")]
-    pub scenario: Option<PathBuf>,
-    /// For gateway configs: input and output tokens of the request. Default: fallcost.toml
-    /// `[usage]` profile.
-    #[arg(long, value_name = "IN/OUT", value_parser = parse_profile)]
-    pub profile: Option<(u64, u64)>,
-    /// Override a scenario value on both sides (as `compare --set`).
-    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
-    pub set: Vec<(String, String)>,
-    /// Project settings to read instead of the nearest fallcost.toml.
-    #[arg(long, value_name = "FILE")]
-    pub config_file: Option<PathBuf>,
     /// The pattern every chain is priced under (a gateway's failover is `sequential`).
     #[arg(long, value_name = "PATTERN", default_value = "sequential", value_parser = parse_pattern)]
     pub pattern: crate::model::Pattern,
@@ -1228,8 +1245,8 @@ pub struct DiffArgs {
     /// `$1000/incident` (the reference incident's bill), `3x` (a changed chain's worst fallback
     /// ratio), `+100failed/incident` (the reference incident's failed requests),
     /// `-0.01%availability` (percentage points, with a history). Repeat for several.
-    #[arg(long = "fail-above", value_name = "LIMIT", value_parser = crate::cmd::diff::parse_threshold)]
-    pub fail_above: Vec<crate::ops::diff::Threshold>,
+    #[arg(long = "fail-above", value_name = "LIMIT", value_parser = parse_threshold)]
+    pub fail_above: Vec<Threshold>,
     /// Print nothing unless some chain (or the total) costs or fails more in HEAD, or a
     /// threshold is crossed.
     #[arg(long)]

@@ -15,6 +15,13 @@ pub fn trim(value: f64, decimals: usize) -> String {
     if s == "-0" { "0".to_string() } else { s }
 }
 
+/// A share (0.999) as a percentage (`99.9%`) with at most `decimals` decimals, trailing zeros
+/// removed ([`trim`]): the one percent formatter (the compare tables and a config's traffic
+/// shares use 2 decimals, `tune`'s availabilities 4, enough to tell 99.9% from 99.95%).
+pub fn percent(share: f64, decimals: usize) -> String {
+    format!("{}%", trim(100.0 * share, decimals))
+}
+
 /// Group the integer part of a plain decimal string with commas: `2284.01` → `2,284.01`.
 pub fn group(s: &str) -> String {
     let (sign, rest) = match s.strip_prefix('-') {

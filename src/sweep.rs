@@ -44,14 +44,14 @@ pub struct SweepRow {
 /// One analytic figure of a sweep row as the sweep names it: a steady figure by its key, an
 /// incident figure as `incident_KEY`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Column {
+pub struct SweepColumn {
     /// The figure's declaration.
     pub figure: &'static Figure,
     /// Whether it is an incident figure.
     pub incident: bool,
 }
 
-impl Column {
+impl SweepColumn {
     /// Its JSON key and CSV column: `KEY`, or `incident_KEY`.
     pub fn key(&self) -> String {
         if self.incident {
@@ -111,24 +111,24 @@ pub enum Place {
 }
 
 /// Every analytic figure of the steady and incident sets ([`STEADY_FIGURES`],
-/// [`INCIDENT_FIGURES`]) as sweep columns, by [`Column::place`]: first those the first sweeps
+/// [`INCIDENT_FIGURES`]) as sweep columns, by [`SweepColumn::place`]: first those the first sweeps
 /// printed, then the others of the sweep's generations, then each later generation's; each
 /// group steady first, in declaration order.
-pub fn columns() -> Vec<Column> {
+pub fn columns() -> Vec<SweepColumn> {
     let all = STEADY_FIGURES
         .iter()
-        .map(|figure| Column {
+        .map(|figure| SweepColumn {
             figure,
             incident: false,
         })
-        .chain(INCIDENT_FIGURES.iter().map(|figure| Column {
+        .chain(INCIDENT_FIGURES.iter().map(|figure| SweepColumn {
             figure,
             incident: true,
         }))
         .filter(|c| c.figure.analytic);
-    let mut columns: Vec<Column> = all.collect();
+    let mut columns: Vec<SweepColumn> = all.collect();
     // stable: declaration order within a place
-    columns.sort_by_key(Column::place);
+    columns.sort_by_key(SweepColumn::place);
     columns
 }
 
@@ -198,7 +198,7 @@ mod tests {
     /// The first sweeps' columns keep their places; every other analytic figure follows.
     #[test]
     fn the_first_columns_keep_their_places() {
-        let keys: Vec<String> = columns().iter().map(Column::key).collect();
+        let keys: Vec<String> = columns().iter().map(SweepColumn::key).collect();
         assert_eq!(
             keys[..5],
             [

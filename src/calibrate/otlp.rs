@@ -249,29 +249,29 @@ impl Field {
 }
 
 /// An `AnyValue` of a wanted attribute: its string or number.
-enum Value<'a> {
+enum AnyValue<'a> {
     Str(Cow<'a, str>),
     Int(i64),
     Other,
 }
 
-impl<'de> Deserialize<'de> for Value<'de> {
+impl<'de> Deserialize<'de> for AnyValue<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Value<'de>;
+            type Value = AnyValue<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an AnyValue object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value<'de>, A::Error> {
-                let mut out = Value::Other;
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AnyValue<'de>, A::Error> {
+                let mut out = AnyValue::Other;
                 while let Some(k) = map.next_key::<Text<'de>>()? {
                     match k.0.as_ref() {
-                        "stringValue" => out = Value::Str(map.next_value::<Text<'de>>()?.0),
-                        "intValue" => out = Value::Int(map.next_value::<Nanos>()?.0),
+                        "stringValue" => out = AnyValue::Str(map.next_value::<Text<'de>>()?.0),
+                        "intValue" => out = AnyValue::Int(map.next_value::<Nanos>()?.0),
                         "doubleValue" => {
                             let x = map.next_value::<f64>()?;
-                            out = Value::Int(x as i64);
+                            out = AnyValue::Int(x as i64);
                         }
                         _ => {
                             map.next_value::<IgnoredAny>()?;
@@ -308,17 +308,17 @@ impl<'de> Visitor<'de> for KeyValueSeed<'_, 'de> {
                 "key" => field = Field::of(&map.next_value::<Text<'de>>()?.0),
                 "value" => match field {
                     Some(f) => {
-                        let v = map.next_value::<Value<'de>>()?;
+                        let v = map.next_value::<AnyValue<'de>>()?;
                         let a = &mut *self.0;
-                        let int = |v: &Value| match v {
-                            Value::Int(i) => Some(*i),
-                            Value::Str(s) => s.trim().parse().ok(),
-                            Value::Other => None,
+                        let int = |v: &AnyValue| match v {
+                            AnyValue::Int(i) => Some(*i),
+                            AnyValue::Str(s) => s.trim().parse().ok(),
+                            AnyValue::Other => None,
                         };
-                        let text = |v: Value<'de>| match v {
-                            Value::Str(s) => Some(s),
-                            Value::Int(i) => Some(Cow::Owned(i.to_string())),
-                            Value::Other => None,
+                        let text = |v: AnyValue<'de>| match v {
+                            AnyValue::Str(s) => Some(s),
+                            AnyValue::Int(i) => Some(Cow::Owned(i.to_string())),
+                            AnyValue::Other => None,
                         };
                         match f {
                             Field::Provider => a.provider = text(v),

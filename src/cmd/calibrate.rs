@@ -140,7 +140,6 @@ fn report(
     prices: &PriceTable,
     elapsed: f64,
 ) {
-    let line = |s: &str| crate::error::printable_line(s).into_owned();
     if crate::output::ui::get().quiet {
         // `-q`: one line for everything the scenario's header lists.
         let warnings = written.warnings.len() + written.unknown_models.len();
@@ -152,6 +151,28 @@ fn report(
         }
         return;
     }
+    reading(agg, files);
+    warnings(written, prices);
+    let bytes: u64 = files.iter().map(|f| f.bytes).sum();
+    eprintln!(
+        "fallcost calibrate: {} records ({} unreadable) from {} file(s), {:.1} MB in {:.2} s ({:.0} MB/s)",
+        agg.records,
+        agg.bad_count,
+        files.len(),
+        bytes as f64 / 1e6,
+        elapsed,
+        bytes as f64 / 1e6 / elapsed.max(1e-9)
+    );
+}
+
+/// A text from the logs as one printable line.
+fn line(s: &str) -> String {
+    crate::error::printable_line(s).into_owned()
+}
+
+/// Standard error: what reading the logs left out or counted once (unreadable records and
+/// fields, duplicate files and records, unparseable metadata).
+fn reading(agg: &Aggregator, files: &[FileReport]) {
     for b in &agg.bad {
         eprintln!(
             "fallcost calibrate: {}:{}: unreadable record: {}",
@@ -210,6 +231,11 @@ fn report(
             agg.bad_fields
         );
     }
+}
+
+/// Standard error: the scenario's warnings and the models no price table prices (one line
+/// each, past [`WARNINGS_SHOWN`] a count).
+fn warnings(written: &WrittenScenario, prices: &PriceTable) {
     for w in written.warnings.iter().take(WARNINGS_SHOWN) {
         eprintln!("fallcost calibrate: warning: {}", line(w));
     }
@@ -239,14 +265,4 @@ fn report(
             line(m)
         );
     }
-    let bytes: u64 = files.iter().map(|f| f.bytes).sum();
-    eprintln!(
-        "fallcost calibrate: {} records ({} unreadable) from {} file(s), {:.1} MB in {:.2} s ({:.0} MB/s)",
-        agg.records,
-        agg.bad_count,
-        files.len(),
-        bytes as f64 / 1e6,
-        elapsed,
-        bytes as f64 / 1e6 / elapsed.max(1e-9)
-    );
 }

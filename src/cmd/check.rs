@@ -13,27 +13,8 @@ use crate::ops::check;
 /// Errors: a `--pricing` table that cannot be loaded (before any file is read); an output that
 /// cannot be written.
 pub fn run(args: &CheckArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
-    let plan = check::plan(&flags(args))?;
+    let plan = check::plan(&super::options::check(args))?;
     let report = check::run(&plan);
     crate::output::check::print(&report, args.format, opts.ui)?;
     Ok(report.exit_status(plan.deny_warnings))
-}
-
-/// The check's flags, as the operation takes them (everything but the output format).
-fn flags(args: &CheckArgs) -> check::CheckFlags {
-    check::CheckFlags {
-        paths: args.paths.clone(),
-        max_ratio: args.max_ratio,
-        pricing: args.pricing.clone(),
-        profile: args.profile,
-        prefix: args.prefix,
-        hit_rate: args.hit_rate,
-        incident: args.incident.clone(),
-        rate: args.rate,
-        session_length: args.session_length,
-        config_file: args.config_file.clone(),
-        deny_warnings: args.deny_warnings,
-        allow: args.allow.clone(),
-        max_usd_per_1k: args.max_usd_per_1k,
-    }
 }

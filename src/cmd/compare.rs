@@ -4,7 +4,7 @@
 use crate::cli::CompareArgs;
 use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
-use crate::ops::inputs::{self, Flags};
+use crate::ops::inputs;
 use crate::output::{self, ui};
 
 /// Resolve the scenario ([`inputs::resolve`]), run the analytic engine (and the Monte Carlo
@@ -15,7 +15,7 @@ use crate::output::{self, ui};
 pub fn run(args: &CompareArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
     let (format, target) = opts.output();
     super::plot_apart(args.plot.as_deref(), target)?;
-    let mut inputs = inputs::resolve(&flags(args), &args.chains)?;
+    let mut inputs = inputs::resolve("compare", &args.source)?;
     config_notices(&inputs.warnings, &inputs.skipped);
     if let Some(d) = &args.drill {
         crate::input::scenario::drill(&mut inputs.scenario, d, &inputs.label)
@@ -88,18 +88,5 @@ pub(super) fn config_notices(warnings: &[String], skipped: &[String]) {
     }
     for s in skipped {
         ui::note(&format!("--config: skipped {s}"));
-    }
-}
-
-/// Where the scenario comes from, as the flags give it.
-fn flags(args: &CompareArgs) -> Flags<'_> {
-    Flags {
-        command: "compare",
-        scenario: args.scenario.as_deref(),
-        config: &args.config,
-        profile: args.profile,
-        pricing: args.pricing.as_deref(),
-        set: &args.set,
-        config_file: args.config_file.as_deref(),
     }
 }

@@ -6,7 +6,7 @@ use crate::cli::ReconcileArgs;
 use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
 use crate::input::pricing::{PricingRef, broad_name};
-use crate::input::settings;
+use crate::ops::inputs::Project;
 use crate::ops::reconcile::{ReconcileInputs, over, reconcile};
 use crate::output;
 
@@ -17,9 +17,13 @@ use crate::output;
 pub fn run(args: &ReconcileArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
     let bill = crate::input::bill::load(&args.exports)?;
     let spec = args.pricing.as_deref().unwrap_or(broad_name());
-    let table = settings::price_settings(args.config_file.as_deref())?
+    let project = Project {
+        file: args.config_file.as_deref(),
+    };
+    let table = project
+        .prices()?
         .over(PricingRef::parse(spec, None).load()?);
-    let pricing = settings::bill_pricing(args.config_file.as_deref())?;
+    let pricing = project.bill()?;
     let mut report = reconcile(&ReconcileInputs {
         bill: &bill,
         table: &table,

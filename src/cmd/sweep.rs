@@ -4,7 +4,7 @@ use crate::cli::SweepArgs;
 use crate::cmd::options::RunOptions;
 use crate::error::ExitStatus;
 use crate::number::count;
-use crate::ops::inputs::{self, Flags};
+use crate::ops::inputs;
 use crate::ops::sweep::{self, Param};
 use crate::output::{self, OutputTarget, ui};
 
@@ -19,7 +19,7 @@ pub fn run(args: &SweepArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
         .iter()
         .map(|p| Param::parse(p).map_err(|e| anyhow::anyhow!("--param {e}")))
         .collect::<Result<_, _>>()?;
-    let source = inputs::source(&flags(args))?;
+    let source = inputs::source("sweep", &args.source)?;
     super::compare::config_notices(&source.warnings, &source.skipped);
     refuse_before_computing(args, &params, target)?;
     if let Some(mc) = &opts.mc {
@@ -34,7 +34,7 @@ pub fn run(args: &SweepArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
         &s.prices,
         &s.overrides,
         &params,
-        &args.chains,
+        &args.source.chains,
         mc,
     )?;
     let rows = count(result.rows.len() as f64);
@@ -77,17 +77,4 @@ fn refuse_before_computing(
         }
     }
     Ok(())
-}
-
-/// Where the scenario comes from, as the flags give it.
-fn flags(args: &SweepArgs) -> Flags<'_> {
-    Flags {
-        command: "sweep",
-        scenario: args.scenario.as_deref(),
-        config: &args.config,
-        profile: args.profile,
-        pricing: args.pricing.as_deref(),
-        set: &args.set,
-        config_file: args.config_file.as_deref(),
-    }
 }

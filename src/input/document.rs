@@ -232,7 +232,9 @@ impl<'a> Document<'a> {
                 .iter()
                 .filter_map(|s| match s {
                     serde_path_to_error::Segment::Seq { index } => Some(PathSegment::Index(*index)),
-                    serde_path_to_error::Segment::Map { key } => Some(PathSegment::Key(key.clone())),
+                    serde_path_to_error::Segment::Map { key } => {
+                        Some(PathSegment::Key(key.clone()))
+                    }
                     serde_path_to_error::Segment::Enum { variant } => {
                         Some(PathSegment::Key(variant.clone()))
                     }
@@ -241,58 +243,7 @@ impl<'a> Document<'a> {
                 .collect();
             let inner = err.inner();
             let raw = plain_types(&one_line(inner.message()));
-            let mut top_level_missing = false;
-            let message = if raw.starts_with("invalid type:")
-                && raw.ends_with("expected a table")
-                && let Blame::Set(o) = self.blame(&path)
-                && o.path == path
-            {
-                // `--set request=3`: the key names a table, and --set sets one value
-                let key = path_string(&path);
-                match self.table_fields::<T>(&path) {
-                    Some(fields) => format!(
-                        "`{key}` is a table, not a value: set one field at a time, as --set {key}.FIELD=VALUE, FIELD one of: {}",
-                        fields.join(", ")
-                    ),
-                    None => format!(
-                        "`{key}` is a table, not a value: set one entry at a time, as --set {key}.NAME=VALUE"
-                    ),
-                }
-            } else if raw.starts_with("invalid type:")
-                && raw.ends_with("expected a string")
-                && let Blame::Set(o) = self.blame(&path)
-                && o.path == path
-                && let Some((key, value)) = o.given.split_once('=')
-            {
-                // `--set name=3`: TOML reads 3 as a number
-                format!(
-                    "{raw}; for the text {}, quote it: --set '{key}=\"{}\"'",
-                    value.trim(),
-                    value.trim()
-                )
-            } else if let Some(name) = missing_field(&raw) {
-                path.push(PathSegment::Key(name.to_string()));
-                top_level_missing = path.len() == 1;
-                "required field is missing".to_string()
-            } else if let Some((name, rest)) = unknown_field(&raw) {
-                let key = PathSegment::Key(name.to_string());
-                if path.last() != Some(&key) {
-                    path.push(key);
-                }
-                unknown_field_message(name, rest)
-            } else if let Some((name, rest)) = raw
-                .strip_prefix("unknown variant `")
-                .and_then(|r| r.split_once('`'))
-            {
-                // "unknown variant `grey`, expected `fast` or `gray`": add the likely one
-                let allowed: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
-                match crate::suggest::nearest(name, allowed.iter().copied()) {
-                    Some(near) => format!("{raw} (did you mean `{near}`?)"),
-                    None => raw.clone(),
-                }
-            } else {
-                raw.clone()
-            };
+            let (message, top_level_missing) = self.schema_message::<T>(&raw, &mut path);
             let mut e = self.error_at(InputErrorKind::Schema, &path, message);
             // A missing top-level table or key has no line of its own: point at the file's
             // start, so every error reads FILE:LINE:COL.
@@ -307,6 +258,70 @@ impl<'a> Document<'a> {
             }
             e
         })
+    }
+
+    /// The message of a deserialization error `raw` at `path` (which it may extend with the
+    /// missing or unknown key), and whether a top-level key is missing: a `--set` that names a
+    /// table or gives a number for a text said so, a missing field named, an unknown field or
+    /// variant with the likely one.
+    fn schema_message<T: DeserializeOwned>(
+        &self,
+        raw: &str,
+        path: &mut Vec<PathSegment>,
+    ) -> (String, bool) {
+        let mut top_level_missing = false;
+        let message = if raw.starts_with("invalid type:")
+            && raw.ends_with("expected a table")
+            && let Blame::Set(o) = self.blame(path)
+            && o.path == *path
+        {
+            // `--set request=3`: the key names a table, and --set sets one value
+            let key = path_string(path);
+            match self.table_fields::<T>(path) {
+                Some(fields) => format!(
+                    "`{key}` is a table, not a value: set one field at a time, as --set {key}.FIELD=VALUE, FIELD one of: {}",
+                    fields.join(", ")
+                ),
+                None => format!(
+                    "`{key}` is a table, not a value: set one entry at a time, as --set {key}.NAME=VALUE"
+                ),
+            }
+        } else if raw.starts_with("invalid type:")
+            && raw.ends_with("expected a string")
+            && let Blame::Set(o) = self.blame(path)
+            && o.path == *path
+            && let Some((key, value)) = o.given.split_once('=')
+        {
+            // `--set name=3`: TOML reads 3 as a number
+            format!(
+                "{raw}; for the text {}, quote it: --set '{key}=\"{}\"'",
+                value.trim(),
+                value.trim()
+            )
+        } else if let Some(name) = missing_field(raw) {
+            path.push(PathSegment::Key(name.to_string()));
+            top_level_missing = path.len() == 1;
+            "required field is missing".to_string()
+        } else if let Some((name, rest)) = unknown_field(raw) {
+            let key = PathSegment::Key(name.to_string());
+            if path.last() != Some(&key) {
+                path.push(key);
+            }
+            unknown_field_message(name, rest)
+        } else if let Some((name, rest)) = raw
+            .strip_prefix("unknown variant `")
+            .and_then(|r| r.split_once('`'))
+        {
+            // "unknown variant `grey`, expected `fast` or `gray`": add the likely one
+            let allowed: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+            match crate::suggest::nearest(name, allowed.iter().copied()) {
+                Some(near) => format!("{raw} (did you mean `{near}`?)"),
+                None => raw.to_string(),
+            }
+        } else {
+            raw.to_string()
+        };
+        (message, top_level_missing)
     }
 
     /// The fields the table at `path` takes in `T`, learnt by deserializing a copy of the
@@ -458,10 +473,7 @@ impl<'a> Document<'a> {
         };
         let parts = split_dotted_key(key).map_err(bad)?;
         let path: Vec<PathSegment> = parts.iter().cloned().map(PathSegment::Key).collect();
-        let parsed = match DeValue::parse(value) {
-            Ok(v) => v.into_inner(),
-            Err(_) => DeValue::String(value.trim().into()),
-        };
+        let parsed = set_value(value);
         if let DeValue::Table(_) = parsed {
             return Err(bad(format!(
                 "takes one value, not a table (it would replace the whole table); set its fields one at a time, e.g. --set {key}.FIELD=VALUE"
@@ -478,13 +490,9 @@ impl<'a> Document<'a> {
             if named.take() == Some(i) {
                 continue;
             }
-            let element = match table.get(p.as_str()).map(|v| v.get_ref()) {
-                Some(DeValue::Array(a)) if i + 1 < parents.len() => a.iter().position(|e| {
-                    matches!(e.get_ref(), DeValue::Table(t) if t
-                        .get("name")
-                        .is_some_and(|n| n.get_ref().as_str() == Some(parts[i + 1].as_str())))
-                }),
-                _ => None,
+            let element = match parents.get(i + 1) {
+                Some(_) => named_element(table, p, &parts[i + 1]),
+                None => None,
             };
             if let Some(at) = element {
                 let found = match table.get_mut(p.as_str()).map(|v| v.get_mut()) {
@@ -510,21 +518,10 @@ impl<'a> Document<'a> {
             anchor = entry.span();
             table = match entry.get_mut() {
                 DeValue::Table(t) => t,
-                DeValue::Array(_) => {
-                    let here = path_string(&path[..=i]);
+                other => {
+                    let array = matches!(other, DeValue::Array(_));
                     return Err(InputError {
-                        message: format!(
-                            "`{here}` is an array of tables ([[{here}]]): --set reaches one element by its name, as {here}.NAME.FIELD (e.g. chain.NAME.models=[\"a\", \"b\"]), or edit {file} (and pick chains with --chain)"
-                        ),
-                        ..bad(String::new())
-                    });
-                }
-                _ => {
-                    let here = path_string(&path[..=i]);
-                    return Err(InputError {
-                        message: format!(
-                            "`{here}` is a value, not a table: set it as --set {here}=VALUE; --set takes a dotted key of the file, such as steady.failure_rate (in {file})"
-                        ),
+                        message: not_a_table(&path_string(&path[..=i]), array, &file),
                         ..bad(String::new())
                     });
                 }
@@ -542,6 +539,41 @@ impl<'a> Document<'a> {
             Spanned::new(span, parsed),
         );
         Ok(())
+    }
+}
+
+/// A `--set` value as TOML reads it; text that is no TOML value is the text itself (trimmed).
+fn set_value(value: &str) -> DeValue<'_> {
+    match DeValue::parse(value) {
+        Ok(v) => v.into_inner(),
+        Err(_) => DeValue::String(value.trim().into()),
+    }
+}
+
+/// The element of the array of tables `key` in `table` whose `name` is `name` (`--set
+/// chain.NAME.FIELD`); `None` when `key` holds no array or no such element.
+fn named_element(table: &DeTable<'_>, key: &str, name: &str) -> Option<usize> {
+    match table.get(key).map(|v| v.get_ref()) {
+        Some(DeValue::Array(a)) => a.iter().position(|e| {
+            matches!(e.get_ref(), DeValue::Table(t) if t
+                .get("name")
+                .is_some_and(|n| n.get_ref().as_str() == Some(name)))
+        }),
+        _ => None,
+    }
+}
+
+/// Why `--set` cannot go through `here` of `file`: an array of tables (`array`) is reached by
+/// an element's name, a value is set as itself.
+fn not_a_table(here: &str, array: bool, file: &str) -> String {
+    if array {
+        format!(
+            "`{here}` is an array of tables ([[{here}]]): --set reaches one element by its name, as {here}.NAME.FIELD (e.g. chain.NAME.models=[\"a\", \"b\"]), or edit {file} (and pick chains with --chain)"
+        )
+    } else {
+        format!(
+            "`{here}` is a value, not a table: set it as --set {here}=VALUE; --set takes a dotted key of the file, such as steady.failure_rate (in {file})"
+        )
     }
 }
 

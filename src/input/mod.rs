@@ -13,6 +13,7 @@ pub mod litellm_prices;
 pub mod pricing;
 pub mod scenario;
 pub mod settings;
+pub mod source;
 pub mod update;
 
 use std::path::Path;

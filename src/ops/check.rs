@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use crate::check::{CheckOptions, files};
 use crate::input::pricing::{PricingRef, broad_name};
-use crate::input::settings::{self, CheckSettings};
+use crate::input::settings;
 use crate::model::Request;
+use crate::ops::inputs::{Project, SourceArgs};
 use crate::report::check::{CheckReport, IncidentCheck};
 
 /// What `fallcost check` was asked (its flags, without the output format), before the project
@@ -19,10 +20,11 @@ pub struct CheckFlags {
     pub paths: Vec<PathBuf>,
     /// `--max-ratio`: the largest like-for-like price multiple of a fallback over its primary.
     pub max_ratio: Option<f64>,
-    /// `--pricing`: the price table's name or path.
-    pub pricing: Option<String>,
-    /// `--profile`: the gateway request's input and output tokens.
-    pub profile: Option<(u64, u64)>,
+    /// The source flags: `--pricing` (the price table's name or path), `--profile` (the
+    /// gateway request's input and output tokens), `--config-file` (the project settings to
+    /// read instead of the nearest fallcost.toml); `--scenario` and `--config` add files to
+    /// check.
+    pub source: SourceArgs,
     /// `--prefix`: the cached prefix of the gateway request, tokens.
     pub prefix: u64,
     /// `--hit-rate`: share of the cached prefix read from cache when warm (0 to 1).
@@ -33,8 +35,6 @@ pub struct CheckFlags {
     pub rate: f64,
     /// `--session-length`: requests per session during the incident.
     pub session_length: u64,
-    /// `--config-file`: the project settings to read instead of the nearest fallcost.toml.
-    pub config_file: Option<PathBuf>,
     /// `--deny-warnings`: warnings make the exit status 1.
     pub deny_warnings: bool,
     /// `--allow`: models or providers allowed above the ratio.
@@ -63,27 +63,22 @@ pub struct Plan {
 /// read); an `--incident` that is not a duration.
 pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
     // Project settings (fallcost.toml): every flag given wins over them.
-    let settings = match &args.config_file {
-        Some(path) => settings::load(path)?,
-        None => match std::env::current_dir()
-            .ok()
-            .and_then(|cwd| settings::find(&cwd))
-        {
-            Some(path) => settings::load(&path)?,
-            None => CheckSettings::default(),
-        },
-    };
+    let project = Project::of(&args.source);
+    let settings = project.check()?;
     let spec = args
+        .source
         .pricing
         .as_deref()
         .or(settings.pricing.as_deref())
         .unwrap_or(broad_name());
     // fallcost.toml [prices]: the project's own prices, over the table's.
-    let prices = settings::price_settings(args.config_file.as_deref())?
+    let prices = project
+        .prices()?
         .over(PricingRef::parse(spec, None).load()?);
     // fallcost.toml [usage]: the request and the reference incident `diff` and `compare` use.
-    let usage = settings::usage_settings(args.config_file.as_deref())?;
+    let usage = project.usage_as_read()?;
     let (input_tokens, output_tokens) = args
+        .source
         .profile
         .or(settings.profile)
         .or(usage.profile)
@@ -96,7 +91,13 @@ pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
     } else {
         (args.allow.clone(), None)
     };
-    let paths = match (&args.paths, &settings.paths) {
+    // `--scenario` and `--config` name files to check, as PATHs do
+    let given: Vec<PathBuf> = (args.paths.iter())
+        .chain(&args.source.scenario)
+        .chain(&args.source.config)
+        .cloned()
+        .collect();
+    let paths = match (&given, &settings.paths) {
         (given, _) if !given.is_empty() => given.clone(),
         (_, Some(from_file)) => from_file.clone(),
         _ => Vec::new(),

@@ -257,56 +257,12 @@ pub fn analytic_of(scenario: &Scenario, patterns: &[Pattern]) -> Report {
         let base = steady::baseline(req, chain);
         for pattern in Pattern::ALL.into_iter().filter(|p| patterns.contains(p)) {
             if let Some(d) = steady::detailed(req, chain, pattern) {
-                let o = d.summary();
-                steady_rows.push(SteadyRow {
-                    chain: chain.name.clone(),
-                    pattern,
-                    analytic: {
-                        let mut f = SteadyFigures::combine(
-                            &[(1.0, &o)],
-                            |fig, xs| weighted_sum(xs, fig.scale),
-                            |fig, xs| weighted_exact(xs, fig.scale),
-                        );
-                        f.baseline_per_1k_usd = Some(round_noise(base * 1000.0));
-                        f.vs_baseline =
-                            (base > 0.0).then(|| round_noise(o.cost_per_1k_usd / base - 1.0));
-                        f
-                    },
-                    policy: own_policy(&d.figures(chain)),
-                    latency_defaults: chain
-                        .latency_defaults()
-                        .into_iter()
-                        .map(String::from)
-                        .collect(),
-                    mc: None,
-                });
+                steady_rows.push(steady_row(chain, pattern, base, &d));
             }
             if let Some(i) = &scenario.incident
                 && let Some((o, sim)) = incident_figures(req, chain, &i.for_chain(chain), pattern)
             {
-                incident_rows.push(IncidentRow {
-                    chain: chain.name.clone(),
-                    pattern,
-                    analytic: IncidentFigures::combine(
-                        &[(1.0, &o.figures())],
-                        |fig, xs| weighted_sum(xs, fig.scale),
-                        |fig, xs| weighted_exact(xs, fig.scale),
-                    ),
-                    dead_time_mean_s: round_noise(o.dead_time_mean_s),
-                    method: if sim.is_some() {
-                        Method::Simulated
-                    } else {
-                        Method::Analytic
-                    },
-                    simulated_windows: sim.map(|(w, _)| w),
-                    simulated_precision: sim.map(|(_, p)| round_noise(p)),
-                    breaker: o.breaker.map(|b| incident::BreakerFigures {
-                        dead_attempts: round_noise(b.dead_attempts),
-                        probes: round_noise(b.probes),
-                        open_s: round_noise(b.open_s),
-                    }),
-                    mc: None,
-                });
+                incident_rows.push(incident_row(chain, pattern, &o, sim));
             }
         }
         if let Some(mut c) = failover_cache(req, chain) {
@@ -340,6 +296,71 @@ pub fn analytic_of(scenario: &Scenario, patterns: &[Pattern]) -> Report {
         incident_window,
         incident: incident_rows,
         failover_cache: caches,
+        mc: None,
+    }
+}
+
+/// One steady-state row of `chain` under `pattern`: the analytic figures of `d`, against the
+/// primary alone (`base`, USD per request).
+fn steady_row(
+    chain: &crate::model::Chain,
+    pattern: Pattern,
+    base: f64,
+    d: &crate::model::policy::PolicyOutcome,
+) -> SteadyRow {
+    let o = d.summary();
+    SteadyRow {
+        chain: chain.name.clone(),
+        pattern,
+        analytic: {
+            let mut f = SteadyFigures::combine(
+                &[(1.0, &o)],
+                |fig, xs| weighted_sum(xs, fig.scale),
+                |fig, xs| weighted_exact(xs, fig.scale),
+            );
+            f.baseline_per_1k_usd = Some(round_noise(base * 1000.0));
+            f.vs_baseline = (base > 0.0).then(|| round_noise(o.cost_per_1k_usd / base - 1.0));
+            f
+        },
+        policy: own_policy(&d.figures(chain)),
+        latency_defaults: chain
+            .latency_defaults()
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        mc: None,
+    }
+}
+
+/// One incident row of `chain` under `pattern`: its outcome `o`, simulated (`sim`: windows and
+/// precision) when no closed form prices it.
+fn incident_row(
+    chain: &crate::model::Chain,
+    pattern: Pattern,
+    o: &incident::IncidentOutcome,
+    sim: Option<(u64, f64)>,
+) -> IncidentRow {
+    IncidentRow {
+        chain: chain.name.clone(),
+        pattern,
+        analytic: IncidentFigures::combine(
+            &[(1.0, &o.figures())],
+            |fig, xs| weighted_sum(xs, fig.scale),
+            |fig, xs| weighted_exact(xs, fig.scale),
+        ),
+        dead_time_mean_s: round_noise(o.dead_time_mean_s),
+        method: if sim.is_some() {
+            Method::Simulated
+        } else {
+            Method::Analytic
+        },
+        simulated_windows: sim.map(|(w, _)| w),
+        simulated_precision: sim.map(|(_, p)| round_noise(p)),
+        breaker: o.breaker.map(|b| incident::BreakerFigures {
+            dead_attempts: round_noise(b.dead_attempts),
+            probes: round_noise(b.probes),
+            open_s: round_noise(b.open_s),
+        }),
         mc: None,
     }
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::input::settings::UsageSettings;
 use crate::model::{Chain, Pattern, Scenario};
 use crate::number::round_noise;
-use crate::ops::inputs::{self, Flags};
+use crate::ops::inputs::{self, Project, SourceArgs, UsageFlags};
 use crate::report::diff::{
     Assumption, ChainDiff, Crossed, DiffFigures, DiffReport, FreePrimary, Status,
 };
@@ -28,7 +28,7 @@ pub mod matching;
 pub mod sides;
 pub mod usage;
 
-pub use sides::Side;
+pub use sides::DiffSide;
 
 /// A `--fail-above` threshold.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,14 +58,11 @@ pub struct DiffRequest<'a> {
     pub head: Vec<PathBuf>,
     /// `--base-ref`: BASE is `head`'s paths at this git ref.
     pub base_ref: Option<String>,
-    /// `--scenario`: the request, steady state and incident gateway configs are priced with.
-    pub scenario: Option<PathBuf>,
-    /// `--profile`.
-    pub profile: Option<(u64, u64)>,
-    /// `--set`, applied to both sides after the usage settings.
-    pub set: &'a [(String, String)],
-    /// `--config-file`.
-    pub config_file: Option<&'a Path>,
+    /// The source flags: `--scenario` (the request, steady state and incident gateway configs
+    /// are priced with), `--pricing` and `--profile` (for gateway configs), `--set` (applied to
+    /// both sides after the usage settings), `--config-file`, `--chain` (the chains of either
+    /// side to diff).
+    pub source: &'a SourceArgs,
     /// `--pattern`.
     pub pattern: Pattern,
     /// `--requests-per-month`: every chain's traffic (wins over `[usage]`).
@@ -93,29 +90,19 @@ pub struct DiffRequest<'a> {
 /// cannot show, invalid usage settings, a threshold that needs traffic or an incident the
 /// inputs do not give.
 pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
-    let mut usage = crate::input::settings::usage_settings(req.config_file)?;
-    if usage.file.is_empty() {
-        usage.file = "fallcost.toml".into();
-    }
-    let flags = |usage: &mut UsageSettings| {
-        if let Some(n) = req.requests_per_month {
-            usage.requests_per_month = Some(n);
-            usage.chains.clear();
-            usage.file = "--requests-per-month".into();
-        }
-        if !req.incidents.is_empty() {
-            usage.history = req.incidents.clone();
-        }
+    let flags = UsageFlags {
+        requests_per_month: req.requests_per_month,
+        history: req.incidents.clone(),
     };
-    flags(&mut usage);
+    let usage = Project::of(req.source).usage(&flags)?;
     let at_ref = match (&req.base_ref, req.hold_usage) {
-        (Some(r), false) => usage::at_ref(r, req.config_file, &usage)?,
+        (Some(r), false) => usage::at_ref(r, req.source.config_file.as_deref(), &usage)?,
         _ => None,
     };
     let (usage_b, usage_changes) = match &at_ref {
         Some(a) => {
             let mut ub = a.usage.clone();
-            flags(&mut ub);
+            flags.apply(&mut ub);
             let ch = usage::changes(&ub, &a.dir, &usage);
             match ch.is_empty() {
                 true => (usage.clone(), ch),
@@ -139,7 +126,8 @@ fn diff_with(
     usage: &UsageSettings,
     usage_changes: Vec<crate::report::diff::Change>,
 ) -> anyhow::Result<DiffReport> {
-    let (base, head) = sides::resolve(req, usage_b, usage)?;
+    let (mut base, mut head) = sides::resolve(req, usage_b, usage)?;
+    select_chains(&req.source.chains, [&mut base, &mut head])?;
     let load = |u: &UsageSettings| -> anyhow::Result<Option<crate::input::history::History>> {
         Ok(match u.history.is_empty() {
             true => None,
@@ -212,7 +200,7 @@ fn diff_with(
 /// chains carrying BASE's; the warnings on usage keys that match no chain added.
 fn traffic(
     (usage_b, usage): (&UsageSettings, &UsageSettings),
-    (base, head): (&Side, &Side),
+    (base, head): (&DiffSide, &DiffSide),
     pairs: &[matching::Pairing],
     warnings: &mut Vec<String>,
 ) -> (Vec<sides::Traffic>, Vec<sides::Traffic>) {
@@ -245,7 +233,7 @@ fn traffic(
 
 /// The providers of the primaries serving each group (a gateway group, else a chain's name)
 /// on either side: `(group, "provider, provider")`, in the order met.
-fn primary_providers(base: &Side, head: &Side) -> Vec<(String, String)> {
+fn primary_providers(base: &DiffSide, head: &DiffSide) -> Vec<(String, String)> {
     let mut providers: Vec<(String, String)> = Vec::new();
     for c in base.scenario.chains.iter().chain(&head.scenario.chains) {
         let group = [head, base]
@@ -539,23 +527,56 @@ fn total_crossed(kind: &'static str, limit: f64, value: f64, message: String) ->
     }
 }
 
-/// Where the usage settings are, for [`sides`]: the flags' view of one side.
-fn flags<'a>(
-    req: &'a DiffRequest,
-    scenario: Option<&'a Path>,
-    config: &'a [PathBuf],
-    set: &'a [(String, String)],
+/// The source flags of one side: `scenario`, `config` and `profile` as the side is read, the
+/// rest as given.
+fn flags(
+    req: &DiffRequest,
+    scenario: Option<&Path>,
+    config: &[PathBuf],
+    set: Vec<(String, String)>,
     profile: Option<(u64, u64)>,
-) -> Flags<'a> {
-    Flags {
-        command: "diff",
-        scenario,
-        config,
+) -> SourceArgs {
+    SourceArgs {
+        scenario: scenario.map(Path::to_path_buf),
+        config: config.to_vec(),
         profile,
-        pricing: None,
         set,
-        config_file: req.config_file,
+        chains: Vec::new(),
+        ..req.source.clone()
     }
+}
+
+/// `--chain`: only the chains named on each side (a chain of one side only is added or
+/// removed); every chain without one.
+///
+/// Errors (exit 2): a name neither side has, naming the chains they have.
+fn select_chains(names: &[String], sides: [&mut DiffSide; 2]) -> anyhow::Result<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let has = |n: &String| {
+        sides
+            .iter()
+            .any(|s| s.scenario.chains.iter().any(|c| &c.name == n))
+    };
+    if let Some(n) = names.iter().find(|n| !has(n)) {
+        let mut all: Vec<&str> = sides
+            .iter()
+            .flat_map(|s| s.scenario.chains.iter().map(|c| c.name.as_str()))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        anyhow::bail!(
+            "--chain {n}: no such chain in BASE or HEAD; they have: {}",
+            all.join(", ")
+        );
+    }
+    for side in sides {
+        side.scenario.chains.retain(|c| names.contains(&c.name));
+        side.provenance.retain(|p| names.contains(&p.chain));
+        side.served.retain(|p| names.contains(&p.chain));
+    }
+    Ok(())
 }
 
 /// Resolve one side's scenario.
@@ -565,15 +586,15 @@ fn resolve_side(
     paths: &[PathBuf],
 ) -> anyhow::Result<inputs::Inputs> {
     let mut set = usage.incident_overrides();
-    set.extend(req.set.iter().cloned());
+    set.extend(req.source.set.iter().cloned());
     let is_scenario =
         paths.len() == 1 && paths[0].is_file() && paths[0].extension().is_some_and(|e| e == "toml");
     if is_scenario {
-        inputs::resolve(&flags(req, Some(&paths[0]), &[], &set, None), &[])
+        inputs::resolve("diff", &flags(req, Some(&paths[0]), &[], set, None))
     } else {
-        let scenario = req.scenario.as_deref().or(usage.scenario.as_deref());
-        let profile = req.profile.or(usage.profile);
-        inputs::resolve(&flags(req, scenario, paths, &set, profile), &[])
+        let scenario = req.source.scenario.as_deref().or(usage.scenario.as_deref());
+        let profile = req.source.profile.or(usage.profile);
+        inputs::resolve("diff", &flags(req, scenario, paths, set, profile))
     }
 }
 
@@ -581,7 +602,7 @@ fn resolve_side(
 type ChainFigures = (String, DiffFigures, Vec<Assumption>);
 
 /// A side and its chains' figures ([`sides::figures`]).
-type Priced<'a> = (&'a Side, &'a [ChainFigures]);
+type Priced<'a> = (&'a DiffSide, &'a [ChainFigures]);
 
 /// The chains of the diff from the pairing ([`matching::pair`]): the added, changed (with
 /// their settings' changes and, with `--mc`, their simulated differences), renamed and removed
@@ -594,7 +615,7 @@ fn match_chains(
     usage: &UsageSettings,
     history: Option<&crate::input::history::History>,
     (base, base_figs): Priced<'_>,
-    (head, head_figs): (&Side, &mut Vec<ChainFigures>),
+    (head, head_figs): (&DiffSide, &mut Vec<ChainFigures>),
     pairs: &[matching::Pairing],
 ) -> anyhow::Result<(Vec<ChainDiff>, Vec<String>)> {
     let mut chains = Vec::new();
@@ -662,7 +683,7 @@ fn lost_fallback(
     usage: &UsageSettings,
     history: Option<&crate::input::history::History>,
     (b, g, bf): (&Chain, &crate::model::provenance::Served, &DiffFigures),
-    (head, head_figs): (&Side, &mut Vec<ChainFigures>),
+    (head, head_figs): (&DiffSide, &mut Vec<ChainFigures>),
 ) -> anyhow::Result<ChainDiff> {
     let alone = Chain {
         links: b.links[..1].to_vec(),

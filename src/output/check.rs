@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::error::{InputError, printable_line};
 use crate::number::round_noise;
+use crate::output::workflow::{escape_data, escape_property};
 use crate::report::check::{CheckReport, Checked, Finding, Severity, Side, Skipped, format_limit};
 
 /// The output formats of `fallcost check` (`--format`; the variants' comments are its `--help`
@@ -255,18 +256,6 @@ fn text(report: &CheckReport, verbose: bool) -> String {
     out.push_str(&summary(report));
     out.push('\n');
     out
-}
-
-/// Escape workflow-command data (`%`, CR, LF) per GitHub's toolkit.
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escape a workflow-command property value (also `:` and `,`).
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// One workflow annotation; control characters in `file` and `message` are escaped first

@@ -6,6 +6,7 @@ use crate::number::{change, count, money};
 use crate::output::layout::{Page, Section};
 use crate::output::table::{Style, render};
 
+use crate::output::workflow::{escape_data, escape_property};
 use crate::report::diff::{ChainDiff, DiffFigures, DiffReport, McDiff, Status};
 
 /// The formats of `fallcost diff --format`.
@@ -496,18 +497,6 @@ fn details_markdown(p: &Page) -> String {
         }
     }
     out
-}
-
-/// Escape workflow-command data (`%`, CR, LF) per GitHub's toolkit.
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escape a workflow-command property value (also `:` and `,`).
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// One annotation per listed chain of HEAD at its line (a notice; a warning when it costs

@@ -19,6 +19,7 @@ pub mod sweep;
 pub mod table;
 pub mod tune;
 pub mod ui;
+pub mod workflow;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

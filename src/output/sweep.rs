@@ -7,7 +7,7 @@ use super::layout::{Page, Section, steady_mc_cells, steady_mc_header, sweep_cell
 use super::{Format, table};
 use crate::figures::{CsvGenerations, INCIDENT_FIGURES, STEADY_FIGURES, csv_generations_after};
 use crate::number::{group, trim};
-use crate::sweep::{Column, Place, SWEEP_BASE, Sweep, SweepRow};
+use crate::sweep::{Place, SWEEP_BASE, Sweep, SweepColumn, SweepRow};
 
 /// `sweep` in `format`, as written to standard output or `--output`.
 ///
@@ -29,7 +29,7 @@ pub fn render(sweep: &Sweep, format: Format) -> anyhow::Result<Vec<u8>> {
 fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let columns = crate::sweep::columns();
-    let at = |place: Place| -> Vec<Column> {
+    let at = |place: Place| -> Vec<SweepColumn> {
         columns
             .iter()
             .copied()
@@ -37,7 +37,7 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
             .collect()
     };
     let (first, rest) = (at(Place::First), at(Place::Rest));
-    let added: Vec<(CsvGenerations, Vec<Column>)> = csv_generations_after(SWEEP_BASE)
+    let added: Vec<(CsvGenerations, Vec<SweepColumn>)> = csv_generations_after(SWEEP_BASE)
         .into_iter()
         .map(|g| (CsvGenerations::only(g), at(Place::Added(g))))
         .collect();
@@ -80,9 +80,9 @@ const REST_MC: CsvGenerations = CsvGenerations {
 fn record(
     sweep: &Sweep,
     r: &SweepRow,
-    first: &[Column],
-    rest: &[Column],
-    added: &[(CsvGenerations, Vec<Column>)],
+    first: &[SweepColumn],
+    rest: &[SweepColumn],
+    added: &[(CsvGenerations, Vec<SweepColumn>)],
 ) -> Vec<String> {
     let mut rec: Vec<String> = sweep.params.iter().map(|p| num(Some(r.point[p]))).collect();
     rec.extend([guard(&r.chain), r.pattern.as_str().to_string()]);

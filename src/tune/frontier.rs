@@ -106,12 +106,10 @@ pub fn violations(p: &Point, goals: &Goals) -> Vec<String> {
     v
 }
 
-/// A share as a percentage with enough digits to tell 99.9% from 99.95%.
+/// A share as a percentage with enough digits to tell 99.9% from 99.95%
+/// ([`crate::number::percent`] to 4 decimals).
 pub fn percent(x: f64) -> String {
-    let p = 100.0 * x;
-    let s = format!("{p:.4}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    format!("{s}%")
+    crate::number::percent(x, 4)
 }
 
 /// Whether `a` dominates `b`: at least as good in cost, availability and p99, better in one.
@@ -333,7 +331,7 @@ pub fn recommend(points: &[Point]) -> (Option<usize>, Option<usize>) {
 pub struct Infeasible {
     /// Per constraint: its name, the limit, the best value any point reaches, and whether it
     /// binds (no point meets it together with the other constraints).
-    pub constraints: Vec<Bound>,
+    pub constraints: Vec<ConstraintBound>,
     /// The point that misses the constraints by the least (the largest relative shortfall
     /// over them, smallest), index into the weighed points.
     pub closest: Option<Point>,
@@ -341,7 +339,7 @@ pub struct Infeasible {
 
 /// One constraint's limit and the best value reached.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Bound {
+pub struct ConstraintBound {
     /// `availability`, `p99`, `max-ratio` or `budget`.
     pub name: &'static str,
     /// The limit asked for.
@@ -400,7 +398,7 @@ pub fn infeasible(points: &[Point], goals: &Goals) -> Infeasible {
                     .all(|(j, d)| j == i || meets(p, d))
                     && meets(p, c)
             });
-            Bound {
+            ConstraintBound {
                 name: c.0,
                 limit: c.1,
                 best,

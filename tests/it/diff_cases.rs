@@ -219,10 +219,11 @@ fn every_routes_priced_requests_add_up_to_its_usage() {
                 base: vec![empty.clone()],
                 head: vec![f.clone()],
                 base_ref: None,
-                scenario: Some(scenario.clone()),
-                profile: None,
-                set: &[],
-                config_file: Some(&settings),
+                source: &fallcost::ops::inputs::SourceArgs {
+                    scenario: Some(scenario.clone()),
+                    config_file: Some(settings.clone()),
+                    ..Default::default()
+                },
                 pattern: fallcost::model::Pattern::Sequential,
                 requests_per_month: Some(1_000_000.0),
                 budget: None,

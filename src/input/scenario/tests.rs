@@ -285,97 +285,99 @@ fn outages_build_the_timeline_with_their_defaults() {
     }
 }
 
+/// Bad outages: the text after `[[incident.outage]]`, the field and line the error names (SEPT3_HEAD
+/// has 13 lines: the first outage's table header is line 14), a part of its message.
+const BAD_OUTAGES: &[(&str, &str, usize, &str)] = &[
+    (
+        "provider = \"anthropic\"\nmodel = \"openai/gpt-6-sol\"\n",
+        "incident.outage[0].model",
+        16,
+        "not both",
+    ),
+    (
+        "start = \"1h\"\n",
+        "incident.outage[0]",
+        14,
+        "needs `provider` (every model of it) or `model` (one model); the chains use the providers anthropic, openai, xai",
+    ),
+    (
+        "provider = \"antropic\"\n",
+        "incident.outage[0].provider",
+        15,
+        "no chain uses provider `antropic` (did you mean `anthropic`?); the chains use: anthropic, openai, xai",
+    ),
+    (
+        "model = \"openai/gpt-6-astra\"\n",
+        "incident.outage[0].model",
+        15,
+        "no chain uses model `openai/gpt-6-astra`",
+    ),
+    (
+        "provider = \"openai\"\nstart = \"3h\"\nduration = \"7m\"\n",
+        "incident.outage[0].duration",
+        17,
+        "the outage runs from 10800s to 11220s, outside the window [0s, 11160s]",
+    ),
+    (
+        "provider = \"openai\"\nstart = \"4h\"\n",
+        "incident.outage[0].start",
+        16,
+        "outside the window",
+    ),
+    (
+        "provider = \"openai\"\nstart = \"-1m\"\n",
+        "incident.outage[0].start",
+        16,
+        "is not a duration",
+    ),
+    (
+        "provider = \"openai\"\nduration = \"0s\"\n",
+        "incident.outage[0].duration",
+        16,
+        "must be a positive duration",
+    ),
+    (
+        "provider = \"openai\"\nerror_rate = 1.5\n",
+        "incident.outage[0].error_rate",
+        16,
+        "must be in [0, 1]; got 1.5",
+    ),
+    (
+        "provider = \"openai\"\nlatency_factor = 0\n",
+        "incident.outage[0].latency_factor",
+        16,
+        "must be a finite number > 0; got 0",
+    ),
+    (
+        "provider = \"anthropic\"\nfailure = \"drill\"\nerror_rate = 0.5\n",
+        "incident.outage[0].error_rate",
+        17,
+        "a drill opens the breaker by hand",
+    ),
+    (
+        "provider = \"anthropic\"\nfailure = \"dril\"\n",
+        "incident.outage[0].failure",
+        16,
+        "unknown variant `dril`, expected one of `fast`, `gray`, `drill` (did you mean `drill`?)",
+    ),
+    (
+        "provider = \"anthropic\"\nerror = 0.5\n",
+        "incident.outage[0].error",
+        16,
+        "unknown field (did you mean `error_rate`?)",
+    ),
+    // overlapping outages of one provider: the later one's start, on its own table
+    (
+        "provider = \"openai\"\nstart = \"1h\"\nduration = \"34m\"\n[[incident.outage]]\nmodel = \"openai/gpt-6-sol\"\nstart = \"1h30m\"\n",
+        "incident.outage[1].start",
+        20,
+        "overlaps outage[0] (provider \"openai\", until 5640s)",
+    ),
+];
+
 #[test]
 fn bad_outages_name_their_line_and_field() {
-    // SEPT3_HEAD has 13 lines: the first outage's table header is line 14.
-    let cases: &[(&str, &str, usize, &str)] = &[
-        (
-            "provider = \"anthropic\"\nmodel = \"openai/gpt-6-sol\"\n",
-            "incident.outage[0].model",
-            16,
-            "not both",
-        ),
-        (
-            "start = \"1h\"\n",
-            "incident.outage[0]",
-            14,
-            "needs `provider` (every model of it) or `model` (one model); the chains use the providers anthropic, openai, xai",
-        ),
-        (
-            "provider = \"antropic\"\n",
-            "incident.outage[0].provider",
-            15,
-            "no chain uses provider `antropic` (did you mean `anthropic`?); the chains use: anthropic, openai, xai",
-        ),
-        (
-            "model = \"openai/gpt-6-astra\"\n",
-            "incident.outage[0].model",
-            15,
-            "no chain uses model `openai/gpt-6-astra`",
-        ),
-        (
-            "provider = \"openai\"\nstart = \"3h\"\nduration = \"7m\"\n",
-            "incident.outage[0].duration",
-            17,
-            "the outage runs from 10800s to 11220s, outside the window [0s, 11160s]",
-        ),
-        (
-            "provider = \"openai\"\nstart = \"4h\"\n",
-            "incident.outage[0].start",
-            16,
-            "outside the window",
-        ),
-        (
-            "provider = \"openai\"\nstart = \"-1m\"\n",
-            "incident.outage[0].start",
-            16,
-            "is not a duration",
-        ),
-        (
-            "provider = \"openai\"\nduration = \"0s\"\n",
-            "incident.outage[0].duration",
-            16,
-            "must be a positive duration",
-        ),
-        (
-            "provider = \"openai\"\nerror_rate = 1.5\n",
-            "incident.outage[0].error_rate",
-            16,
-            "must be in [0, 1]; got 1.5",
-        ),
-        (
-            "provider = \"openai\"\nlatency_factor = 0\n",
-            "incident.outage[0].latency_factor",
-            16,
-            "must be a finite number > 0; got 0",
-        ),
-        (
-            "provider = \"anthropic\"\nfailure = \"drill\"\nerror_rate = 0.5\n",
-            "incident.outage[0].error_rate",
-            17,
-            "a drill opens the breaker by hand",
-        ),
-        (
-            "provider = \"anthropic\"\nfailure = \"dril\"\n",
-            "incident.outage[0].failure",
-            16,
-            "unknown variant `dril`, expected one of `fast`, `gray`, `drill` (did you mean `drill`?)",
-        ),
-        (
-            "provider = \"anthropic\"\nerror = 0.5\n",
-            "incident.outage[0].error",
-            16,
-            "unknown field (did you mean `error_rate`?)",
-        ),
-        // overlapping outages of one provider: the later one's start, on its own table
-        (
-            "provider = \"openai\"\nstart = \"1h\"\nduration = \"34m\"\n[[incident.outage]]\nmodel = \"openai/gpt-6-sol\"\nstart = \"1h30m\"\n",
-            "incident.outage[1].start",
-            20,
-            "overlaps outage[0] (provider \"openai\", until 5640s)",
-        ),
-    ];
-    for (extra, field, line, want) in cases {
+    for (extra, field, line, want) in BAD_OUTAGES {
         let text = format!("{SEPT3_HEAD}[[incident.outage]]\n{extra}");
         let e = load_str(&text).unwrap_err();
         assert_eq!(e.field.as_deref(), Some(*field), "{e}");

@@ -123,13 +123,32 @@ pub fn bill_pricing(path: Option<&Path>) -> Result<BillPricing, InputError> {
             ..BillPricing::default()
         });
     };
-    let key = |parts: &[PathSegment]| {
-        let mut p = vec![PathSegment::Key("pricing".into())];
-        p.extend_from_slice(parts);
-        p
-    };
-    for (k, d) in &section.discounts {
-        let at = key(&[
+    check_discounts(&doc, &section.discounts)?;
+    let mut changes = Vec::new();
+    for (i, c) in section.change.into_iter().enumerate() {
+        let change = price_change(&doc, &shown, i, c, &changes)?;
+        changes.push(change);
+    }
+    Ok(BillPricing {
+        file: shown,
+        discounts: section.discounts,
+        changes,
+    })
+}
+
+/// `[pricing]`'s path to `parts`.
+fn pricing_key(parts: &[PathSegment]) -> Vec<PathSegment> {
+    let mut p = vec![PathSegment::Key("pricing".into())];
+    p.extend_from_slice(parts);
+    p
+}
+
+/// `[pricing.discounts]`: each a share in [0, 1) of a valid model or provider name.
+///
+/// Errors: the first that is not, at its line.
+fn check_discounts(doc: &Document, discounts: &BTreeMap<String, f64>) -> Result<(), InputError> {
+    for (k, d) in discounts {
+        let at = pricing_key(&[
             PathSegment::Key("discounts".into()),
             PathSegment::Key(k.clone()),
         ]);
@@ -142,72 +161,76 @@ pub fn bill_pricing(path: Option<&Path>) -> Result<BillPricing, InputError> {
         }
         crate::input::check_name(k).map_err(|m| doc.error_at(InputErrorKind::Invalid, &at, m))?;
     }
-    let mut changes = Vec::new();
-    for (i, c) in section.change.into_iter().enumerate() {
-        let at = |field: &str| {
-            key(&[
-                PathSegment::Key("change".into()),
-                PathSegment::Index(i),
-                PathSegment::Key(field.into()),
-            ])
-        };
-        let from = crate::input::bill::check_day(&c.from)
-            .map_err(|m| doc.error_at(InputErrorKind::Invalid, &at("from"), m))?;
-        if !c.model.contains('/') {
-            return Err(doc.error_at(
-                InputErrorKind::Invalid,
-                &at("model"),
-                format!(
-                    "{:?} has no `provider/` prefix; name it as the exports do (openai/gpt-6-sol)",
-                    c.model
-                ),
-            ));
-        }
-        for (field, v) in [
-            ("input", c.input),
-            ("output", c.output),
-            ("cached_input", c.cached_input),
-            ("cache_write", c.cache_write),
-            ("cache_write_1h", c.cache_write_1h),
-        ] {
-            if let Some(v) = v {
-                check_range(v, 0.0, MAX_PRICE).map_err(|m| {
-                    doc.error_at(
-                        InputErrorKind::Invalid,
-                        &at(field),
-                        format!("price in $/MTok {m}"),
-                    )
-                })?;
-            }
-        }
-        if changes
-            .iter()
-            .any(|p: &PriceChange| p.model == c.model && p.from == from)
-        {
-            return Err(doc.error_at(
-                InputErrorKind::Invalid,
-                &at("from"),
-                format!(
-                    "{} already changes price on {from}; give one change per model and day",
-                    c.model
-                ),
-            ));
-        }
-        let line = doc.locate(&at("model")).map_or(0, |l| l.line);
-        changes.push(PriceChange {
-            model: c.model,
-            from,
-            input: c.input,
-            output: c.output,
-            cached_input: c.cached_input,
-            cache_write: c.cache_write,
-            cache_write_1h: c.cache_write_1h,
-            source: format!("{shown}:{line}"),
-        });
+    Ok(())
+}
+
+/// The `i`th `[[pricing.change]]` of the file shown as `shown`, validated against the changes
+/// before it (`earlier`).
+///
+/// Errors: a bad day, a model without `provider/`, a price out of range, a second change of
+/// one model on one day; each at its line and field.
+fn price_change(
+    doc: &Document,
+    shown: &str,
+    i: usize,
+    c: ChangeEntry,
+    earlier: &[PriceChange],
+) -> Result<PriceChange, InputError> {
+    let at = |field: &str| {
+        pricing_key(&[
+            PathSegment::Key("change".into()),
+            PathSegment::Index(i),
+            PathSegment::Key(field.into()),
+        ])
+    };
+    let from = crate::input::bill::check_day(&c.from)
+        .map_err(|m| doc.error_at(InputErrorKind::Invalid, &at("from"), m))?;
+    if !c.model.contains('/') {
+        return Err(doc.error_at(
+            InputErrorKind::Invalid,
+            &at("model"),
+            format!(
+                "{:?} has no `provider/` prefix; name it as the exports do (openai/gpt-6-sol)",
+                c.model
+            ),
+        ));
     }
-    Ok(BillPricing {
-        file: shown,
-        discounts: section.discounts,
-        changes,
+    for (field, v) in [
+        ("input", c.input),
+        ("output", c.output),
+        ("cached_input", c.cached_input),
+        ("cache_write", c.cache_write),
+        ("cache_write_1h", c.cache_write_1h),
+    ] {
+        if let Some(v) = v {
+            check_range(v, 0.0, MAX_PRICE).map_err(|m| {
+                doc.error_at(
+                    InputErrorKind::Invalid,
+                    &at(field),
+                    format!("price in $/MTok {m}"),
+                )
+            })?;
+        }
+    }
+    if earlier.iter().any(|p| p.model == c.model && p.from == from) {
+        return Err(doc.error_at(
+            InputErrorKind::Invalid,
+            &at("from"),
+            format!(
+                "{} already changes price on {from}; give one change per model and day",
+                c.model
+            ),
+        ));
+    }
+    let line = doc.locate(&at("model")).map_or(0, |l| l.line);
+    Ok(PriceChange {
+        model: c.model,
+        from,
+        input: c.input,
+        output: c.output,
+        cached_input: c.cached_input,
+        cache_write: c.cache_write,
+        cache_write_1h: c.cache_write_1h,
+        source: format!("{shown}:{line}"),
     })
 }

@@ -154,31 +154,9 @@ pub fn usage_settings(path: Option<&Path>) -> Result<UsageSettings, InputError> 
             v => Ok(v),
         }
     };
-    let mut chains = Vec::new();
-    for (k, n) in u.chains.unwrap_or_default() {
-        if !(n.is_finite() && n >= 0.0) {
-            let mut p = at("chains");
-            p.push(PathSegment::Key(k.clone()));
-            return Err(doc.error_at(
-                InputErrorKind::Invalid,
-                &p,
-                format!("expected requests per month ≥ 0; got {n}"),
-            ));
-        }
-        chains.push((k, n));
-    }
+    let chains = usage_chains(&doc, u.chains.unwrap_or_default())?;
     let incident_s = match &u.incident {
-        Some(d) => Some(
-            crate::input::duration::parse_seconds(d)
-                .map_err(|m| bad("incident", m))
-                .and_then(|s| {
-                    if s > 0.0 {
-                        Ok(s)
-                    } else {
-                        Err(bad("incident", format!("expected a duration > 0; got {d}")))
-                    }
-                })?,
-        ),
+        Some(d) => Some(incident_duration(d).map_err(|m| bad("incident", m))?),
         None => None,
     };
     let rate = count(
@@ -204,6 +182,44 @@ pub fn usage_settings(path: Option<&Path>) -> Result<UsageSettings, InputError> 
         budget: count("budget", u.budget)?,
         chains,
     })
+}
+
+/// `[usage.chains]`: each chain's requests per month, a number ≥ 0.
+///
+/// Errors: the first that is not, at its line.
+fn usage_chains(
+    doc: &Document,
+    chains: impl IntoIterator<Item = (String, f64)>,
+) -> Result<Vec<(String, f64)>, InputError> {
+    let mut out = Vec::new();
+    for (k, n) in chains {
+        if !(n.is_finite() && n >= 0.0) {
+            let p = [
+                PathSegment::Key("usage".into()),
+                PathSegment::Key("chains".into()),
+                PathSegment::Key(k.clone()),
+            ];
+            return Err(doc.error_at(
+                InputErrorKind::Invalid,
+                &p,
+                format!("expected requests per month ≥ 0; got {n}"),
+            ));
+        }
+        out.push((k, n));
+    }
+    Ok(out)
+}
+
+/// `[usage] incident`: a duration > 0, seconds.
+///
+/// Errors: not a duration, or 0.
+fn incident_duration(d: &str) -> Result<f64, String> {
+    let s = crate::input::duration::parse_seconds(d)?;
+    if s > 0.0 {
+        Ok(s)
+    } else {
+        Err(format!("expected a duration > 0; got {d}"))
+    }
 }
 
 #[cfg(test)]

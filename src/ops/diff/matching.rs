@@ -6,7 +6,7 @@
 //! `[usage.chains]` traffic BASE's name had ([`carry_renamed_traffic`]); a key that matches no
 //! chain is a warning ([`unmatched_keys`]).
 
-use super::Side;
+use super::DiffSide;
 use crate::input::settings::UsageSettings;
 use crate::model::Chain;
 use crate::model::provenance::Served;
@@ -26,7 +26,7 @@ pub enum Pairing {
 
 /// The traffic a chain serves: a gateway chain's (group, primary model as the config names
 /// it), a scenario chain's (name, primary's price id).
-fn key(side: &Side, c: &Chain) -> (String, String) {
+fn key(side: &DiffSide, c: &Chain) -> (String, String) {
     match side.served(&c.name) {
         Some(s) => (s.group.clone(), s.primary.clone()),
         None => (c.name.clone(), primary(c)),
@@ -40,13 +40,13 @@ fn primary(c: &Chain) -> String {
         .unwrap_or_default()
 }
 
-fn config(side: &Side, c: &Chain) -> Option<String> {
+fn config(side: &DiffSide, c: &Chain) -> Option<String> {
     side.served(&c.name).map(|s| s.config.clone())
 }
 
 /// Pair BASE's chains with HEAD's; `lone` is every deployment HEAD's groups serve
 /// ([`crate::input::gateway::price::served_groups`]). In HEAD's order, then BASE's leftovers.
-pub fn pair(base: &Side, head: &Side, lone: &[Served]) -> Vec<Pairing> {
+pub fn pair(base: &DiffSide, head: &DiffSide, lone: &[Served]) -> Vec<Pairing> {
     let (bc, hc) = (&base.scenario.chains, &head.scenario.chains);
     let mut of_head: Vec<Option<usize>> = vec![None; hc.len()];
     let mut taken = vec![false; bc.len()];
@@ -132,7 +132,7 @@ fn usage_key<'u>(usage: &'u UsageSettings, name: &str, group: Option<&str>) -> O
         .map(|(k, _)| k.as_str())
 }
 
-fn key_of<'u>(usage: &'u UsageSettings, side: &Side, c: &Chain) -> Option<&'u str> {
+fn key_of<'u>(usage: &'u UsageSettings, side: &DiffSide, c: &Chain) -> Option<&'u str> {
     usage_key(
         usage,
         &c.name,
@@ -145,7 +145,7 @@ fn key_of<'u>(usage: &'u UsageSettings, side: &Side, c: &Chain) -> Option<&'u st
 /// moves no traffic.
 pub fn carry_renamed_traffic(
     (usage_b, usage): (&UsageSettings, &UsageSettings),
-    (base, head): (&Side, &Side),
+    (base, head): (&DiffSide, &DiffSide),
     pairs: &[Pairing],
     head_traffic: &mut [super::sides::Traffic],
     warnings: &mut Vec<String>,
@@ -191,7 +191,11 @@ pub fn carry_renamed_traffic(
 
 /// A warning for each `[usage.chains]` key that matches no chain of either side: its traffic
 /// is priced nowhere.
-pub fn unmatched_keys(usage: &UsageSettings, (base, head): (&Side, &Side), out: &mut Vec<String>) {
+pub fn unmatched_keys(
+    usage: &UsageSettings,
+    (base, head): (&DiffSide, &DiffSide),
+    out: &mut Vec<String>,
+) {
     for (k, n) in &usage.chains {
         let used = [base, head].iter().any(|side| {
             side.scenario

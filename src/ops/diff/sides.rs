@@ -15,7 +15,7 @@ use crate::report::diff::{Assumption, At, DiffFigures, SideMeta};
 
 /// One side, resolved.
 #[derive(Debug, Clone)]
-pub struct Side {
+pub struct DiffSide {
     /// The paths as given (`REF:path` for a git ref).
     pub label: String,
     /// The scenario, validated (no chain when the side's paths do not exist at the ref).
@@ -34,7 +34,7 @@ pub struct Side {
     pub scenario_file: String,
 }
 
-impl Side {
+impl DiffSide {
     /// Where the configs declare group `group`'s first deployment.
     pub fn lone_at(&self, group: &str) -> Option<At> {
         self.lone.iter().find(|g| g.group == group).map(|g| At {
@@ -74,7 +74,7 @@ impl Side {
     }
 
     /// Where the side writes one of `models` in chain `name` (a config's line for that link,
-    /// the line a pull request changed), else where it writes the chain ([`Side::at`]).
+    /// the line a pull request changed), else where it writes the chain ([`DiffSide::at`]).
     pub fn at_models(&self, name: &str, models: &[&str]) -> Option<At> {
         self.provenance
             .iter()
@@ -89,8 +89,8 @@ impl Side {
     /// The line a pull request changed to bring `models` into chain `name`, given the `base`
     /// side: where a group the chain falls back to (or starts from) kept its name and changed
     /// its model, the deployment's line (`litellm_params.model`); else where the chain names
-    /// the link (a fallbacks entry: a new group in the list), as [`Side::at_models`].
-    pub fn at_change(&self, base: &Side, name: &str, models: &[&str]) -> Option<At> {
+    /// the link (a fallbacks entry: a new group in the list), as [`DiffSide::at_models`].
+    pub fn at_change(&self, base: &DiffSide, name: &str, models: &[&str]) -> Option<At> {
         let named = |group: &str| {
             let quoted = format!("`{group}`");
             self.provenance
@@ -147,7 +147,7 @@ pub fn resolve(
     req: &DiffRequest,
     usage_b: &UsageSettings,
     usage: &UsageSettings,
-) -> anyhow::Result<(Side, Side)> {
+) -> anyhow::Result<(DiffSide, DiffSide)> {
     let deleted = req.base_ref.is_some() && req.head.iter().all(|p| !p.exists());
     let head = match deleted {
         true => Err(Vec::new()),
@@ -200,7 +200,7 @@ pub fn resolve(
             (side, shown)
         }
     };
-    let empty = |other: &Side, label: String, lone: Vec<Served>| Side {
+    let empty = |other: &DiffSide, label: String, lone: Vec<Served>| DiffSide {
         label,
         scenario: Scenario {
             chains: Vec::new(),
@@ -228,10 +228,10 @@ pub fn resolve(
 
 /// A side, or (`Err`) the groups of configs that have no fallback chain left (an empty side:
 /// its groups may still serve what lost its fallback).
-type MaybeEmpty = Result<Side, Vec<Served>>;
+type MaybeEmpty = Result<DiffSide, Vec<Served>>;
 
 /// `side` as is, or [`MaybeEmpty`]'s `Err` for configs that have no fallback chain.
-fn maybe_empty(side: anyhow::Result<Side>, paths: &[PathBuf]) -> anyhow::Result<MaybeEmpty> {
+fn maybe_empty(side: anyhow::Result<DiffSide>, paths: &[PathBuf]) -> anyhow::Result<MaybeEmpty> {
     match side {
         Err(e) if e.to_string().contains("no fallback chain found") => {
             Ok(Err(crate::input::gateway::price::served_groups(paths)?))
@@ -253,7 +253,7 @@ fn side(
     usage: &UsageSettings,
     paths: &[PathBuf],
     label: String,
-) -> anyhow::Result<Side> {
+) -> anyhow::Result<DiffSide> {
     let inputs = resolve_side(req, usage, paths)?;
     let text = match paths {
         [p] if p.is_file() && p.extension().is_some_and(|e| e == "toml") => Some((
@@ -265,6 +265,7 @@ fn side(
     let scenario_file = match &text {
         Some((f, _)) => f.clone(),
         None => req
+            .source
             .scenario
             .as_deref()
             .or(usage.scenario.as_deref())
@@ -275,7 +276,7 @@ fn side(
         Some(_) => Vec::new(),
         None => crate::input::gateway::price::served_groups(paths)?,
     };
-    Ok(Side {
+    Ok(DiffSide {
         label,
         scenario: inputs.scenario,
         provenance: inputs.provenance,
@@ -387,7 +388,7 @@ pub type Traffic = Option<(f64, String)>;
 ///
 /// Errors: a history that does not fit the side's chains (`ops::history::replay`).
 pub fn figures(
-    side: &Side,
+    side: &DiffSide,
     req: &DiffRequest,
     usage: &UsageSettings,
     history: Option<&History>,
@@ -545,7 +546,7 @@ fn years(
 
 /// The assumptions every figure of the report rests on, with where each was read.
 pub fn assumptions(
-    head: &Side,
+    head: &DiffSide,
     usage: &UsageSettings,
     req: &DiffRequest,
     budget: Option<f64>,
@@ -557,7 +558,7 @@ pub fn assumptions(
         source: "--pattern (default sequential: a gateway's failover)".into(),
     }];
     let r = &s.request;
-    let profile_src = if req.profile.is_some() {
+    let profile_src = if req.source.profile.is_some() {
         "--profile".to_string()
     } else if usage.profile.is_some() {
         format!("{} [usage] profile", usage.file)

@@ -169,7 +169,7 @@ fn answer_labels<'a>(ids: &[&'a str]) -> Vec<&'a str> {
 }
 
 fn pct(x: f64) -> String {
-    format!("{}%", trim(x * 100.0, 2))
+    crate::number::percent(x, 2)
 }
 
 fn opt_price(p: Option<f64>) -> String {

@@ -262,12 +262,8 @@ pub(super) fn own<'a>(
         .map(|(_, s, from)| (s, from.as_str()))
 }
 
-/// A percentage as the report names shares: `75%`, `37.5%`.
+/// A percentage as the report names shares: `75%`, `37.5%` ([`crate::number::percent`] to 2
+/// decimals).
 pub(super) fn pct(share: f64) -> String {
-    let x = 100.0 * share;
-    if (x - x.round()).abs() < 1e-9 {
-        format!("{x:.0}%")
-    } else {
-        format!("{}%", (x * 100.0).round() / 100.0)
-    }
+    crate::number::percent(share, 2)
 }

@@ -76,31 +76,9 @@ pub struct FromConfig {
     pub provenance: Vec<Provenance>,
 }
 
-/// A scenario's text built from gateway configs, before validation (`sweep` validates it at
-/// every grid point).
-pub struct Built {
-    /// The scenario's label: the `--scenario` path, or `--config`.
-    pub label: String,
-    /// The scenario text with the config's chains appended.
-    pub text: String,
-    /// The folder a relative `pricing` is taken from.
-    pub base: PathBuf,
-    /// `--profile` as `--set` overrides of `[request]`, before the caller's own.
-    pub overrides: Vec<(String, String)>,
-    /// Every value taken from the configs, in chain order.
-    pub provenance: Vec<Provenance>,
-    /// The traffic each chain serves (its route, primary and share), in chain order.
-    pub served: Vec<Served>,
-    /// The prices the configs set themselves, by scenario id: parse the text with
-    /// [`crate::input::scenario::parse_priced`] and these.
-    pub prices: Vec<ModelPrice>,
-    /// What the caller warns of, one `file:line: ...` each: the fallbacks that name no group.
-    pub warnings: Vec<String>,
-    /// The files found in a folder that are no config, each `file: why`, in path order.
-    pub skipped: Vec<String>,
-    /// Per scenario chain, the config's names for its links.
-    pub groups: Vec<crate::model::provenance::ConfigChain>,
-}
+/// A scenario's text built from gateway configs, before validation: the one [`Source`] type
+/// `ops::inputs` reads a `--scenario` file into too.
+pub use crate::input::source::Source;
 
 /// The files `paths` name: files as given, folders searched for `.yaml`, `.yml` and `.json`
 /// (hidden files and folders aside); the other files found in a folder are listed in `skipped`
@@ -356,7 +334,7 @@ pub fn build(
 }
 
 /// [`build`] without validating: the scenario text and its overrides. `(pricing, own)`:
-/// `--pricing` and fallcost.toml's `[prices]`, over the table (and in [`Built::prices`]).
+/// `--pricing` and fallcost.toml's `[prices]`, over the table (and in [`Source::prices`]).
 ///
 /// Errors: as [`build`], but the scenario's own errors come when it is parsed.
 pub fn build_text(
@@ -364,7 +342,7 @@ pub fn build_text(
     scenario: Option<&Path>,
     profile: Option<(u64, u64)>,
     (pricing, own): (Option<&str>, &crate::input::settings::OwnPrices),
-) -> Result<Built, InputError> {
+) -> Result<Source, InputError> {
     let (label, mut text, mut base) = scenario_text(scenario)?;
     let table: toml::Table = toml::from_str(&text).unwrap_or_default();
     refuse_chains_and_policy(&label, &text, &table)?;
@@ -414,7 +392,7 @@ pub fn build_text(
     }
     text.push('\n');
     text.push_str(&chains_text);
-    Ok(Built {
+    Ok(Source {
         label,
         text,
         base,
