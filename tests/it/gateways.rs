@@ -134,15 +134,20 @@ fn openrouter_provider_order_is_a_chain_priced_per_provider() {
     assert!(findings(&doc, "other-providers").is_empty());
 
     // A provider of `order` the table has no price for is named (Groq's Llama 3.3 under this
-    // id), and allow_fallbacks (true by default) leaves the providers after it unpriced: a note.
-    let doc = check_json(&[&format!("{dir}/unpriced-host.json")], 2);
-    let errors = doc["errors"].as_array().unwrap();
-    assert_eq!(errors.len(), 1);
+    // id) as an `unpriced` error finding (the gate fails closed, exit 1; the file is not an
+    // input error), and allow_fallbacks (true by default) leaves the providers after it
+    // unpriced: a note.
+    let doc = check_json(&[&format!("{dir}/unpriced-host.json")], 1);
+    assert!(doc["errors"].as_array().unwrap().is_empty(), "{doc}");
+    let unpriced = findings(&doc, "unpriced");
+    assert_eq!(unpriced.len(), 1, "{doc}");
+    assert_eq!(unpriced[0]["severity"], "error");
     assert!(
-        errors[0]["message"]
+        unpriced[0]["message"]
             .as_str()
             .unwrap()
-            .starts_with("unknown model `groq/meta-llama/llama-3.3-70b-instruct`")
+            .starts_with("not priced: `groq/meta-llama/llama-3.3-70b-instruct`"),
+        "{doc}"
     );
     let other = findings(&doc, "other-providers");
     assert_eq!(other.len(), 1);
