@@ -221,13 +221,13 @@ pub(super) fn dropped_why(model: &str, params: &Node, prices: &PriceTable) -> Op
     }
     match model.split_once('/') {
         // A table that prices the id as written (a `--pricing` table of one's own) keeps it.
-        Some((p, _)) if !LITELLM_PROVIDERS.contains(&p) && prices.models.get(model).is_none() => {
+        Some((p, _)) if !LITELLM_PROVIDERS.contains(&p) && !prices.models.contains_key(model) => {
             Some(format!(
                 "`{p}` is not a LiteLLM provider prefix (litellm.provider_list), and no custom_llm_provider names one"
             ))
         }
         Some(_) => None,
-        None if params.get("api_base").is_none() && prices.models.get(model).is_none() => {
+        None if params.get("api_base").is_none() && !prices.models.contains_key(model) => {
             Some(format!(
                 "`{model}` names no provider (no `PROVIDER/` prefix, no custom_llm_provider) and is not a model LiteLLM knows"
             ))
