@@ -496,6 +496,21 @@ impl Aggregator {
         }
     }
 
+    /// Report the token counts of one record that were negative or fractional and are read as
+    /// absent (`dropped`: their names; nothing when empty).
+    pub fn dropped_tokens(&mut self, file: &str, line: u64, dropped: &[&str]) {
+        if !dropped.is_empty() {
+            self.bad_field(
+                file,
+                line,
+                format!(
+                    "a negative or fractional token count ({}): the field is dropped",
+                    dropped.join(", ")
+                ),
+            );
+        }
+    }
+
     /// Count a record left out as no LLM call (`what` it is instead).
     pub fn left_out(&mut self, what: &'static str) {
         *self.left_out.entry(what).or_insert(0) += 1;

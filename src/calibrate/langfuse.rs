@@ -190,16 +190,7 @@ fn tokens(label: &str, line: u64, u: Option<&Usage>, agg: &mut Aggregator) -> [O
         tok(u.map(|u| u.output), "output").or(tok(u.map(|u| u.completion_tokens), "output"));
     let read = tok(u.map(|u| u.cache_read_input_tokens), "cache read");
     let write = tok(u.map(|u| u.cache_creation_input_tokens), "cache write");
-    if !dropped.is_empty() {
-        agg.bad_field(
-            label,
-            line,
-            format!(
-                "a negative or fractional token count ({}): the field is dropped",
-                dropped.join(", ")
-            ),
-        );
-    }
+    agg.dropped_tokens(label, line, &dropped);
     // Langfuse's `input` excludes the cache: the input with the cached tokens.
     let input = fresh.map(|f| {
         f.saturating_add(read.unwrap_or(0))

@@ -364,16 +364,7 @@ fn row(label: &str, line: u64, mut r: Row, agg: &mut Aggregator, routes: &mut Ro
     let meta = r.metadata.0.take().unwrap_or_default();
     let mut dropped = Vec::new();
     let [input_tokens, cache_read, cache_write, output_tokens] = usage(&r, &meta, &mut dropped);
-    if !dropped.is_empty() {
-        agg.bad_field(
-            label,
-            line,
-            format!(
-                "a negative or fractional token count ({}): the field is dropped",
-                dropped.join(", ")
-            ),
-        );
-    }
+    agg.dropped_tokens(label, line, &dropped);
     let status = r.status.get().or(meta.status.get()).unwrap_or("success");
     let failed = status.eq_ignore_ascii_case("failure") || status.eq_ignore_ascii_case("error");
     let provider = r.custom_llm_provider.get().map(super::provider_prefix);

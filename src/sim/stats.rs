@@ -180,49 +180,36 @@ pub fn weighted_estimate<'a>(
     Estimate::normal(mean, var.sqrt(), z, scale)
 }
 
+/// The running total of Σ(x − K) in a [`Shifted`]: a plain `f64`, or [`Compensated`].
+pub trait Total: Copy + Default + PartialEq + std::fmt::Debug + std::ops::AddAssign<f64> {
+    /// The total.
+    fn total(&self) -> f64;
+}
+
+impl Total for f64 {
+    #[inline]
+    fn total(&self) -> f64 {
+        *self
+    }
+}
+
+impl Total for Compensated {
+    #[inline]
+    fn total(&self) -> f64 {
+        self.value()
+    }
+}
+
 /// Cheap running sums for a hot loop: Σ(x − K) and Σ(x − K)² around the first sample K, so a
 /// constant quantity sums to exactly 0 spread (no division per sample, unlike [`Sum::add`]).
-/// Convert with [`Shifted::to_sum`] once per chunk.
+/// Convert with [`Shifted::to_sum`] once per chunk. `T` keeps Σ(x − K): a plain `f64` (the
+/// steady fast path), or [`Compensated`] ([`ShiftedExact`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Shifted {
+pub struct Shifted<T: Total = f64> {
     n: u64,
     k: f64,
-    s1: f64,
+    s1: T,
     s2: f64,
-}
-
-impl crate::figures::Accumulate for Shifted {
-    #[inline]
-    fn add(&mut self, x: f64) {
-        Shifted::add(self, x);
-    }
-}
-
-impl Shifted {
-    /// Add one sample.
-    #[inline]
-    pub fn add(&mut self, x: f64) {
-        if self.n == 0 {
-            self.k = x;
-        }
-        self.n += 1;
-        let d = x - self.k;
-        self.s1 += d;
-        self.s2 += d * d;
-    }
-
-    /// The same samples as a [`Sum`].
-    pub fn to_sum(&self) -> Sum {
-        if self.n == 0 {
-            return Sum::default();
-        }
-        let n = self.n as f64;
-        Sum::from_moments(
-            self.n,
-            self.k + self.s1 / n,
-            self.s2 - self.s1 * self.s1 / n,
-        )
-    }
 }
 
 /// [`Shifted`] with Σ(x − K) compensated ([`Compensated`], Neumaier): for the policy
@@ -231,23 +218,17 @@ impl Shifted {
 /// something) adds the same inexact d = x − K again and again, and a plain sum rounds the
 /// same way each time: the mean drifts by ~1e-11 relative, where [`Sum::add`]'s Welford
 /// update stayed within ~1e-13. Compensated, the sum keeps its low-order bits; still no
-/// division per sample. Convert with [`ShiftedExact::to_sum`] once per chunk.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ShiftedExact {
-    n: u64,
-    k: f64,
-    s1: Compensated,
-    s2: f64,
-}
+/// division per sample.
+pub type ShiftedExact = Shifted<Compensated>;
 
-impl crate::figures::Accumulate for ShiftedExact {
+impl<T: Total> crate::figures::Accumulate for Shifted<T> {
     #[inline]
     fn add(&mut self, x: f64) {
-        ShiftedExact::add(self, x);
+        Shifted::add(self, x);
     }
 }
 
-impl ShiftedExact {
+impl<T: Total> Shifted<T> {
     /// Add one sample.
     #[inline]
     pub fn add(&mut self, x: f64) {
@@ -270,7 +251,7 @@ impl ShiftedExact {
         if self.n == 0 {
             return Sum::default();
         }
-        let (n, s1) = (self.n as f64, self.s1.value());
+        let (n, s1) = (self.n as f64, self.s1.total());
         Sum::from_moments(self.n, self.k + s1 / n, self.s2 - s1 * s1 / n)
     }
 }
@@ -345,7 +326,7 @@ mod tests {
     fn compensated_shifted_sums_keep_a_mostly_zero_mean() {
         let n = 250_000u64;
         let mut exact = ShiftedExact::default();
-        let mut plain = Shifted::default();
+        let mut plain: Shifted = Shifted::default();
         for i in 0..n {
             let x = if i % 20 == 0 { 0.015 } else { 0.0 };
             exact.add(x);
@@ -381,7 +362,7 @@ mod tests {
         assert_eq!(c.std_error(), 0.0);
         assert_eq!(c.mean(), 0.025);
         // shifted sums give the same moments
-        let mut sh = Shifted::default();
+        let mut sh: Shifted = Shifted::default();
         let mut w = Sum::default();
         for x in [3.0, 1.0, 4.0, 1.0, 5.0] {
             sh.add(x);

@@ -14,6 +14,8 @@ use fallcost::model::policy::{Backoff, Jitter, WarmPolicy};
 use fallcost::model::{FailureMode, Link, Scenario};
 use fallcost::sim::McOptions;
 use fallcost::sim::agree;
+
+use crate::common::z;
 use fallcost::sim::rng::{SimRng, chunk_rng, uniform};
 
 const MODELS: [&str; 5] = [
@@ -70,17 +72,6 @@ fn random_sparse_scenario(rng: &mut SimRng) -> Scenario {
     inc.failure = [FailureMode::Fast, FailureMode::Gray][pick(rng, 2)];
     inc.timeline = None;
     s
-}
-
-/// The z of a check: |analytic − MC mean| over the MC's standard error.
-fn z(c: &agree::Check) -> f64 {
-    let zl = if c.level > 0.995 { 3.2905 } else { 2.5758 };
-    let se = ((c.mc.hi - c.mc.lo) / 2.0 - c.widened) / zl;
-    if se > 0.0 && (c.analytic - c.mc.mean).abs() > 1e-9 {
-        (c.analytic - c.mc.mean).abs() / se
-    } else {
-        0.0
-    }
 }
 
 /// 40 random sparse scenarios, every pattern: every check of the cases without retries agrees,

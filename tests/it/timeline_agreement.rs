@@ -18,6 +18,8 @@ use fallcost::sim::McOptions;
 use fallcost::sim::agree;
 use fallcost::sim::rng::{SimRng, chunk_rng, uniform};
 
+use crate::common::z;
+
 const MODELS: [&str; 5] = [
     "anthropic/claude-sonnet-5",
     "openai/gpt-6-sol",
@@ -101,18 +103,6 @@ fn random_scenario(rng: &mut SimRng) -> Scenario {
     inc.session_length = 1 + pick(rng, 25) as u64;
     inc.timeline = Some(random_timeline(rng, inc.duration_s));
     s
-}
-
-/// The z of a check: |analytic − MC mean| over the MC's standard error (the interval's
-/// half-width before widening, over its z).
-fn z(c: &agree::Check) -> f64 {
-    let zl = if c.level > 0.995 { 3.2905 } else { 2.5758 };
-    let se = ((c.mc.hi - c.mc.lo) / 2.0 - c.widened) / zl;
-    if se > 0.0 && (c.analytic - c.mc.mean).abs() > 1e-9 {
-        (c.analytic - c.mc.mean).abs() / se
-    } else {
-        0.0
-    }
 }
 
 /// 24 random timelines, every pattern: every check agrees. Where the engine states no bound

@@ -306,8 +306,8 @@ fn ollama_cloud(p: &str, model: &str) -> bool {
 }
 
 /// Whether `ep` is billed nothing per token, and why: a model of a [`LOCAL_PROVIDERS`] provider
-/// (`ollama/llama3`; an Ollama Cloud model, `…-cloud`, is not one), an OpenAI-compatible model served from a local or private address
-/// ([`private_host`]: `openai/…` with `api_base: http://localhost:8000/v1`), or an OpenRouter
+/// (`ollama/llama3`; an Ollama Cloud model, `…-cloud`, is not one), an OpenAI-compatible model
+/// served from a local or private address ([`private_host`]: `openai/…` with `api_base: http://localhost:8000/v1`), or an OpenRouter
 /// `:free` variant (`meta-llama/llama-3.3-70b-instruct:free`, which OpenRouter bills at $0).
 /// Returns the provider (failure domain) and the note.
 pub fn free_model(ep: &Endpoint) -> Option<(String, String)> {
@@ -471,17 +471,7 @@ mod tests {
 
     #[test]
     fn ollama_cloud_models_are_not_your_own_server() {
-        let ep = |model: &str| Endpoint {
-            model: model.into(),
-            provider: model.split_once('/').map(|(p, _)| p.to_string()),
-            price_override: crate::input::gateway::PriceOverride::default(),
-            note: None,
-            file: None,
-            line: 1,
-            col: 1,
-            deployment: None,
-            served: None,
-        };
+        let ep = |model: &str| ep(model, model.split_once('/').map(|(p, _)| p));
         for model in [
             "ollama_chat/gpt-oss:120b-cloud",
             "ollama/qwen3-coder:480b-cloud",

@@ -161,3 +161,16 @@ pub fn num(row: &serde_json::Value, key: &str) -> f64 {
 pub fn close(got: f64, want: f64, tol: f64) {
     assert!((got - want).abs() <= tol, "got {got}, want {want} ± {tol}");
 }
+
+/// The z of an agreement check (`sim::agree`): |analytic − MC mean| over the MC's standard
+/// error (the interval's half-width before widening, over its z); 0 where the MC saw no spread
+/// or the two agree to 1e-9.
+pub fn z(c: &fallcost::sim::agree::Check) -> f64 {
+    let zl = if c.level > 0.995 { 3.2905 } else { 2.5758 };
+    let se = ((c.mc.hi - c.mc.lo) / 2.0 - c.widened) / zl;
+    if se > 0.0 && (c.analytic - c.mc.mean).abs() > 1e-9 {
+        (c.analytic - c.mc.mean).abs() / se
+    } else {
+        0.0
+    }
+}
