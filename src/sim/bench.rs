@@ -307,7 +307,7 @@ fn time_policy(
             let mut rng = chunk_rng(seed, stream, c);
             let mut acc = PolicyTally::for_pattern(sim, pattern);
             for _ in 0..CHUNK.min(requests - c * CHUNK) {
-                acc.add(&sim.request(pattern, &mut rng));
+                acc.simulate(sim, pattern, &mut rng);
             }
             acc.settle();
             acc

@@ -418,6 +418,8 @@ pub fn chunk(sim: &ChainSim, seed: u64, stream: u64, chunk: u64, count: u64) -> 
     let bins = (&mut common, &mut seq_bins, &mut hedge_bins);
     if two && sim.win_by_latency {
         by_latency(sim, &mut rng, &mut acc, count, bins);
+    } else if !two && sim.links[0].trip_by_latency {
+        alone_by_latency(sim, &mut rng, &mut acc, count, (bins.0, bins.1));
     } else {
         buffered(sim, &mut rng, &mut acc, count, bins);
     }
@@ -474,18 +476,24 @@ fn buffered(sim: &ChainSim, rng: &mut SimRng, acc: &mut SteadyTally, count: u64,
     *rng = r;
 }
 
+/// The uniform at or above which an attempt on `l` neither fails nor trips by its given rate
+/// (with trips from the latency model, its failure rate).
+#[inline(always)]
+fn threshold(l: &LinkSim) -> f64 {
+    if l.trip_by_latency {
+        l.fail_below
+    } else {
+        l.trip_below
+    }
+}
+
 /// The draws u and ln L of link `i` make an attempt that answered under T at once (no
 /// redraw): the outcome [`ChainSim::attempt`] gives `Ok` without touching the generator.
 /// Returns it and ln L (the same expression as there, so the same bits).
 #[inline(always)]
 fn answered_at_once(l: &LinkSim, u: f64, z: f64) -> (bool, f64) {
-    let thr = if l.trip_by_latency {
-        l.fail_below
-    } else {
-        l.trip_below
-    };
     let ln_l = l.mu + l.sigma * z;
-    ((u >= thr) & (ln_l <= l.ln_t), ln_l)
+    ((u >= threshold(l)) & (ln_l <= l.ln_t), ln_l)
 }
 
 /// Evaluate a buffer of a one-link chain's draws (`u[k][0]`, `z[k][0]`), in order: the
@@ -537,15 +545,20 @@ fn evaluate_two(
 ) {
     let (common, seq_bins, hedge_bins) = bins;
     let (l0, l1) = (&sim.links[0], &sim.links[1]);
+    let (s0, s1) = (
+        LogScale::new(l0.mu, l0.sigma),
+        LogScale::new(l1.mu, l1.sigma),
+    );
+    let (xt0, xt1) = (LogScale::at(l0.ln_t), LogScale::at(l1.ln_t));
+    let (thr0, thr1) = (threshold(l0), threshold(l1));
     let (mut ok_n, mut second_n) = (0u64, 0u64);
     for (u, z) in u.iter().zip(z) {
-        let (ok0, ln0) = answered_at_once(l0, u[0], z[0]);
-        let (ok1, ln1) = answered_at_once(l1, u[1], z[1]);
-        if ok0 & ok1 {
+        let (x0, x1) = (s0.x(z[0]), s1.x(z[1]));
+        if (u[0] >= thr0) & (u[1] >= thr1) & (x0 <= xt0) & (x1 <= xt1) {
             let second = uniform(r) >= sim.win_rate;
             ok_n += 1;
             second_n += u64::from(second);
-            let (k0, k1) = (bin(ln0), bin(ln1));
+            let (k0, k1) = (bin_at(x0), bin_at(x1));
             seq_bins[k0] += 1;
             // the winner's bin without a branch on the coin: k1 when `second`, else k0
             hedge_bins[k0 ^ ((k0 ^ k1) & usize::from(second).wrapping_neg())] += 1;
@@ -558,6 +571,46 @@ fn evaluate_two(
     }
     common[0] += ok_n - second_n;
     common[1] += second_n;
+}
+
+/// The loop of a one-link chain whose trips come from the latency model: draws and evaluation
+/// in one loop, the common outcome (answered under T) decided by one test and binned on the
+/// histogram's scale ([`LogScale`]). The other outcomes draw nothing more, so the stream is
+/// the buffered loop's.
+#[inline(always)]
+fn alone_by_latency(
+    sim: &ChainSim,
+    rng: &mut SimRng,
+    acc: &mut SteadyTally,
+    count: u64,
+    (common, seq_bins): (&mut [u64; 2], &mut [u32; BINS]),
+) {
+    let l0 = &sim.links[0];
+    let s0 = LogScale::new(l0.mu, l0.sigma);
+    let (thr0, xt0) = (l0.fail_below, LogScale::at(l0.ln_t));
+    let mut r = rng.clone();
+    let mut ok_n = 0u64;
+    for _ in 0..count {
+        let u0 = uniform(&mut r);
+        let z0 = normal(&mut r);
+        let x0 = s0.x(z0);
+        if (u0 >= thr0) & (x0 <= xt0) {
+            ok_n += 1;
+            seq_bins[bin_at(x0)] += 1;
+        } else {
+            let mut spilled = r.clone();
+            let (a0, ln0) = sim.attempt(0, u0, z0, &mut spilled);
+            if a0 == AttemptOutcome::Ok {
+                ok_n += 1;
+                seq_bins[bin(ln0)] += 1;
+            } else {
+                rare(sim, acc, (a0, ln0), None, &mut spilled);
+            }
+            r = spilled;
+        }
+    }
+    common[0] += ok_n;
+    *rng = r;
 }
 
 /// The loop of a chain of two or more links whose hedge winner is the faster leg (the common
@@ -574,14 +627,7 @@ fn by_latency(
 ) {
     let (common, seq_bins, hedge_bins) = bins;
     let (l0, l1) = (&sim.links[0], &sim.links[1]);
-    let thr = |l: &LinkSim| {
-        if l.trip_by_latency {
-            l.fail_below
-        } else {
-            l.trip_below
-        }
-    };
-    let (thr0, thr1) = (thr(l0), thr(l1));
+    let (thr0, thr1) = (threshold(l0), threshold(l1));
     let (s0, s1) = (
         LogScale::new(l0.mu, l0.sigma),
         LogScale::new(l1.mu, l1.sigma),
@@ -1139,6 +1185,46 @@ mod tests {
         let mc = simulate(&req(2000.0, 500.0, 0.0, 0.0), &c, 0, &opts, &mut |_| {});
         assert_eq!(mc.len(), 2);
         assert_agrees(&req(2000.0, 500.0, 0.0, 0.0), &c, 10_000, 3);
+    }
+
+    /// The one-link loop with trips from the latency model ([`alone_by_latency`]) gives what
+    /// the buffered loop gives on the same draws: every figure and latency bin, and the
+    /// generator's final state.
+    #[test]
+    fn one_link_loop_is_the_buffered_loop() {
+        let s = Steady {
+            gray_fraction: 0.5,
+            ..Steady::default()
+        };
+        let mut c = chain(&[SOL], &[(0.03, 0.0)], s, vec![lat(2.0, 12.0)], 6.0);
+        c.links[0].trip_from_latency = true;
+        let sim = ChainSim::new(&req(2000.0, 500.0, 0.0, 0.0), &c);
+        let run = |fused: bool| {
+            let mut rng = chunk_rng(5, 0, 0);
+            let mut acc = SteadyTally::default();
+            let mut common = [0u64; 2];
+            let (mut seq, mut hedge) = ([0u32; BINS], [0u32; BINS]);
+            if fused {
+                alone_by_latency(&sim, &mut rng, &mut acc, 300_000, (&mut common, &mut seq));
+            } else {
+                buffered(
+                    &sim,
+                    &mut rng,
+                    &mut acc,
+                    300_000,
+                    (&mut common, &mut seq, &mut hedge),
+                );
+            }
+            acc.common = common;
+            acc.settle();
+            (rng, finish(&sim, &acc), seq)
+        };
+        let (fused, buffered) = (run(true), run(false));
+        assert_eq!(fused.0, buffered.0);
+        assert_eq!(fused.1, buffered.1);
+        assert_eq!(fused.2, buffered.2);
+        // a few percent of the requests took the rare path
+        assert!(fused.1[0].figures.failed_per_1k.mean() > 0.02);
     }
 
     /// Latency percentiles of a healthy primary alone are the lognormal's own: p50 and p99

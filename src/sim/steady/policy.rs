@@ -223,6 +223,20 @@ impl PolicySim {
         AttemptResult::Ok(ln_l)
     }
 
+    /// The draws of [`PolicySim::draw`] on link `i` as far as they show an attempt that
+    /// answered at once (no failure, no trip, no latency redrawn below T): its ln L, or `None`
+    /// as soon as the draws show otherwise (the generator then moved on: roll it back).
+    #[inline(always)]
+    fn answered_at_once(&self, i: usize, rng: &mut SimRng) -> Option<f64> {
+        let l = &self.links[i];
+        if uniform(rng) < l.f {
+            return None;
+        }
+        let ln_l = l.mu + l.sigma * normal(rng);
+        let trips = !l.trip_by_latency && l.trip > 0.0 && uniform(rng) < l.trip;
+        (!trips && ln_l <= l.ln_t).then_some(ln_l)
+    }
+
     /// The backoff before retry `k`, jittered, seconds.
     pub fn backoff(&self, k: u32, rng: &mut SimRng) -> f64 {
         let b = &self.policy.backoff;
@@ -697,6 +711,114 @@ impl ReqOut {
     }
 }
 
+/// The usual requests [`PolicyTally::simulate`] recognises from their first draws, with the
+/// positions of their keys in the tally's `common` list: the position [`PolicyTally::add`]
+/// would find for the request, so a counted request lands where the general path puts it.
+#[derive(Debug, Clone, Copy, Default)]
+enum Shortcut {
+    /// Every request runs through [`PolicySim::request`].
+    #[default]
+    None,
+    /// `no-fallback` and `sequential` (the primary first in the route and at least one
+    /// attempt allowed): the primary answers its first attempt at once.
+    Alone {
+        /// Position of the key.
+        key: usize,
+    },
+    /// A hedge without a delay: both legs (links 0 and `p`) answer at once; the faster, or a
+    /// drawn, leg wins.
+    Race {
+        /// The backup leg's link (the first allowed fallback).
+        p: usize,
+        /// Position of the primary-wins key.
+        first: usize,
+        /// Position of the backup-wins key.
+        second: usize,
+    },
+}
+
+impl Shortcut {
+    /// The shortcut for `pattern` on `sim`, with the keys the general path gives those
+    /// requests looked up in `common` (none when a key is missing: nothing to count it in).
+    fn new(sim: &PolicySim, pattern: Pattern, common: &[(BillKey, u64)]) -> Shortcut {
+        let at = |key: BillKey| common.iter().position(|(k, _)| *k == key);
+        let w0 = &sim.links[0].warm;
+        if sim.policy.max_attempts == Some(0)
+            || sim.allowed.first() != Some(&0)
+            || (pattern.is_hedged() && !sim.hedges())
+        {
+            return Shortcut::None;
+        }
+        if !pattern.is_hedged() {
+            let alone = BillKey {
+                cost: w0.success,
+                attempts: 1,
+                answered: Some(0),
+                ..BillKey::default()
+            };
+            return at(alone).map_or(Shortcut::None, |key| Shortcut::Alone { key });
+        }
+        if sim.policy.hedge_delay_s.is_some() {
+            return Shortcut::None;
+        }
+        let p = sim.allowed[1];
+        let w1 = &sim.links[p].warm;
+        let lost = |l: &Prices| {
+            if pattern == Pattern::HedgedTakeFirst {
+                l.cancel
+            } else {
+                l.success
+            }
+        };
+        let race = BillKey {
+            attempts: 2,
+            cost_cap: p != 1,
+            ..BillKey::default()
+        };
+        let first = BillKey {
+            cost: w0.success + lost(w1),
+            wasted_cost: lost(w1),
+            answered: Some(0),
+            ..race
+        };
+        let second = BillKey {
+            cost: w1.success + lost(w0),
+            wasted_cost: lost(w0),
+            answered: Some(p),
+            ..race
+        };
+        match (at(first), at(second)) {
+            (Some(first), Some(second)) => Shortcut::Race { p, first, second },
+            _ => Shortcut::None,
+        }
+    }
+
+    /// A usual request's ln latency (seconds) and the position of its key, when the next
+    /// draws make one; `None` as soon as they don't (the generator has then moved on: the
+    /// caller rolls it back). The same draws in the same order as [`PolicySim::request`].
+    #[inline(always)]
+    fn usual(self, sim: &PolicySim, rng: &mut SimRng) -> Option<(f64, usize)> {
+        match self {
+            Shortcut::None => None,
+            Shortcut::Alone { key } => sim.answered_at_once(0, rng).map(|ln| (ln, key)),
+            Shortcut::Race { p, first, second } => {
+                let l0 = sim.answered_at_once(0, rng)?;
+                let l1 = sim.answered_at_once(p, rng)?;
+                let primary_wins = if sim.win_by_latency {
+                    l0 <= l1
+                } else {
+                    uniform(rng) < sim.win_rate
+                };
+                Some(if primary_wins {
+                    (l0, first)
+                } else {
+                    (l1, second)
+                })
+            }
+        }
+    }
+}
+
 /// Per-pattern sums of a chunk (or a run).
 #[derive(Debug, Clone, Default)]
 pub struct PolicyTally {
@@ -723,6 +845,8 @@ pub struct PolicyTally {
     /// The requests added since the last [`PolicyTally::settle`], as shifted sums (no
     /// division per request and figure, unlike [`Sum::add`]).
     raw: RawSums,
+    /// How [`PolicyTally::simulate`] recognises a usual request from its first draws.
+    shortcut: Shortcut,
     /// The usual requests' keys ([`PolicySim::common_outcomes`]) and how many requests since
     /// the last [`PolicyTally::settle`] had each: counted, not summed.
     common: Vec<(BillKey, u64)>,
@@ -751,12 +875,44 @@ impl PolicyTally {
     /// An empty tally for `pattern` on `sim` that counts its usual requests
     /// ([`PolicySim::common_outcomes`]) rather than summing them.
     pub fn for_pattern(sim: &PolicySim, pattern: Pattern) -> Self {
+        let common: Vec<(BillKey, u64)> = (sim.common_outcomes(pattern).into_iter())
+            .map(|k| (k, 0))
+            .collect();
         PolicyTally {
-            common: (sim.common_outcomes(pattern).into_iter())
-                .map(|k| (k, 0))
-                .collect(),
+            shortcut: Shortcut::new(sim, pattern, &common),
+            common,
             ..PolicyTally::new(sim.links.len())
         }
+    }
+
+    /// Simulate one request under `pattern` (the pattern this tally was made for,
+    /// [`PolicyTally::for_pattern`]) and count it: the same draws, figures and tally as
+    /// `self.add(&sim.request(pattern, rng))`, bit for bit. A usual request (the primary, or
+    /// each hedge leg, answering its first attempt at once) is recognised from its first draws
+    /// and counted on the spot; any other is rolled back to its first draw (a copy of the
+    /// generator) and run through [`PolicySim::request`].
+    #[inline(always)]
+    pub fn simulate(&mut self, sim: &PolicySim, pattern: Pattern, rng: &mut SimRng) {
+        // The generator stays in registers on the usual path; the rare path gets a copy
+        // (rolled back to this request's first draw) and hands it back.
+        let start = rng.clone();
+        let mut r = start.clone();
+        if let Some((ln, key)) = self.shortcut.usual(sim, &mut r) {
+            self.latency.add_ln(ln);
+            self.common[key].1 += 1;
+            *rng = r;
+        } else {
+            let mut spilled = start;
+            self.simulate_rare(sim, pattern, &mut spilled);
+            *rng = spilled;
+        }
+    }
+
+    /// A request off the shortcut ([`PolicyTally::simulate`]): the general path, out of line.
+    #[cold]
+    #[inline(never)]
+    fn simulate_rare(&mut self, sim: &PolicySim, pattern: Pattern, rng: &mut SimRng) {
+        self.add(&sim.request(pattern, rng));
     }
 
     /// Count one request: its latency binned from its log ([`ReqOut::ln_latency`]); a usual
@@ -969,7 +1125,7 @@ pub fn simulate(
                 .collect();
             for _ in 0..count {
                 for (p, acc) in patterns.iter().zip(accs.iter_mut()) {
-                    acc.add(&sim.request(*p, &mut rng));
+                    acc.simulate(&sim, *p, &mut rng);
                 }
             }
             accs.iter_mut().for_each(PolicyTally::settle);
@@ -1007,6 +1163,10 @@ pub fn latencies(
         .collect();
     let n = opts.requests;
     let stream = Stream::SteadyPolicy { chain: index }.id();
+    // the usual requests, recognised from their first draws as `simulate` does
+    let shortcuts: Vec<Shortcut> = (patterns.iter())
+        .map(|p| PolicyTally::for_pattern(&sim, *p).shortcut)
+        .collect();
     let mut total: Vec<Histogram> = patterns.iter().map(|_| Histogram::default()).collect();
     ordered(
         n.div_ceil(CHUNK),
@@ -1015,7 +1175,13 @@ pub fn latencies(
             let mut rng = chunk_rng(opts.seed, stream, c);
             let mut hists: Vec<Histogram> = patterns.iter().map(|_| Histogram::default()).collect();
             for _ in 0..count {
-                for (p, h) in patterns.iter().zip(hists.iter_mut()) {
+                for ((p, h), shortcut) in patterns.iter().zip(hists.iter_mut()).zip(&shortcuts) {
+                    let start = rng.clone();
+                    if let Some((ln, _)) = shortcut.usual(&sim, &mut rng) {
+                        h.add_ln(ln);
+                        continue;
+                    }
+                    rng = start;
                     h.add_ln(sim.request(*p, &mut rng).ln_latency());
                 }
             }
@@ -1177,6 +1343,97 @@ pub(crate) mod tests {
         mc.iter()
             .find(|m| m.base.pattern == Pattern::Sequential)
             .unwrap()
+    }
+
+    /// The shortcut of [`PolicyTally::simulate`] is bit for bit the general path
+    /// (`add(&request(..))`): the same figures, histograms and final generator state, on
+    /// chains that take each shortcut (trips from the latency model or given, the winner by
+    /// latency or drawn, a cost cap that skips the first fallback) and on ones that take none
+    /// (a hedge delay, a call cap of 0).
+    #[test]
+    fn the_usual_request_shortcut_changes_nothing() {
+        let lat = |p50: f64, p99: f64| crate::model::Latency {
+            p50_s: p50,
+            p99_s: p99,
+            given: true,
+        };
+        let retries = Policy {
+            retries: 2,
+            timeout_s: 6.0,
+            backoff: Backoff {
+                base_s: 0.5,
+                cap_s: 8.0,
+                jitter: Jitter::Full,
+            },
+            ..Policy::default()
+        };
+        let mut cases: Vec<Chain> = Vec::new();
+        let base = chain(&[SOL, SONNET, HAIKU], &[0.1, 0.2, 0.05], retries.clone());
+        let mut by_latency = base.clone();
+        set_latency(
+            &mut by_latency,
+            &[lat(2.0, 12.0), lat(1.5, 10.0), lat(0.8, 5.0)],
+        );
+        for l in &mut by_latency.links {
+            l.trip_from_latency = true;
+        }
+        by_latency.steady.win_from_latency = true;
+        cases.push(by_latency.clone());
+        let mut given = base.clone();
+        set_trip_rates(&mut given, &[0.05, 0.1, 0.0]);
+        given.steady.primary_win_rate = 0.6;
+        cases.push(given);
+        let mut delayed = by_latency.clone();
+        delayed.policy.hedge_delay_s = Some(1.0);
+        cases.push(delayed);
+        let mut no_call = base.clone();
+        no_call.policy.max_attempts = Some(0);
+        cases.push(no_call);
+        let capped = chain(
+            &[
+                "anthropic/claude-opus-5",
+                "openai/gpt-6-astra",
+                "openai/gpt-6-sol",
+            ],
+            &[0.1, 0.0, 0.0],
+            Policy {
+                max_multiplier: Some(1.5),
+                ..retries
+            },
+        );
+        cases.push(capped);
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        for (n, c) in cases.iter().enumerate() {
+            let sim = PolicySim::new(&r, c);
+            for p in Pattern::ALL {
+                if p.is_hedged() && !sim.hedges() {
+                    continue;
+                }
+                let (mut fast, mut general) = (
+                    PolicyTally::for_pattern(&sim, p),
+                    PolicyTally::for_pattern(&sim, p),
+                );
+                let (mut r1, mut r2) = (chunk_rng(9, 0, n as u64), chunk_rng(9, 0, n as u64));
+                for _ in 0..20_000 {
+                    fast.simulate(&sim, p, &mut r1);
+                    general.add(&sim.request(p, &mut r2));
+                }
+                assert_eq!(r1, r2, "case {n} {p:?}: the generators drifted apart");
+                fast.settle();
+                general.settle();
+                assert_eq!(finish(p, &fast), finish(p, &general), "case {n} {p:?}");
+            }
+        }
+        // the shortcuts taken: both legs' on the latency-driven chain, none with a delay
+        let sim = PolicySim::new(&r, &cases[0]);
+        let race = PolicyTally::for_pattern(&sim, Pattern::HedgedNoCancel).shortcut;
+        assert!(matches!(race, Shortcut::Race { p: 1, .. }), "{race:?}");
+        let sim = PolicySim::new(&r, &cases[2]);
+        let none = PolicyTally::for_pattern(&sim, Pattern::HedgedTakeFirst).shortcut;
+        assert!(matches!(none, Shortcut::None), "{none:?}");
+        let sim = PolicySim::new(&r, &cases[4]);
+        let skip = PolicyTally::for_pattern(&sim, Pattern::HedgedTakeFirst).shortcut;
+        assert!(matches!(skip, Shortcut::Race { p: 2, .. }), "{skip:?}");
     }
 
     /// Issue 5: 3 tries at a 30 s timeout against a hanging primary: exactly 90 s of dead time
