@@ -944,6 +944,44 @@ pub fn timeline_bound(
     Some(TimelineBound { requests, sessions })
 }
 
+/// Why the closed forms do not price `chain`'s incident rows over `incident`, when they don't:
+/// the rows are then the incident simulator's, labelled simulated ([`crate::sim::expected`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoClosedForm {
+    /// A circuit breaker: its state depends on the order of every request's attempts (MODEL.md
+    /// §8).
+    Breaker,
+    /// Retries where a session's cache can expire between its requests (λ·TTL not ≫ L): a
+    /// retried request can end after its session's next request, so a model answers the
+    /// session's requests out of their order, which the cache law (MODEL.md §6, "Sparse
+    /// traffic") does not follow.
+    RetriesInSparseTraffic,
+}
+
+impl NoClosedForm {
+    /// Why, as the output's notes say it (no full stop).
+    pub fn reason(self) -> &'static str {
+        match self {
+            NoClosedForm::Breaker => "a circuit breaker has no exact closed form",
+            NoClosedForm::RetriesInSparseTraffic => {
+                "with retries, a session's retried request can end after its next one, which the cache law of sparse traffic does not follow: docs/MODEL.md §6"
+            }
+        }
+    }
+}
+
+/// Whether `chain`'s incident rows over `incident` have no closed form, and why (`None`: the
+/// closed forms of [`evaluate`] price them).
+pub fn no_closed_form(chain: &Chain, incident: &Incident) -> Option<NoClosedForm> {
+    if chain.policy.breaker.is_some() {
+        Some(NoClosedForm::Breaker)
+    } else if chain.policy.has_retries() && !piecewise::expiry_negligible(chain, incident) {
+        Some(NoClosedForm::RetriesInSparseTraffic)
+    } else {
+        None
+    }
+}
+
 /// The incident figures of `pattern` on `chain`. A hedged pattern on a one-link chain is `None`.
 ///
 /// With a timeline (`incident.timeline`), the figures are priced piecewise over its segments

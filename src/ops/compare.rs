@@ -223,16 +223,17 @@ fn blend_incident(
     }
 }
 
-/// The incident figures of `pattern` on `chain`: the analytic engine's closed forms, or with a
-/// circuit breaker the incident simulator's fixed-seed figures ([`sim::expected`]) and the
-/// windows and precision they took.
+/// The incident figures of `pattern` on `chain`: the analytic engine's closed forms, or where
+/// they have none ([`incident::no_closed_form`]: a circuit breaker, retries in sparse traffic)
+/// the incident simulator's fixed-seed figures ([`sim::expected`]) and the windows and
+/// precision they took.
 pub fn incident_figures(
     req: &crate::model::cost::Request,
     chain: &crate::model::Chain,
     inc: &crate::model::Incident,
     pattern: Pattern,
 ) -> Option<(incident::IncidentOutcome, Option<(u64, f64)>)> {
-    if !Engine::for_chain(chain).incident.has_closed_form() {
+    if incident::no_closed_form(chain, inc).is_some() {
         sim::expected::expected(req, chain, inc, pattern)
             .map(|s| (s.outcome, Some((s.windows, s.precision))))
     } else {

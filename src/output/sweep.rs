@@ -196,7 +196,7 @@ fn preamble(sweep: &Sweep) -> Vec<String> {
         .iter()
         .any(|r| r.incident_method == Some(crate::report::Method::Simulated))
     {
-        p.push("sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed".into());
+        p.push("sim: incident figures simulated (a circuit breaker, or retries where a session's cache can expire between its requests, has no exact closed form: docs/MODEL.md §6, §8): the incident simulator's mean, fixed seed".into());
     }
     if sweep
         .rows

@@ -562,8 +562,15 @@ fn breaker_notes(report: &Report, chain: &Chain, w: &crate::report::IncidentWind
         .filter_map(|row| row.simulated_windows)
         .max()
     {
+        let why = report
+            .input
+            .incident
+            .as_ref()
+            .and_then(|i| crate::model::incident::no_closed_form(chain, &i.for_chain(chain)))
+            .unwrap_or(crate::model::incident::NoClosedForm::Breaker);
         notes.push(format!(
-            "sim: every figure of a row so marked is simulated (a circuit breaker has no exact closed form): the incident simulator's mean over {} windows, fixed seed",
+            "sim: every figure of a row so marked is simulated ({}): the incident simulator's mean over {} windows, fixed seed",
+            why.reason(),
             group(&windows.to_string())
         ));
     }
