@@ -365,7 +365,7 @@ impl<'a> ChainInput<'a> {
                 } else {
                     at(&[key("models"), PathSegment::Index(mi)])
                 };
-                self.invalid(&field, m)
+                self.invalid(&field, m.to_string())
             })?;
             links.push(billed);
             tiers.push(service);

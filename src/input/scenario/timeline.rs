@@ -31,7 +31,8 @@ use super::super::duration::parse_seconds;
 use super::file::{IncidentSpec, OutageSpec};
 use super::key;
 use crate::error::{InputError, InputErrorKind};
-use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline, TimelineError};
+use crate::model::ModelError;
+use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
 use crate::model::{Chain, FailureMode, Incident, Scenario};
 
 /// The outage's path in the file: `incident.outage[i]`, then `field` if given.
@@ -149,11 +150,11 @@ fn outage_failure(f: FailureMode) -> OutageFailure {
     }
 }
 
-/// Map a [`TimelineError`] onto the outage's table in the file: its field path is the
+/// Map a [`ModelError`] onto the outage's table in the file: its field path is the
 /// outage's key (`incident.outage[1].start`), its line the key's (or the table's when the
 /// key is left out and defaulted).
-fn timeline_error(doc: &Document, e: &TimelineError) -> InputError {
-    let field = e.field();
+fn timeline_error(doc: &Document, e: &ModelError) -> InputError {
+    let field = e.field().unwrap_or_default();
     let message = e.to_string();
     let message = message
         .strip_prefix(&format!("{field}: "))
