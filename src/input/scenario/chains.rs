@@ -259,7 +259,7 @@ impl<'a> ChainInput<'a> {
         names: &mut BTreeSet<&'a str>,
     ) -> Result<(Chain, Vec<ServiceTier>), InputError> {
         let at = |rest: &[PathSegment]| chain_path(ci, rest);
-        check_name(&spec.name).map_err(|m| self.invalid(&at(&[key("name")]), m))?;
+        check_name(&spec.name).map_err(|m| self.invalid(&at(&[key("name")]), m.to_string()))?;
         if !names.insert(spec.name.as_str()) {
             return Err(self.invalid(
                 &at(&[key("name")]),
