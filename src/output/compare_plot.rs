@@ -360,10 +360,16 @@ fn steady_bars(c: &mut Canvas, report: &Report, chain: &str) -> bool {
         let mut colour = INK;
         if let Some(v) = r.analytic.vs_baseline {
             if v > 0.0005 {
-                label.push_str(&format!(" · +{:.1}%", v * 100.0));
+                label.push_str(&format!(
+                    " · {}",
+                    crate::number::percent(v, crate::number::Digits::Fixed(1), true)
+                ));
                 colour = PREMIUM;
             } else if v < -0.00005 || (cost < base && r.analytic.failed_per_1k > 0.0) {
-                label.push_str(&format!(" · {:.2}%", v * 100.0));
+                label.push_str(&format!(
+                    " · {}",
+                    crate::number::percent(v, crate::number::Digits::Fixed(2), false)
+                ));
             }
         }
         if r.analytic.failed_per_1k > 0.0 {

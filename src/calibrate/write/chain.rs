@@ -2,11 +2,12 @@
 //! rates (of that chain's requests only), the fast-failure time and the error classes.
 
 use super::{
-    Out, Timeout, WriteOptions, clean, count, interval, parts_of_one, pct, rate, sig, toml_str,
+    Out, Timeout, WriteOptions, clean, count, interval, parts_of_one, rate, sig, toml_str,
 };
 use crate::calibrate::stats::{LogHist, wilson};
 use crate::calibrate::{Aggregator, ChainStats, LinkStats};
 use crate::model::policy::ErrorClass;
+use crate::number::{Digits, percent};
 
 /// One link's failures split at the timeout cluster.
 #[derive(Debug, Clone, Default)]
@@ -111,10 +112,10 @@ fn chain_order(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
             id(*m),
             count(reached),
             count(answered),
-            pct(rate(answered, c.with_outcome)),
+            percent(rate(answered, c.with_outcome), Digits::Significant(3), false),
             count(c.with_outcome),
-            pct(lo),
-            pct(hi)
+            percent(lo, Digits::Significant(3), false),
+            percent(hi, Digits::Significant(3), false)
         ));
     }
     let answered: u64 = c.answered.iter().sum();
@@ -244,13 +245,13 @@ fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split])
             o.warn(format!(
                 "{}: no failure recorded in {n} attempts: check that your instrumentation records errors (some end no span on an error); failure rate written as the upper bound the log supports, {} (rule of three: 3/{n})",
                 agg.model_ids[*m],
-                pct(bound)
+                percent(bound, Digits::Significant(3), false)
             ));
             o.line(format!(
                 "# {}: 0 failed of {} attempts: below {} at 95% (rule of three), written as that bound",
                 clean(&agg.model_ids[*m]),
                 count(n),
-                pct(bound)
+                percent(bound, Digits::Significant(3), false)
             ));
             rates.push(bound);
             continue;
@@ -266,9 +267,9 @@ fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split])
             clean(&agg.model_ids[*m]),
             count(s.failed),
             count(n),
-            pct(rate(s.failed, n)),
-            pct(lo),
-            pct(hi)
+            percent(rate(s.failed, n), Digits::Significant(3), false),
+            percent(lo, Digits::Significant(3), false),
+            percent(hi, Digits::Significant(3), false)
         ));
         rates.push(rate(s.failed, n));
     }
@@ -303,7 +304,7 @@ fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) 
                 "# {}: 0 failed of {} answered requests that reached it: below {} at 95% (rule of three), written as that bound",
                 clean(&agg.model_ids[chain.links[k]]),
                 count(reached),
-                pct(bound)
+                percent(bound, Digits::Significant(3), false)
             ));
             rates.push(sig(bound, 6));
             continue;
@@ -314,9 +315,9 @@ fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) 
             clean(&agg.model_ids[chain.links[k]]),
             count(failed),
             count(reached),
-            pct(rate(failed, reached)),
-            pct(lo),
-            pct(hi)
+            percent(rate(failed, reached), Digits::Significant(3), false),
+            percent(lo, Digits::Significant(3), false),
+            percent(hi, Digits::Significant(3), false)
         ));
         rates.push(sig(rate(failed, reached), 6));
     }
@@ -347,7 +348,7 @@ fn trip_comment(
         o.line(format!(
             "# (the primary's latency model would imply a trip rate P(L > {} s) = {})",
             sig(t, 4),
-            pct(lat.trip_rate(t))
+            percent(lat.trip_rate(t), Digits::Significant(3), false)
         ));
     }
 }

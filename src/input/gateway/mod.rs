@@ -416,8 +416,8 @@ fn same_deployment(
         ),
         Some(s) => write!(
             f,
-            "fallback `{fallback}` of `{primary}` sends {}% of `{primary}`'s requests back to the deployment that just failed (identical litellm_params under two group names, at the groups' traffic shares): a retry for that share, a failover for the rest",
-            crate::number::trim(s * 100.0, 2)
+            "fallback `{fallback}` of `{primary}` sends {} of `{primary}`'s requests back to the deployment that just failed (identical litellm_params under two group names, at the groups' traffic shares): a retry for that share, a failover for the rest",
+            crate::number::percent(s, crate::number::Digits::AtMost(2), false)
         ),
     }
 }

@@ -3,7 +3,7 @@
 //! (split out of `chains`: the name, the steps, the retries, the timeouts, the output caps and
 //! the breaker each in its own function).
 
-use super::chains::{Emitted, MAX_COMBINATIONS, Pick, WrittenChains, own, pct, picks};
+use super::chains::{Emitted, MAX_COMBINATIONS, Pick, WrittenChains, own, picks};
 use super::policy::{ConfigPolicy, litellm_class_retries};
 use super::portkey_policy::{list, statuses};
 use super::{Provenance, quoted};
@@ -11,6 +11,7 @@ use crate::error::InputError;
 use crate::input::gateway::{self, Route};
 use crate::model::PriceTable;
 use crate::model::provenance::{ConfigChain, ConfigLink};
+use crate::number::{Digits, percent};
 
 /// The fallback steps of a route that have a priced deployment, each with its deployments.
 type Links<'a, 'p> = [(&'a gateway::RouteLink, Vec<Pick<'p>>)];
@@ -225,7 +226,12 @@ fn chain_name(
     (n, split): (usize, bool),
 ) -> (String, f64) {
     let mut base = if n > 1 {
-        format!("{} [{}, {:.0}%]", chain.name, pick.id, 100.0 * pick.share)
+        format!(
+            "{} [{}, {}]",
+            chain.name,
+            pick.id,
+            percent(pick.share, Digits::Fixed(0), false)
+        )
     } else {
         chain.name.clone()
     };
@@ -236,7 +242,7 @@ fn chain_name(
                 " -> {} [{}, {}]",
                 link.fallback.label,
                 p[c].id,
-                pct(p[c].share)
+                percent(p[c].share, Digits::AtMost(2), false)
             ));
             share *= p[c].share;
         }
@@ -277,8 +283,8 @@ fn steps(at: &At, (n, split, multi_fallback, share): (usize, bool, bool, f64), r
     if n > 1 {
         rec(
             format!(
-                "{:.0}% of `{}`'s traffic ({})",
-                100.0 * pick.share,
+                "{} of `{}`'s traffic ({})",
+                percent(pick.share, Digits::Fixed(0), false),
                 chain.primary.label,
                 chain.primary.mix.as_deref().unwrap_or("equal shares")
             ),
@@ -293,7 +299,7 @@ fn steps(at: &At, (n, split, multi_fallback, share): (usize, bool, bool, f64), r
         rec(
             format!(
                 "{} of the requests for `{}` (the product of the shares)",
-                pct(share),
+                percent(share, Digits::AtMost(2), false),
                 chain.primary.label
             ),
             file,
@@ -320,7 +326,7 @@ fn fallback_step(link: &gateway::RouteLink, p: &[Pick], c: usize, split: bool) -
             "fallback `{}` = `{}`, {} of its traffic ({})",
             link.fallback.label,
             p[c].id,
-            pct(p[c].share),
+            percent(p[c].share, Digits::AtMost(2), false),
             link.fallback.mix.as_deref().unwrap_or("equal shares")
         )
     } else {
