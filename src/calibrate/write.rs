@@ -23,7 +23,7 @@ use crate::number::{Digits, percent};
 use std::fmt::Write as _;
 
 mod chain;
-use chain::{Chain, chain_section, chains, split};
+use chain::{ChainToWrite, chain_section, chains, split};
 
 use super::cache::Profile;
 use super::stats::{LogHist, Mean, Quantile, wilson};
@@ -595,7 +595,7 @@ fn latency(o: &mut Out, agg: &Aggregator, m: usize) {
 }
 
 /// `[incident]`: the measured traffic, a placeholder outage.
-fn incident(o: &mut Out, agg: &Aggregator, primary: &Chain, t: &Timeout) {
+fn incident(o: &mut Out, agg: &Aggregator, primary: &ChainToWrite, t: &Timeout) {
     o.line("[incident]");
     o.line("# not measured: the outage to price (the primary's provider down); change it");
     o.line("duration = \"1h\"");

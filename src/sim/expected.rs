@@ -391,14 +391,14 @@ pub(crate) mod tests {
     /// A figure of a simulated row against a long simulation: (name, figure, long mean, z), z
     /// over the combined standard error (the row's estimated from the long run's spread and
     /// its own window count).
-    pub(crate) type Check = (&'static str, f64, f64, f64);
+    pub(crate) type FigureCheck = (&'static str, f64, f64, f64);
 
     /// Every figure of `a` (from `windows` windows, or exact with `None`) against `long`.
     pub(crate) fn compare(
         a: &IncidentOutcome,
         windows: Option<u64>,
         long: &PolicyIncidentMc,
-    ) -> Vec<Check> {
+    ) -> Vec<FigureCheck> {
         let b = &long.base.figures;
         let mut figures = vec![
             ("total", a.total, &b.total_usd),
@@ -442,7 +442,7 @@ pub(crate) mod tests {
     }
 
     /// Within 1% or 4.5 standard errors.
-    pub(crate) fn close(c: &Check) -> bool {
+    pub(crate) fn close(c: &FigureCheck) -> bool {
         let (_, x, m, z) = *c;
         z <= 4.5 || (x - m).abs() <= 0.01 * m.abs()
     }
@@ -945,7 +945,7 @@ pub(crate) mod tests {
         let units: Vec<(usize, Pattern)> = (0..cases.len())
             .flat_map(|case| Pattern::ALL.into_iter().map(move |p| (case, p)))
             .collect();
-        let checked: Vec<(usize, Pattern, Vec<Check>)> = units
+        let checked: Vec<(usize, Pattern, Vec<FigureCheck>)> = units
             .into_par_iter()
             .filter_map(|(case, pattern)| {
                 let (r, c, i) = &cases[case];

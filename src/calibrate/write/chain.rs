@@ -38,13 +38,13 @@ pub(super) fn split(l: &LinkStats, gray_from: Option<usize>) -> Split {
 }
 
 /// One chain to write: its primary, its links in order, and what was measured of it.
-pub(super) struct Chain<'a> {
+pub(super) struct ChainToWrite<'a> {
     pub(super) primary: usize,
     pub(super) links: Vec<usize>,
     pub(super) stats: Option<&'a ChainStats>,
 }
 
-impl Chain<'_> {
+impl ChainToWrite<'_> {
     /// Link `m`'s attempts and failures on this chain (for a log that shows no requests, the
     /// model's attempts and the failures of every model: the reader saw no chain to put them
     /// on, which a whole read never leaves).
@@ -58,7 +58,7 @@ impl Chain<'_> {
 
 /// The chains: one per primary, by traffic, each link the most frequent model at its
 /// position; the busiest model alone when no request was seen.
-pub(super) fn chains(agg: &Aggregator) -> Vec<Chain<'_>> {
+pub(super) fn chains(agg: &Aggregator) -> Vec<ChainToWrite<'_>> {
     let mut primaries: Vec<(usize, &ChainStats)> =
         agg.chains.iter().map(|(k, v)| (*k, v)).collect();
     primaries.sort_by_key(|(m, c)| (std::cmp::Reverse(c.requests), *m));
@@ -66,7 +66,7 @@ pub(super) fn chains(agg: &Aggregator) -> Vec<Chain<'_>> {
         let busiest = (0..agg.models.len())
             .max_by_key(|i| (agg.models[*i].attempts, std::cmp::Reverse(*i)))
             .unwrap_or(0);
-        return vec![Chain {
+        return vec![ChainToWrite {
             primary: busiest,
             links: vec![busiest],
             stats: None,
@@ -86,7 +86,7 @@ pub(super) fn chains(agg: &Aggregator) -> Vec<Chain<'_>> {
                     None => break,
                 }
             }
-            Chain {
+            ChainToWrite {
                 primary: *p,
                 links,
                 stats: Some(*c),
@@ -96,7 +96,7 @@ pub(super) fn chains(agg: &Aggregator) -> Vec<Chain<'_>> {
 }
 
 /// The answer shares of a chain's links, in comments.
-fn chain_order(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
+fn chain_order(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite, c: &ChainStats) {
     let id = |m: usize| clean(&agg.model_ids[m]);
     o.line(format!(
         "# chain order: the most frequent model at each position of {} requests starting on {}",
@@ -143,7 +143,7 @@ fn chain_order(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
 pub(super) fn chain_section(
     o: &mut Out,
     agg: &Aggregator,
-    chain: &Chain,
+    chain: &ChainToWrite,
     share: Option<(f64, u64)>,
     timeout: &Timeout,
     opts: &WriteOptions,
@@ -193,7 +193,7 @@ pub(super) fn chain_section(
 /// The chain's own request profile (its models' successful attempts; a model on two chains
 /// counts on both), beside the pooled `[request]`: the scenario has one `[request]`, so a
 /// chain whose prompts differ from the pool by more than a fifth gets a warning saying so.
-fn chain_profile(o: &mut Out, agg: &Aggregator, chain: &Chain) {
+fn chain_profile(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite) {
     let mut own = crate::calibrate::cache::Profile::default();
     let mut pool = crate::calibrate::cache::Profile::default();
     for (i, m) in agg.models.iter().enumerate() {
@@ -232,7 +232,7 @@ fn chain_profile(o: &mut Out, agg: &Aggregator, chain: &Chain) {
 }
 
 /// Per link: failed of attempts, on this chain.
-fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split]) {
+fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite, splits: &[Split]) {
     let mut rates = Vec::new();
     for (m, s) in chain.links.iter().zip(splits) {
         let n = chain.link(agg, *m).attempts;
@@ -286,7 +286,7 @@ pub(super) fn rule_of_three(n: u64) -> f64 {
 /// A log of answered requests only (LiteLLM logging successes): no failure is logged, but a
 /// request answered at link k failed on links 0..k. The rates are then those fallbacks' share,
 /// lower bounds (a request that failed on every link is not in the log).
-fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
+fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite, c: &ChainStats) {
     o.warn(format!(
         "chain {}: the logs hold no failed attempt, yet fallbacks answered: the failure rates are inferred from where the requests were answered, and are lower bounds (a request that failed on every link is not logged); log failures too for measured rates",
         agg.model_ids[chain.primary]
@@ -327,7 +327,7 @@ fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) 
 fn trip_comment(
     o: &mut Out,
     agg: &Aggregator,
-    chain: &Chain,
+    chain: &ChainToWrite,
     timeout: &Timeout,
     opts: &WriteOptions,
 ) {
@@ -354,7 +354,7 @@ fn trip_comment(
 }
 
 /// The fast-failure time and the error classes, pooled over the chain's links.
-fn fast_and_classes(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split]) {
+fn fast_and_classes(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite, splits: &[Split]) {
     let primary = &agg.model_ids[chain.primary];
     let mut fast = LogHist::default();
     let mut classes = [0u64; 6];

@@ -24,7 +24,7 @@ use std::fmt;
 use crate::error::{InputError, InputErrorKind};
 
 pub use node::{
-    Node, Value, duplicate_key, parse_json, parse_yaml, parse_yaml_documents, strip_bom,
+    Node, NodeValue, duplicate_key, parse_json, parse_yaml, parse_yaml_documents, strip_bom,
 };
 
 /// Prices a config sets for a deployment itself, in $/MTok (LiteLLM's `model_info` or
@@ -515,7 +515,7 @@ pub(crate) fn per_token_price(
     let Some(v) = node.get(key) else {
         return Ok(None);
     };
-    if v.value == Value::Null {
+    if v.value == NodeValue::Null {
         return Ok(None);
     }
     // Strings such as "2.5e-06" are what a YAML writer sometimes leaves; take them as numbers.

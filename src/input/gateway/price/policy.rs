@@ -98,7 +98,7 @@ pub(super) fn litellm_setting(
         };
         for key in keys {
             let Some(v) = sec.get(key) else { continue };
-            if v.value == gateway::Value::Null {
+            if v.value == gateway::NodeValue::Null {
                 continue;
             }
             let x = v
@@ -142,7 +142,7 @@ pub(super) fn litellm_retry_policy(
         let Some(rp) = root.get(section).and_then(|s| s.get("retry_policy")) else {
             continue;
         };
-        if rp.value == gateway::Value::Null {
+        if rp.value == gateway::NodeValue::Null {
             continue;
         }
         return retry_counts(file, &format!("{section}.retry_policy"), rp);
@@ -155,7 +155,7 @@ pub(super) fn litellm_retry_policy(
 ///
 /// Errors: not a mapping; a count that is not a whole number 0 to 100.
 fn retry_counts(file: &str, field: &str, rp: &Node) -> Result<Vec<(String, Setting)>, InputError> {
-    let gateway::Value::Map(entries) = &rp.value else {
+    let gateway::NodeValue::Map(entries) = &rp.value else {
         return Err(rp.error(
             file,
             InputErrorKind::Invalid,
@@ -172,7 +172,7 @@ fn retry_counts(file: &str, field: &str, rp: &Node) -> Result<Vec<(String, Setti
         let Some(key) = k.as_str().filter(|k| RETRY_POLICY_FIELDS.contains(k)) else {
             continue;
         };
-        if v.value == gateway::Value::Null {
+        if v.value == gateway::NodeValue::Null {
             continue;
         }
         let x = v
@@ -221,10 +221,10 @@ pub(super) fn litellm_group_retry_policy(
         else {
             continue;
         };
-        if groups.value == gateway::Value::Null {
+        if groups.value == gateway::NodeValue::Null {
             continue;
         }
-        let gateway::Value::Map(entries) = &groups.value else {
+        let gateway::NodeValue::Map(entries) = &groups.value else {
             return Err(groups.error(
                 file,
                 InputErrorKind::Invalid,
@@ -238,7 +238,7 @@ pub(super) fn litellm_group_retry_policy(
         let mut out = Vec::new();
         for (k, v) in entries {
             let Some(group) = k.as_str() else { continue };
-            if v.value == gateway::Value::Null {
+            if v.value == gateway::NodeValue::Null {
                 continue;
             }
             let counts = retry_counts(
@@ -271,7 +271,7 @@ pub(super) fn litellm_deployment_timeouts(
     root: &Node,
 ) -> Result<Vec<(ModelPlace, Setting, String)>, InputError> {
     let mut out = Vec::new();
-    let Some(gateway::Value::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
+    let Some(gateway::NodeValue::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
         return Ok(out);
     };
     for (i, item) in items.iter().enumerate() {
@@ -281,7 +281,7 @@ pub(super) fn litellm_deployment_timeouts(
         let (Some(model), Some(t)) = (params.get("model"), params.get("timeout")) else {
             continue;
         };
-        if t.value == gateway::Value::Null
+        if t.value == gateway::NodeValue::Null
             || t.as_str().is_some_and(|s| s.starts_with("os.environ/"))
         {
             continue;
@@ -327,7 +327,7 @@ pub(super) fn litellm_deployment_caps(
     root: &Node,
 ) -> Result<Vec<(ModelPlace, Setting, String)>, InputError> {
     let mut out = Vec::new();
-    let Some(gateway::Value::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
+    let Some(gateway::NodeValue::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
         return Ok(out);
     };
     for (i, item) in items.iter().enumerate() {
@@ -340,7 +340,7 @@ pub(super) fn litellm_deployment_caps(
         let mut best: Option<(Setting, String)> = None;
         for key in ["max_tokens", "max_completion_tokens"] {
             let Some(t) = params.get(key) else { continue };
-            if t.value == gateway::Value::Null
+            if t.value == gateway::NodeValue::Null
                 || t.as_str().is_some_and(|s| s.starts_with("os.environ/"))
             {
                 continue;
