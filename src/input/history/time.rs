@@ -59,22 +59,7 @@ pub fn parse_rfc3339(text: &str) -> Result<f64, ValueError> {
         }
         _ => return Err(bad()),
     };
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days_in = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if !(1..=12).contains(&mo) || d < 1 || d > days_in[(mo - 1) as usize] {
+    if d < 1 || d > days_in_month(y, mo) {
         return Err(ValueError::Time(format!(
             "{text:?}: no such date ({y:04}-{mo:02}-{d:02})"
         )));
@@ -87,6 +72,18 @@ pub fn parse_rfc3339(text: &str) -> Result<f64, ValueError> {
     }
     let days = days_from_civil(y, mo, d);
     Ok((days * 86_400 + h * 3600 + mi * 60 + s - offset) as f64 + frac)
+}
+
+/// The days in month `mo` of year `y` (proleptic Gregorian), 0 when `mo` is not 1 to 12.
+fn days_in_month(y: i64, mo: i64) -> i64 {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    match mo {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => 0,
+    }
 }
 
 /// Unix seconds as RFC 3339 UTC, to the second (`2026-09-03T13:10:00Z`; a fraction is

@@ -125,20 +125,24 @@ pub fn resolve_includes(file: &str, dir: &Path, mut root: Node) -> Result<Node, 
                 ),
             ));
         };
-        for (k, v) in more {
-            let existing = entries.iter_mut().find(|(ek, _)| ek.value == k.value);
-            match (existing, v.value) {
-                (Some((_, old)), NodeValue::Seq(extra))
-                    if matches!(old.value, NodeValue::Seq(_)) =>
-                {
-                    if let NodeValue::Seq(items) = &mut old.value {
-                        items.extend(extra);
-                    }
-                }
-                (Some(slot), value) => *slot = (k, Node { value, ..v }),
-                (None, value) => entries.push((k, Node { value, ..v })),
-            }
-        }
+        merge_sections(entries, more);
     }
     Ok(root)
+}
+
+/// Merge an included file's sections `more` into the config's `entries`: a list extends the
+/// config's list of the same key; any other value replaces the config's, or is added.
+fn merge_sections(entries: &mut Vec<(Node, Node)>, more: Vec<(Node, Node)>) {
+    for (k, v) in more {
+        let existing = entries.iter_mut().find(|(ek, _)| ek.value == k.value);
+        match (existing, v.value) {
+            (Some((_, old)), NodeValue::Seq(extra)) if matches!(old.value, NodeValue::Seq(_)) => {
+                if let NodeValue::Seq(items) = &mut old.value {
+                    items.extend(extra);
+                }
+            }
+            (Some(slot), value) => *slot = (k, Node { value, ..v }),
+            (None, value) => entries.push((k, Node { value, ..v })),
+        }
+    }
 }
