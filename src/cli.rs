@@ -742,7 +742,7 @@ fn parse_usd(s: &str) -> Result<f64, String> {
 
 /// An RFC 3339 time (`--since`, `--until`) as Unix seconds.
 fn parse_time(s: &str) -> Result<f64, String> {
-    crate::input::history::parse_rfc3339(s.trim())
+    crate::input::history::parse_rfc3339(s.trim()).map_err(String::from)
 }
 
 fn parse_share(s: &str) -> Result<f64, String> {

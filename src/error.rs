@@ -130,6 +130,44 @@ impl InputError {
     }
 }
 
+/// What is wrong with one value (a number, a name, a duration, a time, a bill's field, a key
+/// or a flag's text), before its caller places it: the input layer (and the readers beside it,
+/// `calibrate` and `tune`'s space) return it, and the caller wraps it into an [`InputError`]
+/// naming the file, line and field, or into a flag's message. Each variant holds the message
+/// as printed (what is wrong and what is allowed); `Display` prints it alone.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// A number outside its allowed range.
+    #[error("{0}")]
+    Range(String),
+    /// A name (scenario, chain, model id, provider) that is empty, padded or not printable.
+    #[error("{0}")]
+    Name(String),
+    /// A duration or offset that does not parse, or is not allowed here.
+    #[error("{0}")]
+    Duration(String),
+    /// A time or day that does not parse, or a period that cannot be completed.
+    #[error("{0}")]
+    Time(String),
+    /// A field of a provider's bill export (a tier, an amount, a token count) that is not
+    /// what the export allows.
+    #[error("{0}")]
+    Bill(String),
+    /// A selection that names what is not there (a chain, a model, a key of the document).
+    #[error("{0}")]
+    Unknown(String),
+    /// Any other value that is not allowed where it stands.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl From<ValueError> for String {
+    /// The message, for callers that build an [`InputError`] or a flag's message from it.
+    fn from(e: ValueError) -> String {
+        e.to_string()
+    }
+}
+
 /// `text` made safe to print as one terminal line: control characters (newlines, carriage
 /// returns, escape sequences from a name in a config) are written as escapes (`\n`, `\r`,
 /// `\u{1b}`), so an error stays on one line and nothing in an input file can drive the terminal.

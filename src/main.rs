@@ -57,7 +57,7 @@ fn main() -> ExitCode {
         Err(err) => {
             eprintln!(
                 "{}",
-                fallcost::output::color::paint_stderr(
+                fallcost::output::ui::paint_stderr(
                     fallcost::output::color::Role::Error,
                     "error:",
                     &fallcost::error::printable_line(&format!("{err:#}"))

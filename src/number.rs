@@ -15,11 +15,57 @@ pub fn trim(value: f64, decimals: usize) -> String {
     if s == "-0" { "0".to_string() } else { s }
 }
 
-/// A share (0.999) as a percentage (`99.9%`) with at most `decimals` decimals, trailing zeros
-/// removed ([`trim`]): the one percent formatter (the compare tables and a config's traffic
-/// shares use 2 decimals, `tune`'s availabilities 4, enough to tell 99.9% from 99.95%).
-pub fn percent(share: f64, decimals: usize) -> String {
-    format!("{}%", trim(100.0 * share, decimals))
+/// How many digits [`percent`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Digits {
+    /// Exactly this many decimals, zeros kept: `12.50%` (a change, a residual, a chart label).
+    Fixed(usize),
+    /// At most this many decimals, trailing zeros (and point) dropped ([`trim`]): `12.5%` (the
+    /// compare tables and a config's traffic shares 2, `tune`'s availabilities 4).
+    AtMost(usize),
+    /// This many significant digits, trailing zeros dropped, however small the share
+    /// (`0.0000722%`); a share short of 100% never prints as `100%` (it keeps the digits that
+    /// tell it apart: `99.996%`). For shares that may be tiny (answered-by shares, calibrated
+    /// rates).
+    Significant(usize),
+}
+
+/// A share (0.999, a fraction of 1) as a percentage (`99.9%`): the one percent formatter, every
+/// printed percentage goes through it. `digits` says how many digits it keeps ([`Digits`]);
+/// `signed` writes a `+` before a positive or zero value (`+0.03%`: a change), and a negative
+/// value that rounds to zero prints as `+0.00%`, never `-0.00%`.
+pub fn percent(share: f64, digits: Digits, signed: bool) -> String {
+    let p = 100.0 * share;
+    let s = match digits {
+        Digits::Fixed(d) => format!("{p:.d$}"),
+        Digits::AtMost(d) => trim(p, d),
+        Digits::Significant(n) => significant(p, n),
+    };
+    if !signed {
+        return format!("{s}%");
+    }
+    let magnitude = s.trim_start_matches('-');
+    let zero = magnitude.chars().all(|c| c == '0' || c == '.');
+    if s.starts_with('-') && !zero {
+        format!("{s}%")
+    } else {
+        format!("+{magnitude}%")
+    }
+}
+
+/// `p` with `n` significant digits ([`Digits::Significant`]'s rule), trailing zeros dropped;
+/// below 100 it never rounds up to `100`.
+fn significant(p: f64, n: usize) -> String {
+    if p == 0.0 || !p.is_finite() {
+        return trim(p, 0);
+    }
+    let mut digits = (n as i32 - 1 - p.abs().log10().floor() as i32).max(0) as usize;
+    let mut s = trim(p, digits);
+    while p < 100.0 && s == "100" && digits < 12 {
+        digits += 1;
+        s = trim(p, digits);
+    }
+    s
 }
 
 /// Group the integer part of a plain decimal string with commas: `2284.01` → `2,284.01`.
@@ -124,15 +170,10 @@ pub fn money_adding_up(parts: &[f64], total: f64) -> (String, Vec<String>) {
     (money_at(total, decimals), printed)
 }
 
-/// A relative change as a signed percentage with two decimals: 0.0003 → `+0.03%`.
+/// A relative change as a signed percentage with two decimals: 0.0003 → `+0.03%`
+/// ([`percent`], [`Digits::Fixed`] 2, signed).
 pub fn change(ratio: f64) -> String {
-    let pct = ratio * 100.0;
-    let s = format!("{:+.2}%", pct);
-    if s == "-0.00%" {
-        "+0.00%".to_string()
-    } else {
-        s
-    }
+    percent(ratio, Digits::Fixed(2), true)
 }
 
 /// A multiplier with two decimals: `1.32x`.

@@ -81,24 +81,24 @@ impl SweepColumn {
         value
     }
 
-    /// Where its CSV column goes ([`Place`]).
-    pub fn place(&self) -> Place {
+    /// Where its CSV column goes ([`ColumnPlace`]).
+    pub fn place(&self) -> ColumnPlace {
         let swept = self.figure.column().and_then(|c| c.sweep).is_some();
         match self.figure.csv {
-            g if g > SWEEP_BASE => Place::Added(g),
-            0 if swept => Place::First,
-            _ => Place::Rest,
+            g if g > SWEEP_BASE => ColumnPlace::Added(g),
+            0 if swept => ColumnPlace::First,
+            _ => ColumnPlace::Rest,
         }
     }
 }
 
 /// The CSV generations the sweep's columns were laid out with ([`Figure::csv`]); each later
-/// generation is appended after every column ([`Place::Added`]).
+/// generation is appended after every column ([`ColumnPlace::Added`]).
 pub const SWEEP_BASE: u8 = 1;
 
 /// Where a figure's column goes in the sweep's CSV.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Place {
+pub enum ColumnPlace {
     /// Among the first columns, before the Monte Carlo ones and `incident_method`: the
     /// figures the first sweeps printed (generation 0, shown in the sweep table).
     First,
@@ -213,7 +213,15 @@ mod tests {
         assert_eq!(keys.len(), all);
         assert!(keys.contains(&"fallback_answers_per_1k".to_string()));
         assert_eq!(keys.last().unwrap(), "incident_answered_requests");
-        assert!(columns()[..5].iter().all(|c| c.place() == Place::First));
-        assert!(columns()[5..].iter().all(|c| c.place() == Place::Rest));
+        assert!(
+            columns()[..5]
+                .iter()
+                .all(|c| c.place() == ColumnPlace::First)
+        );
+        assert!(
+            columns()[5..]
+                .iter()
+                .all(|c| c.place() == ColumnPlace::Rest)
+        );
     }
 }

@@ -35,6 +35,7 @@ pub mod plain;
 pub mod stats;
 pub mod write;
 
+use crate::error::ValueError;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
@@ -100,17 +101,17 @@ const REFUSED_MAGIC: &[(&[u8], &str)] = &[
 /// Errors: a text that is none of the formats read, with what each starts with; a format that
 /// is not read, by name, with what to export instead (zstd, Parquet, OTLP protobuf, OTLP logs
 /// or metrics, Jaeger or Zipkin JSON).
-pub fn detect(head: &[u8]) -> Result<LogFormat, String> {
+pub fn detect(head: &[u8]) -> Result<LogFormat, ValueError> {
     for (magic, why) in REFUSED_MAGIC {
         if head.starts_with(magic) {
-            return Err((*why).into());
+            return Err(ValueError::Invalid((*why).into()));
         }
     }
     let text = String::from_utf8_lossy(head);
     if std::str::from_utf8(head).is_err()
         && text.matches('\u{fffd}').count() * 10 > text.len().min(4096) / 4
     {
-        return Err("this is binary, not text (OTLP protobuf?); export OTLP as JSON (the collector's file exporter writes OTLP/JSON lines)".into());
+        return Err(ValueError::Invalid("this is binary, not text (OTLP protobuf?); export OTLP as JSON (the collector's file exporter writes OTLP/JSON lines)".into()));
     }
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if t.starts_with('{') || t.starts_with('[') {
@@ -118,13 +119,13 @@ pub fn detect(head: &[u8]) -> Result<LogFormat, String> {
             return Ok(LogFormat::Otlp);
         }
         if t.contains("\"resourceLogs\"") || t.contains("\"resourceMetrics\"") {
-            return Err("this looks like OTLP logs or metrics, not traces; export the traces (resourceSpans) as OTLP/JSON".into());
+            return Err(ValueError::Invalid("this looks like OTLP logs or metrics, not traces; export the traces (resourceSpans) as OTLP/JSON".into()));
         }
         if t.contains("\"traceID\"") && t.contains("\"processes\"") {
-            return Err("this looks like Jaeger's JSON (traceID, spans, processes); export the spans as OTLP/JSON (Jaeger's /api/v3 or the collector's file exporter)".into());
+            return Err(ValueError::Invalid("this looks like Jaeger's JSON (traceID, spans, processes); export the spans as OTLP/JSON (Jaeger's /api/v3 or the collector's file exporter)".into()));
         }
         if t.contains("\"localEndpoint\"") && t.contains("\"traceId\"") {
-            return Err("this looks like Zipkin v2 JSON; export the spans as OTLP/JSON (the collector's zipkin receiver and file exporter)".into());
+            return Err(ValueError::Invalid("this looks like Zipkin v2 JSON; export the spans as OTLP/JSON (the collector's zipkin receiver and file exporter)".into()));
         }
         if t.contains("\"GENERATION\"")
             || (t.contains("\"traceId\"") && t.contains("\"usageDetails\""))
@@ -134,10 +135,10 @@ pub fn detect(head: &[u8]) -> Result<LogFormat, String> {
         if t.contains("\"startTime\"") || t.contains("\"request_id\"") {
             return Ok(LogFormat::LiteLlmJson);
         }
-        return Err(
+        return Err(ValueError::Invalid(
             "JSON without `resourceSpans` (OTLP), `startTime`/`request_id` (LiteLLM spend logs) or `type: GENERATION` (Langfuse observations)"
                 .into(),
-        );
+        ));
     }
     let header = t.lines().next().unwrap_or("");
     let cols: Vec<&str> = header
@@ -151,7 +152,7 @@ pub fn detect(head: &[u8]) -> Result<LogFormat, String> {
     if has("model") && has("duration_s") && has("status") {
         return Ok(LogFormat::Plain);
     }
-    Err("not OTLP/JSON (`resourceSpans`), LiteLLM spend logs (a `startTime` column or key), Langfuse observations (`type: GENERATION`) or the plain CSV (columns model, start, duration_s, status)".into())
+    Err(ValueError::Invalid("not OTLP/JSON (`resourceSpans`), LiteLLM spend logs (a `startTime` column or key), Langfuse observations (`type: GENERATION`) or the plain CSV (columns model, start, duration_s, status)".into()))
 }
 
 /// How a run reads its files.

@@ -17,6 +17,7 @@
 //! Errors about a row name its line and column, never its values (a shifted prompt column
 //! could land in any of them).
 
+use crate::error::ValueError;
 use std::io::BufRead;
 
 use super::lines::LineCounter;
@@ -70,7 +71,7 @@ impl Columns {
 type Row = (LoggedAttempt, Option<u64>, Option<u64>);
 
 /// The failure a `status` (and `error_type`) names; `None` for a success.
-fn failure(status: &str, error_type: Option<&str>) -> Result<Option<ErrorClass>, String> {
+fn failure(status: &str, error_type: Option<&str>) -> Result<Option<ErrorClass>, ValueError> {
     Ok(match status.to_ascii_lowercase().as_str() {
         "ok" | "success" => None,
         "error" | "failure" | "failed" => Some(classify(None, error_type)),
@@ -81,7 +82,7 @@ fn failure(status: &str, error_type: Option<&str>) -> Result<Option<ErrorClass>,
                 ErrorClass::ALL
                     .into_iter()
                     .find(|c| c.as_str() == s)
-                    .ok_or_else(|| "`status` is not ok, success, an HTTP status, error or an error class (rate_limit, overload, server_error, timeout, client, quota)".to_string())?,
+                    .ok_or_else(|| ValueError::Invalid("`status` is not ok, success, an HTTP status, error or an error class (rate_limit, overload, server_error, timeout, client, quota)".to_string()))?,
             ),
         },
     })
@@ -94,9 +95,9 @@ fn parse_row(
     c: &Columns,
     agg: &mut Aggregator,
     dropped: &mut Vec<&'static str>,
-) -> Result<Row, String> {
+) -> Result<Row, ValueError> {
     let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).filter(|s| !s.is_empty());
-    let mut tokens = |i: Option<usize>, what: &'static str| -> Result<Option<u64>, String> {
+    let mut tokens = |i: Option<usize>, what: &'static str| -> Result<Option<u64>, ValueError> {
         Ok(get(i).and_then(|s| {
             let n = s.parse::<u64>().ok();
             if n.is_none() {
@@ -106,15 +107,18 @@ fn parse_row(
         }))
     };
     let [c_err, c_req, c_in, c_read, c_write, c_out, c_sess] = c.optional;
-    let model = get(Some(c.model)).ok_or("empty `model`")?;
-    let start = get(Some(c.start)).and_then(parse_time_ns).ok_or(
-        "`start` is not Unix seconds (before the year 5138) or an ISO 8601 time before 2262",
-    )?;
+    let invalid = |m: &str| ValueError::Invalid(m.to_string());
+    let model = get(Some(c.model)).ok_or_else(|| invalid("empty `model`"))?;
+    let start = get(Some(c.start)).and_then(parse_time_ns).ok_or_else(|| {
+        invalid(
+            "`start` is not Unix seconds (before the year 5138) or an ISO 8601 time before 2262",
+        )
+    })?;
     let duration_s = get(Some(c.duration))
         .and_then(|s| s.parse::<f64>().ok())
         .filter(|d| d.is_finite() && *d >= 0.0)
-        .ok_or("`duration_s` is not a number of seconds >= 0")?;
-    let status = get(Some(c.status)).ok_or("empty `status`")?;
+        .ok_or_else(|| invalid("`duration_s` is not a number of seconds >= 0"))?;
+    let status = get(Some(c.status)).ok_or_else(|| invalid("empty `status`"))?;
     let failure = failure(status, get(c_err))?;
     let attempt = LoggedAttempt {
         model: 0,

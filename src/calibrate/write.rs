@@ -19,10 +19,11 @@
 //!   tokens read from or written to the cache, and the cache hit rate the share read;
 //! - `[incident]` gets the measured traffic and session length and a placeholder duration.
 
+use crate::number::{Digits, percent};
 use std::fmt::Write as _;
 
 mod chain;
-use chain::{Chain, chain_section, chains, split};
+use chain::{ChainToWrite, chain_section, chains, split};
 
 use super::cache::Profile;
 use super::stats::{LogHist, Mean, Quantile, wilson};
@@ -116,10 +117,6 @@ fn toml_str(s: &str) -> String {
 /// A comment line's text with control characters escaped, so it stays one comment.
 fn clean(s: &str) -> String {
     crate::error::printable_line(s).into_owned()
-}
-
-fn pct(x: f64) -> String {
-    format!("{}%", sig(x * 100.0, 3))
 }
 
 fn rate(k: u64, n: u64) -> f64 {
@@ -305,9 +302,9 @@ fn header(o: &mut Out, agg: &Aggregator, files: &[FileReport]) {
             "# Approximate: the {} models' bins passed the memory budget ({} MiB), so their latency and zero-read prompt bins were widened to {} (from 1.09%): each latency percentile is within {} of the sample's (its interval still covers), and a prompt that read no cache up to {} shorter than the prefix may be counted as a miss.",
             count(agg.models.len() as u64),
             super::agg::BIN_BUDGET >> 20,
-            pct(super::stats::bin_width(k)),
-            pct(super::stats::bin_error(k)),
-            pct(super::stats::bin_width(k))
+            percent(super::stats::bin_width(k), Digits::Significant(3), false),
+            percent(super::stats::bin_error(k), Digits::Significant(3), false),
+            percent(super::stats::bin_width(k), Digits::Significant(3), false)
         ));
     }
 }
@@ -556,9 +553,9 @@ fn policy(o: &mut Out, agg: &Aggregator, t: &Timeout, opts: &WriteOptions) {
             "# the cluster of failure durations (the densest ±1.1% window; longer failures are gray but do not move it): {} of {} failures ({}, 95% CI [{}, {}]) are in it; their mean, 95% CI [{}, {}] s",
             count(n),
             count(all),
-            pct(rate(n, all)),
-            pct(lo),
-            pct(hi),
+            percent(rate(n, all), Digits::Significant(3), false),
+            percent(lo, Digits::Significant(3), false),
+            percent(hi, Digits::Significant(3), false),
             sig(mlo, 5),
             sig(mhi, 5)
         ));
@@ -598,7 +595,7 @@ fn latency(o: &mut Out, agg: &Aggregator, m: usize) {
 }
 
 /// `[incident]`: the measured traffic, a placeholder outage.
-fn incident(o: &mut Out, agg: &Aggregator, primary: &Chain, t: &Timeout) {
+fn incident(o: &mut Out, agg: &Aggregator, primary: &ChainToWrite, t: &Timeout) {
     o.line("[incident]");
     o.line("# not measured: the outage to price (the primary's provider down); change it");
     o.line("duration = \"1h\"");
@@ -611,9 +608,9 @@ fn incident(o: &mut Out, agg: &Aggregator, primary: &Chain, t: &Timeout) {
             "# the primary's gray share: {} of {} failures ran to the timeout ({}, 95% CI [{}, {}])",
             count(s.gray),
             count(s.failed),
-            pct(rate(s.gray, s.failed)),
-            pct(lo),
-            pct(hi)
+            percent(rate(s.gray, s.failed), Digits::Significant(3), false),
+            percent(lo, Digits::Significant(3), false),
+            percent(hi, Digits::Significant(3), false)
         ));
         let mode = if s.gray * 2 >= s.failed {
             "gray"

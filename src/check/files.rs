@@ -27,6 +27,7 @@ use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, PathSegment};
 use crate::input::gateway::{self, litellm, openrouter, portkey};
 use crate::input::{litellm_prices, read_text, scenario, shown_path};
+use crate::model::Scenario;
 use crate::report::check::{CheckReport, Checked, FileKind, Finding, PricedModel, Side, Skipped};
 
 /// Files larger than this are skipped: no gateway config is this large.
@@ -329,65 +330,7 @@ fn check_scenario(
     };
     // The scenario parsed, so its document does: locate each model for file:line.
     let doc = Document::parse(file, text).ok();
-    let line = |ci: usize, mi: Option<usize>| -> usize {
-        let mut p = vec![
-            PathSegment::Key("chain".into()),
-            PathSegment::Index(ci),
-            PathSegment::Key(if mi.is_some() { "models" } else { "name" }.into()),
-        ];
-        if let Some(mi) = mi {
-            p.push(PathSegment::Index(mi));
-        }
-        doc.as_ref()
-            .and_then(|d| d.locate(&p))
-            .map_or(1, |l| l.line)
-    };
-    let priced = |ci: usize, mi: usize| {
-        let m = &scenario.chains[ci].links[mi].price;
-        Side::new(
-            m.id.clone(),
-            vec![PricedModel::priced(
-                m.id.clone(),
-                m.id.clone(),
-                m.provider.clone(),
-                &scenario.request,
-                m,
-            )],
-        )
-    };
-    let chains: Vec<PricedChain> = scenario
-        .chains
-        .iter()
-        .enumerate()
-        .map(|(ci, c)| {
-            let mut links = Vec::new();
-            for mi in 1..c.links.len() {
-                if c.links[mi].price.id == c.links[0].price.id {
-                    report.findings.push(Finding::Config {
-                        file: file.to_string(),
-                        line: line(ci, Some(mi)),
-                        notice: gateway::Notice::SelfFallback {
-                            group: c.links[0].price.id.clone(),
-                        },
-                    });
-                    continue;
-                }
-                links.push(PricedLink {
-                    fallback: priced(ci, mi),
-                    file: file.to_string(),
-                    line: line(ci, Some(mi)),
-                    via: vec![],
-                });
-            }
-            PricedChain {
-                file: file.to_string(),
-                name: c.name.clone(),
-                line: line(ci, None),
-                primary: priced(ci, 0),
-                links,
-            }
-        })
-        .collect();
+    let chains = scenario_chains(&scenario, doc.as_ref(), file, &mut report.findings);
     let max_ratio = report.max_ratio;
     record_chains(
         report,
@@ -399,6 +342,79 @@ fn check_scenario(
         opts.allow_from.as_deref(),
         opts.incident.as_ref(),
     );
+}
+
+/// The line of chain `ci`'s model `mi` (its name when `mi` is `None`) in the scenario's
+/// document, 1 when it cannot be located.
+fn model_line(doc: Option<&Document>, ci: usize, mi: Option<usize>) -> usize {
+    let mut p = vec![
+        PathSegment::Key("chain".into()),
+        PathSegment::Index(ci),
+        PathSegment::Key(if mi.is_some() { "models" } else { "name" }.into()),
+    ];
+    if let Some(mi) = mi {
+        p.push(PathSegment::Index(mi));
+    }
+    doc.and_then(|d| d.locate(&p)).map_or(1, |l| l.line)
+}
+
+/// Chain `ci`'s link `mi` of `scenario` as a priced side of one model.
+fn scenario_side(scenario: &Scenario, ci: usize, mi: usize) -> Side {
+    let m = &scenario.chains[ci].links[mi].price;
+    Side::new(
+        m.id.clone(),
+        vec![PricedModel::priced(
+            m.id.clone(),
+            m.id.clone(),
+            m.provider.clone(),
+            &scenario.request,
+            m,
+        )],
+    )
+}
+
+/// The scenario's chains as `check` judges them, each model at its line in `file`; a fallback
+/// to the chain's own primary is a finding (pushed to `findings`), not a link.
+fn scenario_chains(
+    scenario: &Scenario,
+    doc: Option<&Document>,
+    file: &str,
+    findings: &mut Vec<Finding>,
+) -> Vec<PricedChain> {
+    let line = |ci: usize, mi: Option<usize>| model_line(doc, ci, mi);
+    scenario
+        .chains
+        .iter()
+        .enumerate()
+        .map(|(ci, c)| {
+            let mut links = Vec::new();
+            for mi in 1..c.links.len() {
+                if c.links[mi].price.id == c.links[0].price.id {
+                    findings.push(Finding::Config {
+                        file: file.to_string(),
+                        line: line(ci, Some(mi)),
+                        notice: gateway::Notice::SelfFallback {
+                            group: c.links[0].price.id.clone(),
+                        },
+                    });
+                    continue;
+                }
+                links.push(PricedLink {
+                    fallback: scenario_side(scenario, ci, mi),
+                    file: file.to_string(),
+                    line: line(ci, Some(mi)),
+                    via: vec![],
+                });
+            }
+            PricedChain {
+                file: file.to_string(),
+                name: c.name.clone(),
+                line: line(ci, None),
+                primary: scenario_side(scenario, ci, 0),
+                links,
+            }
+        })
+        .collect()
 }
 
 fn gateway_chains(

@@ -37,7 +37,7 @@ pub fn run(
             file: "--since/--until".into(),
             location: None,
             field: None,
-            message: m,
+            message: m.to_string(),
             kind: crate::error::InputErrorKind::Invalid,
         })?;
     let inputs = ReplayInputs {

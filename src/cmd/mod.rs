@@ -39,8 +39,9 @@ pub fn plot_apart(plot: Option<&Path>, target: &OutputTarget) -> anyhow::Result<
 
 /// The format an output file's extension names: `.json`, `.csv`, `.md` (`.markdown`), and a
 /// table for `.txt`, no extension or standard output (`-`). `Err` with the extension for any
-/// other, which names no format fallcost writes.
-pub fn format_from_path(output: &str) -> Result<Option<Format>, String> {
+/// other, which names no format fallcost writes ([`crate::error::ValueError::Unknown`], its
+/// message the extension).
+pub fn format_from_path(output: &str) -> Result<Option<Format>, crate::error::ValueError> {
     if output == "-" {
         return Ok(None);
     }
@@ -52,7 +53,7 @@ pub fn format_from_path(output: &str) -> Result<Option<Format>, String> {
         "csv" => Ok(Some(Format::Csv)),
         "md" | "markdown" => Ok(Some(Format::Markdown)),
         "txt" | "text" => Ok(None),
-        _ => Err(ext.to_string()),
+        _ => Err(crate::error::ValueError::Unknown(ext.to_string())),
     }
 }
 

@@ -4,6 +4,7 @@
 //! the TOML parser, from serde (unknown field, wrong type) or from our own validation after
 //! deserializing, names the file, line, column and field path.
 
+use crate::error::ValueError;
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -68,11 +69,11 @@ fn quoted_key(key: &str) -> String {
 ///
 /// Errors: an empty unquoted segment (`a..b`), an unterminated quote or a bad escape, text
 /// between a closing quote and the next dot, a quote inside an unquoted segment.
-pub fn split_dotted_key(key: &str) -> Result<Vec<String>, String> {
+pub fn split_dotted_key(key: &str) -> Result<Vec<String>, ValueError> {
     let wrong = |why: String| {
-        format!(
+        ValueError::Invalid(format!(
             "expected a dotted key such as `steady.failure_rate` or `latency.\"openai/gpt-5.6-sol\".p50_s`{why}"
-        )
+        ))
     };
     let mut parts = Vec::new();
     let mut rest = key.trim_start();
@@ -471,7 +472,7 @@ impl<'a> Document<'a> {
             message: format!("{message} (in {})", self.file),
             kind: InputErrorKind::Schema,
         };
-        let parts = split_dotted_key(key).map_err(bad)?;
+        let parts = split_dotted_key(key).map_err(|e| bad(e.to_string()))?;
         let path: Vec<PathSegment> = parts.iter().cloned().map(PathSegment::Key).collect();
         let parsed = set_value(value);
         if let DeValue::Table(_) = parsed {
@@ -797,7 +798,7 @@ mod tests {
         ] {
             assert_eq!(
                 split_dotted_key(bad),
-                Err(format!("{expected}{why}")),
+                Err(ValueError::Invalid(format!("{expected}{why}"))),
                 "{bad}"
             );
         }

@@ -1,5 +1,6 @@
 //! Humane durations: `90s`, `45m`, `3h6m`, `1.5h`, `2d`, `250ms`.
 
+use crate::error::ValueError;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
@@ -44,12 +45,14 @@ impl<'de> Deserialize<'de> for DurationText {
 ///
 /// Errors: a message saying what is allowed, for a missing unit, an unknown unit, a zero or
 /// non-finite total.
-pub fn parse_seconds(text: &str) -> Result<f64, String> {
+pub fn parse_seconds(text: &str) -> Result<f64, ValueError> {
     const ALLOWED: &str =
         "a duration with units such as 90s, 45m, 3h6m or 1.5h (units d, h, m, s, ms)";
     let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     if s.is_empty() {
-        return Err(format!("empty duration; expected {ALLOWED}"));
+        return Err(ValueError::Duration(format!(
+            "empty duration; expected {ALLOWED}"
+        )));
     }
     let mut total = 0.0;
     let mut rest = s.as_str();
@@ -59,9 +62,9 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(rest.len());
         let (num, tail) = rest.split_at(num_len);
-        let value: f64 = num
-            .parse()
-            .map_err(|_| format!("`{text}` is not a duration; expected {ALLOWED}"))?;
+        let value: f64 = num.parse().map_err(|_| {
+            ValueError::Duration(format!("`{text}` is not a duration; expected {ALLOWED}"))
+        })?;
         let unit_len = tail
             .find(|c: char| c.is_ascii_digit() || c == '.')
             .unwrap_or(tail.len());
@@ -72,26 +75,30 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
             "m" | "min" => 60.0,
             "s" => 1.0,
             "ms" => 0.001,
-            "" => return Err(format!("`{text}` has no unit; expected {ALLOWED}")),
+            "" => {
+                return Err(ValueError::Duration(format!(
+                    "`{text}` has no unit; expected {ALLOWED}"
+                )));
+            }
             other => {
-                return Err(format!(
+                return Err(ValueError::Duration(format!(
                     "unknown unit `{other}` in `{text}`; expected {ALLOWED}"
-                ));
+                )));
             }
         };
         if scale >= last_unit {
-            return Err(format!(
+            return Err(ValueError::Duration(format!(
                 "units in `{text}` must go from largest to smallest, each once"
-            ));
+            )));
         }
         last_unit = scale;
         total += value * scale;
         rest = next;
     }
     if !(total.is_finite() && total > 0.0) {
-        return Err(format!(
+        return Err(ValueError::Duration(format!(
             "`{text}` must be a positive duration; expected {ALLOWED}"
-        ));
+        )));
     }
     Ok(total)
 }
@@ -117,7 +124,7 @@ mod tests {
         for bad in ["", "90", "3x", "h", "0s", "6m3h", "1h1h", "1..5h", "-5m"] {
             let err = parse_seconds(bad).unwrap_err();
             assert!(
-                err.contains("duration") || err.contains("unit"),
+                err.to_string().contains("duration") || err.to_string().contains("unit"),
                 "{bad}: {err}"
             );
         }

@@ -16,6 +16,7 @@ pub mod settings;
 pub mod source;
 pub mod update;
 
+use crate::error::ValueError;
 use std::path::Path;
 
 use crate::error::{InputError, InputErrorKind};
@@ -109,41 +110,41 @@ pub fn json_syntax_error(file: &str, e: &serde_json::Error) -> InputError {
 /// spaces, and no control characters other than newline and tab (escape sequences, bells and
 /// carriage returns would corrupt terminals; newlines survive CSV and are flattened in
 /// Markdown).
-pub(crate) fn check_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_name(name: &str) -> Result<(), ValueError> {
     if name.trim().is_empty() {
-        Err("must not be empty".into())
+        Err(ValueError::Name("must not be empty".into()))
     } else if name.trim() != name {
-        Err(format!(
+        Err(ValueError::Name(format!(
             "{name:?} has leading or trailing spaces; remove them"
-        ))
+        )))
     } else if name
         .chars()
         .any(|c| c.is_control() && c != '\n' && c != '\t')
     {
-        Err(format!(
+        Err(ValueError::Name(format!(
             "{name:?} contains a control character (escape, bell, carriage return…); use printable text"
-        ))
+        )))
     } else {
         Ok(())
     }
 }
 
 /// Check that `value` is a finite number in `[lo, hi]`; the error says what is allowed.
-pub(crate) fn check_range(value: f64, lo: f64, hi: f64) -> Result<(), String> {
+pub(crate) fn check_range(value: f64, lo: f64, hi: f64) -> Result<(), ValueError> {
     let got = show(value);
     if value.is_finite() && value >= lo && value <= hi {
         Ok(())
     } else if hi.is_infinite() {
-        Err(format!(
+        Err(ValueError::Range(format!(
             "must be a finite number >= {}; got {got}",
             show(lo)
-        ))
+        )))
     } else {
-        Err(format!(
+        Err(ValueError::Range(format!(
             "must be in [{}, {}]; got {got}",
             show(lo),
             show(hi)
-        ))
+        )))
     }
 }
 

@@ -223,7 +223,7 @@ impl EntryAt<'_> {
                 }
             },
         };
-        check_name(&provider).map_err(|m| self.invalid("provider", m))?;
+        check_name(&provider).map_err(|m| self.invalid("provider", m.to_string()))?;
         check_name(id).map_err(|m| self.invalid_entry(format!("model id {m}")))?;
         let caching = e
             .caching

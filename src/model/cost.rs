@@ -201,18 +201,21 @@ impl Request {
     ///
     /// Errors (the message names the model and what the table lacks): a service tier the table
     /// does not price for the model; a 1-hour TTL on a model without a 1-hour write price.
-    pub fn billed(&self, price: &ModelPrice, billing: &Billing) -> Result<ModelPrice, String> {
+    pub fn billed(
+        &self,
+        price: &ModelPrice,
+        billing: &Billing,
+    ) -> Result<ModelPrice, super::ModelError> {
         let service = billing.service;
         if !price.has_service(service) {
             let have: Vec<&str> = std::iter::once("standard")
                 .chain(price.services().into_iter().map(ServiceTier::as_str))
                 .collect();
-            return Err(format!(
-                "`{}` has no {} price in the table (it has: {}); an unknown price is never borrowed from another tier",
-                price.id,
-                service.as_str(),
-                have.join(", ")
-            ));
+            return Err(super::ModelError::NoServicePrice {
+                model: price.id.clone(),
+                service: service.as_str(),
+                have: have.join(", "),
+            });
         }
         let prompt = self.prompt_tokens();
         let at = |rate| price.rate_for(rate, prompt, service);
@@ -229,10 +232,9 @@ impl Request {
                     match at(Rate::CacheWrite1h) {
                         Some(w) => cache_write = Some(w),
                         None => {
-                            return Err(format!(
-                                "`{}` has no 1-hour cache-write price in the table; use cache_ttl = \"5m\" or a table with cache_creation_input_token_cost_above_1hr",
-                                price.id
-                            ));
+                            return Err(super::ModelError::NoHourWrite {
+                                model: price.id.clone(),
+                            });
                         }
                     }
                 }

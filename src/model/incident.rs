@@ -1033,36 +1033,15 @@ pub fn evaluate(
             CapCount::After(None),
             shares,
         ),
-        Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => {
-            if allowed_links.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
-                return None;
-            }
-            let cancel = pattern == Pattern::HedgedTakeFirst;
-            // With a breaker, only the requests it lets through try the dead leg.
-            let tried = shares.map_or(1.0, |(tried, _)| tried);
-            let leg =
-                |l: &WindowLink| hedge_leg(request, chain, l, incident.failure, cancel, tried);
-            let backup = allowed_links[1].index;
-            let race = Hedge::new(
-                chain,
-                pattern,
-                leg(&allowed_links[0]),
-                leg(&allowed_links[1]),
-            )
-            .race(chain.links.len());
-            let mut t = in_sequence(
-                request,
-                chain,
-                &span,
-                &[(1.0, allowed_links[2..].to_vec())],
-                &race.tail,
-                Some(sessions),
-                tail_cap(backup),
-                shares,
-            );
-            add_head(&mut t, &race.head, n as f64);
-            t
-        }
+        Pattern::HedgedTakeFirst | Pattern::HedgedNoCancel => hedged_totals(
+            request,
+            chain,
+            incident,
+            pattern,
+            &span,
+            &allowed_links,
+            (sessions, shares),
+        )?,
     };
     let failed_share = if n > 0 { totals.failed / n as f64 } else { 1.0 };
     let failback = shorthand_failback(request, chain, incident, pattern, failed_share);
@@ -1075,6 +1054,46 @@ pub fn evaluate(
         failback,
         bound.map(|(_, b)| b),
     ))
+}
+
+/// The window totals of hedged `pattern`: the race of the first two allowed links, then the
+/// rest in sequence (`None` with fewer than two allowed links or attempts). With a breaker
+/// (`shares`), only the requests it lets through try the dead leg.
+fn hedged_totals(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+    span: &Span,
+    allowed_links: &[WindowLink],
+    (sessions, shares): (Sessions, Option<(f64, f64)>),
+) -> Option<Totals> {
+    if allowed_links.len() < 2 || chain.policy.max_attempts.is_some_and(|a| a < 2) {
+        return None;
+    }
+    let cancel = pattern == Pattern::HedgedTakeFirst;
+    let tried = shares.map_or(1.0, |(tried, _)| tried);
+    let leg = |l: &WindowLink| hedge_leg(request, chain, l, incident.failure, cancel, tried);
+    let backup = allowed_links[1].index;
+    let race = Hedge::new(
+        chain,
+        pattern,
+        leg(&allowed_links[0]),
+        leg(&allowed_links[1]),
+    )
+    .race(chain.links.len());
+    let mut t = in_sequence(
+        request,
+        chain,
+        span,
+        &[(1.0, allowed_links[2..].to_vec())],
+        &race.tail,
+        Some(sessions),
+        tail_cap(backup),
+        shares,
+    );
+    add_head(&mut t, &race.head, span.requests);
+    Some(t)
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 pub mod cache;
 pub mod chain;
 pub mod cost;
+pub mod error;
 pub mod hedge;
 pub mod incident;
 pub mod latency;
@@ -30,6 +31,7 @@ use serde::Serialize;
 
 pub use chain::{Chain, ChainDraft, Link, LinkDraft};
 pub use cost::{Billing, CacheMiss, CacheState, Request};
+pub use error::ModelError;
 pub use latency::Latency;
 pub use prices::{Caching, ModelPrice, PriceTable, Rate, ServiceTier, TierPrice};
 

@@ -32,7 +32,7 @@
 use serde::Serialize;
 
 use super::cost::{CacheState, Request, warm_state};
-use super::{AbandonedBilling, Chain};
+use super::{AbandonedBilling, Chain, Policy};
 
 /// The error classes of MODEL.md §8, in the order of [`ErrorMix`].
 #[derive(
@@ -575,9 +575,8 @@ fn plan_link(
 ) -> Mass {
     let policy = &chain.policy;
     let i = plan.index;
-    let fails_over = |c: ErrorClass| policy.failover_on.contains(&c);
     let (p_ok, c_ok, fails) = failures(request, chain, plan);
-    let mut next = Mass::default();
+    let mut onward = Onward::default();
     // The attempts of one round (k = 0: the first on this link), grouped by their retry
     // budget: `None` until the first failure here, whose class chooses it.
     let mut round: Vec<(Option<u32>, Mass)> = vec![(None, entering)];
@@ -589,7 +588,6 @@ fn plan_link(
         }
     };
     for k in 0.. {
-        let mut retry: Vec<(u32, Mass)> = Vec::new();
         for (budget, current) in &round {
             for &((n, bad), m) in &current.0 {
                 if policy.max_attempts.is_some_and(|a| n >= a) {
@@ -603,11 +601,7 @@ fn plan_link(
                     // A bad request fails the same way everywhere, at once.
                     out.failed_attempts[i] += m;
                     out.dead_time_s += m * chain.steady.fast_fail_s;
-                    if fails_over(ErrorClass::Client) {
-                        next.add((n + 1, true), m);
-                    } else {
-                        out.failed += m;
-                    }
+                    onward.client(policy, n, m, out);
                     continue;
                 }
                 out.cost += m * p_ok * c_ok;
@@ -620,39 +614,69 @@ fn plan_link(
                     out.failed_cost[i] += mm * usd;
                     out.dead_time_s += mm * secs;
                     let b = budget.unwrap_or_else(|| budget_of(class));
-                    match class {
-                        ErrorClass::Quota => out.failed += mm,
-                        ErrorClass::Client => {
-                            if fails_over(ErrorClass::Client) {
-                                next.add((n + 1, true), mm);
-                            } else {
-                                out.failed += mm;
-                            }
-                        }
-                        _ if k < b => {
-                            out.dead_time_s += mm * policy.backoff.mean_delay_s(k);
-                            match retry.iter_mut().find(|(rb, _)| *rb == b) {
-                                Some((_, r)) => r.add((n + 1, false), mm),
-                                None => {
-                                    let mut r = Mass::default();
-                                    r.add((n + 1, false), mm);
-                                    retry.push((b, r));
-                                }
-                            }
-                        }
-                        _ if fails_over(class) => next.add((n + 1, false), mm),
-                        _ => out.failed += mm,
-                    }
+                    onward.failed(policy, class, (k, b, n), mm, out);
                 }
             }
         }
+        let mut retry = std::mem::take(&mut onward.retry);
         retry.retain(|(_, r)| !r.0.is_empty());
         if retry.is_empty() {
             break;
         }
         round = retry.into_iter().map(|(b, r)| (Some(b), r)).collect();
     }
-    next
+    onward.next
+}
+
+/// Where the failed attempts on one link go ([`plan_link`]): over to the next link, or into the
+/// next round of retries here, grouped by their retry budget.
+#[derive(Debug, Default)]
+struct Onward {
+    /// The requests that fail over to the next link.
+    next: Mass,
+    /// The next round's retries, by budget.
+    retry: Vec<(u32, Mass)>,
+}
+
+impl Onward {
+    /// Mass `m` of a client error after `n` attempts: over to the next link when the policy
+    /// fails over on client errors (known bad from then on), else failed (into `out`).
+    fn client(&mut self, policy: &Policy, n: u32, m: f64, out: &mut PolicyOutcome) {
+        if policy.failover_on.contains(&ErrorClass::Client) {
+            self.next.add((n + 1, true), m);
+        } else {
+            out.failed += m;
+        }
+    }
+
+    /// Mass `mm` failing with `class` on attempt `n` (round `k`, retry budget `b`): failed,
+    /// retried (with its backoff's dead time) or over to the next link.
+    fn failed(
+        &mut self,
+        policy: &Policy,
+        class: ErrorClass,
+        (k, b, n): (u32, u32, u32),
+        mm: f64,
+        out: &mut PolicyOutcome,
+    ) {
+        match class {
+            ErrorClass::Quota => out.failed += mm,
+            ErrorClass::Client => self.client(policy, n, mm, out),
+            _ if k < b => {
+                out.dead_time_s += mm * policy.backoff.mean_delay_s(k);
+                match self.retry.iter_mut().find(|(rb, _)| *rb == b) {
+                    Some((_, r)) => r.add((n + 1, false), mm),
+                    None => {
+                        let mut r = Mass::default();
+                        r.add((n + 1, false), mm);
+                        self.retry.push((b, r));
+                    }
+                }
+            }
+            _ if policy.failover_on.contains(&class) => self.next.add((n + 1, false), mm),
+            _ => out.failed += mm,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,8 @@
 
 use std::fmt;
 
+pub use super::error::ModelError;
+
 pub mod sessions;
 
 /// What an outage takes down.
@@ -157,89 +159,6 @@ impl Outage {
     }
 }
 
-/// A problem with a timeline. `outage` is the outage's index (0-based, file order); the field
-/// names are the `[[incident.outage]]` keys, so the input layer only adds file and line.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum TimelineError {
-    /// The window is not a finite positive number of seconds.
-    #[error("incident.duration: must be a finite duration > 0; got {0}s")]
-    Window(f64),
-    /// `start`, `duration` or `latency_factor` is not a finite number in its range.
-    #[error("outage[{outage}].{field}: {message}")]
-    Field {
-        /// The outage's index.
-        outage: usize,
-        /// `start`, `duration` or `latency_factor`.
-        field: &'static str,
-        /// What is wrong and what is allowed.
-        message: String,
-    },
-    /// The outage starts or ends outside [0, D].
-    #[error(
-        "outage[{outage}].{field}: the outage runs from {start_s}s to {end_s}s, outside the window [0s, {window_s}s]; start and start + duration must lie in the window"
-    )]
-    OutsideWindow {
-        /// The outage's index.
-        outage: usize,
-        /// `start` or `duration`, the one that puts it outside.
-        field: &'static str,
-        /// Its start, seconds.
-        start_s: f64,
-        /// Its end, seconds.
-        end_s: f64,
-        /// D, seconds.
-        window_s: f64,
-    },
-    /// The error rate is outside [0, 1].
-    #[error("outage[{outage}].error_rate: must be in [0, 1]; got {value}")]
-    ErrorRate {
-        /// The outage's index.
-        outage: usize,
-        /// The rate given.
-        value: f64,
-    },
-    /// Two outages of one provider (or of one model and its provider) overlap in time.
-    #[error(
-        "outage[{second}].start: overlaps outage[{first}] ({target}, until {first_end_s}s); outages of one provider must not overlap: join them into one, or start this one at or after {first_end_s}s"
-    )]
-    Overlap {
-        /// The earlier outage's index.
-        first: usize,
-        /// The later one's index.
-        second: usize,
-        /// The earlier outage's target.
-        target: String,
-        /// Where the earlier one ends, seconds.
-        first_end_s: f64,
-    },
-}
-
-impl TimelineError {
-    /// The field path the input layer names (`outage[1].start`, `incident.duration`).
-    pub fn field(&self) -> String {
-        match self {
-            TimelineError::Window(_) => "incident.duration".into(),
-            TimelineError::Field { outage, field, .. } => format!("outage[{outage}].{field}"),
-            TimelineError::OutsideWindow { outage, field, .. } => {
-                format!("outage[{outage}].{field}")
-            }
-            TimelineError::ErrorRate { outage, .. } => format!("outage[{outage}].error_rate"),
-            TimelineError::Overlap { second, .. } => format!("outage[{second}].start"),
-        }
-    }
-
-    /// The index of the outage at fault, if one is.
-    pub fn outage(&self) -> Option<usize> {
-        match self {
-            TimelineError::Window(_) => None,
-            TimelineError::Field { outage, .. }
-            | TimelineError::OutsideWindow { outage, .. }
-            | TimelineError::ErrorRate { outage, .. } => Some(*outage),
-            TimelineError::Overlap { second, .. } => Some(*second),
-        }
-    }
-}
-
 /// A validated timeline: a window of D seconds and its outages.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Timeline {
@@ -347,13 +266,13 @@ impl Timeline {
     /// ending outside [0, D]; an error rate outside [0, 1]; a latency factor that is not a
     /// finite number above 0; two outages of one failure domain (one provider, or a model and its provider) that
     /// overlap (touching, one ending where the next starts, is allowed).
-    pub fn new(window_s: f64, outages: Vec<Outage>) -> Result<Timeline, TimelineError> {
+    pub fn new(window_s: f64, outages: Vec<Outage>) -> Result<Timeline, ModelError> {
         if !(window_s.is_finite() && window_s > 0.0) {
-            return Err(TimelineError::Window(window_s));
+            return Err(ModelError::Window(window_s));
         }
         for (i, o) in outages.iter().enumerate() {
             if !o.start_s.is_finite() || o.start_s < 0.0 {
-                return Err(TimelineError::Field {
+                return Err(ModelError::Field {
                     outage: i,
                     field: "start",
                     message: format!("must be a finite offset >= 0s; got {}s", o.start_s),
@@ -362,7 +281,7 @@ impl Timeline {
             if let Some(d) = o.duration_s
                 && !(d.is_finite() && d > 0.0)
             {
-                return Err(TimelineError::Field {
+                return Err(ModelError::Field {
                     outage: i,
                     field: "duration",
                     message: format!(
@@ -372,7 +291,7 @@ impl Timeline {
             }
             let end = o.end_s(window_s);
             if o.start_s >= window_s || end > window_s {
-                return Err(TimelineError::OutsideWindow {
+                return Err(ModelError::OutsideWindow {
                     outage: i,
                     field: if o.start_s >= window_s {
                         "start"
@@ -385,7 +304,7 @@ impl Timeline {
                 });
             }
             if !(o.error_rate.is_finite() && (0.0..=1.0).contains(&o.error_rate)) {
-                return Err(TimelineError::ErrorRate {
+                return Err(ModelError::ErrorRate {
                     outage: i,
                     value: o.error_rate,
                 });
@@ -393,7 +312,7 @@ impl Timeline {
             if let Some(f) = o.latency_factor
                 && !(f.is_finite() && f > 0.0)
             {
-                return Err(TimelineError::Field {
+                return Err(ModelError::Field {
                     outage: i,
                     field: "latency_factor",
                     message: format!("must be a finite number > 0; got {f}"),
@@ -411,7 +330,7 @@ impl Timeline {
                         (j, i)
                     };
                     let f = &outages[first];
-                    return Err(TimelineError::Overlap {
+                    return Err(ModelError::Overlap {
                         first,
                         second,
                         target: f.target.to_string(),
@@ -428,7 +347,7 @@ impl Timeline {
         window_s: f64,
         provider: &str,
         failure: OutageFailure,
-    ) -> Result<Timeline, TimelineError> {
+    ) -> Result<Timeline, ModelError> {
         Timeline::new(
             window_s,
             vec![Outage::new(
@@ -770,13 +689,13 @@ mod tests {
     fn bad_timelines_name_the_field() {
         let o = |start, dur| Outage::new(provider("openai"), start, dur, OutageFailure::Fast);
         let e = Timeline::new(100.0, vec![o(90.0, Some(20.0))]).unwrap_err();
-        assert_eq!(e.field(), "outage[0].duration");
+        assert_eq!(e.field().as_deref(), Some("outage[0].duration"));
         assert_eq!(
             e.to_string(),
             "outage[0].duration: the outage runs from 90s to 110s, outside the window [0s, 100s]; start and start + duration must lie in the window"
         );
         let e = Timeline::new(100.0, vec![o(100.0, None)]).unwrap_err();
-        assert_eq!(e.field(), "outage[0].start");
+        assert_eq!(e.field().as_deref(), Some("outage[0].start"));
         let e = Timeline::new(100.0, vec![o(0.0, None).with_error_rate(1.5)]).unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -785,7 +704,7 @@ mod tests {
         let e = Timeline::new(100.0, vec![o(0.0, Some(50.0)), o(40.0, Some(10.0))]).unwrap_err();
         assert_eq!(
             e,
-            TimelineError::Overlap {
+            ModelError::Overlap {
                 first: 0,
                 second: 1,
                 target: "provider \"openai\"".into(),
@@ -802,10 +721,10 @@ mod tests {
         assert!(Timeline::new(100.0, vec![o(0.0, Some(50.0)), m]).is_err());
         assert!(Timeline::new(100.0, vec![o(0.0, Some(50.0)), o(50.0, None)]).is_ok());
         let e = Timeline::new(100.0, vec![o(-1.0, None)]).unwrap_err();
-        assert_eq!(e.field(), "outage[0].start");
+        assert_eq!(e.field().as_deref(), Some("outage[0].start"));
         assert!(matches!(
             Timeline::new(0.0, vec![]),
-            Err(TimelineError::Window(_))
+            Err(ModelError::Window(_))
         ));
     }
 

@@ -6,8 +6,9 @@
 use std::path::PathBuf;
 
 use crate::check::{CheckOptions, files};
+use crate::error::{InputError, InputErrorKind};
 use crate::input::pricing::{PricingRef, broad_name};
-use crate::input::settings;
+use crate::input::settings::{self, CheckSettings, UsageSettings};
 use crate::model::Request;
 use crate::ops::inputs::{Project, SourceArgs};
 use crate::report::check::{CheckReport, IncidentCheck};
@@ -83,48 +84,9 @@ pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
         .or(settings.profile)
         .or(usage.profile)
         .unwrap_or((2000, 500));
-    let (allow, allow_from) = if args.allow.is_empty() {
-        (
-            settings.allow.clone().unwrap_or_default(),
-            settings.allow.as_ref().map(|_| settings.file.clone()),
-        )
-    } else {
-        (args.allow.clone(), None)
-    };
-    // `--scenario` and `--config` name files to check, as PATHs do
-    let given: Vec<PathBuf> = (args.paths.iter())
-        .chain(&args.source.scenario)
-        .chain(&args.source.config)
-        .cloned()
-        .collect();
-    let paths = match (&given, &settings.paths) {
-        (given, _) if !given.is_empty() => given.clone(),
-        (_, Some(from_file)) => from_file.clone(),
-        _ => Vec::new(),
-    };
-    let incident = match &args.incident {
-        Some(d) => Some(IncidentCheck {
-            duration_s: crate::input::duration::parse_seconds(d).map_err(|e| {
-                crate::error::InputError::file(
-                    crate::error::InputErrorKind::Invalid,
-                    "--incident",
-                    e,
-                )
-            })?,
-            requests_per_second: args.rate,
-            session_length: args.session_length,
-        }),
-        None => usage.incident_s.map(|duration_s| IncidentCheck {
-            duration_s,
-            requests_per_second: usage
-                .incident_requests_per_second
-                .or(usage
-                    .requests_per_month
-                    .map(|n| n / settings::usage::MONTH_S))
-                .unwrap_or(args.rate),
-            session_length: args.session_length,
-        }),
-    };
+    let (allow, allow_from) = allowed(args, &settings);
+    let paths = paths_to_check(args, &settings);
+    let incident = incident_check(args, &usage)?;
     let deny_warnings = args.deny_warnings || settings.deny_warnings.unwrap_or(false);
     let options = CheckOptions {
         max_ratio: args.max_ratio.or(settings.max_ratio).unwrap_or(2.0),
@@ -146,6 +108,62 @@ pub fn plan(args: &CheckFlags) -> anyhow::Result<Plan> {
         paths,
         options,
         deny_warnings,
+    })
+}
+
+/// The allowed chains: `--allow`, else the settings' `allow` (with the settings file they come
+/// from).
+fn allowed(args: &CheckFlags, settings: &CheckSettings) -> (Vec<String>, Option<String>) {
+    if args.allow.is_empty() {
+        (
+            settings.allow.clone().unwrap_or_default(),
+            settings.allow.as_ref().map(|_| settings.file.clone()),
+        )
+    } else {
+        (args.allow.clone(), None)
+    }
+}
+
+/// The files to check: the PATHs, `--scenario` and `--config` (named files to check, as PATHs
+/// are), else the settings' `paths`.
+fn paths_to_check(args: &CheckFlags, settings: &CheckSettings) -> Vec<PathBuf> {
+    let given: Vec<PathBuf> = (args.paths.iter())
+        .chain(&args.source.scenario)
+        .chain(&args.source.config)
+        .cloned()
+        .collect();
+    match (&given, &settings.paths) {
+        (given, _) if !given.is_empty() => given.clone(),
+        (_, Some(from_file)) => from_file.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// The incident `check` prices: `--incident` (a duration) at `--rate`, else fallcost.toml's
+/// `[usage]` incident at its rate (its monthly requests spread evenly, else `--rate`).
+///
+/// Errors: an `--incident` that is not a duration.
+fn incident_check(
+    args: &CheckFlags,
+    usage: &UsageSettings,
+) -> Result<Option<IncidentCheck>, InputError> {
+    Ok(match &args.incident {
+        Some(d) => Some(IncidentCheck {
+            duration_s: crate::input::duration::parse_seconds(d)
+                .map_err(|e| InputError::file(InputErrorKind::Invalid, "--incident", e))?,
+            requests_per_second: args.rate,
+            session_length: args.session_length,
+        }),
+        None => usage.incident_s.map(|duration_s| IncidentCheck {
+            duration_s,
+            requests_per_second: usage
+                .incident_requests_per_second
+                .or(usage
+                    .requests_per_month
+                    .map(|n| n / settings::usage::MONTH_S))
+                .unwrap_or(args.rate),
+            session_length: args.session_length,
+        }),
     })
 }
 

@@ -473,7 +473,10 @@ fn percent_crossed(report: &DiffReport, p: f64, v: f64) -> Option<Crossed> {
                 "percent",
                 p,
                 r,
-                format!("the steady monthly bill rises {r:.2}%, above --fail-above {p}%"),
+                format!(
+                    "the steady monthly bill rises {}, above --fail-above {p}%",
+                    crate::number::percent(ratio, crate::number::Digits::Fixed(2), false)
+                ),
             ))
         }
         // From a month of $0 (no chain in BASE, or only free ones) any rise is

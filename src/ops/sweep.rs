@@ -7,6 +7,7 @@
 //! `Ns`. Each grid point is the scenario with those values set (as `--set` would), validated
 //! and priced like `compare`, so an out-of-range point is the same clear error.
 
+use crate::error::ValueError;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -44,14 +45,14 @@ impl Param {
     ///
     /// Errors: a missing `=` or `:`, a bound that is not a number (or a duration), a step that
     /// is not positive, TO below FROM, or more than [`MAX_POINTS`] values.
-    pub fn parse(spec: &str) -> Result<Param, String> {
+    pub fn parse(spec: &str) -> Result<Param, ValueError> {
         let usage = "expected KEY=FROM:TO:STEP, e.g. steady.failure_rate=0:0.05:0.005 or incident.duration=30s:3h:15m";
         let (key, range) = spec
             .split_once('=')
-            .ok_or_else(|| format!("`{spec}`: {usage}"))?;
+            .ok_or_else(|| ValueError::Invalid(format!("`{spec}`: {usage}")))?;
         let parts: Vec<&str> = range.split(':').map(str::trim).collect();
         let [from, to, step] = parts[..] else {
-            return Err(format!("`{spec}`: {usage}"));
+            return Err(ValueError::Invalid(format!("`{spec}`: {usage}")));
         };
         // A bound like `30s` or `1h30m` is a duration; `nan` or `1e-3` is not.
         let duration = [from, to, step].iter().any(|p| {
@@ -59,33 +60,37 @@ impl Param {
                 && p.ends_with(['s', 'm', 'h', 'd'])
                 && !p.contains('e')
         });
-        let num = |p: &str| -> Result<f64, String> {
+        let num = |p: &str| -> Result<f64, ValueError> {
             let v = if duration {
-                parse_seconds(p)
+                parse_seconds(p).map_err(String::from)
             } else {
                 p.parse::<f64>()
                     .map_err(|_| format!("`{p}` is not a number"))
             };
-            v.map_err(|e| format!("`{spec}`: {e}; {usage}"))
+            v.map_err(|e| ValueError::Invalid(format!("`{spec}`: {e}; {usage}")))
         };
         let (from, to, step) = (num(from)?, num(to)?, num(step)?);
         if !(from.is_finite() && to.is_finite() && step.is_finite()) || step <= 0.0 {
-            return Err(format!("`{spec}`: STEP must be a positive finite number"));
+            return Err(ValueError::Invalid(format!(
+                "`{spec}`: STEP must be a positive finite number"
+            )));
         }
         if to < from {
-            return Err(format!("`{spec}`: TO must not be below FROM"));
+            return Err(ValueError::Invalid(format!(
+                "`{spec}`: TO must not be below FROM"
+            )));
         }
         let n = ((to - from) / step + 1e-9).floor() + 1.0;
         if n > MAX_POINTS as f64 {
-            return Err(format!(
+            return Err(ValueError::Invalid(format!(
                 "`{spec}` has {n} values; at most {MAX_POINTS}, use a larger STEP"
-            ));
+            )));
         }
         let values = (0..n as usize)
             .map(|i| round_noise(from + i as f64 * step))
             .collect();
         let key = key.trim();
-        split_dotted_key(key).map_err(|e| format!("`{spec}`: {e}"))?;
+        split_dotted_key(key).map_err(|e| ValueError::Invalid(format!("`{spec}`: {e}")))?;
         Ok(Param {
             key: key.to_string(),
             values,
@@ -323,9 +328,14 @@ mod tests {
             "x=0:1:-1",
         ] {
             let e = Param::parse(bad).unwrap_err();
-            assert!(!e.is_empty(), "{bad}");
+            assert!(!e.to_string().is_empty(), "{bad}");
         }
-        assert!(Param::parse("x=0:1:0").unwrap_err().contains("STEP"));
+        assert!(
+            Param::parse("x=0:1:0")
+                .unwrap_err()
+                .to_string()
+                .contains("STEP")
+        );
     }
 
     /// Sweeping the primary's failure rate over the failover-chains request: sequential cost is

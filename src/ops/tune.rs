@@ -178,33 +178,7 @@ pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> anyhow::Resu
             .iter()
             .find(|c| &c.name == name)
             .expect("selected above");
-        let mut space = space_for(chain, &base, ask);
-        let mut held = Vec::new();
-        if let Some(why) = unpriced_timeout(chain) {
-            let own = space::num(chain.policy.timeout_s);
-            let asked: Vec<String> = space
-                .dims
-                .iter()
-                .find(|d| d.key == space::TIMEOUT)
-                .map(|d| d.values.clone())
-                .unwrap_or_default();
-            if asked.iter().any(|v| *v != own) {
-                held.push(format!(
-                    "{} held at the chain's own {own} s (not tried: {}): {why}",
-                    space::TIMEOUT,
-                    asked
-                        .iter()
-                        .filter(|v| **v != own)
-                        .map(|v| format!("{v} s"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-                space = space.with(Dim {
-                    key: space::TIMEOUT.into(),
-                    values: vec![own],
-                });
-            }
-        }
+        let (space, held) = hold_unpriced_timeout(chain, space_for(chain, &base, ask));
         let combos = space
             .combos(chain.policy.timeout_s)
             .map_err(anyhow::Error::msg)?;
@@ -240,6 +214,39 @@ pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> anyhow::Resu
         chains,
         partial,
     })
+}
+
+/// `space` with the timeout held at the chain's own where [`unpriced_timeout`] says it cannot
+/// be tuned, and the line saying so (none when the space tried no other timeout).
+fn hold_unpriced_timeout(chain: &crate::model::Chain, mut space: Space) -> (Space, Vec<String>) {
+    let mut held = Vec::new();
+    let Some(why) = unpriced_timeout(chain) else {
+        return (space, held);
+    };
+    let own = space::num(chain.policy.timeout_s);
+    let asked: Vec<String> = space
+        .dims
+        .iter()
+        .find(|d| d.key == space::TIMEOUT)
+        .map(|d| d.values.clone())
+        .unwrap_or_default();
+    if asked.iter().any(|v| *v != own) {
+        held.push(format!(
+            "{} held at the chain's own {own} s (not tried: {}): {why}",
+            space::TIMEOUT,
+            asked
+                .iter()
+                .filter(|v| **v != own)
+                .map(|v| format!("{v} s"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        space = space.with(Dim {
+            key: space::TIMEOUT.into(),
+            values: vec![own],
+        });
+    }
+    (space, held)
 }
 
 /// Why the chain's timeout cannot be tuned, if it cannot: a link whose trip rate (the share

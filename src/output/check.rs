@@ -114,7 +114,7 @@ pub fn print(
         writeln!(
             stderr,
             "{}",
-            crate::output::color::paint_stderr(
+            crate::output::ui::paint_stderr(
                 crate::output::color::Role::Error,
                 "error:",
                 &crate::error::printable_line(&e.to_string())

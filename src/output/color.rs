@@ -42,14 +42,6 @@ pub fn paint(on: bool, role: Role, text: &str) -> String {
     }
 }
 
-/// `label message` for standard error, the label coloured when standard error is.
-pub fn paint_stderr(role: Role, label: &str, message: &str) -> String {
-    format!(
-        "{} {message}",
-        paint(super::ui::get().color_stderr, role, label)
-    )
-}
-
 /// The role of a table cell holding a change against the primary alone, as
 /// [`crate::number::change`] writes it: `+12.30%` is a premium, `-4.00%` a saving, `+0.00%` and
 /// any other cell `None`.

@@ -13,7 +13,7 @@
 use std::fmt::Write;
 
 use crate::model::Pattern;
-use crate::number::{count, money};
+use crate::number::{Digits, count, money, percent};
 use crate::report::Report;
 
 /// Picture width, px.
@@ -360,10 +360,10 @@ fn steady_bars(c: &mut Canvas, report: &Report, chain: &str) -> bool {
         let mut colour = INK;
         if let Some(v) = r.analytic.vs_baseline {
             if v > 0.0005 {
-                label.push_str(&format!(" · +{:.1}%", v * 100.0));
+                label.push_str(&format!(" · {}", percent(v, Digits::Fixed(1), true)));
                 colour = PREMIUM;
             } else if v < -0.00005 || (cost < base && r.analytic.failed_per_1k > 0.0) {
-                label.push_str(&format!(" · {:.2}%", v * 100.0));
+                label.push_str(&format!(" · {}", percent(v, Digits::Fixed(2), false)));
             }
         }
         if r.analytic.failed_per_1k > 0.0 {

@@ -292,14 +292,17 @@ fn short_time(rfc3339: &str) -> String {
 
 /// Availability as a percentage with enough decimals to show the nines.
 fn availability(a: f64) -> String {
-    format!("{}%", trim(a * 100.0, 6))
+    crate::number::percent(a, crate::number::Digits::AtMost(6), false)
 }
 
 /// A figure cell with its labels: `sim 95.18 ±2.1%` (simulated, its precision), `≈ 95.18`
 /// (approximate analytic figures).
 fn labelled(cell: String, method: Method, approximate: bool, precision: Option<f64>) -> String {
     match (method, precision) {
-        (Method::Simulated, Some(p)) => format!("sim {cell} ±{}%", trim(p * 100.0, 2)),
+        (Method::Simulated, Some(p)) => format!(
+            "sim {cell} ±{}",
+            crate::number::percent(p, crate::number::Digits::AtMost(2), false)
+        ),
         (Method::Simulated, None) => format!("sim {cell}"),
         _ if approximate => format!("≈ {cell}"),
         _ => cell,

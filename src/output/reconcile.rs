@@ -4,12 +4,12 @@
 
 use super::layout::{Page, Section};
 use super::{Format, table};
-use crate::number::{count, money};
+use crate::number::{Digits, count, money, percent};
 use crate::report::reconcile::{ReconcileReport, ScenarioCheck};
 
 /// `share` as a signed percentage to two decimals (`+1.25%`), `–` when there is none.
-fn pct(share: Option<f64>) -> String {
-    share.map_or_else(|| "–".into(), |s| format!("{:+.2}%", s * 100.0))
+fn percent_or_dash(share: Option<f64>) -> String {
+    share.map_or_else(|| "–".into(), |s| percent(s, Digits::Fixed(2), true))
 }
 
 fn usd(x: Option<f64>) -> String {
@@ -54,7 +54,7 @@ fn preamble(r: &ReconcileReport) -> Vec<String> {
         money(t.explained_usd),
         money(t.billed_usd),
         t.explained_share
-            .map_or_else(|| "–".into(), |s| format!("{:.1}%", s * 100.0))
+            .map_or_else(|| "–".into(), |s| percent(s, Digits::Fixed(1), false))
     ));
     preamble.push(format!(
         "expected {} (discounts {}, price changes {}), residual {} ({}); unpriced {}",
@@ -62,7 +62,7 @@ fn preamble(r: &ReconcileReport) -> Vec<String> {
         money(t.discount_usd),
         money(t.price_change_usd),
         money(t.residual_usd),
-        pct(t.residual_share),
+        percent_or_dash(t.residual_share),
         money(t.unpriced_billed_usd)
     ));
     preamble
@@ -85,7 +85,7 @@ fn bill_section(r: &ReconcileReport) -> Section {
             format!("{}{mark}", row.model),
             usd(row.expected_usd),
             usd(row.billed_usd),
-            pct(row.residual_share),
+            percent_or_dash(row.residual_share),
             if row.within { "yes" } else { "no" }.into(),
         ]);
     }
@@ -122,7 +122,7 @@ fn scenario_section(s: &ScenarioCheck) -> Section {
                 money(d.billed_usd),
                 money(d.predicted_premium_usd),
                 money(d.predicted_usd),
-                pct(d.error_share),
+                percent_or_dash(d.error_share),
                 usd(d.billed_excess_usd),
             ]
         })
@@ -131,10 +131,10 @@ fn scenario_section(s: &ScenarioCheck) -> Section {
         "period: predicted {} against billed {} ({}); incident premium predicted {} against billed excess {} ({})",
         money(s.predicted_usd),
         money(s.billed_usd),
-        pct(s.error_share),
+        percent_or_dash(s.error_share),
         money(s.predicted_premium_usd),
         usd(s.billed_excess_usd),
-        pct(s.premium_error_share)
+        percent_or_dash(s.premium_error_share)
     )];
     for d in s.days.iter().filter(|d| !d.incidents.is_empty()) {
         footer.push(format!("{}: {}", d.day, d.incidents.join("; ")));

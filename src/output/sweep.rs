@@ -7,7 +7,7 @@ use super::layout::{Page, Section, steady_mc_cells, steady_mc_header, sweep_cell
 use super::{Format, table};
 use crate::figures::{CsvGenerations, INCIDENT_FIGURES, STEADY_FIGURES, csv_generations_after};
 use crate::number::{group, trim};
-use crate::sweep::{Place, SWEEP_BASE, Sweep, SweepColumn, SweepRow};
+use crate::sweep::{ColumnPlace, SWEEP_BASE, Sweep, SweepColumn, SweepRow};
 
 /// `sweep` in `format`, as written to standard output or `--output`.
 ///
@@ -22,24 +22,24 @@ pub fn render(sweep: &Sweep, format: Format) -> anyhow::Result<Vec<u8>> {
 }
 
 /// The CSV: the swept parameters, chain and pattern, the figures the first sweeps printed
-/// ([`Place::First`]), with `--mc` the Monte Carlo columns, `incident_method`, then every other
-/// analytic figure of the sweep's generations ([`Place::Rest`]), with `--mc` the Monte Carlo
+/// ([`ColumnPlace::First`]), with `--mc` the Monte Carlo columns, `incident_method`, then every other
+/// analytic figure of the sweep's generations ([`ColumnPlace::Rest`]), with `--mc` the Monte Carlo
 /// columns of those of generation 1, `incident_approximate`, then each later generation's
-/// figures ([`Place::Added`]) and their Monte Carlo columns.
+/// figures ([`ColumnPlace::Added`]) and their Monte Carlo columns.
 fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let columns = crate::sweep::columns();
-    let at = |place: Place| -> Vec<SweepColumn> {
+    let at = |place: ColumnPlace| -> Vec<SweepColumn> {
         columns
             .iter()
             .copied()
             .filter(|c| c.place() == place)
             .collect()
     };
-    let (first, rest) = (at(Place::First), at(Place::Rest));
+    let (first, rest) = (at(ColumnPlace::First), at(ColumnPlace::Rest));
     let added: Vec<(CsvGenerations, Vec<SweepColumn>)> = csv_generations_after(SWEEP_BASE)
         .into_iter()
-        .map(|g| (CsvGenerations::only(g), at(Place::Added(g))))
+        .map(|g| (CsvGenerations::only(g), at(ColumnPlace::Added(g))))
         .collect();
     let mc = sweep.mc.is_some();
     let mut header: Vec<String> = sweep.params.iter().map(|p| guard(p)).collect();
@@ -69,7 +69,7 @@ fn csv(sweep: &Sweep) -> anyhow::Result<Vec<u8>> {
     Ok(w.into_inner()?)
 }
 
-/// The generations of the Monte Carlo columns after [`Place::Rest`]'s: 1 to [`SWEEP_BASE`]
+/// The generations of the Monte Carlo columns after [`ColumnPlace::Rest`]'s: 1 to [`SWEEP_BASE`]
 /// (generation 0's come before `incident_method`).
 const REST_MC: CsvGenerations = CsvGenerations {
     first: 1,

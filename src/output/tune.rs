@@ -4,6 +4,7 @@
 //! shipped point); JSON (the [`Tune`] as serialised, schema `schemas/tune.schema.json`).
 
 use super::csv;
+use crate::number::{Digits, percent};
 
 /// A number as the CSV writes it.
 fn num(x: f64) -> String {
@@ -13,7 +14,6 @@ use super::layout::{Page, Section};
 use super::table::VERBATIM;
 use super::{Format, table};
 use crate::number::{group, money};
-use crate::tune::frontier::percent;
 use crate::tune::{ChainTune, Point, Tune};
 
 /// `tune` in `format`, as written to standard output or `--output`.
@@ -121,7 +121,10 @@ pub fn layout(tune: &Tune) -> Page {
 fn goals_text(g: &crate::tune::Goals) -> String {
     let mut goals = Vec::new();
     if let Some(a) = g.availability {
-        goals.push(format!("answered >= {}", percent(a)));
+        goals.push(format!(
+            "answered >= {}",
+            percent(a, Digits::AtMost(4), false)
+        ));
     }
     if let Some(t) = g.p99_s {
         goals.push(format!("p99 <= {t} s"));
@@ -201,7 +204,7 @@ fn point_row(tag: String, p: &Point, chains_vary: bool) -> Vec<String> {
         money(p.cost_per_1k_usd),
         money(p.incident_premium_per_1k_usd),
         money(p.monthly_usd),
-        percent(p.availability),
+        percent(p.availability, Digits::AtMost(4), false),
         seconds(p.raw.p99_s),
         if p.feasible {
             "yes".into()
@@ -324,7 +327,7 @@ fn recommended_lines(c: &ChainTune, r: &Point) -> Vec<String> {
         r.models.join(" → "),
         settings(r),
         money(r.cost_per_1k_usd),
-        percent(r.availability),
+        percent(r.availability, Digits::AtMost(4), false),
         seconds(r.raw.p99_s)
     )];
     if let Some(s) = &c.shipped {
@@ -334,8 +337,8 @@ fn recommended_lines(c: &ChainTune, r: &Point) -> Vec<String> {
             s.pattern.as_str(),
             money(saved),
             money(s.monthly_usd - r.monthly_usd),
-            percent(s.availability),
-            percent(r.availability)
+            percent(s.availability, Digits::AtMost(4), false),
+            percent(r.availability, Digits::AtMost(4), false)
         ));
     }
     if let Some(why) = &c.reason {
@@ -417,7 +420,7 @@ fn signed(x: f64) -> String {
 
 fn show_limit(name: &str, v: f64) -> String {
     match name {
-        "availability" => percent(v),
+        "availability" => percent(v, Digits::AtMost(4), false),
         "p99" => format!("{v:.2} s"),
         "max-ratio" => format!("{v:.2}x"),
         _ => format!("${}/month", money(v)),

@@ -128,7 +128,7 @@ pub fn note(message: &str) {
     if !get().quiet {
         eprintln!(
             "{}",
-            super::color::paint_stderr(super::color::Role::Note, "fallcost: note:", message)
+            paint_stderr(super::color::Role::Note, "fallcost: note:", message)
         );
     }
 }
@@ -145,7 +145,7 @@ pub fn info(message: &str) {
 pub fn warn(message: &str) {
     eprintln!(
         "{}",
-        super::color::paint_stderr(super::color::Role::Warning, "fallcost: warning:", message)
+        paint_stderr(super::color::Role::Warning, "fallcost: warning:", message)
     );
 }
 
@@ -159,6 +159,15 @@ pub fn detail(message: &str) {
 /// Whether progress bars may be drawn: not under `--quiet`, and only on a terminal.
 pub fn progress_allowed() -> bool {
     !get().quiet && std::io::stderr().is_terminal()
+}
+
+/// `label message` for standard error, the label coloured (in `role`'s colour) when standard
+/// error is ([`get`]'s `color_stderr`).
+pub fn paint_stderr(role: super::color::Role, label: &str, message: &str) -> String {
+    format!(
+        "{} {message}",
+        super::color::paint(get().color_stderr, role, label)
+    )
 }
 
 #[cfg(test)]

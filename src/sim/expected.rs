@@ -386,19 +386,19 @@ pub(crate) mod tests {
     use crate::model::{FailureMode, Policy};
     use crate::sim::McOptions;
     use crate::sim::incident::events::simulate;
-    use crate::sim::rng::{chunk_rng, uniform};
+    use crate::sim::rng::{SimRng, chunk_rng, uniform};
 
     /// A figure of a simulated row against a long simulation: (name, figure, long mean, z), z
     /// over the combined standard error (the row's estimated from the long run's spread and
     /// its own window count).
-    pub(crate) type Check = (&'static str, f64, f64, f64);
+    pub(crate) type FigureCheck = (&'static str, f64, f64, f64);
 
     /// Every figure of `a` (from `windows` windows, or exact with `None`) against `long`.
     pub(crate) fn compare(
         a: &IncidentOutcome,
         windows: Option<u64>,
         long: &PolicyIncidentMc,
-    ) -> Vec<Check> {
+    ) -> Vec<FigureCheck> {
         let b = &long.base.figures;
         let mut figures = vec![
             ("total", a.total, &b.total_usd),
@@ -442,7 +442,7 @@ pub(crate) mod tests {
     }
 
     /// Within 1% or 4.5 standard errors.
-    pub(crate) fn close(c: &Check) -> bool {
+    pub(crate) fn close(c: &FigureCheck) -> bool {
         let (_, x, m, z) = *c;
         z <= 4.5 || (x - m).abs() <= 0.01 * m.abs()
     }
@@ -945,7 +945,7 @@ pub(crate) mod tests {
         let units: Vec<(usize, Pattern)> = (0..cases.len())
             .flat_map(|case| Pattern::ALL.into_iter().map(move |p| (case, p)))
             .collect();
-        let checked: Vec<(usize, Pattern, Vec<Check>)> = units
+        let checked: Vec<(usize, Pattern, Vec<FigureCheck>)> = units
             .into_par_iter()
             .filter_map(|(case, pattern)| {
                 let (r, c, i) = &cases[case];
@@ -976,6 +976,131 @@ pub(crate) mod tests {
         );
     }
 
+    /// A random index below `n`.
+    fn pick(n: usize, rng: &mut SimRng) -> usize {
+        (uniform(rng) * n as f64) as usize % n
+    }
+
+    /// A random policy of the inert-breaker tests: timeout, retries, a breaker, a hedge delay
+    /// in a `hedged` share of them, a warm policy.
+    fn random_policy(rng: &mut SimRng, hedged: f64) -> Policy {
+        let timeout_s = 5.0 + 55.0 * uniform(rng);
+        Policy {
+            timeout_s,
+            retries: pick(3, rng) as u32,
+            breaker: breaker(1 + pick(6, rng) as u32, 5.0 + 115.0 * uniform(rng)),
+            hedge_delay_s: (uniform(rng) < hedged).then(|| (timeout_s - 1.0) * uniform(rng)),
+            warm_fallback: [WarmPolicy::Always, WarmPolicy::Never, WarmPolicy::After(2)]
+                [pick(3, rng)],
+            ..Policy::default()
+        }
+    }
+
+    /// A random request of the inert-breaker tests: input, output and prefix tokens, hit rate.
+    fn random_request(rng: &mut SimRng) -> Request {
+        crate::model::cost::tests::req(
+            4000.0 * uniform(rng),
+            100.0 + 2000.0 * uniform(rng),
+            [0.0, 15000.0, 60000.0][pick(3, rng)],
+            uniform(rng),
+        )
+    }
+
+    /// Case `case` of [`an_inert_breaker_bills_as_no_breaker`]: a random chain of 2-3 links
+    /// (an Anthropic primary) with its policy, request and traffic; a third of the cases on a
+    /// timeline (one provider of the chain down, or drilled, for the whole window, and another
+    /// provider's outage that no link of the chain sees).
+    fn inert_case(case: usize, rng: &mut SimRng) -> (Request, Chain, Incident) {
+        use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
+        let anthropic = [SONNET, HAIKU];
+        let others = [
+            SOL,
+            "openai/gpt-6-luna",
+            "openai/gpt-6-astra",
+            "deepseek/deepseek-v4-flash",
+        ];
+        let len = 2 + pick(2, rng);
+        let mut models = vec![anthropic[pick(2, rng)]];
+        while models.len() < len {
+            let m = if uniform(rng) < 0.3 {
+                anthropic[pick(2, rng)]
+            } else {
+                others[pick(4, rng)]
+            };
+            if !models.contains(&m) {
+                models.push(m);
+            }
+        }
+        let (_, c, mut i) = scenario(&models, random_policy(rng, 0.5), FailureMode::Fast);
+        let r = random_request(rng);
+        i.duration_s = 120.0 + 600.0 * uniform(rng);
+        i.requests_per_second = 0.5 + 2.5 * uniform(rng);
+        i.session_length = 1 + pick(30, rng) as u64;
+        if case % 3 == 2 {
+            let down = c.links[pick(len, rng)].price.provider.clone();
+            let failure = if uniform(rng) < 0.25 {
+                OutageFailure::Drill
+            } else {
+                OutageFailure::Fast
+            };
+            let outages = vec![
+                Outage::new(OutageTarget::Provider(down), 0.0, None, failure),
+                Outage::new(
+                    OutageTarget::Provider("xai".into()),
+                    10.0,
+                    Some(30.0),
+                    OutageFailure::Gray,
+                ),
+            ];
+            i.timeline = Some(Timeline::new(i.duration_s, outages).unwrap());
+        }
+        (r, c, i)
+    }
+
+    /// One case and pattern of [`an_inert_breaker_bills_as_no_breaker`]: 64 windows bill the
+    /// same with and without the breaker; on the sequential pattern of every fourth case,
+    /// `expected` takes its bill from the analytic engine without the breaker. `None` where
+    /// `expected` has no figures.
+    fn inert_unit(
+        case: usize,
+        (r, c, i): &(Request, Chain, Incident),
+        pattern: Pattern,
+    ) -> Option<usize> {
+        use crate::model::incident::{evaluate, inert_breaker};
+        assert!(inert_breaker(c, i).is_some(), "case {case}: {c:?} {i:?}");
+        let mut free = c.clone();
+        free.policy.breaker = None;
+        let with = long(r, c, i, pattern, 64);
+        let without = long(r, &free, i, pattern, 64);
+        let (a, b) = (&with.base.figures, &without.base.figures);
+        let figures = [
+            ("total", &a.total_usd, &b.total_usd),
+            ("window", &a.window_usd, &b.window_usd),
+            ("cold_start", &a.cold_start_usd, &b.cold_start_usd),
+            ("failback", &a.failback_usd, &b.failback_usd),
+            ("failed_requests", &a.failed_requests, &b.failed_requests),
+            ("cold_starts", &a.cold_starts, &b.cold_starts),
+        ];
+        for (name, x, y) in figures {
+            let (x, y) = (x.mean(), y.mean());
+            assert!(
+                (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-3),
+                "case {case} {pattern:?} {name}: with the breaker {x}, without {y}: {c:?} {i:?}"
+            );
+        }
+        // what compare prints, on the sequential pattern of a few cases (the
+        // simulation behind it runs to the stopping rule)
+        if pattern != Pattern::Sequential || !case.is_multiple_of(4) {
+            return Some(case);
+        }
+        let s = expected(r, c, i, pattern)?;
+        let exact = evaluate(r, &free, i, pattern).expect("the pattern exists");
+        assert_eq!(s.outcome.total, exact.total, "case {case} {pattern:?}");
+        assert_eq!(s.outcome.failed_requests, exact.failed_requests);
+        assert!(s.outcome.breaker.is_some());
+        Some(case)
+    }
+
     /// An inert breaker (`model::incident::inert_breaker`: every attempt it could refuse fails
     /// fast and bills 0, nothing else fails) changes no bill and no failure: on 24 random
     /// chains of 2-3 links over three providers, with random retries, timeouts, breakers,
@@ -986,123 +1111,210 @@ pub(crate) mod tests {
     /// its bill (checked on six cases) from the analytic engine without the breaker, which `fallcost tune` uses.
     #[test]
     fn an_inert_breaker_bills_as_no_breaker() {
-        use crate::model::cost::tests::req;
-        use crate::model::incident::{evaluate, inert_breaker};
-        use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
         use rayon::prelude::*;
         let mut rng = chunk_rng(26, 4, 0);
-        let anthropic = [SONNET, HAIKU];
-        let others = [
-            SOL,
-            "openai/gpt-6-luna",
-            "openai/gpt-6-astra",
-            "deepseek/deepseek-v4-flash",
-        ];
-        let pick = |n: usize, rng: &mut _| (uniform(rng) * n as f64) as usize % n;
-        let cases: Vec<(Request, Chain, Incident)> = (0..24)
-            .map(|case| {
-                let len = 2 + pick(2, &mut rng);
-                let mut models = vec![anthropic[pick(2, &mut rng)]];
-                while models.len() < len {
-                    let m = if uniform(&mut rng) < 0.3 {
-                        anthropic[pick(2, &mut rng)]
-                    } else {
-                        others[pick(4, &mut rng)]
-                    };
-                    if !models.contains(&m) {
-                        models.push(m);
-                    }
-                }
-                let timeout_s = 5.0 + 55.0 * uniform(&mut rng);
-                let policy = Policy {
-                    timeout_s,
-                    retries: pick(3, &mut rng) as u32,
-                    breaker: breaker(
-                        1 + pick(6, &mut rng) as u32,
-                        5.0 + 115.0 * uniform(&mut rng),
-                    ),
-                    hedge_delay_s: (uniform(&mut rng) < 0.5)
-                        .then(|| (timeout_s - 1.0) * uniform(&mut rng)),
-                    warm_fallback: [WarmPolicy::Always, WarmPolicy::Never, WarmPolicy::After(2)]
-                        [pick(3, &mut rng)],
-                    ..Policy::default()
-                };
-                let (_, c, mut i) = scenario(&models, policy, FailureMode::Fast);
-                let r = req(
-                    4000.0 * uniform(&mut rng),
-                    100.0 + 2000.0 * uniform(&mut rng),
-                    [0.0, 15000.0, 60000.0][pick(3, &mut rng)],
-                    uniform(&mut rng),
-                );
-                i.duration_s = 120.0 + 600.0 * uniform(&mut rng);
-                i.requests_per_second = 0.5 + 2.5 * uniform(&mut rng);
-                i.session_length = 1 + pick(30, &mut rng) as u64;
-                // a third of the cases on a timeline: one provider of the chain down (or
-                // drilled) for the whole window, and another provider's outage that no link
-                // of the chain sees
-                if case % 3 == 2 {
-                    let down = c.links[pick(len, &mut rng)].price.provider.clone();
-                    let failure = if uniform(&mut rng) < 0.25 {
-                        OutageFailure::Drill
-                    } else {
-                        OutageFailure::Fast
-                    };
-                    let outages = vec![
-                        Outage::new(OutageTarget::Provider(down), 0.0, None, failure),
-                        Outage::new(
-                            OutageTarget::Provider("xai".into()),
-                            10.0,
-                            Some(30.0),
-                            OutageFailure::Gray,
-                        ),
-                    ];
-                    i.timeline = Some(Timeline::new(i.duration_s, outages).unwrap());
-                }
-                (r, c, i)
-            })
-            .collect();
+        let cases: Vec<(Request, Chain, Incident)> =
+            (0..24).map(|case| inert_case(case, &mut rng)).collect();
         let units: Vec<(usize, Pattern)> = (0..cases.len())
             .flat_map(|case| Pattern::ALL.into_iter().map(move |p| (case, p)))
             .collect();
         let compared: Vec<usize> = units
             .into_par_iter()
-            .filter_map(|(case, pattern)| {
-                let (r, c, i) = &cases[case];
-                assert!(inert_breaker(c, i).is_some(), "case {case}: {c:?} {i:?}");
-                let mut free = c.clone();
-                free.policy.breaker = None;
-                let with = long(r, c, i, pattern, 64);
-                let without = long(r, &free, i, pattern, 64);
-                let (a, b) = (&with.base.figures, &without.base.figures);
-                let figures = [
-                    ("total", &a.total_usd, &b.total_usd),
-                    ("window", &a.window_usd, &b.window_usd),
-                    ("cold_start", &a.cold_start_usd, &b.cold_start_usd),
-                    ("failback", &a.failback_usd, &b.failback_usd),
-                    ("failed_requests", &a.failed_requests, &b.failed_requests),
-                    ("cold_starts", &a.cold_starts, &b.cold_starts),
-                ];
-                for (name, x, y) in figures {
-                    let (x, y) = (x.mean(), y.mean());
-                    assert!(
-                        (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-3),
-                        "case {case} {pattern:?} {name}: with the breaker {x}, without {y}: {c:?} {i:?}"
-                    );
-                }
-                // what compare prints, on the sequential pattern of a few cases (the
-                // simulation behind it runs to the stopping rule)
-                if pattern != Pattern::Sequential || case % 4 != 0 {
-                    return Some(case);
-                }
-                let s = expected(r, c, i, pattern)?;
-                let exact = evaluate(r, &free, i, pattern).expect("the pattern exists");
-                assert_eq!(s.outcome.total, exact.total, "case {case} {pattern:?}");
-                assert_eq!(s.outcome.failed_requests, exact.failed_requests);
-                assert!(s.outcome.breaker.is_some());
-                Some(case)
-            })
+            .filter_map(|(case, pattern)| inert_unit(case, &cases[case], pattern))
             .collect();
         assert!(compared.len() >= 80, "{}", compared.len());
+    }
+
+    /// The providers of [`the_inert_rule_holds_per_breaker_on_random_scopes`] and their models.
+    const SCOPED: [(&str, &[&str]); 3] = [
+        ("anthropic", &[SONNET, HAIKU, "anthropic/claude-opus-5"]),
+        ("openai", &[SOL, "openai/gpt-6-luna", "openai/gpt-6-astra"]),
+        ("deepseek", &["deepseek/deepseek-v4-flash"]),
+    ];
+
+    /// A random outage failure: fast (70%), drilled (15%), gray (7%), or fast at error rate
+    /// 0.5; with its error rate.
+    fn scoped_failure(rng: &mut SimRng) -> (crate::model::timeline::OutageFailure, f64) {
+        use crate::model::timeline::OutageFailure;
+        let u = uniform(rng);
+        if u < 0.7 {
+            (OutageFailure::Fast, 1.0)
+        } else if u < 0.85 {
+            (OutageFailure::Drill, 1.0)
+        } else if u < 0.92 {
+            (OutageFailure::Gray, 1.0)
+        } else {
+            (OutageFailure::Fast, 0.5)
+        }
+    }
+
+    /// A case of [`the_inert_rule_holds_per_breaker_on_random_scopes`]: 2-4 distinct models of
+    /// [`SCOPED`], steady failures on a fifth of the links, a random policy (a cost cap now and
+    /// then), request and traffic, and [`scoped_outages`] for the whole window.
+    fn scoped_case(rng: &mut SimRng) -> (Request, Chain, Incident) {
+        use crate::model::timeline::Timeline;
+        let pool: Vec<&str> = SCOPED.iter().flat_map(|(_, m)| m.iter().copied()).collect();
+        let len = 2 + pick(3, rng);
+        let mut models: Vec<&str> = Vec::new();
+        while models.len() < len {
+            let m = pool[pick(pool.len(), rng)];
+            if !models.contains(&m) {
+                models.push(m);
+            }
+        }
+        let mut policy = random_policy(rng, 0.3);
+        policy.max_multiplier = (uniform(rng) < 0.15).then_some(2.0);
+        let (_, mut c, mut i) = scenario(&models, policy, FailureMode::Fast);
+        let rates: Vec<f64> = (0..len)
+            .map(|_| if uniform(rng) < 0.2 { 0.05 } else { 0.0 })
+            .collect();
+        set_failure_rates(&mut c, &rates);
+        set_trip_rates(&mut c, &vec![0.0; len]);
+        c.steady.error_mix = Some(ErrorMix {
+            shares: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        });
+        let r = random_request(rng);
+        i.duration_s = 60.0 + 220.0 * uniform(rng);
+        i.requests_per_second = 0.5 + 2.5 * uniform(rng);
+        i.session_length = 1 + pick(30, rng) as u64;
+        let outages = scoped_outages(&models, rng);
+        i.timeline = Some(Timeline::new(i.duration_s, outages).unwrap());
+        (r, c, i)
+    }
+
+    /// Per provider of the chain (`models`): down whole (a third), or each of its models in the
+    /// chain down on its own (a model-level outage) or up; the primary's model down when
+    /// nothing else is.
+    fn scoped_outages(models: &[&str], rng: &mut SimRng) -> Vec<crate::model::timeline::Outage> {
+        use crate::model::timeline::{Outage, OutageFailure, OutageTarget};
+        let mut outages = Vec::new();
+        for (p, ms) in SCOPED {
+            let here: Vec<&str> = ms.iter().copied().filter(|m| models.contains(m)).collect();
+            if here.is_empty() {
+                continue;
+            }
+            let u = uniform(rng);
+            let mut add = |target, rng: &mut SimRng| {
+                let (f, e) = scoped_failure(rng);
+                outages.push(Outage::new(target, 0.0, None, f).with_error_rate(e));
+            };
+            if u < 0.33 {
+                add(OutageTarget::Provider(p.into()), rng);
+            } else {
+                for m in here {
+                    if uniform(rng) < 0.45 {
+                        add(OutageTarget::Model(m.into()), rng);
+                    }
+                }
+            }
+        }
+        if outages.is_empty() {
+            let m = models[0];
+            outages.push(Outage::new(
+                OutageTarget::Model(m.into()),
+                0.0,
+                None,
+                OutageFailure::Fast,
+            ));
+        }
+        outages
+    }
+
+    /// Whether a breaker's reachable links are dead and quiet at once: what the inert rule
+    /// refuses.
+    fn dead_and_quiet(c: &Chain, i: &Incident) -> bool {
+        use crate::model::timeline::{LinkState, OutageFailure};
+        let refs: Vec<_> = c
+            .prices()
+            .map(|p| crate::model::timeline::LinkRef {
+                provider: p.provider.clone(),
+                model: p.id.clone(),
+            })
+            .collect();
+        let states = i.timeline.as_ref().unwrap().chain_segments(&refs)[0]
+            .states
+            .clone();
+        let dead = |k: usize| matches!(states[k], LinkState::Failing { failure: OutageFailure::Fast, error_rate, .. } if error_rate == 1.0);
+        let quiet = |k: usize| states[k] == LinkState::Up && c.links[k].failure_rate == 0.0;
+        c.policy.max_multiplier.is_none()
+            && (0..2.min(c.links.len())).any(|a| {
+                (0..2.min(c.links.len())).any(|b| {
+                    dead(a) && quiet(b) && c.links[a].price.provider == c.links[b].price.provider
+                })
+            })
+    }
+
+    /// One case and pattern of [`the_inert_rule_holds_per_breaker_on_random_scopes`]: (case,
+    /// accepted, worst z and relative deviation against the analytic figures, whether the
+    /// breaker changed the failed requests); `None` for a pattern the chain lacks, or a refused
+    /// case that is not over a dead and a quiet link.
+    fn scoped_unit(
+        case: usize,
+        (r, c, i): &(Request, Chain, Incident),
+        pattern: Pattern,
+    ) -> Option<(usize, bool, f64, f64, bool)> {
+        use crate::model::incident::{evaluate, inert_breaker};
+        let mut free = c.clone();
+        free.policy.breaker = None;
+        let Some(_) = inert_breaker(c, i) else {
+            if !dead_and_quiet(c, i) || pattern == Pattern::NoFallback {
+                return None;
+            }
+            let with = maybe_long(r, c, i, pattern, 4)?;
+            let without = maybe_long(r, &free, i, pattern, 4)?;
+            let moved = with.base.figures.failed_requests.mean()
+                != without.base.figures.failed_requests.mean();
+            return Some((case, false, 0.0, 0.0, moved));
+        };
+        let with = maybe_long(r, c, i, pattern, 32)?;
+        let without = maybe_long(r, &free, i, pattern, 32)?;
+        let exact = evaluate(r, &free, i, pattern).expect("the pattern exists");
+        let (a, b) = (&with.base.figures, &without.base.figures);
+        let figures = [
+            ("total", &a.total_usd, &b.total_usd, exact.total),
+            ("window", &a.window_usd, &b.window_usd, exact.window),
+            (
+                "cold_start",
+                &a.cold_start_usd,
+                &b.cold_start_usd,
+                exact.cold_start,
+            ),
+            ("failback", &a.failback_usd, &b.failback_usd, exact.failback),
+            (
+                "failed_requests",
+                &a.failed_requests,
+                &b.failed_requests,
+                exact.failed_requests,
+            ),
+            (
+                "cold_starts",
+                &a.cold_starts,
+                &b.cold_starts,
+                exact.cold_starts,
+            ),
+        ];
+        let (mut worst, mut worst_rel) = (0.0f64, 0.0f64);
+        for (name, x, y, e) in figures {
+            let (m, n) = (x.mean(), y.mean());
+            assert!(
+                (m - n).abs() <= 1e-9 * m.abs().max(n.abs()).max(1e-3),
+                "case {case} {pattern:?} {name}: with the breakers {m}, without {n}: {c:?} {i:?}"
+            );
+            // within 5 standard errors, or 1e-4 of the figure: a rare event (a
+            // delayed hedge's backup) the 32 windows did not draw leaves their
+            // spread 0 while the exact expectation counts it
+            let d = (e - m).abs();
+            let rel = d / e.abs().max(m.abs()).max(1e-3);
+            let z = if rel <= 1e-9 { 0.0 } else { d / x.std_error() };
+            assert!(
+                z <= 5.0 || rel <= 1e-4,
+                "case {case} {pattern:?} {name}: analytic {e}, simulated with the breakers {m} ± {}: {c:?} {i:?}",
+                x.std_error()
+            );
+            worst = worst.max(if z <= 5.0 { z } else { 0.0 });
+            worst_rel = worst_rel.max(rel);
+        }
+        Some((case, true, worst, worst_rel, false))
     }
 
     /// The inert rule is a theorem (docs/MODEL.md §8, "An inert breaker"), checked where it
@@ -1121,136 +1333,10 @@ pub(crate) mod tests {
     /// hedged) in most of them.
     #[test]
     fn the_inert_rule_holds_per_breaker_on_random_scopes() {
-        use crate::model::cost::tests::req;
-        use crate::model::incident::{evaluate, inert_breaker};
-        use crate::model::timeline::{LinkState, Outage, OutageFailure, OutageTarget, Timeline};
         use rayon::prelude::*;
         let mut rng = chunk_rng(33, 1, 0);
-        let providers: [(&str, &[&str]); 3] = [
-            ("anthropic", &[SONNET, HAIKU, "anthropic/claude-opus-5"]),
-            ("openai", &[SOL, "openai/gpt-6-luna", "openai/gpt-6-astra"]),
-            ("deepseek", &["deepseek/deepseek-v4-flash"]),
-        ];
-        let pool: Vec<&str> = providers
-            .iter()
-            .flat_map(|(_, m)| m.iter().copied())
-            .collect();
-        let pick = |n: usize, rng: &mut _| (uniform(rng) * n as f64) as usize % n;
-        let failure = |rng: &mut _| {
-            let u = uniform(rng);
-            if u < 0.7 {
-                (OutageFailure::Fast, 1.0)
-            } else if u < 0.85 {
-                (OutageFailure::Drill, 1.0)
-            } else if u < 0.92 {
-                (OutageFailure::Gray, 1.0)
-            } else {
-                (OutageFailure::Fast, 0.5)
-            }
-        };
-        let cases: Vec<(Request, Chain, Incident)> = (0..400)
-            .map(|_| {
-                let len = 2 + pick(3, &mut rng);
-                let mut models: Vec<&str> = Vec::new();
-                while models.len() < len {
-                    let m = pool[pick(pool.len(), &mut rng)];
-                    if !models.contains(&m) {
-                        models.push(m);
-                    }
-                }
-                let timeout_s = 5.0 + 55.0 * uniform(&mut rng);
-                let policy = Policy {
-                    timeout_s,
-                    retries: pick(3, &mut rng) as u32,
-                    breaker: breaker(
-                        1 + pick(6, &mut rng) as u32,
-                        5.0 + 115.0 * uniform(&mut rng),
-                    ),
-                    hedge_delay_s: (uniform(&mut rng) < 0.3)
-                        .then(|| (timeout_s - 1.0) * uniform(&mut rng)),
-                    warm_fallback: [WarmPolicy::Always, WarmPolicy::Never, WarmPolicy::After(2)]
-                        [pick(3, &mut rng)],
-                    max_multiplier: (uniform(&mut rng) < 0.15).then_some(2.0),
-                    ..Policy::default()
-                };
-                let (_, mut c, mut i) = scenario(&models, policy, FailureMode::Fast);
-                let rates: Vec<f64> = (0..len)
-                    .map(|_| if uniform(&mut rng) < 0.2 { 0.05 } else { 0.0 })
-                    .collect();
-                set_failure_rates(&mut c, &rates);
-                set_trip_rates(&mut c, &vec![0.0; len]);
-                c.steady.error_mix = Some(ErrorMix {
-                    shares: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
-                });
-                let r = req(
-                    4000.0 * uniform(&mut rng),
-                    100.0 + 2000.0 * uniform(&mut rng),
-                    [0.0, 15000.0, 60000.0][pick(3, &mut rng)],
-                    uniform(&mut rng),
-                );
-                i.duration_s = 60.0 + 220.0 * uniform(&mut rng);
-                i.requests_per_second = 0.5 + 2.5 * uniform(&mut rng);
-                i.session_length = 1 + pick(30, &mut rng) as u64;
-                // per provider of the chain: down whole (a third), or each of its models in
-                // the chain down on its own (a model-level outage) or up
-                let mut outages = Vec::new();
-                for (p, ms) in providers {
-                    let here: Vec<&str> =
-                        ms.iter().copied().filter(|m| models.contains(m)).collect();
-                    if here.is_empty() {
-                        continue;
-                    }
-                    let u = uniform(&mut rng);
-                    let mut add = |target, rng: &mut _| {
-                        let (f, e) = failure(rng);
-                        outages.push(Outage::new(target, 0.0, None, f).with_error_rate(e));
-                    };
-                    if u < 0.33 {
-                        add(OutageTarget::Provider(p.into()), &mut rng);
-                    } else {
-                        for m in here {
-                            if uniform(&mut rng) < 0.45 {
-                                add(OutageTarget::Model(m.into()), &mut rng);
-                            }
-                        }
-                    }
-                }
-                if outages.is_empty() {
-                    let m = models[0];
-                    outages.push(Outage::new(
-                        OutageTarget::Model(m.into()),
-                        0.0,
-                        None,
-                        OutageFailure::Fast,
-                    ));
-                }
-                i.timeline = Some(Timeline::new(i.duration_s, outages).unwrap());
-                (r, c, i)
-            })
-            .collect();
-        // a breaker's reachable links dead and quiet at once: what the rule refuses
-        let mixed = |c: &Chain, i: &Incident| {
-            let refs: Vec<_> = c
-                .prices()
-                .map(|p| crate::model::timeline::LinkRef {
-                    provider: p.provider.clone(),
-                    model: p.id.clone(),
-                })
-                .collect();
-            let states = i.timeline.as_ref().unwrap().chain_segments(&refs)[0]
-                .states
-                .clone();
-            let dead = |k: usize| matches!(states[k], LinkState::Failing { failure: OutageFailure::Fast, error_rate, .. } if error_rate == 1.0);
-            let quiet = |k: usize| states[k] == LinkState::Up && c.links[k].failure_rate == 0.0;
-            c.policy.max_multiplier.is_none()
-                && (0..2.min(c.links.len())).any(|a| {
-                    (0..2.min(c.links.len())).any(|b| {
-                        dead(a)
-                            && quiet(b)
-                            && c.links[a].price.provider == c.links[b].price.provider
-                    })
-                })
-        };
+        let cases: Vec<(Request, Chain, Incident)> =
+            (0..400).map(|_| scoped_case(&mut rng)).collect();
         let units: Vec<(usize, Pattern)> = (0..cases.len())
             .flat_map(|case| Pattern::ALL.into_iter().map(move |p| (case, p)))
             .collect();
@@ -1258,60 +1344,7 @@ pub(crate) mod tests {
         // whether the breaker changed the failed requests)
         let results: Vec<(usize, bool, f64, f64, bool)> = units
             .into_par_iter()
-            .filter_map(|(case, pattern)| {
-                let (r, c, i) = &cases[case];
-                let mut free = c.clone();
-                free.policy.breaker = None;
-                let Some(_) = inert_breaker(c, i) else {
-                    if !mixed(c, i) || pattern == Pattern::NoFallback {
-                        return None;
-                    }
-                    let with = maybe_long(r, c, i, pattern, 4)?;
-                    let without = maybe_long(r, &free, i, pattern, 4)?;
-                    let moved = with.base.figures.failed_requests.mean()
-                        != without.base.figures.failed_requests.mean();
-                    return Some((case, false, 0.0, 0.0, moved));
-                };
-                let with = maybe_long(r, c, i, pattern, 32)?;
-                let without = maybe_long(r, &free, i, pattern, 32)?;
-                let exact = evaluate(r, &free, i, pattern).expect("the pattern exists");
-                let (a, b) = (&with.base.figures, &without.base.figures);
-                let figures = [
-                    ("total", &a.total_usd, &b.total_usd, exact.total),
-                    ("window", &a.window_usd, &b.window_usd, exact.window),
-                    ("cold_start", &a.cold_start_usd, &b.cold_start_usd, exact.cold_start),
-                    ("failback", &a.failback_usd, &b.failback_usd, exact.failback),
-                    (
-                        "failed_requests",
-                        &a.failed_requests,
-                        &b.failed_requests,
-                        exact.failed_requests,
-                    ),
-                    ("cold_starts", &a.cold_starts, &b.cold_starts, exact.cold_starts),
-                ];
-                let (mut worst, mut worst_rel) = (0.0f64, 0.0f64);
-                for (name, x, y, e) in figures {
-                    let (m, n) = (x.mean(), y.mean());
-                    assert!(
-                        (m - n).abs() <= 1e-9 * m.abs().max(n.abs()).max(1e-3),
-                        "case {case} {pattern:?} {name}: with the breakers {m}, without {n}: {c:?} {i:?}"
-                    );
-                    // within 5 standard errors, or 1e-4 of the figure: a rare event (a
-                    // delayed hedge's backup) the 32 windows did not draw leaves their
-                    // spread 0 while the exact expectation counts it
-                    let d = (e - m).abs();
-                    let rel = d / e.abs().max(m.abs()).max(1e-3);
-                    let z = if rel <= 1e-9 { 0.0 } else { d / x.std_error() };
-                    assert!(
-                        z <= 5.0 || rel <= 1e-4,
-                        "case {case} {pattern:?} {name}: analytic {e}, simulated with the breakers {m} ± {}: {c:?} {i:?}",
-                        x.std_error()
-                    );
-                    worst = worst.max(if z <= 5.0 { z } else { 0.0 });
-                    worst_rel = worst_rel.max(rel);
-                }
-                Some((case, true, worst, worst_rel, false))
-            })
+            .filter_map(|(case, pattern)| scoped_unit(case, &cases[case], pattern))
             .collect();
         let mut accepted: Vec<usize> = results.iter().filter(|r| r.1).map(|r| r.0).collect();
         accepted.dedup();

@@ -17,6 +17,7 @@
 //! meets every constraint, with ties within the figures' intervals broken by [`TIE_RULE`]
 //! ([`recommend_tied`]).
 
+use crate::number::{Digits, percent};
 use serde::Serialize;
 
 use super::{Goals, Point, Raw, Usage};
@@ -84,8 +85,8 @@ pub fn violations(p: &Point, goals: &Goals) -> Vec<String> {
     {
         v.push(format!(
             "availability {} < {}",
-            percent(p.availability),
-            percent(a)
+            percent(p.availability, Digits::AtMost(4), false),
+            percent(a, Digits::AtMost(4), false)
         ));
     }
     if let Some(t) = goals.p99_s
@@ -104,12 +105,6 @@ pub fn violations(p: &Point, goals: &Goals) -> Vec<String> {
         v.push(format!("budget ${:.2}/month > ${b}/month", p.monthly_usd));
     }
     v
-}
-
-/// A share as a percentage with enough digits to tell 99.9% from 99.95%
-/// ([`crate::number::percent`] to 4 decimals).
-pub fn percent(x: f64) -> String {
-    crate::number::percent(x, 4)
 }
 
 /// Whether `a` dominates `b`: at least as good in cost, availability and p99, better in one.

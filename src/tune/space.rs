@@ -8,6 +8,7 @@
 //! keys that cannot matter in it (a cooldown without a breaker, a backoff without retries), and
 //! one whose hedge delay is not below its timeout is not a valid policy and is skipped.
 
+use crate::error::ValueError;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -209,30 +210,39 @@ pub fn defaults(
 ///
 /// Errors: no `=`, a range whose bounds are not numbers or durations, a step that is not
 /// positive, TO below FROM, more than 10,000 values, or an empty value.
-pub fn parse_vary(spec: &str) -> Result<Dim, String> {
+pub fn parse_vary(spec: &str) -> Result<Dim, ValueError> {
     let usage = "expected KEY=FROM:TO:STEP or KEY=A,B,C, e.g. policy.timeout_s=5:60:5 or policy.breaker.threshold=none,1,3";
     let (key, range) = spec
         .split_once('=')
-        .ok_or_else(|| format!("`{spec}`: {usage}"))?;
+        .ok_or_else(|| ValueError::Invalid(format!("`{spec}`: {usage}")))?;
     let key = key.trim().to_string();
-    crate::input::document::split_dotted_key(&key).map_err(|e| format!("`{spec}`: {e}"))?;
+    crate::input::document::split_dotted_key(&key)
+        .map_err(|e| ValueError::Invalid(format!("`{spec}`: {e}")))?;
     let parts: Vec<&str> = range.split(':').map(str::trim).collect();
     let values = if let [from, to, step] = parts[..] {
         let n = |p: &str| {
-            p.parse::<f64>()
-                .or_else(|_| parse_seconds(p))
-                .map_err(|_| format!("`{spec}`: `{p}` is not a number or a duration; {usage}"))
+            p.parse::<f64>().or_else(|_| parse_seconds(p)).map_err(|_| {
+                ValueError::Invalid(format!(
+                    "`{spec}`: `{p}` is not a number or a duration; {usage}"
+                ))
+            })
         };
         let (from, to, step) = (n(from)?, n(to)?, n(step)?);
         if !(from.is_finite() && to.is_finite() && step.is_finite() && step > 0.0) {
-            return Err(format!("`{spec}`: STEP must be a positive finite number"));
+            return Err(ValueError::Invalid(format!(
+                "`{spec}`: STEP must be a positive finite number"
+            )));
         }
         if to < from {
-            return Err(format!("`{spec}`: TO must not be below FROM"));
+            return Err(ValueError::Invalid(format!(
+                "`{spec}`: TO must not be below FROM"
+            )));
         }
         let count = ((to - from) / step + 1e-9).floor() + 1.0;
         if count > 10_000.0 {
-            return Err(format!("`{spec}` has {count} values; at most 10,000"));
+            return Err(ValueError::Invalid(format!(
+                "`{spec}` has {count} values; at most 10,000"
+            )));
         }
         (0..count as usize)
             .map(|i| num(from + i as f64 * step))
@@ -244,7 +254,9 @@ pub fn parse_vary(spec: &str) -> Result<Dim, String> {
             .collect::<Vec<_>>()
     };
     if values.iter().any(String::is_empty) {
-        return Err(format!("`{spec}`: an empty value; {usage}"));
+        return Err(ValueError::Invalid(format!(
+            "`{spec}`: an empty value; {usage}"
+        )));
     }
     Ok(Dim { key, values })
 }
@@ -263,15 +275,19 @@ struct SpaceFile {
 ///
 /// Errors: TOML syntax, an unknown field, a value that is not a number, string or boolean,
 /// or a key with no values, each naming the file (and line where the parser knows it).
-pub fn parse_space_file(file: &str, text: &str) -> Result<(Vec<Dim>, bool), String> {
-    let doc = Document::parse(file, text).map_err(|e| e.to_string())?;
-    let f: SpaceFile = doc.deserialize().map_err(|e| e.to_string())?;
+pub fn parse_space_file(file: &str, text: &str) -> Result<(Vec<Dim>, bool), ValueError> {
+    let doc = Document::parse(file, text).map_err(|e| ValueError::Invalid(e.to_string()))?;
+    let f: SpaceFile = doc
+        .deserialize()
+        .map_err(|e| ValueError::Invalid(e.to_string()))?;
     let mut dims = Vec::new();
     for (key, values) in f.space {
         crate::input::document::split_dotted_key(&key)
-            .map_err(|e| format!("{file}: space.{key}: {e}"))?;
+            .map_err(|e| ValueError::Invalid(format!("{file}: space.{key}: {e}")))?;
         if values.is_empty() {
-            return Err(format!("{file}: space.{key}: give at least one value"));
+            return Err(ValueError::Invalid(format!(
+                "{file}: space.{key}: give at least one value"
+            )));
         }
         let values = values
             .iter()
@@ -281,9 +297,9 @@ pub fn parse_space_file(file: &str, text: &str) -> Result<(Vec<Dim>, bool), Stri
                 toml::Value::Boolean(b) => Ok(b.to_string()),
                 toml::Value::String(s) => Ok(s.clone()),
                 toml::Value::Array(a) => Ok(toml::Value::Array(a.clone()).to_string()),
-                _ => Err(format!(
+                _ => Err(ValueError::Invalid(format!(
                     "{file}: space.{key}: {v} is not a number, string or list"
-                )),
+                ))),
             })
             .collect::<Result<Vec<_>, _>>()?;
         dims.push(Dim { key, values });
@@ -313,12 +329,12 @@ impl Space {
     /// cannot matter are one, and those with a hedge delay not below the timeout are left out.
     ///
     /// Errors: more than [`MAX_COMBINATIONS`] grid points.
-    pub fn combos(&self, timeout_s: f64) -> Result<Vec<Combo>, String> {
+    pub fn combos(&self, timeout_s: f64) -> Result<Vec<Combo>, ValueError> {
         let total = self.grid();
         if total > MAX_COMBINATIONS {
-            return Err(format!(
+            return Err(ValueError::Invalid(format!(
                 "the space has {total} combinations; at most {MAX_COMBINATIONS}: narrow it with --vary or --space"
-            ));
+            )));
         }
         let mut out = Vec::new();
         let mut digits = vec![0usize; self.dims.len()];

@@ -142,7 +142,7 @@ fn cache_writes_by_ttl() {
             &hour,
         )
         .unwrap_err();
-    assert!(e.contains("no 1-hour cache-write price"), "{e}");
+    assert!(e.to_string().contains("no 1-hour cache-write price"), "{e}");
     // gpt-4o caches automatically: the provider's TTL stays.
     let g = r.billed(t.get("gpt-4o").unwrap(), &hour).unwrap();
     assert_eq!(g.cache_ttl_s, 600.0);
@@ -174,7 +174,7 @@ fn service_tiers() {
         ..Billing::default()
     };
     let e = r.billed(t.get("gpt-4o").unwrap(), &flex).unwrap_err();
-    assert!(e.contains("has no flex price"), "{e}");
+    assert!(e.to_string().contains("has no flex price"), "{e}");
     // Long context and service tier together: gemini-2.5-pro priority above 200k is 4.50 / 27:
     // 250,000 × 4.5e-6 + 1,000 × 2.7e-5 = 1.125 + 0.027 = $1.152.
     let p = usd(

@@ -2,11 +2,12 @@
 //! rates (of that chain's requests only), the fast-failure time and the error classes.
 
 use super::{
-    Out, Timeout, WriteOptions, clean, count, interval, parts_of_one, pct, rate, sig, toml_str,
+    Out, Timeout, WriteOptions, clean, count, interval, parts_of_one, rate, sig, toml_str,
 };
 use crate::calibrate::stats::{LogHist, wilson};
 use crate::calibrate::{Aggregator, ChainStats, LinkStats};
 use crate::model::policy::ErrorClass;
+use crate::number::{Digits, percent};
 
 /// One link's failures split at the timeout cluster.
 #[derive(Debug, Clone, Default)]
@@ -37,13 +38,13 @@ pub(super) fn split(l: &LinkStats, gray_from: Option<usize>) -> Split {
 }
 
 /// One chain to write: its primary, its links in order, and what was measured of it.
-pub(super) struct Chain<'a> {
+pub(super) struct ChainToWrite<'a> {
     pub(super) primary: usize,
     pub(super) links: Vec<usize>,
     pub(super) stats: Option<&'a ChainStats>,
 }
 
-impl Chain<'_> {
+impl ChainToWrite<'_> {
     /// Link `m`'s attempts and failures on this chain (for a log that shows no requests, the
     /// model's attempts and the failures of every model: the reader saw no chain to put them
     /// on, which a whole read never leaves).
@@ -57,7 +58,7 @@ impl Chain<'_> {
 
 /// The chains: one per primary, by traffic, each link the most frequent model at its
 /// position; the busiest model alone when no request was seen.
-pub(super) fn chains(agg: &Aggregator) -> Vec<Chain<'_>> {
+pub(super) fn chains(agg: &Aggregator) -> Vec<ChainToWrite<'_>> {
     let mut primaries: Vec<(usize, &ChainStats)> =
         agg.chains.iter().map(|(k, v)| (*k, v)).collect();
     primaries.sort_by_key(|(m, c)| (std::cmp::Reverse(c.requests), *m));
@@ -65,7 +66,7 @@ pub(super) fn chains(agg: &Aggregator) -> Vec<Chain<'_>> {
         let busiest = (0..agg.models.len())
             .max_by_key(|i| (agg.models[*i].attempts, std::cmp::Reverse(*i)))
             .unwrap_or(0);
-        return vec![Chain {
+        return vec![ChainToWrite {
             primary: busiest,
             links: vec![busiest],
             stats: None,
@@ -85,7 +86,7 @@ pub(super) fn chains(agg: &Aggregator) -> Vec<Chain<'_>> {
                     None => break,
                 }
             }
-            Chain {
+            ChainToWrite {
                 primary: *p,
                 links,
                 stats: Some(*c),
@@ -95,7 +96,7 @@ pub(super) fn chains(agg: &Aggregator) -> Vec<Chain<'_>> {
 }
 
 /// The answer shares of a chain's links, in comments.
-fn chain_order(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
+fn chain_order(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite, c: &ChainStats) {
     let id = |m: usize| clean(&agg.model_ids[m]);
     o.line(format!(
         "# chain order: the most frequent model at each position of {} requests starting on {}",
@@ -111,10 +112,10 @@ fn chain_order(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
             id(*m),
             count(reached),
             count(answered),
-            pct(rate(answered, c.with_outcome)),
+            percent(rate(answered, c.with_outcome), Digits::Significant(3), false),
             count(c.with_outcome),
-            pct(lo),
-            pct(hi)
+            percent(lo, Digits::Significant(3), false),
+            percent(hi, Digits::Significant(3), false)
         ));
     }
     let answered: u64 = c.answered.iter().sum();
@@ -142,7 +143,7 @@ fn chain_order(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
 pub(super) fn chain_section(
     o: &mut Out,
     agg: &Aggregator,
-    chain: &Chain,
+    chain: &ChainToWrite,
     share: Option<(f64, u64)>,
     timeout: &Timeout,
     opts: &WriteOptions,
@@ -192,7 +193,7 @@ pub(super) fn chain_section(
 /// The chain's own request profile (its models' successful attempts; a model on two chains
 /// counts on both), beside the pooled `[request]`: the scenario has one `[request]`, so a
 /// chain whose prompts differ from the pool by more than a fifth gets a warning saying so.
-fn chain_profile(o: &mut Out, agg: &Aggregator, chain: &Chain) {
+fn chain_profile(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite) {
     let mut own = crate::calibrate::cache::Profile::default();
     let mut pool = crate::calibrate::cache::Profile::default();
     for (i, m) in agg.models.iter().enumerate() {
@@ -231,7 +232,7 @@ fn chain_profile(o: &mut Out, agg: &Aggregator, chain: &Chain) {
 }
 
 /// Per link: failed of attempts, on this chain.
-fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split]) {
+fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite, splits: &[Split]) {
     let mut rates = Vec::new();
     for (m, s) in chain.links.iter().zip(splits) {
         let n = chain.link(agg, *m).attempts;
@@ -244,13 +245,13 @@ fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split])
             o.warn(format!(
                 "{}: no failure recorded in {n} attempts: check that your instrumentation records errors (some end no span on an error); failure rate written as the upper bound the log supports, {} (rule of three: 3/{n})",
                 agg.model_ids[*m],
-                pct(bound)
+                percent(bound, Digits::Significant(3), false)
             ));
             o.line(format!(
                 "# {}: 0 failed of {} attempts: below {} at 95% (rule of three), written as that bound",
                 clean(&agg.model_ids[*m]),
                 count(n),
-                pct(bound)
+                percent(bound, Digits::Significant(3), false)
             ));
             rates.push(bound);
             continue;
@@ -266,9 +267,9 @@ fn failure_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split])
             clean(&agg.model_ids[*m]),
             count(s.failed),
             count(n),
-            pct(rate(s.failed, n)),
-            pct(lo),
-            pct(hi)
+            percent(rate(s.failed, n), Digits::Significant(3), false),
+            percent(lo, Digits::Significant(3), false),
+            percent(hi, Digits::Significant(3), false)
         ));
         rates.push(rate(s.failed, n));
     }
@@ -285,7 +286,7 @@ pub(super) fn rule_of_three(n: u64) -> f64 {
 /// A log of answered requests only (LiteLLM logging successes): no failure is logged, but a
 /// request answered at link k failed on links 0..k. The rates are then those fallbacks' share,
 /// lower bounds (a request that failed on every link is not in the log).
-fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) {
+fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite, c: &ChainStats) {
     o.warn(format!(
         "chain {}: the logs hold no failed attempt, yet fallbacks answered: the failure rates are inferred from where the requests were answered, and are lower bounds (a request that failed on every link is not logged); log failures too for measured rates",
         agg.model_ids[chain.primary]
@@ -303,7 +304,7 @@ fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) 
                 "# {}: 0 failed of {} answered requests that reached it: below {} at 95% (rule of three), written as that bound",
                 clean(&agg.model_ids[chain.links[k]]),
                 count(reached),
-                pct(bound)
+                percent(bound, Digits::Significant(3), false)
             ));
             rates.push(sig(bound, 6));
             continue;
@@ -314,9 +315,9 @@ fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) 
             clean(&agg.model_ids[chain.links[k]]),
             count(failed),
             count(reached),
-            pct(rate(failed, reached)),
-            pct(lo),
-            pct(hi)
+            percent(rate(failed, reached), Digits::Significant(3), false),
+            percent(lo, Digits::Significant(3), false),
+            percent(hi, Digits::Significant(3), false)
         ));
         rates.push(sig(rate(failed, reached), 6));
     }
@@ -326,7 +327,7 @@ fn inferred_rates(o: &mut Out, agg: &Aggregator, chain: &Chain, c: &ChainStats) 
 fn trip_comment(
     o: &mut Out,
     agg: &Aggregator,
-    chain: &Chain,
+    chain: &ChainToWrite,
     timeout: &Timeout,
     opts: &WriteOptions,
 ) {
@@ -347,13 +348,13 @@ fn trip_comment(
         o.line(format!(
             "# (the primary's latency model would imply a trip rate P(L > {} s) = {})",
             sig(t, 4),
-            pct(lat.trip_rate(t))
+            percent(lat.trip_rate(t), Digits::Significant(3), false)
         ));
     }
 }
 
 /// The fast-failure time and the error classes, pooled over the chain's links.
-fn fast_and_classes(o: &mut Out, agg: &Aggregator, chain: &Chain, splits: &[Split]) {
+fn fast_and_classes(o: &mut Out, agg: &Aggregator, chain: &ChainToWrite, splits: &[Split]) {
     let primary = &agg.model_ids[chain.primary];
     let mut fast = LogHist::default();
     let mut classes = [0u64; 6];

@@ -14,6 +14,7 @@
 //! by `description`, `model`, `service_tier`, `token_type`, `context_window`. The cost report
 //! leaves out Priority Tier costs (Anthropic's usage and cost API guide).
 
+use crate::error::ValueError;
 use serde::Deserialize;
 
 use super::{Bill, CostLine, UsageLine, day_of_rfc3339, more_pages_note, pages, tokens};
@@ -42,10 +43,11 @@ struct RawBucket<R> {
 }
 
 impl<R> TryFrom<RawBucket<R>> for Bucket<R> {
-    type Error = String;
-    fn try_from(b: RawBucket<R>) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(b: RawBucket<R>) -> Result<Self, ValueError> {
         Ok(Bucket {
-            day: day_of_rfc3339(&b.starting_at).map_err(|m| format!("starting_at: {m}"))?,
+            day: day_of_rfc3339(&b.starting_at)
+                .map_err(|m| ValueError::Bill(format!("starting_at: {m}")))?,
             results: b.results,
         })
     }
@@ -86,34 +88,34 @@ struct CacheCreation {
 }
 
 /// The service tier of a usage or cost result (`null`: not grouped by it, the standard tier).
-fn tier(s: Option<&str>) -> Result<ServiceTier, String> {
+fn tier(s: Option<&str>) -> Result<ServiceTier, ValueError> {
     match s {
         None | Some("standard") => Ok(ServiceTier::Standard),
         Some("batch") => Ok(ServiceTier::Batch),
         Some("priority") => Ok(ServiceTier::Priority),
-        Some(other) => Err(format!(
+        Some(other) => Err(ValueError::Bill(format!(
             "service_tier {other:?} is not one fallcost prices; allowed: standard, batch, priority"
-        )),
+        ))),
     }
 }
 
 /// Whether a `context_window` is the long one (`200k-1M`).
-fn long(s: Option<&str>) -> Result<bool, String> {
+fn long(s: Option<&str>) -> Result<bool, ValueError> {
     match s {
         None | Some("0-200k") => Ok(false),
         Some("200k-1M") => Ok(true),
-        Some(other) => Err(format!(
+        Some(other) => Err(ValueError::Bill(format!(
             "context_window {other:?} is not one fallcost knows; allowed: 0-200k, 200k-1M"
-        )),
+        ))),
     }
 }
 
 impl TryFrom<RawUsage> for UsageResult {
-    type Error = String;
-    fn try_from(r: RawUsage) -> Result<Self, String> {
-        let model = r.model.ok_or(
-            "`model` is null: export the usage grouped by model (group_by[]=model), or fallcost cannot price it",
-        )?;
+    type Error = ValueError;
+    fn try_from(r: RawUsage) -> Result<Self, ValueError> {
+        let model = r.model.ok_or_else(|| ValueError::Bill(
+            "`model` is null: export the usage grouped by model (group_by[]=model), or fallcost cannot price it".into(),
+        ))?;
         let c = r.cache_creation.unwrap_or(CacheCreation {
             ephemeral_5m_input_tokens: 0,
             ephemeral_1h_input_tokens: 0,
@@ -183,13 +185,13 @@ struct RawCost {
 }
 
 impl TryFrom<RawCost> for CostResult {
-    type Error = String;
-    fn try_from(r: RawCost) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(r: RawCost) -> Result<Self, ValueError> {
         if !r.currency.eq_ignore_ascii_case("usd") {
-            return Err(format!(
+            return Err(ValueError::Bill(format!(
                 "currency {:?}: fallcost prices in USD only",
                 r.currency
-            ));
+            )));
         }
         let cents: f64 = r
             .amount
@@ -198,18 +200,18 @@ impl TryFrom<RawCost> for CostResult {
             .ok()
             .filter(|c: &f64| c.is_finite())
             .ok_or_else(|| {
-                format!(
+                ValueError::Bill(format!(
                     "amount {:?} is not a decimal string of cents (\"123.45\" is $1.2345)",
                     r.amount
-                )
+                ))
             })?;
         let model = match (r.cost_type.as_deref(), r.model) {
             (Some("tokens") | None, Some(m)) => m,
             (Some("tokens") | None, None) => {
-                return Err(
+                return Err(ValueError::Bill(
                     "`model` is null: export the costs grouped by description (group_by[]=description), or fallcost cannot tell the models apart"
                         .into(),
-                );
+                ));
             }
             (Some(kind), _) => format!("({kind})"),
         };

@@ -151,7 +151,7 @@ fn row(
             )
         })
     };
-    let day = check_day(cell("date")).map_err(|m| at(file, line, "date", m))?;
+    let day = check_day(cell("date")).map_err(|m| at(file, line, "date", m.to_string()))?;
     let model = cell("model").to_string();
     if !model.contains('/') {
         return Err(at(

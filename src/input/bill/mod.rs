@@ -25,6 +25,7 @@ pub mod csv;
 pub mod openai;
 pub mod openrouter;
 
+use crate::error::ValueError;
 use serde::de::DeserializeOwned;
 
 use crate::error::{InputError, InputErrorKind, Location};
@@ -295,18 +296,22 @@ pub fn day_of_unix(unix_s: f64) -> String {
 /// The UTC day (`YYYY-MM-DD`) of an RFC 3339 time.
 ///
 /// Errors: not an RFC 3339 time (the message says what is allowed).
-pub fn day_of_rfc3339(text: &str) -> Result<String, String> {
+pub fn day_of_rfc3339(text: &str) -> Result<String, ValueError> {
     crate::input::history::parse_rfc3339(text).map(day_of_unix)
 }
 
 /// Check a `YYYY-MM-DD` day.
 ///
 /// Errors: any other shape, or no such date.
-pub fn check_day(text: &str) -> Result<String, String> {
+pub fn check_day(text: &str) -> Result<String, ValueError> {
     day_of_rfc3339(&format!("{text}T00:00:00Z"))
         .ok()
         .filter(|d| d == text)
-        .ok_or_else(|| format!("{text:?} is not a day: expected YYYY-MM-DD, e.g. 2026-11-02"))
+        .ok_or_else(|| {
+            ValueError::Time(format!(
+                "{text:?} is not a day: expected YYYY-MM-DD, e.g. 2026-11-02"
+            ))
+        })
 }
 
 /// A whole, non-negative token count from JSON (`u64`), as f64.

@@ -13,6 +13,7 @@
 //! dashboard's is `MODEL, KIND` (`gpt-6-sol, input`), so the model is the text before the first
 //! comma (a line item without one, such as a tool's, is a line of its own).
 
+use crate::error::ValueError;
 use serde::Deserialize;
 
 use super::{Bill, CostLine, UsageLine, day_of_unix, more_pages_note, pages, tokens};
@@ -57,28 +58,28 @@ struct RawUsage {
 }
 
 impl TryFrom<RawUsage> for UsageResult {
-    type Error = String;
-    fn try_from(r: RawUsage) -> Result<Self, String> {
-        let model = r.model.ok_or(
-            "`model` is null: export the usage grouped by model (group_by=model), or fallcost cannot price it",
-        )?;
+    type Error = ValueError;
+    fn try_from(r: RawUsage) -> Result<Self, ValueError> {
+        let model = r.model.ok_or_else(|| ValueError::Bill(
+            "`model` is null: export the usage grouped by model (group_by=model), or fallcost cannot price it".into(),
+        ))?;
         let tier = match (r.batch, r.service_tier.as_deref()) {
             (Some(true), _) => ServiceTier::Batch,
             (_, None | Some("default" | "auto" | "standard")) => ServiceTier::Standard,
             (_, Some("flex")) => ServiceTier::Flex,
             (_, Some("priority")) => ServiceTier::Priority,
             (_, Some(other)) => {
-                return Err(format!(
+                return Err(ValueError::Bill(format!(
                     "service_tier {other:?} is not one fallcost prices; allowed: default, auto, standard, flex, priority (or batch: true)"
-                ));
+                )));
             }
         };
         let cached = r.input_cached_tokens.unwrap_or(0);
         if cached > r.input_tokens {
-            return Err(format!(
+            return Err(ValueError::Bill(format!(
                 "input_cached_tokens ({cached}) above input_tokens ({}), which include them",
                 r.input_tokens
-            ));
+            )));
         }
         Ok(UsageResult {
             model,
@@ -157,27 +158,28 @@ enum Decimal {
 }
 
 impl TryFrom<RawCost> for CostResult {
-    type Error = String;
-    fn try_from(r: RawCost) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(r: RawCost) -> Result<Self, ValueError> {
         if !r.amount.currency.eq_ignore_ascii_case("usd") {
-            return Err(format!(
+            return Err(ValueError::Bill(format!(
                 "amount.currency {:?}: fallcost prices in USD only",
                 r.amount.currency
-            ));
+            )));
         }
         let usd = match r.amount.value {
             Decimal::Number(v) => v,
-            Decimal::Text(t) => t
-                .trim()
-                .parse::<f64>()
-                .map_err(|_| format!("amount.value {t:?} is not a decimal number"))?,
+            Decimal::Text(t) => t.trim().parse::<f64>().map_err(|_| {
+                ValueError::Bill(format!("amount.value {t:?} is not a decimal number"))
+            })?,
         };
         if !usd.is_finite() {
-            return Err("amount.value is not a finite number".into());
+            return Err(ValueError::Bill(
+                "amount.value is not a finite number".into(),
+            ));
         }
-        let item = r.line_item.ok_or(
-            "`line_item` is null: export the costs grouped by line item (group_by=line_item), or fallcost cannot tell the models apart",
-        )?;
+        let item = r.line_item.ok_or_else(|| ValueError::Bill(
+            "`line_item` is null: export the costs grouped by line item (group_by=line_item), or fallcost cannot tell the models apart".into(),
+        ))?;
         Ok(CostResult { item, usd })
     }
 }

@@ -8,6 +8,7 @@
 //! priced at the input price, so a cache discount shows as a residual (the report says so on
 //! each such row). Reasoning tokens are counted in `completion_tokens` and bill as output.
 
+use crate::error::ValueError;
 use serde::Deserialize;
 
 use super::{Bill, CostLine, UsageLine, check_day, pages, tokens};
@@ -43,18 +44,20 @@ struct RawItem {
 }
 
 impl TryFrom<RawItem> for Item {
-    type Error = String;
-    fn try_from(r: RawItem) -> Result<Self, String> {
-        let day = check_day(&r.date).map_err(|m| format!("date: {m}"))?;
+    type Error = ValueError;
+    fn try_from(r: RawItem) -> Result<Self, ValueError> {
+        let day = check_day(&r.date).map_err(|m| ValueError::Bill(format!("date: {m}")))?;
         if !r.model.contains('/') {
-            return Err(format!(
+            return Err(ValueError::Bill(format!(
                 "model {:?} has no `provider/` prefix; OpenRouter's slugs are `provider/model`",
                 r.model
-            ));
+            )));
         }
         let usd = r.usage + r.byok_usage_inference;
         if !usd.is_finite() || r.usage < 0.0 || r.byok_usage_inference < 0.0 {
-            return Err("usage and byok_usage_inference must be finite USD amounts >= 0".into());
+            return Err(ValueError::Bill(
+                "usage and byok_usage_inference must be finite USD amounts >= 0".into(),
+            ));
         }
         Ok(Item {
             day,

@@ -24,7 +24,7 @@ use std::fmt;
 use crate::error::{InputError, InputErrorKind};
 
 pub use node::{
-    Node, Value, duplicate_key, parse_json, parse_yaml, parse_yaml_documents, strip_bom,
+    Node, NodeValue, duplicate_key, parse_json, parse_yaml, parse_yaml_documents, strip_bom,
 };
 
 /// Prices a config sets for a deployment itself, in $/MTok (LiteLLM's `model_info` or
@@ -311,62 +311,15 @@ impl fmt::Display for Notice {
         match self {
             Notice::NotAGroup {
                 name,
-                primary: Some(p),
-                model_id: true,
-            } => write!(
-                f,
-                "fallback `{name}` of `{p}` is a model id, not a model_name group: LiteLLM falls back to groups only, so it never fires (its router finds no deployment for it, BadRequestError, no call billed, and goes on to the next fallback); name the group that serves it"
-            ),
-            Notice::NotAGroup {
-                name,
-                primary: Some(p),
-                model_id: false,
-            } => write!(
-                f,
-                "fallback `{name}` of `{p}` is not a model_name group in model_list: LiteLLM never fires it (its router finds no deployment for it, BadRequestError, no call billed, and goes on to the next fallback)"
-            ),
-            Notice::NotAGroup {
-                name,
-                primary: None,
+                primary,
                 model_id,
-            } => write!(
-                f,
-                "`{name}` has fallbacks but is not a model_name group in model_list{}: the chain never fires",
-                if *model_id { " (it is a model id)" } else { "" }
-            ),
-            Notice::Resolved {
-                name,
-                primary: Some(p),
-                how,
-            } => write!(
-                f,
-                "fallback `{name}` of `{p}` is not a model_name group, but LiteLLM's router sends it to {how}: judged as that"
-            ),
-            Notice::Resolved {
-                name,
-                primary: None,
-                how,
-            } => write!(
-                f,
-                "`{name}` has fallbacks and is not a model_name group, but a request for it goes to {how}: its chain is judged"
-            ),
+            } => not_a_group(f, name, primary.as_deref(), *model_id),
+            Notice::Resolved { name, primary, how } => resolved(f, name, primary.as_deref(), how),
             Notice::SameDeployment {
                 primary,
                 fallback,
-                share: None,
-            } => write!(
-                f,
-                "fallback `{fallback}` of `{primary}` sends the request to the same deployment (identical litellm_params under two group names): a retry, not a failover (it survives no outage of that deployment)"
-            ),
-            Notice::SameDeployment {
-                primary,
-                fallback,
-                share: Some(s),
-            } => write!(
-                f,
-                "fallback `{fallback}` of `{primary}` sends {}% of `{primary}`'s requests back to the deployment that just failed (identical litellm_params under two group names, at the groups' traffic shares): a retry for that share, a failover for the rest",
-                crate::number::trim(s * 100.0, 2)
-            ),
+                share,
+            } => same_deployment(f, primary, fallback, *share),
             Notice::SameModel {
                 primary,
                 fallback,
@@ -376,56 +329,15 @@ impl fmt::Display for Notice {
                 f,
                 "fallback `{fallback}` of `{primary}` serves the same model (`{model}`) on the same provider (`{provider}`) through another key: it survives a rate limit on one key, not an outage of `{provider}`, and costs the same"
             ),
-            Notice::UnknownProvider {
-                chain,
-                slugs,
-                one: true,
-            } => write!(
-                f,
-                "chain `{chain}`: every target goes through `@{}`, which names no Portkey provider: one key, so one provider whatever it is; it survives a deprecation, not an outage",
-                slugs.join("")
-            ),
-            Notice::UnknownProvider {
-                chain,
-                slugs,
-                one: false,
-            } => write!(
-                f,
-                "chain `{chain}`: {} name{} no Portkey provider (a virtual key or integration), so whether its fallbacks leave the primary's provider is unknown and it is not counted as crossing providers; set `provider` on those targets (`openai`, `anthropic`, ...) to judge it",
-                slugs
-                    .iter()
-                    .map(|s| format!("`@{s}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if slugs.len() == 1 { "s" } else { "" }
-            ),
+            Notice::UnknownProvider { chain, slugs, one } => {
+                unknown_provider(f, chain, slugs, *one)
+            }
             Notice::OtherProviders { model } => write!(
                 f,
                 "after the providers provider.order lists for `{model}`, OpenRouter may try its other providers (allow_fallbacks is true unless set false): those attempts are not priced; set \"allow_fallbacks\": false, or list them in `only`, to price every provider the request can reach"
             ),
             Notice::NotRead { why } => write!(f, "skipped: {why}"),
-            Notice::Loop { cycle, more } => {
-                write!(
-                    f,
-                    "fallbacks loop: {}",
-                    cycle
-                        .iter()
-                        .map(|g| format!("`{g}`"))
-                        .collect::<Vec<_>>()
-                        .join(" -> ")
-                )?;
-                if *more > 0 {
-                    write!(
-                        f,
-                        " ({more} more group{} loop with them)",
-                        if *more == 1 { "" } else { "s" }
-                    )?;
-                }
-                write!(
-                    f,
-                    "; LiteLLM bounds the loop with max_fallbacks (default 5), and each fallback is judged once per chain here"
-                )
-            }
+            Notice::Loop { cycle, more } => fallback_loop(f, cycle, *more),
             Notice::SelfFallback { group } => write!(
                 f,
                 "`{group}` falls back to itself: a retry on the same group, not a fallback (it survives no outage)"
@@ -440,18 +352,141 @@ impl fmt::Display for Notice {
                 name,
                 primary,
                 in_chain,
-            } => {
-                write!(
-                    f,
-                    "`{name}` is a wildcard route, not a model: its price depends on the model requested, so it is not priced"
-                )?;
-                match (primary, in_chain) {
-                    (Some(p), _) => write!(f, "; the chain of `{p}` cannot be judged there"),
-                    (None, true) => write!(f, "; its fallbacks cannot be judged"),
-                    (None, false) => Ok(()),
-                }
-            }
+            } => wildcard(f, name, primary.as_deref(), *in_chain),
         }
+    }
+}
+
+/// [`Notice::NotAGroup`]'s sentence: a fallback (`primary` set) or a chain's own name that is
+/// no model_name group.
+fn not_a_group(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    primary: Option<&str>,
+    model_id: bool,
+) -> fmt::Result {
+    match (primary, model_id) {
+        (Some(p), true) => write!(
+            f,
+            "fallback `{name}` of `{p}` is a model id, not a model_name group: LiteLLM falls back to groups only, so it never fires (its router finds no deployment for it, BadRequestError, no call billed, and goes on to the next fallback); name the group that serves it"
+        ),
+        (Some(p), false) => write!(
+            f,
+            "fallback `{name}` of `{p}` is not a model_name group in model_list: LiteLLM never fires it (its router finds no deployment for it, BadRequestError, no call billed, and goes on to the next fallback)"
+        ),
+        (None, model_id) => write!(
+            f,
+            "`{name}` has fallbacks but is not a model_name group in model_list{}: the chain never fires",
+            if model_id { " (it is a model id)" } else { "" }
+        ),
+    }
+}
+
+/// [`Notice::Resolved`]'s sentence: a name LiteLLM's router sends elsewhere (`how`).
+fn resolved(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    primary: Option<&str>,
+    how: &str,
+) -> fmt::Result {
+    match primary {
+        Some(p) => write!(
+            f,
+            "fallback `{name}` of `{p}` is not a model_name group, but LiteLLM's router sends it to {how}: judged as that"
+        ),
+        None => write!(
+            f,
+            "`{name}` has fallbacks and is not a model_name group, but a request for it goes to {how}: its chain is judged"
+        ),
+    }
+}
+
+/// [`Notice::SameDeployment`]'s sentence, with the share sent back when the groups split
+/// traffic.
+fn same_deployment(
+    f: &mut fmt::Formatter<'_>,
+    primary: &str,
+    fallback: &str,
+    share: Option<f64>,
+) -> fmt::Result {
+    match share {
+        None => write!(
+            f,
+            "fallback `{fallback}` of `{primary}` sends the request to the same deployment (identical litellm_params under two group names): a retry, not a failover (it survives no outage of that deployment)"
+        ),
+        Some(s) => write!(
+            f,
+            "fallback `{fallback}` of `{primary}` sends {} of `{primary}`'s requests back to the deployment that just failed (identical litellm_params under two group names, at the groups' traffic shares): a retry for that share, a failover for the rest",
+            crate::number::percent(s, crate::number::Digits::AtMost(2), false)
+        ),
+    }
+}
+
+/// [`Notice::UnknownProvider`]'s sentence: one unknown slug for every target (`one`), or some.
+fn unknown_provider(
+    f: &mut fmt::Formatter<'_>,
+    chain: &str,
+    slugs: &[String],
+    one: bool,
+) -> fmt::Result {
+    if one {
+        return write!(
+            f,
+            "chain `{chain}`: every target goes through `@{}`, which names no Portkey provider: one key, so one provider whatever it is; it survives a deprecation, not an outage",
+            slugs.join("")
+        );
+    }
+    write!(
+        f,
+        "chain `{chain}`: {} name{} no Portkey provider (a virtual key or integration), so whether its fallbacks leave the primary's provider is unknown and it is not counted as crossing providers; set `provider` on those targets (`openai`, `anthropic`, ...) to judge it",
+        slugs
+            .iter()
+            .map(|s| format!("`@{s}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if slugs.len() == 1 { "s" } else { "" }
+    )
+}
+
+/// [`Notice::Loop`]'s sentence: the groups of the cycle, and how many more loop with them.
+fn fallback_loop(f: &mut fmt::Formatter<'_>, cycle: &[String], more: usize) -> fmt::Result {
+    write!(
+        f,
+        "fallbacks loop: {}",
+        cycle
+            .iter()
+            .map(|g| format!("`{g}`"))
+            .collect::<Vec<_>>()
+            .join(" -> ")
+    )?;
+    if more > 0 {
+        write!(
+            f,
+            " ({more} more group{} loop with them)",
+            if more == 1 { "" } else { "s" }
+        )?;
+    }
+    write!(
+        f,
+        "; LiteLLM bounds the loop with max_fallbacks (default 5), and each fallback is judged once per chain here"
+    )
+}
+
+/// [`Notice::Wildcard`]'s sentence, and what cannot be judged because of it.
+fn wildcard(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    primary: Option<&str>,
+    in_chain: bool,
+) -> fmt::Result {
+    write!(
+        f,
+        "`{name}` is a wildcard route, not a model: its price depends on the model requested, so it is not priced"
+    )?;
+    match (primary, in_chain) {
+        (Some(p), _) => write!(f, "; the chain of `{p}` cannot be judged there"),
+        (None, true) => write!(f, "; its fallbacks cannot be judged"),
+        (None, false) => Ok(()),
     }
 }
 
@@ -480,7 +515,7 @@ pub(crate) fn per_token_price(
     let Some(v) = node.get(key) else {
         return Ok(None);
     };
-    if v.value == Value::Null {
+    if v.value == NodeValue::Null {
         return Ok(None);
     }
     // Strings such as "2.5e-06" are what a YAML writer sometimes leaves; take them as numbers.

@@ -25,12 +25,12 @@ pub struct Node {
     /// LiteLLM's `include` pulls in); `None` for the file itself.
     pub file: Option<Arc<str>>,
     /// The value.
-    pub value: Value,
+    pub value: NodeValue,
 }
 
 /// The value of a [`Node`].
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub enum NodeValue {
     /// `null`, `~` or an empty value.
     Null,
     /// `true` / `false`.
@@ -51,7 +51,7 @@ impl Node {
     /// The value at `key` of a mapping (keys compared as strings).
     pub fn get(&self, key: &str) -> Option<&Node> {
         match &self.value {
-            Value::Map(entries) => entries
+            NodeValue::Map(entries) => entries
                 .iter()
                 .find(|(k, _)| k.as_str() == Some(key))
                 .map(|(_, v)| v),
@@ -67,7 +67,7 @@ impl Node {
     /// The string, if this is a string.
     pub fn as_str(&self) -> Option<&str> {
         match &self.value {
-            Value::Str(s) => Some(s),
+            NodeValue::Str(s) => Some(s),
             _ => None,
         }
     }
@@ -75,8 +75,8 @@ impl Node {
     /// The number, if this is an integer or a float.
     pub fn as_f64(&self) -> Option<f64> {
         match self.value {
-            Value::Int(i) => Some(i as f64),
-            Value::Float(f) => Some(f),
+            NodeValue::Int(i) => Some(i as f64),
+            NodeValue::Float(f) => Some(f),
             _ => None,
         }
     }
@@ -84,22 +84,22 @@ impl Node {
     /// What kind of value this is, for messages: `a string`, `a list`, ...
     pub fn kind(&self) -> &'static str {
         match self.value {
-            Value::Null => "null",
-            Value::Bool(_) => "a boolean",
-            Value::Int(_) | Value::Float(_) => "a number",
-            Value::Str(_) => "a string",
-            Value::Seq(_) => "a list",
-            Value::Map(_) => "a mapping",
+            NodeValue::Null => "null",
+            NodeValue::Bool(_) => "a boolean",
+            NodeValue::Int(_) | NodeValue::Float(_) => "a number",
+            NodeValue::Str(_) => "a string",
+            NodeValue::Seq(_) => "a list",
+            NodeValue::Map(_) => "a mapping",
         }
     }
 
     /// The value for messages: a scalar as written (`-1`, `"x"`), else its kind.
     pub fn describe(&self) -> String {
         match &self.value {
-            Value::Int(i) => i.to_string(),
-            Value::Float(f) => f.to_string(),
-            Value::Str(s) => format!("{s:?}"),
-            Value::Bool(b) => b.to_string(),
+            NodeValue::Int(i) => i.to_string(),
+            NodeValue::Float(f) => f.to_string(),
+            NodeValue::Str(s) => format!("{s:?}"),
+            NodeValue::Bool(b) => b.to_string(),
             _ => self.kind().to_string(),
         }
     }
@@ -109,12 +109,12 @@ impl Node {
     /// (`{model: a, api_key: k}` and `{api_key: k, model: a}` on other lines).
     pub fn canonical(&self) -> String {
         match &self.value {
-            Value::Null => "null".into(),
-            Value::Bool(b) => b.to_string(),
-            Value::Int(i) => i.to_string(),
-            Value::Float(f) => format!("{f:?}"),
-            Value::Str(s) => format!("{s:?}"),
-            Value::Seq(items) => format!(
+            NodeValue::Null => "null".into(),
+            NodeValue::Bool(b) => b.to_string(),
+            NodeValue::Int(i) => i.to_string(),
+            NodeValue::Float(f) => format!("{f:?}"),
+            NodeValue::Str(s) => format!("{s:?}"),
+            NodeValue::Seq(items) => format!(
                 "[{}]",
                 items
                     .iter()
@@ -122,7 +122,7 @@ impl Node {
                     .collect::<Vec<_>>()
                     .join(",")
             ),
-            Value::Map(entries) => {
+            NodeValue::Map(entries) => {
                 let mut pairs: Vec<(String, String)> = entries
                     .iter()
                     .map(|(k, v)| (k.canonical(), v.canonical()))
@@ -150,8 +150,8 @@ impl Node {
     pub fn set_file(&mut self, file: &Arc<str>) {
         self.file = Some(Arc::clone(file));
         match &mut self.value {
-            Value::Seq(items) => items.iter_mut().for_each(|n| n.set_file(file)),
-            Value::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+            NodeValue::Seq(items) => items.iter_mut().for_each(|n| n.set_file(file)),
+            NodeValue::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
                 k.set_file(file);
                 v.set_file(file);
             }),
@@ -195,7 +195,7 @@ impl Node {
         max_edits: usize,
         stem: usize,
     ) -> Result<(), InputError> {
-        let Value::Map(entries) = &self.value else {
+        let NodeValue::Map(entries) = &self.value else {
             return Ok(());
         };
         for (k, _) in entries {
@@ -241,7 +241,7 @@ impl Node {
         let value = match &node.data {
             YamlData::Value(s) => scalar(s),
             YamlData::Representation(text, _, _) => scalar(&Scalar::parse_from_cow(text.clone())),
-            YamlData::Sequence(items) => Value::Seq(
+            YamlData::Sequence(items) => NodeValue::Seq(
                 items
                     .iter()
                     .map(|item| Node::from_marked(item, here))
@@ -255,14 +255,14 @@ impl Node {
                     let merge_key =
                         matches!(&k.data, YamlData::Value(Scalar::String(s)) if s == "<<");
                     match val.value {
-                        Value::Map(entries) if merge_key => merged.push(entries),
-                        Value::Seq(items)
+                        NodeValue::Map(entries) if merge_key => merged.push(entries),
+                        NodeValue::Seq(items)
                             if merge_key
-                                && items.iter().all(|i| matches!(i.value, Value::Map(_))) =>
+                                && items.iter().all(|i| matches!(i.value, NodeValue::Map(_))) =>
                         {
                             // PyYAML: the earlier mappings of the list win, so they go last.
                             for item in items.into_iter().rev() {
-                                if let Value::Map(entries) = item.value {
+                                if let NodeValue::Map(entries) = item.value {
                                     merged.push(entries);
                                 }
                             }
@@ -271,18 +271,18 @@ impl Node {
                     }
                 }
                 if merged.is_empty() {
-                    Value::Map(explicit)
+                    NodeValue::Map(explicit)
                 } else {
                     let mut out = Vec::new();
                     let mut index = HashMap::new();
                     for (k, v) in merged.into_iter().flatten().chain(explicit) {
                         insert_last_wins(&mut out, &mut index, k, v);
                     }
-                    Value::Map(out)
+                    NodeValue::Map(out)
                 }
             }
             YamlData::Tagged(_, inner) => return Node::from_marked(inner, floor),
-            YamlData::Alias(_) | YamlData::BadValue => Value::Null,
+            YamlData::Alias(_) | YamlData::BadValue => NodeValue::Null,
         };
         Node {
             line: here.0,
@@ -317,13 +317,13 @@ fn insert_last_wins(
     }
 }
 
-fn scalar(s: &Scalar) -> Value {
+fn scalar(s: &Scalar) -> NodeValue {
     match s {
-        Scalar::Null => Value::Null,
-        Scalar::Boolean(b) => Value::Bool(*b),
-        Scalar::Integer(i) => Value::Int(*i),
-        Scalar::FloatingPoint(f) => Value::Float(f.into_inner()),
-        Scalar::String(s) => Value::Str(s.to_string()),
+        Scalar::Null => NodeValue::Null,
+        Scalar::Boolean(b) => NodeValue::Bool(*b),
+        Scalar::Integer(i) => NodeValue::Int(*i),
+        Scalar::FloatingPoint(f) => NodeValue::Float(f.into_inner()),
+        Scalar::String(s) => NodeValue::Str(s.to_string()),
     }
 }
 
@@ -476,7 +476,7 @@ impl JsonReader<'_> {
                     insert_last_wins(&mut out, &mut index, key, value);
                     Ok(())
                 })?;
-                Value::Map(out)
+                NodeValue::Map(out)
             }
             '[' => {
                 let mut items = Vec::new();
@@ -484,9 +484,9 @@ impl JsonReader<'_> {
                     items.push(r.value()?);
                     Ok(())
                 })?;
-                Value::Seq(items)
+                NodeValue::Seq(items)
             }
-            '"' => Value::Str(self.string()?),
+            '"' => NodeValue::Str(self.string()?),
             _ => {
                 let rest = &self.text[self.pos..];
                 let len = rest
@@ -496,12 +496,12 @@ impl JsonReader<'_> {
                 self.pos += len;
                 self.col += len;
                 match word {
-                    "true" => Value::Bool(true),
-                    "false" => Value::Bool(false),
-                    "null" => Value::Null,
+                    "true" => NodeValue::Bool(true),
+                    "false" => NodeValue::Bool(false),
+                    "null" => NodeValue::Null,
                     _ => match word.parse::<i64>() {
-                        Ok(i) => Value::Int(i),
-                        Err(_) => Value::Float(word.parse::<f64>().map_err(|_| ())?),
+                        Ok(i) => NodeValue::Int(i),
+                        Err(_) => NodeValue::Float(word.parse::<f64>().map_err(|_| ())?),
                     },
                 }
             }
@@ -589,7 +589,7 @@ mod tests {
             .unwrap()
             .unwrap();
         let b = n.get("b").unwrap();
-        let Value::Seq(items) = &b.value else {
+        let NodeValue::Seq(items) = &b.value else {
             panic!("{b:?}")
         };
         assert_eq!(items[0].as_str(), Some("x"));
@@ -612,7 +612,7 @@ mod tests {
         let text = "base: &base {a: 1, b: 2}\nmore: &more {b: 3, c: 4}\none:\n  <<: *base\n  a: 9\nmany:\n  <<: [*more, *base]\nlist: &l [x]\nuse: *l\n";
         let n = parse_yaml("c.yaml", text).unwrap().unwrap();
         let one = n.get("one").unwrap();
-        let Value::Map(entries) = &one.value else {
+        let NodeValue::Map(entries) = &one.value else {
             panic!("{one:?}")
         };
         // PyYAML order: merged keys first, the explicit value winning in the merged key's place.
@@ -629,7 +629,7 @@ mod tests {
         assert_eq!(many.get("a").unwrap().as_f64(), Some(1.0));
         assert_eq!(many.get("c").unwrap().as_f64(), Some(4.0));
         let used = n.get("use").unwrap();
-        let Value::Seq(items) = &used.value else {
+        let NodeValue::Seq(items) = &used.value else {
             panic!("{used:?}")
         };
         assert_eq!((items[0].as_str(), items[0].line), (Some("x"), 9));
@@ -644,17 +644,17 @@ mod tests {
             Some(7.0),
             "the last value wins"
         );
-        let Value::Map(entries) = &n.value else {
+        let NodeValue::Map(entries) = &n.value else {
             panic!()
         };
         assert_eq!(entries.len(), 3);
         let b = n.get("b").unwrap();
-        let Value::Seq(items) = &b.value else {
+        let NodeValue::Seq(items) = &b.value else {
             panic!()
         };
         assert_eq!(items[1].as_f64(), Some(-2500.0));
-        assert_eq!(items[2].value, Value::Bool(true));
-        assert_eq!(items[3].value, Value::Null);
+        assert_eq!(items[2].value, NodeValue::Bool(true));
+        assert_eq!(items[3].value, NodeValue::Null);
         let d = n.get("c").unwrap().get("d").unwrap();
         assert_eq!((d.as_str(), d.line, d.col), (Some("x"), 2, 23));
         let reparsed = parse_json("c.json", "{\"s\": \"\\u00e9\\ud83d\\ude00\\n\"}").unwrap();

@@ -42,7 +42,9 @@
 //!   a list of provider names, or `allow_fallbacks` that is not a boolean, is an input error at
 //!   its line.
 
-use super::{Config, Endpoint, Group, Node, Notice, Place, PriceOverride, Route, RouteLink, Value};
+use super::{
+    Config, Endpoint, Group, Node, NodeValue, Notice, Place, PriceOverride, Route, RouteLink,
+};
 use crate::error::{InputError, InputErrorKind};
 
 /// The request keys, besides `models`, that make a JSON object an OpenRouter request.
@@ -131,7 +133,7 @@ fn strings<'n>(
     field: &str,
     what: &str,
 ) -> Result<Vec<(&'n str, &'n Node)>, InputError> {
-    let Value::Seq(items) = &node.value else {
+    let NodeValue::Seq(items) = &node.value else {
         return Err(node.error(
             file,
             InputErrorKind::Schema,
@@ -238,10 +240,10 @@ fn routing<'n>(file: &str, root: &'n Node) -> Result<Routing<'n>, InputError> {
     };
     let p = match root.get("provider") {
         None => return Ok(r),
-        Some(p) if p.value == Value::Null => return Ok(r),
+        Some(p) if p.value == NodeValue::Null => return Ok(r),
         Some(
             p @ Node {
-                value: Value::Map(_),
+                value: NodeValue::Map(_),
                 ..
             },
         ) => p,
@@ -260,7 +262,7 @@ fn routing<'n>(file: &str, root: &'n Node) -> Result<Routing<'n>, InputError> {
     let names = |key: &str| -> Result<Option<(Vec<String>, &'n Node)>, InputError> {
         match p.get(key) {
             None => Ok(None),
-            Some(o) if o.value == Value::Null => Ok(None),
+            Some(o) if o.value == NodeValue::Null => Ok(None),
             Some(o) => Ok(Some((
                 strings(file, o, &format!("provider.{key}"), "provider names")?
                     .into_iter()
@@ -278,9 +280,9 @@ fn routing<'n>(file: &str, root: &'n Node) -> Result<Routing<'n>, InputError> {
     r.ignore = names("ignore")?.map(|(v, _)| v).unwrap_or_default();
     match p.get("allow_fallbacks") {
         None => {}
-        Some(a) if a.value == Value::Null => {}
+        Some(a) if a.value == NodeValue::Null => {}
         Some(Node {
-            value: Value::Bool(b),
+            value: NodeValue::Bool(b),
             ..
         }) => r.allow_fallbacks = *b,
         Some(a) => {

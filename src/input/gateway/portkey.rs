@@ -43,7 +43,9 @@
 //! - JSON is a Portkey config only when it has Portkey's shape: a `strategy` object with a
 //!   `mode`, or a `targets` list of objects ([`recognise`]); anything else is skipped with a note.
 
-use super::{Config, Endpoint, Group, Node, Notice, Place, PriceOverride, Route, RouteLink, Value};
+use super::{
+    Config, Endpoint, Group, Node, NodeValue, Notice, Place, PriceOverride, Route, RouteLink,
+};
 use crate::error::{InputError, InputErrorKind};
 use crate::suggest::near_miss;
 
@@ -82,10 +84,10 @@ pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
 /// The targets of `node`, checked to be a list of objects.
 fn targets<'n>(file: &str, node: &'n Node, path: &str) -> Result<&'n [Node], InputError> {
     match node.get("targets").map(|t| (t, &t.value)) {
-        None | Some((_, Value::Null)) => Ok(&[]),
-        Some((_, Value::Seq(items))) => {
+        None | Some((_, NodeValue::Null)) => Ok(&[]),
+        Some((_, NodeValue::Seq(items))) => {
             for (i, t) in items.iter().enumerate() {
-                if !matches!(t.value, Value::Map(_)) {
+                if !matches!(t.value, NodeValue::Map(_)) {
                     return Err(t.error(
                         file,
                         InputErrorKind::Schema,
@@ -117,7 +119,7 @@ fn mode<'n>(file: &str, node: &'n Node, path: &str) -> Result<Option<&'n str>, I
         return Ok(None);
     };
     let path = format!("{path}.strategy");
-    if !matches!(s.value, Value::Map(_)) {
+    if !matches!(s.value, NodeValue::Map(_)) {
         return Err(s.error(
             file,
             InputErrorKind::Schema,
@@ -387,7 +389,7 @@ fn misplaced_targets(node: &Node, path: &str, config: &mut Config) {
         return;
     };
     let n = match &inner.value {
-        Value::Seq(items) => items.len(),
+        NodeValue::Seq(items) => items.len(),
         _ => 0,
     };
     config.notices.push((
@@ -461,7 +463,7 @@ fn leaves(
     if !nested.is_empty() {
         return nested_leaves(file, (target, nested), path, inherited, out, config);
     }
-    let Some(model_node) = inherited.filter(|m| m.value != Value::Null) else {
+    let Some(model_node) = inherited.filter(|m| m.value != NodeValue::Null) else {
         config.notices.push((
             Place::of(target),
             Notice::NoModel {

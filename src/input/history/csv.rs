@@ -118,9 +118,9 @@ fn read_row(
         kind: InputErrorKind::Invalid,
     };
     let provider = &record[0];
-    crate::input::check_name(provider).map_err(|m| bad(0, m))?;
-    let start_s = parse_rfc3339(&record[1]).map_err(|m| bad(1, m))?;
-    let end_s = parse_rfc3339(&record[2]).map_err(|m| bad(2, m))?;
+    crate::input::check_name(provider).map_err(|m| bad(0, m.to_string()))?;
+    let start_s = parse_rfc3339(&record[1]).map_err(|m| bad(1, m.to_string()))?;
+    let end_s = parse_rfc3339(&record[2]).map_err(|m| bad(2, m.to_string()))?;
     if end_s <= start_s {
         return Err(bad(
             2,
@@ -151,7 +151,7 @@ fn read_row(
                     ),
                 )
             })?;
-            crate::input::check_range(v, 0.0, 1.0).map_err(|m| bad(4, m))?;
+            crate::input::check_range(v, 0.0, 1.0).map_err(|m| bad(4, m.to_string()))?;
             v
         }
     };

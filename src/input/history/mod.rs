@@ -44,6 +44,7 @@ pub use csv::parse_csv;
 pub use statuspage::{KNOWN_PAGES, parse_statuspage, provider_of_page};
 pub use time::{format_rfc3339, parse_rfc3339};
 
+use crate::error::ValueError;
 use crate::error::{InputError, InputErrorKind, Location};
 use crate::model::timeline::{Outage, OutageFailure, OutageTarget};
 
@@ -267,21 +268,23 @@ impl History {
     ///
     /// Errors: the bounds leave no period (until not after since), or one is absent and the
     /// files give none.
-    pub fn within(&self, since: Option<f64>, until: Option<f64>) -> Result<History, String> {
+    pub fn within(&self, since: Option<f64>, until: Option<f64>) -> Result<History, ValueError> {
         if since.is_none() && until.is_none() {
             return Ok(self.clone());
         }
         let own = self.period();
         let (Some(start), Some(end)) = (since.or(own.map(|p| p.0)), until.or(own.map(|p| p.1)))
         else {
-            return Err("the files give no period to complete --since/--until: give both".into());
+            return Err(ValueError::Time(
+                "the files give no period to complete --since/--until: give both".into(),
+            ));
         };
         if end <= start {
-            return Err(format!(
+            return Err(ValueError::Time(format!(
                 "--until {} is not after --since {}: the period must be longer than zero",
                 format_rfc3339(end),
                 format_rfc3339(start)
-            ));
+            )));
         }
         let incidents = self
             .incidents

@@ -304,7 +304,7 @@ fn incident_start<'a>(
             ));
         }
     };
-    let start = parse_rfc3339(text).map_err(|m| places.err(i, key, m))?;
+    let start = parse_rfc3339(text).map_err(|m| places.err(i, key, m.to_string()))?;
     Ok((start, key, text))
 }
 
@@ -353,7 +353,7 @@ fn read_incident(
             .unwrap_or(Location { line: 1, col: 1 });
         return Ok(Read::Open(inc.name.clone(), loc));
     };
-    let end_s = parse_rfc3339(resolved).map_err(|m| places.err(i, "resolved_at", m))?;
+    let end_s = parse_rfc3339(resolved).map_err(|m| places.err(i, "resolved_at", m.to_string()))?;
     if end_s <= start_s {
         return Err(places.err(
             i,

@@ -1,15 +1,17 @@
 //! RFC 3339 timestamps as Unix seconds, and back (the times of incident histories).
 
+use crate::error::ValueError;
+
 /// Parse an RFC 3339 timestamp (`2026-09-03T13:10:00Z`, `…T13:10:00.123+02:00`; `t`/space for
 /// `T`, `z` for `Z`) into Unix seconds.
 ///
 /// Errors: a message saying what is allowed, for any other shape or an out-of-range part
 /// (month 13, February 30, hour 24, minute 60, an offset beyond ±23:59).
-pub fn parse_rfc3339(text: &str) -> Result<f64, String> {
+pub fn parse_rfc3339(text: &str) -> Result<f64, ValueError> {
     let allowed = "an RFC 3339 time such as 2026-09-03T13:10:00Z or 2026-09-03T15:10:00.000+02:00";
-    let bad = || format!("{text:?} is not {allowed}");
+    let bad = || ValueError::Time(format!("{text:?} is not {allowed}"));
     let b = text.as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Result<i64, String> {
+    let num = |r: std::ops::Range<usize>| -> Result<i64, ValueError> {
         let s = text.get(r).ok_or_else(bad)?;
         if s.bytes().all(|c| c.is_ascii_digit()) && !s.is_empty() {
             s.parse::<i64>().map_err(|_| bad())
@@ -48,39 +50,40 @@ pub fn parse_rfc3339(text: &str) -> Result<f64, String> {
         Some(sign @ (b'+' | b'-')) if i + 6 == b.len() && b[i + 3] == b':' => {
             let (oh, om) = (num(i + 1..i + 3)?, num(i + 4..i + 6)?);
             if oh > 23 || om > 59 {
-                return Err(format!("{text:?}: the UTC offset must be within ±23:59"));
+                return Err(ValueError::Time(format!(
+                    "{text:?}: the UTC offset must be within ±23:59"
+                )));
             }
             let o = oh * 3600 + om * 60;
             if *sign == b'+' { o } else { -o }
         }
         _ => return Err(bad()),
     };
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days_in = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if !(1..=12).contains(&mo) || d < 1 || d > days_in[(mo - 1) as usize] {
-        return Err(format!("{text:?}: no such date ({y:04}-{mo:02}-{d:02})"));
+    if d < 1 || d > days_in_month(y, mo) {
+        return Err(ValueError::Time(format!(
+            "{text:?}: no such date ({y:04}-{mo:02}-{d:02})"
+        )));
     }
     // second 60: a leap second, as RFC 3339 allows
     if h > 23 || mi > 59 || s > 60 {
-        return Err(format!(
+        return Err(ValueError::Time(format!(
             "{text:?}: no such time of day ({h:02}:{mi:02}:{s:02})"
-        ));
+        )));
     }
     let days = days_from_civil(y, mo, d);
     Ok((days * 86_400 + h * 3600 + mi * 60 + s - offset) as f64 + frac)
+}
+
+/// The days in month `mo` of year `y` (proleptic Gregorian), 0 when `mo` is not 1 to 12.
+fn days_in_month(y: i64, mo: i64) -> i64 {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    match mo {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => 0,
+    }
 }
 
 /// Unix seconds as RFC 3339 UTC, to the second (`2026-09-03T13:10:00Z`; a fraction is
@@ -135,12 +138,14 @@ mod tests {
         assert!(
             parse_rfc3339("2026-02-29T00:00:00Z")
                 .unwrap_err()
+                .to_string()
                 .contains("no such date")
         );
         assert!(parse_rfc3339("2026-09-03T24:00:00Z").is_err());
         assert!(
             parse_rfc3339("2026-09-03T13:10:00")
                 .unwrap_err()
+                .to_string()
                 .contains("RFC 3339")
         );
         assert!(parse_rfc3339("2026-09-03").is_err());

@@ -259,7 +259,7 @@ impl<'a> ChainInput<'a> {
         names: &mut BTreeSet<&'a str>,
     ) -> Result<(Chain, Vec<ServiceTier>), InputError> {
         let at = |rest: &[PathSegment]| chain_path(ci, rest);
-        check_name(&spec.name).map_err(|m| self.invalid(&at(&[key("name")]), m))?;
+        check_name(&spec.name).map_err(|m| self.invalid(&at(&[key("name")]), m.to_string()))?;
         if !names.insert(spec.name.as_str()) {
             return Err(self.invalid(
                 &at(&[key("name")]),
@@ -365,7 +365,7 @@ impl<'a> ChainInput<'a> {
                 } else {
                     at(&[key("models"), PathSegment::Index(mi)])
                 };
-                self.invalid(&field, m)
+                self.invalid(&field, m.to_string())
             })?;
             links.push(billed);
             tiers.push(service);

@@ -56,6 +56,7 @@
 //! without an entry time their attempts with the defaults (p50 2 s, p99 12 s) in the Monte
 //! Carlo engine, and their trip rates and w stay as given (0 and 1 by default).
 
+use crate::error::ValueError;
 use std::path::Path;
 
 use super::document::{Document, PathSegment};
@@ -222,18 +223,21 @@ fn with_extra(
 /// ([`Report::omit_blended`](crate::report::Report::omit_blended)) and prints the note.
 ///
 /// Errors: a name that is not a chain of the scenario, with the names it has.
-pub fn select_chains(scenario: &mut Scenario, names: &[String]) -> Result<Option<String>, String> {
+pub fn select_chains(
+    scenario: &mut Scenario,
+    names: &[String],
+) -> Result<Option<String>, ValueError> {
     if names.is_empty() {
         return Ok(None);
     }
     for n in names {
         if !scenario.chains.iter().any(|c| &c.name == n) {
             let have: Vec<&str> = scenario.chains.iter().map(|c| c.name.as_str()).collect();
-            return Err(format!(
+            return Err(ValueError::Unknown(format!(
                 "--chain {n}: no such chain in scenario `{}`; it has: {}",
                 scenario.name,
                 have.join(", ")
-            ));
+            )));
         }
     }
     let all = scenario.chains.len();
@@ -270,7 +274,7 @@ fn resolve(
     Ok(Scenario {
         name: match file.name {
             Some(n) => {
-                check_name(&n).map_err(|m| invalid(&[key("name")], m))?;
+                check_name(&n).map_err(|m| invalid(&[key("name")], m.to_string()))?;
                 n
             }
             None => default_name,
@@ -299,7 +303,8 @@ fn resolve_request(
     let invalid =
         |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
     let h = r.cache_hit_rate.unwrap_or(1.0);
-    check_range(h, 0.0, 1.0).map_err(|m| invalid(&[key("request"), key("cache_hit_rate")], m))?;
+    check_range(h, 0.0, 1.0)
+        .map_err(|m| invalid(&[key("request"), key("cache_hit_rate")], m.to_string()))?;
     for (field, v) in [
         ("input_tokens", r.input_tokens),
         ("output_tokens", r.output_tokens),
@@ -317,7 +322,7 @@ fn resolve_request(
         None => None,
         Some(t) => {
             let at = [key("request"), key("cache_ttl")];
-            let secs = parse_seconds(&t.0).map_err(|m| invalid(&at, m))?;
+            let secs = parse_seconds(&t.0).map_err(|m| invalid(&at, m.to_string()))?;
             if secs != 300.0 && secs != crate::model::cost::HOUR_S {
                 return Err(invalid(
                     &at,
@@ -353,7 +358,8 @@ fn resolve_incident(
     let invalid =
         |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
     let at = |f: &str| [key("incident"), key(f)];
-    let duration_s = parse_seconds(&i.duration.0).map_err(|m| invalid(&at("duration"), m))?;
+    let duration_s =
+        parse_seconds(&i.duration.0).map_err(|m| invalid(&at("duration"), m.to_string()))?;
     check_range(i.requests_per_second, f64::MIN_POSITIVE, 1e9).map_err(|_| {
         invalid(
             &at("requests_per_second"),

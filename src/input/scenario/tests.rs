@@ -407,8 +407,12 @@ fn a_drill_replaces_the_incident_with_the_primarys_provider_drilled() {
     // No [incident]: what to add.
     let mut s = load_str(&format!("{HEAD}{TWO}")).unwrap();
     let e = drill(&mut s, "30m", "s.toml").unwrap_err();
-    assert!(e.contains("s.toml has no [incident]"), "{e}");
-    assert!(e.contains("--set incident.requests_per_second=0.2"), "{e}");
+    assert!(e.to_string().contains("s.toml has no [incident]"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("--set incident.requests_per_second=0.2"),
+        "{e}"
+    );
     // Primaries on two providers: one drill cannot open both breakers.
     let two_primaries = "[request]\noutput_tokens = 10\n\
          [[chain]]\nname = \"a\"\nmodels = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\"]\n\
@@ -417,7 +421,8 @@ fn a_drill_replaces_the_incident_with_the_primarys_provider_drilled() {
     let mut s = load_str(two_primaries).unwrap();
     let e = drill(&mut s, "30m", "s.toml").unwrap_err();
     assert!(
-        e.contains("the chains' primaries are on anthropic, openai: a (anthropic), o (openai)"),
+        e.to_string()
+            .contains("the chains' primaries are on anthropic, openai: a (anthropic), o (openai)"),
         "{e}"
     );
     // A bad duration, and a drill with no requests at the rate.
@@ -425,12 +430,14 @@ fn a_drill_replaces_the_incident_with_the_primarys_provider_drilled() {
     assert!(
         drill(&mut s, "30", "s.toml")
             .unwrap_err()
+            .to_string()
             .contains("has no unit")
     );
     let mut s = load_str(SEPT3_HEAD).unwrap();
     assert!(
         drill(&mut s, "100ms", "s.toml")
             .unwrap_err()
+            .to_string()
             .contains("the drill holds no requests")
     );
 }

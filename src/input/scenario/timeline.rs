@@ -30,8 +30,10 @@ use super::super::document::{Document, PathSegment};
 use super::super::duration::parse_seconds;
 use super::file::{IncidentSpec, OutageSpec};
 use super::key;
+use crate::error::ValueError;
 use crate::error::{InputError, InputErrorKind};
-use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline, TimelineError};
+use crate::model::ModelError;
+use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
 use crate::model::{Chain, FailureMode, Incident, Scenario};
 
 /// The outage's path in the file: `incident.outage[i]`, then `field` if given.
@@ -44,7 +46,7 @@ fn outage_path(i: usize, field: Option<&str>) -> Vec<PathSegment> {
 }
 
 /// A start offset: a duration as [`parse_seconds`] reads it, or a zero one (`0s`, `0m`).
-fn parse_offset(text: &str) -> Result<f64, String> {
+fn parse_offset(text: &str) -> Result<f64, ValueError> {
     parse_seconds(text).or_else(|e| {
         let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         let end = s
@@ -55,10 +57,10 @@ fn parse_offset(text: &str) -> Result<f64, String> {
             num.parse::<f64>() == Ok(0.0) && ["d", "h", "m", "min", "s", "ms"].contains(&unit);
         if zero {
             Ok(0.0)
-        } else if e.contains("positive duration") {
-            Err(format!(
+        } else if e.to_string().contains("positive duration") {
+            Err(ValueError::Duration(format!(
                 "`{text}` is not an offset; expected 0s or a duration such as 90s, 1h or 1h20m"
-            ))
+            )))
         } else {
             Err(e)
         }
@@ -149,11 +151,11 @@ fn outage_failure(f: FailureMode) -> OutageFailure {
     }
 }
 
-/// Map a [`TimelineError`] onto the outage's table in the file: its field path is the
+/// Map a [`ModelError`] onto the outage's table in the file: its field path is the
 /// outage's key (`incident.outage[1].start`), its line the key's (or the table's when the
 /// key is left out and defaulted).
-fn timeline_error(doc: &Document, e: &TimelineError) -> InputError {
-    let field = e.field();
+fn timeline_error(doc: &Document, e: &ModelError) -> InputError {
+    let field = e.field().unwrap_or_default();
     let message = e.to_string();
     let message = message
         .strip_prefix(&format!("{field}: "))
@@ -193,14 +195,14 @@ pub(super) fn resolve(
         let target = target(doc, i, o, chains)?;
         let start_s = match &o.start {
             None => 0.0,
-            Some(t) => {
-                parse_offset(&t.0).map_err(|m| invalid(&outage_path(i, Some("start")), m))?
-            }
+            Some(t) => parse_offset(&t.0)
+                .map_err(|m| invalid(&outage_path(i, Some("start")), m.to_string()))?,
         };
         let duration_s = match &o.duration {
             None => None,
             Some(t) => Some(
-                parse_seconds(&t.0).map_err(|m| invalid(&outage_path(i, Some("duration")), m))?,
+                parse_seconds(&t.0)
+                    .map_err(|m| invalid(&outage_path(i, Some("duration")), m.to_string()))?,
             ),
         };
         let failure = o
@@ -245,12 +247,13 @@ pub(super) fn resolve(
 /// without `[incident]` (what to add is said); chains whose primaries are on different
 /// providers (one drill opens one provider's breaker: select chains with `--chain`); a window
 /// holding no requests at that rate.
-pub fn drill(scenario: &mut Scenario, duration: &str, label: &str) -> Result<(), String> {
-    let duration_s = parse_seconds(duration).map_err(|m| format!("--drill: {m}"))?;
+pub fn drill(scenario: &mut Scenario, duration: &str, label: &str) -> Result<(), ValueError> {
+    let duration_s =
+        parse_seconds(duration).map_err(|m| ValueError::Duration(format!("--drill: {m}")))?;
     let Some(incident) = &scenario.incident else {
-        return Err(format!(
+        return Err(ValueError::Invalid(format!(
             "--drill {duration}: {label} has no [incident]; a drill needs the traffic of the hour it runs in: add an [incident] with requests_per_second (the quiet hour's rate, e.g. 0.2) and session_length (its duration is replaced by the drill's), or give them with --set incident.duration={duration} --set incident.requests_per_second=0.2 --set incident.session_length=20"
-        ));
+        )));
     };
     let mut primaries: Vec<&str> = scenario
         .chains
@@ -271,25 +274,25 @@ pub fn drill(scenario: &mut Scenario, duration: &str, label: &str) -> Result<(),
                         .map(|l| format!("{} ({})", c.name, l.price.provider))
                 })
                 .collect();
-            return Err(format!(
+            return Err(ValueError::Invalid(format!(
                 "--drill {duration}: a drill opens one provider's breaker, and the chains' primaries are on {}: {}; select chains with one primary provider with --chain NAME",
                 primaries.join(", "),
                 per_chain.join(", ")
-            ));
+            )));
         }
     };
     let n = (incident.requests_per_second * duration_s).round();
     if n < 1.0 {
-        return Err(format!(
+        return Err(ValueError::Invalid(format!(
             "--drill {duration}: the drill holds no requests at incident.requests_per_second = {} ({} requests); lengthen the drill or raise the rate",
             super::super::show(incident.requests_per_second),
             super::super::show(incident.requests_per_second * duration_s)
-        ));
+        )));
     }
     if n > 1e15 {
-        return Err(format!(
+        return Err(ValueError::Invalid(format!(
             "--drill {duration}: the drill holds {n:.3e} requests; fallcost prices at most 1e15"
-        ));
+        )));
     }
     let timeline = Timeline::new(
         duration_s,
@@ -300,7 +303,7 @@ pub fn drill(scenario: &mut Scenario, duration: &str, label: &str) -> Result<(),
             OutageFailure::Drill,
         )],
     )
-    .map_err(|e| format!("--drill {duration}: {e}"))?;
+    .map_err(|e| ValueError::Invalid(format!("--drill {duration}: {e}")))?;
     scenario.incident = Some(Incident {
         duration_s,
         timeline: Some(timeline),

@@ -141,7 +141,7 @@ fn entry(doc: &Document, id: String, e: PriceEntry) -> Result<ModelPrice, InputE
             ));
         }
     };
-    check_name(&provider).map_err(|m| invalid("provider", m))?;
+    check_name(&provider).map_err(|m| invalid("provider", m.to_string()))?;
     let caching = Caching::implied(e.cache_write, e.cache_read);
     Ok(ModelPrice {
         id,

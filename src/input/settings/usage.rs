@@ -19,6 +19,7 @@
 //! Paths are relative to the file. A month is 730 hours (8,760 / 12), as cloud price pages
 //! bill one.
 
+use crate::error::ValueError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -156,7 +157,7 @@ pub fn usage_settings(path: Option<&Path>) -> Result<UsageSettings, InputError> 
     };
     let chains = usage_chains(&doc, u.chains.unwrap_or_default())?;
     let incident_s = match &u.incident {
-        Some(d) => Some(incident_duration(d).map_err(|m| bad("incident", m))?),
+        Some(d) => Some(incident_duration(d).map_err(|m| bad("incident", m.to_string()))?),
         None => None,
     };
     let rate = count(
@@ -213,12 +214,14 @@ fn usage_chains(
 /// `[usage] incident`: a duration > 0, seconds.
 ///
 /// Errors: not a duration, or 0.
-fn incident_duration(d: &str) -> Result<f64, String> {
+fn incident_duration(d: &str) -> Result<f64, ValueError> {
     let s = crate::input::duration::parse_seconds(d)?;
     if s > 0.0 {
         Ok(s)
     } else {
-        Err(format!("expected a duration > 0; got {d}"))
+        Err(ValueError::Duration(format!(
+            "expected a duration > 0; got {d}"
+        )))
     }
 }
 

@@ -110,24 +110,7 @@ pub(super) fn priced(
             // λ·E[min(Δ, len)] ≤ λ·E[Δ]: the requests whose attempts reach the next cut
             crossing += incident.requests_per_second * (t.dead_time / span.requests);
         }
-        let primary_id = &chain.links[0].price.id;
-        let by_primary: f64 = (0..chain.links.len())
-            .filter(|&i| chain.links[i].price.id == *primary_id)
-            .filter_map(|i| t.answered.get(i))
-            .sum();
-        let share = |x: f64| {
-            if span.requests > 0.0 {
-                (x / span.requests).clamp(0.0, 1.0)
-            } else {
-                0.0
-            }
-        };
-        let answered = share(span.requests - t.failed);
-        shares.push(SegmentShares {
-            models: std::mem::take(&mut t.caches),
-            answered,
-            primary: share(by_primary).min(answered),
-        });
+        shares.push(SegmentShares::take(chain, span.requests, &mut t));
         add(&mut totals, t);
     }
     let cuts: Vec<f64> = segs[1..].iter().map(|s| s.start_s / d).collect();
@@ -156,6 +139,31 @@ struct SegmentShares {
     answered: f64,
     /// The share of the segment's requests the primary's model answered (any of its links).
     primary: f64,
+}
+
+impl SegmentShares {
+    /// The shares of a segment of `requests` requests on `chain` whose totals are `t` (its
+    /// models' cache shares are taken out of `t`).
+    fn take(chain: &Chain, requests: f64, t: &mut Totals) -> SegmentShares {
+        let primary_id = &chain.links[0].price.id;
+        let by_primary: f64 = (0..chain.links.len())
+            .filter(|&i| chain.links[i].price.id == *primary_id)
+            .filter_map(|i| t.answered.get(i))
+            .sum();
+        let share = |x: f64| {
+            if requests > 0.0 {
+                (x / requests).clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        };
+        let answered = share(requests - t.failed);
+        SegmentShares {
+            models: std::mem::take(&mut t.caches),
+            answered,
+            primary: share(by_primary).min(answered),
+        }
+    }
 }
 
 /// The chain's links as the timeline sees them: provider and model id.
@@ -1232,6 +1240,46 @@ mod tests {
         (cold, writes)
     }
 
+    /// The primary's down runs (touching segments merged) longer than 300 s.
+    fn primary_down_runs(segs: &[ChainSegment]) -> Vec<(f64, f64)> {
+        let mut runs: Vec<(f64, f64)> = Vec::new();
+        for s in segs.iter().filter(|s| s.states[0] != LinkState::Up) {
+            match runs.last_mut() {
+                Some(r) if r.1 == s.start_s => r.1 = s.end_s,
+                _ => runs.push((s.start_s, s.end_s)),
+            }
+        }
+        runs.retain(|r| r.1 - r.0 > 300.0);
+        runs
+    }
+
+    /// The mean and standard error of the cold starts and of the fail-back writes of
+    /// [`placement_window`] over `windows` windows (seeds 7, 14, window index).
+    fn placement_means(
+        segs: &[ChainSegment],
+        runs: &[(f64, f64)],
+        n: usize,
+        window: f64,
+        windows: u64,
+    ) -> ((f64, f64), (f64, f64)) {
+        use crate::sim::rng::chunk_rng;
+        let mut sums = [(0.0, 0.0); 2];
+        for w in 0..windows {
+            let mut rng = chunk_rng(7, 14, w);
+            let (cold, writes) = placement_window(segs, runs, n, window, &mut rng);
+            for (s, x) in sums.iter_mut().zip([cold, writes]) {
+                s.0 += x;
+                s.1 += x * x;
+            }
+        }
+        let k = windows as f64;
+        let stat = |(s, sq): (f64, f64)| {
+            let mean = s / k;
+            (mean, ((sq / k - mean * mean) / (k - 1.0)).max(0.0).sqrt())
+        };
+        (stat(sums[0]), stat(sums[1]))
+    }
+
     /// The cache figures on a timeline with cuts are exact expectations of the placement:
     /// on five timelines (λ = 1, L = 20, fast, no expiry within a session), the analytic cold
     /// starts and fail-back writes lie within 4 standard errors of `placement_window` over
@@ -1239,7 +1287,6 @@ mod tests {
     /// §6 records 400 windows).
     #[test]
     fn cache_figures_are_the_exact_placements() {
-        use crate::sim::rng::chunk_rng;
         let r = req(0.0, 1200.0, 60000.0, 0.9);
         const DS: &str = "deepseek/deepseek-v4-flash";
         let sept3 = vec![
@@ -1289,30 +1336,9 @@ mod tests {
             let i = incident(window, 1.0, outages);
             let o = price(&r, &c, &i, Pattern::Sequential).unwrap();
             let segs = i.timeline.as_ref().unwrap().chain_segments(&link_refs(&c));
-            let mut runs: Vec<(f64, f64)> = Vec::new();
-            for s in segs.iter().filter(|s| s.states[0] != LinkState::Up) {
-                match runs.last_mut() {
-                    Some(r) if r.1 == s.start_s => r.1 = s.end_s,
-                    _ => runs.push((s.start_s, s.end_s)),
-                }
-            }
-            runs.retain(|r| r.1 - r.0 > 300.0);
-            let mut sums = [(0.0, 0.0); 2];
-            for w in 0..windows {
-                let mut rng = chunk_rng(7, 14, w);
-                let (cold, writes) =
-                    placement_window(&segs, &runs, i.requests() as usize, window, &mut rng);
-                for (s, x) in sums.iter_mut().zip([cold, writes]) {
-                    s.0 += x;
-                    s.1 += x * x;
-                }
-            }
-            let k = windows as f64;
-            let stat = |(s, sq): (f64, f64)| {
-                let mean = s / k;
-                (mean, ((sq / k - mean * mean) / (k - 1.0)).max(0.0).sqrt())
-            };
-            let ((cold, cold_se), (writes, writes_se)) = (stat(sums[0]), stat(sums[1]));
+            let runs = primary_down_runs(&segs);
+            let ((cold, cold_se), (writes, writes_se)) =
+                placement_means(&segs, &runs, i.requests() as usize, window, windows);
             println!(
                 "{name}: cold starts exact {cold:.2} ± {cold_se:.2} (1 s.e.), analytic {:.3}; fail-back writes exact {writes:.2} ± {writes_se:.2}, analytic {:.3}",
                 o.cold_starts, o.failback_writes

@@ -158,49 +158,74 @@ pub fn resolve(
             maybe_empty(side(req, usage_b, &req.base, label(&req.base)), &req.base)?,
             label(&req.base),
         ),
-        Some(r) => {
-            let (dir, paths, renamed) = at_ref(r, &req.head)?;
-            // a renamed file under its name at the ref: `origin/main:old.yaml (renamed new.yaml)`
-            let shown = req
-                .head
-                .iter()
-                .map(|p| {
-                    let p = in_repo(p);
-                    match renamed.iter().find(|m| Path::new(&m.to) == p) {
-                        Some(m) => format!("{r}:{} (renamed {})", m.from, m.to),
-                        None => format!("{r}:{}", p.display()),
-                    }
-                })
-                .chain(
-                    renamed
-                        .iter()
-                        .filter(|m| !req.head.iter().any(|p| Path::new(&m.to) == in_repo(p)))
-                        .map(|m| format!("({} renamed {})", m.from, m.to)),
-                )
-                .collect::<Vec<_>>()
-                .join(" ");
-            let side = match paths.is_empty() {
-                // Nothing at the ref: every chain of HEAD is new.
-                true => Err(Vec::new()),
-                false => {
-                    maybe_empty(side(req, usage_b, &paths, shown.clone()), &paths)?.map(|mut s| {
-                        // the ref's files as the repository names them, not the temporary copy
-                        let tmp = format!("{}/", dir.display());
-                        for x in &mut s.served {
-                            x.config = x.config.replace(&tmp, "");
-                        }
-                        for x in &mut s.lone {
-                            x.config = x.config.replace(&tmp, "");
-                        }
-                        s
-                    })
-                }
-            };
-            let _ = std::fs::remove_dir_all(dir);
-            (side, shown)
-        }
+        Some(r) => base_at_ref(req, usage_b, r)?,
     };
-    let empty = |other: &DiffSide, label: String, lone: Vec<Served>| DiffSide {
+    match (base, head) {
+        (Ok(b), Ok(h)) => Ok((b, h)),
+        (Ok(b), Err(lone)) => {
+            let h = empty_side(&b, label(&req.head), lone);
+            Ok((b, h))
+        }
+        (Err(lone), Ok(h)) => Ok((empty_side(&h, base_label, lone), h)),
+        (Err(_), Err(_)) => anyhow::bail!(
+            "no fallback chain in BASE ({base_label}) nor in HEAD ({}): nothing to diff",
+            label(&req.head)
+        ),
+    }
+}
+
+/// BASE at git ref `r` (HEAD's paths as they are there, read from a temporary copy), and its
+/// label: the paths at the ref, a renamed file under its name there
+/// (`origin/main:old.yaml (renamed new.yaml)`).
+///
+/// Errors: git failing to list or show a path; the side's inputs.
+fn base_at_ref(
+    req: &DiffRequest,
+    usage_b: &UsageSettings,
+    r: &str,
+) -> anyhow::Result<(MaybeEmpty, String)> {
+    let (dir, paths, renamed) = at_ref(r, &req.head)?;
+    let shown = req
+        .head
+        .iter()
+        .map(|p| {
+            let p = in_repo(p);
+            match renamed.iter().find(|m| Path::new(&m.to) == p) {
+                Some(m) => format!("{r}:{} (renamed {})", m.from, m.to),
+                None => format!("{r}:{}", p.display()),
+            }
+        })
+        .chain(
+            renamed
+                .iter()
+                .filter(|m| !req.head.iter().any(|p| Path::new(&m.to) == in_repo(p)))
+                .map(|m| format!("({} renamed {})", m.from, m.to)),
+        )
+        .collect::<Vec<_>>()
+        .join(" ");
+    let side = match paths.is_empty() {
+        // Nothing at the ref: every chain of HEAD is new.
+        true => Err(Vec::new()),
+        false => maybe_empty(side(req, usage_b, &paths, shown.clone()), &paths)?.map(|mut s| {
+            // the ref's files as the repository names them, not the temporary copy
+            let tmp = format!("{}/", dir.display());
+            for x in &mut s.served {
+                x.config = x.config.replace(&tmp, "");
+            }
+            for x in &mut s.lone {
+                x.config = x.config.replace(&tmp, "");
+            }
+            s
+        }),
+    };
+    let _ = std::fs::remove_dir_all(dir);
+    Ok((side, shown))
+}
+
+/// A side with no chain: `other`'s scenario without its chains, serving no traffic (priced at
+/// 0), with the groups `lone` that lost their fallback.
+fn empty_side(other: &DiffSide, label: String, lone: Vec<Served>) -> DiffSide {
+    DiffSide {
         label,
         scenario: Scenario {
             chains: Vec::new(),
@@ -211,18 +236,6 @@ pub fn resolve(
         lone,
         text: None,
         scenario_file: other.scenario_file.clone(),
-    };
-    match (base, head) {
-        (Ok(b), Ok(h)) => Ok((b, h)),
-        (Ok(b), Err(lone)) => {
-            let h = empty(&b, label(&req.head), lone);
-            Ok((b, h))
-        }
-        (Err(lone), Ok(h)) => Ok((empty(&h, base_label, lone), h)),
-        (Err(_), Err(_)) => anyhow::bail!(
-            "no fallback chain in BASE ({base_label}) nor in HEAD ({}): nothing to diff",
-            label(&req.head)
-        ),
     }
 }
 

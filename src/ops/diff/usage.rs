@@ -91,6 +91,34 @@ pub fn at_ref(
     Ok(Some(AtRef { usage, dir }))
 }
 
+/// Each chain's `[usage.chains]` share on both sides (`chains."NAME"`, then BASE's and HEAD's),
+/// for every chain either side names, by name.
+fn chain_shares(
+    base: &UsageSettings,
+    head: &UsageSettings,
+) -> Vec<(String, Option<String>, Option<String>)> {
+    let mut names: Vec<&String> = base
+        .chains
+        .iter()
+        .chain(&head.chains)
+        .map(|c| &c.0)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|n| {
+            let of = |u: &UsageSettings| {
+                u.chains
+                    .iter()
+                    .find(|c| &c.0 == n)
+                    .map(|c| crate::number::count(c.1))
+            };
+            (format!("chains.\"{n}\""), of(base), of(head))
+        })
+        .collect()
+}
+
 /// What differs between BASE's usage (its paths inside `dir`) and HEAD's: each `[usage]` key,
 /// and the usage scenario's text.
 pub fn changes(base: &UsageSettings, dir: &Path, head: &UsageSettings) -> Vec<Change> {
@@ -146,22 +174,8 @@ pub fn changes(base: &UsageSettings, dir: &Path, head: &UsageSettings) -> Vec<Ch
     };
     key("history", list(base), list(head));
     key("budget", num(base.budget), num(head.budget));
-    let mut names: Vec<&String> = base
-        .chains
-        .iter()
-        .chain(&head.chains)
-        .map(|c| &c.0)
-        .collect();
-    names.sort();
-    names.dedup();
-    for n in names {
-        let of = |u: &UsageSettings| {
-            u.chains
-                .iter()
-                .find(|c| &c.0 == n)
-                .map(|c| crate::number::count(c.1))
-        };
-        key(&format!("chains.\"{n}\""), of(base), of(head));
+    for (what, b, h) in chain_shares(base, head) {
+        key(&what, b, h);
     }
     if let (Some(b), Some(h)) = (&base.scenario, &head.scenario) {
         let (bt, ht) = (std::fs::read(b).ok(), std::fs::read(h).ok());

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::input::bill::{Bill, UsageLine};
 use crate::input::settings::BillPricing;
-use crate::model::{ModelPrice, PriceTable, Rate};
+use crate::model::{ModelError, ModelPrice, PriceTable, Rate};
 use crate::report::reconcile::{BillRow, BillTotals, ReadFile, ReconcileReport};
 
 /// The prompt size a long-context bucket is priced at: just above Anthropic's 200,000-token
@@ -87,37 +87,41 @@ pub fn changed(price: &ModelPrice, change: &crate::input::settings::PriceChange)
 ///
 /// Errors: the table does not price the tier, the long context, or a 1-hour write the line
 /// has (the message says which): an unknown price is never borrowed.
-pub fn price_line(price: &ModelPrice, u: &UsageLine) -> Result<f64, String> {
+pub fn price_line(price: &ModelPrice, u: &UsageLine) -> Result<f64, ModelError> {
     let tier = u.service_tier;
     if !price.has_service(tier) {
-        return Err(format!(
-            "the table has no {} price for {}",
-            tier.as_str(),
-            price.id
-        ));
+        return Err(ModelError::TableLacks {
+            what: tier.as_str().to_string(),
+            model: price.id.clone(),
+            note: "",
+        });
     }
     let prompt = if u.long_context {
         if !price.context_tiers().iter().any(|t| *t as f64 <= 200_000.0) {
-            return Err(format!(
-                "the table has no long-context (above 200k tokens) price for {}",
-                price.id
-            ));
+            return Err(ModelError::TableLacks {
+                what: "long-context (above 200k tokens)".into(),
+                model: price.id.clone(),
+                note: "",
+            });
         }
         LONG_CONTEXT_PROMPT
     } else {
         0.0
     };
     let rate = |r: Rate| price.rate_for(r, prompt, tier);
-    let input = rate(Rate::Input).ok_or_else(|| format!("no input price for {}", price.id))?;
-    let output = rate(Rate::Output).ok_or_else(|| format!("no output price for {}", price.id))?;
+    let missing = |rate| ModelError::NoRate {
+        rate,
+        model: price.id.clone(),
+    };
+    let input = rate(Rate::Input).ok_or_else(|| missing("input"))?;
+    let output = rate(Rate::Output).ok_or_else(|| missing("output"))?;
     let read = rate(Rate::CacheRead).unwrap_or(input);
     let write = rate(Rate::CacheWrite).unwrap_or(input);
     let write_1h = if u.cache_write_1h > 0.0 {
-        rate(Rate::CacheWrite1h).ok_or_else(|| {
-            format!(
-                "the table has no 1-hour cache-write price for {} (cache_write_1h)",
-                price.id
-            )
+        rate(Rate::CacheWrite1h).ok_or_else(|| ModelError::TableLacks {
+            what: "1-hour cache-write".into(),
+            model: price.id.clone(),
+            note: " (cache_write_1h)",
         })?
     } else {
         0.0
@@ -263,7 +267,7 @@ fn add_usage(a: &mut Acc, u: &UsageLine, table: &PriceTable, pricing: &BillPrici
     let at_table = match price_line(base, u) {
         Ok(v) => v,
         Err(m) => {
-            push_once(&mut a.unpriced, m);
+            push_once(&mut a.unpriced, m.to_string());
             return;
         }
     };
@@ -308,7 +312,7 @@ fn add_price_change(
             v
         }
         Err(m) => {
-            push_once(&mut a.unpriced, m);
+            push_once(&mut a.unpriced, m.to_string());
             at_table
         }
     }

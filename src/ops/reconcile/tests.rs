@@ -70,12 +70,13 @@ fn a_line_is_priced_in_its_tier_and_context_window() {
     assert!((price_line(&p, &line(ServiceTier::Standard, true)).unwrap() - 25.7).abs() < 1e-12);
     assert!((price_line(&p, &line(ServiceTier::Batch, false)).unwrap() - 12.7).abs() < 1e-12);
     let e = price_line(&p, &line(ServiceTier::Priority, false)).unwrap_err();
-    assert_eq!(e, "the table has no priority price for x/m");
+    assert_eq!(e.to_string(), "the table has no priority price for x/m");
     let mut no_1h = p.clone();
     no_1h.cache_write_1h = None;
     assert!(
         price_line(&no_1h, &line(ServiceTier::Standard, false))
             .unwrap_err()
+            .to_string()
             .contains("1-hour")
     );
 }

@@ -6,12 +6,13 @@ use rayon::prelude::*;
 
 use super::{CONFIRM_SEED, Counts, Ctx, compare, scenario_of, steady_only, without_inert_breakers};
 use crate::model::Scenario;
+use crate::ops::inputs::Source;
 use crate::sim::McOptions;
 use crate::tune::frontier::{self, weigh};
 use crate::tune::space;
 use crate::tune::{
     BreakerBuys, ChainTune, Confirmation, Goals, IncidentEffect, P99_REQUESTS, P99_SEED, Point,
-    gateway,
+    Usage, gateway,
 };
 
 /// The frontier, recommendation (ties by [`frontier::TIE_RULE`]), runner-up, confirmation,
@@ -222,27 +223,11 @@ fn t975(df: u64) -> f64 {
 /// batches, each on its own seed shared by both (common random numbers).
 fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmation> {
     let (source, ask, usage) = (ctx.source, ctx.ask, ctx.usage);
-    let scenario = |p: &Point| -> anyhow::Result<Scenario> {
-        let set: Vec<(String, String)> = p
-            .set
-            .iter()
-            .filter_map(|s| s.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        scenario_of(source, &p.chain, &set)
-    };
-    let (a, b) = (scenario(rec)?, scenario(runner)?);
-    // The rows the batches fill, priced once per side, of the point's pattern only: only
-    // their Monte Carlo figures are read. An inert breaker's analytic rows are the chain's
-    // without it (the same bill; its own simulated figures, the longest step, are not needed
-    // here); the batches simulate the scenario as it is, breaker included.
-    let analytic = |s: &Scenario, p: &Point| {
-        let mut report = compare::analytic_of(&without_inert_breakers(s), &[p.pattern]);
-        report.input = s.clone();
-        report.omit_blended();
-        report
-    };
-    let (report_a, report_b) = (analytic(&a, rec), analytic(&b, runner));
+    let (a, b) = (
+        point_scenario(source, rec)?,
+        point_scenario(source, runner)?,
+    );
+    let (report_a, report_b) = (confirm_rows(&a, rec), confirm_rows(&b, runner));
     // With a history the incident figures stay the replay's: the batches pair the steady state.
     let windows = if a.incident.is_some() && ask.history.is_none() {
         4
@@ -250,57 +235,13 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
         0
     };
     let requests = 50_000;
-    // The steady state on common random numbers: both sides' steady simulation without the
-    // breaker (which it does not see; with one, an otherwise default policy would take the
-    // generic simulator and other draws), the incident windows with it.
     let cost = |analytic: &crate::report::Report, p: &Point, seed: u64| -> f64 {
-        let mut steady = analytic.clone();
-        steady.input = steady_only(&analytic.input);
         let opts = McOptions {
             requests,
             runs: windows,
             seed,
         };
-        compare::simulate(&mut steady, &opts, &mut |_| {});
-        let breaker = analytic
-            .input
-            .chains
-            .iter()
-            .any(|c| c.policy.breaker.is_some());
-        let report = if breaker && windows > 0 {
-            let mut r = analytic.clone();
-            let opts = McOptions {
-                requests: 1_000,
-                runs: windows,
-                seed,
-            };
-            compare::simulate(&mut r, &opts, &mut |_| {});
-            r
-        } else {
-            steady.clone()
-        };
-        let mut raw = p.raw.clone();
-        if let Some(m) = steady
-            .steady
-            .iter()
-            .find(|r| r.pattern == p.pattern)
-            .and_then(|r| r.mc.as_ref())
-        {
-            raw.steady_cost_per_1k_usd = m.figures.cost_per_1k_usd.mean;
-            raw.steady_failed_per_1k = m.figures.failed_per_1k.mean;
-        }
-        if let (Some(inc), Some(m)) = (
-            raw.incident.as_mut(),
-            report
-                .incident
-                .iter()
-                .find(|r| r.pattern == p.pattern)
-                .and_then(|r| r.mc.as_ref()),
-        ) {
-            inc.total_usd = m.figures.total_usd.mean;
-            inc.failed_requests = m.figures.failed_requests.mean;
-        }
-        weigh(raw, usage, &Goals::default(), "", vec![], p.pattern, vec![]).cost_per_1k_usd
+        batch_cost(analytic, p, &opts, usage)
     };
     let d: Vec<f64> = (0..ask.confirm_batches)
         .into_par_iter()
@@ -319,4 +260,74 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> anyhow::Result<Confirmatio
         ci95,
         beyond_noise: ci95[0] > 0.0 || ci95[1] < 0.0,
     })
+}
+
+/// The scenario of tuned point `p`: its chain with its `--set` values.
+fn point_scenario(source: &Source, p: &Point) -> anyhow::Result<Scenario> {
+    let set: Vec<(String, String)> = p
+        .set
+        .iter()
+        .filter_map(|s| s.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    scenario_of(source, &p.chain, &set)
+}
+
+/// The rows the confirmation batches fill, priced once per side, of the point's pattern only:
+/// only their Monte Carlo figures are read. An inert breaker's analytic rows are the chain's
+/// without it (the same bill; its own simulated figures, the longest step, are not needed
+/// here); the batches simulate the scenario as it is, breaker included.
+fn confirm_rows(s: &Scenario, p: &Point) -> crate::report::Report {
+    let mut report = compare::analytic_of(&without_inert_breakers(s), &[p.pattern]);
+    report.input = s.clone();
+    report.omit_blended();
+    report
+}
+
+/// One confirmation batch's cost per 1k requests of point `p` (USD), on `opts`' seed: the
+/// steady state on common random numbers (both sides' steady simulation without the breaker,
+/// which it does not see; with one, an otherwise default policy would take the generic
+/// simulator and other draws), the incident windows with it.
+fn batch_cost(analytic: &crate::report::Report, p: &Point, opts: &McOptions, usage: &Usage) -> f64 {
+    let mut steady = analytic.clone();
+    steady.input = steady_only(&analytic.input);
+    compare::simulate(&mut steady, opts, &mut |_| {});
+    let breaker = analytic
+        .input
+        .chains
+        .iter()
+        .any(|c| c.policy.breaker.is_some());
+    let report = if breaker && opts.runs > 0 {
+        let mut r = analytic.clone();
+        let opts = McOptions {
+            requests: 1_000,
+            ..*opts
+        };
+        compare::simulate(&mut r, &opts, &mut |_| {});
+        r
+    } else {
+        steady.clone()
+    };
+    let mut raw = p.raw.clone();
+    if let Some(m) = steady
+        .steady
+        .iter()
+        .find(|r| r.pattern == p.pattern)
+        .and_then(|r| r.mc.as_ref())
+    {
+        raw.steady_cost_per_1k_usd = m.figures.cost_per_1k_usd.mean;
+        raw.steady_failed_per_1k = m.figures.failed_per_1k.mean;
+    }
+    if let (Some(inc), Some(m)) = (
+        raw.incident.as_mut(),
+        report
+            .incident
+            .iter()
+            .find(|r| r.pattern == p.pattern)
+            .and_then(|r| r.mc.as_ref()),
+    ) {
+        inc.total_usd = m.figures.total_usd.mean;
+        inc.failed_requests = m.figures.failed_requests.mean;
+    }
+    weigh(raw, usage, &Goals::default(), "", vec![], p.pattern, vec![]).cost_per_1k_usd
 }

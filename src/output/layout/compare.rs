@@ -4,12 +4,11 @@
 use crate::model::timeline::{Outage, OutageFailure};
 use crate::model::{AbandonedBilling, Chain, FailureMode};
 use crate::number::format_seconds;
+use crate::number::{Digits, percent};
 use crate::report::Report;
 
 use super::cells::{self, Table};
-use super::{
-    Page, Section, answer_labels, pct, share_pct, steady_mc_cells_in, steady_mc_header_in,
-};
+use super::{Page, Section, answer_labels, steady_mc_cells_in, steady_mc_header_in};
 use crate::figures::{Figure, INCIDENT_FIGURES, STEADY_FIGURES, STEADY_POLICY_FIGURES};
 use crate::number::{count, group, money, trim};
 
@@ -59,31 +58,45 @@ fn chain_line(chain: &Chain, tiers: &[crate::model::ServiceTier]) -> String {
 
 fn steady_note(chain: &Chain) -> String {
     let s = &chain.steady;
-    let rates: Vec<String> = chain.links.iter().map(|l| pct(l.failure_rate)).collect();
+    let rates: Vec<String> = chain
+        .links
+        .iter()
+        .map(|l| percent(l.failure_rate, Digits::AtMost(2), false))
+        .collect();
     let mut note = if chain.links.iter().all(|l| l.failure_rate == 0.0) {
         "no failures".to_string()
     } else if let Some(mix) = s.error_mix {
         let classes: Vec<String> = crate::model::policy::ErrorClass::ALL
             .iter()
             .filter(|c| mix.share(**c) > 0.0)
-            .map(|c| format!("{} {}", c.as_str(), pct(mix.share(*c))))
+            .map(|c| {
+                format!(
+                    "{} {}",
+                    c.as_str(),
+                    percent(mix.share(*c), Digits::AtMost(2), false)
+                )
+            })
             .collect();
         format!(
             "failure rate per link {} ({}; a timeout bills input + {} of output)",
             rates.join(" / "),
             classes.join(", "),
-            pct(s.gray_output_fraction)
+            percent(s.gray_output_fraction, Digits::AtMost(2), false)
         )
     } else {
         format!(
             "failure rate per link {} ({} gray, billed input + {} of output)",
             rates.join(" / "),
-            pct(s.gray_fraction),
-            pct(s.gray_output_fraction)
+            percent(s.gray_fraction, Digits::AtMost(2), false),
+            percent(s.gray_output_fraction, Digits::AtMost(2), false)
         )
     };
     if chain.links.iter().any(|l| l.trip_rate > 0.0) {
-        let trips: Vec<String> = chain.links.iter().map(|l| pct(l.trip_rate)).collect();
+        let trips: Vec<String> = chain
+            .links
+            .iter()
+            .map(|l| percent(l.trip_rate, Digits::AtMost(2), false))
+            .collect();
         let billing = match s.abandoned_billing {
             AbandonedBilling::Partial => "partial",
             AbandonedBilling::Full => "full",
@@ -210,7 +223,13 @@ fn policy_rows(report: &Report, chain: &Chain) -> Vec<Vec<String>> {
                     .answered_by
                     .iter()
                     .filter(|a| a.share > 0.0)
-                    .map(|a| format!("{} {}", short(&a.model), share_pct(a.share)))
+                    .map(|a| {
+                        format!(
+                            "{} {}",
+                            short(&a.model),
+                            percent(a.share, Digits::Significant(3), false)
+                        )
+                    })
                     .collect();
                 if answered.is_empty() {
                     "–".into()
@@ -327,7 +346,7 @@ fn preamble(report: &Report) -> Vec<String> {
         req.push_str(&format!(
             " + {}-token cacheable prefix ({} cache hits when warm)",
             group(&format!("{}", r.prefix_tokens)),
-            pct(r.cache_hit_rate)
+            percent(r.cache_hit_rate, Digits::AtMost(2), false)
         ));
     }
     req.push_str(&format!(
@@ -518,7 +537,7 @@ fn incident_notes(
         .unwrap_or(w.requests);
     let share = chain
         .traffic_share
-        .map(|s| format!(" ({} of the traffic)", pct(s)))
+        .map(|s| format!(" ({} of the traffic)", percent(s, Digits::AtMost(2), false)))
         .unwrap_or_default();
     let mut notes = vec![
         format!(
@@ -745,7 +764,13 @@ fn blended_section(report: &Report) -> Section {
     let shares: Vec<String> = scenario
         .chains
         .iter()
-        .map(|c| format!("{} {}", c.name, pct(c.traffic_share.unwrap_or(0.0))))
+        .map(|c| {
+            format!(
+                "{} {}",
+                c.name,
+                percent(c.traffic_share.unwrap_or(0.0), Digits::AtMost(2), false)
+            )
+        })
         .collect();
     let mut blended_notes = vec![format!("traffic: {}", shares.join(", "))];
     if any_sim {

@@ -135,23 +135,6 @@ fn seconds(x: f64) -> String {
     group(&format!("{x:.d$}"))
 }
 
-/// A share that may be tiny, as a percentage with up to three significant digits and no
-/// trailing zeros, one rule for every share: `100%`, `99.9%`, `3.3%`, `0.0000722%`. A share
-/// short of 100% never prints as `100%` (it keeps the digits that tell it apart).
-fn share_pct(x: f64) -> String {
-    let p = x * 100.0;
-    if p == 0.0 || !p.is_finite() {
-        return format!("{}%", trim(p, 0));
-    }
-    let mut digits = (2 - p.abs().log10().floor() as i32).max(0) as usize;
-    let mut s = trim(p, digits);
-    while p < 100.0 && s == "100" && digits < 12 {
-        digits += 1;
-        s = trim(p, digits);
-    }
-    format!("{s}%")
-}
-
 /// The names "answered by" shows for `ids`: the model's short name (after the provider) when
 /// no other id in the list has the same one, else the full id.
 fn answer_labels<'a>(ids: &[&'a str]) -> Vec<&'a str> {
@@ -166,10 +149,6 @@ fn answer_labels<'a>(ids: &[&'a str]) -> Vec<&'a str> {
             }
         })
         .collect()
-}
-
-fn pct(x: f64) -> String {
-    crate::number::percent(x, 2)
 }
 
 fn opt_price(p: Option<f64>) -> String {
@@ -356,20 +335,24 @@ fn long_context_cell(m: &ModelPrice) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::number::{Digits, percent};
 
     #[test]
     fn shares_print_three_significant_digits_without_trailing_zeros() {
-        assert_eq!(share_pct(1.0), "100%");
-        assert_eq!(share_pct(0.999), "99.9%");
-        assert_eq!(share_pct(0.9659), "96.6%");
-        assert_eq!(share_pct(0.93), "93%");
-        assert_eq!(share_pct(0.07), "7%");
-        assert_eq!(share_pct(0.033), "3.3%");
-        assert_eq!(share_pct(0.0196), "1.96%");
-        assert_eq!(share_pct(0.0000007217), "0.0000722%");
-        assert_eq!(share_pct(0.0), "0%");
+        assert_eq!(percent(1.0, Digits::Significant(3), false), "100%");
+        assert_eq!(percent(0.999, Digits::Significant(3), false), "99.9%");
+        assert_eq!(percent(0.9659, Digits::Significant(3), false), "96.6%");
+        assert_eq!(percent(0.93, Digits::Significant(3), false), "93%");
+        assert_eq!(percent(0.07, Digits::Significant(3), false), "7%");
+        assert_eq!(percent(0.033, Digits::Significant(3), false), "3.3%");
+        assert_eq!(percent(0.0196, Digits::Significant(3), false), "1.96%");
+        assert_eq!(
+            percent(0.0000007217, Digits::Significant(3), false),
+            "0.0000722%"
+        );
+        assert_eq!(percent(0.0, Digits::Significant(3), false), "0%");
         // Short of 100% never rounds up to it.
-        assert_eq!(share_pct(0.99996), "99.996%");
+        assert_eq!(percent(0.99996, Digits::Significant(3), false), "99.996%");
     }
 
     #[test]

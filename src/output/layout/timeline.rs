@@ -19,7 +19,10 @@ pub(super) fn outages(t: &Timeline) -> String {
             let how = match o.failure {
                 OutageFailure::Drill => "drilled (no attempts)".to_string(),
                 _ if o.error_rate >= 1.0 => "down".to_string(),
-                _ => format!("{}% failing", crate::number::trim(o.error_rate * 100.0, 3)),
+                _ => format!(
+                    "{} failing",
+                    crate::number::percent(o.error_rate, crate::number::Digits::AtMost(3), false)
+                ),
             };
             let slow = o
                 .latency_factor

@@ -299,30 +299,17 @@ impl fmt::Display for Finding {
                 allowed_from,
                 ..
             } => {
-                let allowed = allowed_suffix(allowed, allowed_from);
-                let via = via_suffix(via);
-                let worst = worst_case(primary, fallback);
-                let limit = format_limit(*max_ratio);
+                let tail = format!(
+                    "{}{}",
+                    via_suffix(via),
+                    allowed_suffix(allowed, allowed_from)
+                );
                 match ratio {
-                    Some(r) => write!(
-                        f,
-                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {} its primary `{}` at {}{worst}; above --max-ratio {limit}{via}{allowed}",
-                        fallback.name,
-                        fallback.price(),
-                        format_ratio(*r, *max_ratio),
-                        primary.name,
-                        primary.price(),
-                    ),
-                    None => write!(
-                        f,
-                        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` {} ({}): {}{via}{allowed}",
-                        fallback.name,
-                        fallback.price(),
-                        primary.name,
-                        how_free(primary),
-                        primary.price(),
-                        free_primary_limit(*max_usd_per_1k, &limit),
-                    ),
+                    Some(r) => above_ratio(f, chain, (primary, fallback), *r, *max_ratio, &tail),
+                    None => {
+                        let limit = free_primary_limit(*max_usd_per_1k, &format_limit(*max_ratio));
+                        free_primary(f, chain, (primary, fallback), &limit, &tail)
+                    }
                 }
             }
             Finding::IncidentCost {
@@ -337,22 +324,18 @@ impl fmt::Display for Finding {
                 allowed_from,
                 ..
             } => {
-                let limit = format_limit(*max_ratio);
-                let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}x"));
-                write!(
+                let tail = format!(
+                    "{}{}",
+                    format_limit(*max_ratio),
+                    allowed_suffix(allowed, allowed_from)
+                );
+                incident_cost(
                     f,
-                    "chain `{chain}`: fallback `{}` is {} its primary `{}` at warm prices, but a session's first failover (cold cache or write) costs ${} per 1,000 requests, {}, and a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill; above --max-ratio {limit}{}",
-                    fallback.name,
-                    show(*warm_ratio),
-                    primary.name,
-                    crate::number::money(fallback.first(true)),
-                    show(figures.first_ratio),
-                    crate::number::format_seconds(incident.duration_s),
-                    crate::number::group(&figures.requests.to_string()),
-                    crate::number::group(&figures.sessions.to_string()),
-                    crate::number::count(incident.requests_per_second),
-                    show(figures.multiplier),
-                    allowed_suffix(allowed, allowed_from),
+                    chain,
+                    (primary, fallback),
+                    *warm_ratio,
+                    (figures, incident),
+                    &tail,
                 )
             }
             Finding::SameProvider {
@@ -373,6 +356,76 @@ impl fmt::Display for Finding {
             ),
         }
     }
+}
+
+/// [`Finding::AboveRatio`]'s sentence when the primary has a price: the fallback costs `ratio`
+/// times it, above `max_ratio`; `tail` is the via and allowed suffixes.
+fn above_ratio(
+    f: &mut fmt::Formatter<'_>,
+    chain: &str,
+    (primary, fallback): (&Side, &Side),
+    ratio: f64,
+    max_ratio: f64,
+    tail: &str,
+) -> fmt::Result {
+    let worst = worst_case(primary, fallback);
+    let limit = format_limit(max_ratio);
+    write!(
+        f,
+        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {} its primary `{}` at {}{worst}; above --max-ratio {limit}{tail}",
+        fallback.name,
+        fallback.price(),
+        format_ratio(ratio, max_ratio),
+        primary.name,
+        primary.price(),
+    )
+}
+
+/// [`Finding::AboveRatio`]'s sentence for a free primary: the paid fallback's price and the
+/// `limit` it is above; `tail` is the via and allowed suffixes.
+fn free_primary(
+    f: &mut fmt::Formatter<'_>,
+    chain: &str,
+    (primary, fallback): (&Side, &Side),
+    limit: &str,
+    tail: &str,
+) -> fmt::Result {
+    write!(
+        f,
+        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests and its primary `{}` {} ({}): {limit}{tail}",
+        fallback.name,
+        fallback.price(),
+        primary.name,
+        how_free(primary),
+        primary.price(),
+    )
+}
+
+/// [`Finding::IncidentCost`]'s sentence: the warm ratio, the first failover's cost and the
+/// outage's multiplier; `tail` is the --max-ratio limit and the allowed suffix.
+fn incident_cost(
+    f: &mut fmt::Formatter<'_>,
+    chain: &str,
+    (primary, fallback): (&Side, &Side),
+    warm_ratio: Option<f64>,
+    (figures, incident): (&IncidentBill, &IncidentCheck),
+    tail: &str,
+) -> fmt::Result {
+    let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}x"));
+    write!(
+        f,
+        "chain `{chain}`: fallback `{}` is {} its primary `{}` at warm prices, but a session's first failover (cold cache or write) costs ${} per 1,000 requests, {}, and a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill; above --max-ratio {tail}",
+        fallback.name,
+        show(warm_ratio),
+        primary.name,
+        crate::number::money(fallback.first(true)),
+        show(figures.first_ratio),
+        crate::number::format_seconds(incident.duration_s),
+        crate::number::group(&figures.requests.to_string()),
+        crate::number::group(&figures.sessions.to_string()),
+        crate::number::count(incident.requests_per_second),
+        show(figures.multiplier),
+    )
 }
 
 #[cfg(test)]

@@ -386,33 +386,22 @@ impl IncidentSums {
     }
 }
 
-/// Simulate `opts.runs` windows of `pattern` on chain number `index` of a scenario. `None` for a
-/// hedged pattern on a one-link chain. `tick(n)` is called as windows finish. The shorthand
-/// incident only: a timeline is the event simulator's ([`crate::sim::IncidentEngine::simulator`]).
-pub fn simulate(
+/// The links `pattern` uses on `chain` in the window (only the primary without fallback),
+/// each with its cache slot (one cache per model) and the state a dead attempt on it is
+/// billed at.
+fn window_links(
     request: &Request,
     chain: &Chain,
     incident: &Incident,
     pattern: Pattern,
-    index: u64,
-    opts: &McOptions,
-    tick: &mut dyn FnMut(u64),
-) -> Option<IncidentSums> {
-    debug_assert!(
-        incident.timeline.is_none(),
-        "a timeline runs in the event simulator (sim::IncidentEngine::simulator)"
-    );
-    if pattern.is_hedged() && chain.links.len() < 2 {
-        return None;
-    }
-    let s = &chain.steady;
+) -> Vec<IncidentLink> {
     let primary = &chain.links[0].price;
     let used = if pattern == Pattern::NoFallback {
         1
     } else {
         chain.links.len()
     };
-    let links = chain.links[..used]
+    chain.links[..used]
         .iter()
         .enumerate()
         .map(|(i, link)| {
@@ -443,7 +432,30 @@ pub fn simulate(
             };
             IncidentLink::new(request, chain, incident, at)
         })
-        .collect();
+        .collect()
+}
+
+/// Simulate `opts.runs` windows of `pattern` on chain number `index` of a scenario. `None` for a
+/// hedged pattern on a one-link chain. `tick(n)` is called as windows finish. The shorthand
+/// incident only: a timeline is the event simulator's ([`crate::sim::IncidentEngine::simulator`]).
+pub fn simulate(
+    request: &Request,
+    chain: &Chain,
+    incident: &Incident,
+    pattern: Pattern,
+    index: u64,
+    opts: &McOptions,
+    tick: &mut dyn FnMut(u64),
+) -> Option<IncidentSums> {
+    debug_assert!(
+        incident.timeline.is_none(),
+        "a timeline runs in the event simulator (sim::IncidentEngine::simulator)"
+    );
+    if pattern.is_hedged() && chain.links.len() < 2 {
+        return None;
+    }
+    let s = &chain.steady;
+    let links = window_links(request, chain, incident, pattern);
     let window = Window {
         links,
         incident,

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use super::Out;
 use super::model_list::{ModelList, string_list};
 use crate::error::{InputError, InputErrorKind};
-use crate::input::gateway::{Node, Notice, Place, Value};
+use crate::input::gateway::{Node, NodeValue, Notice, Place};
 use crate::model::PriceTable;
 
 /// One declared fallback entry: a group (or `*`) and the groups it falls back to.
@@ -199,8 +199,8 @@ fn list_items<'n>(
     out: &mut Out,
 ) -> Result<Option<&'n [Node]>, InputError> {
     let items = match &list.value {
-        Value::Null => return Ok(None),
-        Value::Seq(items) => items,
+        NodeValue::Null => return Ok(None),
+        NodeValue::Seq(items) => items,
         _ => {
             return Err(cx.schema(
                 list,
@@ -236,7 +236,7 @@ fn parse_entry<'n>(
     out: &mut Out,
 ) -> Result<FallbackEntry<'n>, InputError> {
     let (field, at) = (cx.field, format!("{}[{i}]", cx.field));
-    let Value::Map(pairs) = &item.value else {
+    let NodeValue::Map(pairs) = &item.value else {
         return Err(cx.schema(
             item,
             at,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::FALLBACK_KEYS;
 use crate::error::{InputError, InputErrorKind, Location};
-use crate::input::gateway::{Node, Value};
+use crate::input::gateway::{Node, NodeValue};
 
 /// Whether `root` has LiteLLM's `include` and one of its sections (`model_list`,
 /// `router_settings`, `litellm_settings`, `general_settings`): a config whose includes are to be
@@ -61,7 +61,7 @@ pub fn python_syntax(file: &str, text: &str) -> Result<(), InputError> {
 /// (naming `file` and the `include` line) or parsed (naming the included file), or that is not a
 /// mapping.
 pub fn resolve_includes(file: &str, dir: &Path, mut root: Node) -> Result<Node, InputError> {
-    let Value::Map(entries) = &mut root.value else {
+    let NodeValue::Map(entries) = &mut root.value else {
         return Ok(root);
     };
     let Some(at) = entries
@@ -75,8 +75,8 @@ pub fn resolve_includes(file: &str, dir: &Path, mut root: Node) -> Result<Node, 
         node.error(file, InputErrorKind::Schema, field, message)
     };
     let items = match list.value {
-        Value::Seq(items) => items,
-        Value::Null => Vec::new(),
+        NodeValue::Seq(items) => items,
+        NodeValue::Null => Vec::new(),
         _ => {
             return Err(schema(
                 &list,
@@ -115,7 +115,7 @@ pub fn resolve_includes(file: &str, dir: &Path, mut root: Node) -> Result<Node, 
             continue;
         };
         included.set_file(&Arc::from(shown.as_str()));
-        let Value::Map(more) = included.value else {
+        let NodeValue::Map(more) = included.value else {
             return Err(schema(
                 item,
                 field,
@@ -125,18 +125,24 @@ pub fn resolve_includes(file: &str, dir: &Path, mut root: Node) -> Result<Node, 
                 ),
             ));
         };
-        for (k, v) in more {
-            let existing = entries.iter_mut().find(|(ek, _)| ek.value == k.value);
-            match (existing, v.value) {
-                (Some((_, old)), Value::Seq(extra)) if matches!(old.value, Value::Seq(_)) => {
-                    if let Value::Seq(items) = &mut old.value {
-                        items.extend(extra);
-                    }
-                }
-                (Some(slot), value) => *slot = (k, Node { value, ..v }),
-                (None, value) => entries.push((k, Node { value, ..v })),
-            }
-        }
+        merge_sections(entries, more);
     }
     Ok(root)
+}
+
+/// Merge an included file's sections `more` into the config's `entries`: a list extends the
+/// config's list of the same key; any other value replaces the config's, or is added.
+fn merge_sections(entries: &mut Vec<(Node, Node)>, more: Vec<(Node, Node)>) {
+    for (k, v) in more {
+        let existing = entries.iter_mut().find(|(ek, _)| ek.value == k.value);
+        match (existing, v.value) {
+            (Some((_, old)), NodeValue::Seq(extra)) if matches!(old.value, NodeValue::Seq(_)) => {
+                if let NodeValue::Seq(items) = &mut old.value {
+                    items.extend(extra);
+                }
+            }
+            (Some(slot), value) => *slot = (k, Node { value, ..v }),
+            (None, value) => entries.push((k, Node { value, ..v })),
+        }
+    }
 }

@@ -75,7 +75,7 @@ use model_list::{ModelList, retry_share, string_list};
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::{Config, Node, Notice, Place, Route, RouteLink, Value};
+use super::{Config, Node, NodeValue, Notice, Place, Route, RouteLink};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::PriceTable;
 
@@ -310,7 +310,7 @@ const OPENAI_COMPATIBLE: &[&str] = &["openai", "text-completion-openai"];
 /// `router_setings`), so that [`read`] reports the typo instead of the file being skipped.
 pub fn recognise(root: &Node) -> bool {
     let misspelled = match &root.value {
-        Value::Map(entries) => entries.iter().any(|(k, _)| {
+        NodeValue::Map(entries) => entries.iter().any(|(k, _)| {
             k.as_str()
                 .is_some_and(|k| crate::suggest::near_miss(k, ROOT_READ, 2, 2).is_some())
         }),
@@ -406,7 +406,7 @@ pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, Inpu
 /// top level, which LiteLLM never reads.
 fn refuse_misplaced(file: &str, root: &Node, out: &mut Out) -> Result<(), InputError> {
     root.refuse_near_misses(file, "", ROOT_READ, ROOT_KEYS, 2, 2)?;
-    if let Value::Map(entries) = &root.value {
+    if let NodeValue::Map(entries) = &root.value {
         for (k, _) in entries {
             // LiteLLM starts and serves without it: a warning, not an input error.
             if let Some(key) = k.as_str().filter(|k| FALLBACK_SETTINGS.contains(k)) {
@@ -424,7 +424,7 @@ fn refuse_misplaced(file: &str, root: &Node, out: &mut Out) -> Result<(), InputE
         }
     }
     for item in match root.get("model_list").map(|n| &n.value) {
-        Some(Value::Seq(items)) => items.as_slice(),
+        Some(NodeValue::Seq(items)) => items.as_slice(),
         _ => &[],
     } {
         item.refuse_near_misses(
@@ -448,7 +448,7 @@ fn settings_sections<'n>(file: &str, root: &'n Node) -> Result<Vec<Setting<'n>>,
         .filter_map(|s| root.get(s).map(|n| (*s, n)))
         .collect();
     for (section, sec) in &sections {
-        if !matches!(sec.value, Value::Map(_) | Value::Null) {
+        if !matches!(sec.value, NodeValue::Map(_) | NodeValue::Null) {
             return Err(sec.error(
                 file,
                 InputErrorKind::Schema,
@@ -463,8 +463,8 @@ fn settings_sections<'n>(file: &str, root: &'n Node) -> Result<Vec<Setting<'n>>,
 /// Whether a fallback setting is set (not null, not an empty list).
 fn non_empty(n: &Node) -> bool {
     match &n.value {
-        Value::Null => false,
-        Value::Seq(items) => !items.is_empty(),
+        NodeValue::Null => false,
+        NodeValue::Seq(items) => !items.is_empty(),
         _ => true,
     }
 }
@@ -473,11 +473,13 @@ fn non_empty(n: &Node) -> bool {
 ///
 /// Errors: not a whole number >= 0.
 fn max_fallbacks(file: &str, out: &mut Out, sections: &[Setting]) -> Result<usize, InputError> {
-    let (_, max) = chosen(out, sections, "max_fallbacks", &|n| n.value != Value::Null);
+    let (_, max) = chosen(out, sections, "max_fallbacks", &|n| {
+        n.value != NodeValue::Null
+    });
     match max {
         None => Ok(DEFAULT_MAX_FALLBACKS),
         Some((s, n)) => match n.value {
-            Value::Int(i) if i >= 0 => Ok(usize::try_from(i).unwrap_or(usize::MAX)),
+            NodeValue::Int(i) if i >= 0 => Ok(usize::try_from(i).unwrap_or(usize::MAX)),
             _ => Err(n.error(
                 file,
                 InputErrorKind::Invalid,
@@ -500,7 +502,7 @@ fn star_default<'n>(
     let (all_defaults, defaults) = chosen(out, sections, "default_fallbacks", &non_empty);
     for (s, d) in &all_defaults {
         let field = format!("{s}.default_fallbacks");
-        if d.value != Value::Null && string_list(file, d, &field)?.is_empty() {
+        if d.value != NodeValue::Null && string_list(file, d, &field)?.is_empty() {
             out.notice(Place::of(d), Notice::Empty { what: field });
         }
     }
@@ -1054,7 +1056,7 @@ router_settings:
         assert!(c.chains.is_empty());
         let root = parse_yaml("c.yaml", text).unwrap().unwrap();
         let items = match &root.get("model_list").unwrap().value {
-            Value::Seq(s) => s.clone(),
+            NodeValue::Seq(s) => s.clone(),
             _ => unreachable!(),
         };
         let ep = deployment("c.yaml", &items[0], "model_list[0]").unwrap();

@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::{OPENAI_COMPATIBLE, PARAMS_KEYS, PARAMS_READ, PRICE_KEYS, scope};
 use crate::error::{InputError, InputErrorKind};
-use crate::input::gateway::{Endpoint, Group, Node, Place, PriceOverride, Value};
+use crate::input::gateway::{Endpoint, Group, Node, NodeValue, Place, PriceOverride};
 use crate::model::PriceTable;
 
 /// The `model_list` of a config: its groups in file order.
@@ -110,8 +110,8 @@ impl ModelList {
         };
         list.read_router_settings(file, root)?;
         let items = match root.get("model_list").map(|n| (n, &n.value)) {
-            None | Some((_, Value::Null)) => return Ok(list),
-            Some((_, Value::Seq(items))) => items,
+            None | Some((_, NodeValue::Null)) => return Ok(list),
+            Some((_, NodeValue::Seq(items))) => items,
             Some((n, _)) => {
                 return Err(n.error(
                     file,
@@ -254,8 +254,8 @@ impl ModelList {
             return Ok(());
         };
         let entries = match &aliases.value {
-            Value::Null => return Ok(()),
-            Value::Map(entries) => entries,
+            NodeValue::Null => return Ok(()),
+            NodeValue::Map(entries) => entries,
             _ => {
                 return Err(aliases.error(
                     file,
@@ -481,7 +481,7 @@ pub(super) fn string_list<'n>(
     node: &'n Node,
     field: &str,
 ) -> Result<Vec<(&'n str, Place)>, InputError> {
-    let Value::Seq(items) = &node.value else {
+    let NodeValue::Seq(items) = &node.value else {
         return Err(node.error(
             file,
             InputErrorKind::Schema,
@@ -516,7 +516,7 @@ fn group_name(file: &str, item: &Node, at: &str) -> Result<String, InputError> {
             .as_str()
             .map(str::to_string)
             .or_else(|| match n.value {
-                Value::Int(x) => Some(x.to_string()),
+                NodeValue::Int(x) => Some(x.to_string()),
                 _ => None,
             })
             .ok_or_else(|| {
@@ -542,7 +542,7 @@ fn model_info_id(item: &Node) -> Option<String> {
         .and_then(|m| m.get("id"))
         .and_then(|n| {
             n.as_str().map(str::to_string).or(match n.value {
-                Value::Int(x) => Some(x.to_string()),
+                NodeValue::Int(x) => Some(x.to_string()),
                 _ => None,
             })
         })
@@ -725,7 +725,7 @@ pub(super) fn rates(file: &str, params: Option<&Node>, at: &str) -> Result<Rates
         ("tpm", &mut out.tpm),
     ] {
         let Some(v) = params.get(key) else { continue };
-        if v.value == Value::Null {
+        if v.value == NodeValue::Null {
             continue;
         }
         match v.as_f64() {

@@ -5,7 +5,7 @@
 //! group's fallbacks). Each rule is pinned by a recorded walk of LiteLLM 1.110.2's Router in
 //! `tests/fixtures/parity/` (`invalid-deployments.yaml`, `scoped.yaml`, `order.yaml`).
 
-use crate::input::gateway::{Node, Value};
+use crate::input::gateway::{Node, NodeValue};
 use crate::model::PriceTable;
 
 /// LiteLLM 1.110.2's `litellm.provider_list`: the prefixes `get_llm_provider` accepts. A
@@ -257,7 +257,7 @@ pub(super) fn unreached_why(item: &Node, model: &str, prices: &PriceTable) -> Op
 pub(super) fn team_of(item: &Node) -> Option<String> {
     let n = item.get("model_info")?.get("team_id")?;
     n.as_str().map(str::to_string).or(match n.value {
-        Value::Int(x) => Some(x.to_string()),
+        NodeValue::Int(x) => Some(x.to_string()),
         _ => None,
     })
 }
@@ -266,8 +266,8 @@ pub(super) fn team_of(item: &Node) -> Option<String> {
 pub(super) fn order_of(params: Option<&Node>) -> Option<i64> {
     let n = params?.get("order")?;
     match n.value {
-        Value::Int(x) => Some(x),
-        Value::Float(x) if x.fract() == 0.0 => Some(x as i64),
+        NodeValue::Int(x) => Some(x),
+        NodeValue::Float(x) if x.fract() == 0.0 => Some(x as i64),
         _ => n.as_str().and_then(|s| s.trim().parse().ok()),
     }
 }

@@ -261,9 +261,3 @@ pub(super) fn own<'a>(
         .find(|((f, l, c), _, _)| *f == e.file && *l == e.line && *c == e.col)
         .map(|(_, s, from)| (s, from.as_str()))
 }
-
-/// A percentage as the report names shares: `75%`, `37.5%` ([`crate::number::percent`] to 2
-/// decimals).
-pub(super) fn pct(share: f64) -> String {
-    crate::number::percent(share, 2)
-}

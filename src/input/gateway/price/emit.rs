@@ -3,14 +3,15 @@
 //! (split out of `chains`: the name, the steps, the retries, the timeouts, the output caps and
 //! the breaker each in its own function).
 
-use super::chains::{Emitted, MAX_COMBINATIONS, Pick, WrittenChains, own, pct, picks};
+use super::chains::{Emitted, MAX_COMBINATIONS, Pick, WrittenChains, own, picks};
 use super::policy::{ConfigPolicy, litellm_class_retries};
 use super::portkey_policy::{list, statuses};
 use super::{Provenance, quoted};
 use crate::error::InputError;
-use crate::input::gateway::{self, Endpoint, Route};
+use crate::input::gateway::{self, Route};
 use crate::model::PriceTable;
 use crate::model::provenance::{ConfigChain, ConfigLink};
+use crate::number::{Digits, percent};
 
 /// The fallback steps of a route that have a priced deployment, each with its deployments.
 type Links<'a, 'p> = [(&'a gateway::RouteLink, Vec<Pick<'p>>)];
@@ -70,8 +71,14 @@ pub(super) fn emit(
     for pick in &primary {
         for choice in &choices {
             let (name, share) = chain_name(names, chain, pick, &links, choice, (n, split));
-            let mut models = vec![pick.id.clone()];
-            models.extend(links.iter().zip(choice).map(|((_, p), &c)| p[c].id.clone()));
+            let at = At {
+                file,
+                chain,
+                policy,
+                pick,
+                links: &links,
+                choice,
+            };
             let mut rec = |what: String, f: &str, line: usize| {
                 provenance.push(Provenance {
                     chain: name.clone(),
@@ -81,55 +88,18 @@ pub(super) fn emit(
                     config: file.to_string(),
                 });
             };
-            let at = At {
-                file,
-                chain,
-                policy,
-                pick,
-                links: &links,
-                choice,
-            };
             steps(&at, (n, split, multi_fallback, share), &mut rec);
             let mut policy_text = Vec::new();
             let retries = retries(&at, &mut rec, &mut policy_text);
             let link_timeouts = timeouts(&at, &mut rec, &mut policy_text);
             let caps = caps(&at, &mut rec);
             fallback_retry_notes(&at, &mut rec);
+            let models = models_of(&at);
             breaker_and_cap(&at, models.len(), retries, &mut rec, &mut policy_text);
-            served.push(super::Served {
-                chain: name.clone(),
-                route: chain.name.clone(),
-                group: chain.primary.label.clone(),
-                primary: pick.ep.model.clone(),
-                share,
-                config: file.to_string(),
-                line: pick.ep.line,
-            });
-            let mut links_named = vec![ConfigLink {
-                model: pick.id.clone(),
-                group: chain.primary.label.clone(),
-                deployment: pick.ep.model.clone(),
-            }];
-            links_named.extend(links.iter().zip(choice).map(|((l, p), &c)| ConfigLink {
-                model: p[c].id.clone(),
-                group: l.fallback.label.clone(),
-                deployment: p[c].ep.model.clone(),
-            }));
-            let gateway = if pick.ep.deployment.is_some() {
-                "litellm"
-            } else if pick.ep.served.is_some() {
-                "portkey"
-            } else {
-                "openrouter"
-            };
-            let names_of = ConfigChain {
-                chain: name.clone(),
-                gateway,
-                config: file.to_string(),
-                links: links_named,
-            };
+            served.push(served_of(&at, &name, share));
             out.push(Emitted {
-                name: name.clone(),
+                names: config_chain(&at, &name),
+                name,
                 models,
                 policy: policy_text,
                 link_timeouts,
@@ -137,11 +107,72 @@ pub(super) fn emit(
                 share,
                 route,
                 config: file.to_string(),
-                names: names_of,
             });
         }
     }
     Ok(())
+}
+
+/// What chain `name` serves (its route, group and primary deployment) and its `share` of the
+/// route's requests.
+fn served_of(at: &At, name: &str, share: f64) -> super::Served {
+    super::Served {
+        chain: name.to_string(),
+        route: at.chain.name.clone(),
+        group: at.chain.primary.label.clone(),
+        primary: at.pick.ep.model.clone(),
+        share,
+        config: at.file.to_string(),
+        line: at.pick.ep.line,
+    }
+}
+
+/// The chain's models: the primary deployment's, then the one chosen at each fallback step.
+fn models_of(at: &At) -> Vec<String> {
+    let mut models = vec![at.pick.id.clone()];
+    models.extend(
+        at.links
+            .iter()
+            .zip(at.choice)
+            .map(|((_, p), &c)| p[c].id.clone()),
+    );
+    models
+}
+
+/// The names behind chain `name`: its gateway and, for each link, the model, the group and
+/// the deployment the config names.
+fn config_chain(at: &At, name: &str) -> ConfigChain {
+    let At {
+        file,
+        chain,
+        pick,
+        links,
+        choice,
+        ..
+    } = *at;
+    let mut links_named = vec![ConfigLink {
+        model: pick.id.clone(),
+        group: chain.primary.label.clone(),
+        deployment: pick.ep.model.clone(),
+    }];
+    links_named.extend(links.iter().zip(choice).map(|((l, p), &c)| ConfigLink {
+        model: p[c].id.clone(),
+        group: l.fallback.label.clone(),
+        deployment: p[c].ep.model.clone(),
+    }));
+    let gateway = if pick.ep.deployment.is_some() {
+        "litellm"
+    } else if pick.ep.served.is_some() {
+        "portkey"
+    } else {
+        "openrouter"
+    };
+    ConfigChain {
+        chain: name.to_string(),
+        gateway,
+        config: file.to_string(),
+        links: links_named,
+    }
 }
 
 /// Every combination of one deployment per fallback step (the indices into each step's
@@ -195,7 +226,12 @@ fn chain_name(
     (n, split): (usize, bool),
 ) -> (String, f64) {
     let mut base = if n > 1 {
-        format!("{} [{}, {:.0}%]", chain.name, pick.id, 100.0 * pick.share)
+        format!(
+            "{} [{}, {}]",
+            chain.name,
+            pick.id,
+            percent(pick.share, Digits::Fixed(0), false)
+        )
     } else {
         chain.name.clone()
     };
@@ -206,7 +242,7 @@ fn chain_name(
                 " -> {} [{}, {}]",
                 link.fallback.label,
                 p[c].id,
-                pct(p[c].share)
+                percent(p[c].share, Digits::AtMost(2), false)
             ));
             share *= p[c].share;
         }
@@ -247,8 +283,8 @@ fn steps(at: &At, (n, split, multi_fallback, share): (usize, bool, bool, f64), r
     if n > 1 {
         rec(
             format!(
-                "{:.0}% of `{}`'s traffic ({})",
-                100.0 * pick.share,
+                "{} of `{}`'s traffic ({})",
+                percent(pick.share, Digits::Fixed(0), false),
                 chain.primary.label,
                 chain.primary.mix.as_deref().unwrap_or("equal shares")
             ),
@@ -257,45 +293,55 @@ fn steps(at: &At, (n, split, multi_fallback, share): (usize, bool, bool, f64), r
         );
     }
     for ((link, p), &c) in links.iter().zip(choice) {
-        let what = if p.len() == 1 {
-            format!(
-                "fallback `{}` = `{}`{}",
-                link.fallback.label,
-                p[c].id,
-                p[c].own_price.as_deref().unwrap_or("")
-            )
-        } else if split {
-            format!(
-                "fallback `{}` = `{}`, {} of its traffic ({})",
-                link.fallback.label,
-                p[c].id,
-                pct(p[c].share),
-                link.fallback.mix.as_deref().unwrap_or("equal shares")
-            )
-        } else {
-            format!(
-                "fallback `{}` priced as its main deployment `{}` (its {} deployments make more than {MAX_COMBINATIONS} chains)",
-                link.fallback.label,
-                p[c].id,
-                p.len()
-            )
-        };
-        rec(what, file, link.at.line);
+        rec(fallback_step(link, p, c, split), file, link.at.line);
     }
     if multi_fallback && split {
         rec(
             format!(
                 "{} of the requests for `{}` (the product of the shares)",
-                pct(share),
+                percent(share, Digits::AtMost(2), false),
                 chain.primary.label
             ),
             file,
             chain.at.line,
         );
     }
-    if let Some((strategy, f, line)) = &policy.routing_strategy
-        && (n > 1 || multi_fallback)
-    {
+    if n > 1 || multi_fallback {
+        routing_note(policy, rec);
+    }
+}
+
+/// What a fallback step is priced as: its one deployment, the chosen one of a split group
+/// (`split`) with its share, or the group's main deployment `p[c]`.
+fn fallback_step(link: &gateway::RouteLink, p: &[Pick], c: usize, split: bool) -> String {
+    if p.len() == 1 {
+        format!(
+            "fallback `{}` = `{}`{}",
+            link.fallback.label,
+            p[c].id,
+            p[c].own_price.as_deref().unwrap_or("")
+        )
+    } else if split {
+        format!(
+            "fallback `{}` = `{}`, {} of its traffic ({})",
+            link.fallback.label,
+            p[c].id,
+            percent(p[c].share, Digits::AtMost(2), false),
+            link.fallback.mix.as_deref().unwrap_or("equal shares")
+        )
+    } else {
+        format!(
+            "fallback `{}` priced as its main deployment `{}` (its {} deployments make more than {MAX_COMBINATIONS} chains)",
+            link.fallback.label,
+            p[c].id,
+            p.len()
+        )
+    }
+}
+
+/// The routing strategy, when set, and how it prices a group of several deployments.
+fn routing_note(policy: &ConfigPolicy, rec: &mut Rec) {
+    if let Some((strategy, f, line)) = &policy.routing_strategy {
         let how = if strategy == "simple-shuffle" {
             "groups priced by their weights (litellm_params.weight, else rpm, else tpm)".to_string()
         } else {
@@ -435,11 +481,28 @@ fn timeouts(at: &At, rec: &mut Rec, policy_text: &mut Vec<String>) -> Vec<(Strin
         links,
         choice,
     } = *at;
-    let ep = pick.ep;
-    // Timeout: the primary deployment's own litellm_params.timeout wins over the
-    // router's (LiteLLM passes a deployment's timeout to its call).
-    let own_timeout = |e: &Endpoint| own(&policy.deployment_timeouts, e).map(|x| x.0);
-    if let Some(s) = own_timeout(ep) {
+    let primary_t = primary_timeout(at, rec, policy_text);
+    let router_t = policy.timeout_s.as_ref().map(|(s, _)| s.value);
+    let mut wants: Vec<(String, Option<f64>)> = vec![(pick.id.clone(), primary_t)];
+    let mut notes: Vec<(String, String, usize)> = Vec::new();
+    for ((link, p), &c) in links.iter().zip(choice) {
+        let d = &p[c];
+        let t = link_timeout(file, policy, link, d, (primary_t, router_t), &mut notes);
+        wants.push((d.id.clone(), t.or(primary_t)));
+    }
+    let link_timeouts = per_link(&wants, primary_t, (file, chain.at.line), &mut notes);
+    for (what, f, line) in notes {
+        rec(what, &f, line);
+    }
+    link_timeouts
+}
+
+/// The chain's timeout: the primary deployment's own litellm_params.timeout, which wins over
+/// the router's (LiteLLM passes a deployment's timeout to its call), else the router's;
+/// written to `policy_text`, said, and returned (seconds).
+fn primary_timeout(at: &At, rec: &mut Rec, policy_text: &mut Vec<String>) -> Option<f64> {
+    let At { policy, pick, .. } = *at;
+    if let Some((s, _)) = own(&policy.deployment_timeouts, pick.ep) {
         policy_text.push(format!("timeout_s = {}", s.value));
         let over = policy.timeout_s.as_ref().map_or(String::new(), |(r, key)| {
             format!(", over the router's {key} {} s", r.value)
@@ -452,65 +515,64 @@ fn timeouts(at: &At, rec: &mut Rec, policy_text: &mut Vec<String>) -> Vec<(Strin
             &s.file,
             s.line,
         );
-    } else if let Some((s, key)) = &policy.timeout_s {
-        policy_text.push(format!("timeout_s = {}", s.value));
-        let from = if *key == "timeout" {
-            String::new()
-        } else {
-            format!(" ({key})")
-        };
-        rec(format!("timeout {} s{from}", s.value), &s.file, s.line);
+        return Some(s.value);
     }
-    // Each fallback link's own timeout (LiteLLM's litellm_params.timeout, else the
-    // router's; Portkey's target request_timeout), priced on that link
-    // (`link_timeouts_s`) where it is not the policy's (the primary's).
-    let router_t = policy.timeout_s.as_ref().map(|(s, _)| s.value);
-    let primary_t = own_timeout(ep).map(|s| s.value).or(router_t);
-    let mut wants: Vec<(String, Option<f64>)> = vec![(pick.id.clone(), primary_t)];
-    let mut notes: Vec<(String, String, usize)> = Vec::new();
-    for ((link, p), &c) in links.iter().zip(choice) {
-        let d = &p[c];
-        let t = match own(&policy.deployment_timeouts, d.ep) {
-            Some((s, from)) => {
-                notes.push((
+    let (s, key) = policy.timeout_s.as_ref()?;
+    policy_text.push(format!("timeout_s = {}", s.value));
+    let from = if *key == "timeout" {
+        String::new()
+    } else {
+        format!(" ({key})")
+    };
+    rec(format!("timeout {} s{from}", s.value), &s.file, s.line);
+    Some(s.value)
+}
+
+/// A fallback link's own timeout (LiteLLM's litellm_params.timeout, else the router's;
+/// Portkey's target request_timeout), priced on that link where it is not the primary's
+/// (`primary_t`, with the router's `router_t`); where it comes from goes to `notes`.
+fn link_timeout(
+    file: &str,
+    policy: &ConfigPolicy,
+    link: &gateway::RouteLink,
+    d: &Pick,
+    (primary_t, router_t): (Option<f64>, Option<f64>),
+    notes: &mut Vec<(String, String, usize)>,
+) -> Option<f64> {
+    match own(&policy.deployment_timeouts, d.ep) {
+        Some((s, from)) => {
+            notes.push((
+                format!(
+                    "fallback `{}` (`{}`): timeout {} s ({from}), on that link",
+                    link.fallback.label, d.id, s.value
+                ),
+                s.file.clone(),
+                s.line,
+            ));
+            Some(s.value)
+        }
+        None if primary_t != router_t => {
+            let (what, at) = match &policy.timeout_s {
+                Some((s, key)) => (
                     format!(
-                        "fallback `{}` (`{}`): timeout {} s ({from}), on that link",
+                        "fallback `{}` (`{}`): the router's {key} {} s, on that link (it has no timeout of its own)",
                         link.fallback.label, d.id, s.value
                     ),
-                    s.file.clone(),
-                    s.line,
-                ));
-                Some(s.value)
-            }
-            None if primary_t != router_t => {
-                let (what, at) = match &policy.timeout_s {
-                    Some((s, key)) => (
-                        format!(
-                            "fallback `{}` (`{}`): the router's {key} {} s, on that link (it has no timeout of its own)",
-                            link.fallback.label, d.id, s.value
-                        ),
-                        (s.file.clone(), s.line),
+                    (s.file.clone(), s.line),
+                ),
+                None => (
+                    format!(
+                        "fallback `{}` (`{}`) has no timeout in the config: priced at the primary's",
+                        link.fallback.label, d.id
                     ),
-                    None => (
-                        format!(
-                            "fallback `{}` (`{}`) has no timeout in the config: priced at the primary's",
-                            link.fallback.label, d.id
-                        ),
-                        (file.to_string(), link.at.line),
-                    ),
-                };
-                notes.push((what, at.0, at.1));
-                router_t
-            }
-            None => None,
-        };
-        wants.push((d.id.clone(), t.or(primary_t)));
+                    (file.to_string(), link.at.line),
+                ),
+            };
+            notes.push((what, at.0, at.1));
+            router_t
+        }
+        None => None,
     }
-    let link_timeouts = per_link(&wants, primary_t, (file, chain.at.line), &mut notes);
-    for (what, f, line) in notes {
-        rec(what, &f, line);
-    }
-    link_timeouts
 }
 
 /// The `link_timeouts_s` entries of `wants` (each model's timeout where it is not the

@@ -98,7 +98,7 @@ pub(super) fn litellm_setting(
         };
         for key in keys {
             let Some(v) = sec.get(key) else { continue };
-            if v.value == gateway::Value::Null {
+            if v.value == gateway::NodeValue::Null {
                 continue;
             }
             let x = v
@@ -142,7 +142,7 @@ pub(super) fn litellm_retry_policy(
         let Some(rp) = root.get(section).and_then(|s| s.get("retry_policy")) else {
             continue;
         };
-        if rp.value == gateway::Value::Null {
+        if rp.value == gateway::NodeValue::Null {
             continue;
         }
         return retry_counts(file, &format!("{section}.retry_policy"), rp);
@@ -155,7 +155,7 @@ pub(super) fn litellm_retry_policy(
 ///
 /// Errors: not a mapping; a count that is not a whole number 0 to 100.
 fn retry_counts(file: &str, field: &str, rp: &Node) -> Result<Vec<(String, Setting)>, InputError> {
-    let gateway::Value::Map(entries) = &rp.value else {
+    let gateway::NodeValue::Map(entries) = &rp.value else {
         return Err(rp.error(
             file,
             InputErrorKind::Invalid,
@@ -172,7 +172,7 @@ fn retry_counts(file: &str, field: &str, rp: &Node) -> Result<Vec<(String, Setti
         let Some(key) = k.as_str().filter(|k| RETRY_POLICY_FIELDS.contains(k)) else {
             continue;
         };
-        if v.value == gateway::Value::Null {
+        if v.value == gateway::NodeValue::Null {
             continue;
         }
         let x = v
@@ -221,10 +221,10 @@ pub(super) fn litellm_group_retry_policy(
         else {
             continue;
         };
-        if groups.value == gateway::Value::Null {
+        if groups.value == gateway::NodeValue::Null {
             continue;
         }
-        let gateway::Value::Map(entries) = &groups.value else {
+        let gateway::NodeValue::Map(entries) = &groups.value else {
             return Err(groups.error(
                 file,
                 InputErrorKind::Invalid,
@@ -238,7 +238,7 @@ pub(super) fn litellm_group_retry_policy(
         let mut out = Vec::new();
         for (k, v) in entries {
             let Some(group) = k.as_str() else { continue };
-            if v.value == gateway::Value::Null {
+            if v.value == gateway::NodeValue::Null {
                 continue;
             }
             let counts = retry_counts(
@@ -271,7 +271,7 @@ pub(super) fn litellm_deployment_timeouts(
     root: &Node,
 ) -> Result<Vec<(ModelPlace, Setting, String)>, InputError> {
     let mut out = Vec::new();
-    let Some(gateway::Value::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
+    let Some(gateway::NodeValue::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
         return Ok(out);
     };
     for (i, item) in items.iter().enumerate() {
@@ -281,7 +281,7 @@ pub(super) fn litellm_deployment_timeouts(
         let (Some(model), Some(t)) = (params.get("model"), params.get("timeout")) else {
             continue;
         };
-        if t.value == gateway::Value::Null
+        if t.value == gateway::NodeValue::Null
             || t.as_str().is_some_and(|s| s.starts_with("os.environ/"))
         {
             continue;
@@ -327,7 +327,7 @@ pub(super) fn litellm_deployment_caps(
     root: &Node,
 ) -> Result<Vec<(ModelPlace, Setting, String)>, InputError> {
     let mut out = Vec::new();
-    let Some(gateway::Value::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
+    let Some(gateway::NodeValue::Seq(items)) = root.get("model_list").map(|m| &m.value) else {
         return Ok(out);
     };
     for (i, item) in items.iter().enumerate() {
@@ -340,7 +340,7 @@ pub(super) fn litellm_deployment_caps(
         let mut best: Option<(Setting, String)> = None;
         for key in ["max_tokens", "max_completion_tokens"] {
             let Some(t) = params.get(key) else { continue };
-            if t.value == gateway::Value::Null
+            if t.value == gateway::NodeValue::Null
                 || t.as_str().is_some_and(|s| s.starts_with("os.environ/"))
             {
                 continue;
@@ -474,18 +474,12 @@ pub(super) fn litellm_class_retries(
     source: &str,
     num_retries: Option<&Setting>,
 ) -> Option<ClassRetries> {
-    let count_of = |c: ErrorClass| {
-        retry_field(c)
-            .and_then(|f| retry_policy.iter().find(|(k, _)| k == f))
-            .or_else(|| retry_policy.iter().find(|(k, _)| k == "DefaultRetries"))
-    };
+    let count_of = |c: ErrorClass| class_count(retry_policy, c);
     if !ErrorClass::PROVIDER.iter().any(|&c| count_of(c).is_some()) {
         return None;
     }
     let base = num_retries.map_or(0, |s| s.value.round() as u64);
-    let rule = "a request's first failure on a link chooses its retries there, as LiteLLM's get_num_retries_from_retry_policy";
     let mut by = Vec::new();
-    let mut lines = Vec::new();
     let mut most = 0;
     let mut from_base = Vec::new();
     for c in ErrorClass::PROVIDER {
@@ -496,10 +490,46 @@ pub(super) fn litellm_class_retries(
             from_base.push(c.as_str());
         }
     }
+    let mut lines = policy_key_lines(retry_policy, source);
+    if !from_base.is_empty() {
+        lines.push(base_line(
+            retry_policy,
+            source,
+            num_retries,
+            base,
+            &from_base,
+        ));
+    }
+    Some(ClassRetries {
+        text: vec![
+            format!("retries = {base}"),
+            format!("retries_by_class = {{ {} }}", by.join(", ")),
+        ],
+        lines,
+        most,
+    })
+}
+
+/// The entry of `retry_policy` that sets class `c`'s retries: its own field, else
+/// `DefaultRetries`.
+fn class_count(retry_policy: &[(String, Setting)], c: ErrorClass) -> Option<&(String, Setting)> {
+    retry_field(c)
+        .and_then(|f| retry_policy.iter().find(|(k, _)| k == f))
+        .or_else(|| retry_policy.iter().find(|(k, _)| k == "DefaultRetries"))
+}
+
+/// Provenance of each `retry_policy` key: the classes it sets the retries of, or, for a client
+/// (4xx) field, that it is not priced.
+fn policy_key_lines(
+    retry_policy: &[(String, Setting)],
+    source: &str,
+) -> Vec<(String, String, usize)> {
+    let rule = "a request's first failure on a link chooses its retries there, as LiteLLM's get_num_retries_from_retry_policy";
+    let mut lines = Vec::new();
     for (key, s) in retry_policy {
         let classes: Vec<&str> = ErrorClass::PROVIDER
             .into_iter()
-            .filter(|&c| count_of(c).is_some_and(|(k, _)| k == key))
+            .filter(|&c| class_count(retry_policy, c).is_some_and(|(k, _)| k == key))
             .map(ErrorClass::as_str)
             .collect();
         let r = s.value.round() as u64;
@@ -520,37 +550,39 @@ pub(super) fn litellm_class_retries(
             ));
         }
     }
-    if !from_base.is_empty() {
-        let (file, line, what) = match num_retries {
-            Some(s) => (
+    lines
+}
+
+/// Provenance of the classes `from_base` that `retry_policy` (not empty) sets no count for:
+/// they get `num_retries` (`base`), or 0 when it is not set.
+fn base_line(
+    retry_policy: &[(String, Setting)],
+    source: &str,
+    num_retries: Option<&Setting>,
+    base: u64,
+    from_base: &[&str],
+) -> (String, String, usize) {
+    let (file, line, what) = match num_retries {
+        Some(s) => (
+            s.file.clone(),
+            s.line,
+            format!("num_retries: {source} sets no count for them"),
+        ),
+        None => {
+            let s = &retry_policy[0].1;
+            (
                 s.file.clone(),
                 s.line,
-                format!("num_retries: {source} sets no count for them"),
-            ),
-            None => {
-                let s = &retry_policy[0].1;
-                (
-                    s.file.clone(),
-                    s.line,
-                    format!("{source} sets no count for them and num_retries is not set"),
-                )
-            }
-        };
-        lines.push((
-            format!(
-                "retries {base} for {} failures ({what})",
-                from_base.join(", ")
-            ),
-            file,
-            line,
-        ));
-    }
-    Some(ClassRetries {
-        text: vec![
-            format!("retries = {base}"),
-            format!("retries_by_class = {{ {} }}", by.join(", ")),
-        ],
-        lines,
-        most,
-    })
+                format!("{source} sets no count for them and num_retries is not set"),
+            )
+        }
+    };
+    (
+        format!(
+            "retries {base} for {} failures ({what})",
+            from_base.join(", ")
+        ),
+        file,
+        line,
+    )
 }

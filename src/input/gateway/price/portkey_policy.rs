@@ -57,13 +57,13 @@ pub(super) fn codes(file: &str, node: &Node, field: &str) -> Result<Vec<i64>, In
             ),
         )
     };
-    let gateway::Value::Seq(items) = &node.value else {
+    let gateway::NodeValue::Seq(items) = &node.value else {
         return Err(bad());
     };
     items
         .iter()
         .map(|c| match c.value {
-            gateway::Value::Int(i) if (100..=599).contains(&i) => Ok(i),
+            gateway::NodeValue::Int(i) if (100..=599).contains(&i) => Ok(i),
             _ => Err(c.error(
                 file,
                 InputErrorKind::Invalid,
@@ -99,7 +99,7 @@ pub(super) fn portkey_path<'n>(root: &'n Node, chain: &Route) -> Option<Vec<&'n 
         let r = rest.strip_prefix(".targets[")?;
         let (i, r) = r.split_once(']')?;
         let i: usize = i.parse().ok()?;
-        let gateway::Value::Seq(items) = &out.last()?.get("targets")?.value else {
+        let gateway::NodeValue::Seq(items) = &out.last()?.get("targets")?.value else {
             return None;
         };
         out.push(items.get(i)?);
@@ -118,7 +118,10 @@ pub(super) fn nearest<'n>(
 ) -> Option<&'n Node> {
     std::iter::once(target)
         .chain(ancestors.iter().rev().copied())
-        .find_map(|n| n.get_any(keys).filter(|v| v.value != gateway::Value::Null))
+        .find_map(|n| {
+            n.get_any(keys)
+                .filter(|v| v.value != gateway::NodeValue::Null)
+        })
 }
 
 /// A target's effective `retry.attempts` and `on_status_codes` (the codes `None` when not
@@ -196,7 +199,7 @@ pub(super) fn portkey_policy(
     let mut ancestors: Vec<&Node> = ancestors.to_vec();
     ancestors.push(node);
     let targets: Vec<&Node> = match node.get("targets").map(|t| &t.value) {
-        Some(gateway::Value::Seq(items)) => items.iter().collect(),
+        Some(gateway::NodeValue::Seq(items)) => items.iter().collect(),
         _ => Vec::new(),
     };
     let Some(primary) = targets.first() else {
@@ -299,7 +302,7 @@ fn override_params(
 ) -> Result<(), InputError> {
     let mut merged: Vec<(String, String, usize)> = Vec::new();
     for n in ancestors.iter().copied().chain(std::iter::once(t)) {
-        if let Some(gateway::Value::Map(entries)) = n
+        if let Some(gateway::NodeValue::Map(entries)) = n
             .get_any(&["override_params", "overrideParams"])
             .map(|o| &o.value)
         {
@@ -350,7 +353,7 @@ fn output_cap(
             continue;
         };
         for (slot, key) in ["max_tokens", "max_completion_tokens"].iter().enumerate() {
-            let Some(v) = o.get(key).filter(|v| v.value != gateway::Value::Null) else {
+            let Some(v) = o.get(key).filter(|v| v.value != gateway::NodeValue::Null) else {
                 continue;
             };
             let x = tokens(file, v, &format!("targets[{k}].override_params.{key}"))?;
@@ -439,7 +442,7 @@ fn failover_on(
 fn cb_number(file: &str, cb: &Node, key: &str) -> Result<Option<(f64, usize)>, InputError> {
     match cb.get(key) {
         None => Ok(None),
-        Some(v) if v.value == gateway::Value::Null => Ok(None),
+        Some(v) if v.value == gateway::NodeValue::Null => Ok(None),
         Some(v) => v
             .as_f64()
             .filter(|x| x.is_finite() && *x >= 0.0)
