@@ -32,7 +32,7 @@ impl TimelineBound {
 }
 
 /// The [`TimelineBound`] of `pattern` on `chain` over `incident`: `None` without a timeline
-/// with cuts, or where [`evaluate`] has no figures.
+/// with cuts, or where [`evaluate`](super::evaluate) has no figures.
 pub fn timeline_bound(
     request: &Request,
     chain: &Chain,
@@ -79,7 +79,7 @@ impl NoClosedForm {
 }
 
 /// Whether `chain`'s incident rows over `incident` have no closed form, and why (`None`: the
-/// closed forms of [`evaluate`] price them).
+/// closed forms of [`evaluate`](super::evaluate) price them).
 pub fn no_closed_form(chain: &Chain, incident: &Incident) -> Option<NoClosedForm> {
     if chain.policy.breaker.is_some() {
         Some(NoClosedForm::Breaker)

@@ -22,7 +22,7 @@
 //! Speed: the common outcome (links 0 and 1 both succeed) costs the same every time, so it is
 //! only counted (by winner) and its latency binned into two shared histograms (the hedge's is
 //! the minimum of the two legs'); in the latency-driven loop, latencies are compared and binned
-//! as positions on the histogram's scale ([`LogScale`]: one multiply-add, no float-to-int
+//! as positions on the histogram's scale ([`LogScale`](crate::sim::histogram::LogScale): one multiply-add, no float-to-int
 //! conversion). A request where exactly one of links 0 and 1 answered also has a bill fixed by
 //! the two outcomes: it is counted per outcome pair ([`SteadyTally::single`]) and only its latencies
 //! are binned. Only requests where both failed are summed one by one.
