@@ -433,14 +433,15 @@ fn gateway_chains(
     }
     let (chains, notes, errors) = super::price_config(file, &config, &opts.prices, &opts.profile);
     report.findings.extend(notes);
-    let mut templated = false;
+    // Model ids read from the environment: one note per file, at the first, naming them all.
+    let (templated, errors): (Vec<InputError>, Vec<InputError>) =
+        errors.into_iter().partition(|e| {
+            e.kind == InputErrorKind::UnknownModel && unknown_model(e).is_some_and(is_templated)
+        });
+    report.findings.extend(templated_note(&templated));
     for e in errors {
         match unpriced(e) {
-            Ok(Finding::Unpriced { model, .. }) if is_templated(&model) && templated => {}
-            Ok(f) => {
-                templated |= matches!(&f, Finding::Unpriced { model, .. } if is_templated(model));
-                report.findings.push(f);
-            }
+            Ok(f) => report.findings.push(f),
             Err(e) => report.errors.push(e),
         }
     }
@@ -462,6 +463,52 @@ fn is_templated(model: &str) -> bool {
     model.starts_with("os.environ/") || model.contains("${")
 }
 
+/// The model id an unknown-model error names (`unknown model `ID`…`).
+fn unknown_model(e: &InputError) -> Option<&str> {
+    e.message
+        .strip_prefix("unknown model `")
+        .and_then(|m| m.split_once('`'))
+        .map(|(model, _)| model)
+}
+
+/// One note for a file's model ids read from the environment (`errors`: their unknown-model
+/// errors, in the file's order), at the first one's line, naming each id and its variable once;
+/// `None` when there are none.
+fn templated_note(errors: &[InputError]) -> Option<Finding> {
+    let first = errors.first()?;
+    let mut ids: Vec<&str> = Vec::new();
+    for id in errors.iter().filter_map(unknown_model) {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let var = |id: &str| {
+        id.trim_start_matches("os.environ/")
+            .trim_start_matches("${")
+            .trim_end_matches('}')
+            .to_string()
+    };
+    let vars: Vec<String> = ids.iter().map(|id| var(id)).collect();
+    let listed: Vec<String> = ids.iter().map(|id| format!("`{id}`")).collect();
+    let (these, holds) = if ids.len() == 1 {
+        ("the model id it holds", "is")
+    } else {
+        ("the model ids they hold", "are")
+    };
+    Some(Finding::PriceSource {
+        line: first.location.map_or(0, |l| l.line),
+        file: first.file.clone(),
+        message: format!(
+            "{} {holds} read from the environment when the proxy starts ({}): write {these} in the config, or declare {} price in fallcost.toml, to price {}; the chains through {} are not judged",
+            listed.join(", "),
+            vars.join(", "),
+            if ids.len() == 1 { "its" } else { "their" },
+            if ids.len() == 1 { "it" } else { "them" },
+            if ids.len() == 1 { "it" } else { "them" },
+        ),
+    })
+}
+
 /// A model with no price as the finding it is in a gateway config (LiteLLM serves it; only its
 /// chains cannot be judged there), naming how to declare its price; any other error as is.
 fn unpriced(e: InputError) -> Result<Finding, InputError> {
@@ -476,19 +523,6 @@ fn unpriced(e: InputError) -> Result<Finding, InputError> {
         return Err(e);
     };
     let (model, rest) = (model.to_string(), rest.to_string());
-    if is_templated(&model) {
-        let var = model
-            .trim_start_matches("os.environ/")
-            .trim_start_matches("${")
-            .trim_end_matches('}');
-        return Ok(Finding::PriceSource {
-            line: e.location.map_or(0, |l| l.line),
-            file: e.file,
-            message: format!(
-                "`{model}` (and any other model id of this file read from the environment) is set when the proxy starts: write the model id {var} holds in the config, or declare its price in fallcost.toml, to price it; the chains through it are not judged"
-            ),
-        });
-    }
     Ok(Finding::Unpriced {
         line: e.location.map_or(0, |l| l.line),
         file: e.file,

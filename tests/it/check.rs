@@ -1221,6 +1221,23 @@ fn fallbacks_named_by_model_id_alias_or_deployment_id_fire() {
     assert_eq!(doc["summary"]["links"], 3);
 }
 
+/// Model ids read from the environment (`os.environ/NAME`, `${NAME}`, one of them on two
+/// deployments) are one note for the file at the first one's line, naming each id and variable
+/// once; their chains are not judged and the run exits 0.
+#[test]
+fn environment_model_ids_are_one_note_per_file() {
+    let doc = check_json(&[&format!("{FIX}/litellm/env-models.yaml")], 0);
+    let notes = findings(&doc, "price-source");
+    assert_eq!(notes.len(), 1, "{doc:#}");
+    assert_eq!(notes[0]["line"], 6);
+    assert_eq!(
+        notes[0]["message"],
+        "`os.environ/PRIMARY_MODEL`, `${BACKUP_MODEL}` are read from the environment when the proxy starts (PRIMARY_MODEL, BACKUP_MODEL): write the model ids they hold in the config, or declare their price in fallcost.toml, to price them; the chains through them are not judged"
+    );
+    assert!(findings(&doc, "unpriced").is_empty(), "{doc:#}");
+    assert_eq!(doc["summary"]["errors"], 0);
+}
+
 /// `api_base: os.environ/NAME` is read from the environment: the model's own provider is the
 /// failure domain, with a note, not a provider named after the variable.
 #[test]
