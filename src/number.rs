@@ -204,6 +204,12 @@ pub fn round_noise(x: f64) -> f64 {
     if x == 0.0 || !x.is_finite() {
         return if x == 0.0 { 0.0 } else { x };
     }
+    // a whole number of at most 12 digits is its own 12-digit rounding (what the formatting
+    // and parsing below give back, bit for bit, without them: a long history's row lengths
+    // are whole seconds)
+    if x.fract() == 0.0 && x.abs() < 1e12 {
+        return x;
+    }
     format!("{x:.11e}").parse().unwrap_or(x)
 }
 

@@ -94,21 +94,44 @@ fn blend_answered<'a>(parts: impl IntoIterator<Item = (f64, &'a [Answered])>) ->
     answered
 }
 
-/// Add, per pattern, a row weighting every chain by its traffic share (steady state) and
-/// summing their incident windows (each chain sees its share of the requests).
-fn blend(
+/// The incident rows of [`analytic_of`]`(scenario, patterns)` with `incident` as the
+/// scenario's `[incident]`, blended rows included (the steady-state figures, which do not
+/// depend on the incident, left out): what `compare --incidents` prices per window shape,
+/// without a copy of the scenario per shape.
+pub fn incident_rows_of(
     scenario: &Scenario,
-    steady_rows: &mut Vec<SteadyRow>,
-    incident_rows: &mut Vec<IncidentRow>,
-) {
-    let share = |name: &str| {
-        scenario
-            .chains
-            .iter()
-            .find(|c| c.name == name)
-            .and_then(|c| c.traffic_share)
-            .unwrap_or(0.0)
-    };
+    incident: &crate::model::Incident,
+    patterns: &[Pattern],
+) -> Vec<IncidentRow> {
+    let req = &scenario.request;
+    let mut rows = Vec::new();
+    for chain in &scenario.chains {
+        let own = incident.for_chain(chain);
+        for pattern in Pattern::ALL.into_iter().filter(|p| patterns.contains(p)) {
+            if let Some((o, sim)) = incident_figures(req, chain, &own, pattern) {
+                rows.push(incident_row(chain, pattern, &o, sim));
+            }
+        }
+    }
+    if scenario.chains.iter().all(|c| c.traffic_share.is_some()) {
+        blend_incident_rows(scenario, incident, &mut rows);
+    }
+    rows
+}
+
+/// A chain's traffic share in `scenario` (0 for a chain it does not name).
+fn share_of(scenario: &Scenario, name: &str) -> f64 {
+    scenario
+        .chains
+        .iter()
+        .find(|c| c.name == name)
+        .and_then(|c| c.traffic_share)
+        .unwrap_or(0.0)
+}
+
+/// Add, per pattern, a steady-state row weighting every chain by its traffic share.
+fn blend_steady_rows(scenario: &Scenario, steady_rows: &mut Vec<SteadyRow>) {
+    let share = |name: &str| share_of(scenario, name);
     let chains = scenario.chains.len();
     for pattern in Pattern::ALL {
         let rows: Vec<&SteadyRow> = steady_rows
@@ -119,12 +142,25 @@ fn blend(
             let row = blend_steady(pattern, &rows, &share);
             steady_rows.push(row);
         }
+    }
+}
+
+/// Add, per pattern, an incident row summing every chain's incident window (each chain sees
+/// its traffic share of the requests).
+fn blend_incident_rows(
+    scenario: &Scenario,
+    incident: &crate::model::Incident,
+    incident_rows: &mut Vec<IncidentRow>,
+) {
+    let share = |name: &str| share_of(scenario, name);
+    let chains = scenario.chains.len();
+    for pattern in Pattern::ALL {
         let rows: Vec<&IncidentRow> = incident_rows
             .iter()
             .filter(|r| r.pattern == pattern)
             .collect();
         if rows.len() == chains {
-            let row = blend_incident(scenario, pattern, &rows, &share);
+            let row = blend_incident(incident, pattern, &rows, &share);
             incident_rows.push(row);
         }
     }
@@ -173,7 +209,7 @@ fn blend_steady(pattern: Pattern, rows: &[&SteadyRow], share: &dyn Fn(&str) -> f
 /// The blended incident row of one pattern's `rows` (one per chain): the chains' windows
 /// added up, the dead time per request weighted by `share`.
 fn blend_incident(
-    scenario: &Scenario,
+    incident: &crate::model::Incident,
     pattern: Pattern,
     rows: &[&IncidentRow],
     share: &dyn Fn(&str) -> f64,
@@ -181,11 +217,7 @@ fn blend_incident(
     let sum = |f: &dyn Fn(&IncidentRow) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
     let total = sum(&|r| r.analytic.total_usd);
     let normal = sum(&|r| r.analytic.normal_usd.unwrap_or(0.0));
-    let requests: f64 = scenario
-        .incident
-        .as_ref()
-        .map(|i| i.requests() as f64)
-        .unwrap_or(0.0);
+    let requests = incident.requests() as f64;
     // The chains' windows add up (each holds its share of the requests): weight 1.
     let parts: Vec<(f64, &IncidentFigures<f64>)> =
         rows.iter().map(|r| (1.0, &r.analytic)).collect();
@@ -252,18 +284,12 @@ pub fn analytic(scenario: &Scenario) -> Report {
 pub fn analytic_of(scenario: &Scenario, patterns: &[Pattern]) -> Report {
     let req = &scenario.request;
     let mut steady_rows = Vec::new();
-    let mut incident_rows = Vec::new();
     let mut caches = Vec::new();
     for chain in &scenario.chains {
         let base = steady::baseline(req, chain);
         for pattern in Pattern::ALL.into_iter().filter(|p| patterns.contains(p)) {
             if let Some(d) = steady::detailed(req, chain, pattern) {
                 steady_rows.push(steady_row(chain, pattern, base, &d));
-            }
-            if let Some(i) = &scenario.incident
-                && let Some((o, sim)) = incident_figures(req, chain, &i.for_chain(chain), pattern)
-            {
-                incident_rows.push(incident_row(chain, pattern, &o, sim));
             }
         }
         if let Some(mut c) = failover_cache(req, chain) {
@@ -275,8 +301,12 @@ pub fn analytic_of(scenario: &Scenario, patterns: &[Pattern]) -> Report {
         }
     }
     if scenario.chains.iter().all(|c| c.traffic_share.is_some()) {
-        blend(scenario, &mut steady_rows, &mut incident_rows);
+        blend_steady_rows(scenario, &mut steady_rows);
     }
+    let incident_rows = scenario
+        .incident
+        .as_ref()
+        .map_or_else(Vec::new, |i| incident_rows_of(scenario, i, patterns));
     let incident_window = scenario.incident.as_ref().map(|i| {
         let n = i.requests();
         IncidentWindow {

@@ -18,8 +18,9 @@
 //! years draw it from ([`crate::sim::years::poisson_ci95`]). A file that states no period and
 //! holds one incident is refused ([`replay`]'s errors).
 //! Everything is linear in the history's length: windows are cut in one pass over the sorted
-//! incidents, each window's timeline holds only its own incidents, and each distinct window
-//! shape is priced once, the shapes in parallel (the same figures on any thread count).
+//! incidents, each window's timeline holds only its own incidents, each distinct window shape
+//! is priced once, the shapes in parallel, and the windows are described in parallel from
+//! their shapes' rows (the same figures on any thread count).
 //!
 //! **The years** ([`crate::sim::years`]): the replay's windows as a Poisson process per set of
 //! providers a window holds, at the history's rate, each window resampled whole and priced at
@@ -295,27 +296,47 @@ fn price_shapes(
     use rayon::prelude::*;
     first
         .par_iter()
-        .map(|&k| price_timeline(scenario, base, cuts[k].timeline.clone(), k + 1))
+        .enumerate()
+        .map(|(s, &k)| {
+            let timeline = cuts[k].timeline.clone();
+            if s == 0 {
+                price_timeline(scenario, base, timeline, k + 1)
+            } else {
+                price_incident(scenario, base, timeline, k + 1)
+            }
+        })
         .collect::<Vec<_>>()
         .into_iter()
         .collect()
 }
 
-/// Window `id` (1-based) described, with its shape's `rows` (every chain and pattern `compare`
-/// prints for a scenario whose outage is its timeline) and the period its providers were
-/// observed over (`period_of` them).
-fn describe_window(
+/// [`price_timeline`]'s rows without the rest of `compare`'s report: the steady-state and
+/// failover-cache figures do not depend on the incident, so [`price_shapes`] checks them once,
+/// on the first shape (whose window comes first: where the whole report would first fail),
+/// and prices every other shape's incident rows alone, on the scenario as it is (no copy per
+/// shape). The same rows. Errors: an incident figure is not finite (as [`price_timeline`]
+/// names it).
+fn price_incident(
+    scenario: &Scenario,
     base: &Incident,
-    cut: &Cut<'_>,
+    timeline: Timeline,
     id: usize,
-    rows: &[IncidentRow],
-    period_of: &mut impl FnMut(&[String]) -> f64,
-) -> (ReplayIncident, Vec<ReplayRow>) {
+) -> anyhow::Result<Vec<IncidentRow>> {
+    let incident = with_timeline(base, timeline);
+    let rows = super::compare::incident_rows_of(scenario, &incident, &Pattern::ALL);
+    if let Some(field) = crate::report::first_non_finite_incident(&rows) {
+        anyhow::bail!(
+            "incident {id}: {field} is not a finite number; the scenario's values are too large to price"
+        );
+    }
+    Ok(rows)
+}
+
+/// Window `id` (1-based) described, with the period its providers were observed over
+/// (`period_s`, seconds).
+fn describe_window(base: &Incident, cut: &Cut<'_>, id: usize, period_s: f64) -> ReplayIncident {
     let (w, timeline, providers) = (cut.window, &cut.timeline, &cut.providers);
     let len = timeline.window_s();
-    // as compare's JSON says of the same window (output::json): analytic rows of a timeline
-    // with cuts count sessions per segment
-    let cuts = timeline.cuts() > 0;
     let outages = timeline
         .outages()
         .iter()
@@ -334,31 +355,34 @@ fn describe_window(
         .map(|i| i.name.as_str())
         .collect::<Vec<_>>()
         .join(" + ");
-    let start = format_rfc3339(w.start_s);
-    let incident = ReplayIncident {
+    ReplayIncident {
         id,
-        name: name.clone(),
+        name,
         providers: providers.clone(),
-        start: start.clone(),
+        start: format_rfc3339(w.start_s),
         start_unix_s: w.start_s,
         duration_s: round_noise(len),
         requests,
         outages,
-        period_s: period_of(providers),
-    };
-    let rows = rows
-        .iter()
-        .map(|row| ReplayRow {
-            incident: id,
-            name: name.clone(),
-            providers: providers.clone(),
-            start: start.clone(),
-            duration_s: round_noise(len),
-            approximate: cuts && row.method == Method::Analytic,
-            row: row.clone(),
-        })
-        .collect();
-    (incident, rows)
+        period_s,
+    }
+}
+
+/// Window `incident`'s row of its shape's `row` (one chain and pattern of what `compare`
+/// prints for a scenario whose outage is its timeline).
+fn window_row(incident: &ReplayIncident, cut: &Cut<'_>, row: &IncidentRow) -> ReplayRow {
+    // as compare's JSON says of the same window (output::json): analytic rows of a timeline
+    // with cuts count sessions per segment
+    let cuts = cut.timeline.cuts() > 0;
+    ReplayRow {
+        incident: incident.id,
+        name: incident.name.clone(),
+        providers: incident.providers.clone(),
+        start: incident.start.clone(),
+        duration_s: incident.duration_s,
+        approximate: cuts && row.method == Method::Analytic,
+        row: row.clone(),
+    }
 }
 
 /// The (chain, pattern) keys of `rows` in their order (chains, then patterns, blended last).
@@ -719,9 +743,6 @@ pub fn replay(
     let windows = windows(&history);
     let (cuts, first) = cut_windows(&windows)?;
     let priced = price_shapes(scenario, base, &cuts, &first)?;
-    let mut incidents = Vec::with_capacity(cuts.len());
-    let mut rows: Vec<ReplayRow> =
-        Vec::with_capacity(cuts.len() * priced.first().map_or(0, Vec::len));
     let mut set_periods: std::collections::HashMap<Vec<String>, f64> =
         std::collections::HashMap::new();
     let mut period_of = |providers: &[String]| {
@@ -731,12 +752,28 @@ pub fn replay(
             .entry(set)
             .or_insert_with_key(|set| periods.of_set(set.iter().map(String::as_str)))
     };
-    for (k, cut) in cuts.iter().enumerate() {
-        let (incident, window_rows) =
-            describe_window(base, cut, k + 1, &priced[cut.shape], &mut period_of);
-        incidents.push(incident);
-        rows.extend(window_rows);
-    }
+    let period_s: Vec<f64> = cuts.iter().map(|c| period_of(&c.providers)).collect();
+    // the windows described, then their rows made, in parallel (each in its place: the same
+    // report on any thread count)
+    let (incidents, rows): (Vec<ReplayIncident>, Vec<ReplayRow>) = {
+        use rayon::prelude::*;
+        let incidents: Vec<ReplayIncident> = cuts
+            .par_iter()
+            .zip(&period_s)
+            .enumerate()
+            .map(|(k, (cut, &p))| describe_window(base, cut, k + 1, p))
+            .collect();
+        let of: Vec<(usize, usize)> = cuts
+            .iter()
+            .enumerate()
+            .flat_map(|(k, cut)| (0..priced[cut.shape].len()).map(move |r| (k, r)))
+            .collect();
+        let rows = of
+            .par_iter()
+            .map(|&(k, r)| window_row(&incidents[k], &cuts[k], &priced[cuts[k].shape][r]))
+            .collect();
+        (incidents, rows)
+    };
     let meta = history_meta(base, &history, inputs, (start, end), &periods);
     let keys = row_keys(&rows);
     let totals_all = totals(&rows, &keys, |_| 1.0);

@@ -204,6 +204,25 @@ impl Report {
     }
 }
 
+/// [`Report::first_non_finite`] of incident rows alone: the first figure of `rows` that is not
+/// finite, named `incident/chain/pattern/field`.
+pub fn first_non_finite_incident(rows: &[IncidentRow]) -> Option<String> {
+    rows.iter().find_map(|r| {
+        let mut bad = None;
+        r.analytic.visit(|fig, e| {
+            if bad.is_none() && entry_value(e).is_some_and(|x| !x.is_finite()) {
+                bad = Some(format!(
+                    "incident/{}/{}/{}",
+                    r.chain,
+                    r.pattern.as_str(),
+                    fig.key
+                ));
+            }
+        });
+        bad
+    })
+}
+
 /// The number of an analytic entry (`None` where it does not apply).
 fn entry_value(e: FigureEntry<'_, f64>) -> Option<f64> {
     match e {
