@@ -17,7 +17,7 @@ use crate::report::history::{HistoryReport, ProviderRate, ReplayTotal, YearsRepo
 /// `report` in `format`, as written to standard output or `--output`.
 ///
 /// Errors: a CSV or JSON serialisation failure.
-pub fn render(report: &HistoryReport, format: Format) -> anyhow::Result<Vec<u8>> {
+pub fn render(report: &HistoryReport, format: Format) -> super::Result<Vec<u8>> {
     Ok(match format {
         Format::Table => table::render(&layout(report), table::Style::Terminal).into_bytes(),
         Format::Markdown => table::render(&layout(report), table::Style::Markdown).into_bytes(),
@@ -32,7 +32,7 @@ pub fn render(report: &HistoryReport, format: Format) -> anyhow::Result<Vec<u8>>
 /// when whole, as `compare` prints them.
 ///
 /// Errors: none in practice (the report is plain data).
-pub fn json(report: &HistoryReport) -> anyhow::Result<serde_json::Value> {
+pub fn json(report: &HistoryReport) -> super::Result<serde_json::Value> {
     use serde_json::{Value, json};
     let mut doc = serde_json::to_value(report)?;
     if let Some(Value::Array(rows)) = doc.get_mut("rows") {
@@ -167,7 +167,7 @@ fn label_cells(approximate: bool, precision: Option<f64>) -> Vec<String> {
     cells
 }
 
-fn csv(report: &HistoryReport) -> anyhow::Result<Vec<u8>> {
+fn csv(report: &HistoryReport) -> super::Result<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let header = columns();
     w.write_record(&header)?;
