@@ -248,3 +248,54 @@ impl OpsError {
 
 /// A result of the ops layer.
 pub type Result<T, E = OpsError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_print_as_before() {
+        let no_commit = |shallow| {
+            OpsError::NoCommit {
+                git_ref: "origin/main".into(),
+                shallow,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            no_commit(false),
+            "--base-ref origin/main: git knows no commit `origin/main` in this repository (fetch it first: git fetch origin origin/main; or check the name with git log --oneline -1 origin/main)"
+        );
+        assert!(no_commit(true).contains(
+            "in this repository: the clone is shallow, so the base branch's commits may not have been fetched (fetch"
+        ));
+        let no_match = |pattern: Option<&str>, provider: Option<&str>| {
+            OpsError::NoMatchingModel {
+                spec: "2026-07".into(),
+                pattern: pattern.map(str::to_string),
+                provider: provider.map(str::to_string),
+            }
+            .to_string()
+        };
+        assert_eq!(
+            no_match(None, None),
+            "no model of price table 2026-07 matches"
+        );
+        assert_eq!(
+            no_match(Some("gpt*"), Some("openai")),
+            "no model of price table 2026-07 matches `gpt*` with provider `openai`"
+        );
+    }
+
+    #[test]
+    fn passed_on_errors_print_as_they_are() {
+        let input = InputError::file(crate::error::InputErrorKind::Read, "s.toml", "missing");
+        assert_eq!(OpsError::from(input.clone()).to_string(), input.to_string());
+        // a history error's chain survives the wrapping (as the binary prints it)
+        let history = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(
+            format!("{:#}", anyhow::Error::from(OpsError::from(history))),
+            "outer: inner"
+        );
+    }
+}

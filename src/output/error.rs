@@ -106,3 +106,41 @@ impl OutputError {
 
 /// A result of the output layer.
 pub type Result<T, E = OutputError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_error_prints_the_flag_the_path_and_the_cause_on_one_line() {
+        let e = OutputError::Write {
+            flag: "--output".into(),
+            path: "out/x.csv".into(),
+            source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied"),
+        };
+        assert_eq!(e.to_string(), "--output out/x.csv: cannot write");
+        // as the binary prints it (`{:#}` of the anyhow error `cmd` makes of it)
+        assert_eq!(
+            format!("{:#}", anyhow::Error::from(e)),
+            "--output out/x.csv: cannot write: denied"
+        );
+    }
+
+    #[test]
+    fn a_closed_standard_output_is_a_broken_pipe_through_anyhow() {
+        let pipe = || std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert!(crate::is_broken_pipe(&anyhow::Error::from(
+            OutputError::Stdout(pipe())
+        )));
+        assert!(crate::is_broken_pipe(&anyhow::Error::from(
+            OutputError::Write {
+                flag: "--output".into(),
+                path: "/dev/stdout".into(),
+                source: pipe(),
+            }
+        )));
+        assert!(!crate::is_broken_pipe(&anyhow::Error::from(
+            OutputError::PlotNeedsOneParameter { params: 2 }
+        )));
+    }
+}
