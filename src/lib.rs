@@ -68,5 +68,8 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
         cause
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<output::OutputError>()
+                .is_some_and(output::OutputError::is_broken_pipe)
     })
 }

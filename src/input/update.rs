@@ -11,7 +11,50 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::error::InputError;
 use crate::model::PriceTable;
+
+/// Why `fallcost prices --update` failed; the cached price file is left as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum UpdateError {
+    /// The platform has no cache directory and `FALLCOST_CACHE_DIR` is not set.
+    #[error("no cache directory on this platform; set FALLCOST_CACHE_DIR")]
+    NoCacheDir,
+    /// The download failed (network, HTTP status, or an answer over [`MAX_BYTES`]).
+    #[error(
+        "cannot download {url}: {error}; the cached price file is unchanged (offline? pass a file with --pricing PATH)"
+    )]
+    Download {
+        /// The URL.
+        url: String,
+        /// What the HTTP client said.
+        error: Box<ureq::Error>,
+    },
+    /// The answer is not a LiteLLM price file fallcost reads.
+    #[error("{error}; {url} is not a LiteLLM price file fallcost reads, the cache is unchanged")]
+    NotAPriceFile {
+        /// The URL.
+        url: String,
+        /// What reading it as a price file found.
+        error: Box<InputError>,
+    },
+    /// The cache directory cannot be created.
+    #[error("cannot create {}: {error}", .dir.display())]
+    CreateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// What the system said.
+        error: std::io::Error,
+    },
+    /// The cached file cannot be written (through its temporary file and the rename).
+    #[error("cannot write {}: {error}", .path.display())]
+    Write {
+        /// The cached file.
+        path: PathBuf,
+        /// What the system said.
+        error: std::io::Error,
+    },
+}
 
 /// Where `fallcost prices --update` downloads from by default: LiteLLM's file on GitHub.
 pub const DEFAULT_URL: &str =
@@ -40,11 +83,9 @@ pub fn cache_file() -> Option<PathBuf> {
 /// Errors (the cached file is left as it was): no cache directory; a network failure or an HTTP
 /// error status, naming the URL; an answer over [`MAX_BYTES`]; an answer that is not a price
 /// file fallcost reads (with the error it gives); a cache directory that cannot be written.
-pub fn update(url: Option<&str>) -> anyhow::Result<(PathBuf, PriceTable)> {
+pub fn update(url: Option<&str>) -> Result<(PathBuf, PriceTable), UpdateError> {
     let url = url.unwrap_or(DEFAULT_URL);
-    let target = cache_file().ok_or_else(|| {
-        anyhow::anyhow!("no cache directory on this platform; set FALLCOST_CACHE_DIR")
-    })?;
+    let target = cache_file().ok_or(UpdateError::NoCacheDir)?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(std::time::Duration::from_secs(60)))
         .build()
@@ -53,19 +94,20 @@ pub fn update(url: Option<&str>) -> anyhow::Result<(PathBuf, PriceTable)> {
         .get(url)
         .call()
         .and_then(|mut r| r.body_mut().with_config().limit(MAX_BYTES).read_to_string())
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "cannot download {url}: {e}; the cached price file is unchanged (offline? pass a file with --pricing PATH)"
-            )
+        .map_err(|e| UpdateError::Download {
+            url: url.to_string(),
+            error: Box::new(e),
         })?;
-    let table = super::litellm_prices::parse(url, &text).map_err(|e| {
-        anyhow::anyhow!(
-            "{e}; {url} is not a LiteLLM price file fallcost reads, the cache is unchanged"
-        )
-    })?;
+    let table =
+        super::litellm_prices::parse(url, &text).map_err(|e| UpdateError::NotAPriceFile {
+            url: url.to_string(),
+            error: Box::new(e),
+        })?;
     let dir = target.parent().expect("the cache file has a folder");
-    std::fs::create_dir_all(dir)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|error| UpdateError::CreateDir {
+        dir: dir.to_path_buf(),
+        error,
+    })?;
     let tmp = dir.join(format!(".{FILE_NAME}.{}.tmp", std::process::id()));
     let written = std::fs::File::create(&tmp).and_then(|mut f| {
         f.write_all(text.as_bytes())?;
@@ -73,7 +115,10 @@ pub fn update(url: Option<&str>) -> anyhow::Result<(PathBuf, PriceTable)> {
     });
     if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &target)) {
         let _ = std::fs::remove_file(&tmp);
-        anyhow::bail!("cannot write {}: {e}", target.display());
+        return Err(UpdateError::Write {
+            path: target,
+            error: e,
+        });
     }
     Ok((target, table))
 }

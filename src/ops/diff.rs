@@ -89,7 +89,7 @@ pub struct DiffRequest<'a> {
 /// Errors (exit 2): an unreadable or invalid side (as `compare`'s), a git ref or path git
 /// cannot show, invalid usage settings, a threshold that needs traffic or an incident the
 /// inputs do not give.
-pub fn diff(req: &DiffRequest) -> anyhow::Result<DiffReport> {
+pub fn diff(req: &DiffRequest) -> crate::ops::Result<DiffReport> {
     let flags = UsageFlags {
         requests_per_month: req.requests_per_month,
         history: req.incidents.clone(),
@@ -125,10 +125,10 @@ fn diff_with(
     usage_b: &UsageSettings,
     usage: &UsageSettings,
     usage_changes: Vec<crate::report::diff::Change>,
-) -> anyhow::Result<DiffReport> {
+) -> crate::ops::Result<DiffReport> {
     let (mut base, mut head) = sides::resolve(req, usage_b, usage)?;
     select_chains(&req.source.chains, [&mut base, &mut head])?;
-    let load = |u: &UsageSettings| -> anyhow::Result<Option<crate::input::history::History>> {
+    let load = |u: &UsageSettings| -> crate::ops::Result<Option<crate::input::history::History>> {
         Ok(match u.history.is_empty() {
             true => None,
             false => Some(crate::input::history::load(
@@ -384,7 +384,7 @@ fn crossed(
     report: &DiffReport,
     head: &[(String, DiffFigures, Vec<Assumption>)],
     thresholds: &[Threshold],
-) -> anyhow::Result<Vec<Crossed>> {
+) -> crate::ops::Result<Vec<Crossed>> {
     let mut out = Vec::new();
     for t in thresholds {
         match *t {
@@ -411,13 +411,9 @@ fn crossed(
 /// The threshold `t` on the totals (every kind but a ratio), when the diff crosses it.
 ///
 /// Errors: as [`crossed`].
-fn total_threshold(report: &DiffReport, t: &Threshold) -> anyhow::Result<Option<Crossed>> {
+fn total_threshold(report: &DiffReport, t: &Threshold) -> crate::ops::Result<Option<Crossed>> {
     let d = &report.diff_total;
-    let need_month = || {
-        anyhow::anyhow!(
-            "--fail-above in percent or $/month needs every chain's traffic: requests_per_month in fallcost.toml [usage] (or [usage.chains]), or --requests-per-month"
-        )
-    };
+    let need_month = || crate::ops::OpsError::ThresholdNeedsTraffic;
     Ok(match *t {
         Threshold::Percent(p) => {
             let v = d.per_month_usd.ok_or_else(need_month)?;
@@ -438,7 +434,11 @@ fn total_threshold(report: &DiffReport, t: &Threshold) -> anyhow::Result<Option<
             })
         }
         Threshold::PerIncident(x) => {
-            let v = d.incident_usd.ok_or_else(|| anyhow::anyhow!("--fail-above $/incident needs the reference incident on both sides: an [incident] in the scenarios, or `incident` in fallcost.toml [usage]"))?;
+            let v = d
+                .incident_usd
+                .ok_or_else(|| crate::ops::OpsError::ThresholdNeedsIncident {
+                    per: "$/incident",
+                })?;
             (v > x).then(|| {
                 total_crossed(
                     "per_incident_usd",
@@ -452,11 +452,18 @@ fn total_threshold(report: &DiffReport, t: &Threshold) -> anyhow::Result<Option<
             })
         }
         Threshold::FailedPerIncident(x) => {
-            let v = d.incident_failed.ok_or_else(|| anyhow::anyhow!("--fail-above failed/incident needs the reference incident on both sides: an [incident] in the scenarios, or `incident` in fallcost.toml [usage]"))?;
+            let v =
+                d.incident_failed
+                    .ok_or_else(|| crate::ops::OpsError::ThresholdNeedsIncident {
+                        per: "failed/incident",
+                    })?;
             (v > x).then(|| total_crossed("failed_per_incident", x, v, format!("the reference incident's failed requests rise by {}, above --fail-above +{}failed/incident", crate::number::count(v), crate::number::count(x))))
         }
         Threshold::Availability(x) => {
-            let v = d.availability.ok_or_else(|| anyhow::anyhow!("--fail-above %availability needs an incident history on both sides: `history` in fallcost.toml [usage], or --incidents FILE"))? * 100.0;
+            let v = d
+                .availability
+                .ok_or_else(|| crate::ops::OpsError::ThresholdNeedsHistory)?
+                * 100.0;
             (-v > x).then(|| total_crossed("availability", x, v, format!("the availability through the history's incidents falls by {:.4} percentage points, above --fail-above -{x}%availability", -v)))
         }
         Threshold::Ratio(_) => None,
@@ -553,7 +560,7 @@ fn flags(
 /// removed); every chain without one.
 ///
 /// Errors (exit 2): a name neither side has, naming the chains they have.
-fn select_chains(names: &[String], sides: [&mut DiffSide; 2]) -> anyhow::Result<()> {
+fn select_chains(names: &[String], sides: [&mut DiffSide; 2]) -> crate::ops::Result<()> {
     if names.is_empty() {
         return Ok(());
     }
@@ -569,10 +576,10 @@ fn select_chains(names: &[String], sides: [&mut DiffSide; 2]) -> anyhow::Result<
             .collect();
         all.sort_unstable();
         all.dedup();
-        anyhow::bail!(
-            "--chain {n}: no such chain in BASE or HEAD; they have: {}",
-            all.join(", ")
-        );
+        return Err(crate::ops::OpsError::NoChainInSides {
+            name: n.clone(),
+            have: all.join(", "),
+        });
     }
     for side in sides {
         side.scenario.chains.retain(|c| names.contains(&c.name));
@@ -587,7 +594,7 @@ fn resolve_side(
     req: &DiffRequest,
     usage: &UsageSettings,
     paths: &[PathBuf],
-) -> anyhow::Result<inputs::Inputs> {
+) -> crate::ops::Result<inputs::Inputs> {
     let mut set = usage.incident_overrides();
     set.extend(req.source.set.iter().cloned());
     let is_scenario =
@@ -620,7 +627,7 @@ fn match_chains(
     (base, base_figs): Priced<'_>,
     (head, head_figs): (&DiffSide, &mut Vec<ChainFigures>),
     pairs: &[matching::Pairing],
-) -> anyhow::Result<(Vec<ChainDiff>, Vec<String>)> {
+) -> crate::ops::Result<(Vec<ChainDiff>, Vec<String>)> {
     let mut chains = Vec::new();
     let mut unchanged = Vec::new();
     let bc = &base.scenario.chains;
@@ -687,7 +694,7 @@ fn lost_fallback(
     history: Option<&crate::input::history::History>,
     (b, g, bf): (&Chain, &crate::model::provenance::Served, &DiffFigures),
     (head, head_figs): (&DiffSide, &mut Vec<ChainFigures>),
-) -> anyhow::Result<ChainDiff> {
+) -> crate::ops::Result<ChainDiff> {
     let alone = Chain {
         links: b.links[..1].to_vec(),
         ..b.clone()

@@ -252,7 +252,7 @@ pub struct Inputs {
 /// Errors (exit 2): unreadable or invalid settings; neither a scenario nor a config (from the
 /// flags or the settings); `--profile` or `--pricing` without a config; an unreadable scenario
 /// or config, or a scenario with `[[chain]]` or `[policy]` beside `--config`.
-pub fn source(command: &str, args: &SourceArgs) -> anyhow::Result<Source> {
+pub fn source(command: &str, args: &SourceArgs) -> crate::ops::Result<Source> {
     let project = Project::of(args);
     let settings = project.compare()?;
     // fallcost.toml [usage]: the request and reference incident `diff` and `check` use too.
@@ -269,18 +269,16 @@ pub fn source(command: &str, args: &SourceArgs) -> anyhow::Result<Source> {
     };
     let scenario_path = args.scenario.clone().or(settings.scenario);
     if configs.is_empty() {
-        let path = scenario_path.as_deref().ok_or_else(|| {
-            anyhow::anyhow!(
-                "the following required arguments were not provided: --scenario <PATH> or --config <FILE> (or `scenario`/`config` in fallcost.toml's [compare]; see `fallcost {command} --help`)"
-            )
-        })?;
+        let path = scenario_path
+            .as_deref()
+            .ok_or_else(|| crate::ops::OpsError::NoSource {
+                command: command.to_string(),
+            })?;
         if args.profile.is_some() {
-            anyhow::bail!("--profile prices a gateway config: it needs --config");
+            return Err(crate::ops::OpsError::ProfileWithoutConfig);
         }
         if args.pricing.is_some() {
-            anyhow::bail!(
-                "--pricing prices a gateway config: it needs --config (a scenario uses its own `pricing`)"
-            );
+            return Err(crate::ops::OpsError::PricingWithoutConfig);
         }
         let base = match path.parent() {
             Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
@@ -313,11 +311,10 @@ pub fn source(command: &str, args: &SourceArgs) -> anyhow::Result<Source> {
 ///
 /// Errors: as [`source`]; an invalid scenario (file:line:col and field); a `--chain` the
 /// scenario does not have (naming the ones it has). All exit 2.
-pub fn resolve(command: &str, args: &SourceArgs) -> anyhow::Result<Inputs> {
+pub fn resolve(command: &str, args: &SourceArgs) -> crate::ops::Result<Inputs> {
     let source = source(command, args)?;
     let mut scenario = source.parse()?;
-    let partial =
-        scenario::select_chains(&mut scenario, &args.chains).map_err(anyhow::Error::msg)?;
+    let partial = scenario::select_chains(&mut scenario, &args.chains)?;
     Ok(Inputs {
         scenario,
         label: source.label,

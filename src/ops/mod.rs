@@ -5,9 +5,12 @@
 pub mod check;
 pub mod compare;
 pub mod diff;
+pub mod error;
 pub mod history;
 pub mod inputs;
 pub mod prices;
 pub mod reconcile;
 pub mod sweep;
 pub mod tune;
+
+pub use error::{OpsError, Result};

@@ -58,7 +58,7 @@ pub fn select(
     pattern: Option<&str>,
     provider: Option<&str>,
     sort: PriceSort,
-) -> anyhow::Result<Selection> {
+) -> crate::ops::Result<Selection> {
     let spec = spec.unwrap_or(broad_name());
     let mut prices = PricingRef::parse(spec, None).load()?;
     let total = prices.models.len();
@@ -67,11 +67,11 @@ pub fn select(
             && provider.is_none_or(|p| same_provider(&m.provider, p))
     });
     if prices.models.is_empty() {
-        anyhow::bail!(
-            "no model of price table {spec} matches{}{}",
-            pattern.map_or(String::new(), |p| format!(" `{p}`")),
-            provider.map_or(String::new(), |p| format!(" with provider `{p}`"))
-        );
+        return Err(crate::ops::OpsError::NoMatchingModel {
+            spec: spec.to_string(),
+            pattern: pattern.map(str::to_string),
+            provider: provider.map(str::to_string),
+        });
     }
     // LiteLLM's USD per token times a million carries float noise (15.000020000000003): show
     // every price at 12 significant digits, in every format.

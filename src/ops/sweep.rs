@@ -123,10 +123,13 @@ pub fn run(
     params: &[Param],
     chains: &[String],
     mc: Option<McOptions>,
-) -> anyhow::Result<Sweep> {
+) -> crate::ops::Result<Sweep> {
     let total: usize = params.iter().map(|p| p.values.len()).product();
     if total > MAX_POINTS {
-        anyhow::bail!("the grid has {total} points; at most {MAX_POINTS}");
+        return Err(crate::ops::OpsError::TooManyPoints {
+            total,
+            max: MAX_POINTS,
+        });
     }
     let mut rows = Vec::new();
     let mut name = String::new();
@@ -141,7 +144,7 @@ pub fn run(
                 .map(|(p, v)| (p.key.clone(), p.setting(*v))),
         );
         let mut scenario = point_scenario((label, text, base, prices), &overrides, params, &point)?;
-        let partial = scenario::select_chains(&mut scenario, chains).map_err(anyhow::Error::msg)?;
+        let partial = scenario::select_chains(&mut scenario, chains)?;
         let (report, simulated) = point_reports(&scenario, partial.is_some(), mc.as_ref());
         if partial.is_some() {
             note = partial;
@@ -150,7 +153,10 @@ pub fn run(
             .first_non_finite()
             .or_else(|| simulated.as_ref().and_then(Report::first_non_finite))
         {
-            anyhow::bail!("{label}: {field} is not a finite number at this grid point");
+            return Err(crate::ops::OpsError::NotFinite {
+                label: label.to_string(),
+                field: field.to_string(),
+            });
         }
         name = report.scenario.clone();
         let map: BTreeMap<String, f64> = params
@@ -193,7 +199,7 @@ fn point_scenario(
     overrides: &[(String, String)],
     params: &[Param],
     point: &[f64],
-) -> anyhow::Result<Scenario> {
+) -> crate::ops::Result<Scenario> {
     scenario::parse_priced(label, text, base, overrides, prices).map_err(|mut e| {
         // A swept value came from its --param, not from a --set.
         if params
@@ -207,7 +213,10 @@ fn point_scenario(
             .zip(point)
             .map(|(p, v)| format!("{}={v}", p.key))
             .collect();
-        anyhow::anyhow!("{e} (at {})", at.join(", "))
+        crate::ops::OpsError::AtGridPoint {
+            error: Box::new(e),
+            at: at.join(", "),
+        }
     })
 }
 

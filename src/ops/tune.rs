@@ -145,7 +145,7 @@ impl Deadline {
 /// Run the search on `source` (the scenario as `compare` reads it), with no progress shown.
 ///
 /// Errors: as [`run_with`].
-pub fn run(source: &Source, ask: &Ask) -> anyhow::Result<Tune> {
+pub fn run(source: &Source, ask: &Ask) -> crate::ops::Result<Tune> {
     run_with(source, ask, &Progress::new(&|_, _| {}))
 }
 
@@ -154,7 +154,7 @@ pub fn run(source: &Source, ask: &Ask) -> anyhow::Result<Tune> {
 /// Errors (exit 2): an invalid scenario or combination (naming the `--set` pairs), a
 /// `--chain` the scenario lacks, a space over [`space::MAX_COMBINATIONS`], more incident
 /// requests a year than the year has, `--budget` without traffic to weigh it by.
-pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> anyhow::Result<Tune> {
+pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> crate::ops::Result<Tune> {
     let deadline = Deadline {
         at: ask
             .budget_s
@@ -167,7 +167,7 @@ pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> anyhow::Resu
         base.chains.iter().map(|c| c.name.clone()).collect()
     } else {
         let mut s = base.clone();
-        scenario::select_chains(&mut s, &ask.chains).map_err(anyhow::Error::msg)?;
+        scenario::select_chains(&mut s, &ask.chains)?;
         ask.chains.clone()
     };
     let mut plans = Vec::new();
@@ -179,9 +179,7 @@ pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> anyhow::Resu
             .find(|c| &c.name == name)
             .expect("selected above");
         let (space, held) = hold_unpriced_timeout(chain, space_for(chain, &base, ask));
-        let combos = space
-            .combos(chain.policy.timeout_s)
-            .map_err(anyhow::Error::msg)?;
+        let combos = space.combos(chain.policy.timeout_s)?;
         progress.add_total(combos.len() as u64);
         plans.push((name, combos, held));
         dims = space.dims;
@@ -292,7 +290,7 @@ pub fn unpriced_timeout(chain: &crate::model::Chain) -> Option<String> {
 }
 
 /// The year's traffic: `--requests-per-month`, else the incident's rate around the clock.
-fn usage(base: &Scenario, ask: &Ask) -> anyhow::Result<Usage> {
+fn usage(base: &Scenario, ask: &Ask) -> crate::ops::Result<Usage> {
     let (requests_per_month, source) = match (&ask.requests_per_month, &base.incident) {
         (Some((r, s)), _) => (*r, s.clone()),
         (None, Some(i)) => (
@@ -301,9 +299,7 @@ fn usage(base: &Scenario, ask: &Ask) -> anyhow::Result<Usage> {
         ),
         (None, None) => {
             if ask.goals.budget_usd_month.is_some() {
-                anyhow::bail!(
-                    "--budget needs the monthly traffic: give --requests-per-month N (the scenario has no [incident] whose rate would stand for it)"
-                );
+                return Err(crate::ops::OpsError::BudgetNeedsTraffic);
             }
             (
                 1e6,
@@ -313,9 +309,7 @@ fn usage(base: &Scenario, ask: &Ask) -> anyhow::Result<Usage> {
     };
     if let Some((_, files)) = &ask.history {
         if base.incident.is_none() {
-            anyhow::bail!(
-                "--history replays each incident of the history on the scenario's [incident] (its requests_per_second and session_length); add an [incident] to the scenario"
-            );
+            return Err(crate::ops::OpsError::HistoryNeedsIncident);
         }
         return Ok(Usage {
             requests_per_month,
@@ -328,11 +322,12 @@ fn usage(base: &Scenario, ask: &Ask) -> anyhow::Result<Usage> {
         let year = 12.0 * requests_per_month;
         let in_incidents = ask.incidents_per_year * i.requests() as f64;
         if in_incidents > year {
-            anyhow::bail!(
-                "{} incidents a year of {} requests each are more requests than the year's {year} ({source}); lower --incidents-per-year or raise --requests-per-month",
-                ask.incidents_per_year,
-                i.requests()
-            );
+            return Err(crate::ops::OpsError::IncidentsExceedYear {
+                incidents_per_year: ask.incidents_per_year,
+                requests: i.requests(),
+                year,
+                traffic: source,
+            });
         }
     }
     Ok(Usage {
@@ -384,14 +379,21 @@ struct Priced {
 }
 
 /// The scenario of `set` applied to `source`, with only chain `name`.
-fn scenario_of(source: &Source, name: &str, set: &[(String, String)]) -> anyhow::Result<Scenario> {
+fn scenario_of(
+    source: &Source,
+    name: &str,
+    set: &[(String, String)],
+) -> crate::ops::Result<Scenario> {
     let mut overrides = source.overrides.clone();
     overrides.extend(set.iter().cloned());
     let mut s = source.parse_with(&overrides).map_err(|e| {
         let at: Vec<String> = set.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        anyhow::anyhow!("{e} (tune at --set {})", at.join(" --set "))
+        crate::ops::OpsError::AtTunePoint {
+            error: Box::new(e),
+            at: at.join(" --set "),
+        }
     })?;
-    scenario::select_chains(&mut s, &[name.to_string()]).map_err(anyhow::Error::msg)?;
+    scenario::select_chains(&mut s, &[name.to_string()])?;
     Ok(s)
 }
 
@@ -465,7 +467,7 @@ fn price(
     combo: &Combo,
     screen: bool,
     history: Option<&(History, Vec<String>)>,
-) -> anyhow::Result<Priced> {
+) -> crate::ops::Result<Priced> {
     price_of(source, name, combo, screen, history, &Pattern::ALL)
 }
 
@@ -477,7 +479,7 @@ fn price_of(
     screen: bool,
     history: Option<&(History, Vec<String>)>,
     patterns: &[Pattern],
-) -> anyhow::Result<Priced> {
+) -> crate::ops::Result<Priced> {
     let s = scenario_of(source, name, &combo.set)?;
     let chain = &s.chains[0];
     let free = without_inert_breakers(&s);
@@ -630,7 +632,7 @@ fn set_strings(set: &[(String, String)]) -> Vec<String> {
 /// figures ([`screen_rounds`]), until every survivor's are `compare`'s; then the survivors'
 /// exact figures. Past `--budget-s` no new combination is priced and no survivor advanced:
 /// the frontier is of those done.
-fn tune_chain(ctx: &Ctx, combos: &[Combo], held: Vec<String>) -> anyhow::Result<ChainTune> {
+fn tune_chain(ctx: &Ctx, combos: &[Combo], held: Vec<String>) -> crate::ops::Result<ChainTune> {
     let (source, name, usage, ask) = (ctx.source, ctx.name, ctx.usage, ctx.ask);
     let (mut priced, cut, held_out, held) = price_all(ctx, combos, held)?;
     let shipped = shipped(source, name, usage, ask)?;
@@ -684,7 +686,7 @@ fn price_all(
     ctx: &Ctx,
     combos: &[Combo],
     mut held: Vec<String>,
-) -> anyhow::Result<(Vec<Priced>, usize, usize, Vec<String>)> {
+) -> crate::ops::Result<(Vec<Priced>, usize, usize, Vec<String>)> {
     let (source, name) = (ctx.source, ctx.name);
     let history = ctx.ask.history.as_ref();
     let own = source.parse()?;
@@ -711,7 +713,7 @@ fn price_all(
             }
             Ok(Some(Ok(p)))
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<crate::ops::Result<Vec<_>>>()?;
     let cut = priced.iter().filter(|p| p.is_none()).count();
     let held_out = priced.iter().filter(|p| matches!(p, Some(Err(_)))).count();
     let mut kept = Vec::new();
@@ -861,7 +863,12 @@ fn p99_ci95(h: &Histogram, n: u64) -> [f64; 2] {
 
 /// The scenario as given, on its first pattern with a fallback (sequential; no-fallback for
 /// one model), weighed.
-fn shipped(source: &Source, name: &str, usage: &Usage, ask: &Ask) -> anyhow::Result<Option<Point>> {
+fn shipped(
+    source: &Source,
+    name: &str,
+    usage: &Usage,
+    ask: &Ask,
+) -> crate::ops::Result<Option<Point>> {
     let goals = &ask.goals;
     let combo = Combo {
         set: Vec::new(),

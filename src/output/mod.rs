@@ -8,6 +8,7 @@ pub mod color;
 pub mod compare_plot;
 pub mod csv;
 pub mod diff;
+pub mod error;
 pub mod history;
 pub mod json;
 pub mod layout;
@@ -24,9 +25,9 @@ pub mod workflow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
 use crate::report::Report;
+
+pub use error::{OutputError, Result};
 
 /// An output format: `--format` of `compare`, `sweep` and `prices` (the variants' comments are
 /// its `--help` text). CSV has one header line and one row per (section, chain, pattern), plain
@@ -65,7 +66,7 @@ impl OutputTarget {
 }
 
 /// Render a compare report in `format`.
-pub fn render(report: &Report, format: Format) -> anyhow::Result<Vec<u8>> {
+pub fn render(report: &Report, format: Format) -> Result<Vec<u8>> {
     Ok(match format {
         Format::Table => {
             table::render(&layout::compare(report), table::Style::Terminal).into_bytes()
@@ -82,10 +83,11 @@ pub fn render(report: &Report, format: Format) -> anyhow::Result<Vec<u8>> {
 /// place, so a failed run never leaves a truncated file.
 ///
 /// Errors: the file cannot be created, written or renamed (with the path); writing to a closed
-/// standard output returns the `BrokenPipe` I/O error for the caller to treat as success.
-pub fn write(target: &OutputTarget, bytes: &[u8]) -> anyhow::Result<()> {
+/// standard output returns [`OutputError::Stdout`] with the `BrokenPipe` I/O error, for the
+/// caller to treat as success ([`OutputError::is_broken_pipe`]).
+pub fn write(target: &OutputTarget, bytes: &[u8]) -> Result<()> {
     match target {
-        OutputTarget::Stdout => Ok(write_stdout(bytes)?),
+        OutputTarget::Stdout => write_stdout(bytes).map_err(OutputError::Stdout),
         // Colour is for the terminal: a file never gets it.
         OutputTarget::File(path) => write_file(path, &strip_sgr(bytes), "--output"),
     }
@@ -130,40 +132,43 @@ pub fn strip_sgr(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 ///
 /// Errors: a folder, a dangling link, a chain of more than 40 links, or a file that cannot be
 /// created, written or renamed.
-pub fn write_file(path: &Path, bytes: &[u8], flag: &str) -> anyhow::Result<()> {
+pub fn write_file(path: &Path, bytes: &[u8], flag: &str) -> Result<()> {
     write_file_via(path, bytes, flag, path, 0)
 }
 
 /// [`write_file`] after following `hops` symbolic links from `asked`, the path the user gave.
-fn write_file_via(
-    path: &Path,
-    bytes: &[u8],
-    flag: &str,
-    asked: &Path,
-    hops: usize,
-) -> anyhow::Result<()> {
-    let shown = asked.display();
+fn write_file_via(path: &Path, bytes: &[u8], flag: &str, asked: &Path, hops: usize) -> Result<()> {
+    // the flag and the path as the user gave them, for every error
+    let at = || (flag.to_string(), asked.to_path_buf());
+    let cannot_write = |source| {
+        let (flag, path) = at();
+        OutputError::Write { flag, path, source }
+    };
     if path.starts_with("/dev") || path.starts_with("/proc") {
-        return write_through(path, bytes).with_context(|| format!("{flag} {shown}: cannot write"));
+        return write_through(path, bytes).map_err(cannot_write);
     }
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
-            anyhow::ensure!(
-                hops < 40,
-                "{flag} {shown}: too many levels of symbolic links"
-            );
-            let target = std::fs::read_link(path)
-                .with_context(|| format!("{flag} {shown}: cannot read the link"))?;
+            if hops >= 40 {
+                let (flag, path) = at();
+                return Err(OutputError::TooManyLinks { flag, path });
+            }
+            let target = std::fs::read_link(path).map_err(|source| {
+                let (flag, path) = at();
+                OutputError::ReadLink { flag, path, source }
+            })?;
             let next = match path.parent() {
                 Some(dir) => dir.join(&target),
                 None => target,
             };
             return write_file_via(&next, bytes, flag, asked, hops + 1);
         }
-        Ok(m) if m.is_dir() => anyhow::bail!("{flag} {shown}: is a directory; expected a file"),
+        Ok(m) if m.is_dir() => {
+            let (flag, path) = at();
+            return Err(OutputError::IsDirectory { flag, path });
+        }
         Ok(m) if !m.is_file() => {
-            return write_through(path, bytes)
-                .with_context(|| format!("{flag} {shown}: cannot write"));
+            return write_through(path, bytes).map_err(cannot_write);
         }
         // A link to a file that does not exist yet is created, as a shell's `>` would,
         // unless its folder is missing too.
@@ -174,7 +179,9 @@ fn write_file_via(
                     .parent()
                     .is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir()) =>
         {
-            anyhow::bail!("{flag} {shown}: a link to nothing ({})", path.display());
+            let target = path.to_path_buf();
+            let (flag, path) = at();
+            return Err(OutputError::DanglingLink { flag, path, target });
         }
         _ => {}
     }
@@ -182,11 +189,11 @@ fn write_file_via(
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = path
-        .file_name()
-        .with_context(|| format!("{flag} {shown}: not a file path"))?;
-    let (mut f, tmp) = create_temp(&dir, &name.to_string_lossy())
-        .with_context(|| format!("{flag} {shown}: cannot write"))?;
+    let name = path.file_name().ok_or_else(|| {
+        let (flag, path) = at();
+        OutputError::NotAFilePath { flag, path }
+    })?;
+    let (mut f, tmp) = create_temp(&dir, &name.to_string_lossy()).map_err(cannot_write)?;
     let result = (|| -> std::io::Result<()> {
         // Keep the permissions of the file being replaced (a 600 file stays 600).
         let mode = std::fs::metadata(path).ok().map(|m| m.permissions());
@@ -199,7 +206,7 @@ fn write_file_via(
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("{flag} {shown}: cannot write"));
+        return Err(cannot_write(e));
     }
     Ok(())
 }

@@ -372,12 +372,11 @@ fn tick_text(t: f64, step: f64) -> String {
 /// legend and end labels are never cut.
 ///
 /// Errors: a sweep of more or fewer than one parameter.
-pub fn cost_chart(sweep: &Sweep) -> anyhow::Result<String> {
+pub fn cost_chart(sweep: &Sweep) -> super::Result<String> {
     let [key] = &sweep.params[..] else {
-        anyhow::bail!(
-            "--plot draws cost against one parameter; this sweep has {}",
-            sweep.params.len()
-        );
+        return Err(super::OutputError::PlotNeedsOneParameter {
+            params: sweep.params.len(),
+        });
     };
     let mut chains: Vec<&str> = Vec::new();
     for r in &sweep.rows {

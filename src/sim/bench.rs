@@ -120,11 +120,24 @@ impl BenchResult {
     }
 }
 
+/// Why the benchmark cannot be set up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BenchError {
+    /// The price table the benchmark prices with lacks one of its models.
+    #[error("the bundled price table lacks {model}")]
+    MissingModel {
+        /// The model id.
+        model: String,
+    },
+}
+
 /// The benchmark chain: the failover-chains post's Sol → Sonnet 5 → Haiku 4.5 at 2,000 in /
 /// 500 out, 0.5% failures on every link (half gray), latencies Sol p50 2 s / p99 12 s, Sonnet
 /// 1.5 s / 10 s, Haiku 0.8 s / 5 s, a 10 s timeout (trips and the hedge winner from latency).
 /// `benches/steady_numpy.py` implements the same model.
-pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
+///
+/// Errors: [`BenchError::MissingModel`], the table lacks one of the three models.
+pub fn chain(prices: &PriceTable) -> Result<(Request, Chain), BenchError> {
     let ids = [
         "openai/gpt-5.6-sol",
         "anthropic/claude-sonnet-5",
@@ -154,7 +167,9 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
             let price = prices
                 .get(id)
                 .cloned()
-                .ok_or_else(|| anyhow::anyhow!("the bundled price table lacks {id}"))?;
+                .ok_or_else(|| BenchError::MissingModel {
+                    model: id.to_string(),
+                })?;
             Ok(LinkDraft {
                 price,
                 failure_rate: 0.005,
@@ -164,7 +179,7 @@ pub fn chain(prices: &PriceTable) -> anyhow::Result<(Request, Chain)> {
                 max_output_tokens: None,
             })
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, BenchError>>()?;
     let steady = Steady {
         gray_fraction: 0.5,
         ..Steady::default()

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::ops::OpsError;
+
 /// `p` relative to the current folder, as git's pathspecs and `REF:./path` name files: an
 /// absolute path anywhere in the repository becomes `sub/file` or `../other/file` (symbolic
 /// links resolved on both sides); a relative path as written, tidied. An absolute path that
@@ -46,7 +48,7 @@ pub(super) fn in_repo(p: &Path) -> PathBuf {
 pub(super) fn at_ref(
     r: &str,
     paths: &[PathBuf],
-) -> anyhow::Result<(PathBuf, Vec<PathBuf>, Vec<Renamed>)> {
+) -> crate::ops::Result<(PathBuf, Vec<PathBuf>, Vec<Renamed>)> {
     let dir = std::env::temp_dir().join(format!(
         "fallcost-diff-{}-{}",
         std::process::id(),
@@ -68,17 +70,20 @@ pub(super) fn at_ref(
 /// The standard output of `git ARGS` (for `--base-ref r`).
 ///
 /// Errors: git cannot be run, or fails (its message).
-fn git(r: &str, args: &[&str]) -> anyhow::Result<Vec<u8>> {
+fn git(r: &str, args: &[&str]) -> crate::ops::Result<Vec<u8>> {
     let out = Command::new("git")
         .args(args)
         .output()
-        .map_err(|e| anyhow::anyhow!("--base-ref {r}: cannot run git: {e}"))?;
+        .map_err(|error| OpsError::GitRun {
+            git_ref: r.to_string(),
+            error,
+        })?;
     if !out.status.success() {
-        anyhow::bail!(
-            "--base-ref {r}: git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
+        return Err(OpsError::GitFailed {
+            git_ref: r.to_string(),
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
     }
     Ok(out.stdout)
 }
@@ -87,7 +92,7 @@ fn git(r: &str, args: &[&str]) -> anyhow::Result<Vec<u8>> {
 ///
 /// Errors: it does not, saying why: no repository here, or a ref this clone lacks (a shallow
 /// clone said so).
-fn check_ref(r: &str) -> anyhow::Result<()> {
+fn check_ref(r: &str) -> crate::ops::Result<()> {
     let git = |args: &[&str]| git(r, args);
     if git(&[
         "rev-parse",
@@ -100,22 +105,16 @@ fn check_ref(r: &str) -> anyhow::Result<()> {
         return Ok(());
     }
     // say why: no repository here, or a ref this clone lacks
-    git(&["rev-parse", "--is-inside-work-tree"]).map_err(|_| {
-        anyhow::anyhow!(
-            "--base-ref {r}: the current folder is not inside a git repository (run fallcost diff from the repository's checkout)"
-        )
+    git(&["rev-parse", "--is-inside-work-tree"]).map_err(|_| OpsError::NotARepository {
+        git_ref: r.to_string(),
     })?;
     let shallow = git(&["rev-parse", "--is-shallow-repository"])
         .map(|o| String::from_utf8_lossy(&o).trim() == "true")
         .unwrap_or(false);
-    anyhow::bail!(
-        "--base-ref {r}: git knows no commit `{r}` in this repository{} (fetch it first: git fetch origin {r}; or check the name with git log --oneline -1 {r})",
-        if shallow {
-            ": the clone is shallow, so the base branch's commits may not have been fetched"
-        } else {
-            ""
-        }
-    );
+    Err(OpsError::NoCommit {
+        git_ref: r.to_string(),
+        shallow,
+    })
 }
 
 /// Files renamed since the ref (`git mv`, a folder moved), as git's rename detection pairs
@@ -124,7 +123,7 @@ fn check_ref(r: &str) -> anyhow::Result<()> {
 /// addition.
 ///
 /// Errors: as [`git`]; a listing that is not UTF-8.
-fn renames(r: &str) -> anyhow::Result<Vec<Renamed>> {
+fn renames(r: &str) -> crate::ops::Result<Vec<Renamed>> {
     let listed = git(
         r,
         &[
@@ -160,7 +159,7 @@ fn write_at_ref(
     p: &Path,
     renames: &[Renamed],
     used: &mut Vec<Renamed>,
-) -> anyhow::Result<bool> {
+) -> crate::ops::Result<bool> {
     let listed = git(
         r,
         &[
@@ -191,9 +190,9 @@ fn write_at_ref(
         let body = git(r, &["show", &format!("{r}:./{f}")])?;
         let target = dir.join(safe(Path::new(&at)));
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)?;
+            std::fs::create_dir_all(parent).map_err(|e| OpsError::io(parent, e))?;
         }
-        std::fs::write(&target, body)?;
+        std::fs::write(&target, body).map_err(|e| OpsError::io(&target, e))?;
     }
     Ok(true)
 }

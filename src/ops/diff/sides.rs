@@ -147,7 +147,7 @@ pub fn resolve(
     req: &DiffRequest,
     usage_b: &UsageSettings,
     usage: &UsageSettings,
-) -> anyhow::Result<(DiffSide, DiffSide)> {
+) -> crate::ops::Result<(DiffSide, DiffSide)> {
     let deleted = req.base_ref.is_some() && req.head.iter().all(|p| !p.exists());
     let head = match deleted {
         true => Err(Vec::new()),
@@ -167,10 +167,10 @@ pub fn resolve(
             Ok((b, h))
         }
         (Err(lone), Ok(h)) => Ok((empty_side(&h, base_label, lone), h)),
-        (Err(_), Err(_)) => anyhow::bail!(
-            "no fallback chain in BASE ({base_label}) nor in HEAD ({}): nothing to diff",
-            label(&req.head)
-        ),
+        (Err(_), Err(_)) => Err(crate::ops::OpsError::NothingToDiff {
+            base: base_label,
+            head: label(&req.head),
+        }),
     }
 }
 
@@ -183,7 +183,7 @@ fn base_at_ref(
     req: &DiffRequest,
     usage_b: &UsageSettings,
     r: &str,
-) -> anyhow::Result<(MaybeEmpty, String)> {
+) -> crate::ops::Result<(MaybeEmpty, String)> {
     let (dir, paths, renamed) = at_ref(r, &req.head)?;
     let shown = req
         .head
@@ -244,7 +244,10 @@ fn empty_side(other: &DiffSide, label: String, lone: Vec<Served>) -> DiffSide {
 type MaybeEmpty = Result<DiffSide, Vec<Served>>;
 
 /// `side` as is, or [`MaybeEmpty`]'s `Err` for configs that have no fallback chain.
-fn maybe_empty(side: anyhow::Result<DiffSide>, paths: &[PathBuf]) -> anyhow::Result<MaybeEmpty> {
+fn maybe_empty(
+    side: crate::ops::Result<DiffSide>,
+    paths: &[PathBuf],
+) -> crate::ops::Result<MaybeEmpty> {
     match side {
         Err(e) if e.to_string().contains("no fallback chain found") => {
             Ok(Err(crate::input::gateway::price::served_groups(paths)?))
@@ -266,7 +269,7 @@ fn side(
     usage: &UsageSettings,
     paths: &[PathBuf],
     label: String,
-) -> anyhow::Result<DiffSide> {
+) -> crate::ops::Result<DiffSide> {
     let inputs = resolve_side(req, usage, paths)?;
     let text = match paths {
         [p] if p.is_file() && p.extension().is_some_and(|e| e == "toml") => Some((
@@ -406,7 +409,7 @@ pub fn figures(
     usage: &UsageSettings,
     history: Option<&History>,
     traffic: &[Traffic],
-) -> anyhow::Result<Vec<(String, DiffFigures, Vec<Assumption>)>> {
+) -> crate::ops::Result<Vec<(String, DiffFigures, Vec<Assumption>)>> {
     side.scenario
         .chains
         .iter()
@@ -428,7 +431,7 @@ pub fn chain_figures(
     req: &DiffRequest,
     usage: &UsageSettings,
     history: Option<&History>,
-) -> anyhow::Result<(String, DiffFigures, Vec<Assumption>)> {
+) -> crate::ops::Result<(String, DiffFigures, Vec<Assumption>)> {
     {
         let (requests, source) = match traffic {
             Some((n, src)) => (Some(n), Some(src)),
@@ -538,7 +541,7 @@ fn years(
     history: &History,
     usage: &UsageSettings,
     req: &DiffRequest,
-) -> anyhow::Result<Vec<crate::report::history::YearsRow>> {
+) -> crate::ops::Result<Vec<crate::report::history::YearsRow>> {
     let inputs = crate::ops::history::ReplayInputs {
         files: usage
             .history

@@ -40,8 +40,8 @@ pub fn at_ref(
     r: &str,
     config_file: Option<&Path>,
     head: &UsageSettings,
-) -> anyhow::Result<Option<AtRef>> {
-    let cwd = std::env::current_dir()?;
+) -> crate::ops::Result<Option<AtRef>> {
+    let cwd = std::env::current_dir().map_err(|e| crate::ops::OpsError::io(".", e))?;
     let Some(path) = config_file
         .map(Path::to_path_buf)
         .or_else(|| crate::input::settings::find(&cwd))
@@ -59,12 +59,12 @@ pub fn at_ref(
         std::process::id(),
         crate::sim::rng::fresh_seed()
     ));
-    let put = |p: &Path, body: &[u8]| -> anyhow::Result<()> {
+    let put = |p: &Path, body: &[u8]| -> crate::ops::Result<()> {
         let target = dir.join(super::gitref::safe(p));
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)?;
+            std::fs::create_dir_all(parent).map_err(|e| crate::ops::OpsError::io(parent, e))?;
         }
-        std::fs::write(target, body)?;
+        std::fs::write(&target, body).map_err(|e| crate::ops::OpsError::io(&target, e))?;
         Ok(())
     };
     put(&rel(&path), &body)?;

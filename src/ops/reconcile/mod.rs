@@ -170,7 +170,7 @@ fn push_once(v: &mut Vec<String>, s: String) {
 /// compare them per model and day.
 ///
 /// Errors: none of the exports has a billed amount (there is nothing to reconcile against).
-pub fn reconcile(inputs: &ReconcileInputs) -> anyhow::Result<ReconcileReport> {
+pub fn reconcile(inputs: &ReconcileInputs) -> crate::ops::Result<ReconcileReport> {
     let ReconcileInputs {
         bill,
         table,
@@ -178,14 +178,14 @@ pub fn reconcile(inputs: &ReconcileInputs) -> anyhow::Result<ReconcileReport> {
         band,
     } = *inputs;
     if bill.costs.is_empty() {
-        anyhow::bail!(
-            "{}: no billed amount in these exports; add the cost export (OpenAI costs, Anthropic cost_report), or an OpenRouter activity or plain CSV with billed_usd",
-            bill.files
+        return Err(crate::ops::OpsError::NoBilledAmount {
+            files: bill
+                .files
                 .iter()
                 .map(|(f, _)| f.as_str())
                 .collect::<Vec<_>>()
-                .join(", ")
-        );
+                .join(", "),
+        });
     }
     let mut acc: BTreeMap<(String, String), Acc> = BTreeMap::new();
     for u in &bill.usage {

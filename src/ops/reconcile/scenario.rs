@@ -29,7 +29,7 @@ pub struct ScenarioInputs<'a> {
 ///
 /// Errors: an unknown chain; no bill for the chain's models; a history the replay refuses
 /// ([`crate::ops::history::replay`]).
-pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Result<()> {
+pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> crate::ops::Result<()> {
     let sc = inputs.scenario;
     let chain = pick_chain(sc, inputs.chain)?;
     let models: Vec<String> = chain.links.iter().map(|l| l.price.id.clone()).collect();
@@ -38,7 +38,9 @@ pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Re
         .steady
         .iter()
         .find(|r| r.chain == chain.name && r.pattern == Pattern::Sequential)
-        .ok_or_else(|| anyhow::anyhow!("{}: no sequential steady row", chain.name))?;
+        .ok_or_else(|| crate::ops::OpsError::NoSteadyRow {
+            chain: chain.name.clone(),
+        })?;
     let per_request = steady.analytic.cost_per_1k_usd / 1000.0;
     let premiums = match &inputs.history {
         Some((history, replay_inputs)) => premiums(sc, chain, history, replay_inputs)?,
@@ -46,11 +48,10 @@ pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Re
     };
     let (mut days, derived) = billed_days(report, &models, sc);
     if days.is_empty() {
-        anyhow::bail!(
-            "chain {} ({}): the exports bill none of its models",
-            chain.name,
-            models.join(", ")
-        );
+        return Err(crate::ops::OpsError::BillsNoModel {
+            chain: chain.name.clone(),
+            models: models.join(", "),
+        });
     }
     predict(&mut days, per_request, &premiums);
     let (billed_per_request, billed_excess) = billed_excess(&mut days);
@@ -81,23 +82,26 @@ pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> anyhow::Re
 /// The chain named `name` (`None`: the scenario's first).
 ///
 /// Errors: no such chain (the message lists the scenario's), or a scenario without chains.
-fn pick_chain<'s>(sc: &'s Scenario, name: Option<&str>) -> anyhow::Result<&'s Chain> {
+fn pick_chain<'s>(sc: &'s Scenario, name: Option<&str>) -> crate::ops::Result<&'s Chain> {
     match name {
         Some(name) => sc.chains.iter().find(|c| c.name == name).ok_or_else(|| {
-            anyhow::anyhow!(
-                "--chain {name}: no such chain in {}; its chains: {}",
-                sc.name,
-                sc.chains
+            crate::ops::OpsError::NoChainIn {
+                name: name.to_string(),
+                scenario: sc.name.clone(),
+                have: sc
+                    .chains
                     .iter()
                     .map(|c| c.name.as_str())
                     .collect::<Vec<_>>()
-                    .join(", ")
-            )
+                    .join(", "),
+            }
         }),
         None => sc
             .chains
             .first()
-            .ok_or_else(|| anyhow::anyhow!("{}: the scenario has no chain", sc.name)),
+            .ok_or_else(|| crate::ops::OpsError::NoChain {
+                scenario: sc.name.clone(),
+            }),
     }
 }
 
@@ -110,7 +114,7 @@ fn premiums(
     chain: &Chain,
     history: &History,
     replay_inputs: &ReplayInputs,
-) -> anyhow::Result<Vec<(String, String, f64)>> {
+) -> crate::ops::Result<Vec<(String, String, f64)>> {
     let mut one = sc.clone();
     one.chains.retain(|c| c.name == chain.name);
     let replay = crate::ops::history::replay(&one, history, replay_inputs)?;
