@@ -30,10 +30,60 @@ pub enum OpsError {
         /// What the system said.
         error: std::io::Error,
     },
-    /// An incident history replay failed (`ops::history` still reports `anyhow` errors; they
-    /// pass through unchanged).
-    #[error(transparent)]
-    History(#[from] anyhow::Error),
+    /// An incident of a history whose outages make no valid timeline.
+    #[error("{file}: incident {id} ({name}): {error}")]
+    HistoryTimeline {
+        /// The history file it came from.
+        file: String,
+        /// The window's number (1-based).
+        id: usize,
+        /// The incident's name on its page.
+        name: String,
+        /// Why the timeline is not valid.
+        error: crate::model::ModelError,
+    },
+    /// `--incidents` on a scenario without an `[incident]`.
+    #[error(
+        "--incidents replaces the scenario's outage with each incident of the history, and needs its [incident] for requests_per_second and session_length; add an [incident] to the scenario"
+    )]
+    IncidentsNeedIncident,
+    /// `--years` on a scenario without an `[incident]`.
+    #[error("--years needs the scenario's [incident] (see --incidents)")]
+    YearsNeedIncident,
+    /// A history window's figure is not a finite number.
+    #[error(
+        "incident {id}: {field} is not a finite number; the scenario's values are too large to price"
+    )]
+    IncidentNotFinite {
+        /// The window's number (1-based).
+        id: usize,
+        /// The figure.
+        field: String,
+    },
+    /// A history with no incident left to price.
+    #[error(
+        "{files}: the history holds no incident to price ({open} open skipped, {none} of impact none skipped)"
+    )]
+    EmptyHistory {
+        /// The history files, comma-separated.
+        files: String,
+        /// Incidents still open (no end), skipped.
+        open: usize,
+        /// Incidents of impact `none`, skipped.
+        none: usize,
+    },
+    /// A history whose period is empty.
+    #[error(
+        "{files}: the history covers no time ({start} to {end}): state its period (a CSV's `# period: START/END` line, or --since/--until)"
+    )]
+    HistoryCoversNoTime {
+        /// The history files, comma-separated.
+        files: String,
+        /// The period's start (RFC 3339).
+        start: String,
+        /// The period's end (RFC 3339).
+        end: String,
+    },
 
     /// No scenario and no config, from the flags or fallcost.toml's `[compare]`.
     #[error(
@@ -291,11 +341,17 @@ mod tests {
     fn passed_on_errors_print_as_they_are() {
         let input = InputError::file(crate::error::InputErrorKind::Read, "s.toml", "missing");
         assert_eq!(OpsError::from(input.clone()).to_string(), input.to_string());
-        // a history error's chain survives the wrapping (as the binary prints it)
-        let history = anyhow::anyhow!("inner").context("outer");
+        // a history window's invalid timeline names its file, window and incident
+        let timeline = crate::model::timeline::Timeline::new(-1.0, Vec::new()).unwrap_err();
+        let e = OpsError::HistoryTimeline {
+            file: "page.json".into(),
+            id: 3,
+            name: "Elevated errors".into(),
+            error: timeline.clone(),
+        };
         assert_eq!(
-            format!("{:#}", anyhow::Error::from(OpsError::from(history))),
-            "outer: inner"
+            e.to_string(),
+            format!("page.json: incident 3 (Elevated errors): {timeline}")
         );
     }
 }

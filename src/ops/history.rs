@@ -33,6 +33,7 @@ use crate::input::history::{History, HistoryIncident, format_rfc3339};
 use crate::model::timeline::{OutageFailure, Timeline};
 use crate::model::{FailureMode, Incident, Pattern, Scenario};
 use crate::number::round_noise;
+use crate::ops::OpsError;
 use crate::report::history::{
     CoverageMeta, HistoryMeta, HistoryReport, ProviderRate, ReplayIncident, ReplayOutage,
     ReplayRow, ReplayTotal,
@@ -87,7 +88,7 @@ fn windows(history: &History) -> Vec<Window<'_>> {
 /// Window `id`'s (1-based) outages on one timeline of its own span, and its providers in
 /// first-seen order. Errors: the outages do not make a valid timeline (named by the window's
 /// first incident).
-fn window_timeline(w: &Window<'_>, id: usize) -> anyhow::Result<(Timeline, Vec<String>)> {
+fn window_timeline(w: &Window<'_>, id: usize) -> super::Result<(Timeline, Vec<String>)> {
     let len = w.end_s - w.start_s;
     let outages = History::outages_of(w.incidents.iter().copied(), w.start_s, len);
     let mut providers: Vec<String> = Vec::new();
@@ -97,12 +98,11 @@ fn window_timeline(w: &Window<'_>, id: usize) -> anyhow::Result<(Timeline, Vec<S
             providers.push(p);
         }
     }
-    let timeline = Timeline::new(len, outages).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: incident {id} ({}): {e}",
-            w.incidents[0].file,
-            w.incidents[0].name
-        )
+    let timeline = Timeline::new(len, outages).map_err(|error| OpsError::HistoryTimeline {
+        file: w.incidents[0].file.to_string(),
+        id,
+        name: w.incidents[0].name.to_string(),
+        error,
     })?;
     Ok((timeline, providers))
 }
@@ -222,12 +222,8 @@ fn add_up(rows: &[(f64, &IncidentRow)]) -> IncidentFigures<f64> {
 }
 
 /// The scenario's `[incident]`, which a replay needs for λ and the session length.
-fn base_incident(scenario: &Scenario) -> anyhow::Result<&Incident> {
-    scenario.incident.as_ref().ok_or_else(|| {
-        anyhow::anyhow!(
-            "--incidents replaces the scenario's outage with each incident of the history, and needs its [incident] for requests_per_second and session_length; add an [incident] to the scenario"
-        )
-    })
+fn base_incident(scenario: &Scenario) -> super::Result<&Incident> {
+    (scenario.incident.as_ref()).ok_or(OpsError::IncidentsNeedIncident)
 }
 
 /// The incident rows `compare` prints for `scenario` with its outage replaced by `timeline`
@@ -237,14 +233,15 @@ fn price_timeline(
     base: &Incident,
     timeline: Timeline,
     id: usize,
-) -> anyhow::Result<Vec<IncidentRow>> {
+) -> super::Result<Vec<IncidentRow>> {
     let mut s = scenario.clone();
     s.incident = Some(with_timeline(base, timeline));
     let report = super::compare::analytic(&s);
     if let Some(field) = report.first_non_finite() {
-        anyhow::bail!(
-            "incident {id}: {field} is not a finite number; the scenario's values are too large to price"
-        );
+        return Err(OpsError::IncidentNotFinite {
+            id,
+            field: field.to_string(),
+        });
     }
     Ok(report.incident)
 }
@@ -262,7 +259,7 @@ struct Cut<'a> {
 /// The windows cut into timelines, and the distinct shapes (each with the 1-based id of the
 /// first window of that shape, which names it in errors) in first-seen order. Errors: a
 /// window's outages do not make a valid timeline.
-fn cut_windows<'a>(windows: &'a [Window<'a>]) -> anyhow::Result<(Vec<Cut<'a>>, Vec<usize>)> {
+fn cut_windows<'a>(windows: &'a [Window<'a>]) -> super::Result<(Vec<Cut<'a>>, Vec<usize>)> {
     let mut shapes: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut first: Vec<usize> = Vec::new();
     let mut cuts = Vec::with_capacity(windows.len());
@@ -292,7 +289,7 @@ fn price_shapes(
     base: &Incident,
     cuts: &[Cut<'_>],
     first: &[usize],
-) -> anyhow::Result<Vec<Vec<IncidentRow>>> {
+) -> super::Result<Vec<Vec<IncidentRow>>> {
     use rayon::prelude::*;
     first
         .par_iter()
@@ -321,13 +318,14 @@ fn price_incident(
     base: &Incident,
     timeline: Timeline,
     id: usize,
-) -> anyhow::Result<Vec<IncidentRow>> {
+) -> super::Result<Vec<IncidentRow>> {
     let incident = with_timeline(base, timeline);
     let rows = super::compare::incident_rows_of(scenario, &incident, &Pattern::ALL);
     if let Some(field) = crate::report::first_non_finite_incident(&rows) {
-        anyhow::bail!(
-            "incident {id}: {field} is not a finite number; the scenario's values are too large to price"
-        );
+        return Err(OpsError::IncidentNotFinite {
+            id,
+            field: field.to_string(),
+        });
     }
     Ok(rows)
 }
@@ -716,28 +714,26 @@ pub fn replay(
     scenario: &Scenario,
     history: &History,
     inputs: &ReplayInputs,
-) -> anyhow::Result<HistoryReport> {
+) -> super::Result<HistoryReport> {
     let base = base_incident(scenario)?;
     check_providers(scenario, history)?;
     check_periods(history)?;
     let read = history;
     let history = history.coalesced();
     if history.incidents.is_empty() {
-        anyhow::bail!(
-            "{}: the history holds no incident to price ({} open skipped, {} of impact none skipped)",
-            inputs.files.join(", "),
-            history.skipped_open.len(),
-            history.skipped_none
-        );
+        return Err(OpsError::EmptyHistory {
+            files: inputs.files.join(", "),
+            open: history.skipped_open.len(),
+            none: history.skipped_none,
+        });
     }
     let (start, end) = period(&history);
     if end <= start {
-        anyhow::bail!(
-            "{}: the history covers no time ({} to {}): state its period (a CSV's `# period: START/END` line, or --since/--until)",
-            inputs.files.join(", "),
-            format_rfc3339(start),
-            format_rfc3339(end)
-        );
+        return Err(OpsError::HistoryCoversNoTime {
+            files: inputs.files.join(", "),
+            start: format_rfc3339(start),
+            end: format_rfc3339(end),
+        });
     }
     let periods = Periods::new(read, (start, end));
     let windows = windows(&history);

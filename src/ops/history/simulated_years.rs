@@ -210,9 +210,9 @@ pub fn years(
     scenario: &Scenario,
     request: YearsRequest,
     report: &mut HistoryReport,
-) -> anyhow::Result<()> {
+) -> crate::ops::Result<()> {
     let Some(base) = scenario.incident.as_ref() else {
-        anyhow::bail!("--years needs the scenario's [incident] (see --incidents)");
+        return Err(crate::ops::OpsError::YearsNeedIncident);
     };
     let (providers, periods) = window_processes(report);
     let slots = slots(scenario, base, report);
