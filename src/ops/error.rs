@@ -40,7 +40,7 @@ pub enum OpsError {
         /// The incident's name on its page.
         name: String,
         /// Why the timeline is not valid.
-        error: crate::model::ModelError,
+        error: Box<crate::model::ModelError>,
     },
     /// `--incidents` on a scenario without an `[incident]`.
     #[error(
@@ -347,7 +347,7 @@ mod tests {
             file: "page.json".into(),
             id: 3,
             name: "Elevated errors".into(),
-            error: timeline.clone(),
+            error: Box::new(timeline.clone()),
         };
         assert_eq!(
             e.to_string(),

@@ -102,7 +102,7 @@ fn window_timeline(w: &Window<'_>, id: usize) -> super::Result<(Timeline, Vec<St
         file: w.incidents[0].file.to_string(),
         id,
         name: w.incidents[0].name.to_string(),
-        error,
+        error: Box::new(error),
     })?;
     Ok((timeline, providers))
 }
