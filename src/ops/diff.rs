@@ -436,9 +436,7 @@ fn total_threshold(report: &DiffReport, t: &Threshold) -> crate::ops::Result<Opt
         Threshold::PerIncident(x) => {
             let v = d
                 .incident_usd
-                .ok_or_else(|| crate::ops::OpsError::ThresholdNeedsIncident {
-                    per: "$/incident",
-                })?;
+                .ok_or(crate::ops::OpsError::ThresholdNeedsIncident { per: "$/incident" })?;
             (v > x).then(|| {
                 total_crossed(
                     "per_incident_usd",
@@ -452,11 +450,11 @@ fn total_threshold(report: &DiffReport, t: &Threshold) -> crate::ops::Result<Opt
             })
         }
         Threshold::FailedPerIncident(x) => {
-            let v =
-                d.incident_failed
-                    .ok_or_else(|| crate::ops::OpsError::ThresholdNeedsIncident {
-                        per: "failed/incident",
-                    })?;
+            let v = d
+                .incident_failed
+                .ok_or(crate::ops::OpsError::ThresholdNeedsIncident {
+                    per: "failed/incident",
+                })?;
             (v > x).then(|| total_crossed("failed_per_incident", x, v, format!("the reference incident's failed requests rise by {}, above --fail-above +{}failed/incident", crate::number::count(v), crate::number::count(x))))
         }
         Threshold::Availability(x) => {
