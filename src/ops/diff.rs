@@ -460,7 +460,7 @@ fn total_threshold(report: &DiffReport, t: &Threshold) -> crate::ops::Result<Opt
         Threshold::Availability(x) => {
             let v = d
                 .availability
-                .ok_or_else(|| crate::ops::OpsError::ThresholdNeedsHistory)?
+                .ok_or(crate::ops::OpsError::ThresholdNeedsHistory)?
                 * 100.0;
             (-v > x).then(|| total_crossed("availability", x, v, format!("the availability through the history's incidents falls by {:.4} percentage points, above --fail-above -{x}%availability", -v)))
         }
