@@ -702,6 +702,27 @@ fn history_meta(
     }
 }
 
+/// The period the coalesced `history` covers (seconds since the epoch), once it is known to
+/// hold an incident to price and to cover some time. Errors: neither (naming `inputs`' files).
+fn priced_period(history: &History, inputs: &ReplayInputs) -> super::Result<(f64, f64)> {
+    if history.incidents.is_empty() {
+        return Err(OpsError::EmptyHistory {
+            files: inputs.files.join(", "),
+            open: history.skipped_open.len(),
+            none: history.skipped_none,
+        });
+    }
+    let (start, end) = period(history);
+    if end <= start {
+        return Err(OpsError::HistoryCoversNoTime {
+            files: inputs.files.join(", "),
+            start: format_rfc3339(start),
+            end: format_rfc3339(end),
+        });
+    }
+    Ok((start, end))
+}
+
 /// Replay `history` on every chain and pattern of `scenario`: one row per incident window ×
 /// chain × pattern, the totals and the per-year figures (over the period the history covers).
 ///
@@ -720,21 +741,7 @@ pub fn replay(
     check_periods(history)?;
     let read = history;
     let history = history.coalesced();
-    if history.incidents.is_empty() {
-        return Err(OpsError::EmptyHistory {
-            files: inputs.files.join(", "),
-            open: history.skipped_open.len(),
-            none: history.skipped_none,
-        });
-    }
-    let (start, end) = period(&history);
-    if end <= start {
-        return Err(OpsError::HistoryCoversNoTime {
-            files: inputs.files.join(", "),
-            start: format_rfc3339(start),
-            end: format_rfc3339(end),
-        });
-    }
+    let (start, end) = priced_period(&history, inputs)?;
     let periods = Periods::new(read, (start, end));
     let windows = windows(&history);
     let (cuts, first) = cut_windows(&windows)?;

@@ -61,6 +61,17 @@ pub enum AttemptResult {
     Fail(ErrorClass, f64, f64),
 }
 
+/// How a request's attempts on one link ended ([`PolicySim::on_link`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LinkEnd {
+    /// The link answered.
+    Answered,
+    /// The request goes on to the next link.
+    FailedOver,
+    /// The request ends here, failed.
+    Stopped,
+}
+
 /// One link prepared for drawing.
 #[derive(Debug, Clone)]
 pub struct LinkDraw {
@@ -275,7 +286,6 @@ impl PolicySim {
         out: &mut ReqOut,
         rng: &mut SimRng,
     ) -> bool {
-        let p = &self.policy;
         let mut bad = bad;
         let (counting, mut prev) = match cap {
             CapCount::Off => (false, None),
@@ -296,51 +306,10 @@ impl PolicySim {
             } else {
                 &self.links[i].cold
             };
-            let mut k = 0;
-            // The retry budget here, chosen by the class of the first failure on this link.
-            let mut budget = None;
-            loop {
-                if p.max_attempts.is_some_and(|a| out.attempts >= a) {
-                    out.call_cap = true;
-                    return false;
-                }
-                out.attempts += 1;
-                if bad {
-                    out.dead_s += self.fast_fail_s;
-                    if self.fails_over(ErrorClass::Client) {
-                        break;
-                    }
-                    return false;
-                }
-                match self.draw(i, prices, rng) {
-                    AttemptResult::Ok(ln_l) => {
-                        out.cost += prices.success;
-                        out.answered = Some(i);
-                        (out.answer_at, out.answer_ln) = (out.dead_s, ln_l);
-                        return true;
-                    }
-                    AttemptResult::Fail(class, usd, secs) => {
-                        out.cost += usd;
-                        out.wasted_cost += usd;
-                        out.dead_s += secs;
-                        match class {
-                            ErrorClass::Quota => return false,
-                            ErrorClass::Client => {
-                                if self.fails_over(ErrorClass::Client) {
-                                    bad = true;
-                                    break;
-                                }
-                                return false;
-                            }
-                            _ if k < *budget.get_or_insert_with(|| p.retries_for(class)) => {
-                                out.dead_s += self.backoff(k, rng);
-                                k += 1;
-                            }
-                            _ if self.fails_over(class) => break,
-                            _ => return false,
-                        }
-                    }
-                }
+            match self.on_link(i, prices, &mut bad, out, rng) {
+                LinkEnd::Answered => return true,
+                LinkEnd::Stopped => return false,
+                LinkEnd::FailedOver => {}
             }
         }
         // Failed over past the last link, with fallbacks the cost cap skipped after it.
@@ -350,6 +319,68 @@ impl PolicySim {
             out.cost_cap = true;
         }
         false
+    }
+
+    /// The attempts of one request on link `i` billed at `prices` ([`PolicySim::sequence`]'s
+    /// step): retries within the budget the first failure's class chooses, until an answer, a
+    /// failover or the request's end; `bad` as in `sequence` (set by a client error that fails
+    /// over).
+    #[inline(always)]
+    fn on_link(
+        &self,
+        i: usize,
+        prices: &Prices,
+        bad: &mut bool,
+        out: &mut ReqOut,
+        rng: &mut SimRng,
+    ) -> LinkEnd {
+        let p = &self.policy;
+        let mut k = 0;
+        // The retry budget here, chosen by the class of the first failure on this link.
+        let mut budget = None;
+        loop {
+            if p.max_attempts.is_some_and(|a| out.attempts >= a) {
+                out.call_cap = true;
+                return LinkEnd::Stopped;
+            }
+            out.attempts += 1;
+            if *bad {
+                out.dead_s += self.fast_fail_s;
+                if self.fails_over(ErrorClass::Client) {
+                    return LinkEnd::FailedOver;
+                }
+                return LinkEnd::Stopped;
+            }
+            match self.draw(i, prices, rng) {
+                AttemptResult::Ok(ln_l) => {
+                    out.cost += prices.success;
+                    out.answered = Some(i);
+                    (out.answer_at, out.answer_ln) = (out.dead_s, ln_l);
+                    return LinkEnd::Answered;
+                }
+                AttemptResult::Fail(class, usd, secs) => {
+                    out.cost += usd;
+                    out.wasted_cost += usd;
+                    out.dead_s += secs;
+                    match class {
+                        ErrorClass::Quota => return LinkEnd::Stopped,
+                        ErrorClass::Client => {
+                            if self.fails_over(ErrorClass::Client) {
+                                *bad = true;
+                                return LinkEnd::FailedOver;
+                            }
+                            return LinkEnd::Stopped;
+                        }
+                        _ if k < *budget.get_or_insert_with(|| p.retries_for(class)) => {
+                            out.dead_s += self.backoff(k, rng);
+                            k += 1;
+                        }
+                        _ if self.fails_over(class) => return LinkEnd::FailedOver,
+                        _ => return LinkEnd::Stopped,
+                    }
+                }
+            }
+        }
     }
 
     /// Whether the faster hedge leg wins (w from the latency model).
@@ -1012,6 +1043,45 @@ pub(crate) mod tests {
     /// (a hedge delay, a call cap of 0).
     #[test]
     fn the_usual_request_shortcut_changes_nothing() {
+        let cases = shortcut_cases();
+        let r = req(2000.0, 500.0, 0.0, 0.0);
+        for (n, c) in cases.iter().enumerate() {
+            let sim = PolicySim::new(&r, c);
+            for p in Pattern::ALL {
+                if p.is_hedged() && !sim.hedges() {
+                    continue;
+                }
+                let (mut fast, mut general) = (
+                    PolicyTally::for_pattern(&sim, p),
+                    PolicyTally::for_pattern(&sim, p),
+                );
+                let (mut r1, mut r2) = (chunk_rng(9, 0, n as u64), chunk_rng(9, 0, n as u64));
+                for _ in 0..20_000 {
+                    fast.simulate(&sim, p, &mut r1);
+                    general.add(&sim.request(p, &mut r2));
+                }
+                assert_eq!(r1, r2, "case {n} {p:?}: the generators drifted apart");
+                fast.settle();
+                general.settle();
+                assert_eq!(finish(p, &fast), finish(p, &general), "case {n} {p:?}");
+            }
+        }
+        // the shortcuts taken: both legs' on the latency-driven chain, none with a delay
+        let sim = PolicySim::new(&r, &cases[0]);
+        let race = PolicyTally::for_pattern(&sim, Pattern::HedgedNoCancel).shortcut;
+        assert!(matches!(race, Shortcut::Race { p: 1, .. }), "{race:?}");
+        let sim = PolicySim::new(&r, &cases[2]);
+        let none = PolicyTally::for_pattern(&sim, Pattern::HedgedTakeFirst).shortcut;
+        assert!(matches!(none, Shortcut::None), "{none:?}");
+        let sim = PolicySim::new(&r, &cases[4]);
+        let skip = PolicyTally::for_pattern(&sim, Pattern::HedgedTakeFirst).shortcut;
+        assert!(matches!(skip, Shortcut::Race { p: 2, .. }), "{skip:?}");
+    }
+
+    /// The chains [`the_usual_request_shortcut_changes_nothing`] runs: trips and the winner from
+    /// the latency model; trips and w given; a hedge delay; a call cap of 0; a cost cap that
+    /// skips the first fallback (all with 2 retries).
+    fn shortcut_cases() -> Vec<Chain> {
         let lat = |p50: f64, p99: f64| crate::model::Latency {
             p50_s: p50,
             p99_s: p99,
@@ -1062,38 +1132,7 @@ pub(crate) mod tests {
             },
         );
         cases.push(capped);
-        let r = req(2000.0, 500.0, 0.0, 0.0);
-        for (n, c) in cases.iter().enumerate() {
-            let sim = PolicySim::new(&r, c);
-            for p in Pattern::ALL {
-                if p.is_hedged() && !sim.hedges() {
-                    continue;
-                }
-                let (mut fast, mut general) = (
-                    PolicyTally::for_pattern(&sim, p),
-                    PolicyTally::for_pattern(&sim, p),
-                );
-                let (mut r1, mut r2) = (chunk_rng(9, 0, n as u64), chunk_rng(9, 0, n as u64));
-                for _ in 0..20_000 {
-                    fast.simulate(&sim, p, &mut r1);
-                    general.add(&sim.request(p, &mut r2));
-                }
-                assert_eq!(r1, r2, "case {n} {p:?}: the generators drifted apart");
-                fast.settle();
-                general.settle();
-                assert_eq!(finish(p, &fast), finish(p, &general), "case {n} {p:?}");
-            }
-        }
-        // the shortcuts taken: both legs' on the latency-driven chain, none with a delay
-        let sim = PolicySim::new(&r, &cases[0]);
-        let race = PolicyTally::for_pattern(&sim, Pattern::HedgedNoCancel).shortcut;
-        assert!(matches!(race, Shortcut::Race { p: 1, .. }), "{race:?}");
-        let sim = PolicySim::new(&r, &cases[2]);
-        let none = PolicyTally::for_pattern(&sim, Pattern::HedgedTakeFirst).shortcut;
-        assert!(matches!(none, Shortcut::None), "{none:?}");
-        let sim = PolicySim::new(&r, &cases[4]);
-        let skip = PolicyTally::for_pattern(&sim, Pattern::HedgedTakeFirst).shortcut;
-        assert!(matches!(skip, Shortcut::Race { p: 2, .. }), "{skip:?}");
+        cases
     }
 
     /// Issue 5: 3 tries at a 30 s timeout against a hanging primary: exactly 90 s of dead time
