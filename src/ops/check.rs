@@ -62,7 +62,7 @@ pub struct Plan {
 ///
 /// Errors: unreadable settings; a `--pricing` table that cannot be loaded (before any file is
 /// read); an `--incident` that is not a duration.
-pub fn plan(args: &CheckFlags) -> crate::ops::Result<Plan> {
+pub fn plan(args: &CheckFlags) -> crate::ops::OpsResult<Plan> {
     // Project settings (fallcost.toml): every flag given wins over them.
     let project = Project::of(&args.source);
     let settings = project.check()?;

@@ -89,7 +89,7 @@ pub struct DiffRequest<'a> {
 /// Errors (exit 2): an unreadable or invalid side (as `compare`'s), a git ref or path git
 /// cannot show, invalid usage settings, a threshold that needs traffic or an incident the
 /// inputs do not give.
-pub fn diff(req: &DiffRequest) -> crate::ops::Result<DiffReport> {
+pub fn diff(req: &DiffRequest) -> crate::ops::OpsResult<DiffReport> {
     let flags = UsageFlags {
         requests_per_month: req.requests_per_month,
         history: req.incidents.clone(),
@@ -125,18 +125,19 @@ fn diff_with(
     usage_b: &UsageSettings,
     usage: &UsageSettings,
     usage_changes: Vec<crate::report::diff::Change>,
-) -> crate::ops::Result<DiffReport> {
+) -> crate::ops::OpsResult<DiffReport> {
     let (mut base, mut head) = sides::resolve(req, usage_b, usage)?;
     select_chains(&req.source.chains, [&mut base, &mut head])?;
-    let load = |u: &UsageSettings| -> crate::ops::Result<Option<crate::input::history::History>> {
-        Ok(match u.history.is_empty() {
-            true => None,
-            false => Some(crate::input::history::load(
-                &u.history,
-                &Default::default(),
-            )?),
-        })
-    };
+    let load =
+        |u: &UsageSettings| -> crate::ops::OpsResult<Option<crate::input::history::History>> {
+            Ok(match u.history.is_empty() {
+                true => None,
+                false => Some(crate::input::history::load(
+                    &u.history,
+                    &Default::default(),
+                )?),
+            })
+        };
     let history = load(usage)?;
     let history_b = match usage_b.history == usage.history {
         true => history.clone(),
@@ -384,7 +385,7 @@ fn crossed(
     report: &DiffReport,
     head: &[(String, DiffFigures, Vec<Assumption>)],
     thresholds: &[Threshold],
-) -> crate::ops::Result<Vec<Crossed>> {
+) -> crate::ops::OpsResult<Vec<Crossed>> {
     let mut out = Vec::new();
     for t in thresholds {
         match *t {
@@ -411,7 +412,7 @@ fn crossed(
 /// The threshold `t` on the totals (every kind but a ratio), when the diff crosses it.
 ///
 /// Errors: as [`crossed`].
-fn total_threshold(report: &DiffReport, t: &Threshold) -> crate::ops::Result<Option<Crossed>> {
+fn total_threshold(report: &DiffReport, t: &Threshold) -> crate::ops::OpsResult<Option<Crossed>> {
     let d = &report.diff_total;
     let need_month = || crate::ops::OpsError::ThresholdNeedsTraffic;
     Ok(match *t {
@@ -558,7 +559,7 @@ fn flags(
 /// removed); every chain without one.
 ///
 /// Errors (exit 2): a name neither side has, naming the chains they have.
-fn select_chains(names: &[String], sides: [&mut DiffSide; 2]) -> crate::ops::Result<()> {
+fn select_chains(names: &[String], sides: [&mut DiffSide; 2]) -> crate::ops::OpsResult<()> {
     if names.is_empty() {
         return Ok(());
     }
@@ -592,7 +593,7 @@ fn resolve_side(
     req: &DiffRequest,
     usage: &UsageSettings,
     paths: &[PathBuf],
-) -> crate::ops::Result<inputs::Inputs> {
+) -> crate::ops::OpsResult<inputs::Inputs> {
     let mut set = usage.incident_overrides();
     set.extend(req.source.set.iter().cloned());
     let is_scenario =
@@ -625,7 +626,7 @@ fn match_chains(
     (base, base_figs): Priced<'_>,
     (head, head_figs): (&DiffSide, &mut Vec<ChainFigures>),
     pairs: &[matching::Pairing],
-) -> crate::ops::Result<(Vec<ChainDiff>, Vec<String>)> {
+) -> crate::ops::OpsResult<(Vec<ChainDiff>, Vec<String>)> {
     let mut chains = Vec::new();
     let mut unchanged = Vec::new();
     let bc = &base.scenario.chains;
@@ -692,7 +693,7 @@ fn lost_fallback(
     history: Option<&crate::input::history::History>,
     (b, g, bf): (&Chain, &crate::model::provenance::Served, &DiffFigures),
     (head, head_figs): (&DiffSide, &mut Vec<ChainFigures>),
-) -> crate::ops::Result<ChainDiff> {
+) -> crate::ops::OpsResult<ChainDiff> {
     let alone = Chain {
         links: b.links[..1].to_vec(),
         ..b.clone()

@@ -297,7 +297,7 @@ impl OpsError {
 }
 
 /// A result of the ops layer.
-pub type Result<T, E = OpsError> = std::result::Result<T, E>;
+pub type OpsResult<T, E = OpsError> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests {

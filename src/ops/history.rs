@@ -88,7 +88,7 @@ fn windows(history: &History) -> Vec<Window<'_>> {
 /// Window `id`'s (1-based) outages on one timeline of its own span, and its providers in
 /// first-seen order. Errors: the outages do not make a valid timeline (named by the window's
 /// first incident).
-fn window_timeline(w: &Window<'_>, id: usize) -> super::Result<(Timeline, Vec<String>)> {
+fn window_timeline(w: &Window<'_>, id: usize) -> super::OpsResult<(Timeline, Vec<String>)> {
     let len = w.end_s - w.start_s;
     let outages = History::outages_of(w.incidents.iter().copied(), w.start_s, len);
     let mut providers: Vec<String> = Vec::new();
@@ -222,7 +222,7 @@ fn add_up(rows: &[(f64, &IncidentRow)]) -> IncidentFigures<f64> {
 }
 
 /// The scenario's `[incident]`, which a replay needs for λ and the session length.
-fn base_incident(scenario: &Scenario) -> super::Result<&Incident> {
+fn base_incident(scenario: &Scenario) -> super::OpsResult<&Incident> {
     (scenario.incident.as_ref()).ok_or(OpsError::IncidentsNeedIncident)
 }
 
@@ -233,7 +233,7 @@ fn price_timeline(
     base: &Incident,
     timeline: Timeline,
     id: usize,
-) -> super::Result<Vec<IncidentRow>> {
+) -> super::OpsResult<Vec<IncidentRow>> {
     let mut s = scenario.clone();
     s.incident = Some(with_timeline(base, timeline));
     let report = super::compare::analytic(&s);
@@ -259,7 +259,7 @@ struct Cut<'a> {
 /// The windows cut into timelines, and the distinct shapes (each with the 1-based id of the
 /// first window of that shape, which names it in errors) in first-seen order. Errors: a
 /// window's outages do not make a valid timeline.
-fn cut_windows<'a>(windows: &'a [Window<'a>]) -> super::Result<(Vec<Cut<'a>>, Vec<usize>)> {
+fn cut_windows<'a>(windows: &'a [Window<'a>]) -> super::OpsResult<(Vec<Cut<'a>>, Vec<usize>)> {
     let mut shapes: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut first: Vec<usize> = Vec::new();
     let mut cuts = Vec::with_capacity(windows.len());
@@ -289,7 +289,7 @@ fn price_shapes(
     base: &Incident,
     cuts: &[Cut<'_>],
     first: &[usize],
-) -> super::Result<Vec<Vec<IncidentRow>>> {
+) -> super::OpsResult<Vec<Vec<IncidentRow>>> {
     use rayon::prelude::*;
     first
         .par_iter()
@@ -318,7 +318,7 @@ fn price_incident(
     base: &Incident,
     timeline: Timeline,
     id: usize,
-) -> super::Result<Vec<IncidentRow>> {
+) -> super::OpsResult<Vec<IncidentRow>> {
     let incident = with_timeline(base, timeline);
     let rows = super::compare::incident_rows_of(scenario, &incident, &Pattern::ALL);
     if let Some(field) = crate::report::first_non_finite_incident(&rows) {
@@ -704,7 +704,7 @@ fn history_meta(
 
 /// The period the coalesced `history` covers (seconds since the epoch), once it is known to
 /// hold an incident to price and to cover some time. Errors: neither (naming `inputs`' files).
-fn priced_period(history: &History, inputs: &ReplayInputs) -> super::Result<(f64, f64)> {
+fn priced_period(history: &History, inputs: &ReplayInputs) -> super::OpsResult<(f64, f64)> {
     if history.incidents.is_empty() {
         return Err(OpsError::EmptyHistory {
             files: inputs.files.join(", "),
@@ -735,7 +735,7 @@ pub fn replay(
     scenario: &Scenario,
     history: &History,
     inputs: &ReplayInputs,
-) -> super::Result<HistoryReport> {
+) -> super::OpsResult<HistoryReport> {
     let base = base_incident(scenario)?;
     check_providers(scenario, history)?;
     check_periods(history)?;

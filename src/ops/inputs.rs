@@ -252,7 +252,7 @@ pub struct Inputs {
 /// Errors (exit 2): unreadable or invalid settings; neither a scenario nor a config (from the
 /// flags or the settings); `--profile` or `--pricing` without a config; an unreadable scenario
 /// or config, or a scenario with `[[chain]]` or `[policy]` beside `--config`.
-pub fn source(command: &str, args: &SourceArgs) -> crate::ops::Result<Source> {
+pub fn source(command: &str, args: &SourceArgs) -> crate::ops::OpsResult<Source> {
     let project = Project::of(args);
     let settings = project.compare()?;
     // fallcost.toml [usage]: the request and reference incident `diff` and `check` use too.
@@ -311,7 +311,7 @@ pub fn source(command: &str, args: &SourceArgs) -> crate::ops::Result<Source> {
 ///
 /// Errors: as [`source`]; an invalid scenario (file:line:col and field); a `--chain` the
 /// scenario does not have (naming the ones it has). All exit 2.
-pub fn resolve(command: &str, args: &SourceArgs) -> crate::ops::Result<Inputs> {
+pub fn resolve(command: &str, args: &SourceArgs) -> crate::ops::OpsResult<Inputs> {
     let source = source(command, args)?;
     let mut scenario = source.parse()?;
     let partial = scenario::select_chains(&mut scenario, &args.chains)?;

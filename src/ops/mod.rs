@@ -13,4 +13,4 @@ pub mod reconcile;
 pub mod sweep;
 pub mod tune;
 
-pub use error::{OpsError, Result};
+pub use error::{OpsError, OpsResult};

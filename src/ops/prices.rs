@@ -58,7 +58,7 @@ pub fn select(
     pattern: Option<&str>,
     provider: Option<&str>,
     sort: PriceSort,
-) -> crate::ops::Result<Selection> {
+) -> crate::ops::OpsResult<Selection> {
     let spec = spec.unwrap_or(broad_name());
     let mut prices = PricingRef::parse(spec, None).load()?;
     let total = prices.models.len();

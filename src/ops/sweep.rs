@@ -123,7 +123,7 @@ pub fn run(
     params: &[Param],
     chains: &[String],
     mc: Option<McOptions>,
-) -> crate::ops::Result<Sweep> {
+) -> crate::ops::OpsResult<Sweep> {
     let total: usize = params.iter().map(|p| p.values.len()).product();
     if total > MAX_POINTS {
         return Err(crate::ops::OpsError::TooManyPoints {
@@ -199,7 +199,7 @@ fn point_scenario(
     overrides: &[(String, String)],
     params: &[Param],
     point: &[f64],
-) -> crate::ops::Result<Scenario> {
+) -> crate::ops::OpsResult<Scenario> {
     scenario::parse_priced(label, text, base, overrides, prices).map_err(|mut e| {
         // A swept value came from its --param, not from a --set.
         if params

@@ -145,7 +145,7 @@ impl Deadline {
 /// Run the search on `source` (the scenario as `compare` reads it), with no progress shown.
 ///
 /// Errors: as [`run_with`].
-pub fn run(source: &Source, ask: &Ask) -> crate::ops::Result<Tune> {
+pub fn run(source: &Source, ask: &Ask) -> crate::ops::OpsResult<Tune> {
     run_with(source, ask, &Progress::new(&|_, _| {}))
 }
 
@@ -154,7 +154,7 @@ pub fn run(source: &Source, ask: &Ask) -> crate::ops::Result<Tune> {
 /// Errors (exit 2): an invalid scenario or combination (naming the `--set` pairs), a
 /// `--chain` the scenario lacks, a space over [`space::MAX_COMBINATIONS`], more incident
 /// requests a year than the year has, `--budget` without traffic to weigh it by.
-pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> crate::ops::Result<Tune> {
+pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> crate::ops::OpsResult<Tune> {
     let deadline = Deadline {
         at: ask
             .budget_s
@@ -290,7 +290,7 @@ pub fn unpriced_timeout(chain: &crate::model::Chain) -> Option<String> {
 }
 
 /// The year's traffic: `--requests-per-month`, else the incident's rate around the clock.
-fn usage(base: &Scenario, ask: &Ask) -> crate::ops::Result<Usage> {
+fn usage(base: &Scenario, ask: &Ask) -> crate::ops::OpsResult<Usage> {
     let (requests_per_month, source) = match (&ask.requests_per_month, &base.incident) {
         (Some((r, s)), _) => (*r, s.clone()),
         (None, Some(i)) => (
@@ -383,7 +383,7 @@ fn scenario_of(
     source: &Source,
     name: &str,
     set: &[(String, String)],
-) -> crate::ops::Result<Scenario> {
+) -> crate::ops::OpsResult<Scenario> {
     let mut overrides = source.overrides.clone();
     overrides.extend(set.iter().cloned());
     let mut s = source.parse_with(&overrides).map_err(|e| {
@@ -467,7 +467,7 @@ fn price(
     combo: &Combo,
     screen: bool,
     history: Option<&(History, Vec<String>)>,
-) -> crate::ops::Result<Priced> {
+) -> crate::ops::OpsResult<Priced> {
     price_of(source, name, combo, screen, history, &Pattern::ALL)
 }
 
@@ -479,7 +479,7 @@ fn price_of(
     screen: bool,
     history: Option<&(History, Vec<String>)>,
     patterns: &[Pattern],
-) -> crate::ops::Result<Priced> {
+) -> crate::ops::OpsResult<Priced> {
     let s = scenario_of(source, name, &combo.set)?;
     let chain = &s.chains[0];
     let free = without_inert_breakers(&s);
@@ -632,7 +632,7 @@ fn set_strings(set: &[(String, String)]) -> Vec<String> {
 /// figures ([`screen_rounds`]), until every survivor's are `compare`'s; then the survivors'
 /// exact figures. Past `--budget-s` no new combination is priced and no survivor advanced:
 /// the frontier is of those done.
-fn tune_chain(ctx: &Ctx, combos: &[Combo], held: Vec<String>) -> crate::ops::Result<ChainTune> {
+fn tune_chain(ctx: &Ctx, combos: &[Combo], held: Vec<String>) -> crate::ops::OpsResult<ChainTune> {
     let (source, name, usage, ask) = (ctx.source, ctx.name, ctx.usage, ctx.ask);
     let (mut priced, cut, held_out, held) = price_all(ctx, combos, held)?;
     let shipped = shipped(source, name, usage, ask)?;
@@ -686,7 +686,7 @@ fn price_all(
     ctx: &Ctx,
     combos: &[Combo],
     mut held: Vec<String>,
-) -> crate::ops::Result<(Vec<Priced>, usize, usize, Vec<String>)> {
+) -> crate::ops::OpsResult<(Vec<Priced>, usize, usize, Vec<String>)> {
     let (source, name) = (ctx.source, ctx.name);
     let history = ctx.ask.history.as_ref();
     let own = source.parse()?;
@@ -713,7 +713,7 @@ fn price_all(
             }
             Ok(Some(Ok(p)))
         })
-        .collect::<crate::ops::Result<Vec<_>>>()?;
+        .collect::<crate::ops::OpsResult<Vec<_>>>()?;
     let cut = priced.iter().filter(|p| p.is_none()).count();
     let held_out = priced.iter().filter(|p| matches!(p, Some(Err(_)))).count();
     let mut kept = Vec::new();
@@ -868,7 +868,7 @@ fn shipped(
     name: &str,
     usage: &Usage,
     ask: &Ask,
-) -> crate::ops::Result<Option<Point>> {
+) -> crate::ops::OpsResult<Option<Point>> {
     let goals = &ask.goals;
     let combo = Combo {
         set: Vec::new(),

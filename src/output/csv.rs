@@ -365,7 +365,7 @@ pub fn num(x: Option<f64>) -> String {
 }
 
 /// The compare report as CSV bytes.
-pub fn compare(report: &Report) -> super::Result<Vec<u8>> {
+pub fn compare(report: &Report) -> super::OutputResult<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let header = compare_header(report.mc.is_some());
     w.write_record(&header)?;

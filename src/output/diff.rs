@@ -25,7 +25,7 @@ pub enum DiffFormat {
 /// Render `report` in `format`.
 ///
 /// Errors: JSON serialization (never for this report's types).
-pub fn render_diff(report: &DiffReport, format: DiffFormat) -> super::Result<String> {
+pub fn render_diff(report: &DiffReport, format: DiffFormat) -> super::OutputResult<String> {
     Ok(match format {
         DiffFormat::Table => table(report),
         DiffFormat::Markdown => markdown(report),

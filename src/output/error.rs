@@ -105,7 +105,7 @@ impl OutputError {
 }
 
 /// A result of the output layer.
-pub type Result<T, E = OutputError> = std::result::Result<T, E>;
+pub type OutputResult<T, E = OutputError> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,7 @@ use crate::report::history::{HistoryReport, ProviderRate, ReplayTotal, YearsRepo
 /// `report` in `format`, as written to standard output or `--output`.
 ///
 /// Errors: a CSV or JSON serialisation failure.
-pub fn render(report: &HistoryReport, format: Format) -> super::Result<Vec<u8>> {
+pub fn render(report: &HistoryReport, format: Format) -> super::OutputResult<Vec<u8>> {
     Ok(match format {
         Format::Table => table::render(&layout(report), table::Style::Terminal).into_bytes(),
         Format::Markdown => table::render(&layout(report), table::Style::Markdown).into_bytes(),
@@ -32,7 +32,7 @@ pub fn render(report: &HistoryReport, format: Format) -> super::Result<Vec<u8>> 
 /// when whole, as `compare` prints them.
 ///
 /// Errors: none in practice (the report is plain data).
-pub fn json(report: &HistoryReport) -> super::Result<serde_json::Value> {
+pub fn json(report: &HistoryReport) -> super::OutputResult<serde_json::Value> {
     use serde_json::Value;
     let mut doc = serde_json::to_value(report)?;
     if let Some(Value::Array(rows)) = doc.get_mut("rows") {
@@ -76,7 +76,7 @@ fn row_keys(row: &mut serde_json::Value) {
 /// took, and its time).
 ///
 /// Errors: none in practice (the report is plain data).
-pub fn json_bytes(report: &HistoryReport) -> super::Result<Vec<u8>> {
+pub fn json_bytes(report: &HistoryReport) -> super::OutputResult<Vec<u8>> {
     use serde::ser::{Error, SerializeMap, SerializeSeq};
     use serde::{Serialize, Serializer};
     /// Each element of `items` as [`json`] writes it: `fix` on its value, then integer counts
@@ -236,7 +236,7 @@ fn label_cells(approximate: bool, precision: Option<f64>) -> Vec<String> {
     cells
 }
 
-fn csv(report: &HistoryReport) -> super::Result<Vec<u8>> {
+fn csv(report: &HistoryReport) -> super::OutputResult<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let header = columns();
     w.write_record(&header)?;

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::report::{BLENDED, Report};
 
 /// Any serializable report as pretty JSON bytes with a trailing newline.
-pub fn render<T: Serialize>(value: &T) -> super::Result<Vec<u8>> {
+pub fn render<T: Serialize>(value: &T) -> super::OutputResult<Vec<u8>> {
     let mut out = serde_json::to_vec_pretty(value)?;
     out.push(b'\n');
     Ok(out)
@@ -86,7 +86,7 @@ fn same_keys(rows: &mut [Value]) {
 /// The compare document of `report` (see the module docs).
 ///
 /// Errors: none in practice (the report is plain data).
-pub fn compare(report: &Report) -> super::Result<Value> {
+pub fn compare(report: &Report) -> super::OutputResult<Value> {
     let mut doc = serde_json::to_value(report)?;
     let obj = doc.as_object_mut().expect("a report is an object");
     let r = &report.input.request;
@@ -194,7 +194,7 @@ fn approximate(report: &Report, chain: Option<&str>, pattern: Option<&str>) -> b
 /// [`compare`] as pretty JSON bytes with a trailing newline.
 ///
 /// Errors: as [`compare`].
-pub fn compare_bytes(report: &Report) -> super::Result<Vec<u8>> {
+pub fn compare_bytes(report: &Report) -> super::OutputResult<Vec<u8>> {
     render(&compare(report)?)
 }
 

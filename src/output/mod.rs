@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use crate::report::Report;
 
-pub use error::{OutputError, Result};
+pub use error::{OutputError, OutputResult};
 
 /// An output format: `--format` of `compare`, `sweep` and `prices` (the variants' comments are
 /// its `--help` text). CSV has one header line and one row per (section, chain, pattern), plain
@@ -66,7 +66,7 @@ impl OutputTarget {
 }
 
 /// Render a compare report in `format`.
-pub fn render(report: &Report, format: Format) -> Result<Vec<u8>> {
+pub fn render(report: &Report, format: Format) -> OutputResult<Vec<u8>> {
     Ok(match format {
         Format::Table => {
             table::render(&layout::compare(report), table::Style::Terminal).into_bytes()
@@ -85,7 +85,7 @@ pub fn render(report: &Report, format: Format) -> Result<Vec<u8>> {
 /// Errors: the file cannot be created, written or renamed (with the path); writing to a closed
 /// standard output returns [`OutputError::Stdout`] with the `BrokenPipe` I/O error, for the
 /// caller to treat as success ([`OutputError::is_broken_pipe`]).
-pub fn write(target: &OutputTarget, bytes: &[u8]) -> Result<()> {
+pub fn write(target: &OutputTarget, bytes: &[u8]) -> OutputResult<()> {
     match target {
         OutputTarget::Stdout => write_stdout(bytes).map_err(OutputError::Stdout),
         // Colour is for the terminal: a file never gets it.
@@ -132,12 +132,18 @@ pub fn strip_sgr(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 ///
 /// Errors: a folder, a dangling link, a chain of more than 40 links, or a file that cannot be
 /// created, written or renamed.
-pub fn write_file(path: &Path, bytes: &[u8], flag: &str) -> Result<()> {
+pub fn write_file(path: &Path, bytes: &[u8], flag: &str) -> OutputResult<()> {
     write_file_via(path, bytes, flag, path, 0)
 }
 
 /// [`write_file`] after following `hops` symbolic links from `asked`, the path the user gave.
-fn write_file_via(path: &Path, bytes: &[u8], flag: &str, asked: &Path, hops: usize) -> Result<()> {
+fn write_file_via(
+    path: &Path,
+    bytes: &[u8],
+    flag: &str,
+    asked: &Path,
+    hops: usize,
+) -> OutputResult<()> {
     // the flag and the path as the user gave them, for every error
     let at = || (flag.to_string(), asked.to_path_buf());
     let cannot_write = |source| {

@@ -372,7 +372,7 @@ fn tick_text(t: f64, step: f64) -> String {
 /// legend and end labels are never cut.
 ///
 /// Errors: a sweep of more or fewer than one parameter.
-pub fn cost_chart(sweep: &Sweep) -> super::Result<String> {
+pub fn cost_chart(sweep: &Sweep) -> super::OutputResult<String> {
     let [key] = &sweep.params[..] else {
         return Err(super::OutputError::PlotNeedsOneParameter {
             params: sweep.params.len(),

@@ -13,7 +13,7 @@ pub fn render(
     shown: &[&ModelPrice],
     total: usize,
     format: Format,
-) -> super::Result<Vec<u8>> {
+) -> super::OutputResult<Vec<u8>> {
     let mut doc = layout::prices_of(prices, shown);
     if shown.len() < total {
         doc.preamble.push(format!(
@@ -124,7 +124,7 @@ fn plain(doc: &layout::Page, width: usize) -> String {
 }
 
 /// The CSV: one row per model, prices in USD per million tokens.
-fn csv(shown: &[&ModelPrice]) -> super::Result<Vec<u8>> {
+fn csv(shown: &[&ModelPrice]) -> super::OutputResult<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record([
         "model",

@@ -73,7 +73,7 @@ pub fn with_provenance(
     bytes: Vec<u8>,
     format: crate::output::Format,
     provenance: &[Provenance],
-) -> super::Result<Vec<u8>> {
+) -> super::OutputResult<Vec<u8>> {
     use crate::output::Format;
     let (shared, own) = split_shared(provenance);
     let lines = listing(&shared, &own);
@@ -143,7 +143,7 @@ fn listing(shared: &Shared, own: &[&Provenance]) -> Vec<String> {
 /// The JSON report `bytes` with `config_shared` and `config` added, pretty-printed.
 ///
 /// Errors: `bytes` that do not parse as JSON (a bug).
-fn json_with(bytes: &[u8], shared: &Shared, own: &[&Provenance]) -> super::Result<Vec<u8>> {
+fn json_with(bytes: &[u8], shared: &Shared, own: &[&Provenance]) -> super::OutputResult<Vec<u8>> {
     let mut v: serde_json::Value = serde_json::from_slice(bytes)?;
     if let Some(obj) = v.as_object_mut() {
         obj.insert(

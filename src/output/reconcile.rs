@@ -174,7 +174,7 @@ fn scenario_section(s: &ScenarioCheck) -> Section {
 /// The report in `format`.
 ///
 /// Errors: a CSV or JSON serialisation failure.
-pub fn render(r: &ReconcileReport, format: Format) -> super::Result<Vec<u8>> {
+pub fn render(r: &ReconcileReport, format: Format) -> super::OutputResult<Vec<u8>> {
     Ok(match format {
         Format::Table => table::render(&page(r), table::Style::Terminal).into_bytes(),
         Format::Markdown => table::render(&page(r), table::Style::Markdown).into_bytes(),
@@ -213,7 +213,7 @@ pub const CSV_COLUMNS: [&str; 25] = [
     "incidents",
 ];
 
-fn csv(r: &ReconcileReport) -> super::Result<Vec<u8>> {
+fn csv(r: &ReconcileReport) -> super::OutputResult<Vec<u8>> {
     use super::csv::{guard, num};
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_COLUMNS)?;

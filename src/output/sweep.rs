@@ -12,7 +12,7 @@ use crate::sweep::{ColumnPlace, SWEEP_BASE, Sweep, SweepColumn, SweepRow};
 /// `sweep` in `format`, as written to standard output or `--output`.
 ///
 /// Errors: a CSV or JSON serialisation failure.
-pub fn render(sweep: &Sweep, format: Format) -> super::Result<Vec<u8>> {
+pub fn render(sweep: &Sweep, format: Format) -> super::OutputResult<Vec<u8>> {
     Ok(match format {
         Format::Table => table::render(&layout(sweep), table::Style::Terminal).into_bytes(),
         Format::Markdown => table::render(&layout(sweep), table::Style::Markdown).into_bytes(),
@@ -26,7 +26,7 @@ pub fn render(sweep: &Sweep, format: Format) -> super::Result<Vec<u8>> {
 /// analytic figure of the sweep's generations ([`ColumnPlace::Rest`]), with `--mc` the Monte Carlo
 /// columns of those of generation 1, `incident_approximate`, then each later generation's
 /// figures ([`ColumnPlace::Added`]) and their Monte Carlo columns.
-fn csv(sweep: &Sweep) -> super::Result<Vec<u8>> {
+fn csv(sweep: &Sweep) -> super::OutputResult<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let columns = crate::sweep::columns();
     let at = |place: ColumnPlace| -> Vec<SweepColumn> {

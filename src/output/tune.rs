@@ -19,7 +19,7 @@ use crate::tune::{ChainTune, Point, Tune};
 /// `tune` in `format`, as written to standard output or `--output`.
 ///
 /// Errors: JSON or CSV serialisation (not expected).
-pub fn render(tune: &Tune, format: Format) -> super::Result<Vec<u8>> {
+pub fn render(tune: &Tune, format: Format) -> super::OutputResult<Vec<u8>> {
     Ok(match format {
         Format::Table => table::render(&layout(tune), table::Style::Terminal).into_bytes(),
         Format::Markdown => table::render(&layout(tune), table::Style::Markdown).into_bytes(),
@@ -428,7 +428,7 @@ fn show_limit(name: &str, v: f64) -> String {
 }
 
 /// The CSV: the shipped point and every frontier point of every chain.
-fn to_csv(tune: &Tune) -> super::Result<Vec<u8>> {
+fn to_csv(tune: &Tune) -> super::OutputResult<Vec<u8>> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record([
         "chain",

@@ -48,7 +48,7 @@ pub(super) fn in_repo(p: &Path) -> PathBuf {
 pub(super) fn at_ref(
     r: &str,
     paths: &[PathBuf],
-) -> crate::ops::Result<(PathBuf, Vec<PathBuf>, Vec<Renamed>)> {
+) -> crate::ops::OpsResult<(PathBuf, Vec<PathBuf>, Vec<Renamed>)> {
     let dir = std::env::temp_dir().join(format!(
         "fallcost-diff-{}-{}",
         std::process::id(),
@@ -70,7 +70,7 @@ pub(super) fn at_ref(
 /// The standard output of `git ARGS` (for `--base-ref r`).
 ///
 /// Errors: git cannot be run, or fails (its message).
-fn git(r: &str, args: &[&str]) -> crate::ops::Result<Vec<u8>> {
+fn git(r: &str, args: &[&str]) -> crate::ops::OpsResult<Vec<u8>> {
     let out = Command::new("git")
         .args(args)
         .output()
@@ -92,7 +92,7 @@ fn git(r: &str, args: &[&str]) -> crate::ops::Result<Vec<u8>> {
 ///
 /// Errors: it does not, saying why: no repository here, or a ref this clone lacks (a shallow
 /// clone said so).
-fn check_ref(r: &str) -> crate::ops::Result<()> {
+fn check_ref(r: &str) -> crate::ops::OpsResult<()> {
     let git = |args: &[&str]| git(r, args);
     if git(&[
         "rev-parse",
@@ -123,7 +123,7 @@ fn check_ref(r: &str) -> crate::ops::Result<()> {
 /// addition.
 ///
 /// Errors: as [`git`]; a listing that is not UTF-8.
-fn renames(r: &str) -> crate::ops::Result<Vec<Renamed>> {
+fn renames(r: &str) -> crate::ops::OpsResult<Vec<Renamed>> {
     let listed = git(
         r,
         &[
@@ -159,7 +159,7 @@ fn write_at_ref(
     p: &Path,
     renames: &[Renamed],
     used: &mut Vec<Renamed>,
-) -> crate::ops::Result<bool> {
+) -> crate::ops::OpsResult<bool> {
     let listed = git(
         r,
         &[

@@ -147,7 +147,7 @@ pub fn resolve(
     req: &DiffRequest,
     usage_b: &UsageSettings,
     usage: &UsageSettings,
-) -> crate::ops::Result<(DiffSide, DiffSide)> {
+) -> crate::ops::OpsResult<(DiffSide, DiffSide)> {
     let deleted = req.base_ref.is_some() && req.head.iter().all(|p| !p.exists());
     let head = match deleted {
         true => Err(Vec::new()),
@@ -183,7 +183,7 @@ fn base_at_ref(
     req: &DiffRequest,
     usage_b: &UsageSettings,
     r: &str,
-) -> crate::ops::Result<(MaybeEmpty, String)> {
+) -> crate::ops::OpsResult<(MaybeEmpty, String)> {
     let (dir, paths, renamed) = at_ref(r, &req.head)?;
     let shown = req
         .head
@@ -245,9 +245,9 @@ type MaybeEmpty = Result<DiffSide, Vec<Served>>;
 
 /// `side` as is, or [`MaybeEmpty`]'s `Err` for configs that have no fallback chain.
 fn maybe_empty(
-    side: crate::ops::Result<DiffSide>,
+    side: crate::ops::OpsResult<DiffSide>,
     paths: &[PathBuf],
-) -> crate::ops::Result<MaybeEmpty> {
+) -> crate::ops::OpsResult<MaybeEmpty> {
     match side {
         Err(e) if e.to_string().contains("no fallback chain found") => {
             Ok(Err(crate::input::gateway::price::served_groups(paths)?))
@@ -269,7 +269,7 @@ fn side(
     usage: &UsageSettings,
     paths: &[PathBuf],
     label: String,
-) -> crate::ops::Result<DiffSide> {
+) -> crate::ops::OpsResult<DiffSide> {
     let inputs = resolve_side(req, usage, paths)?;
     let text = match paths {
         [p] if p.is_file() && p.extension().is_some_and(|e| e == "toml") => Some((
@@ -409,7 +409,7 @@ pub fn figures(
     usage: &UsageSettings,
     history: Option<&History>,
     traffic: &[Traffic],
-) -> crate::ops::Result<Vec<(String, DiffFigures, Vec<Assumption>)>> {
+) -> crate::ops::OpsResult<Vec<(String, DiffFigures, Vec<Assumption>)>> {
     side.scenario
         .chains
         .iter()
@@ -431,7 +431,7 @@ pub fn chain_figures(
     req: &DiffRequest,
     usage: &UsageSettings,
     history: Option<&History>,
-) -> crate::ops::Result<(String, DiffFigures, Vec<Assumption>)> {
+) -> crate::ops::OpsResult<(String, DiffFigures, Vec<Assumption>)> {
     {
         let (requests, source) = match traffic {
             Some((n, src)) => (Some(n), Some(src)),
@@ -541,7 +541,7 @@ fn years(
     history: &History,
     usage: &UsageSettings,
     req: &DiffRequest,
-) -> crate::ops::Result<Vec<crate::report::history::YearsRow>> {
+) -> crate::ops::OpsResult<Vec<crate::report::history::YearsRow>> {
     let inputs = crate::ops::history::ReplayInputs {
         files: usage
             .history

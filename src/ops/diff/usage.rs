@@ -40,7 +40,7 @@ pub fn at_ref(
     r: &str,
     config_file: Option<&Path>,
     head: &UsageSettings,
-) -> crate::ops::Result<Option<AtRef>> {
+) -> crate::ops::OpsResult<Option<AtRef>> {
     let cwd = std::env::current_dir().map_err(|e| crate::ops::OpsError::io(".", e))?;
     let Some(path) = config_file
         .map(Path::to_path_buf)
@@ -59,7 +59,7 @@ pub fn at_ref(
         std::process::id(),
         crate::sim::rng::fresh_seed()
     ));
-    let put = |p: &Path, body: &[u8]| -> crate::ops::Result<()> {
+    let put = |p: &Path, body: &[u8]| -> crate::ops::OpsResult<()> {
         let target = dir.join(super::gitref::safe(p));
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|e| crate::ops::OpsError::io(parent, e))?;

@@ -210,7 +210,7 @@ pub fn years(
     scenario: &Scenario,
     request: YearsRequest,
     report: &mut HistoryReport,
-) -> crate::ops::Result<()> {
+) -> crate::ops::OpsResult<()> {
     let Some(base) = scenario.incident.as_ref() else {
         return Err(crate::ops::OpsError::YearsNeedIncident);
     };

@@ -170,7 +170,7 @@ fn push_once(v: &mut Vec<String>, s: String) {
 /// compare them per model and day.
 ///
 /// Errors: none of the exports has a billed amount (there is nothing to reconcile against).
-pub fn reconcile(inputs: &ReconcileInputs) -> crate::ops::Result<ReconcileReport> {
+pub fn reconcile(inputs: &ReconcileInputs) -> crate::ops::OpsResult<ReconcileReport> {
     let ReconcileInputs {
         bill,
         table,

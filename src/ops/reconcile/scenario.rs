@@ -29,7 +29,7 @@ pub struct ScenarioInputs<'a> {
 ///
 /// Errors: an unknown chain; no bill for the chain's models; a history the replay refuses
 /// ([`crate::ops::history::replay`]).
-pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> crate::ops::Result<()> {
+pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> crate::ops::OpsResult<()> {
     let sc = inputs.scenario;
     let chain = pick_chain(sc, inputs.chain)?;
     let models: Vec<String> = chain.links.iter().map(|l| l.price.id.clone()).collect();
@@ -82,7 +82,7 @@ pub fn check(report: &mut ReconcileReport, inputs: ScenarioInputs) -> crate::ops
 /// The chain named `name` (`None`: the scenario's first).
 ///
 /// Errors: no such chain (the message lists the scenario's), or a scenario without chains.
-fn pick_chain<'s>(sc: &'s Scenario, name: Option<&str>) -> crate::ops::Result<&'s Chain> {
+fn pick_chain<'s>(sc: &'s Scenario, name: Option<&str>) -> crate::ops::OpsResult<&'s Chain> {
     match name {
         Some(name) => sc.chains.iter().find(|c| c.name == name).ok_or_else(|| {
             crate::ops::OpsError::NoChainIn {
@@ -114,7 +114,7 @@ fn premiums(
     chain: &Chain,
     history: &History,
     replay_inputs: &ReplayInputs,
-) -> crate::ops::Result<Vec<(String, String, f64)>> {
+) -> crate::ops::OpsResult<Vec<(String, String, f64)>> {
     let mut one = sc.clone();
     one.chains.retain(|c| c.name == chain.name);
     let replay = crate::ops::history::replay(&one, history, replay_inputs)?;

@@ -19,7 +19,7 @@ use crate::tune::RawIncident;
 pub(super) fn year(
     s: &Scenario,
     (history, files): &(History, Vec<String>),
-) -> crate::ops::Result<BTreeMap<Pattern, RawIncident>> {
+) -> crate::ops::OpsResult<BTreeMap<Pattern, RawIncident>> {
     let chain = &s.chains[0];
     let providers: Vec<&str> = chain.prices().map(|p| p.provider.as_str()).collect();
     let own = History {

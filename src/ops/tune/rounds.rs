@@ -58,7 +58,7 @@ pub(super) fn screen_rounds(
     ctx: &Ctx,
     priced: &mut [Priced],
     quick: &BTreeMap<LatencyKey, BTreeMap<Pattern, (f64, [f64; 2])>>,
-) -> crate::ops::Result<BTreeSet<(usize, Pattern)>> {
+) -> crate::ops::OpsResult<BTreeSet<(usize, Pattern)>> {
     let mut alive: Option<BTreeSet<(usize, Pattern)>> = None;
     loop {
         let weighed = weigh_all(priced, quick, ctx, alive.as_ref());
@@ -131,7 +131,7 @@ pub(super) fn exact_of(
     ctx: &Ctx,
     priced: &[Priced],
     kept: &BTreeSet<(usize, Pattern)>,
-) -> crate::ops::Result<(Vec<(usize, Priced)>, usize)> {
+) -> crate::ops::OpsResult<(Vec<(usize, Priced)>, usize)> {
     let combos_kept: BTreeSet<usize> = kept.iter().map(|k| k.0).collect();
     let patterns =
         |i: usize| -> Vec<Pattern> { kept.iter().filter(|k| k.0 == i).map(|k| k.1).collect() };
@@ -164,7 +164,7 @@ pub(super) fn exact_of(
             ctx.progress.step();
             Ok((i, p))
         })
-        .collect::<crate::ops::Result<Vec<_>>>()?
+        .collect::<crate::ops::OpsResult<Vec<_>>>()?
         .into_iter()
         .collect();
     let mut recomputed = recomputed;

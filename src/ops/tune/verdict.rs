@@ -25,7 +25,7 @@ pub(super) fn finish(
     counts: Counts,
     shipped: Option<Point>,
     held: Vec<String>,
-) -> crate::ops::Result<ChainTune> {
+) -> crate::ops::OpsResult<ChainTune> {
     let (source, ask, name) = (ctx.source, ctx.ask, ctx.name);
     let front = frontier::pareto(&points);
     let (best, runner, tied) = frontier::recommend_tied(&points, p99_ci);
@@ -136,7 +136,7 @@ fn pairs(set: &[String]) -> Vec<(String, String)> {
 /// same without the breaker, which the steady simulation does not see ([`steady_only`]).
 ///
 /// Errors: the point's scenario fails to parse (not expected: it was priced).
-fn reproduce(ctx: &Ctx, p: &Point) -> crate::ops::Result<(String, Option<String>)> {
+fn reproduce(ctx: &Ctx, p: &Point) -> crate::ops::OpsResult<(String, Option<String>)> {
     let ask = ctx.ask;
     let line = |set: &[String]| {
         let mut w: Vec<String> = vec!["fallcost".into(), "compare".into()];
@@ -176,7 +176,7 @@ fn reproduce(ctx: &Ctx, p: &Point) -> crate::ops::Result<(String, Option<String>
 /// closed forms).
 ///
 /// Errors: the scenario fails to parse (not expected: it was priced).
-fn breaker_buys(ctx: &Ctx, p: &Point) -> crate::ops::Result<Option<BreakerBuys>> {
+fn breaker_buys(ctx: &Ctx, p: &Point) -> crate::ops::OpsResult<Option<BreakerBuys>> {
     let with = pairs(&p.set);
     if !with
         .iter()
@@ -221,7 +221,7 @@ fn t975(df: u64) -> f64 {
 
 /// The recommendation against the runner-up: `ask.confirm_batches` paired Monte Carlo
 /// batches, each on its own seed shared by both (common random numbers).
-fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> crate::ops::Result<Confirmation> {
+fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> crate::ops::OpsResult<Confirmation> {
     let (source, ask, usage) = (ctx.source, ctx.ask, ctx.usage);
     let (a, b) = (
         point_scenario(source, rec)?,
@@ -263,7 +263,7 @@ fn confirm(ctx: &Ctx, rec: &Point, runner: &Point) -> crate::ops::Result<Confirm
 }
 
 /// The scenario of tuned point `p`: its chain with its `--set` values.
-fn point_scenario(source: &Source, p: &Point) -> crate::ops::Result<Scenario> {
+fn point_scenario(source: &Source, p: &Point) -> crate::ops::OpsResult<Scenario> {
     let set: Vec<(String, String)> = p
         .set
         .iter()
