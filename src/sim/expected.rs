@@ -320,7 +320,9 @@ pub fn screened(
 /// The exact bill of `pattern` where `chain`'s breaker is inert over `incident`
 /// ([`crate::model::incident::inert_breaker`]: it changes no bill and no failure): the
 /// analytic engine's figures for the chain without its breaker. `None` where the breaker is
-/// not inert (or the pattern does not exist on the chain).
+/// not inert, where the chain without it has no closed form either (retries in sparse traffic,
+/// [`crate::model::incident::no_closed_form`]), or where the pattern does not exist on the
+/// chain.
 pub fn inert_bill(
     request: &Request,
     chain: &Chain,
@@ -330,6 +332,9 @@ pub fn inert_bill(
     crate::model::incident::inert_breaker(chain, incident)?;
     let mut free = chain.clone();
     free.policy.breaker = None;
+    if crate::model::incident::no_closed_form(&free, incident).is_some() {
+        return None;
+    }
     crate::model::incident::evaluate(request, &free, incident, pattern)
 }
 
