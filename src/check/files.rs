@@ -499,9 +499,10 @@ fn templated_note(errors: &[InputError]) -> Option<Finding> {
         line: first.location.map_or(0, |l| l.line),
         file: first.file.clone(),
         message: format!(
-            "{} {holds} read from the environment when the proxy starts ({}): write {these} in the config, or declare {} price in fallcost.toml, to price {}; the chains through {} are not judged",
+            "{} {holds} read from the environment when the proxy starts ({}): set {} here as the proxy's environment does, write {these} in the config, or declare {} price in fallcost.toml, to price {}; the chains through {} are not judged",
             listed.join(", "),
             vars.join(", "),
+            if vars.len() == 1 { "it" } else { "them" },
             if ids.len() == 1 { "its" } else { "their" },
             if ids.len() == 1 { "it" } else { "them" },
             if ids.len() == 1 { "it" } else { "them" },

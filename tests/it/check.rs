@@ -1106,7 +1106,7 @@ fn real_gateway_keys_near_the_read_ones_are_accepted() {
     let doc = check_json(&[&format!("{FIX}/real-keys")], 0);
     assert_eq!(doc["summary"]["files"], 2, "{doc:#}");
     assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
-    assert_eq!(doc["summary"]["links"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["links"], 3, "{doc:#}");
 }
 
 /// Names from a config with control characters (a terminal escape, CR, LF) are printed escaped
@@ -1232,10 +1232,32 @@ fn environment_model_ids_are_one_note_per_file() {
     assert_eq!(notes[0]["line"], 6);
     assert_eq!(
         notes[0]["message"],
-        "`os.environ/PRIMARY_MODEL`, `${BACKUP_MODEL}` are read from the environment when the proxy starts (PRIMARY_MODEL, BACKUP_MODEL): write the model ids they hold in the config, or declare their price in fallcost.toml, to price them; the chains through them are not judged"
+        "`os.environ/PRIMARY_MODEL`, `${BACKUP_MODEL}` are read from the environment when the proxy starts (PRIMARY_MODEL, BACKUP_MODEL): set them here as the proxy's environment does, write the model ids they hold in the config, or declare their price in fallcost.toml, to price them; the chains through them are not judged"
     );
     assert!(findings(&doc, "unpriced").is_empty(), "{doc:#}");
     assert_eq!(doc["summary"]["errors"], 0);
+    // set as the proxy's environment sets them, the chains are priced: Sol -> Sonnet 5 -> Haiku
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args([
+            "check",
+            &format!("{FIX}/litellm/env-models.yaml"),
+            "--pricing",
+            "2026-07",
+        ])
+        .args(["--format", "json"])
+        .env("PRIMARY_MODEL", "openai/gpt-5.6-sol")
+        .env("BACKUP_MODEL", "anthropic/claude-sonnet-5")
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        findings(&doc, "price-source")
+            .iter()
+            .all(|f| !f["message"].as_str().unwrap().contains("environment")),
+        "{doc:#}"
+    );
+    assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["links"], 3, "{doc:#}");
 }
 
 /// `api_base: os.environ/NAME` is read from the environment: the model's own provider is the

@@ -838,6 +838,36 @@ mod tests {
     use crate::input::gateway::parse_yaml;
     use crate::input::pricing::bundled;
 
+    /// A model id read from the environment is the variable's value when it is set (every
+    /// variable of a `${NAME}` template), else none.
+    #[test]
+    fn model_ids_from_the_environment() {
+        use super::model_list::model_from_env;
+        let env = |name: &str| match name {
+            "PRIMARY" => Some("openai/gpt-4o".to_string()),
+            "VENDOR" => Some("anthropic".to_string()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        };
+        assert_eq!(
+            model_from_env("os.environ/PRIMARY", &env).as_deref(),
+            Some("openai/gpt-4o")
+        );
+        assert_eq!(model_from_env("os.environ/UNSET", &env), None);
+        assert_eq!(model_from_env("os.environ/EMPTY", &env), None);
+        assert_eq!(
+            model_from_env("${PRIMARY}", &env).as_deref(),
+            Some("openai/gpt-4o")
+        );
+        assert_eq!(
+            model_from_env("${VENDOR}/claude-haiku-4-5", &env).as_deref(),
+            Some("anthropic/claude-haiku-4-5")
+        );
+        assert_eq!(model_from_env("${VENDOR}/${UNSET}", &env), None);
+        assert_eq!(model_from_env("${VENDOR", &env), None);
+        assert_eq!(model_from_env("openai/gpt-4o", &env), None);
+    }
+
     fn read_str(text: &str) -> Result<Config, InputError> {
         python_syntax("c.yaml", text)?;
         let root = parse_yaml("c.yaml", text)?.unwrap();

@@ -576,6 +576,10 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
             format!("expected a model id; got {}", model_node.kind()),
         )
     })?;
+    // A model id read from the environment when the proxy starts: the variable's value when
+    // it is set here too, as LiteLLM reads it (else left as written: not priced, one note).
+    let from_env = model_from_env(model, &|name| std::env::var(name).ok());
+    let model = from_env.as_deref().unwrap_or(model);
     let base_model = info
         .and_then(|i| i.get("base_model"))
         .and_then(Node::as_str);
@@ -593,6 +597,29 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
         deployment: Some(params.canonical()),
         served: None,
     })
+}
+
+/// The model id `model` names when it is read from the environment (`os.environ/NAME`, as
+/// LiteLLM's proxy reads any `litellm_params` value at start; or `${NAME}` placeholders, as a
+/// config filled by `envsubst` is) and every variable it names is set (`var` reads one):
+/// `None` for a model id written out, or a variable not set.
+pub(super) fn model_from_env(model: &str, var: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    if let Some(name) = model.strip_prefix("os.environ/") {
+        return var(name).filter(|v| !v.is_empty());
+    }
+    if !model.contains("${") {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rest = model;
+    while let Some(start) = rest.find("${") {
+        let end = rest[start..].find('}')? + start;
+        out.push_str(&rest[..start]);
+        out.push_str(&var(&rest[start + 2..end]).filter(|v| !v.is_empty())?);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// Refuses near misses of the price keys and of the keys LiteLLM reads in a deployment's
