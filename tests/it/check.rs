@@ -1106,7 +1106,7 @@ fn real_gateway_keys_near_the_read_ones_are_accepted() {
     let doc = check_json(&[&format!("{FIX}/real-keys")], 0);
     assert_eq!(doc["summary"]["files"], 2, "{doc:#}");
     assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
-    assert_eq!(doc["summary"]["links"], 3, "{doc:#}");
+    assert_eq!(doc["summary"]["links"], 2, "{doc:#}");
 }
 
 /// Names from a config with control characters (a terminal escape, CR, LF) are printed escaped
