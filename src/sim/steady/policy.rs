@@ -398,18 +398,32 @@ impl PolicySim {
     /// delay) the primary answering before it. A [`PolicyTally`] counts the requests that
     /// match one instead of summing them; a key no request matches costs only the compare.
     pub fn common_outcomes(&self, pattern: Pattern) -> Vec<BillKey> {
-        let w0 = &self.links[0].warm;
-        let alone = BillKey {
-            cost: w0.success,
+        if !pattern.is_hedged() || !self.hedges() {
+            return vec![self.alone_key()];
+        }
+        let (first, second) = self.race_keys(pattern);
+        if self.policy.hedge_delay_s.is_some() {
+            vec![self.alone_key(), first, second]
+        } else {
+            vec![first, second]
+        }
+    }
+
+    /// The key of a request the primary answered at its first attempt, alone.
+    fn alone_key(&self) -> BillKey {
+        BillKey {
+            cost: self.links[0].warm.success,
             attempts: 1,
             answered: Some(0),
             ..BillKey::default()
-        };
-        if !pattern.is_hedged() || !self.hedges() {
-            return vec![alone];
         }
+    }
+
+    /// The keys of a hedge under `pattern` (on a chain that [`PolicySim::hedges`]) whose legs
+    /// both answered: (the primary won, the backup won).
+    fn race_keys(&self, pattern: Pattern) -> (BillKey, BillKey) {
         let p = self.allowed[1];
-        let w1 = &self.links[p].warm;
+        let (w0, w1) = (&self.links[0].warm, &self.links[p].warm);
         let lost = |l: &Prices| {
             if pattern == Pattern::HedgedTakeFirst {
                 l.cancel
@@ -422,7 +436,7 @@ impl PolicySim {
             cost_cap: p != 1,
             ..BillKey::default()
         };
-        let mut keys = vec![
+        (
             BillKey {
                 cost: w0.success + lost(w1),
                 wasted_cost: lost(w1),
@@ -436,11 +450,7 @@ impl PolicySim {
                 dead_s: self.policy.hedge_delay_s.unwrap_or(0.0),
                 ..race
             },
-        ];
-        if self.policy.hedge_delay_s.is_some() {
-            keys.insert(0, alone);
-        }
-        keys
+        )
     }
 
     /// Whether the hedged patterns exist on this chain under its policy.

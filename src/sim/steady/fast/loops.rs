@@ -99,16 +99,36 @@ fn evaluate_one(
             continue;
         }
         let mut spilled = r.clone();
-        let (a0, ln0) = sim.attempt(0, u[0], z[0], &mut spilled);
-        if a0 == AttemptOutcome::Ok {
-            ok_n += 1;
-            seq_bins[bin(ln0)] += 1;
-        } else {
-            rare(sim, acc, (a0, ln0), None, &mut spilled);
-        }
+        ok_n += u64::from(alone_uncommon(
+            sim,
+            acc,
+            (u[0], z[0]),
+            seq_bins,
+            &mut spilled,
+        ));
         *r = spilled;
     }
     common[0] += ok_n;
+}
+
+/// A one-link chain's request off the common path ([`evaluate_one`], [`alone_by_latency`]):
+/// its attempt from the draws `(u, z)` through [`ChainSim::attempt`] (a latency redrawn below
+/// T from `rng`); answered, binned, else [`rare`]. Returns whether it answered.
+#[inline]
+fn alone_uncommon(
+    sim: &ChainSim,
+    acc: &mut SteadyTally,
+    (u, z): (f64, f64),
+    seq_bins: &mut [u32; BINS],
+    rng: &mut SimRng,
+) -> bool {
+    let (a0, ln0) = sim.attempt(0, u, z, rng);
+    if a0 == AttemptOutcome::Ok {
+        seq_bins[bin(ln0)] += 1;
+        return true;
+    }
+    rare(sim, acc, (a0, ln0), None, rng);
+    false
 }
 
 /// Evaluate a buffer of a two-link chain's draws (`u[k]`, `z[k]`: links 0 and 1), in order,
@@ -180,13 +200,7 @@ pub(super) fn alone_by_latency(
             seq_bins[bin_at(x0)] += 1;
         } else {
             let mut spilled = r.clone();
-            let (a0, ln0) = sim.attempt(0, u0, z0, &mut spilled);
-            if a0 == AttemptOutcome::Ok {
-                ok_n += 1;
-                seq_bins[bin(ln0)] += 1;
-            } else {
-                rare(sim, acc, (a0, ln0), None, &mut spilled);
-            }
+            ok_n += u64::from(alone_uncommon(sim, acc, (u0, z0), seq_bins, &mut spilled));
             r = spilled;
         }
     }

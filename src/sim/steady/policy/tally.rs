@@ -8,7 +8,6 @@ use crate::model::Pattern;
 use crate::sim::histogram::{Histogram, bin};
 use crate::sim::rng::{SimRng, uniform};
 use crate::sim::stats::{ShiftedExact, Sum};
-use crate::sim::steady::fast::Prices;
 
 use super::{PolicySim, ReqOut};
 
@@ -79,7 +78,6 @@ impl Shortcut {
     /// requests looked up in `common` (none when a key is missing: nothing to count it in).
     fn new(sim: &PolicySim, pattern: Pattern, common: &[(BillKey, u64)]) -> Shortcut {
         let at = |key: BillKey| common.iter().position(|(k, _)| *k == key);
-        let w0 = &sim.links[0].warm;
         if sim.policy.max_attempts == Some(0)
             || sim.allowed.first() != Some(&0)
             || (pattern.is_hedged() && !sim.hedges())
@@ -87,43 +85,13 @@ impl Shortcut {
             return Shortcut::None;
         }
         if !pattern.is_hedged() {
-            let alone = BillKey {
-                cost: w0.success,
-                attempts: 1,
-                answered: Some(0),
-                ..BillKey::default()
-            };
-            return at(alone).map_or(Shortcut::None, |key| Shortcut::Alone { key });
+            return at(sim.alone_key()).map_or(Shortcut::None, |key| Shortcut::Alone { key });
         }
         if sim.policy.hedge_delay_s.is_some() {
             return Shortcut::None;
         }
         let p = sim.allowed[1];
-        let w1 = &sim.links[p].warm;
-        let lost = |l: &Prices| {
-            if pattern == Pattern::HedgedTakeFirst {
-                l.cancel
-            } else {
-                l.success
-            }
-        };
-        let race = BillKey {
-            attempts: 2,
-            cost_cap: p != 1,
-            ..BillKey::default()
-        };
-        let first = BillKey {
-            cost: w0.success + lost(w1),
-            wasted_cost: lost(w1),
-            answered: Some(0),
-            ..race
-        };
-        let second = BillKey {
-            cost: w1.success + lost(w0),
-            wasted_cost: lost(w0),
-            answered: Some(p),
-            ..race
-        };
+        let (first, second) = sim.race_keys(pattern);
         match (at(first), at(second)) {
             (Some(first), Some(second)) => Shortcut::Race { p, first, second },
             _ => Shortcut::None,
