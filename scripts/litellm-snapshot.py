@@ -11,7 +11,7 @@ Usage (the wheel carries the file as litellm/model_prices_and_context_window_bac
         > pricing/litellm-VERSION.json
 
 Keeps the entries whose `mode` is chat, completion or responses, and only the fields fallcost
-reads (src/input/litellm_prices.rs), one entry per line, keys in file order.
+reads (src/input/litellm_prices.rs: prices, and what a model can serve), one entry per line, keys in file order.
 """
 import json
 import re
@@ -24,6 +24,16 @@ PRICE = re.compile(
     r"(_above_\d+k_tokens)?(_batches|_flex|_priority)?$"
 )
 OTHER = {"litellm_provider", "mode", "prompt_cache_min_tokens"}
+# What a model can serve (`fallcost check`'s fit findings, src/model/fit.rs).
+FIT = {
+    "max_input_tokens",
+    "max_output_tokens",
+    "supports_function_calling",
+    "supports_vision",
+    "supports_response_schema",
+    "deprecation_date",
+    "successor_model",
+}
 TIER = {
     "range",
     "input_cost_per_token",
@@ -45,7 +55,7 @@ def main() -> None:
             continue
         if not isinstance(entry, dict) or entry.get("mode") not in MODES:
             continue
-        kept = {k: v for k, v in entry.items() if k in OTHER or PRICE.match(k)}
+        kept = {k: v for k, v in entry.items() if k in OTHER or k in FIT or PRICE.match(k)}
         tiers = entry.get("tiered_pricing")
         if isinstance(tiers, list) and all(isinstance(t, dict) and "range" in t for t in tiers):
             kept["tiered_pricing"] = [{k: v for k, v in t.items() if k in TIER} for t in tiers]

@@ -313,6 +313,10 @@ pub struct CheckArgs {
     /// request).
     #[arg(long, value_name = "USD", value_parser = parse_usd)]
     pub max_usd_per_1k: Option<f64>,
+    /// Can each fallback take the load and serve the request: retirement, context window,
+    /// capabilities, capacity.
+    #[command(flatten)]
+    pub fit: crate::ops::check::FitArgs,
 }
 
 /// `fallcost bench`.

@@ -241,6 +241,7 @@ fn record_chains(
     allow: &[String],
     allow_from: Option<&str>,
     incident: Option<&super::IncidentCheck>,
+    fit: Option<(&crate::model::Request, &super::fit::FitRules)>,
 ) {
     report.checked.push(Checked {
         path: file.to_string(),
@@ -249,6 +250,7 @@ fn record_chains(
         links: chains.iter().map(|c| c.links.len()).sum(),
     });
     let first = report.findings.len();
+    let mut fits = Vec::new();
     for c in chains {
         report
             .findings
@@ -258,7 +260,11 @@ fn record_chains(
                 .findings
                 .extend(super::judge_incident(c, max_ratio, allow, incident));
         }
+        if let Some((request, rules)) = fit {
+            fits.extend(super::fit::judge_fit(c, request, rules, incident));
+        }
     }
+    report.findings.extend(super::fit::once_per_place(fits));
     // Say where an allow-list entry came from (a settings file, or the flag).
     for f in &mut report.findings[first..] {
         if let Finding::AboveRatio {
@@ -341,6 +347,7 @@ fn check_scenario(
         &opts.allow,
         opts.allow_from.as_deref(),
         opts.incident.as_ref(),
+        None,
     );
 }
 
@@ -454,6 +461,7 @@ fn gateway_chains(
         &opts.allow,
         opts.allow_from.as_deref(),
         opts.incident.as_ref(),
+        Some((&opts.profile, &opts.fit)),
     );
 }
 

@@ -26,6 +26,7 @@
 //! [`CheckReport::exit_status`]: crate::report::check::CheckReport::exit_status
 
 pub mod files;
+pub mod fit;
 mod price;
 
 pub use price::{PricedChain, PricedLink, price_config, price_endpoint};
@@ -75,6 +76,9 @@ pub struct CheckOptions {
     /// over $0 means anything) is above the limit when it costs more than this, USD per 1,000
     /// requests at the profile (default [`DEFAULT_MAX_USD_PER_1K`]).
     pub max_usd_per_1k: f64,
+    /// Whether each fallback can take the load and serve the request ([`fit::FitRules`]:
+    /// retirement, context window, capabilities, capacity), for gateway configs.
+    pub fit: fit::FitRules,
 }
 
 /// `--max-usd-per-1k` when neither the flag nor fallcost.toml sets it: $5.00 per 1,000
@@ -266,6 +270,9 @@ mod tests {
             share: None,
             first_per_1k_usd: per_1k,
             cache_ttl_s: None,
+            fit: None,
+            limit: Default::default(),
+            line: 0,
         }
     }
 

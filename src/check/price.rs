@@ -61,10 +61,14 @@ pub fn price_endpoint(
     let billed = request
         .billed(&price, &crate::model::Billing::default())
         .unwrap_or(price);
-    Ok((
-        PricedModel::priced(ep.model.clone(), priced_as, provider, request, &billed),
-        note,
-    ))
+    let mut m = PricedModel::priced(ep.model.clone(), priced_as, provider, request, &billed);
+    m.fit = table
+        .fit_of(&m.priced_as)
+        .or_else(|| table.fit_of(&ep.model))
+        .cloned();
+    m.limit = ep.limit;
+    m.line = ep.line;
+    Ok((m, note))
 }
 
 /// Price a gateway config's chains with `table` and `request`.

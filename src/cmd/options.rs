@@ -114,6 +114,7 @@ pub fn check(args: &CheckArgs) -> CheckFlags {
         deny_warnings: args.deny_warnings,
         allow: args.allow.clone(),
         max_usd_per_1k: args.max_usd_per_1k,
+        fit: args.fit.clone(),
     }
 }
 

@@ -15,6 +15,7 @@
 //! | `tiered_pricing` (`range`, the four prices) | long-context tiers, from each range's start |
 //! | `prompt_cache_min_tokens` | `min_cache_prefix`: a shorter prefix is not cached |
 //! | `litellm_provider` | `provider` (else the part of the key before `/`, else `unknown`) |
+//! | `max_input_tokens`, `max_output_tokens`, `supports_function_calling`, `supports_vision`, `supports_response_schema`, `deprecation_date`, `successor_model` | what the model can serve ([`ModelFit`], in [`PriceTable::fit`]; `fallcost check`'s fit findings) |
 //!
 //! Deliberately not read: per-character, per-image, per-audio, per-video, per-second,
 //! per-request and per-query prices (fallcost prices text tokens), `output_cost_per_reasoning_token`
@@ -48,6 +49,7 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::error::{InputError, InputErrorKind, Location};
+use crate::model::fit::ModelFit;
 use crate::model::{Caching, ModelPrice, PriceTable, Rate, ServiceTier, TierPrice};
 use crate::suggest::near_miss;
 
@@ -170,7 +172,21 @@ struct RawEntry {
     /// LiteLLM's `alias_of`: a rolling alias (`claude-sonnet-latest`) billed as the entry it
     /// names.
     alias_of: Option<Value>,
+    /// What the model can serve ([`FIT_FIELDS`]), as read.
+    fit: Vec<(&'static str, Value)>,
 }
+
+/// The fields of what a model can serve (context window, capabilities, retirement;
+/// [`crate::model::fit::ModelFit`]) that fallcost reads.
+pub const FIT_FIELDS: [&str; 7] = [
+    "max_input_tokens",
+    "max_output_tokens",
+    "supports_function_calling",
+    "supports_vision",
+    "supports_response_schema",
+    "deprecation_date",
+    "successor_model",
+];
 
 /// A key, borrowed from the text when it has no escapes.
 struct Key<'a>(Cow<'a, str>);
@@ -233,6 +249,9 @@ impl<'de> Visitor<'de> for EntrySeed<'_> {
                 "prompt_cache_min_tokens" => e.min_tokens = Some(map.next_value()?),
                 "tiered_pricing" => e.tiered = Some(map.next_value()?),
                 "alias_of" => e.alias_of = Some(map.next_value()?),
+                name if let Some(f) = FIT_FIELDS.iter().find(|f| **f == name) => {
+                    e.fit.push((f, map.next_value()?));
+                }
                 name if let Some(field) = price_field(name) => {
                     e.prices.push((field, map.next_value()?));
                 }
@@ -456,6 +475,7 @@ fn build(
     entries: Vec<(String, RawEntry)>,
 ) -> Result<PriceTable, InputError> {
     let mut models = BTreeMap::new();
+    let mut fit = BTreeMap::new();
     let mut aliases: Vec<(String, String)> = Vec::new();
     let mut unpriced = 0usize;
     let mut ignored = 0usize;
@@ -484,9 +504,23 @@ fn build(
             unpriced += 1;
             continue;
         };
+        let f = model_fit(&cx, &entry.fit)?;
+        if !f.is_empty() {
+            fit.insert(key.clone(), f);
+        }
         models.insert(key.clone(), model);
     }
     let aliased = resolve_aliases(&mut models, &aliases);
+    // an alias serves what the entry it names serves (an alias of an alias: two passes)
+    for _ in 0..2 {
+        for (alias, target) in &aliases {
+            if let Some(f) = fit.get(target).cloned()
+                && models.contains_key(alias)
+            {
+                fit.entry(alias.clone()).or_insert(f);
+            }
+        }
+    }
     unpriced += aliases.len() - aliased;
     if models.is_empty() {
         return Err(InputError::file(
@@ -501,7 +535,53 @@ fn build(
         verified: None,
         source: Some(source),
         models,
+        fit,
     })
+}
+
+/// What one entry says its model can serve, from its [`FIT_FIELDS`] (null is not stated).
+///
+/// Errors: a token limit that is not a whole number >= 0, a `supports_*` that is not true or
+/// false, a `deprecation_date` that is not a `YYYY-MM-DD` date, a `successor_model` that is not
+/// a string.
+fn model_fit(cx: &EntryContext, fields: &[(&'static str, Value)]) -> Result<ModelFit, InputError> {
+    let mut f = ModelFit::default();
+    for (name, v) in fields {
+        if v.is_null() {
+            continue;
+        }
+        let bad = |what: &str| cx.error(name, format!("expected {what}; got {v}"));
+        match *name {
+            "max_input_tokens" | "max_output_tokens" => {
+                let n = v.as_u64().ok_or_else(|| bad("a whole number of tokens >= 0"))?;
+                if *name == "max_input_tokens" {
+                    f.max_input_tokens = Some(n);
+                } else {
+                    f.max_output_tokens = Some(n);
+                }
+            }
+            "supports_function_calling" | "supports_vision" | "supports_response_schema" => {
+                let b = v.as_bool().ok_or_else(|| bad("true or false"))?;
+                match *name {
+                    "supports_function_calling" => f.tools = Some(b),
+                    "supports_vision" => f.vision = Some(b),
+                    _ => f.json = Some(b),
+                }
+            }
+            "deprecation_date" => {
+                let d = v
+                    .as_str()
+                    .filter(|d| crate::model::fit::day_number(d).is_some())
+                    .ok_or_else(|| bad("a date YYYY-MM-DD"))?;
+                f.deprecation_date = Some(d.to_string());
+            }
+            _ => {
+                let s = v.as_str().ok_or_else(|| bad("a model id"))?;
+                f.successor = Some(s.to_string());
+            }
+        }
+    }
+    Ok(f)
 }
 
 /// One entry's price (`None` when it lacks an input or an output price: unpriced); adds the

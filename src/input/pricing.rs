@@ -160,6 +160,7 @@ pub fn parse(name: &str, text: &str) -> Result<PriceTable, InputError> {
         verified: file.verified,
         source: file.source,
         models,
+        fit: BTreeMap::new(),
     })
 }
 

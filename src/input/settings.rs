@@ -59,6 +59,12 @@ pub struct CheckSettings {
     pub profile: Option<(u64, u64)>,
     /// `deny_warnings`.
     pub deny_warnings: Option<bool>,
+    /// `requires`: capabilities every request needs (`tools`, `vision`, `json`).
+    pub requires: Option<Vec<crate::model::fit::Capability>>,
+    /// `deprecation_days`: a fallback retiring within this many days is a finding.
+    pub deprecation_days: Option<u32>,
+    /// `severity`: finding kind to `error`, `warning` or `note`.
+    pub severity: Option<std::collections::BTreeMap<String, crate::report::check::Severity>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -137,6 +143,9 @@ struct CheckSection {
     pricing: Option<String>,
     profile: Option<String>,
     deny_warnings: Option<bool>,
+    requires: Option<Vec<String>>,
+    deprecation_days: Option<u32>,
+    severity: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// The settings file to read: `path` when given, else the nearest `fallcost.toml` from the
@@ -260,6 +269,35 @@ pub fn load(path: &Path) -> Result<CheckSettings, InputError> {
             },
         );
     out.deny_warnings = c.deny_warnings;
+    out.deprecation_days = c.deprecation_days;
+    if let Some(req) = c.requires {
+        let mut caps = Vec::new();
+        for (i, r) in req.iter().enumerate() {
+            let cap = crate::model::fit::Capability::parse(r.trim()).ok_or_else(|| {
+                let mut path = at("requires");
+                path.push(PathSegment::Index(i));
+                doc.error_at(
+                    InputErrorKind::Invalid,
+                    &path,
+                    format!("expected `tools`, `vision` or `json`; got `{r}`"),
+                )
+            })?;
+            caps.push(cap);
+        }
+        out.requires = Some(caps);
+    }
+    if let Some(sev) = c.severity {
+        let mut map = std::collections::BTreeMap::new();
+        for (kind, level) in sev {
+            let parsed = crate::check::fit::parse_severity(&kind, &level).map_err(|m| {
+                let mut path = at("severity");
+                path.push(PathSegment::Key(kind.clone()));
+                doc.error_at(InputErrorKind::Invalid, &path, m)
+            })?;
+            map.insert(parsed.0, parsed.1);
+        }
+        out.severity = Some(map);
+    }
     Ok(out)
 }
 

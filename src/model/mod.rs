@@ -18,6 +18,7 @@ pub mod cache;
 pub mod chain;
 pub mod cost;
 pub mod error;
+pub mod fit;
 pub mod hedge;
 pub mod incident;
 pub mod latency;

@@ -261,6 +261,10 @@ pub struct PriceTable {
     pub source: Option<String>,
     /// Prices by model id (`provider/model`), in id order.
     pub models: BTreeMap<String, ModelPrice>,
+    /// What each model can serve (context window, capabilities, retirement), by the same ids,
+    /// where the table says ([`super::fit::ModelFit`]; LiteLLM's table only).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fit: BTreeMap<String, super::fit::ModelFit>,
 }
 
 impl PriceTable {
@@ -271,20 +275,40 @@ impl PriceTable {
     /// when exactly one provider has it. `None` when the model is unknown or a bare id is
     /// ambiguous ([`PriceTable::lookup_hint`] says which): an unknown price is never zero.
     pub fn get(&self, id: &str) -> Option<&ModelPrice> {
-        if let Some(p) = self.models.get(id) {
-            return Some(p);
+        self.key_of(id).and_then(|k| self.models.get(k))
+    }
+
+    /// What the model `id` can serve, looked up as [`PriceTable::get`] looks up its price;
+    /// `None` where the table says nothing about it.
+    pub fn fit_of(&self, id: &str) -> Option<&super::fit::ModelFit> {
+        self.key_of(id).and_then(|k| self.fit.get(k))
+    }
+
+    /// The key [`PriceTable::get`] resolves `id` to.
+    fn key_of(&self, id: &str) -> Option<&str> {
+        if let Some((k, _)) = self.models.get_key_value(id) {
+            return Some(k);
         }
         if let Some((provider, bare)) = id.split_once('/') {
             return self
                 .models
-                .get(bare)
-                .filter(|p| same_provider(&p.provider, provider));
+                .get_key_value(bare)
+                .filter(|(_, p)| same_provider(&p.provider, provider))
+                .map(|(k, _)| k.as_str());
         }
-        let mut suffixed = self.suffixed(id);
+        let mut suffixed = self.suffixed_keys(id);
         match (suffixed.next(), suffixed.next()) {
-            (Some(p), None) => Some(p),
+            (Some(k), None) => Some(k),
             _ => None,
         }
+    }
+
+    /// The keys `provider/id` for a bare `id`.
+    fn suffixed_keys<'a, 'b>(&'a self, id: &'b str) -> impl Iterator<Item = &'a str> + use<'a, 'b> {
+        self.models
+            .keys()
+            .filter(move |k| k.rsplit_once('/').is_some_and(|(_, m)| m == id))
+            .map(String::as_str)
     }
 
     /// The entries `provider/id` for a bare `id`.
@@ -492,6 +516,7 @@ mod tests {
             verified: None,
             source: None,
             models,
+            fit: BTreeMap::new(),
         };
         assert_eq!(t.get("openai/gpt-6-sol").unwrap().id, "openai/gpt-6-sol");
         assert_eq!(t.get("gpt-6-sol").unwrap().id, "openai/gpt-6-sol");
@@ -554,6 +579,7 @@ mod tests {
             verified: None,
             source: None,
             models,
+            fit: BTreeMap::new(),
         };
         // The same id but for separators: the provider's own entry.
         assert_eq!(

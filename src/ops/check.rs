@@ -43,6 +43,84 @@ pub struct CheckFlags {
     /// `--max-usd-per-1k`: the absolute limit for a fallback of a free primary, USD per 1,000
     /// requests.
     pub max_usd_per_1k: Option<f64>,
+    /// The fit flags: `--requires`, `--deprecation-days`, `--today`, `--max-refused`,
+    /// `--severity`.
+    pub fit: FitArgs,
+}
+
+/// `fallcost check`'s flags for whether a fallback can take the load and serve the request
+/// ([`crate::check::fit`]), flattened into its command line; fallcost.toml's `[check]`
+/// `requires`, `deprecation_days` and `severity` fill what they leave out.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+pub struct FitArgs {
+    /// A capability every request needs: `tools`, `vision` or `json` (repeat, or a comma
+    /// list). A fallback the price table says lacks it is an error (`capability`); one it
+    /// says nothing about, a note.
+    #[arg(long, value_name = "CAPABILITY", value_delimiter = ',', value_parser = parse_capability)]
+    pub requires: Vec<crate::model::fit::Capability>,
+    /// A fallback whose model retires within DAYS (the price table's `deprecation_date`) is a
+    /// warning (`retiring`); one already retired is an error (`retired`). Default:
+    /// fallcost.toml's `deprecation_days`, else 90.
+    #[arg(long, value_name = "DAYS")]
+    pub deprecation_days: Option<u32>,
+    /// The day retirements are judged on, YYYY-MM-DD (default: today, UTC), for a CI run that
+    /// must give the same answer on any day.
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    pub today: Option<String>,
+    /// With --incident: a first fallback whose rpm/tpm limit refuses more than this share of
+    /// what the outage sends it is a finding (`capacity`). Default 0.001 (one in 1,000).
+    #[arg(long, value_name = "SHARE", value_parser = parse_refused)]
+    pub max_refused: Option<f64>,
+    /// Set a fit finding's severity: KIND=LEVEL, KIND one of retired, retiring,
+    /// context-window, capability, capacity; LEVEL error, warning or note. Repeatable.
+    #[arg(long, value_name = "KIND=LEVEL", value_parser = parse_severity_flag)]
+    pub severity: Vec<(String, crate::report::check::Severity)>,
+}
+
+fn parse_capability(s: &str) -> Result<crate::model::fit::Capability, String> {
+    crate::model::fit::Capability::parse(s.trim())
+        .ok_or_else(|| format!("expected `tools`, `vision` or `json`; got `{s}`"))
+}
+
+fn parse_date(s: &str) -> Result<String, String> {
+    crate::model::fit::day_number(s.trim())
+        .map(|_| s.trim().to_string())
+        .ok_or_else(|| format!("expected a date YYYY-MM-DD, e.g. 2026-12-06; got `{s}`"))
+}
+
+fn parse_refused(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("expected a share from 0 to 1, e.g. 0.01; got `{s}`")),
+    }
+}
+
+fn parse_severity_flag(s: &str) -> Result<(String, crate::report::check::Severity), String> {
+    let (kind, level) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected KIND=LEVEL, e.g. retiring=error; got `{s}`"))?;
+    crate::check::fit::parse_severity(kind.trim(), level.trim())
+}
+
+/// The fit rules of `args`, fallcost.toml's `[check]` filling what they leave out.
+fn fit_rules(args: &FitArgs, settings: &CheckSettings) -> crate::check::fit::FitRules {
+    use crate::check::fit::{DEFAULT_DEPRECATION_DAYS, DEFAULT_MAX_REFUSED, FitRules};
+    let mut severity = settings.severity.clone().unwrap_or_default();
+    severity.extend(args.severity.iter().cloned());
+    FitRules {
+        requires: if args.requires.is_empty() {
+            settings.requires.clone().unwrap_or_default()
+        } else {
+            args.requires.clone()
+        },
+        deprecation_days: args
+            .deprecation_days
+            .or(settings.deprecation_days)
+            .map_or(DEFAULT_DEPRECATION_DAYS, i64::from),
+        today: args.today.clone().unwrap_or_else(|| FitRules::default().today),
+        max_refused: args.max_refused.unwrap_or(DEFAULT_MAX_REFUSED),
+        severity,
+    }
 }
 
 /// A check to run: the paths, the options every chain is judged with, and whether warnings
@@ -103,6 +181,7 @@ pub fn plan(args: &CheckFlags) -> crate::ops::OpsResult<Plan> {
         max_usd_per_1k: args
             .max_usd_per_1k
             .unwrap_or(crate::check::DEFAULT_MAX_USD_PER_1K),
+        fit: fit_rules(&args.fit, &settings),
     };
     Ok(Plan {
         paths,

@@ -428,6 +428,10 @@ struct FindingJson<'a> {
     providers: Slot<&'a [String]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     paths: Slot<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Slot<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fit: Slot<&'a crate::report::check::fit::FitProblem>,
 }
 
 impl<'a> FindingJson<'a> {
@@ -483,6 +487,16 @@ impl<'a> FindingJson<'a> {
                 j.providers = Some(Some(providers));
             }
             Finding::NoChains { paths } => j.paths = Some(Some(paths)),
+            Finding::Fit {
+                chain,
+                model,
+                problem,
+                ..
+            } => {
+                j.chain = Some(Some(chain));
+                j.model = Some(Some(model));
+                j.fit = Some(Some(problem));
+            }
             Finding::Config { .. } | Finding::PriceSource { .. } | Finding::Unpriced { .. } => {}
         }
         j
@@ -511,6 +525,8 @@ impl<'a> FindingJson<'a> {
             via: None,
             providers: None,
             paths: None,
+            model: None,
+            fit: None,
         }
     }
 
@@ -539,7 +555,9 @@ impl<'a> FindingJson<'a> {
             max_ratio,
             via,
             providers,
-            paths
+            paths,
+            model,
+            fit
         );
     }
 }

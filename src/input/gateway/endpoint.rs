@@ -421,6 +421,7 @@ mod tests {
             col: 1,
             deployment: None,
             served: None,
+            limit: Default::default(),
         }
     }
 

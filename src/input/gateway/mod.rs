@@ -101,6 +101,9 @@ pub struct Endpoint {
     /// The model as its provider serves it, without a gateway's key or slug (Portkey's
     /// `@openai-prod/gpt-4o` is `gpt-4o`); `None` for LiteLLM.
     pub served: Option<String>,
+    /// The deployment's rate limit (LiteLLM's `litellm_params.rpm` / `tpm` above 0): the quota
+    /// `check` weighs a failover's traffic against ([`crate::model::fit::refused_share`]).
+    pub limit: crate::model::fit::RateLimit,
 }
 
 /// A named set of endpoints one step of a chain may use: a LiteLLM `model_name` group (one or

@@ -427,6 +427,7 @@ fn group(m: &str, n: &Node, providers: &[Option<String>]) -> Group {
                 col: n.col,
                 deployment: None,
                 served: Some(m.to_string()),
+                limit: Default::default(),
             }
         })
         .collect();

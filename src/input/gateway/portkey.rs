@@ -582,6 +582,7 @@ fn leaf(file: &str, target: &Node, path: &str, model_node: &Node) -> Result<Leaf
             col: model_node.col,
             deployment: None,
             served: Some(served),
+            limit: Default::default(),
         },
         unknown,
     ))

@@ -66,6 +66,31 @@ pub const RULES: &[(&str, &str, &str)] = &[
         "note",
     ),
     (
+        "retired",
+        "A fallback's model is past its retirement date (the price table's deprecation_date): the requests that fail over to it fail.",
+        "error",
+    ),
+    (
+        "retiring",
+        "A fallback's model retires within --deprecation-days (the price table's deprecation_date).",
+        "warning",
+    ),
+    (
+        "context-window",
+        "The request profile's prompt or answer is above a fallback's max_input_tokens or max_output_tokens: failed-over requests are refused.",
+        "error",
+    ),
+    (
+        "capability",
+        "A fallback lacks a capability --requires names (tools, vision, json), or the price table does not state it (a note).",
+        "error",
+    ),
+    (
+        "capacity",
+        "A fallback's rpm/tpm limit refuses part of the traffic an outage of the primary's provider sends it (--incident).",
+        "error",
+    ),
+    (
         "input-error",
         "A file fallcost could not read: invalid syntax or schema, or a model with no known price.",
         "error",

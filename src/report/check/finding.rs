@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::fit::FitProblem;
 use super::{IncidentBill, IncidentCheck, Side};
 use crate::input::gateway::Notice;
 
@@ -138,6 +139,24 @@ pub enum Finding {
         /// Why it has no price, the nearest priced ids, and how to declare its price.
         message: String,
     },
+    /// A fallback that cannot take a failover's load or serve its requests: retired or
+    /// retiring, a context window or capability short of the request profile, a rate limit
+    /// below the traffic an outage sends it ([`FitProblem`]; `--severity` may change its
+    /// severity).
+    Fit {
+        /// File.
+        file: String,
+        /// Line of the fallback model (of the link where the model's line is not known).
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The fallback model, as the file names it.
+        model: String,
+        /// What keeps it from serving.
+        problem: FitProblem,
+        /// Its severity: [`FitProblem::default_severity`] or the `--severity` given.
+        severity: Severity,
+    },
     /// The run found no fallback chain at all (a warning, so `--deny-warnings` fails it): a CI
     /// gate pointed at the wrong folder would otherwise pass forever. It has no file and line.
     NoChains {
@@ -155,6 +174,7 @@ impl Finding {
             Finding::IncidentCost { allowed: None, .. } => Severity::Error,
             Finding::IncidentCost { .. } => Severity::Note,
             Finding::Unpriced { .. } => Severity::Error,
+            Finding::Fit { severity, .. } => *severity,
             Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
             Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
             Finding::Config { .. } | Finding::PriceSource { .. } => Severity::Note,
@@ -173,6 +193,7 @@ impl Finding {
             Finding::PriceSource { .. } => "price-source",
             Finding::NoChains { .. } => "no-chains",
             Finding::Unpriced { .. } => "unpriced",
+            Finding::Fit { problem, .. } => problem.kind(),
         }
     }
 
@@ -184,7 +205,8 @@ impl Finding {
             | Finding::SameProvider { file, .. }
             | Finding::Config { file, .. }
             | Finding::PriceSource { file, .. }
-            | Finding::Unpriced { file, .. } => file,
+            | Finding::Unpriced { file, .. }
+            | Finding::Fit { file, .. } => file,
             Finding::NoChains { .. } => "",
         }
     }
@@ -197,7 +219,8 @@ impl Finding {
             | Finding::SameProvider { line, .. }
             | Finding::Config { line, .. }
             | Finding::PriceSource { line, .. }
-            | Finding::Unpriced { line, .. } => *line,
+            | Finding::Unpriced { line, .. }
+            | Finding::Fit { line, .. } => *line,
             Finding::NoChains { .. } => 0,
         }
     }
@@ -354,6 +377,12 @@ impl fmt::Display for Finding {
                 "no fallback chains found under {}: no fallback was judged (is the path right? --verbose lists what was skipped)",
                 paths.join(" ")
             ),
+            Finding::Fit {
+                chain,
+                model,
+                problem,
+                ..
+            } => super::fit::message(f, chain, model, problem),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! [`crate::output::check`].
 
 mod finding;
+pub mod fit;
 mod side;
 
 use serde::Serialize;

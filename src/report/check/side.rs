@@ -31,6 +31,15 @@ pub struct PricedModel {
     pub first_per_1k_usd: f64,
     /// How long the model's cache lives, seconds; `None` when it does not cache.
     pub cache_ttl_s: Option<f64>,
+    /// What the model can serve, where the price table says (`check`'s fit findings).
+    #[serde(skip)]
+    pub fit: Option<crate::model::fit::ModelFit>,
+    /// The deployment's rate limit, where the config states one.
+    #[serde(skip)]
+    pub limit: crate::model::fit::RateLimit,
+    /// Line of the model in its file (0: not known).
+    #[serde(skip)]
+    pub line: usize,
 }
 
 impl PricedModel {
@@ -51,6 +60,9 @@ impl PricedModel {
             first_per_1k_usd: 1000.0
                 * request.success_cost(price, crate::model::cost::first_state(price)),
             cache_ttl_s: (price.caching != Caching::None).then_some(price.cache_ttl_s),
+            fit: None,
+            limit: Default::default(),
+            line: 0,
         }
     }
 }

@@ -586,6 +586,11 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
     let (provider, note) = provider_of(model, params);
     let price_override = price_override(file, at, info, params)?;
     let note = explicit_cache_note(info, params, note);
+    let r = rates(file, Some(params), at)?;
+    let limit = crate::model::fit::RateLimit {
+        rpm: r.rpm.filter(|&x| x > 0.0),
+        tpm: r.tpm.filter(|&x| x > 0.0),
+    };
     Ok(Endpoint {
         model: base_model.unwrap_or(model).to_string(),
         provider,
@@ -596,6 +601,7 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
         col: model_node.col,
         deployment: Some(params.canonical()),
         served: None,
+        limit,
     })
 }
 
