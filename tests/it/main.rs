@@ -12,6 +12,7 @@ mod calibrate;
 mod calibrate_dirty;
 mod calibrate_real;
 mod check;
+mod check_fit;
 mod cli;
 mod cli_ux;
 mod compare_config;
