@@ -32,7 +32,8 @@ pub struct FitRules {
     pub requires: Vec<Capability>,
     /// A retirement within this many days is a finding (`--deprecation-days`, default 90).
     pub deprecation_days: i64,
-    /// The day retirements are judged on, `YYYY-MM-DD` (`--today`, default today in UTC).
+    /// The day retirements are judged on, `YYYY-MM-DD` (`--today`, default today in UTC:
+    /// [`today_day_number`]).
     pub today: String,
     /// The refused share above which a capacity finding is reported (`--max-refused`, default
     /// 0.1%).
@@ -74,13 +75,24 @@ pub fn parse_severity(kind: &str, level: &str) -> Result<(String, Severity), Str
         "error" => Severity::Error,
         "warning" => Severity::Warning,
         "note" => Severity::Note,
-        other => return Err(format!("expected `error`, `warning` or `note`; got `{other}`")),
+        other => {
+            return Err(format!(
+                "expected `error`, `warning` or `note`; got `{other}`"
+            ));
+        }
     };
     Ok((kind.to_string(), level))
 }
 
-/// Today's day number in UTC (days since 1970-01-01), from the system clock.
+/// Today's day number in UTC (days since 1970-01-01): `SOURCE_DATE_EPOCH` (seconds, the
+/// reproducible-builds convention) when set to a whole number, else the system clock.
 pub fn today_day_number() -> i64 {
+    if let Some(s) = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+    {
+        return s.div_euclid(86_400);
+    }
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| (d.as_secs() / 86_400) as i64)

@@ -553,7 +553,9 @@ fn model_fit(cx: &EntryContext, fields: &[(&'static str, Value)]) -> Result<Mode
         let bad = |what: &str| cx.error(name, format!("expected {what}; got {v}"));
         match *name {
             "max_input_tokens" | "max_output_tokens" => {
-                let n = v.as_u64().ok_or_else(|| bad("a whole number of tokens >= 0"))?;
+                let n = v
+                    .as_u64()
+                    .ok_or_else(|| bad("a whole number of tokens >= 0"))?;
                 if *name == "max_input_tokens" {
                     f.max_input_tokens = Some(n);
                 } else {

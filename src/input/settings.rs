@@ -63,8 +63,9 @@ pub struct CheckSettings {
     pub requires: Option<Vec<crate::model::fit::Capability>>,
     /// `deprecation_days`: a fallback retiring within this many days is a finding.
     pub deprecation_days: Option<u32>,
-    /// `severity`: finding kind to `error`, `warning` or `note`.
-    pub severity: Option<std::collections::BTreeMap<String, crate::report::check::Severity>>,
+    /// `severity`: a fit finding kind ([`crate::model::fit::FIT_KINDS`]) to `error`,
+    /// `warning` or `note` (validated).
+    pub severity: Option<std::collections::BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -289,12 +290,25 @@ pub fn load(path: &Path) -> Result<CheckSettings, InputError> {
     if let Some(sev) = c.severity {
         let mut map = std::collections::BTreeMap::new();
         for (kind, level) in sev {
-            let parsed = crate::check::fit::parse_severity(&kind, &level).map_err(|m| {
+            let kinds = crate::model::fit::FIT_KINDS;
+            let problem = if !kinds.contains(&kind.as_str()) {
+                Some(format!(
+                    "`{kind}` is not a finding kind whose severity can be set; one of: {}",
+                    kinds.join(", ")
+                ))
+            } else if !["error", "warning", "note"].contains(&level.as_str()) {
+                Some(format!(
+                    "expected `error`, `warning` or `note`; got `{level}`"
+                ))
+            } else {
+                None
+            };
+            if let Some(m) = problem {
                 let mut path = at("severity");
                 path.push(PathSegment::Key(kind.clone()));
-                doc.error_at(InputErrorKind::Invalid, &path, m)
-            })?;
-            map.insert(parsed.0, parsed.1);
+                return Err(doc.error_at(InputErrorKind::Invalid, &path, m));
+            }
+            map.insert(kind, level);
         }
         out.severity = Some(map);
     }

@@ -100,6 +100,17 @@ impl Capability {
     }
 }
 
+/// Every fit finding kind (`fallcost check`'s `retired`, `retiring`, `context-window`,
+/// `capability`, `capacity`), as `--severity` and fallcost.toml's `[check] severity` name
+/// them.
+pub const FIT_KINDS: [&str; 5] = [
+    "retired",
+    "retiring",
+    "context-window",
+    "capability",
+    "capacity",
+];
+
 /// A deployment's rate limit (LiteLLM's `litellm_params.rpm` / `tpm`): requests and tokens per
 /// minute; `None` where not stated (no limit known).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -200,7 +211,20 @@ pub fn day_number(date: &str) -> Option<i64> {
     }
     let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days_in = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let days_in = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if !(1..=12).contains(&m) || d < 1 || d > days_in[(m - 1) as usize] {
         return None;
     }
@@ -266,10 +290,24 @@ mod tests {
         assert!((s - 0.166_666_778_508_471_3).abs() < 1e-12, "{s}");
         // m = 60, c = 50 (1 req/s against 50 rpm): 0.171991551091283 by the same sum
         assert!((refused_share(60.0, 50) - 0.171_991_551_091_282_75).abs() < 1e-13);
-        assert!((s - brute(600.0, 500)).abs() < 1e-12, "{s} {}", brute(600.0, 500));
-        for (m, c) in [(0.5, 1), (5.0, 3), (60.0, 50), (60.0, 60), (120.0, 100), (300.0, 400)] {
+        assert!(
+            (s - brute(600.0, 500)).abs() < 1e-12,
+            "{s} {}",
+            brute(600.0, 500)
+        );
+        for (m, c) in [
+            (0.5, 1),
+            (5.0, 3),
+            (60.0, 50),
+            (60.0, 60),
+            (120.0, 100),
+            (300.0, 400),
+        ] {
             let (a, b) = (refused_share(m, c), brute(m, c));
-            assert!((a - b).abs() <= 1e-12 * b.max(1e-300) + 1e-15, "m={m} c={c}: {a} vs {b}");
+            assert!(
+                (a - b).abs() <= 1e-12 * b.max(1e-300) + 1e-15,
+                "m={m} c={c}: {a} vs {b}"
+            );
         }
         assert_eq!(refused_share(0.0, 10), 0.0);
         assert_eq!(refused_share(5.0, 0), 1.0);
@@ -277,11 +315,12 @@ mod tests {
 
     #[test]
     fn the_poisson_cdf_holds_at_large_means() {
-        // P(N ≤ μ) → 1/2 + 1/(3·√(2πμ)) for large μ (the Poisson median correction).
+        // P(N ≤ μ) → 1/2 + 2/(3·√(2πμ)) for large μ (Edgeworth: the continuity half-step
+        // and the skewness term, 1/2 and 1/6 of φ(0)/σ).
         let mu = 1e6;
         let p = poisson_cdf(1_000_000, mu);
-        let approx = 0.5 + 1.0 / (3.0 * (2.0 * std::f64::consts::PI * mu).sqrt());
-        assert!((p - approx).abs() < 1e-6, "{p} vs {approx}");
+        let approx = 0.5 + 2.0 / (3.0 * (2.0 * std::f64::consts::PI * mu).sqrt());
+        assert!((p - approx).abs() < 1e-8, "{p} vs {approx}");
         // ln n! by Stirling meets the exact sum at the switch.
         let exact: f64 = (2..=300u64).map(|k| (k as f64).ln()).sum();
         assert!((ln_factorial(300) - exact).abs() < 1e-9 * exact);

@@ -263,7 +263,8 @@ pub struct PriceTable {
     pub models: BTreeMap<String, ModelPrice>,
     /// What each model can serve (context window, capabilities, retirement), by the same ids,
     /// where the table says ([`super::fit::ModelFit`]; LiteLLM's table only).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    /// Not in `fallcost prices`' output (its JSON contract lists prices).
+    #[serde(skip)]
     pub fit: BTreeMap<String, super::fit::ModelFit>,
 }
 

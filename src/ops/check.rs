@@ -91,7 +91,9 @@ fn parse_date(s: &str) -> Result<String, String> {
 fn parse_refused(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err(format!("expected a share from 0 to 1, e.g. 0.01; got `{s}`")),
+        _ => Err(format!(
+            "expected a share from 0 to 1, e.g. 0.01; got `{s}`"
+        )),
     }
 }
 
@@ -105,7 +107,11 @@ fn parse_severity_flag(s: &str) -> Result<(String, crate::report::check::Severit
 /// The fit rules of `args`, fallcost.toml's `[check]` filling what they leave out.
 fn fit_rules(args: &FitArgs, settings: &CheckSettings) -> crate::check::fit::FitRules {
     use crate::check::fit::{DEFAULT_DEPRECATION_DAYS, DEFAULT_MAX_REFUSED, FitRules};
-    let mut severity = settings.severity.clone().unwrap_or_default();
+    // the settings' entries are validated as they are read
+    let mut severity: std::collections::BTreeMap<String, crate::report::check::Severity> =
+        (settings.severity.iter().flatten())
+            .filter_map(|(k, l)| crate::check::fit::parse_severity(k, l).ok())
+            .collect();
     severity.extend(args.severity.iter().cloned());
     FitRules {
         requires: if args.requires.is_empty() {
@@ -117,7 +123,10 @@ fn fit_rules(args: &FitArgs, settings: &CheckSettings) -> crate::check::fit::Fit
             .deprecation_days
             .or(settings.deprecation_days)
             .map_or(DEFAULT_DEPRECATION_DAYS, i64::from),
-        today: args.today.clone().unwrap_or_else(|| FitRules::default().today),
+        today: args
+            .today
+            .clone()
+            .unwrap_or_else(|| FitRules::default().today),
         max_refused: args.max_refused.unwrap_or(DEFAULT_MAX_REFUSED),
         severity,
     }

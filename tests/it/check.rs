@@ -1691,13 +1691,28 @@ fn real_configs_give_findings_not_input_errors() {
         assert_eq!(f["fallback"]["mix_per_1k_usd"], 10.0, "{f}");
         assert_eq!(f["primary"]["mix_per_1k_usd"], 0.0, "{f}");
     }
-    // With a limit above $10.00 per 1,000 requests, the same folder passes.
-    let out = fallcost(&[
+    // With a limit above $10.00 per 1,000 requests, the same folder's one error is a fallback
+    // the price table says was retired on 2026-11-30 (issue 35): Claude Sonnet 4.5 in
+    // shadow-optic-production.json; it passes once that is a warning.
+    let limit = [
         "check",
         "tests/fixtures/real-configs",
         "--max-usd-per-1k",
         "10",
-    ]);
+    ];
+    let out = fallcost(&[&limit[..], &["--format", "json"]].concat());
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errors: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{doc:#}");
+    assert_eq!(errors[0]["kind"], "retired");
+    assert_eq!(errors[0]["model"], "anthropic/claude-sonnet-4.5");
+    let out = fallcost(&[&limit[..], &["--severity", "retired=warning"]].concat());
     assert_eq!(
         out.status.code(),
         Some(0),

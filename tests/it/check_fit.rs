@@ -162,7 +162,12 @@ fn severities_can_be_set_by_flag_or_settings_and_change_the_exit_code() {
         "retired=note",
     ];
     let out = fallcost(&args);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let mut deny = args.to_vec();
     deny.push("--deny-warnings");
     assert_eq!(fallcost(&deny).status.code(), Some(1));
@@ -198,8 +203,14 @@ fn severities_can_be_set_by_flag_or_settings_and_change_the_exit_code() {
 #[test]
 fn bad_fit_flags_and_settings_are_input_errors() {
     for (args, says) in [
-        (vec!["--severity", "capacity=fatal"], "`error`, `warning` or `note`"),
-        (vec!["--severity", "above-ratio=note"], "one of: retired, retiring"),
+        (
+            vec!["--severity", "capacity=fatal"],
+            "`error`, `warning` or `note`",
+        ),
+        (
+            vec!["--severity", "above-ratio=note"],
+            "one of: retired, retiring",
+        ),
         (vec!["--requires", "audio"], "`tools`, `vision` or `json`"),
         (vec!["--today", "2026-02-30"], "YYYY-MM-DD"),
         (vec!["--max-refused", "2"], "share from 0 to 1"),
@@ -247,7 +258,13 @@ fn sarif_has_a_rule_for_every_fit_kind() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    for kind in ["retired", "retiring", "context-window", "capability", "capacity"] {
+    for kind in [
+        "retired",
+        "retiring",
+        "context-window",
+        "capability",
+        "capacity",
+    ] {
         assert!(rules.contains(&kind), "{kind} not in {rules:?}");
     }
     let results: Vec<&str> = doc["runs"][0]["results"]

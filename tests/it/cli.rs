@@ -1135,8 +1135,12 @@ fn check_defaults_to_the_litellm_snapshot() {
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(doc["pricing"], "litellm-1.110.2");
     assert_eq!(doc["errors"].as_array().unwrap().len(), 0);
-    let f = &doc["findings"][0];
-    assert_eq!(f["kind"], "above-ratio");
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "above-ratio")
+        .unwrap();
     assert_eq!(f["fallback"]["min_per_1k_usd"], 1.75);
     assert_eq!(f["primary"]["min_per_1k_usd"], 0.77);
     assert_eq!(

@@ -37,7 +37,17 @@ fn per_1k(input: f64, output: f64) -> f64 {
 #[test]
 fn unknown_slugs_are_unknown_providers() {
     let dir = format!("{FIX}/portkey-slugs");
-    let doc = check_json(&[&format!("{dir}/unknown-slugs-cross-model.json")], 0);
+    // The fallback, Claude Sonnet 4.5, was retired on 2026-11-30 (issue 35): an error, noted
+    // here so that the warnings alone decide the exit code.
+    let retired = findings(
+        &check_json(&[&format!("{dir}/unknown-slugs-cross-model.json")], 1),
+        "retired",
+    )
+    .len();
+    assert_eq!(retired, 1);
+    let note = ["--severity", "retired=note"];
+    let cross = format!("{dir}/unknown-slugs-cross-model.json");
+    let doc = check_json(&[cross.as_str(), note[0], note[1]], 0);
     let unknown = findings(&doc, "unknown-provider");
     assert_eq!(unknown.len(), 1, "{doc:#}");
     assert_eq!(unknown[0]["severity"], "warning");
@@ -62,12 +72,15 @@ fn unknown_slugs_are_unknown_providers() {
         &[
             &format!("{dir}/unknown-slugs-cross-model.json"),
             "--deny-warnings",
+            "--severity",
+            "retired=note",
         ],
         1,
     );
 
     // One slug for every target: one key, one provider, whatever the models.
-    let doc = check_json(&[&format!("{dir}/one-slug.json")], 0);
+    let one = format!("{dir}/one-slug.json");
+    let doc = check_json(&[one.as_str(), note[0], note[1]], 0);
     let unknown = findings(&doc, "unknown-provider");
     assert_eq!(unknown.len(), 1, "{doc:#}");
     assert!(message(unknown[0]).contains("every target goes through `@team-gateway`"));
@@ -75,7 +88,8 @@ fn unknown_slugs_are_unknown_providers() {
 
     // `provider: openai` and `provider: anthropic` already cross providers: no warning for the
     // unknown slug between them.
-    let doc = check_json(&[&format!("{dir}/named-providers.json")], 0);
+    let named = format!("{dir}/named-providers.json");
+    let doc = check_json(&[named.as_str(), note[0], note[1]], 0);
     assert!(findings(&doc, "unknown-provider").is_empty(), "{doc:#}");
     assert!(findings(&doc, "same-provider").is_empty());
 }
@@ -161,8 +175,11 @@ fn openrouter_provider_order_is_a_chain_priced_per_provider() {
 #[test]
 fn real_portkey_configs_give_findings_not_input_errors() {
     let dir = "tests/fixtures/real-configs";
-    // GPT-5.2 $10.50 -> Claude Sonnet 4.5 $13.50: 1.29x, a pass, with a note on the spelling.
-    let doc = check_json(&[&format!("{dir}/shadow-optic-production.json")], 0);
+    // GPT-5.2 $10.50 -> Claude Sonnet 4.5 $13.50: 1.29x, within the ratio, with a note on the
+    // spelling; exit 1 for the one error: Sonnet 4.5 was retired on 2026-11-30 (issue 35).
+    let doc = check_json(&[&format!("{dir}/shadow-optic-production.json")], 1);
+    assert_eq!(findings(&doc, "retired").len(), 1, "{doc:#}");
+    assert_eq!(doc["summary"]["errors"], 1);
     assert_eq!(doc["summary"]["input_errors"], 0);
     let notes = findings(&doc, "price-source");
     assert_eq!(notes.len(), 1);

@@ -90,14 +90,7 @@ impl FitProblem {
     }
 }
 
-/// Every fit finding kind, for `--severity` and the SARIF rules.
-pub const FIT_KINDS: [&str; 5] = [
-    "retired",
-    "retiring",
-    "context-window",
-    "capability",
-    "capacity",
-];
+pub use crate::model::fit::FIT_KINDS;
 
 fn names(caps: &[Capability]) -> String {
     caps.iter()
@@ -204,7 +197,10 @@ pub fn message(
             refused_share,
         } => {
             let share_note = if *share < 1.0 {
-                format!(", {} of its step's traffic", percent(*share, Digits::Significant(3), false))
+                format!(
+                    ", {} of its step's traffic",
+                    percent(*share, Digits::Significant(3), false)
+                )
             } else {
                 String::new()
             };

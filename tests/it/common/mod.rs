@@ -47,6 +47,9 @@ pub fn docs() -> String {
         .collect()
 }
 
+/// The day every test runs `fallcost` on (`SOURCE_DATE_EPOCH`): 2026-12-06 00:00 UTC.
+pub const TODAY_EPOCH_S: &str = "1796515200";
+
 /// Run `fallcost ARGS` from the repository root.
 pub fn fallcost(args: &[&str]) -> Output {
     fallcost_in(&root(), args)
@@ -62,6 +65,9 @@ pub fn fallcost_in(dir: &Path, args: &[&str]) -> Output {
         .env("COLUMNS", "80")
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
+        // `check`'s retirements are judged on one day, whatever day the tests run
+        // (2026-12-06: the LiteLLM snapshot's dates as the fixtures' expectations read them)
+        .env("SOURCE_DATE_EPOCH", TODAY_EPOCH_S)
         .output()
         .expect("the fallcost binary runs")
 }
