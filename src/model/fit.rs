@@ -349,7 +349,7 @@ mod tests {
         assert_eq!(days_from("2026-12-06", "2027-03-06"), Some(90));
         assert_eq!(days_from("2026-12-06", "2026-11-30"), Some(-6));
         assert_eq!(day_number("2026-02-29"), None);
-        assert_eq!(day_number("2024-02-29").is_some(), true);
+        assert!(day_number("2024-02-29").is_some());
         assert_eq!(day_number("2026-13-01"), None);
         assert_eq!(day_number("26-1-1"), None);
     }
