@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use super::{CheckOptions, PricedChain, PricedLink, judge_limits};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, PathSegment};
+use crate::input::gateway::env::{is_templated, template_vars};
 use crate::input::gateway::{self, litellm, openrouter, portkey};
 use crate::input::{litellm_prices, read_text, scenario, shown_path};
 use crate::model::Scenario;
@@ -318,7 +319,13 @@ fn check_scenario(
         skip(report, file, reason);
         return;
     }
-    let scenario = match scenario::load(path, &[]) {
+    // fallcost.toml [prices] over the scenario's own table, as over a config's.
+    let base = match path.parent() {
+        Some(b) if !b.as_os_str().is_empty() => b,
+        _ => Path::new("."),
+    };
+    let label = path.display().to_string();
+    let scenario = match scenario::parse_priced(&label, text, base, &[], &opts.own_prices) {
         Ok(s) => s,
         Err(mut e) => {
             if e.file == path.display().to_string() {
@@ -457,12 +464,6 @@ fn gateway_chains(
     );
 }
 
-/// Whether a model id is read from the environment when the proxy starts (`os.environ/NAME`,
-/// `${NAME}`): the config does not say which model it is.
-fn is_templated(model: &str) -> bool {
-    model.starts_with("os.environ/") || model.contains("${")
-}
-
 /// The model id an unknown-model error names (`unknown model `ID`…`).
 fn unknown_model(e: &InputError) -> Option<&str> {
     e.message
@@ -472,8 +473,8 @@ fn unknown_model(e: &InputError) -> Option<&str> {
 }
 
 /// One note for a file's model ids read from the environment (`errors`: their unknown-model
-/// errors, in the file's order), at the first one's line, naming each id and its variable once;
-/// `None` when there are none.
+/// errors, in the file's order), at the first one's line, naming each id and its variables
+/// once, and how to give them (`set VAR or pass --env VAR=value`); `None` when there are none.
 fn templated_note(errors: &[InputError]) -> Option<Finding> {
     let first = errors.first()?;
     let mut ids: Vec<&str> = Vec::new();
@@ -482,15 +483,16 @@ fn templated_note(errors: &[InputError]) -> Option<Finding> {
             ids.push(id);
         }
     }
-    let var = |id: &str| {
-        id.trim_start_matches("os.environ/")
-            .trim_start_matches("${")
-            .trim_end_matches('}')
-            .to_string()
-    };
-    let vars: Vec<String> = ids.iter().map(|id| var(id)).collect();
+    let mut vars: Vec<String> = Vec::new();
+    for v in ids.iter().flat_map(|id| template_vars(id)) {
+        if !vars.contains(&v) {
+            vars.push(v);
+        }
+    }
     let listed: Vec<String> = ids.iter().map(|id| format!("`{id}`")).collect();
-    let (these, holds) = if ids.len() == 1 {
+    let flags: Vec<String> = vars.iter().map(|v| format!("--env {v}=value")).collect();
+    let one = ids.len() == 1;
+    let (these, holds) = if one {
         ("the model id it holds", "is")
     } else {
         ("the model ids they hold", "are")
@@ -499,13 +501,14 @@ fn templated_note(errors: &[InputError]) -> Option<Finding> {
         line: first.location.map_or(0, |l| l.line),
         file: first.file.clone(),
         message: format!(
-            "{} {holds} read from the environment when the proxy starts ({}): set {} here as the proxy's environment does, write {these} in the config, or declare {} price in fallcost.toml, to price {}; the chains through {} are not judged",
+            "{} {holds} read from the environment when the proxy starts ({}): set {} or pass {} as the proxy's environment does, write {these} in the config, or declare {} price in fallcost.toml, to price {}; the chains through {} are not judged",
             listed.join(", "),
             vars.join(", "),
-            if vars.len() == 1 { "it" } else { "them" },
-            if ids.len() == 1 { "its" } else { "their" },
-            if ids.len() == 1 { "it" } else { "them" },
-            if ids.len() == 1 { "it" } else { "them" },
+            vars.join(", "),
+            flags.join(" "),
+            if one { "its" } else { "their" },
+            if one { "it" } else { "them" },
+            if one { "it" } else { "them" },
         ),
     })
 }
@@ -594,7 +597,7 @@ fn check_yaml(file: &str, text: &str, opts: &CheckOptions, report: &mut CheckRep
             },
         });
     }
-    match litellm::read(file, &root, &opts.prices) {
+    match litellm::read_in(file, &root, &opts.prices, &opts.env) {
         Ok(config) => gateway_chains(file, FileKind::Litellm, config, opts, report),
         Err(e) => report.errors.push(e),
     }

@@ -75,6 +75,12 @@ pub struct CheckOptions {
     /// over $0 means anything) is above the limit when it costs more than this, USD per 1,000
     /// requests at the profile (default [`DEFAULT_MAX_USD_PER_1K`]).
     pub max_usd_per_1k: f64,
+    /// fallcost.toml's `[prices]`: the project's own prices, added to a scenario's own table as
+    /// they are to `prices` (already in it) for gateway configs.
+    pub own_prices: Vec<crate::model::ModelPrice>,
+    /// The gateway proxy's environment (`--env` over the process's): where a model id a
+    /// LiteLLM config reads from it (`os.environ/NAME`, `${NAME}`) is read.
+    pub env: crate::input::gateway::Env,
 }
 
 /// `--max-usd-per-1k` when neither the flag nor fallcost.toml sets it: $5.00 per 1,000

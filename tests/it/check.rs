@@ -1232,7 +1232,7 @@ fn environment_model_ids_are_one_note_per_file() {
     assert_eq!(notes[0]["line"], 6);
     assert_eq!(
         notes[0]["message"],
-        "`os.environ/PRIMARY_MODEL`, `${BACKUP_MODEL}` are read from the environment when the proxy starts (PRIMARY_MODEL, BACKUP_MODEL): set them here as the proxy's environment does, write the model ids they hold in the config, or declare their price in fallcost.toml, to price them; the chains through them are not judged"
+        "`os.environ/PRIMARY_MODEL`, `${BACKUP_MODEL}` are read from the environment when the proxy starts (PRIMARY_MODEL, BACKUP_MODEL): set PRIMARY_MODEL, BACKUP_MODEL or pass --env PRIMARY_MODEL=value --env BACKUP_MODEL=value as the proxy's environment does, write the model ids they hold in the config, or declare their price in fallcost.toml, to price them; the chains through them are not judged"
     );
     assert!(findings(&doc, "unpriced").is_empty(), "{doc:#}");
     assert_eq!(doc["summary"]["errors"], 0);
@@ -1258,6 +1258,49 @@ fn environment_model_ids_are_one_note_per_file() {
     );
     assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
     assert_eq!(doc["summary"]["links"], 3, "{doc:#}");
+    // --env gives them as the proxy's environment does, over fallcost's own: the same chains.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args([
+            "check",
+            &format!("{FIX}/litellm/env-models.yaml"),
+            "--pricing",
+            "2026-07",
+            "--env",
+            "PRIMARY_MODEL=openai/gpt-5.6-sol",
+            "--env",
+            "BACKUP_MODEL=anthropic/claude-sonnet-5",
+        ])
+        .args(["--format", "json"])
+        .env("PRIMARY_MODEL", "not/a-model")
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{doc:#}");
+    assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["links"], 3, "{doc:#}");
+    // One of the two given: the other one's note names its variable and flag only.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/litellm/env-models.yaml"),
+            "--env",
+            "PRIMARY_MODEL=openai/gpt-5.6-sol",
+        ],
+        0,
+    );
+    let notes = findings(&doc, "price-source");
+    let env_note: Vec<&str> = notes
+        .iter()
+        .map(|n| n["message"].as_str().unwrap())
+        .filter(|m| m.contains("environment"))
+        .collect();
+    assert_eq!(
+        env_note,
+        [
+            "`${BACKUP_MODEL}` is read from the environment when the proxy starts (BACKUP_MODEL): set BACKUP_MODEL or pass --env BACKUP_MODEL=value as the proxy's environment does, write the model id it holds in the config, or declare its price in fallcost.toml, to price it; the chains through it are not judged"
+        ],
+        "{doc:#}"
+    );
+    assert_eq!(doc["summary"]["chains"], 1, "{doc:#}");
 }
 
 /// `api_base: os.environ/NAME` is read from the environment: the model's own provider is the

@@ -13,6 +13,7 @@
 //! JavaScript).
 
 pub mod endpoint;
+pub mod env;
 pub mod litellm;
 mod node;
 pub mod openrouter;
@@ -22,6 +23,8 @@ pub mod price;
 use std::fmt;
 
 use crate::error::{InputError, InputErrorKind};
+
+pub use env::Env;
 
 pub use node::{
     Node, NodeValue, duplicate_key, parse_json, parse_yaml, parse_yaml_documents, strip_bom,

@@ -56,7 +56,7 @@ mod portkey_policy;
 use std::path::{Path, PathBuf};
 
 use crate::error::{InputError, InputErrorKind};
-use crate::input::gateway::{self, Endpoint, Node, litellm, openrouter, portkey};
+use crate::input::gateway::{self, Endpoint, Env, Node, litellm, openrouter, portkey};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
 use crate::model::{ModelPrice, PriceTable, Scenario};
@@ -142,7 +142,12 @@ enum Read {
 /// Read one config: its chains and its root (for the policy values). `named` says whether the
 /// file was named itself (then a file that is no config is an error) or found in a folder
 /// (then it is skipped, with why).
-fn read_config(path: &Path, prices: &PriceTable, named: bool) -> Result<Read, InputError> {
+fn read_config(
+    path: &Path,
+    prices: &PriceTable,
+    named: bool,
+    env: &Env,
+) -> Result<Read, InputError> {
     let file = shown_path(path);
     let text = read_text(path).map_err(|mut e| {
         e.file = file.clone();
@@ -197,7 +202,11 @@ fn read_config(path: &Path, prices: &PriceTable, named: bool) -> Result<Read, In
             doc
         };
         if litellm::recognise(&doc) {
-            return Ok(Read::Config(litellm::read(&file, &doc, prices)?, doc, true));
+            return Ok(Read::Config(
+                litellm::read_in(&file, &doc, prices, env)?,
+                doc,
+                true,
+            ));
         }
     }
     let why = "not a gateway config fallcost reads";
@@ -323,7 +332,7 @@ pub fn build(
     sets: &[(String, String)],
 ) -> Result<FromConfig, InputError> {
     let own = crate::input::settings::OwnPrices::default();
-    let mut b = build_text(configs, scenario, profile, (pricing, &own))?;
+    let mut b = build_text(configs, scenario, profile, (pricing, &own), &Env::default())?;
     b.overrides.extend(sets.iter().cloned());
     let scenario =
         crate::input::scenario::parse_priced(&b.label, &b.text, &b.base, &b.overrides, &b.prices)?;
@@ -334,7 +343,9 @@ pub fn build(
 }
 
 /// [`build`] without validating: the scenario text and its overrides. `(pricing, own)`:
-/// `--pricing` and fallcost.toml's `[prices]`, over the table (and in [`Source::prices`]).
+/// `--pricing` and fallcost.toml's `[prices]`, over the table (and in [`Source::prices`]);
+/// `env`: where the model ids read from the environment are read (`--env` over the process
+/// environment).
 ///
 /// Errors: as [`build`], but the scenario's own errors come when it is parsed.
 pub fn build_text(
@@ -342,6 +353,7 @@ pub fn build_text(
     scenario: Option<&Path>,
     profile: Option<(u64, u64)>,
     (pricing, own): (Option<&str>, &crate::input::settings::OwnPrices),
+    env: &Env,
 ) -> Result<Source, InputError> {
     let (label, mut text, mut base) = scenario_text(scenario)?;
     let table: toml::Table = toml::from_str(&text).unwrap_or_default();
@@ -369,7 +381,7 @@ pub fn build_text(
         prices: own.prices.clone(),
         ..WrittenChains::default()
     };
-    let read = read_configs(configs, &prices, &mut written)?;
+    let read = read_configs(configs, &prices, &mut written, env)?;
     let chains_text = written.write_chains();
     let groups = written.chains.iter().map(|c| c.names.clone()).collect();
     let WrittenChains {
@@ -410,15 +422,17 @@ pub fn build_text(
 /// fallbacks or not, each as the traffic it serves: `chain` and `route` are the group's name,
 /// `primary` the deployment's model, `share` its share of the group (LiteLLM's
 /// `simple_shuffle`). `diff` pairs a chain whose group lost its last fallback with these.
+/// `env`: as [`build_text`]'s.
 ///
 /// Errors: a config that cannot be read or parsed (as [`build`]).
-pub fn served_groups(configs: &[PathBuf]) -> Result<Vec<Served>, InputError> {
+pub fn served_groups(configs: &[PathBuf], env: &Env) -> Result<Vec<Served>, InputError> {
     let prices = PricingRef::parse(broad_name(), None).load()?;
     let mut skipped = Vec::new();
     let list = files(configs, &mut skipped)?;
     let mut out = Vec::new();
     for path in &list {
-        let Read::Config(config, _, true) = read_config(path, &prices, configs.contains(path))?
+        let Read::Config(config, _, true) =
+            read_config(path, &prices, configs.contains(path), env)?
         else {
             continue;
         };
@@ -528,6 +542,7 @@ fn read_configs(
     configs: &[PathBuf],
     prices: &PriceTable,
     written: &mut WrittenChains,
+    env: &Env,
 ) -> Result<ConfigsRead, InputError> {
     let mut read = ConfigsRead {
         found: 0,
@@ -537,7 +552,7 @@ fn read_configs(
     let list = files(configs, &mut read.skipped)?;
     let named: Vec<bool> = list.iter().map(|f| configs.contains(f)).collect();
     for (path, named) in list.iter().zip(named) {
-        let (config, root, is_litellm) = match read_config(path, prices, named)? {
+        let (config, root, is_litellm) = match read_config(path, prices, named, env)? {
             Read::Config(config, root, is_litellm) => (config, root, is_litellm),
             Read::Skipped(why) => {
                 read.skipped.push(format!("{}: {why}", shown_path(path)));
