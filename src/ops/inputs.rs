@@ -315,11 +315,13 @@ pub fn source(command: &str, args: &SourceArgs) -> crate::ops::OpsResult<Source>
             Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        // fallcost.toml [prices]: the project's own prices, over the scenario's own table.
         return Ok(Source {
             label: path.display().to_string(),
             text: read_text(path)?,
             base,
             overrides: set,
+            prices: project.prices()?.prices,
             ..Source::default()
         });
     }

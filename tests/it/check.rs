@@ -2067,3 +2067,64 @@ fn the_routers_walk_is_what_is_priced() {
     assert_eq!(from_a.len(), 1);
     assert_eq!(from_a[0]["fallback"]["name"], "b");
 }
+
+/// fallcost.toml's `[prices]` apply to scenarios as they do to gateway configs (the guide's
+/// promise, issue 39 item 5): tests/fixtures/check/own-prices/scenario.toml falls back from
+/// Claude Sonnet 5 ($9.00 per 1,000 requests, 2026-07) to `acme/big-model`, which only the
+/// settings price ($5/$20 per MTok: $20.00, 2.22x). `check` judges the link, `compare`,
+/// `sweep`, `tune` and `diff` price it (sequential at 10% failures: 0.9 x 9.00 + 0.1 x 6.50
+/// gray + 0.09 x 20.00 + 0.01 x 15.00 = $10.70); without the settings it is an unknown model
+/// whose error says how to declare it.
+#[test]
+fn own_prices_apply_to_scenarios_in_every_command() {
+    let dir = format!("{FIX}/own-prices");
+    let (s, settings) = (
+        format!("{dir}/scenario.toml"),
+        format!("{dir}/fallcost.toml"),
+    );
+    let doc = check_json(&[&s, "--config-file", &settings], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1, "{doc:#}");
+    assert!(
+        (num(&above[0]["fallback"]["min_per_1k_usd"]) - 20.0).abs() < 1e-9,
+        "{doc:#}"
+    );
+    assert!((num(&above[0]["ratio"]) - 20.0 / 9.0).abs() < 1e-9);
+    let run = |args: &[&str]| -> Value {
+        let mut all = args.to_vec();
+        all.extend(["--config-file", &settings, "-f", "json"]);
+        let out = fallcost(&all);
+        assert_eq!(out.status.code(), Some(0), "{all:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let doc = run(&["compare", "-s", &s]);
+    assert_eq!(doc["pricing"], "2026-07 + own prices");
+    let seq = |rows: &Value| -> f64 {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["pattern"] == "sequential")
+            .map(|r| num(&r["cost_per_1k_usd"]))
+            .unwrap()
+    };
+    assert!((seq(&doc["steady"]) - 10.70).abs() < 1e-9, "{doc:#}");
+    let doc = run(&[
+        "sweep",
+        "-s",
+        &s,
+        "--param",
+        "steady.failure_rate=0.1:0.1:0.1",
+    ]);
+    assert!((seq(&doc["rows"]) - 10.70).abs() < 1e-9, "{doc:#}");
+    let doc = run(&["tune", "-s", &s]);
+    assert!((num(&doc["chains"][0]["shipped"]["cost_per_1k_usd"]) - 10.70).abs() < 1e-9);
+    let doc = run(&["diff", &s, &s]);
+    assert_eq!(doc["base"]["pricing"], "2026-07 + own prices");
+    assert_eq!(doc["unchanged"][0], "to-acme");
+    // Without the settings: an unknown model, and the error says how to declare it.
+    let err = crate::common::fails(&["compare", "-s", &s]);
+    assert!(
+        err.contains("unknown model `acme/big-model`: price table 2026-07 has no price for it, and an unknown price is never taken as zero; declare it in fallcost.toml (`[prices.\"acme/big-model\"]` input and output in USD per 1M tokens)"),
+        "{err}"
+    );
+}
