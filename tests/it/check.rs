@@ -1665,10 +1665,13 @@ fn incident_judges_the_first_failover() {
     assert_eq!(doc["summary"]["errors"], 0);
     let mut args = base.to_vec();
     args.extend(["--incident", "3h"]);
-    let doc = check_json(&args, 1);
+    // The outage as a whole costs 1.44x, within the limit: a warning (the first failover's
+    // 5.00x is above it), so the gate fails only under --deny-warnings.
+    let doc = check_json(&args, 0);
     let f = findings(&doc, "incident-cost");
     assert_eq!(f.len(), 1, "{doc:#}");
     let f = f[0];
+    assert_eq!(f["severity"], "warning");
     assert_eq!(f["line"], 11);
     assert!((num(&f["warm_ratio"]) - 56.7 / 48.6).abs() < 1e-9);
     assert!((num(&f["first_failover_ratio"]) - 243.0 / 48.6).abs() < 1e-9);
@@ -1682,8 +1685,57 @@ fn incident_judges_the_first_failover() {
     assert!((num(&i["total_usd"]) - 756.702).abs() < 1e-6);
     assert!((num(&i["multiplier"]) - 756.702 / 524.88).abs() < 1e-9);
     assert!(
+        f["message"].as_str().unwrap().ends_with(
+            "is 1.17x its primary `main` at warm prices and a 3h outage (10,800 requests in 540 sessions, 1 req/s) costs 1.44x the primary's normal bill, within --max-ratio 2; only a session's first failover (cold cache or write) is above it: $243.00 per 1,000 requests, 5.00x"
+        ),
+        "{f:#}"
+    );
+    let mut deny = args.clone();
+    deny.push("--deny-warnings");
+    check_json(&deny, 1);
+    // Sessions of one request: every request is a first failover, the outage costs 6.67x
+    // (10,800 x 0.243 + fail-back 10,800 x 0.081 over 524.88): an error, said above the limit.
+    let mut one = args.clone();
+    one.extend(["--session-length", "1"]);
+    let doc = check_json(&one, 1);
+    let f = findings(&doc, "incident-cost")[0];
+    assert_eq!(f["severity"], "error");
+    assert!(
+        (num(&f["incident"]["multiplier"]) - 3499.2 / 524.88).abs() < 1e-9,
+        "{f:#}"
+    );
+    assert!(
+        f["message"].as_str().unwrap().ends_with(
+            "but a session's first failover (cold cache or write) costs $243.00 per 1,000 requests, 5.00x, and a 3h outage (10,800 requests in 10,800 sessions, 1 req/s) costs 6.67x the primary's normal bill; above --max-ratio 2"
+        ),
+        "{f:#}"
+    );
+    // A fallback far cheaper warm (0.48x) whose first failover writes its cache (2.59x): the
+    // outage costs 0.67x normal (10,800 x 0.0234 + 540 x (0.126 - 0.0234) + fail-back
+    // 540 x 0.081 = 351.864 over 524.88), never an error: a note that says so.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/cheap-cold.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/cheap-cold.json"),
+            "--profile",
+            "0/1200",
+            "--prefix",
+            "60000",
+            "--hit-rate",
+            "0.9",
+            "--incident",
+            "3h",
+            "--deny-warnings",
+        ],
+        0,
+    );
+    let f = findings(&doc, "incident-cost")[0];
+    assert_eq!(f["severity"], "note");
+    assert!((num(&f["incident"]["total_usd"]) - 351.864).abs() < 1e-6);
+    assert!(
         f["message"].as_str().unwrap().contains(
-            "is 1.17x its primary `main` at warm prices, but a session's first failover (cold cache or write) costs $243.00 per 1,000 requests, 5.00x, and a 3h outage (10,800 requests in 540 sessions, 1 req/s) costs 1.44x"
+            "costs 0.67x the primary's normal bill, no more than normal, within --max-ratio 2; only a session's first failover (cold cache or write) is above it: $126.00 per 1,000 requests, 2.59x"
         ),
         "{f:#}"
     );

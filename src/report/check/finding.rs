@@ -67,7 +67,9 @@ pub enum Finding {
     },
     /// A fallback within the ratio at warm prices that is above it in an incident of the
     /// primary's provider (`check --incident`): its first failover of a session, or the
-    /// window's multiplier (an error, or a note when allowed).
+    /// window's multiplier. An error when the window's multiplier is above the limit; when only
+    /// the first failover is, a warning, or a note when the outage costs no more than normal;
+    /// a note when allowed.
     IncidentCost {
         /// File.
         file: String,
@@ -152,7 +154,23 @@ impl Finding {
         match self {
             Finding::AboveRatio { allowed: None, .. } => Severity::Error,
             Finding::AboveRatio { .. } => Severity::Note,
-            Finding::IncidentCost { allowed: None, .. } => Severity::Error,
+            // The severity follows the outage's bill: an error only when the outage as a whole
+            // costs more than the limit allows; a first failover above it in an outage that
+            // costs less than normal is a note, one that costs more (within the limit) a warning.
+            Finding::IncidentCost {
+                allowed: None,
+                figures,
+                max_ratio,
+                ..
+            } => {
+                if figures.window_above(*max_ratio) {
+                    Severity::Error
+                } else if figures.no_dearer_than_normal() {
+                    Severity::Note
+                } else {
+                    Severity::Warning
+                }
+            }
             Finding::IncidentCost { .. } => Severity::Note,
             Finding::Unpriced { .. } => Severity::Error,
             Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
@@ -324,17 +342,13 @@ impl fmt::Display for Finding {
                 allowed_from,
                 ..
             } => {
-                let tail = format!(
-                    "{}{}",
-                    format_limit(*max_ratio),
-                    allowed_suffix(allowed, allowed_from)
-                );
+                let tail = allowed_suffix(allowed, allowed_from);
                 incident_cost(
                     f,
                     chain,
                     (primary, fallback),
                     *warm_ratio,
-                    (figures, incident),
+                    (figures, incident, *max_ratio),
                     &tail,
                 )
             }
@@ -402,29 +416,46 @@ fn free_primary(
 }
 
 /// [`Finding::IncidentCost`]'s sentence: the warm ratio, the first failover's cost and the
-/// outage's multiplier; `tail` is the --max-ratio limit and the allowed suffix.
+/// outage's multiplier, the one above `max_ratio` said to be (the finding's severity follows
+/// the outage's); `tail` is the allowed suffix.
 fn incident_cost(
     f: &mut fmt::Formatter<'_>,
     chain: &str,
     (primary, fallback): (&Side, &Side),
     warm_ratio: Option<f64>,
-    (figures, incident): (&IncidentBill, &IncidentCheck),
+    (figures, incident, max_ratio): (&IncidentBill, &IncidentCheck, f64),
     tail: &str,
 ) -> fmt::Result {
     let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}x"));
-    write!(
-        f,
-        "chain `{chain}`: fallback `{}` is {} its primary `{}` at warm prices, but a session's first failover (cold cache or write) costs ${} per 1,000 requests, {}, and a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill; above --max-ratio {tail}",
-        fallback.name,
-        show(warm_ratio),
-        primary.name,
-        crate::number::money(fallback.first(true)),
-        show(figures.first_ratio),
+    let limit = format_limit(max_ratio);
+    let outage = format!(
+        "a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill",
         crate::number::format_seconds(incident.duration_s),
         crate::number::group(&figures.requests.to_string()),
         crate::number::group(&figures.sessions.to_string()),
         crate::number::count(incident.requests_per_second),
         show(figures.multiplier),
+    );
+    let first = format!(
+        "${} per 1,000 requests, {}",
+        crate::number::money(fallback.first(true)),
+        show(figures.first_ratio),
+    );
+    let (fb, warm, p) = (&fallback.name, show(warm_ratio), &primary.name);
+    if figures.window_above(max_ratio) {
+        return write!(
+            f,
+            "chain `{chain}`: fallback `{fb}` is {warm} its primary `{p}` at warm prices, but a session's first failover (cold cache or write) costs {first}, and {outage}; above --max-ratio {limit}{tail}",
+        );
+    }
+    let less = if figures.no_dearer_than_normal() {
+        ", no more than normal"
+    } else {
+        ""
+    };
+    write!(
+        f,
+        "chain `{chain}`: fallback `{fb}` is {warm} its primary `{p}` at warm prices and {outage}{less}, within --max-ratio {limit}; only a session's first failover (cold cache or write) is above it: {first}{tail}",
     )
 }
 
