@@ -266,9 +266,10 @@ fn table_id(
             && let Some(i) = e.message.find(", or pass --pricing with a table that has it")
         {
             e.message.truncate(i);
-            e.message.push_str(
-                ", or pass --pricing with a table that has it (or name one in the scenario's `pricing`)",
-            );
+            e.message.push_str(&format!(
+                ", or pass --pricing with a table that has it (or name one in the scenario's `pricing`), or declare it in fallcost.toml (`[prices.\"{}\"]` input and output in USD per 1M tokens)",
+                ep.model
+            ));
         }
         e
     })?;
