@@ -27,6 +27,7 @@ fn options() -> &'static fallcost::check::CheckOptions {
         max_usd_per_1k: fallcost::check::DEFAULT_MAX_USD_PER_1K,
         own_prices: Vec::new(),
         env: fallcost::input::gateway::Env::default(),
+        shares: Default::default(),
     })
 }
 

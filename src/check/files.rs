@@ -232,16 +232,16 @@ pub fn check_text(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Judge `chains` of `file` with `opts` and record them: each link by its price (a conditional
+/// chain's by the share of requests it takes, [`super::judge_conditional`]), and under
+/// `--incident` by what an outage bills (conditional chains aside: an outage does not send
+/// requests to them).
 fn record_chains(
     report: &mut CheckReport,
     file: &str,
     format: FileKind,
     chains: &[PricedChain],
-    (max_ratio, max_usd_per_1k): (f64, f64),
-    allow: &[String],
-    allow_from: Option<&str>,
-    incident: Option<&super::IncidentCheck>,
+    opts: &CheckOptions,
 ) {
     report.checked.push(Checked {
         path: file.to_string(),
@@ -250,14 +250,18 @@ fn record_chains(
         links: chains.iter().map(|c| c.links.len()).sum(),
     });
     let first = report.findings.len();
+    let (max_ratio, allow) = (opts.max_ratio, &opts.allow);
     for c in chains {
-        report
-            .findings
-            .extend(judge_limits(c, max_ratio, Some(max_usd_per_1k), allow));
-        if let Some(incident) = incident {
-            report
-                .findings
-                .extend(super::judge_incident(c, max_ratio, allow, incident));
+        if c.condition.is_some() {
+            let found = super::judge_conditional(c, max_ratio, allow, &opts.shares);
+            report.findings.extend(found);
+            continue;
+        }
+        let found = judge_limits(c, max_ratio, Some(opts.max_usd_per_1k), allow);
+        report.findings.extend(found);
+        if let Some(incident) = opts.incident.as_ref() {
+            let found = super::judge_incident(c, max_ratio, allow, incident);
+            report.findings.extend(found);
         }
     }
     // Say where an allow-list entry came from (a settings file, or the flag).
@@ -271,9 +275,14 @@ fn record_chains(
             allowed: Some(_),
             allowed_from,
             ..
+        }
+        | Finding::Conditional {
+            allowed: Some(_),
+            allowed_from,
+            ..
         } = f
         {
-            *allowed_from = allow_from.map(str::to_string);
+            *allowed_from = opts.allow_from.clone();
         }
     }
 }
@@ -338,17 +347,7 @@ fn check_scenario(
     // The scenario parsed, so its document does: locate each model for file:line.
     let doc = Document::parse(file, text).ok();
     let chains = scenario_chains(&scenario, doc.as_ref(), file, &mut report.findings);
-    let max_ratio = report.max_ratio;
-    record_chains(
-        report,
-        file,
-        FileKind::Scenario,
-        &chains,
-        (max_ratio, opts.max_usd_per_1k),
-        &opts.allow,
-        opts.allow_from.as_deref(),
-        opts.incident.as_ref(),
-    );
+    record_chains(report, file, FileKind::Scenario, &chains, opts);
 }
 
 /// The line of chain `ci`'s model `mi` (its name when `mi` is `None`) in the scenario's
@@ -419,6 +418,7 @@ fn scenario_chains(
                 line: line(ci, None),
                 primary: scenario_side(scenario, ci, 0),
                 links,
+                condition: None,
             }
         })
         .collect()
@@ -452,16 +452,7 @@ fn gateway_chains(
             Err(e) => report.errors.push(e),
         }
     }
-    record_chains(
-        report,
-        file,
-        format,
-        &chains,
-        (opts.max_ratio, opts.max_usd_per_1k),
-        &opts.allow,
-        opts.allow_from.as_deref(),
-        opts.incident.as_ref(),
-    );
+    record_chains(report, file, format, &chains, opts);
 }
 
 /// The model id an unknown-model error names (`unknown model `ID`…`).

@@ -104,6 +104,7 @@ pub fn plan(args: &CheckFlags) -> crate::ops::OpsResult<Plan> {
             .unwrap_or(crate::check::DEFAULT_MAX_USD_PER_1K),
         own_prices: own.prices,
         env: crate::input::gateway::Env::new(&args.source.env),
+        shares: usage.shares.clone(),
     };
     Ok(Plan {
         paths,

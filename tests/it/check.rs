@@ -2180,3 +2180,76 @@ fn own_prices_apply_to_scenarios_in_every_command() {
         "{err}"
     );
 }
+
+/// `context_window_fallbacks` and `content_policy_fallbacks` take only the requests that
+/// overflow the primary's context window or that it refuses (LiteLLM's router sends only a
+/// `ContextWindowExceededError` / `ContentPolicyViolationError` there, not retried on the
+/// primary), so such a link is judged by the share of requests it takes, where fallcost.toml's
+/// `[usage]` states it (issue 39 item 5): before, GPT-4o mini -> Claude Opus 4.6 was a 37.50x
+/// general-fallback error. Without a share: a warning that says it is conditional and gives the
+/// ratio. With one: the chain's cost over its primary alone, `(1 - s) + s x ratio`: 2% of
+/// requests at 37.50x is 1.73x (a note), 90% at 2.8125x is 2.63x (an error).
+#[test]
+fn conditional_fallbacks_are_judged_by_the_share_they_take() {
+    let dir = format!("{FIX}/conditional");
+    let config = format!("{dir}/config.yaml");
+    let doc = check_json(&[&config, "--pricing", "litellm-1.110.2"], 0);
+    let f = findings(&doc, "conditional-fallback");
+    assert_eq!(f.len(), 2, "{doc:#}");
+    assert!(findings(&doc, "above-ratio").is_empty());
+    assert!(findings(&doc, "same-provider").is_empty());
+    assert_eq!(f[0]["severity"], "warning");
+    assert_eq!(f[0]["line"], 15);
+    assert_eq!(f[0]["condition"], "context_window_fallbacks");
+    assert_eq!(f[0]["share"], Value::Null);
+    assert!((num(&f[0]["ratio"]) - 37.5).abs() < 1e-9);
+    assert_eq!(
+        f[0]["message"],
+        "chain `small (router_settings.context_window_fallbacks)`: fallback `claude` costs $22.50 per 1,000 requests, 37.50x its primary `small` at $0.60, but a context_window_fallbacks link takes only the requests that overflow the primary's context window (LiteLLM's ContextWindowExceededError), not every failure; its share of requests is not stated, so it is not judged as a general fallback: state it as fallcost.toml [usage] context_window_share (0 to 1) to judge it"
+    );
+    check_json(
+        &[&config, "--pricing", "litellm-1.110.2", "--deny-warnings"],
+        1,
+    );
+    let settings = format!("{dir}/fallcost.toml");
+    let args = [
+        config.as_str(),
+        "--pricing",
+        "litellm-1.110.2",
+        "--config-file",
+        &settings,
+    ];
+    let doc = check_json(&args, 1);
+    let f = findings(&doc, "conditional-fallback");
+    assert_eq!(f.len(), 2, "{doc:#}");
+    assert_eq!(f[0]["severity"], "note");
+    assert_eq!(f[0]["share"], 0.02);
+    assert_eq!(
+        f[0]["share_from"],
+        format!("{settings} [usage] context_window_share")
+    );
+    assert!((num(&f[0]["chain_ratio"]) - (0.98 + 0.02 * 37.5)).abs() < 1e-9);
+    assert!(
+        f[0]["message"].as_str().unwrap().ends_with(
+            "at 2% of requests (tests/fixtures/check/conditional/fallcost.toml [usage] context_window_share) the chain costs 1.73x its primary alone; within --max-ratio 2"
+        ),
+        "{doc:#}"
+    );
+    assert_eq!(f[1]["severity"], "error");
+    assert_eq!(f[1]["condition"], "content_policy_fallbacks");
+    assert!((num(&f[1]["chain_ratio"]) - (0.1 + 0.9 * 22.5 / 8.0)).abs() < 1e-9);
+    assert!(
+        f[1]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("the chain costs 2.63x its primary alone; above --max-ratio 2"),
+        "{doc:#}"
+    );
+    // compare --config says the chains are conditional, and how check judges them.
+    let out = fallcost(&["compare", "--config", &config]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("fallcost: warning: {config}:15: chain `small (router_settings.context_window_fallbacks)` is conditional: LiteLLM sends it only the requests that overflow the primary's context window")),
+        "{err}"
+    );
+}

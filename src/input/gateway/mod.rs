@@ -148,6 +148,9 @@ pub struct Route {
     pub primary: Group,
     /// The fallbacks, in order.
     pub links: Vec<RouteLink>,
+    /// Which requests the fallbacks take when only some do (LiteLLM's
+    /// `context_window_fallbacks`, `content_policy_fallbacks`); `None`: every failure.
+    pub condition: Option<crate::model::condition::Condition>,
 }
 
 /// Something about a config worth saying that is not a price finding.

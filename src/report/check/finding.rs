@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::{IncidentBill, IncidentCheck, Side};
 use crate::input::gateway::Notice;
+use crate::model::condition::{Condition, StatedShare};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -94,6 +95,39 @@ pub enum Finding {
         /// The fallcost.toml that `allowed` came from; `None`: the `--allow` flag.
         allowed_from: Option<String>,
     },
+    /// A fallback above the ratio that takes only some requests (LiteLLM's
+    /// `context_window_fallbacks`, `content_policy_fallbacks`): judged by the share of requests
+    /// it takes where a request profile states it (an error when the chain then costs more
+    /// than `max_ratio` times its primary alone, else a note), a warning saying it is
+    /// conditional where none does; a note when allowed.
+    Conditional {
+        /// File.
+        file: String,
+        /// Line of the fallback.
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The primary, priced.
+        primary: Side,
+        /// The fallback, priced.
+        fallback: Side,
+        /// Which requests it takes.
+        condition: Condition,
+        /// Worst-case ratio per request (dearest fallback / cheapest primary); `None` for a free
+        /// primary.
+        ratio: Option<f64>,
+        /// The limit.
+        max_ratio: f64,
+        /// The share of requests it takes, where stated.
+        share: Option<StatedShare>,
+        /// What the chain costs over its primary alone at that share
+        /// ([`crate::model::condition::chain_ratio`]); `None` without a share or a ratio.
+        chain_ratio: Option<f64>,
+        /// The `--allow` entry that allows this link.
+        allowed: Option<String>,
+        /// The fallcost.toml that `allowed` came from; `None`: the `--allow` flag.
+        allowed_from: Option<String>,
+    },
     /// A chain whose primary and fallbacks all run on one provider (a warning): it survives a
     /// deprecation, not an outage.
     SameProvider {
@@ -172,6 +206,20 @@ impl Finding {
                 }
             }
             Finding::IncidentCost { .. } => Severity::Note,
+            Finding::Conditional {
+                allowed: None,
+                share: None,
+                ..
+            } => Severity::Warning,
+            Finding::Conditional {
+                allowed: None,
+                chain_ratio: Some(r),
+                max_ratio,
+                ..
+            } if *r > *max_ratio * (1.0 + crate::model::cost::PRICE_RATIO_REL_TOL) => {
+                Severity::Error
+            }
+            Finding::Conditional { .. } => Severity::Note,
             Finding::Unpriced { .. } => Severity::Error,
             Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
             Finding::Config { notice, .. } if notice.is_warning() => Severity::Warning,
@@ -186,6 +234,7 @@ impl Finding {
         match self {
             Finding::AboveRatio { .. } => "above-ratio",
             Finding::IncidentCost { .. } => "incident-cost",
+            Finding::Conditional { .. } => "conditional-fallback",
             Finding::SameProvider { .. } => "same-provider",
             Finding::Config { notice, .. } => notice.kind(),
             Finding::PriceSource { .. } => "price-source",
@@ -199,6 +248,7 @@ impl Finding {
         match self {
             Finding::AboveRatio { file, .. }
             | Finding::IncidentCost { file, .. }
+            | Finding::Conditional { file, .. }
             | Finding::SameProvider { file, .. }
             | Finding::Config { file, .. }
             | Finding::PriceSource { file, .. }
@@ -212,6 +262,7 @@ impl Finding {
         match self {
             Finding::AboveRatio { line, .. }
             | Finding::IncidentCost { line, .. }
+            | Finding::Conditional { line, .. }
             | Finding::SameProvider { line, .. }
             | Finding::Config { line, .. }
             | Finding::PriceSource { line, .. }
@@ -352,6 +403,7 @@ impl fmt::Display for Finding {
                     &tail,
                 )
             }
+            Finding::Conditional { .. } => conditional(f, self),
             Finding::SameProvider {
                 chain, providers, ..
             } => write!(
@@ -413,6 +465,83 @@ fn free_primary(
         how_free(primary),
         primary.price(),
     )
+}
+
+/// [`Finding::Conditional`]'s sentence: the fallback's price and ratio, which requests it
+/// takes, and, with a share, what the chain costs over its primary alone at it (above or within
+/// the limit); without one, how to state it.
+fn conditional(f: &mut fmt::Formatter<'_>, finding: &Finding) -> fmt::Result {
+    let Finding::Conditional {
+        chain,
+        primary,
+        fallback,
+        condition,
+        ratio,
+        max_ratio,
+        share,
+        chain_ratio,
+        allowed,
+        allowed_from,
+        ..
+    } = finding
+    else {
+        return Ok(());
+    };
+    let limit = format_limit(*max_ratio);
+    let per_request = ratio.map_or_else(
+        || {
+            format!(
+                "and its primary `{}` {} ({})",
+                primary.name,
+                how_free(primary),
+                primary.price()
+            )
+        },
+        |r| {
+            format!(
+                "{} its primary `{}` at {}",
+                format_ratio(r, *max_ratio),
+                primary.name,
+                primary.price()
+            )
+        },
+    );
+    write!(
+        f,
+        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {per_request}{}, but a {} link takes only {}, not every failure",
+        fallback.name,
+        fallback.price(),
+        worst_case(primary, fallback),
+        condition.key(),
+        condition.takes(),
+    )?;
+    let tail = allowed_suffix(allowed, allowed_from);
+    match (share, chain_ratio) {
+        (Some(s), Some(r)) => {
+            let verdict = if *r > *max_ratio * (1.0 + crate::model::cost::PRICE_RATIO_REL_TOL) {
+                "above"
+            } else {
+                "within"
+            };
+            write!(
+                f,
+                ": at {} of requests ({}) the chain costs {r:.2}x its primary alone; {verdict} --max-ratio {limit}{tail}",
+                crate::number::percent(s.share, crate::number::Digits::AtMost(4), false),
+                s.from,
+            )
+        }
+        (Some(s), None) => write!(
+            f,
+            ": it takes {} of requests ({}){tail}",
+            crate::number::percent(s.share, crate::number::Digits::AtMost(4), false),
+            s.from,
+        ),
+        (None, _) => write!(
+            f,
+            "; its share of requests is not stated, so it is not judged as a general fallback: state it as fallcost.toml [usage] {} (0 to 1) to judge it{tail}",
+            condition.share_key(),
+        ),
+    }
 }
 
 /// [`Finding::IncidentCost`]'s sentence: the warm ratio, the first failover's cost and the

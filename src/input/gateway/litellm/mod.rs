@@ -663,6 +663,7 @@ impl Walker<'_> {
             at: entry.at.clone(),
             primary: primary.group,
             links,
+            condition: crate::model::condition::Condition::of_field(&field),
         })
     }
 
@@ -787,6 +788,7 @@ fn order_chains(models: &ModelList, out: &mut Out) {
             at: links[0].at.clone(),
             primary,
             links,
+            condition: None,
         });
     }
 }

@@ -246,6 +246,29 @@ fn dangling(file: &str, config: &gateway::Config) -> Vec<String> {
     }
     out
 }
+/// The warning for each chain of `config` whose fallbacks take only some requests (LiteLLM's
+/// `context_window_fallbacks`, `content_policy_fallbacks`): the scenario prices a fallback on
+/// its failures, while LiteLLM sends such a chain the requests that overflow or are refused,
+/// a share of the traffic the scenario does not state (`check` judges it by
+/// fallcost.toml's `[usage]` share).
+fn conditional(file: &str, config: &gateway::Config) -> Vec<String> {
+    config
+        .chains
+        .iter()
+        .filter_map(|c| {
+            let cond = c.condition?;
+            Some(format!(
+                "{}:{}: chain `{}` is conditional: LiteLLM sends it only {}, not every failure; it is priced here as a fallback on the scenario's failures, so read its figures as if that share of requests failed at the scenario's rate (`fallcost check` judges it by fallcost.toml [usage] {})",
+                c.at.file_or(file),
+                c.at.line,
+                c.name,
+                cond.takes(),
+                cond.share_key(),
+            ))
+        })
+        .collect()
+}
+
 /// The scenario id of `ep` and, when the config sets its prices itself (LiteLLM `model_info`
 /// or `litellm_params` `input_cost_per_token` ..., wholly or over a table entry), that price,
 /// to add to the scenario's table under the id: the price [`super::endpoint::price`] gives,
@@ -563,6 +586,7 @@ fn read_configs(
         read.found += 1;
         let file = shown_path(path);
         read.warnings.extend(dangling(&file, &config));
+        read.warnings.extend(conditional(&file, &config));
         let policy = policy_of(&file, &root, is_litellm)?;
         for chain in &config.chains {
             let policy = if is_litellm {
