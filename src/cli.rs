@@ -958,6 +958,7 @@ mod tests {
             "config-file",
             "set",
             "chain",
+            "env",
         ];
         for c in ["compare", "sweep", "tune"] {
             assert_eq!(source_flags(c), all, "{c}");
@@ -969,9 +970,17 @@ mod tests {
             "config-file",
             "set",
             "chain",
+            "env",
         ];
         assert_eq!(source_flags("diff"), diff);
-        let check = ["scenario", "config", "pricing", "profile", "config-file"];
+        let check = [
+            "scenario",
+            "config",
+            "pricing",
+            "profile",
+            "config-file",
+            "env",
+        ];
         assert_eq!(source_flags("check"), check);
     }
 
@@ -1000,6 +1009,31 @@ mod tests {
             panic!("diff")
         };
         assert_eq!(d.source.chains, ["x"]);
+        // --env VAR=VALUE, repeatable; a value may hold `=`; a name that is no variable's is
+        // refused with why
+        let check = Cli::try_parse_from([
+            "fallcost",
+            "check",
+            "--env",
+            "PRIMARY_MODEL=openai/gpt-4o",
+            "--env",
+            "B=x=y",
+        ])
+        .unwrap();
+        let Command::Check(c) = check.command else {
+            panic!("check")
+        };
+        assert_eq!(
+            c.source.env,
+            [
+                ("PRIMARY_MODEL".to_string(), "openai/gpt-4o".to_string()),
+                ("B".to_string(), "x=y".to_string())
+            ]
+        );
+        assert!(
+            err(&["fallcost", "check", "--env", "1X=a"]).contains("`1X` is not a variable name"),
+        );
+        assert!(err(&["fallcost", "compare", "--env", "NOEQUALS"]).contains("expected VAR=VALUE"));
     }
 
     #[test]

@@ -25,6 +25,9 @@ fn options() -> &'static fallcost::check::CheckOptions {
         allow_from: None,
         incident: None,
         max_usd_per_1k: fallcost::check::DEFAULT_MAX_USD_PER_1K,
+        own_prices: Vec::new(),
+        env: fallcost::input::gateway::Env::default(),
+        shares: Default::default(),
     })
 }
 

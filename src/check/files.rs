@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use super::{CheckOptions, PricedChain, PricedLink, judge_limits};
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, PathSegment};
+use crate::input::gateway::env::{is_templated, template_vars};
 use crate::input::gateway::{self, litellm, openrouter, portkey};
 use crate::input::{litellm_prices, read_text, scenario, shown_path};
 use crate::model::Scenario;
@@ -231,17 +232,17 @@ pub fn check_text(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Judge `chains` of `file` with `opts` and record them: each link by its price (a conditional
+/// chain's by the share of requests it takes, [`super::judge_conditional`]), and under
+/// `--incident` by what an outage bills (conditional chains aside: an outage does not send
+/// requests to them).
 fn record_chains(
     report: &mut CheckReport,
     file: &str,
     format: FileKind,
     chains: &[PricedChain],
-    (max_ratio, max_usd_per_1k): (f64, f64),
-    allow: &[String],
-    allow_from: Option<&str>,
-    incident: Option<&super::IncidentCheck>,
-    fit: Option<(&crate::model::Request, &super::fit::FitRules)>,
+    opts: &CheckOptions,
+    fit: bool,
 ) {
     report.checked.push(Checked {
         path: file.to_string(),
@@ -250,18 +251,23 @@ fn record_chains(
         links: chains.iter().map(|c| c.links.len()).sum(),
     });
     let first = report.findings.len();
+    let (max_ratio, allow) = (opts.max_ratio, &opts.allow);
     let mut fits = Vec::new();
     for c in chains {
-        report
-            .findings
-            .extend(judge_limits(c, max_ratio, Some(max_usd_per_1k), allow));
-        if let Some(incident) = incident {
-            report
-                .findings
-                .extend(super::judge_incident(c, max_ratio, allow, incident));
+        if c.condition.is_some() {
+            let found = super::judge_conditional(c, max_ratio, allow, &opts.shares);
+            report.findings.extend(found);
+            continue;
         }
-        if let Some((request, rules)) = fit {
-            fits.extend(super::fit::judge_fit(c, request, rules, incident));
+        let found = judge_limits(c, max_ratio, Some(opts.max_usd_per_1k), allow);
+        report.findings.extend(found);
+        if let Some(incident) = opts.incident.as_ref() {
+            let found = super::judge_incident(c, max_ratio, allow, incident);
+            report.findings.extend(found);
+        }
+        if fit {
+            let incident = opts.incident.as_ref();
+            fits.extend(super::fit::judge_fit(c, &opts.profile, &opts.fit, incident));
         }
     }
     report.findings.extend(super::fit::once_per_place(fits));
@@ -276,9 +282,14 @@ fn record_chains(
             allowed: Some(_),
             allowed_from,
             ..
+        }
+        | Finding::Conditional {
+            allowed: Some(_),
+            allowed_from,
+            ..
         } = f
         {
-            *allowed_from = allow_from.map(str::to_string);
+            *allowed_from = opts.allow_from.clone();
         }
     }
 }
@@ -324,7 +335,13 @@ fn check_scenario(
         skip(report, file, reason);
         return;
     }
-    let scenario = match scenario::load(path, &[]) {
+    // fallcost.toml [prices] over the scenario's own table, as over a config's.
+    let base = match path.parent() {
+        Some(b) if !b.as_os_str().is_empty() => b,
+        _ => Path::new("."),
+    };
+    let label = path.display().to_string();
+    let scenario = match scenario::parse_priced(&label, text, base, &[], &opts.own_prices) {
         Ok(s) => s,
         Err(mut e) => {
             if e.file == path.display().to_string() {
@@ -337,18 +354,7 @@ fn check_scenario(
     // The scenario parsed, so its document does: locate each model for file:line.
     let doc = Document::parse(file, text).ok();
     let chains = scenario_chains(&scenario, doc.as_ref(), file, &mut report.findings);
-    let max_ratio = report.max_ratio;
-    record_chains(
-        report,
-        file,
-        FileKind::Scenario,
-        &chains,
-        (max_ratio, opts.max_usd_per_1k),
-        &opts.allow,
-        opts.allow_from.as_deref(),
-        opts.incident.as_ref(),
-        None,
-    );
+    record_chains(report, file, FileKind::Scenario, &chains, opts, false);
 }
 
 /// The line of chain `ci`'s model `mi` (its name when `mi` is `None`) in the scenario's
@@ -419,6 +425,7 @@ fn scenario_chains(
                 line: line(ci, None),
                 primary: scenario_side(scenario, ci, 0),
                 links,
+                condition: None,
             }
         })
         .collect()
@@ -452,23 +459,7 @@ fn gateway_chains(
             Err(e) => report.errors.push(e),
         }
     }
-    record_chains(
-        report,
-        file,
-        format,
-        &chains,
-        (opts.max_ratio, opts.max_usd_per_1k),
-        &opts.allow,
-        opts.allow_from.as_deref(),
-        opts.incident.as_ref(),
-        Some((&opts.profile, &opts.fit)),
-    );
-}
-
-/// Whether a model id is read from the environment when the proxy starts (`os.environ/NAME`,
-/// `${NAME}`): the config does not say which model it is.
-fn is_templated(model: &str) -> bool {
-    model.starts_with("os.environ/") || model.contains("${")
+    record_chains(report, file, format, &chains, opts, true);
 }
 
 /// The model id an unknown-model error names (`unknown model `ID`…`).
@@ -480,8 +471,8 @@ fn unknown_model(e: &InputError) -> Option<&str> {
 }
 
 /// One note for a file's model ids read from the environment (`errors`: their unknown-model
-/// errors, in the file's order), at the first one's line, naming each id and its variable once;
-/// `None` when there are none.
+/// errors, in the file's order), at the first one's line, naming each id and its variables
+/// once, and how to give them (`set VAR or pass --env VAR=value`); `None` when there are none.
 fn templated_note(errors: &[InputError]) -> Option<Finding> {
     let first = errors.first()?;
     let mut ids: Vec<&str> = Vec::new();
@@ -490,15 +481,16 @@ fn templated_note(errors: &[InputError]) -> Option<Finding> {
             ids.push(id);
         }
     }
-    let var = |id: &str| {
-        id.trim_start_matches("os.environ/")
-            .trim_start_matches("${")
-            .trim_end_matches('}')
-            .to_string()
-    };
-    let vars: Vec<String> = ids.iter().map(|id| var(id)).collect();
+    let mut vars: Vec<String> = Vec::new();
+    for v in ids.iter().flat_map(|id| template_vars(id)) {
+        if !vars.contains(&v) {
+            vars.push(v);
+        }
+    }
     let listed: Vec<String> = ids.iter().map(|id| format!("`{id}`")).collect();
-    let (these, holds) = if ids.len() == 1 {
+    let flags: Vec<String> = vars.iter().map(|v| format!("--env {v}=value")).collect();
+    let one = ids.len() == 1;
+    let (these, holds) = if one {
         ("the model id it holds", "is")
     } else {
         ("the model ids they hold", "are")
@@ -507,13 +499,14 @@ fn templated_note(errors: &[InputError]) -> Option<Finding> {
         line: first.location.map_or(0, |l| l.line),
         file: first.file.clone(),
         message: format!(
-            "{} {holds} read from the environment when the proxy starts ({}): set {} here as the proxy's environment does, write {these} in the config, or declare {} price in fallcost.toml, to price {}; the chains through {} are not judged",
+            "{} {holds} read from the environment when the proxy starts ({}): set {} or pass {} as the proxy's environment does, write {these} in the config, or declare {} price in fallcost.toml, to price {}; the chains through {} are not judged",
             listed.join(", "),
             vars.join(", "),
-            if vars.len() == 1 { "it" } else { "them" },
-            if ids.len() == 1 { "its" } else { "their" },
-            if ids.len() == 1 { "it" } else { "them" },
-            if ids.len() == 1 { "it" } else { "them" },
+            vars.join(", "),
+            flags.join(" "),
+            if one { "its" } else { "their" },
+            if one { "it" } else { "them" },
+            if one { "it" } else { "them" },
         ),
     })
 }
@@ -602,7 +595,7 @@ fn check_yaml(file: &str, text: &str, opts: &CheckOptions, report: &mut CheckRep
             },
         });
     }
-    match litellm::read(file, &root, &opts.prices) {
+    match litellm::read_in(file, &root, &opts.prices, &opts.env) {
         Ok(config) => gateway_chains(file, FileKind::Litellm, config, opts, report),
         Err(e) => report.errors.push(e),
     }

@@ -31,6 +31,7 @@ mod price;
 
 pub use price::{PricedChain, PricedLink, price_config, price_endpoint};
 
+use crate::model::condition::{ConditionalShares, chain_ratio};
 use crate::model::prices::provider_family;
 use crate::model::{PriceTable, Request};
 use crate::report::check::{Finding, IncidentBill, IncidentCheck, Side};
@@ -79,6 +80,15 @@ pub struct CheckOptions {
     /// Whether each fallback can take the load and serve the request ([`fit::FitRules`]:
     /// retirement, context window, capabilities, capacity), for gateway configs.
     pub fit: fit::FitRules,
+    /// fallcost.toml's `[prices]`: the project's own prices, added to a scenario's own table as
+    /// they are to `prices` (already in it) for gateway configs.
+    pub own_prices: Vec<crate::model::ModelPrice>,
+    /// The gateway proxy's environment (`--env` over the process's): where a model id a
+    /// LiteLLM config reads from it (`os.environ/NAME`, `${NAME}`) is read.
+    pub env: crate::input::gateway::Env,
+    /// The shares of requests the conditional fallbacks take (`context_window_fallbacks`,
+    /// `content_policy_fallbacks`), where fallcost.toml's `[usage]` states them.
+    pub shares: ConditionalShares,
 }
 
 /// `--max-usd-per-1k` when neither the flag nor fallcost.toml sets it: $5.00 per 1,000
@@ -163,6 +173,55 @@ pub fn judge_incident(
                 allowed_from: None,
             });
         }
+    }
+    out
+}
+
+/// Judge each link of a conditional chain (its fallbacks take only the requests that overflow
+/// the primary's context window, or that it refuses: [`crate::model::condition`]) above
+/// `max_ratio` per request: by what the chain costs over its primary alone at the share of
+/// requests `shares` states ([`chain_ratio`]: an error above `max_ratio`, else a note), or,
+/// with none stated, a warning that says it is conditional and how to state the share. A link
+/// within the ratio per request is within it at any share. Allowed links are notes. No
+/// same-provider warning: such a chain is not there for an outage.
+pub fn judge_conditional(
+    chain: &PricedChain,
+    max_ratio: f64,
+    allow: &[String],
+    shares: &ConditionalShares,
+) -> Vec<crate::report::check::Finding> {
+    let Some(condition) = chain.condition else {
+        return Vec::new();
+    };
+    let share = shares.of(condition).cloned();
+    let mut out = Vec::new();
+    for link in &chain.links {
+        let (p, fb) = (
+            chain.primary.judged_as_primary(),
+            link.fallback.judged_as_fallback(),
+        );
+        if !above(fb, p, max_ratio) {
+            continue;
+        }
+        let ratio = (p > 0.0).then(|| fb / p);
+        out.push(Finding::Conditional {
+            file: link.file.clone(),
+            line: link.line,
+            chain: chain.name.clone(),
+            primary: chain.primary.clone(),
+            fallback: link.fallback.clone(),
+            condition,
+            ratio,
+            max_ratio,
+            chain_ratio: ratio
+                .zip(share.as_ref())
+                .map(|(r, s)| chain_ratio(s.share, r)),
+            share: share.clone(),
+            allowed: allows(allow, &chain.primary)
+                .or_else(|| allows(allow, &link.fallback))
+                .map(str::to_string),
+            allowed_from: None,
+        });
     }
     out
 }
@@ -291,6 +350,7 @@ mod tests {
                     via: vec![],
                 })
                 .collect(),
+            condition: None,
         }
     }
 

@@ -37,6 +37,9 @@ pub struct PricedChain {
     pub primary: Side,
     /// The fallbacks.
     pub links: Vec<PricedLink>,
+    /// Which requests the fallbacks take when only some do (`context_window_fallbacks`,
+    /// `content_policy_fallbacks`); `None`: every failure.
+    pub condition: Option<crate::model::condition::Condition>,
 }
 
 /// Price one gateway endpoint for `request` ([`crate::input::gateway::endpoint::price`]), at
@@ -114,6 +117,7 @@ pub fn price_config(
                 line: chain.at.line,
                 primary,
                 links,
+                condition: chain.condition,
             });
         }
     }

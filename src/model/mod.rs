@@ -16,6 +16,7 @@
 
 pub mod cache;
 pub mod chain;
+pub mod condition;
 pub mod cost;
 pub mod error;
 pub mod fit;

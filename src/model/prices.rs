@@ -3,6 +3,8 @@
 //! This is the in-memory form every input format (fallcost TOML, LiteLLM JSON) is turned into.
 //! Prices are USD per 1,000,000 tokens ($/MTok), the unit every provider's price page uses.
 
+mod hint;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -322,136 +324,6 @@ impl PriceTable {
             .filter(move |(k, _)| k.rsplit_once('/').is_some_and(|(_, m)| m == id))
             .map(|(_, p)| p)
     }
-
-    /// Why `id` did not resolve, for an error message: `" (several providers have it: a/x,
-    /// b/x; name one)"` for an ambiguous bare id, `" (did you mean `y`?)"` for a near miss of
-    /// an id the table has, or nothing.
-    pub fn lookup_hint(&self, id: &str) -> String {
-        if !id.contains('/') {
-            let all: Vec<&str> = self.suffixed(id).map(|p| p.id.as_str()).collect();
-            if all.len() > 1 {
-                let shown = all.iter().take(8).copied().collect::<Vec<_>>().join(", ");
-                let more = if all.len() > 8 {
-                    format!(" and {} more", all.len() - 8)
-                } else {
-                    String::new()
-                };
-                return format!(" (several providers have it: {shown}{more}; name one)");
-            }
-        }
-        let (provider, bare) = match id.split_once('/') {
-            Some((p, b)) => (Some(p), b),
-            None => (None, id),
-        };
-        // Compare like with like: the bare part with the keys of that provider's own entries
-        // (its family: `bedrock_converse` is Bedrock's), without the provider's prefix
-        // (`anthropic/claude-sonnet-4.5` -> `claude-sonnet-4-5`).
-        let own = provider.and_then(|pr| {
-            let prefix = format!("{pr}/");
-            let keys = self
-                .models
-                .iter()
-                .filter(|(_, p)| provider_family(&p.provider) == provider_family(pr))
-                .map(|(k, _)| k.strip_prefix(&prefix).unwrap_or(k));
-            same_model(bare, keys).map(|n| format!("{pr}/{n}"))
-        });
-        if let Some(n) = own {
-            return format!(" (did you mean `{n}`?)");
-        }
-        let near = same_model(id, self.models.keys().map(String::as_str)).or_else(|| {
-            provider.and_then(|_| same_model(bare, self.models.keys().map(String::as_str)))
-        });
-        let Some(near) = near else {
-            return String::new();
-        };
-        let other = self
-            .models
-            .get(near)
-            .map_or("another provider", |p| p.provider.as_str());
-        match provider {
-            // Another provider's entry is never offered as this provider's price.
-            Some(pr) if provider_family(other) != provider_family(pr) => {
-                format!(" (not priced for {pr}; `{near}` is {other}'s price, not {pr}'s)")
-            }
-            _ => format!(" (did you mean `{near}`?)"),
-        }
-    }
-}
-
-/// The candidate that is the model `id` names, for a did-you-mean: one equal to it but for case
-/// and separators (`claude-sonnet-4.5`, `claude-sonnet-4-5`); else the shortest that extends it
-/// by a date or a word, never a version (`llama-3.3-70b-instruct` -> `…-instruct-turbo`,
-/// `claude-sonnet-4` -> `claude-sonnet-4-20250514`, not `claude-sonnet-4-5`); else a near miss
-/// ([`crate::suggest::nearest`]) with the same numbers (`gtp-4o` -> `gpt-4o`, never
-/// `claude-sonnet-4` -> `claude-sonnet-5`: another model, another price).
-fn same_model<'c>(id: &str, candidates: impl Iterator<Item = &'c str> + Clone) -> Option<&'c str> {
-    let id = &printable(id);
-    let word = normalise(id);
-    if let Some(c) = candidates.clone().find(|c| normalise(c) == word) {
-        return Some(c);
-    }
-    let extends = |c: &str| {
-        let Some(rest) = normalise(c).strip_prefix(&word).map(str::to_string) else {
-            return false;
-        };
-        let Some(rest) = rest.strip_prefix('-') else {
-            return false;
-        };
-        let head: String = rest
-            .chars()
-            .take_while(char::is_ascii_alphanumeric)
-            .collect();
-        // `-5` (a version) is another model; `-20250514` (a date), `-turbo`, `-v1:0` are not.
-        !(head.chars().all(|ch| ch.is_ascii_digit()) && head.len() < 6)
-    };
-    if let Some(c) = candidates
-        .clone()
-        .filter(|c| extends(c))
-        .min_by_key(|c| (c.len(), *c))
-    {
-        return Some(c);
-    }
-    let numbers = digits(id);
-    crate::suggest::nearest(id, candidates.filter(|c| digits(c) == numbers))
-}
-
-/// `id` without terminal escape sequences (`ESC [ … letter`) and other control characters,
-/// which no price table's id holds: a pasted `gpt\n-6-sol\x1b[2J` is still `gpt-6-sol`.
-fn printable(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    let mut chars = id.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            if chars.peek() == Some(&'[') {
-                chars.next();
-                // parameters and intermediates, then one final byte in '@'..='~'
-                for d in chars.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
-                    }
-                }
-            }
-        } else if !c.is_control() {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// `id` lower-cased with `.`, `_` and spaces as `-`, for comparing ids.
-fn normalise(id: &str) -> String {
-    id.to_lowercase()
-        .chars()
-        .map(|c| if matches!(c, '.' | '_' | ' ') { '-' } else { c })
-        .collect()
-}
-
-/// The numbers in `id`, in order (`gpt-4o-2024-08-06`: 4, 2024, 08, 06).
-fn digits(id: &str) -> Vec<String> {
-    id.split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
 }
 
 /// Whether an entry whose provider is `entry` belongs to `provider` as a model id names it:
@@ -489,7 +361,7 @@ pub fn provider_family(provider: &str) -> &str {
 mod tests {
     use super::*;
 
-    fn price(id: &str) -> ModelPrice {
+    pub(super) fn price(id: &str) -> ModelPrice {
         ModelPrice {
             id: id.into(),
             provider: id.split('/').next().unwrap().into(),
@@ -535,93 +407,6 @@ mod tests {
         assert_eq!(
             t.lookup_hint("openai/gpt-6-soll"),
             " (did you mean `openai/gpt-6-sol`?)"
-        );
-    }
-
-    #[test]
-    fn escapes_and_control_characters_are_not_part_of_an_id() {
-        assert_eq!(printable("openai/gpt\n-6-sol\u{1b}[2J"), "openai/gpt-6-sol");
-        assert_eq!(printable("gpt-4o\u{1b}[1;31m\t"), "gpt-4o");
-    }
-
-    #[test]
-    fn suggestions_name_the_same_model_of_the_same_provider_or_say_whose_they_are() {
-        let mut models = BTreeMap::new();
-        for (id, provider) in [
-            ("claude-sonnet-4-5", "anthropic"),
-            ("claude-sonnet-5", "anthropic"),
-            ("claude-sonnet-4-20250514", "anthropic"),
-            (
-                "anthropic.claude-sonnet-4-5-20250929-v1:0",
-                "bedrock_converse",
-            ),
-            ("bedrock/us-east-1/claude-x", "bedrock"),
-            (
-                "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo",
-                "together_ai",
-            ),
-            (
-                "together_ai/meta-llama/Llama-3.1-405B-Instruct",
-                "together_ai",
-            ),
-            (
-                "vertex_ai/claude-sonnet-4-6@default",
-                "vertex_ai-anthropic_models",
-            ),
-            ("gmi/meta-llama/Llama-3.3-70B-Instruct", "gmi"),
-            ("groq/llama-3.1-8b-instant", "groq"),
-        ] {
-            let mut p = price(id);
-            p.provider = provider.into();
-            models.insert(id.to_string(), p);
-        }
-        let t = PriceTable {
-            name: "t".into(),
-            verified: None,
-            source: None,
-            models,
-            fit: BTreeMap::new(),
-        };
-        // The same id but for separators: the provider's own entry.
-        assert_eq!(
-            t.lookup_hint("anthropic/claude-sonnet-4.5"),
-            " (did you mean `anthropic/claude-sonnet-4-5`?)"
-        );
-        // A dated snapshot extends the id; a version number (`-5`, `-6@default`) does not.
-        assert_eq!(
-            t.lookup_hint("anthropic/claude-sonnet-4"),
-            " (did you mean `anthropic/claude-sonnet-4-20250514`?)"
-        );
-        // (Vertex's `claude-sonnet-4-6@default` is another version: Anthropic's dated
-        // snapshot is named as Anthropic's.)
-        assert_eq!(
-            t.lookup_hint("vertex_ai/claude-sonnet-4"),
-            " (not priced for vertex_ai; `claude-sonnet-4-20250514` is anthropic's price, not vertex_ai's)"
-        );
-        // `-Turbo` is a word: the same model on the same provider; the 405B is another model.
-        assert_eq!(
-            t.lookup_hint("together_ai/meta-llama/llama-3.3-70b-instruct"),
-            " (did you mean `together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo`?)"
-        );
-        // A typo with the same numbers is suggested; one edit to a version number is not.
-        assert_eq!(
-            t.lookup_hint("anthropic/claude-sonet-4-5"),
-            " (did you mean `anthropic/claude-sonnet-4-5`?)"
-        );
-        assert_eq!(t.lookup_hint("anthropic/claude-sonnet-6"), "");
-        // Only another provider has it: said so, never offered as this provider's.
-        assert_eq!(
-            t.lookup_hint("bedrock/claude-sonnet-4-5"),
-            " (not priced for bedrock; `claude-sonnet-4-5` is anthropic's price, not bedrock's)"
-        );
-        assert_eq!(
-            t.lookup_hint("groq/meta-llama/Llama-3.3-70B-Instruct"),
-            " (not priced for groq; `gmi/meta-llama/Llama-3.3-70B-Instruct` is gmi's price, not groq's)"
-        );
-        // A prefix that is no provider (OpenRouter's author slug): whose price the near id is.
-        assert_eq!(
-            t.lookup_hint("meta-llama/llama-3.3-70b-instruct"),
-            " (not priced for meta-llama; `gmi/meta-llama/Llama-3.3-70B-Instruct` is gmi's price, not meta-llama's)"
         );
     }
 

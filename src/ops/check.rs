@@ -159,10 +159,9 @@ pub fn plan(args: &CheckFlags) -> crate::ops::OpsResult<Plan> {
         .as_deref()
         .or(settings.pricing.as_deref())
         .unwrap_or(broad_name());
-    // fallcost.toml [prices]: the project's own prices, over the table's.
-    let prices = project
-        .prices()?
-        .over(PricingRef::parse(spec, None).load()?);
+    // fallcost.toml [prices]: the project's own prices, over the table's (and a scenario's).
+    let own = project.prices()?;
+    let prices = own.over(PricingRef::parse(spec, None).load()?);
     // fallcost.toml [usage]: the request and the reference incident `diff` and `compare` use.
     let usage = project.usage_as_read()?;
     let (input_tokens, output_tokens) = args
@@ -191,6 +190,9 @@ pub fn plan(args: &CheckFlags) -> crate::ops::OpsResult<Plan> {
             .max_usd_per_1k
             .unwrap_or(crate::check::DEFAULT_MAX_USD_PER_1K),
         fit: fit_rules(&args.fit, &settings),
+        own_prices: own.prices,
+        env: crate::input::gateway::Env::new(&args.source.env),
+        shares: usage.shares.clone(),
     };
     Ok(Plan {
         paths,

@@ -101,6 +101,11 @@ pub enum OpsError {
         "--pricing prices a gateway config: it needs --config (a scenario uses its own `pricing`)"
     )]
     PricingWithoutConfig,
+    /// `--env` with a scenario and no config.
+    #[error(
+        "--env gives a gateway proxy's environment (the model ids a config reads from it): it needs --config"
+    )]
+    EnvWithoutConfig,
     /// A scenario invalid at a point of the sweep's grid (`at`: `key=value, …`).
     #[error("{error} (at {at})")]
     AtGridPoint {

@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::InputError;
+use crate::input::gateway::Env;
 use crate::input::gateway::price::{Provenance, Served, build_text};
 use crate::input::settings::{
     self, CheckSettings, CompareSettings, OwnPrices, UsageSettings, parse_profile,
@@ -68,6 +69,33 @@ pub struct SourceArgs {
     /// `diff`: the chains of either side.
     #[arg(long = "chain", value_name = "NAME")]
     pub chains: Vec<String>,
+    /// A variable of the gateway proxy's environment: a model id a LiteLLM config reads from
+    /// it (`model: os.environ/PRIMARY_MODEL`, or `${PRIMARY_MODEL}` filled by `envsubst`) is
+    /// priced as VALUE, as the proxy reads it when it starts. Repeatable; over the environment
+    /// fallcost runs in. `--env PRIMARY_MODEL=openai/gpt-4o`.
+    #[arg(long = "env", value_name = "VAR=VALUE", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
+}
+
+/// `--env VAR=VALUE`: a variable name (letters, digits and `_`, not starting with a digit, as a
+/// shell names one) and its value, as written (it may hold `=`).
+///
+/// Errors: no `=`, or a name that is no variable's.
+pub fn parse_env(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| {
+        format!("expected VAR=VALUE, e.g. PRIMARY_MODEL=openai/gpt-4o; got `{s}`")
+    })?;
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ok {
+        return Err(format!(
+            "`{name}` is not a variable name (letters, digits and _, not starting with a digit); expected VAR=VALUE, e.g. PRIMARY_MODEL=openai/gpt-4o"
+        ));
+    }
+    Ok((name.to_string(), value.to_string()))
 }
 
 /// The source flags each command refuses, and why (the others it takes): hidden from its
@@ -280,15 +308,20 @@ pub fn source(command: &str, args: &SourceArgs) -> crate::ops::OpsResult<Source>
         if args.pricing.is_some() {
             return Err(crate::ops::OpsError::PricingWithoutConfig);
         }
+        if !args.env.is_empty() {
+            return Err(crate::ops::OpsError::EnvWithoutConfig);
+        }
         let base = match path.parent() {
             Some(b) if !b.as_os_str().is_empty() => b.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        // fallcost.toml [prices]: the project's own prices, over the scenario's own table.
         return Ok(Source {
             label: path.display().to_string(),
             text: read_text(path)?,
             base,
             overrides: set,
+            prices: project.prices()?.prices,
             ..Source::default()
         });
     }
@@ -301,6 +334,7 @@ pub fn source(command: &str, args: &SourceArgs) -> crate::ops::OpsResult<Source>
         scenario_path.as_deref(),
         profile,
         (args.pricing.as_deref(), &own),
+        &Env::new(&args.env),
     )?;
     built.overrides.extend(set);
     Ok(built)

@@ -423,6 +423,14 @@ struct FindingJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_ratio: Slot<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    condition: Slot<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    share: Slot<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    share_from: Slot<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chain_ratio: Slot<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     via: Slot<&'a [String]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     providers: Slot<&'a [String]>,
@@ -480,6 +488,31 @@ impl<'a> FindingJson<'a> {
                 j.allowed = Some(allowed.as_deref());
                 j.allowed_from = Some(allowed_from.as_deref());
             }
+            Finding::Conditional {
+                chain,
+                primary,
+                fallback,
+                condition,
+                ratio,
+                max_ratio,
+                share,
+                chain_ratio,
+                allowed,
+                allowed_from,
+                ..
+            } => {
+                j.chain = Some(Some(chain));
+                j.allowed = Some(allowed.as_deref());
+                j.allowed_from = Some(allowed_from.as_deref());
+                j.primary = Some(Some(SideJson::of(primary)));
+                j.fallback = Some(Some(SideJson::of(fallback)));
+                j.ratio = Some(ratio.map(round_noise));
+                j.max_ratio = Some(Some(*max_ratio));
+                j.condition = Some(Some(condition.key()));
+                j.share = Some(share.as_ref().map(|s| s.share));
+                j.share_from = Some(share.as_ref().map(|s| s.from.as_str()));
+                j.chain_ratio = Some(chain_ratio.map(round_noise));
+            }
             Finding::SameProvider {
                 chain, providers, ..
             } => {
@@ -522,6 +555,10 @@ impl<'a> FindingJson<'a> {
             first_failover_ratio: None,
             incident: None,
             max_ratio: None,
+            condition: None,
+            share: None,
+            share_from: None,
+            chain_ratio: None,
             via: None,
             providers: None,
             paths: None,
@@ -553,6 +590,10 @@ impl<'a> FindingJson<'a> {
             first_failover_ratio,
             incident,
             max_ratio,
+            condition,
+            share,
+            share_from,
+            chain_ratio,
             via,
             providers,
             paths,

@@ -1232,7 +1232,7 @@ fn environment_model_ids_are_one_note_per_file() {
     assert_eq!(notes[0]["line"], 6);
     assert_eq!(
         notes[0]["message"],
-        "`os.environ/PRIMARY_MODEL`, `${BACKUP_MODEL}` are read from the environment when the proxy starts (PRIMARY_MODEL, BACKUP_MODEL): set them here as the proxy's environment does, write the model ids they hold in the config, or declare their price in fallcost.toml, to price them; the chains through them are not judged"
+        "`os.environ/PRIMARY_MODEL`, `${BACKUP_MODEL}` are read from the environment when the proxy starts (PRIMARY_MODEL, BACKUP_MODEL): set PRIMARY_MODEL, BACKUP_MODEL or pass --env PRIMARY_MODEL=value --env BACKUP_MODEL=value as the proxy's environment does, write the model ids they hold in the config, or declare their price in fallcost.toml, to price them; the chains through them are not judged"
     );
     assert!(findings(&doc, "unpriced").is_empty(), "{doc:#}");
     assert_eq!(doc["summary"]["errors"], 0);
@@ -1258,6 +1258,49 @@ fn environment_model_ids_are_one_note_per_file() {
     );
     assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
     assert_eq!(doc["summary"]["links"], 3, "{doc:#}");
+    // --env gives them as the proxy's environment does, over fallcost's own: the same chains.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
+        .args([
+            "check",
+            &format!("{FIX}/litellm/env-models.yaml"),
+            "--pricing",
+            "2026-07",
+            "--env",
+            "PRIMARY_MODEL=openai/gpt-5.6-sol",
+            "--env",
+            "BACKUP_MODEL=anthropic/claude-sonnet-5",
+        ])
+        .args(["--format", "json"])
+        .env("PRIMARY_MODEL", "not/a-model")
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{doc:#}");
+    assert_eq!(doc["summary"]["chains"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["links"], 3, "{doc:#}");
+    // One of the two given: the other one's note names its variable and flag only.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/litellm/env-models.yaml"),
+            "--env",
+            "PRIMARY_MODEL=openai/gpt-5.6-sol",
+        ],
+        0,
+    );
+    let notes = findings(&doc, "price-source");
+    let env_note: Vec<&str> = notes
+        .iter()
+        .map(|n| n["message"].as_str().unwrap())
+        .filter(|m| m.contains("environment"))
+        .collect();
+    assert_eq!(
+        env_note,
+        [
+            "`${BACKUP_MODEL}` is read from the environment when the proxy starts (BACKUP_MODEL): set BACKUP_MODEL or pass --env BACKUP_MODEL=value as the proxy's environment does, write the model id it holds in the config, or declare its price in fallcost.toml, to price it; the chains through it are not judged"
+        ],
+        "{doc:#}"
+    );
+    assert_eq!(doc["summary"]["chains"], 1, "{doc:#}");
 }
 
 /// `api_base: os.environ/NAME` is read from the environment: the model's own provider is the
@@ -1622,10 +1665,13 @@ fn incident_judges_the_first_failover() {
     assert_eq!(doc["summary"]["errors"], 0);
     let mut args = base.to_vec();
     args.extend(["--incident", "3h"]);
-    let doc = check_json(&args, 1);
+    // The outage as a whole costs 1.44x, within the limit: a warning (the first failover's
+    // 5.00x is above it), so the gate fails only under --deny-warnings.
+    let doc = check_json(&args, 0);
     let f = findings(&doc, "incident-cost");
     assert_eq!(f.len(), 1, "{doc:#}");
     let f = f[0];
+    assert_eq!(f["severity"], "warning");
     assert_eq!(f["line"], 11);
     assert!((num(&f["warm_ratio"]) - 56.7 / 48.6).abs() < 1e-9);
     assert!((num(&f["first_failover_ratio"]) - 243.0 / 48.6).abs() < 1e-9);
@@ -1639,8 +1685,57 @@ fn incident_judges_the_first_failover() {
     assert!((num(&i["total_usd"]) - 756.702).abs() < 1e-6);
     assert!((num(&i["multiplier"]) - 756.702 / 524.88).abs() < 1e-9);
     assert!(
+        f["message"].as_str().unwrap().ends_with(
+            "is 1.17x its primary `main` at warm prices and a 3h outage (10,800 requests in 540 sessions, 1 req/s) costs 1.44x the primary's normal bill, within --max-ratio 2; only a session's first failover (cold cache or write) is above it: $243.00 per 1,000 requests, 5.00x"
+        ),
+        "{f:#}"
+    );
+    let mut deny = args.clone();
+    deny.push("--deny-warnings");
+    check_json(&deny, 1);
+    // Sessions of one request: every request is a first failover, the outage costs 6.67x
+    // (10,800 x 0.243 + fail-back 10,800 x 0.081 over 524.88): an error, said above the limit.
+    let mut one = args.clone();
+    one.extend(["--session-length", "1"]);
+    let doc = check_json(&one, 1);
+    let f = findings(&doc, "incident-cost")[0];
+    assert_eq!(f["severity"], "error");
+    assert!(
+        (num(&f["incident"]["multiplier"]) - 3499.2 / 524.88).abs() < 1e-9,
+        "{f:#}"
+    );
+    assert!(
+        f["message"].as_str().unwrap().ends_with(
+            "but a session's first failover (cold cache or write) costs $243.00 per 1,000 requests, 5.00x, and a 3h outage (10,800 requests in 10,800 sessions, 1 req/s) costs 6.67x the primary's normal bill; above --max-ratio 2"
+        ),
+        "{f:#}"
+    );
+    // A fallback far cheaper warm (0.48x) whose first failover writes its cache (2.59x): the
+    // outage costs 0.67x normal (10,800 x 0.0234 + 540 x (0.126 - 0.0234) + fail-back
+    // 540 x 0.081 = 351.864 over 524.88), never an error: a note that says so.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/cheap-cold.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/cheap-cold.json"),
+            "--profile",
+            "0/1200",
+            "--prefix",
+            "60000",
+            "--hit-rate",
+            "0.9",
+            "--incident",
+            "3h",
+            "--deny-warnings",
+        ],
+        0,
+    );
+    let f = findings(&doc, "incident-cost")[0];
+    assert_eq!(f["severity"], "note");
+    assert!((num(&f["incident"]["total_usd"]) - 351.864).abs() < 1e-6);
+    assert!(
         f["message"].as_str().unwrap().contains(
-            "is 1.17x its primary `main` at warm prices, but a session's first failover (cold cache or write) costs $243.00 per 1,000 requests, 5.00x, and a 3h outage (10,800 requests in 540 sessions, 1 req/s) costs 1.44x"
+            "costs 0.67x the primary's normal bill, no more than normal, within --max-ratio 2; only a session's first failover (cold cache or write) is above it: $126.00 per 1,000 requests, 2.59x"
         ),
         "{f:#}"
     );
@@ -2038,4 +2133,138 @@ fn the_routers_walk_is_what_is_priced() {
         .collect();
     assert_eq!(from_a.len(), 1);
     assert_eq!(from_a[0]["fallback"]["name"], "b");
+}
+
+/// fallcost.toml's `[prices]` apply to scenarios as they do to gateway configs (the guide's
+/// promise, issue 39 item 5): tests/fixtures/check/own-prices/scenario.toml falls back from
+/// Claude Sonnet 5 ($9.00 per 1,000 requests, 2026-07) to `acme/big-model`, which only the
+/// settings price ($5/$20 per MTok: $20.00, 2.22x). `check` judges the link, `compare`,
+/// `sweep`, `tune` and `diff` price it (sequential at 10% failures: 0.9 x 9.00 + 0.1 x 6.50
+/// gray + 0.09 x 20.00 + 0.01 x 15.00 = $10.70); without the settings it is an unknown model
+/// whose error says how to declare it.
+#[test]
+fn own_prices_apply_to_scenarios_in_every_command() {
+    let dir = format!("{FIX}/own-prices");
+    let (s, settings) = (
+        format!("{dir}/scenario.toml"),
+        format!("{dir}/fallcost.toml"),
+    );
+    let doc = check_json(&[&s, "--config-file", &settings], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1, "{doc:#}");
+    assert!(
+        (num(&above[0]["fallback"]["min_per_1k_usd"]) - 20.0).abs() < 1e-9,
+        "{doc:#}"
+    );
+    assert!((num(&above[0]["ratio"]) - 20.0 / 9.0).abs() < 1e-9);
+    let run = |args: &[&str]| -> Value {
+        let mut all = args.to_vec();
+        all.extend(["--config-file", &settings, "-f", "json"]);
+        let out = fallcost(&all);
+        assert_eq!(out.status.code(), Some(0), "{all:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let doc = run(&["compare", "-s", &s]);
+    assert_eq!(doc["pricing"], "2026-07 + own prices");
+    let seq = |rows: &Value| -> f64 {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["pattern"] == "sequential")
+            .map(|r| num(&r["cost_per_1k_usd"]))
+            .unwrap()
+    };
+    assert!((seq(&doc["steady"]) - 10.70).abs() < 1e-9, "{doc:#}");
+    let doc = run(&[
+        "sweep",
+        "-s",
+        &s,
+        "--param",
+        "steady.failure_rate=0.1:0.1:0.1",
+    ]);
+    assert!((seq(&doc["rows"]) - 10.70).abs() < 1e-9, "{doc:#}");
+    let doc = run(&["tune", "-s", &s]);
+    assert!((num(&doc["chains"][0]["shipped"]["cost_per_1k_usd"]) - 10.70).abs() < 1e-9);
+    let doc = run(&["diff", &s, &s]);
+    assert_eq!(doc["base"]["pricing"], "2026-07 + own prices");
+    assert_eq!(doc["unchanged"][0], "to-acme");
+    // Without the settings: an unknown model, and the error says how to declare it.
+    let err = crate::common::fails(&["compare", "-s", &s]);
+    assert!(
+        err.contains("unknown model `acme/big-model`: price table 2026-07 has no price for it, and an unknown price is never taken as zero; declare it in fallcost.toml (`[prices.\"acme/big-model\"]` input and output in USD per 1M tokens)"),
+        "{err}"
+    );
+}
+
+/// `context_window_fallbacks` and `content_policy_fallbacks` take only the requests that
+/// overflow the primary's context window or that it refuses (LiteLLM's router sends only a
+/// `ContextWindowExceededError` / `ContentPolicyViolationError` there, not retried on the
+/// primary), so such a link is judged by the share of requests it takes, where fallcost.toml's
+/// `[usage]` states it (issue 39 item 5): before, GPT-4o mini -> Claude Opus 4.6 was a 37.50x
+/// general-fallback error. Without a share: a warning that says it is conditional and gives the
+/// ratio. With one: the chain's cost over its primary alone, `(1 - s) + s x ratio`: 2% of
+/// requests at 37.50x is 1.73x (a note), 90% at 2.8125x is 2.63x (an error).
+#[test]
+fn conditional_fallbacks_are_judged_by_the_share_they_take() {
+    let dir = format!("{FIX}/conditional");
+    let config = format!("{dir}/config.yaml");
+    let doc = check_json(&[&config, "--pricing", "litellm-1.110.2"], 0);
+    let f = findings(&doc, "conditional-fallback");
+    assert_eq!(f.len(), 2, "{doc:#}");
+    assert!(findings(&doc, "above-ratio").is_empty());
+    assert!(findings(&doc, "same-provider").is_empty());
+    assert_eq!(f[0]["severity"], "warning");
+    assert_eq!(f[0]["line"], 15);
+    assert_eq!(f[0]["condition"], "context_window_fallbacks");
+    assert_eq!(f[0]["share"], Value::Null);
+    assert!((num(&f[0]["ratio"]) - 37.5).abs() < 1e-9);
+    assert_eq!(
+        f[0]["message"],
+        "chain `small (router_settings.context_window_fallbacks)`: fallback `claude` costs $22.50 per 1,000 requests, 37.50x its primary `small` at $0.60, but a context_window_fallbacks link takes only the requests that overflow the primary's context window (LiteLLM's ContextWindowExceededError), not every failure; its share of requests is not stated, so it is not judged as a general fallback: state it as fallcost.toml [usage] context_window_share (0 to 1) to judge it"
+    );
+    check_json(
+        &[&config, "--pricing", "litellm-1.110.2", "--deny-warnings"],
+        1,
+    );
+    let settings = format!("{dir}/fallcost.toml");
+    let args = [
+        config.as_str(),
+        "--pricing",
+        "litellm-1.110.2",
+        "--config-file",
+        &settings,
+    ];
+    let doc = check_json(&args, 1);
+    let f = findings(&doc, "conditional-fallback");
+    assert_eq!(f.len(), 2, "{doc:#}");
+    assert_eq!(f[0]["severity"], "note");
+    assert_eq!(f[0]["share"], 0.02);
+    assert_eq!(
+        f[0]["share_from"],
+        format!("{settings} [usage] context_window_share")
+    );
+    assert!((num(&f[0]["chain_ratio"]) - (0.98 + 0.02 * 37.5)).abs() < 1e-9);
+    assert!(
+        f[0]["message"].as_str().unwrap().ends_with(
+            "at 2% of requests (tests/fixtures/check/conditional/fallcost.toml [usage] context_window_share) the chain costs 1.73x its primary alone; within --max-ratio 2"
+        ),
+        "{doc:#}"
+    );
+    assert_eq!(f[1]["severity"], "error");
+    assert_eq!(f[1]["condition"], "content_policy_fallbacks");
+    assert!((num(&f[1]["chain_ratio"]) - (0.1 + 0.9 * 22.5 / 8.0)).abs() < 1e-9);
+    assert!(
+        f[1]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("the chain costs 2.63x its primary alone; above --max-ratio 2"),
+        "{doc:#}"
+    );
+    // compare --config says the chains are conditional, and how check judges them.
+    let out = fallcost(&["compare", "--config", &config]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("fallcost: warning: {config}:15: chain `small (router_settings.context_window_fallbacks)` is conditional: LiteLLM sends it only the requests that overflow the primary's context window")),
+        "{err}"
+    );
 }

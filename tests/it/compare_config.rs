@@ -1322,3 +1322,74 @@ fn a_config_folder_lists_the_files_it_skipped_and_why() {
         "{err}"
     );
 }
+
+/// `--env VAR=value` gives the proxy's environment to every command that reads a config: the
+/// model ids tests/fixtures/check/litellm/env-models.yaml reads from it (`os.environ/PRIMARY_MODEL`,
+/// `${BACKUP_MODEL}`) are priced as the values given, GPT-5.6 Sol at $25.00 per 1,000 requests
+/// (2,000 in / 500 out, 2026-07). Without them, `compare` is exit 2 naming the variable and
+/// the flag; with a scenario and no config, `--env` is refused.
+#[test]
+fn env_flag_gives_every_command_the_proxy_environment() {
+    let f = "tests/fixtures/check/litellm/env-models.yaml";
+    let env = [
+        "--env",
+        "PRIMARY_MODEL=openai/gpt-5.6-sol",
+        "--env",
+        "BACKUP_MODEL=anthropic/claude-sonnet-5",
+    ];
+    let with = |args: &[&str]| -> Vec<String> {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(["--pricing", "2026-07"].map(String::from));
+        all.extend(env.map(String::from));
+        all.extend(["-f", "json"].map(String::from));
+        all
+    };
+    let run = |args: Vec<String>| json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let doc = run(with(&["compare", "--config", f]));
+    let chains: Vec<&Value> = doc["chains"].as_array().unwrap().iter().collect();
+    assert_eq!(chains.len(), 3, "{doc:#}");
+    assert_eq!(
+        chains[0]["models"],
+        serde_json::json!([
+            "openai/gpt-5.6-sol",
+            "anthropic/claude-sonnet-5",
+            "anthropic/claude-haiku-4-5"
+        ])
+    );
+    assert_eq!(doc["steady"][0]["cost_per_1k_usd"], 25.0);
+    let doc = run(with(&[
+        "sweep",
+        "--config",
+        f,
+        "--param",
+        "steady.failure_rate=0:0.1:0.1",
+    ]));
+    assert_eq!(doc["rows"][0]["baseline_per_1k_usd"], 25.0, "{doc:#}");
+    let doc = run(with(&["tune", "--config", f]));
+    assert_eq!(doc["chains"][0]["shipped"]["cost_per_1k_usd"], 25.0);
+    assert_eq!(
+        doc["chains"][0]["shipped"]["models"][0],
+        "openai/gpt-5.6-sol"
+    );
+    let doc = run(with(&["diff", f, f]));
+    assert_eq!(doc["unchanged"].as_array().unwrap().len(), 3, "{doc:#}");
+    // Not given (nor set where fallcost runs): compare says which variable and how.
+    let err = fails(&["compare", "--config", f, "--pricing", "2026-07"]);
+    assert!(
+        err.contains(
+            "unknown model `os.environ/PRIMARY_MODEL`: read from the environment when the proxy starts, and it is not set here: set PRIMARY_MODEL or pass --env PRIMARY_MODEL=value"
+        ),
+        "{err}"
+    );
+    let err = fails(&[
+        "compare",
+        "--scenario",
+        "scenarios/sept3.toml",
+        "--env",
+        "A=b",
+    ]);
+    assert!(
+        err.contains("--env gives a gateway proxy's environment"),
+        "{err}"
+    );
+}

@@ -203,3 +203,60 @@ fn real_portkey_configs_give_findings_not_input_errors() {
         1,
     );
 }
+
+/// A model missing from the price table is suggested by the same provider's entry of it (a
+/// dated snapshot: `anthropic/claude-sonnet-4` -> `anthropic/claude-sonnet-4-20250514`), else
+/// by the provider's own nearest priced ids, said to be other models, never by a reseller's
+/// row (gmi's Llama 3.3 70B was offered for Groq's); and every such finding says how to
+/// declare the price (issue 39 items 4 and 5). tests/fixtures/check/suggest/prices.json holds
+/// LiteLLM's rows; the bundled snapshot has no Claude Sonnet 4 of Anthropic's.
+#[test]
+fn missing_models_are_suggested_by_their_own_provider_never_a_resellers_row() {
+    let dir = format!("{FIX}/suggest");
+    let config = format!("{dir}/config.yaml");
+    let prices = format!("{dir}/prices.json");
+    let doc = crate::check::check_json(&[&config, "--pricing", &prices], 1);
+    let unpriced = findings(&doc, "unpriced");
+    assert_eq!(unpriced.len(), 2, "{doc:#}");
+    let (sonnet, llama) = (message(unpriced[0]), message(unpriced[1]));
+    assert!(
+        sonnet.starts_with(
+            "not priced: `anthropic/claude-sonnet-4` (did you mean `anthropic/claude-sonnet-4-20250514`?)"
+        ),
+        "{sonnet}"
+    );
+    assert!(
+        llama.starts_with(
+            "not priced: `groq/meta-llama/Llama-3.3-70B-Instruct` (not priced for groq; groq's nearest priced ids, other models: `groq/llama-3.3-70b-versatile`)"
+        ),
+        "{llama}"
+    );
+    for m in [sonnet, llama] {
+        assert!(!m.contains("gmi"), "{m}");
+        assert!(
+            m.contains("set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model)")
+                && m.contains("or declare it in fallcost.toml (`[prices."),
+            "{m}"
+        );
+    }
+    // The bundled snapshot: Anthropic's own nearest ids (other versions), no reseller's row.
+    let doc = check_json(&[&config], 1);
+    let unpriced = findings(&doc, "unpriced");
+    assert!(
+        message(unpriced[0]).starts_with(
+            "not priced: `anthropic/claude-sonnet-4` (not priced for anthropic; anthropic's nearest priced ids, other models: `anthropic/claude-sonnet-4-5`, `anthropic/claude-sonnet-4-6`, `anthropic/claude-sonnet-4-5-20250929`)"
+        ),
+        "{doc:#}"
+    );
+    assert!(
+        message(unpriced[1]).starts_with("not priced: `groq/meta-llama/Llama-3.3-70B-Instruct`: "),
+        "{doc:#}"
+    );
+    // compare --config: the same suggestion, and the same ways to declare the price.
+    let err = crate::common::fails(&["compare", "--config", &config, "--pricing", &prices]);
+    assert!(
+        err.contains("unknown model `anthropic/claude-sonnet-4` (did you mean `anthropic/claude-sonnet-4-20250514`?)")
+            && err.contains("or declare it in fallcost.toml (`[prices.\"anthropic/claude-sonnet-4\"]` input and output in USD per 1M tokens)"),
+        "{err}"
+    );
+}

@@ -183,6 +183,9 @@ fn unknown_model(
     input: Option<f64>,
     output: Option<f64>,
 ) -> InputError {
+    if super::env::is_templated(&ep.model) && input.is_none() && output.is_none() {
+        return unset_variable(file, ep);
+    }
     let missing = match (input, output) {
         (Some(_), None) => " (the config sets input_cost_per_token but not output_cost_per_token)",
         (None, Some(_)) => " (the config sets output_cost_per_token but not input_cost_per_token)",
@@ -200,6 +203,29 @@ fn unknown_model(
             ep.model,
             table.lookup_hint(&ep.model),
             table.name
+        ),
+        kind: InputErrorKind::UnknownModel,
+    }
+}
+
+/// The error for a model id read from the environment whose variables are not set where
+/// fallcost runs nor given with `--env`: the config does not say which model it is.
+fn unset_variable(file: &str, ep: &Endpoint) -> InputError {
+    let vars = super::env::template_vars(&ep.model);
+    let flags: Vec<String> = vars.iter().map(|v| format!("--env {v}=value")).collect();
+    InputError {
+        file: ep.file.as_deref().unwrap_or(file).to_string(),
+        location: Some(Location {
+            line: ep.line,
+            col: ep.col,
+        }),
+        field: None,
+        message: format!(
+            "unknown model `{}`: read from the environment when the proxy starts, and {} not set here: set {} or pass {} as the proxy's environment does, or write the model id in the config",
+            ep.model,
+            if vars.len() == 1 { "it is" } else { "they are" },
+            vars.join(", "),
+            flags.join(" "),
         ),
         kind: InputErrorKind::UnknownModel,
     }

@@ -13,6 +13,7 @@
 //! JavaScript).
 
 pub mod endpoint;
+pub mod env;
 pub mod litellm;
 mod node;
 pub mod openrouter;
@@ -22,6 +23,8 @@ pub mod price;
 use std::fmt;
 
 use crate::error::{InputError, InputErrorKind};
+
+pub use env::Env;
 
 pub use node::{
     Node, NodeValue, duplicate_key, parse_json, parse_yaml, parse_yaml_documents, strip_bom,
@@ -148,6 +151,9 @@ pub struct Route {
     pub primary: Group,
     /// The fallbacks, in order.
     pub links: Vec<RouteLink>,
+    /// Which requests the fallbacks take when only some do (LiteLLM's
+    /// `context_window_fallbacks`, `content_policy_fallbacks`); `None`: every failure.
+    pub condition: Option<crate::model::condition::Condition>,
 }
 
 /// Something about a config worth saying that is not a price finding.

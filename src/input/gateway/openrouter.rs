@@ -209,6 +209,7 @@ pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
         at: Place::of(models),
         primary,
         links,
+        condition: None,
     });
     Ok(config)
 }

@@ -367,6 +367,7 @@ fn visit<'n>(
                         via: vec![],
                     })
                     .collect(),
+                condition: None,
             };
             same_model_links(&chain, config);
             unknown_providers(&chain, &unknown, config);

@@ -335,7 +335,7 @@ impl<'a> ChainInput<'a> {
                     InputErrorKind::UnknownModel,
                     &at(&[key("models"), PathSegment::Index(mi)]),
                     format!(
-                        "unknown model `{id}`{hint}: price table {} has no price for it, and an unknown price is never taken as zero; run `fallcost prices --pricing {}` to list its models",
+                        "unknown model `{id}`{hint}: price table {} has no price for it, and an unknown price is never taken as zero; declare it in fallcost.toml (`[prices.\"{id}\"]` input and output in USD per 1M tokens), or run `fallcost prices --pricing {}` to list its models",
                         self.prices.name, self.prices.name
                     ),
                 ));

@@ -190,12 +190,23 @@ pub fn parse_priced(
             e
         }
     })?;
+    let table_name = prices.name.clone();
     let prices = with_extra(prices, extra);
     let default_name = Path::new(label)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    resolve(&doc, file, &prices, default_name)
+    let mut scenario = resolve(&doc, file, &prices, default_name)?;
+    // The table is named `NAME + own prices` only when a chain is priced from one of them.
+    let own_used = scenario
+        .chains
+        .iter()
+        .flat_map(|c| &c.links)
+        .any(|l| extra.iter().any(|p| p.id == l.price.id));
+    if !own_used {
+        scenario.pricing = table_name;
+    }
+    Ok(scenario)
 }
 
 /// `table` with `extra` added (each by its id, over the table's entry), named `NAME + own

@@ -1,6 +1,7 @@
 //! `[prices]` of `fallcost.toml`: a project's own prices for the models no price table has
-//! (a fine-tune, a private deployment, a provider the table lacks), read by `check`, `compare
-//! --config`, `sweep --config` and `diff` over the price table they use.
+//! (a fine-tune, a private deployment, a provider the table lacks), read by `check`, `compare`,
+//! `sweep`, `tune` and `diff` over the price table they use: for gateway configs and scenarios
+//! (over the scenario's own `pricing`) alike.
 //!
 //! ```toml
 //! [prices."acme/big-model"]

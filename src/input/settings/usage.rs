@@ -11,6 +11,8 @@
 //! incident_requests_per_second = 1  # its traffic (default: requests_per_month's average rate)
 //! history = ["incidents.json"]      # an incident history: the annual premium and its p95
 //! budget = 5000                     # USD per month (--budget)
+//! context_window_share = 0.02      # requests that overflow the primary's context window
+//! content_policy_share = 0.001      # requests the primary refuses (content policy)
 //!
 //! `[usage.chains]`                    # requests per month of a chain, or of a model group
 //! "chat" = 2_000_000                # (every chain whose primary group is `chat`, by share)
@@ -27,6 +29,7 @@ use serde::Deserialize;
 
 use crate::error::{InputError, InputErrorKind};
 use crate::input::document::{Document, PathSegment};
+use crate::model::condition::{ConditionalShares, StatedShare};
 
 /// Seconds in a month: 730 hours (a year of 8,760 hours / 12).
 pub const MONTH_S: f64 = 730.0 * 3600.0;
@@ -41,6 +44,8 @@ pub(super) struct UsageSection {
     incident_requests_per_second: Option<f64>,
     history: Option<Vec<String>>,
     budget: Option<f64>,
+    context_window_share: Option<f64>,
+    content_policy_share: Option<f64>,
     chains: Option<BTreeMap<String, f64>>,
 }
 
@@ -66,6 +71,10 @@ pub struct UsageSettings {
     pub budget: Option<f64>,
     /// `[usage.chains]`: requests per month per chain name or model group, in key order.
     pub chains: Vec<(String, f64)>,
+    /// `context_window_share` and `content_policy_share`: the share of requests that overflow
+    /// the primary's context window, and that the primary refuses (the requests LiteLLM's
+    /// `context_window_fallbacks` and `content_policy_fallbacks` take).
+    pub shares: ConditionalShares,
 }
 
 impl UsageSettings {
@@ -155,6 +164,7 @@ pub fn usage_settings(path: Option<&Path>) -> Result<UsageSettings, InputError> 
             v => Ok(v),
         }
     };
+    let shares = conditional_shares(&doc, &shown, &u)?;
     let chains = usage_chains(&doc, u.chains.unwrap_or_default())?;
     let incident_s = match &u.incident {
         Some(d) => Some(incident_duration(d).map_err(|m| bad("incident", m.to_string()))?),
@@ -181,7 +191,43 @@ pub fn usage_settings(path: Option<&Path>) -> Result<UsageSettings, InputError> 
             .map(|p| super::tidy(&dir.join(p)))
             .collect(),
         budget: count("budget", u.budget)?,
+        shares,
         chains,
+    })
+}
+
+/// `context_window_share` and `content_policy_share`: each a share of requests, 0 to 1, said
+/// to come from `file`'s `[usage]`.
+///
+/// Errors: a share outside 0 to 1 (or not finite), at its line.
+fn conditional_shares(
+    doc: &Document,
+    file: &str,
+    u: &UsageSection,
+) -> Result<ConditionalShares, InputError> {
+    let share = |key: &str, v: Option<f64>| -> Result<Option<StatedShare>, InputError> {
+        let Some(x) = v else {
+            return Ok(None);
+        };
+        crate::input::check_range(x, 0.0, 1.0).map_err(|e| {
+            let at = [
+                PathSegment::Key("usage".into()),
+                PathSegment::Key(key.into()),
+            ];
+            doc.error_at(
+                InputErrorKind::Invalid,
+                &at,
+                format!("a share of requests {e}"),
+            )
+        })?;
+        Ok(Some(StatedShare {
+            share: x,
+            from: format!("{file} [usage] {key}"),
+        }))
+    };
+    Ok(ConditionalShares {
+        context_window: share("context_window_share", u.context_window_share)?,
+        content_policy: share("content_policy_share", u.content_policy_share)?,
     })
 }
 
@@ -288,6 +334,27 @@ mod tests {
         let f = write("typo", "[usage]\nrequests_per_mnth = 1\n");
         let e = usage_settings(Some(&f)).unwrap_err();
         assert!(e.to_string().contains("requests_per_mnth"), "{e}");
+        // the shares of requests conditional fallbacks take: 0 to 1, said where they come from
+        let f = write(
+            "shares",
+            "[usage]\ncontext_window_share = 0.02\ncontent_policy_share = 1.5\n",
+        );
+        let e = usage_settings(Some(&f)).unwrap_err();
+        assert_eq!(
+            (e.location.unwrap().line, e.field.as_deref()),
+            (3, Some("usage.content_policy_share"))
+        );
+        let f = write("shares-ok", "[usage]\ncontext_window_share = 0.02\n");
+        let s = usage_settings(Some(&f)).unwrap().shares;
+        let cw = s
+            .of(crate::model::condition::Condition::ContextWindow)
+            .unwrap();
+        assert_eq!(cw.share, 0.02);
+        assert!(
+            cw.from
+                .ends_with("fallcost.toml [usage] context_window_share")
+        );
+        assert!(s.content_policy.is_none());
         let f = write("none", "[check]\nmax_ratio = 2\n");
         assert_eq!(usage_settings(Some(&f)).unwrap().requests_per_month, None);
     }

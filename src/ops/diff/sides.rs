@@ -5,6 +5,7 @@ use super::gitref::{at_ref, in_repo};
 use std::path::{Path, PathBuf};
 
 use super::{DiffRequest, resolve_side};
+use crate::input::gateway::Env;
 use crate::input::gateway::price::{Provenance, Served};
 use crate::input::history::History;
 use crate::input::settings::UsageSettings;
@@ -151,11 +152,19 @@ pub fn resolve(
     let deleted = req.base_ref.is_some() && req.head.iter().all(|p| !p.exists());
     let head = match deleted {
         true => Err(Vec::new()),
-        false => maybe_empty(side(req, usage, &req.head, label(&req.head)), &req.head)?,
+        false => maybe_empty(
+            side(req, usage, &req.head, label(&req.head)),
+            &req.head,
+            req,
+        )?,
     };
     let (base, base_label) = match &req.base_ref {
         None => (
-            maybe_empty(side(req, usage_b, &req.base, label(&req.base)), &req.base)?,
+            maybe_empty(
+                side(req, usage_b, &req.base, label(&req.base)),
+                &req.base,
+                req,
+            )?,
             label(&req.base),
         ),
         Some(r) => base_at_ref(req, usage_b, r)?,
@@ -206,17 +215,19 @@ fn base_at_ref(
     let side = match paths.is_empty() {
         // Nothing at the ref: every chain of HEAD is new.
         true => Err(Vec::new()),
-        false => maybe_empty(side(req, usage_b, &paths, shown.clone()), &paths)?.map(|mut s| {
-            // the ref's files as the repository names them, not the temporary copy
-            let tmp = format!("{}/", dir.display());
-            for x in &mut s.served {
-                x.config = x.config.replace(&tmp, "");
-            }
-            for x in &mut s.lone {
-                x.config = x.config.replace(&tmp, "");
-            }
-            s
-        }),
+        false => {
+            maybe_empty(side(req, usage_b, &paths, shown.clone()), &paths, req)?.map(|mut s| {
+                // the ref's files as the repository names them, not the temporary copy
+                let tmp = format!("{}/", dir.display());
+                for x in &mut s.served {
+                    x.config = x.config.replace(&tmp, "");
+                }
+                for x in &mut s.lone {
+                    x.config = x.config.replace(&tmp, "");
+                }
+                s
+            })
+        }
     };
     let _ = std::fs::remove_dir_all(dir);
     Ok((side, shown))
@@ -247,11 +258,12 @@ type MaybeEmpty = Result<DiffSide, Vec<Served>>;
 fn maybe_empty(
     side: crate::ops::OpsResult<DiffSide>,
     paths: &[PathBuf],
+    req: &DiffRequest,
 ) -> crate::ops::OpsResult<MaybeEmpty> {
     match side {
-        Err(e) if e.to_string().contains("no fallback chain found") => {
-            Ok(Err(crate::input::gateway::price::served_groups(paths)?))
-        }
+        Err(e) if e.to_string().contains("no fallback chain found") => Ok(Err(
+            crate::input::gateway::price::served_groups(paths, &Env::new(&req.source.env))?,
+        )),
         r => r.map(Ok),
     }
 }
@@ -290,7 +302,7 @@ fn side(
     };
     let lone = match text {
         Some(_) => Vec::new(),
-        None => crate::input::gateway::price::served_groups(paths)?,
+        None => crate::input::gateway::price::served_groups(paths, &Env::new(&req.source.env))?,
     };
     Ok(DiffSide {
         label,

@@ -20,6 +20,11 @@ pub const RULES: &[(&str, &str, &str)] = &[
         "error",
     ),
     (
+        "conditional-fallback",
+        "A fallback above --max-ratio that takes only the requests that overflow the context window or are refused: judged by their share of requests.",
+        "warning",
+    ),
+    (
         "same-provider",
         "Every model of the chain runs on one provider: it survives a deprecation, not an outage.",
         "warning",

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::fit::FitProblem;
 use super::{IncidentBill, IncidentCheck, Side};
 use crate::input::gateway::Notice;
+use crate::model::condition::{Condition, StatedShare};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -68,7 +69,9 @@ pub enum Finding {
     },
     /// A fallback within the ratio at warm prices that is above it in an incident of the
     /// primary's provider (`check --incident`): its first failover of a session, or the
-    /// window's multiplier (an error, or a note when allowed).
+    /// window's multiplier. An error when the window's multiplier is above the limit; when only
+    /// the first failover is, a warning, or a note when the outage costs no more than normal;
+    /// a note when allowed.
     IncidentCost {
         /// File.
         file: String,
@@ -88,6 +91,39 @@ pub enum Finding {
         incident: IncidentCheck,
         /// The limit.
         max_ratio: f64,
+        /// The `--allow` entry that allows this link.
+        allowed: Option<String>,
+        /// The fallcost.toml that `allowed` came from; `None`: the `--allow` flag.
+        allowed_from: Option<String>,
+    },
+    /// A fallback above the ratio that takes only some requests (LiteLLM's
+    /// `context_window_fallbacks`, `content_policy_fallbacks`): judged by the share of requests
+    /// it takes where a request profile states it (an error when the chain then costs more
+    /// than `max_ratio` times its primary alone, else a note), a warning saying it is
+    /// conditional where none does; a note when allowed.
+    Conditional {
+        /// File.
+        file: String,
+        /// Line of the fallback.
+        line: usize,
+        /// The chain's name.
+        chain: String,
+        /// The primary, priced.
+        primary: Side,
+        /// The fallback, priced.
+        fallback: Side,
+        /// Which requests it takes.
+        condition: Condition,
+        /// Worst-case ratio per request (dearest fallback / cheapest primary); `None` for a free
+        /// primary.
+        ratio: Option<f64>,
+        /// The limit.
+        max_ratio: f64,
+        /// The share of requests it takes, where stated.
+        share: Option<StatedShare>,
+        /// What the chain costs over its primary alone at that share
+        /// ([`crate::model::condition::chain_ratio`]); `None` without a share or a ratio.
+        chain_ratio: Option<f64>,
         /// The `--allow` entry that allows this link.
         allowed: Option<String>,
         /// The fallcost.toml that `allowed` came from; `None`: the `--allow` flag.
@@ -171,8 +207,38 @@ impl Finding {
         match self {
             Finding::AboveRatio { allowed: None, .. } => Severity::Error,
             Finding::AboveRatio { .. } => Severity::Note,
-            Finding::IncidentCost { allowed: None, .. } => Severity::Error,
+            // The severity follows the outage's bill: an error only when the outage as a whole
+            // costs more than the limit allows; a first failover above it in an outage that
+            // costs less than normal is a note, one that costs more (within the limit) a warning.
+            Finding::IncidentCost {
+                allowed: None,
+                figures,
+                max_ratio,
+                ..
+            } => {
+                if figures.window_above(*max_ratio) {
+                    Severity::Error
+                } else if figures.no_dearer_than_normal() {
+                    Severity::Note
+                } else {
+                    Severity::Warning
+                }
+            }
             Finding::IncidentCost { .. } => Severity::Note,
+            Finding::Conditional {
+                allowed: None,
+                share: None,
+                ..
+            } => Severity::Warning,
+            Finding::Conditional {
+                allowed: None,
+                chain_ratio: Some(r),
+                max_ratio,
+                ..
+            } if *r > *max_ratio * (1.0 + crate::model::cost::PRICE_RATIO_REL_TOL) => {
+                Severity::Error
+            }
+            Finding::Conditional { .. } => Severity::Note,
             Finding::Unpriced { .. } => Severity::Error,
             Finding::Fit { severity, .. } => *severity,
             Finding::SameProvider { .. } | Finding::NoChains { .. } => Severity::Warning,
@@ -188,6 +254,7 @@ impl Finding {
         match self {
             Finding::AboveRatio { .. } => "above-ratio",
             Finding::IncidentCost { .. } => "incident-cost",
+            Finding::Conditional { .. } => "conditional-fallback",
             Finding::SameProvider { .. } => "same-provider",
             Finding::Config { notice, .. } => notice.kind(),
             Finding::PriceSource { .. } => "price-source",
@@ -202,6 +269,7 @@ impl Finding {
         match self {
             Finding::AboveRatio { file, .. }
             | Finding::IncidentCost { file, .. }
+            | Finding::Conditional { file, .. }
             | Finding::SameProvider { file, .. }
             | Finding::Config { file, .. }
             | Finding::PriceSource { file, .. }
@@ -216,6 +284,7 @@ impl Finding {
         match self {
             Finding::AboveRatio { line, .. }
             | Finding::IncidentCost { line, .. }
+            | Finding::Conditional { line, .. }
             | Finding::SameProvider { line, .. }
             | Finding::Config { line, .. }
             | Finding::PriceSource { line, .. }
@@ -347,20 +416,17 @@ impl fmt::Display for Finding {
                 allowed_from,
                 ..
             } => {
-                let tail = format!(
-                    "{}{}",
-                    format_limit(*max_ratio),
-                    allowed_suffix(allowed, allowed_from)
-                );
+                let tail = allowed_suffix(allowed, allowed_from);
                 incident_cost(
                     f,
                     chain,
                     (primary, fallback),
                     *warm_ratio,
-                    (figures, incident),
+                    (figures, incident, *max_ratio),
                     &tail,
                 )
             }
+            Finding::Conditional { .. } => conditional(f, self),
             Finding::SameProvider {
                 chain, providers, ..
             } => write!(
@@ -430,30 +496,124 @@ fn free_primary(
     )
 }
 
+/// [`Finding::Conditional`]'s sentence: the fallback's price and ratio, which requests it
+/// takes, and, with a share, what the chain costs over its primary alone at it (above or within
+/// the limit); without one, how to state it.
+fn conditional(f: &mut fmt::Formatter<'_>, finding: &Finding) -> fmt::Result {
+    let Finding::Conditional {
+        chain,
+        primary,
+        fallback,
+        condition,
+        ratio,
+        max_ratio,
+        share,
+        chain_ratio,
+        allowed,
+        allowed_from,
+        ..
+    } = finding
+    else {
+        return Ok(());
+    };
+    let limit = format_limit(*max_ratio);
+    let per_request = ratio.map_or_else(
+        || {
+            format!(
+                "and its primary `{}` {} ({})",
+                primary.name,
+                how_free(primary),
+                primary.price()
+            )
+        },
+        |r| {
+            format!(
+                "{} its primary `{}` at {}",
+                format_ratio(r, *max_ratio),
+                primary.name,
+                primary.price()
+            )
+        },
+    );
+    write!(
+        f,
+        "chain `{chain}`: fallback `{}` costs {} per 1,000 requests, {per_request}{}, but a {} link takes only {}, not every failure",
+        fallback.name,
+        fallback.price(),
+        worst_case(primary, fallback),
+        condition.key(),
+        condition.takes(),
+    )?;
+    let tail = allowed_suffix(allowed, allowed_from);
+    match (share, chain_ratio) {
+        (Some(s), Some(r)) => {
+            let verdict = if *r > *max_ratio * (1.0 + crate::model::cost::PRICE_RATIO_REL_TOL) {
+                "above"
+            } else {
+                "within"
+            };
+            write!(
+                f,
+                ": at {} of requests ({}) the chain costs {r:.2}x its primary alone; {verdict} --max-ratio {limit}{tail}",
+                crate::number::percent(s.share, crate::number::Digits::AtMost(4), false),
+                s.from,
+            )
+        }
+        (Some(s), None) => write!(
+            f,
+            ": it takes {} of requests ({}){tail}",
+            crate::number::percent(s.share, crate::number::Digits::AtMost(4), false),
+            s.from,
+        ),
+        (None, _) => write!(
+            f,
+            "; its share of requests is not stated, so it is not judged as a general fallback: state it as fallcost.toml [usage] {} (0 to 1) to judge it{tail}",
+            condition.share_key(),
+        ),
+    }
+}
+
 /// [`Finding::IncidentCost`]'s sentence: the warm ratio, the first failover's cost and the
-/// outage's multiplier; `tail` is the --max-ratio limit and the allowed suffix.
+/// outage's multiplier, the one above `max_ratio` said to be (the finding's severity follows
+/// the outage's); `tail` is the allowed suffix.
 fn incident_cost(
     f: &mut fmt::Formatter<'_>,
     chain: &str,
     (primary, fallback): (&Side, &Side),
     warm_ratio: Option<f64>,
-    (figures, incident): (&IncidentBill, &IncidentCheck),
+    (figures, incident, max_ratio): (&IncidentBill, &IncidentCheck, f64),
     tail: &str,
 ) -> fmt::Result {
     let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}x"));
-    write!(
-        f,
-        "chain `{chain}`: fallback `{}` is {} its primary `{}` at warm prices, but a session's first failover (cold cache or write) costs ${} per 1,000 requests, {}, and a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill; above --max-ratio {tail}",
-        fallback.name,
-        show(warm_ratio),
-        primary.name,
-        crate::number::money(fallback.first(true)),
-        show(figures.first_ratio),
+    let limit = format_limit(max_ratio);
+    let outage = format!(
+        "a {} outage ({} requests in {} sessions, {} req/s) costs {} the primary's normal bill",
         crate::number::format_seconds(incident.duration_s),
         crate::number::group(&figures.requests.to_string()),
         crate::number::group(&figures.sessions.to_string()),
         crate::number::count(incident.requests_per_second),
         show(figures.multiplier),
+    );
+    let first = format!(
+        "${} per 1,000 requests, {}",
+        crate::number::money(fallback.first(true)),
+        show(figures.first_ratio),
+    );
+    let (fb, warm, p) = (&fallback.name, show(warm_ratio), &primary.name);
+    if figures.window_above(max_ratio) {
+        return write!(
+            f,
+            "chain `{chain}`: fallback `{fb}` is {warm} its primary `{p}` at warm prices, but a session's first failover (cold cache or write) costs {first}, and {outage}; above --max-ratio {limit}{tail}",
+        );
+    }
+    let less = if figures.no_dearer_than_normal() {
+        ", no more than normal"
+    } else {
+        ""
+    };
+    write!(
+        f,
+        "chain `{chain}`: fallback `{fb}` is {warm} its primary `{p}` at warm prices and {outage}{less}, within --max-ratio {limit}; only a session's first failover (cold cache or write) is above it: {first}{tail}",
     )
 }
 

@@ -45,6 +45,20 @@ pub struct IncidentBill {
     pub normal: f64,
 }
 
+impl IncidentBill {
+    /// Whether the outage as a whole costs more than `max_ratio` times the primary's normal
+    /// bill for the same requests (the window's multiplier above the limit, with
+    /// [`crate::model::cost::above_ratio`]'s tolerance).
+    pub fn window_above(&self, max_ratio: f64) -> bool {
+        self.normal > 0.0 && crate::model::cost::above_ratio(self.total, self.normal, max_ratio)
+    }
+
+    /// Whether the outage costs no more than the primary's normal bill (multiplier at most 1).
+    pub fn no_dearer_than_normal(&self) -> bool {
+        self.multiplier.is_some_and(|m| m <= 1.0)
+    }
+}
+
 /// What kind of file was checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

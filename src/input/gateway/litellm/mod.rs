@@ -75,7 +75,7 @@ use model_list::{ModelList, retry_share, string_list};
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::{Config, Node, NodeValue, Notice, Place, Route, RouteLink};
+use super::{Config, Env, Node, NodeValue, Notice, Place, Route, RouteLink};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::PriceTable;
 
@@ -338,9 +338,22 @@ pub fn recognise(root: &Node) -> bool {
 /// `{group: [groups]}` map, `max_fallbacks` that is not a whole number, a price override that is
 /// not a number >= 0), naming field and line.
 pub fn read(file: &str, root: &Node, prices: &PriceTable) -> Result<Config, InputError> {
+    read_in(file, root, prices, &Env::default())
+}
+
+/// [`read`], with the model ids read from the environment (`os.environ/NAME`, `${NAME}`) taken
+/// from `env` (`--env` over the process environment) as the proxy takes them from its own.
+///
+/// Errors: as [`read`].
+pub fn read_in(
+    file: &str,
+    root: &Node,
+    prices: &PriceTable,
+    env: &Env,
+) -> Result<Config, InputError> {
     let mut out = Out::default();
     refuse_misplaced(file, root, &mut out)?;
-    let models = ModelList::read(file, root, prices)?;
+    let models = ModelList::read(file, root, prices, env)?;
     let sections = settings_sections(file, root)?;
     for (at, group, model, why) in &models.unreached {
         out.ignored(
@@ -650,6 +663,7 @@ impl Walker<'_> {
             at: entry.at.clone(),
             primary: primary.group,
             links,
+            condition: crate::model::condition::Condition::of_field(field),
         })
     }
 
@@ -774,6 +788,7 @@ fn order_chains(models: &ModelList, out: &mut Out) {
             at: links[0].at.clone(),
             primary,
             links,
+            condition: None,
         });
     }
 }
@@ -837,36 +852,6 @@ mod tests {
     use super::*;
     use crate::input::gateway::parse_yaml;
     use crate::input::pricing::bundled;
-
-    /// A model id read from the environment is the variable's value when it is set (every
-    /// variable of a `${NAME}` template), else none.
-    #[test]
-    fn model_ids_from_the_environment() {
-        use super::model_list::model_from_env;
-        let env = |name: &str| match name {
-            "PRIMARY" => Some("openai/gpt-4o".to_string()),
-            "VENDOR" => Some("anthropic".to_string()),
-            "EMPTY" => Some(String::new()),
-            _ => None,
-        };
-        assert_eq!(
-            model_from_env("os.environ/PRIMARY", &env).as_deref(),
-            Some("openai/gpt-4o")
-        );
-        assert_eq!(model_from_env("os.environ/UNSET", &env), None);
-        assert_eq!(model_from_env("os.environ/EMPTY", &env), None);
-        assert_eq!(
-            model_from_env("${PRIMARY}", &env).as_deref(),
-            Some("openai/gpt-4o")
-        );
-        assert_eq!(
-            model_from_env("${VENDOR}/claude-haiku-4-5", &env).as_deref(),
-            Some("anthropic/claude-haiku-4-5")
-        );
-        assert_eq!(model_from_env("${VENDOR}/${UNSET}", &env), None);
-        assert_eq!(model_from_env("${VENDOR", &env), None);
-        assert_eq!(model_from_env("openai/gpt-4o", &env), None);
-    }
 
     fn read_str(text: &str) -> Result<Config, InputError> {
         python_syntax("c.yaml", text)?;
@@ -1089,7 +1074,7 @@ router_settings:
             NodeValue::Seq(s) => s.clone(),
             _ => unreachable!(),
         };
-        let ep = deployment("c.yaml", &items[0], "model_list[0]").unwrap();
+        let ep = deployment("c.yaml", &items[0], "model_list[0]", &Env::default()).unwrap();
         assert_eq!(ep.provider.as_deref(), Some("api_base vllm.internal:8000"));
         // litellm_params wins where both set a price, as LiteLLM bills it (the recorded
         // tests/fixtures/parity/prices-both.yaml); model_info fills what it leaves out.

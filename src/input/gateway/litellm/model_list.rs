@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::{OPENAI_COMPATIBLE, PARAMS_KEYS, PARAMS_READ, PRICE_KEYS, scope};
 use crate::error::{InputError, InputErrorKind};
-use crate::input::gateway::{Endpoint, Group, Node, NodeValue, Place, PriceOverride};
+use crate::input::gateway::{Endpoint, Env, Group, Node, NodeValue, Place, PriceOverride};
 use crate::model::PriceTable;
 
 /// The `model_list` of a config: its groups in file order.
@@ -92,6 +92,7 @@ impl ModelList {
         file: &str,
         root: &Node,
         prices: &PriceTable,
+        env: &Env,
     ) -> Result<ModelList, InputError> {
         let mut list = ModelList {
             groups: Vec::new(),
@@ -124,7 +125,7 @@ impl ModelList {
         for (i, item) in items.iter().enumerate() {
             let at = format!("model_list[{i}]");
             let name = group_name(file, item, &at)?;
-            let endpoint = deployment(file, item, &at)?;
+            let endpoint = deployment(file, item, &at, env)?;
             let params = item.get("litellm_params");
             let raw = params
                 .and_then(|p| p.get("model"))
@@ -549,7 +550,12 @@ fn model_info_id(item: &Node) -> Option<String> {
 }
 
 /// One `model_list` entry as an endpoint.
-pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, InputError> {
+pub(super) fn deployment(
+    file: &str,
+    item: &Node,
+    at: &str,
+    env: &Env,
+) -> Result<Endpoint, InputError> {
     let schema = |node: &Node, field: String, message: String| {
         node.error(file, InputErrorKind::Schema, field, message)
     };
@@ -578,7 +584,7 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
     })?;
     // A model id read from the environment when the proxy starts: the variable's value when
     // it is set here too, as LiteLLM reads it (else left as written: not priced, one note).
-    let from_env = model_from_env(model, &|name| std::env::var(name).ok());
+    let from_env = env.model(model);
     let model = from_env.as_deref().unwrap_or(model);
     let base_model = info
         .and_then(|i| i.get("base_model"))
@@ -603,29 +609,6 @@ pub(super) fn deployment(file: &str, item: &Node, at: &str) -> Result<Endpoint, 
         served: None,
         limit,
     })
-}
-
-/// The model id `model` names when it is read from the environment (`os.environ/NAME`, as
-/// LiteLLM's proxy reads any `litellm_params` value at start; or `${NAME}` placeholders, as a
-/// config filled by `envsubst` is) and every variable it names is set (`var` reads one):
-/// `None` for a model id written out, or a variable not set.
-pub(super) fn model_from_env(model: &str, var: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    if let Some(name) = model.strip_prefix("os.environ/") {
-        return var(name).filter(|v| !v.is_empty());
-    }
-    if !model.contains("${") {
-        return None;
-    }
-    let mut out = String::new();
-    let mut rest = model;
-    while let Some(start) = rest.find("${") {
-        let end = rest[start..].find('}')? + start;
-        out.push_str(&rest[..start]);
-        out.push_str(&var(&rest[start + 2..end]).filter(|v| !v.is_empty())?);
-        rest = &rest[end + 1..];
-    }
-    out.push_str(rest);
-    Some(out)
 }
 
 /// Refuses near misses of the price keys and of the keys LiteLLM reads in a deployment's

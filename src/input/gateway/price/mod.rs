@@ -56,7 +56,7 @@ mod portkey_policy;
 use std::path::{Path, PathBuf};
 
 use crate::error::{InputError, InputErrorKind};
-use crate::input::gateway::{self, Endpoint, Node, litellm, openrouter, portkey};
+use crate::input::gateway::{self, Endpoint, Env, Node, litellm, openrouter, portkey};
 use crate::input::pricing::{PricingRef, broad_name};
 use crate::input::{read_text, shown_path};
 use crate::model::{ModelPrice, PriceTable, Scenario};
@@ -142,7 +142,12 @@ enum Read {
 /// Read one config: its chains and its root (for the policy values). `named` says whether the
 /// file was named itself (then a file that is no config is an error) or found in a folder
 /// (then it is skipped, with why).
-fn read_config(path: &Path, prices: &PriceTable, named: bool) -> Result<Read, InputError> {
+fn read_config(
+    path: &Path,
+    prices: &PriceTable,
+    named: bool,
+    env: &Env,
+) -> Result<Read, InputError> {
     let file = shown_path(path);
     let text = read_text(path).map_err(|mut e| {
         e.file = file.clone();
@@ -197,7 +202,11 @@ fn read_config(path: &Path, prices: &PriceTable, named: bool) -> Result<Read, In
             doc
         };
         if litellm::recognise(&doc) {
-            return Ok(Read::Config(litellm::read(&file, &doc, prices)?, doc, true));
+            return Ok(Read::Config(
+                litellm::read_in(&file, &doc, prices, env)?,
+                doc,
+                true,
+            ));
         }
     }
     let why = "not a gateway config fallcost reads";
@@ -237,6 +246,29 @@ fn dangling(file: &str, config: &gateway::Config) -> Vec<String> {
     }
     out
 }
+/// The warning for each chain of `config` whose fallbacks take only some requests (LiteLLM's
+/// `context_window_fallbacks`, `content_policy_fallbacks`): the scenario prices a fallback on
+/// its failures, while LiteLLM sends such a chain the requests that overflow or are refused,
+/// a share of the traffic the scenario does not state (`check` judges it by
+/// fallcost.toml's `[usage]` share).
+fn conditional(file: &str, config: &gateway::Config) -> Vec<String> {
+    config
+        .chains
+        .iter()
+        .filter_map(|c| {
+            let cond = c.condition?;
+            Some(format!(
+                "{}:{}: chain `{}` is conditional: LiteLLM sends it only {}, not every failure; it is priced here as a fallback on the scenario's failures, so read its figures as if that share of requests failed at the scenario's rate (`fallcost check` judges it by fallcost.toml [usage] {})",
+                c.at.file_or(file),
+                c.at.line,
+                c.name,
+                cond.takes(),
+                cond.share_key(),
+            ))
+        })
+        .collect()
+}
+
 /// The scenario id of `ep` and, when the config sets its prices itself (LiteLLM `model_info`
 /// or `litellm_params` `input_cost_per_token` ..., wholly or over a table entry), that price,
 /// to add to the scenario's table under the id: the price [`super::endpoint::price`] gives,
@@ -257,9 +289,10 @@ fn table_id(
             && let Some(i) = e.message.find(", or pass --pricing with a table that has it")
         {
             e.message.truncate(i);
-            e.message.push_str(
-                ", or pass --pricing with a table that has it (or name one in the scenario's `pricing`)",
-            );
+            e.message.push_str(&format!(
+                ", or pass --pricing with a table that has it (or name one in the scenario's `pricing`), or declare it in fallcost.toml (`[prices.\"{}\"]` input and output in USD per 1M tokens)",
+                ep.model
+            ));
         }
         e
     })?;
@@ -323,7 +356,7 @@ pub fn build(
     sets: &[(String, String)],
 ) -> Result<FromConfig, InputError> {
     let own = crate::input::settings::OwnPrices::default();
-    let mut b = build_text(configs, scenario, profile, (pricing, &own))?;
+    let mut b = build_text(configs, scenario, profile, (pricing, &own), &Env::default())?;
     b.overrides.extend(sets.iter().cloned());
     let scenario =
         crate::input::scenario::parse_priced(&b.label, &b.text, &b.base, &b.overrides, &b.prices)?;
@@ -334,7 +367,9 @@ pub fn build(
 }
 
 /// [`build`] without validating: the scenario text and its overrides. `(pricing, own)`:
-/// `--pricing` and fallcost.toml's `[prices]`, over the table (and in [`Source::prices`]).
+/// `--pricing` and fallcost.toml's `[prices]`, over the table (and in [`Source::prices`]);
+/// `env`: where the model ids read from the environment are read (`--env` over the process
+/// environment).
 ///
 /// Errors: as [`build`], but the scenario's own errors come when it is parsed.
 pub fn build_text(
@@ -342,6 +377,7 @@ pub fn build_text(
     scenario: Option<&Path>,
     profile: Option<(u64, u64)>,
     (pricing, own): (Option<&str>, &crate::input::settings::OwnPrices),
+    env: &Env,
 ) -> Result<Source, InputError> {
     let (label, mut text, mut base) = scenario_text(scenario)?;
     let table: toml::Table = toml::from_str(&text).unwrap_or_default();
@@ -369,7 +405,7 @@ pub fn build_text(
         prices: own.prices.clone(),
         ..WrittenChains::default()
     };
-    let read = read_configs(configs, &prices, &mut written)?;
+    let read = read_configs(configs, &prices, &mut written, env)?;
     let chains_text = written.write_chains();
     let groups = written.chains.iter().map(|c| c.names.clone()).collect();
     let WrittenChains {
@@ -410,15 +446,17 @@ pub fn build_text(
 /// fallbacks or not, each as the traffic it serves: `chain` and `route` are the group's name,
 /// `primary` the deployment's model, `share` its share of the group (LiteLLM's
 /// `simple_shuffle`). `diff` pairs a chain whose group lost its last fallback with these.
+/// `env`: as [`build_text`]'s.
 ///
 /// Errors: a config that cannot be read or parsed (as [`build`]).
-pub fn served_groups(configs: &[PathBuf]) -> Result<Vec<Served>, InputError> {
+pub fn served_groups(configs: &[PathBuf], env: &Env) -> Result<Vec<Served>, InputError> {
     let prices = PricingRef::parse(broad_name(), None).load()?;
     let mut skipped = Vec::new();
     let list = files(configs, &mut skipped)?;
     let mut out = Vec::new();
     for path in &list {
-        let Read::Config(config, _, true) = read_config(path, &prices, configs.contains(path))?
+        let Read::Config(config, _, true) =
+            read_config(path, &prices, configs.contains(path), env)?
         else {
             continue;
         };
@@ -528,6 +566,7 @@ fn read_configs(
     configs: &[PathBuf],
     prices: &PriceTable,
     written: &mut WrittenChains,
+    env: &Env,
 ) -> Result<ConfigsRead, InputError> {
     let mut read = ConfigsRead {
         found: 0,
@@ -537,7 +576,7 @@ fn read_configs(
     let list = files(configs, &mut read.skipped)?;
     let named: Vec<bool> = list.iter().map(|f| configs.contains(f)).collect();
     for (path, named) in list.iter().zip(named) {
-        let (config, root, is_litellm) = match read_config(path, prices, named)? {
+        let (config, root, is_litellm) = match read_config(path, prices, named, env)? {
             Read::Config(config, root, is_litellm) => (config, root, is_litellm),
             Read::Skipped(why) => {
                 read.skipped.push(format!("{}: {why}", shown_path(path)));
@@ -547,6 +586,7 @@ fn read_configs(
         read.found += 1;
         let file = shown_path(path);
         read.warnings.extend(dangling(&file, &config));
+        read.warnings.extend(conditional(&file, &config));
         let policy = policy_of(&file, &root, is_litellm)?;
         for chain in &config.chains {
             let policy = if is_litellm {
