@@ -218,22 +218,19 @@ pub fn years(
     let slots = slots(scenario, base, report);
     let requests_per_year: Vec<f64> = slots.iter().map(|s| s.requests_per_year).collect();
     let price = |slot: usize, _: usize, w: &WindowRef| slots[slot].prices[w.index];
-    let run = |rate: RateModel| {
-        years::simulate(
-            &providers,
-            &requests_per_year,
-            &price,
-            YearsOptions {
-                years: request.years,
-                seed: request.seed,
-                year_factor_shape: request.cluster,
-                rate,
-            },
-        )
-    };
-    // both rate models at once, so the pool's threads share all their chunks (each run's
-    // figures are its own chunks', merged in order: the same on any thread count)
-    let (uncertain, known) = rayon::join(|| run(RateModel::Uncertain), || run(RateModel::Known));
+    // both rate models on common random numbers: each window drawn once for both where both
+    // have it, each model's years in the law it has alone (`sim::years::simulate_both`)
+    let (uncertain, known) = years::simulate_both(
+        &providers,
+        &requests_per_year,
+        &price,
+        YearsOptions {
+            years: request.years,
+            seed: request.seed,
+            year_factor_shape: request.cluster,
+            rate: RateModel::Uncertain,
+        },
+    );
     let rows: Vec<YearsRow> = slots
         .iter()
         .zip(uncertain.iter().zip(&known))
