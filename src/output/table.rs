@@ -357,8 +357,12 @@ fn wrap_header(header: &str, width: usize) -> String {
     lines.join("\n")
 }
 
-/// Render `doc` for a terminal `width` columns wide (Markdown: any width, never wrapped).
+/// Render `doc` for a terminal `width` columns wide (Markdown: any width, never wrapped). The
+/// sections, and each section's tables, are rendered in parallel and joined in order (a long
+/// history's rows: 141,744 of them in a few tables; issue 33 item 6): the same text on any
+/// thread count.
 pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
+    use rayon::prelude::*;
     let mut out = String::new();
     let md = style == Style::Markdown;
     let prose = |line: &str| {
@@ -376,62 +380,89 @@ pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
             out.push_str(if md { "\n\n" } else { "\n" });
         }
     }
-    for section in &doc.sections {
+    let texts: Vec<String> = doc
+        .sections
+        .par_iter()
+        .map(|section| section_text(section, md, width))
+        .collect();
+    for text in texts {
         if !out.ends_with("\n\n") {
             out.push('\n');
         }
-        if let Some(h) = &section.heading {
-            if md {
-                out.push_str(&format!("## {}\n\n", md_cell(h)));
-            } else {
-                out.push_str(&format!("{}\n\n", prose(h)));
-            }
-        }
+        out.push_str(&text);
+    }
+    out
+}
+
+/// One section of [`render_at`]: its heading, title, notes, tables (one per group of columns
+/// that fits `width`, rendered in parallel) and footer.
+fn section_text(section: &Section, md: bool, width: usize) -> String {
+    use rayon::prelude::*;
+    let prose = |line: &str| {
         if md {
-            out.push_str(&format!("### {}\n\n", section.title));
+            line.to_string()
         } else {
-            out.push_str(&format!("{}\n", prose(&section.title)));
+            wrap(line, width, 2)
         }
-        for note in &section.notes {
-            out.push_str(&prose(note));
-            out.push_str(if md { "\n\n" } else { "\n" });
+    };
+    let mut out = String::new();
+    if let Some(h) = &section.heading {
+        if md {
+            out.push_str(&format!("## {}\n\n", md_cell(h)));
+        } else {
+            out.push_str(&format!("{}\n\n", prose(h)));
         }
-        let layout = if md {
-            Fit {
-                groups: vec![((0..section.header.len()).collect(), Vec::new())],
-            }
-        } else {
-            fit(section, width)
-        };
-        // a section with no rows prints its title, notes and footer but no empty table
-        let groups = if section.rows.is_empty() {
-            &[][..]
-        } else {
-            &layout.groups[..]
-        };
-        for (group, widths) in groups {
+    }
+    if md {
+        out.push_str(&format!("### {}\n\n", section.title));
+    } else {
+        out.push_str(&format!("{}\n", prose(&section.title)));
+    }
+    for note in &section.notes {
+        out.push_str(&prose(note));
+        out.push_str(if md { "\n\n" } else { "\n" });
+    }
+    let layout = if md {
+        Fit {
+            groups: vec![((0..section.header.len()).collect(), Vec::new())],
+        }
+    } else {
+        fit(section, width)
+    };
+    // a section with no rows prints its title, notes and footer but no empty table
+    let groups = if section.rows.is_empty() {
+        &[][..]
+    } else {
+        &layout.groups[..]
+    };
+    let tables: Vec<String> = groups
+        .par_iter()
+        .map(|(group, widths)| {
             let text = table_of(section, group, widths, md);
             if md {
                 let numeric: Vec<bool> = group
                     .iter()
                     .map(|&i| section.numeric.get(i).copied().unwrap_or(false))
                     .collect();
-                out.push_str(&right_align_markdown(&text, &numeric));
+                right_align_markdown(&text, &numeric)
             } else {
-                out.push_str(&text);
+                text
             }
+        })
+        .collect();
+    for text in tables {
+        out.push_str(&text);
+        out.push('\n');
+    }
+    for line in &section.footer {
+        if md {
             out.push('\n');
         }
-        for line in &section.footer {
-            if md {
-                out.push('\n');
-            }
-            match line.strip_prefix(VERBATIM) {
-                Some(v) => out.push_str(v),
-                None => out.push_str(&prose(line)),
-            }
-            out.push('\n');
+        match line.strip_prefix(VERBATIM) {
+            Some(v) => out.push_str(v),
+            None => out.push_str(&prose(line)),
         }
+        out.push('\n');
     }
     out
 }
