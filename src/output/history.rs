@@ -73,46 +73,12 @@ fn row_keys(row: &mut serde_json::Value) {
 /// it, byte for byte), written element by element: the long arrays (`incidents`, `rows`: a
 /// 20,000-incident history's 17,718 windows × 8 rows) are never held whole as a
 /// `serde_json::Value` (a map of strings per row: most of the memory such a history's JSON
-/// took, and its time).
+/// took, and its time), and their elements are written in parallel, in blocks, each in its
+/// place (issue 33 item 6).
 ///
 /// Errors: none in practice (the report is plain data).
 pub fn json_bytes(report: &HistoryReport) -> super::OutputResult<Vec<u8>> {
-    use serde::ser::{Error, SerializeMap, SerializeSeq};
-    use serde::{Serialize, Serializer};
-    /// Each element of `items` as [`json`] writes it: `fix` on its value, then integer counts
-    /// (what `integer_counts` does to the document's array, element by element).
-    struct Each<'a, T>(&'a [T], fn(&mut serde_json::Value));
-    impl<T: Serialize> Serialize for Each<'_, T> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut seq = s.serialize_seq(Some(self.0.len()))?;
-            for item in self.0 {
-                let mut v = serde_json::to_value(item).map_err(S::Error::custom)?;
-                (self.1)(&mut v);
-                super::json::integer_counts(&mut v);
-                seq.serialize_element(&v)?;
-            }
-            seq.end()
-        }
-    }
-    /// The document: [`json`] of the report without its long arrays, those written in their
-    /// places (the keys in the document's order).
-    struct Doc<'a> {
-        small: serde_json::Map<String, serde_json::Value>,
-        report: &'a HistoryReport,
-    }
-    impl Serialize for Doc<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut map = s.serialize_map(Some(self.small.len()))?;
-            for (k, v) in &self.small {
-                match k.as_str() {
-                    "incidents" => map.serialize_entry(k, &Each(&self.report.incidents, |_| {}))?,
-                    "rows" => map.serialize_entry(k, &Each(&self.report.rows, row_keys))?,
-                    _ => map.serialize_entry(k, v)?,
-                }
-            }
-            map.end()
-        }
-    }
+    use serde::ser::Error;
     let r = report;
     let without = HistoryReport {
         fallcost_version: r.fallcost_version,
@@ -130,7 +96,153 @@ pub fn json_bytes(report: &HistoryReport) -> super::OutputResult<Vec<u8>> {
         let e = <serde_json::Error as Error>::custom("a history report is a JSON object");
         return Err(e.into());
     };
-    super::json::render(&Doc { small, report })
+    // serde_json's pretty layout, written by hand at the top level: `{`, then per key a new
+    // line indented by 2, the key, `: ` and its value (its lines after the first indented by
+    // 2), the keys apart by `,`; a new line and `}` (`{}` when empty)
+    let mut out = Vec::new();
+    out.push(b'{');
+    for (i, (k, v)) in small.iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b"\n  " } else { b",\n  " });
+        out.extend_from_slice(&serde_json::to_vec(k)?);
+        out.extend_from_slice(b": ");
+        match k.as_str() {
+            "incidents" => elements(&mut out, &r.incidents, |_| {})?,
+            "rows" => elements(&mut out, &r.rows, row_keys)?,
+            _ => write_deep(&mut out, v, 1)?,
+        }
+    }
+    if !small.is_empty() {
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"}\n");
+    Ok(out)
+}
+
+/// serde_json's pretty layout (`PrettyFormatter`, 2 spaces a level) starting `depth` levels
+/// deep: a value written with it is the text serde_json writes for it at that depth of a
+/// document (the structural calls below are `PrettyFormatter`'s, its indent counted from
+/// `depth`; the scalars are written as by any formatter).
+struct Deep {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Deep {
+    fn line<W: ?Sized + std::io::Write>(&self, w: &mut W, first: bool) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        (0..self.depth).try_for_each(|_| w.write_all(b"  "))
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, end: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            w.write_all(b"\n")?;
+            (0..self.depth).try_for_each(|_| w.write_all(b"  "))?;
+        }
+        w.write_all(end)
+    }
+}
+
+impl serde_json::ser::Formatter for Deep {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.line(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.line(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// `value` onto `out` as serde_json's pretty text `depth` levels deep in a document.
+fn write_deep(
+    out: &mut Vec<u8>,
+    value: &serde_json::Value,
+    depth: usize,
+) -> serde_json::Result<()> {
+    use serde::Serialize;
+    let deep = Deep {
+        depth,
+        has_value: false,
+    };
+    value.serialize(&mut serde_json::Serializer::with_formatter(out, deep))
+}
+
+/// Elements of a long array written at a time, in parallel.
+const BLOCK: usize = 1024;
+
+/// `items` as the pretty array of the document's second level onto `out`: each element as
+/// [`json`] writes it (`fix` on its value, then integer counts: what `integer_counts` does to
+/// the document's array, element by element), on its own line indented by 4, its lines after
+/// the first indented by 4 more, the array's `]` on a line indented by 2 (`[]` when empty).
+/// Blocks of [`BLOCK`] elements are written in parallel and joined in order: the same bytes on
+/// any thread count.
+fn elements<T: serde::Serialize + Sync>(
+    out: &mut Vec<u8>,
+    items: &[T],
+    fix: fn(&mut serde_json::Value),
+) -> super::OutputResult<()> {
+    use rayon::prelude::*;
+    if items.is_empty() {
+        out.extend_from_slice(b"[]");
+        return Ok(());
+    }
+    let blocks: Vec<Vec<u8>> = items
+        .par_chunks(BLOCK)
+        .map(|block| -> super::OutputResult<Vec<u8>> {
+            let mut text = Vec::new();
+            for (i, item) in block.iter().enumerate() {
+                let mut v = serde_json::to_value(item)?;
+                fix(&mut v);
+                super::json::integer_counts(&mut v);
+                text.extend_from_slice(if i == 0 { b"    " } else { b",\n    " });
+                write_deep(&mut text, &v, 2)?;
+            }
+            Ok(text)
+        })
+        .collect::<super::OutputResult<_>>()?;
+    out.extend_from_slice(b"[\n");
+    for (i, block) in blocks.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b",\n");
+        }
+        out.extend_from_slice(block);
+    }
+    out.extend_from_slice(b"\n  ]");
+    Ok(())
 }
 
 /// The CSV's identity columns, before the incident figures.
