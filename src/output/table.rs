@@ -43,11 +43,27 @@ fn right_align_markdown(table: &str, numeric: &[bool]) -> String {
 /// Render `doc`. Markdown is never wrapped; a terminal table fits [`super::ui::width`]
 /// columns (the terminal's, else `COLUMNS`, else 80): see [`render_at`].
 pub fn render(doc: &Page, style: Style) -> String {
-    let width = match style {
+    render_ahead(doc, style, &[])
+}
+
+/// The width [`render`] fits a terminal table to.
+fn width_of(style: Style) -> usize {
+    match style {
         Style::Terminal => super::ui::width(),
         Style::Markdown => usize::MAX,
-    };
-    render_at(doc, style, width)
+    }
+}
+
+/// [`render`], its first sections' text as given where `ahead` has it ([`section_text`] of
+/// them, rendered ahead: their places in `doc` are not read).
+pub fn render_ahead(doc: &Page, style: Style, ahead: &[Option<String>]) -> String {
+    render_at_ahead(doc, style, width_of(style), ahead)
+}
+
+/// One section's text as [`render`] writes it in a page (apart from the blank line that may
+/// come before it).
+pub fn section_text(section: &Section, style: Style) -> String {
+    section_at(section, style == Style::Markdown, width_of(style))
 }
 
 /// Display width of `s` in columns: one per character (the tables hold no wide characters).
@@ -362,6 +378,11 @@ fn wrap_header(header: &str, width: usize) -> String {
 /// history's rows: 141,744 of them in a few tables; issue 33 item 6): the same text on any
 /// thread count.
 pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
+    render_at_ahead(doc, style, width, &[])
+}
+
+/// [`render_at`], the sections `ahead` holds the text of taken as they are.
+fn render_at_ahead(doc: &Page, style: Style, width: usize, ahead: &[Option<String>]) -> String {
     use rayon::prelude::*;
     let mut out = String::new();
     let md = style == Style::Markdown;
@@ -383,7 +404,11 @@ pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
     let texts: Vec<String> = doc
         .sections
         .par_iter()
-        .map(|section| section_text(section, md, width))
+        .enumerate()
+        .map(|(i, section)| match ahead.get(i) {
+            Some(Some(text)) => text.clone(),
+            _ => section_at(section, md, width),
+        })
         .collect();
     for text in texts {
         if !out.ends_with("\n\n") {
@@ -396,7 +421,7 @@ pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
 
 /// One section of [`render_at`]: its heading, title, notes, tables (one per group of columns
 /// that fits `width`, rendered in parallel) and footer.
-fn section_text(section: &Section, md: bool, width: usize) -> String {
+fn section_at(section: &Section, md: bool, width: usize) -> String {
     use rayon::prelude::*;
     let prose = |line: &str| {
         if md {
@@ -494,46 +519,30 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
         table.force_no_tty();
     }
     // Text cells wider than their column wrap inside it (numbers never do: they set the
-    // column's narrowest width).
-    let wrapped: Vec<Vec<String>>;
-    let rows: &[Vec<String>] = if md || widths.is_empty() {
-        &section.rows
-    } else {
-        wrapped = section
-            .rows
-            .iter()
-            .map(|row| {
-                (0..row.len())
-                    .map(|i| {
-                        let cell = &row[i];
-                        match group
-                            .iter()
-                            .position(|&g| g == i)
-                            .and_then(|k| widths.get(k))
-                        {
-                            Some(&w) if cols(cell) > w => wrap_cell(cell, w),
-                            _ => cell.clone(),
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        &wrapped
-    };
-    for row in rows {
-        let cells = group.iter().map(|&i| row.get(i).map_or("", String::as_str));
+    // column's narrowest width); the group's cells only
+    let width_of: Vec<Option<usize>> = (0..group.len())
+        .map(|k| if md { None } else { widths.get(k).copied() })
+        .collect();
+    for row in &section.rows {
+        let cells = group.iter().zip(&width_of).map(|(&i, w)| {
+            let cell = row.get(i).map_or("", String::as_str);
+            match w {
+                Some(w) if cols(cell) > *w => std::borrow::Cow::Owned(wrap_cell(cell, *w)),
+                _ => std::borrow::Cow::Borrowed(cell),
+            }
+        });
         if md {
             // A `|` in a name would open a new Markdown column.
-            table.add_row(cells.map(md_cell));
+            table.add_row(cells.map(|c| md_cell(&c)));
         } else if colour {
             // A premium over the primary alone in yellow, a saving in green.
-            table.add_row(cells.map(|c| match super::color::delta_role(c) {
+            table.add_row(cells.map(|c| match super::color::delta_role(&c) {
                 Some(super::color::Role::Premium) => Cell::new(c).fg(Color::Yellow),
                 Some(super::color::Role::Saving) => Cell::new(c).fg(Color::Green),
                 _ => Cell::new(c),
             }));
         } else {
-            table.add_row(cells);
+            table.add_row(cells.map(Cell::new));
         }
     }
     for (k, &i) in group.iter().enumerate() {
