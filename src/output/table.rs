@@ -4,6 +4,8 @@ use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets
 
 use super::layout::{Page, Section};
 
+mod plain;
+
 /// Which look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
@@ -492,10 +494,30 @@ fn section_at(section: &Section, md: bool, width: usize) -> String {
     out
 }
 
+/// The cells of `row` in the columns `group`, each wider than its column's width (where
+/// `width_of` has one) wrapped inside it.
+fn cells_of<'a>(
+    row: &'a [String],
+    group: &[usize],
+    width_of: &[Option<usize>],
+) -> Vec<std::borrow::Cow<'a, str>> {
+    group
+        .iter()
+        .zip(width_of)
+        .map(|(&i, w)| {
+            let cell = row.get(i).map_or("", String::as_str);
+            match w {
+                Some(w) if cols(cell) > *w => std::borrow::Cow::Owned(wrap_cell(cell, *w)),
+                _ => std::borrow::Cow::Borrowed(cell),
+            }
+        })
+        .collect()
+}
+
 /// One table of `section`'s columns `group`, headers wrapped to `widths` (one per column of
-/// the group; none for Markdown).
+/// the group; none for Markdown). Uncoloured terminal tables of narrow text are drawn by
+/// [`plain::boxed`], the others by comfy-table: the same text.
 fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> String {
-    let mut table = Table::new();
     let header: Vec<String> = group
         .iter()
         .enumerate()
@@ -504,6 +526,27 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
             _ => section.header[i].clone(),
         })
         .collect();
+    let colour = !md && super::ui::get().color_stdout;
+    // Text cells wider than their column wrap inside it (numbers never do: they set the
+    // column's narrowest width); the group's cells only
+    let width_of: Vec<Option<usize>> = (0..group.len())
+        .map(|k| if md { None } else { widths.get(k).copied() })
+        .collect();
+    let right: Vec<bool> = group
+        .iter()
+        .map(|&i| section.numeric.get(i).copied().unwrap_or(false))
+        .collect();
+    if !md && !colour {
+        let rows: Vec<_> = section
+            .rows
+            .iter()
+            .map(|r| cells_of(r, group, &width_of))
+            .collect();
+        if let Some(text) = plain::boxed(&header, &rows, &right) {
+            return text;
+        }
+    }
+    let mut table = Table::new();
     table
         .load_preset(if md {
             presets::ASCII_MARKDOWN
@@ -512,25 +555,13 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
         })
         .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(header);
-    let colour = !md && super::ui::get().color_stdout;
     if colour {
         table.enforce_styling();
     } else {
         table.force_no_tty();
     }
-    // Text cells wider than their column wrap inside it (numbers never do: they set the
-    // column's narrowest width); the group's cells only
-    let width_of: Vec<Option<usize>> = (0..group.len())
-        .map(|k| if md { None } else { widths.get(k).copied() })
-        .collect();
     for row in &section.rows {
-        let cells = group.iter().zip(&width_of).map(|(&i, w)| {
-            let cell = row.get(i).map_or("", String::as_str);
-            match w {
-                Some(w) if cols(cell) > *w => std::borrow::Cow::Owned(wrap_cell(cell, *w)),
-                _ => std::borrow::Cow::Borrowed(cell),
-            }
-        });
+        let cells = cells_of(row, group, &width_of).into_iter();
         if md {
             // A `|` in a name would open a new Markdown column.
             table.add_row(cells.map(|c| md_cell(&c)));
@@ -545,9 +576,9 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
             table.add_row(cells.map(Cell::new));
         }
     }
-    for (k, &i) in group.iter().enumerate() {
+    for (k, &r) in right.iter().enumerate() {
         if let Some(col) = table.column_mut(k) {
-            col.set_cell_alignment(if section.numeric.get(i).copied().unwrap_or(false) {
+            col.set_cell_alignment(if r {
                 CellAlignment::Right
             } else {
                 CellAlignment::Left
