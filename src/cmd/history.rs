@@ -52,22 +52,31 @@ pub fn run(
     if partial {
         report.omit_blended();
     }
-    if let Some(years) = args.years {
-        let seed = args.seed.unwrap_or_else(crate::sim::rng::fresh_seed);
-        if args.seed.is_none() {
-            output::ui::info(&format!(
-                "years seed {seed} (repeat this run with --seed {seed})"
-            ));
-        }
-        let request = YearsRequest {
-            years,
-            seed,
-            cluster: args.cluster,
-        };
-        crate::ops::history::years(scenario, request, &mut report)?;
-    }
     let (format, target) = opts.output();
-    let bytes = output::history::render(&report, format)?;
+    let bytes = match args.years {
+        Some(years) => {
+            let seed = args.seed.unwrap_or_else(crate::sim::rng::fresh_seed);
+            if args.seed.is_none() {
+                output::ui::info(&format!(
+                    "years seed {seed} (repeat this run with --seed {seed})"
+                ));
+            }
+            let request = YearsRequest {
+                years,
+                seed,
+                cluster: args.cluster,
+            };
+            // the years, and meanwhile the parts of the output they do not change (a long
+            // history's rows: most of it)
+            let (simulated, ahead) = rayon::join(
+                || crate::ops::history::simulate_years(scenario, request, &report),
+                || output::history::ahead(&report, format),
+            );
+            crate::ops::history::add_years(&mut report, simulated?);
+            output::history::render_with(&report, format, ahead?)?
+        }
+        None => output::history::render(&report, format)?,
+    };
     output::write(target, &bytes)?;
     // the process ends here: a long history's report (a row per window × chain × pattern, each
     // with its strings) and document are left to the exit, not freed one by one

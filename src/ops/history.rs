@@ -42,7 +42,7 @@ use crate::report::{IncidentFigures, IncidentRow, Method};
 use crate::sim::years::{YEAR_S, poisson_rate_ci95};
 
 mod simulated_years;
-pub use simulated_years::{YearsRequest, years};
+pub use simulated_years::{SimulatedYears, YearsRequest, add_years, simulate_years, years};
 
 /// What the history was read with, for the report.
 #[derive(Debug, Clone, PartialEq)]

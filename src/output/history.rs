@@ -2,7 +2,10 @@
 //! (terminal or Markdown: the incidents, a row per incident × chain × pattern, the totals, per
 //! year, and with `--years` the simulated years), CSV (one row per incident row, total, per-year
 //! total and years row, told apart by `section`; the same columns with or without `--years`)
-//! and JSON (the [`HistoryReport`] as serialised).
+//! and JSON (the [`HistoryReport`] as serialised: [`json`]).
+
+mod json;
+pub use json::{json, json_bytes};
 
 use super::csv::{guard, num};
 use super::layout::{Page, Section};
@@ -18,119 +21,69 @@ use crate::report::history::{HistoryReport, ProviderRate, ReplayTotal, YearsRepo
 ///
 /// Errors: a CSV or JSON serialisation failure.
 pub fn render(report: &HistoryReport, format: Format) -> super::OutputResult<Vec<u8>> {
-    Ok(match format {
-        Format::Table => table::render(&layout(report), table::Style::Terminal).into_bytes(),
-        Format::Markdown => table::render(&layout(report), table::Style::Markdown).into_bytes(),
-        Format::Json => json_bytes(report)?,
-        Format::Csv => csv(report)?,
+    render_with(report, format, ahead(report, format)?)
+}
+
+/// The parts of `report`'s document its years do not change, rendered ahead ([`ahead`]):
+/// the JSON's `incidents` and `rows` arrays, or the table's incidents and rows sections.
+#[derive(Debug, Default)]
+pub struct Ahead {
+    arrays: Option<[Vec<u8>; 2]>,
+    sections: Option<[String; 2]>,
+}
+
+/// The parts of `report`'s document in `format` that its years (`ops::history::years`) do not
+/// change, rendered now: `compare --years` renders them while it simulates the years (issue
+/// 33 item 6), [`render_with`] puts them in their places.
+///
+/// Errors: a JSON serialisation failure.
+pub fn ahead(report: &HistoryReport, format: Format) -> super::OutputResult<Ahead> {
+    let style = match format {
+        Format::Table => table::Style::Terminal,
+        Format::Markdown => table::Style::Markdown,
+        Format::Json => {
+            return Ok(Ahead {
+                arrays: Some(json::arrays(report)?),
+                sections: None,
+            });
+        }
+        Format::Csv => return Ok(Ahead::default()),
+    };
+    let (incidents, rows) = rayon::join(
+        || table::section_text(&incidents_section(report), style),
+        || table::section_text(&rows_section(report), style),
+    );
+    Ok(Ahead {
+        arrays: None,
+        sections: Some([incidents, rows]),
     })
 }
 
-/// The JSON document: the [`HistoryReport`] as serialised, each row carrying every key of
-/// `compare`'s incident rows (`blended`, `approximate`, `breaker`, `method`,
-/// `simulated_windows`, `simulated_precision`, present in every row) and counts as integers
-/// when whole, as `compare` prints them.
+/// `report` in `format` with the parts rendered [`ahead`] of it (of the same report, before its
+/// years were added): the same bytes as [`render`].
 ///
-/// Errors: none in practice (the report is plain data).
-pub fn json(report: &HistoryReport) -> super::OutputResult<serde_json::Value> {
-    use serde_json::Value;
-    let mut doc = serde_json::to_value(report)?;
-    if let Some(Value::Array(rows)) = doc.get_mut("rows") {
-        rows.iter_mut().for_each(row_keys);
-    }
-    for section in ["totals", "per_year"] {
-        if let Some(Value::Array(rows)) = doc.get_mut(section) {
-            rows.iter_mut().for_each(blended_key);
+/// Errors: a CSV or JSON serialisation failure.
+pub fn render_with(
+    report: &HistoryReport,
+    format: Format,
+    ahead: Ahead,
+) -> super::OutputResult<Vec<u8>> {
+    Ok(match format {
+        Format::Table | Format::Markdown => {
+            let style = if format == Format::Table {
+                table::Style::Terminal
+            } else {
+                table::Style::Markdown
+            };
+            let page = layout_after(report, ahead.sections.is_some());
+            let texts = ahead
+                .sections
+                .map_or_else(Vec::new, |s| s.map(Some).to_vec());
+            table::render_ahead(&page, style, &texts).into_bytes()
         }
-    }
-    super::json::integer_counts(&mut doc);
-    Ok(doc)
-}
-
-/// A total's `blended` key.
-fn blended_key(row: &mut serde_json::Value) {
-    if let Some(m) = row.as_object_mut() {
-        let blended =
-            m.get("chain").and_then(serde_json::Value::as_str) == Some(crate::report::BLENDED);
-        m.insert("blended".into(), serde_json::json!(blended));
-    }
-}
-
-/// An incident row's keys: `blended`, and every key of `compare`'s incident rows.
-fn row_keys(row: &mut serde_json::Value) {
-    use serde_json::{Value, json};
-    blended_key(row);
-    if let Some(m) = row.as_object_mut() {
-        m.entry("approximate").or_insert(json!(false));
-        m.entry("breaker").or_insert(Value::Null);
-        m.entry("method").or_insert(json!("analytic"));
-        m.entry("simulated_windows").or_insert(Value::Null);
-        m.entry("simulated_precision").or_insert(Value::Null);
-    }
-}
-
-/// [`json`]'s document as pretty JSON bytes with a trailing newline (`output::json::render` of
-/// it, byte for byte), written element by element: the long arrays (`incidents`, `rows`: a
-/// 20,000-incident history's 17,718 windows × 8 rows) are never held whole as a
-/// `serde_json::Value` (a map of strings per row: most of the memory such a history's JSON
-/// took, and its time).
-///
-/// Errors: none in practice (the report is plain data).
-pub fn json_bytes(report: &HistoryReport) -> super::OutputResult<Vec<u8>> {
-    use serde::ser::{Error, SerializeMap, SerializeSeq};
-    use serde::{Serialize, Serializer};
-    /// Each element of `items` as [`json`] writes it: `fix` on its value, then integer counts
-    /// (what `integer_counts` does to the document's array, element by element).
-    struct Each<'a, T>(&'a [T], fn(&mut serde_json::Value));
-    impl<T: Serialize> Serialize for Each<'_, T> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut seq = s.serialize_seq(Some(self.0.len()))?;
-            for item in self.0 {
-                let mut v = serde_json::to_value(item).map_err(S::Error::custom)?;
-                (self.1)(&mut v);
-                super::json::integer_counts(&mut v);
-                seq.serialize_element(&v)?;
-            }
-            seq.end()
-        }
-    }
-    /// The document: [`json`] of the report without its long arrays, those written in their
-    /// places (the keys in the document's order).
-    struct Doc<'a> {
-        small: serde_json::Map<String, serde_json::Value>,
-        report: &'a HistoryReport,
-    }
-    impl Serialize for Doc<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut map = s.serialize_map(Some(self.small.len()))?;
-            for (k, v) in &self.small {
-                match k.as_str() {
-                    "incidents" => map.serialize_entry(k, &Each(&self.report.incidents, |_| {}))?,
-                    "rows" => map.serialize_entry(k, &Each(&self.report.rows, row_keys))?,
-                    _ => map.serialize_entry(k, v)?,
-                }
-            }
-            map.end()
-        }
-    }
-    let r = report;
-    let without = HistoryReport {
-        fallcost_version: r.fallcost_version,
-        scenario: r.scenario.clone(),
-        pricing: r.pricing.clone(),
-        history: r.history.clone(),
-        incidents: Vec::new(),
-        rows: Vec::new(),
-        totals: r.totals.clone(),
-        per_year: r.per_year.clone(),
-        years: r.years.clone(),
-        notes: r.notes.clone(),
-    };
-    let serde_json::Value::Object(small) = json(&without)? else {
-        let e = <serde_json::Error as Error>::custom("a history report is a JSON object");
-        return Err(e.into());
-    };
-    super::json::render(&Doc { small, report })
+        Format::Json => json::json_bytes_with(report, ahead.arrays)?,
+        Format::Csv => csv(report)?,
+    })
 }
 
 /// The CSV's identity columns, before the incident figures.
@@ -578,10 +531,32 @@ fn years_section(y: &YearsReport) -> Section {
     }
 }
 
+/// A section rendered ahead ([`ahead`]): its place in the page.
+fn empty_section() -> Section {
+    Section {
+        heading: None,
+        title: String::new(),
+        notes: vec![],
+        header: vec![],
+        numeric: vec![],
+        rows: vec![],
+        footer: vec![],
+    }
+}
+
 /// The table: the preamble, the windows, the rows, the totals, per year and the years.
 pub fn layout(report: &HistoryReport) -> Page {
+    layout_after(report, false)
+}
+
+/// [`layout`], its incidents and rows sections left empty where they were rendered `ahead`.
+fn layout_after(report: &HistoryReport, ahead: bool) -> Page {
     let h = &report.history;
-    let mut sections = vec![incidents_section(report), rows_section(report)];
+    let mut sections = if ahead {
+        vec![empty_section(), empty_section()]
+    } else {
+        vec![incidents_section(report), rows_section(report)]
+    };
     sections.push(totals_section("Over the history".into(), &report.totals));
     let over = if ProviderRate::periods_differ(&h.rates) {
         "each provider over its files' period".to_string()

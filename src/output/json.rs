@@ -40,16 +40,32 @@ const COUNT_KEYS: &[&str] = &[
     "prefix_tokens",
 ];
 
+/// Whether `key` is a count's ([`COUNT_KEYS`], or a figure declared a count): from a set made
+/// once (a long history's JSON asks for each key of each of its rows).
+fn is_count_key(key: &str) -> bool {
+    static KEYS: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let figures = crate::figures::ALL_SETS.iter().flat_map(|s| s.iter());
+        COUNT_KEYS
+            .iter()
+            .copied()
+            .chain(figures.filter(|f| f.count).map(|f| f.key))
+            .collect()
+    })
+    .contains(key)
+}
+
 /// A whole f64 under a count key as an integer, recursively.
 pub(crate) fn integer_counts(v: &mut Value) {
     match v {
         Value::Object(map) => {
             for (k, x) in map.iter_mut() {
-                if (COUNT_KEYS.contains(&k.as_str()) || crate::figures::is_count(k))
+                if x.is_f64()
                     && let Some(f) = x.as_f64()
-                    && x.is_f64()
                     && f.fract() == 0.0
                     && f.abs() < 9.0e15
+                    && is_count_key(k)
                 {
                     *x = json!(f as i64);
                 } else {

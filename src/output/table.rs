@@ -4,6 +4,8 @@ use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets
 
 use super::layout::{Page, Section};
 
+mod plain;
+
 /// Which look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
@@ -43,11 +45,27 @@ fn right_align_markdown(table: &str, numeric: &[bool]) -> String {
 /// Render `doc`. Markdown is never wrapped; a terminal table fits [`super::ui::width`]
 /// columns (the terminal's, else `COLUMNS`, else 80): see [`render_at`].
 pub fn render(doc: &Page, style: Style) -> String {
-    let width = match style {
+    render_ahead(doc, style, &[])
+}
+
+/// The width [`render`] fits a terminal table to.
+fn width_of(style: Style) -> usize {
+    match style {
         Style::Terminal => super::ui::width(),
         Style::Markdown => usize::MAX,
-    };
-    render_at(doc, style, width)
+    }
+}
+
+/// [`render`], its first sections' text as given where `ahead` has it ([`section_text`] of
+/// them, rendered ahead: their places in `doc` are not read).
+pub fn render_ahead(doc: &Page, style: Style, ahead: &[Option<String>]) -> String {
+    render_at_ahead(doc, style, width_of(style), ahead)
+}
+
+/// One section's text as [`render`] writes it in a page (apart from the blank line that may
+/// come before it).
+pub fn section_text(section: &Section, style: Style) -> String {
+    section_at(section, style == Style::Markdown, width_of(style))
 }
 
 /// Display width of `s` in columns: one per character (the tables hold no wide characters).
@@ -357,8 +375,17 @@ fn wrap_header(header: &str, width: usize) -> String {
     lines.join("\n")
 }
 
-/// Render `doc` for a terminal `width` columns wide (Markdown: any width, never wrapped).
+/// Render `doc` for a terminal `width` columns wide (Markdown: any width, never wrapped). The
+/// sections, and each section's tables, are rendered in parallel and joined in order (a long
+/// history's rows: 141,744 of them in a few tables; issue 33 item 6): the same text on any
+/// thread count.
 pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
+    render_at_ahead(doc, style, width, &[])
+}
+
+/// [`render_at`], the sections `ahead` holds the text of taken as they are.
+fn render_at_ahead(doc: &Page, style: Style, width: usize, ahead: &[Option<String>]) -> String {
+    use rayon::prelude::*;
     let mut out = String::new();
     let md = style == Style::Markdown;
     let prose = |line: &str| {
@@ -376,70 +403,121 @@ pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
             out.push_str(if md { "\n\n" } else { "\n" });
         }
     }
-    for section in &doc.sections {
+    let texts: Vec<String> = doc
+        .sections
+        .par_iter()
+        .enumerate()
+        .map(|(i, section)| match ahead.get(i) {
+            Some(Some(text)) => text.clone(),
+            _ => section_at(section, md, width),
+        })
+        .collect();
+    for text in texts {
         if !out.ends_with("\n\n") {
             out.push('\n');
         }
-        if let Some(h) = &section.heading {
-            if md {
-                out.push_str(&format!("## {}\n\n", md_cell(h)));
-            } else {
-                out.push_str(&format!("{}\n\n", prose(h)));
-            }
-        }
+        out.push_str(&text);
+    }
+    out
+}
+
+/// One section of [`render_at`]: its heading, title, notes, tables (one per group of columns
+/// that fits `width`, rendered in parallel) and footer.
+fn section_at(section: &Section, md: bool, width: usize) -> String {
+    use rayon::prelude::*;
+    let prose = |line: &str| {
         if md {
-            out.push_str(&format!("### {}\n\n", section.title));
+            line.to_string()
         } else {
-            out.push_str(&format!("{}\n", prose(&section.title)));
+            wrap(line, width, 2)
         }
-        for note in &section.notes {
-            out.push_str(&prose(note));
-            out.push_str(if md { "\n\n" } else { "\n" });
+    };
+    let mut out = String::new();
+    if let Some(h) = &section.heading {
+        if md {
+            out.push_str(&format!("## {}\n\n", md_cell(h)));
+        } else {
+            out.push_str(&format!("{}\n\n", prose(h)));
         }
-        let layout = if md {
-            Fit {
-                groups: vec![((0..section.header.len()).collect(), Vec::new())],
-            }
-        } else {
-            fit(section, width)
-        };
-        // a section with no rows prints its title, notes and footer but no empty table
-        let groups = if section.rows.is_empty() {
-            &[][..]
-        } else {
-            &layout.groups[..]
-        };
-        for (group, widths) in groups {
+    }
+    if md {
+        out.push_str(&format!("### {}\n\n", section.title));
+    } else {
+        out.push_str(&format!("{}\n", prose(&section.title)));
+    }
+    for note in &section.notes {
+        out.push_str(&prose(note));
+        out.push_str(if md { "\n\n" } else { "\n" });
+    }
+    let layout = if md {
+        Fit {
+            groups: vec![((0..section.header.len()).collect(), Vec::new())],
+        }
+    } else {
+        fit(section, width)
+    };
+    // a section with no rows prints its title, notes and footer but no empty table
+    let groups = if section.rows.is_empty() {
+        &[][..]
+    } else {
+        &layout.groups[..]
+    };
+    let tables: Vec<String> = groups
+        .par_iter()
+        .map(|(group, widths)| {
             let text = table_of(section, group, widths, md);
             if md {
                 let numeric: Vec<bool> = group
                     .iter()
                     .map(|&i| section.numeric.get(i).copied().unwrap_or(false))
                     .collect();
-                out.push_str(&right_align_markdown(&text, &numeric));
+                right_align_markdown(&text, &numeric)
             } else {
-                out.push_str(&text);
+                text
             }
+        })
+        .collect();
+    for text in tables {
+        out.push_str(&text);
+        out.push('\n');
+    }
+    for line in &section.footer {
+        if md {
             out.push('\n');
         }
-        for line in &section.footer {
-            if md {
-                out.push('\n');
-            }
-            match line.strip_prefix(VERBATIM) {
-                Some(v) => out.push_str(v),
-                None => out.push_str(&prose(line)),
-            }
-            out.push('\n');
+        match line.strip_prefix(VERBATIM) {
+            Some(v) => out.push_str(v),
+            None => out.push_str(&prose(line)),
         }
+        out.push('\n');
     }
     out
 }
 
+/// The cells of `row` in the columns `group`, each wider than its column's width (where
+/// `width_of` has one) wrapped inside it.
+fn cells_of<'a>(
+    row: &'a [String],
+    group: &[usize],
+    width_of: &[Option<usize>],
+) -> Vec<std::borrow::Cow<'a, str>> {
+    group
+        .iter()
+        .zip(width_of)
+        .map(|(&i, w)| {
+            let cell = row.get(i).map_or("", String::as_str);
+            match w {
+                Some(w) if cols(cell) > *w => std::borrow::Cow::Owned(wrap_cell(cell, *w)),
+                _ => std::borrow::Cow::Borrowed(cell),
+            }
+        })
+        .collect()
+}
+
 /// One table of `section`'s columns `group`, headers wrapped to `widths` (one per column of
-/// the group; none for Markdown).
+/// the group; none for Markdown). Uncoloured terminal tables of narrow text are drawn by
+/// [`plain::boxed`], the others by comfy-table: the same text.
 fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> String {
-    let mut table = Table::new();
     let header: Vec<String> = group
         .iter()
         .enumerate()
@@ -448,6 +526,27 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
             _ => section.header[i].clone(),
         })
         .collect();
+    let colour = !md && super::ui::get().color_stdout;
+    // Text cells wider than their column wrap inside it (numbers never do: they set the
+    // column's narrowest width); the group's cells only
+    let width_of: Vec<Option<usize>> = (0..group.len())
+        .map(|k| if md { None } else { widths.get(k).copied() })
+        .collect();
+    let right: Vec<bool> = group
+        .iter()
+        .map(|&i| section.numeric.get(i).copied().unwrap_or(false))
+        .collect();
+    if !md && !colour {
+        let rows: Vec<_> = section
+            .rows
+            .iter()
+            .map(|r| cells_of(r, group, &width_of))
+            .collect();
+        if let Some(text) = plain::boxed(&header, &rows, &right) {
+            return text;
+        }
+    }
+    let mut table = Table::new();
     table
         .load_preset(if md {
             presets::ASCII_MARKDOWN
@@ -456,58 +555,30 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
         })
         .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(header);
-    let colour = !md && super::ui::get().color_stdout;
     if colour {
         table.enforce_styling();
     } else {
         table.force_no_tty();
     }
-    // Text cells wider than their column wrap inside it (numbers never do: they set the
-    // column's narrowest width).
-    let wrapped: Vec<Vec<String>>;
-    let rows: &[Vec<String>] = if md || widths.is_empty() {
-        &section.rows
-    } else {
-        wrapped = section
-            .rows
-            .iter()
-            .map(|row| {
-                (0..row.len())
-                    .map(|i| {
-                        let cell = &row[i];
-                        match group
-                            .iter()
-                            .position(|&g| g == i)
-                            .and_then(|k| widths.get(k))
-                        {
-                            Some(&w) if cols(cell) > w => wrap_cell(cell, w),
-                            _ => cell.clone(),
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        &wrapped
-    };
-    for row in rows {
-        let cells = group.iter().map(|&i| row.get(i).map_or("", String::as_str));
+    for row in &section.rows {
+        let cells = cells_of(row, group, &width_of).into_iter();
         if md {
             // A `|` in a name would open a new Markdown column.
-            table.add_row(cells.map(md_cell));
+            table.add_row(cells.map(|c| md_cell(&c)));
         } else if colour {
             // A premium over the primary alone in yellow, a saving in green.
-            table.add_row(cells.map(|c| match super::color::delta_role(c) {
+            table.add_row(cells.map(|c| match super::color::delta_role(&c) {
                 Some(super::color::Role::Premium) => Cell::new(c).fg(Color::Yellow),
                 Some(super::color::Role::Saving) => Cell::new(c).fg(Color::Green),
                 _ => Cell::new(c),
             }));
         } else {
-            table.add_row(cells);
+            table.add_row(cells.map(Cell::new));
         }
     }
-    for (k, &i) in group.iter().enumerate() {
+    for (k, &r) in right.iter().enumerate() {
         if let Some(col) = table.column_mut(k) {
-            col.set_cell_alignment(if section.numeric.get(i).copied().unwrap_or(false) {
+            col.set_cell_alignment(if r {
                 CellAlignment::Right
             } else {
                 CellAlignment::Left

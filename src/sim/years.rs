@@ -42,6 +42,13 @@
 //! passes the replay's windows with the replay's own figures: a window's premium (total −
 //! normal) and failed requests.
 //!
+//! **Both rate models at once** ([`simulate_both`], issue 33 item 6): the years at the drawn
+//! rates and at the history's rates share their draws (common random numbers: the windows
+//! both rate models have are drawn once, each model's own few beside them), each with the law
+//! it has alone; the `engine` module's docs say why. How a window is drawn (one 64-bit draw
+//! for its process and sample, exactly uniform, the stream compared to 96 bits) is in the
+//! `draw` module's docs.
+//!
 //! **Outputs** per chain ([`YearsFigures`]): the expected annual premium with its 95%
 //! interval, the p50/p95/p99 of the annual premium (nearest rank over the simulated years),
 //! failed requests per year, and availability = 1 − failed / requests per year.
@@ -51,10 +58,13 @@
 //! merged in chunk order ([`crate::sim::ordered`]): the same seed gives the same output on any
 //! thread count.
 
-use rand::Rng;
-use rand_distr::{Distribution, Exp1, Gamma};
+mod clusters;
+mod draw;
+mod engine;
+mod table;
 
-use super::rng::{SimRng, chunk_rng, uniform};
+use clusters::LANES;
+use engine::Plan;
 
 /// The random stream of the years simulation (a literal of its own until `rng` gets its
 /// stream enum, issue 11): `YEAR` in ASCII.
@@ -260,222 +270,19 @@ pub struct YearsFigures {
     pub overlap_share: f64,
 }
 
-/// The price table: per process, its samples as rows (flat, from the process's offset); per
-/// row its duration and its `chains` prices side by side (one drawn incident reads one
-/// contiguous run). Samples alike to the bit (duration and every price) share one row: a
-/// history's windows of one shape cost the same, and a drawn year's random reads then stay in
-/// the processor's cache (issue 21 item 9: 20,000 windows × 8 chains are 2.5 MB of prices,
-/// read at random; their distinct rows a tenth of that).
-struct Table {
-    offsets: Vec<usize>,
-    rows: Vec<u32>,
-    durations: Vec<f64>,
-    /// Per process, its first sample in `rows` and its count.
-    spans: Vec<(u32, u32)>,
-    chains: usize,
-    prices: Vec<IncidentPrice>,
-}
-
-impl Table {
-    /// The row of sample `i` of process `p`.
-    #[cfg(test)]
-    fn row(&self, p: usize, i: usize) -> u32 {
-        self.rows[self.offsets[p] + i]
-    }
-
-    /// The `chains` prices of `row`.
-    #[cfg(test)]
-    fn of(&self, row: u32) -> &[IncidentPrice] {
-        let at = row as usize * self.chains;
-        &self.prices[at..at + self.chains]
-    }
-}
-
-fn table<S: Sample>(
-    providers: &[ProviderHistory<S>],
-    chains: usize,
-    price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
-) -> Table {
-    let mut t = Table {
-        offsets: Vec::with_capacity(providers.len()),
-        rows: Vec::new(),
-        durations: Vec::new(),
-        spans: Vec::new(),
-        chains,
-        prices: Vec::new(),
-    };
-    let mut seen: std::collections::HashMap<Vec<u64>, u32> = std::collections::HashMap::new();
-    for (p, h) in providers.iter().enumerate() {
-        t.offsets.push(t.rows.len());
-        for s in &h.samples {
-            let duration = s.duration_s().max(0.0);
-            let prices: Vec<IncidentPrice> = (0..chains).map(|c| price(c, p, s)).collect();
-            let key = std::iter::once(duration.to_bits())
-                .chain(
-                    prices
-                        .iter()
-                        .flat_map(|x| [x.premium_usd.to_bits(), x.failed_requests.to_bits()]),
-                )
-                .collect();
-            let next = t.durations.len() as u32;
-            let row = *seen.entry(key).or_insert_with(|| {
-                t.durations.push(duration);
-                t.prices.extend_from_slice(&prices);
-                next
-            });
-            t.rows.push(row);
-        }
-        let first = u32::try_from(t.offsets[p]).expect("fewer than 2³² samples");
-        let n = u32::try_from(h.samples.len()).expect("fewer than 2³² samples");
-        t.spans.push((first, n));
-    }
-    t
-}
-
-/// One incident drawn into a year: its start (seconds into the year), its end (may pass the
-/// year's end: it wraps), its sample's row in the [`Table`].
+/// One incident drawn into a year, as the reference [`overlap_weights`] reads it: its start
+/// (seconds into the year), its end (may pass the year's end: it wraps).
+#[cfg(test)]
 #[derive(Debug, Clone, Copy)]
 struct Drawn {
     start: f64,
     end: f64,
-    row: u32,
-}
-
-/// The process an arrival belongs to, for `pick` uniform on [0, total rate): the number of
-/// the cumulative rates `bounds` (r₀, r₀ + r₁, …, all but the total) at or below it. Counted
-/// without a branch for a few processes (the common case: which process an arrival is, is a
-/// coin toss the processor cannot predict), by bisection for many; the same count either way.
-#[inline(always)]
-fn pick_process(pick: f64, bounds: &[f64]) -> usize {
-    if bounds.len() <= 8 {
-        bounds.iter().map(|&b| usize::from(pick >= b)).sum()
-    } else {
-        bounds.partition_point(|&b| pick >= b)
-    }
-}
-
-/// The year's incidents, in start order: a Poisson process per process at its rate, merged
-/// into one by the superposition (exponential gaps at the total rate, each arrival a process
-/// chosen in proportion to its rate, then one of its samples uniformly: ⌊y·n / 2⁶⁴⌋ of a
-/// 64-bit draw y, uniform to n / 2⁶⁴), so no sort is needed. `bounds` is scratch.
-///
-/// Two passes: the draws alone (the generator's state in registers, no load but the
-/// processes' spans), then each arrival's sample looked up (its row and length: loads
-/// independent of one another, so the processor overlaps their cache misses); the same draws
-/// and figures as one pass.
-#[inline(always)]
-fn draw_arrivals(
-    rng: &mut SimRng,
-    rates: &[f64],
-    t: &Table,
-    bounds: &mut Vec<f64>,
-    out: &mut Vec<Drawn>,
-) {
-    out.clear();
-    bounds.clear();
-    let mut total = 0.0;
-    for &r in rates {
-        total += r;
-        bounds.push(total);
-    }
-    bounds.pop();
-    if total <= 0.0 {
-        return;
-    }
-    // a local copy: the loop's own, so its state stays in registers (through `rng`, every
-    // draw would store it back)
-    let mut r = rng.clone();
-    let mut at = 0.0;
-    loop {
-        let gap: f64 = Exp1.sample(&mut r);
-        at += gap / total;
-        if at >= 1.0 {
-            break;
-        }
-        let p = pick_process(uniform(&mut r) * total, bounds);
-        let (first, n) = t.spans[p];
-        let i = ((u128::from(r.next_u64()) * u128::from(n)) >> 64) as u32;
-        // `row` holds the sample's index until the second pass
-        out.push(Drawn {
-            start: at * YEAR_S,
-            end: 0.0,
-            row: first + i,
-        });
-    }
-    *rng = r;
-    let row_len = t.chains * std::mem::size_of::<IncidentPrice>();
-    for d in out.iter_mut() {
-        let row = t.rows[d.row as usize];
-        d.end = d.start + t.durations[row as usize];
-        d.row = row;
-        prefetch(&t.prices, row as usize * t.chains, row_len);
-    }
-}
-
-/// Ask the processor to bring `bytes` bytes of `v` from element `at` into its cache (a hint:
-/// no effect on any figure; [`price_year`] reads the rows [`draw_arrivals`] drew, at random
-/// in a table larger than a core's cache).
-#[inline(always)]
-fn prefetch<T>(v: &[T], at: usize, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let p = v.as_ptr().wrapping_add(at).cast::<i8>();
-        let mut off = 0;
-        while off < bytes {
-            // SAFETY: a prefetch reads no memory and cannot fault, whatever the address; SSE
-            // is part of x86-64's baseline
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off)) };
-            off += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, at, bytes);
-}
-
-/// [`overlap_weights`] in one pass, for the common year whose last incident ends within the
-/// year (nothing wraps onto its start): the clusters on the line, the same arithmetic. A year
-/// that wraps is handed to [`overlap_weights`].
-#[inline(always)]
-fn overlap_weights_fast(
-    drawn: &[Drawn],
-    weights: &mut Vec<f64>,
-    clusters: &mut Vec<(usize, usize, f64, f64)>,
-) -> u64 {
-    weights.clear();
-    weights.resize(drawn.len(), 1.0);
-    let Some(first) = drawn.first() else {
-        return 0;
-    };
-    let mut overlapped = 0;
-    let mut close = |from: usize, to: usize, end: f64, sum: f64, w: &mut Vec<f64>| {
-        if to - from > 1 && sum > 0.0 {
-            let share = ((end - drawn[from].start) / sum).min(1.0);
-            w[from..to].iter_mut().for_each(|x| *x = share);
-            overlapped += (to - from) as u64;
-        }
-    };
-    let (mut from, mut end, mut sum) = (0, first.end, first.end - first.start);
-    for (k, d) in drawn.iter().enumerate().skip(1) {
-        let len = d.end - d.start;
-        if d.start < end {
-            end = end.max(d.end);
-            sum += len;
-        } else {
-            close(from, k, end, sum, weights);
-            (from, end, sum) = (k, d.end, len);
-        }
-    }
-    if end > YEAR_S {
-        return overlap_weights(drawn, weights, clusters);
-    }
-    close(from, drawn.len(), end, sum, weights);
-    overlapped
 }
 
 /// Each drawn incident's weight: union / sum of lengths of its cluster of overlapping
 /// incidents on the year's circle (1 alone), and how many overlapped. `drawn` is in start
-/// order.
+/// order. The reference the years' clusters are tested against (`engine::lane_clusters`).
+#[cfg(test)]
 fn overlap_weights(
     drawn: &[Drawn],
     weights: &mut Vec<f64>,
@@ -534,155 +341,6 @@ fn overlap_weights(
         overlapped += (to - from + reached) as u64;
     }
     overlapped
-}
-
-/// Reusable buffers of one chunk.
-#[derive(Default)]
-struct Scratch {
-    rates: Vec<f64>,
-    bounds: Vec<f64>,
-    drawn: Vec<Drawn>,
-    weights: Vec<f64>,
-    clusters: Vec<(usize, usize, f64, f64)>,
-}
-
-/// One simulated year per chain: (premium, failed requests); the incident count and how many
-/// overlapped another.
-#[inline(always)]
-fn draw_year<S>(
-    rng: &mut SimRng,
-    providers: &[ProviderHistory<S>],
-    t: &Table,
-    options: &YearsOptions,
-    scratch: &mut Scratch,
-    out: &mut [(f64, f64)],
-) -> (u64, u64) {
-    let factor = match options.year_factor_shape {
-        Some(k) => Gamma::new(k, 1.0 / k).map_or(1.0, |g| g.sample(rng)),
-        None => 1.0,
-    };
-    scratch.rates.clear();
-    for h in providers {
-        let n = h.samples.len() as f64;
-        let mut rate = h.incidents_per_year * factor;
-        if options.rate == RateModel::Uncertain && n > 0.0 && rate > 0.0 {
-            rate *= Gamma::new(n, 1.0 / n).map_or(1.0, |g| g.sample(rng));
-        }
-        scratch.rates.push(if h.samples.is_empty() {
-            0.0
-        } else {
-            rate.max(0.0)
-        });
-    }
-    draw_arrivals(
-        rng,
-        &scratch.rates,
-        t,
-        &mut scratch.bounds,
-        &mut scratch.drawn,
-    );
-    let overlapped =
-        overlap_weights_fast(&scratch.drawn, &mut scratch.weights, &mut scratch.clusters);
-    price_year(&scratch.drawn, &scratch.weights, t, out);
-    (scratch.drawn.len() as u64, overlapped)
-}
-
-/// The years of `chunk`: per year and chain (premium, failed requests), flat; the incidents
-/// drawn and how many overlapped another.
-#[inline(always)]
-fn chunk_years<S>(
-    providers: &[ProviderHistory<S>],
-    t: &Table,
-    options: &YearsOptions,
-    chunk: u64,
-) -> (Vec<(f64, f64)>, u64, u64) {
-    let chains = t.chains;
-    let mut rng = chunk_rng(options.seed, YEARS_STREAM, chunk);
-    let first = chunk * YEARS_PER_CHUNK;
-    let n = (options.years - first).min(YEARS_PER_CHUNK) as usize;
-    let mut years = vec![(0.0, 0.0); n * chains];
-    let mut scratch = Scratch::default();
-    let (mut count, mut over) = (0, 0);
-    for y in 0..n {
-        let (k, o) = draw_year(
-            &mut rng,
-            providers,
-            t,
-            options,
-            &mut scratch,
-            &mut years[y * chains..(y + 1) * chains],
-        );
-        count += k;
-        over += o;
-    }
-    (years, count, over)
-}
-
-/// [`chunk_years`] compiled for AVX2 and BMI2 (the generator's rotations and the 128-bit
-/// product in fewer instructions, four prices to a vector): the same operations on the same
-/// values, so the same figures to the bit (no fused multiply-add: Rust never contracts a
-/// product and a sum).
-///
-/// # Safety
-///
-/// The processor must have AVX2 and BMI2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi2")]
-unsafe fn chunk_years_avx2<S>(
-    providers: &[ProviderHistory<S>],
-    t: &Table,
-    options: &YearsOptions,
-    chunk: u64,
-) -> (Vec<(f64, f64)>, u64, u64) {
-    chunk_years(providers, t, options, chunk)
-}
-
-/// Chains priced together by [`price_year`]: their sums stay in registers.
-const CHAIN_BLOCK: usize = 4;
-
-/// Per chain, the year's (premium, failed requests): Σ weight × the incident's price, in the
-/// order the incidents were drawn. 2 × [`CHAIN_BLOCK`], then [`CHAIN_BLOCK`] chains at a time
-/// (the rest one by one), each one pass over the year's incidents (the same sums, term by
-/// term, as one pass for all chains).
-#[inline(always)]
-fn price_year(drawn: &[Drawn], weights: &[f64], t: &Table, out: &mut [(f64, f64)]) {
-    let mut c0 = 0;
-    while c0 < t.chains {
-        if t.chains - c0 >= 2 * CHAIN_BLOCK {
-            let acc: [(f64, f64); 2 * CHAIN_BLOCK] = price_block(drawn, weights, t, c0);
-            out[c0..c0 + 2 * CHAIN_BLOCK].copy_from_slice(&acc);
-            c0 += 2 * CHAIN_BLOCK;
-        } else if t.chains - c0 >= CHAIN_BLOCK {
-            let acc: [(f64, f64); CHAIN_BLOCK] = price_block(drawn, weights, t, c0);
-            out[c0..c0 + CHAIN_BLOCK].copy_from_slice(&acc);
-            c0 += CHAIN_BLOCK;
-        } else {
-            let [one] = price_block::<1>(drawn, weights, t, c0);
-            out[c0] = one;
-            c0 += 1;
-        }
-    }
-}
-
-/// The year's sums of chains `c0 .. c0 + B` (the sums in registers, returned by value).
-#[inline(always)]
-fn price_block<const B: usize>(
-    drawn: &[Drawn],
-    weights: &[f64],
-    t: &Table,
-    c0: usize,
-) -> [(f64, f64); B] {
-    let mut acc = [(0.0f64, 0.0f64); B];
-    for (d, &w) in drawn.iter().zip(weights) {
-        let at = d.row as usize * t.chains + c0;
-        let prices: &[IncidentPrice; B] =
-            t.prices[at..at + B].try_into().expect("a block of prices");
-        for (a, pr) in acc.iter_mut().zip(prices) {
-            a.0 += w * pr.premium_usd;
-            a.1 += w * pr.failed_requests;
-        }
-    }
-    acc
 }
 
 /// The nearest rank of the q-quantile of n values, from 0: ⌈q·n⌉ − 1 (n ≥ 1).
@@ -761,6 +419,61 @@ fn figures_of(
     }
 }
 
+/// Per lane of `plan`, per chain, the figures of its simulated years (the lanes after
+/// `plan.lanes` empty).
+fn simulate_lanes<S: Sample + Sync>(
+    providers: &[ProviderHistory<S>],
+    requests_per_year: &[f64],
+    price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
+    plan: Plan,
+) -> [Vec<YearsFigures>; LANES] {
+    let chains = requests_per_year.len();
+    let t = table::table(providers, chains, price);
+    let years = plan.options.years;
+    let chunks = years.div_ceil(YEARS_PER_CHUNK);
+    let lanes = plan.lanes;
+    let mut premiums: Vec<Vec<Vec<f64>>> = (0..lanes)
+        .map(|_| vec![Vec::with_capacity(years as usize); chains])
+        .collect();
+    let mut failed = vec![vec![0.0; chains]; lanes];
+    let mut counts = [(0u64, 0u64); LANES];
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    super::ordered(
+        chunks,
+        |chunk| engine::years_of_chunk(providers, &t, &plan, chunk, avx2),
+        |(sums, got)| {
+            for (c, g) in counts.iter_mut().zip(got) {
+                c.0 += g.0;
+                c.1 += g.1;
+            }
+            for year in sums.chunks((lanes * t.columns).max(1)) {
+                for (l, lane) in year.chunks(t.columns.max(1)).enumerate() {
+                    for (c, &(p, f)) in t.chain_columns.iter().enumerate() {
+                        premiums[l][c].push(lane[p]);
+                        failed[l][c] += lane[f];
+                    }
+                }
+            }
+        },
+        &mut |_| {},
+    );
+    let n = years.max(1) as f64;
+    let mut out: [Vec<YearsFigures>; LANES] = Default::default();
+    for (l, (lane_premiums, lane_failed)) in premiums.into_iter().zip(failed).enumerate() {
+        let (incidents, overlapped) = counts[l];
+        out[l] = lane_premiums
+            .into_iter()
+            .zip(lane_failed)
+            .zip(requests_per_year)
+            .map(|((v, f), &req)| figures_of(v, f, req, n, incidents, overlapped))
+            .collect();
+    }
+    out
+}
+
 /// Simulate `options.years` years of `providers`' incidents for `requests_per_year.len()`
 /// chains, each incident priced by `price(chain, process index, sample)` (called once per
 /// chain and sample, before any year is drawn). `requests_per_year[c]`: chain c's requests in
@@ -771,48 +484,39 @@ pub fn simulate<S: Sample + Sync>(
     price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
     options: YearsOptions,
 ) -> Vec<YearsFigures> {
-    let chains = requests_per_year.len();
-    let t = table(providers, chains, price);
-    let chunks = options.years.div_ceil(YEARS_PER_CHUNK);
-    let mut premiums: Vec<Vec<f64>> = vec![Vec::with_capacity(options.years as usize); chains];
-    let mut failed = vec![0.0; chains];
-    let (mut incidents, mut overlapped) = (0u64, 0u64);
-    #[cfg(target_arch = "x86_64")]
-    let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi2");
-    super::ordered(
-        chunks,
-        |chunk| {
-            #[cfg(target_arch = "x86_64")]
-            if avx2 {
-                // SAFETY: the processor has AVX2 and BMI2 (checked above)
-                return unsafe { chunk_years_avx2(providers, &t, &options, chunk) };
-            }
-            chunk_years(providers, &t, &options, chunk)
-        },
-        |(years, count, over)| {
-            incidents += count;
-            overlapped += over;
-            for row in years.chunks(chains.max(1)) {
-                for (c, &(p, f)) in row.iter().enumerate() {
-                    premiums[c].push(p);
-                    failed[c] += f;
-                }
-            }
-        },
-        &mut |_| {},
-    );
-    let n = options.years.max(1) as f64;
-    premiums
-        .into_iter()
-        .zip(failed)
-        .zip(requests_per_year)
-        .map(|((v, f), &req)| figures_of(v, f, req, n, incidents, overlapped))
-        .collect()
+    let plan = Plan {
+        models: [options.rate; LANES],
+        lanes: 1,
+        options,
+    };
+    let [one, _] = simulate_lanes(providers, requests_per_year, price, plan);
+    one
+}
+
+/// [`simulate`] for both rate models at once, on common random numbers: (the years at rates
+/// drawn from their uncertainty, the years at the history's rates), each with the law it has
+/// alone ([`RateModel`]; `options.rate` is not read). Each window is drawn once for both where
+/// both rate models have it (the `engine` module's docs), so the two cost about what one does.
+pub fn simulate_both<S: Sample + Sync>(
+    providers: &[ProviderHistory<S>],
+    requests_per_year: &[f64],
+    price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
+    options: YearsOptions,
+) -> (Vec<YearsFigures>, Vec<YearsFigures>) {
+    let plan = Plan {
+        models: [RateModel::Uncertain, RateModel::Known],
+        lanes: LANES,
+        options,
+    };
+    let [uncertain, known] = simulate_lanes(providers, requests_per_year, price, plan);
+    (uncertain, known)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::rng::{chunk_rng, uniform};
+    use rand_distr::{Distribution, Gamma};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn one_provider(rate: f64, durations: &[f64]) -> Vec<ProviderHistory> {
@@ -871,13 +575,13 @@ mod tests {
             premium_usd: d * (1.0 + (c * p) as f64),
             failed_requests: *d,
         };
-        let t = table(&providers, 2, &price);
-        assert_eq!(t.rows, vec![0, 1, 0, 0, 2, 3]);
-        assert_eq!(t.durations, vec![600.0, 1200.0, 600.0, 1200.0]);
+        let t = table::table(&providers, 2, &price);
+        assert_eq!(t.rows(), vec![0, 1, 0, 0, 2, 3]);
+        assert_eq!(t.durations(), vec![600.0, 1200.0, 600.0, 1200.0]);
         for (p, h) in providers.iter().enumerate() {
             for (i, d) in h.samples.iter().enumerate() {
                 let row = t.row(p, i);
-                assert_eq!(t.durations[row as usize], *d);
+                assert_eq!(t.durations()[row as usize], *d);
                 let want: Vec<IncidentPrice> = (0..2).map(|c| price(c, p, d)).collect();
                 assert_eq!(t.of(row), &want[..]);
             }
@@ -1077,7 +781,7 @@ mod tests {
     fn drawn(spans: &[(f64, f64)]) -> Vec<Drawn> {
         spans
             .iter()
-            .map(|&(start, end)| Drawn { start, end, row: 0 })
+            .map(|&(start, end)| Drawn { start, end })
             .collect()
     }
 
@@ -1085,26 +789,56 @@ mod tests {
         overlap_weights(d, w, &mut Vec::new())
     }
 
-    /// The one-pass weights are the general ones, on random years (dense enough to overlap,
-    /// some wrapping past the year's end).
+    /// Each lane's clusters weigh its windows as the reference [`overlap_weights`] does, on
+    /// random years of two lanes (dense enough to overlap, some wrapping past the year's end;
+    /// windows of one lane, of the other, of both). The shares to rounding (a wrapped cluster's
+    /// lengths are added in another order), the counts exactly.
     #[test]
-    fn one_pass_weights_are_the_circle_weights() {
+    fn lane_clusters_are_the_circle_weights() {
+        use clusters::{Point, lane_clusters};
         let mut rng = chunk_rng(5, 0, 0);
-        let (mut w, mut fast, mut clusters) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut w, mut clusters, mut found) = (Vec::new(), Vec::new(), Vec::new());
         let mut wrapped = 0;
         for year in 0..2000 {
             let n = year % 40;
             let mut starts: Vec<f64> = (0..n).map(|_| uniform(&mut rng) * YEAR_S).collect();
             starts.sort_by(f64::total_cmp);
-            let spans: Vec<(f64, f64)> = starts
+            let points: Vec<Point> = starts
                 .iter()
-                .map(|&s| (s, s + uniform(&mut rng) * 3e6))
+                .map(|&s| Point {
+                    start: s,
+                    end: s + uniform(&mut rng) * 3e6,
+                    row: 0,
+                    // both lanes most of the time, as the common windows are
+                    mask: [3, 3, 1, 2][(uniform(&mut rng) * 4.0) as usize],
+                })
                 .collect();
-            let d = drawn(&spans);
-            wrapped += usize::from(spans.iter().any(|s| s.1 > YEAR_S));
-            let a = overlap_weights(&d, &mut w, &mut clusters);
-            let b = overlap_weights_fast(&d, &mut fast, &mut clusters);
-            assert_eq!((a, &w), (b, &fast), "{spans:?}");
+            wrapped += usize::from(points.iter().any(|p| p.end > YEAR_S));
+            for bit in [1, 2] {
+                let lane: Vec<usize> = (0..n).filter(|&k| points[k].mask & bit != 0).collect();
+                let d: Vec<Drawn> = lane
+                    .iter()
+                    .map(|&k| Drawn {
+                        start: points[k].start,
+                        end: points[k].end,
+                    })
+                    .collect();
+                let want = overlap_weights(&d, &mut w, &mut clusters);
+                let count = lane_clusters(&points, bit, &mut found);
+                assert_eq!(count, lane.len() as u64);
+                let mut got = vec![1.0; n];
+                let mut overlapped = 0;
+                for c in &found {
+                    overlapped += c.members;
+                    for k in (c.from..c.to).filter(|&k| points[k].mask & bit != 0) {
+                        got[k] = c.share;
+                    }
+                }
+                assert_eq!(overlapped, want, "{points:?}");
+                for (i, &k) in lane.iter().enumerate() {
+                    assert!((got[k] - w[i]).abs() <= 1e-12 * w[i], "{points:?}");
+                }
+            }
         }
         assert!(wrapped > 100, "{wrapped}");
     }
@@ -1195,6 +929,30 @@ mod tests {
         );
         assert_eq!(known.premium_p99_usd, 6.0);
         assert_eq!(uncertain.premium_p99_usd, 9.0);
+    }
+
+    /// Both rate models drawn together (common random numbers) keep each one's law: the
+    /// case above, each as it is alone (means 2; p99 9 at the drawn rate, 6 at the known one).
+    #[test]
+    fn both_rate_models_at_once_keep_their_laws() {
+        let price = |_: usize, _: usize, _: &f64| IncidentPrice {
+            premium_usd: 1.0,
+            failed_requests: 0.0,
+        };
+        let h = one_provider(2.0, &[60.0, 60.0]);
+        let (uncertain, known) = simulate_both(&h, &[1.0], &price, opts(100_000));
+        let (uncertain, known) = (&uncertain[0], &known[0]);
+        assert!((known.premium_mean_usd - 2.0).abs() < 0.02, "{known:?}");
+        assert!(
+            (uncertain.premium_mean_usd - 2.0).abs() < 0.03,
+            "{uncertain:?}"
+        );
+        assert_eq!(known.premium_p99_usd, 6.0);
+        assert_eq!(uncertain.premium_p99_usd, 9.0);
+        assert_eq!((known.premium_p50_usd, known.premium_p95_usd), (2.0, 5.0));
+        // 2 incidents a year at rate r: E[count] = 2 in each lane
+        assert!((known.incidents_per_year - 2.0).abs() < 0.02);
+        assert!((uncertain.incidents_per_year - 2.0).abs() < 0.03);
     }
 
     #[test]

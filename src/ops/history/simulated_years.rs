@@ -211,6 +211,33 @@ pub fn years(
     request: YearsRequest,
     report: &mut HistoryReport,
 ) -> crate::ops::OpsResult<()> {
+    let simulated = simulate_years(scenario, request, report)?;
+    add_years(report, simulated);
+    Ok(())
+}
+
+/// The years [`years()`] adds to a report: its note and its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimulatedYears {
+    note: String,
+    years: YearsReport,
+}
+
+/// Add the simulated years to the report they were simulated from ([`simulate_years`]).
+pub fn add_years(report: &mut HistoryReport, simulated: SimulatedYears) {
+    report.notes.push(simulated.note);
+    report.years = Some(simulated.years);
+}
+
+/// [`years()`] without changing `report`: what it adds ([`add_years`]), so that the parts of
+/// the output the years do not change can be rendered meanwhile.
+///
+/// Errors: the scenario has no `[incident]`.
+pub fn simulate_years(
+    scenario: &Scenario,
+    request: YearsRequest,
+    report: &HistoryReport,
+) -> crate::ops::OpsResult<SimulatedYears> {
     let Some(base) = scenario.incident.as_ref() else {
         return Err(crate::ops::OpsError::YearsNeedIncident);
     };
@@ -218,30 +245,26 @@ pub fn years(
     let slots = slots(scenario, base, report);
     let requests_per_year: Vec<f64> = slots.iter().map(|s| s.requests_per_year).collect();
     let price = |slot: usize, _: usize, w: &WindowRef| slots[slot].prices[w.index];
-    let run = |rate: RateModel| {
-        years::simulate(
-            &providers,
-            &requests_per_year,
-            &price,
-            YearsOptions {
-                years: request.years,
-                seed: request.seed,
-                year_factor_shape: request.cluster,
-                rate,
-            },
-        )
-    };
-    // both rate models at once, so the pool's threads share all their chunks (each run's
-    // figures are its own chunks', merged in order: the same on any thread count)
-    let (uncertain, known) = rayon::join(|| run(RateModel::Uncertain), || run(RateModel::Known));
+    // both rate models on common random numbers: each window drawn once for both where both
+    // have it, each model's years in the law it has alone (`sim::years::simulate_both`)
+    let (uncertain, known) = years::simulate_both(
+        &providers,
+        &requests_per_year,
+        &price,
+        YearsOptions {
+            years: request.years,
+            seed: request.seed,
+            year_factor_shape: request.cluster,
+            rate: RateModel::Uncertain,
+        },
+    );
     let rows: Vec<YearsRow> = slots
         .iter()
         .zip(uncertain.iter().zip(&known))
         .map(|(slot, (f, k))| years_row(slot, f, k))
         .collect();
     let overlap = uncertain.first().map_or(0.0, |f| f.overlap_share);
-    report.notes.push(years_note(request, overlap));
-    report.years = Some(YearsReport {
+    let years = YearsReport {
         years: request.years,
         seed: request.seed,
         model: if request.cluster.is_some() {
@@ -268,6 +291,9 @@ pub fn years(
             .collect(),
         rate_model: "uncertain",
         rows,
-    });
-    Ok(())
+    };
+    Ok(SimulatedYears {
+        note: years_note(request, overlap),
+        years,
+    })
 }

@@ -1,0 +1,250 @@
+//! The `compare --incidents` JSON document ([`json`], [`json_bytes`]): the [`HistoryReport`]
+//! as serialised, its long arrays written in parallel blocks (issue 33 item 6).
+
+use crate::output::OutputResult;
+use crate::report::history::HistoryReport;
+
+/// The JSON document: the [`HistoryReport`] as serialised, each row carrying every key of
+/// `compare`'s incident rows (`blended`, `approximate`, `breaker`, `method`,
+/// `simulated_windows`, `simulated_precision`, present in every row) and counts as integers
+/// when whole, as `compare` prints them.
+///
+/// Errors: none in practice (the report is plain data).
+pub fn json(report: &HistoryReport) -> OutputResult<serde_json::Value> {
+    use serde_json::Value;
+    let mut doc = serde_json::to_value(report)?;
+    if let Some(Value::Array(rows)) = doc.get_mut("rows") {
+        rows.iter_mut().for_each(row_keys);
+    }
+    for section in ["totals", "per_year"] {
+        if let Some(Value::Array(rows)) = doc.get_mut(section) {
+            rows.iter_mut().for_each(blended_key);
+        }
+    }
+    crate::output::json::integer_counts(&mut doc);
+    Ok(doc)
+}
+
+/// A total's `blended` key.
+fn blended_key(row: &mut serde_json::Value) {
+    if let Some(m) = row.as_object_mut() {
+        let blended =
+            m.get("chain").and_then(serde_json::Value::as_str) == Some(crate::report::BLENDED);
+        m.insert("blended".into(), serde_json::json!(blended));
+    }
+}
+
+/// An incident row's keys: `blended`, and every key of `compare`'s incident rows.
+fn row_keys(row: &mut serde_json::Value) {
+    use serde_json::{Value, json};
+    blended_key(row);
+    if let Some(m) = row.as_object_mut() {
+        m.entry("approximate").or_insert(json!(false));
+        m.entry("breaker").or_insert(Value::Null);
+        m.entry("method").or_insert(json!("analytic"));
+        m.entry("simulated_windows").or_insert(Value::Null);
+        m.entry("simulated_precision").or_insert(Value::Null);
+    }
+}
+
+/// [`json`]'s document as pretty JSON bytes with a trailing newline (`output::json::render` of
+/// it, byte for byte), written element by element: the long arrays (`incidents`, `rows`: a
+/// 20,000-incident history's 17,718 windows × 8 rows) are never held whole as a
+/// `serde_json::Value` (a map of strings per row: most of the memory such a history's JSON
+/// took, and its time), and their elements are written in parallel, in blocks, each in its
+/// place (issue 33 item 6).
+///
+/// Errors: none in practice (the report is plain data).
+pub fn json_bytes(report: &HistoryReport) -> OutputResult<Vec<u8>> {
+    json_bytes_with(report, None)
+}
+
+/// The document's `incidents` and `rows` arrays as [`json_bytes`] writes them (in parallel).
+///
+/// Errors: none in practice (the report is plain data).
+pub(super) fn arrays(report: &HistoryReport) -> OutputResult<[Vec<u8>; 2]> {
+    let (incidents, rows) = rayon::join(
+        || array(&report.incidents, |_| {}),
+        || array(&report.rows, row_keys),
+    );
+    Ok([incidents?, rows?])
+}
+
+/// [`json_bytes`], its `incidents` and `rows` arrays as given ([`arrays`] of the same report),
+/// else written here.
+///
+/// Errors: none in practice (the report is plain data).
+pub(super) fn json_bytes_with(
+    report: &HistoryReport,
+    arrays: Option<[Vec<u8>; 2]>,
+) -> OutputResult<Vec<u8>> {
+    use serde::ser::Error;
+    let r = report;
+    let without = HistoryReport {
+        fallcost_version: r.fallcost_version,
+        scenario: r.scenario.clone(),
+        pricing: r.pricing.clone(),
+        history: r.history.clone(),
+        incidents: Vec::new(),
+        rows: Vec::new(),
+        totals: r.totals.clone(),
+        per_year: r.per_year.clone(),
+        years: r.years.clone(),
+        notes: r.notes.clone(),
+    };
+    let serde_json::Value::Object(small) = json(&without)? else {
+        let e = <serde_json::Error as Error>::custom("a history report is a JSON object");
+        return Err(e.into());
+    };
+    let [incidents, rows] = match arrays {
+        Some(a) => a,
+        None => self::arrays(report)?,
+    };
+    // serde_json's pretty layout, written by hand at the top level: `{`, then per key a new
+    // line indented by 2, the key, `: ` and its value (its lines after the first indented by
+    // 2), the keys apart by `,`; a new line and `}` (`{}` when empty)
+    let mut out = Vec::with_capacity(incidents.len() + rows.len() + 65_536);
+    out.push(b'{');
+    for (i, (k, v)) in small.iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b"\n  " } else { b",\n  " });
+        out.extend_from_slice(&serde_json::to_vec(k)?);
+        out.extend_from_slice(b": ");
+        match k.as_str() {
+            "incidents" => out.extend_from_slice(&incidents),
+            "rows" => out.extend_from_slice(&rows),
+            _ => write_deep(&mut out, v, 1)?,
+        }
+    }
+    if !small.is_empty() {
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"}\n");
+    Ok(out)
+}
+
+/// serde_json's pretty layout (`PrettyFormatter`, 2 spaces a level) starting `depth` levels
+/// deep: a value written with it is the text serde_json writes for it at that depth of a
+/// document (the structural calls below are `PrettyFormatter`'s, its indent counted from
+/// `depth`; the scalars are written as by any formatter).
+struct Deep {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Deep {
+    fn line<W: ?Sized + std::io::Write>(&self, w: &mut W, first: bool) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        (0..self.depth).try_for_each(|_| w.write_all(b"  "))
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, end: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            w.write_all(b"\n")?;
+            (0..self.depth).try_for_each(|_| w.write_all(b"  "))?;
+        }
+        w.write_all(end)
+    }
+}
+
+impl serde_json::ser::Formatter for Deep {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.line(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.line(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// `value` onto `out` as serde_json's pretty text `depth` levels deep in a document.
+fn write_deep(
+    out: &mut Vec<u8>,
+    value: &serde_json::Value,
+    depth: usize,
+) -> serde_json::Result<()> {
+    use serde::Serialize;
+    let deep = Deep {
+        depth,
+        has_value: false,
+    };
+    value.serialize(&mut serde_json::Serializer::with_formatter(out, deep))
+}
+
+/// Elements of a long array written at a time, in parallel.
+const BLOCK: usize = 1024;
+
+/// `items` as the pretty array of the document's second level: each element as [`json`]
+/// writes it (`fix` on its value, then integer counts: what `integer_counts` does to the
+/// document's array, element by element), on its own line indented by 4, its lines after the
+/// first indented by 4 more, the array's `]` on a line indented by 2 (`[]` when empty). Blocks
+/// of [`BLOCK`] elements are written in parallel and joined in order: the same bytes on any
+/// thread count.
+fn array<T: serde::Serialize + Sync>(
+    items: &[T],
+    fix: fn(&mut serde_json::Value),
+) -> OutputResult<Vec<u8>> {
+    use rayon::prelude::*;
+    if items.is_empty() {
+        return Ok(b"[]".to_vec());
+    }
+    let blocks: Vec<Vec<u8>> = items
+        .par_chunks(BLOCK)
+        .map(|block| -> OutputResult<Vec<u8>> {
+            let mut text = Vec::new();
+            for (i, item) in block.iter().enumerate() {
+                let mut v = serde_json::to_value(item)?;
+                fix(&mut v);
+                crate::output::json::integer_counts(&mut v);
+                text.extend_from_slice(if i == 0 { b"    " } else { b",\n    " });
+                write_deep(&mut text, &v, 2)?;
+            }
+            Ok(text)
+        })
+        .collect::<OutputResult<_>>()?;
+    let mut out =
+        Vec::with_capacity(blocks.iter().map(Vec::len).sum::<usize>() + blocks.len() * 2 + 8);
+    out.extend_from_slice(b"[\n");
+    for (i, block) in blocks.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b",\n");
+        }
+        out.extend_from_slice(block);
+    }
+    out.extend_from_slice(b"\n  ]");
+    Ok(out)
+}
