@@ -67,13 +67,17 @@ impl Table {
     }
 }
 
+/// [`distinct_rows`]' result: per provider its samples' span of the row list, per sample its
+/// row, per row its duration, and per row its `2 × chains` prices.
+type DistinctRows = (Vec<(u32, u32)>, Vec<u32>, Vec<f64>, Vec<f64>);
+
 /// The distinct rows: per sample its row, per row its duration and its `2 × chains` prices
 /// (premium, failed per chain).
 fn distinct_rows<S: Sample>(
     providers: &[ProviderHistory<S>],
     chains: usize,
     price: &(dyn Fn(usize, usize, &S) -> IncidentPrice + Sync),
-) -> (Vec<(u32, u32)>, Vec<u32>, Vec<f64>, Vec<f64>) {
+) -> DistinctRows {
     let (mut spans, mut rows, mut durations) = (Vec::new(), Vec::new(), Vec::new());
     let mut full: Vec<f64> = Vec::new();
     let mut seen: HashMap<Vec<u64>, u32> = HashMap::new();
