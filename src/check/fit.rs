@@ -10,7 +10,7 @@
 //!   table says the model lacks (an error), or does not state (a note);
 //! - **capacity** (with `--incident`): the first fallback of a chain takes every request of an
 //!   outage of the primary's provider, at the incident's rate times the deployment's share of
-//!   its step; a deployment with `rpm`/`tpm` refuses E[(N − c)⁺]/E[N] of them
+//!   its step; a deployment with `rpm`/`tpm` refuses E\[(N − c)⁺\]/E\[N\] of them
 //!   ([`crate::model::fit::refused_share`]), a finding above `max_refused`. A later fallback
 //!   takes only what the ones before it refuse or fail, which the chain's own figures price
 //!   (not judged here).

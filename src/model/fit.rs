@@ -140,7 +140,7 @@ impl RateLimit {
 }
 
 /// The share of requests a fixed one-minute window admitting `capacity` requests refuses when
-/// they arrive as a Poisson process of `per_minute` a minute: E[(N − c)⁺] / E[N] (module doc).
+/// they arrive as a Poisson process of `per_minute` a minute: E\[(N − c)⁺\] / E\[N\] (module doc).
 /// 0 without traffic; 1 at capacity 0. Exact to about 1e-15 relative (the Poisson tails are
 /// summed from their largest term).
 pub fn refused_share(per_minute: f64, capacity: u64) -> f64 {

@@ -61,7 +61,7 @@ pub enum FitProblem {
         arrivals_per_minute: f64,
         /// Its share of its step's traffic.
         share: f64,
-        /// The share refused (429, billed 0): E[(N − c)⁺] / E[N].
+        /// The share refused (429, billed 0): E\[(N − c)⁺\] / E\[N\].
         refused_share: f64,
     },
 }
