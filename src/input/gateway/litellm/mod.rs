@@ -663,7 +663,7 @@ impl Walker<'_> {
             at: entry.at.clone(),
             primary: primary.group,
             links,
-            condition: crate::model::condition::Condition::of_field(&field),
+            condition: crate::model::condition::Condition::of_field(field),
         })
     }
 
