@@ -619,7 +619,8 @@ fn check_json(file: &str, text: &str, opts: &CheckOptions, report: &mut CheckRep
     };
     if !portkey::recognise(&value) && openrouter::recognise(&value) {
         drop(value);
-        let result = gateway::parse_json(file, text).and_then(|root| openrouter::read(file, &root));
+        let result = gateway::parse_json(file, text)
+            .and_then(|root| openrouter::read_priced(file, &root, Some(&opts.prices)));
         match result {
             Ok(config) => gateway_chains(file, FileKind::Openrouter, config, opts, report),
             Err(e) => report.errors.push(e),

@@ -488,31 +488,7 @@ impl<'a> FindingJson<'a> {
                 j.allowed = Some(allowed.as_deref());
                 j.allowed_from = Some(allowed_from.as_deref());
             }
-            Finding::Conditional {
-                chain,
-                primary,
-                fallback,
-                condition,
-                ratio,
-                max_ratio,
-                share,
-                chain_ratio,
-                allowed,
-                allowed_from,
-                ..
-            } => {
-                j.chain = Some(Some(chain));
-                j.allowed = Some(allowed.as_deref());
-                j.allowed_from = Some(allowed_from.as_deref());
-                j.primary = Some(Some(SideJson::of(primary)));
-                j.fallback = Some(Some(SideJson::of(fallback)));
-                j.ratio = Some(ratio.map(round_noise));
-                j.max_ratio = Some(Some(*max_ratio));
-                j.condition = Some(Some(condition.key()));
-                j.share = Some(share.as_ref().map(|s| s.share));
-                j.share_from = Some(share.as_ref().map(|s| s.from.as_str()));
-                j.chain_ratio = Some(chain_ratio.map(round_noise));
-            }
+            Finding::Conditional { .. } => j.conditional(f),
             Finding::SameProvider {
                 chain, providers, ..
             } => {
@@ -565,6 +541,37 @@ impl<'a> FindingJson<'a> {
             model: None,
             fit: None,
         }
+    }
+
+    /// A [`Finding::Conditional`]'s own keys.
+    fn conditional(&mut self, f: &'a Finding) {
+        let Finding::Conditional {
+            chain,
+            primary,
+            fallback,
+            condition,
+            ratio,
+            max_ratio,
+            share,
+            chain_ratio,
+            allowed,
+            allowed_from,
+            ..
+        } = f
+        else {
+            return;
+        };
+        self.chain = Some(Some(chain));
+        self.allowed = Some(allowed.as_deref());
+        self.allowed_from = Some(allowed_from.as_deref());
+        self.primary = Some(Some(SideJson::of(primary)));
+        self.fallback = Some(Some(SideJson::of(fallback)));
+        self.ratio = Some(ratio.map(round_noise));
+        self.max_ratio = Some(Some(*max_ratio));
+        self.condition = Some(Some(condition.key()));
+        self.share = Some(share.as_ref().map(|s| s.share));
+        self.share_from = Some(share.as_ref().map(|s| s.from.as_str()));
+        self.chain_ratio = Some(chain_ratio.map(round_noise));
     }
 
     /// Every finding of `rows` with the union of their keys, `null` where a finding had none

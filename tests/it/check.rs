@@ -1690,6 +1690,56 @@ fn incident_judges_the_first_failover() {
         ),
         "{f:#}"
     );
+    // Without a cached prefix the first failover costs what a warm one does: nothing to flag.
+    let doc = check_json(
+        &[
+            &format!("{FIX}/routing/caching.yaml"),
+            "--pricing",
+            &format!("{FIX}/routing/prices.json"),
+            "--incident",
+            "3h",
+        ],
+        0,
+    );
+    assert!(findings(&doc, "incident-cost").is_empty());
+    let err = fails(&[
+        "check",
+        &format!("{FIX}/routing/caching.yaml"),
+        "--incident",
+        "soon",
+    ]);
+    assert!(
+        err.starts_with("error: --incident: `soon` is not a duration"),
+        "{err}"
+    );
+}
+
+/// `check --incident`'s severity follows the outage's bill (issue 39 item 5): the caching
+/// fallback of [`incident_judges_the_first_failover`] is a warning (the outage costs 1.44x,
+/// within the limit; only a session's first failover, 5.00x, is above it), so only
+/// `--deny-warnings` fails on it; with sessions of one request the outage itself costs 6.67x,
+/// an error; and a fallback far cheaper warm whose first failover writes its cache is a note
+/// in an outage that costs less than normal, never an error.
+#[test]
+fn incident_severity_follows_the_outage_bill() {
+    let (config, prices) = (
+        format!("{FIX}/routing/caching.yaml"),
+        format!("{FIX}/routing/prices.json"),
+    );
+    let args = [
+        config.as_str(),
+        "--pricing",
+        &prices,
+        "--profile",
+        "0/1200",
+        "--prefix",
+        "60000",
+        "--hit-rate",
+        "0.9",
+        "--incident",
+        "3h",
+    ]
+    .to_vec();
     let mut deny = args.clone();
     deny.push("--deny-warnings");
     check_json(&deny, 1);
@@ -1738,28 +1788,6 @@ fn incident_judges_the_first_failover() {
             "costs 0.67x the primary's normal bill, no more than normal, within --max-ratio 2; only a session's first failover (cold cache or write) is above it: $126.00 per 1,000 requests, 2.59x"
         ),
         "{f:#}"
-    );
-    // Without a cached prefix the first failover costs what a warm one does: nothing to flag.
-    let doc = check_json(
-        &[
-            &format!("{FIX}/routing/caching.yaml"),
-            "--pricing",
-            &format!("{FIX}/routing/prices.json"),
-            "--incident",
-            "3h",
-        ],
-        0,
-    );
-    assert!(findings(&doc, "incident-cost").is_empty());
-    let err = fails(&[
-        "check",
-        &format!("{FIX}/routing/caching.yaml"),
-        "--incident",
-        "soon",
-    ]);
-    assert!(
-        err.starts_with("error: --incident: `soon` is not a duration"),
-        "{err}"
     );
 }
 

@@ -260,3 +260,148 @@ fn missing_models_are_suggested_by_their_own_provider_never_a_resellers_row() {
         "{err}"
     );
 }
+
+/// OpenRouter's own dotted ids with no provider named (issue 39 item 2) are priced from the
+/// table's `openrouter/` rows (OpenRouter's own price), else from the provider's own row as the
+/// provider spells the id (`claude-sonnet-4.5` is anthropic's `claude-sonnet-4-5`), the note
+/// saying which; the author's provider stays the failure domain. Per 1,000 requests at 2,000 in
+/// / 500 out: Sonnet 4.5 $13.50, Gemini 2.5 Pro $7.50, GPT-4o $10.00.
+#[test]
+fn openrouter_dotted_ids_are_priced_from_openrouter_rows_or_the_providers_own() {
+    let dir = format!("{FIX}/openrouter-routing");
+    let dotted = format!("{dir}/dotted.json");
+    let rows = format!("{dir}/openrouter-rows.json");
+    // --max-ratio 0.5: every link is a finding, so both sides' prices are in the document.
+    let doc = crate::check::check_json(&[&dotted, "--pricing", &rows, "--max-ratio", "0.5"], 1);
+    let notes: Vec<&str> = findings(&doc, "price-source")
+        .into_iter()
+        .map(message)
+        .collect();
+    assert_eq!(
+        notes[0],
+        format!(
+            "`anthropic/claude-sonnet-4.5` through OpenRouter's default routing: OpenRouter's own price for it; priced from openrouter's entry `openrouter/anthropic/claude-sonnet-4.5` in {rows}"
+        )
+    );
+    let above = findings(&doc, "above-ratio");
+    let primary = &above[0]["primary"]["models"][0];
+    assert_eq!(
+        primary["priced_as"],
+        "openrouter/anthropic/claude-sonnet-4.5"
+    );
+    assert!((primary["per_1k_usd"].as_f64().unwrap() - 13.5).abs() < 1e-9);
+    let gemini = &above[0]["fallback"]["models"][0];
+    assert_eq!(gemini["priced_as"], "openrouter/google/gemini-2.5-pro");
+    assert!((gemini["per_1k_usd"].as_f64().unwrap() - 7.5).abs() < 1e-9);
+    // The author's provider stays the failure domain: no same-provider warning.
+    assert!(findings(&doc, "same-provider").is_empty(), "{doc:#}");
+    // The bundled snapshot has no openrouter/ rows: the provider's own, said so.
+    let doc = check_json(&[&dotted, "--max-ratio", "0.5"], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(
+        above[0]["primary"]["models"][0]["priced_as"],
+        "claude-sonnet-4-5"
+    );
+    assert_eq!(
+        above[0]["fallback"]["models"][0]["priced_as"],
+        "gemini-2.5-pro"
+    );
+    let notes: Vec<&str> = findings(&doc, "price-source")
+        .into_iter()
+        .map(message)
+        .collect();
+    assert!(
+        notes[0].starts_with("`anthropic/claude-sonnet-4.5` through OpenRouter's default routing: the table has no openrouter/ row for it, so the provider's own price"),
+        "{notes:?}"
+    );
+}
+
+/// OpenRouter (issue 39 item 2): one `model` with `provider.order` and no `models` is a chain
+/// over the listed providers' own prices; `:floor` over `only`'s providers tries the cheapest
+/// first (Llama 3.3 70B on Nebius $0.46, then on DeepInfra $0.66).
+#[test]
+fn openrouter_provider_lists_without_models_and_floor_over_only() {
+    let dir = format!("{FIX}/openrouter-routing");
+    // model + provider.order, no models: Llama 3.3 on DeepInfra, then on Nebius (0.70x).
+    let doc = check_json(
+        &[
+            &format!("{dir}/order-without-models.json"),
+            "--max-ratio",
+            "0.5",
+        ],
+        1,
+    );
+    assert_eq!(doc["files"][0]["format"], "openrouter");
+    assert_eq!(doc["files"][0]["links"], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above[0]["chain"], "provider (OpenRouter)");
+    assert_eq!(
+        above[0]["primary"]["models"][0]["priced_as"],
+        "deepinfra/meta-llama/Llama-3.3-70B-Instruct"
+    );
+    assert_eq!(
+        above[0]["fallback"]["models"][0]["priced_as"],
+        "nebius/meta-llama/Llama-3.3-70B-Instruct"
+    );
+    assert!(
+        (above[0]["ratio"].as_f64().unwrap() - per_1k(1.3e-07, 4e-07) / per_1k(2.3e-07, 4e-07))
+            .abs()
+            < 1e-9
+    );
+    // :floor over only's providers: the cheapest (Nebius, $0.46) first, then DeepInfra.
+    let doc = check_json(&[&format!("{dir}/floor-only.json"), "--max-ratio", "1"], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(above.len(), 1, "{doc:#}");
+    assert_eq!(
+        above[0]["primary"]["name"],
+        "meta-llama/llama-3.3-70b-instruct:floor on nebius"
+    );
+    assert!(
+        (above[0]["primary"]["min_per_1k_usd"].as_f64().unwrap() - per_1k(1.3e-07, 4e-07)).abs()
+            < 1e-9
+    );
+    assert_eq!(
+        above[0]["fallback"]["name"],
+        "meta-llama/llama-3.3-70b-instruct:floor on deepinfra"
+    );
+}
+
+/// OpenRouter's `:floor` and `:nitro` with no provider named (issue 39 item 2): `:floor` tries
+/// the cheapest host the table prices the model for, `:nitro` the fastest, which is not known
+/// (judged over its hosts, worst case); an open-weights model under `:floor` is unknown (its
+/// providers are not the table's to say), never another provider's price.
+#[test]
+fn openrouter_floor_and_nitro_without_providers() {
+    let dir = format!("{FIX}/openrouter-routing");
+    // No provider named: :floor takes the cheapest host the table prices (Anthropic's own
+    // and Vertex's Sonnet 4.5 list alike: the first, anthropic); :nitro judges GPT-4o over
+    // OpenAI and Azure; Llama under :floor is unknown, and the finding says why.
+    let doc = check_json(&[&format!("{dir}/variants.json"), "--max-ratio", "0.5"], 1);
+    let above = findings(&doc, "above-ratio");
+    assert_eq!(
+        above[0]["primary"]["name"],
+        "anthropic/claude-sonnet-4.5:floor on anthropic"
+    );
+    let nitro: Vec<&Value> = above[0]["fallback"]["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    let providers: Vec<&str> = nitro
+        .iter()
+        .map(|m| m["provider"].as_str().unwrap())
+        .collect();
+    assert_eq!(providers, ["openai", "azure"], "{doc:#}");
+    let notes: Vec<&str> = findings(&doc, "price-source")
+        .into_iter()
+        .map(message)
+        .collect();
+    assert!(notes.iter().any(|n| n.starts_with("`anthropic/claude-sonnet-4.5:floor`: OpenRouter sorts its providers by price, the cheapest first: `anthropic`, the cheapest of the hosts the table prices it for (anthropic, vertex_ai; not bedrock)")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.starts_with("`openai/gpt-4o:nitro`: OpenRouter sorts its providers by throughput, the fastest first, which the table does not say: judged over the hosts it prices it for (openai, azure), worst case")), "{notes:?}");
+    let unpriced = findings(&doc, "unpriced");
+    assert_eq!(unpriced.len(), 1, "{doc:#}");
+    assert!(
+        message(unpriced[0]).starts_with("not priced: `meta-llama/llama-3.3-70b-instruct:floor` (OpenRouter sends it to the cheapest (:floor) or fastest (:nitro) of the providers it lists for the model, which the price table does not say: name them in provider.only or provider.order to price each)"),
+        "{doc:#}"
+    );
+}

@@ -113,8 +113,8 @@ fn table_entry<'t>(ep: &Endpoint, table: &'t PriceTable) -> Option<&'t ModelPric
 /// The entry of a model a gateway sends to a provider it names apart from the model (an
 /// OpenRouter `provider.order` entry, a Portkey `provider`): among that provider's own entries
 /// (its provider family), the one whose key is, but for case and `.`/`_`/`-` ([`same_id`]), the
-/// id as written, `provider/served`, `served`, or `provider/name` (the served id without its
-/// author, `meta-llama/`). OpenRouter's ids are lower-case where the providers' are not
+/// id as written, `provider/served`, `served`, `provider/name` or `name` (the served id without
+/// its author, `meta-llama/`). OpenRouter's ids are lower-case where the providers' are not
 /// (`deepinfra/meta-llama/Llama-3.3-70B-Instruct`), and write versions with dots. LiteLLM endpoints (no `served` id) are
 /// looked up exactly, as LiteLLM does.
 fn hosted_entry<'t>(ep: &Endpoint, table: &'t PriceTable) -> Option<&'t ModelPrice> {
@@ -128,6 +128,8 @@ fn hosted_entry<'t>(ep: &Endpoint, table: &'t PriceTable) -> Option<&'t ModelPri
     ];
     if let Some((_, name)) = served.split_once('/') {
         keys.push(same_id(&format!("{provider}/{name}")));
+        // the provider's own entry keyed bare (LiteLLM keys Anthropic's models so)
+        keys.push(same_id(name));
     }
     keys.iter().find_map(|key| {
         table
@@ -191,6 +193,13 @@ fn unknown_model(
         (None, Some(_)) => " (the config sets output_cost_per_token but not input_cost_per_token)",
         _ => "",
     };
+    // OpenRouter's sorted variants with no provider named: which provider serves it is
+    // OpenRouter's choice among providers the table does not list for it.
+    let sorted = if ep.model.ends_with(":floor") || ep.model.ends_with(":nitro") {
+        " (OpenRouter sends it to the cheapest (:floor) or fastest (:nitro) of the providers it lists for the model, which the price table does not say: name them in provider.only or provider.order to price each)"
+    } else {
+        ""
+    };
     InputError {
         file: ep.file.as_deref().unwrap_or(file).to_string(),
         location: Some(Location {
@@ -199,7 +208,7 @@ fn unknown_model(
         }),
         field: None,
         message: format!(
-            "unknown model `{}`{}{missing}: price table {} has no price for it, and an unknown price is never taken as zero; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it",
+            "unknown model `{}`{}{missing}{sorted}: price table {} has no price for it, and an unknown price is never taken as zero; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it",
             ep.model,
             table.lookup_hint(&ep.model),
             table.name

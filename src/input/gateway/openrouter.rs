@@ -36,16 +36,29 @@
 //! - `only` without `order`: the model on any provider of `only` that serves it, OpenRouter
 //!   choosing (one step over those providers, judged by its range, worst case);
 //! - a JSON object is an OpenRouter request when it has a `models` list of strings and one of
-//!   OpenRouter's request keys (`messages`, `prompt`, `model`, `provider`, `route`)
+//!   OpenRouter's request keys (`messages`, `prompt`, `model`, `provider`, `route`), or one
+//!   `model` and a `provider.order` (or `only`) list: a chain over the listed providers
 //!   ([`recognise`]);
+//! - a model with no provider named is priced as [`price`] says: OpenRouter's own price (the
+//!   table's `openrouter/` row), else the author's own entry (a dotted id as the provider spells
+//!   it), said in the note; `:floor` (`provider.sort: "price"`) tries the cheapest provider
+//!   first (the cheapest host the table prices; with `only`, the listed providers cheapest
+//!   first), `:nitro` (`"throughput"`, or `"latency"`) the fastest, which is not known (its
+//!   hosts' range, worst case); an open-weights model under either with no provider named is
+//!   unknown (its providers are not the table's to say). With `order`, the listed providers
+//!   are tried in its order;
 //! - `models` that is not a list of model ids, `provider.order`, `only` or `ignore` that is not
 //!   a list of provider names, or `allow_fallbacks` that is not a boolean, is an input error at
 //!   its line.
+
+mod price;
 
 use super::{
     Config, Endpoint, Group, Node, NodeValue, Notice, Place, PriceOverride, Route, RouteLink,
 };
 use crate::error::{InputError, InputErrorKind};
+use crate::model::PriceTable;
+use price::{Sort, author_hosts, default_price, list_price, priced_hosts, split_variant};
 
 /// The request keys, besides `models`, that make a JSON object an OpenRouter request.
 pub const REQUEST_KEYS: &[&str] = &["messages", "prompt", "model", "provider", "route"];
@@ -69,10 +82,26 @@ pub fn recognise(root: &serde_json::Value) -> bool {
     let Some(obj) = root.as_object() else {
         return false;
     };
-    obj.get("models")
+    let models = obj
+        .get("models")
         .and_then(serde_json::Value::as_array)
         .is_some_and(|m| !m.is_empty() && m.iter().all(serde_json::Value::is_string))
-        && REQUEST_KEYS.iter().any(|k| obj.contains_key(*k))
+        && REQUEST_KEYS.iter().any(|k| obj.contains_key(*k));
+    models || provider_chain(obj)
+}
+
+/// Whether a request without `models` is still a chain: one `model` whose `provider` lists the
+/// providers to try (`order`, or `only`), each one step.
+fn provider_chain(obj: &serde_json::Map<String, serde_json::Value>) -> bool {
+    let listed = |key: &str| {
+        obj.get("provider")
+            .and_then(|p| p.get(key))
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|l| !l.is_empty() && l.iter().all(serde_json::Value::is_string))
+    };
+    !obj.contains_key("models")
+        && obj.get("model").is_some_and(serde_json::Value::is_string)
+        && (listed("order") || listed("only"))
 }
 
 /// Why a JSON object that looks like a request body is not read as a chain, if it looks like one
@@ -156,19 +185,36 @@ fn strings<'n>(
         .collect()
 }
 
-/// Read the chain of the OpenRouter request `root`.
+/// Read the chain of the OpenRouter request `root`, with no price table: a model with no
+/// provider named is priced as written ([`read_priced`] resolves OpenRouter's ids and variants).
+///
+/// Errors: as [`read_priced`].
+pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
+    read_priced(file, root, None)
+}
+
+/// Read the chain of the OpenRouter request `root`; `prices` resolves what OpenRouter picks a
+/// provider for (its own ids, `:floor`, `:nitro`: [`price`]).
 ///
 /// Errors: `models` not a list of model ids, `model` not a string, `provider` not an object,
 /// `provider.order`, `only` or `ignore` not a list of provider names, `allow_fallbacks` not a
-/// boolean; each with its field and line.
-pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
+/// boolean, `sort` not one of price, throughput, latency; each with its field and line.
+pub fn read_priced(
+    file: &str,
+    root: &Node,
+    prices: Option<&PriceTable>,
+) -> Result<Config, InputError> {
     let mut config = Config::default();
-    let Some(models) = root.get("models") else {
-        return Ok(config);
-    };
-    let list = strings(file, models, "models", "model ids")?;
     let routing = routing(file, root)?;
     let primary = primary_model(file, root)?;
+    let (list, at) = match root.get("models") {
+        Some(models) => (strings(file, models, "models", "model ids")?, models),
+        // One model over the providers `provider` lists: a chain of its own.
+        None if primary.is_some() && (!routing.order.is_empty() || routing.only.is_some()) => {
+            (Vec::new(), root.get("provider").unwrap_or(root))
+        }
+        None => return Ok(config),
+    };
     let mut steps: Vec<(&str, &Node)> = Vec::new();
     steps.extend(primary);
     for (m, n) in list {
@@ -189,9 +235,14 @@ pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
         }
         steps.push((m, n));
     }
+    let cx = Cx {
+        file,
+        routing: &routing,
+        prices,
+    };
     let mut groups = Vec::new();
     for step in steps {
-        groups.extend(model_steps(&routing, step, &mut config));
+        groups.extend(model_steps(&cx, step, &mut config));
     }
     let mut groups = groups.into_iter();
     let Some((primary, _)) = groups.next() else {
@@ -204,14 +255,29 @@ pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
             via: vec![],
         })
         .collect();
+    let name = if root.get("models").is_some() {
+        "models (OpenRouter)"
+    } else {
+        "provider (OpenRouter)"
+    };
     config.chains.push(Route {
-        name: "models (OpenRouter)".into(),
-        at: Place::of(models),
+        name: name.into(),
+        at: Place::of(at),
         primary,
         links,
         condition: None,
     });
     Ok(config)
+}
+
+/// What a request's steps are read with.
+struct Cx<'a, 'n> {
+    /// The file, for errors.
+    file: &'a str,
+    /// The request's provider preferences.
+    routing: &'a Routing<'n>,
+    /// The price table that resolves what OpenRouter picks; `None`: ids as written.
+    prices: Option<&'a PriceTable>,
 }
 
 /// The request's `provider` routing preferences that decide which providers serve a model,
@@ -228,6 +294,9 @@ struct Routing<'n> {
     allow_fallbacks: bool,
     /// The `order` list, for the notes about it.
     order_node: Option<&'n Node>,
+    /// `sort` (`price`, `throughput`, `latency`; or `{"by": ...}`): how the providers are
+    /// sorted, as a model's `:floor` / `:nitro` variant asks.
+    sort: Option<Sort>,
 }
 
 /// The request's `provider` object as [`Routing`] (no preferences without one).
@@ -279,6 +348,7 @@ fn routing<'n>(file: &str, root: &'n Node) -> Result<Routing<'n>, InputError> {
     }
     r.only = names("only")?.map(|(v, _)| v);
     r.ignore = names("ignore")?.map(|(v, _)| v).unwrap_or_default();
+    r.sort = sort_of(file, p)?;
     match p.get("allow_fallbacks") {
         None => {}
         Some(a) if a.value == NodeValue::Null => {}
@@ -296,6 +366,30 @@ fn routing<'n>(file: &str, root: &'n Node) -> Result<Routing<'n>, InputError> {
         }
     }
     Ok(r)
+}
+
+/// `provider.sort`: a sort name, or an object with one under `by`.
+///
+/// Errors: anything else, at its line.
+fn sort_of(file: &str, p: &Node) -> Result<Option<Sort>, InputError> {
+    let Some(node) = p.get("sort").filter(|n| n.value != NodeValue::Null) else {
+        return Ok(None);
+    };
+    let by = node
+        .as_str()
+        .or_else(|| node.get("by").and_then(Node::as_str));
+    match by.map(|b| (b, Sort::parse(b))) {
+        Some((_, Some(sort))) => Ok(Some(sort)),
+        _ => Err(node.error(
+            file,
+            InputErrorKind::Schema,
+            "provider.sort",
+            format!(
+                "expected price, throughput or latency (or {{\"by\": \"price\"}}); got {}",
+                by.map_or_else(|| node.kind().to_string(), |b| format!("`{b}`"))
+            ),
+        )),
+    }
 }
 
 /// The request's `model`, with its node, when it has one.
@@ -319,55 +413,28 @@ fn primary_model<'n>(
     }
 }
 
-/// The chain steps of model `m` (at `n`) under `routing`, each with where it is declared: one
-/// per provider of `order` it may use, in order; else one over the providers of `only`; else
-/// one on the price table's provider. None when the routing leaves it no provider (a warning).
-fn model_steps(
-    routing: &Routing,
-    (m, n): (&str, &Node),
-    config: &mut Config,
-) -> Vec<(Group, Place)> {
+/// The chain steps of model `m` (at `n`) under the request's routing, each with where it is
+/// declared: one per provider of `order` it may use, in order; else over the providers of
+/// `only` (one step, OpenRouter choosing; the cheapest first under `:floor`); else as OpenRouter
+/// picks a provider ([`default_steps`]). None when the routing leaves it no provider (a
+/// warning).
+fn model_steps(cx: &Cx, (m, n): (&str, &Node), config: &mut Config) -> Vec<(Group, Place)> {
+    let routing = cx.routing;
+    let (base, variant) = split_variant(m);
+    let sort = variant.or(routing.sort);
     let usable = |p: &String| {
-        serves(p, m)
+        serves(p, base)
             && !routing.ignore.contains(p)
             && routing.only.as_ref().is_none_or(|only| only.contains(p))
     };
-    let listed: Vec<&String> = routing.order.iter().filter(|p| usable(p)).collect();
-    let mut listed_unique: Vec<&String> = Vec::new();
-    for p in listed {
-        if !listed_unique.contains(&p) {
-            listed_unique.push(p);
+    let mut listed: Vec<&String> = Vec::new();
+    for p in routing.order.iter().filter(|p| usable(p)) {
+        if !listed.contains(&p) {
+            listed.push(p);
         }
     }
-    if !listed_unique.is_empty() {
-        if routing.allow_fallbacks
-            && routing.only.is_none()
-            && let Some(o) = routing.order_node
-        {
-            config.notices.push((
-                Place::of(o),
-                Notice::OtherProviders {
-                    model: m.to_string(),
-                },
-            ));
-        }
-        let rest: Vec<Option<String>> = match &routing.only {
-            Some(only) if routing.allow_fallbacks => only
-                .iter()
-                .filter(|p| usable(p) && !listed_unique.contains(p))
-                .map(|p| Some(p.clone()))
-                .collect(),
-            _ => Vec::new(),
-        };
-        let mut out: Vec<(Group, Place)> = listed_unique
-            .into_iter()
-            .map(|p| (group(m, n, &[Some(p.clone())]), Place::of(n)))
-            .collect();
-        if !rest.is_empty() {
-            // then the other providers `only` allows, OpenRouter choosing among them
-            out.push((group(m, n, &rest), Place::of(n)));
-        }
-        return out;
+    if !listed.is_empty() {
+        return listed_steps(cx, (m, base, n), &listed, config);
     }
     let only: Vec<Option<String>> = routing
         .only
@@ -378,7 +445,10 @@ fn model_steps(
         .collect();
     let closed = routing.only.is_some() || (!routing.order.is_empty() && !routing.allow_fallbacks);
     if !only.is_empty() {
-        return vec![(group(m, n, &only), Place::of(n))];
+        return match (sort, cx.prices) {
+            (Some(Sort::Price), Some(t)) => cheapest_first(cx.file, (m, base, n), &only, t),
+            _ => vec![(group(m, base, n, &only), Place::of(n))],
+        };
     }
     if closed {
         config.notices.push((
@@ -390,7 +460,177 @@ fn model_steps(
         ));
         return Vec::new();
     }
-    vec![(group(m, n, &[None]), Place::of(n))]
+    default_steps(cx, (m, base, n), sort)
+}
+
+/// The steps of model `m` (`base` without its variant, at `n`) over the providers `order` lists
+/// that serve it, in order, then the others `only` allows (one step, OpenRouter choosing); a
+/// note when OpenRouter may go on to providers not listed.
+fn listed_steps(
+    cx: &Cx,
+    (m, base, n): (&str, &str, &Node),
+    listed: &[&String],
+    config: &mut Config,
+) -> Vec<(Group, Place)> {
+    let routing = cx.routing;
+    if routing.allow_fallbacks
+        && routing.only.is_none()
+        && let Some(o) = routing.order_node
+    {
+        config.notices.push((
+            Place::of(o),
+            Notice::OtherProviders {
+                model: m.to_string(),
+            },
+        ));
+    }
+    let rest: Vec<Option<String>> = match &routing.only {
+        Some(only) if routing.allow_fallbacks => only
+            .iter()
+            .filter(|p| serves(p, base) && !routing.ignore.contains(p) && !listed.contains(p))
+            .map(|p| Some(p.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut out: Vec<(Group, Place)> = listed
+        .iter()
+        .map(|p| (group(m, base, n, &[Some((*p).clone())]), Place::of(n)))
+        .collect();
+    if !rest.is_empty() {
+        // then the other providers `only` allows, OpenRouter choosing among them
+        out.push((group(m, base, n, &rest), Place::of(n)));
+    }
+    out
+}
+
+/// `:floor` over `providers`: each one step, the cheapest first (by list price, input plus
+/// output per token), each saying so; one step over them all (judged by its range) when the
+/// table does not price every one of them (the unpriced ones are named when priced).
+fn cheapest_first(
+    file: &str,
+    (m, base, n): (&str, &str, &Node),
+    providers: &[Option<String>],
+    table: &PriceTable,
+) -> Vec<(Group, Place)> {
+    let mut priced: Vec<(f64, Option<String>)> = Vec::new();
+    for p in providers {
+        let g = group(m, base, n, std::slice::from_ref(p));
+        match super::endpoint::price(file, &g.endpoints[0], table) {
+            Ok(price) => priced.push((list_price(&price), p.clone())),
+            Err(_) => return vec![(group(m, base, n, providers), Place::of(n))],
+        }
+    }
+    priced.sort_by(|a, b| a.0.total_cmp(&b.0));
+    priced
+        .into_iter()
+        .map(|(_, p)| {
+            let mut g = group(m, base, n, &[p]);
+            for ep in &mut g.endpoints {
+                ep.note = Some(format!(
+                    "`{m}`: OpenRouter {}: {}",
+                    Sort::Price.how(),
+                    ep.note
+                        .take()
+                        .unwrap_or_else(|| "on its author's provider".into())
+                ));
+            }
+            (g, Place::of(n))
+        })
+        .collect()
+}
+
+/// The step of model `m` (`base` without its variant, at `n`) when the request names no
+/// provider for it, as OpenRouter picks one under `sort` ([`price`]'s rules); with no price
+/// table, the model as written.
+fn default_steps(
+    cx: &Cx,
+    (m, base, n): (&str, &str, &Node),
+    sort: Option<Sort>,
+) -> Vec<(Group, Place)> {
+    let at = Place::of(n);
+    let Some(table) = cx.prices else {
+        return vec![(group(m, base, n, &[None]), at)];
+    };
+    let make = |h: &str| endpoint(base, n.line, n.col, Some(h.to_string()));
+    let one = |model: String, note: Option<String>, provider: Option<String>| {
+        let mut ep = endpoint(base, n.line, n.col, None);
+        ep.model = model;
+        ep.note = note;
+        ep.provider = provider;
+        Group {
+            label: m.to_string(),
+            endpoints: vec![ep],
+            shares: None,
+            mix: None,
+        }
+    };
+    let Some(sort) = sort else {
+        let (id, note, provider) = default_price(base, table, &make);
+        return vec![(one(id, note, provider), at)];
+    };
+    // Sorted: the providers OpenRouter sorts are a proprietary model's hosts; an open-weights
+    // model's are not the table's to say: unknown, under the variant's id.
+    let hosts = priced_hosts(cx.file, base, table, &make);
+    let variant = match sort {
+        Sort::Price => format!("{base}:floor"),
+        Sort::Throughput | Sort::Latency => format!("{base}:nitro"),
+    };
+    if hosts.is_empty() {
+        return vec![(one(variant, None, None), at)];
+    }
+    vec![(sorted_hosts(m, base, sort, hosts), at)]
+}
+
+/// The step of proprietary model `m` (`base` without its variant) sorted by `sort` over the
+/// `hosts` the table prices it for: the cheapest one under `:floor`; under `:nitro` all of them
+/// (the fastest is not known: judged by their range), each note saying so.
+fn sorted_hosts(
+    m: &str,
+    base: &str,
+    sort: Sort,
+    hosts: Vec<(String, Endpoint, super::endpoint::EndpointPrice)>,
+) -> Group {
+    let names: Vec<String> = hosts.iter().map(|(h, _, _)| h.clone()).collect();
+    let unpriced: Vec<String> = author_hosts(base)
+        .into_iter()
+        .filter(|h| !names.contains(h))
+        .collect();
+    let not = if unpriced.is_empty() {
+        String::new()
+    } else {
+        format!("; not {}", unpriced.join(", "))
+    };
+    let how = format!("`{m}`: OpenRouter {}", sort.how());
+    let (label, endpoints) = if sort == Sort::Price {
+        let (h, mut ep, _) = hosts
+            .into_iter()
+            .min_by(|a, b| list_price(&a.2).total_cmp(&list_price(&b.2)))
+            .expect("a host");
+        ep.note = Some(format!(
+            "{how}: `{h}`, the cheapest of the hosts the table prices it for ({}{not})",
+            names.join(", ")
+        ));
+        (format!("{m} on {h}"), vec![ep])
+    } else {
+        let why = format!(
+            "{how}, which the table does not say: judged over the hosts it prices it for ({}{not}), worst case; a priority-tier endpoint may bill more",
+            names.join(", ")
+        );
+        let endpoints = hosts
+            .into_iter()
+            .map(|(_, mut ep, _)| {
+                ep.note = Some(why.clone());
+                ep
+            })
+            .collect();
+        (format!("{m} on {}", names.join(" | ")), endpoints)
+    };
+    Group {
+        label,
+        endpoints,
+        shares: None,
+        mix: None,
+    }
 }
 
 /// The id of model `m` on provider `p` (not its author), as a price table keys it: a
@@ -403,34 +643,38 @@ fn hosted_id(p: &str, m: &str) -> String {
     }
 }
 
-/// A chain step of model `m` (at `n`) on `providers` (`None`: the price table's), OpenRouter
-/// choosing among several (no shares: judged by the range). A model on a provider other than
-/// its author's is priced as that provider's entry, `provider/model`.
-fn group(m: &str, n: &Node, providers: &[Option<String>]) -> Group {
+/// Model `m` (without its variant) at `line`:`col` on `provider` (`None`: the price table's);
+/// on a provider other than its author's, priced as that provider's entry, `provider/model`,
+/// with a note.
+fn endpoint(m: &str, line: usize, col: usize, provider: Option<String>) -> Endpoint {
     let author = m.split_once('/').map(|(a, _)| provider_name(a));
+    let own = provider.is_none() || provider == author;
+    Endpoint {
+        model: match &provider {
+            Some(p) if !m.starts_with(&format!("{p}/")) => hosted_id(p, m),
+            _ => m.to_string(),
+        },
+        note: provider
+            .as_ref()
+            .filter(|_| !own)
+            .map(|p| format!("`{m}` on `{p}` (OpenRouter provider routing)")),
+        provider,
+        price_override: PriceOverride::default(),
+        file: None,
+        line,
+        col,
+        deployment: None,
+        served: Some(m.to_string()),
+        limit: Default::default(),
+    }
+}
+
+/// A chain step of model `m` (`base` without its variant, at `n`) on `providers` (`None`: the
+/// price table's), OpenRouter choosing among several (no shares: judged by the range).
+fn group(m: &str, base: &str, n: &Node, providers: &[Option<String>]) -> Group {
     let endpoints: Vec<Endpoint> = providers
         .iter()
-        .map(|provider| {
-            let own = provider.is_none() || *provider == author;
-            Endpoint {
-                model: match provider {
-                    Some(p) if !m.starts_with(&format!("{p}/")) => hosted_id(p, m),
-                    _ => m.to_string(),
-                },
-                provider: provider.clone(),
-                price_override: PriceOverride::default(),
-                note: provider
-                    .as_ref()
-                    .filter(|_| !own)
-                    .map(|p| format!("`{m}` on `{p}` (OpenRouter provider routing)")),
-                file: None,
-                line: n.line,
-                col: n.col,
-                deployment: None,
-                served: Some(m.to_string()),
-                limit: Default::default(),
-            }
-        })
+        .map(|provider| endpoint(base, n.line, n.col, provider.clone()))
         .collect();
     let label = match providers {
         [Some(p)] => format!("{m} on {p}"),
@@ -524,7 +768,26 @@ mod tests {
         .unwrap();
         let e = read("r.json", &bad).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("provider.allow_fallbacks"));
+        // one model and provider.order (or only), no models: a chain over the providers
+        for one in [
+            r#"{"model": "a/b", "provider": {"order": ["x", "y"]}}"#,
+            r#"{"model": "a/b", "provider": {"only": ["x"]}}"#,
+        ] {
+            assert!(recognise(&serde_json::from_str(one).unwrap()), "{one}");
+        }
+        let bad = parse_json(
+            "r.json",
+            r#"{"models": ["a"], "provider": {"sort": "cheapest"}}"#,
+        )
+        .unwrap();
+        let e = read("r.json", &bad).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("provider.sort"));
+        assert!(
+            e.message.contains("expected price, throughput or latency"),
+            "{e}"
+        );
         for other in [
+            r#"{"model": "a/b", "provider": {"order": []}, "messages": []}"#,
             r#"{"models": ["a"]}"#,
             r#"{"models": [], "messages": []}"#,
             r#"{"models": [1], "model": "a"}"#,

@@ -220,8 +220,9 @@ mod tests {
         assert_eq!(printable("gpt-4o\u{1b}[1;31m\t"), "gpt-4o");
     }
 
-    #[test]
-    fn suggestions_name_the_same_model_of_the_same_provider_or_say_whose_they_are() {
+    /// A table of real ids: Anthropic's dated and undated Sonnets, Bedrock's and Vertex's
+    /// entries of them, Together's and GMI's Llamas, Groq's own.
+    fn table() -> PriceTable {
         let mut models = BTreeMap::new();
         for (id, provider) in [
             ("claude-sonnet-4-5", "anthropic"),
@@ -252,13 +253,18 @@ mod tests {
             p.provider = provider.into();
             models.insert(id.to_string(), p);
         }
-        let t = PriceTable {
+        PriceTable {
             name: "t".into(),
             verified: None,
             source: None,
             models,
             fit: BTreeMap::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn suggestions_name_the_same_model_of_the_same_provider_or_say_whose_they_are() {
+        let t = table();
         // The same id but for separators: the provider's own entry.
         assert_eq!(
             t.lookup_hint("anthropic/claude-sonnet-4.5"),
@@ -280,13 +286,18 @@ mod tests {
             t.lookup_hint("together_ai/meta-llama/llama-3.3-70b-instruct"),
             " (did you mean `together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo`?)"
         );
-        // A typo with the same numbers is suggested; one edit to a version number is not.
+        // A typo with the same numbers is suggested.
         assert_eq!(
             t.lookup_hint("anthropic/claude-sonet-4-5"),
             " (did you mean `anthropic/claude-sonnet-4-5`?)"
         );
-        // Another version is never "the same model": the provider's nearest ids, said to be
-        // other models.
+    }
+
+    #[test]
+    fn other_providers_rows_are_named_as_theirs_and_resellers_never() {
+        let t = table();
+        // One edit to a version number is another model, never "the same model": the
+        // provider's nearest ids, said to be other models.
         assert_eq!(
             t.lookup_hint("anthropic/claude-sonnet-6"),
             " (not priced for anthropic; anthropic's nearest priced ids, other models: `anthropic/claude-sonnet-5`, `anthropic/claude-sonnet-4-5`, `anthropic/claude-sonnet-4-20250514`)"

@@ -178,7 +178,8 @@ fn read_config(
             return Ok(Read::Config(portkey::read(&file, &root)?, root, false));
         }
         if openrouter::recognise(&value) {
-            return Ok(Read::Config(openrouter::read(&file, &root)?, root, false));
+            let config = openrouter::read_priced(&file, &root, Some(prices))?;
+            return Ok(Read::Config(config, root, false));
         }
         let why = "JSON, but not a Portkey config or an OpenRouter request";
         return if named {
