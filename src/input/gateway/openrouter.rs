@@ -39,7 +39,7 @@
 //!   OpenRouter's request keys (`messages`, `prompt`, `model`, `provider`, `route`), or one
 //!   `model` and a `provider.order` (or `only`) list: a chain over the listed providers
 //!   ([`recognise`]);
-//! - a model with no provider named is priced as [`price`] says: OpenRouter's own price (the
+//! - a model with no provider named is priced as `price` says: OpenRouter's own price (the
 //!   table's `openrouter/` row), else the author's own entry (a dotted id as the provider spells
 //!   it), said in the note; `:floor` (`provider.sort: "price"`) tries the cheapest provider
 //!   first (the cheapest host the table prices; with `only`, the listed providers cheapest
@@ -194,7 +194,7 @@ pub fn read(file: &str, root: &Node) -> Result<Config, InputError> {
 }
 
 /// Read the chain of the OpenRouter request `root`; `prices` resolves what OpenRouter picks a
-/// provider for (its own ids, `:floor`, `:nitro`: [`price`]).
+/// provider for (its own ids, `:floor`, `:nitro`: `price`).
 ///
 /// Errors: `models` not a list of model ids, `model` not a string, `provider` not an object,
 /// `provider.order`, `only` or `ignore` not a list of provider names, `allow_fallbacks` not a
