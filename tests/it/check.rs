@@ -1303,6 +1303,54 @@ fn environment_model_ids_are_one_note_per_file() {
     assert_eq!(doc["summary"]["chains"], 1, "{doc:#}");
 }
 
+/// A real config's LM Studio models (`openai/qwen2.5-coder-…` with `api_base:
+/// os.environ/LMSTUDIO_URL`): not priced until the proxy's environment says where the api_base
+/// points (the finding names the flag); with `--env LMSTUDIO_URL=` a local address, each is the
+/// team's own server at $0, a note, and no longer unpriced.
+#[test]
+fn an_environment_api_base_given_by_env_prices_a_local_server_at_zero() {
+    let file = "tests/fixtures/real-configs-2/orchestrator-ai.yaml";
+    let qwen = |doc: &Value, kind: &str| -> Vec<String> {
+        findings(doc, kind)
+            .iter()
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .filter(|m| m.contains("qwen2.5-coder"))
+            .collect()
+    };
+    let doc = check_json(&[file], 1);
+    let unpriced = qwen(&doc, "unpriced");
+    assert_eq!(unpriced.len(), 3, "{doc:#}");
+    assert!(
+        unpriced.iter().all(|m| m.contains(
+            "(its api_base is read from LMSTUDIO_URL when the proxy starts: pass --env LMSTUDIO_URL=URL; a local or private address is your own server, $0 per token)"
+        )),
+        "{unpriced:#?}"
+    );
+    let doc = check_json(
+        &[
+            file,
+            "--env",
+            "LMSTUDIO_URL=http://host.docker.internal:1234/v1",
+        ],
+        1,
+    );
+    assert!(qwen(&doc, "unpriced").is_empty(), "{doc:#}");
+    let local = qwen(&doc, "price-source");
+    assert_eq!(local.len(), 3, "{doc:#}");
+    assert!(
+        local.iter().all(|m| m.contains(
+            "is served from a local or private address (host.docker.internal:1234): $0 per token"
+        )),
+        "{local:#?}"
+    );
+    // A public address is not the team's own server: still unpriced, judged as that host.
+    let doc = check_json(
+        &[file, "--env", "LMSTUDIO_URL=https://llm.example.com/v1"],
+        1,
+    );
+    assert_eq!(qwen(&doc, "unpriced").len(), 3, "{doc:#}");
+}
+
 /// `api_base: os.environ/NAME` is read from the environment: the model's own provider is the
 /// failure domain, with a note, not a provider named after the variable.
 #[test]

@@ -200,6 +200,17 @@ fn unknown_model(
     } else {
         ""
     };
+    // An OpenAI-compatible model whose api_base is read from a variable not set here: where
+    // it is served (perhaps the team's own server, $0) is the proxy environment's to say.
+    let base = ep
+        .base_from
+        .as_deref()
+        .map(|name| {
+            format!(
+                " (its api_base is read from {name} when the proxy starts: pass --env {name}=URL; a local or private address is your own server, $0 per token)"
+            )
+        })
+        .unwrap_or_default();
     InputError {
         file: ep.file.as_deref().unwrap_or(file).to_string(),
         location: Some(Location {
@@ -208,7 +219,7 @@ fn unknown_model(
         }),
         field: None,
         message: format!(
-            "unknown model `{}`{}{missing}{sorted}: price table {} has no price for it, and an unknown price is never taken as zero; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it",
+            "unknown model `{}`{}{missing}{sorted}{base}: price table {} has no price for it, and an unknown price is never taken as zero; set its prices in the config (LiteLLM model_info input_cost_per_token and output_cost_per_token, or base_model), or pass --pricing with a table that has it",
             ep.model,
             table.lookup_hint(&ep.model),
             table.name
@@ -457,6 +468,7 @@ mod tests {
             deployment: None,
             served: None,
             limit: Default::default(),
+            base_from: None,
         }
     }
 

@@ -107,6 +107,10 @@ pub struct Endpoint {
     /// The deployment's rate limit (LiteLLM's `litellm_params.rpm` / `tpm` above 0): the quota
     /// `check` weighs a failover's traffic against ([`crate::model::fit::refused_share`]).
     pub limit: crate::model::fit::RateLimit,
+    /// The variable an OpenAI-compatible deployment's `api_base` is read from
+    /// (`os.environ/NAME`) when it is set neither here nor by `--env`: where the model is served
+    /// is the proxy environment's to say. `None` otherwise.
+    pub base_from: Option<String>,
 }
 
 /// A named set of endpoints one step of a chain may use: a LiteLLM `model_name` group (one or

@@ -666,6 +666,7 @@ fn endpoint(m: &str, line: usize, col: usize, provider: Option<String>) -> Endpo
         deployment: None,
         served: Some(m.to_string()),
         limit: Default::default(),
+        base_from: None,
     }
 }
 

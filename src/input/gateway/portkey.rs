@@ -584,6 +584,7 @@ fn leaf(file: &str, target: &Node, path: &str, model_node: &Node) -> Result<Leaf
             deployment: None,
             served: Some(served),
             limit: Default::default(),
+            base_from: None,
         },
         unknown,
     ))

@@ -589,7 +589,7 @@ pub(super) fn deployment(
     let base_model = info
         .and_then(|i| i.get("base_model"))
         .and_then(Node::as_str);
-    let (provider, note) = provider_of(model, params);
+    let (provider, note, base_from) = provider_of(model, params, env);
     let price_override = price_override(file, at, info, params)?;
     let note = explicit_cache_note(info, params, note);
     let r = rates(file, Some(params), at)?;
@@ -608,6 +608,7 @@ pub(super) fn deployment(
         deployment: Some(params.canonical()),
         served: None,
         limit,
+        base_from,
     })
 }
 
@@ -632,37 +633,48 @@ fn refuse_near_misses(
     Ok(())
 }
 
-/// A deployment's provider (`custom_llm_provider`, else the prefix of `model`) and a note: an
-/// OpenAI-compatible provider with an `api_base` elsewhere is judged as that host; one whose
-/// `api_base` comes from the environment keeps its provider, said.
-fn provider_of(model: &str, params: &Node) -> (Option<String>, Option<String>) {
+/// A deployment's provider (`custom_llm_provider`, else the prefix of `model`), a note and the
+/// variable its `api_base` is read from when not set (`Endpoint::base_from`): an
+/// OpenAI-compatible provider with an `api_base` elsewhere is judged as that host (an
+/// `os.environ/NAME` base read from `env`, as the proxy reads it when it starts); one whose
+/// `api_base` comes from a variable not set here keeps its provider, said, with the `--env`
+/// that would judge it by where it points.
+fn provider_of(
+    model: &str,
+    params: &Node,
+    env: &Env,
+) -> (Option<String>, Option<String>, Option<String>) {
     let mut provider = params
         .get("custom_llm_provider")
         .and_then(Node::as_str)
         .map(str::to_string)
         .or_else(|| model.split_once('/').map(|(p, _)| p.to_string()));
-    let mut note = None;
-    if let (Some(p), Some(base)) = (
+    let (mut note, mut base_from) = (None, None);
+    if let (Some(p), Some(written)) = (
         provider.clone(),
         params.get("api_base").and_then(Node::as_str),
     ) && OPENAI_COMPATIBLE.contains(&p.as_str())
     {
-        let host = host_of(base);
-        if base.starts_with("os.environ/") {
+        let base = env.model(written).unwrap_or_else(|| written.to_string());
+        let host = host_of(&base);
+        if let Some(name) = base.strip_prefix("os.environ/") {
             // Read from the environment when the proxy starts (LiteLLM's `get_secret`): the
             // config does not say where it points, so the model's own provider is the failure
             // domain, not the variable's name.
             note = Some(format!(
-                "`{model}` takes its api_base from the environment ({base}): judged as provider `{p}`; if it points elsewhere, the price and the failure domain may differ"
+                "`{model}` takes its api_base from the environment ({base}): judged as provider `{p}`; if it points elsewhere, the price and the failure domain may differ (pass --env {name}=URL to judge it by where it points: a local or private address is your own server, $0 per token)"
             ));
+            base_from = Some(name.to_string());
         } else if host != "api.openai.com" {
             provider = Some(format!("api_base {host}"));
-            note = Some(format!(
-                "`{model}` is served through api_base {base}, not by OpenAI"
-            ));
+            note = Some(if base == written {
+                format!("`{model}` is served through api_base {base}, not by OpenAI")
+            } else {
+                format!("`{model}` is served through api_base {base} ({written}), not by OpenAI")
+            });
         }
     }
-    (provider, note)
+    (provider, note, base_from)
 }
 
 /// A deployment's own per-token prices ($/token), each from `litellm_params`, else
