@@ -91,19 +91,22 @@ fn steps(point: &Point, config: Option<&ConfigChain>, unmapped: &mut Vec<String>
     };
     used.iter()
         .map(|id| {
-            let (provider, bare) = match id.split_once('/') {
-                Some((p, m)) if !p.is_empty() => (Some(p.to_string()), m.to_string()),
-                _ => (None, id.clone()),
-            };
             let link = config.and_then(|c| c.links.iter().find(|l| &l.model == id));
             if config.is_some() && link.is_none() {
                 unmapped.push(format!(
                     "{id}: no model group of the config serves it (a --candidate model): add a model_list entry for it"
                 ));
             }
+            // The provider as the gateway names the model: the config's deployment
+            // (`openai/gpt-4o`, priced as the table's `gpt-4o`), else the table's id.
+            let model = link.map_or_else(|| id.clone(), |l| l.deployment.clone());
+            let (provider, bare) = match model.split_once('/') {
+                Some((p, m)) if !p.is_empty() => (Some(p.to_string()), m.to_string()),
+                _ => (None, model.clone()),
+            };
             Step {
                 group: link.map_or_else(|| id.clone(), |l| l.group.clone()),
-                model: link.map_or_else(|| id.clone(), |l| l.deployment.clone()),
+                model,
                 provider,
                 bare,
             }
@@ -409,5 +412,42 @@ mod tests {
             s.portkey["strategy"]["cb_config"]["cooldown_interval"],
             60_000
         );
+    }
+
+    /// A config's deployment names the provider where the price table's id does not
+    /// (`openai/gpt-4o`, priced as `gpt-4o`): the Portkey target carries it, nothing unmapped.
+    #[test]
+    fn a_config_deployment_gives_the_portkey_target_its_provider() {
+        use crate::model::provenance::{ConfigChain, ConfigLink};
+        let p = point(&["ollama/llama3", "gpt-4o"], Pattern::Sequential, &[]);
+        let config = ConfigChain {
+            chain: "c".into(),
+            gateway: "litellm",
+            config: "a.yaml".into(),
+            links: vec![
+                ConfigLink {
+                    model: "ollama/llama3".into(),
+                    group: "chat".into(),
+                    deployment: "ollama/llama3".into(),
+                },
+                ConfigLink {
+                    model: "gpt-4o".into(),
+                    group: "chat-paid".into(),
+                    deployment: "openai/gpt-4o".into(),
+                },
+            ],
+        };
+        let s = snippets(&p, 30.0, 0, Some(&config));
+        assert_eq!(s.portkey["targets"][1]["provider"], "openai");
+        assert_eq!(
+            s.portkey["targets"][1]["override_params"]["model"],
+            "gpt-4o"
+        );
+        assert!(
+            !s.unmapped.iter().any(|u| u.contains("no provider")),
+            "{:?}",
+            s.unmapped
+        );
+        assert!(s.litellm_yaml.contains("model: \"openai/gpt-4o\""));
     }
 }
