@@ -49,6 +49,7 @@ pub mod bench;
 pub mod expected;
 pub mod histogram;
 pub mod incident;
+pub mod limiter;
 pub mod rng;
 pub mod stats;
 pub mod steady;

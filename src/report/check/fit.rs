@@ -206,7 +206,7 @@ pub fn message(
             };
             write!(
                 f,
-                "admits {} requests a minute ({binds}); an outage of the primary's provider sends it {} a minute{share_note}: {} of them are refused (429; a fixed one-minute window, Poisson arrivals, MODEL.md §11)",
+                "admits {} requests a minute ({binds}); an outage of the primary's provider sends it {} a minute{share_note}: {} of them are refused (429; a fixed one-minute window with Poisson arrivals, MODEL.md §11; a sliding window refuses more)",
                 thousands(*limit_per_minute),
                 crate::number::count(*arrivals_per_minute),
                 percent(*refused_share, Digits::Significant(3), false)
