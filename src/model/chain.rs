@@ -34,6 +34,10 @@ pub struct Link {
     /// no cap. Already applied to [`Link::price`] ([`cap_output`]); kept to be shown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u64>,
+    /// The link's rate limit and background traffic (`[capacity."MODEL"]`, MODEL.md §11): in
+    /// an incident, attempts over it are refused (429, billed 0); `None`: unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<super::fit::Capacity>,
 }
 
 impl Link {
@@ -48,6 +52,7 @@ impl Link {
             latency: Latency::default(),
             timeout_s: None,
             max_output_tokens: None,
+            capacity: None,
         }
     }
 }
@@ -86,6 +91,8 @@ pub struct LinkDraft {
     pub timeout_s: Option<f64>,
     /// The output cap already applied to `price` ([`cap_output`]), tokens, to be shown.
     pub max_output_tokens: Option<u64>,
+    /// The link's rate limit ([`Link::capacity`]); `None`: unlimited.
+    pub capacity: Option<super::fit::Capacity>,
 }
 
 /// What a scenario gives for one chain, before [`ChainDraft::build`] derives the rest.
@@ -134,6 +141,7 @@ impl ChainDraft {
                     latency: l.latency,
                     timeout_s: l.timeout_s,
                     max_output_tokens: l.max_output_tokens,
+                    capacity: l.capacity,
                 }
             })
             .collect();
@@ -253,6 +261,7 @@ pub(crate) mod tests {
             latency: lat(p50_s, p99_s),
             timeout_s: Some(t),
             max_output_tokens: None,
+            capacity: None,
         };
         ChainDraft {
             name: "two-timeouts".into(),
@@ -335,6 +344,7 @@ pub(crate) mod tests {
             latency,
             timeout_s: None,
             max_output_tokens: None,
+            capacity: None,
         }
     }
 

@@ -139,6 +139,28 @@ impl RateLimit {
     }
 }
 
+/// A link's capacity in the incident engines (`[capacity."MODEL"]`, MODEL.md §11): its rate
+/// limit and the traffic it serves besides the chain's (other teams, other routes), which uses
+/// the same quota. Requests over the limit are refused fast (429, billed 0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Capacity {
+    /// The quota: requests and tokens per minute.
+    pub limit: RateLimit,
+    /// The link's own traffic besides the chain's, requests per minute (≥ 0), arriving as a
+    /// Poisson process.
+    pub background_rpm: f64,
+}
+
+impl Capacity {
+    /// The requests a minute admits for requests of `tokens_per_request` tokens (at least one
+    /// of `rpm`/`tpm` is set where a `Capacity` is built; 0 otherwise).
+    pub fn admitted_per_minute(&self, tokens_per_request: u64) -> u64 {
+        self.limit
+            .per_minute(tokens_per_request)
+            .map_or(0, |(c, _)| c)
+    }
+}
+
 /// The share of requests a fixed one-minute window admitting `capacity` requests refuses when
 /// they arrive as a Poisson process of `per_minute` a minute: E\[(N − c)⁺\] / E\[N\] (module doc).
 /// 0 without traffic; 1 at capacity 0. Exact to about 1e-15 relative (the Poisson tails are

@@ -177,6 +177,7 @@ pub fn chain(prices: &PriceTable) -> Result<(Request, Chain), BenchError> {
                 latency,
                 timeout_s: None,
                 max_output_tokens: None,
+                capacity: None,
             })
         })
         .collect::<Result<Vec<_>, BenchError>>()?;

@@ -86,6 +86,54 @@ impl Limiter {
     }
 }
 
+/// A link's quota in an incident window ([`crate::model::fit::Capacity`]): its [`Limiter`]
+/// (a fixed one-minute window from the window's start) shared with the link's background
+/// traffic, a Poisson process of `background_rpm` whose arrivals take their place in the
+/// minute's count as they come (drawn as the window's requests reach the link).
+#[derive(Debug, Clone)]
+pub struct Quota {
+    limiter: Limiter,
+    /// Background arrivals per second.
+    background_per_s: f64,
+    /// The next background arrival's time (`None`: not drawn yet).
+    next_background: Option<f64>,
+    /// The chain's attempts refused so far.
+    pub refused: u64,
+}
+
+impl Quota {
+    /// The quota of `capacity` admitting `per_minute` requests a minute.
+    pub fn new(per_minute: u64, capacity: &crate::model::fit::Capacity) -> Quota {
+        Quota {
+            limiter: Limiter::new(WindowKind::Fixed, per_minute, 60.0),
+            background_per_s: capacity.background_rpm / 60.0,
+            next_background: None,
+            refused: 0,
+        }
+    }
+
+    /// Whether the chain's attempt at `t` (non-decreasing from call to call) is admitted,
+    /// after the background arrivals before it took their places.
+    pub fn admit(&mut self, t: f64, rng: &mut SimRng) -> bool {
+        if self.background_per_s > 0.0 {
+            let rate = self.background_per_s;
+            let mut next = self
+                .next_background
+                .unwrap_or_else(|| -(1.0 - uniform(rng)).ln() / rate);
+            while next <= t {
+                self.limiter.admit(next);
+                next += -(1.0 - uniform(rng)).ln() / rate;
+            }
+            self.next_background = Some(next);
+        }
+        let ok = self.limiter.admit(t);
+        if !ok {
+            self.refused += 1;
+        }
+        ok
+    }
+}
+
 /// The refused share measured in time: Poisson arrivals of `per_window` a window on a limiter
 /// of `capacity` per 60 s window of `kind`, over `windows` windows; one [`Sum`] term per
 /// window (its refused count over `per_window`), so the mean estimates E\[refused\]/E\[N\] and

@@ -129,8 +129,8 @@ pub enum IncidentEngine {
     /// A non-default policy without a circuit breaker: the closed forms; windows simulated in
     /// time by the event simulator [`incident::events`] (dead time, attempts on the dead provider).
     ClosedFormEvents,
-    /// A circuit breaker: no closed form, so the rows' figures are the event simulator's with a
-    /// fixed seed ([`expected`], marked `simulated`); windows simulated by [`incident::events`].
+    /// A circuit breaker or a rate-limited link: no closed form, so the rows' figures are the
+    /// event simulator's with a fixed seed ([`expected`], marked `simulated`); windows simulated by [`incident::events`].
     Events,
 }
 
@@ -144,7 +144,9 @@ impl Engine {
             } else {
                 SteadyEngine::Policy
             },
-            incident: if chain.policy.breaker.is_some() {
+            incident: if chain.policy.breaker.is_some()
+                || chain.links.iter().any(|l| l.capacity.is_some())
+            {
                 IncidentEngine::Events
             } else if default {
                 IncidentEngine::ClosedForm

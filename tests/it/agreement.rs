@@ -232,6 +232,7 @@ fn build(
                 latency,
                 timeout_s: None,
                 max_output_tokens: None,
+                capacity: None,
             }
         })
         .collect();

@@ -11,6 +11,7 @@ mod bad_inputs;
 mod calibrate;
 mod calibrate_dirty;
 mod calibrate_real;
+mod capacity;
 mod check;
 mod check_fit;
 mod cli;

@@ -149,6 +149,7 @@ pub(super) fn resolve_chains(
         cache_ttl_s,
     };
     let latency = input.resolve_latency()?;
+    let capacity = super::capacity::resolve(doc, &file.capacity, prices)?;
     if file.chains.is_empty() {
         return Err(input.invalid(
             &[key("chain")],
@@ -159,11 +160,15 @@ pub(super) fn resolve_chains(
     let mut chains = Vec::new();
     let mut service_tiers: ChainTiers = Vec::new();
     for (ci, spec) in file.chains.iter().enumerate() {
-        let (chain, tiers) = input.resolve_chain(ci, spec, &latency.by_id, &mut names)?;
+        let (mut chain, tiers) = input.resolve_chain(ci, spec, &latency.by_id, &mut names)?;
+        for link in &mut chain.links {
+            link.capacity = capacity.by_id.get(&link.price.id).copied();
+        }
         service_tiers.push((spec.name.clone(), tiers));
         chains.push(chain);
     }
-    input.check_latency_used(&latency.written, &chains)?;
+    input.check_used("latency", &latency.written, &chains)?;
+    input.check_used("capacity", &capacity.written, &chains)?;
     input.check_traffic_shares()?;
     Ok((chains, service_tiers))
 }
@@ -292,6 +297,7 @@ impl<'a> ChainInput<'a> {
                 trip_rate: steady.trip_rates.as_ref().map(|t| t[i]),
                 timeout_s: timeouts[i],
                 max_output_tokens: caps[i],
+                capacity: None,
             })
             .collect();
         if let Some(share) = spec.traffic_share
@@ -390,20 +396,22 @@ impl<'a> ChainInput<'a> {
         )
     }
 
-    /// A latency entry for a model no chain uses applies to nothing: a typo or a stale entry.
+    /// A `[latency]` or `[capacity]` (`table`) entry for a model no chain uses applies to
+    /// nothing: a typo or a stale entry.
     ///
     /// Errors: the first such entry (by resolved id).
-    fn check_latency_used(
+    fn check_used(
         &self,
+        table: &str,
         written: &BTreeMap<String, &str>,
         chains: &[Chain],
     ) -> Result<(), InputError> {
         for (resolved, written) in written {
             if !chains.iter().any(|c| c.prices().any(|l| &l.id == resolved)) {
                 return Err(self.invalid(
-                    &[key("latency"), key(written)],
+                    &[key(table), key(written)],
                     format!(
-                        "`{written}` is no chain's model: [latency] entries apply to the models listed in a [[chain]]'s `models` (remove it, or add the model to a chain)"
+                        "`{written}` is no chain's model: [{table}] entries apply to the models listed in a [[chain]]'s `models` (remove it, or add the model to a chain)"
                     ),
                 ));
             }

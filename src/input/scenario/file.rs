@@ -29,6 +29,8 @@ pub(super) struct ScenarioFile {
     pub(super) policy: PolicySpec,
     #[serde(default)]
     pub(super) latency: BTreeMap<String, LatencySpec>,
+    #[serde(default)]
+    pub(super) capacity: BTreeMap<String, super::capacity::CapacitySpec>,
 }
 
 /// `[policy]`: client policy, every field optional so a chain can override any of them.

@@ -66,6 +66,7 @@ use super::{check_name, check_range, read_text, show};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::{Incident, PriceTable, Request, Scenario};
 
+mod capacity;
 mod chains;
 mod file;
 mod overrides;

@@ -64,6 +64,11 @@ pub enum NoClosedForm {
     /// session's requests out of their order, which the cache law (MODEL.md §6, "Sparse
     /// traffic") does not follow.
     RetriesInSparseTraffic,
+    /// A link with a rate limit (`[capacity]`): the refused share of a fixed one-minute window
+    /// is exact (MODEL.md §11), but its refusals fall at each minute's end, together, so which
+    /// requests of a session a link answers, and what the next link receives, are not the
+    /// independent draws the closed forms price.
+    Capacity,
 }
 
 impl NoClosedForm {
@@ -74,6 +79,9 @@ impl NoClosedForm {
             NoClosedForm::RetriesInSparseTraffic => {
                 "with retries, a session's retried request can end after its next one, which the cache law of sparse traffic does not follow: docs/MODEL.md §6"
             }
+            NoClosedForm::Capacity => {
+                "a rate-limited link refuses the requests at each minute's end together, which the closed forms' independent draws do not follow: docs/MODEL.md §11"
+            }
         }
     }
 }
@@ -83,6 +91,8 @@ impl NoClosedForm {
 pub fn no_closed_form(chain: &Chain, incident: &Incident) -> Option<NoClosedForm> {
     if chain.policy.breaker.is_some() {
         Some(NoClosedForm::Breaker)
+    } else if chain.links.iter().any(|l| l.capacity.is_some()) {
+        Some(NoClosedForm::Capacity)
     } else if chain.policy.has_retries() && !piecewise::expiry_negligible(chain, incident) {
         Some(NoClosedForm::RetriesInSparseTraffic)
     } else {

@@ -173,6 +173,8 @@ struct Run {
     /// Openings of every provider's breaker, on a timeline or not (the stopping rule's
     /// rare-event guard, [`crate::sim::expected`]).
     every_opens: f64,
+    /// Attempts a rate-limited link refused (429, billed 0; [`crate::sim::limiter::Quota`]).
+    refused: f64,
     /// On a timeline: the fail-back premium USD and writes of this window (they emerge from
     /// the simulation; the shorthand's are deterministic).
     failback: f64,
@@ -206,6 +208,9 @@ struct Window<'a> {
     /// Whether returning to the primary after its cache expired is a fail-back write (a
     /// pattern with a fallback, as [`crate::model::incident::failback`]).
     failback_counts: bool,
+    /// Per cache slot (one per model), the link's quota in a fresh window: `[capacity]`'s
+    /// limit for this request's tokens (MODEL.md §11); `None`: unlimited.
+    quotas: Vec<Option<crate::sim::limiter::Quota>>,
 }
 
 /// The event queue: (time bits, sequence, kind, payload), earliest first; at equal times a
@@ -272,6 +277,8 @@ impl Sched {
 struct Live<'r> {
     caches: Vec<Cache>,
     breakers: Vec<Circuit>,
+    /// Per cache slot, the link's quota ([`Window::quotas`]).
+    quotas: Vec<Option<crate::sim::limiter::Quota>>,
     sched: Sched,
     run: Run,
     rng: &'r mut SimRng,
@@ -513,7 +520,9 @@ impl Window<'_> {
                 f.next_link();
                 continue;
             };
-            let failed = if l.role.dead {
+            let failed = if let Some(failed) = self.over_quota(l, t, probe, live) {
+                failed
+            } else if l.role.dead {
                 self.dead_attempt(l, t, probe, live)
             } else {
                 match self.live_attempt(l, state, t, probe, f, live) {
@@ -526,6 +535,27 @@ impl Window<'_> {
             f.dead_s += failed.secs;
             return self.after_failure(r, t, &failed, f, live);
         }
+    }
+
+    /// The attempt at `t` on live link `l` refused by its quota (a 429: fast, billed 0,
+    /// recorded for the breaker as a provider-side failure); `None` when admitted or unlimited.
+    fn over_quota(&self, l: &IncidentLink, t: f64, probe: bool, live: &mut Live) -> Option<Failed> {
+        if l.role.dead {
+            return None;
+        }
+        let quota = live.quotas.get_mut(l.slot)?.as_mut()?;
+        if quota.admit(t, live.rng) {
+            return None;
+        }
+        live.run.refused += 1.0;
+        let secs = self.sim.fast_fail_s;
+        record(&live.breakers, &mut live.sched, l, t + secs, probe, false);
+        Some(Failed {
+            class: ErrorClass::RateLimit,
+            usd: 0.0,
+            secs,
+            down_cold: false,
+        })
     }
 
     /// An attempt at `t` on link `l` of the provider that is down throughout (the
@@ -691,6 +721,7 @@ impl Window<'_> {
                 Some(b) => vec![Circuit::new(&b, self.incident.duration_s); providers],
                 None => Vec::new(),
             },
+            quotas: self.quotas.clone(),
             sched: Sched::new(n),
             run: Run::default(),
             rng,
@@ -981,7 +1012,19 @@ impl<'a> Window<'a> {
                 ErrorClass::Timeout,
             ),
         };
+        let tokens =
+            (request.prefix_tokens + request.input_tokens + request.output_tokens).ceil() as u64;
+        let mut quotas = vec![None; links.len()];
+        for l in &links {
+            if let Some(c) = &chain.links[l.role.index].capacity {
+                quotas[l.slot] = Some(crate::sim::limiter::Quota::new(
+                    c.admitted_per_minute(tokens),
+                    c,
+                ));
+            }
+        }
         Some(Window {
+            quotas,
             links,
             incident,
             pattern,

@@ -8,7 +8,7 @@ use crate::sim::incident::fast::IncidentLink;
 use crate::sim::rng::uniform;
 use crate::sim::steady::policy::AttemptResult;
 
-use super::{Flight, Live, Phase, Run, STEP, Sched, Window, admit, answers, record};
+use super::{Failed, Flight, Live, Phase, Run, STEP, Sched, Window, admit, answers, record};
 
 /// How one hedge leg ends.
 #[derive(Debug, Clone, Copy)]
@@ -96,15 +96,24 @@ impl Window<'_> {
     /// failure is recorded when it would end, even when a take-first hedge cancels it
     /// earlier); a live one drawn warm.
     fn leg(&self, pos: usize, t: f64, live: &mut Live) -> LegEnd {
-        let (breakers, sched, run) = (&mut live.breakers, &mut live.sched, &mut live.run);
         let l = &self.links[pos];
         let state = self.state(pos, t);
         if state == Some(LinkState::Drill) {
             return LegEnd::Refused;
         }
-        let Some(probe) = admit(breakers, l, t) else {
+        let Some(probe) = admit(&mut live.breakers, l, t) else {
             return LegEnd::Refused;
         };
+        if let Some(Failed { class, secs, .. }) = self.over_quota(l, t, probe, live) {
+            return LegEnd::Fail {
+                class,
+                usd: 0.0,
+                lost: 0.0,
+                secs,
+                dead: false,
+            };
+        }
+        let (breakers, sched, run) = (&mut live.breakers, &mut live.sched, &mut live.run);
         if l.role.dead {
             run.dead_attempts += 1.0;
             record(

@@ -1,0 +1,275 @@
+//! A rate-limited fallback in the incident (issue 35, MODEL.md §11): `[capacity."MODEL"]`'s
+//! limiter refuses what is over its quota (429, billed 0) in the incident simulator, and the
+//! requests it refuses go on down the chain or fail.
+//!
+//! The refused count is checked against its exact expectation under the simulator's own law:
+//! the window's N requests arrive uniformly over D (a Poisson process conditioned on N), so a
+//! clock minute of M = D / 60 holds n ~ Binomial(N, 1/M) of them and b ~ Poisson(background)
+//! others, and a fixed window refuses (n + b − c)⁺ of which the chain's share is n / (n + b)
+//! (the arrivals are exchangeable within the minute). With a fallback that never fails on its
+//! own and no retries, the chain's failed requests are exactly its refused ones.
+
+use crate::common::fallcost;
+use fallcost::model::fit::refused_share;
+use serde_json::Value;
+
+/// ln of the Binomial(n, p) pmf at k.
+fn ln_binomial(n: u64, p: f64, k: u64) -> f64 {
+    use fallcost::model::fit::ln_factorial;
+    ln_factorial(n) - ln_factorial(k) - ln_factorial(n - k)
+        + k as f64 * p.ln()
+        + (n - k) as f64 * (1.0 - p).ln()
+}
+
+/// ln of the Poisson(mu) pmf at k (mu > 0).
+fn ln_poisson(mu: f64, k: u64) -> f64 {
+    -mu + k as f64 * mu.ln() - fallcost::model::fit::ln_factorial(k)
+}
+
+/// The chain's expected refused requests over `minutes` clock minutes holding `n_total`
+/// uniform arrivals, against `background` a minute and a quota of `c` a minute (module doc).
+fn expected_refused(n_total: u64, minutes: u64, background: f64, c: u64) -> f64 {
+    let p = 1.0 / minutes as f64;
+    let mean_n = n_total as f64 * p;
+    let sd_n = (mean_n * (1.0 - p)).sqrt();
+    let (n_lo, n_hi) = (
+        (mean_n - 12.0 * sd_n - 5.0).max(0.0) as u64,
+        ((mean_n + 12.0 * sd_n + 5.0) as u64).min(n_total),
+    );
+    let (b_lo, b_hi) = if background > 0.0 {
+        let sd = background.sqrt();
+        (
+            (background - 12.0 * sd - 5.0).max(0.0) as u64,
+            (background + 12.0 * sd + 5.0) as u64,
+        )
+    } else {
+        (0, 0)
+    };
+    let mut per_minute = 0.0;
+    for n in n_lo..=n_hi {
+        let pn = ln_binomial(n_total, p, n).exp();
+        for b in b_lo..=b_hi {
+            let pb = if background > 0.0 {
+                ln_poisson(background, b).exp()
+            } else {
+                1.0
+            };
+            let x = n + b;
+            if x > c {
+                per_minute += pn * pb * (x - c) as f64 * n as f64 / x as f64;
+            }
+        }
+    }
+    per_minute * minutes as f64
+}
+
+/// The sequential row of chain `c` in `compare --mc` JSON: its simulated failed requests and
+/// their standard error (from the 95% interval).
+fn sequential_failed(doc: &Value) -> (f64, f64) {
+    let row = doc["incident"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pattern"] == "sequential")
+        .unwrap();
+    let mc = &row["mc"];
+    let ci = mc["failed_requests_ci95"].as_array().unwrap();
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    (
+        mc["failed_requests"].as_f64().unwrap(),
+        (hi - lo) / (2.0 * 1.96),
+    )
+}
+
+/// A scenario of one chain, its primary's provider down fast throughout, its fallback
+/// limited to `rpm` with `background` requests a minute of its own.
+fn scenario(minutes: u64, rps: f64, rpm: u64, background: f64) -> String {
+    format!(
+        "name = \"capacity\"\npricing = \"2026-07\"\n[request]\ninput_tokens = 1000\noutput_tokens = 200\n[steady]\nfast_fail_s = 0\n[[chain]]\nname = \"c\"\nmodels = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\"]\n[incident]\nduration = \"{minutes}m\"\nrequests_per_second = {rps}\nsession_length = 5\nfailure = \"fast\"\n[capacity.\"openai/gpt-6-sol\"]\nrpm = {rpm}\nbackground_rpm = {background}\n"
+    )
+}
+
+fn run(dir: &std::path::Path, toml: &str, seed: u64) -> Value {
+    let path = dir.join(format!("s{seed}.toml"));
+    std::fs::write(&path, toml).unwrap();
+    let out = fallcost(&[
+        "compare",
+        "--scenario",
+        path.to_str().unwrap(),
+        "--mc",
+        "1000",
+        "--mc-runs",
+        "200",
+        "--seed",
+        &seed.to_string(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// 24 random scenarios (traffic 0.2–5 req/s, quota from half to 1.2 times the minute's mean
+/// load, background up to twice the chain's traffic): the simulated failed requests within
+/// 4.5 standard errors of their exact expectation; the worst z printed. And the rows are
+/// labelled simulated, with the reason.
+#[test]
+fn the_simulated_limiter_refuses_what_its_law_says_on_random_scenarios() {
+    let dir = std::env::temp_dir().join(format!("fallcost-capacity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut state = 0x35_u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut worst = (0.0f64, String::new());
+    for case in 0..24u64 {
+        let minutes = [10, 20, 30][(next() * 3.0) as usize % 3];
+        let rps = (0.2 + 4.8 * next() * next() * 10.0).round() / 10.0;
+        let rps = rps.max(0.2);
+        let background = (2.0 * 60.0 * rps * next()).round();
+        let load = 60.0 * rps + background;
+        let rpm = ((0.5 + 0.7 * next()) * load).round().max(1.0) as u64;
+        let doc = run(&dir, &scenario(minutes, rps, rpm, background), case + 1);
+        let n = (rps * 60.0 * minutes as f64).round() as u64;
+        let exact = expected_refused(n, minutes, background, rpm);
+        let (mc, se) = sequential_failed(&doc);
+        let z = (mc - exact) / se.max(1e-9);
+        let what = format!(
+            "{minutes} min at {rps} req/s, background {background}/min, rpm {rpm}: simulated {mc:.2} ± {se:.2}, exact {exact:.2}"
+        );
+        if z.abs() > worst.0.abs() {
+            worst = (z, what.clone());
+        }
+        assert!(z.abs() < 4.5, "{what}");
+    }
+    eprintln!("capacity: 24 cases, worst z {:.2} ({})", worst.0, worst.1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The worked example (README, MODEL.md §11): Sept 3 (Anthropic down 3h6m, 1 req/s) with
+/// GPT-6 Sol at 500 rpm and a herd of 480 requests a minute of other teams failing over onto
+/// it. The fixed window sees m = 60 + 480 = 540 a minute against c = 500 and refuses
+/// 7.4772% of them (the formula; by hand, E[(N − 500)⁺] / 540 with N ~ Poisson(540)), so of
+/// the 11,160 requests about 834.5 fail on the price-matched chain (no link after it).
+#[test]
+fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
+    let share = refused_share(540.0, 500);
+    assert!((share - 0.074_772_279).abs() < 1e-8, "{share}");
+    let dir = std::env::temp_dir().join(format!("fallcost-capacity-s3-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string("scenarios/sept3.toml").unwrap()
+        + "\n[steady]\nfast_fail_s = 0\n\n[capacity.\"openai/gpt-6-sol\"]\nrpm = 500\nbackground_rpm = 480\n";
+    let path = dir.join("sept3-capacity.toml");
+    std::fs::write(&path, &text).unwrap();
+    let doc = crate::common::json(&[
+        "compare",
+        "--scenario",
+        path.to_str().unwrap(),
+        "--mc",
+        "1000",
+        "--mc-runs",
+        "200",
+        "--seed",
+        "3",
+    ]);
+    let row = doc["incident"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["chain"] == "price-matched" && r["pattern"] == "sequential")
+        .unwrap();
+    assert_eq!(row["method"], "simulated", "{row:#}");
+    let exact = expected_refused(11_160, 186, 480.0, 500);
+    // the conditioned law and the formula's Poisson one differ by under 0.1% here
+    assert!(
+        (exact / (share * 11_160.0) - 1.0).abs() < 1e-3,
+        "{exact} vs {}",
+        share * 11_160.0
+    );
+    let mc = &row["mc"];
+    let ci = mc["failed_requests_ci95"].as_array().unwrap();
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    let se = (hi - lo) / (2.0 * 1.96);
+    let got = mc["failed_requests"].as_f64().unwrap();
+    assert!((got - exact).abs() < 4.5 * se, "{got} ± {se} vs {exact}");
+    // the best-available chain has no limit: nothing refused, nothing failed
+    let other = doc["incident"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["chain"] == "best-available" && r["pattern"] == "sequential")
+        .unwrap();
+    assert_eq!(other["failed_requests"].as_f64().unwrap(), 0.0);
+    // The README's figures: the same scenario without `fast_fail_s = 0`, its fixed-seed rows.
+    let readme = text.replace("\n[steady]\nfast_fail_s = 0\n", "\n");
+    std::fs::write(&path, &readme).unwrap();
+    let doc = crate::common::json(&["compare", "--scenario", path.to_str().unwrap()]);
+    let row = doc["incident"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["chain"] == "price-matched" && r["pattern"] == "sequential")
+        .unwrap();
+    let total = row["total_usd"].as_f64().unwrap();
+    let failed = row["failed_requests"].as_f64().unwrap();
+    assert!((total - 484.48).abs() < 0.005, "{total}");
+    assert!((failed - 836.2).abs() < 0.05, "{failed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Bad `[capacity]` entries: one error naming the file, line and field and what is allowed.
+#[test]
+fn bad_capacity_entries_name_the_field() {
+    let dir = std::env::temp_dir().join(format!("fallcost-capacity-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = scenario(10, 1.0, 50, 0.0);
+    let base = &base[..base.find("[capacity.").unwrap()];
+    for (entry, want) in [
+        (
+            "[capacity.\"openai/gpt-6-sol\"]\nbackground_rpm = 3\n",
+            "capacity.\"openai/gpt-6-sol\": give its limit: `rpm` (requests per minute), `tpm` (tokens per minute) or both",
+        ),
+        (
+            "[capacity.\"openai/gpt-6-sol\"]\nrpm = 0\n",
+            "capacity.\"openai/gpt-6-sol\".rpm: must be a number of at least 1 a minute; got 0",
+        ),
+        (
+            "[capacity.\"openai/gpt-6-sol\"]\nrpm = 10\nbackground_rpm = -1\n",
+            "background_rpm: must be a number of requests per minute, at least 0; got -1",
+        ),
+        (
+            "[capacity.\"openai/gpt-6-sol\"]\nrpm = 10\nrmp = 3\n",
+            "capacity.\"openai/gpt-6-sol\".rmp: unknown field (did you mean `rpm`?); allowed: rpm, tpm, background_rpm",
+        ),
+        (
+            "[capacity.\"openai/gpt-6-astra\"]\nrpm = 10\n",
+            "`openai/gpt-6-astra` is no chain's model: [capacity] entries apply to the models listed in a [[chain]]'s `models`",
+        ),
+        (
+            "[capacity.\"openai/gpt-9\"]\nrpm = 10\n",
+            "unknown model `openai/gpt-9`",
+        ),
+    ] {
+        let path = dir.join("bad.toml");
+        std::fs::write(&path, format!("{base}{entry}")).unwrap();
+        let out = fallcost(&["compare", "--scenario", path.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{entry}: {err}");
+        assert!(err.contains(want), "{entry}: {err}");
+        assert!(err.contains("bad.toml:"), "{err}");
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("error")).count(),
+            1,
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
