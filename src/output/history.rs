@@ -4,6 +4,7 @@
 //! total and years row, told apart by `section`; the same columns with or without `--years`)
 //! and JSON (the [`HistoryReport`] as serialised: [`json`]).
 
+mod flat;
 mod json;
 pub use json::{json, json_bytes};
 

@@ -1,6 +1,7 @@
 //! The `compare --incidents` JSON document ([`json`], [`json_bytes`]): the [`HistoryReport`]
 //! as serialised, its long arrays written in parallel blocks (issue 33 item 6).
 
+use super::flat;
 use crate::output::OutputResult;
 use crate::report::history::HistoryReport;
 
@@ -23,6 +24,22 @@ pub fn json(report: &HistoryReport) -> OutputResult<serde_json::Value> {
     }
     crate::output::json::integer_counts(&mut doc);
     Ok(doc)
+}
+
+/// [`row_keys`] on a row's keys as [`flat::write_object`] collects them.
+fn row_keys_flat(row: &mut flat::Scratch) {
+    use std::sync::OnceLock;
+    static BLENDED: OnceLock<Vec<u8>> = OnceLock::new();
+    let name = BLENDED.get_or_init(|| {
+        serde_json::to_vec(crate::report::BLENDED).expect("a string serializes")
+    });
+    let blended = row.get("chain") == Some(name.as_slice());
+    row.insert("blended", if blended { b"true" } else { b"false" });
+    row.or_insert("approximate", b"false");
+    row.or_insert("breaker", b"null");
+    row.or_insert("method", b"\"analytic\"");
+    row.or_insert("simulated_windows", b"null");
+    row.or_insert("simulated_precision", b"null");
 }
 
 /// A total's `blended` key.
@@ -65,7 +82,7 @@ pub fn json_bytes(report: &HistoryReport) -> OutputResult<Vec<u8>> {
 pub(super) fn arrays(report: &HistoryReport) -> OutputResult<[Vec<u8>; 2]> {
     let (incidents, rows) = rayon::join(
         || array(&report.incidents, |_| {}),
-        || array(&report.rows, row_keys),
+        || array(&report.rows, row_keys_flat),
     );
     Ok([incidents?, rows?])
 }
@@ -192,7 +209,7 @@ impl serde_json::ser::Formatter for Deep {
 }
 
 /// `value` onto `out` as serde_json's pretty text `depth` levels deep in a document.
-fn write_deep(
+pub(super) fn write_deep(
     out: &mut Vec<u8>,
     value: &serde_json::Value,
     depth: usize,
@@ -209,14 +226,14 @@ fn write_deep(
 const BLOCK: usize = 1024;
 
 /// `items` as the pretty array of the document's second level: each element as [`json`]
-/// writes it (`fix` on its value, then integer counts: what `integer_counts` does to the
-/// document's array, element by element), on its own line indented by 4, its lines after the
-/// first indented by 4 more, the array's `]` on a line indented by 2 (`[]` when empty). Blocks
-/// of [`BLOCK`] elements are written in parallel and joined in order: the same bytes on any
-/// thread count.
+/// writes it (`fix` on its keys, then integer counts: what `integer_counts` does to the
+/// document's array, element by element; [`flat::write_object`]), on its own line indented by
+/// 4, its lines after the first indented by 4 more, the array's `]` on a line indented by 2
+/// (`[]` when empty). Blocks of [`BLOCK`] elements are written in parallel and joined in
+/// order: the same bytes on any thread count.
 fn array<T: serde::Serialize + Sync>(
     items: &[T],
-    fix: fn(&mut serde_json::Value),
+    fix: fn(&mut flat::Scratch),
 ) -> OutputResult<Vec<u8>> {
     use rayon::prelude::*;
     if items.is_empty() {
@@ -226,12 +243,10 @@ fn array<T: serde::Serialize + Sync>(
         .par_chunks(BLOCK)
         .map(|block| -> OutputResult<Vec<u8>> {
             let mut text = Vec::new();
+            let mut scratch = flat::Scratch::default();
             for (i, item) in block.iter().enumerate() {
-                let mut v = serde_json::to_value(item)?;
-                fix(&mut v);
-                crate::output::json::integer_counts(&mut v);
                 text.extend_from_slice(if i == 0 { b"    " } else { b",\n    " });
-                write_deep(&mut text, &v, 2)?;
+                flat::write_object(&mut text, item, &mut scratch, fix)?;
             }
             Ok(text)
         })
