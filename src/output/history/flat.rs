@@ -169,8 +169,8 @@ impl ser::Serializer for Scalar<'_> {
     }
 }
 
-/// A key as a map's key serializes it: its text.
-struct Key<'a>(&'a mut String);
+/// A key as a map's key serializes it: its text, and where it was given ([`Id`]).
+struct Key<'a>(&'a mut String, &'a mut Id);
 
 impl ser::Serializer for Key<'_> {
     type Ok = ();
@@ -185,6 +185,7 @@ impl ser::Serializer for Key<'_> {
 
     fn serialize_str(self, v: &str) -> Result<(), NotScalar> {
         self.0.push_str(v);
+        *self.1 = id(v);
         Ok(())
     }
     not_scalar!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
@@ -270,52 +271,127 @@ impl ser::Serializer for Key<'_> {
     }
 }
 
-/// One key of an element: its name, its value's text (pretty, at the element's keys' depth),
-/// whether it is a default (a key added where the element has none: `or_insert`).
+/// Where a key's text was given (its address and length): a derived `Serialize` gives each
+/// key as a `&'static str`, the same for every element of a type, so the elements of one
+/// shape are known by their keys' [`Id`]s without reading the keys (the same `Id`, the same
+/// text; another `Id` with the same text only misses the [`Scratch`]'s shape).
+type Id = (usize, usize);
+
+/// A key's [`Id`].
+fn id(key: &str) -> Id {
+    (key.as_ptr() as usize, key.len())
+}
+
+/// One key of an element: its name and [`Id`], whether it is a count's, its value's text
+/// (pretty, at the element's keys' depth), whether it is a default (a key added where the
+/// element has none: `or_insert`).
 #[derive(Debug, Default)]
 struct Entry {
     key: String,
+    id: Id,
+    count: bool,
     text: Vec<u8>,
     default: bool,
 }
 
 /// An element's keys as collected ([`Fields`]), their buffers kept from one element to the
-/// next (no allocation per key once the first element has been written).
+/// next (no allocation per key once the first element has been written), and the last
+/// element's shape: its keys' [`Id`]s and count flags, and which entries it wrote, in order,
+/// each with its key's text (`"key": `): the next element with the same keys reuses them.
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
     entries: Vec<Entry>,
     used: usize,
     order: Vec<usize>,
     name: String,
+    shape: Vec<(Id, bool)>,
+    picks: Vec<(usize, Vec<u8>)>,
 }
 
 impl Scratch {
-    /// A new entry, its buffers cleared.
-    fn next(&mut self) -> &mut Entry {
+    /// A new entry for `key` (given at `at`), its buffers cleared, whether it is a count's
+    /// (the last element's flag where its key there had the same [`Id`]).
+    fn next(&mut self, key: &str, at: Id) -> &mut Entry {
         if self.used == self.entries.len() {
             self.entries.push(Entry::default());
         }
+        let count = match self.shape.get(self.used) {
+            Some(&(was, count)) if was == at => count,
+            _ => is_count_key(key),
+        };
         let e = &mut self.entries[self.used];
         self.used += 1;
         e.key.clear();
+        e.key.push_str(key);
+        e.id = at;
+        e.count = count;
         e.text.clear();
         e.default = false;
         e
     }
 
     /// Add `key` with the value text `text` where the element has no such key (a default).
-    pub fn or_insert(&mut self, key: &str, text: &[u8]) {
-        let e = self.next();
-        e.key.push_str(key);
+    pub fn or_insert(&mut self, key: &'static str, text: &[u8]) {
+        let e = self.next(key, id(key));
         e.text.extend_from_slice(text);
         e.default = true;
     }
 
     /// Set `key` to the value text `text` (replacing the element's own).
-    pub fn insert(&mut self, key: &str, text: &[u8]) {
-        let e = self.next();
-        e.key.push_str(key);
+    pub fn insert(&mut self, key: &'static str, text: &[u8]) {
+        let e = self.next(key, id(key));
         e.text.extend_from_slice(text);
+    }
+
+    /// Whether the collected keys are the last element's, by [`Id`].
+    fn same_shape(&self) -> bool {
+        self.shape.len() == self.used
+            && self
+                .shape
+                .iter()
+                .zip(&self.entries)
+                .all(|(&(at, _), e)| at == e.id)
+    }
+
+    /// The entries to write, in order, each with its key's text: the `Value`'s map order
+    /// (keys in byte order), a key set twice keeping its last value, a default only where the
+    /// element has none. Kept as the shape of the elements to come.
+    fn pick(&mut self) -> serde_json::Result<()> {
+        let Scratch {
+            entries,
+            used,
+            order,
+            shape,
+            picks,
+            ..
+        } = self;
+        // `sort_by` is stable: a key's entries stay in the order given
+        order.clear();
+        order.extend(0..*used);
+        order.sort_by(|&a, &b| entries[a].key.cmp(&entries[b].key));
+        picks.clear();
+        let mut i = 0;
+        while i < order.len() {
+            let key = &entries[order[i]].key;
+            let run = order[i..]
+                .iter()
+                .take_while(|&&k| entries[k].key == *key)
+                .count();
+            let run = &order[i..i + run];
+            let pick = *run
+                .iter()
+                .rev()
+                .find(|&&k| !entries[k].default)
+                .unwrap_or(&run[0]);
+            let mut text = vec![b' '; 2 * KEY_DEPTH];
+            serde_json::to_writer(&mut text, key.as_str())?;
+            text.extend_from_slice(b": ");
+            picks.push((pick, text));
+            i += run.len();
+        }
+        shape.clear();
+        shape.extend(entries[..*used].iter().map(|e| (e.id, e.count)));
+        Ok(())
     }
 
     /// The value text of `key`, the element's own (the last one given).
@@ -337,10 +413,14 @@ const KEY_DEPTH: usize = 3;
 struct Fields<'a>(&'a mut Scratch);
 
 impl Fields<'_> {
-    fn add<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> serde_json::Result<()> {
-        let e = self.0.next();
-        e.key.push_str(key);
-        let count = is_count_key(key);
+    fn add<T: Serialize + ?Sized>(
+        &mut self,
+        key: &str,
+        at: Id,
+        value: &T,
+    ) -> serde_json::Result<()> {
+        let e = self.0.next(key, at);
+        let count = e.count;
         if value
             .serialize(Scalar {
                 out: &mut e.text,
@@ -373,7 +453,7 @@ impl SerializeStruct for Fields<'_> {
         key: &'static str,
         value: &T,
     ) -> serde_json::Result<()> {
-        self.add(key, value)
+        self.add(key, id(key), value)
     }
     fn end(self) -> serde_json::Result<()> {
         Ok(())
@@ -397,8 +477,9 @@ impl SerializeMap for Fields<'_> {
     ) -> serde_json::Result<()> {
         let mut name = std::mem::take(&mut self.0.name);
         name.clear();
-        let out = match key.serialize(Key(&mut name)) {
-            Ok(()) => self.add(&name, value),
+        let mut at = (0, 0);
+        let out = match key.serialize(Key(&mut name, &mut at)) {
+            Ok(()) => self.add(&name, at, value),
             Err(_) => Err(ser::Error::custom("a map key that is not a string")),
         };
         self.0.name = name;
@@ -528,42 +609,16 @@ pub(super) fn write_object<T: Serialize + ?Sized>(
     scratch.used = 0;
     item.serialize(Top(scratch))?;
     fix(scratch);
-    let Scratch {
-        entries,
-        used,
-        order,
-        ..
-    } = scratch;
-    // the `Value`'s map order: keys in byte order; `sort_by` is stable, so a key's entries
-    // stay in the order given
-    order.clear();
-    order.extend(0..*used);
-    order.sort_by(|&a, &b| entries[a].key.cmp(&entries[b].key));
-    out.push(b'{');
-    let mut written = false;
-    let mut i = 0;
-    while i < order.len() {
-        let key = &entries[order[i]].key;
-        let run = order[i..]
-            .iter()
-            .take_while(|&&k| entries[k].key == *key)
-            .count();
-        let run = &order[i..i + run];
-        // a key set twice keeps its last value; a default only where the element has none
-        let pick = run
-            .iter()
-            .rev()
-            .find(|&&k| !entries[k].default)
-            .unwrap_or(&run[0]);
-        out.extend_from_slice(if written { b",\n" } else { b"\n" });
-        out.extend_from_slice(&[b' '; 2 * KEY_DEPTH]);
-        serde_json::to_writer(&mut *out, key.as_str())?;
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(&entries[*pick].text);
-        written = true;
-        i += run.len();
+    if !scratch.same_shape() {
+        scratch.pick()?;
     }
-    if written {
+    out.push(b'{');
+    for (i, (k, key)) in scratch.picks.iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+        out.extend_from_slice(key);
+        out.extend_from_slice(&scratch.entries[*k].text);
+    }
+    if !scratch.picks.is_empty() {
         out.push(b'\n');
         out.extend_from_slice(&[b' '; 2 * (KEY_DEPTH - 1)]);
     }
