@@ -29,7 +29,7 @@ pub fn render(report: &HistoryReport, format: Format) -> super::OutputResult<Vec
 /// the JSON's `incidents` and `rows` arrays, or the table's incidents and rows sections.
 #[derive(Debug, Default)]
 pub struct Ahead {
-    arrays: Option<[Vec<u8>; 2]>,
+    arrays: Option<[json::Pieces; 2]>,
     sections: Option<[String; 2]>,
 }
 

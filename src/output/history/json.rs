@@ -76,10 +76,14 @@ pub fn json_bytes(report: &HistoryReport) -> OutputResult<Vec<u8>> {
     json_bytes_with(report, None)
 }
 
+/// A long array's text in pieces, in order (its blocks, written in parallel: [`array`]),
+/// copied once into the document.
+pub(super) type Pieces = Vec<Vec<u8>>;
+
 /// The document's `incidents` and `rows` arrays as [`json_bytes`] writes them (in parallel).
 ///
 /// Errors: none in practice (the report is plain data).
-pub(super) fn arrays(report: &HistoryReport) -> OutputResult<[Vec<u8>; 2]> {
+pub(super) fn arrays(report: &HistoryReport) -> OutputResult<[Pieces; 2]> {
     let (incidents, rows) = rayon::join(
         || array(&report.incidents, |_| {}),
         || array(&report.rows, row_keys_flat),
@@ -93,7 +97,7 @@ pub(super) fn arrays(report: &HistoryReport) -> OutputResult<[Vec<u8>; 2]> {
 /// Errors: none in practice (the report is plain data).
 pub(super) fn json_bytes_with(
     report: &HistoryReport,
-    arrays: Option<[Vec<u8>; 2]>,
+    arrays: Option<[Pieces; 2]>,
 ) -> OutputResult<Vec<u8>> {
     use serde::ser::Error;
     let r = report;
@@ -120,15 +124,16 @@ pub(super) fn json_bytes_with(
     // serde_json's pretty layout, written by hand at the top level: `{`, then per key a new
     // line indented by 2, the key, `: ` and its value (its lines after the first indented by
     // 2), the keys apart by `,`; a new line and `}` (`{}` when empty)
-    let mut out = Vec::with_capacity(incidents.len() + rows.len() + 65_536);
+    let long: usize = incidents.iter().chain(&rows).map(Vec::len).sum();
+    let mut out = Vec::with_capacity(long + 65_536);
     out.push(b'{');
     for (i, (k, v)) in small.iter().enumerate() {
         out.extend_from_slice(if i == 0 { b"\n  " } else { b",\n  " });
         out.extend_from_slice(&serde_json::to_vec(k)?);
         out.extend_from_slice(b": ");
         match k.as_str() {
-            "incidents" => out.extend_from_slice(&incidents),
-            "rows" => out.extend_from_slice(&rows),
+            "incidents" => incidents.iter().for_each(|p| out.extend_from_slice(p)),
+            "rows" => rows.iter().for_each(|p| out.extend_from_slice(p)),
             _ => write_deep(&mut out, v, 1)?,
         }
     }
@@ -229,15 +234,15 @@ const BLOCK: usize = 1024;
 /// writes it (`fix` on its keys, then integer counts: what `integer_counts` does to the
 /// document's array, element by element; [`flat::write_object`]), on its own line indented by
 /// 4, its lines after the first indented by 4 more, the array's `]` on a line indented by 2
-/// (`[]` when empty). Blocks of [`BLOCK`] elements are written in parallel and joined in
-/// order: the same bytes on any thread count.
+/// (`[]` when empty). Blocks of [`BLOCK`] elements are written in parallel, in pieces in
+/// order (joined where the document is written): the same bytes on any thread count.
 fn array<T: serde::Serialize + Sync>(
     items: &[T],
     fix: fn(&mut flat::Scratch),
-) -> OutputResult<Vec<u8>> {
+) -> OutputResult<Pieces> {
     use rayon::prelude::*;
     if items.is_empty() {
-        return Ok(b"[]".to_vec());
+        return Ok(vec![b"[]".to_vec()]);
     }
     let blocks: Vec<Vec<u8>> = items
         .par_chunks(BLOCK)
@@ -251,15 +256,14 @@ fn array<T: serde::Serialize + Sync>(
             Ok(text)
         })
         .collect::<OutputResult<_>>()?;
-    let mut out =
-        Vec::with_capacity(blocks.iter().map(Vec::len).sum::<usize>() + blocks.len() * 2 + 8);
-    out.extend_from_slice(b"[\n");
-    for (i, block) in blocks.iter().enumerate() {
+    let mut out = Vec::with_capacity(2 * blocks.len() + 1);
+    out.push(b"[\n".to_vec());
+    for (i, block) in blocks.into_iter().enumerate() {
         if i > 0 {
-            out.extend_from_slice(b",\n");
+            out.push(b",\n".to_vec());
         }
-        out.extend_from_slice(block);
+        out.push(block);
     }
-    out.extend_from_slice(b"\n  ]");
+    out.push(b"\n  ]".to_vec());
     Ok(out)
 }
