@@ -69,7 +69,23 @@ pub fn render_with(
     format: Format,
     ahead: Ahead,
 ) -> super::OutputResult<Vec<u8>> {
-    Ok(match format {
+    if format == Format::Json {
+        return json::json_bytes_with(report, ahead.arrays);
+    }
+    Ok(render_pieces_with(report, format, ahead)?.concat())
+}
+
+/// [`render_with`] in pieces, in order, as [`super::write_pieces`] writes them: the JSON's
+/// long arrays in the blocks they were written in (a long history's document is not copied
+/// whole once more), any other format in one piece.
+///
+/// Errors: a CSV or JSON serialisation failure.
+pub fn render_pieces_with(
+    report: &HistoryReport,
+    format: Format,
+    ahead: Ahead,
+) -> super::OutputResult<Vec<Vec<u8>>> {
+    Ok(vec![match format {
         Format::Table | Format::Markdown => {
             let style = if format == Format::Table {
                 table::Style::Terminal
@@ -82,9 +98,9 @@ pub fn render_with(
                 .map_or_else(Vec::new, |s| s.map(Some).to_vec());
             table::render_ahead(&page, style, &texts).into_bytes()
         }
-        Format::Json => json::json_bytes_with(report, ahead.arrays)?,
+        Format::Json => return json::json_pieces_with(report, ahead.arrays),
         Format::Csv => csv(report)?,
-    })
+    }])
 }
 
 /// The CSV's identity columns, before the incident figures.

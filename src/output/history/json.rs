@@ -99,6 +99,17 @@ pub(super) fn json_bytes_with(
     report: &HistoryReport,
     arrays: Option<[Pieces; 2]>,
 ) -> OutputResult<Vec<u8>> {
+    Ok(json_pieces_with(report, arrays)?.concat())
+}
+
+/// [`json_bytes_with`] in pieces, in order: the long arrays' blocks as they were written, the
+/// rest between them (a long history's document is not copied whole once more).
+///
+/// Errors: none in practice (the report is plain data).
+pub(super) fn json_pieces_with(
+    report: &HistoryReport,
+    arrays: Option<[Pieces; 2]>,
+) -> OutputResult<Pieces> {
     use serde::ser::Error;
     let r = report;
     let without = HistoryReport {
@@ -124,24 +135,32 @@ pub(super) fn json_bytes_with(
     // serde_json's pretty layout, written by hand at the top level: `{`, then per key a new
     // line indented by 2, the key, `: ` and its value (its lines after the first indented by
     // 2), the keys apart by `,`; a new line and `}` (`{}` when empty)
-    let long: usize = incidents.iter().chain(&rows).map(Vec::len).sum();
-    let mut out = Vec::with_capacity(long + 65_536);
-    out.push(b'{');
+    let (mut incidents, mut rows) = (Some(incidents), Some(rows));
+    let mut pieces = Pieces::new();
+    let mut out = vec![b'{'];
     for (i, (k, v)) in small.iter().enumerate() {
         out.extend_from_slice(if i == 0 { b"\n  " } else { b",\n  " });
         out.extend_from_slice(&serde_json::to_vec(k)?);
         out.extend_from_slice(b": ");
-        match k.as_str() {
-            "incidents" => incidents.iter().for_each(|p| out.extend_from_slice(p)),
-            "rows" => rows.iter().for_each(|p| out.extend_from_slice(p)),
-            _ => write_deep(&mut out, v, 1)?,
+        let long = match k.as_str() {
+            "incidents" => incidents.take(),
+            "rows" => rows.take(),
+            _ => None,
+        };
+        match long {
+            Some(array) => {
+                pieces.push(std::mem::take(&mut out));
+                pieces.extend(array);
+            }
+            None => write_deep(&mut out, v, 1)?,
         }
     }
     if !small.is_empty() {
         out.push(b'\n');
     }
     out.extend_from_slice(b"}\n");
-    Ok(out)
+    pieces.push(out);
+    Ok(pieces)
 }
 
 /// serde_json's pretty layout (`PrettyFormatter`, 2 spaces a level) starting `depth` levels
