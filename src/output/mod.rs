@@ -93,10 +93,10 @@ pub fn write(target: &OutputTarget, bytes: &[u8]) -> OutputResult<()> {
     }
 }
 
-/// [`write`] of the concatenation of `pieces`, written to standard output piece by piece (a
+/// [`write()`] of the concatenation of `pieces`, written to standard output piece by piece (a
 /// long document is not copied whole first).
 ///
-/// Errors: as [`write`].
+/// Errors: as [`write()`].
 pub fn write_pieces(target: &OutputTarget, pieces: &[Vec<u8>]) -> OutputResult<()> {
     match (target, pieces) {
         (_, [one]) => write(target, one),

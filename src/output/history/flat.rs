@@ -431,9 +431,9 @@ impl Fields<'_> {
             // not a scalar: as before, through the `Value` (its counts as integers)
             e.text.clear();
             let mut v = serde_json::to_value(value)?;
-            let whole = v.as_f64().filter(|f| {
-                count && v.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15
-            });
+            let whole = v
+                .as_f64()
+                .filter(|f| count && v.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15);
             if let Some(f) = whole {
                 v = serde_json::json!(f as i64);
             } else {

@@ -30,9 +30,8 @@ pub fn json(report: &HistoryReport) -> OutputResult<serde_json::Value> {
 fn row_keys_flat(row: &mut flat::Scratch) {
     use std::sync::OnceLock;
     static BLENDED: OnceLock<Vec<u8>> = OnceLock::new();
-    let name = BLENDED.get_or_init(|| {
-        serde_json::to_vec(crate::report::BLENDED).expect("a string serializes")
-    });
+    let name = BLENDED
+        .get_or_init(|| serde_json::to_vec(crate::report::BLENDED).expect("a string serializes"));
     let blended = row.get("chain") == Some(name.as_slice());
     row.insert("blended", if blended { b"true" } else { b"false" });
     row.or_insert("approximate", b"false");
@@ -285,4 +284,112 @@ fn array<T: serde::Serialize + Sync>(
     }
     out.push(b"\n  ]".to_vec());
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Serialize;
+
+    #[derive(Serialize)]
+    struct Inner {
+        requests: f64,
+        sessions: Option<f64>,
+        note: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        extra: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        method: Option<&'static str>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "kebab-case")]
+    enum Kind {
+        NoFallback,
+        Sequential,
+    }
+
+    /// Keys out of order, a count key twice (the flattened one last), a unit variant, a list,
+    /// nested objects with counts of their own, optional keys that come and go.
+    #[derive(Serialize)]
+    struct Row {
+        zeta: Option<f64>,
+        requests: f64,
+        chain: String,
+        kind: Kind,
+        list: Vec<String>,
+        nested: Vec<Inner>,
+        #[serde(flatten)]
+        inner: Inner,
+    }
+
+    fn inner(x: f64, i: usize) -> Inner {
+        Inner {
+            requests: x,
+            sessions: (i % 3 != 0).then_some(x * 2.0),
+            note: ["", "a \"quoted\" note\n", "ünïcode"][i % 3],
+            extra: (i % 2 == 0).then_some(i as u64),
+            method: (i % 4 == 1).then_some("simulated"),
+        }
+    }
+
+    /// [`flat::write_object`] writes the bytes of the `Value` path it replaced (`to_value`, the
+    /// fix, `integer_counts`, the pretty writer at depth 2), row after row of changing shapes,
+    /// whole and fractional floats, non-finite ones, counts past 9e15, -0; each shape written
+    /// afresh and reused.
+    #[test]
+    fn elements_are_written_as_their_values_were() {
+        let xs = [
+            3.0,
+            2.5,
+            f64::NAN,
+            -0.0,
+            1e16,
+            8e15,
+            f64::INFINITY,
+            -7.0,
+            0.1,
+        ];
+        let rows: Vec<Row> = (0..40)
+            .map(|i| {
+                let x = xs[i % xs.len()];
+                Row {
+                    zeta: (i % 5 != 0).then_some(x + 1.0),
+                    requests: x * 3.0,
+                    chain: if i % 7 == 0 {
+                        crate::report::BLENDED.to_string()
+                    } else {
+                        format!("chain {i}")
+                    },
+                    kind: if i % 2 == 0 {
+                        Kind::NoFallback
+                    } else {
+                        Kind::Sequential
+                    },
+                    list: (0..i % 3).map(|k| format!("p{k}")).collect(),
+                    nested: (0..i % 2).map(|k| inner(x + k as f64, i + k)).collect(),
+                    inner: inner(x, i),
+                }
+            })
+            .collect();
+        type Fix = (fn(&mut serde_json::Value), fn(&mut flat::Scratch));
+        let fixes: [Fix; 2] = [(|_| {}, |_| {}), (row_keys, row_keys_flat)];
+        for (value_fix, flat_fix) in fixes {
+            let mut scratch = flat::Scratch::default();
+            // each row twice: the second one reuses the first one's shape
+            for row in rows.iter().flat_map(|r| [r, r]) {
+                let mut v = serde_json::to_value(row).unwrap();
+                value_fix(&mut v);
+                crate::output::json::integer_counts(&mut v);
+                let mut want = Vec::new();
+                write_deep(&mut want, &v, 2).unwrap();
+                let mut got = Vec::new();
+                flat::write_object(&mut got, row, &mut scratch, flat_fix).unwrap();
+                assert_eq!(
+                    String::from_utf8(got).unwrap(),
+                    String::from_utf8(want).unwrap()
+                );
+            }
+        }
+    }
 }
