@@ -326,9 +326,9 @@ mod tests {
     fn inner(x: f64, i: usize) -> Inner {
         Inner {
             requests: x,
-            sessions: (i % 3 != 0).then_some(x * 2.0),
+            sessions: (!i.is_multiple_of(3)).then_some(x * 2.0),
             note: ["", "a \"quoted\" note\n", "ünïcode"][i % 3],
-            extra: (i % 2 == 0).then_some(i as u64),
+            extra: i.is_multiple_of(2).then_some(i as u64),
             method: (i % 4 == 1).then_some("simulated"),
         }
     }
@@ -354,14 +354,14 @@ mod tests {
             .map(|i| {
                 let x = xs[i % xs.len()];
                 Row {
-                    zeta: (i % 5 != 0).then_some(x + 1.0),
+                    zeta: (!i.is_multiple_of(5)).then_some(x + 1.0),
                     requests: x * 3.0,
-                    chain: if i % 7 == 0 {
+                    chain: if i.is_multiple_of(7) {
                         crate::report::BLENDED.to_string()
                     } else {
                         format!("chain {i}")
                     },
-                    kind: if i % 2 == 0 {
+                    kind: if i.is_multiple_of(2) {
                         Kind::NoFallback
                     } else {
                         Kind::Sequential
