@@ -53,7 +53,7 @@ pub fn run(
         report.omit_blended();
     }
     let (format, target) = opts.output();
-    let bytes = match args.years {
+    let pieces = match args.years {
         Some(years) => {
             let seed = args.seed.unwrap_or_else(crate::sim::rng::fresh_seed);
             if args.seed.is_none() {
@@ -73,13 +73,13 @@ pub fn run(
                 || output::history::ahead(&report, format),
             );
             crate::ops::history::add_years(&mut report, simulated?);
-            output::history::render_with(&report, format, ahead?)?
+            output::history::render_pieces_with(&report, format, ahead?)?
         }
-        None => output::history::render(&report, format)?,
+        None => vec![output::history::render(&report, format)?],
     };
-    output::write(target, &bytes)?;
+    output::write_pieces(target, &pieces)?;
     // the process ends here: a long history's report (a row per window × chain × pattern, each
     // with its strings) and document are left to the exit, not freed one by one
-    std::mem::forget((report, history, bytes));
+    std::mem::forget((report, history, pieces));
     Ok(ExitStatus::Success)
 }

@@ -4,6 +4,7 @@
 //! total and years row, told apart by `section`; the same columns with or without `--years`)
 //! and JSON (the [`HistoryReport`] as serialised: [`json`]).
 
+mod flat;
 mod json;
 pub use json::{json, json_bytes};
 
@@ -28,7 +29,7 @@ pub fn render(report: &HistoryReport, format: Format) -> super::OutputResult<Vec
 /// the JSON's `incidents` and `rows` arrays, or the table's incidents and rows sections.
 #[derive(Debug, Default)]
 pub struct Ahead {
-    arrays: Option<[Vec<u8>; 2]>,
+    arrays: Option<[json::Pieces; 2]>,
     sections: Option<[String; 2]>,
 }
 
@@ -68,7 +69,23 @@ pub fn render_with(
     format: Format,
     ahead: Ahead,
 ) -> super::OutputResult<Vec<u8>> {
-    Ok(match format {
+    if format == Format::Json {
+        return json::json_bytes_with(report, ahead.arrays);
+    }
+    Ok(render_pieces_with(report, format, ahead)?.concat())
+}
+
+/// [`render_with`] in pieces, in order, as [`super::write_pieces`] writes them: the JSON's
+/// long arrays in the blocks they were written in (a long history's document is not copied
+/// whole once more), any other format in one piece.
+///
+/// Errors: a CSV or JSON serialisation failure.
+pub fn render_pieces_with(
+    report: &HistoryReport,
+    format: Format,
+    ahead: Ahead,
+) -> super::OutputResult<Vec<Vec<u8>>> {
+    Ok(vec![match format {
         Format::Table | Format::Markdown => {
             let style = if format == Format::Table {
                 table::Style::Terminal
@@ -81,9 +98,9 @@ pub fn render_with(
                 .map_or_else(Vec::new, |s| s.map(Some).to_vec());
             table::render_ahead(&page, style, &texts).into_bytes()
         }
-        Format::Json => json::json_bytes_with(report, ahead.arrays)?,
+        Format::Json => return json::json_pieces_with(report, ahead.arrays),
         Format::Csv => csv(report)?,
-    })
+    }])
 }
 
 /// The CSV's identity columns, before the incident figures.

@@ -42,7 +42,7 @@ const COUNT_KEYS: &[&str] = &[
 
 /// Whether `key` is a count's ([`COUNT_KEYS`], or a figure declared a count): from a set made
 /// once (a long history's JSON asks for each key of each of its rows).
-fn is_count_key(key: &str) -> bool {
+pub(crate) fn is_count_key(key: &str) -> bool {
     static KEYS: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
         std::sync::OnceLock::new();
     KEYS.get_or_init(|| {

@@ -93,6 +93,25 @@ pub fn write(target: &OutputTarget, bytes: &[u8]) -> OutputResult<()> {
     }
 }
 
+/// [`write()`] of the concatenation of `pieces`, written to standard output piece by piece (a
+/// long document is not copied whole first).
+///
+/// Errors: as [`write()`].
+pub fn write_pieces(target: &OutputTarget, pieces: &[Vec<u8>]) -> OutputResult<()> {
+    match (target, pieces) {
+        (_, [one]) => write(target, one),
+        (OutputTarget::Stdout, _) => {
+            let mut out = std::io::stdout().lock();
+            pieces
+                .iter()
+                .try_for_each(|p| out.write_all(p))
+                .and_then(|()| out.flush())
+                .map_err(OutputError::Stdout)
+        }
+        (OutputTarget::File(_), _) => write(target, &pieces.concat()),
+    }
+}
+
 /// `bytes` without the SGR colour sequences (`ESC [ … m`) that [`color`] and the tables add.
 /// CSV and JSON never hold a raw escape character (JSON writes it `\u001b`), so only a
 /// coloured table changes.
