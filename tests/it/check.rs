@@ -1054,7 +1054,7 @@ fn scenarios_are_recognised_by_their_keys() {
     let doc = check_json(&[&format!("{FIX}/errors/scenario-typo")], 2);
     assert_eq!(
         doc["errors"][0]["text"],
-        "tests/fixtures/check/errors/scenario-typo/chains.toml:8:3: chians: unknown field (did you mean `chain`?); allowed: name, description, pricing, service_tier, request, chain, steady, incident, policy, latency"
+        "tests/fixtures/check/errors/scenario-typo/chains.toml:8:3: chians: unknown field (did you mean `chain`?); allowed: name, description, pricing, service_tier, request, chain, steady, incident, policy, latency, capacity"
     );
     let verbose = ok(&["check", &format!("{FIX}/skipped"), "--verbose"]);
     for line in [

@@ -522,7 +522,7 @@ fn set_errors_name_the_flag_and_what_is_allowed() {
         ),
         (
             "nosuch.key=1",
-            "nosuch: unknown field; allowed: name, description, pricing, service_tier, request, chain, steady, incident, policy, latency (in scenarios/sept3.toml)",
+            "nosuch: unknown field; allowed: name, description, pricing, service_tier, request, chain, steady, incident, policy, latency, capacity (in scenarios/sept3.toml)",
         ),
         (
             "steady.failur_rate=0",

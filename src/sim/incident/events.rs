@@ -99,6 +99,7 @@ use crate::sim::steady::policy::{AttemptResult, PolicySim};
 use crate::sim::{McOptions, ordered};
 
 mod hedge;
+mod quota;
 use hedge::LegEnd;
 
 /// A request in flight.
@@ -535,27 +536,6 @@ impl Window<'_> {
             f.dead_s += failed.secs;
             return self.after_failure(r, t, &failed, f, live);
         }
-    }
-
-    /// The attempt at `t` on live link `l` refused by its quota (a 429: fast, billed 0,
-    /// recorded for the breaker as a provider-side failure); `None` when admitted or unlimited.
-    fn over_quota(&self, l: &IncidentLink, t: f64, probe: bool, live: &mut Live) -> Option<Failed> {
-        if l.role.dead {
-            return None;
-        }
-        let quota = live.quotas.get_mut(l.slot)?.as_mut()?;
-        if quota.admit(t, live.rng) {
-            return None;
-        }
-        live.run.refused += 1.0;
-        let secs = self.sim.fast_fail_s;
-        record(&live.breakers, &mut live.sched, l, t + secs, probe, false);
-        Some(Failed {
-            class: ErrorClass::RateLimit,
-            usd: 0.0,
-            secs,
-            down_cold: false,
-        })
     }
 
     /// An attempt at `t` on link `l` of the provider that is down throughout (the
@@ -1012,17 +992,7 @@ impl<'a> Window<'a> {
                 ErrorClass::Timeout,
             ),
         };
-        let tokens =
-            (request.prefix_tokens + request.input_tokens + request.output_tokens).ceil() as u64;
-        let mut quotas = vec![None; links.len()];
-        for l in &links {
-            if let Some(c) = &chain.links[l.role.index].capacity {
-                quotas[l.slot] = Some(crate::sim::limiter::Quota::new(
-                    c.admitted_per_minute(tokens),
-                    c,
-                ));
-            }
-        }
+        let quotas = quota::quotas(request, chain, &links);
         Some(Window {
             quotas,
             links,
