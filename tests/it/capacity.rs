@@ -218,6 +218,11 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
         .iter()
         .find(|r| r["chain"] == "price-matched" && r["pattern"] == "sequential")
         .unwrap();
+    let text = crate::common::ok(&["compare", "--scenario", path.to_str().unwrap()]);
+    assert!(
+        text.contains("capacity: openai/gpt-6-sol's quota ([capacity]) limits the incident only"),
+        "{text}"
+    );
     let total = row["total_usd"].as_f64().unwrap();
     let failed = row["failed_requests"].as_f64().unwrap();
     assert!((total - 484.48).abs() < 0.005, "{total}");

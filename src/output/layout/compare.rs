@@ -424,6 +424,18 @@ fn steady_section(report: &Report, chain: &Chain) -> Section {
             if let Some(note) = latency_defaults_note(report, chain) {
                 notes.push(note);
             }
+            let limited: Vec<&str> = chain
+                .links
+                .iter()
+                .filter(|l| l.capacity.is_some())
+                .map(|l| l.price.id.as_str())
+                .collect();
+            if !limited.is_empty() {
+                notes.push(format!(
+                    "capacity: {}'s quota ([capacity]) limits the incident only; here every link takes its traffic (a hedged pattern's second leg takes every request: MODEL.md §11)",
+                    limited.join(", ")
+                ));
+            }
             notes
         },
         header,
