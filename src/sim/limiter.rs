@@ -135,10 +135,11 @@ impl Quota {
 }
 
 /// The refused share measured in time: Poisson arrivals of `per_window` a window on a limiter
-/// of `capacity` per 60 s window of `kind`, over `windows` windows; one [`Sum`] term per
-/// window (its refused count over `per_window`), so the mean estimates E\[refused\]/E\[N\] and
-/// its standard error is the windows' spread (consecutive sliding windows are correlated: the
-/// terms are then batched by 16 windows).
+/// of `capacity` per 60 s window of `kind`, over `windows` windows (a multiple of 16; a last
+/// partial batch is left out). One [`Sum`] term per batch of 16 consecutive windows (its
+/// refused count over its expected arrivals), so the mean estimates E\[refused\]/E\[N\] and the
+/// standard error is the batches' spread (batched because a sliding window's consecutive
+/// minutes are correlated).
 pub fn refused_share_in_time(
     per_window: f64,
     capacity: u64,
