@@ -175,7 +175,7 @@ fn model_problems(m: &PricedModel, request: &Request, rules: &FitRules) -> Vec<F
             });
         }
     }
-    let prompt = (request.input_tokens + request.prefix_tokens).ceil() as u64;
+    let prompt = request.prompt_tokens().ceil() as u64;
     let output = request.output_tokens.ceil() as u64;
     let over_in = fit.max_input_tokens.filter(|&mx| prompt > mx);
     let over_out = fit.max_output_tokens.filter(|&mx| output > mx);
@@ -209,7 +209,7 @@ fn capacity(
     rules: &FitRules,
     incident: &IncidentCheck,
 ) -> Option<FitProblem> {
-    let tokens = (request.input_tokens + request.prefix_tokens + request.output_tokens).ceil();
+    let tokens = request.tokens().ceil();
     let (limit, binds) = m.limit.per_minute(tokens as u64)?;
     let share = m.share.unwrap_or(1.0);
     let per_minute = incident.requests_per_second * 60.0 * share;

@@ -184,6 +184,11 @@ impl Request {
         self.input_tokens + self.prefix_tokens
     }
 
+    /// The tokens a rate limit's `tpm` counts per request: prompt plus output (MODEL.md §11).
+    pub fn tokens(&self) -> f64 {
+        self.prompt_tokens() + self.output_tokens
+    }
+
     /// The prices one request is billed at on `price` (MODEL.md §2, extended for real price
     /// lists): flat prices with no tiers left, chosen once per chain link so that both engines,
     /// `compare`, `sweep` and `check` price the same figures.

@@ -9,7 +9,7 @@
 //! (the arrivals are exchangeable within the minute). With a fallback that never fails on its
 //! own and no retries, the chain's failed requests are exactly its refused ones.
 
-use crate::common::fallcost;
+use crate::common::{fallcost, num, row};
 use fallcost::model::fit::refused_share;
 use serde_json::Value;
 
@@ -63,15 +63,9 @@ fn expected_refused(n_total: u64, minutes: u64, background: f64, c: u64) -> f64 
     per_minute * minutes as f64
 }
 
-/// The sequential row of chain `c` in `compare --mc` JSON: its simulated failed requests and
-/// their standard error (from the 95% interval).
-fn sequential_failed(doc: &Value) -> (f64, f64) {
-    let row = doc["incident"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["pattern"] == "sequential")
-        .unwrap();
+/// An incident row's simulated failed requests (`compare --mc`) and their standard error
+/// (from the 95% interval).
+fn mc_failed(row: &Value) -> (f64, f64) {
     let mc = &row["mc"];
     let ci = mc["failed_requests_ci95"].as_array().unwrap();
     let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
@@ -89,6 +83,7 @@ fn scenario(minutes: u64, rps: f64, rpm: u64, background: f64) -> String {
     )
 }
 
+/// `compare --mc 1000 --mc-runs 200 --seed SEED` JSON of scenario `toml`, written to `dir`.
 fn run(dir: &std::path::Path, toml: &str, seed: u64) -> Value {
     let path = dir.join(format!("s{seed}.toml"));
     std::fs::write(&path, toml).unwrap();
@@ -140,7 +135,7 @@ fn the_simulated_limiter_refuses_what_its_law_says_on_random_scenarios() {
         let doc = run(&dir, &scenario(minutes, rps, rpm, background), case + 1);
         let n = (rps * 60.0 * minutes as f64).round() as u64;
         let exact = expected_refused(n, minutes, background, rpm);
-        let (mc, se) = sequential_failed(&doc);
+        let (mc, se) = mc_failed(row(&doc, "incident", "c", "sequential"));
         let z = (mc - exact) / se.max(1e-9);
         let what = format!(
             "{minutes} min at {rps} req/s, background {background}/min, rpm {rpm}: simulated {mc:.2} ± {se:.2}, exact {exact:.2}"
@@ -167,26 +162,9 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
     std::fs::create_dir_all(&dir).unwrap();
     let text = std::fs::read_to_string("scenarios/sept3.toml").unwrap()
         + "\n[steady]\nfast_fail_s = 0\n\n[capacity.\"openai/gpt-6-sol\"]\nrpm = 500\nbackground_rpm = 480\n";
-    let path = dir.join("sept3-capacity.toml");
-    std::fs::write(&path, &text).unwrap();
-    let doc = crate::common::json(&[
-        "compare",
-        "--scenario",
-        path.to_str().unwrap(),
-        "--mc",
-        "1000",
-        "--mc-runs",
-        "200",
-        "--seed",
-        "3",
-    ]);
-    let row = doc["incident"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["chain"] == "price-matched" && r["pattern"] == "sequential")
-        .unwrap();
-    assert_eq!(row["method"], "simulated", "{row:#}");
+    let doc = run(&dir, &text, 3);
+    let seq = row(&doc, "incident", "price-matched", "sequential");
+    assert_eq!(seq["method"], "simulated", "{seq:#}");
     let exact = expected_refused(11_160, 186, 480.0, 500);
     // the conditioned law and the formula's Poisson one differ by under 0.1% here
     assert!(
@@ -194,37 +172,23 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
         "{exact} vs {}",
         share * 11_160.0
     );
-    let mc = &row["mc"];
-    let ci = mc["failed_requests_ci95"].as_array().unwrap();
-    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
-    let se = (hi - lo) / (2.0 * 1.96);
-    let got = mc["failed_requests"].as_f64().unwrap();
+    let (got, se) = mc_failed(seq);
     assert!((got - exact).abs() < 4.5 * se, "{got} ± {se} vs {exact}");
     // the best-available chain has no limit: nothing refused, nothing failed
-    let other = doc["incident"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["chain"] == "best-available" && r["pattern"] == "sequential")
-        .unwrap();
-    assert_eq!(other["failed_requests"].as_f64().unwrap(), 0.0);
+    let other = row(&doc, "incident", "best-available", "sequential");
+    assert_eq!(num(other, "failed_requests"), 0.0);
     // The README's figures: the same scenario without `fast_fail_s = 0`, its fixed-seed rows.
     let readme = text.replace("\n[steady]\nfast_fail_s = 0\n", "\n");
+    let path = dir.join("sept3-capacity.toml");
     std::fs::write(&path, &readme).unwrap();
     let doc = crate::common::json(&["compare", "--scenario", path.to_str().unwrap()]);
-    let row = doc["incident"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["chain"] == "price-matched" && r["pattern"] == "sequential")
-        .unwrap();
+    let seq = row(&doc, "incident", "price-matched", "sequential");
     let text = crate::common::ok(&["compare", "--scenario", path.to_str().unwrap()]);
     assert!(
         text.contains("capacity: openai/gpt-6-sol's quota ([capacity]) limits the incident only"),
         "{text}"
     );
-    let total = row["total_usd"].as_f64().unwrap();
-    let failed = row["failed_requests"].as_f64().unwrap();
+    let (total, failed) = (num(seq, "total_usd"), num(seq, "failed_requests"));
     assert!((total - 484.48).abs() < 0.005, "{total}");
     assert!((failed - 836.2).abs() < 0.05, "{failed}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -12,6 +12,7 @@ use super::policy::resolve_policy;
 use super::steady::resolve_steady;
 use super::{broad_hint, key};
 use crate::error::{InputError, InputErrorKind};
+use crate::model::fit::Capacity;
 use crate::model::latency::Latency;
 use crate::model::{
     Billing, Chain, ChainDraft, LinkDraft, ModelPrice, PriceTable, Request, ServiceTier,
@@ -160,10 +161,8 @@ pub(super) fn resolve_chains(
     let mut chains = Vec::new();
     let mut service_tiers: ChainTiers = Vec::new();
     for (ci, spec) in file.chains.iter().enumerate() {
-        let (mut chain, tiers) = input.resolve_chain(ci, spec, &latency.by_id, &mut names)?;
-        for link in &mut chain.links {
-            link.capacity = capacity.by_id.get(&link.price.id).copied();
-        }
+        let (chain, tiers) =
+            input.resolve_chain(ci, spec, (&latency.by_id, &capacity.by_id), &mut names)?;
         service_tiers.push((spec.name.clone(), tiers));
         chains.push(chain);
     }
@@ -250,7 +249,8 @@ impl<'a> ChainInput<'a> {
         })
     }
 
-    /// Chain number `ci` built, and its service tier per link; `names` holds the names of the
+    /// Chain number `ci` built, and its service tier per link, each link given its model's
+    /// `[latency]` and `[capacity]` entries (by resolved id); `names` holds the names of the
     /// chains before it.
     ///
     /// Errors: a bad or duplicate name, no models, a link that cannot be billed, service tiers
@@ -260,7 +260,7 @@ impl<'a> ChainInput<'a> {
         &self,
         ci: usize,
         spec: &'a ChainSpec,
-        latency: &BTreeMap<String, Latency>,
+        (latency, capacity): (&BTreeMap<String, Latency>, &BTreeMap<String, Capacity>),
         names: &mut BTreeSet<&'a str>,
     ) -> Result<(Chain, Vec<ServiceTier>), InputError> {
         let at = |rest: &[PathSegment]| chain_path(ci, rest);
@@ -289,6 +289,7 @@ impl<'a> ChainInput<'a> {
             .enumerate()
             .map(|(i, price)| LinkDraft {
                 latency: latency.get(&price.id).copied().unwrap_or_default(),
+                capacity: capacity.get(&price.id).copied(),
                 price: match caps[i] {
                     Some(cap) => crate::model::chain::cap_output(price, self.request, cap),
                     None => price,
@@ -297,7 +298,6 @@ impl<'a> ChainInput<'a> {
                 trip_rate: steady.trip_rates.as_ref().map(|t| t[i]),
                 timeout_s: timeouts[i],
                 max_output_tokens: caps[i],
-                capacity: None,
             })
             .collect();
         if let Some(share) = spec.traffic_share

@@ -64,6 +64,63 @@ macro_rules! not_scalar {
     )*};
 }
 
+/// The compound values (newtype variants, sequences, tuples, maps, structs) a scalar
+/// serializer refuses: their element is written by the `Value` path instead.
+macro_rules! no_compounds {
+    () => {
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<(), NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStruct, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, NotScalar> {
+            Err(NotScalar)
+        }
+    };
+}
+
 impl ser::Serializer for Scalar<'_> {
     type Ok = ();
     type Error = NotScalar;
@@ -117,56 +174,7 @@ impl ser::Serializer for Scalar<'_> {
     ) -> Result<(), NotScalar> {
         v.serialize(self)
     }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStruct, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, NotScalar> {
-        Err(NotScalar)
-    }
+    no_compounds!();
 }
 
 /// A key as a map's key serializes it: its text, and where it was given ([`Id`]).
@@ -219,56 +227,7 @@ impl ser::Serializer for Key<'_> {
     ) -> Result<(), NotScalar> {
         v.serialize(self)
     }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStruct, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, NotScalar> {
-        Err(NotScalar)
-    }
+    no_compounds!();
 }
 
 /// Where a key's text was given (its address and length): a derived `Serialize` gives each

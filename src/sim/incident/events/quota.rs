@@ -16,8 +16,7 @@ pub(super) fn quotas(
     chain: &Chain,
     links: &[IncidentLink],
 ) -> Vec<Option<Quota>> {
-    let tokens =
-        (request.prefix_tokens + request.input_tokens + request.output_tokens).ceil() as u64;
+    let tokens = request.tokens().ceil() as u64;
     let mut quotas = vec![None; links.len()];
     for l in links {
         if let Some(c) = &chain.links[l.role.index].capacity {
