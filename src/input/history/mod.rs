@@ -430,34 +430,44 @@ pub fn load(
     paths: &[std::path::PathBuf],
     options: &StatuspageOptions,
 ) -> Result<History, InputError> {
-    let mut parts = Vec::with_capacity(paths.len());
-    let mut used = vec![false; options.components.len()];
-    for path in paths {
+    // the files read and parsed in parallel; their errors taken in the files' order (the first
+    // file's error, as a run one by one gives)
+    let read = |path: &std::path::PathBuf| -> Result<(_, Vec<usize>), InputError> {
         let text = super::read_text(path)?;
         let file = super::shown_path(path);
         let mut own = options.clone();
+        let mut mine_at = Vec::new();
         let statuspage = detect(&file, &text)? == HistoryFormat::Statuspage;
         if statuspage && paths.len() == 1 {
             // one page: every name must be its own (the parser says which is not, and why)
-            used.iter_mut().for_each(|u| *u = true);
+            mine_at = (0..options.components.len()).collect();
         } else if statuspage && !options.components.is_empty() {
             let known = statuspage::statuspage_components(&text);
-            let mine: Vec<String> = options
-                .components
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| known.contains(c))
-                .map(|(i, c)| {
-                    used[i] = true;
-                    c.clone()
-                })
+            mine_at = (0..options.components.len())
+                .filter(|&i| known.contains(&options.components[i]))
                 .collect();
             // none known here: the parser's error names the first and this file's components
-            if !mine.is_empty() {
-                own.components = mine;
+            if !mine_at.is_empty() {
+                own.components = mine_at
+                    .iter()
+                    .map(|&i| options.components[i].clone())
+                    .collect();
             }
         }
-        parts.push(parse_any(&file, &text, &own)?);
+        Ok((parse_any(&file, &text, &own)?, mine_at))
+    };
+    let read: Vec<_> = {
+        use rayon::prelude::*;
+        paths.par_iter().map(read).collect()
+    };
+    let mut parts = Vec::with_capacity(paths.len());
+    let mut used = vec![false; options.components.len()];
+    for r in read {
+        let (part, mine_at) = r?;
+        for i in mine_at {
+            used[i] = true;
+        }
+        parts.push(part);
     }
     if let Some(i) = used.iter().position(|u| !u) {
         return Err(InputError {

@@ -48,6 +48,62 @@ impl Placed {
     }
 }
 
+/// What every session of a window reads: the inner cuts (fractions of the window), the
+/// window's requests, the logarithms of its counts.
+#[derive(Clone, Copy)]
+struct Window<'a> {
+    cuts: &'a [f64],
+    n: u64,
+    logs: &'a Logs,
+}
+
+/// The counts' natural logarithms ln k for k = 0 ..= a bound, computed once per thread and
+/// shared: `(k as f64).ln()` itself, looked up (the same bits, a load for a `log` call).
+/// Counts past [`Logs::KEPT`] are computed where asked.
+struct Logs(std::rc::Rc<Vec<f64>>);
+
+thread_local! {
+    /// The thread's table of [`Logs`], grown to the largest count asked so far.
+    static LOGS: std::cell::RefCell<std::rc::Rc<Vec<f64>>> = std::cell::RefCell::new(std::rc::Rc::new(Vec::new()));
+}
+
+impl Logs {
+    /// The largest table kept (2²² counts, 32 MiB): a window of more requests computes the
+    /// logs past it.
+    const KEPT: u64 = 1 << 22;
+
+    /// The table for counts up to `n` (or [`Logs::KEPT`]).
+    fn up_to(n: u64) -> Logs {
+        let want = n.min(Self::KEPT) as usize + 1;
+        LOGS.with_borrow_mut(|t| {
+            if t.len() < want {
+                // doubled, so a thread's windows grow it a few times at most
+                let size = want
+                    .next_power_of_two()
+                    .clamp(1024, Self::KEPT as usize + 1);
+                *t = std::rc::Rc::new((0..size.max(want)).map(|k| (k as f64).ln()).collect());
+            }
+            Logs(t.clone())
+        })
+    }
+
+    /// ln k.
+    #[inline(always)]
+    fn ln(&self, k: u64) -> f64 {
+        match self.0.get(k as usize) {
+            Some(&l) => l,
+            None => (k as f64).ln(),
+        }
+    }
+}
+
+/// e^x, with the exponent's underflow taken first: every x below −746 gives 0 (e^−746 is below
+/// half the least subnormal, so `exp` itself rounds it to 0), without the library's slow path.
+#[inline(always)]
+fn exp_or_zero(x: f64) -> f64 {
+    if x < -746.0 { 0.0 } else { x.exp() }
+}
+
 /// The law of C = the arrivals before a cut at fraction p of the window: Bin(N, p), kept on the
 /// band where it has mass (outside it the pmf is below 1e-40).
 struct Band {
@@ -58,7 +114,7 @@ struct Band {
 }
 
 impl Band {
-    fn new(n: u64, p: f64) -> Band {
+    fn new(n: u64, p: f64, logs: &Logs) -> Band {
         let nf = n as f64;
         let mean = nf * p;
         let sd = (nf * p * (1.0 - p)).sqrt();
@@ -71,7 +127,7 @@ impl Band {
         let mut x = 0.0;
         for i in lo..=hi {
             ln.push(x);
-            x += ((n - i) as f64).ln() - ((i + 1) as f64).ln() + odds;
+            x += logs.ln(n - i) - logs.ln(i + 1) + odds;
         }
         let top = ln.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let mut pmf: Vec<f64> = ln.iter().map(|&l| (l - top).exp()).collect();
@@ -143,7 +199,8 @@ fn binom_small(m: u64, q: f64, j: u64) -> f64 {
 /// (m − j) ln(1 − q)), with ln C(m, j) = Σ_{t<j} (ln(m − t) − ln(t + 1)) kept from one j to the
 /// next (the same sum, in the same order, as summing it afresh for each j: the same bits, O(1)
 /// logs a term instead of O(j)).
-struct BinomRow {
+struct BinomRow<'a> {
+    logs: &'a Logs,
     m: u64,
     q: f64,
     ln_q: f64,
@@ -153,13 +210,20 @@ struct BinomRow {
     j: u64,
 }
 
-impl BinomRow {
-    fn new(m: u64, q: f64) -> BinomRow {
+impl<'a> BinomRow<'a> {
+    fn new(m: u64, q: f64, logs: &'a Logs) -> BinomRow<'a> {
+        BinomRow::with_logs(m, q, (q.ln(), (-q).ln_1p()), logs)
+    }
+
+    /// [`BinomRow::new`] with ln q and ln(1 − q) given (`(q.ln(), (-q).ln_1p())`: the same
+    /// values, computed once for many rows of one q).
+    fn with_logs(m: u64, q: f64, (ln_q, ln_1mq): (f64, f64), logs: &'a Logs) -> BinomRow<'a> {
         BinomRow {
+            logs,
             m,
             q,
-            ln_q: q.ln(),
-            ln_1mq: (-q).ln_1p(),
+            ln_q,
+            ln_1mq,
             // the empty sum, as `ln_choose_small(m, 0)` folds it
             ln_choose: std::iter::empty::<f64>().sum(),
             j: 0,
@@ -176,10 +240,10 @@ impl BinomRow {
         } else if q >= 1.0 {
             f64::from(u8::from(j == m))
         } else {
-            (self.ln_choose + j as f64 * self.ln_q + (m - j) as f64 * self.ln_1mq).exp()
+            exp_or_zero(self.ln_choose + j as f64 * self.ln_q + (m - j) as f64 * self.ln_1mq)
         };
         if j < m {
-            self.ln_choose += ((m - j) as f64).ln() - ((j + 1) as f64).ln();
+            self.ln_choose += self.logs.ln(m - j) - self.logs.ln(j + 1);
         }
         self.j += 1;
         out
@@ -228,7 +292,13 @@ pub fn placements_shared(cuts: &[f64], n: u64, l: u64) -> std::rc::Rc<Vec<Placed
 /// their weights sum to ⌈n/l⌉ (to rounding, and the ~1e-18 of paths not followed).
 pub fn placements(cuts: &[f64], n: u64, l: u64) -> Vec<Placed> {
     let l = l.max(1);
-    let bands: Vec<Band> = cuts.iter().map(|&p| Band::new(n, p)).collect();
+    let logs = Logs::up_to(n + 1);
+    let bands: Vec<Band> = cuts.iter().map(|&p| Band::new(n, p, &logs)).collect();
+    let w = Window {
+        cuts,
+        n,
+        logs: &logs,
+    };
     let mut out: BTreeMap<Vec<(usize, u64)>, f64> = BTreeMap::new();
     let sessions = n.div_ceil(l);
     let mut j = 0;
@@ -244,7 +314,7 @@ pub fn placements(cuts: &[f64], n: u64, l: u64) -> Vec<Placed> {
             j += far;
             continue;
         }
-        session(cuts, &bands, n, r0, len, &mut out);
+        session(&w, &bands, r0, len, &mut out);
         j += 1;
     }
     out.into_iter()
@@ -278,13 +348,13 @@ fn far_run(bands: &[Band], j: u64, l: u64, last: u64) -> u64 {
 
 /// Adds the placements of the session of requests r0 .. r0 + len − 1 to `out`.
 fn session(
-    cuts: &[f64],
+    w: &Window<'_>,
     bands: &[Band],
-    n: u64,
     r0: u64,
     len: u64,
     out: &mut BTreeMap<Vec<(usize, u64)>, f64>,
 ) {
+    let Window { cuts, logs, .. } = *w;
     let k = cuts.len() + 1; // segments
     // P(C_m ≤ r0) for m = 0..=k (C_0 = 0, C_k = n > r0).
     let below = |m: usize| -> f64 {
@@ -306,6 +376,7 @@ fn session(
             } else {
                 0.0
             };
+            let ln_q = ((1.0 - rho).ln(), (-(1.0 - rho)).ln_1p());
             for v in a..=b {
                 let pv = bands[m - 1].pmf(v);
                 if pv < 1e-300 {
@@ -313,19 +384,19 @@ fn session(
                 }
                 // P(C_{m−1} ≤ r0 | C_m = v) = 1 − P(Bin(v, ρ) ≥ r0 + 1): v − r0 − 1 < len terms.
                 let q = if m >= 2 {
-                    let mut row = BinomRow::new(v, 1.0 - rho);
+                    let mut row = BinomRow::with_logs(v, 1.0 - rho, ln_q, logs);
                     let upper: f64 = (0..v - r0).map(|_| row.next_term()).sum();
                     (1.0 - upper).max(0.0)
                 } else {
                     1.0
                 };
-                let w = pv * q;
-                if w <= 0.0 {
+                let weight = pv * q;
+                if weight <= 0.0 {
                     continue;
                 }
-                whole -= w;
+                whole -= weight;
                 let runs = vec![(seg, v - r0)];
-                forward(cuts, n, r0 + len, m, v, w, runs, out);
+                forward(w, r0 + len, m, v, weight, runs, out);
             }
         }
         if whole > 0.0 {
@@ -336,10 +407,8 @@ fn session(
 
 /// From cut `m` with C_m = v inside the session (whose requests end before `end`), weight `w`,
 /// the requests before v placed in `runs`: on through segment m, cut by cut.
-#[allow(clippy::too_many_arguments)]
 fn forward(
-    cuts: &[f64],
-    n: u64,
+    win: &Window<'_>,
     end: u64,
     m: usize,
     v: u64,
@@ -351,13 +420,14 @@ fn forward(
         runs.push((m, end - v));
         *out.entry(runs).or_insert(0.0) += weight;
     };
+    let Window { cuts, n, logs } = *win;
     if m == cuts.len() {
         return finish(runs, w, out);
     }
     let (pm, pn) = (cuts[m - 1], cuts[m]);
     let q = (pn - pm) / (1.0 - pm);
     let mut tail = 1.0;
-    let mut row = BinomRow::new(n - v, q);
+    let mut row = BinomRow::new(n - v, q, logs);
     for _ in 0..end - v {
         let i = row.j;
         let b = row.next_term();
@@ -370,7 +440,7 @@ fn forward(
         if i > 0 {
             next.push((m, i));
         }
-        forward(cuts, n, end, m + 1, v + i, wi, next, out);
+        forward(win, end, m + 1, v + i, wi, next, out);
     }
     if tail > 0.0 && w * tail >= 1e-18 {
         finish(runs, w * tail, out);
@@ -395,7 +465,8 @@ mod tests {
             (5, 0.0),
             (5, 1.0),
         ] {
-            let mut row = BinomRow::new(m, q);
+            let logs = Logs::up_to(m + 1);
+            let mut row = BinomRow::new(m, q, &logs);
             for j in 0..(m + 25).min(60) {
                 assert_eq!(
                     row.next_term().to_bits(),
@@ -418,6 +489,27 @@ mod tests {
             *placements_shared(&cuts[..1], 1000, 20),
             placements(&cuts[..1], 1000, 20)
         );
+    }
+
+    /// The looked-up logarithms and the early underflow are the library's own values to the
+    /// bit: ln k in and past the table, e^x on both sides of −746 and down to −1e4.
+    #[test]
+    fn looked_up_logs_and_early_underflow_are_the_library_values() {
+        let logs = Logs::up_to(5000);
+        for k in (0..20_000u64).chain([Logs::KEPT + 3, u64::from(u32::MAX)]) {
+            assert_eq!(logs.ln(k).to_bits(), (k as f64).ln().to_bits(), "{k}");
+        }
+        let mut x = -10_000.0;
+        while x < 10.0 {
+            assert_eq!(exp_or_zero(x).to_bits(), x.exp().to_bits(), "{x}");
+            x += if (-760.0..-700.0).contains(&x) {
+                0.013
+            } else {
+                1.7
+            };
+        }
+        assert_eq!(exp_or_zero(-745.0), (-745.0f64).exp());
+        assert!(exp_or_zero(-745.0) > 0.0);
     }
 
     /// The placements' total weight is the session count, and each session's segments are a
