@@ -744,6 +744,12 @@ figures! {
         /// every one of them.
         fig answered_requests: V = "requests", 1.0,
             sweep_only("answered", Cell::Count), checked(Bound::One), count(), csv(1);
+        /// Attempts a link's rate limit refused over the window (`[capacity]`: a 429, fast,
+        /// billed 0; MODEL.md §11), expected count; 0 where no link has a limit. Counted by the
+        /// incident simulator (a chain with a limit has its incident rows simulated); the
+        /// tables say it in a note, per link.
+        fig rate_limited_attempts: V = "attempts", 1.0, hidden(), checked(Bound::Links),
+            count(), csv(2);
     }
 }
 
@@ -806,7 +812,7 @@ figures! {
     }
 }
 /// The newest CSV generation a figure declares ([`Figure::csv`]).
-pub const CSV_LATEST: u8 = 1;
+pub const CSV_LATEST: u8 = 2;
 
 /// The CSV generation of a figure whose declaration does not say one (a unit test fails on it;
 /// its columns would go after every other).
@@ -1016,7 +1022,7 @@ mod tests {
                 ("fallback_answers_per_1k", Bound::One)
             ]
         );
-        assert_eq!(checked(INCIDENT_FIGURES).len(), 10);
+        assert_eq!(checked(INCIDENT_FIGURES).len(), 11);
         assert_eq!(
             checked(STEADY_POLICY_FIGURES),
             [
@@ -1030,7 +1036,7 @@ mod tests {
     }
 
     /// Every figure declares its CSV generation, the newest is [`CSV_LATEST`], and the figures
-    /// added after the first layouts are generation 1; the sweep table shows the figures the
+    /// added after the first layouts are generation 1, then 2; the sweep table shows the figures the
     /// first sweeps printed, then the added ones.
     #[test]
     fn every_figure_declares_its_csv_generation() {
@@ -1046,6 +1052,8 @@ mod tests {
         assert_eq!(all().map(|f| f.csv).max(), Some(CSV_LATEST));
         let later: Vec<&str> = all().filter(|f| f.csv == 1).map(|f| f.key).collect();
         assert_eq!(later, ["fallback_answers_per_1k", "answered_requests"]);
+        let latest: Vec<&str> = all().filter(|f| f.csv == 2).map(|f| f.key).collect();
+        assert_eq!(latest, ["rate_limited_attempts"]);
         assert_eq!(
             Figure::new("k", "u", "m", 1.0, true, false).csv,
             CSV_UNDECLARED
@@ -1097,6 +1105,7 @@ mod tests {
                 "cold_starts",
                 "failback_writes",
                 "answered_requests",
+                "rate_limited_attempts",
                 "attempts_max"
             ]
         );

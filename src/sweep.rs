@@ -212,16 +212,19 @@ mod tests {
         let all = STEADY_FIGURES.len() + INCIDENT_FIGURES.len();
         assert_eq!(keys.len(), all);
         assert!(keys.contains(&"fallback_answers_per_1k".to_string()));
-        assert_eq!(keys.last().unwrap(), "incident_answered_requests");
+        assert_eq!(keys.last().unwrap(), "incident_rate_limited_attempts");
         assert!(
             columns()[..5]
                 .iter()
                 .all(|c| c.place() == ColumnPlace::First)
         );
+        let n = columns().len();
         assert!(
-            columns()[5..]
+            columns()[5..n - 1]
                 .iter()
                 .all(|c| c.place() == ColumnPlace::Rest)
         );
+        // a figure of a later generation than the sweep's layout goes after every column
+        assert_eq!(columns()[n - 1].place(), ColumnPlace::Added(2));
     }
 }

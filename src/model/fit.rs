@@ -144,7 +144,8 @@ impl RateLimit {
 /// the same quota. Requests over the limit are refused fast (429, billed 0).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Capacity {
-    /// The quota: requests and tokens per minute.
+    /// The quota: requests and tokens per minute (`rpm`, `tpm` beside `background_rpm` in JSON).
+    #[serde(flatten)]
     pub limit: RateLimit,
     /// The link's own traffic besides the chain's, requests per minute (≥ 0), arriving as a
     /// Poisson process.

@@ -46,7 +46,7 @@ pub use closed_form::{NoClosedForm, TimelineBound, no_closed_form, timeline_boun
 pub use inert::{InertBreaker, MAX_FLIP_PROBABILITY, inert_breaker};
 
 /// Expected figures of one pattern over the whole incident window. Money in USD.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct IncidentOutcome {
     /// N: requests in the window.
     pub requests: u64,
@@ -83,6 +83,11 @@ pub struct IncidentOutcome {
     /// With a circuit breaker: what it did (from [`evaluate`], the rough closed form; from
     /// `crate::sim::expected`, the simulated figures reports print).
     pub breaker: Option<BreakerFigures>,
+    /// Expected attempts a link's rate limit refused (`[capacity]`, MODEL.md §11): 0 from the
+    /// closed forms (they price chains without limits), counted by the incident simulator.
+    pub rate_limited: f64,
+    /// `rate_limited` per link of the chain, in chain order (empty where no link has a limit).
+    pub rate_limited_by: Vec<f64>,
 }
 
 impl IncidentOutcome {
@@ -102,6 +107,7 @@ impl IncidentOutcome {
             failback_writes: self.failback_writes,
             excess_usd: self.total - self.normal,
             answered_requests: self.requests as f64 - self.failed_requests,
+            rate_limited_attempts: self.rate_limited,
         }
     }
 }
@@ -898,6 +904,8 @@ fn outcome(
             0.0
         },
         breaker,
+        rate_limited: 0.0,
+        rate_limited_by: Vec::new(),
     }
 }
 

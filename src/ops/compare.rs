@@ -7,8 +7,8 @@ use crate::model::{Pattern, Scenario, incident, steady};
 use crate::number::round_noise;
 use crate::report::{
     Answered, BLENDED, Ci, Figure, IncidentFigures, IncidentMc, IncidentPolicyFigures, IncidentRow,
-    IncidentWindow, McMeta, MeanCi, Method, Report, SteadyFigures, SteadyMc, SteadyPolicyFigures,
-    SteadyRow,
+    IncidentWindow, McMeta, MeanCi, Method, RateLimited, Report, SteadyFigures, SteadyMc,
+    SteadyPolicyFigures, SteadyRow,
 };
 use crate::sim::histogram::{Histogram, mixture_quantile, relative_error_bound};
 use crate::sim::stats::{Estimate, Sum, Z95, weighted_estimate};
@@ -241,6 +241,7 @@ fn blend_incident(
             0.0
         },
         breaker: None,
+        rate_limits: None,
         method: if rows.iter().any(|r| r.method == Method::Simulated) {
             Method::Simulated
         } else {
@@ -391,6 +392,18 @@ fn incident_row(
             dead_attempts: round_noise(b.dead_attempts),
             probes: round_noise(b.probes),
             open_s: round_noise(b.open_s),
+        }),
+        rate_limits: (!o.rate_limited_by.is_empty()).then(|| {
+            chain
+                .links
+                .iter()
+                .zip(&o.rate_limited_by)
+                .map(|(l, &n)| RateLimited {
+                    model: l.price.id.clone(),
+                    capacity: l.capacity,
+                    refused_attempts: round_noise(n),
+                })
+                .collect()
         }),
         mc: None,
     }

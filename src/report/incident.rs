@@ -37,9 +37,27 @@ pub struct IncidentRow {
     /// window), simulated as the rest of the row.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub breaker: Option<incident::BreakerFigures>,
+    /// With a rate-limited link (`[capacity]`, MODEL.md §11): per link of the chain, the
+    /// attempts its limit refused over the window (429s, billed 0), simulated as the rest of
+    /// the row; their sum is `rate_limited_attempts`. Absent on a blended row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_limits: Option<Vec<RateLimited>>,
     /// The Monte Carlo figures, with `--mc`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mc: Option<IncidentMc>,
+}
+
+/// One link's refusals by its rate limit over an incident window ([`IncidentRow::rate_limits`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RateLimited {
+    /// The link's model id.
+    pub model: String,
+    /// Its limit (`rpm`, `tpm`; absent where the link has none) and the other traffic it
+    /// takes, requests a minute (`background_rpm`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::model::fit::Capacity>,
+    /// Expected attempts refused over the window (a mean over the simulated windows).
+    pub refused_attempts: f64,
 }
 
 impl IncidentRow {

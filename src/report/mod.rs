@@ -24,7 +24,7 @@ pub use crate::figures::{
     IncidentPolicyFigures, MeanCi, STEADY_FIGURES, STEADY_POLICY_FIGURES, SteadyFigures,
     SteadyPolicyFigures, Value,
 };
-pub use incident::{IncidentMc, IncidentRow, Method};
+pub use incident::{IncidentMc, IncidentRow, Method, RateLimited};
 pub use steady::{Answered, SteadyMc, SteadyRow};
 
 /// How the Monte Carlo figures of a report were made: enough to repeat them exactly.

@@ -380,6 +380,8 @@ fn outcome(m: &PolicyIncidentMc, incident: &Incident, breaker: bool) -> Incident
             probes: m.probes.mean(),
             open_s: m.open_s.mean(),
         }),
+        rate_limited: f.rate_limited_attempts.mean(),
+        rate_limited_by: m.rate_limited_by.iter().map(Sum::mean).collect(),
     }
 }
 

@@ -135,7 +135,17 @@ fn the_simulated_limiter_refuses_what_its_law_says_on_random_scenarios() {
         let doc = run(&dir, &scenario(minutes, rps, rpm, background), case + 1);
         let n = (rps * 60.0 * minutes as f64).round() as u64;
         let exact = expected_refused(n, minutes, background, rpm);
-        let (mc, se) = mc_failed(row(&doc, "incident", "c", "sequential"));
+        let seq = row(&doc, "incident", "c", "sequential");
+        let (mc, se) = mc_failed(seq);
+        // each refusal fails its request (no retry, no link after): the counts are one
+        assert_eq!(
+            seq["mc"]["rate_limited_attempts"],
+            seq["mc"]["failed_requests"]
+        );
+        assert_eq!(
+            num(&seq["rate_limits"][1], "refused_attempts"),
+            num(seq, "failed_requests")
+        );
         let z = (mc - exact) / se.max(1e-9);
         let what = format!(
             "{minutes} min at {rps} req/s, background {background}/min, rpm {rpm}: simulated {mc:.2} ± {se:.2}, exact {exact:.2}"
@@ -174,9 +184,40 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
     );
     let (got, se) = mc_failed(seq);
     assert!((got - exact).abs() < 4.5 * se, "{got} ± {se} vs {exact}");
-    // the best-available chain has no limit: nothing refused, nothing failed
+    // every refused attempt is a failed request here (no retry, no link after GPT-6 Sol): the
+    // row's refusals, its Monte Carlo's and its per-link list say the same count
+    assert_eq!(
+        num(seq, "rate_limited_attempts"),
+        num(seq, "failed_requests")
+    );
+    assert_eq!(
+        seq["mc"]["rate_limited_attempts"],
+        seq["mc"]["failed_requests"]
+    );
+    let limits = seq["rate_limits"].as_array().expect("per-link refusals");
+    assert_eq!(limits.len(), 2, "{limits:?}");
+    assert_eq!(limits[0]["model"], "anthropic/claude-sonnet-5");
+    assert_eq!(num(&limits[0], "refused_attempts"), 0.0);
+    assert_eq!(limits[0].get("rpm"), None);
+    assert_eq!(limits[1]["model"], "openai/gpt-6-sol");
+    assert_eq!(
+        (num(&limits[1], "rpm"), num(&limits[1], "background_rpm")),
+        (500.0, 480.0)
+    );
+    assert_eq!(
+        num(&limits[1], "refused_attempts"),
+        num(seq, "rate_limited_attempts")
+    );
+    // the best-available chain has no limit: nothing refused, nothing failed, no list
     let other = row(&doc, "incident", "best-available", "sequential");
     assert_eq!(num(other, "failed_requests"), 0.0);
+    assert_eq!(num(other, "rate_limited_attempts"), 0.0);
+    assert!(other["rate_limits"].is_null(), "{other:#}");
+    crate::schemas::assert_valid(
+        &crate::schemas::validator("compare.schema.json"),
+        &doc,
+        "sept3 with a rate-limited fallback",
+    );
     // The README's figures: the same scenario without `fast_fail_s = 0`, its fixed-seed rows.
     let readme = text.replace("\n[steady]\nfast_fail_s = 0\n", "\n");
     let path = dir.join("sept3-capacity.toml");
@@ -186,6 +227,11 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
     let text = crate::common::ok(&["compare", "--scenario", path.to_str().unwrap()]);
     assert!(
         text.contains("capacity: openai/gpt-6-sol's quota ([capacity]) limits the incident only"),
+        "{text}"
+    );
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("rate limits (simulated), sequential: openai/gpt-6-sol refused 836.24 attempts (500 rpm, 480 rpm of other traffic); a refused attempt is a 429, fast and billed 0"),
         "{text}"
     );
     let (total, failed) = (num(seq, "total_usd"), num(seq, "failed_requests"));

@@ -8,7 +8,7 @@ use crate::common;
 use common::{fallcost, root};
 use serde_json::Value;
 
-fn validator(name: &str) -> jsonschema::Validator {
+pub(crate) fn validator(name: &str) -> jsonschema::Validator {
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(root().join("schemas").join(name)).unwrap())
             .unwrap();
@@ -25,7 +25,7 @@ fn output(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
 }
 
-fn assert_valid(v: &jsonschema::Validator, doc: &Value, what: &str) {
+pub(crate) fn assert_valid(v: &jsonschema::Validator, doc: &Value, what: &str) {
     let errors: Vec<String> = v
         .iter_errors(doc)
         .take(10)

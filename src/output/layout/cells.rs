@@ -192,6 +192,7 @@ mod tests {
             failback_writes: 0.0,
             excess_usd: 0.0,
             answered_requests: 293.3,
+            rate_limited_attempts: 0.0,
         }
     }
 

@@ -10,7 +10,7 @@ use crate::report::Report;
 use super::cells::{self, Table};
 use super::{Page, Section, answer_labels, steady_mc_cells_in, steady_mc_header_in};
 use crate::figures::{Figure, INCIDENT_FIGURES, STEADY_FIGURES, STEADY_POLICY_FIGURES};
-use crate::number::{count, group, money, trim};
+use crate::number::{group, money, trim};
 
 /// The `pattern` column, then the columns `table` shows for `figures` (from their
 /// declarations): the headers, and per column whether it is numeric.
@@ -576,90 +576,11 @@ fn incident_notes(
             super::timeline::approximation(&report.input.request, chain, &i).filter(|_| analytic)
         }));
     }
-    notes.extend(breaker_notes(report, chain, w));
-    notes.extend(mc_breaker_note(report, chain));
+    notes.extend(super::sim_notes::breaker_notes(report, chain, w));
+    notes.extend(super::sim_notes::rate_limit_note(report, chain));
+    notes.extend(super::sim_notes::mc_breaker_note(report, chain));
     notes.extend(dead_time_note(report, chain, mine));
     notes
-}
-
-/// The notes on a row simulated for its circuit breaker: over how many windows, and the
-/// breaker's figures under sequential.
-fn breaker_notes(report: &Report, chain: &Chain, w: &crate::report::IncidentWindow) -> Vec<String> {
-    let mut notes = Vec::new();
-    if let Some(windows) = report
-        .incident
-        .iter()
-        .filter(|row| row.chain == chain.name)
-        .filter_map(|row| row.simulated_windows)
-        .max()
-    {
-        let why = report
-            .input
-            .incident
-            .as_ref()
-            .and_then(|i| crate::model::incident::no_closed_form(chain, &i.for_chain(chain)))
-            .unwrap_or(crate::model::incident::NoClosedForm::Breaker);
-        notes.push(format!(
-            "sim: every figure of a row so marked is simulated ({}): the incident simulator's mean over {} windows, fixed seed",
-            why.reason(),
-            group(&windows.to_string())
-        ));
-    }
-    if let Some(b) = report
-        .incident
-        .iter()
-        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
-        .and_then(|row| row.breaker)
-    {
-        notes.push(format!(
-            "circuit breaker (simulated), sequential: {} attempts on the dead provider, {} half-open probes, open {} of {}",
-            count(b.dead_attempts),
-            count(b.probes),
-            format_seconds(b.open_s.round()),
-            format_seconds(w.duration_s)
-        ));
-    }
-    notes
-}
-
-/// With `--mc`, the breaker's simulated figures under sequential: attempts on the dead
-/// provider, half-open probes, time open, how often it opened, dead time per request.
-fn mc_breaker_note(report: &Report, chain: &Chain) -> Option<String> {
-    let m = report
-        .incident
-        .iter()
-        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
-        .and_then(|row| row.mc.as_ref())
-        .and_then(|mc| mc.policy.as_ref())?;
-    let mut note = format!(
-        "Monte Carlo, sequential: {} attempts on the dead provider",
-        group(&trim(m.dead_provider_attempts.mean, 4))
-    );
-    if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
-        let (p, o) = (p.mean, o.mean);
-        note.push_str(&format!(
-            ", {} half-open probes, breaker open {}",
-            group(&trim(p, 4)),
-            format_seconds(o.round())
-        ));
-    }
-    // On a timeline: how often it opened (a partial outage makes it flap).
-    if let Some(n) = m.breaker_opens {
-        note.push_str(&format!(
-            ", opened {} times from closed{}",
-            group(&trim(n.mean, 4)),
-            if n.mean > 1.5 {
-                " (it flaps: the outage's successes close it, its failures reopen it)"
-            } else {
-                ""
-            }
-        ));
-    }
-    note.push_str(&format!(
-        "; {} s of dead time per request",
-        trim(m.dead_time_mean_s.mean, 3)
-    ));
-    Some(note)
 }
 
 /// Under sequential, the dead time per request (`mine` requests in the window) and what it

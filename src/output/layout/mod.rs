@@ -10,6 +10,7 @@ use crate::number::{group, trim};
 
 mod cells;
 mod compare;
+mod sim_notes;
 mod timeline;
 
 use cells::Table;

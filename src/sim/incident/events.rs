@@ -174,8 +174,8 @@ struct Run {
     /// Openings of every provider's breaker, on a timeline or not (the stopping rule's
     /// rare-event guard, [`crate::sim::expected`]).
     every_opens: f64,
-    /// Attempts a rate-limited link refused (429, billed 0; [`crate::sim::limiter::Quota`]).
-    refused: f64,
+    /// Attempts a rate limit refused, per link of the chain (in chain order; empty until one is).
+    rate_limited_by: Vec<f64>,
     /// On a timeline: the fail-back premium USD and writes of this window (they emerge from
     /// the simulation; the shorthand's are deterministic).
     failback: f64,
@@ -798,6 +798,9 @@ pub struct PolicyIncidentMc {
     /// flap, closing and opening again and again). On a timeline every provider's breaker counts; in the shorthand the
     /// dead provider's, as `probes` and `open_s`.
     pub opens: Sum,
+    /// Per link of the chain, attempts its rate limit refused per window (empty where no link
+    /// has a limit).
+    pub rate_limited_by: Vec<Sum>,
     /// Windows by how many times every provider's breaker opened in them (openings → windows):
     /// [`crate::sim::expected`]'s guard against a rare opening the windows have not yet shown.
     pub every_opens: std::collections::BTreeMap<u64, u64>,
@@ -883,6 +886,11 @@ impl<'a> Resumable<'a> {
             probes: Sum::default(),
             open_s: Sum::default(),
             opens: Sum::default(),
+            rate_limited_by: if chain.links.iter().any(|l| l.capacity.is_some()) {
+                vec![Sum::default(); chain.links.len()]
+            } else {
+                Vec::new()
+            },
             every_opens: Default::default(),
             timeline: incident.timeline.is_some(),
         };
@@ -944,6 +952,9 @@ impl PolicyIncidentMc {
         self.probes.add(run.probes);
         self.open_s.add(run.open_s);
         self.opens.add(run.opens);
+        for (k, s) in self.rate_limited_by.iter_mut().enumerate() {
+            s.add(run.rate_limited_by.get(k).copied().unwrap_or(0.0));
+        }
         *self.every_opens.entry(run.every_opens as u64).or_default() += 1;
     }
 }

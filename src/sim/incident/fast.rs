@@ -182,6 +182,8 @@ pub(super) struct Run {
     pub(super) wasted_attempts: f64,
     pub(super) wasted: Compensated,
     pub(super) cold_starts: f64,
+    /// Attempts a rate limit refused (the incident simulator's quotas; 0 here).
+    pub(super) rate_limited: f64,
 }
 
 /// The simulated figures of one pattern on one chain over K windows (per-run sums).
@@ -224,6 +226,7 @@ impl Run {
             failback_writes,
             excess_usd: total - normal,
             answered_requests: requests as f64 - self.failed,
+            rate_limited_attempts: self.rate_limited,
         }
     }
 }

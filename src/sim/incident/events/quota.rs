@@ -43,7 +43,12 @@ impl Window<'_> {
         if quota.admit(t, live.rng) {
             return None;
         }
-        live.run.refused += 1.0;
+        live.run.base.rate_limited += 1.0;
+        let by = &mut live.run.rate_limited_by;
+        if by.len() <= l.role.index {
+            by.resize(l.role.index + 1, 0.0);
+        }
+        by[l.role.index] += 1.0;
         let secs = self.sim.fast_fail_s;
         record(&live.breakers, &mut live.sched, l, t + secs, probe, false);
         Some(Failed {

@@ -1,0 +1,136 @@
+//! The notes under a chain's incident table on what the incident simulator computed: why its
+//! rows are simulated and over how many windows, the circuit breaker's figures, the rate
+//! limits' refusals (MODEL.md §8, §11), and with `--mc` the breaker's Monte Carlo figures.
+
+use crate::model::Chain;
+use crate::number::format_seconds;
+use crate::number::{count, group, trim};
+use crate::report::Report;
+
+/// The notes on a row simulated for its circuit breaker: over how many windows, and the
+/// breaker's figures under sequential.
+pub(super) fn breaker_notes(
+    report: &Report,
+    chain: &Chain,
+    w: &crate::report::IncidentWindow,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(windows) = report
+        .incident
+        .iter()
+        .filter(|row| row.chain == chain.name)
+        .filter_map(|row| row.simulated_windows)
+        .max()
+    {
+        let why = report
+            .input
+            .incident
+            .as_ref()
+            .and_then(|i| crate::model::incident::no_closed_form(chain, &i.for_chain(chain)))
+            .unwrap_or(crate::model::incident::NoClosedForm::Breaker);
+        notes.push(format!(
+            "sim: every figure of a row so marked is simulated ({}): the incident simulator's mean over {} windows, fixed seed",
+            why.reason(),
+            group(&windows.to_string())
+        ));
+    }
+    if let Some(b) = report
+        .incident
+        .iter()
+        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+        .and_then(|row| row.breaker)
+    {
+        notes.push(format!(
+            "circuit breaker (simulated), sequential: {} attempts on the dead provider, {} half-open probes, open {} of {}",
+            count(b.dead_attempts),
+            count(b.probes),
+            format_seconds(b.open_s.round()),
+            format_seconds(w.duration_s)
+        ));
+    }
+    notes
+}
+
+/// With a rate-limited link, what its limit refused under sequential (simulated as the row):
+/// per limited link, the attempts refused over the window, its limit and the other traffic
+/// it takes.
+pub(super) fn rate_limit_note(report: &Report, chain: &Chain) -> Option<String> {
+    let limits = report
+        .incident
+        .iter()
+        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+        .and_then(|row| row.rate_limits.as_ref())?;
+    let parts: Vec<String> = limits
+        .iter()
+        .filter_map(|l| {
+            let c = l.capacity?;
+            let mut limit = Vec::new();
+            if let Some(r) = c.limit.rpm {
+                limit.push(format!("{} rpm", group(&trim(r, 0))));
+            }
+            if let Some(t) = c.limit.tpm {
+                limit.push(format!("{} tpm", group(&trim(t, 0))));
+            }
+            let others = if c.background_rpm > 0.0 {
+                format!(
+                    ", {} rpm of other traffic",
+                    group(&trim(c.background_rpm, 1))
+                )
+            } else {
+                String::new()
+            };
+            Some(format!(
+                "{} refused {} attempts ({}{others})",
+                l.model,
+                count(l.refused_attempts),
+                limit.join(", ")
+            ))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "rate limits (simulated), sequential: {}; a refused attempt is a 429, fast and billed 0",
+            parts.join("; ")
+        )
+    })
+}
+
+/// With `--mc`, the breaker's simulated figures under sequential: attempts on the dead
+/// provider, half-open probes, time open, how often it opened, dead time per request.
+pub(super) fn mc_breaker_note(report: &Report, chain: &Chain) -> Option<String> {
+    let m = report
+        .incident
+        .iter()
+        .find(|row| row.chain == chain.name && row.pattern == crate::model::Pattern::Sequential)
+        .and_then(|row| row.mc.as_ref())
+        .and_then(|mc| mc.policy.as_ref())?;
+    let mut note = format!(
+        "Monte Carlo, sequential: {} attempts on the dead provider",
+        group(&trim(m.dead_provider_attempts.mean, 4))
+    );
+    if let (Some(p), Some(o)) = (m.breaker_probes, m.breaker_open_s) {
+        let (p, o) = (p.mean, o.mean);
+        note.push_str(&format!(
+            ", {} half-open probes, breaker open {}",
+            group(&trim(p, 4)),
+            format_seconds(o.round())
+        ));
+    }
+    // On a timeline: how often it opened (a partial outage makes it flap).
+    if let Some(n) = m.breaker_opens {
+        note.push_str(&format!(
+            ", opened {} times from closed{}",
+            group(&trim(n.mean, 4)),
+            if n.mean > 1.5 {
+                " (it flaps: the outage's successes close it, its failures reopen it)"
+            } else {
+                ""
+            }
+        ));
+    }
+    note.push_str(&format!(
+        "; {} s of dead time per request",
+        trim(m.dead_time_mean_s.mean, 3)
+    ));
+    Some(note)
+}
