@@ -1457,5 +1457,21 @@ pub(crate) mod tests {
         let mut reached = behind.clone();
         set_failure_rates(&mut reached, &[0.0, 0.2, 0.0]);
         assert_eq!(inert_breaker(&reached, &sonnet), None);
+        // issue 35: a rate-limited fallback is not quiet: its 429s open OpenAI's breaker,
+        // which then refuses attempts the quota admits (Sept 3 at 500 rpm with a herd of 480
+        // and a 5-failure breaker: 836 failed requests without it, about 2,970 with it)
+        let mut limited = c.clone();
+        limited.links[1].capacity = Some(crate::model::fit::Capacity {
+            limit: crate::model::fit::RateLimit {
+                rpm: Some(500.0),
+                tpm: None,
+            },
+            background_rpm: 480.0,
+        });
+        assert_eq!(inert_breaker(&limited, &i), None);
+        // behind a quiet link no request reaches it: inert again
+        let mut unreached = behind.clone();
+        unreached.links[2].capacity = limited.links[1].capacity;
+        assert_eq!(inert_breaker(&unreached, &sonnet), Some(inert));
     }
 }

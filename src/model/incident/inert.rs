@@ -14,7 +14,8 @@
 //! - every link that can receive an attempt ([`reachable`]) is *dead* (a fast outage at
 //!   error rate 1: a server error, billed 0, taking `fast_fail_s`, below the link's
 //!   timeout), *drilled* (no attempt; the breaker is not asked), or *quiet* (up, steady
-//!   failure rate 0, no timeout trips);
+//!   failure rate 0, no timeout trips, no rate limit: a `[capacity]` quota's 429s would open
+//!   its provider's breaker, which then refuses attempts the quota admits);
 //! - no breaker's scope holds both a dead and a quiet link that can receive an attempt: the
 //!   dead one's failures would open it and it would refuse the quiet one, which answers
 //!   (Sonnet 5 down, Haiku 4.5 up, one Anthropic breaker: every request fails);
@@ -77,7 +78,12 @@ pub fn inert_breaker(chain: &Chain, incident: &Incident) -> Option<InertBreaker>
         .iter()
         .zip(&states)
         .map(|(link, state)| match state {
-            LinkState::Up if link.failure_rate == 0.0 && link.trip_rate == 0.0 => Stand::Quiet,
+            // a rate limit refuses what is over it (a 429 the breaker counts): never quiet
+            LinkState::Up
+                if link.failure_rate == 0.0 && link.trip_rate == 0.0 && link.capacity.is_none() =>
+            {
+                Stand::Quiet
+            }
             LinkState::Failing {
                 failure: OutageFailure::Fast,
                 error_rate,
