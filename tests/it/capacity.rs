@@ -240,6 +240,58 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A PR that lowers the fallback's quota (Sept 3 with the herd, GPT-6 Sol 500 → 400 rpm):
+/// `diff` names the change, shows the failed requests it adds (the formula by hand: 540 a
+/// minute against 400 refuses E[(N − 400)⁺] / 540 ≈ 25.9% of them) and calls it an
+/// availability loss, not the saving its lower bill would read as.
+#[test]
+fn a_pr_that_lowers_a_fallbacks_rpm_shows_its_failed_requests() {
+    let dir = std::env::temp_dir().join(format!("fallcost-capacity-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string("scenarios/sept3.toml").unwrap()
+        + "\n[capacity.\"openai/gpt-6-sol\"]\nrpm = 500\nbackground_rpm = 480\n";
+    let head = base.replace("rpm = 500", "rpm = 400");
+    let (b, h) = (dir.join("base.toml"), dir.join("head.toml"));
+    std::fs::write(&b, &base).unwrap();
+    std::fs::write(&h, &head).unwrap();
+    let (b, h) = (b.to_str().unwrap(), h.to_str().unwrap());
+    let doc = crate::common::json(&["diff", b, h]);
+    let chain = doc["chains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["chain"] == "price-matched")
+        .unwrap();
+    assert_eq!(chain["status"], "changed");
+    assert_eq!(
+        chain["changes"][0]["what"],
+        "link 2 (openai/gpt-6-sol).capacity.rpm"
+    );
+    let (was, now) = (
+        num(&chain["base"], "incident_failed"),
+        num(&chain["head"], "incident_failed"),
+    );
+    // the formula's counts: 834.5 at 500 rpm, 2,894 at 400 (the simulator's within 1%)
+    let want = |c: u64| refused_share(540.0, c) * 11_160.0;
+    assert!(
+        (was / want(500) - 1.0).abs() < 0.01,
+        "{was} vs {}",
+        want(500)
+    );
+    assert!(
+        (now / want(400) - 1.0).abs() < 0.01,
+        "{now} vs {}",
+        want(400)
+    );
+    assert!(num(&chain["diff"], "incident_usd") < 0.0);
+    let text = crate::common::ok(&["diff", b, h]);
+    assert!(
+        text.contains("failed requests per 3h6m outage (fewer requests answered: an availability loss, not a saving)"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Bad `[capacity]` entries: one error naming the file, line and field and what is allowed.
 #[test]
 fn bad_capacity_entries_name_the_field() {
