@@ -231,9 +231,27 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
     );
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        flat.contains("rate limits (simulated), sequential: openai/gpt-6-sol refused 836.24 attempts (500 rpm, 480 rpm of other traffic); a refused attempt is a 429, fast and billed 0"),
+        flat.contains("rate limits (simulated), sequential: openai/gpt-6-sol refused 836.24 attempts (500 rpm, 480 rpm of other traffic) [formula E[(N − c)⁺]/E[N]: 7.48% refused, 834.46 attempts]; a refused attempt is a 429, fast and billed 0"),
         "{text}"
     );
+    // the formula's count is the refused share of the chain's 11,160 requests
+    assert_eq!(format!("{:.2}", share * 11_160.0), "834.46");
+    // with a breaker on the chain the link's arrivals are no longer every request (the open
+    // breaker refuses some first): the simulated count alone, no formula
+    let with_breaker = readme.replace(
+        "models = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\"]",
+        "models = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\"]\npolicy = { breaker = { threshold = 5, cooldown_s = 60 } }",
+    );
+    assert_ne!(with_breaker, readme);
+    let path_b = dir.join("sept3-capacity-breaker.toml");
+    std::fs::write(&path_b, &with_breaker).unwrap();
+    let text_b = crate::common::ok(&["compare", "--scenario", path_b.to_str().unwrap()]);
+    let flat_b = text_b.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat_b.contains("rate limits (simulated), sequential: openai/gpt-6-sol refused"),
+        "{text_b}"
+    );
+    assert!(!flat_b.contains("[formula"), "{text_b}");
     let (total, failed) = (num(seq, "total_usd"), num(seq, "failed_requests"));
     assert!((total - 484.48).abs() < 0.005, "{total}");
     assert!((failed - 836.2).abs() < 0.05, "{failed}");
