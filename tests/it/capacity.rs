@@ -358,3 +358,108 @@ fn bad_capacity_entries_name_the_field() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A LiteLLM config's deployment `rpm` is the fallback's quota in `compare --config` and
+/// `diff` (tests/fixtures/compare/capacity: 60 requests a minute fail over onto a deployment of
+/// 50 rpm, then 40): said where it was read, priced by the simulator with the formula beside
+/// it (m = 60, c = 50: 0.171992 of them by hand, MODEL.md §11), and a PR that lowers it shows
+/// the failed requests it adds. A group of several deployments lists its limits, not priced;
+/// a scenario's own `[capacity]` entry wins over the config's.
+#[test]
+fn a_configs_rpm_is_the_fallbacks_quota_in_compare_and_diff() {
+    const DIR: &str = "tests/fixtures/compare/capacity";
+    let (base, head, scenario) = (
+        format!("{DIR}/base.yaml"),
+        format!("{DIR}/head.yaml"),
+        format!("{DIR}/incident.toml"),
+    );
+    let doc = crate::common::json(&["compare", "--config", &base, "--scenario", &scenario]);
+    let seq = row(
+        &doc,
+        "incident",
+        "chat (router_settings.fallbacks)",
+        "sequential",
+    );
+    assert_eq!(seq["method"], "simulated", "{seq:#}");
+    let limits = seq["rate_limits"].as_array().unwrap();
+    assert_eq!(limits[1]["model"], "claude-sonnet-4");
+    assert_eq!(num(&limits[1], "rpm"), 50.0);
+    let share = refused_share(60.0, 50);
+    assert!((share - 0.171_991_551).abs() < 1e-8, "{share}");
+    let failed = num(seq, "failed_requests");
+    assert!(
+        (failed / (share * 1800.0) - 1.0).abs() < 0.05,
+        "{failed} vs {}",
+        share * 1800.0
+    );
+    let text = crate::common::ok(&["compare", "--config", &base, "--scenario", &scenario]);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("fallback `backup` (`claude-sonnet-4`): rpm 50, read as its quota in the incident: attempts over it are refused (429, billed 0; MODEL.md §11) (tests/fixtures/compare/capacity/base.yaml:7)"),
+        "{text}"
+    );
+    assert!(
+        flat.contains("[formula E[(N − c)⁺]/E[N]: 17.2% refused, 309.58 attempts]"),
+        "{text}"
+    );
+    // the PR: 50 → 40 rpm
+    let diff = crate::common::json(&["diff", &base, &head, "--scenario", &scenario]);
+    let chain = &diff["chains"][0];
+    assert_eq!(
+        chain["changes"][0]["what"],
+        "link 2 (claude-sonnet-4).capacity.rpm"
+    );
+    let (was, now) = (
+        num(&chain["base"], "incident_failed"),
+        num(&chain["head"], "incident_failed"),
+    );
+    let at = |c: u64| refused_share(60.0, c) * 1800.0;
+    assert!((was / at(50) - 1.0).abs() < 0.05, "{was} vs {}", at(50));
+    assert!((now / at(40) - 1.0).abs() < 0.05, "{now} vs {}", at(40));
+    // a group of two deployments: its limits listed, not priced (no quota, nothing refused)
+    let dir = std::env::temp_dir().join(format!("fallcost-capacity-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pool = std::fs::read_to_string(&base).unwrap().replace(
+        "  - model_name: backup\n    litellm_params: {model: anthropic/claude-sonnet-4, rpm: 50}\n",
+        "  - model_name: backup\n    litellm_params: {model: anthropic/claude-sonnet-4, rpm: 50}\n  - model_name: backup\n    litellm_params: {model: anthropic/claude-sonnet-4, rpm: 50, api_key: second-key}\n",
+    );
+    let pool_path = dir.join("pool.yaml");
+    std::fs::write(&pool_path, &pool).unwrap();
+    let pool_path = pool_path.to_str().unwrap();
+    let text = crate::common::ok(&["compare", "--config", pool_path, "--scenario", &scenario]);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "rpm 50 not priced as a quota: its group's 2 deployments share the group's traffic"
+        ),
+        "{text}"
+    );
+    assert!(!flat.contains("rate limits (simulated)"), "{text}");
+    // the scenario's own entry wins (with its background)
+    let own = dir.join("own.toml");
+    std::fs::write(
+        &own,
+        std::fs::read_to_string(&scenario).unwrap().replace(
+            "../../check/routing/prices.json",
+            &format!(
+                "{}/tests/fixtures/check/routing/prices.json",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+        ) + "\n[capacity.\"claude-sonnet-4\"]\nrpm = 1000\n",
+    )
+    .unwrap();
+    let text = crate::common::ok(&[
+        "compare",
+        "--config",
+        &base,
+        "--scenario",
+        own.to_str().unwrap(),
+    ]);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("`claude-sonnet-4`: the scenario's own [capacity] entry is priced, not the config's rate limit"),
+        "{text}"
+    );
+    assert!(flat.contains("refused 0 attempts (1,000 rpm)"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -55,6 +55,9 @@ pub(super) struct Emitted {
     pub(super) link_timeouts: Vec<(String, f64)>,
     /// Its `max_output_tokens` entries: (model id, tokens).
     pub(super) caps: Vec<(String, u64)>,
+    /// Its links' rate limits read as their quotas (model id, limit): a deployment alone in
+    /// its group with `rpm`/`tpm` ([`crate::input::gateway::Endpoint::limit`]).
+    pub(super) limits: Vec<(String, crate::model::fit::RateLimit)>,
     /// Its share of its route's requests: the primary deployment's share times, when a fallback
     /// group is split, the fallback deployment's (1 for a route that is one chain).
     pub(super) share: f64,
@@ -153,6 +156,78 @@ impl WrittenChains {
     }
 
     /// The routes that became chains, in order.
+    /// The `[capacity."MODEL"]` tables of the chains' rate limits ([`Emitted::limits`]), as TOML,
+    /// but for the models the scenario gives a `[capacity]` itself (`declared`: its own wins,
+    /// with its `background_rpm`) and those the configs give two different limits (one per
+    /// model in a scenario: listed, not priced). A model more than one route falls back to
+    /// keeps its quota, and each route's chain is given all of it: said in its provenance.
+    pub(super) fn capacity_text(&mut self, declared: &[String]) -> String {
+        let mut by_id: Vec<(String, Option<crate::model::fit::RateLimit>, Vec<usize>)> = Vec::new();
+        for (i, c) in self.chains.iter().enumerate() {
+            for (id, limit) in &c.limits {
+                match by_id.iter_mut().find(|(m, _, _)| m == id) {
+                    Some((_, l, chains)) => {
+                        if *l != Some(*limit) {
+                            *l = None;
+                        }
+                        chains.push(i);
+                    }
+                    None => by_id.push((id.clone(), Some(*limit), vec![i])),
+                }
+            }
+        }
+        let mut out = String::new();
+        let mut notes: Vec<(usize, String)> = Vec::new();
+        for (id, limit, chains) in by_id {
+            let first = chains[0];
+            if declared.contains(&id) {
+                notes.push((
+                    first,
+                    format!("`{id}`: the scenario's own [capacity] entry is priced, not the config's rate limit"),
+                ));
+                continue;
+            }
+            let Some(limit) = limit else {
+                notes.push((
+                    first,
+                    format!("`{id}`: rate limit not priced: the configs give it different limits, and a scenario's [capacity] is one per model"),
+                ));
+                continue;
+            };
+            let mut routes: Vec<usize> = chains.iter().map(|&i| self.chains[i].route).collect();
+            routes.dedup();
+            if routes.len() > 1 {
+                notes.push((
+                    first,
+                    format!("`{id}`: {} routes fall back to it; each route's chain is priced with the whole quota, so together they would be refused more", routes.len()),
+                ));
+            }
+            out.push_str(&format!("[capacity.{}]\n", quoted(&id)));
+            if let Some(r) = limit.rpm {
+                out.push_str(&format!("rpm = {r}\n"));
+            }
+            if let Some(t) = limit.tpm {
+                out.push_str(&format!("tpm = {t}\n"));
+            }
+            out.push('\n');
+        }
+        for (i, what) in notes {
+            let c = &self.chains[i];
+            self.provenance.push(Provenance {
+                chain: c.name.clone(),
+                what,
+                file: c.config.clone(),
+                line: self
+                    .provenance
+                    .iter()
+                    .find(|p| p.chain == c.name)
+                    .map_or(1, |p| p.line),
+                config: c.config.clone(),
+            });
+        }
+        out
+    }
+
     fn routes_with_chains(&self) -> Vec<usize> {
         let mut routes: Vec<usize> = self.chains.iter().map(|c| c.route).collect();
         routes.dedup();

@@ -93,6 +93,7 @@ pub(super) fn emit(
             let retries = retries(&at, &mut rec, &mut policy_text);
             let link_timeouts = timeouts(&at, &mut rec, &mut policy_text);
             let caps = caps(&at, &mut rec);
+            let limits = limits(&at, n, &mut rec);
             fallback_retry_notes(&at, &mut rec);
             let models = models_of(&at);
             breaker_and_cap(&at, models.len(), retries, &mut rec, &mut policy_text);
@@ -104,6 +105,7 @@ pub(super) fn emit(
                 policy: policy_text,
                 link_timeouts,
                 caps,
+                limits,
                 share,
                 route,
                 config: file.to_string(),
@@ -681,6 +683,72 @@ fn caps(at: &At, rec: &mut Rec) -> Vec<(String, u64)> {
         rec(what, &f, line);
     }
     caps
+}
+
+/// Each link's rate limit (LiteLLM's `litellm_params.rpm` / `tpm`, [`gateway::Endpoint::limit`]),
+/// read as the quota the deployment's provider enforces in the incident (MODEL.md §11, as
+/// `check`'s `capacity` reads it), where the link's group is that one deployment (`primaries`:
+/// the primary group's deployments); said either way. A group of several deployments shares
+/// its traffic among them, which a scenario's `[capacity]` (one per model) cannot say: its
+/// limits are listed, not priced.
+fn limits(at: &At, primaries: usize, rec: &mut Rec) -> Vec<(String, crate::model::fit::RateLimit)> {
+    let At {
+        file,
+        chain,
+        pick,
+        links,
+        choice,
+        ..
+    } = *at;
+    let steps = std::iter::once((chain.primary.label.as_str(), pick, primaries)).chain(
+        links
+            .iter()
+            .zip(choice)
+            .map(|((link, p), &c)| (link.fallback.label.as_str(), &p[c], p.len())),
+    );
+    let mut out = Vec::new();
+    for (k, (label, d, group)) in steps.enumerate() {
+        let limit = d.ep.limit;
+        let shown: Vec<String> = [("rpm", limit.rpm), ("tpm", limit.tpm)]
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| format!("{k} {}", crate::number::trim(v, 3))))
+            .collect();
+        if shown.is_empty() {
+            continue;
+        }
+        let role = if k == 0 { "primary" } else { "fallback" };
+        let at_file = d.ep.file.as_deref().unwrap_or(file);
+        let what = format!("{role} `{label}` (`{}`): {}", d.id, shown.join(", "));
+        if group > 1 {
+            rec(
+                format!(
+                    "{what} not priced as a quota: its group's {group} deployments share the group's traffic, and a scenario's [capacity] is one per model"
+                ),
+                at_file,
+                d.ep.line,
+            );
+        } else if [limit.rpm, limit.tpm]
+            .into_iter()
+            .flatten()
+            .any(|v| v < 1.0)
+        {
+            rec(
+                format!("{what} not priced as a quota: below 1 a minute"),
+                at_file,
+                d.ep.line,
+            );
+        } else {
+            rec(
+                format!(
+                    "{what}, read as its quota in the incident: attempts over it are refused (429, billed 0; MODEL.md §11)"
+                ),
+                at_file,
+                d.ep.line,
+            );
+            out.push((d.id.clone(), limit));
+        }
+    }
+    out
 }
 
 /// A fallback group's own model_group_retry_policy (or the primary's the fallback lacks):

@@ -408,6 +408,12 @@ pub fn build_text(
     };
     let read = read_configs(configs, &prices, &mut written, env)?;
     let chains_text = written.write_chains();
+    let declared: Vec<String> = table
+        .get("capacity")
+        .and_then(toml::Value::as_table)
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default();
+    let capacity_text = written.capacity_text(&declared);
     let groups = written.chains.iter().map(|c| c.names.clone()).collect();
     let WrittenChains {
         names,
@@ -429,6 +435,7 @@ pub fn build_text(
     }
     text.push('\n');
     text.push_str(&chains_text);
+    text.push_str(&capacity_text);
     Ok(Source {
         label,
         text,
