@@ -250,7 +250,7 @@ fn section_notes(c: &ChainTune) -> Vec<String> {
             .is_some_and(|i| i.method == "simulated")
     }) {
         notes.push(
-            "incident figures with a breaker, or with retries where a session's cache can expire between its requests, are simulated (fixed seed), as compare prints them"
+            "incident figures with a breaker, a rate-limited link ([capacity]), or retries where a session's cache can expire between its requests, are simulated (fixed seed), as compare prints them"
                 .into(),
         );
     }
