@@ -84,20 +84,13 @@ impl WrittenChains {
         if routes.len() > 1 {
             let mut notes = Vec::new();
             for c in self.chains.iter().filter(|c| split(c.route)) {
-                notes.push(Provenance {
-                    chain: c.name.clone(),
-                    what: format!(
+                notes.push(self.chain_note(
+                    c,
+                    format!(
                         "no traffic_share, no blended row: the scenario has {} routes and the configs do not say how the traffic splits between them",
                         routes.len()
                     ),
-                    file: c.config.clone(),
-                    line: self
-                        .provenance
-                        .iter()
-                        .find(|p| p.chain == c.name)
-                        .map_or(1, |p| p.line),
-                    config: c.config.clone(),
-                });
+                ));
             }
             // each chain's note after its own entries
             for n in notes {
@@ -212,20 +205,26 @@ impl WrittenChains {
             out.push('\n');
         }
         for (i, what) in notes {
-            let c = &self.chains[i];
-            self.provenance.push(Provenance {
-                chain: c.name.clone(),
-                what,
-                file: c.config.clone(),
-                line: self
-                    .provenance
-                    .iter()
-                    .find(|p| p.chain == c.name)
-                    .map_or(1, |p| p.line),
-                config: c.config.clone(),
-            });
+            let note = self.chain_note(&self.chains[i], what);
+            self.provenance.push(note);
         }
         out
+    }
+
+    /// A note `what` on chain `c` as a provenance line: its config, at the line of the chain's
+    /// first value taken.
+    fn chain_note(&self, c: &Emitted, what: String) -> Provenance {
+        Provenance {
+            chain: c.name.clone(),
+            what,
+            file: c.config.clone(),
+            line: self
+                .provenance
+                .iter()
+                .find(|p| p.chain == c.name)
+                .map_or(1, |p| p.line),
+            config: c.config.clone(),
+        }
     }
 
     fn routes_with_chains(&self) -> Vec<usize> {
