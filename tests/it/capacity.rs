@@ -463,3 +463,40 @@ fn a_configs_rpm_is_the_fallbacks_quota_in_compare_and_diff() {
     assert!(flat.contains("refused 0 attempts (1,000 rpm)"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `--set` that replaces a chain's models (as `tune --candidate` varies a chain) leaves the
+/// `[capacity]` and `[latency]` entries of the models it drops applying to nothing: not an
+/// error then, as it is in the file as written (`bad_capacity_entries_name_the_field`).
+#[test]
+fn a_chain_varied_by_set_leaves_its_dropped_models_entries_alone() {
+    let dir = std::env::temp_dir().join(format!("fallcost-capacity-set-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string("scenarios/sept3.toml").unwrap()
+        + "\n[capacity.\"openai/gpt-6-sol\"]\nrpm = 500\nbackground_rpm = 480\n\n[latency.\"openai/gpt-6-sol\"]\np50_s = 2\np99_s = 12\n";
+    let path = dir.join("s.toml");
+    std::fs::write(&path, &text).unwrap();
+    let path = path.to_str().unwrap();
+    let set = "chain.price-matched.models=[\"anthropic/claude-sonnet-5\", \"openai/gpt-6-astra\"]";
+    let doc = crate::common::json(&["compare", "--scenario", path, "--set", set]);
+    let seq = row(&doc, "incident", "price-matched", "sequential");
+    // GPT-6 Astra has no quota: nothing refused, the closed forms' row
+    assert_eq!(num(seq, "rate_limited_attempts"), 0.0);
+    assert_eq!(
+        seq.get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("analytic"),
+        "analytic"
+    );
+    // the file as written still refuses a stale entry
+    let stale = text.replace(
+        "models = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\"]",
+        "models = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-astra\"]",
+    );
+    assert_ne!(stale, text);
+    let stale_path = dir.join("stale.toml");
+    std::fs::write(&stale_path, &stale).unwrap();
+    let out = fallcost(&["compare", "--scenario", stale_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is no chain's model"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -397,7 +397,8 @@ impl<'a> ChainInput<'a> {
     }
 
     /// A `[latency]` or `[capacity]` (`table`) entry for a model no chain uses applies to
-    /// nothing: a typo or a stale entry.
+    /// nothing: a typo or a stale entry. Not checked where a `--set` replaced a chain's models
+    /// ([`ScenarioFile::models_overridden`]): the entries it orphans apply to nothing.
     ///
     /// Errors: the first such entry (by resolved id).
     fn check_used(
@@ -406,6 +407,9 @@ impl<'a> ChainInput<'a> {
         written: &BTreeMap<String, &str>,
         chains: &[Chain],
     ) -> Result<(), InputError> {
+        if self.file.models_overridden {
+            return Ok(());
+        }
         for (resolved, written) in written {
             if !chains.iter().any(|c| c.prices().any(|l| &l.id == resolved)) {
                 return Err(self.invalid(

@@ -31,6 +31,11 @@ pub(super) struct ScenarioFile {
     pub(super) latency: BTreeMap<String, LatencySpec>,
     #[serde(default)]
     pub(super) capacity: BTreeMap<String, super::capacity::CapacitySpec>,
+    /// Whether a `--set` replaced a chain's `models` (not a key of the file): the `[latency]`
+    /// and `[capacity]` entries it leaves without a chain are then the variation's doing
+    /// (`tune --candidate`, a sweep of chains), not stale entries of the file.
+    #[serde(skip)]
+    pub(super) models_overridden: bool,
 }
 
 /// `[policy]`: client policy, every field optional so a chain can override any of them.

@@ -168,12 +168,15 @@ pub fn parse_priced(
 ) -> Result<Scenario, InputError> {
     let mut doc = Document::parse(label, text)?;
     overrides::apply(&mut doc, overrides)?;
-    let file: ScenarioFile = doc.deserialize().map_err(|e: InputError| {
+    let mut file: ScenarioFile = doc.deserialize().map_err(|e: InputError| {
         e.with_file_kind_hint(
             &["models", "verified", "source"],
             "this looks like a price table: show it with `fallcost prices --pricing FILE`, or name it in a scenario's `pricing`",
         )
     })?;
+    file.models_overridden = overrides
+        .iter()
+        .any(|(k, _)| k.starts_with("chain.") && k.ends_with(".models"));
     let pricing_ref = PricingRef::parse(
         file.pricing.as_deref().unwrap_or(default_name()),
         Some(base),
