@@ -180,6 +180,36 @@ pub fn refused_share(per_minute: f64, capacity: u64) -> f64 {
     ((m * at_least_c - c * above_c) / m).clamp(0.0, 1.0)
 }
 
+/// The formula's refusals on link `k` of `chain` under sequential over `incident` (the chain's
+/// own, [`super::Incident::for_chain`]), where the link's arrivals are known: the shorthand's
+/// fast outage of the primary's provider, `k` the first fallback on another provider, no
+/// breaker and no retry of a 429, so that every request of the window reaches the link once
+/// (MODEL.md §11). `(share refused, attempts refused over the window)`; `None` elsewhere or
+/// without a limit on the link.
+pub fn known_refusals(
+    request: &super::cost::Request,
+    chain: &super::Chain,
+    incident: &super::Incident,
+    k: usize,
+) -> Option<(f64, f64)> {
+    let capacity = chain.links.get(k)?.capacity?;
+    let policy = &chain.policy;
+    let known = k == 1
+        && incident.timeline.is_none()
+        && incident.failure == super::FailureMode::Fast
+        && chain.links[1].price.provider != chain.links[0].price.provider
+        && policy.breaker.is_none()
+        && policy.retries_for(super::policy::ErrorClass::RateLimit) == 0
+        && incident.duration_s > 0.0;
+    if !known {
+        return None;
+    }
+    let admitted = capacity.admitted_per_minute(request.tokens().ceil() as u64);
+    let mine = incident.requests_per_second * 60.0;
+    let share = refused_share(mine + capacity.background_rpm, admitted);
+    Some((share, share * incident.requests() as f64))
+}
+
 /// ln n!: summed exactly up to 256, Stirling's series beyond (error below 1e-16 relative).
 pub fn ln_factorial(n: u64) -> f64 {
     if n <= 256 {

@@ -87,7 +87,8 @@ fn scenario(minutes: u64, rps: f64, rpm: u64, background: f64) -> String {
 fn run(dir: &std::path::Path, toml: &str, seed: u64) -> Value {
     let path = dir.join(format!("s{seed}.toml"));
     std::fs::write(&path, toml).unwrap();
-    let out = fallcost(&[
+    let seed = seed.to_string();
+    crate::common::json(&[
         "compare",
         "--scenario",
         path.to_str().unwrap(),
@@ -96,17 +97,28 @@ fn run(dir: &std::path::Path, toml: &str, seed: u64) -> Value {
         "--mc-runs",
         "200",
         "--seed",
-        &seed.to_string(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+        &seed,
+    ])
+}
+
+/// A scratch folder of this process for the test `tag`, created.
+fn scratch(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("fallcost-capacity-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `scenarios/sept3.toml` with GPT-6 Sol at 500 rpm and a herd of 480 a minute (the worked
+/// example), then `more`.
+fn sept3_with_the_herd(more: &str) -> String {
+    std::fs::read_to_string("scenarios/sept3.toml").unwrap()
+        + more
+        + "\n[capacity.\"openai/gpt-6-sol\"]\nrpm = 500\nbackground_rpm = 480\n"
+}
+
+/// `text` with every run of whitespace one space (a table's notes wrap at the width).
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// 24 random scenarios (traffic 0.2–5 req/s, quota from half to 1.2 times the minute's mean
@@ -115,8 +127,7 @@ fn run(dir: &std::path::Path, toml: &str, seed: u64) -> Value {
 /// labelled simulated, with the reason.
 #[test]
 fn the_simulated_limiter_refuses_what_its_law_says_on_random_scenarios() {
-    let dir = std::env::temp_dir().join(format!("fallcost-capacity-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("random");
     let mut state = 0x35_u64;
     let mut next = || {
         state = state
@@ -168,10 +179,8 @@ fn the_simulated_limiter_refuses_what_its_law_says_on_random_scenarios() {
 fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
     let share = refused_share(540.0, 500);
     assert!((share - 0.074_772_279).abs() < 1e-8, "{share}");
-    let dir = std::env::temp_dir().join(format!("fallcost-capacity-s3-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let text = std::fs::read_to_string("scenarios/sept3.toml").unwrap()
-        + "\n[steady]\nfast_fail_s = 0\n\n[capacity.\"openai/gpt-6-sol\"]\nrpm = 500\nbackground_rpm = 480\n";
+    let dir = scratch("s3");
+    let text = sept3_with_the_herd("\n[steady]\nfast_fail_s = 0\n");
     let doc = run(&dir, &text, 3);
     let seq = row(&doc, "incident", "price-matched", "sequential");
     assert_eq!(seq["method"], "simulated", "{seq:#}");
@@ -229,7 +238,7 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
         text.contains("capacity: openai/gpt-6-sol's quota ([capacity]) limits the incident only"),
         "{text}"
     );
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = one_line(&text);
     assert!(
         flat.contains("rate limits (simulated), sequential: openai/gpt-6-sol refused 836.24 attempts (500 rpm, 480 rpm of other traffic) [formula E[(N − c)⁺]/E[N]: 7.48% refused, 834.46 attempts]; a refused attempt is a 429, fast and billed 0"),
         "{text}"
@@ -246,7 +255,7 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
     let path_b = dir.join("sept3-capacity-breaker.toml");
     std::fs::write(&path_b, &with_breaker).unwrap();
     let text_b = crate::common::ok(&["compare", "--scenario", path_b.to_str().unwrap()]);
-    let flat_b = text_b.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat_b = one_line(&text_b);
     assert!(
         flat_b.contains("rate limits (simulated), sequential: openai/gpt-6-sol refused"),
         "{text_b}"
@@ -264,10 +273,8 @@ fn sept3_with_the_fallback_at_500_rpm_and_a_herd() {
 /// availability loss, not the saving its lower bill would read as.
 #[test]
 fn a_pr_that_lowers_a_fallbacks_rpm_shows_its_failed_requests() {
-    let dir = std::env::temp_dir().join(format!("fallcost-capacity-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let base = std::fs::read_to_string("scenarios/sept3.toml").unwrap()
-        + "\n[capacity.\"openai/gpt-6-sol\"]\nrpm = 500\nbackground_rpm = 480\n";
+    let dir = scratch("diff");
+    let base = sept3_with_the_herd("");
     let head = base.replace("rpm = 500", "rpm = 400");
     let (b, h) = (dir.join("base.toml"), dir.join("head.toml"));
     std::fs::write(&b, &base).unwrap();
@@ -313,8 +320,7 @@ fn a_pr_that_lowers_a_fallbacks_rpm_shows_its_failed_requests() {
 /// Bad `[capacity]` entries: one error naming the file, line and field and what is allowed.
 #[test]
 fn bad_capacity_entries_name_the_field() {
-    let dir = std::env::temp_dir().join(format!("fallcost-capacity-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("bad");
     let base = scenario(10, 1.0, 50, 0.0);
     let base = &base[..base.find("[capacity.").unwrap()];
     for (entry, want) in [
@@ -393,7 +399,7 @@ fn a_configs_rpm_is_the_fallbacks_quota_in_compare_and_diff() {
         share * 1800.0
     );
     let text = crate::common::ok(&["compare", "--config", &base, "--scenario", &scenario]);
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = one_line(&text);
     assert!(
         flat.contains("fallback `backup` (`claude-sonnet-4`): rpm 50, read as its quota in the incident: attempts over it are refused (429, billed 0; MODEL.md §11) (tests/fixtures/compare/capacity/base.yaml:7)"),
         "{text}"
@@ -417,8 +423,7 @@ fn a_configs_rpm_is_the_fallbacks_quota_in_compare_and_diff() {
     assert!((was / at(50) - 1.0).abs() < 0.05, "{was} vs {}", at(50));
     assert!((now / at(40) - 1.0).abs() < 0.05, "{now} vs {}", at(40));
     // a group of two deployments: its limits listed, not priced (no quota, nothing refused)
-    let dir = std::env::temp_dir().join(format!("fallcost-capacity-cfg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("cfg");
     let pool = std::fs::read_to_string(&base).unwrap().replace(
         "  - model_name: backup\n    litellm_params: {model: anthropic/claude-sonnet-4, rpm: 50}\n",
         "  - model_name: backup\n    litellm_params: {model: anthropic/claude-sonnet-4, rpm: 50}\n  - model_name: backup\n    litellm_params: {model: anthropic/claude-sonnet-4, rpm: 50, api_key: second-key}\n",
@@ -427,7 +432,7 @@ fn a_configs_rpm_is_the_fallbacks_quota_in_compare_and_diff() {
     std::fs::write(&pool_path, &pool).unwrap();
     let pool_path = pool_path.to_str().unwrap();
     let text = crate::common::ok(&["compare", "--config", pool_path, "--scenario", &scenario]);
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = one_line(&text);
     assert!(
         flat.contains(
             "rpm 50 not priced as a quota: its group's 2 deployments share the group's traffic"
@@ -455,7 +460,7 @@ fn a_configs_rpm_is_the_fallbacks_quota_in_compare_and_diff() {
         "--scenario",
         own.to_str().unwrap(),
     ]);
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = one_line(&text);
     assert!(
         flat.contains("`claude-sonnet-4`: the scenario's own [capacity] entry is priced, not the config's rate limit"),
         "{text}"
@@ -469,10 +474,9 @@ fn a_configs_rpm_is_the_fallbacks_quota_in_compare_and_diff() {
 /// error then, as it is in the file as written (`bad_capacity_entries_name_the_field`).
 #[test]
 fn a_chain_varied_by_set_leaves_its_dropped_models_entries_alone() {
-    let dir = std::env::temp_dir().join(format!("fallcost-capacity-set-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let text = std::fs::read_to_string("scenarios/sept3.toml").unwrap()
-        + "\n[capacity.\"openai/gpt-6-sol\"]\nrpm = 500\nbackground_rpm = 480\n\n[latency.\"openai/gpt-6-sol\"]\np50_s = 2\np99_s = 12\n";
+    let dir = scratch("set");
+    let text =
+        sept3_with_the_herd("") + "\n[latency.\"openai/gpt-6-sol\"]\np50_s = 2\np99_s = 12\n";
     let path = dir.join("s.toml");
     std::fs::write(&path, &text).unwrap();
     let path = path.to_str().unwrap();

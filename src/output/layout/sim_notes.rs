@@ -51,37 +51,10 @@ pub(super) fn breaker_notes(
     notes
 }
 
-/// The formula's refusals on link `k` under sequential (MODEL.md §11: a fixed minute of Poisson
-/// arrivals refuses E[(N − c)⁺]/E[N] of them), where the link's arrivals are known: the
-/// shorthand's fast outage of the primary's provider, `k` the first fallback on another
-/// provider, no breaker and no retry of a 429 (each request then reaches the link once).
-/// `(share refused, the chain's attempts refused over the window)`; `None` elsewhere.
-fn formula_refusals(report: &Report, chain: &Chain, k: usize) -> Option<(f64, f64)> {
-    let incident = report.input.incident.as_ref()?.for_chain(chain);
-    let capacity = chain.links.get(k)?.capacity?;
-    let primary = &chain.links[0].price.provider;
-    let policy = &chain.policy;
-    let known = k == 1
-        && incident.timeline.is_none()
-        && incident.failure == crate::model::FailureMode::Fast
-        && chain.links[1].price.provider != *primary
-        && policy.breaker.is_none()
-        && policy.retries_for(crate::model::policy::ErrorClass::RateLimit) == 0
-        && incident.duration_s > 0.0;
-    if !known {
-        return None;
-    }
-    let tokens = report.input.request.tokens().ceil() as u64;
-    let admitted = capacity.admitted_per_minute(tokens);
-    let mine = incident.requests_per_second * 60.0;
-    let share = crate::model::fit::refused_share(mine + capacity.background_rpm, admitted);
-    Some((share, share * incident.requests() as f64))
-}
-
 /// With a rate-limited link, what its limit refused under sequential (simulated as the row):
 /// per limited link, the attempts refused over the window, its limit and the other traffic
 /// it takes; where the link's arrivals are known, the formula's count beside it
-/// ([`formula_refusals`]).
+/// ([`crate::model::fit::known_refusals`]).
 pub(super) fn rate_limit_note(report: &Report, chain: &Chain) -> Option<String> {
     let limits = report
         .incident
@@ -108,7 +81,11 @@ pub(super) fn rate_limit_note(report: &Report, chain: &Chain) -> Option<String> 
             } else {
                 String::new()
             };
-            let formula = formula_refusals(report, chain, k).map_or(String::new(), |(s, n)| {
+            let incident = report.input.incident.as_ref().map(|i| i.for_chain(chain));
+            let known = incident.and_then(|i| {
+                crate::model::fit::known_refusals(&report.input.request, chain, &i, k)
+            });
+            let formula = known.map_or(String::new(), |(s, n)| {
                 format!(
                     " [formula E[(N − c)⁺]/E[N]: {} refused, {} attempts]",
                     crate::number::percent(s, crate::number::Digits::AtMost(2), false),

@@ -776,6 +776,8 @@ impl Window<'_> {
             run.opens = b.opens();
         }
         run.every_opens = breakers.iter().map(Circuit::opens).sum();
+        // whole counts: the sum is exact in any order
+        run.base.rate_limited = run.rate_limited_by.iter().sum();
         run
     }
 }

@@ -43,7 +43,6 @@ impl Window<'_> {
         if quota.admit(t, live.rng) {
             return None;
         }
-        live.run.base.rate_limited += 1.0;
         let by = &mut live.run.rate_limited_by;
         if by.len() <= l.role.index {
             by.resize(l.role.index + 1, 0.0);
