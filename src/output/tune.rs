@@ -332,11 +332,19 @@ fn recommended_lines(c: &ChainTune, r: &Point) -> Vec<String> {
     )];
     if let Some(s) = &c.shipped {
         let saved = s.cost_per_1k_usd - r.cost_per_1k_usd;
+        // a recommendation that costs more (one that meets a constraint the shipped settings
+        // miss) says so, not "saves" a negative amount
+        let (verb, sign) = if saved < 0.0 {
+            ("costs", -1.0)
+        } else {
+            ("saves", 1.0)
+        };
+        let more = if saved < 0.0 { " more" } else { "" };
         f.push(format!(
-            "Against the shipped settings ({}): saves ${}/1k requests, ${}/month; answered {} → {}",
+            "Against the shipped settings ({}): {verb} ${}/1k requests{more}, ${}/month{more}; answered {} → {}",
             s.pattern.as_str(),
-            money(saved),
-            money(s.monthly_usd - r.monthly_usd),
+            money(sign * saved),
+            money(sign * (s.monthly_usd - r.monthly_usd)),
             percent(s.availability, Digits::AtMost(4), false),
             percent(r.availability, Digits::AtMost(4), false)
         ));
@@ -346,6 +354,9 @@ fn recommended_lines(c: &ChainTune, r: &Point) -> Vec<String> {
     }
     if let Some(b) = &c.breaker_buys {
         f.push(breaker_line(b));
+    }
+    if let Some(q) = &c.quota_refusals {
+        f.push(quota_line(q));
     }
     if let Some(line) = &c.reproduce {
         f.push("Reproduce (one line, to paste into a shell):".into());
@@ -359,6 +370,27 @@ fn recommended_lines(c: &ChainTune, r: &Point) -> Vec<String> {
         f.push(format!("{VERBATIM}  {line}"));
     }
     f
+}
+
+/// What the shipped chain's and the recommendation's quotas refuse in the reference
+/// incident, as one line.
+fn quota_line(q: &crate::tune::QuotaRefusals) -> String {
+    let side = |links: &[crate::report::RateLimited]| {
+        let parts: Vec<String> = links
+            .iter()
+            .filter_map(crate::output::layout::refused_text)
+            .collect();
+        if parts.is_empty() {
+            "no rate-limited link".to_string()
+        } else {
+            parts.join("; ")
+        }
+    };
+    format!(
+        "Rate limits in the reference incident (simulated, as compare prints them; a refused attempt is a 429, billed 0, and fails the request where no later link answers): shipped: {}; recommended: {}",
+        side(&q.shipped),
+        side(&q.recommended)
+    )
 }
 
 /// What a recommended breaker buys in the reference incident, as one line.

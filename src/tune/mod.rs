@@ -176,6 +176,9 @@ pub struct ChainTune {
     pub reason: Option<String>,
     /// With a circuit breaker recommended and a reference incident: what it buys there.
     pub breaker_buys: Option<BreakerBuys>,
+    /// With a rate-limited link ([capacity]) on the shipped or the recommended chain and a
+    /// reference incident: what each one's quotas refuse there.
+    pub quota_refusals: Option<QuotaRefusals>,
     /// The shell line that reproduces the recommendation: `fallcost compare` on the same
     /// inputs, its `--set`s, and the p99's Monte Carlo seed (names shell-quoted).
     pub reproduce: Option<String>,
@@ -201,6 +204,20 @@ pub struct BreakerBuys {
     pub with: IncidentEffect,
     /// Without it (the closed forms).
     pub without: IncidentEffect,
+}
+
+/// What the quotas of the shipped and of the recommended chain refuse in the reference incident
+/// (docs/MODEL.md §11): per rate-limited link of each, its limit, the other traffic it takes
+/// and the attempts refused (429, billed 0) over the window, as `compare` simulates them on
+/// that point's pattern. A refused attempt that no later link answers is a failed request, so
+/// the quotas act on the search through its availability constraint: the cheapest chain that
+/// meets it is the cheapest that takes the load.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuotaRefusals {
+    /// The shipped settings' rate-limited links (empty: none).
+    pub shipped: Vec<crate::report::RateLimited>,
+    /// The recommendation's (empty: none).
+    pub recommended: Vec<crate::report::RateLimited>,
 }
 
 /// One side of [`BreakerBuys`]: one pattern's incident row, as `compare` computes it.

@@ -308,8 +308,13 @@ pub fn parse_space_file(file: &str, text: &str) -> Result<(Vec<Dim>, bool), Valu
 }
 
 impl Space {
-    /// `self` with `dim` in place of the key of the same name, or added after the others.
+    /// `self` with `dim` in place of the key of the same name, or added after the others. A
+    /// key that names a whole table (`policy.breaker`) replaces the keys inside it
+    /// (`policy.breaker.threshold`, `policy.breaker.cooldown_s`): each of its values sets the
+    /// whole table, so the keys inside would only repeat its points.
     pub fn with(mut self, dim: Dim) -> Space {
+        let inside = format!("{}.", dim.key);
+        self.dims.retain(|d| !d.key.starts_with(&inside));
         match self.dims.iter_mut().find(|d| d.key == dim.key) {
             Some(d) => *d = dim,
             None => self.dims.push(dim),
@@ -450,6 +455,30 @@ mod tests {
                 .all(|x| !(x.set.contains(&(TIMEOUT.into(), "5".into()))
                     && x.set.contains(&(HEDGE_DELAY.into(), "7".into()))))
         );
+    }
+
+    /// `--vary policy.breaker=none` sets the whole breaker table: the default keys inside it
+    /// go, so the space is not its points repeated once per default threshold and cooldown.
+    #[test]
+    fn a_whole_table_replaces_the_keys_inside_it() {
+        let dim = |k: &str, v: &[&str]| Dim {
+            key: k.into(),
+            values: v.iter().map(|s| s.to_string()).collect(),
+        };
+        let space = Space {
+            dims: vec![
+                dim(TIMEOUT, &["10", "30"]),
+                dim(THRESHOLD, &["none", "2", "5"]),
+                dim(COOLDOWN, &["30", "60"]),
+            ],
+        }
+        .with(dim("policy.breaker", &["none"]));
+        let keys: Vec<&str> = space.dims.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(keys, [TIMEOUT, "policy.breaker"]);
+        assert_eq!(space.combos(30.0).unwrap().len(), 2);
+        // a key inside a table replaces only itself
+        let space = space.with(dim(COOLDOWN, &["90"]));
+        assert_eq!(space.dims.len(), 3);
     }
 
     #[test]

@@ -504,3 +504,91 @@ fn a_chain_varied_by_set_leaves_its_dropped_models_entries_alone() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is no chain's model"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// tune with a quota as a constraint (issue 35 item 4): one request a second fails over onto a
+/// fallback limited to 50 a minute (GPT-6 Sol, 308 of the window's 1,800 refused) or one with
+/// no limit (GPT-6 Astra, dearer). At 12 outages a year over 1.2 million requests the limited
+/// chain answers 1 − 12 × 308.27 / 1.2e6 = 99.69%: held to 99.9%, tune recommends the dearer
+/// chain that takes the load and says what the shipped chain's quota refused; held to 99% it
+/// keeps the cheaper one.
+#[test]
+fn tune_recommends_the_cheapest_chain_that_takes_the_load() {
+    let dir = scratch("tune");
+    let toml = scenario(30, 1.0, 50, 0.0);
+    std::fs::write(dir.join("s.toml"), &toml).unwrap();
+    let space = "[space]\n\"chain.c.models\" = [[\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\"], [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-astra\"]]\n\"policy.retries\" = [0]\n\"policy.breaker\" = [\"none\"]\n\"policy.hedge_delay_s\" = [\"none\"]\n";
+    std::fs::write(dir.join("space.toml"), space).unwrap();
+    let tune = |availability: &str| {
+        let s = dir.join("s.toml");
+        let sp = dir.join("space.toml");
+        let args = [
+            "tune",
+            "--scenario",
+            s.to_str().unwrap(),
+            "--space",
+            sp.to_str().unwrap(),
+            "--requests-per-month",
+            "100000",
+            "--incidents-per-year",
+            "12",
+            "--availability",
+            availability,
+            "--confirm",
+            "0",
+        ];
+        let out = fallcost(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = one_line(&String::from_utf8_lossy(&out.stdout));
+        let json = crate::common::json(&args);
+        let schema = crate::schemas::validator("tune.schema.json");
+        crate::schemas::assert_valid(&schema, &json, "tune with a quota");
+        (text, json["chains"][0].clone())
+    };
+    let models = |p: &Value| -> Vec<String> {
+        p["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (strict_text, strict) = tune("99.9%");
+    let rec = &strict["recommended"];
+    assert_eq!(
+        models(rec),
+        ["anthropic/claude-sonnet-5", "openai/gpt-6-astra"]
+    );
+    assert_eq!(num(rec, "availability"), 1.0);
+    let shipped = &strict["shipped"];
+    let failed = shipped["raw"]["incident"]["failed_requests"]
+        .as_f64()
+        .unwrap();
+    // the simulated refusals against the law's expectation over 30 clock minutes
+    let want = expected_refused(1800, 30, 0.0, 50);
+    assert!((failed - want).abs() < 0.05 * want, "{failed} vs {want}");
+    let answered = 1.0 - 12.0 * failed / 1.2e6;
+    assert!((num(shipped, "availability") - answered).abs() < 1e-9);
+    assert!(num(rec, "cost_per_1k_usd") > num(shipped, "cost_per_1k_usd"));
+    let q = &strict["quota_refusals"];
+    assert_eq!(q["shipped"][0]["model"], "openai/gpt-6-sol");
+    assert_eq!(q["shipped"][0]["refused_attempts"].as_f64(), Some(failed));
+    assert_eq!(q["recommended"].as_array().map(Vec::len), Some(0));
+    assert!(
+        strict_text.contains(&format!(
+            "shipped: openai/gpt-6-sol refused {} attempts (50 rpm); recommended: no rate-limited link",
+            fallcost::number::count(failed)
+        )),
+        "{strict_text}"
+    );
+    assert!(strict_text.contains("costs $"), "{strict_text}");
+    let (_, loose) = tune("99%");
+    assert_eq!(
+        models(&loose["recommended"]),
+        ["anthropic/claude-sonnet-5", "openai/gpt-6-sol"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -12,7 +12,7 @@ use crate::tune::frontier::{self, weigh};
 use crate::tune::space;
 use crate::tune::{
     BreakerBuys, ChainTune, Confirmation, Goals, IncidentEffect, P99_REQUESTS, P99_SEED, Point,
-    Usage, gateway,
+    QuotaRefusals, Usage, gateway,
 };
 
 /// The frontier, recommendation (ties by [`frontier::TIE_RULE`]), runner-up, confirmation,
@@ -43,6 +43,10 @@ pub(super) fn finish(
     };
     let breaker_buys = match &recommended {
         Some(r) if ask.history.is_none() => breaker_buys(ctx, r)?,
+        _ => None,
+    };
+    let quota_refusals = match &recommended {
+        Some(r) if ask.history.is_none() => quota_refusals(ctx, shipped.as_ref(), r)?,
         _ => None,
     };
     let own = source.parse()?;
@@ -78,6 +82,7 @@ pub(super) fn finish(
         recommended,
         reason,
         breaker_buys,
+        quota_refusals,
         reproduce,
         reproduce_p99,
         runner_up,
@@ -205,6 +210,48 @@ fn breaker_buys(ctx: &Ctx, p: &Point) -> crate::ops::OpsResult<Option<BreakerBuy
     Ok(effect(&s)
         .zip(effect(&free))
         .map(|(with, without)| BreakerBuys { with, without }))
+}
+
+/// What the quotas of the shipped chain and of the recommendation refuse in the reference
+/// incident, each on its own point's pattern, as `compare` computes it; `None` when neither
+/// has a rate-limited link or there is no incident.
+///
+/// Errors: the scenario fails to parse (not expected: it was priced).
+fn quota_refusals(
+    ctx: &Ctx,
+    shipped: Option<&Point>,
+    rec: &Point,
+) -> crate::ops::OpsResult<Option<QuotaRefusals>> {
+    let limited = |p: &Point| -> crate::ops::OpsResult<Vec<crate::report::RateLimited>> {
+        let s = scenario_of(ctx.source, ctx.name, &pairs(&p.set))?;
+        let chain = s.chains.iter().find(|c| c.name == ctx.name);
+        if s.incident.is_none()
+            || !chain.is_some_and(|c| c.links.iter().any(|l| l.capacity.is_some()))
+        {
+            return Ok(Vec::new());
+        }
+        let report = compare::analytic_of(&s, &[p.pattern]);
+        Ok(report
+            .incident
+            .into_iter()
+            .find(|r| r.chain == ctx.name && r.pattern == p.pattern)
+            .and_then(|r| r.rate_limits)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|l| l.capacity.is_some())
+            .collect())
+    };
+    let recommended = limited(rec)?;
+    let shipped = match shipped {
+        Some(s) => limited(s)?,
+        None => Vec::new(),
+    };
+    Ok(
+        (!shipped.is_empty() || !recommended.is_empty()).then_some(QuotaRefusals {
+            shipped,
+            recommended,
+        }),
+    )
 }
 
 /// Student's t at 97.5% for `df` degrees of freedom (2 to 30; the normal's 1.96 beyond).

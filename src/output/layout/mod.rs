@@ -16,6 +16,7 @@ mod timeline;
 use cells::Table;
 
 pub use compare::compare;
+pub(crate) use sim_notes::refused_text;
 
 /// The `sweep` table's figure columns ([`crate::figures::Column::sweep`]) and their cells.
 pub(crate) fn sweep_headers(figures: &'static [crate::figures::Figure]) -> Vec<String> {

@@ -65,22 +65,7 @@ pub(super) fn rate_limit_note(report: &Report, chain: &Chain) -> Option<String> 
         .iter()
         .enumerate()
         .filter_map(|(k, l)| {
-            let c = l.capacity?;
-            let mut limit = Vec::new();
-            if let Some(r) = c.limit.rpm {
-                limit.push(format!("{} rpm", group(&trim(r, 0))));
-            }
-            if let Some(t) = c.limit.tpm {
-                limit.push(format!("{} tpm", group(&trim(t, 0))));
-            }
-            let others = if c.background_rpm > 0.0 {
-                format!(
-                    ", {} rpm of other traffic",
-                    group(&trim(c.background_rpm, 1))
-                )
-            } else {
-                String::new()
-            };
+            let refused = refused_text(l)?;
             let incident = report.input.incident.as_ref().map(|i| i.for_chain(chain));
             let known = incident.and_then(|i| {
                 crate::model::fit::known_refusals(&report.input.request, chain, &i, k)
@@ -92,12 +77,7 @@ pub(super) fn rate_limit_note(report: &Report, chain: &Chain) -> Option<String> 
                     count(n)
                 )
             });
-            Some(format!(
-                "{} refused {} attempts ({}{others}){formula}",
-                l.model,
-                count(l.refused_attempts),
-                limit.join(", ")
-            ))
+            Some(format!("{refused}{formula}"))
         })
         .collect();
     (!parts.is_empty()).then(|| {
@@ -106,6 +86,31 @@ pub(super) fn rate_limit_note(report: &Report, chain: &Chain) -> Option<String> 
             parts.join("; ")
         )
     })
+}
+
+/// One rate-limited link's refusals as the notes print them: `MODEL refused N attempts
+/// (LIMIT rpm, B rpm of other traffic)`; `None` for a link without a limit.
+pub(crate) fn refused_text(l: &crate::report::RateLimited) -> Option<String> {
+    let c = l.capacity?;
+    let mut limit = Vec::new();
+    if let Some(r) = c.limit.rpm {
+        limit.push(format!("{} rpm", group(&trim(r, 0))));
+    }
+    if let Some(t) = c.limit.tpm {
+        limit.push(format!("{} tpm", group(&trim(t, 0))));
+    }
+    if c.background_rpm > 0.0 {
+        limit.push(format!(
+            "{} rpm of other traffic",
+            group(&trim(c.background_rpm, 1))
+        ));
+    }
+    Some(format!(
+        "{} refused {} attempts ({})",
+        l.model,
+        count(l.refused_attempts),
+        limit.join(", ")
+    ))
 }
 
 /// With `--mc`, the breaker's simulated figures under sequential: attempts on the dead
