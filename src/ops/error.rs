@@ -122,6 +122,22 @@ pub enum OpsError {
         /// The settings, `key=value` joined by ` --set `.
         at: String,
     },
+    /// A model tune would put on a chain (`--candidate`, or a value of the space's
+    /// `chain.NAME.models`) that the scenario refuses there, found before the search: the
+    /// chain of the search's first value holding it (`at`: `chain.NAME.models=[..]`).
+    #[error(
+        "{error} (tune {model} on chain `{chain}`, checked before the search at --set {at}; nothing was priced)"
+    )]
+    TuneModel {
+        /// What is invalid there.
+        error: Box<InputError>,
+        /// The model: `--candidate MODEL`, or `` `MODEL` `` from the space.
+        model: String,
+        /// The chain.
+        chain: String,
+        /// The chain value, `chain.NAME.models=[..]`.
+        at: String,
+    },
     /// The sweep's grid is too large.
     #[error("the grid has {total} points; at most {max}")]
     TooManyPoints {

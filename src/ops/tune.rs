@@ -151,8 +151,9 @@ pub fn run(source: &Source, ask: &Ask) -> crate::ops::OpsResult<Tune> {
 
 /// Run the search on `source`, reporting its progress to `progress`.
 ///
-/// Errors (exit 2): an invalid scenario or combination (naming the `--set` pairs), a
-/// `--chain` the scenario lacks, a space over [`space::MAX_COMBINATIONS`], more incident
+/// Errors (exit 2): an invalid scenario or combination (naming the `--set` pairs), a model
+/// the space puts on a chain that the scenario refuses there (before the search:
+/// [`crate::ops::OpsError::TuneModel`]), a `--chain` the scenario lacks, a space over [`space::MAX_COMBINATIONS`], more incident
 /// requests a year than the year has, `--budget` without traffic to weigh it by.
 pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> crate::ops::OpsResult<Tune> {
     let deadline = Deadline {
@@ -179,6 +180,7 @@ pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> crate::ops::
             .find(|c| &c.name == name)
             .expect("selected above");
         let (space, held) = hold_unpriced_timeout(chain, space_for(chain, &base, ask));
+        check_new_models(source, &base, &space, ask)?;
         let combos = space.combos(chain.policy.timeout_s)?;
         progress.add_total(combos.len() as u64);
         plans.push((name, combos, held));
@@ -212,6 +214,70 @@ pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> crate::ops::
         chains,
         partial,
     })
+}
+
+/// Before any search work: each model a `chain.NAME.models` key of `space` puts on chain NAME
+/// that the chain (as `base` has it) lacks, tried on the first value that holds it, that
+/// value alone set. A chain the scenario refuses there (a per-link list of the file that
+/// states no rate for the model, MODEL.md §10; a model without a price) would stop the search
+/// at its first combination holding it; it stops it here instead, once, naming the model.
+///
+/// Errors: [`crate::ops::OpsError::TuneModel`].
+fn check_new_models(
+    source: &Source,
+    base: &Scenario,
+    space: &Space,
+    ask: &Ask,
+) -> crate::ops::OpsResult<()> {
+    for dim in &space.dims {
+        let Ok(parts) = crate::input::document::split_dotted_key(&dim.key) else {
+            continue;
+        };
+        let [c, name, m] = parts.as_slice() else {
+            continue;
+        };
+        if c != "chain" || m != "models" {
+            continue;
+        }
+        let own: Vec<&str> = base
+            .chains
+            .iter()
+            .filter(|ch| &ch.name == name)
+            .flat_map(|ch| ch.links.iter().map(|l| l.price.id.as_str()))
+            .collect();
+        let mut tried: Vec<String> = Vec::new();
+        for value in &dim.values {
+            let new: Vec<String> = space::models_of(value)
+                .into_iter()
+                .filter(|m| !own.contains(&m.as_str()) && !tried.contains(m))
+                .collect();
+            if new.is_empty() {
+                continue;
+            }
+            let mut overrides = source.overrides.clone();
+            overrides.push((dim.key.clone(), value.clone()));
+            if let Err(e) = source.parse_with(&overrides) {
+                let named: Vec<String> = new
+                    .iter()
+                    .map(|m| {
+                        if ask.candidates.contains(m) {
+                            format!("--candidate {m}")
+                        } else {
+                            format!("`{m}`")
+                        }
+                    })
+                    .collect();
+                return Err(crate::ops::OpsError::TuneModel {
+                    error: Box::new(e),
+                    model: named.join(", "),
+                    chain: name.clone(),
+                    at: format!("{}={value}", dim.key),
+                });
+            }
+            tried.extend(new);
+        }
+    }
+    Ok(())
 }
 
 /// `space` with the timeout held at the chain's own where [`unpriced_timeout`] says it cannot

@@ -26,6 +26,7 @@ mod gateways;
 mod history;
 mod issue10;
 mod issue33;
+mod issue38;
 mod json_contract;
 mod layout;
 mod long_history;

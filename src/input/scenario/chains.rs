@@ -9,7 +9,7 @@ use super::super::document::{Document, PathSegment};
 use super::super::{check_name, show};
 use super::file::{ChainSpec, ScenarioFile};
 use super::policy::resolve_policy;
-use super::steady::resolve_steady;
+use super::steady::{Replaced, resolve_steady};
 use super::{broad_hint, key};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::fit::Capacity;
@@ -280,8 +280,17 @@ impl<'a> ChainInput<'a> {
                 "empty chain; list at least the primary model".into(),
             ));
         }
+        // The steady rates before the prices: a `--set` that puts a model on the chain for
+        // which the file's per-link list states no rate is refused for that first.
+        let replaced = self.replaced(ci, spec);
+        let steady = resolve_steady(
+            self.doc,
+            (&self.file.steady, &spec.steady),
+            spec.models.len(),
+            ci,
+            replaced.as_ref(),
+        )?;
         let (billed, tiers) = self.bill_links(ci, spec)?;
-        let steady = resolve_steady(self.doc, &self.file.steady, &spec.steady, billed.len(), ci)?;
         let policy = resolve_policy(self.doc, &self.file.policy, &spec.policy, ci)?;
         let (timeouts, caps) = resolve_link_values(self.doc, spec, ci, &policy)?;
         let links = billed
@@ -318,6 +327,34 @@ impl<'a> ChainInput<'a> {
         }
         .build();
         Ok((chain, tiers))
+    }
+
+    /// Chain number `ci` as [`resolve_steady`] reads the file's per-link lists on it: when a
+    /// `--set` replaced its models, its models as the file writes them and as they are now,
+    /// each with the id it resolves to (the name itself where the price table lacks it).
+    fn replaced(&self, ci: usize, spec: &'a ChainSpec) -> Option<Replaced<'a>> {
+        let written = self.file.as_written.models.get(ci)?.as_ref()?;
+        if *written == spec.models {
+            return None;
+        }
+        let ids = |models: &'a [String]| {
+            models
+                .iter()
+                .map(|m| {
+                    let id = self
+                        .prices
+                        .get(m)
+                        .map_or_else(|| m.clone(), |p| p.id.clone());
+                    (m.as_str(), id)
+                })
+                .collect()
+        };
+        Some(Replaced {
+            chain: &spec.name,
+            written: ids(written),
+            now: ids(&spec.models),
+            set_keys: &self.file.as_written.set_keys,
+        })
     }
 
     /// Chain number `ci`'s models priced and billed (request, service tier, cache TTL), with

@@ -36,6 +36,37 @@ pub(super) struct ScenarioFile {
     /// (`tune --candidate`, a sweep of chains), not stale entries of the file.
     #[serde(skip)]
     pub(super) models_overridden: bool,
+    /// The chains' models as the file writes them and the keys `--set` gave (not keys of the
+    /// file): a chain whose models a `--set` replaced reads the file's per-link lists by model
+    /// (`super::steady`).
+    #[serde(skip)]
+    pub(super) as_written: AsWritten,
+}
+
+/// What the file says before `--set` applies, for the per-link lists of a chain whose models a
+/// `--set` replaced: each link's rate is its model's, as the file states it for the chain as
+/// written.
+#[derive(Debug, Default)]
+pub(super) struct AsWritten {
+    /// Per chain, in file order, its `models` as the file writes them (`None`: not a list of
+    /// names, which the file's own validation refuses).
+    pub(super) models: Vec<Option<Vec<String>>>,
+    /// The keys `--set` gave, split at their dots (`["steady", "failure_rates"]`).
+    pub(super) set_keys: Vec<Vec<String>>,
+}
+
+/// The chains' `models` alone, read from the file before `--set` applies (every other field
+/// is left to [`ScenarioFile`]).
+#[derive(Debug, Deserialize)]
+pub(super) struct WrittenChains {
+    #[serde(default, rename = "chain")]
+    pub(super) chains: Vec<WrittenChain>,
+}
+
+/// One `[[chain]]`'s `models` as written.
+#[derive(Debug, Deserialize)]
+pub(super) struct WrittenChain {
+    pub(super) models: Option<Vec<String>>,
 }
 
 /// `[policy]`: client policy, every field optional so a chain can override any of them.

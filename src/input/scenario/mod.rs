@@ -59,7 +59,7 @@
 use crate::error::ValueError;
 use std::path::Path;
 
-use super::document::{Document, PathSegment};
+use super::document::{Document, PathSegment, split_dotted_key};
 use super::duration::parse_seconds;
 use super::pricing::{PricingRef, default_name};
 use super::{check_name, check_range, read_text, show};
@@ -167,6 +167,12 @@ pub fn parse_priced(
     extra: &[crate::model::ModelPrice],
 ) -> Result<Scenario, InputError> {
     let mut doc = Document::parse(label, text)?;
+    // The chains' models before `--set`: a chain whose models it replaces reads the file's
+    // per-link lists by model. (A file whose chains do not read is refused below.)
+    let written_models = doc
+        .deserialize::<file::WrittenChains>()
+        .map(|w| w.chains.into_iter().map(|c| c.models).collect())
+        .unwrap_or_default();
     overrides::apply(&mut doc, overrides)?;
     let mut file: ScenarioFile = doc.deserialize().map_err(|e: InputError| {
         e.with_file_kind_hint(
@@ -177,6 +183,13 @@ pub fn parse_priced(
     file.models_overridden = overrides
         .iter()
         .any(|(k, _)| k.starts_with("chain.") && k.ends_with(".models"));
+    file.as_written = file::AsWritten {
+        models: written_models,
+        set_keys: overrides
+            .iter()
+            .filter_map(|(k, _)| split_dotted_key(k).ok())
+            .collect(),
+    };
     let pricing_ref = PricingRef::parse(
         file.pricing.as_deref().unwrap_or(default_name()),
         Some(base),

@@ -1,7 +1,7 @@
 //! `[steady]` and a chain's `steady = { .. }`: failure rates, billing shares and the error
 //! mix, validated.
 
-use super::super::document::{Document, PathSegment};
+use super::super::document::{Document, PathSegment, path_string};
 use super::super::{check_range, show};
 use super::Levels;
 use super::file::SteadySpec;
@@ -22,13 +22,48 @@ pub(super) struct ResolvedSteady {
     pub(super) primary_win_rate: Option<f64>,
 }
 
-/// The chain's steady parameters: its own `steady` fields, then the scenario's, then defaults.
+/// A chain whose models a `--set` replaced (`tune --candidate`, `--set chain.NAME.models=[..]`):
+/// the file's per-link lists state a rate per model of the chain as written, and each link of
+/// the chain now takes its model's ([`SteadyLevels::list_rates`]).
+pub(super) struct Replaced<'a> {
+    /// The chain's name.
+    pub(super) chain: &'a str,
+    /// The models as the file writes them, each with the id it resolves to.
+    pub(super) written: Vec<(&'a str, String)>,
+    /// The chain's models now, primary first, each with the id it resolves to.
+    pub(super) now: Vec<(&'a str, String)>,
+    /// The keys `--set` gave, split at their dots: a list (or its scalar) a `--set` states is
+    /// the user's, one value per link of the chain as it is now.
+    pub(super) set_keys: &'a [Vec<String>],
+}
+
+impl Replaced<'_> {
+    /// Whether a `--set` stated `list` or its `scalar` at the chain's level (`in_chain`) or
+    /// the scenario's.
+    fn stated_by_set(&self, list: &str, scalar: &str, in_chain: bool) -> bool {
+        self.set_keys.iter().any(|k| {
+            let field = match k.as_slice() {
+                [c, name, t, f]
+                    if in_chain && c == "chain" && name == self.chain && t == "steady" =>
+                {
+                    f
+                }
+                [t, f] if !in_chain && t == "steady" => f,
+                _ => return false,
+            };
+            field == list || field == scalar
+        })
+    }
+}
+
+/// The chain's steady parameters: its own `steady` fields, then the scenario's, then defaults;
+/// with `replaced`, the file's per-link lists read by model.
 pub(super) fn resolve_steady(
     doc: &Document,
-    top: &SteadySpec,
-    own: &SteadySpec,
+    (top, own): (&SteadySpec, &SteadySpec),
     links: usize,
     chain_index: usize,
+    replaced: Option<&Replaced>,
 ) -> Result<ResolvedSteady, InputError> {
     let d = Steady::default();
     let at = SteadyLevels {
@@ -40,6 +75,7 @@ pub(super) fn resolve_steady(
         top,
         own,
         links,
+        replaced,
     };
     let error_mix = at.error_mix()?;
     let failure_rates = at.per_link(
@@ -101,16 +137,25 @@ pub(super) fn resolve_steady(
     })
 }
 
+/// A per-link rate's two spellings: its list (`failure_rates`) and its scalar
+/// (`failure_rate`), which applies to every link (`scalar_all`) or to the primary.
+struct PerLinkField<'f> {
+    list: &'f str,
+    scalar: &'f str,
+    scalar_all: bool,
+}
+
 /// Reads a per-link rate's list and scalar (`failure_rates`, `failure_rate`) from one level.
 type PerLinkFields = for<'s> fn(&'s SteadySpec) -> (&'s Option<Vec<f64>>, Option<f64>);
 
 /// A chain's own `steady` fields and the scenario's `[steady]`, with where each is written,
-/// for a chain of `links` links.
+/// for a chain of `links` links (whose models a `--set` may have `replaced`).
 struct SteadyLevels<'a> {
     levels: Levels<'a>,
     top: &'a SteadySpec,
     own: &'a SteadySpec,
     links: usize,
+    replaced: Option<&'a Replaced<'a>>,
 }
 
 impl SteadyLevels<'_> {
@@ -149,10 +194,15 @@ impl SteadyLevels<'_> {
                 ));
             }
         }
+        let fields = PerLinkField {
+            list,
+            scalar,
+            scalar_all,
+        };
         match (own_l, own_s, top_l, top_s) {
-            (Some(l), _, _, _) => self.list_rates(list, l, true),
+            (Some(l), _, _, _) => self.list_rates(&fields, l, true),
             (None, Some(v), _, _) => self.scalar_rates(scalar, v, true, scalar_all),
-            (None, None, Some(l), _) => self.list_rates(list, l, false),
+            (None, None, Some(l), _) => self.list_rates(&fields, l, false),
             (None, None, None, Some(v)) => self.scalar_rates(scalar, v, false, scalar_all),
             (None, None, None, None) => Ok(vec![0.0; self.links]),
         }
@@ -176,9 +226,21 @@ impl SteadyLevels<'_> {
         })
     }
 
-    /// List `l` of field `list`: one rate in [0, 1] per link.
-    fn list_rates(&self, list: &str, l: &[f64], in_chain: bool) -> Result<Vec<f64>, InputError> {
-        let links = self.links;
+    /// List `l` of field `f.list`: one rate in [0, 1] per link. On a chain whose models a
+    /// `--set` replaced, a list of the file gives one per model of the chain as written, and
+    /// each link takes its model's ([`SteadyLevels::by_model`]); a list a `--set` states is
+    /// one per link of the chain as it is now.
+    fn list_rates(
+        &self,
+        f: &PerLinkField,
+        l: &[f64],
+        in_chain: bool,
+    ) -> Result<Vec<f64>, InputError> {
+        let list = f.list;
+        let replaced = self
+            .replaced
+            .filter(|r| !r.stated_by_set(list, f.scalar, in_chain));
+        let links = replaced.map_or(self.links, |r| r.written.len());
         if l.len() != links {
             return Err(self.levels.invalid(
                 list,
@@ -196,7 +258,75 @@ impl SteadyLevels<'_> {
                 self.levels.doc.error_at(InputErrorKind::Invalid, &p, m)
             })?;
         }
-        Ok(l.to_vec())
+        match replaced {
+            Some(r) => self.by_model(f, l, in_chain, r),
+            None => Ok(l.to_vec()),
+        }
+    }
+
+    /// The file's list `l` (one rate per model of chain `r` as written, checked) read by
+    /// model: each link of the chain now takes the rate the list gives its model (by resolved
+    /// id, so `gpt-4o` and `openai/gpt-4o` of a LiteLLM table are one model).
+    ///
+    /// Errors: a model not on the chain as written (the list states no rate for it, and none
+    /// is borrowed or taken as 0); a model the chain as written lists twice with two rates.
+    fn by_model(
+        &self,
+        f: &PerLinkField,
+        l: &[f64],
+        in_chain: bool,
+        r: &Replaced,
+    ) -> Result<Vec<f64>, InputError> {
+        let written = || {
+            r.written
+                .iter()
+                .map(|(m, _)| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let scalar = path_string(&self.levels.path(f.scalar, in_chain));
+        let mut out = Vec::with_capacity(r.now.len());
+        for (model, id) in &r.now {
+            let mut rates = r
+                .written
+                .iter()
+                .zip(l)
+                .filter(|((_, w), _)| w == id)
+                .map(|(_, v)| *v);
+            let Some(v) = rates.next() else {
+                let instead = if f.scalar_all {
+                    format!("state one `{scalar}` for every link instead of the list")
+                } else {
+                    format!(
+                        "state `{scalar}` (the primary's) instead of the list, or [latency] models that derive every link's"
+                    )
+                };
+                return Err(self.levels.invalid(
+                    f.list,
+                    in_chain,
+                    format!(
+                        "`{model}` is not on chain `{}` as written ({}): the list gives a rate per model of the chain as written, and none for it (a rate is never borrowed or taken as 0); {instead}, or put `{model}` on the chain with its rate",
+                        r.chain,
+                        written()
+                    ),
+                ));
+            };
+            if let Some(other) = rates.find(|o| *o != v) {
+                return Err(self.levels.invalid(
+                    f.list,
+                    in_chain,
+                    format!(
+                        "`{model}` is on chain `{}` as written ({}) more than once, with rates {} and {}: the list gives it no one rate; give one rate per model, or state the list for the chain as it is now with --set",
+                        r.chain,
+                        written(),
+                        show(v),
+                        show(other)
+                    ),
+                ));
+            }
+            out.push(v);
+        }
+        Ok(out)
     }
 
     /// `errors`, the error mix, whole from one level: shares in [0, 1] adding up to 1, and

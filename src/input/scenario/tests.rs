@@ -441,3 +441,167 @@ fn a_drill_replaces_the_incident_with_the_primarys_provider_drilled() {
             .contains("the drill holds no requests")
     );
 }
+
+/// Sol → Sonnet 5 → Haiku 4.5 (A, B, C) under `[steady]` `EXTRA`, chain `x`.
+fn abc(extra: &str) -> String {
+    format!(
+        "{HEAD}[[chain]]\nname = \"x\"\n\
+         models = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\", \"anthropic/claude-haiku-4-5\"]\n\
+         {extra}"
+    )
+}
+
+/// `text` parsed with `--set` pairs `set`.
+fn load_set(text: &str, set: &[(&str, &str)]) -> Result<Scenario, InputError> {
+    let set: Vec<(String, String)> = set
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    parse("s.toml", text, Path::new("."), &set)
+}
+
+const MODELS: &str = "chain.x.models";
+const C_A: &str = "[\"anthropic/claude-haiku-4-5\", \"openai/gpt-5.6-sol\"]";
+const B_C_A: &str =
+    "[\"anthropic/claude-sonnet-5\", \"anthropic/claude-haiku-4-5\", \"openai/gpt-5.6-sol\"]";
+const C_LUNA: &str = "[\"anthropic/claude-haiku-4-5\", \"openai/gpt-6-luna\"]";
+
+/// Issue #38: a `--set` that replaces a chain's models (as `tune --candidate` builds its
+/// chains) reads the file's per-link lists by model: each link takes the rate the list gives
+/// its model on the chain as written, at the scenario's level and at the chain's own.
+#[test]
+fn a_replaced_chain_takes_each_links_rate_from_its_model() {
+    let text = abc("[steady]\nfailure_rates = [0.005, 0.0, 0.0]\n");
+    // as written: by position
+    let s = load_set(&text, &[]).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.005, 0.0, 0.0]);
+    // [C, A]: Haiku's 0.0, then Sol's 0.005
+    let s = load_set(&text, &[(MODELS, C_A)]).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.0, 0.005]);
+    let ids: Vec<&str> = s.chains[0].prices().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["anthropic/claude-haiku-4-5", "openai/gpt-5.6-sol"]);
+
+    // trip rates too, with the failure rates
+    let text = abc(
+        "[steady]\nfailure_rates = [0.01, 0.02, 0.03]\ntimeout_trip_rates = [0.05, 0.04, 0.0]\n",
+    );
+    let s = load_set(&text, &[(MODELS, B_C_A)]).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.02, 0.03, 0.01]);
+    assert_eq!(trip_rates(&s.chains[0]), vec![0.04, 0.0, 0.05]);
+    let s = load_set(&text, &[(MODELS, C_A)]).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.03, 0.01]);
+    assert_eq!(trip_rates(&s.chains[0]), vec![0.0, 0.05]);
+
+    // the chain's own steady lists (over the scenario's)
+    let text = abc(
+        "steady = { failure_rates = [0.1, 0.2, 0.3], timeout_trip_rates = [0.0, 0.07, 0.08] }\n\
+         [steady]\nfailure_rates = [0.5, 0.0, 0.0]\n",
+    );
+    let s = load_set(&text, &[(MODELS, C_A)]).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.3, 0.1]);
+    assert_eq!(trip_rates(&s.chains[0]), vec![0.08, 0.0]);
+
+    // a chain whose models no --set replaced keeps the list by position
+    let two = format!(
+        "{text}[[chain]]\nname = \"y\"\n\
+         models = [\"anthropic/claude-haiku-4-5\", \"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\"]\n"
+    );
+    let s = load_set(&two, &[(MODELS, C_A)]).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.3, 0.1]);
+    assert_eq!(failure_rates(&s.chains[1]), vec![0.5, 0.0, 0.0]);
+}
+
+/// A model the chain as written lacks has no stated rate in the file's list: an error at the
+/// list's line naming the key, the model, the chain and what to write instead, never a
+/// borrowed or zero rate.
+#[test]
+fn a_model_not_on_the_chain_as_written_has_no_rate_in_its_list() {
+    let text = abc("[steady]\nfailure_rates = [0.005, 0.0, 0.0]\n");
+    let e = load_set(&text, &[(MODELS, C_LUNA)]).unwrap_err();
+    assert_eq!(e.kind, InputErrorKind::Invalid);
+    assert_eq!(e.file, "s.toml");
+    assert_eq!(e.field.as_deref(), Some("steady.failure_rates"));
+    let at = e.location.unwrap();
+    assert_eq!((at.line, at.col), (8, 17), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("s.toml:8:17: steady.failure_rates: `openai/gpt-6-luna` is not on chain `x` as written (`openai/gpt-5.6-sol`, `anthropic/claude-sonnet-5`, `anthropic/claude-haiku-4-5`)"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("state one `steady.failure_rate` for every link instead of the list, or put `openai/gpt-6-luna` on the chain with its rate"),
+        "{msg}"
+    );
+
+    // a trip-rate list, and a chain's own list, each named at its own line
+    let text = abc("[steady]\ntimeout_trip_rates = [0.05, 0.0, 0.0]\n");
+    let e = load_set(&text, &[(MODELS, C_LUNA)]).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("steady.timeout_trip_rates"), "{e}");
+    assert_eq!(e.location.map(|l| l.line), Some(8), "{e}");
+    assert!(
+        e.message
+            .contains("state `steady.timeout_trip_rate` (the primary's) instead of the list"),
+        "{e}"
+    );
+    let text = abc("steady = { failure_rates = [0.1, 0.2, 0.3] }\n");
+    let e = load_set(&text, &[(MODELS, C_LUNA)]).unwrap_err();
+    assert_eq!(
+        e.field.as_deref(),
+        Some("chain[0].steady.failure_rates"),
+        "{e}"
+    );
+    assert_eq!(e.location.map(|l| l.line), Some(7), "{e}");
+    assert!(e.message.contains("`openai/gpt-6-luna`"), "{e}");
+
+    // a model the chain as written lists twice with two rates has no one rate
+    let text = format!(
+        "{HEAD}[[chain]]\nname = \"x\"\n\
+         models = [\"openai/gpt-5.6-sol\", \"anthropic/claude-sonnet-5\", \"openai/gpt-5.6-sol\"]\n\
+         [steady]\nfailure_rates = [0.1, 0.0, 0.2]\n"
+    );
+    let e = load_set(&text, &[(MODELS, "[\"openai/gpt-5.6-sol\"]")]).unwrap_err();
+    assert!(
+        e.message.contains("more than once, with rates 0.1 and 0.2"),
+        "{e}"
+    );
+}
+
+/// A scalar rate applies to any chain; a list the user's own `--set` states is theirs, one
+/// value per link of the chain as it is now (checked against its length, as for the file).
+#[test]
+fn a_scalar_or_a_list_given_by_set_is_not_read_by_model() {
+    let text = abc("[steady]\nfailure_rate = 0.01\ntimeout_trip_rate = 0.05\n");
+    let s = load_set(&text, &[(MODELS, C_LUNA)]).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.01, 0.01]);
+    assert_eq!(trip_rates(&s.chains[0]), vec![0.05, 0.0]);
+
+    let text = abc("[steady]\nfailure_rates = [0.005, 0.0, 0.0]\n");
+    let mine = ("steady.failure_rates", "[0.2, 0.3]");
+    for set in [[(MODELS, C_LUNA), mine], [mine, (MODELS, C_LUNA)]] {
+        let s = load_set(&text, &set).unwrap();
+        assert_eq!(failure_rates(&s.chains[0]), vec![0.2, 0.3]);
+    }
+    let s = load_set(&text, &[(MODELS, C_LUNA), ("steady.failure_rate", "0.02")]).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.02, 0.02]);
+    let e = load_set(
+        &text,
+        &[
+            (MODELS, C_LUNA),
+            ("steady.failure_rates", "[0.2, 0.3, 0.4]"),
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("has 3 values for a chain of 2 models; give one per model"),
+        "{e}"
+    );
+    // the chain's own list, set for the chain as it is now
+    let text = abc("steady = { failure_rates = [0.1, 0.2, 0.3] }\n");
+    let set = [
+        (MODELS, C_LUNA),
+        ("chain.x.steady.failure_rates", "[0.4, 0.6]"),
+    ];
+    let s = load_set(&text, &set).unwrap();
+    assert_eq!(failure_rates(&s.chains[0]), vec![0.4, 0.6]);
+}

@@ -1,0 +1,191 @@
+//! Issue 38: `tune --candidate` on a scenario whose `[steady]` gives per-link lists
+//! (`failure_rates = [0.005, 0.0, 0.0]` in `scenarios/timeout.toml`) exited 2 with "has 3
+//! values for a chain of 2 models" at its first candidate chain. A per-link rate is its link's
+//! model's: a `--set chain.NAME.models=[..]` (how tune builds its chains) reads the file's list
+//! by model, and a model not on the chain as written has no stated rate, which tune says up
+//! front, once, naming the candidate.
+
+use crate::common::{fails, json, num, root, row};
+
+const TIMEOUT: &str = "scenarios/timeout.toml";
+const CHAIN: &str = "sol-sonnet-haiku";
+const OWN: [&str; 3] = [
+    "openai/gpt-5.6-sol",
+    "anthropic/claude-sonnet-5",
+    "anthropic/claude-haiku-4-5",
+];
+/// timeout.toml's `failure_rates`, one per model of the chain as written.
+const RATES: [f64; 3] = [0.005, 0.0, 0.0];
+
+/// The strings of a JSON array.
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `compare -s timeout.toml --chain CHAIN` with `set` (each `KEY=VALUE`), as JSON.
+fn compare(set: &[String]) -> serde_json::Value {
+    let mut args = vec!["compare", "-s", TIMEOUT, "--chain", CHAIN];
+    for s in set {
+        args.extend(["--set", s.as_str()]);
+    }
+    json(&args)
+}
+
+/// With one of the chain's own models as the candidate, tune searches every order of its
+/// models and exits 0; the printed reproduce line, run in a shell, prints the recommended
+/// point's bill, failures and p99; and a frontier point that reorders the models prices each
+/// link at its model's rate: `compare` with its `--set`s prints the rows of the same chain with
+/// the by-model list stated for it (and not those of the list read by position).
+#[test]
+fn tune_with_an_own_model_candidate_reads_the_lists_by_model_and_reproduces() {
+    let v = json(&[
+        "tune",
+        "-s",
+        TIMEOUT,
+        "--candidate",
+        "openai/gpt-5.6-sol",
+        "--confirm",
+        "0",
+    ]);
+    let c = &v["chains"][0];
+    assert_eq!(c["chain"], CHAIN);
+    let rec = &c["recommended"];
+    assert!(rec.is_object(), "{c}");
+
+    // the reproduce line, as printed, in a shell from the repository root
+    let line = c["reproduce"].as_str().unwrap();
+    assert!(
+        line.contains("--set 'chain.sol-sonnet-haiku.models=["),
+        "{line}"
+    );
+    let cmd = format!(
+        "{} {} --format json",
+        fallcost::tune::shell_word(env!("CARGO_BIN_EXE_fallcost")),
+        line.strip_prefix("fallcost ").unwrap()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &cmd])
+        .current_dir(root())
+        .env_remove("RAYON_NUM_THREADS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pattern = rec["pattern"].as_str().unwrap();
+    let steady = row(&doc, "steady", CHAIN, pattern);
+    assert_eq!(
+        steady["cost_per_1k_usd"],
+        rec["raw"]["steady_cost_per_1k_usd"]
+    );
+    assert_eq!(steady["failed_per_1k"], rec["raw"]["steady_failed_per_1k"]);
+    assert_eq!(
+        steady["mc"]["latency_p99_s"], rec["raw"]["p99_s"],
+        "{steady}"
+    );
+
+    // a frontier point of two or more links, not in the chain's own order
+    let point = c["frontier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| {
+            let m = strings(&p["models"]);
+            m.len() >= 2 && m[..] != OWN[..m.len()]
+        })
+        .unwrap_or_else(|| panic!("no reordered chain on the frontier: {c}"));
+    let models = strings(&point["models"]);
+    let set = strings(&point["set"]);
+    let got = compare(&set);
+    let pattern = point["pattern"].as_str().unwrap();
+    let r = row(&got, "steady", CHAIN, pattern);
+    assert_eq!(r["cost_per_1k_usd"], point["raw"]["steady_cost_per_1k_usd"]);
+    assert_eq!(r["failed_per_1k"], point["raw"]["steady_failed_per_1k"]);
+    // each link at its model's rate as written, stated by the user's own --set
+    let by_model: Vec<String> = models
+        .iter()
+        .map(|m| RATES[OWN.iter().position(|o| o == m).unwrap()].to_string())
+        .collect();
+    let mut stated = set.clone();
+    stated.push(format!("steady.failure_rates=[{}]", by_model.join(", ")));
+    let want = compare(&stated);
+    // by position instead: Sol's 0.005 on the new primary
+    let mut positional = set.clone();
+    let first: Vec<String> = RATES[..models.len()]
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    positional.push(format!("steady.failure_rates=[{}]", first.join(", ")));
+    let wrong = compare(&positional);
+    for p in ["sequential", "no-fallback"] {
+        for key in ["cost_per_1k_usd", "failed_per_1k"] {
+            assert_eq!(
+                row(&got, "steady", CHAIN, p)[key],
+                row(&want, "steady", CHAIN, p)[key],
+                "{p} {key}: {models:?}"
+            );
+        }
+    }
+    assert_ne!(
+        num(row(&got, "steady", CHAIN, "sequential"), "cost_per_1k_usd"),
+        num(
+            row(&wrong, "steady", CHAIN, "sequential"),
+            "cost_per_1k_usd"
+        ),
+        "{models:?}"
+    );
+}
+
+/// A candidate not on the chain as written has no rate in timeout.toml's list: tune stops
+/// before the search (exit 2, one line, nothing on stdout) naming the list's line and key, the
+/// candidate, the chain and what to state instead. An unpriced candidate (GPT-4o is not in
+/// the 2026-07 table) and a priced one alike; a chain's own list (failover-chains.toml) is
+/// named at its own line.
+#[test]
+fn tune_with_a_candidate_off_the_chain_says_so_up_front() {
+    for model in ["openai/gpt-4o", "openai/gpt-6-luna"] {
+        let e = fails(&["tune", "-s", TIMEOUT, "--candidate", model]);
+        for part in [
+            "error: scenarios/timeout.toml:21:17: steady.failure_rates: ".to_string(),
+            format!(
+                "`{model}` is not on chain `sol-sonnet-haiku` as written (`openai/gpt-5.6-sol`, `anthropic/claude-sonnet-5`, `anthropic/claude-haiku-4-5`)"
+            ),
+            format!(
+                "state one `steady.failure_rate` for every link instead of the list, or put `{model}` on the chain with its rate"
+            ),
+            format!(
+                "(tune --candidate {model} on chain `sol-sonnet-haiku`, checked before the search"
+            ),
+            "nothing was priced)".to_string(),
+        ] {
+            assert!(e.contains(&part), "{part}\nin: {e}");
+        }
+        assert!(!e.contains("has 3 values"), "{e}");
+    }
+    let e = fails(&[
+        "tune",
+        "-s",
+        "scenarios/failover-chains.toml",
+        "--chain",
+        "timeout-4s-partial",
+        "--candidate",
+        "xai/grok-4.7",
+    ]);
+    assert!(
+        e.starts_with(
+            "error: scenarios/failover-chains.toml:46:28: chain[2].steady.failure_rates: `xai/grok-4.7` is not on chain `timeout-4s-partial` as written"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("(tune --candidate xai/grok-4.7 on chain `timeout-4s-partial`"),
+        "{e}"
+    );
+}
