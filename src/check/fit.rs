@@ -175,16 +175,12 @@ fn model_problems(m: &PricedModel, request: &Request, rules: &FitRules) -> Vec<F
             });
         }
     }
-    let prompt = request.prompt_tokens().ceil() as u64;
-    let output = request.output_tokens.ceil() as u64;
-    let over_in = fit.max_input_tokens.filter(|&mx| prompt > mx);
-    let over_out = fit.max_output_tokens.filter(|&mx| output > mx);
-    if over_in.is_some() || over_out.is_some() {
+    if let Some(o) = crate::model::fit::context_overflow(&fit, request) {
         out.push(FitProblem::ContextWindow {
-            prompt_tokens: prompt,
-            max_input_tokens: over_in,
-            output_tokens: output,
-            max_output_tokens: over_out,
+            prompt_tokens: o.prompt_tokens,
+            max_input_tokens: o.max_input_tokens,
+            output_tokens: o.output_tokens,
+            max_output_tokens: o.max_output_tokens,
         });
     }
     let (mut lacks, mut unknown) = (Vec::new(), Vec::new());

@@ -21,6 +21,9 @@ pub fn run(args: &CompareArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> 
         crate::input::scenario::drill(&mut inputs.scenario, d, &inputs.label)
             .map_err(anyhow::Error::msg)?;
     }
+    for w in crate::ops::compare::fit_warnings(&inputs.scenario) {
+        ui::warn(&w);
+    }
     if !args.incidents.is_empty() {
         return super::history::run(args, opts, &inputs.scenario, inputs.partial.is_some());
     }
@@ -61,6 +64,17 @@ pub fn run(args: &CompareArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> 
     }
     output::write(target, &bytes)?;
     Ok(ExitStatus::Success)
+}
+
+/// [`crate::ops::compare::fit_warnings`] of `source`'s scenario as written, on standard
+/// error (`sweep`, `tune`: a source they parse again per point); nothing when it does not
+/// parse (the command's own parse then says why).
+pub(super) fn fit_notices(source: &crate::ops::inputs::Source) {
+    if let Ok(s) = source.parse() {
+        for w in crate::ops::compare::fit_warnings(&s) {
+            ui::warn(&w);
+        }
+    }
 }
 
 /// The hint for a scenario read from gateway configs alone (no `--scenario`, no fallcost.toml

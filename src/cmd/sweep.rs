@@ -21,6 +21,7 @@ pub fn run(args: &SweepArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
         .collect::<Result<_, _>>()?;
     let source = inputs::source("sweep", &args.source)?;
     super::compare::config_notices(&source.warnings, &source.skipped);
+    super::compare::fit_notices(&source);
     refuse_before_computing(args, &params, target)?;
     if let Some(mc) = &opts.mc {
         mc.announce();

@@ -19,6 +19,7 @@ pub fn run(args: &TuneArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> {
     let ask = super::options::tune(args)?;
     let source = inputs::source("tune", &args.source)?;
     super::compare::config_notices(&source.warnings, &source.skipped);
+    super::compare::fit_notices(&source);
     let started = std::time::Instant::now();
     let bar = ui::progress_allowed().then(|| {
         let bar = indicatif::ProgressBar::new(0);

@@ -38,6 +38,12 @@ pub struct Link {
     /// an incident, attempts over it are refused (429, billed 0); `None`: unlimited.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity: Option<super::fit::Capacity>,
+    /// What the model can serve (context window, capabilities, retirement), as the price
+    /// table states it ([`super::fit::ModelFit`]; LiteLLM's table only); `None`: the table
+    /// says nothing. Read for the warnings of [`super::fit::context_overflow`]: the engines
+    /// do not price a refusal yet (docs/MODEL.md §11).
+    #[serde(skip)]
+    pub fit: Option<super::fit::ModelFit>,
 }
 
 impl Link {
@@ -53,6 +59,7 @@ impl Link {
             timeout_s: None,
             max_output_tokens: None,
             capacity: None,
+            fit: None,
         }
     }
 }
@@ -142,6 +149,7 @@ impl ChainDraft {
                     timeout_s: l.timeout_s,
                     max_output_tokens: l.max_output_tokens,
                     capacity: l.capacity,
+                    fit: None,
                 }
             })
             .collect();

@@ -100,6 +100,64 @@ impl Capability {
     }
 }
 
+/// A request profile above a model's context window: the provider refuses every such request
+/// (a 400, billed 0, not retried; docs/MODEL.md §11, "Context window").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextOverflow {
+    /// Prompt tokens per request (cached prefix and fresh input, tool definitions included),
+    /// rounded up.
+    pub prompt_tokens: u64,
+    /// The model's `max_input_tokens`, when the prompt is above it.
+    pub max_input_tokens: Option<u64>,
+    /// Output tokens per request, rounded up.
+    pub output_tokens: u64,
+    /// The model's `max_output_tokens`, when the answer is above it.
+    pub max_output_tokens: Option<u64>,
+}
+
+/// Whether `request` overflows the context window `fit` states: its prompt above
+/// `max_input_tokens` or its answer above `max_output_tokens`. `None` when it fits or the
+/// table states no limit (an unknown limit is not judged).
+pub fn context_overflow(
+    fit: &ModelFit,
+    request: &crate::model::cost::Request,
+) -> Option<ContextOverflow> {
+    let prompt = request.prompt_tokens().ceil() as u64;
+    let output = request.output_tokens.ceil() as u64;
+    let over_in = fit.max_input_tokens.filter(|&mx| prompt > mx);
+    let over_out = fit.max_output_tokens.filter(|&mx| output > mx);
+    (over_in.is_some() || over_out.is_some()).then_some(ContextOverflow {
+        prompt_tokens: prompt,
+        max_input_tokens: over_in,
+        output_tokens: output,
+        max_output_tokens: over_out,
+    })
+}
+
+impl ContextOverflow {
+    /// What overflows, as a phrase: `prompt 50,000 tokens > max_input_tokens 16,385` (and/or
+    /// the answer's).
+    pub fn describe(&self) -> String {
+        let g = |n: u64| crate::number::group(&n.to_string());
+        let mut parts = Vec::new();
+        if let Some(mx) = self.max_input_tokens {
+            parts.push(format!(
+                "prompt {} tokens > max_input_tokens {}",
+                g(self.prompt_tokens),
+                g(mx)
+            ));
+        }
+        if let Some(mx) = self.max_output_tokens {
+            parts.push(format!(
+                "answer {} tokens > max_output_tokens {}",
+                g(self.output_tokens),
+                g(mx)
+            ));
+        }
+        parts.join(", ")
+    }
+}
+
 /// Every fit finding kind (`fallcost check`'s `retired`, `retiring`, `context-window`,
 /// `capability`, `capacity`), as `--severity` and fallcost.toml's `[check] severity` name
 /// them.
@@ -313,6 +371,34 @@ pub fn days_from(today: &str, date: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A prompt or an answer one token above the stated limit overflows; at the limit, or
+    /// with no limit stated, it does not.
+    #[test]
+    fn context_overflow_is_above_the_stated_limits() {
+        let fit = ModelFit {
+            max_input_tokens: Some(16_385),
+            max_output_tokens: Some(4_096),
+            ..ModelFit::default()
+        };
+        let mut r = crate::model::cost::tests::req(16_385.0, 4_096.0, 0.0, 0.0);
+        assert_eq!(context_overflow(&fit, &r), None);
+        r.input_tokens = 16_386.0;
+        let o = context_overflow(&fit, &r).unwrap();
+        assert_eq!(o.max_input_tokens, Some(16_385));
+        assert_eq!(o.max_output_tokens, None);
+        assert_eq!(
+            o.describe(),
+            "prompt 16,386 tokens > max_input_tokens 16,385"
+        );
+        r.input_tokens = 100.0;
+        r.output_tokens = 5_000.0;
+        assert_eq!(
+            context_overflow(&fit, &r).unwrap().describe(),
+            "answer 5,000 tokens > max_output_tokens 4,096"
+        );
+        assert_eq!(context_overflow(&ModelFit::default(), &r), None);
+    }
 
     /// The refused share by brute force: Σ_n (n − c)⁺ p(n) / m, the Poisson terms built up
     /// from p(0) in long double-free steps (fine for m ≤ 600).

@@ -144,7 +144,10 @@ fn diff_with(
         false => load(usage_b)?,
     };
     let pairs = matching::pair(&base, &head, &head.lone);
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = crate::ops::compare::fit_warnings(&head.scenario)
+        .into_iter()
+        .map(|w| format!("HEAD: {w}"))
+        .collect();
     let (base_traffic, head_traffic) =
         traffic((usage_b, usage), (&base, &head), &pairs, &mut warnings);
     let base_figs = sides::figures(&base, req, usage_b, history_b.as_ref(), &base_traffic)?;

@@ -592,3 +592,72 @@ fn tune_recommends_the_cheapest_chain_that_takes_the_load() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A fallback whose context window is below the request's prompt (issue 35 item 2, the part
+/// that is done): compare, sweep and tune warn on standard error and diff in its warnings that
+/// the provider refuses every request reaching it while the figures price it as answering; a
+/// prompt within the window warns of nothing. GPT-3.5 Turbo takes 16,385 prompt tokens in
+/// LiteLLM's table (the bundled snapshot).
+#[test]
+fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
+    let dir = scratch("context");
+    let scenario = |input: u64, fallback: &str| {
+        format!(
+            "name = \"context\"\npricing = \"litellm-1.110.2\"\n[request]\ninput_tokens = {input}\noutput_tokens = 500\n[steady]\nfailure_rate = 0.01\n[[chain]]\nname = \"c\"\nmodels = [\"gpt-4o\", \"{fallback}\"]\n"
+        )
+    };
+    let write = |name: &str, text: String| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let head = write("head.toml", scenario(50_000, "gpt-3.5-turbo"));
+    let base = write("base.toml", scenario(50_000, "gpt-4o-mini"));
+    let fits = write("fits.toml", scenario(10_000, "gpt-3.5-turbo"));
+    let want = "gpt-3.5-turbo cannot take this request (prompt 50,000 tokens > max_input_tokens 16,385, as the price table states): the provider refuses every request that reaches it (a 400, billed 0), but these figures price it as answering (not modelled yet); chain `c`";
+    for args in [
+        vec!["compare", "--scenario", head.as_str()],
+        vec![
+            "sweep",
+            "--scenario",
+            head.as_str(),
+            "--param",
+            "steady.failure_rate=0:0.02:0.01",
+        ],
+        vec![
+            "tune",
+            "--scenario",
+            head.as_str(),
+            "--vary",
+            "policy.timeout_s=30",
+            "--vary",
+            "policy.retries=0",
+            "--confirm",
+            "0",
+        ],
+    ] {
+        let out = fallcost(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err = one_line(&String::from_utf8_lossy(&out.stderr));
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let out = fallcost(&["compare", "--scenario", &fits]);
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("cannot take"));
+    let diff = crate::common::json(&["diff", &base, &head]);
+    let warnings: Vec<&str> = diff["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        warnings.contains(&format!("HEAD: {want}").as_str()),
+        "{warnings:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -317,7 +317,7 @@ impl<'a> ChainInput<'a> {
                 format!("must be in (0, 1]; got {}", show(share)),
             ));
         }
-        let chain = ChainDraft {
+        let mut chain = ChainDraft {
             name: spec.name.clone(),
             links,
             steady: steady.shared,
@@ -326,6 +326,9 @@ impl<'a> ChainInput<'a> {
             traffic_share: spec.traffic_share,
         }
         .build();
+        for l in &mut chain.links {
+            l.fit = self.prices.fit_of(&l.price.id).cloned();
+        }
         Ok((chain, tiers))
     }
 
