@@ -233,16 +233,17 @@ pub fn check_text(
 }
 
 /// Judge `chains` of `file` with `opts` and record them: each link by its price (a conditional
-/// chain's by the share of requests it takes, [`super::judge_conditional`]), and under
+/// chain's by the share of requests it takes, [`super::judge_conditional`]), under
 /// `--incident` by what an outage bills (conditional chains aside: an outage does not send
-/// requests to them).
+/// requests to them), and each fallback's fit ([`super::fit::judge_fit`]) for the request
+/// `profile` (a config's `--profile`, a scenario's own `[request]`).
 fn record_chains(
     report: &mut CheckReport,
     file: &str,
     format: FileKind,
     chains: &[PricedChain],
     opts: &CheckOptions,
-    fit: bool,
+    profile: &crate::model::cost::Request,
 ) {
     report.checked.push(Checked {
         path: file.to_string(),
@@ -265,10 +266,8 @@ fn record_chains(
             let found = super::judge_incident(c, max_ratio, allow, incident);
             report.findings.extend(found);
         }
-        if fit {
-            let incident = opts.incident.as_ref();
-            fits.extend(super::fit::judge_fit(c, &opts.profile, &opts.fit, incident));
-        }
+        let incident = opts.incident.as_ref();
+        fits.extend(super::fit::judge_fit(c, profile, &opts.fit, incident));
     }
     report.findings.extend(super::fit::once_per_place(fits));
     // Say where an allow-list entry came from (a settings file, or the flag).
@@ -354,7 +353,15 @@ fn check_scenario(
     // The scenario parsed, so its document does: locate each model for file:line.
     let doc = Document::parse(file, text).ok();
     let chains = scenario_chains(&scenario, doc.as_ref(), file, &mut report.findings);
-    record_chains(report, file, FileKind::Scenario, &chains, opts, false);
+    // a scenario's fallbacks are judged for the request it prices, not the configs' profile
+    record_chains(
+        report,
+        file,
+        FileKind::Scenario,
+        &chains,
+        opts,
+        &scenario.request,
+    );
 }
 
 /// The line of chain `ci`'s model `mi` (its name when `mi` is `None`) in the scenario's
@@ -373,17 +380,18 @@ fn model_line(doc: Option<&Document>, ci: usize, mi: Option<usize>) -> usize {
 
 /// Chain `ci`'s link `mi` of `scenario` as a priced side of one model.
 fn scenario_side(scenario: &Scenario, ci: usize, mi: usize) -> Side {
-    let m = &scenario.chains[ci].links[mi].price;
-    Side::new(
+    let link = &scenario.chains[ci].links[mi];
+    let m = &link.price;
+    let mut priced = PricedModel::priced(
         m.id.clone(),
-        vec![PricedModel::priced(
-            m.id.clone(),
-            m.id.clone(),
-            m.provider.clone(),
-            &scenario.request,
-            m,
-        )],
-    )
+        m.id.clone(),
+        m.provider.clone(),
+        &scenario.request,
+        m,
+    );
+    // what the price table says the model can serve (LiteLLM's table), for the fit findings
+    priced.fit = link.fit.clone();
+    Side::new(m.id.clone(), vec![priced])
 }
 
 /// The scenario's chains as `check` judges them, each model at its line in `file`; a fallback
@@ -459,7 +467,7 @@ fn gateway_chains(
             Err(e) => report.errors.push(e),
         }
     }
-    record_chains(report, file, format, &chains, opts, true);
+    record_chains(report, file, format, &chains, opts, &opts.profile);
 }
 
 /// The model id an unknown-model error names (`unknown model `ID`…`).

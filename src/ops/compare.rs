@@ -764,29 +764,40 @@ fn incident_policy_figures(
     figures
 }
 
-/// The links of `scenario` whose model cannot take its request profile (its prompt or answer
-/// above the context window the price table states, [`crate::model::fit::context_overflow`]),
-/// one warning per model naming its chains. The provider refuses every request that reaches
-/// such a link (a 400, billed 0); the engines do not price that refusal yet (docs/MODEL.md
-/// §11), so the figures count its answers as served, and the warning says so (`fallcost
-/// check` judges a gateway config's fallbacks the same way: `context-window`).
-pub fn fit_warnings(scenario: &Scenario) -> Vec<String> {
+/// The links of `scenario` whose model cannot take its request profile, one warning per model
+/// naming its chains: its prompt or answer above the context window the price table states
+/// ([`crate::model::fit::context_overflow`]), or its `deprecation_date` on or before `today`
+/// (`YYYY-MM-DD`). The provider refuses every request that reaches such a link (a client
+/// error, billed 0); the engines do not price that refusal yet (docs/MODEL.md §11), so the
+/// figures count its answers as served, and the warning says so (`fallcost check` judges the
+/// same fallbacks: `context-window`, `retired`).
+pub fn fit_warnings(scenario: &Scenario, today: &str) -> Vec<String> {
     let mut by_model: Vec<(String, String, Vec<String>)> = Vec::new();
     for chain in &scenario.chains {
         for l in &chain.links {
-            let Some(o) = l
-                .fit
-                .as_ref()
-                .and_then(|f| crate::model::fit::context_overflow(f, &scenario.request))
-            else {
+            let Some(fit) = l.fit.as_ref() else {
                 continue;
             };
+            let mut why = Vec::new();
+            if let Some(o) = crate::model::fit::context_overflow(fit, &scenario.request) {
+                why.push(o.describe());
+            }
+            if let Some(date) = &fit.deprecation_date
+                && crate::model::fit::days_from(today, date).is_some_and(|d| d <= 0)
+            {
+                why.push(format!("retired on {date}"));
+            }
+            if why.is_empty() {
+                continue;
+            }
             match by_model.iter_mut().find(|(m, ..)| *m == l.price.id) {
                 Some((_, _, chains)) if !chains.contains(&chain.name) => {
                     chains.push(chain.name.clone())
                 }
                 Some(_) => {}
-                None => by_model.push((l.price.id.clone(), o.describe(), vec![chain.name.clone()])),
+                None => {
+                    by_model.push((l.price.id.clone(), why.join("; "), vec![chain.name.clone()]))
+                }
             }
         }
     }
@@ -795,7 +806,7 @@ pub fn fit_warnings(scenario: &Scenario) -> Vec<String> {
         .map(|(model, why, chains)| {
             let s = if chains.len() == 1 { "" } else { "s" };
             format!(
-                "{model} cannot take this request ({why}, as the price table states): the provider refuses every request that reaches it (a 400, billed 0), but these figures price it as answering (not modelled yet); chain{s} {}",
+                "{model} cannot take this request ({why}, as the price table states): the provider refuses every request that reaches it (a client error, billed 0), but these figures price it as answering (not modelled yet); chain{s} {}",
                 chains.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
             )
         })

@@ -614,7 +614,8 @@ fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
     let head = write("head.toml", scenario(50_000, "gpt-3.5-turbo"));
     let base = write("base.toml", scenario(50_000, "gpt-4o-mini"));
     let fits = write("fits.toml", scenario(10_000, "gpt-3.5-turbo"));
-    let want = "gpt-3.5-turbo cannot take this request (prompt 50,000 tokens > max_input_tokens 16,385, as the price table states): the provider refuses every request that reaches it (a 400, billed 0), but these figures price it as answering (not modelled yet); chain `c`";
+    // retired on 2026-10-23 in the table, before the tests' today (2026-12-06)
+    let want = "gpt-3.5-turbo cannot take this request (prompt 50,000 tokens > max_input_tokens 16,385; retired on 2026-10-23, as the price table states): the provider refuses every request that reaches it (a client error, billed 0), but these figures price it as answering (not modelled yet); chain `c`";
     for args in [
         vec!["compare", "--scenario", head.as_str()],
         vec![
@@ -645,9 +646,38 @@ fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
         let err = one_line(&String::from_utf8_lossy(&out.stderr));
         assert!(err.contains(want), "{args:?}: {err}");
     }
+    // within the window: retired only
     let out = fallcost(&["compare", "--scenario", &fits]);
     assert!(out.status.success());
+    let err = one_line(&String::from_utf8_lossy(&out.stderr));
+    assert!(
+        err.contains("gpt-3.5-turbo cannot take this request (retired on 2026-10-23, as"),
+        "{err}"
+    );
+    // and a fallback that fits and is not retired: nothing
+    let fine = write("fine.toml", scenario(10_000, "gpt-4o-mini"));
+    let out = fallcost(&["compare", "--scenario", &fine]);
+    assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("cannot take"));
+    // check judges a scenario's fallbacks for the scenario's own request (not --profile's)
+    let out = fallcost(&["check", &head]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = one_line(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        text.contains("fallback `gpt-3.5-turbo` takes at most 16,385 prompt tokens (max_input_tokens) and the profile's requests carry 50,000"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fallback `gpt-3.5-turbo` was retired on 2026-10-23"),
+        "{text}"
+    );
+    let out = fallcost(&["check", &fine]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let diff = crate::common::json(&["diff", &base, &head]);
     let warnings: Vec<&str> = diff["warnings"]
         .as_array()
