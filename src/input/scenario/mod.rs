@@ -71,6 +71,7 @@ mod chains;
 mod file;
 mod overrides;
 mod policy;
+mod replaced;
 mod steady;
 #[cfg(test)]
 mod tests;

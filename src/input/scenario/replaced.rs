@@ -1,0 +1,36 @@
+//! A chain whose models a `--set chain.NAME.models=[..]` replaced (`tune --candidate`, a sweep
+//! of chains): a per-link list of the file (`failure_rates`, `timeout_trip_rates`) gives one
+//! value per model of the chain as written, and each link of the chain now takes its model's
+//! (MODEL.md §10). What a `--set` states itself is the user's, for the chain as it is now.
+
+/// A chain whose models a `--set` replaced: its models as the file writes them and as they are
+/// now, each with the id it resolves to, and the keys `--set` gave.
+pub(super) struct Replaced<'a> {
+    /// The chain's name.
+    pub(super) chain: &'a str,
+    /// The models as the file writes them, each with the id it resolves to.
+    pub(super) written: Vec<(&'a str, String)>,
+    /// The chain's models now, primary first, each with the id it resolves to.
+    pub(super) now: Vec<(&'a str, String)>,
+    /// The keys `--set` gave, split at their dots: a setting a `--set` states is the user's,
+    /// for the chain as it is now.
+    pub(super) set_keys: &'a [Vec<String>],
+}
+
+impl Replaced<'_> {
+    /// Whether a `--set` gave exactly the key `key` (split at its dots).
+    pub(super) fn set_exactly(&self, key: &[&str]) -> bool {
+        self.set_keys
+            .iter()
+            .any(|k| k.len() == key.len() && k.iter().zip(key).all(|(a, b)| a == b))
+    }
+
+    /// The models of the chain as written, for messages: `` `A`, `B`, `C` ``.
+    pub(super) fn written_list(&self) -> String {
+        self.written
+            .iter()
+            .map(|(m, _)| format!("`{m}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
