@@ -23,6 +23,19 @@ use crate::model::{
 /// ([`crate::model::ScenarioBilling::service_tiers`]).
 type ChainTiers = Vec<(String, Vec<ServiceTier>)>;
 
+/// Where a link's service tier is written ([`ChainInput::link_tier`]), for the error of a tier
+/// (or cache TTL) its model does not offer.
+#[derive(Clone, Copy)]
+enum TierAt {
+    /// The chain's `service_tiers`, at this position (of the chain as written, where a `--set`
+    /// replaced its models).
+    List(usize),
+    /// The chain's `service_tier`.
+    Chain,
+    /// The scenario's `service_tier`, or none (standard).
+    Scenario,
+}
+
 /// Each link's own timeout and output cap from a chain's `link_timeouts_s` and
 /// `max_output_tokens` (keyed by model as written in `models`; every link of that model),
 /// primary first.
@@ -291,7 +304,7 @@ impl<'a> ChainInput<'a> {
             ci,
             replaced.as_ref(),
         )?;
-        let (billed, tiers) = self.bill_links(ci, spec)?;
+        let (billed, tiers) = self.bill_links(ci, spec, replaced.as_ref())?;
         let policy = resolve_policy(self.doc, &self.file.policy, &spec.policy, ci)?;
         let (timeouts, caps) = resolve_link_values(self.doc, spec, ci, &policy)?;
         let links = billed
@@ -359,7 +372,7 @@ impl<'a> ChainInput<'a> {
     }
 
     /// Chain number `ci`'s models priced and billed (request, service tier, cache TTL), with
-    /// each link's service tier, primary first.
+    /// each link's service tier, primary first ([`ChainInput::link_tier`]).
     ///
     /// Errors: an unknown model, service tiers that do not match the models, a tier or TTL the
     /// model does not offer.
@@ -367,9 +380,13 @@ impl<'a> ChainInput<'a> {
         &self,
         ci: usize,
         spec: &ChainSpec,
+        replaced: Option<&Replaced>,
     ) -> Result<(Vec<ModelPrice>, Vec<ServiceTier>), InputError> {
         let at = |rest: &[PathSegment]| chain_path(ci, rest);
         let r = &self.file.request;
+        // A list the file gives a chain whose models a `--set` replaced is read by model; one
+        // the user's own `--set` states is one per link of the chain as it is now.
+        let replaced = replaced.filter(|r| !r.set_in_chain("service_tiers"));
         let mut links = Vec::new();
         let mut tiers = Vec::with_capacity(spec.models.len());
         for (mi, id) in spec.models.iter().enumerate() {
@@ -384,52 +401,100 @@ impl<'a> ChainInput<'a> {
                     ),
                 ));
             };
-            let service = match (&spec.service_tiers, spec.service_tier) {
-                (Some(list), _) => match list.get(mi) {
-                    Some(s) => *s,
-                    None => return Err(self.tier_count_error(ci, list.len(), spec)),
-                },
-                (None, Some(s)) => s,
-                (None, None) => self.file.service_tier.unwrap_or_default(),
-            };
+            let (service, from) = self.link_tier(ci, spec, mi, replaced)?;
             let billing = Billing {
                 service,
                 cache_ttl_s: self.cache_ttl_s,
                 cache_miss: r.cache_miss,
             };
             let billed = self.request.billed(price, &billing).map_err(|m| {
-                let field = if spec.service_tiers.is_some() {
-                    at(&[key("service_tiers"), PathSegment::Index(mi)])
-                } else if spec.service_tier.is_some() {
-                    at(&[key("service_tier")])
-                } else if service != ServiceTier::Standard {
-                    vec![key("service_tier")]
-                } else if r.cache_ttl.is_some() {
-                    vec![key("request"), key("cache_ttl")]
-                } else {
-                    at(&[key("models"), PathSegment::Index(mi)])
+                let field = match from {
+                    TierAt::List(p) => at(&[key("service_tiers"), PathSegment::Index(p)]),
+                    TierAt::Chain => at(&[key("service_tier")]),
+                    TierAt::Scenario if service != ServiceTier::Standard => {
+                        vec![key("service_tier")]
+                    }
+                    TierAt::Scenario if r.cache_ttl.is_some() => {
+                        vec![key("request"), key("cache_ttl")]
+                    }
+                    TierAt::Scenario => at(&[key("models"), PathSegment::Index(mi)]),
                 };
                 self.invalid(&field, m.to_string())
             })?;
             links.push(billed);
             tiers.push(service);
         }
-        if let Some(list) = &spec.service_tiers
-            && list.len() != spec.models.len()
-        {
-            return Err(self.tier_count_error(ci, list.len(), spec));
+        if let Some(list) = &spec.service_tiers {
+            let models = replaced.map_or(spec.models.len(), |r| r.written.len());
+            if list.len() != models {
+                return Err(self.tier_count_error(ci, list.len(), models));
+            }
         }
         Ok((links, tiers))
     }
 
-    /// Chain number `ci`'s `service_tiers` has `given` tiers, not one per model.
-    fn tier_count_error(&self, ci: usize, given: usize, spec: &ChainSpec) -> InputError {
+    /// Link `mi`'s service tier on chain number `ci`, and where it is written: the chain's
+    /// `service_tiers` at the link's position, else the chain's `service_tier`, else the
+    /// scenario's, else standard.
+    ///
+    /// On a chain whose models a `--set` replaced (`replaced`: the list is the file's), the
+    /// list gives one tier per model of the chain as written, and the link takes its model's.
+    /// A model not on the chain as written is billed at the tier a link the list does not
+    /// name gets (the chain's `service_tier`, else the scenario's, else standard): a tier is
+    /// a billing choice with a default, not a measured rate (MODEL.md §10), and another
+    /// model's tier is never borrowed.
+    ///
+    /// Errors: a list of the wrong length (one per model as written, on a replaced chain); a
+    /// model the chain as written lists twice with two tiers.
+    fn link_tier(
+        &self,
+        ci: usize,
+        spec: &ChainSpec,
+        mi: usize,
+        replaced: Option<&Replaced>,
+    ) -> Result<(ServiceTier, TierAt), InputError> {
+        let unlisted = || match spec.service_tier {
+            Some(s) => (s, TierAt::Chain),
+            None => (self.file.service_tier.unwrap_or_default(), TierAt::Scenario),
+        };
+        let Some(list) = &spec.service_tiers else {
+            return Ok(unlisted());
+        };
+        let Some(r) = replaced else {
+            return match list.get(mi) {
+                Some(s) => Ok((*s, TierAt::List(mi))),
+                None => Err(self.tier_count_error(ci, list.len(), spec.models.len())),
+            };
+        };
+        if list.len() != r.written.len() {
+            return Err(self.tier_count_error(ci, list.len(), r.written.len()));
+        }
+        let positions = r.written_positions(mi);
+        let Some(&p) = positions.first() else {
+            return Ok(unlisted());
+        };
+        if let Some(&o) = positions.iter().find(|&&o| list[o] != list[p]) {
+            return Err(self.invalid(
+                &chain_path(ci, &[key("service_tiers")]),
+                format!(
+                    "`{}` is on chain `{}` as written ({}) more than once, with tiers {} and {}: the list gives it no one tier; give it one tier, or state the list for the chain as it is now with --set",
+                    r.now[mi].0,
+                    r.chain,
+                    r.written_list(),
+                    list[p].as_str(),
+                    list[o].as_str()
+                ),
+            ));
+        }
+        Ok((list[p], TierAt::List(p)))
+    }
+
+    /// Chain number `ci`'s `service_tiers` has `given` tiers, not one per model (of `models`).
+    fn tier_count_error(&self, ci: usize, given: usize, models: usize) -> InputError {
         self.invalid(
             &chain_path(ci, &[key("service_tiers")]),
             format!(
-                "gives {} service tiers for {} models; give one per model, primary first",
-                given,
-                spec.models.len()
+                "gives {given} service tiers for {models} models; give one per model, primary first"
             ),
         )
     }

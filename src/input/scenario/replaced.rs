@@ -1,7 +1,7 @@
 //! A chain whose models a `--set chain.NAME.models=[..]` replaced (`tune --candidate`, a sweep
-//! of chains): a per-link list of the file (`failure_rates`, `timeout_trip_rates`) gives one
-//! value per model of the chain as written, and each link of the chain now takes its model's
-//! (MODEL.md §10). What a `--set` states itself is the user's, for the chain as it is now.
+//! of chains): a per-link list of the file (`failure_rates`, `timeout_trip_rates`,
+//! `service_tiers`) gives one value per model of the chain as written, and each link of the chain
+//! now takes its model's (MODEL.md §10). What a `--set` states itself is the user's, for the chain as it is now.
 
 /// A chain whose models a `--set` replaced: its models as the file writes them and as they are
 /// now, each with the id it resolves to, and the keys `--set` gave.
@@ -25,6 +25,11 @@ impl Replaced<'_> {
             .any(|k| k.len() == key.len() && k.iter().zip(key).all(|(a, b)| a == b))
     }
 
+    /// Whether a `--set` gave the chain's own `field` (`chain.NAME.FIELD`) whole.
+    pub(super) fn set_in_chain(&self, field: &str) -> bool {
+        self.set_exactly(&["chain", self.chain, field])
+    }
+
     /// The models of the chain as written, for messages: `` `A`, `B`, `C` ``.
     pub(super) fn written_list(&self) -> String {
         self.written
@@ -32,5 +37,18 @@ impl Replaced<'_> {
             .map(|(m, _)| format!("`{m}`"))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The positions on the chain as written of link `i`'s model now (by resolved id, so
+    /// `gpt-4o` and `openai/gpt-4o` of a LiteLLM table are one model); none for a model not
+    /// on it.
+    pub(super) fn written_positions(&self, i: usize) -> Vec<usize> {
+        let id = &self.now[i].1;
+        self.written
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, w))| w == id)
+            .map(|(p, _)| p)
+            .collect()
     }
 }

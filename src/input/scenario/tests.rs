@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::input::pricing::bundled;
+use crate::model::ServiceTier;
 
 fn load_str(text: &str) -> Result<Scenario, InputError> {
     let doc = Document::parse("s.toml", text)?;
@@ -604,4 +605,107 @@ fn a_scalar_or_a_list_given_by_set_is_not_read_by_model() {
     ];
     let s = load_set(&text, &set).unwrap();
     assert_eq!(failure_rates(&s.chains[0]), vec![0.4, 0.6]);
+}
+
+/// GPT-5.6 Sol → GPT-6 Sol → GPT-6 Luna (A, B, C) in the LiteLLM table (each priced in every
+/// service tier), chain `t`, with `EXTRA` in the chain.
+fn tiered(extra: &str) -> String {
+    format!(
+        "pricing = \"litellm\"\n{HEAD}[[chain]]\nname = \"t\"\n\
+         models = [\"openai/gpt-5.6-sol\", \"openai/gpt-6-sol\", \"openai/gpt-6-luna\"]\n\
+         {extra}"
+    )
+}
+
+const T_MODELS: &str = "chain.t.models";
+/// [C, A] as `tune` writes it: by the ids the table resolves them to.
+const T_C_A: &str = "[\"gpt-6-luna\", \"gpt-5.6-sol\"]";
+/// [Astra, A]: GPT-6 Astra is not on the chain as written.
+const T_ASTRA_A: &str = "[\"gpt-6-astra\", \"gpt-5.6-sol\"]";
+
+/// Each link's service tier, primary first.
+fn tiers_of(s: &Scenario) -> Vec<ServiceTier> {
+    s.billing.service_tiers[0].1.clone()
+}
+
+/// Each link's input price after its tier, $/MTok.
+fn inputs_of(s: &Scenario) -> Vec<f64> {
+    s.chains[0].links.iter().map(|l| l.price.input).collect()
+}
+
+/// Issue #38, the service tiers: a chain's `service_tiers` is one tier per model of the chain
+/// as written, and a `--set` that replaces its models gives each link its model's tier (by
+/// resolved id: the file writes `openai/gpt-6-luna`, tune `gpt-6-luna`). A chain A, B, C at
+/// priority, standard, flex replaced by [C, A] bills Luna at flex ($0.05/MTok in, the LiteLLM
+/// table's flex price) and GPT-5.6 Sol at priority ($8): not priority and standard by position.
+#[test]
+fn a_replaced_chain_takes_each_links_service_tier_from_its_model() {
+    use ServiceTier::{Flex, Priority, Standard};
+    let text = tiered("service_tiers = [\"priority\", \"standard\", \"flex\"]\n");
+    let s = load_set(&text, &[]).unwrap();
+    assert_eq!(tiers_of(&s), [Priority, Standard, Flex]);
+    assert_eq!(inputs_of(&s), [8.0, 2.0, 0.05]);
+
+    let s = load_set(&text, &[(T_MODELS, T_C_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Flex, Priority]);
+    assert_eq!(inputs_of(&s), [0.05, 8.0]);
+    let set = [(T_MODELS, "[\"gpt-6-sol\", \"gpt-6-luna\", \"gpt-5.6-sol\"]")];
+    let s = load_set(&text, &set).unwrap();
+    assert_eq!(tiers_of(&s), [Standard, Flex, Priority]);
+
+    // the user's own list is one per link of the chain as it is now, in either order
+    let mine = ("chain.t.service_tiers", "[\"batch\", \"standard\"]");
+    for set in [[(T_MODELS, T_C_A), mine], [mine, (T_MODELS, T_C_A)]] {
+        let s = load_set(&text, &set).unwrap();
+        assert_eq!(tiers_of(&s), [ServiceTier::Batch, Standard], "{set:?}");
+    }
+    // a chain's or the scenario's one tier applies to every link, as before
+    let text = tiered("service_tier = \"flex\"\n");
+    let s = load_set(&text, &[(T_MODELS, T_C_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Flex, Flex]);
+}
+
+/// A model not on the chain as written has no tier in the list: it is billed at the tier a
+/// link the list does not name gets (the chain's `service_tier`, else the scenario's, else
+/// standard), never at another model's. A list of the wrong length for the chain as written
+/// is refused as the file as written is; a model listed twice with two tiers has no one tier.
+#[test]
+fn a_model_not_on_the_chain_as_written_takes_the_default_tier() {
+    use ServiceTier::{Batch, Flex, Priority, Standard};
+    let list = "service_tiers = [\"priority\", \"standard\", \"flex\"]\n";
+    let s = load_set(&tiered(list), &[(T_MODELS, T_ASTRA_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Standard, Priority]);
+    // GPT-6 Astra at standard, $10/MTok in (priority would be $20)
+    assert_eq!(inputs_of(&s), [10.0, 8.0]);
+    let top = format!("service_tier = \"batch\"\n{}", tiered(list));
+    let s = load_set(&top, &[(T_MODELS, T_ASTRA_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Batch, Priority]);
+    let own = tiered(&format!("{list}service_tier = \"flex\"\n"));
+    let s = load_set(&own, &[(T_MODELS, T_ASTRA_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Flex, Priority]);
+
+    let e = load_set(
+        &tiered("service_tiers = [\"priority\", \"standard\"]\n"),
+        &[(T_MODELS, T_C_A)],
+    )
+    .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("chain[0].service_tiers"), "{e}");
+    assert!(
+        e.message
+            .contains("gives 2 service tiers for 3 models; give one per model"),
+        "{e}"
+    );
+    let text = format!(
+        "pricing = \"litellm\"\n{HEAD}[[chain]]\nname = \"t\"\n\
+         models = [\"gpt-5.6-sol\", \"gpt-6-sol\", \"gpt-5.6-sol\"]\n\
+         service_tiers = [\"priority\", \"standard\", \"flex\"]\n"
+    );
+    let e = load_set(&text, &[(T_MODELS, "[\"gpt-5.6-sol\"]")]).unwrap_err();
+    assert_eq!(e.location.map(|l| l.line), Some(8), "{e}");
+    assert!(
+        e.message.contains(
+            "`gpt-5.6-sol` is on chain `t` as written (`gpt-5.6-sol`, `gpt-6-sol`, `gpt-5.6-sol`) more than once, with tiers priority and flex"
+        ),
+        "{e}"
+    );
 }
