@@ -1,7 +1,10 @@
 //! A chain whose models a `--set chain.NAME.models=[..]` replaced (`tune --candidate`, a sweep
-//! of chains): a per-link list of the file (`failure_rates`, `timeout_trip_rates`,
-//! `service_tiers`) gives one value per model of the chain as written, and each link of the chain
-//! now takes its model's (MODEL.md §10). What a `--set` states itself is the user's, for the chain as it is now.
+//! of chains): every per-link setting of the file belongs to its model (MODEL.md §10). A
+//! positional list (`failure_rates`, `timeout_trip_rates`, `service_tiers`) gives one value per
+//! model of the chain as written, and each link of the chain now takes its model's; a map keyed
+//! by model (`link_timeouts_s`, `max_output_tokens`) applies to the links of its model, and its
+//! entries for models the chain no longer has apply to nothing. What a `--set` states itself is
+//! the user's, for the chain as it is now.
 
 /// A chain whose models a `--set` replaced: its models as the file writes them and as they are
 /// now, each with the id it resolves to, and the keys `--set` gave.
@@ -50,5 +53,14 @@ impl Replaced<'_> {
             .filter(|(_, (_, w))| w == id)
             .map(|(p, _)| p)
             .collect()
+    }
+
+    /// The id that `model`, written on the chain as written, resolves to (`None`: the chain
+    /// as written does not list it).
+    pub(super) fn written_id(&self, model: &str) -> Option<&str> {
+        self.written
+            .iter()
+            .find(|(m, _)| *m == model)
+            .map(|(_, id)| id.as_str())
     }
 }

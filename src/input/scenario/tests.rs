@@ -709,3 +709,103 @@ fn a_model_not_on_the_chain_as_written_takes_the_default_tier() {
         "{e}"
     );
 }
+
+/// Each link's own timeout, primary first.
+fn link_timeouts(c: &crate::model::Chain) -> Vec<Option<f64>> {
+    c.links.iter().map(|l| l.timeout_s).collect()
+}
+
+/// Each link's output cap, primary first.
+fn link_caps(c: &crate::model::Chain) -> Vec<Option<u64>> {
+    c.links.iter().map(|l| l.max_output_tokens).collect()
+}
+
+/// Issue #38, the maps keyed by model: a chain's `link_timeouts_s` and `max_output_tokens`
+/// keep applying to the links of their model when a `--set` replaces the chain's models, and
+/// their entries for a model the replaced chain dropped (Sonnet 5 here) apply to nothing
+/// instead of failing as keys of none of its models. Sol (A), Sonnet 5 (B), Haiku 4.5 (C)
+/// replaced by [C, A]: Haiku keeps its 20 s timeout and Sol its 300-token cap (its 500 output
+/// tokens billed as 300: $30/MTok × 300 = $0.009 a request, its price scaled by 300/500).
+#[test]
+fn a_replaced_chain_keeps_each_models_own_timeout_and_cap() {
+    let text = abc(
+        "link_timeouts_s = { \"anthropic/claude-sonnet-5\" = 60, \"anthropic/claude-haiku-4-5\" = 20 }\n\
+         max_output_tokens = { \"anthropic/claude-sonnet-5\" = 800, \"openai/gpt-5.6-sol\" = 300 }\n",
+    );
+    let s = load_set(&text, &[]).unwrap();
+    assert_eq!(link_timeouts(&s.chains[0]), [None, Some(60.0), Some(20.0)]);
+    assert_eq!(link_caps(&s.chains[0]), [Some(300), Some(800), None]);
+
+    let s = load_set(&text, &[(MODELS, C_A)]).unwrap();
+    let c = &s.chains[0];
+    assert_eq!(link_timeouts(c), [Some(20.0), None]);
+    assert_eq!(link_caps(c), [None, Some(300)]);
+    assert_eq!(c.links[1].price.output, 30.0 * 300.0 / 500.0);
+    assert_eq!(c.links[0].price.output, 5.0);
+    let s = load_set(&text, &[(MODELS, "[\"anthropic/claude-sonnet-5\"]")]).unwrap();
+    assert_eq!(link_timeouts(&s.chains[0]), [Some(60.0)]);
+    assert_eq!(link_caps(&s.chains[0]), [Some(800)]);
+
+    // the user's own entry is for the chain as it is now, and wins over the file's
+    let set = [
+        (MODELS, C_A),
+        (
+            "chain.x.link_timeouts_s.\"anthropic/claude-haiku-4-5\"",
+            "45",
+        ),
+    ];
+    let s = load_set(&text, &set).unwrap();
+    assert_eq!(link_timeouts(&s.chains[0]), [Some(45.0), None]);
+
+    // by resolved id: the file keys `openai/gpt-6-luna`, tune's chain says `gpt-6-luna`
+    let text = tiered(
+        "link_timeouts_s = { \"openai/gpt-6-luna\" = 20, \"openai/gpt-6-sol\" = 40 }\n\
+         max_output_tokens = { \"openai/gpt-6-sol\" = 300 }\n",
+    );
+    let s = load_set(&text, &[(T_MODELS, T_C_A)]).unwrap();
+    assert_eq!(link_timeouts(&s.chains[0]), [Some(20.0), None]);
+    assert_eq!(link_caps(&s.chains[0]), [None, None]);
+}
+
+/// The file as written still refuses a key that is none of the chain's models, and so does a
+/// replaced chain (it is none of the models as written: a typo, not an entry the --set
+/// dropped); a user's own entry for a model the chain does not have now is refused as before.
+#[test]
+fn a_stale_key_is_refused_with_or_without_a_replaced_chain() {
+    let text = abc("link_timeouts_s = { \"anthropic/claude-sonet-5\" = 60 }\n");
+    let e = load_set(&text, &[]).unwrap_err();
+    assert_eq!(
+        e.field.as_deref(),
+        Some("chain[0].link_timeouts_s.\"anthropic/claude-sonet-5\""),
+        "{e}"
+    );
+    assert!(
+        e.message.starts_with(
+            "`anthropic/claude-sonet-5` is not one of this chain's models (`openai/gpt-5.6-sol`, "
+        ),
+        "{e}"
+    );
+    let e = load_set(&text, &[(MODELS, C_A)]).unwrap_err();
+    assert_eq!(e.location.map(|l| (l.line, l.col)), Some((7, 50)), "{e}");
+    assert!(
+        e.message.starts_with(
+            "`anthropic/claude-sonet-5` is not one of this chain's models as written (`openai/gpt-5.6-sol`, `anthropic/claude-sonnet-5`, `anthropic/claude-haiku-4-5`); key link_timeouts_s by a model as written in `models`"
+        ),
+        "{e}"
+    );
+    let text = abc("max_output_tokens = { \"anthropic/claude-sonnet-5\" = 800 }\n");
+    let set = [
+        (MODELS, C_A),
+        (
+            "chain.x.max_output_tokens.\"anthropic/claude-opus-5\"",
+            "100",
+        ),
+    ];
+    let e = load_set(&text, &set).unwrap_err();
+    assert!(
+        e.message.starts_with(
+            "`anthropic/claude-opus-5` is not one of this chain's models (`anthropic/claude-haiku-4-5`, `openai/gpt-5.6-sol`)"
+        ),
+        "{e}"
+    );
+}
