@@ -809,3 +809,48 @@ fn a_stale_key_is_refused_with_or_without_a_replaced_chain() {
         "{e}"
     );
 }
+
+/// Sonnet 5 → GPT-6 Sol → Grok 4.7 (chain `x`), a one-hour incident with an xAI outage and a
+/// GPT-6 Sol one, and `outage` (a third outage's target) if given.
+fn outages(third: &str) -> String {
+    format!(
+        "{HEAD}[[chain]]\nname = \"x\"\n\
+         models = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\", \"xai/grok-4.7\"]\n\
+         [incident]\nduration = \"1h\"\nrequests_per_second = 1.0\nsession_length = 10\n\
+         [[incident.outage]]\nprovider = \"xai\"\nstart = \"20m\"\nduration = \"10m\"\n\
+         [[incident.outage]]\nmodel = \"openai/gpt-6-sol\"\nduration = \"5m\"\n{third}"
+    )
+}
+
+/// The outages keyed by what the chains use: where a `--set` replaces a chain's models (tune
+/// --candidate on scenarios/sept3-timeline.toml's `three-providers` tried [Sonnet 5, GPT-6
+/// Sol] and failed with "no chain uses provider `xai`"), an outage on a provider or model the
+/// chains used as written hits no chain now, as an outage of a chain `--chain` leaves out;
+/// one on a provider no chain uses as written (a typo) is still refused.
+#[test]
+fn an_outage_on_what_the_replaced_chain_dropped_hits_no_chain() {
+    let text = outages("");
+    let s = load_set(&text, &[]).unwrap();
+    assert_eq!(s.incident.unwrap().timeline.unwrap().outages().len(), 2);
+    let sonnet = "[\"anthropic/claude-sonnet-5\"]";
+    let s = load_set(&text, &[(MODELS, sonnet)]).unwrap();
+    let ids: Vec<&str> = s.chains[0].prices().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["anthropic/claude-sonnet-5"]);
+    let timeline = s.incident.unwrap().timeline.unwrap();
+    assert_eq!(timeline.outages().len(), 2);
+
+    let typo = outages("[[incident.outage]]\nprovider = \"xia\"\n");
+    for set in [&[][..], &[(MODELS, sonnet)][..]] {
+        let e = load_set(&typo, set).unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("incident.outage[2].provider"),
+            "{e}"
+        );
+        assert!(
+            e.message
+                .starts_with("no chain uses provider `xia` (did you mean `xai`?)"),
+            "{e}"
+        );
+    }
+}
