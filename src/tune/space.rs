@@ -41,6 +41,17 @@ pub const HEDGE_DELAY: &str = "policy.hedge_delay_s";
 /// `policy.warm_fallback`.
 pub const WARM: &str = "policy.warm_fallback";
 
+/// The `--set` key of chain `name`'s models: `chain.NAME.models`, NAME quoted where it is not a
+/// bare key (a gateway config's `chat (router_settings.fallbacks)`), as `--set` splits it.
+pub fn models_key(name: &str) -> String {
+    use crate::input::document::{PathSegment, path_string};
+    path_string(&[
+        PathSegment::Key("chain".into()),
+        PathSegment::Key(name.into()),
+        PathSegment::Key("models".into()),
+    ])
+}
+
 /// The timeouts a hedge delay must stay below ([`Space::combos`]): the chain's policy timeout
 /// (`policy.timeout_s`, unless the space varies it) and the primary's own link timeout
 /// (`link_timeouts_s`), which is its model's on whatever chain the space builds (MODEL.md §10).
@@ -61,7 +72,7 @@ impl Timeouts {
     pub fn of(chain: &Chain) -> Timeouts {
         Timeouts {
             policy_s: chain.policy.timeout_s,
-            models_key: format!("chain.{}.models", chain.name),
+            models_key: models_key(&chain.name),
             primary: chain.links[0].price.id.clone(),
             own: chain
                 .links
@@ -204,7 +215,7 @@ pub fn defaults(
     let own: Vec<String> = chain.links.iter().map(|l| l.price.id.clone()).collect();
     if !candidates.is_empty() {
         dims.push(Dim {
-            key: format!("chain.{}.models", chain.name),
+            key: models_key(&chain.name),
             values: chains_of(&own, candidates),
         });
     }

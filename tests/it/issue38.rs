@@ -28,6 +28,28 @@ fn strings(v: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// What a printed reproduce line (`fallcost compare …`) prints as JSON, run in a shell from the
+/// repository root.
+fn reproduce(line: &str) -> serde_json::Value {
+    let cmd = format!(
+        "{} {} --format json",
+        fallcost::tune::shell_word(env!("CARGO_BIN_EXE_fallcost")),
+        line.strip_prefix("fallcost ").unwrap()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &cmd])
+        .current_dir(root())
+        .env_remove("RAYON_NUM_THREADS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// `compare -s timeout.toml --chain CHAIN` with `set` (each `KEY=VALUE`), as JSON.
 fn compare(set: &[String]) -> serde_json::Value {
     let mut args = vec!["compare", "-s", TIMEOUT, "--chain", CHAIN];
@@ -64,23 +86,7 @@ fn tune_with_an_own_model_candidate_reads_the_lists_by_model_and_reproduces() {
         line.contains("--set 'chain.sol-sonnet-haiku.models=["),
         "{line}"
     );
-    let cmd = format!(
-        "{} {} --format json",
-        fallcost::tune::shell_word(env!("CARGO_BIN_EXE_fallcost")),
-        line.strip_prefix("fallcost ").unwrap()
-    );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &cmd])
-        .current_dir(root())
-        .env_remove("RAYON_NUM_THREADS")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = reproduce(line);
     let pattern = rec["pattern"].as_str().unwrap();
     let steady = row(&doc, "steady", CHAIN, pattern);
     assert_eq!(
@@ -263,23 +269,7 @@ fn tune_on_per_link_tiers_timeouts_and_caps_follows_each_model() {
 
     // the reproduce line, as printed, in a shell
     let line = c["reproduce"].as_str().unwrap();
-    let cmd = format!(
-        "{} {} --format json",
-        fallcost::tune::shell_word(env!("CARGO_BIN_EXE_fallcost")),
-        line.strip_prefix("fallcost ").unwrap()
-    );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &cmd])
-        .current_dir(root())
-        .env_remove("RAYON_NUM_THREADS")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = reproduce(line);
     let pattern = rec["pattern"].as_str().unwrap();
     let steady = row(&doc, "steady", "x", pattern);
     assert_eq!(
@@ -325,5 +315,64 @@ fn tune_on_per_link_tiers_timeouts_and_caps_follows_each_model() {
         assert_eq!(cost(&doc), cost(&by_model), "{p}");
         assert_ne!(cost(&doc), cost(&positional), "{p}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A LiteLLM config whose fallback deployment has its own timeout and output cap.
+const GATEWAY: &str = "model_list:
+  - model_name: chat
+    litellm_params: {model: anthropic/claude-sonnet-5}
+  - model_name: chat-backup
+    litellm_params: {model: openai/gpt-6-sol, timeout: 20, max_tokens: 300}
+router_settings:
+  fallbacks:
+    - chat: [chat-backup]
+";
+
+/// `tune --config --candidate` on a config's chain, whose name (`chat
+/// (router_settings.fallbacks)`) is no bare key: the space's `chain.NAME.models` key quotes it,
+/// as `--set` reads it (it exited 2 at its first chain: "`chain` is an array of tables"). The
+/// deployment's own timeout and cap (the chain's `link_timeouts_s` and `max_output_tokens`)
+/// stay GPT-6 Sol's on every chain: 15 chains × hedge none or 7 s (below Sol's 20 s) = 30
+/// combinations, and the printed reproduce line prints the recommended point's figures.
+#[test]
+fn tune_with_a_candidate_on_a_gateway_chain_quotes_its_name() {
+    let dir = std::env::temp_dir().join(format!("fallcost-issue38-gw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("litellm.yaml");
+    std::fs::write(&path, GATEWAY).unwrap();
+    let v = json(&[
+        "tune",
+        "--config",
+        path.to_str().unwrap(),
+        "--candidate",
+        "openai/gpt-6-luna",
+        "--vary",
+        "policy.timeout_s=30",
+        "--vary",
+        "policy.retries=0",
+        "--confirm",
+        "0",
+    ]);
+    let c = &v["chains"][0];
+    assert_eq!(c["chain"], "chat (router_settings.fallbacks)");
+    assert_eq!(c["combinations"], 30, "{c}");
+    let rec = &c["recommended"];
+    let set = strings(&rec["set"]);
+    assert!(
+        set[0].starts_with("chain.\"chat (router_settings.fallbacks)\".models=["),
+        "{set:?}"
+    );
+    let doc = reproduce(c["reproduce"].as_str().unwrap());
+    let pattern = rec["pattern"].as_str().unwrap();
+    let steady = row(&doc, "steady", "chat (router_settings.fallbacks)", pattern);
+    assert_eq!(
+        steady["cost_per_1k_usd"],
+        rec["raw"]["steady_cost_per_1k_usd"]
+    );
+    assert_eq!(
+        steady["mc"]["latency_p99_s"], rec["raw"]["p99_s"],
+        "{steady}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
