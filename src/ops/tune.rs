@@ -181,7 +181,7 @@ pub fn run_with(source: &Source, ask: &Ask, progress: &Progress) -> crate::ops::
             .expect("selected above");
         let (space, held) = hold_unpriced_timeout(chain, space_for(chain, &base, ask));
         check_new_models(source, &base, &space, ask)?;
-        let combos = space.combos(chain.policy.timeout_s)?;
+        let combos = space.combos(&space::Timeouts::of(chain))?;
         progress.add_total(combos.len() as u64);
         plans.push((name, combos, held));
         dims = space.dims;

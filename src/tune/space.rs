@@ -6,7 +6,8 @@
 //! turns the breaker or the hedge delay off (`--set policy.breaker=none`), and
 //! `policy.warm_fallback` takes `always`, `never` or `after=N`. A combination leaves out the
 //! keys that cannot matter in it (a cooldown without a breaker, a backoff without retries), and
-//! one whose hedge delay is not below its timeout is not a valid policy and is skipped.
+//! one whose hedge delay is not below its timeout (or its primary's own link timeout, which
+//! follows the model onto any chain the space builds) is not a valid policy and is skipped.
 
 use crate::error::ValueError;
 use std::collections::BTreeMap;
@@ -39,6 +40,64 @@ pub const COOLDOWN: &str = "policy.breaker.cooldown_s";
 pub const HEDGE_DELAY: &str = "policy.hedge_delay_s";
 /// `policy.warm_fallback`.
 pub const WARM: &str = "policy.warm_fallback";
+
+/// The `--set` key of chain `name`'s models: `chain.NAME.models`, NAME quoted where it is not a
+/// bare key (a gateway config's `chat (router_settings.fallbacks)`), as `--set` splits it.
+pub fn models_key(name: &str) -> String {
+    use crate::input::document::{PathSegment, path_string};
+    path_string(&[
+        PathSegment::Key("chain".into()),
+        PathSegment::Key(name.into()),
+        PathSegment::Key("models".into()),
+    ])
+}
+
+/// The timeouts a hedge delay must stay below ([`Space::combos`]): the chain's policy timeout
+/// (`policy.timeout_s`, unless the space varies it) and the primary's own link timeout
+/// (`link_timeouts_s`), which is its model's on whatever chain the space builds (MODEL.md §10).
+#[derive(Debug, Clone, Default)]
+pub struct Timeouts {
+    /// The chain's `policy.timeout_s`.
+    pub policy_s: f64,
+    /// The chain's `chain.NAME.models` key: a value of it puts another model first.
+    pub models_key: String,
+    /// The chain's own primary, by id.
+    pub primary: String,
+    /// Each model's own link timeout on the chain, by id.
+    pub own: Vec<(String, f64)>,
+}
+
+impl Timeouts {
+    /// `chain`'s.
+    pub fn of(chain: &Chain) -> Timeouts {
+        Timeouts {
+            policy_s: chain.policy.timeout_s,
+            models_key: models_key(&chain.name),
+            primary: chain.links[0].price.id.clone(),
+            own: chain
+                .links
+                .iter()
+                .filter_map(|l| l.timeout_s.map(|t| (l.price.id.clone(), t)))
+                .collect(),
+        }
+    }
+
+    /// A policy timeout of `policy_s` seconds, and no link timeouts.
+    pub fn policy(policy_s: f64) -> Timeouts {
+        Timeouts {
+            policy_s,
+            ..Timeouts::default()
+        }
+    }
+
+    /// The own link timeout of the primary of `models` (a value of the models key; `None`:
+    /// the chain's own primary), if it has one.
+    fn primary_own(&self, models: Option<&str>) -> Option<f64> {
+        let first = models.and_then(|v| models_of(v).into_iter().next());
+        let primary = first.as_deref().unwrap_or(&self.primary);
+        self.own.iter().find(|(m, _)| m == primary).map(|(_, t)| *t)
+    }
+}
 
 /// One key of the space and the values tried, as `--set` values (`none`, `after=3` and a
 /// chain's `["a", "b"]` included).
@@ -156,7 +215,7 @@ pub fn defaults(
     let own: Vec<String> = chain.links.iter().map(|l| l.price.id.clone()).collect();
     if !candidates.is_empty() {
         dims.push(Dim {
-            key: format!("chain.{}.models", chain.name),
+            key: models_key(&chain.name),
             values: chains_of(&own, candidates),
         });
     }
@@ -331,10 +390,11 @@ impl Space {
     }
 
     /// Every combination, the last key varying fastest; those that differ only in a key that
-    /// cannot matter are one, and those with a hedge delay not below the timeout are left out.
+    /// cannot matter are one, and those with a hedge delay not below the timeout, or below the
+    /// primary's own link timeout (`timeouts`), are left out.
     ///
     /// Errors: more than [`MAX_COMBINATIONS`] grid points.
-    pub fn combos(&self, timeout_s: f64) -> Result<Vec<Combo>, ValueError> {
+    pub fn combos(&self, timeouts: &Timeouts) -> Result<Vec<Combo>, ValueError> {
         let total = self.grid();
         if total > MAX_COMBINATIONS {
             return Err(ValueError::Invalid(format!(
@@ -349,7 +409,7 @@ impl Space {
                 digits[i] = rest % d.values.len();
                 rest /= d.values.len();
             }
-            if let Some(c) = self.combo(&digits, timeout_s) {
+            if let Some(c) = self.combo(&digits, timeouts) {
                 out.push(c);
             }
         }
@@ -357,8 +417,9 @@ impl Space {
     }
 
     /// The combination at `digits`, or `None` where a key that cannot matter is not at its
-    /// first value, or the hedge delay is not below the timeout.
-    fn combo(&self, digits: &[usize], timeout_s: f64) -> Option<Combo> {
+    /// first value, or the hedge delay is not below the timeout or the primary's own one (a
+    /// hedge that never races the primary: the scenario refuses it).
+    fn combo(&self, digits: &[usize], timeouts: &Timeouts) -> Option<Combo> {
         let value = |key: &str| {
             self.dims
                 .iter()
@@ -370,7 +431,8 @@ impl Space {
         let no_retries = value(RETRIES) == Some("0");
         let timeout = value(TIMEOUT)
             .and_then(|t| t.parse::<f64>().ok())
-            .unwrap_or(timeout_s);
+            .unwrap_or(timeouts.policy_s);
+        let primary_own = timeouts.primary_own(value(&timeouts.models_key));
         let mut set = Vec::new();
         let mut first_hedge = true;
         for (d, &i) in self.dims.iter().zip(digits) {
@@ -385,7 +447,9 @@ impl Space {
             }
             if d.key == HEDGE_DELAY {
                 first_hedge = i == 0;
-                if v.parse::<f64>().is_ok_and(|h| h >= timeout) {
+                if v.parse::<f64>()
+                    .is_ok_and(|h| h >= timeout || primary_own.is_some_and(|t| h >= t))
+                {
                     return None;
                 }
             }
@@ -444,7 +508,7 @@ mod tests {
                 dim(HEDGE_DELAY, &["none", "7"]),
             ],
         };
-        let c = space.combos(30.0).unwrap();
+        let c = space.combos(&Timeouts::policy(30.0)).unwrap();
         // timeouts 5 and 10; retries 0 (1 backoff) or 1 (2 backoffs): 3; breaker off or 2
         // cooldowns: 3; hedge none, or 7 only below a 10 s timeout: 1 + 1 = 3 over both timeouts
         assert_eq!(c.len(), 3 * 3 * 3);
@@ -455,6 +519,49 @@ mod tests {
                 .all(|x| !(x.set.contains(&(TIMEOUT.into(), "5".into()))
                     && x.set.contains(&(HEDGE_DELAY.into(), "7".into()))))
         );
+    }
+
+    /// A primary's own link timeout (`link_timeouts_s`) is its model's on every chain the
+    /// space builds: a hedge delay not below it never races that primary, and is skipped where
+    /// the model is first (the scenario refuses it), kept where another model is.
+    #[test]
+    fn a_hedge_delay_not_below_the_primarys_own_timeout_is_skipped() {
+        let dim = |k: &str, v: &[&str]| Dim {
+            key: k.into(),
+            values: v.iter().map(|s| s.to_string()).collect(),
+        };
+        let space = Space {
+            dims: vec![
+                dim(
+                    "chain.x.models",
+                    &[r#"["a", "b"]"#, r#"["b", "a"]"#, r#"["c"]"#],
+                ),
+                dim(HEDGE_DELAY, &["none", "7"]),
+            ],
+        };
+        let timeouts = Timeouts {
+            policy_s: 30.0,
+            models_key: "chain.x.models".into(),
+            primary: "a".into(),
+            own: vec![("b".into(), 5.0)],
+        };
+        let c = space.combos(&timeouts).unwrap();
+        let hedged: Vec<&str> = c
+            .iter()
+            .filter(|x| x.set.contains(&(HEDGE_DELAY.into(), "7".into())))
+            .map(|x| x.set[0].1.as_str())
+            .collect();
+        assert_eq!(hedged, [r#"["a", "b"]"#, r#"["c"]"#]);
+        assert_eq!(c.len(), 5);
+        // without a models key: the chain's own primary's
+        let space = Space {
+            dims: vec![dim(HEDGE_DELAY, &["none", "4", "7"])],
+        };
+        let own = Timeouts {
+            primary: "b".into(),
+            ..timeouts
+        };
+        assert_eq!(space.combos(&own).unwrap().len(), 2);
     }
 
     /// `--vary policy.breaker=none` sets the whole breaker table: the default keys inside it
@@ -475,7 +582,7 @@ mod tests {
         .with(dim("policy.breaker", &["none"]));
         let keys: Vec<&str> = space.dims.iter().map(|d| d.key.as_str()).collect();
         assert_eq!(keys, [TIMEOUT, "policy.breaker"]);
-        assert_eq!(space.combos(30.0).unwrap().len(), 2);
+        assert_eq!(space.combos(&Timeouts::policy(30.0)).unwrap().len(), 2);
         // a key inside a table replaces only itself
         let space = space.with(dim(COOLDOWN, &["90"]));
         assert_eq!(space.dims.len(), 3);

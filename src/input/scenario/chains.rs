@@ -9,7 +9,8 @@ use super::super::document::{Document, PathSegment};
 use super::super::{check_name, show};
 use super::file::{ChainSpec, ScenarioFile};
 use super::policy::resolve_policy;
-use super::steady::{Replaced, resolve_steady};
+use super::replaced::Replaced;
+use super::steady::resolve_steady;
 use super::{broad_hint, key};
 use crate::error::{InputError, InputErrorKind};
 use crate::model::fit::Capacity;
@@ -22,64 +23,65 @@ use crate::model::{
 /// ([`crate::model::ScenarioBilling::service_tiers`]).
 type ChainTiers = Vec<(String, Vec<ServiceTier>)>;
 
+/// Where a link's service tier is written ([`ChainInput::link_tier`]), for the error of a tier
+/// (or cache TTL) its model does not offer.
+#[derive(Clone, Copy)]
+enum TierAt {
+    /// The chain's `service_tiers`, at this position (of the chain as written, where a `--set`
+    /// replaced its models).
+    List(usize),
+    /// The chain's `service_tier`.
+    Chain,
+    /// The scenario's `service_tier`, or none (standard).
+    Scenario,
+}
+
 /// Each link's own timeout and output cap from a chain's `link_timeouts_s` and
 /// `max_output_tokens` (keyed by model as written in `models`; every link of that model),
-/// primary first.
+/// primary first. On a chain whose models a `--set` replaced (`replaced`), the file's keys are
+/// the chain's models as written: each applies to the links of its model now (by resolved id),
+/// and one whose model the chain no longer has applies to nothing ([`LinkMap::link_map`]).
 ///
-/// Errors: a key that is none of the chain's models; a timeout that is not a number of seconds
-/// in (0, 1e6]; a cap of 0 tokens; a primary timeout at or below the policy's `hedge_delay_s`.
+/// Errors: a key that is none of the chain's models (as written, for the file's keys of a
+/// replaced chain); a timeout that is not a number of seconds in (0, 1e6]; a cap of 0 tokens;
+/// a primary timeout at or below the policy's `hedge_delay_s`.
 #[allow(clippy::type_complexity)]
 fn resolve_link_values(
     doc: &Document,
     spec: &super::file::ChainSpec,
     ci: usize,
     policy: &crate::model::Policy,
+    replaced: Option<&Replaced>,
 ) -> Result<(Vec<Option<f64>>, Vec<Option<u64>>), InputError> {
     let at = |field: &str, model: &str| {
         vec![key("chain"), PathSegment::Index(ci), key(field), key(model)]
     };
     let invalid =
         |path: Vec<PathSegment>, msg: String| doc.error_at(InputErrorKind::Invalid, &path, msg);
-    let listed = |field: &str, model: &str| {
-        if spec.models.iter().any(|m| m == model) {
+    let links = LinkMap {
+        doc,
+        spec,
+        ci,
+        replaced,
+    };
+    let timeouts = links.link_map("link_timeouts_s", spec.link_timeouts_s.as_ref(), |m, t| {
+        if t.is_finite() && t > 0.0 && t <= 1e6 {
             Ok(())
         } else {
             Err(invalid(
-                at(field, model),
-                format!(
-                    "`{model}` is not one of this chain's models ({}); key {field} by a model as written in `models`",
-                    spec.models
-                        .iter()
-                        .map(|m| format!("`{m}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ))
-        }
-    };
-    let mut timeouts = vec![None; spec.models.len()];
-    for (model, &t) in spec.link_timeouts_s.iter().flatten() {
-        listed("link_timeouts_s", model)?;
-        if !(t.is_finite() && t > 0.0 && t <= 1e6) {
-            return Err(invalid(
-                at("link_timeouts_s", model),
+                at("link_timeouts_s", m),
                 format!(
                     "must be a number of seconds > 0 and at most 1e6; got {}",
                     show(t)
                 ),
-            ));
+            ))
         }
-        for (i, m) in spec.models.iter().enumerate() {
-            if m == model {
-                timeouts[i] = Some(t);
-            }
-        }
-    }
-    if let (Some(d), Some(t0)) = (policy.hedge_delay_s, timeouts[0])
+    })?;
+    if let (Some(d), Some((t0, model))) = (policy.hedge_delay_s, timeouts[0])
         && d >= t0
     {
         return Err(invalid(
-            at("link_timeouts_s", &spec.models[0]),
+            at("link_timeouts_s", model),
             format!(
                 "a hedge sent after {} s (policy.hedge_delay_s) never races a primary that times out at {} s; give the primary a timeout above the delay",
                 show(d),
@@ -87,22 +89,129 @@ fn resolve_link_values(
             ),
         ));
     }
-    let mut caps = vec![None; spec.models.len()];
-    for (model, &cap) in spec.max_output_tokens.iter().flatten() {
-        listed("max_output_tokens", model)?;
-        if cap == 0 {
-            return Err(invalid(
-                at("max_output_tokens", model),
-                "must be a number of output tokens >= 1; got 0".into(),
-            ));
+    let caps = links.link_map(
+        "max_output_tokens",
+        spec.max_output_tokens.as_ref(),
+        |m, cap| {
+            if cap == 0 {
+                Err(invalid(
+                    at("max_output_tokens", m),
+                    "must be a number of output tokens >= 1; got 0".into(),
+                ))
+            } else {
+                Ok(())
+            }
+        },
+    )?;
+    Ok((values(timeouts), values(caps)))
+}
+
+/// Each link's value, without the key it is written under.
+fn values<T>(links: Vec<Option<(T, &str)>>) -> Vec<Option<T>> {
+    links.into_iter().map(|e| e.map(|(v, _)| v)).collect()
+}
+
+/// Chain number `ci` (`spec`), for its maps keyed by model ([`LinkMap::link_map`]).
+struct LinkMap<'a> {
+    doc: &'a Document<'a>,
+    spec: &'a ChainSpec,
+    ci: usize,
+    replaced: Option<&'a Replaced<'a>>,
+}
+
+impl<'a> LinkMap<'a> {
+    /// Each link's value in the chain's map `field` (`link_timeouts_s`, `max_output_tokens`),
+    /// with the key it is written under, primary first; `check` validates each value.
+    ///
+    /// A key is a model as written in `models`, and applies to every link of that model. On a
+    /// chain whose models a `--set` replaced, the file's keys are models of the chain as
+    /// written: each applies to the links of its model now (by resolved id, as the per-link
+    /// lists are read), and one whose model the replaced chain dropped applies to nothing (as
+    /// `[latency]` and `[capacity]` entries do then); an entry the user's own `--set` gives
+    /// (`chain.NAME.FIELD."MODEL"`) is one for the chain as it is now, and wins.
+    ///
+    /// Errors, in key order: a key that is none of the chain's models (as written, for the
+    /// file's keys of a replaced chain); `check`'s.
+    fn link_map<T: Copy>(
+        &self,
+        field: &str,
+        map: Option<&'a BTreeMap<String, T>>,
+        check: impl Fn(&str, T) -> Result<(), InputError>,
+    ) -> Result<Vec<Option<(T, &'a str)>>, InputError> {
+        let spec = self.spec;
+        let mut out = vec![None; spec.models.len()];
+        let Some(map) = map else {
+            return Ok(out);
+        };
+        // The ids of the models a key of the file names on a replaced chain; `None`: the key
+        // is the chain's own (not replaced) or the user's, and names models as they are now.
+        let file_id = |k: &str| {
+            self.replaced
+                .filter(|r| !r.set_exactly(&["chain", r.chain, field, k]))
+                .map(|r| (r, r.written_id(k)))
+        };
+        for (k, v) in map {
+            match file_id(k) {
+                Some((_, Some(_))) => {}
+                Some((r, None)) => {
+                    let written = r.written.iter().map(|(m, _)| *m);
+                    return Err(self.not_listed(field, k, written, true));
+                }
+                None if spec.models.contains(k) => {}
+                None => {
+                    let models = spec.models.iter().map(String::as_str);
+                    return Err(self.not_listed(field, k, models, false));
+                }
+            }
+            check(k, *v)?;
         }
-        for (i, m) in spec.models.iter().enumerate() {
-            if m == model {
-                caps[i] = Some(cap);
+        // The file's keys first, so that the user's own entries win.
+        for (k, v) in map {
+            if let Some((r, Some(id))) = file_id(k) {
+                for (i, (_, now)) in r.now.iter().enumerate() {
+                    if now == id {
+                        out[i] = Some((*v, k.as_str()));
+                    }
+                }
             }
         }
+        for (k, v) in map {
+            if file_id(k).is_none() {
+                for (i, m) in spec.models.iter().enumerate() {
+                    if m == k {
+                        out[i] = Some((*v, k.as_str()));
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
-    Ok((timeouts, caps))
+
+    /// Key `model` of the chain's map `field` is none of `models` (the chain's, or its models
+    /// `as_written` where a `--set` replaced them).
+    fn not_listed<'m>(
+        &self,
+        field: &str,
+        model: &str,
+        models: impl Iterator<Item = &'m str>,
+        as_written: bool,
+    ) -> InputError {
+        let path = vec![
+            key("chain"),
+            PathSegment::Index(self.ci),
+            key(field),
+            key(model),
+        ];
+        self.doc.error_at(
+            InputErrorKind::Invalid,
+            &path,
+            format!(
+                "`{model}` is not one of this chain's models{} ({}); key {field} by a model as written in `models`",
+                if as_written { " as written" } else { "" },
+                models.map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            ),
+        )
+    }
 }
 
 /// What every chain of a scenario is resolved against: the document (for errors), the file,
@@ -290,9 +399,9 @@ impl<'a> ChainInput<'a> {
             ci,
             replaced.as_ref(),
         )?;
-        let (billed, tiers) = self.bill_links(ci, spec)?;
+        let (billed, tiers) = self.bill_links(ci, spec, replaced.as_ref())?;
         let policy = resolve_policy(self.doc, &self.file.policy, &spec.policy, ci)?;
-        let (timeouts, caps) = resolve_link_values(self.doc, spec, ci, &policy)?;
+        let (timeouts, caps) = resolve_link_values(self.doc, spec, ci, &policy, replaced.as_ref())?;
         let links = billed
             .into_iter()
             .enumerate()
@@ -361,7 +470,7 @@ impl<'a> ChainInput<'a> {
     }
 
     /// Chain number `ci`'s models priced and billed (request, service tier, cache TTL), with
-    /// each link's service tier, primary first.
+    /// each link's service tier, primary first ([`ChainInput::link_tier`]).
     ///
     /// Errors: an unknown model, service tiers that do not match the models, a tier or TTL the
     /// model does not offer.
@@ -369,9 +478,13 @@ impl<'a> ChainInput<'a> {
         &self,
         ci: usize,
         spec: &ChainSpec,
+        replaced: Option<&Replaced>,
     ) -> Result<(Vec<ModelPrice>, Vec<ServiceTier>), InputError> {
         let at = |rest: &[PathSegment]| chain_path(ci, rest);
         let r = &self.file.request;
+        // A list the file gives a chain whose models a `--set` replaced is read by model; one
+        // the user's own `--set` states is one per link of the chain as it is now.
+        let replaced = replaced.filter(|r| !r.set_in_chain("service_tiers"));
         let mut links = Vec::new();
         let mut tiers = Vec::with_capacity(spec.models.len());
         for (mi, id) in spec.models.iter().enumerate() {
@@ -386,52 +499,100 @@ impl<'a> ChainInput<'a> {
                     ),
                 ));
             };
-            let service = match (&spec.service_tiers, spec.service_tier) {
-                (Some(list), _) => match list.get(mi) {
-                    Some(s) => *s,
-                    None => return Err(self.tier_count_error(ci, list.len(), spec)),
-                },
-                (None, Some(s)) => s,
-                (None, None) => self.file.service_tier.unwrap_or_default(),
-            };
+            let (service, from) = self.link_tier(ci, spec, mi, replaced)?;
             let billing = Billing {
                 service,
                 cache_ttl_s: self.cache_ttl_s,
                 cache_miss: r.cache_miss,
             };
             let billed = self.request.billed(price, &billing).map_err(|m| {
-                let field = if spec.service_tiers.is_some() {
-                    at(&[key("service_tiers"), PathSegment::Index(mi)])
-                } else if spec.service_tier.is_some() {
-                    at(&[key("service_tier")])
-                } else if service != ServiceTier::Standard {
-                    vec![key("service_tier")]
-                } else if r.cache_ttl.is_some() {
-                    vec![key("request"), key("cache_ttl")]
-                } else {
-                    at(&[key("models"), PathSegment::Index(mi)])
+                let field = match from {
+                    TierAt::List(p) => at(&[key("service_tiers"), PathSegment::Index(p)]),
+                    TierAt::Chain => at(&[key("service_tier")]),
+                    TierAt::Scenario if service != ServiceTier::Standard => {
+                        vec![key("service_tier")]
+                    }
+                    TierAt::Scenario if r.cache_ttl.is_some() => {
+                        vec![key("request"), key("cache_ttl")]
+                    }
+                    TierAt::Scenario => at(&[key("models"), PathSegment::Index(mi)]),
                 };
                 self.invalid(&field, m.to_string())
             })?;
             links.push(billed);
             tiers.push(service);
         }
-        if let Some(list) = &spec.service_tiers
-            && list.len() != spec.models.len()
-        {
-            return Err(self.tier_count_error(ci, list.len(), spec));
+        if let Some(list) = &spec.service_tiers {
+            let models = replaced.map_or(spec.models.len(), |r| r.written.len());
+            if list.len() != models {
+                return Err(self.tier_count_error(ci, list.len(), models));
+            }
         }
         Ok((links, tiers))
     }
 
-    /// Chain number `ci`'s `service_tiers` has `given` tiers, not one per model.
-    fn tier_count_error(&self, ci: usize, given: usize, spec: &ChainSpec) -> InputError {
+    /// Link `mi`'s service tier on chain number `ci`, and where it is written: the chain's
+    /// `service_tiers` at the link's position, else the chain's `service_tier`, else the
+    /// scenario's, else standard.
+    ///
+    /// On a chain whose models a `--set` replaced (`replaced`: the list is the file's), the
+    /// list gives one tier per model of the chain as written, and the link takes its model's.
+    /// A model not on the chain as written is billed at the tier a link the list does not
+    /// name gets (the chain's `service_tier`, else the scenario's, else standard): a tier is
+    /// a billing choice with a default, not a measured rate (MODEL.md §10), and another
+    /// model's tier is never borrowed.
+    ///
+    /// Errors: a list of the wrong length (one per model as written, on a replaced chain); a
+    /// model the chain as written lists twice with two tiers.
+    fn link_tier(
+        &self,
+        ci: usize,
+        spec: &ChainSpec,
+        mi: usize,
+        replaced: Option<&Replaced>,
+    ) -> Result<(ServiceTier, TierAt), InputError> {
+        let unlisted = || match spec.service_tier {
+            Some(s) => (s, TierAt::Chain),
+            None => (self.file.service_tier.unwrap_or_default(), TierAt::Scenario),
+        };
+        let Some(list) = &spec.service_tiers else {
+            return Ok(unlisted());
+        };
+        let Some(r) = replaced else {
+            return match list.get(mi) {
+                Some(s) => Ok((*s, TierAt::List(mi))),
+                None => Err(self.tier_count_error(ci, list.len(), spec.models.len())),
+            };
+        };
+        if list.len() != r.written.len() {
+            return Err(self.tier_count_error(ci, list.len(), r.written.len()));
+        }
+        let positions = r.written_positions(mi);
+        let Some(&p) = positions.first() else {
+            return Ok(unlisted());
+        };
+        if let Some(&o) = positions.iter().find(|&&o| list[o] != list[p]) {
+            return Err(self.invalid(
+                &chain_path(ci, &[key("service_tiers")]),
+                format!(
+                    "`{}` is on chain `{}` as written ({}) more than once, with tiers {} and {}: the list gives it no one tier; give it one tier, or state the list for the chain as it is now with --set",
+                    r.now[mi].0,
+                    r.chain,
+                    r.written_list(),
+                    list[p].as_str(),
+                    list[o].as_str()
+                ),
+            ));
+        }
+        Ok((list[p], TierAt::List(p)))
+    }
+
+    /// Chain number `ci`'s `service_tiers` has `given` tiers, not one per model (of `models`).
+    fn tier_count_error(&self, ci: usize, given: usize, models: usize) -> InputError {
         self.invalid(
             &chain_path(ci, &[key("service_tiers")]),
             format!(
-                "gives {} service tiers for {} models; give one per model, primary first",
-                given,
-                spec.models.len()
+                "gives {given} service tiers for {models} models; give one per model, primary first"
             ),
         )
     }

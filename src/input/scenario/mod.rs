@@ -71,6 +71,7 @@ mod chains;
 mod file;
 mod overrides;
 mod policy;
+mod replaced;
 mod steady;
 #[cfg(test)]
 mod tests;
@@ -294,9 +295,14 @@ fn resolve(
     let (chains, service_tiers) =
         chains::resolve_chains(doc, &file, prices, &request, cache_ttl_s)?;
 
+    // Where a `--set` replaced a chain's models, an outage on what the chains use as written
+    // hits no chain instead of failing as a typo.
+    let written = file
+        .models_overridden
+        .then(|| timeline::WrittenUse::of(&file.as_written.models, prices));
     let incident = match &file.incident {
         None => None,
-        Some(i) => Some(resolve_incident(doc, i, &chains)?),
+        Some(i) => Some(resolve_incident(doc, i, &chains, written.as_ref())?),
     };
 
     Ok(Scenario {
@@ -374,7 +380,8 @@ fn resolve_request(
 
 /// The `[incident]` table: the outage's duration, the request rate (> 0, at most 1e9 a
 /// second), the session length (at least 1) and the timeline, if any; the window must hold
-/// between 1 and 1e15 requests (MODEL.md §6, §10).
+/// between 1 and 1e15 requests (MODEL.md §6, §10). `written`: what the chains use as the file
+/// writes them, where a `--set` replaced a chain's models ([`timeline::WrittenUse`]).
 ///
 /// # Errors
 /// An out-of-range field, named with its line.
@@ -382,6 +389,7 @@ fn resolve_incident(
     doc: &Document,
     i: &file::IncidentSpec,
     chains: &[crate::model::Chain],
+    written: Option<&timeline::WrittenUse>,
 ) -> Result<Incident, InputError> {
     let invalid =
         |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
@@ -424,6 +432,6 @@ fn resolve_incident(
         requests_per_second: i.requests_per_second,
         session_length: i.session_length,
         failure: i.failure,
-        timeline: timeline::resolve(doc, i, duration_s, chains)?,
+        timeline: timeline::resolve(doc, i, duration_s, chains, written)?,
     })
 }

@@ -5,6 +5,7 @@ use super::super::document::{Document, PathSegment, path_string};
 use super::super::{check_range, show};
 use super::Levels;
 use super::file::SteadySpec;
+use super::replaced::Replaced;
 use crate::error::{InputError, InputErrorKind};
 use crate::model::Steady;
 use crate::model::policy::ErrorMix;
@@ -22,38 +23,17 @@ pub(super) struct ResolvedSteady {
     pub(super) primary_win_rate: Option<f64>,
 }
 
-/// A chain whose models a `--set` replaced (`tune --candidate`, `--set chain.NAME.models=[..]`):
-/// the file's per-link lists state a rate per model of the chain as written, and each link of
-/// the chain now takes its model's ([`SteadyLevels::list_rates`]).
-pub(super) struct Replaced<'a> {
-    /// The chain's name.
-    pub(super) chain: &'a str,
-    /// The models as the file writes them, each with the id it resolves to.
-    pub(super) written: Vec<(&'a str, String)>,
-    /// The chain's models now, primary first, each with the id it resolves to.
-    pub(super) now: Vec<(&'a str, String)>,
-    /// The keys `--set` gave, split at their dots: a list (or its scalar) a `--set` states is
-    /// the user's, one value per link of the chain as it is now.
-    pub(super) set_keys: &'a [Vec<String>],
-}
-
-impl Replaced<'_> {
-    /// Whether a `--set` stated `list` or its `scalar` at the chain's level (`in_chain`) or
-    /// the scenario's.
-    fn stated_by_set(&self, list: &str, scalar: &str, in_chain: bool) -> bool {
-        self.set_keys.iter().any(|k| {
-            let field = match k.as_slice() {
-                [c, name, t, f]
-                    if in_chain && c == "chain" && name == self.chain && t == "steady" =>
-                {
-                    f
-                }
-                [t, f] if !in_chain && t == "steady" => f,
-                _ => return false,
-            };
-            field == list || field == scalar
-        })
-    }
+/// Whether a `--set` stated per-link list `list` or its `scalar` at chain `r`'s level
+/// (`in_chain`) or the scenario's: a list (or its scalar) a `--set` states is the user's, one
+/// value per link of the chain as it is now.
+fn stated_by_set(r: &Replaced, list: &str, scalar: &str, in_chain: bool) -> bool {
+    [list, scalar].into_iter().any(|f| {
+        if in_chain {
+            r.set_exactly(&["chain", r.chain, "steady", f])
+        } else {
+            r.set_exactly(&["steady", f])
+        }
+    })
 }
 
 /// The chain's steady parameters: its own `steady` fields, then the scenario's, then defaults;
@@ -239,7 +219,7 @@ impl SteadyLevels<'_> {
         let list = f.list;
         let replaced = self
             .replaced
-            .filter(|r| !r.stated_by_set(list, f.scalar, in_chain));
+            .filter(|r| !stated_by_set(r, list, f.scalar, in_chain));
         let links = replaced.map_or(self.links, |r| r.written.len());
         if l.len() != links {
             return Err(self.levels.invalid(
@@ -277,13 +257,6 @@ impl SteadyLevels<'_> {
         in_chain: bool,
         r: &Replaced,
     ) -> Result<Vec<f64>, InputError> {
-        let written = || {
-            r.written
-                .iter()
-                .map(|(m, _)| format!("`{m}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         let scalar = path_string(&self.levels.path(f.scalar, in_chain));
         let mut out = Vec::with_capacity(r.now.len());
         for (model, id) in &r.now {
@@ -307,7 +280,7 @@ impl SteadyLevels<'_> {
                     format!(
                         "`{model}` is not on chain `{}` as written ({}): the list gives a rate per model of the chain as written, and none for it (a rate is never borrowed or taken as 0); {instead}, or put `{model}` on the chain with its rate",
                         r.chain,
-                        written()
+                        r.written_list()
                     ),
                 ));
             };
@@ -318,7 +291,7 @@ impl SteadyLevels<'_> {
                     format!(
                         "`{model}` is on chain `{}` as written ({}) more than once, with rates {} and {}: the list gives it no one rate; give one rate per model, or state the list for the chain as it is now with --set",
                         r.chain,
-                        written(),
+                        r.written_list(),
                         show(v),
                         show(other)
                     ),

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::input::pricing::bundled;
+use crate::model::ServiceTier;
 
 fn load_str(text: &str) -> Result<Scenario, InputError> {
     let doc = Document::parse("s.toml", text)?;
@@ -604,4 +605,252 @@ fn a_scalar_or_a_list_given_by_set_is_not_read_by_model() {
     ];
     let s = load_set(&text, &set).unwrap();
     assert_eq!(failure_rates(&s.chains[0]), vec![0.4, 0.6]);
+}
+
+/// GPT-5.6 Sol → GPT-6 Sol → GPT-6 Luna (A, B, C) in the LiteLLM table (each priced in every
+/// service tier), chain `t`, with `EXTRA` in the chain.
+fn tiered(extra: &str) -> String {
+    format!(
+        "pricing = \"litellm\"\n{HEAD}[[chain]]\nname = \"t\"\n\
+         models = [\"openai/gpt-5.6-sol\", \"openai/gpt-6-sol\", \"openai/gpt-6-luna\"]\n\
+         {extra}"
+    )
+}
+
+const T_MODELS: &str = "chain.t.models";
+/// [C, A] as `tune` writes it: by the ids the table resolves them to.
+const T_C_A: &str = "[\"gpt-6-luna\", \"gpt-5.6-sol\"]";
+/// [Astra, A]: GPT-6 Astra is not on the chain as written.
+const T_ASTRA_A: &str = "[\"gpt-6-astra\", \"gpt-5.6-sol\"]";
+
+/// Each link's service tier, primary first.
+fn tiers_of(s: &Scenario) -> Vec<ServiceTier> {
+    s.billing.service_tiers[0].1.clone()
+}
+
+/// Each link's input price after its tier, $/MTok.
+fn inputs_of(s: &Scenario) -> Vec<f64> {
+    s.chains[0].links.iter().map(|l| l.price.input).collect()
+}
+
+/// Issue #38, the service tiers: a chain's `service_tiers` is one tier per model of the chain
+/// as written, and a `--set` that replaces its models gives each link its model's tier (by
+/// resolved id: the file writes `openai/gpt-6-luna`, tune `gpt-6-luna`). A chain A, B, C at
+/// priority, standard, flex replaced by [C, A] bills Luna at flex ($0.05/MTok in, the LiteLLM
+/// table's flex price) and GPT-5.6 Sol at priority ($8): not priority and standard by position.
+#[test]
+fn a_replaced_chain_takes_each_links_service_tier_from_its_model() {
+    use ServiceTier::{Flex, Priority, Standard};
+    let text = tiered("service_tiers = [\"priority\", \"standard\", \"flex\"]\n");
+    let s = load_set(&text, &[]).unwrap();
+    assert_eq!(tiers_of(&s), [Priority, Standard, Flex]);
+    assert_eq!(inputs_of(&s), [8.0, 2.0, 0.05]);
+
+    let s = load_set(&text, &[(T_MODELS, T_C_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Flex, Priority]);
+    assert_eq!(inputs_of(&s), [0.05, 8.0]);
+    let set = [(T_MODELS, "[\"gpt-6-sol\", \"gpt-6-luna\", \"gpt-5.6-sol\"]")];
+    let s = load_set(&text, &set).unwrap();
+    assert_eq!(tiers_of(&s), [Standard, Flex, Priority]);
+
+    // the user's own list is one per link of the chain as it is now, in either order
+    let mine = ("chain.t.service_tiers", "[\"batch\", \"standard\"]");
+    for set in [[(T_MODELS, T_C_A), mine], [mine, (T_MODELS, T_C_A)]] {
+        let s = load_set(&text, &set).unwrap();
+        assert_eq!(tiers_of(&s), [ServiceTier::Batch, Standard], "{set:?}");
+    }
+    // a chain's or the scenario's one tier applies to every link, as before
+    let text = tiered("service_tier = \"flex\"\n");
+    let s = load_set(&text, &[(T_MODELS, T_C_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Flex, Flex]);
+}
+
+/// A model not on the chain as written has no tier in the list: it is billed at the tier a
+/// link the list does not name gets (the chain's `service_tier`, else the scenario's, else
+/// standard), never at another model's. A list of the wrong length for the chain as written
+/// is refused as the file as written is; a model listed twice with two tiers has no one tier.
+#[test]
+fn a_model_not_on_the_chain_as_written_takes_the_default_tier() {
+    use ServiceTier::{Batch, Flex, Priority, Standard};
+    let list = "service_tiers = [\"priority\", \"standard\", \"flex\"]\n";
+    let s = load_set(&tiered(list), &[(T_MODELS, T_ASTRA_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Standard, Priority]);
+    // GPT-6 Astra at standard, $10/MTok in (priority would be $20)
+    assert_eq!(inputs_of(&s), [10.0, 8.0]);
+    let top = format!("service_tier = \"batch\"\n{}", tiered(list));
+    let s = load_set(&top, &[(T_MODELS, T_ASTRA_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Batch, Priority]);
+    let own = tiered(&format!("{list}service_tier = \"flex\"\n"));
+    let s = load_set(&own, &[(T_MODELS, T_ASTRA_A)]).unwrap();
+    assert_eq!(tiers_of(&s), [Flex, Priority]);
+
+    let e = load_set(
+        &tiered("service_tiers = [\"priority\", \"standard\"]\n"),
+        &[(T_MODELS, T_C_A)],
+    )
+    .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("chain[0].service_tiers"), "{e}");
+    assert!(
+        e.message
+            .contains("gives 2 service tiers for 3 models; give one per model"),
+        "{e}"
+    );
+    let text = format!(
+        "pricing = \"litellm\"\n{HEAD}[[chain]]\nname = \"t\"\n\
+         models = [\"gpt-5.6-sol\", \"gpt-6-sol\", \"gpt-5.6-sol\"]\n\
+         service_tiers = [\"priority\", \"standard\", \"flex\"]\n"
+    );
+    let e = load_set(&text, &[(T_MODELS, "[\"gpt-5.6-sol\"]")]).unwrap_err();
+    assert_eq!(e.location.map(|l| l.line), Some(8), "{e}");
+    assert!(
+        e.message.contains(
+            "`gpt-5.6-sol` is on chain `t` as written (`gpt-5.6-sol`, `gpt-6-sol`, `gpt-5.6-sol`) more than once, with tiers priority and flex"
+        ),
+        "{e}"
+    );
+}
+
+/// Each link's own timeout, primary first.
+fn link_timeouts(c: &crate::model::Chain) -> Vec<Option<f64>> {
+    c.links.iter().map(|l| l.timeout_s).collect()
+}
+
+/// Each link's output cap, primary first.
+fn link_caps(c: &crate::model::Chain) -> Vec<Option<u64>> {
+    c.links.iter().map(|l| l.max_output_tokens).collect()
+}
+
+/// Issue #38, the maps keyed by model: a chain's `link_timeouts_s` and `max_output_tokens`
+/// keep applying to the links of their model when a `--set` replaces the chain's models, and
+/// their entries for a model the replaced chain dropped (Sonnet 5 here) apply to nothing
+/// instead of failing as keys of none of its models. Sol (A), Sonnet 5 (B), Haiku 4.5 (C)
+/// replaced by [C, A]: Haiku keeps its 20 s timeout and Sol its 300-token cap (its 500 output
+/// tokens billed as 300: $30/MTok × 300 = $0.009 a request, its price scaled by 300/500).
+#[test]
+fn a_replaced_chain_keeps_each_models_own_timeout_and_cap() {
+    let text = abc(
+        "link_timeouts_s = { \"anthropic/claude-sonnet-5\" = 60, \"anthropic/claude-haiku-4-5\" = 20 }\n\
+         max_output_tokens = { \"anthropic/claude-sonnet-5\" = 800, \"openai/gpt-5.6-sol\" = 300 }\n",
+    );
+    let s = load_set(&text, &[]).unwrap();
+    assert_eq!(link_timeouts(&s.chains[0]), [None, Some(60.0), Some(20.0)]);
+    assert_eq!(link_caps(&s.chains[0]), [Some(300), Some(800), None]);
+
+    let s = load_set(&text, &[(MODELS, C_A)]).unwrap();
+    let c = &s.chains[0];
+    assert_eq!(link_timeouts(c), [Some(20.0), None]);
+    assert_eq!(link_caps(c), [None, Some(300)]);
+    assert_eq!(c.links[1].price.output, 30.0 * 300.0 / 500.0);
+    assert_eq!(c.links[0].price.output, 5.0);
+    let s = load_set(&text, &[(MODELS, "[\"anthropic/claude-sonnet-5\"]")]).unwrap();
+    assert_eq!(link_timeouts(&s.chains[0]), [Some(60.0)]);
+    assert_eq!(link_caps(&s.chains[0]), [Some(800)]);
+
+    // the user's own entry is for the chain as it is now, and wins over the file's
+    let set = [
+        (MODELS, C_A),
+        (
+            "chain.x.link_timeouts_s.\"anthropic/claude-haiku-4-5\"",
+            "45",
+        ),
+    ];
+    let s = load_set(&text, &set).unwrap();
+    assert_eq!(link_timeouts(&s.chains[0]), [Some(45.0), None]);
+
+    // by resolved id: the file keys `openai/gpt-6-luna`, tune's chain says `gpt-6-luna`
+    let text = tiered(
+        "link_timeouts_s = { \"openai/gpt-6-luna\" = 20, \"openai/gpt-6-sol\" = 40 }\n\
+         max_output_tokens = { \"openai/gpt-6-sol\" = 300 }\n",
+    );
+    let s = load_set(&text, &[(T_MODELS, T_C_A)]).unwrap();
+    assert_eq!(link_timeouts(&s.chains[0]), [Some(20.0), None]);
+    assert_eq!(link_caps(&s.chains[0]), [None, None]);
+}
+
+/// The file as written still refuses a key that is none of the chain's models, and so does a
+/// replaced chain (it is none of the models as written: a typo, not an entry the --set
+/// dropped); a user's own entry for a model the chain does not have now is refused as before.
+#[test]
+fn a_stale_key_is_refused_with_or_without_a_replaced_chain() {
+    let text = abc("link_timeouts_s = { \"anthropic/claude-sonet-5\" = 60 }\n");
+    let e = load_set(&text, &[]).unwrap_err();
+    assert_eq!(
+        e.field.as_deref(),
+        Some("chain[0].link_timeouts_s.\"anthropic/claude-sonet-5\""),
+        "{e}"
+    );
+    assert!(
+        e.message.starts_with(
+            "`anthropic/claude-sonet-5` is not one of this chain's models (`openai/gpt-5.6-sol`, "
+        ),
+        "{e}"
+    );
+    let e = load_set(&text, &[(MODELS, C_A)]).unwrap_err();
+    assert_eq!(e.location.map(|l| (l.line, l.col)), Some((7, 50)), "{e}");
+    assert!(
+        e.message.starts_with(
+            "`anthropic/claude-sonet-5` is not one of this chain's models as written (`openai/gpt-5.6-sol`, `anthropic/claude-sonnet-5`, `anthropic/claude-haiku-4-5`); key link_timeouts_s by a model as written in `models`"
+        ),
+        "{e}"
+    );
+    let text = abc("max_output_tokens = { \"anthropic/claude-sonnet-5\" = 800 }\n");
+    let set = [
+        (MODELS, C_A),
+        (
+            "chain.x.max_output_tokens.\"anthropic/claude-opus-5\"",
+            "100",
+        ),
+    ];
+    let e = load_set(&text, &set).unwrap_err();
+    assert!(
+        e.message.starts_with(
+            "`anthropic/claude-opus-5` is not one of this chain's models (`anthropic/claude-haiku-4-5`, `openai/gpt-5.6-sol`)"
+        ),
+        "{e}"
+    );
+}
+
+/// Sonnet 5 → GPT-6 Sol → Grok 4.7 (chain `x`), a one-hour incident with an xAI outage and a
+/// GPT-6 Sol one, and `outage` (a third outage's target) if given.
+fn outages(third: &str) -> String {
+    format!(
+        "{HEAD}[[chain]]\nname = \"x\"\n\
+         models = [\"anthropic/claude-sonnet-5\", \"openai/gpt-6-sol\", \"xai/grok-4.7\"]\n\
+         [incident]\nduration = \"1h\"\nrequests_per_second = 1.0\nsession_length = 10\n\
+         [[incident.outage]]\nprovider = \"xai\"\nstart = \"20m\"\nduration = \"10m\"\n\
+         [[incident.outage]]\nmodel = \"openai/gpt-6-sol\"\nduration = \"5m\"\n{third}"
+    )
+}
+
+/// The outages keyed by what the chains use: where a `--set` replaces a chain's models (tune
+/// --candidate on scenarios/sept3-timeline.toml's `three-providers` tried [Sonnet 5, GPT-6
+/// Sol] and failed with "no chain uses provider `xai`"), an outage on a provider or model the
+/// chains used as written hits no chain now, as an outage of a chain `--chain` leaves out;
+/// one on a provider no chain uses as written (a typo) is still refused.
+#[test]
+fn an_outage_on_what_the_replaced_chain_dropped_hits_no_chain() {
+    let text = outages("");
+    let s = load_set(&text, &[]).unwrap();
+    assert_eq!(s.incident.unwrap().timeline.unwrap().outages().len(), 2);
+    let sonnet = "[\"anthropic/claude-sonnet-5\"]";
+    let s = load_set(&text, &[(MODELS, sonnet)]).unwrap();
+    let ids: Vec<&str> = s.chains[0].prices().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["anthropic/claude-sonnet-5"]);
+    let timeline = s.incident.unwrap().timeline.unwrap();
+    assert_eq!(timeline.outages().len(), 2);
+
+    let typo = outages("[[incident.outage]]\nprovider = \"xia\"\n");
+    for set in [&[][..], &[(MODELS, sonnet)][..]] {
+        let e = load_set(&typo, set).unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("incident.outage[2].provider"),
+            "{e}"
+        );
+        assert!(
+            e.message
+                .starts_with("no chain uses provider `xia` (did you mean `xai`?)"),
+            "{e}"
+        );
+    }
 }

@@ -34,7 +34,7 @@ use crate::error::ValueError;
 use crate::error::{InputError, InputErrorKind};
 use crate::model::ModelError;
 use crate::model::timeline::{Outage, OutageFailure, OutageTarget, Timeline};
-use crate::model::{Chain, FailureMode, Incident, Scenario};
+use crate::model::{Chain, FailureMode, Incident, PriceTable, Scenario};
 
 /// The outage's path in the file: `incident.outage[i]`, then `field` if given.
 fn outage_path(i: usize, field: Option<&str>) -> Vec<PathSegment> {
@@ -67,6 +67,34 @@ fn parse_offset(text: &str) -> Result<f64, ValueError> {
     })
 }
 
+/// The providers and models (by resolved id) the chains use as the file writes them, where a
+/// `--set` replaced a chain's models (`tune --candidate`): an outage on one of them that no
+/// chain uses now is the replacement's doing, not a typo of the file, and hits no chain (as an
+/// outage of a chain `--chain` leaves out does).
+#[derive(Debug, Default)]
+pub(super) struct WrittenUse {
+    providers: Vec<String>,
+    models: Vec<String>,
+}
+
+impl WrittenUse {
+    /// What the chains `written` (each chain's models as the file writes them) use, priced by
+    /// `prices` (a model the table lacks is the file's own error, and left out here).
+    pub(super) fn of(written: &[Option<Vec<String>>], prices: &PriceTable) -> WrittenUse {
+        let mut w = WrittenUse::default();
+        for p in written
+            .iter()
+            .flatten()
+            .flatten()
+            .filter_map(|m| prices.get(m))
+        {
+            w.providers.push(p.provider.clone());
+            w.models.push(p.id.clone());
+        }
+        w
+    }
+}
+
 /// The providers and models the chains use, sorted and without repeats.
 fn used(chains: &[Chain]) -> (Vec<&str>, Vec<&str>) {
     let mut providers: Vec<&str> = chains
@@ -89,16 +117,29 @@ fn hint(word: &str, candidates: &[&str]) -> String {
         .map_or(String::new(), |n| format!(" (did you mean `{n}`?)"))
 }
 
-/// The outage's target: exactly one of `provider` and `model`, one the chains use.
+/// The outage's target: exactly one of `provider` and `model`, one the chains use (or, where
+/// a `--set` replaced a chain's models, one they use as `written`).
 fn target(
     doc: &Document,
     i: usize,
     o: &OutageSpec,
     chains: &[Chain],
+    written: Option<&WrittenUse>,
 ) -> Result<OutageTarget, InputError> {
     let invalid =
         |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
-    let (providers, models) = used(chains);
+    let (mut providers, mut models) = used(chains);
+    let mut who = "the chains use";
+    if let Some(w) = written {
+        // what the chains use as written counts too (a target the replacement dropped)
+        providers.extend(w.providers.iter().map(String::as_str));
+        models.extend(w.models.iter().map(String::as_str));
+        for v in [&mut providers, &mut models] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        who = "the chains use (as written or now)";
+    }
     match (&o.provider, &o.model) {
         (Some(_), Some(_)) => Err(invalid(
             &outage_path(i, Some("model")),
@@ -107,7 +148,7 @@ fn target(
         (None, None) => Err(invalid(
             &outage_path(i, None),
             format!(
-                "an outage needs `provider` (every model of it) or `model` (one model); the chains use the providers {}",
+                "an outage needs `provider` (every model of it) or `model` (one model); {who} the providers {}",
                 providers.join(", ")
             ),
         )),
@@ -118,7 +159,7 @@ fn target(
                 Err(invalid(
                     &outage_path(i, Some("provider")),
                     format!(
-                        "no chain uses provider `{p}`{}; the chains use: {}",
+                        "no chain uses provider `{p}`{}; {who}: {}",
                         hint(p, &providers),
                         providers.join(", ")
                     ),
@@ -132,7 +173,7 @@ fn target(
                 Err(invalid(
                     &outage_path(i, Some("model")),
                     format!(
-                        "no chain uses model `{m}`{}; the chains use: {} (or name a provider: {})",
+                        "no chain uses model `{m}`{}; {who}: {} (or name a provider: {})",
                         hint(m, &models),
                         models.join(", "),
                         providers.join(", ")
@@ -174,8 +215,11 @@ fn timeline_error(doc: &Document, e: &ModelError) -> InputError {
 /// The incident's timeline from its `[[incident.outage]]` tables: `None` when there are none
 /// (the shorthand), else the validated [`Timeline`] on the window of `duration_s` seconds.
 ///
+/// `written`: what the chains use as the file writes them, where a `--set` replaced a chain's
+/// models ([`WrittenUse`]).
+///
 /// Errors (exit 2, each at the outage's line and field): both or neither of `provider` and
-/// `model`; a provider or model no chain uses (naming the ones they use); a `start` or
+/// `model`; a provider or model no chain uses (naming the ones they use), nor any as written; a `start` or
 /// `duration` that is not a duration; `error_rate` or `latency_factor` on a drill; and every
 /// [`Timeline::new`] error (outside the window, overlapping outages of one provider, an error
 /// rate outside [0, 1], a latency factor not > 0).
@@ -184,6 +228,7 @@ pub(super) fn resolve(
     spec: &IncidentSpec,
     duration_s: f64,
     chains: &[Chain],
+    written: Option<&WrittenUse>,
 ) -> Result<Option<Timeline>, InputError> {
     if spec.outages.is_empty() {
         return Ok(None);
@@ -192,7 +237,7 @@ pub(super) fn resolve(
         |path: &[PathSegment], msg: String| doc.error_at(InputErrorKind::Invalid, path, msg);
     let mut outages = Vec::with_capacity(spec.outages.len());
     for (i, o) in spec.outages.iter().enumerate() {
-        let target = target(doc, i, o, chains)?;
+        let target = target(doc, i, o, chains, written)?;
         let start_s = match &o.start {
             None => 0.0,
             Some(t) => parse_offset(&t.0)
