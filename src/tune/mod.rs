@@ -176,7 +176,7 @@ pub struct ChainTune {
     pub reason: Option<String>,
     /// With a circuit breaker recommended and a reference incident: what it buys there.
     pub breaker_buys: Option<BreakerBuys>,
-    /// With a rate-limited link ([capacity]) on the shipped or the recommended chain and a
+    /// With a rate-limited link (`[capacity]`) on the shipped or the recommended chain and a
     /// reference incident: what each one's quotas refuse there.
     pub quota_refusals: Option<QuotaRefusals>,
     /// The shell line that reproduces the recommendation: `fallcost compare` on the same
