@@ -646,6 +646,12 @@ fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
         let err = one_line(&String::from_utf8_lossy(&out.stderr));
         assert!(err.contains(want), "{args:?}: {err}");
     }
+    // the table carries it where it is pasted (the context window; retirement on stderr)
+    let table = one_line(&crate::common::ok(&["compare", "--scenario", &head]));
+    assert!(
+        table.contains("context window: gpt-3.5-turbo (prompt 50,000 tokens > max_input_tokens 16,385) cannot take this request; the provider refuses every request reaching it (a client error, billed 0), but these figures price it as answering (not modelled yet)"),
+        "{table}"
+    );
     // within the window: retired only
     let out = fallcost(&["compare", "--scenario", &fits]);
     assert!(out.status.success());

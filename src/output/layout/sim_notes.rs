@@ -152,3 +152,24 @@ pub(super) fn mc_breaker_note(report: &Report, chain: &Chain) -> Option<String> 
     ));
     Some(note)
 }
+
+/// A chain's links whose context window the request overflows, as the price table states it
+/// ([`crate::model::fit::context_overflow`]): the provider refuses every request reaching
+/// them, which the figures do not price yet (docs/MODEL.md §11), so the table says so where it
+/// is pasted (a retired model is warned of on standard error, against today's date).
+pub(super) fn fit_note(report: &Report, chain: &Chain) -> Option<String> {
+    let parts: Vec<String> = chain
+        .links
+        .iter()
+        .filter_map(|l| {
+            let o = crate::model::fit::context_overflow(l.fit.as_ref()?, &report.input.request)?;
+            Some(format!("{} ({})", l.price.id, o.describe()))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "context window: {} cannot take this request; the provider refuses every request reaching it (a client error, billed 0), but these figures price it as answering (not modelled yet)",
+            parts.join("; ")
+        )
+    })
+}
