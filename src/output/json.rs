@@ -135,7 +135,9 @@ pub fn compare(report: &Report) -> super::OutputResult<Value> {
     Ok(doc)
 }
 
-/// The `chains` list: each chain's name, models, providers, traffic share and service tiers.
+/// The `chains` list: each chain's name, models, providers, traffic share, service tiers and
+/// the links whose context window the request overflows (`context_overflow`, not priced yet:
+/// docs/MODEL.md §11; `[]` where none does or the price table states no window).
 fn chains(report: &Report) -> Value {
     Value::Array(
         report
@@ -154,6 +156,23 @@ fn chains(report: &Report) -> Value {
                         .tiers_of(&c.name, c.links.len())
                         .iter()
                         .map(|t| t.as_str())
+                        .collect::<Vec<_>>(),
+                    "context_overflow": c
+                        .links
+                        .iter()
+                        .filter_map(|l| {
+                            let o = crate::model::fit::context_overflow(
+                                l.fit.as_ref()?,
+                                &report.input.request,
+                            )?;
+                            Some(json!({
+                                "model": l.price.id,
+                                "prompt_tokens": o.prompt_tokens,
+                                "max_input_tokens": o.max_input_tokens,
+                                "output_tokens": o.output_tokens,
+                                "max_output_tokens": o.max_output_tokens,
+                            }))
+                        })
                         .collect::<Vec<_>>(),
                 })
             })

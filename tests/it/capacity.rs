@@ -652,6 +652,17 @@ fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
         table.contains("context window: gpt-3.5-turbo (prompt 50,000 tokens > max_input_tokens 16,385) cannot take this request; the provider refuses every request reaching it (a client error, billed 0), but these figures price it as answering (not modelled yet)"),
         "{table}"
     );
+    let doc = crate::common::json(&["compare", "--scenario", &head]);
+    crate::schemas::assert_valid(
+        &crate::schemas::validator("compare.schema.json"),
+        &doc,
+        "compare with a context overflow",
+    );
+    let o = &doc["chains"][0]["context_overflow"][0];
+    assert_eq!(o["model"], "gpt-3.5-turbo");
+    assert_eq!(o["prompt_tokens"].as_u64(), Some(50_000));
+    assert_eq!(o["max_input_tokens"].as_u64(), Some(16_385));
+    assert!(o["max_output_tokens"].is_null());
     // within the window: retired only
     let out = fallcost(&["compare", "--scenario", &fits]);
     assert!(out.status.success());
