@@ -52,7 +52,7 @@ impl Default for FitRules {
         FitRules {
             requires: Vec::new(),
             deprecation_days: DEFAULT_DEPRECATION_DAYS,
-            today: crate::model::fit::date_of(today_day_number()),
+            today: today(),
             max_refused: DEFAULT_MAX_REFUSED,
             severity: BTreeMap::new(),
         }
@@ -96,6 +96,12 @@ pub fn today_day_number() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| (d.as_secs() / 86_400) as i64)
+}
+
+/// Today as `YYYY-MM-DD` ([`today_day_number`]'s day): what a `deprecation_date` is held
+/// against.
+pub fn today() -> String {
+    crate::model::fit::date_of(today_day_number())
 }
 
 /// The fit findings of `chain`'s fallbacks under `rules`, priced for `request`; capacity only

@@ -21,7 +21,7 @@ pub fn run(args: &CompareArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> 
         crate::input::scenario::drill(&mut inputs.scenario, d, &inputs.label)
             .map_err(anyhow::Error::msg)?;
     }
-    for w in crate::ops::compare::fit_warnings(&inputs.scenario, &today()) {
+    for w in crate::ops::compare::fit_warnings(&inputs.scenario, &crate::check::fit::today()) {
         ui::warn(&w);
     }
     if !args.incidents.is_empty() {
@@ -71,16 +71,10 @@ pub fn run(args: &CompareArgs, opts: &RunOptions) -> anyhow::Result<ExitStatus> 
 /// parse (the command's own parse then says why).
 pub(super) fn fit_notices(source: &crate::ops::inputs::Source) {
     if let Ok(s) = source.parse() {
-        for w in crate::ops::compare::fit_warnings(&s, &today()) {
+        for w in crate::ops::compare::fit_warnings(&s, &crate::check::fit::today()) {
             ui::warn(&w);
         }
     }
-}
-
-/// Today, `YYYY-MM-DD` in UTC, as `check` reads it (`SOURCE_DATE_EPOCH`'s day when set, else
-/// the system clock's): what a `deprecation_date` is held against.
-pub(super) fn today() -> String {
-    crate::model::fit::date_of(crate::check::fit::today_day_number())
 }
 
 /// The hint for a scenario read from gateway configs alone (no `--scenario`, no fallcost.toml

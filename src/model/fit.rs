@@ -134,6 +134,18 @@ pub fn context_overflow(
     })
 }
 
+/// The links of `chain` whose context window `request` overflows ([`context_overflow`] of each
+/// link's [`crate::model::Link::fit`]), in chain order.
+pub fn chain_overflows<'a>(
+    chain: &'a crate::model::Chain,
+    request: &'a crate::model::cost::Request,
+) -> impl Iterator<Item = (&'a crate::model::Link, ContextOverflow)> + 'a {
+    chain
+        .links
+        .iter()
+        .filter_map(move |l| Some((l, context_overflow(l.fit.as_ref()?, request)?)))
+}
+
 impl ContextOverflow {
     /// What overflows, as a phrase: `prompt 50,000 tokens > max_input_tokens 16,385` (and/or
     /// the answer's).

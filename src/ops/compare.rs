@@ -778,10 +778,10 @@ pub fn fit_warnings(scenario: &Scenario, today: &str) -> Vec<String> {
             let Some(fit) = l.fit.as_ref() else {
                 continue;
             };
-            let mut why = Vec::new();
-            if let Some(o) = crate::model::fit::context_overflow(fit, &scenario.request) {
-                why.push(o.describe());
-            }
+            let mut why: Vec<String> = crate::model::fit::context_overflow(fit, &scenario.request)
+                .map(|o| o.describe())
+                .into_iter()
+                .collect();
             if let Some(date) = &fit.deprecation_date
                 && crate::model::fit::days_from(today, date).is_some_and(|d| d <= 0)
             {

@@ -144,7 +144,7 @@ fn diff_with(
         false => load(usage_b)?,
     };
     let pairs = matching::pair(&base, &head, &head.lone);
-    let today = crate::model::fit::date_of(crate::check::fit::today_day_number());
+    let today = crate::check::fit::today();
     let mut warnings: Vec<String> = crate::ops::compare::fit_warnings(&head.scenario, &today)
         .into_iter()
         .map(|w| format!("HEAD: {w}"))

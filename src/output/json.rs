@@ -157,22 +157,14 @@ fn chains(report: &Report) -> Value {
                         .iter()
                         .map(|t| t.as_str())
                         .collect::<Vec<_>>(),
-                    "context_overflow": c
-                        .links
-                        .iter()
-                        .filter_map(|l| {
-                            let o = crate::model::fit::context_overflow(
-                                l.fit.as_ref()?,
-                                &report.input.request,
-                            )?;
-                            Some(json!({
-                                "model": l.price.id,
-                                "prompt_tokens": o.prompt_tokens,
-                                "max_input_tokens": o.max_input_tokens,
-                                "output_tokens": o.output_tokens,
-                                "max_output_tokens": o.max_output_tokens,
-                            }))
-                        })
+                    "context_overflow": crate::model::fit::chain_overflows(c, &report.input.request)
+                        .map(|(l, o)| json!({
+                            "model": l.price.id,
+                            "prompt_tokens": o.prompt_tokens,
+                            "max_input_tokens": o.max_input_tokens,
+                            "output_tokens": o.output_tokens,
+                            "max_output_tokens": o.max_output_tokens,
+                        }))
                         .collect::<Vec<_>>(),
                 })
             })

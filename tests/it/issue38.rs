@@ -50,6 +50,23 @@ fn reproduce(line: &str) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The printed reproduce `line`, run in a shell ([`reproduce`]), prints the recommended point
+/// `rec`'s steady bill, failures and p99 on `chain`; its JSON.
+fn reproduces(line: &str, chain: &str, rec: &serde_json::Value) -> serde_json::Value {
+    let doc = reproduce(line);
+    let steady = row(&doc, "steady", chain, rec["pattern"].as_str().unwrap());
+    assert_eq!(
+        steady["cost_per_1k_usd"],
+        rec["raw"]["steady_cost_per_1k_usd"]
+    );
+    assert_eq!(steady["failed_per_1k"], rec["raw"]["steady_failed_per_1k"]);
+    assert_eq!(
+        steady["mc"]["latency_p99_s"], rec["raw"]["p99_s"],
+        "{steady}"
+    );
+    doc
+}
+
 /// `compare -s timeout.toml --chain CHAIN` with `set` (each `KEY=VALUE`), as JSON.
 fn compare(set: &[String]) -> serde_json::Value {
     let mut args = vec!["compare", "-s", TIMEOUT, "--chain", CHAIN];
@@ -86,18 +103,7 @@ fn tune_with_an_own_model_candidate_reads_the_lists_by_model_and_reproduces() {
         line.contains("--set 'chain.sol-sonnet-haiku.models=["),
         "{line}"
     );
-    let doc = reproduce(line);
-    let pattern = rec["pattern"].as_str().unwrap();
-    let steady = row(&doc, "steady", CHAIN, pattern);
-    assert_eq!(
-        steady["cost_per_1k_usd"],
-        rec["raw"]["steady_cost_per_1k_usd"]
-    );
-    assert_eq!(steady["failed_per_1k"], rec["raw"]["steady_failed_per_1k"]);
-    assert_eq!(
-        steady["mc"]["latency_p99_s"], rec["raw"]["p99_s"],
-        "{steady}"
-    );
+    reproduces(line, CHAIN, rec);
 
     // a frontier point of two or more links, not in the chain's own order
     let point = c["frontier"]
@@ -269,18 +275,7 @@ fn tune_on_per_link_tiers_timeouts_and_caps_follows_each_model() {
 
     // the reproduce line, as printed, in a shell
     let line = c["reproduce"].as_str().unwrap();
-    let doc = reproduce(line);
-    let pattern = rec["pattern"].as_str().unwrap();
-    let steady = row(&doc, "steady", "x", pattern);
-    assert_eq!(
-        steady["cost_per_1k_usd"],
-        rec["raw"]["steady_cost_per_1k_usd"]
-    );
-    assert_eq!(steady["failed_per_1k"], rec["raw"]["steady_failed_per_1k"]);
-    assert_eq!(
-        steady["mc"]["latency_p99_s"], rec["raw"]["p99_s"],
-        "{steady}"
-    );
+    let doc = reproduces(line, "x", rec);
 
     // each link at its model's tier and rate: the lists stated by model for the new chain give
     // the same rows, the lists read by position others

@@ -158,13 +158,8 @@ pub(super) fn mc_breaker_note(report: &Report, chain: &Chain) -> Option<String> 
 /// them, which the figures do not price yet (docs/MODEL.md §11), so the table says so where it
 /// is pasted (a retired model is warned of on standard error, against today's date).
 pub(super) fn fit_note(report: &Report, chain: &Chain) -> Option<String> {
-    let parts: Vec<String> = chain
-        .links
-        .iter()
-        .filter_map(|l| {
-            let o = crate::model::fit::context_overflow(l.fit.as_ref()?, &report.input.request)?;
-            Some(format!("{} ({})", l.price.id, o.describe()))
-        })
+    let parts: Vec<String> = crate::model::fit::chain_overflows(chain, &report.input.request)
+        .map(|(l, o)| format!("{} ({})", l.price.id, o.describe()))
         .collect();
     (!parts.is_empty()).then(|| {
         format!(
