@@ -750,6 +750,11 @@ figures! {
         /// tables say it in a note, per link.
         fig rate_limited_attempts: V = "attempts", 1.0, hidden(), checked(Bound::Links),
             count(), csv(2);
+        /// Requests whose route passed over a fallback that cannot serve them (its context
+        /// window or a capability the request needs: a 400, billed 0; MODEL.md §11), expected
+        /// count, each request once; 0 where every link can serve the request.
+        fig refused_requests: V = "requests", 1.0, hidden(), checked(Bound::One), count(),
+            csv(3);
     }
 }
 
@@ -787,6 +792,11 @@ figures! {
         /// Requests per 1,000 that reached a fallback after one the cost cap skipped.
         fig cost_cap_hits_per_1k: V = "requests per 1,000", 1000.0,
             table("cost-cap hits/1k", Cell::Count), checked(Bound::One), csv(0);
+        /// Requests per 1,000 whose route passed over a fallback that cannot serve them (its
+        /// context window or a capability the request needs: a 400, billed 0; MODEL.md §11),
+        /// each request once however many such links it passed.
+        fig refused_per_1k: V = "requests per 1,000", 1000.0,
+            table("refused/1k", Cell::Count), checked(Bound::One), csv(3);
     }
 }
 
@@ -812,7 +822,7 @@ figures! {
     }
 }
 /// The newest CSV generation a figure declares ([`Figure::csv`]).
-pub const CSV_LATEST: u8 = 2;
+pub const CSV_LATEST: u8 = 3;
 
 /// The CSV generation of a figure whose declaration does not say one (a unit test fails on it;
 /// its columns would go after every other).
@@ -945,7 +955,8 @@ mod tests {
                 "dead_time_mean_s",
                 "answered_by",
                 "call_cap_hits_per_1k",
-                "cost_cap_hits_per_1k"
+                "cost_cap_hits_per_1k",
+                "refused_per_1k"
             ]
         );
     }
@@ -1022,7 +1033,7 @@ mod tests {
                 ("fallback_answers_per_1k", Bound::One)
             ]
         );
-        assert_eq!(checked(INCIDENT_FIGURES).len(), 11);
+        assert_eq!(checked(INCIDENT_FIGURES).len(), 12);
         assert_eq!(
             checked(STEADY_POLICY_FIGURES),
             [
@@ -1030,7 +1041,8 @@ mod tests {
                 ("dead_time_mean_s", Bound::DeadTime),
                 ("answered_by", Bound::One),
                 ("call_cap_hits_per_1k", Bound::One),
-                ("cost_cap_hits_per_1k", Bound::One)
+                ("cost_cap_hits_per_1k", Bound::One),
+                ("refused_per_1k", Bound::One)
             ]
         );
     }
@@ -1054,6 +1066,8 @@ mod tests {
         assert_eq!(later, ["fallback_answers_per_1k", "answered_requests"]);
         let latest: Vec<&str> = all().filter(|f| f.csv == 2).map(|f| f.key).collect();
         assert_eq!(latest, ["rate_limited_attempts"]);
+        let newest: Vec<&str> = all().filter(|f| f.csv == 3).map(|f| f.key).collect();
+        assert_eq!(newest, ["refused_requests", "refused_per_1k"]);
         assert_eq!(
             Figure::new("k", "u", "m", 1.0, true, false).csv,
             CSV_UNDECLARED
@@ -1106,6 +1120,7 @@ mod tests {
                 "failback_writes",
                 "answered_requests",
                 "rate_limited_attempts",
+                "refused_requests",
                 "attempts_max"
             ]
         );
@@ -1125,6 +1140,7 @@ mod tests {
             }],
             call_cap_hits_per_1k: 2.0,
             cost_cap_hits_per_1k: 0.0,
+            refused_per_1k: 0.0,
         };
         let b = SteadyPolicyFigures {
             attempts_per_request: "attempts",
@@ -1134,6 +1150,7 @@ mod tests {
             answered_by: Vec::new(),
             call_cap_hits_per_1k: "call",
             cost_cap_hits_per_1k: "cost",
+            refused_per_1k: "refused",
         };
         let mut seen = Vec::new();
         a.visit_pair(&b, |f, x, y| seen.push((f.key, x, y)));

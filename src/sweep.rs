@@ -212,7 +212,7 @@ mod tests {
         let all = STEADY_FIGURES.len() + INCIDENT_FIGURES.len();
         assert_eq!(keys.len(), all);
         assert!(keys.contains(&"fallback_answers_per_1k".to_string()));
-        assert_eq!(keys.last().unwrap(), "incident_rate_limited_attempts");
+        assert_eq!(keys.last().unwrap(), "incident_refused_requests");
         assert!(
             columns()[..5]
                 .iter()
@@ -220,11 +220,13 @@ mod tests {
         );
         let n = columns().len();
         assert!(
-            columns()[5..n - 1]
+            columns()[5..n - 2]
                 .iter()
                 .all(|c| c.place() == ColumnPlace::Rest)
         );
-        // a figure of a later generation than the sweep's layout goes after every column
-        assert_eq!(columns()[n - 1].place(), ColumnPlace::Added(2));
+        // a figure of a later generation than the sweep's layout goes after every column, in
+        // generation order
+        assert_eq!(columns()[n - 2].place(), ColumnPlace::Added(2));
+        assert_eq!(columns()[n - 1].place(), ColumnPlace::Added(3));
     }
 }

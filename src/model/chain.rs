@@ -40,10 +40,15 @@ pub struct Link {
     pub capacity: Option<super::fit::Capacity>,
     /// What the model can serve (context window, capabilities, retirement), as the price
     /// table states it ([`super::fit::ModelFit`]; LiteLLM's table only); `None`: the table
-    /// says nothing. Read for the warnings of [`super::fit::context_overflow`]: the engines
-    /// do not price a refusal yet (docs/MODEL.md §11).
+    /// says nothing. Read for the warnings and for [`Link::refusal`].
     #[serde(skip)]
     pub fit: Option<super::fit::ModelFit>,
+    /// Why this link cannot serve the scenario's request (its context window, a capability the
+    /// request needs; [`super::fit::refusal`]), set where the chain is read; `None`: it can,
+    /// or the table does not say. A fallback that cannot is passed over by every engine
+    /// ([`super::policy::allowed_links`]; docs/MODEL.md §11); the primary is not.
+    #[serde(skip)]
+    pub refusal: Option<super::fit::Refusal>,
 }
 
 impl Link {
@@ -60,6 +65,7 @@ impl Link {
             max_output_tokens: None,
             capacity: None,
             fit: None,
+            refusal: None,
         }
     }
 }
@@ -150,6 +156,7 @@ impl ChainDraft {
                     max_output_tokens: l.max_output_tokens,
                     capacity: l.capacity,
                     fit: None,
+                    refusal: None,
                 }
             })
             .collect();
@@ -210,9 +217,16 @@ impl Chain {
             .any(|l| l.timeout_s.is_some_and(|t| t != self.policy.timeout_s))
     }
 
+    /// Whether a fallback of the chain cannot serve the request ([`Link::refusal`]): the walk
+    /// passes it over ([`policy::allowed_links`]; docs/MODEL.md §11).
+    pub fn passes_over_refusals(&self) -> bool {
+        self.links.iter().skip(1).any(|l| l.refusal.is_some())
+    }
+
     /// Whether the chain runs under the default policy (no retries, the provider-side classes
-    /// fail over in any order, no call or cost cap, no error mix, explicit fallbacks warmed at
-    /// once, no breaker, no hedge delay). The one notion of "default policy": it chooses the
+    /// fail over in any order, no call or cost cap, no fallback passed over as unable to serve
+    /// the request, no error mix, explicit fallbacks warmed at once, no breaker, no hedge
+    /// delay). The one notion of "default policy": it chooses the
     /// Monte Carlo engine (the default-policy fast paths, else the policy simulators) and
     /// whether the report has a "Retries, caps and attribution" table.
     pub fn has_default_policy(&self) -> bool {
@@ -221,6 +235,7 @@ impl Chain {
             && p.fails_over_by_default()
             && p.max_attempts.is_none()
             && p.max_multiplier.is_none()
+            && !self.passes_over_refusals()
             && p.warm_fallback == policy::WarmPolicy::Always
             && p.breaker.is_none()
             && p.hedge_delay_s.is_none()

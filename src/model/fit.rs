@@ -60,8 +60,10 @@ impl ModelFit {
     }
 }
 
-/// A capability a request may need (`check --requires`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// A capability a request may need (`check --requires`, a scenario's `[request] requires`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Capability {
     /// Tool (function) calling: LiteLLM's `supports_function_calling`.
@@ -168,6 +170,61 @@ impl ContextOverflow {
         }
         parts.join(", ")
     }
+}
+
+/// Why a fallback cannot serve the request profile: its context window, or a capability the
+/// request needs that the price table says it lacks. The engines pass such a link over (the
+/// next link that can serve the request takes its place, in a hedge too) and count the requests
+/// whose route passed it (docs/MODEL.md §11, "Refused by the context window or a capability").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The context window the request overflows, if it does.
+    pub overflow: Option<ContextOverflow>,
+    /// The capabilities the request needs that the table says the model lacks
+    /// (`supports_*: false`; an unstated one is not judged), in [`Capability::ALL`] order.
+    pub lacks: Vec<Capability>,
+}
+
+impl Refusal {
+    /// For the random agreement tests: marks link 1 (`seed % 4 == 1`) or link 2 (`seed % 4 ==
+    /// 2`) of `chain` as lacking tool calling the request requires, else nothing.
+    #[cfg(test)]
+    pub(crate) fn mark_by_seed(chain: &mut crate::model::Chain, seed: u64) {
+        let k = (seed % 4) as usize;
+        if (1..=2).contains(&k) && k < chain.links.len() {
+            chain.links[k].refusal = Some(Refusal {
+                overflow: None,
+                lacks: vec![Capability::Tools],
+            });
+        }
+    }
+
+    /// Why, as a phrase: `prompt 50,000 tokens > max_input_tokens 16,385; no vision`.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.overflow.iter().map(|o| o.describe()).collect();
+        parts.extend(
+            self.lacks
+                .iter()
+                .map(|c| format!("no {} ({} false)", c.as_str(), c.table_field())),
+        );
+        parts.join("; ")
+    }
+}
+
+/// Whether a model whose table entry is `fit` refuses `request` needing `requires`: its
+/// context window overflows ([`context_overflow`]) or it lacks a required capability. `None`
+/// when it can serve the request or the table does not say.
+pub fn refusal(
+    fit: &ModelFit,
+    request: &crate::model::cost::Request,
+    requires: &[Capability],
+) -> Option<Refusal> {
+    let overflow = context_overflow(fit, request);
+    let lacks: Vec<Capability> = Capability::ALL
+        .into_iter()
+        .filter(|c| requires.contains(c) && fit.supports(*c) == Some(false))
+        .collect();
+    (overflow.is_some() || !lacks.is_empty()).then_some(Refusal { overflow, lacks })
 }
 
 /// Every fit finding kind (`fallcost check`'s `retired`, `retiring`, `context-window`,

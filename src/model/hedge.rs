@@ -249,6 +249,9 @@ pub struct Hedge {
     pub cancel: bool,
     /// `client` is in `failover_on`: a bad request goes on to the links after the legs.
     pub client_fails_over: bool,
+    /// The links between the legs the route passes over (the backup is a later link than
+    /// link 1): by the cost cap, or because they cannot serve the request.
+    pub skipped: super::policy::Skipped,
 }
 
 /// The legs of a hedge, up to the moment the request answers, fails, or goes on.
@@ -279,8 +282,8 @@ struct Paths {
     out: PolicyOutcome,
     tail: Vec<(PlanEntry, f64)>,
     index: [usize; 2],
-    /// The cost cap skipped link 1: the backup is a later link.
-    capped: bool,
+    /// The links before the backup the route passes over (the backup is a later link).
+    skipped: super::policy::Skipped,
 }
 
 impl Paths {
@@ -305,8 +308,13 @@ impl Paths {
         if m <= 0.0 {
             return;
         }
-        if self.capped && (sent1 || matches!(then, Then::Tail(_))) {
-            self.out.cost_cap_hits += m;
+        if sent1 || matches!(then, Then::Tail(_)) {
+            if self.skipped.cost_cap {
+                self.out.cost_cap_hits += m;
+            }
+            if self.skipped.refused {
+                self.out.refused_hits += m;
+            }
         }
         self.out.attempts += m * f64::from(attempts);
         self.out.attempts_max = self.out.attempts_max.max(attempts);
@@ -336,6 +344,18 @@ impl Hedge {
             backup,
             cancel: pattern == Pattern::HedgedTakeFirst,
             client_fails_over: chain.policy.failover_on.contains(&ErrorClass::Client),
+            // Between the legs every link is skipped: one that cannot serve the request, else
+            // by the cost cap (`policy::skip_reason`'s order).
+            skipped: (1..backup.index).fold(super::policy::Skipped::default(), |s, j| {
+                if chain.links[j].refusal.is_some() {
+                    super::policy::Skipped { refused: true, ..s }
+                } else {
+                    super::policy::Skipped {
+                        cost_cap: true,
+                        ..s
+                    }
+                }
+            }),
         }
     }
 
@@ -352,7 +372,7 @@ impl Hedge {
             },
             tail: Vec::new(),
             index: [self.primary.index, self.backup.index],
-            capped: self.backup.index > 1,
+            skipped: self.skipped,
         };
         for (e0, p0) in self.primary.ends() {
             if p0 <= 0.0 {

@@ -88,6 +88,9 @@ pub struct IncidentOutcome {
     pub rate_limited: f64,
     /// `rate_limited` per link of the chain, in chain order (empty where no link has a limit).
     pub rate_limited_by: Vec<f64>,
+    /// Expected requests whose route passed over a fallback that cannot serve them (its
+    /// context window, a capability; MODEL.md §11), each once.
+    pub refused: f64,
 }
 
 impl IncidentOutcome {
@@ -108,6 +111,7 @@ impl IncidentOutcome {
             excess_usd: self.total - self.normal,
             answered_requests: self.requests as f64 - self.failed_requests,
             rate_limited_attempts: self.rate_limited,
+            refused_requests: self.refused,
         }
     }
 }
@@ -194,6 +198,9 @@ struct Totals {
     wasted_attempts: f64,
     wasted: f64,
     failed: f64,
+    /// Requests whose route passed over a fallback that cannot serve them
+    /// ([`PolicyOutcome::refused_hits`]).
+    refused: f64,
     /// Per chain link, the requests it answered (empty when nothing was tried).
     answered: Vec<f64>,
     /// The cache inputs of the models not warm from the start, when [`in_sequence`] was asked
@@ -322,6 +329,7 @@ fn in_sequence(
         wasted: n * dw.wasted_cost,
         wasted_attempts: n * (dw.attempts - dw.answered_by.iter().sum::<f64>()),
         failed: n * dw.failed,
+        refused: n * dw.refused_hits,
         dead_time: n * dw.dead_time_s,
         answered: dw.answered_by.iter().map(|a| n * a).collect(),
         ..Totals::default()
@@ -852,6 +860,7 @@ fn add_head(t: &mut Totals, head: &PolicyOutcome, n: f64) {
     t.wasted += n * head.wasted_cost;
     t.wasted_attempts += n * (head.attempts - head.answered_by.iter().sum::<f64>());
     t.failed += n * head.failed;
+    t.refused += n * head.refused_hits;
     t.dead_time += n * head.dead_time_s;
     if t.answered.is_empty() {
         t.answered = vec![0.0; head.answered_by.len()];
@@ -906,6 +915,7 @@ fn outcome(
         breaker,
         rate_limited: 0.0,
         rate_limited_by: Vec::new(),
+        refused: totals.refused,
     }
 }
 

@@ -230,6 +230,10 @@ pub struct PolicyOutcome {
     /// with skipped links after it. Each request counts once; a pattern that tries no fallback
     /// (`no-fallback`) has none.
     pub cost_cap_hits: f64,
+    /// Share of requests whose route passed over a fallback that cannot serve them
+    /// ([`Skip::Refused`]: its context window, a capability; MODEL.md §11), counted as
+    /// `cost_cap_hits` is (each request once).
+    pub refused_hits: f64,
     /// Per link of the chain: expected failed attempts per request.
     pub failed_attempts: Vec<f64>,
     /// Per link of the chain: expected USD per request of its failed attempts.
@@ -271,6 +275,7 @@ impl PolicyOutcome {
                 .collect(),
             call_cap_hits_per_1k: self.call_cap_hits,
             cost_cap_hits_per_1k: self.cost_cap_hits,
+            refused_per_1k: self.refused_hits,
         }
     }
 }
@@ -298,6 +303,7 @@ pub fn mix(parts: &[(f64, &PolicyOutcome)]) -> PolicyOutcome {
         out.dead_time_s += w * o.dead_time_s;
         out.call_cap_hits += w * o.call_cap_hits;
         out.cost_cap_hits += w * o.cost_cap_hits;
+        out.refused_hits += w * o.refused_hits;
         for (acc, v) in [
             (&mut out.answered_by, &o.answered_by),
             (&mut out.failed_attempts, &o.failed_attempts),
@@ -340,19 +346,72 @@ pub fn unwarmed_state(price: &super::ModelPrice, warm: WarmPolicy) -> CacheState
     }
 }
 
-/// The links of `chain` a request may use under the cost cap: index, in order. A fallback whose
-/// like-for-like price (the same request, warm, like the primary) is above
-/// `max_multiplier` × the primary's is skipped (the three-down post's cost cap).
+/// The links of `chain` a request may use: index, in order. A fallback is skipped when its
+/// like-for-like price (the same request, warm, like the primary) is above `max_multiplier` ×
+/// the primary's (the three-down post's cost cap), or when it cannot serve the request
+/// ([`super::Link::refusal`]: its context window, a capability; MODEL.md §11): the next link
+/// that can takes its place. The primary is always used.
 pub fn allowed_links(request: &Request, chain: &Chain) -> Vec<usize> {
-    let base = request.like_for_like(&chain.links[0].price);
     (0..chain.links.len())
-        .filter(|&i| {
-            i == 0
-                || chain.policy.max_multiplier.is_none_or(|m| {
-                    !super::cost::above_ratio(request.like_for_like(&chain.links[i].price), base, m)
-                })
-        })
+        .filter(|&i| i == 0 || skip_reason(request, chain, i).is_none())
         .collect()
+}
+
+/// Why the walk passes over link `i` of `chain`, if it does ([`allowed_links`]): a refusal
+/// first (whatever its price), then the cost cap. Never the primary (`i == 0`).
+pub fn skip_reason(request: &Request, chain: &Chain, i: usize) -> Option<Skip> {
+    if i == 0 {
+        return None;
+    }
+    if chain.links[i].refusal.is_some() {
+        return Some(Skip::Refused);
+    }
+    let base = request.like_for_like(&chain.links[0].price);
+    chain
+        .policy
+        .max_multiplier
+        .is_some_and(|m| {
+            super::cost::above_ratio(request.like_for_like(&chain.links[i].price), base, m)
+        })
+        .then_some(Skip::CostCap)
+}
+
+/// Why a fallback is passed over ([`skip_reason`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Above the cost cap's multiple of the primary's price (`max_multiplier`).
+    CostCap,
+    /// It cannot serve the request (context window, capability; [`super::Link::refusal`]).
+    Refused,
+}
+
+/// Which kinds of skipped link a request's route passed over ([`skip_reason`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Skipped {
+    /// A link the cost cap skipped.
+    pub cost_cap: bool,
+    /// A link that cannot serve the request.
+    pub refused: bool,
+}
+
+impl Skipped {
+    /// The kinds of skipped link among `between` (chain indices) of `chain`.
+    pub fn among(
+        request: &Request,
+        chain: &Chain,
+        between: impl IntoIterator<Item = usize>,
+    ) -> Skipped {
+        between.into_iter().fold(Skipped::default(), |s, j| {
+            match skip_reason(request, chain, j) {
+                Some(Skip::CostCap) => Skipped {
+                    cost_cap: true,
+                    ..s
+                },
+                Some(Skip::Refused) => Skipped { refused: true, ..s },
+                None => s,
+            }
+        })
+    }
 }
 
 /// One way an attempt can fail: (probability, class, USD billed, seconds taken).
@@ -530,34 +589,39 @@ pub fn evaluate_plan(
         failed_cost: vec![0.0; chain.links.len()],
         ..PolicyOutcome::default()
     };
-    let allowed = allowed_links(request, chain);
     let mut entering = Mass::default();
     entering.add((entry.attempts, entry.bad), 1.0);
     // Plan links go up the chain, so the requests that pass a later skipped link have all
-    // passed the first one: counting there (or at the end) counts each request once.
-    let (mut counting, mut previous) = match cap {
+    // passed the first one: counting there (or at the end) counts each request once, for the
+    // cost cap and for refusals apart.
+    let (counting, mut previous) = match cap {
         CapCount::Off => (false, None),
         CapCount::After(after) => (true, after),
     };
+    let mut counting = (counting, counting);
+    let mut count = |between: std::ops::Range<usize>, m: f64, out: &mut PolicyOutcome| {
+        let skipped = Skipped::among(request, chain, between);
+        if counting.0 && skipped.cost_cap {
+            out.cost_cap_hits += m;
+            counting.0 = false;
+        }
+        if counting.1 && skipped.refused {
+            out.refused_hits += m;
+            counting.1 = false;
+        }
+    };
     for plan in plans {
         let i = plan.index;
-        // Links between the previous one and this one that the cost cap skipped.
-        let skipped = match previous {
-            Some(p) => p + 1 < i && (p + 1..i).any(|j| !allowed.contains(&j)),
-            None => false,
-        };
-        if counting && skipped {
-            out.cost_cap_hits += entering.total();
-            counting = false;
+        // Links between the previous one and this one that the walk passed over.
+        if let Some(p) = previous {
+            count(p + 1..i, entering.total(), &mut out);
         }
         previous = Some(i);
         entering = plan_link(request, chain, plan, entering, &mut out);
     }
-    // Requests that failed over past the last link, with fallbacks the cost cap skipped after it.
-    if counting
-        && previous.is_some_and(|p| (p + 1..chain.links.len()).any(|j| !allowed.contains(&j)))
-    {
-        out.cost_cap_hits += entering.total();
+    // Requests that failed over past the last link, with fallbacks passed over after it.
+    if let Some(p) = previous {
+        count(p + 1..chain.links.len(), entering.total(), &mut out);
     }
     out.failed += entering.total();
     out

@@ -524,6 +524,47 @@ mod tests {
     /// still hanging at d). With Opus lognormal (p50 2 s, p99 10 s, σ = ln 5 / 2.3263 =
     /// 0.69183), T = 30 s and d = 6 s: P(answered by d | healthy) = Φ(ln 3 / σ) / Φ(ln 15 / σ)
     /// = 0.943855 / 0.999955, so 1 − 0.9 × 0.943897 = 0.150492 of requests send the backup.
+    /// MODEL.md §11: a fallback that cannot serve the request is passed over. Opus 5 → GPT-6
+    /// Astra (refusing) → GPT-6 Sol, f = 10% on Opus (half gray): every pattern's figures are
+    /// those of Opus 5 → GPT-6 Sol, and the refusals count as the cost cap's hits do: 0, 0.1
+    /// (the failovers), 1 (every backup) and, with Opus fixed at 3 s and d = 3.5 s, 0.1.
+    #[test]
+    fn a_fallback_that_cannot_serve_the_request_is_passed_over() {
+        let r = req(0.0, 1200.0, 60000.0, 0.9);
+        let mut c = chain(&[OPUS, ASTRA, G6SOL], &[0.1, 0.0, 0.0], 0.0);
+        c.steady.gray_fraction = 0.5;
+        c.links[1].refusal = Some(crate::model::fit::Refusal {
+            overflow: None,
+            lacks: vec![crate::model::fit::Capability::Vision],
+        });
+        let mut two = chain(&[OPUS, G6SOL], &[0.1, 0.0], 0.0);
+        two.steady.gray_fraction = 0.5;
+        assert_eq!(policy::allowed_links(&r, &c), vec![0, 2]);
+        assert!(!c.has_default_policy() && two.has_default_policy());
+        let want = [
+            (Pattern::NoFallback, 0.0),
+            (Pattern::Sequential, 0.1),
+            (Pattern::HedgedTakeFirst, 1.0),
+            (Pattern::HedgedNoCancel, 1.0),
+        ];
+        for (p, refused) in want {
+            let (a, b) = (detailed(&r, &c, p).unwrap(), detailed(&r, &two, p).unwrap());
+            assert_close(a.cost, b.cost);
+            assert_close(a.failed, b.failed);
+            assert_close(a.attempts, b.attempts);
+            assert_close(a.dead_time_s, b.dead_time_s);
+            assert_close(a.answered_by[2], b.answered_by[1]);
+            assert_eq!((a.answered_by[1], a.cost_cap_hits), (0.0, 0.0), "{p:?}");
+            assert_close(a.refused_hits, refused);
+            assert_eq!(b.refused_hits, 0.0);
+        }
+        set_latency(&mut c, &[fixed(3.0), fixed(1.0), fixed(0.5)]);
+        c.policy.hedge_delay_s = Some(3.5);
+        for p in [Pattern::HedgedTakeFirst, Pattern::HedgedNoCancel] {
+            assert_close(detailed(&r, &c, p).unwrap().refused_hits, 0.1);
+        }
+    }
+
     #[test]
     fn cost_cap_hits_are_the_requests_the_cap_moved() {
         let r = req(0.0, 1200.0, 60000.0, 0.9);

@@ -765,50 +765,70 @@ fn incident_policy_figures(
 }
 
 /// The links of `scenario` whose model cannot take its request profile, one warning per model
-/// naming its chains: its prompt or answer above the context window the price table states
-/// ([`crate::model::fit::context_overflow`]), or its `deprecation_date` on or before `today`
-/// (`YYYY-MM-DD`). The provider refuses every request that reaches such a link (a client
-/// error, billed 0); the engines do not price that refusal yet (docs/MODEL.md §11), so the
-/// figures count its answers as served, and the warning says so (`fallcost check` judges the
-/// same fallbacks: `context-window`, `retired`).
+/// and kind naming its chains (`fallcost check` judges the same fallbacks: `context-window`,
+/// `capability`, `retired`; docs/MODEL.md §11):
+///
+/// - a fallback whose context window the request overflows, or that lacks a capability the
+///   request `requires` ([`crate::model::Link::refusal`]): the engines pass it over, and the
+///   warning says so;
+/// - the same of a chain's primary, or a model whose `deprecation_date` is on or before
+///   `today` (`YYYY-MM-DD`): the provider refuses every request reaching it (a client error,
+///   billed 0), which the engines do not price: the figures count its answers as served, and
+///   the warning says so.
 pub fn fit_warnings(scenario: &Scenario, today: &str) -> Vec<String> {
-    let mut by_model: Vec<(String, String, Vec<String>)> = Vec::new();
+    // (model, why, passed over, chains)
+    let mut by_model: Vec<(String, String, bool, Vec<String>)> = Vec::new();
+    let mut note = |model: &str, why: String, passed: bool, chain: &str| match by_model
+        .iter_mut()
+        .find(|(m, _, p, _)| m == model && *p == passed)
+    {
+        Some((_, _, _, chains)) if !chains.iter().any(|c| c == chain) => {
+            chains.push(chain.to_string())
+        }
+        Some(_) => {}
+        None => by_model.push((model.to_string(), why, passed, vec![chain.to_string()])),
+    };
     for chain in &scenario.chains {
-        for l in &chain.links {
-            let Some(fit) = l.fit.as_ref() else {
-                continue;
-            };
-            let mut why: Vec<String> = crate::model::fit::context_overflow(fit, &scenario.request)
-                .map(|o| o.describe())
-                .into_iter()
-                .collect();
-            if let Some(date) = &fit.deprecation_date
-                && crate::model::fit::days_from(today, date).is_some_and(|d| d <= 0)
-            {
-                why.push(format!("retired on {date}"));
-            }
-            if why.is_empty() {
-                continue;
-            }
-            match by_model.iter_mut().find(|(m, ..)| *m == l.price.id) {
-                Some((_, _, chains)) if !chains.contains(&chain.name) => {
-                    chains.push(chain.name.clone())
+        for (i, l) in chain.links.iter().enumerate() {
+            let retired = l.fit.as_ref().and_then(|f| {
+                let date = f.deprecation_date.as_ref()?;
+                crate::model::fit::days_from(today, date)
+                    .is_some_and(|d| d <= 0)
+                    .then(|| format!("retired on {date}"))
+            });
+            let refused = l.refusal.as_ref().map(|r| r.describe());
+            match (i, refused, retired) {
+                (0, refused, retired) => {
+                    let why: Vec<String> = refused.into_iter().chain(retired).collect();
+                    if !why.is_empty() {
+                        note(&l.price.id, why.join("; "), false, &chain.name);
+                    }
                 }
-                Some(_) => {}
-                None => {
-                    by_model.push((l.price.id.clone(), why.join("; "), vec![chain.name.clone()]))
+                (_, refused, retired) => {
+                    if let Some(why) = refused {
+                        note(&l.price.id, why, true, &chain.name);
+                    }
+                    if let Some(why) = retired {
+                        note(&l.price.id, why, false, &chain.name);
+                    }
                 }
             }
         }
     }
     by_model
         .into_iter()
-        .map(|(model, why, chains)| {
+        .map(|(model, why, passed, chains)| {
             let s = if chains.len() == 1 { "" } else { "s" };
-            format!(
-                "{model} cannot take this request ({why}, as the price table states): the provider refuses every request that reaches it (a client error, billed 0), but these figures price it as answering (not modelled yet); chain{s} {}",
-                chains.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
-            )
+            let chains = chains.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+            if passed {
+                format!(
+                    "{model} cannot take this request ({why}, as the price table states): the provider refuses every request that reaches it (a client error, billed 0), so these figures pass it over: the next link that can serve the request takes its place (refused/1k, refused_requests); chain{s} {chains}"
+                )
+            } else {
+                format!(
+                    "{model} cannot take this request ({why}, as the price table states): the provider refuses every request that reaches it (a client error, billed 0), but these figures price it as answering (not modelled for a primary or a retirement); chain{s} {chains}"
+                )
+            }
         })
         .collect()
 }

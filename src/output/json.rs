@@ -136,8 +136,9 @@ pub fn compare(report: &Report) -> super::OutputResult<Value> {
 }
 
 /// The `chains` list: each chain's name, models, providers, traffic share, service tiers and
-/// the links whose context window the request overflows (`context_overflow`, not priced yet:
-/// docs/MODEL.md §11; `[]` where none does or the price table states no window).
+/// the links whose context window the request overflows (`context_overflow`) and every link
+/// that cannot serve the request (`refusals`: docs/MODEL.md §11; `[]` where none or the price
+/// table does not say).
 fn chains(report: &Report) -> Value {
     Value::Array(
         report
@@ -165,6 +166,18 @@ fn chains(report: &Report) -> Value {
                             "output_tokens": o.output_tokens,
                             "max_output_tokens": o.max_output_tokens,
                         }))
+                        .collect::<Vec<_>>(),
+                    "refusals": c.links.iter().enumerate()
+                        .filter_map(|(i, l)| {
+                            let r = l.refusal.as_ref()?;
+                            Some(json!({
+                                "model": l.price.id,
+                                "link": i,
+                                "passed_over": i > 0,
+                                "reason": r.describe(),
+                                "lacks": r.lacks,
+                            }))
+                        })
                         .collect::<Vec<_>>(),
                 })
             })

@@ -382,6 +382,7 @@ fn outcome(m: &PolicyIncidentMc, incident: &Incident, breaker: bool) -> Incident
         }),
         rate_limited: f.rate_limited_attempts.mean(),
         rate_limited_by: m.rate_limited_by.iter().map(Sum::mean).collect(),
+        refused: f.refused_requests.mean(),
     }
 }
 

@@ -11,7 +11,7 @@
 
 use crate::common::{fallcost, num, row};
 use fallcost::model::fit::refused_share;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// ln of the Binomial(n, p) pmf at k.
 fn ln_binomial(n: u64, p: f64, k: u64) -> f64 {
@@ -615,7 +615,8 @@ fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
     let base = write("base.toml", scenario(50_000, "gpt-4o-mini"));
     let fits = write("fits.toml", scenario(10_000, "gpt-3.5-turbo"));
     // retired on 2026-10-23 in the table, before the tests' today (2026-12-06)
-    let want = "gpt-3.5-turbo cannot take this request (prompt 50,000 tokens > max_input_tokens 16,385; retired on 2026-10-23, as the price table states): the provider refuses every request that reaches it (a client error, billed 0), but these figures price it as answering (not modelled yet); chain `c`";
+    let want = "gpt-3.5-turbo cannot take this request (prompt 50,000 tokens > max_input_tokens 16,385, as the price table states): the provider refuses every request that reaches it (a client error, billed 0), so these figures pass it over: the next link that can serve the request takes its place (refused/1k, refused_requests); chain `c`";
+    let retired = "gpt-3.5-turbo cannot take this request (retired on 2026-10-23, as the price table states): the provider refuses every request that reaches it (a client error, billed 0), but these figures price it as answering (not modelled for a primary or a retirement); chain `c`";
     for args in [
         vec!["compare", "--scenario", head.as_str()],
         vec![
@@ -645,11 +646,12 @@ fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
         );
         let err = one_line(&String::from_utf8_lossy(&out.stderr));
         assert!(err.contains(want), "{args:?}: {err}");
+        assert!(err.contains(retired), "{args:?}: {err}");
     }
     // the table carries it where it is pasted (the context window; retirement on stderr)
     let table = one_line(&crate::common::ok(&["compare", "--scenario", &head]));
     assert!(
-        table.contains("context window: gpt-3.5-turbo (prompt 50,000 tokens > max_input_tokens 16,385) cannot take this request; the provider refuses every request reaching it (a client error, billed 0), but these figures price it as answering (not modelled yet)"),
+        table.contains("cannot serve this request: gpt-3.5-turbo (prompt 50,000 tokens > max_input_tokens 16,385); the provider refuses it (a client error, billed 0), so every pattern passes it over to the next link that can (counted in refused/1k)"),
         "{table}"
     );
     let doc = crate::common::json(&["compare", "--scenario", &head]);
@@ -663,6 +665,12 @@ fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
     assert_eq!(o["prompt_tokens"].as_u64(), Some(50_000));
     assert_eq!(o["max_input_tokens"].as_u64(), Some(16_385));
     assert!(o["max_output_tokens"].is_null());
+    let r = &doc["chains"][0]["refusals"];
+    assert_eq!(r.as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(
+        (&r[0]["model"], &r[0]["link"], &r[0]["passed_over"]),
+        (&json!("gpt-3.5-turbo"), &json!(1), &json!(true))
+    );
     // within the window: retired only
     let out = fallcost(&["compare", "--scenario", &fits]);
     assert!(out.status.success());
@@ -705,6 +713,165 @@ fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
     assert!(
         warnings.contains(&format!("HEAD: {want}").as_str()),
         "{warnings:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// MODEL.md §11, "Refused by the context window or a capability": a fallback that cannot serve
+/// the request is passed over in every engine and pattern. gpt-4o → gpt-3.5-turbo →
+/// claude-sonnet-4-5 at a 50,000-token prompt (gpt-3.5-turbo takes 16,385) prices exactly as
+/// gpt-4o → claude-sonnet-4-5, figure by figure, analytic and simulated. Counted by hand: with
+/// f = 5% on gpt-4o, sequential sends 5% of the requests past gpt-3.5-turbo (50 per 1,000); a
+/// hedge sends every request's backup past it (1,000); no-fallback none. In the incident
+/// (openai down for 30 minutes at 0.5 req/s: 900 requests) every request fails over past it.
+/// The Monte Carlo's counts are the same (a fixed route: exact here).
+#[test]
+fn a_fallback_that_cannot_serve_the_request_is_passed_over() {
+    let dir = scratch("passed-over");
+    let scenario = |models: &str, requires: &str| {
+        format!(
+            "name = \"refuse\"\npricing = \"litellm-1.110.2\"\n[request]\ninput_tokens = 50000\noutput_tokens = 500\nprefix_tokens = 10000\ncache_hit_rate = 0.9\n{requires}\n[steady]\nfailure_rate = 0.05\n[incident]\nduration = \"30m\"\nrequests_per_second = 0.5\nsession_length = 5\n[[chain]]\nname = \"c\"\nmodels = [{models}]\n"
+        )
+    };
+    let write = |name: &str, text: String| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let three = write(
+        "three.toml",
+        scenario(
+            "\"gpt-4o\", \"gpt-3.5-turbo\", \"anthropic/claude-sonnet-4-5\"",
+            "",
+        ),
+    );
+    let two = write(
+        "two.toml",
+        scenario("\"gpt-4o\", \"anthropic/claude-sonnet-4-5\"", ""),
+    );
+    let run = |path: &str| {
+        crate::common::json(&[
+            "compare",
+            "--scenario",
+            path,
+            "--mc",
+            "200000",
+            "--seed",
+            "3",
+        ])
+    };
+    let (a, b) = (run(&three), run(&two));
+    crate::schemas::assert_valid(
+        &crate::schemas::validator("compare.schema.json"),
+        &a,
+        "compare with a refusing fallback",
+    );
+    let figures = |row: &Value, keys: &[&str]| -> Vec<f64> {
+        keys.iter().map(|k| row[*k].as_f64().unwrap()).collect()
+    };
+    let steady = [
+        "cost_per_1k_usd",
+        "failed_per_1k",
+        "wasted_attempts_per_1k",
+        "wasted_per_1k_usd",
+        "fallback_answers_per_1k",
+        "attempts_per_request",
+        "dead_time_mean_s",
+    ];
+    let incident = [
+        "total_usd",
+        "window_usd",
+        "cold_start_usd",
+        "failback_usd",
+        "failed_requests",
+        "cold_starts",
+        "failback_writes",
+        "wasted_attempts",
+    ];
+    let want_steady = [
+        ("no-fallback", 0.0),
+        ("sequential", 50.0),
+        ("hedged-take-first", 1000.0),
+        ("hedged-no-cancel", 1000.0),
+    ];
+    for (i, (pattern, refused)) in want_steady.iter().enumerate() {
+        let (ra, rb) = (&a["steady"][i], &b["steady"][i]);
+        assert_eq!(ra["pattern"], *pattern);
+        let (fa, fb) = (figures(ra, &steady), figures(rb, &steady));
+        for ((k, x), y) in steady.iter().zip(&fa).zip(&fb) {
+            assert!(
+                (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+                "{pattern} {k}: {x} vs {y}"
+            );
+        }
+        assert!(
+            (ra["refused_per_1k"].as_f64().unwrap() - refused).abs() < 1e-9,
+            "{pattern}: {}",
+            ra["refused_per_1k"]
+        );
+        let mc = ra["mc"]["cost_per_1k_usd"].as_f64().unwrap();
+        let ci = &ra["mc"]["cost_per_1k_usd_ci95"];
+        assert!(
+            ci[0].as_f64().unwrap() <= fa[0] && fa[0] <= ci[1].as_f64().unwrap(),
+            "{pattern}: MC {mc} {ci} against {}",
+            fa[0]
+        );
+    }
+    for (i, (pattern, _)) in want_steady.iter().enumerate() {
+        let (ra, rb) = (&a["incident"][i], &b["incident"][i]);
+        assert_eq!(ra["pattern"], *pattern);
+        let (fa, fb) = (figures(ra, &incident), figures(rb, &incident));
+        for ((k, x), y) in incident.iter().zip(&fa).zip(&fb) {
+            assert!(
+                (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+                "{pattern} {k}: {x} vs {y}"
+            );
+        }
+        let want = if *pattern == "no-fallback" {
+            0.0
+        } else {
+            900.0
+        };
+        assert_eq!(ra["refused_requests"].as_f64(), Some(want), "{pattern}");
+        assert_eq!(
+            ra["mc"]["refused_requests"].as_f64(),
+            Some(want),
+            "{pattern}"
+        );
+        assert_eq!(rb["refused_requests"].as_f64(), Some(0.0), "{pattern}");
+    }
+    // the CSV carries the counts in their own last columns
+    let csv = crate::common::ok(&["compare", "--scenario", &three, "--format", "csv"]);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert!(
+        header.contains(&"refused_per_1k") && header.contains(&"refused_requests"),
+        "{header:?}"
+    );
+    // a capability the request requires: azure/gpt-audio-1.5 has no vision in the table
+    let vision = write(
+        "vision.toml",
+        scenario(
+            "\"gpt-4o\", \"azure/gpt-audio-1.5\", \"anthropic/claude-sonnet-4-5\"",
+            "requires = [\"vision\"]",
+        )
+        .replace("input_tokens = 50000", "input_tokens = 1000"),
+    );
+    let v = crate::common::json(&["compare", "--scenario", &vision]);
+    let r = &v["chains"][0]["refusals"][0];
+    assert_eq!(
+        (&r["model"], &r["lacks"]),
+        (&json!("azure/gpt-audio-1.5"), &json!(["vision"])),
+        "{r}"
+    );
+    assert_eq!(v["steady"][1]["refused_per_1k"].as_f64(), Some(50.0));
+    // an unknown capability is refused at its line, naming what is allowed
+    let bad = write("bad.toml", scenario("\"gpt-4o\"", "requires = [\"audio\"]"));
+    let out = fallcost(&["compare", "--scenario", &bad]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.toml:8:13") && err.contains("request.requires") && err.contains("vision"),
+        "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

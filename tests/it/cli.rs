@@ -514,7 +514,7 @@ fn set_errors_name_the_flag_and_what_is_allowed() {
     let cases = [
         (
             "request=3",
-            "`request` is a table, not a value: set one field at a time, as --set request.FIELD=VALUE, FIELD one of: input_tokens, output_tokens, prefix_tokens, cache_hit_rate, cache_ttl, cache_miss (in scenarios/sept3.toml)",
+            "`request` is a table, not a value: set one field at a time, as --set request.FIELD=VALUE, FIELD one of: input_tokens, output_tokens, prefix_tokens, cache_hit_rate, cache_ttl, cache_miss, requires (in scenarios/sept3.toml)",
         ),
         (
             "policy.breaker=1",

@@ -252,7 +252,7 @@ fn the_documents_have_stable_keys() {
     ]);
     assert_eq!(
         csv.lines().next().unwrap(),
-        "section,incident,name,providers,start,duration_s,chain,pattern,total_usd,normal_usd,multiplier,window_usd,cold_start_usd,failback_usd,failed_requests,wasted_attempts,wasted_usd,cold_starts,failback_writes,excess_usd,answered_requests,dead_time_mean_s,method,incidents,requests_per_year,premium_mean_usd,premium_mean_usd_ci95_lo,premium_mean_usd_ci95_hi,premium_p50_usd,premium_p95_usd,premium_p99_usd,failed_per_year,availability,nines,incidents_per_year,years_seed,approximate,simulated_precision,overlap_share,rate_known_premium_mean_usd,rate_known_premium_p50_usd,rate_known_premium_p95_usd,rate_known_premium_p99_usd,rate_known_availability,rate_limited_attempts"
+        "section,incident,name,providers,start,duration_s,chain,pattern,total_usd,normal_usd,multiplier,window_usd,cold_start_usd,failback_usd,failed_requests,wasted_attempts,wasted_usd,cold_starts,failback_writes,excess_usd,answered_requests,dead_time_mean_s,method,incidents,requests_per_year,premium_mean_usd,premium_mean_usd_ci95_lo,premium_mean_usd_ci95_hi,premium_p50_usd,premium_p95_usd,premium_p99_usd,failed_per_year,availability,nines,incidents_per_year,years_seed,approximate,simulated_precision,overlap_share,rate_known_premium_mean_usd,rate_known_premium_p50_usd,rate_known_premium_p95_usd,rate_known_premium_p99_usd,rate_known_availability,rate_limited_attempts,refused_requests"
     );
     // 24 incident rows, 8 totals, 8 per year
     assert_eq!(csv.lines().count(), 1 + 24 + 8 + 8);
@@ -970,10 +970,12 @@ fn a_sweep_of_a_timeline_says_approximate() {
     let csv = ok(&c);
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(",incident_approximate,incident_rate_limited_attempts"),
+        header.ends_with(
+            ",incident_approximate,incident_rate_limited_attempts,incident_refused_requests"
+        ),
         "{header}"
     );
-    assert!(csv.lines().skip(1).all(|l| l.ends_with(",true,0")), "{csv}");
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",true,0,0")), "{csv}");
     assert!(ok(&args).contains("≈ approximate incident figures"));
 }
 

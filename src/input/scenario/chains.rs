@@ -435,8 +435,13 @@ impl<'a> ChainInput<'a> {
             traffic_share: spec.traffic_share,
         }
         .build();
+        let requires = self.file.request.requires.as_deref().unwrap_or_default();
         for l in &mut chain.links {
             l.fit = self.prices.fit_of(&l.price.id).cloned();
+            l.refusal = l
+                .fit
+                .as_ref()
+                .and_then(|f| crate::model::fit::refusal(f, self.request, requires));
         }
         Ok((chain, tiers))
     }

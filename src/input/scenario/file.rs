@@ -256,6 +256,9 @@ pub(super) struct RequestSpec {
     pub(super) cache_hit_rate: Option<f64>,
     pub(super) cache_ttl: Option<DurationText>,
     pub(super) cache_miss: Option<CacheMiss>,
+    /// `requires = ["tools", "vision", "json"]`: what every request needs of the model; a
+    /// fallback the price table says lacks one cannot serve it (MODEL.md §11).
+    pub(super) requires: Option<Vec<crate::model::fit::Capability>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -93,7 +93,10 @@ pub fn inert_breaker(chain: &Chain, incident: &Incident) -> Option<InertBreaker>
             _ => Stand::Other,
         })
         .collect();
-    let reached = reachable(&stands, policy.max_multiplier.is_some());
+    let reached = reachable(
+        &stands,
+        policy.max_multiplier.is_some() || chain.passes_over_refusals(),
+    );
     let fast_s = chain.steady.fast_fail_s;
     let retries = f64::from(policy.retries_for(ErrorClass::ServerError));
     let mut shift_s = 0.0;

@@ -408,6 +408,7 @@ fn add(to: &mut Totals, t: Totals) {
     to.wasted_attempts += t.wasted_attempts;
     to.wasted += t.wasted;
     to.failed += t.failed;
+    to.refused += t.refused;
     if to.answered.len() < t.answered.len() {
         to.answered.resize(t.answered.len(), 0.0);
     }

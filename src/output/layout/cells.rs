@@ -193,6 +193,7 @@ mod tests {
             excess_usd: 0.0,
             answered_requests: 293.3,
             rate_limited_attempts: 0.0,
+            refused_requests: 0.0,
         }
     }
 

@@ -436,7 +436,7 @@ fn steady_section(report: &Report, chain: &Chain) -> Section {
                     limited.join(", ")
                 ));
             }
-            notes.extend(super::sim_notes::fit_note(report, chain));
+            notes.extend(super::sim_notes::fit_note(chain));
             notes
         },
         header,

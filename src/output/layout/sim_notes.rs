@@ -153,18 +153,48 @@ pub(super) fn mc_breaker_note(report: &Report, chain: &Chain) -> Option<String> 
     Some(note)
 }
 
-/// A chain's links whose context window the request overflows, as the price table states it
-/// ([`crate::model::fit::context_overflow`]): the provider refuses every request reaching
-/// them, which the figures do not price yet (docs/MODEL.md §11), so the table says so where it
-/// is pasted (a retired model is warned of on standard error, against today's date).
-pub(super) fn fit_note(report: &Report, chain: &Chain) -> Option<String> {
-    let parts: Vec<String> = crate::model::fit::chain_overflows(chain, &report.input.request)
-        .map(|(l, o)| format!("{} ({})", l.price.id, o.describe()))
-        .collect();
-    (!parts.is_empty()).then(|| {
-        format!(
-            "context window: {} cannot take this request; the provider refuses every request reaching it (a client error, billed 0), but these figures price it as answering (not modelled yet)",
-            parts.join("; ")
-        )
-    })
+/// A chain's links that cannot serve the request, as the price table states it
+/// ([`crate::model::Link::refusal`]: the context window, a capability the request requires):
+/// a fallback is passed over (the next link that can takes its place, its refusals counted in
+/// `refused/1k`); the primary is priced as answering, which the note says (docs/MODEL.md §11),
+/// so the table says so where it is pasted (a retired model is warned of on standard error,
+/// against today's date).
+pub(super) fn fit_note(chain: &Chain) -> Option<String> {
+    let refusing = |primary: bool| -> Vec<String> {
+        chain
+            .links
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| (*i == 0) == primary)
+            .filter_map(|(_, l)| {
+                Some(format!(
+                    "{} ({})",
+                    l.price.id,
+                    l.refusal.as_ref()?.describe()
+                ))
+            })
+            .collect()
+    };
+    let mut notes = Vec::new();
+    let passed = refusing(false);
+    if !passed.is_empty() {
+        let unhedged = chain.links[1..].iter().all(|l| l.refusal.is_some());
+        notes.push(format!(
+            "cannot serve this request: {}; the provider refuses it (a client error, billed 0), so every pattern passes it over to the next link that can (counted in refused/1k){}",
+            passed.join("; "),
+            if unhedged {
+                "; no fallback can, so the hedged patterns are not priced"
+            } else {
+                ""
+            }
+        ));
+    }
+    let primary = refusing(true);
+    if !primary.is_empty() {
+        notes.push(format!(
+            "the primary cannot serve this request: {}; the provider refuses every request (a client error, billed 0), but these figures price it as answering (not modelled for a primary)",
+            primary.join("; ")
+        ));
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
 }

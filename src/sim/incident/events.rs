@@ -100,6 +100,7 @@ use crate::sim::{McOptions, ordered};
 
 mod hedge;
 mod quota;
+mod refusal;
 use hedge::LegEnd;
 
 /// A request in flight.
@@ -122,6 +123,8 @@ struct Flight {
     start: f64,
     /// A hedge's primary leg, once sent (or refused).
     leg0: Option<LegEnd>,
+    /// Its route has passed over a fallback that cannot serve it (counted once).
+    passed: bool,
     /// The backup races the primary (rather than following its failure).
     racing: bool,
     /// The request's outage draw on the link it is on: (its position, u ~ U(0, 1)); the link
@@ -212,6 +215,10 @@ struct Window<'a> {
     /// Per cache slot (one per model), the link's quota in a fresh window: `[capacity]`'s
     /// limit for this request's tokens (MODEL.md §11); `None`: unlimited.
     quotas: Vec<Option<crate::sim::limiter::Quota>>,
+    /// Per window position (and one past the last), whether a request sent there has passed
+    /// over a fallback that cannot serve it, counted as the closed forms count
+    /// ([`crate::model::policy::PolicyOutcome::refused_hits`]).
+    passes_refusal: Vec<bool>,
 }
 
 /// The event queue: (time bits, sequence, kind, payload), earliest first; at equal times a
@@ -496,6 +503,7 @@ impl Window<'_> {
     fn step(&self, r: usize, t: f64, f: &mut Flight, live: &mut Live) {
         let p = &self.sim.policy;
         loop {
+            self.reach(f.pos, f, &mut live.run);
             if f.pos >= self.links.len() || p.max_attempts.is_some_and(|a| f.n >= a) {
                 return self.fail(f, &mut live.run);
             }
@@ -1006,8 +1014,10 @@ impl<'a> Window<'a> {
             ),
         };
         let quotas = quota::quotas(request, chain, &links);
+        let passes_refusal = refusal::passes_refusal(chain, pattern, &links);
         Some(Window {
             quotas,
+            passes_refusal,
             links,
             incident,
             pattern,
@@ -1308,6 +1318,7 @@ pub(crate) mod tests {
                 ("wasted", &b.wasted_usd, a.wasted, dearest),
                 ("cold_starts", &b.cold_starts, a.cold_starts, 1.0),
                 ("dead_time", &mc.dead_time_mean, a.dead_time_mean_s, 0.0),
+                ("refused", &b.refused_requests, a.refused, 1.0),
             ];
             for (name, sum, want, per_event) in checks {
                 let z = if name == "total" { z1 } else { z2 };
@@ -1556,6 +1567,9 @@ pub(crate) mod tests {
                 c.steady.error_mix = Some(ErrorMix { shares });
                 i.duration_s = 300.0;
                 i.session_length = 8;
+                // about half the cases with a fallback that cannot serve the request (passed
+                // over, MODEL.md §11), link 1 or 2, chosen by a drawn share
+                crate::model::fit::Refusal::mark_by_seed(&mut c, (w[0] * 1000.0) as u64);
                 assert_agrees_at(&r, &c, &i, 150, 4.5, 4.5);
             }
         }

@@ -184,6 +184,9 @@ pub(super) struct Run {
     pub(super) cold_starts: f64,
     /// Attempts a rate limit refused (the incident simulator's quotas; 0 here).
     pub(super) rate_limited: f64,
+    /// Requests whose route passed over a fallback that cannot serve them (the incident
+    /// simulator's; 0 here: a chain with such a link is not on the default policy).
+    pub(super) refused: f64,
 }
 
 /// The simulated figures of one pattern on one chain over K windows (per-run sums).
@@ -227,6 +230,7 @@ impl Run {
             excess_usd: total - normal,
             answered_requests: requests as f64 - self.failed,
             rate_limited_attempts: self.rate_limited,
+            refused_requests: self.refused,
         }
     }
 }

@@ -104,7 +104,9 @@ pub struct PolicySim {
     pub links: Vec<LinkDraw>,
     /// The chain's policy.
     pub policy: Policy,
-    /// The links the cost cap allows, in order.
+    /// Per chain link, why the walk passes over it ([`policy::skip_reason`]).
+    pub skips: Vec<Option<policy::Skip>>,
+    /// The links the walk uses ([`policy::allowed_links`]), in order.
     pub allowed: Vec<usize>,
     /// Seconds a fast failure takes.
     pub fast_fail_s: f64,
@@ -136,6 +138,18 @@ pub struct ReqOut {
     /// A cost-cap hit: the cost cap changed where the request went
     /// ([`policy::PolicyOutcome::cost_cap_hits`]).
     pub cost_cap: bool,
+    /// Its route passed over a fallback that cannot serve it
+    /// ([`policy::PolicyOutcome::refused_hits`]).
+    pub refused: bool,
+}
+
+impl ReqOut {
+    /// The route passed over the links `skipped` says.
+    #[inline(always)]
+    fn mark(&mut self, skipped: policy::Skipped) {
+        self.cost_cap |= skipped.cost_cap;
+        self.refused |= skipped.refused;
+    }
 }
 
 impl PolicySim {
@@ -183,6 +197,9 @@ impl PolicySim {
         PolicySim {
             links,
             policy: chain.policy.clone(),
+            skips: (0..chain.links.len())
+                .map(|i| policy::skip_reason(request, chain, i))
+                .collect(),
             allowed,
             fast_fail_s: s.fast_fail_s,
             win_rate: s.primary_win_rate,
@@ -267,9 +284,16 @@ impl PolicySim {
         self.policy.failover_on.contains(&c)
     }
 
-    /// Whether a link between `prev` and `i` was skipped by the cost cap.
-    fn skipped(&self, prev: Option<usize>, i: usize) -> bool {
-        prev.is_some_and(|p| p + 1 < i && (p + 1..i).any(|j| !self.allowed.contains(&j)))
+    /// The kinds of skipped link among chain links `between` ([`policy::skip_reason`]).
+    fn skipped(&self, between: std::ops::Range<usize>) -> policy::Skipped {
+        between.fold(policy::Skipped::default(), |s, j| match self.skips[j] {
+            Some(policy::Skip::CostCap) => policy::Skipped {
+                cost_cap: true,
+                ..s
+            },
+            Some(policy::Skip::Refused) => policy::Skipped { refused: true, ..s },
+            None => s,
+        })
     }
 
     /// `links` tried in sequence under the policy (the first warm if `first_warm`, the rest
@@ -292,8 +316,8 @@ impl PolicySim {
             CapCount::After(after) => (true, after),
         };
         for (pos, &i) in links.iter().enumerate() {
-            if counting && self.skipped(prev, i) {
-                out.cost_cap = true;
+            if counting && let Some(p) = prev {
+                out.mark(self.skipped(p + 1..i));
             }
             prev = Some(i);
             // One cache per model: the primary's model is warm wherever it is listed, and
@@ -312,11 +336,9 @@ impl PolicySim {
                 LinkEnd::FailedOver => {}
             }
         }
-        // Failed over past the last link, with fallbacks the cost cap skipped after it.
-        if counting
-            && prev.is_some_and(|p| (p + 1..self.links.len()).any(|j| !self.allowed.contains(&j)))
-        {
-            out.cost_cap = true;
+        // Failed over past the last link, with fallbacks passed over after it.
+        if counting && let Some(p) = prev {
+            out.mark(self.skipped(p + 1..self.links.len()));
         }
         false
     }
@@ -431,9 +453,11 @@ impl PolicySim {
                 l.success
             }
         };
+        let skipped = self.skipped(1..p);
         let race = BillKey {
             attempts: 2,
-            cost_cap: p != 1,
+            cost_cap: skipped.cost_cap,
+            refused: skipped.refused,
             ..BillKey::default()
         };
         (
@@ -488,7 +512,7 @@ impl PolicySim {
         let cap = if p == 1 {
             CapCount::After(Some(p))
         } else {
-            out.cost_cap = true;
+            out.mark(self.skipped(1..p));
             CapCount::Off
         };
         self.sequence(&self.allowed[2..], false, cap, bad, out, rng);
@@ -507,8 +531,9 @@ impl PolicySim {
     fn hedged(&self, cancel: bool, out: &mut ReqOut, rng: &mut SimRng) {
         let p = self.allowed[1];
         let w0 = &self.links[0].warm;
-        // Past a skipped first fallback, a request whose backup is sent is a cost-cap hit.
-        let capped = p != 1;
+        // Past a skipped first fallback, a request whose backup is sent is a cost-cap hit (or
+        // passed over a link that cannot serve it).
+        let capped = self.skipped(1..p);
         let a0 = self.draw(0, w0, rng);
         out.attempts = 1;
         if let Some(d) = self.policy.hedge_delay_s
@@ -527,7 +552,7 @@ impl PolicySim {
         &self,
         d: f64,
         a0: AttemptResult,
-        capped: bool,
+        capped: policy::Skipped,
         out: &mut ReqOut,
         rng: &mut SimRng,
     ) -> bool {
@@ -552,7 +577,7 @@ impl PolicySim {
                     ErrorClass::Client => {
                         if client_fails_over {
                             // the backup, once, fails the same way
-                            out.cost_cap |= capped;
+                            out.mark(capped);
                             out.attempts = 2;
                             out.dead_s += fs;
                             self.after_legs(true, out, rng);
@@ -562,7 +587,7 @@ impl PolicySim {
                     _ => {}
                 }
                 out.attempts = 2;
-                out.cost_cap |= capped;
+                out.mark(capped);
                 match self.draw(p, w1, rng) {
                     AttemptResult::Ok(l1) => {
                         out.cost += w1.success;
@@ -594,7 +619,7 @@ impl PolicySim {
         &self,
         cancel: bool,
         a0: AttemptResult,
-        capped: bool,
+        capped: policy::Skipped,
         out: &mut ReqOut,
         rng: &mut SimRng,
     ) {
@@ -606,7 +631,7 @@ impl PolicySim {
         let s1 = delay.unwrap_or(0.0);
         let a1 = self.draw(p, w1, rng);
         out.attempts = 2;
-        out.cost_cap |= capped;
+        out.mark(capped);
         let client_at = |a: AttemptResult, at: f64| match a {
             AttemptResult::Fail(ErrorClass::Client, _, secs) => Some(at + secs),
             _ => None,
@@ -680,6 +705,7 @@ impl ReqOut {
             answered: self.answered,
             call_cap: self.call_cap,
             cost_cap: self.cost_cap,
+            refused: self.refused,
         }
     }
 
@@ -743,6 +769,9 @@ pub struct PolicyMc {
     /// skipped links after it. `no-fallback` has none. The same definition as
     /// [`policy::PolicyOutcome::cost_cap_hits`].
     pub cost_cap_hits: Sum,
+    /// Requests whose route passed over a fallback that cannot serve them (0/1 per request;
+    /// as [`policy::PolicyOutcome::refused_hits`]).
+    pub refused: Sum,
 }
 
 impl PolicyMc {
@@ -759,6 +788,7 @@ impl PolicyMc {
             answered_by: Vec::new(),
             call_cap_hits_per_1k: self.call_cap_hits,
             cost_cap_hits_per_1k: self.cost_cap_hits,
+            refused_per_1k: self.refused,
         }
     }
 }
@@ -793,6 +823,7 @@ fn finish(pattern: Pattern, acc: &PolicyTally) -> PolicyMc {
         answered_by: acc.answered.iter().map(|&c| share_sum(c, n)).collect(),
         call_cap_hits: share_sum(acc.call_cap, n),
         cost_cap_hits: acc.cost_cap,
+        refused: share_sum(acc.refused, n),
     }
 }
 
@@ -1017,6 +1048,7 @@ pub(crate) mod tests {
                 ("dead_time", m.dead_time, a.dead_time_s, secs, z2),
                 ("call_cap", m.call_cap_hits, a.call_cap_hits, 1.0, z2),
                 ("cost_cap", m.cost_cap_hits, a.cost_cap_hits, 1.0, z2),
+                ("refused", m.refused, a.refused_hits, 1.0, z2),
             ];
             for (i, sh) in m.answered_by.iter().enumerate() {
                 checks.push(("answered_by", *sh, a.answered_by[i], 1.0, z2));
@@ -1672,6 +1704,9 @@ pub(crate) mod tests {
                     *s = x / sum;
                 }
                 c.steady.error_mix = Some(ErrorMix { shares });
+                // half the cases with a fallback that cannot serve the request (passed over,
+                // MODEL.md §11): link 1 or link 2, by the seed
+                crate::model::fit::Refusal::mark_by_seed(&mut c, seed);
                 assert_agrees(&req(0.0, 1200.0, 60000.0, 0.9), &c, 20_000, seed, 4.5, 4.5);
             }
         }

@@ -256,6 +256,7 @@ impl Window<'_> {
     /// A hedge's backup going out at `t`, and the outcome of the legs.
     pub(super) fn backup(&self, r: usize, t: f64, f: &mut Flight, live: &mut Live) {
         let a1 = self.leg(1, t, live);
+        self.reach(1, f, &mut live.run);
         f.n += a1.sent();
         if !f.racing {
             return self.backup_after_failure(r, t, a1, f, live);

@@ -29,6 +29,8 @@ pub struct BillKey {
     pub call_cap: bool,
     /// A cost-cap hit.
     pub cost_cap: bool,
+    /// Its route passed over a fallback that cannot serve it.
+    pub refused: bool,
 }
 
 impl BillKey {
@@ -42,6 +44,7 @@ impl BillKey {
             answered: self.answered,
             call_cap: self.call_cap,
             cost_cap: self.cost_cap,
+            refused: self.refused,
             ..ReqOut::default()
         }
     }
@@ -147,6 +150,8 @@ pub struct PolicyTally {
     pub call_cap: u64,
     /// Cost-cap hits (0/1 per request).
     pub cost_cap: Sum,
+    /// Requests whose route passed over a fallback that cannot serve them.
+    pub refused: u64,
     /// The requests added since the last [`PolicyTally::settle`], as shifted sums (no
     /// division per request and figure, unlike [`Sum::add`]).
     raw: RawSums,
@@ -252,6 +257,7 @@ impl PolicyTally {
             self.answered[i] += 1;
         }
         self.call_cap += u64::from(r.call_cap);
+        self.refused += u64::from(r.refused);
         raw.cost_cap.add(f64::from(u8::from(r.cost_cap)));
     }
 
@@ -289,6 +295,7 @@ impl PolicyTally {
             self.answered[i] += n;
         }
         self.call_cap += u64::from(r.call_cap) * n;
+        self.refused += u64::from(r.refused) * n;
         self.cost_cap.add_many(f64::from(u8::from(r.cost_cap)), n);
     }
 
@@ -312,6 +319,7 @@ impl PolicyTally {
             *a += b;
         }
         self.call_cap += other.call_cap;
+        self.refused += other.refused;
         self.cost_cap.merge(&other.cost_cap);
     }
 }
