@@ -108,6 +108,13 @@ fn scratch(tag: &str) -> std::path::PathBuf {
     dir
 }
 
+/// `text` written to `name` in `dir`; its path.
+fn write_in(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
 /// `scenarios/sept3.toml` with GPT-6 Sol at 500 rpm and a herd of 480 a minute (the worked
 /// example), then `more`.
 fn sept3_with_the_herd(more: &str) -> String {
@@ -606,11 +613,7 @@ fn a_fallback_below_the_prompt_is_warned_of_not_priced_silently() {
             "name = \"context\"\npricing = \"litellm-1.110.2\"\n[request]\ninput_tokens = {input}\noutput_tokens = 500\n[steady]\nfailure_rate = 0.01\n[[chain]]\nname = \"c\"\nmodels = [\"gpt-4o\", \"{fallback}\"]\n"
         )
     };
-    let write = |name: &str, text: String| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: String| write_in(&dir, name, &text);
     let head = write("head.toml", scenario(50_000, "gpt-3.5-turbo"));
     let base = write("base.toml", scenario(50_000, "gpt-4o-mini"));
     let fits = write("fits.toml", scenario(10_000, "gpt-3.5-turbo"));
@@ -733,11 +736,7 @@ fn a_fallback_that_cannot_serve_the_request_is_passed_over() {
             "name = \"refuse\"\npricing = \"litellm-1.110.2\"\n[request]\ninput_tokens = 50000\noutput_tokens = 500\nprefix_tokens = 10000\ncache_hit_rate = 0.9\n{requires}\n[steady]\nfailure_rate = 0.05\n[incident]\nduration = \"30m\"\nrequests_per_second = 0.5\nsession_length = 5\n[[chain]]\nname = \"c\"\nmodels = [{models}]\n"
         )
     };
-    let write = |name: &str, text: String| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: String| write_in(&dir, name, &text);
     let three = write(
         "three.toml",
         scenario(

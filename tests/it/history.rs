@@ -975,7 +975,10 @@ fn a_sweep_of_a_timeline_says_approximate() {
         ),
         "{header}"
     );
-    assert!(csv.lines().skip(1).all(|l| l.ends_with(",true,0,0")), "{csv}");
+    assert!(
+        csv.lines().skip(1).all(|l| l.ends_with(",true,0,0")),
+        "{csv}"
+    );
     assert!(ok(&args).contains("≈ approximate incident figures"));
 }
 
