@@ -804,14 +804,13 @@ pub fn fit_warnings(scenario: &Scenario, today: &str) -> Vec<String> {
                         note(&l.price.id, why.join("; "), false, &chain.name);
                     }
                 }
-                (_, refused, retired) => {
-                    if let Some(why) = refused {
-                        note(&l.price.id, why, true, &chain.name);
-                    }
-                    if let Some(why) = retired {
-                        note(&l.price.id, why, false, &chain.name);
-                    }
+                // a fallback passed over answers nothing, retired or not
+                (_, Some(refused), retired) => {
+                    let why: Vec<String> = std::iter::once(refused).chain(retired).collect();
+                    note(&l.price.id, why.join("; "), true, &chain.name);
                 }
+                (_, None, Some(retired)) => note(&l.price.id, retired, false, &chain.name),
+                (_, None, None) => {}
             }
         }
     }
