@@ -266,8 +266,14 @@ fn section_notes(c: &ChainTune) -> Vec<String> {
 
 /// The recommendation, the saving, the confirmation, the snippets; or why nothing fits.
 fn footer(c: &ChainTune) -> Vec<String> {
+    let unpriced = c.priced == 0 && c.combinations > 0;
     let mut f = match &c.recommended {
         Some(r) => recommended_lines(c, r),
+        // the budget ran out on an earlier chain: nothing here was weighed against the goals
+        None if unpriced => vec![
+            "No point priced within --budget-s: the budget ran out before this chain's search began; raise --budget-s, or tune this chain alone with --chain NAME."
+                .into(),
+        ],
         None => vec!["No point meets every constraint.".into()],
     };
     if let (Some(u), Some(k)) = (&c.runner_up, &c.confirmation) {
@@ -287,7 +293,7 @@ fn footer(c: &ChainTune) -> Vec<String> {
             }
         ));
     }
-    if let Some(why) = &c.infeasible {
+    if let Some(why) = c.infeasible.as_ref().filter(|_| !unpriced) {
         for b in &why.constraints {
             f.push(format!(
                 "{}: limit {}, best reached {}{}",

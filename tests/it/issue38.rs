@@ -371,3 +371,25 @@ fn tune_with_a_candidate_on_a_gateway_chain_quotes_its_name() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--budget-s` spent on an earlier chain leaves a later one unpriced: its section says so
+/// and how to search it, not "No point meets every constraint" beside a best availability of
+/// -inf% (hedge-latency's second chain at half a second).
+#[test]
+fn a_chain_the_budget_never_reached_says_so() {
+    let out = crate::common::fallcost(&[
+        "tune",
+        "--scenario",
+        "scenarios/hedge-latency.toml",
+        "--budget-s",
+        "0.2",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout).replace("\n  ", " ");
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("(0 priced within --budget-s)"), "{text}");
+    assert!(
+        text.contains("No point priced within --budget-s: the budget ran out before this chain's search began; raise --budget-s, or tune this chain alone with --chain NAME."),
+        "{text}"
+    );
+    assert!(!text.contains("-inf"), "{text}");
+}
