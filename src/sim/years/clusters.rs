@@ -101,7 +101,9 @@ impl Open {
 
 /// The clusters of overlapping windows of all lanes together (on the line) into `unions`
 /// (those of more than one window); the last one, left open (`None`: no window).
-#[inline(always)]
+// not inlined: its loop gets the registers to itself (inlined into the whole year, its
+// values were kept on the stack and read back every window)
+#[inline(never)]
 pub(super) fn unions(points: &[Point], unions: &mut Vec<Open>) -> Option<Open> {
     unions.clear();
     let mut c = Open::default();

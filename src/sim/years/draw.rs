@@ -164,7 +164,9 @@ pub(super) struct Streams<'a> {
 /// and lanes into `points` (even streams are the processes' common ones, odd their extra
 /// ones), the windows of one lane alone (extra windows) into `extras`. Returns the count of
 /// common windows.
-#[inline(always)]
+// not inlined: its loop gets the registers to itself (inlined into the whole year, its
+// values were kept on the stack and read back every window)
+#[inline(never)]
 pub(super) fn place(
     rng: &mut SimRng,
     y: &Streams<'_>,

@@ -381,7 +381,9 @@ fn chunk_years<S>(
 
 /// [`chunk_years`] compiled for AVX2 and BMI2 (the generator's rotations in fewer
 /// instructions, four prices to a vector): the same operations on the same values, so the same
-/// figures to the bit (no fused multiply-add: Rust never contracts a product and a sum).
+/// figures to the bit (no fused multiply-add: Rust never contracts a product and a sum). The
+/// scalar passes kept out of line (`draw::place`, `clusters::unions`) run as compiled for any
+/// x86_64: the same figures too.
 ///
 /// # Safety
 ///
