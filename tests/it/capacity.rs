@@ -872,3 +872,68 @@ fn a_fallback_that_cannot_serve_the_request_is_passed_over() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The same on an incident timeline (the piecewise closed forms and the event simulator):
+/// openai at a 60% error rate for 10 minutes, anthropic down for 10, gpt-4o → gpt-3.5-turbo
+/// (cannot take the 60,000-token prompt) → claude-sonnet-4-5 → gpt-4o-mini prices as the chain
+/// without gpt-3.5-turbo, and the requests gpt-4o fails (216 of 900, what no-fallback fails)
+/// pass it over; the simulator's count's interval holds that.
+#[test]
+fn a_timeline_passes_over_a_fallback_that_cannot_serve_the_request() {
+    let dir = scratch("passed-over-timeline");
+    let scenario = |models: &str| {
+        format!(
+            "pricing = \"litellm-1.110.2\"\n[request]\ninput_tokens = 50000\noutput_tokens = 500\nprefix_tokens = 10000\ncache_hit_rate = 0.9\n[steady]\nfailure_rate = 0.05\n[incident]\nduration = \"30m\"\nrequests_per_second = 0.5\nsession_length = 5\nfailure = \"fast\"\n[[incident.outage]]\nprovider = \"openai\"\nstart = \"5m\"\nduration = \"10m\"\nerror_rate = 0.6\n[[incident.outage]]\nprovider = \"anthropic\"\nstart = \"10m\"\nduration = \"10m\"\n[[chain]]\nname = \"c\"\nmodels = [{models}]\n"
+        )
+    };
+    let run = |name: &str, models: &str| {
+        let path = write_in(&dir, name, &scenario(models));
+        crate::common::json(&[
+            "compare",
+            "--scenario",
+            &path,
+            "--mc",
+            "20000",
+            "--seed",
+            "2",
+        ])
+    };
+    let a = run(
+        "four.toml",
+        "\"gpt-4o\", \"gpt-3.5-turbo\", \"anthropic/claude-sonnet-4-5\", \"gpt-4o-mini\"",
+    );
+    let b = run(
+        "three.toml",
+        "\"gpt-4o\", \"anthropic/claude-sonnet-4-5\", \"gpt-4o-mini\"",
+    );
+    let failed_alone = a["incident"][0]["failed_requests"].as_f64().unwrap();
+    assert_eq!(failed_alone, 216.0);
+    for i in 0..4 {
+        let (ra, rb) = (&a["incident"][i], &b["incident"][i]);
+        for k in [
+            "total_usd",
+            "failed_requests",
+            "cold_starts",
+            "failback_writes",
+        ] {
+            let (x, y) = (ra[k].as_f64().unwrap(), rb[k].as_f64().unwrap());
+            assert!(
+                (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+                "{i} {k}: {x} vs {y}"
+            );
+        }
+        let want = match i {
+            0 => 0.0,
+            1 => failed_alone,
+            _ => 900.0,
+        };
+        assert_eq!(ra["refused_requests"].as_f64(), Some(want), "{i}");
+        let ci = &ra["mc"]["refused_requests_ci95"];
+        let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+        assert!(
+            lo - 1e-9 <= want && want <= hi + 1e-9,
+            "{i}: {want} outside {ci}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
