@@ -243,8 +243,18 @@ fn record_chains(
     format: FileKind,
     chains: &[PricedChain],
     opts: &CheckOptions,
-    profile: &crate::model::cost::Request,
+    (profile, requires): (
+        &crate::model::cost::Request,
+        &[crate::model::fit::Capability],
+    ),
 ) {
+    // a scenario's own `[request] requires` joins `--requires`
+    let mut rules = std::borrow::Cow::Borrowed(&opts.fit);
+    for c in requires {
+        if !rules.requires.contains(c) {
+            rules.to_mut().requires.push(*c);
+        }
+    }
     report.checked.push(Checked {
         path: file.to_string(),
         format,
@@ -267,7 +277,7 @@ fn record_chains(
             report.findings.extend(found);
         }
         let incident = opts.incident.as_ref();
-        fits.extend(super::fit::judge_fit(c, profile, &opts.fit, incident));
+        fits.extend(super::fit::judge_fit(c, profile, &rules, incident));
     }
     report.findings.extend(super::fit::once_per_place(fits));
     // Say where an allow-list entry came from (a settings file, or the flag).
@@ -360,7 +370,7 @@ fn check_scenario(
         FileKind::Scenario,
         &chains,
         opts,
-        &scenario.request,
+        (&scenario.request, &scenario.requires),
     );
 }
 
@@ -467,7 +477,7 @@ fn gateway_chains(
             Err(e) => report.errors.push(e),
         }
     }
-    record_chains(report, file, format, &chains, opts, &opts.profile);
+    record_chains(report, file, format, &chains, opts, (&opts.profile, &[]));
 }
 
 /// The model id an unknown-model error names (`unknown model `ID`…`).

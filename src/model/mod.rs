@@ -270,6 +270,9 @@ pub struct Scenario {
     pub pricing: String,
     /// The request profile every chain serves.
     pub request: Request,
+    /// `[request] requires`: the capabilities every request needs of the model (MODEL.md §11;
+    /// a fallback that lacks one is passed over, [`Link::refusal`]); empty: none stated.
+    pub requires: Vec<fit::Capability>,
     /// The chains to compare.
     pub chains: Vec<Chain>,
     /// The outage to price, if the scenario has an `[incident]`.

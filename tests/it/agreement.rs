@@ -280,6 +280,7 @@ fn build(
             prefix_tokens: tokens.2,
             cache_hit_rate: tokens.3,
         },
+        requires: Vec::new(),
         chains: vec![chain],
         billing: Default::default(),
         incident: Some(Incident {

@@ -861,6 +861,14 @@ fn a_fallback_that_cannot_serve_the_request_is_passed_over() {
         "{r}"
     );
     assert_eq!(v["steady"][1]["refused_per_1k"].as_f64(), Some(50.0));
+    // and `check` on the scenario judges its own `requires`, with no --requires
+    let out = fallcost(&["check", &vision]);
+    let text = one_line(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("fallback `azure/gpt-audio-1.5` does not support vision (supports_vision) (false in the price table), which the requests need (--requires, a scenario's [request] requires)"),
+        "{text}"
+    );
     // an unknown capability is refused at its line, naming what is allowed
     let bad = write("bad.toml", scenario("\"gpt-4o\"", "requires = [\"audio\"]"));
     let out = fallcost(&["compare", "--scenario", &bad]);

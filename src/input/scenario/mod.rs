@@ -315,6 +315,7 @@ fn resolve(
         },
         pricing: prices.name.clone(),
         request,
+        requires: file.request.requires.clone().unwrap_or_default(),
         chains,
         incident,
         billing: crate::model::ScenarioBilling {

@@ -173,13 +173,13 @@ pub fn message(
             if lacks.is_empty() {
                 write!(
                     f,
-                    "may not serve the requests: the price table does not say whether it supports {} (--requires)",
+                    "may not serve the requests: the price table does not say whether it supports {} (--requires, a scenario's [request] requires)",
                     names(unknown)
                 )
             } else {
                 write!(
                     f,
-                    "does not support {} (false in the price table), which --requires names: the requests that fail over to it fail there{}",
+                    "does not support {} (false in the price table), which the requests need (--requires, a scenario's [request] requires): the provider refuses every request that reaches it (a client error){}",
                     names(lacks),
                     if unknown.is_empty() {
                         String::new()
