@@ -334,28 +334,25 @@ impl Paths {
 }
 
 impl Hedge {
-    /// A `pattern` hedge of `primary` and `backup` on `chain`: timed by [`Timing::new`], its
-    /// loser cancelled under take-first, bad requests going on when `client` is in
-    /// `failover_on`.
-    pub fn new(chain: &Chain, pattern: Pattern, primary: HedgeLeg, backup: HedgeLeg) -> Hedge {
+    /// A `pattern` hedge of `primary` and `backup` on `chain` serving `request`: timed by
+    /// [`Timing::new`], its loser cancelled under take-first, bad requests going on when
+    /// `client` is in `failover_on`, the links between the legs counted as the walk skips them
+    /// ([`super::policy::Skipped::among`]).
+    pub fn new(
+        request: &Request,
+        chain: &Chain,
+        pattern: Pattern,
+        primary: HedgeLeg,
+        backup: HedgeLeg,
+    ) -> Hedge {
         Hedge {
             timing: Timing::new(chain, backup.index),
             primary,
             backup,
             cancel: pattern == Pattern::HedgedTakeFirst,
             client_fails_over: chain.policy.failover_on.contains(&ErrorClass::Client),
-            // Between the legs every link is skipped: one that cannot serve the request, else
-            // by the cost cap (`policy::skip_reason`'s order).
-            skipped: (1..backup.index).fold(super::policy::Skipped::default(), |s, j| {
-                if chain.links[j].refusal.is_some() {
-                    super::policy::Skipped { refused: true, ..s }
-                } else {
-                    super::policy::Skipped {
-                        cost_cap: true,
-                        ..s
-                    }
-                }
-            }),
+            // every link between the legs is one the walk passes over
+            skipped: super::policy::Skipped::among(request, chain, 1..backup.index),
         }
     }
 

@@ -1013,6 +1013,7 @@ fn hedged_totals(
     let leg = |l: &WindowLink| hedge_leg(request, chain, l, incident.failure, cancel, tried);
     let backup = allowed_links[1].index;
     let race = Hedge::new(
+        request,
         chain,
         pattern,
         leg(&allowed_links[0]),

@@ -366,11 +366,11 @@ pub fn skip_reason(request: &Request, chain: &Chain, i: usize) -> Option<Skip> {
     if chain.links[i].refusal.is_some() {
         return Some(Skip::Refused);
     }
-    let base = request.like_for_like(&chain.links[0].price);
     chain
         .policy
         .max_multiplier
         .is_some_and(|m| {
+            let base = request.like_for_like(&chain.links[0].price);
             super::cost::above_ratio(request.like_for_like(&chain.links[i].price), base, m)
         })
         .then_some(Skip::CostCap)
@@ -395,22 +395,27 @@ pub struct Skipped {
 }
 
 impl Skipped {
-    /// The kinds of skipped link among `between` (chain indices) of `chain`.
-    pub fn among(
-        request: &Request,
-        chain: &Chain,
-        between: impl IntoIterator<Item = usize>,
-    ) -> Skipped {
-        between.into_iter().fold(Skipped::default(), |s, j| {
-            match skip_reason(request, chain, j) {
+    /// The kinds among `reasons` (each link's [`skip_reason`]).
+    pub fn of(reasons: impl IntoIterator<Item = Option<Skip>>) -> Skipped {
+        reasons
+            .into_iter()
+            .fold(Skipped::default(), |s, reason| match reason {
                 Some(Skip::CostCap) => Skipped {
                     cost_cap: true,
                     ..s
                 },
                 Some(Skip::Refused) => Skipped { refused: true, ..s },
                 None => s,
-            }
-        })
+            })
+    }
+
+    /// The kinds of skipped link among `between` (chain indices) of `chain`.
+    pub fn among(
+        request: &Request,
+        chain: &Chain,
+        between: impl IntoIterator<Item = usize>,
+    ) -> Skipped {
+        Skipped::of(between.into_iter().map(|j| skip_reason(request, chain, j)))
     }
 }
 
@@ -600,6 +605,9 @@ pub fn evaluate_plan(
     };
     let mut counting = (counting, counting);
     let mut count = |between: std::ops::Range<usize>, m: f64, out: &mut PolicyOutcome| {
+        if !(counting.0 || counting.1) {
+            return;
+        }
         let skipped = Skipped::among(request, chain, between);
         if counting.0 && skipped.cost_cap {
             out.cost_cap_hits += m;

@@ -71,7 +71,7 @@ pub fn detailed(request: &Request, chain: &Chain, pattern: Pattern) -> Option<Po
             let p = allowed[1];
             let leg =
                 |i: usize| HedgeLeg::steady(request, chain, i, warm_state(&chain.links[i].price));
-            let race = Hedge::new(chain, pattern, leg(0), leg(p)).race(chain.links.len());
+            let race = Hedge::new(request, chain, pattern, leg(0), leg(p)).race(chain.links.len());
             // Past a skipped first fallback, the race has counted every request that goes on.
             let cap = if p == 1 {
                 CapCount::After(Some(p))

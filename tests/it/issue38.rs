@@ -31,23 +31,7 @@ fn strings(v: &serde_json::Value) -> Vec<String> {
 /// What a printed reproduce line (`fallcost compare …`) prints as JSON, run in a shell from the
 /// repository root.
 fn reproduce(line: &str) -> serde_json::Value {
-    let cmd = format!(
-        "{} {} --format json",
-        fallcost::tune::shell_word(env!("CARGO_BIN_EXE_fallcost")),
-        line.strip_prefix("fallcost ").unwrap()
-    );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &cmd])
-        .current_dir(root())
-        .env_remove("RAYON_NUM_THREADS")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    crate::common::reproduce_in(&root(), line)
 }
 
 /// The printed reproduce `line`, run in a shell ([`reproduce`]), prints the recommended point

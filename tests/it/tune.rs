@@ -774,24 +774,7 @@ fn the_reproduce_line_runs_in_a_shell_and_prints_the_row() {
         line.ends_with(&format!("--mc 20000 --seed {P99_SEED}")),
         "{line}"
     );
-    let bin = env!("CARGO_BIN_EXE_fallcost");
-    let cmd = format!(
-        "{} {} --format json",
-        fallcost::tune::shell_word(bin),
-        line.strip_prefix("fallcost ").unwrap()
-    );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &cmd])
-        .current_dir(&dir)
-        .env_remove("RAYON_NUM_THREADS")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = crate::common::reproduce_in(&dir, line);
     let rec = &c["recommended"];
     let pattern = rec["pattern"].as_str().unwrap();
     let steady = doc["steady"]

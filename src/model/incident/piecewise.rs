@@ -317,7 +317,7 @@ fn segment(
                         HedgeLeg::dead(l.index, false, 0.0, 0.0, 0.0)
                     }
                 };
-                let race = Hedge::new(chain, pattern, leg(&legs[0]), leg(&legs[1]))
+                let race = Hedge::new(request, chain, pattern, leg(&legs[0]), leg(&legs[1]))
                     .race(chain.links.len());
                 entries.extend(race.tail.iter().map(|&(e, r)| (e, w * r)));
                 heads.push((w, race.head));

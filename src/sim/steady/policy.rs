@@ -286,14 +286,7 @@ impl PolicySim {
 
     /// The kinds of skipped link among chain links `between` ([`policy::skip_reason`]).
     fn skipped(&self, between: std::ops::Range<usize>) -> policy::Skipped {
-        between.fold(policy::Skipped::default(), |s, j| match self.skips[j] {
-            Some(policy::Skip::CostCap) => policy::Skipped {
-                cost_cap: true,
-                ..s
-            },
-            Some(policy::Skip::Refused) => policy::Skipped { refused: true, ..s },
-            None => s,
-        })
+        policy::Skipped::of(between.map(|j| self.skips[j]))
     }
 
     /// `links` tried in sequence under the policy (the first warm if `first_warm`, the rest

@@ -72,6 +72,28 @@ pub fn fallcost_in(dir: &Path, args: &[&str]) -> Output {
         .expect("the fallcost binary runs")
 }
 
+/// What a printed reproduce line (`fallcost compare …`, as `tune` prints it) prints as JSON,
+/// run as written by `sh -c` from `dir` with this build's binary; the run must succeed.
+pub fn reproduce_in(dir: &Path, line: &str) -> serde_json::Value {
+    let cmd = format!(
+        "{} {} --format json",
+        fallcost::tune::shell_word(env!("CARGO_BIN_EXE_fallcost")),
+        line.strip_prefix("fallcost ").unwrap()
+    );
+    let out = Command::new("sh")
+        .args(["-c", &cmd])
+        .current_dir(dir)
+        .env_remove("RAYON_NUM_THREADS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Standard output of a run that must succeed; on failure, show the command and both streams.
 pub fn ok(args: &[&str]) -> String {
     let out = fallcost(args);
