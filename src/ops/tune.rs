@@ -506,6 +506,7 @@ fn raws(report: &Report, scenario: &Scenario) -> Vec<(Pattern, Raw)> {
                     failed_requests: i.analytic.failed_requests,
                     method: i.method.as_str(),
                     precision: i.simulated_precision,
+                    total_precision: None,
                 });
             (
                 s.pattern,
@@ -568,6 +569,7 @@ fn price_of(
                     failed_requests: 0.0,
                     method: "analytic",
                     precision: None,
+                    total_precision: None,
                 }));
                 (p, raw, None)
             })
@@ -620,6 +622,7 @@ fn screened_incident(m: &Simulated, inc: &crate::model::Incident) -> RawIncident
         failed_requests: m.outcome.failed_requests,
         method: "screened",
         precision: Some(m.precision),
+        total_precision: Some(m.total_precision),
     }
 }
 

@@ -56,6 +56,9 @@ pub struct Simulated {
     /// The largest relative 4.5-standard-error half-width of the headline figures (a fraction;
     /// 0.01 is 1%; the dead time's against at least [`DEAD_TIME_FLOOR_S`]).
     pub precision: f64,
+    /// The relative 4.5-standard-error half-width of the window's bill alone (`outcome.total`):
+    /// what bounds a cost (`fallcost tune`'s screen), often a twentieth of `precision`.
+    pub total_precision: f64,
 }
 
 /// The least scale the dead time's precision is measured against, seconds: a mean dead time
@@ -93,6 +96,11 @@ fn precision(m: &PolicyIncidentMc) -> f64 {
     .into_iter()
     .map(|(s, floor)| relative(s, floor))
     .fold(0.0, f64::max)
+}
+
+/// The relative 4.5-SE half-width of the window's bill alone ([`Simulated::total_precision`]).
+fn total_precision(m: &PolicyIncidentMc) -> f64 {
+    relative(&m.base.figures.total_usd, 0.0)
 }
 
 /// Whether the windows seen have shown the breakers' openings often enough to trust their
@@ -272,6 +280,7 @@ impl Rule {
                         outcome,
                         windows: to,
                         precision: p,
+                        total_precision: total_precision(m),
                     });
                     self.state = Some(sim.into_state());
                     return self.finished.clone();
@@ -283,6 +292,7 @@ impl Rule {
                     outcome: outcome(m, incident, chain.policy.breaker.is_some()),
                     windows: to,
                     precision: precision(m),
+                    total_precision: total_precision(m),
                 };
                 self.state = Some(sim.into_state());
                 return Some(so_far);
@@ -325,6 +335,7 @@ pub fn screened(
         outcome: outcome(&sim.sums, incident, chain.policy.breaker.is_some()),
         windows,
         precision: precision(&sim.sums),
+        total_precision: total_precision(&sim.sums),
     })
 }
 

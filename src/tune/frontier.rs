@@ -38,19 +38,23 @@ pub fn weigh(
     let c = raw.steady_cost_per_1k_usd / 1000.0;
     let f = raw.steady_failed_per_1k / 1000.0;
     let r = usage.incidents_per_year;
-    let (premium, failed_in_year, incident_availability) = match &raw.incident {
+    let (bill, premium, failed_in_year, incident_availability) = match &raw.incident {
         Some(i) => (
+            i.total_usd,
             i.total_usd - i.requests * c,
             (year - r * i.requests).max(0.0) * f + r * i.failed_requests,
             Some(1.0 - i.failed_requests / i.requests.max(1.0)),
         ),
-        None => (0.0, year * f, None),
+        None => (0.0, 0.0, year * f, None),
     };
-    let per_1k = if year > 0.0 {
-        1000.0 * r * premium / year
-    } else {
-        0.0
+    let per_1k = |usd: f64| {
+        if year > 0.0 {
+            1000.0 * r * usd / year
+        } else {
+            0.0
+        }
     };
+    let (bill_per_1k, per_1k) = (per_1k(bill), per_1k(premium));
     let cost = raw.steady_cost_per_1k_usd + per_1k;
     let availability = if year > 0.0 {
         1.0 - failed_in_year / year
@@ -64,6 +68,7 @@ pub fn weigh(
         set,
         cost_per_1k_usd: round_noise(cost),
         incident_premium_per_1k_usd: round_noise(per_1k),
+        incident_bill_per_1k_usd: bill_per_1k,
         monthly_usd: round_noise(cost * year / 12.0 / 1000.0),
         availability: round_noise(availability),
         steady_availability: round_noise(1.0 - f),
@@ -125,7 +130,7 @@ fn same(a: &Point, b: &Point) -> bool {
 }
 
 /// How [`recommend_tied`] breaks ties, as the output states it.
-pub const TIE_RULE: &str = "points whose cost and availability are within each other's intervals (exact analytic figures: equal to 1e-9; a simulated incident: its 4.5-standard-error precision) and whose p99 95% intervals overlap are a tie; a tie goes to the fewest moving parts (a breaker, each retry, a hedge delay on a hedged pattern, a hedged pattern, a warm policy other than always, each fallback used), then the lowest cost, then the first tried";
+pub const TIE_RULE: &str = "points whose cost and availability are within each other's intervals (exact analytic figures: equal to 1e-9; a simulated incident: its 4.5-standard-error precision, of the whole window's bill) and whose p99 95% intervals overlap are a tie; a tie goes to the fewest moving parts (a breaker, each retry, a hedge delay on a hedged pattern, a hedged pattern, a warm policy other than always, each fallback used), then the lowest cost, then the first tried";
 
 /// The moving parts of a point, for [`TIE_RULE`]: a breaker, each retry, a hedge delay on a
 /// hedged pattern, a hedged pattern, a warm policy other than `always`, each fallback the
@@ -172,8 +177,10 @@ fn precision(p: &Point) -> f64 {
 
 /// Whether `a` and `b` cost the same within their intervals.
 fn cost_tie(a: &Point, b: &Point) -> bool {
+    // a simulated incident's precision is relative to its bill, of which the premium is
+    // what is left over the steady bill of its requests (often a small part)
     let tol = |p: &Point| {
-        1e-9 * p.cost_per_1k_usd.abs() + precision(p) * p.incident_premium_per_1k_usd.abs()
+        1e-9 * p.cost_per_1k_usd.abs() + precision(p) * p.incident_bill_per_1k_usd.abs()
     };
     (a.cost_per_1k_usd - b.cost_per_1k_usd).abs() <= tol(a) + tol(b)
 }
@@ -463,6 +470,7 @@ mod tests {
             failed_requests: 100.0,
             method: "analytic",
             precision: None,
+            total_precision: None,
         });
         let goals = Goals {
             availability: Some(0.999),
@@ -485,6 +493,49 @@ mod tests {
         // 1 − 12,198 / 12e6 = 99.89835% answered: below 99.9%
         assert!(!p.feasible);
         assert_eq!(p.violations, ["availability 99.8984% < 99.9%"]);
+    }
+
+    /// Two simulated incidents at 1% precision billing $400 and $404 over 1,000 requests at $399
+    /// steady: premiums $1 and $5 (a year of 12e6 requests, 2 incidents: 1,000·2/12e6 per $).
+    /// Their bills' intervals (1% of $400 and of $404) overlap, so they tie in cost, though 1%
+    /// of their premiums ($0.01 and $0.05) would call the $4 apart a difference.
+    #[test]
+    fn a_simulated_incident_ties_within_its_precision_of_the_whole_bill() {
+        let point = |total: f64, parts: &str| {
+            let mut r = raw(399.0, 0.0, 5.0);
+            r.incident = Some(RawIncident {
+                total_usd: total,
+                requests: 1000.0,
+                failed_requests: 0.0,
+                method: "simulated",
+                precision: Some(0.01),
+                total_precision: None,
+            });
+            let set = vec![parts.to_string()];
+            weigh(
+                r,
+                &usage(),
+                &Goals::default(),
+                "c",
+                vec![],
+                Pattern::NoFallback,
+                set,
+            )
+        };
+        let scale = 1000.0 * 2.0 / 12e6;
+        let (a, b) = (
+            point(404.0, "policy.retries=0"),
+            point(400.0, "policy.retries=2"),
+        );
+        assert!((a.incident_bill_per_1k_usd - 404.0 * scale).abs() < 1e-12);
+        assert!((a.incident_premium_per_1k_usd - 5.0 * scale).abs() < 1e-12);
+        assert!(cost_tie(&a, &b));
+        // the tie goes to the fewer moving parts (no retries), though it costs $4 more
+        let (best, _, tied) = recommend_tied(&[a.clone(), b.clone()], &[[5.0; 2], [5.0; 2]]);
+        assert_eq!((best, tied), (Some(0), vec![1]));
+        // 3% apart is beyond 1% + 1% of the bills
+        let c = point(412.0, "policy.retries=0");
+        assert!(!cost_tie(&c, &b));
     }
 
     #[test]

@@ -323,6 +323,7 @@ mod tests {
             set: set.iter().map(|s| s.to_string()).collect(),
             cost_per_1k_usd: 1.0,
             incident_premium_per_1k_usd: 0.0,
+            incident_bill_per_1k_usd: 0.0,
             monthly_usd: 1.0,
             availability: 1.0,
             steady_availability: 1.0,

@@ -98,6 +98,11 @@ pub struct RawIncident {
     pub method: &'static str,
     /// With a simulated method: the relative 4.5-standard-error bound of the headline figures.
     pub precision: Option<f64>,
+    /// With the `screened` method: the window bill's own relative 4.5-standard-error bound
+    /// ([`crate::sim::expected::Simulated::total_precision`]), which bounds the cost in the
+    /// screen; `None` otherwise.
+    #[serde(skip)]
+    pub total_precision: Option<f64>,
 }
 
 /// One candidate, weighed: what the frontier and the recommendation are made of.
@@ -117,6 +122,11 @@ pub struct Point {
     pub cost_per_1k_usd: f64,
     /// That premium alone, USD per 1,000 requests of the year.
     pub incident_premium_per_1k_usd: f64,
+    /// The incidents' whole bill (not only its premium), USD per 1,000 requests of the year:
+    /// what a simulated incident's relative precision is a share of (the screen's bounds and
+    /// the ties' intervals, [`frontier::TIE_RULE`]). Not in the outputs.
+    #[serde(skip)]
+    pub incident_bill_per_1k_usd: f64,
     /// The chain's monthly bill at `cost_per_1k_usd`, USD.
     pub monthly_usd: f64,
     /// Share of the year's requests answered (steady state and incidents).

@@ -143,6 +143,7 @@ fn brute(overrides: &[(String, String)], set: &[(String, String)]) -> Vec<Point>
                     failed_requests: i.analytic.failed_requests,
                     method: i.method.as_str(),
                     precision: i.simulated_precision,
+                    total_precision: None,
                 }),
             };
             weigh(

@@ -53,6 +53,7 @@ pub(super) fn year(
                     failed_requests: f.failed_requests,
                     method: t.method.as_str(),
                     precision: t.simulated_precision,
+                    total_precision: None,
                 },
             )
         })

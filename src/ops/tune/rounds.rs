@@ -185,21 +185,24 @@ fn bounds(w: &Weighed) -> Bounds {
     let mut b = Bounds::exact(p);
     b.p99_s = w.p99;
     if let Some(i) = p.raw.incident.as_ref().filter(|i| i.method == "screened") {
-        let per_incident = p.cost_per_1k_usd - p.raw.steady_cost_per_1k_usd;
         let windows = w.screened.unwrap_or(SCREEN_WINDOWS).max(2);
         // fewer windows than the rule's first step: Student's t for their spread, and no
         // bound at all where they show none (a rare event not seen yet)
         let first = windows < sim::expected::MIN_WINDOWS;
-        let rel = match i.precision {
-            Some(r) if first && r > 0.0 => r * FIRST_SCREEN_T,
-            Some(r) if !first => r,
-            _ => f64::INFINITY,
-        }
-        .min(1e6);
-        let total_share = if i.total_usd != 0.0 { 1.0 } else { 0.0 };
-        // the premium moves with the window's bill; failures by their own count's noise
-        let cost = rel * (per_incident.abs() + total_share * p.incident_premium_per_1k_usd.abs())
-            + 1e-9 * p.cost_per_1k_usd.abs();
+        let widen = |precision: Option<f64>| {
+            match precision {
+                Some(r) if first && r > 0.0 => r * FIRST_SCREEN_T,
+                Some(r) if !first => r,
+                _ => f64::INFINITY,
+            }
+            .min(1e6)
+        };
+        let rel = widen(i.precision);
+        // the cost moves with the window's bill alone: its own bound, not the largest of the
+        // headline figures' (a noisy dead time or wasted-attempt count made it 20-45x wider)
+        let bill = widen(i.total_precision.or(i.precision));
+        // the premium moves with the window's whole bill; failures by their own count's noise
+        let cost = bill * p.incident_bill_per_1k_usd.abs() + 1e-9 * p.cost_per_1k_usd.abs();
         let failed =
             rel * i.failed_requests + 4.5 * (i.failed_requests.max(1.0) / windows as f64).sqrt();
         let avail = ((1.0 - p.availability) * failed / i.failed_requests.max(1.0)).max(1e-12);
@@ -207,4 +210,69 @@ fn bounds(w: &Weighed) -> Bounds {
         b.availability = [p.availability + avail, p.availability - avail];
     }
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tune::frontier::weigh;
+    use crate::tune::{Goals, Raw, RawIncident, Usage};
+
+    /// A screened incident billing $419.35 over 11,160 requests at $34.80 per 1,000 steady
+    /// (premium $31.00), its bill's own precision 0.19% and the headline figures' 4% (a noisy
+    /// dead time), on 128 windows: the cost's bound is 0.19% of the whole bill per 1,000 requests
+    /// of the year (2,628,000 a month, one incident a year), not 4% of it, nor of the premium.
+    #[test]
+    fn the_screens_cost_bound_is_the_bills_own_precision_of_the_whole_bill() {
+        let usage = Usage {
+            requests_per_month: 2_628_000.0,
+            incidents_per_year: 1.0,
+            source: "test".into(),
+            history: Vec::new(),
+        };
+        let raw = Raw {
+            steady_cost_per_1k_usd: 34.8,
+            steady_failed_per_1k: 0.0,
+            dead_time_mean_s: 0.0,
+            p99_s: 5.0,
+            max_ratio: 1.0,
+            traffic_share: 1.0,
+            incident: Some(RawIncident {
+                total_usd: 419.35,
+                requests: 11_160.0,
+                failed_requests: 2053.0,
+                method: "screened",
+                precision: Some(0.04),
+                total_precision: Some(0.0019),
+            }),
+        };
+        let point = weigh(
+            raw,
+            &usage,
+            &Goals::default(),
+            "c",
+            vec![],
+            Pattern::Sequential,
+            vec![],
+        );
+        let w = Weighed {
+            point,
+            combo: 0,
+            screened: Some(128),
+            p99: [5.0, 5.0],
+        };
+        let b = bounds(&w);
+        let bill_per_1k = 1000.0 * 419.35 / (12.0 * 2_628_000.0);
+        let half = 0.0019 * bill_per_1k + 1e-9 * w.point.cost_per_1k_usd;
+        assert!((b.cost[1] - w.point.cost_per_1k_usd - half).abs() < 1e-12);
+        assert!((w.point.cost_per_1k_usd - b.cost[0] - half).abs() < 1e-12);
+        // on the first screen's 8 windows, widened by Student's t
+        let w8 = Weighed {
+            screened: Some(8),
+            ..w
+        };
+        let b8 = bounds(&w8);
+        let half8 = 0.0019 * FIRST_SCREEN_T * bill_per_1k + 1e-9 * w8.point.cost_per_1k_usd;
+        assert!((b8.cost[1] - w8.point.cost_per_1k_usd - half8).abs() < 1e-12);
+    }
 }
