@@ -473,7 +473,7 @@ impl<'a> Document<'a> {
             kind: InputErrorKind::Schema,
         };
         let parts = split_dotted_key(key).map_err(|e| bad(e.to_string()))?;
-        let path: Vec<PathSegment> = parts.iter().cloned().map(PathSegment::Key).collect();
+        let mut path: Vec<PathSegment> = parts.iter().cloned().map(PathSegment::Key).collect();
         let parsed = set_value(value);
         if let DeValue::Table(_) = parsed {
             return Err(bad(format!(
@@ -506,6 +506,9 @@ impl<'a> Document<'a> {
                 table = t;
                 named = Some(i + 1);
                 in_file = i + 2;
+                // errors name the element by its index (`chain[0].models`): so does the path
+                // they are blamed by ([`Document::blame`])
+                path[i + 1] = PathSegment::Index(at);
                 continue;
             }
             let owned: Spanned<std::borrow::Cow<'a, str>> =
@@ -850,6 +853,35 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    /// An error about a chain's value that `--set chain.NAME.FIELD` gave names that `--set`,
+    /// not the file's line (the error's path has the element's index, the override its name).
+    #[test]
+    fn an_error_in_a_named_chains_set_value_names_the_set() {
+        let text = "# a comment\n[[chain]]\nname = \"a\"\nmodels = [\"x\"]\n\n[[chain]]\nname = \"b\"\nmodels = [\"y\"]\n";
+        let mut doc = Document::parse("s.toml", text).unwrap();
+        doc.set("chain.b.models", r#"["y", "nope"]"#).unwrap();
+        let at = [
+            PathSegment::Key("chain".into()),
+            PathSegment::Index(1),
+            PathSegment::Key("models".into()),
+            PathSegment::Index(1),
+        ];
+        let e = doc.error_at(InputErrorKind::Invalid, &at, "unknown model `nope`");
+        assert_eq!(e.file, r#"--set chain.b.models=["y", "nope"]"#);
+        assert_eq!(e.location, None);
+        assert_eq!(e.field.as_deref(), Some("chain[1].models[1]"));
+        assert_eq!(e.message, "unknown model `nope` (in s.toml)");
+        // chain a, untouched, is still the file's
+        let a = [
+            PathSegment::Key("chain".into()),
+            PathSegment::Index(0),
+            PathSegment::Key("models".into()),
+        ];
+        let e = doc.error_at(InputErrorKind::Invalid, &a, "bad");
+        assert_eq!(e.file, "s.toml");
+        assert_eq!(e.location.map(|l| l.line), Some(4));
     }
 
     #[test]
