@@ -60,7 +60,19 @@ pub enum ModelError {
         /// What is wrong and what is allowed.
         message: String,
     },
-    /// The outage starts or ends outside [0, D].
+    /// The outage starts at or after the window's end D.
+    #[error(
+        "outage[{outage}].start: the outage starts at {start_s}s, at or after the window's end (the window is [0s, {window_s}s]); start must lie in the window"
+    )]
+    StartsAfterWindow {
+        /// The outage's index.
+        outage: usize,
+        /// Its start, seconds from the window's start.
+        start_s: f64,
+        /// The window's length D, seconds.
+        window_s: f64,
+    },
+    /// The outage ends after the window's end D.
     #[error(
         "outage[{outage}].{field}: the outage runs from {start_s}s to {end_s}s, outside the window [0s, {window_s}s]; start and start + duration must lie in the window"
     )]
@@ -110,6 +122,7 @@ impl ModelError {
             ModelError::OutsideWindow { outage, field, .. } => {
                 format!("outage[{outage}].{field}")
             }
+            ModelError::StartsAfterWindow { outage, .. } => format!("outage[{outage}].start"),
             ModelError::ErrorRate { outage, .. } => format!("outage[{outage}].error_rate"),
             ModelError::Overlap { second, .. } => format!("outage[{second}].start"),
             ModelError::NoServicePrice { .. }
@@ -129,6 +142,7 @@ impl ModelError {
             | ModelError::NoRate { .. } => None,
             ModelError::Field { outage, .. }
             | ModelError::OutsideWindow { outage, .. }
+            | ModelError::StartsAfterWindow { outage, .. }
             | ModelError::ErrorRate { outage, .. } => Some(*outage),
             ModelError::Overlap { second, .. } => Some(*second),
         }

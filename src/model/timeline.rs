@@ -290,14 +290,17 @@ impl Timeline {
                 });
             }
             let end = o.end_s(window_s);
-            if o.start_s >= window_s || end > window_s {
+            if o.start_s >= window_s {
+                return Err(ModelError::StartsAfterWindow {
+                    outage: i,
+                    start_s: o.start_s,
+                    window_s,
+                });
+            }
+            if end > window_s {
                 return Err(ModelError::OutsideWindow {
                     outage: i,
-                    field: if o.start_s >= window_s {
-                        "start"
-                    } else {
-                        "duration"
-                    },
+                    field: "duration",
                     start_s: o.start_s,
                     end_s: end,
                     window_s,

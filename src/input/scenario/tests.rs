@@ -323,7 +323,7 @@ const BAD_OUTAGES: &[(&str, &str, usize, &str)] = &[
         "provider = \"openai\"\nstart = \"4h\"\n",
         "incident.outage[0].start",
         16,
-        "outside the window",
+        "the outage starts at 14400s, at or after the window's end (the window is [0s, 11160s]); start must lie in the window",
     ),
     (
         "provider = \"openai\"\nstart = \"-1m\"\n",
