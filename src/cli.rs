@@ -107,24 +107,30 @@ pub enum Command {
     /// the chain for the cheapest settings that meet an SLO: the Pareto frontier of cost
     /// against availability and p99 latency, and the recommended point.
     #[command(after_help = "Examples:
-  fallcost tune --scenario scenarios/policies.toml --chain medium --availability 99.9%
+  fallcost tune --scenario scenarios/policies.toml --chain medium \\
+    --availability 99.9%
   fallcost tune --scenario scenarios/sept3.toml --p99 8s \\
     --candidate openai/gpt-6-luna --candidate xai/grok-4.7
   fallcost tune --scenario scenarios/policies.toml --chain simple \\
-    --vary policy.breaker.threshold=none,1,2,3 --vary policy.breaker.cooldown_s=30:120:30
+    --vary policy.breaker.threshold=none,1,2,3 \\
+    --vary policy.breaker.cooldown_s=30:120:30
   fallcost tune --scenario scenarios/sept3.toml --format json -o tune.json
   fallcost tune --scenario scenarios/sept3.toml --requests-per-month 3e6 \\
-    --history examples/history/anthropic-incidents.json
+    --history examples/history/anthropic-incidents.json \\
+    --vary policy.breaker.threshold=none
 
-The objective, USD per 1,000 requests: the steady cost plus 1,000 x the year's incident
-premium / the year's requests (12 x requests per month x the chain's traffic share). The
-premium is the incident's bill less the steady bill of its requests: the reference
-incident's times --incidents-per-year, or with --history the history's per year (what
-`compare --incidents FILE` prints per year). Traffic, budget and history default to
-fallcost.toml's [usage] (requests_per_month, budget, history); flags win.
-Every frontier point carries `set`: `fallcost compare --chain CHAIN --set KEY=VALUE ...`
-reproduces its figures. Exit codes: 0 a recommendation, 1 no point meets the constraints,
-2 bad input.")]
+The objective, USD per 1,000 requests: the steady cost plus 1,000 x the year's
+incident premium / the year's requests (12 x requests per month x the chain's
+traffic share). The premium is the incident's bill less the steady bill of its
+requests: the reference incident's times --incidents-per-year, or with
+--history the history's per year (what `compare --incidents FILE` prints per
+year). With --history, each breaker candidate's incident windows are simulated
+one by one: minutes on a long history; --vary policy.breaker.threshold=none
+leaves breakers out (the last example runs in a second). Traffic, budget and
+history default to fallcost.toml's [usage] (requests_per_month, budget,
+history); flags win. Every frontier point carries `set`: `fallcost compare
+--chain CHAIN --set KEY=VALUE ...` reproduces its figures. Exit codes: 0 a
+recommendation, 1 no point meets the constraints, 2 bad input.")]
     Tune(TuneArgs),
     /// CI gate: find every fallback chain (fallcost scenarios, LiteLLM proxy configs, Portkey
     /// configs) and flag each fallback priced above --max-ratio times its primary.
@@ -139,8 +145,8 @@ deliberately broken ones):
     --profile 2000/500
   fallcost check scenarios/ litellm/ --format github --deny-warnings
 
-Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 input error
-(an unreadable or invalid file, a model with no known price)."
+Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2
+input error (an unreadable or invalid file, a model with no known price)."
     )]
     Check(CheckArgs),
     /// Measure the Monte Carlo engine: simulated requests per second for the steady-state
@@ -160,12 +166,13 @@ Exit codes: 0 no findings, 1 findings (or warnings under --deny-warnings), 2 inp
     --pricing model_prices_and_context_window.json
   fallcost calibrate requests.csv --input-format csv --timeout-s 30 --strict
 
-With -q, the warnings, unreadable records and dropped fields are one line on standard error
-(the scenario's header lists them all).
+With -q, the warnings, unreadable records and dropped fields are one line on
+standard error (the scenario's header lists them all).
 
-Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown format or one
-refused by name (zstd, Parquet, OTLP protobuf, Jaeger), times in another unit than the
-format's, a figure from too few events or any unreadable record under --strict).")]
+Exit codes: 0 written, 2 bad input (a file with no readable record, an unknown
+format or one refused by name (zstd, Parquet, OTLP protobuf, Jaeger), times in
+another unit than the format's, a figure from too few events or any unreadable
+record under --strict).")]
     Calibrate(CalibrateArgs),
     /// What a change does to the bill: price BASE and HEAD (two scenarios, two gateway
     /// configs, two folders, or HEAD's paths at a git ref) under the same usage assumptions,
@@ -195,11 +202,12 @@ error.")]
     --incidents examples/reconcile/incidents.csv
   fallcost reconcile bill.csv --format json -o reconcile.json
 
-Reads OpenAI's usage/completions and costs pages, Anthropic's usage_report/messages and
-cost_report pages, OpenRouter's activity and the plain CSV (docs/guide/reconcile.md), told
-apart by content. Discounts and dated prices come from fallcost.toml's [pricing]. Exit codes:
-0 within tolerance, 1 the period's residual (or, with --scenario, its error, or the unpriced
-share of the bill) above --fail-above, 2 input error.")]
+Reads OpenAI's usage/completions and costs pages, Anthropic's
+usage_report/messages and cost_report pages, OpenRouter's activity and the
+plain CSV (docs/guide/reconcile.md), told apart by content. Discounts and
+dated prices come from fallcost.toml's [pricing]. Exit codes: 0 within
+tolerance, 1 the period's residual (or, with --scenario, its error, or the
+unpriced share of the bill) above --fail-above, 2 input error.")]
     Reconcile(ReconcileArgs),
     /// Print a shell completion script on standard output.
     #[command(after_help = "Install (one of):
@@ -1173,6 +1181,10 @@ mod tests {
             &["prices"],
             &["check"],
             &["bench"],
+            &["tune"],
+            &["calibrate"],
+            &["diff"],
+            &["reconcile"],
         ] {
             let help = help_at(80, sub);
             let examples = help
@@ -1220,6 +1232,32 @@ mod tests {
             assert!(command.is_empty(), "{sub:?}: dangling continuation");
         }
         assert!(checked >= 20, "only {checked} examples found");
+    }
+
+    /// Every subcommand's text after its options (examples and notes) is wrapped by hand
+    /// within 80 columns: clap wraps it again on an 80-column terminal, and a hand-wrapped
+    /// line longer than that leaves ragged lines and breaks an example mid-command.
+    #[test]
+    fn every_after_help_is_wrapped_within_80_columns() {
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        assert!(names.len() >= 10, "{names:?}");
+        let mut wide = Vec::new();
+        for name in &names {
+            let help = help_at(1000, &[name.as_str()]);
+            let Some(after) = help.split("\nExamples").nth(1) else {
+                continue;
+            };
+            wide.extend(
+                after
+                    .lines()
+                    .filter(|l| l.chars().count() > 80)
+                    .map(|l| format!("{name}: {l}")),
+            );
+        }
+        assert!(wide.is_empty(), "{}", wide.join("\n"));
     }
 
     #[test]
