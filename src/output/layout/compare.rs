@@ -360,7 +360,7 @@ fn preamble(report: &Report) -> Vec<String> {
     preamble.push(req);
     if let Some(m) = &report.mc {
         preamble.push(format!(
-            "Monte Carlo: {} requests per chain, {} incident windows, seed {}; ± is the 95% interval; latency percentiles within {}%",
+            "Monte Carlo: {} requests per chain, {} incident windows, seed {}; ± is the 95% interval; latency percentiles within {}% of the sample's own (the histogram's error; the sample's is apart: from few requests a p99 is near their largest)",
             group(&m.requests.to_string()),
             group(&m.runs.to_string()),
             m.seed,
