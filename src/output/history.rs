@@ -93,10 +93,11 @@ pub fn render_pieces_with(
                 table::Style::Markdown
             };
             let page = layout_after(report, ahead.sections.is_some());
-            let texts = ahead
-                .sections
-                .map_or_else(Vec::new, |s| s.map(Some).to_vec());
-            table::render_ahead(&page, style, &texts).into_bytes()
+            let texts = ahead.sections.map_or_else(Vec::new, |s| s.map(Some).into());
+            return Ok(table::render_ahead_pieces(&page, style, texts)
+                .into_iter()
+                .map(String::into_bytes)
+                .collect());
         }
         Format::Json => return json::json_pieces_with(report, ahead.arrays),
         Format::Csv => csv(report)?,
