@@ -418,14 +418,15 @@ fn rows_section(report: &HistoryReport) -> Section {
             .rows
             .iter()
             .map(|r| {
-                let mut cells = vec![
+                let mut cells = Vec::with_capacity(3 + FIGURE_HEADER.len());
+                cells.extend([
                     r.incident.to_string(),
                     r.row.chain.clone(),
                     r.row.pattern.as_str().to_string(),
-                ];
+                ]);
                 let mut fig = figure_row(&r.row.analytic);
                 fig[0] = labelled(
-                    fig[0].clone(),
+                    std::mem::take(&mut fig[0]),
                     r.row.method,
                     r.approximate,
                     r.row.simulated_precision,

@@ -500,6 +500,7 @@ fn section_at(section: &Section, md: bool, width: usize) -> String {
             }
         })
         .collect();
+    out.reserve(tables.iter().map(|t| t.len() + 1).sum());
     for text in tables {
         out.push_str(&text);
         out.push('\n');
@@ -524,20 +525,28 @@ fn cells_of<'a>(
     group: &[usize],
     width_of: &[Option<usize>],
 ) -> Vec<std::borrow::Cow<'a, str>> {
-    group
-        .iter()
-        .zip(width_of)
-        .map(|(&i, w)| {
-            let cell = row.get(i).map_or("", String::as_str);
-            match w {
-                // never wider than its bytes
-                Some(w) if cell.len() > *w && cols(cell) > *w => {
-                    std::borrow::Cow::Owned(wrap_cell(cell, *w))
-                }
-                _ => std::borrow::Cow::Borrowed(cell),
+    let mut out = Vec::with_capacity(group.len());
+    cells_into(row, group, width_of, &mut out);
+    out
+}
+
+/// [`cells_of`] pushed onto `out`.
+fn cells_into<'a>(
+    row: &'a [String],
+    group: &[usize],
+    width_of: &[Option<usize>],
+    out: &mut Vec<std::borrow::Cow<'a, str>>,
+) {
+    out.extend(group.iter().zip(width_of).map(|(&i, w)| {
+        let cell = row.get(i).map_or("", String::as_str);
+        match w {
+            // never wider than its bytes
+            Some(w) if cell.len() > *w && cols(cell) > *w => {
+                std::borrow::Cow::Owned(wrap_cell(cell, *w))
             }
-        })
-        .collect()
+            _ => std::borrow::Cow::Borrowed(cell),
+        }
+    }));
 }
 
 /// One table of `section`'s columns `group`, headers wrapped to `widths` (one per column of
@@ -563,12 +572,12 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
         .map(|&i| section.numeric.get(i).copied().unwrap_or(false))
         .collect();
     if !md && !colour {
-        let rows: Vec<_> = section
-            .rows
-            .iter()
-            .map(|r| cells_of(r, group, &width_of))
-            .collect();
-        if let Some(text) = plain::boxed(&header, &rows, &right) {
+        // every row's cells in one list, a row after another (no list per row)
+        let mut cells = Vec::with_capacity(section.rows.len() * group.len());
+        for r in &section.rows {
+            cells_into(r, group, &width_of, &mut cells);
+        }
+        if let Some(text) = plain::boxed(&header, &cells, &right) {
             return text;
         }
     }

@@ -120,12 +120,18 @@ fn row_lines(out: &mut String, cells: &[Cow<'_, str>], widths: &[usize], right: 
     }
 }
 
-/// The box of `header` and `rows` (each as many cells as the header), column k right-aligned
-/// where `right[k]`; `None` where some text is not [`narrow`].
-pub fn boxed(header: &[String], rows: &[Vec<Cow<'_, str>>], right: &[bool]) -> Option<String> {
+/// The box of `header` and the rows of `cells` (a row's cells after another's, as many a row
+/// as the header), column k right-aligned where `right[k]`; `None` where some text is not
+/// [`narrow`].
+pub fn boxed(header: &[String], cells: &[Cow<'_, str>], right: &[bool]) -> Option<String> {
     let header: Vec<Cow<'_, str>> = header.iter().map(|h| Cow::Borrowed(h.as_str())).collect();
+    // a header of no column: rows of no cell, which print nothing
+    let rows: Vec<&[Cow<'_, str>]> = match header.len() {
+        0 => Vec::new(),
+        n => cells.chunks(n).collect(),
+    };
     let mut widths = vec![1; header.len()];
-    for r in std::iter::once(&header).chain(rows) {
+    for r in std::iter::once(&header[..]).chain(rows.iter().copied()) {
         for (k, c) in r.iter().enumerate() {
             let cell = narrow_width(c)?;
             if let Some(w) = widths.get_mut(k) {
@@ -138,7 +144,7 @@ pub fn boxed(header: &[String], rows: &[Vec<Cow<'_, str>>], right: &[bool]) -> O
     row_lines(&mut out, &header, &widths, right);
     out.push('\n');
     border(&mut out, &widths, ['╞', '═', '╪', '╡']);
-    for r in rows {
+    for r in &rows {
         row_lines(&mut out, r, &widths, right);
     }
     out.push('\n');
@@ -197,7 +203,8 @@ mod tests {
                 .map(|_| (0..cols).map(|_| Cow::Owned(cell(1 + pick(3)))).collect())
                 .collect();
             let right: Vec<bool> = (0..cols).map(|_| pick(2) == 1).collect();
-            let ours = boxed(&header, &rows, &right).expect("narrow text");
+            let cells: Vec<Cow<'_, str>> = rows.iter().flatten().cloned().collect();
+            let ours = boxed(&header, &cells, &right).expect("narrow text");
             assert_eq!(ours, comfy(&header, &rows, &right), "{header:?} {rows:?}");
         }
         assert!(boxed(&["\t".into()], &[], &[false]).is_none());
