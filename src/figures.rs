@@ -468,7 +468,11 @@ macro_rules! figures {
         }
     };
     (@combine fig, $parts:expr, $fig:expr, $name:ident, $figure:expr, $exact:expr) => {
-        $figure($fig, &$parts.iter().map(|(w, p)| (*w, &p.$name)).collect::<Vec<_>>())
+        match $parts {
+            // one part (a chain's own row): no list to allocate
+            [(w, p)] => $figure($fig, &[(*w, &p.$name)]),
+            _ => $figure($fig, &$parts.iter().map(|(w, p)| (*w, &p.$name)).collect::<Vec<_>>()),
+        }
     };
     (@combine extra, $parts:expr, $fig:expr, $name:ident, $figure:expr, $exact:expr) => {{
         let _ = $fig;
@@ -482,18 +486,24 @@ macro_rules! figures {
         figures!(@combine opt, $parts, $fig, $name, $figure, $exact)
     };
     (@combine opt, $parts:expr, $fig:expr, $name:ident, $figure:expr, $exact:expr) => {
-        $parts
-            .iter()
-            .map(|(w, p)| p.$name.as_ref().map(|x| (*w, x)))
-            .collect::<Option<Vec<_>>>()
-            .map(|xs| $figure($fig, &xs))
+        match $parts {
+            [(w, p)] => p.$name.as_ref().map(|x| $figure($fig, &[(*w, x)])),
+            _ => $parts
+                .iter()
+                .map(|(w, p)| p.$name.as_ref().map(|x| (*w, x)))
+                .collect::<Option<Vec<_>>>()
+                .map(|xs| $figure($fig, &xs)),
+        }
     };
     (@combine exact, $parts:expr, $fig:expr, $name:ident, $figure:expr, $exact:expr) => {
-        $parts
-            .iter()
-            .map(|(w, p)| p.$name.map(|x| (*w, x)))
-            .collect::<Option<Vec<_>>>()
-            .and_then(|xs| $exact($fig, &xs))
+        match $parts {
+            [(w, p)] => p.$name.and_then(|x| $exact($fig, &[(*w, x)])),
+            _ => $parts
+                .iter()
+                .map(|(w, p)| p.$name.map(|x| (*w, x)))
+                .collect::<Option<Vec<_>>>()
+                .and_then(|xs| $exact($fig, &xs)),
+        }
     };
     (@add fig, $acc:expr, $bill:expr) => { $acc.add($bill) };
     (@add opt, $acc:expr, $bill:expr) => {

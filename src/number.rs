@@ -78,16 +78,24 @@ pub fn group(s: &str) -> String {
         Some((i, f)) => (i, Some(f)),
         None => (rest, None),
     };
-    let mut out = String::new();
+    let mut out = String::with_capacity(s.len() + int.len() / 3 + 1);
+    out.push_str(sign);
+    grouped(&mut out, int, frac);
+    out
+}
+
+/// `int` (a string of digits) after `out` with a comma before every three digits from its
+/// end, then `.frac` where there is one: [`group`]'s text past the sign.
+fn grouped(out: &mut String, int: &str, frac: Option<&str>) {
     for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
+        if i > 0 && (int.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
     }
-    match frac {
-        Some(f) => format!("{sign}{out}.{f}"),
-        None => format!("{sign}{out}"),
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
     }
 }
 
@@ -128,12 +136,47 @@ fn money_at(usd: f64, decimals: usize) -> String {
     if units == 0.0 {
         return "0.00".to_string();
     }
+    if units.abs() < 1e15 && decimals <= 12 {
+        return money_units(units, decimals);
+    }
     let s = trim(units / scale, decimals);
     if s.split_once('.').is_none_or(|(_, f)| f.len() < 2) {
         group(&format!("{:.2}", units / scale))
     } else {
         group(&s)
     }
+}
+
+/// The decimal digits of `n` (at least `least` of them, zeros before) at the end of `buf`
+/// (filled with `0`s).
+fn digits(mut n: u64, buf: &mut [u8; 32], least: usize) -> &str {
+    let mut start = buf.len();
+    while n > 0 {
+        start -= 1;
+        buf[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    let start = start.min(buf.len() - least.clamp(1, buf.len()));
+    std::str::from_utf8(&buf[start..]).unwrap_or("0")
+}
+
+/// [`money_at`]'s text for `units` (a whole number of 10^−`decimals` USD, not zero, below
+/// 10^15) from its digits: `units / scale` printed with `decimals` decimals is those digits
+/// with the point put in (the quotient is within half a unit in its last place of them, far
+/// below half of 10^−`decimals` under [`EXACT_CENTS`] and under $1), trailing zeros past two
+/// decimals dropped, grouped. No float formatting.
+fn money_units(units: f64, decimals: usize) -> String {
+    let mut buf = [b'0'; 32];
+    // at least one digit before the point
+    let text = digits(units.abs() as u64, &mut buf, decimals + 1);
+    let (int, frac) = text.split_at(text.len() - decimals);
+    let kept = frac.trim_end_matches('0').len().max(2);
+    let mut out = String::with_capacity(int.len() * 4 / 3 + kept + 2);
+    if units < 0.0 {
+        out.push('-');
+    }
+    grouped(&mut out, int, Some(&frac[..kept]));
+    out
 }
 
 /// A total and its parts, in USD, printed as [`money`] prints the total and rounded so that
@@ -186,7 +229,13 @@ pub fn multiplier(ratio: f64) -> String {
 /// fractions to four significant digits (`0.025`, `0.007943`).
 pub fn count(n: f64) -> String {
     if n == n.round() && n.abs() < 1e15 {
-        return group(&format!("{:.0}", n));
+        // a whole number below 10^15 prints as its digits
+        let mut out = String::with_capacity(24);
+        if n.is_sign_negative() {
+            out.push('-');
+        }
+        grouped(&mut out, digits(n.abs() as u64, &mut [b'0'; 32], 1), None);
+        return out;
     }
     if n.abs() >= 1e15 {
         return format!("{n:.3e}");
@@ -210,7 +259,68 @@ pub fn round_noise(x: f64) -> f64 {
     if x.fract() == 0.0 && x.abs() < 1e12 {
         return x;
     }
-    format!("{x:.11e}").parse().unwrap_or(x)
+    round_12(x).unwrap_or_else(|| format!("{x:.11e}").parse().unwrap_or(x))
+}
+
+/// 10^0 ..= 10^22, each exact in a binary float.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// [`round_noise`]'s `format!("{x:.11e}").parse()` of `x` (finite, not zero) by integer
+/// arithmetic: its 12 significant digits D (x / 10^p rounded to the nearest whole number, exactly,
+/// in 128 bits), then D · 10^p rounded once (D and 10^p exact in a float: the correctly rounded
+/// value the parse gives). `None` where it cannot say: a tie (which the formatting breaks its
+/// own way), a subnormal, a power p past ±22 (|x| under 1e-11 or past 1e33) or 128 bits.
+fn round_12(x: f64) -> Option<f64> {
+    /// `v` · 2^`s`, where it fits.
+    fn shl(v: u128, s: i32) -> Option<u128> {
+        (s <= 0 || (s < 128 && v.leading_zeros() >= s as u32)).then(|| v << s.max(0))
+    }
+    let bits = x.abs().to_bits();
+    let exp = (bits >> 52) as i32;
+    if exp == 0 {
+        return None;
+    }
+    // |x| = m · 2^k exactly
+    let m = u128::from((bits & ((1 << 52) - 1)) | (1 << 52));
+    let k = exp - 1075;
+    let mut e = x.abs().log10().floor() as i32;
+    for _ in 0..3 {
+        let p = e - 11;
+        if !(-22..=22).contains(&p) {
+            return None;
+        }
+        let ten = 10u128.pow(p.unsigned_abs());
+        // |x| / 10^p = num / den
+        let (num, den) = if p >= 0 {
+            (shl(m, k)?, shl(ten, -k)?)
+        } else {
+            (shl(m.checked_mul(ten)?, k)?, shl(1, -k)?)
+        };
+        let (q, r) = (num / den, num % den);
+        if q < 100_000_000_000 {
+            e -= 1;
+            continue;
+        }
+        if q >= 1_000_000_000_000 {
+            e += 1;
+            continue;
+        }
+        let d = match r.cmp(&(den - r)) {
+            std::cmp::Ordering::Less => q,
+            std::cmp::Ordering::Greater => q + 1,
+            std::cmp::Ordering::Equal => return None,
+        } as f64;
+        let v = if p >= 0 {
+            d * POW10[p as usize]
+        } else {
+            d / POW10[p.unsigned_abs() as usize]
+        };
+        return Some(if x < 0.0 { -v } else { v });
+    }
+    None
 }
 
 /// Render seconds as a humane duration, e.g. `3h6m`, `90s` → `1m30s`, `0.5s`.
@@ -298,6 +408,112 @@ mod tests {
         assert_eq!(count(6.762), "6.76");
         assert_eq!(count(1.009), "1.01");
         assert_eq!(count(0.007943), "0.007943");
+    }
+
+    /// [`round_noise`], [`money`] and [`count`] as they were written before issue 33 item 6
+    /// (formatting, then parsing or grouping the text): the references the faster ones are
+    /// checked against.
+    fn round_noise_by_text(x: f64) -> f64 {
+        if x == 0.0 || !x.is_finite() {
+            return if x == 0.0 { 0.0 } else { x };
+        }
+        format!("{x:.11e}").parse().unwrap_or(x)
+    }
+
+    fn group_by_text(s: &str) -> String {
+        let (sign, rest) = match s.strip_prefix('-') {
+            Some(r) => ("-", r),
+            None => ("", s),
+        };
+        let (int, frac) = match rest.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (rest, None),
+        };
+        let mut out = String::new();
+        for (i, c) in int.chars().enumerate() {
+            if i > 0 && (int.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        match frac {
+            Some(f) => format!("{sign}{out}.{f}"),
+            None => format!("{sign}{out}"),
+        }
+    }
+
+    fn money_by_text(usd: f64) -> String {
+        if usd.abs() >= EXACT_CENTS {
+            return format!("{usd:.3e}");
+        }
+        let decimals = money_decimals(usd);
+        let scale = 10f64.powi(decimals as i32);
+        let units = (usd * scale).round();
+        if units == 0.0 {
+            return "0.00".to_string();
+        }
+        let s = trim(units / scale, decimals);
+        if s.split_once('.').is_none_or(|(_, f)| f.len() < 2) {
+            group_by_text(&format!("{:.2}", units / scale))
+        } else {
+            group_by_text(&s)
+        }
+    }
+
+    fn count_by_text(n: f64) -> String {
+        if n == n.round() && n.abs() < 1e15 {
+            return group_by_text(&format!("{:.0}", n));
+        }
+        count(n)
+    }
+
+    /// Values of every magnitude: random bits, random decimals of 1 to 17 digits at powers
+    /// 10^-15 to 10^20, whole numbers, halves and their neighbours, both signs.
+    fn samples(n: usize) -> Vec<f64> {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut out = vec![0.5, 1.5, 2.5, 0.125, 1e11 + 0.5, 999_999_999_999.5, -0.0];
+        for _ in 0..n {
+            let r = next();
+            let v = match r % 6 {
+                0 => f64::from_bits(next()),
+                1 => {
+                    (next() % 100_000_000_000_000_000) as f64
+                        * 10f64.powi((next() % 36) as i32 - 20)
+                }
+                2 => (next() % 1_000_000_000) as f64 / 100.0,
+                3 => (next() % 2_000_000_000_000_000) as f64,
+                4 => f64::from_bits(
+                    f64::to_bits((next() % 10_000_000) as f64 / 1000.0)
+                        .wrapping_add(next() % 3)
+                        .wrapping_sub(1),
+                ),
+                _ => (next() % 10_000) as f64 * 10f64.powi((next() % 30) as i32 - 15) + 0.5,
+            };
+            out.push(if r & (1 << 40) != 0 { -v } else { v });
+        }
+        out
+    }
+
+    #[test]
+    fn fast_figures_are_the_texts_ones() {
+        for x in samples(300_000) {
+            let (a, b) = (round_noise(x), round_noise_by_text(x));
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{x:e}: {a:e} {b:e}"
+            );
+            if x.is_finite() {
+                assert_eq!(money(x), money_by_text(x), "{x:e}");
+                assert_eq!(count(x), count_by_text(x), "{x:e}");
+                assert_eq!(group(&format!("{x:.3}")), group_by_text(&format!("{x:.3}")));
+            }
+        }
     }
 
     #[test]

@@ -409,8 +409,15 @@ fn totals(
         .enumerate()
         .map(|(k, (c, p))| ((c.as_str(), p.as_str()), k))
         .collect();
+    // a window's rows come in the keys' order: the key after the last row's, else looked up
+    let mut next = 0;
     for r in rows {
-        of[index[&(r.row.chain.as_str(), r.row.pattern.as_str())]].push(r);
+        let k = match keys.get(next) {
+            Some((c, p)) if *c == r.row.chain && *p == r.row.pattern => next,
+            _ => index[&(r.row.chain.as_str(), r.row.pattern.as_str())],
+        };
+        of[k].push(r);
+        next = (k + 1) % keys.len();
     }
     keys.iter()
         .zip(of)
@@ -779,11 +786,16 @@ pub fn replay(
     };
     let meta = history_meta(base, &history, inputs, (start, end), &periods);
     let keys = row_keys(&rows);
-    let totals_all = totals(&rows, &keys, |_| 1.0);
-    // a year over the period its window's providers were observed (each file its own)
-    let per_year = totals(&rows, &keys, |r| {
-        YEAR_S / incidents[r.incident - 1].period_s
-    });
+    // the totals and, beside them, a year over the period its window's providers were
+    // observed (each file its own)
+    let (totals_all, per_year) = rayon::join(
+        || totals(&rows, &keys, |_| 1.0),
+        || {
+            totals(&rows, &keys, |r| {
+                YEAR_S / incidents[r.incident - 1].period_s
+            })
+        },
+    );
     let notes = replay_notes(base, &history, &rows, &meta);
     Ok(HistoryReport {
         fallcost_version: env!("CARGO_PKG_VERSION"),

@@ -93,10 +93,11 @@ pub fn render_pieces_with(
                 table::Style::Markdown
             };
             let page = layout_after(report, ahead.sections.is_some());
-            let texts = ahead
-                .sections
-                .map_or_else(Vec::new, |s| s.map(Some).to_vec());
-            table::render_ahead(&page, style, &texts).into_bytes()
+            let texts = ahead.sections.map_or_else(Vec::new, |s| s.map(Some).into());
+            return Ok(table::render_ahead_pieces(&page, style, texts)
+                .into_iter()
+                .map(String::into_bytes)
+                .collect());
         }
         Format::Json => return json::json_pieces_with(report, ahead.arrays),
         Format::Csv => csv(report)?,
@@ -417,14 +418,15 @@ fn rows_section(report: &HistoryReport) -> Section {
             .rows
             .iter()
             .map(|r| {
-                let mut cells = vec![
+                let mut cells = Vec::with_capacity(3 + FIGURE_HEADER.len());
+                cells.extend([
                     r.incident.to_string(),
                     r.row.chain.clone(),
                     r.row.pattern.as_str().to_string(),
-                ];
+                ]);
                 let mut fig = figure_row(&r.row.analytic);
                 fig[0] = labelled(
-                    fig[0].clone(),
+                    std::mem::take(&mut fig[0]),
                     r.row.method,
                     r.approximate,
                     r.row.simulated_precision,

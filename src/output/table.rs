@@ -45,7 +45,7 @@ fn right_align_markdown(table: &str, numeric: &[bool]) -> String {
 /// Render `doc`. Markdown is never wrapped; a terminal table fits [`super::ui::width`]
 /// columns (the terminal's, else `COLUMNS`, else 80): see [`render_at`].
 pub fn render(doc: &Page, style: Style) -> String {
-    render_ahead(doc, style, &[])
+    render_at(doc, style, width_of(style))
 }
 
 /// The width [`render`] fits a terminal table to.
@@ -56,9 +56,10 @@ fn width_of(style: Style) -> usize {
     }
 }
 
-/// [`render`], its first sections' text as given where `ahead` has it ([`section_text`] of
-/// them, rendered ahead: their places in `doc` are not read).
-pub fn render_ahead(doc: &Page, style: Style, ahead: &[Option<String>]) -> String {
+/// [`render`] in pieces whose concatenation is its text, its first sections' text as given
+/// where `ahead` has it ([`section_text`] of them, rendered ahead: their places in `doc` are
+/// not read), taken as they are: a long history's rows are not copied into one string.
+pub fn render_ahead_pieces(doc: &Page, style: Style, ahead: Vec<Option<String>>) -> Vec<String> {
     render_at_ahead(doc, style, width_of(style), ahead)
 }
 
@@ -70,6 +71,10 @@ pub fn section_text(section: &Section, style: Style) -> String {
 
 /// Display width of `s` in columns: one per character (the tables hold no wide characters).
 fn cols(s: &str) -> usize {
+    if s.is_ascii() && !s.contains('\n') {
+        // one line (or none: ""), a byte a column
+        return s.len();
+    }
     s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
 }
 
@@ -380,11 +385,17 @@ fn wrap_header(header: &str, width: usize) -> String {
 /// history's rows: 141,744 of them in a few tables; issue 33 item 6): the same text on any
 /// thread count.
 pub fn render_at(doc: &Page, style: Style, width: usize) -> String {
-    render_at_ahead(doc, style, width, &[])
+    render_at_ahead(doc, style, width, Vec::new()).concat()
 }
 
-/// [`render_at`], the sections `ahead` holds the text of taken as they are.
-fn render_at_ahead(doc: &Page, style: Style, width: usize, ahead: &[Option<String>]) -> String {
+/// [`render_at`] in pieces (their concatenation is its text), the sections `ahead` holds the
+/// text of taken as they are.
+fn render_at_ahead(
+    doc: &Page,
+    style: Style,
+    width: usize,
+    mut ahead: Vec<Option<String>>,
+) -> Vec<String> {
     use rayon::prelude::*;
     let mut out = String::new();
     let md = style == Style::Markdown;
@@ -403,22 +414,34 @@ fn render_at_ahead(doc: &Page, style: Style, width: usize, ahead: &[Option<Strin
             out.push_str(if md { "\n\n" } else { "\n" });
         }
     }
+    ahead.resize(doc.sections.len(), None);
     let texts: Vec<String> = doc
         .sections
         .par_iter()
-        .enumerate()
-        .map(|(i, section)| match ahead.get(i) {
-            Some(Some(text)) => text.clone(),
-            _ => section_at(section, md, width),
-        })
+        .zip(ahead)
+        .map(|(section, ahead)| ahead.unwrap_or_else(|| section_at(section, md, width)))
         .collect();
-    for text in texts {
-        if !out.ends_with("\n\n") {
-            out.push('\n');
+    // the pieces: the preamble, then each section's text with the new line before it (where
+    // the text so far does not end in a blank line) at the end of the piece before
+    let mut pieces: Vec<String> = Vec::with_capacity(texts.len() + 1);
+    // the last two bytes of the text so far
+    let mut tail = [0u8; 2];
+    let note = |tail: &mut [u8; 2], s: &str| {
+        for &b in &s.as_bytes()[s.len().saturating_sub(2)..] {
+            *tail = [tail[1], b];
         }
-        out.push_str(&text);
+    };
+    note(&mut tail, &out);
+    for text in texts {
+        if tail != *b"\n\n" {
+            out.push('\n');
+            note(&mut tail, "\n");
+        }
+        note(&mut tail, &text);
+        pieces.push(std::mem::replace(&mut out, text));
     }
-    out
+    pieces.push(out);
+    pieces
 }
 
 /// One section of [`render_at`]: its heading, title, notes, tables (one per group of columns
@@ -477,6 +500,7 @@ fn section_at(section: &Section, md: bool, width: usize) -> String {
             }
         })
         .collect();
+    out.reserve(tables.iter().map(|t| t.len() + 1).sum());
     for text in tables {
         out.push_str(&text);
         out.push('\n');
@@ -501,17 +525,28 @@ fn cells_of<'a>(
     group: &[usize],
     width_of: &[Option<usize>],
 ) -> Vec<std::borrow::Cow<'a, str>> {
-    group
-        .iter()
-        .zip(width_of)
-        .map(|(&i, w)| {
-            let cell = row.get(i).map_or("", String::as_str);
-            match w {
-                Some(w) if cols(cell) > *w => std::borrow::Cow::Owned(wrap_cell(cell, *w)),
-                _ => std::borrow::Cow::Borrowed(cell),
+    let mut out = Vec::with_capacity(group.len());
+    cells_into(row, group, width_of, &mut out);
+    out
+}
+
+/// [`cells_of`] pushed onto `out`.
+fn cells_into<'a>(
+    row: &'a [String],
+    group: &[usize],
+    width_of: &[Option<usize>],
+    out: &mut Vec<std::borrow::Cow<'a, str>>,
+) {
+    out.extend(group.iter().zip(width_of).map(|(&i, w)| {
+        let cell = row.get(i).map_or("", String::as_str);
+        match w {
+            // never wider than its bytes
+            Some(w) if cell.len() > *w && cols(cell) > *w => {
+                std::borrow::Cow::Owned(wrap_cell(cell, *w))
             }
-        })
-        .collect()
+            _ => std::borrow::Cow::Borrowed(cell),
+        }
+    }));
 }
 
 /// One table of `section`'s columns `group`, headers wrapped to `widths` (one per column of
@@ -537,12 +572,12 @@ fn table_of(section: &Section, group: &[usize], widths: &[usize], md: bool) -> S
         .map(|&i| section.numeric.get(i).copied().unwrap_or(false))
         .collect();
     if !md && !colour {
-        let rows: Vec<_> = section
-            .rows
-            .iter()
-            .map(|r| cells_of(r, group, &width_of))
-            .collect();
-        if let Some(text) = plain::boxed(&header, &rows, &right) {
+        // every row's cells in one list, a row after another (no list per row)
+        let mut cells = Vec::with_capacity(section.rows.len() * group.len());
+        for r in &section.rows {
+            cells_into(r, group, &width_of, &mut cells);
+        }
+        if let Some(text) = plain::boxed(&header, &cells, &right) {
             return text;
         }
     }

@@ -310,7 +310,7 @@ pub fn placements(cuts: &[f64], n: u64, l: u64) -> Vec<Placed> {
         let far = far_run(&bands, j, l, sessions - 1);
         if far > 0 {
             let seg = bands.iter().filter(|b| b.hi() <= r0).count();
-            *out.entry(vec![(seg, l)]).or_insert(0.0) += far as f64;
+            add_placed(&mut out, &[(seg, l)], far as f64);
             j += far;
             continue;
         }
@@ -367,6 +367,7 @@ fn session(
         }
     };
     let (a, b) = (r0 + 1, r0 + len - 1); // the values of a cut inside the session
+    let mut runs: Vec<(usize, u64)> = Vec::with_capacity(k + 1);
     for seg in 0..k {
         let mut whole = below(seg) - below(seg + 1);
         let m = seg + 1; // the cut entered
@@ -395,30 +396,42 @@ fn session(
                     continue;
                 }
                 whole -= weight;
-                let runs = vec![(seg, v - r0)];
-                forward(w, r0 + len, m, v, weight, runs, out);
+                runs.clear();
+                runs.push((seg, v - r0));
+                forward(w, r0 + len, m, v, weight, &mut runs, out);
             }
         }
         if whole > 0.0 {
-            *out.entry(vec![(seg, len)]).or_insert(0.0) += whole;
+            add_placed(out, &[(seg, len)], whole);
         }
     }
 }
 
+/// `weight` added to the placement `runs` in `out` (a new one from 0): the key copied only
+/// where it is new.
+fn add_placed(out: &mut BTreeMap<Vec<(usize, u64)>, f64>, runs: &[(usize, u64)], weight: f64) {
+    match out.get_mut(runs) {
+        Some(total) => *total += weight,
+        None => *out.entry(runs.to_vec()).or_insert(0.0) += weight,
+    }
+}
+
 /// From cut `m` with C_m = v inside the session (whose requests end before `end`), weight `w`,
-/// the requests before v placed in `runs`: on through segment m, cut by cut.
+/// the requests before v placed in `runs` (as given when it returns: each step's run pushed
+/// and popped again, not copied): on through segment m, cut by cut.
 fn forward(
     win: &Window<'_>,
     end: u64,
     m: usize,
     v: u64,
     w: f64,
-    runs: Vec<(usize, u64)>,
+    runs: &mut Vec<(usize, u64)>,
     out: &mut BTreeMap<Vec<(usize, u64)>, f64>,
 ) {
-    let finish = |mut runs: Vec<(usize, u64)>, weight: f64, out: &mut BTreeMap<_, f64>| {
+    let finish = |runs: &mut Vec<(usize, u64)>, weight: f64, out: &mut BTreeMap<_, f64>| {
         runs.push((m, end - v));
-        *out.entry(runs).or_insert(0.0) += weight;
+        add_placed(out, runs, weight);
+        runs.pop();
     };
     let Window { cuts, n, logs } = *win;
     if m == cuts.len() {
@@ -436,11 +449,13 @@ fn forward(
         if wi < 1e-18 {
             continue;
         }
-        let mut next = runs.clone();
         if i > 0 {
-            next.push((m, i));
+            runs.push((m, i));
         }
-        forward(win, end, m + 1, v + i, wi, next, out);
+        forward(win, end, m + 1, v + i, wi, runs, out);
+        if i > 0 {
+            runs.pop();
+        }
     }
     if tail > 0.0 && w * tail >= 1e-18 {
         finish(runs, w * tail, out);

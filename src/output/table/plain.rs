@@ -18,12 +18,59 @@ pub fn narrow(text: &str) -> bool {
         .all(|c| c == '\n' || (' '..='~').contains(&c) || ONE_WIDE.contains(&c))
 }
 
+/// The widest line of `text`, in characters, where it is [`narrow`] (else `None`): one pass
+/// over the bytes of an ASCII cell (most of a long table's), the characters of any other.
+fn narrow_width(text: &str) -> Option<usize> {
+    let (mut widest, mut start) = (0, 0);
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if b == b'\n' {
+            widest = widest.max(i - start);
+            start = i + 1;
+        } else if !(b' '..=b'~').contains(&b) {
+            return narrow(text).then(|| width(text));
+        }
+    }
+    Some(widest.max(text.len() - start))
+}
+
 /// The widest line of `text`, in characters.
 fn width(text: &str) -> usize {
-    text.split('\n')
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(0)
+    text.split('\n').map(chars).max().unwrap_or(0)
+}
+
+/// The characters of `line` (its bytes where it is ASCII).
+fn chars(line: &str) -> usize {
+    if line.is_ascii() {
+        line.len()
+    } else {
+        line.chars().count()
+    }
+}
+
+/// Spaces to pad with, a slice at a time.
+const SPACES: &str = "                                                                ";
+
+/// `n` spaces after `out`.
+fn pad(out: &mut String, mut n: usize) {
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
+/// `line` in a column `w` wide, right-aligned where `right`, with a space either side.
+fn aligned(out: &mut String, line: &str, w: usize, right: bool) {
+    out.push(' ');
+    let n = w.saturating_sub(chars(line));
+    if right {
+        pad(out, n);
+        out.push_str(line);
+    } else {
+        out.push_str(line);
+        pad(out, n);
+    }
+    out.push(' ');
 }
 
 /// A horizontal border: `left`, then per column `fill` over its width and padding, apart by
@@ -41,6 +88,23 @@ fn border(out: &mut String, widths: &[usize], [left, fill, mid, right]: [char; 4
 
 /// One row's lines (`cells` split at new lines), each cell's line aligned in its column.
 fn row_lines(out: &mut String, cells: &[Cow<'_, str>], widths: &[usize], right: &[bool]) {
+    let right = |k: usize| right.get(k).copied().unwrap_or(false);
+    if !cells.iter().any(|c| c.contains('\n')) {
+        // a row of one line (most rows): no cell split
+        if cells.is_empty() {
+            return;
+        }
+        out.push('\n');
+        out.push('│');
+        for (k, (cell, &w)) in cells.iter().zip(widths).enumerate() {
+            if k > 0 {
+                out.push('┆');
+            }
+            aligned(out, cell, w, right(k));
+        }
+        out.push('│');
+        return;
+    }
     let lines: Vec<Vec<&str>> = cells.iter().map(|c| c.split('\n').collect()).collect();
     let height = lines.iter().map(Vec::len).max().unwrap_or(0);
     for i in 0..height {
@@ -50,34 +114,29 @@ fn row_lines(out: &mut String, cells: &[Cow<'_, str>], widths: &[usize], right: 
             if k > 0 {
                 out.push('┆');
             }
-            out.push(' ');
-            let line = cell.get(i).copied().unwrap_or("");
-            let pad = w.saturating_sub(line.chars().count());
-            if right.get(k).copied().unwrap_or(false) {
-                out.extend(std::iter::repeat_n(' ', pad));
-                out.push_str(line);
-            } else {
-                out.push_str(line);
-                out.extend(std::iter::repeat_n(' ', pad));
-            }
-            out.push(' ');
+            aligned(out, cell.get(i).copied().unwrap_or(""), w, right(k));
         }
         out.push('│');
     }
 }
 
-/// The box of `header` and `rows` (each as many cells as the header), column k right-aligned
-/// where `right[k]`; `None` where some text is not [`narrow`].
-pub fn boxed(header: &[String], rows: &[Vec<Cow<'_, str>>], right: &[bool]) -> Option<String> {
+/// The box of `header` and the rows of `cells` (a row's cells after another's, as many a row
+/// as the header), column k right-aligned where `right[k]`; `None` where some text is not
+/// [`narrow`].
+pub fn boxed(header: &[String], cells: &[Cow<'_, str>], right: &[bool]) -> Option<String> {
     let header: Vec<Cow<'_, str>> = header.iter().map(|h| Cow::Borrowed(h.as_str())).collect();
-    let all = || std::iter::once(&header).chain(rows);
-    if !all().flatten().all(|c| narrow(c)) {
-        return None;
-    }
+    // a header of no column: rows of no cell, which print nothing
+    let rows: Vec<&[Cow<'_, str>]> = match header.len() {
+        0 => Vec::new(),
+        n => cells.chunks(n).collect(),
+    };
     let mut widths = vec![1; header.len()];
-    for r in all() {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(width(c));
+    for r in std::iter::once(&header[..]).chain(rows.iter().copied()) {
+        for (k, c) in r.iter().enumerate() {
+            let cell = narrow_width(c)?;
+            if let Some(w) = widths.get_mut(k) {
+                *w = (*w).max(cell);
+            }
         }
     }
     let mut out = String::with_capacity(64 + rows.len() * widths.iter().sum::<usize>() * 3);
@@ -85,7 +144,7 @@ pub fn boxed(header: &[String], rows: &[Vec<Cow<'_, str>>], right: &[bool]) -> O
     row_lines(&mut out, &header, &widths, right);
     out.push('\n');
     border(&mut out, &widths, ['╞', '═', '╪', '╡']);
-    for r in rows {
+    for r in &rows {
         row_lines(&mut out, r, &widths, right);
     }
     out.push('\n');
@@ -144,7 +203,8 @@ mod tests {
                 .map(|_| (0..cols).map(|_| Cow::Owned(cell(1 + pick(3)))).collect())
                 .collect();
             let right: Vec<bool> = (0..cols).map(|_| pick(2) == 1).collect();
-            let ours = boxed(&header, &rows, &right).expect("narrow text");
+            let cells: Vec<Cow<'_, str>> = rows.iter().flatten().cloned().collect();
+            let ours = boxed(&header, &cells, &right).expect("narrow text");
             assert_eq!(ours, comfy(&header, &rows, &right), "{header:?} {rows:?}");
         }
         assert!(boxed(&["\t".into()], &[], &[false]).is_none());
