@@ -105,8 +105,13 @@ pub fn check_paths(paths: &[PathBuf], opts: &CheckOptions) -> CheckReport {
     }
     report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     if report.checked.iter().all(|c| c.chains == 0) && report.errors.is_empty() {
+        let unjudged = report
+            .findings
+            .iter()
+            .any(|f| matches!(f, Finding::PriceSource { .. } | Finding::Unpriced { .. }));
         report.findings.push(Finding::NoChains {
             paths: paths.iter().map(|p| shown_path(p)).collect(),
+            unjudged,
         });
     }
     // Stable: within a line, notices before price findings, as they were found.

@@ -495,7 +495,7 @@ impl<'a> FindingJson<'a> {
                 j.chain = Some(Some(chain));
                 j.providers = Some(Some(providers));
             }
-            Finding::NoChains { paths } => j.paths = Some(Some(paths)),
+            Finding::NoChains { paths, .. } => j.paths = Some(Some(paths)),
             Finding::Fit {
                 chain,
                 model,

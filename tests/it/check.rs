@@ -1236,6 +1236,16 @@ fn environment_model_ids_are_one_note_per_file() {
     );
     assert!(findings(&doc, "unpriced").is_empty(), "{doc:#}");
     assert_eq!(doc["summary"]["errors"], 0);
+    // nothing was judged: the warning says why (not "is the path right?"), so that
+    // --deny-warnings fails a gate that judged nothing
+    let none = findings(&doc, "no-chains");
+    assert_eq!(none.len(), 1, "{doc:#}");
+    assert_eq!(
+        none[0]["message"],
+        format!(
+            "no fallback chain under {FIX}/litellm/env-models.yaml could be judged: the chains found go through models with no price or read from the environment (the notes say how to give them)"
+        )
+    );
     // set as the proxy's environment sets them, the chains are priced: Sol -> Sonnet 5 -> Haiku
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_fallcost"))
         .args([

@@ -198,6 +198,10 @@ pub enum Finding {
     NoChains {
         /// The paths searched, as given.
         paths: Vec<String>,
+        /// Whether chains were found but none could be judged (its models have no price or
+        /// are read from the environment: the notes say how to give them), rather than none
+        /// found.
+        unjudged: bool,
     },
 }
 
@@ -438,7 +442,15 @@ impl fmt::Display for Finding {
             Finding::PriceSource { message, .. } | Finding::Unpriced { message, .. } => {
                 write!(f, "{message}")
             }
-            Finding::NoChains { paths } => write!(
+            Finding::NoChains {
+                paths,
+                unjudged: true,
+            } => write!(
+                f,
+                "no fallback chain under {} could be judged: the chains found go through models with no price or read from the environment (the notes say how to give them)",
+                paths.join(" ")
+            ),
+            Finding::NoChains { paths, .. } => write!(
                 f,
                 "no fallback chains found under {}: no fallback was judged (is the path right? --verbose lists what was skipped)",
                 paths.join(" ")
