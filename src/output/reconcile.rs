@@ -68,17 +68,27 @@ fn preamble(r: &ReconcileReport) -> Vec<String> {
     preamble
 }
 
-/// The model-day rows, each row's attribution a numbered footnote.
+/// The model-day rows, each row's attribution a footnote numbered 1, 2, … in the order first
+/// met (rows with the same attribution share its number).
 fn bill_section(r: &ReconcileReport) -> Section {
     let band = crate::number::trim(r.band * 100.0, 2);
     let mut rows = Vec::new();
     let mut footer = Vec::new();
-    for (i, row) in r.rows.iter().enumerate() {
+    let mut notes: Vec<String> = Vec::new();
+    for row in &r.rows {
         let mark = if row.attribution.is_empty() {
             String::new()
         } else {
-            footer.push(format!("[{}] {}", i + 1, row.attribution.join("; ")));
-            format!(" [{}]", i + 1)
+            let text = row.attribution.join("; ");
+            let n = match notes.iter().position(|t| *t == text) {
+                Some(k) => k + 1,
+                None => {
+                    notes.push(text.clone());
+                    footer.push(format!("[{}] {text}", notes.len()));
+                    notes.len()
+                }
+            };
+            format!(" [{n}]")
         };
         rows.push(vec![
             row.day.clone(),

@@ -261,3 +261,23 @@ fn worked_example_incident_excess_within_five_percent() {
     // 79,200 − 158 on Sonnet (its output tokens / 400) + 158 + 7,186 on Sol
     close(&day["requests"], 86_386.0);
 }
+
+/// Rows with the same attribution share one footnote, numbered from 1 (OpenAI's usage against
+/// Anthropic's costs: seven days of Sonnet 5 billed with no usage, one note, marked [1] seven
+/// times; the numbers were the rows' own, [1], [3] … [13], the note repeated seven times).
+#[test]
+fn rows_with_the_same_attribution_share_one_footnote() {
+    let out = fallcost(&[
+        "reconcile",
+        "examples/reconcile/openai-usage.json",
+        "examples/reconcile/anthropic-costs.json",
+        "--pricing",
+        "2026-07",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let t = String::from_utf8(out.stdout).unwrap();
+    let notes: Vec<&str> = t.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(notes, ["[1] billed with no usage in the exports"], "{t}");
+    assert_eq!(t.matches("[1]").count(), 8, "{t}");
+    assert!(!t.contains("[2]") && !t.contains("[3]"), "{t}");
+}
