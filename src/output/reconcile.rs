@@ -73,7 +73,6 @@ fn preamble(r: &ReconcileReport) -> Vec<String> {
 fn bill_section(r: &ReconcileReport) -> Section {
     let band = crate::number::trim(r.band * 100.0, 2);
     let mut rows = Vec::new();
-    let mut footer = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     for row in &r.rows {
         let mark = if row.attribution.is_empty() {
@@ -83,8 +82,7 @@ fn bill_section(r: &ReconcileReport) -> Section {
             let n = match notes.iter().position(|t| *t == text) {
                 Some(k) => k + 1,
                 None => {
-                    notes.push(text.clone());
-                    footer.push(format!("[{}] {text}", notes.len()));
+                    notes.push(text);
                     notes.len()
                 }
             };
@@ -116,7 +114,11 @@ fn bill_section(r: &ReconcileReport) -> Section {
         .collect(),
         numeric: vec![false, false, true, true, true, false],
         rows,
-        footer,
+        footer: notes
+            .iter()
+            .enumerate()
+            .map(|(k, text)| format!("[{}] {text}", k + 1))
+            .collect(),
     }
 }
 

@@ -247,8 +247,9 @@ impl Rule {
 
     /// Run the rule on the same inputs every call until it stops or has run `target` windows
     /// (at least 2), and return the figures of the windows run: the rule's own once
-    /// [`Rule::finished`], else the means so far with their 4.5-standard-error precision (as
-    /// [`screened`]). `None` where the pattern does not exist on the chain.
+    /// [`Rule::finished`], else the means so far with their 4.5-standard-error precision (a
+    /// quick screen for `fallcost tune`, whose candidates all draw the same arrivals and
+    /// failures). `None` where the pattern does not exist on the chain.
     pub fn advance(
         &mut self,
         request: &Request,
@@ -314,29 +315,6 @@ pub fn remember(
     if let Ok(mut m) = memo().lock() {
         m.insert(memo_key(request, chain, incident, pattern), Some(figures));
     }
-}
-
-/// The same figures from exactly `windows` windows (at least 2) on the same seed and stream as
-/// [`expected`]: a quick screen for `fallcost tune`, whose candidates all draw the same
-/// arrivals and failures (common random numbers), so that their differences are steadier than
-/// their levels. `precision` is the screen's own 4.5-standard-error bound; the figures
-/// `compare` prints are [`expected`]'s. `None` where the pattern does not exist on the chain.
-pub fn screened(
-    request: &Request,
-    chain: &Chain,
-    incident: &Incident,
-    pattern: Pattern,
-    windows: u64,
-) -> Option<Simulated> {
-    let windows = windows.max(2);
-    let mut sim = Resumable::new(request, chain, incident, pattern, STREAM_INDEX, SEED)?;
-    sim.run_to(windows, &mut |_| {});
-    Some(Simulated {
-        outcome: outcome(&sim.sums, incident, chain.policy.breaker.is_some()),
-        windows,
-        precision: precision(&sim.sums),
-        total_precision: total_precision(&sim.sums),
-    })
 }
 
 /// The exact bill of `pattern` where `chain`'s breaker is inert over `incident`
