@@ -245,6 +245,20 @@ impl Rule {
         self.next
     }
 
+    /// Per window run so far, in window order, its bill (USD) and failed requests
+    /// ([`PolicyIncidentMc::per_window`]).
+    pub fn per_window(&self) -> &[[f64; 2]] {
+        self.state
+            .as_ref()
+            .map_or(&[], |s| s.1.per_window.as_slice())
+    }
+
+    /// The fewest windows the rule's figures will rest on: its windows once finished, else its
+    /// next check (it stops only at a check).
+    pub fn least_windows(&self) -> u64 {
+        self.finished.as_ref().map_or(self.next, |f| f.windows)
+    }
+
     /// Run the rule on the same inputs every call until it stops or has run `target` windows
     /// (at least 2), and return the figures of the windows run: the rule's own once
     /// [`Rule::finished`], else the means so far with their 4.5-standard-error precision (a

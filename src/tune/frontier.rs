@@ -175,14 +175,16 @@ fn precision(p: &Point) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// A point's share of a cost tie's tolerance, USD per 1,000 requests: 1e-9 of its cost, and a
+/// simulated incident's precision of its whole bill (of which the premium is what is left
+/// over the steady bill of its requests, often a small part).
+pub fn cost_tolerance(p: &Point) -> f64 {
+    1e-9 * p.cost_per_1k_usd.abs() + precision(p) * p.incident_bill_per_1k_usd.abs()
+}
+
 /// Whether `a` and `b` cost the same within their intervals.
 fn cost_tie(a: &Point, b: &Point) -> bool {
-    // a simulated incident's precision is relative to its bill, of which the premium is
-    // what is left over the steady bill of its requests (often a small part)
-    let tol = |p: &Point| {
-        1e-9 * p.cost_per_1k_usd.abs() + precision(p) * p.incident_bill_per_1k_usd.abs()
-    };
-    (a.cost_per_1k_usd - b.cost_per_1k_usd).abs() <= tol(a) + tol(b)
+    (a.cost_per_1k_usd - b.cost_per_1k_usd).abs() <= cost_tolerance(a) + cost_tolerance(b)
 }
 
 /// Whether `a` and `b` answer the same share within their intervals.

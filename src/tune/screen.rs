@@ -23,7 +23,7 @@
 
 use crate::sim::histogram::Histogram;
 
-use super::frontier::violations;
+use super::frontier::{moving_parts, violations};
 use super::{Goals, Point};
 
 /// Requests of the p99 screen: the first of the [`super::P99_REQUESTS`] the exact p99 runs.
@@ -92,6 +92,10 @@ pub struct Bounds {
     pub availability: [f64; 2],
     /// Steady p99, seconds.
     pub p99_s: [f64; 2],
+    /// The most its final cost's tie tolerance can be ([`super::frontier::TIE_RULE`]), USD per
+    /// 1,000 requests: a point more than this (and the others') cheaper than another is not
+    /// tied with it.
+    pub tie: f64,
 }
 
 impl Bounds {
@@ -101,10 +105,12 @@ impl Bounds {
             cost: [p.cost_per_1k_usd; 2],
             availability: [p.availability; 2],
             p99_s: [p.raw.p99_s; 2],
+            tie: super::frontier::cost_tolerance(p),
         }
     }
 
     /// The figures at side `k` (0 optimistic, 1 pessimistic).
+    #[cfg(test)]
     fn at(&self, k: usize) -> [f64; 3] {
         [self.cost[k], -self.availability[k], self.p99_s[k]]
     }
@@ -123,12 +129,215 @@ fn at_side(p: &Point, b: &Bounds, k: usize) -> Point {
 }
 
 /// Whether `a` is at least as good as `b` in every figure (lower is better) and better in one.
+#[cfg(test)]
 fn beats(a: &[f64; 3], b: &[f64; 3]) -> bool {
     a.iter().zip(b).all(|(x, y)| x <= y) && a.iter().zip(b).any(|(x, y)| x < y)
 }
 
+/// Bounds on the difference of two candidates' final figures (the first's minus the
+/// second's): cost `[lo, hi]` (USD per 1,000 requests), availability `[lo, hi]`, and whether
+/// their p99s are the same (timed on the same settings' draws: equal, whatever the bounds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Diff {
+    /// The cost difference's bounds.
+    pub cost: [f64; 2],
+    /// The availability difference's bounds.
+    pub availability: [f64; 2],
+    /// Whether the two p99s are equal.
+    pub same_p99: bool,
+}
+
+impl Diff {
+    /// The difference's bounds from each candidate's own bounds (independent figures).
+    pub fn of_bounds(a: &Bounds, b: &Bounds, same_p99: bool) -> Diff {
+        Diff {
+            cost: [a.cost[0] - b.cost[1], a.cost[1] - b.cost[0]],
+            availability: [
+                a.availability[1] - b.availability[0],
+                a.availability[0] - b.availability[1],
+            ],
+            same_p99,
+        }
+    }
+
+    /// The tighter of two valid bounds on the same difference.
+    pub fn within(self, other: Diff) -> Diff {
+        let meet = |a: [f64; 2], b: [f64; 2]| [a[0].max(b[0]), a[1].min(b[1])];
+        Diff {
+            cost: meet(self.cost, other.cost),
+            availability: meet(self.availability, other.availability),
+            same_p99: self.same_p99 || other.same_p99,
+        }
+    }
+}
+
+/// A screened candidate's simulated windows (the first of its stopping rule, in window order),
+/// to bound its difference from another's on the same windows ([`paired`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Paired<'a> {
+    /// Per window: its bill (USD) and its failed requests.
+    pub windows: &'a [[f64; 2]],
+    /// The fewest windows its final figures will rest on (its next check, or all it ran once
+    /// its rule has finished).
+    pub least: u64,
+    /// Whether its rule has finished: `windows` are all its final figures rest on.
+    pub finished: bool,
+}
+
+/// The most windows of two candidates [`paired`] reads: a bound from fewer windows is still a
+/// bound, and this keeps a space of a thousand candidates' pairs to a fraction of a second.
+pub const PAIR_WINDOWS: usize = 1024;
+
+/// Student's t over the normal's at [`Z`]'s coverage for 7 degrees of freedom (the first
+/// screen's 8 windows): a spread from fewer than [`crate::sim::expected::MIN_WINDOWS`] windows
+/// is widened by this much.
+pub const FEW_WINDOWS_T: f64 = 2.64;
+
+/// Bounds on the difference of two candidates' final figures, `a` minus `b`, per window:
+/// `[[bill lo, bill hi], [failed lo, failed hi]]`, from their windows paired (common random
+/// numbers: window k of every candidate draws from the same generator, so what the two share
+/// cancels in the difference); `None` where the pairs bound nothing (fewer than 2, or a
+/// spread of 0 from fewer than [`crate::sim::expected::MIN_WINDOWS`] windows).
+///
+/// With d̄ and s the mean and spread of the first w paired differences, the final figures
+/// are means over W_a and W_b windows of which W' = min(W_a, W_b) are paired: their
+/// difference is the paired mean over W' plus, for the longer one, its own extra windows'
+/// share. The paired mean over W' lies within Z·s·√(1/w − 1/W') of d̄ (the later pairs are
+/// fresh draws; W' unknown: √(1/w)), the extra windows' share within Z·σ·√(1/W' − 1/W) ≤
+/// Z·σ/√W₀ (σ the longer one's own spread, W₀ ≤ W' the least windows either rests on). Two
+/// finished rules: the exact difference of their figures.
+pub fn paired(a: &Paired, b: &Paired) -> Option<[[f64; 2]; 2]> {
+    let mean = |w: &[[f64; 2]], k: usize| w.iter().map(|x| x[k]).sum::<f64>() / w.len() as f64;
+    if a.finished && b.finished && !a.windows.is_empty() && !b.windows.is_empty() {
+        let d = [0, 1].map(|k| mean(a.windows, k) - mean(b.windows, k));
+        return Some(d.map(|d| [d, d]));
+    }
+    let w = a.windows.len().min(b.windows.len()).min(PAIR_WINDOWS);
+    if w < 2 {
+        return None;
+    }
+    let few = (w as u64) < crate::sim::expected::MIN_WINDOWS;
+    let z = if few { Z * FEW_WINDOWS_T } else { Z };
+    let spread = |x: &mut dyn Iterator<Item = f64>| -> (f64, f64) {
+        let (mut n, mut m, mut q) = (0.0, 0.0, 0.0);
+        for v in x {
+            n += 1.0;
+            let d = v - m;
+            m += d / n;
+            q += d * (v - m);
+        }
+        (m, if n > 1.0 { (q / (n - 1.0)).sqrt() } else { 0.0 })
+    };
+    // W' where it is known: one finished no later than the other's least windows
+    let (la, lb) = (a.windows.len() as u64, b.windows.len() as u64);
+    let known = if a.finished && la <= b.least {
+        Some((la, false, true))
+    } else if b.finished && lb <= a.least {
+        Some((lb, true, false))
+    } else {
+        None
+    };
+    let least = a.least.min(b.least).max(w as u64) as f64;
+    let mut out = [[0.0; 2]; 2];
+    for (k, slot) in out.iter_mut().enumerate() {
+        let (d, s) = spread(&mut (0..w).map(|t| a.windows[t][k] - b.windows[t][k]));
+        if s == 0.0 && few {
+            return None;
+        }
+        let (_, sa) = spread(&mut a.windows.iter().map(|x| x[k]));
+        let (_, sb) = spread(&mut b.windows.iter().map(|x| x[k]));
+        let (pair, tail) = match known {
+            Some((wp, a_longer, b_longer)) => {
+                let pair = (1.0 / w as f64 - 1.0 / wp as f64).max(0.0).sqrt();
+                let tail = match (a_longer, b_longer) {
+                    (true, _) => sa,
+                    (_, true) => sb,
+                    _ => 0.0,
+                };
+                (pair, tail)
+            }
+            None => ((1.0 / w as f64).sqrt(), sa.max(sb)),
+        };
+        let half = z * (s * pair + tail / least.sqrt());
+        *slot = [d - half, d + half];
+    }
+    Some(out)
+}
+
+/// Whether `a` is surely at least as good as `b` in every figure and surely better in one,
+/// given the bounds on their difference `d` and each one's p99 bounds.
+fn surely_beats(d: &Diff, a: &Bounds, b: &Bounds) -> bool {
+    let p99_ok = d.same_p99 || a.p99_s[1] <= b.p99_s[0];
+    let p99_better = !d.same_p99 && a.p99_s[1] < b.p99_s[0];
+    d.cost[1] <= 0.0
+        && d.availability[0] >= 0.0
+        && p99_ok
+        && (d.cost[1] < 0.0 || d.availability[0] > 0.0 || p99_better)
+}
+
 /// The indices of `points` to compute exactly (see the module doc), in order.
 pub fn survivors(points: &[(Point, Bounds)], goals: &Goals) -> Vec<usize> {
+    survivors_with(points, goals, &|a, b| {
+        Diff::of_bounds(&points[a].1, &points[b].1, false)
+    })
+}
+
+/// [`survivors`] with the bounds on two candidates' differences from `diff(a, b)` (at least
+/// as tight as [`Diff::of_bounds`]: paired windows, p99s known equal): a candidate stays unless
+/// another surely beats it, or while it may be feasible and fewer than two surely feasible
+/// candidates with distinct costs and no more moving parts are surely cheaper than it beyond
+/// any tie ([`Bounds::tie`]: the recommendation and the runner-up are among those kept).
+pub fn survivors_with(
+    points: &[(Point, Bounds)],
+    goals: &Goals,
+    diff: &dyn Fn(usize, usize) -> Diff,
+) -> Vec<usize> {
+    let maybe: Vec<bool> = points
+        .iter()
+        .map(|(p, b)| violations(&at_side(p, b, 0), goals).is_empty())
+        .collect();
+    let sure: Vec<bool> = points
+        .iter()
+        .map(|(p, b)| violations(&at_side(p, b, 1), goals).is_empty())
+        .collect();
+    let parts: Vec<u32> = points.iter().map(|(p, _)| moving_parts(p)).collect();
+    // the widest tie tolerance: a point tied with the cheapest may win by moving parts
+    let tie = points.iter().map(|(_, b)| b.tie).fold(0.0, f64::max);
+    (0..points.len())
+        .filter(|&j| {
+            let bj = &points[j].1;
+            let mut cheaper: Vec<f64> = Vec::new();
+            let mut beaten = false;
+            for (i, (_, bi)) in points.iter().enumerate() {
+                if i == j || bi.cost[0] > bj.cost[1] {
+                    continue;
+                }
+                let d = diff(i, j);
+                if surely_beats(&d, bi, bj) {
+                    beaten = true;
+                }
+                // a cheaper point with more moving parts may lose a tie to this one
+                // ([`super::frontier::TIE_RULE`]): it does not count
+                if sure[i]
+                    && d.cost[1] + bj.tie + tie < 0.0
+                    && parts[i] <= parts[j]
+                    && !cheaper.contains(&bi.cost[1])
+                {
+                    cheaper.push(bi.cost[1]);
+                }
+                if beaten && cheaper.len() >= 2 {
+                    break;
+                }
+            }
+            (maybe[j] && cheaper.len() < 2) || !beaten
+        })
+        .collect()
+}
+
+/// The indices of `points` to compute exactly (see the module doc), in order, as the search
+/// screened them before candidates were paired (kept to check [`survivors_with`] against).
+#[cfg(test)]
+fn survivors_by_front(points: &[(Point, Bounds)], goals: &Goals) -> Vec<usize> {
     let maybe: Vec<bool> = points
         .iter()
         .map(|(p, b)| violations(&at_side(p, b, 0), goals).is_empty())
@@ -173,6 +382,137 @@ pub fn survivors(points: &[(Point, Bounds)], goals: &Goals) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Pattern;
+    use crate::tune::Raw;
+
+    fn point(cost: f64, availability: f64, p99: f64) -> Point {
+        Point {
+            chain: "c".into(),
+            models: vec!["m".into()],
+            pattern: Pattern::Sequential,
+            set: Vec::new(),
+            cost_per_1k_usd: cost,
+            incident_premium_per_1k_usd: 0.0,
+            incident_bill_per_1k_usd: 0.0,
+            monthly_usd: cost,
+            availability,
+            steady_availability: availability,
+            incident_availability: None,
+            feasible: true,
+            violations: Vec::new(),
+            raw: Raw {
+                steady_cost_per_1k_usd: cost,
+                steady_failed_per_1k: 0.0,
+                dead_time_mean_s: 0.0,
+                p99_s: p99,
+                max_ratio: 1.0,
+                traffic_share: 1.0,
+                incident: None,
+            },
+        }
+    }
+
+    /// With each candidate's own bounds, the pairwise survivors are the front's: 2,000 random
+    /// sets of 12 candidates (a fixed linear congruential walk), with and without goals.
+    #[test]
+    fn pairwise_survivors_equal_the_fronts_on_independent_bounds() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut dropped = 0;
+        for case in 0..2000 {
+            let points: Vec<(Point, Bounds)> = (0..12)
+                .map(|_| {
+                    // coarse values so that ties and equal bounds happen
+                    let c = (next() * 8.0).floor() + 10.0;
+                    let w = (next() * 3.0).floor() * 0.5;
+                    let a = 0.99 + (next() * 5.0).floor() * 0.002;
+                    let aw = (next() * 2.0).floor() * 0.002;
+                    let p = 2.0 + (next() * 4.0).floor();
+                    let pw = (next() * 2.0).floor();
+                    let b = Bounds {
+                        cost: [c - w, c + w],
+                        availability: [a + aw, a - aw],
+                        p99_s: [p - pw, p + pw],
+                        tie: 0.0,
+                    };
+                    (point(c, a, p), b)
+                })
+                .collect();
+            let goals = if case % 2 == 0 {
+                Goals::default()
+            } else {
+                Goals {
+                    availability: Some(0.994),
+                    ..Goals::default()
+                }
+            };
+            let pairwise = survivors(&points, &goals);
+            assert_eq!(pairwise, survivors_by_front(&points, &goals), "case {case}");
+            dropped += points.len() - pairwise.len();
+        }
+        // the check is not vacuous: the screens drop candidates
+        assert!(dropped > 2000, "{dropped}");
+    }
+
+    /// Two candidates that share most of their noise: window k bills 10 + eₖ and 9.5 + eₖ
+    /// (eₖ up to ±3.9, the same in both), the second fails one request in every window.
+    /// Apart, each bill is known to ±1.31 at 4.5 standard errors of 64 windows (σ = 2.33), no
+    /// order between them; paired, the difference is 0.5 exactly in every window, known to the
+    /// share the windows after the 64th may add: 4.5 · σ/√W₀ with W₀ = 4,096 windows, ±0.164.
+    #[test]
+    fn paired_windows_bound_a_difference_their_own_spreads_cannot() {
+        let e = |k: usize| ((k * 37 % 64) as f64 - 31.5) / 8.0;
+        let a: Vec<[f64; 2]> = (0..64).map(|k| [10.0 + e(k), 0.0]).collect();
+        let b: Vec<[f64; 2]> = (0..64).map(|k| [9.5 + e(k), 1.0]).collect();
+        let pa = Paired {
+            windows: &a,
+            least: 4096,
+            finished: false,
+        };
+        let pb = Paired {
+            windows: &b,
+            least: 8192,
+            finished: false,
+        };
+        let [bill, failed] = paired(&pa, &pb).unwrap();
+        let sigma = {
+            let m = a.iter().map(|x| x[0]).sum::<f64>() / 64.0;
+            (a.iter().map(|x| (x[0] - m).powi(2)).sum::<f64>() / 63.0).sqrt()
+        };
+        let half = 4.5 * sigma / 4096f64.sqrt();
+        assert!((bill[0] - (0.5 - half)).abs() < 1e-12, "{bill:?}");
+        assert!((bill[1] - (0.5 + half)).abs() < 1e-12, "{bill:?}");
+        assert!((half - 0.1636).abs() < 1e-4, "{half}");
+        // the failed requests never vary: only the unpaired share could move them, and it is 0
+        assert_eq!(failed, [-1.0, -1.0]);
+        // two finished rules: their figures' exact difference, whatever their lengths
+        let fa = Paired {
+            windows: &a[..32],
+            least: 32,
+            finished: true,
+        };
+        let fb = Paired {
+            windows: &b,
+            least: 64,
+            finished: true,
+        };
+        let mean = |w: &[[f64; 2]]| w.iter().map(|x| x[0]).sum::<f64>() / w.len() as f64;
+        let exact = mean(&a[..32]) - mean(&b);
+        assert_eq!(paired(&fa, &fb).unwrap()[0], [exact, exact]);
+        // 8 windows that agree on a difference show no spread: no bound yet (a rare event)
+        let c: Vec<[f64; 2]> = a[..8].iter().map(|x| [x[0] - 1.0, x[1]]).collect();
+        let few = |w| Paired {
+            windows: w,
+            least: 32,
+            finished: false,
+        };
+        assert_eq!(paired(&few(&a[..8]), &few(&c)), None);
+    }
 
     /// The ranks of the shipped screen: S = 4,000 of N = 20,000 (200 latencies above the
     /// p99's bin allowed). hi: m screen latencies above with m + 16,000·p⁺ + 4.5√(16,000·p⁺) +

@@ -16,7 +16,7 @@ use crate::sim::{
     expected::{Rule, Simulated},
 };
 use crate::tune::Point;
-use crate::tune::screen::{self, Bounds};
+use crate::tune::screen::{self, Bounds, Diff, Paired};
 
 /// Student's t over the normal's 4.5 at the same two-sided coverage (6.8·10⁻⁶) for the first
 /// screen's [`SCREEN_WINDOWS`] − 1 = 7 degrees of freedom: t₇ = 11.9. Its precision, a 4.5
@@ -66,10 +66,13 @@ pub(super) fn screen_rounds(
             .iter()
             .map(|w| (w.point.clone(), bounds(w)))
             .collect();
-        let kept: BTreeSet<(usize, Pattern)> = screen::survivors(&bounded, &ctx.goals)
-            .into_iter()
-            .map(|k| (weighed[k].combo, weighed[k].point.pattern))
-            .collect();
+        let kept: BTreeSet<(usize, Pattern)> = {
+            let diff = differences(priced, &weighed, &bounded, ctx);
+            screen::survivors_with(&bounded, &ctx.goals, &diff)
+                .into_iter()
+                .map(|k| (weighed[k].combo, weighed[k].point.pattern))
+                .collect()
+        };
         let mut step: Vec<(usize, Pattern, Rule, Option<Simulated>)> = Vec::new();
         for &(i, pattern) in &kept {
             if let Some(r) = priced[i]
@@ -103,6 +106,70 @@ pub(super) fn screen_rounds(
         }
     }
     Ok(alive.unwrap_or_default())
+}
+
+/// The bounds on two weighed candidates' differences ([`screen::survivors_with`]): each one's
+/// own bounds, their p99s equal where they are timed on the same settings and pattern, and
+/// where both incidents are screened their windows paired ([`screen::paired`], common random
+/// numbers) and weighed into the year as [`crate::tune::frontier::weigh`] does: with N the
+/// year's requests, r incidents of n requests, k = 1000·r/N,
+/// Δcost = Δsteady·(1 − r·n/N) + k·Δbill and Δavailability = −((N − r·n)·Δf + r·Δfailed)/N
+/// (f the steady failed share per request).
+fn differences<'a>(
+    priced: &'a [Priced],
+    weighed: &'a [Weighed],
+    bounded: &'a [(Point, Bounds)],
+    ctx: &'a Ctx,
+) -> impl Fn(usize, usize) -> Diff + 'a {
+    let keys: Vec<(LatencyKey, Pattern)> = weighed
+        .iter()
+        .map(|w| (latency_key(&priced[w.combo]), w.point.pattern))
+        .collect();
+    let series: Vec<Option<Paired<'a>>> = weighed
+        .iter()
+        .map(|w| {
+            w.screened?;
+            let (_, rule) = priced[w.combo]
+                .rules
+                .iter()
+                .find(|r| r.0 == w.point.pattern)?;
+            Some(Paired {
+                windows: rule.per_window(),
+                least: rule.least_windows(),
+                finished: rule.finished.is_some(),
+            })
+        })
+        .collect();
+    move |a: usize, b: usize| {
+        let same_p99 = keys[a] == keys[b];
+        let own = Diff::of_bounds(&bounded[a].1, &bounded[b].1, same_p99);
+        let (Some(sa), Some(sb)) = (&series[a], &series[b]) else {
+            return own;
+        };
+        let Some([bill, failed]) = screen::paired(sa, sb) else {
+            return own;
+        };
+        let (ra, rb) = (&weighed[a].point.raw, &weighed[b].point.raw);
+        let year = 12.0 * ctx.usage.requests_per_month * ra.traffic_share;
+        let r = ctx.usage.incidents_per_year;
+        let n = ra.incident.as_ref().map_or(0.0, |i| i.requests);
+        if year <= 0.0 || ra.traffic_share != rb.traffic_share {
+            return own;
+        }
+        let k = 1000.0 * r / year;
+        let steady = (ra.steady_cost_per_1k_usd - rb.steady_cost_per_1k_usd) * (1.0 - r * n / year);
+        let df = (ra.steady_failed_per_1k - rb.steady_failed_per_1k) / 1000.0;
+        let steady_failed = (year - r * n).max(0.0) * df;
+        let paired = Diff {
+            cost: [steady + k * bill[0], steady + k * bill[1]],
+            availability: [
+                -(steady_failed + r * failed[1]) / year,
+                -(steady_failed + r * failed[0]) / year,
+            ],
+            same_p99,
+        };
+        own.within(paired)
+    }
 }
 
 /// `p`'s screened row of `pattern` from `figures`, `rule`'s so far (or `compare`'s, which are
@@ -208,6 +275,10 @@ fn bounds(w: &Weighed) -> Bounds {
         let avail = ((1.0 - p.availability) * failed / i.failed_requests.max(1.0)).max(1e-12);
         b.cost = [p.cost_per_1k_usd - cost, p.cost_per_1k_usd + cost];
         b.availability = [p.availability + avail, p.availability - avail];
+        // the final precision is the rule's 1% or, stopped by its budget, at most today's
+        let final_precision = i.precision.map_or(f64::INFINITY, |r| r.max(0.01));
+        b.tie = 1e-9 * (p.cost_per_1k_usd.abs() + cost)
+            + final_precision * (p.incident_bill_per_1k_usd.abs() + cost);
     }
     b
 }

@@ -81,9 +81,6 @@
 //! primary leg's answer keeps the primary's cache; the second leg stays warm throughout (its
 //! cache expiring while its provider is down is not modelled, as in the analytic engine).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::model::cost::{Request, warm_state};
 use crate::model::policy::{self, ErrorClass, WarmPolicy};
 use crate::model::{Chain, FailureMode, Incident, Pattern};
@@ -101,7 +98,9 @@ use crate::sim::{McOptions, ordered};
 mod hedge;
 mod quota;
 mod refusal;
+mod sched;
 use hedge::LegEnd;
+use sched::{SCRATCH, Sched, Scratch};
 
 /// A request in flight.
 #[derive(Debug, Clone, Copy, Default)]
@@ -219,86 +218,6 @@ struct Window<'a> {
     /// over a fallback that cannot serve it, counted as the closed forms count
     /// ([`crate::model::policy::PolicyOutcome::refused_hits`]).
     passes_refusal: Vec<bool>,
-}
-
-/// The event queue: (time bits, sequence, kind, payload), earliest first; at equal times a
-/// failure is recorded before a step. Times are non-negative, so their bits order like them.
-type Event = (u64, u64, u8, u32);
-type Queue = BinaryHeap<Reverse<Event>>;
-
-/// The events in time order: the window's arrivals, pushed first and in ascending order, wait
-/// in `arrivals` (already sorted), every later event in the heap `queue`; [`Sched::pop`] takes
-/// the earlier of the two fronts. Every event's key is unique (its sequence number), so the
-/// order is exactly one heap's, with a heap of the requests in flight rather than of the
-/// window's every arrival.
-struct Sched {
-    queue: Queue,
-    arrivals: Vec<Event>,
-    next_arrival: usize,
-    seq: u64,
-}
-
-impl Sched {
-    /// An empty schedule for `arrivals` arrivals, on the buffers of `scratch` (emptied).
-    fn reusing(arrivals: usize, scratch: &mut Scratch) -> Sched {
-        let mut queue = std::mem::take(&mut scratch.queue);
-        queue.clear();
-        let mut list = std::mem::take(&mut scratch.arrivals);
-        list.clear();
-        list.reserve(arrivals);
-        Sched {
-            queue: BinaryHeap::from(queue),
-            arrivals: list,
-            next_arrival: 0,
-            seq: 0,
-        }
-    }
-
-    fn push(&mut self, t: f64, kind: u8, payload: u32) {
-        self.seq += 1;
-        self.queue
-            .push(Reverse((t.max(0.0).to_bits(), self.seq, kind, payload)));
-    }
-
-    /// An arrival, before any event is popped: kept in `arrivals` while they come in
-    /// ascending order (as [`Arrivals`] draws them), else in the heap.
-    fn push_arrival(&mut self, t: f64, kind: u8, payload: u32) {
-        self.seq += 1;
-        let e = (t.max(0.0).to_bits(), self.seq, kind, payload);
-        if self.next_arrival == 0 && self.arrivals.last().is_none_or(|l| *l < e) {
-            self.arrivals.push(e);
-        } else {
-            self.queue.push(Reverse(e));
-        }
-    }
-
-    /// The earliest event, removed.
-    fn pop(&mut self) -> Option<Event> {
-        match (self.arrivals.get(self.next_arrival), self.queue.peek()) {
-            (Some(a), Some(Reverse(q))) if q < a => self.queue.pop().map(|Reverse(e)| e),
-            (Some(&a), _) => {
-                self.next_arrival += 1;
-                Some(a)
-            }
-            (None, _) => self.queue.pop().map(|Reverse(e)| e),
-        }
-    }
-}
-
-/// The buffers a window's run fills, kept on each thread between its windows: a window of
-/// 10,000 requests allocates about a megabyte, and the allocator handing that back to the
-/// system after every window (and the pages faulted in again) cost a quarter of the
-/// simulation's time. Contents never carry over: every run empties and refills them.
-#[derive(Default)]
-struct Scratch {
-    flights: Vec<Flight>,
-    caches: Vec<Cache>,
-    arrivals: Vec<Event>,
-    queue: Vec<Reverse<Event>>,
-}
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }
 
 /// The mutable state of one window's run, which every step of a request changes: the
@@ -859,6 +778,12 @@ pub struct PolicyIncidentMc {
     pub every_opens: std::collections::BTreeMap<u64, u64>,
     /// Whether the windows followed an incident timeline (not the shorthand).
     pub timeline: bool,
+    /// Per window, in window order: its bill (USD, `base.figures.total_usd`'s terms) and its
+    /// failed requests. Every simulation of the same seed and stream draws window k from the
+    /// same generator, so two candidates' k-th windows pair up (common random numbers):
+    /// `fallcost tune` bounds their difference by the pairs' spread
+    /// ([`crate::tune::screen::Paired`]).
+    pub per_window: Vec<[f64; 2]>,
 }
 
 impl PolicyIncidentMc {
@@ -946,6 +871,7 @@ impl<'a> Resumable<'a> {
             },
             every_opens: Default::default(),
             timeline: incident.timeline.is_some(),
+            per_window: Vec::new(),
         };
         Some(Resumable {
             window,
@@ -993,12 +919,13 @@ impl PolicyIncidentMc {
     /// One window's `run` of `n` requests added; off a timeline its fail-back (USD, writes)
     /// is the shorthand's `failback`.
     fn add_run(&mut self, run: &Run, n: u64, failback: (f64, f64)) {
-        if self.timeline {
+        let pair = if self.timeline {
             self.base
-                .add_run(&run.base, run.failback, run.failback_writes);
+                .add_run(&run.base, run.failback, run.failback_writes)
         } else {
-            self.base.add_run(&run.base, failback.0, failback.1);
-        }
+            self.base.add_run(&run.base, failback.0, failback.1)
+        };
+        self.per_window.push(pair);
         self.dead_time_mean
             .add(if n > 0 { run.dead_time / n as f64 } else { 0.0 });
         self.dead_attempts.add(run.dead_attempts);
@@ -1152,51 +1079,6 @@ fn timeline_clock(
 pub(crate) mod tests {
     use super::*;
 
-    /// The arrivals' sorted list and the heap pop in exactly one heap's order: arrivals in
-    /// ascending order (one out of order among them), events pushed while popping, ties in
-    /// time broken by the sequence. The schedule is built on buffers a previous window left
-    /// events in: none of them comes out.
-    #[test]
-    fn sched_pops_in_one_heaps_order() {
-        let mut scratch = Scratch {
-            arrivals: vec![(0, 0, STEP, 99); 3],
-            queue: vec![Reverse((0, 0, RECORD, 98)); 2],
-            ..Scratch::default()
-        };
-        let mut sched = Sched::reusing(8, &mut scratch);
-        let mut heap: Queue = BinaryHeap::new();
-        let mut seq = 0;
-        let mut both = |sched: &mut Sched, heap: &mut Queue, t: f64, arrival: bool| {
-            seq += 1;
-            heap.push(Reverse((t.to_bits(), seq, STEP, seq as u32)));
-            if arrival {
-                sched.push_arrival(t, STEP, seq as u32);
-            } else {
-                sched.push(t, STEP, seq as u32);
-            }
-        };
-        for t in [0.5, 1.0, 1.0, 0.25, 3.0, 7.5] {
-            both(&mut sched, &mut heap, t, true);
-        }
-        let mut order = Vec::new();
-        let mut want = Vec::new();
-        let mut k = 0;
-        while let Some(e) = sched.pop() {
-            let Reverse(w) = heap.pop().expect("as many");
-            order.push(e);
-            want.push(w);
-            // the first six schedule one more each, some before the next arrival
-            if k < 6 {
-                let t = f64::from_bits(e.0) + [0.1, 0.0, 5.0][k % 3];
-                both(&mut sched, &mut heap, t, false);
-            }
-            k += 1;
-        }
-        assert!(heap.is_empty());
-        assert_eq!(order.len(), 12);
-        assert_eq!(order, want);
-        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
-    }
     use crate::model::Link;
     use crate::model::cost::tests::{july, req, set_failure_rates, set_trip_rates};
     use crate::model::incident::{breaker_bound, evaluate};

@@ -387,9 +387,11 @@ impl IncidentSums {
 
     /// Add one simulated window's totals (USD and counts); the fail-back figures are the same
     /// in every window.
-    pub(super) fn add_run(&mut self, run: &Run, failback: f64, failback_writes: f64) {
-        self.figures
-            .add(&run.bill((self.normal, self.requests), failback, failback_writes));
+    /// One window's `run` added; returns its bill (USD) and failed requests.
+    pub(super) fn add_run(&mut self, run: &Run, failback: f64, failback_writes: f64) -> [f64; 2] {
+        let bill = run.bill((self.normal, self.requests), failback, failback_writes);
+        self.figures.add(&bill);
+        [bill.total_usd, bill.failed_requests]
     }
 }
 
@@ -484,7 +486,9 @@ pub fn simulate(
     ordered(
         opts.runs,
         |r| window.run(&mut chunk_rng(opts.seed, stream, r)),
-        |run| out.add_run(&run, failback, failback_writes),
+        |run| {
+            out.add_run(&run, failback, failback_writes);
+        },
         tick,
     );
     Some(out)
