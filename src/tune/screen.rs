@@ -301,8 +301,21 @@ pub fn survivors_with(
         .map(|(p, b)| violations(&at_side(p, b, 1), goals).is_empty())
         .collect();
     let parts: Vec<u32> = points.iter().map(|(p, _)| moving_parts(p)).collect();
-    // the widest tie tolerance: a point tied with the cheapest may win by moving parts
-    let tie = points.iter().map(|(_, b)| b.tie).fold(0.0, f64::max);
+    // The widest tie tolerance of a point that may be the cheapest feasible one once the
+    // recommendation or the runner-up is taken out (its optimistic cost at most the second
+    // lowest pessimistic cost of the surely feasible): a point tied with it may win by moving
+    // parts. A point surely infeasible or surely dearer is no such point.
+    let mut sure_costs: Vec<f64> = (0..points.len())
+        .filter(|&i| sure[i])
+        .map(|i| points[i].1.cost[1])
+        .collect();
+    sure_costs.sort_by(f64::total_cmp);
+    sure_costs.dedup();
+    let second = sure_costs.get(1).copied().unwrap_or(f64::INFINITY);
+    let tie = (0..points.len())
+        .filter(|&i| maybe[i] && points[i].1.cost[0] <= second)
+        .map(|i| points[i].1.tie)
+        .fold(0.0, f64::max);
     (0..points.len())
         .filter(|&j| {
             let bj = &points[j].1;
