@@ -61,14 +61,34 @@ fn usage() -> Usage {
     }
 }
 
+/// The breaker settings of the space: none, or (threshold, cooldown) with the one cooldown.
+type Breakers<'a> = &'a [Option<(&'a str, &'a str)>];
+
+/// The usual space's breakers: none, or opening after 2 failures for 30 s.
+const ONE_BREAKER: Breakers<'static> = &[None, Some(("2", "30"))];
+
 fn ask() -> Ask {
+    ask_with(ONE_BREAKER)
+}
+
+fn ask_with(breakers: Breakers) -> Ask {
+    let thresholds: Vec<&str> = breakers
+        .iter()
+        .map(|b| b.map_or("none", |(k, _)| k))
+        .collect();
+    let cooldown = breakers
+        .iter()
+        .flatten()
+        .map(|b| b.1)
+        .next()
+        .unwrap_or("30");
     Ask {
         space_file: Some((
             vec![
                 dim("policy.timeout_s", &["5", "20"]),
                 dim("policy.retries", &["0", "1"]),
-                dim("policy.breaker.threshold", &["none", "2"]),
-                dim("policy.breaker.cooldown_s", &["30"]),
+                dim("policy.breaker.threshold", &thresholds),
+                dim("policy.breaker.cooldown_s", &[cooldown]),
                 dim("policy.hedge_delay_s", &["none", "3"]),
             ],
             false,
@@ -164,11 +184,15 @@ fn brute(overrides: &[(String, String)], set: &[(String, String)]) -> Vec<Point>
 }
 
 /// Every point of the space on the scenario with `overrides`, in the order tune tries them.
-fn every_point(overrides: &[(String, String)], timeouts: &[&str]) -> Vec<Point> {
+fn every_point(
+    overrides: &[(String, String)],
+    timeouts: &[&str],
+    breakers: Breakers,
+) -> Vec<Point> {
     let mut all = Vec::new();
     for &t in timeouts {
         for r in ["0", "1"] {
-            for b in [None, Some(("2", "30"))] {
+            for &b in breakers {
                 for h in ["none", "3"] {
                     if h == "3" && t.parse::<f64>().unwrap() <= 3.0 {
                         continue;
@@ -211,6 +235,21 @@ fn the_frontier_is_the_non_dominated_set_and_the_recommendation_the_cheapest_fea
     assert_eq!(c.inert_breakers, 0);
 }
 
+/// Three breaker settings (none, 2 or 5 failures for 30 s): the screen pairs the breaker
+/// candidates' windows (the same seed for every candidate) and two with the same latency
+/// settings have the same p99, and the frontier and the recommendation are still the brute
+/// force's, every figure equal.
+#[test]
+fn pairing_breaker_settings_on_the_same_windows_keeps_the_brute_forces_frontier() {
+    let c = against_brute_force_with(
+        &[],
+        &["5", "20"],
+        &[None, Some(("2", "30")), Some(("5", "30"))],
+    );
+    // 16 of the 24 combinations have a breaker: their 48 candidates are screened
+    assert_eq!(c.screened, 48);
+}
+
 /// The same space on a fast outage with no steady failures or trips: every breaker is inert
 /// (it refuses only attempts that fail fast and bill nothing), so its 12 candidates are priced by the
 /// analytic engine without it, never screened, and a point's figures are still exactly what
@@ -238,8 +277,18 @@ fn against_brute_force(
     overrides: &[(String, String)],
     timeouts: &[&str],
 ) -> fallcost::tune::ChainTune {
-    let all = every_point(overrides, timeouts);
-    assert_eq!(all.len(), 24 * timeouts.len());
+    against_brute_force_with(overrides, timeouts, ONE_BREAKER)
+}
+
+/// [`against_brute_force`] over the breaker settings `breakers`.
+fn against_brute_force_with(
+    overrides: &[(String, String)],
+    timeouts: &[&str],
+    breakers: Breakers,
+) -> fallcost::tune::ChainTune {
+    let all = every_point(overrides, timeouts, breakers);
+    let b = breakers.len();
+    assert_eq!(all.len(), 12 * b * timeouts.len());
     // the non-dominated set, by definition (O(n²)); of equal points the first tried stands
     let dominated = |p: &Point| {
         all.iter().any(|q| {
@@ -255,10 +304,10 @@ fn against_brute_force(
     }
     let mut src = source();
     src.overrides = overrides.to_vec();
-    let tune = run(&src, &ask()).unwrap();
+    let tune = run(&src, &ask_with(breakers)).unwrap();
     let c = &tune.chains[0];
-    assert_eq!(c.combinations, 8 * timeouts.len());
-    assert_eq!(c.candidates, 24 * timeouts.len());
+    assert_eq!(c.combinations, 4 * b * timeouts.len());
+    assert_eq!(c.candidates, 12 * b * timeouts.len());
     let mut got: Vec<_> = c.frontier.iter().map(key).collect();
     let mut expect: Vec<_> = want.iter().map(|p| key(p)).collect();
     got.sort();
