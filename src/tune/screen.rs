@@ -196,8 +196,9 @@ pub const FEW_WINDOWS_T: f64 = 2.64;
 /// Bounds on the difference of two candidates' final figures, `a` minus `b`, per window:
 /// `[[bill lo, bill hi], [failed lo, failed hi]]`, from their windows paired (common random
 /// numbers: window k of every candidate draws from the same generator, so what the two share
-/// cancels in the difference); `None` where the pairs bound nothing (fewer than 2, or a
-/// spread of 0 from fewer than [`crate::sim::expected::MIN_WINDOWS`] windows).
+/// cancels in the difference); `None` from fewer than 2 paired windows, and a figure unbounded
+/// where its differences show no spread over fewer than [`crate::sim::expected::MIN_WINDOWS`]
+/// windows.
 ///
 /// With d̄ and s the mean and spread of the first w paired differences, the final figures
 /// are means over W_a and W_b windows of which W' = min(W_a, W_b) are paired: their
@@ -242,7 +243,9 @@ pub fn paired(a: &Paired, b: &Paired) -> Option<[[f64; 2]; 2]> {
     for (k, slot) in out.iter_mut().enumerate() {
         let (d, s) = spread(&mut (0..w).map(|t| a.windows[t][k] - b.windows[t][k]));
         if s == 0.0 && few {
-            return None;
+            // a rare event the few windows have not shown may yet move this figure
+            *slot = [f64::NEG_INFINITY, f64::INFINITY];
+            continue;
         }
         let (_, sa) = spread(&mut a.windows.iter().map(|x| x[k]));
         let (_, sb) = spread(&mut b.windows.iter().map(|x| x[k]));
@@ -517,14 +520,27 @@ mod tests {
         let mean = |w: &[[f64; 2]]| w.iter().map(|x| x[0]).sum::<f64>() / w.len() as f64;
         let exact = mean(&a[..32]) - mean(&b);
         assert_eq!(paired(&fa, &fb).unwrap()[0], [exact, exact]);
-        // 8 windows that agree on a difference show no spread: no bound yet (a rare event)
+        // 8 windows that agree on a difference show no spread: no bound yet (a rare event);
+        // where the bills' differences vary (0.5 and 0.25 in turn), they are bounded
         let c: Vec<[f64; 2]> = a[..8].iter().map(|x| [x[0] - 1.0, x[1]]).collect();
+        let d: Vec<[f64; 2]> = a[..8]
+            .iter()
+            .enumerate()
+            .map(|(k, x)| [x[0] - 0.5 + 0.25 * (k % 2) as f64, x[1]])
+            .collect();
         let few = |w| Paired {
             windows: w,
             least: 32,
             finished: false,
         };
-        assert_eq!(paired(&few(&a[..8]), &few(&c)), None);
+        let unbounded = [f64::NEG_INFINITY, f64::INFINITY];
+        assert_eq!(paired(&few(&a[..8]), &few(&c)), Some([unbounded; 2]));
+        let [bill, failed] = paired(&few(&a[..8]), &few(&d)).unwrap();
+        assert_eq!(failed, unbounded);
+        assert!(
+            bill[0] < 0.375 && 0.375 < bill[1] && bill[1].is_finite(),
+            "{bill:?}"
+        );
     }
 
     /// The ranks of the shipped screen: S = 4,000 of N = 20,000 (200 latencies above the
