@@ -127,6 +127,14 @@ impl Sum {
         }
     }
 
+    /// The sample standard deviation, √(M₂ / (n − 1)) (0 below 2 samples).
+    pub fn std_dev(&self) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        (self.m2 / (self.n as f64 - 1.0)).sqrt()
+    }
+
     /// The standard error of the mean, √(s² / n) with the unbiased sample variance s².
     pub fn std_error(&self) -> f64 {
         if self.n < 2 {

@@ -22,6 +22,7 @@
 //! its 4.5-standard-error bounds; `tests/tune.rs` checks the frontier against brute force.
 
 use crate::sim::histogram::Histogram;
+use crate::sim::stats::Sum;
 
 use super::frontier::{moving_parts, violations};
 use super::{Goals, Point};
@@ -182,6 +183,34 @@ pub struct Paired<'a> {
     pub least: u64,
     /// Whether its rule has finished: `windows` are all its final figures rest on.
     pub finished: bool,
+    /// Per figure, the mean of `windows` and their spread (sample standard deviation):
+    /// computed once here, read by every pair the candidate is in.
+    mean: [f64; 2],
+    spread: [f64; 2],
+}
+
+impl<'a> Paired<'a> {
+    /// A candidate's `windows`, the `least` windows its figures will rest on, and whether its
+    /// rule has `finished`.
+    pub fn new(windows: &'a [[f64; 2]], least: u64, finished: bool) -> Paired<'a> {
+        let n = windows.len() as f64;
+        let mean = [0, 1].map(|k| windows.iter().map(|x| x[k]).sum::<f64>() / n);
+        let spread = [0, 1].map(|k| sum_of(windows.iter().map(|x| x[k])).std_dev());
+        Paired {
+            windows,
+            least,
+            finished,
+            mean,
+            spread,
+        }
+    }
+}
+
+/// The running statistics of `x`.
+fn sum_of(x: impl Iterator<Item = f64>) -> Sum {
+    let mut s = Sum::default();
+    x.for_each(|v| s.add(v));
+    s
 }
 
 /// The most windows of two candidates [`paired`] reads: a bound from fewer windows is still a
@@ -208,9 +237,8 @@ pub const FEW_WINDOWS_T: f64 = 2.64;
 /// Z·σ/√W₀ (σ the longer one's own spread, W₀ ≤ W' the least windows either rests on). Two
 /// finished rules: the exact difference of their figures.
 pub fn paired(a: &Paired, b: &Paired) -> Option<[[f64; 2]; 2]> {
-    let mean = |w: &[[f64; 2]], k: usize| w.iter().map(|x| x[k]).sum::<f64>() / w.len() as f64;
     if a.finished && b.finished && !a.windows.is_empty() && !b.windows.is_empty() {
-        let d = [0, 1].map(|k| mean(a.windows, k) - mean(b.windows, k));
+        let d = [0, 1].map(|k| a.mean[k] - b.mean[k]);
         return Some(d.map(|d| [d, d]));
     }
     let w = a.windows.len().min(b.windows.len()).min(PAIR_WINDOWS);
@@ -219,16 +247,6 @@ pub fn paired(a: &Paired, b: &Paired) -> Option<[[f64; 2]; 2]> {
     }
     let few = (w as u64) < crate::sim::expected::MIN_WINDOWS;
     let z = if few { Z * FEW_WINDOWS_T } else { Z };
-    let spread = |x: &mut dyn Iterator<Item = f64>| -> (f64, f64) {
-        let (mut n, mut m, mut q) = (0.0, 0.0, 0.0);
-        for v in x {
-            n += 1.0;
-            let d = v - m;
-            m += d / n;
-            q += d * (v - m);
-        }
-        (m, if n > 1.0 { (q / (n - 1.0)).sqrt() } else { 0.0 })
-    };
     // W' where it is known: one finished no later than the other's least windows
     let (la, lb) = (a.windows.len() as u64, b.windows.len() as u64);
     let known = if a.finished && la <= b.least {
@@ -241,14 +259,14 @@ pub fn paired(a: &Paired, b: &Paired) -> Option<[[f64; 2]; 2]> {
     let least = a.least.min(b.least).max(w as u64) as f64;
     let mut out = [[0.0; 2]; 2];
     for (k, slot) in out.iter_mut().enumerate() {
-        let (d, s) = spread(&mut (0..w).map(|t| a.windows[t][k] - b.windows[t][k]));
+        let diffs = sum_of((0..w).map(|t| a.windows[t][k] - b.windows[t][k]));
+        let (d, s) = (diffs.mean(), diffs.std_dev());
         if s == 0.0 && few {
             // a rare event the few windows have not shown may yet move this figure
             *slot = [f64::NEG_INFINITY, f64::INFINITY];
             continue;
         }
-        let (_, sa) = spread(&mut a.windows.iter().map(|x| x[k]));
-        let (_, sb) = spread(&mut b.windows.iter().map(|x| x[k]));
+        let (sa, sb) = (a.spread[k], b.spread[k]);
         let (pair, tail) = match known {
             Some((wp, a_longer, b_longer)) => {
                 let pair = (1.0 / w as f64 - 1.0 / wp as f64).max(0.0).sqrt();
@@ -485,16 +503,8 @@ mod tests {
         let e = |k: usize| ((k * 37 % 64) as f64 - 31.5) / 8.0;
         let a: Vec<[f64; 2]> = (0..64).map(|k| [10.0 + e(k), 0.0]).collect();
         let b: Vec<[f64; 2]> = (0..64).map(|k| [9.5 + e(k), 1.0]).collect();
-        let pa = Paired {
-            windows: &a,
-            least: 4096,
-            finished: false,
-        };
-        let pb = Paired {
-            windows: &b,
-            least: 8192,
-            finished: false,
-        };
+        let pa = Paired::new(&a, 4096, false);
+        let pb = Paired::new(&b, 8192, false);
         let [bill, failed] = paired(&pa, &pb).unwrap();
         let sigma = {
             let m = a.iter().map(|x| x[0]).sum::<f64>() / 64.0;
@@ -507,16 +517,8 @@ mod tests {
         // the failed requests never vary: only the unpaired share could move them, and it is 0
         assert_eq!(failed, [-1.0, -1.0]);
         // two finished rules: their figures' exact difference, whatever their lengths
-        let fa = Paired {
-            windows: &a[..32],
-            least: 32,
-            finished: true,
-        };
-        let fb = Paired {
-            windows: &b,
-            least: 64,
-            finished: true,
-        };
+        let fa = Paired::new(&a[..32], 32, true);
+        let fb = Paired::new(&b, 64, true);
         let mean = |w: &[[f64; 2]]| w.iter().map(|x| x[0]).sum::<f64>() / w.len() as f64;
         let exact = mean(&a[..32]) - mean(&b);
         assert_eq!(paired(&fa, &fb).unwrap()[0], [exact, exact]);
@@ -528,11 +530,7 @@ mod tests {
             .enumerate()
             .map(|(k, x)| [x[0] - 0.5 + 0.25 * (k % 2) as f64, x[1]])
             .collect();
-        let few = |w| Paired {
-            windows: w,
-            least: 32,
-            finished: false,
-        };
+        let few = |w| Paired::new(w, 32, false);
         let unbounded = [f64::NEG_INFINITY, f64::INFINITY];
         assert_eq!(paired(&few(&a[..8]), &few(&c)), Some([unbounded; 2]));
         let [bill, failed] = paired(&few(&a[..8]), &few(&d)).unwrap();

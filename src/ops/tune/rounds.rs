@@ -133,11 +133,11 @@ fn differences<'a>(
                 .rules
                 .iter()
                 .find(|r| r.0 == w.point.pattern)?;
-            Some(Paired {
-                windows: rule.per_window(),
-                least: rule.least_windows(),
-                finished: rule.finished.is_some(),
-            })
+            Some(Paired::new(
+                rule.per_window(),
+                rule.least_windows(),
+                rule.finished.is_some(),
+            ))
         })
         .collect();
     move |a: usize, b: usize| {
