@@ -252,23 +252,35 @@ fn blend_incident(
             .iter()
             .filter_map(|r| r.simulated_precision)
             .reduce(f64::max),
+        simulated_counts_precision: rows
+            .iter()
+            .filter_map(|r| r.simulated_counts_precision)
+            .reduce(f64::max),
         mc: None,
     }
 }
 
+/// How a simulated incident row was computed: the windows, the bill's precision and the
+/// counts' ([`sim::expected::Simulated`]'s `windows`, `precision`, `counts_precision`).
+pub type SimulatedBy = (u64, f64, f64);
+
 /// The incident figures of `pattern` on `chain`: the analytic engine's closed forms, or where
 /// they have none ([`incident::no_closed_form`]: a circuit breaker, retries in sparse traffic)
 /// the incident simulator's fixed-seed figures ([`sim::expected`]) and the windows and
-/// precision they took.
+/// precisions (the bill's, the counts') they took.
 pub fn incident_figures(
     req: &crate::model::cost::Request,
     chain: &crate::model::Chain,
     inc: &crate::model::Incident,
     pattern: Pattern,
-) -> Option<(incident::IncidentOutcome, Option<(u64, f64)>)> {
+) -> Option<(incident::IncidentOutcome, Option<SimulatedBy>)> {
     if incident::no_closed_form(chain, inc).is_some() {
-        sim::expected::expected(req, chain, inc, pattern)
-            .map(|s| (s.outcome, Some((s.windows, s.precision))))
+        sim::expected::expected(req, chain, inc, pattern).map(|s| {
+            (
+                s.outcome,
+                Some((s.windows, s.precision, s.counts_precision)),
+            )
+        })
     } else {
         incident::evaluate(req, chain, inc, pattern).map(|o| (o, None))
     }
@@ -365,12 +377,12 @@ fn steady_row(
 }
 
 /// One incident row of `chain` under `pattern`: its outcome `o`, simulated (`sim`: windows and
-/// precision) when no closed form prices it.
+/// the bill's and the counts' precision) when no closed form prices it.
 fn incident_row(
     chain: &crate::model::Chain,
     pattern: Pattern,
     o: &incident::IncidentOutcome,
-    sim: Option<(u64, f64)>,
+    sim: Option<SimulatedBy>,
 ) -> IncidentRow {
     IncidentRow {
         chain: chain.name.clone(),
@@ -386,8 +398,9 @@ fn incident_row(
         } else {
             Method::Analytic
         },
-        simulated_windows: sim.map(|(w, _)| w),
-        simulated_precision: sim.map(|(_, p)| round_noise(p)),
+        simulated_windows: sim.map(|(w, _, _)| w),
+        simulated_precision: sim.map(|(_, p, _)| round_noise(p)),
+        simulated_counts_precision: sim.map(|(_, _, c)| round_noise(c)),
         breaker: o.breaker.map(|b| incident::BreakerFigures {
             dead_attempts: round_noise(b.dead_attempts),
             probes: round_noise(b.probes),

@@ -186,9 +186,9 @@ fn chains(report: &Report) -> Value {
 }
 
 /// Give a row of `section` (`steady`, `incident`) every key of its kind: `blended`; on an
-/// incident row `approximate`, `breaker`, `method`, `simulated_windows` and
-/// `simulated_precision` (in every incident row of every document, not only where one is
-/// set); on a steady row `latency_defaults`.
+/// incident row `approximate`, `breaker`, `method`, `simulated_windows`,
+/// `simulated_precision` and `simulated_counts_precision` (in every incident row of every
+/// document, not only where one is set); on a steady row `latency_defaults`.
 fn complete_row(report: &Report, section: &str, m: &mut serde_json::Map<String, Value>) {
     let blended = m.get("chain").and_then(Value::as_str) == Some(BLENDED);
     m.insert("blended".into(), json!(blended));
@@ -202,6 +202,7 @@ fn complete_row(report: &Report, section: &str, m: &mut serde_json::Map<String, 
         m.entry("method").or_insert(json!("analytic"));
         m.entry("simulated_windows").or_insert(Value::Null);
         m.entry("simulated_precision").or_insert(Value::Null);
+        m.entry("simulated_counts_precision").or_insert(Value::Null);
     } else {
         m.entry("latency_defaults").or_insert(json!([]));
     }

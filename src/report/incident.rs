@@ -27,11 +27,17 @@ pub struct IncidentRow {
     /// With `method` simulated: the windows simulated (a blended row: the most of its chains').
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simulated_windows: Option<u64>,
-    /// With `method` simulated: the largest relative half-width, at 4.5 standard errors, of the
-    /// row's total, window, wasted attempts, attempts on the dead provider and dead time (a
-    /// fraction: 0.01 is 1%); a blended row: the largest of its chains'.
+    /// With `method` simulated: the larger relative half-width, at 4.5 standard errors, of the
+    /// row's total and window (a fraction: 0.01 is 1%; the stopping rule holds it to 1%,
+    /// [`crate::sim::expected`]); a blended row: the largest of its chains'.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simulated_precision: Option<f64>,
+    /// With `method` simulated: the largest relative half-width, at 4.5 standard errors, of the
+    /// row's wasted attempts, attempts on the dead provider and dead time (a fraction; not held
+    /// to 1%: [`crate::sim::expected::Simulated::counts_precision`]); a blended row: the
+    /// largest of its chains'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_counts_precision: Option<f64>,
     /// With a circuit breaker: attempts on the dead provider, half-open probes and the
     /// seconds its breaker was open (in the open state: `cooldown_s` per opening, within the
     /// window), simulated as the rest of the row.

@@ -96,7 +96,8 @@ pub struct RawIncident {
     /// simulator, as `compare` prints it) or `screened` (the search's quick screen, never in a
     /// printed point).
     pub method: &'static str,
-    /// With a simulated method: the relative 4.5-standard-error bound of the headline figures.
+    /// With a simulated method: the relative 4.5-standard-error bound of the window's bill
+    /// (`compare`'s `simulated_precision`).
     pub precision: Option<f64>,
     /// With the `screened` method: the window bill's own relative 4.5-standard-error bound
     /// ([`crate::sim::expected::Simulated::total_precision`]), which bounds the cost in the
@@ -247,6 +248,9 @@ pub struct IncidentEffect {
     pub failed_requests: f64,
     /// How the row was computed: `analytic` or `simulated`.
     pub method: &'static str,
+    /// Simulated: the relative 4.5-standard-error half-width of the counts and the dead time
+    /// (`compare`'s `simulated_counts_precision`); `None` when exact.
+    pub counts_precision: Option<f64>,
 }
 
 /// The recommendation against the runner-up in paired Monte Carlo batches: each batch runs

@@ -830,8 +830,9 @@ fn chain_subset_of_a_traffic_share_scenario_drops_the_blend() {
         );
         close(
             num(row(&r, "incident", "complex", "sequential"), "total_usd"),
-            // simulated (a breaker): the fixed-seed figure; the MC gives 70.887 ± 0.025
-            70.8596507812,
+            // simulated (a breaker): the fixed-seed figure over 128 windows (its bill within
+            // 0.3%); the MC gives 70.887 ± 0.025
+            70.86714375,
             1e-9,
         );
         let steady = r["steady"].as_array().unwrap();

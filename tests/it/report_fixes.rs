@@ -39,7 +39,7 @@ fn blended_incident_figures_are_marked_sim() {
         let line = blended.lines().find(|l| l.contains(pattern)).unwrap();
         assert!(line.contains("sim "), "{line}");
     }
-    assert!(blended.contains("sim 265.71"), "{blended}");
+    assert!(blended.contains("sim 265.70"), "{blended}");
     let md = ok(&[
         "compare",
         "--scenario",
@@ -51,7 +51,7 @@ fn blended_incident_figures_are_marked_sim() {
         .split("All chains, weighted by traffic share")
         .nth(1)
         .unwrap();
-    assert!(md_blended.contains("sim 265.71"), "{md_blended}");
+    assert!(md_blended.contains("sim 265.70"), "{md_blended}");
 }
 
 /// The complex chain's cost cap skips Astra: the table and the note both name Sol.

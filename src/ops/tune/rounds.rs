@@ -265,8 +265,8 @@ fn bounds(w: &Weighed) -> Bounds {
             .min(1e6)
         };
         let rel = widen(i.precision);
-        // the cost moves with the window's bill alone: its own bound, not the largest of the
-        // headline figures' (a noisy dead time or wasted-attempt count made it 20-45x wider)
+        // the cost moves with the window's total alone: its own bound, not the rule's (the
+        // larger of the total's and the window's)
         let bill = widen(i.total_precision.or(i.precision));
         // the premium moves with the window's whole bill; failures by their own count's noise
         let cost = bill * p.incident_bill_per_1k_usd.abs() + 1e-9 * p.cost_per_1k_usd.abs();

@@ -205,6 +205,7 @@ fn breaker_buys(ctx: &Ctx, p: &Point) -> crate::ops::OpsResult<Option<BreakerBuy
             total_usd: row.analytic.total_usd,
             failed_requests: row.analytic.failed_requests,
             method: row.method.as_str(),
+            counts_precision: row.simulated_counts_precision,
         })
     };
     Ok(effect(&s)

@@ -7,7 +7,8 @@ use crate::report::history::HistoryReport;
 
 /// The JSON document: the [`HistoryReport`] as serialised, each row carrying every key of
 /// `compare`'s incident rows (`blended`, `approximate`, `breaker`, `method`,
-/// `simulated_windows`, `simulated_precision`, present in every row) and counts as integers
+/// `simulated_windows`, `simulated_precision`, `simulated_counts_precision`, present in every
+/// row) and counts as integers
 /// when whole, as `compare` prints them.
 ///
 /// Errors: none in practice (the report is plain data).
@@ -39,6 +40,7 @@ fn row_keys_flat(row: &mut flat::Scratch) {
     row.or_insert("method", b"\"analytic\"");
     row.or_insert("simulated_windows", b"null");
     row.or_insert("simulated_precision", b"null");
+    row.or_insert("simulated_counts_precision", b"null");
 }
 
 /// A total's `blended` key.
@@ -60,6 +62,7 @@ fn row_keys(row: &mut serde_json::Value) {
         m.entry("method").or_insert(json!("analytic"));
         m.entry("simulated_windows").or_insert(Value::Null);
         m.entry("simulated_precision").or_insert(Value::Null);
+        m.entry("simulated_counts_precision").or_insert(Value::Null);
     }
 }
 

@@ -28,10 +28,20 @@ pub(super) fn breaker_notes(
             .as_ref()
             .and_then(|i| crate::model::incident::no_closed_form(chain, &i.for_chain(chain)))
             .unwrap_or(crate::model::incident::NoClosedForm::Breaker);
+        let most = |of: fn(&crate::report::IncidentRow) -> Option<f64>| {
+            report
+                .incident
+                .iter()
+                .filter(|row| row.chain == chain.name)
+                .filter_map(of)
+                .fold(0.0, f64::max)
+        };
         notes.push(format!(
-            "sim: every figure of a row so marked is simulated ({}): the incident simulator's mean over {} windows, fixed seed",
+            "sim: every figure of a row so marked is simulated ({}): the incident simulator's mean over {} windows, fixed seed; USD within {}, the counts and the dead time within {} (4.5 standard errors)",
             why.reason(),
-            group(&windows.to_string())
+            group(&windows.to_string()),
+            percent(most(|r| r.simulated_precision)),
+            percent(most(|r| r.simulated_counts_precision)),
         ));
     }
     if let Some(b) = report
@@ -49,6 +59,19 @@ pub(super) fn breaker_notes(
         ));
     }
     notes
+}
+
+/// A relative half-width as `±0.8%` (two significant digits, at least 0.01%).
+fn percent(x: f64) -> String {
+    let pct = (x * 100.0).max(0.01);
+    let digits = if pct >= 10.0 {
+        0
+    } else if pct >= 1.0 {
+        1
+    } else {
+        2
+    };
+    format!("±{pct:.digits$}%")
 }
 
 /// With a rate-limited link, what its limit refused under sequential (simulated as the row):
