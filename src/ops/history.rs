@@ -604,7 +604,7 @@ fn replay_notes(
         .reduce(f64::max)
     {
         notes.push(format!(
-            "sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed, each window's figures within ±{}% (4.5 standard errors; the largest of its windows); the totals, per-year and years figures add them up",
+            "sim: incident figures simulated (a circuit breaker has no exact closed form): the incident simulator's mean, fixed seed, each window's bill within ±{}% (4.5 standard errors; the largest of its windows; its counts' bound: JSON simulated_counts_precision); the totals, per-year and years figures add them up",
             crate::number::trim(p * 100.0, 2)
         ));
     }

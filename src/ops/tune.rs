@@ -507,6 +507,7 @@ fn raws(report: &Report, scenario: &Scenario) -> Vec<(Pattern, Raw)> {
                     method: i.method.as_str(),
                     precision: i.simulated_precision,
                     total_precision: None,
+                    counts_precision: i.simulated_counts_precision,
                 });
             (
                 s.pattern,
@@ -558,7 +559,10 @@ fn price_of(
             incident: None,
             ..s.clone()
         };
-        let report = compare::analytic(&steady_only);
+        // the chain's own rows only: one chain with a traffic share would also get the
+        // blended rows, a second row (and a second rule) per pattern
+        let mut report = compare::analytic(&steady_only);
+        report.omit_blended();
         let year = history::year(&s, h)?;
         raws(&report, &s)
             .into_iter()
@@ -570,6 +574,7 @@ fn price_of(
                     method: "analytic",
                     precision: None,
                     total_precision: None,
+                    counts_precision: None,
                 }));
                 (p, raw, None)
             })
@@ -579,7 +584,10 @@ fn price_of(
             incident: None,
             ..s.clone()
         };
-        let report = compare::analytic(&steady_only);
+        // the chain's own rows only: one chain with a traffic share would also get the
+        // blended rows, a second row (and a second rule) per pattern
+        let mut report = compare::analytic(&steady_only);
+        report.omit_blended();
         let inc = s.incident.as_ref().expect("breaker").for_chain(chain);
         raws(&report, &s)
             .into_iter()
@@ -623,6 +631,7 @@ fn screened_incident(m: &Simulated, inc: &crate::model::Incident) -> RawIncident
         method: "screened",
         precision: Some(m.precision),
         total_precision: Some(m.total_precision),
+        counts_precision: Some(m.counts_precision),
     }
 }
 

@@ -420,15 +420,14 @@ fn breaker_line(b: &crate::tune::BreakerBuys) -> String {
             group(&format!("{d:.0}"))
         ));
     }
-    if let Some(p) = w.probes {
-        parts.push(format!("{} half-open probes", group(&format!("{p:.0}"))));
-    }
     if let Some(c) = w.counts_precision {
-        let last = parts.len() - 1;
-        parts[last].push_str(&format!(
-            " (with the breaker: ±{:.1}% at 4.5 standard errors)",
+        parts.push(format!(
+            "the simulated dead time, attempts and failed requests within ±{:.1}% (4.5 standard errors)",
             (c * 100.0).max(0.1)
         ));
+    }
+    if let Some(p) = w.probes {
+        parts.push(format!("{} half-open probes", group(&format!("{p:.0}"))));
     }
     parts.push(format!(
         "window ${} → ${}, failed requests {} → {}",

@@ -177,8 +177,8 @@ pub struct ReplayTotal {
     pub method: Method,
     /// Whether a window's analytic figures are approximate ([`ReplayRow::approximate`]).
     pub approximate: bool,
-    /// With simulated windows: the largest of their precisions (relative half-width at 4.5
-    /// standard errors, a fraction).
+    /// With simulated windows: the largest of their bills' precisions (compare's
+    /// `simulated_precision`: relative half-width at 4.5 standard errors, a fraction).
     pub simulated_precision: Option<f64>,
     /// The incident figures, added up over the windows (per year: divided by the span in
     /// years); the multiplier is total / normal of the sums.
@@ -301,7 +301,7 @@ pub struct YearsRow {
     pub overlap_share: f64,
     /// `simulated` when the windows' prices are (a circuit breaker), else `analytic`.
     pub method: Method,
-    /// With simulated window prices: the largest of their precisions (a fraction).
+    /// With simulated window prices: the largest of their bills' precisions (a fraction).
     pub simulated_precision: Option<f64>,
     /// Whether some window's prices are approximate analytic figures
     /// ([`ReplayRow::approximate`]).

@@ -33,7 +33,8 @@ pub struct IncidentRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simulated_precision: Option<f64>,
     /// With `method` simulated: the largest relative half-width, at 4.5 standard errors, of the
-    /// row's wasted attempts, attempts on the dead provider and dead time (a fraction; not held
+    /// row's failed requests, wasted attempts, attempts on the dead provider and dead time (a
+    /// fraction; not held
     /// to 1%: [`crate::sim::expected::Simulated::counts_precision`]); a blended row: the
     /// largest of its chains'.
     #[serde(skip_serializing_if = "Option::is_none")]

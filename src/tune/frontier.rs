@@ -130,7 +130,7 @@ fn same(a: &Point, b: &Point) -> bool {
 }
 
 /// How [`recommend_tied`] breaks ties, as the output states it.
-pub const TIE_RULE: &str = "points whose cost and availability are within each other's intervals (exact analytic figures: equal to 1e-9; a simulated incident: its 4.5-standard-error precision, of the whole window's bill) and whose p99 95% intervals overlap are a tie; a tie goes to the fewest moving parts (a breaker, each retry, a hedge delay on a hedged pattern, a hedged pattern, a warm policy other than always, each fallback used), then the lowest cost, then the first tried";
+pub const TIE_RULE: &str = "points whose cost and availability are within each other's intervals (exact analytic figures: equal to 1e-9; a simulated incident: the 4.5-standard-error precision of its bill, of the whole window's bill, and of its failed requests, of the unanswered share) and whose p99 95% intervals overlap are a tie; a tie goes to the fewest moving parts (a breaker, each retry, a hedge delay on a hedged pattern, a hedged pattern, a warm policy other than always, each fallback used), then the lowest cost, then the first tried";
 
 /// The moving parts of a point, for [`TIE_RULE`]: a breaker, each retry, a hedge delay on a
 /// hedged pattern, a hedged pattern, a warm policy other than `always`, each fallback the
@@ -165,13 +165,25 @@ pub fn moving_parts(p: &Point) -> u32 {
     n
 }
 
-/// The relative precision of a point's simulated incident figures (0 when exact).
+/// The relative precision of a point's simulated incident bill (`compare`'s
+/// `simulated_precision`; 0 when exact).
 fn precision(p: &Point) -> f64 {
     p.raw
         .incident
         .as_ref()
         .filter(|i| i.method != "analytic")
         .and_then(|i| i.precision)
+        .unwrap_or(0.0)
+}
+
+/// The relative precision of a point's simulated failed requests: the counts' bound
+/// (`compare`'s `simulated_counts_precision`), else the bill's; 0 when exact.
+fn failed_precision(p: &Point) -> f64 {
+    p.raw
+        .incident
+        .as_ref()
+        .filter(|i| i.method != "analytic")
+        .and_then(|i| i.counts_precision.or(i.precision))
         .unwrap_or(0.0)
 }
 
@@ -187,9 +199,10 @@ fn cost_tie(a: &Point, b: &Point) -> bool {
     (a.cost_per_1k_usd - b.cost_per_1k_usd).abs() <= cost_tolerance(a) + cost_tolerance(b)
 }
 
-/// Whether `a` and `b` answer the same share within their intervals.
+/// Whether `a` and `b` answer the same share within their intervals (a simulated incident's:
+/// its failed requests' precision of the unanswered share).
 fn availability_tie(a: &Point, b: &Point) -> bool {
-    let tol = |p: &Point| 1e-12 + precision(p) * (1.0 - p.availability);
+    let tol = |p: &Point| 1e-12 + failed_precision(p) * (1.0 - p.availability);
     (a.availability - b.availability).abs() <= tol(a) + tol(b)
 }
 
@@ -473,6 +486,7 @@ mod tests {
             method: "analytic",
             precision: None,
             total_precision: None,
+            counts_precision: None,
         });
         let goals = Goals {
             availability: Some(0.999),
@@ -512,6 +526,7 @@ mod tests {
                 method: "simulated",
                 precision: Some(0.01),
                 total_precision: None,
+                counts_precision: None,
             });
             let set = vec![parts.to_string()];
             weigh(

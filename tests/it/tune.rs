@@ -164,6 +164,7 @@ fn brute(overrides: &[(String, String)], set: &[(String, String)]) -> Vec<Point>
                     method: i.method.as_str(),
                     precision: i.simulated_precision,
                     total_precision: None,
+                    counts_precision: i.simulated_counts_precision,
                 }),
             };
             weigh(
@@ -1082,4 +1083,90 @@ fn tune_counts_the_month_diff_counts() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["usage"]["requests_per_month"], 5_256_000.0, "{v}");
+}
+
+/// A chain with a traffic share and a breaker (`scenarios/policies.toml`'s medium chain): its
+/// one-chain scenario's analytic report also holds the blended rows, and the screen once took
+/// them for a second row and a second stopping rule per pattern; advancing one rule and
+/// storing it over the other sent the screen round in circles (the whole scenario never
+/// finished). Now the search ends (a worker thread, failed after 10 minutes rather than hung)
+/// and every point it prints with a breaker carries `compare --set`'s own figures.
+#[test]
+fn a_traffic_share_chain_with_a_breaker_is_screened_to_the_end() {
+    let path = "scenarios/policies.toml";
+    let src = Source {
+        label: path.into(),
+        text: std::fs::read_to_string(path).unwrap(),
+        base: PathBuf::from("scenarios"),
+        overrides: Vec::new(),
+        provenance: Vec::new(),
+        served: Vec::new(),
+        prices: Vec::new(),
+        warnings: Vec::new(),
+        skipped: Vec::new(),
+        groups: Vec::new(),
+    };
+    let a = Ask {
+        chains: vec!["medium".into()],
+        space_file: Some((
+            vec![
+                dim("policy.retries", &["0", "2"]),
+                dim("policy.breaker.threshold", &["none", "2", "5"]),
+                dim("policy.breaker.cooldown_s", &["60"]),
+                dim("policy.hedge_delay_s", &["none"]),
+                dim("policy.warm_fallback", &["always"]),
+            ],
+            false,
+        )),
+        incidents_per_year: 1.0,
+        confirm_batches: 0,
+        ..Ask::default()
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = src.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(run(&worker, &a).map_err(|e| e.to_string()));
+    });
+    let tune = rx
+        .recv_timeout(std::time::Duration::from_secs(600))
+        .expect("the search ends")
+        .unwrap();
+    let c = &tune.chains[0];
+    assert!(c.recommended.is_some());
+    let simulated: Vec<&Point> = c
+        .frontier
+        .iter()
+        .filter(|p| {
+            p.raw
+                .incident
+                .as_ref()
+                .is_some_and(|i| i.method == "simulated")
+        })
+        .collect();
+    assert!(!simulated.is_empty());
+    for p in simulated {
+        let set: Vec<(String, String)> = p
+            .set
+            .iter()
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').unwrap();
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        let mut s = scenario::parse(&src.label, &src.text, &src.base, &set).unwrap();
+        scenario::select_chains(&mut s, &["medium".to_string()]).unwrap();
+        let report = compare::analytic(&s);
+        let row = report
+            .incident
+            .iter()
+            .find(|r| r.chain == "medium" && r.pattern == p.pattern)
+            .unwrap();
+        let i = p.raw.incident.as_ref().unwrap();
+        assert_eq!(i.total_usd, row.analytic.total_usd, "{:?}", p.set);
+        assert_eq!(
+            i.failed_requests, row.analytic.failed_requests,
+            "{:?}",
+            p.set
+        );
+    }
 }

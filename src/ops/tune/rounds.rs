@@ -264,7 +264,8 @@ fn bounds(w: &Weighed) -> Bounds {
             }
             .min(1e6)
         };
-        let rel = widen(i.precision);
+        // failures by the counts' bound (failed requests among them), not the bill's
+        let rel = widen(i.counts_precision.or(i.precision));
         // the cost moves with the window's total alone: its own bound, not the rule's (the
         // larger of the total's and the window's)
         let bill = widen(i.total_precision.or(i.precision));
@@ -290,8 +291,8 @@ mod tests {
     use crate::tune::{Goals, Raw, RawIncident, Usage};
 
     /// A screened incident billing $419.35 over 11,160 requests at $34.80 per 1,000 steady
-    /// (premium $31.00), its bill's own precision 0.19% and the headline figures' 4% (a noisy
-    /// dead time), on 128 windows: the cost's bound is 0.19% of the whole bill per 1,000 requests
+    /// (premium $31.00), its total's own precision 0.19% and the rule's 4% (the larger of the
+    /// total's and the window's), on 128 windows: the cost's bound is 0.19% of the whole bill per 1,000 requests
     /// of the year (2,628,000 a month, one incident a year), not 4% of it, nor of the premium.
     #[test]
     fn the_screens_cost_bound_is_the_bills_own_precision_of_the_whole_bill() {
@@ -315,6 +316,7 @@ mod tests {
                 method: "screened",
                 precision: Some(0.04),
                 total_precision: Some(0.0019),
+                counts_precision: Some(0.04),
             }),
         };
         let point = weigh(

@@ -37,7 +37,7 @@ pub(super) fn breaker_notes(
                 .fold(0.0, f64::max)
         };
         notes.push(format!(
-            "sim: every figure of a row so marked is simulated ({}): the incident simulator's mean over {} windows, fixed seed; USD within {}, the counts and the dead time within {} (4.5 standard errors)",
+            "sim: every figure of a row so marked is simulated ({}): the incident simulator's mean over {} windows, fixed seed; the total and the window within {}, failed requests, wasted attempts, attempts on the dead provider and the dead time within {} (4.5 standard errors)",
             why.reason(),
             group(&windows.to_string()),
             percent(most(|r| r.simulated_precision)),
