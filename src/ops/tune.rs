@@ -478,8 +478,15 @@ fn without_inert_breakers(s: &Scenario) -> Scenario {
     free
 }
 
-/// The raw figures of every pattern of a one-chain `report` (p99 left 0).
-fn raws(report: &Report, scenario: &Scenario) -> Vec<(Pattern, Raw)> {
+/// The raw figures of every pattern of a one-chain `report` (p99 left 0); a simulated
+/// incident row's failed-request precision is its simulation's ([`sim::expected::expected`]
+/// on the scenario the report priced, `on`: the memo's figures, not simulated again).
+fn raws(report: &Report, scenario: &Scenario, on: &Scenario) -> Vec<(Pattern, Raw)> {
+    let failed_precision = |pattern: Pattern| {
+        let c = &on.chains[0];
+        let inc = on.incident.as_ref()?.for_chain(c);
+        sim::expected::expected(&on.request, c, &inc, pattern).map(|s| s.failed_precision)
+    };
     let chain = &scenario.chains[0];
     let req = &scenario.request;
     let base = req.like_for_like(&chain.links[0].price);
@@ -507,7 +514,9 @@ fn raws(report: &Report, scenario: &Scenario) -> Vec<(Pattern, Raw)> {
                     method: i.method.as_str(),
                     precision: i.simulated_precision,
                     total_precision: None,
-                    counts_precision: i.simulated_counts_precision,
+                    failed_precision: (i.method == crate::report::Method::Simulated)
+                        .then(|| failed_precision(i.pattern))
+                        .flatten(),
                 });
             (
                 s.pattern,
@@ -564,7 +573,7 @@ fn price_of(
         let mut report = compare::analytic(&steady_only);
         report.omit_blended();
         let year = history::year(&s, h)?;
-        raws(&report, &s)
+        raws(&report, &s, &steady_only)
             .into_iter()
             .map(|(p, mut raw)| {
                 raw.incident = Some(year.get(&p).cloned().unwrap_or(RawIncident {
@@ -574,7 +583,7 @@ fn price_of(
                     method: "analytic",
                     precision: None,
                     total_precision: None,
-                    counts_precision: None,
+                    failed_precision: None,
                 }));
                 (p, raw, None)
             })
@@ -589,7 +598,7 @@ fn price_of(
         let mut report = compare::analytic(&steady_only);
         report.omit_blended();
         let inc = s.incident.as_ref().expect("breaker").for_chain(chain);
-        raws(&report, &s)
+        raws(&report, &s, &steady_only)
             .into_iter()
             // the unhedged patterns are weighed on the space's first hedge delay only
             // ([`weigh_priced`]): the others' would be simulated for nothing
@@ -607,7 +616,7 @@ fn price_of(
     } else {
         let mut report = compare::analytic_of(&free, patterns);
         report.omit_blended();
-        raws(&report, &s)
+        raws(&report, &s, &free)
             .into_iter()
             .map(|(p, r)| (p, r, None))
             .collect()
@@ -631,7 +640,7 @@ fn screened_incident(m: &Simulated, inc: &crate::model::Incident) -> RawIncident
         method: "screened",
         precision: Some(m.precision),
         total_precision: Some(m.total_precision),
-        counts_precision: Some(m.counts_precision),
+        failed_precision: Some(m.failed_precision),
     }
 }
 

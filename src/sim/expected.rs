@@ -64,8 +64,12 @@ pub struct Simulated {
     /// The largest relative 4.5-standard-error half-width of the counts: failed requests
     /// (against at least [`FAILED_FLOOR`]), wasted attempts, attempts on the dead provider and
     /// the dead time (against at least [`DEAD_TIME_FLOOR_S`]); reported, not held to 1% by the
-    /// rule; what bounds an availability (`fallcost tune`'s screen and ties).
+    /// rule.
     pub counts_precision: f64,
+    /// The relative 4.5-standard-error half-width of the failed requests alone (against at
+    /// least [`FAILED_FLOOR`]; 0 where they are exact, an inert breaker's): what bounds an
+    /// availability (`fallcost tune`'s screen and ties).
+    pub failed_precision: f64,
     /// The relative 4.5-standard-error half-width of the window's bill alone (`outcome.total`):
     /// what bounds a cost (`fallcost tune`'s screen); at most `precision`, which also takes in
     /// the window's bill over the outage.
@@ -101,6 +105,11 @@ fn precision(m: &PolicyIncidentMc) -> f64 {
 
 /// The least scale the failed requests' precision is measured against: one request a window.
 pub const FAILED_FLOOR: f64 = 1.0;
+
+/// [`Simulated::failed_precision`].
+fn failed_precision(m: &PolicyIncidentMc) -> f64 {
+    relative(&m.base.figures.failed_requests, FAILED_FLOOR)
+}
 
 /// [`Simulated::counts_precision`]: the largest relative 4.5-SE half-width of the failed
 /// requests (against at least [`FAILED_FLOOR`]), the wasted attempts, the attempts on the dead
@@ -319,6 +328,7 @@ impl Rule {
                         windows: to,
                         precision: or_exact(p),
                         counts_precision: counts_precision(m),
+                        failed_precision: or_exact(failed_precision(m)),
                         total_precision: or_exact(total_precision(m)),
                     });
                     self.state = Some(sim.into_state());
@@ -332,6 +342,7 @@ impl Rule {
                     windows: to,
                     precision: precision(m),
                     counts_precision: counts_precision(m),
+                    failed_precision: failed_precision(m),
                     total_precision: total_precision(m),
                 };
                 self.state = Some(sim.into_state());

@@ -176,14 +176,14 @@ fn precision(p: &Point) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// The relative precision of a point's simulated failed requests: the counts' bound
-/// (`compare`'s `simulated_counts_precision`), else the bill's; 0 when exact.
+/// The relative precision of a point's simulated failed requests
+/// ([`crate::sim::expected::Simulated::failed_precision`]), else the bill's; 0 when exact.
 fn failed_precision(p: &Point) -> f64 {
     p.raw
         .incident
         .as_ref()
         .filter(|i| i.method != "analytic")
-        .and_then(|i| i.counts_precision.or(i.precision))
+        .and_then(|i| i.failed_precision.or(i.precision))
         .unwrap_or(0.0)
 }
 
@@ -486,7 +486,7 @@ mod tests {
             method: "analytic",
             precision: None,
             total_precision: None,
-            counts_precision: None,
+            failed_precision: None,
         });
         let goals = Goals {
             availability: Some(0.999),
@@ -526,7 +526,7 @@ mod tests {
                 method: "simulated",
                 precision: Some(0.01),
                 total_precision: None,
-                counts_precision: None,
+                failed_precision: None,
             });
             let set = vec![parts.to_string()];
             weigh(

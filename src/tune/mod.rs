@@ -105,11 +105,10 @@ pub struct RawIncident {
     #[serde(skip)]
     pub total_precision: Option<f64>,
     /// With a simulated or screened method: the relative 4.5-standard-error bound of the
-    /// counts, failed requests among them (`compare`'s `simulated_counts_precision`,
-    /// [`crate::sim::expected::Simulated::counts_precision`]), which bounds an availability;
-    /// `None` otherwise.
+    /// failed requests ([`crate::sim::expected::Simulated::failed_precision`]), which bounds
+    /// an availability; `None` otherwise.
     #[serde(skip)]
-    pub counts_precision: Option<f64>,
+    pub failed_precision: Option<f64>,
 }
 
 /// One candidate, weighed: what the frontier and the recommendation are made of.

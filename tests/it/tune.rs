@@ -164,7 +164,14 @@ fn brute(overrides: &[(String, String)], set: &[(String, String)]) -> Vec<Point>
                     method: i.method.as_str(),
                     precision: i.simulated_precision,
                     total_precision: None,
-                    counts_precision: i.simulated_counts_precision,
+                    // the failed requests' own precision, from the same (memoized) simulation
+                    failed_precision: (i.method == fallcost::report::Method::Simulated)
+                        .then(|| {
+                            let inc = s.incident.as_ref().unwrap().for_chain(chain);
+                            fallcost::sim::expected::expected(&s.request, chain, &inc, r.pattern)
+                                .map(|x| x.failed_precision)
+                        })
+                        .flatten(),
                 }),
             };
             weigh(

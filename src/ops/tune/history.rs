@@ -54,7 +54,7 @@ pub(super) fn year(
                     method: t.method.as_str(),
                     precision: t.simulated_precision,
                     total_precision: None,
-                    counts_precision: None,
+                    failed_precision: None,
                 },
             )
         })

@@ -264,8 +264,8 @@ fn bounds(w: &Weighed) -> Bounds {
             }
             .min(1e6)
         };
-        // failures by the counts' bound (failed requests among them), not the bill's
-        let rel = widen(i.counts_precision.or(i.precision));
+        // failures by their own bound, not the bill's
+        let rel = widen(i.failed_precision.or(i.precision));
         // the cost moves with the window's total alone: its own bound, not the rule's (the
         // larger of the total's and the window's)
         let bill = widen(i.total_precision.or(i.precision));
@@ -316,7 +316,7 @@ mod tests {
                 method: "screened",
                 precision: Some(0.04),
                 total_precision: Some(0.0019),
-                counts_precision: Some(0.04),
+                failed_precision: Some(0.04),
             }),
         };
         let point = weigh(
