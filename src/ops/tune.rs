@@ -478,7 +478,9 @@ fn without_inert_breakers(s: &Scenario) -> Scenario {
     free
 }
 
-/// The raw figures of every pattern of a one-chain `report` (p99 left 0); a simulated
+/// The raw figures of every pattern of a one-chain `report` (p99 left 0): the chain's own rows,
+/// not the blended ones a chain with a traffic share also gets (a second row, and in the
+/// screen a second stopping rule, per pattern sent the screen round in circles); a simulated
 /// incident row's failed-request precision is its simulation's ([`sim::expected::expected`]
 /// on the scenario the report priced, `on`: the memo's figures, not simulated again).
 fn raws(report: &Report, scenario: &Scenario, on: &Scenario) -> Vec<(Pattern, Raw)> {
@@ -502,11 +504,12 @@ fn raws(report: &Report, scenario: &Scenario, on: &Scenario) -> Vec<(Pattern, Ra
     report
         .steady
         .iter()
+        .filter(|s| s.chain == chain.name)
         .map(|s| {
             let incident = report
                 .incident
                 .iter()
-                .find(|i| i.pattern == s.pattern)
+                .find(|i| i.chain == chain.name && i.pattern == s.pattern)
                 .map(|i| RawIncident {
                     total_usd: i.analytic.total_usd,
                     requests: n.unwrap_or(0.0),
@@ -568,10 +571,7 @@ fn price_of(
             incident: None,
             ..s.clone()
         };
-        // the chain's own rows only: one chain with a traffic share would also get the
-        // blended rows, a second row (and a second rule) per pattern
-        let mut report = compare::analytic(&steady_only);
-        report.omit_blended();
+        let report = compare::analytic(&steady_only);
         let year = history::year(&s, h)?;
         raws(&report, &s, &steady_only)
             .into_iter()
@@ -593,10 +593,7 @@ fn price_of(
             incident: None,
             ..s.clone()
         };
-        // the chain's own rows only: one chain with a traffic share would also get the
-        // blended rows, a second row (and a second rule) per pattern
-        let mut report = compare::analytic(&steady_only);
-        report.omit_blended();
+        let report = compare::analytic(&steady_only);
         let inc = s.incident.as_ref().expect("breaker").for_chain(chain);
         raws(&report, &s, &steady_only)
             .into_iter()
@@ -614,8 +611,7 @@ fn price_of(
             })
             .collect()
     } else {
-        let mut report = compare::analytic_of(&free, patterns);
-        report.omit_blended();
+        let report = compare::analytic_of(&free, patterns);
         raws(&report, &s, &free)
             .into_iter()
             .map(|(p, r)| (p, r, None))

@@ -422,8 +422,8 @@ fn breaker_line(b: &crate::tune::BreakerBuys) -> String {
     }
     if let Some(c) = w.counts_precision {
         parts.push(format!(
-            "the simulated dead time, attempts and failed requests within ±{:.1}% (4.5 standard errors)",
-            (c * 100.0).max(0.1)
+            "the simulated dead time, attempts and failed requests within ±{} (4.5 standard errors)",
+            crate::number::percent(c, crate::number::Digits::Significant(2), false)
         ));
     }
     if let Some(p) = w.probes {

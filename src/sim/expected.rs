@@ -315,36 +315,22 @@ impl Rule {
             if to == self.next {
                 let p = precision(m);
                 if (p <= 0.01 && trusted(&m.every_opens)) || to >= self.most {
-                    let mut outcome = outcome(m, incident, chain.policy.breaker.is_some());
+                    let mut figures = simulated(m, incident, chain, to);
                     // an inert breaker's bill and failed requests are the closed forms': exact
-                    let mut exact = false;
                     if let Some(bill) = inert_bill(request, chain, incident, pattern) {
-                        outcome = with_bill(outcome, &bill);
-                        exact = true;
+                        figures.outcome = with_bill(figures.outcome, &bill);
+                        figures.precision = 0.0;
+                        figures.failed_precision = 0.0;
+                        figures.total_precision = 0.0;
                     }
-                    let or_exact = |x: f64| if exact { 0.0 } else { x };
-                    self.finished = Some(Simulated {
-                        outcome,
-                        windows: to,
-                        precision: or_exact(p),
-                        counts_precision: counts_precision(m),
-                        failed_precision: or_exact(failed_precision(m)),
-                        total_precision: or_exact(total_precision(m)),
-                    });
+                    self.finished = Some(figures);
                     self.state = Some(sim.into_state());
                     return self.finished.clone();
                 }
                 self.next = next_windows(to, p, &m.every_opens).min(self.most);
             }
             if to >= target {
-                let so_far = Simulated {
-                    outcome: outcome(m, incident, chain.policy.breaker.is_some()),
-                    windows: to,
-                    precision: precision(m),
-                    counts_precision: counts_precision(m),
-                    failed_precision: failed_precision(m),
-                    total_precision: total_precision(m),
-                };
+                let so_far = simulated(m, incident, chain, to);
                 self.state = Some(sim.into_state());
                 return Some(so_far);
             }
@@ -403,6 +389,18 @@ fn with_bill(simulated: IncidentOutcome, exact: &IncidentOutcome) -> IncidentOut
         cold_starts: exact.cold_starts,
         failback_writes: exact.failback_writes,
         ..simulated
+    }
+}
+
+/// The figures of the windows `m` summed (`windows` of them), with their precisions.
+fn simulated(m: &PolicyIncidentMc, incident: &Incident, chain: &Chain, windows: u64) -> Simulated {
+    Simulated {
+        outcome: outcome(m, incident, chain.policy.breaker.is_some()),
+        windows,
+        precision: precision(m),
+        counts_precision: counts_precision(m),
+        failed_precision: failed_precision(m),
+        total_precision: total_precision(m),
     }
 }
 

@@ -165,24 +165,21 @@ pub fn moving_parts(p: &Point) -> u32 {
     n
 }
 
+/// A point's incident figures where they are simulated (`None` when exact).
+fn simulated(p: &Point) -> Option<&crate::tune::RawIncident> {
+    p.raw.incident.as_ref().filter(|i| i.method != "analytic")
+}
+
 /// The relative precision of a point's simulated incident bill (`compare`'s
 /// `simulated_precision`; 0 when exact).
 fn precision(p: &Point) -> f64 {
-    p.raw
-        .incident
-        .as_ref()
-        .filter(|i| i.method != "analytic")
-        .and_then(|i| i.precision)
-        .unwrap_or(0.0)
+    simulated(p).and_then(|i| i.precision).unwrap_or(0.0)
 }
 
 /// The relative precision of a point's simulated failed requests
 /// ([`crate::sim::expected::Simulated::failed_precision`]), else the bill's; 0 when exact.
 fn failed_precision(p: &Point) -> f64 {
-    p.raw
-        .incident
-        .as_ref()
-        .filter(|i| i.method != "analytic")
+    simulated(p)
         .and_then(|i| i.failed_precision.or(i.precision))
         .unwrap_or(0.0)
 }

@@ -23,17 +23,17 @@ use fallcost::tune::{Goals, P99_REQUESTS, P99_SEED, Point, Raw, RawIncident, Usa
 const FIXTURE: &str = "tests/fixtures/tune/small.toml";
 
 fn source() -> Source {
+    source_at(FIXTURE)
+}
+
+/// The scenario file at `path` (relative to the crate), its own folder the base for its
+/// relative paths, nothing overridden.
+fn source_at(path: &str) -> Source {
     Source {
-        label: FIXTURE.into(),
-        text: std::fs::read_to_string(FIXTURE).unwrap(),
-        base: PathBuf::from("tests/fixtures/tune"),
-        overrides: Vec::new(),
-        provenance: Vec::new(),
-        served: Vec::new(),
-        prices: Vec::new(),
-        warnings: Vec::new(),
-        skipped: Vec::new(),
-        groups: Vec::new(),
+        label: path.into(),
+        text: std::fs::read_to_string(path).unwrap(),
+        base: std::path::Path::new(path).parent().unwrap().to_path_buf(),
+        ..Source::default()
     }
 }
 
@@ -662,19 +662,7 @@ fn a_timeout_without_a_latency_model_is_held_and_said() {
 /// parts), with the reason printed.
 #[test]
 fn a_breaker_that_changes_nothing_ties_and_loses_to_none() {
-    let text = std::fs::read_to_string("scenarios/sept3.toml").unwrap();
-    let src = Source {
-        label: "scenarios/sept3.toml".into(),
-        text,
-        base: PathBuf::from("scenarios"),
-        overrides: Vec::new(),
-        provenance: Vec::new(),
-        served: Vec::new(),
-        prices: Vec::new(),
-        warnings: Vec::new(),
-        skipped: Vec::new(),
-        groups: Vec::new(),
-    };
+    let src = source_at("scenarios/sept3.toml");
     let a = Ask {
         chains: vec!["price-matched".into()],
         space_file: Some((
@@ -714,19 +702,7 @@ fn a_breaker_that_changes_nothing_ties_and_loses_to_none() {
 /// opening at the first failure for 60 s is the cheapest, against the same settings without it.
 #[test]
 fn a_recommended_breaker_says_what_it_buys() {
-    let path = "examples/tune/one-deployment.toml";
-    let src = Source {
-        label: path.into(),
-        text: std::fs::read_to_string(path).unwrap(),
-        base: PathBuf::from("examples/tune"),
-        overrides: Vec::new(),
-        provenance: Vec::new(),
-        served: Vec::new(),
-        prices: Vec::new(),
-        warnings: Vec::new(),
-        skipped: Vec::new(),
-        groups: Vec::new(),
-    };
+    let src = source_at("examples/tune/one-deployment.toml");
     let a = Ask {
         space_file: Some((
             vec![
@@ -1100,19 +1076,7 @@ fn tune_counts_the_month_diff_counts() {
 /// and every point it prints with a breaker carries `compare --set`'s own figures.
 #[test]
 fn a_traffic_share_chain_with_a_breaker_is_screened_to_the_end() {
-    let path = "scenarios/policies.toml";
-    let src = Source {
-        label: path.into(),
-        text: std::fs::read_to_string(path).unwrap(),
-        base: PathBuf::from("scenarios"),
-        overrides: Vec::new(),
-        provenance: Vec::new(),
-        served: Vec::new(),
-        prices: Vec::new(),
-        warnings: Vec::new(),
-        skipped: Vec::new(),
-        groups: Vec::new(),
-    };
+    let src = source_at("scenarios/policies.toml");
     let a = Ask {
         chains: vec!["medium".into()],
         space_file: Some((

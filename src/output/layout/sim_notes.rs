@@ -61,17 +61,12 @@ pub(super) fn breaker_notes(
     notes
 }
 
-/// A relative half-width as `±0.8%` (two significant digits, at least 0.01%).
+/// A relative half-width as `±0.63%` (two significant digits: [`crate::number::percent`]).
 fn percent(x: f64) -> String {
-    let pct = (x * 100.0).max(0.01);
-    let digits = if pct >= 10.0 {
-        0
-    } else if pct >= 1.0 {
-        1
-    } else {
-        2
-    };
-    format!("±{pct:.digits$}%")
+    format!(
+        "±{}",
+        crate::number::percent(x, crate::number::Digits::Significant(2), false)
+    )
 }
 
 /// With a rate-limited link, what its limit refused under sequential (simulated as the row):
