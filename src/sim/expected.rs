@@ -304,7 +304,8 @@ impl Rule {
             return Some(f.clone());
         }
         let target = target.max(2);
-        let mut sim = Resumable::new(request, chain, incident, pattern, STREAM_INDEX, SEED)?;
+        let mut sim = Resumable::new(request, chain, incident, pattern, STREAM_INDEX, SEED)?
+            .sharing_arrivals();
         if let Some((done, sums)) = self.state.take() {
             sim = sim.resume(done, sums);
         }
@@ -1222,7 +1223,7 @@ pub(crate) mod tests {
     /// A case of [`the_inert_rule_holds_per_breaker_on_random_scopes`]: 2-4 distinct models of
     /// [`SCOPED`], steady failures on a fifth of the links, a random policy (a cost cap now and
     /// then), request and traffic, and [`scoped_outages`] for the whole window.
-    fn scoped_case(rng: &mut SimRng) -> (Request, Chain, Incident) {
+    pub(crate) fn scoped_case(rng: &mut SimRng) -> (Request, Chain, Incident) {
         use crate::model::timeline::Timeline;
         let pool: Vec<&str> = SCOPED.iter().flat_map(|(_, m)| m.iter().copied()).collect();
         let len = 2 + pick(3, rng);

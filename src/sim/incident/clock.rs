@@ -101,6 +101,12 @@ impl Clock {
             .filter(|&i| self.outages[i].1 - self.outages[i].0 > ttl_s)
     }
 
+    /// How many outage runs of the primary there are: [`Clock::long_outage_at`]'s indices are
+    /// below it.
+    pub(super) fn outage_runs(&self) -> usize {
+        self.outages.len()
+    }
+
     /// Whether a run of the primary's silence lies between `from` and `to` (overlaps the open
     /// interval): a session's cache on the primary that expired across it is a fail-back
     /// write, not a cold start.

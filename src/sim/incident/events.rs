@@ -88,7 +88,8 @@ use crate::model::{Chain, FailureMode, Incident, Pattern};
 use crate::model::timeline::{LinkRef, LinkState, OutageFailure};
 use crate::sim::incident::circuit::Circuit;
 use crate::sim::incident::clock::Clock;
-use crate::sim::incident::fast::{Arrivals, IncidentLink, IncidentSums, Placement};
+use crate::sim::incident::drawn::{self, Drawn};
+use crate::sim::incident::fast::{IncidentLink, IncidentSums, Placement};
 use crate::sim::rng::{SimRng, Stream, chunk_rng, uniform};
 use crate::sim::stats::Sum;
 use crate::sim::steady::fast::Prices;
@@ -182,14 +183,18 @@ struct Run {
     /// the simulation; the shorthand's are deterministic).
     failback: f64,
     failback_writes: f64,
-    /// On a timeline: (session, outage run) for each request answered by another model than
-    /// the primary's that arrived in an outage run of the primary longer than its TTL; each
-    /// distinct pair not in `kept` is one fail-back write (MODEL.md §6, "Fail-back writes").
-    written: Vec<(u32, u32)>,
-    /// On a timeline: (session, outage run) for each request answered by the primary's model
-    /// that arrived in such a run (the session kept its cache there).
-    kept: Vec<(u32, u32)>,
+    /// On a timeline, per (session, outage run of the primary), at `session · runs + run`:
+    /// [`WRITTEN`] once a request of the session that arrived in the run (one longer than the
+    /// primary's TTL) was answered by another model than the primary's, [`KEPT`] once one
+    /// was answered by the primary's model (the session kept its cache there). Each pair
+    /// marked written and not kept is one fail-back write (MODEL.md §6, "Fail-back writes").
+    failback_marks: Vec<u8>,
 }
+
+/// [`Run::failback_marks`]: answered elsewhere in the run.
+const WRITTEN: u8 = 1;
+/// [`Run::failback_marks`]: answered by the primary's model in the run.
+const KEPT: u8 = 2;
 
 const STEP: u8 = 1;
 const RECORD: u8 = 0;
@@ -400,11 +405,9 @@ impl Window<'_> {
             && self.failback_counts
             && let Some(id) = clock.long_outage_at(f.start, self.links[0].ttl_s)
         {
-            let pair = (f.session as u32, id as u32);
-            if elsewhere {
-                run.written.push(pair);
-            } else {
-                run.kept.push(pair);
+            let mark = f.session * clock.outage_runs() + id;
+            if let Some(m) = run.failback_marks.get_mut(mark) {
+                *m |= if elsewhere { WRITTEN } else { KEPT };
             }
         }
     }
@@ -637,8 +640,11 @@ impl Window<'_> {
         run.dead_time += f.dead_s;
     }
 
-    /// One window: its requests' arrivals, then every event in time order.
-    fn run(&self, rng: &mut SimRng) -> Run {
+    /// One window: its requests' arrivals (`drawn`, the window's first draws), then every
+    /// event in time order, drawing from the window's generator where `drawn` left it.
+    fn run(&self, drawn: &Drawn) -> Run {
+        let mut rng = drawn.rng.clone();
+        let rng = &mut rng;
         let n = self.incident.requests() as usize;
         let length = self.incident.session_length.max(1) as usize;
         let sessions = n.div_ceil(length);
@@ -659,12 +665,16 @@ impl Window<'_> {
             },
             quotas: self.quotas.clone(),
             sched: Sched::reusing(n, &mut scratch),
-            run: Run::default(),
+            run: Run {
+                failback_marks: match &self.clock {
+                    Some(clock) if self.failback_counts => vec![0; sessions * clock.outage_runs()],
+                    _ => Vec::new(),
+                },
+                ..Run::default()
+            },
             rng,
         };
-        let mut arrivals = Arrivals::new(n as u64, self.incident.duration_s);
-        for (k, f) in flights.iter_mut().enumerate() {
-            let t = arrivals.next(live.rng);
+        for (k, (f, &t)) in flights.iter_mut().zip(&drawn.times).enumerate() {
             f.session = k / length;
             f.index = k as u32;
             f.start = t;
@@ -688,15 +698,14 @@ impl Window<'_> {
                 continue;
             }
             let r = payload as usize;
-            let mut f = flights[r];
+            let f = &mut flights[r];
             if self.pattern.is_hedged() && f.phase == Phase::Legs {
-                self.hedge(r, now, &mut f, &mut live);
+                self.hedge(r, now, f, &mut live);
             } else if f.phase == Phase::Backup {
-                self.backup(r, now, &mut f, &mut live);
+                self.backup(r, now, f, &mut live);
             } else {
-                self.step(r, now, &mut f, &mut live);
+                self.step(r, now, f, &mut live);
             }
-            flights[r] = f;
         }
         let Live {
             caches,
@@ -722,16 +731,7 @@ impl Window<'_> {
         if self.clock.is_some() {
             // One fail-back write per session and outage run it was answered elsewhere in
             // and never by the primary's model.
-            let mut written = std::mem::take(&mut run.written);
-            written.sort_unstable();
-            written.dedup();
-            let mut kept = std::mem::take(&mut run.kept);
-            kept.sort_unstable();
-            kept.dedup();
-            let writes = written
-                .iter()
-                .filter(|w| kept.binary_search(w).is_err())
-                .count();
+            let writes = run.failback_marks.iter().filter(|&&m| m == WRITTEN).count();
             let l0 = &self.links[0];
             run.failback_writes = writes as f64;
             run.failback = run.failback_writes * (l0.first.success - l0.warm.success);
@@ -832,6 +832,9 @@ pub struct Resumable<'a> {
     seed: u64,
     /// The windows run so far: `0..done`.
     done: u64,
+    /// Whether each window's arrivals come from [`drawn::shared`] (the same figures; for the
+    /// fixed-seed figures that many candidates draw, [`Resumable::sharing_arrivals`]).
+    share_arrivals: bool,
     /// Their sums.
     pub sums: PolicyIncidentMc,
 }
@@ -880,8 +883,18 @@ impl<'a> Resumable<'a> {
             stream,
             seed,
             done: 0,
+            share_arrivals: false,
             sums,
         })
+    }
+
+    /// This simulation with each window's arrivals drawn once per window key and shared with
+    /// every other simulation that draws it ([`drawn::shared`]): the same figures, the
+    /// arrivals' time spent once. For a stream many simulations draw (the fixed-seed figures,
+    /// [`crate::sim::expected`]); a `--mc` run's streams are drawn once each.
+    pub fn sharing_arrivals(mut self) -> Resumable<'a> {
+        self.share_arrivals = true;
+        self
     }
 
     /// The windows run so far and their sums, for [`Resumable::resume`].
@@ -905,9 +918,20 @@ impl<'a> Resumable<'a> {
         }
         let (window, seed, stream) = (&self.window, self.seed, self.stream);
         let (sums, n, failback) = (&mut self.sums, self.n, self.failback);
+        let (share, duration_s) = (self.share_arrivals, window.incident.duration_s);
         ordered(
             windows - from,
-            |r| window.run(&mut chunk_rng(seed, stream, from + r)),
+            |r| {
+                if share {
+                    window.run(&drawn::shared(seed, stream, from + r, n, duration_s))
+                } else {
+                    window.run(&drawn::draw(
+                        n,
+                        duration_s,
+                        chunk_rng(seed, stream, from + r),
+                    ))
+                }
+            },
             |run| sums.add_run(&run, n, failback),
             tick,
         );

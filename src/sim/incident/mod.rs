@@ -6,6 +6,8 @@
 //!   provider) and the only engine for a circuit breaker;
 //! - [`circuit`]: the circuit breaker's state machine (closed, open, half-open), one per
 //!   provider in [`events`];
+//! - `drawn`: a window's arrival times, its first draws, shared between the simulations that
+//!   draw the same window (`fallcost tune`'s candidates on the fixed-seed stream);
 //! - `clock`: an incident timeline (issue 14) as [`events`] reads it in time: each link's
 //!   state at a request's time, the runs in which the primary answers nothing.
 //!
@@ -14,5 +16,6 @@
 
 pub mod circuit;
 mod clock;
+mod drawn;
 pub mod events;
 pub mod fast;
