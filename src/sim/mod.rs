@@ -34,6 +34,8 @@
 //!   the circuit breaker's state machine, one per provider);
 //! - [`expected`]: the event simulator with a fixed seed, the rows' figures where no closed form
 //!   exists; [`agree`]: the agreement check; [`years`]: the multi-year view;
+//! - [`unread`]: the settings the event simulator never reads for a pattern, so that
+//!   simulations differing only in them are run once (`fallcost tune`);
 //! - [`histogram`]: the fixed-size log histogram behind the percentiles;
 //! - [`stats`]: mergeable sums and confidence intervals; [`rng`]: the seeded streams;
 //! - [`bench`](mod@bench): the speed benchmark (`fallcost bench`).
@@ -53,6 +55,7 @@ pub mod limiter;
 pub mod rng;
 pub mod stats;
 pub mod steady;
+pub mod unread;
 pub mod years;
 
 use rayon::prelude::*;

@@ -89,7 +89,17 @@ pub(super) fn screen_rounds(
         }
         ctx.progress.add_total(step.len() as u64);
         let snapshot: &[Priced] = priced;
-        step.par_iter_mut().for_each(|(i, pattern, rule, out)| {
+        // Candidates whose simulations are one ([`sim::unread`]: they differ only in settings
+        // the simulator does not read) and stand at the same window advance once: the first
+        // of each group, its rule and figures then copied to the others.
+        let groups = one_simulation(snapshot, &step);
+        let mut leaders: Vec<&mut (usize, Pattern, Rule, Option<Simulated>)> = step
+            .iter_mut()
+            .enumerate()
+            .filter(|(k, _)| groups[*k] == *k)
+            .map(|(_, x)| x)
+            .collect();
+        leaders.par_iter_mut().for_each(|(i, pattern, rule, out)| {
             if !ctx.deadline.passed() {
                 let s = &snapshot[*i].scenario;
                 let chain = &s.chains[0];
@@ -99,6 +109,14 @@ pub(super) fn screen_rounds(
             }
             ctx.progress.step();
         });
+        for k in 0..step.len() {
+            let lead = groups[k];
+            if lead != k {
+                step[k].2 = step[lead].2.clone();
+                step[k].3 = step[lead].3.clone();
+                ctx.progress.step();
+            }
+        }
         for (i, pattern, rule, figures) in step {
             if let Some(f) = figures {
                 update_screened(&mut priced[i], pattern, rule, f);
@@ -106,6 +124,26 @@ pub(super) fn screen_rounds(
         }
     }
     Ok(alive.unwrap_or_default())
+}
+
+/// Per candidate of `step`, the first candidate of `step` whose simulation it shares: the
+/// same [`sim::unread::key`] (the same simulation whatever the settings it does not read) and
+/// the same windows run (so the same rule state). Itself for the first of each group.
+fn one_simulation(
+    priced: &[Priced],
+    step: &[(usize, Pattern, Rule, Option<Simulated>)],
+) -> Vec<usize> {
+    let mut first: BTreeMap<(String, u64), usize> = BTreeMap::new();
+    step.iter()
+        .enumerate()
+        .map(|(k, (i, pattern, rule, _))| {
+            let s = &priced[*i].scenario;
+            let chain = &s.chains[0];
+            let inc = s.incident.as_ref().expect("screened").for_chain(chain);
+            let key = sim::unread::key(&s.request, chain, &inc, *pattern);
+            *first.entry((key, rule.windows())).or_insert(k)
+        })
+        .collect()
 }
 
 /// The bounds on two weighed candidates' differences ([`screen::survivors_with`]): each one's
