@@ -7,8 +7,9 @@
 //! therefore draw the same arrivals and continue from the same generator state, whatever
 //! their chain and policy. `fallcost tune` prices hundreds of candidates on the fixed-seed
 //! figures' one stream ([`crate::sim::expected`]): their k-th windows share this draw, which
-//! took about a quarter of a window's time (a logarithm and an `exp_m1` per arrival; measured
-//! in docs/guide/tune.md, "Speed"). [`shared`] draws it once per key and hands out the same
+//! took about a quarter of a window's time (a logarithm and an `exp_m1` per arrival: 21-28% of
+//! the CPU samples of `fallcost tune` on sept3-timeline, policies and hedge-latency, profiled
+//! on 2026-12-07). [`shared`] draws it once per key and hands out the same
 //! times and generator state, so every figure is bit-identical to drawing it afresh.
 
 use std::collections::HashMap;
