@@ -889,9 +889,10 @@ impl<'a> Resumable<'a> {
     }
 
     /// This simulation with each window's arrivals drawn once per window key and shared with
-    /// every other simulation that draws it ([`drawn::shared`]): the same figures, the
-    /// arrivals' time spent once. For a stream many simulations draw (the fixed-seed figures,
-    /// [`crate::sim::expected`]); a `--mc` run's streams are drawn once each.
+    /// every other simulation that draws it (`sim::incident::drawn`, a memo of at most 64
+    /// MiB): the same figures, the arrivals' time spent once. For a stream many simulations
+    /// draw (the fixed-seed figures, [`crate::sim::expected`]); a `--mc` run's streams are
+    /// drawn once each.
     pub fn sharing_arrivals(mut self) -> Resumable<'a> {
         self.share_arrivals = true;
         self
