@@ -45,7 +45,11 @@ pub fn canonical(request: &Request, chain: &Chain, incident: &Incident, pattern:
 
 /// A key equal for two (request, chain, incident, pattern) exactly when their incident
 /// simulations are the same one: the inputs' `Debug` text with the chain [`canonical`] and its
-/// name left out (every field written; floats round-trip exactly).
+/// name left out (every field written; floats round-trip exactly). The same simulation, not
+/// always the same stopping rule's figures: where the breaker is inert
+/// ([`crate::model::incident::inert_breaker`], which reads the retries and the timeout) the
+/// rule's bill is the closed forms' ([`super::expected::inert_bill`]), so a rule is shared only
+/// between candidates whose breakers are not inert.
 pub fn key(request: &Request, chain: &Chain, incident: &Incident, pattern: Pattern) -> String {
     let c = Chain {
         name: String::new(),
@@ -57,7 +61,7 @@ pub fn key(request: &Request, chain: &Chain, incident: &Incident, pattern: Patte
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::policy::{Backoff, Jitter, WarmPolicy};
+    use crate::model::policy::{Backoff, ErrorClass, Jitter, WarmPolicy};
     use crate::sim::McOptions;
     use crate::sim::expected::tests::{random_case, scoped_case};
     use crate::sim::incident::events::simulate;
@@ -89,7 +93,8 @@ mod tests {
     }
 
     /// Over random chains with and without breakers (shorthand outages) and random timelines,
-    /// each as given and cut to two links: wherever a variant of a chain shares its [`key`],
+    /// with a hedge delay, a call cap and client errors failed over at random, each as given
+    /// and cut to two links: wherever a variant of a chain shares its [`key`],
     /// their simulations' every figure over 12 windows is bit for bit the same; and each group
     /// of settings is dropped somewhere (the check is not vacuous).
     #[test]
@@ -108,6 +113,16 @@ mod tests {
             cases.push(scoped_case(&mut rng));
         }
         for (n, (r, c, i)) in cases.iter().enumerate() {
+            // the policy's other settings at random too: a hedge delay, a call cap, client
+            // errors failed over
+            let mut rng = chunk_rng(n as u64, 13, 0);
+            let mut u = || uniform(&mut rng);
+            let mut c = c.clone();
+            c.policy.hedge_delay_s = (u() < 0.5).then(|| 0.2 + 4.0 * u());
+            c.policy.max_attempts = (u() < 0.3).then(|| 2 + (u() * 2.0) as u32);
+            if u() < 0.3 {
+                c.policy.failover_on.push(ErrorClass::Client);
+            }
             // a two-link chain too, so that hedges have only their legs
             let mut two = c.clone();
             two.links.truncate(2);

@@ -128,7 +128,10 @@ pub(super) fn screen_rounds(
 
 /// Per candidate of `step`, the first candidate of `step` whose simulation it shares: the
 /// same [`sim::unread::key`] (the same simulation whatever the settings it does not read) and
-/// the same windows run (so the same rule state). Itself for the first of each group.
+/// the same windows run (so the same rule state). Itself for the first of each group, and for
+/// a candidate whose breaker is inert: its rule's finished bill is the closed forms'
+/// ([`sim::expected::inert_bill`]), which read the retries and the timeout (`price_of` screens
+/// none such today; this keeps the copy exact if it ever does).
 fn one_simulation(
     priced: &[Priced],
     step: &[(usize, Pattern, Rule, Option<Simulated>)],
@@ -140,6 +143,9 @@ fn one_simulation(
             let s = &priced[*i].scenario;
             let chain = &s.chains[0];
             let inc = s.incident.as_ref().expect("screened").for_chain(chain);
+            if crate::model::incident::inert_breaker(chain, &inc).is_some() {
+                return k;
+            }
             let key = sim::unread::key(&s.request, chain, &inc, *pattern);
             *first.entry((key, rule.windows())).or_insert(k)
         })
