@@ -101,6 +101,18 @@ fn ask_with(breakers: Breakers) -> Ask {
     }
 }
 
+/// A search of `chains` (empty: every chain) over `dims` alone, `incidents_per_year` reference
+/// incidents a year, with no confirmation batches.
+fn ask_space(chains: &[&str], dims: Vec<Dim>, incidents_per_year: f64) -> Ask {
+    Ask {
+        chains: chains.iter().map(|c| c.to_string()).collect(),
+        space_file: Some((dims, false)),
+        incidents_per_year,
+        confirm_batches: 0,
+        ..Ask::default()
+    }
+}
+
 /// The scenario with `overrides` then `set`, priced as `compare --set` prices it: every
 /// pattern weighed.
 fn brute(overrides: &[(String, String)], set: &[(String, String)]) -> Vec<Point> {
@@ -663,21 +675,16 @@ fn a_timeout_without_a_latency_model_is_held_and_said() {
 #[test]
 fn a_breaker_that_changes_nothing_ties_and_loses_to_none() {
     let src = source_at("scenarios/sept3.toml");
-    let a = Ask {
-        chains: vec!["price-matched".into()],
-        space_file: Some((
-            vec![
-                dim("policy.retries", &["0", "1"]),
-                dim("policy.breaker.threshold", &["none", "2"]),
-                dim("policy.breaker.cooldown_s", &["30"]),
-                dim("policy.hedge_delay_s", &["none"]),
-            ],
-            false,
-        )),
-        incidents_per_year: 1.0,
-        confirm_batches: 0,
-        ..Ask::default()
-    };
+    let a = ask_space(
+        &["price-matched"],
+        vec![
+            dim("policy.retries", &["0", "1"]),
+            dim("policy.breaker.threshold", &["none", "2"]),
+            dim("policy.breaker.cooldown_s", &["30"]),
+            dim("policy.hedge_delay_s", &["none"]),
+        ],
+        1.0,
+    );
     let tune = run(&src, &a).unwrap();
     let c = &tune.chains[0];
     let rec = c.recommended.as_ref().unwrap();
@@ -703,20 +710,16 @@ fn a_breaker_that_changes_nothing_ties_and_loses_to_none() {
 #[test]
 fn a_recommended_breaker_says_what_it_buys() {
     let src = source_at("examples/tune/one-deployment.toml");
-    let a = Ask {
-        space_file: Some((
-            vec![
-                dim("policy.retries", &["0"]),
-                dim("policy.breaker.threshold", &["none", "1"]),
-                dim("policy.breaker.cooldown_s", &["60"]),
-                dim("policy.hedge_delay_s", &["none"]),
-            ],
-            false,
-        )),
-        incidents_per_year: 52.0,
-        confirm_batches: 0,
-        ..Ask::default()
-    };
+    let a = ask_space(
+        &[],
+        vec![
+            dim("policy.retries", &["0"]),
+            dim("policy.breaker.threshold", &["none", "1"]),
+            dim("policy.breaker.cooldown_s", &["60"]),
+            dim("policy.hedge_delay_s", &["none"]),
+        ],
+        52.0,
+    );
     let tune = run(&src, &a).unwrap();
     let c = &tune.chains[0];
     let rec = c.recommended.as_ref().unwrap();
@@ -1077,22 +1080,17 @@ fn tune_counts_the_month_diff_counts() {
 #[test]
 fn a_traffic_share_chain_with_a_breaker_is_screened_to_the_end() {
     let src = source_at("scenarios/policies.toml");
-    let a = Ask {
-        chains: vec!["medium".into()],
-        space_file: Some((
-            vec![
-                dim("policy.retries", &["0", "2"]),
-                dim("policy.breaker.threshold", &["none", "2", "5"]),
-                dim("policy.breaker.cooldown_s", &["60"]),
-                dim("policy.hedge_delay_s", &["none"]),
-                dim("policy.warm_fallback", &["always"]),
-            ],
-            false,
-        )),
-        incidents_per_year: 1.0,
-        confirm_batches: 0,
-        ..Ask::default()
-    };
+    let a = ask_space(
+        &["medium"],
+        vec![
+            dim("policy.retries", &["0", "2"]),
+            dim("policy.breaker.threshold", &["none", "2", "5"]),
+            dim("policy.breaker.cooldown_s", &["60"]),
+            dim("policy.hedge_delay_s", &["none"]),
+            dim("policy.warm_fallback", &["always"]),
+        ],
+        1.0,
+    );
     let (tx, rx) = std::sync::mpsc::channel();
     let worker = src.clone();
     std::thread::spawn(move || {
